@@ -1,0 +1,49 @@
+# Top-level entry points.  `make all`: install what is needed, regenerate
+# generated/, build, verify every kernel, print the benchmark table.
+# `make test`: the test suite (drift check, pytest, C verification, constant-time check).
+
+PYTHON ?= python3
+BUILD  := build
+APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
+                valgrind llvm clang-format python3-pip
+
+.PHONY: all deps generate build verify bench test ctcheck clean
+
+all: deps generate build verify bench
+
+# Installs system packages and the Python package once; the stamp records it.
+deps: $(BUILD)/.deps
+$(BUILD)/.deps:
+	@mkdir -p $(BUILD)
+	@if command -v apt-get >/dev/null 2>&1; then \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	fi
+	$(PYTHON) -m pip install -q -e '.[test]'
+	@touch $@
+
+generate: deps
+	gen
+
+build: deps
+	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD))
+
+verify: build
+	$(BUILD)/verify
+
+bench: build
+	$(BUILD)/bench --json $(BUILD)/bench.json
+
+ctcheck: build
+	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD)) ctcheck
+
+test: deps
+	gen check
+	$(PYTHON) -m pytest -q
+	$(MAKE) build
+	$(BUILD)/verify
+	$(MAKE) ctcheck
+
+clean:
+	rm -rf $(BUILD)

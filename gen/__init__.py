@@ -1,0 +1,1 @@
+"""Generator of constant-time SIMD cipher kernels from declarative specs."""

@@ -1,0 +1,1 @@
+"""Declarative cipher specs: what each cipher is, with no knowledge of SIMD."""
