@@ -1,0 +1,132 @@
+"""Builder: the Python-embedded way kernels write IR programs."""
+
+from contextlib import contextmanager
+
+from .program import Assign, Comment, Index, Loop, Op, Program, Value, Var, VECTOR_BITS
+
+
+class Builder:
+    def __init__(self, name, bits, params):
+        if bits not in VECTOR_BITS:
+            raise ValueError(f"vector width must be one of {VECTOR_BITS}, got {bits}")
+        self.name = name
+        self.bits = bits
+        self.params = tuple(params)
+        self.state = []
+        self.body = []
+        self._stmts = self.body
+        self._names = {}
+        self._consts = {}
+
+    # ---- naming -------------------------------------------------------
+    def _fresh(self, hint):
+        count = self._names.get(hint, 0)
+        self._names[hint] = count + 1
+        return hint if count == 0 else f"{hint}_{count}"
+
+    def _emit(self, opcode, args, hint, bits=None, **attrs):
+        result = Value(bits or self.bits, self._fresh(hint))
+        self._stmts.append(Op(opcode, result, tuple(args), attrs))
+        return result
+
+    # ---- structure ----------------------------------------------------
+    def var(self, name):
+        v = Var(self.bits, self._fresh(name))
+        self.state.append(v)
+        return v
+
+    def assign(self, var, value):
+        self._stmts.append(Assign(var, value))
+
+    def comment(self, text):
+        self._stmts.append(Comment(text))
+
+    @contextmanager
+    def loop(self, var, count):
+        body = []
+        outer = self._stmts
+        outer.append(Loop(var, count, body))
+        self._stmts = body
+        try:
+            yield var
+        finally:
+            self._stmts = outer
+
+    def finish(self, **info):
+        return Program(self.name, self.bits, self.params, self.state, self.body, info)
+
+    # ---- memory ---------------------------------------------------------
+    def load(self, param, index, hint="in"):
+        return self._emit("load", (), hint, param=param, index=_index(index))
+
+    def store(self, param, index, value):
+        self._stmts.append(Op("store", None, (value,), {"param": param, "index": _index(index)}))
+
+    def bcast8(self, param, index, hint="bc"):
+        return self._emit("bcast8", (), hint, param=param, index=_index(index))
+
+    def bcast32(self, param, index, hint="bc"):
+        return self._emit("bcast32", (), hint, param=param, index=_index(index))
+
+    def const(self, data, label, note):
+        """A 16-byte pattern in every lane; identical patterns share one value.
+
+        Constants are hoisted: they are defined once, at the top of the body."""
+        data = bytes(data)
+        if len(data) != 16:
+            raise ValueError(f"constant {label}: need 16 bytes, got {len(data)}")
+        if data not in self._consts:
+            value = Value(self.bits, self._fresh(label))
+            self.body.insert(len(self._consts), Op("const", value, (), {"data": data, "label": label, "note": note}))
+            self._consts[data] = value
+        return self._consts[data]
+
+    # ---- arithmetic -------------------------------------------------------
+    def xor(self, a, b, hint="x"):
+        return self._emit("xor", (a, b), hint)
+
+    def xor_all(self, values, hint="x"):
+        acc = values[0]
+        for v in values[1:-1]:
+            acc = self.xor(acc, v, hint + "_acc")
+        return self.xor(acc, values[-1], hint) if len(values) > 1 else acc
+
+    def and_(self, a, b, hint="m"):
+        return self._emit("and", (a, b), hint)
+
+    def or_(self, a, b, hint="o"):
+        return self._emit("or", (a, b), hint)
+
+    def andnot(self, a, b, hint="m"):
+        return self._emit("andnot", (a, b), hint)
+
+    def shl(self, a, n, lane, hint="sl"):
+        return self._emit("shl", (a,), hint, n=n, lane=lane)
+
+    def shr(self, a, n, lane, hint="sr"):
+        return self._emit("shr", (a,), hint, n=n, lane=lane)
+
+    def rotl(self, a, n, lane=32, hint="rot"):
+        return self._emit("rotl", (a,), hint, n=n, lane=lane)
+
+    def shuffle(self, table, index, hint="shuf"):
+        return self._emit("shuffle", (table, index), hint)
+
+    def unpacklo(self, a, b, lane, hint="lo"):
+        return self._emit("unpacklo", (a, b), hint, lane=lane)
+
+    def unpackhi(self, a, b, lane, hint="hi"):
+        return self._emit("unpackhi", (a, b), hint, lane=lane)
+
+    def add(self, a, b, lane, hint="sum"):
+        return self._emit("add", (a, b), hint, lane=lane)
+
+    def affine8(self, a, affine_map, hint="aff", note=""):
+        return self._emit("affine8", (a,), hint, map=affine_map, note=note)
+
+    def affine_inv8(self, a, affine_map, hint="inv", note=""):
+        return self._emit("affine_inv8", (a,), hint, map=affine_map, note=note)
+
+
+def _index(index):
+    return index if isinstance(index, Index) else Index(index)

@@ -1,0 +1,114 @@
+"""Bit-exact interpreter of IR programs, on NumPy byte vectors.
+
+`run(program, memory)` executes the program; `memory` maps each pointer
+parameter to a bytearray that loads read and stores write.  Every kernel
+program, before and after each backend's lowering, runs here against the
+scalar reference before any C is compiled.
+"""
+
+import numpy as np
+
+from .program import Assign, Comment, Loop, Op
+from .semantics import SHIFT_ROWS, aes_sbox_table, gf_inverse_table, gf2p8affine_bytes
+
+_INV = np.frombuffer(bytes(gf_inverse_table()), dtype=np.uint8)
+_AES_SBOX = np.frombuffer(bytes(aes_sbox_table()), dtype=np.uint8)
+_SHIFT_ROWS = np.array(SHIFT_ROWS)
+
+
+def run(program, memory):
+    env = {}
+    for var in program.state:
+        env[var] = np.zeros(var.bits // 8, dtype=np.uint8)
+    _run_block(program.body, env, memory, {})
+    return memory
+
+
+def _run_block(stmts, env, memory, loops):
+    for stmt in stmts:
+        if isinstance(stmt, Op):
+            result = _execute(stmt, env, memory, loops)
+            if stmt.result is not None:
+                env[stmt.result] = result
+        elif isinstance(stmt, Assign):
+            env[stmt.var] = env[stmt.value]
+        elif isinstance(stmt, Loop):
+            for i in range(stmt.count):
+                _run_block(stmt.body, env, memory, {**loops, stmt.var: i})
+        elif not isinstance(stmt, Comment):
+            raise TypeError(f"unknown statement {stmt!r}")
+
+
+def _lanes(x, lane_bits):
+    """View a byte vector as little-endian unsigned elements of lane_bits."""
+    return x.view({8: np.uint8, 16: "<u2", 32: "<u4", 64: "<u8"}[lane_bits])
+
+
+def _execute(op, env, memory, loops):
+    args = [env[a] for a in op.args]
+    attrs = op.attrs
+    nbytes = op.result.bits // 8 if op.result is not None else None
+    code = op.opcode
+    if code == "load":
+        at = attrs["index"].evaluate(loops)
+        return np.frombuffer(bytes(memory[attrs["param"]][at:at + nbytes]), dtype=np.uint8).copy()
+    if code == "store":
+        at = attrs["index"].evaluate(loops)
+        memory[attrs["param"]][at:at + len(args[0])] = args[0].tobytes()
+        return None
+    if code in ("bcast8", "bcast32"):
+        at = attrs["index"].evaluate(loops)
+        width = 1 if code == "bcast8" else 4
+        return np.tile(np.frombuffer(bytes(memory[attrs["param"]][at:at + width]), dtype=np.uint8), nbytes // width)
+    if code == "const":
+        return np.tile(np.frombuffer(attrs["data"], dtype=np.uint8), nbytes // 16)
+    if code == "xor":
+        return args[0] ^ args[1]
+    if code == "and":
+        return args[0] & args[1]
+    if code == "or":
+        return args[0] | args[1]
+    if code == "andnot":
+        return ~args[0] & args[1]
+    if code in ("shl", "shr", "rotl"):
+        lane, n = attrs["lane"], attrs["n"]
+        x = _lanes(args[0], lane)
+        if code == "shl":
+            out = x << x.dtype.type(n)
+        elif code == "shr":
+            out = x >> x.dtype.type(n)
+        else:
+            out = (x << x.dtype.type(n)) | (x >> x.dtype.type(lane - n))
+        return out.view(np.uint8)
+    if code == "shuffle":
+        table, index = args[0].reshape(-1, 16), args[1].reshape(-1, 16)
+        picked = np.take_along_axis(table, (index & 15).astype(np.intp), axis=1)
+        return np.where(index & 0x80, 0, picked).astype(np.uint8).reshape(-1)
+    if code in ("unpacklo", "unpackhi"):
+        size = attrs["lane"] // 8
+        a, b = args[0].reshape(-1, 16 // size, size), args[1].reshape(-1, 16 // size, size)
+        half = 16 // size // 2
+        sel = slice(0, half) if code == "unpacklo" else slice(half, None)
+        return np.stack([a[:, sel], b[:, sel]], axis=2).reshape(-1)
+    if code == "add":
+        lane = attrs["lane"]
+        return (_lanes(args[0], lane) + _lanes(args[1], lane)).view(np.uint8)
+    if code == "affine8":
+        table = np.array([attrs["map"].apply(x) for x in range(256)], dtype=np.uint8)
+        return table[args[0]]
+    if code == "affine_inv8":
+        table = np.array([attrs["map"].apply(x) for x in range(256)], dtype=np.uint8)
+        return table[_INV[args[0]]]
+    if code == "gf2p8affine":
+        return np.frombuffer(gf2p8affine_bytes(args[0].tobytes(), args[1].tobytes(), attrs["imm"], False), dtype=np.uint8)
+    if code == "gf2p8affineinv":
+        return np.frombuffer(gf2p8affine_bytes(args[0].tobytes(), args[1].tobytes(), attrs["imm"], True), dtype=np.uint8)
+    if code == "aesenclast":
+        state = args[0].reshape(-1, 16)
+        return (_AES_SBOX[state[:, _SHIFT_ROWS]].reshape(-1)) ^ args[1]
+    if code == "extract128":
+        lane = attrs["lane"]
+        return args[0][16 * lane:16 * lane + 16].copy()
+    if code == "concat128":
+        return np.concatenate(args)
+    raise ValueError(f"interpreter: unknown opcode {code!r}")

@@ -1,0 +1,27 @@
+"""What each opcode means (the interpreter is the executable definition).
+
+Vectors are sequences of bytes, byte 0 the least significant; "in-lane" ops act
+on each 128-bit lane separately, as x86 does.
+
+abstract (lowered by backends):
+  affine8(a)            per byte: map.apply(x), map an AffineMap           attrs: map
+  affine_inv8(a)        per byte: map.apply(inv(x)), inv in GF(2^8)/0x11B  attrs: map
+  rotl(a)               rotate each `lane`-bit element left by n             attrs: n, lane
+target-level:
+  load / store          `bits`/8 bytes at param + index                    attrs: param, index
+  bcast8 / bcast32      broadcast the 8/32-bit element at param + index     attrs: param, index
+  const                 a 16-byte pattern repeated in every lane            attrs: data, label, note
+  xor, and, or          bitwise;  andnot(a, b) = ~a & b
+  shl, shr              logical shift of each `lane`-bit element by n       attrs: n, lane
+  shuffle(t, i)         in-lane pshufb: i's byte k picks t[k & 15], 0 if bit 7 set
+  unpacklo, unpackhi    in-lane interleave of `lane`-bit elements           attrs: lane
+  add                   wrapping add of `lane`-bit elements                 attrs: lane
+  gf2p8affine(a, m)     GF2P8AFFINEQB with matrix qwords m                  attrs: imm
+  gf2p8affineinv(a, m)  GF2P8AFFINEINVQB                                     attrs: imm
+  aesenclast(a, k)      AESENCLAST on every 128-bit lane
+  extract128(a)         128-bit lane `lane` of a 256-bit value              attrs: lane
+  concat128(lo, hi)     a 256-bit value from two 128-bit halves
+"""
+
+ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl"})
+BINARY_BITWISE = frozenset({"xor", "and", "or", "andnot"})

@@ -1,0 +1,104 @@
+"""SM4 byte-sliced (Gong et al., "High performance implementation of SM4 byte
+slicing", algorithms 1-3).
+
+Register j holds byte j of every block in the batch (16 registers; a W-bit
+register carries W/8 blocks: W/128 lanes of 16).  The state lives in the
+domain X' = A1·X, so the S-box's inner affine map folds into the round keys
+(rk' = A1·rk ^ c1) and its outer map, L and the next round's A1 fold into the
+8x8 blocks of M'_L.  A round is then: t = X'1 ^ X'2 ^ X'3 ^ rk', inversion in
+AES's field, two block products per byte (B'1, B'2; B'3 = B'1 ^ B'2), XORs.
+"""
+
+from ..ir import Builder, Index
+from ..linalg import AffineMap, BitMatrix
+from ..specs import sm4
+from .sm4_constants import decomposition, fused_round, identity8
+from .transpose import transpose
+
+ROUNDS_PER_ITERATION = 4
+
+
+def _xor_matrix(a, b):
+    return BitMatrix(tuple(x ^ y for x, y in zip(a.rows, b.rows)), a.ncols)
+
+
+def block_terms(grid):
+    """Write every block of the grid as a XOR of basis matrices.
+
+    Returns (basis, terms) with terms[i] a list of (basis index, input byte j)
+    whose products XOR to output byte i: the paper's B'3 = B'1 ^ B'2 shows up
+    as a block that costs no product of its own."""
+    basis = [grid[0][0], grid[0][1]]
+    combos = {basis[0]: (0,), basis[1]: (1,), _xor_matrix(*basis): (0, 1)}
+    terms = []
+    for i in range(4):
+        row = []
+        for j in range(4):
+            block = grid[i][j]
+            if block == BitMatrix((0,) * 8, 8):
+                continue
+            if block not in combos:
+                basis.append(block)
+                combos[block] = (len(basis) - 1,)
+            row.extend((k, j) for k in combos[block])
+        terms.append(row)
+    return basis, terms
+
+
+def constant_carrier(terms, nbasis):
+    """A basis product that appears an odd number of times in every output:
+    the fused constant C' rides on it (XORed an odd number of times = once)."""
+    for k in range(nbasis):
+        if all(sum(1 for kk, _ in row if kk == k) % 2 == 1 for row in terms):
+            return k
+    return None
+
+
+def program(bits, decomposition_index=None):
+    dec = decomposition(decomposition_index)
+    fused = fused_round(dec)
+    basis, terms = block_terms(fused.grid)
+    carrier = constant_carrier(terms, len(basis))
+    lanes = bits // 128
+    blocks = 16 * lanes
+    b = Builder(f"byteslice{bits}", bits, ("rk", "in", "out"))
+
+    b.comment(f"Load {blocks} blocks and transpose: register j = byte j of every block (algorithm 3).")
+    rows = [b.load("in", k * bits // 8, "row") for k in range(16)]
+    cols = transpose(b, rows, 8, "tr")
+    b.comment("Into the sliced domain: X' = A1·X byte by byte (algorithm 1).")
+    x = [b.var(f"x{j}") for j in range(16)]
+    to_domain = AffineMap(dec.A1, 0)
+    for j in range(16):
+        b.assign(x[j], b.affine8(cols[j], to_domain, "xin", note="A1 (S-box inner affine, linear part)"))
+
+    inverse = AffineMap(identity8(), 0)
+    products = [AffineMap(m, fused.constant if k == carrier else 0) for k, m in enumerate(basis)]
+    with b.loop("r", sm4.ROUNDS // ROUNDS_PER_ITERATION):
+        for k in range(ROUNDS_PER_ITERATION):
+            word = [x[4 * ((k + w) % 4):4 * ((k + w) % 4) + 4] for w in range(4)]
+            b.comment(f"Round 4r+{k}: X'{k} ^= M'_L·inv(X'{k + 1} ^ X'{k + 2} ^ X'{k + 3} ^ rk') ^ C' (slots mod 4).")
+            t = []
+            for j in range(4):
+                key = b.bcast8("rk", Index(4 * k + j, (("r", 4 * ROUNDS_PER_ITERATION),)), f"rk{j}")
+                t.append(b.xor_all([word[1][j], word[2][j], word[3][j], key], f"t{j}"))
+            y = [b.affine_inv8(t[j], inverse, f"y{j}", note="inversion in GF(2^8)/0x11B") for j in range(4)]
+            prod = {}
+            for kk, m in enumerate(products):
+                for j in range(4):
+                    prod[kk, j] = b.affine8(y[j], m, f"p{kk + 1}_{j}", note=f"B'{kk + 1} of M'_L = diag(A1)·M_L·diag(A2)")
+            for i in range(4):
+                parts = [word[0][i]] + [prod[t_] for t_ in terms[i]]
+                if carrier is None and fused.constant:
+                    parts.append(b.const([fused.constant] * 16, "c_fused", "C' = A1·L(c2,c2,c2,c2)"))
+                b.assign(word[0][i], b.xor_all(parts, f"x{i}n"))
+
+    b.comment("Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'.")
+    from_domain = AffineMap(dec.A1.inverse(), 0)
+    order = [x[4 * slot + j] for slot in (3, 2, 1, 0) for j in range(4)]
+    outs = [b.affine8(v, from_domain, "xout", note="A1^-1") for v in order]
+    rows = transpose(b, outs, 8, "tro")
+    for k in range(16):
+        b.store("out", k * bits // 8, rows[k])
+    return b.finish(batch_blocks=blocks, key_form="sliced", rounds_per_iteration=ROUNDS_PER_ITERATION,
+                    strategy="byteslice")

@@ -1,0 +1,76 @@
+"""SM4 word-sliced: the comparison strategy (the layout of libgcrypt's and
+Linux's AES-NI SM4).
+
+Register w holds 32-bit word w of 4 blocks per 128-bit lane, byte-swapped to
+native order so that L's rotations are element rotations.  The S-box is the
+decomposition A2·inv(A1·x ^ c1) ^ c2 applied to every byte, L is computed from
+its rotations; `groups` independent sets of 4 registers are interleaved to hide
+the S-box's latency.
+"""
+
+from collections import defaultdict
+
+from ..ir import Builder, Index
+from ..linalg import AffineMap, byteswap_mask
+from ..specs import sm4
+from .sm4_constants import decomposition
+from .transpose import transpose
+
+ROUNDS_PER_ITERATION = 4
+
+
+def rotation_plan(rotations):
+    """Group L's rotations by amount mod 8: rotl(y,a)^rotl(y,a+8)^... =
+    rotl(y ^ rotl(y,8) ^ ..., a), trading bit rotations for byte rotations
+    (for SM4: rotl(y ^ rotl(y,8) ^ rotl(y,16), 2) ^ rotl(y,24))."""
+    groups = defaultdict(list)
+    for r in rotations:
+        groups[r % 8].append(r)
+    return [(base, [r - base for r in sorted(members)]) for base, members in sorted(groups.items())]
+
+
+def linear_layer(b, y, rotations, hint):
+    parts = [y]
+    for base, offsets in rotation_plan(rotations):
+        inner = [y if off == 0 else b.rotl(y, off, 32, f"{hint}r{off}") for off in offsets]
+        group = b.xor_all(inner, f"{hint}g") if len(inner) > 1 else inner[0]
+        parts.append(group if base == 0 else b.rotl(group, base, 32, f"{hint}r{base}"))
+    return b.xor_all(parts, hint)
+
+
+def program(bits, groups=2, decomposition_index=None):
+    dec = decomposition(decomposition_index)
+    lanes = bits // 128
+    blocks = 4 * lanes * groups
+    b = Builder(f"wordslice{bits}", bits, ("rk", "in", "out"))
+    bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
+    b.comment(f"Load {blocks} blocks ({groups} groups), big-endian words to native, transpose 4x4 words.")
+    x = []
+    for g in range(groups):
+        rows = [b.shuffle(b.load("in", (4 * g + k) * bits // 8, "row"), bswap, "rowle") for k in range(4)]
+        cols = transpose(b, rows, 32, "tr")
+        words = [b.var(f"g{g}x{w}") for w in range(4)]
+        for w in range(4):
+            b.assign(words[w], cols[w])
+        x.append(words)
+
+    inner = AffineMap(dec.A1, dec.c1)
+    outer = AffineMap(dec.A2, dec.c2)
+    with b.loop("r", sm4.ROUNDS // ROUNDS_PER_ITERATION):
+        for k in range(ROUNDS_PER_ITERATION):
+            b.comment(f"Round 4r+{k}: X{k} ^= L(S(X{k + 1} ^ X{k + 2} ^ X{k + 3} ^ rk)) (slots mod 4).")
+            key = b.bcast32("rk", Index(4 * k, (("r", 4 * ROUNDS_PER_ITERATION),)), "rk")
+            for g in range(groups):
+                word = [x[g][(k + w) % 4] for w in range(4)]
+                t = b.xor_all([word[1], word[2], word[3], key], f"g{g}t")
+                s = b.affine_inv8(b.affine8(t, inner, f"g{g}a", note="A1, c1: S-box inner affine"),
+                                  outer, f"g{g}s", note="A2·inv(.) ^ c2: S-box outer affine")
+                b.assign(word[0], b.xor(word[0], linear_layer(b, s, sm4.L_ROTATIONS, f"g{g}l"), f"g{g}x"))
+
+    b.comment("Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian.")
+    for g in range(groups):
+        rows = transpose(b, [x[g][slot] for slot in (3, 2, 1, 0)], 32, "tro")
+        for k in range(4):
+            b.store("out", (4 * g + k) * bits // 8, b.shuffle(rows[k], bswap, "outbe"))
+    return b.finish(batch_blocks=blocks, key_form="words", rounds_per_iteration=ROUNDS_PER_ITERATION,
+                    strategy="wordslice")
