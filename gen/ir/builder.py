@@ -15,7 +15,7 @@ class Builder:
         self.state = []
         self.body = []
         self._stmts = self.body
-        self._names = {}
+        self._names = {p: 1 for p in self.params}  # values never shadow parameters
         self._consts = {}
 
     # ---- naming -------------------------------------------------------
@@ -43,6 +43,7 @@ class Builder:
 
     @contextmanager
     def loop(self, var, count):
+        self._names.setdefault(var, 1)
         body = []
         outer = self._stmts
         outer.append(Loop(var, count, body))

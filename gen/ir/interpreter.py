@@ -70,7 +70,7 @@ def _execute(op, env, memory, loops):
         return args[0] | args[1]
     if code == "andnot":
         return ~args[0] & args[1]
-    if code in ("shl", "shr", "rotl"):
+    if code in ("shl", "shr", "rotl", "rotl_native"):
         lane, n = attrs["lane"], attrs["n"]
         x = _lanes(args[0], lane)
         if code == "shl":

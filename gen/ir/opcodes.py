@@ -7,6 +7,8 @@ abstract (lowered by backends):
   affine8(a)            per byte: map.apply(x), map an AffineMap           attrs: map
   affine_inv8(a)        per byte: map.apply(inv(x)), inv in GF(2^8)/0x11B  attrs: map
   rotl(a)               rotate each `lane`-bit element left by n             attrs: n, lane
+target-level rotation:
+  rotl_native(a)        the same, one instruction (AVX-512 VPROLD)          attrs: n, lane
 target-level:
   load / store          `bits`/8 bytes at param + index                    attrs: param, index
   bcast8 / bcast32      broadcast the 8/32-bit element at param + index     attrs: param, index

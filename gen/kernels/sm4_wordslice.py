@@ -59,7 +59,7 @@ def program(bits, groups=2, decomposition_index=None):
     with b.loop("r", sm4.ROUNDS // ROUNDS_PER_ITERATION):
         for k in range(ROUNDS_PER_ITERATION):
             b.comment(f"Round 4r+{k}: X{k} ^= L(S(X{k + 1} ^ X{k + 2} ^ X{k + 3} ^ rk)) (slots mod 4).")
-            key = b.bcast32("rk", Index(4 * k, (("r", 4 * ROUNDS_PER_ITERATION),)), "rk")
+            key = b.bcast32("rk", Index(4 * k, (("r", 4 * ROUNDS_PER_ITERATION),)), "rkw")
             for g in range(groups):
                 word = [x[g][(k + w) % 4] for w in range(4)]
                 t = b.xor_all([word[1], word[2], word[3], key], f"g{g}t")

@@ -1,0 +1,8 @@
+"""The pass list shared by targets whose inversion is AESENCLAST."""
+
+from . import rules
+
+INVERSION_PASS = (rules.fuse_affine_chain, rules.drop_identity_affine, rules.affine_inv_via_aesenclast)
+LOWERING_PASS = (rules.fuse_affine_chain, rules.drop_identity_affine, rules.rotate_bytes_by_shuffle,
+                 rules.rotate_by_shifts)
+NIBBLE_PASS = (rules.affine_via_nibble_tables,)

@@ -1,0 +1,11 @@
+"""AVX2 + AES-NI: 256-bit vectors; AESENCLAST exists only at 128 bits, so
+each 256-bit one is split into two halves."""
+
+from . import rules
+from .aesni_passes import INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS
+from .target import Target
+
+TARGET = Target(
+    name="avx2_aesni", bits=256, cflags=("-mavx2", "-maes"), cpu_features=("avx2", "aes"),
+    passes=(INVERSION_PASS, LOWERING_PASS + (rules.split_aesenclast_256,), NIBBLE_PASS),
+    description="AVX2 vpshufb nibble tables + 128-bit AESENCLAST on each half, 256-bit vectors")

@@ -1,0 +1,11 @@
+"""AVX2 + GFNI: 256-bit vectors, affine maps and inversions as GF2P8AFFINE(INV)QB."""
+
+from . import rules
+from .gfni_passes import FUSION_PASS
+from .target import Target
+
+TARGET = Target(
+    name="avx2_gfni", bits=256, cflags=("-mavx2", "-mgfni"), cpu_features=("avx2", "gfni"),
+    passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rules.rotate_by_shifts, rules.affine_via_gfni)),
+    emulable=True,
+    description="AVX2 + GFNI gf2p8affineqb/gf2p8affineinvqb, 256-bit vectors")

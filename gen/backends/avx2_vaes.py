@@ -1,0 +1,9 @@
+"""AVX2 + VAES: 256-bit vectors with a 256-bit VAESENCLAST."""
+
+from .aesni_passes import INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS
+from .target import Target
+
+TARGET = Target(
+    name="avx2_vaes", bits=256, cflags=("-mavx2", "-maes", "-mvaes"), cpu_features=("avx2", "aes", "vaes"),
+    passes=(INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS),
+    description="AVX2 vpshufb nibble tables + 256-bit VAESENCLAST")

@@ -1,0 +1,115 @@
+"""Rewriting passes over IR programs: the legalization machinery every target
+shares.  A pass replays a program through a fresh Builder; a rule may replace
+an op by a sequence of ops (returning the new result value) or decline (None),
+in which case the op is copied.  Passes also fold common subexpressions and drop
+dead code, so every lowered program is as lean as the rules allow.
+"""
+
+from ..ir import Assign, Builder, Comment, Loop, Op
+from ..ir.program import Value
+
+
+class Rewriter(Builder):
+    """A Builder that knows, for each new value, the op that defined it."""
+
+    def __init__(self, program):
+        super().__init__(program.name, program.bits, program.params)
+        self.defs = {}
+        self._cse = [{}]
+
+    def _emit(self, opcode, args, hint, bits=None, **attrs):
+        key = None
+        if opcode not in ("load", "bcast8", "bcast32"):
+            key = (opcode, tuple(id(a) for a in args), bits, _freeze(attrs))
+            for table in reversed(self._cse):
+                if key in table:
+                    return table[key]
+        result = super()._emit(opcode, args, hint, bits, **attrs)
+        self.defs[result] = self._stmts[-1]
+        if key is not None:
+            self._cse[-1][key] = result
+        return result
+
+    def const(self, data, label, note):
+        result = super().const(data, label, note)
+        self.defs.setdefault(result, self.body[0])
+        return result
+
+    def definition(self, value):
+        return self.defs.get(value)
+
+
+def _freeze(attrs):
+    return tuple(sorted((k, repr(v)) for k, v in attrs.items()))
+
+
+def rewrite(program, rules):
+    """Replay `program`, offering every op to `rules` (first match wins)."""
+    rw = Rewriter(program)
+    mapping = {}
+    for var in program.state:
+        mapping[var] = rw.var(var.name)
+    _replay(program.body, rw, rules, mapping)
+    return dead_code_elimination(rw.finish(**program.info))
+
+
+def _replay(stmts, rw, rules, mapping):
+    for stmt in stmts:
+        if isinstance(stmt, Comment):
+            rw.comment(stmt.text)
+        elif isinstance(stmt, Assign):
+            rw.assign(mapping[stmt.var], mapping[stmt.value])
+        elif isinstance(stmt, Loop):
+            rw._cse.append({})
+            with rw.loop(stmt.var, stmt.count):
+                _replay(stmt.body, rw, rules, mapping)
+            rw._cse.pop()
+        elif stmt.opcode == "const":
+            mapping[stmt.result] = rw.const(stmt.attrs["data"], stmt.attrs["label"], stmt.attrs["note"])
+        else:
+            args = tuple(mapping[a] for a in stmt.args)
+            result = None
+            for rule in rules:
+                result = rule(rw, stmt, args)
+                if result is not None:
+                    break
+            if result is None:
+                if stmt.result is None:
+                    rw._stmts.append(Op(stmt.opcode, None, args, dict(stmt.attrs)))
+                    continue
+                result = rw._emit(stmt.opcode, args, stmt.result.name, stmt.result.bits
+                                  if stmt.result.bits != rw.bits else None, **stmt.attrs)
+            if stmt.result is not None:
+                mapping[stmt.result] = result
+
+
+def dead_code_elimination(program):
+    """Drop ops whose results nothing uses (stores and assignments are roots)."""
+    while True:
+        used = set()
+        for stmt in program.walk():
+            if isinstance(stmt, Op):
+                used.update(stmt.args)
+            elif isinstance(stmt, Assign):
+                used.add(stmt.value)
+        removed = _prune(program.body, used)
+        if not removed:
+            return program
+
+
+def _prune(stmts, used):
+    removed = 0
+    kept = []
+    for stmt in stmts:
+        if isinstance(stmt, Op) and stmt.result is not None and stmt.result not in used:
+            removed += 1
+            continue
+        if isinstance(stmt, Loop):
+            removed += _prune(stmt.body, used)
+        kept.append(stmt)
+    stmts[:] = kept
+    return removed
+
+
+def is_value(x):
+    return isinstance(x, Value)

@@ -1,0 +1,117 @@
+"""Legalization rules: how abstract IR ops become the ops a target has.
+
+Each rule takes (rewriter, op, mapped args) and returns the replacement value,
+or None to decline.  Targets list the rules they want, in order.
+"""
+
+from ..ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
+from ..linalg import AffineMap, BitMatrix, aesni_form, gfni_qword, nibble_tables, rotate_words_mask
+
+IDENTITY8 = AffineMap(BitMatrix.identity(8), 0)
+
+
+def _defined_by(rw, value, opcode):
+    op = rw.definition(value)
+    return op if op is not None and op.opcode == opcode else None
+
+
+def fuse_affine_after_inverse(rw, op, args):
+    """affine8(affine_inv8(x, M, c), M2, c2) -> affine_inv8(x, (M2,c2)∘(M,c)):
+    free on GFNI, where the inversion comes with any affine map attached."""
+    if op.opcode != "affine8":
+        return None
+    inner = _defined_by(rw, args[0], "affine_inv8")
+    if inner is None:
+        return None
+    return rw.affine_inv8(inner.args[0], op.attrs["map"] @ inner.attrs["map"], op.result.name,
+                          note=f"{op.attrs['note']} fused with {inner.attrs['note']}")
+
+
+def fuse_affine_chain(rw, op, args):
+    """affine8(affine8(x, M1, c1), M2, c2) -> affine8(x, (M2,c2)∘(M1,c1))."""
+    if op.opcode != "affine8":
+        return None
+    inner = _defined_by(rw, args[0], "affine8")
+    if inner is None:
+        return None
+    return rw.affine8(inner.args[0], op.attrs["map"] @ inner.attrs["map"], op.result.name,
+                      note=f"{op.attrs['note']} after {inner.attrs['note']}")
+
+
+def drop_identity_affine(rw, op, args):
+    if op.opcode == "affine8" and op.attrs["map"] == IDENTITY8:
+        return args[0]
+    return None
+
+
+def affine_inv_via_aesenclast(rw, op, args):
+    """affine_inv8(x, M, c) -> affine8(AESENCLAST(invShiftRows(x), 0x63..), M·A_aes^-1, c'):
+    the inverse-ShiftRows shuffle undoes the instruction's ShiftRows and the key
+    cancels SubBytes' constant, leaving A_aes·inv(x); the map after it absorbs A_aes^-1."""
+    if op.opcode != "affine_inv8":
+        return None
+    form = aesni_form(op.attrs["map"], aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
+    mask = rw.const(form.pre_shuffle, "inv_shift_rows", "inverse ShiftRows (AESENCLAST's ShiftRows undone)")
+    key = rw.const(form.round_key16, "aes_cancel_key", "AESENCLAST key = SubBytes constant 0x63: cancels it")
+    shuffled = rw.shuffle(args[0], mask, op.result.name + "_sr")
+    raw = rw._emit("aesenclast", (shuffled, key), op.result.name + "_aes")
+    return rw.affine8(raw, form.post, op.result.name,
+                      note=f"{op.attrs['note']}, times A_aes^-1 (undoes SubBytes' affine)")
+
+
+def affine_via_nibble_tables(rw, op, args):
+    """affine8 -> two 16-entry table lookups (pshufb) on the nibbles, XORed."""
+    if op.opcode != "affine8":
+        return None
+    lo_table, hi_table = nibble_tables(op.attrs["map"])
+    note = op.attrs["note"] or "affine map"
+    mask = rw.const(bytes([0x0F] * 16), "nibble_mask", "low nibble of every byte")
+    lo_t = rw.const(lo_table, "tbl_lo", f"{note}: low-nibble table (constant folded in)")
+    hi_t = rw.const(hi_table, "tbl_hi", f"{note}: high-nibble table")
+    lo = rw.and_(args[0], mask, op.args[0].name + "_lo")
+    hi = rw.and_(rw.shr(args[0], 4, 16, op.args[0].name + "_sh"), mask, op.args[0].name + "_hi")
+    return rw.xor(rw.shuffle(lo_t, lo, op.result.name + "_l"), rw.shuffle(hi_t, hi, op.result.name + "_h"),
+                  op.result.name)
+
+
+def _gfni_matrix_const(rw, affine_map, note):
+    qword = gfni_qword(affine_map.linear).to_bytes(8, "little")
+    return rw.const(qword * 2, "gfni_mat", f"{note or 'affine map'}: GFNI matrix qword")
+
+
+def affine_via_gfni(rw, op, args):
+    if op.opcode not in ("affine8", "affine_inv8"):
+        return None
+    m = _gfni_matrix_const(rw, op.attrs["map"], op.attrs["note"])
+    opcode = "gf2p8affine" if op.opcode == "affine8" else "gf2p8affineinv"
+    return rw._emit(opcode, (args[0], m), op.result.name, imm=op.attrs["map"].constant)
+
+
+def rotate_bytes_by_shuffle(rw, op, args):
+    """A rotation by a multiple of 8 bits is a byte shuffle."""
+    if op.opcode != "rotl" or op.attrs["n"] % 8:
+        return None
+    mask = rw.const(rotate_words_mask(op.attrs["lane"] // 8, op.attrs["n"]), f"rotl{op.attrs['n']}",
+                    f"rotate each {op.attrs['lane']}-bit word left by {op.attrs['n']} (byte shuffle)")
+    return rw.shuffle(args[0], mask, op.result.name)
+
+
+def rotate_by_shifts(rw, op, args):
+    if op.opcode != "rotl":
+        return None
+    n, lane = op.attrs["n"], op.attrs["lane"]
+    left = rw.shl(args[0], n, lane, op.result.name + "_l")
+    right = rw.shr(args[0], lane - n, lane, op.result.name + "_r")
+    return rw.or_(left, right, op.result.name)
+
+
+def split_aesenclast_256(rw, op, args):
+    """A 256-bit AESENCLAST on an ISA with only the 128-bit one: two halves."""
+    if op.opcode != "aesenclast" or rw.bits != 256:
+        return None
+    halves = []
+    for lane in (0, 1):
+        x = rw._emit("extract128", (args[0],), f"{op.result.name}_in{lane}", bits=128, lane=lane)
+        k = rw._emit("extract128", (args[1],), f"{op.result.name}_k{lane}", bits=128, lane=lane)
+        halves.append(rw._emit("aesenclast", (x, k), f"{op.result.name}_{lane}", bits=128))
+    return rw._emit("concat128", tuple(halves), op.result.name)

@@ -1,0 +1,27 @@
+"""What a target is: a vector width, the CPU features it needs, and the
+ordered passes of legalization rules that take a kernel program onto it."""
+
+from dataclasses import dataclass
+
+from ..ir.opcodes import ABSTRACT
+from .passes import rewrite
+
+
+@dataclass(frozen=True)
+class Target:
+    name: str
+    bits: int
+    cflags: tuple          # compiler flags for native builds
+    cpu_features: tuple    # __builtin_cpu_supports names checked at run time
+    passes: tuple          # tuple of tuples of rules, applied in order
+    emulable: bool = False  # SIMDe implements its special instructions portably
+    description: str = ""
+
+    def lower(self, program):
+        """Apply every pass; the result must use no abstract opcode."""
+        for rules in self.passes:
+            program = rewrite(program, rules)
+        leftover = {s.opcode for s in program.walk() if hasattr(s, "opcode")} & ABSTRACT
+        if leftover:
+            raise ValueError(f"target {self.name}: no rule lowers {sorted(leftover)}")
+        return program

@@ -1,0 +1,113 @@
+"""Emitter of x86 C intrinsics for lowered IR programs, any vector width.
+
+It turns each op into one named `const` temporary, state variables into
+mutable locals, loops into `for` loops, and constants into function-local
+`static const uint8_t` tables broadcast to the vector width, each with the
+comment that says where it comes from.  Helpers with width in their name
+(kc_bcast16_256, kc_aesenclast256, kc_load32) live in generated/include/kc_x86.h.
+"""
+
+from ..ir import Assign, Comment, Loop, Op
+
+_TYPE = {128: "__m128i", 256: "__m256i", 512: "__m512i"}
+_PREFIX = {128: "_mm", 256: "_mm256", 512: "_mm512"}
+_SI = {128: "si128", 256: "si256", 512: "si512"}
+
+
+def _index(index, param):
+    parts = [f"{coeff} * {var}" for var, coeff in index.terms]
+    if index.base or not parts:
+        parts.append(str(index.base))
+    return f"{param} + " + " + ".join(parts) if parts != ["0"] else param
+
+
+def _index_expr(index):
+    parts = [f"{coeff} * {var}" for var, coeff in index.terms]
+    if index.base or not parts:
+        parts.append(str(index.base))
+    return " + ".join(parts)
+
+
+def expression(op):
+    """The C expression computing `op` (ops with a result)."""
+    bits = op.result.bits
+    p, si = _PREFIX[bits], _SI[bits]
+    a = [arg.name for arg in op.args]
+    code, attrs = op.opcode, op.attrs
+    if code == "load":
+        return f"{p}_loadu_{si}((const void *)({_index(attrs['index'], attrs['param'])}))"
+    if code == "bcast8":
+        return f"{p}_set1_epi8((char){attrs['param']}[{_index_expr(attrs['index'])}])"
+    if code == "bcast32":
+        return f"{p}_set1_epi32(kc_load32({_index(attrs['index'], attrs['param'])}))"
+    if code == "const":
+        return f"kc_bcast16_{bits}({op.result.name}_bytes)"
+    if code in ("xor", "and", "or", "andnot"):
+        return f"{p}_{code}_{si}({a[0]}, {a[1]})"
+    if code in ("shl", "shr"):
+        return f"{p}_{'slli' if code == 'shl' else 'srli'}_epi{attrs['lane']}({a[0]}, {attrs['n']})"
+    if code == "rotl_native":
+        return f"{p}_rol_epi{attrs['lane']}({a[0]}, {attrs['n']})"
+    if code == "shuffle":
+        return f"{p}_shuffle_epi8({a[0]}, {a[1]})"
+    if code in ("unpacklo", "unpackhi"):
+        return f"{p}_{code}_epi{attrs['lane']}({a[0]}, {a[1]})"
+    if code == "add":
+        return f"{p}_add_epi{attrs['lane']}({a[0]}, {a[1]})"
+    if code == "gf2p8affine":
+        return f"{p}_gf2p8affine_epi64_epi8({a[0]}, {a[1]}, {attrs['imm']:#04x})"
+    if code == "gf2p8affineinv":
+        return f"{p}_gf2p8affineinv_epi64_epi8({a[0]}, {a[1]}, {attrs['imm']:#04x})"
+    if code == "aesenclast":
+        return f"_mm_aesenclast_si128({a[0]}, {a[1]})" if bits == 128 else f"kc_aesenclast{bits}({a[0]}, {a[1]})"
+    if code == "extract128":
+        return f"_mm256_extracti128_si256({a[0]}, {attrs['lane']})"
+    if code == "concat128":
+        return f"_mm256_set_m128i({a[1]}, {a[0]})"
+    raise ValueError(f"x86 C emitter: no form for opcode {code!r}")
+
+
+def _const_lines(op, indent):
+    data = ", ".join(f"0x{b:02x}" for b in op.attrs["data"])
+    name = op.result.name
+    return [f"{indent}/* {op.attrs['note']} */",
+            f"{indent}static const uint8_t {name}_bytes[16] = {{{data}}};",
+            f"{indent}const {_TYPE[op.result.bits]} {name} = {expression(op)};"]
+
+
+def function_body(program, indent="    "):
+    """The statements of the kernel function, as lines of C."""
+    lines = []
+    if program.state:
+        names = ", ".join(v.name for v in program.state)
+        lines.append(f"{indent}{_TYPE[program.bits]} {names};")
+    lines.extend(_block(program.body, indent))
+    return lines
+
+
+def _block(stmts, indent):
+    lines = []
+    for stmt in stmts:
+        if isinstance(stmt, Comment):
+            lines.append("")
+            lines.append(f"{indent}/* {stmt.text} */")
+        elif isinstance(stmt, Assign):
+            lines.append(f"{indent}{stmt.var.name} = {stmt.value.name};")
+        elif isinstance(stmt, Loop):
+            inner = indent + "    "
+            lines.append(f"{indent}for (size_t {stmt.var} = 0; {stmt.var} < {stmt.count}; {stmt.var}++) {{")
+            lines.append(f'{inner}KC_MCA_BEGIN("loop_{stmt.var}");')
+            lines.extend(_block(stmt.body, inner))
+            lines.append(f'{inner}KC_MCA_END("loop_{stmt.var}");')
+            lines.append(f"{indent}}}")
+        elif stmt.opcode == "const":
+            lines.extend(_const_lines(stmt, indent))
+        elif stmt.opcode == "store":
+            bits = stmt.args[0].bits
+            lines.append(f"{indent}{_PREFIX[bits]}_storeu_{_SI[bits]}((void *)({_index(stmt.attrs['index'], stmt.attrs['param'])}), "
+                         f"{stmt.args[0].name});")
+        else:
+            note = stmt.attrs.get("note")
+            suffix = f" /* {note} */" if note and stmt.opcode.startswith("gf2p8") else ""
+            lines.append(f"{indent}const {_TYPE[stmt.result.bits]} {stmt.result.name} = {expression(stmt)};{suffix}")
+    return lines

@@ -1,0 +1,90 @@
+"""The SM4 part of generated/: public header, core (key set-up, modes,
+dispatch), reference, one file per strategy x target, SIMDe bundle, build files."""
+
+import inspect
+from dataclasses import dataclass
+
+from ..backends import SIMD_TARGETS
+from ..backends.x86_c import function_body
+from ..kernels import sm4_byteslice, sm4_wordslice
+from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
+from ..specs import sm4
+from .render import hex_rows, provenance, render
+
+STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice}
+# Dispatch order, fastest first: the wider and the more specialised the
+# instruction set, the faster; byte slicing beats word slicing on every target.
+TARGET_ORDER = ("avx512_gfni", "avx2_gfni", "avx2_vaes", "avx2_aesni", "ssse3_aesni")
+SPEC_SOURCES = ["gen/specs/sm4.py", "gen/specs/aes.py"]
+
+
+@dataclass(frozen=True)
+class Options:
+    decomposition_index: int | None = None
+
+
+@dataclass(frozen=True)
+class SourceFile:
+    stem: str
+    flags: str
+
+
+def impl_names():
+    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER]
+
+
+def kernel_file(strategy, target, options):
+    module = STRATEGIES[strategy]
+    program = target.lower(module.program(target.bits, decomposition_index=options.decomposition_index))
+    dec = decomposition(options.decomposition_index)
+    prefix = f"sm4_{strategy}_{target.name}"
+    doc = inspect.getdoc(module).splitlines()
+    key_expr = "key->rk_sliced[dir][0]" if program.info["key_form"] == "sliced" else \
+        "(const uint8_t *)key->rk[dir]"
+    cpu_check = " && ".join(f'__builtin_cpu_supports("{f}")' for f in target.cpu_features)
+    passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
+    text = render("sm4_kernel.c.j2",
+                  provenance=provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py",
+                                                        f"gen/backends/{target.name}.py"]),
+                  strategy=strategy, target=target, strategy_doc=doc, prefix=prefix,
+                  batch_blocks=program.info["batch_blocks"],
+                  rounds_per_iteration=program.info["rounds_per_iteration"],
+                  decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
+                  dec=dec, passes=passes, body=function_body(program), key_expr=key_expr, cpu_check=cpu_check)
+    return f"src/{prefix}.c", text, program.info["batch_blocks"]
+
+
+def files(options=Options()):
+    """{path relative to generated/: contents}."""
+    out = {}
+    batches = []
+    for strategy in STRATEGIES:
+        for name in TARGET_ORDER:
+            path, text, batch = kernel_file(strategy, SIMD_TARGETS[name], options)
+            out[path] = text
+            batches.append(batch)
+    dec = decomposition(options.decomposition_index)
+    c_prov = provenance(SPEC_SOURCES + ["templates/"])
+    impls = impl_names()
+    out["include/sm4.h"] = render("sm4.h.j2", provenance=c_prov, impls=impls + ["reference_scalar"])
+    out["src/kc_x86.h"] = render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"]))
+    out["src/sm4_internal.h"] = render("sm4_internal.h.j2", provenance=c_prov,
+                                       max_batch_bytes=max(batches) * sm4.BLOCK_BYTES)
+    out["src/sm4_core.c"] = render(
+        "sm4_core.c.j2", provenance=c_prov, sbox_rows=hex_rows(sm4.SBOX),
+        fk=", ".join(f"0x{v:08x}" for v in sm4.FK), ck_rows=hex_rows(sm4.CK, 8, "0x{:08x}"),
+        a1_rows=", ".join(f"0x{r:02x}" for r in dec.A1.rows), dec=dec,
+        decomposition_index=decomposition_index(dec), l_key_rotations=sm4.L_KEY_ROTATIONS,
+        impls_by_preference=impls + ["reference_scalar"])
+    out["src/sm4_reference_scalar.c"] = render("sm4_reference_scalar.c.j2", provenance=c_prov,
+                                               sbox_rows=hex_rows(sm4.SBOX), l_rotations=sm4.L_ROTATIONS)
+    emulable = [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER if SIMD_TARGETS[t].emulable]
+    out["src/sm4_emulated.c"] = render("sm4_emulated.c.j2", provenance=c_prov, impls=emulable,
+                                       targets=[t for t in TARGET_ORDER if SIMD_TARGETS[t].emulable])
+    native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
+    native += [SourceFile(f"sm4_{s}_{t}", " ".join(SIMD_TARGETS[t].cflags)) for s in STRATEGIES for t in TARGET_ORDER]
+    make_prov = provenance(["templates/"], comment="make")
+    out["Makefile"] = render("Makefile.j2", provenance_make=make_prov, native_files=native,
+                             emulated_files=[f"sm4_{i}.c" for i in emulable], emulation_flags="-mavx2")
+    out["CMakeLists.txt"] = render("CMakeLists.txt.j2", provenance_make=make_prov, native_files=native)
+    return out

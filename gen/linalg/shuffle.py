@@ -1,0 +1,112 @@
+"""Byte permutations and word rotations as pshufb masks, plus a pshufb model.
+
+Why: byte moves (ShiftRows, byte swaps, rotations by multiples of 8 bits) are
+one in-lane shuffle on every SIMD target; the masks are derived here once.
+
+Conventions: a permutation ``perm`` means *output byte j = input byte
+perm[j]*; a mask is 16 bytes per 128-bit lane, index ``0x80`` writes zero
+(``None`` in a permutation).  Word rotations are left rotations (``rotl``);
+a negative amount rotates right.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+ZERO_INDEX = 0x80
+
+
+def check_permutation(perm: Sequence[int], n: int | None = None) -> tuple[int, ...]:
+    """Return ``perm`` as a tuple if it is a permutation of ``0..n-1`` (``n``
+    defaults to ``len(perm)``); ``ValueError`` naming the first problem otherwise."""
+    p = tuple(perm)
+    if n is None:
+        n = len(p)
+    if len(p) != n:
+        raise ValueError(f"permutation has {len(p)} entries, expected {n}")
+    first: dict[int, int] = {}
+    for j, v in enumerate(p):
+        if not isinstance(v, int) or not 0 <= v < n:
+            raise ValueError(f"permutation entry {j} = {v!r} is outside 0..{n - 1}")
+        if v in first:
+            raise ValueError(f"not a permutation: {v} appears at positions {first[v]} and {j}")
+        first[v] = j
+    return p
+
+
+def is_permutation(perm: Sequence[int], n: int | None = None) -> bool:
+    """``True`` iff ``perm`` is a permutation of ``0..n-1`` (see ``check_permutation`` for the reason when not)."""
+    try:
+        check_permutation(perm, n)
+    except ValueError:
+        return False
+    return True
+
+
+def inverse_permutation(perm: Sequence[int]) -> tuple[int, ...]:
+    """``inv`` with ``perm[inv[j]] == j`` and ``inv[perm[j]] == j``."""
+    p = check_permutation(perm)
+    inv = [0] * len(p)
+    for j, v in enumerate(p):
+        inv[v] = j
+    return tuple(inv)
+
+
+def permutation_mask(perm: Sequence[Optional[int]]) -> bytes:
+    """pshufb mask for one 128-bit lane: output byte j = input byte perm[j]
+    (``None`` = zero).  Repeats are allowed (a broadcast is a valid shuffle)."""
+    if len(perm) != 16:
+        raise ValueError(f"a pshufb mask has 16 entries, got {len(perm)}")
+    out = []
+    for j, v in enumerate(perm):
+        if v is None:
+            out.append(ZERO_INDEX)
+        elif isinstance(v, int) and 0 <= v < 16:
+            out.append(v)
+        else:
+            raise ValueError(f"mask entry {j} = {v!r} is not a byte index 0..15 or None")
+    return bytes(out)
+
+
+def compose_masks(first: bytes, second: bytes) -> bytes:
+    """One mask doing ``pshufb(pshufb(x, first), second)``: output byte j is
+    ``x[first[second[j]]]`` (zero if either step writes zero)."""
+    if len(first) != 16 or len(second) != 16:
+        raise ValueError("compose_masks works on 16-byte masks")
+    return bytes(ZERO_INDEX if s & 0x80 or first[s & 15] & 0x80 else first[s & 15] & 15
+                 for s in second)
+
+
+def _check_word_bytes(word_bytes: int) -> None:
+    if word_bytes not in (1, 2, 4, 8, 16):
+        raise ValueError(f"word size must be 1, 2, 4, 8 or 16 bytes, got {word_bytes}")
+
+
+def rotate_words_mask(word_bytes: int, bits: int, little_endian: bool = True) -> bytes:
+    """pshufb mask rotating each ``word_bytes``-byte word left by ``bits``
+    (a multiple of 8; ``ValueError`` otherwise).  ``little_endian`` says how
+    a word's bytes sit in memory (x86 lanes: little-endian)."""
+    _check_word_bytes(word_bytes)
+    if bits % 8:
+        raise ValueError(f"a byte shuffle can only rotate by a multiple of 8 bits, got {bits}")
+    m = (bits // 8) % word_bytes
+    perm = []
+    for j in range(16):
+        base, k = j - j % word_bytes, j % word_bytes
+        src = (k - m) % word_bytes if little_endian else (k + m) % word_bytes
+        perm.append(base + src)
+    return permutation_mask(perm)
+
+
+def byteswap_mask(word_bytes: int) -> bytes:
+    """pshufb mask reversing the bytes of each ``word_bytes``-byte word."""
+    _check_word_bytes(word_bytes)
+    return permutation_mask([j - j % word_bytes + (word_bytes - 1 - j % word_bytes) for j in range(16)])
+
+
+def pshufb(table: bytes, index: bytes) -> bytes:
+    """Model of (v)pshufb, lane by lane for 16·k bytes: out = 0 if index bit 7
+    is set, else ``table[lane + (index & 15)]``."""
+    if len(table) != len(index) or len(table) % 16:
+        raise ValueError("pshufb operands must have equal length, a multiple of 16 bytes")
+    return bytes(0 if i & 0x80 else table[(k & ~15) + (i & 15)] for k, i in enumerate(index))
