@@ -7,4 +7,7 @@ from .target import Target
 TARGET = Target(
     name="ssse3_aesni", bits=128, cflags=("-mssse3", "-maes"), cpu_features=("ssse3", "aes"),
     passes=(INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS),
+    # One word-sliced group (4 blocks) is the smallest batch of all kernels:
+    # the one serial CBC encryption uses.
+    interleave=(("byteslice", 2), ("wordslice", 1)),
     description="SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors")

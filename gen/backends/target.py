@@ -16,6 +16,11 @@ class Target:
     passes: tuple          # tuple of tuples of rules, applied in order
     emulable: bool = False  # SIMDe implements its special instructions portably
     description: str = ""
+    # Independent groups interleaved per strategy (hides latency; costs registers).
+    interleave: tuple = (("byteslice", 2), ("wordslice", 4))
+
+    def groups(self, strategy):
+        return dict(self.interleave).get(strategy, 1)
 
     def lower(self, program):
         """Apply every pass; the result must use no abstract opcode."""

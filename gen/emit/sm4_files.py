@@ -35,7 +35,8 @@ def impl_names():
 
 def kernel_file(strategy, target, options):
     module = STRATEGIES[strategy]
-    program = target.lower(module.program(target.bits, decomposition_index=options.decomposition_index))
+    program = target.lower(module.program(target.bits, groups=target.groups(strategy),
+                                          decomposition_index=options.decomposition_index))
     dec = decomposition(options.decomposition_index)
     prefix = f"sm4_{strategy}_{target.name}"
     doc = inspect.getdoc(module).splitlines()

@@ -87,10 +87,20 @@ class Builder:
         return self._emit("xor", (a, b), hint)
 
     def xor_all(self, values, hint="x"):
+        """XOR left to right: the last value joins last (put the latest-ready one there)."""
         acc = values[0]
         for v in values[1:-1]:
             acc = self.xor(acc, v, hint + "_acc")
         return self.xor(acc, values[-1], hint) if len(values) > 1 else acc
+
+    def xor_tree(self, values, hint="x"):
+        """XOR of values that become ready together: a balanced tree, so the
+        dependency chain is log2(n) deep instead of n - 1."""
+        level = list(values)
+        while len(level) > 1:
+            pairs = [self.xor(level[i], level[i + 1], hint + "_acc") for i in range(0, len(level) - 1, 2)]
+            level = pairs + level[len(level) - len(level) % 2:]
+        return level[0]
 
     def and_(self, a, b, hint="m"):
         return self._emit("and", (a, b), hint)

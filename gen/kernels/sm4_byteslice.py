@@ -54,51 +54,65 @@ def constant_carrier(terms, nbasis):
     return None
 
 
-def program(bits, decomposition_index=None):
+def program(bits, groups=1, decomposition_index=None):
+    """The kernel for `bits`-wide vectors; `groups` independent 16-register
+    states are interleaved round by round to hide the S-box's latency."""
     dec = decomposition(decomposition_index)
     fused = fused_round(dec)
     basis, terms = block_terms(fused.grid)
     carrier = constant_carrier(terms, len(basis))
     lanes = bits // 128
-    blocks = 16 * lanes
+    blocks = 16 * lanes * groups
+    row_bytes = bits // 8
     b = Builder(f"byteslice{bits}", bits, ("rk", "in", "out"))
 
     b.comment(f"Load {blocks} blocks and transpose: register j = byte j of every block (algorithm 3).")
-    rows = [b.load("in", k * bits // 8, "row") for k in range(16)]
-    cols = transpose(b, rows, 8, "tr")
-    b.comment("Into the sliced domain: X' = A1·X byte by byte (algorithm 1).")
-    x = [b.var(f"x{j}") for j in range(16)]
     to_domain = AffineMap(dec.A1, 0)
-    for j in range(16):
-        b.assign(x[j], b.affine8(cols[j], to_domain, "xin", note="A1 (S-box inner affine, linear part)"))
+    states = []
+    for g in range(groups):
+        rows = [b.load("in", (16 * g + k) * row_bytes, "row") for k in range(16)]
+        cols = transpose(b, rows, 8, "tr")
+        if g == 0:
+            b.comment("Into the sliced domain: X' = A1·X byte by byte (algorithm 1).")
+        x = [b.var(f"g{g}x{j}" if groups > 1 else f"x{j}") for j in range(16)]
+        for j in range(16):
+            b.assign(x[j], b.affine8(cols[j], to_domain, "xin", note="A1 (S-box inner affine, linear part)"))
+        states.append(x)
 
     inverse = AffineMap(identity8(), 0)
     products = [AffineMap(m, fused.constant if k == carrier else 0) for k, m in enumerate(basis)]
     with b.loop("r", sm4.ROUNDS // ROUNDS_PER_ITERATION):
         for k in range(ROUNDS_PER_ITERATION):
-            word = [x[4 * ((k + w) % 4):4 * ((k + w) % 4) + 4] for w in range(4)]
             b.comment(f"Round 4r+{k}: X'{k} ^= M'_L·inv(X'{k + 1} ^ X'{k + 2} ^ X'{k + 3} ^ rk') ^ C' (slots mod 4).")
-            t = []
-            for j in range(4):
-                key = b.bcast8("rk", Index(4 * k + j, (("r", 4 * ROUNDS_PER_ITERATION),)), f"rk{j}")
-                t.append(b.xor_all([word[1][j], word[2][j], word[3][j], key], f"t{j}"))
-            y = [b.affine_inv8(t[j], inverse, f"y{j}", note="inversion in GF(2^8)/0x11B") for j in range(4)]
-            prod = {}
-            for kk, m in enumerate(products):
-                for j in range(4):
-                    prod[kk, j] = b.affine8(y[j], m, f"p{kk + 1}_{j}", note=f"B'{kk + 1} of M'_L = diag(A1)·M_L·diag(A2)")
-            for i in range(4):
-                parts = [word[0][i]] + [prod[t_] for t_ in terms[i]]
-                if carrier is None and fused.constant:
-                    parts.append(b.const([fused.constant] * 16, "c_fused", "C' = A1·L(c2,c2,c2,c2)"))
-                b.assign(word[0][i], b.xor_all(parts, f"x{i}n"))
+            keys = [b.bcast8("rk", Index(4 * k + j, (("r", 4 * ROUNDS_PER_ITERATION),)), f"rk{j}") for j in range(4)]
+            for x in states:
+                round_function(b, x, k, keys, products, terms, carrier, fused.constant)
 
     b.comment("Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'.")
     from_domain = AffineMap(dec.A1.inverse(), 0)
-    order = [x[4 * slot + j] for slot in (3, 2, 1, 0) for j in range(4)]
-    outs = [b.affine8(v, from_domain, "xout", note="A1^-1") for v in order]
-    rows = transpose(b, outs, 8, "tro")
-    for k in range(16):
-        b.store("out", k * bits // 8, rows[k])
+    for g, x in enumerate(states):
+        order = [x[4 * slot + j] for slot in (3, 2, 1, 0) for j in range(4)]
+        outs = [b.affine8(v, from_domain, "xout", note="A1^-1") for v in order]
+        rows = transpose(b, outs, 8, "tro")
+        for k in range(16):
+            b.store("out", (16 * g + k) * row_bytes, rows[k])
     return b.finish(batch_blocks=blocks, key_form="sliced", rounds_per_iteration=ROUNDS_PER_ITERATION,
                     strategy="byteslice")
+
+
+def round_function(b, x, k, keys, products, terms, carrier, constant):
+    """One round on one 16-register state (algorithm 2)."""
+    word = [x[4 * ((k + w) % 4):4 * ((k + w) % 4) + 4] for w in range(4)]
+    # word[3] was written by the previous round: it joins last, after the key.
+    t = [b.xor_all([word[1][j], word[2][j], keys[j], word[3][j]], f"t{j}") for j in range(4)]
+    y = [b.affine_inv8(t[j], AffineMap(identity8(), 0), f"y{j}", note="inversion in GF(2^8)/0x11B")
+         for j in range(4)]
+    prod = {}
+    for kk, m in enumerate(products):
+        for j in range(4):
+            prod[kk, j] = b.affine8(y[j], m, f"p{kk + 1}_{j}", note=f"B'{kk + 1} of M'_L = diag(A1)·M_L·diag(A2)")
+    for i in range(4):
+        parts = [prod[t_] for t_ in terms[i]]
+        if carrier is None and constant:
+            parts.append(b.const([constant] * 16, "c_fused", "C' = A1·L(c2,c2,c2,c2)"))
+        b.assign(word[0][i], b.xor(word[0][i], b.xor_tree(parts, f"m{i}"), f"x{i}n"))

@@ -62,7 +62,7 @@ def program(bits, groups=2, decomposition_index=None):
             key = b.bcast32("rk", Index(4 * k, (("r", 4 * ROUNDS_PER_ITERATION),)), "rkw")
             for g in range(groups):
                 word = [x[g][(k + w) % 4] for w in range(4)]
-                t = b.xor_all([word[1], word[2], word[3], key], f"g{g}t")
+                t = b.xor_all([word[1], word[2], key, word[3]], f"g{g}t")  # word[3]: newest, joins last
                 s = b.affine_inv8(b.affine8(t, inner, f"g{g}a", note="A1, c1: S-box inner affine"),
                                   outer, f"g{g}s", note="A2·inv(.) ^ c2: S-box outer affine")
                 b.assign(word[0], b.xor(word[0], linear_layer(b, s, sm4.L_ROTATIONS, f"g{g}l"), f"g{g}x"))

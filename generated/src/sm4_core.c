@@ -174,20 +174,26 @@ const sm4_impl *sm4_impl_find(const char *strategy, const char *target, int emul
     return NULL;
 }
 
-static const sm4_impl *first_supported(const char *strategy)
+const sm4_impl *sm4_impl_best(void)
 {
-    for (size_t i = 0; i < sm4_registry_count; i++) {
-        const sm4_impl *impl = sm4_registry[i];
-        if (!impl->emulated && (strategy == NULL || strcmp(impl->strategy, strategy) == 0) &&
-            impl->cpu_supported())
-            return impl;
-    }
+    for (size_t i = 0; i < sm4_registry_count; i++)
+        if (!sm4_registry[i]->emulated && sm4_registry[i]->cpu_supported())
+            return sm4_registry[i];
     return NULL;
 }
 
-const sm4_impl *sm4_impl_best(void)
+/* For serial work (CBC encryption, one block per call): the native SIMD kernel
+ * with the smallest batch, so the fewest padding blocks are computed. */
+static const sm4_impl *best_serial(void)
 {
-    return first_supported(NULL);
+    const sm4_impl *pick = NULL;
+    for (size_t i = 0; i < sm4_registry_count; i++) {
+        const sm4_impl *impl = sm4_registry[i];
+        if (!impl->emulated && strcmp(impl->target, "scalar") != 0 && impl->cpu_supported() &&
+            (pick == NULL || impl->batch_blocks < pick->batch_blocks))
+            pick = impl;
+    }
+    return pick;
 }
 
 /* ---- modes ------------------------------------------------------------------- */
@@ -267,7 +273,7 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
 {
     if (impl == NULL) {
         /* Serial CBC encryption gains nothing from a wide batch: one block at a time. */
-        impl = (mode == SM4_MODE_CBC && dir == SM4_ENCRYPT) ? first_supported("wordslice") : NULL;
+        impl = (mode == SM4_MODE_CBC && dir == SM4_ENCRYPT) ? best_serial() : NULL;
         if (impl == NULL)
             impl = sm4_impl_best();
     }

@@ -12,7 +12,7 @@
 #include "sm4.h"
 
 /* The largest batch of any kernel, in bytes (sizes the mode layer's buffers). */
-#define SM4_MAX_BATCH_BYTES 1024
+#define SM4_MAX_BATCH_BYTES 2048
 
 /* One kernel pass over exactly one batch; rk points at the round keys in the
  * form the strategy consumes. */

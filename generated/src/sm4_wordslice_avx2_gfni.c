@@ -15,7 +15,7 @@
  * the S-box's latency.
  *
  * One pass of sm4_wordslice_avx2_gfni_batch encrypts (or, with the decryption round keys,
- * decrypts) 16 blocks = 256 bytes; its loop body is 4 rounds.
+ * decrypts) 32 blocks = 512 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040,
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine; rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni.
@@ -24,12 +24,12 @@
 #include "sm4.h"
 #include "sm4_internal.h"
 
-#define SM4_WORDSLICE_AVX2_GFNI_BATCH_BLOCKS 16
+#define SM4_WORDSLICE_AVX2_GFNI_BATCH_BLOCKS 32
 #define SM4_WORDSLICE_AVX2_GFNI_ROUNDS_PER_ITERATION 4
 
 static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m256i g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3;
+    __m256i g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3, g2x0, g2x1, g2x2, g2x3, g3x0, g3x1, g3x2, g3x3;
     /* byte order reversal in each 32-bit word */
     static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
     const __m256i bswap32 = kc_bcast16_256(bswap32_bytes);
@@ -49,7 +49,7 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
     static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
     const __m256i rotl16 = kc_bcast16_256(rotl16_bytes);
 
-    /* Load 16 blocks (2 groups), big-endian words to native, transpose 4x4 words. */
+    /* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
     const __m256i row = _mm256_loadu_si256((const void *)(in));
     const __m256i rowle = _mm256_shuffle_epi8(row, bswap32);
     const __m256i row_1 = _mm256_loadu_si256((const void *)(in + 32));
@@ -90,14 +90,54 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
     g1x1 = tr1_5;
     g1x2 = tr1_6;
     g1x3 = tr1_7;
+    const __m256i row_8 = _mm256_loadu_si256((const void *)(in + 256));
+    const __m256i rowle_8 = _mm256_shuffle_epi8(row_8, bswap32);
+    const __m256i row_9 = _mm256_loadu_si256((const void *)(in + 288));
+    const __m256i rowle_9 = _mm256_shuffle_epi8(row_9, bswap32);
+    const __m256i row_10 = _mm256_loadu_si256((const void *)(in + 320));
+    const __m256i rowle_10 = _mm256_shuffle_epi8(row_10, bswap32);
+    const __m256i row_11 = _mm256_loadu_si256((const void *)(in + 352));
+    const __m256i rowle_11 = _mm256_shuffle_epi8(row_11, bswap32);
+    const __m256i tr0_8 = _mm256_unpacklo_epi32(rowle_8, rowle_10);
+    const __m256i tr0_9 = _mm256_unpackhi_epi32(rowle_8, rowle_10);
+    const __m256i tr0_10 = _mm256_unpacklo_epi32(rowle_9, rowle_11);
+    const __m256i tr0_11 = _mm256_unpackhi_epi32(rowle_9, rowle_11);
+    const __m256i tr1_8 = _mm256_unpacklo_epi32(tr0_8, tr0_10);
+    const __m256i tr1_9 = _mm256_unpackhi_epi32(tr0_8, tr0_10);
+    const __m256i tr1_10 = _mm256_unpacklo_epi32(tr0_9, tr0_11);
+    const __m256i tr1_11 = _mm256_unpackhi_epi32(tr0_9, tr0_11);
+    g2x0 = tr1_8;
+    g2x1 = tr1_9;
+    g2x2 = tr1_10;
+    g2x3 = tr1_11;
+    const __m256i row_12 = _mm256_loadu_si256((const void *)(in + 384));
+    const __m256i rowle_12 = _mm256_shuffle_epi8(row_12, bswap32);
+    const __m256i row_13 = _mm256_loadu_si256((const void *)(in + 416));
+    const __m256i rowle_13 = _mm256_shuffle_epi8(row_13, bswap32);
+    const __m256i row_14 = _mm256_loadu_si256((const void *)(in + 448));
+    const __m256i rowle_14 = _mm256_shuffle_epi8(row_14, bswap32);
+    const __m256i row_15 = _mm256_loadu_si256((const void *)(in + 480));
+    const __m256i rowle_15 = _mm256_shuffle_epi8(row_15, bswap32);
+    const __m256i tr0_12 = _mm256_unpacklo_epi32(rowle_12, rowle_14);
+    const __m256i tr0_13 = _mm256_unpackhi_epi32(rowle_12, rowle_14);
+    const __m256i tr0_14 = _mm256_unpacklo_epi32(rowle_13, rowle_15);
+    const __m256i tr0_15 = _mm256_unpackhi_epi32(rowle_13, rowle_15);
+    const __m256i tr1_12 = _mm256_unpacklo_epi32(tr0_12, tr0_14);
+    const __m256i tr1_13 = _mm256_unpackhi_epi32(tr0_12, tr0_14);
+    const __m256i tr1_14 = _mm256_unpacklo_epi32(tr0_13, tr0_15);
+    const __m256i tr1_15 = _mm256_unpackhi_epi32(tr0_13, tr0_15);
+    g3x0 = tr1_12;
+    g3x1 = tr1_13;
+    g3x2 = tr1_14;
+    g3x3 = tr1_15;
     for (size_t r = 0; r < 8; r++) {
         KC_MCA_BEGIN("loop_r");
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m256i rkw = _mm256_set1_epi32(kc_load32(rk + 16 * r));
         const __m256i g0t_acc = _mm256_xor_si256(g0x1, g0x2);
-        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, g0x3);
-        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, rkw);
+        const __m256i g0t_acc_1 = _mm256_xor_si256(g0t_acc, rkw);
+        const __m256i g0t = _mm256_xor_si256(g0t_acc_1, g0x3);
         const __m256i g0a = _mm256_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
         const __m256i g0s = _mm256_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
         const __m256i g0lr24 = _mm256_shuffle_epi8(g0s, rotl24);
@@ -113,8 +153,8 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0x = _mm256_xor_si256(g0x0, g0l);
         g0x0 = g0x;
         const __m256i g1t_acc = _mm256_xor_si256(g1x1, g1x2);
-        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, g1x3);
-        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, rkw);
+        const __m256i g1t_acc_1 = _mm256_xor_si256(g1t_acc, rkw);
+        const __m256i g1t = _mm256_xor_si256(g1t_acc_1, g1x3);
         const __m256i g1a = _mm256_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
         const __m256i g1s = _mm256_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
         const __m256i g1lr24 = _mm256_shuffle_epi8(g1s, rotl24);
@@ -129,12 +169,46 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l = _mm256_xor_si256(g1l_acc, g1lr2);
         const __m256i g1x = _mm256_xor_si256(g1x0, g1l);
         g1x0 = g1x;
+        const __m256i g2t_acc = _mm256_xor_si256(g2x1, g2x2);
+        const __m256i g2t_acc_1 = _mm256_xor_si256(g2t_acc, rkw);
+        const __m256i g2t = _mm256_xor_si256(g2t_acc_1, g2x3);
+        const __m256i g2a = _mm256_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
+        const __m256i g2s = _mm256_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
+        const __m256i g2lr24 = _mm256_shuffle_epi8(g2s, rotl24);
+        const __m256i g2lr8 = _mm256_shuffle_epi8(g2s, rotl8);
+        const __m256i g2lr16 = _mm256_shuffle_epi8(g2s, rotl16);
+        const __m256i g2lg_acc = _mm256_xor_si256(g2s, g2lr8);
+        const __m256i g2lg = _mm256_xor_si256(g2lg_acc, g2lr16);
+        const __m256i g2lr2_l = _mm256_slli_epi32(g2lg, 2);
+        const __m256i g2lr2_r = _mm256_srli_epi32(g2lg, 30);
+        const __m256i g2lr2 = _mm256_or_si256(g2lr2_l, g2lr2_r);
+        const __m256i g2l_acc = _mm256_xor_si256(g2s, g2lr24);
+        const __m256i g2l = _mm256_xor_si256(g2l_acc, g2lr2);
+        const __m256i g2x = _mm256_xor_si256(g2x0, g2l);
+        g2x0 = g2x;
+        const __m256i g3t_acc = _mm256_xor_si256(g3x1, g3x2);
+        const __m256i g3t_acc_1 = _mm256_xor_si256(g3t_acc, rkw);
+        const __m256i g3t = _mm256_xor_si256(g3t_acc_1, g3x3);
+        const __m256i g3a = _mm256_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
+        const __m256i g3s = _mm256_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
+        const __m256i g3lr24 = _mm256_shuffle_epi8(g3s, rotl24);
+        const __m256i g3lr8 = _mm256_shuffle_epi8(g3s, rotl8);
+        const __m256i g3lr16 = _mm256_shuffle_epi8(g3s, rotl16);
+        const __m256i g3lg_acc = _mm256_xor_si256(g3s, g3lr8);
+        const __m256i g3lg = _mm256_xor_si256(g3lg_acc, g3lr16);
+        const __m256i g3lr2_l = _mm256_slli_epi32(g3lg, 2);
+        const __m256i g3lr2_r = _mm256_srli_epi32(g3lg, 30);
+        const __m256i g3lr2 = _mm256_or_si256(g3lr2_l, g3lr2_r);
+        const __m256i g3l_acc = _mm256_xor_si256(g3s, g3lr24);
+        const __m256i g3l = _mm256_xor_si256(g3l_acc, g3lr2);
+        const __m256i g3x = _mm256_xor_si256(g3x0, g3l);
+        g3x0 = g3x;
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m256i rkw_1 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 4));
         const __m256i g0t_acc_2 = _mm256_xor_si256(g0x2, g0x3);
-        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, g0x0);
-        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, rkw_1);
+        const __m256i g0t_acc_3 = _mm256_xor_si256(g0t_acc_2, rkw_1);
+        const __m256i g0t_1 = _mm256_xor_si256(g0t_acc_3, g0x0);
         const __m256i g0a_1 = _mm256_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
         const __m256i g0s_1 = _mm256_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
         const __m256i g0lr24_1 = _mm256_shuffle_epi8(g0s_1, rotl24);
@@ -150,8 +224,8 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0x_1 = _mm256_xor_si256(g0x1, g0l_1);
         g0x1 = g0x_1;
         const __m256i g1t_acc_2 = _mm256_xor_si256(g1x2, g1x3);
-        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, g1x0);
-        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, rkw_1);
+        const __m256i g1t_acc_3 = _mm256_xor_si256(g1t_acc_2, rkw_1);
+        const __m256i g1t_1 = _mm256_xor_si256(g1t_acc_3, g1x0);
         const __m256i g1a_1 = _mm256_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
         const __m256i g1s_1 = _mm256_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
         const __m256i g1lr24_1 = _mm256_shuffle_epi8(g1s_1, rotl24);
@@ -166,12 +240,46 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_1 = _mm256_xor_si256(g1l_acc_1, g1lr2_1);
         const __m256i g1x_1 = _mm256_xor_si256(g1x1, g1l_1);
         g1x1 = g1x_1;
+        const __m256i g2t_acc_2 = _mm256_xor_si256(g2x2, g2x3);
+        const __m256i g2t_acc_3 = _mm256_xor_si256(g2t_acc_2, rkw_1);
+        const __m256i g2t_1 = _mm256_xor_si256(g2t_acc_3, g2x0);
+        const __m256i g2a_1 = _mm256_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
+        const __m256i g2s_1 = _mm256_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
+        const __m256i g2lr24_1 = _mm256_shuffle_epi8(g2s_1, rotl24);
+        const __m256i g2lr8_1 = _mm256_shuffle_epi8(g2s_1, rotl8);
+        const __m256i g2lr16_1 = _mm256_shuffle_epi8(g2s_1, rotl16);
+        const __m256i g2lg_acc_1 = _mm256_xor_si256(g2s_1, g2lr8_1);
+        const __m256i g2lg_1 = _mm256_xor_si256(g2lg_acc_1, g2lr16_1);
+        const __m256i g2lr2_1_l = _mm256_slli_epi32(g2lg_1, 2);
+        const __m256i g2lr2_1_r = _mm256_srli_epi32(g2lg_1, 30);
+        const __m256i g2lr2_1 = _mm256_or_si256(g2lr2_1_l, g2lr2_1_r);
+        const __m256i g2l_acc_1 = _mm256_xor_si256(g2s_1, g2lr24_1);
+        const __m256i g2l_1 = _mm256_xor_si256(g2l_acc_1, g2lr2_1);
+        const __m256i g2x_1 = _mm256_xor_si256(g2x1, g2l_1);
+        g2x1 = g2x_1;
+        const __m256i g3t_acc_2 = _mm256_xor_si256(g3x2, g3x3);
+        const __m256i g3t_acc_3 = _mm256_xor_si256(g3t_acc_2, rkw_1);
+        const __m256i g3t_1 = _mm256_xor_si256(g3t_acc_3, g3x0);
+        const __m256i g3a_1 = _mm256_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
+        const __m256i g3s_1 = _mm256_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
+        const __m256i g3lr24_1 = _mm256_shuffle_epi8(g3s_1, rotl24);
+        const __m256i g3lr8_1 = _mm256_shuffle_epi8(g3s_1, rotl8);
+        const __m256i g3lr16_1 = _mm256_shuffle_epi8(g3s_1, rotl16);
+        const __m256i g3lg_acc_1 = _mm256_xor_si256(g3s_1, g3lr8_1);
+        const __m256i g3lg_1 = _mm256_xor_si256(g3lg_acc_1, g3lr16_1);
+        const __m256i g3lr2_1_l = _mm256_slli_epi32(g3lg_1, 2);
+        const __m256i g3lr2_1_r = _mm256_srli_epi32(g3lg_1, 30);
+        const __m256i g3lr2_1 = _mm256_or_si256(g3lr2_1_l, g3lr2_1_r);
+        const __m256i g3l_acc_1 = _mm256_xor_si256(g3s_1, g3lr24_1);
+        const __m256i g3l_1 = _mm256_xor_si256(g3l_acc_1, g3lr2_1);
+        const __m256i g3x_1 = _mm256_xor_si256(g3x1, g3l_1);
+        g3x1 = g3x_1;
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m256i rkw_2 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 8));
         const __m256i g0t_acc_4 = _mm256_xor_si256(g0x3, g0x0);
-        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, g0x1);
-        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, rkw_2);
+        const __m256i g0t_acc_5 = _mm256_xor_si256(g0t_acc_4, rkw_2);
+        const __m256i g0t_2 = _mm256_xor_si256(g0t_acc_5, g0x1);
         const __m256i g0a_2 = _mm256_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
         const __m256i g0s_2 = _mm256_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
         const __m256i g0lr24_2 = _mm256_shuffle_epi8(g0s_2, rotl24);
@@ -187,8 +295,8 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0x_2 = _mm256_xor_si256(g0x2, g0l_2);
         g0x2 = g0x_2;
         const __m256i g1t_acc_4 = _mm256_xor_si256(g1x3, g1x0);
-        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, g1x1);
-        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, rkw_2);
+        const __m256i g1t_acc_5 = _mm256_xor_si256(g1t_acc_4, rkw_2);
+        const __m256i g1t_2 = _mm256_xor_si256(g1t_acc_5, g1x1);
         const __m256i g1a_2 = _mm256_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
         const __m256i g1s_2 = _mm256_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
         const __m256i g1lr24_2 = _mm256_shuffle_epi8(g1s_2, rotl24);
@@ -203,12 +311,46 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_2 = _mm256_xor_si256(g1l_acc_2, g1lr2_2);
         const __m256i g1x_2 = _mm256_xor_si256(g1x2, g1l_2);
         g1x2 = g1x_2;
+        const __m256i g2t_acc_4 = _mm256_xor_si256(g2x3, g2x0);
+        const __m256i g2t_acc_5 = _mm256_xor_si256(g2t_acc_4, rkw_2);
+        const __m256i g2t_2 = _mm256_xor_si256(g2t_acc_5, g2x1);
+        const __m256i g2a_2 = _mm256_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
+        const __m256i g2s_2 = _mm256_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
+        const __m256i g2lr24_2 = _mm256_shuffle_epi8(g2s_2, rotl24);
+        const __m256i g2lr8_2 = _mm256_shuffle_epi8(g2s_2, rotl8);
+        const __m256i g2lr16_2 = _mm256_shuffle_epi8(g2s_2, rotl16);
+        const __m256i g2lg_acc_2 = _mm256_xor_si256(g2s_2, g2lr8_2);
+        const __m256i g2lg_2 = _mm256_xor_si256(g2lg_acc_2, g2lr16_2);
+        const __m256i g2lr2_2_l = _mm256_slli_epi32(g2lg_2, 2);
+        const __m256i g2lr2_2_r = _mm256_srli_epi32(g2lg_2, 30);
+        const __m256i g2lr2_2 = _mm256_or_si256(g2lr2_2_l, g2lr2_2_r);
+        const __m256i g2l_acc_2 = _mm256_xor_si256(g2s_2, g2lr24_2);
+        const __m256i g2l_2 = _mm256_xor_si256(g2l_acc_2, g2lr2_2);
+        const __m256i g2x_2 = _mm256_xor_si256(g2x2, g2l_2);
+        g2x2 = g2x_2;
+        const __m256i g3t_acc_4 = _mm256_xor_si256(g3x3, g3x0);
+        const __m256i g3t_acc_5 = _mm256_xor_si256(g3t_acc_4, rkw_2);
+        const __m256i g3t_2 = _mm256_xor_si256(g3t_acc_5, g3x1);
+        const __m256i g3a_2 = _mm256_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
+        const __m256i g3s_2 = _mm256_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
+        const __m256i g3lr24_2 = _mm256_shuffle_epi8(g3s_2, rotl24);
+        const __m256i g3lr8_2 = _mm256_shuffle_epi8(g3s_2, rotl8);
+        const __m256i g3lr16_2 = _mm256_shuffle_epi8(g3s_2, rotl16);
+        const __m256i g3lg_acc_2 = _mm256_xor_si256(g3s_2, g3lr8_2);
+        const __m256i g3lg_2 = _mm256_xor_si256(g3lg_acc_2, g3lr16_2);
+        const __m256i g3lr2_2_l = _mm256_slli_epi32(g3lg_2, 2);
+        const __m256i g3lr2_2_r = _mm256_srli_epi32(g3lg_2, 30);
+        const __m256i g3lr2_2 = _mm256_or_si256(g3lr2_2_l, g3lr2_2_r);
+        const __m256i g3l_acc_2 = _mm256_xor_si256(g3s_2, g3lr24_2);
+        const __m256i g3l_2 = _mm256_xor_si256(g3l_acc_2, g3lr2_2);
+        const __m256i g3x_2 = _mm256_xor_si256(g3x2, g3l_2);
+        g3x2 = g3x_2;
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m256i rkw_3 = _mm256_set1_epi32(kc_load32(rk + 16 * r + 12));
         const __m256i g0t_acc_6 = _mm256_xor_si256(g0x0, g0x1);
-        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, g0x2);
-        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, rkw_3);
+        const __m256i g0t_acc_7 = _mm256_xor_si256(g0t_acc_6, rkw_3);
+        const __m256i g0t_3 = _mm256_xor_si256(g0t_acc_7, g0x2);
         const __m256i g0a_3 = _mm256_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
         const __m256i g0s_3 = _mm256_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
         const __m256i g0lr24_3 = _mm256_shuffle_epi8(g0s_3, rotl24);
@@ -224,8 +366,8 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g0x_3 = _mm256_xor_si256(g0x3, g0l_3);
         g0x3 = g0x_3;
         const __m256i g1t_acc_6 = _mm256_xor_si256(g1x0, g1x1);
-        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, g1x2);
-        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, rkw_3);
+        const __m256i g1t_acc_7 = _mm256_xor_si256(g1t_acc_6, rkw_3);
+        const __m256i g1t_3 = _mm256_xor_si256(g1t_acc_7, g1x2);
         const __m256i g1a_3 = _mm256_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
         const __m256i g1s_3 = _mm256_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
         const __m256i g1lr24_3 = _mm256_shuffle_epi8(g1s_3, rotl24);
@@ -240,6 +382,40 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
         const __m256i g1l_3 = _mm256_xor_si256(g1l_acc_3, g1lr2_3);
         const __m256i g1x_3 = _mm256_xor_si256(g1x3, g1l_3);
         g1x3 = g1x_3;
+        const __m256i g2t_acc_6 = _mm256_xor_si256(g2x0, g2x1);
+        const __m256i g2t_acc_7 = _mm256_xor_si256(g2t_acc_6, rkw_3);
+        const __m256i g2t_3 = _mm256_xor_si256(g2t_acc_7, g2x2);
+        const __m256i g2a_3 = _mm256_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
+        const __m256i g2s_3 = _mm256_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
+        const __m256i g2lr24_3 = _mm256_shuffle_epi8(g2s_3, rotl24);
+        const __m256i g2lr8_3 = _mm256_shuffle_epi8(g2s_3, rotl8);
+        const __m256i g2lr16_3 = _mm256_shuffle_epi8(g2s_3, rotl16);
+        const __m256i g2lg_acc_3 = _mm256_xor_si256(g2s_3, g2lr8_3);
+        const __m256i g2lg_3 = _mm256_xor_si256(g2lg_acc_3, g2lr16_3);
+        const __m256i g2lr2_3_l = _mm256_slli_epi32(g2lg_3, 2);
+        const __m256i g2lr2_3_r = _mm256_srli_epi32(g2lg_3, 30);
+        const __m256i g2lr2_3 = _mm256_or_si256(g2lr2_3_l, g2lr2_3_r);
+        const __m256i g2l_acc_3 = _mm256_xor_si256(g2s_3, g2lr24_3);
+        const __m256i g2l_3 = _mm256_xor_si256(g2l_acc_3, g2lr2_3);
+        const __m256i g2x_3 = _mm256_xor_si256(g2x3, g2l_3);
+        g2x3 = g2x_3;
+        const __m256i g3t_acc_6 = _mm256_xor_si256(g3x0, g3x1);
+        const __m256i g3t_acc_7 = _mm256_xor_si256(g3t_acc_6, rkw_3);
+        const __m256i g3t_3 = _mm256_xor_si256(g3t_acc_7, g3x2);
+        const __m256i g3a_3 = _mm256_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
+        const __m256i g3s_3 = _mm256_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
+        const __m256i g3lr24_3 = _mm256_shuffle_epi8(g3s_3, rotl24);
+        const __m256i g3lr8_3 = _mm256_shuffle_epi8(g3s_3, rotl8);
+        const __m256i g3lr16_3 = _mm256_shuffle_epi8(g3s_3, rotl16);
+        const __m256i g3lg_acc_3 = _mm256_xor_si256(g3s_3, g3lr8_3);
+        const __m256i g3lg_3 = _mm256_xor_si256(g3lg_acc_3, g3lr16_3);
+        const __m256i g3lr2_3_l = _mm256_slli_epi32(g3lg_3, 2);
+        const __m256i g3lr2_3_r = _mm256_srli_epi32(g3lg_3, 30);
+        const __m256i g3lr2_3 = _mm256_or_si256(g3lr2_3_l, g3lr2_3_r);
+        const __m256i g3l_acc_3 = _mm256_xor_si256(g3s_3, g3lr24_3);
+        const __m256i g3l_3 = _mm256_xor_si256(g3l_acc_3, g3lr2_3);
+        const __m256i g3x_3 = _mm256_xor_si256(g3x3, g3l_3);
+        g3x3 = g3x_3;
         KC_MCA_END("loop_r");
     }
 
@@ -276,6 +452,38 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
     _mm256_storeu_si256((void *)(out + 192), outbe_6);
     const __m256i outbe_7 = _mm256_shuffle_epi8(tro1_7, bswap32);
     _mm256_storeu_si256((void *)(out + 224), outbe_7);
+    const __m256i tro0_8 = _mm256_unpacklo_epi32(g2x3, g2x1);
+    const __m256i tro0_9 = _mm256_unpackhi_epi32(g2x3, g2x1);
+    const __m256i tro0_10 = _mm256_unpacklo_epi32(g2x2, g2x0);
+    const __m256i tro0_11 = _mm256_unpackhi_epi32(g2x2, g2x0);
+    const __m256i tro1_8 = _mm256_unpacklo_epi32(tro0_8, tro0_10);
+    const __m256i tro1_9 = _mm256_unpackhi_epi32(tro0_8, tro0_10);
+    const __m256i tro1_10 = _mm256_unpacklo_epi32(tro0_9, tro0_11);
+    const __m256i tro1_11 = _mm256_unpackhi_epi32(tro0_9, tro0_11);
+    const __m256i outbe_8 = _mm256_shuffle_epi8(tro1_8, bswap32);
+    _mm256_storeu_si256((void *)(out + 256), outbe_8);
+    const __m256i outbe_9 = _mm256_shuffle_epi8(tro1_9, bswap32);
+    _mm256_storeu_si256((void *)(out + 288), outbe_9);
+    const __m256i outbe_10 = _mm256_shuffle_epi8(tro1_10, bswap32);
+    _mm256_storeu_si256((void *)(out + 320), outbe_10);
+    const __m256i outbe_11 = _mm256_shuffle_epi8(tro1_11, bswap32);
+    _mm256_storeu_si256((void *)(out + 352), outbe_11);
+    const __m256i tro0_12 = _mm256_unpacklo_epi32(g3x3, g3x1);
+    const __m256i tro0_13 = _mm256_unpackhi_epi32(g3x3, g3x1);
+    const __m256i tro0_14 = _mm256_unpacklo_epi32(g3x2, g3x0);
+    const __m256i tro0_15 = _mm256_unpackhi_epi32(g3x2, g3x0);
+    const __m256i tro1_12 = _mm256_unpacklo_epi32(tro0_12, tro0_14);
+    const __m256i tro1_13 = _mm256_unpackhi_epi32(tro0_12, tro0_14);
+    const __m256i tro1_14 = _mm256_unpacklo_epi32(tro0_13, tro0_15);
+    const __m256i tro1_15 = _mm256_unpackhi_epi32(tro0_13, tro0_15);
+    const __m256i outbe_12 = _mm256_shuffle_epi8(tro1_12, bswap32);
+    _mm256_storeu_si256((void *)(out + 384), outbe_12);
+    const __m256i outbe_13 = _mm256_shuffle_epi8(tro1_13, bswap32);
+    _mm256_storeu_si256((void *)(out + 416), outbe_13);
+    const __m256i outbe_14 = _mm256_shuffle_epi8(tro1_14, bswap32);
+    _mm256_storeu_si256((void *)(out + 448), outbe_14);
+    const __m256i outbe_15 = _mm256_shuffle_epi8(tro1_15, bswap32);
+    _mm256_storeu_si256((void *)(out + 480), outbe_15);
 }
 
 static void sm4_wordslice_avx2_gfni_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,

@@ -15,7 +15,7 @@
  * the S-box's latency.
  *
  * One pass of sm4_wordslice_ssse3_aesni_batch encrypts (or, with the decryption round keys,
- * decrypts) 8 blocks = 128 bytes; its loop body is 4 rounds.
+ * decrypts) 4 blocks = 64 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040,
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts; affine_via_nibble_tables.
@@ -24,12 +24,12 @@
 #include "sm4.h"
 #include "sm4_internal.h"
 
-#define SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS 8
+#define SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS 4
 #define SM4_WORDSLICE_SSSE3_AESNI_ROUNDS_PER_ITERATION 4
 
 static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
-    __m128i g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3;
+    __m128i g0x0, g0x1, g0x2, g0x3;
     /* byte order reversal in each 32-bit word */
     static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
     const __m128i bswap32 = kc_bcast16_128(bswap32_bytes);
@@ -64,7 +64,7 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
     static const uint8_t tbl_hi_1_bytes[16] = {0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81};
     const __m128i tbl_hi_1 = kc_bcast16_128(tbl_hi_1_bytes);
 
-    /* Load 8 blocks (2 groups), big-endian words to native, transpose 4x4 words. */
+    /* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
     const __m128i row = _mm_loadu_si128((const void *)(in));
     const __m128i rowle = _mm_shuffle_epi8(row, bswap32);
     const __m128i row_1 = _mm_loadu_si128((const void *)(in + 16));
@@ -85,34 +85,14 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
     g0x1 = tr1_1;
     g0x2 = tr1_2;
     g0x3 = tr1_3;
-    const __m128i row_4 = _mm_loadu_si128((const void *)(in + 64));
-    const __m128i rowle_4 = _mm_shuffle_epi8(row_4, bswap32);
-    const __m128i row_5 = _mm_loadu_si128((const void *)(in + 80));
-    const __m128i rowle_5 = _mm_shuffle_epi8(row_5, bswap32);
-    const __m128i row_6 = _mm_loadu_si128((const void *)(in + 96));
-    const __m128i rowle_6 = _mm_shuffle_epi8(row_6, bswap32);
-    const __m128i row_7 = _mm_loadu_si128((const void *)(in + 112));
-    const __m128i rowle_7 = _mm_shuffle_epi8(row_7, bswap32);
-    const __m128i tr0_4 = _mm_unpacklo_epi32(rowle_4, rowle_6);
-    const __m128i tr0_5 = _mm_unpackhi_epi32(rowle_4, rowle_6);
-    const __m128i tr0_6 = _mm_unpacklo_epi32(rowle_5, rowle_7);
-    const __m128i tr0_7 = _mm_unpackhi_epi32(rowle_5, rowle_7);
-    const __m128i tr1_4 = _mm_unpacklo_epi32(tr0_4, tr0_6);
-    const __m128i tr1_5 = _mm_unpackhi_epi32(tr0_4, tr0_6);
-    const __m128i tr1_6 = _mm_unpacklo_epi32(tr0_5, tr0_7);
-    const __m128i tr1_7 = _mm_unpackhi_epi32(tr0_5, tr0_7);
-    g1x0 = tr1_4;
-    g1x1 = tr1_5;
-    g1x2 = tr1_6;
-    g1x3 = tr1_7;
     for (size_t r = 0; r < 8; r++) {
         KC_MCA_BEGIN("loop_r");
 
         /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
         const __m128i rkw = _mm_set1_epi32(kc_load32(rk + 16 * r));
         const __m128i g0t_acc = _mm_xor_si128(g0x1, g0x2);
-        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, g0x3);
-        const __m128i g0t = _mm_xor_si128(g0t_acc_1, rkw);
+        const __m128i g0t_acc_1 = _mm_xor_si128(g0t_acc, rkw);
+        const __m128i g0t = _mm_xor_si128(g0t_acc_1, g0x3);
         const __m128i g0t_lo = _mm_and_si128(g0t, nibble_mask);
         const __m128i g0t_sh = _mm_srli_epi16(g0t, 4);
         const __m128i g0t_hi = _mm_and_si128(g0t_sh, nibble_mask);
@@ -139,41 +119,12 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
         const __m128i g0l = _mm_xor_si128(g0l_acc, g0lr2);
         const __m128i g0x = _mm_xor_si128(g0x0, g0l);
         g0x0 = g0x;
-        const __m128i g1t_acc = _mm_xor_si128(g1x1, g1x2);
-        const __m128i g1t_acc_1 = _mm_xor_si128(g1t_acc, g1x3);
-        const __m128i g1t = _mm_xor_si128(g1t_acc_1, rkw);
-        const __m128i g1t_lo = _mm_and_si128(g1t, nibble_mask);
-        const __m128i g1t_sh = _mm_srli_epi16(g1t, 4);
-        const __m128i g1t_hi = _mm_and_si128(g1t_sh, nibble_mask);
-        const __m128i g1a_l = _mm_shuffle_epi8(tbl_lo, g1t_lo);
-        const __m128i g1a_h = _mm_shuffle_epi8(tbl_hi, g1t_hi);
-        const __m128i g1a = _mm_xor_si128(g1a_l, g1a_h);
-        const __m128i g1s_sr = _mm_shuffle_epi8(g1a, inv_shift_rows);
-        const __m128i g1s_aes = _mm_aesenclast_si128(g1s_sr, aes_cancel_key);
-        const __m128i g1s_aes_lo = _mm_and_si128(g1s_aes, nibble_mask);
-        const __m128i g1s_aes_sh = _mm_srli_epi16(g1s_aes, 4);
-        const __m128i g1s_aes_hi = _mm_and_si128(g1s_aes_sh, nibble_mask);
-        const __m128i g1s_l = _mm_shuffle_epi8(tbl_lo_1, g1s_aes_lo);
-        const __m128i g1s_h = _mm_shuffle_epi8(tbl_hi_1, g1s_aes_hi);
-        const __m128i g1s = _mm_xor_si128(g1s_l, g1s_h);
-        const __m128i g1lr24 = _mm_shuffle_epi8(g1s, rotl24);
-        const __m128i g1lr8 = _mm_shuffle_epi8(g1s, rotl8);
-        const __m128i g1lr16 = _mm_shuffle_epi8(g1s, rotl16);
-        const __m128i g1lg_acc = _mm_xor_si128(g1s, g1lr8);
-        const __m128i g1lg = _mm_xor_si128(g1lg_acc, g1lr16);
-        const __m128i g1lr2_l = _mm_slli_epi32(g1lg, 2);
-        const __m128i g1lr2_r = _mm_srli_epi32(g1lg, 30);
-        const __m128i g1lr2 = _mm_or_si128(g1lr2_l, g1lr2_r);
-        const __m128i g1l_acc = _mm_xor_si128(g1s, g1lr24);
-        const __m128i g1l = _mm_xor_si128(g1l_acc, g1lr2);
-        const __m128i g1x = _mm_xor_si128(g1x0, g1l);
-        g1x0 = g1x;
 
         /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
         const __m128i rkw_1 = _mm_set1_epi32(kc_load32(rk + 16 * r + 4));
         const __m128i g0t_acc_2 = _mm_xor_si128(g0x2, g0x3);
-        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, g0x0);
-        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, rkw_1);
+        const __m128i g0t_acc_3 = _mm_xor_si128(g0t_acc_2, rkw_1);
+        const __m128i g0t_1 = _mm_xor_si128(g0t_acc_3, g0x0);
         const __m128i g0t_1_lo = _mm_and_si128(g0t_1, nibble_mask);
         const __m128i g0t_1_sh = _mm_srli_epi16(g0t_1, 4);
         const __m128i g0t_1_hi = _mm_and_si128(g0t_1_sh, nibble_mask);
@@ -200,41 +151,12 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
         const __m128i g0l_1 = _mm_xor_si128(g0l_acc_1, g0lr2_1);
         const __m128i g0x_1 = _mm_xor_si128(g0x1, g0l_1);
         g0x1 = g0x_1;
-        const __m128i g1t_acc_2 = _mm_xor_si128(g1x2, g1x3);
-        const __m128i g1t_acc_3 = _mm_xor_si128(g1t_acc_2, g1x0);
-        const __m128i g1t_1 = _mm_xor_si128(g1t_acc_3, rkw_1);
-        const __m128i g1t_1_lo = _mm_and_si128(g1t_1, nibble_mask);
-        const __m128i g1t_1_sh = _mm_srli_epi16(g1t_1, 4);
-        const __m128i g1t_1_hi = _mm_and_si128(g1t_1_sh, nibble_mask);
-        const __m128i g1a_1_l = _mm_shuffle_epi8(tbl_lo, g1t_1_lo);
-        const __m128i g1a_1_h = _mm_shuffle_epi8(tbl_hi, g1t_1_hi);
-        const __m128i g1a_1 = _mm_xor_si128(g1a_1_l, g1a_1_h);
-        const __m128i g1s_1_sr = _mm_shuffle_epi8(g1a_1, inv_shift_rows);
-        const __m128i g1s_1_aes = _mm_aesenclast_si128(g1s_1_sr, aes_cancel_key);
-        const __m128i g1s_1_aes_lo = _mm_and_si128(g1s_1_aes, nibble_mask);
-        const __m128i g1s_1_aes_sh = _mm_srli_epi16(g1s_1_aes, 4);
-        const __m128i g1s_1_aes_hi = _mm_and_si128(g1s_1_aes_sh, nibble_mask);
-        const __m128i g1s_1_l = _mm_shuffle_epi8(tbl_lo_1, g1s_1_aes_lo);
-        const __m128i g1s_1_h = _mm_shuffle_epi8(tbl_hi_1, g1s_1_aes_hi);
-        const __m128i g1s_1 = _mm_xor_si128(g1s_1_l, g1s_1_h);
-        const __m128i g1lr24_1 = _mm_shuffle_epi8(g1s_1, rotl24);
-        const __m128i g1lr8_1 = _mm_shuffle_epi8(g1s_1, rotl8);
-        const __m128i g1lr16_1 = _mm_shuffle_epi8(g1s_1, rotl16);
-        const __m128i g1lg_acc_1 = _mm_xor_si128(g1s_1, g1lr8_1);
-        const __m128i g1lg_1 = _mm_xor_si128(g1lg_acc_1, g1lr16_1);
-        const __m128i g1lr2_1_l = _mm_slli_epi32(g1lg_1, 2);
-        const __m128i g1lr2_1_r = _mm_srli_epi32(g1lg_1, 30);
-        const __m128i g1lr2_1 = _mm_or_si128(g1lr2_1_l, g1lr2_1_r);
-        const __m128i g1l_acc_1 = _mm_xor_si128(g1s_1, g1lr24_1);
-        const __m128i g1l_1 = _mm_xor_si128(g1l_acc_1, g1lr2_1);
-        const __m128i g1x_1 = _mm_xor_si128(g1x1, g1l_1);
-        g1x1 = g1x_1;
 
         /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
         const __m128i rkw_2 = _mm_set1_epi32(kc_load32(rk + 16 * r + 8));
         const __m128i g0t_acc_4 = _mm_xor_si128(g0x3, g0x0);
-        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, g0x1);
-        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, rkw_2);
+        const __m128i g0t_acc_5 = _mm_xor_si128(g0t_acc_4, rkw_2);
+        const __m128i g0t_2 = _mm_xor_si128(g0t_acc_5, g0x1);
         const __m128i g0t_2_lo = _mm_and_si128(g0t_2, nibble_mask);
         const __m128i g0t_2_sh = _mm_srli_epi16(g0t_2, 4);
         const __m128i g0t_2_hi = _mm_and_si128(g0t_2_sh, nibble_mask);
@@ -261,41 +183,12 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
         const __m128i g0l_2 = _mm_xor_si128(g0l_acc_2, g0lr2_2);
         const __m128i g0x_2 = _mm_xor_si128(g0x2, g0l_2);
         g0x2 = g0x_2;
-        const __m128i g1t_acc_4 = _mm_xor_si128(g1x3, g1x0);
-        const __m128i g1t_acc_5 = _mm_xor_si128(g1t_acc_4, g1x1);
-        const __m128i g1t_2 = _mm_xor_si128(g1t_acc_5, rkw_2);
-        const __m128i g1t_2_lo = _mm_and_si128(g1t_2, nibble_mask);
-        const __m128i g1t_2_sh = _mm_srli_epi16(g1t_2, 4);
-        const __m128i g1t_2_hi = _mm_and_si128(g1t_2_sh, nibble_mask);
-        const __m128i g1a_2_l = _mm_shuffle_epi8(tbl_lo, g1t_2_lo);
-        const __m128i g1a_2_h = _mm_shuffle_epi8(tbl_hi, g1t_2_hi);
-        const __m128i g1a_2 = _mm_xor_si128(g1a_2_l, g1a_2_h);
-        const __m128i g1s_2_sr = _mm_shuffle_epi8(g1a_2, inv_shift_rows);
-        const __m128i g1s_2_aes = _mm_aesenclast_si128(g1s_2_sr, aes_cancel_key);
-        const __m128i g1s_2_aes_lo = _mm_and_si128(g1s_2_aes, nibble_mask);
-        const __m128i g1s_2_aes_sh = _mm_srli_epi16(g1s_2_aes, 4);
-        const __m128i g1s_2_aes_hi = _mm_and_si128(g1s_2_aes_sh, nibble_mask);
-        const __m128i g1s_2_l = _mm_shuffle_epi8(tbl_lo_1, g1s_2_aes_lo);
-        const __m128i g1s_2_h = _mm_shuffle_epi8(tbl_hi_1, g1s_2_aes_hi);
-        const __m128i g1s_2 = _mm_xor_si128(g1s_2_l, g1s_2_h);
-        const __m128i g1lr24_2 = _mm_shuffle_epi8(g1s_2, rotl24);
-        const __m128i g1lr8_2 = _mm_shuffle_epi8(g1s_2, rotl8);
-        const __m128i g1lr16_2 = _mm_shuffle_epi8(g1s_2, rotl16);
-        const __m128i g1lg_acc_2 = _mm_xor_si128(g1s_2, g1lr8_2);
-        const __m128i g1lg_2 = _mm_xor_si128(g1lg_acc_2, g1lr16_2);
-        const __m128i g1lr2_2_l = _mm_slli_epi32(g1lg_2, 2);
-        const __m128i g1lr2_2_r = _mm_srli_epi32(g1lg_2, 30);
-        const __m128i g1lr2_2 = _mm_or_si128(g1lr2_2_l, g1lr2_2_r);
-        const __m128i g1l_acc_2 = _mm_xor_si128(g1s_2, g1lr24_2);
-        const __m128i g1l_2 = _mm_xor_si128(g1l_acc_2, g1lr2_2);
-        const __m128i g1x_2 = _mm_xor_si128(g1x2, g1l_2);
-        g1x2 = g1x_2;
 
         /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
         const __m128i rkw_3 = _mm_set1_epi32(kc_load32(rk + 16 * r + 12));
         const __m128i g0t_acc_6 = _mm_xor_si128(g0x0, g0x1);
-        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, g0x2);
-        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, rkw_3);
+        const __m128i g0t_acc_7 = _mm_xor_si128(g0t_acc_6, rkw_3);
+        const __m128i g0t_3 = _mm_xor_si128(g0t_acc_7, g0x2);
         const __m128i g0t_3_lo = _mm_and_si128(g0t_3, nibble_mask);
         const __m128i g0t_3_sh = _mm_srli_epi16(g0t_3, 4);
         const __m128i g0t_3_hi = _mm_and_si128(g0t_3_sh, nibble_mask);
@@ -322,35 +215,6 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
         const __m128i g0l_3 = _mm_xor_si128(g0l_acc_3, g0lr2_3);
         const __m128i g0x_3 = _mm_xor_si128(g0x3, g0l_3);
         g0x3 = g0x_3;
-        const __m128i g1t_acc_6 = _mm_xor_si128(g1x0, g1x1);
-        const __m128i g1t_acc_7 = _mm_xor_si128(g1t_acc_6, g1x2);
-        const __m128i g1t_3 = _mm_xor_si128(g1t_acc_7, rkw_3);
-        const __m128i g1t_3_lo = _mm_and_si128(g1t_3, nibble_mask);
-        const __m128i g1t_3_sh = _mm_srli_epi16(g1t_3, 4);
-        const __m128i g1t_3_hi = _mm_and_si128(g1t_3_sh, nibble_mask);
-        const __m128i g1a_3_l = _mm_shuffle_epi8(tbl_lo, g1t_3_lo);
-        const __m128i g1a_3_h = _mm_shuffle_epi8(tbl_hi, g1t_3_hi);
-        const __m128i g1a_3 = _mm_xor_si128(g1a_3_l, g1a_3_h);
-        const __m128i g1s_3_sr = _mm_shuffle_epi8(g1a_3, inv_shift_rows);
-        const __m128i g1s_3_aes = _mm_aesenclast_si128(g1s_3_sr, aes_cancel_key);
-        const __m128i g1s_3_aes_lo = _mm_and_si128(g1s_3_aes, nibble_mask);
-        const __m128i g1s_3_aes_sh = _mm_srli_epi16(g1s_3_aes, 4);
-        const __m128i g1s_3_aes_hi = _mm_and_si128(g1s_3_aes_sh, nibble_mask);
-        const __m128i g1s_3_l = _mm_shuffle_epi8(tbl_lo_1, g1s_3_aes_lo);
-        const __m128i g1s_3_h = _mm_shuffle_epi8(tbl_hi_1, g1s_3_aes_hi);
-        const __m128i g1s_3 = _mm_xor_si128(g1s_3_l, g1s_3_h);
-        const __m128i g1lr24_3 = _mm_shuffle_epi8(g1s_3, rotl24);
-        const __m128i g1lr8_3 = _mm_shuffle_epi8(g1s_3, rotl8);
-        const __m128i g1lr16_3 = _mm_shuffle_epi8(g1s_3, rotl16);
-        const __m128i g1lg_acc_3 = _mm_xor_si128(g1s_3, g1lr8_3);
-        const __m128i g1lg_3 = _mm_xor_si128(g1lg_acc_3, g1lr16_3);
-        const __m128i g1lr2_3_l = _mm_slli_epi32(g1lg_3, 2);
-        const __m128i g1lr2_3_r = _mm_srli_epi32(g1lg_3, 30);
-        const __m128i g1lr2_3 = _mm_or_si128(g1lr2_3_l, g1lr2_3_r);
-        const __m128i g1l_acc_3 = _mm_xor_si128(g1s_3, g1lr24_3);
-        const __m128i g1l_3 = _mm_xor_si128(g1l_acc_3, g1lr2_3);
-        const __m128i g1x_3 = _mm_xor_si128(g1x3, g1l_3);
-        g1x3 = g1x_3;
         KC_MCA_END("loop_r");
     }
 
@@ -371,22 +235,6 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
     _mm_storeu_si128((void *)(out + 32), outbe_2);
     const __m128i outbe_3 = _mm_shuffle_epi8(tro1_3, bswap32);
     _mm_storeu_si128((void *)(out + 48), outbe_3);
-    const __m128i tro0_4 = _mm_unpacklo_epi32(g1x3, g1x1);
-    const __m128i tro0_5 = _mm_unpackhi_epi32(g1x3, g1x1);
-    const __m128i tro0_6 = _mm_unpacklo_epi32(g1x2, g1x0);
-    const __m128i tro0_7 = _mm_unpackhi_epi32(g1x2, g1x0);
-    const __m128i tro1_4 = _mm_unpacklo_epi32(tro0_4, tro0_6);
-    const __m128i tro1_5 = _mm_unpackhi_epi32(tro0_4, tro0_6);
-    const __m128i tro1_6 = _mm_unpacklo_epi32(tro0_5, tro0_7);
-    const __m128i tro1_7 = _mm_unpackhi_epi32(tro0_5, tro0_7);
-    const __m128i outbe_4 = _mm_shuffle_epi8(tro1_4, bswap32);
-    _mm_storeu_si128((void *)(out + 64), outbe_4);
-    const __m128i outbe_5 = _mm_shuffle_epi8(tro1_5, bswap32);
-    _mm_storeu_si128((void *)(out + 80), outbe_5);
-    const __m128i outbe_6 = _mm_shuffle_epi8(tro1_6, bswap32);
-    _mm_storeu_si128((void *)(out + 96), outbe_6);
-    const __m128i outbe_7 = _mm_shuffle_epi8(tro1_7, bswap32);
-    _mm_storeu_si128((void *)(out + 112), outbe_7);
 }
 
 static void sm4_wordslice_ssse3_aesni_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
