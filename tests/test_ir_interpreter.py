@@ -1,0 +1,109 @@
+"""The interpreter's ops against independent models (linalg's instruction
+models, Python integers)."""
+
+import numpy as np
+from hypothesis import given, settings, strategies as st
+
+from gen.ir import Builder, run
+from gen.ir.semantics import aes_sbox_table, SHIFT_ROWS
+from gen.linalg import AffineMap, BitMatrix, aesenclast, gf2p8affineinvqb, gf2p8affineqb, pshufb
+
+vec = st.binary(min_size=32, max_size=32)
+
+
+def run_binary(build, a, b=None, bits=256):
+    bld = Builder("t", bits, ("a", "b", "out"))
+    x = bld.load("a", 0)
+    y = bld.load("b", 0) if b is not None else None
+    bld.store("out", 0, build(bld, x, y))
+    mem = {"a": bytearray(a), "b": bytearray(b or bytes(len(a))), "out": bytearray(len(a))}
+    run(bld.finish(), mem)
+    return bytes(mem["out"])
+
+
+@given(vec, vec)
+def test_shuffle_is_pshufb_per_lane(a, b):
+    out = run_binary(lambda bl, x, y: bl.shuffle(x, y), a, b)
+    assert out == pshufb(a[:16], b[:16]) + pshufb(a[16:], b[16:])
+
+
+@given(vec, vec, st.sampled_from([8, 16, 32, 64]))
+def test_unpack_interleaves_low_and_high_halves(a, b, lane):
+    size = lane // 8
+    lo = run_binary(lambda bl, x, y: bl.unpacklo(x, y, lane), a, b)
+    hi = run_binary(lambda bl, x, y: bl.unpackhi(x, y, lane), a, b)
+    for base in (0, 16):
+        ea = [a[base + i:base + i + size] for i in range(0, 16, size)]
+        eb = [b[base + i:base + i + size] for i in range(0, 16, size)]
+        half = len(ea) // 2
+        assert lo[base:base + 16] == b"".join(x + y for x, y in zip(ea[:half], eb[:half]))
+        assert hi[base:base + 16] == b"".join(x + y for x, y in zip(ea[half:], eb[half:]))
+
+
+@given(vec, st.sampled_from([16, 32, 64]), st.integers(1, 15))
+def test_shifts_and_rotates_match_integers(a, lane, n):
+    size = lane // 8
+    mask = (1 << lane) - 1
+    for op, model in (("shl", lambda v: (v << n) & mask), ("shr", lambda v: v >> n),
+                      ("rotl", lambda v: ((v << n) | (v >> (lane - n))) & mask)):
+        out = run_binary(lambda bl, x, y: getattr(bl, op)(x, n, lane), a)
+        for i in range(0, 32, size):
+            v = int.from_bytes(a[i:i + size], "little")
+            assert int.from_bytes(out[i:i + size], "little") == model(v)
+
+
+@given(vec, vec)
+def test_add32_wraps(a, b):
+    out = run_binary(lambda bl, x, y: bl.add(x, y, 32), a, b)
+    for i in range(0, 32, 4):
+        s = (int.from_bytes(a[i:i + 4], "little") + int.from_bytes(b[i:i + 4], "little")) % 2**32
+        assert out[i:i + 4] == s.to_bytes(4, "little")
+
+
+@settings(max_examples=30)
+@given(vec, st.integers(0, 2**64 - 1), st.integers(0, 255))
+def test_gfni_ops_match_linalg_models(a, qword, imm):
+    def build(invert):
+        def f(bl, x, _):
+            m = bl.const(qword.to_bytes(8, "little") * 2, "m", "test matrix")
+            return bl._emit("gf2p8affineinv" if invert else "gf2p8affine", (x, m), "g", imm=imm)
+        return f
+    assert run_binary(build(False), a) == gf2p8affineqb(a, qword, imm)
+    assert run_binary(build(True), a) == gf2p8affineinvqb(a, qword, imm)
+
+
+@settings(max_examples=30)
+@given(vec, st.binary(min_size=16, max_size=16))
+def test_aesenclast_matches_linalg_model(a, key):
+    def f(bl, x, _):
+        return bl._emit("aesenclast", (x, bl.const(key, "k", "key")), "e")
+    out = run_binary(f, a)
+    sbox = aes_sbox_table()
+    assert out == aesenclast(a[:16], key, sbox, SHIFT_ROWS) + aesenclast(a[16:], key, sbox, SHIFT_ROWS)
+
+
+def test_aes_sbox_known_values():
+    sbox = aes_sbox_table()
+    assert (sbox[0x00], sbox[0x01], sbox[0x53], sbox[0xFF]) == (0x63, 0x7C, 0xED, 0x16)
+
+
+@settings(max_examples=20)
+@given(vec, st.lists(st.integers(0, 255), min_size=8, max_size=8), st.integers(0, 255))
+def test_affine8_applies_map_to_every_byte(a, rows, c):
+    m = AffineMap(BitMatrix(tuple(rows), 8), c)
+    out = run_binary(lambda bl, x, y: bl.affine8(x, m), a)
+    assert out == bytes(m.apply(v) for v in a)
+
+
+def test_loops_and_state_variables():
+    bld = Builder("t", 128, ("rk", "out"))
+    acc = bld.var("acc")
+    bld.assign(acc, bld.const(bytes(16), "zero", "zero"))
+    with bld.loop("r", 5):
+        from gen.ir import Index
+        bld.assign(acc, bld.xor(acc, bld.bcast8("rk", Index(0, (("r", 1),)))))
+    bld.store("out", 0, acc)
+    mem = {"rk": bytearray([1, 2, 4, 8, 16]), "out": bytearray(16)}
+    run(bld.finish(), mem)
+    assert bytes(mem["out"]) == bytes([31]) * 16
+    assert np.frombuffer(bytes(mem["out"]), dtype=np.uint8).sum() == 31 * 16
