@@ -16,6 +16,16 @@ class Rewriter(Builder):
         super().__init__(program.name, program.bits, program.params)
         self.defs = {}
         self._cse = [{}]
+        self.source_defs = {}   # original program: value -> defining op
+        self.source_uses = {}   # original program: value -> number of uses
+        for stmt in program.walk():
+            if isinstance(stmt, Op):
+                if stmt.result is not None:
+                    self.source_defs[stmt.result] = stmt
+                for arg in stmt.args:
+                    self.source_uses[arg] = self.source_uses.get(arg, 0) + 1
+            elif isinstance(stmt, Assign):
+                self.source_uses[stmt.value] = self.source_uses.get(stmt.value, 0) + 1
 
     def _emit(self, opcode, args, hint, bits=None, **attrs):
         key = None

@@ -44,6 +44,8 @@ def expression(op):
         return f"kc_bcast16_{bits}({op.result.name}_bytes)"
     if code in ("xor", "and", "or", "andnot"):
         return f"{p}_{code}_{si}({a[0]}, {a[1]})"
+    if code == "ternlog":
+        return f"{p}_ternarylogic_epi32({a[0]}, {a[1]}, {a[2]}, {attrs['imm']:#04x})"
     if code in ("shl", "shr"):
         return f"{p}_{'slli' if code == 'shl' else 'srli'}_epi{attrs['lane']}({a[0]}, {attrs['n']})"
     if code == "rotl_native":

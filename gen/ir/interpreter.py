@@ -70,6 +70,13 @@ def _execute(op, env, memory, loops):
         return args[0] | args[1]
     if code == "andnot":
         return ~args[0] & args[1]
+    if code == "ternlog":
+        a, b, c = args
+        out = np.zeros_like(a)
+        for index in range(8):
+            if attrs["imm"] >> index & 1:
+                out |= (a if index & 4 else ~a) & (b if index & 2 else ~b) & (c if index & 1 else ~c)
+        return out
     if code in ("shl", "shr", "rotl", "rotl_native"):
         lane, n = attrs["lane"], attrs["n"]
         x = _lanes(args[0], lane)

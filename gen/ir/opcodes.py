@@ -21,6 +21,7 @@ target-level:
   gf2p8affine(a, m)     GF2P8AFFINEQB with matrix qwords m                  attrs: imm
   gf2p8affineinv(a, m)  GF2P8AFFINEINVQB                                     attrs: imm
   aesenclast(a, k)      AESENCLAST on every 128-bit lane
+  ternlog(a, b, c)       bitwise: result bit = imm bit (a<<2 | b<<1 | c)      attrs: imm
   extract128(a)         128-bit lane `lane` of a 256-bit value              attrs: lane
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
 """
