@@ -86,6 +86,6 @@ def files(options=Options()):
     native += [SourceFile(f"sm4_{s}_{t}", " ".join(SIMD_TARGETS[t].cflags)) for s in STRATEGIES for t in TARGET_ORDER]
     make_prov = provenance(["templates/"], comment="make")
     out["Makefile"] = render("Makefile.j2", provenance_make=make_prov, native_files=native,
-                             emulated_files=[f"sm4_{i}.c" for i in emulable], emulation_flags="-mavx2")
+                             emulated_files=[f"sm4_{i}.c" for i in emulable], emulation_flags="-mavx2 -Wno-psabi")
     out["CMakeLists.txt"] = render("CMakeLists.txt.j2", provenance_make=make_prov, native_files=native)
     return out
