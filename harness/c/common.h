@@ -1,0 +1,144 @@
+/*
+ * Helpers shared by the harness programs (kcrypt, verify, bench, ctcheck).
+ *
+ * Nothing here knows about a particular cipher: hex parsing with error
+ * messages, whole-stream I/O, buffers placed at a chosen misalignment with
+ * guard bytes around them, a small seeded PRNG, and the labels used to say
+ * whether an implementation runs as native code or under SIMDe emulation.
+ */
+#ifndef KC_HARNESS_COMMON_H
+#define KC_HARNESS_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------ */
+/* Hex                                                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * Decodes the hex string `hex` (upper or lower case, no separators, no "0x")
+ * into a freshly malloc'ed buffer.  On success returns 0 and sets *out (free
+ * it with free(); non-NULL even for an empty string) and *out_len.  On error
+ * returns -1 and writes a message such as "odd number of hex digits (31)" or
+ * "invalid hex character 'g' at position 4" into err (if err_size > 0).
+ */
+int kc_hex_decode(const char *hex, uint8_t **out, size_t *out_len, char *err, size_t err_size);
+
+/*
+ * Decodes `hex` into exactly `len` bytes at out.  `what` names the value in
+ * the error message ("key", "IV"), e.g. "key must be 16 bytes (32 hex
+ * digits), got 15 bytes".  Returns 0 or -1.
+ */
+int kc_hex_decode_exact(const char *hex, uint8_t *out, size_t len, const char *what, char *err,
+                        size_t err_size);
+
+/* Writes 2*len lower-case hex digits and a terminating NUL to out. */
+void kc_hex_encode(const uint8_t *in, size_t len, char *out);
+
+/* Prints `len` bytes as hex to f (no newline). */
+void kc_hex_print(FILE *f, const uint8_t *in, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Whole-stream I/O                                                     */
+/* ------------------------------------------------------------------ */
+
+/* Reads all of f into a malloc'ed buffer (*buf non-NULL even when empty).
+ * Returns 0, or -1 with errno set on a read or allocation error. */
+int kc_read_all(FILE *f, uint8_t **buf, size_t *len);
+
+/* Reads a whole file by name; same contract as kc_read_all.  The buffer gets
+ * one extra NUL byte after the data so text files can be used as strings. */
+int kc_read_file(const char *path, uint8_t **buf, size_t *len);
+
+/* Writes all `len` bytes and flushes.  Returns 0 or -1. */
+int kc_write_all(FILE *f, const uint8_t *buf, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Buffers                                                              */
+/* ------------------------------------------------------------------ */
+
+/* malloc with the given power-of-two alignment (>= sizeof(void *)); free with
+ * kc_free_aligned.  Returns NULL on failure.  Size 0 is allowed. */
+void *kc_alloc_aligned(size_t size, size_t align);
+void kc_free_aligned(void *p);
+
+/* Bytes of guard placed on each side of a kc_buf. */
+#define KC_GUARD_BYTES 64
+/* Alignment of a kc_buf's allocation before the offset is applied. */
+#define KC_BUF_ALIGN 64
+
+/*
+ * A buffer of `len` usable bytes starting at `ptr`, where ptr sits `offset`
+ * bytes past a KC_BUF_ALIGN boundary (so offset 0 is 64-byte aligned and
+ * offsets 1..15 give every misalignment a 16-byte load can see).  Guard bytes
+ * with a known pattern surround it so that writes past either end are
+ * detected by kc_buf_guards_ok.
+ */
+typedef struct kc_buf {
+  uint8_t *base; /* what was allocated */
+  uint8_t *ptr;  /* the usable bytes */
+  size_t len;
+  size_t offset;
+} kc_buf;
+
+/* Allocates; returns 0 or -1 (out of memory). */
+int kc_buf_alloc(kc_buf *b, size_t len, size_t offset);
+/* 1 if both guard areas still hold their pattern, 0 if something wrote there. */
+int kc_buf_guards_ok(const kc_buf *b);
+void kc_buf_free(kc_buf *b);
+
+/* ------------------------------------------------------------------ */
+/* Seeded PRNG: xoshiro256** seeded through splitmix64                  */
+/* ------------------------------------------------------------------ */
+
+/* Not cryptographic: for reproducible test inputs only. */
+typedef struct kc_rng {
+  uint64_t s[4];
+} kc_rng;
+
+void kc_rng_seed(kc_rng *r, uint64_t seed);
+uint64_t kc_rng_next(kc_rng *r);
+/* Uniform in [0, bound) (bound > 0), without modulo bias. */
+uint64_t kc_rng_below(kc_rng *r, uint64_t bound);
+void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len);
+
+/* ------------------------------------------------------------------ */
+/* Where an implementation runs                                        */
+/* ------------------------------------------------------------------ */
+
+/* Ordered from best to worst: merging two statuses keeps the smaller. */
+typedef enum {
+  KC_NATIVE = 0,      /* this CPU executes the kernel's instructions */
+  KC_EMULATED = 1,    /* the CPU lacks them, but a SIMDe (portable C) build is linked */
+  KC_UNAVAILABLE = 2  /* neither */
+} kc_avail;
+
+/* "native", "emulated" or "unavailable". */
+const char *kc_avail_name(kc_avail a);
+
+/*
+ * Status of one implementation from its fields: `emulated` is the impl's
+ * emulated flag, `cpu_supported` its probe (NULL: treated as supported).
+ * For an emulated (SIMDe) build the probe says whether the host has what the
+ * emulation itself is compiled for (e.g. AVX2); if not, it is unavailable.
+ */
+kc_avail kc_impl_avail(int emulated, int (*cpu_supported)(void));
+
+/*
+ * Test hook: 1 if `target` appears in the comma-separated environment
+ * variable KC_DISABLE_TARGETS (e.g. "avx512_gfni,avx2_gfni").  kcrypt treats
+ * such targets as ones this CPU cannot run natively, so the error path for an
+ * unsupported target can be tested on a machine that supports everything.
+ */
+int kc_target_disabled(const char *target);
+
+/* Fills buf with the CPU model name from /proc/cpuinfo ("unknown" if none). */
+void kc_cpu_model(char *buf, size_t size);
+
+/* Fills buf with the space-separated x86 features relevant to the targets
+ * that this CPU has (e.g. "ssse3 aes avx2 vaes gfni avx512f avx512bw"). */
+void kc_cpu_features(char *buf, size_t size);
+
+#endif /* KC_HARNESS_COMMON_H */

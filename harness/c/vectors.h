@@ -1,0 +1,69 @@
+/*
+ * Test-vector files for the harness: locating the shared vectors folder and a
+ * small JSON reader, enough for the vector files' shape (objects, arrays,
+ * strings, integers, plus true/false/null).  No dependencies.
+ *
+ * Where the vectors are: the repository's `shared/` folder lives beside the
+ * repository (<repo>/../shared, as CI clones it), so vectors are in
+ * <repo>/../shared/vectors.  kc_vectors_dir looks, in order:
+ *   1. $KC_VECTORS_DIR, if set (and then nowhere else);
+ *   2. <A>/shared/vectors for each ancestor A of the directory holding the
+ *      running executable (build/verify -> <repo>/build -> <repo> -> <repo>/..),
+ *      so it works from any current directory;
+ *   3. the same for each ancestor of the current directory.
+ */
+#ifndef KC_HARNESS_VECTORS_H
+#define KC_HARNESS_VECTORS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Finds the folder holding vector file `file` (e.g. "sm4.json").  argv0 is
+ * the program's argv[0] (used when /proc/self/exe is not readable).  Writes
+ * the folder to buf and returns 0, or returns -1 with a message saying where
+ * it looked. */
+int kc_vectors_dir(const char *argv0, const char *file, char *buf, size_t size, char *err,
+                   size_t err_size);
+
+typedef enum {
+  KC_JSON_NULL,
+  KC_JSON_BOOL,
+  KC_JSON_INT,
+  KC_JSON_STRING,
+  KC_JSON_ARRAY,
+  KC_JSON_OBJECT
+} kc_json_type;
+
+/* One JSON value.  Arrays keep their items in order; objects keep their
+ * members in order, keys[i] naming items[i]. */
+typedef struct kc_json {
+  kc_json_type type;
+  int64_t integer;        /* KC_JSON_INT, and KC_JSON_BOOL (0 or 1) */
+  char *string;           /* KC_JSON_STRING: NUL-terminated, UTF-8 */
+  size_t count;           /* KC_JSON_ARRAY / KC_JSON_OBJECT: number of items */
+  struct kc_json *items;  /* the items */
+  char **keys;            /* KC_JSON_OBJECT: member names */
+} kc_json;
+
+/* Parses `len` bytes of text.  Returns a tree to free with kc_json_free, or
+ * NULL with a message like "line 3, column 7: expected ':'" in err. */
+kc_json *kc_json_parse(const char *text, size_t len, char *err, size_t err_size);
+
+/* Reads and parses a file; errors name the file. */
+kc_json *kc_json_load(const char *path, char *err, size_t err_size);
+
+void kc_json_free(kc_json *v);
+
+/* Member `key` of an object, or NULL (also when v is not an object). */
+const kc_json *kc_json_get(const kc_json *v, const char *key);
+
+/* Member `key` as a string, or NULL if absent or not a string. */
+const char *kc_json_get_string(const kc_json *v, const char *key);
+
+/* Member `key`, a hex string, decoded into a malloc'ed buffer.  Returns 0, or
+ * -1 with a message naming the key ("missing string 'iv'", "bad hex in
+ * 'key': ..."). */
+int kc_json_get_hex(const kc_json *v, const char *key, uint8_t **out, size_t *len, char *err,
+                    size_t err_size);
+
+#endif /* KC_HARNESS_VECTORS_H */

@@ -1,0 +1,405 @@
+"""The `kcrypt` command-line tool (harness/c/kcrypt.c), end to end.
+
+A session fixture builds the harness once (`make -C harness/c BUILD=<repo>/build`,
+which also builds generated/), then every test runs build/kcrypt as a subprocess:
+
+* encrypt/decrypt of every mode against an oracle: the `openssl enc -sm4-<mode> -nopad`
+  command when this OpenSSL has SM4, else the Python reference model
+  (gen.kernels.sm4_reference) wrapped in ECB/CBC/CTR here;
+* the official vectors (shared/vectors/sm4.json) through the CLI, on every
+  implementation this machine can run (native, and emulated with --emulated);
+* each error case: non-zero exit, nothing on stdout, a message on stderr;
+* the shape of --list-targets / --list-impls.
+
+Environment: KC_BUILD_DIR (default <repo>/build) and KC_GENERATED (default: the
+repo's generated/) redirect the build; KC_VECTORS_DIR overrides the vectors
+folder (default <repo>/../shared/vectors).
+"""
+
+import json
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:  # so `gen` imports without an installed package
+    sys.path.insert(0, str(REPO))
+
+from gen.kernels import sm4_reference as ref  # noqa: E402
+
+KEY = "0123456789abcdeffedcba9876543210"
+IV = "00112233445566778899aabbccddeeff"
+MODES = ("ecb", "cbc", "ctr")
+STATUS = ("native", "emulated", "unavailable")
+
+
+# --------------------------------------------------------------------------
+# Building and running
+# --------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def kcrypt():
+    """Path of a freshly built build/kcrypt."""
+    build = Path(os.environ.get("KC_BUILD_DIR", REPO / "build")).resolve()
+    cmd = ["make", "-C", str(REPO / "harness" / "c"), f"BUILD={build}"]
+    if os.environ.get("KC_GENERATED"):
+        cmd.append(f"GENERATED={Path(os.environ['KC_GENERATED']).resolve()}")
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail(
+            "building the harness failed (run `make build` to see why):\n"
+            f"$ {' '.join(cmd)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
+        )
+    exe = build / "kcrypt"
+    assert exe.is_file(), f"{exe} missing after the build; run `make build`"
+    return exe
+
+
+def run(exe, args, data=b"", env_extra=None):
+    """Runs kcrypt with `args`, feeding `data`; returns the CompletedProcess (bytes)."""
+    env = dict(os.environ)
+    env.pop("KC_DISABLE_TARGETS", None)
+    if env_extra:
+        env.update(env_extra)
+    return subprocess.run([str(exe), *args], input=data, capture_output=True, env=env, timeout=120)
+
+
+def crypt(exe, mode, encrypt, key, iv, data, extra=(), env_extra=None):
+    """kcrypt output for one operation; fails the test on a non-zero exit."""
+    args = ["sm4", mode, "-e" if encrypt else "-d", "-k", key]
+    if iv is not None:
+        args += ["-i", iv]
+    proc = run(exe, [*args, *extra], data, env_extra)
+    assert proc.returncode == 0, f"kcrypt {' '.join(args + list(extra))}: {proc.stderr.decode()}"
+    assert proc.stderr == b"", proc.stderr.decode()
+    return proc.stdout
+
+
+@pytest.fixture(scope="session")
+def impls(kcrypt):
+    """Every implementation as (strategy, target, status), from --list-impls sm4."""
+    proc = run(kcrypt, ["--list-impls", "sm4"])
+    assert proc.returncode == 0, proc.stderr.decode()
+    rows = [line.split() for line in proc.stdout.decode().splitlines()]
+    assert rows and all(len(r) == 4 and r[0] == "sm4" for r in rows), rows
+    return [(s, t, st) for _, s, t, st in rows]
+
+
+def impl_flags(strategy, target, status):
+    """kcrypt options selecting one implementation."""
+    flags = ["-s", strategy, "-t", target]
+    return flags + ["--emulated"] if status == "emulated" else flags
+
+
+def runnable(impls):
+    return [i for i in impls if i[2] != "unavailable"]
+
+
+# --------------------------------------------------------------------------
+# Oracles
+# --------------------------------------------------------------------------
+
+def _openssl_has_sm4():
+    exe = shutil.which("openssl")
+    if not exe:
+        return False
+    proc = subprocess.run([exe, "enc", "-list"], capture_output=True, text=True)
+    names = set(proc.stdout.split())
+    return proc.returncode == 0 and {f"-sm4-{m}" for m in MODES} <= names
+
+
+OPENSSL_SM4 = _openssl_has_sm4()
+
+
+def py_crypt(mode, encrypt, key_hex, iv_hex, data):
+    """ECB/CBC/CTR around the Python reference block cipher (CTR: 128-bit counter)."""
+    key = bytes.fromhex(key_hex)
+    rk = ref.key_schedule(key)
+    rk_dec = rk[::-1]
+    blocks = [data[i:i + 16] for i in range(0, len(data), 16)]
+    out = bytearray()
+    if mode == "ecb":
+        for b in blocks:
+            out += ref.crypt_block(rk if encrypt else rk_dec, b)
+    elif mode == "cbc":
+        chain = bytes.fromhex(iv_hex)
+        for b in blocks:
+            if encrypt:
+                chain = ref.crypt_block(rk, bytes(x ^ y for x, y in zip(b, chain)))
+                out += chain
+            else:
+                out += bytes(x ^ y for x, y in zip(ref.crypt_block(rk_dec, b), chain))
+                chain = b
+    else:
+        counter = int.from_bytes(bytes.fromhex(iv_hex), "big")
+        for b in blocks:
+            stream = ref.crypt_block(rk, counter.to_bytes(16, "big"))
+            out += bytes(x ^ y for x, y in zip(b, stream))
+            counter = (counter + 1) % (1 << 128)
+    return bytes(out)
+
+
+def openssl_crypt(mode, encrypt, key_hex, iv_hex, data):
+    args = ["openssl", "enc", f"-sm4-{mode}", "-nopad", "-e" if encrypt else "-d", "-K", key_hex]
+    if mode != "ecb":
+        args += ["-iv", iv_hex]
+    proc = subprocess.run(args, input=data, capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    return proc.stdout
+
+
+def oracle(mode, encrypt, key_hex, iv_hex, data):
+    """The expected output: OpenSSL's CLI when it has SM4, else the Python model."""
+    if OPENSSL_SM4:
+        return openssl_crypt(mode, encrypt, key_hex, iv_hex, data)
+    return py_crypt(mode, encrypt, key_hex, iv_hex, data)
+
+
+def random_case(seed, mode, length):
+    rng = random.Random(seed)
+    key = rng.randbytes(16).hex()
+    iv = rng.randbytes(16).hex() if mode != "ecb" else None
+    return key, iv, rng.randbytes(length)
+
+
+# --------------------------------------------------------------------------
+# Vectors
+# --------------------------------------------------------------------------
+
+def load_vectors():
+    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO.parent / "shared" / "vectors"))
+    path = folder / "sm4.json"
+    if not path.is_file():
+        pytest.fail(f"{path} not found: clone shared/ beside the repository or set KC_VECTORS_DIR")
+    doc = json.loads(path.read_text())
+    return [(mode, v) for mode in MODES for v in doc.get(mode, [])]
+
+
+# --------------------------------------------------------------------------
+# Listing
+# --------------------------------------------------------------------------
+
+def test_list_targets_shape(kcrypt):
+    proc = run(kcrypt, ["--list-targets"])
+    assert proc.returncode == 0 and proc.stderr == b""
+    lines = proc.stdout.decode().splitlines()
+    assert lines
+    for line in lines:
+        assert re.fullmatch(r"[a-z0-9_]+ (native|emulated|unavailable)", line), line
+    targets = [line.split()[0] for line in lines]
+    assert len(targets) == len(set(targets)), "a target is listed twice"
+    assert "scalar native" in lines
+    # Naming the cipher gives the same list today (sm4 is the only cipher).
+    assert run(kcrypt, ["--list-targets", "sm4"]).stdout == proc.stdout
+
+
+def test_list_impls_agrees_with_targets(kcrypt, impls):
+    lines = run(kcrypt, ["--list-targets", "sm4"]).stdout.decode().splitlines()
+    listed = dict(line.split() for line in lines)
+    assert ("reference", "scalar", "native") in impls
+    for strategy, target, status in impls:
+        assert status in STATUS and target in listed
+    # A target's status is the best of its implementations'.
+    for target, status in listed.items():
+        best = min(STATUS.index(s) for _, t, s in impls if t == target)
+        assert STATUS[best] == status, target
+
+
+def test_disabled_target_is_not_native(kcrypt, impls):
+    """The KC_DISABLE_TARGETS hook makes a target count as absent from the CPU."""
+    simd = sorted({t for _, t, s in impls if s == "native" and t != "scalar"})
+    if not simd:
+        pytest.skip("no native SIMD target on this machine")
+    target = simd[0]
+    proc = run(kcrypt, ["--list-targets", "sm4"], env_extra={"KC_DISABLE_TARGETS": target})
+    listed = dict(line.split() for line in proc.stdout.decode().splitlines())
+    has_emulated = any(t == target and s == "emulated" for _, t, s in impls)
+    assert listed[target] == ("emulated" if has_emulated else "unavailable")
+    assert listed["scalar"] == "native"
+
+
+def test_help(kcrypt):
+    proc = run(kcrypt, ["--help"])
+    assert proc.returncode == 0 and b"usage:" in proc.stdout
+
+
+# --------------------------------------------------------------------------
+# Correctness
+# --------------------------------------------------------------------------
+
+def test_python_model_matches_openssl():
+    """The fallback oracle agrees with OpenSSL where both exist."""
+    if not OPENSSL_SM4:
+        pytest.skip("this openssl has no SM4; the Python model is the oracle")
+    for mode in MODES:
+        key, iv, data = random_case(7, mode, 80)
+        for enc in (True, False):
+            assert py_crypt(mode, enc, key, iv, data) == openssl_crypt(mode, enc, key, iv, data)
+
+
+@pytest.mark.parametrize("mode,length", [
+    *[(m, n) for m in ("ecb", "cbc") for n in (0, 16, 48, 256, 4144)],
+    *[("ctr", n) for n in (0, 1, 15, 16, 17, 255, 1000, 4099)],
+])
+def test_round_trip_default_impl(kcrypt, mode, length):
+    key, iv, data = random_case(length * 3 + MODES.index(mode), mode, length)
+    ct = crypt(kcrypt, mode, True, key, iv, data)
+    assert ct == oracle(mode, True, key, iv, data)
+    assert crypt(kcrypt, mode, False, key, iv, ct) == data
+    # Decrypting arbitrary data also matches the oracle.
+    assert crypt(kcrypt, mode, False, key, iv, data) == oracle(mode, False, key, iv, data)
+
+
+def test_every_impl_against_oracle(kcrypt, impls):
+    """Each implementation this machine runs, selected with -s/-t (and --emulated)."""
+    cases = [("ecb", 272), ("cbc", 528), ("ctr", 1001)]
+    expected = {}
+    for mode, length in cases:
+        key, iv, data = random_case(1000 + length, mode, length)
+        expected[mode] = (key, iv, data, oracle(mode, True, key, iv, data),
+                          oracle(mode, False, key, iv, data))
+    for strategy, target, status in runnable(impls):
+        flags = impl_flags(strategy, target, status)
+        for mode, (key, iv, data, ct, dec) in expected.items():
+            assert crypt(kcrypt, mode, True, key, iv, data, flags) == ct, (flags, mode)
+            assert crypt(kcrypt, mode, False, key, iv, data, flags) == dec, (flags, mode)
+
+
+@pytest.mark.parametrize("iv", [
+    "ff" * 16,                 # wraps around to zero
+    "00" * 8 + "ff" * 8,       # carry from the low 64 bits into the high 64
+    "00" * 12 + "ff" * 4,      # carry across a 32-bit word
+    "12" * 15 + "f0",          # low byte overflows after 16 blocks
+])
+def test_ctr_counter_carry(kcrypt, impls, iv):
+    """CTR counts the whole block as one big-endian 128-bit integer."""
+    key, _, data = random_case(99, "ctr", 100 * 16 + 3)
+    want = py_crypt("ctr", True, key, iv, data)
+    if OPENSSL_SM4:
+        assert want == openssl_crypt("ctr", True, key, iv, data)
+    for strategy, target, status in runnable(impls):
+        got = crypt(kcrypt, "ctr", True, key, iv, data, impl_flags(strategy, target, status))
+        assert got == want, (strategy, target, status)
+
+
+def test_large_input(kcrypt):
+    key, iv, data = random_case(5, "ctr", (1 << 20) + 5)
+    assert crypt(kcrypt, "ctr", True, key, iv, data) == oracle("ctr", True, key, iv, data)
+
+
+def test_official_vectors(kcrypt, impls):
+    """shared/vectors/sm4.json through the CLI, with the default implementation
+    and with every runnable one.  The 1,000,000-fold ECB vector would take a
+    million processes here; build/verify runs it on every implementation."""
+    vectors = load_vectors()
+    assert vectors
+    selections = [[]] + [impl_flags(*i) for i in runnable(impls)]
+    checked = 0
+    for mode, v in vectors:
+        if v.get("iterations", 1) != 1:
+            continue
+        pt, ct = bytes.fromhex(v["plaintext"]), bytes.fromhex(v["ciphertext"])
+        iv = v.get("iv")
+        for flags in selections:
+            assert crypt(kcrypt, mode, True, v["key"], iv, pt, flags) == ct, (v["source"], flags)
+            assert crypt(kcrypt, mode, False, v["key"], iv, ct, flags) == pt, (v["source"], flags)
+            checked += 1
+    assert checked >= 3 * len(selections)
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+
+BLOCK = bytes(range(16))
+
+ERROR_CASES = {
+    # name: (arguments, stdin)
+    "no arguments": ([], b""),
+    "missing mode": (["sm4"], BLOCK),
+    "missing direction": (["sm4", "ecb", "-k", KEY], BLOCK),
+    "both directions": (["sm4", "ecb", "-e", "-d", "-k", KEY], BLOCK),
+    "missing key": (["sm4", "ecb", "-e"], BLOCK),
+    "option without value": (["sm4", "ecb", "-e", "-k"], BLOCK),
+    "repeated option": (["sm4", "ecb", "-e", "-k", KEY, "-k", KEY], BLOCK),
+    "unknown option": (["sm4", "ecb", "-e", "-k", KEY, "--frobnicate"], BLOCK),
+    "unknown short option": (["sm4", "ecb", "-e", "-k", KEY, "-x"], BLOCK),
+    "extra argument": (["sm4", "ecb", "-e", "-k", KEY, "extra"], BLOCK),
+    "unknown cipher": (["aes", "ecb", "-e", "-k", KEY], BLOCK),
+    "unknown mode": (["sm4", "xts", "-e", "-k", KEY], BLOCK),
+    "unknown target": (["sm4", "ecb", "-e", "-k", KEY, "-t", "pentium"], BLOCK),
+    "unknown strategy": (["sm4", "ecb", "-e", "-k", KEY, "-s", "bitslice"], BLOCK),
+    "no such strategy on target": (["sm4", "ecb", "-e", "-k", KEY, "-s", "reference",
+                                    "-t", "avx2_gfni"], BLOCK),
+    "emulated without target": (["sm4", "ecb", "-e", "-k", KEY, "--emulated"], BLOCK),
+    "no emulated scalar": (["sm4", "ecb", "-e", "-k", KEY, "-t", "scalar", "--emulated"], BLOCK),
+    "key odd hex": (["sm4", "ecb", "-e", "-k", KEY + "0"], BLOCK),
+    "key non-hex": (["sm4", "ecb", "-e", "-k", "g" + KEY[1:]], BLOCK),
+    "key with 0x": (["sm4", "ecb", "-e", "-k", "0x" + KEY[2:]], BLOCK),
+    "key 15 bytes": (["sm4", "ecb", "-e", "-k", KEY[:30]], BLOCK),
+    "key 17 bytes": (["sm4", "ecb", "-e", "-k", KEY + "00"], BLOCK),
+    "empty key": (["sm4", "ecb", "-e", "-k", ""], BLOCK),
+    "ecb with iv": (["sm4", "ecb", "-e", "-k", KEY, "-i", IV], BLOCK),
+    "cbc without iv": (["sm4", "cbc", "-e", "-k", KEY], BLOCK),
+    "ctr without iv": (["sm4", "ctr", "-d", "-k", KEY], BLOCK),
+    "iv 15 bytes": (["sm4", "cbc", "-e", "-k", KEY, "-i", IV[:30]], BLOCK),
+    "iv 17 bytes": (["sm4", "ctr", "-e", "-k", KEY, "-i", IV + "00"], BLOCK),
+    "iv odd hex": (["sm4", "ctr", "-e", "-k", KEY, "-i", IV[:31]], BLOCK),
+    "iv non-hex": (["sm4", "cbc", "-e", "-k", KEY, "-i", IV[:31] + "z"], BLOCK),
+    "ecb partial block": (["sm4", "ecb", "-e", "-k", KEY], bytes(15)),
+    "ecb block and a byte": (["sm4", "ecb", "-d", "-k", KEY], bytes(17)),
+    "cbc partial block": (["sm4", "cbc", "-e", "-k", KEY, "-i", IV], bytes(33)),
+    "list unknown cipher": (["--list-targets", "aes"], b""),
+}
+
+
+def assert_clean_error(proc, what):
+    assert proc.returncode != 0, f"{what}: exit status 0"
+    assert proc.stdout == b"", f"{what}: wrote to stdout: {proc.stdout[:64]!r}"
+    message = proc.stderr.decode()
+    assert "error" in message and message.strip(), f"{what}: stderr {message!r}"
+
+
+@pytest.mark.parametrize("name", list(ERROR_CASES))
+def test_error_cases(kcrypt, name):
+    args, data = ERROR_CASES[name]
+    assert_clean_error(run(kcrypt, args, data), name)
+
+
+def test_error_target_not_native_via_hook(kcrypt, impls):
+    """A target the CPU cannot run is refused; simulated with KC_DISABLE_TARGETS."""
+    simd = sorted({t for _, t, s in impls if s == "native" and t != "scalar"})
+    if not simd:
+        pytest.skip("no native SIMD target on this machine to disable")
+    for target in simd:
+        proc = run(kcrypt, ["sm4", "ecb", "-e", "-k", KEY, "-t", target], BLOCK,
+                   env_extra={"KC_DISABLE_TARGETS": target})
+        assert_clean_error(proc, f"-t {target} disabled")
+        assert "natively" in proc.stderr.decode()
+
+
+def test_error_target_not_native_for_real(kcrypt, impls):
+    """Targets this CPU really lacks (none on a machine that has them all)."""
+    lines = run(kcrypt, ["--list-targets", "sm4"]).stdout.decode().splitlines()
+    for target, status in (line.split() for line in lines):
+        if status != "native":
+            proc = run(kcrypt, ["sm4", "ctr", "-e", "-k", KEY, "-i", IV, "-t", target], BLOCK)
+            assert_clean_error(proc, f"-t {target} ({status})")
+
+
+def test_emulated_runs_when_native_is_disabled(kcrypt, impls):
+    """--emulated runs the SIMDe build even where the native target is refused."""
+    emulated = [(s, t) for s, t, st in impls if st == "emulated"]
+    if not emulated:
+        pytest.skip("no emulated build linked")
+    strategy, target = emulated[0]
+    key, iv, data = random_case(3, "ctr", 333)
+    got = crypt(kcrypt, "ctr", True, key, iv, data, ["-s", strategy, "-t", target, "--emulated"],
+                env_extra={"KC_DISABLE_TARGETS": target})
+    assert got == oracle("ctr", True, key, iv, data)
