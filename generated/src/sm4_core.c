@@ -210,7 +210,7 @@ static void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n
 /* Adds n to the 16-byte block read as one big-endian 128-bit integer. */
 static void counter_add(uint8_t ctr[SM4_BLOCK_BYTES], uint64_t n)
 {
-    for (int i = SM4_BLOCK_BYTES - 1; i >= 0 && n; i--) {
+    for (int i = SM4_BLOCK_BYTES - 1; i >= 0; i--) { /* all 16 bytes: no branch on the carry */
         uint64_t sum = ctr[i] + (n & 0xff);
         ctr[i] = (uint8_t)sum;
         n = (n >> 8) + (sum >> 8);
