@@ -1,0 +1,124 @@
+# Constant-time check of every SM4 kernel under valgrind (ctgrind technique).
+#
+#   make -C harness/c BUILD=/abs/build ctcheck     (runs: make -f ctcheck.mk ...)
+#   make -f ctcheck.mk BUILD=/abs/build [GENERATED=...] [CT_JOBS=2]
+#
+# Steps:
+#   1. Builds a copy of the generated library for the check in $(BUILD)/ct:
+#      the native kernels with -DKC_VALGRIND_SPLIT_VAES (valgrind 3.19 cannot
+#      run 256-bit VAESENCLAST; the macro issues it as two 128-bit AESENCLAST,
+#      same data flow), and the SIMDe build of the GFNI/AVX-512 kernels
+#      (valgrind cannot run GFNI or AVX-512 at all).  -g for readable traces.
+#   2. Audits the SIMDe build's flags: compiles a probe (ctcheck.c with
+#      -DKC_CT_SIMDE_AUDIT) with the flags generated/Makefile gives
+#      sm4_emulated.o, which fails unless SIMDe takes its AVX2/SSE4.1-native,
+#      branch-free and table-free paths (see ctcheck.c).
+#   3. Builds $(BUILD)/ct/ctcheck and asks it for the plan: one line per
+#      kernel "NAME EMULATED HOW EXPECT".
+#   4. Runs valgrind once per kernel, in parallel (CT_JOBS, default: all
+#      cores), each writing $(BUILD)/ct/results/NAME.{log,result}.
+#   5. Prints the summary, one line per kernel and "N passed, N failed",
+#      and fails if any kernel failed.
+#
+# Verdicts: a kernel expected constant-time passes when memcheck reports no
+# error.  The `reference` kernel (S-box table lookups) is the positive
+# control: it passes only if memcheck DOES flag secret-dependent addresses in
+# it ("detected (expected)"); if not, the check itself is broken: a failure.
+
+HERE      := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
+BUILD     ?= $(HERE)../../build
+GENERATED ?= $(HERE)../../generated
+BUILD_ABS := $(abspath $(BUILD))
+GEN_ABS   := $(abspath $(GENERATED))
+CT        := $(BUILD_ABS)/ct
+LIBDIR    := $(CT)/lib
+RESULTS   := $(CT)/results
+CTCHECK   := $(CT)/ctcheck
+PLAN      := $(CT)/plan.txt
+
+CC        ?= gcc
+CT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -I$(GEN_ABS)/include -I$(HERE)
+LIB_CFLAGS := -O3 -g
+VALGRIND  ?= valgrind
+VG_FLAGS  := --tool=memcheck --error-exitcode=1 --track-origins=yes --num-callers=12
+CT_JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
+# Run the kernels in parallel, unless a parent make already shares its jobs.
+JOBS_FLAG := $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CT_JOBS))
+
+# The flags generated/Makefile compiles the SIMDe build with (host ISA).
+EMU_FLAGS := $(shell sed -n 's/.*sm4_emulated\.o:[[:space:]]*TARGET_FLAGS[[:space:]]*=//p' $(GEN_ABS)/Makefile 2>/dev/null)
+
+.PHONY: all libs audit plan run summary clean
+
+all: plan
+	@$(MAKE) --no-print-directory -f $(lastword $(MAKEFILE_LIST)) $(JOBS_FLAG) \
+	  BUILD=$(BUILD_ABS) GENERATED=$(GEN_ABS) summary
+
+libs: | $(CT)
+	@$(MAKE) --no-print-directory -C $(GEN_ABS) BUILD=$(LIBDIR) CFLAGS="$(LIB_CFLAGS)" \
+	  EXTRA_CFLAGS=-DKC_VALGRIND_SPLIT_VAES all emulated >$(CT)/build.log 2>&1 || \
+	  { cat $(CT)/build.log; exit 1; }
+
+# Step 2: the SIMDe audit (compile-time only).
+audit: | $(CT)
+	@$(CC) -std=c11 -fsyntax-only -DKC_CT_SIMDE_AUDIT $(EMU_FLAGS) -I$(GEN_ABS)/include \
+	  -I$(HERE) $(HERE)ctcheck.c && \
+	  echo "ctcheck: SIMDe audit passed for the emulated build's flags ($(EMU_FLAGS)):" \
+	       "AVX2/SSE4.1/SSSE3 native, no GFNI/AVX-512 native, natural vector size 256"
+
+$(CT) $(RESULTS):
+	@mkdir -p $@
+
+# libs is phony (the generated Makefile decides what is stale), so ctcheck is
+# relinked each time: cheap.
+$(CTCHECK): $(HERE)ctcheck.c $(HERE)common.c $(HERE)common.h libs | $(CT)
+	@$(CC) $(CT_CFLAGS) -o $@ $(HERE)ctcheck.c $(HERE)common.c \
+	  $(LIBDIR)/libkcrypt_emulated.a $(LIBDIR)/libkcrypt.a
+
+plan: audit $(CTCHECK) | $(RESULTS)
+	@rm -f $(RESULTS)/*.result
+	@$(CTCHECK) --plan > $(PLAN)
+	@echo "ctcheck: $$(wc -l < $(PLAN)) kernels to check under valgrind ($(VALGRIND) $(VG_FLAGS))"
+
+# ---- the second pass: one valgrind process per kernel ----------------------
+
+UNITS   := $(shell cut -d' ' -f1 $(PLAN) 2>/dev/null)
+RESULT_FILES := $(UNITS:%=$(RESULTS)/%.result)
+
+# A result file holds one line: VERDICT NAME HOW DETAIL...
+$(RESULTS)/%.result: $(PLAN)
+	@set -- $$(grep "^$* " $(PLAN)); emu=$$2; how=$$3; expect=$$4; \
+	log=$(RESULTS)/$*.log; \
+	case $$how in \
+	  native) desc="native";; \
+	  native-split-vaes) desc="native, 256-bit VAESENCLAST split into 2x128-bit AESENCLAST";; \
+	  simde) desc="SIMDe build: GFNI/AVX-512 lowered to AVX2 (pshufb scan, blends, 256-bit halves)";; \
+	  *) echo "SKIP $* none no emulated build to check under valgrind" > $@; exit 0;; \
+	esac; \
+	flag=; [ "$$emu" = 1 ] && flag=--emulated; \
+	$(VALGRIND) $(VG_FLAGS) $(CTCHECK) $$flag $* > $$log 2>&1; rc=$$?; \
+	branches=$$(grep -c 'Conditional jump or move depends on uninitialised' $$log); \
+	addresses=$$(grep -c 'Use of uninitialised value of size' $$log); \
+	found="secret-dependent branches at $$branches site(s), addresses at $$addresses site(s)"; \
+	if grep -q 'WRONG' $$log; then v=FAIL; d="wrong output (see $$log)"; \
+	elif [ $$rc -ne 0 ] && [ $$rc -ne 1 ]; then v=FAIL; d="valgrind/ctcheck exit status $$rc (see $$log)"; \
+	elif [ $$expect = leak ] && [ $$rc = 1 ] && [ $$addresses -gt 0 ]; then \
+	  v=PASS; d="detected (expected): $$found"; \
+	elif [ $$expect = leak ]; then v=FAIL; d="table lookups NOT detected: the check is broken"; \
+	elif [ $$rc = 0 ]; then v=PASS; d="constant-time: no secret-dependent branch or address"; \
+	else v=FAIL; d="$$found (see $$log)"; fi; \
+	echo "$$v $* [$$desc] $$d" > $@; \
+	echo "  $$v  $* ($$desc)" >&2
+
+summary: $(RESULT_FILES)
+	@echo "ctcheck summary (secrets: key bytes before sm4_set_key, IV, plaintext):"; \
+	pass=0; fail=0; skip=0; \
+	for f in $(RESULT_FILES); do \
+	  read v rest < $$f; printf '  %-4s %s\n' "$$v" "$$rest"; \
+	  case $$v in PASS) pass=$$((pass+1));; FAIL) fail=$$((fail+1));; *) skip=$$((skip+1));; esac; \
+	done; \
+	echo "ctcheck: $$pass passed, $$fail failed$$( [ $$skip -gt 0 ] && echo ", $$skip skipped")"; \
+	[ $$fail -eq 0 ]
+
+clean:
+	rm -rf $(CT)

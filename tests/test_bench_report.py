@@ -1,0 +1,394 @@
+"""The benchmark report (harness/report.py, harness/plot_bench.py) on synthetic
+records, and the llvm-mca model's parsing (harness/mca_model.py) on captured
+llvm-mca output and hand-written assembly."""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+HARNESS = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "harness")
+sys.path.insert(0, HARNESS)
+
+import mca_model  # noqa: E402
+import report  # noqa: E402
+
+# --------------------------------------------------------------------------
+# Synthetic benchmark records
+# --------------------------------------------------------------------------
+
+GHZ = 3.0
+
+
+def rec(impl, name, strategy, target, mode, size, gbps, lanes=1, **extra):
+    r = {"cipher": "sm4", "impl": impl, "name": name, "strategy": strategy, "target": target,
+         "mode": mode, "msg_bytes": size, "lanes": lanes, "gbps": gbps,
+         "cpb": GHZ * 8 / gbps, "verified": True, "emulated": False, "modelled": False,
+         "clock_ghz": GHZ, "clock_method": "dependent chain of integer adds", "cpu": "Test CPU"}
+    r.update(extra)
+    return r
+
+
+def synthetic():
+    """Two of our kernels, the (fast, but not constant-time) reference, and
+    the peers; at 64 KiB our best is `fast` at 40 Gbit/s, OpenSSL 1 and
+    libgcrypt 8 (CTR) / 0.5 (ECB)."""
+    out = []
+    for mode in ("ecb-enc", "ctr"):
+        for size in (4096, 65536):
+            scale = 1.0 if size == 65536 else 0.5
+            out.append(rec("ours", "byteslice_fast", "byteslice", "fast", mode, size, 40 * scale,
+                           lanes=128))
+            out.append(rec("ours", "wordslice_slow", "wordslice", "slow", mode, size, 10 * scale,
+                           lanes=32))
+            out.append(rec("ours", "reference_scalar", "reference", "scalar", mode, size,
+                           100 * scale))
+            out.append(rec("openssl", "openssl", "evp", "EVP OpenSSL 3", mode, size, 1 * scale))
+            gc = 8 if mode == "ctr" else 0.5
+            out.append(rec("libgcrypt", "libgcrypt", "gcry_cipher", "1.10", mode, size, gc * scale))
+    return out
+
+
+def modelled_records():
+    return [{"cipher": "sm4", "impl": "ours", "name": "byteslice_fast", "strategy": "byteslice",
+             "target": "fast", "mode": "kernel", "msg_bytes": 2048, "lanes": 128,
+             "modelled": True, "cpu_model": "icelake-server", "cpb": 0.61,
+             "cycles_per_batch": 1249.3, "batch_bytes": 2048},
+            {"cipher": "sm4", "impl": "ours", "name": "byteslice_fast", "strategy": "byteslice",
+             "target": "fast", "mode": "kernel", "msg_bytes": 2048, "lanes": 128,
+             "modelled": True, "cpu_model": "znver3", "cpb": None,
+             "error": "znver3 lacks gfni: not modelled"}]
+
+
+# --------------------------------------------------------------------------
+# Report
+# --------------------------------------------------------------------------
+
+def test_headline_picks_fastest_constant_time_kernel_and_ratios():
+    rows = {r["mode"]: r for r in report.headline_rows(synthetic())}
+    assert list(rows) == ["ecb-enc", "ctr"]
+    ctr = rows["ctr"]
+    assert ctr["size"] == 65536
+    # The reference is faster here but is not constant-time: never the headline.
+    assert ctr["best"]["name"] == "byteslice_fast"
+    assert ctr["vs_openssl"] == pytest.approx(40.0)
+    assert ctr["vs_libgcrypt"] == pytest.approx(5.0)
+    assert rows["ecb-enc"]["vs_libgcrypt"] == pytest.approx(80.0)
+
+
+def test_headline_uses_reference_when_it_is_the_only_kernel():
+    recs = [r for r in synthetic() if r["impl"] != "ours" or r["strategy"] == "reference"]
+    rows = report.headline_rows(recs)
+    assert rows[0]["best"]["name"] == "reference_scalar"
+
+
+def test_headline_ignores_unverified_kernels():
+    recs = synthetic()
+    for r in recs:
+        if r["name"] == "byteslice_fast":
+            r["verified"] = False
+    rows = {r["mode"]: r for r in report.headline_rows(recs)}
+    assert rows["ctr"]["best"]["name"] == "wordslice_slow"
+
+
+def test_headline_falls_back_to_largest_size():
+    recs = [r for r in synthetic() if r["msg_bytes"] == 4096]
+    rows = report.headline_rows(recs)
+    assert rows[0]["size"] == 4096
+
+
+def test_markdown_tables():
+    md = report.render_markdown(synthetic())
+    assert "### Headline: 64 KiB messages" in md
+    # Headline row of CTR: best kernel, lanes, Gbit/s, c/B, peers, ratios.
+    line = next(l for l in md.splitlines() if l.startswith("| ctr | `byteslice_fast`"))
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[2] == "128"
+    assert cells[3] == "40.00" and cells[4] == "0.60"        # 3 GHz * 8 / 40
+    assert cells[5] == "1.00" and cells[7] == "8.00"
+    assert cells[9] == "40.00×" and cells[10] == "5.00×"
+    # Per-mode tables: every subject, every size, c/B at 64 KiB.
+    assert "### ctr: Gbit/s by message size" in md
+    assert "| 4 KiB | 64 KiB | c/B @ 64 KiB |" in md
+    assert "| wordslice_slow | ours | 32 | 5.00 | 10.00 | 2.40 |" in md
+    assert "| openssl | openssl | 1 | 0.50 | 1.00 | 24.00 |" in md
+    assert "3.00 GHz" in md
+    assert "modelled" not in md.lower()
+
+
+def test_markdown_flags_mismatch():
+    recs = synthetic()
+    recs[0]["verified"] = False
+    assert "(output MISMATCH)" in report.render_markdown(recs)
+
+
+def test_modelled_section_is_labelled_and_separate():
+    md = report.render_markdown(synthetic(), modelled_records())
+    assert "### Modelled figures (not measured)" in md
+    line = next(l for l in md.splitlines() if "modelled (llvm-mca icelake-server)" in l)
+    cells = [c.strip() for c in line.strip("|").split("|")]
+    assert cells[0] == "`byteslice_fast`"
+    assert cells[2] == "0.61"
+    assert cells[5] == "0.60"  # measured ecb-enc c/B of the same kernel at 64 KiB
+    assert "| `byteslice_fast` | modelled (llvm-mca znver3) | znver3 lacks gfni: not modelled |" in md
+    # The headline is built from measurements only.
+    head = md.split("### ecb-enc")[0]
+    assert "0.61" not in head
+
+
+def test_fmt_size():
+    assert report.fmt_size(64) == "64 B"
+    assert report.fmt_size(16384) == "16 KiB"
+    assert report.fmt_size(1 << 20) == "1 MiB"
+
+
+def test_cli_writes_markdown_png_and_picks_up_mca_json(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    bench = tmp_path / "bench.json"
+    bench.write_text(json.dumps(synthetic()))
+    (tmp_path / "mca.json").write_text(json.dumps(modelled_records()))
+    md, png = tmp_path / "bench.md", tmp_path / "bench.png"
+    assert report.main([str(bench), "--md", str(md), "--png", str(png)]) == 0
+    out = capsys.readouterr().out
+    assert out == md.read_text()
+    assert "modelled (llvm-mca icelake-server)" in out
+    data = png.read_bytes()
+    assert len(data) > 1000 and data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_bench_wrapper(tmp_path):
+    pytest.importorskip("matplotlib")
+    bench = tmp_path / "b.json"
+    bench.write_text(json.dumps(synthetic()))
+    png = tmp_path / "b.png"
+    res = subprocess.run([sys.executable, os.path.join(HARNESS, "plot_bench.py"), str(bench),
+                          str(png)], capture_output=True, text=True)
+    assert res.returncode == 0, res.stderr
+    assert png.stat().st_size > 1000
+
+
+# --------------------------------------------------------------------------
+# llvm-mca model
+# --------------------------------------------------------------------------
+
+# Captured from llvm-mca 14 (-mcpu=icelake-server -iterations=100
+# -instruction-info=false -resource-pressure=false) on two regions.
+MCA_SAMPLE = """
+[0] Code Region - loop_body
+
+Iterations:        100
+Instructions:      500
+Total Cycles:      203
+Total uOps:        500
+
+Dispatch Width:    6
+uOps Per Cycle:    2.46
+IPC:               2.46
+Block RThroughput: 0.8
+
+[1] Code Region - rest
+
+Iterations:        100
+Instructions:      300
+Total Cycles:      110
+Total uOps:        500
+
+Dispatch Width:    6
+uOps Per Cycle:    4.55
+IPC:               2.73
+Block RThroughput: 1.0
+"""
+
+# A single region without a header (no markers in the input).
+MCA_SINGLE = """Iterations:        100
+Instructions:      1800
+Total Cycles:      6310
+Total uOps:        2100
+
+Dispatch Width:    6
+uOps Per Cycle:    0.33
+IPC:               0.29
+Block RThroughput: 36.3
+"""
+
+
+def test_parse_mca_regions():
+    regions = mca_model.parse_mca(MCA_SAMPLE)
+    assert [r["name"] for r in regions] == ["loop_body", "rest"]
+    body, rest = regions
+    assert body["iterations"] == 100 and body["instructions"] == 500
+    assert body["total_cycles"] == 203 and body["total_uops"] == 500
+    assert body["block_rthroughput"] == pytest.approx(0.8)
+    assert body["ipc"] == pytest.approx(2.46)
+    assert body["cycles_per_iteration"] == pytest.approx(2.03)
+    assert rest["cycles_per_iteration"] == pytest.approx(1.10)
+
+
+def test_parse_mca_single_unnamed_region():
+    (r,) = mca_model.parse_mca(MCA_SINGLE)
+    assert r["name"] is None
+    assert r["cycles_per_iteration"] == pytest.approx(63.1)
+    assert r["block_rthroughput"] == pytest.approx(36.3)
+
+
+C_SNIPPET = """
+#define SM4_BYTESLICE_AVX512_GFNI_BATCH_BLOCKS 128
+#define SM4_BYTESLICE_AVX512_GFNI_ROUNDS_PER_ITERATION 4
+"""
+
+
+def test_kernel_params_from_generated_c():
+    p = mca_model.kernel_params(C_SNIPPET, "byteslice_avx512_gfni", "#define SM4_ROUNDS 32\n")
+    assert p == {"batch_blocks": 128, "rounds_per_iteration": 4, "rounds": 32}
+    with pytest.raises(ValueError):
+        mca_model.kernel_params(C_SNIPPET, "wordslice_avx2_gfni")
+
+
+def test_makefile_flags():
+    mk = ("$(BUILD)/sm4_byteslice_avx512_gfni.o: TARGET_FLAGS = -mavx512f -mavx512bw -mgfni\n"
+          "$(BUILD)/sm4_byteslice_avx2_gfni.o: TARGET_FLAGS = -mavx2 -mgfni\n")
+    assert mca_model.makefile_flags(mk, "byteslice_avx2_gfni", "avx2_gfni") == ["-mavx2", "-mgfni"]
+    assert mca_model.makefile_flags(mk, "wordslice_avx2_aesni", "avx2_aesni") is None
+
+
+# GCC-style assembly: the markers inside the round loop (the generated
+# kernels' convention), the loop kept.
+ASM_INSIDE = """\
+\t.text
+\t.type\tsm4_x_batch, @function
+sm4_x_batch:
+.LFB1:
+\t.cfi_startproc
+\tvmovdqu\t(%rsi), %ymm0
+\tvpunpcklbw\t%ymm0, %ymm1, %ymm2
+\tleaq\t128(%rdi), %rax
+.L8:
+#APP
+# 163 "k.c" 1
+\t# LLVM-MCA-BEGIN loop_r
+# 0 "" 2
+#NO_APP
+\tvpxor\t%ymm2, %ymm3, %ymm4
+\tvgf2p8affineinvqb\t$0, %ymm5, %ymm4, %ymm4
+#APP
+# 200 "k.c" 1
+\t# LLVM-MCA-END loop_r
+# 0 "" 2
+#NO_APP
+\taddq\t$16, %rdi
+\tcmpq\t%rdi, %rax
+\tjne\t.L8
+\tvmovdqu\t%ymm4, (%rdx)
+\tvzeroupper
+\tret
+\t.cfi_endproc
+.LFE1:
+\t.size\tsm4_x_batch, .-sm4_x_batch
+"""
+
+
+def test_cut_kernel_markers_inside_loop():
+    cut = mca_model.cut_kernel(ASM_INSIDE)
+    assert cut["function"] == "sm4_x_batch"
+    assert cut["loop"] and cut["marked"] and cut["regions"] == 1
+    assert cut["body"][0] == ".L8:"
+    assert cut["body"][-1] == "\tjne\t.L8"
+    assert any("vgf2p8affineinvqb" in l for l in cut["body"])
+    assert any("addq" in l for l in cut["body"])  # counter update is part of an iteration
+    assert any("vpunpcklbw" in l for l in cut["rest"])
+    assert any("vmovdqu\t%ymm4" in l for l in cut["rest"])
+    assert not any("LLVM-MCA" in l or l.lstrip().startswith((".cfi", "#")) for l in
+                   cut["body"] + cut["rest"])
+
+
+def test_cut_kernel_fully_unrolled():
+    # Two copies of the marked body and no backward branch: every round is
+    # in the span, which runs once per batch.
+    asm = ASM_INSIDE.replace("\tjne\t.L8\n", "")
+    region = asm[asm.index("#APP\n# 163"):asm.index("\taddq")]
+    asm = asm.replace(region, region + region)
+    cut = mca_model.cut_kernel(asm)
+    assert not cut["loop"] and cut["regions"] == 2
+    assert sum("vgf2p8affineinvqb" in l for l in cut["body"]) == 2
+
+
+def test_cut_kernel_without_markers():
+    asm = "\n".join(l for l in ASM_INSIDE.splitlines() if "LLVM-MCA" not in l) + "\n"
+    cut = mca_model.cut_kernel(asm)
+    assert cut["loop"] and not cut["marked"]
+    assert cut["body"][0] == ".L8:"
+
+
+def test_model_cycles_combines_loop_and_rest():
+    cut = mca_model.cut_kernel(ASM_INSIDE)
+    params = {"batch_blocks": 128, "rounds_per_iteration": 4, "rounds": 32}
+    seen = {}
+
+    def fake_mca(text, cpu):
+        seen["text"], seen["cpu"] = text, cpu
+        return MCA_SAMPLE
+
+    m = mca_model.model_cycles(cut, params, "icelake-server", mca_runner=fake_mca)
+    assert seen["cpu"] == "icelake-server"
+    assert "# LLVM-MCA-BEGIN loop_body" in seen["text"] and "# LLVM-MCA-END rest" in seen["text"]
+    assert m["iterations_per_batch"] == 8
+    assert m["cycles_per_batch"] == pytest.approx(2.03 * 8 + 1.10)
+    assert m["batch_bytes"] == 2048
+    assert m["cpb"] == pytest.approx((2.03 * 8 + 1.10) / 2048)
+
+
+def test_markdown_line_of_model():
+    recs = [dict(modelled_records()[0], loop_cycles_per_iteration=140.0,
+                 iterations_per_batch=8, rest_cycles=129.3)]
+    md = mca_model.markdown(recs)
+    assert "| `byteslice_fast` | modelled (llvm-mca icelake-server) | 0.61 | 1249.3 | 2048 |" in md
+
+
+@pytest.mark.skipif(not (mca_model.find_llvm_mca() and shutil.which("gcc")),
+                    reason="needs llvm-mca and gcc")
+def test_end_to_end_on_a_small_kernel(tmp_path, monkeypatch):
+    """A toy kernel with the generated files' conventions, compiled and
+    modelled for real."""
+    src = tmp_path / "src"
+    src.mkdir()
+    (tmp_path / "include").mkdir()
+    (src / "sm4_byteslice_avx2_toy.c").write_text("""
+#include <immintrin.h>
+#include <stdint.h>
+#ifdef KC_MCA_MARKERS
+#define KC_MCA_BEGIN(n) __asm__ volatile("# LLVM-MCA-BEGIN " n ::: "memory")
+#define KC_MCA_END(n) __asm__ volatile("# LLVM-MCA-END " n ::: "memory")
+#endif
+#define SM4_BYTESLICE_AVX2_TOY_BATCH_BLOCKS 32
+#define SM4_BYTESLICE_AVX2_TOY_ROUNDS_PER_ITERATION 4
+static void sm4_byteslice_avx2_toy_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
+{
+    __m256i a = _mm256_loadu_si256((const void *)in), b = _mm256_loadu_si256((const void *)(in + 32));
+    for (int r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+        for (int j = 0; j < 4; j++) {
+            __m256i k = _mm256_set1_epi8((char)rk[4 * r + j]);
+            __m256i t = _mm256_xor_si256(_mm256_xor_si256(a, k), _mm256_slli_epi32(b, 3));
+            t = _mm256_shuffle_epi8(t, b);
+            a = b; b = t;
+        }
+        KC_MCA_END("loop_r");
+    }
+    _mm256_storeu_si256((void *)out, a); _mm256_storeu_si256((void *)(out + 32), b);
+}
+void (*volatile keep)(const uint8_t *, const uint8_t *, uint8_t *) = sm4_byteslice_avx2_toy_batch;
+""")
+    monkeypatch.setitem(mca_model.TARGET_FLAGS, "avx2_toy", ["-mavx2"])
+    (rec,) = mca_model.model_impl("byteslice_avx2_toy", ["icelake-server"], str(tmp_path))
+    assert rec["modelled"] and rec["cpu_model"] == "icelake-server"
+    assert rec["batch_bytes"] == 512 and rec["lanes"] == 32
+    # GCC may keep the loop (8 iterations of the marked body) or unroll this
+    # small one completely (8 marked copies, modelled once per batch).
+    if rec["loop_kept"]:
+        assert rec["iterations_per_batch"] == 8
+    else:
+        assert rec["marked_regions"] == 8 and rec["iterations_per_batch"] == 1
+    assert 0 < rec["cpb"] < 10
