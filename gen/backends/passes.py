@@ -16,6 +16,7 @@ class Rewriter(Builder):
         super().__init__(program.name, program.bits, program.params)
         self.defs = {}
         self._cse = [{}]
+        self._versions = {}  # state variable -> number of assignments so far
         self.source_defs = {}   # original program: value -> defining op
         self.source_uses = {}   # original program: value -> number of uses
         for stmt in program.walk():
@@ -30,7 +31,8 @@ class Rewriter(Builder):
     def _emit(self, opcode, args, hint, bits=None, **attrs):
         key = None
         if opcode not in ("load", "bcast8", "bcast32"):
-            key = (opcode, tuple(id(a) for a in args), bits, _freeze(attrs))
+            # A state variable is a different value after each assignment.
+            key = (opcode, tuple((id(a), self._versions.get(a, 0)) for a in args), bits, _freeze(attrs))
             for table in reversed(self._cse):
                 if key in table:
                     return table[key]
@@ -39,6 +41,10 @@ class Rewriter(Builder):
         if key is not None:
             self._cse[-1][key] = result
         return result
+
+    def assign(self, var, value):
+        self._versions[var] = self._versions.get(var, 0) + 1
+        super().assign(var, value)
 
     def const(self, data, label, note):
         result = super().const(data, label, note)
@@ -70,6 +76,8 @@ def _replay(stmts, rw, rules, mapping):
         elif isinstance(stmt, Assign):
             rw.assign(mapping[stmt.var], mapping[stmt.value])
         elif isinstance(stmt, Loop):
+            for var in rw.state:  # inside the body a variable may hold any iteration's value
+                rw._versions[var] = rw._versions.get(var, 0) + 1
             rw._cse.append({})
             with rw.loop(stmt.var, stmt.count):
                 _replay(stmt.body, rw, rules, mapping)

@@ -40,7 +40,7 @@ def kernel_file(strategy, target, options):
     dec = decomposition(options.decomposition_index)
     prefix = f"sm4_{strategy}_{target.name}"
     doc = inspect.getdoc(module).splitlines()
-    key_expr = "key->rk_sliced[dir][0]" if program.info["key_form"] == "sliced" else \
+    key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
         "(const uint8_t *)key->rk[dir]"
     cpu_check = " && ".join(f'__builtin_cpu_supports("{f}")' for f in target.cpu_features)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)

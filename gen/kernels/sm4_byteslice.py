@@ -15,7 +15,7 @@ from ..specs import sm4
 from .sm4_constants import decomposition, fused_round, identity8
 from .transpose import transpose
 
-ROUNDS_PER_ITERATION = 4
+ROUNDS_PER_ITERATION = 8
 
 
 def _xor_matrix(a, b):
@@ -83,8 +83,13 @@ def program(bits, groups=1, decomposition_index=None):
     products = [AffineMap(m, fused.constant if k == carrier else 0) for k, m in enumerate(basis)]
     with b.loop("r", sm4.ROUNDS // ROUNDS_PER_ITERATION):
         for k in range(ROUNDS_PER_ITERATION):
-            b.comment(f"Round 4r+{k}: X'{k} ^= M'_L·inv(X'{k + 1} ^ X'{k + 2} ^ X'{k + 3} ^ rk') ^ C' (slots mod 4).")
-            keys = [b.bcast8("rk", Index(4 * k + j, (("r", 4 * ROUNDS_PER_ITERATION),)), f"rk{j}") for j in range(4)]
+            slots = [(k + w) % 4 for w in range(4)]
+            b.comment(f"Round {ROUNDS_PER_ITERATION}r+{k}: slot {slots[0]} ^= M'_L·inv(slot {slots[1]} ^ slot {slots[2]}"
+                      f" ^ slot {slots[3]} ^ rk') ^ C'.")
+            # rk'[round][j] is stored as a 32-bit word holding the byte four times:
+            # a 32-bit broadcast from memory needs no shuffle unit, a byte one does.
+            keys = [b.bcast32("rk", Index(16 * k + 4 * j, (("r", 16 * ROUNDS_PER_ITERATION),)), f"rk{j}")
+                    for j in range(4)]
             for x in states:
                 round_function(b, x, k, keys, products, terms, carrier, fused.constant)
 

@@ -36,7 +36,9 @@ extern "C" {
  * directions (decryption uses the round keys in reverse order). */
 typedef struct sm4_key {
   uint32_t rk[2][SM4_ROUNDS];          /* [SM4_ENCRYPT] / [SM4_DECRYPT]: plain round keys */
-  uint8_t rk_sliced[2][SM4_ROUNDS][4]; /* the same in the byte-sliced domain A1·rk ^ c1, big-endian bytes */
+  /* The same in the byte-sliced domain, byte j (big-endian) of A1·rk ^ c1 repeated in
+   * all four bytes of word [i][j], so kernels splat it with a 32-bit broadcast. */
+  uint32_t rk_sliced[2][SM4_ROUNDS][4];
 } sm4_key;
 
 typedef enum { SM4_DECRYPT = 0, SM4_ENCRYPT = 1 } sm4_direction;

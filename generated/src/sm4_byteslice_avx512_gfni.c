@@ -16,7 +16,7 @@
  * AES's field, two block products per byte (B'1, B'2; B'3 = B'1 ^ B'2), XORs.
  *
  * One pass of sm4_byteslice_avx512_gfni_batch encrypts (or, with the decryption round keys,
- * decrypts) 128 blocks = 2048 bytes; its loop body is 4 rounds.
+ * decrypts) 128 blocks = 2048 bytes; its loop body is 8 rounds.
  * S-box decomposition used: solution #0 of 2040,
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine; rotate_bytes_by_shuffle, rotate_native, affine_via_gfni; xor3_as_ternary_logic.
@@ -26,7 +26,7 @@
 #include "sm4_internal.h"
 
 #define SM4_BYTESLICE_AVX512_GFNI_BATCH_BLOCKS 128
-#define SM4_BYTESLICE_AVX512_GFNI_ROUNDS_PER_ITERATION 4
+#define SM4_BYTESLICE_AVX512_GFNI_ROUNDS_PER_ITERATION 8
 
 static void sm4_byteslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -271,14 +271,14 @@ static void sm4_byteslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
     g1x14 = xin_30;
     const __m512i xin_31 = _mm512_gf2p8affine_epi64_epi8(tr3_31, gfni_mat, 0x00);
     g1x15 = xin_31;
-    for (size_t r = 0; r < 8; r++) {
+    for (size_t r = 0; r < 4; r++) {
         KC_MCA_BEGIN("loop_r");
 
-        /* Round 4r+0: X'0 ^= M'_L·inv(X'1 ^ X'2 ^ X'3 ^ rk') ^ C' (slots mod 4). */
-        const __m512i rk0 = _mm512_set1_epi8((char)rk[16 * r]);
-        const __m512i rk1 = _mm512_set1_epi8((char)rk[16 * r + 1]);
-        const __m512i rk2 = _mm512_set1_epi8((char)rk[16 * r + 2]);
-        const __m512i rk3 = _mm512_set1_epi8((char)rk[16 * r + 3]);
+        /* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+        const __m512i rk0 = _mm512_set1_epi32(kc_load32(rk + 128 * r));
+        const __m512i rk1 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 4));
+        const __m512i rk2 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 8));
+        const __m512i rk3 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 12));
         const __m512i t0_acc_1 = _mm512_ternarylogic_epi32(g0x4, g0x8, rk0, 0x96);
         const __m512i t0 = _mm512_xor_si512(t0_acc_1, g0x12);
         const __m512i t1_acc_1 = _mm512_ternarylogic_epi32(g0x5, g0x9, rk1, 0x96);
@@ -344,11 +344,11 @@ static void sm4_byteslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i x3n_1 = _mm512_ternarylogic_epi32(m3_acc_6, p1_3_1, g1x3, 0x96);
         g1x3 = x3n_1;
 
-        /* Round 4r+1: X'1 ^= M'_L·inv(X'2 ^ X'3 ^ X'4 ^ rk') ^ C' (slots mod 4). */
-        const __m512i rk0_1 = _mm512_set1_epi8((char)rk[16 * r + 4]);
-        const __m512i rk1_1 = _mm512_set1_epi8((char)rk[16 * r + 5]);
-        const __m512i rk2_1 = _mm512_set1_epi8((char)rk[16 * r + 6]);
-        const __m512i rk3_1 = _mm512_set1_epi8((char)rk[16 * r + 7]);
+        /* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+        const __m512i rk0_1 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 16));
+        const __m512i rk1_1 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 20));
+        const __m512i rk2_1 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 24));
+        const __m512i rk3_1 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 28));
         const __m512i t0_acc_5 = _mm512_ternarylogic_epi32(g0x8, g0x12, rk0_1, 0x96);
         const __m512i t0_2 = _mm512_xor_si512(t0_acc_5, g0x0);
         const __m512i t1_acc_5 = _mm512_ternarylogic_epi32(g0x9, g0x13, rk1_1, 0x96);
@@ -414,11 +414,11 @@ static void sm4_byteslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i x3n_3 = _mm512_ternarylogic_epi32(m3_acc_14, p1_3_3, g1x7, 0x96);
         g1x7 = x3n_3;
 
-        /* Round 4r+2: X'2 ^= M'_L·inv(X'3 ^ X'4 ^ X'5 ^ rk') ^ C' (slots mod 4). */
-        const __m512i rk0_2 = _mm512_set1_epi8((char)rk[16 * r + 8]);
-        const __m512i rk1_2 = _mm512_set1_epi8((char)rk[16 * r + 9]);
-        const __m512i rk2_2 = _mm512_set1_epi8((char)rk[16 * r + 10]);
-        const __m512i rk3_2 = _mm512_set1_epi8((char)rk[16 * r + 11]);
+        /* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+        const __m512i rk0_2 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 32));
+        const __m512i rk1_2 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 36));
+        const __m512i rk2_2 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 40));
+        const __m512i rk3_2 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 44));
         const __m512i t0_acc_9 = _mm512_ternarylogic_epi32(g0x12, g0x0, rk0_2, 0x96);
         const __m512i t0_4 = _mm512_xor_si512(t0_acc_9, g0x4);
         const __m512i t1_acc_9 = _mm512_ternarylogic_epi32(g0x13, g0x1, rk1_2, 0x96);
@@ -484,11 +484,11 @@ static void sm4_byteslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i x3n_5 = _mm512_ternarylogic_epi32(m3_acc_22, p1_3_5, g1x11, 0x96);
         g1x11 = x3n_5;
 
-        /* Round 4r+3: X'3 ^= M'_L·inv(X'4 ^ X'5 ^ X'6 ^ rk') ^ C' (slots mod 4). */
-        const __m512i rk0_3 = _mm512_set1_epi8((char)rk[16 * r + 12]);
-        const __m512i rk1_3 = _mm512_set1_epi8((char)rk[16 * r + 13]);
-        const __m512i rk2_3 = _mm512_set1_epi8((char)rk[16 * r + 14]);
-        const __m512i rk3_3 = _mm512_set1_epi8((char)rk[16 * r + 15]);
+        /* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+        const __m512i rk0_3 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 48));
+        const __m512i rk1_3 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 52));
+        const __m512i rk2_3 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 56));
+        const __m512i rk3_3 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 60));
         const __m512i t0_acc_13 = _mm512_ternarylogic_epi32(g0x0, g0x4, rk0_3, 0x96);
         const __m512i t0_6 = _mm512_xor_si512(t0_acc_13, g0x8);
         const __m512i t1_acc_13 = _mm512_ternarylogic_epi32(g0x1, g0x5, rk1_3, 0x96);
@@ -553,6 +553,286 @@ static void sm4_byteslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
         const __m512i m3_acc_30 = _mm512_ternarylogic_epi32(p2_0_7, p2_1_7, m3_acc_29, 0x96);
         const __m512i x3n_7 = _mm512_ternarylogic_epi32(m3_acc_30, p1_3_7, g1x15, 0x96);
         g1x15 = x3n_7;
+
+        /* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
+        const __m512i rk0_4 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 64));
+        const __m512i rk1_4 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 68));
+        const __m512i rk2_4 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 72));
+        const __m512i rk3_4 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 76));
+        const __m512i t0_acc_17 = _mm512_ternarylogic_epi32(g0x4, g0x8, rk0_4, 0x96);
+        const __m512i t0_8 = _mm512_xor_si512(t0_acc_17, g0x12);
+        const __m512i t1_acc_17 = _mm512_ternarylogic_epi32(g0x5, g0x9, rk1_4, 0x96);
+        const __m512i t1_8 = _mm512_xor_si512(t1_acc_17, g0x13);
+        const __m512i t2_acc_17 = _mm512_ternarylogic_epi32(g0x6, g0x10, rk2_4, 0x96);
+        const __m512i t2_8 = _mm512_xor_si512(t2_acc_17, g0x14);
+        const __m512i t3_acc_17 = _mm512_ternarylogic_epi32(g0x7, g0x11, rk3_4, 0x96);
+        const __m512i t3_8 = _mm512_xor_si512(t3_acc_17, g0x15);
+        const __m512i p1_0_8 = _mm512_gf2p8affineinv_epi64_epi8(t0_8, gfni_mat_1, 0x00);
+        const __m512i p1_1_8 = _mm512_gf2p8affineinv_epi64_epi8(t1_8, gfni_mat_1, 0x00);
+        const __m512i p1_2_8 = _mm512_gf2p8affineinv_epi64_epi8(t2_8, gfni_mat_1, 0x00);
+        const __m512i p1_3_8 = _mm512_gf2p8affineinv_epi64_epi8(t3_8, gfni_mat_1, 0x00);
+        const __m512i p2_0_8 = _mm512_gf2p8affineinv_epi64_epi8(t0_8, gfni_mat_2, 0x5f);
+        const __m512i p2_1_8 = _mm512_gf2p8affineinv_epi64_epi8(t1_8, gfni_mat_2, 0x5f);
+        const __m512i p2_2_8 = _mm512_gf2p8affineinv_epi64_epi8(t2_8, gfni_mat_2, 0x5f);
+        const __m512i p2_3_8 = _mm512_gf2p8affineinv_epi64_epi8(t3_8, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_33 = _mm512_xor_si512(p2_2_8, p1_3_8);
+        const __m512i m0_acc_34 = _mm512_ternarylogic_epi32(p1_0_8, p2_1_8, m0_acc_33, 0x96);
+        const __m512i x0n_8 = _mm512_ternarylogic_epi32(m0_acc_34, p2_3_8, g0x0, 0x96);
+        g0x0 = x0n_8;
+        const __m512i m1_acc_33 = _mm512_xor_si512(p1_1_8, p2_2_8);
+        const __m512i m1_acc_34 = _mm512_ternarylogic_epi32(p1_0_8, p2_0_8, m1_acc_33, 0x96);
+        const __m512i x1n_8 = _mm512_ternarylogic_epi32(m1_acc_34, p2_3_8, g0x1, 0x96);
+        g0x1 = x1n_8;
+        const __m512i m2_acc_33 = _mm512_xor_si512(p2_1_8, p1_2_8);
+        const __m512i m2_acc_34 = _mm512_ternarylogic_epi32(p2_0_8, p1_1_8, m2_acc_33, 0x96);
+        const __m512i x2n_8 = _mm512_ternarylogic_epi32(m2_acc_34, p2_3_8, g0x2, 0x96);
+        g0x2 = x2n_8;
+        const __m512i m3_acc_33 = _mm512_xor_si512(p1_2_8, p2_2_8);
+        const __m512i m3_acc_34 = _mm512_ternarylogic_epi32(p2_0_8, p2_1_8, m3_acc_33, 0x96);
+        const __m512i x3n_8 = _mm512_ternarylogic_epi32(m3_acc_34, p1_3_8, g0x3, 0x96);
+        g0x3 = x3n_8;
+        const __m512i t0_acc_19 = _mm512_ternarylogic_epi32(g1x4, g1x8, rk0_4, 0x96);
+        const __m512i t0_9 = _mm512_xor_si512(t0_acc_19, g1x12);
+        const __m512i t1_acc_19 = _mm512_ternarylogic_epi32(g1x5, g1x9, rk1_4, 0x96);
+        const __m512i t1_9 = _mm512_xor_si512(t1_acc_19, g1x13);
+        const __m512i t2_acc_19 = _mm512_ternarylogic_epi32(g1x6, g1x10, rk2_4, 0x96);
+        const __m512i t2_9 = _mm512_xor_si512(t2_acc_19, g1x14);
+        const __m512i t3_acc_19 = _mm512_ternarylogic_epi32(g1x7, g1x11, rk3_4, 0x96);
+        const __m512i t3_9 = _mm512_xor_si512(t3_acc_19, g1x15);
+        const __m512i p1_0_9 = _mm512_gf2p8affineinv_epi64_epi8(t0_9, gfni_mat_1, 0x00);
+        const __m512i p1_1_9 = _mm512_gf2p8affineinv_epi64_epi8(t1_9, gfni_mat_1, 0x00);
+        const __m512i p1_2_9 = _mm512_gf2p8affineinv_epi64_epi8(t2_9, gfni_mat_1, 0x00);
+        const __m512i p1_3_9 = _mm512_gf2p8affineinv_epi64_epi8(t3_9, gfni_mat_1, 0x00);
+        const __m512i p2_0_9 = _mm512_gf2p8affineinv_epi64_epi8(t0_9, gfni_mat_2, 0x5f);
+        const __m512i p2_1_9 = _mm512_gf2p8affineinv_epi64_epi8(t1_9, gfni_mat_2, 0x5f);
+        const __m512i p2_2_9 = _mm512_gf2p8affineinv_epi64_epi8(t2_9, gfni_mat_2, 0x5f);
+        const __m512i p2_3_9 = _mm512_gf2p8affineinv_epi64_epi8(t3_9, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_37 = _mm512_xor_si512(p2_2_9, p1_3_9);
+        const __m512i m0_acc_38 = _mm512_ternarylogic_epi32(p1_0_9, p2_1_9, m0_acc_37, 0x96);
+        const __m512i x0n_9 = _mm512_ternarylogic_epi32(m0_acc_38, p2_3_9, g1x0, 0x96);
+        g1x0 = x0n_9;
+        const __m512i m1_acc_37 = _mm512_xor_si512(p1_1_9, p2_2_9);
+        const __m512i m1_acc_38 = _mm512_ternarylogic_epi32(p1_0_9, p2_0_9, m1_acc_37, 0x96);
+        const __m512i x1n_9 = _mm512_ternarylogic_epi32(m1_acc_38, p2_3_9, g1x1, 0x96);
+        g1x1 = x1n_9;
+        const __m512i m2_acc_37 = _mm512_xor_si512(p2_1_9, p1_2_9);
+        const __m512i m2_acc_38 = _mm512_ternarylogic_epi32(p2_0_9, p1_1_9, m2_acc_37, 0x96);
+        const __m512i x2n_9 = _mm512_ternarylogic_epi32(m2_acc_38, p2_3_9, g1x2, 0x96);
+        g1x2 = x2n_9;
+        const __m512i m3_acc_37 = _mm512_xor_si512(p1_2_9, p2_2_9);
+        const __m512i m3_acc_38 = _mm512_ternarylogic_epi32(p2_0_9, p2_1_9, m3_acc_37, 0x96);
+        const __m512i x3n_9 = _mm512_ternarylogic_epi32(m3_acc_38, p1_3_9, g1x3, 0x96);
+        g1x3 = x3n_9;
+
+        /* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
+        const __m512i rk0_5 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 80));
+        const __m512i rk1_5 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 84));
+        const __m512i rk2_5 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 88));
+        const __m512i rk3_5 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 92));
+        const __m512i t0_acc_21 = _mm512_ternarylogic_epi32(g0x8, g0x12, rk0_5, 0x96);
+        const __m512i t0_10 = _mm512_xor_si512(t0_acc_21, g0x0);
+        const __m512i t1_acc_21 = _mm512_ternarylogic_epi32(g0x9, g0x13, rk1_5, 0x96);
+        const __m512i t1_10 = _mm512_xor_si512(t1_acc_21, g0x1);
+        const __m512i t2_acc_21 = _mm512_ternarylogic_epi32(g0x10, g0x14, rk2_5, 0x96);
+        const __m512i t2_10 = _mm512_xor_si512(t2_acc_21, g0x2);
+        const __m512i t3_acc_21 = _mm512_ternarylogic_epi32(g0x11, g0x15, rk3_5, 0x96);
+        const __m512i t3_10 = _mm512_xor_si512(t3_acc_21, g0x3);
+        const __m512i p1_0_10 = _mm512_gf2p8affineinv_epi64_epi8(t0_10, gfni_mat_1, 0x00);
+        const __m512i p1_1_10 = _mm512_gf2p8affineinv_epi64_epi8(t1_10, gfni_mat_1, 0x00);
+        const __m512i p1_2_10 = _mm512_gf2p8affineinv_epi64_epi8(t2_10, gfni_mat_1, 0x00);
+        const __m512i p1_3_10 = _mm512_gf2p8affineinv_epi64_epi8(t3_10, gfni_mat_1, 0x00);
+        const __m512i p2_0_10 = _mm512_gf2p8affineinv_epi64_epi8(t0_10, gfni_mat_2, 0x5f);
+        const __m512i p2_1_10 = _mm512_gf2p8affineinv_epi64_epi8(t1_10, gfni_mat_2, 0x5f);
+        const __m512i p2_2_10 = _mm512_gf2p8affineinv_epi64_epi8(t2_10, gfni_mat_2, 0x5f);
+        const __m512i p2_3_10 = _mm512_gf2p8affineinv_epi64_epi8(t3_10, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_41 = _mm512_xor_si512(p2_2_10, p1_3_10);
+        const __m512i m0_acc_42 = _mm512_ternarylogic_epi32(p1_0_10, p2_1_10, m0_acc_41, 0x96);
+        const __m512i x0n_10 = _mm512_ternarylogic_epi32(m0_acc_42, p2_3_10, g0x4, 0x96);
+        g0x4 = x0n_10;
+        const __m512i m1_acc_41 = _mm512_xor_si512(p1_1_10, p2_2_10);
+        const __m512i m1_acc_42 = _mm512_ternarylogic_epi32(p1_0_10, p2_0_10, m1_acc_41, 0x96);
+        const __m512i x1n_10 = _mm512_ternarylogic_epi32(m1_acc_42, p2_3_10, g0x5, 0x96);
+        g0x5 = x1n_10;
+        const __m512i m2_acc_41 = _mm512_xor_si512(p2_1_10, p1_2_10);
+        const __m512i m2_acc_42 = _mm512_ternarylogic_epi32(p2_0_10, p1_1_10, m2_acc_41, 0x96);
+        const __m512i x2n_10 = _mm512_ternarylogic_epi32(m2_acc_42, p2_3_10, g0x6, 0x96);
+        g0x6 = x2n_10;
+        const __m512i m3_acc_41 = _mm512_xor_si512(p1_2_10, p2_2_10);
+        const __m512i m3_acc_42 = _mm512_ternarylogic_epi32(p2_0_10, p2_1_10, m3_acc_41, 0x96);
+        const __m512i x3n_10 = _mm512_ternarylogic_epi32(m3_acc_42, p1_3_10, g0x7, 0x96);
+        g0x7 = x3n_10;
+        const __m512i t0_acc_23 = _mm512_ternarylogic_epi32(g1x8, g1x12, rk0_5, 0x96);
+        const __m512i t0_11 = _mm512_xor_si512(t0_acc_23, g1x0);
+        const __m512i t1_acc_23 = _mm512_ternarylogic_epi32(g1x9, g1x13, rk1_5, 0x96);
+        const __m512i t1_11 = _mm512_xor_si512(t1_acc_23, g1x1);
+        const __m512i t2_acc_23 = _mm512_ternarylogic_epi32(g1x10, g1x14, rk2_5, 0x96);
+        const __m512i t2_11 = _mm512_xor_si512(t2_acc_23, g1x2);
+        const __m512i t3_acc_23 = _mm512_ternarylogic_epi32(g1x11, g1x15, rk3_5, 0x96);
+        const __m512i t3_11 = _mm512_xor_si512(t3_acc_23, g1x3);
+        const __m512i p1_0_11 = _mm512_gf2p8affineinv_epi64_epi8(t0_11, gfni_mat_1, 0x00);
+        const __m512i p1_1_11 = _mm512_gf2p8affineinv_epi64_epi8(t1_11, gfni_mat_1, 0x00);
+        const __m512i p1_2_11 = _mm512_gf2p8affineinv_epi64_epi8(t2_11, gfni_mat_1, 0x00);
+        const __m512i p1_3_11 = _mm512_gf2p8affineinv_epi64_epi8(t3_11, gfni_mat_1, 0x00);
+        const __m512i p2_0_11 = _mm512_gf2p8affineinv_epi64_epi8(t0_11, gfni_mat_2, 0x5f);
+        const __m512i p2_1_11 = _mm512_gf2p8affineinv_epi64_epi8(t1_11, gfni_mat_2, 0x5f);
+        const __m512i p2_2_11 = _mm512_gf2p8affineinv_epi64_epi8(t2_11, gfni_mat_2, 0x5f);
+        const __m512i p2_3_11 = _mm512_gf2p8affineinv_epi64_epi8(t3_11, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_45 = _mm512_xor_si512(p2_2_11, p1_3_11);
+        const __m512i m0_acc_46 = _mm512_ternarylogic_epi32(p1_0_11, p2_1_11, m0_acc_45, 0x96);
+        const __m512i x0n_11 = _mm512_ternarylogic_epi32(m0_acc_46, p2_3_11, g1x4, 0x96);
+        g1x4 = x0n_11;
+        const __m512i m1_acc_45 = _mm512_xor_si512(p1_1_11, p2_2_11);
+        const __m512i m1_acc_46 = _mm512_ternarylogic_epi32(p1_0_11, p2_0_11, m1_acc_45, 0x96);
+        const __m512i x1n_11 = _mm512_ternarylogic_epi32(m1_acc_46, p2_3_11, g1x5, 0x96);
+        g1x5 = x1n_11;
+        const __m512i m2_acc_45 = _mm512_xor_si512(p2_1_11, p1_2_11);
+        const __m512i m2_acc_46 = _mm512_ternarylogic_epi32(p2_0_11, p1_1_11, m2_acc_45, 0x96);
+        const __m512i x2n_11 = _mm512_ternarylogic_epi32(m2_acc_46, p2_3_11, g1x6, 0x96);
+        g1x6 = x2n_11;
+        const __m512i m3_acc_45 = _mm512_xor_si512(p1_2_11, p2_2_11);
+        const __m512i m3_acc_46 = _mm512_ternarylogic_epi32(p2_0_11, p2_1_11, m3_acc_45, 0x96);
+        const __m512i x3n_11 = _mm512_ternarylogic_epi32(m3_acc_46, p1_3_11, g1x7, 0x96);
+        g1x7 = x3n_11;
+
+        /* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
+        const __m512i rk0_6 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 96));
+        const __m512i rk1_6 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 100));
+        const __m512i rk2_6 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 104));
+        const __m512i rk3_6 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 108));
+        const __m512i t0_acc_25 = _mm512_ternarylogic_epi32(g0x12, g0x0, rk0_6, 0x96);
+        const __m512i t0_12 = _mm512_xor_si512(t0_acc_25, g0x4);
+        const __m512i t1_acc_25 = _mm512_ternarylogic_epi32(g0x13, g0x1, rk1_6, 0x96);
+        const __m512i t1_12 = _mm512_xor_si512(t1_acc_25, g0x5);
+        const __m512i t2_acc_25 = _mm512_ternarylogic_epi32(g0x14, g0x2, rk2_6, 0x96);
+        const __m512i t2_12 = _mm512_xor_si512(t2_acc_25, g0x6);
+        const __m512i t3_acc_25 = _mm512_ternarylogic_epi32(g0x15, g0x3, rk3_6, 0x96);
+        const __m512i t3_12 = _mm512_xor_si512(t3_acc_25, g0x7);
+        const __m512i p1_0_12 = _mm512_gf2p8affineinv_epi64_epi8(t0_12, gfni_mat_1, 0x00);
+        const __m512i p1_1_12 = _mm512_gf2p8affineinv_epi64_epi8(t1_12, gfni_mat_1, 0x00);
+        const __m512i p1_2_12 = _mm512_gf2p8affineinv_epi64_epi8(t2_12, gfni_mat_1, 0x00);
+        const __m512i p1_3_12 = _mm512_gf2p8affineinv_epi64_epi8(t3_12, gfni_mat_1, 0x00);
+        const __m512i p2_0_12 = _mm512_gf2p8affineinv_epi64_epi8(t0_12, gfni_mat_2, 0x5f);
+        const __m512i p2_1_12 = _mm512_gf2p8affineinv_epi64_epi8(t1_12, gfni_mat_2, 0x5f);
+        const __m512i p2_2_12 = _mm512_gf2p8affineinv_epi64_epi8(t2_12, gfni_mat_2, 0x5f);
+        const __m512i p2_3_12 = _mm512_gf2p8affineinv_epi64_epi8(t3_12, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_49 = _mm512_xor_si512(p2_2_12, p1_3_12);
+        const __m512i m0_acc_50 = _mm512_ternarylogic_epi32(p1_0_12, p2_1_12, m0_acc_49, 0x96);
+        const __m512i x0n_12 = _mm512_ternarylogic_epi32(m0_acc_50, p2_3_12, g0x8, 0x96);
+        g0x8 = x0n_12;
+        const __m512i m1_acc_49 = _mm512_xor_si512(p1_1_12, p2_2_12);
+        const __m512i m1_acc_50 = _mm512_ternarylogic_epi32(p1_0_12, p2_0_12, m1_acc_49, 0x96);
+        const __m512i x1n_12 = _mm512_ternarylogic_epi32(m1_acc_50, p2_3_12, g0x9, 0x96);
+        g0x9 = x1n_12;
+        const __m512i m2_acc_49 = _mm512_xor_si512(p2_1_12, p1_2_12);
+        const __m512i m2_acc_50 = _mm512_ternarylogic_epi32(p2_0_12, p1_1_12, m2_acc_49, 0x96);
+        const __m512i x2n_12 = _mm512_ternarylogic_epi32(m2_acc_50, p2_3_12, g0x10, 0x96);
+        g0x10 = x2n_12;
+        const __m512i m3_acc_49 = _mm512_xor_si512(p1_2_12, p2_2_12);
+        const __m512i m3_acc_50 = _mm512_ternarylogic_epi32(p2_0_12, p2_1_12, m3_acc_49, 0x96);
+        const __m512i x3n_12 = _mm512_ternarylogic_epi32(m3_acc_50, p1_3_12, g0x11, 0x96);
+        g0x11 = x3n_12;
+        const __m512i t0_acc_27 = _mm512_ternarylogic_epi32(g1x12, g1x0, rk0_6, 0x96);
+        const __m512i t0_13 = _mm512_xor_si512(t0_acc_27, g1x4);
+        const __m512i t1_acc_27 = _mm512_ternarylogic_epi32(g1x13, g1x1, rk1_6, 0x96);
+        const __m512i t1_13 = _mm512_xor_si512(t1_acc_27, g1x5);
+        const __m512i t2_acc_27 = _mm512_ternarylogic_epi32(g1x14, g1x2, rk2_6, 0x96);
+        const __m512i t2_13 = _mm512_xor_si512(t2_acc_27, g1x6);
+        const __m512i t3_acc_27 = _mm512_ternarylogic_epi32(g1x15, g1x3, rk3_6, 0x96);
+        const __m512i t3_13 = _mm512_xor_si512(t3_acc_27, g1x7);
+        const __m512i p1_0_13 = _mm512_gf2p8affineinv_epi64_epi8(t0_13, gfni_mat_1, 0x00);
+        const __m512i p1_1_13 = _mm512_gf2p8affineinv_epi64_epi8(t1_13, gfni_mat_1, 0x00);
+        const __m512i p1_2_13 = _mm512_gf2p8affineinv_epi64_epi8(t2_13, gfni_mat_1, 0x00);
+        const __m512i p1_3_13 = _mm512_gf2p8affineinv_epi64_epi8(t3_13, gfni_mat_1, 0x00);
+        const __m512i p2_0_13 = _mm512_gf2p8affineinv_epi64_epi8(t0_13, gfni_mat_2, 0x5f);
+        const __m512i p2_1_13 = _mm512_gf2p8affineinv_epi64_epi8(t1_13, gfni_mat_2, 0x5f);
+        const __m512i p2_2_13 = _mm512_gf2p8affineinv_epi64_epi8(t2_13, gfni_mat_2, 0x5f);
+        const __m512i p2_3_13 = _mm512_gf2p8affineinv_epi64_epi8(t3_13, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_53 = _mm512_xor_si512(p2_2_13, p1_3_13);
+        const __m512i m0_acc_54 = _mm512_ternarylogic_epi32(p1_0_13, p2_1_13, m0_acc_53, 0x96);
+        const __m512i x0n_13 = _mm512_ternarylogic_epi32(m0_acc_54, p2_3_13, g1x8, 0x96);
+        g1x8 = x0n_13;
+        const __m512i m1_acc_53 = _mm512_xor_si512(p1_1_13, p2_2_13);
+        const __m512i m1_acc_54 = _mm512_ternarylogic_epi32(p1_0_13, p2_0_13, m1_acc_53, 0x96);
+        const __m512i x1n_13 = _mm512_ternarylogic_epi32(m1_acc_54, p2_3_13, g1x9, 0x96);
+        g1x9 = x1n_13;
+        const __m512i m2_acc_53 = _mm512_xor_si512(p2_1_13, p1_2_13);
+        const __m512i m2_acc_54 = _mm512_ternarylogic_epi32(p2_0_13, p1_1_13, m2_acc_53, 0x96);
+        const __m512i x2n_13 = _mm512_ternarylogic_epi32(m2_acc_54, p2_3_13, g1x10, 0x96);
+        g1x10 = x2n_13;
+        const __m512i m3_acc_53 = _mm512_xor_si512(p1_2_13, p2_2_13);
+        const __m512i m3_acc_54 = _mm512_ternarylogic_epi32(p2_0_13, p2_1_13, m3_acc_53, 0x96);
+        const __m512i x3n_13 = _mm512_ternarylogic_epi32(m3_acc_54, p1_3_13, g1x11, 0x96);
+        g1x11 = x3n_13;
+
+        /* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
+        const __m512i rk0_7 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 112));
+        const __m512i rk1_7 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 116));
+        const __m512i rk2_7 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 120));
+        const __m512i rk3_7 = _mm512_set1_epi32(kc_load32(rk + 128 * r + 124));
+        const __m512i t0_acc_29 = _mm512_ternarylogic_epi32(g0x0, g0x4, rk0_7, 0x96);
+        const __m512i t0_14 = _mm512_xor_si512(t0_acc_29, g0x8);
+        const __m512i t1_acc_29 = _mm512_ternarylogic_epi32(g0x1, g0x5, rk1_7, 0x96);
+        const __m512i t1_14 = _mm512_xor_si512(t1_acc_29, g0x9);
+        const __m512i t2_acc_29 = _mm512_ternarylogic_epi32(g0x2, g0x6, rk2_7, 0x96);
+        const __m512i t2_14 = _mm512_xor_si512(t2_acc_29, g0x10);
+        const __m512i t3_acc_29 = _mm512_ternarylogic_epi32(g0x3, g0x7, rk3_7, 0x96);
+        const __m512i t3_14 = _mm512_xor_si512(t3_acc_29, g0x11);
+        const __m512i p1_0_14 = _mm512_gf2p8affineinv_epi64_epi8(t0_14, gfni_mat_1, 0x00);
+        const __m512i p1_1_14 = _mm512_gf2p8affineinv_epi64_epi8(t1_14, gfni_mat_1, 0x00);
+        const __m512i p1_2_14 = _mm512_gf2p8affineinv_epi64_epi8(t2_14, gfni_mat_1, 0x00);
+        const __m512i p1_3_14 = _mm512_gf2p8affineinv_epi64_epi8(t3_14, gfni_mat_1, 0x00);
+        const __m512i p2_0_14 = _mm512_gf2p8affineinv_epi64_epi8(t0_14, gfni_mat_2, 0x5f);
+        const __m512i p2_1_14 = _mm512_gf2p8affineinv_epi64_epi8(t1_14, gfni_mat_2, 0x5f);
+        const __m512i p2_2_14 = _mm512_gf2p8affineinv_epi64_epi8(t2_14, gfni_mat_2, 0x5f);
+        const __m512i p2_3_14 = _mm512_gf2p8affineinv_epi64_epi8(t3_14, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_57 = _mm512_xor_si512(p2_2_14, p1_3_14);
+        const __m512i m0_acc_58 = _mm512_ternarylogic_epi32(p1_0_14, p2_1_14, m0_acc_57, 0x96);
+        const __m512i x0n_14 = _mm512_ternarylogic_epi32(m0_acc_58, p2_3_14, g0x12, 0x96);
+        g0x12 = x0n_14;
+        const __m512i m1_acc_57 = _mm512_xor_si512(p1_1_14, p2_2_14);
+        const __m512i m1_acc_58 = _mm512_ternarylogic_epi32(p1_0_14, p2_0_14, m1_acc_57, 0x96);
+        const __m512i x1n_14 = _mm512_ternarylogic_epi32(m1_acc_58, p2_3_14, g0x13, 0x96);
+        g0x13 = x1n_14;
+        const __m512i m2_acc_57 = _mm512_xor_si512(p2_1_14, p1_2_14);
+        const __m512i m2_acc_58 = _mm512_ternarylogic_epi32(p2_0_14, p1_1_14, m2_acc_57, 0x96);
+        const __m512i x2n_14 = _mm512_ternarylogic_epi32(m2_acc_58, p2_3_14, g0x14, 0x96);
+        g0x14 = x2n_14;
+        const __m512i m3_acc_57 = _mm512_xor_si512(p1_2_14, p2_2_14);
+        const __m512i m3_acc_58 = _mm512_ternarylogic_epi32(p2_0_14, p2_1_14, m3_acc_57, 0x96);
+        const __m512i x3n_14 = _mm512_ternarylogic_epi32(m3_acc_58, p1_3_14, g0x15, 0x96);
+        g0x15 = x3n_14;
+        const __m512i t0_acc_31 = _mm512_ternarylogic_epi32(g1x0, g1x4, rk0_7, 0x96);
+        const __m512i t0_15 = _mm512_xor_si512(t0_acc_31, g1x8);
+        const __m512i t1_acc_31 = _mm512_ternarylogic_epi32(g1x1, g1x5, rk1_7, 0x96);
+        const __m512i t1_15 = _mm512_xor_si512(t1_acc_31, g1x9);
+        const __m512i t2_acc_31 = _mm512_ternarylogic_epi32(g1x2, g1x6, rk2_7, 0x96);
+        const __m512i t2_15 = _mm512_xor_si512(t2_acc_31, g1x10);
+        const __m512i t3_acc_31 = _mm512_ternarylogic_epi32(g1x3, g1x7, rk3_7, 0x96);
+        const __m512i t3_15 = _mm512_xor_si512(t3_acc_31, g1x11);
+        const __m512i p1_0_15 = _mm512_gf2p8affineinv_epi64_epi8(t0_15, gfni_mat_1, 0x00);
+        const __m512i p1_1_15 = _mm512_gf2p8affineinv_epi64_epi8(t1_15, gfni_mat_1, 0x00);
+        const __m512i p1_2_15 = _mm512_gf2p8affineinv_epi64_epi8(t2_15, gfni_mat_1, 0x00);
+        const __m512i p1_3_15 = _mm512_gf2p8affineinv_epi64_epi8(t3_15, gfni_mat_1, 0x00);
+        const __m512i p2_0_15 = _mm512_gf2p8affineinv_epi64_epi8(t0_15, gfni_mat_2, 0x5f);
+        const __m512i p2_1_15 = _mm512_gf2p8affineinv_epi64_epi8(t1_15, gfni_mat_2, 0x5f);
+        const __m512i p2_2_15 = _mm512_gf2p8affineinv_epi64_epi8(t2_15, gfni_mat_2, 0x5f);
+        const __m512i p2_3_15 = _mm512_gf2p8affineinv_epi64_epi8(t3_15, gfni_mat_2, 0x5f);
+        const __m512i m0_acc_61 = _mm512_xor_si512(p2_2_15, p1_3_15);
+        const __m512i m0_acc_62 = _mm512_ternarylogic_epi32(p1_0_15, p2_1_15, m0_acc_61, 0x96);
+        const __m512i x0n_15 = _mm512_ternarylogic_epi32(m0_acc_62, p2_3_15, g1x12, 0x96);
+        g1x12 = x0n_15;
+        const __m512i m1_acc_61 = _mm512_xor_si512(p1_1_15, p2_2_15);
+        const __m512i m1_acc_62 = _mm512_ternarylogic_epi32(p1_0_15, p2_0_15, m1_acc_61, 0x96);
+        const __m512i x1n_15 = _mm512_ternarylogic_epi32(m1_acc_62, p2_3_15, g1x13, 0x96);
+        g1x13 = x1n_15;
+        const __m512i m2_acc_61 = _mm512_xor_si512(p2_1_15, p1_2_15);
+        const __m512i m2_acc_62 = _mm512_ternarylogic_epi32(p2_0_15, p1_1_15, m2_acc_61, 0x96);
+        const __m512i x2n_15 = _mm512_ternarylogic_epi32(m2_acc_62, p2_3_15, g1x14, 0x96);
+        g1x14 = x2n_15;
+        const __m512i m3_acc_61 = _mm512_xor_si512(p1_2_15, p2_2_15);
+        const __m512i m3_acc_62 = _mm512_ternarylogic_epi32(p2_0_15, p2_1_15, m3_acc_61, 0x96);
+        const __m512i x3n_15 = _mm512_ternarylogic_epi32(m3_acc_62, p1_3_15, g1x15, 0x96);
+        g1x15 = x3n_15;
         KC_MCA_END("loop_r");
     }
 
@@ -754,7 +1034,7 @@ static void sm4_byteslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
 static void sm4_byteslice_avx512_gfni_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                       size_t nblocks)
 {
-    sm4_run_batches(sm4_byteslice_avx512_gfni_batch, SM4_BYTESLICE_AVX512_GFNI_BATCH_BLOCKS, key->rk_sliced[dir][0], in, out, nblocks);
+    sm4_run_batches(sm4_byteslice_avx512_gfni_batch, SM4_BYTESLICE_AVX512_GFNI_BATCH_BLOCKS, (const uint8_t *)key->rk_sliced[dir], in, out, nblocks);
 }
 
 static int sm4_byteslice_avx512_gfni_cpu_supported(void)

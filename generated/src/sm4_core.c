@@ -100,7 +100,7 @@ void sm4_set_key(sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES])
     for (int d = 0; d < 2; d++)
         for (int i = 0; i < SM4_ROUNDS; i++)
             for (int j = 0; j < 4; j++)
-                key->rk_sliced[d][i][j] = sliced_byte((uint8_t)(key->rk[d][i] >> (24 - 8 * j)));
+                key->rk_sliced[d][i][j] = 0x01010101u * sliced_byte((uint8_t)(key->rk[d][i] >> (24 - 8 * j)));
     sm4_wipe(k, sizeof k);
 }
 
@@ -108,9 +108,8 @@ void sm4_set_key(sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES])
 
 void sm4_wipe(void *p, size_t n)
 {
-    volatile uint8_t *v = p;
-    while (n--)
-        *v++ = 0;
+    memset(p, 0, n);
+    __asm__ volatile("" : : "r"(p) : "memory"); /* the stores may not be dropped as dead */
 }
 
 void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk, const uint8_t *in,
@@ -120,11 +119,13 @@ void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk,
     for (; nblocks >= batch_blocks; nblocks -= batch_blocks, in += batch_bytes, out += batch_bytes)
         batch(rk, in, out);
     if (nblocks) {
-        uint8_t buf[SM4_MAX_BATCH_BYTES] = {0};
-        memcpy(buf, in, nblocks * SM4_BLOCK_BYTES);
+        uint8_t buf[SM4_MAX_BATCH_BYTES];
+        const size_t bytes = nblocks * SM4_BLOCK_BYTES;
+        memcpy(buf, in, bytes);
+        memset(buf + bytes, 0, batch_bytes - bytes);
         batch(rk, buf, buf);
-        memcpy(out, buf, nblocks * SM4_BLOCK_BYTES);
-        sm4_wipe(buf, sizeof buf);
+        memcpy(out, buf, bytes);
+        sm4_wipe(buf, batch_bytes);
     }
 }
 
@@ -201,20 +202,43 @@ static const sm4_impl *best_serial(void)
 /* Blocks per chunk in CBC decryption and CTR: a multiple of every batch. */
 #define SM4_CHUNK_BLOCKS (SM4_MAX_BATCH_BYTES / SM4_BLOCK_BYTES * 4)
 
+/* dst = a ^ b, eight bytes at a time (dst may equal a). */
 static void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
 {
-    for (size_t i = 0; i < n; i++)
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t x, y;
+        memcpy(&x, a + i, 8);
+        memcpy(&y, b + i, 8);
+        x ^= y;
+        memcpy(dst + i, &x, 8);
+    }
+    for (; i < n; i++)
         dst[i] = a[i] ^ b[i];
 }
 
-/* Adds n to the 16-byte block read as one big-endian 128-bit integer. */
-static void counter_add(uint8_t ctr[SM4_BLOCK_BYTES], uint64_t n)
+/* The 16-byte counter block as one big-endian 128-bit integer, in two halves. */
+typedef struct { uint64_t hi, lo; } counter128;
+
+static uint64_t load_be64(const uint8_t *p)
 {
-    for (int i = SM4_BLOCK_BYTES - 1; i >= 0; i--) { /* all 16 bytes: no branch on the carry */
-        uint64_t sum = ctr[i] + (n & 0xff);
-        ctr[i] = (uint8_t)sum;
-        n = (n >> 8) + (sum >> 8);
+    return (uint64_t)load_be32(p) << 32 | load_be32(p + 4);
+}
+
+/* Writes counter blocks ctr, ctr+1, ... and advances ctr; the carry into the
+ * high half is computed without a branch (the IV may be secret).  x86 is
+ * little-endian: a byte swap gives the big-endian halves. */
+static void counter_blocks(counter128 *ctr, uint8_t *out, size_t n)
+{
+    uint64_t hi = ctr->hi, lo = ctr->lo;
+    for (size_t i = 0; i < n; i++, out += SM4_BLOCK_BYTES) {
+        const uint64_t be_hi = __builtin_bswap64(hi), be_lo = __builtin_bswap64(lo);
+        memcpy(out, &be_hi, 8);
+        memcpy(out + 8, &be_lo, 8);
+        lo += 1;
+        hi += (uint64_t)(lo == 0);
     }
+    ctr->hi = hi, ctr->lo = lo;
 }
 
 static void cbc_encrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, const uint8_t *in,
@@ -252,20 +276,19 @@ static void ctr_crypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *i
                       uint8_t *out, size_t len)
 {
     static _Thread_local uint8_t stream[SM4_CHUNK_BLOCKS * SM4_BLOCK_BYTES];
-    uint8_t ctr[SM4_BLOCK_BYTES];
-    memcpy(ctr, iv, SM4_BLOCK_BYTES);
+    counter128 ctr = {load_be64(iv), load_be64(iv + 8)};
+    const size_t used = len < sizeof stream ? (len + SM4_BLOCK_BYTES - 1) / SM4_BLOCK_BYTES * SM4_BLOCK_BYTES
+                                            : sizeof stream;
     while (len) {
         size_t bytes = len < sizeof stream ? len : sizeof stream;
         size_t n = (bytes + SM4_BLOCK_BYTES - 1) / SM4_BLOCK_BYTES;
-        for (size_t i = 0; i < n; i++) {
-            memcpy(stream + i * SM4_BLOCK_BYTES, ctr, SM4_BLOCK_BYTES);
-            counter_add(ctr, 1);
-        }
+        counter_blocks(&ctr, stream, n);
         impl->crypt_blocks(key, SM4_ENCRYPT, stream, stream, n);
         xor_bytes(out, in, stream, bytes);
         in += bytes, out += bytes, len -= bytes;
     }
-    sm4_wipe(stream, sizeof stream);
+    sm4_wipe(stream, used);
+    sm4_wipe(&ctr, sizeof ctr);
 }
 
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,

@@ -29,10 +29,15 @@
  * `reference` strategy is the positive control: it must be detected) is
  * decided by ctcheck.mk from `ctcheck --plan`.
  *
+ * Two positive controls prove the check can see a leak: the table-based
+ * `reference` kernel, and SIMDe's portable (table) GFNI inversion
+ * (--simde-control), for the kernels checked through SIMDe.
+ *
  * Usage:
- *   ctcheck --plan          one line per kernel to check: NAME EMULATED HOW EXPECT
+ *   ctcheck --plan          one line per check: NAME EMULATED HOW EXPECT
  *   ctcheck NAME            check the native kernel NAME ("byteslice_avx2_aesni")
  *   ctcheck --emulated NAME check the SIMDe-built kernel NAME
+ *   ctcheck --simde-control run the SIMDe positive control
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -80,6 +85,10 @@
 #include <string.h>
 
 #include <valgrind/memcheck.h>
+
+/* For the SIMDe positive control only (see simde_control): this file is
+ * compiled without -mavx2, so SIMDe takes its portable C paths here. */
+#include <simde/x86/gfni.h>
 
 #include "common.h"
 #include "sm4.h"
@@ -144,6 +153,34 @@ static int print_plan(void) {
     printf("%s %d %s %s\n", im->name, im->emulated, how_name(how_for(im)),
            leak_expected(im) ? "leak" : "clean");
   }
+  /* The second positive control, for the SIMDe route (see simde_control). */
+  printf("simde_portable_gfni 0 control leak\n");
+  return 0;
+}
+
+/*
+ * Positive control of the SIMDe route: SIMDe's gf2p8affineinv on secret
+ * bytes, built the way this file is built (no -mavx2: SIMDe's portable C,
+ * whose inversion is a 256-byte table indexed by the secret byte).  Memcheck
+ * must flag it.  The kernels' SIMDe build (AVX2 native) must not be flagged;
+ * together the two show that a check of SIMDe code sees which path SIMDe
+ * took, instruction by instruction.
+ */
+static int simde_control(void) {
+  uint8_t buf[32];
+  kc_rng rng;
+  kc_rng_seed(&rng, 1);
+  kc_rng_bytes(&rng, buf, sizeof buf);
+  VALGRIND_MAKE_MEM_UNDEFINED(buf, sizeof buf);
+  simde__m256i x = simde_mm256_loadu_si256((const void *)buf);
+  /* The AES S-box's affine map; any matrix would do. */
+  simde__m256i a = simde_mm256_set1_epi64x(INT64_C(0xF1E3C78F1F3E7CF8));
+  x = simde_mm256_gf2p8affineinv_epi64_epi8(x, a, 0x63);
+  simde_mm256_storeu_si256((void *)buf, x);
+  VALGRIND_MAKE_MEM_DEFINED(buf, sizeof buf);
+  printf("ctcheck: simde_portable_gfni (SIMDe portable C, positive control): %lu memcheck "
+         "error(s); S(0x%02x...) computed\n",
+         (unsigned long)VALGRIND_COUNT_ERRORS, buf[0]);
   return 0;
 }
 
@@ -187,6 +224,7 @@ int main(int argc, char **argv) {
   const char *name = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--plan")) return print_plan();
+    if (!strcmp(argv[i], "--simde-control")) return simde_control();
     if (!strcmp(argv[i], "--emulated")) emulated = 1;
     else if (argv[i][0] == '-') {
       fprintf(stderr, "ctcheck: unknown option %s\n", argv[i]);
