@@ -236,7 +236,10 @@ static void counter_blocks(counter128 *ctr, uint8_t *out, size_t n)
         memcpy(out, &be_hi, 8);
         memcpy(out + 8, &be_lo, 8);
         lo += 1;
-        hi += (uint64_t)(lo == 0);
+        /* Opaque to the optimiser, so it cannot split the loop on the
+         * counter's value (GCC otherwise branches on "will lo wrap?"). */
+        __asm__("" : "+r"(lo));
+        hi += ((lo | (0 - lo)) >> 63) ^ 1; /* 1 exactly when lo wrapped to 0 */
     }
     ctr->hi = hi, ctr->lo = lo;
 }
