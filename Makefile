@@ -32,7 +32,9 @@ build: deps
 verify: build
 	$(BUILD)/verify
 
+# The llvm-mca model first: bench's report then includes the modelled rows.
 bench: build
+	$(PYTHON) harness/mca_model.py --json $(BUILD)/mca.json byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes
 	$(BUILD)/bench --json $(BUILD)/bench.json
 
 ctcheck: build
