@@ -15,27 +15,27 @@ def _defined_by(rw, value, opcode):
     return op if op is not None and op.opcode == opcode else None
 
 
+def _fuse_into_consumer(rw, op, args, inner_opcode, build):
+    """affine8(inner(x, map1), map2) -> build(x, map2∘map1) when the value
+    affine8 reads was made by `inner_opcode`."""
+    if op.opcode != "affine8":
+        return None
+    inner = _defined_by(rw, args[0], inner_opcode)
+    if inner is None:
+        return None
+    return build(inner.args[0], op.attrs["map"] @ inner.attrs["map"], op.result.name,
+                 note=f"{op.attrs['note']} after {inner.attrs['note']}")
+
+
 def fuse_affine_after_inverse(rw, op, args):
     """affine8(affine_inv8(x, M, c), M2, c2) -> affine_inv8(x, (M2,c2)∘(M,c)):
     free on GFNI, where the inversion comes with any affine map attached."""
-    if op.opcode != "affine8":
-        return None
-    inner = _defined_by(rw, args[0], "affine_inv8")
-    if inner is None:
-        return None
-    return rw.affine_inv8(inner.args[0], op.attrs["map"] @ inner.attrs["map"], op.result.name,
-                          note=f"{op.attrs['note']} fused with {inner.attrs['note']}")
+    return _fuse_into_consumer(rw, op, args, "affine_inv8", rw.affine_inv8)
 
 
 def fuse_affine_chain(rw, op, args):
     """affine8(affine8(x, M1, c1), M2, c2) -> affine8(x, (M2,c2)∘(M1,c1))."""
-    if op.opcode != "affine8":
-        return None
-    inner = _defined_by(rw, args[0], "affine8")
-    if inner is None:
-        return None
-    return rw.affine8(inner.args[0], op.attrs["map"] @ inner.attrs["map"], op.result.name,
-                      note=f"{op.attrs['note']} after {inner.attrs['note']}")
+    return _fuse_into_consumer(rw, op, args, "affine8", rw.affine8)
 
 
 def drop_identity_affine(rw, op, args):

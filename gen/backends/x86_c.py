@@ -14,18 +14,18 @@ _PREFIX = {128: "_mm", 256: "_mm256", 512: "_mm512"}
 _SI = {128: "si128", 256: "si256", 512: "si512"}
 
 
-def _index(index, param):
-    parts = [f"{coeff} * {var}" for var, coeff in index.terms]
-    if index.base or not parts:
-        parts.append(str(index.base))
-    return f"{param} + " + " + ".join(parts) if parts != ["0"] else param
-
-
 def _index_expr(index):
+    """`base + coeff * var ...` as C, e.g. "128 * r + 4"."""
     parts = [f"{coeff} * {var}" for var, coeff in index.terms]
     if index.base or not parts:
         parts.append(str(index.base))
     return " + ".join(parts)
+
+
+def _index(index, param):
+    """The address param + index, as C."""
+    offset = _index_expr(index)
+    return param if offset == "0" else f"{param} + {offset}"
 
 
 def expression(op):

@@ -34,10 +34,10 @@ static void sm4_byteslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
     /* A1 (S-box inner affine, linear part): GFNI matrix qword */
     static const uint8_t gfni_mat_bytes[16] = {0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01};
     const __m256i gfni_mat = kc_bcast16_256(gfni_mat_bytes);
-    /* B'1 of M'_L = diag(A1)·M_L·diag(A2) fused with inversion in GF(2^8)/0x11B: GFNI matrix qword */
+    /* B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
     static const uint8_t gfni_mat_1_bytes[16] = {0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0, 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0};
     const __m256i gfni_mat_1 = kc_bcast16_256(gfni_mat_1_bytes);
-    /* B'2 of M'_L = diag(A1)·M_L·diag(A2) fused with inversion in GF(2^8)/0x11B: GFNI matrix qword */
+    /* B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
     static const uint8_t gfni_mat_2_bytes[16] = {0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69, 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69};
     const __m256i gfni_mat_2 = kc_bcast16_256(gfni_mat_2_bytes);
     /* A1^-1: GFNI matrix qword */
