@@ -6,7 +6,6 @@ dead code, so every lowered program is as lean as the rules allow.
 """
 
 from ..ir import Assign, Builder, Comment, Loop, Op
-from ..ir.program import Value
 
 
 class Rewriter(Builder):
@@ -127,7 +126,3 @@ def _prune(stmts, used):
         kept.append(stmt)
     stmts[:] = kept
     return removed
-
-
-def is_value(x):
-    return isinstance(x, Value)

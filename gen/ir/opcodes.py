@@ -27,4 +27,3 @@ target-level:
 """
 
 ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl"})
-BINARY_BITWISE = frozenset({"xor", "and", "or", "andnot"})
