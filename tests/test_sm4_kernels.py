@@ -1,8 +1,8 @@
 """Every SM4 kernel program, before and after every target's lowering, run in
 the IR interpreter against the Python reference, before any C exists."""
 
-import os
 import random
+import zlib
 
 import pytest
 
@@ -50,7 +50,7 @@ def test_lowered_program_matches_reference(strategy, target):
     program = t.lower(STRATEGIES[strategy].program(t.bits, groups=t.groups(strategy)))
     opcodes = {s.opcode for s in program.walk() if isinstance(s, Op)}
     assert not opcodes & ABSTRACT
-    check_program(program, seed=hash((strategy, target)) & 0xFFFF)
+    check_program(program, seed=zlib.crc32(f"{strategy}_{target}".encode()))  # reproducible across runs
     check_program(program, seed=7, decrypt=True)
 
 
