@@ -1,5 +1,5 @@
 """AVX-512 (F, BW) + GFNI: 512-bit vectors, GF2P8AFFINE(INV)QB, VPROLD and
-three-input XORs as VPTERNLOGD."""
+two-operation bitwise chains (three-input XORs, (a | b) & c, ...) as VPTERNLOGD."""
 
 from . import rules
 from .gfni_passes import FUSION_PASS
@@ -13,23 +13,33 @@ def rotate_native(rw, op, args):
     return rw._emit("rotl_native", args, op.result.name, n=op.attrs["n"], lane=op.attrs["lane"])
 
 
-def xor3_as_ternary_logic(rw, op, args):
-    """xor(xor(a, b), c) -> VPTERNLOGD(a, b, c, 0x96) when the inner XOR has no
-    other use: one instruction for three inputs."""
-    if op.opcode != "xor":
+_BITWISE = {"xor": lambda a, b: a ^ b, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
+            "andnot": lambda a, b: ~a & b & 0xFF}
+# The truth-table inputs of VPTERNLOGD's three operands.
+_TERNLOG_INPUTS = (0xF0, 0xCC, 0xAA)
+
+
+def bitwise_pair_as_ternary_logic(rw, op, args):
+    """f(g(a, b), c) for bitwise f, g -> one VPTERNLOGD(a, b, c) whose truth
+    table is f(g(A, B), C) on the canonical inputs, when g's result has no other use."""
+    if op.opcode not in _BITWISE:
         return None
     for side in (0, 1):
-        lowered = rw.definition(args[side])
-        if lowered is not None and lowered.opcode == "xor" and rw.source_uses.get(op.args[side]) == 1:
-            a, b = lowered.args
-            return rw._emit("ternlog", (a, b, args[1 - side]), op.result.name, imm=0x96)
+        inner = rw.definition(args[side])
+        if inner is None or inner.opcode not in _BITWISE or rw.source_uses.get(op.args[side]) != 1:
+            continue
+        a, b, c = _TERNLOG_INPUTS
+        g = _BITWISE[inner.opcode](a, b)
+        imm = _BITWISE[op.opcode](g, c) if side == 0 else _BITWISE[op.opcode](c, g)
+        return rw._emit("ternlog", tuple(inner.args) + (args[1 - side],), op.result.name, imm=imm & 0xFF)
     return None
 
 
 TARGET = Target(
     name="avx512_gfni", bits=512, cflags=("-mavx512f", "-mavx512bw", "-mgfni"),
     cpu_features=("avx512f", "avx512bw", "gfni"),
-    passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, rules.affine_via_gfni),
-            (xor3_as_ternary_logic,)),
+    passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, rules.affine_via_gfni,
+                                    rules.select_by_ternary_logic),
+            (bitwise_pair_as_ternary_logic,)),
     emulable=True,
     description="AVX-512 + GFNI gf2p8affineqb/gf2p8affineinvqb, 512-bit vectors")

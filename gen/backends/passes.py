@@ -47,7 +47,8 @@ class Rewriter(Builder):
 
     def const(self, data, label, note):
         result = super().const(data, label, note)
-        self.defs.setdefault(result, self.body[0])
+        if result not in self.defs:
+            self.defs[result] = next(s for s in self.body if isinstance(s, Op) and s.result is result)
         return result
 
     def definition(self, value):

@@ -5,7 +5,7 @@ or None to decline.  Targets list the rules they want, in order.
 """
 
 from ..ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
-from ..linalg import AffineMap, BitMatrix, aesni_form, gfni_qword, nibble_tables, rotate_words_mask
+from ..linalg import AffineMap, BitMatrix, aesni_form, gfni_qword, nibble_tables, rotate_words_mask, rotl
 
 IDENTITY8 = AffineMap(BitMatrix.identity(8), 0)
 
@@ -97,7 +97,7 @@ def rotate_bytes_by_shuffle(rw, op, args):
 
 
 def rotate_by_shifts(rw, op, args):
-    if op.opcode != "rotl":
+    if op.opcode != "rotl" or op.attrs["lane"] == 8:
         return None
     n, lane = op.attrs["n"], op.attrs["lane"]
     left = rw.shl(args[0], n, lane, op.result.name + "_l")
@@ -115,3 +115,57 @@ def split_aesenclast_256(rw, op, args):
         k = rw._emit("extract128", (args[1],), f"{op.result.name}_k{lane}", bits=128, lane=lane)
         halves.append(rw._emit("aesenclast", (x, k), f"{op.result.name}_{lane}", bits=128))
     return rw._emit("concat128", tuple(halves), op.result.name)
+
+
+def rotate_bytes_as_affine(rw, op, args):
+    """A rotation of each byte is a linear map of the byte: on GFNI targets it
+    becomes one GF2P8AFFINEQB (x86 has no 8-bit shifts)."""
+    if op.opcode != "rotl" or op.attrs["lane"] != 8:
+        return None
+    n = op.attrs["n"]
+    matrix = BitMatrix.from_function(lambda x: rotl(x, n, 8), 8, 8)
+    return rw.affine8(args[0], AffineMap(matrix, 0), op.result.name, note=f"rotate each byte left by {n}")
+
+
+def rotate_bytes_by_masked_shifts(rw, op, args):
+    """Rotate each byte with 16-bit shifts, masking off the bits that crossed
+    into the neighbouring byte."""
+    if op.opcode != "rotl" or op.attrs["lane"] != 8:
+        return None
+    n = op.attrs["n"]
+    high = rw.const(bytes([(0xFF << n) & 0xFF] * 16), f"byte_high{8 - n}", f"top {8 - n} bits of every byte")
+    low = rw.const(bytes([0xFF >> (8 - n)] * 16), f"byte_low{n}", f"low {n} bits of every byte")
+    left = rw.and_(rw.shl(args[0], n, 16, op.result.name + "_l"), high, op.result.name + "_lm")
+    right = rw.and_(rw.shr(args[0], 8 - n, 16, op.result.name + "_r"), low, op.result.name + "_rm")
+    return rw.or_(left, right, op.result.name)
+
+
+def _byte_uniform(rw, value):
+    """Whether `value` is a constant whose bytes are all 0x00 or 0xFF."""
+    op = rw.definition(value)
+    return op is not None and op.opcode == "const" and set(op.attrs["data"]) <= {0x00, 0xFF}
+
+
+def select_by_blendv(rw, op, args):
+    """select with a whole-byte constant mask is one PBLENDVB."""
+    if op.opcode != "select" or not _byte_uniform(rw, args[0]):
+        return None
+    mask, a, b = args
+    return rw._emit("blendv", (a, b, mask), op.result.name)
+
+
+def select_by_ternary_logic(rw, op, args):
+    """AVX-512: m ? b : a in one VPTERNLOGD, truth table 0xD8 for the operand
+    order (a, b, m): the instruction overwrites its first operand, which is
+    better a temporary than the constant mask."""
+    if op.opcode != "select":
+        return None
+    mask, a, b = args
+    return rw._emit("ternlog", (a, b, mask), op.result.name, imm=0xD8)
+
+
+def select_by_masks(rw, op, args):
+    if op.opcode != "select":
+        return None
+    mask, a, b = args
+    return rw.or_(rw.and_(b, mask, op.result.name + "_b"), rw.andnot(mask, a, op.result.name + "_a"), op.result.name)

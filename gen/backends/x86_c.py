@@ -62,11 +62,21 @@ def expression(op):
         return f"{p}_gf2p8affineinv_epi64_epi8({a[0]}, {a[1]}, {attrs['imm']:#04x})"
     if code == "aesenclast":
         return f"_mm_aesenclast_si128({a[0]}, {a[1]})" if bits == 128 else f"kc_aesenclast{bits}({a[0]}, {a[1]})"
+    if code == "blendv":
+        return f"{p}_blendv_epi8({a[0]}, {a[1]}, {a[2]})"
     if code == "extract128":
-        return f"_mm256_extracti128_si256({a[0]}, {attrs['lane']})"
+        return _extract128(op.args[0].bits, a[0], attrs["lane"])
     if code == "concat128":
         return f"_mm256_set_m128i({a[1]}, {a[0]})"
     raise ValueError(f"x86 C emitter: no form for opcode {code!r}")
+
+
+def _extract128(bits, value, lane):
+    if lane == 0:
+        return f"{_PREFIX[bits]}_cast{_SI[bits]}_si128({value})"
+    if bits == 256:
+        return f"_mm256_extracti128_si256({value}, {lane})"
+    return f"_mm512_extracti32x4_epi32({value}, {lane})"
 
 
 def _const_lines(op, indent):

@@ -132,6 +132,14 @@ class Builder:
     def add(self, a, b, lane, hint="sum"):
         return self._emit("add", (a, b), hint, lane=lane)
 
+    def select(self, mask, a, b, hint="sel"):
+        """Bitwise choice: b where mask has a 1, a elsewhere."""
+        return self._emit("select", (mask, a, b), hint)
+
+    def extract128(self, a, lane, hint="part"):
+        """128-bit lane `lane` of a wider value."""
+        return self._emit("extract128", (a,), hint, bits=128, lane=lane)
+
     def affine8(self, a, affine_map, hint="aff", note=""):
         return self._emit("affine8", (a,), hint, map=affine_map, note=note)
 

@@ -70,6 +70,12 @@ def _execute(op, env, memory, loops):
         return args[0] | args[1]
     if code == "andnot":
         return ~args[0] & args[1]
+    if code == "select":
+        mask, a, b = args
+        return (a & ~mask) | (b & mask)
+    if code == "blendv":
+        a, b, mask = args
+        return np.where(mask & 0x80, b, a).astype(np.uint8)
     if code == "ternlog":
         a, b, c = args
         out = np.zeros_like(a)

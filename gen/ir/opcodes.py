@@ -7,6 +7,7 @@ abstract (lowered by backends):
   affine8(a)            per byte: map.apply(x), map an AffineMap           attrs: map
   affine_inv8(a)        per byte: map.apply(inv(x)), inv in GF(2^8)/0x11B  attrs: map
   rotl(a)               rotate each `lane`-bit element left by n             attrs: n, lane
+  select(m, a, b)       bitwise: b where m is 1, a where m is 0
 target-level rotation:
   rotl_native(a)        the same, one instruction (AVX-512 VPROLD)          attrs: n, lane
 target-level:
@@ -22,8 +23,9 @@ target-level:
   gf2p8affineinv(a, m)  GF2P8AFFINEINVQB                                     attrs: imm
   aesenclast(a, k)      AESENCLAST on every 128-bit lane
   ternlog(a, b, c)       bitwise: result bit = imm bit (a<<2 | b<<1 | c)      attrs: imm
-  extract128(a)         128-bit lane `lane` of a 256-bit value              attrs: lane
+  blendv(a, b, m)       per byte: b where m's byte has bit 7 set, else a (PBLENDVB)
+  extract128(a)         128-bit lane `lane` of a 256- or 512-bit value      attrs: lane
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
 """
 
-ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl"})
+ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "select"})

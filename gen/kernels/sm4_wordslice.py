@@ -8,34 +8,14 @@ its rotations; `groups` independent sets of 4 registers are interleaved to hide
 the S-box's latency.
 """
 
-from collections import defaultdict
-
 from ..ir import Builder, Index
 from ..linalg import AffineMap, byteswap_mask
 from ..specs import sm4
+from .rotations import linear_layer
 from .sm4_constants import decomposition
 from .transpose import transpose
 
 ROUNDS_PER_ITERATION = 4
-
-
-def rotation_plan(rotations):
-    """Group L's rotations by amount mod 8: rotl(y,a)^rotl(y,a+8)^... =
-    rotl(y ^ rotl(y,8) ^ ..., a), trading bit rotations for byte rotations
-    (for SM4: rotl(y ^ rotl(y,8) ^ rotl(y,16), 2) ^ rotl(y,24))."""
-    groups = defaultdict(list)
-    for r in rotations:
-        groups[r % 8].append(r)
-    return [(base, [r - base for r in sorted(members)]) for base, members in sorted(groups.items())]
-
-
-def linear_layer(b, y, rotations, hint):
-    parts = [y]
-    for base, offsets in rotation_plan(rotations):
-        inner = [y if off == 0 else b.rotl(y, off, 32, f"{hint}r{off}") for off in offsets]
-        group = b.xor_all(inner, f"{hint}g") if len(inner) > 1 else inner[0]
-        parts.append(group if base == 0 else b.rotl(group, base, 32, f"{hint}r{base}"))
-    return b.xor_all(parts, hint)
 
 
 def program(bits, groups=2, decomposition_index=None):

@@ -1,0 +1,255 @@
+"""ZUC lane-parallel: one stream per 32-bit element, `bits` / 32 streams per
+register, `groups` registers' worth of streams interleaved.
+
+Every ZUC word (the LFSR cells s0..s15, R1, R2, the BR words X0..X3) is one
+register holding that word of every lane, so a round is the scalar round on
+vectors: the LFSR update with additions modulo 2^31 - 1, bit reorganisation
+by shifts and 16-bit blends, the FSM, L1 and L2 by rotations, and the S-box
+layer S = (S0, S1, S0, S1) on the bytes of each word.  The S-box layer runs S0
+and S1 once each, on regrouped bytes (the paper's algorithm 5): S0's inputs are
+the odd bytes of both L1's and L2's outputs, S1's the even bytes.  S0 is its
+three-round Feistel of 4-bit tables; S1 is A2·inv(A1·x) ^ c2 over the AES field
+through a field isomorphism, which the backend lowers to GF2P8AFFINE(INV)QB or
+to nibble tables around AESENCLAST.  Sixteen rounds are unrolled so that the
+LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
+keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
+so that each lane's 64 bytes are stored contiguously.
+"""
+
+from ..ir import Builder
+from ..linalg import AffineMap, byteswap_mask
+from ..specs import zuc
+from .rotations import linear_layer
+from .transpose import transpose
+from .zuc_constants import s0_nibble_tables, s1_decomposition
+
+ROUNDS_PER_BLOCK = 16
+STATE_WORDS = 18  # s0..s15, R1, R2
+MODULUS = zuc.LFSR_MODULUS
+
+
+class LaneRound:
+    """One ZUC round on `bits`-wide registers, written against a Builder."""
+
+    def __init__(self, b, s0_form, isomorphism):
+        self.b = b
+        self.s0_form = s0_form
+        dec = s1_decomposition(isomorphism)
+        self.s1_inner = AffineMap(dec.A1, dec.c1)
+        self.s1_outer = AffineMap(dec.A2, dec.c2)
+        self.isomorphism = isomorphism
+        tables = s0_nibble_tables()
+        self.p1 = b.const(tables.p1, "s0_p1", "S0 Feistel round 1: P1 (gen/specs/zuc.py)")
+        self.p2 = b.const(tables.p2, "s0_p2", "S0 Feistel round 2: P2")
+        if s0_form == "folded":
+            self.p3 = b.const(tables.folded, "s0_p3_rot",
+                              "S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1)")
+        else:
+            self.p3 = b.const(tables.p3, "s0_p3", "S0 Feistel round 3: P3")
+        self.nibble = b.const(bytes([0x0F] * 16), "nibble_mask", "low nibble of every byte")
+        self.hi16 = b.const(bytes([0, 0, 0xFF, 0xFF] * 4), "high16", "high 16 bits of every 32-bit word")
+        self.odd = b.const(bytes([0, 0xFF] * 8), "odd_bytes", "bytes 1 and 3 of every word (the S0 bytes)")
+        self.modulus = b.const(MODULUS.to_bytes(4, "little") * 4, "modulus", "2^31 - 1 in every word")
+
+    # ---- S-boxes ----------------------------------------------------------
+    def s0(self, x, hint):
+        """S0 on every byte: t = P1[x_L] ^ x_H; o_L = P2[t] ^ x_L; o_H = P3[o_L] ^ t;
+        out = rotl8(o_H || o_L, 5)."""
+        b = self.b
+        low = b.and_(x, self.nibble, f"{hint}_xl")
+        high = b.and_(b.shr(x, 4, 16, f"{hint}_xs"), self.nibble, f"{hint}_xh")
+        t = b.xor(b.shuffle(self.p1, low, f"{hint}_p1"), high, f"{hint}_t")
+        out_low = b.xor(b.shuffle(self.p2, t, f"{hint}_p2"), low, f"{hint}_ol")
+        if self.s0_form == "folded":
+            # rotl8((P3[o_L] ^ t) << 4 | o_L, 5) = rotl8(o_L, 5) ^ (P3[o_L] << 1) ^ (t << 1):
+            # the high nibble rotated by 5 lands in bits 1..4 without wrapping.
+            return b.xor(b.shuffle(self.p3, out_low, f"{hint}_p3"), b.add(t, t, 8, f"{hint}_t2"), hint)
+        out_high = b.xor(b.shuffle(self.p3, out_low, f"{hint}_p3"), t, f"{hint}_oh")
+        joined = b.or_(b.shl(out_high, 4, 16, f"{hint}_ohs"), out_low, f"{hint}_o")
+        return b.rotl(joined, zuc.S0_ROTATION, 8, hint)
+
+    def s1(self, x, hint):
+        """S1 on every byte: M·inv_ZUC(x) ^ B = A2·inv_AES(A1·x) ^ c2."""
+        b = self.b
+        inner = b.affine8(x, self.s1_inner, f"{hint}_k",
+                          note=f"S1 inner map K (isomorphism #{self.isomorphism}: ZUC field to AES field)")
+        return b.affine_inv8(inner, self.s1_outer, hint, note="S1 outer map M·K^-1, constant 0x55")
+
+    def sbox_layer(self, u, v, hint):
+        """(S(u), S(v)) with S = S0 on bytes 3 and 1, S1 on bytes 2 and 0:
+        regroup so that S0 and S1 each run once (algorithm 5)."""
+        b = self.b
+        s0_in = b.select(self.odd, b.shr(v, 8, 32, f"{hint}_v8"), u, f"{hint}_a")  # odd bytes of u and v
+        s1_in = b.select(self.odd, u, b.shl(v, 8, 32, f"{hint}_v8l"), f"{hint}_b")  # even bytes of u and v
+        s0_out = self.s0(s0_in, f"{hint}_s0")
+        s1_out = self.s1(s1_in, f"{hint}_s1")
+        r1 = b.select(self.odd, s1_out, s0_out, "r1")
+        r2 = b.select(self.odd, b.shr(s1_out, 8, 32, f"{hint}_s1h"), b.shl(s0_out, 8, 32, f"{hint}_s0l"), "r2")
+        return r1, r2
+
+    # ---- arithmetic modulo 2^31 - 1 -------------------------------------------
+    def times_power_of_two(self, x, k, hint):
+        """x · 2^k mod (2^31 - 1): a rotation of the 31-bit value."""
+        b = self.b
+        rotated = b.or_(b.shl(x, k, 32, f"{hint}_l"), b.shr(x, 31 - k, 32, f"{hint}_r"), f"{hint}_o")
+        return b.and_(rotated, self.modulus, hint)
+
+    def add_mod(self, x, y, hint):
+        """x + y mod (2^31 - 1) for x, y <= 2^31 - 1: the sum fits 32 bits and
+        2^31 = 1 mod 2^31 - 1 folds bit 31 back in (never yielding 0 for nonzero inputs)."""
+        b = self.b
+        total = b.add(x, y, 32, f"{hint}_s")
+        return b.add(b.and_(total, self.modulus, f"{hint}_m"), b.shr(total, 31, 32, f"{hint}_c"), 32, hint)
+
+    def sum_mod(self, terms, hint):
+        """A balanced tree of add_mod (terms become ready together)."""
+        level = list(terms)
+        depth = 0
+        while len(level) > 1:
+            pairs = [self.add_mod(level[i], level[i + 1], f"{hint}{depth}") for i in range(0, len(level) - 1, 2)]
+            level = pairs + level[len(level) - len(level) % 2:]
+            depth += 1
+        return level[0]
+
+    # ---- one round ----------------------------------------------------------------
+    def run(self, s, r1, r2, init):
+        """One round on LFSR registers s[0..15] (s[0] oldest).  Returns (s16,
+        R1, R2, Z); Z is None in initialisation mode, where the FSM output W
+        (shifted right by one) joins the LFSR feedback instead."""
+        b = self.b
+        x0 = b.select(self.hi16, s[14], b.shl(s[15], 1, 32, "s15d"), "x0")
+        x1 = b.or_(b.shl(s[11], 16, 32, "s11l"), b.shr(s[9], 15, 32, "s9h"), "x1")
+        x2 = b.or_(b.shl(s[7], 16, 32, "s7l"), b.shr(s[5], 15, 32, "s5h"), "x2")
+        w = b.add(b.xor(x0, r1, "x0r1"), r2, 32, "w")
+        z = None if init else b.xor(w, b.or_(b.shl(s[2], 16, 32, "s2l"), b.shr(s[0], 15, 32, "s0h"), "x3"), "z")
+        w1 = b.add(r1, x1, 32, "w1")
+        w2 = b.xor(r2, x2, "w2")
+        # u = L1(W1_L || W2_H), v = L2(W2_L || W1_H): the halves swapped by a 16-bit rotation.
+        w1_swapped = b.rotl(w1, 16, 32, "w1sw")
+        w2_swapped = b.rotl(w2, 16, 32, "w2sw")
+        u = linear_layer(b, b.select(self.hi16, w2_swapped, w1_swapped, "l1in"), zuc.L1_ROTATIONS, "u")
+        v = linear_layer(b, b.select(self.hi16, w1_swapped, w2_swapped, "l2in"), zuc.L2_ROTATIONS, "v")
+        new_r1, new_r2 = self.sbox_layer(u, v, "sb")
+        terms = [s[cell] if power == 1 else self.times_power_of_two(s[cell], power.bit_length() - 1, f"s{cell}k")
+                 for cell, power in _feedback_terms()]
+        if init:
+            terms.append(b.shr(w, 1, 32, "w_half"))
+        return self.sum_mod(terms, "fb"), new_r1, new_r2, z
+
+
+def _feedback_terms():
+    """The feedback (1 + 2^8)s0 + 2^20 s4 + ... as (cell, power of two) pairs."""
+    terms = []
+    for cell, multiplier in zuc.LFSR_TAPS:
+        power = 1
+        while multiplier:
+            if multiplier & 1:
+                terms.append((cell, power))
+            multiplier >>= 1
+            power <<= 1
+    return terms
+
+
+def _row(group, row, lanes_total, lanes):
+    """Byte offset of state word `row` for the lanes of `group`."""
+    return (row * lanes_total + group * lanes) * 4
+
+
+def _load_state(b, groups, lanes, lanes_total):
+    state = []
+    for g in range(groups):
+        words = [b.load("state", _row(g, i, lanes_total, lanes), f"g{g}s{i}" if i < 16 else f"g{g}r{i - 15}")
+                 for i in range(STATE_WORDS)]
+        state.append(words)
+    return state
+
+
+def _store_state(b, groups, lanes, lanes_total, state):
+    for g in range(groups):
+        for i, value in enumerate(state[g]):
+            b.store("state", _row(g, i, lanes_total, lanes), value)
+
+
+def _store_keystream(b, group, lanes, z_words, bswap):
+    """Transpose 16 rounds x `lanes` words into 64 bytes per lane, big-endian."""
+    be = [b.shuffle(z, bswap, "zbe") for z in z_words]
+    for quarter in range(4):
+        cols = transpose(b, be[4 * quarter:4 * quarter + 4], 32, "ztr")
+        for j, col in enumerate(cols):
+            for part in range(b.bits // 128):
+                lane = group * lanes + 4 * part + j
+                value = col if b.bits == 128 else b.extract128(col, part, "zpart")
+                b.store("ks", lane * 64 + quarter * 16, value)
+
+
+def keystream_program(bits, groups=1, s0_form="folded", isomorphism=0):
+    """16 work-mode rounds for groups x bits/32 lanes: params (state, ks)."""
+    lanes = bits // 32
+    lanes_total = lanes * groups
+    b = Builder(f"zuc_keystream{bits}", bits, ("state", "ks"))
+    rnd = LaneRound(b, s0_form, isomorphism)
+    bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
+    b.comment(f"Load the state of {lanes_total} lanes: one register per word.")
+    state = _load_state(b, groups, lanes, lanes_total)
+    lfsr = [words[:16] for words in state]
+    fsm = [words[16:] for words in state]
+    z_words = [[] for _ in range(groups)]
+    for r in range(ROUNDS_PER_BLOCK):
+        for g in range(groups):
+            b.comment(f"Round {r}, lanes {g * lanes}..{g * lanes + lanes - 1}: BR, F (Z out), LFSR feedback.")
+            s16, r1, r2, z = rnd.run(lfsr[g][r:r + 16], fsm[g][0], fsm[g][1], init=False)
+            lfsr[g].append(s16)
+            fsm[g] = [r1, r2]
+            z_words[g].append(z)
+    for g in range(groups):
+        b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: big-endian, transposed to 64 bytes per lane.")
+        _store_keystream(b, g, lanes, z_words[g], bswap)
+    b.comment("Store the state back.")
+    _store_state(b, groups, lanes, lanes_total, [lfsr[g][16:] + fsm[g] for g in range(groups)])
+    return b.finish(lanes=lanes_total, strategy="lanes")
+
+
+def init_program(bits, groups=1, s0_form="folded", isomorphism=0):
+    """The 32 initialisation rounds (two loop iterations of 16) and the one
+    work-mode round whose output is discarded: params (state,)."""
+    lanes = bits // 32
+    lanes_total = lanes * groups
+    b = Builder(f"zuc_init{bits}", bits, ("state",))
+    rnd = LaneRound(b, s0_form, isomorphism)
+    b.comment(f"Load the loaded key and IV of {lanes_total} lanes; R1 = R2 = 0.")
+    loaded = _load_state(b, groups, lanes, lanes_total)
+    state = [[b.var(f"g{g}s{i}" if i < 16 else f"g{g}r{i - 15}") for i in range(STATE_WORDS)] for g in range(groups)]
+    for g in range(groups):
+        for var, value in zip(state[g], loaded[g]):
+            b.assign(var, value)
+    with b.loop("r", zuc.INIT_ROUNDS // ROUNDS_PER_BLOCK):
+        lfsr = [list(words[:16]) for words in state]
+        fsm = [list(words[16:]) for words in state]
+        for r in range(ROUNDS_PER_BLOCK):
+            for g in range(groups):
+                b.comment(f"Initialisation round 16r+{r}, lanes {g * lanes}..: s16 = feedback + (W >> 1).")
+                s16, r1, r2, _ = rnd.run(lfsr[g][r:r + 16], fsm[g][0], fsm[g][1], init=True)
+                lfsr[g].append(s16)
+                fsm[g] = [r1, r2]
+        for g in range(groups):
+            for var, value in zip(state[g], lfsr[g][16:] + fsm[g]):
+                b.assign(var, value)
+    final = []
+    for g in range(groups):
+        b.comment(f"Work-mode round with its keystream word discarded, lanes {g * lanes}...")
+        s16, r1, r2, _ = rnd.run(state[g][:16], state[g][16], state[g][17], init=False)
+        final.append(list(state[g][1:16]) + [s16, r1, r2])
+    b.comment("Store the state.")
+    _store_state(b, groups, lanes, lanes_total, final)
+    return b.finish(lanes=lanes_total, strategy="lanes")
+
+
+def round_program(bits, s0_form="folded", isomorphism=0):
+    """One work-mode round on one group, for comparing the cost of choices:
+    params (state,); stores s16, R1, R2 and Z in rows 0..3."""
+    b = Builder(f"zuc_round{bits}", bits, ("state",))
+    rnd = LaneRound(b, s0_form, isomorphism)
+    words = _load_state(b, 1, bits // 32, bits // 32)[0]
+    for row, value in enumerate(rnd.run(words[:16], words[16], words[17], init=False)):
+        b.store("state", row * bits // 8, value)
+    return b.finish(lanes=bits // 32, strategy="lanes")
