@@ -10,3 +10,8 @@ VECTORS = ROOT.parent / "shared" / "vectors"
 @pytest.fixture(scope="session")
 def sm4_vectors():
     return json.loads((VECTORS / "sm4.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def zuc_vectors():
+    return json.loads((VECTORS / "zuc.json").read_text())

@@ -1,0 +1,191 @@
+"""ZUC-128 and ZUC-256 straight from the spec, one stream at a time: the oracle
+every kernel program and every generated C kernel is checked against.
+
+Besides keystream, encryption and the MACs it models the kernel ABI of
+templates/zuc.h.j2 (`lanes_state`, `init_rounds`, `keystream_block`): the state
+of `lanes` streams as 18 * lanes words, word i (s0..s15, R1, R2) of lane j at
+index i * lanes + j, advanced in place.
+"""
+
+from ..linalg import rotl
+from ..specs import zuc
+from ..specs.validate import SpecError
+
+MASK32 = 0xFFFFFFFF
+STATE_WORDS = zuc.LFSR_CELLS + 2  # s0..s15, R1, R2
+BLOCK_WORDS = 16                  # keystream words per lane per keystream_block
+
+
+def linear(word, rotations):
+    """L1 or L2: the word XORed with its left rotations."""
+    out = word
+    for r in rotations:
+        out ^= rotl(word, r, 32)
+    return out
+
+
+def sbox_layer(word):
+    """S: S0, S1, S0, S1 on the bytes of a word, most significant byte first."""
+    s0, s1 = zuc.s0_table(), zuc.s1_table()
+    b = word.to_bytes(4, "big")
+    return int.from_bytes(bytes((s0[b[0]], s1[b[1]], s0[b[2]], s1[b[3]])), "big")
+
+
+def _high16(cell):
+    return cell >> 15
+
+
+def _low16(cell):
+    return cell & 0xFFFF
+
+
+class ZucState:
+    """LFSR cells s0..s15 and the FSM's R1, R2; `round` is one clock of the cipher."""
+
+    def __init__(self, cells, r1=0, r2=0):
+        if len(cells) != zuc.LFSR_CELLS:
+            raise ValueError(f"ZUC state needs {zuc.LFSR_CELLS} LFSR cells, got {len(cells)}")
+        self.cells = list(cells)
+        self.r1, self.r2 = r1, r2
+
+    @classmethod
+    def loaded(cls, variant, key, iv, tag_bits=0):
+        """The state after key loading, before the initialisation rounds."""
+        return cls(zuc.load_key(variant, key, iv, tag_bits))
+
+    def bit_reorganization(self):
+        """X0..X3, each two 16-bit halves of cells (the high half of a 31-bit cell is
+        F_H(cell << 1), its bits 30..15)."""
+        s = self.cells
+        return (_high16(s[15]) << 16 | _low16(s[14]), _low16(s[11]) << 16 | _high16(s[9]),
+                _low16(s[7]) << 16 | _high16(s[5]), _low16(s[2]) << 16 | _high16(s[0]))
+
+    def round(self, init_mode):
+        """One clock; returns the keystream word Z = W ^ X3 (discarded in initialisation)."""
+        x0, x1, x2, x3 = self.bit_reorganization()
+        w = ((x0 ^ self.r1) + self.r2) & MASK32
+        w1 = (self.r1 + x1) & MASK32
+        w2 = self.r2 ^ x2
+        self.r1 = sbox_layer(linear((w1 << 16 | w2 >> 16) & MASK32, zuc.L1_ROTATIONS))
+        self.r2 = sbox_layer(linear((w2 << 16 | w1 >> 16) & MASK32, zuc.L2_ROTATIONS))
+        feedback = sum(m * self.cells[i] for i, m in zuc.LFSR_TAPS)
+        if init_mode:
+            feedback += w >> 1
+        s16 = feedback % zuc.LFSR_MODULUS or zuc.LFSR_MODULUS
+        self.cells = self.cells[1:] + [s16]
+        return w ^ x3
+
+    def initialise(self):
+        """The initialisation rounds, then the first work-mode round (its Z discarded)."""
+        for _ in range(zuc.INIT_ROUNDS):
+            self.round(init_mode=True)
+        self.round(init_mode=False)
+
+    def words(self, n):
+        return [self.round(init_mode=False) for _ in range(n)]
+
+
+def keystream_words(variant, key, iv, n, tag_bits=0):
+    """The first n keystream words of (key, iv) with the constants of `tag_bits`."""
+    state = ZucState.loaded(variant, key, iv, tag_bits)
+    state.initialise()
+    return state.words(n)
+
+
+def keystream_bits(variant, key, iv, nbits, tag_bits=0):
+    """The first nbits keystream bits as one int (z0 the most significant) and its width."""
+    words = keystream_words(variant, key, iv, (nbits + 31) // 32, tag_bits)
+    width = 32 * len(words)
+    return int.from_bytes(b"".join(w.to_bytes(4, "big") for w in words), "big"), width
+
+
+def _message_bits(msg, bits):
+    nbytes = (bits + 7) // 8
+    if len(msg) < nbytes:
+        raise ValueError(f"{bits} bits need {nbytes} bytes, got {len(msg)}")
+    return int.from_bytes(msg[:nbytes], "big") >> (8 * nbytes - bits)
+
+
+def encrypt(variant, key, iv, data, bits):
+    """data XOR keystream over `bits` bits (ceil(bits / 8) bytes out); the unused low
+    bits of a final partial byte are zero.  Decryption is the same function."""
+    nbytes = (bits + 7) // 8
+    if len(data) < nbytes:
+        raise ValueError(f"{bits} bits need {nbytes} bytes, got {len(data)}")
+    stream, width = keystream_bits(variant, key, iv, bits)
+    out = bytearray(a ^ b for a, b in zip(data, (stream >> (width - 8 * nbytes)).to_bytes(nbytes, "big")))
+    if bits % 8:
+        out[-1] &= (0xFF << (8 - bits % 8)) & 0xFF
+    return bytes(out)
+
+
+def _window(stream, width, start, size):
+    """Keystream bits z_start .. z_{start+size-1} as an int (z_start the most significant)."""
+    return (stream >> (width - start - size)) & ((1 << size) - 1)
+
+
+def mac(variant, key, iv, msg, bits, tag_bits):
+    """The MAC of the first `bits` bits of msg as tag_bits / 8 bytes, big-endian.
+
+    ZUC-128: 128-EIA3 with the IV as given (T ^= z_i..z_{i+31} for each set bit
+    m_i, then T ^= z_LENGTH.., MAC = T ^ z_{32(L-1)}.. with L = ceil(LENGTH/32) + 2).
+    ZUC-256 (2018): Tag = z_0..z_{t-1}; Tag ^= z_{t+i}..z_{2t+i-1} for each set bit
+    m_i; finally Tag ^= z_{t+l}..z_{2t+l-1}; loaded with the tag length's constants."""
+    zuc.check_tag_bits(variant, tag_bits)
+    if tag_bits == 0:
+        raise SpecError("a MAC needs a tag length, not 0")
+    m = _message_bits(msg, bits)
+    if variant == 128:
+        nwords = (bits + 31) // 32 + 2
+        stream, width = keystream_bits(variant, key, iv, 32 * nwords, tag_bits)
+        tag, offset = _window(stream, width, 32 * (nwords - 1), 32), 0
+    else:
+        stream, width = keystream_bits(variant, key, iv, 32 * ((bits + 31) // 32) + 2 * tag_bits, tag_bits)
+        tag, offset = _window(stream, width, 0, tag_bits), tag_bits
+    for i in range(bits):
+        if (m >> (bits - 1 - i)) & 1:
+            tag ^= _window(stream, width, offset + i, tag_bits)
+    tag ^= _window(stream, width, offset + bits, tag_bits)
+    return tag.to_bytes(tag_bits // 8, "big")
+
+
+# ---- the kernel ABI -------------------------------------------------------------------
+
+def lanes_state(variant, keys, ivs, tag_bits=0):
+    """18 * lanes words after key loading (R1 = R2 = 0), word i of lane j at i * lanes + j."""
+    if len(keys) != len(ivs):
+        raise ValueError(f"{len(keys)} keys but {len(ivs)} IVs")
+    return _pack([ZucState.loaded(variant, k, v, tag_bits) for k, v in zip(keys, ivs)])
+
+
+def _pack(states):
+    lanes = len(states)
+    words = [0] * (STATE_WORDS * lanes)
+    for j, st in enumerate(states):
+        for i, w in enumerate(st.cells + [st.r1, st.r2]):
+            words[i * lanes + j] = w
+    return words
+
+
+def _unpack(state_words, lanes):
+    if lanes < 1 or len(state_words) != STATE_WORDS * lanes:
+        raise ValueError(f"{lanes} lanes need {STATE_WORDS * lanes} state words, got {len(state_words)}")
+    return [ZucState([state_words[i * lanes + j] for i in range(zuc.LFSR_CELLS)],
+                     state_words[16 * lanes + j], state_words[17 * lanes + j]) for j in range(lanes)]
+
+
+def init_rounds(state_words, lanes):
+    """The kernel's init_rounds, in place: 32 initialisation rounds and one discarded round."""
+    states = _unpack(state_words, lanes)
+    for st in states:
+        st.initialise()
+    state_words[:] = _pack(states)
+
+
+def keystream_block(state_words, lanes):
+    """The kernel's keystream_block, in place: 16 rounds per lane; returns 64 * lanes bytes,
+    bytes 64 * j .. 64 * j + 63 being lane j's words big-endian."""
+    states = _unpack(state_words, lanes)
+    out = b"".join(w.to_bytes(4, "big") for st in states for w in st.words(BLOCK_WORDS))
+    state_words[:] = _pack(states)
+    return out

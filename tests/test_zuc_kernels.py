@@ -1,0 +1,144 @@
+"""The ZUC lanes kernel programs, abstract and lowered for every target, run
+in the IR interpreter against the Python reference's kernel ABI, and the
+generator's cost-based choices."""
+
+import random
+import struct
+import zlib
+
+import numpy as np
+import pytest
+
+from gen.backends import SIMD_TARGETS
+from gen.backends.avx512_gfni import bitwise_pair_as_ternary_logic
+from gen.emit import zuc_kernel_files
+from gen.ir import Builder, Op, run
+from gen.ir.opcodes import ABSTRACT
+from gen.kernels import zuc_lanes, zuc_reference
+
+TARGETS = list(SIMD_TARGETS)
+
+
+def random_lanes(lanes, variant, seed):
+    rng = random.Random(seed)
+    key_bytes = 16 if variant == 128 else 32
+    keys = [bytes(rng.randrange(256) for _ in range(key_bytes)) for _ in range(lanes)]
+    if variant == 128:
+        ivs = [bytes(rng.randrange(256) for _ in range(16)) for _ in range(lanes)]
+    else:
+        ivs = [bytes(rng.randrange(256) for _ in range(17)) + bytes(rng.randrange(64) for _ in range(8))
+               for _ in range(lanes)]
+    return zuc_reference.lanes_state(variant, keys, ivs)
+
+
+def words(memory):
+    return list(struct.unpack(f"<{len(memory) // 4}I", memory))
+
+
+def check_programs(init, keystream, variant, seed, blocks=2):
+    lanes = keystream.info["lanes"]
+    state = random_lanes(lanes, variant, seed)
+    memory = {"state": bytearray(struct.pack(f"<{len(state)}I", *state)), "ks": bytearray(64 * lanes)}
+    run(init, memory)
+    zuc_reference.init_rounds(state, lanes)
+    assert words(memory["state"]) == state
+    for _ in range(blocks):
+        run(keystream, memory)
+        assert bytes(memory["ks"]) == zuc_reference.keystream_block(state, lanes)
+        assert words(memory["state"]) == state
+
+
+@pytest.mark.parametrize("bits", [128, 256, 512])
+@pytest.mark.parametrize("s0_form", zuc_kernel_files.S0_FORMS)
+def test_abstract_programs_match_reference(bits, s0_form):
+    options = dict(groups=1, s0_form=s0_form, isomorphism=bits % 8)
+    check_programs(zuc_lanes.init_program(bits, **options), zuc_lanes.keystream_program(bits, **options),
+                   variant=256, seed=bits)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_lowered_programs_match_reference(target):
+    """What `gen` emits: the chosen S0 form and isomorphism, the target's groups."""
+    t = SIMD_TARGETS[target]
+    choice = zuc_kernel_files.choose(t)
+    options = dict(groups=t.groups("lanes"), s0_form=choice.s0_form, isomorphism=choice.isomorphism)
+    init = t.lower(zuc_lanes.init_program(t.bits, **options))
+    keystream = t.lower(zuc_lanes.keystream_program(t.bits, **options))
+    for program in (init, keystream):
+        assert not {s.opcode for s in program.walk() if isinstance(s, Op)} & ABSTRACT
+    seed = zlib.crc32(target.encode())
+    check_programs(init, keystream, variant=128, seed=seed, blocks=1)
+    check_programs(init, keystream, variant=256, seed=seed + 1, blocks=1)
+
+
+@pytest.mark.parametrize("target", ["avx2_gfni", "ssse3_aesni"])
+@pytest.mark.parametrize("isomorphism", [0, 3, 7])
+def test_every_isomorphism_and_s0_form_lowers_correctly(target, isomorphism):
+    t = SIMD_TARGETS[target]
+    for s0_form in zuc_kernel_files.S0_FORMS:
+        options = dict(groups=1, s0_form=s0_form, isomorphism=isomorphism)
+        check_programs(t.lower(zuc_lanes.init_program(t.bits, **options)),
+                       t.lower(zuc_lanes.keystream_program(t.bits, **options)), variant=256, seed=isomorphism, blocks=1)
+
+
+def opcodes(program):
+    return [s.opcode for s in program.walk() if isinstance(s, Op)]
+
+
+def test_s1_is_two_gfni_instructions_and_the_rotation_one_more():
+    t = SIMD_TARGETS["avx512_gfni"]
+    folded = opcodes(t.lower(zuc_lanes.round_program(512, "folded", 0)))
+    rotate = opcodes(t.lower(zuc_lanes.round_program(512, "rotate", 0)))
+    assert folded.count("gf2p8affine") == 1 and folded.count("gf2p8affineinv") == 1
+    assert rotate.count("gf2p8affine") == 2  # S0's rotation by 5 as one GFNI matrix
+
+
+def test_s1_on_aesni_is_the_papers_form():
+    ops = opcodes(SIMD_TARGETS["ssse3_aesni"].lower(zuc_lanes.round_program(128, "folded", 0)))
+    assert ops.count("aesenclast") == 1
+    # S0: 3 lookups; S1: 2 + inverse ShiftRows + 2; L1, L2 and the swaps: byte rotations.
+    assert ops.count("shuffle") >= 8
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_choice_is_the_cheapest(target):
+    t = SIMD_TARGETS[target]
+    choice = zuc_kernel_files.choose(t)
+    chosen = choice.costs[(choice.s0_form, choice.isomorphism)]
+    assert chosen == min(choice.costs.values())
+    assert len(choice.costs) == len(zuc_kernel_files.S0_FORMS) * 8
+    assert chosen == zuc_kernel_files.round_cost(t, choice.s0_form, choice.isomorphism)
+
+
+def test_folded_s0_is_cheaper_than_a_separate_rotation_everywhere():
+    for t in SIMD_TARGETS.values():
+        assert zuc_kernel_files.round_cost(t, "folded", 0) < zuc_kernel_files.round_cost(t, "rotate", 0)
+
+
+@pytest.mark.parametrize("inner", ["xor", "and", "or", "andnot"])
+@pytest.mark.parametrize("outer", ["xor", "and", "or", "andnot"])
+def test_bitwise_pairs_fuse_into_one_correct_ternary_logic(inner, outer):
+    b = Builder("pair", 512, ("in", "out"))
+    x, y, z = (b.load("in", 64 * i) for i in range(3))
+    first = b._emit(inner, (x, y), "g")
+    b.store("out", 0, b._emit(outer, (first, z), "f"))
+    program = b.finish()
+    lowered = SIMD_TARGETS["avx512_gfni"].lower(program)
+    assert "ternlog" in opcodes(lowered) and inner not in opcodes(lowered) or inner == outer == "andnot"
+    data = np.random.default_rng(1).integers(0, 256, 192, dtype=np.uint8).tobytes()
+    expect = run(program, {"in": bytearray(data), "out": bytearray(64)})["out"]
+    assert run(lowered, {"in": bytearray(data), "out": bytearray(64)})["out"] == expect
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_select_lowers_to_the_same_bits(target):
+    t = SIMD_TARGETS[target]
+    b = Builder("select", t.bits, ("in", "out"))
+    n = t.bits // 8
+    a, c = b.load("in", 0), b.load("in", n)
+    mask = b.const(bytes([0, 0xFF] * 8), "odd", "odd bytes")
+    b.store("out", 0, b.select(mask, a, c))
+    program = b.finish()
+    data = np.random.default_rng(2).integers(0, 256, 2 * n, dtype=np.uint8).tobytes()
+    got = run(t.lower(program), {"in": bytearray(data), "out": bytearray(n)})["out"]
+    assert bytes(got) == bytes(x if i % 2 == 0 else y for i, (x, y) in enumerate(zip(data[:n], data[n:])))

@@ -1,0 +1,157 @@
+"""The Python ZUC reference against the official vectors, its properties, and its
+model of the kernel ABI (lanes state layout, init_rounds, keystream_block)."""
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from gen.kernels import zuc_reference as ref
+from gen.specs import zuc
+from gen.specs.validate import SpecError
+
+
+def iv_forms(v):
+    return [bytes.fromhex(v[k]) for k in ("iv", "iv25", "iv23") if k in v]
+
+
+def test_zuc128_keystream_vectors(zuc_vectors):
+    for v in zuc_vectors["zuc128_keystream"]:
+        key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v["iv"])
+        words = ref.keystream_words(128, key, iv, len(v["keystream"]))
+        assert [f"{w:08x}" for w in words] == v["keystream"]
+
+
+def test_zuc256_keystream_vectors_in_both_iv_forms(zuc_vectors):
+    checked = 0
+    for v in zuc_vectors["zuc256_keystream"]:
+        key = bytes.fromhex(v["key"])
+        for iv in iv_forms(v):
+            words = ref.keystream_words(256, key, iv, len(v["keystream"]))
+            assert [f"{w:08x}" for w in words] == v["keystream"]
+            checked += 1
+    assert checked == 3
+
+
+@pytest.mark.parametrize("tag_bits", [32, 64, 128])
+def test_zuc256_mac_vectors(zuc_vectors, tag_bits):
+    for v in zuc_vectors["zuc256_mac"]:
+        key, iv, msg = bytes.fromhex(v["key"]), bytes.fromhex(v["iv25"]), bytes.fromhex(v["message"])
+        assert ref.mac(256, key, iv, msg, v["bits"], tag_bits).hex() == v[f"tag{tag_bits}"]
+
+
+def test_zuc128_eia3_vectors(zuc_vectors):
+    for v in zuc_vectors["zuc128_mac"]:
+        key, iv, msg = bytes.fromhex(v["key"]), bytes.fromhex(v["iv"]), bytes.fromhex(v["message"])
+        assert ref.mac(128, key, iv, msg, v["bits"], 32).hex() == v["tag32"]
+
+
+def test_mac_depends_on_the_tag_constants(zuc_vectors):
+    """The MAC loads with its own d constants: the first keystream words differ."""
+    v = zuc_vectors["zuc256_mac"][0]
+    key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v["iv25"])
+    firsts = {tag: ref.keystream_words(256, key, iv, 1, tag)[0] for tag in (0, 32, 64, 128)}
+    assert len(set(firsts.values())) == 4
+
+
+def test_keystream_bytes_are_the_words_big_endian(zuc_vectors):
+    v = zuc_vectors["zuc256_keystream"][1]
+    key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v["iv25"])
+    data = bytes(80)
+    assert ref.encrypt(256, key, iv, data, 640).hex() == "".join(v["keystream"])
+
+
+keys128 = st.binary(min_size=16, max_size=16)
+keys256 = st.binary(min_size=32, max_size=32)
+ivs25 = st.tuples(st.binary(min_size=17, max_size=17),
+                  st.lists(st.integers(0, 63), min_size=8, max_size=8)).map(lambda t: t[0] + bytes(t[1]))
+variant_key_iv = st.one_of(
+    st.tuples(st.just(128), keys128, st.binary(min_size=16, max_size=16)),
+    st.tuples(st.just(256), keys256, ivs25))
+
+
+@settings(max_examples=15, deadline=None)
+@given(variant_key_iv, st.binary(min_size=1, max_size=40), st.integers(0, 7))
+def test_encrypt_twice_is_identity_and_clears_unused_bits(vki, data, drop):
+    variant, key, iv = vki
+    bits = 8 * len(data) - drop
+    once = ref.encrypt(variant, key, iv, data, bits)
+    assert len(once) == len(data)
+    assert once[-1] & ((1 << drop) - 1) == 0
+    twice = ref.encrypt(variant, key, iv, once, bits)
+    mask = (0xFF << drop) & 0xFF
+    assert twice[:-1] == data[:-1] and twice[-1] == data[-1] & mask
+
+
+@settings(max_examples=10, deadline=None)
+@given(keys256, st.binary(min_size=17, max_size=17), st.binary(min_size=6, max_size=6))
+def test_iv23_and_iv25_forms_give_the_same_keystream(key, head, packed):
+    iv23 = head + packed
+    iv25 = zuc.expand_iv256(iv23)
+    assert ref.keystream_words(256, key, iv23, 3) == ref.keystream_words(256, key, iv25, 3)
+
+
+@settings(max_examples=8, deadline=None)
+@given(variant_key_iv, st.sampled_from([32, 64, 128]), st.integers(1, 100), st.data())
+def test_mac_is_affine_in_the_message(vki, tag_bits, bits, data):
+    """tag(m) = c ^ XOR of the windows of set bits, so tag(a) ^ tag(b) = tag(a ^ b) ^ tag(0)."""
+    variant, key, iv = vki
+    if variant == 128:
+        tag_bits = 32
+    nbytes = (bits + 7) // 8
+    a = data.draw(st.binary(min_size=nbytes, max_size=nbytes))
+    b = data.draw(st.binary(min_size=nbytes, max_size=nbytes))
+
+    def tag(m):
+        return int.from_bytes(ref.mac(variant, key, iv, m, bits, tag_bits), "big")
+
+    assert tag(a) ^ tag(b) == tag(bytes(x ^ y for x, y in zip(a, b))) ^ tag(bytes(nbytes))
+
+
+def test_mac_ignores_bits_past_the_length():
+    key, iv = bytes(range(32)), bytes(25)
+    assert ref.mac(256, key, iv, b"\xa0", 3, 64) == ref.mac(256, key, iv, b"\xbf", 3, 64)
+    assert ref.mac(256, key, iv, b"\xa0", 3, 64) != ref.mac(256, key, iv, b"\x80", 3, 64)
+
+
+@settings(max_examples=6, deadline=None)
+@given(st.sampled_from([128, 256]), st.integers(1, 4), st.data())
+def test_lanes_abi_equals_the_one_stream_keystream(variant, lanes, data):
+    tag_bits = data.draw(st.sampled_from([0] + list(zuc.TAG_BITS_128 if variant == 128 else zuc.TAG_BITS_256)))
+    keys = [data.draw(keys128 if variant == 128 else keys256) for _ in range(lanes)]
+    ivs = [data.draw(st.binary(min_size=16, max_size=16) if variant == 128 else ivs25) for _ in range(lanes)]
+    state = ref.lanes_state(variant, keys, ivs, tag_bits)
+    assert len(state) == 18 * lanes
+    for j, (k, iv) in enumerate(zip(keys, ivs)):
+        assert state[j::lanes][:16] == zuc.load_key(variant, k, iv, tag_bits)
+        assert state[16 * lanes + j] == state[17 * lanes + j] == 0
+    ref.init_rounds(state, lanes)
+    blocks = ref.keystream_block(state, lanes) + ref.keystream_block(state, lanes)
+    assert len(blocks) == 128 * lanes
+    for j, (k, iv) in enumerate(zip(keys, ivs)):
+        words = ref.keystream_words(variant, k, iv, 32, tag_bits)
+        expect = b"".join(w.to_bytes(4, "big") for w in words)
+        got = blocks[64 * j:64 * j + 64] + blocks[64 * (lanes + j):64 * (lanes + j) + 64]
+        assert got == expect
+
+
+def test_lanes_abi_on_a_vector(zuc_vectors):
+    """Lane 1 of 2 carries the official ZUC-256 vector: the layout is not transposed."""
+    v = zuc_vectors["zuc256_keystream"][1]
+    key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v["iv25"])
+    state = ref.lanes_state(256, [bytes(32), key], [bytes(25), iv])
+    ref.init_rounds(state, 2)
+    ks = ref.keystream_block(state, 2)
+    assert ks[64:128].hex() == "".join(v["keystream"][:16])
+    assert ks[:64].hex() == "".join(zuc_vectors["zuc256_keystream"][0]["keystream"][:16])
+
+
+def test_reference_errors():
+    with pytest.raises(SpecError, match="tag length"):
+        ref.mac(256, bytes(32), bytes(25), b"", 0, 0)
+    with pytest.raises(SpecError, match="tag length must be one of"):
+        ref.mac(128, bytes(16), bytes(16), b"", 0, 64)
+    with pytest.raises(ValueError, match="need 2 bytes"):
+        ref.encrypt(128, bytes(16), bytes(16), b"\x00", 9)
+    with pytest.raises(ValueError, match="need 36 state words"):
+        ref.init_rounds([0] * 35, 2)
+    with pytest.raises(ValueError, match="2 keys but 1 IVs"):
+        ref.lanes_state(128, [bytes(16)] * 2, [bytes(16)])
