@@ -49,9 +49,10 @@ def check_programs(init, keystream, variant, seed, blocks=2):
 
 
 @pytest.mark.parametrize("bits", [128, 256, 512])
-@pytest.mark.parametrize("s0_form", zuc_kernel_files.S0_FORMS)
-def test_abstract_programs_match_reference(bits, s0_form):
-    options = dict(groups=1, s0_form=s0_form, isomorphism=bits % 8)
+@pytest.mark.parametrize("s0_form", zuc_lanes.S0_FORMS)
+@pytest.mark.parametrize("add_form", zuc_lanes.ADD_FORMS)
+def test_abstract_programs_match_reference(bits, s0_form, add_form):
+    options = dict(groups=1, s0_form=s0_form, add_form=add_form, isomorphism=bits % 8)
     check_programs(zuc_lanes.init_program(bits, **options), zuc_lanes.keystream_program(bits, **options),
                    variant=256, seed=bits)
 
@@ -61,7 +62,7 @@ def test_lowered_programs_match_reference(target):
     """What `gen` emits: the chosen S0 form and isomorphism, the target's groups."""
     t = SIMD_TARGETS[target]
     choice = zuc_kernel_files.choose(t)
-    options = dict(groups=t.groups("lanes"), s0_form=choice.s0_form, isomorphism=choice.isomorphism)
+    options = dict(groups=t.groups("lanes"), **choice.options())
     init = t.lower(zuc_lanes.init_program(t.bits, **options))
     keystream = t.lower(zuc_lanes.keystream_program(t.bits, **options))
     for program in (init, keystream):
@@ -75,8 +76,11 @@ def test_lowered_programs_match_reference(target):
 @pytest.mark.parametrize("isomorphism", [0, 3, 7])
 def test_every_isomorphism_and_s0_form_lowers_correctly(target, isomorphism):
     t = SIMD_TARGETS[target]
-    for s0_form in zuc_kernel_files.S0_FORMS:
-        options = dict(groups=1, s0_form=s0_form, isomorphism=isomorphism)
+    forms = [(s0, add) for s0 in zuc_lanes.S0_FORMS for add in zuc_lanes.ADD_FORMS]
+    for s0_form, add_form in forms:
+        options = dict(groups=1, s0_form=s0_form, add_form=add_form, isomorphism=isomorphism)
+        if zuc_kernel_files.block_cost(t, s0_form, add_form) is None:
+            continue  # an instruction this target lacks (SSSE3 has no PMINUD)
         check_programs(t.lower(zuc_lanes.init_program(t.bits, **options)),
                        t.lower(zuc_lanes.keystream_program(t.bits, **options)), variant=256, seed=isomorphism, blocks=1)
 
@@ -87,14 +91,14 @@ def opcodes(program):
 
 def test_s1_is_two_gfni_instructions_and_the_rotation_one_more():
     t = SIMD_TARGETS["avx512_gfni"]
-    folded = opcodes(t.lower(zuc_lanes.round_program(512, "folded", 0)))
-    rotate = opcodes(t.lower(zuc_lanes.round_program(512, "rotate", 0)))
+    folded = opcodes(t.lower(zuc_lanes.round_program(512, "folded", "min", 0)))
+    rotate = opcodes(t.lower(zuc_lanes.round_program(512, "rotate", "min", 0)))
     assert folded.count("gf2p8affine") == 1 and folded.count("gf2p8affineinv") == 1
     assert rotate.count("gf2p8affine") == 2  # S0's rotation by 5 as one GFNI matrix
 
 
 def test_s1_on_aesni_is_the_papers_form():
-    ops = opcodes(SIMD_TARGETS["ssse3_aesni"].lower(zuc_lanes.round_program(128, "folded", 0)))
+    ops = opcodes(SIMD_TARGETS["ssse3_aesni"].lower(zuc_lanes.round_program(128, "folded", "fold", 0)))
     assert ops.count("aesenclast") == 1
     # S0: 3 lookups; S1: 2 + inverse ShiftRows + 2; L1, L2 and the swaps: byte rotations.
     assert ops.count("shuffle") >= 8
@@ -104,15 +108,26 @@ def test_s1_on_aesni_is_the_papers_form():
 def test_choice_is_the_cheapest(target):
     t = SIMD_TARGETS[target]
     choice = zuc_kernel_files.choose(t)
-    chosen = choice.costs[(choice.s0_form, choice.isomorphism)]
-    assert chosen == min(choice.costs.values())
-    assert len(choice.costs) == len(zuc_kernel_files.S0_FORMS) * 8
-    assert chosen == zuc_kernel_files.round_cost(t, choice.s0_form, choice.isomorphism)
+    available = [c for c in choice.form_costs.values() if c is not None]
+    assert choice.form_costs[(choice.s0_form, choice.add_form)] == min(available)
+    assert len(choice.isomorphism_costs) == 8
+    assert choice.isomorphism_costs[choice.isomorphism] == min(choice.isomorphism_costs)
+
+
+def test_minimum_addition_needs_sse41():
+    assert zuc_kernel_files.block_cost(SIMD_TARGETS["ssse3_aesni"], "folded", "min") is None
+    assert zuc_kernel_files.choose(SIMD_TARGETS["ssse3_aesni"]).add_form == "fold"
+    assert zuc_kernel_files.choose(SIMD_TARGETS["avx2_vaes"]).add_form == "min"
 
 
 def test_folded_s0_is_cheaper_than_a_separate_rotation_everywhere():
     for t in SIMD_TARGETS.values():
-        assert zuc_kernel_files.round_cost(t, "folded", 0) < zuc_kernel_files.round_cost(t, "rotate", 0)
+        assert zuc_kernel_files.block_cost(t, "folded", "fold") < zuc_kernel_files.block_cost(t, "rotate", "fold")
+
+
+def test_double_shifts_are_native_on_avx512():
+    ops = opcodes(SIMD_TARGETS["avx512_gfni"].lower(zuc_lanes.round_program(512, "folded", "min", 0)))
+    assert "shld_native" in ops and "shld" not in ops
 
 
 @pytest.mark.parametrize("inner", ["xor", "and", "or", "andnot"])

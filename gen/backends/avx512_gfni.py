@@ -1,9 +1,17 @@
-"""AVX-512 (F, BW) + GFNI: 512-bit vectors, GF2P8AFFINE(INV)QB, VPROLD and
+"""AVX-512 (F, BW, VBMI2) + GFNI: 512-bit vectors, GF2P8AFFINE(INV)QB, VPROLD,
+VPSHLDD/W double shifts and
 two-operation bitwise chains (three-input XORs, (a | b) & c, ...) as VPTERNLOGD."""
 
 from . import rules
 from .gfni_passes import FUSION_PASS
 from .target import Target
+
+
+def shld_native(rw, op, args):
+    """AVX-512 VBMI2 double shifts (VPSHLDD/VPSHLDW): one instruction."""
+    if op.opcode != "shld" or op.attrs["lane"] not in (16, 32):
+        return None
+    return rw._emit("shld_native", args, op.result.name, **op.attrs)
 
 
 def rotate_native(rw, op, args):
@@ -36,9 +44,9 @@ def bitwise_pair_as_ternary_logic(rw, op, args):
 
 
 TARGET = Target(
-    name="avx512_gfni", bits=512, cflags=("-mavx512f", "-mavx512bw", "-mgfni"),
-    cpu_features=("avx512f", "avx512bw", "gfni"),
-    passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, rules.affine_via_gfni,
+    name="avx512_gfni", bits=512, cflags=("-mavx512f", "-mavx512bw", "-mavx512vbmi2", "-mgfni"),
+    cpu_features=("avx512f", "avx512bw", "avx512vbmi2", "gfni"),
+    passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, rules.affine_via_gfni,
                                     rules.select_by_ternary_logic),
             (bitwise_pair_as_ternary_logic,)),
     emulable=True,

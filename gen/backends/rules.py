@@ -169,3 +169,24 @@ def select_by_masks(rw, op, args):
         return None
     mask, a, b = args
     return rw.or_(rw.and_(b, mask, op.result.name + "_b"), rw.andnot(mask, a, op.result.name + "_a"), op.result.name)
+
+
+def shld_by_shifts(rw, op, args):
+    if op.opcode != "shld":
+        return None
+    n, lane = op.attrs["n"], op.attrs["lane"]
+    left = rw.shl(args[0], n, lane, op.result.name + "_l")
+    right = rw.shr(args[1], lane - n, lane, op.result.name + "_r")
+    return rw.or_(left, right, op.result.name)
+
+
+def shld_half_by_rotations(rw, op, args):
+    """shld(a, b, 16) on 32-bit words = b's high half under a's low half, i.e.
+    a 16-bit blend of the two words rotated by 16: byte shuffles and a blend,
+    and the rotations are shared when the same words meet again (ZUC's BR)."""
+    if op.opcode != "shld" or op.attrs["lane"] != 32 or op.attrs["n"] != 16:
+        return None
+    high16 = rw.const(bytes([0, 0, 0xFF, 0xFF] * 4), "high16", "high 16 bits of every 32-bit word")
+    a_rot = rw.rotl(args[0], 16, 32, op.args[0].name + "_sw")
+    b_rot = rw.rotl(args[1], 16, 32, op.args[1].name + "_sw")
+    return rw.select(high16, b_rot, a_rot, op.result.name)

@@ -10,4 +10,5 @@ TARGET = Target(
     # One word-sliced group (4 blocks) is the smallest batch of all kernels:
     # the one serial CBC encryption uses.
     interleave=(("byteslice", 2), ("wordslice", 1)),
+    lacks=("minu",),  # PMINUD is SSE4.1
     description="SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors")

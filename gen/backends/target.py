@@ -15,6 +15,7 @@ class Target:
     cpu_features: tuple    # __builtin_cpu_supports names checked at run time
     passes: tuple          # tuple of tuples of rules, applied in order
     emulable: bool = False  # SIMDe implements its special instructions portably
+    lacks: tuple = ()       # target-level opcodes this ISA does not have
     description: str = ""
     # Independent groups interleaved per strategy (hides latency; costs registers).
     interleave: tuple = (("byteslice", 2), ("wordslice", 4))
@@ -26,7 +27,7 @@ class Target:
         """Apply every pass; the result must use no abstract opcode."""
         for rules in self.passes:
             program = rewrite(program, rules)
-        leftover = {s.opcode for s in program.walk() if hasattr(s, "opcode")} & ABSTRACT
+        leftover = {s.opcode for s in program.walk() if hasattr(s, "opcode")} & (ABSTRACT | set(self.lacks))
         if leftover:
             raise ValueError(f"target {self.name}: no rule lowers {sorted(leftover)}")
         return program

@@ -56,6 +56,10 @@ def expression(op):
         return f"{p}_{code}_epi{attrs['lane']}({a[0]}, {a[1]})"
     if code == "add":
         return f"{p}_add_epi{attrs['lane']}({a[0]}, {a[1]})"
+    if code == "minu":
+        return f"{p}_min_epu{attrs['lane']}({a[0]}, {a[1]})"
+    if code == "shld_native":
+        return f"kc_shldi{bits}_epi{attrs['lane']}({a[0]}, {a[1]}, {attrs['n']})"
     if code == "gf2p8affine":
         return f"{p}_gf2p8affine_epi64_epi8({a[0]}, {a[1]}, {attrs['imm']:#04x})"
     if code == "gf2p8affineinv":

@@ -1,5 +1,6 @@
 """The ZUC lanes kernels in generated/: one C file per target, with the S0
-form and the S1 field isomorphism chosen by their cost on that target."""
+form, the modular addition and the S1 field isomorphism chosen by their cost
+(instructions per lowered round) on that target."""
 
 import inspect
 from dataclasses import dataclass
@@ -16,52 +17,75 @@ TARGET_ORDER = ("avx512_gfni", "avx2_gfni", "avx2_vaes", "avx2_aesni", "ssse3_ae
 IMPLS = [f"lanes_{t}" for t in TARGET_ORDER]
 EMULABLE = [f"lanes_{t}" for t in TARGET_ORDER if SIMD_TARGETS[t].emulable]
 NATIVE_FLAGS = {f"zuc_lanes_{t}": " ".join(SIMD_TARGETS[t].cflags) for t in TARGET_ORDER}
-S0_FORMS = ("folded", "rotate")
 SOURCES = ["gen/specs/zuc.py", "gen/kernels/zuc_lanes.py", "gen/kernels/zuc_constants.py"]
 
 
 @dataclass(frozen=True)
 class Choice:
     s0_form: str
+    add_form: str
     isomorphism: int
-    costs: dict  # (s0_form, isomorphism) -> instructions per round
+    form_costs: dict         # (s0_form, add_form) -> instructions per 16-round block; None: not available
+    isomorphism_costs: tuple  # instructions per round with the chosen forms, per isomorphism
+
+    def options(self):
+        return dict(s0_form=self.s0_form, add_form=self.add_form, isomorphism=self.isomorphism)
 
 
-def round_cost(target, s0_form, isomorphism):
-    """Instructions of one lowered work-mode round (constants excluded)."""
-    program = target.lower(zuc_lanes.round_program(target.bits, s0_form, isomorphism))
-    return sum(1 for s in program.walk() if isinstance(s, Op) and s.opcode not in ("const", "load", "store"))
+def instruction_count(target, program):
+    """Instructions of a lowered program (constants, loads and stores excluded),
+    or None when the target lacks an instruction the program needs."""
+    try:
+        lowered = target.lower(program)
+    except ValueError:
+        return None
+    return sum(1 for s in lowered.walk() if isinstance(s, Op) and s.opcode not in ("const", "load", "store"))
+
+
+def block_cost(target, s0_form, add_form, isomorphism=0):
+    """One 16-round keystream block of one group: values shared between rounds
+    (a cell's doubled value, its halves) are counted once, as in the kernel."""
+    return instruction_count(target, zuc_lanes.keystream_program(target.bits, 1, s0_form, add_form, isomorphism))
+
+
+def round_cost(target, s0_form, add_form, isomorphism):
+    """One work-mode round: enough to compare isomorphisms, which only change S1."""
+    return instruction_count(target, zuc_lanes.round_program(target.bits, s0_form, add_form, isomorphism))
 
 
 def choose(target):
-    """The cheapest (S0 form, isomorphism) on `target`; ties go to the folded
-    S0 and the lowest isomorphism index."""
-    costs = {(form, k): round_cost(target, form, k) for form in S0_FORMS for k in range(len(isomorphisms()))}
-    best = min(costs, key=lambda key: (costs[key], S0_FORMS.index(key[0]), key[1]))
-    return Choice(best[0], best[1], costs)
+    """The cheapest S0 form and modular addition on `target`, then the cheapest
+    isomorphism with them; ties go to the earlier-listed form and the lowest index."""
+    forms = [(s0, add) for s0 in zuc_lanes.S0_FORMS for add in zuc_lanes.ADD_FORMS]
+    form_costs = {form: block_cost(target, *form) for form in forms}
+    s0_form, add_form = min((f for f in forms if form_costs[f] is not None), key=lambda f: form_costs[f])
+    iso_costs = tuple(round_cost(target, s0_form, add_form, k) for k in range(len(isomorphisms())))
+    return Choice(s0_form, add_form, iso_costs.index(min(iso_costs)), form_costs, iso_costs)
 
 
 def _choice_lines(choice):
-    costs = choice.costs
-    by_form = {form: min(c for (f, _), c in costs.items() if f == form) for form in S0_FORMS}
-    iso_costs = sorted({c for (f, _), c in costs.items() if f == choice.s0_form})
-    tied = [k for (f, k), c in sorted(costs.items()) if f == choice.s0_form and c == costs[(choice.s0_form, choice.isomorphism)]]
-    lines = [f"S0: {choice.s0_form} ({by_form['folded']} instructions folded: the rotation by 5 folded into the",
-             f"    third table; {by_form['rotate']} with the rotation as its own step).",
-             f"S1: field isomorphism #{choice.isomorphism} of {len(isomorphisms())} from GF(2^8)/0x18B to GF(2^8)/0x11B"]
-    if len(iso_costs) == 1:
-        lines.append(f"    (all {len(isomorphisms())} cost {iso_costs[0]} instructions here; ties go to the lowest index).")
+    def cost(form):
+        value = choice.form_costs[form]
+        return "n/a (an instruction this ISA lacks)" if value is None else str(value)
+    lines = ["S0 with the rotation by 5 folded into its third table / as its own step;",
+             "additions mod 2^31 - 1 by unsigned minimum / by folding bit 31",
+             "(instructions per 16-round block of one group):"]
+    lines += [f"  {s0:<7} S0, {add:<4} addition: {cost((s0, add))}" for s0, add in choice.form_costs]
+    lines.append(f"chosen: {choice.s0_form} S0, {choice.add_form} addition.")
+    iso = choice.isomorphism_costs
+    lines.append(f"S1: field isomorphism #{choice.isomorphism} of {len(iso)} from GF(2^8)/0x18B to GF(2^8)/0x11B")
+    if len(set(iso)) == 1:
+        lines.append(f"  (all {len(iso)} cost {iso[0]} instructions here; ties go to the lowest index).")
     else:
-        lines.append(f"    (costs from {iso_costs[0]} to {iso_costs[-1]}; cheapest: {', '.join(map(str, tied))}).")
+        lines.append(f"  (costs {', '.join(map(str, iso))} for #0..#{len(iso) - 1}).")
     return lines
 
 
 def kernel_file(target):
     choice = choose(target)
     groups = target.groups("lanes")
-    options = dict(groups=groups, s0_form=choice.s0_form, isomorphism=choice.isomorphism)
-    init = target.lower(zuc_lanes.init_program(target.bits, **options))
-    keystream = target.lower(zuc_lanes.keystream_program(target.bits, **options))
+    init = target.lower(zuc_lanes.init_program(target.bits, groups, **choice.options()))
+    keystream = target.lower(zuc_lanes.keystream_program(target.bits, groups, **choice.options()))
     prefix = f"zuc_lanes_{target.name}"
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("zuc_kernel.c.j2", provenance=provenance(SOURCES + [f"gen/backends/{target.name}.py"]),

@@ -132,6 +132,14 @@ class Builder:
     def add(self, a, b, lane, hint="sum"):
         return self._emit("add", (a, b), hint, lane=lane)
 
+    def shld(self, a, b, n, lane, hint="shld"):
+        """(a << n) | (b >> (lane - n)) in each `lane`-bit element: a double shift."""
+        return self._emit("shld", (a, b), hint, n=n, lane=lane)
+
+    def minu(self, a, b, lane, hint="min"):
+        """Unsigned minimum of `lane`-bit elements."""
+        return self._emit("minu", (a, b), hint, lane=lane)
+
     def select(self, mask, a, b, hint="sel"):
         """Bitwise choice: b where mask has a 1, a elsewhere."""
         return self._emit("select", (mask, a, b), hint)

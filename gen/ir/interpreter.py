@@ -103,6 +103,12 @@ def _execute(op, env, memory, loops):
         half = 16 // size // 2
         sel = slice(0, half) if code == "unpacklo" else slice(half, None)
         return np.stack([a[:, sel], b[:, sel]], axis=2).reshape(-1)
+    if code in ("shld", "shld_native"):
+        lane, n = attrs["lane"], attrs["n"]
+        a, b = _lanes(args[0], lane), _lanes(args[1], lane)
+        return ((a << a.dtype.type(n)) | (b >> b.dtype.type(lane - n))).view(np.uint8)
+    if code == "minu":
+        return np.minimum(_lanes(args[0], attrs["lane"]), _lanes(args[1], attrs["lane"])).view(np.uint8)
     if code == "add":
         lane = attrs["lane"]
         return (_lanes(args[0], lane) + _lanes(args[1], lane)).view(np.uint8)

@@ -8,6 +8,9 @@ abstract (lowered by backends):
   affine_inv8(a)        per byte: map.apply(inv(x)), inv in GF(2^8)/0x11B  attrs: map
   rotl(a)               rotate each `lane`-bit element left by n             attrs: n, lane
   select(m, a, b)       bitwise: b where m is 1, a where m is 0
+  shld(a, b)            (a << n) | (b >> (lane - n)) per `lane`-bit element  attrs: n, lane
+target-level double shift:
+  shld_native(a, b)     the same, one instruction (AVX-512 VBMI2 VPSHLDD/W)  attrs: n, lane
 target-level rotation:
   rotl_native(a)        the same, one instruction (AVX-512 VPROLD)          attrs: n, lane
 target-level:
@@ -19,6 +22,7 @@ target-level:
   shuffle(t, i)         in-lane pshufb: i's byte k picks t[k & 15], 0 if bit 7 set
   unpacklo, unpackhi    in-lane interleave of `lane`-bit elements           attrs: lane
   add                   wrapping add of `lane`-bit elements                 attrs: lane
+  minu                  unsigned minimum of `lane`-bit elements (SSE4.1+)    attrs: lane
   gf2p8affine(a, m)     GF2P8AFFINEQB with matrix qwords m                  attrs: imm
   gf2p8affineinv(a, m)  GF2P8AFFINEINVQB                                     attrs: imm
   aesenclast(a, k)      AESENCLAST on every 128-bit lane
@@ -28,4 +32,4 @@ target-level:
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
 """
 
-ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "select"})
+ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "select", "shld"})

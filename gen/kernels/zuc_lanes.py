@@ -24,6 +24,8 @@ from .transpose import transpose
 from .zuc_constants import s0_nibble_tables, s1_decomposition
 
 ROUNDS_PER_BLOCK = 16
+S0_FORMS = ("folded", "rotate")
+ADD_FORMS = ("min", "fold")
 STATE_WORDS = 18  # s0..s15, R1, R2
 MODULUS = zuc.LFSR_MODULUS
 
@@ -31,9 +33,12 @@ MODULUS = zuc.LFSR_MODULUS
 class LaneRound:
     """One ZUC round on `bits`-wide registers, written against a Builder."""
 
-    def __init__(self, b, s0_form, isomorphism):
+    def __init__(self, b, s0_form, add_form, isomorphism):
+        if s0_form not in S0_FORMS or add_form not in ADD_FORMS:
+            raise ValueError(f"S0 form must be one of {S0_FORMS}, addition one of {ADD_FORMS}")
         self.b = b
         self.s0_form = s0_form
+        self.add_form = add_form
         dec = s1_decomposition(isomorphism)
         self.s1_inner = AffineMap(dec.A1, dec.c1)
         self.s1_outer = AffineMap(dec.A2, dec.c2)
@@ -50,6 +55,9 @@ class LaneRound:
         self.hi16 = b.const(bytes([0, 0, 0xFF, 0xFF] * 4), "high16", "high 16 bits of every 32-bit word")
         self.odd = b.const(bytes([0, 0xFF] * 8), "odd_bytes", "bytes 1 and 3 of every word (the S0 bytes)")
         self.modulus = b.const(MODULUS.to_bytes(4, "little") * 4, "modulus", "2^31 - 1 in every word")
+        if add_form == "min":
+            self.minus_modulus = b.const(((-MODULUS) % 2**32).to_bytes(4, "little") * 4, "minus_modulus",
+                                         "-(2^31 - 1) mod 2^32 in every word")
 
     # ---- S-boxes ----------------------------------------------------------
     def s0(self, x, hint):
@@ -84,32 +92,48 @@ class LaneRound:
         s0_out = self.s0(s0_in, f"{hint}_s0")
         s1_out = self.s1(s1_in, f"{hint}_s1")
         r1 = b.select(self.odd, s1_out, s0_out, "r1")
-        r2 = b.select(self.odd, b.shr(s1_out, 8, 32, f"{hint}_s1h"), b.shl(s0_out, 8, 32, f"{hint}_s0l"), "r2")
+        # In each 16-bit half: S0 of v's byte (low byte of s0_out) up, S1 of v's byte (high byte of s1_out) down.
+        r2 = b.shld(s0_out, s1_out, 8, 16, "r2")
         return r1, r2
 
     # ---- arithmetic modulo 2^31 - 1 -------------------------------------------
-    def times_power_of_two(self, x, k, hint):
-        """x · 2^k mod (2^31 - 1): a rotation of the 31-bit value."""
-        b = self.b
-        rotated = b.or_(b.shl(x, k, 32, f"{hint}_l"), b.shr(x, 31 - k, 32, f"{hint}_r"), f"{hint}_o")
-        return b.and_(rotated, self.modulus, hint)
+    def doubled(self, x):
+        """2x as a 32-bit word (a cell has 31 bits): shared by BR and the feedback."""
+        return self.b.shl(x, 1, 32, "dbl")
 
-    def add_mod(self, x, y, hint):
+    def times_power_of_two(self, x, k, hint):
+        """x · 2^k mod (2^31 - 1): the 31-bit rotation (x << k | x >> (31 - k)) & p,
+        with x >> (31 - k) = (2x) >> (32 - k) so that it is one double shift."""
+        return self.b.and_(self.b.shld(x, self.doubled(x), k, 32, f"{hint}_o"), self.modulus, hint)
+
+    def add_fold(self, x, y, hint):
         """x + y mod (2^31 - 1) for x, y <= 2^31 - 1: the sum fits 32 bits and
-        2^31 = 1 mod 2^31 - 1 folds bit 31 back in (never yielding 0 for nonzero inputs)."""
+        2^31 = 1 mod 2^31 - 1 folds bit 31 back in.  The result lies in [1, p]
+        when the sum is positive, so 0 is never produced from a nonzero cell."""
         b = self.b
         total = b.add(x, y, 32, f"{hint}_s")
         return b.add(b.and_(total, self.modulus, f"{hint}_m"), b.shr(total, 31, 32, f"{hint}_c"), 32, hint)
 
-    def sum_mod(self, terms, hint):
-        """A balanced tree of add_mod (terms become ready together)."""
+    def add_min(self, x, y, hint):
+        """x + y mod (2^31 - 1) for x, y in [0, p], result in [0, p]: the smaller
+        (unsigned) of t and t - p, since t - p wraps around exactly when t < p."""
+        b = self.b
+        total = b.add(x, y, 32, f"{hint}_s")
+        return b.minu(total, b.add(total, self.minus_modulus, 32, f"{hint}_p"), 32, hint)
+
+    def sum_mod(self, terms, anchor, hint):
+        """anchor + sum(terms) mod p, a cell value in [1, p] (anchor is a cell,
+        never 0).  The terms are summed in a balanced tree (they become ready
+        together) with add_min where it is cheaper, then folded with the anchor
+        by add_fold, which maps a zero sum to p as the LFSR requires."""
         level = list(terms)
         depth = 0
+        add = self.add_min if self.add_form == "min" else self.add_fold
         while len(level) > 1:
-            pairs = [self.add_mod(level[i], level[i + 1], f"{hint}{depth}") for i in range(0, len(level) - 1, 2)]
+            pairs = [add(level[i], level[i + 1], f"{hint}{depth}") for i in range(0, len(level) - 1, 2)]
             level = pairs + level[len(level) - len(level) % 2:]
             depth += 1
-        return level[0]
+        return self.add_fold(level[0], anchor, hint)
 
     # ---- one round ----------------------------------------------------------------
     def run(self, s, r1, r2, init):
@@ -117,28 +141,29 @@ class LaneRound:
         R1, R2, Z); Z is None in initialisation mode, where the FSM output W
         (shifted right by one) joins the LFSR feedback instead."""
         b = self.b
-        x0 = b.select(self.hi16, s[14], b.shl(s[15], 1, 32, "s15d"), "x0")
-        x1 = b.or_(b.shl(s[11], 16, 32, "s11l"), b.shr(s[9], 15, 32, "s9h"), "x1")
-        x2 = b.or_(b.shl(s[7], 16, 32, "s7l"), b.shr(s[5], 15, 32, "s5h"), "x2")
+        # BR: X0 = s15_H || s14_L, X1 = s11_L || s9_H, X2 = s7_L || s5_H, X3 = s2_L || s0_H,
+        # where cell_H (bits 30..15) is the high half of 2 * cell.
+        x0 = b.select(self.hi16, s[14], self.doubled(s[15]), "x0")
+        x1 = b.shld(s[11], self.doubled(s[9]), 16, 32, "x1")
+        x2 = b.shld(s[7], self.doubled(s[5]), 16, 32, "x2")
         w = b.add(b.xor(x0, r1, "x0r1"), r2, 32, "w")
-        z = None if init else b.xor(w, b.or_(b.shl(s[2], 16, 32, "s2l"), b.shr(s[0], 15, 32, "s0h"), "x3"), "z")
+        z = None if init else b.xor(w, b.shld(s[2], self.doubled(s[0]), 16, 32, "x3"), "z")
         w1 = b.add(r1, x1, 32, "w1")
         w2 = b.xor(r2, x2, "w2")
-        # u = L1(W1_L || W2_H), v = L2(W2_L || W1_H): the halves swapped by a 16-bit rotation.
-        w1_swapped = b.rotl(w1, 16, 32, "w1sw")
-        w2_swapped = b.rotl(w2, 16, 32, "w2sw")
-        u = linear_layer(b, b.select(self.hi16, w2_swapped, w1_swapped, "l1in"), zuc.L1_ROTATIONS, "u")
-        v = linear_layer(b, b.select(self.hi16, w1_swapped, w2_swapped, "l2in"), zuc.L2_ROTATIONS, "v")
+        # u = L1(W1_L || W2_H), v = L2(W2_L || W1_H).
+        u = linear_layer(b, b.shld(w1, w2, 16, 32, "l1in"), zuc.L1_ROTATIONS, "u")
+        v = linear_layer(b, b.shld(w2, w1, 16, 32, "l2in"), zuc.L2_ROTATIONS, "v")
         new_r1, new_r2 = self.sbox_layer(u, v, "sb")
-        terms = [s[cell] if power == 1 else self.times_power_of_two(s[cell], power.bit_length() - 1, f"s{cell}k")
-                 for cell, power in _feedback_terms()]
+        (anchor_cell, _), *taps = _feedback_terms()
+        terms = [self.times_power_of_two(s[cell], power.bit_length() - 1, f"s{cell}k") for cell, power in taps]
         if init:
             terms.append(b.shr(w, 1, 32, "w_half"))
-        return self.sum_mod(terms, "fb"), new_r1, new_r2, z
+        return self.sum_mod(terms, s[anchor_cell], "fb"), new_r1, new_r2, z
 
 
 def _feedback_terms():
-    """The feedback (1 + 2^8)s0 + 2^20 s4 + ... as (cell, power of two) pairs."""
+    """The feedback (1 + 2^8)s0 + 2^20 s4 + ... as (cell, power of two) pairs;
+    the first is (0, 1): s0 itself."""
     terms = []
     for cell, multiplier in zuc.LFSR_TAPS:
         power = 1
@@ -182,12 +207,12 @@ def _store_keystream(b, group, lanes, z_words, bswap):
                 b.store("ks", lane * 64 + quarter * 16, value)
 
 
-def keystream_program(bits, groups=1, s0_form="folded", isomorphism=0):
+def keystream_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0):
     """16 work-mode rounds for groups x bits/32 lanes: params (state, ks)."""
     lanes = bits // 32
     lanes_total = lanes * groups
     b = Builder(f"zuc_keystream{bits}", bits, ("state", "ks"))
-    rnd = LaneRound(b, s0_form, isomorphism)
+    rnd = LaneRound(b, s0_form, add_form, isomorphism)
     bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
     b.comment(f"Load the state of {lanes_total} lanes: one register per word.")
     state = _load_state(b, groups, lanes, lanes_total)
@@ -209,13 +234,13 @@ def keystream_program(bits, groups=1, s0_form="folded", isomorphism=0):
     return b.finish(lanes=lanes_total, strategy="lanes")
 
 
-def init_program(bits, groups=1, s0_form="folded", isomorphism=0):
+def init_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0):
     """The 32 initialisation rounds (two loop iterations of 16) and the one
     work-mode round whose output is discarded: params (state,)."""
     lanes = bits // 32
     lanes_total = lanes * groups
     b = Builder(f"zuc_init{bits}", bits, ("state",))
-    rnd = LaneRound(b, s0_form, isomorphism)
+    rnd = LaneRound(b, s0_form, add_form, isomorphism)
     b.comment(f"Load the loaded key and IV of {lanes_total} lanes; R1 = R2 = 0.")
     loaded = _load_state(b, groups, lanes, lanes_total)
     state = [[b.var(f"g{g}s{i}" if i < 16 else f"g{g}r{i - 15}") for i in range(STATE_WORDS)] for g in range(groups)]
@@ -244,11 +269,11 @@ def init_program(bits, groups=1, s0_form="folded", isomorphism=0):
     return b.finish(lanes=lanes_total, strategy="lanes")
 
 
-def round_program(bits, s0_form="folded", isomorphism=0):
+def round_program(bits, s0_form="folded", add_form="fold", isomorphism=0):
     """One work-mode round on one group, for comparing the cost of choices:
     params (state,); stores s16, R1, R2 and Z in rows 0..3."""
     b = Builder(f"zuc_round{bits}", bits, ("state",))
-    rnd = LaneRound(b, s0_form, isomorphism)
+    rnd = LaneRound(b, s0_form, add_form, isomorphism)
     words = _load_state(b, 1, bits // 32, bits // 32)[0]
     for row, value in enumerate(rnd.run(words[:16], words[16], words[17], init=False)):
         b.store("state", row * bits // 8, value)
