@@ -68,11 +68,22 @@ def expression(op):
         return f"_mm_aesenclast_si128({a[0]}, {a[1]})" if bits == 128 else f"kc_aesenclast{bits}({a[0]}, {a[1]})"
     if code == "blendv":
         return f"{p}_blendv_epi8({a[0]}, {a[1]}, {a[2]})"
+    if code == "blocks128":
+        return _blocks128(bits, a[0], a[1], attrs["picks"])
     if code == "extract128":
         return _extract128(op.args[0].bits, a[0], attrs["lane"])
     if code == "concat128":
         return f"_mm256_set_m128i({a[1]}, {a[0]})"
     raise ValueError(f"x86 C emitter: no form for opcode {code!r}")
+
+
+def _blocks128(bits, a, b, picks):
+    if bits == 256 and len(picks) == 2:
+        return f"_mm256_permute2x128_si256({a}, {b}, {picks[0] | picks[1] << 4:#04x})"
+    if bits == 512 and len(picks) == 4 and max(picks[:2]) < 4 and min(picks[2:]) >= 4:
+        imm = sum((p % 4) << (2 * i) for i, p in enumerate(picks))
+        return f"_mm512_shuffle_i32x4({a}, {b}, {imm:#04x})"
+    raise ValueError(f"x86 C emitter: no instruction picks 128-bit blocks {picks} at {bits} bits")
 
 
 def _extract128(bits, value, lane):

@@ -144,6 +144,11 @@ class Builder:
         """Bitwise choice: b where mask has a 1, a elsewhere."""
         return self._emit("select", (mask, a, b), hint)
 
+    def blocks128(self, a, b, picks, hint="blk"):
+        """A value made of 128-bit blocks of a and b: output block i is block
+        picks[i] of the concatenation (a's blocks, then b's)."""
+        return self._emit("blocks128", (a, b), hint, picks=tuple(picks))
+
     def extract128(self, a, lane, hint="part"):
         """128-bit lane `lane` of a wider value."""
         return self._emit("extract128", (a,), hint, bits=128, lane=lane)

@@ -125,6 +125,9 @@ def _execute(op, env, memory, loops):
     if code == "aesenclast":
         state = args[0].reshape(-1, 16)
         return (_AES_SBOX[state[:, _SHIFT_ROWS]].reshape(-1)) ^ args[1]
+    if code == "blocks128":
+        blocks = np.concatenate(args).reshape(-1, 16)
+        return blocks[list(attrs["picks"])].reshape(-1).copy()
     if code == "extract128":
         lane = attrs["lane"]
         return args[0][16 * lane:16 * lane + 16].copy()

@@ -29,6 +29,8 @@ target-level:
   ternlog(a, b, c)       bitwise: result bit = imm bit (a<<2 | b<<1 | c)      attrs: imm
   blendv(a, b, m)       per byte: b where m's byte has bit 7 set, else a (PBLENDVB)
   extract128(a)         128-bit lane `lane` of a 256- or 512-bit value      attrs: lane
+  blocks128(a, b)       output block i = block picks[i] of (a's blocks, b's) attrs: picks
+                        (512: blocks 0, 1 from a and 2, 3 from b, as VSHUFI32X4)
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
 """
 

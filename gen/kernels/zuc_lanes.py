@@ -195,16 +195,34 @@ def _store_state(b, groups, lanes, lanes_total, state):
             b.store("state", _row(g, i, lanes_total, lanes), value)
 
 
+def _transpose_blocks(b, quarters):
+    """Regroup 128-bit blocks: quarters[q] block c -> output c block q, so each
+    output is one lane's 64 bytes (4 x 4 blocks in two VSHUFI32X4 stages at
+    512 bits; pairs of blocks by VPERM2I128 at 256)."""
+    if b.bits == 512:
+        even, odd = (0, 2, 4, 6), (1, 3, 5, 7)
+        t = [b.blocks128(quarters[i], quarters[i + 1], picks, "zq") for i in (0, 2) for picks in (even, odd)]
+        return [b.blocks128(t[lo], t[lo + 2], picks, "zl") for picks in (even, odd) for lo in (0, 1)]
+    pairs = [[b.blocks128(quarters[i], quarters[i + 1], (c, 2 + c), "zl") for i in (0, 2)] for c in (0, 1)]
+    return pairs
+
+
 def _store_keystream(b, group, lanes, z_words, bswap):
-    """Transpose 16 rounds x `lanes` words into 64 bytes per lane, big-endian."""
+    """Transpose 16 rounds x `lanes` words into 64 bytes per lane, big-endian:
+    4 x 4 words within 128-bit blocks, then the blocks across registers."""
     be = [b.shuffle(z, bswap, "zbe") for z in z_words]
-    for quarter in range(4):
-        cols = transpose(b, be[4 * quarter:4 * quarter + 4], 32, "ztr")
-        for j, col in enumerate(cols):
-            for part in range(b.bits // 128):
-                lane = group * lanes + 4 * part + j
-                value = col if b.bits == 128 else b.extract128(col, part, "zpart")
-                b.store("ks", lane * 64 + quarter * 16, value)
+    cols = [transpose(b, be[4 * q:4 * q + 4], 32, "ztr") for q in range(4)]  # cols[q][j]: block c = lane 4c + j
+    for j in range(4):
+        quarters = [cols[q][j] for q in range(4)]
+        if b.bits == 128:
+            for q, value in enumerate(quarters):
+                b.store("ks", (group * lanes + j) * 64 + 16 * q, value)
+            continue
+        for c, lane_data in enumerate(_transpose_blocks(b, quarters)):
+            lane = group * lanes + 4 * c + j
+            parts = lane_data if isinstance(lane_data, list) else [lane_data]
+            for k, part in enumerate(parts):
+                b.store("ks", lane * 64 + k * b.bits // 8, part)
 
 
 def keystream_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0):
