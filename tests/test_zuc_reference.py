@@ -164,8 +164,8 @@ def test_zuc256_key_loading_places_every_byte_as_ipsec_mb_does():
     for a key and IV with distinct bytes."""
     key = bytes(range(32))
     iv = bytes.fromhex("a0a1a2a3a4a5a6a7a8a9aaabacadaeafb00102030405060708")
-    words = zuc_reference.keystream_words(256, key, iv, 4)
+    words = ref.keystream_words(256, key, iv, 4)
     assert b"".join(w.to_bytes(4, "big") for w in words).hex() == "be52c0fc1b00a01c6c30800f7954542a"
     msg = bytes.fromhex("0123456789abcdef0123")
-    assert zuc_reference.mac(256, key, iv, msg, 77, 32).hex() == "f36eeec9"
-    assert zuc_reference.mac(256, key, iv, msg, 77, 128).hex() == "ff0b7b66a952e09cbd168281e39d8a6b"
+    assert ref.mac(256, key, iv, msg, 77, 32).hex() == "f36eeec9"
+    assert ref.mac(256, key, iv, msg, 77, 128).hex() == "ff0b7b66a952e09cbd168281e39d8a6b"
