@@ -5,13 +5,22 @@ import sys
 import time
 from pathlib import Path
 
-from .emit import sm4_files
+from .emit import build_files, sm4_files, zuc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def produce(options):
-    return {f"generated/{path}": text for path, text in sm4_files.files(options).items()}
+    """Every file of generated/: each cipher's own, then the build over all of them."""
+    parts = [sm4_files.files(options), zuc_files.files(),
+             build_files.files([sm4_files.sources(), zuc_files.sources()])]
+    products = {}
+    for part in parts:
+        clash = products.keys() & part.keys()
+        if clash:
+            raise ValueError(f"two emitters produce {', '.join(sorted(clash))}")
+        products.update(part)
+    return {f"generated/{path}": text for path, text in products.items()}
 
 
 def write(products, root):

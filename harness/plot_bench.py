@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""plot_bench.py JSON PNG: the benchmark plot alone (CTR Gbit/s vs message
-size, and Gbit/s per mode at 64 KiB).  The full report, markdown included,
-is harness/report.py, which `build/bench --json FILE` runs by itself."""
+"""plot_bench.py JSON PNG: the benchmark plot alone (per cipher: Gbit/s vs
+message size of SM4-CTR or ZUC enc, and Gbit/s per mode at the headline
+size).  The full report, markdown included, is harness/report.py, which
+`build/bench --json FILE` runs by itself."""
 
 import os
 import sys

@@ -13,9 +13,13 @@ labelled section; they are read from ``--mca`` or, by default, from
 ``mca.json`` next to the bench JSON when that file exists.
 
 Records (one per subject x mode x message size) carry at least: cipher,
-impl ("ours", "openssl", "libgcrypt"), name (kernel name for ours), strategy,
-target, mode, msg_bytes, lanes, gbps, cpb.  The module has no third-party
-dependency except matplotlib, which is needed only for the PNG.
+impl ("ours", or a peer: "openssl", "libgcrypt", "ipsec-mb"), name (kernel
+name for ours), strategy, target, mode, msg_bytes, lanes, gbps, cpb; ZUC
+records also streams (messages per call: Gbit/s and c/B count all of them)
+and mac_method (our MACs: "clmul" or "compare").  Each cipher gets its own
+section (SM4, ZUC-128, ZUC-256), compared with its own peers at its own
+headline size.  The module has no third-party dependency except matplotlib,
+which is needed only for the PNG.
 """
 
 from __future__ import annotations
@@ -26,9 +30,28 @@ import os
 import sys
 from collections import OrderedDict
 
-MODES = ("ecb-enc", "ecb-dec", "cbc-enc", "cbc-dec", "ctr")
-PEERS = ("openssl", "libgcrypt")
-HEADLINE_BYTES = 65536
+MODES = ("ecb-enc", "ecb-dec", "cbc-enc", "cbc-dec", "ctr",
+         "keystream", "enc", "mac32", "mac64", "mac128")
+
+
+class CipherInfo:
+    """How a cipher's section is titled and compared: its peers (in table
+    order, with their names in headers) and the message size of its
+    headline (the workloads its peers are built for)."""
+
+    def __init__(self, title, peers, headline_bytes):
+        self.title = title
+        self.peers = peers  # ((impl, display name), ...)
+        self.headline_bytes = headline_bytes
+
+
+CIPHERS = {
+    "sm4": CipherInfo("SM4", (("openssl", "OpenSSL"), ("libgcrypt", "libgcrypt")), 65536),
+    "zuc128": CipherInfo("ZUC-128", (("ipsec-mb", "ipsec-mb"),), 4096),
+    "zuc256": CipherInfo("ZUC-256", (("ipsec-mb", "ipsec-mb"),), 4096),
+}
+PEERS = tuple(dict.fromkeys(p for info in CIPHERS.values() for p, _ in info.peers))
+HEADLINE_BYTES = CIPHERS["sm4"].headline_bytes
 
 
 # --------------------------------------------------------------------------
@@ -53,11 +76,34 @@ def default_mca_path(bench_json):
 
 
 def subject_label(rec):
-    """How a subject is named in tables and legends: our kernel's name, or
-    the peer library."""
+    """How a subject is named in tables and legends: our kernel's name (with
+    the MAC method where there is one), or the peer: the library, or for
+    ipsec-mb its name, which says the code it ran (e.g. ipsec-mb_avx512)."""
     if rec.get("impl") == "ours":
-        return rec.get("name") or f"{rec.get('strategy')}_{rec.get('target')}"
+        name = rec.get("name") or f"{rec.get('strategy')}_{rec.get('target')}"
+        return f"{name} ({rec['mac_method']})" if rec.get("mac_method") else name
+    if rec.get("impl") == "ipsec-mb":
+        return rec.get("name") or "ipsec-mb"
     return rec.get("impl", "?")
+
+
+def cipher_of(rec):
+    """The record's cipher (SM4 when the record predates the field)."""
+    return rec.get("cipher") or "sm4"
+
+
+def cipher_info(cipher):
+    return CIPHERS.get(cipher) or CipherInfo(cipher.upper(), (), HEADLINE_BYTES)
+
+
+def ciphers_of(records):
+    """The ciphers present, known ones in table order."""
+    present = {cipher_of(r) for r in records}
+    return [c for c in CIPHERS if c in present] + sorted(present - set(CIPHERS))
+
+
+def of_cipher(records, cipher):
+    return [r for r in records if cipher_of(r) == cipher]
 
 
 def measured(records):
@@ -113,22 +159,33 @@ def modes_of(records):
 
 
 def headline_size(records):
-    """64 KiB if measured, else the largest measured size."""
+    """The cipher's headline size (SM4: 64 KiB, ZUC: 4 KiB) if measured,
+    else the largest measured size."""
     sizes = sizes_of(records)
     if not sizes:
         return None
-    return HEADLINE_BYTES if HEADLINE_BYTES in sizes else sizes[-1]
+    wanted = cipher_info(cipher_of(records[0])).headline_bytes
+    return wanted if wanted in sizes else sizes[-1]
+
+
+def peer_names(records):
+    """The peers of the records' cipher, as impl names."""
+    return [p for p, _ in cipher_info(cipher_of(records[0])).peers] if records else []
 
 
 def headline_rows(records, size=None):
-    """Per mode at one size: our fastest kernel, the peers, and the ratios.
+    """Per mode at one size (records of one cipher): our fastest kernel, the
+    peers, and the ratios.
 
     Returns a list of dicts with mode, best (the record of our fastest
-    verified kernel other than the scalar reference, or None), openssl, libgcrypt (records or None),
-    vs_openssl and vs_libgcrypt (throughput ratios ours/peer or None).
+    verified kernel other than the scalar reference, or None), one entry per
+    peer of the cipher (e.g. openssl, libgcrypt; ipsec-mb: the record of its
+    fastest run, or None) and vs_<peer> (throughput ratio ours/peer or
+    None).
     """
     records = measured(records)
     size = size or headline_size(records)
+    peers = peer_names(records)
     rows = []
     for mode in modes_of(records):
         at = [r for r in records if r["mode"] == mode and r["msg_bytes"] == size]
@@ -137,12 +194,13 @@ def headline_rows(records, size=None):
         # stands for "ours" only when nothing else was measured.
         ours = [r for r in ours if r.get("strategy") != "reference"] or ours
         best = max(ours, key=lambda r: r["gbps"], default=None)
-        peers = {p: max((r for r in at if r.get("impl") == p), key=lambda r: r["gbps"], default=None)
-                 for p in PEERS}
-        row = {"mode": mode, "size": size, "best": best, **peers}
-        for p in PEERS:
-            ok = best is not None and peers[p] is not None and peers[p]["gbps"] > 0
-            row["vs_" + p] = best["gbps"] / peers[p]["gbps"] if ok else None
+        found = {p: max((r for r in at if r.get("impl") == p), key=lambda r: r["gbps"],
+                        default=None)
+                 for p in peers}
+        row = {"mode": mode, "size": size, "best": best, **found}
+        for p in peers:
+            ok = best is not None and found[p] is not None and found[p]["gbps"] > 0
+            row["vs_" + p] = best["gbps"] / found[p]["gbps"] if ok else None
         rows.append(row)
     return rows
 
@@ -151,6 +209,8 @@ def subjects_of(records):
     """Subject labels in a stable order: our kernels (by name), then peers."""
     ours = sorted({subject_label(r) for r in records if r.get("impl") == "ours"})
     peers = [p for p in PEERS if any(r.get("impl") == p for r in records)]
+    peers = [label for p in peers
+             for label in sorted({subject_label(r) for r in records if r.get("impl") == p})]
     others = sorted({subject_label(r) for r in records} - set(ours) - set(peers))
     return ours + peers + others
 
@@ -164,32 +224,57 @@ def lookup(records):
 # Markdown
 # --------------------------------------------------------------------------
 
+def fmt_lanes(rec):
+    """Lanes of a record ('–' when unknown or not given)."""
+    lanes = rec.get("lanes") if rec else None
+    return lanes if lanes else "–"
+
+
+def peer_runs(records, peer):
+    """The peer's distinct runs (subject labels) among the records."""
+    return sorted({subject_label(r) for r in records if r.get("impl") == peer})
+
+
 def render_headline(records):
+    """The headline table of one cipher's records.  A peer measured in more
+    than one way (ipsec-mb with its own choice of code and with AVX2
+    forced) gets a column naming the run compared with: its fastest."""
     rows = headline_rows(records)
     if not rows:
         return "No measurements."
     size = rows[0]["size"]
+    peers = cipher_info(cipher_of(records[0])).peers
+    named = {p for p, _ in peers if len(peer_runs(measured(records), p)) > 1}
     body = []
     for row in rows:
-        b, o, g = row["best"], row["openssl"], row["libgcrypt"]
-        body.append([
-            row["mode"],
-            f"`{subject_label(b)}`" if b else "–",
-            b.get("lanes", "–") if b else "–",
-            fmt_num(b and b["gbps"]), fmt_num(b and b.get("cpb")),
-            fmt_num(o and o["gbps"]), fmt_num(o and o.get("cpb")),
-            fmt_num(g and g["gbps"]), fmt_num(g and g.get("cpb")),
-            fmt_ratio(row["vs_openssl"]), fmt_ratio(row["vs_libgcrypt"]),
-        ])
-    header = ["mode", "our best kernel", "lanes", "ours Gbit/s", "ours c/B",
-              "OpenSSL Gbit/s", "OpenSSL c/B", "libgcrypt Gbit/s", "libgcrypt c/B",
-              "ours / OpenSSL", "ours / libgcrypt"]
-    return (f"### Headline: {fmt_size(size)} messages, our fastest kernel vs the peers\n\n"
-            + md_table(header, body, "lllrrrrrrrr"))
+        b = row["best"]
+        cells = [row["mode"], f"`{subject_label(b)}`" if b else "–", fmt_lanes(b),
+                 fmt_num(b and b["gbps"]), fmt_num(b and b.get("cpb"))]
+        for p, _ in peers:
+            rec = row[p]
+            if p in named:
+                cells.append(f"`{subject_label(rec)}`" if rec else "–")
+            cells += [fmt_num(rec and rec["gbps"]), fmt_num(rec and rec.get("cpb"))]
+        cells += [fmt_ratio(row["vs_" + p]) for p, _ in peers]
+        body.append(cells)
+    header, align = ["mode", "our best kernel", "lanes", "ours Gbit/s", "ours c/B"], "lllrr"
+    for p, shown in peers:
+        if p in named:
+            header.append(f"{shown} run")
+            align += "l"
+        header += [f"{shown} Gbit/s", f"{shown} c/B"]
+        align += "rr"
+    header += [f"ours / {shown}" for _, shown in peers]
+    align += "r" * len(peers)
+    streams = {r.get("streams", 1) for r in records}
+    many = f", {streams.pop()} per call" if len(streams) == 1 and 1 not in streams else ""
+    return (f"### Headline: {fmt_size(size)} messages{many}, our fastest kernel vs the peers\n\n"
+            + md_table(header, body, align))
 
 
 def render_mode_tables(records):
-    """One table per mode: Gbit/s per subject and size, and c/B at 64 KiB."""
+    """One table per mode (records of one cipher): Gbit/s per subject and
+    size, and c/B at the headline size."""
     records = measured(records)
     sizes, table = sizes_of(records), lookup(records)
     hsize = headline_size(records)
@@ -204,11 +289,13 @@ def render_mode_tables(records):
                      for z in sizes]
             h = table.get((label, mode, hsize))
             flag = "" if some.get("verified", True) else " (output MISMATCH)"
-            rows.append([f"{label}{flag}", some.get("impl", "?"), some.get("lanes", "–"), *cells,
+            rows.append([f"{label}{flag}", some.get("impl", "?"), fmt_lanes(some), *cells,
                          fmt_num(h and h.get("cpb"))])
         header = ["subject", "impl", "lanes", *[fmt_size(z) for z in sizes],
                   f"c/B @ {fmt_size(hsize)}"]
-        parts.append(f"### {mode}: Gbit/s by message size\n\n"
+        cipher = cipher_of(records[0])
+        title = "" if cipher == "sm4" else f"{cipher_info(cipher).title} "
+        parts.append(f"### {title}{mode}: Gbit/s by message size\n\n"
                      + md_table(header, rows, "lllr" + "r" * len(sizes)))
     return "\n\n".join(parts)
 
@@ -243,22 +330,44 @@ def render_modelled(records, bench_records=()):
             + md_table(header, rows, "llrrrr"))
 
 
-def render_markdown(records, mca_records=()):
-    """The whole report as one markdown string."""
-    meas = measured(records)
-    parts = ["## SM4 throughput"]
-    if meas:
-        r0 = meas[0]
-        clock = r0.get("clock_ghz")
-        parts.append(
-            f"CPU: {r0.get('cpu', 'unknown')}. Cycles per byte use a core clock of "
-            f"{fmt_num(clock)} GHz estimated by timing a "
+def render_intro(records):
+    """What a cipher section's figures are."""
+    r0 = records[0]
+    text = (f"CPU: {r0.get('cpu', 'unknown')}. Cycles per byte use a core clock of "
+            f"{fmt_num(r0.get('clock_ghz'))} GHz estimated by timing a "
             f"{r0.get('clock_method', 'dependent chain of integer adds')}. "
             "Each figure is the best of several timed repetitions; emulated kernels are "
             "never timed.")
-    parts.append(render_headline(meas))
-    parts.append(render_mode_tables(meas))
-    model = render_modelled(list(mca_records) + modelled(records), meas)
+    streams = sorted({r.get("streams", 1) for r in records} - {1})
+    if streams:
+        text += (f" Every call processes {', '.join(map(str, streams))} messages of the given size "
+                 "(one per stream, each with its own key and IV), so every lane is busy; Gbit/s "
+                 "and c/B count the bytes of all of them (c/B = seconds x clock / (streams x "
+                 "bytes)). enc and mac include key loading and initialisation; keystream is the "
+                 "kernel alone on initialised states. Our MACs are listed per method (clmul, "
+                 "compare).")
+    arches = sorted({f"`{subject_label(r)}` ({r.get('target', '')})" for r in records
+                     if r.get("impl") == "ipsec-mb"})
+    if arches:
+        text += " ipsec-mb runs: " + "; ".join(arches) + "."
+    if any(not r.get("verified", True) for r in records):
+        text += (" Rows marked (output MISMATCH) differ from our scalar reference; our own "
+                 "such kernels are left out of the headline.")
+    return text
+
+
+def render_markdown(records, mca_records=()):
+    """The whole report as one markdown string: a section per cipher."""
+    meas = measured(records)
+    parts = []
+    for cipher in ciphers_of(meas) or ["sm4"]:
+        mine = of_cipher(meas, cipher)
+        parts.append(f"## {cipher_info(cipher).title} throughput")
+        if mine:
+            parts.append(render_intro(mine))
+        parts.append(render_headline(mine))
+        parts.append(render_mode_tables(mine))
+    model = render_modelled(list(mca_records) + modelled(records), of_cipher(meas, "sm4"))
     if model:
         parts.append(model)
     return "\n\n".join(p for p in parts if p) + "\n"
@@ -269,35 +378,52 @@ def render_markdown(records, mca_records=()):
 # --------------------------------------------------------------------------
 
 def plot(records, png_path):
-    """Two panels: CTR Gbit/s vs message size (log x), one line per subject;
-    grouped bars of Gbit/s at 64 KiB per mode."""
+    """One row of two panels per cipher: Gbit/s vs message size (log x) of
+    one mode (SM4: CTR; ZUC: enc), one line per subject; grouped bars of
+    Gbit/s at the headline size per mode."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    records = measured(records)
+    meas = measured(records)
+    ciphers = ciphers_of(meas) or ["sm4"]
+    fig, axes = plt.subplots(len(ciphers), 2, figsize=(15, 6 * len(ciphers)), squeeze=False)
+    for (ax1, ax2), cipher in zip(axes, ciphers):
+        plot_cipher(of_cipher(meas, cipher), cipher, ax1, ax2, plt)
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=110)
+    plt.close(fig)
+
+
+def plot_cipher(records, cipher, ax1, ax2, plt):
+    """The two panels of one cipher (see plot)."""
+    title = cipher_info(cipher).title
     table = lookup(records)
     sizes, labels = sizes_of(records), subjects_of(records)
-    hsize = headline_size(records)
+    hsize = headline_size(records) if records else None
     modes = modes_of(records)
-    # Peers in fixed dark colours, our kernels from a qualitative palette.
+    line_mode = "ctr" if cipher == "sm4" else "enc"
+    # Peers in dark greys and dashed, our kernels from a qualitative palette.
     cmap = plt.get_cmap("tab20")
-    ours = [label for label in labels if label not in PEERS]
+    peer_labels = [label for label in labels
+                   if any(subject_label(r) == label and r.get("impl") != "ours" for r in records)]
+    ours = [label for label in labels if label not in peer_labels]
     colour = {label: cmap(i % 20) for i, label in enumerate(ours)}
-    colour.update({"openssl": "black", "libgcrypt": "dimgrey"})
+    greys = ("black", "dimgrey", "grey", "darkgrey")
+    colour.update({label: greys[i % len(greys)] for i, label in enumerate(peer_labels)})
 
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(15, 6))
     for label in labels:
-        pts = [(z, table[(label, "ctr", z)]["gbps"]) for z in sizes if (label, "ctr", z) in table]
+        pts = [(z, table[(label, line_mode, z)]["gbps"]) for z in sizes
+               if (label, line_mode, z) in table]
         if pts:
-            peer = label in PEERS
+            peer = label in peer_labels
             ax1.plot(*zip(*pts), marker="o", color=colour[label], label=label,
                      linestyle="--" if peer else "-", linewidth=2.5 if peer else 1.5)
     ax1.set_xscale("log", base=2)
     ax1.set_xticks(sizes, [fmt_size(z) for z in sizes], rotation=30)
     ax1.set_xlabel("message size")
     ax1.set_ylabel("Gbit/s")
-    ax1.set_title("SM4-CTR throughput")
+    ax1.set_title(f"{title} {line_mode} throughput")
     ax1.grid(True, alpha=0.3)
     ax1.legend(fontsize=7)
 
@@ -312,13 +438,9 @@ def plot(records, png_path):
             ax2.bar(xs, ys, width, color=colour[label], label=label)
     ax2.set_xticks(range(len(modes)), modes)
     ax2.set_ylabel("Gbit/s")
-    ax2.set_title(f"SM4 throughput at {fmt_size(hsize) if hsize else '?'} by mode")
+    ax2.set_title(f"{title} throughput at {fmt_size(hsize) if hsize else '?'} by mode")
     ax2.grid(True, axis="y", alpha=0.3)
     ax2.legend(fontsize=7)
-
-    fig.tight_layout()
-    fig.savefig(png_path, dpi=110)
-    plt.close(fig)
 
 
 # --------------------------------------------------------------------------

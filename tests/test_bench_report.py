@@ -392,3 +392,112 @@ void (*volatile keep)(const uint8_t *, const uint8_t *, uint8_t *) = sm4_bytesli
     else:
         assert rec["marked_regions"] == 8 and rec["iterations_per_batch"] == 1
     assert 0 < rec["cpb"] < 10
+
+
+# --------------------------------------------------------------------------
+# ZUC sections
+# --------------------------------------------------------------------------
+
+def zrec(cipher, impl, name, mode, size, gbps, lanes=16, method=None, **extra):
+    """A ZUC record: 16 messages per call, c/B over all of them."""
+    strategy = {"ours": name.split("_")[0]}.get(impl, "job API")
+    target = "_".join(name.split("_")[1:]) if impl == "ours" else "job API, ipsec-mb 1.3.0"
+    return rec(impl, name, strategy, target, mode, size, gbps, lanes=lanes, cipher=cipher,
+               streams=16, mac_method=method,
+               arch=name.split("_")[1] if impl == "ipsec-mb" else None, **extra)
+
+
+def zuc_synthetic():
+    """Per ZUC cipher, at 1500 B and 4 KiB (scale 0.5 and 1): our `lanes_fast`
+    (enc 20, mac32 clmul 10 / compare 2), the reference (enc 40: fast but never
+    the headline), ipsec-mb with AVX-512 (enc 25, mac32 24) and AVX2 (enc 12, mac32 9)."""
+    out = []
+    for cipher in ("zuc128", "zuc256"):
+        for size in (1500, 4096):
+            s = 1.0 if size == 4096 else 0.5
+            out += [zrec(cipher, "ours", "lanes_fast", "enc", size, 20 * s),
+                    zrec(cipher, "ours", "lanes_fast", "mac32", size, 10 * s, method="clmul"),
+                    zrec(cipher, "ours", "lanes_fast", "mac32", size, 2 * s, method="compare"),
+                    zrec(cipher, "ours", "reference_scalar", "enc", size, 40 * s, lanes=2),
+                    zrec(cipher, "ipsec-mb", "ipsec-mb_avx512", "enc", size, 25 * s, lanes=0),
+                    zrec(cipher, "ipsec-mb", "ipsec-mb_avx512", "mac32", size, 24 * s, lanes=0),
+                    zrec(cipher, "ipsec-mb", "ipsec-mb_avx2", "enc", size, 12 * s, lanes=0),
+                    zrec(cipher, "ipsec-mb", "ipsec-mb_avx2", "mac32", size, 9 * s, lanes=0)]
+    return out
+
+
+def table_line(md, section, start):
+    """The first line of `section` (a '## ...' part of md) starting with `start`, as cells."""
+    part = md.split(section, 1)[1].split("\n## ", 1)[0]
+    line = next(l for l in part.splitlines() if l.startswith(start))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_zuc_headline_against_fastest_ipsec_mb_run():
+    recs = [r for r in zuc_synthetic() if r["cipher"] == "zuc256"]
+    rows = {r["mode"]: r for r in report.headline_rows(recs)}
+    assert list(rows) == ["enc", "mac32"]
+    enc, mac = rows["enc"], rows["mac32"]
+    assert enc["size"] == 4096
+    assert enc["best"]["name"] == "lanes_fast"  # never the reference
+    assert enc["ipsec-mb"]["name"] == "ipsec-mb_avx512"
+    assert enc["vs_ipsec-mb"] == pytest.approx(0.8)
+    assert mac["best"]["mac_method"] == "clmul" and mac["vs_ipsec-mb"] == pytest.approx(10 / 24)
+    assert "openssl" not in enc
+
+
+def test_zuc_sections_are_separate_and_follow_sm4():
+    md = report.render_markdown(synthetic() + zuc_synthetic())
+    heads = [l for l in md.splitlines() if l.startswith("## ")]
+    assert heads == ["## SM4 throughput", "## ZUC-128 throughput", "## ZUC-256 throughput"]
+    # SM4's section is what it is without ZUC records.
+    sm4_part = md.split("## ZUC-128 throughput")[0]
+    assert sm4_part == report.render_markdown(synthetic()).rstrip("\n") + "\n\n"
+    # ZUC headline: 4 KiB, 16 per call, the ipsec-mb run compared with, ratios.
+    zuc_part = md.split("## ZUC-256 throughput")[1]
+    assert "### Headline: 4 KiB messages, 16 per call, our fastest kernel vs the peers" in zuc_part
+    assert ("| mode | our best kernel | lanes | ours Gbit/s | ours c/B | ipsec-mb run | "
+            "ipsec-mb Gbit/s | ipsec-mb c/B | ours / ipsec-mb |") in zuc_part
+    cells = table_line(md, "## ZUC-256 throughput", "| mac32 |")
+    assert cells == ["mac32", "`lanes_fast (clmul)`", "16", "10.00", "2.40", "`ipsec-mb_avx512`",
+                     "24.00", "1.00", "0.42×"]
+    cells = table_line(md, "## ZUC-128 throughput", "| enc |")
+    assert cells[1] == "`lanes_fast`" and cells[5] == "`ipsec-mb_avx512`" and cells[8] == "0.80×"
+
+
+def test_zuc_mode_tables_list_methods_and_runs():
+    md = report.render_markdown(zuc_synthetic())
+    assert "### ZUC-256 mac32: Gbit/s by message size" in md
+    assert "### ZUC-128 enc: Gbit/s by message size" in md
+    assert "| 1500 B | 4 KiB | c/B @ 4 KiB |" in md
+    part = md.split("### ZUC-256 mac32")[1]
+    assert "| lanes_fast (clmul) | ours | 16 | 5.00 | 10.00 | 2.40 |" in part
+    assert "| lanes_fast (compare) | ours | 16 | 1.00 | 2.00 | 12.00 |" in part
+    # Peers without a lane count show '–'; each run once.
+    assert part.count("| ipsec-mb_avx2 | ipsec-mb | – | 4.50 | 9.00 | 2.67 |") == 1
+    # The intro says what a figure counts, and which ipsec-mb runs there are.
+    intro = md.split("## ZUC-256 throughput")[1].split("### Headline")[0]
+    assert "16 messages" in intro and "streams x bytes" in intro
+    assert "`ipsec-mb_avx512` (job API, ipsec-mb 1.3.0)" in intro
+
+
+def test_zuc_mismatch_is_flagged_and_kept_out_of_headline():
+    recs = zuc_synthetic()
+    for r in recs:
+        if r["name"] == "lanes_fast" and r["mode"] == "enc":
+            r["verified"] = False
+    md = report.render_markdown(recs)
+    assert "| lanes_fast (output MISMATCH) | ours |" in md
+    assert "differ from our scalar reference" in md
+    zuc128 = [r for r in recs if r["cipher"] == "zuc128"]
+    rows = {r["mode"]: r for r in report.headline_rows(zuc128)}
+    # Only the reference is left for enc: it stands in, as for SM4.
+    assert rows["enc"]["best"]["name"] == "reference_scalar"
+
+
+def test_plot_with_zuc(tmp_path):
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "z.png"
+    report.plot(synthetic() + zuc_synthetic(), str(png))
+    data = png.read_bytes()
+    assert len(data) > 1000 and data[:8] == b"\x89PNG\r\n\x1a\n"

@@ -15,7 +15,7 @@ def test_checked_in_generated_is_up_to_date():
 
 
 def test_generation_is_deterministic():
-    assert sm4_files.files() == sm4_files.files()
+    assert cli.produce(sm4_files.Options()) == cli.produce(sm4_files.Options())
 
 
 def test_check_detects_edits_and_stale_files(tmp_path):
@@ -47,5 +47,21 @@ def test_generates_from_scratch_into_an_empty_tree(tmp_path):
     """(Its speed, under 10 s, is reported by `gen` itself and in the README.)"""
     done = subprocess.run([sys.executable, "-m", "gen.cli", "generate", "--root", str(tmp_path)], check=True,
                           capture_output=True, text=True)
-    assert "18 files in generated/" in done.stdout
-    assert cli.check(cli.produce(sm4_files.Options()), tmp_path) == []
+    products = cli.produce(sm4_files.Options())
+    assert f"{len(products)} files in generated/" in done.stdout
+    assert cli.check(products, tmp_path) == []
+
+
+def test_the_build_covers_both_ciphers():
+    """libkcrypt.a gets every native source of SM4 and ZUC, libkcrypt_emulated.a
+    one SIMDe unit per cipher; the cores name no instruction set."""
+    products = cli.produce(sm4_files.Options())
+    makefile = products["generated/Makefile"]
+    native = [line for line in makefile.splitlines() if line.startswith("NATIVE_OBJECTS =")][0]
+    sources = sorted(p for p in products if p.startswith("generated/src/") and p.endswith(".c")
+                     and not p.endswith("_emulated.c"))
+    assert sorted(native.split()[2:]) == sorted(f"$(BUILD)/{p[len('generated/src/'):-2]}.o" for p in sources)
+    assert "EMULATED_OBJECTS = $(BUILD)/sm4_emulated.o $(BUILD)/zuc_emulated.o" in makefile
+    assert not any(line.startswith(("$(BUILD)/sm4_core.o:", "$(BUILD)/zuc_core.o:")) for line in makefile.splitlines())
+    cmake = products["generated/CMakeLists.txt"]
+    assert all(f"  src/{p[len('generated/src/'):]}" in cmake for p in sources)

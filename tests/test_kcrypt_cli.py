@@ -1,4 +1,4 @@
-"""The `kcrypt` command-line tool (harness/c/kcrypt.c), end to end.
+"""The `kcrypt` command-line tool (harness/c/kcrypt*.c), end to end.
 
 A session fixture builds the harness once (`make -C harness/c BUILD=<repo>/build`,
 which also builds generated/), then every test runs build/kcrypt as a subprocess:
@@ -9,7 +9,10 @@ which also builds generated/), then every test runs build/kcrypt as a subprocess
 * the official vectors (shared/vectors/sm4.json) through the CLI, on every
   implementation this machine can run (native, and emulated with --emulated);
 * each error case: non-zero exit, nothing on stdout, a message on stderr;
-* the shape of --list-targets / --list-impls.
+* the shape of --list-targets / --list-impls;
+* ZUC (zuc128 / zuc256 enc and mac): the vectors of shared/vectors/zuc.json and
+  the Python reference model (gen.kernels.zuc_reference) through the CLI on every
+  implementation, --bits, --tag, --mac-method, and the error cases.
 
 Environment: KC_BUILD_DIR (default <repo>/build) and KC_GENERATED (default: the
 repo's generated/) redirect the build; KC_VECTORS_DIR overrides the vectors
@@ -32,6 +35,7 @@ if str(REPO) not in sys.path:  # so `gen` imports without an installed package
     sys.path.insert(0, str(REPO))
 
 from gen.kernels import sm4_reference as ref  # noqa: E402
+from gen.kernels import zuc_reference as zref  # noqa: E402
 
 KEY = "0123456789abcdeffedcba9876543210"
 IV = "00112233445566778899aabbccddeeff"
@@ -195,8 +199,13 @@ def test_list_targets_shape(kcrypt):
     targets = [line.split()[0] for line in lines]
     assert len(targets) == len(set(targets)), "a target is listed twice"
     assert "scalar native" in lines
-    # Naming the cipher gives the same list today (sm4 is the only cipher).
-    assert run(kcrypt, ["--list-targets", "sm4"]).stdout == proc.stdout
+    # Without a cipher: every target of every cipher, at its best status over them.
+    best = {}
+    for cipher in ("sm4", "zuc128", "zuc256"):
+        for line in run(kcrypt, ["--list-targets", cipher]).stdout.decode().splitlines():
+            target, status = line.split()
+            best[target] = min(best.get(target, len(STATUS)), STATUS.index(status))
+    assert dict(line.split() for line in lines) == {t: STATUS[i] for t, i in best.items()}
 
 
 def test_list_impls_agrees_with_targets(kcrypt, impls):
@@ -403,3 +412,236 @@ def test_emulated_runs_when_native_is_disabled(kcrypt, impls):
     got = crypt(kcrypt, "ctr", True, key, iv, data, ["-s", strategy, "-t", target, "--emulated"],
                 env_extra={"KC_DISABLE_TARGETS": target})
     assert got == oracle("ctr", True, key, iv, data)
+
+
+# --------------------------------------------------------------------------
+# ZUC
+# --------------------------------------------------------------------------
+
+ZKEY = {"zuc128": "00112233445566778899aabbccddeeff",
+        "zuc256": "00112233445566778899aabbccddeeff" * 2}
+ZIV = {"zuc128": "0f1e2d3c4b5a69788796a5b4c3d2e1f0",
+       "zuc256": "0f1e2d3c4b5a69788796a5b4c3d2e1f00f" + "3f2a15000102031c"}  # 25 bytes
+
+
+def zuc(exe, args, data=b"", env_extra=None):
+    """kcrypt output for a zuc command; fails the test on a non-zero exit."""
+    proc = run(exe, args, data, env_extra)
+    assert proc.returncode == 0, f"kcrypt {' '.join(args)}: {proc.stderr.decode()}"
+    assert proc.stderr == b"", proc.stderr.decode()
+    return proc.stdout
+
+
+def zuc_args(cipher, mode, key, iv, extra=()):
+    return [cipher, mode, "-k", key, "-i", iv, *extra]
+
+
+@pytest.fixture(scope="session")
+def zuc_impls(kcrypt):
+    """Every ZUC implementation as (strategy, target, status), from --list-impls zuc128
+    (zuc256 lists the same kernels)."""
+    rows = {}
+    for cipher in ("zuc128", "zuc256"):
+        proc = run(kcrypt, ["--list-impls", cipher])
+        assert proc.returncode == 0, proc.stderr.decode()
+        lines = [line.split() for line in proc.stdout.decode().splitlines()]
+        assert lines and all(len(r) == 4 and r[0] == cipher for r in lines), lines
+        rows[cipher] = [(s, t, st) for _, s, t, st in lines]
+    assert rows["zuc128"] == rows["zuc256"]
+    assert ("reference", "scalar", "native") in rows["zuc128"]
+    return rows["zuc128"]
+
+
+def zuc_selections(zuc_impls):
+    """The default choice and every implementation this machine runs."""
+    return [[]] + [impl_flags(*i) for i in runnable(zuc_impls)]
+
+
+def load_zuc_vectors():
+    folder = Path(os.environ.get("KC_VECTORS_DIR", REPO.parent / "shared" / "vectors"))
+    path = folder / "zuc.json"
+    if not path.is_file():
+        pytest.fail(f"{path} not found: clone shared/ beside the repository or set KC_VECTORS_DIR")
+    return json.loads(path.read_text())
+
+
+def zuc_vector_ivs(v):
+    """The IV forms a vector gives (ZUC-128: iv; ZUC-256: iv25 and iv23 if present)."""
+    return [v[k] for k in ("iv", "iv25", "iv23") if k in v]
+
+
+def test_zuc_keystream_vectors(kcrypt, zuc_impls):
+    """Keystream vectors as `enc` of zeros, every IV form, on every implementation."""
+    doc = load_zuc_vectors()
+    checked = 0
+    for cipher in ("zuc128", "zuc256"):
+        for v in doc[f"{cipher}_keystream"]:
+            want = bytes.fromhex("".join(v["keystream"]))
+            for iv in zuc_vector_ivs(v):
+                for flags in zuc_selections(zuc_impls):
+                    args = zuc_args(cipher, "enc", v["key"], iv, flags)
+                    got = zuc(kcrypt, args, bytes(len(want)))
+                    assert got == want, (v["source"], iv, flags)
+                    checked += 1
+    assert checked >= 5 * len(zuc_selections(zuc_impls))
+
+
+def test_zuc_mac_vectors(kcrypt, zuc_impls):
+    """MAC vectors with --bits and every tag given, both MAC methods, every implementation."""
+    doc = load_zuc_vectors()
+    checked = 0
+    for cipher in ("zuc128", "zuc256"):
+        for v in doc[f"{cipher}_mac"]:
+            msg = bytes.fromhex(v["message"])
+            for tag in (32, 64, 128):
+                if f"tag{tag}" not in v:
+                    continue
+                for flags in zuc_selections(zuc_impls):
+                    for method in ("clmul", "compare"):
+                        extra = ["--bits", str(v["bits"]), "--tag", str(tag),
+                                 "--mac-method", method, *flags]
+                        iv = v.get("iv", v.get("iv25"))
+                        got = zuc(kcrypt, zuc_args(cipher, "mac", v["key"], iv, extra), msg)
+                        want = (v[f"tag{tag}"] + "\n").encode()
+                        assert got == want, (v["source"], tag, flags, method)
+                        checked += 1
+    assert checked >= 2 * 8 * len(zuc_selections(zuc_impls))
+
+
+@pytest.mark.parametrize("cipher", ["zuc128", "zuc256"])
+@pytest.mark.parametrize("length,bits", [(0, None), (1, None), (37, None), (300, None),
+                                         (100, 793), (100, 1), (64, 0), (33, 257)])
+def test_zuc_enc_against_python_model(kcrypt, cipher, length, bits):
+    """enc equals the Python reference model, whole input or --bits N (ceil(N/8) bytes
+    out, the unused low bits zero), and is its own inverse."""
+    rng = random.Random(length * 131 + (bits or 0))
+    key, data = ZKEY[cipher], rng.randbytes(length)
+    n = 8 * length if bits is None else bits
+    extra = [] if bits is None else ["--bits", str(bits)]
+    variant = int(cipher[3:])
+    want = zref.encrypt(variant, bytes.fromhex(key), bytes.fromhex(ZIV[cipher]), data, n)
+    got = zuc(kcrypt, zuc_args(cipher, "enc", key, ZIV[cipher], extra), data)
+    assert got == want and len(got) == (n + 7) // 8
+    if n % 8:
+        assert got[-1] & (0xFF >> (n % 8)) == 0
+    if n % 8 == 0:  # its own inverse
+        assert zuc(kcrypt, zuc_args(cipher, "enc", key, ZIV[cipher], extra), got) == data[:len(got)]
+
+
+@pytest.mark.parametrize("cipher,tag", [("zuc128", 32), ("zuc256", 32), ("zuc256", 64),
+                                        ("zuc256", 128)])
+@pytest.mark.parametrize("length,bits", [(0, None), (5, None), (40, 317), (40, 1), (41, 0)])
+def test_zuc_mac_against_python_model(kcrypt, cipher, tag, length, bits):
+    rng = random.Random(length * 17 + tag + (bits or 0))
+    data = rng.randbytes(length)
+    n = 8 * length if bits is None else bits
+    extra = ["--tag", str(tag)] + ([] if bits is None else ["--bits", str(bits)])
+    want = zref.mac(int(cipher[3:]), bytes.fromhex(ZKEY[cipher]), bytes.fromhex(ZIV[cipher]),
+                    data, n, tag)
+    got = zuc(kcrypt, zuc_args(cipher, "mac", ZKEY[cipher], ZIV[cipher], extra), data)
+    assert got == (want.hex() + "\n").encode()
+
+
+def test_zuc256_iv23_equals_iv25(kcrypt):
+    """A 23-byte IV gives what its 25-byte expansion gives (23 x ff = 17 x ff, 8 x 3f)."""
+    data = bytes(range(200))
+    a = zuc(kcrypt, zuc_args("zuc256", "enc", ZKEY["zuc256"], "ff" * 23), data)
+    b = zuc(kcrypt, zuc_args("zuc256", "enc", ZKEY["zuc256"], "ff" * 17 + "3f" * 8), data)
+    assert a == b and a != data
+    for tag in ("32", "64", "128"):
+        a = zuc(kcrypt, zuc_args("zuc256", "mac", ZKEY["zuc256"], "ff" * 23, ["--tag", tag]), data)
+        b = zuc(kcrypt, zuc_args("zuc256", "mac", ZKEY["zuc256"], "ff" * 17 + "3f" * 8,
+                                 ["--tag", tag]), data)
+        assert a == b and len(a) == int(tag) // 4 + 1
+
+
+def test_zuc_every_impl_agrees(kcrypt, zuc_impls):
+    """enc and both MAC methods on every runnable implementation, against the model."""
+    data = random.Random(9).randbytes(150)
+    want_enc = zref.encrypt(256, bytes.fromhex(ZKEY["zuc256"]), bytes.fromhex(ZIV["zuc256"]), data,
+                            1195)
+    want_mac = zref.mac(256, bytes.fromhex(ZKEY["zuc256"]), bytes.fromhex(ZIV["zuc256"]), data,
+                        1195, 64).hex()
+    for flags in zuc_selections(zuc_impls):
+        got = zuc(kcrypt, zuc_args("zuc256", "enc", ZKEY["zuc256"], ZIV["zuc256"],
+                                   ["--bits", "1195", *flags]), data)
+        assert got == want_enc, flags
+        for method in ("clmul", "compare"):
+            got = zuc(kcrypt, zuc_args("zuc256", "mac", ZKEY["zuc256"], ZIV["zuc256"],
+                                       ["--bits", "1195", "--tag", "64", "--mac-method", method,
+                                        *flags]), data)
+            assert got == (want_mac + "\n").encode(), (flags, method)
+
+
+K16, K32 = ZKEY["zuc128"], ZKEY["zuc256"]
+I16, I25 = ZIV["zuc128"], ZIV["zuc256"]
+DATA = bytes(range(32))
+
+ZUC_ERROR_CASES = {
+    "zuc missing mode": (["zuc128"], DATA),
+    "zuc unknown mode": (["zuc128", "ecb", "-k", K16, "-i", I16], DATA),
+    "zuc with -e": (["zuc128", "enc", "-e", "-k", K16, "-i", I16], DATA),
+    "zuc with -d": (["zuc256", "mac", "-d", "-k", K32, "-i", I25], DATA),
+    "zuc missing key": (["zuc128", "enc", "-i", I16], DATA),
+    "zuc missing iv": (["zuc128", "enc", "-k", K16], DATA),
+    "zuc key odd hex": (["zuc128", "enc", "-k", K16 + "0", "-i", I16], DATA),
+    "zuc key non-hex": (["zuc256", "enc", "-k", "x" + K32[1:], "-i", I25], DATA),
+    "zuc128 key 15 bytes": (["zuc128", "enc", "-k", K16[:30], "-i", I16], DATA),
+    "zuc128 key 32 bytes": (["zuc128", "enc", "-k", K32, "-i", I16], DATA),
+    "zuc256 key 16 bytes": (["zuc256", "enc", "-k", K16, "-i", I25], DATA),
+    "zuc128 iv 15 bytes": (["zuc128", "enc", "-k", K16, "-i", I16[:30]], DATA),
+    "zuc128 iv 25 bytes": (["zuc128", "mac", "-k", K16, "-i", I25], DATA),
+    "zuc256 iv 24 bytes": (["zuc256", "enc", "-k", K32, "-i", I25[:48]], DATA),
+    "zuc256 iv 16 bytes": (["zuc256", "enc", "-k", K32, "-i", I16], DATA),
+    "zuc256 iv non-hex": (["zuc256", "enc", "-k", K32, "-i", I25[:49] + "g"], DATA),
+    "zuc256 iv top bit": (["zuc256", "enc", "-k", K32, "-i", I25[:34] + "80" + I25[36:]], DATA),
+    "zuc256 iv second bit": (["zuc256", "mac", "-k", K32, "-i", I25[:48] + "40"], DATA),
+    "zuc bits beyond input": (["zuc128", "mac", "-k", K16, "-i", I16, "--bits", "257"], DATA),
+    "zuc enc bits beyond input": (["zuc256", "enc", "-k", K32, "-i", I25, "--bits", "9"], b"a"),
+    "zuc bits not a number": (["zuc128", "mac", "-k", K16, "-i", I16, "--bits", "12x"], DATA),
+    "zuc bits negative": (["zuc128", "mac", "-k", K16, "-i", I16, "--bits", "-1"], DATA),
+    "zuc tag 48": (["zuc256", "mac", "-k", K32, "-i", I25, "--tag", "48"], DATA),
+    "zuc tag 0": (["zuc256", "mac", "-k", K32, "-i", I25, "--tag", "0"], DATA),
+    "zuc tag word": (["zuc256", "mac", "-k", K32, "-i", I25, "--tag", "big"], DATA),
+    "zuc128 tag 64": (["zuc128", "mac", "-k", K16, "-i", I16, "--tag", "64"], DATA),
+    "zuc tag with enc": (["zuc256", "enc", "-k", K32, "-i", I25, "--tag", "32"], DATA),
+    "zuc method with enc": (["zuc128", "enc", "-k", K16, "-i", I16, "--mac-method", "clmul"], DATA),
+    "zuc unknown method": (["zuc128", "mac", "-k", K16, "-i", I16, "--mac-method", "fast"], DATA),
+    "zuc unknown target": (["zuc128", "enc", "-k", K16, "-i", I16, "-t", "pentium"], DATA),
+    "zuc unknown strategy": (["zuc128", "enc", "-k", K16, "-i", I16, "-s", "byteslice"], DATA),
+    "zuc no emulated scalar": (["zuc256", "enc", "-k", K32, "-i", I25, "-t", "scalar",
+                                "--emulated"], DATA),
+    "sm4 with --tag": (["sm4", "ctr", "-e", "-k", KEY, "-i", IV, "--tag", "32"], DATA),
+    "sm4 with --bits": (["sm4", "ctr", "-e", "-k", KEY, "-i", IV, "--bits", "8"], DATA),
+}
+
+
+@pytest.mark.parametrize("name", list(ZUC_ERROR_CASES))
+def test_zuc_error_cases(kcrypt, name):
+    args, data = ZUC_ERROR_CASES[name]
+    assert_clean_error(run(kcrypt, args, data), name)
+
+
+def test_zuc_error_messages_name_the_problem(kcrypt):
+    msg = lambda name: run(kcrypt, *ZUC_ERROR_CASES[name]).stderr.decode()  # noqa: E731
+    assert "257" in msg("zuc bits beyond input") and "256 bits" in msg("zuc bits beyond input")
+    assert "25 or 23 bytes" in msg("zuc256 iv 24 bytes")
+    assert "top bit" in msg("zuc256 iv top bit") or "IV17" in msg("zuc256 iv top bit")
+    assert "only the 32-bit tag" in msg("zuc128 tag 64")
+    assert "16 bytes" in msg("zuc128 key 15 bytes")
+
+
+def test_zuc_target_not_native_via_hook(kcrypt, zuc_impls):
+    simd = sorted({t for _, t, s in zuc_impls if s == "native" and t != "scalar"})
+    if not simd:
+        pytest.skip("no native SIMD target on this machine to disable")
+    for target in simd:
+        proc = run(kcrypt, zuc_args("zuc256", "enc", K32, I25, ["-t", target]), DATA,
+                   env_extra={"KC_DISABLE_TARGETS": target})
+        assert_clean_error(proc, f"-t {target} disabled")
+        assert "natively" in proc.stderr.decode()
+        emulated = any(t == target and s == "emulated" for _, t, s in zuc_impls)
+        if emulated:  # --emulated still runs the SIMDe build
+            args = zuc_args("zuc256", "enc", K32, I25, ["-t", target, "--emulated"])
+            got = zuc(kcrypt, args, DATA, env_extra={"KC_DISABLE_TARGETS": target})
+            assert got == zref.encrypt(256, bytes.fromhex(K32), bytes.fromhex(I25), DATA, 256)

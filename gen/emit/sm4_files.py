@@ -1,5 +1,6 @@
 """The SM4 part of generated/: public header, core (key set-up, modes,
-dispatch), reference, one file per strategy x target, SIMDe bundle, build files."""
+dispatch), reference, one file per strategy x target, SIMDe bundle (the build
+files come from build_files, over all ciphers' sources())."""
 
 import inspect
 from dataclasses import dataclass
@@ -9,6 +10,7 @@ from ..backends.x86_c import function_body
 from ..kernels import sm4_byteslice, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
+from .build_files import CipherSources, EmulatedUnit, SourceFile
 from .render import hex_rows, provenance, render
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice}
@@ -23,14 +25,20 @@ class Options:
     decomposition_index: int | None = None
 
 
-@dataclass(frozen=True)
-class SourceFile:
-    stem: str
-    flags: str
-
-
 def impl_names():
     return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER]
+
+
+def emulable_impls():
+    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER if SIMD_TARGETS[t].emulable]
+
+
+def sources():
+    """What the build compiles: each kernel with its target's flags, the SIMDe
+    unit with the emulable kernels."""
+    native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
+    native += [SourceFile(f"sm4_{s}_{t}", " ".join(SIMD_TARGETS[t].cflags)) for s in STRATEGIES for t in TARGET_ORDER]
+    return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 
 def kernel_file(strategy, target, options):
@@ -79,13 +87,6 @@ def files(options=Options()):
         impls_by_preference=impls + ["reference_scalar"])
     out["src/sm4_reference_scalar.c"] = render("sm4_reference_scalar.c.j2", provenance=c_prov,
                                                sbox_rows=hex_rows(sm4.SBOX), l_rotations=sm4.L_ROTATIONS)
-    emulable = [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER if SIMD_TARGETS[t].emulable]
-    out["src/sm4_emulated.c"] = render("sm4_emulated.c.j2", provenance=c_prov, impls=emulable,
+    out["src/sm4_emulated.c"] = render("sm4_emulated.c.j2", provenance=c_prov, impls=emulable_impls(),
                                        targets=[t for t in TARGET_ORDER if SIMD_TARGETS[t].emulable])
-    native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
-    native += [SourceFile(f"sm4_{s}_{t}", " ".join(SIMD_TARGETS[t].cflags)) for s in STRATEGIES for t in TARGET_ORDER]
-    make_prov = provenance(["templates/"], comment="make")
-    out["Makefile"] = render("Makefile.j2", provenance_make=make_prov, native_files=native,
-                             emulated_files=[f"sm4_{i}.c" for i in emulable], emulation_flags="-mavx2 -Wno-psabi")
-    out["CMakeLists.txt"] = render("CMakeLists.txt.j2", provenance_make=make_prov, native_files=native)
     return out

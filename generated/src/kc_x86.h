@@ -65,6 +65,19 @@ static inline __m256i kc_aesenclast256(__m256i x, __m256i key)
 }
 #endif
 
+#if defined(__AVX512VBMI2__) || defined(KC_EMULATED)
+/* VPSHLDD / VPSHLDW: (a << n) | (b >> (width - n)) per element.  SIMDe has no
+ * portable form of the immediate versions, so the emulated build spells out
+ * the same operation with shifts (the native build runs the instruction). */
+#ifdef KC_EMULATED
+#define kc_shldi512_epi32(a, b, n) _mm512_or_si512(_mm512_slli_epi32((a), (n)), _mm512_srli_epi32((b), 32 - (n)))
+#define kc_shldi512_epi16(a, b, n) _mm512_or_si512(_mm512_slli_epi16((a), (n)), _mm512_srli_epi16((b), 16 - (n)))
+#else
+#define kc_shldi512_epi32(a, b, n) _mm512_shldi_epi32((a), (b), (n))
+#define kc_shldi512_epi16(a, b, n) _mm512_shldi_epi16((a), (b), (n))
+#endif
+#endif
+
 /* Marks for llvm-mca around a kernel's round loop (only with KC_MCA_MARKERS). */
 #ifdef KC_MCA_MARKERS
 #define KC_MCA_BEGIN(name) __asm__ volatile("# LLVM-MCA-BEGIN " name ::: "memory")

@@ -18,7 +18,7 @@
  * decrypts) 32 blocks = 512 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040,
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
- * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, split_aesenclast_256; affine_via_nibble_tables.
+ * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_blendv, select_by_masks, split_aesenclast_256; affine_via_nibble_tables.
  */
 #include "kc_x86.h"
 #include "sm4.h"
@@ -160,8 +160,8 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0a_h = _mm256_shuffle_epi8(tbl_hi, g0t_hi);
         const __m256i g0a = _mm256_xor_si256(g0a_l, g0a_h);
         const __m256i g0s_sr = _mm256_shuffle_epi8(g0a, inv_shift_rows);
-        const __m128i g0s_aes_in0 = _mm256_extracti128_si256(g0s_sr, 0);
-        const __m128i g0s_aes_k0 = _mm256_extracti128_si256(aes_cancel_key, 0);
+        const __m128i g0s_aes_in0 = _mm256_castsi256_si128(g0s_sr);
+        const __m128i g0s_aes_k0 = _mm256_castsi256_si128(aes_cancel_key);
         const __m128i g0s_aes_0 = _mm_aesenclast_si128(g0s_aes_in0, g0s_aes_k0);
         const __m128i g0s_aes_in1 = _mm256_extracti128_si256(g0s_sr, 1);
         const __m128i g0s_aes_k1 = _mm256_extracti128_si256(aes_cancel_key, 1);
@@ -195,7 +195,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1a_h = _mm256_shuffle_epi8(tbl_hi, g1t_hi);
         const __m256i g1a = _mm256_xor_si256(g1a_l, g1a_h);
         const __m256i g1s_sr = _mm256_shuffle_epi8(g1a, inv_shift_rows);
-        const __m128i g1s_aes_in0 = _mm256_extracti128_si256(g1s_sr, 0);
+        const __m128i g1s_aes_in0 = _mm256_castsi256_si128(g1s_sr);
         const __m128i g1s_aes_0 = _mm_aesenclast_si128(g1s_aes_in0, g0s_aes_k0);
         const __m128i g1s_aes_in1 = _mm256_extracti128_si256(g1s_sr, 1);
         const __m128i g1s_aes_1 = _mm_aesenclast_si128(g1s_aes_in1, g0s_aes_k1);
@@ -228,7 +228,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2a_h = _mm256_shuffle_epi8(tbl_hi, g2t_hi);
         const __m256i g2a = _mm256_xor_si256(g2a_l, g2a_h);
         const __m256i g2s_sr = _mm256_shuffle_epi8(g2a, inv_shift_rows);
-        const __m128i g2s_aes_in0 = _mm256_extracti128_si256(g2s_sr, 0);
+        const __m128i g2s_aes_in0 = _mm256_castsi256_si128(g2s_sr);
         const __m128i g2s_aes_0 = _mm_aesenclast_si128(g2s_aes_in0, g0s_aes_k0);
         const __m128i g2s_aes_in1 = _mm256_extracti128_si256(g2s_sr, 1);
         const __m128i g2s_aes_1 = _mm_aesenclast_si128(g2s_aes_in1, g0s_aes_k1);
@@ -261,7 +261,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3a_h = _mm256_shuffle_epi8(tbl_hi, g3t_hi);
         const __m256i g3a = _mm256_xor_si256(g3a_l, g3a_h);
         const __m256i g3s_sr = _mm256_shuffle_epi8(g3a, inv_shift_rows);
-        const __m128i g3s_aes_in0 = _mm256_extracti128_si256(g3s_sr, 0);
+        const __m128i g3s_aes_in0 = _mm256_castsi256_si128(g3s_sr);
         const __m128i g3s_aes_0 = _mm_aesenclast_si128(g3s_aes_in0, g0s_aes_k0);
         const __m128i g3s_aes_in1 = _mm256_extracti128_si256(g3s_sr, 1);
         const __m128i g3s_aes_1 = _mm_aesenclast_si128(g3s_aes_in1, g0s_aes_k1);
@@ -297,7 +297,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0a_1_h = _mm256_shuffle_epi8(tbl_hi, g0t_1_hi);
         const __m256i g0a_1 = _mm256_xor_si256(g0a_1_l, g0a_1_h);
         const __m256i g0s_1_sr = _mm256_shuffle_epi8(g0a_1, inv_shift_rows);
-        const __m128i g0s_1_aes_in0 = _mm256_extracti128_si256(g0s_1_sr, 0);
+        const __m128i g0s_1_aes_in0 = _mm256_castsi256_si128(g0s_1_sr);
         const __m128i g0s_1_aes_0 = _mm_aesenclast_si128(g0s_1_aes_in0, g0s_aes_k0);
         const __m128i g0s_1_aes_in1 = _mm256_extracti128_si256(g0s_1_sr, 1);
         const __m128i g0s_1_aes_1 = _mm_aesenclast_si128(g0s_1_aes_in1, g0s_aes_k1);
@@ -330,7 +330,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1a_1_h = _mm256_shuffle_epi8(tbl_hi, g1t_1_hi);
         const __m256i g1a_1 = _mm256_xor_si256(g1a_1_l, g1a_1_h);
         const __m256i g1s_1_sr = _mm256_shuffle_epi8(g1a_1, inv_shift_rows);
-        const __m128i g1s_1_aes_in0 = _mm256_extracti128_si256(g1s_1_sr, 0);
+        const __m128i g1s_1_aes_in0 = _mm256_castsi256_si128(g1s_1_sr);
         const __m128i g1s_1_aes_0 = _mm_aesenclast_si128(g1s_1_aes_in0, g0s_aes_k0);
         const __m128i g1s_1_aes_in1 = _mm256_extracti128_si256(g1s_1_sr, 1);
         const __m128i g1s_1_aes_1 = _mm_aesenclast_si128(g1s_1_aes_in1, g0s_aes_k1);
@@ -363,7 +363,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2a_1_h = _mm256_shuffle_epi8(tbl_hi, g2t_1_hi);
         const __m256i g2a_1 = _mm256_xor_si256(g2a_1_l, g2a_1_h);
         const __m256i g2s_1_sr = _mm256_shuffle_epi8(g2a_1, inv_shift_rows);
-        const __m128i g2s_1_aes_in0 = _mm256_extracti128_si256(g2s_1_sr, 0);
+        const __m128i g2s_1_aes_in0 = _mm256_castsi256_si128(g2s_1_sr);
         const __m128i g2s_1_aes_0 = _mm_aesenclast_si128(g2s_1_aes_in0, g0s_aes_k0);
         const __m128i g2s_1_aes_in1 = _mm256_extracti128_si256(g2s_1_sr, 1);
         const __m128i g2s_1_aes_1 = _mm_aesenclast_si128(g2s_1_aes_in1, g0s_aes_k1);
@@ -396,7 +396,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3a_1_h = _mm256_shuffle_epi8(tbl_hi, g3t_1_hi);
         const __m256i g3a_1 = _mm256_xor_si256(g3a_1_l, g3a_1_h);
         const __m256i g3s_1_sr = _mm256_shuffle_epi8(g3a_1, inv_shift_rows);
-        const __m128i g3s_1_aes_in0 = _mm256_extracti128_si256(g3s_1_sr, 0);
+        const __m128i g3s_1_aes_in0 = _mm256_castsi256_si128(g3s_1_sr);
         const __m128i g3s_1_aes_0 = _mm_aesenclast_si128(g3s_1_aes_in0, g0s_aes_k0);
         const __m128i g3s_1_aes_in1 = _mm256_extracti128_si256(g3s_1_sr, 1);
         const __m128i g3s_1_aes_1 = _mm_aesenclast_si128(g3s_1_aes_in1, g0s_aes_k1);
@@ -432,7 +432,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0a_2_h = _mm256_shuffle_epi8(tbl_hi, g0t_2_hi);
         const __m256i g0a_2 = _mm256_xor_si256(g0a_2_l, g0a_2_h);
         const __m256i g0s_2_sr = _mm256_shuffle_epi8(g0a_2, inv_shift_rows);
-        const __m128i g0s_2_aes_in0 = _mm256_extracti128_si256(g0s_2_sr, 0);
+        const __m128i g0s_2_aes_in0 = _mm256_castsi256_si128(g0s_2_sr);
         const __m128i g0s_2_aes_0 = _mm_aesenclast_si128(g0s_2_aes_in0, g0s_aes_k0);
         const __m128i g0s_2_aes_in1 = _mm256_extracti128_si256(g0s_2_sr, 1);
         const __m128i g0s_2_aes_1 = _mm_aesenclast_si128(g0s_2_aes_in1, g0s_aes_k1);
@@ -465,7 +465,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1a_2_h = _mm256_shuffle_epi8(tbl_hi, g1t_2_hi);
         const __m256i g1a_2 = _mm256_xor_si256(g1a_2_l, g1a_2_h);
         const __m256i g1s_2_sr = _mm256_shuffle_epi8(g1a_2, inv_shift_rows);
-        const __m128i g1s_2_aes_in0 = _mm256_extracti128_si256(g1s_2_sr, 0);
+        const __m128i g1s_2_aes_in0 = _mm256_castsi256_si128(g1s_2_sr);
         const __m128i g1s_2_aes_0 = _mm_aesenclast_si128(g1s_2_aes_in0, g0s_aes_k0);
         const __m128i g1s_2_aes_in1 = _mm256_extracti128_si256(g1s_2_sr, 1);
         const __m128i g1s_2_aes_1 = _mm_aesenclast_si128(g1s_2_aes_in1, g0s_aes_k1);
@@ -498,7 +498,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2a_2_h = _mm256_shuffle_epi8(tbl_hi, g2t_2_hi);
         const __m256i g2a_2 = _mm256_xor_si256(g2a_2_l, g2a_2_h);
         const __m256i g2s_2_sr = _mm256_shuffle_epi8(g2a_2, inv_shift_rows);
-        const __m128i g2s_2_aes_in0 = _mm256_extracti128_si256(g2s_2_sr, 0);
+        const __m128i g2s_2_aes_in0 = _mm256_castsi256_si128(g2s_2_sr);
         const __m128i g2s_2_aes_0 = _mm_aesenclast_si128(g2s_2_aes_in0, g0s_aes_k0);
         const __m128i g2s_2_aes_in1 = _mm256_extracti128_si256(g2s_2_sr, 1);
         const __m128i g2s_2_aes_1 = _mm_aesenclast_si128(g2s_2_aes_in1, g0s_aes_k1);
@@ -531,7 +531,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3a_2_h = _mm256_shuffle_epi8(tbl_hi, g3t_2_hi);
         const __m256i g3a_2 = _mm256_xor_si256(g3a_2_l, g3a_2_h);
         const __m256i g3s_2_sr = _mm256_shuffle_epi8(g3a_2, inv_shift_rows);
-        const __m128i g3s_2_aes_in0 = _mm256_extracti128_si256(g3s_2_sr, 0);
+        const __m128i g3s_2_aes_in0 = _mm256_castsi256_si128(g3s_2_sr);
         const __m128i g3s_2_aes_0 = _mm_aesenclast_si128(g3s_2_aes_in0, g0s_aes_k0);
         const __m128i g3s_2_aes_in1 = _mm256_extracti128_si256(g3s_2_sr, 1);
         const __m128i g3s_2_aes_1 = _mm_aesenclast_si128(g3s_2_aes_in1, g0s_aes_k1);
@@ -567,7 +567,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g0a_3_h = _mm256_shuffle_epi8(tbl_hi, g0t_3_hi);
         const __m256i g0a_3 = _mm256_xor_si256(g0a_3_l, g0a_3_h);
         const __m256i g0s_3_sr = _mm256_shuffle_epi8(g0a_3, inv_shift_rows);
-        const __m128i g0s_3_aes_in0 = _mm256_extracti128_si256(g0s_3_sr, 0);
+        const __m128i g0s_3_aes_in0 = _mm256_castsi256_si128(g0s_3_sr);
         const __m128i g0s_3_aes_0 = _mm_aesenclast_si128(g0s_3_aes_in0, g0s_aes_k0);
         const __m128i g0s_3_aes_in1 = _mm256_extracti128_si256(g0s_3_sr, 1);
         const __m128i g0s_3_aes_1 = _mm_aesenclast_si128(g0s_3_aes_in1, g0s_aes_k1);
@@ -600,7 +600,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g1a_3_h = _mm256_shuffle_epi8(tbl_hi, g1t_3_hi);
         const __m256i g1a_3 = _mm256_xor_si256(g1a_3_l, g1a_3_h);
         const __m256i g1s_3_sr = _mm256_shuffle_epi8(g1a_3, inv_shift_rows);
-        const __m128i g1s_3_aes_in0 = _mm256_extracti128_si256(g1s_3_sr, 0);
+        const __m128i g1s_3_aes_in0 = _mm256_castsi256_si128(g1s_3_sr);
         const __m128i g1s_3_aes_0 = _mm_aesenclast_si128(g1s_3_aes_in0, g0s_aes_k0);
         const __m128i g1s_3_aes_in1 = _mm256_extracti128_si256(g1s_3_sr, 1);
         const __m128i g1s_3_aes_1 = _mm_aesenclast_si128(g1s_3_aes_in1, g0s_aes_k1);
@@ -633,7 +633,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g2a_3_h = _mm256_shuffle_epi8(tbl_hi, g2t_3_hi);
         const __m256i g2a_3 = _mm256_xor_si256(g2a_3_l, g2a_3_h);
         const __m256i g2s_3_sr = _mm256_shuffle_epi8(g2a_3, inv_shift_rows);
-        const __m128i g2s_3_aes_in0 = _mm256_extracti128_si256(g2s_3_sr, 0);
+        const __m128i g2s_3_aes_in0 = _mm256_castsi256_si128(g2s_3_sr);
         const __m128i g2s_3_aes_0 = _mm_aesenclast_si128(g2s_3_aes_in0, g0s_aes_k0);
         const __m128i g2s_3_aes_in1 = _mm256_extracti128_si256(g2s_3_sr, 1);
         const __m128i g2s_3_aes_1 = _mm_aesenclast_si128(g2s_3_aes_in1, g0s_aes_k1);
@@ -666,7 +666,7 @@ static void sm4_wordslice_avx2_aesni_batch(const uint8_t *rk, const uint8_t *in,
         const __m256i g3a_3_h = _mm256_shuffle_epi8(tbl_hi, g3t_3_hi);
         const __m256i g3a_3 = _mm256_xor_si256(g3a_3_l, g3a_3_h);
         const __m256i g3s_3_sr = _mm256_shuffle_epi8(g3a_3, inv_shift_rows);
-        const __m128i g3s_3_aes_in0 = _mm256_extracti128_si256(g3s_3_sr, 0);
+        const __m128i g3s_3_aes_in0 = _mm256_castsi256_si128(g3s_3_sr);
         const __m128i g3s_3_aes_0 = _mm_aesenclast_si128(g3s_3_aes_in0, g0s_aes_k0);
         const __m128i g3s_3_aes_in1 = _mm256_extracti128_si256(g3s_3_sr, 1);
         const __m128i g3s_3_aes_1 = _mm_aesenclast_si128(g3s_3_aes_in1, g0s_aes_k1);

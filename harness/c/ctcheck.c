@@ -1,5 +1,6 @@
 /*
- * ctcheck: constant-time check of one SM4 kernel, by the ctgrind technique.
+ * ctcheck: constant-time check of one SM4 or ZUC kernel, by the ctgrind
+ * technique.
  *
  * Run under valgrind's memcheck (see ctcheck.mk).  The secret inputs (key
  * bytes, IV, plaintext) are declared *undefined* with memcheck's client
@@ -11,17 +12,16 @@
  * which are exactly the two ways a kernel can leak through timing.  Arithmetic
  * on secrets (xor, shuffles, AES rounds, GF(2) affine maps) stays silent.
  *
- * The program runs, with undefined inputs: the key set-up (sm4_set_key), then
- * each mode (ECB and CBC in both directions, CTR) through the library's mode
- * driver sm4_crypt.  Message lengths are small (one whole batch of the
- * kernel plus three blocks, and for CTR a further partial block; three blocks
- * for the serial CBC encryption) so that the batch path, the tail path and
- * the partial-block path all run, while valgrind's ~50x slow-down stays
- * cheap.  Each phase prints how many new
- * memcheck errors it caused (VALGRIND_COUNT_ERRORS), so a leak is attributed
- * to a phase.  Outputs are marked defined (VALGRIND_MAKE_MEM_DEFINED) before
- * they are compared with the scalar reference, computed beforehand on the
- * same, still defined, inputs.
+ * What runs with undefined inputs is each cipher's business: ctcheck_sm4.c
+ * (key set-up and every mode through sm4_crypt) and ctcheck_zuc.c (the raw
+ * kernel, encryption and every MAC through the many-streams API, and the
+ * one-stream API).  Message lengths are small, so that the batch path, the
+ * tail path and the partial-block path all run while valgrind's ~50x
+ * slow-down stays cheap.  Each phase prints how many new memcheck errors it
+ * caused (VALGRIND_COUNT_ERRORS), so a leak is attributed to a phase.
+ * Outputs are marked defined (VALGRIND_MAKE_MEM_DEFINED) before they are
+ * compared with the scalar reference, computed beforehand on the same, still
+ * defined, inputs.
  *
  * Exit status: 0 when the outputs are right (valgrind's --error-exitcode
  * turns any memcheck error into 1); 3 on a wrong output; 2 on a usage error
@@ -29,14 +29,15 @@
  * `reference` strategy is the positive control: it must be detected) is
  * decided by ctcheck.mk from `ctcheck --plan`.
  *
- * Two positive controls prove the check can see a leak: the table-based
- * `reference` kernel, and SIMDe's portable (table) GFNI inversion
+ * Positive controls prove the check can see a leak: each cipher's
+ * table-based `reference` kernel, and SIMDe's portable (table) GFNI inversion
  * (--simde-control), for the kernels checked through SIMDe.
  *
  * Usage:
- *   ctcheck --plan          one line per check: NAME EMULATED HOW EXPECT
- *   ctcheck NAME            check the native kernel NAME ("byteslice_avx2_aesni")
- *   ctcheck --emulated NAME check the SIMDe-built kernel NAME
+ *   ctcheck --plan          one line per check: UNIT EMULATED HOW EXPECT
+ *   ctcheck UNIT            check the native kernel UNIT ("sm4_byteslice_avx2_aesni",
+ *                           "zuc_lanes_avx2_aesni", "zuc_one_stream")
+ *   ctcheck --emulated UNIT check the SIMDe-built kernel UNIT
  *   ctcheck --simde-control run the SIMDe positive control
  */
 #define _POSIX_C_SOURCE 200809L
@@ -91,27 +92,13 @@
 #include <simde/x86/gfni.h>
 
 #include "common.h"
-#include "sm4.h"
+#include "ctcheck.h"
 
 /* ------------------------------------------------------------------ */
 /* The plan: which kernels are checked, and how                        */
 /* ------------------------------------------------------------------ */
 
-/*
- * Valgrind 3.19 executes SSSE3, AVX2, 128-bit AES-NI and PCLMULQDQ, but not
- * GFNI, AVX-512, or the 256-bit VAES/VPCLMULQDQ forms.  So:
- *   - targets using GFNI or AVX-512 are checked in their SIMDe build, compiled
- *     with AVX2 and SSSE3 native: SIMDe lowers gf2p8affine(inv)qb to pshufb
- *     nibble lookups and xors, and 512-bit operations to pairs of 256-bit ones
- *     (branch-free and table-free: see ctcheck.mk for the header audit);
- *   - avx2_vaes is checked natively, in a library built with
- *     -DKC_VALGRIND_SPLIT_VAES, where each 256-bit VAESENCLAST is issued as
- *     two 128-bit AESENCLAST on the two halves (the same data flow);
- *   - everything else is checked natively as built.
- */
-typedef enum { HOW_NATIVE, HOW_SPLIT_VAES, HOW_SIMDE } check_how;
-
-static const char *how_name(check_how h) {
+const char *ct_how_name(check_how h) {
   switch (h) {
     case HOW_SPLIT_VAES: return "native-split-vaes";
     case HOW_SIMDE: return "simde";
@@ -119,40 +106,28 @@ static const char *how_name(check_how h) {
   }
 }
 
-static int target_needs_simde(const char *target) {
+int ct_target_needs_simde(const char *target) {
   return strstr(target, "gfni") != NULL || strstr(target, "avx512") != NULL;
 }
 
-static check_how how_for(const sm4_impl *im) {
-  if (im->emulated) return HOW_SIMDE;
-  if (strstr(im->target, "vaes") != NULL) return HOW_SPLIT_VAES;
+check_how ct_how_for(const char *target, int emulated) {
+  if (emulated) return HOW_SIMDE;
+  if (strstr(target, "vaes") != NULL) return HOW_SPLIT_VAES;
   return HOW_NATIVE;
 }
 
-/* The positive control: a kernel known to look up tables with secret
- * indices, which the check must flag. */
-static int leak_expected(const sm4_impl *im) { return strcmp(im->strategy, "reference") == 0; }
+void ct_plan_line(const char *cipher, const char *name, int emulated, const char *how,
+                  int leak_expected) {
+  printf("%s_%s %d %s %s\n", cipher, name, emulated, how, leak_expected ? "leak" : "clean");
+}
 
-/*
- * Prints the plan: every native kernel whose target valgrind executes, and
- * every emulated kernel whose target it does not.  A GFNI/AVX-512 target with
- * no emulated build is listed with HOW "none" so the summary can say so.
- */
+int ct_always_supported(void) { return 1; }
+
+unsigned long ct_errors_so_far(void) { return (unsigned long)VALGRIND_COUNT_ERRORS; }
+
 static int print_plan(void) {
-  size_t n;
-  const sm4_impl *const *impls = sm4_impls(&n);
-  for (size_t i = 0; i < n; i++) {
-    const sm4_impl *im = impls[i];
-    int simde_target = target_needs_simde(im->target);
-    if (im->emulated != simde_target) {
-      /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
-      if (!im->emulated && !sm4_impl_find(im->strategy, im->target, 1))
-        printf("%s 0 none clean\n", im->name);
-      continue;
-    }
-    printf("%s %d %s %s\n", im->name, im->emulated, how_name(how_for(im)),
-           leak_expected(im) ? "leak" : "clean");
-  }
+  ct_plan_sm4();
+  ct_plan_zuc();
   /* The second positive control, for the SIMDe route (see simde_control). */
   printf("simde_portable_gfni 0 control leak\n");
   return 0;
@@ -185,43 +160,12 @@ static int simde_control(void) {
 }
 
 /* ------------------------------------------------------------------ */
-/* The check                                                           */
+/* Main                                                                 */
 /* ------------------------------------------------------------------ */
 
-typedef struct {
-  const char *name;
-  sm4_mode mode;
-  sm4_direction dir;
-} ct_mode;
-
-static const ct_mode MODES[] = {
-    {"ecb-enc", SM4_MODE_ECB, SM4_ENCRYPT}, {"ecb-dec", SM4_MODE_ECB, SM4_DECRYPT},
-    {"cbc-enc", SM4_MODE_CBC, SM4_ENCRYPT}, {"cbc-dec", SM4_MODE_CBC, SM4_DECRYPT},
-    {"ctr", SM4_MODE_CTR, SM4_ENCRYPT},
-};
-
-/* Under valgrind, CPUID reports what valgrind emulates, so a kernel built for
- * split VAES (or SIMDe) may look unsupported; the check runs it regardless. */
-static int always_supported(void) { return 1; }
-
-/* Errors memcheck has reported so far (0 when not under valgrind). */
-static unsigned long errors_so_far(void) { return (unsigned long)VALGRIND_COUNT_ERRORS; }
-
-static const sm4_impl *find_by_name(const char *name, int emulated) {
-  size_t n;
-  const sm4_impl *const *impls = sm4_impls(&n);
-  for (size_t i = 0; i < n; i++)
-    if (impls[i]->emulated == emulated && strcmp(impls[i]->name, name) == 0) return impls[i];
-  return NULL;
-}
-
 int main(int argc, char **argv) {
-  /* Every harness program may see the emulated kernels; ctcheck is linked
-   * with the emulated library. */
-  sm4_register_emulated();
-
   int emulated = 0;
-  const char *name = NULL;
+  const char *unit = NULL;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--plan")) return print_plan();
     if (!strcmp(argv[i], "--simde-control")) return simde_control();
@@ -229,88 +173,10 @@ int main(int argc, char **argv) {
     else if (argv[i][0] == '-') {
       fprintf(stderr, "ctcheck: unknown option %s\n", argv[i]);
       return 2;
-    } else name = argv[i];
+    } else unit = argv[i];
   }
-  if (!name) {
-    fprintf(stderr, "usage: ctcheck --plan | ctcheck [--emulated] NAME\n");
-    return 2;
-  }
-  const sm4_impl *found = find_by_name(name, emulated);
-  const sm4_impl *ref = sm4_impl_find("reference", "scalar", 0);
-  if (!found || !ref) {
-    fprintf(stderr, "ctcheck: no %s kernel named %s (or no reference_scalar)\n",
-            emulated ? "emulated" : "native", name);
-    return 2;
-  }
-  sm4_impl impl = *found;
-  impl.cpu_supported = always_supported;
-
-  printf("ctcheck: %s (%s, checked %s)%s\n", impl.name, emulated ? "SIMDe build" : "native build",
-         how_name(how_for(found)), RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
-
-  /* Secret inputs, random but fixed; the expected outputs are computed with
-   * the reference kernel while everything is still defined. */
-  size_t batch = impl.batch_blocks ? impl.batch_blocks : 1;
-  size_t blocks = batch + 3; /* one whole batch, then a partial one (the tail path) */
-  size_t len_blocks = blocks * SM4_BLOCK_BYTES, len_ctr = len_blocks + 7;
-  /* CBC encryption is serial: one kernel pass per block, whatever the batch,
-   * so three blocks show the chaining at a fraction of valgrind's time. */
-  size_t len_cbc_enc = 3 * SM4_BLOCK_BYTES;
-  uint8_t key_bytes[SM4_KEY_BYTES], iv_bytes[SM4_BLOCK_BYTES];
-  uint8_t *msg = malloc(len_ctr), *in = malloc(len_ctr), *out = malloc(len_ctr);
-  uint8_t *expect = malloc(len_ctr);
-  uint8_t iv[SM4_BLOCK_BYTES];
-  if (!msg || !in || !out || !expect) return 2;
-  kc_rng rng;
-  kc_rng_seed(&rng, 0x5eC2e7);
-  kc_rng_bytes(&rng, key_bytes, sizeof key_bytes);
-  kc_rng_bytes(&rng, iv_bytes, sizeof iv_bytes);
-  kc_rng_bytes(&rng, msg, len_ctr);
-  sm4_key ref_key;
-  sm4_set_key(&ref_key, key_bytes);
-
-  unsigned long before = errors_so_far(), leaks = 0;
-  int wrong = 0;
-
-  /* Key set-up on an undefined (secret) key. */
-  uint8_t secret_key[SM4_KEY_BYTES];
-  memcpy(secret_key, key_bytes, sizeof secret_key);
-  VALGRIND_MAKE_MEM_UNDEFINED(secret_key, sizeof secret_key);
-  sm4_key key;
-  sm4_set_key(&key, secret_key);
-  unsigned long now = errors_so_far();
-  printf("  %-8s %4lu memcheck error(s)\n", "set_key", now - before);
-  leaks += now - before;
-
-  for (size_t m = 0; m < sizeof MODES / sizeof MODES[0]; m++) {
-    const ct_mode *cm = &MODES[m];
-    size_t len = cm->mode == SM4_MODE_CTR                                ? len_ctr
-                 : cm->mode == SM4_MODE_CBC && cm->dir == SM4_ENCRYPT ? len_cbc_enc
-                                                                      : len_blocks;
-    int rc_ref = sm4_crypt(ref, cm->mode, cm->dir, &ref_key, iv_bytes, msg, expect, len);
-
-    /* Fresh secret copies of the message and the IV. */
-    memcpy(in, msg, len);
-    memcpy(iv, iv_bytes, sizeof iv);
-    VALGRIND_MAKE_MEM_UNDEFINED(in, len);
-    VALGRIND_MAKE_MEM_UNDEFINED(iv, sizeof iv);
-    before = errors_so_far();
-    int rc = sm4_crypt(&impl, cm->mode, cm->dir, &key, iv, in, out, len);
-    now = errors_so_far();
-    leaks += now - before;
-    /* Declassify the outputs before looking at them. */
-    VALGRIND_MAKE_MEM_DEFINED(out, len);
-    VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
-    int ok = rc == SM4_OK && rc_ref == SM4_OK && memcmp(out, expect, len) == 0;
-    wrong |= !ok;
-    printf("  %-8s %4lu memcheck error(s), %zu bytes, output %s\n", cm->name, now - before, len,
-           ok ? "matches the reference" : "WRONG");
-  }
-  printf("ctcheck: %s: %lu memcheck error(s) in total%s\n", impl.name, leaks,
-         wrong ? "; WRONG OUTPUT" : "");
-  free(msg);
-  free(in);
-  free(out);
-  free(expect);
-  return wrong ? 3 : 0;
+  if (unit && !strncmp(unit, "sm4_", 4)) return ct_check_sm4(unit + 4, emulated);
+  if (unit && !strncmp(unit, "zuc_", 4)) return ct_check_zuc(unit + 4, emulated);
+  fprintf(stderr, "usage: ctcheck --plan | ctcheck [--emulated] sm4_NAME|zuc_NAME\n");
+  return 2;
 }

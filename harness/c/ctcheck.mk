@@ -1,4 +1,4 @@
-# Constant-time check of every SM4 kernel under valgrind (ctgrind technique).
+# Constant-time check of every SM4 and ZUC kernel under valgrind (ctgrind technique).
 #
 #   make -C harness/c BUILD=/abs/build ctcheck     (runs: make -f ctcheck.mk ...)
 #   make -f ctcheck.mk BUILD=/abs/build [GENERATED=...] [CT_JOBS=2]
@@ -10,23 +10,30 @@
 #      same data flow), and the SIMDe build of the GFNI/AVX-512 kernels
 #      (valgrind cannot run GFNI or AVX-512 at all).  -g for readable traces.
 #   2. Audits the SIMDe build's flags: compiles a probe (ctcheck.c with
-#      -DKC_CT_SIMDE_AUDIT) with the flags generated/Makefile gives
-#      sm4_emulated.o, which fails unless SIMDe takes its AVX2/SSE4.1-native,
-#      branch-free and table-free paths (see ctcheck.c).
+#      -DKC_CT_SIMDE_AUDIT) with the flags generated/Makefile gives the
+#      emulated objects (sm4_emulated.o, zuc_emulated.o), which fails unless
+#      SIMDe takes its AVX2/SSE4.1-native, branch-free and table-free paths
+#      (see ctcheck.c).
 #   3. Builds $(BUILD)/ct/ctcheck and asks it for the plan: one line per
-#      kernel "NAME EMULATED HOW EXPECT".
+#      check "UNIT EMULATED HOW EXPECT", UNIT = <cipher>_<kernel name>
+#      (sm4_byteslice_avx2_aesni, zuc_lanes_avx2_vaes, ...) plus
+#      zuc_one_stream (the one-stream ZUC API) and the SIMDe control.
 #   4. Runs valgrind once per kernel, in parallel (CT_JOBS, default: all
 #      cores), each writing $(BUILD)/ct/results/NAME.{log,result}.
 #   5. Prints the summary, one line per kernel and "N passed, N failed",
 #      and fails if any kernel failed.
 #
 # Verdicts: a kernel expected constant-time passes when memcheck reports no
-# error.  Two positive controls must be flagged, with secret-dependent
-# addresses ("detected (expected)"), or the check itself is broken (a
-# failure): the `reference` kernel (S-box table lookups), and
-# simde_portable_gfni, SIMDe's portable-C GFNI inversion (a table indexed by
-# the secret byte), which shows that checking kernels through SIMDe sees the
-# path SIMDe takes.
+# error.  Positive controls must be flagged, with secret-dependent addresses
+# ("detected (expected)"), or the check itself is broken (a failure): each
+# cipher's `reference` kernel (S-box table lookups: sm4_reference_scalar,
+# zuc_reference_scalar), and simde_portable_gfni, SIMDe's portable-C GFNI
+# inversion (a table indexed by the secret byte), which shows that checking
+# kernels through SIMDe sees the path SIMDe takes.
+#
+# Secrets: SM4: key bytes before sm4_set_key, IV, plaintext.  ZUC: keys, IVs
+# (but the top two bits of IV17..IV24 of a 25-byte IV, which must be zero)
+# and messages, for encryption and MACs (see ctcheck_zuc.c).
 
 HERE      := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 BUILD     ?= $(HERE)../../build
@@ -50,8 +57,9 @@ CT_JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
 # Run the kernels in parallel, unless a parent make already shares its jobs.
 JOBS_FLAG := $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CT_JOBS))
 
-# The flags generated/Makefile compiles the SIMDe build with (host ISA).
-EMU_FLAGS := $(shell sed -n 's/.*sm4_emulated\.o:[[:space:]]*TARGET_FLAGS[[:space:]]*=//p' $(GEN_ABS)/Makefile 2>/dev/null)
+# The flags generated/Makefile compiles the SIMDe builds with (host ISA):
+# the TARGET_FLAGS of the emulated objects (one rule for all, or one each).
+EMU_FLAGS := $(shell sed -n 's/.*\(_emulated\.o\|EMULATED_OBJECTS.\):[[:space:]]*TARGET_FLAGS[[:space:]]*=//p' $(GEN_ABS)/Makefile 2>/dev/null | head -n 1)
 
 .PHONY: all libs audit plan run summary clean
 
@@ -76,8 +84,9 @@ $(CT) $(RESULTS):
 
 # libs is phony (the generated Makefile decides what is stale), so ctcheck is
 # relinked each time: cheap.
-$(CTCHECK): $(HERE)ctcheck.c $(HERE)common.c $(HERE)common.h libs | $(CT)
-	@$(CC) $(CT_CFLAGS) -o $@ $(HERE)ctcheck.c $(HERE)common.c \
+CT_SOURCES := $(addprefix $(HERE),ctcheck.c ctcheck_sm4.c ctcheck_zuc.c common.c)
+$(CTCHECK): $(CT_SOURCES) $(HERE)ctcheck.h $(HERE)common.h libs | $(CT)
+	@$(CC) $(CT_CFLAGS) -o $@ $(CT_SOURCES) \
 	  $(LIBDIR)/libkcrypt_emulated.a $(LIBDIR)/libkcrypt.a
 
 plan: audit $(CTCHECK) | $(RESULTS)
@@ -118,7 +127,8 @@ $(RESULTS)/%.result: $(PLAN)
 	echo "  $$v  $* ($$desc)" >&2
 
 summary: $(RESULT_FILES)
-	@echo "ctcheck summary (secrets: key bytes before sm4_set_key, IV, plaintext):"; \
+	@echo "ctcheck summary (secrets: SM4 key bytes before sm4_set_key, IV, plaintext;" \
+	     "ZUC keys, IVs, messages):"; \
 	pass=0; fail=0; skip=0; \
 	for f in $(RESULT_FILES); do \
 	  read v rest < $$f; printf '  %-4s %s\n' "$$v" "$$rest"; \

@@ -1,0 +1,78 @@
+/*
+ * bench's inside: what a cipher supplies to the benchmark (bench_sm4.c,
+ * bench_zuc.c), and the measurement engine it hands that to (bench.c).
+ *
+ * A cipher adds *cells*: one subject (one of our kernels, or a peer library)
+ * doing one mode, set up, and its output checked against our scalar
+ * reference before any timing.  bench.c then times every cell at every
+ * message size the cell wants, interleaved, and writes the records.
+ */
+#ifndef KC_BENCH_H
+#define KC_BENCH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One subject x mode, ready to be timed. */
+typedef struct bench_cell {
+  /* What the record says about it (see write_json in bench.c). */
+  const char *cipher;     /* "sm4", "zuc128", "zuc256" */
+  const char *impl;       /* "ours", or the peer: "openssl", "libgcrypt", "ipsec-mb" */
+  const char *name;       /* our kernel's name, or the peer's name */
+  const char *strategy;   /* our strategy; for peers the API used */
+  const char *target;     /* our target; for peers the API and library version */
+  const char *mode;       /* e.g. "ctr", "enc", "mac64" */
+  const char *mac_method; /* ZUC MACs: "clmul" or "compare"; else NULL */
+  const char *arch;       /* peers that choose their code at run time: what they chose */
+  unsigned lanes;         /* blocks or streams one kernel pass processes */
+  unsigned streams;       /* messages per timed call (1: one message) */
+  int verified;           /* output matched our scalar reference before timing */
+  const size_t *sizes;    /* message sizes to time (bytes per message) */
+  size_t n_sizes;
+  size_t max_bytes; /* longest message the subject accepts (0: no limit) */
+  /* One timed call on `streams` messages of msg_bytes bytes each; 0 on
+   * success. */
+  int (*call)(void *ctx, size_t msg_bytes);
+  void *ctx;
+  void (*close)(void *ctx); /* may be NULL */
+} bench_cell;
+
+/* The cells gathered so far. */
+typedef struct bench_set bench_set;
+
+/* A new, zeroed cell at the end of the set (exits on out of memory). */
+bench_cell *bench_add(bench_set *set);
+
+/* What the command line selected. */
+typedef struct bench_select {
+  const char *impl_filter;   /* --impl LIST or NULL */
+  const char *mode_filter;   /* --mode LIST or NULL */
+  const char *cipher_filter; /* --cipher LIST or NULL */
+  const size_t *sizes;       /* --sizes, or NULL for each cipher's defaults */
+  size_t n_sizes;
+  int quick;        /* --quick: each cipher's quick sizes */
+  unsigned streams; /* --streams: messages per call for many-stream subjects */
+} bench_select;
+
+/* 1 if `word` is one of the comma-separated items of `list`. */
+int bench_in_list(const char *list, const char *word);
+/* Filters: a NULL filter selects everything. */
+int bench_wants_cipher(const bench_select *sel, const char *cipher);
+int bench_wants_mode(const bench_select *sel, const char *mode);
+/* A subject is selected by its name, its impl kind, or (ours) its strategy
+ * or target. */
+int bench_wants_subject(const bench_select *sel, const char *impl, const char *name,
+                        const char *strategy, const char *target);
+
+/* A cipher's part of the benchmark. */
+typedef struct bench_cipher {
+  const char *ciphers; /* the names its cells carry, for --cipher: "zuc128,zuc256" */
+  const char *modes;   /* its modes, comma-separated, for --mode and the usage */
+  /* Sets up and checks its cells.  Returns the number of problems (set-up
+   * failures and outputs that differ from the reference), 0 if none. */
+  int (*add_cells)(bench_set *set, const bench_select *sel);
+} bench_cipher;
+
+extern const bench_cipher bench_sm4, bench_zuc;
+
+#endif /* KC_BENCH_H */

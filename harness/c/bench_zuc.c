@@ -1,0 +1,390 @@
+/*
+ * bench's ZUC part: ZUC-128 and ZUC-256 on every native kernel of the
+ * generated library, beside Intel ipsec-mb's multi-buffer job API.
+ *
+ * Every timed call processes `streams` messages (--streams, default 16) of
+ * the same length, each with its own key and IV, so every lane is busy:
+ *   enc      zuc_encrypt_lanes on the streams (ours); ipsec-mb: one
+ *            IMB_CIPHER_ZUC_EEA3 job per stream, submitted, then flushed;
+ *   mac32, mac64, mac128 (ZUC-256; ZUC-128 has mac32 = 128-EIA3 only)
+ *            zuc_mac_lanes with each MAC method (clmul, compare); ipsec-mb:
+ *            IMB_AUTH_ZUC_EIA3_BITLEN / IMB_AUTH_ZUC256_EIA3_BITLEN jobs;
+ *   keystream (ours only) the raw kernel: keystream_block on initialised
+ *            lane states, ceil(streams / lanes) states, each giving every
+ *            lane the message length of keystream (no key loading, no
+ *            initialisation, no XOR): the kernel's generation rate.
+ * Key loading and the 33 initialisation rounds are part of every enc and
+ * mac call, as in ipsec-mb's jobs.  ipsec-mb runs twice where it can: as
+ * init_mb_mgr_auto chooses (the arch it chose is recorded) and with the
+ * AVX2 code forced, for comparison; its jobs take at most 8188 bytes.
+ *
+ * Before timing, each cell's output is compared with our scalar reference:
+ * enc and mac on streams of different lengths (bit lengths for ours, whole
+ * bytes for ipsec-mb), keystream by the kernel against the reference kernel.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "common.h"
+#include "ipsecmb.h"
+#include "zuc.h"
+
+typedef enum { OP_KEYSTREAM, OP_ENC, OP_MAC } op_kind;
+
+typedef struct {
+  const char *name; /* as recorded and as given to --mode */
+  op_kind kind;
+  unsigned tag_bits; /* OP_MAC */
+} zuc_mode;
+
+static const zuc_mode MODES[] = {{"keystream", OP_KEYSTREAM, 0},
+                                 {"enc", OP_ENC, 0},
+                                 {"mac32", OP_MAC, 32},
+                                 {"mac64", OP_MAC, 64},
+                                 {"mac128", OP_MAC, 128}};
+#define N_MODES (sizeof MODES / sizeof MODES[0])
+
+static const zuc_mac_method METHODS[] = {ZUC_MAC_CLMUL, ZUC_MAC_COMPARE};
+static const char *const METHOD_NAMES[] = {"clmul", "compare"};
+
+static const size_t DEFAULT_SIZES[] = {1500, 4096};
+
+/* Length of the pre-timing check: stream i gets CHECK_BYTES - i bytes (ours:
+ * 8 * CHECK_BYTES - 3i bits), so the streams of one call differ. */
+#define CHECK_BYTES 1040
+
+/* ------------------------------------------------------------------ */
+/* The streams every call works on                                      */
+/* ------------------------------------------------------------------ */
+
+static unsigned n_streams;
+static uint8_t (*keys)[32], (*ivs)[25], (*tags)[16];
+static const uint8_t **key_p, **iv_p, **in_p;
+static uint8_t **out_p, **tag_p, **want_p;
+static size_t *lens;
+
+static int alloc_streams(unsigned n, size_t bytes) {
+  n_streams = n;
+  keys = calloc(n, sizeof *keys);
+  ivs = calloc(n, sizeof *ivs);
+  tags = calloc(n, sizeof *tags);
+  key_p = calloc(n, sizeof *key_p);
+  iv_p = calloc(n, sizeof *iv_p);
+  in_p = calloc(n, sizeof *in_p);
+  out_p = calloc(n, sizeof *out_p);
+  tag_p = calloc(n, sizeof *tag_p);
+  want_p = calloc(n, sizeof *want_p);
+  lens = calloc(n, sizeof *lens);
+  if (!keys || !ivs || !tags || !key_p || !iv_p || !in_p || !out_p || !tag_p || !want_p || !lens)
+    return -1;
+  kc_rng rng;
+  kc_rng_seed(&rng, 20240612);
+  for (unsigned i = 0; i < n; i++) {
+    kc_rng_bytes(&rng, keys[i], sizeof keys[i]);
+    kc_rng_bytes(&rng, ivs[i], sizeof ivs[i]);
+    for (int j = 17; j < 25; j++) ivs[i][j] &= 0x3F; /* a valid 25-byte IV */
+    uint8_t *in = kc_alloc_aligned(bytes, 64);
+    out_p[i] = kc_alloc_aligned(bytes, 64);
+    want_p[i] = kc_alloc_aligned(bytes, 64);
+    if (!in || !out_p[i] || !want_p[i]) return -1;
+    kc_rng_bytes(&rng, in, bytes);
+    key_p[i] = keys[i];
+    iv_p[i] = ivs[i];
+    in_p[i] = in;
+    tag_p[i] = tags[i];
+  }
+  return 0;
+}
+
+static size_t iv_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 25; }
+static size_t key_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 32; }
+
+/* ------------------------------------------------------------------ */
+/* Cells                                                                */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  zuc_variant variant;
+  const zuc_mode *mode;
+  const zuc_impl *impl;  /* ours */
+  zuc_mac_method method; /* ours, OP_MAC */
+  kc_imb *imb;           /* ipsec-mb */
+  uint32_t *states;      /* OP_KEYSTREAM: `groups` lane states */
+  size_t groups;
+  uint8_t *ks; /* OP_KEYSTREAM: one block of every lane */
+} zuc_ctx;
+
+static int ours_call(void *p, size_t msg_bytes) {
+  zuc_ctx *c = p;
+  for (unsigned i = 0; i < n_streams; i++) lens[i] = 8 * msg_bytes;
+  if (c->mode->kind == OP_ENC)
+    return zuc_encrypt_lanes(c->impl, c->variant, n_streams, key_p, iv_p, iv_len_of(c->variant),
+                             in_p, out_p, lens);
+  return zuc_mac_lanes(c->impl, c->method, c->variant, n_streams, key_p, iv_p,
+                       iv_len_of(c->variant), in_p, lens, c->mode->tag_bits, tag_p);
+}
+
+static int keystream_call(void *p, size_t msg_bytes) {
+  zuc_ctx *c = p;
+  size_t blocks = (msg_bytes + 63) / 64, words = (size_t)ZUC_STATE_WORDS * c->impl->lanes;
+  for (size_t g = 0; g < c->groups; g++)
+    for (size_t b = 0; b < blocks; b++) c->impl->keystream_block(c->states + g * words, c->ks);
+  return 0;
+}
+
+static int imb_call(void *p, size_t msg_bytes) {
+  zuc_ctx *c = p;
+  char err[256];
+  int rc;
+  if (c->mode->kind == OP_ENC) {
+    for (unsigned i = 0; i < n_streams; i++) lens[i] = msg_bytes;
+    rc = kc_imb_zuc_encrypt(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p,
+                            iv_len_of(c->variant), in_p, out_p, lens, err, sizeof err);
+  } else {
+    for (unsigned i = 0; i < n_streams; i++) lens[i] = 8 * msg_bytes;
+    rc = kc_imb_zuc_mac(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p,
+                        iv_len_of(c->variant), in_p, lens, c->mode->tag_bits, tag_p, err,
+                        sizeof err);
+  }
+  if (rc != 0) fprintf(stderr, "bench: %s\n", err);
+  return rc;
+}
+
+static void close_ctx(void *p) {
+  zuc_ctx *c = p;
+  free(c->states);
+  free(c->ks);
+  free(c);
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks before timing                                                 */
+/* ------------------------------------------------------------------ */
+
+/* enc / mac of `c` (ours or ipsec-mb) on streams of different lengths
+ * against the reference.  1 if every stream matches. */
+static int check_streams(zuc_ctx *c, const zuc_impl *ref) {
+  int ours = c->imb == NULL, mac = c->mode->kind == OP_MAC;
+  size_t iv_len = iv_len_of(c->variant);
+  for (unsigned i = 0; i < n_streams; i++)
+    lens[i] = ours ? 8 * CHECK_BYTES - 3 * i : 8 * (CHECK_BYTES - i % CHECK_BYTES);
+  int rc =
+      mac ? zuc_mac_lanes(ref, ZUC_MAC_CLMUL, c->variant, n_streams, key_p, iv_p, iv_len, in_p,
+                          lens, c->mode->tag_bits, want_p)
+          : zuc_encrypt_lanes(ref, c->variant, n_streams, key_p, iv_p, iv_len, in_p, want_p, lens);
+  if (rc != ZUC_OK) return 0;
+  uint8_t **got = mac ? tag_p : out_p;
+  char err[256];
+  if (ours) {
+    rc = mac ? zuc_mac_lanes(c->impl, c->method, c->variant, n_streams, key_p, iv_p, iv_len, in_p,
+                             lens, c->mode->tag_bits, got)
+             : zuc_encrypt_lanes(c->impl, c->variant, n_streams, key_p, iv_p, iv_len, in_p, got,
+                                 lens);
+  } else {
+    for (unsigned i = 0; i < n_streams && !mac; i++) lens[i] /= 8; /* EEA3 takes bytes */
+    rc = mac ? kc_imb_zuc_mac(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p, iv_len, in_p,
+                              lens, c->mode->tag_bits, got, err, sizeof err)
+             : kc_imb_zuc_encrypt(c->imb, n_streams, key_p, key_len_of(c->variant), iv_p, iv_len,
+                                  in_p, got, lens, err, sizeof err);
+    if (rc != 0) fprintf(stderr, "bench: %s\n", err);
+    for (unsigned i = 0; i < n_streams && !mac; i++) lens[i] *= 8;
+  }
+  if (rc != 0) return 0;
+  for (unsigned i = 0; i < n_streams; i++)
+    if (memcmp(got[i], want_p[i], mac ? c->mode->tag_bits / 8 : (lens[i] + 7) / 8) != 0) return 0;
+  return 1;
+}
+
+/* Sets up the keystream cell's lane states (random, then the
+ * initialisation rounds) and checks its first block, lane by lane, against
+ * the reference kernel run on copies.  1 if it matches. */
+static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
+  unsigned lanes = c->impl->lanes, rl = ref->lanes;
+  c->groups = (n_streams + lanes - 1) / lanes;
+  size_t words = (size_t)ZUC_STATE_WORDS * lanes;
+  c->states = calloc(c->groups * words, sizeof *c->states);
+  c->ks = malloc(64 * (size_t)lanes);
+  uint32_t *r_state = calloc((size_t)ZUC_STATE_WORDS * rl, sizeof *r_state);
+  uint8_t *r_ks = malloc(64 * (size_t)rl);
+  if (!c->states || !c->ks || !r_state || !r_ks) {
+    free(r_state);
+    free(r_ks);
+    return 0;
+  }
+  kc_rng rng;
+  kc_rng_seed(&rng, 20240613);
+  for (size_t g = 0; g < c->groups; g++)
+    for (int w = 0; w < ZUC_STATE_WORDS; w++)
+      for (unsigned j = 0; j < lanes; j++) {
+        uint32_t x = (uint32_t)kc_rng_next(&rng);
+        if (w < 16) x = x & 0x7FFFFFFF ? x & 0x7FFFFFFF : 1; /* an LFSR cell: 31 bits */
+        c->states[g * words + (size_t)w * lanes + j] = x;
+      }
+  int ok = 1;
+  for (size_t g = 0; g < c->groups; g++) c->impl->init_rounds(c->states + g * words);
+  uint32_t *first = c->states; /* group 0, checked */
+  uint32_t before[ZUC_STATE_WORDS * ZUC_LANES_MAX];
+  memcpy(before, first, words * sizeof *first);
+  c->impl->keystream_block(first, c->ks);
+  for (unsigned j = 0; j < lanes && ok; j++) {
+    for (int w = 0; w < ZUC_STATE_WORDS; w++)
+      for (unsigned q = 0; q < rl; q++) r_state[w * rl + q] = before[w * lanes + j];
+    ref->keystream_block(r_state, r_ks);
+    ok = memcmp(c->ks + 64 * j, r_ks, 64) == 0;
+  }
+  free(r_state);
+  free(r_ks);
+  return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* Subjects                                                             */
+/* ------------------------------------------------------------------ */
+
+static const size_t *sizes_of(const bench_select *sel, size_t *n) {
+  if (sel->sizes) {
+    *n = sel->n_sizes;
+    return sel->sizes;
+  }
+  *n = sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0];
+  return DEFAULT_SIZES;
+}
+
+/* Adds one cell; returns 1 if its check failed. */
+static int add(bench_set *set, const bench_select *sel, zuc_ctx *c, const zuc_impl *ref,
+               const char *impl, const char *name, const char *strategy, const char *target,
+               const char *arch, unsigned lanes, const char *method) {
+  const char *cipher = c->variant == ZUC_128 ? "zuc128" : "zuc256";
+  int ok = c->mode->kind == OP_KEYSTREAM ? setup_keystream(c, ref) : check_streams(c, ref);
+  if (!ok)
+    fprintf(stderr, "bench: WARNING: %s %s %s%s%s output differs from reference_scalar\n", cipher,
+            name, c->mode->name, method ? " " : "", method ? method : "");
+  bench_cell *cell = bench_add(set);
+  size_t n_sizes;
+  const size_t *sizes = sizes_of(sel, &n_sizes);
+  *cell = (bench_cell){
+      .cipher = cipher,
+      .impl = impl,
+      .name = name,
+      .strategy = strategy,
+      .target = target,
+      .mode = c->mode->name,
+      .mac_method = method,
+      .arch = arch,
+      .lanes = lanes,
+      .streams = c->mode->kind == OP_KEYSTREAM ? (unsigned)(c->groups * c->impl->lanes) : n_streams,
+      .verified = ok,
+      .sizes = sizes,
+      .n_sizes = n_sizes,
+      .max_bytes = c->imb ? KC_IMB_ZUC_MAX_BYTES : 0,
+      .call = c->imb                          ? imb_call
+              : c->mode->kind == OP_KEYSTREAM ? keystream_call
+                                              : ours_call,
+      .ctx = c,
+      .close = close_ctx};
+  return !ok;
+}
+
+static zuc_ctx *new_ctx(zuc_variant v, const zuc_mode *m) {
+  zuc_ctx *c = calloc(1, sizeof *c);
+  if (!c) {
+    fprintf(stderr, "bench: out of memory\n");
+    exit(1);
+  }
+  c->variant = v;
+  c->mode = m;
+  return c;
+}
+
+/* The ipsec-mb managers: as init_mb_mgr_auto chooses, and AVX2 forced
+ * unless that is what auto chose. */
+typedef struct {
+  kc_imb *imb;
+  char name[32];
+  char target[96];
+} imb_subject;
+
+static size_t open_imb(imb_subject out[2]) {
+  static const struct {
+    kc_imb_init how;
+    const char *call;
+  } inits[] = {{KC_IMB_AUTO, "init_mb_mgr_auto"}, {KC_IMB_AVX2, "init_mb_mgr_avx2"}};
+  size_t n = 0;
+  for (size_t i = 0; i < 2; i++) {
+    char err[256];
+    kc_imb *m = kc_imb_open(inits[i].how, err, sizeof err);
+    if (!m) {
+      fprintf(stderr, "bench: %s\n", err);
+      continue;
+    }
+    if (n > 0 && strcmp(kc_imb_arch(m), kc_imb_arch(out[0].imb)) == 0) {
+      kc_imb_close(m); /* auto already runs this code */
+      continue;
+    }
+    out[n].imb = m;
+    snprintf(out[n].name, sizeof out[n].name, "ipsec-mb_%s", kc_imb_arch(m));
+    snprintf(out[n].target, sizeof out[n].target, "job API %s, ipsec-mb %s", inits[i].call,
+             kc_imb_version());
+    n++;
+  }
+  return n;
+}
+
+static int add_cells(bench_set *set, const bench_select *sel) {
+  if (!bench_wants_cipher(sel, "zuc128") && !bench_wants_cipher(sel, "zuc256")) return 0;
+  const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);
+  if (!ref) {
+    fprintf(stderr, "bench: no reference_scalar ZUC kernel to check against\n");
+    return 1;
+  }
+  size_t n_sizes, max = CHECK_BYTES;
+  const size_t *sizes = sizes_of(sel, &n_sizes);
+  for (size_t i = 0; i < n_sizes; i++)
+    if (sizes[i] > max) max = sizes[i];
+  if (alloc_streams(sel->streams, max) != 0) {
+    fprintf(stderr, "bench: out of memory\n");
+    return 1;
+  }
+  static imb_subject imbs[2];
+  size_t n_imb = open_imb(imbs); /* cheap; the filter applies per run below */
+  size_t n_impls;
+  const zuc_impl *const *impls = zuc_impls(&n_impls);
+  int problems = 0;
+
+  for (int vi = 0; vi < 2; vi++) {
+    zuc_variant v = vi == 0 ? ZUC_128 : ZUC_256;
+    if (!bench_wants_cipher(sel, v == ZUC_128 ? "zuc128" : "zuc256")) continue;
+    for (size_t mi = 0; mi < N_MODES; mi++) {
+      const zuc_mode *m = &MODES[mi];
+      if (!bench_wants_mode(sel, m->name) || (v == ZUC_128 && m->tag_bits > 32)) continue;
+      /* Ours: every native kernel, each MAC method. */
+      for (size_t i = 0; i < n_impls; i++) {
+        const zuc_impl *im = impls[i];
+        if (im->emulated) continue; /* never time emulation */
+        if (kc_impl_avail(0, im->cpu_supported) != KC_NATIVE || kc_target_disabled(im->target))
+          continue;
+        if (!bench_wants_subject(sel, "ours", im->name, im->strategy, im->target)) continue;
+        for (size_t k = 0; k < (m->kind == OP_MAC ? 2u : 1u); k++) {
+          zuc_ctx *c = new_ctx(v, m);
+          c->impl = im;
+          c->method = METHODS[k];
+          problems += add(set, sel, c, ref, "ours", im->name, im->strategy, im->target, NULL,
+                          im->lanes, m->kind == OP_MAC ? METHOD_NAMES[k] : NULL);
+        }
+      }
+      /* ipsec-mb: no keystream-only job. */
+      for (size_t j = 0; j < n_imb && m->kind != OP_KEYSTREAM; j++) {
+        if (!bench_wants_subject(sel, "ipsec-mb", imbs[j].name, NULL, NULL)) continue;
+        zuc_ctx *c = new_ctx(v, m);
+        c->imb = imbs[j].imb;
+        problems += add(set, sel, c, ref, "ipsec-mb", imbs[j].name, "job API", imbs[j].target,
+                        kc_imb_arch(imbs[j].imb), 0, NULL);
+      }
+    }
+  }
+  return problems;
+}
+
+const bench_cipher bench_zuc = {"zuc128,zuc256", "keystream,enc,mac32,mac64,mac128", add_cells};

@@ -1,0 +1,307 @@
+/*
+ * ctcheck's ZUC part (see ctcheck.c for the technique).
+ *
+ * Secrets: keys, IVs, and messages (plaintext and MAC input).  Public: the
+ * lengths, the tag length, the MAC method, and the top two bits of
+ * IV17..IV24 in a 25-byte ZUC-256 IV (they must be zero; the library checks
+ * that, so they are marked defined bit by bit with VALGRIND_SET_VBITS while
+ * the 6 bits beside them stay secret).
+ *
+ * For one kernel, with undefined inputs:
+ *   kernel     its init_rounds and two keystream_block calls on a secret lane
+ *              state;
+ *   enc-*      zuc_encrypt_lanes on lanes + 1 streams (one whole batch and a
+ *              batch with one stream, so dummy lanes run too) of different
+ *              bit lengths: ZUC-128, ZUC-256 with 25- and 23-byte IVs;
+ *   mac-*      zuc_mac_lanes likewise, every tag length and both methods.
+ * Unit zuc_one_stream checks the one-stream API (zuc_init, zuc_keystream
+ * with a partial block, zuc_encrypt, zuc_mac) on whatever kernel it
+ * dispatches to under valgrind.  Every output is compared with the
+ * reference, computed beforehand on the same, still defined, inputs.  The
+ * table-based `reference` kernel is the positive control.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <valgrind/memcheck.h>
+
+#include "common.h"
+#include "ctcheck.h"
+#include "zuc.h"
+
+#define MAX_STREAMS (ZUC_LANES_MAX + 1)
+#define MAX_BYTES 256
+
+void ct_plan_zuc(void) {
+  zuc_register_emulated();
+  size_t n;
+  const zuc_impl *const *impls = zuc_impls(&n);
+  for (size_t i = 0; i < n; i++) {
+    const zuc_impl *im = impls[i];
+    if (im->emulated != ct_target_needs_simde(im->target)) {
+      /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
+      if (!im->emulated && !zuc_impl_find(im->strategy, im->target, 1))
+        ct_plan_line("zuc", im->name, 0, "none", 0);
+      continue;
+    }
+    ct_plan_line("zuc", im->name, im->emulated, ct_how_name(ct_how_for(im->target, im->emulated)),
+                 strcmp(im->strategy, "reference") == 0);
+  }
+  ct_plan_line("zuc", "one_stream", 0, "native", 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Secret inputs                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Marks an IV secret; see the top of this file for a 25-byte one. */
+static void secret_iv(uint8_t *iv, size_t len) {
+  VALGRIND_MAKE_MEM_UNDEFINED(iv, len);
+  if (len == 25) {
+    uint8_t vbits[8]; /* a 1 bit is undefined */
+    memset(vbits, 0x3F, sizeof vbits);
+    VALGRIND_SET_VBITS(iv + 17, vbits, sizeof vbits);
+  }
+}
+
+/* n streams: keys, IVs (valid for any form), messages, and their secret
+ * copies, which are what the kernel under test reads. */
+typedef struct {
+  size_t n;
+  uint8_t keys[MAX_STREAMS][32], ivs[MAX_STREAMS][25], msgs[MAX_STREAMS][MAX_BYTES];
+  uint8_t s_keys[MAX_STREAMS][32], s_ivs[MAX_STREAMS][25], s_msgs[MAX_STREAMS][MAX_BYTES];
+  size_t bits[MAX_STREAMS];
+  uint8_t want[MAX_STREAMS][MAX_BYTES], got[MAX_STREAMS][MAX_BYTES];
+} streams;
+
+static void make_streams(streams *s, size_t n) {
+  kc_rng rng;
+  kc_rng_seed(&rng, 0x2C0C7);
+  s->n = n;
+  for (size_t i = 0; i < n; i++) {
+    kc_rng_bytes(&rng, s->keys[i], 32);
+    kc_rng_bytes(&rng, s->ivs[i], 25);
+    for (int j = 17; j < 25; j++) s->ivs[i][j] &= 0x3F;
+    kc_rng_bytes(&rng, s->msgs[i], MAX_BYTES);
+    s->bits[i] = 8 * (40 + 13 * (i % 16)) - i % 8; /* different lengths, some not whole bytes */
+  }
+}
+
+/* Fresh secret copies of the inputs. */
+static void make_secret(streams *s, size_t iv_len) {
+  memcpy(s->s_keys, s->keys, sizeof s->keys);
+  memcpy(s->s_ivs, s->ivs, sizeof s->ivs);
+  memcpy(s->s_msgs, s->msgs, sizeof s->msgs);
+  for (size_t i = 0; i < s->n; i++) {
+    VALGRIND_MAKE_MEM_UNDEFINED(s->s_keys[i], sizeof s->s_keys[i]);
+    secret_iv(s->s_ivs[i], iv_len);
+    VALGRIND_MAKE_MEM_UNDEFINED(s->s_msgs[i], sizeof s->s_msgs[i]);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Phases                                                               */
+/* ------------------------------------------------------------------ */
+
+typedef struct {
+  const char *label;
+  int mac;
+  zuc_variant variant;
+  size_t iv_len;
+  unsigned tag_bits;
+  zuc_mac_method method;
+} phase;
+
+static const phase PHASES[] = {
+    {"enc-128", 0, ZUC_128, 16, 0, ZUC_MAC_CLMUL},
+    {"enc-256", 0, ZUC_256, 25, 0, ZUC_MAC_CLMUL},
+    {"enc-256/iv23", 0, ZUC_256, 23, 0, ZUC_MAC_CLMUL},
+    {"mac-128 clmul", 1, ZUC_128, 16, 32, ZUC_MAC_CLMUL},
+    {"mac-128 compare", 1, ZUC_128, 16, 32, ZUC_MAC_COMPARE},
+    {"mac32 clmul", 1, ZUC_256, 25, 32, ZUC_MAC_CLMUL},
+    {"mac64 clmul", 1, ZUC_256, 23, 64, ZUC_MAC_CLMUL},
+    {"mac128 clmul", 1, ZUC_256, 25, 128, ZUC_MAC_CLMUL},
+    {"mac32 compare", 1, ZUC_256, 23, 32, ZUC_MAC_COMPARE},
+    {"mac64 compare", 1, ZUC_256, 25, 64, ZUC_MAC_COMPARE},
+    {"mac128 compare", 1, ZUC_256, 25, 128, ZUC_MAC_COMPARE},
+};
+
+/* Runs a phase's operation on `impl` with the given inputs. */
+static int run_phase(const zuc_impl *impl, const phase *p, const streams *s, int secret,
+                     uint8_t (*out)[MAX_BYTES]) {
+  const uint8_t *keys[MAX_STREAMS], *ivs[MAX_STREAMS], *msgs[MAX_STREAMS];
+  uint8_t *outs[MAX_STREAMS];
+  for (size_t i = 0; i < s->n; i++) {
+    keys[i] = secret ? s->s_keys[i] : s->keys[i];
+    ivs[i] = secret ? s->s_ivs[i] : s->ivs[i];
+    msgs[i] = secret ? s->s_msgs[i] : s->msgs[i];
+    outs[i] = out[i];
+  }
+  return p->mac
+             ? zuc_mac_lanes(impl, p->method, p->variant, s->n, keys, ivs, p->iv_len, msgs, s->bits,
+                             p->tag_bits, outs)
+             : zuc_encrypt_lanes(impl, p->variant, s->n, keys, ivs, p->iv_len, msgs, outs, s->bits);
+}
+
+/* Prints a phase's line; returns 1 if its output was wrong. */
+static int phase_line(const char *label, unsigned long errors, int ok) {
+  printf("  %-15s %4lu memcheck error(s), output %s\n", label, errors,
+         ok ? "matches the reference" : "WRONG");
+  return !ok;
+}
+
+/* The raw kernel on a secret lane state, against the reference kernel run
+ * lane by lane on defined copies.  Returns 1 on a wrong output. */
+static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long *leaks) {
+  unsigned lanes = impl->lanes, rl = ref->lanes;
+  static uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX], r_state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
+  static uint8_t ks[2][64 * ZUC_LANES_MAX], want[2][ZUC_LANES_MAX][64], r_ks[64 * ZUC_LANES_MAX];
+  kc_rng rng;
+  kc_rng_seed(&rng, 0x5eC2e7);
+  for (int w = 0; w < ZUC_STATE_WORDS; w++)
+    for (unsigned j = 0; j < lanes; j++) {
+      uint32_t x = (uint32_t)kc_rng_next(&rng);
+      state[w * lanes + j] = w < 16 ? (x & 0x7FFFFFFF ? x & 0x7FFFFFFF : 1) : x;
+    }
+  for (unsigned j = 0; j < lanes; j++) {
+    for (int w = 0; w < ZUC_STATE_WORDS; w++)
+      for (unsigned q = 0; q < rl; q++) r_state[w * rl + q] = state[w * lanes + j];
+    ref->init_rounds(r_state);
+    for (int b = 0; b < 2; b++) {
+      ref->keystream_block(r_state, r_ks);
+      memcpy(want[b][j], r_ks, 64);
+    }
+  }
+  VALGRIND_MAKE_MEM_UNDEFINED(state, sizeof state);
+  unsigned long before = ct_errors_so_far();
+  impl->init_rounds(state);
+  impl->keystream_block(state, ks[0]);
+  impl->keystream_block(state, ks[1]);
+  unsigned long now = ct_errors_so_far();
+  *leaks += now - before;
+  VALGRIND_MAKE_MEM_DEFINED(ks, sizeof ks);
+  int ok = 1;
+  for (int b = 0; b < 2; b++)
+    for (unsigned j = 0; j < lanes; j++) ok &= memcmp(ks[b] + 64 * j, want[b][j], 64) == 0;
+  return phase_line("kernel", now - before, ok);
+}
+
+static const zuc_impl *find_by_name(const char *name, int emulated) {
+  size_t n;
+  const zuc_impl *const *impls = zuc_impls(&n);
+  for (size_t i = 0; i < n; i++)
+    if (impls[i]->emulated == emulated && strcmp(impls[i]->name, name) == 0) return impls[i];
+  return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* The one-stream API                                                   */
+/* ------------------------------------------------------------------ */
+
+static int check_one_stream(const zuc_impl *ref) {
+  const zuc_impl *best = zuc_impl_best();
+  printf(
+      "ctcheck: zuc one-stream API (zuc_init, zuc_keystream, zuc_encrypt, zuc_mac) on the "
+      "kernels it dispatches to here (best: %s)%s\n",
+      best ? best->name : "none", RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
+  static streams s;
+  make_streams(&s, 1);
+  unsigned long leaks = 0;
+  int wrong = 0;
+  for (size_t pi = 0; pi < sizeof PHASES / sizeof PHASES[0]; pi++) {
+    const phase *p = &PHASES[pi];
+    size_t key_len = p->variant == ZUC_128 ? 16 : 32, bits = s.bits[0];
+    int rc_ref = run_phase(ref, p, &s, 0, s.want);
+    make_secret(&s, p->iv_len);
+    unsigned long before = ct_errors_so_far();
+    int rc = p->mac ? zuc_mac(p->variant, s.s_keys[0], key_len, s.s_ivs[0], p->iv_len, s.s_msgs[0],
+                              bits, p->tag_bits, s.got[0])
+                    : zuc_encrypt(p->variant, s.s_keys[0], key_len, s.s_ivs[0], p->iv_len,
+                                  s.s_msgs[0], s.got[0], bits);
+    unsigned long now = ct_errors_so_far();
+    leaks += now - before;
+    VALGRIND_MAKE_MEM_DEFINED(s.got, sizeof s.got);
+    VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
+    size_t len = p->mac ? p->tag_bits / 8 : (bits + 7) / 8;
+    char label[40];
+    snprintf(label, sizeof label, "%s %s", p->mac ? "zuc_mac" : "zuc_encrypt", p->label);
+    wrong |= phase_line(label, now - before,
+                        rc == ZUC_OK && rc_ref == ZUC_OK && !memcmp(s.got[0], s.want[0], len));
+
+    if (p->mac) continue;
+    /* zuc_init + zuc_keystream: one whole block and 5 words more (the
+     * scalar round), against encryption of zeros by the reference. */
+    static const uint8_t zeros[4 * 21];
+    const uint8_t *keys[1] = {s.keys[0]}, *ivs[1] = {s.ivs[0]}, *in[1] = {zeros};
+    uint8_t ks[4 * 21], *out[1] = {ks};
+    size_t ks_bits = 8 * sizeof ks;
+    rc_ref = zuc_encrypt_lanes(ref, p->variant, 1, keys, ivs, p->iv_len, in, out, &ks_bits);
+    make_secret(&s, p->iv_len);
+    zuc_state st;
+    uint32_t words[21];
+    before = ct_errors_so_far();
+    rc = zuc_init(&st, p->variant, s.s_keys[0], key_len, s.s_ivs[0], p->iv_len, 0);
+    zuc_keystream(&st, words, 21);
+    now = ct_errors_so_far();
+    leaks += now - before;
+    VALGRIND_MAKE_MEM_DEFINED(words, sizeof words);
+    VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
+    int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
+    for (int i = 0; i < 21; i++)
+      ok &= words[i] == ((uint32_t)ks[4 * i] << 24 | (uint32_t)ks[4 * i + 1] << 16 |
+                         (uint32_t)ks[4 * i + 2] << 8 | ks[4 * i + 3]);
+    snprintf(label, sizeof label, "zuc_keystream %s", p->label + 4);
+    wrong |= phase_line(label, now - before, ok);
+  }
+  printf("ctcheck: zuc one_stream: %lu memcheck error(s) in total%s\n", leaks,
+         wrong ? "; WRONG OUTPUT" : "");
+  return wrong ? 3 : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* One kernel                                                           */
+/* ------------------------------------------------------------------ */
+
+int ct_check_zuc(const char *name, int emulated) {
+  zuc_register_emulated(); /* ctcheck is linked with the emulated library */
+  const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);
+  if (!ref) {
+    fprintf(stderr, "ctcheck: no zuc reference_scalar\n");
+    return 2;
+  }
+  if (!emulated && strcmp(name, "one_stream") == 0) return check_one_stream(ref);
+  const zuc_impl *found = find_by_name(name, emulated);
+  if (!found) {
+    fprintf(stderr, "ctcheck: no %s zuc kernel named %s\n", emulated ? "emulated" : "native", name);
+    return 2;
+  }
+  zuc_impl impl = *found;
+  impl.cpu_supported = ct_always_supported;
+  printf("ctcheck: zuc %s (%s, checked %s)%s\n", impl.name,
+         emulated ? "SIMDe build" : "native build",
+         ct_how_name(ct_how_for(found->target, found->emulated)),
+         RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
+
+  unsigned long leaks = 0;
+  int wrong = kernel_phase(&impl, ref, &leaks);
+  static streams s;
+  make_streams(&s, impl.lanes + 1 <= MAX_STREAMS ? impl.lanes + 1 : MAX_STREAMS);
+  for (size_t pi = 0; pi < sizeof PHASES / sizeof PHASES[0]; pi++) {
+    const phase *p = &PHASES[pi];
+    int rc_ref = run_phase(ref, p, &s, 0, s.want);
+    make_secret(&s, p->iv_len);
+    unsigned long before = ct_errors_so_far();
+    int rc = run_phase(&impl, p, &s, 1, s.got);
+    unsigned long now = ct_errors_so_far();
+    leaks += now - before;
+    VALGRIND_MAKE_MEM_DEFINED(s.got, sizeof s.got);
+    VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
+    int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
+    for (size_t i = 0; i < s.n && ok; i++)
+      ok = !memcmp(s.got[i], s.want[i], p->mac ? p->tag_bits / 8 : (s.bits[i] + 7) / 8);
+    wrong |= phase_line(p->label, now - before, ok);
+  }
+  printf("ctcheck: zuc %s: %lu memcheck error(s) in total%s\n", impl.name, leaks,
+         wrong ? "; WRONG OUTPUT" : "");
+  return wrong ? 3 : 0;
+}

@@ -1,0 +1,1068 @@
+/*
+ * verify's ZUC tests: ZUC-128 and ZUC-256 keystream, encryption and MACs on
+ * every registered implementation (see verify.c for the command line and the
+ * output).  Two oracles: the scalar `reference` implementation (bit lengths,
+ * everything) and Intel ipsec-mb 1.3 through its job API (whole-byte EEA3
+ * lengths of 1..8188 bytes, EIA3 lengths of 1..65504 bits: its limits).
+ *
+ * Shared section "zuc api", run once:
+ *   - the official vectors of shared/vectors/zuc.json through the one-stream
+ *     API: zuc_init + zuc_keystream, zuc_encrypt of zeros, zuc_mac with every
+ *     tag length given; ZUC-256 with the IV in each form the vector gives and,
+ *     where it gives only the 25-byte form, also packed here into 23 bytes;
+ *   - ipsec-mb reproduces the same vectors (so its use below is sound; this
+ *     also shows it takes 23-byte IVs and 8/16-byte tags);
+ *   - the one-stream API against the reference on random inputs and bit
+ *     lengths, zuc_keystream in uneven pieces, 23-byte IVs against their
+ *     25-byte expansion, impl NULL meaning the best kernel;
+ *   - lookups (zuc_impl_best, zuc_impl_find, names, lane counts) and the
+ *     error codes (key/IV length, IV top bits, tag length, variant, NULL).
+ *
+ * Per implementation (native kernels this CPU runs, SIMDe-emulated builds):
+ *   1. vectors through the many-streams API: all lanes carry the vector (each
+ *      with a different length where the vector allows), keystream as
+ *      encryption of zeros, MACs with every tag length and both MAC methods;
+ *   2. the raw kernel: init_rounds and keystream_block on random lane states
+ *      against the reference kernel lane by lane (state and keystream);
+ *   3. differential cases against the reference and ipsec-mb: systematic
+ *      ones (every bit length 0..SYSTEMATIC_BITS for each variant, operation,
+ *      IV form, tag length and MAC method, one length per lane) and random
+ *      ones (random variant, operation, method, IV form incl. 23-byte IVs,
+ *      1..MAX_STREAMS streams of different random bit lengths in one call,
+ *      misaligned buffers, in-place encryption).  Each also checks the guard
+ *      bytes around every output, that inputs are unchanged, and that the
+ *      unused low bits of a final partial byte are zero.
+ *
+ * Random differential cases per implementation: 1000, or 100 with --quick.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common.h"
+#include "ipsecmb.h"
+#include "vectors.h"
+#include "verify.h"
+#include "zuc.h"
+
+#define RANDOM_CASES_FULL 1000
+#define RANDOM_CASES_QUICK 100
+#define MAX_STREAM_BYTES 4096               /* longest random stream */
+#define MAX_STREAMS (3 * ZUC_LANES_MAX + 1) /* most streams in one random call */
+#define SYSTEMATIC_BITS 1024                /* every bit length up to this one */
+#define KERNEL_STATES 4                     /* random lane states per kernel check */
+#define KERNEL_BLOCKS 3                     /* keystream blocks per kernel check */
+#define KEY_MAX 32
+#define IV_MAX 25
+
+static const unsigned TAGS[] = {32, 64, 128};
+static const zuc_mac_method METHODS[] = {ZUC_MAC_CLMUL, ZUC_MAC_COMPARE};
+
+static const char *method_name(zuc_mac_method m) {
+  return m == ZUC_MAC_CLMUL ? "clmul" : "compare";
+}
+
+static size_t key_len_of(zuc_variant v) { return v == ZUC_128 ? 16 : 32; }
+
+/* ------------------------------------------------------------------ */
+/* ZUC-256 IV forms (test-side: the library does this itself)           */
+/* ------------------------------------------------------------------ */
+
+/* 25-byte IV -> 23 bytes: IV0..IV16, then the eight 6-bit fields IV17..IV24
+ * packed most significant first.  Returns -1 if a top bit is set. */
+static int pack_iv23(const uint8_t iv25[25], uint8_t iv23[23]) {
+  memcpy(iv23, iv25, 17);
+  uint64_t acc = 0;
+  for (int i = 17; i < 25; i++) {
+    if (iv25[i] & 0xC0) return -1;
+    acc = acc << 6 | iv25[i];
+  }
+  for (int i = 0; i < 6; i++) iv23[17 + i] = (uint8_t)(acc >> (40 - 8 * i));
+  return 0;
+}
+
+/* The inverse of pack_iv23. */
+static void expand_iv23(const uint8_t iv23[23], uint8_t iv25[25]) {
+  memcpy(iv25, iv23, 17);
+  uint64_t acc = 0;
+  for (int i = 0; i < 6; i++) acc = acc << 8 | iv23[17 + i];
+  for (int i = 0; i < 8; i++) iv25[17 + i] = (uint8_t)(acc >> (42 - 6 * i) & 0x3F);
+}
+
+/* ------------------------------------------------------------------ */
+/* Vectors                                                              */
+/* ------------------------------------------------------------------ */
+
+typedef struct zuc_vector {
+  char label[160];
+  zuc_variant variant;
+  uint8_t key[KEY_MAX];
+  uint8_t iv[IV_MAX];
+  size_t iv_len;
+  uint8_t *keystream; /* keystream vectors: the words as bytes, big-endian */
+  size_t ks_bytes;
+  uint8_t *msg; /* MAC vectors */
+  size_t bits;
+  int has_tag[3]; /* indexed like TAGS */
+  uint8_t tag[3][16];
+} zuc_vector;
+
+static zuc_vector *vectors;
+static size_t n_vectors, cap_vectors;
+
+static zuc_vector *new_vector(void) {
+  if (n_vectors == cap_vectors) {
+    cap_vectors = cap_vectors ? 2 * cap_vectors : 16;
+    vectors = realloc(vectors, cap_vectors * sizeof *vectors);
+    if (!vectors) {
+      fprintf(stderr, "verify: out of memory\n");
+      exit(2);
+    }
+  }
+  zuc_vector *v = &vectors[n_vectors++];
+  memset(v, 0, sizeof *v);
+  return v;
+}
+
+/* A copy of v with its own buffers (a second IV form of the same vector). */
+static zuc_vector *copy_vector(const zuc_vector *v) {
+  zuc_vector tmp = *v;
+  zuc_vector *c = new_vector(); /* may move `vectors`: v is read through tmp */
+  *c = tmp;
+  if (tmp.keystream) {
+    c->keystream = malloc(tmp.ks_bytes);
+    memcpy(c->keystream, tmp.keystream, tmp.ks_bytes);
+  }
+  if (tmp.msg) {
+    c->msg = malloc((tmp.bits + 7) / 8 + 1);
+    memcpy(c->msg, tmp.msg, (tmp.bits + 7) / 8);
+  }
+  return c;
+}
+
+/* Decodes hex member `name` into exactly len bytes.  Returns 0 or -1. */
+static int get_exact(const kc_json *o, const char *name, uint8_t *out, size_t len, char *err,
+                     size_t err_size) {
+  const char *hex = kc_json_get_string(o, name);
+  if (!hex) {
+    snprintf(err, err_size, "missing string '%s'", name);
+    return -1;
+  }
+  return kc_hex_decode_exact(hex, out, len, name, err, err_size);
+}
+
+/* Reads one vector object of group `group` (e.g. "zuc256_mac"); adds one
+ * vector per IV form.  Returns 0 or -1 with a message. */
+static int load_vector(const kc_json *o, const char *group, size_t index, char *err,
+                       size_t err_size) {
+  zuc_variant variant = strncmp(group, "zuc128", 6) == 0 ? ZUC_128 : ZUC_256;
+  int is_mac = strstr(group, "_mac") != NULL;
+  zuc_vector *v = new_vector();
+  v->variant = variant;
+  const char *source = kc_json_get_string(o, "source");
+  snprintf(v->label, sizeof v->label, "%s #%zu (%.60s)", group, index + 1,
+           source ? source : "no source");
+  if (get_exact(o, "key", v->key, key_len_of(variant), err, err_size) != 0) return -1;
+  v->iv_len = variant == ZUC_128 ? 16 : 25;
+  if (get_exact(o, variant == ZUC_128 ? "iv" : "iv25", v->iv, v->iv_len, err, err_size) != 0)
+    return -1;
+
+  if (is_mac) {
+    size_t msg_len;
+    const kc_json *bits = kc_json_get(o, "bits");
+    if (kc_json_get_hex(o, "message", &v->msg, &msg_len, err, err_size) != 0) return -1;
+    if (!bits || bits->type != KC_JSON_INT || bits->integer < 0 ||
+        (uint64_t)bits->integer > 8 * (uint64_t)msg_len) {
+      snprintf(err, err_size, "'bits' must be an integer no larger than 8 x the message bytes");
+      return -1;
+    }
+    v->bits = (size_t)bits->integer;
+    int any = 0;
+    for (int t = 0; t < 3; t++) {
+      char name[16];
+      snprintf(name, sizeof name, "tag%u", TAGS[t]);
+      if (!kc_json_get(o, name)) continue;
+      if (get_exact(o, name, v->tag[t], TAGS[t] / 8, err, err_size) != 0) return -1;
+      v->has_tag[t] = any = 1;
+    }
+    if (!any) {
+      snprintf(err, err_size, "no tag32/tag64/tag128");
+      return -1;
+    }
+  } else {
+    const kc_json *ks = kc_json_get(o, "keystream");
+    if (!ks || ks->type != KC_JSON_ARRAY || ks->count == 0) {
+      snprintf(err, err_size, "'keystream' must be a non-empty list of 8-digit hex words");
+      return -1;
+    }
+    v->ks_bytes = 4 * ks->count;
+    v->keystream = malloc(v->ks_bytes);
+    for (size_t i = 0; i < ks->count; i++)
+      if (ks->items[i].type != KC_JSON_STRING ||
+          kc_hex_decode_exact(ks->items[i].string, v->keystream + 4 * i, 4, "keystream word", err,
+                              err_size) != 0)
+        return -1;
+  }
+
+  /* ZUC-256: the 23-byte form too, given or packed here. */
+  if (variant == ZUC_256) {
+    size_t at = (size_t)(v - vectors);
+    uint8_t iv23[23];
+    int given = kc_json_get(o, "iv23") != NULL;
+    if (given) {
+      if (get_exact(o, "iv23", iv23, 23, err, err_size) != 0) return -1;
+    } else if (pack_iv23(v->iv, iv23) != 0) {
+      return 0; /* a top bit set: no 23-byte form */
+    }
+    zuc_vector *c = copy_vector(&vectors[at]);
+    memcpy(c->iv, iv23, 23);
+    c->iv_len = 23;
+    size_t n = strlen(c->label);
+    snprintf(c->label + n, sizeof c->label - n, given ? " iv23" : " iv23 packed here");
+  }
+  return 0;
+}
+
+static int load_vectors(const char *argv0) {
+  char dir[4096], err[512], path[4200];
+  if (kc_vectors_dir(argv0, "zuc.json", dir, sizeof dir, err, sizeof err) != 0) {
+    fprintf(stderr, "verify: error: %s\n", err);
+    return -1;
+  }
+  snprintf(path, sizeof path, "%s/zuc.json", dir);
+  kc_json *root = kc_json_load(path, err, sizeof err);
+  if (!root) {
+    fprintf(stderr, "verify: error: %s\n", err);
+    return -1;
+  }
+  static const char *const groups[] = {"zuc128_keystream", "zuc256_keystream", "zuc128_mac",
+                                       "zuc256_mac"};
+  for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
+    const kc_json *arr = kc_json_get(root, groups[g]);
+    if (!arr || arr->type != KC_JSON_ARRAY || arr->count == 0) {
+      fprintf(stderr, "verify: error: %s: '%s' is missing or not a non-empty list\n", path,
+              groups[g]);
+      kc_json_free(root);
+      return -1;
+    }
+    for (size_t i = 0; i < arr->count; i++)
+      if (load_vector(&arr->items[i], groups[g], i, err, sizeof err) != 0) {
+        fprintf(stderr, "verify: error: %s: %s #%zu: %s\n", path, groups[g], i + 1, err);
+        kc_json_free(root);
+        return -1;
+      }
+  }
+  kc_json_free(root);
+  fprintf(stderr, "verify: %zu ZUC vectors (IV forms counted apart) from %s\n", n_vectors, path);
+  return 0;
+}
+
+static void free_vectors(void) {
+  for (size_t i = 0; i < n_vectors; i++) {
+    free(vectors[i].keystream);
+    free(vectors[i].msg);
+  }
+  free(vectors);
+  vectors = NULL;
+  n_vectors = cap_vectors = 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* ipsec-mb                                                             */
+/* ------------------------------------------------------------------ */
+
+static kc_imb *imb; /* NULL when ipsec-mb cannot run here */
+
+/* ------------------------------------------------------------------ */
+/* Many streams: one call's inputs and outputs                          */
+/* ------------------------------------------------------------------ */
+
+/* n streams of one call, with guarded, misaligned buffers. */
+typedef struct streams {
+  size_t n;
+  zuc_variant variant;
+  size_t iv_len;
+  uint8_t keys[MAX_STREAMS][KEY_MAX];
+  uint8_t ivs[MAX_STREAMS][IV_MAX];
+  size_t bits[MAX_STREAMS];
+  uint8_t *data[MAX_STREAMS]; /* the message of each stream, (bits+7)/8 bytes */
+  kc_buf in[MAX_STREAMS], out[MAX_STREAMS];
+  int in_place; /* encryption writes over the input */
+} streams;
+
+static size_t bytes_of(size_t bits) { return (bits + 7) / 8; }
+
+/* Allocates stream i's buffers at the given misalignments and fills the
+ * input from data (the output with a 0xCC pattern). */
+static void place(streams *s, size_t i, size_t in_off, size_t out_off, size_t out_len) {
+  size_t len = bytes_of(s->bits[i]);
+  if (kc_buf_alloc(&s->in[i], len, in_off) != 0 ||
+      kc_buf_alloc(&s->out[i], out_len, out_off) != 0) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+  memcpy(s->in[i].ptr, s->data[i], len);
+  memset(s->out[i].ptr, 0xCC, out_len);
+}
+
+static void release(streams *s) {
+  for (size_t i = 0; i < s->n; i++) {
+    kc_buf_free(&s->in[i]);
+    kc_buf_free(&s->out[i]);
+  }
+}
+
+/* Pointer arrays for the library. */
+typedef struct {
+  const uint8_t *keys[MAX_STREAMS], *ivs[MAX_STREAMS], *in[MAX_STREAMS];
+  uint8_t *out[MAX_STREAMS];
+} stream_ptrs;
+
+static void pointers(const streams *s, stream_ptrs *p, int use_bufs) {
+  for (size_t i = 0; i < s->n; i++) {
+    p->keys[i] = s->keys[i];
+    p->ivs[i] = s->ivs[i];
+    p->in[i] = use_bufs ? s->in[i].ptr : s->data[i];
+    p->out[i] = use_bufs ? (s->in_place ? s->in[i].ptr : s->out[i].ptr) : NULL;
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* One differential call                                                */
+/* ------------------------------------------------------------------ */
+
+/* What a call does: encryption, or a MAC with a tag length and method. */
+typedef struct op {
+  int mac;
+  unsigned tag_bits;
+  zuc_mac_method method;
+} op;
+
+static void op_text(const op *o, char *buf, size_t size) {
+  if (o->mac)
+    snprintf(buf, size, "mac%u/%s", o->tag_bits, method_name(o->method));
+  else
+    snprintf(buf, size, "enc");
+}
+
+/* Expected outputs of the reference, and of ipsec-mb where it applies. */
+static uint8_t *want_ref[MAX_STREAMS], *want_imb[MAX_STREAMS];
+static int imb_has[MAX_STREAMS];
+
+static void alloc_wants(void) {
+  for (size_t i = 0; i < MAX_STREAMS; i++) {
+    want_ref[i] = malloc(MAX_STREAM_BYTES + 16);
+    want_imb[i] = malloc(MAX_STREAM_BYTES + 16);
+    if (!want_ref[i] || !want_imb[i]) {
+      fprintf(stderr, "verify: out of memory\n");
+      exit(2);
+    }
+  }
+}
+
+static void free_wants(void) {
+  for (size_t i = 0; i < MAX_STREAMS; i++) {
+    free(want_ref[i]);
+    free(want_imb[i]);
+  }
+}
+
+/* ipsec-mb on the streams it accepts (see ipsecmb.h); imb_has[i] says
+ * which.  Returns 0, or -1 with its message in err. */
+static int run_imb(const streams *s, const op *o, char *err, size_t err_size) {
+  const uint8_t *keys[MAX_STREAMS], *ivs[MAX_STREAMS], *in[MAX_STREAMS];
+  uint8_t *out[MAX_STREAMS];
+  size_t lens[MAX_STREAMS], m = 0;
+  for (size_t i = 0; i < s->n; i++) {
+    size_t b = s->bits[i];
+    imb_has[i] = imb && b > 0 &&
+                 (o->mac ? b <= KC_IMB_ZUC_MAX_BITS : b % 8 == 0 && b / 8 <= KC_IMB_ZUC_MAX_BYTES);
+    if (!imb_has[i]) continue;
+    keys[m] = s->keys[i];
+    ivs[m] = s->ivs[i];
+    in[m] = s->data[i];
+    out[m] = want_imb[i];
+    lens[m++] = o->mac ? b : b / 8;
+  }
+  if (m == 0) return 0;
+  size_t kl = key_len_of(s->variant);
+  return o->mac
+             ? kc_imb_zuc_mac(imb, m, keys, kl, ivs, s->iv_len, in, lens, o->tag_bits, out, err,
+                              err_size)
+             : kc_imb_zuc_encrypt(imb, m, keys, kl, ivs, s->iv_len, in, out, lens, err, err_size);
+}
+
+/* The call on `impl` (NULL: the library's choice). */
+static int run_lib(const zuc_impl *impl, const streams *s, const op *o, stream_ptrs *p) {
+  return o->mac ? zuc_mac_lanes(impl, o->method, s->variant, s->n, p->keys, p->ivs, s->iv_len,
+                                p->in, s->bits, o->tag_bits, p->out)
+                : zuc_encrypt_lanes(impl, s->variant, s->n, p->keys, p->ivs, s->iv_len, p->in,
+                                    p->out, s->bits);
+}
+
+/*
+ * Runs one call of `impl` on s and checks every stream against the
+ * reference and ipsec-mb, and the buffers.  `what` describes the call.
+ * Returns the number of failed checks.
+ */
+static int check_call(const zuc_impl *impl, const zuc_impl *ref, streams *s, const op *o,
+                      size_t in_off[], size_t out_off[], const char *what, verify_section *sec) {
+  char err[256];
+  int failed = 0;
+  /* Reference: plain buffers. */
+  {
+    stream_ptrs p;
+    pointers(s, &p, 0);
+    for (size_t i = 0; i < s->n; i++) p.out[i] = want_ref[i];
+    int rc = run_lib(ref, s, o, &p);
+    if (rc != ZUC_OK) {
+      verify_failure(sec, "%s: reference returned %s", what, zuc_strerror(rc));
+      return 1;
+    }
+  }
+  if (run_imb(s, o, err, sizeof err) != 0) {
+    verify_failure(sec, "%s: %s", what, err);
+    failed++;
+    memset(imb_has, 0, sizeof imb_has);
+  }
+
+  size_t out_len = o->mac ? o->tag_bits / 8 : 0;
+  for (size_t i = 0; i < s->n; i++)
+    place(s, i, in_off[i], out_off[i], o->mac ? out_len : bytes_of(s->bits[i]));
+  stream_ptrs p;
+  pointers(s, &p, 1);
+  int rc = run_lib(impl, s, o, &p);
+  if (rc != ZUC_OK) {
+    verify_failure(sec, "%s: returned %s", what, zuc_strerror(rc));
+    release(s);
+    return failed + 1;
+  }
+  for (size_t i = 0; i < s->n; i++) {
+    size_t len = o->mac ? out_len : bytes_of(s->bits[i]);
+    const kc_buf *dst = s->in_place && !o->mac ? &s->in[i] : &s->out[i];
+    long at;
+    if ((at = verify_first_diff(dst->ptr, want_ref[i], len)) >= 0) {
+      verify_failure(sec,
+                     "%s: stream %zu (%zu bits): differs from the reference at byte %ld "
+                     "(got %02x, want %02x)",
+                     what, i, s->bits[i], at, dst->ptr[at], want_ref[i][at]);
+      failed++;
+    }
+    if (imb_has[i] && (at = verify_first_diff(dst->ptr, want_imb[i], len)) >= 0) {
+      verify_failure(sec,
+                     "%s: stream %zu (%zu bits): differs from ipsec-mb at byte %ld "
+                     "(got %02x, want %02x)",
+                     what, i, s->bits[i], at, dst->ptr[at], want_imb[i][at]);
+      failed++;
+    }
+    if (!o->mac && s->bits[i] % 8 && (dst->ptr[len - 1] & (0xFF >> (s->bits[i] % 8)))) {
+      verify_failure(sec,
+                     "%s: stream %zu (%zu bits): unused low bits of the last byte are "
+                     "not zero (%02x)",
+                     what, i, s->bits[i], dst->ptr[len - 1]);
+      failed++;
+    }
+    if (!kc_buf_guards_ok(&s->in[i]) || !kc_buf_guards_ok(&s->out[i])) {
+      verify_failure(sec, "%s: stream %zu: wrote outside its buffers", what, i);
+      failed++;
+    }
+    if (!(s->in_place && !o->mac) &&
+        verify_first_diff(s->in[i].ptr, s->data[i], bytes_of(s->bits[i])) >= 0) {
+      verify_failure(sec, "%s: stream %zu: modified its input", what, i);
+      failed++;
+    }
+  }
+  release(s);
+  return failed;
+}
+
+/* ------------------------------------------------------------------ */
+/* Differential cases                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The operations a case can be: (variant, IV length, op). */
+typedef struct shape {
+  zuc_variant variant;
+  size_t iv_len;
+  op o;
+} shape;
+
+static shape shapes[2 * 3 + 2 * 2 * 3 * 2]; /* enc and every MAC of each IV form */
+static size_t n_shapes;
+
+static void make_shapes(void) {
+  static const struct {
+    zuc_variant v;
+    size_t iv_len;
+  } forms[] = {{ZUC_128, 16}, {ZUC_256, 25}, {ZUC_256, 23}};
+  n_shapes = 0;
+  for (size_t f = 0; f < 3; f++) {
+    shapes[n_shapes++] = (shape){forms[f].v, forms[f].iv_len, {0, 0, ZUC_MAC_CLMUL}};
+    for (size_t t = 0; t < 3; t++) {
+      if (forms[f].v == ZUC_128 && TAGS[t] != 32) continue;
+      for (size_t m = 0; m < 2; m++)
+        shapes[n_shapes++] = (shape){forms[f].v, forms[f].iv_len, {1, TAGS[t], METHODS[m]}};
+    }
+  }
+}
+
+/* Random key and IV for stream i (a valid IV of the shape's form). */
+static void random_key_iv(kc_rng *r, streams *s, size_t i) {
+  kc_rng_bytes(r, s->keys[i], key_len_of(s->variant));
+  kc_rng_bytes(r, s->ivs[i], s->iv_len);
+  if (s->iv_len == 25)
+    for (int j = 17; j < 25; j++) s->ivs[i][j] &= 0x3F;
+}
+
+/* Systematic calls per shape for a kernel of `lanes` lanes. */
+static size_t systematic_calls(unsigned lanes) { return (SYSTEMATIC_BITS + 1 + lanes - 1) / lanes; }
+
+/*
+ * Builds case `index` for a kernel of `lanes` lanes.  The first
+ * n_shapes * systematic_calls(lanes) cases are systematic: `lanes` streams
+ * with consecutive bit lengths; the rest are random.  The same index and seed
+ * always give the same case.  Fills offsets and returns the op.
+ */
+static op make_case(uint64_t seed, size_t index, unsigned lanes, streams *s, size_t in_off[],
+                    size_t out_off[], uint8_t *pool) {
+  kc_rng r;
+  kc_rng_seed(&r, seed * 0x9E3779B97F4A7C15ull + index + 0x2C0C);
+  size_t per_shape = systematic_calls(lanes);
+  const shape *sh;
+  size_t first_bits = 0;
+  int systematic = index < n_shapes * per_shape;
+  if (systematic) {
+    sh = &shapes[index / per_shape];
+    first_bits = (index % per_shape) * lanes;
+    s->n = lanes;
+  } else {
+    sh = &shapes[kc_rng_below(&r, n_shapes)];
+    s->n = 1 + (size_t)kc_rng_below(&r, MAX_STREAMS);
+  }
+  s->variant = sh->variant;
+  s->iv_len = sh->iv_len;
+  s->in_place = !sh->o.mac && kc_rng_below(&r, 4) == 0;
+  for (size_t i = 0; i < s->n; i++) {
+    random_key_iv(&r, s, i);
+    size_t b;
+    if (systematic) {
+      b = first_bits + i;
+      if (b > SYSTEMATIC_BITS) b = SYSTEMATIC_BITS;
+    } else {
+      /* Half whole bytes (ipsec-mb compares too), some tiny, some empty. */
+      uint64_t kind = kc_rng_below(&r, 16);
+      b = kind == 0   ? 0
+          : kind < 3  ? (size_t)kc_rng_below(&r, 64)
+          : kind < 10 ? 8 * (1 + (size_t)kc_rng_below(&r, MAX_STREAM_BYTES))
+                      : (size_t)kc_rng_below(&r, 8 * MAX_STREAM_BYTES + 1);
+    }
+    s->bits[i] = b;
+    s->data[i] = pool + i * (MAX_STREAM_BYTES + 1);
+    kc_rng_bytes(&r, s->data[i], bytes_of(b));
+    in_off[i] = (size_t)kc_rng_below(&r, 16);
+    out_off[i] = (size_t)kc_rng_below(&r, 16);
+  }
+  return sh->o;
+}
+
+static void case_text(const streams *s, const op *o, size_t index, char *buf, size_t size) {
+  char ot[32];
+  op_text(o, ot, sizeof ot);
+  snprintf(buf, size, "case %zu: zuc%d %s iv%zu, %zu streams%s", index, (int)s->variant, ot,
+           s->iv_len, s->n, s->in_place ? ", in place" : "");
+}
+
+/* ------------------------------------------------------------------ */
+/* Per implementation                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The vectors through the many-streams API, one copy per lane. */
+static void check_vectors_lanes(const zuc_impl *impl, verify_section *sec) {
+  unsigned lanes = impl->lanes ? impl->lanes : 1;
+  streams *s = calloc(1, sizeof *s);
+  uint8_t *buf = malloc(lanes * 512);
+  for (size_t vi = 0; vi < n_vectors; vi++) {
+    const zuc_vector *v = &vectors[vi];
+    s->n = lanes;
+    s->variant = v->variant;
+    s->iv_len = v->iv_len;
+    stream_ptrs p;
+    for (size_t i = 0; i < lanes; i++) {
+      memcpy(s->keys[i], v->key, KEY_MAX);
+      memcpy(s->ivs[i], v->iv, IV_MAX);
+    }
+    pointers(s, &p, 0);
+    if (v->keystream) {
+      /* Lane i encrypts zeros of the keystream length less i bits (up to 31),
+       * so lanes of one call end at different points. */
+      static const uint8_t zeros[512];
+      for (size_t i = 0; i < lanes; i++) {
+        s->bits[i] = 8 * v->ks_bytes - i % 32;
+        p.in[i] = zeros;
+        p.out[i] = buf + 512 * i;
+      }
+      int rc = zuc_encrypt_lanes(impl, v->variant, lanes, p.keys, p.ivs, v->iv_len, p.in, p.out,
+                                 s->bits);
+      for (size_t i = 0; i < lanes; i++) {
+        size_t bits = s->bits[i], full = bits / 8;
+        uint8_t last_mask = (uint8_t)(0xFF00 >> (bits % 8));
+        int ok = rc == ZUC_OK && verify_first_diff(p.out[i], v->keystream, full) < 0 &&
+                 (bits % 8 == 0 || p.out[i][full] == (v->keystream[full] & last_mask));
+        if (ok) {
+          sec->vectors++;
+        } else {
+          verify_failure(sec, "%s: lane %zu of %u (%zu bits): wrong keystream (rc %d)", v->label, i,
+                         lanes, bits, rc);
+          break;
+        }
+      }
+      continue;
+    }
+    for (size_t t = 0; t < 3; t++) {
+      if (!v->has_tag[t]) continue;
+      for (size_t m = 0; m < 2; m++) {
+        for (size_t i = 0; i < lanes; i++) {
+          s->bits[i] = v->bits;
+          p.in[i] = v->msg;
+          p.out[i] = buf + 512 * i;
+        }
+        int rc = zuc_mac_lanes(impl, METHODS[m], v->variant, lanes, p.keys, p.ivs, v->iv_len, p.in,
+                               s->bits, TAGS[t], p.out);
+        size_t bad = lanes;
+        for (size_t i = 0; i < lanes && bad == lanes; i++)
+          if (rc != ZUC_OK || verify_first_diff(p.out[i], v->tag[t], TAGS[t] / 8) >= 0) bad = i;
+        if (bad == lanes) {
+          sec->vectors++;
+        } else {
+          char got[33];
+          kc_hex_encode(p.out[bad], TAGS[t] / 8, got);
+          verify_failure(sec, "%s: tag%u/%s lane %zu of %u: got %s (rc %d)", v->label, TAGS[t],
+                         method_name(METHODS[m]), bad, lanes, rc == ZUC_OK ? got : "-", rc);
+        }
+      }
+    }
+  }
+  free(buf);
+  free(s);
+}
+
+/* The raw kernel against the reference kernel, lane by lane, on random
+ * lane states (any 31-bit cells and 32-bit R1/R2 will do for a kernel).
+ * The reference may itself run several lanes: each lane of the kernel
+ * under test is compared with a reference state holding copies of it. */
+static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t seed,
+                         verify_section *sec) {
+  unsigned lanes = impl->lanes, rl = ref->lanes;
+  if (lanes == 0 || lanes > ZUC_LANES_MAX || rl == 0 || rl > ZUC_LANES_MAX) {
+    verify_failure(sec, "kernel: %u lanes (reference %u): outside 1..%d", lanes, rl, ZUC_LANES_MAX);
+    return;
+  }
+  uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
+  uint32_t ref_state[ZUC_LANES_MAX][ZUC_STATE_WORDS * ZUC_LANES_MAX];
+  uint8_t ks[64 * ZUC_LANES_MAX], want[64 * ZUC_LANES_MAX];
+  kc_rng r;
+  kc_rng_seed(&r, seed ^ 0x6B65726E656CULL);
+  for (int k = 0; k < KERNEL_STATES; k++) {
+    for (unsigned j = 0; j < lanes; j++)
+      for (int w = 0; w < ZUC_STATE_WORDS; w++) {
+        uint32_t x = (uint32_t)kc_rng_next(&r);
+        if (w < 16) x = x & 0x7FFFFFFF ? x & 0x7FFFFFFF : 1; /* a cell of GF(2^31 - 1)* */
+        state[w * lanes + j] = x;
+        for (unsigned q = 0; q < rl; q++) ref_state[j][w * rl + q] = x;
+      }
+    int failed = 0;
+    impl->init_rounds(state);
+    for (unsigned j = 0; j < lanes; j++) ref->init_rounds(ref_state[j]);
+    for (int b = 0; !failed; b++) {
+      for (unsigned j = 0; j < lanes && !failed; j++)
+        for (int w = 0; w < ZUC_STATE_WORDS && !failed; w++)
+          if (state[w * lanes + j] != ref_state[j][w * rl]) {
+            verify_failure(sec, "kernel state %d, after %s: lane %u word %d is %08x, want %08x", k,
+                           b == 0 ? "init_rounds" : "keystream_block", j, w, state[w * lanes + j],
+                           ref_state[j][w * rl]);
+            failed = 1;
+          }
+      if (failed || b == KERNEL_BLOCKS) break;
+      impl->keystream_block(state, ks);
+      for (unsigned j = 0; j < lanes && !failed; j++) {
+        ref->keystream_block(ref_state[j], want);
+        long at = verify_first_diff(ks + 64 * j, want, 64);
+        if (at >= 0) {
+          verify_failure(sec, "kernel state %d, keystream_block %d: lane %u differs at byte %ld", k,
+                         b, j, at);
+          failed = 1;
+        }
+      }
+    }
+    if (!failed) sec->cases++;
+  }
+}
+
+static void check_impl(const zuc_impl *impl, const zuc_impl *ref, size_t n_random, uint64_t seed,
+                       size_t position, size_t n_tested) {
+  verify_section sec = {0};
+  kc_avail avail = kc_impl_avail(impl->emulated, impl->cpu_supported);
+  char label[160];
+  snprintf(label, sizeof label, "zuc %s (%s)", impl->name, kc_avail_name(avail));
+  int tty = isatty(STDERR_FILENO);
+  double t0 = verify_now();
+
+  fprintf(stderr, "verify: [%zu/%zu] %s: vectors, kernel\n", position, n_tested, label);
+  check_vectors_lanes(impl, &sec);
+  check_kernel(impl, ref, seed, &sec);
+
+  unsigned lanes = impl->lanes ? impl->lanes : 1;
+  size_t n_cases = n_shapes * systematic_calls(lanes) + n_random;
+  fprintf(stderr, "verify: [%zu/%zu] %s: %zu differential calls\n", position, n_tested, label,
+          n_cases);
+  streams *s = calloc(1, sizeof *s);
+  uint8_t *pool = malloc(MAX_STREAMS * (MAX_STREAM_BYTES + 1));
+  if (!s || !pool) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+  size_t in_off[MAX_STREAMS], out_off[MAX_STREAMS];
+  for (size_t i = 0; i < n_cases; i++) {
+    op o = make_case(seed, i, lanes, s, in_off, out_off, pool);
+    char what[160];
+    case_text(s, &o, i, what, sizeof what);
+    if (check_call(impl, ref, s, &o, in_off, out_off, what, &sec) == 0) sec.cases++;
+    if (tty && (i % 64 == 0 || i + 1 == n_cases)) fprintf(stderr, "\r  %zu/%zu", i + 1, n_cases);
+  }
+  if (tty) fprintf(stderr, "\n");
+  free(pool);
+  free(s);
+  fprintf(stderr, "verify: [%zu/%zu] %s: done in %.1f s\n", position, n_tested, label,
+          verify_now() - t0);
+  verify_report(label, &sec, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* The shared section                                                   */
+/* ------------------------------------------------------------------ */
+
+/* The vectors through the one-stream API. */
+static void api_vectors(verify_section *sec) {
+  for (size_t vi = 0; vi < n_vectors; vi++) {
+    const zuc_vector *v = &vectors[vi];
+    size_t kl = key_len_of(v->variant);
+    if (v->keystream) {
+      zuc_state st;
+      size_t n = v->ks_bytes / 4;
+      uint32_t words[64];
+      uint8_t bytes[256], zeros[256] = {0};
+      int rc = zuc_init(&st, v->variant, v->key, kl, v->iv, v->iv_len, 0);
+      if (rc == ZUC_OK) zuc_keystream(&st, words, n);
+      int ok = rc == ZUC_OK;
+      for (size_t i = 0; ok && i < n; i++) {
+        const uint8_t *w = v->keystream + 4 * i;
+        ok = words[i] == ((uint32_t)w[0] << 24 | (uint32_t)w[1] << 16 | (uint32_t)w[2] << 8 | w[3]);
+      }
+      if (ok)
+        sec->vectors++;
+      else
+        verify_failure(sec, "%s: zuc_init + zuc_keystream wrong (rc %d)", v->label, rc);
+      rc = zuc_encrypt(v->variant, v->key, kl, v->iv, v->iv_len, zeros, bytes, 8 * v->ks_bytes);
+      if (rc == ZUC_OK && verify_first_diff(bytes, v->keystream, v->ks_bytes) < 0)
+        sec->vectors++;
+      else
+        verify_failure(sec, "%s: zuc_encrypt of zeros is not the keystream (rc %d)", v->label, rc);
+      if (imb) {
+        char err[256];
+        const uint8_t *keys[1] = {v->key}, *ivs[1] = {v->iv}, *in[1] = {zeros};
+        uint8_t *out[1] = {bytes};
+        if (kc_imb_zuc_encrypt(imb, 1, keys, kl, ivs, v->iv_len, in, out, &v->ks_bytes, err,
+                               sizeof err) != 0)
+          verify_failure(sec, "%s: ipsec-mb: %s", v->label, err);
+        else if (verify_first_diff(bytes, v->keystream, v->ks_bytes) >= 0)
+          verify_failure(sec, "%s: ipsec-mb EEA3 of zeros is not the keystream", v->label);
+        else
+          sec->checks++;
+      }
+      continue;
+    }
+    for (size_t t = 0; t < 3; t++) {
+      if (!v->has_tag[t]) continue;
+      uint8_t tag[16];
+      int rc = zuc_mac(v->variant, v->key, kl, v->iv, v->iv_len, v->msg, v->bits, TAGS[t], tag);
+      if (rc == ZUC_OK && verify_first_diff(tag, v->tag[t], TAGS[t] / 8) < 0)
+        sec->vectors++;
+      else
+        verify_failure(sec, "%s: zuc_mac tag%u wrong (rc %d)", v->label, TAGS[t], rc);
+      if (imb) {
+        char err[256];
+        const uint8_t *keys[1] = {v->key}, *ivs[1] = {v->iv}, *in[1] = {v->msg};
+        uint8_t *out[1] = {tag};
+        if (kc_imb_zuc_mac(imb, 1, keys, kl, ivs, v->iv_len, in, &v->bits, TAGS[t], out, err,
+                           sizeof err) != 0)
+          verify_failure(sec, "%s tag%u: ipsec-mb: %s", v->label, TAGS[t], err);
+        else if (verify_first_diff(tag, v->tag[t], TAGS[t] / 8) >= 0)
+          verify_failure(sec, "%s: ipsec-mb tag%u differs from the vector", v->label, TAGS[t]);
+        else
+          sec->checks++;
+      }
+    }
+  }
+}
+
+/* Records one check: ok, or a failure with the description. */
+#define API_CHECK(sec, cond, ...)         \
+  do {                                    \
+    if (cond)                             \
+      (sec)->checks++;                    \
+    else                                  \
+      verify_failure((sec), __VA_ARGS__); \
+  } while (0)
+
+/* The one-stream API against the reference (many-streams API, one stream). */
+static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_section *sec) {
+  static uint8_t msg[1024], got[1024], want[1024];
+  kc_rng r;
+  kc_rng_seed(&r, seed ^ 0xA91ULL);
+  for (size_t k = 0; k < count; k++) {
+    const shape *sh = &shapes[k % n_shapes];
+    uint8_t key[KEY_MAX], iv[IV_MAX];
+    size_t kl = key_len_of(sh->variant);
+    kc_rng_bytes(&r, key, kl);
+    kc_rng_bytes(&r, iv, sh->iv_len);
+    if (sh->iv_len == 25)
+      for (int j = 17; j < 25; j++) iv[j] &= 0x3F;
+    size_t bits = (size_t)kc_rng_below(&r, 8 * sizeof msg + 1);
+    kc_rng_bytes(&r, msg, sizeof msg);
+    const uint8_t *keys[1] = {key}, *ivs[1] = {iv}, *in[1] = {msg};
+    uint8_t *out[1] = {want};
+    char ot[32];
+    op_text(&sh->o, ot, sizeof ot);
+    int rc_ref, rc;
+    size_t len;
+    if (sh->o.mac) {
+      rc_ref = zuc_mac_lanes(ref, sh->o.method, sh->variant, 1, keys, ivs, sh->iv_len, in, &bits,
+                             sh->o.tag_bits, out);
+      rc = zuc_mac(sh->variant, key, kl, iv, sh->iv_len, msg, bits, sh->o.tag_bits, got);
+      len = sh->o.tag_bits / 8;
+    } else {
+      rc_ref = zuc_encrypt_lanes(ref, sh->variant, 1, keys, ivs, sh->iv_len, in, out, &bits);
+      rc = zuc_encrypt(sh->variant, key, kl, iv, sh->iv_len, msg, got, bits);
+      len = bytes_of(bits);
+    }
+    API_CHECK(sec, rc == ZUC_OK && rc_ref == ZUC_OK && verify_first_diff(got, want, len) < 0,
+              "one-stream %s zuc%d iv%zu, %zu bits: differs from the reference (rc %d/%d)", ot,
+              (int)sh->variant, sh->iv_len, bits, rc, rc_ref);
+
+    /* The same through impl NULL (the best kernel). */
+    out[0] = got;
+    rc = sh->o.mac ? zuc_mac_lanes(NULL, sh->o.method, sh->variant, 1, keys, ivs, sh->iv_len, in,
+                                   &bits, sh->o.tag_bits, out)
+                   : zuc_encrypt_lanes(NULL, sh->variant, 1, keys, ivs, sh->iv_len, in, out, &bits);
+    API_CHECK(sec, rc == ZUC_OK && verify_first_diff(got, want, len) < 0,
+              "impl NULL %s zuc%d iv%zu, %zu bits: differs from the reference (rc %d)", ot,
+              (int)sh->variant, sh->iv_len, bits, rc);
+
+    /* zuc_keystream in uneven pieces equals encrypting zeros. */
+    if (!sh->o.mac) {
+      static const uint8_t zeros[256];
+      uint32_t words[64];
+      uint8_t ks[256];
+      zuc_state st;
+      rc = zuc_init(&st, sh->variant, key, kl, iv, sh->iv_len, 0);
+      static const size_t pieces[] = {1, 3, 16, 17, 2, 25};
+      size_t at = 0;
+      for (size_t q = 0; rc == ZUC_OK && q < sizeof pieces / sizeof pieces[0]; q++) {
+        zuc_keystream(&st, words + at, pieces[q]);
+        at += pieces[q];
+      }
+      zuc_encrypt(sh->variant, key, kl, iv, sh->iv_len, zeros, ks, 8 * 4 * at);
+      int ok = rc == ZUC_OK;
+      for (size_t i = 0; ok && i < at; i++)
+        ok = words[i] == ((uint32_t)ks[4 * i] << 24 | (uint32_t)ks[4 * i + 1] << 16 |
+                          (uint32_t)ks[4 * i + 2] << 8 | ks[4 * i + 3]);
+      API_CHECK(sec, ok, "zuc_keystream in pieces differs from zuc_encrypt of zeros (zuc%d iv%zu)",
+                (int)sh->variant, sh->iv_len);
+    }
+  }
+}
+
+/* 23-byte IVs load like their 25-byte expansion (every tag set). */
+static void api_iv23(uint64_t seed, verify_section *sec) {
+  kc_rng r;
+  kc_rng_seed(&r, seed ^ 0x1523ULL);
+  for (int k = 0; k < 32; k++) {
+    uint8_t key[32], iv23[23], iv25[25];
+    kc_rng_bytes(&r, key, sizeof key);
+    kc_rng_bytes(&r, iv23, sizeof iv23);
+    expand_iv23(iv23, iv25);
+    unsigned tag = k % 4 == 0 ? 0 : TAGS[k % 4 - 1];
+    zuc_state a, b;
+    int rc_a = zuc_init(&a, ZUC_256, key, 32, iv23, 23, tag);
+    int rc_b = zuc_init(&b, ZUC_256, key, 32, iv25, 25, tag);
+    API_CHECK(sec, rc_a == ZUC_OK && rc_b == ZUC_OK && memcmp(&a, &b, sizeof a) == 0,
+              "zuc_init with a 23-byte IV differs from its 25-byte expansion (tag %u)", tag);
+  }
+}
+
+/* Lookups, names, lane counts. */
+static void api_lookups(const zuc_impl *const *impls, size_t n_impls, const zuc_impl *ref,
+                        verify_section *sec) {
+  const zuc_impl *best = zuc_impl_best();
+  API_CHECK(sec,
+            best && kc_impl_avail(best->emulated, best->cpu_supported) == KC_NATIVE &&
+                strcmp(best->strategy, "reference") != 0,
+            "zuc_impl_best() returned %s", best ? best->name : "NULL");
+  API_CHECK(
+      sec,
+      zuc_impl_find("reference", "scalar", 0) == ref && !zuc_impl_find(NULL, "no_such_target", 0),
+      "zuc_impl_find gives wrong answers for reference_scalar / an unknown target");
+  for (size_t i = 0; i < n_impls; i++) {
+    const zuc_impl *m = impls[i];
+    char name[128];
+    snprintf(name, sizeof name, "%s_%s", m->strategy, m->target);
+    API_CHECK(sec, strcmp(name, m->name) == 0, "impl '%s' has strategy '%s' and target '%s'",
+              m->name, m->strategy, m->target);
+    API_CHECK(sec, m->lanes >= 1 && m->lanes <= ZUC_LANES_MAX, "impl '%s' has %u lanes (max %d)",
+              m->name, m->lanes, ZUC_LANES_MAX);
+    API_CHECK(sec, zuc_impl_find(m->strategy, m->target, m->emulated) == m,
+              "zuc_impl_find(\"%s\", \"%s\", %d) does not return %s", m->strategy, m->target,
+              m->emulated, m->name);
+  }
+}
+
+/* Every error code where the API documents it. */
+static void api_errors(const zuc_impl *const *impls, size_t n_impls, verify_section *sec) {
+  uint8_t key[32] = {1}, iv[25] = {2}, msg[16] = {3}, out[16], tag[16];
+  zuc_state st;
+  static const struct {
+    const char *what;
+    zuc_variant variant;
+    size_t key_len, iv_len;
+    uint8_t iv17; /* IV byte 17 */
+    unsigned tag_bits;
+    int want;
+  } init_cases[] = {
+      {"zuc128 key 15 bytes", ZUC_128, 15, 16, 0, 0, ZUC_ERR_KEY_LENGTH},
+      {"zuc128 key 32 bytes", ZUC_128, 32, 16, 0, 0, ZUC_ERR_KEY_LENGTH},
+      {"zuc256 key 16 bytes", ZUC_256, 16, 25, 0, 0, ZUC_ERR_KEY_LENGTH},
+      {"zuc128 IV 25 bytes", ZUC_128, 16, 25, 0, 0, ZUC_ERR_IV_LENGTH},
+      {"zuc256 IV 24 bytes", ZUC_256, 32, 24, 0, 0, ZUC_ERR_IV_LENGTH},
+      {"zuc256 IV 16 bytes", ZUC_256, 32, 16, 0, 0, ZUC_ERR_IV_LENGTH},
+      {"zuc256 IV17 top bit", ZUC_256, 32, 25, 0x80, 0, ZUC_ERR_IV_VALUE},
+      {"zuc256 IV17 second bit", ZUC_256, 32, 25, 0x40, 0, ZUC_ERR_IV_VALUE},
+      {"zuc256 tag 48", ZUC_256, 32, 25, 0, 48, ZUC_ERR_TAG_LENGTH},
+      {"zuc128 tag 64", ZUC_128, 16, 16, 0, 64, ZUC_ERR_TAG_LENGTH},
+      {"variant 192", (zuc_variant)192, 24, 16, 0, 0, ZUC_ERR_VARIANT},
+      {"zuc256 IV17 = 3f (valid)", ZUC_256, 32, 25, 0x3F, 128, ZUC_OK},
+  };
+  for (size_t i = 0; i < sizeof init_cases / sizeof init_cases[0]; i++) {
+    memset(iv, 0, sizeof iv);
+    iv[17] = init_cases[i].iv17;
+    int rc = zuc_init(&st, init_cases[i].variant, key, init_cases[i].key_len, iv,
+                      init_cases[i].iv_len, init_cases[i].tag_bits);
+    API_CHECK(sec, rc == init_cases[i].want, "zuc_init %s returned %d, want %d", init_cases[i].what,
+              rc, init_cases[i].want);
+  }
+  memset(iv, 0, sizeof iv);
+  API_CHECK(sec, zuc_mac(ZUC_256, key, 32, iv, 25, msg, 8, 0, tag) == ZUC_ERR_TAG_LENGTH,
+            "zuc_mac with tag 0 does not return ZUC_ERR_TAG_LENGTH");
+  API_CHECK(sec, zuc_mac(ZUC_128, key, 16, iv, 16, msg, 8, 128, tag) == ZUC_ERR_TAG_LENGTH,
+            "zuc_mac zuc128 tag 128 does not return ZUC_ERR_TAG_LENGTH");
+  API_CHECK(sec, zuc_encrypt(ZUC_128, key, 16, iv, 16, NULL, out, 8) == ZUC_ERR_ARGUMENT,
+            "zuc_encrypt with in NULL does not return ZUC_ERR_ARGUMENT");
+  for (int i = 0; i < 7; i++)
+    API_CHECK(sec, zuc_strerror(-i) && *zuc_strerror(-i), "zuc_strerror(%d) is empty", -i);
+
+  /* The many-streams API on every runnable implementation. */
+  const uint8_t *keys[1] = {key}, *ivs[1] = {iv}, *in[1] = {msg};
+  const uint8_t *null_keys[1] = {NULL};
+  uint8_t *outs[1] = {out};
+  size_t bits = 8;
+  for (size_t i = 0; i < n_impls; i++) {
+    const zuc_impl *m = impls[i];
+    if (kc_impl_avail(m->emulated, m->cpu_supported) == KC_UNAVAILABLE) continue;
+    int rc = zuc_encrypt_lanes(m, ZUC_256, 1, keys, ivs, 24, in, outs, &bits);
+    API_CHECK(sec, rc == ZUC_ERR_IV_LENGTH, "%s: zuc_encrypt_lanes with iv_len 24 returned %d",
+              m->name, rc);
+    rc = zuc_mac_lanes(m, ZUC_MAC_CLMUL, ZUC_256, 1, keys, ivs, 25, in, &bits, 16, outs);
+    API_CHECK(sec, rc == ZUC_ERR_TAG_LENGTH, "%s: zuc_mac_lanes with tag 16 returned %d", m->name,
+              rc);
+    rc = zuc_encrypt_lanes(m, ZUC_128, 1, null_keys, ivs, 16, in, outs, &bits);
+    API_CHECK(sec, rc == ZUC_ERR_ARGUMENT, "%s: zuc_encrypt_lanes with a NULL key returned %d",
+              m->name, rc);
+  }
+}
+
+/* ------------------------------------------------------------------ */
+/* Entry points                                                         */
+/* ------------------------------------------------------------------ */
+
+int verify_zuc_has_impl(const char *name) {
+  zuc_register_emulated();
+  size_t n;
+  const zuc_impl *const *impls = zuc_impls(&n);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(impls[i]->name, name) == 0) return 1;
+  return 0;
+}
+
+void verify_zuc_list_impls(void) {
+  zuc_register_emulated();
+  size_t n;
+  const zuc_impl *const *impls = zuc_impls(&n);
+  for (size_t i = 0; i < n; i++)
+    fprintf(stderr, " %s%s", impls[i]->name, impls[i]->emulated ? "(emulated)" : "");
+}
+
+int verify_zuc(const verify_options *o) {
+  zuc_register_emulated();
+  size_t n_impls;
+  const zuc_impl *const *impls = zuc_impls(&n_impls);
+  const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);
+  if (!ref) {
+    fprintf(stderr, "verify: error: no zuc reference_scalar implementation\n");
+    return 2;
+  }
+  if (load_vectors(o->argv0) != 0) return 2;
+  make_shapes();
+  alloc_wants();
+
+  char err[256];
+  imb = kc_imb_open(KC_IMB_AUTO, err, sizeof err);
+  if (imb)
+    printf("NOTE: ZUC oracle Intel ipsec-mb %s, job API, arch %s (init_mb_mgr_auto)\n",
+           kc_imb_version(), kc_imb_arch(imb));
+  else
+    printf("NOTE: %s; ZUC differential cases compare with the reference only\n", err);
+
+  verify_section api = {0};
+  fprintf(stderr, "verify: zuc api\n");
+  api_vectors(&api);
+  api_random(ref, o->seed, o->quick ? 2 * n_shapes : 20 * n_shapes, &api);
+  api_iv23(o->seed, &api);
+  api_lookups(impls, n_impls, ref, &api);
+  api_errors(impls, n_impls, &api);
+  verify_report("zuc api", &api, 0);
+
+  size_t n_random = (size_t)verify_random_cases(o, RANDOM_CASES_FULL, RANDOM_CASES_QUICK);
+  size_t n_tested = 0, position = 0;
+  for (size_t i = 0; i < n_impls; i++)
+    if ((!o->only || strcmp(impls[i]->name, o->only) == 0) &&
+        kc_impl_avail(impls[i]->emulated, impls[i]->cpu_supported) != KC_UNAVAILABLE)
+      n_tested++;
+  for (size_t i = 0; i < n_impls; i++) {
+    const zuc_impl *m = impls[i];
+    if (o->only && strcmp(m->name, o->only) != 0) continue;
+    if (kc_impl_avail(m->emulated, m->cpu_supported) == KC_UNAVAILABLE) {
+      char label[160];
+      snprintf(label, sizeof label, "zuc %s", m->name);
+      verify_skip(label, m->emulated ? "this CPU lacks the host ISA its SIMDe build is compiled for"
+                                     : "this CPU cannot run it natively");
+      continue;
+    }
+    check_impl(m, ref, n_random, o->seed, ++position, n_tested);
+  }
+
+  kc_imb_close(imb);
+  imb = NULL;
+  free_wants();
+  free_vectors();
+  return 0;
+}

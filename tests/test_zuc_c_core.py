@@ -1,0 +1,317 @@
+"""The generated ZUC C library (generated/src/zuc_*.c), built with gcc -O2 as a
+shared object and driven through ctypes, against the Python reference
+(gen.kernels.zuc_reference): the one-stream API (zuc_init / zuc_keystream,
+zuc_encrypt, zuc_mac), the many-stream API on every native implementation in
+the registry this CPU runs (batches, partial batches, streams of different
+lengths, both MAC methods, every tag length), each kernel's ABI
+(init_rounds / keystream_block on the interleaved state), and the error codes.
+Only the ZUC objects are compiled, through generated/Makefile's own rules and
+flags; the SIMDe-built kernels are left to harness/c/verify (their build alone
+takes longer than this whole file)."""
+
+import ctypes
+import json
+import random
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gen.emit import zuc_files
+from gen.kernels import zuc_reference as ref
+
+from conftest import ROOT, VECTORS
+
+OK, ERR_KEY_LENGTH, ERR_IV_LENGTH, ERR_IV_VALUE, ERR_TAG_LENGTH, ERR_VARIANT, ERR_NO_IMPL, ERR_ARGUMENT = \
+    0, -1, -2, -3, -4, -5, -6, -7
+MAC_CLMUL, MAC_COMPARE = 0, 1
+KEY_BYTES = {128: 16, 256: 32}
+IV_FORMS = {128: (16,), 256: (25, 23)}
+TAGS = {128: (32,), 256: (32, 64, 128)}
+# Around every boundary the core has: bytes, 32-bit words, 64-bit MAC chunks,
+# 16-word kernel blocks, its 8-block refills (4096 bits), and several KiB.
+BIT_LENGTHS = (0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 129, 511, 512, 513, 1000, 4095, 4096,
+               4097, 4160, 8191, 8192, 8193, 20000, 8 * 5000 + 5)
+
+
+class ZucState(ctypes.Structure):
+    _fields_ = [("s", ctypes.c_uint32 * 16), ("r1", ctypes.c_uint32), ("r2", ctypes.c_uint32)]
+
+
+class ZucImpl(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("strategy", ctypes.c_char_p), ("target", ctypes.c_char_p),
+                ("lanes", ctypes.c_uint), ("emulated", ctypes.c_int),
+                ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)),
+                ("init_rounds", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32))),
+                ("keystream_block", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p))]
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    build = tmp_path_factory.mktemp("zuc_c_core")
+    objects = [str(build / f"{f.stem}.o") for f in zuc_files.sources().native]
+    subprocess.run(["make", "-s", "-C", str(ROOT / "generated"), f"BUILD={build}", "CC=gcc", "CFLAGS=-O2 -fPIC",
+                    "-j4", *objects], check=True, capture_output=True, text=True)
+    shared = build / "libzuc_test.so"
+    subprocess.run(["gcc", "-shared", "-o", str(shared), *objects], check=True, capture_output=True, text=True)
+    so = ctypes.CDLL(str(shared))
+    p, size, u32, vp = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_void_p
+    signatures = {
+        "zuc_strerror": (ctypes.c_char_p, [ctypes.c_int]),
+        "zuc_init": (ctypes.c_int, [ctypes.POINTER(ZucState), ctypes.c_int, p, size, p, size, u32]),
+        "zuc_keystream": (None, [ctypes.POINTER(ZucState), ctypes.POINTER(ctypes.c_uint32), size]),
+        "zuc_encrypt": (ctypes.c_int, [ctypes.c_int, p, size, p, size, p, p, size]),
+        "zuc_mac": (ctypes.c_int, [ctypes.c_int, p, size, p, size, p, size, u32, p]),
+        "zuc_impls": (ctypes.POINTER(ctypes.POINTER(ZucImpl)), [ctypes.POINTER(size)]),
+        "zuc_impl_best": (ctypes.POINTER(ZucImpl), []),
+        "zuc_encrypt_lanes": (ctypes.c_int, [vp, ctypes.c_int, size, vp, vp, size, vp, vp, vp]),
+        "zuc_mac_lanes": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int, size, vp, vp, size, vp, vp, u32, vp]),
+    }
+    for name, (restype, argtypes) in signatures.items():
+        getattr(so, name).restype, getattr(so, name).argtypes = restype, argtypes
+    return so
+
+
+def native_impls(lib):
+    count = ctypes.c_size_t()
+    table = lib.zuc_impls(ctypes.byref(count))
+    return [table[i] for i in range(count.value) if not table[i].contents.emulated]
+
+
+def runnable_impls(lib):
+    return [i for i in native_impls(lib) if i.contents.cpu_supported()]
+
+
+def rand_bytes(rng, n):
+    return bytes(rng.randrange(256) for _ in range(n))
+
+
+def rand_iv(rng, variant, iv_len):
+    if iv_len == 25:
+        return rand_bytes(rng, 17) + bytes(rng.randrange(64) for _ in range(8))
+    return rand_bytes(rng, iv_len)
+
+
+def message(rng, bits):
+    """Random bytes for `bits` bits, the unused low bits of the last byte random
+    too (the C code must ignore them)."""
+    return rand_bytes(rng, (bits + 7) // 8)
+
+
+def pointer_array(buffers):
+    return (ctypes.c_void_p * max(1, len(buffers)))(*[ctypes.cast(b, ctypes.c_void_p) if b is not None else None
+                                                       for b in buffers])
+
+
+def buf(data):
+    return ctypes.create_string_buffer(bytes(data), max(1, len(data)))
+
+
+# ---- one stream ------------------------------------------------------------------------
+
+def c_keystream(lib, variant, key, iv, pieces, tag_bits=0):
+    st = ZucState()
+    assert lib.zuc_init(ctypes.byref(st), variant, key, len(key), iv, len(iv), tag_bits) == OK
+    words = []
+    for n in pieces:
+        out = (ctypes.c_uint32 * max(1, n))()
+        lib.zuc_keystream(ctypes.byref(st), out, n)
+        words += list(out)[:n]
+    return words
+
+
+def test_published_vectors_through_the_one_stream_api(lib):
+    vectors = json.loads((VECTORS / "zuc.json").read_text())
+    for v in vectors["zuc128_keystream"]:
+        key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v["iv"])
+        assert [f"{w:08x}" for w in c_keystream(lib, 128, key, iv, [len(v["keystream"])])] == v["keystream"]
+    for v in vectors["zuc256_keystream"]:
+        for form in ("iv25", "iv23"):
+            if form in v:
+                key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v[form])
+                assert [f"{w:08x}" for w in c_keystream(lib, 256, key, iv, [len(v["keystream"])])] == v["keystream"]
+    for variant, name, tags in ((128, "zuc128_mac", (32,)), (256, "zuc256_mac", (32, 64, 128))):
+        for v in vectors[name]:
+            key, iv = bytes.fromhex(v["key"]), bytes.fromhex(v.get("iv") or v["iv25"])
+            msg = bytes.fromhex(v["message"])
+            for t in tags:
+                tag = ctypes.create_string_buffer(t // 8)
+                assert lib.zuc_mac(variant, key, len(key), iv, len(iv), msg, v["bits"], t, tag) == OK
+                assert tag.raw.hex() == v[f"tag{t}"]
+
+
+@pytest.mark.parametrize("variant,iv_len", [(128, 16), (256, 25), (256, 23)])
+def test_keystream_in_pieces_matches_reference(lib, variant, iv_len):
+    """Whole kernel blocks and the constant-time scalar rounds for the rest,
+    in any split, continue one another."""
+    rng = random.Random(variant * 100 + iv_len)
+    for tag_bits in (0,) + TAGS[variant]:
+        key, iv = rand_bytes(rng, KEY_BYTES[variant]), rand_iv(rng, variant, iv_len)
+        pieces = [0, 1, 15, 16, 17, 3, 32, 5, 48]
+        expected = ref.keystream_words(variant, key, iv, sum(pieces), tag_bits)
+        assert c_keystream(lib, variant, key, iv, pieces, tag_bits) == expected
+
+
+@pytest.mark.parametrize("variant,iv_len", [(128, 16), (256, 25), (256, 23)])
+def test_encrypt_matches_reference(lib, variant, iv_len):
+    rng = random.Random(variant + iv_len)
+    for bits in BIT_LENGTHS:
+        key, iv, data = rand_bytes(rng, KEY_BYTES[variant]), rand_iv(rng, variant, iv_len), message(rng, bits)
+        out = buf(bytes(len(data)))
+        assert lib.zuc_encrypt(variant, key, len(key), iv, len(iv), data, out, bits) == OK
+        assert out.raw[:len(data)] == ref.encrypt(variant, key, iv, data, bits), bits
+        inplace = buf(data)
+        assert lib.zuc_encrypt(variant, key, len(key), iv, len(iv), inplace, inplace, bits) == OK
+        assert inplace.raw[:len(data)] == out.raw[:len(data)]
+
+
+@pytest.mark.parametrize("variant,iv_len", [(128, 16), (256, 25), (256, 23)])
+def test_mac_matches_reference(lib, variant, iv_len):
+    rng = random.Random(3 * variant + iv_len)
+    for bits in BIT_LENGTHS:
+        key, iv, msg = rand_bytes(rng, KEY_BYTES[variant]), rand_iv(rng, variant, iv_len), message(rng, bits)
+        for t in TAGS[variant]:
+            tag = ctypes.create_string_buffer(t // 8)
+            assert lib.zuc_mac(variant, key, len(key), iv, len(iv), msg, bits, t, tag) == OK
+            assert tag.raw == ref.mac(variant, key, iv, msg, bits, t), (bits, t)
+
+
+# ---- many streams ---------------------------------------------------------------------------
+
+def impl_id(impl):
+    return impl.contents.name.decode()
+
+
+def lanes_streams(rng, variant, iv_len, count):
+    """count streams of different lengths: short ones, ones around the 64-bit
+    chunks and the 4096-bit refills, and two of several thousand bits."""
+    lengths = [rng.choice((0, 1, 7, 31, 32, 33, 64, 65, 127, 500)) for _ in range(count)]
+    for i, bits in zip(range(0, count, 3), (4095, 4096, 4097, 9000, 13001)):
+        lengths[i] = bits
+    return [(rand_bytes(rng, KEY_BYTES[variant]), rand_iv(rng, variant, iv_len), message(rng, bits), bits)
+            for bits in lengths]
+
+
+def c_encrypt_lanes(lib, impl, variant, streams):
+    keys, ivs = [buf(s[0]) for s in streams], [buf(s[1]) for s in streams]
+    ins = [buf(s[2]) if s[3] else None for s in streams]
+    outs = [buf(bytes(len(s[2]))) for s in streams]
+    bits = (ctypes.c_size_t * max(1, len(streams)))(*[s[3] for s in streams])
+    status = lib.zuc_encrypt_lanes(impl, variant, len(streams), pointer_array(keys), pointer_array(ivs),
+                                   len(streams[0][1]), pointer_array(ins), pointer_array(outs), bits)
+    assert status == OK
+    return [o.raw[:len(s[2])] for o, s in zip(outs, streams)]
+
+
+def c_mac_lanes(lib, impl, method, variant, streams, tag_bits):
+    keys, ivs = [buf(s[0]) for s in streams], [buf(s[1]) for s in streams]
+    msgs = [buf(s[2]) if s[3] else None for s in streams]
+    tags = [ctypes.create_string_buffer(tag_bits // 8) for _ in streams]
+    bits = (ctypes.c_size_t * len(streams))(*[s[3] for s in streams])
+    status = lib.zuc_mac_lanes(impl, method, variant, len(streams), pointer_array(keys), pointer_array(ivs),
+                               len(streams[0][1]), pointer_array(msgs), bits, tag_bits, pointer_array(tags))
+    assert status == OK
+    return [t.raw for t in tags]
+
+
+def test_registry_lists_the_kernels_and_the_reference_last(lib):
+    impls = native_impls(lib)
+    names = [impl_id(i) for i in impls]
+    assert names == zuc_files.impl_names()
+    reference = impls[-1].contents
+    assert (reference.strategy, reference.target, reference.cpu_supported()) == (b"reference", b"scalar", 1)
+    best = lib.zuc_impl_best()
+    assert ctypes.addressof(best.contents) == ctypes.addressof(runnable_impls(lib)[0].contents)
+
+
+@pytest.mark.parametrize("variant,iv_len", [(128, 16), (256, 25), (256, 23)])
+def test_lanes_api_on_every_impl(lib, variant, iv_len):
+    """n = 1 .. 2 * lanes + 1 streams (full and partial batches) on every
+    implementation; encryption and both MAC methods with every tag length."""
+    rng = random.Random(7 * variant + iv_len)
+    impls = runnable_impls(lib)
+    streams = lanes_streams(rng, variant, iv_len, 2 * max(i.contents.lanes for i in impls) + 1)
+    want_ct = [ref.encrypt(variant, k, v, d, b) for k, v, d, b in streams]
+    want_tag = {t: [ref.mac(variant, k, v, d, b, t) for k, v, d, b in streams] for t in TAGS[variant]}
+    for impl in impls:
+        lanes = impl.contents.lanes
+        for n in range(1, 2 * lanes + 2):
+            part = streams[:n]
+            assert c_encrypt_lanes(lib, impl, variant, part) == want_ct[:n], (impl_id(impl), n)
+            for t in TAGS[variant]:
+                for method in (MAC_CLMUL, MAC_COMPARE):
+                    assert c_mac_lanes(lib, impl, method, variant, part, t) == want_tag[t][:n], \
+                        (impl_id(impl), n, t, method)
+
+
+def test_kernel_abi_on_every_impl(lib):
+    """init_rounds and keystream_block of each kernel on the interleaved state,
+    against the reference model of the same ABI."""
+    rng = random.Random(11)
+    for impl in runnable_impls(lib):
+        kernel, lanes = impl.contents, impl.contents.lanes
+        for variant, iv_len in ((128, 16), (256, 25)):
+            keys = [rand_bytes(rng, KEY_BYTES[variant]) for _ in range(lanes)]
+            ivs = [rand_iv(rng, variant, iv_len) for _ in range(lanes)]
+            model = ref.lanes_state(variant, keys, ivs)
+            state = (ctypes.c_uint32 * len(model))(*model)
+            kernel.init_rounds(state)
+            ref.init_rounds(model, lanes)
+            assert list(state) == model, impl_id(impl)
+            for _ in range(2):
+                ks = ctypes.create_string_buffer(64 * lanes)
+                kernel.keystream_block(state, ks)
+                assert ks.raw == ref.keystream_block(model, lanes)
+                assert list(state) == model
+
+
+# ---- errors ---------------------------------------------------------------------------------
+
+def test_error_codes(lib):
+    st, key16, key32, iv16, iv25 = ZucState(), bytes(16), bytes(32), bytes(16), bytes(25)
+    bad_iv25 = bytes(17) + bytes([0x40]) + bytes(7)
+    tag, out = ctypes.create_string_buffer(16), ctypes.create_string_buffer(4)
+
+    def init(variant, key, iv, tag_bits=0):
+        return lib.zuc_init(ctypes.byref(st), variant, key, len(key), iv, len(iv), tag_bits)
+
+    assert init(128, key16, iv16) == OK and init(256, key32, iv25) == OK and init(256, key32, bytes(23), 128) == OK
+    assert init(128, bytes(15), iv16) == ERR_KEY_LENGTH
+    assert init(256, key16, iv25) == ERR_KEY_LENGTH
+    assert init(128, key16, bytes(15)) == ERR_IV_LENGTH
+    assert init(256, key32, bytes(24)) == ERR_IV_LENGTH and init(256, key32, iv16) == ERR_IV_LENGTH
+    assert init(256, key32, bad_iv25) == ERR_IV_VALUE
+    assert init(256, key32, bytes(17) + bytes([0x3f]) * 8) == OK
+    assert init(256, key32, iv25, 16) == ERR_TAG_LENGTH and init(128, key16, iv16, 64) == ERR_TAG_LENGTH
+    assert init(192, key32, iv25) == ERR_VARIANT
+    assert lib.zuc_init(None, 128, key16, 16, iv16, 16, 0) == ERR_ARGUMENT
+
+    assert lib.zuc_encrypt(256, key32, 32, bad_iv25, 25, b"\0", out, 8) == ERR_IV_VALUE
+    assert lib.zuc_encrypt(128, key32, 32, iv16, 16, b"\0", out, 8) == ERR_KEY_LENGTH
+    assert lib.zuc_encrypt(7, key16, 16, iv16, 16, b"\0", out, 8) == ERR_VARIANT
+    assert lib.zuc_encrypt(128, key16, 16, iv16, 16, None, out, 8) == ERR_ARGUMENT
+    assert lib.zuc_encrypt(128, key16, 16, iv16, 16, None, None, 0) == OK
+    for t in (0, 16, 64, 128):
+        assert lib.zuc_mac(128, key16, 16, iv16, 16, b"\0", 8, t, tag) == ERR_TAG_LENGTH
+    for t in (0, 16, 48, 96, 256):
+        assert lib.zuc_mac(256, key32, 32, iv25, 25, b"\0", 8, t, tag) == ERR_TAG_LENGTH
+    assert lib.zuc_mac(256, key32, 32, bad_iv25, 25, b"\0", 8, 64, tag) == ERR_IV_VALUE
+    assert lib.zuc_mac(256, key32, 32, iv25, 24, b"\0", 8, 64, tag) == ERR_IV_LENGTH
+    assert lib.zuc_mac(256, key32, 32, iv25, 25, b"\0", 8, 64, None) == ERR_ARGUMENT
+
+    keys, ivs = pointer_array([buf(key32)]), pointer_array([buf(bad_iv25)])
+    msgs, tags, bits = pointer_array([buf(b"\0")]), pointer_array([tag]), (ctypes.c_size_t * 1)(8)
+    assert lib.zuc_mac_lanes(None, MAC_CLMUL, 256, 1, keys, ivs, 25, msgs, bits, 32, tags) == ERR_IV_VALUE
+    good_ivs = pointer_array([buf(iv25)])
+    assert lib.zuc_mac_lanes(None, 2, 256, 1, keys, good_ivs, 25, msgs, bits, 32, tags) == ERR_ARGUMENT
+    assert lib.zuc_mac_lanes(None, MAC_COMPARE, 128, 1, keys, good_ivs, 16, msgs, bits, 64, tags) == ERR_TAG_LENGTH
+    assert lib.zuc_mac_lanes(None, MAC_CLMUL, 256, 1, keys, None, 25, msgs, bits, 32, tags) == ERR_ARGUMENT
+    assert lib.zuc_encrypt_lanes(None, 256, 1, keys, good_ivs, 25, msgs, None, bits) == ERR_ARGUMENT
+    assert lib.zuc_encrypt_lanes(None, 256, 0, None, None, 25, None, None, None) == OK
+    unsupported = ZucImpl(b"none", b"lanes", b"none", 4, 0, ZucImpl._fields_[5][1](lambda: 0),
+                          ctypes.cast(None, ZucImpl._fields_[6][1]), ctypes.cast(None, ZucImpl._fields_[7][1]))
+    assert lib.zuc_encrypt_lanes(ctypes.byref(unsupported), 256, 1, keys, good_ivs, 25, msgs, tags, bits) == \
+        ERR_NO_IMPL
+
+    messages = {lib.zuc_strerror(code) for code in range(-7, 1)}
+    assert len(messages) == 8 and lib.zuc_strerror(-99) == b"unknown status"
