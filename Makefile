@@ -34,7 +34,7 @@ verify: build
 
 # The llvm-mca model first: bench's report then includes the modelled rows.
 bench: build
-	$(PYTHON) harness/mca_model.py --json $(BUILD)/mca.json byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes
+	$(PYTHON) harness/mca_model.py --json $(BUILD)/mca.json byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes lanes_avx512_gfni lanes_avx2_vaes
 	$(BUILD)/bench --json $(BUILD)/bench.json
 
 ctcheck: build

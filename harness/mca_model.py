@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Modelled cycles per byte of generated SM4 kernels, from llvm-mca.
+"""Modelled cycles per byte of generated SM4 and ZUC kernels, from llvm-mca.
 
 A target this CPU may not run natively (or one whose speed on another core is
 of interest) gets a *static* estimate: the kernel's C file is compiled to
@@ -32,14 +32,26 @@ Where the numbers come from:
     with -iterations=100.  "Block RThroughput" (the resource bound) is
     recorded beside it.
 
+ZUC kernels (names lanes_<target>, source generated/src/zuc_lanes_<target>.c)
+are modelled the same way: ZUC_LANES_<TARGET>_LANES gives the lanes per call,
+and the marks enclose the whole body of zuc_lanes_<target>_keystream_block,
+straight-line code for 16 rounds that makes 64 keystream bytes per lane, so
+
+    cycles per byte  = cycles per call / (64 x lanes)
+
+(the function's few instructions outside the marks counted as the "rest").
+ZUC-128 and ZUC-256 share this kernel; its record is filed under cipher
+"zuc256", mode "keystream".
+
 Usage:
     python3 harness/mca_model.py [--json build/mca.json] [--cpu icelake-server]
         [--cpu znver3] [IMPL ...]          (default: byteslice_avx512_gfni
                                             byteslice_avx2_gfni)
 
 Output: a markdown table on stdout and, with --json, a list of records
-{cipher, impl: "ours", name, strategy, target, mode: "kernel", msg_bytes,
-lanes, modelled: true, cpu_model, cpb, cycles_per_batch, batch_bytes, ...}
+{cipher, impl: "ours", name, strategy, target, mode: "kernel" (ZUC:
+"keystream"), msg_bytes, lanes, modelled: true, cpu_model, cpb,
+cycles_per_batch, batch_bytes, ...}
 that harness/report.py appends to the benchmark report, labelled
 "modelled (llvm-mca <cpu>)".  A CPU model that lacks an instruction the
 kernel uses (znver3 has no GFNI or AVX-512; asked of the compiler's
@@ -85,15 +97,41 @@ def split_impl(name):
     return strategy, target
 
 
+ZUC_BLOCK_BYTES = 64  # keystream bytes per lane per keystream_block call
+
+
+def is_zuc(name):
+    """ZUC kernels are named lanes_<target>; SM4 ones <strategy>_<target>."""
+    return name.startswith("lanes_")
+
+
+def source_stem(name):
+    """'byteslice_avx2_gfni' -> 'sm4_byteslice_avx2_gfni', 'lanes_avx2_vaes' ->
+    'zuc_lanes_avx2_vaes': the generated C file's and object's name."""
+    return ("zuc_" if is_zuc(name) else "sm4_") + name
+
+
+def define(macro, text):
+    m = re.search(r"^\s*#\s*define\s+" + re.escape(macro) + r"\s+\(?\s*(\d+)", text, re.M)
+    return int(m.group(1)) if m else None
+
+
+def zuc_kernel_params(c_text, name):
+    """Lanes per call read from the generated ZUC C (ZUC_LANES_<TARGET>_LANES):
+    a dict with lanes, batch_bytes (64 per lane), and rounds =
+    rounds_per_iteration = 16 (the call is one straight-line block)."""
+    macro = "ZUC_" + name.upper() + "_LANES"
+    lanes = define(macro, c_text)
+    if lanes is None:
+        raise ValueError(f"{macro} not found in the C file")
+    return {"lanes": lanes, "batch_bytes": ZUC_BLOCK_BYTES * lanes, "rounds": 16,
+            "rounds_per_iteration": 16}
+
+
 def kernel_params(c_text, name, sm4_h_text=None):
     """Batch size and loop shape read from the generated C: a dict with
     batch_blocks, rounds_per_iteration, rounds."""
     prefix = "SM4_" + name.upper()
-
-    def define(macro, text):
-        m = re.search(r"^\s*#\s*define\s+" + re.escape(macro) + r"\s+\(?\s*(\d+)", text, re.M)
-        return int(m.group(1)) if m else None
-
     batch = define(prefix + "_BATCH_BLOCKS", c_text)
     per_iter = define(prefix + "_ROUNDS_PER_ITERATION", c_text)
     rounds = define("SM4_ROUNDS", sm4_h_text or "") or define("SM4_ROUNDS", c_text) or 32
@@ -104,9 +142,10 @@ def kernel_params(c_text, name, sm4_h_text=None):
 
 def makefile_flags(makefile_text, name, target):
     """The kernel's flags as generated/Makefile compiles it: a target-specific
-    assignment `$(BUILD)/sm4_<name>.o: TARGET_FLAGS = ...`, or a variable
+    assignment `$(BUILD)/sm4_<name>.o: TARGET_FLAGS = ...` (ZUC:
+    zuc_lanes_<target>.o), or a variable
     FLAGS_<target> / CFLAGS_<target> / <target>_FLAGS.  None if absent."""
-    patterns = (rf"sm4_{re.escape(name)}\.o\s*:\s*TARGET_FLAGS\s*:?=\s*(.*)$",
+    patterns = (rf"\b{re.escape(source_stem(name))}\.o\s*:\s*TARGET_FLAGS\s*:?=\s*(.*)$",
                 rf"^\s*(?:C?FLAGS|TARGET_FLAGS)_{re.escape(target)}\s*:?=\s*(.*)$",
                 rf"^\s*{re.escape(target)}_C?FLAGS\s*:?=\s*(.*)$")
     for pattern in patterns:
@@ -232,7 +271,7 @@ def loops(lines):
     return found
 
 
-def cut_kernel(asm):
+def cut_kernel(asm, function=None):
     """Finds the batch function and splits it into the code run once per
     iteration of the round loop (`body`) and the rest.
 
@@ -248,11 +287,18 @@ def cut_kernel(asm):
          round, and it runs once per batch;
       4. no markers: the largest loop of the function named *_batch.
 
+    function: look only at the function of that name (or a clone of it,
+    name.isra.0 and the like) rather than the first one with markers.
+
     Returns a dict: function, body and rest (instruction lines), loop (True
     when the body runs rounds/rounds_per_iteration times per batch), marked
     (True if markers were found), regions (how many marked regions).
     """
     funcs = functions(asm)
+    if function is not None:
+        funcs = {n: l for n, l in funcs.items() if n == function or n.startswith(function + ".")}
+        if not funcs:
+            raise ValueError(f"no function {function} in the assembly")
     chosen = None
     for name, lines in funcs.items():
         span = marked_span(lines)
@@ -393,7 +439,7 @@ def model_cycles(cut, params, cpu, mca_runner=run_mca):
         raise RuntimeError("llvm-mca gave no summary for the loop body")
     rest_cycles = rest["cycles_per_iteration"] if rest else 0.0
     cycles = body["cycles_per_iteration"] * iters + rest_cycles
-    batch_bytes = params["batch_blocks"] * 16
+    batch_bytes = params.get("batch_bytes") or params["batch_blocks"] * 16
     return {
         "cycles_per_batch": cycles,
         "batch_bytes": batch_bytes,
@@ -408,27 +454,47 @@ def model_cycles(cut, params, cpu, mca_runner=run_mca):
 
 
 def model_impl(name, cpus, generated_dir, cc="gcc"):
-    """Records (one per CPU model) for one kernel."""
+    """Records (one per CPU model) for one kernel (SM4 <strategy>_<target> or
+    ZUC lanes_<target>)."""
     strategy, target = split_impl(name)
-    src = os.path.join(generated_dir, "src", f"sm4_{name}.c")
+    zuc = is_zuc(name)
+    src = os.path.join(generated_dir, "src", source_stem(name) + ".c")
     with open(src, encoding="utf-8") as f:
         c_text = f.read()
-    sm4_h = os.path.join(generated_dir, "include", "sm4.h")
-    sm4_h_text = open(sm4_h, encoding="utf-8").read() if os.path.exists(sm4_h) else None
-    params = kernel_params(c_text, name, sm4_h_text)
+    if zuc:
+        params = zuc_kernel_params(c_text, name)
+    else:
+        sm4_h = os.path.join(generated_dir, "include", "sm4.h")
+        sm4_h_text = open(sm4_h, encoding="utf-8").read() if os.path.exists(sm4_h) else None
+        params = kernel_params(c_text, name, sm4_h_text)
     flags = target_flags(name, target, generated_dir)
     asm = compile_to_asm(src, flags, [os.path.join(generated_dir, "include"),
                                       os.path.join(generated_dir, "src")], cc)
-    cut = cut_kernel(asm)
-    base = {
-        "cipher": "sm4", "impl": "ours", "name": name, "strategy": strategy, "target": target,
-        "mode": "kernel", "msg_bytes": params["batch_blocks"] * 16,
-        "lanes": params["batch_blocks"], "modelled": True, "emulated": False,
+    if zuc:
+        cut = cut_kernel(asm, function=f"zuc_{name}_keystream_block")
+        if not cut["marked"] or cut["loop"]:
+            raise ValueError(f"zuc_{name}_keystream_block: expected one marked straight-line "
+                             f"block (markers: {cut['marked']}, loop: {cut['loop']})")
+        base = {
+            "cipher": "zuc256", "impl": "ours", "name": name, "strategy": strategy,
+            "target": target, "mode": "keystream", "msg_bytes": params["batch_bytes"],
+            "lanes": params["lanes"], "bytes_per_lane": ZUC_BLOCK_BYTES,
+            "note": "keystream_block kernel, the same for ZUC-128 and ZUC-256",
+        }
+    else:
+        cut = cut_kernel(asm)
+        base = {
+            "cipher": "sm4", "impl": "ours", "name": name, "strategy": strategy,
+            "target": target, "mode": "kernel", "msg_bytes": params["batch_blocks"] * 16,
+            "lanes": params["batch_blocks"],
+        }
+    base.update({
+        "modelled": True, "emulated": False,
         "rounds_per_iteration": params["rounds_per_iteration"],
         "loop_kept": cut["loop"], "markers": cut["marked"], "marked_regions": cut["regions"],
         "function": cut["function"],
         "compiler": f"{cc} -O3 {' '.join(flags)}", "mca_iterations": ITERATIONS,
-    }
+    })
     records = []
     for cpu in cpus:
         rec = dict(base, cpu_model=cpu, cpb=None, gbps=None)
@@ -464,7 +530,7 @@ def markdown(records):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("impls", nargs="*", default=list(DEFAULT_IMPLS),
-                    help="kernel names, e.g. byteslice_avx512_gfni")
+                    help="kernel names, e.g. byteslice_avx512_gfni, lanes_avx512_gfni (ZUC)")
     ap.add_argument("--cpu", action="append", help=f"llvm-mca -mcpu (default: {DEFAULT_CPUS})")
     ap.add_argument("--json", help="write the records here")
     ap.add_argument("--generated", default=os.path.join(REPO, "generated"))

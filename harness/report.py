@@ -8,8 +8,9 @@ Usage::
 
 `build/bench --json FILE` runs this itself (FILE.md, FILE.png) and the
 markdown is printed on stdout.  Records from `harness/mca_model.py` (llvm-mca
-static model, ``"modelled": true``) are appended as a separate, clearly
-labelled section; they are read from ``--mca`` or, by default, from
+static model, ``"modelled": true``) are added as a separate, clearly
+labelled table at the end of their cipher's section (the ZUC keystream
+kernel, shared by ZUC-128 and ZUC-256, is filed under zuc256); they are read from ``--mca`` or, by default, from
 ``mca.json`` next to the bench JSON when that file exists.
 
 Records (one per subject x mode x message size) carry at least: cipher,
@@ -300,18 +301,27 @@ def render_mode_tables(records):
     return "\n\n".join(parts)
 
 
-def render_modelled(records, bench_records=()):
-    """The llvm-mca figures, labelled as modelled, beside the measured c/B of
-    the same kernel (ECB encryption at the headline size) when there is one."""
+def compared_mode(rec):
+    """The measured mode a modelled record is set beside: SM4 kernels (mode
+    "kernel") with ECB encryption, others (ZUC "keystream") with their own."""
+    mode = rec.get("mode")
+    return "ecb-enc" if mode in (None, "kernel") else mode
+
+
+def render_modelled(records, bench_records=(), cipher=None):
+    """The llvm-mca figures of one cipher, labelled as modelled, beside the
+    measured c/B of the same kernel (SM4: ECB encryption; ZUC: keystream; at
+    the headline size) when there is one."""
     recs = modelled(records)
     if not recs:
         return ""
     bench = lookup(measured(bench_records))
     hsize = headline_size(measured(bench_records)) if bench_records else None
+    modes = sorted({compared_mode(r) for r in recs})
     rows = []
     for r in sorted(recs, key=lambda r: (subject_label(r), r.get("cpu_model", ""))):
         label = subject_label(r)
-        meas = bench.get((label, "ecb-enc", hsize)) if hsize else None
+        meas = bench.get((label, compared_mode(r), hsize)) if hsize else None
         # A CPU model that lacks the kernel's instructions gives no figure: say why.
         cpb = fmt_num(r.get("cpb")) if r.get("cpb") is not None else r.get("error", "–")
         rows.append([
@@ -323,11 +333,18 @@ def render_modelled(records, bench_records=()):
             fmt_num(meas and meas.get("cpb")),
         ])
     header = ["kernel", "source", "c/B (modelled)", "cycles / batch", "bytes / batch",
-              f"c/B measured here (ecb-enc, {fmt_size(hsize) if hsize else '–'})"]
-    note = ("Static throughput model of the kernel's round loop (plus transposition where "
-            "modelled), from `harness/mca_model.py`; not a measurement.")
-    return ("### Modelled figures (not measured)\n\n" + note + "\n\n"
-            + md_table(header, rows, "llrrrr"))
+              f"c/B measured here ({', '.join(modes)}, {fmt_size(hsize) if hsize else '–'})"]
+    if cipher in (None, "sm4"):
+        title = "### Modelled figures (not measured)"
+        note = ("Static throughput model of the kernel's round loop (plus transposition where "
+                "modelled), from `harness/mca_model.py`; not a measurement.")
+    else:
+        title = f"### {cipher_info(cipher).title} modelled figures (not measured)"
+        note = ("Static throughput model of one keystream_block call (16 rounds, 64 bytes per "
+                "lane) from `harness/mca_model.py`; not a measurement.")
+        if cipher.startswith("zuc"):
+            note += " ZUC-128 and ZUC-256 share this kernel."
+    return title + "\n\n" + note + "\n\n" + md_table(header, rows, "llrrrr")
 
 
 def render_intro(records):
@@ -359,17 +376,21 @@ def render_intro(records):
 def render_markdown(records, mca_records=()):
     """The whole report as one markdown string: a section per cipher."""
     meas = measured(records)
+    model = modelled(list(mca_records) + list(records))
     parts = []
-    for cipher in ciphers_of(meas) or ["sm4"]:
+    sections = ciphers_of(meas) or ["sm4"]
+    for cipher in sections:
         mine = of_cipher(meas, cipher)
         parts.append(f"## {cipher_info(cipher).title} throughput")
         if mine:
             parts.append(render_intro(mine))
         parts.append(render_headline(mine))
         parts.append(render_mode_tables(mine))
-    model = render_modelled(list(mca_records) + modelled(records), of_cipher(meas, "sm4"))
-    if model:
-        parts.append(model)
+        parts.append(render_modelled(of_cipher(model, cipher), mine, cipher))
+    # Modelled kernels of a cipher with no measurements: their own sections.
+    for cipher in ciphers_of(model):
+        if cipher not in sections:
+            parts.append(render_modelled(of_cipher(model, cipher), (), cipher))
     return "\n\n".join(p for p in parts if p) + "\n"
 
 

@@ -254,6 +254,73 @@ def test_makefile_flags():
     assert mca_model.makefile_flags(mk, "wordslice_avx2_aesni", "avx2_aesni") is None
 
 
+def test_zuc_names_params_and_flags():
+    assert mca_model.is_zuc("lanes_avx512_gfni") and not mca_model.is_zuc("byteslice_avx2_gfni")
+    assert mca_model.source_stem("lanes_avx2_vaes") == "zuc_lanes_avx2_vaes"
+    assert mca_model.source_stem("byteslice_avx2_vaes") == "sm4_byteslice_avx2_vaes"
+    assert mca_model.split_impl("lanes_avx512_gfni") == ("lanes", "avx512_gfni")
+    c = "#define ZUC_LANES_AVX512_GFNI_LANES 16\n"
+    p = mca_model.zuc_kernel_params(c, "lanes_avx512_gfni")
+    assert p["lanes"] == 16 and p["batch_bytes"] == 64 * 16
+    with pytest.raises(ValueError):
+        mca_model.zuc_kernel_params(c, "lanes_avx2_vaes")
+    mk = ("$(BUILD)/sm4_byteslice_avx2_vaes.o: TARGET_FLAGS = -mavx2 -maes -mvaes\n"
+          "$(BUILD)/zuc_lanes_avx2_vaes.o: TARGET_FLAGS = -mavx2 -maes -mvaes -mfoo\n"
+          "$(BUILD)/zuc_lanes_avx512_gfni.o: TARGET_FLAGS = -mavx512f -mgfni\n")
+    assert mca_model.makefile_flags(mk, "lanes_avx2_vaes", "avx2_vaes")[-1] == "-mfoo"
+    assert mca_model.makefile_flags(mk, "byteslice_avx2_vaes", "avx2_vaes")[-1] == "-mvaes"
+    assert mca_model.makefile_flags(mk, "lanes_avx512_gfni", "avx512_gfni") == ["-mavx512f",
+                                                                                "-mgfni"]
+    assert mca_model.makefile_flags(mk, "lanes_avx2_gfni", "avx2_gfni") is None
+
+
+# Two marked functions, as in zuc_lanes_*.c: init_rounds (a loop) and the
+# straight-line keystream_block that the ZUC model wants.
+ASM_ZUC = """\
+\t.type\tzuc_lanes_x_init_rounds, @function
+zuc_lanes_x_init_rounds:
+\txorl\t%eax, %eax
+.L3:
+\t# LLVM-MCA-BEGIN loop_r
+\tvpxord\t%zmm0, %zmm1, %zmm2
+\t# LLVM-MCA-END loop_r
+\taddq\t$1, %rax
+\tcmpq\t$2, %rax
+\tjne\t.L3
+\tret
+\t.size\tzuc_lanes_x_init_rounds, .-zuc_lanes_x_init_rounds
+\t.type\tzuc_lanes_x_keystream_block, @function
+zuc_lanes_x_keystream_block:
+\tpushq\t%rbp
+\t# LLVM-MCA-BEGIN keystream_block
+\tvmovdqu64\t(%rdi), %zmm0
+\tvgf2p8affineqb\t$0, %zmm1, %zmm0, %zmm0
+\tvmovdqu64\t%zmm0, (%rsi)
+\t# LLVM-MCA-END keystream_block
+\tpopq\t%rbp
+\tvzeroupper
+\tret
+\t.size\tzuc_lanes_x_keystream_block, .-zuc_lanes_x_keystream_block
+"""
+
+
+def test_cut_kernel_picks_the_named_zuc_function():
+    assert mca_model.cut_kernel(ASM_ZUC)["function"] == "zuc_lanes_x_init_rounds"
+    cut = mca_model.cut_kernel(ASM_ZUC, function="zuc_lanes_x_keystream_block")
+    assert cut["function"] == "zuc_lanes_x_keystream_block"
+    assert cut["marked"] and not cut["loop"] and cut["regions"] == 1
+    assert len(cut["body"]) == 3 and any("vgf2p8affineqb" in l for l in cut["body"])
+    assert cut["rest"] == ["\tpushq\t%rbp", "\tpopq\t%rbp", "\tvzeroupper"]
+    with pytest.raises(ValueError):
+        mca_model.cut_kernel(ASM_ZUC, function="zuc_lanes_y_keystream_block")
+    # One call is one "iteration"; c/B over 64 bytes x lanes.
+    m = mca_model.model_cycles(cut, {"lanes": 16, "batch_bytes": 1024, "rounds": 16,
+                                     "rounds_per_iteration": 16}, "icelake-server",
+                               mca_runner=lambda text, cpu: MCA_SAMPLE)
+    assert m["iterations_per_batch"] == 1 and m["batch_bytes"] == 1024
+    assert m["cpb"] == pytest.approx((2.03 + 1.10) / 1024)
+
+
 # GCC-style assembly: the markers inside the round loop (the generated
 # kernels' convention), the loop kept.
 ASM_INSIDE = """\
@@ -501,3 +568,33 @@ def test_plot_with_zuc(tmp_path):
     report.plot(synthetic() + zuc_synthetic(), str(png))
     data = png.read_bytes()
     assert len(data) > 1000 and data[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def zuc_modelled_records():
+    return [{"cipher": "zuc256", "impl": "ours", "name": "lanes_fast", "strategy": "lanes",
+             "target": "fast", "mode": "keystream", "msg_bytes": 1024, "lanes": 16,
+             "modelled": True, "cpu_model": "icelake-server", "cpb": 0.57,
+             "cycles_per_batch": 588.4, "batch_bytes": 1024}]
+
+
+def test_zuc_modelled_row_in_the_zuc256_section():
+    recs = synthetic() + zuc_synthetic()
+    for r in zuc_synthetic():
+        if r["name"] == "lanes_fast" and r["mode"] == "enc":
+            recs.append(dict(r, mode="keystream", gbps=48.0, cpb=0.5))
+    md = report.render_markdown(recs, modelled_records() + zuc_modelled_records())
+    sm4, rest = md.split("## ZUC-128 throughput")
+    zuc128, zuc256 = rest.split("## ZUC-256 throughput")
+    assert "### Modelled figures (not measured)" in sm4 and "lanes_fast" not in sm4.split(
+        "### Modelled figures")[1]
+    assert "modelled" not in zuc128.lower()
+    assert "### ZUC-256 modelled figures (not measured)" in zuc256
+    assert "ZUC-128 and ZUC-256 share this kernel" in zuc256
+    assert "c/B measured here (keystream, 4 KiB)" in zuc256
+    cells = table_line(md, "## ZUC-256 throughput", "| `lanes_fast` | modelled")
+    assert cells == ["`lanes_fast`", "modelled (llvm-mca icelake-server)", "0.57", "588.4",
+                     "1024", "0.50"]
+    # Without ZUC measurements the modelled row still gets a ZUC-256 section.
+    md = report.render_markdown(synthetic(), zuc_modelled_records())
+    assert "### ZUC-256 modelled figures (not measured)" in md
+    assert "modelled (llvm-mca icelake-server)" in md
