@@ -1,4 +1,5 @@
-"""The build files of generated/ (Makefile, CMakeLists.txt) over every cipher's
+"""The build files of generated/ (Makefile, CMakeLists.txt) and the headers all
+ciphers share (kc_x86.h, kc_wipe.h), over every cipher's
 sources: libkcrypt.a from the native ones, libkcrypt_emulated.a from each
 cipher's SIMDe unit.  Each cipher's emitter lists its sources; this module
 only renders them, so adding a cipher adds a list, not a build rule."""
@@ -38,4 +39,7 @@ def files(ciphers):
         "Makefile": render("Makefile.j2", provenance_make=make_prov, native_files=native,
                            emulated_units=[c.emulated for c in ciphers], emulation_flags=EMULATION_FLAGS),
         "CMakeLists.txt": render("CMakeLists.txt.j2", provenance_make=make_prov, native_files=native),
+        # Headers every cipher's sources share.
+        "src/kc_x86.h": render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"])),
+        "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
     }

@@ -76,7 +76,6 @@ def files(options=Options()):
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     impls = impl_names()
     out["include/sm4.h"] = render("sm4.h.j2", provenance=c_prov, impls=impls + ["reference_scalar"])
-    out["src/kc_x86.h"] = render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"]))
     out["src/sm4_internal.h"] = render("sm4_internal.h.j2", provenance=c_prov,
                                        max_batch_bytes=max(batches) * sm4.BLOCK_BYTES)
     out["src/sm4_core.c"] = render(

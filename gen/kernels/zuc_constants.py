@@ -51,16 +51,6 @@ def s0_nibble_tables():
     return S0NibbleTables(bytes(zuc.P1), bytes(zuc.P2), bytes(zuc.P3), folded, t_shift)
 
 
-@lru_cache(maxsize=None)
-def s0_rotation_matrix():
-    """rotl8(x, 5) as an 8x8 bit matrix (for one gf2p8affineqb on GFNI targets)."""
-    return BitMatrix.from_function(lambda x: rotl(x, zuc.S0_ROTATION, 8), 8, 8)
-
-
-def s0_rotation_gfni_qword():
-    return gfni_qword(s0_rotation_matrix())
-
-
 def s1_matrix():
     return BitMatrix(zuc.S1_MATRIX_ROWS, 8)
 

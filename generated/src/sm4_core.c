@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sm4.h"
+#include "kc_wipe.h"
 #include "sm4_internal.h"
 
 /* ---- key set-up ---------------------------------------------------------- */
@@ -101,16 +102,10 @@ void sm4_set_key(sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES])
         for (int i = 0; i < SM4_ROUNDS; i++)
             for (int j = 0; j < 4; j++)
                 key->rk_sliced[d][i][j] = 0x01010101u * sliced_byte((uint8_t)(key->rk[d][i] >> (24 - 8 * j)));
-    sm4_wipe(k, sizeof k);
+    kc_wipe(k, sizeof k);
 }
 
 /* ---- kernels' common driver ------------------------------------------------ */
-
-void sm4_wipe(void *p, size_t n)
-{
-    memset(p, 0, n);
-    __asm__ volatile("" : : "r"(p) : "memory"); /* the stores may not be dropped as dead */
-}
 
 void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk, const uint8_t *in,
                      uint8_t *out, size_t nblocks)
@@ -125,7 +120,7 @@ void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk,
         memset(buf + bytes, 0, batch_bytes - bytes);
         batch(rk, buf, buf);
         memcpy(out, buf, bytes);
-        sm4_wipe(buf, batch_bytes);
+        kc_wipe(buf, batch_bytes);
     }
 }
 
@@ -254,7 +249,7 @@ static void cbc_encrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t 
         impl->crypt_blocks(key, SM4_ENCRYPT, chain, chain, 1);
         memcpy(out, chain, SM4_BLOCK_BYTES);
     }
-    sm4_wipe(chain, sizeof chain);
+    kc_wipe(chain, sizeof chain);
 }
 
 static void cbc_decrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, const uint8_t *in,
@@ -290,8 +285,8 @@ static void ctr_crypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *i
         xor_bytes(out, in, stream, bytes);
         in += bytes, out += bytes, len -= bytes;
     }
-    sm4_wipe(stream, used);
-    sm4_wipe(&ctr, sizeof ctr);
+    kc_wipe(stream, used);
+    kc_wipe(&ctr, sizeof ctr);
 }
 
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,

@@ -29,7 +29,5 @@ int sm4_emulation_host_supported(void);
 /* Appends an implementation to the registry (used by sm4_register_emulated). */
 void sm4_impl_register(const sm4_impl *impl);
 
-/* Overwrites a buffer in a way the compiler may not drop. */
-void sm4_wipe(void *p, size_t n);
 
 #endif /* KC_SM4_INTERNAL_H */

@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "kc_wipe.h"
 #include "zuc.h"
 #include "zuc_internal.h"
 
@@ -41,13 +42,6 @@ const char *zuc_strerror(int status)
         return "NULL pointer where data is needed, bad MAC method, or a kernel with too many lanes";
     }
     return "unknown status";
-}
-
-/* Overwrites a buffer in a way the compiler may not drop. */
-static void zuc_wipe(void *p, size_t n)
-{
-    memset(p, 0, n);
-    __asm__ volatile("" : : "r"(p) : "memory");
 }
 
 static uint32_t load_be32(const uint8_t *p)
@@ -200,7 +194,7 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
         s[13] = cell256(k[13], d[13], iv[15], iv[8]);
         s[14] = cell256(k[14], d[14] | (k[31] >> 4), iv[16], iv[9]);
         s[15] = cell256(k[15], d[15] | (k[31] & 0x0f), k[30], k[29]);
-        zuc_wipe(iv, sizeof iv);
+        kc_wipe(iv, sizeof iv);
     }
     st->r1 = st->r2 = 0;
 }
@@ -380,7 +374,7 @@ int zuc_init(zuc_state *st, zuc_variant variant, const uint8_t *key, size_t key_
         lane_put(state, impl->lanes, j, st);
     impl->init_rounds(state);
     lane_get(state, impl->lanes, 0, st);
-    zuc_wipe(state, sizeof state);
+    kc_wipe(state, sizeof state);
     return ZUC_OK;
 }
 
@@ -399,8 +393,8 @@ void zuc_keystream(zuc_state *st, uint32_t *words, size_t n)
                 words[r] = load_be32(ks + 4 * r);
         }
         lane_get(state, impl->lanes, 0, st);
-        zuc_wipe(state, sizeof state);
-        zuc_wipe(ks, sizeof ks);
+        kc_wipe(state, sizeof state);
+        kc_wipe(ks, sizeof ks);
     }
     for (size_t r = 0; r < n % ZUC_BLOCK_WORDS; r++)
         words[r] = zuc_scalar_round(st, 0, sbox_pair_ct);
@@ -482,7 +476,7 @@ static void batch_start(zuc_batch *b, const zuc_impl *impl, zuc_variant variant,
         load_state(&st, variant, j < used ? keys[j] : zero, j < used ? ivs[j] : zero, iv_len, tag_bits);
         lane_put(b->state, impl->lanes, j, &st);
     }
-    zuc_wipe(&st, sizeof st);
+    kc_wipe(&st, sizeof st);
     impl->init_rounds(b->state);
 }
 
@@ -507,9 +501,9 @@ static void batch_drop(zuc_batch *b, size_t word)
 
 static void batch_wipe(zuc_batch *b)
 {
-    zuc_wipe(b->state, sizeof b->state);
-    zuc_wipe(b->block, sizeof b->block);
-    zuc_wipe(b->rows, b->used * sizeof b->rows[0]);
+    kc_wipe(b->state, sizeof b->state);
+    kc_wipe(b->block, sizeof b->block);
+    kc_wipe(b->rows, b->used * sizeof b->rows[0]);
 }
 
 static unsigned batch_size(const zuc_impl *impl, size_t n, size_t first)
@@ -639,7 +633,7 @@ static uint64_t message_chunk(const mac_job *job, unsigned j, size_t c)
         memcpy(buf, job->msg[j] + 8 * c, (have + 7) / 8);
     const uint64_t keep = have ? ~(uint64_t)0 << (64 - have) : 0;
     const uint64_t v = (load_be64(buf) & keep) | (uint64_t)1 << (63 - have);
-    zuc_wipe(buf, sizeof buf);
+    kc_wipe(buf, sizeof buf);
     return v;
 }
 
@@ -822,8 +816,8 @@ static void fold_compare(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
                         const uint32_t window = k[u + w][j] << i | k[u + w + 1][j] >> 1 >> (31 - i);
                         job->window[w][j] ^= mask & window;
                     }
-        zuc_wipe(m, sizeof m);
-        zuc_wipe(k, sizeof k);
+        kc_wipe(m, sizeof m);
+        kc_wipe(k, sizeof k);
     }
 }
 
@@ -897,7 +891,7 @@ static void mac_finish(const mac_job *job, unsigned j, int clmul, uint8_t *tag)
     }
     for (unsigned w = 0; w < job->tag_words; w++)
         store_be32(tag + 4 * w, t[w] ^ job->extra[j][w]);
-    zuc_wipe(t, sizeof t);
+    kc_wipe(t, sizeof t);
 }
 
 int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant variant, size_t n,
@@ -931,7 +925,7 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
         for (unsigned j = 0; j < used; j++)
             mac_finish(&job, j, fold != fold_compare, tags[first + j]);
         batch_wipe(&b);
-        zuc_wipe(&job, sizeof job);
+        kc_wipe(&job, sizeof job);
     }
     return ZUC_OK;
 }
