@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "sm4.h"
+#include "kc_modes.h"
 #include "kc_wipe.h"
 #include "sm4_internal.h"
 
@@ -192,101 +193,20 @@ static const sm4_impl *best_serial(void)
     return pick;
 }
 
-/* ---- modes ------------------------------------------------------------------- */
+/* ---- modes (kc_modes.h) ------------------------------------------------------ */
 
 /* Blocks per chunk in CBC decryption and CTR: a multiple of every batch. */
 #define SM4_CHUNK_BLOCKS (SM4_MAX_BATCH_BYTES / SM4_BLOCK_BYTES * 4)
 
-/* dst = a ^ b, eight bytes at a time (dst may equal a). */
-static void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        x ^= y;
-        memcpy(dst + i, &x, 8);
-    }
-    for (; i < n; i++)
-        dst[i] = a[i] ^ b[i];
-}
+typedef struct sm4_bound {
+    const sm4_impl *impl;
+    const sm4_key *key;
+} sm4_bound;
 
-/* The 16-byte counter block as one big-endian 128-bit integer, in two halves. */
-typedef struct { uint64_t hi, lo; } counter128;
-
-static uint64_t load_be64(const uint8_t *p)
+static void sm4_bound_crypt(const void *bound, int encrypt, const uint8_t *in, uint8_t *out, size_t nblocks)
 {
-    return (uint64_t)load_be32(p) << 32 | load_be32(p + 4);
-}
-
-/* Writes counter blocks ctr, ctr+1, ... and advances ctr; the carry into the
- * high half is computed without a branch (the IV may be secret).  x86 is
- * little-endian: a byte swap gives the big-endian halves. */
-static void counter_blocks(counter128 *ctr, uint8_t *out, size_t n)
-{
-    uint64_t hi = ctr->hi, lo = ctr->lo;
-    for (size_t i = 0; i < n; i++, out += SM4_BLOCK_BYTES) {
-        const uint64_t be_hi = __builtin_bswap64(hi), be_lo = __builtin_bswap64(lo);
-        memcpy(out, &be_hi, 8);
-        memcpy(out + 8, &be_lo, 8);
-        lo += 1;
-        /* Opaque to the optimiser, so it cannot split the loop on the
-         * counter's value (GCC otherwise branches on "will lo wrap?"). */
-        __asm__("" : "+r"(lo));
-        hi += ((lo | (0 - lo)) >> 63) ^ 1; /* 1 exactly when lo wrapped to 0 */
-    }
-    ctr->hi = hi, ctr->lo = lo;
-}
-
-static void cbc_encrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, const uint8_t *in,
-                        uint8_t *out, size_t nblocks)
-{
-    uint8_t chain[SM4_BLOCK_BYTES];
-    memcpy(chain, iv, SM4_BLOCK_BYTES);
-    for (size_t i = 0; i < nblocks; i++, in += SM4_BLOCK_BYTES, out += SM4_BLOCK_BYTES) {
-        xor_bytes(chain, chain, in, SM4_BLOCK_BYTES);
-        impl->crypt_blocks(key, SM4_ENCRYPT, chain, chain, 1);
-        memcpy(out, chain, SM4_BLOCK_BYTES);
-    }
-    kc_wipe(chain, sizeof chain);
-}
-
-static void cbc_decrypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, const uint8_t *in,
-                        uint8_t *out, size_t nblocks)
-{
-    uint8_t prev[SM4_BLOCK_BYTES];
-    static _Thread_local uint8_t saved[SM4_CHUNK_BLOCKS * SM4_BLOCK_BYTES];
-    memcpy(prev, iv, SM4_BLOCK_BYTES);
-    while (nblocks) {
-        size_t n = nblocks < SM4_CHUNK_BLOCKS ? nblocks : SM4_CHUNK_BLOCKS;
-        size_t bytes = n * SM4_BLOCK_BYTES;
-        memcpy(saved, in, bytes); /* in may equal out */
-        impl->crypt_blocks(key, SM4_DECRYPT, in, out, n);
-        xor_bytes(out, out, prev, SM4_BLOCK_BYTES);
-        xor_bytes(out + SM4_BLOCK_BYTES, out + SM4_BLOCK_BYTES, saved, bytes - SM4_BLOCK_BYTES);
-        memcpy(prev, saved + bytes - SM4_BLOCK_BYTES, SM4_BLOCK_BYTES);
-        in += bytes, out += bytes, nblocks -= n;
-    }
-}
-
-static void ctr_crypt(const sm4_impl *impl, const sm4_key *key, const uint8_t *iv, const uint8_t *in,
-                      uint8_t *out, size_t len)
-{
-    static _Thread_local uint8_t stream[SM4_CHUNK_BLOCKS * SM4_BLOCK_BYTES];
-    counter128 ctr = {load_be64(iv), load_be64(iv + 8)};
-    const size_t used = len < sizeof stream ? (len + SM4_BLOCK_BYTES - 1) / SM4_BLOCK_BYTES * SM4_BLOCK_BYTES
-                                            : sizeof stream;
-    while (len) {
-        size_t bytes = len < sizeof stream ? len : sizeof stream;
-        size_t n = (bytes + SM4_BLOCK_BYTES - 1) / SM4_BLOCK_BYTES;
-        counter_blocks(&ctr, stream, n);
-        impl->crypt_blocks(key, SM4_ENCRYPT, stream, stream, n);
-        xor_bytes(out, in, stream, bytes);
-        in += bytes, out += bytes, len -= bytes;
-    }
-    kc_wipe(stream, used);
-    kc_wipe(&ctr, sizeof ctr);
+    const sm4_bound *b = bound;
+    b->impl->crypt_blocks(b->key, encrypt ? SM4_ENCRYPT : SM4_DECRYPT, in, out, nblocks);
 }
 
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
@@ -302,18 +222,21 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
         return SM4_ERR_NO_IMPL;
     if (mode != SM4_MODE_CTR && len % SM4_BLOCK_BYTES)
         return SM4_ERR_LENGTH;
+    static _Thread_local uint8_t scratch[SM4_CHUNK_BLOCKS * SM4_BLOCK_BYTES];
+    const sm4_bound bound = {impl, key};
+    const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS};
     switch (mode) {
     case SM4_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / SM4_BLOCK_BYTES);
         return SM4_OK;
     case SM4_MODE_CBC:
         if (dir == SM4_ENCRYPT)
-            cbc_encrypt(impl, key, iv, in, out, len / SM4_BLOCK_BYTES);
+            kc_cbc_encrypt(&cipher, iv, in, out, len / SM4_BLOCK_BYTES);
         else
-            cbc_decrypt(impl, key, iv, in, out, len / SM4_BLOCK_BYTES);
+            kc_cbc_decrypt(&cipher, iv, in, out, len / SM4_BLOCK_BYTES);
         return SM4_OK;
     case SM4_MODE_CTR:
-        ctr_crypt(impl, key, iv, in, out, len);
+        kc_ctr_crypt(&cipher, iv, in, out, len);
         return SM4_OK;
     }
     return SM4_ERR_NO_IMPL;
