@@ -1,0 +1,123 @@
+"""The uBlock part of generated/: public header, core (vectorized key
+schedule, key forms, modes, dispatch), scalar reference, one kernel file per
+strategy x target holding every variant and both directions, SIMDe bundle."""
+
+import inspect
+
+from ..backends import SIMD_TARGETS
+from ..backends.x86_c import function_body
+from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
+from ..linalg.shuffle import inverse_permutation
+from ..specs import ublock
+from .build_files import CipherSources, EmulatedUnit, SourceFile
+from .render import provenance, render
+
+STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
+# Dispatch order, fastest first: nibble slicing beats the register method on
+# every target, and the wider the vectors the faster.
+TARGET_ORDER = ("avx512", "avx2", "ssse3")
+KEY_GETTERS = {"folded_sboxes": "ublock_folded", "register_image": "ublock_image"}
+DIRECTIONS = ("encrypt", "decrypt")
+SPEC_SOURCES = ["gen/specs/ublock.py"]
+
+
+def variants():
+    """Per variant: C names, sizes, rounds, in the order of the ublock_variant enum."""
+    out = []
+    for (n, k), rounds in ublock.VARIANTS.items():
+        out.append(dict(name=f"ublock{n}_{k}", enum=f"UBLOCK_{n}_{k}", block_bits=n, key_bits=k, rounds=rounds,
+                        block_bytes=n // 8, key_bytes=k // 8))
+    return out
+
+
+def impl_names():
+    """Registry order, fastest first; the reference last."""
+    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER] + ["reference_scalar"]
+
+
+def emulable_impls():
+    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER if SIMD_TARGETS[t].emulable]
+
+
+def sources():
+    native = [SourceFile("ublock_core", ""), SourceFile("ublock_reference_scalar", "")]
+    native += [SourceFile(f"ublock_{s}_{t}", " ".join(SIMD_TARGETS[t].cflags)) for s in STRATEGIES for t in TARGET_ORDER]
+    return CipherSources(tuple(native), EmulatedUnit("ublock_emulated", tuple(f"ublock_{i}.c" for i in emulable_impls())),
+                         max_block_bytes=max(v["block_bytes"] for v in variants()))
+
+
+def kernel_file(strategy, target):
+    module = STRATEGIES[strategy]
+    prefix = f"ublock_{strategy}_{target.name}"
+    rendered, key_form, passes = [], None, None
+    for v in variants():
+        directions = []
+        for d in DIRECTIONS:
+            program = target.lower(module.program(target.bits, v["block_bits"], v["rounds"], d))
+            key_form = program.info["key_form"]
+            directions.append(dict(name=d, body=function_body(program)))
+        rendered.append(dict(v, directions=directions, batch=program.info["batch_blocks"]))
+    passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
+    text = render("ublock_kernel.c.j2",
+                  provenance=provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py",
+                                                        f"gen/backends/{target.name}.py"]),
+                  strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
+                  variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
+                  multi=key_form == "register_image",
+                  cpu_check=" && ".join(f'__builtin_cpu_supports("{f}")' for f in target.cpu_features))
+    return f"src/{prefix}.c", text, max(v["batch"] * v["block_bytes"] for v in rendered)
+
+
+def _byte_list(data):
+    return [f"0x{b:02x}" for b in data]
+
+
+def _key_schedule_constants(v):
+    moved, fed, s_pos, t_pos = ublock_key_schedule.update_maps(v["block_bits"], v["key_bits"])
+    gathers = [[[_byte_list(m) for m in row] for row in ublock_key_schedule.chunk_masks(g)] for g in (moved, fed)]
+    return dict(pk=ublock.PK[v["block_bits"], v["key_bits"]], gathers=gathers,
+                sbox_mask=_byte_list(ublock_key_schedule.position_mask(s_pos)),
+                tk_mask=_byte_list(ublock_key_schedule.position_mask(t_pos)))
+
+
+def _nibble_list(table):
+    return ", ".join(f"0x{v:x}" for v in table)
+
+
+def _permutation_rows(tables):
+    """Rows padded to the widest (PL_128 and PR_128 use their first 8 entries)."""
+    width = max(len(t) for t in tables)
+    return [list(t) + [0] * (width - len(t)) for t in tables]
+
+
+def files():
+    """{path relative to generated/: contents}."""
+    out, batch_bytes = {}, []
+    for strategy in STRATEGIES:
+        for name in TARGET_ORDER:
+            path, text, largest = kernel_file(strategy, SIMD_TARGETS[name])
+            out[path] = text
+            batch_bytes.append(largest)
+    vs = variants()
+    c_prov = provenance(SPEC_SOURCES + ["templates/"])
+    sizes = dict(max_block_bytes=max(v["block_bytes"] for v in vs), max_key_bytes=max(v["key_bytes"] for v in vs),
+                 max_rounds=max(v["rounds"] for v in vs))
+    out["include/ublock.h"] = render("ublock.h.j2", provenance=c_prov, variants=vs, impls=impl_names(), **sizes)
+    out["src/ublock_internal.h"] = render("ublock_internal.h.j2", provenance=c_prov, max_batch_bytes=max(batch_bytes, default=64))
+    rc_rows = [", ".join(f"0x{(rc >> (28 - 4 * i) & 15) * 0x11:02x}" for i in range(8))
+               for rc in ublock.round_constants()]
+    out["src/ublock_core.c"] = render(
+        "ublock_core.c.j2", provenance=c_prov, impls=impl_names(), rc=rc_rows,
+        variants=[dict(v, **_key_schedule_constants(v)) for v in vs],
+        sbox=_nibble_list(ublock.SBOX), sbox_inverse=_nibble_list(ublock.inverse_sbox()),
+        tk_double=_nibble_list(ublock.tk_double(x) for x in range(16)))
+    perms = [("pl", [ublock.PL[128], ublock.PL[256]]), ("pr", [ublock.PR[128], ublock.PR[256]]),
+             ("pl_inverse", [inverse_permutation(ublock.PL[n]) for n in (128, 256)]),
+             ("pr_inverse", [inverse_permutation(ublock.PR[n]) for n in (128, 256)])]
+    out["src/ublock_reference_scalar.c"] = render(
+        "ublock_reference_scalar.c.j2", provenance=c_prov, variants=vs, rotations=ublock.ROTATIONS,
+        sbox=_nibble_list(ublock.SBOX), sbox_inverse=_nibble_list(ublock.inverse_sbox()),
+        permutations=[(name, _permutation_rows(t)) for name, t in perms])
+    out["src/ublock_emulated.c"] = render("ublock_emulated.c.j2", provenance=c_prov, impls=emulable_impls(),
+                                          targets=[t for t in TARGET_ORDER if SIMD_TARGETS[t].emulable])
+    return out
