@@ -5,15 +5,15 @@ import sys
 import time
 from pathlib import Path
 
-from .emit import build_files, sm4_files, zuc_files
+from .emit import build_files, sm4_files, ublock_files, zuc_files
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 def produce(options):
     """Every file of generated/: each cipher's own, then the build over all of them."""
-    parts = [sm4_files.files(options), zuc_files.files(),
-             build_files.files([sm4_files.sources(), zuc_files.sources()])]
+    parts = [sm4_files.files(options), zuc_files.files(), ublock_files.files(),
+             build_files.files([sm4_files.sources(), zuc_files.sources(), ublock_files.sources()])]
     products = {}
     for part in parts:
         clash = products.keys() & part.keys()

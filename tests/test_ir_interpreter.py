@@ -2,6 +2,7 @@
 models, Python integers)."""
 
 import numpy as np
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from gen.ir import Builder, run
@@ -107,3 +108,54 @@ def test_loops_and_state_variables():
     run(bld.finish(), mem)
     assert bytes(mem["out"]) == bytes([31]) * 16
     assert np.frombuffer(bytes(mem["out"]), dtype=np.uint8).sum() == 31 * 16
+
+
+@given(st.sampled_from([128, 256, 512]), st.binary(min_size=64, max_size=64), st.integers(0, 8))
+def test_broadcasts_repeat_their_bytes_in_every_block(bits, memory, offset):
+    """bcast128 / bcast256 read 16 / 32 bytes at the index and fill the register
+    with them; at the register's own width they are plain loads."""
+    nbytes = bits // 8
+    widths = [(16, "bcast128")] + ([(32, "bcast256")] if bits >= 256 else [])
+    for width, opcode in widths:
+        bld = Builder("t", bits, ("m", "out"))
+        bld.store("out", 0, getattr(bld, opcode)("m", offset))
+        mem = {"m": bytearray(memory), "out": bytearray(nbytes)}
+        run(bld.finish(), mem)
+        assert bytes(mem["out"]) == memory[offset:offset + width] * (nbytes // width)
+
+
+def test_bcast256_needs_a_256_bit_register():
+    with pytest.raises(ValueError, match="256- or 512-bit"):
+        Builder("t", 128, ("m",)).bcast256("m", 0)
+
+
+@given(st.sampled_from([128, 256, 512]), st.data())
+def test_full_width_constants_are_the_whole_register(bits, data):
+    nbytes = bits // 8
+    full = data.draw(st.binary(min_size=nbytes, max_size=nbytes))
+    lane = data.draw(st.binary(min_size=16, max_size=16))
+    bld = Builder("t", bits, ("out",))
+    bld.store("out", 0, bld.const(full, "full", "full width"))
+    bld.store("out", nbytes, bld.const(lane, "lane", "one lane"))
+    mem = {"out": bytearray(2 * nbytes)}
+    run(bld.finish(), mem)
+    assert bytes(mem["out"]) == full + lane * (nbytes // 16)
+
+
+def test_a_full_width_constant_that_repeats_per_lane_is_the_lane_constant():
+    """Same value, same constant: the emitter then broadcasts 16 bytes."""
+    bld = Builder("t", 512, ("out",))
+    lane = bytes(range(16))
+    assert bld.const(lane * 4, "a", "") is bld.const(lane, "b", "")
+    (op,) = [s for s in bld.finish().body if s.opcode == "const"]
+    assert op.attrs["data"] == lane
+    with pytest.raises(ValueError, match="need 16 or 64 bytes"):
+        bld.const(bytes(32), "c", "")
+
+
+@given(st.sampled_from([256, 512]), st.binary(min_size=64, max_size=64))
+def test_lane_swap_exchanges_the_128_bit_halves_of_every_256_bits(bits, data):
+    nbytes = bits // 8
+    swap = tuple(i ^ 1 for i in range(bits // 128))
+    out = run_binary(lambda bl, x, y: bl.blocks128(x, x, swap), data[:nbytes], bits=bits)
+    assert out == b"".join(data[i + 16:i + 32] + data[i:i + 16] for i in range(0, nbytes, 32))

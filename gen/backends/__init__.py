@@ -1,12 +1,18 @@
 """Targets: one module each (feature set, legalization passes); x86_c emits C."""
 
+from .avx2 import TARGET as AVX2
 from .avx2_aesni import TARGET as AVX2_AESNI
 from .avx2_gfni import TARGET as AVX2_GFNI
 from .avx2_vaes import TARGET as AVX2_VAES
+from .avx512 import TARGET as AVX512
 from .avx512_gfni import TARGET as AVX512_GFNI
+from .ssse3 import TARGET as SSSE3
 from .ssse3_aesni import TARGET as SSSE3_AESNI
 
-SIMD_TARGETS = {t.name: t for t in (SSSE3_AESNI, AVX2_AESNI, AVX2_VAES, AVX2_GFNI, AVX512_GFNI)}
+# The vector-ISA-only targets (no AES-NI, no GFNI) lower no inversion: ciphers
+# that need one (SM4, ZUC) list the targets they run on themselves.
+SIMD_TARGETS = {t.name: t for t in (SSSE3_AESNI, AVX2_AESNI, AVX2_VAES, AVX2_GFNI, AVX512_GFNI,
+                                    SSSE3, AVX2, AVX512)}
 
 
 def target(name):

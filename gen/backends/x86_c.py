@@ -2,9 +2,10 @@
 
 It turns each op into one named `const` temporary, state variables into
 mutable locals, loops into `for` loops, and constants into function-local
-`static const uint8_t` tables broadcast to the vector width, each with the
-comment that says where it comes from.  Helpers with width in their name
-(kc_bcast16_256, kc_aesenclast256, kc_load32) live in generated/include/kc_x86.h.
+`static const uint8_t` tables (16 bytes broadcast to the vector width, or the
+whole register loaded), each with the comment that says where it comes from.
+Helpers with width in their name (kc_bcast16_256, kc_aesenclast256, kc_load32)
+live in generated/include/kc_x86.h.
 """
 
 from ..ir import Assign, Comment, Loop, Op
@@ -40,8 +41,15 @@ def expression(op):
         return f"{p}_set1_epi8((char){attrs['param']}[{_index_expr(attrs['index'])}])"
     if code == "bcast32":
         return f"{p}_set1_epi32(kc_load32({_index(attrs['index'], attrs['param'])}))"
+    if code == "bcast128":
+        return f"kc_bcast16_{bits}({_index(attrs['index'], attrs['param'])})"
+    if code == "bcast256":
+        load = f"_mm256_loadu_si256((const void *)({_index(attrs['index'], attrs['param'])}))"
+        return load if bits == 256 else f"_mm512_broadcast_i64x4({load})"
     if code == "const":
-        return f"kc_bcast16_{bits}({op.result.name}_bytes)"
+        if len(attrs["data"]) == 16:
+            return f"kc_bcast16_{bits}({op.result.name}_bytes)"
+        return f"{p}_loadu_{si}((const void *){op.result.name}_bytes)"
     if code in ("xor", "and", "or", "andnot"):
         return f"{p}_{code}_{si}({a[0]}, {a[1]})"
     if code == "ternlog":
@@ -78,11 +86,21 @@ def expression(op):
 
 
 def _blocks128(bits, a, b, picks):
+    """At 256 bits VPERMQ where both come from one value (the lane swap of the
+    uBlock paper's algorithm 5: one source, no false dependency), else
+    VPERM2I128; at 512 VSHUFI32X4 where blocks 0, 1 come from a and 2, 3 from
+    b (or a and b are one value), else VPERMT2Q with qword indices."""
+    if bits == 256 and len(picks) == 2 and a == b:
+        imm = sum((2 * (p % 2) + k) << (2 * (2 * i + k)) for i, p in enumerate(picks) for k in (0, 1))
+        return f"_mm256_permute4x64_epi64({a}, {imm:#04x})"
     if bits == 256 and len(picks) == 2:
         return f"_mm256_permute2x128_si256({a}, {b}, {picks[0] | picks[1] << 4:#04x})"
-    if bits == 512 and len(picks) == 4 and max(picks[:2]) < 4 and min(picks[2:]) >= 4:
-        imm = sum((p % 4) << (2 * i) for i, p in enumerate(picks))
-        return f"_mm512_shuffle_i32x4({a}, {b}, {imm:#04x})"
+    if bits == 512 and len(picks) == 4:
+        if a == b or max(picks[:2]) < 4 and min(picks[2:]) >= 4:
+            imm = sum((p % 4) << (2 * i) for i, p in enumerate(picks))
+            return f"_mm512_shuffle_i32x4({a}, {b}, {imm:#04x})"
+        qwords = ", ".join(str(2 * p + k) for p in reversed(picks) for k in (1, 0))
+        return f"_mm512_permutex2var_epi64({a}, _mm512_set_epi64({qwords}), {b})"
     raise ValueError(f"x86 C emitter: no instruction picks 128-bit blocks {picks} at {bits} bits")
 
 
@@ -98,7 +116,7 @@ def _const_lines(op, indent):
     data = ", ".join(f"0x{b:02x}" for b in op.attrs["data"])
     name = op.result.name
     return [f"{indent}/* {op.attrs['note']} */",
-            f"{indent}static const uint8_t {name}_bytes[16] = {{{data}}};",
+            f"{indent}static const uint8_t {name}_bytes[{len(op.attrs['data'])}] = {{{data}}};",
             f"{indent}const {_TYPE[op.result.bits]} {name} = {expression(op)};"]
 
 

@@ -103,7 +103,7 @@ def files():
     sizes = dict(max_block_bytes=max(v["block_bytes"] for v in vs), max_key_bytes=max(v["key_bytes"] for v in vs),
                  max_rounds=max(v["rounds"] for v in vs))
     out["include/ublock.h"] = render("ublock.h.j2", provenance=c_prov, variants=vs, impls=impl_names(), **sizes)
-    out["src/ublock_internal.h"] = render("ublock_internal.h.j2", provenance=c_prov, max_batch_bytes=max(batch_bytes, default=64))
+    out["src/ublock_internal.h"] = render("ublock_internal.h.j2", provenance=c_prov, max_batch_bytes=max(batch_bytes))
     rc_rows = [", ".join(f"0x{(rc >> (28 - 4 * i) & 15) * 0x11:02x}" for i in range(8))
                for rc in ublock.round_constants()]
     out["src/ublock_core.c"] = render(

@@ -69,13 +69,25 @@ class Builder:
     def bcast32(self, param, index, hint="bc"):
         return self._emit("bcast32", (), hint, param=param, index=_index(index))
 
-    def const(self, data, label, note):
-        """A 16-byte pattern in every lane; identical patterns share one value.
+    def bcast128(self, param, index, hint="bc"):
+        """16 bytes at param + index in every 128-bit block (a plain load at 128 bits)."""
+        return self._emit("bcast128", (), hint, param=param, index=_index(index))
 
-        Constants are hoisted: they are defined once, at the top of the body."""
-        data = bytes(data)
-        if len(data) != 16:
-            raise ValueError(f"constant {label}: need 16 bytes, got {len(data)}")
+    def bcast256(self, param, index, hint="bc"):
+        """32 bytes at param + index in every 256-bit block (a plain load at 256 bits)."""
+        if self.bits < 256:
+            raise ValueError(f"bcast256 needs 256- or 512-bit vectors, this program is {self.bits}-bit")
+        return self._emit("bcast256", (), hint, param=param, index=_index(index))
+
+    def const(self, data, label, note):
+        """A constant: 16 bytes repeated in every 128-bit lane, or bits/8 bytes
+        for the whole register (masks that differ per lane, e.g. across-lane
+        permutations); identical constants share one value.
+
+        A full-width pattern that repeats every 16 bytes is kept as its 16
+        bytes, so it is recognised as the same constant and emitted as a
+        broadcast.  Constants are hoisted: they are defined once, at the top of the body."""
+        data = _lane_pattern(bytes(data), self.bits, label)
         if data not in self._consts:
             value = Value(self.bits, self._fresh(label))
             self.body.insert(len(self._consts), Op("const", value, (), {"data": data, "label": label, "note": note}))
@@ -158,6 +170,13 @@ class Builder:
 
     def affine_inv8(self, a, affine_map, hint="inv", note=""):
         return self._emit("affine_inv8", (a,), hint, map=affine_map, note=note)
+
+
+def _lane_pattern(data, bits, label):
+    """`data` as the IR stores it: 16 bytes if it is one lane's pattern, else the full width."""
+    if len(data) not in (16, bits // 8):
+        raise ValueError(f"constant {label}: need 16 or {bits // 8} bytes, got {len(data)}")
+    return data[:16] if data == data[:16] * (len(data) // 16) else data
 
 
 def _index(index):

@@ -14,6 +14,8 @@ from .semantics import SHIFT_ROWS, aes_sbox_table, gf_inverse_table, gf2p8affine
 _INV = np.frombuffer(bytes(gf_inverse_table()), dtype=np.uint8)
 _AES_SBOX = np.frombuffer(bytes(aes_sbox_table()), dtype=np.uint8)
 _SHIFT_ROWS = np.array(SHIFT_ROWS)
+# Memory broadcasts: how many bytes each reads and repeats across the register.
+_BROADCAST_BYTES = {"bcast8": 1, "bcast32": 4, "bcast128": 16, "bcast256": 32}
 
 
 def run(program, memory):
@@ -56,12 +58,12 @@ def _execute(op, env, memory, loops):
         at = attrs["index"].evaluate(loops)
         memory[attrs["param"]][at:at + len(args[0])] = args[0].tobytes()
         return None
-    if code in ("bcast8", "bcast32"):
+    if code in _BROADCAST_BYTES:
         at = attrs["index"].evaluate(loops)
-        width = 1 if code == "bcast8" else 4
+        width = _BROADCAST_BYTES[code]
         return np.tile(np.frombuffer(bytes(memory[attrs["param"]][at:at + width]), dtype=np.uint8), nbytes // width)
     if code == "const":
-        return np.tile(np.frombuffer(attrs["data"], dtype=np.uint8), nbytes // 16)
+        return np.tile(np.frombuffer(attrs["data"], dtype=np.uint8), nbytes // len(attrs["data"]))
     if code == "xor":
         return args[0] ^ args[1]
     if code == "and":

@@ -16,7 +16,10 @@ target-level rotation:
 target-level:
   load / store          `bits`/8 bytes at param + index                    attrs: param, index
   bcast8 / bcast32      broadcast the 8/32-bit element at param + index     attrs: param, index
-  const                 a 16-byte pattern repeated in every lane            attrs: data, label, note
+  bcast128 / bcast256   the 16/32 bytes at param + index in every 128/256-bit block
+                        (a plain load at the register's own width)          attrs: param, index
+  const                 data of 16 bytes: repeated in every lane; of bits/8  attrs: data, label, note
+                        bytes: the whole register
   xor, and, or          bitwise;  andnot(a, b) = ~a & b
   shl, shr              logical shift of each `lane`-bit element by n       attrs: n, lane
   shuffle(t, i)         in-lane pshufb: i's byte k picks t[k & 15], 0 if bit 7 set
@@ -30,7 +33,8 @@ target-level:
   blendv(a, b, m)       per byte: b where m's byte has bit 7 set, else a (PBLENDVB)
   extract128(a)         128-bit lane `lane` of a 256- or 512-bit value      attrs: lane
   blocks128(a, b)       output block i = block picks[i] of (a's blocks, b's) attrs: picks
-                        (512: blocks 0, 1 from a and 2, 3 from b, as VSHUFI32X4)
+                        (blocks128(a, a, (1, 0)) swaps a's 128-bit lanes; at 512,
+                        (1, 0, 3, 2) swaps them within each 256-bit half)
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
 """
 

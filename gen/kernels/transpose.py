@@ -21,3 +21,31 @@ def transpose(b, regs, lane, hint):
             new.append(b.unpackhi(regs[i], regs[i + half], lane, f"{hint}{stage}"))
         regs = new
     return regs
+
+
+def split_halves256(b, x, y, hint):
+    """Regroup 256-bit elements by half: x and y hold consecutive 256-bit
+    elements (at 128 bits, x is the low and y the high half of one element);
+    returns (lows, highs), the low and the high 128-bit halves of x's elements
+    then y's.  An in-lane transpose of such registers then sees the same half
+    of a different element in every lane.  `join_halves256` undoes it."""
+    blocks = x.bits // 128
+    if blocks == 1:
+        return x, y
+    return (b.blocks128(x, y, range(0, 2 * blocks, 2), f"{hint}lo"),
+            b.blocks128(x, y, range(1, 2 * blocks, 2), f"{hint}hi"))
+
+
+def join_halves256(b, lows, highs, hint):
+    """The inverse of `split_halves256`: (lows, highs) -> (x, y), element e
+    of the pair being block e of lows followed by block e of highs."""
+    blocks = lows.bits // 128
+    if blocks == 1:
+        return lows, highs
+
+    def picks(elements):
+        return [k for e in elements for k in (e, blocks + e)]
+
+    per_register = blocks // 2  # 256-bit elements
+    return (b.blocks128(lows, highs, picks(range(per_register)), hint),
+            b.blocks128(lows, highs, picks(range(per_register, blocks)), hint))

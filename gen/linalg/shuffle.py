@@ -110,3 +110,69 @@ def pshufb(table: bytes, index: bytes) -> bytes:
     if len(table) != len(index) or len(table) % 16:
         raise ValueError("pshufb operands must have equal length, a multiple of 16 bytes")
     return bytes(0 if i & 0x80 else table[(k & ~15) + (i & 15)] for k, i in enumerate(index))
+
+
+LANE_BYTES = 16
+
+
+def widen_permutation(perm: Sequence[int], factor: int) -> tuple[int, ...]:
+    """The permutation of ``perm``'s elements seen on ``factor`` sub-elements
+    each: output sub-element ``factor*j + k`` = input sub-element
+    ``factor*perm[j] + k``.  Why: a byte permutation of data held one nibble
+    per byte moves pairs of bytes."""
+    p = check_permutation(perm)
+    if factor < 1:
+        raise ValueError(f"widening factor must be at least 1, got {factor}")
+    return tuple(factor * v + k for v in p for k in range(factor))
+
+
+def lane_permutation_mask(perm: Sequence[Optional[int]]) -> bytes:
+    """pshufb mask of any multiple of 16 bytes: output byte j = input byte
+    perm[j] (``None`` = zero), each source in j's own 128-bit lane, which is
+    all pshufb can reach; ``ValueError`` for a source in another lane."""
+    if len(perm) % LANE_BYTES:
+        raise ValueError(f"a pshufb mask has a multiple of {LANE_BYTES} entries, got {len(perm)}")
+    masks = []
+    for base in range(0, len(perm), LANE_BYTES):
+        lane = []
+        for j in range(base, base + LANE_BYTES):
+            v = perm[j]
+            if v is not None and not (isinstance(v, int) and base <= v < base + LANE_BYTES):
+                raise ValueError(f"entry {j} = {v!r} is not in its 128-bit lane {base}..{base + LANE_BYTES - 1}")
+            lane.append(None if v is None else v - base)
+        masks.append(permutation_mask(lane))
+    return b"".join(masks)
+
+
+def lane_swap_partner(position: int) -> int:
+    """Where byte ``position`` lands when the two 128-bit lanes of every
+    256-bit block are exchanged (VPERMQ 0x4E, VSHUFI32X4 0xB1)."""
+    return position ^ LANE_BYTES
+
+
+def split_at_lane_swap(perm: Sequence[int]) -> tuple[bytes, bytes]:
+    """Masks ``(in_lane, swapped)`` with
+    ``pshufb(x, in_lane) | pshufb(swap(x), swapped)`` = x permuted by ``perm``
+    (output byte j = x[perm[j]]), ``swap`` exchanging the 128-bit lanes of each
+    256-bit block: a permutation pshufb cannot do alone, as two shuffles and a
+    lane swap (the uBlock AVX2 paper's algorithm 5, its front/rear masks).
+    ``perm`` covers whole 256-bit blocks and keeps every byte in its own block;
+    each mask zeroes the bytes the other one supplies, so | and ^ both combine them."""
+    p = tuple(perm)
+    block = 2 * LANE_BYTES
+    if not p or len(p) % block:
+        raise ValueError(f"a lane-swap split needs whole {block}-byte blocks, got {len(p)} entries")
+    for j, v in enumerate(p):
+        if not (isinstance(v, int) and j - j % block <= v < j - j % block + block):
+            raise ValueError(f"entry {j} = {v!r} leaves its {block}-byte block")
+    check_permutation(p)
+    same = [v if v // LANE_BYTES == j // LANE_BYTES else None for j, v in enumerate(p)]
+    other = [None if v is not None else lane_swap_partner(p[j]) for j, v in enumerate(same)]
+    return lane_permutation_mask(same), lane_permutation_mask(other)
+
+
+def deinterleave_mask() -> bytes:
+    """pshufb mask taking each lane's even bytes to its low 8 bytes and its odd
+    bytes to its high 8: undoes the byte interleave of unpacklo/unpackhi_epi8
+    (after it, a 64-bit unpack of two such registers gives back the inputs)."""
+    return permutation_mask([*range(0, LANE_BYTES, 2), *range(1, LANE_BYTES, 2)])

@@ -17,7 +17,7 @@
 
 #include "kc_wipe.h"
 
-#define KC_MAX_BLOCK_BYTES 16
+#define KC_MAX_BLOCK_BYTES 32
 #define KC_COUNTER_LIMBS (KC_MAX_BLOCK_BYTES / 8)
 
 /* A cipher's ECB over whole blocks, bound to one key: `crypt` runs

@@ -1,0 +1,260 @@
+"""uBlock nibble-sliced: many blocks per register, one register per nibble
+position, so that a round is table lookups and XORs and nothing else.
+
+Layout.  A batch is `bits`/8 blocks, one per byte of the register.  Register p
+holds nibble p (gen/specs/ublock.py's numbering: high nibble first) of every
+block of the batch, in the low four bits of that block's byte.  The linear
+layer's rotations <<<_32 b and the byte permutations PL/PR only move nibbles
+from one position to another, and moving a whole register is renaming it: no
+instruction at all.
+
+An encryption round (algorithm 1), one loop iteration:
+  * the S-box with the round key folded into its table (key form
+    "folded_sboxes"): for each position a 16-byte table T[x] = S[x ^ RK^i[p]],
+    broadcast to every 128-bit lane from `rk`, and one byte shuffle;
+  * the linear layer (steps 6-11): the reference's own `linear_layer`, run on
+    registers instead of nibbles (see `_Register`), so its rotations are list
+    re-indexing here as they are there.  They stay inside 32-bit words, so
+    word w of X0 and word w of X1 form an independent problem of 16 registers;
+    the round is emitted one word pair at a time, S-boxes then XORs, which
+    keeps that many values live while the rest of the state waits in memory;
+  * PL and PR: the state variables are assigned from the reference's
+    `permute_bytes` of the results, which the compiler resolves into its
+    choice of registers and spill slots, not into instructions.
+Then Y = state ^ RK^r, the key XORed from its spread form (byte p = nibble p,
+broadcast).  Decryption (algorithm 2) XORs RK^r first and runs the inverse
+steps in reverse; its loop is rotated (the first round's PL^-1, PR^-1 and
+inverse linear layer before the loop, the last S^-1 after it) so that, as in
+encryption, an iteration starts with the table lookups, which read the state
+straight from memory, and ends with XORs.  With the S^-1 last, GCC 12
+(-O3 -mavx2, 128-bit blocks) stored 61 registers per round instead of 32,
+keeping two copies of the state (llvm-mca, znver3: a throughput bound of 66
+instead of 49.5 cycles per round).
+
+Per round, after lowering on avx2 (tests/test_ublock_nibbleslice.py pins
+these counts; ssse3 and avx512 lower to the same):
+  128-bit blocks, 32 registers:  32 bcast128 table loads, 32 shuffles,  96 xors
+  256-bit blocks, 64 registers:  64 bcast128 table loads, 64 shuffles, 192 xors
+i.e. per nibble position one table load and one shuffle, and three XORs (48
+per word pair); nothing else: the renaming costs no instruction.  Once per
+batch: the key XOR (one bcast8 and one xor per position), and the
+transposition each way: 16 row loads or stores per 128 bits of block, a
+16 x 16 byte transpose per 128-bit piece of the blocks (4 stages of 16
+unpacks), three ops per byte register to split it into its nibbles and two to
+join them, and, for 256-bit blocks in registers of 256 or 512 bits, one
+128-bit block selection per row to put the two halves of a block into
+different registers (and one to join them).
+"""
+
+from ..ir import Builder, Index
+from ..linalg import inverse_permutation
+from ..linalg.shuffle import LANE_BYTES
+from ..specs import ublock
+from .transpose import join_halves256, split_halves256, transpose
+from .ublock_constants import NIBBLE_BITS, check_direction, nibble_mask, sbox_tables
+from .ublock_reference import linear_layer, linear_layer_inverse, permute_bytes
+
+NIBBLE_VALUES = 1 << NIBBLE_BITS          # entries of one S-box table = bytes of one pshufb table
+WORD_NIBBLES = len(ublock.nibble_rotation(0))  # nibbles of one word of <<<_32
+LANE_BITS = 8 * LANE_BYTES                # in-lane shuffles and unpacks work on 128-bit lanes
+SHIFT_BITS = 16                           # x86 has no byte shifts: 16-bit ones, nibbles kept apart by masks
+ROUND = "r"                               # the loop variable: one iteration per round
+# key_form "folded_sboxes": the spread RK^r first, padded to the largest block's nibble count.
+SPREAD_KEY_BYTES = max(block_bits for block_bits, _ in ublock.VARIANTS) // NIBBLE_BITS
+
+
+def table_offset(block_bits, step, position):
+    """Byte offset in the key form of the folded table of (step, nibble position)."""
+    nibbles = block_bits // NIBBLE_BITS
+    return SPREAD_KEY_BYTES + (step * nibbles + position) * NIBBLE_VALUES
+
+
+def folded_tables(round_keys, direction):
+    """The key form "folded_sboxes" for one direction, from RK^0 .. RK^r as
+    nibble lists (gen/kernels/ublock_reference.round_keys).
+
+    RK^r (applied last when encrypting, first when decrypting) is stored
+    spread, nibble p as byte p; then, step by step and position by position,
+    the 16-entry table with the step's round key folded in: encryption step i
+    T[x] = S[x ^ RK^i[p]]; decryption step i (round r - i of algorithm 2)
+    T[x] = S^-1[x] ^ RK^(r-1-i)[p]."""
+    sbox, _ = sbox_tables(direction)  # S, or S^-1 when decrypting
+    rounds = len(round_keys) - 1
+    if direction == "encrypt":
+        tables = (bytes(sbox[x ^ k] for x in range(NIBBLE_VALUES))
+                  for step in range(rounds) for k in round_keys[step])
+    else:
+        tables = (bytes(sbox[x] ^ k for x in range(NIBBLE_VALUES))
+                  for step in range(rounds) for k in round_keys[rounds - 1 - step])
+    return bytes(round_keys[rounds]).ljust(SPREAD_KEY_BYTES, b"\0") + b"".join(tables)
+
+
+def program(bits, block_bits, rounds, direction):
+    """The kernel for `bits`-wide registers: `bits`/8 blocks of uBlock with
+    `block_bits`-bit blocks and `rounds` rounds, one direction."""
+    check_direction(direction)
+    if (block_bits, rounds) not in {(n, r) for (n, _), r in ublock.VARIANTS.items()}:
+        raise ValueError(f"no uBlock variant has {block_bits}-bit blocks and {rounds} rounds")
+    batch = bits // 8
+    b = Builder(f"ublock{block_bits}_r{rounds}_nibbleslice{bits}_{direction}", bits, ("rk", "in", "out"))
+
+    b.comment(f"Load {batch} blocks and transpose: register p = nibble p of every block, one block per byte.")
+    sliced = slice_batch(b, block_bits)
+    half = len(sliced) // 2
+    state = [b.var(f"x{_position_name(p, half)}") for p in range(len(sliced))]
+    if direction == "encrypt":
+        _assign(b, state, sliced)
+        with b.loop(ROUND, rounds):
+            _assign(b, state, _encryption_round(b, block_bits, state))
+        b.comment(f"Y = (X0 || X1) ^ RK^{rounds}: the unfolded last round key, nibble p broadcast from byte p.")
+        out = _add_spread_key(b, state)
+    else:
+        b.comment(f"X0 || X1 = Y ^ RK^{rounds}: the unfolded last round key, nibble p broadcast from byte p.")
+        keyed = _add_spread_key(b, sliced)
+        b.comment("Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the "
+                  "next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer.")
+        _assign(b, state, _inverse_permutation_and_linear_layer(b, block_bits, lambda p: keyed[p]))
+        with b.loop(ROUND, rounds - 1):
+            _assign(b, state, _inverse_permutation_and_linear_layer(
+                b, block_bits, lambda p: _lookup(b, _step_index(block_bits, ROUND), state[p], p, half),
+                "S^-1 with the next round key folded in"))
+        b.comment("The last S^-1, with RK^0 folded in.")
+        out = [_lookup(b, _step_index(block_bits, rounds - 1), v, p, half) for p, v in enumerate(state)]
+    b.comment("Pack nibble pairs into bytes, transpose back and store.")
+    unslice_batch(b, block_bits, out)
+    return b.finish(batch_blocks=batch, key_form="folded_sboxes", block_bits=block_bits, rounds=rounds,
+                    direction=direction, strategy="nibbleslice")
+
+
+def _assign(b, variables, values):
+    for var, value in zip(variables, values):
+        b.assign(var, value)
+
+
+def _position_name(position, half):
+    """"h_i" for nibble i of half Xh: the suffix of every name that belongs to one position."""
+    return f"{position // half}_{position % half}"
+
+
+class _Register:
+    """A register where the reference has a nibble: `^` emits an IR XOR, so
+    the reference's linear layer (and its inverse) run unchanged on registers,
+    their rotations being list re-indexing, i.e. renaming.  The reference
+    always XORs into its left operand, so the result keeps the left operand's
+    name: the C reads `y0_3_2 = y0_3_1 ^ y1_4_1` as X0 nibble 3 ^= X1 nibble 4."""
+
+    __slots__ = ("b", "value", "hint")
+
+    def __init__(self, b, value, hint):
+        self.b, self.value, self.hint = b, value, hint
+
+    def __xor__(self, other):
+        return _Register(self.b, self.b.xor(self.value, other.value, self.hint), self.hint)
+
+
+def _step_index(block_bits, step):
+    """Where the tables of a step start in `rk`: `step` is a number, or ROUND
+    for the step of the current loop iteration."""
+    if step == ROUND:
+        return Index(SPREAD_KEY_BYTES, ((ROUND, table_offset(block_bits, 1, 0) - table_offset(block_bits, 0, 0)),))
+    return Index(table_offset(block_bits, step, 0))
+
+
+def _lookup(b, step_index, value, position, half):
+    """The folded S-box (or S^-1) of one step at one nibble position."""
+    name = _position_name(position, half)
+    table = b.bcast128("rk", step_index + position * NIBBLE_VALUES, f"t{name}")
+    return b.shuffle(table, value, f"s{name}")
+
+
+def _word_pairs(half):
+    """Nibble index ranges of the word pairs (word w of X0 with word w of X1)."""
+    return [range(w, w + WORD_NIBBLES) for w in range(0, half, WORD_NIBBLES)]
+
+
+def _encryption_round(b, block_bits, state):
+    """Round r of algorithm 1 on the state registers; returns the new state."""
+    half = len(state) // 2
+    step = _step_index(block_bits, ROUND)
+    y = [None] * len(state)
+    for w, word in enumerate(_word_pairs(half)):
+        b.comment(f"Word pair {w} (X0, X1 nibbles {word.start}..{word.stop - 1}): S-box with RK^r folded in, "
+                  "one table per nibble.")
+        x0 = [_Register(b, _lookup(b, step, state[i], i, half), f"y0_{i}") for i in word]
+        x1 = [_Register(b, _lookup(b, step, state[half + i], half + i, half), f"y1_{i}") for i in word]
+        b.comment(f"Word pair {w}: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 "
+                  f"{', '.join(map(str, ublock.ROTATIONS))} are renamings.")
+        y0, y1 = linear_layer(x0, x1)
+        y[word.start:word.stop] = [r.value for r in y0]
+        y[half + word.start:half + word.stop] = [r.value for r in y1]
+    b.comment("PL and PR: the new state is the old one renamed (no instruction).")
+    return permute_bytes(y[:half], ublock.PL[block_bits]) + permute_bytes(y[half:], ublock.PR[block_bits])
+
+
+def _inverse_permutation_and_linear_layer(b, block_bits, source, source_note=None):
+    """Steps 8-13 of algorithm 2 (PL^-1, PR^-1, the inverse linear layer) on
+    the registers source(p), p the nibble position; returns the new state.
+
+    PL^-1 and PR^-1 only say which positions feed each word pair, so source(p)
+    (inside the loop a table lookup, `source_note` says which) is emitted
+    where its word pair needs it."""
+    half = block_bits // NIBBLE_BITS // 2
+    feeds0 = permute_bytes(list(range(half)), inverse_permutation(ublock.PL[block_bits]))
+    feeds1 = permute_bytes(list(range(half, 2 * half)), inverse_permutation(ublock.PR[block_bits]))
+    y = [None] * (2 * half)
+    for w, word in enumerate(_word_pairs(half)):
+        if source_note:
+            b.comment(f"Word pair {w} (X0, X1 nibbles {word.start}..{word.stop - 1}): {source_note} on the "
+                      "nibbles PL^-1 / PR^-1 bring to it (renaming).")
+        x0 = [_Register(b, source(feeds0[i]), f"y0_{i}") for i in word]
+        x1 = [_Register(b, source(feeds1[i]), f"y1_{i}") for i in word]
+        b.comment(f"Word pair {w}: inverse linear layer (algorithm 2), XORs only.")
+        y0, y1 = linear_layer_inverse(x0, x1)
+        y[word.start:word.stop] = [r.value for r in y0]
+        y[half + word.start:half + word.stop] = [r.value for r in y1]
+    return y
+
+
+def _add_spread_key(b, values):
+    """XOR the spread round key at the start of `rk` into the nibble registers."""
+    half = len(values) // 2
+    return [b.xor(v, b.bcast8("rk", p, f"rk{_position_name(p, half)}"), f"x{_position_name(p, half)}")
+            for p, v in enumerate(values)]
+
+
+def slice_batch(b, block_bits):
+    """Load the batch from `in`; return the nibble registers 0 .. block_bits/4 - 1.
+
+    Each 128-bit piece of the blocks (one for 128-bit blocks, two for 256-bit
+    ones) becomes 16 registers that hold that piece of a different block in
+    every lane; a 16 x 16 byte transpose in each lane turns them into byte
+    registers, each of which splits into its high and low nibble (nibbles
+    2j and 2j + 1)."""
+    mask = b.const(nibble_mask(high=False), "nibble_mask", "low nibble of every byte")
+    pieces = block_bits // LANE_BITS
+    rows = [b.load("in", k * b.bits // 8, "row") for k in range(LANE_BYTES * pieces)]
+    if pieces == 1:
+        slabs = [rows]
+    else:
+        halves = [split_halves256(b, rows[k], rows[k + 1], "row") for k in range(0, len(rows), 2)]
+        slabs = [[lo for lo, _ in halves], [hi for _, hi in halves]]
+    nibbles = []
+    for slab in slabs:
+        for byte in transpose(b, slab, 8, "tr"):
+            nibbles.append(b.and_(b.shr(byte, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi"))
+            nibbles.append(b.and_(byte, mask, "lo"))
+    return nibbles
+
+
+def unslice_batch(b, block_bits, nibbles):
+    """The inverse of `slice_batch`, storing to `out`.  The nibbles are below 16, so
+    a 16-bit shift by 4 moves each into the top of its own byte."""
+    byte_regs = [b.or_(b.shl(nibbles[j], NIBBLE_BITS, SHIFT_BITS, "hi_up"), nibbles[j + 1], "byte")
+                 for j in range(0, len(nibbles), 2)]
+    slabs = [transpose(b, byte_regs[k:k + LANE_BYTES], 8, "tro") for k in range(0, len(byte_regs), LANE_BYTES)]
+    if len(slabs) == 1:
+        rows = slabs[0]
+    else:
+        rows = [row for lo, hi in zip(*slabs) for row in join_halves256(b, lo, hi, "row_out")]
+    for k, row in enumerate(rows):
+        b.store("out", k * b.bits // 8, row)

@@ -1,0 +1,86 @@
+"""The x86 C emitter's forms for wide constants, 128/256-bit broadcasts and
+128-bit block picks, compiled with the C compiler and run natively against
+the IR interpreter (skipped where the compiler or the CPU lacks the ISA)."""
+
+import random
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from gen.backends.x86_c import function_body
+from gen.ir import Builder, run
+
+ROOT = Path(__file__).resolve().parents[1]
+FLAGS = {128: ["-mssse3"], 256: ["-mavx2"], 512: ["-mavx512f", "-mavx512bw"]}
+CPU_FLAG = {128: "ssse3", 256: "avx2", 512: "avx512bw"}
+
+
+def cpu_has(flag):
+    cpuinfo = Path("/proc/cpuinfo")
+    return cpuinfo.exists() and flag in cpuinfo.read_text().split()
+
+
+def wide_program(bits, rng):
+    """Every new form at once: a full-width constant, the broadcasts this width
+    has, the lane swap and (at 512) picks no single VSHUFI32X4 makes."""
+    nbytes = bits // 8
+    b = Builder(f"wide{bits}", bits, ("m", "out"))
+    x = b.load("m", 0)
+    parts = [b.xor(x, b.const(bytes(rng.randrange(256) for _ in range(nbytes)), "full", "random full width")),
+             b.bcast128("m", 3)]
+    if bits >= 256:
+        parts.append(b.bcast256("m", 5))
+        parts.append(b.blocks128(x, x, tuple(i ^ 1 for i in range(bits // 128))))
+    if bits == 512:
+        y = b.load("m", nbytes)
+        parts.append(b.blocks128(x, y, (0, 4, 2, 6)))
+        parts.append(b.blocks128(x, y, (7, 1, 5, 2)))
+    for k, value in enumerate(parts):
+        b.store("out", k * nbytes, value)
+    return b.finish(), len(parts) * nbytes
+
+
+def native_flags(bits):
+    """Compiler flags for a width, or None where this machine cannot run it."""
+    return FLAGS[bits] if shutil.which("gcc") is not None and cpu_has(CPU_FLAG[bits]) else None
+
+
+def run_native(program, memory, output, tmp_path):
+    """Compile the emitted body of `program` as a function of its parameters,
+    run it on `memory` (parameter -> bytes) and return the bytes of `output`."""
+    arrays = "\n".join(f"static uint8_t {name}[{max(1, len(data))}] = {{{', '.join(map(str, data)) or '0'}}};"
+                        for name, data in memory.items())
+    params = ", ".join(f"uint8_t *{name}" for name in program.params)
+    body = "\n".join(function_body(program))
+    source = tmp_path / "kernel.c"
+    source.write_text(f"""#include <stdio.h>
+#include "kc_x86.h"
+{arrays}
+static void kernel({params})
+{{
+{body}
+}}
+int main(void)
+{{
+    kernel({", ".join(program.params)});
+    for (size_t i = 0; i < sizeof {output}; i++) printf("%02x", {output}[i]);
+    return 0;
+}}
+""")
+    exe = tmp_path / "kernel"
+    subprocess.run(["gcc", "-O1", *native_flags(program.bits), "-I", str(ROOT / "generated/src"), str(source),
+                    "-o", str(exe)], check=True)
+    return bytes.fromhex(subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout)
+
+
+@pytest.mark.parametrize("bits", [128, 256, 512])
+def test_emitted_forms_compute_what_the_interpreter_computes(bits, tmp_path):
+    if native_flags(bits) is None:
+        pytest.skip(f"no gcc or no {CPU_FLAG[bits]} on this machine")
+    rng = random.Random(bits)
+    program, out_bytes = wide_program(bits, rng)
+    memory = {"m": bytes(rng.randrange(256) for _ in range(2 * bits // 8)), "out": bytes(out_bytes)}
+    expect = run(program, {k: bytearray(v) for k, v in memory.items()})["out"]
+    assert run_native(program, memory, "out", tmp_path) == expect

@@ -1,0 +1,197 @@
+"""The nibble-sliced uBlock kernel programs, abstract and lowered for ssse3,
+avx2 and avx512, run in the IR interpreter against the Python reference;
+the key form "folded_sboxes" they read; the transposition in and out."""
+
+import random
+import zlib
+from collections import Counter
+
+import pytest
+
+from gen.backends import SIMD_TARGETS
+from gen.ir import Builder, Loop, Op, run
+from gen.ir.opcodes import ABSTRACT
+from gen.kernels import ublock_nibbleslice as nibbleslice
+from gen.kernels.transpose import join_halves256, split_halves256
+from gen.kernels.ublock_constants import DIRECTIONS
+from gen.kernels.ublock_reference import decrypt_block, encrypt_block, round_keys, to_nibbles
+from gen.specs import ublock
+
+VARIANTS = list(ublock.VARIANTS)  # (block bits, key bits)
+TARGETS = ("ssse3", "avx2", "avx512")
+WIDTHS = (128, 256, 512)
+
+
+def variant_id(variant):
+    return "ublock{}_{}".format(*variant)
+
+
+def seed_of(*parts):
+    """A seed that is the same on every run and differs between test cases."""
+    return zlib.crc32("/".join(map(str, parts)).encode())
+
+
+def check_program(program, key_bits, seed, in_place=False):
+    """Run `program` on random blocks under a random key; compare with the reference."""
+    info = program.info
+    block_bits, direction = info["block_bits"], info["direction"]
+    block_bytes = block_bits // 8
+    rng = random.Random(seed)
+    key = rng.randbytes(key_bits // 8)
+    rks = round_keys(block_bits, key_bits, key)
+    data = rng.randbytes(info["batch_blocks"] * block_bytes)
+    memory = {"rk": bytearray(nibbleslice.folded_tables(rks, direction)), "in": bytearray(data)}
+    memory["out"] = memory["in"] if in_place else bytearray(len(data))
+    run(program, memory)
+    crypt = encrypt_block if direction == "encrypt" else decrypt_block
+    expected = b"".join(crypt(block_bits, key_bits, key, data[i:i + block_bytes], rks)
+                        for i in range(0, len(data), block_bytes))
+    assert bytes(memory["out"]) == expected
+
+
+def lowered(target, block_bits, key_bits, direction):
+    t = SIMD_TARGETS[target]
+    return t.lower(nibbleslice.program(t.bits, block_bits, ublock.VARIANTS[block_bits, key_bits], direction))
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("variant", VARIANTS, ids=variant_id)
+def test_abstract_program_matches_reference(variant, bits, direction):
+    block_bits, key_bits = variant
+    program = nibbleslice.program(bits, block_bits, ublock.VARIANTS[variant], direction)
+    check_program(program, key_bits, seed_of(variant, bits, direction))
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("variant", VARIANTS, ids=variant_id)
+def test_lowered_program_matches_reference(variant, target, direction):
+    program = lowered(target, *variant, direction)
+    opcodes = {s.opcode for s in program.walk() if isinstance(s, Op)}
+    assert not opcodes & (ABSTRACT | set(SIMD_TARGETS[target].lacks))
+    check_program(program, variant[1], seed_of(variant, target, direction))
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+def test_in_place(direction):
+    """The ABI allows in == out: every load comes before the first store."""
+    check_program(lowered("avx2", 256, 256, direction), 256, seed_of("in place", direction), in_place=True)
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("target", TARGETS)
+@pytest.mark.parametrize("block_bits", (128, 256))
+def test_round_is_one_lookup_per_nibble_and_three_xors(block_bits, target, direction):
+    """What the module docstring promises: per round and nibble position one
+    table load and one shuffle, three XORs, and nothing else (PL, PR and the
+    rotations are renamings)."""
+    key_bits = max(k for n, k in VARIANTS if n == block_bits)
+    loop = next(s for s in lowered(target, block_bits, key_bits, direction).body if isinstance(s, Loop))
+    counts = Counter(s.opcode for s in loop.body if isinstance(s, Op))
+    nibbles = block_bits // nibbleslice.NIBBLE_BITS
+    assert counts == {"bcast128": nibbles, "shuffle": nibbles, "xor": 3 * nibbles}
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("variant", VARIANTS, ids=variant_id)
+def test_program_info(variant, bits):
+    block_bits, _ = variant
+    rounds = ublock.VARIANTS[variant]
+    for direction in DIRECTIONS:
+        info = nibbleslice.program(bits, block_bits, rounds, direction).info
+        assert info == {"batch_blocks": bits // 8, "key_form": "folded_sboxes", "block_bits": block_bits,
+                        "rounds": rounds, "direction": direction, "strategy": "nibbleslice"}
+
+
+def test_rejects_what_is_not_a_variant():
+    with pytest.raises(ValueError, match="no uBlock variant"):
+        nibbleslice.program(256, 256, 16, "encrypt")
+    with pytest.raises(ValueError, match="direction"):
+        nibbleslice.program(256, 128, 16, "sideways")
+    with pytest.raises(ValueError, match="direction"):
+        nibbleslice.folded_tables([[0] * 32] * 17, "sideways")
+
+
+# The layout of key_form "folded_sboxes" as /work/notes/ublock.md (the shared contract) states it.
+CONTRACT_TABLES_START = 64
+CONTRACT_TABLE_BYTES = 16
+
+
+@pytest.mark.parametrize("direction", DIRECTIONS)
+@pytest.mark.parametrize("variant", VARIANTS, ids=variant_id)
+def test_folded_tables_layout(variant, direction):
+    block_bits, key_bits = variant
+    rounds = ublock.VARIANTS[variant]
+    nibbles = block_bits // 4
+    rng = random.Random(seed_of("tables", variant, direction))
+    rks = round_keys(block_bits, key_bits, rng.randbytes(key_bits // 8))
+    form = nibbleslice.folded_tables(rks, direction)
+    assert len(form) == CONTRACT_TABLES_START + rounds * nibbles * CONTRACT_TABLE_BYTES
+    assert form[:CONTRACT_TABLES_START] == bytes(rks[rounds]) + bytes(CONTRACT_TABLES_START - nibbles)
+    inverse = ublock.inverse_sbox()
+    for step in range(rounds):
+        for p in range(nibbles):
+            at = CONTRACT_TABLES_START + (step * nibbles + p) * CONTRACT_TABLE_BYTES
+            assert nibbleslice.table_offset(block_bits, step, p) == at
+            if direction == "encrypt":
+                expected = [ublock.SBOX[x ^ rks[step][p]] for x in range(16)]
+            else:
+                expected = [inverse[x] ^ rks[rounds - 1 - step][p] for x in range(16)]
+            assert list(form[at:at + CONTRACT_TABLE_BYTES]) == expected
+
+
+def slicing_program(bits, block_bits, regs_out):
+    """Slice a batch and either store the nibble registers as they are
+    (regs_out) or slice them back."""
+    b = Builder("slicing", bits, ("in", "out"))
+    nibbles = nibbleslice.slice_batch(b, block_bits)
+    if regs_out:
+        for p, value in enumerate(nibbles):
+            b.store("out", p * bits // 8, value)
+    else:
+        nibbleslice.unslice_batch(b, block_bits, nibbles)
+    return b.finish()
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("block_bits", (128, 256))
+def test_slicing_puts_nibble_p_of_every_block_in_register_p(block_bits, bits):
+    rng = random.Random(seed_of("slice", block_bits, bits))
+    batch, nibbles = bits // 8, block_bits // 4
+    data = rng.randbytes(batch * block_bits // 8)
+    memory = {"in": bytearray(data), "out": bytearray(nibbles * batch)}
+    run(slicing_program(bits, block_bits, regs_out=True), memory)
+    registers = [memory["out"][p * batch:(p + 1) * batch] for p in range(nibbles)]
+    sliced_blocks = sorted(tuple(reg[lane] for reg in registers) for lane in range(batch))
+    blocks = sorted(tuple(to_nibbles(data[i:i + block_bits // 8])) for i in range(0, len(data), block_bits // 8))
+    assert sliced_blocks == blocks
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("block_bits", (128, 256))
+def test_unslicing_undoes_slicing(block_bits, bits):
+    data = random.Random(seed_of("unslice", block_bits, bits)).randbytes(bits // 8 * block_bits // 8)
+    memory = {"in": bytearray(data), "out": bytearray(len(data))}
+    run(slicing_program(bits, block_bits, regs_out=False), memory)
+    assert bytes(memory["out"]) == data
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+def test_split_and_join_halves256(bits):
+    """split_halves256 puts the low 128-bit halves of x's then y's 256-bit
+    elements in one register and the high halves in the other; join undoes it."""
+    b = Builder("halves", bits, ("in", "out"))
+    x, y = b.load("in", 0), b.load("in", bits // 8)
+    lows, highs = split_halves256(b, x, y, "half")
+    b.store("out", 0, lows)
+    b.store("out", bits // 8, highs)
+    x2, y2 = join_halves256(b, lows, highs, "joined")
+    b.store("out", 2 * bits // 8, x2)
+    b.store("out", 3 * bits // 8, y2)
+    data = bytes(range(2 * bits // 8))
+    memory = {"in": bytearray(data), "out": bytearray(2 * len(data))}
+    run(b.finish(), memory)
+    elements = [data[i:i + 32] for i in range(0, len(data), 32)]
+    assert bytes(memory["out"][:len(data)]) == b"".join(e[:16] for e in elements) + b"".join(e[16:] for e in elements)
+    assert bytes(memory["out"][len(data):]) == data
