@@ -62,24 +62,37 @@ static inline void kc_counter_load(kc_counter *ctr, const uint8_t *iv, size_t bl
 }
 
 /* Writes counter blocks ctr, ctr+1, ... and advances ctr.  The carry runs
- * through every limb without a branch (the IV may be secret). */
-static inline void kc_counter_blocks(kc_counter *ctr, uint8_t *out, size_t n)
+ * through every limb without a branch (the IV may be secret).  `limbs` is a
+ * constant at each call site below, so the limb loops unroll. */
+static inline void kc_counter_blocks_of(kc_counter *ctr, uint8_t *out, size_t n, const size_t limbs)
 {
-    const size_t block_bytes = 8 * ctr->limbs;
+    const size_t block_bytes = 8 * limbs;
+    uint64_t limb[KC_COUNTER_LIMBS];
+    memcpy(limb, ctr->limb, sizeof limb);
     for (size_t b = 0; b < n; b++, out += block_bytes) {
         uint64_t carry = 1;
-        for (size_t i = 0; i < ctr->limbs; i++) {
-            const uint64_t be = __builtin_bswap64(ctr->limb[i]);
+        for (size_t i = 0; i < limbs; i++) {
+            const uint64_t be = __builtin_bswap64(limb[i]);
             memcpy(out + block_bytes - 8 * (i + 1), &be, 8);
         }
-        for (size_t i = 0; i < ctr->limbs; i++) {
-            const uint64_t sum = ctr->limb[i] + carry;
+        for (size_t i = 0; i < limbs; i++) {
+            const uint64_t sum = limb[i] + carry;
             /* Opaque to the optimiser, so it cannot branch on the counter's value. */
             __asm__("" : "+r"(carry));
             carry = ((sum | (0 - sum)) >> 63 ^ 1) & carry; /* 1 exactly when this limb wrapped */
-            ctr->limb[i] = sum;
+            limb[i] = sum;
         }
     }
+    memcpy(ctr->limb, limb, sizeof limb);
+    kc_wipe(limb, sizeof limb);
+}
+
+static inline void kc_counter_blocks(kc_counter *ctr, uint8_t *out, size_t n)
+{
+    if (ctr->limbs == 2) /* 128-bit blocks: the common case, unrolled on its own */
+        kc_counter_blocks_of(ctr, out, n, 2);
+    else
+        kc_counter_blocks_of(ctr, out, n, ctr->limbs);
 }
 
 static inline void kc_cbc_encrypt(const kc_block_cipher *c, const uint8_t *iv, const uint8_t *in, uint8_t *out,
