@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Modelled cycles per byte of generated SM4 and ZUC kernels, from llvm-mca.
+"""Modelled cycles per byte of generated SM4, ZUC and uBlock kernels, from llvm-mca.
 
 A target this CPU may not run natively (or one whose speed on another core is
 of interest) gets a *static* estimate: the kernel's C file is compiled to
@@ -43,10 +43,21 @@ straight-line code for 16 rounds that makes 64 keystream bytes per lane, so
 ZUC-128 and ZUC-256 share this kernel; its record is filed under cipher
 "zuc256", mode "keystream".
 
+uBlock kernels (names <strategy>_<target> with strategy register or
+nibbleslice, source generated/src/ublock_<strategy>_<target>.c) hold every
+variant and both directions; each variant's encryption function
+ublock_<name>_<variant>_encrypt (one batch) is modelled as the SM4 kernels
+are: its marked round loop runs as many times as the `for` loop around the
+marks says (the rounds, read from the C), the rest of the function once, and
+bytes per batch = batch_blocks[variant] (from the impl's `.batch_blocks`) x
+the block size.  One record per variant, cipher "ublock128_128" etc., mode
+"kernel".
+
 Usage:
     python3 harness/mca_model.py [--json build/mca.json] [--cpu icelake-server]
         [--cpu znver3] [IMPL ...]          (default: byteslice_avx512_gfni
-                                            byteslice_avx2_gfni)
+                                            byteslice_avx2_gfni; e.g. also
+                                            lanes_avx512_gfni, nibbleslice_avx512)
 
 Output: a markdown table on stdout and, with --json, a list of records
 {cipher, impl: "ours", name, strategy, target, mode: "kernel" (ZUC:
@@ -82,7 +93,15 @@ TARGET_FLAGS = {
     "avx2_vaes": ["-mavx2", "-maes", "-mpclmul", "-mvaes", "-mvpclmulqdq"],
     "avx2_gfni": ["-mavx2", "-maes", "-mgfni"],
     "avx512_gfni": ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mgfni"],
+    "ssse3": ["-mssse3"],
+    "avx2": ["-mavx2"],
+    "avx512": ["-mavx512f", "-mavx512bw"],
 }
+
+# uBlock: the strategies, and the variants in ublock_variant order with their
+# block sizes in bytes.
+UBLOCK_STRATEGIES = ("register", "nibbleslice")
+UBLOCK_VARIANTS = (("ublock128_128", 16), ("ublock128_256", 16), ("ublock256_256", 32))
 
 
 # --------------------------------------------------------------------------
@@ -105,10 +124,17 @@ def is_zuc(name):
     return name.startswith("lanes_")
 
 
+def is_ublock(name):
+    """uBlock kernels are named register_<target> or nibbleslice_<target>."""
+    return name.partition("_")[0] in UBLOCK_STRATEGIES
+
+
 def source_stem(name):
     """'byteslice_avx2_gfni' -> 'sm4_byteslice_avx2_gfni', 'lanes_avx2_vaes' ->
-    'zuc_lanes_avx2_vaes': the generated C file's and object's name."""
-    return ("zuc_" if is_zuc(name) else "sm4_") + name
+    'zuc_lanes_avx2_vaes', 'nibbleslice_avx2' -> 'ublock_nibbleslice_avx2':
+    the generated C file's and object's name."""
+    prefix = "zuc_" if is_zuc(name) else "ublock_" if is_ublock(name) else "sm4_"
+    return prefix + name
 
 
 def define(macro, text):
@@ -126,6 +152,47 @@ def zuc_kernel_params(c_text, name):
         raise ValueError(f"{macro} not found in the C file")
     return {"lanes": lanes, "batch_bytes": ZUC_BLOCK_BYTES * lanes, "rounds": 16,
             "rounds_per_iteration": 16}
+
+
+def function_text(c_text, function):
+    """The C text of `function`, from its signature to the next top-level
+    closing brace, or None."""
+    m = re.search(r"^[^\n;]*\b" + re.escape(function) + r"\s*\(", c_text, re.M)
+    if not m:
+        return None
+    end = c_text.find("\n}\n", m.start())
+    return c_text[m.start():end if end >= 0 else len(c_text)]
+
+
+def marked_loop_count(func_text):
+    """Iterations of the `for` loop enclosing the first KC_MCA_BEGIN mark
+    (`for (... r = 0; r < N; ...)`), or 1 when the marks are not in a loop."""
+    begin = func_text.find("KC_MCA_BEGIN")
+    if begin < 0:
+        return 1
+    loops = re.findall(r"for\s*\([^;]*=\s*0\s*;\s*\w+\s*<\s*(\d+)\s*;", func_text[:begin])
+    return int(loops[-1]) if loops else 1
+
+
+def ublock_kernel_params(c_text, name, variant_index):
+    """A uBlock kernel's batch for one variant (the impl's `.batch_blocks =
+    { ... }`, in ublock_variant order) and its round loop (the `for` bound
+    around the marks of ublock_<name>_<variant>_encrypt): a dict with
+    batch_blocks, batch_bytes, rounds (loop iterations per batch) and
+    rounds_per_iteration = 1."""
+    variant, block_bytes = UBLOCK_VARIANTS[variant_index]
+    m = re.search(r"\.batch_blocks\s*=\s*\{([^}]*)\}", c_text)
+    if not m:
+        raise ValueError(f"no .batch_blocks in the C file of {name}")
+    batches = [int(x) for x in m.group(1).split(",") if x.strip()]
+    function = f"ublock_{name}_{variant}_encrypt"
+    body = function_text(c_text, function)
+    if body is None:
+        raise ValueError(f"no function {function} in the C file")
+    batch = batches[variant_index]
+    return {"batch_blocks": batch, "batch_bytes": batch * block_bytes,
+            "rounds": marked_loop_count(body), "rounds_per_iteration": 1,
+            "function": function, "variant": variant}
 
 
 def kernel_params(c_text, name, sm4_h_text=None):
@@ -453,62 +520,103 @@ def model_cycles(cut, params, cpu, mca_runner=run_mca):
     }
 
 
-def model_impl(name, cpus, generated_dir, cc="gcc"):
-    """Records (one per CPU model) for one kernel (SM4 <strategy>_<target> or
-    ZUC lanes_<target>)."""
+def zuc_jobs(name, c_text, asm):
+    """The ZUC kernel's one modelled function: [(cut, params, record base)]."""
     strategy, target = split_impl(name)
-    zuc = is_zuc(name)
+    params = zuc_kernel_params(c_text, name)
+    cut = cut_kernel(asm, function=f"zuc_{name}_keystream_block")
+    if not cut["marked"] or cut["loop"]:
+        raise ValueError(f"zuc_{name}_keystream_block: expected one marked straight-line "
+                         f"block (markers: {cut['marked']}, loop: {cut['loop']})")
+    base = {
+        "cipher": "zuc256", "impl": "ours", "name": name, "strategy": strategy,
+        "target": target, "mode": "keystream", "msg_bytes": params["batch_bytes"],
+        "lanes": params["lanes"], "bytes_per_lane": ZUC_BLOCK_BYTES,
+        "note": "keystream_block kernel, the same for ZUC-128 and ZUC-256",
+    }
+    return [(cut, params, base)]
+
+
+def ublock_jobs(name, c_text, asm):
+    """Each uBlock variant's encryption function: [(cut, params, base)]."""
+    strategy, target = split_impl(name)
+    jobs = []
+    for index in range(len(UBLOCK_VARIANTS)):
+        params = ublock_kernel_params(c_text, name, index)
+        cut = cut_kernel(asm, function=params["function"])
+        base = {
+            "cipher": params["variant"], "impl": "ours", "name": name, "strategy": strategy,
+            "target": target, "mode": "kernel", "msg_bytes": params["batch_bytes"],
+            "lanes": params["batch_blocks"],
+        }
+        jobs.append((cut, params, base))
+    return jobs
+
+
+def sm4_jobs(name, c_text, asm, generated_dir):
+    """The SM4 kernel's batch function: [(cut, params, base)]."""
+    strategy, target = split_impl(name)
+    sm4_h = os.path.join(generated_dir, "include", "sm4.h")
+    sm4_h_text = open(sm4_h, encoding="utf-8").read() if os.path.exists(sm4_h) else None
+    params = kernel_params(c_text, name, sm4_h_text)
+    base = {
+        "cipher": "sm4", "impl": "ours", "name": name, "strategy": strategy,
+        "target": target, "mode": "kernel", "msg_bytes": params["batch_blocks"] * 16,
+        "lanes": params["batch_blocks"],
+    }
+    return [(cut_kernel(asm), params, base)]
+
+
+def model_impl(name, cpus, generated_dir, cc="gcc"):
+    """Records (one per CPU model, and for uBlock per variant) for one kernel
+    (SM4 <strategy>_<target>, ZUC lanes_<target>, uBlock register_<target> or
+    nibbleslice_<target>)."""
+    _, target = split_impl(name)
     src = os.path.join(generated_dir, "src", source_stem(name) + ".c")
     with open(src, encoding="utf-8") as f:
         c_text = f.read()
-    if zuc:
-        params = zuc_kernel_params(c_text, name)
-    else:
-        sm4_h = os.path.join(generated_dir, "include", "sm4.h")
-        sm4_h_text = open(sm4_h, encoding="utf-8").read() if os.path.exists(sm4_h) else None
-        params = kernel_params(c_text, name, sm4_h_text)
     flags = target_flags(name, target, generated_dir)
     asm = compile_to_asm(src, flags, [os.path.join(generated_dir, "include"),
                                       os.path.join(generated_dir, "src")], cc)
-    if zuc:
-        cut = cut_kernel(asm, function=f"zuc_{name}_keystream_block")
-        if not cut["marked"] or cut["loop"]:
-            raise ValueError(f"zuc_{name}_keystream_block: expected one marked straight-line "
-                             f"block (markers: {cut['marked']}, loop: {cut['loop']})")
-        base = {
-            "cipher": "zuc256", "impl": "ours", "name": name, "strategy": strategy,
-            "target": target, "mode": "keystream", "msg_bytes": params["batch_bytes"],
-            "lanes": params["lanes"], "bytes_per_lane": ZUC_BLOCK_BYTES,
-            "note": "keystream_block kernel, the same for ZUC-128 and ZUC-256",
-        }
+    if is_zuc(name):
+        jobs = zuc_jobs(name, c_text, asm)
+    elif is_ublock(name):
+        jobs = ublock_jobs(name, c_text, asm)
     else:
-        cut = cut_kernel(asm)
-        base = {
-            "cipher": "sm4", "impl": "ours", "name": name, "strategy": strategy,
-            "target": target, "mode": "kernel", "msg_bytes": params["batch_blocks"] * 16,
-            "lanes": params["batch_blocks"],
-        }
-    base.update({
-        "modelled": True, "emulated": False,
-        "rounds_per_iteration": params["rounds_per_iteration"],
-        "loop_kept": cut["loop"], "markers": cut["marked"], "marked_regions": cut["regions"],
-        "function": cut["function"],
-        "compiler": f"{cc} -O3 {' '.join(flags)}", "mca_iterations": ITERATIONS,
-    })
+        jobs = sm4_jobs(name, c_text, asm, generated_dir)
     records = []
-    for cpu in cpus:
-        rec = dict(base, cpu_model=cpu, cpb=None, gbps=None)
-        missing = features_missing(cpu, flags, cc)
-        if missing:
-            rec["error"] = f"{cpu} lacks {' '.join(m[2:] for m in missing)}: not modelled"
-            records.append(rec)
-            continue
-        try:
-            rec.update(model_cycles(cut, params, cpu))
-        except RuntimeError as e:
-            rec["error"] = str(e)
-        records.append(rec)
+    for cut, params, base in jobs:
+        base.update({
+            "modelled": True, "emulated": False,
+            "rounds_per_iteration": params["rounds_per_iteration"],
+            "loop_kept": cut["loop"], "markers": cut["marked"],
+            "marked_regions": cut["regions"], "function": cut["function"],
+            "compiler": f"{cc} -O3 {' '.join(flags)}", "mca_iterations": ITERATIONS,
+        })
+        for cpu in cpus:
+            records.append(model_on_cpu(base, cut, params, cpu, flags, cc))
     return records
+
+
+def model_on_cpu(base, cut, params, cpu, flags, cc):
+    """One record: the model on `cpu`, or an error where the CPU model lacks
+    the kernel's instructions or llvm-mca refuses."""
+    rec = dict(base, cpu_model=cpu, cpb=None, gbps=None)
+    missing = features_missing(cpu, flags, cc)
+    if missing:
+        rec["error"] = f"{cpu} lacks {' '.join(m[2:] for m in missing)}: not modelled"
+        return rec
+    try:
+        rec.update(model_cycles(cut, params, cpu))
+    except RuntimeError as e:
+        rec["error"] = str(e)
+    return rec
+
+
+def label(rec):
+    """A record's kernel as the table names it (uBlock: with its variant)."""
+    cipher = rec.get("cipher", "")
+    return f"{rec['name']} {cipher}" if cipher.startswith("ublock") else rec["name"]
 
 
 def markdown(records):
@@ -516,12 +624,12 @@ def markdown(records):
              "cycles / iteration x iterations | rest cycles |",
              "|---|---|---:|---:|---:|---:|---:|"]
     for r in records:
-        label = f"modelled (llvm-mca {r['cpu_model']})"
+        source = f"modelled (llvm-mca {r['cpu_model']})"
         if r.get("cpb") is None:
-            lines.append(f"| `{r['name']}` | {label} | – | – | {r['msg_bytes']} | "
+            lines.append(f"| `{label(r)}` | {source} | – | – | {r['msg_bytes']} | "
                          f"{r.get('error', 'failed')} | – |")
             continue
-        lines.append(f"| `{r['name']}` | {label} | {r['cpb']:.2f} | {r['cycles_per_batch']:.1f} | "
+        lines.append(f"| `{label(r)}` | {source} | {r['cpb']:.2f} | {r['cycles_per_batch']:.1f} | "
                      f"{r['batch_bytes']} | {r['loop_cycles_per_iteration']:.1f} x "
                      f"{r['iterations_per_batch']} | {r['rest_cycles']:.1f} |")
     return "\n".join(lines) + "\n"
@@ -530,7 +638,8 @@ def markdown(records):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("impls", nargs="*", default=list(DEFAULT_IMPLS),
-                    help="kernel names, e.g. byteslice_avx512_gfni, lanes_avx512_gfni (ZUC)")
+                    help="kernel names, e.g. byteslice_avx512_gfni, lanes_avx512_gfni (ZUC), "
+                         "nibbleslice_avx512 (uBlock)")
     ap.add_argument("--cpu", action="append", help=f"llvm-mca -mcpu (default: {DEFAULT_CPUS})")
     ap.add_argument("--json", help="write the records here")
     ap.add_argument("--generated", default=os.path.join(REPO, "generated"))

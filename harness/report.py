@@ -18,8 +18,12 @@ impl ("ours", or a peer: "openssl", "libgcrypt", "ipsec-mb"), name (kernel
 name for ours), strategy, target, mode, msg_bytes, lanes, gbps, cpb; ZUC
 records also streams (messages per call: Gbit/s and c/B count all of them)
 and mac_method (our MACs: "clmul" or "compare").  Each cipher gets its own
-section (SM4, ZUC-128, ZUC-256), compared with its own peers at its own
-headline size.  The module has no third-party dependency except matplotlib,
+section (SM4, ZUC-128, ZUC-256, uBlock-128/128, 128/256, 256/256), compared
+with its own peers at its own headline size.  uBlock has no peer library: its
+sections set the two strategies side by side per target and mode, and the
+paper's figures (AMD Ryzen 9 5900X) as reference lines beside ours; a last
+section checks the issue's targets (3x the paper, 4x the register strategy)
+on the records of the one run.  The module has no third-party dependency except matplotlib,
 which is needed only for the PNG.
 """
 
@@ -37,20 +41,57 @@ MODES = ("ecb-enc", "ecb-dec", "cbc-enc", "cbc-dec", "ctr",
 
 class CipherInfo:
     """How a cipher's section is titled and compared: its peers (in table
-    order, with their names in headers) and the message size of its
-    headline (the workloads its peers are built for)."""
+    order, with their names in headers), the message size of its headline
+    (the workloads its peers are built for), the mode its plot follows over
+    message sizes, what its many-stream calls are ({streams}: their number),
+    and what its modelled figures model."""
 
-    def __init__(self, title, peers, headline_bytes):
+    def __init__(self, title, peers, headline_bytes, line_mode="ctr", streams_note="",
+                 model_note=""):
         self.title = title
         self.peers = peers  # ((impl, display name), ...)
         self.headline_bytes = headline_bytes
+        self.line_mode = line_mode
+        self.streams_note = streams_note
+        self.model_note = model_note
 
+
+ZUC_STREAMS = (" Every call processes {streams} messages of the given size (one per stream, each "
+               "with its own key and IV), so every lane is busy; Gbit/s and c/B count the bytes "
+               "of all of them (c/B = seconds x clock / (streams x bytes)). enc and mac include "
+               "key loading and initialisation; keystream is the kernel alone on initialised "
+               "states. Our MACs are listed per method (clmul, compare).")
+ZUC_MODEL = ("Static throughput model of one keystream_block call (16 rounds, 64 bytes per lane) "
+             "from `harness/mca_model.py`; not a measurement. ZUC-128 and ZUC-256 share this "
+             "kernel.")
+SM4_MODEL = ("Static throughput model of the kernel's round loop (plus transposition where "
+             "modelled), from `harness/mca_model.py`; not a measurement.")
+UBLOCK_STREAMS = (" cbc-enc is the paper's multi-key measurement: every call encrypts {streams} "
+                  "messages of the given size side by side, one per stream with its own key and "
+                  "IV, through the kernel's multi-key entry; Gbit/s and c/B count the bytes of "
+                  "all of them (c/B = seconds x clock / (streams x bytes)). The other modes run "
+                  "one key and one message per call; key expansion is not timed.")
+UBLOCK_MODEL = ("Static throughput model of one kernel pass (one batch of blocks, encryption) "
+                "from `harness/mca_model.py`; not a measurement.")
 
 CIPHERS = {
-    "sm4": CipherInfo("SM4", (("openssl", "OpenSSL"), ("libgcrypt", "libgcrypt")), 65536),
-    "zuc128": CipherInfo("ZUC-128", (("ipsec-mb", "ipsec-mb"),), 4096),
-    "zuc256": CipherInfo("ZUC-256", (("ipsec-mb", "ipsec-mb"),), 4096),
+    "sm4": CipherInfo("SM4", (("openssl", "OpenSSL"), ("libgcrypt", "libgcrypt")), 65536,
+                      model_note=SM4_MODEL),
+    "zuc128": CipherInfo("ZUC-128", (("ipsec-mb", "ipsec-mb"),), 4096, "enc", ZUC_STREAMS,
+                         ZUC_MODEL),
+    "zuc256": CipherInfo("ZUC-256", (("ipsec-mb", "ipsec-mb"),), 4096, "enc", ZUC_STREAMS,
+                         ZUC_MODEL),
+    "ublock128_128": CipherInfo("uBlock-128/128", (), 65536, "ctr", UBLOCK_STREAMS, UBLOCK_MODEL),
+    "ublock128_256": CipherInfo("uBlock-128/256", (), 65536, "ctr", UBLOCK_STREAMS, UBLOCK_MODEL),
+    "ublock256_256": CipherInfo("uBlock-256/256", (), 65536, "ctr", UBLOCK_STREAMS, UBLOCK_MODEL),
 }
+
+# The uBlock paper's figures (shared/papers/ublock-avx2.md, section 3.2 and the
+# conclusion), in Mbit/s: one key, and four keys (CBC), short messages, AVX2.
+# Reference lines only: not measured here.
+UBLOCK_PAPER = {"ublock128_128": (7205, 6340), "ublock128_256": (4099, 3422),
+                "ublock256_256": (3182, 2813)}
+UBLOCK_PAPER_CPU = "AMD Ryzen 9 5900X (Zen 3) @ 3.7 GHz"
 PEERS = tuple(dict.fromkeys(p for info in CIPHERS.values() for p, _ in info.peers))
 HEADLINE_BYTES = CIPHERS["sm4"].headline_bytes
 
@@ -269,7 +310,8 @@ def render_headline(records):
     align += "r" * len(peers)
     streams = {r.get("streams", 1) for r in records}
     many = f", {streams.pop()} per call" if len(streams) == 1 and 1 not in streams else ""
-    return (f"### Headline: {fmt_size(size)} messages{many}, our fastest kernel vs the peers\n\n"
+    against = "vs the peers" if peers else "per mode (no peer library has this cipher)"
+    return (f"### Headline: {fmt_size(size)} messages{many}, our fastest kernel {against}\n\n"
             + md_table(header, body, align))
 
 
@@ -336,14 +378,9 @@ def render_modelled(records, bench_records=(), cipher=None):
               f"c/B measured here ({', '.join(modes)}, {fmt_size(hsize) if hsize else '–'})"]
     if cipher in (None, "sm4"):
         title = "### Modelled figures (not measured)"
-        note = ("Static throughput model of the kernel's round loop (plus transposition where "
-                "modelled), from `harness/mca_model.py`; not a measurement.")
     else:
         title = f"### {cipher_info(cipher).title} modelled figures (not measured)"
-        note = ("Static throughput model of one keystream_block call (16 rounds, 64 bytes per "
-                "lane) from `harness/mca_model.py`; not a measurement.")
-        if cipher.startswith("zuc"):
-            note += " ZUC-128 and ZUC-256 share this kernel."
+    note = cipher_info(cipher or "sm4").model_note
     return title + "\n\n" + note + "\n\n" + md_table(header, rows, "llrrrr")
 
 
@@ -357,12 +394,8 @@ def render_intro(records):
             "never timed.")
     streams = sorted({r.get("streams", 1) for r in records} - {1})
     if streams:
-        text += (f" Every call processes {', '.join(map(str, streams))} messages of the given size "
-                 "(one per stream, each with its own key and IV), so every lane is busy; Gbit/s "
-                 "and c/B count the bytes of all of them (c/B = seconds x clock / (streams x "
-                 "bytes)). enc and mac include key loading and initialisation; keystream is the "
-                 "kernel alone on initialised states. Our MACs are listed per method (clmul, "
-                 "compare).")
+        note = cipher_info(cipher_of(r0)).streams_note
+        text += note.format(streams=", ".join(map(str, streams)))
     arches = sorted({f"`{subject_label(r)}` ({r.get('target', '')})" for r in records
                      if r.get("impl") == "ipsec-mb"})
     if arches:
@@ -371,6 +404,137 @@ def render_intro(records):
         text += (" Rows marked (output MISMATCH) differ from our scalar reference; our own "
                  "such kernels are left out of the headline.")
     return text
+
+
+# --------------------------------------------------------------------------
+# uBlock: strategies side by side, the paper's figures, the issue's targets
+# --------------------------------------------------------------------------
+
+UBLOCK_TARGETS = ("ssse3", "avx2", "avx512")
+UBLOCK_MODES = ("ctr", "ecb-enc", "ecb-dec", "cbc-dec", "cbc-enc")
+
+
+def is_ublock(cipher):
+    return cipher.startswith("ublock")
+
+
+def find_measured(records, name, mode, size):
+    """Our verified record of kernel `name` in `mode` at `size`, or None."""
+    return next((r for r in measured(records)
+                 if r.get("impl") == "ours" and r.get("name") == name and r["mode"] == mode
+                 and r["msg_bytes"] == size and r.get("verified", True)), None)
+
+
+def ratio(a, b):
+    """a / b of two records' (or numbers') Gbit/s, or None."""
+    a = a["gbps"] if isinstance(a, dict) else a
+    b = b["gbps"] if isinstance(b, dict) else b
+    return a / b if a is not None and b else None
+
+
+def render_ublock_strategies(records):
+    """register (the paper's method) and nibbleslice on each target and mode,
+    at the headline size, of one uBlock variant's records."""
+    size = headline_size(measured(records))
+    rows = []
+    for target in UBLOCK_TARGETS:
+        for mode in UBLOCK_MODES:
+            reg = find_measured(records, f"register_{target}", mode, size)
+            nib = find_measured(records, f"nibbleslice_{target}", mode, size)
+            if reg or nib:
+                streams = (reg or nib).get("streams", 1)
+                rows.append([target, mode + (f" ({streams} keys)" if streams > 1 else ""),
+                             fmt_num(reg and reg["gbps"]), fmt_num(reg and reg.get("cpb")),
+                             fmt_num(nib and nib["gbps"]), fmt_num(nib and nib.get("cpb")),
+                             fmt_ratio(ratio(nib, reg) if reg and nib else None)])
+    if not rows:
+        return ""
+    header = ["target", "mode", "register Gbit/s", "register c/B", "nibbleslice Gbit/s",
+              "nibbleslice c/B", "nibbleslice / register"]
+    return (f"### Strategies side by side at {fmt_size(size)}\n\n"
+            + md_table(header, rows, "llrrrrr"))
+
+
+def best_ours(records, mode, size):
+    """Our fastest verified kernel other than the reference in mode at size."""
+    cands = [r for r in measured(records) if r.get("impl") == "ours" and r["mode"] == mode
+             and r["msg_bytes"] == size and r.get("verified", True)
+             and r.get("strategy") != "reference"]
+    return max(cands, key=lambda r: r["gbps"], default=None)
+
+
+def render_ublock_paper(records, cipher):
+    """The paper's figures as reference lines, with ours beside them."""
+    if cipher not in UBLOCK_PAPER:
+        return ""
+    single, four = (x / 1000 for x in UBLOCK_PAPER[cipher])
+    size = headline_size(measured(records))
+    reg_ctr = find_measured(records, "register_avx2", "ctr", size)
+    reg_cbc = find_measured(records, "register_avx2", "cbc-enc", size)
+    best = best_ours(records, "ctr", size)
+    rows = [
+        ["paper: one key (reference line)", "AVX2, the paper's code", "–", fmt_num(single, 3), "–",
+         "–"],
+        ["paper: four keys, CBC (reference line)", "AVX2, the paper's code", "–",
+         fmt_num(four, 3), "–", "–"],
+        ["ours: the paper's method, one key", "`register_avx2`", "ctr",
+         fmt_num(reg_ctr and reg_ctr["gbps"], 3), fmt_num(reg_ctr and reg_ctr.get("cpb")),
+         fmt_ratio(ratio(reg_ctr, single) if reg_ctr else None)],
+        ["ours: the paper's method, four keys", "`register_avx2`", "cbc-enc (4 keys)",
+         fmt_num(reg_cbc and reg_cbc["gbps"], 3), fmt_num(reg_cbc and reg_cbc.get("cpb")),
+         fmt_ratio(ratio(reg_cbc, four) if reg_cbc else None)],
+        ["ours: fastest kernel, one key", f"`{subject_label(best)}`" if best else "–", "ctr",
+         fmt_num(best and best["gbps"], 3), fmt_num(best and best.get("cpb")),
+         fmt_ratio(ratio(best, single) if best else None)],
+    ]
+    header = ["line", "kernel", "mode", "Gbit/s", "c/B", "vs the paper"]
+    return (f"### The paper's figures ({UBLOCK_PAPER_CPU}; not measured here) and ours at "
+            f"{fmt_size(size)}\n\n"
+            "The paper times short messages (a call on a few blocks, repeated 1,000,000 times) "
+            "with one key, and with four keys in CBC; its figures are reference lines beside our "
+            "CTR (one key) and four-key CBC encryption, measured here.\n\n"
+            + md_table(header, rows, "lllrrr"))
+
+
+def target_row(what, size, got, need, unit):
+    """One row of the targets table: measured, required, ratio, verdict."""
+    r = got / need if got is not None else None
+    verdict = "–" if r is None else ("met" if r >= 1 else "NOT met")
+    fmt = fmt_ratio if unit == "x" else (lambda x: "–" if x is None else f"{x:.2f} Gbit/s")
+    return [what, fmt_size(size), fmt(got), f"≥ {fmt(need)}", fmt_ratio(r), verdict]
+
+
+def render_ublock_targets(records):
+    """The issue's "Done when", measured in this one run: nibbleslice_avx2
+    uBlock-128/128 CTR at least 3x the paper (21.6 Gbit/s) and at least 4x
+    register_avx2; uBlock-256/256 at least 3x the paper's 3,182 Mbit/s."""
+    p128 = 3 * UBLOCK_PAPER["ublock128_128"][0] / 1000
+    p256 = 3 * UBLOCK_PAPER["ublock256_256"][0] / 1000
+    u128 = of_cipher(records, "ublock128_128")
+    u256 = of_cipher(records, "ublock256_256")
+    rows = []
+    for size in sorted({4096, CIPHERS["ublock128_128"].headline_bytes}):
+        nib = find_measured(u128, "nibbleslice_avx2", "ctr", size)
+        reg = find_measured(u128, "register_avx2", "ctr", size)
+        if nib or reg:
+            rows.append(target_row("uBlock-128/128 CTR, `nibbleslice_avx2`", size,
+                                   nib and nib["gbps"], p128, "Gbit/s"))
+            rows.append(target_row("uBlock-128/128 CTR, `nibbleslice_avx2` / `register_avx2`",
+                                   size, ratio(nib, reg) if nib and reg else None, 4.0, "x"))
+        for name in ("nibbleslice_avx2", None):
+            rec = find_measured(u256, name, "ctr", size) if name else best_ours(u256, "ctr", size)
+            if rec:
+                label = f"`{name}`" if name else f"fastest: `{subject_label(rec)}`"
+                rows.append(target_row(f"uBlock-256/256 CTR, {label}", size, rec["gbps"], p256,
+                                       "Gbit/s"))
+    if not rows:
+        return ""
+    header = ["target", "size", "measured", "required", "ratio", "verdict"]
+    return ("## uBlock: the issue's targets (one run)\n\n"
+            f"Required: 3× the paper's {UBLOCK_PAPER['ublock128_128'][0]:,} Mbit/s (uBlock-128/128) "
+            f"and {UBLOCK_PAPER['ublock256_256'][0]:,} Mbit/s (uBlock-256/256), measured on "
+            f"{UBLOCK_PAPER_CPU}; nibbleslice at least 4× register on AVX2. All figures here are "
+            "from this one run.\n\n" + md_table(header, rows, "llrrrl"))
 
 
 def render_markdown(records, mca_records=()):
@@ -385,8 +549,12 @@ def render_markdown(records, mca_records=()):
         if mine:
             parts.append(render_intro(mine))
         parts.append(render_headline(mine))
+        if is_ublock(cipher) and mine:
+            parts.append(render_ublock_strategies(mine))
+            parts.append(render_ublock_paper(mine, cipher))
         parts.append(render_mode_tables(mine))
         parts.append(render_modelled(of_cipher(model, cipher), mine, cipher))
+    parts.append(render_ublock_targets(meas))
     # Modelled kernels of a cipher with no measurements: their own sections.
     for cipher in ciphers_of(model):
         if cipher not in sections:
@@ -423,7 +591,7 @@ def plot_cipher(records, cipher, ax1, ax2, plt):
     sizes, labels = sizes_of(records), subjects_of(records)
     hsize = headline_size(records) if records else None
     modes = modes_of(records)
-    line_mode = "ctr" if cipher == "sm4" else "enc"
+    line_mode = cipher_info(cipher).line_mode
     # Peers in dark greys and dashed, our kernels from a qualitative palette.
     cmap = plt.get_cmap("tab20")
     peer_labels = [label for label in labels

@@ -8,6 +8,12 @@
  *   multi-buffer job API, modes keystream (ours only), enc, mac32, mac64,
  *   mac128 (ZUC-256); --streams messages per call (default 16), so all lanes
  *   are busy.
+ *   uBlock-128/128, 128/256, 256/256 (bench_ublock.c): both strategies
+ *   (register, nibbleslice) on every native target, modes ecb-enc, ecb-dec,
+ *   cbc-dec, ctr with one key and one message per call, and cbc-enc as the
+ *   paper measures it: 4 streams with 4 keys per call through the multi-key
+ *   entry (kernels that have one); no peer library has uBlock, the paper's
+ *   figures are reference lines in the report.
  *
  * For each cell (subject x mode) x message size, the time of one call is
  * measured and reported as Gbit/s and as cycles per byte, both counted over
@@ -61,7 +67,7 @@
 
 #include "common.h"
 
-static const bench_cipher *const CIPHERS[] = {&bench_sm4, &bench_zuc};
+static const bench_cipher *const CIPHERS[] = {&bench_sm4, &bench_zuc, &bench_ublock};
 #define N_CIPHERS (sizeof CIPHERS / sizeof CIPHERS[0])
 
 /* ------------------------------------------------------------------ */
@@ -189,6 +195,56 @@ int bench_wants_subject(const bench_select *sel, const char *impl, const char *n
          (strategy && bench_in_list(f, strategy)) || (target && bench_in_list(f, target));
 }
 
+const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,
+                          const size_t *quick, size_t n_quick, size_t *n) {
+  if (sel->sizes) {
+    *n = sel->n_sizes;
+    return sel->sizes;
+  }
+  if (sel->quick && quick) {
+    *n = n_quick;
+    return quick;
+  }
+  *n = n_defaults;
+  return defaults;
+}
+
+static const size_t BLOCK_SIZES[] = {64, 256, 1024, 4096, 16384, 65536, 1048576};
+static const size_t BLOCK_QUICK_SIZES[] = {256, 4096, 65536};
+
+const size_t *bench_block_sizes(const bench_select *sel, size_t *n) {
+  return bench_sizes(sel, BLOCK_SIZES, sizeof BLOCK_SIZES / sizeof BLOCK_SIZES[0],
+                     BLOCK_QUICK_SIZES, sizeof BLOCK_QUICK_SIZES / sizeof BLOCK_QUICK_SIZES[0], n);
+}
+
+size_t bench_max_size(const size_t *sizes, size_t n, size_t least) {
+  size_t most = least;
+  for (size_t i = 0; i < n; i++)
+    if (sizes[i] > most) most = sizes[i];
+  return most;
+}
+
+int bench_timeable(const kc_impl_view *v) {
+  if (v->emulated) return 0;
+  if (kc_view_runs(v) != KC_NATIVE || kc_target_disabled(v->target)) {
+    fprintf(stderr, "bench: skipping %s (this CPU cannot run it natively)\n", v->name);
+    return 0;
+  }
+  return 1;
+}
+
+uint8_t *bench_random_buffer(size_t len, uint64_t seed) {
+  uint8_t *buf = kc_alloc_aligned(len, 64);
+  if (!buf) {
+    fprintf(stderr, "bench: out of memory\n");
+    exit(1);
+  }
+  kc_rng rng;
+  kc_rng_seed(&rng, seed);
+  kc_rng_bytes(&rng, buf, len);
+  return buf;
+}
+
 /* ------------------------------------------------------------------ */
 /* Measurement                                                          */
 /* ------------------------------------------------------------------ */
@@ -254,10 +310,11 @@ static void json_str(FILE *f, const char *s) {
 
 /*
  * The JSON file: a list of records, one per cell x size, with
- *   cipher "sm4" | "zuc128" | "zuc256"; impl "ours" | "openssl" |
+ *   cipher "sm4" | "zuc128" | "zuc256" | "ublock128_128" | "ublock128_256" |
+ *   "ublock256_256"; impl "ours" | "openssl" |
  *   "libgcrypt" | "ipsec-mb"; name (our kernel's name, e.g.
  *   "lanes_avx512_gfni", or the peer's name); strategy; target (for peers:
- *   the API and the library version); mode (SM4: ecb-enc ... ctr; ZUC:
+ *   the API and the library version); mode (SM4, uBlock: ecb-enc ... ctr; ZUC:
  *   keystream, enc, mac32, mac64, mac128); mac_method ("clmul" | "compare"
  *   for our ZUC MACs, else null); arch (what a peer choosing its code at run
  *   time chose, e.g. ipsec-mb's "avx512"; else null); msg_bytes (bytes per
@@ -474,14 +531,16 @@ static int write_report(const char *json_path, const char *mca_path, int no_repo
 static void usage(FILE *f) {
   fputs("usage: bench [options]\n"
         "  --json FILE      write the records to FILE, the report to FILE.md and FILE.png\n"
-        "  --quick          fewer sizes (SM4: 256,4K,64K) and 5 ms x 3 repetitions\n"
+        "  --quick          fewer sizes (SM4, uBlock: 256,4K,64K) and 5 ms x 3 repetitions\n"
         "  --sizes LIST     message sizes for every cipher, e.g. 64,1K,64K,1M\n"
-        "                   (default SM4: 64 B..1 MiB; ZUC: 1500,4K)\n"
-        "  --cipher LIST    sm4,zuc128,zuc256 (default: all)\n"
-        "  --impl LIST      subjects: kernel names (byteslice_avx2_gfni, lanes_avx2_gfni),\n"
-        "                   strategies, targets, 'ours', 'openssl', 'libgcrypt', 'ipsec-mb'\n"
-        "  --mode LIST      SM4: ecb-enc,ecb-dec,cbc-enc,cbc-dec,ctr;\n"
-        "                   ZUC: keystream,enc,mac32,mac64,mac128\n"
+        "                   (default SM4, uBlock: 64 B..1 MiB; ZUC: 1500,4K)\n"
+        "  --cipher LIST    sm4,zuc128,zuc256,ublock128_128,ublock128_256,ublock256_256\n"
+        "                   (default: all)\n"
+        "  --impl LIST      subjects: kernel names (byteslice_avx2_gfni, lanes_avx2_gfni,\n"
+        "                   nibbleslice_avx2), strategies, targets, 'ours', 'openssl',\n"
+        "                   'libgcrypt', 'ipsec-mb'\n"
+        "  --mode LIST      SM4, uBlock: ecb-enc,ecb-dec,cbc-enc,cbc-dec,ctr (uBlock cbc-enc:\n"
+        "                   4 keys, 4 streams per call); ZUC: keystream,enc,mac32,mac64,mac128\n"
         "  --streams N      ZUC: messages per call (default 16: every lane busy)\n"
         "  --time-ms MS     minimum length of one repetition (default 20)\n"
         "  --reps N         repetitions, best kept (default 4)\n"

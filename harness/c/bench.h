@@ -1,6 +1,7 @@
 /*
  * bench's inside: what a cipher supplies to the benchmark (bench_sm4.c,
- * bench_zuc.c), and the measurement engine it hands that to (bench.c).
+ * bench_zuc.c, bench_ublock.c), and the measurement engine it hands that to
+ * (bench.c), with the helpers the ciphers share.
  *
  * A cipher adds *cells*: one subject (one of our kernels, or a peer library)
  * doing one mode, set up, and its output checked against our scalar
@@ -13,10 +14,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "impls.h"
+
 /* One subject x mode, ready to be timed. */
 typedef struct bench_cell {
   /* What the record says about it (see write_json in bench.c). */
-  const char *cipher;     /* "sm4", "zuc128", "zuc256" */
+  const char *cipher;     /* "sm4", "zuc128", "zuc256", "ublock128_128", ... */
   const char *impl;       /* "ours", or the peer: "openssl", "libgcrypt", "ipsec-mb" */
   const char *name;       /* our kernel's name, or the peer's name */
   const char *strategy;   /* our strategy; for peers the API used */
@@ -64,6 +67,26 @@ int bench_wants_mode(const bench_select *sel, const char *mode);
 int bench_wants_subject(const bench_select *sel, const char *impl, const char *name,
                         const char *strategy, const char *target);
 
+/* Message sizes: --sizes if given, else `quick` (with --quick, when not
+ * NULL) or `defaults`; *n receives their number. */
+const size_t *bench_sizes(const bench_select *sel, const size_t *defaults, size_t n_defaults,
+                          const size_t *quick, size_t n_quick, size_t *n);
+
+/* The block ciphers' (SM4, uBlock) default and quick sizes, as above. */
+const size_t *bench_block_sizes(const bench_select *sel, size_t *n);
+
+/* The largest of n sizes, at least `least`. */
+size_t bench_max_size(const size_t *sizes, size_t n, size_t least);
+
+/* 1 if our implementation v is timed: native code this CPU runs (emulated
+ * builds are never timed; KC_DISABLE_TARGETS is honoured).  Says on stderr
+ * why a native one is skipped. */
+int bench_timeable(const kc_impl_view *v);
+
+/* `len` bytes, 64-byte aligned, random from `seed` (exits on out of
+ * memory); free with kc_free_aligned. */
+uint8_t *bench_random_buffer(size_t len, uint64_t seed);
+
 /* A cipher's part of the benchmark. */
 typedef struct bench_cipher {
   const char *ciphers; /* the names its cells carry, for --cipher: "zuc128,zuc256" */
@@ -73,6 +96,6 @@ typedef struct bench_cipher {
   int (*add_cells)(bench_set *set, const bench_select *sel);
 } bench_cipher;
 
-extern const bench_cipher bench_sm4, bench_zuc;
+extern const bench_cipher bench_sm4, bench_zuc, bench_ublock;
 
 #endif /* KC_BENCH_H */

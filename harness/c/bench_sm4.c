@@ -15,22 +15,6 @@
 #include "common.h"
 #include "sm4.h"
 
-typedef struct {
-  const char *name; /* as printed and as given to --mode */
-  sm4_mode mode;
-  sm4_direction dir;
-} bench_mode;
-
-static const bench_mode MODES[] = {
-    {"ecb-enc", SM4_MODE_ECB, SM4_ENCRYPT}, {"ecb-dec", SM4_MODE_ECB, SM4_DECRYPT},
-    {"cbc-enc", SM4_MODE_CBC, SM4_ENCRYPT}, {"cbc-dec", SM4_MODE_CBC, SM4_DECRYPT},
-    {"ctr", SM4_MODE_CTR, SM4_ENCRYPT},
-};
-#define N_MODES (sizeof MODES / sizeof MODES[0])
-
-static const size_t DEFAULT_SIZES[] = {64, 256, 1024, 4096, 16384, 65536, 1048576};
-static const size_t QUICK_SIZES[] = {256, 4096, 65536};
-
 /* Fixed inputs: the key and IV of every measurement (values do not matter). */
 static const uint8_t KEY[16] = {0x01, 0x23, 0x45, 0x67, 0x89, 0xab, 0xcd, 0xef,
                                 0xfe, 0xdc, 0xba, 0x98, 0x76, 0x54, 0x32, 0x10};
@@ -56,33 +40,35 @@ typedef struct {
  */
 typedef struct {
   const subject *subj;
-  const bench_mode *mode;
+  const kc_block_op *mode;
   EVP_CIPHER_CTX *evp;   /* openssl */
   gcry_cipher_hd_t gcry; /* libgcrypt */
 } runner;
+
+static sm4_direction dir_of(const kc_block_op *m) { return m->encrypt ? SM4_ENCRYPT : SM4_DECRYPT; }
 
 /* Shared by every cell: the key schedule and the message buffers. */
 static sm4_key key;
 static uint8_t *in_buf, *out_buf;
 
-static int runner_open(runner *r, const subject *s, const bench_mode *m) {
+static int runner_open(runner *r, const subject *s, const kc_block_op *m) {
   memset(r, 0, sizeof *r);
   r->subj = s;
   r->mode = m;
   if (s->kind == SUBJ_OPENSSL) {
-    const EVP_CIPHER *c = m->mode == SM4_MODE_ECB   ? EVP_sm4_ecb()
-                          : m->mode == SM4_MODE_CBC ? EVP_sm4_cbc()
-                                                    : EVP_sm4_ctr();
+    const EVP_CIPHER *c = m->mode == KC_MODE_ECB   ? EVP_sm4_ecb()
+                          : m->mode == KC_MODE_CBC ? EVP_sm4_cbc()
+                                                   : EVP_sm4_ctr();
     r->evp = EVP_CIPHER_CTX_new();
     if (!r->evp || !c) return -1;
-    int ok = m->dir == SM4_ENCRYPT ? EVP_EncryptInit_ex(r->evp, c, NULL, KEY, IV)
-                                   : EVP_DecryptInit_ex(r->evp, c, NULL, KEY, IV);
+    int ok = m->encrypt ? EVP_EncryptInit_ex(r->evp, c, NULL, KEY, IV)
+                        : EVP_DecryptInit_ex(r->evp, c, NULL, KEY, IV);
     if (!ok) return -1;
     EVP_CIPHER_CTX_set_padding(r->evp, 0); /* whole blocks in, whole blocks out */
   } else if (s->kind == SUBJ_GCRYPT) {
-    int gm = m->mode == SM4_MODE_ECB   ? GCRY_CIPHER_MODE_ECB
-             : m->mode == SM4_MODE_CBC ? GCRY_CIPHER_MODE_CBC
-                                       : GCRY_CIPHER_MODE_CTR;
+    int gm = m->mode == KC_MODE_ECB   ? GCRY_CIPHER_MODE_ECB
+             : m->mode == KC_MODE_CBC ? GCRY_CIPHER_MODE_CBC
+                                      : GCRY_CIPHER_MODE_CTR;
     if (gcry_cipher_open(&r->gcry, GCRY_CIPHER_SM4, gm, 0)) return -1;
     if (gcry_cipher_setkey(r->gcry, KEY, sizeof KEY)) return -1;
   }
@@ -99,26 +85,27 @@ static void runner_close(void *ctx) {
 /* One call on `len` bytes of the shared buffers.  Returns 0 on success. */
 static int runner_call(void *ctx, size_t len) {
   runner *r = ctx;
-  const bench_mode *m = r->mode;
+  const kc_block_op *m = r->mode;
   switch (r->subj->kind) {
     case SUBJ_OURS:
-      return sm4_crypt(r->subj->ours, m->mode, m->dir, &key, IV, in_buf, out_buf, len);
+      return sm4_crypt(r->subj->ours, (sm4_mode)m->mode, dir_of(m), &key, IV, in_buf, out_buf,
+                       len);
     case SUBJ_OPENSSL: {
       /* The reused context carries the CBC chaining value and CTR counter
        * from call to call; only the first call's output is checked. */
       int outl = 0;
-      int ok = m->dir == SM4_ENCRYPT ? EVP_EncryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len)
-                                     : EVP_DecryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len);
+      int ok = m->encrypt ? EVP_EncryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len)
+                          : EVP_DecryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len);
       return ok && (size_t)outl == len ? 0 : -1;
     }
     case SUBJ_GCRYPT: {
       /* Same IV / counter at every call, like our sm4_crypt. */
-      gcry_error_t e = m->mode == SM4_MODE_CTR   ? gcry_cipher_setctr(r->gcry, IV, 16)
-                       : m->mode == SM4_MODE_CBC ? gcry_cipher_setiv(r->gcry, IV, 16)
-                                                 : 0;
+      gcry_error_t e = m->mode == KC_MODE_CTR   ? gcry_cipher_setctr(r->gcry, IV, 16)
+                       : m->mode == KC_MODE_CBC ? gcry_cipher_setiv(r->gcry, IV, 16)
+                                                : 0;
       if (e) return -1;
-      e = m->dir == SM4_ENCRYPT ? gcry_cipher_encrypt(r->gcry, out_buf, len, in_buf, len)
-                                : gcry_cipher_decrypt(r->gcry, out_buf, len, in_buf, len);
+      e = m->encrypt ? gcry_cipher_encrypt(r->gcry, out_buf, len, in_buf, len)
+                     : gcry_cipher_decrypt(r->gcry, out_buf, len, in_buf, len);
       return e ? -1 : 0;
     }
   }
@@ -138,18 +125,13 @@ static const subject *subjects(size_t *count) {
   }
   snprintf(openssl_target, sizeof openssl_target, "EVP %s", OpenSSL_version(OPENSSL_VERSION));
   snprintf(gcrypt_target, sizeof gcrypt_target, "gcry_cipher %s", gcry_check_version(NULL));
-  size_t n_impls = 0;
-  const sm4_impl *const *impls = sm4_impls(&n_impls);
-  list = calloc(n_impls + 2, sizeof *list);
+  kc_view_list impls;
+  kc_views_sm4(&impls);
+  list = calloc(impls.n + 2, sizeof *list);
   if (!list) return NULL;
-  for (size_t i = 0; i < n_impls; i++) {
-    const sm4_impl *im = impls[i];
-    if (im->emulated) continue; /* never time emulation */
-    if (kc_impl_avail(im->emulated, im->cpu_supported) != KC_NATIVE ||
-        kc_target_disabled(im->target)) {
-      fprintf(stderr, "bench: skipping %s (this CPU cannot run it natively)\n", im->name);
-      continue;
-    }
+  for (size_t i = 0; i < impls.n; i++) {
+    const sm4_impl *im = impls.v[i].impl;
+    if (!bench_timeable(&impls.v[i])) continue;
     list[n++] = (subject){SUBJ_OURS, "ours", im->name, im->strategy, im->target,
                           im->batch_blocks ? im->batch_blocks : 1, im};
   }
@@ -169,10 +151,8 @@ static int add_cells(bench_set *set, const bench_select *sel) {
   gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
   gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
 
-  const size_t *sizes = sel->sizes ? sel->sizes : sel->quick ? QUICK_SIZES : DEFAULT_SIZES;
-  size_t n_sizes = sel->sizes ? sel->n_sizes
-                   : sel->quick ? sizeof QUICK_SIZES / sizeof QUICK_SIZES[0]
-                                : sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0];
+  size_t n_sizes;
+  const size_t *sizes = bench_block_sizes(sel, &n_sizes);
 
   /* The reference for the pre-timing check. */
   const sm4_impl *ref = sm4_impl_find("reference", "scalar", 0);
@@ -183,21 +163,11 @@ static int add_cells(bench_set *set, const bench_select *sel) {
   sm4_set_key(&key, KEY);
 
   /* Buffers: the largest message, 64-byte aligned, random contents. */
-  size_t max_size = 0;
-  for (size_t i = 0; i < n_sizes; i++)
-    if (sizes[i] > max_size) max_size = sizes[i];
   size_t check_len = 1024 + 16; /* several batches of every kernel, plus one block */
-  size_t buf_len = max_size > check_len ? max_size : check_len;
-  in_buf = kc_alloc_aligned(buf_len, 64);
-  out_buf = kc_alloc_aligned(buf_len, 64);
-  uint8_t *expect = kc_alloc_aligned(buf_len, 64);
-  if (!in_buf || !out_buf || !expect) {
-    fprintf(stderr, "bench: out of memory\n");
-    return 1;
-  }
-  kc_rng rng;
-  kc_rng_seed(&rng, 20240611);
-  kc_rng_bytes(&rng, in_buf, buf_len);
+  size_t buf_len = bench_max_size(sizes, n_sizes, check_len);
+  in_buf = bench_random_buffer(buf_len, 20240611);
+  out_buf = bench_random_buffer(buf_len, 1);
+  uint8_t *expect = bench_random_buffer(buf_len, 2);
 
   size_t n_subj;
   const subject *subj = subjects(&n_subj);
@@ -211,8 +181,8 @@ static int add_cells(bench_set *set, const bench_select *sel) {
     if (!bench_wants_subject(sel, s->impl, s->name, s->kind == SUBJ_OURS ? s->strategy : NULL,
                              s->kind == SUBJ_OURS ? s->target : NULL))
       continue;
-    for (size_t mi = 0; mi < N_MODES; mi++) {
-      const bench_mode *m = &MODES[mi];
+    for (size_t mi = 0; mi < KC_N_BLOCK_OPS; mi++) {
+      const kc_block_op *m = &KC_BLOCK_OPS[mi];
       if (!bench_wants_mode(sel, m->name)) continue;
       runner *r = malloc(sizeof *r);
       if (!r || runner_open(r, s, m) != 0) {
@@ -221,7 +191,8 @@ static int add_cells(bench_set *set, const bench_select *sel) {
         problems++;
         continue;
       }
-      int ok = sm4_crypt(ref, m->mode, m->dir, &key, IV, in_buf, expect, check_len) == SM4_OK &&
+      int ok = sm4_crypt(ref, (sm4_mode)m->mode, dir_of(m), &key, IV, in_buf, expect, check_len) ==
+                   SM4_OK &&
                runner_call(r, check_len) == 0 && memcmp(out_buf, expect, check_len) == 0;
       if (!ok) {
         fprintf(stderr, "bench: WARNING: sm4 %s %s output differs from reference_scalar\n",
@@ -249,4 +220,4 @@ static int add_cells(bench_set *set, const bench_select *sel) {
   return problems;
 }
 
-const bench_cipher bench_sm4 = {"sm4", "ecb-enc,ecb-dec,cbc-enc,cbc-dec,ctr", add_cells};
+const bench_cipher bench_sm4 = {"sm4", KC_BLOCK_OP_NAMES, add_cells};

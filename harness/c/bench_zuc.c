@@ -51,6 +51,11 @@ static const char *const METHOD_NAMES[] = {"clmul", "compare"};
 
 static const size_t DEFAULT_SIZES[] = {1500, 4096};
 
+/* --sizes, else the defaults (also with --quick). */
+static const size_t *sizes_of(const bench_select *sel, size_t *n) {
+  return bench_sizes(sel, DEFAULT_SIZES, sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0], NULL, 0, n);
+}
+
 /* Length of the pre-timing check: stream i gets CHECK_BYTES - i bytes (ours:
  * 8 * CHECK_BYTES - 3i bits), so the streams of one call differ. */
 #define CHECK_BYTES 1040
@@ -243,15 +248,6 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
 /* Subjects                                                             */
 /* ------------------------------------------------------------------ */
 
-static const size_t *sizes_of(const bench_select *sel, size_t *n) {
-  if (sel->sizes) {
-    *n = sel->n_sizes;
-    return sel->sizes;
-  }
-  *n = sizeof DEFAULT_SIZES / sizeof DEFAULT_SIZES[0];
-  return DEFAULT_SIZES;
-}
-
 /* Adds one cell; returns 1 if its check failed. */
 static int add(bench_set *set, const bench_select *sel, zuc_ctx *c, const zuc_impl *ref,
                const char *impl, const char *name, const char *strategy, const char *target,
@@ -339,18 +335,18 @@ static int add_cells(bench_set *set, const bench_select *sel) {
     fprintf(stderr, "bench: no reference_scalar ZUC kernel to check against\n");
     return 1;
   }
-  size_t n_sizes, max = CHECK_BYTES;
+  size_t n_sizes;
   const size_t *sizes = sizes_of(sel, &n_sizes);
-  for (size_t i = 0; i < n_sizes; i++)
-    if (sizes[i] > max) max = sizes[i];
-  if (alloc_streams(sel->streams, max) != 0) {
+  if (alloc_streams(sel->streams, bench_max_size(sizes, n_sizes, CHECK_BYTES)) != 0) {
     fprintf(stderr, "bench: out of memory\n");
     return 1;
   }
   static imb_subject imbs[2];
   size_t n_imb = open_imb(imbs); /* cheap; the filter applies per run below */
-  size_t n_impls;
-  const zuc_impl *const *impls = zuc_impls(&n_impls);
+  kc_view_list impls;
+  kc_views_zuc(&impls);
+  int timed[KC_MAX_IMPLS];
+  for (size_t i = 0; i < impls.n; i++) timed[i] = bench_timeable(&impls.v[i]);
   int problems = 0;
 
   for (int vi = 0; vi < 2; vi++) {
@@ -360,12 +356,10 @@ static int add_cells(bench_set *set, const bench_select *sel) {
       const zuc_mode *m = &MODES[mi];
       if (!bench_wants_mode(sel, m->name) || (v == ZUC_128 && m->tag_bits > 32)) continue;
       /* Ours: every native kernel, each MAC method. */
-      for (size_t i = 0; i < n_impls; i++) {
-        const zuc_impl *im = impls[i];
-        if (im->emulated) continue; /* never time emulation */
-        if (kc_impl_avail(0, im->cpu_supported) != KC_NATIVE || kc_target_disabled(im->target))
+      for (size_t i = 0; i < impls.n; i++) {
+        const zuc_impl *im = impls.v[i].impl;
+        if (!timed[i] || !bench_wants_subject(sel, "ours", im->name, im->strategy, im->target))
           continue;
-        if (!bench_wants_subject(sel, "ours", im->name, im->strategy, im->target)) continue;
         for (size_t k = 0; k < (m->kind == OP_MAC ? 2u : 1u); k++) {
           zuc_ctx *c = new_ctx(v, m);
           c->impl = im;

@@ -244,6 +244,32 @@ void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Block-cipher modes                                                   */
+/* ------------------------------------------------------------------ */
+
+static const char *const MODE_NAMES[KC_N_BLOCK_MODES] = {"ecb", "cbc", "ctr"};
+
+const char *kc_block_mode_name(kc_block_mode m) {
+  return (unsigned)m < KC_N_BLOCK_MODES ? MODE_NAMES[m] : "?";
+}
+
+int kc_block_mode_parse(const char *name, kc_block_mode *m) {
+  for (int i = 0; i < KC_N_BLOCK_MODES; i++)
+    if (strcmp(name, MODE_NAMES[i]) == 0) {
+      *m = (kc_block_mode)i;
+      return 0;
+    }
+  return -1;
+}
+
+const char *kc_direction_name(int encrypt) { return encrypt ? "encrypt" : "decrypt"; }
+
+const kc_block_op KC_BLOCK_OPS[KC_N_BLOCK_OPS] = {
+    {"ecb-enc", KC_MODE_ECB, 1}, {"ecb-dec", KC_MODE_ECB, 0}, {"cbc-enc", KC_MODE_CBC, 1},
+    {"cbc-dec", KC_MODE_CBC, 0}, {"ctr", KC_MODE_CTR, 1},
+};
+
+/* ------------------------------------------------------------------ */
 /* Where an implementation runs                                        */
 /* ------------------------------------------------------------------ */
 

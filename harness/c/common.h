@@ -105,6 +105,37 @@ uint64_t kc_rng_below(kc_rng *r, uint64_t bound);
 void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len);
 
 /* ------------------------------------------------------------------ */
+/* Block-cipher modes (SM4, uBlock)                                     */
+/* ------------------------------------------------------------------ */
+
+/* The modes of every block cipher here; each cipher's own enum has the same
+ * values (impls.c checks that at compile time). */
+typedef enum { KC_MODE_ECB = 0, KC_MODE_CBC = 1, KC_MODE_CTR = 2 } kc_block_mode;
+#define KC_N_BLOCK_MODES 3
+
+/* The longest block and the longest key of the block ciphers here (bytes). */
+#define KC_BLOCK_MAX_BYTES 32
+
+/* "ecb", "cbc", "ctr". */
+const char *kc_block_mode_name(kc_block_mode m);
+/* Parses "ecb", "cbc" or "ctr"; returns 0 or -1. */
+int kc_block_mode_parse(const char *name, kc_block_mode *m);
+/* "encrypt" or "decrypt". */
+const char *kc_direction_name(int encrypt);
+
+/* One mode in one direction, named as bench and ctcheck name it. */
+typedef struct kc_block_op {
+  const char *name; /* "ecb-enc", "ecb-dec", "cbc-enc", "cbc-dec", "ctr" */
+  kc_block_mode mode;
+  int encrypt; /* CTR: 1 (the same operation both ways) */
+} kc_block_op;
+
+#define KC_N_BLOCK_OPS 5
+extern const kc_block_op KC_BLOCK_OPS[KC_N_BLOCK_OPS];
+/* The comma-separated names, for usage texts and --mode lists. */
+#define KC_BLOCK_OP_NAMES "ecb-enc,ecb-dec,cbc-enc,cbc-dec,ctr"
+
+/* ------------------------------------------------------------------ */
 /* Where an implementation runs                                        */
 /* ------------------------------------------------------------------ */
 

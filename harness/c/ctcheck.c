@@ -1,6 +1,6 @@
 /*
- * ctcheck: constant-time check of one SM4 or ZUC kernel, by the ctgrind
- * technique.
+ * ctcheck: constant-time check of one SM4, ZUC or uBlock kernel, by the
+ * ctgrind technique.
  *
  * Run under valgrind's memcheck (see ctcheck.mk).  The secret inputs (key
  * bytes, IV, plaintext) are declared *undefined* with memcheck's client
@@ -13,9 +13,10 @@
  * on secrets (xor, shuffles, AES rounds, GF(2) affine maps) stays silent.
  *
  * What runs with undefined inputs is each cipher's business: ctcheck_sm4.c
- * (key set-up and every mode through sm4_crypt) and ctcheck_zuc.c (the raw
+ * (key set-up and every mode through sm4_crypt), ctcheck_zuc.c (the raw
  * kernel, encryption and every MAC through the many-streams API, and the
- * one-stream API).  Message lengths are small, so that the batch path, the
+ * one-stream API) and ctcheck_ublock.c (key set-up, one key and many, and
+ * every mode of every variant, multi-key CBC included).  Message lengths are small, so that the batch path, the
  * tail path and the partial-block path all run while valgrind's ~50x
  * slow-down stays cheap.  Each phase prints how many new memcheck errors it
  * caused (VALGRIND_COUNT_ERRORS), so a leak is attributed to a phase.
@@ -36,7 +37,8 @@
  * Usage:
  *   ctcheck --plan          one line per check: UNIT EMULATED HOW EXPECT
  *   ctcheck UNIT            check the native kernel UNIT ("sm4_byteslice_avx2_aesni",
- *                           "zuc_lanes_avx2_aesni", "zuc_one_stream")
+ *                           "zuc_lanes_avx2_aesni", "zuc_one_stream",
+ *                           "ublock_nibbleslice_avx2")
  *   ctcheck --emulated UNIT check the SIMDe-built kernel UNIT
  *   ctcheck --simde-control run the SIMDe positive control
  */
@@ -125,9 +127,58 @@ int ct_always_supported(void) { return 1; }
 
 unsigned long ct_errors_so_far(void) { return (unsigned long)VALGRIND_COUNT_ERRORS; }
 
+void ct_plan_impls(const char *cipher, kc_views_fn views) {
+  kc_view_list list, *l = &list;
+  views(l);
+  for (size_t i = 0; i < l->n; i++) {
+    const kc_impl_view *v = &l->v[i];
+    if (v->emulated != ct_target_needs_simde(v->target)) {
+      /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
+      if (!v->emulated && !kc_view_find(l, v->name, 1)) ct_plan_line(cipher, v->name, 0, "none", 0);
+      continue;
+    }
+    ct_plan_line(cipher, v->name, v->emulated, ct_how_name(ct_how_for(v->target, v->emulated)),
+                 strcmp(v->strategy, "reference") == 0);
+  }
+}
+
+int ct_open_unit(const char *cipher, kc_views_fn views, const char *name, int emulated,
+                 kc_impl_view *out) {
+  kc_view_list l;
+  views(&l);
+  const kc_impl_view *v = kc_view_find(&l, name, emulated);
+  if (!v) {
+    fprintf(stderr, "ctcheck: no %s %s kernel named %s\n", emulated ? "emulated" : "native",
+            cipher, name);
+    return -1;
+  }
+  *out = *v;
+  printf("ctcheck: %s %s (%s, checked %s)%s\n", cipher, v->name,
+         v->emulated ? "SIMDe build" : "native build",
+         ct_how_name(ct_how_for(v->target, v->emulated)),
+         RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
+  return 0;
+}
+
+int ct_phase_done(const char *label, unsigned long before, const char *detail, int ok,
+                  unsigned long *leaks) {
+  unsigned long n = ct_errors_so_far() - before;
+  *leaks += n;
+  printf("  %-15s %4lu memcheck error(s)%s%s, output %s\n", label, n, detail ? ", " : "",
+         detail ? detail : "", ok ? "matches the reference" : "WRONG");
+  return !ok;
+}
+
+int ct_unit_done(const char *cipher, const char *name, unsigned long leaks, int wrong) {
+  printf("ctcheck: %s %s: %lu memcheck error(s) in total%s\n", cipher, name, leaks,
+         wrong ? "; WRONG OUTPUT" : "");
+  return wrong ? 3 : 0;
+}
+
 static int print_plan(void) {
   ct_plan_sm4();
   ct_plan_zuc();
+  ct_plan_ublock();
   /* The second positive control, for the SIMDe route (see simde_control). */
   printf("simde_portable_gfni 0 control leak\n");
   return 0;
@@ -177,6 +228,7 @@ int main(int argc, char **argv) {
   }
   if (unit && !strncmp(unit, "sm4_", 4)) return ct_check_sm4(unit + 4, emulated);
   if (unit && !strncmp(unit, "zuc_", 4)) return ct_check_zuc(unit + 4, emulated);
-  fprintf(stderr, "usage: ctcheck --plan | ctcheck [--emulated] sm4_NAME|zuc_NAME\n");
+  if (unit && !strncmp(unit, "ublock_", 7)) return ct_check_ublock(unit + 7, emulated);
+  fprintf(stderr, "usage: ctcheck --plan | ctcheck [--emulated] sm4_NAME|zuc_NAME|ublock_NAME\n");
   return 2;
 }

@@ -1,10 +1,13 @@
 /*
  * ctcheck's inside: how a kernel is run under valgrind (the plan's HOW), and
- * each cipher's part (ctcheck_sm4.c, ctcheck_zuc.c).  See ctcheck.c for the
- * technique and ctcheck.mk for the verdicts.
+ * each cipher's part (ctcheck_sm4.c, ctcheck_zuc.c, ctcheck_ublock.c), with
+ * the helpers they share.  See ctcheck.c for the technique and ctcheck.mk for
+ * the verdicts.
  */
 #ifndef KC_CTCHECK_H
 #define KC_CTCHECK_H
+
+#include "impls.h"
 
 /*
  * Valgrind 3.19 executes SSSE3, AVX2, 128-bit AES-NI and PCLMULQDQ, but not
@@ -41,12 +44,37 @@ int ct_always_supported(void);
 /* Errors memcheck has reported so far (0 when not under valgrind). */
 unsigned long ct_errors_so_far(void);
 
+/* Plan lines for every implementation of a cipher (registration order):
+ * the native kernels valgrind executes and the emulated builds of the
+ * targets it does not; a native GFNI/AVX-512 kernel without an emulated twin
+ * gets HOW "none".  The `reference` strategy is the positive control. */
+void ct_plan_impls(const char *cipher, kc_views_fn views);
+
+/* Finds the kernel a unit names among a cipher's implementations (the
+ * emulated builds registered: ctcheck is linked with them) and prints the
+ * unit's first line ("ctcheck: <cipher> <name> (native build, checked
+ * native)", and whether valgrind is running).  Returns 0 and fills *out, or
+ * -1 after a message on stderr. */
+int ct_open_unit(const char *cipher, kc_views_fn views, const char *name, int emulated,
+                 kc_impl_view *out);
+
+/* Ends a phase begun when ct_errors_so_far() was `before`: prints
+ * "  LABEL  N memcheck error(s)[, DETAIL], output matches the reference" (or
+ * WRONG when !ok), adds N to *leaks.  Returns 1 if the output was wrong. */
+int ct_phase_done(const char *label, unsigned long before, const char *detail, int ok,
+                  unsigned long *leaks);
+
+/* Prints the unit's last line; returns its exit status (0, or 3 if wrong). */
+int ct_unit_done(const char *cipher, const char *name, unsigned long leaks, int wrong);
+
 /* Each cipher: its plan lines, and the check of one kernel (its name
  * without the cipher prefix).  A check returns 0 when the outputs were
  * right, 3 on a wrong output, 2 on an unknown kernel. */
 void ct_plan_sm4(void);
 void ct_plan_zuc(void);
+void ct_plan_ublock(void);
 int ct_check_sm4(const char *name, int emulated);
 int ct_check_zuc(const char *name, int emulated);
+int ct_check_ublock(const char *name, int emulated);
 
 #endif /* KC_CTCHECK_H */

@@ -1,7 +1,8 @@
-# Constant-time check of every SM4 and ZUC kernel under valgrind (ctgrind technique).
+# Constant-time check of every SM4, ZUC and uBlock kernel under valgrind (ctgrind
+# technique).
 #
 #   make -C harness/c BUILD=/abs/build ctcheck     (runs: make -f ctcheck.mk ...)
-#   make -f ctcheck.mk BUILD=/abs/build [GENERATED=...] [CT_JOBS=2]
+#   make -f ctcheck.mk BUILD=/abs/build [GENERATED=...] [CT_JOBS=2] [CT_ONLY=ublock_]
 #
 # Steps:
 #   1. Builds a copy of the generated library for the check in $(BUILD)/ct:
@@ -11,12 +12,14 @@
 #      (valgrind cannot run GFNI or AVX-512 at all).  -g for readable traces.
 #   2. Audits the SIMDe build's flags: compiles a probe (ctcheck.c with
 #      -DKC_CT_SIMDE_AUDIT) with the flags generated/Makefile gives the
-#      emulated objects (sm4_emulated.o, zuc_emulated.o), which fails unless
+#      emulated objects (sm4_emulated.o, zuc_emulated.o, ublock_emulated.o),
+#      which fails unless
 #      SIMDe takes its AVX2/SSE4.1-native, branch-free and table-free paths
 #      (see ctcheck.c).
 #   3. Builds $(BUILD)/ct/ctcheck and asks it for the plan: one line per
 #      check "UNIT EMULATED HOW EXPECT", UNIT = <cipher>_<kernel name>
-#      (sm4_byteslice_avx2_aesni, zuc_lanes_avx2_vaes, ...) plus
+#      (sm4_byteslice_avx2_aesni, zuc_lanes_avx2_vaes, ublock_nibbleslice_avx2,
+#      ...) plus
 #      zuc_one_stream (the one-stream ZUC API) and the SIMDe control.
 #   4. Runs valgrind once per kernel, in parallel (CT_JOBS, default: all
 #      cores), each writing $(BUILD)/ct/results/NAME.{log,result}.
@@ -27,13 +30,17 @@
 # error.  Positive controls must be flagged, with secret-dependent addresses
 # ("detected (expected)"), or the check itself is broken (a failure): each
 # cipher's `reference` kernel (S-box table lookups: sm4_reference_scalar,
-# zuc_reference_scalar), and simde_portable_gfni, SIMDe's portable-C GFNI
+# zuc_reference_scalar, ublock_reference_scalar), and simde_portable_gfni, SIMDe's portable-C GFNI
 # inversion (a table indexed by the secret byte), which shows that checking
 # kernels through SIMDe sees the path SIMDe takes.
 #
 # Secrets: SM4: key bytes before sm4_set_key, IV, plaintext.  ZUC: keys, IVs
 # (but the top two bits of IV17..IV24 of a 25-byte IV, which must be zero)
-# and messages, for encryption and MACs (see ctcheck_zuc.c).
+# and messages, for encryption and MACs (see ctcheck_zuc.c).  uBlock: key
+# bytes before ublock_set_key / ublock_set_keys, IVs, messages, every variant
+# and mode, multi-key CBC (see ctcheck_ublock.c).  AVX-512 kernels of every
+# cipher (uBlock's avx512 target too) run only in their SIMDe build: valgrind
+# 3.19 cannot execute AVX-512.
 
 HERE      := $(dir $(abspath $(lastword $(MAKEFILE_LIST))))
 BUILD     ?= $(HERE)../../build
@@ -84,14 +91,20 @@ $(CT) $(RESULTS):
 
 # libs is phony (the generated Makefile decides what is stale), so ctcheck is
 # relinked each time: cheap.
-CT_SOURCES := $(addprefix $(HERE),ctcheck.c ctcheck_sm4.c ctcheck_zuc.c common.c)
-$(CTCHECK): $(CT_SOURCES) $(HERE)ctcheck.h $(HERE)common.h libs | $(CT)
+CT_SOURCES := $(addprefix $(HERE),ctcheck.c ctcheck_sm4.c ctcheck_zuc.c ctcheck_ublock.c \
+                common.c impls.c)
+$(CTCHECK): $(CT_SOURCES) $(HERE)ctcheck.h $(HERE)common.h $(HERE)impls.h libs | $(CT)
 	@$(CC) $(CT_CFLAGS) -o $@ $(CT_SOURCES) \
 	  $(LIBDIR)/libkcrypt_emulated.a $(LIBDIR)/libkcrypt.a
 
+# CT_ONLY=PREFIX checks only the units named PREFIX... (e.g. ublock_), and the
+# SIMDe positive control.
+CT_ONLY ?=
+
 plan: audit $(CTCHECK) | $(RESULTS)
 	@rm -f $(RESULTS)/*.result
-	@$(CTCHECK) --plan > $(PLAN)
+	@$(CTCHECK) --plan | awk -v p='$(CT_ONLY)' 'p == "" || index($$1, p) == 1 || $$3 == "control"' \
+	  > $(PLAN)
 	@echo "ctcheck: $$(wc -l < $(PLAN)) kernels to check under valgrind ($(VALGRIND) $(VG_FLAGS))"
 
 # ---- the second pass: one valgrind process per kernel ----------------------
@@ -128,7 +141,8 @@ $(RESULTS)/%.result: $(PLAN)
 
 summary: $(RESULT_FILES)
 	@echo "ctcheck summary (secrets: SM4 key bytes before sm4_set_key, IV, plaintext;" \
-	     "ZUC keys, IVs, messages):"; \
+	     "ZUC keys, IVs, messages; uBlock key bytes before the key schedule, IVs, messages;" \
+	     "AVX-512 kernels checked in their SIMDe build: valgrind 3.19 cannot run AVX-512):"; \
 	pass=0; fail=0; skip=0; \
 	for f in $(RESULT_FILES); do \
 	  read v rest < $$f; printf '  %-4s %s\n' "$$v" "$$rest"; \

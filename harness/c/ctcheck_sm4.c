@@ -16,59 +16,19 @@
 #include "sm4.h"
 
 void ct_plan_sm4(void) {
-  sm4_register_emulated();
-  size_t n;
-  const sm4_impl *const *impls = sm4_impls(&n);
-  for (size_t i = 0; i < n; i++) {
-    const sm4_impl *im = impls[i];
-    int simde_target = ct_target_needs_simde(im->target);
-    if (im->emulated != simde_target) {
-      /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
-      if (!im->emulated && !sm4_impl_find(im->strategy, im->target, 1))
-        ct_plan_line("sm4", im->name, 0, "none", 0);
-      continue;
-    }
-    ct_plan_line("sm4", im->name, im->emulated, ct_how_name(ct_how_for(im->target, im->emulated)),
-                 strcmp(im->strategy, "reference") == 0);
-  }
+  ct_plan_impls("sm4", kc_views_sm4);
 }
 
-typedef struct {
-  const char *name;
-  sm4_mode mode;
-  sm4_direction dir;
-} ct_mode;
-
-static const ct_mode MODES[] = {
-    {"ecb-enc", SM4_MODE_ECB, SM4_ENCRYPT}, {"ecb-dec", SM4_MODE_ECB, SM4_DECRYPT},
-    {"cbc-enc", SM4_MODE_CBC, SM4_ENCRYPT}, {"cbc-dec", SM4_MODE_CBC, SM4_DECRYPT},
-    {"ctr", SM4_MODE_CTR, SM4_ENCRYPT},
-};
-
-static const sm4_impl *find_by_name(const char *name, int emulated) {
-  size_t n;
-  const sm4_impl *const *impls = sm4_impls(&n);
-  for (size_t i = 0; i < n; i++)
-    if (impls[i]->emulated == emulated && strcmp(impls[i]->name, name) == 0) return impls[i];
-  return NULL;
+static sm4_direction dir_of(const kc_block_op *op) {
+  return op->encrypt ? SM4_ENCRYPT : SM4_DECRYPT;
 }
 
 int ct_check_sm4(const char *name, int emulated) {
-  /* ctcheck is linked with the emulated library. */
-  sm4_register_emulated();
-  const sm4_impl *found = find_by_name(name, emulated);
+  kc_impl_view found;
   const sm4_impl *ref = sm4_impl_find("reference", "scalar", 0);
-  if (!found || !ref) {
-    fprintf(stderr, "ctcheck: no %s kernel named %s (or no reference_scalar)\n",
-            emulated ? "emulated" : "native", name);
-    return 2;
-  }
-  sm4_impl impl = *found;
+  if (ct_open_unit("sm4", kc_views_sm4, name, emulated, &found) != 0 || !ref) return 2;
+  sm4_impl impl = *(const sm4_impl *)found.impl;
   impl.cpu_supported = ct_always_supported;
-
-  printf("ctcheck: %s (%s, checked %s)%s\n", impl.name, emulated ? "SIMDe build" : "native build",
-         ct_how_name(ct_how_for(found->target, found->emulated)),
-         RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
 
   /* Secret inputs, random but fixed; the expected outputs are computed with
    * the reference kernel while everything is still defined. */
@@ -100,16 +60,15 @@ int ct_check_sm4(const char *name, int emulated) {
   VALGRIND_MAKE_MEM_UNDEFINED(secret_key, sizeof secret_key);
   sm4_key key;
   sm4_set_key(&key, secret_key);
-  unsigned long now = ct_errors_so_far();
-  printf("  %-8s %4lu memcheck error(s)\n", "set_key", now - before);
-  leaks += now - before;
+  ct_phase_done("set_key", before, NULL, 1, &leaks);
 
-  for (size_t m = 0; m < sizeof MODES / sizeof MODES[0]; m++) {
-    const ct_mode *cm = &MODES[m];
-    size_t len = cm->mode == SM4_MODE_CTR                             ? len_ctr
-                 : cm->mode == SM4_MODE_CBC && cm->dir == SM4_ENCRYPT ? len_cbc_enc
-                                                                      : len_blocks;
-    int rc_ref = sm4_crypt(ref, cm->mode, cm->dir, &ref_key, iv_bytes, msg, expect, len);
+  for (size_t m = 0; m < KC_N_BLOCK_OPS; m++) {
+    const kc_block_op *op = &KC_BLOCK_OPS[m];
+    size_t len = op->mode == KC_MODE_CTR                   ? len_ctr
+                 : op->mode == KC_MODE_CBC && op->encrypt ? len_cbc_enc
+                                                          : len_blocks;
+    int rc_ref = sm4_crypt(ref, (sm4_mode)op->mode, dir_of(op), &ref_key, iv_bytes, msg, expect,
+                           len);
 
     /* Fresh secret copies of the message and the IV. */
     memcpy(in, msg, len);
@@ -117,22 +76,19 @@ int ct_check_sm4(const char *name, int emulated) {
     VALGRIND_MAKE_MEM_UNDEFINED(in, len);
     VALGRIND_MAKE_MEM_UNDEFINED(iv, sizeof iv);
     before = ct_errors_so_far();
-    int rc = sm4_crypt(&impl, cm->mode, cm->dir, &key, iv, in, out, len);
-    now = ct_errors_so_far();
-    leaks += now - before;
+    int rc = sm4_crypt(&impl, (sm4_mode)op->mode, dir_of(op), &key, iv, in, out, len);
     /* Declassify the outputs before looking at them. */
     VALGRIND_MAKE_MEM_DEFINED(out, len);
     VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
-    int ok = rc == SM4_OK && rc_ref == SM4_OK && memcmp(out, expect, len) == 0;
-    wrong |= !ok;
-    printf("  %-8s %4lu memcheck error(s), %zu bytes, output %s\n", cm->name, now - before, len,
-           ok ? "matches the reference" : "WRONG");
+    char detail[32];
+    snprintf(detail, sizeof detail, "%zu bytes", len);
+    wrong |= ct_phase_done(op->name, before, detail,
+                           rc == SM4_OK && rc_ref == SM4_OK && memcmp(out, expect, len) == 0,
+                           &leaks);
   }
-  printf("ctcheck: %s: %lu memcheck error(s) in total%s\n", impl.name, leaks,
-         wrong ? "; WRONG OUTPUT" : "");
   free(msg);
   free(in);
   free(out);
   free(expect);
-  return wrong ? 3 : 0;
+  return ct_unit_done("sm4", impl.name, leaks, wrong);
 }

@@ -33,20 +33,7 @@
 #define MAX_BYTES 256
 
 void ct_plan_zuc(void) {
-  zuc_register_emulated();
-  size_t n;
-  const zuc_impl *const *impls = zuc_impls(&n);
-  for (size_t i = 0; i < n; i++) {
-    const zuc_impl *im = impls[i];
-    if (im->emulated != ct_target_needs_simde(im->target)) {
-      /* A native GFNI/AVX-512 kernel: covered by its emulated twin, if any. */
-      if (!im->emulated && !zuc_impl_find(im->strategy, im->target, 1))
-        ct_plan_line("zuc", im->name, 0, "none", 0);
-      continue;
-    }
-    ct_plan_line("zuc", im->name, im->emulated, ct_how_name(ct_how_for(im->target, im->emulated)),
-                 strcmp(im->strategy, "reference") == 0);
-  }
+  ct_plan_impls("zuc", kc_views_zuc);
   ct_plan_line("zuc", "one_stream", 0, "native", 0);
 }
 
@@ -143,13 +130,6 @@ static int run_phase(const zuc_impl *impl, const phase *p, const streams *s, int
              : zuc_encrypt_lanes(impl, p->variant, s->n, keys, ivs, p->iv_len, msgs, outs, s->bits);
 }
 
-/* Prints a phase's line; returns 1 if its output was wrong. */
-static int phase_line(const char *label, unsigned long errors, int ok) {
-  printf("  %-15s %4lu memcheck error(s), output %s\n", label, errors,
-         ok ? "matches the reference" : "WRONG");
-  return !ok;
-}
-
 /* The raw kernel on a secret lane state, against the reference kernel run
  * lane by lane on defined copies.  Returns 1 on a wrong output. */
 static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long *leaks) {
@@ -177,21 +157,11 @@ static int kernel_phase(const zuc_impl *impl, const zuc_impl *ref, unsigned long
   impl->init_rounds(state);
   impl->keystream_block(state, ks[0]);
   impl->keystream_block(state, ks[1]);
-  unsigned long now = ct_errors_so_far();
-  *leaks += now - before;
   VALGRIND_MAKE_MEM_DEFINED(ks, sizeof ks);
   int ok = 1;
   for (int b = 0; b < 2; b++)
     for (unsigned j = 0; j < lanes; j++) ok &= memcmp(ks[b] + 64 * j, want[b][j], 64) == 0;
-  return phase_line("kernel", now - before, ok);
-}
-
-static const zuc_impl *find_by_name(const char *name, int emulated) {
-  size_t n;
-  const zuc_impl *const *impls = zuc_impls(&n);
-  for (size_t i = 0; i < n; i++)
-    if (impls[i]->emulated == emulated && strcmp(impls[i]->name, name) == 0) return impls[i];
-  return NULL;
+  return ct_phase_done("kernel", before, NULL, ok, leaks);
 }
 
 /* ------------------------------------------------------------------ */
@@ -218,15 +188,14 @@ static int check_one_stream(const zuc_impl *ref) {
                               bits, p->tag_bits, s.got[0])
                     : zuc_encrypt(p->variant, s.s_keys[0], key_len, s.s_ivs[0], p->iv_len,
                                   s.s_msgs[0], s.got[0], bits);
-    unsigned long now = ct_errors_so_far();
-    leaks += now - before;
     VALGRIND_MAKE_MEM_DEFINED(s.got, sizeof s.got);
     VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
     size_t len = p->mac ? p->tag_bits / 8 : (bits + 7) / 8;
     char label[40];
     snprintf(label, sizeof label, "%s %s", p->mac ? "zuc_mac" : "zuc_encrypt", p->label);
-    wrong |= phase_line(label, now - before,
-                        rc == ZUC_OK && rc_ref == ZUC_OK && !memcmp(s.got[0], s.want[0], len));
+    wrong |= ct_phase_done(label, before, NULL,
+                           rc == ZUC_OK && rc_ref == ZUC_OK && !memcmp(s.got[0], s.want[0], len),
+                           &leaks);
 
     if (p->mac) continue;
     /* zuc_init + zuc_keystream: one whole block and 5 words more (the
@@ -242,8 +211,6 @@ static int check_one_stream(const zuc_impl *ref) {
     before = ct_errors_so_far();
     rc = zuc_init(&st, p->variant, s.s_keys[0], key_len, s.s_ivs[0], p->iv_len, 0);
     zuc_keystream(&st, words, 21);
-    now = ct_errors_so_far();
-    leaks += now - before;
     VALGRIND_MAKE_MEM_DEFINED(words, sizeof words);
     VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
     int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
@@ -251,11 +218,9 @@ static int check_one_stream(const zuc_impl *ref) {
       ok &= words[i] == ((uint32_t)ks[4 * i] << 24 | (uint32_t)ks[4 * i + 1] << 16 |
                          (uint32_t)ks[4 * i + 2] << 8 | ks[4 * i + 3]);
     snprintf(label, sizeof label, "zuc_keystream %s", p->label + 4);
-    wrong |= phase_line(label, now - before, ok);
+    wrong |= ct_phase_done(label, before, NULL, ok, &leaks);
   }
-  printf("ctcheck: zuc one_stream: %lu memcheck error(s) in total%s\n", leaks,
-         wrong ? "; WRONG OUTPUT" : "");
-  return wrong ? 3 : 0;
+  return ct_unit_done("zuc", "one_stream", leaks, wrong);
 }
 
 /* ------------------------------------------------------------------ */
@@ -270,17 +235,10 @@ int ct_check_zuc(const char *name, int emulated) {
     return 2;
   }
   if (!emulated && strcmp(name, "one_stream") == 0) return check_one_stream(ref);
-  const zuc_impl *found = find_by_name(name, emulated);
-  if (!found) {
-    fprintf(stderr, "ctcheck: no %s zuc kernel named %s\n", emulated ? "emulated" : "native", name);
-    return 2;
-  }
-  zuc_impl impl = *found;
+  kc_impl_view found;
+  if (ct_open_unit("zuc", kc_views_zuc, name, emulated, &found) != 0) return 2;
+  zuc_impl impl = *(const zuc_impl *)found.impl;
   impl.cpu_supported = ct_always_supported;
-  printf("ctcheck: zuc %s (%s, checked %s)%s\n", impl.name,
-         emulated ? "SIMDe build" : "native build",
-         ct_how_name(ct_how_for(found->target, found->emulated)),
-         RUNNING_ON_VALGRIND ? "" : " -- NOT under valgrind: no check");
 
   unsigned long leaks = 0;
   int wrong = kernel_phase(&impl, ref, &leaks);
@@ -292,16 +250,12 @@ int ct_check_zuc(const char *name, int emulated) {
     make_secret(&s, p->iv_len);
     unsigned long before = ct_errors_so_far();
     int rc = run_phase(&impl, p, &s, 1, s.got);
-    unsigned long now = ct_errors_so_far();
-    leaks += now - before;
     VALGRIND_MAKE_MEM_DEFINED(s.got, sizeof s.got);
     VALGRIND_MAKE_MEM_DEFINED(&rc, sizeof rc);
     int ok = rc == ZUC_OK && rc_ref == ZUC_OK;
     for (size_t i = 0; i < s.n && ok; i++)
       ok = !memcmp(s.got[i], s.want[i], p->mac ? p->tag_bits / 8 : (s.bits[i] + 7) / 8);
-    wrong |= phase_line(p->label, now - before, ok);
+    wrong |= ct_phase_done(p->label, before, NULL, ok, &leaks);
   }
-  printf("ctcheck: zuc %s: %lu memcheck error(s) in total%s\n", impl.name, leaks,
-         wrong ? "; WRONG OUTPUT" : "");
-  return wrong ? 3 : 0;
+  return ct_unit_done("zuc", impl.name, leaks, wrong);
 }

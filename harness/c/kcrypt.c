@@ -4,6 +4,8 @@
  *
  *   kcrypt sm4 ecb|cbc|ctr -e|-d -k KEYHEX [-i IVHEX] [-t TARGET] [-s STRATEGY]
  *          [--emulated] < in > out
+ *   kcrypt ublock128_128|ublock128_256|ublock256_256 ecb|cbc|ctr -e|-d -k KEYHEX
+ *          [-i IVHEX] [-t TARGET] [-s STRATEGY] [--emulated] < in > out
  *   kcrypt zuc128|zuc256 enc -k KEYHEX -i IVHEX [--bits N] [-t TARGET] ... < in > out
  *   kcrypt zuc128|zuc256 mac -k KEYHEX -i IVHEX [--tag 32|64|128] [--bits N]
  *          [--mac-method clmul|compare] [-t TARGET] ... < in
@@ -20,8 +22,9 @@
  * never leaves partial output.
  *
  * Ciphers are rows of the `ciphers` table below, each written in its own file
- * (kcrypt_sm4.c, kcrypt_zuc.c) against kcrypt.h; choosing an implementation
- * and listing them is shared, here.
+ * (kcrypt_sm4.c, kcrypt_zuc.c, kcrypt_ublock.c) against kcrypt.h; choosing an
+ * implementation and listing them is shared, here, and so is what the block
+ * ciphers (SM4, uBlock) check on their command lines (kc_block_*).
  *
  * Test hook: targets named in KC_DISABLE_TARGETS (comma-separated) are
  * treated as ones this CPU cannot run natively (see common.h).
@@ -41,7 +44,10 @@
 /* Room for one error message. */
 #define ERR_SIZE 512
 
-static const kc_cipher *const ciphers[] = {&kc_cipher_sm4, &kc_cipher_zuc128, &kc_cipher_zuc256};
+static const kc_cipher *const ciphers[] = {
+    &kc_cipher_sm4,           &kc_cipher_zuc128,        &kc_cipher_zuc256,
+    &kc_cipher_ublock128_128, &kc_cipher_ublock128_256, &kc_cipher_ublock256_256,
+};
 #define N_CIPHERS (sizeof ciphers / sizeof ciphers[0])
 
 static const kc_cipher *find_cipher(const char *name) {
@@ -57,7 +63,8 @@ static const kc_cipher *find_cipher(const char *name) {
 /* When several targets can run a strategy and none is named, the first of
  * these that this CPU runs natively is taken (unlisted targets come last). */
 static const char *const target_preference[] = {
-    "avx512_gfni", "avx2_gfni", "avx2_vaes", "avx2_aesni", "ssse3_aesni", "scalar",
+    "avx512_gfni", "avx512", "avx2_gfni", "avx2_vaes", "avx2_aesni", "avx2", "ssse3_aesni",
+    "ssse3",       "scalar",
 };
 
 /* 1 if this CPU runs `v` as native code (and the test hook allows it). */
@@ -76,23 +83,15 @@ kc_avail kc_view_avail(const kc_impl_view *v) {
   return runs_natively(v) ? KC_NATIVE : runs_emulated(v) ? KC_EMULATED : KC_UNAVAILABLE;
 }
 
-/* A cipher's implementations, fetched once per call site. */
-typedef struct {
-  kc_impl_view v[KC_MAX_IMPLS];
-  size_t n;
-} view_list;
-
-static void load_views(const kc_cipher *c, view_list *l) { l->n = c->views(l->v, KC_MAX_IMPLS); }
-
 /* 1 if some implementation (native or emulated) has this target / strategy. */
-static int has_field(const view_list *l, int strategies, const char *value) {
+static int has_field(const kc_view_list *l, int strategies, const char *value) {
   for (size_t i = 0; i < l->n; i++)
     if (strcmp(strategies ? l->v[i].strategy : l->v[i].target, value) == 0) return 1;
   return 0;
 }
 
 /* Writes the known targets or strategies, comma-separated, into buf. */
-static void known_fields(const view_list *l, int strategies, char *buf, size_t size) {
+static void known_fields(const kc_view_list *l, int strategies, char *buf, size_t size) {
   size_t used = 0;
   buf[0] = '\0';
   for (size_t i = 0; i < l->n; i++) {
@@ -109,7 +108,7 @@ static void known_fields(const view_list *l, int strategies, char *buf, size_t s
 
 /* First implementation in registration order matching the filter
  * (strategy/target NULL = any; must_run: only ones this CPU can run). */
-static const kc_impl_view *scan(const view_list *l, const char *strategy, const char *target,
+static const kc_impl_view *scan(const kc_view_list *l, const char *strategy, const char *target,
                                 int emulated, int must_run) {
   for (size_t i = 0; i < l->n; i++) {
     const kc_impl_view *v = &l->v[i];
@@ -124,7 +123,7 @@ static const kc_impl_view *scan(const view_list *l, const char *strategy, const 
 
 /* Best native implementation of `strategy` (NULL: any) on any target: the
  * library's own choice if it fits, else by target preference. */
-static const kc_impl_view *pick_native(const kc_cipher *c, const view_list *l,
+static const kc_impl_view *pick_native(const kc_cipher *c, const kc_view_list *l,
                                        const char *strategy) {
   const void *best = c->best();
   for (size_t i = 0; best && i < l->n; i++) {
@@ -140,8 +139,8 @@ static const kc_impl_view *pick_native(const kc_cipher *c, const view_list *l,
 }
 
 const void *kc_select_impl(const kc_cipher *c, const kc_args *a, char *err, size_t err_size) {
-  view_list l;
-  load_views(c, &l);
+  kc_view_list l;
+  c->views(&l);
   char known[512];
   if (a->target && !has_field(&l, 0, a->target)) {
     known_fields(&l, 0, known, sizeof known);
@@ -223,6 +222,105 @@ int kc_parse_decimal(const char *s, size_t *out) {
 }
 
 /* ------------------------------------------------------------------ */
+/* Block ciphers                                                        */
+/* ------------------------------------------------------------------ */
+
+/* Mode and direction: fills job->mode; returns 0 or -1. */
+static int block_mode(const kc_cipher *c, const kc_args *a, kc_block_job *job, char *err,
+                      size_t err_size) {
+  if (kc_block_mode_parse(a->mode, &job->mode) != 0) {
+    snprintf(err, err_size, "unknown %s mode '%s' (known: ecb, cbc, ctr)", c->name, a->mode);
+    return -1;
+  }
+  job->encrypt = a->direction != 0;
+  return 0;
+}
+
+/* The key, exactly job->key_bytes; returns 0 or -1. */
+static int block_key(const kc_cipher *c, const kc_args *a, kc_block_job *job, char *err,
+                     size_t err_size) {
+  if (!a->key_hex) {
+    snprintf(err, err_size, "missing key (-k KEYHEX, %zu hex digits for %s)", 2 * job->key_bytes,
+             c->name);
+    return -1;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "%s key", c->name);
+  return kc_hex_decode_exact(a->key_hex, job->key, job->key_bytes, what, err, err_size);
+}
+
+/* The IV: one block for CBC and CTR, refused for ECB; returns 0 or -1. */
+static int block_iv(const kc_cipher *c, const kc_args *a, kc_block_job *job, char *err,
+                    size_t err_size) {
+  memset(job->iv, 0, sizeof job->iv);
+  const char *mode = kc_block_mode_name(job->mode);
+  if (job->mode == KC_MODE_ECB) {
+    if (!a->iv_hex) return 0;
+    snprintf(err, err_size, "%s ecb takes no IV (remove -i)", c->name);
+    return -1;
+  }
+  if (!a->iv_hex) {
+    snprintf(err, err_size, "%s %s needs an IV (-i IVHEX, %zu hex digits: one block)", c->name,
+             mode, 2 * job->block_bytes);
+    return -1;
+  }
+  char what[64];
+  snprintf(what, sizeof what, "%s IV (one block)", c->name);
+  return kc_hex_decode_exact(a->iv_hex, job->iv, job->block_bytes, what, err, err_size);
+}
+
+int kc_block_prepare(const kc_cipher *c, const kc_args *a, size_t key_bytes, size_t block_bytes,
+                     kc_block_job *job, char *err, size_t err_size) {
+  memset(job, 0, sizeof *job);
+  job->key_bytes = key_bytes;
+  job->block_bytes = block_bytes;
+  if (a->tag || a->bits || a->mac_method) {
+    snprintf(err, err_size, "%s takes no --tag, --bits or --mac-method (those are for zuc)",
+             c->name);
+    return -1;
+  }
+  if (key_bytes > KC_BLOCK_MAX_BYTES || block_bytes > KC_BLOCK_MAX_BYTES || block_bytes == 0) {
+    snprintf(err, err_size, "%s: unsupported key or block size (%zu, %zu bytes)", c->name,
+             key_bytes, block_bytes);
+    return -1;
+  }
+  if (block_mode(c, a, job, err, err_size) != 0 || block_key(c, a, job, err, err_size) != 0 ||
+      block_iv(c, a, job, err, err_size) != 0)
+    return -1;
+  job->impl = kc_select_impl(c, a, err, err_size);
+  return job->impl ? 0 : -1;
+}
+
+int kc_block_output(const kc_cipher *c, const kc_block_job *job, size_t len, uint8_t **out,
+                    char *err, size_t err_size) {
+  if (job->mode != KC_MODE_CTR && len % job->block_bytes != 0) {
+    snprintf(err, err_size,
+             "input is %zu bytes, not a multiple of the %zu-byte %s block "
+             "(ecb and cbc do no padding)",
+             len, job->block_bytes, c->name);
+    return -1;
+  }
+  *out = malloc(len ? len : 1);
+  if (!*out) {
+    snprintf(err, err_size, "out of memory (%zu bytes)", len);
+    return -1;
+  }
+  return 0;
+}
+
+int kc_block_finish(int rc, const char *driver, const char *impl_name, uint8_t **out, size_t len,
+                    size_t *out_len, char *err, size_t err_size) {
+  if (rc != 0) {
+    snprintf(err, err_size, "%s with %s failed (code %d)", driver, impl_name, rc);
+    free(*out);
+    *out = NULL;
+    return -1;
+  }
+  *out_len = len;
+  return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Command line                                                         */
 /* ------------------------------------------------------------------ */
 
@@ -233,12 +331,15 @@ static void usage(FILE *f) {
           "       " PROG " --list-targets [CIPHER]\n"
           "       " PROG " --list-impls [CIPHER]\n"
           "\n"
-          "sm4 encrypts (-e) or decrypts (-d) all of stdin to stdout without padding.\n"
+          "sm4 and ublock* encrypt (-e) or decrypt (-d) all of stdin to stdout without\n"
+          "padding.\n"
           "zuc128/zuc256 enc XORs stdin with the keystream (its own inverse; no -e/-d);\n"
           "zuc128/zuc256 mac prints the MAC of stdin in hex.\n"
-          "  -k, --key HEX        key in hex (sm4, zuc128: 16 bytes; zuc256: 32 bytes)\n"
-          "  -i, --iv HEX         IV in hex: sm4 CBC, CTR (CTR counts the whole block as\n"
-          "                       one big-endian 128-bit integer); zuc128: 16 bytes;\n"
+          "  -k, --key HEX        key in hex (sm4, zuc128, ublock128_128: 16 bytes;\n"
+          "                       zuc256, ublock128_256, ublock256_256: 32 bytes)\n"
+          "  -i, --iv HEX         IV in hex: sm4 and ublock CBC, CTR, one block (16 bytes;\n"
+          "                       ublock256_256: 32); CTR counts the whole block as one\n"
+          "                       big-endian integer; zuc128: 16 bytes;\n"
           "                       zuc256: 25 bytes (IV17..IV24 in the low 6 bits of a\n"
           "                       byte each) or 23 bytes (those fields packed)\n"
           "      --tag BITS       zuc mac: tag length, 32 (default), 64 or 128 (zuc256)\n"
@@ -247,7 +348,7 @@ static void usage(FILE *f) {
           "      --mac-method M   zuc mac on a lanes kernel: clmul (default) or compare\n"
           "  -t, --target NAME    instruction-set target (see --list-targets)\n"
           "  -s, --strategy NAME  slicing strategy (e.g. byteslice, wordslice, lanes,\n"
-          "                       reference)\n"
+          "                       register, nibbleslice, reference)\n"
           "      --emulated       run the target's SIMDe (portable C) build\n"
           "      --list-targets   print each target and whether it runs native,\n"
           "                       emulated or is unavailable here\n"
@@ -281,9 +382,8 @@ static int list(const char *cipher_name, int per_impl) {
   size_t n_merged = 0;
   for (size_t c = 0; c < N_CIPHERS; c++) {
     if (cipher_name && strcmp(ciphers[c]->name, cipher_name) != 0) continue;
-    ciphers[c]->init();
-    view_list l;
-    load_views(ciphers[c], &l);
+    kc_view_list l;
+    ciphers[c]->views(&l);
     for (size_t i = 0; i < l.n; i++) {
       kc_avail avail = kc_view_avail(&l.v[i]);
       if (per_impl) {
@@ -420,7 +520,6 @@ int main(int argc, char **argv) {
     return fail(err);
   }
 
-  cipher->init();
   if (cipher->prepare(&a, err, sizeof err) != 0) return fail(err);
 
   /* Everything on the command line is valid: read, process, then write. */

@@ -5,9 +5,10 @@
  * kcrypt.c parses the command line into a kc_args, finds the cipher in its
  * table (kc_ciphers) and calls the cipher's prepare (check everything before
  * stdin is read) and run (process the whole input).  Each cipher lives in its
- * own file (kcrypt_sm4.c, kcrypt_zuc.c) and describes its implementations as
- * kc_impl_view rows, so choosing one from -t/-s/--emulated, and the
- * --list-targets / --list-impls output, are written once here.
+ * own file (kcrypt_sm4.c, kcrypt_zuc.c, kcrypt_ublock.c) and lists its
+ * implementations as kc_impl_view rows (impls.h), so choosing one from
+ * -t/-s/--emulated, and the --list-targets / --list-impls output, are written
+ * once here, as is what the block ciphers' command lines share (kc_block_*).
  */
 #ifndef KC_KCRYPT_H
 #define KC_KCRYPT_H
@@ -16,6 +17,7 @@
 #include <stdint.h>
 
 #include "common.h"
+#include "impls.h"
 
 /* What the command line asked for, before any cipher looks at it. */
 typedef struct kc_args {
@@ -32,29 +34,14 @@ typedef struct kc_args {
   int emulated;           /* --emulated */
 } kc_args;
 
-/* The fields of one implementation that choosing and listing need, whatever
- * the cipher; `impl` points to the cipher's own description of it. */
-typedef struct kc_impl_view {
-  const char *name;
-  const char *strategy;
-  const char *target;
-  int emulated;
-  int (*cpu_supported)(void);
-  const void *impl;
-} kc_impl_view;
-
-#define KC_MAX_IMPLS 256
-
 /* A cipher the tool knows.  Functions report errors through err. */
 typedef struct kc_cipher {
   const char *name;
   const char *modes;   /* for the usage text, e.g. "ecb|cbc|ctr" */
   int needs_direction; /* 1: -e or -d is required; 0: refused */
-  /* Called once before anything else (e.g. to register emulated kernels). */
-  void (*init)(void);
   /* Every implementation, in the library's registration order (native,
-   * then emulated); returns their number (at most max). */
-  size_t (*views)(kc_impl_view *out, size_t max);
+   * then emulated), the emulated builds registered first. */
+  kc_views_fn views;
   /* The library's own choice for this CPU (its dispatch), or NULL. */
   const void *(*best)(void);
   /* Checks everything on the command line before stdin is read.  Returns 0
@@ -77,7 +64,40 @@ kc_avail kc_view_avail(const kc_impl_view *v);
  * -1. */
 int kc_parse_decimal(const char *s, size_t *out);
 
-/* The ciphers (kcrypt_sm4.c, kcrypt_zuc.c). */
+/* ------------------------------------------------------------------ */
+/* Block ciphers (SM4, uBlock): what their prepare and run share        */
+/* ------------------------------------------------------------------ */
+
+/* What a block cipher's command line decided. */
+typedef struct kc_block_job {
+  kc_block_mode mode;
+  int encrypt;
+  size_t key_bytes, block_bytes;
+  uint8_t key[KC_BLOCK_MAX_BYTES]; /* the cipher takes it into its key schedule, then wipes it */
+  uint8_t iv[KC_BLOCK_MAX_BYTES];  /* CBC, CTR; zeros for ECB */
+  const void *impl;                /* from kc_select_impl */
+} kc_block_job;
+
+/* Checks a block cipher's command line and fills job: no ZUC options; the
+ * mode (ecb, cbc, ctr); a key of key_bytes; an IV of block_bytes for CBC and
+ * CTR, none for ECB; the implementation (-t/-s/--emulated).  Returns 0 or -1
+ * with the reason in err. */
+int kc_block_prepare(const kc_cipher *c, const kc_args *a, size_t key_bytes, size_t block_bytes,
+                     kc_block_job *job, char *err, size_t err_size);
+
+/* Checks the input length (ECB and CBC take whole blocks: no padding) and
+ * allocates the output (len bytes).  Returns 0 or -1. */
+int kc_block_output(const kc_cipher *c, const kc_block_job *job, size_t len, uint8_t **out,
+                    char *err, size_t err_size);
+
+/* After the cipher's mode driver returned `rc` (0: done) on *out: on
+ * success sets *out_len = len; otherwise frees *out and reports "<driver>
+ * with <impl name> failed (code rc)".  Returns 0 or -1. */
+int kc_block_finish(int rc, const char *driver, const char *impl_name, uint8_t **out, size_t len,
+                    size_t *out_len, char *err, size_t err_size);
+
+/* The ciphers (kcrypt_sm4.c, kcrypt_zuc.c, kcrypt_ublock.c). */
 extern const kc_cipher kc_cipher_sm4, kc_cipher_zuc128, kc_cipher_zuc256;
+extern const kc_cipher kc_cipher_ublock128_128, kc_cipher_ublock128_256, kc_cipher_ublock256_256;
 
 #endif /* KC_KCRYPT_H */

@@ -28,18 +28,6 @@ static struct {
   const zuc_impl *impl;
 } job;
 
-static void zuc_init_cipher(void) { zuc_register_emulated(); }
-
-static size_t zuc_views(kc_impl_view *out, size_t max) {
-  size_t n;
-  const zuc_impl *const *all = zuc_impls(&n);
-  if (n > max) n = max;
-  for (size_t i = 0; i < n; i++)
-    out[i] = (kc_impl_view){all[i]->name,     all[i]->strategy,      all[i]->target,
-                            all[i]->emulated, all[i]->cpu_supported, all[i]};
-  return n;
-}
-
 static const void *zuc_best(void) { return zuc_impl_best(); }
 
 /* The IV: 16 bytes for ZUC-128, 25 or 23 for ZUC-256.  Returns 0 or -1. */
@@ -192,7 +180,7 @@ static int zuc_run(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len
   return 0;
 }
 
-const kc_cipher kc_cipher_zuc128 = {"zuc128", "enc|mac",      0,      zuc_init_cipher, zuc_views,
+const kc_cipher kc_cipher_zuc128 = {"zuc128", "enc|mac",      0,      kc_views_zuc,
                                     zuc_best, zuc128_prepare, zuc_run};
-const kc_cipher kc_cipher_zuc256 = {"zuc256", "enc|mac",      0,      zuc_init_cipher, zuc_views,
+const kc_cipher kc_cipher_zuc256 = {"zuc256", "enc|mac",      0,      kc_views_zuc,
                                     zuc_best, zuc256_prepare, zuc_run};

@@ -1,13 +1,16 @@
 /*
  * verify's inside: the bookkeeping every cipher's tests share (sections with
- * PASS/FAIL lines and the final count), and the entry point of each cipher's
- * tests (verify_sm4.c, verify_zuc.c).  verify.c holds main and the options.
+ * PASS/FAIL lines and the final count, the loop over implementations), and
+ * the entry point of each cipher's tests (verify_sm4.c, verify_zuc.c,
+ * verify_ublock.c).  verify.c holds main and the options.
  */
 #ifndef KC_VERIFY_H
 #define KC_VERIFY_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "impls.h"
 
 #define VERIFY_MAX_DETAILS 5 /* failure details printed per section */
 
@@ -28,6 +31,15 @@ __attribute__((format(printf, 2, 3))) void verify_failure(verify_section *s, con
  *   shared section: "PASS|FAIL LABEL: N checks"
  * with ", K failed checks" and the first failure details on a FAIL. */
 void verify_report(const char *label, const verify_section *s, int is_impl);
+
+/* Counts a passed check in sec->checks, or records the failure. */
+#define VERIFY_CHECK(sec, cond, ...)      \
+  do {                                    \
+    if (cond)                             \
+      (sec)->checks++;                    \
+    else                                  \
+      verify_failure((sec), __VA_ARGS__); \
+  } while (0)
 
 /* "SKIP LABEL: reason", not counted. */
 void verify_skip(const char *label, const char *reason);
@@ -50,17 +62,67 @@ typedef struct verify_options {
 /* Random differential cases: --random N, else `quick` or `full`. */
 uint64_t verify_random_cases(const verify_options *o, uint64_t full, uint64_t quick);
 
-/* Names of the implementations (e.g. for --impl NAME): 1 if `name` is one
- * of this cipher's. */
-int verify_sm4_has_impl(const char *name);
-int verify_zuc_has_impl(const char *name);
-/* Appends " NAME" (and "(emulated)") for every implementation to stderr. */
-void verify_sm4_list_impls(void);
-void verify_zuc_list_impls(void);
+/* Where one implementation's tests are, for progress lines on stderr. */
+typedef struct verify_progress {
+  const char *label; /* "<prefix><name> (native|emulated)" */
+  size_t position, total;
+} verify_progress;
+
+/* Prints "verify: [position/total] label: " and the message to stderr. */
+__attribute__((format(printf, 2, 3))) void verify_step(const verify_progress *p, const char *fmt,
+                                                       ...);
+
+/* On a terminal, "\r  i+1/n" on stderr every `every` items and at the last
+ * (then a newline); nothing otherwise. */
+void verify_tick(size_t i, size_t n, size_t every);
+
+/* A library's lookup: <cipher>_impl_find(strategy, target, emulated). */
+typedef const void *(*verify_find_fn)(const char *strategy, const char *target, int emulated);
+
+/* What the tests of every implementation of a cipher share. */
+typedef struct verify_run {
+  const void *ref;  /* the cipher's reference_scalar */
+  size_t n_random;  /* random differential cases per implementation */
+  uint64_t seed;
+} verify_run;
+
+/* Starts a cipher's tests: its implementations into impls (the emulated
+ * builds registered), and run (the reference, found with find; the random
+ * cases: --random, else `quick` with --quick, else `full`; the seed).
+ * Returns 0, or -1 after "verify: error: no <cipher> reference_scalar ...". */
+int verify_start(const char *cipher, kc_views_fn views, verify_find_fn find,
+                 const verify_options *o, uint64_t full, uint64_t quick, kc_view_list *impls,
+                 verify_run *run);
+
+/* The tests of one implementation: fills s (reported by verify_each_impl). */
+typedef void (*verify_impl_fn)(const kc_impl_view *v, const verify_progress *p, verify_section *s,
+                               const verify_run *run);
+
+/* Runs `check` on every implementation in l, in registration order (or only
+ * those named o->only): a SKIP line for one this CPU can run neither natively
+ * nor emulated, else its tests, timed, and its PASS/FAIL line, labelled
+ * "<prefix><name> (native|emulated)". */
+void verify_each_impl(const kc_view_list *l, const verify_options *o, const char *prefix,
+                      verify_impl_fn check, const verify_run *run);
+
+/* Finds and parses the vector file `file` (e.g. "sm4.json", see vectors.h),
+ * writing its path to path.  Returns the tree (kc_json_free it), or NULL
+ * after printing "verify: error: ..." to stderr. */
+struct kc_json *verify_load_vectors(const char *argv0, const char *file, char *path,
+                                    size_t path_size);
+
+/* The lookups every library offers, over its implementations l: `best`
+ * runs natively (and is not the reference when anything else does);
+ * find("reference", "scalar", 0) finds the reference and an unknown target
+ * nothing; every implementation is named <strategy>_<target> and is what
+ * find(strategy, target, emulated) returns.  Messages name the cipher. */
+void verify_check_lookups(const char *cipher, const kc_view_list *l, verify_find_fn find,
+                          const void *best, verify_section *s);
 
 /* Runs the cipher's tests.  Returns 0 when they ran (pass or fail is in the
  * counts), 2 when they could not (vectors missing or malformed). */
 int verify_sm4(const verify_options *o);
 int verify_zuc(const verify_options *o);
+int verify_ublock(const verify_options *o);
 
 #endif /* KC_VERIFY_H */

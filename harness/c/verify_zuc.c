@@ -225,17 +225,9 @@ static int load_vector(const kc_json *o, const char *group, size_t index, char *
 }
 
 static int load_vectors(const char *argv0) {
-  char dir[4096], err[512], path[4200];
-  if (kc_vectors_dir(argv0, "zuc.json", dir, sizeof dir, err, sizeof err) != 0) {
-    fprintf(stderr, "verify: error: %s\n", err);
-    return -1;
-  }
-  snprintf(path, sizeof path, "%s/zuc.json", dir);
-  kc_json *root = kc_json_load(path, err, sizeof err);
-  if (!root) {
-    fprintf(stderr, "verify: error: %s\n", err);
-    return -1;
-  }
+  char err[512], path[4200];
+  kc_json *root = verify_load_vectors(argv0, "zuc.json", path, sizeof path);
+  if (!root) return -1;
   static const char *const groups[] = {"zuc128_keystream", "zuc256_keystream", "zuc128_mac",
                                        "zuc256_mac"};
   for (size_t g = 0; g < sizeof groups / sizeof groups[0]; g++) {
@@ -699,23 +691,16 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
   }
 }
 
-static void check_impl(const zuc_impl *impl, const zuc_impl *ref, size_t n_random, uint64_t seed,
-                       size_t position, size_t n_tested) {
-  verify_section sec = {0};
-  kc_avail avail = kc_impl_avail(impl->emulated, impl->cpu_supported);
-  char label[160];
-  snprintf(label, sizeof label, "zuc %s (%s)", impl->name, kc_avail_name(avail));
-  int tty = isatty(STDERR_FILENO);
-  double t0 = verify_now();
-
-  fprintf(stderr, "verify: [%zu/%zu] %s: vectors, kernel\n", position, n_tested, label);
-  check_vectors_lanes(impl, &sec);
-  check_kernel(impl, ref, seed, &sec);
+static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_section *sec,
+                       const verify_run *r) {
+  const zuc_impl *impl = v->impl;
+  verify_step(p, "vectors, kernel");
+  check_vectors_lanes(impl, sec);
+  check_kernel(impl, r->ref, r->seed, sec);
 
   unsigned lanes = impl->lanes ? impl->lanes : 1;
-  size_t n_cases = n_shapes * systematic_calls(lanes) + n_random;
-  fprintf(stderr, "verify: [%zu/%zu] %s: %zu differential calls\n", position, n_tested, label,
-          n_cases);
+  size_t n_cases = n_shapes * systematic_calls(lanes) + r->n_random;
+  verify_step(p, "%zu differential calls", n_cases);
   streams *s = calloc(1, sizeof *s);
   uint8_t *pool = malloc(MAX_STREAMS * (MAX_STREAM_BYTES + 1));
   if (!s || !pool) {
@@ -724,18 +709,14 @@ static void check_impl(const zuc_impl *impl, const zuc_impl *ref, size_t n_rando
   }
   size_t in_off[MAX_STREAMS], out_off[MAX_STREAMS];
   for (size_t i = 0; i < n_cases; i++) {
-    op o = make_case(seed, i, lanes, s, in_off, out_off, pool);
+    op o = make_case(r->seed, i, lanes, s, in_off, out_off, pool);
     char what[160];
     case_text(s, &o, i, what, sizeof what);
-    if (check_call(impl, ref, s, &o, in_off, out_off, what, &sec) == 0) sec.cases++;
-    if (tty && (i % 64 == 0 || i + 1 == n_cases)) fprintf(stderr, "\r  %zu/%zu", i + 1, n_cases);
+    if (check_call(impl, r->ref, s, &o, in_off, out_off, what, sec) == 0) sec->cases++;
+    verify_tick(i, n_cases, 64);
   }
-  if (tty) fprintf(stderr, "\n");
   free(pool);
   free(s);
-  fprintf(stderr, "verify: [%zu/%zu] %s: done in %.1f s\n", position, n_tested, label,
-          verify_now() - t0);
-  verify_report(label, &sec, 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -807,14 +788,6 @@ static void api_vectors(verify_section *sec) {
 }
 
 /* Records one check: ok, or a failure with the description. */
-#define API_CHECK(sec, cond, ...)         \
-  do {                                    \
-    if (cond)                             \
-      (sec)->checks++;                    \
-    else                                  \
-      verify_failure((sec), __VA_ARGS__); \
-  } while (0)
-
 /* The one-stream API against the reference (many-streams API, one stream). */
 static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_section *sec) {
   static uint8_t msg[1024], got[1024], want[1024];
@@ -846,7 +819,7 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
       rc = zuc_encrypt(sh->variant, key, kl, iv, sh->iv_len, msg, got, bits);
       len = bytes_of(bits);
     }
-    API_CHECK(sec, rc == ZUC_OK && rc_ref == ZUC_OK && verify_first_diff(got, want, len) < 0,
+    VERIFY_CHECK(sec, rc == ZUC_OK && rc_ref == ZUC_OK && verify_first_diff(got, want, len) < 0,
               "one-stream %s zuc%d iv%zu, %zu bits: differs from the reference (rc %d/%d)", ot,
               (int)sh->variant, sh->iv_len, bits, rc, rc_ref);
 
@@ -855,7 +828,7 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
     rc = sh->o.mac ? zuc_mac_lanes(NULL, sh->o.method, sh->variant, 1, keys, ivs, sh->iv_len, in,
                                    &bits, sh->o.tag_bits, out)
                    : zuc_encrypt_lanes(NULL, sh->variant, 1, keys, ivs, sh->iv_len, in, out, &bits);
-    API_CHECK(sec, rc == ZUC_OK && verify_first_diff(got, want, len) < 0,
+    VERIFY_CHECK(sec, rc == ZUC_OK && verify_first_diff(got, want, len) < 0,
               "impl NULL %s zuc%d iv%zu, %zu bits: differs from the reference (rc %d)", ot,
               (int)sh->variant, sh->iv_len, bits, rc);
 
@@ -877,7 +850,7 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
       for (size_t i = 0; ok && i < at; i++)
         ok = words[i] == ((uint32_t)ks[4 * i] << 24 | (uint32_t)ks[4 * i + 1] << 16 |
                           (uint32_t)ks[4 * i + 2] << 8 | ks[4 * i + 3]);
-      API_CHECK(sec, ok, "zuc_keystream in pieces differs from zuc_encrypt of zeros (zuc%d iv%zu)",
+      VERIFY_CHECK(sec, ok, "zuc_keystream in pieces differs from zuc_encrypt of zeros (zuc%d iv%zu)",
                 (int)sh->variant, sh->iv_len);
     }
   }
@@ -896,39 +869,27 @@ static void api_iv23(uint64_t seed, verify_section *sec) {
     zuc_state a, b;
     int rc_a = zuc_init(&a, ZUC_256, key, 32, iv23, 23, tag);
     int rc_b = zuc_init(&b, ZUC_256, key, 32, iv25, 25, tag);
-    API_CHECK(sec, rc_a == ZUC_OK && rc_b == ZUC_OK && memcmp(&a, &b, sizeof a) == 0,
+    VERIFY_CHECK(sec, rc_a == ZUC_OK && rc_b == ZUC_OK && memcmp(&a, &b, sizeof a) == 0,
               "zuc_init with a 23-byte IV differs from its 25-byte expansion (tag %u)", tag);
   }
 }
 
+static const void *find_impl(const char *strategy, const char *target, int emulated) {
+  return zuc_impl_find(strategy, target, emulated);
+}
+
 /* Lookups, names, lane counts. */
-static void api_lookups(const zuc_impl *const *impls, size_t n_impls, const zuc_impl *ref,
-                        verify_section *sec) {
-  const zuc_impl *best = zuc_impl_best();
-  API_CHECK(sec,
-            best && kc_impl_avail(best->emulated, best->cpu_supported) == KC_NATIVE &&
-                strcmp(best->strategy, "reference") != 0,
-            "zuc_impl_best() returned %s", best ? best->name : "NULL");
-  API_CHECK(
-      sec,
-      zuc_impl_find("reference", "scalar", 0) == ref && !zuc_impl_find(NULL, "no_such_target", 0),
-      "zuc_impl_find gives wrong answers for reference_scalar / an unknown target");
-  for (size_t i = 0; i < n_impls; i++) {
-    const zuc_impl *m = impls[i];
-    char name[128];
-    snprintf(name, sizeof name, "%s_%s", m->strategy, m->target);
-    API_CHECK(sec, strcmp(name, m->name) == 0, "impl '%s' has strategy '%s' and target '%s'",
-              m->name, m->strategy, m->target);
-    API_CHECK(sec, m->lanes >= 1 && m->lanes <= ZUC_LANES_MAX, "impl '%s' has %u lanes (max %d)",
-              m->name, m->lanes, ZUC_LANES_MAX);
-    API_CHECK(sec, zuc_impl_find(m->strategy, m->target, m->emulated) == m,
-              "zuc_impl_find(\"%s\", \"%s\", %d) does not return %s", m->strategy, m->target,
-              m->emulated, m->name);
+static void api_lookups(const kc_view_list *impls, verify_section *sec) {
+  verify_check_lookups("zuc", impls, find_impl, zuc_impl_best(), sec);
+  for (size_t i = 0; i < impls->n; i++) {
+    const zuc_impl *m = impls->v[i].impl;
+    VERIFY_CHECK(sec, m->lanes >= 1 && m->lanes <= ZUC_LANES_MAX, "impl '%s' has %u lanes (max %d)",
+                 m->name, m->lanes, ZUC_LANES_MAX);
   }
 }
 
 /* Every error code where the API documents it. */
-static void api_errors(const zuc_impl *const *impls, size_t n_impls, verify_section *sec) {
+static void api_errors(const kc_view_list *impls, verify_section *sec) {
   uint8_t key[32] = {1}, iv[25] = {2}, msg[16] = {3}, out[16], tag[16];
   zuc_state st;
   static const struct {
@@ -957,35 +918,35 @@ static void api_errors(const zuc_impl *const *impls, size_t n_impls, verify_sect
     iv[17] = init_cases[i].iv17;
     int rc = zuc_init(&st, init_cases[i].variant, key, init_cases[i].key_len, iv,
                       init_cases[i].iv_len, init_cases[i].tag_bits);
-    API_CHECK(sec, rc == init_cases[i].want, "zuc_init %s returned %d, want %d", init_cases[i].what,
+    VERIFY_CHECK(sec, rc == init_cases[i].want, "zuc_init %s returned %d, want %d", init_cases[i].what,
               rc, init_cases[i].want);
   }
   memset(iv, 0, sizeof iv);
-  API_CHECK(sec, zuc_mac(ZUC_256, key, 32, iv, 25, msg, 8, 0, tag) == ZUC_ERR_TAG_LENGTH,
+  VERIFY_CHECK(sec, zuc_mac(ZUC_256, key, 32, iv, 25, msg, 8, 0, tag) == ZUC_ERR_TAG_LENGTH,
             "zuc_mac with tag 0 does not return ZUC_ERR_TAG_LENGTH");
-  API_CHECK(sec, zuc_mac(ZUC_128, key, 16, iv, 16, msg, 8, 128, tag) == ZUC_ERR_TAG_LENGTH,
+  VERIFY_CHECK(sec, zuc_mac(ZUC_128, key, 16, iv, 16, msg, 8, 128, tag) == ZUC_ERR_TAG_LENGTH,
             "zuc_mac zuc128 tag 128 does not return ZUC_ERR_TAG_LENGTH");
-  API_CHECK(sec, zuc_encrypt(ZUC_128, key, 16, iv, 16, NULL, out, 8) == ZUC_ERR_ARGUMENT,
+  VERIFY_CHECK(sec, zuc_encrypt(ZUC_128, key, 16, iv, 16, NULL, out, 8) == ZUC_ERR_ARGUMENT,
             "zuc_encrypt with in NULL does not return ZUC_ERR_ARGUMENT");
   for (int i = 0; i < 7; i++)
-    API_CHECK(sec, zuc_strerror(-i) && *zuc_strerror(-i), "zuc_strerror(%d) is empty", -i);
+    VERIFY_CHECK(sec, zuc_strerror(-i) && *zuc_strerror(-i), "zuc_strerror(%d) is empty", -i);
 
   /* The many-streams API on every runnable implementation. */
   const uint8_t *keys[1] = {key}, *ivs[1] = {iv}, *in[1] = {msg};
   const uint8_t *null_keys[1] = {NULL};
   uint8_t *outs[1] = {out};
   size_t bits = 8;
-  for (size_t i = 0; i < n_impls; i++) {
-    const zuc_impl *m = impls[i];
-    if (kc_impl_avail(m->emulated, m->cpu_supported) == KC_UNAVAILABLE) continue;
+  for (size_t i = 0; i < impls->n; i++) {
+    const zuc_impl *m = impls->v[i].impl;
+    if (kc_view_runs(&impls->v[i]) == KC_UNAVAILABLE) continue;
     int rc = zuc_encrypt_lanes(m, ZUC_256, 1, keys, ivs, 24, in, outs, &bits);
-    API_CHECK(sec, rc == ZUC_ERR_IV_LENGTH, "%s: zuc_encrypt_lanes with iv_len 24 returned %d",
+    VERIFY_CHECK(sec, rc == ZUC_ERR_IV_LENGTH, "%s: zuc_encrypt_lanes with iv_len 24 returned %d",
               m->name, rc);
     rc = zuc_mac_lanes(m, ZUC_MAC_CLMUL, ZUC_256, 1, keys, ivs, 25, in, &bits, 16, outs);
-    API_CHECK(sec, rc == ZUC_ERR_TAG_LENGTH, "%s: zuc_mac_lanes with tag 16 returned %d", m->name,
+    VERIFY_CHECK(sec, rc == ZUC_ERR_TAG_LENGTH, "%s: zuc_mac_lanes with tag 16 returned %d", m->name,
               rc);
     rc = zuc_encrypt_lanes(m, ZUC_128, 1, null_keys, ivs, 16, in, outs, &bits);
-    API_CHECK(sec, rc == ZUC_ERR_ARGUMENT, "%s: zuc_encrypt_lanes with a NULL key returned %d",
+    VERIFY_CHECK(sec, rc == ZUC_ERR_ARGUMENT, "%s: zuc_encrypt_lanes with a NULL key returned %d",
               m->name, rc);
   }
 }
@@ -994,33 +955,14 @@ static void api_errors(const zuc_impl *const *impls, size_t n_impls, verify_sect
 /* Entry points                                                         */
 /* ------------------------------------------------------------------ */
 
-int verify_zuc_has_impl(const char *name) {
-  zuc_register_emulated();
-  size_t n;
-  const zuc_impl *const *impls = zuc_impls(&n);
-  for (size_t i = 0; i < n; i++)
-    if (strcmp(impls[i]->name, name) == 0) return 1;
-  return 0;
-}
-
-void verify_zuc_list_impls(void) {
-  zuc_register_emulated();
-  size_t n;
-  const zuc_impl *const *impls = zuc_impls(&n);
-  for (size_t i = 0; i < n; i++)
-    fprintf(stderr, " %s%s", impls[i]->name, impls[i]->emulated ? "(emulated)" : "");
-}
-
 int verify_zuc(const verify_options *o) {
-  zuc_register_emulated();
-  size_t n_impls;
-  const zuc_impl *const *impls = zuc_impls(&n_impls);
-  const zuc_impl *ref = zuc_impl_find("reference", "scalar", 0);
-  if (!ref) {
-    fprintf(stderr, "verify: error: no zuc reference_scalar implementation\n");
+  kc_view_list impls;
+  verify_run r;
+  if (verify_start("zuc", kc_views_zuc, find_impl, o, RANDOM_CASES_FULL, RANDOM_CASES_QUICK,
+                   &impls, &r) != 0 ||
+      load_vectors(o->argv0) != 0)
     return 2;
-  }
-  if (load_vectors(o->argv0) != 0) return 2;
+  const zuc_impl *ref = r.ref;
   make_shapes();
   alloc_wants();
 
@@ -1037,28 +979,11 @@ int verify_zuc(const verify_options *o) {
   api_vectors(&api);
   api_random(ref, o->seed, o->quick ? 2 * n_shapes : 20 * n_shapes, &api);
   api_iv23(o->seed, &api);
-  api_lookups(impls, n_impls, ref, &api);
-  api_errors(impls, n_impls, &api);
+  api_lookups(&impls, &api);
+  api_errors(&impls, &api);
   verify_report("zuc api", &api, 0);
 
-  size_t n_random = (size_t)verify_random_cases(o, RANDOM_CASES_FULL, RANDOM_CASES_QUICK);
-  size_t n_tested = 0, position = 0;
-  for (size_t i = 0; i < n_impls; i++)
-    if ((!o->only || strcmp(impls[i]->name, o->only) == 0) &&
-        kc_impl_avail(impls[i]->emulated, impls[i]->cpu_supported) != KC_UNAVAILABLE)
-      n_tested++;
-  for (size_t i = 0; i < n_impls; i++) {
-    const zuc_impl *m = impls[i];
-    if (o->only && strcmp(m->name, o->only) != 0) continue;
-    if (kc_impl_avail(m->emulated, m->cpu_supported) == KC_UNAVAILABLE) {
-      char label[160];
-      snprintf(label, sizeof label, "zuc %s", m->name);
-      verify_skip(label, m->emulated ? "this CPU lacks the host ISA its SIMDe build is compiled for"
-                                     : "this CPU cannot run it natively");
-      continue;
-    }
-    check_impl(m, ref, n_random, o->seed, ++position, n_tested);
-  }
+  verify_each_impl(&impls, o, "zuc ", check_impl, &r);
 
   kc_imb_close(imb);
   imb = NULL;

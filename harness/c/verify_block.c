@@ -1,0 +1,436 @@
+/*
+ * verify's block-cipher tests, shared by SM4 and uBlock; see verify_block.h.
+ */
+#include "verify_block.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* A key schedule buffer for the cipher (exits on out of memory). */
+static void *new_key(const vb_cipher *c) {
+  void *ks = kc_alloc_aligned(c->key_size, 64);
+  if (!ks) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+  return ks;
+}
+
+static void free_key(const vb_cipher *c, void *ks) {
+  memset(ks, 0, c->key_size);
+  kc_free_aligned(ks);
+}
+
+/* ------------------------------------------------------------------ */
+/* Vectors                                                              */
+/* ------------------------------------------------------------------ */
+
+/* Member `name`, hex, of exactly `len` bytes into out.  Returns 0 or -1. */
+static int get_exact_hex(const kc_json *o, const char *name, uint8_t *out, size_t len, char *err,
+                         size_t err_size) {
+  uint8_t *buf;
+  size_t got;
+  if (kc_json_get_hex(o, name, &buf, &got, err, err_size) != 0) return -1;
+  int ok = got == len;
+  if (ok)
+    memcpy(out, buf, len);
+  else
+    snprintf(err, err_size, "%s is %zu bytes, expected %zu", name, got, len);
+  free(buf);
+  return ok ? 0 : -1;
+}
+
+int vb_load_vector(const vb_cipher *c, const kc_json *o, kc_block_mode mode, const char *label,
+                   vb_vector *v, char *err, size_t err_size) {
+  memset(v, 0, sizeof *v);
+  v->mode = mode;
+  v->iterations = 1;
+  snprintf(v->label, sizeof v->label, "%s", label);
+  char inner[256];
+  size_t ct_len;
+  if (get_exact_hex(o, "key", v->key, c->key_bytes, inner, sizeof inner) != 0 ||
+      kc_json_get_hex(o, "plaintext", &v->pt, &v->len, inner, sizeof inner) != 0 ||
+      kc_json_get_hex(o, "ciphertext", &v->ct, &ct_len, inner, sizeof inner) != 0)
+    goto bad;
+  if (ct_len != v->len) {
+    snprintf(inner, sizeof inner, "plaintext and ciphertext lengths differ");
+    goto bad;
+  }
+  if (mode != KC_MODE_CTR && v->len % c->block_bytes) {
+    snprintf(inner, sizeof inner, "length %zu is not whole blocks", v->len);
+    goto bad;
+  }
+  if (mode != KC_MODE_ECB && get_exact_hex(o, "iv", v->iv, c->block_bytes, inner, sizeof inner))
+    goto bad;
+  const kc_json *it = kc_json_get(o, "iterations");
+  if (it) {
+    if (it->type != KC_JSON_INT || it->integer < 1) {
+      snprintf(inner, sizeof inner, "'iterations' must be a positive integer");
+      goto bad;
+    }
+    v->iterations = (long)it->integer;
+  }
+  return 0;
+bad:
+  snprintf(err, err_size, "%s: %s", label, inner);
+  vb_free_vector(v);
+  return -1;
+}
+
+void vb_free_vector(vb_vector *v) {
+  free(v->pt);
+  free(v->ct);
+  v->pt = v->ct = NULL;
+}
+
+void vb_vectors_alloc(vb_vectors *l, size_t count) {
+  l->v = calloc(count ? count : 1, sizeof *l->v);
+  l->n = 0;
+  if (!l->v) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+}
+
+void vb_vectors_free(vb_vectors *l) {
+  for (size_t i = 0; i < l->n; i++) vb_free_vector(&l->v[i]);
+  free(l->v);
+  l->v = NULL;
+  l->n = 0;
+}
+
+void vb_check_vector(const vb_cipher *c, const void *impl, const vb_vector *v, verify_section *s) {
+  void *ks = new_key(c);
+  int rc_key = c->set_key(c, ks, v->key);
+  uint8_t *buf = malloc(v->len + 1);
+  for (int enc = 1; enc >= 0; enc--) {
+    const uint8_t *from = enc ? v->pt : v->ct, *to = enc ? v->ct : v->pt;
+    memcpy(buf, from, v->len);
+    int rc = rc_key;
+    for (long i = 0; i < v->iterations && rc == 0; i++)
+      rc = c->crypt(c, impl, v->mode, enc, ks, v->iv, buf, buf, v->len);
+    long at = verify_first_diff(buf, to, v->len);
+    if (rc != 0)
+      verify_failure(s, "%s %s: %s returned %d", v->label, kc_direction_name(enc),
+                     rc_key ? "set_key" : "crypt", rc);
+    else if (at >= 0)
+      verify_failure(s, "%s %s: wrong output from byte %ld (got %02x, want %02x)", v->label,
+                     kc_direction_name(enc), at, buf[at], to[at]);
+    else
+      s->vectors++;
+  }
+  free(buf);
+  free_key(c, ks);
+}
+
+/* ------------------------------------------------------------------ */
+/* Differential cases                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef struct vb_case {
+  kc_block_mode mode;
+  int encrypt;
+  size_t len;
+  size_t in_off, out_off; /* misalignment of input and output, 0..15 */
+  int in_place;           /* output written over the input */
+  uint8_t key[KC_BLOCK_MAX_BYTES];
+  uint8_t iv[KC_BLOCK_MAX_BYTES];
+  uint8_t *data; /* max_len bytes */
+} vb_case;
+
+/* Counter widths (bits) whose carry the CTR cases cross, up to the block's
+ * width, and how many blocks before the carry each case starts. */
+static const size_t CARRY_WIDTHS[] = {8, 32, 64, 96, 128, 192, 256};
+#define N_CARRY_WIDTHS_MAX (sizeof CARRY_WIDTHS / sizeof CARRY_WIDTHS[0])
+static const int CARRY_BACKOFFS[] = {0, 1, 7, 31, 63};
+#define N_CARRY_BACKOFFS (sizeof CARRY_BACKOFFS / sizeof CARRY_BACKOFFS[0])
+
+static size_t carry_widths(const vb_cipher *c) {
+  size_t n = 0;
+  while (n < N_CARRY_WIDTHS_MAX && CARRY_WIDTHS[n] <= 8 * c->block_bytes) n++;
+  return n;
+}
+
+/* Long enough to cross every carry above. */
+static size_t wrap_len(const vb_cipher *c) { return 64 * c->block_bytes + 7; }
+
+/* Sets the low `bits` of the big-endian counter to all ones, then subtracts
+ * `backoff` (< 256) so the carry happens `backoff` blocks in. */
+static void carry_iv(const vb_cipher *c, uint8_t *iv, size_t bits, int backoff) {
+  size_t b = c->block_bytes;
+  for (size_t i = 0; i < bits / 8; i++) iv[b - 1 - i] = 0xff;
+  iv[b - 1] = (uint8_t)(0xff - backoff);
+}
+
+/* Shapes of the systematic cases, each in both directions. */
+static size_t block_lens(const vb_cipher *c) { return c->systematic_blocks + 1; }
+
+size_t vb_systematic_cases(const vb_cipher *c) {
+  return 2 * (2 * block_lens(c) + (VB_SYSTEMATIC_LEN + 1) + carry_widths(c) * N_CARRY_BACKOFFS);
+}
+
+/* The shape of systematic case k (index / 2): mode, length, carry IV.
+ * Returns 1 if it set a carry IV, -1 if k is past the systematic ones. */
+static int systematic_shape(const vb_cipher *c, size_t k, vb_case *x) {
+  size_t n_carry = carry_widths(c) * N_CARRY_BACKOFFS;
+  if (k < block_lens(c)) {
+    x->mode = KC_MODE_ECB;
+    x->len = k * c->block_bytes;
+  } else if ((k -= block_lens(c)) < block_lens(c)) {
+    x->mode = KC_MODE_CBC;
+    x->len = k * c->block_bytes;
+  } else if ((k -= block_lens(c)) < VB_SYSTEMATIC_LEN + 1) {
+    x->mode = KC_MODE_CTR;
+    x->len = k;
+  } else if ((k -= VB_SYSTEMATIC_LEN + 1) < n_carry) {
+    x->mode = KC_MODE_CTR;
+    x->len = wrap_len(c);
+    carry_iv(c, x->iv, CARRY_WIDTHS[k / N_CARRY_BACKOFFS], CARRY_BACKOFFS[k % N_CARRY_BACKOFFS]);
+    return 1;
+  } else {
+    return -1;
+  }
+  return 0;
+}
+
+/* Builds case number `index` of the sequence for `seed`. */
+static void make_case(const vb_cipher *c, uint64_t seed, size_t index, vb_case *x) {
+  kc_rng r;
+  kc_rng_seed(&r, seed * 0x9E3779B97F4A7C15ull + index);
+  kc_rng_bytes(&r, x->key, c->key_bytes);
+  kc_rng_bytes(&r, x->iv, c->block_bytes);
+  x->in_off = (size_t)kc_rng_below(&r, 16);
+  x->out_off = (size_t)kc_rng_below(&r, 16);
+  x->in_place = kc_rng_below(&r, 4) == 0;
+  x->encrypt = index % 2 == 0;
+
+  int shape = systematic_shape(c, index / 2, x);
+  if (shape < 0) {
+    /* Random: any mode, a length above the systematic range. */
+    x->mode = (kc_block_mode)kc_rng_below(&r, KC_N_BLOCK_MODES);
+    x->len = VB_SYSTEMATIC_LEN + 1 + (size_t)kc_rng_below(&r, c->max_len - VB_SYSTEMATIC_LEN);
+    if (x->mode != KC_MODE_CTR) x->len -= x->len % c->block_bytes;
+  }
+  /* A third of the other cases get an IV just below a carry. */
+  if (shape != 1 && kc_rng_below(&r, 3) == 0)
+    carry_iv(c, x->iv, CARRY_WIDTHS[kc_rng_below(&r, carry_widths(c))],
+             (int)kc_rng_below(&r, 64));
+  kc_rng_bytes(&r, x->data, x->len);
+}
+
+/* Describes a case for failure messages. */
+static void case_text(const vb_cipher *c, const vb_case *x, size_t index, char *buf, size_t size) {
+  char key[2 * KC_BLOCK_MAX_BYTES + 1], iv[2 * KC_BLOCK_MAX_BYTES + 1];
+  kc_hex_encode(x->key, c->key_bytes, key);
+  kc_hex_encode(x->iv, c->block_bytes, iv);
+  snprintf(buf, size, "%s case %zu: %s %s len=%zu in_off=%zu out_off=%zu%s key=%s iv=%s", c->name,
+           index, kc_block_mode_name(x->mode), kc_direction_name(x->encrypt), x->len, x->in_off,
+           x->out_off, x->in_place ? " in-place" : "", key, iv);
+}
+
+/* Expected outputs of a case, computed once per case. */
+typedef struct expected {
+  uint8_t *ref, *oracle; /* max_len bytes each */
+  int rc_ref, have_oracle;
+} expected;
+
+static void compute_expected(const vb_cipher *c, const void *ref, const void *ks, const vb_case *x,
+                             expected *e, const char *what, verify_section *s, int *failed) {
+  e->have_oracle = 0;
+  if (c->oracle) {
+    e->have_oracle =
+        c->oracle(c, x->mode, x->encrypt, x->key, x->iv, x->data, e->oracle, x->len) == 0;
+    if (!e->have_oracle) {
+      verify_failure(s, "%s: %s failed", what, c->oracle_name);
+      (*failed)++;
+    }
+  }
+  e->rc_ref = c->crypt(c, ref, x->mode, x->encrypt, ks, x->iv, x->data, e->ref, x->len);
+}
+
+/* Compares an output with the expected ones; returns the failures. */
+static int compare_output(const vb_cipher *c, const uint8_t *got, const vb_case *x,
+                          const expected *e, const char *what, verify_section *s) {
+  int failed = 0;
+  long at;
+  if (e->have_oracle && (at = verify_first_diff(got, e->oracle, x->len)) >= 0) {
+    verify_failure(s, "%s: differs from %s at byte %ld (got %02x, want %02x)", what,
+                   c->oracle_name, at, got[at], e->oracle[at]);
+    failed++;
+  }
+  if (e->rc_ref != 0) {
+    verify_failure(s, "%s: the reference returned %d", what, e->rc_ref);
+    failed++;
+  } else if ((at = verify_first_diff(got, e->ref, x->len)) >= 0) {
+    verify_failure(s, "%s: differs from reference at byte %ld (got %02x, want %02x)", what, at,
+                   got[at], e->ref[at]);
+    failed++;
+  }
+  return failed;
+}
+
+/* The buffers of one run: input, and output unless in place. */
+typedef struct case_bufs {
+  kc_buf in, out;
+  kc_buf *dst;
+} case_bufs;
+
+static void alloc_bufs(const vb_case *x, case_bufs *b) {
+  if (kc_buf_alloc(&b->in, x->len, x->in_off) != 0 ||
+      (!x->in_place && kc_buf_alloc(&b->out, x->len, x->out_off) != 0)) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+  b->dst = x->in_place ? &b->in : &b->out;
+}
+
+/* Fresh input, and a poisoned output. */
+static void fill_bufs(const vb_case *x, case_bufs *b) {
+  memcpy(b->in.ptr, x->data, x->len);
+  if (!x->in_place) memset(b->out.ptr, 0xCC, x->len);
+}
+
+static void free_bufs(const vb_case *x, case_bufs *b) {
+  kc_buf_free(&b->in);
+  if (!x->in_place) kc_buf_free(&b->out);
+}
+
+/* Guards around both buffers, and the input unchanged; returns failures. */
+static int check_bufs(const vb_case *x, const case_bufs *b, const char *who, const char *what,
+                      verify_section *s) {
+  int failed = 0;
+  if (!kc_buf_guards_ok(b->dst)) {
+    verify_failure(s, "%s: %s wrote outside the output buffer", what, who);
+    failed++;
+  }
+  if (!x->in_place) {
+    if (!kc_buf_guards_ok(&b->in)) {
+      verify_failure(s, "%s: %s wrote around the input buffer", what, who);
+      failed++;
+    }
+    if (verify_first_diff(b->in.ptr, x->data, x->len) >= 0) {
+      verify_failure(s, "%s: %s modified its input", what, who);
+      failed++;
+    }
+  }
+  return failed;
+}
+
+/* Runs one case on impl; returns the number of failed checks (0 = pass). */
+static int run_case(const vb_cipher *c, const void *impl, const void *ref, void *ks,
+                    const vb_case *x, size_t index, expected *e, verify_section *s) {
+  char what[400];
+  int failed = 0;
+  case_text(c, x, index, what, sizeof what);
+  int rc_key = c->set_key(c, ks, x->key);
+  if (rc_key != 0) {
+    verify_failure(s, "%s: set_key returned %d", what, rc_key);
+    return 1;
+  }
+  compute_expected(c, ref, ks, x, e, what, s, &failed);
+
+  /* The implementation under test, on misaligned guarded buffers. */
+  case_bufs b;
+  alloc_bufs(x, &b);
+  fill_bufs(x, &b);
+  int rc = c->crypt(c, impl, x->mode, x->encrypt, ks, x->iv, b.in.ptr, b.dst->ptr, x->len);
+  if (rc != 0) {
+    verify_failure(s, "%s: crypt returned %d", what, rc);
+    failed++;
+  } else {
+    failed += compare_output(c, b.dst->ptr, x, e, what, s);
+  }
+  failed += check_bufs(x, &b, "crypt", what, s);
+
+  /* ECB: the kernel entry point itself, on the same buffers. */
+  if (x->mode == KC_MODE_ECB && e->rc_ref == 0) {
+    fill_bufs(x, &b);
+    c->crypt_blocks(c, impl, x->encrypt, ks, b.in.ptr, b.dst->ptr, x->len / c->block_bytes);
+    long at = verify_first_diff(b.dst->ptr, e->ref, x->len);
+    if (at >= 0) {
+      verify_failure(s, "%s: crypt_blocks differs from reference at byte %ld", what, at);
+      failed++;
+    }
+    failed += check_bufs(x, &b, "crypt_blocks", what, s);
+  }
+  free_bufs(x, &b);
+  return failed;
+}
+
+void vb_run_cases(const vb_cipher *c, const void *impl, const void *ref, size_t n_cases,
+                  uint64_t seed, verify_section *s) {
+  vb_case x;
+  expected e;
+  void *ks = new_key(c);
+  x.data = malloc(c->max_len);
+  e.ref = malloc(c->max_len);
+  e.oracle = malloc(c->max_len);
+  if (!x.data || !e.ref || !e.oracle) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+  for (size_t i = 0; i < n_cases; i++) {
+    make_case(c, seed, i, &x);
+    if (run_case(c, impl, ref, ks, &x, i, &e, s) == 0) s->cases++;
+    verify_tick(i, n_cases, 256);
+  }
+  free(x.data);
+  free(e.ref);
+  free(e.oracle);
+  free_key(c, ks);
+}
+
+/* ------------------------------------------------------------------ */
+/* API checks                                                           */
+/* ------------------------------------------------------------------ */
+
+void vb_check_length_errors(const vb_cipher *c, const void *impl, const char *label, int want_rc,
+                            verify_section *s) {
+  size_t b = c->block_bytes;
+  const size_t bad_lens[] = {1, b - 1, b + 1, 2 * b - 1, 2 * b + 1, 999};
+  uint8_t in[1000] = {0}, out[1000], iv[KC_BLOCK_MAX_BYTES] = {0}, key[KC_BLOCK_MAX_BYTES] = {0};
+  void *ks = new_key(c);
+  c->set_key(c, ks, key);
+  for (size_t j = 0; j < sizeof bad_lens / sizeof bad_lens[0]; j++) {
+    for (int mode = KC_MODE_ECB; mode <= KC_MODE_CBC; mode++) {
+      int rc = c->crypt(c, impl, (kc_block_mode)mode, 1, ks, iv, in, out, bad_lens[j]);
+      if (rc != want_rc)
+        verify_failure(s, "%s %s %s on %zu bytes returned %d, want %d (length error)", c->name,
+                       label, kc_block_mode_name((kc_block_mode)mode), bad_lens[j], rc, want_rc);
+      else
+        s->checks++;
+    }
+  }
+  free_key(c, ks);
+}
+
+void vb_check_wrappers(const vb_cipher *c, const void *ref, vb_wrapper_fn call,
+                       const char *const names[KC_N_BLOCK_OPS], verify_section *s) {
+  kc_rng r;
+  kc_rng_seed(&r, 42);
+  uint8_t kb[KC_BLOCK_MAX_BYTES], iv[KC_BLOCK_MAX_BYTES], in[1000], want[1000], out[1000];
+  kc_rng_bytes(&r, kb, c->key_bytes);
+  kc_rng_bytes(&r, iv, c->block_bytes);
+  kc_rng_bytes(&r, in, sizeof in);
+  void *ks = new_key(c);
+  c->set_key(c, ks, kb);
+  size_t whole = sizeof in - sizeof in % c->block_bytes, ctr_len = sizeof in - 1;
+  for (size_t op = 0; op < KC_N_BLOCK_OPS; op++) {
+    const kc_block_op *o = &KC_BLOCK_OPS[op];
+    size_t len = o->mode == KC_MODE_CTR ? ctr_len : whole;
+    c->crypt(c, ref, o->mode, o->encrypt, ks, iv, in, want, len);
+    int rc = call(c, op, ks, iv, in, out, len);
+    if (rc != 0 || verify_first_diff(out, want, len) >= 0)
+      verify_failure(s, "%s %s differs from the reference (rc %d)", c->name, names[op], rc);
+    else
+      s->checks++;
+  }
+  /* impl NULL means the best implementation; `want` still holds CTR. */
+  if (c->crypt(c, NULL, KC_MODE_CTR, 1, ks, iv, in, out, ctr_len) != 0 ||
+      verify_first_diff(out, want, ctr_len) >= 0)
+    verify_failure(s, "%s crypt(NULL, ...) differs from the reference", c->name);
+  else
+    s->checks++;
+  free_key(c, ks);
+}
