@@ -76,9 +76,10 @@ static inline void kc_counter_blocks_of(kc_counter *ctr, uint8_t *out, size_t n,
             memcpy(out + block_bytes - 8 * (i + 1), &be, 8);
         }
         for (size_t i = 0; i < limbs; i++) {
-            const uint64_t sum = limb[i] + carry;
-            /* Opaque to the optimiser, so it cannot branch on the counter's value. */
-            __asm__("" : "+r"(carry));
+            uint64_t sum = limb[i] + carry;
+            /* Opaque to the optimiser, so it can neither branch nor select on
+             * the counter's value (the ctcheck catches it when it does). */
+            __asm__("" : "+r"(sum), "+r"(carry));
             carry = ((sum | (0 - sum)) >> 63 ^ 1) & carry; /* 1 exactly when this limb wrapped */
             limb[i] = sum;
         }
