@@ -371,12 +371,21 @@ void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_b
     }
 }
 
+/* Blocks of one nibble half per register pair: how many spread halves of
+ * half_bytes fit side by side in the register (at least one: on 128-bit
+ * registers a 256-bit block's half spans two of them). */
+static unsigned slot_places(unsigned width_bits, size_t half_bytes)
+{
+    const unsigned places = (unsigned)(width_bits / 8 / half_bytes);
+    return places ? places : 1;
+}
+
 /* Where slot s's half image starts inside a 64-byte half record, and the
  * nibble half (0 low, 1 high) it uses: slots fill the register's blocks of
  * half-width first, then the high nibbles (see ublock_register.py). */
 static void slot_place(unsigned width_bits, size_t half_bytes, unsigned s, size_t *offset, int *high)
 {
-    const unsigned places = width_bits / 8 / half_bytes ? width_bits / 8 / (unsigned)half_bytes : 1;
+    const unsigned places = slot_places(width_bits, half_bytes);
     *offset = (s % places) * half_bytes;
     *high = s >= places;
 }
@@ -411,8 +420,7 @@ void ublock_run_multi(const ublock_batch_table batches, const unsigned batch_blo
         return;
     const size_t bb = ublock_block_bytes(v), half_bytes = bb;
     const unsigned per = batch_blocks[v];
-    const unsigned places = width_bits / 8 / half_bytes ? width_bits / 8 / (unsigned)half_bytes : 1;
-    const unsigned slots = 2 * places, groups = per / slots;
+    const unsigned slots = 2 * slot_places(width_bits, half_bytes), groups = per / slots;
     const int chained = cbc_ivs != NULL && dir == UBLOCK_ENCRYPT;
     /* CBC encryption is serial within a stream: one block of each stream per pass. */
     const unsigned blocks_per_pass = chained ? 1 : groups;
