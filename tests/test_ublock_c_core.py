@@ -37,7 +37,9 @@ class UblockImpl(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("strategy", ctypes.c_char_p), ("target", ctypes.c_char_p),
                 ("batch_blocks", ctypes.c_uint * len(VARIANTS)), ("emulated", ctypes.c_int),
                 ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)),
-                ("crypt_blocks", ctypes.c_void_p), ("crypt_blocks_multi", ctypes.c_void_p)]
+                ("crypt_blocks", ctypes.c_void_p), ("crypt_blocks_multi", ctypes.c_void_p),
+                ("encrypt_blocks_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                                                        ctypes.c_void_p, ctypes.c_size_t))]
 
 
 @pytest.fixture(scope="module")
@@ -153,6 +155,38 @@ def test_every_native_impl_and_mode_matches_the_reference(lib, variant):
             for (mode, direction), want in expected.items():
                 assert crypt(lib, imp, mode, direction, key, iv, data) == (OK, want), (name, mode, direction, blocks)
             assert crypt(lib, imp, CTR, ENCRYPT, key, iv, tail) == (OK, ref.ctr(n, k, key_bytes, iv, tail)), (name, blocks)
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v[0]}_{v[1]}")
+def test_fused_encrypt_xor_and_in_place_ctr(lib, variant):
+    """encrypt_blocks_xor (CTR's keystream and XOR in one pass) is ECB(in) ^ src
+    at every count around a batch, from odd addresses, with src == out too;
+    and CTR in place (in == out, which makes src == out) equals the reference."""
+    n, k = variant
+    bb = n // 8
+    rng = random.Random(7 * n + k)
+    key_bytes = rng.randbytes(k // 8)
+    key = set_key(lib, n, k, key_bytes)
+    for name, imp in native_impls(lib):
+        fused = imp.contents.encrypt_blocks_xor
+        assert bool(fused) == (name != "reference_scalar"), name  # every SIMD kernel has its fused form
+        per = imp.contents.batch_blocks[variant_index(n, k)]
+        for blocks in (1, per - 1, per, per + 1, 2 * per + 3) if fused else ():
+            data, message = rng.randbytes(blocks * bb), rng.randbytes(blocks * bb)
+            keystream = ref.ecb(n, k, key_bytes, data)
+            want = bytes(a ^ b for a, b in zip(keystream, message))
+            buf = ctypes.create_string_buffer(1 + 2 * blocks * bb)  # odd offsets: unaligned
+            src, out = ctypes.addressof(buf) + 1, ctypes.addressof(buf) + 1 + blocks * bb
+            ctypes.memmove(src, message, len(message))
+            fused(ctypes.byref(key), data, src, out, blocks)
+            assert ctypes.string_at(out, len(want)) == want, (name, blocks)
+            fused(ctypes.byref(key), data, src, src, blocks)
+            assert ctypes.string_at(src, len(want)) == want, (name, blocks, "src == out")
+        iv = rng.randbytes(bb)
+        data = rng.randbytes(2 * per * bb + bb // 2)
+        inout = ctypes.create_string_buffer(data, len(data))
+        assert lib.ublock_crypt(imp, CTR, ENCRYPT, ctypes.byref(key), iv, inout, inout, len(data)) == OK
+        assert inout.raw[:len(data)] == ref.ctr(n, k, key_bytes, iv, data), name
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v[0]}_{v[1]}")

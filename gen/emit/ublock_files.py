@@ -6,6 +6,7 @@ import inspect
 
 from ..backends import SIMD_TARGETS
 from ..backends.x86_c import function_body
+from ..ir.keystream import xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
 from ..specs import ublock
@@ -56,7 +57,9 @@ def kernel_file(strategy, target):
             program = target.lower(module.program(target.bits, v["block_bits"], v["rounds"], d))
             key_form = program.info["key_form"]
             directions.append(dict(name=d, body=function_body(program)))
-        rendered.append(dict(v, directions=directions, batch=program.info["batch_blocks"]))
+        fused = target.lower(xor_into_stores(module.program(target.bits, v["block_bits"], v["rounds"], "encrypt")))
+        rendered.append(dict(v, directions=directions, encrypt_xor=function_body(fused),
+                             batch=program.info["batch_blocks"]))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("ublock_kernel.c.j2",
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py",

@@ -100,6 +100,11 @@ typedef struct ublock_impl {
   void (*crypt_blocks_multi)(const ublock_key *const keys[], size_t n, ublock_direction dir,
                              const uint8_t *const cbc_ivs[], const uint8_t *const in[], uint8_t *const out[],
                              size_t nblocks);
+  /* out = E(in) ^ src over nblocks whole blocks in one pass (CTR: in = the
+   * counter blocks, src = the message; src may equal out).  NULL where the
+   * kernel has no fused form (the reference). */
+  void (*encrypt_blocks_xor)(const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                             size_t nblocks);
 } ublock_impl;
 
 /* All registered implementations (native ones, then emulated ones if

@@ -28,18 +28,25 @@ typedef struct kc_block_cipher {
     size_t block_bytes;     /* a multiple of 8, at most KC_MAX_BLOCK_BYTES */
     uint8_t *scratch;       /* chunk buffer: CTR keystream, CBC ciphertext kept for chaining */
     size_t scratch_blocks;  /* its size in blocks; a multiple of every kernel's batch */
+    /* Optional (NULL: crypt, then kc_xor_bytes): out = E(in) ^ src over
+     * `nblocks` whole blocks in one pass, CTR's keystream and XOR fused. */
+    void (*encrypt_xor)(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
 } kc_block_cipher;
 
-/* dst = a ^ b, eight bytes at a time (dst may equal a). */
+/* Sixteen bytes as one of the compiler's generic vectors: SSE2 on x86-64,
+ * the baseline the cores are compiled for. */
+typedef uint8_t kc_bytes16 __attribute__((vector_size(16)));
+
+/* dst = a ^ b, sixteen bytes at a time (dst may equal a). */
 static inline void kc_xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
 {
     size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
+    for (; i + 16 <= n; i += 16) {
+        kc_bytes16 x, y;
+        memcpy(&x, a + i, 16);
+        memcpy(&y, b + i, 16);
         x ^= y;
-        memcpy(dst + i, &x, 8);
+        memcpy(dst + i, &x, 16);
     }
     for (; i < n; i++)
         dst[i] = a[i] ^ b[i];
@@ -70,18 +77,14 @@ static inline void kc_counter_blocks_of(kc_counter *ctr, uint8_t *out, size_t n,
     uint64_t limb[KC_COUNTER_LIMBS];
     memcpy(limb, ctr->limb, sizeof limb);
     for (size_t b = 0; b < n; b++, out += block_bytes) {
-        uint64_t carry = 1;
         for (size_t i = 0; i < limbs; i++) {
             const uint64_t be = __builtin_bswap64(limb[i]);
             memcpy(out + block_bytes - 8 * (i + 1), &be, 8);
         }
+        uint64_t carry = 1;
         for (size_t i = 0; i < limbs; i++) {
-            uint64_t sum = limb[i] + carry;
-            /* Opaque to the optimiser, so it can neither branch nor select on
-             * the counter's value (the ctcheck catches it when it does). */
-            __asm__("" : "+r"(sum), "+r"(carry));
-            carry = ((sum | (0 - sum)) >> 63 ^ 1) & carry; /* 1 exactly when this limb wrapped */
-            limb[i] = sum;
+            /* add and set-carry: no branch, no select on the counter's value */
+            carry = __builtin_add_overflow(limb[i], carry, &limb[i]);
         }
     }
     memcpy(ctr->limb, limb, sizeof limb);
@@ -90,8 +93,11 @@ static inline void kc_counter_blocks_of(kc_counter *ctr, uint8_t *out, size_t n,
 
 static inline void kc_counter_blocks(kc_counter *ctr, uint8_t *out, size_t n)
 {
-    if (ctr->limbs == 2) /* 128-bit blocks: the common case, unrolled on its own */
+    /* 128- and 256-bit blocks, the ciphers' sizes, unrolled on their own */
+    if (ctr->limbs == 2)
         kc_counter_blocks_of(ctr, out, n, 2);
+    else if (ctr->limbs == 4)
+        kc_counter_blocks_of(ctr, out, n, 4);
     else
         kc_counter_blocks_of(ctr, out, n, ctr->limbs);
 }
@@ -139,8 +145,14 @@ static inline void kc_ctr_crypt(const kc_block_cipher *c, const uint8_t *iv, con
         const size_t bytes = len < chunk ? len : chunk;
         const size_t n = (bytes + bb - 1) / bb;
         kc_counter_blocks(&ctr, c->scratch, n);
-        c->crypt(c->bound, 1, c->scratch, c->scratch, n);
-        kc_xor_bytes(out, in, c->scratch, bytes);
+        const size_t fused = c->encrypt_xor ? bytes / bb : 0; /* whole blocks only */
+        if (fused)
+            c->encrypt_xor(c->bound, c->scratch, in, out, fused);
+        if (fused < n) {
+            uint8_t *const rest = c->scratch + fused * bb;
+            c->crypt(c->bound, 1, rest, rest, n - fused);
+            kc_xor_bytes(out + fused * bb, in + fused * bb, rest, bytes - fused * bb);
+        }
         in += bytes, out += bytes, len -= bytes;
     }
     kc_wipe(c->scratch, used);

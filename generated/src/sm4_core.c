@@ -224,7 +224,7 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
         return SM4_ERR_LENGTH;
     static _Thread_local uint8_t scratch[SM4_CHUNK_BLOCKS * SM4_BLOCK_BYTES];
     const sm4_bound bound = {impl, key};
-    const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS};
+    const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS, NULL};
     switch (mode) {
     case SM4_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / SM4_BLOCK_BYTES);

@@ -371,6 +371,25 @@ void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_b
     }
 }
 
+void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table plain,
+                            const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
+                            const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                            size_t nblocks)
+{
+    const ublock_xor_batch_fn batch = batches[key->variant];
+    const size_t per = batch_blocks[key->variant];
+    const size_t batch_bytes = per * ublock_block_bytes(key->variant);
+    for (; nblocks >= per; nblocks -= per, in += batch_bytes, src += batch_bytes, out += batch_bytes)
+        batch(key_form, in, out, src);
+    if (nblocks) {
+        uint8_t buf[UBLOCK_MAX_BATCH_BYTES];
+        const size_t bytes = nblocks * ublock_block_bytes(key->variant);
+        ublock_run_batches(plain, batch_blocks, key_form, key, UBLOCK_ENCRYPT, in, buf, nblocks);
+        kc_xor_bytes(out, buf, src, bytes);
+        kc_wipe(buf, bytes);
+    }
+}
+
 /* Blocks of one nibble half per register pair: how many spread halves of
  * half_bytes fit side by side in the register (at least one: on 128-bit
  * registers a 256-bit block's half spans two of them). */
@@ -547,6 +566,13 @@ static void bound_crypt(const void *bound, int encrypt, const uint8_t *in, uint8
     b->impl->crypt_blocks(b->key, encrypt ? UBLOCK_ENCRYPT : UBLOCK_DECRYPT, in, out, nblocks);
 }
 
+static void bound_encrypt_xor(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                              size_t nblocks)
+{
+    const bound_kernel *b = bound;
+    b->impl->encrypt_blocks_xor(b->key, in, src, out, nblocks);
+}
+
 int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir, const ublock_key *key,
                  const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
@@ -564,7 +590,8 @@ int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir
         return UBLOCK_ERR_LENGTH;
     static _Thread_local uint8_t scratch[UBLOCK_CHUNK_BYTES];
     const bound_kernel bound = {impl, key};
-    const kc_block_cipher cipher = {bound_crypt, &bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb};
+    const kc_block_cipher cipher = {bound_crypt, &bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb,
+                                    impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL};
     switch (mode) {
     case UBLOCK_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / bb);

@@ -21,12 +21,23 @@ typedef void (*ublock_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *o
 /* A kernel file's passes: [variant][direction]. */
 typedef ublock_batch_fn ublock_batch_table[UBLOCK_VARIANT_COUNT][2];
 
+/* The encryption pass with the message XORed into its stores (gen/ir/keystream.py):
+ * out = E(in) ^ src for one batch.  A kernel file's: [variant]. */
+typedef void (*ublock_xor_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src);
+typedef ublock_xor_batch_fn ublock_xor_batch_table[UBLOCK_VARIANT_COUNT];
+
 /* ECB through `batches` for a strategy whose key form is at `key_form`
  * (image or folded): whole batches in place, the tail through a zero-padded
  * stack buffer that is wiped afterwards. */
 void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_blocks[UBLOCK_VARIANT_COUNT],
                         const uint8_t *key_form, const ublock_key *key, ublock_direction dir,
                         const uint8_t *in, uint8_t *out, size_t nblocks);
+/* out = E(in) ^ src through `batches`: whole batches straight through, the
+ * tail encrypted in a zero-padded stack buffer (wiped) and XORed here. */
+void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table plain,
+                            const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
+                            const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                            size_t nblocks);
 const uint8_t *ublock_image(const ublock_key *key, ublock_direction dir);
 const uint8_t *ublock_folded(const ublock_key *key, ublock_direction dir);
 

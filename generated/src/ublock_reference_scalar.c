@@ -146,4 +146,5 @@ const ublock_impl ublock_reference_scalar_impl = {
     .cpu_supported = reference_cpu_supported,
     .crypt_blocks = reference_crypt,
     .crypt_blocks_multi = reference_crypt_multi,
+    .encrypt_blocks_xor = NULL,
 };

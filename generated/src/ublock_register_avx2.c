@@ -251,6 +251,119 @@ static void ublock_register_avx2_ublock128_128_decrypt(const uint8_t *rk, const 
     _mm256_storeu_si256((void *)(out + 32), out_hi);
 }
 
+/* ublock128_128, encryption with the message XORed into the stores: out = E(in) ^ src. */
+static void ublock_register_avx2_ublock128_128_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                           const uint8_t *src)
+{
+    __m256i g0x0, g0x1;
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m256i sbox_lo = kc_bcast16_256(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m256i sbox_hi = kc_bcast16_256(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i low_nibbles = kc_bcast16_256(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m256i pl_mask = kc_bcast16_256(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m256i pr_mask = kc_bcast16_256(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m256i deinterleave = kc_bcast16_256(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m256i rotl48 = kc_bcast16_256(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+
+    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m256i blk = _mm256_loadu_si256((const void *)(in));
+    const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
+    const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
+    const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
+    const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
+    const __m256i even = _mm256_or_si256(even_b, even_a);
+    const __m256i hi_sh = _mm256_slli_epi16(blk_1, 4);
+    const __m256i odd_b = _mm256_and_si256(hi_sh, high_nibbles);
+    const __m256i odd_a = _mm256_andnot_si256(high_nibbles, blk);
+    const __m256i odd = _mm256_or_si256(odd_b, odd_a);
+    const __m256i sp = _mm256_unpacklo_epi8(even, odd);
+    const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    for (size_t r = 0; r < 16; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
+        const __m256i rk1 = _mm256_loadu_si256((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0 = _mm256_xor_si256(g0x0, rk0);
+        const __m256i k1 = _mm256_xor_si256(g0x1, rk1);
+        const __m256i s0_lo = _mm256_and_si256(k0, low_nibbles);
+        const __m256i s0_sh = _mm256_srli_epi16(k0, 4);
+        const __m256i s0_hi = _mm256_and_si256(s0_sh, low_nibbles);
+        const __m256i s0_l = _mm256_shuffle_epi8(sbox_lo, s0_lo);
+        const __m256i s0_h = _mm256_shuffle_epi8(sbox_hi, s0_hi);
+        const __m256i s0 = _mm256_or_si256(s0_l, s0_h);
+        const __m256i s1_lo = _mm256_and_si256(k1, low_nibbles);
+        const __m256i s1_sh = _mm256_srli_epi16(k1, 4);
+        const __m256i s1_hi = _mm256_and_si256(s1_sh, low_nibbles);
+        const __m256i s1_l = _mm256_shuffle_epi8(sbox_lo, s1_lo);
+        const __m256i s1_h = _mm256_shuffle_epi8(sbox_hi, s1_hi);
+        const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
+        const __m256i x1 = _mm256_xor_si256(s1, s0);
+        const __m256i rot4 = _mm256_shuffle_epi8(x1, rotl56);
+        const __m256i x0 = _mm256_xor_si256(s0, rot4);
+        const __m256i rot8 = _mm256_shuffle_epi8(x0, rotl48);
+        const __m256i x1_1 = _mm256_xor_si256(x1, rot8);
+        const __m256i rot8_1 = _mm256_shuffle_epi8(x1_1, rotl48);
+        const __m256i x0_1 = _mm256_xor_si256(x0, rot8_1);
+        const __m256i rot20 = _mm256_shuffle_epi8(x0_1, rotl24);
+        const __m256i x1_2 = _mm256_xor_si256(x1_1, rot20);
+        const __m256i x0_2 = _mm256_xor_si256(x0_1, x1_2);
+        const __m256i pl = _mm256_shuffle_epi8(x0_2, pl_mask);
+        const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 2048));
+    const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 2112));
+    const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
+    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
+    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
+    const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
+    const __m256i msg = _mm256_loadu_si256((const void *)(src));
+    const __m256i ct = _mm256_xor_si256(out_lo, msg);
+    _mm256_storeu_si256((void *)(out), ct);
+    const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
+    _mm256_storeu_si256((void *)(out + 32), ct_1);
+}
+
 /* ublock128_256, encrypt: 4 blocks per pass. */
 static void ublock_register_avx2_ublock128_256_encrypt(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
@@ -465,6 +578,119 @@ static void ublock_register_avx2_ublock128_256_decrypt(const uint8_t *rk, const 
     const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
     _mm256_storeu_si256((void *)(out), out_lo);
     _mm256_storeu_si256((void *)(out + 32), out_hi);
+}
+
+/* ublock128_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
+static void ublock_register_avx2_ublock128_256_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                           const uint8_t *src)
+{
+    __m256i g0x0, g0x1;
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m256i sbox_lo = kc_bcast16_256(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m256i sbox_hi = kc_bcast16_256(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i low_nibbles = kc_bcast16_256(low_nibbles_bytes);
+    /* PL_128 on spread nibbles */
+    static const uint8_t pl_mask_bytes[16] = {0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b};
+    const __m256i pl_mask = kc_bcast16_256(pl_mask_bytes);
+    /* PR_128 on spread nibbles */
+    static const uint8_t pr_mask_bytes[16] = {0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07};
+    const __m256i pr_mask = kc_bcast16_256(pr_mask_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m256i deinterleave = kc_bcast16_256(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m256i rotl48 = kc_bcast16_256(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+
+    /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m256i blk = _mm256_loadu_si256((const void *)(in));
+    const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
+    const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
+    const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
+    const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
+    const __m256i even = _mm256_or_si256(even_b, even_a);
+    const __m256i hi_sh = _mm256_slli_epi16(blk_1, 4);
+    const __m256i odd_b = _mm256_and_si256(hi_sh, high_nibbles);
+    const __m256i odd_a = _mm256_andnot_si256(high_nibbles, blk);
+    const __m256i odd = _mm256_or_si256(odd_b, odd_a);
+    const __m256i sp = _mm256_unpacklo_epi8(even, odd);
+    const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
+    g0x0 = sp;
+    g0x1 = sp_1;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
+        const __m256i rk1 = _mm256_loadu_si256((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0 = _mm256_xor_si256(g0x0, rk0);
+        const __m256i k1 = _mm256_xor_si256(g0x1, rk1);
+        const __m256i s0_lo = _mm256_and_si256(k0, low_nibbles);
+        const __m256i s0_sh = _mm256_srli_epi16(k0, 4);
+        const __m256i s0_hi = _mm256_and_si256(s0_sh, low_nibbles);
+        const __m256i s0_l = _mm256_shuffle_epi8(sbox_lo, s0_lo);
+        const __m256i s0_h = _mm256_shuffle_epi8(sbox_hi, s0_hi);
+        const __m256i s0 = _mm256_or_si256(s0_l, s0_h);
+        const __m256i s1_lo = _mm256_and_si256(k1, low_nibbles);
+        const __m256i s1_sh = _mm256_srli_epi16(k1, 4);
+        const __m256i s1_hi = _mm256_and_si256(s1_sh, low_nibbles);
+        const __m256i s1_l = _mm256_shuffle_epi8(sbox_lo, s1_lo);
+        const __m256i s1_h = _mm256_shuffle_epi8(sbox_hi, s1_hi);
+        const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
+        const __m256i x1 = _mm256_xor_si256(s1, s0);
+        const __m256i rot4 = _mm256_shuffle_epi8(x1, rotl56);
+        const __m256i x0 = _mm256_xor_si256(s0, rot4);
+        const __m256i rot8 = _mm256_shuffle_epi8(x0, rotl48);
+        const __m256i x1_1 = _mm256_xor_si256(x1, rot8);
+        const __m256i rot8_1 = _mm256_shuffle_epi8(x1_1, rotl48);
+        const __m256i x0_1 = _mm256_xor_si256(x0, rot8_1);
+        const __m256i rot20 = _mm256_shuffle_epi8(x0_1, rotl24);
+        const __m256i x1_2 = _mm256_xor_si256(x1_1, rot20);
+        const __m256i x0_2 = _mm256_xor_si256(x0_1, x1_2);
+        const __m256i pl = _mm256_shuffle_epi8(x0_2, pl_mask);
+        const __m256i pr = _mm256_shuffle_epi8(x1_2, pr_mask);
+        g0x0 = pl;
+        g0x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 3072));
+    const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
+    const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i de = _mm256_shuffle_epi8(y0, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(y1, deinterleave);
+    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
+    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
+    const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
+    const __m256i msg = _mm256_loadu_si256((const void *)(src));
+    const __m256i ct = _mm256_xor_si256(out_lo, msg);
+    _mm256_storeu_si256((void *)(out), ct);
+    const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
+    _mm256_storeu_si256((void *)(out + 32), ct_1);
 }
 
 /* ublock256_256, encrypt: 2 blocks per pass. */
@@ -715,10 +941,144 @@ static void ublock_register_avx2_ublock256_256_decrypt(const uint8_t *rk, const 
     _mm256_storeu_si256((void *)(out + 32), out_hi);
 }
 
+/* ublock256_256, encryption with the message XORed into the stores: out = E(in) ^ src. */
+static void ublock_register_avx2_ublock256_256_encrypt_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
+                                                           const uint8_t *src)
+{
+    __m256i g0x0, g0x1;
+    /* high nibble of every byte */
+    static const uint8_t high_nibbles_bytes[16] = {0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0};
+    const __m256i high_nibbles = kc_bcast16_256(high_nibbles_bytes);
+    /* S[x]: the block in the low nibbles */
+    static const uint8_t sbox_lo_bytes[16] = {0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05};
+    const __m256i sbox_lo = kc_bcast16_256(sbox_lo_bytes);
+    /* S[x] << 4: the block in the high nibbles */
+    static const uint8_t sbox_hi_bytes[16] = {0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50};
+    const __m256i sbox_hi = kc_bcast16_256(sbox_hi_bytes);
+    /* low nibble of every byte */
+    static const uint8_t low_nibbles_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
+    const __m256i low_nibbles = kc_bcast16_256(low_nibbles_bytes);
+    /* PL_256 spread: bytes that stay in their lane */
+    static const uint8_t pl_front_bytes[32] = {0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80};
+    const __m256i pl_front = _mm256_loadu_si256((const void *)pl_front_bytes);
+    /* PL_256 spread: bytes from the other lane, after the swap */
+    static const uint8_t pl_rear_bytes[32] = {0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09, 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01};
+    const __m256i pl_rear = _mm256_loadu_si256((const void *)pl_rear_bytes);
+    /* PR_256 spread: bytes that stay in their lane */
+    static const uint8_t pr_front_bytes[32] = {0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80};
+    const __m256i pr_front = _mm256_loadu_si256((const void *)pr_front_bytes);
+    /* PR_256 spread: bytes from the other lane, after the swap */
+    static const uint8_t pr_rear_bytes[32] = {0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b};
+    const __m256i pr_rear = _mm256_loadu_si256((const void *)pr_rear_bytes);
+    /* even bytes to the low half, odd to the high */
+    static const uint8_t deinterleave_bytes[16] = {0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f};
+    const __m256i deinterleave = kc_bcast16_256(deinterleave_bytes);
+    /* rotate each 64-bit word left by 56 (byte shuffle) */
+    static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
+    const __m256i rotl56 = kc_bcast16_256(rotl56_bytes);
+    /* rotate each 64-bit word left by 48 (byte shuffle) */
+    static const uint8_t rotl48_bytes[16] = {0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09};
+    const __m256i rotl48 = kc_bcast16_256(rotl48_bytes);
+    /* rotate each 64-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
+    const __m256i rotl24 = kc_bcast16_256(rotl24_bytes);
+
+    /* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
+    const __m256i blk = _mm256_loadu_si256((const void *)(in));
+    const __m256i blk_1 = _mm256_loadu_si256((const void *)(in + 32));
+    const __m256i lo_sh = _mm256_srli_epi16(blk, 4);
+    const __m256i even_b = _mm256_and_si256(blk_1, high_nibbles);
+    const __m256i even_a = _mm256_andnot_si256(high_nibbles, lo_sh);
+    const __m256i even = _mm256_or_si256(even_b, even_a);
+    const __m256i hi_sh = _mm256_slli_epi16(blk_1, 4);
+    const __m256i odd_b = _mm256_and_si256(hi_sh, high_nibbles);
+    const __m256i odd_a = _mm256_andnot_si256(high_nibbles, blk);
+    const __m256i odd = _mm256_or_si256(odd_b, odd_a);
+    const __m256i sp = _mm256_unpacklo_epi8(even, odd);
+    const __m256i sp_1 = _mm256_unpackhi_epi8(even, odd);
+    const __m256i lanes = _mm256_permute2x128_si256(sp, sp_1, 0x20);
+    const __m256i lanes_1 = _mm256_permute2x128_si256(sp, sp_1, 0x31);
+    g0x0 = lanes;
+    g0x1 = lanes_1;
+    for (size_t r = 0; r < 24; r++) {
+        KC_MCA_BEGIN("loop_r");
+        const __m256i rk0 = _mm256_loadu_si256((const void *)(rk + 128 * r));
+        const __m256i rk1 = _mm256_loadu_si256((const void *)(rk + 128 * r + 64));
+
+        /* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
+        const __m256i k0 = _mm256_xor_si256(g0x0, rk0);
+        const __m256i k1 = _mm256_xor_si256(g0x1, rk1);
+        const __m256i s0_lo = _mm256_and_si256(k0, low_nibbles);
+        const __m256i s0_sh = _mm256_srli_epi16(k0, 4);
+        const __m256i s0_hi = _mm256_and_si256(s0_sh, low_nibbles);
+        const __m256i s0_l = _mm256_shuffle_epi8(sbox_lo, s0_lo);
+        const __m256i s0_h = _mm256_shuffle_epi8(sbox_hi, s0_hi);
+        const __m256i s0 = _mm256_or_si256(s0_l, s0_h);
+        const __m256i s1_lo = _mm256_and_si256(k1, low_nibbles);
+        const __m256i s1_sh = _mm256_srli_epi16(k1, 4);
+        const __m256i s1_hi = _mm256_and_si256(s1_sh, low_nibbles);
+        const __m256i s1_l = _mm256_shuffle_epi8(sbox_lo, s1_lo);
+        const __m256i s1_h = _mm256_shuffle_epi8(sbox_hi, s1_hi);
+        const __m256i s1 = _mm256_or_si256(s1_l, s1_h);
+        const __m256i x1 = _mm256_xor_si256(s1, s0);
+        const __m256i rot4 = _mm256_shuffle_epi8(x1, rotl56);
+        const __m256i x0 = _mm256_xor_si256(s0, rot4);
+        const __m256i rot8 = _mm256_shuffle_epi8(x0, rotl48);
+        const __m256i x1_1 = _mm256_xor_si256(x1, rot8);
+        const __m256i rot8_1 = _mm256_shuffle_epi8(x1_1, rotl48);
+        const __m256i x0_1 = _mm256_xor_si256(x0, rot8_1);
+        const __m256i rot20 = _mm256_shuffle_epi8(x0_1, rotl24);
+        const __m256i x1_2 = _mm256_xor_si256(x1_1, rot20);
+        const __m256i x0_2 = _mm256_xor_si256(x0_1, x1_2);
+        const __m256i pl_swap = _mm256_permute4x64_epi64(x0_2, 0x4e);
+        const __m256i pl_f = _mm256_shuffle_epi8(x0_2, pl_front);
+        const __m256i pl_r = _mm256_shuffle_epi8(pl_swap, pl_rear);
+        const __m256i pl = _mm256_xor_si256(pl_f, pl_r);
+        const __m256i pr_swap = _mm256_permute4x64_epi64(x1_2, 0x4e);
+        const __m256i pr_f = _mm256_shuffle_epi8(x1_2, pr_front);
+        const __m256i pr_r = _mm256_shuffle_epi8(pr_swap, pr_rear);
+        const __m256i pr = _mm256_xor_si256(pr_f, pr_r);
+        g0x0 = pl;
+        g0x1 = pr;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Final key addition. */
+    const __m256i rk0_1 = _mm256_loadu_si256((const void *)(rk + 3072));
+    const __m256i rk1_1 = _mm256_loadu_si256((const void *)(rk + 3136));
+    const __m256i y0 = _mm256_xor_si256(g0x0, rk0_1);
+    const __m256i y1 = _mm256_xor_si256(g0x1, rk1_1);
+    const __m256i lanes_2 = _mm256_permute2x128_si256(y0, y1, 0x20);
+    const __m256i lanes_3 = _mm256_permute2x128_si256(y0, y1, 0x31);
+    const __m256i de = _mm256_shuffle_epi8(lanes_2, deinterleave);
+    const __m256i de_1 = _mm256_shuffle_epi8(lanes_3, deinterleave);
+    const __m256i even_1 = _mm256_unpacklo_epi64(de, de_1);
+    const __m256i odd_1 = _mm256_unpackhi_epi64(de, de_1);
+    const __m256i ev_sh = _mm256_slli_epi16(even_1, 4);
+    const __m256i out_lo_b = _mm256_and_si256(ev_sh, high_nibbles);
+    const __m256i out_lo_a = _mm256_andnot_si256(high_nibbles, odd_1);
+    const __m256i out_lo = _mm256_or_si256(out_lo_b, out_lo_a);
+    const __m256i od_sh = _mm256_srli_epi16(odd_1, 4);
+    const __m256i out_hi_b = _mm256_and_si256(even_1, high_nibbles);
+    const __m256i out_hi_a = _mm256_andnot_si256(high_nibbles, od_sh);
+    const __m256i out_hi = _mm256_or_si256(out_hi_b, out_hi_a);
+    const __m256i msg = _mm256_loadu_si256((const void *)(src));
+    const __m256i ct = _mm256_xor_si256(out_lo, msg);
+    _mm256_storeu_si256((void *)(out), ct);
+    const __m256i msg_1 = _mm256_loadu_si256((const void *)(src + 32));
+    const __m256i ct_1 = _mm256_xor_si256(out_hi, msg_1);
+    _mm256_storeu_si256((void *)(out + 32), ct_1);
+}
+
 static const ublock_batch_table ublock_register_avx2_batches = {
     [UBLOCK_128_128] = { [UBLOCK_DECRYPT] = ublock_register_avx2_ublock128_128_decrypt, [UBLOCK_ENCRYPT] = ublock_register_avx2_ublock128_128_encrypt },
     [UBLOCK_128_256] = { [UBLOCK_DECRYPT] = ublock_register_avx2_ublock128_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_avx2_ublock128_256_encrypt },
     [UBLOCK_256_256] = { [UBLOCK_DECRYPT] = ublock_register_avx2_ublock256_256_decrypt, [UBLOCK_ENCRYPT] = ublock_register_avx2_ublock256_256_encrypt },
+};
+static const ublock_xor_batch_table ublock_register_avx2_xor_batches = {
+    [UBLOCK_128_128] = ublock_register_avx2_ublock128_128_encrypt_xor,
+    [UBLOCK_128_256] = ublock_register_avx2_ublock128_256_encrypt_xor,
+    [UBLOCK_256_256] = ublock_register_avx2_ublock256_256_encrypt_xor,
 };
 static const unsigned ublock_register_avx2_batch_blocks[UBLOCK_VARIANT_COUNT] = { 4, 4, 2 };
 
@@ -727,6 +1087,13 @@ static void ublock_register_avx2_crypt(const ublock_key *key, ublock_direction d
 {
     ublock_run_batches(ublock_register_avx2_batches, ublock_register_avx2_batch_blocks, ublock_image(key, dir), key, dir, in, out,
                        nblocks);
+}
+
+static void ublock_register_avx2_encrypt_xor(const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                                       size_t nblocks)
+{
+    ublock_run_batches_xor(ublock_register_avx2_xor_batches, ublock_register_avx2_batches, ublock_register_avx2_batch_blocks,
+                           ublock_image(key, UBLOCK_ENCRYPT), key, in, src, out, nblocks);
 }
 
 static void ublock_register_avx2_crypt_multi(const ublock_key *const keys[], size_t n, ublock_direction dir,
@@ -759,4 +1126,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_avx2) = {
     .cpu_supported = ublock_register_avx2_cpu_supported,
     .crypt_blocks = ublock_register_avx2_crypt,
     .crypt_blocks_multi = ublock_register_avx2_crypt_multi,
+    .encrypt_blocks_xor = ublock_register_avx2_encrypt_xor,
 };
