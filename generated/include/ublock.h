@@ -140,8 +140,8 @@ int ublock_cbc_decrypt(const ublock_key *key, const uint8_t *iv, const uint8_t *
 int ublock_ctr_crypt(const ublock_key *key, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 
 /* Per-kernel entry points. */
-extern const ublock_impl ublock_nibbleslice_avx512_impl;
 extern const ublock_impl ublock_nibbleslice_avx2_impl;
+extern const ublock_impl ublock_nibbleslice_avx512_impl;
 extern const ublock_impl ublock_nibbleslice_ssse3_impl;
 extern const ublock_impl ublock_register_avx512_impl;
 extern const ublock_impl ublock_register_avx2_impl;

@@ -474,8 +474,8 @@ void ublock_run_multi(const ublock_batch_table batches, const unsigned batch_blo
 
 /* Native kernels, fastest first (the order dispatch tries them in). */
 static const ublock_impl *registry[UBLOCK_MAX_IMPLS] = {
-    &ublock_nibbleslice_avx512_impl,
     &ublock_nibbleslice_avx2_impl,
+    &ublock_nibbleslice_avx512_impl,
     &ublock_nibbleslice_ssse3_impl,
     &ublock_register_avx512_impl,
     &ublock_register_avx2_impl,
