@@ -58,10 +58,12 @@ def kernel_file(strategy, target):
     for v in variants():
         directions = []
         for d in DIRECTIONS:
-            program = target.lower(module.program(target.bits, v["block_bits"], v["rounds"], d))
+            abstract = module.program(target.bits, v["block_bits"], v["rounds"], d)
+            program = target.lower(abstract)
             key_form = program.info["key_form"]
             directions.append(dict(name=d, body=function_body(program)))
-        fused = target.lower(xor_into_stores(module.program(target.bits, v["block_bits"], v["rounds"], "encrypt")))
+            if d == "encrypt":
+                fused = target.lower(xor_into_stores(abstract))
         rendered.append(dict(v, directions=directions, encrypt_xor=function_body(fused),
                              batch=program.info["batch_blocks"]))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)

@@ -11,7 +11,7 @@ its fused form from the same data flow as its plain one.
 
 from dataclasses import replace
 
-from .program import Loop, Op, Program, Value
+from .program import Loop, Op, Value
 
 SOURCE = "src"
 
@@ -27,8 +27,7 @@ def xor_into_stores(program, source=SOURCE, target="out"):
     taken |= {s.result.name for s in program.walk() if isinstance(s, Op) and s.result is not None}
     fresh = _Names(taken | {source})
     body = _rewrite(program.body, source, target, fresh)
-    return replace(program, name=f"{program.name}_xor", params=program.params + (source,), body=body,
-                   info={**program.info, "xor_source": source})
+    return replace(program, name=f"{program.name}_xor", params=program.params + (source,), body=body)
 
 
 class _Names:
