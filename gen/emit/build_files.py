@@ -1,5 +1,5 @@
 """The build files of generated/ (Makefile, CMakeLists.txt) and the headers all
-ciphers share (kc_x86.h, kc_wipe.h, kc_modes.h), over every cipher's
+ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_modes.h), over every cipher's
 sources: libkcrypt.a from the native ones, libkcrypt_emulated.a from each
 cipher's SIMDe unit.  Each cipher's emitter lists its sources; this module
 only renders them, so adding a cipher adds a list, not a build rule."""
@@ -43,6 +43,7 @@ def files(ciphers):
         # Headers every cipher's sources share.
         "src/kc_x86.h": render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"])),
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
+        "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
         "src/kc_modes.h": render("kc_modes.h.j2", provenance=provenance(["templates/kc_modes.h.j2"]),
                                  max_block_bytes=max(c.max_block_bytes for c in ciphers)),
     }

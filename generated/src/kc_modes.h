@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "kc_wipe.h"
+#include "kc_xor.h"
 
 #define KC_MAX_BLOCK_BYTES 32
 #define KC_COUNTER_LIMBS (KC_MAX_BLOCK_BYTES / 8)
@@ -32,25 +33,6 @@ typedef struct kc_block_cipher {
      * `nblocks` whole blocks in one pass, CTR's keystream and XOR fused. */
     void (*encrypt_xor)(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
 } kc_block_cipher;
-
-/* Sixteen bytes as one of the compiler's generic vectors: SSE2 on x86-64,
- * the baseline the cores are compiled for. */
-typedef uint8_t kc_bytes16 __attribute__((vector_size(16)));
-
-/* dst = a ^ b, sixteen bytes at a time (dst may equal a). */
-static inline void kc_xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
-{
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16) {
-        kc_bytes16 x, y;
-        memcpy(&x, a + i, 16);
-        memcpy(&y, b + i, 16);
-        x ^= y;
-        memcpy(dst + i, &x, 16);
-    }
-    for (; i < n; i++)
-        dst[i] = a[i] ^ b[i];
-}
 
 /* The counter block as 64-bit limbs, least significant first. */
 typedef struct kc_counter {

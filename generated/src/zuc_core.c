@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "kc_wipe.h"
+#include "kc_xor.h"
 #include "zuc.h"
 #include "zuc_internal.h"
 
@@ -513,21 +514,6 @@ static unsigned batch_size(const zuc_impl *impl, size_t n, size_t first)
 
 /* ---- many streams: encryption ------------------------------------------------------ */
 
-/* dst = a ^ b, eight bytes at a time (dst may equal a). */
-static void xor_bytes(uint8_t *dst, const uint8_t *a, const uint8_t *b, size_t n)
-{
-    size_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        uint64_t x, y;
-        memcpy(&x, a + i, 8);
-        memcpy(&y, b + i, 8);
-        x ^= y;
-        memcpy(dst + i, &x, 8);
-    }
-    for (; i < n; i++)
-        dst[i] = a[i] ^ b[i];
-}
-
 /* Encryption needs no look-ahead: each block of keystream is XORed into the
  * lanes straight from the kernel's output, without the rows' copy. */
 static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *const out[], const size_t bits[])
@@ -541,7 +527,7 @@ static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *cons
         for (unsigned j = 0; j < b->used; j++) {
             const size_t bytes = (bits[j] + 7) / 8;
             if (bytes > done)
-                xor_bytes(out[j] + done, in[j] + done, b->block + block_bytes * j,
+                kc_xor_bytes(out[j] + done, in[j] + done, b->block + block_bytes * j,
                           bytes - done < block_bytes ? bytes - done : block_bytes);
         }
     }
