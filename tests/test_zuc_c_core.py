@@ -24,7 +24,11 @@ from conftest import ROOT, VECTORS
 
 OK, ERR_KEY_LENGTH, ERR_IV_LENGTH, ERR_IV_VALUE, ERR_TAG_LENGTH, ERR_VARIANT, ERR_NO_IMPL, ERR_ARGUMENT = \
     0, -1, -2, -3, -4, -5, -6, -7
-MAC_CLMUL, MAC_COMPARE = 0, 1
+MAC_CLMUL, MAC_COMPARE, MAC_CLMUL128, MAC_CLMUL256, MAC_CLMUL512 = 0, 1, 2, 3, 4
+# What each carry-less width needs, as /proc/cpuinfo names the flags.
+WIDTH_FLAGS = {MAC_CLMUL128: {"pclmulqdq", "ssse3"},
+               MAC_CLMUL256: {"pclmulqdq", "ssse3", "avx2", "vpclmulqdq"},
+               MAC_CLMUL512: {"pclmulqdq", "ssse3", "avx512f", "avx512bw", "vpclmulqdq"}}
 KEY_BYTES = {128: 16, 256: 32}
 IV_FORMS = {128: (16,), 256: (25, 23)}
 TAGS = {128: (32,), 256: (32, 64, 128)}
@@ -66,6 +70,7 @@ def lib(tmp_path_factory):
         "zuc_impl_best": (ctypes.POINTER(ZucImpl), []),
         "zuc_encrypt_lanes": (ctypes.c_int, [vp, ctypes.c_int, size, vp, vp, size, vp, vp, vp]),
         "zuc_mac_lanes": (ctypes.c_int, [vp, ctypes.c_int, ctypes.c_int, size, vp, vp, size, vp, vp, u32, vp]),
+        "zuc_mac_method_supported": (ctypes.c_int, [ctypes.c_int]),
     }
     for name, (restype, argtypes) in signatures.items():
         getattr(so, name).restype, getattr(so, name).argtypes = restype, argtypes
@@ -242,6 +247,39 @@ def test_lanes_api_on_every_impl(lib, variant, iv_len):
                 for method in (MAC_CLMUL, MAC_COMPARE):
                     assert c_mac_lanes(lib, impl, method, variant, part, t) == want_tag[t][:n], \
                         (impl_id(impl), n, t, method)
+
+
+def cpu_flags():
+    with open("/proc/cpuinfo") as f:
+        return next(set(line.split(":", 1)[1].split()) for line in f if line.startswith("flags"))
+
+
+@pytest.mark.parametrize("method", [MAC_CLMUL128, MAC_CLMUL256, MAC_CLMUL512])
+def test_each_clmul_width_on_its_own(lib, method):
+    """A carry-less width asked for by name runs exactly where the CPU has its
+    instructions, and there gives the reference's tags for lengths around its
+    wide steps (2, 4 or 8 chunks) and their leftovers; elsewhere the call is
+    refused with ZUC_ERR_NO_IMPL."""
+    supported = WIDTH_FLAGS[method] <= cpu_flags()
+    assert lib.zuc_mac_method_supported(method) == int(supported)
+    rng = random.Random(method)
+    impl = lib.zuc_impl_best()
+    for variant, iv_len in ((128, 16), (256, 25), (256, 23)):
+        streams = [(rand_bytes(rng, KEY_BYTES[variant]), rand_iv(rng, variant, iv_len), message(rng, bits), bits)
+                   for bits in BIT_LENGTHS]
+        for t in TAGS[variant]:
+            if supported:
+                want = [ref.mac(variant, k, v, d, b, t) for k, v, d, b in streams]
+                assert c_mac_lanes(lib, impl, method, variant, streams, t) == want, (variant, iv_len, t)
+            else:
+                tags = [ctypes.create_string_buffer(t // 8) for _ in streams]
+                bits = (ctypes.c_size_t * len(streams))(*[s[3] for s in streams])
+                status = lib.zuc_mac_lanes(impl, method, variant, len(streams),
+                                           pointer_array([buf(s[0]) for s in streams]),
+                                           pointer_array([buf(s[1]) for s in streams]), iv_len,
+                                           pointer_array([buf(s[2]) for s in streams]), bits, t,
+                                           pointer_array(tags))
+                assert status == ERR_NO_IMPL
 
 
 def test_kernel_abi_on_every_impl(lib):

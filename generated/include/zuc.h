@@ -104,9 +104,21 @@ void zuc_register_emulated(void);
 /* ---- many streams --------------------------------------------------------------- */
 
 /* How the MAC folds message bits into the tag: carry-less multiplication
- * (PCLMULQDQ, or VPCLMULQDQ two lanes at a time where the CPU has it; the
- * paper's algorithm 4) or the compare-instruction method (algorithm 3). */
-typedef enum { ZUC_MAC_CLMUL = 0, ZUC_MAC_COMPARE = 1 } zuc_mac_method;
+ * (the paper's algorithm 4) or the compare-instruction method (algorithm 3).
+ * ZUC_MAC_CLMUL takes the widest multiplication the CPU has (512-bit
+ * VPCLMULQDQ, then 256-bit, then PCLMULQDQ, else the compare method); the
+ * CLMUL128/256/512 methods ask for one width and give ZUC_ERR_NO_IMPL on a CPU
+ * without it.  Every method gives the same tags. */
+typedef enum {
+    ZUC_MAC_CLMUL = 0,
+    ZUC_MAC_COMPARE = 1,
+    ZUC_MAC_CLMUL128 = 2,
+    ZUC_MAC_CLMUL256 = 3,
+    ZUC_MAC_CLMUL512 = 4
+} zuc_mac_method;
+
+/* 1 if this CPU can run `method`, else 0. */
+int zuc_mac_method_supported(zuc_mac_method method);
 
 /* n independent streams, each with its own key, IV, buffers and length in
  * bits; all keys have the variant's length and all IVs iv_len bytes.  Streams

@@ -639,28 +639,39 @@ static const uint8_t *window_bytes(const mac_job *job, const zuc_batch *b, unsig
 }
 
 typedef void (*mac_fold_fn)(mac_job *job, const zuc_batch *b, size_t c0, size_t c1);
-
 /* Bit i of every byte to bit 7 - i (two 16-entry nibble lookups): on a
  * little-endian load of message bytes, each 64-bit half becomes M of one
  * chunk, as reverse_bits64 gives it from the big-endian value. */
+
 __attribute__((target("pclmul,ssse3"))) static __m128i reverse_bits_in_bytes128(__m128i x)
 {
-    const __m128i nibble_reverse = _mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
+    const __m128i nibble_reverse = (_mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15));
     const __m128i low4 = _mm_set1_epi8(0x0f);
     const __m128i lo = _mm_shuffle_epi8(nibble_reverse, _mm_and_si128(x, low4));
     const __m128i hi = _mm_shuffle_epi8(nibble_reverse, _mm_and_si128(_mm_srli_epi16(x, 4), low4));
     return _mm_or_si128(_mm_slli_epi16(lo, 4), hi);
 }
 
+
 __attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m256i reverse_bits_in_bytes256(__m256i x)
 {
-    const __m256i nibble_reverse = _mm256_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15, 0, 8, 4, 12,
-                                                    2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15);
+    const __m256i nibble_reverse = _mm256_broadcastsi128_si256(_mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15));
     const __m256i low4 = _mm256_set1_epi8(0x0f);
     const __m256i lo = _mm256_shuffle_epi8(nibble_reverse, _mm256_and_si256(x, low4));
     const __m256i hi = _mm256_shuffle_epi8(nibble_reverse, _mm256_and_si256(_mm256_srli_epi16(x, 4), low4));
     return _mm256_or_si256(_mm256_slli_epi16(lo, 4), hi);
 }
+
+
+__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul"))) static __m512i reverse_bits_in_bytes512(__m512i x)
+{
+    const __m512i nibble_reverse = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15));
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    const __m512i lo = _mm512_shuffle_epi8(nibble_reverse, _mm512_and_si512(x, low4));
+    const __m512i hi = _mm512_shuffle_epi8(nibble_reverse, _mm512_and_si512(_mm512_srli_epi16(x, 4), low4));
+    return _mm512_or_si512(_mm512_slli_epi16(lo, 4), hi);
+}
+
 
 /* Chunks c with 64 message bits and no extra bit: c < bits / 64. */
 static size_t full_chunks(const mac_job *job, unsigned j, size_t end)
@@ -716,66 +727,87 @@ static void fold_clmul128(mac_job *job, const zuc_batch *b, size_t c0, size_t c1
         fold_clmul128_lane(job, b, j, c0, c1);
 }
 
-/* Two 16-byte loads, lane j's in the low half. */
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m256i load_pair(const uint8_t *lane_j,
-                                                                           const uint8_t *lane_j1)
-{
-    return _mm256_set_m128i(_mm_loadu_si128((const __m128i *)lane_j1), _mm_loadu_si128((const __m128i *)lane_j));
-}
 
-/* VPCLMULQDQ: lanes j and j + 1 in the two 128-bit halves, one instruction
- * per product for both, the same steps as fold_clmul128_lane; a lane without
- * chunk c gets a zero message. */
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static void fold_vpclmul256(mac_job *job, const zuc_batch *b,
-                                                                              size_t c0, size_t c1)
+/* 256-bit VPCLMULQDQ, one lane: 4 full chunks per step, 128-bit
+ * lane q doing what fold_clmul128_lane does for chunks c + 2q and c + 2q + 1.
+ * Their message bytes are one 32-byte load, and chunk c + 2q's window
+ * starts 16q bytes after chunk c's, so one load at k, k + 8 (and k + 16) gives
+ * every lane its ka, kb (and kc): no lane inserts.  The lanes' sums are added up
+ * at the end; fold_clmul128_lane does the chunks left over. */
+__attribute__((target("avx2,vpclmulqdq,pclmul"))) static void fold_vpclmul256_lane(mac_job *job, const zuc_batch *b,
+                                                                              unsigned j, size_t c0, size_t c1)
 {
-    const __m256i reverse = _mm256_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5,
-                                            6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    unsigned j = 0;
-    for (; j + 2 <= job->used; j += 2) {
-        __m256i p[3];
-        for (int h = 0; h < 3; h++)
-            p[h] = load_pair((const uint8_t *)job->sums[j][h], (const uint8_t *)job->sums[j + 1][h]);
-        const size_t chunks = job->chunks[j] > job->chunks[j + 1] ? job->chunks[j] : job->chunks[j + 1];
-        const size_t end = c1 < chunks ? c1 : chunks;
-        const size_t full_j = full_chunks(job, j, end), full_j1 = full_chunks(job, j + 1, end);
-        const size_t full = full_j < full_j1 ? full_j : full_j1;
-        size_t c = c0;
-        for (; c + 2 <= full; c += 2) {
-            const uint8_t *ka = window_bytes(job, b, j, c), *kb = window_bytes(job, b, j + 1, c);
-            const __m256i m = reverse_bits_in_bytes256(load_pair(job->msg[j] + 8 * c, job->msg[j + 1] + 8 * c));
-            const __m256i k0 = _mm256_shuffle_epi8(load_pair(ka, kb), reverse);
-            const __m256i k1 = _mm256_shuffle_epi8(load_pair(ka + 8, kb + 8), reverse);
-            p[0] = _mm256_xor_si256(p[0], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, k0, 0x10),
-                                                           _mm256_clmulepi64_epi128(m, k1, 0x11)));
-            p[1] = _mm256_xor_si256(p[1], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, k0, 0x00),
-                                                           _mm256_clmulepi64_epi128(m, k1, 0x01)));
-            if (job->pieces == 3) {
-                const __m256i k2 = _mm256_shuffle_epi8(load_pair(ka + 16, kb + 16), reverse);
-                p[2] = _mm256_xor_si256(p[2], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, k1, 0x00),
-                                                               _mm256_clmulepi64_epi128(m, k2, 0x01)));
-            }
-        }
-        for (; c < end; c++) {
-            const uint8_t *ka = window_bytes(job, b, j, c), *kb = window_bytes(job, b, j + 1, c);
-            const __m256i m = _mm256_set_epi64x(0, (long long)reverse_bits64(message_chunk(job, j + 1, c)), 0,
-                                                (long long)reverse_bits64(message_chunk(job, j, c)));
-            const __m256i k01 = _mm256_shuffle_epi8(load_pair(ka, kb), reverse);
-            p[0] = _mm256_xor_si256(p[0], _mm256_clmulepi64_epi128(m, k01, 0x10));
-            p[1] = _mm256_xor_si256(p[1], _mm256_clmulepi64_epi128(m, k01, 0x00));
-            if (job->pieces == 3) {
-                const __m256i k12 = _mm256_shuffle_epi8(load_pair(ka + 8, kb + 8), reverse);
-                p[2] = _mm256_xor_si256(p[2], _mm256_clmulepi64_epi128(m, k12, 0x00));
-            }
-        }
-        for (int h = 0; h < 3; h++) {
-            _mm_storeu_si128((__m128i *)job->sums[j][h], _mm256_castsi256_si128(p[h]));
-            _mm_storeu_si128((__m128i *)job->sums[j + 1][h], _mm256_extracti128_si256(p[h], 1));
+    const __m256i reverse = _mm256_broadcastsi128_si256(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m256i p[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
+    const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
+    size_t c = c0;
+    for (; c + 4 <= full; c += 4) {
+        const uint8_t *k = window_bytes(job, b, j, c);
+        const __m256i m = reverse_bits_in_bytes256(_mm256_loadu_si256((const void *)(job->msg[j] + 8 * c)));
+        const __m256i ka = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)k), reverse);
+        const __m256i kb = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)(k + 8)), reverse);
+        p[0] = _mm256_xor_si256(p[0], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, ka, 0x10), _mm256_clmulepi64_epi128(m, kb, 0x11)));
+        p[1] = _mm256_xor_si256(p[1], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, ka, 0x00), _mm256_clmulepi64_epi128(m, kb, 0x01)));
+        if (job->pieces == 3) {
+            const __m256i kc = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)(k + 16)), reverse);
+            p[2] = _mm256_xor_si256(p[2], _mm256_xor_si256(_mm256_clmulepi64_epi128(m, kb, 0x00), _mm256_clmulepi64_epi128(m, kc, 0x01)));
         }
     }
-    if (j < job->used)
-        fold_clmul128_lane(job, b, j, c0, c1);
+    for (int h = 0; h < 3; h++) {
+        __m128i sum = _mm_loadu_si128((const __m128i *)job->sums[j][h]);
+        sum = _mm_xor_si128(sum, _mm_xor_si128(_mm256_castsi256_si128(p[h]), _mm256_extracti128_si256(p[h], 1)));
+        _mm_storeu_si128((__m128i *)job->sums[j][h], sum);
+    }
+    fold_clmul128_lane(job, b, j, c, c1);
 }
+
+static void fold_vpclmul256(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
+{
+    for (unsigned j = 0; j < job->used; j++)
+        fold_vpclmul256_lane(job, b, j, c0, c1);
+}
+
+
+/* 512-bit VPCLMULQDQ, one lane: 8 full chunks per step, 128-bit
+ * lane q doing what fold_clmul128_lane does for chunks c + 2q and c + 2q + 1.
+ * Their message bytes are one 64-byte load, and chunk c + 2q's window
+ * starts 16q bytes after chunk c's, so one load at k, k + 8 (and k + 16) gives
+ * every lane its ka, kb (and kc): no lane inserts.  The lanes' sums are added up
+ * at the end; fold_clmul128_lane does the chunks left over. */
+__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul"))) static void fold_vpclmul512_lane(mac_job *job, const zuc_batch *b,
+                                                                              unsigned j, size_t c0, size_t c1)
+{
+    const __m512i reverse = _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    __m512i p[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+    const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
+    size_t c = c0;
+    for (; c + 8 <= full; c += 8) {
+        const uint8_t *k = window_bytes(job, b, j, c);
+        const __m512i m = reverse_bits_in_bytes512(_mm512_loadu_si512((const void *)(job->msg[j] + 8 * c)));
+        const __m512i ka = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)k), reverse);
+        const __m512i kb = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(k + 8)), reverse);
+        p[0] = _mm512_xor_si512(p[0], _mm512_xor_si512(_mm512_clmulepi64_epi128(m, ka, 0x10), _mm512_clmulepi64_epi128(m, kb, 0x11)));
+        p[1] = _mm512_xor_si512(p[1], _mm512_xor_si512(_mm512_clmulepi64_epi128(m, ka, 0x00), _mm512_clmulepi64_epi128(m, kb, 0x01)));
+        if (job->pieces == 3) {
+            const __m512i kc = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(k + 16)), reverse);
+            p[2] = _mm512_xor_si512(p[2], _mm512_xor_si512(_mm512_clmulepi64_epi128(m, kb, 0x00), _mm512_clmulepi64_epi128(m, kc, 0x01)));
+        }
+    }
+    for (int h = 0; h < 3; h++) {
+        __m128i sum = _mm_loadu_si128((const __m128i *)job->sums[j][h]);
+        sum = _mm_xor_si128(sum, _mm_xor_si128(_mm512_extracti32x4_epi32(p[h], 0), _mm512_extracti32x4_epi32(p[h], 1)));
+        sum = _mm_xor_si128(sum, _mm_xor_si128(_mm512_extracti32x4_epi32(p[h], 2), _mm512_extracti32x4_epi32(p[h], 3)));
+        _mm_storeu_si128((__m128i *)job->sums[j][h], sum);
+    }
+    fold_clmul128_lane(job, b, j, c, c1);
+}
+
+static void fold_vpclmul512(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
+{
+    for (unsigned j = 0; j < job->used; j++)
+        fold_vpclmul512_lane(job, b, j, c0, c1);
+}
+
 
 /* The compare-instruction method (the paper's algorithm 3), 32 message bits
  * per step: for message bit i of word u, the lane mask is the sign bit of
@@ -807,26 +839,48 @@ static void fold_compare(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
     }
 }
 
-static int has_vpclmul(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq") &&
-           __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
-}
-
 static int has_pclmul(void)
 {
     return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
 }
 
-/* The folding for a method: CLMUL falls back to the compare method on a CPU
- * without PCLMULQDQ (they give the same tags). */
+static int has_vpclmul256(void)
+{
+    return has_pclmul() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
+}
+
+static int has_vpclmul512(void)
+{
+    return has_pclmul() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("vpclmulqdq");
+}
+
+/* The folding for a method, NULL where this CPU cannot run it.  ZUC_MAC_CLMUL
+ * takes the widest carry-less multiplication the CPU has, and falls back to
+ * the compare method without PCLMULQDQ (they give the same tags). */
 static mac_fold_fn mac_fold(zuc_mac_method method)
 {
-    if (method == ZUC_MAC_CLMUL && has_vpclmul())
-        return fold_vpclmul256;
-    if (method == ZUC_MAC_CLMUL && has_pclmul())
-        return fold_clmul128;
-    return fold_compare;
+    switch (method) {
+    case ZUC_MAC_CLMUL:
+        return has_vpclmul512() ? fold_vpclmul512
+             : has_vpclmul256() ? fold_vpclmul256
+             : has_pclmul()     ? fold_clmul128
+                                : fold_compare;
+    case ZUC_MAC_COMPARE:
+        return fold_compare;
+    case ZUC_MAC_CLMUL128:
+        return has_pclmul() ? fold_clmul128 : NULL;
+    case ZUC_MAC_CLMUL256:
+        return has_vpclmul256() ? fold_vpclmul256 : NULL;
+    case ZUC_MAC_CLMUL512:
+        return has_vpclmul512() ? fold_vpclmul512 : NULL;
+    }
+    return NULL;
+}
+
+int zuc_mac_method_supported(zuc_mac_method method)
+{
+    return mac_fold(method) != NULL;
 }
 
 /* Runs the keystream of one batch through the folding, ZUC_CHUNK_BLOCKS
@@ -887,8 +941,10 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
     int status = check_lanes(&impl, variant, n, keys, ivs, iv_len, tag_bits, 1);
     if (status != ZUC_OK)
         return status;
-    if (method != ZUC_MAC_CLMUL && method != ZUC_MAC_COMPARE)
+    if (method < ZUC_MAC_CLMUL || method > ZUC_MAC_CLMUL512)
         return ZUC_ERR_ARGUMENT;
+    if (!zuc_mac_method_supported(method))
+        return ZUC_ERR_NO_IMPL;
     if (n && (msgs == NULL || bits == NULL || tags == NULL))
         return ZUC_ERR_ARGUMENT;
     for (size_t i = 0; i < n; i++)
