@@ -341,7 +341,7 @@ def test_error_codes(lib):
     msgs, tags, bits = pointer_array([buf(b"\0")]), pointer_array([tag]), (ctypes.c_size_t * 1)(8)
     assert lib.zuc_mac_lanes(None, MAC_CLMUL, 256, 1, keys, ivs, 25, msgs, bits, 32, tags) == ERR_IV_VALUE
     good_ivs = pointer_array([buf(iv25)])
-    assert lib.zuc_mac_lanes(None, 2, 256, 1, keys, good_ivs, 25, msgs, bits, 32, tags) == ERR_ARGUMENT
+    assert lib.zuc_mac_lanes(None, MAC_CLMUL512 + 1, 256, 1, keys, good_ivs, 25, msgs, bits, 32, tags) == ERR_ARGUMENT
     assert lib.zuc_mac_lanes(None, MAC_COMPARE, 128, 1, keys, good_ivs, 16, msgs, bits, 64, tags) == ERR_TAG_LENGTH
     assert lib.zuc_mac_lanes(None, MAC_CLMUL, 256, 1, keys, None, 25, msgs, bits, 32, tags) == ERR_ARGUMENT
     assert lib.zuc_encrypt_lanes(None, 256, 1, keys, good_ivs, 25, msgs, None, bits) == ERR_ARGUMENT
