@@ -5,7 +5,7 @@
 PYTHON ?= python3
 BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
-                valgrind llvm clang-format python3-pip
+                valgrind llvm clang clang-format python3-pip
 
 .PHONY: all deps generate build verify bench test ctcheck clean
 

@@ -11,7 +11,7 @@ import subprocess
 
 import pytest
 
-from gen.emit import ublock_files
+from gen.emit import build_files, ublock_files
 from gen.kernels import ublock_nibbleslice, ublock_reference as ref
 from gen.specs import ublock
 
@@ -45,7 +45,7 @@ class UblockImpl(ctypes.Structure):
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     build = tmp_path_factory.mktemp("ublock_c_core")
-    objects = [str(build / f"{f.stem}.o") for f in ublock_files.sources().native]
+    objects = [str(build / f"{f.stem}.o") for f in (*build_files.SHARED_SOURCES, *ublock_files.sources().native)]
     subprocess.run(["make", "-s", "-C", str(ROOT / "generated"), f"BUILD={build}", "CC=gcc", "CFLAGS=-O2 -fPIC",
                     "-j4", *objects], check=True, capture_output=True, text=True)
     shared = build / "libublock_test.so"

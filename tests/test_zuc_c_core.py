@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from gen.emit import zuc_files
+from gen.emit import build_files, zuc_files
 from gen.kernels import zuc_reference as ref
 
 from conftest import ROOT, VECTORS
@@ -53,7 +53,7 @@ class ZucImpl(ctypes.Structure):
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
     build = tmp_path_factory.mktemp("zuc_c_core")
-    objects = [str(build / f"{f.stem}.o") for f in zuc_files.sources().native]
+    objects = [str(build / f"{f.stem}.o") for f in (*build_files.SHARED_SOURCES, *zuc_files.sources().native)]
     subprocess.run(["make", "-s", "-C", str(ROOT / "generated"), f"BUILD={build}", "CC=gcc", "CFLAGS=-O2 -fPIC",
                     "-j4", *objects], check=True, capture_output=True, text=True)
     shared = build / "libzuc_test.so"

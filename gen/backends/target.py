@@ -12,7 +12,7 @@ class Target:
     name: str
     bits: int
     cflags: tuple          # compiler flags for native builds
-    cpu_features: tuple    # __builtin_cpu_supports names checked at run time
+    cpu_features: tuple    # names in gen/backends/cpu_features.py, checked at run time
     passes: tuple          # tuple of tuples of rules, applied in order
     emulable: bool = False  # SIMDe implements its special instructions portably
     lacks: tuple = ()       # target-level opcodes this ISA does not have

@@ -1,11 +1,13 @@
-"""The build files of generated/ (Makefile, CMakeLists.txt) and the headers all
-ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_modes.h), over every cipher's
-sources: libkcrypt.a from the native ones, libkcrypt_emulated.a from each
-cipher's SIMDe unit.  Each cipher's emitter lists its sources; this module
-only renders them, so adding a cipher adds a list, not a build rule."""
+"""The build files of generated/ (Makefile, CMakeLists.txt) and the files all
+ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_modes.h, and kc_cpu.h/.c, the
+CPU feature query of every dispatch), over every cipher's sources: libkcrypt.a
+from the native ones, libkcrypt_emulated.a from each cipher's SIMDe unit.
+Each cipher's emitter lists its sources; this module only renders them, so
+adding a cipher adds a list, not a build rule."""
 
 from dataclasses import dataclass
 
+from ..backends import cpu_features
 from .render import provenance, render
 
 # Host ISA of the SIMDe builds: the emulated kernels' own instructions come
@@ -32,9 +34,29 @@ class CipherSources:
     max_block_bytes: int = 16  # the widest block the shared mode layer (kc_modes.h) must hold
 
 
+# Sources every cipher links against.
+SHARED_SOURCES = (SourceFile("kc_cpu", ""),)
+
+
+def cpu_files():
+    """kc_cpu.h and kc_cpu.c from the feature table of gen/backends/cpu_features.py."""
+    features = cpu_features.FEATURES
+    leaves = sorted({(f.leaf, f.subleaf) for f in features})
+    if len({leaf for leaf, _ in leaves}) != len(leaves):
+        raise ValueError("kc_cpu.c names a CPUID leaf by its number: one subleaf per leaf")
+    sources = ["gen/backends/cpu_features.py", "templates/kc_cpu.h.j2", "templates/kc_cpu.c.j2"]
+    return {
+        "include/kc_cpu.h": render("kc_cpu.h.j2", provenance=provenance(sources), features=features,
+                               width=max(len(f.macro) for f in features)),
+        "src/kc_cpu.c": render("kc_cpu.c.j2", provenance=provenance(sources), features=features, leaves=leaves,
+                               states=cpu_features.STATES, sse=cpu_features.STATE_SSE,
+                               state_width=max(len(s.macro) for s in cpu_features.STATES)),
+    }
+
+
 def files(ciphers):
     """{path relative to generated/: contents} for the build of all `ciphers`."""
-    native = [f for c in ciphers for f in c.native]
+    native = list(SHARED_SOURCES) + [f for c in ciphers for f in c.native]
     make_prov = provenance(["templates/"], comment="make")
     return {
         "Makefile": render("Makefile.j2", provenance_make=make_prov, native_files=native,
@@ -46,4 +68,5 @@ def files(ciphers):
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
         "src/kc_modes.h": render("kc_modes.h.j2", provenance=provenance(["templates/kc_modes.h.j2"]),
                                  max_block_bytes=max(c.max_block_bytes for c in ciphers)),
+        **cpu_files(),
     }

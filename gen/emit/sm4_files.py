@@ -5,7 +5,7 @@ files come from build_files, over all ciphers' sources())."""
 import inspect
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS
+from ..backends import SIMD_TARGETS, cpu_features
 from ..backends.x86_c import function_body
 from ..kernels import sm4_byteslice, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
@@ -50,7 +50,7 @@ def kernel_file(strategy, target, options):
     doc = inspect.getdoc(module).splitlines()
     key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
         "(const uint8_t *)key->rk[dir]"
-    cpu_check = " && ".join(f'__builtin_cpu_supports("{f}")' for f in target.cpu_features)
+    cpu_check = cpu_features.cpu_check(target.cpu_features)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("sm4_kernel.c.j2",
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py",

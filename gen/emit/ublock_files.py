@@ -4,7 +4,7 @@ strategy x target holding every variant and both directions, SIMDe bundle."""
 
 import inspect
 
-from ..backends import SIMD_TARGETS
+from ..backends import SIMD_TARGETS, cpu_features
 from ..backends.x86_c import function_body
 from ..ir.keystream import xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
@@ -73,7 +73,7 @@ def kernel_file(strategy, target):
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
                   multi=key_form == "register_image",
-                  cpu_check=" && ".join(f'__builtin_cpu_supports("{f}")' for f in target.cpu_features))
+                  cpu_check=cpu_features.cpu_check(target.cpu_features))
     return f"src/{prefix}.c", text, max(v["batch"] * v["block_bytes"] for v in rendered)
 
 

@@ -5,7 +5,7 @@ form, the modular addition and the S1 field isomorphism chosen by their cost
 import inspect
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS
+from ..backends import SIMD_TARGETS, cpu_features
 from ..backends.x86_c import function_body
 from ..ir import Op
 from ..kernels import zuc_lanes
@@ -92,7 +92,7 @@ def kernel_file(target):
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
                   lanes=keystream.info["lanes"], groups=groups, choice_lines=_choice_lines(choice), passes=passes,
                   init_body=function_body(init), keystream_body=function_body(keystream),
-                  cpu_check=" && ".join(f'__builtin_cpu_supports("{f}")' for f in target.cpu_features))
+                  cpu_check=cpu_features.cpu_check(target.cpu_features))
     return f"src/{prefix}.c", text
 
 

@@ -21,6 +21,7 @@
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_blendv, select_by_masks, split_aesenclast_256; affine_via_nibble_tables.
  */
+#include "kc_cpu.h"
 #include "kc_x86.h"
 #include "sm4.h"
 #include "sm4_internal.h"
@@ -2409,7 +2410,7 @@ static int sm4_byteslice_avx2_aesni_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("aes");
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES);
 #endif
 }
 

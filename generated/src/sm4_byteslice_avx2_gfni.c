@@ -21,6 +21,7 @@
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks.
  */
+#include "kc_cpu.h"
 #include "kc_x86.h"
 #include "sm4.h"
 #include "sm4_internal.h"
@@ -1234,7 +1235,7 @@ static int sm4_byteslice_avx2_gfni_cpu_supported(void)
 #ifdef KC_EMULATED
     return sm4_emulation_host_supported();
 #else
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni");
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_GFNI);
 #endif
 }
 

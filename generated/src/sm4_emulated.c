@@ -8,11 +8,12 @@
  * verification only (never timed).  Compiled with AVX2 as the host ISA.
  */
 #define KC_EMULATED 1
+#include "kc_cpu.h"
 #include "sm4_internal.h"
 
 int sm4_emulation_host_supported(void)
 {
-    return __builtin_cpu_supports("avx2");
+    return kc_cpu_has(KC_CPU_AVX2);
 }
 
 #include "sm4_byteslice_avx512_gfni.c"

@@ -9,6 +9,7 @@
  */
 #include <string.h>
 
+#include "kc_cpu.h"
 #include "kc_modes.h"
 #include "kc_wipe.h"
 #include "ublock.h"
@@ -314,7 +315,7 @@ int ublock_set_keys(ublock_key *keys, ublock_variant v, const uint8_t *const key
 {
     if ((unsigned)v >= UBLOCK_VARIANT_COUNT)
         return UBLOCK_ERR_VARIANT;
-    if (!__builtin_cpu_supports("ssse3"))
+    if (!kc_cpu_has(KC_CPU_SSSE3))
         return UBLOCK_ERR_NO_IMPL;
     for (size_t i = 0; i < n; i += 2) {
         const int pair = i + 1 < n;

@@ -8,11 +8,12 @@
  * verification only (never timed).  Compiled with AVX2 as the host ISA.
  */
 #define KC_EMULATED 1
+#include "kc_cpu.h"
 #include "ublock_internal.h"
 
 int ublock_emulation_host_supported(void)
 {
-    return __builtin_cpu_supports("avx2");
+    return kc_cpu_has(KC_CPU_AVX2);
 }
 
 #include "ublock_nibbleslice_avx512.c"

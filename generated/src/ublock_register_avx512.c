@@ -31,6 +31,7 @@
 
  * Key form: register_image.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_ternary_logic; affine_via_nibble_tables; bitwise_pair_as_ternary_logic.
  */
+#include "kc_cpu.h"
 #include "kc_x86.h"
 #include "ublock.h"
 #include "ublock_internal.h"
@@ -1030,7 +1031,7 @@ static int ublock_register_avx512_cpu_supported(void)
 #ifdef KC_EMULATED
     return ublock_emulation_host_supported();
 #else
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
+    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW);
 #endif
 }
 

@@ -31,6 +31,7 @@
 
  * Key form: register_image.  Lowered with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables.
  */
+#include "kc_cpu.h"
 #include "kc_x86.h"
 #include "ublock.h"
 #include "ublock_internal.h"
@@ -1329,7 +1330,7 @@ static int ublock_register_ssse3_cpu_supported(void)
 #ifdef KC_EMULATED
     return ublock_emulation_host_supported();
 #else
-    return __builtin_cpu_supports("ssse3");
+    return kc_cpu_has(KC_CPU_SSSE3);
 #endif
 }
 

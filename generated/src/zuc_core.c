@@ -17,6 +17,7 @@
 #include <immintrin.h>
 #include <string.h>
 
+#include "kc_cpu.h"
 #include "kc_wipe.h"
 #include "kc_xor.h"
 #include "zuc.h"
@@ -841,18 +842,17 @@ static void fold_compare(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
 
 static int has_pclmul(void)
 {
-    return __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("ssse3");
+    return kc_cpu_has(KC_CPU_PCLMUL | KC_CPU_SSSE3);
 }
 
 static int has_vpclmul256(void)
 {
-    return has_pclmul() && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("vpclmulqdq");
+    return has_pclmul() && kc_cpu_has(KC_CPU_AVX2 | KC_CPU_VPCLMULQDQ);
 }
 
 static int has_vpclmul512(void)
 {
-    return has_pclmul() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("vpclmulqdq");
+    return has_pclmul() && kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_VPCLMULQDQ);
 }
 
 /* The folding for a method, NULL where this CPU cannot run it.  ZUC_MAC_CLMUL

@@ -9,11 +9,12 @@
  * Its names are ZUC's own, so it links beside sm4_emulated.o.
  */
 #define KC_EMULATED 1
+#include "kc_cpu.h"
 #include "zuc_internal.h"
 
 int zuc_emulation_host_supported(void)
 {
-    return __builtin_cpu_supports("avx2");
+    return kc_cpu_has(KC_CPU_AVX2);
 }
 
 #include "zuc_lanes_avx512_gfni.c"

@@ -36,6 +36,7 @@
  *     (all 8 cost 120 instructions here; ties go to the lowest index).
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_blendv, select_by_masks, split_aesenclast_256; affine_via_nibble_tables.
  */
+#include "kc_cpu.h"
 #include "kc_x86.h"
 #include "zuc.h"
 #include "zuc_internal.h"
@@ -4061,7 +4062,7 @@ static int zuc_lanes_avx2_aesni_cpu_supported(void)
 #ifdef KC_EMULATED
     return zuc_emulation_host_supported();
 #else
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("aes");
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_AES);
 #endif
 }
 

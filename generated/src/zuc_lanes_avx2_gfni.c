@@ -36,6 +36,7 @@
  *     (all 8 cost 102 instructions here; ties go to the lowest index).
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks.
  */
+#include "kc_cpu.h"
 #include "kc_x86.h"
 #include "zuc.h"
 #include "zuc_internal.h"
@@ -3503,7 +3504,7 @@ static int zuc_lanes_avx2_gfni_cpu_supported(void)
 #ifdef KC_EMULATED
     return zuc_emulation_host_supported();
 #else
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("gfni");
+    return kc_cpu_has(KC_CPU_AVX2 | KC_CPU_GFNI);
 #endif
 }
 

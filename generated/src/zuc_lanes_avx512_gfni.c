@@ -36,6 +36,7 @@
  *     (all 8 cost 73 instructions here; ties go to the lowest index).
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic; bitwise_pair_as_ternary_logic.
  */
+#include "kc_cpu.h"
 #include "kc_x86.h"
 #include "zuc.h"
 #include "zuc_internal.h"
@@ -2666,7 +2667,7 @@ static int zuc_lanes_avx512_gfni_cpu_supported(void)
 #ifdef KC_EMULATED
     return zuc_emulation_host_supported();
 #else
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("gfni");
+    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI);
 #endif
 }
 

@@ -650,7 +650,7 @@ int main(int argc, char **argv) {
 
   char cpu[256], feats[256];
   kc_cpu_model(cpu, sizeof cpu);
-  kc_cpu_features(feats, sizeof feats);
+  kc_cpu_feature_list(feats, sizeof feats);
   double ghz = estimate_ghz();
   if (!list_only) {
     fprintf(stderr, "bench: CPU %s [%s]\n", cpu, feats);

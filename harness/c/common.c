@@ -5,6 +5,8 @@
 
 #include "common.h"
 
+#include "kc_cpu.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -321,33 +323,14 @@ void kc_cpu_model(char *buf, size_t size) {
   fclose(f);
 }
 
-void kc_cpu_features(char *buf, size_t size) {
+void kc_cpu_feature_list(char *buf, size_t size) {
   buf[0] = '\0';
-#if defined(__x86_64__) || defined(__i386__)
-  /* The features the x86 targets are built from, in target order. */
-  struct {
-    const char *name;
-    int have;
-  } feats[] = {
-      {"ssse3", __builtin_cpu_supports("ssse3")},
-      {"aes", __builtin_cpu_supports("aes")},
-      {"pclmul", __builtin_cpu_supports("pclmul")},
-      {"avx2", __builtin_cpu_supports("avx2")},
-      {"vaes", __builtin_cpu_supports("vaes")},
-      {"vpclmulqdq", __builtin_cpu_supports("vpclmulqdq")},
-      {"gfni", __builtin_cpu_supports("gfni")},
-      {"avx512f", __builtin_cpu_supports("avx512f")},
-      {"avx512bw", __builtin_cpu_supports("avx512bw")},
-      {"avx512vl", __builtin_cpu_supports("avx512vl")},
-  };
+  const unsigned have = kc_cpu_features();
   size_t used = 0;
-  for (size_t i = 0; i < sizeof feats / sizeof feats[0]; i++) {
-    if (!feats[i].have) continue;
-    int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", feats[i].name);
+  for (unsigned i = 0; i < KC_CPU_FEATURE_COUNT; i++) {
+    if (!(have & 1u << i)) continue;
+    int n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", kc_cpu_feature_name(1u << i));
     if (n < 0 || (size_t)n >= size - used) break;
     used += (size_t)n;
   }
-#else
-  snprintf(buf, size, "(non-x86)");
-#endif
 }

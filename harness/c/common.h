@@ -168,8 +168,8 @@ int kc_target_disabled(const char *target);
 /* Fills buf with the CPU model name from /proc/cpuinfo ("unknown" if none). */
 void kc_cpu_model(char *buf, size_t size);
 
-/* Fills buf with the space-separated x86 features relevant to the targets
- * that this CPU has (e.g. "ssse3 aes avx2 vaes gfni avx512f avx512bw"). */
-void kc_cpu_features(char *buf, size_t size);
+/* Fills buf with the space-separated CPU features the generated dispatch
+ * checks that this CPU has (kc_cpu.h; e.g. "ssse3 pclmul aes avx2 vaes"). */
+void kc_cpu_feature_list(char *buf, size_t size);
 
 #endif /* KC_HARNESS_COMMON_H */

@@ -331,7 +331,7 @@ int main(int argc, char **argv) {
 
   char cpu[256], feats[256];
   kc_cpu_model(cpu, sizeof cpu);
-  kc_cpu_features(feats, sizeof feats);
+  kc_cpu_feature_list(feats, sizeof feats);
   printf("CPU: %s [%s]\n", cpu, feats);
 
   for (size_t c = 0; c < N_CIPHERS; c++)
