@@ -65,3 +65,18 @@ def test_the_build_covers_both_ciphers():
     assert not any(line.startswith(("$(BUILD)/sm4_core.o:", "$(BUILD)/zuc_core.o:")) for line in makefile.splitlines())
     cmake = products["generated/CMakeLists.txt"]
     assert all(f"  src/{p[len('generated/src/'):]}" in cmake for p in sources)
+
+
+def test_pre_allocation_scheduling_marks_exactly_the_kernels_their_targets_name():
+    """KC_SCHEDULE_BEFORE_RA is a measured per-target choice: it must reach the
+    kernels of the listed strategies and no other (it slows some kernels down)."""
+    from gen.backends import SIMD_TARGETS
+    marked = {}
+    for path in (ROOT / "generated" / "src").glob("*_*_*.c"):
+        cipher, strategy, target = path.stem.split("_", 2)
+        if target in SIMD_TARGETS:
+            marked[strategy, target] = "\nKC_SCHEDULE_BEFORE_RA\nstatic void " in path.read_text()
+    assert len(marked) == 21  # SM4 2 x 5, ZUC 5, uBlock 2 x 3
+    expected = {key: SIMD_TARGETS[key[1]].schedules_before_ra(key[0]) for key in marked}
+    assert marked == expected
+    assert any(expected.values()) and not all(expected.values())

@@ -20,8 +20,16 @@ class Target:
     # Independent groups interleaved per strategy (hides latency; costs registers).
     interleave: tuple = (("byteslice", 2), ("wordslice", 4))
 
+    # Strategies whose kernels GCC should schedule before register allocation
+    # too (KC_SCHEDULE_BEFORE_RA in kc_x86.h): a measured choice per target,
+    # since it speeds some straight-line kernels up and slows others down.
+    schedule_before_ra: tuple = ()
+
     def groups(self, strategy):
         return dict(self.interleave).get(strategy, 1)
+
+    def schedules_before_ra(self, strategy):
+        return strategy in self.schedule_before_ra
 
     def lower(self, program):
         """Apply every pass; the result must use no abstract opcode."""

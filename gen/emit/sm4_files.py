@@ -56,6 +56,7 @@ def kernel_file(strategy, target, options):
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py",
                                                         f"gen/backends/{target.name}.py"]),
                   strategy=strategy, target=target, strategy_doc=doc, prefix=prefix,
+                  schedule=target.schedules_before_ra(strategy),
                   batch_blocks=program.info["batch_blocks"],
                   rounds_per_iteration=program.info["rounds_per_iteration"],
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),

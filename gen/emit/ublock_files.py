@@ -71,6 +71,7 @@ def kernel_file(strategy, target):
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py",
                                                         f"gen/backends/{target.name}.py"]),
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
+                  schedule=target.schedules_before_ra(strategy),
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
                   multi=key_form == "register_image",
                   cpu_check=cpu_features.cpu_check(target.cpu_features))

@@ -92,7 +92,8 @@ def kernel_file(target):
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
                   lanes=keystream.info["lanes"], groups=groups, choice_lines=_choice_lines(choice), passes=passes,
                   init_body=function_body(init), keystream_body=function_body(keystream),
-                  cpu_check=cpu_features.cpu_check(target.cpu_features))
+                  cpu_check=cpu_features.cpu_check(target.cpu_features),
+                  schedule=target.schedules_before_ra("lanes"))
     return f"src/{prefix}.c", text
 
 

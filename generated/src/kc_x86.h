@@ -23,6 +23,18 @@
 #define KC_IMPL_SYMBOL(name) name##_impl
 #endif
 
+/* On the kernels of a strategy that its target lists in schedule_before_ra
+ * (gen/backends): GCC then schedules their instructions before register
+ * allocation as well as after (-fschedule-insns, off by default on x86), which
+ * changes where a long straight-line kernel spills.  It speeds some kernels up
+ * and slows others down, so it is a per-target choice backed by measurement
+ * (README).  Clang schedules before allocation anyway and has no such option. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define KC_SCHEDULE_BEFORE_RA __attribute__((optimize("schedule-insns")))
+#else
+#define KC_SCHEDULE_BEFORE_RA
+#endif
+
 /* A 16-byte constant pattern repeated in every 128-bit lane. */
 static inline __m128i kc_bcast16_128(const uint8_t bytes[16])
 {

@@ -44,6 +44,7 @@
 #define ZUC_LANES_AVX512_GFNI_LANES 16
 
 /* The 32 initialisation rounds and the discarded work-mode round. */
+KC_SCHEDULE_BEFORE_RA
 static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
 {
     uint8_t *state = (uint8_t *)state_words;
@@ -1379,6 +1380,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
 }
 
 /* 16 rounds: 64 keystream bytes per lane into ks[64 * lane ...]. */
+KC_SCHEDULE_BEFORE_RA
 static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t *ks)
 {
     uint8_t *state = (uint8_t *)state_words;

@@ -44,6 +44,7 @@
 #define ZUC_LANES_SSSE3_AESNI_LANES 4
 
 /* The 32 initialisation rounds and the discarded work-mode round. */
+KC_SCHEDULE_BEFORE_RA
 static void zuc_lanes_ssse3_aesni_init_rounds(uint32_t *state_words)
 {
     uint8_t *state = (uint8_t *)state_words;
@@ -2279,6 +2280,7 @@ static void zuc_lanes_ssse3_aesni_init_rounds(uint32_t *state_words)
 }
 
 /* 16 rounds: 64 keystream bytes per lane into ks[64 * lane ...]. */
+KC_SCHEDULE_BEFORE_RA
 static void zuc_lanes_ssse3_aesni_keystream_block(uint32_t *state_words, uint8_t *ks)
 {
     uint8_t *state = (uint8_t *)state_words;
