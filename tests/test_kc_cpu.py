@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from gen import cli
 from gen.backends import SIMD_TARGETS, cpu_features
-from gen.emit.build_files import EMULATION_FLAGS
+from gen.emit import build_files
 
 from conftest import ROOT
 
@@ -80,15 +81,13 @@ def test_no_generated_source_uses_the_compiler_feature_builtin():
 
 
 def _source_flags():
-    """(path, compiler flags) of every generated .c file, as generated/Makefile builds it."""
-    rules = {}
-    for line in (GENERATED / "Makefile").read_text().splitlines():
-        if line.startswith("$(BUILD)/") and ": TARGET_FLAGS = " in line:
-            stem = line[len("$(BUILD)/"):line.index(".o:")]
-            rules[stem] = line.split(" = ", 1)[1].split()
+    """(path, compiler flags) of every generated .c file, as the emitters list them for the build."""
+    ciphers = cli.cipher_sources()
+    flags = {f.stem: f.flags.split() for f in (*build_files.SHARED_SOURCES, *(f for c in ciphers for f in c.native))}
+    flags.update({c.emulated.stem: build_files.EMULATION_FLAGS.split() for c in ciphers})
     sources = sorted((GENERATED / "src").glob("*.c"))
-    emulated = EMULATION_FLAGS.split()
-    return [(p, rules.get(p.stem, emulated if p.stem.endswith("_emulated") else [])) for p in sources]
+    assert sorted(p.stem for p in sources) == sorted(flags), "generated/src and the emitters' source lists differ"
+    return [(p, flags[p.stem]) for p in sources]
 
 
 @pytest.mark.parametrize("cc", ["gcc", "clang"])
