@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 from gen import cli
+from gen.backends import SIMD_TARGETS
 from gen.emit import sm4_files
 
 from conftest import ROOT
@@ -70,7 +71,6 @@ def test_the_build_covers_both_ciphers():
 def test_pre_allocation_scheduling_marks_exactly_the_kernels_their_targets_name():
     """KC_SCHEDULE_BEFORE_RA is a measured per-target choice: it must reach the
     kernels of the listed strategies and no other (it slows some kernels down)."""
-    from gen.backends import SIMD_TARGETS
     marked = {}
     for path in (ROOT / "generated" / "src").glob("*_*_*.c"):
         cipher, strategy, target = path.stem.split("_", 2)
