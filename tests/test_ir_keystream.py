@@ -8,6 +8,7 @@ import pytest
 
 from gen.backends import SIMD_TARGETS
 from gen.ir import Builder, run
+from gen.backends.x86_c import function_body
 from gen.ir.keystream import xor_into_stores
 from gen.kernels import ublock_nibbleslice, ublock_register
 from gen.kernels.ublock_reference import encrypt_block, round_keys
@@ -74,3 +75,23 @@ def test_refuses_a_program_it_cannot_rewrite():
     b.store("dst", 0, b.load("in", 0))
     with pytest.raises(ValueError, match="no parameter 'out'"):
         xor_into_stores(b.finish())
+
+
+def test_rows_take_the_message_of_their_own_row():
+    """An array-of-pointers output (one pointer per row, as the ZUC kernels
+    write each lane): each store's message comes from the same row of `src`,
+    and the emitted C addresses param[row] + offset."""
+    b = Builder("rows", 128, ("in", "out"))
+    for row in range(3):
+        b.store("out", 16, b.load("in", 16 * row), row=row)
+    fused = xor_into_stores(b.finish())
+    messages = [bytes([0x11 * (row + 1)] * 32) for row in range(3)]
+    memory = {"in": bytearray(range(48)), "out": [bytearray(32) for _ in range(3)],
+              "src": [bytearray(m) for m in messages]}
+    run(fused, memory)
+    for row in range(3):
+        assert bytes(memory["out"][row][:16]) == bytes(16)
+        assert bytes(memory["out"][row][16:]) == bytes(x ^ messages[row][0] for x in range(16 * row, 16 * row + 16))
+    lines = "\n".join(function_body(fused))
+    assert "_mm_loadu_si128((const void *)(src[2] + 16))" in lines
+    assert "_mm_storeu_si128((void *)(out[2] + 16)" in lines

@@ -4,7 +4,7 @@ shared object and driven through ctypes, against the Python reference
 zuc_encrypt, zuc_mac), the many-stream API on every native implementation in
 the registry this CPU runs (batches, partial batches, streams of different
 lengths, both MAC methods, every tag length), each kernel's ABI
-(init_rounds / keystream_block on the interleaved state), and the error codes.
+(init_rounds / keystream_block / keystream_xor on the interleaved state), and the error codes.
 Only the ZUC objects are compiled, through generated/Makefile's own rules and
 flags; the SIMDe-built kernels are left to harness/c/verify (their build alone
 takes longer than this whole file)."""
@@ -47,7 +47,9 @@ class ZucImpl(ctypes.Structure):
                 ("lanes", ctypes.c_uint), ("emulated", ctypes.c_int),
                 ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)),
                 ("init_rounds", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32))),
-                ("keystream_block", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p))]
+                ("keystream_block", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p)),
+                ("keystream_xor", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p,
+                                                   ctypes.c_void_p))]
 
 
 @pytest.fixture(scope="module")
@@ -283,8 +285,9 @@ def test_each_clmul_width_on_its_own(lib, method):
 
 
 def test_kernel_abi_on_every_impl(lib):
-    """init_rounds and keystream_block of each kernel on the interleaved state,
-    against the reference model of the same ABI."""
+    """init_rounds, keystream_block and keystream_xor (in place into random
+    messages) of each kernel on the interleaved state, against the reference
+    model of the same ABI; each lane's output goes to its own buffer."""
     rng = random.Random(11)
     for impl in runnable_impls(lib):
         kernel, lanes = impl.contents, impl.contents.lanes
@@ -297,10 +300,17 @@ def test_kernel_abi_on_every_impl(lib):
             ref.init_rounds(model, lanes)
             assert list(state) == model, impl_id(impl)
             for _ in range(2):
-                ks = ctypes.create_string_buffer(64 * lanes)
-                kernel.keystream_block(state, ks)
-                assert ks.raw == ref.keystream_block(model, lanes)
+                rows = [ctypes.create_string_buffer(64) for _ in range(lanes)]
+                kernel.keystream_block(state, pointer_array(rows))
+                assert b"".join(row.raw for row in rows) == ref.keystream_block(model, lanes)
                 assert list(state) == model
+            messages = [rand_bytes(rng, 64) for _ in range(lanes)]
+            rows = [buf(m) for m in messages]
+            kernel.keystream_xor(state, pointer_array(rows), pointer_array(rows))
+            ks = ref.keystream_block(model, lanes)
+            assert [row.raw[:64] for row in rows] == [
+                bytes(a ^ b for a, b in zip(ks[64 * j:64 * j + 64], messages[j])) for j in range(lanes)]
+            assert list(state) == model
 
 
 # ---- errors ---------------------------------------------------------------------------------

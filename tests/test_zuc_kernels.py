@@ -35,16 +35,29 @@ def words(memory):
     return list(struct.unpack(f"<{len(memory) // 4}I", memory))
 
 
-def check_programs(init, keystream, variant, seed, blocks=2):
+def check_programs(init, keystream, variant, seed, blocks=2, keystream_xor=None):
+    """init, then `blocks` keystream blocks into each lane's own row; with
+    keystream_xor, one more block XORed into random per-lane messages."""
     lanes = keystream.info["lanes"]
     state = random_lanes(lanes, variant, seed)
-    memory = {"state": bytearray(struct.pack(f"<{len(state)}I", *state)), "ks": bytearray(64 * lanes)}
+    memory = {"state": bytearray(struct.pack(f"<{len(state)}I", *state)),
+              "out": [bytearray(64) for _ in range(lanes)]}
     run(init, memory)
     zuc_reference.init_rounds(state, lanes)
     assert words(memory["state"]) == state
     for _ in range(blocks):
         run(keystream, memory)
-        assert bytes(memory["ks"]) == zuc_reference.keystream_block(state, lanes)
+        assert b"".join(memory["out"]) == zuc_reference.keystream_block(state, lanes)
+        assert words(memory["state"]) == state
+    if keystream_xor is not None:
+        rng = random.Random(seed)
+        messages = [rng.randbytes(64) for _ in range(lanes)]
+        memory["src"] = [bytearray(m) for m in messages]
+        run(keystream_xor, memory)
+        ks = zuc_reference.keystream_block(state, lanes)
+        assert [bytes(row) for row in memory["out"]] == [
+            bytes(a ^ b for a, b in zip(ks[64 * j:64 * j + 64], messages[j])) for j in range(lanes)]
+        assert [bytes(row) for row in memory["src"]] == messages
         assert words(memory["state"]) == state
 
 
@@ -61,15 +74,13 @@ def test_abstract_programs_match_reference(bits, s0_form, add_form):
 def test_lowered_programs_match_reference(target):
     """What `gen` emits: the chosen S0 form and isomorphism, the target's groups."""
     t = SIMD_TARGETS[target]
-    choice = zuc_kernel_files.choose(t)
-    options = dict(groups=t.groups("lanes"), **choice.options())
-    init = t.lower(zuc_lanes.init_program(t.bits, **options))
-    keystream = t.lower(zuc_lanes.keystream_program(t.bits, **options))
-    for program in (init, keystream):
+    programs = zuc_kernel_files.lowered_programs(t, zuc_kernel_files.choose(t))
+    for program in programs.values():
         assert not {s.opcode for s in program.walk() if isinstance(s, Op)} & ABSTRACT
     seed = zlib.crc32(target.encode())
-    check_programs(init, keystream, variant=128, seed=seed, blocks=1)
-    check_programs(init, keystream, variant=256, seed=seed + 1, blocks=1)
+    check_programs(programs["init"], programs["keystream"], variant=128, seed=seed, blocks=1,
+                   keystream_xor=programs["keystream_xor"])
+    check_programs(programs["init"], programs["keystream"], variant=256, seed=seed + 1, blocks=1)
 
 
 @pytest.mark.parametrize("target", ["avx2_gfni", "ssse3_aesni"])

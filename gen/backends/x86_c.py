@@ -29,6 +29,12 @@ def _index(index, param):
     return param if offset == "0" else f"{param} + {offset}"
 
 
+def _address(attrs):
+    """The address a load or store names: param + index, or param[row] + index."""
+    param = f"{attrs['param']}[{attrs['row']}]" if "row" in attrs else attrs["param"]
+    return _index(attrs["index"], param)
+
+
 def expression(op):
     """The C expression computing `op` (ops with a result)."""
     bits = op.result.bits
@@ -36,7 +42,7 @@ def expression(op):
     a = [arg.name for arg in op.args]
     code, attrs = op.opcode, op.attrs
     if code == "load":
-        return f"{p}_loadu_{si}((const void *)({_index(attrs['index'], attrs['param'])}))"
+        return f"{p}_loadu_{si}((const void *)({_address(attrs)}))"
     if code == "bcast8":
         return f"{p}_set1_epi8((char){attrs['param']}[{_index_expr(attrs['index'])}])"
     if code == "bcast32":
@@ -149,7 +155,7 @@ def _block(stmts, indent):
             lines.extend(_const_lines(stmt, indent))
         elif stmt.opcode == "store":
             bits = stmt.args[0].bits
-            lines.append(f"{indent}{_PREFIX[bits]}_storeu_{_SI[bits]}((void *)({_index(stmt.attrs['index'], stmt.attrs['param'])}), "
+            lines.append(f"{indent}{_PREFIX[bits]}_storeu_{_SI[bits]}((void *)({_address(stmt.attrs)}), "
                          f"{stmt.args[0].name});")
         else:
             note = stmt.attrs.get("note")

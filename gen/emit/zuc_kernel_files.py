@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from ..backends import SIMD_TARGETS, cpu_features
 from ..backends.x86_c import function_body
 from ..ir import Op
+from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes
 from ..kernels.zuc_constants import isomorphisms
 from .render import provenance, render
@@ -81,17 +82,27 @@ def _choice_lines(choice):
     return lines
 
 
+def lowered_programs(target, choice):
+    """The kernel's three functions, lowered for `target`: the initialisation
+    rounds, a keystream block, and the block XORed into the lanes' messages
+    (the encryption's one pass)."""
+    groups = target.groups("lanes")
+    keystream = zuc_lanes.keystream_program(target.bits, groups, **choice.options())
+    return {"init": target.lower(zuc_lanes.init_program(target.bits, groups, **choice.options())),
+            "keystream": target.lower(keystream),
+            "keystream_xor": target.lower(xor_into_stores(keystream))}
+
+
 def kernel_file(target):
     choice = choose(target)
     groups = target.groups("lanes")
-    init = target.lower(zuc_lanes.init_program(target.bits, groups, **choice.options()))
-    keystream = target.lower(zuc_lanes.keystream_program(target.bits, groups, **choice.options()))
+    programs = lowered_programs(target, choice)
     prefix = f"zuc_lanes_{target.name}"
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("zuc_kernel.c.j2", provenance=provenance(SOURCES + [f"gen/backends/{target.name}.py"]),
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
-                  lanes=keystream.info["lanes"], groups=groups, choice_lines=_choice_lines(choice), passes=passes,
-                  init_body=function_body(init), keystream_body=function_body(keystream),
+                  lanes=programs["keystream"].info["lanes"], groups=groups, choice_lines=_choice_lines(choice),
+                  passes=passes, bodies={name: function_body(program) for name, program in programs.items()},
                   cpu_check=cpu_features.cpu_check(target.cpu_features),
                   schedule=target.schedules_before_ra("lanes"))
     return f"src/{prefix}.c", text

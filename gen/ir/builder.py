@@ -57,11 +57,14 @@ class Builder:
         return Program(self.name, self.bits, self.params, self.state, self.body, info)
 
     # ---- memory ---------------------------------------------------------
-    def load(self, param, index, hint="in"):
-        return self._emit("load", (), hint, param=param, index=_index(index))
+    def load(self, param, index, hint="in", row=None):
+        """A whole register from param + index; with `row`, from param[row] +
+        index (param is then an array of pointers, one per row)."""
+        return self._emit("load", (), hint, **_address(param, index, row))
 
-    def store(self, param, index, value):
-        self._stmts.append(Op("store", None, (value,), {"param": param, "index": _index(index)}))
+    def store(self, param, index, value, row=None):
+        """value to param + index, or to param[row] + index (see load)."""
+        self._stmts.append(Op("store", None, (value,), _address(param, index, row)))
 
     def bcast8(self, param, index, hint="bc"):
         return self._emit("bcast8", (), hint, param=param, index=_index(index))
@@ -181,3 +184,11 @@ def _lane_pattern(data, bits, label):
 
 def _index(index):
     return index if isinstance(index, Index) else Index(index)
+
+
+def _address(param, index, row):
+    """The attributes of a load or store: `row` only where param is an array of pointers."""
+    attrs = {"param": param, "index": _index(index)}
+    if row is not None:
+        attrs["row"] = row
+    return attrs

@@ -1,7 +1,9 @@
 """Bit-exact interpreter of IR programs, on NumPy byte vectors.
 
 `run(program, memory)` executes the program; `memory` maps each pointer
-parameter to a bytearray that loads read and stores write.  Every kernel
+parameter to a bytearray that loads read and stores write (a list of
+bytearrays for an array of pointers, which loads and stores with a `row`
+attribute address).  Every kernel
 program, before and after each backend's lowering, runs here against the
 scalar reference before any C is compiled.
 """
@@ -41,6 +43,12 @@ def _run_block(stmts, env, memory, loops):
             raise TypeError(f"unknown statement {stmt!r}")
 
 
+def _buffer(memory, attrs):
+    """The bytes a load or store addresses: the parameter's, or its row's."""
+    buffer = memory[attrs["param"]]
+    return buffer[attrs["row"]] if "row" in attrs else buffer
+
+
 def _lanes(x, lane_bits):
     """View a byte vector as little-endian unsigned elements of lane_bits."""
     return x.view({8: np.uint8, 16: "<u2", 32: "<u4", 64: "<u8"}[lane_bits])
@@ -53,10 +61,10 @@ def _execute(op, env, memory, loops):
     code = op.opcode
     if code == "load":
         at = attrs["index"].evaluate(loops)
-        return np.frombuffer(bytes(memory[attrs["param"]][at:at + nbytes]), dtype=np.uint8).copy()
+        return np.frombuffer(bytes(_buffer(memory, attrs)[at:at + nbytes]), dtype=np.uint8).copy()
     if code == "store":
         at = attrs["index"].evaluate(loops)
-        memory[attrs["param"]][at:at + len(args[0])] = args[0].tobytes()
+        _buffer(memory, attrs)[at:at + len(args[0])] = args[0].tobytes()
         return None
     if code in _BROADCAST_BYTES:
         at = attrs["index"].evaluate(loops)

@@ -4,7 +4,8 @@ CTR encrypts counter blocks and XORs the result into the message.  Done as
 two passes, the keystream goes to memory and comes back; `xor_into_stores`
 turns a block kernel (out = E(in)) into one pass, out = E(in) ^ src, by
 giving it one more pointer parameter, `src`, and rewriting every store to
-`out` as a load from `src` at the same offset, an XOR, and the store.  It
+`out` as a load from `src` at the same offset (the same row where `out` is
+an array of pointers), an XOR, and the store.  It
 works on any program of any strategy, before lowering, so every kernel gets
 its fused form from the same data flow as its plain one.
 """
@@ -53,7 +54,7 @@ def _rewrite(stmts, source, target, fresh):
             value = stmt.args[0]
             message = Value(value.bits, fresh("msg"))
             mixed = Value(value.bits, fresh("ct"))
-            out.append(Op("load", message, (), {"param": source, "index": stmt.attrs["index"]}))
+            out.append(Op("load", message, (), {**stmt.attrs, "param": source}))
             out.append(Op("xor", mixed, (value, message)))
             out.append(Op("store", None, (mixed,), dict(stmt.attrs)))
         else:

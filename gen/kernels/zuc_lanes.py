@@ -13,7 +13,9 @@ through a field isomorphism, which the backend lowers to GF2P8AFFINE(INV)QB or
 to nibble tables around AESENCLAST.  Sixteen rounds are unrolled so that the
 LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
 keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
-so that each lane's 64 bytes are stored contiguously.
+so that each lane's 64 bytes are stored contiguously, to that lane's own
+pointer (`out[lane]`), so that the cores can point a lane at its message
+(the fused encryption, gen/ir/keystream.py) or at its MAC window.
 """
 
 from ..ir import Builder
@@ -216,20 +218,21 @@ def _store_keystream(b, group, lanes, z_words, bswap):
         quarters = [cols[q][j] for q in range(4)]
         if b.bits == 128:
             for q, value in enumerate(quarters):
-                b.store("ks", (group * lanes + j) * 64 + 16 * q, value)
+                b.store("out", 16 * q, value, row=group * lanes + j)
             continue
         for c, lane_data in enumerate(_transpose_blocks(b, quarters)):
             lane = group * lanes + 4 * c + j
             parts = lane_data if isinstance(lane_data, list) else [lane_data]
             for k, part in enumerate(parts):
-                b.store("ks", lane * 64 + k * b.bits // 8, part)
+                b.store("out", k * b.bits // 8, part, row=lane)
 
 
 def keystream_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0):
-    """16 work-mode rounds for groups x bits/32 lanes: params (state, ks)."""
+    """16 work-mode rounds for groups x bits/32 lanes: params (state, out);
+    out[lane] receives that lane's 64 keystream bytes."""
     lanes = bits // 32
     lanes_total = lanes * groups
-    b = Builder(f"zuc_keystream{bits}", bits, ("state", "ks"))
+    b = Builder(f"zuc_keystream{bits}", bits, ("state", "out"))
     rnd = LaneRound(b, s0_form, add_form, isomorphism)
     bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
     b.comment(f"Load the state of {lanes_total} lanes: one register per word.")

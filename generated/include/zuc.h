@@ -85,9 +85,12 @@ typedef struct zuc_impl {
   int (*cpu_supported)(void);
   /* The 32 initialisation rounds, then the one round whose output is discarded. */
   void (*init_rounds)(uint32_t *state);
-  /* 16 rounds: ks[64 * j .. 64 * j + 63] receives lane j's next 16 keystream
-   * words, big-endian (the keystream as a byte string). */
-  void (*keystream_block)(uint32_t *state, uint8_t *ks);
+  /* 16 rounds: out[j][0..63] receives lane j's next 16 keystream words,
+   * big-endian (the keystream as a byte string); one pointer per lane. */
+  void (*keystream_block)(uint32_t *state, uint8_t *const out[]);
+  /* The same 16 rounds XORed into 64 message bytes per lane, in one pass:
+   * out[j][i] = src[j][i] ^ keystream byte i of lane j (src[j] may be out[j]). */
+  void (*keystream_xor)(uint32_t *state, uint8_t *const out[], const uint8_t *const src[]);
 } zuc_impl;
 
 /* All registered implementations (native ones, then emulated ones if

@@ -19,7 +19,6 @@
 
 #include "kc_cpu.h"
 #include "kc_wipe.h"
-#include "kc_xor.h"
 #include "zuc.h"
 #include "zuc_internal.h"
 
@@ -385,14 +384,17 @@ void zuc_keystream(zuc_state *st, uint32_t *words, size_t n)
     const zuc_impl *impl = one_stream_impl();
     const size_t blocks = n / ZUC_BLOCK_WORDS;
     if (blocks) {
-        uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
-        uint8_t ks[ZUC_LANES_MAX * ZUC_BLOCK_WORDS * 4];
-        for (unsigned j = 0; j < impl->lanes; j++)
+        _Alignas(64) uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
+        uint8_t ks[ZUC_LANES_MAX][ZUC_BLOCK_WORDS * 4];
+        uint8_t *rows[ZUC_LANES_MAX];
+        for (unsigned j = 0; j < impl->lanes; j++) {
             lane_put(state, impl->lanes, j, st);
+            rows[j] = ks[j];
+        }
         for (size_t b = 0; b < blocks; b++, words += ZUC_BLOCK_WORDS) {
-            impl->keystream_block(state, ks);
+            impl->keystream_block(state, rows);
             for (int r = 0; r < ZUC_BLOCK_WORDS; r++)
-                words[r] = load_be32(ks + 4 * r);
+                words[r] = load_be32(ks[0] + 4 * r);
         }
         lane_get(state, impl->lanes, 0, st);
         kc_wipe(state, sizeof state);
@@ -424,10 +426,11 @@ int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8
 /* ---- many streams: the batch ------------------------------------------------------ */
 
 /* Keystream per lane and refill: ZUC_CHUNK_BLOCKS kernel calls.  A row also
- * keeps up to ZUC_CARRY_WORDS words of the previous refill (the MAC's windows
- * reach past the chunk they start in). */
+ * keeps up to ZUC_CARRY_WORDS words of the previous refill: the MAC's windows
+ * reach up to 8 words past the chunk they start in, and rows are dropped in
+ * whole blocks (batch_drop), so one block. */
 #define ZUC_CHUNK_BLOCKS 8
-#define ZUC_CARRY_WORDS 8
+#define ZUC_CARRY_WORDS ZUC_BLOCK_WORDS
 #define ZUC_ROW_WORDS (ZUC_CHUNK_BLOCKS * ZUC_BLOCK_WORDS + ZUC_CARRY_WORDS)
 
 /* Up to impl->lanes streams advanced together, and their keystream as one
@@ -437,9 +440,12 @@ typedef struct {
     unsigned used;  /* lanes 0 .. used-1 carry streams; the rest a dummy all-zero key */
     size_t base;    /* keystream word index of each row's first word */
     size_t filled;  /* keystream words in each row */
-    uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
-    uint8_t block[ZUC_LANES_MAX * ZUC_BLOCK_WORDS * 4];
-    uint8_t rows[ZUC_LANES_MAX][ZUC_ROW_WORDS * 4];
+    /* Aligned to the cache line: the kernels load and store it whole, one vector per word. */
+    _Alignas(64) uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
+    /* Where a lane has no 64 bytes of its own to take a kernel call's output
+     * (a dummy lane, a message's last partial block) it points here. */
+    uint8_t scratch[ZUC_LANES_MAX][ZUC_BLOCK_WORDS * 4];
+    _Alignas(64) uint8_t rows[ZUC_LANES_MAX][ZUC_ROW_WORDS * 4];
 } zuc_batch;
 
 /* The checks of the many-stream functions; *impl NULL becomes the best one. */
@@ -482,29 +488,31 @@ static void batch_start(zuc_batch *b, const zuc_impl *impl, zuc_variant variant,
     impl->init_rounds(b->state);
 }
 
-/* Appends `blocks` blocks of keystream to every used row. */
+/* Appends `blocks` blocks of keystream to every used row, written there by the kernel. */
 static void batch_refill(zuc_batch *b, size_t blocks)
 {
+    uint8_t *rows[ZUC_LANES_MAX];
     for (size_t k = 0; k < blocks; k++, b->filled += ZUC_BLOCK_WORDS) {
-        b->impl->keystream_block(b->state, b->block);
-        for (unsigned j = 0; j < b->used; j++)
-            memcpy(b->rows[j] + 4 * b->filled, b->block + 4 * ZUC_BLOCK_WORDS * j, 4 * ZUC_BLOCK_WORDS);
+        for (unsigned j = 0; j < b->impl->lanes; j++)
+            rows[j] = j < b->used ? b->rows[j] + 4 * b->filled : b->scratch[j];
+        b->impl->keystream_block(b->state, rows);
     }
 }
 
-/* Forgets the keystream before word index `word`. */
+/* Forgets the keystream before word index `word`, in whole blocks, so that
+ * the kernel goes on writing whole blocks at 64-byte aligned places. */
 static void batch_drop(zuc_batch *b, size_t word)
 {
-    const size_t drop = word - b->base;
+    const size_t drop = (word - b->base) / ZUC_BLOCK_WORDS * ZUC_BLOCK_WORDS;
     for (unsigned j = 0; j < b->used; j++)
         memmove(b->rows[j], b->rows[j] + 4 * drop, 4 * (b->filled - drop));
-    b->base = word, b->filled -= drop;
+    b->base += drop, b->filled -= drop;
 }
 
 static void batch_wipe(zuc_batch *b)
 {
     kc_wipe(b->state, sizeof b->state);
-    kc_wipe(b->block, sizeof b->block);
+    kc_wipe(b->scratch, sizeof b->scratch);
     kc_wipe(b->rows, b->used * sizeof b->rows[0]);
 }
 
@@ -515,21 +523,33 @@ static unsigned batch_size(const zuc_impl *impl, size_t n, size_t first)
 
 /* ---- many streams: encryption ------------------------------------------------------ */
 
-/* Encryption needs no look-ahead: each block of keystream is XORed into the
- * lanes straight from the kernel's output, without the rows' copy. */
+/* Encryption needs no look-ahead: the kernel XORs each block of keystream
+ * into the messages itself (keystream_xor, one pass).  A lane whose message
+ * has less than a block left goes through its scratch row. */
 static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *const out[], const size_t bits[])
 {
     const size_t block_bytes = 4 * ZUC_BLOCK_WORDS;
+    const uint8_t *src[ZUC_LANES_MAX];
+    uint8_t *dst[ZUC_LANES_MAX];
     size_t most = 0;
     for (unsigned j = 0; j < b->used; j++)
         most = (bits[j] + 7) / 8 > most ? (bits[j] + 7) / 8 : most;
     for (size_t done = 0; done < most; done += block_bytes) {
-        b->impl->keystream_block(b->state, b->block);
+        for (unsigned j = 0; j < b->impl->lanes; j++) {
+            const size_t left = j < b->used && (bits[j] + 7) / 8 > done ? (bits[j] + 7) / 8 - done : 0;
+            if (left >= block_bytes) {
+                src[j] = in[j] + done, dst[j] = out[j] + done;
+                continue;
+            }
+            if (left)
+                memcpy(b->scratch[j], in[j] + done, left);
+            src[j] = dst[j] = b->scratch[j];
+        }
+        b->impl->keystream_xor(b->state, dst, src);
         for (unsigned j = 0; j < b->used; j++) {
             const size_t bytes = (bits[j] + 7) / 8;
-            if (bytes > done)
-                kc_xor_bytes(out[j] + done, in[j] + done, b->block + block_bytes * j,
-                          bytes - done < block_bytes ? bytes - done : block_bytes);
+            if (bytes > done && bytes - done < block_bytes)
+                memcpy(out[j] + done, b->scratch[j], bytes - done);
         }
     }
     for (unsigned j = 0; j < b->used; j++)

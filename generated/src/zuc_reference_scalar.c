@@ -98,18 +98,31 @@ static void zuc_reference_scalar_init_rounds(uint32_t *state)
     }
 }
 
-static void zuc_reference_scalar_keystream_block(uint32_t *state, uint8_t *ks)
+/* out[j] = src[j] ^ lane j's next 64 keystream bytes; src NULL: the keystream itself. */
+static void keystream_into(uint32_t *state, uint8_t *const out[], const uint8_t *const src[])
 {
     for (unsigned j = 0; j < ZUC_REFERENCE_LANES; j++) {
         zuc_state st;
         unpack(state, j, &st);
         for (int r = 0; r < ZUC_BLOCK_WORDS; r++) {
             const uint32_t z = zuc_scalar_round(&st, 0, sbox_pair);
-            uint8_t *p = ks + 4 * (ZUC_BLOCK_WORDS * j + r);
-            p[0] = (uint8_t)(z >> 24), p[1] = (uint8_t)(z >> 16), p[2] = (uint8_t)(z >> 8), p[3] = (uint8_t)z;
+            for (int i = 0; i < 4; i++) {
+                const uint8_t ks = (uint8_t)(z >> (24 - 8 * i));
+                out[j][4 * r + i] = src ? (uint8_t)(src[j][4 * r + i] ^ ks) : ks;
+            }
         }
         pack(state, j, &st);
     }
+}
+
+static void zuc_reference_scalar_keystream_block(uint32_t *state, uint8_t *const out[])
+{
+    keystream_into(state, out, NULL);
+}
+
+static void zuc_reference_scalar_keystream_xor(uint32_t *state, uint8_t *const out[], const uint8_t *const src[])
+{
+    keystream_into(state, out, src);
 }
 
 static int always(void)
@@ -126,4 +139,5 @@ const zuc_impl zuc_reference_scalar_impl = {
     .cpu_supported = always,
     .init_rounds = zuc_reference_scalar_init_rounds,
     .keystream_block = zuc_reference_scalar_keystream_block,
+    .keystream_xor = zuc_reference_scalar_keystream_xor,
 };

@@ -119,6 +119,7 @@ typedef struct {
   uint32_t *states;      /* OP_KEYSTREAM: `groups` lane states */
   size_t groups;
   uint8_t *ks; /* OP_KEYSTREAM: one block of every lane */
+  uint8_t *ks_rows[ZUC_LANES_MAX]; /* lane j's block: ks + 64 j */
 } zuc_ctx;
 
 static int ours_call(void *p, size_t msg_bytes) {
@@ -135,7 +136,7 @@ static int keystream_call(void *p, size_t msg_bytes) {
   zuc_ctx *c = p;
   size_t blocks = (msg_bytes + 63) / 64, words = (size_t)ZUC_STATE_WORDS * c->impl->lanes;
   for (size_t g = 0; g < c->groups; g++)
-    for (size_t b = 0; b < blocks; b++) c->impl->keystream_block(c->states + g * words, c->ks);
+    for (size_t b = 0; b < blocks; b++) c->impl->keystream_block(c->states + g * words, c->ks_rows);
   return 0;
 }
 
@@ -228,15 +229,18 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
         c->states[g * words + (size_t)w * lanes + j] = x;
       }
   int ok = 1;
+  uint8_t *r_rows[ZUC_LANES_MAX];
+  kc_rows(c->ks, 64, lanes, c->ks_rows);
+  kc_rows(r_ks, 64, rl, r_rows);
   for (size_t g = 0; g < c->groups; g++) c->impl->init_rounds(c->states + g * words);
   uint32_t *first = c->states; /* group 0, checked */
   uint32_t before[ZUC_STATE_WORDS * ZUC_LANES_MAX];
   memcpy(before, first, words * sizeof *first);
-  c->impl->keystream_block(first, c->ks);
+  c->impl->keystream_block(first, c->ks_rows);
   for (unsigned j = 0; j < lanes && ok; j++) {
     for (int w = 0; w < ZUC_STATE_WORDS; w++)
       for (unsigned q = 0; q < rl; q++) r_state[w * rl + q] = before[w * lanes + j];
-    ref->keystream_block(r_state, r_ks);
+    ref->keystream_block(r_state, r_rows);
     ok = memcmp(c->ks + 64 * j, r_ks, 64) == 0;
   }
   free(r_state);

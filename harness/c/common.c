@@ -235,6 +235,10 @@ uint64_t kc_rng_below(kc_rng *r, uint64_t bound) {
   }
 }
 
+void kc_rows(uint8_t *base, size_t row_bytes, unsigned n, uint8_t *rows[]) {
+  for (unsigned i = 0; i < n; i++) rows[i] = base + i * row_bytes;
+}
+
 void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len) {
   while (len) {
     uint64_t x = kc_rng_next(r);

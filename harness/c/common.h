@@ -104,6 +104,10 @@ uint64_t kc_rng_next(kc_rng *r);
 uint64_t kc_rng_below(kc_rng *r, uint64_t bound);
 void kc_rng_bytes(kc_rng *r, uint8_t *out, size_t len);
 
+/* rows[i] = base + i * row_bytes for i < n: one pointer per row of a buffer,
+ * for kernels that write each lane to its own pointer (ZUC). */
+void kc_rows(uint8_t *base, size_t row_bytes, unsigned n, uint8_t *rows[]);
+
 /* ------------------------------------------------------------------ */
 /* Block-cipher modes (SM4, uBlock)                                     */
 /* ------------------------------------------------------------------ */

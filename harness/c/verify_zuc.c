@@ -23,8 +23,9 @@
  *      with a different length where the vector allows), keystream as
  *      encryption of zeros, MACs with every tag length and every MAC method
  *      this CPU runs (pick_methods);
- *   2. the raw kernel: init_rounds and keystream_block on random lane states
- *      against the reference kernel lane by lane (state and keystream);
+ *   2. the raw kernel: init_rounds, then keystream_block and keystream_xor
+ *      (into random messages) in turn, on random lane states, against the
+ *      reference kernel lane by lane (state and output);
  *   3. differential cases against the reference and ipsec-mb: systematic
  *      ones (every bit length 0..SYSTEMATIC_BITS for each variant, operation,
  *      IV form, tag length and MAC method, one length per lane) and random
@@ -677,7 +678,12 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
   }
   uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
   uint32_t ref_state[ZUC_LANES_MAX][ZUC_STATE_WORDS * ZUC_LANES_MAX];
-  uint8_t ks[64 * ZUC_LANES_MAX], want[64 * ZUC_LANES_MAX];
+  uint8_t ks[ZUC_LANES_MAX][64], msg[ZUC_LANES_MAX][64], want[ZUC_LANES_MAX][64];
+  uint8_t *rows[ZUC_LANES_MAX], *want_rows[ZUC_LANES_MAX];
+  const uint8_t *src[ZUC_LANES_MAX];
+  kc_rows(ks[0], 64, lanes, rows);
+  kc_rows(want[0], 64, rl, want_rows);
+  for (unsigned j = 0; j < lanes; j++) src[j] = msg[j];
   kc_rng r;
   kc_rng_seed(&r, seed ^ 0x6B65726E656CULL);
   for (int k = 0; k < KERNEL_STATES; k++) {
@@ -696,18 +702,26 @@ static void check_kernel(const zuc_impl *impl, const zuc_impl *ref, uint64_t see
         for (int w = 0; w < ZUC_STATE_WORDS && !failed; w++)
           if (state[w * lanes + j] != ref_state[j][w * rl]) {
             verify_failure(sec, "kernel state %d, after %s: lane %u word %d is %08x, want %08x", k,
-                           b == 0 ? "init_rounds" : "keystream_block", j, w, state[w * lanes + j],
-                           ref_state[j][w * rl]);
+                           b == 0 ? "init_rounds" : b % 2 ? "keystream_block" : "keystream_xor", j, w,
+                           state[w * lanes + j], ref_state[j][w * rl]);
             failed = 1;
           }
       if (failed || b == KERNEL_BLOCKS) break;
-      impl->keystream_block(state, ks);
+      /* Even blocks: the keystream; odd ones: XORed into random messages. */
+      const int fused = b % 2;
+      if (fused) {
+        kc_rng_bytes(&r, msg[0], sizeof msg);
+        impl->keystream_xor(state, rows, src);
+      } else {
+        impl->keystream_block(state, rows);
+      }
       for (unsigned j = 0; j < lanes && !failed; j++) {
-        ref->keystream_block(ref_state[j], want);
-        long at = verify_first_diff(ks + 64 * j, want, 64);
+        ref->keystream_block(ref_state[j], want_rows);
+        for (int i = 0; fused && i < 64; i++) want[0][i] ^= msg[j][i];
+        long at = verify_first_diff(ks[j], want[0], 64);
         if (at >= 0) {
-          verify_failure(sec, "kernel state %d, keystream_block %d: lane %u differs at byte %ld", k,
-                         b, j, at);
+          verify_failure(sec, "kernel state %d, %s %d: lane %u differs at byte %ld", k,
+                         fused ? "keystream_xor" : "keystream_block", b, j, at);
           failed = 1;
         }
       }
