@@ -15,7 +15,7 @@ LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
 keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
 so that each lane's 64 bytes are stored contiguously, to that lane's own
 pointer (`out[lane]`), so that the cores can point a lane at its message
-(the fused encryption, gen/ir/keystream.py) or at its MAC window.
+(the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
 """
 
 from ..ir import Builder

@@ -22,7 +22,7 @@
  * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
  * so that each lane's 64 bytes are stored contiguously, to that lane's own
  * pointer (`out[lane]`), so that the cores can point a lane at its message
- * (the fused encryption, gen/ir/keystream.py) or at its MAC window.
+ * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 16 lanes: 2 groups of 8 (one 256-bit register per word and group).
  * Chosen by cost on this target (avx2_vaes instructions per round after lowering):
