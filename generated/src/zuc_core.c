@@ -429,7 +429,7 @@ int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8
  * keeps up to ZUC_CARRY_WORDS words of the previous refill: the MAC's windows
  * reach up to 8 words past the chunk they start in, and rows are dropped in
  * whole blocks (batch_drop), so one block. */
-#define ZUC_CHUNK_BLOCKS 8
+#define ZUC_CHUNK_BLOCKS 16
 #define ZUC_CARRY_WORDS ZUC_BLOCK_WORDS
 #define ZUC_ROW_WORDS (ZUC_CHUNK_BLOCKS * ZUC_BLOCK_WORDS + ZUC_CARRY_WORDS)
 
@@ -531,10 +531,26 @@ static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *cons
     const size_t block_bytes = 4 * ZUC_BLOCK_WORDS;
     const uint8_t *src[ZUC_LANES_MAX];
     uint8_t *dst[ZUC_LANES_MAX];
-    size_t most = 0;
-    for (unsigned j = 0; j < b->used; j++)
-        most = (bits[j] + 7) / 8 > most ? (bits[j] + 7) / 8 : most;
-    for (size_t done = 0; done < most; done += block_bytes) {
+    size_t most = 0, least = SIZE_MAX;
+    for (unsigned j = 0; j < b->used; j++) {
+        const size_t bytes = (bits[j] + 7) / 8;
+        most = bytes > most ? bytes : most;
+        least = bytes < least ? bytes : least;
+    }
+    /* The blocks every stream has whole: each lane walks its own message (a
+     * dummy lane stays on its scratch row), with no per-lane decisions. */
+    for (unsigned j = 0; j < b->impl->lanes; j++) {
+        src[j] = j < b->used ? in[j] : b->scratch[j];
+        dst[j] = j < b->used ? out[j] : b->scratch[j];
+    }
+    size_t done = 0;
+    for (; done + block_bytes <= least && done < most; done += block_bytes) {
+        b->impl->keystream_xor(b->state, dst, src);
+        for (unsigned j = 0; j < b->used; j++)
+            src[j] += block_bytes, dst[j] += block_bytes;
+    }
+    /* The rest: lanes with less than a block left go through their scratch rows. */
+    for (; done < most; done += block_bytes) {
         for (unsigned j = 0; j < b->impl->lanes; j++) {
             const size_t left = j < b->used && (bits[j] + 7) / 8 > done ? (bits[j] + 7) / 8 - done : 0;
             if (left >= block_bytes) {
