@@ -28,7 +28,7 @@ MAC_CLMUL, MAC_COMPARE, MAC_CLMUL128, MAC_CLMUL256, MAC_CLMUL512 = 0, 1, 2, 3, 4
 # What each carry-less width needs, as /proc/cpuinfo names the flags.
 WIDTH_FLAGS = {MAC_CLMUL128: {"pclmulqdq", "ssse3"},
                MAC_CLMUL256: {"pclmulqdq", "ssse3", "avx2", "vpclmulqdq"},
-               MAC_CLMUL512: {"pclmulqdq", "ssse3", "avx512f", "avx512bw", "vpclmulqdq"}}
+               MAC_CLMUL512: {"pclmulqdq", "ssse3", "avx512f", "avx512bw", "vpclmulqdq", "gfni"}}
 KEY_BYTES = {128: 16, 256: 32}
 IV_FORMS = {128: (16,), 256: (25, 23)}
 TAGS = {128: (32,), 256: (32, 64, 128)}

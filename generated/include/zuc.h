@@ -109,7 +109,8 @@ void zuc_register_emulated(void);
 /* How the MAC folds message bits into the tag: carry-less multiplication
  * (the paper's algorithm 4) or the compare-instruction method (algorithm 3).
  * ZUC_MAC_CLMUL takes the widest multiplication the CPU has (512-bit
- * VPCLMULQDQ, then 256-bit, then PCLMULQDQ, else the compare method); the
+ * VPCLMULQDQ, with AVX-512BW and GFNI, then 256-bit, then PCLMULQDQ, else
+ * the compare method); the
  * CLMUL128/256/512 methods ask for one width and give ZUC_ERR_NO_IMPL on a CPU
  * without it.  Every method gives the same tags. */
 typedef enum {

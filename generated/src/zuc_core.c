@@ -676,9 +676,11 @@ static const uint8_t *window_bytes(const mac_job *job, const zuc_batch *b, unsig
 }
 
 typedef void (*mac_fold_fn)(mac_job *job, const zuc_batch *b, size_t c0, size_t c1);
-/* Bit i of every byte to bit 7 - i (two 16-entry nibble lookups): on a
- * little-endian load of message bytes, each 64-bit half becomes M of one
- * chunk, as reverse_bits64 gives it from the big-endian value. */
+/* Bit i of every byte to bit 7 - i: on a little-endian load of message
+ * bytes, each 64-bit half becomes M of one chunk, as reverse_bits64 gives it
+ * from the big-endian value.  Two 16-entry nibble lookups, or at 512 bits
+ * (every CPU with 512-bit VPCLMULQDQ has GFNI) one GF2P8AFFINEQB with the
+ * bit-reversal matrix (gen/linalg/gfni.py: 0x8040201008040201). */
 
 __attribute__((target("pclmul,ssse3"))) static __m128i reverse_bits_in_bytes128(__m128i x)
 {
@@ -700,13 +702,9 @@ __attribute__((target("avx2,vpclmulqdq,pclmul"))) static __m256i reverse_bits_in
 }
 
 
-__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul"))) static __m512i reverse_bits_in_bytes512(__m512i x)
+__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static __m512i reverse_bits_in_bytes512(__m512i x)
 {
-    const __m512i nibble_reverse = _mm512_broadcast_i32x4(_mm_setr_epi8(0, 8, 4, 12, 2, 10, 6, 14, 1, 9, 5, 13, 3, 11, 7, 15));
-    const __m512i low4 = _mm512_set1_epi8(0x0f);
-    const __m512i lo = _mm512_shuffle_epi8(nibble_reverse, _mm512_and_si512(x, low4));
-    const __m512i hi = _mm512_shuffle_epi8(nibble_reverse, _mm512_and_si512(_mm512_srli_epi16(x, 4), low4));
-    return _mm512_or_si512(_mm512_slli_epi16(lo, 4), hi);
+    return _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64((long long)0x8040201008040201u), 0);
 }
 
 
@@ -811,7 +809,7 @@ static void fold_vpclmul256(mac_job *job, const zuc_batch *b, size_t c0, size_t 
  * starts 16q bytes after chunk c's, so one load at k, k + 8 (and k + 16) gives
  * every lane its ka, kb (and kc): no lane inserts.  The lanes' sums are added up
  * at the end; fold_clmul128_lane does the chunks left over. */
-__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul"))) static void fold_vpclmul512_lane(mac_job *job, const zuc_batch *b,
+__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static void fold_vpclmul512_lane(mac_job *job, const zuc_batch *b,
                                                                               unsigned j, size_t c0, size_t c1)
 {
     const __m512i reverse = _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
@@ -888,7 +886,7 @@ static int has_vpclmul256(void)
 
 static int has_vpclmul512(void)
 {
-    return has_pclmul() && kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_VPCLMULQDQ);
+    return has_pclmul() && kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_VPCLMULQDQ | KC_CPU_GFNI);
 }
 
 /* The folding for a method, NULL where this CPU cannot run it.  ZUC_MAC_CLMUL
