@@ -33,9 +33,9 @@ KEY_BYTES = {128: 16, 256: 32}
 IV_FORMS = {128: (16,), 256: (25, 23)}
 TAGS = {128: (32,), 256: (32, 64, 128)}
 # Around every boundary the core has: bytes, 32-bit words, 64-bit MAC chunks,
-# 16-word kernel blocks, its 8-block refills (4096 bits), and several KiB.
+# 16-word kernel blocks, its 16-block refills (8192 bits), and several KiB.
 BIT_LENGTHS = (0, 1, 7, 8, 9, 31, 32, 33, 63, 64, 65, 95, 96, 127, 128, 129, 511, 512, 513, 1000, 4095, 4096,
-               4097, 4160, 8191, 8192, 8193, 20000, 8 * 5000 + 5)
+               4097, 4160, 8191, 8192, 8193, 8256, 16383, 16384, 16385, 20000, 8 * 5000 + 5)
 
 
 class ZucState(ctypes.Structure):
