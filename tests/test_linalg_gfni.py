@@ -5,10 +5,10 @@ import random
 import pytest
 from hypothesis import given, strategies as st
 
-from gen.linalg.bits import BitMatrix
+from gen.linalg.bits import BitMatrix, bit_reversal
 from gen.linalg.gf2n import Field
-from gen.linalg.gfni import (IDENTITY_QWORD, bit_reversal, gf2p8affineinvqb, gf2p8affineqb, gf2p8mul,
-                             gfni_qword, matrix_from_gfni_qword)
+from gen.linalg.gfni import (IDENTITY_QWORD, gf2p8affineinvqb, gf2p8affineqb, gf2p8mul, gfni_qword,
+                             matrix_from_gfni_qword)
 
 qwords = st.integers(0, 2**64 - 1)
 
@@ -19,7 +19,7 @@ def test_known_qwords():
     # bit reversal (output bit i = input bit 7-i) is the well-known 0x8040201008040201
     rev = BitMatrix.from_function(lambda x: int(f"{x:08b}"[::-1], 2), 8, 8)
     assert gfni_qword(rev) == 0x8040201008040201
-    assert bit_reversal() == rev
+    assert bit_reversal(8) == rev
     # a qword whose byte 7 (row 0) is 0xFF: output bit 0 = parity of the whole input byte
     m = matrix_from_gfni_qword(0xFF << 56)
     assert m.rows == (0xFF, 0, 0, 0, 0, 0, 0, 0)

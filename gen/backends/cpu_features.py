@@ -11,7 +11,6 @@ C must build with any C11 compiler a downstream project uses.
 from dataclasses import dataclass
 
 
-
 @dataclass(frozen=True)
 class RegisterState:
     """XCR0 bits that must all be set for an extension's registers to be saved."""

@@ -4,7 +4,8 @@ lanes kernels of zuc_kernel_files."""
 
 import re
 
-from ..linalg.gfni import bit_reversal, gfni_qword
+from ..linalg import bit_reversal, byteswap_mask
+from ..linalg.gfni import gfni_qword
 from ..specs import zuc
 from . import zuc_kernel_files
 from .build_files import CipherSources, EmulatedUnit, SourceFile
@@ -88,7 +89,8 @@ def files():
         d128_rows=hex_rows(zuc.D128, 8, "0x{:04x}"),
         d256=[(tag, ", ".join(f"0x{v:02x}" for v in row)) for tag, row in sorted(zuc.D256.items())],
         load256=_load256_lines(), s0_rows=s0_rows, s1_rows=s1_rows, impls_by_preference=impl_names(),
-        bit_reversal_qword=gfni_qword(bit_reversal()),
+        bit_reversal_qword=gfni_qword(bit_reversal(8)), nibble_reversal=bit_reversal(4).table(),
+        byte_reversal=tuple(byteswap_mask(16)),
         **_iv_layout())
     out["src/zuc_reference_scalar.c"] = render(
         "zuc_reference_scalar.c.j2", provenance=c_prov, lanes=REFERENCE_LANES, s0_rows=s0_rows, s1_rows=s1_rows,

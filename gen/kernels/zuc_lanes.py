@@ -18,7 +18,7 @@ pointer (`out[lane]`), so that the cores can point a lane at its message
 (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
 """
 
-from ..ir import Builder, Index
+from ..ir import Builder
 from ..linalg import AffineMap, byteswap_mask
 from ..specs import zuc
 from .rotations import linear_layer
@@ -200,34 +200,27 @@ def _store_state(b, groups, lanes, lanes_total, state):
 def _lane_blocks(b, quarters):
     """Regroup 128-bit blocks: quarters[q] holds words 4q..4q+3 of lane 4c + j
     in its block c; returns, for each block c, the registers that hold lane
-    4c + j's bytes in order (4 x 4 blocks in two VSHUFI32X4 stages at 512 bits;
-    pairs of blocks by VPERM2I128 at 256; a lone quarter split into halves)."""
+    4c + j's 64 bytes in order (4 x 4 blocks in two VSHUFI32X4 stages at 512
+    bits; pairs of blocks by VPERM2I128 at 256)."""
     if b.bits == 128:
         return [quarters]
-    if b.bits == 256 and len(quarters) == 1:
-        return [[b.extract128(quarters[0], c, "zl")] for c in (0, 1)]
-    if b.bits == 256 and len(quarters) % 2 == 0:
-        return [[b.blocks128(quarters[i], quarters[i + 1], (c, 2 + c), "zl") for i in range(0, len(quarters), 2)]
-                for c in (0, 1)]
-    if b.bits == 512 and len(quarters) == 4:
-        even, odd = (0, 2, 4, 6), (1, 3, 5, 7)
-        t = [b.blocks128(quarters[i], quarters[i + 1], picks, "zq") for i in (0, 2) for picks in (even, odd)]
-        return [[b.blocks128(t[lo], t[lo + 2], picks, "zl")] for picks in (even, odd) for lo in (0, 1)]
-    raise ValueError(f"no transposition of {4 * len(quarters)} keystream words at {b.bits} bits")
+    if b.bits == 256:
+        return [[b.blocks128(quarters[i], quarters[i + 1], (c, 2 + c), "zl") for i in (0, 2)] for c in (0, 1)]
+    even, odd = (0, 2, 4, 6), (1, 3, 5, 7)
+    t = [b.blocks128(quarters[i], quarters[i + 1], picks, "zq") for i in (0, 2) for picks in (even, odd)]
+    return [[b.blocks128(t[lo], t[lo + 2], picks, "zl")] for picks in (even, odd) for lo in (0, 1)]
 
 
-def _store_keystream(b, group, lanes, z_words, bswap, offset=0):
-    """Transpose len(z_words) rounds x `lanes` words into 4 * len(z_words)
-    bytes per lane, big-endian, stored at out[lane] + offset: 4 x 4 words
-    within 128-bit blocks, then the blocks across registers."""
+def _store_keystream(b, group, lanes, z_words, bswap):
+    """Transpose 16 rounds x `lanes` words into 64 bytes per lane, big-endian,
+    stored to out[lane]: 4 x 4 words within 128-bit blocks, then the blocks
+    across registers."""
     be = [b.shuffle(z, bswap, "zbe") for z in z_words]
-    cols = [transpose(b, be[4 * q:4 * q + 4], 32, "ztr") for q in range(len(be) // 4)]
+    cols = [transpose(b, be[4 * q:4 * q + 4], 32, "ztr") for q in range(4)]
     for j in range(4):  # cols[q][j]: block c holds lane 4c + j
         for c, parts in enumerate(_lane_blocks(b, [col[j] for col in cols])):
-            at = offset
-            for part in parts:
-                b.store("out", at, part, row=group * lanes + 4 * c + j)
-                at += part.bits // 8
+            for k, part in enumerate(parts):
+                b.store("out", k * part.bits // 8, part, row=group * lanes + 4 * c + j)
 
 
 def _rounds(rnd, lfsr, fsm, count, lanes, init):
@@ -248,18 +241,9 @@ def _rounds(rnd, lfsr, fsm, count, lanes, init):
     return z_words
 
 
-def keystream_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0,
-                      rounds_per_loop=ROUNDS_PER_BLOCK):
+def keystream_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0):
     """16 work-mode rounds for groups x bits/32 lanes: params (state, out);
-    out[lane] receives that lane's 64 keystream bytes.
-
-    With rounds_per_loop < 16 the rounds run as a loop of that many rounds
-    (4 or 8), the LFSR in state variables shifted at the end of each pass,
-    and each pass stores its 4 * rounds_per_loop bytes per lane: a quarter
-    or half of the code, for targets whose unrolled kernel outgrows the
-    CPU's instruction caches."""
-    if ROUNDS_PER_BLOCK % rounds_per_loop:
-        raise ValueError(f"rounds per loop must divide {ROUNDS_PER_BLOCK}, got {rounds_per_loop}")
+    out[lane] receives that lane's 64 keystream bytes."""
     lanes = bits // 32
     lanes_total = lanes * groups
     b = Builder(f"zuc_keystream{bits}", bits, ("state", "out"))
@@ -267,29 +251,14 @@ def keystream_program(bits, groups=1, s0_form="folded", add_form="fold", isomorp
     bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
     b.comment(f"Load the state of {lanes_total} lanes: one register per word.")
     state = _load_state(b, groups, lanes, lanes_total)
-    if rounds_per_loop == ROUNDS_PER_BLOCK:
-        lfsr = [words[:16] for words in state]
-        fsm = [words[16:] for words in state]
-        z_words = _rounds(rnd, lfsr, fsm, ROUNDS_PER_BLOCK, lanes, init=False)
-        for g in range(groups):
-            b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: "
-                      "big-endian, transposed to 64 bytes per lane.")
-            _store_keystream(b, g, lanes, z_words[g], bswap)
-        b.comment("Store the state back.")
-        _store_state(b, groups, lanes, lanes_total, [lfsr[g][16:] + fsm[g] for g in range(groups)])
-        return b.finish(lanes=lanes_total, strategy="lanes")
-    words = _state_vars(b, state)
-    with b.loop("p", ROUNDS_PER_BLOCK // rounds_per_loop) as p:
-        lfsr = [list(w[:16]) for w in words]
-        fsm = [list(w[16:]) for w in words]
-        z_words = _rounds(rnd, lfsr, fsm, rounds_per_loop, lanes, init=False)
-        for g in range(groups):
-            b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: big-endian, "
-                      f"transposed to {4 * rounds_per_loop} bytes per lane at {4 * rounds_per_loop} * {p}.")
-            _store_keystream(b, g, lanes, z_words[g], bswap, Index(0, ((p, 4 * rounds_per_loop),)))
-        _assign_state(b, words, lfsr, fsm, rounds_per_loop)
+    lfsr = [words[:16] for words in state]
+    fsm = [words[16:] for words in state]
+    z_words = _rounds(rnd, lfsr, fsm, ROUNDS_PER_BLOCK, lanes, init=False)
+    for g in range(groups):
+        b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: big-endian, transposed to 64 bytes per lane.")
+        _store_keystream(b, g, lanes, z_words[g], bswap)
     b.comment("Store the state back.")
-    _store_state(b, groups, lanes, lanes_total, words)
+    _store_state(b, groups, lanes, lanes_total, [lfsr[g][16:] + fsm[g] for g in range(groups)])
     return b.finish(lanes=lanes_total, strategy="lanes")
 
 

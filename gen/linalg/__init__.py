@@ -9,7 +9,7 @@ byte blocks of word maps), ``shuffle`` (pshufb masks and model).
 """
 
 from .aesni_form import AesniForm, aesenclast, aesni_form
-from .bits import AffineMap, BitMatrix, parity
+from .bits import AffineMap, BitMatrix, bit_reversal, parity
 from .fusion import (block_diagonal, byte_blocks, circulant_blocks, fuse, fused_round_linear,
                      matrix_from_byte_blocks, rotl, word_linear_matrix)
 from .gf2n import Field, field_isomorphisms, is_irreducible
@@ -22,7 +22,7 @@ from .shuffle import (ZERO_INDEX, byteswap_mask, check_permutation, compose_mask
 
 __all__ = [
     "AesniForm", "aesenclast", "aesni_form",
-    "AffineMap", "BitMatrix", "parity",
+    "AffineMap", "BitMatrix", "bit_reversal", "parity",
     "block_diagonal", "byte_blocks", "circulant_blocks", "fuse", "fused_round_linear",
     "matrix_from_byte_blocks", "rotl", "word_linear_matrix",
     "Field", "field_isomorphisms", "is_irreducible",

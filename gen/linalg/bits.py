@@ -21,6 +21,11 @@ from __future__ import annotations
 from typing import Callable, Iterable, Sequence
 
 
+def bit_reversal(n: int) -> "BitMatrix":
+    """The ``n × n`` matrix with output bit i = input bit n-1-i."""
+    return BitMatrix(tuple(1 << (n - 1 - i) for i in range(n)), n)
+
+
 def parity(x: int) -> int:
     """Parity (XOR of all bits) of a non-negative int: the GF(2) dot product helper."""
     return x.bit_count() & 1

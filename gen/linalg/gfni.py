@@ -36,11 +36,6 @@ def gfni_qword(m: BitMatrix) -> int:
     return q
 
 
-def bit_reversal() -> BitMatrix:
-    """Output bit i = input bit 7 - i: the bit order of every byte reversed."""
-    return BitMatrix(tuple(1 << (7 - i) for i in range(8)), 8)
-
-
 def matrix_from_gfni_qword(q: int) -> BitMatrix:
     """Inverse of ``gfni_qword``."""
     if not 0 <= q < 1 << 64:

@@ -680,7 +680,7 @@ typedef void (*mac_fold_fn)(mac_job *job, const zuc_batch *b, size_t c0, size_t 
  * bytes, each 64-bit half becomes M of one chunk, as reverse_bits64 gives it
  * from the big-endian value.  Two 16-entry nibble lookups, or at 512 bits
  * (every CPU with 512-bit VPCLMULQDQ has GFNI) one GF2P8AFFINEQB with the
- * bit-reversal matrix (gen/linalg/gfni.py: 0x8040201008040201). */
+ * bit-reversal matrix (gen/linalg/bits.py: 0x8040201008040201). */
 
 __attribute__((target("pclmul,ssse3"))) static __m128i reverse_bits_in_bytes128(__m128i x)
 {
@@ -722,7 +722,7 @@ __attribute__((target("pclmul,ssse3"))) static void fold_clmul128_lane(mac_job *
                                                                         unsigned j, size_t c0, size_t c1)
 {
     /* Byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) as the (low, high) qwords. */
-    const __m128i reverse = _mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    const __m128i reverse = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
     __m128i p0 = _mm_loadu_si128((const __m128i *)job->sums[j][0]);
     __m128i p1 = _mm_loadu_si128((const __m128i *)job->sums[j][1]);
     __m128i p2 = _mm_loadu_si128((const __m128i *)job->sums[j][2]);
@@ -772,7 +772,7 @@ static void fold_clmul128(mac_job *job, const zuc_batch *b, size_t c0, size_t c1
 __attribute__((target("avx2,vpclmulqdq,pclmul"))) static void fold_vpclmul256_lane(mac_job *job, const zuc_batch *b,
                                                                               unsigned j, size_t c0, size_t c1)
 {
-    const __m256i reverse = _mm256_broadcastsi128_si256(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m256i reverse = _mm256_broadcastsi128_si256(_mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
     __m256i p[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
     size_t c = c0;
@@ -812,7 +812,7 @@ static void fold_vpclmul256(mac_job *job, const zuc_batch *b, size_t c0, size_t 
 __attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static void fold_vpclmul512_lane(mac_job *job, const zuc_batch *b,
                                                                               unsigned j, size_t c0, size_t c1)
 {
-    const __m512i reverse = _mm512_broadcast_i32x4(_mm_set_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15));
+    const __m512i reverse = _mm512_broadcast_i32x4(_mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
     __m512i p[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
     size_t c = c0;
