@@ -2,6 +2,7 @@
 in the IR interpreter against the Python reference's kernel ABI, and the
 generator's cost-based choices."""
 
+import itertools
 import random
 import struct
 import zlib
@@ -70,6 +71,19 @@ def test_abstract_programs_match_reference(bits, s0_form, add_form):
                    variant=256, seed=bits)
 
 
+@pytest.mark.parametrize("rot16_form", zuc_lanes.ROT16_FORMS)
+@pytest.mark.parametrize("swap_form", zuc_lanes.SWAP_FORMS)
+def test_rotation_and_exchange_forms_match_reference(rot16_form, swap_form):
+    options = dict(groups=1, rot16_form=rot16_form, swap_form=swap_form)
+    check_programs(zuc_lanes.init_program(256, **options), zuc_lanes.keystream_program(256, **options),
+                   variant=128, seed=len(rot16_form + swap_form))
+
+
+def test_unknown_form_is_rejected():
+    with pytest.raises(ValueError, match="swap_form"):
+        zuc_lanes.keystream_program(128, swap_form="blend")
+
+
 @pytest.mark.parametrize("target", TARGETS)
 def test_lowered_programs_match_reference(target):
     """What `gen` emits: the chosen S0 form and isomorphism, the target's groups."""
@@ -87,13 +101,14 @@ def test_lowered_programs_match_reference(target):
 @pytest.mark.parametrize("isomorphism", [0, 3, 7])
 def test_every_isomorphism_and_s0_form_lowers_correctly(target, isomorphism):
     t = SIMD_TARGETS[target]
-    forms = [(s0, add) for s0 in zuc_lanes.S0_FORMS for add in zuc_lanes.ADD_FORMS]
-    for s0_form, add_form in forms:
-        options = dict(groups=1, s0_form=s0_form, add_form=add_form, isomorphism=isomorphism)
-        if zuc_kernel_files.block_cost(t, s0_form, add_form) is None:
+    names = list(zuc_lanes.FORMS)
+    for combo in itertools.product(*zuc_lanes.FORMS.values()):
+        forms = dict(zip(names, combo))
+        if zuc_kernel_files.block_cost(t, **forms) is None:
             continue  # an instruction this target lacks (SSSE3 has no PMINUD)
-        check_programs(t.lower(zuc_lanes.init_program(t.bits, **options)),
-                       t.lower(zuc_lanes.keystream_program(t.bits, **options)), variant=256, seed=isomorphism, blocks=1)
+        check_programs(t.lower(zuc_lanes.init_program(t.bits, 1, isomorphism, **forms)),
+                       t.lower(zuc_lanes.keystream_program(t.bits, 1, isomorphism, **forms)),
+                       variant=256, seed=isomorphism, blocks=1)
 
 
 def opcodes(program):
@@ -102,14 +117,14 @@ def opcodes(program):
 
 def test_s1_is_two_gfni_instructions_and_the_rotation_one_more():
     t = SIMD_TARGETS["avx512_gfni"]
-    folded = opcodes(t.lower(zuc_lanes.round_program(512, "folded", "min", 0)))
-    rotate = opcodes(t.lower(zuc_lanes.round_program(512, "rotate", "min", 0)))
+    folded = opcodes(t.lower(zuc_lanes.round_program(512, s0_form="folded", add_form="min")))
+    rotate = opcodes(t.lower(zuc_lanes.round_program(512, s0_form="rotate", add_form="min")))
     assert folded.count("gf2p8affine") == 1 and folded.count("gf2p8affineinv") == 1
     assert rotate.count("gf2p8affine") == 2  # S0's rotation by 5 as one GFNI matrix
 
 
 def test_s1_on_aesni_is_the_papers_form():
-    ops = opcodes(SIMD_TARGETS["ssse3_aesni"].lower(zuc_lanes.round_program(128, "folded", "fold", 0)))
+    ops = opcodes(SIMD_TARGETS["ssse3_aesni"].lower(zuc_lanes.round_program(128, s0_form="folded", add_form="fold")))
     assert ops.count("aesenclast") == 1
     # S0: 3 lookups; S1: 2 + inverse ShiftRows + 2; L1, L2 and the swaps: byte rotations.
     assert ops.count("shuffle") >= 8
@@ -120,24 +135,36 @@ def test_choice_is_the_cheapest(target):
     t = SIMD_TARGETS[target]
     choice = zuc_kernel_files.choose(t)
     available = [c for c in choice.form_costs.values() if c is not None]
-    assert choice.form_costs[(choice.s0_form, choice.add_form)] == min(available)
+    assert choice.form_costs[tuple(choice.forms.values())] == min(available)
+    assert len(choice.form_costs) == np.prod([len(options) for options in zuc_lanes.FORMS.values()])
     assert len(choice.isomorphism_costs) == 8
     assert choice.isomorphism_costs[choice.isomorphism] == min(choice.isomorphism_costs)
 
 
 def test_minimum_addition_needs_sse41():
-    assert zuc_kernel_files.block_cost(SIMD_TARGETS["ssse3_aesni"], "folded", "min") is None
-    assert zuc_kernel_files.choose(SIMD_TARGETS["ssse3_aesni"]).add_form == "fold"
-    assert zuc_kernel_files.choose(SIMD_TARGETS["avx2_vaes"]).add_form == "min"
+    assert zuc_kernel_files.block_cost(SIMD_TARGETS["ssse3_aesni"], add_form="min") is None
+    assert zuc_kernel_files.choose(SIMD_TARGETS["ssse3_aesni"]).forms["add_form"] == "fold"
+    assert zuc_kernel_files.choose(SIMD_TARGETS["avx2_vaes"]).forms["add_form"] == "min"
+
+
+def test_exchange_and_rotation_forms_follow_the_cost_of_a_select():
+    """A select is one instruction with AVX2 (VPBLENDVB) and AVX-512 (VPTERNLOGD),
+    three with SSSE3: there the delta swap and the byte rotation win."""
+    ssse3 = zuc_kernel_files.choose(SIMD_TARGETS["ssse3_aesni"]).forms
+    assert (ssse3["swap_form"], ssse3["rot16_form"]) == ("xor", "rotate")
+    for target in ("avx2_gfni", "avx512_gfni"):
+        forms = zuc_kernel_files.choose(SIMD_TARGETS[target]).forms
+        assert (forms["swap_form"], forms["rot16_form"]) == ("select", "select")
 
 
 def test_folded_s0_is_cheaper_than_a_separate_rotation_everywhere():
     for t in (SIMD_TARGETS[n] for n in TARGETS):
-        assert zuc_kernel_files.block_cost(t, "folded", "fold") < zuc_kernel_files.block_cost(t, "rotate", "fold")
+        assert (zuc_kernel_files.block_cost(t, s0_form="folded", add_form="fold")
+                < zuc_kernel_files.block_cost(t, s0_form="rotate", add_form="fold"))
 
 
 def test_double_shifts_are_native_on_avx512():
-    ops = opcodes(SIMD_TARGETS["avx512_gfni"].lower(zuc_lanes.round_program(512, "folded", "min", 0)))
+    ops = opcodes(SIMD_TARGETS["avx512_gfni"].lower(zuc_lanes.round_program(512, s0_form="folded", add_form="min")))
     assert "shld_native" in ops and "shld" not in ops
 
 

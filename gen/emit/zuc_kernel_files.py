@@ -1,8 +1,10 @@
-"""The ZUC lanes kernels in generated/: one C file per target, with the S0
-form, the modular addition and the S1 field isomorphism chosen by their cost
-(instructions per lowered round) on that target."""
+"""The ZUC lanes kernels in generated/: one C file per target, with the forms
+of zuc_lanes.FORMS (S0, the modular addition, the rotation by 16, the byte
+exchange) and the S1 field isomorphism chosen by their cost (instructions per
+lowered block or round) on that target."""
 
 import inspect
+import itertools
 from dataclasses import dataclass
 
 from ..backends import SIMD_TARGETS, cpu_features
@@ -23,14 +25,13 @@ SOURCES = ["gen/specs/zuc.py", "gen/kernels/zuc_lanes.py", "gen/kernels/zuc_cons
 
 @dataclass(frozen=True)
 class Choice:
-    s0_form: str
-    add_form: str
+    forms: dict               # zuc_lanes.FORMS name -> the option taken
     isomorphism: int
-    form_costs: dict         # (s0_form, add_form) -> instructions per 16-round block; None: not available
+    form_costs: dict          # options in FORMS order -> instructions per 16-round block; None: not available
     isomorphism_costs: tuple  # instructions per round with the chosen forms, per isomorphism
 
     def options(self):
-        return dict(s0_form=self.s0_form, add_form=self.add_form, isomorphism=self.isomorphism)
+        return dict(self.forms, isomorphism=self.isomorphism)
 
 
 def instruction_count(target, program):
@@ -43,36 +44,44 @@ def instruction_count(target, program):
     return sum(1 for s in lowered.walk() if isinstance(s, Op) and s.opcode not in ("const", "load", "store"))
 
 
-def block_cost(target, s0_form, add_form, isomorphism=0):
+def block_cost(target, isomorphism=0, **forms):
     """One 16-round keystream block of one group: values shared between rounds
     (a cell's doubled value, its halves) are counted once, as in the kernel."""
-    return instruction_count(target, zuc_lanes.keystream_program(target.bits, 1, s0_form, add_form, isomorphism))
+    return instruction_count(target, zuc_lanes.keystream_program(target.bits, 1, isomorphism, **forms))
 
 
-def round_cost(target, s0_form, add_form, isomorphism):
+def round_cost(target, isomorphism, **forms):
     """One work-mode round: enough to compare isomorphisms, which only change S1."""
-    return instruction_count(target, zuc_lanes.round_program(target.bits, s0_form, add_form, isomorphism))
+    return instruction_count(target, zuc_lanes.round_program(target.bits, isomorphism, **forms))
 
 
 def choose(target):
-    """The cheapest S0 form and modular addition on `target`, then the cheapest
-    isomorphism with them; ties go to the earlier-listed form and the lowest index."""
-    forms = [(s0, add) for s0 in zuc_lanes.S0_FORMS for add in zuc_lanes.ADD_FORMS]
-    form_costs = {form: block_cost(target, *form) for form in forms}
-    s0_form, add_form = min((f for f in forms if form_costs[f] is not None), key=lambda f: form_costs[f])
-    iso_costs = tuple(round_cost(target, s0_form, add_form, k) for k in range(len(isomorphisms())))
-    return Choice(s0_form, add_form, iso_costs.index(min(iso_costs)), form_costs, iso_costs)
+    """The cheapest combination of forms on `target`, then the cheapest
+    isomorphism with them; ties go to the earlier-listed options and the lowest index."""
+    names = list(zuc_lanes.FORMS)
+    combos = list(itertools.product(*zuc_lanes.FORMS.values()))
+    form_costs = {combo: block_cost(target, **dict(zip(names, combo))) for combo in combos}
+    forms = dict(zip(names, min((c for c in combos if form_costs[c] is not None), key=form_costs.get)))
+    iso_costs = tuple(round_cost(target, k, **forms) for k in range(len(isomorphisms())))
+    return Choice(forms, iso_costs.index(min(iso_costs)), form_costs, iso_costs)
+
+
+FORM_LINES = ("S0 with the rotation by 5 folded into its third table / as its own step;",
+              "additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;",
+              "L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;",
+              "the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap")
 
 
 def _choice_lines(choice):
-    def cost(form):
-        value = choice.form_costs[form]
+    def cost(combo):
+        value = choice.form_costs[combo]
         return "n/a (an instruction this ISA lacks)" if value is None else str(value)
-    lines = ["S0 with the rotation by 5 folded into its third table / as its own step;",
-             "additions mod 2^31 - 1 by unsigned minimum / by folding bit 31",
-             "(instructions per 16-round block of one group):"]
-    lines += [f"  {s0:<7} S0, {add:<4} addition: {cost((s0, add))}" for s0, add in choice.form_costs]
-    lines.append(f"chosen: {choice.s0_form} S0, {choice.add_form} addition.")
+    lines = list(FORM_LINES) + ["(instructions per 16-round block of one group):"]
+    def described(s0, add, rot, swap):
+        return f"{s0} S0, {add} addition, rotation by 16 by {rot}, exchange by {swap}"
+    width = max(len(described(*combo)) for combo in choice.form_costs) + 1
+    lines += [f"  {described(*combo) + ':':<{width}} {cost(combo)}" for combo in choice.form_costs]
+    lines.append(f"chosen: {described(*choice.forms.values())}.")
     iso = choice.isomorphism_costs
     lines.append(f"S1: field isomorphism #{choice.isomorphism} of {len(iso)} from GF(2^8)/0x18B to GF(2^8)/0x11B")
     if len(set(iso)) == 1:

@@ -21,13 +21,20 @@ pointer (`out[lane]`), so that the cores can point a lane at its message
 from ..ir import Builder
 from ..linalg import AffineMap, byteswap_mask
 from ..specs import zuc
-from .rotations import linear_layer
+from .rotations import rotation_sum
 from .transpose import transpose
 from .zuc_constants import s0_nibble_tables, s1_decomposition
 
 ROUNDS_PER_BLOCK = 16
 S0_FORMS = ("folded", "rotate")
 ADD_FORMS = ("min", "fold")
+ROT16_FORMS = ("select", "rotate")
+SWAP_FORMS = ("select", "xor")
+# The choices the generator makes by cost on each target, with their options
+# (on equal cost the earlier option is taken).
+FORMS = {"s0_form": S0_FORMS, "add_form": ADD_FORMS, "rot16_form": ROT16_FORMS, "swap_form": SWAP_FORMS}
+# What a program gets for a choice it is not given: forms that every target has.
+DEFAULT_FORMS = {"s0_form": "folded", "add_form": "fold", "rot16_form": "select", "swap_form": "select"}
 STATE_WORDS = 18  # s0..s15, R1, R2
 MODULUS = zuc.LFSR_MODULUS
 
@@ -35,12 +42,16 @@ MODULUS = zuc.LFSR_MODULUS
 class LaneRound:
     """One ZUC round on `bits`-wide registers, written against a Builder."""
 
-    def __init__(self, b, s0_form, add_form, isomorphism):
-        if s0_form not in S0_FORMS or add_form not in ADD_FORMS:
-            raise ValueError(f"S0 form must be one of {S0_FORMS}, addition one of {ADD_FORMS}")
+    def __init__(self, b, isomorphism, s0_form, add_form, rot16_form, swap_form):
+        for name, value in (("s0_form", s0_form), ("add_form", add_form), ("rot16_form", rot16_form),
+                            ("swap_form", swap_form)):
+            if value not in FORMS[name]:
+                raise ValueError(f"{name} must be one of {FORMS[name]}, not {value!r}")
         self.b = b
         self.s0_form = s0_form
         self.add_form = add_form
+        self.rot16_form = rot16_form
+        self.swap_form = swap_form
         dec = s1_decomposition(isomorphism)
         self.s1_inner = AffineMap(dec.A1, dec.c1)
         self.s1_outer = AffineMap(dec.A2, dec.c2)
@@ -85,23 +96,35 @@ class LaneRound:
                           note=f"S1 inner map K (isomorphism #{self.isomorphism}: ZUC field to AES field)")
         return b.affine_inv8(inner, self.s1_outer, hint, note="S1 outer map M·K^-1, constant 0x55")
 
-    def sbox_layer(self, u, v, hint):
-        """(S(u), S(v)) with S = S0 on bytes 3 and 1, S1 on bytes 2 and 0:
-        regroup so that S0 and S1 each run once (algorithm 5)."""
+    def exchange_odd_bytes(self, x, y, hint):
+        """(x with y's odd bytes, y with x's odd bytes): two selects, or where a
+        select takes three instructions (SSSE3) the delta swap d = (x ^ y) & odd,
+        (x ^ d, y ^ d)."""
         b = self.b
-        s0_in = b.select(self.odd, b.shr(v, 8, 32, f"{hint}_v8"), u, f"{hint}_a")  # odd bytes of u and v
-        s1_in = b.select(self.odd, u, b.shl(v, 8, 32, f"{hint}_v8l"), f"{hint}_b")  # even bytes of u and v
+        if self.swap_form == "select":
+            return b.select(self.odd, x, y, f"{hint}_x"), b.select(self.odd, y, x, f"{hint}_y")
+        delta = b.and_(b.xor(x, y, f"{hint}_xy"), self.odd, f"{hint}_d")
+        return b.xor(x, delta, f"{hint}_x"), b.xor(y, delta, f"{hint}_y")
+
+    def sbox_layer(self, u, v8, hint):
+        """(S(u), S(v)) with S = S0 on bytes 3 and 1, S1 on bytes 2 and 0, from u
+        and v8 = rotl(v, 8): regroup so that S0 and S1 each run once (algorithm 5).
+        In v8, v's S0 bytes sit on u's even (S1) bytes and v's S1 bytes on u's
+        odd ones, so the regrouping is one exchange of odd bytes, with no shifts."""
+        # S0's input: u's bytes 3, 1 and v's bytes 1, 3 on 2, 0; S1's: u's bytes 2, 0 and v's bytes 0, 2 on 1, 3.
+        s0_in, s1_in = self.exchange_odd_bytes(v8, u, f"{hint}_in")
         s0_out = self.s0(s0_in, f"{hint}_s0")
         s1_out = self.s1(s1_in, f"{hint}_s1")
-        r1 = b.select(self.odd, s1_out, s0_out, "r1")
-        # In each 16-bit half: S0 of v's byte (low byte of s0_out) up, S1 of v's byte (high byte of s1_out) down.
-        r2 = b.shld(s0_out, s1_out, 8, 16, "r2")
-        return r1, r2
+        # Exchanged back: R1, and R2 rotated left by 8, which is turned back.
+        r1, r2_8 = self.exchange_odd_bytes(s1_out, s0_out, f"{hint}_out")
+        return r1, self.b.rotl(r2_8, 24, 32, "r2")
 
     # ---- arithmetic modulo 2^31 - 1 -------------------------------------------
     def doubled(self, x):
-        """2x as a 32-bit word (a cell has 31 bits): shared by BR and the feedback."""
-        return self.b.shl(x, 1, 32, "dbl")
+        """2x as a 32-bit word (a cell has 31 bits): shared by BR and the feedback.
+        An addition, not a shift: on AVX-512 shifts issue on half the vector
+        pipes that additions do, and the round is short of shift slots."""
+        return self.b.add(x, x, 32, "dbl")
 
     def times_power_of_two(self, x, k, hint):
         """x · 2^k mod (2^31 - 1): the 31-bit rotation (x << k | x >> (31 - k)) & p,
@@ -152,10 +175,14 @@ class LaneRound:
         z = None if init else b.xor(w, b.shld(s[2], self.doubled(s[0]), 16, 32, "x3"), "z")
         w1 = b.add(r1, x1, 32, "w1")
         w2 = b.xor(r2, x2, "w2")
-        # u = L1(W1_L || W2_H), v = L2(W2_L || W1_H).
-        u = linear_layer(b, b.shld(w1, w2, 16, 32, "l1in"), zuc.L1_ROTATIONS, "u")
-        v = linear_layer(b, b.shld(w2, w1, 16, 32, "l2in"), zuc.L2_ROTATIONS, "v")
-        new_r1, new_r2 = self.sbox_layer(u, v, "sb")
+        # u = L1(W1_L || W2_H) and v8 = rotl(v, 8) = rotl(L2(W2_L || W1_H), 8).  Each input
+        # rotated by 16 is W2_H || W1_L (W1_H || W2_L): a select where that is cheaper.
+        by_select = self.rot16_form == "select"
+        u = rotation_sum(b, b.shld(w1, w2, 16, 32, "l1in"), (0,) + zuc.L1_ROTATIONS, "u",
+                         known={16: b.select(self.hi16, w1, w2, "l1in16")} if by_select else None)
+        v8 = rotation_sum(b, b.shld(w2, w1, 16, 32, "l2in"), [(r + 8) % 32 for r in (0,) + zuc.L2_ROTATIONS], "v8",
+                          known={16: b.select(self.hi16, w2, w1, "l2in16")} if by_select else None)
+        new_r1, new_r2 = self.sbox_layer(u, v8, "sb")
         (anchor_cell, _), *taps = _feedback_terms()
         terms = [self.times_power_of_two(s[cell], power.bit_length() - 1, f"s{cell}k") for cell, power in taps]
         if init:
@@ -241,13 +268,13 @@ def _rounds(rnd, lfsr, fsm, count, lanes, init):
     return z_words
 
 
-def keystream_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0):
+def keystream_program(bits, groups=1, isomorphism=0, **forms):
     """16 work-mode rounds for groups x bits/32 lanes: params (state, out);
     out[lane] receives that lane's 64 keystream bytes."""
     lanes = bits // 32
     lanes_total = lanes * groups
     b = Builder(f"zuc_keystream{bits}", bits, ("state", "out"))
-    rnd = LaneRound(b, s0_form, add_form, isomorphism)
+    rnd = LaneRound(b, isomorphism=isomorphism, **{**DEFAULT_FORMS, **forms})
     bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
     b.comment(f"Load the state of {lanes_total} lanes: one register per word.")
     state = _load_state(b, groups, lanes, lanes_total)
@@ -278,13 +305,13 @@ def _assign_state(b, words, lfsr, fsm, rounds):
             b.assign(var, value)
 
 
-def init_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=0):
+def init_program(bits, groups=1, isomorphism=0, **forms):
     """The 32 initialisation rounds (two loop iterations of 16) and the one
     work-mode round whose output is discarded: params (state,)."""
     lanes = bits // 32
     lanes_total = lanes * groups
     b = Builder(f"zuc_init{bits}", bits, ("state",))
-    rnd = LaneRound(b, s0_form, add_form, isomorphism)
+    rnd = LaneRound(b, isomorphism=isomorphism, **{**DEFAULT_FORMS, **forms})
     b.comment(f"Load the loaded key and IV of {lanes_total} lanes; R1 = R2 = 0.")
     state = _state_vars(b, _load_state(b, groups, lanes, lanes_total))
     with b.loop("r", zuc.INIT_ROUNDS // ROUNDS_PER_BLOCK):
@@ -302,11 +329,11 @@ def init_program(bits, groups=1, s0_form="folded", add_form="fold", isomorphism=
     return b.finish(lanes=lanes_total, strategy="lanes")
 
 
-def round_program(bits, s0_form="folded", add_form="fold", isomorphism=0):
+def round_program(bits, isomorphism=0, **forms):
     """One work-mode round on one group, for comparing the cost of choices:
     params (state,); stores s16, R1, R2 and Z in rows 0..3."""
     b = Builder(f"zuc_round{bits}", bits, ("state",))
-    rnd = LaneRound(b, s0_form, add_form, isomorphism)
+    rnd = LaneRound(b, isomorphism=isomorphism, **{**DEFAULT_FORMS, **forms})
     words = _load_state(b, 1, bits // 32, bits // 32)[0]
     for row, value in enumerate(rnd.run(words[:16], words[16], words[17], init=False)):
         b.store("state", row * bits // 8, value)
