@@ -159,3 +159,35 @@ def test_lane_swap_exchanges_the_128_bit_halves_of_every_256_bits(bits, data):
     swap = tuple(i ^ 1 for i in range(bits // 128))
     out = run_binary(lambda bl, x, y: bl.blocks128(x, x, swap), data[:nbytes], bits=bits)
     assert out == b"".join(data[i + 16:i + 32] + data[i:i + 16] for i in range(0, nbytes, 32))
+
+
+def run_ops(bits, inputs, build):
+    """Run build(builder, *loaded inputs) on `inputs` (bits/8 bytes each)."""
+    names = [f"in{k}" for k in range(len(inputs))]
+    bld = Builder("t", bits, tuple(names) + ("out",))
+    bld.store("out", 0, build(bld, *(bld.load(n, 0) for n in names)))
+    mem = {**{n: bytearray(x) for n, x in zip(names, inputs)}, "out": bytearray(bits // 8)}
+    run(bld.finish(), mem)
+    return bytes(mem["out"])
+
+
+vec512 = st.binary(min_size=64, max_size=64)
+
+
+@given(vec512, vec512, vec512)
+def test_permute2b_is_vpermi2b(index, a, b):
+    """VPERMI2B: byte k is byte index[k] mod 128 of a's 64 bytes followed by b's."""
+    out = run_ops(512, [index, a, b], lambda bl, i, x, y: bl.permute2b(i, x, y))
+    assert out == bytes((a + b)[i % 128] for i in index)
+
+
+@given(st.permutations(range(256)), vec512)
+def test_sbox8_looks_every_byte_up(table, x):
+    out = run_ops(512, [x], lambda bl, v: bl.sbox8(v, table))
+    assert out == bytes(table[v] for v in x)
+
+
+def test_sbox8_needs_256_entries():
+    bld = Builder("t", 128, ("a",))
+    with pytest.raises(ValueError, match="256-byte table"):
+        bld.sbox8(bld.load("a", 0), range(16))

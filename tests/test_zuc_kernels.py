@@ -16,6 +16,7 @@ from gen.emit import zuc_kernel_files
 from gen.ir import Builder, Op, run
 from gen.ir.opcodes import ABSTRACT
 from gen.kernels import zuc_lanes, zuc_reference
+from gen.specs import zuc
 
 TARGETS = list(zuc_kernel_files.TARGET_ORDER)
 
@@ -134,11 +135,33 @@ def test_s1_on_aesni_is_the_papers_form():
 def test_choice_is_the_cheapest(target):
     t = SIMD_TARGETS[target]
     choice = zuc_kernel_files.choose(t)
-    available = [c for c in choice.form_costs.values() if c is not None]
-    assert choice.form_costs[tuple(choice.forms.values())] == min(available)
-    assert len(choice.form_costs) == np.prod([len(options) for options in zuc_lanes.FORMS.values()])
+    for names, costs in zip(zuc_kernel_files.STAGES, choice.stage_costs):
+        available = [c for c in costs.values() if c is not None]
+        assert costs[tuple(choice.forms[name] for name in names)] == min(available)
+        assert len(costs) == np.prod([len(zuc_lanes.FORMS[name]) for name in names])
     assert len(choice.isomorphism_costs) == 8
     assert choice.isomorphism_costs[choice.isomorphism] == min(choice.isomorphism_costs)
+
+
+@pytest.mark.parametrize("target", ["avx2_gfni", "ssse3_aesni"])
+def test_staged_choice_is_the_cheapest_of_every_combination(target):
+    """The stages' costs add: no combination of all the forms beats the staged choice."""
+    t = SIMD_TARGETS[target]
+    names = list(zuc_lanes.FORMS)
+    costs = [zuc_kernel_files.block_cost(t, **dict(zip(names, combo)))
+             for combo in itertools.product(*zuc_lanes.FORMS.values())]
+    assert zuc_kernel_files.block_cost(t, **zuc_kernel_files.choose(t).forms) == min(c for c in costs if c is not None)
+
+
+def test_s0_table_form_on_avx512_only():
+    """VPERMI2B looks a byte up in 128 at 512 bits: the 256-byte table is two
+    lookups and a blend on the index's top bit.  Narrower targets have no rule."""
+    t = SIMD_TARGETS["avx512_gfni"]
+    ops = opcodes(t.lower(zuc_lanes.round_program(512, s0_form="table", add_form="min")))
+    assert ops.count("permute2b") == 2 and ops.count("blendv") == 1 and "sbox8" not in ops
+    assert zuc_kernel_files.choose(t).forms["s0_form"] == "table"
+    for name in ("avx2_gfni", "avx2_vaes", "ssse3_aesni"):
+        assert zuc_kernel_files.block_cost(SIMD_TARGETS[name], s0_form="table") is None
 
 
 def test_minimum_addition_needs_sse41():
@@ -195,3 +218,15 @@ def test_select_lowers_to_the_same_bits(target):
     data = np.random.default_rng(2).integers(0, 256, 2 * n, dtype=np.uint8).tobytes()
     got = run(t.lower(program), {"in": bytearray(data), "out": bytearray(n)})["out"]
     assert bytes(got) == bytes(x if i % 2 == 0 else y for i, (x, y) in enumerate(zip(data[:n], data[n:])))
+
+
+def test_sbox8_lowered_by_vpermi2b_is_the_table_for_every_byte():
+    t = SIMD_TARGETS["avx512_gfni"]
+    table = bytes(zuc.s0_table())
+    b = Builder("s0", 512, ("in", "out"))
+    for block in range(4):
+        b.store("out", 64 * block, b.sbox8(b.load("in", 64 * block), table, "s0"))
+    lowered = t.lower(b.finish())
+    assert "sbox8" not in opcodes(lowered)
+    memory = {"in": bytearray(range(256)), "out": bytearray(256)}
+    assert bytes(run(lowered, memory)["out"]) == table

@@ -52,6 +52,7 @@ FEATURES = (
     CpuFeature("avx2", 7, 0, "ebx", 5, STATE_AVX),
     CpuFeature("avx512f", 7, 0, "ebx", 16, STATE_AVX512),
     CpuFeature("avx512bw", 7, 0, "ebx", 30, STATE_AVX512),
+    CpuFeature("avx512vbmi", 7, 0, "ecx", 1, STATE_AVX512),
     CpuFeature("avx512vbmi2", 7, 0, "ecx", 6, STATE_AVX512),
     CpuFeature("gfni", 7, 0, "ecx", 8, STATE_SSE),
     CpuFeature("vaes", 7, 0, "ecx", 9, STATE_AVX),

@@ -164,6 +164,21 @@ def select_by_ternary_logic(rw, op, args):
     return rw._emit("ternlog", (a, b, mask), op.result.name, imm=0xD8)
 
 
+def sbox8_by_vpermi2b(rw, op, args):
+    """AVX-512 VBMI, 512 bits: a 256-byte table is four registers; VPERMI2B
+    looks every byte up in the lower 128 bytes and in the upper 128 (it reads
+    the index's low 7 bits), and the index's top bit picks between the two.
+    Four instructions, none with a secret-dependent address."""
+    if op.opcode != "sbox8" or rw.bits != 512:
+        return None
+    table, name = op.attrs["table"], op.result.name
+    quarters = [rw.const(table[64 * q:64 * q + 64], f"{name}_t{q}",
+                         f"{op.attrs['note']}: entries {64 * q}..{64 * q + 63}") for q in range(4)]
+    low = rw.permute2b(args[0], quarters[0], quarters[1], f"{name}_lo")
+    high = rw.permute2b(args[0], quarters[2], quarters[3], f"{name}_hi")
+    return rw._emit("blendv", (low, high, args[0]), name)
+
+
 def select_by_masks(rw, op, args):
     if op.opcode != "select":
         return None

@@ -80,8 +80,12 @@ def expression(op):
         return f"{p}_gf2p8affineinv_epi64_epi8({a[0]}, {a[1]}, {attrs['imm']:#04x})"
     if code == "aesenclast":
         return f"_mm_aesenclast_si128({a[0]}, {a[1]})" if bits == 128 else f"kc_aesenclast{bits}({a[0]}, {a[1]})"
+    if code == "blendv" and bits == 512:
+        return f"_mm512_mask_blend_epi8(_mm512_movepi8_mask({a[2]}), {a[0]}, {a[1]})"
     if code == "blendv":
         return f"{p}_blendv_epi8({a[0]}, {a[1]}, {a[2]})"
+    if code == "permute2b":
+        return f"{p}_permutex2var_epi8({a[1]}, {a[0]}, {a[2]})"
     if code == "blocks128":
         return _blocks128(bits, a[0], a[1], attrs["picks"])
     if code == "extract128":

@@ -27,11 +27,18 @@ SOURCES = ["gen/specs/zuc.py", "gen/kernels/zuc_lanes.py", "gen/kernels/zuc_cons
 class Choice:
     forms: dict               # zuc_lanes.FORMS name -> the option taken
     isomorphism: int
-    form_costs: dict          # options in FORMS order -> instructions per 16-round block; None: not available
+    stage_costs: tuple        # per stage of STAGES: {options -> instructions per 16-round block; None: n/a}
     isomorphism_costs: tuple  # instructions per round with the chosen forms, per isomorphism
 
     def options(self):
         return dict(self.forms, isomorphism=self.isomorphism)
+
+
+# The forms are chosen in stages, each a full search over its own choices with
+# the others at the options already chosen (or, before their stage, their
+# first options): the stages touch different instructions of the round (the
+# S-boxes and the LFSR; L1/L2 and the S-box regrouping), so their costs add.
+STAGES = (("s0_form", "add_form"), ("rot16_form", "swap_form"))
 
 
 def instruction_count(target, program):
@@ -56,32 +63,43 @@ def round_cost(target, isomorphism, **forms):
 
 
 def choose(target):
-    """The cheapest combination of forms on `target`, then the cheapest
+    """The cheapest forms on `target`, stage by stage, then the cheapest
     isomorphism with them; ties go to the earlier-listed options and the lowest index."""
-    names = list(zuc_lanes.FORMS)
-    combos = list(itertools.product(*zuc_lanes.FORMS.values()))
-    form_costs = {combo: block_cost(target, **dict(zip(names, combo))) for combo in combos}
-    forms = dict(zip(names, min((c for c in combos if form_costs[c] is not None), key=form_costs.get)))
+    forms = {name: options[0] for name, options in zuc_lanes.FORMS.items()}
+    stage_costs = []
+    for names in STAGES:
+        combos = list(itertools.product(*(zuc_lanes.FORMS[name] for name in names)))
+        costs = {combo: block_cost(target, **{**forms, **dict(zip(names, combo))}) for combo in combos}
+        forms.update(zip(names, min((c for c in combos if costs[c] is not None), key=costs.get)))
+        stage_costs.append(costs)
     iso_costs = tuple(round_cost(target, k, **forms) for k in range(len(isomorphisms())))
-    return Choice(forms, iso_costs.index(min(iso_costs)), form_costs, iso_costs)
+    return Choice(forms, iso_costs.index(min(iso_costs)), tuple(stage_costs), iso_costs)
 
 
-FORM_LINES = ("S0 with the rotation by 5 folded into its third table / as its own step;",
-              "additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;",
-              "L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;",
-              "the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap")
+FORM_LINES = {"s0_form": "S0 with the rotation by 5 folded into its third table / as its own step / "
+                         "as one 256-byte table",
+              "add_form": "additions mod 2^31 - 1 by unsigned minimum / by folding bit 31",
+              "rot16_form": "L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation",
+              "swap_form": "the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap"}
+FORM_WORDS = {"s0_form": "{} S0", "add_form": "{} addition", "rot16_form": "rotation by 16 by {}",
+              "swap_form": "exchange by {}"}
+
+
+def _described(names, combo):
+    return ", ".join(FORM_WORDS[name].format(option) for name, option in zip(names, combo))
 
 
 def _choice_lines(choice):
-    def cost(combo):
-        value = choice.form_costs[combo]
-        return "n/a (an instruction this ISA lacks)" if value is None else str(value)
-    lines = list(FORM_LINES) + ["(instructions per 16-round block of one group):"]
-    def described(s0, add, rot, swap):
-        return f"{s0} S0, {add} addition, rotation by 16 by {rot}, exchange by {swap}"
-    width = max(len(described(*combo)) for combo in choice.form_costs) + 1
-    lines += [f"  {described(*combo) + ':':<{width}} {cost(combo)}" for combo in choice.form_costs]
-    lines.append(f"chosen: {described(*choice.forms.values())}.")
+    lines = [f"{FORM_LINES[name]};" for name in zuc_lanes.FORMS]
+    lines.append("instructions per 16-round block of one group, stage by stage:")
+    for names, costs in zip(STAGES, choice.stage_costs):
+        others = [name for name in zuc_lanes.FORMS if name not in names]
+        lines.append(f"  with {_described(others, [choice.forms[n] for n in others])}:")
+        width = max(len(_described(names, combo)) for combo in costs) + 1
+        for combo, cost in costs.items():
+            shown = "n/a (an instruction this ISA lacks)" if cost is None else str(cost)
+            lines.append(f"    {_described(names, combo) + ':':<{width}} {shown}")
+    lines.append(f"chosen: {_described(list(choice.forms), list(choice.forms.values()))}.")
     iso = choice.isomorphism_costs
     lines.append(f"S1: field isomorphism #{choice.isomorphism} of {len(iso)} from GF(2^8)/0x18B to GF(2^8)/0x11B")
     if len(set(iso)) == 1:

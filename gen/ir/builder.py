@@ -174,6 +174,16 @@ class Builder:
     def affine_inv8(self, a, affine_map, hint="inv", note=""):
         return self._emit("affine_inv8", (a,), hint, map=affine_map, note=note)
 
+    def sbox8(self, a, table, hint="sbox", note=""):
+        """Every byte through a 256-entry table (a bijection or not: the op is a lookup)."""
+        table = bytes(table)
+        if len(table) != 256:
+            raise ValueError(f"sbox8 {hint}: need a 256-byte table, got {len(table)} bytes")
+        return self._emit("sbox8", (a,), hint, table=table, note=note)
+
+    def permute2b(self, index, a, b, hint="perm"):
+        return self._emit("permute2b", (index, a, b), hint)
+
 
 def _lane_pattern(data, bits, label):
     """`data` as the IR stores it: 16 bytes if it is one lane's pattern, else the full width."""

@@ -86,6 +86,11 @@ def _execute(op, env, memory, loops):
     if code == "blendv":
         a, b, mask = args
         return np.where(mask & 0x80, b, a).astype(np.uint8)
+    if code == "permute2b":
+        index, a, b = args
+        return np.concatenate([a, b])[index & (2 * nbytes - 1)]
+    if code == "sbox8":
+        return np.frombuffer(attrs["table"], dtype=np.uint8)[args[0]]
     if code == "ternlog":
         a, b, c = args
         out = np.zeros_like(a)

@@ -6,6 +6,7 @@ on each 128-bit lane separately, as x86 does.
 abstract (lowered by backends):
   affine8(a)            per byte: map.apply(x), map an AffineMap           attrs: map
   affine_inv8(a)        per byte: map.apply(inv(x)), inv in GF(2^8)/0x11B  attrs: map
+  sbox8(a)              per byte: table[x], a 256-byte table               attrs: table, note
   rotl(a)               rotate each `lane`-bit element left by n             attrs: n, lane
   select(m, a, b)       bitwise: b where m is 1, a where m is 0
   shld(a, b)            (a << n) | (b >> (lane - n)) per `lane`-bit element  attrs: n, lane
@@ -31,6 +32,8 @@ target-level:
   aesenclast(a, k)      AESENCLAST on every 128-bit lane
   ternlog(a, b, c)       bitwise: result bit = imm bit (a<<2 | b<<1 | c)      attrs: imm
   blendv(a, b, m)       per byte: b where m's byte has bit 7 set, else a (PBLENDVB)
+  permute2b(i, a, b)    per byte: of a's bytes then b's (2 x bits/8), the one i's byte
+                        picks, modulo 2 x bits/8 (AVX-512 VBMI VPERMI2B)
   extract128(a)         128-bit lane `lane` of a 256- or 512-bit value      attrs: lane
   blocks128(a, b)       output block i = block picks[i] of (a's blocks, b's) attrs: picks
                         (blocks128(a, a, (1, 0)) swaps a's 128-bit lanes; at 512,
@@ -38,4 +41,4 @@ target-level:
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
 """
 
-ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "select", "shld"})
+ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "sbox8", "select", "shld"})

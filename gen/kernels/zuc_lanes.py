@@ -26,7 +26,7 @@ from .transpose import transpose
 from .zuc_constants import s0_nibble_tables, s1_decomposition
 
 ROUNDS_PER_BLOCK = 16
-S0_FORMS = ("folded", "rotate")
+S0_FORMS = ("folded", "rotate", "table")
 ADD_FORMS = ("min", "fold")
 ROT16_FORMS = ("select", "rotate")
 SWAP_FORMS = ("select", "xor")
@@ -56,13 +56,14 @@ class LaneRound:
         self.s1_inner = AffineMap(dec.A1, dec.c1)
         self.s1_outer = AffineMap(dec.A2, dec.c2)
         self.isomorphism = isomorphism
-        tables = s0_nibble_tables()
-        self.p1 = b.const(tables.p1, "s0_p1", "S0 Feistel round 1: P1 (gen/specs/zuc.py)")
-        self.p2 = b.const(tables.p2, "s0_p2", "S0 Feistel round 2: P2")
+        if s0_form != "table":  # the table form looks S0 up whole (sbox8)
+            tables = s0_nibble_tables()
+            self.p1 = b.const(tables.p1, "s0_p1", "S0 Feistel round 1: P1 (gen/specs/zuc.py)")
+            self.p2 = b.const(tables.p2, "s0_p2", "S0 Feistel round 2: P2")
         if s0_form == "folded":
             self.p3 = b.const(tables.folded, "s0_p3_rot",
                               "S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1)")
-        else:
+        elif s0_form == "rotate":
             self.p3 = b.const(tables.p3, "s0_p3", "S0 Feistel round 3: P3")
         self.nibble = b.const(bytes([0x0F] * 16), "nibble_mask", "low nibble of every byte")
         self.hi16 = b.const(bytes([0, 0, 0xFF, 0xFF] * 4), "high16", "high 16 bits of every 32-bit word")
@@ -75,8 +76,11 @@ class LaneRound:
     # ---- S-boxes ----------------------------------------------------------
     def s0(self, x, hint):
         """S0 on every byte: t = P1[x_L] ^ x_H; o_L = P2[t] ^ x_L; o_H = P3[o_L] ^ t;
-        out = rotl8(o_H || o_L, 5)."""
+        out = rotl8(o_H || o_L, 5); or its 256-entry table (derived from the
+        same Feistel) where a target looks up whole bytes."""
         b = self.b
+        if self.s0_form == "table":
+            return b.sbox8(x, zuc.s0_table(), hint, note="S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5)")
         low = b.and_(x, self.nibble, f"{hint}_xl")
         high = b.and_(b.shr(x, 4, 16, f"{hint}_xs"), self.nibble, f"{hint}_xh")
         t = b.xor(b.shuffle(self.p1, low, f"{hint}_p1"), high, f"{hint}_t")

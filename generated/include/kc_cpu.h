@@ -24,12 +24,13 @@ enum {
     KC_CPU_AVX2 = 1u << 3,        /* CPUID.(7,0):EBX bit 5, AVX state */
     KC_CPU_AVX512F = 1u << 4,     /* CPUID.(7,0):EBX bit 16, AVX512 state */
     KC_CPU_AVX512BW = 1u << 5,    /* CPUID.(7,0):EBX bit 30, AVX512 state */
-    KC_CPU_AVX512VBMI2 = 1u << 6, /* CPUID.(7,0):ECX bit 6, AVX512 state */
-    KC_CPU_GFNI = 1u << 7,        /* CPUID.(7,0):ECX bit 8, SSE state */
-    KC_CPU_VAES = 1u << 8,        /* CPUID.(7,0):ECX bit 9, AVX state */
-    KC_CPU_VPCLMULQDQ = 1u << 9,  /* CPUID.(7,0):ECX bit 10, AVX state */
+    KC_CPU_AVX512VBMI = 1u << 6,  /* CPUID.(7,0):ECX bit 1, AVX512 state */
+    KC_CPU_AVX512VBMI2 = 1u << 7, /* CPUID.(7,0):ECX bit 6, AVX512 state */
+    KC_CPU_GFNI = 1u << 8,        /* CPUID.(7,0):ECX bit 8, SSE state */
+    KC_CPU_VAES = 1u << 9,        /* CPUID.(7,0):ECX bit 9, AVX state */
+    KC_CPU_VPCLMULQDQ = 1u << 10,  /* CPUID.(7,0):ECX bit 10, AVX state */
 };
-#define KC_CPU_FEATURE_COUNT 10
+#define KC_CPU_FEATURE_COUNT 11
 
 /* Every feature above that this CPU and OS support; read on the first call. */
 unsigned kc_cpu_features(void);

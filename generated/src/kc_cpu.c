@@ -61,6 +61,8 @@ static unsigned read_features(void)
         features |= KC_CPU_AVX512F;
     if ((leaf7.ebx >> 30 & 1) && (xcr0 & KC_XCR0_AVX512) == KC_XCR0_AVX512)
         features |= KC_CPU_AVX512BW;
+    if ((leaf7.ecx >> 1 & 1) && (xcr0 & KC_XCR0_AVX512) == KC_XCR0_AVX512)
+        features |= KC_CPU_AVX512VBMI;
     if ((leaf7.ecx >> 6 & 1) && (xcr0 & KC_XCR0_AVX512) == KC_XCR0_AVX512)
         features |= KC_CPU_AVX512VBMI2;
     if ((leaf7.ecx >> 8 & 1) && (xcr0 & KC_XCR0_SSE) == KC_XCR0_SSE)
@@ -99,6 +101,8 @@ const char *kc_cpu_feature_name(unsigned feature)
         return "avx512f";
     case KC_CPU_AVX512BW:
         return "avx512bw";
+    case KC_CPU_AVX512VBMI:
+        return "avx512vbmi";
     case KC_CPU_AVX512VBMI2:
         return "avx512vbmi2";
     case KC_CPU_GFNI:

@@ -25,28 +25,24 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
- * Chosen by cost on this target (avx2_gfni instructions per round after lowering):
- *   S0 with the rotation by 5 folded into its third table / as its own step;
+ * Chosen by cost on this target (avx2_gfni instructions after lowering):
+ *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
  *   additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;
  *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
- *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap
- *   (instructions per 16-round block of one group):
- *     folded S0, min addition, rotation by 16 by select, exchange by select:  1498
- *     folded S0, min addition, rotation by 16 by select, exchange by xor:     1562
- *     folded S0, min addition, rotation by 16 by rotate, exchange by select:  1498
- *     folded S0, min addition, rotation by 16 by rotate, exchange by xor:     1562
- *     folded S0, fold addition, rotation by 16 by select, exchange by select: 1562
- *     folded S0, fold addition, rotation by 16 by select, exchange by xor:    1626
- *     folded S0, fold addition, rotation by 16 by rotate, exchange by select: 1562
- *     folded S0, fold addition, rotation by 16 by rotate, exchange by xor:    1626
- *     rotate S0, min addition, rotation by 16 by select, exchange by select:  1530
- *     rotate S0, min addition, rotation by 16 by select, exchange by xor:     1594
- *     rotate S0, min addition, rotation by 16 by rotate, exchange by select:  1530
- *     rotate S0, min addition, rotation by 16 by rotate, exchange by xor:     1594
- *     rotate S0, fold addition, rotation by 16 by select, exchange by select: 1594
- *     rotate S0, fold addition, rotation by 16 by select, exchange by xor:    1658
- *     rotate S0, fold addition, rotation by 16 by rotate, exchange by select: 1594
- *     rotate S0, fold addition, rotation by 16 by rotate, exchange by xor:    1658
+ *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
+ *   instructions per 16-round block of one group, stage by stage:
+ *     with rotation by 16 by select, exchange by select:
+ *       folded S0, min addition:  1498
+ *       folded S0, fold addition: 1562
+ *       rotate S0, min addition:  1530
+ *       rotate S0, fold addition: 1594
+ *       table S0, min addition:   n/a (an instruction this ISA lacks)
+ *       table S0, fold addition:  n/a (an instruction this ISA lacks)
+ *     with folded S0, min addition:
+ *       rotation by 16 by select, exchange by select: 1498
+ *       rotation by 16 by select, exchange by xor:    1562
+ *       rotation by 16 by rotate, exchange by select: 1498
+ *       rotation by 16 by rotate, exchange by xor:    1562
  *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
  *     (all 8 cost 99 instructions here; ties go to the lowest index).

@@ -25,32 +25,28 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 16 lanes: 1 group of 16 (one 512-bit register per word and group).
- * Chosen by cost on this target (avx512_gfni instructions per round after lowering):
- *   S0 with the rotation by 5 folded into its third table / as its own step;
+ * Chosen by cost on this target (avx512_gfni instructions after lowering):
+ *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
  *   additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;
  *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
- *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap
- *   (instructions per 16-round block of one group):
- *     folded S0, min addition, rotation by 16 by select, exchange by select:  1128
- *     folded S0, min addition, rotation by 16 by select, exchange by xor:     1160
- *     folded S0, min addition, rotation by 16 by rotate, exchange by select:  1128
- *     folded S0, min addition, rotation by 16 by rotate, exchange by xor:     1160
- *     folded S0, fold addition, rotation by 16 by select, exchange by select: 1192
- *     folded S0, fold addition, rotation by 16 by select, exchange by xor:    1224
- *     folded S0, fold addition, rotation by 16 by rotate, exchange by select: 1192
- *     folded S0, fold addition, rotation by 16 by rotate, exchange by xor:    1224
- *     rotate S0, min addition, rotation by 16 by select, exchange by select:  1160
- *     rotate S0, min addition, rotation by 16 by select, exchange by xor:     1192
- *     rotate S0, min addition, rotation by 16 by rotate, exchange by select:  1160
- *     rotate S0, min addition, rotation by 16 by rotate, exchange by xor:     1192
- *     rotate S0, fold addition, rotation by 16 by select, exchange by select: 1224
- *     rotate S0, fold addition, rotation by 16 by select, exchange by xor:    1256
- *     rotate S0, fold addition, rotation by 16 by rotate, exchange by select: 1224
- *     rotate S0, fold addition, rotation by 16 by rotate, exchange by xor:    1256
- *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
+ *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
+ *   instructions per 16-round block of one group, stage by stage:
+ *     with rotation by 16 by select, exchange by select:
+ *       folded S0, min addition:  1128
+ *       folded S0, fold addition: 1192
+ *       rotate S0, min addition:  1160
+ *       rotate S0, fold addition: 1224
+ *       table S0, min addition:   1032
+ *       table S0, fold addition:  1096
+ *     with table S0, min addition:
+ *       rotation by 16 by select, exchange by select: 1032
+ *       rotation by 16 by select, exchange by xor:    1064
+ *       rotation by 16 by rotate, exchange by select: 1032
+ *       rotation by 16 by rotate, exchange by xor:    1064
+ *   chosen: table S0, min addition, rotation by 16 by select, exchange by select.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
- *     (all 8 cost 72 instructions here; ties go to the lowest index).
- * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic; bitwise_pair_as_ternary_logic.
+ *     (all 8 cost 66 instructions here; ties go to the lowest index).
+ * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; bitwise_pair_as_ternary_logic.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
@@ -65,18 +61,6 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
 {
     uint8_t *state = (uint8_t *)state_words;
     __m512i g0s0_1, g0s1_1, g0s2_1, g0s3_1, g0s4_1, g0s5_1, g0s6_1, g0s7_1, g0s8_1, g0s9_1, g0s10_1, g0s11_1, g0s12_1, g0s13_1, g0s14_1, g0s15_1, g0r1_1, g0r2_1;
-    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
-    const __m512i s0_p1 = kc_bcast16_512(s0_p1_bytes);
-    /* S0 Feistel round 2: P2 */
-    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
-    const __m512i s0_p2 = kc_bcast16_512(s0_p2_bytes);
-    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
-    const __m512i s0_p3_rot = kc_bcast16_512(s0_p3_rot_bytes);
-    /* low nibble of every byte */
-    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
-    const __m512i nibble_mask = kc_bcast16_512(nibble_mask_bytes);
     /* high 16 bits of every 32-bit word */
     static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
     const __m512i high16 = kc_bcast16_512(high16_bytes);
@@ -95,6 +79,18 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
     /* rotate each 32-bit word left by 8 (byte shuffle) */
     static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
     const __m512i rotl8 = kc_bcast16_512(rotl8_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 0..63 */
+    static const uint8_t sb_s0_t0_bytes[64] = {0x3e, 0x72, 0x5b, 0x47, 0xca, 0xe0, 0x00, 0x33, 0x04, 0xd1, 0x54, 0x98, 0x09, 0xb9, 0x6d, 0xcb, 0x7b, 0x1b, 0xf9, 0x32, 0xaf, 0x9d, 0x6a, 0xa5, 0xb8, 0x2d, 0xfc, 0x1d, 0x08, 0x53, 0x03, 0x90, 0x4d, 0x4e, 0x84, 0x99, 0xe4, 0xce, 0xd9, 0x91, 0xdd, 0xb6, 0x85, 0x48, 0x8b, 0x29, 0x6e, 0xac, 0xcd, 0xc1, 0xf8, 0x1e, 0x73, 0x43, 0x69, 0xc6, 0xb5, 0xbd, 0xfd, 0x39, 0x63, 0x20, 0xd4, 0x38};
+    const __m512i sb_s0_t0 = _mm512_loadu_si512((const void *)sb_s0_t0_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 64..127 */
+    static const uint8_t sb_s0_t1_bytes[64] = {0x76, 0x7d, 0xb2, 0xa7, 0xcf, 0xed, 0x57, 0xc5, 0xf3, 0x2c, 0xbb, 0x14, 0x21, 0x06, 0x55, 0x9b, 0xe3, 0xef, 0x5e, 0x31, 0x4f, 0x7f, 0x5a, 0xa4, 0x0d, 0x82, 0x51, 0x49, 0x5f, 0xba, 0x58, 0x1c, 0x4a, 0x16, 0xd5, 0x17, 0xa8, 0x92, 0x24, 0x1f, 0x8c, 0xff, 0xd8, 0xae, 0x2e, 0x01, 0xd3, 0xad, 0x3b, 0x4b, 0xda, 0x46, 0xeb, 0xc9, 0xde, 0x9a, 0x8f, 0x87, 0xd7, 0x3a, 0x80, 0x6f, 0x2f, 0xc8};
+    const __m512i sb_s0_t1 = _mm512_loadu_si512((const void *)sb_s0_t1_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 128..191 */
+    static const uint8_t sb_s0_t2_bytes[64] = {0xb1, 0xb4, 0x37, 0xf7, 0x0a, 0x22, 0x13, 0x28, 0x7c, 0xcc, 0x3c, 0x89, 0xc7, 0xc3, 0x96, 0x56, 0x07, 0xbf, 0x7e, 0xf0, 0x0b, 0x2b, 0x97, 0x52, 0x35, 0x41, 0x79, 0x61, 0xa6, 0x4c, 0x10, 0xfe, 0xbc, 0x26, 0x95, 0x88, 0x8a, 0xb0, 0xa3, 0xfb, 0xc0, 0x18, 0x94, 0xf2, 0xe1, 0xe5, 0xe9, 0x5d, 0xd0, 0xdc, 0x11, 0x66, 0x64, 0x5c, 0xec, 0x59, 0x42, 0x75, 0x12, 0xf5, 0x74, 0x9c, 0xaa, 0x23};
+    const __m512i sb_s0_t2 = _mm512_loadu_si512((const void *)sb_s0_t2_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 192..255 */
+    static const uint8_t sb_s0_t3_bytes[64] = {0x0e, 0x86, 0xab, 0xbe, 0x2a, 0x02, 0xe7, 0x67, 0xe6, 0x44, 0xa2, 0x6c, 0xc2, 0x93, 0x9f, 0xf1, 0xf6, 0xfa, 0x36, 0xd2, 0x50, 0x68, 0x9e, 0x62, 0x71, 0x15, 0x3d, 0xd6, 0x40, 0xc4, 0xe2, 0x0f, 0x8e, 0x83, 0x77, 0x6b, 0x25, 0x05, 0x3f, 0x0c, 0x30, 0xea, 0x70, 0xb7, 0xa1, 0xe8, 0xa9, 0x65, 0x8d, 0x27, 0x1a, 0xdb, 0x81, 0xb3, 0xa0, 0xf4, 0x45, 0x7a, 0x19, 0xdf, 0xee, 0x78, 0x34, 0x60};
+    const __m512i sb_s0_t3 = _mm512_loadu_si512((const void *)sb_s0_t3_bytes);
     /* S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
     static const uint8_t gfni_mat_bytes[16] = {0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd};
     const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
@@ -169,15 +165,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8 = _mm512_ternarylogic_epi32(v8r8, l2in16, v8r6, 0x96);
         const __m512i sb_in_x = _mm512_ternarylogic_epi32(v8, u, odd_bytes, 0xd8);
         const __m512i sb_in_y = _mm512_ternarylogic_epi32(u, v8, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl = _mm512_and_si512(sb_in_x, nibble_mask);
-        const __m512i sb_s0_xs = _mm512_srli_epi16(sb_in_x, 4);
-        const __m512i sb_s0_p1 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl);
-        const __m512i sb_s0_t = _mm512_ternarylogic_epi32(sb_s0_xs, nibble_mask, sb_s0_p1, 0x6a);
-        const __m512i sb_s0_p2 = _mm512_shuffle_epi8(s0_p2, sb_s0_t);
-        const __m512i sb_s0_ol = _mm512_xor_si512(sb_s0_p2, sb_s0_xl);
-        const __m512i sb_s0_p3 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol);
-        const __m512i sb_s0_t2 = _mm512_add_epi8(sb_s0_t, sb_s0_t);
-        const __m512i sb_s0 = _mm512_xor_si512(sb_s0_p3, sb_s0_t2);
+        const __m512i sb_s0_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x, sb_s0_t1);
+        const __m512i sb_s0_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x, sb_s0_t3);
+        const __m512i sb_s0 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x), sb_s0_lo, sb_s0_hi);
         const __m512i sb_s1_k = _mm512_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
         const __m512i sb_s1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
         const __m512i sb_out_x = _mm512_ternarylogic_epi32(sb_s1, sb_s0, odd_bytes, 0xd8);
@@ -244,15 +234,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_1 = _mm512_ternarylogic_epi32(v8r8_1, l2in16_1, v8r6_1, 0x96);
         const __m512i sb_in_x_1 = _mm512_ternarylogic_epi32(v8_1, u_1, odd_bytes, 0xd8);
         const __m512i sb_in_y_1 = _mm512_ternarylogic_epi32(u_1, v8_1, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_1 = _mm512_and_si512(sb_in_x_1, nibble_mask);
-        const __m512i sb_s0_xs_1 = _mm512_srli_epi16(sb_in_x_1, 4);
-        const __m512i sb_s0_p1_1 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_1);
-        const __m512i sb_s0_t_1 = _mm512_ternarylogic_epi32(sb_s0_xs_1, nibble_mask, sb_s0_p1_1, 0x6a);
-        const __m512i sb_s0_p2_1 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_1);
-        const __m512i sb_s0_ol_1 = _mm512_xor_si512(sb_s0_p2_1, sb_s0_xl_1);
-        const __m512i sb_s0_p3_1 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_1);
-        const __m512i sb_s0_t2_1 = _mm512_add_epi8(sb_s0_t_1, sb_s0_t_1);
-        const __m512i sb_s0_1 = _mm512_xor_si512(sb_s0_p3_1, sb_s0_t2_1);
+        const __m512i sb_s0_1_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_1, sb_s0_t1);
+        const __m512i sb_s0_1_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_1, sb_s0_t3);
+        const __m512i sb_s0_1 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_1), sb_s0_1_lo, sb_s0_1_hi);
         const __m512i sb_s1_k_1 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
         const __m512i sb_s1_1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
         const __m512i sb_out_x_1 = _mm512_ternarylogic_epi32(sb_s1_1, sb_s0_1, odd_bytes, 0xd8);
@@ -318,15 +302,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_2 = _mm512_ternarylogic_epi32(v8r8_2, l2in16_2, v8r6_2, 0x96);
         const __m512i sb_in_x_2 = _mm512_ternarylogic_epi32(v8_2, u_2, odd_bytes, 0xd8);
         const __m512i sb_in_y_2 = _mm512_ternarylogic_epi32(u_2, v8_2, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_2 = _mm512_and_si512(sb_in_x_2, nibble_mask);
-        const __m512i sb_s0_xs_2 = _mm512_srli_epi16(sb_in_x_2, 4);
-        const __m512i sb_s0_p1_2 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_2);
-        const __m512i sb_s0_t_2 = _mm512_ternarylogic_epi32(sb_s0_xs_2, nibble_mask, sb_s0_p1_2, 0x6a);
-        const __m512i sb_s0_p2_2 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_2);
-        const __m512i sb_s0_ol_2 = _mm512_xor_si512(sb_s0_p2_2, sb_s0_xl_2);
-        const __m512i sb_s0_p3_2 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_2);
-        const __m512i sb_s0_t2_2 = _mm512_add_epi8(sb_s0_t_2, sb_s0_t_2);
-        const __m512i sb_s0_2 = _mm512_xor_si512(sb_s0_p3_2, sb_s0_t2_2);
+        const __m512i sb_s0_2_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_2, sb_s0_t1);
+        const __m512i sb_s0_2_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_2, sb_s0_t3);
+        const __m512i sb_s0_2 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_2), sb_s0_2_lo, sb_s0_2_hi);
         const __m512i sb_s1_k_2 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
         const __m512i sb_s1_2 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
         const __m512i sb_out_x_2 = _mm512_ternarylogic_epi32(sb_s1_2, sb_s0_2, odd_bytes, 0xd8);
@@ -391,15 +369,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_3 = _mm512_ternarylogic_epi32(v8r8_3, l2in16_3, v8r6_3, 0x96);
         const __m512i sb_in_x_3 = _mm512_ternarylogic_epi32(v8_3, u_3, odd_bytes, 0xd8);
         const __m512i sb_in_y_3 = _mm512_ternarylogic_epi32(u_3, v8_3, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_3 = _mm512_and_si512(sb_in_x_3, nibble_mask);
-        const __m512i sb_s0_xs_3 = _mm512_srli_epi16(sb_in_x_3, 4);
-        const __m512i sb_s0_p1_3 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_3);
-        const __m512i sb_s0_t_3 = _mm512_ternarylogic_epi32(sb_s0_xs_3, nibble_mask, sb_s0_p1_3, 0x6a);
-        const __m512i sb_s0_p2_3 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_3);
-        const __m512i sb_s0_ol_3 = _mm512_xor_si512(sb_s0_p2_3, sb_s0_xl_3);
-        const __m512i sb_s0_p3_3 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_3);
-        const __m512i sb_s0_t2_3 = _mm512_add_epi8(sb_s0_t_3, sb_s0_t_3);
-        const __m512i sb_s0_3 = _mm512_xor_si512(sb_s0_p3_3, sb_s0_t2_3);
+        const __m512i sb_s0_3_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_3, sb_s0_t1);
+        const __m512i sb_s0_3_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_3, sb_s0_t3);
+        const __m512i sb_s0_3 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_3), sb_s0_3_lo, sb_s0_3_hi);
         const __m512i sb_s1_k_3 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
         const __m512i sb_s1_3 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
         const __m512i sb_out_x_3 = _mm512_ternarylogic_epi32(sb_s1_3, sb_s0_3, odd_bytes, 0xd8);
@@ -461,15 +433,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_4 = _mm512_ternarylogic_epi32(v8r8_4, l2in16_4, v8r6_4, 0x96);
         const __m512i sb_in_x_4 = _mm512_ternarylogic_epi32(v8_4, u_4, odd_bytes, 0xd8);
         const __m512i sb_in_y_4 = _mm512_ternarylogic_epi32(u_4, v8_4, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_4 = _mm512_and_si512(sb_in_x_4, nibble_mask);
-        const __m512i sb_s0_xs_4 = _mm512_srli_epi16(sb_in_x_4, 4);
-        const __m512i sb_s0_p1_4 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_4);
-        const __m512i sb_s0_t_4 = _mm512_ternarylogic_epi32(sb_s0_xs_4, nibble_mask, sb_s0_p1_4, 0x6a);
-        const __m512i sb_s0_p2_4 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_4);
-        const __m512i sb_s0_ol_4 = _mm512_xor_si512(sb_s0_p2_4, sb_s0_xl_4);
-        const __m512i sb_s0_p3_4 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_4);
-        const __m512i sb_s0_t2_4 = _mm512_add_epi8(sb_s0_t_4, sb_s0_t_4);
-        const __m512i sb_s0_4 = _mm512_xor_si512(sb_s0_p3_4, sb_s0_t2_4);
+        const __m512i sb_s0_4_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_4, sb_s0_t1);
+        const __m512i sb_s0_4_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_4, sb_s0_t3);
+        const __m512i sb_s0_4 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_4), sb_s0_4_lo, sb_s0_4_hi);
         const __m512i sb_s1_k_4 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
         const __m512i sb_s1_4 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
         const __m512i sb_out_x_4 = _mm512_ternarylogic_epi32(sb_s1_4, sb_s0_4, odd_bytes, 0xd8);
@@ -530,15 +496,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_5 = _mm512_ternarylogic_epi32(v8r8_5, l2in16_5, v8r6_5, 0x96);
         const __m512i sb_in_x_5 = _mm512_ternarylogic_epi32(v8_5, u_5, odd_bytes, 0xd8);
         const __m512i sb_in_y_5 = _mm512_ternarylogic_epi32(u_5, v8_5, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_5 = _mm512_and_si512(sb_in_x_5, nibble_mask);
-        const __m512i sb_s0_xs_5 = _mm512_srli_epi16(sb_in_x_5, 4);
-        const __m512i sb_s0_p1_5 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_5);
-        const __m512i sb_s0_t_5 = _mm512_ternarylogic_epi32(sb_s0_xs_5, nibble_mask, sb_s0_p1_5, 0x6a);
-        const __m512i sb_s0_p2_5 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_5);
-        const __m512i sb_s0_ol_5 = _mm512_xor_si512(sb_s0_p2_5, sb_s0_xl_5);
-        const __m512i sb_s0_p3_5 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_5);
-        const __m512i sb_s0_t2_5 = _mm512_add_epi8(sb_s0_t_5, sb_s0_t_5);
-        const __m512i sb_s0_5 = _mm512_xor_si512(sb_s0_p3_5, sb_s0_t2_5);
+        const __m512i sb_s0_5_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_5, sb_s0_t1);
+        const __m512i sb_s0_5_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_5, sb_s0_t3);
+        const __m512i sb_s0_5 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_5), sb_s0_5_lo, sb_s0_5_hi);
         const __m512i sb_s1_k_5 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
         const __m512i sb_s1_5 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
         const __m512i sb_out_x_5 = _mm512_ternarylogic_epi32(sb_s1_5, sb_s0_5, odd_bytes, 0xd8);
@@ -599,15 +559,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_6 = _mm512_ternarylogic_epi32(v8r8_6, l2in16_6, v8r6_6, 0x96);
         const __m512i sb_in_x_6 = _mm512_ternarylogic_epi32(v8_6, u_6, odd_bytes, 0xd8);
         const __m512i sb_in_y_6 = _mm512_ternarylogic_epi32(u_6, v8_6, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_6 = _mm512_and_si512(sb_in_x_6, nibble_mask);
-        const __m512i sb_s0_xs_6 = _mm512_srli_epi16(sb_in_x_6, 4);
-        const __m512i sb_s0_p1_6 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_6);
-        const __m512i sb_s0_t_6 = _mm512_ternarylogic_epi32(sb_s0_xs_6, nibble_mask, sb_s0_p1_6, 0x6a);
-        const __m512i sb_s0_p2_6 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_6);
-        const __m512i sb_s0_ol_6 = _mm512_xor_si512(sb_s0_p2_6, sb_s0_xl_6);
-        const __m512i sb_s0_p3_6 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_6);
-        const __m512i sb_s0_t2_6 = _mm512_add_epi8(sb_s0_t_6, sb_s0_t_6);
-        const __m512i sb_s0_6 = _mm512_xor_si512(sb_s0_p3_6, sb_s0_t2_6);
+        const __m512i sb_s0_6_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_6, sb_s0_t1);
+        const __m512i sb_s0_6_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_6, sb_s0_t3);
+        const __m512i sb_s0_6 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_6), sb_s0_6_lo, sb_s0_6_hi);
         const __m512i sb_s1_k_6 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
         const __m512i sb_s1_6 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
         const __m512i sb_out_x_6 = _mm512_ternarylogic_epi32(sb_s1_6, sb_s0_6, odd_bytes, 0xd8);
@@ -668,15 +622,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_7 = _mm512_ternarylogic_epi32(v8r8_7, l2in16_7, v8r6_7, 0x96);
         const __m512i sb_in_x_7 = _mm512_ternarylogic_epi32(v8_7, u_7, odd_bytes, 0xd8);
         const __m512i sb_in_y_7 = _mm512_ternarylogic_epi32(u_7, v8_7, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_7 = _mm512_and_si512(sb_in_x_7, nibble_mask);
-        const __m512i sb_s0_xs_7 = _mm512_srli_epi16(sb_in_x_7, 4);
-        const __m512i sb_s0_p1_7 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_7);
-        const __m512i sb_s0_t_7 = _mm512_ternarylogic_epi32(sb_s0_xs_7, nibble_mask, sb_s0_p1_7, 0x6a);
-        const __m512i sb_s0_p2_7 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_7);
-        const __m512i sb_s0_ol_7 = _mm512_xor_si512(sb_s0_p2_7, sb_s0_xl_7);
-        const __m512i sb_s0_p3_7 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_7);
-        const __m512i sb_s0_t2_7 = _mm512_add_epi8(sb_s0_t_7, sb_s0_t_7);
-        const __m512i sb_s0_7 = _mm512_xor_si512(sb_s0_p3_7, sb_s0_t2_7);
+        const __m512i sb_s0_7_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_7, sb_s0_t1);
+        const __m512i sb_s0_7_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_7, sb_s0_t3);
+        const __m512i sb_s0_7 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_7), sb_s0_7_lo, sb_s0_7_hi);
         const __m512i sb_s1_k_7 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
         const __m512i sb_s1_7 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
         const __m512i sb_out_x_7 = _mm512_ternarylogic_epi32(sb_s1_7, sb_s0_7, odd_bytes, 0xd8);
@@ -737,15 +685,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_8 = _mm512_ternarylogic_epi32(v8r8_8, l2in16_8, v8r6_8, 0x96);
         const __m512i sb_in_x_8 = _mm512_ternarylogic_epi32(v8_8, u_8, odd_bytes, 0xd8);
         const __m512i sb_in_y_8 = _mm512_ternarylogic_epi32(u_8, v8_8, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_8 = _mm512_and_si512(sb_in_x_8, nibble_mask);
-        const __m512i sb_s0_xs_8 = _mm512_srli_epi16(sb_in_x_8, 4);
-        const __m512i sb_s0_p1_8 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_8);
-        const __m512i sb_s0_t_8 = _mm512_ternarylogic_epi32(sb_s0_xs_8, nibble_mask, sb_s0_p1_8, 0x6a);
-        const __m512i sb_s0_p2_8 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_8);
-        const __m512i sb_s0_ol_8 = _mm512_xor_si512(sb_s0_p2_8, sb_s0_xl_8);
-        const __m512i sb_s0_p3_8 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_8);
-        const __m512i sb_s0_t2_8 = _mm512_add_epi8(sb_s0_t_8, sb_s0_t_8);
-        const __m512i sb_s0_8 = _mm512_xor_si512(sb_s0_p3_8, sb_s0_t2_8);
+        const __m512i sb_s0_8_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_8, sb_s0_t1);
+        const __m512i sb_s0_8_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_8, sb_s0_t3);
+        const __m512i sb_s0_8 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_8), sb_s0_8_lo, sb_s0_8_hi);
         const __m512i sb_s1_k_8 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
         const __m512i sb_s1_8 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
         const __m512i sb_out_x_8 = _mm512_ternarylogic_epi32(sb_s1_8, sb_s0_8, odd_bytes, 0xd8);
@@ -806,15 +748,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_9 = _mm512_ternarylogic_epi32(v8r8_9, l2in16_9, v8r6_9, 0x96);
         const __m512i sb_in_x_9 = _mm512_ternarylogic_epi32(v8_9, u_9, odd_bytes, 0xd8);
         const __m512i sb_in_y_9 = _mm512_ternarylogic_epi32(u_9, v8_9, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_9 = _mm512_and_si512(sb_in_x_9, nibble_mask);
-        const __m512i sb_s0_xs_9 = _mm512_srli_epi16(sb_in_x_9, 4);
-        const __m512i sb_s0_p1_9 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_9);
-        const __m512i sb_s0_t_9 = _mm512_ternarylogic_epi32(sb_s0_xs_9, nibble_mask, sb_s0_p1_9, 0x6a);
-        const __m512i sb_s0_p2_9 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_9);
-        const __m512i sb_s0_ol_9 = _mm512_xor_si512(sb_s0_p2_9, sb_s0_xl_9);
-        const __m512i sb_s0_p3_9 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_9);
-        const __m512i sb_s0_t2_9 = _mm512_add_epi8(sb_s0_t_9, sb_s0_t_9);
-        const __m512i sb_s0_9 = _mm512_xor_si512(sb_s0_p3_9, sb_s0_t2_9);
+        const __m512i sb_s0_9_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_9, sb_s0_t1);
+        const __m512i sb_s0_9_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_9, sb_s0_t3);
+        const __m512i sb_s0_9 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_9), sb_s0_9_lo, sb_s0_9_hi);
         const __m512i sb_s1_k_9 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
         const __m512i sb_s1_9 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
         const __m512i sb_out_x_9 = _mm512_ternarylogic_epi32(sb_s1_9, sb_s0_9, odd_bytes, 0xd8);
@@ -875,15 +811,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_10 = _mm512_ternarylogic_epi32(v8r8_10, l2in16_10, v8r6_10, 0x96);
         const __m512i sb_in_x_10 = _mm512_ternarylogic_epi32(v8_10, u_10, odd_bytes, 0xd8);
         const __m512i sb_in_y_10 = _mm512_ternarylogic_epi32(u_10, v8_10, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_10 = _mm512_and_si512(sb_in_x_10, nibble_mask);
-        const __m512i sb_s0_xs_10 = _mm512_srli_epi16(sb_in_x_10, 4);
-        const __m512i sb_s0_p1_10 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_10);
-        const __m512i sb_s0_t_10 = _mm512_ternarylogic_epi32(sb_s0_xs_10, nibble_mask, sb_s0_p1_10, 0x6a);
-        const __m512i sb_s0_p2_10 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_10);
-        const __m512i sb_s0_ol_10 = _mm512_xor_si512(sb_s0_p2_10, sb_s0_xl_10);
-        const __m512i sb_s0_p3_10 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_10);
-        const __m512i sb_s0_t2_10 = _mm512_add_epi8(sb_s0_t_10, sb_s0_t_10);
-        const __m512i sb_s0_10 = _mm512_xor_si512(sb_s0_p3_10, sb_s0_t2_10);
+        const __m512i sb_s0_10_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_10, sb_s0_t1);
+        const __m512i sb_s0_10_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_10, sb_s0_t3);
+        const __m512i sb_s0_10 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_10), sb_s0_10_lo, sb_s0_10_hi);
         const __m512i sb_s1_k_10 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
         const __m512i sb_s1_10 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
         const __m512i sb_out_x_10 = _mm512_ternarylogic_epi32(sb_s1_10, sb_s0_10, odd_bytes, 0xd8);
@@ -944,15 +874,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_11 = _mm512_ternarylogic_epi32(v8r8_11, l2in16_11, v8r6_11, 0x96);
         const __m512i sb_in_x_11 = _mm512_ternarylogic_epi32(v8_11, u_11, odd_bytes, 0xd8);
         const __m512i sb_in_y_11 = _mm512_ternarylogic_epi32(u_11, v8_11, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_11 = _mm512_and_si512(sb_in_x_11, nibble_mask);
-        const __m512i sb_s0_xs_11 = _mm512_srli_epi16(sb_in_x_11, 4);
-        const __m512i sb_s0_p1_11 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_11);
-        const __m512i sb_s0_t_11 = _mm512_ternarylogic_epi32(sb_s0_xs_11, nibble_mask, sb_s0_p1_11, 0x6a);
-        const __m512i sb_s0_p2_11 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_11);
-        const __m512i sb_s0_ol_11 = _mm512_xor_si512(sb_s0_p2_11, sb_s0_xl_11);
-        const __m512i sb_s0_p3_11 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_11);
-        const __m512i sb_s0_t2_11 = _mm512_add_epi8(sb_s0_t_11, sb_s0_t_11);
-        const __m512i sb_s0_11 = _mm512_xor_si512(sb_s0_p3_11, sb_s0_t2_11);
+        const __m512i sb_s0_11_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_11, sb_s0_t1);
+        const __m512i sb_s0_11_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_11, sb_s0_t3);
+        const __m512i sb_s0_11 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_11), sb_s0_11_lo, sb_s0_11_hi);
         const __m512i sb_s1_k_11 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
         const __m512i sb_s1_11 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
         const __m512i sb_out_x_11 = _mm512_ternarylogic_epi32(sb_s1_11, sb_s0_11, odd_bytes, 0xd8);
@@ -1013,15 +937,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_12 = _mm512_ternarylogic_epi32(v8r8_12, l2in16_12, v8r6_12, 0x96);
         const __m512i sb_in_x_12 = _mm512_ternarylogic_epi32(v8_12, u_12, odd_bytes, 0xd8);
         const __m512i sb_in_y_12 = _mm512_ternarylogic_epi32(u_12, v8_12, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_12 = _mm512_and_si512(sb_in_x_12, nibble_mask);
-        const __m512i sb_s0_xs_12 = _mm512_srli_epi16(sb_in_x_12, 4);
-        const __m512i sb_s0_p1_12 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_12);
-        const __m512i sb_s0_t_12 = _mm512_ternarylogic_epi32(sb_s0_xs_12, nibble_mask, sb_s0_p1_12, 0x6a);
-        const __m512i sb_s0_p2_12 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_12);
-        const __m512i sb_s0_ol_12 = _mm512_xor_si512(sb_s0_p2_12, sb_s0_xl_12);
-        const __m512i sb_s0_p3_12 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_12);
-        const __m512i sb_s0_t2_12 = _mm512_add_epi8(sb_s0_t_12, sb_s0_t_12);
-        const __m512i sb_s0_12 = _mm512_xor_si512(sb_s0_p3_12, sb_s0_t2_12);
+        const __m512i sb_s0_12_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_12, sb_s0_t1);
+        const __m512i sb_s0_12_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_12, sb_s0_t3);
+        const __m512i sb_s0_12 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_12), sb_s0_12_lo, sb_s0_12_hi);
         const __m512i sb_s1_k_12 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
         const __m512i sb_s1_12 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
         const __m512i sb_out_x_12 = _mm512_ternarylogic_epi32(sb_s1_12, sb_s0_12, odd_bytes, 0xd8);
@@ -1082,15 +1000,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_13 = _mm512_ternarylogic_epi32(v8r8_13, l2in16_13, v8r6_13, 0x96);
         const __m512i sb_in_x_13 = _mm512_ternarylogic_epi32(v8_13, u_13, odd_bytes, 0xd8);
         const __m512i sb_in_y_13 = _mm512_ternarylogic_epi32(u_13, v8_13, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_13 = _mm512_and_si512(sb_in_x_13, nibble_mask);
-        const __m512i sb_s0_xs_13 = _mm512_srli_epi16(sb_in_x_13, 4);
-        const __m512i sb_s0_p1_13 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_13);
-        const __m512i sb_s0_t_13 = _mm512_ternarylogic_epi32(sb_s0_xs_13, nibble_mask, sb_s0_p1_13, 0x6a);
-        const __m512i sb_s0_p2_13 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_13);
-        const __m512i sb_s0_ol_13 = _mm512_xor_si512(sb_s0_p2_13, sb_s0_xl_13);
-        const __m512i sb_s0_p3_13 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_13);
-        const __m512i sb_s0_t2_13 = _mm512_add_epi8(sb_s0_t_13, sb_s0_t_13);
-        const __m512i sb_s0_13 = _mm512_xor_si512(sb_s0_p3_13, sb_s0_t2_13);
+        const __m512i sb_s0_13_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_13, sb_s0_t1);
+        const __m512i sb_s0_13_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_13, sb_s0_t3);
+        const __m512i sb_s0_13 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_13), sb_s0_13_lo, sb_s0_13_hi);
         const __m512i sb_s1_k_13 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
         const __m512i sb_s1_13 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
         const __m512i sb_out_x_13 = _mm512_ternarylogic_epi32(sb_s1_13, sb_s0_13, odd_bytes, 0xd8);
@@ -1151,15 +1063,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_14 = _mm512_ternarylogic_epi32(v8r8_14, l2in16_14, v8r6_14, 0x96);
         const __m512i sb_in_x_14 = _mm512_ternarylogic_epi32(v8_14, u_14, odd_bytes, 0xd8);
         const __m512i sb_in_y_14 = _mm512_ternarylogic_epi32(u_14, v8_14, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_14 = _mm512_and_si512(sb_in_x_14, nibble_mask);
-        const __m512i sb_s0_xs_14 = _mm512_srli_epi16(sb_in_x_14, 4);
-        const __m512i sb_s0_p1_14 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_14);
-        const __m512i sb_s0_t_14 = _mm512_ternarylogic_epi32(sb_s0_xs_14, nibble_mask, sb_s0_p1_14, 0x6a);
-        const __m512i sb_s0_p2_14 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_14);
-        const __m512i sb_s0_ol_14 = _mm512_xor_si512(sb_s0_p2_14, sb_s0_xl_14);
-        const __m512i sb_s0_p3_14 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_14);
-        const __m512i sb_s0_t2_14 = _mm512_add_epi8(sb_s0_t_14, sb_s0_t_14);
-        const __m512i sb_s0_14 = _mm512_xor_si512(sb_s0_p3_14, sb_s0_t2_14);
+        const __m512i sb_s0_14_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_14, sb_s0_t1);
+        const __m512i sb_s0_14_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_14, sb_s0_t3);
+        const __m512i sb_s0_14 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_14), sb_s0_14_lo, sb_s0_14_hi);
         const __m512i sb_s1_k_14 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
         const __m512i sb_s1_14 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
         const __m512i sb_out_x_14 = _mm512_ternarylogic_epi32(sb_s1_14, sb_s0_14, odd_bytes, 0xd8);
@@ -1220,15 +1126,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i v8_15 = _mm512_ternarylogic_epi32(v8r8_15, l2in16_15, v8r6_15, 0x96);
         const __m512i sb_in_x_15 = _mm512_ternarylogic_epi32(v8_15, u_15, odd_bytes, 0xd8);
         const __m512i sb_in_y_15 = _mm512_ternarylogic_epi32(u_15, v8_15, odd_bytes, 0xd8);
-        const __m512i sb_s0_xl_15 = _mm512_and_si512(sb_in_x_15, nibble_mask);
-        const __m512i sb_s0_xs_15 = _mm512_srli_epi16(sb_in_x_15, 4);
-        const __m512i sb_s0_p1_15 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_15);
-        const __m512i sb_s0_t_15 = _mm512_ternarylogic_epi32(sb_s0_xs_15, nibble_mask, sb_s0_p1_15, 0x6a);
-        const __m512i sb_s0_p2_15 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_15);
-        const __m512i sb_s0_ol_15 = _mm512_xor_si512(sb_s0_p2_15, sb_s0_xl_15);
-        const __m512i sb_s0_p3_15 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_15);
-        const __m512i sb_s0_t2_15 = _mm512_add_epi8(sb_s0_t_15, sb_s0_t_15);
-        const __m512i sb_s0_15 = _mm512_xor_si512(sb_s0_p3_15, sb_s0_t2_15);
+        const __m512i sb_s0_15_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_15, sb_s0_t1);
+        const __m512i sb_s0_15_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_15, sb_s0_t3);
+        const __m512i sb_s0_15 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_15), sb_s0_15_lo, sb_s0_15_hi);
         const __m512i sb_s1_k_15 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
         const __m512i sb_s1_15 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
         const __m512i sb_out_x_15 = _mm512_ternarylogic_epi32(sb_s1_15, sb_s0_15, odd_bytes, 0xd8);
@@ -1310,15 +1210,9 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
     const __m512i v8_16 = _mm512_ternarylogic_epi32(v8r8_16, l2in16_16, v8r6_16, 0x96);
     const __m512i sb_in_x_16 = _mm512_ternarylogic_epi32(v8_16, u_16, odd_bytes, 0xd8);
     const __m512i sb_in_y_16 = _mm512_ternarylogic_epi32(u_16, v8_16, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_16 = _mm512_and_si512(sb_in_x_16, nibble_mask);
-    const __m512i sb_s0_xs_16 = _mm512_srli_epi16(sb_in_x_16, 4);
-    const __m512i sb_s0_p1_16 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_16);
-    const __m512i sb_s0_t_16 = _mm512_ternarylogic_epi32(sb_s0_xs_16, nibble_mask, sb_s0_p1_16, 0x6a);
-    const __m512i sb_s0_p2_16 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_16);
-    const __m512i sb_s0_ol_16 = _mm512_xor_si512(sb_s0_p2_16, sb_s0_xl_16);
-    const __m512i sb_s0_p3_16 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_16);
-    const __m512i sb_s0_t2_16 = _mm512_add_epi8(sb_s0_t_16, sb_s0_t_16);
-    const __m512i sb_s0_16 = _mm512_xor_si512(sb_s0_p3_16, sb_s0_t2_16);
+    const __m512i sb_s0_16_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_16, sb_s0_t1);
+    const __m512i sb_s0_16_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_16, sb_s0_t3);
+    const __m512i sb_s0_16 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_16), sb_s0_16_lo, sb_s0_16_hi);
     const __m512i sb_s1_k_16 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_16, gfni_mat, 0x00);
     const __m512i sb_s1_16 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_16, gfni_mat_1, 0x55);
     const __m512i sb_out_x_16 = _mm512_ternarylogic_epi32(sb_s1_16, sb_s0_16, odd_bytes, 0xd8);
@@ -1381,18 +1275,6 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 {
     uint8_t *state = (uint8_t *)state_words;
     KC_MCA_BEGIN("keystream_block");
-    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
-    const __m512i s0_p1 = kc_bcast16_512(s0_p1_bytes);
-    /* S0 Feistel round 2: P2 */
-    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
-    const __m512i s0_p2 = kc_bcast16_512(s0_p2_bytes);
-    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
-    const __m512i s0_p3_rot = kc_bcast16_512(s0_p3_rot_bytes);
-    /* low nibble of every byte */
-    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
-    const __m512i nibble_mask = kc_bcast16_512(nibble_mask_bytes);
     /* high 16 bits of every 32-bit word */
     static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
     const __m512i high16 = kc_bcast16_512(high16_bytes);
@@ -1414,6 +1296,18 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     /* rotate each 32-bit word left by 8 (byte shuffle) */
     static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
     const __m512i rotl8 = kc_bcast16_512(rotl8_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 0..63 */
+    static const uint8_t sb_s0_t0_bytes[64] = {0x3e, 0x72, 0x5b, 0x47, 0xca, 0xe0, 0x00, 0x33, 0x04, 0xd1, 0x54, 0x98, 0x09, 0xb9, 0x6d, 0xcb, 0x7b, 0x1b, 0xf9, 0x32, 0xaf, 0x9d, 0x6a, 0xa5, 0xb8, 0x2d, 0xfc, 0x1d, 0x08, 0x53, 0x03, 0x90, 0x4d, 0x4e, 0x84, 0x99, 0xe4, 0xce, 0xd9, 0x91, 0xdd, 0xb6, 0x85, 0x48, 0x8b, 0x29, 0x6e, 0xac, 0xcd, 0xc1, 0xf8, 0x1e, 0x73, 0x43, 0x69, 0xc6, 0xb5, 0xbd, 0xfd, 0x39, 0x63, 0x20, 0xd4, 0x38};
+    const __m512i sb_s0_t0 = _mm512_loadu_si512((const void *)sb_s0_t0_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 64..127 */
+    static const uint8_t sb_s0_t1_bytes[64] = {0x76, 0x7d, 0xb2, 0xa7, 0xcf, 0xed, 0x57, 0xc5, 0xf3, 0x2c, 0xbb, 0x14, 0x21, 0x06, 0x55, 0x9b, 0xe3, 0xef, 0x5e, 0x31, 0x4f, 0x7f, 0x5a, 0xa4, 0x0d, 0x82, 0x51, 0x49, 0x5f, 0xba, 0x58, 0x1c, 0x4a, 0x16, 0xd5, 0x17, 0xa8, 0x92, 0x24, 0x1f, 0x8c, 0xff, 0xd8, 0xae, 0x2e, 0x01, 0xd3, 0xad, 0x3b, 0x4b, 0xda, 0x46, 0xeb, 0xc9, 0xde, 0x9a, 0x8f, 0x87, 0xd7, 0x3a, 0x80, 0x6f, 0x2f, 0xc8};
+    const __m512i sb_s0_t1 = _mm512_loadu_si512((const void *)sb_s0_t1_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 128..191 */
+    static const uint8_t sb_s0_t2_bytes[64] = {0xb1, 0xb4, 0x37, 0xf7, 0x0a, 0x22, 0x13, 0x28, 0x7c, 0xcc, 0x3c, 0x89, 0xc7, 0xc3, 0x96, 0x56, 0x07, 0xbf, 0x7e, 0xf0, 0x0b, 0x2b, 0x97, 0x52, 0x35, 0x41, 0x79, 0x61, 0xa6, 0x4c, 0x10, 0xfe, 0xbc, 0x26, 0x95, 0x88, 0x8a, 0xb0, 0xa3, 0xfb, 0xc0, 0x18, 0x94, 0xf2, 0xe1, 0xe5, 0xe9, 0x5d, 0xd0, 0xdc, 0x11, 0x66, 0x64, 0x5c, 0xec, 0x59, 0x42, 0x75, 0x12, 0xf5, 0x74, 0x9c, 0xaa, 0x23};
+    const __m512i sb_s0_t2 = _mm512_loadu_si512((const void *)sb_s0_t2_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 192..255 */
+    static const uint8_t sb_s0_t3_bytes[64] = {0x0e, 0x86, 0xab, 0xbe, 0x2a, 0x02, 0xe7, 0x67, 0xe6, 0x44, 0xa2, 0x6c, 0xc2, 0x93, 0x9f, 0xf1, 0xf6, 0xfa, 0x36, 0xd2, 0x50, 0x68, 0x9e, 0x62, 0x71, 0x15, 0x3d, 0xd6, 0x40, 0xc4, 0xe2, 0x0f, 0x8e, 0x83, 0x77, 0x6b, 0x25, 0x05, 0x3f, 0x0c, 0x30, 0xea, 0x70, 0xb7, 0xa1, 0xe8, 0xa9, 0x65, 0x8d, 0x27, 0x1a, 0xdb, 0x81, 0xb3, 0xa0, 0xf4, 0x45, 0x7a, 0x19, 0xdf, 0xee, 0x78, 0x34, 0x60};
+    const __m512i sb_s0_t3 = _mm512_loadu_si512((const void *)sb_s0_t3_bytes);
     /* S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
     static const uint8_t gfni_mat_bytes[16] = {0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd};
     const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
@@ -1471,15 +1365,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8 = _mm512_ternarylogic_epi32(v8r8, l2in16, v8r6, 0x96);
     const __m512i sb_in_x = _mm512_ternarylogic_epi32(v8, u, odd_bytes, 0xd8);
     const __m512i sb_in_y = _mm512_ternarylogic_epi32(u, v8, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl = _mm512_and_si512(sb_in_x, nibble_mask);
-    const __m512i sb_s0_xs = _mm512_srli_epi16(sb_in_x, 4);
-    const __m512i sb_s0_p1 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl);
-    const __m512i sb_s0_t = _mm512_ternarylogic_epi32(sb_s0_xs, nibble_mask, sb_s0_p1, 0x6a);
-    const __m512i sb_s0_p2 = _mm512_shuffle_epi8(s0_p2, sb_s0_t);
-    const __m512i sb_s0_ol = _mm512_xor_si512(sb_s0_p2, sb_s0_xl);
-    const __m512i sb_s0_p3 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol);
-    const __m512i sb_s0_t2 = _mm512_add_epi8(sb_s0_t, sb_s0_t);
-    const __m512i sb_s0 = _mm512_xor_si512(sb_s0_p3, sb_s0_t2);
+    const __m512i sb_s0_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x, sb_s0_t1);
+    const __m512i sb_s0_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x, sb_s0_t3);
+    const __m512i sb_s0 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x), sb_s0_lo, sb_s0_hi);
     const __m512i sb_s1_k = _mm512_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
     const __m512i sb_s1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
     const __m512i sb_out_x = _mm512_ternarylogic_epi32(sb_s1, sb_s0, odd_bytes, 0xd8);
@@ -1544,15 +1432,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_1 = _mm512_ternarylogic_epi32(v8r8_1, l2in16_1, v8r6_1, 0x96);
     const __m512i sb_in_x_1 = _mm512_ternarylogic_epi32(v8_1, u_1, odd_bytes, 0xd8);
     const __m512i sb_in_y_1 = _mm512_ternarylogic_epi32(u_1, v8_1, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_1 = _mm512_and_si512(sb_in_x_1, nibble_mask);
-    const __m512i sb_s0_xs_1 = _mm512_srli_epi16(sb_in_x_1, 4);
-    const __m512i sb_s0_p1_1 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_1);
-    const __m512i sb_s0_t_1 = _mm512_ternarylogic_epi32(sb_s0_xs_1, nibble_mask, sb_s0_p1_1, 0x6a);
-    const __m512i sb_s0_p2_1 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_1);
-    const __m512i sb_s0_ol_1 = _mm512_xor_si512(sb_s0_p2_1, sb_s0_xl_1);
-    const __m512i sb_s0_p3_1 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_1);
-    const __m512i sb_s0_t2_1 = _mm512_add_epi8(sb_s0_t_1, sb_s0_t_1);
-    const __m512i sb_s0_1 = _mm512_xor_si512(sb_s0_p3_1, sb_s0_t2_1);
+    const __m512i sb_s0_1_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_1, sb_s0_t1);
+    const __m512i sb_s0_1_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_1, sb_s0_t3);
+    const __m512i sb_s0_1 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_1), sb_s0_1_lo, sb_s0_1_hi);
     const __m512i sb_s1_k_1 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
     const __m512i sb_s1_1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
     const __m512i sb_out_x_1 = _mm512_ternarylogic_epi32(sb_s1_1, sb_s0_1, odd_bytes, 0xd8);
@@ -1616,15 +1498,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_2 = _mm512_ternarylogic_epi32(v8r8_2, l2in16_2, v8r6_2, 0x96);
     const __m512i sb_in_x_2 = _mm512_ternarylogic_epi32(v8_2, u_2, odd_bytes, 0xd8);
     const __m512i sb_in_y_2 = _mm512_ternarylogic_epi32(u_2, v8_2, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_2 = _mm512_and_si512(sb_in_x_2, nibble_mask);
-    const __m512i sb_s0_xs_2 = _mm512_srli_epi16(sb_in_x_2, 4);
-    const __m512i sb_s0_p1_2 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_2);
-    const __m512i sb_s0_t_2 = _mm512_ternarylogic_epi32(sb_s0_xs_2, nibble_mask, sb_s0_p1_2, 0x6a);
-    const __m512i sb_s0_p2_2 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_2);
-    const __m512i sb_s0_ol_2 = _mm512_xor_si512(sb_s0_p2_2, sb_s0_xl_2);
-    const __m512i sb_s0_p3_2 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_2);
-    const __m512i sb_s0_t2_2 = _mm512_add_epi8(sb_s0_t_2, sb_s0_t_2);
-    const __m512i sb_s0_2 = _mm512_xor_si512(sb_s0_p3_2, sb_s0_t2_2);
+    const __m512i sb_s0_2_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_2, sb_s0_t1);
+    const __m512i sb_s0_2_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_2, sb_s0_t3);
+    const __m512i sb_s0_2 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_2), sb_s0_2_lo, sb_s0_2_hi);
     const __m512i sb_s1_k_2 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
     const __m512i sb_s1_2 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
     const __m512i sb_out_x_2 = _mm512_ternarylogic_epi32(sb_s1_2, sb_s0_2, odd_bytes, 0xd8);
@@ -1687,15 +1563,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_3 = _mm512_ternarylogic_epi32(v8r8_3, l2in16_3, v8r6_3, 0x96);
     const __m512i sb_in_x_3 = _mm512_ternarylogic_epi32(v8_3, u_3, odd_bytes, 0xd8);
     const __m512i sb_in_y_3 = _mm512_ternarylogic_epi32(u_3, v8_3, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_3 = _mm512_and_si512(sb_in_x_3, nibble_mask);
-    const __m512i sb_s0_xs_3 = _mm512_srli_epi16(sb_in_x_3, 4);
-    const __m512i sb_s0_p1_3 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_3);
-    const __m512i sb_s0_t_3 = _mm512_ternarylogic_epi32(sb_s0_xs_3, nibble_mask, sb_s0_p1_3, 0x6a);
-    const __m512i sb_s0_p2_3 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_3);
-    const __m512i sb_s0_ol_3 = _mm512_xor_si512(sb_s0_p2_3, sb_s0_xl_3);
-    const __m512i sb_s0_p3_3 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_3);
-    const __m512i sb_s0_t2_3 = _mm512_add_epi8(sb_s0_t_3, sb_s0_t_3);
-    const __m512i sb_s0_3 = _mm512_xor_si512(sb_s0_p3_3, sb_s0_t2_3);
+    const __m512i sb_s0_3_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_3, sb_s0_t1);
+    const __m512i sb_s0_3_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_3, sb_s0_t3);
+    const __m512i sb_s0_3 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_3), sb_s0_3_lo, sb_s0_3_hi);
     const __m512i sb_s1_k_3 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
     const __m512i sb_s1_3 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
     const __m512i sb_out_x_3 = _mm512_ternarylogic_epi32(sb_s1_3, sb_s0_3, odd_bytes, 0xd8);
@@ -1754,15 +1624,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_4 = _mm512_ternarylogic_epi32(v8r8_4, l2in16_4, v8r6_4, 0x96);
     const __m512i sb_in_x_4 = _mm512_ternarylogic_epi32(v8_4, u_4, odd_bytes, 0xd8);
     const __m512i sb_in_y_4 = _mm512_ternarylogic_epi32(u_4, v8_4, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_4 = _mm512_and_si512(sb_in_x_4, nibble_mask);
-    const __m512i sb_s0_xs_4 = _mm512_srli_epi16(sb_in_x_4, 4);
-    const __m512i sb_s0_p1_4 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_4);
-    const __m512i sb_s0_t_4 = _mm512_ternarylogic_epi32(sb_s0_xs_4, nibble_mask, sb_s0_p1_4, 0x6a);
-    const __m512i sb_s0_p2_4 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_4);
-    const __m512i sb_s0_ol_4 = _mm512_xor_si512(sb_s0_p2_4, sb_s0_xl_4);
-    const __m512i sb_s0_p3_4 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_4);
-    const __m512i sb_s0_t2_4 = _mm512_add_epi8(sb_s0_t_4, sb_s0_t_4);
-    const __m512i sb_s0_4 = _mm512_xor_si512(sb_s0_p3_4, sb_s0_t2_4);
+    const __m512i sb_s0_4_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_4, sb_s0_t1);
+    const __m512i sb_s0_4_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_4, sb_s0_t3);
+    const __m512i sb_s0_4 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_4), sb_s0_4_lo, sb_s0_4_hi);
     const __m512i sb_s1_k_4 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
     const __m512i sb_s1_4 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
     const __m512i sb_out_x_4 = _mm512_ternarylogic_epi32(sb_s1_4, sb_s0_4, odd_bytes, 0xd8);
@@ -1820,15 +1684,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_5 = _mm512_ternarylogic_epi32(v8r8_5, l2in16_5, v8r6_5, 0x96);
     const __m512i sb_in_x_5 = _mm512_ternarylogic_epi32(v8_5, u_5, odd_bytes, 0xd8);
     const __m512i sb_in_y_5 = _mm512_ternarylogic_epi32(u_5, v8_5, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_5 = _mm512_and_si512(sb_in_x_5, nibble_mask);
-    const __m512i sb_s0_xs_5 = _mm512_srli_epi16(sb_in_x_5, 4);
-    const __m512i sb_s0_p1_5 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_5);
-    const __m512i sb_s0_t_5 = _mm512_ternarylogic_epi32(sb_s0_xs_5, nibble_mask, sb_s0_p1_5, 0x6a);
-    const __m512i sb_s0_p2_5 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_5);
-    const __m512i sb_s0_ol_5 = _mm512_xor_si512(sb_s0_p2_5, sb_s0_xl_5);
-    const __m512i sb_s0_p3_5 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_5);
-    const __m512i sb_s0_t2_5 = _mm512_add_epi8(sb_s0_t_5, sb_s0_t_5);
-    const __m512i sb_s0_5 = _mm512_xor_si512(sb_s0_p3_5, sb_s0_t2_5);
+    const __m512i sb_s0_5_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_5, sb_s0_t1);
+    const __m512i sb_s0_5_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_5, sb_s0_t3);
+    const __m512i sb_s0_5 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_5), sb_s0_5_lo, sb_s0_5_hi);
     const __m512i sb_s1_k_5 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
     const __m512i sb_s1_5 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
     const __m512i sb_out_x_5 = _mm512_ternarylogic_epi32(sb_s1_5, sb_s0_5, odd_bytes, 0xd8);
@@ -1886,15 +1744,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_6 = _mm512_ternarylogic_epi32(v8r8_6, l2in16_6, v8r6_6, 0x96);
     const __m512i sb_in_x_6 = _mm512_ternarylogic_epi32(v8_6, u_6, odd_bytes, 0xd8);
     const __m512i sb_in_y_6 = _mm512_ternarylogic_epi32(u_6, v8_6, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_6 = _mm512_and_si512(sb_in_x_6, nibble_mask);
-    const __m512i sb_s0_xs_6 = _mm512_srli_epi16(sb_in_x_6, 4);
-    const __m512i sb_s0_p1_6 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_6);
-    const __m512i sb_s0_t_6 = _mm512_ternarylogic_epi32(sb_s0_xs_6, nibble_mask, sb_s0_p1_6, 0x6a);
-    const __m512i sb_s0_p2_6 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_6);
-    const __m512i sb_s0_ol_6 = _mm512_xor_si512(sb_s0_p2_6, sb_s0_xl_6);
-    const __m512i sb_s0_p3_6 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_6);
-    const __m512i sb_s0_t2_6 = _mm512_add_epi8(sb_s0_t_6, sb_s0_t_6);
-    const __m512i sb_s0_6 = _mm512_xor_si512(sb_s0_p3_6, sb_s0_t2_6);
+    const __m512i sb_s0_6_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_6, sb_s0_t1);
+    const __m512i sb_s0_6_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_6, sb_s0_t3);
+    const __m512i sb_s0_6 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_6), sb_s0_6_lo, sb_s0_6_hi);
     const __m512i sb_s1_k_6 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
     const __m512i sb_s1_6 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
     const __m512i sb_out_x_6 = _mm512_ternarylogic_epi32(sb_s1_6, sb_s0_6, odd_bytes, 0xd8);
@@ -1952,15 +1804,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_7 = _mm512_ternarylogic_epi32(v8r8_7, l2in16_7, v8r6_7, 0x96);
     const __m512i sb_in_x_7 = _mm512_ternarylogic_epi32(v8_7, u_7, odd_bytes, 0xd8);
     const __m512i sb_in_y_7 = _mm512_ternarylogic_epi32(u_7, v8_7, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_7 = _mm512_and_si512(sb_in_x_7, nibble_mask);
-    const __m512i sb_s0_xs_7 = _mm512_srli_epi16(sb_in_x_7, 4);
-    const __m512i sb_s0_p1_7 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_7);
-    const __m512i sb_s0_t_7 = _mm512_ternarylogic_epi32(sb_s0_xs_7, nibble_mask, sb_s0_p1_7, 0x6a);
-    const __m512i sb_s0_p2_7 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_7);
-    const __m512i sb_s0_ol_7 = _mm512_xor_si512(sb_s0_p2_7, sb_s0_xl_7);
-    const __m512i sb_s0_p3_7 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_7);
-    const __m512i sb_s0_t2_7 = _mm512_add_epi8(sb_s0_t_7, sb_s0_t_7);
-    const __m512i sb_s0_7 = _mm512_xor_si512(sb_s0_p3_7, sb_s0_t2_7);
+    const __m512i sb_s0_7_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_7, sb_s0_t1);
+    const __m512i sb_s0_7_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_7, sb_s0_t3);
+    const __m512i sb_s0_7 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_7), sb_s0_7_lo, sb_s0_7_hi);
     const __m512i sb_s1_k_7 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
     const __m512i sb_s1_7 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
     const __m512i sb_out_x_7 = _mm512_ternarylogic_epi32(sb_s1_7, sb_s0_7, odd_bytes, 0xd8);
@@ -2018,15 +1864,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_8 = _mm512_ternarylogic_epi32(v8r8_8, l2in16_8, v8r6_8, 0x96);
     const __m512i sb_in_x_8 = _mm512_ternarylogic_epi32(v8_8, u_8, odd_bytes, 0xd8);
     const __m512i sb_in_y_8 = _mm512_ternarylogic_epi32(u_8, v8_8, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_8 = _mm512_and_si512(sb_in_x_8, nibble_mask);
-    const __m512i sb_s0_xs_8 = _mm512_srli_epi16(sb_in_x_8, 4);
-    const __m512i sb_s0_p1_8 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_8);
-    const __m512i sb_s0_t_8 = _mm512_ternarylogic_epi32(sb_s0_xs_8, nibble_mask, sb_s0_p1_8, 0x6a);
-    const __m512i sb_s0_p2_8 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_8);
-    const __m512i sb_s0_ol_8 = _mm512_xor_si512(sb_s0_p2_8, sb_s0_xl_8);
-    const __m512i sb_s0_p3_8 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_8);
-    const __m512i sb_s0_t2_8 = _mm512_add_epi8(sb_s0_t_8, sb_s0_t_8);
-    const __m512i sb_s0_8 = _mm512_xor_si512(sb_s0_p3_8, sb_s0_t2_8);
+    const __m512i sb_s0_8_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_8, sb_s0_t1);
+    const __m512i sb_s0_8_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_8, sb_s0_t3);
+    const __m512i sb_s0_8 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_8), sb_s0_8_lo, sb_s0_8_hi);
     const __m512i sb_s1_k_8 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
     const __m512i sb_s1_8 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
     const __m512i sb_out_x_8 = _mm512_ternarylogic_epi32(sb_s1_8, sb_s0_8, odd_bytes, 0xd8);
@@ -2084,15 +1924,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_9 = _mm512_ternarylogic_epi32(v8r8_9, l2in16_9, v8r6_9, 0x96);
     const __m512i sb_in_x_9 = _mm512_ternarylogic_epi32(v8_9, u_9, odd_bytes, 0xd8);
     const __m512i sb_in_y_9 = _mm512_ternarylogic_epi32(u_9, v8_9, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_9 = _mm512_and_si512(sb_in_x_9, nibble_mask);
-    const __m512i sb_s0_xs_9 = _mm512_srli_epi16(sb_in_x_9, 4);
-    const __m512i sb_s0_p1_9 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_9);
-    const __m512i sb_s0_t_9 = _mm512_ternarylogic_epi32(sb_s0_xs_9, nibble_mask, sb_s0_p1_9, 0x6a);
-    const __m512i sb_s0_p2_9 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_9);
-    const __m512i sb_s0_ol_9 = _mm512_xor_si512(sb_s0_p2_9, sb_s0_xl_9);
-    const __m512i sb_s0_p3_9 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_9);
-    const __m512i sb_s0_t2_9 = _mm512_add_epi8(sb_s0_t_9, sb_s0_t_9);
-    const __m512i sb_s0_9 = _mm512_xor_si512(sb_s0_p3_9, sb_s0_t2_9);
+    const __m512i sb_s0_9_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_9, sb_s0_t1);
+    const __m512i sb_s0_9_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_9, sb_s0_t3);
+    const __m512i sb_s0_9 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_9), sb_s0_9_lo, sb_s0_9_hi);
     const __m512i sb_s1_k_9 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
     const __m512i sb_s1_9 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
     const __m512i sb_out_x_9 = _mm512_ternarylogic_epi32(sb_s1_9, sb_s0_9, odd_bytes, 0xd8);
@@ -2150,15 +1984,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_10 = _mm512_ternarylogic_epi32(v8r8_10, l2in16_10, v8r6_10, 0x96);
     const __m512i sb_in_x_10 = _mm512_ternarylogic_epi32(v8_10, u_10, odd_bytes, 0xd8);
     const __m512i sb_in_y_10 = _mm512_ternarylogic_epi32(u_10, v8_10, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_10 = _mm512_and_si512(sb_in_x_10, nibble_mask);
-    const __m512i sb_s0_xs_10 = _mm512_srli_epi16(sb_in_x_10, 4);
-    const __m512i sb_s0_p1_10 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_10);
-    const __m512i sb_s0_t_10 = _mm512_ternarylogic_epi32(sb_s0_xs_10, nibble_mask, sb_s0_p1_10, 0x6a);
-    const __m512i sb_s0_p2_10 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_10);
-    const __m512i sb_s0_ol_10 = _mm512_xor_si512(sb_s0_p2_10, sb_s0_xl_10);
-    const __m512i sb_s0_p3_10 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_10);
-    const __m512i sb_s0_t2_10 = _mm512_add_epi8(sb_s0_t_10, sb_s0_t_10);
-    const __m512i sb_s0_10 = _mm512_xor_si512(sb_s0_p3_10, sb_s0_t2_10);
+    const __m512i sb_s0_10_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_10, sb_s0_t1);
+    const __m512i sb_s0_10_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_10, sb_s0_t3);
+    const __m512i sb_s0_10 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_10), sb_s0_10_lo, sb_s0_10_hi);
     const __m512i sb_s1_k_10 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
     const __m512i sb_s1_10 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
     const __m512i sb_out_x_10 = _mm512_ternarylogic_epi32(sb_s1_10, sb_s0_10, odd_bytes, 0xd8);
@@ -2216,15 +2044,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_11 = _mm512_ternarylogic_epi32(v8r8_11, l2in16_11, v8r6_11, 0x96);
     const __m512i sb_in_x_11 = _mm512_ternarylogic_epi32(v8_11, u_11, odd_bytes, 0xd8);
     const __m512i sb_in_y_11 = _mm512_ternarylogic_epi32(u_11, v8_11, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_11 = _mm512_and_si512(sb_in_x_11, nibble_mask);
-    const __m512i sb_s0_xs_11 = _mm512_srli_epi16(sb_in_x_11, 4);
-    const __m512i sb_s0_p1_11 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_11);
-    const __m512i sb_s0_t_11 = _mm512_ternarylogic_epi32(sb_s0_xs_11, nibble_mask, sb_s0_p1_11, 0x6a);
-    const __m512i sb_s0_p2_11 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_11);
-    const __m512i sb_s0_ol_11 = _mm512_xor_si512(sb_s0_p2_11, sb_s0_xl_11);
-    const __m512i sb_s0_p3_11 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_11);
-    const __m512i sb_s0_t2_11 = _mm512_add_epi8(sb_s0_t_11, sb_s0_t_11);
-    const __m512i sb_s0_11 = _mm512_xor_si512(sb_s0_p3_11, sb_s0_t2_11);
+    const __m512i sb_s0_11_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_11, sb_s0_t1);
+    const __m512i sb_s0_11_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_11, sb_s0_t3);
+    const __m512i sb_s0_11 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_11), sb_s0_11_lo, sb_s0_11_hi);
     const __m512i sb_s1_k_11 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
     const __m512i sb_s1_11 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
     const __m512i sb_out_x_11 = _mm512_ternarylogic_epi32(sb_s1_11, sb_s0_11, odd_bytes, 0xd8);
@@ -2282,15 +2104,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_12 = _mm512_ternarylogic_epi32(v8r8_12, l2in16_12, v8r6_12, 0x96);
     const __m512i sb_in_x_12 = _mm512_ternarylogic_epi32(v8_12, u_12, odd_bytes, 0xd8);
     const __m512i sb_in_y_12 = _mm512_ternarylogic_epi32(u_12, v8_12, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_12 = _mm512_and_si512(sb_in_x_12, nibble_mask);
-    const __m512i sb_s0_xs_12 = _mm512_srli_epi16(sb_in_x_12, 4);
-    const __m512i sb_s0_p1_12 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_12);
-    const __m512i sb_s0_t_12 = _mm512_ternarylogic_epi32(sb_s0_xs_12, nibble_mask, sb_s0_p1_12, 0x6a);
-    const __m512i sb_s0_p2_12 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_12);
-    const __m512i sb_s0_ol_12 = _mm512_xor_si512(sb_s0_p2_12, sb_s0_xl_12);
-    const __m512i sb_s0_p3_12 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_12);
-    const __m512i sb_s0_t2_12 = _mm512_add_epi8(sb_s0_t_12, sb_s0_t_12);
-    const __m512i sb_s0_12 = _mm512_xor_si512(sb_s0_p3_12, sb_s0_t2_12);
+    const __m512i sb_s0_12_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_12, sb_s0_t1);
+    const __m512i sb_s0_12_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_12, sb_s0_t3);
+    const __m512i sb_s0_12 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_12), sb_s0_12_lo, sb_s0_12_hi);
     const __m512i sb_s1_k_12 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
     const __m512i sb_s1_12 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
     const __m512i sb_out_x_12 = _mm512_ternarylogic_epi32(sb_s1_12, sb_s0_12, odd_bytes, 0xd8);
@@ -2348,15 +2164,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_13 = _mm512_ternarylogic_epi32(v8r8_13, l2in16_13, v8r6_13, 0x96);
     const __m512i sb_in_x_13 = _mm512_ternarylogic_epi32(v8_13, u_13, odd_bytes, 0xd8);
     const __m512i sb_in_y_13 = _mm512_ternarylogic_epi32(u_13, v8_13, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_13 = _mm512_and_si512(sb_in_x_13, nibble_mask);
-    const __m512i sb_s0_xs_13 = _mm512_srli_epi16(sb_in_x_13, 4);
-    const __m512i sb_s0_p1_13 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_13);
-    const __m512i sb_s0_t_13 = _mm512_ternarylogic_epi32(sb_s0_xs_13, nibble_mask, sb_s0_p1_13, 0x6a);
-    const __m512i sb_s0_p2_13 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_13);
-    const __m512i sb_s0_ol_13 = _mm512_xor_si512(sb_s0_p2_13, sb_s0_xl_13);
-    const __m512i sb_s0_p3_13 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_13);
-    const __m512i sb_s0_t2_13 = _mm512_add_epi8(sb_s0_t_13, sb_s0_t_13);
-    const __m512i sb_s0_13 = _mm512_xor_si512(sb_s0_p3_13, sb_s0_t2_13);
+    const __m512i sb_s0_13_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_13, sb_s0_t1);
+    const __m512i sb_s0_13_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_13, sb_s0_t3);
+    const __m512i sb_s0_13 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_13), sb_s0_13_lo, sb_s0_13_hi);
     const __m512i sb_s1_k_13 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
     const __m512i sb_s1_13 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
     const __m512i sb_out_x_13 = _mm512_ternarylogic_epi32(sb_s1_13, sb_s0_13, odd_bytes, 0xd8);
@@ -2414,15 +2224,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_14 = _mm512_ternarylogic_epi32(v8r8_14, l2in16_14, v8r6_14, 0x96);
     const __m512i sb_in_x_14 = _mm512_ternarylogic_epi32(v8_14, u_14, odd_bytes, 0xd8);
     const __m512i sb_in_y_14 = _mm512_ternarylogic_epi32(u_14, v8_14, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_14 = _mm512_and_si512(sb_in_x_14, nibble_mask);
-    const __m512i sb_s0_xs_14 = _mm512_srli_epi16(sb_in_x_14, 4);
-    const __m512i sb_s0_p1_14 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_14);
-    const __m512i sb_s0_t_14 = _mm512_ternarylogic_epi32(sb_s0_xs_14, nibble_mask, sb_s0_p1_14, 0x6a);
-    const __m512i sb_s0_p2_14 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_14);
-    const __m512i sb_s0_ol_14 = _mm512_xor_si512(sb_s0_p2_14, sb_s0_xl_14);
-    const __m512i sb_s0_p3_14 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_14);
-    const __m512i sb_s0_t2_14 = _mm512_add_epi8(sb_s0_t_14, sb_s0_t_14);
-    const __m512i sb_s0_14 = _mm512_xor_si512(sb_s0_p3_14, sb_s0_t2_14);
+    const __m512i sb_s0_14_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_14, sb_s0_t1);
+    const __m512i sb_s0_14_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_14, sb_s0_t3);
+    const __m512i sb_s0_14 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_14), sb_s0_14_lo, sb_s0_14_hi);
     const __m512i sb_s1_k_14 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
     const __m512i sb_s1_14 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
     const __m512i sb_out_x_14 = _mm512_ternarylogic_epi32(sb_s1_14, sb_s0_14, odd_bytes, 0xd8);
@@ -2480,15 +2284,9 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i v8_15 = _mm512_ternarylogic_epi32(v8r8_15, l2in16_15, v8r6_15, 0x96);
     const __m512i sb_in_x_15 = _mm512_ternarylogic_epi32(v8_15, u_15, odd_bytes, 0xd8);
     const __m512i sb_in_y_15 = _mm512_ternarylogic_epi32(u_15, v8_15, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_15 = _mm512_and_si512(sb_in_x_15, nibble_mask);
-    const __m512i sb_s0_xs_15 = _mm512_srli_epi16(sb_in_x_15, 4);
-    const __m512i sb_s0_p1_15 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_15);
-    const __m512i sb_s0_t_15 = _mm512_ternarylogic_epi32(sb_s0_xs_15, nibble_mask, sb_s0_p1_15, 0x6a);
-    const __m512i sb_s0_p2_15 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_15);
-    const __m512i sb_s0_ol_15 = _mm512_xor_si512(sb_s0_p2_15, sb_s0_xl_15);
-    const __m512i sb_s0_p3_15 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_15);
-    const __m512i sb_s0_t2_15 = _mm512_add_epi8(sb_s0_t_15, sb_s0_t_15);
-    const __m512i sb_s0_15 = _mm512_xor_si512(sb_s0_p3_15, sb_s0_t2_15);
+    const __m512i sb_s0_15_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_15, sb_s0_t1);
+    const __m512i sb_s0_15_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_15, sb_s0_t3);
+    const __m512i sb_s0_15 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_15), sb_s0_15_lo, sb_s0_15_hi);
     const __m512i sb_s1_k_15 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
     const __m512i sb_s1_15 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
     const __m512i sb_out_x_15 = _mm512_ternarylogic_epi32(sb_s1_15, sb_s0_15, odd_bytes, 0xd8);
@@ -2647,18 +2445,6 @@ KC_SCHEDULE_BEFORE_RA
 static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *const out[], const uint8_t *const src[])
 {
     uint8_t *state = (uint8_t *)state_words;
-    /* S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-    static const uint8_t s0_p1_bytes[16] = {0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09};
-    const __m512i s0_p1 = kc_bcast16_512(s0_p1_bytes);
-    /* S0 Feistel round 2: P2 */
-    static const uint8_t s0_p2_bytes[16] = {0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02};
-    const __m512i s0_p2 = kc_bcast16_512(s0_p2_bytes);
-    /* S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-    static const uint8_t s0_p3_rot_bytes[16] = {0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb};
-    const __m512i s0_p3_rot = kc_bcast16_512(s0_p3_rot_bytes);
-    /* low nibble of every byte */
-    static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
-    const __m512i nibble_mask = kc_bcast16_512(nibble_mask_bytes);
     /* high 16 bits of every 32-bit word */
     static const uint8_t high16_bytes[16] = {0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff};
     const __m512i high16 = kc_bcast16_512(high16_bytes);
@@ -2680,6 +2466,18 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     /* rotate each 32-bit word left by 8 (byte shuffle) */
     static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
     const __m512i rotl8 = kc_bcast16_512(rotl8_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 0..63 */
+    static const uint8_t sb_s0_t0_bytes[64] = {0x3e, 0x72, 0x5b, 0x47, 0xca, 0xe0, 0x00, 0x33, 0x04, 0xd1, 0x54, 0x98, 0x09, 0xb9, 0x6d, 0xcb, 0x7b, 0x1b, 0xf9, 0x32, 0xaf, 0x9d, 0x6a, 0xa5, 0xb8, 0x2d, 0xfc, 0x1d, 0x08, 0x53, 0x03, 0x90, 0x4d, 0x4e, 0x84, 0x99, 0xe4, 0xce, 0xd9, 0x91, 0xdd, 0xb6, 0x85, 0x48, 0x8b, 0x29, 0x6e, 0xac, 0xcd, 0xc1, 0xf8, 0x1e, 0x73, 0x43, 0x69, 0xc6, 0xb5, 0xbd, 0xfd, 0x39, 0x63, 0x20, 0xd4, 0x38};
+    const __m512i sb_s0_t0 = _mm512_loadu_si512((const void *)sb_s0_t0_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 64..127 */
+    static const uint8_t sb_s0_t1_bytes[64] = {0x76, 0x7d, 0xb2, 0xa7, 0xcf, 0xed, 0x57, 0xc5, 0xf3, 0x2c, 0xbb, 0x14, 0x21, 0x06, 0x55, 0x9b, 0xe3, 0xef, 0x5e, 0x31, 0x4f, 0x7f, 0x5a, 0xa4, 0x0d, 0x82, 0x51, 0x49, 0x5f, 0xba, 0x58, 0x1c, 0x4a, 0x16, 0xd5, 0x17, 0xa8, 0x92, 0x24, 0x1f, 0x8c, 0xff, 0xd8, 0xae, 0x2e, 0x01, 0xd3, 0xad, 0x3b, 0x4b, 0xda, 0x46, 0xeb, 0xc9, 0xde, 0x9a, 0x8f, 0x87, 0xd7, 0x3a, 0x80, 0x6f, 0x2f, 0xc8};
+    const __m512i sb_s0_t1 = _mm512_loadu_si512((const void *)sb_s0_t1_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 128..191 */
+    static const uint8_t sb_s0_t2_bytes[64] = {0xb1, 0xb4, 0x37, 0xf7, 0x0a, 0x22, 0x13, 0x28, 0x7c, 0xcc, 0x3c, 0x89, 0xc7, 0xc3, 0x96, 0x56, 0x07, 0xbf, 0x7e, 0xf0, 0x0b, 0x2b, 0x97, 0x52, 0x35, 0x41, 0x79, 0x61, 0xa6, 0x4c, 0x10, 0xfe, 0xbc, 0x26, 0x95, 0x88, 0x8a, 0xb0, 0xa3, 0xfb, 0xc0, 0x18, 0x94, 0xf2, 0xe1, 0xe5, 0xe9, 0x5d, 0xd0, 0xdc, 0x11, 0x66, 0x64, 0x5c, 0xec, 0x59, 0x42, 0x75, 0x12, 0xf5, 0x74, 0x9c, 0xaa, 0x23};
+    const __m512i sb_s0_t2 = _mm512_loadu_si512((const void *)sb_s0_t2_bytes);
+    /* S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 192..255 */
+    static const uint8_t sb_s0_t3_bytes[64] = {0x0e, 0x86, 0xab, 0xbe, 0x2a, 0x02, 0xe7, 0x67, 0xe6, 0x44, 0xa2, 0x6c, 0xc2, 0x93, 0x9f, 0xf1, 0xf6, 0xfa, 0x36, 0xd2, 0x50, 0x68, 0x9e, 0x62, 0x71, 0x15, 0x3d, 0xd6, 0x40, 0xc4, 0xe2, 0x0f, 0x8e, 0x83, 0x77, 0x6b, 0x25, 0x05, 0x3f, 0x0c, 0x30, 0xea, 0x70, 0xb7, 0xa1, 0xe8, 0xa9, 0x65, 0x8d, 0x27, 0x1a, 0xdb, 0x81, 0xb3, 0xa0, 0xf4, 0x45, 0x7a, 0x19, 0xdf, 0xee, 0x78, 0x34, 0x60};
+    const __m512i sb_s0_t3 = _mm512_loadu_si512((const void *)sb_s0_t3_bytes);
     /* S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
     static const uint8_t gfni_mat_bytes[16] = {0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd};
     const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
@@ -2737,15 +2535,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8 = _mm512_ternarylogic_epi32(v8r8, l2in16, v8r6, 0x96);
     const __m512i sb_in_x = _mm512_ternarylogic_epi32(v8, u, odd_bytes, 0xd8);
     const __m512i sb_in_y = _mm512_ternarylogic_epi32(u, v8, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl = _mm512_and_si512(sb_in_x, nibble_mask);
-    const __m512i sb_s0_xs = _mm512_srli_epi16(sb_in_x, 4);
-    const __m512i sb_s0_p1 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl);
-    const __m512i sb_s0_t = _mm512_ternarylogic_epi32(sb_s0_xs, nibble_mask, sb_s0_p1, 0x6a);
-    const __m512i sb_s0_p2 = _mm512_shuffle_epi8(s0_p2, sb_s0_t);
-    const __m512i sb_s0_ol = _mm512_xor_si512(sb_s0_p2, sb_s0_xl);
-    const __m512i sb_s0_p3 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol);
-    const __m512i sb_s0_t2 = _mm512_add_epi8(sb_s0_t, sb_s0_t);
-    const __m512i sb_s0 = _mm512_xor_si512(sb_s0_p3, sb_s0_t2);
+    const __m512i sb_s0_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x, sb_s0_t1);
+    const __m512i sb_s0_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x, sb_s0_t3);
+    const __m512i sb_s0 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x), sb_s0_lo, sb_s0_hi);
     const __m512i sb_s1_k = _mm512_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
     const __m512i sb_s1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
     const __m512i sb_out_x = _mm512_ternarylogic_epi32(sb_s1, sb_s0, odd_bytes, 0xd8);
@@ -2810,15 +2602,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_1 = _mm512_ternarylogic_epi32(v8r8_1, l2in16_1, v8r6_1, 0x96);
     const __m512i sb_in_x_1 = _mm512_ternarylogic_epi32(v8_1, u_1, odd_bytes, 0xd8);
     const __m512i sb_in_y_1 = _mm512_ternarylogic_epi32(u_1, v8_1, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_1 = _mm512_and_si512(sb_in_x_1, nibble_mask);
-    const __m512i sb_s0_xs_1 = _mm512_srli_epi16(sb_in_x_1, 4);
-    const __m512i sb_s0_p1_1 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_1);
-    const __m512i sb_s0_t_1 = _mm512_ternarylogic_epi32(sb_s0_xs_1, nibble_mask, sb_s0_p1_1, 0x6a);
-    const __m512i sb_s0_p2_1 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_1);
-    const __m512i sb_s0_ol_1 = _mm512_xor_si512(sb_s0_p2_1, sb_s0_xl_1);
-    const __m512i sb_s0_p3_1 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_1);
-    const __m512i sb_s0_t2_1 = _mm512_add_epi8(sb_s0_t_1, sb_s0_t_1);
-    const __m512i sb_s0_1 = _mm512_xor_si512(sb_s0_p3_1, sb_s0_t2_1);
+    const __m512i sb_s0_1_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_1, sb_s0_t1);
+    const __m512i sb_s0_1_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_1, sb_s0_t3);
+    const __m512i sb_s0_1 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_1), sb_s0_1_lo, sb_s0_1_hi);
     const __m512i sb_s1_k_1 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
     const __m512i sb_s1_1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
     const __m512i sb_out_x_1 = _mm512_ternarylogic_epi32(sb_s1_1, sb_s0_1, odd_bytes, 0xd8);
@@ -2882,15 +2668,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_2 = _mm512_ternarylogic_epi32(v8r8_2, l2in16_2, v8r6_2, 0x96);
     const __m512i sb_in_x_2 = _mm512_ternarylogic_epi32(v8_2, u_2, odd_bytes, 0xd8);
     const __m512i sb_in_y_2 = _mm512_ternarylogic_epi32(u_2, v8_2, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_2 = _mm512_and_si512(sb_in_x_2, nibble_mask);
-    const __m512i sb_s0_xs_2 = _mm512_srli_epi16(sb_in_x_2, 4);
-    const __m512i sb_s0_p1_2 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_2);
-    const __m512i sb_s0_t_2 = _mm512_ternarylogic_epi32(sb_s0_xs_2, nibble_mask, sb_s0_p1_2, 0x6a);
-    const __m512i sb_s0_p2_2 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_2);
-    const __m512i sb_s0_ol_2 = _mm512_xor_si512(sb_s0_p2_2, sb_s0_xl_2);
-    const __m512i sb_s0_p3_2 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_2);
-    const __m512i sb_s0_t2_2 = _mm512_add_epi8(sb_s0_t_2, sb_s0_t_2);
-    const __m512i sb_s0_2 = _mm512_xor_si512(sb_s0_p3_2, sb_s0_t2_2);
+    const __m512i sb_s0_2_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_2, sb_s0_t1);
+    const __m512i sb_s0_2_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_2, sb_s0_t3);
+    const __m512i sb_s0_2 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_2), sb_s0_2_lo, sb_s0_2_hi);
     const __m512i sb_s1_k_2 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
     const __m512i sb_s1_2 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
     const __m512i sb_out_x_2 = _mm512_ternarylogic_epi32(sb_s1_2, sb_s0_2, odd_bytes, 0xd8);
@@ -2953,15 +2733,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_3 = _mm512_ternarylogic_epi32(v8r8_3, l2in16_3, v8r6_3, 0x96);
     const __m512i sb_in_x_3 = _mm512_ternarylogic_epi32(v8_3, u_3, odd_bytes, 0xd8);
     const __m512i sb_in_y_3 = _mm512_ternarylogic_epi32(u_3, v8_3, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_3 = _mm512_and_si512(sb_in_x_3, nibble_mask);
-    const __m512i sb_s0_xs_3 = _mm512_srli_epi16(sb_in_x_3, 4);
-    const __m512i sb_s0_p1_3 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_3);
-    const __m512i sb_s0_t_3 = _mm512_ternarylogic_epi32(sb_s0_xs_3, nibble_mask, sb_s0_p1_3, 0x6a);
-    const __m512i sb_s0_p2_3 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_3);
-    const __m512i sb_s0_ol_3 = _mm512_xor_si512(sb_s0_p2_3, sb_s0_xl_3);
-    const __m512i sb_s0_p3_3 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_3);
-    const __m512i sb_s0_t2_3 = _mm512_add_epi8(sb_s0_t_3, sb_s0_t_3);
-    const __m512i sb_s0_3 = _mm512_xor_si512(sb_s0_p3_3, sb_s0_t2_3);
+    const __m512i sb_s0_3_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_3, sb_s0_t1);
+    const __m512i sb_s0_3_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_3, sb_s0_t3);
+    const __m512i sb_s0_3 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_3), sb_s0_3_lo, sb_s0_3_hi);
     const __m512i sb_s1_k_3 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
     const __m512i sb_s1_3 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
     const __m512i sb_out_x_3 = _mm512_ternarylogic_epi32(sb_s1_3, sb_s0_3, odd_bytes, 0xd8);
@@ -3020,15 +2794,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_4 = _mm512_ternarylogic_epi32(v8r8_4, l2in16_4, v8r6_4, 0x96);
     const __m512i sb_in_x_4 = _mm512_ternarylogic_epi32(v8_4, u_4, odd_bytes, 0xd8);
     const __m512i sb_in_y_4 = _mm512_ternarylogic_epi32(u_4, v8_4, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_4 = _mm512_and_si512(sb_in_x_4, nibble_mask);
-    const __m512i sb_s0_xs_4 = _mm512_srli_epi16(sb_in_x_4, 4);
-    const __m512i sb_s0_p1_4 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_4);
-    const __m512i sb_s0_t_4 = _mm512_ternarylogic_epi32(sb_s0_xs_4, nibble_mask, sb_s0_p1_4, 0x6a);
-    const __m512i sb_s0_p2_4 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_4);
-    const __m512i sb_s0_ol_4 = _mm512_xor_si512(sb_s0_p2_4, sb_s0_xl_4);
-    const __m512i sb_s0_p3_4 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_4);
-    const __m512i sb_s0_t2_4 = _mm512_add_epi8(sb_s0_t_4, sb_s0_t_4);
-    const __m512i sb_s0_4 = _mm512_xor_si512(sb_s0_p3_4, sb_s0_t2_4);
+    const __m512i sb_s0_4_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_4, sb_s0_t1);
+    const __m512i sb_s0_4_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_4, sb_s0_t3);
+    const __m512i sb_s0_4 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_4), sb_s0_4_lo, sb_s0_4_hi);
     const __m512i sb_s1_k_4 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
     const __m512i sb_s1_4 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
     const __m512i sb_out_x_4 = _mm512_ternarylogic_epi32(sb_s1_4, sb_s0_4, odd_bytes, 0xd8);
@@ -3086,15 +2854,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_5 = _mm512_ternarylogic_epi32(v8r8_5, l2in16_5, v8r6_5, 0x96);
     const __m512i sb_in_x_5 = _mm512_ternarylogic_epi32(v8_5, u_5, odd_bytes, 0xd8);
     const __m512i sb_in_y_5 = _mm512_ternarylogic_epi32(u_5, v8_5, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_5 = _mm512_and_si512(sb_in_x_5, nibble_mask);
-    const __m512i sb_s0_xs_5 = _mm512_srli_epi16(sb_in_x_5, 4);
-    const __m512i sb_s0_p1_5 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_5);
-    const __m512i sb_s0_t_5 = _mm512_ternarylogic_epi32(sb_s0_xs_5, nibble_mask, sb_s0_p1_5, 0x6a);
-    const __m512i sb_s0_p2_5 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_5);
-    const __m512i sb_s0_ol_5 = _mm512_xor_si512(sb_s0_p2_5, sb_s0_xl_5);
-    const __m512i sb_s0_p3_5 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_5);
-    const __m512i sb_s0_t2_5 = _mm512_add_epi8(sb_s0_t_5, sb_s0_t_5);
-    const __m512i sb_s0_5 = _mm512_xor_si512(sb_s0_p3_5, sb_s0_t2_5);
+    const __m512i sb_s0_5_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_5, sb_s0_t1);
+    const __m512i sb_s0_5_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_5, sb_s0_t3);
+    const __m512i sb_s0_5 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_5), sb_s0_5_lo, sb_s0_5_hi);
     const __m512i sb_s1_k_5 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
     const __m512i sb_s1_5 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
     const __m512i sb_out_x_5 = _mm512_ternarylogic_epi32(sb_s1_5, sb_s0_5, odd_bytes, 0xd8);
@@ -3152,15 +2914,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_6 = _mm512_ternarylogic_epi32(v8r8_6, l2in16_6, v8r6_6, 0x96);
     const __m512i sb_in_x_6 = _mm512_ternarylogic_epi32(v8_6, u_6, odd_bytes, 0xd8);
     const __m512i sb_in_y_6 = _mm512_ternarylogic_epi32(u_6, v8_6, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_6 = _mm512_and_si512(sb_in_x_6, nibble_mask);
-    const __m512i sb_s0_xs_6 = _mm512_srli_epi16(sb_in_x_6, 4);
-    const __m512i sb_s0_p1_6 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_6);
-    const __m512i sb_s0_t_6 = _mm512_ternarylogic_epi32(sb_s0_xs_6, nibble_mask, sb_s0_p1_6, 0x6a);
-    const __m512i sb_s0_p2_6 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_6);
-    const __m512i sb_s0_ol_6 = _mm512_xor_si512(sb_s0_p2_6, sb_s0_xl_6);
-    const __m512i sb_s0_p3_6 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_6);
-    const __m512i sb_s0_t2_6 = _mm512_add_epi8(sb_s0_t_6, sb_s0_t_6);
-    const __m512i sb_s0_6 = _mm512_xor_si512(sb_s0_p3_6, sb_s0_t2_6);
+    const __m512i sb_s0_6_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_6, sb_s0_t1);
+    const __m512i sb_s0_6_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_6, sb_s0_t3);
+    const __m512i sb_s0_6 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_6), sb_s0_6_lo, sb_s0_6_hi);
     const __m512i sb_s1_k_6 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
     const __m512i sb_s1_6 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
     const __m512i sb_out_x_6 = _mm512_ternarylogic_epi32(sb_s1_6, sb_s0_6, odd_bytes, 0xd8);
@@ -3218,15 +2974,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_7 = _mm512_ternarylogic_epi32(v8r8_7, l2in16_7, v8r6_7, 0x96);
     const __m512i sb_in_x_7 = _mm512_ternarylogic_epi32(v8_7, u_7, odd_bytes, 0xd8);
     const __m512i sb_in_y_7 = _mm512_ternarylogic_epi32(u_7, v8_7, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_7 = _mm512_and_si512(sb_in_x_7, nibble_mask);
-    const __m512i sb_s0_xs_7 = _mm512_srli_epi16(sb_in_x_7, 4);
-    const __m512i sb_s0_p1_7 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_7);
-    const __m512i sb_s0_t_7 = _mm512_ternarylogic_epi32(sb_s0_xs_7, nibble_mask, sb_s0_p1_7, 0x6a);
-    const __m512i sb_s0_p2_7 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_7);
-    const __m512i sb_s0_ol_7 = _mm512_xor_si512(sb_s0_p2_7, sb_s0_xl_7);
-    const __m512i sb_s0_p3_7 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_7);
-    const __m512i sb_s0_t2_7 = _mm512_add_epi8(sb_s0_t_7, sb_s0_t_7);
-    const __m512i sb_s0_7 = _mm512_xor_si512(sb_s0_p3_7, sb_s0_t2_7);
+    const __m512i sb_s0_7_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_7, sb_s0_t1);
+    const __m512i sb_s0_7_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_7, sb_s0_t3);
+    const __m512i sb_s0_7 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_7), sb_s0_7_lo, sb_s0_7_hi);
     const __m512i sb_s1_k_7 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
     const __m512i sb_s1_7 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
     const __m512i sb_out_x_7 = _mm512_ternarylogic_epi32(sb_s1_7, sb_s0_7, odd_bytes, 0xd8);
@@ -3284,15 +3034,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_8 = _mm512_ternarylogic_epi32(v8r8_8, l2in16_8, v8r6_8, 0x96);
     const __m512i sb_in_x_8 = _mm512_ternarylogic_epi32(v8_8, u_8, odd_bytes, 0xd8);
     const __m512i sb_in_y_8 = _mm512_ternarylogic_epi32(u_8, v8_8, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_8 = _mm512_and_si512(sb_in_x_8, nibble_mask);
-    const __m512i sb_s0_xs_8 = _mm512_srli_epi16(sb_in_x_8, 4);
-    const __m512i sb_s0_p1_8 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_8);
-    const __m512i sb_s0_t_8 = _mm512_ternarylogic_epi32(sb_s0_xs_8, nibble_mask, sb_s0_p1_8, 0x6a);
-    const __m512i sb_s0_p2_8 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_8);
-    const __m512i sb_s0_ol_8 = _mm512_xor_si512(sb_s0_p2_8, sb_s0_xl_8);
-    const __m512i sb_s0_p3_8 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_8);
-    const __m512i sb_s0_t2_8 = _mm512_add_epi8(sb_s0_t_8, sb_s0_t_8);
-    const __m512i sb_s0_8 = _mm512_xor_si512(sb_s0_p3_8, sb_s0_t2_8);
+    const __m512i sb_s0_8_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_8, sb_s0_t1);
+    const __m512i sb_s0_8_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_8, sb_s0_t3);
+    const __m512i sb_s0_8 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_8), sb_s0_8_lo, sb_s0_8_hi);
     const __m512i sb_s1_k_8 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
     const __m512i sb_s1_8 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
     const __m512i sb_out_x_8 = _mm512_ternarylogic_epi32(sb_s1_8, sb_s0_8, odd_bytes, 0xd8);
@@ -3350,15 +3094,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_9 = _mm512_ternarylogic_epi32(v8r8_9, l2in16_9, v8r6_9, 0x96);
     const __m512i sb_in_x_9 = _mm512_ternarylogic_epi32(v8_9, u_9, odd_bytes, 0xd8);
     const __m512i sb_in_y_9 = _mm512_ternarylogic_epi32(u_9, v8_9, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_9 = _mm512_and_si512(sb_in_x_9, nibble_mask);
-    const __m512i sb_s0_xs_9 = _mm512_srli_epi16(sb_in_x_9, 4);
-    const __m512i sb_s0_p1_9 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_9);
-    const __m512i sb_s0_t_9 = _mm512_ternarylogic_epi32(sb_s0_xs_9, nibble_mask, sb_s0_p1_9, 0x6a);
-    const __m512i sb_s0_p2_9 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_9);
-    const __m512i sb_s0_ol_9 = _mm512_xor_si512(sb_s0_p2_9, sb_s0_xl_9);
-    const __m512i sb_s0_p3_9 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_9);
-    const __m512i sb_s0_t2_9 = _mm512_add_epi8(sb_s0_t_9, sb_s0_t_9);
-    const __m512i sb_s0_9 = _mm512_xor_si512(sb_s0_p3_9, sb_s0_t2_9);
+    const __m512i sb_s0_9_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_9, sb_s0_t1);
+    const __m512i sb_s0_9_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_9, sb_s0_t3);
+    const __m512i sb_s0_9 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_9), sb_s0_9_lo, sb_s0_9_hi);
     const __m512i sb_s1_k_9 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
     const __m512i sb_s1_9 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
     const __m512i sb_out_x_9 = _mm512_ternarylogic_epi32(sb_s1_9, sb_s0_9, odd_bytes, 0xd8);
@@ -3416,15 +3154,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_10 = _mm512_ternarylogic_epi32(v8r8_10, l2in16_10, v8r6_10, 0x96);
     const __m512i sb_in_x_10 = _mm512_ternarylogic_epi32(v8_10, u_10, odd_bytes, 0xd8);
     const __m512i sb_in_y_10 = _mm512_ternarylogic_epi32(u_10, v8_10, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_10 = _mm512_and_si512(sb_in_x_10, nibble_mask);
-    const __m512i sb_s0_xs_10 = _mm512_srli_epi16(sb_in_x_10, 4);
-    const __m512i sb_s0_p1_10 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_10);
-    const __m512i sb_s0_t_10 = _mm512_ternarylogic_epi32(sb_s0_xs_10, nibble_mask, sb_s0_p1_10, 0x6a);
-    const __m512i sb_s0_p2_10 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_10);
-    const __m512i sb_s0_ol_10 = _mm512_xor_si512(sb_s0_p2_10, sb_s0_xl_10);
-    const __m512i sb_s0_p3_10 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_10);
-    const __m512i sb_s0_t2_10 = _mm512_add_epi8(sb_s0_t_10, sb_s0_t_10);
-    const __m512i sb_s0_10 = _mm512_xor_si512(sb_s0_p3_10, sb_s0_t2_10);
+    const __m512i sb_s0_10_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_10, sb_s0_t1);
+    const __m512i sb_s0_10_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_10, sb_s0_t3);
+    const __m512i sb_s0_10 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_10), sb_s0_10_lo, sb_s0_10_hi);
     const __m512i sb_s1_k_10 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
     const __m512i sb_s1_10 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
     const __m512i sb_out_x_10 = _mm512_ternarylogic_epi32(sb_s1_10, sb_s0_10, odd_bytes, 0xd8);
@@ -3482,15 +3214,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_11 = _mm512_ternarylogic_epi32(v8r8_11, l2in16_11, v8r6_11, 0x96);
     const __m512i sb_in_x_11 = _mm512_ternarylogic_epi32(v8_11, u_11, odd_bytes, 0xd8);
     const __m512i sb_in_y_11 = _mm512_ternarylogic_epi32(u_11, v8_11, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_11 = _mm512_and_si512(sb_in_x_11, nibble_mask);
-    const __m512i sb_s0_xs_11 = _mm512_srli_epi16(sb_in_x_11, 4);
-    const __m512i sb_s0_p1_11 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_11);
-    const __m512i sb_s0_t_11 = _mm512_ternarylogic_epi32(sb_s0_xs_11, nibble_mask, sb_s0_p1_11, 0x6a);
-    const __m512i sb_s0_p2_11 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_11);
-    const __m512i sb_s0_ol_11 = _mm512_xor_si512(sb_s0_p2_11, sb_s0_xl_11);
-    const __m512i sb_s0_p3_11 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_11);
-    const __m512i sb_s0_t2_11 = _mm512_add_epi8(sb_s0_t_11, sb_s0_t_11);
-    const __m512i sb_s0_11 = _mm512_xor_si512(sb_s0_p3_11, sb_s0_t2_11);
+    const __m512i sb_s0_11_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_11, sb_s0_t1);
+    const __m512i sb_s0_11_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_11, sb_s0_t3);
+    const __m512i sb_s0_11 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_11), sb_s0_11_lo, sb_s0_11_hi);
     const __m512i sb_s1_k_11 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
     const __m512i sb_s1_11 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
     const __m512i sb_out_x_11 = _mm512_ternarylogic_epi32(sb_s1_11, sb_s0_11, odd_bytes, 0xd8);
@@ -3548,15 +3274,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_12 = _mm512_ternarylogic_epi32(v8r8_12, l2in16_12, v8r6_12, 0x96);
     const __m512i sb_in_x_12 = _mm512_ternarylogic_epi32(v8_12, u_12, odd_bytes, 0xd8);
     const __m512i sb_in_y_12 = _mm512_ternarylogic_epi32(u_12, v8_12, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_12 = _mm512_and_si512(sb_in_x_12, nibble_mask);
-    const __m512i sb_s0_xs_12 = _mm512_srli_epi16(sb_in_x_12, 4);
-    const __m512i sb_s0_p1_12 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_12);
-    const __m512i sb_s0_t_12 = _mm512_ternarylogic_epi32(sb_s0_xs_12, nibble_mask, sb_s0_p1_12, 0x6a);
-    const __m512i sb_s0_p2_12 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_12);
-    const __m512i sb_s0_ol_12 = _mm512_xor_si512(sb_s0_p2_12, sb_s0_xl_12);
-    const __m512i sb_s0_p3_12 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_12);
-    const __m512i sb_s0_t2_12 = _mm512_add_epi8(sb_s0_t_12, sb_s0_t_12);
-    const __m512i sb_s0_12 = _mm512_xor_si512(sb_s0_p3_12, sb_s0_t2_12);
+    const __m512i sb_s0_12_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_12, sb_s0_t1);
+    const __m512i sb_s0_12_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_12, sb_s0_t3);
+    const __m512i sb_s0_12 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_12), sb_s0_12_lo, sb_s0_12_hi);
     const __m512i sb_s1_k_12 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
     const __m512i sb_s1_12 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
     const __m512i sb_out_x_12 = _mm512_ternarylogic_epi32(sb_s1_12, sb_s0_12, odd_bytes, 0xd8);
@@ -3614,15 +3334,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_13 = _mm512_ternarylogic_epi32(v8r8_13, l2in16_13, v8r6_13, 0x96);
     const __m512i sb_in_x_13 = _mm512_ternarylogic_epi32(v8_13, u_13, odd_bytes, 0xd8);
     const __m512i sb_in_y_13 = _mm512_ternarylogic_epi32(u_13, v8_13, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_13 = _mm512_and_si512(sb_in_x_13, nibble_mask);
-    const __m512i sb_s0_xs_13 = _mm512_srli_epi16(sb_in_x_13, 4);
-    const __m512i sb_s0_p1_13 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_13);
-    const __m512i sb_s0_t_13 = _mm512_ternarylogic_epi32(sb_s0_xs_13, nibble_mask, sb_s0_p1_13, 0x6a);
-    const __m512i sb_s0_p2_13 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_13);
-    const __m512i sb_s0_ol_13 = _mm512_xor_si512(sb_s0_p2_13, sb_s0_xl_13);
-    const __m512i sb_s0_p3_13 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_13);
-    const __m512i sb_s0_t2_13 = _mm512_add_epi8(sb_s0_t_13, sb_s0_t_13);
-    const __m512i sb_s0_13 = _mm512_xor_si512(sb_s0_p3_13, sb_s0_t2_13);
+    const __m512i sb_s0_13_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_13, sb_s0_t1);
+    const __m512i sb_s0_13_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_13, sb_s0_t3);
+    const __m512i sb_s0_13 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_13), sb_s0_13_lo, sb_s0_13_hi);
     const __m512i sb_s1_k_13 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
     const __m512i sb_s1_13 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
     const __m512i sb_out_x_13 = _mm512_ternarylogic_epi32(sb_s1_13, sb_s0_13, odd_bytes, 0xd8);
@@ -3680,15 +3394,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_14 = _mm512_ternarylogic_epi32(v8r8_14, l2in16_14, v8r6_14, 0x96);
     const __m512i sb_in_x_14 = _mm512_ternarylogic_epi32(v8_14, u_14, odd_bytes, 0xd8);
     const __m512i sb_in_y_14 = _mm512_ternarylogic_epi32(u_14, v8_14, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_14 = _mm512_and_si512(sb_in_x_14, nibble_mask);
-    const __m512i sb_s0_xs_14 = _mm512_srli_epi16(sb_in_x_14, 4);
-    const __m512i sb_s0_p1_14 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_14);
-    const __m512i sb_s0_t_14 = _mm512_ternarylogic_epi32(sb_s0_xs_14, nibble_mask, sb_s0_p1_14, 0x6a);
-    const __m512i sb_s0_p2_14 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_14);
-    const __m512i sb_s0_ol_14 = _mm512_xor_si512(sb_s0_p2_14, sb_s0_xl_14);
-    const __m512i sb_s0_p3_14 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_14);
-    const __m512i sb_s0_t2_14 = _mm512_add_epi8(sb_s0_t_14, sb_s0_t_14);
-    const __m512i sb_s0_14 = _mm512_xor_si512(sb_s0_p3_14, sb_s0_t2_14);
+    const __m512i sb_s0_14_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_14, sb_s0_t1);
+    const __m512i sb_s0_14_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_14, sb_s0_t3);
+    const __m512i sb_s0_14 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_14), sb_s0_14_lo, sb_s0_14_hi);
     const __m512i sb_s1_k_14 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
     const __m512i sb_s1_14 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
     const __m512i sb_out_x_14 = _mm512_ternarylogic_epi32(sb_s1_14, sb_s0_14, odd_bytes, 0xd8);
@@ -3746,15 +3454,9 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i v8_15 = _mm512_ternarylogic_epi32(v8r8_15, l2in16_15, v8r6_15, 0x96);
     const __m512i sb_in_x_15 = _mm512_ternarylogic_epi32(v8_15, u_15, odd_bytes, 0xd8);
     const __m512i sb_in_y_15 = _mm512_ternarylogic_epi32(u_15, v8_15, odd_bytes, 0xd8);
-    const __m512i sb_s0_xl_15 = _mm512_and_si512(sb_in_x_15, nibble_mask);
-    const __m512i sb_s0_xs_15 = _mm512_srli_epi16(sb_in_x_15, 4);
-    const __m512i sb_s0_p1_15 = _mm512_shuffle_epi8(s0_p1, sb_s0_xl_15);
-    const __m512i sb_s0_t_15 = _mm512_ternarylogic_epi32(sb_s0_xs_15, nibble_mask, sb_s0_p1_15, 0x6a);
-    const __m512i sb_s0_p2_15 = _mm512_shuffle_epi8(s0_p2, sb_s0_t_15);
-    const __m512i sb_s0_ol_15 = _mm512_xor_si512(sb_s0_p2_15, sb_s0_xl_15);
-    const __m512i sb_s0_p3_15 = _mm512_shuffle_epi8(s0_p3_rot, sb_s0_ol_15);
-    const __m512i sb_s0_t2_15 = _mm512_add_epi8(sb_s0_t_15, sb_s0_t_15);
-    const __m512i sb_s0_15 = _mm512_xor_si512(sb_s0_p3_15, sb_s0_t2_15);
+    const __m512i sb_s0_15_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_15, sb_s0_t1);
+    const __m512i sb_s0_15_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_15, sb_s0_t3);
+    const __m512i sb_s0_15 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_15), sb_s0_15_lo, sb_s0_15_hi);
     const __m512i sb_s1_k_15 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
     const __m512i sb_s1_15 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
     const __m512i sb_out_x_15 = _mm512_ternarylogic_epi32(sb_s1_15, sb_s0_15, odd_bytes, 0xd8);
@@ -3943,7 +3645,7 @@ static int zuc_lanes_avx512_gfni_cpu_supported(void)
 #ifdef KC_EMULATED
     return zuc_emulation_host_supported();
 #else
-    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI);
+    return kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_AVX512VBMI | KC_CPU_AVX512VBMI2 | KC_CPU_GFNI);
 #endif
 }
 

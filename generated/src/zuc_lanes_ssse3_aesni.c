@@ -25,28 +25,24 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
- * Chosen by cost on this target (ssse3_aesni instructions per round after lowering):
- *   S0 with the rotation by 5 folded into its third table / as its own step;
+ * Chosen by cost on this target (ssse3_aesni instructions after lowering):
+ *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
  *   additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;
  *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
- *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap
- *   (instructions per 16-round block of one group):
- *     folded S0, min addition, rotation by 16 by select, exchange by select:  n/a (an instruction this ISA lacks)
- *     folded S0, min addition, rotation by 16 by select, exchange by xor:     n/a (an instruction this ISA lacks)
- *     folded S0, min addition, rotation by 16 by rotate, exchange by select:  n/a (an instruction this ISA lacks)
- *     folded S0, min addition, rotation by 16 by rotate, exchange by xor:     n/a (an instruction this ISA lacks)
- *     folded S0, fold addition, rotation by 16 by select, exchange by select: 1994
- *     folded S0, fold addition, rotation by 16 by select, exchange by xor:    1930
- *     folded S0, fold addition, rotation by 16 by rotate, exchange by select: 1930
- *     folded S0, fold addition, rotation by 16 by rotate, exchange by xor:    1866
- *     rotate S0, min addition, rotation by 16 by select, exchange by select:  n/a (an instruction this ISA lacks)
- *     rotate S0, min addition, rotation by 16 by select, exchange by xor:     n/a (an instruction this ISA lacks)
- *     rotate S0, min addition, rotation by 16 by rotate, exchange by select:  n/a (an instruction this ISA lacks)
- *     rotate S0, min addition, rotation by 16 by rotate, exchange by xor:     n/a (an instruction this ISA lacks)
- *     rotate S0, fold addition, rotation by 16 by select, exchange by select: 2090
- *     rotate S0, fold addition, rotation by 16 by select, exchange by xor:    2026
- *     rotate S0, fold addition, rotation by 16 by rotate, exchange by select: 2026
- *     rotate S0, fold addition, rotation by 16 by rotate, exchange by xor:    1962
+ *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
+ *   instructions per 16-round block of one group, stage by stage:
+ *     with rotation by 16 by rotate, exchange by xor:
+ *       folded S0, min addition:  n/a (an instruction this ISA lacks)
+ *       folded S0, fold addition: 1994
+ *       rotate S0, min addition:  n/a (an instruction this ISA lacks)
+ *       rotate S0, fold addition: 2090
+ *       table S0, min addition:   n/a (an instruction this ISA lacks)
+ *       table S0, fold addition:  n/a (an instruction this ISA lacks)
+ *     with folded S0, fold addition:
+ *       rotation by 16 by select, exchange by select: 1994
+ *       rotation by 16 by select, exchange by xor:    1930
+ *       rotation by 16 by rotate, exchange by select: 1930
+ *       rotation by 16 by rotate, exchange by xor:    1866
  *   chosen: folded S0, fold addition, rotation by 16 by rotate, exchange by xor.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
  *     (all 8 cost 123 instructions here; ties go to the lowest index).
