@@ -81,7 +81,7 @@ def expression(op):
     if code == "aesenclast":
         return f"_mm_aesenclast_si128({a[0]}, {a[1]})" if bits == 128 else f"kc_aesenclast{bits}({a[0]}, {a[1]})"
     if code == "blendv" and bits == 512:
-        return f"_mm512_mask_blend_epi8(_mm512_movepi8_mask({a[2]}), {a[0]}, {a[1]})"
+        return f"kc_blendv512({a[0]}, {a[1]}, {a[2]})"
     if code == "blendv":
         return f"{p}_blendv_epi8({a[0]}, {a[1]}, {a[2]})"
     if code == "permute2b":

@@ -90,6 +90,25 @@ static inline __m256i kc_aesenclast256(__m256i x, __m256i key)
 #endif
 #endif
 
+#if defined(__AVX512BW__) || defined(KC_EMULATED)
+/* PBLENDVB at 512 bits: b where m's byte has its top bit set, else a.  AVX-512
+ * has a mask of the top bits (VPMOVB2M) and a masked blend instead.  SIMDe's
+ * portable VPMOVB2M tests each byte with a conditional, so the emulated build
+ * blends the two 256-bit halves with AVX2's VPBLENDVB (the same operation). */
+static inline __m512i kc_blendv512(__m512i a, __m512i b, __m512i m)
+{
+#ifdef KC_EMULATED
+    const __m256i lo = _mm256_blendv_epi8(_mm512_castsi512_si256(a), _mm512_castsi512_si256(b),
+                                          _mm512_castsi512_si256(m));
+    const __m256i hi = _mm256_blendv_epi8(_mm512_extracti64x4_epi64(a, 1), _mm512_extracti64x4_epi64(b, 1),
+                                          _mm512_extracti64x4_epi64(m, 1));
+    return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
+#else
+    return _mm512_mask_blend_epi8(_mm512_movepi8_mask(m), a, b);
+#endif
+}
+#endif
+
 /* Marks for llvm-mca around a kernel's round loop (only with KC_MCA_MARKERS). */
 #ifdef KC_MCA_MARKERS
 #define KC_MCA_BEGIN(name) __asm__ volatile("# LLVM-MCA-BEGIN " name ::: "memory")

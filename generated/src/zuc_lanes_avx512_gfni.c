@@ -15,9 +15,10 @@
  * layer S = (S0, S1, S0, S1) on the bytes of each word.  The S-box layer runs S0
  * and S1 once each, on regrouped bytes (the paper's algorithm 5): S0's inputs are
  * the odd bytes of both L1's and L2's outputs, S1's the even bytes.  S0 is its
- * three-round Feistel of 4-bit tables; S1 is A2·inv(A1·x) ^ c2 over the AES field
- * through a field isomorphism, which the backend lowers to GF2P8AFFINE(INV)QB or
- * to nibble tables around AESENCLAST.  Sixteen rounds are unrolled so that the
+ * three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
+ * (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
+ * AES field through a field isomorphism, which the backend lowers to
+ * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are unrolled so that the
  * LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
  * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
  * so that each lane's 64 bytes are stored contiguously, to that lane's own
@@ -167,7 +168,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y = _mm512_ternarylogic_epi32(u, v8, odd_bytes, 0xd8);
         const __m512i sb_s0_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x, sb_s0_t1);
         const __m512i sb_s0_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x, sb_s0_t3);
-        const __m512i sb_s0 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x), sb_s0_lo, sb_s0_hi);
+        const __m512i sb_s0 = kc_blendv512(sb_s0_lo, sb_s0_hi, sb_in_x);
         const __m512i sb_s1_k = _mm512_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
         const __m512i sb_s1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
         const __m512i sb_out_x = _mm512_ternarylogic_epi32(sb_s1, sb_s0, odd_bytes, 0xd8);
@@ -236,7 +237,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_1 = _mm512_ternarylogic_epi32(u_1, v8_1, odd_bytes, 0xd8);
         const __m512i sb_s0_1_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_1, sb_s0_t1);
         const __m512i sb_s0_1_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_1, sb_s0_t3);
-        const __m512i sb_s0_1 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_1), sb_s0_1_lo, sb_s0_1_hi);
+        const __m512i sb_s0_1 = kc_blendv512(sb_s0_1_lo, sb_s0_1_hi, sb_in_x_1);
         const __m512i sb_s1_k_1 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
         const __m512i sb_s1_1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
         const __m512i sb_out_x_1 = _mm512_ternarylogic_epi32(sb_s1_1, sb_s0_1, odd_bytes, 0xd8);
@@ -304,7 +305,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_2 = _mm512_ternarylogic_epi32(u_2, v8_2, odd_bytes, 0xd8);
         const __m512i sb_s0_2_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_2, sb_s0_t1);
         const __m512i sb_s0_2_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_2, sb_s0_t3);
-        const __m512i sb_s0_2 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_2), sb_s0_2_lo, sb_s0_2_hi);
+        const __m512i sb_s0_2 = kc_blendv512(sb_s0_2_lo, sb_s0_2_hi, sb_in_x_2);
         const __m512i sb_s1_k_2 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
         const __m512i sb_s1_2 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
         const __m512i sb_out_x_2 = _mm512_ternarylogic_epi32(sb_s1_2, sb_s0_2, odd_bytes, 0xd8);
@@ -371,7 +372,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_3 = _mm512_ternarylogic_epi32(u_3, v8_3, odd_bytes, 0xd8);
         const __m512i sb_s0_3_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_3, sb_s0_t1);
         const __m512i sb_s0_3_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_3, sb_s0_t3);
-        const __m512i sb_s0_3 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_3), sb_s0_3_lo, sb_s0_3_hi);
+        const __m512i sb_s0_3 = kc_blendv512(sb_s0_3_lo, sb_s0_3_hi, sb_in_x_3);
         const __m512i sb_s1_k_3 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
         const __m512i sb_s1_3 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
         const __m512i sb_out_x_3 = _mm512_ternarylogic_epi32(sb_s1_3, sb_s0_3, odd_bytes, 0xd8);
@@ -435,7 +436,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_4 = _mm512_ternarylogic_epi32(u_4, v8_4, odd_bytes, 0xd8);
         const __m512i sb_s0_4_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_4, sb_s0_t1);
         const __m512i sb_s0_4_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_4, sb_s0_t3);
-        const __m512i sb_s0_4 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_4), sb_s0_4_lo, sb_s0_4_hi);
+        const __m512i sb_s0_4 = kc_blendv512(sb_s0_4_lo, sb_s0_4_hi, sb_in_x_4);
         const __m512i sb_s1_k_4 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
         const __m512i sb_s1_4 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
         const __m512i sb_out_x_4 = _mm512_ternarylogic_epi32(sb_s1_4, sb_s0_4, odd_bytes, 0xd8);
@@ -498,7 +499,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_5 = _mm512_ternarylogic_epi32(u_5, v8_5, odd_bytes, 0xd8);
         const __m512i sb_s0_5_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_5, sb_s0_t1);
         const __m512i sb_s0_5_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_5, sb_s0_t3);
-        const __m512i sb_s0_5 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_5), sb_s0_5_lo, sb_s0_5_hi);
+        const __m512i sb_s0_5 = kc_blendv512(sb_s0_5_lo, sb_s0_5_hi, sb_in_x_5);
         const __m512i sb_s1_k_5 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
         const __m512i sb_s1_5 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
         const __m512i sb_out_x_5 = _mm512_ternarylogic_epi32(sb_s1_5, sb_s0_5, odd_bytes, 0xd8);
@@ -561,7 +562,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_6 = _mm512_ternarylogic_epi32(u_6, v8_6, odd_bytes, 0xd8);
         const __m512i sb_s0_6_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_6, sb_s0_t1);
         const __m512i sb_s0_6_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_6, sb_s0_t3);
-        const __m512i sb_s0_6 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_6), sb_s0_6_lo, sb_s0_6_hi);
+        const __m512i sb_s0_6 = kc_blendv512(sb_s0_6_lo, sb_s0_6_hi, sb_in_x_6);
         const __m512i sb_s1_k_6 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
         const __m512i sb_s1_6 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
         const __m512i sb_out_x_6 = _mm512_ternarylogic_epi32(sb_s1_6, sb_s0_6, odd_bytes, 0xd8);
@@ -624,7 +625,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_7 = _mm512_ternarylogic_epi32(u_7, v8_7, odd_bytes, 0xd8);
         const __m512i sb_s0_7_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_7, sb_s0_t1);
         const __m512i sb_s0_7_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_7, sb_s0_t3);
-        const __m512i sb_s0_7 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_7), sb_s0_7_lo, sb_s0_7_hi);
+        const __m512i sb_s0_7 = kc_blendv512(sb_s0_7_lo, sb_s0_7_hi, sb_in_x_7);
         const __m512i sb_s1_k_7 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
         const __m512i sb_s1_7 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
         const __m512i sb_out_x_7 = _mm512_ternarylogic_epi32(sb_s1_7, sb_s0_7, odd_bytes, 0xd8);
@@ -687,7 +688,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_8 = _mm512_ternarylogic_epi32(u_8, v8_8, odd_bytes, 0xd8);
         const __m512i sb_s0_8_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_8, sb_s0_t1);
         const __m512i sb_s0_8_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_8, sb_s0_t3);
-        const __m512i sb_s0_8 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_8), sb_s0_8_lo, sb_s0_8_hi);
+        const __m512i sb_s0_8 = kc_blendv512(sb_s0_8_lo, sb_s0_8_hi, sb_in_x_8);
         const __m512i sb_s1_k_8 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
         const __m512i sb_s1_8 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
         const __m512i sb_out_x_8 = _mm512_ternarylogic_epi32(sb_s1_8, sb_s0_8, odd_bytes, 0xd8);
@@ -750,7 +751,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_9 = _mm512_ternarylogic_epi32(u_9, v8_9, odd_bytes, 0xd8);
         const __m512i sb_s0_9_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_9, sb_s0_t1);
         const __m512i sb_s0_9_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_9, sb_s0_t3);
-        const __m512i sb_s0_9 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_9), sb_s0_9_lo, sb_s0_9_hi);
+        const __m512i sb_s0_9 = kc_blendv512(sb_s0_9_lo, sb_s0_9_hi, sb_in_x_9);
         const __m512i sb_s1_k_9 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
         const __m512i sb_s1_9 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
         const __m512i sb_out_x_9 = _mm512_ternarylogic_epi32(sb_s1_9, sb_s0_9, odd_bytes, 0xd8);
@@ -813,7 +814,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_10 = _mm512_ternarylogic_epi32(u_10, v8_10, odd_bytes, 0xd8);
         const __m512i sb_s0_10_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_10, sb_s0_t1);
         const __m512i sb_s0_10_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_10, sb_s0_t3);
-        const __m512i sb_s0_10 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_10), sb_s0_10_lo, sb_s0_10_hi);
+        const __m512i sb_s0_10 = kc_blendv512(sb_s0_10_lo, sb_s0_10_hi, sb_in_x_10);
         const __m512i sb_s1_k_10 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
         const __m512i sb_s1_10 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
         const __m512i sb_out_x_10 = _mm512_ternarylogic_epi32(sb_s1_10, sb_s0_10, odd_bytes, 0xd8);
@@ -876,7 +877,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_11 = _mm512_ternarylogic_epi32(u_11, v8_11, odd_bytes, 0xd8);
         const __m512i sb_s0_11_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_11, sb_s0_t1);
         const __m512i sb_s0_11_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_11, sb_s0_t3);
-        const __m512i sb_s0_11 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_11), sb_s0_11_lo, sb_s0_11_hi);
+        const __m512i sb_s0_11 = kc_blendv512(sb_s0_11_lo, sb_s0_11_hi, sb_in_x_11);
         const __m512i sb_s1_k_11 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
         const __m512i sb_s1_11 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
         const __m512i sb_out_x_11 = _mm512_ternarylogic_epi32(sb_s1_11, sb_s0_11, odd_bytes, 0xd8);
@@ -939,7 +940,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_12 = _mm512_ternarylogic_epi32(u_12, v8_12, odd_bytes, 0xd8);
         const __m512i sb_s0_12_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_12, sb_s0_t1);
         const __m512i sb_s0_12_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_12, sb_s0_t3);
-        const __m512i sb_s0_12 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_12), sb_s0_12_lo, sb_s0_12_hi);
+        const __m512i sb_s0_12 = kc_blendv512(sb_s0_12_lo, sb_s0_12_hi, sb_in_x_12);
         const __m512i sb_s1_k_12 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
         const __m512i sb_s1_12 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
         const __m512i sb_out_x_12 = _mm512_ternarylogic_epi32(sb_s1_12, sb_s0_12, odd_bytes, 0xd8);
@@ -1002,7 +1003,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_13 = _mm512_ternarylogic_epi32(u_13, v8_13, odd_bytes, 0xd8);
         const __m512i sb_s0_13_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_13, sb_s0_t1);
         const __m512i sb_s0_13_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_13, sb_s0_t3);
-        const __m512i sb_s0_13 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_13), sb_s0_13_lo, sb_s0_13_hi);
+        const __m512i sb_s0_13 = kc_blendv512(sb_s0_13_lo, sb_s0_13_hi, sb_in_x_13);
         const __m512i sb_s1_k_13 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
         const __m512i sb_s1_13 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
         const __m512i sb_out_x_13 = _mm512_ternarylogic_epi32(sb_s1_13, sb_s0_13, odd_bytes, 0xd8);
@@ -1065,7 +1066,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_14 = _mm512_ternarylogic_epi32(u_14, v8_14, odd_bytes, 0xd8);
         const __m512i sb_s0_14_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_14, sb_s0_t1);
         const __m512i sb_s0_14_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_14, sb_s0_t3);
-        const __m512i sb_s0_14 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_14), sb_s0_14_lo, sb_s0_14_hi);
+        const __m512i sb_s0_14 = kc_blendv512(sb_s0_14_lo, sb_s0_14_hi, sb_in_x_14);
         const __m512i sb_s1_k_14 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
         const __m512i sb_s1_14 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
         const __m512i sb_out_x_14 = _mm512_ternarylogic_epi32(sb_s1_14, sb_s0_14, odd_bytes, 0xd8);
@@ -1128,7 +1129,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
         const __m512i sb_in_y_15 = _mm512_ternarylogic_epi32(u_15, v8_15, odd_bytes, 0xd8);
         const __m512i sb_s0_15_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_15, sb_s0_t1);
         const __m512i sb_s0_15_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_15, sb_s0_t3);
-        const __m512i sb_s0_15 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_15), sb_s0_15_lo, sb_s0_15_hi);
+        const __m512i sb_s0_15 = kc_blendv512(sb_s0_15_lo, sb_s0_15_hi, sb_in_x_15);
         const __m512i sb_s1_k_15 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
         const __m512i sb_s1_15 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
         const __m512i sb_out_x_15 = _mm512_ternarylogic_epi32(sb_s1_15, sb_s0_15, odd_bytes, 0xd8);
@@ -1212,7 +1213,7 @@ static void zuc_lanes_avx512_gfni_init_rounds(uint32_t *state_words)
     const __m512i sb_in_y_16 = _mm512_ternarylogic_epi32(u_16, v8_16, odd_bytes, 0xd8);
     const __m512i sb_s0_16_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_16, sb_s0_t1);
     const __m512i sb_s0_16_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_16, sb_s0_t3);
-    const __m512i sb_s0_16 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_16), sb_s0_16_lo, sb_s0_16_hi);
+    const __m512i sb_s0_16 = kc_blendv512(sb_s0_16_lo, sb_s0_16_hi, sb_in_x_16);
     const __m512i sb_s1_k_16 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_16, gfni_mat, 0x00);
     const __m512i sb_s1_16 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_16, gfni_mat_1, 0x55);
     const __m512i sb_out_x_16 = _mm512_ternarylogic_epi32(sb_s1_16, sb_s0_16, odd_bytes, 0xd8);
@@ -1367,7 +1368,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y = _mm512_ternarylogic_epi32(u, v8, odd_bytes, 0xd8);
     const __m512i sb_s0_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x, sb_s0_t1);
     const __m512i sb_s0_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x, sb_s0_t3);
-    const __m512i sb_s0 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x), sb_s0_lo, sb_s0_hi);
+    const __m512i sb_s0 = kc_blendv512(sb_s0_lo, sb_s0_hi, sb_in_x);
     const __m512i sb_s1_k = _mm512_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
     const __m512i sb_s1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
     const __m512i sb_out_x = _mm512_ternarylogic_epi32(sb_s1, sb_s0, odd_bytes, 0xd8);
@@ -1434,7 +1435,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_1 = _mm512_ternarylogic_epi32(u_1, v8_1, odd_bytes, 0xd8);
     const __m512i sb_s0_1_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_1, sb_s0_t1);
     const __m512i sb_s0_1_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_1, sb_s0_t3);
-    const __m512i sb_s0_1 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_1), sb_s0_1_lo, sb_s0_1_hi);
+    const __m512i sb_s0_1 = kc_blendv512(sb_s0_1_lo, sb_s0_1_hi, sb_in_x_1);
     const __m512i sb_s1_k_1 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
     const __m512i sb_s1_1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
     const __m512i sb_out_x_1 = _mm512_ternarylogic_epi32(sb_s1_1, sb_s0_1, odd_bytes, 0xd8);
@@ -1500,7 +1501,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_2 = _mm512_ternarylogic_epi32(u_2, v8_2, odd_bytes, 0xd8);
     const __m512i sb_s0_2_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_2, sb_s0_t1);
     const __m512i sb_s0_2_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_2, sb_s0_t3);
-    const __m512i sb_s0_2 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_2), sb_s0_2_lo, sb_s0_2_hi);
+    const __m512i sb_s0_2 = kc_blendv512(sb_s0_2_lo, sb_s0_2_hi, sb_in_x_2);
     const __m512i sb_s1_k_2 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
     const __m512i sb_s1_2 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
     const __m512i sb_out_x_2 = _mm512_ternarylogic_epi32(sb_s1_2, sb_s0_2, odd_bytes, 0xd8);
@@ -1565,7 +1566,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_3 = _mm512_ternarylogic_epi32(u_3, v8_3, odd_bytes, 0xd8);
     const __m512i sb_s0_3_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_3, sb_s0_t1);
     const __m512i sb_s0_3_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_3, sb_s0_t3);
-    const __m512i sb_s0_3 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_3), sb_s0_3_lo, sb_s0_3_hi);
+    const __m512i sb_s0_3 = kc_blendv512(sb_s0_3_lo, sb_s0_3_hi, sb_in_x_3);
     const __m512i sb_s1_k_3 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
     const __m512i sb_s1_3 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
     const __m512i sb_out_x_3 = _mm512_ternarylogic_epi32(sb_s1_3, sb_s0_3, odd_bytes, 0xd8);
@@ -1626,7 +1627,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_4 = _mm512_ternarylogic_epi32(u_4, v8_4, odd_bytes, 0xd8);
     const __m512i sb_s0_4_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_4, sb_s0_t1);
     const __m512i sb_s0_4_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_4, sb_s0_t3);
-    const __m512i sb_s0_4 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_4), sb_s0_4_lo, sb_s0_4_hi);
+    const __m512i sb_s0_4 = kc_blendv512(sb_s0_4_lo, sb_s0_4_hi, sb_in_x_4);
     const __m512i sb_s1_k_4 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
     const __m512i sb_s1_4 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
     const __m512i sb_out_x_4 = _mm512_ternarylogic_epi32(sb_s1_4, sb_s0_4, odd_bytes, 0xd8);
@@ -1686,7 +1687,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_5 = _mm512_ternarylogic_epi32(u_5, v8_5, odd_bytes, 0xd8);
     const __m512i sb_s0_5_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_5, sb_s0_t1);
     const __m512i sb_s0_5_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_5, sb_s0_t3);
-    const __m512i sb_s0_5 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_5), sb_s0_5_lo, sb_s0_5_hi);
+    const __m512i sb_s0_5 = kc_blendv512(sb_s0_5_lo, sb_s0_5_hi, sb_in_x_5);
     const __m512i sb_s1_k_5 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
     const __m512i sb_s1_5 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
     const __m512i sb_out_x_5 = _mm512_ternarylogic_epi32(sb_s1_5, sb_s0_5, odd_bytes, 0xd8);
@@ -1746,7 +1747,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_6 = _mm512_ternarylogic_epi32(u_6, v8_6, odd_bytes, 0xd8);
     const __m512i sb_s0_6_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_6, sb_s0_t1);
     const __m512i sb_s0_6_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_6, sb_s0_t3);
-    const __m512i sb_s0_6 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_6), sb_s0_6_lo, sb_s0_6_hi);
+    const __m512i sb_s0_6 = kc_blendv512(sb_s0_6_lo, sb_s0_6_hi, sb_in_x_6);
     const __m512i sb_s1_k_6 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
     const __m512i sb_s1_6 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
     const __m512i sb_out_x_6 = _mm512_ternarylogic_epi32(sb_s1_6, sb_s0_6, odd_bytes, 0xd8);
@@ -1806,7 +1807,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_7 = _mm512_ternarylogic_epi32(u_7, v8_7, odd_bytes, 0xd8);
     const __m512i sb_s0_7_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_7, sb_s0_t1);
     const __m512i sb_s0_7_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_7, sb_s0_t3);
-    const __m512i sb_s0_7 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_7), sb_s0_7_lo, sb_s0_7_hi);
+    const __m512i sb_s0_7 = kc_blendv512(sb_s0_7_lo, sb_s0_7_hi, sb_in_x_7);
     const __m512i sb_s1_k_7 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
     const __m512i sb_s1_7 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
     const __m512i sb_out_x_7 = _mm512_ternarylogic_epi32(sb_s1_7, sb_s0_7, odd_bytes, 0xd8);
@@ -1866,7 +1867,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_8 = _mm512_ternarylogic_epi32(u_8, v8_8, odd_bytes, 0xd8);
     const __m512i sb_s0_8_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_8, sb_s0_t1);
     const __m512i sb_s0_8_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_8, sb_s0_t3);
-    const __m512i sb_s0_8 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_8), sb_s0_8_lo, sb_s0_8_hi);
+    const __m512i sb_s0_8 = kc_blendv512(sb_s0_8_lo, sb_s0_8_hi, sb_in_x_8);
     const __m512i sb_s1_k_8 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
     const __m512i sb_s1_8 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
     const __m512i sb_out_x_8 = _mm512_ternarylogic_epi32(sb_s1_8, sb_s0_8, odd_bytes, 0xd8);
@@ -1926,7 +1927,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_9 = _mm512_ternarylogic_epi32(u_9, v8_9, odd_bytes, 0xd8);
     const __m512i sb_s0_9_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_9, sb_s0_t1);
     const __m512i sb_s0_9_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_9, sb_s0_t3);
-    const __m512i sb_s0_9 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_9), sb_s0_9_lo, sb_s0_9_hi);
+    const __m512i sb_s0_9 = kc_blendv512(sb_s0_9_lo, sb_s0_9_hi, sb_in_x_9);
     const __m512i sb_s1_k_9 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
     const __m512i sb_s1_9 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
     const __m512i sb_out_x_9 = _mm512_ternarylogic_epi32(sb_s1_9, sb_s0_9, odd_bytes, 0xd8);
@@ -1986,7 +1987,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_10 = _mm512_ternarylogic_epi32(u_10, v8_10, odd_bytes, 0xd8);
     const __m512i sb_s0_10_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_10, sb_s0_t1);
     const __m512i sb_s0_10_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_10, sb_s0_t3);
-    const __m512i sb_s0_10 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_10), sb_s0_10_lo, sb_s0_10_hi);
+    const __m512i sb_s0_10 = kc_blendv512(sb_s0_10_lo, sb_s0_10_hi, sb_in_x_10);
     const __m512i sb_s1_k_10 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
     const __m512i sb_s1_10 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
     const __m512i sb_out_x_10 = _mm512_ternarylogic_epi32(sb_s1_10, sb_s0_10, odd_bytes, 0xd8);
@@ -2046,7 +2047,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_11 = _mm512_ternarylogic_epi32(u_11, v8_11, odd_bytes, 0xd8);
     const __m512i sb_s0_11_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_11, sb_s0_t1);
     const __m512i sb_s0_11_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_11, sb_s0_t3);
-    const __m512i sb_s0_11 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_11), sb_s0_11_lo, sb_s0_11_hi);
+    const __m512i sb_s0_11 = kc_blendv512(sb_s0_11_lo, sb_s0_11_hi, sb_in_x_11);
     const __m512i sb_s1_k_11 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
     const __m512i sb_s1_11 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
     const __m512i sb_out_x_11 = _mm512_ternarylogic_epi32(sb_s1_11, sb_s0_11, odd_bytes, 0xd8);
@@ -2106,7 +2107,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_12 = _mm512_ternarylogic_epi32(u_12, v8_12, odd_bytes, 0xd8);
     const __m512i sb_s0_12_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_12, sb_s0_t1);
     const __m512i sb_s0_12_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_12, sb_s0_t3);
-    const __m512i sb_s0_12 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_12), sb_s0_12_lo, sb_s0_12_hi);
+    const __m512i sb_s0_12 = kc_blendv512(sb_s0_12_lo, sb_s0_12_hi, sb_in_x_12);
     const __m512i sb_s1_k_12 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
     const __m512i sb_s1_12 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
     const __m512i sb_out_x_12 = _mm512_ternarylogic_epi32(sb_s1_12, sb_s0_12, odd_bytes, 0xd8);
@@ -2166,7 +2167,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_13 = _mm512_ternarylogic_epi32(u_13, v8_13, odd_bytes, 0xd8);
     const __m512i sb_s0_13_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_13, sb_s0_t1);
     const __m512i sb_s0_13_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_13, sb_s0_t3);
-    const __m512i sb_s0_13 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_13), sb_s0_13_lo, sb_s0_13_hi);
+    const __m512i sb_s0_13 = kc_blendv512(sb_s0_13_lo, sb_s0_13_hi, sb_in_x_13);
     const __m512i sb_s1_k_13 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
     const __m512i sb_s1_13 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
     const __m512i sb_out_x_13 = _mm512_ternarylogic_epi32(sb_s1_13, sb_s0_13, odd_bytes, 0xd8);
@@ -2226,7 +2227,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_14 = _mm512_ternarylogic_epi32(u_14, v8_14, odd_bytes, 0xd8);
     const __m512i sb_s0_14_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_14, sb_s0_t1);
     const __m512i sb_s0_14_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_14, sb_s0_t3);
-    const __m512i sb_s0_14 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_14), sb_s0_14_lo, sb_s0_14_hi);
+    const __m512i sb_s0_14 = kc_blendv512(sb_s0_14_lo, sb_s0_14_hi, sb_in_x_14);
     const __m512i sb_s1_k_14 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
     const __m512i sb_s1_14 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
     const __m512i sb_out_x_14 = _mm512_ternarylogic_epi32(sb_s1_14, sb_s0_14, odd_bytes, 0xd8);
@@ -2286,7 +2287,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i sb_in_y_15 = _mm512_ternarylogic_epi32(u_15, v8_15, odd_bytes, 0xd8);
     const __m512i sb_s0_15_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_15, sb_s0_t1);
     const __m512i sb_s0_15_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_15, sb_s0_t3);
-    const __m512i sb_s0_15 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_15), sb_s0_15_lo, sb_s0_15_hi);
+    const __m512i sb_s0_15 = kc_blendv512(sb_s0_15_lo, sb_s0_15_hi, sb_in_x_15);
     const __m512i sb_s1_k_15 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
     const __m512i sb_s1_15 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
     const __m512i sb_out_x_15 = _mm512_ternarylogic_epi32(sb_s1_15, sb_s0_15, odd_bytes, 0xd8);
@@ -2537,7 +2538,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y = _mm512_ternarylogic_epi32(u, v8, odd_bytes, 0xd8);
     const __m512i sb_s0_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x, sb_s0_t1);
     const __m512i sb_s0_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x, sb_s0_t3);
-    const __m512i sb_s0 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x), sb_s0_lo, sb_s0_hi);
+    const __m512i sb_s0 = kc_blendv512(sb_s0_lo, sb_s0_hi, sb_in_x);
     const __m512i sb_s1_k = _mm512_gf2p8affine_epi64_epi8(sb_in_y, gfni_mat, 0x00);
     const __m512i sb_s1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k, gfni_mat_1, 0x55);
     const __m512i sb_out_x = _mm512_ternarylogic_epi32(sb_s1, sb_s0, odd_bytes, 0xd8);
@@ -2604,7 +2605,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_1 = _mm512_ternarylogic_epi32(u_1, v8_1, odd_bytes, 0xd8);
     const __m512i sb_s0_1_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_1, sb_s0_t1);
     const __m512i sb_s0_1_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_1, sb_s0_t3);
-    const __m512i sb_s0_1 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_1), sb_s0_1_lo, sb_s0_1_hi);
+    const __m512i sb_s0_1 = kc_blendv512(sb_s0_1_lo, sb_s0_1_hi, sb_in_x_1);
     const __m512i sb_s1_k_1 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_1, gfni_mat, 0x00);
     const __m512i sb_s1_1 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_1, gfni_mat_1, 0x55);
     const __m512i sb_out_x_1 = _mm512_ternarylogic_epi32(sb_s1_1, sb_s0_1, odd_bytes, 0xd8);
@@ -2670,7 +2671,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_2 = _mm512_ternarylogic_epi32(u_2, v8_2, odd_bytes, 0xd8);
     const __m512i sb_s0_2_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_2, sb_s0_t1);
     const __m512i sb_s0_2_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_2, sb_s0_t3);
-    const __m512i sb_s0_2 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_2), sb_s0_2_lo, sb_s0_2_hi);
+    const __m512i sb_s0_2 = kc_blendv512(sb_s0_2_lo, sb_s0_2_hi, sb_in_x_2);
     const __m512i sb_s1_k_2 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_2, gfni_mat, 0x00);
     const __m512i sb_s1_2 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_2, gfni_mat_1, 0x55);
     const __m512i sb_out_x_2 = _mm512_ternarylogic_epi32(sb_s1_2, sb_s0_2, odd_bytes, 0xd8);
@@ -2735,7 +2736,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_3 = _mm512_ternarylogic_epi32(u_3, v8_3, odd_bytes, 0xd8);
     const __m512i sb_s0_3_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_3, sb_s0_t1);
     const __m512i sb_s0_3_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_3, sb_s0_t3);
-    const __m512i sb_s0_3 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_3), sb_s0_3_lo, sb_s0_3_hi);
+    const __m512i sb_s0_3 = kc_blendv512(sb_s0_3_lo, sb_s0_3_hi, sb_in_x_3);
     const __m512i sb_s1_k_3 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_3, gfni_mat, 0x00);
     const __m512i sb_s1_3 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_3, gfni_mat_1, 0x55);
     const __m512i sb_out_x_3 = _mm512_ternarylogic_epi32(sb_s1_3, sb_s0_3, odd_bytes, 0xd8);
@@ -2796,7 +2797,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_4 = _mm512_ternarylogic_epi32(u_4, v8_4, odd_bytes, 0xd8);
     const __m512i sb_s0_4_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_4, sb_s0_t1);
     const __m512i sb_s0_4_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_4, sb_s0_t3);
-    const __m512i sb_s0_4 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_4), sb_s0_4_lo, sb_s0_4_hi);
+    const __m512i sb_s0_4 = kc_blendv512(sb_s0_4_lo, sb_s0_4_hi, sb_in_x_4);
     const __m512i sb_s1_k_4 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_4, gfni_mat, 0x00);
     const __m512i sb_s1_4 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_4, gfni_mat_1, 0x55);
     const __m512i sb_out_x_4 = _mm512_ternarylogic_epi32(sb_s1_4, sb_s0_4, odd_bytes, 0xd8);
@@ -2856,7 +2857,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_5 = _mm512_ternarylogic_epi32(u_5, v8_5, odd_bytes, 0xd8);
     const __m512i sb_s0_5_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_5, sb_s0_t1);
     const __m512i sb_s0_5_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_5, sb_s0_t3);
-    const __m512i sb_s0_5 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_5), sb_s0_5_lo, sb_s0_5_hi);
+    const __m512i sb_s0_5 = kc_blendv512(sb_s0_5_lo, sb_s0_5_hi, sb_in_x_5);
     const __m512i sb_s1_k_5 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_5, gfni_mat, 0x00);
     const __m512i sb_s1_5 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_5, gfni_mat_1, 0x55);
     const __m512i sb_out_x_5 = _mm512_ternarylogic_epi32(sb_s1_5, sb_s0_5, odd_bytes, 0xd8);
@@ -2916,7 +2917,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_6 = _mm512_ternarylogic_epi32(u_6, v8_6, odd_bytes, 0xd8);
     const __m512i sb_s0_6_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_6, sb_s0_t1);
     const __m512i sb_s0_6_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_6, sb_s0_t3);
-    const __m512i sb_s0_6 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_6), sb_s0_6_lo, sb_s0_6_hi);
+    const __m512i sb_s0_6 = kc_blendv512(sb_s0_6_lo, sb_s0_6_hi, sb_in_x_6);
     const __m512i sb_s1_k_6 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_6, gfni_mat, 0x00);
     const __m512i sb_s1_6 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_6, gfni_mat_1, 0x55);
     const __m512i sb_out_x_6 = _mm512_ternarylogic_epi32(sb_s1_6, sb_s0_6, odd_bytes, 0xd8);
@@ -2976,7 +2977,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_7 = _mm512_ternarylogic_epi32(u_7, v8_7, odd_bytes, 0xd8);
     const __m512i sb_s0_7_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_7, sb_s0_t1);
     const __m512i sb_s0_7_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_7, sb_s0_t3);
-    const __m512i sb_s0_7 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_7), sb_s0_7_lo, sb_s0_7_hi);
+    const __m512i sb_s0_7 = kc_blendv512(sb_s0_7_lo, sb_s0_7_hi, sb_in_x_7);
     const __m512i sb_s1_k_7 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_7, gfni_mat, 0x00);
     const __m512i sb_s1_7 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_7, gfni_mat_1, 0x55);
     const __m512i sb_out_x_7 = _mm512_ternarylogic_epi32(sb_s1_7, sb_s0_7, odd_bytes, 0xd8);
@@ -3036,7 +3037,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_8 = _mm512_ternarylogic_epi32(u_8, v8_8, odd_bytes, 0xd8);
     const __m512i sb_s0_8_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_8, sb_s0_t1);
     const __m512i sb_s0_8_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_8, sb_s0_t3);
-    const __m512i sb_s0_8 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_8), sb_s0_8_lo, sb_s0_8_hi);
+    const __m512i sb_s0_8 = kc_blendv512(sb_s0_8_lo, sb_s0_8_hi, sb_in_x_8);
     const __m512i sb_s1_k_8 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_8, gfni_mat, 0x00);
     const __m512i sb_s1_8 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_8, gfni_mat_1, 0x55);
     const __m512i sb_out_x_8 = _mm512_ternarylogic_epi32(sb_s1_8, sb_s0_8, odd_bytes, 0xd8);
@@ -3096,7 +3097,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_9 = _mm512_ternarylogic_epi32(u_9, v8_9, odd_bytes, 0xd8);
     const __m512i sb_s0_9_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_9, sb_s0_t1);
     const __m512i sb_s0_9_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_9, sb_s0_t3);
-    const __m512i sb_s0_9 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_9), sb_s0_9_lo, sb_s0_9_hi);
+    const __m512i sb_s0_9 = kc_blendv512(sb_s0_9_lo, sb_s0_9_hi, sb_in_x_9);
     const __m512i sb_s1_k_9 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_9, gfni_mat, 0x00);
     const __m512i sb_s1_9 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_9, gfni_mat_1, 0x55);
     const __m512i sb_out_x_9 = _mm512_ternarylogic_epi32(sb_s1_9, sb_s0_9, odd_bytes, 0xd8);
@@ -3156,7 +3157,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_10 = _mm512_ternarylogic_epi32(u_10, v8_10, odd_bytes, 0xd8);
     const __m512i sb_s0_10_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_10, sb_s0_t1);
     const __m512i sb_s0_10_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_10, sb_s0_t3);
-    const __m512i sb_s0_10 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_10), sb_s0_10_lo, sb_s0_10_hi);
+    const __m512i sb_s0_10 = kc_blendv512(sb_s0_10_lo, sb_s0_10_hi, sb_in_x_10);
     const __m512i sb_s1_k_10 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_10, gfni_mat, 0x00);
     const __m512i sb_s1_10 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_10, gfni_mat_1, 0x55);
     const __m512i sb_out_x_10 = _mm512_ternarylogic_epi32(sb_s1_10, sb_s0_10, odd_bytes, 0xd8);
@@ -3216,7 +3217,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_11 = _mm512_ternarylogic_epi32(u_11, v8_11, odd_bytes, 0xd8);
     const __m512i sb_s0_11_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_11, sb_s0_t1);
     const __m512i sb_s0_11_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_11, sb_s0_t3);
-    const __m512i sb_s0_11 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_11), sb_s0_11_lo, sb_s0_11_hi);
+    const __m512i sb_s0_11 = kc_blendv512(sb_s0_11_lo, sb_s0_11_hi, sb_in_x_11);
     const __m512i sb_s1_k_11 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_11, gfni_mat, 0x00);
     const __m512i sb_s1_11 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_11, gfni_mat_1, 0x55);
     const __m512i sb_out_x_11 = _mm512_ternarylogic_epi32(sb_s1_11, sb_s0_11, odd_bytes, 0xd8);
@@ -3276,7 +3277,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_12 = _mm512_ternarylogic_epi32(u_12, v8_12, odd_bytes, 0xd8);
     const __m512i sb_s0_12_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_12, sb_s0_t1);
     const __m512i sb_s0_12_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_12, sb_s0_t3);
-    const __m512i sb_s0_12 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_12), sb_s0_12_lo, sb_s0_12_hi);
+    const __m512i sb_s0_12 = kc_blendv512(sb_s0_12_lo, sb_s0_12_hi, sb_in_x_12);
     const __m512i sb_s1_k_12 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_12, gfni_mat, 0x00);
     const __m512i sb_s1_12 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_12, gfni_mat_1, 0x55);
     const __m512i sb_out_x_12 = _mm512_ternarylogic_epi32(sb_s1_12, sb_s0_12, odd_bytes, 0xd8);
@@ -3336,7 +3337,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_13 = _mm512_ternarylogic_epi32(u_13, v8_13, odd_bytes, 0xd8);
     const __m512i sb_s0_13_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_13, sb_s0_t1);
     const __m512i sb_s0_13_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_13, sb_s0_t3);
-    const __m512i sb_s0_13 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_13), sb_s0_13_lo, sb_s0_13_hi);
+    const __m512i sb_s0_13 = kc_blendv512(sb_s0_13_lo, sb_s0_13_hi, sb_in_x_13);
     const __m512i sb_s1_k_13 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_13, gfni_mat, 0x00);
     const __m512i sb_s1_13 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_13, gfni_mat_1, 0x55);
     const __m512i sb_out_x_13 = _mm512_ternarylogic_epi32(sb_s1_13, sb_s0_13, odd_bytes, 0xd8);
@@ -3396,7 +3397,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_14 = _mm512_ternarylogic_epi32(u_14, v8_14, odd_bytes, 0xd8);
     const __m512i sb_s0_14_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_14, sb_s0_t1);
     const __m512i sb_s0_14_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_14, sb_s0_t3);
-    const __m512i sb_s0_14 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_14), sb_s0_14_lo, sb_s0_14_hi);
+    const __m512i sb_s0_14 = kc_blendv512(sb_s0_14_lo, sb_s0_14_hi, sb_in_x_14);
     const __m512i sb_s1_k_14 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_14, gfni_mat, 0x00);
     const __m512i sb_s1_14 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_14, gfni_mat_1, 0x55);
     const __m512i sb_out_x_14 = _mm512_ternarylogic_epi32(sb_s1_14, sb_s0_14, odd_bytes, 0xd8);
@@ -3456,7 +3457,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i sb_in_y_15 = _mm512_ternarylogic_epi32(u_15, v8_15, odd_bytes, 0xd8);
     const __m512i sb_s0_15_lo = _mm512_permutex2var_epi8(sb_s0_t0, sb_in_x_15, sb_s0_t1);
     const __m512i sb_s0_15_hi = _mm512_permutex2var_epi8(sb_s0_t2, sb_in_x_15, sb_s0_t3);
-    const __m512i sb_s0_15 = _mm512_mask_blend_epi8(_mm512_movepi8_mask(sb_in_x_15), sb_s0_15_lo, sb_s0_15_hi);
+    const __m512i sb_s0_15 = kc_blendv512(sb_s0_15_lo, sb_s0_15_hi, sb_in_x_15);
     const __m512i sb_s1_k_15 = _mm512_gf2p8affine_epi64_epi8(sb_in_y_15, gfni_mat, 0x00);
     const __m512i sb_s1_15 = _mm512_gf2p8affineinv_epi64_epi8(sb_s1_k_15, gfni_mat_1, 0x55);
     const __m512i sb_out_x_15 = _mm512_ternarylogic_epi32(sb_s1_15, sb_s0_15, odd_bytes, 0xd8);
