@@ -18,8 +18,8 @@
  * three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
  * (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
  * AES field through a field isomorphism, which the backend lowers to
- * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are unrolled so that the
- * LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
+ * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
+ * unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
  * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
  * so that each lane's 64 bytes are stored contiguously, to that lane's own
  * pointer (`out[lane]`), so that the cores can point a lane at its message
