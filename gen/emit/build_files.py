@@ -8,6 +8,7 @@ adding a cipher adds a list, not a build rule."""
 from dataclasses import dataclass
 
 from ..backends import cpu_features
+from ..linalg import byteswap_mask
 from .render import provenance, render
 
 # Host ISA of the SIMDe builds: the emulated kernels' own instructions come
@@ -67,6 +68,7 @@ def files(ciphers):
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
         "src/kc_modes.h": render("kc_modes.h.j2", provenance=provenance(["templates/kc_modes.h.j2"]),
-                                 max_block_bytes=max(c.max_block_bytes for c in ciphers)),
+                                 max_block_bytes=max(c.max_block_bytes for c in ciphers),
+                                 qword_byte_reversal=tuple(byteswap_mask(8))),
         **cpu_files(),
     }

@@ -61,12 +61,12 @@ class LaneRound:
             tables = s0_nibble_tables()
             self.p1 = b.const(tables.p1, "s0_p1", "S0 Feistel round 1: P1 (gen/specs/zuc.py)")
             self.p2 = b.const(tables.p2, "s0_p2", "S0 Feistel round 2: P2")
-        if s0_form == "folded":
-            self.p3 = b.const(tables.folded, "s0_p3_rot",
-                              "S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1)")
-        elif s0_form == "rotate":
-            self.p3 = b.const(tables.p3, "s0_p3", "S0 Feistel round 3: P3")
-        self.nibble = b.const(bytes([0x0F] * 16), "nibble_mask", "low nibble of every byte")
+            if s0_form == "folded":
+                self.p3 = b.const(tables.folded, "s0_p3_rot",
+                                  "S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1)")
+            else:
+                self.p3 = b.const(tables.p3, "s0_p3", "S0 Feistel round 3: P3")
+            self.nibble = b.const(bytes([0x0F] * 16), "nibble_mask", "low nibble of every byte")
         self.hi16 = b.const(bytes([0, 0, 0xFF, 0xFF] * 4), "high16", "high 16 bits of every 32-bit word")
         self.odd = b.const(bytes([0, 0xFF] * 8), "odd_bytes", "bytes 1 and 3 of every word (the S0 bytes)")
         self.modulus = b.const(MODULUS.to_bytes(4, "little") * 4, "modulus", "2^31 - 1 in every word")

@@ -96,8 +96,8 @@ __attribute__((target("avx2"))) static inline void kc_counter_blocks128_avx2(kc_
     const __m256i low = _mm256_set1_epi64x((long long)ctr->limb[0]);
     const __m256i high = _mm256_set1_epi64x((long long)ctr->limb[1]);
     const __m256i low_flipped = _mm256_xor_si256(low, top);
-    const __m256i reverse64 = _mm256_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
-                                               7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8);
+    /* byte i of each 64-bit limb <- byte 7 - i (gen/linalg/shuffle.py: byteswap_mask(8)) */
+    const __m256i reverse64 = _mm256_broadcastsi128_si256(_mm_setr_epi8(7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8));
     __m256i offsets = _mm256_setr_epi64x(0, 1, 2, 3);
     size_t b = 0;
     for (; b + 4 <= n; b += 4, out += 64) {
