@@ -440,6 +440,7 @@ typedef struct {
     unsigned used;  /* lanes 0 .. used-1 carry streams; the rest a dummy all-zero key */
     size_t base;    /* keystream word index of each row's first word */
     size_t filled;  /* keystream words in each row */
+    size_t written; /* the most words any row has held: what batch_wipe clears */
     /* Aligned to the cache line: the kernels load and store it whole, one vector per word. */
     _Alignas(64) uint32_t state[ZUC_STATE_WORDS * ZUC_LANES_MAX];
     /* Where a lane has no 64 bytes of its own to take a kernel call's output
@@ -479,7 +480,7 @@ static void batch_start(zuc_batch *b, const zuc_impl *impl, zuc_variant variant,
 {
     static const uint8_t zero[32];
     zuc_state st;
-    b->impl = impl, b->used = used, b->base = 0, b->filled = 0;
+    b->impl = impl, b->used = used, b->base = 0, b->filled = 0, b->written = 0;
     for (unsigned j = 0; j < impl->lanes; j++) {
         load_state(&st, variant, j < used ? keys[j] : zero, j < used ? ivs[j] : zero, iv_len, tag_bits);
         lane_put(b->state, impl->lanes, j, &st);
@@ -497,6 +498,7 @@ static void batch_refill(zuc_batch *b, size_t blocks)
             rows[j] = j < b->used ? b->rows[j] + 4 * b->filled : b->scratch[j];
         b->impl->keystream_block(b->state, rows);
     }
+    b->written = b->filled > b->written ? b->filled : b->written;
 }
 
 /* Forgets the keystream before word index `word`, in whole blocks, so that
@@ -509,11 +511,16 @@ static void batch_drop(zuc_batch *b, size_t word)
     b->base += drop, b->filled -= drop;
 }
 
+/* Clears the state, the scratch rows and the part of the rows the kernel has
+ * written: encryption writes none (its keystream goes straight into the
+ * messages), and clearing all 16 rows (17 KiB) took 600 cycles, 3% of a
+ * batch of 1500-byte messages on lanes_avx512_gfni. */
 static void batch_wipe(zuc_batch *b)
 {
     kc_wipe(b->state, sizeof b->state);
     kc_wipe(b->scratch, sizeof b->scratch);
-    kc_wipe(b->rows, b->used * sizeof b->rows[0]);
+    for (unsigned j = 0; j < b->used; j++)
+        kc_wipe(b->rows[j], 4 * b->written);
 }
 
 static unsigned batch_size(const zuc_impl *impl, size_t n, size_t first)
