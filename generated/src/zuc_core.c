@@ -151,22 +151,22 @@ static uint32_t cell256(uint8_t a, uint32_t middle, uint8_t b, uint8_t c)
     return (uint32_t)a << 23 | middle << 16 | (uint32_t)b << 8 | c;
 }
 
-/* The 25-byte form of a ZUC-256 IV: the 23-byte form packs IV17..IV24
- * (6 bits each) into its last 6 bytes, most significant first. */
-static void expand_iv256(const uint8_t *iv, size_t iv_len, uint8_t out[25])
+/* The 25-byte form of a ZUC-256 IV given in its 23-byte form, which packs
+ * IV17..IV24 (6 bits each) into its last 6 bytes, most significant first. */
+static void expand_iv256(const uint8_t *iv, uint8_t out[25])
 {
-    memcpy(out, iv, iv_len == 25 ? 25 : 17);
-    if (iv_len == 23) {
-        uint64_t packed = 0;
-        for (size_t i = 17; i < 23; i++)
-            packed = packed << 8 | iv[i];
-        for (size_t i = 0; i < 8; i++)
-            out[17 + i] = (uint8_t)(packed >> (6 * (7 - i)) & 0x3f);
-    }
+    uint64_t packed = 0;
+    memcpy(out, iv, 17);
+    for (size_t i = 17; i < 23; i++)
+        packed = packed << 8 | iv[i];
+    for (size_t i = 0; i < 8; i++)
+        out[17 + i] = (uint8_t)(packed >> (6 * (7 - i)) & 0x3f);
 }
 
 /* The LFSR cells of (key, iv) with the constants of tag_bits, R1 = R2 = 0;
- * the parameters were checked. */
+ * the parameters were checked.  The IV is public (it travels with the
+ * message), so its expanded copy is not wiped; the cells, which hold the
+ * key, are the caller's to wipe. */
 static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, const uint8_t *iv_bytes, size_t iv_len,
                        unsigned tag_bits)
 {
@@ -175,9 +175,12 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
         for (int i = 0; i < 16; i++)
             s[i] = cell128(k[i], zuc128_d[i], iv_bytes[i]);
     } else {
-        uint8_t iv[25];
-        const uint8_t *d = zuc256_constants(tag_bits);
-        expand_iv256(iv_bytes, iv_len, iv);
+        uint8_t expanded[25];
+        const uint8_t *d = zuc256_constants(tag_bits), *iv = iv_bytes;
+        if (iv_len == 23) {
+            expand_iv256(iv_bytes, expanded);
+            iv = expanded;
+        }
         /* The cells as gen/specs/zuc.py KEY_LOADING_256 lays them out. */
         s[0] = cell256(k[0], d[0], k[21], k[16]);
         s[1] = cell256(k[1], d[1], k[22], k[17]);
@@ -195,7 +198,6 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
         s[13] = cell256(k[13], d[13], iv[15], iv[8]);
         s[14] = cell256(k[14], d[14] | (k[31] >> 4), iv[16], iv[9]);
         s[15] = cell256(k[15], d[15] | (k[31] & 0x0f), k[30], k[29]);
-        kc_wipe(iv, sizeof iv);
     }
     st->r1 = st->r2 = 0;
 }
