@@ -160,8 +160,8 @@ static int imb_call(void *p, size_t msg_bytes) {
 
 static void close_ctx(void *p) {
   zuc_ctx *c = p;
-  free(c->states);
-  free(c->ks);
+  kc_free_aligned(c->states);
+  kc_free_aligned(c->ks);
   free(c);
 }
 
@@ -210,8 +210,10 @@ static int setup_keystream(zuc_ctx *c, const zuc_impl *ref) {
   unsigned lanes = c->impl->lanes, rl = ref->lanes;
   c->groups = (n_streams + lanes - 1) / lanes;
   size_t words = (size_t)ZUC_STATE_WORDS * lanes;
-  c->states = calloc(c->groups * words, sizeof *c->states);
-  c->ks = malloc(64 * (size_t)lanes);
+  /* Cache-line aligned, as zuc_batch holds them in the library: a kernel
+   * loads and stores each state word of its lanes as one vector. */
+  c->states = kc_alloc_aligned(c->groups * words * sizeof *c->states, 64);
+  c->ks = kc_alloc_aligned(64 * (size_t)lanes, 64);
   uint32_t *r_state = calloc((size_t)ZUC_STATE_WORDS * rl, sizeof *r_state);
   uint8_t *r_ks = malloc(64 * (size_t)rl);
   if (!c->states || !c->ks || !r_state || !r_ks) {
