@@ -7,15 +7,14 @@ lengths around every batch boundary, the multi-key API, and the error codes."""
 
 import ctypes
 import random
-import subprocess
 
 import pytest
 
-from gen.emit import build_files, ublock_files
+from gen.emit import ublock_files
 from gen.kernels import ublock_nibbleslice, ublock_reference as ref
 from gen.specs import ublock
 
-from conftest import ROOT
+from conftest import generated_library, native_impls
 
 OK, ERR_LENGTH, ERR_NO_IMPL, ERR_VARIANT = 0, -1, -2, -3
 ECB, CBC, CTR = 0, 1, 2
@@ -44,13 +43,7 @@ class UblockImpl(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    build = tmp_path_factory.mktemp("ublock_c_core")
-    objects = [str(build / f"{f.stem}.o") for f in (*build_files.SHARED_SOURCES, *ublock_files.sources().native)]
-    subprocess.run(["make", "-s", "-C", str(ROOT / "generated"), f"BUILD={build}", "CC=gcc", "CFLAGS=-O2 -fPIC",
-                    "-j4", *objects], check=True, capture_output=True, text=True)
-    shared = build / "libublock_test.so"
-    subprocess.run(["gcc", "-shared", "-o", str(shared), *objects], check=True, capture_output=True, text=True)
-    so = ctypes.CDLL(str(shared))
+    so = generated_library(tmp_path_factory.mktemp("ublock_c_core"), ublock_files.sources(), "ublock")
     p, size, i = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int
     so.ublock_set_key.argtypes = [p, i, ctypes.c_char_p]
     so.ublock_set_keys.argtypes = [p, i, p, size]
@@ -70,14 +63,6 @@ def set_key(lib, n, k, key_bytes):
     key = UblockKey()
     assert lib.ublock_set_key(ctypes.byref(key), variant_index(n, k), key_bytes) == OK
     return key
-
-
-def native_impls(lib):
-    count = ctypes.c_size_t()
-    table = lib.ublock_impls(ctypes.byref(count))
-    impls = [table[j] for j in range(count.value)]
-    return [(imp.contents.name.decode(), imp) for imp in impls
-            if not imp.contents.emulated and imp.contents.cpu_supported()]
 
 
 def crypt(lib, impl, mode, direction, key, iv, data):
@@ -142,7 +127,7 @@ def test_every_native_impl_and_mode_matches_the_reference(lib, variant):
     rng = random.Random(n + 3 * k)
     key_bytes = rng.randbytes(k // 8)
     key = set_key(lib, n, k, key_bytes)
-    impls = native_impls(lib)
+    impls = native_impls(lib.ublock_impls)
     assert len(impls) > 1
     largest = max(imp.contents.batch_blocks[variant_index(n, k)] for _, imp in impls)
     for blocks in sorted({0, 1, 2, largest - 1, largest, largest + 1, 2 * largest + 3}):
@@ -167,7 +152,7 @@ def test_fused_encrypt_xor_and_in_place_ctr(lib, variant):
     rng = random.Random(7 * n + k)
     key_bytes = rng.randbytes(k // 8)
     key = set_key(lib, n, k, key_bytes)
-    for name, imp in native_impls(lib):
+    for name, imp in native_impls(lib.ublock_impls):
         fused = imp.contents.encrypt_blocks_xor
         assert bool(fused) == (name != "reference_scalar"), name  # every SIMD kernel has its fused form
         per = imp.contents.batch_blocks[variant_index(n, k)]
@@ -194,7 +179,7 @@ def test_multi_key_streams_match_single_key_runs(lib, variant):
     n, k = variant
     bb = n // 8
     rng = random.Random(7 * n + k)
-    multi = [(name, imp) for name, imp in native_impls(lib) if imp.contents.crypt_blocks_multi]
+    multi = [(name, imp) for name, imp in native_impls(lib.ublock_impls) if imp.contents.crypt_blocks_multi]
     assert any(name.startswith("register_") for name, _ in multi)
     for streams in (1, 3, 9):
         raw = [rng.randbytes(k // 8) for _ in range(streams)]

@@ -12,15 +12,13 @@ takes longer than this whole file)."""
 import ctypes
 import json
 import random
-import subprocess
-from pathlib import Path
 
 import pytest
 
-from gen.emit import build_files, zuc_files
+from gen.emit import zuc_files
 from gen.kernels import zuc_reference as ref
 
-from conftest import ROOT, VECTORS
+from conftest import VECTORS, generated_library
 
 OK, ERR_KEY_LENGTH, ERR_IV_LENGTH, ERR_IV_VALUE, ERR_TAG_LENGTH, ERR_VARIANT, ERR_NO_IMPL, ERR_ARGUMENT = \
     0, -1, -2, -3, -4, -5, -6, -7
@@ -54,13 +52,7 @@ class ZucImpl(ctypes.Structure):
 
 @pytest.fixture(scope="module")
 def lib(tmp_path_factory):
-    build = tmp_path_factory.mktemp("zuc_c_core")
-    objects = [str(build / f"{f.stem}.o") for f in (*build_files.SHARED_SOURCES, *zuc_files.sources().native)]
-    subprocess.run(["make", "-s", "-C", str(ROOT / "generated"), f"BUILD={build}", "CC=gcc", "CFLAGS=-O2 -fPIC",
-                    "-j4", *objects], check=True, capture_output=True, text=True)
-    shared = build / "libzuc_test.so"
-    subprocess.run(["gcc", "-shared", "-o", str(shared), *objects], check=True, capture_output=True, text=True)
-    so = ctypes.CDLL(str(shared))
+    so = generated_library(tmp_path_factory.mktemp("zuc_c_core"), zuc_files.sources(), "zuc")
     p, size, u32, vp = ctypes.c_void_p, ctypes.c_size_t, ctypes.c_uint, ctypes.c_void_p
     signatures = {
         "zuc_strerror": (ctypes.c_char_p, [ctypes.c_int]),

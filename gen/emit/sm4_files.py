@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from ..backends import SIMD_TARGETS, cpu_features
 from ..backends.x86_c import function_body
+from ..ir.keystream import xor_into_stores
 from ..kernels import sm4_byteslice, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
@@ -43,13 +44,14 @@ def sources():
 
 def kernel_file(strategy, target, options):
     module = STRATEGIES[strategy]
-    program = target.lower(module.program(target.bits, groups=target.groups(strategy),
-                                          decomposition_index=options.decomposition_index))
+    abstract = module.program(target.bits, groups=target.groups(strategy),
+                              decomposition_index=options.decomposition_index)
+    program, fused = target.lower(abstract), target.lower(xor_into_stores(abstract))
     dec = decomposition(options.decomposition_index)
     prefix = f"sm4_{strategy}_{target.name}"
     doc = inspect.getdoc(module).splitlines()
-    key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
-        "(const uint8_t *)key->rk[dir]"
+    key_expr = "(const uint8_t *)key->rk_sliced[{dir}]" if program.info["key_form"] == "sliced" else \
+        "(const uint8_t *)key->rk[{dir}]"
     cpu_check = cpu_features.cpu_check(target.cpu_features)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("sm4_kernel.c.j2",
@@ -60,7 +62,8 @@ def kernel_file(strategy, target, options):
                   batch_blocks=program.info["batch_blocks"],
                   rounds_per_iteration=program.info["rounds_per_iteration"],
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
-                  dec=dec, passes=passes, body=function_body(program), key_expr=key_expr, cpu_check=cpu_check)
+                  dec=dec, passes=passes, body=function_body(program), body_xor=function_body(fused),
+                  key_expr=key_expr, cpu_check=cpu_check)
     return f"src/{prefix}.c", text, program.info["batch_blocks"]
 
 

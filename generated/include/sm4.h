@@ -55,6 +55,11 @@ typedef struct sm4_impl {
   int (*cpu_supported)(void);
   void (*crypt_blocks)(const sm4_key *key, sm4_direction dir, const uint8_t *in,
                        uint8_t *out, size_t nblocks);
+  /* out = ECB-encrypt(in) ^ src over `nblocks` whole blocks in one pass (CTR:
+   * in = the counter blocks, src = the message; src may equal out).  NULL
+   * where the kernel has no fused form (the reference). */
+  void (*encrypt_blocks_xor)(const sm4_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                             size_t nblocks);
 } sm4_impl;
 
 /* Key set-up (constant-time). */

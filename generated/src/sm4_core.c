@@ -125,6 +125,21 @@ void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk,
     }
 }
 
+void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
+                         const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks)
+{
+    const size_t batch_bytes = batch_blocks * SM4_BLOCK_BYTES;
+    for (; nblocks >= batch_blocks; nblocks -= batch_blocks, in += batch_bytes, src += batch_bytes, out += batch_bytes)
+        batch(rk, in, out, src);
+    if (nblocks) {
+        uint8_t buf[SM4_MAX_BATCH_BYTES];
+        const size_t bytes = nblocks * SM4_BLOCK_BYTES;
+        sm4_run_batches(plain, batch_blocks, rk, in, buf, nblocks);
+        kc_xor_bytes(out, buf, src, bytes);
+        kc_wipe(buf, bytes);
+    }
+}
+
 /* ---- registry and dispatch --------------------------------------------------- */
 
 #define SM4_MAX_IMPLS 32
@@ -209,6 +224,13 @@ static void sm4_bound_crypt(const void *bound, int encrypt, const uint8_t *in, u
     b->impl->crypt_blocks(b->key, encrypt ? SM4_ENCRYPT : SM4_DECRYPT, in, out, nblocks);
 }
 
+static void sm4_bound_encrypt_xor(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                                  size_t nblocks)
+{
+    const sm4_bound *b = bound;
+    b->impl->encrypt_blocks_xor(b->key, in, src, out, nblocks);
+}
+
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
               const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in, uint8_t *out, size_t len)
 {
@@ -224,7 +246,8 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
         return SM4_ERR_LENGTH;
     static _Thread_local uint8_t scratch[SM4_CHUNK_BLOCKS * SM4_BLOCK_BYTES];
     const sm4_bound bound = {impl, key};
-    const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS, NULL};
+    const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS,
+                                    impl->encrypt_blocks_xor ? sm4_bound_encrypt_xor : NULL};
     switch (mode) {
     case SM4_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / SM4_BLOCK_BYTES);

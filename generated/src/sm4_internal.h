@@ -23,6 +23,14 @@ typedef void (*sm4_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk, const uint8_t *in,
                      uint8_t *out, size_t nblocks);
 
+/* One pass of a kernel's fused encryption: out = E(in) ^ src over one batch. */
+typedef void (*sm4_xor_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src);
+
+/* Runs `batch` over nblocks blocks: whole batches fused, the tail by `plain`
+ * (the same kernel's sm4_batch_fn) into a stack buffer, XORed and wiped. */
+void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
+                         const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
+
 /* For SIMDe builds: whether this CPU has what the emulation itself needs. */
 int sm4_emulation_host_supported(void);
 

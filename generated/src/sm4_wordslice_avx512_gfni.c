@@ -407,10 +407,429 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
     _mm512_storeu_si512((void *)(out + 960), outbe_15);
 }
 
+/* Encryption with the message XORed into the stores: out = E(in) ^ src (CTR in one pass). */
+static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
+{
+    __m512i g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3, g2x0, g2x1, g2x2, g2x3, g3x0, g3x1, g3x2, g3x3;
+    /* byte order reversal in each 32-bit word */
+    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
+    const __m512i bswap32 = kc_bcast16_512(bswap32_bytes);
+    /* A1, c1: S-box inner affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_bytes[16] = {0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01};
+    const __m512i gfni_mat = kc_bcast16_512(gfni_mat_bytes);
+    /* A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
+    static const uint8_t gfni_mat_1_bytes[16] = {0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0};
+    const __m512i gfni_mat_1 = kc_bcast16_512(gfni_mat_1_bytes);
+    /* rotate each 32-bit word left by 24 (byte shuffle) */
+    static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
+    const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* rotate each 32-bit word left by 8 (byte shuffle) */
+    static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
+    const __m512i rotl8 = kc_bcast16_512(rotl8_bytes);
+    /* rotate each 32-bit word left by 16 (byte shuffle) */
+    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
+    const __m512i rotl16 = kc_bcast16_512(rotl16_bytes);
+
+    /* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
+    const __m512i row = _mm512_loadu_si512((const void *)(in));
+    const __m512i rowle = _mm512_shuffle_epi8(row, bswap32);
+    const __m512i row_1 = _mm512_loadu_si512((const void *)(in + 64));
+    const __m512i rowle_1 = _mm512_shuffle_epi8(row_1, bswap32);
+    const __m512i row_2 = _mm512_loadu_si512((const void *)(in + 128));
+    const __m512i rowle_2 = _mm512_shuffle_epi8(row_2, bswap32);
+    const __m512i row_3 = _mm512_loadu_si512((const void *)(in + 192));
+    const __m512i rowle_3 = _mm512_shuffle_epi8(row_3, bswap32);
+    const __m512i tr0 = _mm512_unpacklo_epi32(rowle, rowle_2);
+    const __m512i tr0_1 = _mm512_unpackhi_epi32(rowle, rowle_2);
+    const __m512i tr0_2 = _mm512_unpacklo_epi32(rowle_1, rowle_3);
+    const __m512i tr0_3 = _mm512_unpackhi_epi32(rowle_1, rowle_3);
+    const __m512i tr1 = _mm512_unpacklo_epi32(tr0, tr0_2);
+    const __m512i tr1_1 = _mm512_unpackhi_epi32(tr0, tr0_2);
+    const __m512i tr1_2 = _mm512_unpacklo_epi32(tr0_1, tr0_3);
+    const __m512i tr1_3 = _mm512_unpackhi_epi32(tr0_1, tr0_3);
+    g0x0 = tr1;
+    g0x1 = tr1_1;
+    g0x2 = tr1_2;
+    g0x3 = tr1_3;
+    const __m512i row_4 = _mm512_loadu_si512((const void *)(in + 256));
+    const __m512i rowle_4 = _mm512_shuffle_epi8(row_4, bswap32);
+    const __m512i row_5 = _mm512_loadu_si512((const void *)(in + 320));
+    const __m512i rowle_5 = _mm512_shuffle_epi8(row_5, bswap32);
+    const __m512i row_6 = _mm512_loadu_si512((const void *)(in + 384));
+    const __m512i rowle_6 = _mm512_shuffle_epi8(row_6, bswap32);
+    const __m512i row_7 = _mm512_loadu_si512((const void *)(in + 448));
+    const __m512i rowle_7 = _mm512_shuffle_epi8(row_7, bswap32);
+    const __m512i tr0_4 = _mm512_unpacklo_epi32(rowle_4, rowle_6);
+    const __m512i tr0_5 = _mm512_unpackhi_epi32(rowle_4, rowle_6);
+    const __m512i tr0_6 = _mm512_unpacklo_epi32(rowle_5, rowle_7);
+    const __m512i tr0_7 = _mm512_unpackhi_epi32(rowle_5, rowle_7);
+    const __m512i tr1_4 = _mm512_unpacklo_epi32(tr0_4, tr0_6);
+    const __m512i tr1_5 = _mm512_unpackhi_epi32(tr0_4, tr0_6);
+    const __m512i tr1_6 = _mm512_unpacklo_epi32(tr0_5, tr0_7);
+    const __m512i tr1_7 = _mm512_unpackhi_epi32(tr0_5, tr0_7);
+    g1x0 = tr1_4;
+    g1x1 = tr1_5;
+    g1x2 = tr1_6;
+    g1x3 = tr1_7;
+    const __m512i row_8 = _mm512_loadu_si512((const void *)(in + 512));
+    const __m512i rowle_8 = _mm512_shuffle_epi8(row_8, bswap32);
+    const __m512i row_9 = _mm512_loadu_si512((const void *)(in + 576));
+    const __m512i rowle_9 = _mm512_shuffle_epi8(row_9, bswap32);
+    const __m512i row_10 = _mm512_loadu_si512((const void *)(in + 640));
+    const __m512i rowle_10 = _mm512_shuffle_epi8(row_10, bswap32);
+    const __m512i row_11 = _mm512_loadu_si512((const void *)(in + 704));
+    const __m512i rowle_11 = _mm512_shuffle_epi8(row_11, bswap32);
+    const __m512i tr0_8 = _mm512_unpacklo_epi32(rowle_8, rowle_10);
+    const __m512i tr0_9 = _mm512_unpackhi_epi32(rowle_8, rowle_10);
+    const __m512i tr0_10 = _mm512_unpacklo_epi32(rowle_9, rowle_11);
+    const __m512i tr0_11 = _mm512_unpackhi_epi32(rowle_9, rowle_11);
+    const __m512i tr1_8 = _mm512_unpacklo_epi32(tr0_8, tr0_10);
+    const __m512i tr1_9 = _mm512_unpackhi_epi32(tr0_8, tr0_10);
+    const __m512i tr1_10 = _mm512_unpacklo_epi32(tr0_9, tr0_11);
+    const __m512i tr1_11 = _mm512_unpackhi_epi32(tr0_9, tr0_11);
+    g2x0 = tr1_8;
+    g2x1 = tr1_9;
+    g2x2 = tr1_10;
+    g2x3 = tr1_11;
+    const __m512i row_12 = _mm512_loadu_si512((const void *)(in + 768));
+    const __m512i rowle_12 = _mm512_shuffle_epi8(row_12, bswap32);
+    const __m512i row_13 = _mm512_loadu_si512((const void *)(in + 832));
+    const __m512i rowle_13 = _mm512_shuffle_epi8(row_13, bswap32);
+    const __m512i row_14 = _mm512_loadu_si512((const void *)(in + 896));
+    const __m512i rowle_14 = _mm512_shuffle_epi8(row_14, bswap32);
+    const __m512i row_15 = _mm512_loadu_si512((const void *)(in + 960));
+    const __m512i rowle_15 = _mm512_shuffle_epi8(row_15, bswap32);
+    const __m512i tr0_12 = _mm512_unpacklo_epi32(rowle_12, rowle_14);
+    const __m512i tr0_13 = _mm512_unpackhi_epi32(rowle_12, rowle_14);
+    const __m512i tr0_14 = _mm512_unpacklo_epi32(rowle_13, rowle_15);
+    const __m512i tr0_15 = _mm512_unpackhi_epi32(rowle_13, rowle_15);
+    const __m512i tr1_12 = _mm512_unpacklo_epi32(tr0_12, tr0_14);
+    const __m512i tr1_13 = _mm512_unpackhi_epi32(tr0_12, tr0_14);
+    const __m512i tr1_14 = _mm512_unpacklo_epi32(tr0_13, tr0_15);
+    const __m512i tr1_15 = _mm512_unpackhi_epi32(tr0_13, tr0_15);
+    g3x0 = tr1_12;
+    g3x1 = tr1_13;
+    g3x2 = tr1_14;
+    g3x3 = tr1_15;
+    for (size_t r = 0; r < 8; r++) {
+        KC_MCA_BEGIN("loop_r");
+
+        /* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
+        const __m512i rkw = _mm512_set1_epi32(kc_load32(rk + 16 * r));
+        const __m512i g0t_acc_1 = _mm512_ternarylogic_epi32(g0x1, g0x2, rkw, 0x96);
+        const __m512i g0t = _mm512_xor_si512(g0t_acc_1, g0x3);
+        const __m512i g0a = _mm512_gf2p8affine_epi64_epi8(g0t, gfni_mat, 0x1b);
+        const __m512i g0s = _mm512_gf2p8affineinv_epi64_epi8(g0a, gfni_mat_1, 0xd3);
+        const __m512i g0lr24 = _mm512_shuffle_epi8(g0s, rotl24);
+        const __m512i g0lr8 = _mm512_shuffle_epi8(g0s, rotl8);
+        const __m512i g0lr16 = _mm512_shuffle_epi8(g0s, rotl16);
+        const __m512i g0lg = _mm512_ternarylogic_epi32(g0s, g0lr8, g0lr16, 0x96);
+        const __m512i g0lr2 = _mm512_rol_epi32(g0lg, 2);
+        const __m512i g0l = _mm512_ternarylogic_epi32(g0s, g0lr24, g0lr2, 0x96);
+        const __m512i g0x = _mm512_xor_si512(g0x0, g0l);
+        g0x0 = g0x;
+        const __m512i g1t_acc_1 = _mm512_ternarylogic_epi32(g1x1, g1x2, rkw, 0x96);
+        const __m512i g1t = _mm512_xor_si512(g1t_acc_1, g1x3);
+        const __m512i g1a = _mm512_gf2p8affine_epi64_epi8(g1t, gfni_mat, 0x1b);
+        const __m512i g1s = _mm512_gf2p8affineinv_epi64_epi8(g1a, gfni_mat_1, 0xd3);
+        const __m512i g1lr24 = _mm512_shuffle_epi8(g1s, rotl24);
+        const __m512i g1lr8 = _mm512_shuffle_epi8(g1s, rotl8);
+        const __m512i g1lr16 = _mm512_shuffle_epi8(g1s, rotl16);
+        const __m512i g1lg = _mm512_ternarylogic_epi32(g1s, g1lr8, g1lr16, 0x96);
+        const __m512i g1lr2 = _mm512_rol_epi32(g1lg, 2);
+        const __m512i g1l = _mm512_ternarylogic_epi32(g1s, g1lr24, g1lr2, 0x96);
+        const __m512i g1x = _mm512_xor_si512(g1x0, g1l);
+        g1x0 = g1x;
+        const __m512i g2t_acc_1 = _mm512_ternarylogic_epi32(g2x1, g2x2, rkw, 0x96);
+        const __m512i g2t = _mm512_xor_si512(g2t_acc_1, g2x3);
+        const __m512i g2a = _mm512_gf2p8affine_epi64_epi8(g2t, gfni_mat, 0x1b);
+        const __m512i g2s = _mm512_gf2p8affineinv_epi64_epi8(g2a, gfni_mat_1, 0xd3);
+        const __m512i g2lr24 = _mm512_shuffle_epi8(g2s, rotl24);
+        const __m512i g2lr8 = _mm512_shuffle_epi8(g2s, rotl8);
+        const __m512i g2lr16 = _mm512_shuffle_epi8(g2s, rotl16);
+        const __m512i g2lg = _mm512_ternarylogic_epi32(g2s, g2lr8, g2lr16, 0x96);
+        const __m512i g2lr2 = _mm512_rol_epi32(g2lg, 2);
+        const __m512i g2l = _mm512_ternarylogic_epi32(g2s, g2lr24, g2lr2, 0x96);
+        const __m512i g2x = _mm512_xor_si512(g2x0, g2l);
+        g2x0 = g2x;
+        const __m512i g3t_acc_1 = _mm512_ternarylogic_epi32(g3x1, g3x2, rkw, 0x96);
+        const __m512i g3t = _mm512_xor_si512(g3t_acc_1, g3x3);
+        const __m512i g3a = _mm512_gf2p8affine_epi64_epi8(g3t, gfni_mat, 0x1b);
+        const __m512i g3s = _mm512_gf2p8affineinv_epi64_epi8(g3a, gfni_mat_1, 0xd3);
+        const __m512i g3lr24 = _mm512_shuffle_epi8(g3s, rotl24);
+        const __m512i g3lr8 = _mm512_shuffle_epi8(g3s, rotl8);
+        const __m512i g3lr16 = _mm512_shuffle_epi8(g3s, rotl16);
+        const __m512i g3lg = _mm512_ternarylogic_epi32(g3s, g3lr8, g3lr16, 0x96);
+        const __m512i g3lr2 = _mm512_rol_epi32(g3lg, 2);
+        const __m512i g3l = _mm512_ternarylogic_epi32(g3s, g3lr24, g3lr2, 0x96);
+        const __m512i g3x = _mm512_xor_si512(g3x0, g3l);
+        g3x0 = g3x;
+
+        /* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
+        const __m512i rkw_1 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 4));
+        const __m512i g0t_acc_3 = _mm512_ternarylogic_epi32(g0x2, g0x3, rkw_1, 0x96);
+        const __m512i g0t_1 = _mm512_xor_si512(g0t_acc_3, g0x0);
+        const __m512i g0a_1 = _mm512_gf2p8affine_epi64_epi8(g0t_1, gfni_mat, 0x1b);
+        const __m512i g0s_1 = _mm512_gf2p8affineinv_epi64_epi8(g0a_1, gfni_mat_1, 0xd3);
+        const __m512i g0lr24_1 = _mm512_shuffle_epi8(g0s_1, rotl24);
+        const __m512i g0lr8_1 = _mm512_shuffle_epi8(g0s_1, rotl8);
+        const __m512i g0lr16_1 = _mm512_shuffle_epi8(g0s_1, rotl16);
+        const __m512i g0lg_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr8_1, g0lr16_1, 0x96);
+        const __m512i g0lr2_1 = _mm512_rol_epi32(g0lg_1, 2);
+        const __m512i g0l_1 = _mm512_ternarylogic_epi32(g0s_1, g0lr24_1, g0lr2_1, 0x96);
+        const __m512i g0x_1 = _mm512_xor_si512(g0x1, g0l_1);
+        g0x1 = g0x_1;
+        const __m512i g1t_acc_3 = _mm512_ternarylogic_epi32(g1x2, g1x3, rkw_1, 0x96);
+        const __m512i g1t_1 = _mm512_xor_si512(g1t_acc_3, g1x0);
+        const __m512i g1a_1 = _mm512_gf2p8affine_epi64_epi8(g1t_1, gfni_mat, 0x1b);
+        const __m512i g1s_1 = _mm512_gf2p8affineinv_epi64_epi8(g1a_1, gfni_mat_1, 0xd3);
+        const __m512i g1lr24_1 = _mm512_shuffle_epi8(g1s_1, rotl24);
+        const __m512i g1lr8_1 = _mm512_shuffle_epi8(g1s_1, rotl8);
+        const __m512i g1lr16_1 = _mm512_shuffle_epi8(g1s_1, rotl16);
+        const __m512i g1lg_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr8_1, g1lr16_1, 0x96);
+        const __m512i g1lr2_1 = _mm512_rol_epi32(g1lg_1, 2);
+        const __m512i g1l_1 = _mm512_ternarylogic_epi32(g1s_1, g1lr24_1, g1lr2_1, 0x96);
+        const __m512i g1x_1 = _mm512_xor_si512(g1x1, g1l_1);
+        g1x1 = g1x_1;
+        const __m512i g2t_acc_3 = _mm512_ternarylogic_epi32(g2x2, g2x3, rkw_1, 0x96);
+        const __m512i g2t_1 = _mm512_xor_si512(g2t_acc_3, g2x0);
+        const __m512i g2a_1 = _mm512_gf2p8affine_epi64_epi8(g2t_1, gfni_mat, 0x1b);
+        const __m512i g2s_1 = _mm512_gf2p8affineinv_epi64_epi8(g2a_1, gfni_mat_1, 0xd3);
+        const __m512i g2lr24_1 = _mm512_shuffle_epi8(g2s_1, rotl24);
+        const __m512i g2lr8_1 = _mm512_shuffle_epi8(g2s_1, rotl8);
+        const __m512i g2lr16_1 = _mm512_shuffle_epi8(g2s_1, rotl16);
+        const __m512i g2lg_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr8_1, g2lr16_1, 0x96);
+        const __m512i g2lr2_1 = _mm512_rol_epi32(g2lg_1, 2);
+        const __m512i g2l_1 = _mm512_ternarylogic_epi32(g2s_1, g2lr24_1, g2lr2_1, 0x96);
+        const __m512i g2x_1 = _mm512_xor_si512(g2x1, g2l_1);
+        g2x1 = g2x_1;
+        const __m512i g3t_acc_3 = _mm512_ternarylogic_epi32(g3x2, g3x3, rkw_1, 0x96);
+        const __m512i g3t_1 = _mm512_xor_si512(g3t_acc_3, g3x0);
+        const __m512i g3a_1 = _mm512_gf2p8affine_epi64_epi8(g3t_1, gfni_mat, 0x1b);
+        const __m512i g3s_1 = _mm512_gf2p8affineinv_epi64_epi8(g3a_1, gfni_mat_1, 0xd3);
+        const __m512i g3lr24_1 = _mm512_shuffle_epi8(g3s_1, rotl24);
+        const __m512i g3lr8_1 = _mm512_shuffle_epi8(g3s_1, rotl8);
+        const __m512i g3lr16_1 = _mm512_shuffle_epi8(g3s_1, rotl16);
+        const __m512i g3lg_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr8_1, g3lr16_1, 0x96);
+        const __m512i g3lr2_1 = _mm512_rol_epi32(g3lg_1, 2);
+        const __m512i g3l_1 = _mm512_ternarylogic_epi32(g3s_1, g3lr24_1, g3lr2_1, 0x96);
+        const __m512i g3x_1 = _mm512_xor_si512(g3x1, g3l_1);
+        g3x1 = g3x_1;
+
+        /* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
+        const __m512i rkw_2 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 8));
+        const __m512i g0t_acc_5 = _mm512_ternarylogic_epi32(g0x3, g0x0, rkw_2, 0x96);
+        const __m512i g0t_2 = _mm512_xor_si512(g0t_acc_5, g0x1);
+        const __m512i g0a_2 = _mm512_gf2p8affine_epi64_epi8(g0t_2, gfni_mat, 0x1b);
+        const __m512i g0s_2 = _mm512_gf2p8affineinv_epi64_epi8(g0a_2, gfni_mat_1, 0xd3);
+        const __m512i g0lr24_2 = _mm512_shuffle_epi8(g0s_2, rotl24);
+        const __m512i g0lr8_2 = _mm512_shuffle_epi8(g0s_2, rotl8);
+        const __m512i g0lr16_2 = _mm512_shuffle_epi8(g0s_2, rotl16);
+        const __m512i g0lg_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr8_2, g0lr16_2, 0x96);
+        const __m512i g0lr2_2 = _mm512_rol_epi32(g0lg_2, 2);
+        const __m512i g0l_2 = _mm512_ternarylogic_epi32(g0s_2, g0lr24_2, g0lr2_2, 0x96);
+        const __m512i g0x_2 = _mm512_xor_si512(g0x2, g0l_2);
+        g0x2 = g0x_2;
+        const __m512i g1t_acc_5 = _mm512_ternarylogic_epi32(g1x3, g1x0, rkw_2, 0x96);
+        const __m512i g1t_2 = _mm512_xor_si512(g1t_acc_5, g1x1);
+        const __m512i g1a_2 = _mm512_gf2p8affine_epi64_epi8(g1t_2, gfni_mat, 0x1b);
+        const __m512i g1s_2 = _mm512_gf2p8affineinv_epi64_epi8(g1a_2, gfni_mat_1, 0xd3);
+        const __m512i g1lr24_2 = _mm512_shuffle_epi8(g1s_2, rotl24);
+        const __m512i g1lr8_2 = _mm512_shuffle_epi8(g1s_2, rotl8);
+        const __m512i g1lr16_2 = _mm512_shuffle_epi8(g1s_2, rotl16);
+        const __m512i g1lg_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr8_2, g1lr16_2, 0x96);
+        const __m512i g1lr2_2 = _mm512_rol_epi32(g1lg_2, 2);
+        const __m512i g1l_2 = _mm512_ternarylogic_epi32(g1s_2, g1lr24_2, g1lr2_2, 0x96);
+        const __m512i g1x_2 = _mm512_xor_si512(g1x2, g1l_2);
+        g1x2 = g1x_2;
+        const __m512i g2t_acc_5 = _mm512_ternarylogic_epi32(g2x3, g2x0, rkw_2, 0x96);
+        const __m512i g2t_2 = _mm512_xor_si512(g2t_acc_5, g2x1);
+        const __m512i g2a_2 = _mm512_gf2p8affine_epi64_epi8(g2t_2, gfni_mat, 0x1b);
+        const __m512i g2s_2 = _mm512_gf2p8affineinv_epi64_epi8(g2a_2, gfni_mat_1, 0xd3);
+        const __m512i g2lr24_2 = _mm512_shuffle_epi8(g2s_2, rotl24);
+        const __m512i g2lr8_2 = _mm512_shuffle_epi8(g2s_2, rotl8);
+        const __m512i g2lr16_2 = _mm512_shuffle_epi8(g2s_2, rotl16);
+        const __m512i g2lg_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr8_2, g2lr16_2, 0x96);
+        const __m512i g2lr2_2 = _mm512_rol_epi32(g2lg_2, 2);
+        const __m512i g2l_2 = _mm512_ternarylogic_epi32(g2s_2, g2lr24_2, g2lr2_2, 0x96);
+        const __m512i g2x_2 = _mm512_xor_si512(g2x2, g2l_2);
+        g2x2 = g2x_2;
+        const __m512i g3t_acc_5 = _mm512_ternarylogic_epi32(g3x3, g3x0, rkw_2, 0x96);
+        const __m512i g3t_2 = _mm512_xor_si512(g3t_acc_5, g3x1);
+        const __m512i g3a_2 = _mm512_gf2p8affine_epi64_epi8(g3t_2, gfni_mat, 0x1b);
+        const __m512i g3s_2 = _mm512_gf2p8affineinv_epi64_epi8(g3a_2, gfni_mat_1, 0xd3);
+        const __m512i g3lr24_2 = _mm512_shuffle_epi8(g3s_2, rotl24);
+        const __m512i g3lr8_2 = _mm512_shuffle_epi8(g3s_2, rotl8);
+        const __m512i g3lr16_2 = _mm512_shuffle_epi8(g3s_2, rotl16);
+        const __m512i g3lg_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr8_2, g3lr16_2, 0x96);
+        const __m512i g3lr2_2 = _mm512_rol_epi32(g3lg_2, 2);
+        const __m512i g3l_2 = _mm512_ternarylogic_epi32(g3s_2, g3lr24_2, g3lr2_2, 0x96);
+        const __m512i g3x_2 = _mm512_xor_si512(g3x2, g3l_2);
+        g3x2 = g3x_2;
+
+        /* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
+        const __m512i rkw_3 = _mm512_set1_epi32(kc_load32(rk + 16 * r + 12));
+        const __m512i g0t_acc_7 = _mm512_ternarylogic_epi32(g0x0, g0x1, rkw_3, 0x96);
+        const __m512i g0t_3 = _mm512_xor_si512(g0t_acc_7, g0x2);
+        const __m512i g0a_3 = _mm512_gf2p8affine_epi64_epi8(g0t_3, gfni_mat, 0x1b);
+        const __m512i g0s_3 = _mm512_gf2p8affineinv_epi64_epi8(g0a_3, gfni_mat_1, 0xd3);
+        const __m512i g0lr24_3 = _mm512_shuffle_epi8(g0s_3, rotl24);
+        const __m512i g0lr8_3 = _mm512_shuffle_epi8(g0s_3, rotl8);
+        const __m512i g0lr16_3 = _mm512_shuffle_epi8(g0s_3, rotl16);
+        const __m512i g0lg_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr8_3, g0lr16_3, 0x96);
+        const __m512i g0lr2_3 = _mm512_rol_epi32(g0lg_3, 2);
+        const __m512i g0l_3 = _mm512_ternarylogic_epi32(g0s_3, g0lr24_3, g0lr2_3, 0x96);
+        const __m512i g0x_3 = _mm512_xor_si512(g0x3, g0l_3);
+        g0x3 = g0x_3;
+        const __m512i g1t_acc_7 = _mm512_ternarylogic_epi32(g1x0, g1x1, rkw_3, 0x96);
+        const __m512i g1t_3 = _mm512_xor_si512(g1t_acc_7, g1x2);
+        const __m512i g1a_3 = _mm512_gf2p8affine_epi64_epi8(g1t_3, gfni_mat, 0x1b);
+        const __m512i g1s_3 = _mm512_gf2p8affineinv_epi64_epi8(g1a_3, gfni_mat_1, 0xd3);
+        const __m512i g1lr24_3 = _mm512_shuffle_epi8(g1s_3, rotl24);
+        const __m512i g1lr8_3 = _mm512_shuffle_epi8(g1s_3, rotl8);
+        const __m512i g1lr16_3 = _mm512_shuffle_epi8(g1s_3, rotl16);
+        const __m512i g1lg_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr8_3, g1lr16_3, 0x96);
+        const __m512i g1lr2_3 = _mm512_rol_epi32(g1lg_3, 2);
+        const __m512i g1l_3 = _mm512_ternarylogic_epi32(g1s_3, g1lr24_3, g1lr2_3, 0x96);
+        const __m512i g1x_3 = _mm512_xor_si512(g1x3, g1l_3);
+        g1x3 = g1x_3;
+        const __m512i g2t_acc_7 = _mm512_ternarylogic_epi32(g2x0, g2x1, rkw_3, 0x96);
+        const __m512i g2t_3 = _mm512_xor_si512(g2t_acc_7, g2x2);
+        const __m512i g2a_3 = _mm512_gf2p8affine_epi64_epi8(g2t_3, gfni_mat, 0x1b);
+        const __m512i g2s_3 = _mm512_gf2p8affineinv_epi64_epi8(g2a_3, gfni_mat_1, 0xd3);
+        const __m512i g2lr24_3 = _mm512_shuffle_epi8(g2s_3, rotl24);
+        const __m512i g2lr8_3 = _mm512_shuffle_epi8(g2s_3, rotl8);
+        const __m512i g2lr16_3 = _mm512_shuffle_epi8(g2s_3, rotl16);
+        const __m512i g2lg_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr8_3, g2lr16_3, 0x96);
+        const __m512i g2lr2_3 = _mm512_rol_epi32(g2lg_3, 2);
+        const __m512i g2l_3 = _mm512_ternarylogic_epi32(g2s_3, g2lr24_3, g2lr2_3, 0x96);
+        const __m512i g2x_3 = _mm512_xor_si512(g2x3, g2l_3);
+        g2x3 = g2x_3;
+        const __m512i g3t_acc_7 = _mm512_ternarylogic_epi32(g3x0, g3x1, rkw_3, 0x96);
+        const __m512i g3t_3 = _mm512_xor_si512(g3t_acc_7, g3x2);
+        const __m512i g3a_3 = _mm512_gf2p8affine_epi64_epi8(g3t_3, gfni_mat, 0x1b);
+        const __m512i g3s_3 = _mm512_gf2p8affineinv_epi64_epi8(g3a_3, gfni_mat_1, 0xd3);
+        const __m512i g3lr24_3 = _mm512_shuffle_epi8(g3s_3, rotl24);
+        const __m512i g3lr8_3 = _mm512_shuffle_epi8(g3s_3, rotl8);
+        const __m512i g3lr16_3 = _mm512_shuffle_epi8(g3s_3, rotl16);
+        const __m512i g3lg_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr8_3, g3lr16_3, 0x96);
+        const __m512i g3lr2_3 = _mm512_rol_epi32(g3lg_3, 2);
+        const __m512i g3l_3 = _mm512_ternarylogic_epi32(g3s_3, g3lr24_3, g3lr2_3, 0x96);
+        const __m512i g3x_3 = _mm512_xor_si512(g3x3, g3l_3);
+        g3x3 = g3x_3;
+        KC_MCA_END("loop_r");
+    }
+
+    /* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
+    const __m512i tro0 = _mm512_unpacklo_epi32(g0x3, g0x1);
+    const __m512i tro0_1 = _mm512_unpackhi_epi32(g0x3, g0x1);
+    const __m512i tro0_2 = _mm512_unpacklo_epi32(g0x2, g0x0);
+    const __m512i tro0_3 = _mm512_unpackhi_epi32(g0x2, g0x0);
+    const __m512i tro1 = _mm512_unpacklo_epi32(tro0, tro0_2);
+    const __m512i tro1_1 = _mm512_unpackhi_epi32(tro0, tro0_2);
+    const __m512i tro1_2 = _mm512_unpacklo_epi32(tro0_1, tro0_3);
+    const __m512i tro1_3 = _mm512_unpackhi_epi32(tro0_1, tro0_3);
+    const __m512i outbe = _mm512_shuffle_epi8(tro1, bswap32);
+    const __m512i msg = _mm512_loadu_si512((const void *)(src));
+    const __m512i ct = _mm512_xor_si512(outbe, msg);
+    _mm512_storeu_si512((void *)(out), ct);
+    const __m512i outbe_1 = _mm512_shuffle_epi8(tro1_1, bswap32);
+    const __m512i msg_1 = _mm512_loadu_si512((const void *)(src + 64));
+    const __m512i ct_1 = _mm512_xor_si512(outbe_1, msg_1);
+    _mm512_storeu_si512((void *)(out + 64), ct_1);
+    const __m512i outbe_2 = _mm512_shuffle_epi8(tro1_2, bswap32);
+    const __m512i msg_2 = _mm512_loadu_si512((const void *)(src + 128));
+    const __m512i ct_2 = _mm512_xor_si512(outbe_2, msg_2);
+    _mm512_storeu_si512((void *)(out + 128), ct_2);
+    const __m512i outbe_3 = _mm512_shuffle_epi8(tro1_3, bswap32);
+    const __m512i msg_3 = _mm512_loadu_si512((const void *)(src + 192));
+    const __m512i ct_3 = _mm512_xor_si512(outbe_3, msg_3);
+    _mm512_storeu_si512((void *)(out + 192), ct_3);
+    const __m512i tro0_4 = _mm512_unpacklo_epi32(g1x3, g1x1);
+    const __m512i tro0_5 = _mm512_unpackhi_epi32(g1x3, g1x1);
+    const __m512i tro0_6 = _mm512_unpacklo_epi32(g1x2, g1x0);
+    const __m512i tro0_7 = _mm512_unpackhi_epi32(g1x2, g1x0);
+    const __m512i tro1_4 = _mm512_unpacklo_epi32(tro0_4, tro0_6);
+    const __m512i tro1_5 = _mm512_unpackhi_epi32(tro0_4, tro0_6);
+    const __m512i tro1_6 = _mm512_unpacklo_epi32(tro0_5, tro0_7);
+    const __m512i tro1_7 = _mm512_unpackhi_epi32(tro0_5, tro0_7);
+    const __m512i outbe_4 = _mm512_shuffle_epi8(tro1_4, bswap32);
+    const __m512i msg_4 = _mm512_loadu_si512((const void *)(src + 256));
+    const __m512i ct_4 = _mm512_xor_si512(outbe_4, msg_4);
+    _mm512_storeu_si512((void *)(out + 256), ct_4);
+    const __m512i outbe_5 = _mm512_shuffle_epi8(tro1_5, bswap32);
+    const __m512i msg_5 = _mm512_loadu_si512((const void *)(src + 320));
+    const __m512i ct_5 = _mm512_xor_si512(outbe_5, msg_5);
+    _mm512_storeu_si512((void *)(out + 320), ct_5);
+    const __m512i outbe_6 = _mm512_shuffle_epi8(tro1_6, bswap32);
+    const __m512i msg_6 = _mm512_loadu_si512((const void *)(src + 384));
+    const __m512i ct_6 = _mm512_xor_si512(outbe_6, msg_6);
+    _mm512_storeu_si512((void *)(out + 384), ct_6);
+    const __m512i outbe_7 = _mm512_shuffle_epi8(tro1_7, bswap32);
+    const __m512i msg_7 = _mm512_loadu_si512((const void *)(src + 448));
+    const __m512i ct_7 = _mm512_xor_si512(outbe_7, msg_7);
+    _mm512_storeu_si512((void *)(out + 448), ct_7);
+    const __m512i tro0_8 = _mm512_unpacklo_epi32(g2x3, g2x1);
+    const __m512i tro0_9 = _mm512_unpackhi_epi32(g2x3, g2x1);
+    const __m512i tro0_10 = _mm512_unpacklo_epi32(g2x2, g2x0);
+    const __m512i tro0_11 = _mm512_unpackhi_epi32(g2x2, g2x0);
+    const __m512i tro1_8 = _mm512_unpacklo_epi32(tro0_8, tro0_10);
+    const __m512i tro1_9 = _mm512_unpackhi_epi32(tro0_8, tro0_10);
+    const __m512i tro1_10 = _mm512_unpacklo_epi32(tro0_9, tro0_11);
+    const __m512i tro1_11 = _mm512_unpackhi_epi32(tro0_9, tro0_11);
+    const __m512i outbe_8 = _mm512_shuffle_epi8(tro1_8, bswap32);
+    const __m512i msg_8 = _mm512_loadu_si512((const void *)(src + 512));
+    const __m512i ct_8 = _mm512_xor_si512(outbe_8, msg_8);
+    _mm512_storeu_si512((void *)(out + 512), ct_8);
+    const __m512i outbe_9 = _mm512_shuffle_epi8(tro1_9, bswap32);
+    const __m512i msg_9 = _mm512_loadu_si512((const void *)(src + 576));
+    const __m512i ct_9 = _mm512_xor_si512(outbe_9, msg_9);
+    _mm512_storeu_si512((void *)(out + 576), ct_9);
+    const __m512i outbe_10 = _mm512_shuffle_epi8(tro1_10, bswap32);
+    const __m512i msg_10 = _mm512_loadu_si512((const void *)(src + 640));
+    const __m512i ct_10 = _mm512_xor_si512(outbe_10, msg_10);
+    _mm512_storeu_si512((void *)(out + 640), ct_10);
+    const __m512i outbe_11 = _mm512_shuffle_epi8(tro1_11, bswap32);
+    const __m512i msg_11 = _mm512_loadu_si512((const void *)(src + 704));
+    const __m512i ct_11 = _mm512_xor_si512(outbe_11, msg_11);
+    _mm512_storeu_si512((void *)(out + 704), ct_11);
+    const __m512i tro0_12 = _mm512_unpacklo_epi32(g3x3, g3x1);
+    const __m512i tro0_13 = _mm512_unpackhi_epi32(g3x3, g3x1);
+    const __m512i tro0_14 = _mm512_unpacklo_epi32(g3x2, g3x0);
+    const __m512i tro0_15 = _mm512_unpackhi_epi32(g3x2, g3x0);
+    const __m512i tro1_12 = _mm512_unpacklo_epi32(tro0_12, tro0_14);
+    const __m512i tro1_13 = _mm512_unpackhi_epi32(tro0_12, tro0_14);
+    const __m512i tro1_14 = _mm512_unpacklo_epi32(tro0_13, tro0_15);
+    const __m512i tro1_15 = _mm512_unpackhi_epi32(tro0_13, tro0_15);
+    const __m512i outbe_12 = _mm512_shuffle_epi8(tro1_12, bswap32);
+    const __m512i msg_12 = _mm512_loadu_si512((const void *)(src + 768));
+    const __m512i ct_12 = _mm512_xor_si512(outbe_12, msg_12);
+    _mm512_storeu_si512((void *)(out + 768), ct_12);
+    const __m512i outbe_13 = _mm512_shuffle_epi8(tro1_13, bswap32);
+    const __m512i msg_13 = _mm512_loadu_si512((const void *)(src + 832));
+    const __m512i ct_13 = _mm512_xor_si512(outbe_13, msg_13);
+    _mm512_storeu_si512((void *)(out + 832), ct_13);
+    const __m512i outbe_14 = _mm512_shuffle_epi8(tro1_14, bswap32);
+    const __m512i msg_14 = _mm512_loadu_si512((const void *)(src + 896));
+    const __m512i ct_14 = _mm512_xor_si512(outbe_14, msg_14);
+    _mm512_storeu_si512((void *)(out + 896), ct_14);
+    const __m512i outbe_15 = _mm512_shuffle_epi8(tro1_15, bswap32);
+    const __m512i msg_15 = _mm512_loadu_si512((const void *)(src + 960));
+    const __m512i ct_15 = _mm512_xor_si512(outbe_15, msg_15);
+    _mm512_storeu_si512((void *)(out + 960), ct_15);
+}
+
 static void sm4_wordslice_avx512_gfni_crypt(const sm4_key *key, sm4_direction dir, const uint8_t *in, uint8_t *out,
                                       size_t nblocks)
 {
     sm4_run_batches(sm4_wordslice_avx512_gfni_batch, SM4_WORDSLICE_AVX512_GFNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
+}
+
+static void sm4_wordslice_avx512_gfni_encrypt_xor(const sm4_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                                            size_t nblocks)
+{
+    sm4_run_batches_xor(sm4_wordslice_avx512_gfni_batch_xor, sm4_wordslice_avx512_gfni_batch, SM4_WORDSLICE_AVX512_GFNI_BATCH_BLOCKS,
+                        (const uint8_t *)key->rk[SM4_ENCRYPT], in, src, out, nblocks);
 }
 
 static int sm4_wordslice_avx512_gfni_cpu_supported(void)
@@ -434,4 +853,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx512_gfni) = {
 #endif
     .cpu_supported = sm4_wordslice_avx512_gfni_cpu_supported,
     .crypt_blocks = sm4_wordslice_avx512_gfni_crypt,
+    .encrypt_blocks_xor = sm4_wordslice_avx512_gfni_encrypt_xor,
 };
