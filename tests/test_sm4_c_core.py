@@ -1,5 +1,6 @@
-"""The generated SM4 C library's fused CTR entry point (encrypt_blocks_xor:
-the keystream and the XOR with the message in one kernel pass), built with
+"""The generated SM4 C library's fused entry point (crypt_blocks_xor: a
+kernel pass with an XOR folded into its stores, which CTR and CBC decryption
+run on), built with
 gcc -O2 as a shared object and driven through ctypes, against the Python
 reference (gen.kernels.sm4_reference).  The harness's verify covers the rest
 of the C library (vectors, every mode against the reference scalar kernel)."""
@@ -16,8 +17,8 @@ from gen.specs import sm4
 from conftest import generated_library, native_impls
 
 OK = 0
-CTR = 2
-ENCRYPT = 1
+CBC, CTR = 1, 2
+DECRYPT, ENCRYPT = 0, 1
 BLOCK = sm4.BLOCK_BYTES
 ROUNDS = 32
 
@@ -30,8 +31,8 @@ class Sm4Impl(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("strategy", ctypes.c_char_p), ("target", ctypes.c_char_p),
                 ("batch_blocks", ctypes.c_uint), ("emulated", ctypes.c_int),
                 ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)), ("crypt_blocks", ctypes.c_void_p),
-                ("encrypt_blocks_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
-                                                        ctypes.c_void_p, ctypes.c_size_t))]
+                ("crypt_blocks_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p,
+                                                      ctypes.c_void_p, ctypes.c_void_p, ctypes.c_size_t))]
 
 
 @pytest.fixture(scope="module")
@@ -45,8 +46,9 @@ def lib(tmp_path_factory):
     return so
 
 
-def ecb(key_bytes, data):
-    return b"".join(ref.encrypt_block(key_bytes, data[i:i + BLOCK]) for i in range(0, len(data), BLOCK))
+def ecb(key_bytes, data, encrypt=True):
+    block = ref.encrypt_block if encrypt else ref.decrypt_block
+    return b"".join(block(key_bytes, data[i:i + BLOCK]) for i in range(0, len(data), BLOCK))
 
 
 def ctr(key_bytes, iv, data):
@@ -56,32 +58,40 @@ def ctr(key_bytes, iv, data):
     return bytes(a ^ b for a, b in zip(data, ecb(key_bytes, counters)))
 
 
-def test_fused_encrypt_xor_and_in_place_ctr(lib):
-    """encrypt_blocks_xor is ECB(in) ^ src at every count around a batch,
-    from odd addresses, with src == out too; and CTR in place (in == out,
-    which makes src == out) equals the reference."""
+def test_fused_crypt_xor_and_in_place_modes(lib):
+    """crypt_blocks_xor is ECB(in) ^ src in both directions at every count
+    around a batch, from odd addresses, with src == out too; and CTR and CBC
+    decryption in place (in == out), which run on it, equal the reference."""
     rng = random.Random(4)
     key_bytes = rng.randbytes(16)
     key = Sm4Key()
     lib.sm4_set_key(ctypes.byref(key), key_bytes)
     impls = native_impls(lib.sm4_impls)
     assert len(impls) > 1
+    iv = b"\xff" * 15 + bytes([0xfe])  # as a counter, it wraps around within the message
+    # CBC decryption over more blocks than the mode layer's chunks (a few of
+    # the largest batch), so that the chaining block crosses chunks.
+    ciphertext = rng.randbytes((8 * max(imp.contents.batch_blocks for _, imp in impls) + 3) * BLOCK)
+    plain = bytes(a ^ b for a, b in zip(ecb(key_bytes, ciphertext, False), iv + ciphertext[:-BLOCK]))
     for name, imp in impls:
-        fused = imp.contents.encrypt_blocks_xor
+        fused = imp.contents.crypt_blocks_xor
         assert bool(fused) == (name != "reference_scalar"), name  # every SIMD kernel has its fused form
         per = imp.contents.batch_blocks
-        for blocks in (1, per - 1, per, per + 1, 2 * per + 3) if fused else ():
-            data, message = rng.randbytes(blocks * BLOCK), rng.randbytes(blocks * BLOCK)
-            want = bytes(a ^ b for a, b in zip(ecb(key_bytes, data), message))
-            buf = ctypes.create_string_buffer(1 + 2 * blocks * BLOCK)  # odd offsets: unaligned
-            src, out = ctypes.addressof(buf) + 1, ctypes.addressof(buf) + 1 + blocks * BLOCK
-            ctypes.memmove(src, message, len(message))
-            fused(ctypes.byref(key), data, src, out, blocks)
-            assert ctypes.string_at(out, len(want)) == want, (name, blocks)
-            fused(ctypes.byref(key), data, src, src, blocks)
-            assert ctypes.string_at(src, len(want)) == want, (name, blocks, "src == out")
-        iv = b"\xff" * 15 + bytes([0xfe])  # the counter wraps around within the message
+        for direction in (ENCRYPT, DECRYPT):
+            for blocks in (1, per - 1, per, per + 1, 2 * per + 3) if fused else ():
+                data, message = rng.randbytes(blocks * BLOCK), rng.randbytes(blocks * BLOCK)
+                want = bytes(a ^ b for a, b in zip(ecb(key_bytes, data, direction == ENCRYPT), message))
+                buf = ctypes.create_string_buffer(1 + 2 * blocks * BLOCK)  # odd offsets: unaligned
+                src, out = ctypes.addressof(buf) + 1, ctypes.addressof(buf) + 1 + blocks * BLOCK
+                ctypes.memmove(src, message, len(message))
+                fused(ctypes.byref(key), direction, data, src, out, blocks)
+                assert ctypes.string_at(out, len(want)) == want, (name, direction, blocks)
+                fused(ctypes.byref(key), direction, data, src, src, blocks)
+                assert ctypes.string_at(src, len(want)) == want, (name, direction, blocks, "src == out")
         data = rng.randbytes(2 * per * BLOCK + BLOCK // 2)
         inout = ctypes.create_string_buffer(data, len(data))
         assert lib.sm4_crypt(imp, CTR, ENCRYPT, ctypes.byref(key), iv, inout, inout, len(data)) == OK
         assert inout.raw[:len(data)] == ctr(key_bytes, iv, data), name
+        inout = ctypes.create_string_buffer(ciphertext, len(ciphertext))
+        assert lib.sm4_crypt(imp, CBC, DECRYPT, ctypes.byref(key), iv, inout, inout, len(ciphertext)) == OK
+        assert inout.raw[:len(ciphertext)] == plain, name

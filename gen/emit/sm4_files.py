@@ -50,8 +50,8 @@ def kernel_file(strategy, target, options):
     dec = decomposition(options.decomposition_index)
     prefix = f"sm4_{strategy}_{target.name}"
     doc = inspect.getdoc(module).splitlines()
-    key_expr = "(const uint8_t *)key->rk_sliced[{dir}]" if program.info["key_form"] == "sliced" else \
-        "(const uint8_t *)key->rk[{dir}]"
+    key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
+        "(const uint8_t *)key->rk[dir]"
     cpu_check = cpu_features.cpu_check(target.cpu_features)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("sm4_kernel.c.j2",

@@ -55,11 +55,12 @@ typedef struct sm4_impl {
   int (*cpu_supported)(void);
   void (*crypt_blocks)(const sm4_key *key, sm4_direction dir, const uint8_t *in,
                        uint8_t *out, size_t nblocks);
-  /* out = ECB-encrypt(in) ^ src over `nblocks` whole blocks in one pass (CTR:
-   * in = the counter blocks, src = the message; src may equal out).  NULL
-   * where the kernel has no fused form (the reference). */
-  void (*encrypt_blocks_xor)(const sm4_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
-                             size_t nblocks);
+  /* out = ECB(in) ^ src over `nblocks` whole blocks in one pass, in the given
+   * direction (CTR: encrypt the counter blocks, src the message; CBC
+   * decryption: src the ciphertext one block behind).  src may equal out, in
+   * may not.  NULL where the kernel has no fused form (the reference). */
+  void (*crypt_blocks_xor)(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *src,
+                           uint8_t *out, size_t nblocks);
 } sm4_impl;
 
 /* Key set-up (constant-time). */

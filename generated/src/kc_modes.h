@@ -30,11 +30,14 @@ typedef struct kc_block_cipher {
     void (*crypt)(const void *bound, int encrypt, const uint8_t *in, uint8_t *out, size_t nblocks);
     const void *bound;      /* what crypt needs: the kernel and the expanded key */
     size_t block_bytes;     /* a multiple of 8, at most KC_MAX_BLOCK_BYTES */
-    uint8_t *scratch;       /* chunk buffer: CTR keystream, CBC ciphertext kept for chaining */
-    size_t scratch_blocks;  /* its size in blocks; a multiple of every kernel's batch */
+    uint8_t *scratch;       /* chunk buffer: CTR counter blocks, CBC ciphertext kept for chaining */
+    size_t scratch_blocks;  /* a chunk in blocks, a multiple of every kernel's batch; the
+                               buffer holds one block more (CBC's chaining block) */
     /* Optional (NULL: crypt, then kc_xor_bytes): out = E(in) ^ src over
      * `nblocks` whole blocks in one pass, CTR's keystream and XOR fused. */
     void (*encrypt_xor)(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
+    /* Optional, the same with decryption: CBC's out = D(c_i) ^ c_(i-1) in one pass. */
+    void (*decrypt_xor)(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
 } kc_block_cipher;
 
 /* The counter block as 64-bit limbs, least significant first. */
@@ -151,11 +154,20 @@ static inline void kc_cbc_decrypt(const kc_block_cipher *c, const uint8_t *iv, c
     while (nblocks) {
         const size_t n = nblocks < c->scratch_blocks ? nblocks : c->scratch_blocks;
         const size_t bytes = n * bb;
-        memcpy(c->scratch, in, bytes); /* in may equal out */
-        c->crypt(c->bound, 0, in, out, n);
-        kc_xor_bytes(out, out, prev, bb);
-        kc_xor_bytes(out + bb, out + bb, c->scratch, bytes - bb);
-        memcpy(prev, c->scratch + bytes - bb, bb);
+        if (c->decrypt_xor) {
+            /* scratch = prev, c_0 .. c_(n-1): each ciphertext block sits right
+             * after the one it is XORed with, and in may equal out. */
+            memcpy(c->scratch, prev, bb);
+            memcpy(c->scratch + bb, in, bytes);
+            c->decrypt_xor(c->bound, c->scratch + bb, c->scratch, out, n);
+            memcpy(prev, c->scratch + bytes, bb);
+        } else {
+            memcpy(c->scratch, in, bytes); /* in may equal out */
+            c->crypt(c->bound, 0, in, out, n);
+            kc_xor_bytes(out, out, prev, bb);
+            kc_xor_bytes(out + bb, out + bb, c->scratch, bytes - bb);
+            memcpy(prev, c->scratch + bytes - bb, bb);
+        }
         in += bytes, out += bytes, nblocks -= n;
     }
 }

@@ -1224,7 +1224,8 @@ static void sm4_byteslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
     _mm256_storeu_si256((void *)(out + 992), tro3_31);
 }
 
-/* Encryption with the message XORed into the stores: out = E(in) ^ src (CTR in one pass). */
+/* The batch with src XORed into its stores: out = E(in) ^ src, or D(in) ^ src with the
+ * decryption round keys (CTR, CBC decryption in one pass). */
 static void sm4_byteslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     __m256i g0x0, g0x1, g0x2, g0x3, g0x4, g0x5, g0x6, g0x7, g0x8, g0x9, g0x10, g0x11, g0x12, g0x13, g0x14, g0x15, g1x0, g1x1, g1x2, g1x3, g1x4, g1x5, g1x6, g1x7, g1x8, g1x9, g1x10, g1x11, g1x12, g1x13, g1x14, g1x15;
@@ -2490,11 +2491,11 @@ static void sm4_byteslice_avx2_gfni_crypt(const sm4_key *key, sm4_direction dir,
     sm4_run_batches(sm4_byteslice_avx2_gfni_batch, SM4_BYTESLICE_AVX2_GFNI_BATCH_BLOCKS, (const uint8_t *)key->rk_sliced[dir], in, out, nblocks);
 }
 
-static void sm4_byteslice_avx2_gfni_encrypt_xor(const sm4_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
-                                          size_t nblocks)
+static void sm4_byteslice_avx2_gfni_crypt_xor(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *src,
+                                        uint8_t *out, size_t nblocks)
 {
     sm4_run_batches_xor(sm4_byteslice_avx2_gfni_batch_xor, sm4_byteslice_avx2_gfni_batch, SM4_BYTESLICE_AVX2_GFNI_BATCH_BLOCKS,
-                        (const uint8_t *)key->rk_sliced[SM4_ENCRYPT], in, src, out, nblocks);
+                        (const uint8_t *)key->rk_sliced[dir], in, src, out, nblocks);
 }
 
 static int sm4_byteslice_avx2_gfni_cpu_supported(void)
@@ -2518,5 +2519,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_byteslice_avx2_gfni) = {
 #endif
     .cpu_supported = sm4_byteslice_avx2_gfni_cpu_supported,
     .crypt_blocks = sm4_byteslice_avx2_gfni_crypt,
-    .encrypt_blocks_xor = sm4_byteslice_avx2_gfni_encrypt_xor,
+    .crypt_blocks_xor = sm4_byteslice_avx2_gfni_crypt_xor,
 };

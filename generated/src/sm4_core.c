@@ -228,7 +228,14 @@ static void sm4_bound_encrypt_xor(const void *bound, const uint8_t *in, const ui
                                   size_t nblocks)
 {
     const sm4_bound *b = bound;
-    b->impl->encrypt_blocks_xor(b->key, in, src, out, nblocks);
+    b->impl->crypt_blocks_xor(b->key, SM4_ENCRYPT, in, src, out, nblocks);
+}
+
+static void sm4_bound_decrypt_xor(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out,
+                                  size_t nblocks)
+{
+    const sm4_bound *b = bound;
+    b->impl->crypt_blocks_xor(b->key, SM4_DECRYPT, in, src, out, nblocks);
 }
 
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
@@ -244,10 +251,11 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
         return SM4_ERR_NO_IMPL;
     if (mode != SM4_MODE_CTR && len % SM4_BLOCK_BYTES)
         return SM4_ERR_LENGTH;
-    static _Thread_local uint8_t scratch[SM4_CHUNK_BLOCKS * SM4_BLOCK_BYTES];
+    static _Thread_local uint8_t scratch[(SM4_CHUNK_BLOCKS + 1) * SM4_BLOCK_BYTES];
     const sm4_bound bound = {impl, key};
+    const int fused = impl->crypt_blocks_xor != NULL;
     const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS,
-                                    impl->encrypt_blocks_xor ? sm4_bound_encrypt_xor : NULL};
+                                    fused ? sm4_bound_encrypt_xor : NULL, fused ? sm4_bound_decrypt_xor : NULL};
     switch (mode) {
     case SM4_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / SM4_BLOCK_BYTES);

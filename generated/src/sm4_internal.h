@@ -23,7 +23,7 @@ typedef void (*sm4_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk, const uint8_t *in,
                      uint8_t *out, size_t nblocks);
 
-/* One pass of a kernel's fused encryption: out = E(in) ^ src over one batch. */
+/* One pass of a kernel with src XORed into its stores: out = ECB(in) ^ src over one batch. */
 typedef void (*sm4_xor_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src);
 
 /* Runs `batch` over nblocks blocks: whole batches fused, the tail by `plain`

@@ -487,7 +487,8 @@ static void sm4_wordslice_avx2_gfni_batch(const uint8_t *rk, const uint8_t *in, 
     _mm256_storeu_si256((void *)(out + 480), outbe_15);
 }
 
-/* Encryption with the message XORed into the stores: out = E(in) ^ src (CTR in one pass). */
+/* The batch with src XORed into its stores: out = E(in) ^ src, or D(in) ^ src with the
+ * decryption round keys (CTR, CBC decryption in one pass). */
 static void sm4_wordslice_avx2_gfni_batch_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     __m256i g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3, g2x0, g2x1, g2x2, g2x3, g3x0, g3x1, g3x2, g3x3;
@@ -985,11 +986,11 @@ static void sm4_wordslice_avx2_gfni_crypt(const sm4_key *key, sm4_direction dir,
     sm4_run_batches(sm4_wordslice_avx2_gfni_batch, SM4_WORDSLICE_AVX2_GFNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
-static void sm4_wordslice_avx2_gfni_encrypt_xor(const sm4_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
-                                          size_t nblocks)
+static void sm4_wordslice_avx2_gfni_crypt_xor(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *src,
+                                        uint8_t *out, size_t nblocks)
 {
     sm4_run_batches_xor(sm4_wordslice_avx2_gfni_batch_xor, sm4_wordslice_avx2_gfni_batch, SM4_WORDSLICE_AVX2_GFNI_BATCH_BLOCKS,
-                        (const uint8_t *)key->rk[SM4_ENCRYPT], in, src, out, nblocks);
+                        (const uint8_t *)key->rk[dir], in, src, out, nblocks);
 }
 
 static int sm4_wordslice_avx2_gfni_cpu_supported(void)
@@ -1013,5 +1014,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_avx2_gfni) = {
 #endif
     .cpu_supported = sm4_wordslice_avx2_gfni_cpu_supported,
     .crypt_blocks = sm4_wordslice_avx2_gfni_crypt,
-    .encrypt_blocks_xor = sm4_wordslice_avx2_gfni_encrypt_xor,
+    .crypt_blocks_xor = sm4_wordslice_avx2_gfni_crypt_xor,
 };

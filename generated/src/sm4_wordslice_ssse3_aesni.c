@@ -238,7 +238,8 @@ static void sm4_wordslice_ssse3_aesni_batch(const uint8_t *rk, const uint8_t *in
     _mm_storeu_si128((void *)(out + 48), outbe_3);
 }
 
-/* Encryption with the message XORed into the stores: out = E(in) ^ src (CTR in one pass). */
+/* The batch with src XORed into its stores: out = E(in) ^ src, or D(in) ^ src with the
+ * decryption round keys (CTR, CBC decryption in one pass). */
 static void sm4_wordslice_ssse3_aesni_batch_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     __m128i g0x0, g0x1, g0x2, g0x3;
@@ -463,11 +464,11 @@ static void sm4_wordslice_ssse3_aesni_crypt(const sm4_key *key, sm4_direction di
     sm4_run_batches(sm4_wordslice_ssse3_aesni_batch, SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS, (const uint8_t *)key->rk[dir], in, out, nblocks);
 }
 
-static void sm4_wordslice_ssse3_aesni_encrypt_xor(const sm4_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
-                                            size_t nblocks)
+static void sm4_wordslice_ssse3_aesni_crypt_xor(const sm4_key *key, sm4_direction dir, const uint8_t *in, const uint8_t *src,
+                                          uint8_t *out, size_t nblocks)
 {
     sm4_run_batches_xor(sm4_wordslice_ssse3_aesni_batch_xor, sm4_wordslice_ssse3_aesni_batch, SM4_WORDSLICE_SSSE3_AESNI_BATCH_BLOCKS,
-                        (const uint8_t *)key->rk[SM4_ENCRYPT], in, src, out, nblocks);
+                        (const uint8_t *)key->rk[dir], in, src, out, nblocks);
 }
 
 static int sm4_wordslice_ssse3_aesni_cpu_supported(void)
@@ -491,5 +492,5 @@ const sm4_impl KC_IMPL_SYMBOL(sm4_wordslice_ssse3_aesni) = {
 #endif
     .cpu_supported = sm4_wordslice_ssse3_aesni_cpu_supported,
     .crypt_blocks = sm4_wordslice_ssse3_aesni_crypt,
-    .encrypt_blocks_xor = sm4_wordslice_ssse3_aesni_encrypt_xor,
+    .crypt_blocks_xor = sm4_wordslice_ssse3_aesni_crypt_xor,
 };

@@ -589,10 +589,10 @@ int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir
         return UBLOCK_ERR_NO_IMPL;
     if (mode != UBLOCK_MODE_CTR && len % bb)
         return UBLOCK_ERR_LENGTH;
-    static _Thread_local uint8_t scratch[UBLOCK_CHUNK_BYTES];
+    static _Thread_local uint8_t scratch[UBLOCK_CHUNK_BYTES + KC_MAX_BLOCK_BYTES];
     const bound_kernel bound = {impl, key};
     const kc_block_cipher cipher = {bound_crypt, &bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb,
-                                    impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL};
+                                    impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL, NULL};
     switch (mode) {
     case UBLOCK_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / bb);
