@@ -154,20 +154,17 @@ static inline void kc_cbc_decrypt(const kc_block_cipher *c, const uint8_t *iv, c
     while (nblocks) {
         const size_t n = nblocks < c->scratch_blocks ? nblocks : c->scratch_blocks;
         const size_t bytes = n * bb;
+        /* scratch = prev, c_0 .. c_(n-1): each ciphertext block sits right
+         * after the one it is XORed with, and in may equal out. */
+        memcpy(c->scratch, prev, bb);
+        memcpy(c->scratch + bb, in, bytes);
         if (c->decrypt_xor) {
-            /* scratch = prev, c_0 .. c_(n-1): each ciphertext block sits right
-             * after the one it is XORed with, and in may equal out. */
-            memcpy(c->scratch, prev, bb);
-            memcpy(c->scratch + bb, in, bytes);
             c->decrypt_xor(c->bound, c->scratch + bb, c->scratch, out, n);
-            memcpy(prev, c->scratch + bytes, bb);
         } else {
-            memcpy(c->scratch, in, bytes); /* in may equal out */
-            c->crypt(c->bound, 0, in, out, n);
-            kc_xor_bytes(out, out, prev, bb);
-            kc_xor_bytes(out + bb, out + bb, c->scratch, bytes - bb);
-            memcpy(prev, c->scratch + bytes - bb, bb);
+            c->crypt(c->bound, 0, c->scratch + bb, out, n);
+            kc_xor_bytes(out, out, c->scratch, bytes);
         }
+        memcpy(prev, c->scratch + bytes, bb);
         in += bytes, out += bytes, nblocks -= n;
     }
 }
