@@ -1,5 +1,6 @@
 import ctypes
 import json
+import os
 import subprocess
 from pathlib import Path
 
@@ -19,6 +20,23 @@ def sm4_vectors():
 @pytest.fixture(scope="session")
 def zuc_vectors():
     return json.loads((VECTORS / "zuc.json").read_text())
+
+
+@pytest.fixture(scope="session")
+def harness_build():
+    """The build folder with kcrypt, verify and bench freshly built by
+    `make -C harness/c` (which builds generated/ too), once per session:
+    KC_BUILD_DIR (default <repo>/build) moves it, KC_GENERATED redirects
+    generated/."""
+    out = Path(os.environ.get("KC_BUILD_DIR", ROOT / "build")).resolve()
+    cmd = ["make", "-C", str(ROOT / "harness" / "c"), f"BUILD={out}"]
+    if os.environ.get("KC_GENERATED"):
+        cmd.append(f"GENERATED={Path(os.environ['KC_GENERATED']).resolve()}")
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        pytest.fail("building the harness failed (run `make build` to see why):\n"
+                    f"$ {' '.join(cmd)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return out
 
 
 def generated_library(build, cipher_sources, name):

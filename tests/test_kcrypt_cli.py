@@ -1,6 +1,6 @@
 """The `kcrypt` command-line tool (harness/c/kcrypt*.c), end to end.
 
-A session fixture builds the harness once (`make -C harness/c BUILD=<repo>/build`,
+conftest.py's harness_build builds the harness once per session (`make -C harness/c`,
 which also builds generated/), then every test runs build/kcrypt as a subprocess:
 
 * encrypt/decrypt of every mode against an oracle: the `openssl enc -sm4-<mode> -nopad`
@@ -48,19 +48,9 @@ STATUS = ("native", "emulated", "unavailable")
 # --------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def kcrypt():
+def kcrypt(harness_build):
     """Path of a freshly built build/kcrypt."""
-    build = Path(os.environ.get("KC_BUILD_DIR", REPO / "build")).resolve()
-    cmd = ["make", "-C", str(REPO / "harness" / "c"), f"BUILD={build}"]
-    if os.environ.get("KC_GENERATED"):
-        cmd.append(f"GENERATED={Path(os.environ['KC_GENERATED']).resolve()}")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(
-            "building the harness failed (run `make build` to see why):\n"
-            f"$ {' '.join(cmd)}\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}"
-        )
-    exe = build / "kcrypt"
+    exe = harness_build / "kcrypt"
     assert exe.is_file(), f"{exe} missing after the build; run `make build`"
     return exe
 

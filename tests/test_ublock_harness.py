@@ -5,8 +5,8 @@ wrap-around across the block's full width, and every error path), `verify --ciph
 ublock`, `bench` (the uBlock records, and the report's uBlock sections) and the
 constant-time check of every uBlock kernel under valgrind.
 
-Builds like tests/test_kcrypt_cli.py: `make -C harness/c BUILD=<build>` once per
-session (KC_BUILD_DIR, default <repo>/build; KC_GENERATED redirects generated/).
+Built once per session by conftest.py's harness_build (`make -C harness/c`;
+KC_BUILD_DIR, default <repo>/build; KC_GENERATED redirects generated/).
 The implementations are taken from `kcrypt --list-impls`, never a fixed list.
 """
 
@@ -42,19 +42,6 @@ MODES = ("ecb", "cbc", "ctr")
 # Building and running
 # --------------------------------------------------------------------------
 
-@pytest.fixture(scope="session")
-def build():
-    """The build folder, with kcrypt, verify and bench freshly built."""
-    out = Path(os.environ.get("KC_BUILD_DIR", REPO / "build")).resolve()
-    cmd = ["make", "-C", str(HARNESS), f"BUILD={out}"]
-    if os.environ.get("KC_GENERATED"):
-        cmd.append(f"GENERATED={Path(os.environ['KC_GENERATED']).resolve()}")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(f"building the harness failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return out
-
-
 def run(args, data=b"", env_extra=None, timeout=600):
     env = dict(os.environ)
     env.pop("KC_DISABLE_TARGETS", None)
@@ -65,9 +52,9 @@ def run(args, data=b"", env_extra=None, timeout=600):
                           timeout=timeout)
 
 
-def kcrypt(build, args, data=b"", env_extra=None):
+def kcrypt(harness_build, args, data=b"", env_extra=None):
     """kcrypt's output; fails the test on a non-zero exit or any stderr."""
-    proc = run([build / "kcrypt", *args], data, env_extra)
+    proc = run([harness_build / "kcrypt", *args], data, env_extra)
     assert proc.returncode == 0, f"kcrypt {' '.join(map(str, args))}: {proc.stderr.decode()}"
     assert proc.stderr == b"", proc.stderr.decode()
     return proc.stdout
@@ -81,12 +68,12 @@ def crypt_args(variant, mode, encrypt, key, iv, extra=()):
 
 
 @pytest.fixture(scope="session")
-def impls(build):
+def impls(harness_build):
     """Every uBlock implementation as (strategy, target, status); the three
     variants list the same ones."""
     rows = {}
     for variant in VARIANTS:
-        proc = run([build / "kcrypt", "--list-impls", variant])
+        proc = run([harness_build / "kcrypt", "--list-impls", variant])
         assert proc.returncode == 0, proc.stderr.decode()
         lines = [line.split() for line in proc.stdout.decode().splitlines()]
         assert lines and all(len(r) == 4 and r[0] == variant for r in lines), lines
@@ -158,19 +145,19 @@ def test_python_model_reproduces_the_vectors():
     ("ecb", 0, 0), ("ecb", 1, 0), ("ecb", 67, 0), ("cbc", 1, 0), ("cbc", 40, 0),
     ("ctr", 0, 0), ("ctr", 0, 1), ("ctr", 1, 5), ("ctr", 70, 3),
 ])
-def test_round_trip_default_impl(build, variant, mode, blocks, extra):
+def test_round_trip_default_impl(harness_build, variant, mode, blocks, extra):
     block_bytes = VARIANTS[variant][0] // 8
     length = blocks * block_bytes + extra
     key, iv, data = random_case(length * 7 + MODES.index(mode), variant, mode, length)
-    ct = kcrypt(build, crypt_args(variant, mode, True, key, iv), data)
+    ct = kcrypt(harness_build, crypt_args(variant, mode, True, key, iv), data)
     assert ct == model(variant, mode, True, key, iv, data)
-    assert kcrypt(build, crypt_args(variant, mode, False, key, iv), ct) == data
+    assert kcrypt(harness_build, crypt_args(variant, mode, False, key, iv), ct) == data
     # Decrypting arbitrary input also matches the model.
-    assert kcrypt(build, crypt_args(variant, mode, False, key, iv), data) == \
+    assert kcrypt(harness_build, crypt_args(variant, mode, False, key, iv), data) == \
         model(variant, mode, False, key, iv, data)
 
 
-def test_every_impl_against_the_model(build, impls):
+def test_every_impl_against_the_model(harness_build, impls):
     """Each implementation, selected with -s/-t (and --emulated), every variant
     and mode, both directions, lengths over several batches with a tail."""
     for variant in VARIANTS:
@@ -181,11 +168,11 @@ def test_every_impl_against_the_model(build, impls):
             want = {enc: model(variant, mode, enc, key, iv, data) for enc in (True, False)}
             for flags in selections(impls):
                 for enc in (True, False):
-                    got = kcrypt(build, crypt_args(variant, mode, enc, key, iv, flags), data)
+                    got = kcrypt(harness_build, crypt_args(variant, mode, enc, key, iv, flags), data)
                     assert got == want[enc], (variant, mode, enc, flags)
 
 
-def test_official_vectors_on_every_impl(build, impls):
+def test_official_vectors_on_every_impl(harness_build, impls):
     """shared/vectors/ublock.json through the CLI (the iterated ones would take
     a process per iteration here: build/verify runs those on every kernel)."""
     checked = 0
@@ -195,16 +182,16 @@ def test_official_vectors_on_every_impl(build, impls):
         pt, ct = bytes.fromhex(v["plaintext"]), bytes.fromhex(v["ciphertext"])
         for flags in selections(impls):
             args = crypt_args(variant_of(v), "ecb", True, v["key"], None, flags)
-            assert kcrypt(build, args, pt) == ct, (v, flags)
+            assert kcrypt(harness_build, args, pt) == ct, (v, flags)
             args = crypt_args(variant_of(v), "ecb", False, v["key"], None, flags)
-            assert kcrypt(build, args, ct) == pt, (v, flags)
+            assert kcrypt(harness_build, args, ct) == pt, (v, flags)
             checked += 1
     assert checked >= 3 * len(selections(impls))
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
 @pytest.mark.parametrize("pattern", ["wrap", "low64", "low32", "byte"])
-def test_ctr_counter_carries_across_the_whole_block(build, impls, variant, pattern):
+def test_ctr_counter_carries_across_the_whole_block(harness_build, impls, variant, pattern):
     """CTR counts the whole block (128 or 256 bits) as one big-endian integer:
     all ones wraps to zero; carries out of the low 32/64 bits and a byte."""
     block_bytes = VARIANTS[variant][0] // 8
@@ -215,20 +202,20 @@ def test_ctr_counter_carries_across_the_whole_block(build, impls, variant, patte
     key, _, data = random_case(5, variant, "ctr", 40 * block_bytes + 9)
     want = model(variant, "ctr", True, key, iv, data)
     for flags in selections(impls):
-        assert kcrypt(build, crypt_args(variant, "ctr", True, key, iv, flags), data) == want, flags
+        assert kcrypt(harness_build, crypt_args(variant, "ctr", True, key, iv, flags), data) == want, flags
 
 
-def test_large_input(build):
+def test_large_input(harness_build):
     key, iv, data = random_case(9, "ublock256_256", "ctr", (1 << 16) + 5)
-    got = kcrypt(build, crypt_args("ublock256_256", "ctr", True, key, iv), data)
+    got = kcrypt(harness_build, crypt_args("ublock256_256", "ctr", True, key, iv), data)
     assert got == model("ublock256_256", "ctr", True, key, iv, data)
 
 
-def test_listing_and_help(build, impls):
-    text = run([build / "kcrypt", "--help"]).stdout.decode()
+def test_listing_and_help(harness_build, impls):
+    text = run([harness_build / "kcrypt", "--help"]).stdout.decode()
     for variant in VARIANTS:
         assert f"  {variant} ecb|cbc|ctr" in text
-    targets = dict(l.split() for l in run([build / "kcrypt", "--list-targets", "ublock256_256"])
+    targets = dict(l.split() for l in run([harness_build / "kcrypt", "--list-targets", "ublock256_256"])
                    .stdout.decode().splitlines())
     assert targets["scalar"] == "native"
     for _, target, status in impls:
@@ -295,9 +282,9 @@ ERROR_CASES = {
 
 
 @pytest.mark.parametrize("name", list(ERROR_CASES))
-def test_error_cases(build, name):
+def test_error_cases(harness_build, name):
     args, data, piece = ERROR_CASES[name]
-    proc = run([build / "kcrypt", *args], data)
+    proc = run([harness_build / "kcrypt", *args], data)
     assert proc.returncode == 2, f"{name}: exit status {proc.returncode}"
     assert proc.stdout == b"", f"{name}: wrote to stdout"
     message = proc.stderr.decode()
@@ -305,7 +292,7 @@ def test_error_cases(build, name):
     assert piece in message, f"{name}: {message!r} lacks {piece!r}"
 
 
-def test_error_target_not_native_via_hook(build, impls):
+def test_error_target_not_native_via_hook(harness_build, impls):
     """A target the CPU cannot run is refused (simulated with
     KC_DISABLE_TARGETS); --emulated still runs its SIMDe build."""
     simd = sorted({t for _, t, s in impls if s == "native" and t != "scalar"})
@@ -315,13 +302,13 @@ def test_error_target_not_native_via_hook(build, impls):
     want = model("ublock128_256", "ctr", True, key, iv, data)
     for target in simd:
         hook = {"KC_DISABLE_TARGETS": target}
-        proc = run([build / "kcrypt", *crypt_args("ublock128_256", "ctr", True, key, iv,
+        proc = run([harness_build / "kcrypt", *crypt_args("ublock128_256", "ctr", True, key, iv,
                                                    ["-t", target])], data, hook)
         assert proc.returncode == 2 and proc.stdout == b""
         assert "natively" in proc.stderr.decode()
         for strategy in sorted({s for s, t, st in impls if t == target and st == "emulated"}):
             flags = ["-s", strategy, "-t", target, "--emulated"]
-            got = kcrypt(build, crypt_args("ublock128_256", "ctr", True, key, iv, flags), data,
+            got = kcrypt(harness_build, crypt_args("ublock128_256", "ctr", True, key, iv, flags), data,
                          hook)
             assert got == want, flags
 
@@ -331,9 +318,9 @@ def test_error_target_not_native_via_hook(build, impls):
 # --------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def verify_run(build):
+def verify_run(harness_build):
     """One `verify --cipher ublock --quick` run: (exit status, stdout)."""
-    proc = run([build / "verify", "--cipher", "ublock", "--quick"], timeout=1800)
+    proc = run([harness_build / "verify", "--cipher", "ublock", "--quick"], timeout=1800)
     return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
 
@@ -355,7 +342,7 @@ def test_verify_ublock_passes_on_every_impl(verify_run, impls):
     assert "sm4" not in out.lower() and "zuc" not in out.lower()
 
 
-def test_verify_names_the_fastest_kernel(verify_run, build):
+def test_verify_names_the_fastest_kernel(verify_run, harness_build):
     _, out, _ = verify_run
     notes = [l for l in out.splitlines() if l.startswith("NOTE: ublock")]
     assert len(notes) == 3, notes
@@ -364,7 +351,7 @@ def test_verify_names_the_fastest_kernel(verify_run, build):
                                "on the fastest kernel ")
 
 
-def test_verify_fails_on_a_wrong_vector(build, tmp_path):
+def test_verify_fails_on_a_wrong_vector(harness_build, tmp_path):
     """A vector file with a wrong ciphertext makes verify fail (exit 1), naming it."""
     folder = Path(os.environ.get("KC_VECTORS_DIR", REPO.parent / "shared" / "vectors"))
     doc = json.loads((folder / "ublock.json").read_text())
@@ -373,7 +360,7 @@ def test_verify_fails_on_a_wrong_vector(build, tmp_path):
     ct[3] ^= 1
     doc["vectors"][0]["ciphertext"] = ct.hex()
     (tmp_path / "ublock.json").write_text(json.dumps(doc))
-    proc = run([build / "verify", "--cipher", "ublock", "--impl", "reference_scalar",
+    proc = run([harness_build / "verify", "--cipher", "ublock", "--impl", "reference_scalar",
                 "--random", "0"], env_extra={"KC_VECTORS_DIR": str(tmp_path)})
     out = proc.stdout.decode()
     assert proc.returncode == 1, out
@@ -383,8 +370,8 @@ def test_verify_fails_on_a_wrong_vector(build, tmp_path):
 
 @pytest.mark.parametrize("args", [["--cipher", "ublock", "--impl", "byteslice_avx2_gfni"],
                                   ["--cipher", "ublock128"]])
-def test_verify_bad_options(build, args):
-    proc = run([build / "verify", *args])
+def test_verify_bad_options(harness_build, args):
+    proc = run([harness_build / "verify", *args])
     assert proc.returncode == 2 and "error" in proc.stderr.decode()
     assert "passed" not in proc.stdout.decode()
 
@@ -394,9 +381,9 @@ def test_verify_bad_options(build, args):
 # --------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def bench_records(build, tmp_path_factory):
+def bench_records(harness_build, tmp_path_factory):
     out = tmp_path_factory.mktemp("bench") / "bench.json"
-    proc = run([build / "bench", "--cipher", "ublock128_128,ublock256_256", "--sizes", "256,4K",
+    proc = run([harness_build / "bench", "--cipher", "ublock128_128,ublock256_256", "--sizes", "256,4K",
                 "--time-ms", "1", "--reps", "1", "--no-report", "--json", out])
     assert proc.returncode == 0, proc.stderr.decode()[-3000:]
     return json.loads(out.read_text())
@@ -470,12 +457,12 @@ def test_report_ratios_on_synthetic_records():
 # ctcheck
 # --------------------------------------------------------------------------
 
-def test_ctcheck_every_ublock_kernel(build, impls):
+def test_ctcheck_every_ublock_kernel(harness_build, impls):
     """`make ctcheck CT_ONLY=ublock_`: every uBlock kernel under valgrind, the
     AVX-512 ones in their SIMDe build, the reference flagged (positive control)."""
     if not shutil.which("valgrind"):
         pytest.skip("valgrind not installed")
-    cmd = ["make", "-C", str(HARNESS), f"BUILD={build}", "ctcheck", "CT_ONLY=ublock_"]
+    cmd = ["make", "-C", str(HARNESS), f"BUILD={harness_build}", "ctcheck", "CT_ONLY=ublock_"]
     if os.environ.get("KC_GENERATED"):
         cmd.append(f"GENERATED={Path(os.environ['KC_GENERATED']).resolve()}")
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=3600)

@@ -2,8 +2,8 @@
 shape; the verdicts themselves are `make verify`'s business), `bench` (the ZUC
 records it writes, with ipsec-mb beside ours), and the constant-time check's plan.
 
-Builds like tests/test_kcrypt_cli.py: `make -C harness/c BUILD=<build>` once per
-session (KC_BUILD_DIR, default <repo>/build; KC_GENERATED redirects generated/).
+Built once per session by conftest.py's harness_build (`make -C harness/c`;
+KC_BUILD_DIR, default <repo>/build; KC_GENERATED redirects generated/).
 """
 
 import json
@@ -18,19 +18,6 @@ REPO = Path(__file__).resolve().parents[1]
 HARNESS = REPO / "harness" / "c"
 
 
-@pytest.fixture(scope="session")
-def build():
-    """The build folder, with kcrypt, verify and bench freshly built."""
-    out = Path(os.environ.get("KC_BUILD_DIR", REPO / "build")).resolve()
-    cmd = ["make", "-C", str(HARNESS), f"BUILD={out}"]
-    if os.environ.get("KC_GENERATED"):
-        cmd.append(f"GENERATED={Path(os.environ['KC_GENERATED']).resolve()}")
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        pytest.fail(f"building the harness failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
-    return out
-
-
 def run(args, timeout=300):
     env = dict(os.environ)
     env.pop("KC_DISABLE_TARGETS", None)
@@ -43,10 +30,10 @@ def run(args, timeout=300):
 # verify
 # --------------------------------------------------------------------------
 
-def test_verify_zuc_output_shape(build):
+def test_verify_zuc_output_shape(harness_build):
     """One kernel, a few random cases: a shared section, the kernel's line, and a
     final count that counts exactly the PASS and FAIL lines."""
-    proc = run([build / "verify", "--cipher", "zuc", "--impl", "lanes_avx2_aesni", "--random",
+    proc = run([harness_build / "verify", "--cipher", "zuc", "--impl", "lanes_avx2_aesni", "--random",
                 "3", "--seed", "7"])
     assert proc.returncode in (0, 1), proc.stderr
     lines = proc.stdout.splitlines()
@@ -60,8 +47,8 @@ def test_verify_zuc_output_shape(build):
     assert (proc.returncode == 0) == (passed == len(verdicts))
 
 
-def test_verify_names_the_ipsec_mb_oracle(build):
-    proc = run([build / "verify", "--cipher", "zuc", "--impl", "reference_scalar", "--random", "1"])
+def test_verify_names_the_ipsec_mb_oracle(harness_build):
+    proc = run([harness_build / "verify", "--cipher", "zuc", "--impl", "reference_scalar", "--random", "1"])
     assert re.search(r"NOTE: ZUC oracle Intel ipsec-mb [\d.]+, job API, arch \w+", proc.stdout) or \
         "compare with the reference only" in proc.stdout
 
@@ -69,8 +56,8 @@ def test_verify_names_the_ipsec_mb_oracle(build):
 @pytest.mark.parametrize("args", [["--impl", "no_such_kernel"], ["--cipher", "aes"],
                                   ["--cipher", "zuc", "--impl", "byteslice_avx2_aesni"],
                                   ["--random"], ["--frobnicate"]])
-def test_verify_bad_options(build, args):
-    proc = run([build / "verify", *args])
+def test_verify_bad_options(harness_build, args):
+    proc = run([harness_build / "verify", *args])
     assert proc.returncode == 2 and "error" in proc.stderr and "passed" not in proc.stdout
 
 
@@ -78,15 +65,15 @@ def test_verify_bad_options(build, args):
 # bench
 # --------------------------------------------------------------------------
 
-def bench_json(build, tmp_path, *args):
+def bench_json(harness_build, tmp_path, *args):
     out = tmp_path / "bench.json"
-    proc = run([build / "bench", "--sizes", "1500", "--time-ms", "1", "--reps", "1", "--no-report",
+    proc = run([harness_build / "bench", "--sizes", "1500", "--time-ms", "1", "--reps", "1", "--no-report",
                 "--json", out, *args])
     return proc, json.loads(out.read_text())
 
 
-def test_bench_zuc_records(build, tmp_path):
-    proc, recs = bench_json(build, tmp_path, "--cipher", "zuc128",
+def test_bench_zuc_records(harness_build, tmp_path):
+    proc, recs = bench_json(harness_build, tmp_path, "--cipher", "zuc128",
                             "--impl", "lanes_avx2_aesni,ipsec-mb")
     assert proc.returncode == 0, proc.stderr  # ZUC-128 agrees with the reference everywhere
     assert recs and {r["cipher"] for r in recs} == {"zuc128"}
@@ -112,11 +99,11 @@ def test_bench_zuc_records(build, tmp_path):
                                          rel=1e-3)
 
 
-def test_bench_zuc_streams_and_limits(build, tmp_path):
+def test_bench_zuc_streams_and_limits(harness_build, tmp_path):
     """--streams sets the messages per call (a keystream cell rounds up to whole
     lane groups); ipsec-mb is not asked for more than its 8188-byte limit."""
     out = tmp_path / "b.json"
-    proc = run([build / "bench", "--cipher", "zuc256", "--impl", "lanes_avx2_aesni,ipsec-mb",
+    proc = run([harness_build / "bench", "--cipher", "zuc256", "--impl", "lanes_avx2_aesni,ipsec-mb",
                 "--mode", "keystream,enc", "--streams", "5", "--sizes", "64,9000",
                 "--time-ms", "1", "--reps", "1", "--no-report", "--json", out])
     recs = json.loads(out.read_text())
@@ -131,13 +118,13 @@ def test_bench_zuc_streams_and_limits(build, tmp_path):
 
 @pytest.mark.parametrize("args", [["--mode", "ctr,mac256"], ["--cipher", "zuc512"],
                                   ["--streams", "0"]])
-def test_bench_bad_options(build, args):
-    proc = run([build / "bench", *args])
+def test_bench_bad_options(harness_build, args):
+    proc = run([harness_build / "bench", *args])
     assert proc.returncode == 2 and proc.stdout == ""
 
 
-def test_bench_list_covers_zuc(build):
-    proc = run([build / "bench", "--list", "--cipher", "zuc128,zuc256"])
+def test_bench_list_covers_zuc(harness_build):
+    proc = run([harness_build / "bench", "--list", "--cipher", "zuc128,zuc256"])
     assert proc.returncode == 0, proc.stderr
     rows = [l.split() for l in proc.stdout.splitlines()]
     assert {r[0] for r in rows} == {"zuc128", "zuc256"}
@@ -150,24 +137,24 @@ def test_bench_list_covers_zuc(build):
 # --------------------------------------------------------------------------
 
 @pytest.fixture(scope="session")
-def ctcheck(build, tmp_path_factory):
+def ctcheck(harness_build, tmp_path_factory):
     """ctcheck linked with the ordinary libraries: enough for --plan."""
     exe = tmp_path_factory.mktemp("ct") / "ctcheck"
     gen = Path(os.environ.get("KC_GENERATED", REPO / "generated")).resolve()
     srcs = sorted(HARNESS.glob("ctcheck*.c")) + [HARNESS / "common.c", HARNESS / "impls.c"]
-    libs = [build / "lib" / "libkcrypt_emulated.a", build / "lib" / "libkcrypt.a"]
+    libs = [harness_build / "lib" / "libkcrypt_emulated.a", harness_build / "lib" / "libkcrypt.a"]
     proc = subprocess.run(["gcc", "-std=c11", "-O1", "-Wno-psabi", f"-I{gen / 'include'}",
                            f"-I{HARNESS}", "-o", str(exe), *map(str, srcs), *map(str, libs)],
                           capture_output=True, text=True)
     if proc.returncode != 0:
-        pytest.skip(f"cannot build ctcheck here (valgrind or SIMDe headers?): {proc.stderr[-500:]}")
+        pytest.skip(f"cannot harness_build ctcheck here (valgrind or SIMDe headers?): {proc.stderr[-500:]}")
     return exe
 
 
-def test_ctcheck_plan_covers_every_zuc_kernel(ctcheck, build):
+def test_ctcheck_plan_covers_every_zuc_kernel(ctcheck, harness_build):
     plan = run([ctcheck, "--plan"]).stdout.splitlines()
     units = {l.split()[0]: l.split()[1:] for l in plan}
-    listed = run([build / "kcrypt", "--list-impls", "zuc128"]).stdout.splitlines()
+    listed = run([harness_build / "kcrypt", "--list-impls", "zuc128"]).stdout.splitlines()
     for _, strategy, target, _ in (l.split() for l in listed):
         unit = f"zuc_{strategy}_{target}"
         assert unit in units, unit

@@ -9,7 +9,10 @@
 #      the native kernels with -DKC_VALGRIND_SPLIT_VAES (valgrind 3.19 cannot
 #      run 256-bit VAESENCLAST; the macro issues it as two 128-bit AESENCLAST,
 #      same data flow), and the SIMDe build of the GFNI/AVX-512 kernels
-#      (valgrind cannot run GFNI or AVX-512 at all).  -g for readable traces.
+#      (valgrind cannot run GFNI or AVX-512 at all).  -g1 for readable traces:
+#      line tables only, since full -g makes GCC's variable tracking take
+#      about 4x as long on the SIMDe units (sm4_emulated.c: 388 s against 96).
+#      Built in parallel (CT_JOBS).
 #   2. Audits the SIMDe build's flags: compiles a probe (ctcheck.c with
 #      -DKC_CT_SIMDE_AUDIT) with the flags generated/Makefile gives the
 #      emulated objects (sm4_emulated.o, zuc_emulated.o, ublock_emulated.o),
@@ -57,11 +60,12 @@ CC        ?= gcc
 # No -m flags: ctcheck's own SIMDe positive control needs SIMDe's portable C.
 # (-Wno-psabi: SIMDe passes 256-bit vectors by value without AVX.)
 CT_CFLAGS := -std=c11 -O2 -g -Wall -Wextra -Wno-psabi -I$(GEN_ABS)/include -I$(HERE)
-LIB_CFLAGS := -O3 -g
+LIB_CFLAGS := -O3 -g1
 VALGRIND  ?= valgrind
 VG_FLAGS  := --tool=memcheck --error-exitcode=1 --track-origins=yes --num-callers=12
 CT_JOBS   ?= $(shell nproc 2>/dev/null || echo 2)
-# Run the kernels in parallel, unless a parent make already shares its jobs.
+# Build the library and run the kernels in parallel, unless a parent make
+# already shares its jobs.
 JOBS_FLAG := $(if $(findstring jobserver,$(MAKEFLAGS)),,-j$(CT_JOBS))
 
 # The flags generated/Makefile compiles the SIMDe builds with (host ISA):
@@ -75,7 +79,7 @@ all: plan
 	  BUILD=$(BUILD_ABS) GENERATED=$(GEN_ABS) summary
 
 libs: | $(CT)
-	@$(MAKE) --no-print-directory -C $(GEN_ABS) BUILD=$(LIBDIR) CFLAGS="$(LIB_CFLAGS)" \
+	@$(MAKE) --no-print-directory $(JOBS_FLAG) -C $(GEN_ABS) BUILD=$(LIBDIR) CFLAGS="$(LIB_CFLAGS)" \
 	  EXTRA_CFLAGS=-DKC_VALGRIND_SPLIT_VAES all emulated >$(CT)/build.log 2>&1 || \
 	  { cat $(CT)/build.log; exit 1; }
 
