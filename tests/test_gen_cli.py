@@ -4,6 +4,8 @@ import shutil
 import subprocess
 import sys
 
+import pytest
+
 from gen import cli
 from gen.backends import SIMD_TARGETS
 from gen.emit import sm4_files
@@ -11,12 +13,18 @@ from gen.emit import sm4_files
 from conftest import ROOT
 
 
+@pytest.fixture(scope="module")
+def products():
+    """One generation with the default options, shared (each takes about 9 s)."""
+    return cli.produce(sm4_files.Options())
+
+
 def test_checked_in_generated_is_up_to_date():
     assert cli.main(["check"]) == 0
 
 
-def test_generation_is_deterministic():
-    assert cli.produce(sm4_files.Options()) == cli.produce(sm4_files.Options())
+def test_generation_is_deterministic(products):
+    assert cli.produce(sm4_files.Options()) == products
 
 
 def test_check_detects_edits_and_stale_files(tmp_path):
@@ -44,19 +52,17 @@ def test_bad_decomposition_is_a_clear_error(capsys):
     assert "out of range" in capsys.readouterr().err
 
 
-def test_generates_from_scratch_into_an_empty_tree(tmp_path):
+def test_generates_from_scratch_into_an_empty_tree(tmp_path, products):
     """(Its speed, under 10 s, is reported by `gen` itself and in the README.)"""
     done = subprocess.run([sys.executable, "-m", "gen.cli", "generate", "--root", str(tmp_path)], check=True,
                           capture_output=True, text=True)
-    products = cli.produce(sm4_files.Options())
     assert f"{len(products)} files in generated/" in done.stdout
     assert cli.check(products, tmp_path) == []
 
 
-def test_the_build_covers_both_ciphers():
+def test_the_build_covers_both_ciphers(products):
     """libkcrypt.a gets every native source of SM4 and ZUC, libkcrypt_emulated.a
     one SIMDe unit per cipher; the cores name no instruction set."""
-    products = cli.produce(sm4_files.Options())
     makefile = products["generated/Makefile"]
     native = [line for line in makefile.splitlines() if line.startswith("NATIVE_OBJECTS =")][0]
     sources = sorted(p for p in products if p.startswith("generated/src/") and p.endswith(".c")
