@@ -3,6 +3,7 @@ VPROLD, VPSHLDD/W double shifts, 256-byte table lookups by VPERMI2B, and
 two-operation bitwise chains (three-input XORs, (a | b) & c, ...) as VPTERNLOGD.
 Every CPU with AVX-512 and GFNI (Ice Lake and later, Zen 4) has VBMI."""
 
+from ..ir import Assign, Loop, Op
 from . import rules
 from .gfni_passes import FUSION_PASS
 from .target import Target
@@ -44,12 +45,69 @@ def bitwise_pair_as_ternary_logic(rw, op, args):
     return None
 
 
+def shared_xors_to_inline(program):
+    """Which XORs with several uses to copy into all of them, each user then a
+    three-input XOR (one VPTERNLOGD): {user op: the XOR value it absorbs}.
+
+    Copying a XOR n = a ^ b into every user u = n ^ c saves n's instruction
+    when every user is a two-input XOR in the same loop body (n is not a
+    stored or loop-carried value) that absorbs nothing else (not even a
+    single-use operand, which bitwise_pair_as_ternary_logic would fuse), and
+    n itself absorbs nothing.  Chosen greedily in program order.  A chain of XORs in
+    which every value feeds the next two steps, such as uBlock's linear layer
+    (y1 ^= y0, y0 ^= y1 <<< 4, ...), has no single-use XOR for
+    bitwise_pair_as_ternary_logic to fuse; here every other step is copied
+    into the next two, 48 XORs per word pair becoming 32 VPTERNLOGDs."""
+    block, users, ops = {}, {}, []
+
+    def visit(stmts):
+        for stmt in stmts:
+            if isinstance(stmt, Loop):
+                visit(stmt.body)
+            elif isinstance(stmt, Op):
+                block[stmt] = id(stmts)
+                ops.append(stmt)
+                for arg in stmt.args:
+                    users.setdefault(arg, []).append(stmt)
+            elif isinstance(stmt, Assign):
+                users.setdefault(stmt.value, []).append(stmt)
+
+    visit(program.body)
+    defs = {op.result: op for op in ops if op.result is not None}
+
+    def fused_by_pair_rule(value):  # bitwise_pair_as_ternary_logic will fold it into its user
+        return len(users.get(value, ())) == 1 and value in defs and defs[value].opcode in _BITWISE
+
+    absorbs = {}
+    for n in ops:
+        shared = users.get(n.result, [])
+        if n.opcode != "xor" or n in absorbs or len(shared) < 2 or any(fused_by_pair_rule(arg) for arg in n.args):
+            continue
+        if all(isinstance(u, Op) and u.opcode == "xor" and u not in absorbs and block[u] == block[n] and u.args[0] is not u.args[1]
+               and not any(fused_by_pair_rule(arg) for arg in u.args if arg is not n.result) for u in shared):
+            absorbs.update((u, n.result) for u in shared)
+    return absorbs
+
+
+def shared_xor_as_ternary_logic(rw, op, args):
+    """u = n ^ c -> VPTERNLOGD(a, b, c) for the XOR n = a ^ b that
+    shared_xors_to_inline copies into u (and into n's other users)."""
+    inlined = rw.analysis(shared_xors_to_inline).get(op)
+    if inlined is None:
+        return None
+    side = 0 if op.args[0] is inlined else 1
+    inner = rw.definition(args[side])
+    if inner is None or inner.opcode != "xor":
+        return None
+    return rw._emit("ternlog", tuple(inner.args) + (args[1 - side],), op.result.name, imm=0x96)
+
+
 TARGET = Target(
     name="avx512_gfni", bits=512, cflags=("-mavx512f", "-mavx512bw", "-mavx512vbmi", "-mavx512vbmi2", "-mgfni"),
     cpu_features=("avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"),
     passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, rules.affine_via_gfni,
                                     rules.select_by_ternary_logic, rules.sbox8_by_vpermi2b),
-            (bitwise_pair_as_ternary_logic,)),
+            (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic)),
     emulable=True,
     # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (README, ZUC).
     schedule_before_ra=("lanes",),

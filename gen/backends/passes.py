@@ -13,6 +13,8 @@ class Rewriter(Builder):
 
     def __init__(self, program):
         super().__init__(program.name, program.bits, program.params)
+        self.source = program
+        self._analyses = {}
         self.defs = {}
         self._cse = [{}]
         self._versions = {}  # state variable -> number of assignments so far
@@ -53,6 +55,13 @@ class Rewriter(Builder):
 
     def definition(self, value):
         return self.defs.get(value)
+
+    def analysis(self, compute):
+        """compute(source program), once per pass: the whole-program facts a
+        rule needs that one op and its operands do not show."""
+        if compute not in self._analyses:
+            self._analyses[compute] = compute(self.source)
+        return self._analyses[compute]
 
 
 def _freeze(attrs):

@@ -39,11 +39,14 @@
  * instead of 49.5 cycles per round).
  *
  * Per round, after lowering on avx2 (tests/test_ublock_nibbleslice.py pins
- * these counts; ssse3 and avx512 lower to the same):
+ * these counts; ssse3 lowers to the same):
  *   128-bit blocks, 32 registers:  32 bcast128 table loads, 32 shuffles,  96 xors
  *   256-bit blocks, 64 registers:  64 bcast128 table loads, 64 shuffles, 192 xors
  * i.e. per nibble position one table load and one shuffle, and three XORs (48
- * per word pair); nothing else: the renaming costs no instruction.  Once per
+ * per word pair); nothing else: the renaming costs no instruction.  On avx512
+ * the XORs are 64 (128) three-input XORs instead, two per position: every
+ * value of the linear layer feeds the next two steps, and the backend copies
+ * every other step into both (avx512_gfni.shared_xor_as_ternary_logic).  Once per
  * batch: the key XOR (one bcast8 and one xor per position), and the
  * transposition each way: 16 row loads or stores per 128 bits of block, a
  * 16 x 16 byte transpose per 128-bit piece of the blocks (4 stages of 16
