@@ -53,8 +53,8 @@ def shared_xors_to_inline(program):
     when every user is a two-input XOR in the same loop body (n is not a
     stored or loop-carried value) that absorbs nothing else (not even a
     single-use operand, which bitwise_pair_as_ternary_logic would fuse), and
-    n itself absorbs nothing.  Chosen greedily in program order.  A chain of XORs in
-    which every value feeds the next two steps, such as uBlock's linear layer
+    n itself absorbs nothing.  Chosen greedily in program order.  A chain of
+    XORs in which every value feeds the next two steps, such as uBlock's linear layer
     (y1 ^= y0, y0 ^= y1 <<< 4, ...), has no single-use XOR for
     bitwise_pair_as_ternary_logic to fuse; here every other step is copied
     into the next two, 48 XORs per word pair becoming 32 VPTERNLOGDs."""
@@ -79,13 +79,19 @@ def shared_xors_to_inline(program):
         return len(users.get(value, ())) == 1 and value in defs and defs[value].opcode in _BITWISE
 
     absorbs = {}
+
+    def can_absorb(user, n):
+        if not isinstance(user, Op) or user.opcode != "xor" or user in absorbs or block[user] != block[n]:
+            return False
+        others = [arg for arg in user.args if arg is not n.result]
+        return len(others) == 1 and not fused_by_pair_rule(others[0])
+
     for n in ops:
         shared = users.get(n.result, [])
         if n.opcode != "xor" or n in absorbs or len(shared) < 2 or any(fused_by_pair_rule(arg) for arg in n.args):
             continue
-        if all(isinstance(u, Op) and u.opcode == "xor" and u not in absorbs and block[u] == block[n] and u.args[0] is not u.args[1]
-               and not any(fused_by_pair_rule(arg) for arg in u.args if arg is not n.result) for u in shared):
-            absorbs.update((u, n.result) for u in shared)
+        if all(can_absorb(user, n) for user in shared):
+            absorbs.update((user, n.result) for user in shared)
     return absorbs
 
 
