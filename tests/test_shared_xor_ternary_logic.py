@@ -32,14 +32,21 @@ def loads(b, count):
     return [b.load("in", BYTES * i) for i in range(count)]
 
 
-@pytest.mark.parametrize("target", AVX512_TARGETS)
-def test_shared_xor_is_copied_into_every_user(target):
-    b = Builder("shared", 512, ("in", "out"))
+def shared_xor_program(bits=512, second_user="xor", store_shared=False):
+    """shared = x ^ y, stored as shared ^ z and as second_user(w, shared)."""
+    b = Builder("shared", bits, ("in", "out"))
     x, y, z, w = loads(b, 4)
     shared = b.xor(x, y, "shared")
     b.store("out", 0, b.xor(shared, z, "u"))
-    b.store("out", BYTES, b.xor(w, shared, "v"))
-    assert lowered_and_checked(b.finish(), target, 4) == {"load": 4, "ternlog": 2, "store": 2}
+    b.store("out", BYTES, b._emit(second_user, (w, shared), "v"))
+    if store_shared:
+        b.store("out", 2 * BYTES, shared)
+    return b.finish()
+
+
+@pytest.mark.parametrize("target", AVX512_TARGETS)
+def test_shared_xor_is_copied_into_every_user(target):
+    assert lowered_and_checked(shared_xor_program(), target, 4) == {"load": 4, "ternlog": 2, "store": 2}
 
 
 @pytest.mark.parametrize("target", AVX512_TARGETS)
@@ -62,23 +69,14 @@ def test_the_linear_chain_loses_every_other_step(target):
 
 @pytest.mark.parametrize("target", AVX512_TARGETS)
 def test_shared_xor_stays_when_a_user_is_not_a_xor(target):
-    b = Builder("mixed", 512, ("in", "out"))
-    x, y, z, w = loads(b, 4)
-    shared = b.xor(x, y, "shared")
-    b.store("out", 0, b.xor(shared, z, "u"))
-    b.store("out", BYTES, b.and_(shared, w, "v"))
-    assert lowered_and_checked(b.finish(), target, 4) == {"load": 4, "xor": 2, "and": 1, "store": 2}
+    program = shared_xor_program(second_user="and")
+    assert lowered_and_checked(program, target, 4) == {"load": 4, "xor": 2, "and": 1, "store": 2}
 
 
 @pytest.mark.parametrize("target", AVX512_TARGETS)
 def test_shared_xor_stays_when_it_is_stored_too(target):
-    b = Builder("stored", 512, ("in", "out"))
-    x, y, z, w = loads(b, 4)
-    shared = b.xor(x, y, "shared")
-    b.store("out", 0, b.xor(shared, z, "u"))
-    b.store("out", BYTES, b.xor(shared, w, "v"))
-    b.store("out", 2 * BYTES, shared)
-    assert lowered_and_checked(b.finish(), target, 4) == {"load": 4, "xor": 3, "store": 3}
+    program = shared_xor_program(store_shared=True)
+    assert lowered_and_checked(program, target, 4) == {"load": 4, "xor": 3, "store": 3}
 
 
 @pytest.mark.parametrize("target", AVX512_TARGETS)
@@ -99,9 +97,4 @@ def test_shared_xor_is_not_copied_into_a_loop(target):
 
 
 def test_targets_without_ternary_logic_keep_the_xors():
-    b = Builder("avx2", 256, ("in", "out"))
-    x, y, z, w = loads(b, 4)
-    shared = b.xor(x, y, "shared")
-    b.store("out", 0, b.xor(shared, z, "u"))
-    b.store("out", BYTES, b.xor(w, shared, "v"))
-    assert lowered_and_checked(b.finish(), "avx2", 4) == {"load": 4, "xor": 3, "store": 2}
+    assert lowered_and_checked(shared_xor_program(bits=256), "avx2", 4) == {"load": 4, "xor": 3, "store": 2}
