@@ -27,6 +27,8 @@ _BITWISE = {"xor": lambda a, b: a ^ b, "and": lambda a, b: a & b, "or": lambda a
             "andnot": lambda a, b: ~a & b & 0xFF}
 # The truth-table inputs of VPTERNLOGD's three operands.
 _TERNLOG_INPUTS = (0xF0, 0xCC, 0xAA)
+# The truth table of a ^ b ^ c.
+_XOR3 = _TERNLOG_INPUTS[0] ^ _TERNLOG_INPUTS[1] ^ _TERNLOG_INPUTS[2]
 
 
 def bitwise_pair_as_ternary_logic(rw, op, args):
@@ -105,7 +107,7 @@ def shared_xor_as_ternary_logic(rw, op, args):
     inner = rw.definition(args[side])
     if inner is None or inner.opcode != "xor":
         return None
-    return rw._emit("ternlog", tuple(inner.args) + (args[1 - side],), op.result.name, imm=0x96)
+    return rw._emit("ternlog", tuple(inner.args) + (args[1 - side],), op.result.name, imm=_XOR3)
 
 
 TARGET = Target(
