@@ -51,6 +51,18 @@ def generated_library(build, cipher_sources, name):
     return ctypes.CDLL(str(shared))
 
 
+def run_generated_c(folder, program):
+    """`program` (C source text using generated/'s headers) compiled strictly
+    with kc_cpu.c in `folder`, then run: its standard output."""
+    (folder / "main.c").write_text(program)
+    exe = folder / "main"
+    generated = ROOT / "generated"
+    subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{generated / 'include'}",
+                    f"-I{generated / 'src'}", str(folder / "main.c"), str(generated / "src" / "kc_cpu.c"),
+                    "-o", str(exe)], check=True, capture_output=True, text=True)
+    return subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout
+
+
 def native_impls(impls):
     """(name, impl) for each implementation the library lists (its
     `<cipher>_impls` function) that is native and runs on this CPU."""

@@ -13,7 +13,7 @@ from gen import cli
 from gen.backends import SIMD_TARGETS, cpu_features
 from gen.emit import build_files
 
-from conftest import ROOT
+from conftest import ROOT, run_generated_c
 
 GENERATED = ROOT / "generated"
 # Linux's names for the features whose /proc/cpuinfo flag differs from GCC's -m spelling.
@@ -42,13 +42,7 @@ def cpuinfo_flags():
 @pytest.fixture(scope="module")
 def reported(tmp_path_factory):
     """{feature name: 0 or 1} as the generated query reports it on this CPU."""
-    build = tmp_path_factory.mktemp("kc_cpu")
-    (build / "main.c").write_text(PRINT_FEATURES)
-    exe = build / "features"
-    subprocess.run(["gcc", "-std=c11", "-Wall", "-Wextra", "-Werror", f"-I{GENERATED / 'include'}",
-                    str(build / "main.c"), str(GENERATED / "src" / "kc_cpu.c"), "-o", str(exe)],
-                   check=True, capture_output=True, text=True)
-    lines = subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout.splitlines()
+    lines = run_generated_c(tmp_path_factory.mktemp("kc_cpu"), PRINT_FEATURES).splitlines()
     assert lines[-1] == "unnamed", "a bit past the last feature has a name"
     return {name: int(have) for name, have in (line.split() for line in lines[:-1])}
 

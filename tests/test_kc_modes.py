@@ -2,11 +2,7 @@
 for 128-bit blocks against the scalar one, across the carries out of the low
 limb and out of the whole counter."""
 
-import subprocess
-
-from conftest import ROOT
-
-GENERATED = ROOT / "generated"
+from conftest import run_generated_c
 
 COMPARE = r"""
 #include <stdio.h>
@@ -43,12 +39,6 @@ int main(void)
 
 
 def test_avx2_counter_blocks_match_the_scalar_ones(tmp_path):
-    (tmp_path / "main.c").write_text(COMPARE)
-    exe = tmp_path / "compare"
-    subprocess.run(["gcc", "-std=c11", "-O2", "-Wall", "-Wextra", "-Werror", f"-I{GENERATED / 'include'}",
-                    f"-I{GENERATED / 'src'}", str(tmp_path / "main.c"), str(GENERATED / "src" / "kc_cpu.c"),
-                    "-o", str(exe)], check=True, capture_output=True, text=True)
-    mismatches, carries = map(int, subprocess.run([str(exe)], check=True, capture_output=True,
-                                                  text=True).stdout.split())
+    mismatches, carries = map(int, run_generated_c(tmp_path, COMPARE).split())
     assert mismatches == 0
     assert carries > 3000  # a sixth of the cases carry into the high limb

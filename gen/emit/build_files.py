@@ -1,5 +1,5 @@
 """The build files of generated/ (Makefile, CMakeLists.txt) and the files all
-ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_modes.h, and kc_cpu.h/.c, the
+ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and kc_cpu.h/.c, the
 CPU feature query of every dispatch), over every cipher's sources: libkcrypt.a
 from the native ones, libkcrypt_emulated.a from each cipher's SIMDe unit.
 Each cipher's emitter lists its sources; this module only renders them, so
@@ -67,6 +67,7 @@ def files(ciphers):
         "src/kc_x86.h": render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"])),
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
+        "src/kc_batches.h": render("kc_batches.h.j2", provenance=provenance(["templates/kc_batches.h.j2"])),
         "src/kc_modes.h": render("kc_modes.h.j2", provenance=provenance(["templates/kc_modes.h.j2"]),
                                  max_block_bytes=max(c.max_block_bytes for c in ciphers),
                                  qword_byte_reversal=tuple(byteswap_mask(8))),

@@ -111,33 +111,16 @@ void sm4_set_key(sm4_key *key, const uint8_t key_bytes[SM4_KEY_BYTES])
 void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk, const uint8_t *in,
                      uint8_t *out, size_t nblocks)
 {
-    const size_t batch_bytes = batch_blocks * SM4_BLOCK_BYTES;
-    for (; nblocks >= batch_blocks; nblocks -= batch_blocks, in += batch_bytes, out += batch_bytes)
-        batch(rk, in, out);
-    if (nblocks) {
-        uint8_t buf[SM4_MAX_BATCH_BYTES];
-        const size_t bytes = nblocks * SM4_BLOCK_BYTES;
-        memcpy(buf, in, bytes);
-        memset(buf + bytes, 0, batch_bytes - bytes);
-        batch(rk, buf, buf);
-        memcpy(out, buf, bytes);
-        kc_wipe(buf, batch_bytes);
-    }
+    uint8_t tail[SM4_MAX_BATCH_BYTES];
+    kc_run_batches(batch, rk, batch_blocks * SM4_BLOCK_BYTES, in, out, nblocks * SM4_BLOCK_BYTES, tail);
 }
 
 void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
                          const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks)
 {
-    const size_t batch_bytes = batch_blocks * SM4_BLOCK_BYTES;
-    for (; nblocks >= batch_blocks; nblocks -= batch_blocks, in += batch_bytes, src += batch_bytes, out += batch_bytes)
-        batch(rk, in, out, src);
-    if (nblocks) {
-        uint8_t buf[SM4_MAX_BATCH_BYTES];
-        const size_t bytes = nblocks * SM4_BLOCK_BYTES;
-        sm4_run_batches(plain, batch_blocks, rk, in, buf, nblocks);
-        kc_xor_bytes(out, buf, src, bytes);
-        kc_wipe(buf, bytes);
-    }
+    uint8_t tail[SM4_MAX_BATCH_BYTES];
+    kc_run_batches_xor(batch, plain, rk, batch_blocks * SM4_BLOCK_BYTES, in, src, out, nblocks * SM4_BLOCK_BYTES,
+                       tail);
 }
 
 /* ---- registry and dispatch --------------------------------------------------- */

@@ -9,25 +9,26 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kc_batches.h"
 #include "sm4.h"
 
 /* The largest batch of any kernel, in bytes (sizes the mode layer's buffers). */
 #define SM4_MAX_BATCH_BYTES 2048
 
-/* One kernel pass over exactly one batch; rk points at the round keys in the
+/* One kernel pass over exactly one batch; its key form is the round keys in the
  * form the strategy consumes. */
-typedef void (*sm4_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out);
+typedef kc_batch_fn sm4_batch_fn;
 
-/* Runs `batch` over nblocks blocks: whole batches in place, the tail through a
- * zero-padded stack buffer that is wiped afterwards. */
+/* Runs `batch` over nblocks blocks (kc_run_batches, with a tail buffer the size
+ * of the largest batch). */
 void sm4_run_batches(sm4_batch_fn batch, size_t batch_blocks, const uint8_t *rk, const uint8_t *in,
                      uint8_t *out, size_t nblocks);
 
 /* One pass of a kernel with src XORed into its stores: out = ECB(in) ^ src over one batch. */
-typedef void (*sm4_xor_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src);
+typedef kc_xor_batch_fn sm4_xor_batch_fn;
 
-/* Runs `batch` over nblocks blocks: whole batches fused, the tail by `plain`
- * (the same kernel's sm4_batch_fn) into a stack buffer, XORed and wiped. */
+/* out = ECB(in) ^ src over nblocks blocks (kc_run_batches_xor; `plain` is the
+ * same kernel's sm4_batch_fn). */
 void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batch_blocks, const uint8_t *rk,
                          const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
 

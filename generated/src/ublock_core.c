@@ -356,20 +356,10 @@ void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_b
                         const uint8_t *key_form, const ublock_key *key, ublock_direction dir,
                         const uint8_t *in, uint8_t *out, size_t nblocks)
 {
-    const ublock_batch_fn batch = batches[key->variant][dir];
-    const size_t per = batch_blocks[key->variant];
-    const size_t batch_bytes = per * ublock_block_bytes(key->variant);
-    for (; nblocks >= per; nblocks -= per, in += batch_bytes, out += batch_bytes)
-        batch(key_form, in, out);
-    if (nblocks) {
-        uint8_t buf[UBLOCK_MAX_BATCH_BYTES];
-        const size_t bytes = nblocks * ublock_block_bytes(key->variant);
-        memcpy(buf, in, bytes);
-        memset(buf + bytes, 0, batch_bytes - bytes);
-        batch(key_form, buf, buf);
-        memcpy(out, buf, bytes);
-        kc_wipe(buf, batch_bytes);
-    }
+    const size_t block_bytes = ublock_block_bytes(key->variant);
+    uint8_t tail[UBLOCK_MAX_BATCH_BYTES];
+    kc_run_batches(batches[key->variant][dir], key_form, batch_blocks[key->variant] * block_bytes, in, out,
+                   nblocks * block_bytes, tail);
 }
 
 void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table plain,
@@ -377,18 +367,10 @@ void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_b
                             const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
                             size_t nblocks)
 {
-    const ublock_xor_batch_fn batch = batches[key->variant];
-    const size_t per = batch_blocks[key->variant];
-    const size_t batch_bytes = per * ublock_block_bytes(key->variant);
-    for (; nblocks >= per; nblocks -= per, in += batch_bytes, src += batch_bytes, out += batch_bytes)
-        batch(key_form, in, out, src);
-    if (nblocks) {
-        uint8_t buf[UBLOCK_MAX_BATCH_BYTES];
-        const size_t bytes = nblocks * ublock_block_bytes(key->variant);
-        ublock_run_batches(plain, batch_blocks, key_form, key, UBLOCK_ENCRYPT, in, buf, nblocks);
-        kc_xor_bytes(out, buf, src, bytes);
-        kc_wipe(buf, bytes);
-    }
+    const size_t block_bytes = ublock_block_bytes(key->variant);
+    uint8_t tail[UBLOCK_MAX_BATCH_BYTES];
+    kc_run_batches_xor(batches[key->variant], plain[key->variant][UBLOCK_ENCRYPT], key_form,
+                       batch_blocks[key->variant] * block_bytes, in, src, out, nblocks * block_bytes, tail);
 }
 
 /* Blocks of one nibble half per register pair: how many spread halves of

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "kc_batches.h"
 #include "ublock.h"
 
 /* The largest batch of any kernel, in bytes (sizes the core's buffers). */
@@ -16,24 +17,24 @@
 
 /* One kernel pass over exactly one batch; rk points at the key material in
  * the form the strategy consumes, ordered for the direction. */
-typedef void (*ublock_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out);
+typedef kc_batch_fn ublock_batch_fn;
 
 /* A kernel file's passes: [variant][direction]. */
 typedef ublock_batch_fn ublock_batch_table[UBLOCK_VARIANT_COUNT][2];
 
 /* The encryption pass with the message XORed into its stores (gen/ir/keystream.py):
  * out = E(in) ^ src for one batch.  A kernel file's: [variant]. */
-typedef void (*ublock_xor_batch_fn)(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src);
+typedef kc_xor_batch_fn ublock_xor_batch_fn;
 typedef ublock_xor_batch_fn ublock_xor_batch_table[UBLOCK_VARIANT_COUNT];
 
 /* ECB through `batches` for a strategy whose key form is at `key_form`
- * (image or folded): whole batches in place, the tail through a zero-padded
- * stack buffer that is wiped afterwards. */
+ * (image or folded), by kc_run_batches with a tail buffer the size of the
+ * largest batch. */
 void ublock_run_batches(const ublock_batch_table batches, const unsigned batch_blocks[UBLOCK_VARIANT_COUNT],
                         const uint8_t *key_form, const ublock_key *key, ublock_direction dir,
                         const uint8_t *in, uint8_t *out, size_t nblocks);
-/* out = E(in) ^ src through `batches`: whole batches straight through, the
- * tail encrypted in a zero-padded stack buffer (wiped) and XORed here. */
+/* out = E(in) ^ src through `batches` (kc_run_batches_xor; the tail by the
+ * plain encryption pass of `plain`). */
 void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_batch_table plain,
                             const unsigned batch_blocks[UBLOCK_VARIANT_COUNT], const uint8_t *key_form,
                             const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
