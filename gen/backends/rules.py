@@ -96,13 +96,19 @@ def rotate_bytes_by_shuffle(rw, op, args):
     return rw.shuffle(args[0], mask, op.result.name)
 
 
+def _shifted_pair(rw, op, high, low):
+    """(high << n) | (low >> (lane - n)) by two shifts and an OR: a funnel
+    shift, and with high = low a rotation."""
+    n, lane = op.attrs["n"], op.attrs["lane"]
+    left = rw.shl(high, n, lane, op.result.name + "_l")
+    right = rw.shr(low, lane - n, lane, op.result.name + "_r")
+    return rw.or_(left, right, op.result.name)
+
+
 def rotate_by_shifts(rw, op, args):
     if op.opcode != "rotl" or op.attrs["lane"] == 8:
         return None
-    n, lane = op.attrs["n"], op.attrs["lane"]
-    left = rw.shl(args[0], n, lane, op.result.name + "_l")
-    right = rw.shr(args[0], lane - n, lane, op.result.name + "_r")
-    return rw.or_(left, right, op.result.name)
+    return _shifted_pair(rw, op, args[0], args[0])
 
 
 def split_aesenclast_256(rw, op, args):
@@ -189,10 +195,7 @@ def select_by_masks(rw, op, args):
 def shld_by_shifts(rw, op, args):
     if op.opcode != "shld":
         return None
-    n, lane = op.attrs["n"], op.attrs["lane"]
-    left = rw.shl(args[0], n, lane, op.result.name + "_l")
-    right = rw.shr(args[1], lane - n, lane, op.result.name + "_r")
-    return rw.or_(left, right, op.result.name)
+    return _shifted_pair(rw, op, args[0], args[1])
 
 
 def shld_half_by_rotations(rw, op, args):
