@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from gen.emit import build_files
+from gen.linalg.bits import BitMatrix
+from gen.linalg.sbox_decompose import Decomposition
 
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT.parent / "shared" / "vectors"
@@ -71,3 +73,18 @@ def native_impls(impls):
     listed = [table[j] for j in range(count.value)]
     return [(imp.contents.name.decode(), imp) for imp in listed
             if not imp.contents.emulated and imp.contents.cpu_supported()]
+
+
+def self_equivalence_orbit(d, field):
+    """All (g·A1, g·c1, A2·g'^-1, c2) for g = a·F^k, g' = a^-1·F^k: inv∘g = g'∘inv."""
+    fr = field.frobenius_matrix()
+    frob = [BitMatrix.identity(8)]
+    for _ in range(7):
+        frob.append(fr @ frob[-1])
+    out = set()
+    for a in range(1, 256):
+        Ma, Mai = field.mul_matrix(a), field.mul_matrix(field.inv(a))
+        for k in range(8):
+            g, gp = Ma @ frob[k], Mai @ frob[k]
+            out.add(Decomposition(g @ d.A1, g.apply(d.c1), d.A2 @ gp.inverse(), d.c2))
+    return out

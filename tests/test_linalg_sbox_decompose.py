@@ -13,6 +13,8 @@ from gen.linalg.bits import AffineMap, BitMatrix
 from gen.linalg.gf2n import Field, field_isomorphisms
 from gen.linalg.sbox_decompose import Decomposition, affine_decompositions, preferred_decomposition
 
+from conftest import self_equivalence_orbit
+
 NAMED_POLYS = [0x11B, 0x18B, 0x1F5]
 
 
@@ -27,21 +29,6 @@ def planted(seed, poly):
     rng = random.Random(seed)
     d = Decomposition(random_invertible(rng), rng.getrandbits(8), random_invertible(rng), rng.getrandbits(8))
     return d, d.table(Field(poly))
-
-
-def self_equivalence_orbit(d, field):
-    """All (g·A1, g·c1, A2·g'^-1, c2) for g = a·F^k, g' = a^-1·F^k: inv∘g = g'∘inv."""
-    fr = field.frobenius_matrix()
-    frob = [BitMatrix.identity(8)]
-    for _ in range(7):
-        frob.append(fr @ frob[-1])
-    out = set()
-    for a in range(1, 256):
-        Ma, Mai = field.mul_matrix(a), field.mul_matrix(field.inv(a))
-        for k in range(8):
-            g, gp = Ma @ frob[k], Mai @ frob[k]
-            out.add(Decomposition(g @ d.A1, g.apply(d.c1), d.A2 @ gp.inverse(), d.c2))
-    return out
 
 
 @settings(max_examples=12, deadline=None)
