@@ -15,6 +15,29 @@ _PREFIX = {128: "_mm", 256: "_mm256", 512: "_mm512"}
 _SI = {128: "si128", 256: "si256", 512: "si512"}
 
 
+# Ops that are one intrinsic on their arguments in order: the intrinsic's
+# form, over the width's prefix p and suffix si, the width in bits and the op's
+# attributes (lane, n, imm).
+_FORMS = {
+    "xor": "{p}_xor_{si}({args})",
+    "and": "{p}_and_{si}({args})",
+    "or": "{p}_or_{si}({args})",
+    "andnot": "{p}_andnot_{si}({args})",
+    "ternlog": "{p}_ternarylogic_epi32({args}, {imm:#04x})",
+    "shl": "{p}_slli_epi{lane}({args}, {n})",
+    "shr": "{p}_srli_epi{lane}({args}, {n})",
+    "rotl_native": "{p}_rol_epi{lane}({args}, {n})",
+    "shld_native": "kc_shldi{bits}_epi{lane}({args}, {n})",
+    "shuffle": "{p}_shuffle_epi8({args})",
+    "unpacklo": "{p}_unpacklo_epi{lane}({args})",
+    "unpackhi": "{p}_unpackhi_epi{lane}({args})",
+    "add": "{p}_add_epi{lane}({args})",
+    "minu": "{p}_min_epu{lane}({args})",
+    "gf2p8affine": "{p}_gf2p8affine_epi64_epi8({args}, {imm:#04x})",
+    "gf2p8affineinv": "{p}_gf2p8affineinv_epi64_epi8({args}, {imm:#04x})",
+}
+
+
 def _index_expr(index):
     """`base + coeff * var ...` as C, e.g. "128 * r + 4"."""
     parts = [f"{coeff} * {var}" for var, coeff in index.terms]
@@ -56,28 +79,8 @@ def expression(op):
         if len(attrs["data"]) == 16:
             return f"kc_bcast16_{bits}({op.result.name}_bytes)"
         return f"{p}_loadu_{si}((const void *){op.result.name}_bytes)"
-    if code in ("xor", "and", "or", "andnot"):
-        return f"{p}_{code}_{si}({a[0]}, {a[1]})"
-    if code == "ternlog":
-        return f"{p}_ternarylogic_epi32({a[0]}, {a[1]}, {a[2]}, {attrs['imm']:#04x})"
-    if code in ("shl", "shr"):
-        return f"{p}_{'slli' if code == 'shl' else 'srli'}_epi{attrs['lane']}({a[0]}, {attrs['n']})"
-    if code == "rotl_native":
-        return f"{p}_rol_epi{attrs['lane']}({a[0]}, {attrs['n']})"
-    if code == "shuffle":
-        return f"{p}_shuffle_epi8({a[0]}, {a[1]})"
-    if code in ("unpacklo", "unpackhi"):
-        return f"{p}_{code}_epi{attrs['lane']}({a[0]}, {a[1]})"
-    if code == "add":
-        return f"{p}_add_epi{attrs['lane']}({a[0]}, {a[1]})"
-    if code == "minu":
-        return f"{p}_min_epu{attrs['lane']}({a[0]}, {a[1]})"
-    if code == "shld_native":
-        return f"kc_shldi{bits}_epi{attrs['lane']}({a[0]}, {a[1]}, {attrs['n']})"
-    if code == "gf2p8affine":
-        return f"{p}_gf2p8affine_epi64_epi8({a[0]}, {a[1]}, {attrs['imm']:#04x})"
-    if code == "gf2p8affineinv":
-        return f"{p}_gf2p8affineinv_epi64_epi8({a[0]}, {a[1]}, {attrs['imm']:#04x})"
+    if code in _FORMS:
+        return _FORMS[code].format(p=p, si=si, bits=bits, args=", ".join(a), **attrs)
     if code == "aesenclast":
         return f"_mm_aesenclast_si128({a[0]}, {a[1]})" if bits == 128 else f"kc_aesenclast{bits}({a[0]}, {a[1]})"
     if code == "blendv" and bits == 512:
