@@ -1,7 +1,8 @@
 """The build files of generated/ (Makefile, CMakeLists.txt) and the files all
-ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and kc_cpu.h/.c, the
-CPU feature query of every dispatch), over every cipher's sources: libkcrypt.a
-from the native ones, libkcrypt_emulated.a from each cipher's SIMDe unit.
+ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and
+kc_cpu.h/.c, the CPU feature query of every dispatch), over every cipher's
+sources: libkcrypt.a from the native ones, libkcrypt_emulated.a from each
+cipher's SIMDe unit.
 Each cipher's emitter lists its sources; this module only renders them, so
 adding a cipher adds a list, not a build rule."""
 
