@@ -230,3 +230,35 @@ def test_sbox8_lowered_by_vpermi2b_is_the_table_for_every_byte():
     assert "sbox8" not in opcodes(lowered)
     memory = {"in": bytearray(range(256)), "out": bytearray(256)}
     assert bytes(run(lowered, memory)["out"]) == table
+
+
+def mod_p_cell(value):
+    """A value mod 2^31 - 1 as the LFSR holds it: in [1, p], p standing for 0."""
+    return value % zuc_lanes.MODULUS or zuc_lanes.MODULUS
+
+
+@pytest.mark.parametrize("target, add_form", [("ssse3_aesni", "fold"), ("avx2_gfni", "fold"), ("avx2_gfni", "min"),
+                                              ("avx512_gfni", "min")])
+def test_feedback_sum_is_exact_at_the_edges_of_the_field(target, add_form):
+    """sum_mod(terms, anchor) = anchor + sum(terms) mod p in [1, p], for terms in
+    [0, p] and a nonzero anchor cell, at the values where the reductions turn:
+    sums of exactly p and 2p, t just under and over 2^31, the largest terms."""
+    t = SIMD_TARGETS[target]
+    p, lanes = zuc_lanes.MODULUS, t.bits // 32
+    edges = [0, 1, 2, p // 2, p // 2 + 1, p - 2, p - 1, p]
+    rng = random.Random(add_form)
+    cases = [(a, b, c, d, anchor) for a in edges for b in edges for c in (0, p - 1, p) for d in (0, 1, p)
+             for anchor in (1, p - 1, p)]
+    cases += [tuple(rng.randrange(p + 1) for _ in range(4)) + (rng.randrange(1, p + 1),) for _ in range(200)]
+    cases += [(p, p, p, p, p), (0, 0, 0, 0, p), (p - 1, 1, 0, 0, p)]
+    cases += [cases[-1]] * (-len(cases) % lanes)  # whole registers
+    b = Builder("sum_mod", t.bits, ("in", "out"))
+    rnd = zuc_lanes.LaneRound(b, isomorphism=0, **{**zuc_lanes.DEFAULT_FORMS, "add_form": add_form})
+    words = [b.load("in", i * t.bits // 8) for i in range(5)]
+    b.store("out", 0, rnd.sum_mod(words[:4], words[4], "fb"))
+    program = t.lower(b.finish())
+    for start in range(0, len(cases), lanes):
+        chunk = cases[start:start + lanes]
+        data = b"".join(struct.pack(f"<{lanes}I", *(case[i] for case in chunk)) for i in range(5))
+        out = run(program, {"in": bytearray(data), "out": bytearray(t.bits // 8)})["out"]
+        assert list(struct.unpack(f"<{lanes}I", bytes(out))) == [mod_p_cell(sum(case)) for case in chunk]

@@ -7,5 +7,5 @@ from .target import Target
 TARGET = Target(
     name="ssse3", bits=128, cflags=("-mssse3",), cpu_features=("ssse3",),
     passes=(LOWERING_PASS + SELECT_SSSE3, NIBBLE_PASS),
-    lacks=("minu",),  # PMINUD is SSE4.1
+    lacks=("minu", "maxs"),  # PMINUD and PMAXSD are SSE4.1
     description="SSSE3 pshufb, 128-bit vectors")

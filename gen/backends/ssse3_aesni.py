@@ -10,7 +10,7 @@ TARGET = Target(
     # One word-sliced group (4 blocks) is the smallest batch of all kernels:
     # the one serial CBC encryption uses.
     interleave=(("byteslice", 2), ("wordslice", 1)),
-    lacks=("minu",),  # PMINUD is SSE4.1
+    lacks=("minu", "maxs"),  # PMINUD and PMAXSD are SSE4.1
     # ZUC keystream 3.47 -> 3.10 c/B with GCC 12 on Zen 4 (README, ZUC).
     schedule_before_ra=("lanes",),
     description="SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors")

@@ -33,6 +33,7 @@ _FORMS = {
     "unpackhi": "{p}_unpackhi_epi{lane}({args})",
     "add": "{p}_add_epi{lane}({args})",
     "minu": "{p}_min_epu{lane}({args})",
+    "maxs": "{p}_max_epi{lane}({args})",
     "gf2p8affine": "{p}_gf2p8affine_epi64_epi8({args}, {imm:#04x})",
     "gf2p8affineinv": "{p}_gf2p8affineinv_epi64_epi8({args}, {imm:#04x})",
 }

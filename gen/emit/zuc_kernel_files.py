@@ -78,7 +78,7 @@ def choose(target):
 
 FORM_LINES = {"s0_form": "S0 with the rotation by 5 folded into its third table / as its own step / "
                          "as one 256-byte table",
-              "add_form": "additions mod 2^31 - 1 by unsigned minimum / by folding bit 31",
+              "add_form": "additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31",
               "rot16_form": "L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation",
               "swap_form": "the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap"}
 FORM_WORDS = {"s0_form": "{} S0", "add_form": "{} addition", "rot16_form": "rotation by 16 by {}",

@@ -155,6 +155,10 @@ class Builder:
         """Unsigned minimum of `lane`-bit elements."""
         return self._emit("minu", (a, b), hint, lane=lane)
 
+    def maxs(self, a, b, lane, hint="max"):
+        """Signed maximum of `lane`-bit elements."""
+        return self._emit("maxs", (a, b), hint, lane=lane)
+
     def select(self, mask, a, b, hint="sel"):
         """Bitwise choice: b where mask has a 1, a elsewhere."""
         return self._emit("select", (mask, a, b), hint)

@@ -124,6 +124,9 @@ def _execute(op, env, memory, loops):
         return ((a << a.dtype.type(n)) | (b >> b.dtype.type(lane - n))).view(np.uint8)
     if code == "minu":
         return np.minimum(_lanes(args[0], attrs["lane"]), _lanes(args[1], attrs["lane"])).view(np.uint8)
+    if code == "maxs":
+        signed = {8: np.int8, 16: "<i2", 32: "<i4", 64: "<i8"}[attrs["lane"]]
+        return np.maximum(args[0].view(signed), args[1].view(signed)).view(np.uint8)
     if code == "add":
         lane = attrs["lane"]
         return (_lanes(args[0], lane) + _lanes(args[1], lane)).view(np.uint8)

@@ -27,6 +27,7 @@ target-level:
   unpacklo, unpackhi    in-lane interleave of `lane`-bit elements           attrs: lane
   add                   wrapping add of `lane`-bit elements                 attrs: lane
   minu                  unsigned minimum of `lane`-bit elements (SSE4.1+)    attrs: lane
+  maxs                  signed maximum of `lane`-bit elements (SSE4.1+)      attrs: lane
   gf2p8affine(a, m)     GF2P8AFFINEQB with matrix qwords m                  attrs: imm
   gf2p8affineinv(a, m)  GF2P8AFFINEINVQB                                     attrs: imm
   aesenclast(a, k)      AESENCLAST on every 128-bit lane

@@ -151,11 +151,21 @@ class LaneRound:
         total = b.add(x, y, 32, f"{hint}_s")
         return b.minu(total, b.add(total, self.minus_modulus, 32, f"{hint}_p"), 32, hint)
 
+    def add_max(self, x, y, hint):
+        """x + y mod (2^31 - 1) for x in [0, p], y in [1, p], result in [1, p] like
+        add_fold's, in two instructions instead of three (and no shift): the
+        larger (signed) of t and t - p.  For t <= p, t is positive and t - p <= 0;
+        for t >= 2^31, t is negative and t - p = t - 2^31 + 1 lies in [1, p]."""
+        b = self.b
+        total = b.add(x, y, 32, f"{hint}_s")
+        return b.maxs(total, b.add(total, self.minus_modulus, 32, f"{hint}_p"), 32, hint)
+
     def sum_mod(self, terms, anchor, hint):
         """anchor + sum(terms) mod p, a cell value in [1, p] (anchor is a cell,
         never 0).  The terms are summed in a balanced tree (they become ready
-        together) with add_min where it is cheaper, then folded with the anchor
-        by add_fold, which maps a zero sum to p as the LFSR requires."""
+        together) with add_min where it is cheaper, then added to the anchor by
+        add_fold, or add_max where the target has add_min's instructions (both are
+        SSE4.1): these map a zero sum to p as the LFSR requires."""
         level = list(terms)
         depth = 0
         add = self.add_min if self.add_form == "min" else self.add_fold
@@ -163,7 +173,8 @@ class LaneRound:
             pairs = [add(level[i], level[i + 1], f"{hint}{depth}") for i in range(0, len(level) - 1, 2)]
             level = pairs + level[len(level) - len(level) % 2:]
             depth += 1
-        return self.add_fold(level[0], anchor, hint)
+        final = self.add_max if self.add_form == "min" else self.add_fold
+        return final(level[0], anchor, hint)
 
     # ---- one round ----------------------------------------------------------------
     def run(self, s, r1, r2, init):

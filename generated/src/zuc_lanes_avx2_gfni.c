@@ -28,25 +28,25 @@
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
  * Chosen by cost on this target (avx2_gfni instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
- *   additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;
+ *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
  *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
  *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
  *   instructions per 16-round block of one group, stage by stage:
  *     with rotation by 16 by select, exchange by select:
- *       folded S0, min addition:  1498
+ *       folded S0, min addition:  1482
  *       folded S0, fold addition: 1562
- *       rotate S0, min addition:  1530
+ *       rotate S0, min addition:  1514
  *       rotate S0, fold addition: 1594
  *       table S0, min addition:   n/a (an instruction this ISA lacks)
  *       table S0, fold addition:  n/a (an instruction this ISA lacks)
  *     with folded S0, min addition:
- *       rotation by 16 by select, exchange by select: 1498
- *       rotation by 16 by select, exchange by xor:    1562
- *       rotation by 16 by rotate, exchange by select: 1498
- *       rotation by 16 by rotate, exchange by xor:    1562
+ *       rotation by 16 by select, exchange by select: 1482
+ *       rotation by 16 by select, exchange by xor:    1546
+ *       rotation by 16 by rotate, exchange by select: 1482
+ *       rotation by 16 by rotate, exchange by xor:    1546
  *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
- *     (all 8 cost 99 instructions here; ties go to the lowest index).
+ *     (all 8 cost 98 instructions here; ties go to the lowest index).
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks.
  */
 #include "kc_cpu.h"
@@ -238,9 +238,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
         const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
         const __m256i fb_s = _mm256_add_epi32(fb2, g0s0_1);
-        const __m256i fb_m = _mm256_and_si256(fb_s, modulus);
-        const __m256i fb_c = _mm256_srli_epi32(fb_s, 31);
-        const __m256i fb = _mm256_add_epi32(fb_m, fb_c);
+        const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+        const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
 
         /* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_8 = _mm256_add_epi32(fb, fb);
@@ -337,9 +336,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_1 = _mm256_add_epi32(fb2_s_1, minus_modulus);
         const __m256i fb2_1 = _mm256_min_epu32(fb2_s_1, fb2_p_1);
         const __m256i fb_s_1 = _mm256_add_epi32(fb2_1, g0s1_1);
-        const __m256i fb_m_1 = _mm256_and_si256(fb_s_1, modulus);
-        const __m256i fb_c_1 = _mm256_srli_epi32(fb_s_1, 31);
-        const __m256i fb_1 = _mm256_add_epi32(fb_m_1, fb_c_1);
+        const __m256i fb_p_1 = _mm256_add_epi32(fb_s_1, minus_modulus);
+        const __m256i fb_1 = _mm256_max_epi32(fb_s_1, fb_p_1);
 
         /* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_16 = _mm256_add_epi32(fb_1, fb_1);
@@ -435,9 +433,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_2 = _mm256_add_epi32(fb2_s_2, minus_modulus);
         const __m256i fb2_2 = _mm256_min_epu32(fb2_s_2, fb2_p_2);
         const __m256i fb_s_2 = _mm256_add_epi32(fb2_2, g0s2_1);
-        const __m256i fb_m_2 = _mm256_and_si256(fb_s_2, modulus);
-        const __m256i fb_c_2 = _mm256_srli_epi32(fb_s_2, 31);
-        const __m256i fb_2 = _mm256_add_epi32(fb_m_2, fb_c_2);
+        const __m256i fb_p_2 = _mm256_add_epi32(fb_s_2, minus_modulus);
+        const __m256i fb_2 = _mm256_max_epi32(fb_s_2, fb_p_2);
 
         /* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_24 = _mm256_add_epi32(fb_2, fb_2);
@@ -532,9 +529,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_3 = _mm256_add_epi32(fb2_s_3, minus_modulus);
         const __m256i fb2_3 = _mm256_min_epu32(fb2_s_3, fb2_p_3);
         const __m256i fb_s_3 = _mm256_add_epi32(fb2_3, g0s3_1);
-        const __m256i fb_m_3 = _mm256_and_si256(fb_s_3, modulus);
-        const __m256i fb_c_3 = _mm256_srli_epi32(fb_s_3, 31);
-        const __m256i fb_3 = _mm256_add_epi32(fb_m_3, fb_c_3);
+        const __m256i fb_p_3 = _mm256_add_epi32(fb_s_3, minus_modulus);
+        const __m256i fb_3 = _mm256_max_epi32(fb_s_3, fb_p_3);
 
         /* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_32 = _mm256_add_epi32(fb_3, fb_3);
@@ -624,9 +620,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_4 = _mm256_add_epi32(fb2_s_4, minus_modulus);
         const __m256i fb2_4 = _mm256_min_epu32(fb2_s_4, fb2_p_4);
         const __m256i fb_s_4 = _mm256_add_epi32(fb2_4, g0s4_1);
-        const __m256i fb_m_4 = _mm256_and_si256(fb_s_4, modulus);
-        const __m256i fb_c_4 = _mm256_srli_epi32(fb_s_4, 31);
-        const __m256i fb_4 = _mm256_add_epi32(fb_m_4, fb_c_4);
+        const __m256i fb_p_4 = _mm256_add_epi32(fb_s_4, minus_modulus);
+        const __m256i fb_4 = _mm256_max_epi32(fb_s_4, fb_p_4);
 
         /* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_40 = _mm256_add_epi32(fb_4, fb_4);
@@ -716,9 +711,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_5 = _mm256_add_epi32(fb2_s_5, minus_modulus);
         const __m256i fb2_5 = _mm256_min_epu32(fb2_s_5, fb2_p_5);
         const __m256i fb_s_5 = _mm256_add_epi32(fb2_5, g0s5_1);
-        const __m256i fb_m_5 = _mm256_and_si256(fb_s_5, modulus);
-        const __m256i fb_c_5 = _mm256_srli_epi32(fb_s_5, 31);
-        const __m256i fb_5 = _mm256_add_epi32(fb_m_5, fb_c_5);
+        const __m256i fb_p_5 = _mm256_add_epi32(fb_s_5, minus_modulus);
+        const __m256i fb_5 = _mm256_max_epi32(fb_s_5, fb_p_5);
 
         /* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_48 = _mm256_add_epi32(fb_5, fb_5);
@@ -808,9 +802,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_6 = _mm256_add_epi32(fb2_s_6, minus_modulus);
         const __m256i fb2_6 = _mm256_min_epu32(fb2_s_6, fb2_p_6);
         const __m256i fb_s_6 = _mm256_add_epi32(fb2_6, g0s6_1);
-        const __m256i fb_m_6 = _mm256_and_si256(fb_s_6, modulus);
-        const __m256i fb_c_6 = _mm256_srli_epi32(fb_s_6, 31);
-        const __m256i fb_6 = _mm256_add_epi32(fb_m_6, fb_c_6);
+        const __m256i fb_p_6 = _mm256_add_epi32(fb_s_6, minus_modulus);
+        const __m256i fb_6 = _mm256_max_epi32(fb_s_6, fb_p_6);
 
         /* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_56 = _mm256_add_epi32(fb_6, fb_6);
@@ -900,9 +893,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_7 = _mm256_add_epi32(fb2_s_7, minus_modulus);
         const __m256i fb2_7 = _mm256_min_epu32(fb2_s_7, fb2_p_7);
         const __m256i fb_s_7 = _mm256_add_epi32(fb2_7, g0s7_1);
-        const __m256i fb_m_7 = _mm256_and_si256(fb_s_7, modulus);
-        const __m256i fb_c_7 = _mm256_srli_epi32(fb_s_7, 31);
-        const __m256i fb_7 = _mm256_add_epi32(fb_m_7, fb_c_7);
+        const __m256i fb_p_7 = _mm256_add_epi32(fb_s_7, minus_modulus);
+        const __m256i fb_7 = _mm256_max_epi32(fb_s_7, fb_p_7);
 
         /* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_64 = _mm256_add_epi32(fb_7, fb_7);
@@ -992,9 +984,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_8 = _mm256_add_epi32(fb2_s_8, minus_modulus);
         const __m256i fb2_8 = _mm256_min_epu32(fb2_s_8, fb2_p_8);
         const __m256i fb_s_8 = _mm256_add_epi32(fb2_8, g0s8_1);
-        const __m256i fb_m_8 = _mm256_and_si256(fb_s_8, modulus);
-        const __m256i fb_c_8 = _mm256_srli_epi32(fb_s_8, 31);
-        const __m256i fb_8 = _mm256_add_epi32(fb_m_8, fb_c_8);
+        const __m256i fb_p_8 = _mm256_add_epi32(fb_s_8, minus_modulus);
+        const __m256i fb_8 = _mm256_max_epi32(fb_s_8, fb_p_8);
 
         /* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_72 = _mm256_add_epi32(fb_8, fb_8);
@@ -1084,9 +1075,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_9 = _mm256_add_epi32(fb2_s_9, minus_modulus);
         const __m256i fb2_9 = _mm256_min_epu32(fb2_s_9, fb2_p_9);
         const __m256i fb_s_9 = _mm256_add_epi32(fb2_9, g0s9_1);
-        const __m256i fb_m_9 = _mm256_and_si256(fb_s_9, modulus);
-        const __m256i fb_c_9 = _mm256_srli_epi32(fb_s_9, 31);
-        const __m256i fb_9 = _mm256_add_epi32(fb_m_9, fb_c_9);
+        const __m256i fb_p_9 = _mm256_add_epi32(fb_s_9, minus_modulus);
+        const __m256i fb_9 = _mm256_max_epi32(fb_s_9, fb_p_9);
 
         /* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_80 = _mm256_add_epi32(fb_9, fb_9);
@@ -1176,9 +1166,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_10 = _mm256_add_epi32(fb2_s_10, minus_modulus);
         const __m256i fb2_10 = _mm256_min_epu32(fb2_s_10, fb2_p_10);
         const __m256i fb_s_10 = _mm256_add_epi32(fb2_10, g0s10_1);
-        const __m256i fb_m_10 = _mm256_and_si256(fb_s_10, modulus);
-        const __m256i fb_c_10 = _mm256_srli_epi32(fb_s_10, 31);
-        const __m256i fb_10 = _mm256_add_epi32(fb_m_10, fb_c_10);
+        const __m256i fb_p_10 = _mm256_add_epi32(fb_s_10, minus_modulus);
+        const __m256i fb_10 = _mm256_max_epi32(fb_s_10, fb_p_10);
 
         /* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_88 = _mm256_add_epi32(fb_10, fb_10);
@@ -1268,9 +1257,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_11 = _mm256_add_epi32(fb2_s_11, minus_modulus);
         const __m256i fb2_11 = _mm256_min_epu32(fb2_s_11, fb2_p_11);
         const __m256i fb_s_11 = _mm256_add_epi32(fb2_11, g0s11_1);
-        const __m256i fb_m_11 = _mm256_and_si256(fb_s_11, modulus);
-        const __m256i fb_c_11 = _mm256_srli_epi32(fb_s_11, 31);
-        const __m256i fb_11 = _mm256_add_epi32(fb_m_11, fb_c_11);
+        const __m256i fb_p_11 = _mm256_add_epi32(fb_s_11, minus_modulus);
+        const __m256i fb_11 = _mm256_max_epi32(fb_s_11, fb_p_11);
 
         /* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_96 = _mm256_add_epi32(fb_11, fb_11);
@@ -1360,9 +1348,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_12 = _mm256_add_epi32(fb2_s_12, minus_modulus);
         const __m256i fb2_12 = _mm256_min_epu32(fb2_s_12, fb2_p_12);
         const __m256i fb_s_12 = _mm256_add_epi32(fb2_12, g0s12_1);
-        const __m256i fb_m_12 = _mm256_and_si256(fb_s_12, modulus);
-        const __m256i fb_c_12 = _mm256_srli_epi32(fb_s_12, 31);
-        const __m256i fb_12 = _mm256_add_epi32(fb_m_12, fb_c_12);
+        const __m256i fb_p_12 = _mm256_add_epi32(fb_s_12, minus_modulus);
+        const __m256i fb_12 = _mm256_max_epi32(fb_s_12, fb_p_12);
 
         /* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_104 = _mm256_add_epi32(fb_12, fb_12);
@@ -1452,9 +1439,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_13 = _mm256_add_epi32(fb2_s_13, minus_modulus);
         const __m256i fb2_13 = _mm256_min_epu32(fb2_s_13, fb2_p_13);
         const __m256i fb_s_13 = _mm256_add_epi32(fb2_13, g0s13_1);
-        const __m256i fb_m_13 = _mm256_and_si256(fb_s_13, modulus);
-        const __m256i fb_c_13 = _mm256_srli_epi32(fb_s_13, 31);
-        const __m256i fb_13 = _mm256_add_epi32(fb_m_13, fb_c_13);
+        const __m256i fb_p_13 = _mm256_add_epi32(fb_s_13, minus_modulus);
+        const __m256i fb_13 = _mm256_max_epi32(fb_s_13, fb_p_13);
 
         /* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_112 = _mm256_add_epi32(fb_13, fb_13);
@@ -1544,9 +1530,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_14 = _mm256_add_epi32(fb2_s_14, minus_modulus);
         const __m256i fb2_14 = _mm256_min_epu32(fb2_s_14, fb2_p_14);
         const __m256i fb_s_14 = _mm256_add_epi32(fb2_14, g0s14_1);
-        const __m256i fb_m_14 = _mm256_and_si256(fb_s_14, modulus);
-        const __m256i fb_c_14 = _mm256_srli_epi32(fb_s_14, 31);
-        const __m256i fb_14 = _mm256_add_epi32(fb_m_14, fb_c_14);
+        const __m256i fb_p_14 = _mm256_add_epi32(fb_s_14, minus_modulus);
+        const __m256i fb_14 = _mm256_max_epi32(fb_s_14, fb_p_14);
 
         /* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_120 = _mm256_add_epi32(fb_14, fb_14);
@@ -1636,9 +1621,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_15 = _mm256_add_epi32(fb2_s_15, minus_modulus);
         const __m256i fb2_15 = _mm256_min_epu32(fb2_s_15, fb2_p_15);
         const __m256i fb_s_15 = _mm256_add_epi32(fb2_15, g0s15_1);
-        const __m256i fb_m_15 = _mm256_and_si256(fb_s_15, modulus);
-        const __m256i fb_c_15 = _mm256_srli_epi32(fb_s_15, 31);
-        const __m256i fb_15 = _mm256_add_epi32(fb_m_15, fb_c_15);
+        const __m256i fb_p_15 = _mm256_add_epi32(fb_s_15, minus_modulus);
+        const __m256i fb_15 = _mm256_max_epi32(fb_s_15, fb_p_15);
         g0s0_1 = fb;
         g0s1_1 = fb_1;
         g0s2_1 = fb_2;
@@ -1750,9 +1734,8 @@ static void zuc_lanes_avx2_gfni_init_rounds(uint32_t *state_words)
     const __m256i fb2_p_16 = _mm256_add_epi32(fb2_s_16, minus_modulus);
     const __m256i fb2_16 = _mm256_min_epu32(fb2_s_16, fb2_p_16);
     const __m256i fb_s_16 = _mm256_add_epi32(fb2_16, g0s0_1);
-    const __m256i fb_m_16 = _mm256_and_si256(fb_s_16, modulus);
-    const __m256i fb_c_16 = _mm256_srli_epi32(fb_s_16, 31);
-    const __m256i fb_16 = _mm256_add_epi32(fb_m_16, fb_c_16);
+    const __m256i fb_p_16 = _mm256_add_epi32(fb_s_16, minus_modulus);
+    const __m256i fb_16 = _mm256_max_epi32(fb_s_16, fb_p_16);
 
     /* Store the state. */
     _mm256_storeu_si256((void *)(state), g0s1_1);
@@ -1940,9 +1923,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
     const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
     const __m256i fb_s = _mm256_add_epi32(fb2, g0s0);
-    const __m256i fb_m = _mm256_and_si256(fb_s, modulus);
-    const __m256i fb_c = _mm256_srli_epi32(fb_s, 31);
-    const __m256i fb = _mm256_add_epi32(fb_m, fb_c);
+    const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+    const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
 
     /* Round 1, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_9 = _mm256_add_epi32(fb, fb);
@@ -2039,9 +2021,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_1 = _mm256_add_epi32(fb2_s_1, minus_modulus);
     const __m256i fb2_1 = _mm256_min_epu32(fb2_s_1, fb2_p_1);
     const __m256i fb_s_1 = _mm256_add_epi32(fb2_1, g0s1);
-    const __m256i fb_m_1 = _mm256_and_si256(fb_s_1, modulus);
-    const __m256i fb_c_1 = _mm256_srli_epi32(fb_s_1, 31);
-    const __m256i fb_1 = _mm256_add_epi32(fb_m_1, fb_c_1);
+    const __m256i fb_p_1 = _mm256_add_epi32(fb_s_1, minus_modulus);
+    const __m256i fb_1 = _mm256_max_epi32(fb_s_1, fb_p_1);
 
     /* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_18 = _mm256_add_epi32(fb_1, fb_1);
@@ -2137,9 +2118,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_2 = _mm256_add_epi32(fb2_s_2, minus_modulus);
     const __m256i fb2_2 = _mm256_min_epu32(fb2_s_2, fb2_p_2);
     const __m256i fb_s_2 = _mm256_add_epi32(fb2_2, g0s2);
-    const __m256i fb_m_2 = _mm256_and_si256(fb_s_2, modulus);
-    const __m256i fb_c_2 = _mm256_srli_epi32(fb_s_2, 31);
-    const __m256i fb_2 = _mm256_add_epi32(fb_m_2, fb_c_2);
+    const __m256i fb_p_2 = _mm256_add_epi32(fb_s_2, minus_modulus);
+    const __m256i fb_2 = _mm256_max_epi32(fb_s_2, fb_p_2);
 
     /* Round 3, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_27 = _mm256_add_epi32(fb_2, fb_2);
@@ -2234,9 +2214,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_3 = _mm256_add_epi32(fb2_s_3, minus_modulus);
     const __m256i fb2_3 = _mm256_min_epu32(fb2_s_3, fb2_p_3);
     const __m256i fb_s_3 = _mm256_add_epi32(fb2_3, g0s3);
-    const __m256i fb_m_3 = _mm256_and_si256(fb_s_3, modulus);
-    const __m256i fb_c_3 = _mm256_srli_epi32(fb_s_3, 31);
-    const __m256i fb_3 = _mm256_add_epi32(fb_m_3, fb_c_3);
+    const __m256i fb_p_3 = _mm256_add_epi32(fb_s_3, minus_modulus);
+    const __m256i fb_3 = _mm256_max_epi32(fb_s_3, fb_p_3);
 
     /* Round 4, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_36 = _mm256_add_epi32(fb_3, fb_3);
@@ -2326,9 +2305,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_4 = _mm256_add_epi32(fb2_s_4, minus_modulus);
     const __m256i fb2_4 = _mm256_min_epu32(fb2_s_4, fb2_p_4);
     const __m256i fb_s_4 = _mm256_add_epi32(fb2_4, g0s4);
-    const __m256i fb_m_4 = _mm256_and_si256(fb_s_4, modulus);
-    const __m256i fb_c_4 = _mm256_srli_epi32(fb_s_4, 31);
-    const __m256i fb_4 = _mm256_add_epi32(fb_m_4, fb_c_4);
+    const __m256i fb_p_4 = _mm256_add_epi32(fb_s_4, minus_modulus);
+    const __m256i fb_4 = _mm256_max_epi32(fb_s_4, fb_p_4);
 
     /* Round 5, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_45 = _mm256_add_epi32(fb_4, fb_4);
@@ -2415,9 +2393,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_5 = _mm256_add_epi32(fb2_s_5, minus_modulus);
     const __m256i fb2_5 = _mm256_min_epu32(fb2_s_5, fb2_p_5);
     const __m256i fb_s_5 = _mm256_add_epi32(fb2_5, g0s5);
-    const __m256i fb_m_5 = _mm256_and_si256(fb_s_5, modulus);
-    const __m256i fb_c_5 = _mm256_srli_epi32(fb_s_5, 31);
-    const __m256i fb_5 = _mm256_add_epi32(fb_m_5, fb_c_5);
+    const __m256i fb_p_5 = _mm256_add_epi32(fb_s_5, minus_modulus);
+    const __m256i fb_5 = _mm256_max_epi32(fb_s_5, fb_p_5);
 
     /* Round 6, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_54 = _mm256_add_epi32(fb_5, fb_5);
@@ -2504,9 +2481,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_6 = _mm256_add_epi32(fb2_s_6, minus_modulus);
     const __m256i fb2_6 = _mm256_min_epu32(fb2_s_6, fb2_p_6);
     const __m256i fb_s_6 = _mm256_add_epi32(fb2_6, g0s6);
-    const __m256i fb_m_6 = _mm256_and_si256(fb_s_6, modulus);
-    const __m256i fb_c_6 = _mm256_srli_epi32(fb_s_6, 31);
-    const __m256i fb_6 = _mm256_add_epi32(fb_m_6, fb_c_6);
+    const __m256i fb_p_6 = _mm256_add_epi32(fb_s_6, minus_modulus);
+    const __m256i fb_6 = _mm256_max_epi32(fb_s_6, fb_p_6);
 
     /* Round 7, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_63 = _mm256_add_epi32(fb_6, fb_6);
@@ -2593,9 +2569,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_7 = _mm256_add_epi32(fb2_s_7, minus_modulus);
     const __m256i fb2_7 = _mm256_min_epu32(fb2_s_7, fb2_p_7);
     const __m256i fb_s_7 = _mm256_add_epi32(fb2_7, g0s7);
-    const __m256i fb_m_7 = _mm256_and_si256(fb_s_7, modulus);
-    const __m256i fb_c_7 = _mm256_srli_epi32(fb_s_7, 31);
-    const __m256i fb_7 = _mm256_add_epi32(fb_m_7, fb_c_7);
+    const __m256i fb_p_7 = _mm256_add_epi32(fb_s_7, minus_modulus);
+    const __m256i fb_7 = _mm256_max_epi32(fb_s_7, fb_p_7);
 
     /* Round 8, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_72 = _mm256_add_epi32(fb_7, fb_7);
@@ -2682,9 +2657,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_8 = _mm256_add_epi32(fb2_s_8, minus_modulus);
     const __m256i fb2_8 = _mm256_min_epu32(fb2_s_8, fb2_p_8);
     const __m256i fb_s_8 = _mm256_add_epi32(fb2_8, g0s8);
-    const __m256i fb_m_8 = _mm256_and_si256(fb_s_8, modulus);
-    const __m256i fb_c_8 = _mm256_srli_epi32(fb_s_8, 31);
-    const __m256i fb_8 = _mm256_add_epi32(fb_m_8, fb_c_8);
+    const __m256i fb_p_8 = _mm256_add_epi32(fb_s_8, minus_modulus);
+    const __m256i fb_8 = _mm256_max_epi32(fb_s_8, fb_p_8);
 
     /* Round 9, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_81 = _mm256_add_epi32(fb_8, fb_8);
@@ -2771,9 +2745,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_9 = _mm256_add_epi32(fb2_s_9, minus_modulus);
     const __m256i fb2_9 = _mm256_min_epu32(fb2_s_9, fb2_p_9);
     const __m256i fb_s_9 = _mm256_add_epi32(fb2_9, g0s9);
-    const __m256i fb_m_9 = _mm256_and_si256(fb_s_9, modulus);
-    const __m256i fb_c_9 = _mm256_srli_epi32(fb_s_9, 31);
-    const __m256i fb_9 = _mm256_add_epi32(fb_m_9, fb_c_9);
+    const __m256i fb_p_9 = _mm256_add_epi32(fb_s_9, minus_modulus);
+    const __m256i fb_9 = _mm256_max_epi32(fb_s_9, fb_p_9);
 
     /* Round 10, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_90 = _mm256_add_epi32(fb_9, fb_9);
@@ -2860,9 +2833,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_10 = _mm256_add_epi32(fb2_s_10, minus_modulus);
     const __m256i fb2_10 = _mm256_min_epu32(fb2_s_10, fb2_p_10);
     const __m256i fb_s_10 = _mm256_add_epi32(fb2_10, g0s10);
-    const __m256i fb_m_10 = _mm256_and_si256(fb_s_10, modulus);
-    const __m256i fb_c_10 = _mm256_srli_epi32(fb_s_10, 31);
-    const __m256i fb_10 = _mm256_add_epi32(fb_m_10, fb_c_10);
+    const __m256i fb_p_10 = _mm256_add_epi32(fb_s_10, minus_modulus);
+    const __m256i fb_10 = _mm256_max_epi32(fb_s_10, fb_p_10);
 
     /* Round 11, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_99 = _mm256_add_epi32(fb_10, fb_10);
@@ -2949,9 +2921,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_11 = _mm256_add_epi32(fb2_s_11, minus_modulus);
     const __m256i fb2_11 = _mm256_min_epu32(fb2_s_11, fb2_p_11);
     const __m256i fb_s_11 = _mm256_add_epi32(fb2_11, g0s11);
-    const __m256i fb_m_11 = _mm256_and_si256(fb_s_11, modulus);
-    const __m256i fb_c_11 = _mm256_srli_epi32(fb_s_11, 31);
-    const __m256i fb_11 = _mm256_add_epi32(fb_m_11, fb_c_11);
+    const __m256i fb_p_11 = _mm256_add_epi32(fb_s_11, minus_modulus);
+    const __m256i fb_11 = _mm256_max_epi32(fb_s_11, fb_p_11);
 
     /* Round 12, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_108 = _mm256_add_epi32(fb_11, fb_11);
@@ -3038,9 +3009,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_12 = _mm256_add_epi32(fb2_s_12, minus_modulus);
     const __m256i fb2_12 = _mm256_min_epu32(fb2_s_12, fb2_p_12);
     const __m256i fb_s_12 = _mm256_add_epi32(fb2_12, g0s12);
-    const __m256i fb_m_12 = _mm256_and_si256(fb_s_12, modulus);
-    const __m256i fb_c_12 = _mm256_srli_epi32(fb_s_12, 31);
-    const __m256i fb_12 = _mm256_add_epi32(fb_m_12, fb_c_12);
+    const __m256i fb_p_12 = _mm256_add_epi32(fb_s_12, minus_modulus);
+    const __m256i fb_12 = _mm256_max_epi32(fb_s_12, fb_p_12);
 
     /* Round 13, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_117 = _mm256_add_epi32(fb_12, fb_12);
@@ -3127,9 +3097,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_13 = _mm256_add_epi32(fb2_s_13, minus_modulus);
     const __m256i fb2_13 = _mm256_min_epu32(fb2_s_13, fb2_p_13);
     const __m256i fb_s_13 = _mm256_add_epi32(fb2_13, g0s13);
-    const __m256i fb_m_13 = _mm256_and_si256(fb_s_13, modulus);
-    const __m256i fb_c_13 = _mm256_srli_epi32(fb_s_13, 31);
-    const __m256i fb_13 = _mm256_add_epi32(fb_m_13, fb_c_13);
+    const __m256i fb_p_13 = _mm256_add_epi32(fb_s_13, minus_modulus);
+    const __m256i fb_13 = _mm256_max_epi32(fb_s_13, fb_p_13);
 
     /* Round 14, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_126 = _mm256_add_epi32(fb_13, fb_13);
@@ -3216,9 +3185,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_14 = _mm256_add_epi32(fb2_s_14, minus_modulus);
     const __m256i fb2_14 = _mm256_min_epu32(fb2_s_14, fb2_p_14);
     const __m256i fb_s_14 = _mm256_add_epi32(fb2_14, g0s14);
-    const __m256i fb_m_14 = _mm256_and_si256(fb_s_14, modulus);
-    const __m256i fb_c_14 = _mm256_srli_epi32(fb_s_14, 31);
-    const __m256i fb_14 = _mm256_add_epi32(fb_m_14, fb_c_14);
+    const __m256i fb_p_14 = _mm256_add_epi32(fb_s_14, minus_modulus);
+    const __m256i fb_14 = _mm256_max_epi32(fb_s_14, fb_p_14);
 
     /* Round 15, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_135 = _mm256_add_epi32(fb_14, fb_14);
@@ -3305,9 +3273,8 @@ static void zuc_lanes_avx2_gfni_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_15 = _mm256_add_epi32(fb2_s_15, minus_modulus);
     const __m256i fb2_15 = _mm256_min_epu32(fb2_s_15, fb2_p_15);
     const __m256i fb_s_15 = _mm256_add_epi32(fb2_15, g0s15);
-    const __m256i fb_m_15 = _mm256_and_si256(fb_s_15, modulus);
-    const __m256i fb_c_15 = _mm256_srli_epi32(fb_s_15, 31);
-    const __m256i fb_15 = _mm256_add_epi32(fb_m_15, fb_c_15);
+    const __m256i fb_p_15 = _mm256_add_epi32(fb_s_15, minus_modulus);
+    const __m256i fb_15 = _mm256_max_epi32(fb_s_15, fb_p_15);
 
     /* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
     const __m256i zbe = _mm256_shuffle_epi8(z, bswap32);
@@ -3578,9 +3545,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
     const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
     const __m256i fb_s = _mm256_add_epi32(fb2, g0s0);
-    const __m256i fb_m = _mm256_and_si256(fb_s, modulus);
-    const __m256i fb_c = _mm256_srli_epi32(fb_s, 31);
-    const __m256i fb = _mm256_add_epi32(fb_m, fb_c);
+    const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+    const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
 
     /* Round 1, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_9 = _mm256_add_epi32(fb, fb);
@@ -3677,9 +3643,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_1 = _mm256_add_epi32(fb2_s_1, minus_modulus);
     const __m256i fb2_1 = _mm256_min_epu32(fb2_s_1, fb2_p_1);
     const __m256i fb_s_1 = _mm256_add_epi32(fb2_1, g0s1);
-    const __m256i fb_m_1 = _mm256_and_si256(fb_s_1, modulus);
-    const __m256i fb_c_1 = _mm256_srli_epi32(fb_s_1, 31);
-    const __m256i fb_1 = _mm256_add_epi32(fb_m_1, fb_c_1);
+    const __m256i fb_p_1 = _mm256_add_epi32(fb_s_1, minus_modulus);
+    const __m256i fb_1 = _mm256_max_epi32(fb_s_1, fb_p_1);
 
     /* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_18 = _mm256_add_epi32(fb_1, fb_1);
@@ -3775,9 +3740,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_2 = _mm256_add_epi32(fb2_s_2, minus_modulus);
     const __m256i fb2_2 = _mm256_min_epu32(fb2_s_2, fb2_p_2);
     const __m256i fb_s_2 = _mm256_add_epi32(fb2_2, g0s2);
-    const __m256i fb_m_2 = _mm256_and_si256(fb_s_2, modulus);
-    const __m256i fb_c_2 = _mm256_srli_epi32(fb_s_2, 31);
-    const __m256i fb_2 = _mm256_add_epi32(fb_m_2, fb_c_2);
+    const __m256i fb_p_2 = _mm256_add_epi32(fb_s_2, minus_modulus);
+    const __m256i fb_2 = _mm256_max_epi32(fb_s_2, fb_p_2);
 
     /* Round 3, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_27 = _mm256_add_epi32(fb_2, fb_2);
@@ -3872,9 +3836,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_3 = _mm256_add_epi32(fb2_s_3, minus_modulus);
     const __m256i fb2_3 = _mm256_min_epu32(fb2_s_3, fb2_p_3);
     const __m256i fb_s_3 = _mm256_add_epi32(fb2_3, g0s3);
-    const __m256i fb_m_3 = _mm256_and_si256(fb_s_3, modulus);
-    const __m256i fb_c_3 = _mm256_srli_epi32(fb_s_3, 31);
-    const __m256i fb_3 = _mm256_add_epi32(fb_m_3, fb_c_3);
+    const __m256i fb_p_3 = _mm256_add_epi32(fb_s_3, minus_modulus);
+    const __m256i fb_3 = _mm256_max_epi32(fb_s_3, fb_p_3);
 
     /* Round 4, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_36 = _mm256_add_epi32(fb_3, fb_3);
@@ -3964,9 +3927,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_4 = _mm256_add_epi32(fb2_s_4, minus_modulus);
     const __m256i fb2_4 = _mm256_min_epu32(fb2_s_4, fb2_p_4);
     const __m256i fb_s_4 = _mm256_add_epi32(fb2_4, g0s4);
-    const __m256i fb_m_4 = _mm256_and_si256(fb_s_4, modulus);
-    const __m256i fb_c_4 = _mm256_srli_epi32(fb_s_4, 31);
-    const __m256i fb_4 = _mm256_add_epi32(fb_m_4, fb_c_4);
+    const __m256i fb_p_4 = _mm256_add_epi32(fb_s_4, minus_modulus);
+    const __m256i fb_4 = _mm256_max_epi32(fb_s_4, fb_p_4);
 
     /* Round 5, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_45 = _mm256_add_epi32(fb_4, fb_4);
@@ -4053,9 +4015,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_5 = _mm256_add_epi32(fb2_s_5, minus_modulus);
     const __m256i fb2_5 = _mm256_min_epu32(fb2_s_5, fb2_p_5);
     const __m256i fb_s_5 = _mm256_add_epi32(fb2_5, g0s5);
-    const __m256i fb_m_5 = _mm256_and_si256(fb_s_5, modulus);
-    const __m256i fb_c_5 = _mm256_srli_epi32(fb_s_5, 31);
-    const __m256i fb_5 = _mm256_add_epi32(fb_m_5, fb_c_5);
+    const __m256i fb_p_5 = _mm256_add_epi32(fb_s_5, minus_modulus);
+    const __m256i fb_5 = _mm256_max_epi32(fb_s_5, fb_p_5);
 
     /* Round 6, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_54 = _mm256_add_epi32(fb_5, fb_5);
@@ -4142,9 +4103,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_6 = _mm256_add_epi32(fb2_s_6, minus_modulus);
     const __m256i fb2_6 = _mm256_min_epu32(fb2_s_6, fb2_p_6);
     const __m256i fb_s_6 = _mm256_add_epi32(fb2_6, g0s6);
-    const __m256i fb_m_6 = _mm256_and_si256(fb_s_6, modulus);
-    const __m256i fb_c_6 = _mm256_srli_epi32(fb_s_6, 31);
-    const __m256i fb_6 = _mm256_add_epi32(fb_m_6, fb_c_6);
+    const __m256i fb_p_6 = _mm256_add_epi32(fb_s_6, minus_modulus);
+    const __m256i fb_6 = _mm256_max_epi32(fb_s_6, fb_p_6);
 
     /* Round 7, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_63 = _mm256_add_epi32(fb_6, fb_6);
@@ -4231,9 +4191,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_7 = _mm256_add_epi32(fb2_s_7, minus_modulus);
     const __m256i fb2_7 = _mm256_min_epu32(fb2_s_7, fb2_p_7);
     const __m256i fb_s_7 = _mm256_add_epi32(fb2_7, g0s7);
-    const __m256i fb_m_7 = _mm256_and_si256(fb_s_7, modulus);
-    const __m256i fb_c_7 = _mm256_srli_epi32(fb_s_7, 31);
-    const __m256i fb_7 = _mm256_add_epi32(fb_m_7, fb_c_7);
+    const __m256i fb_p_7 = _mm256_add_epi32(fb_s_7, minus_modulus);
+    const __m256i fb_7 = _mm256_max_epi32(fb_s_7, fb_p_7);
 
     /* Round 8, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_72 = _mm256_add_epi32(fb_7, fb_7);
@@ -4320,9 +4279,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_8 = _mm256_add_epi32(fb2_s_8, minus_modulus);
     const __m256i fb2_8 = _mm256_min_epu32(fb2_s_8, fb2_p_8);
     const __m256i fb_s_8 = _mm256_add_epi32(fb2_8, g0s8);
-    const __m256i fb_m_8 = _mm256_and_si256(fb_s_8, modulus);
-    const __m256i fb_c_8 = _mm256_srli_epi32(fb_s_8, 31);
-    const __m256i fb_8 = _mm256_add_epi32(fb_m_8, fb_c_8);
+    const __m256i fb_p_8 = _mm256_add_epi32(fb_s_8, minus_modulus);
+    const __m256i fb_8 = _mm256_max_epi32(fb_s_8, fb_p_8);
 
     /* Round 9, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_81 = _mm256_add_epi32(fb_8, fb_8);
@@ -4409,9 +4367,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_9 = _mm256_add_epi32(fb2_s_9, minus_modulus);
     const __m256i fb2_9 = _mm256_min_epu32(fb2_s_9, fb2_p_9);
     const __m256i fb_s_9 = _mm256_add_epi32(fb2_9, g0s9);
-    const __m256i fb_m_9 = _mm256_and_si256(fb_s_9, modulus);
-    const __m256i fb_c_9 = _mm256_srli_epi32(fb_s_9, 31);
-    const __m256i fb_9 = _mm256_add_epi32(fb_m_9, fb_c_9);
+    const __m256i fb_p_9 = _mm256_add_epi32(fb_s_9, minus_modulus);
+    const __m256i fb_9 = _mm256_max_epi32(fb_s_9, fb_p_9);
 
     /* Round 10, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_90 = _mm256_add_epi32(fb_9, fb_9);
@@ -4498,9 +4455,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_10 = _mm256_add_epi32(fb2_s_10, minus_modulus);
     const __m256i fb2_10 = _mm256_min_epu32(fb2_s_10, fb2_p_10);
     const __m256i fb_s_10 = _mm256_add_epi32(fb2_10, g0s10);
-    const __m256i fb_m_10 = _mm256_and_si256(fb_s_10, modulus);
-    const __m256i fb_c_10 = _mm256_srli_epi32(fb_s_10, 31);
-    const __m256i fb_10 = _mm256_add_epi32(fb_m_10, fb_c_10);
+    const __m256i fb_p_10 = _mm256_add_epi32(fb_s_10, minus_modulus);
+    const __m256i fb_10 = _mm256_max_epi32(fb_s_10, fb_p_10);
 
     /* Round 11, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_99 = _mm256_add_epi32(fb_10, fb_10);
@@ -4587,9 +4543,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_11 = _mm256_add_epi32(fb2_s_11, minus_modulus);
     const __m256i fb2_11 = _mm256_min_epu32(fb2_s_11, fb2_p_11);
     const __m256i fb_s_11 = _mm256_add_epi32(fb2_11, g0s11);
-    const __m256i fb_m_11 = _mm256_and_si256(fb_s_11, modulus);
-    const __m256i fb_c_11 = _mm256_srli_epi32(fb_s_11, 31);
-    const __m256i fb_11 = _mm256_add_epi32(fb_m_11, fb_c_11);
+    const __m256i fb_p_11 = _mm256_add_epi32(fb_s_11, minus_modulus);
+    const __m256i fb_11 = _mm256_max_epi32(fb_s_11, fb_p_11);
 
     /* Round 12, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_108 = _mm256_add_epi32(fb_11, fb_11);
@@ -4676,9 +4631,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_12 = _mm256_add_epi32(fb2_s_12, minus_modulus);
     const __m256i fb2_12 = _mm256_min_epu32(fb2_s_12, fb2_p_12);
     const __m256i fb_s_12 = _mm256_add_epi32(fb2_12, g0s12);
-    const __m256i fb_m_12 = _mm256_and_si256(fb_s_12, modulus);
-    const __m256i fb_c_12 = _mm256_srli_epi32(fb_s_12, 31);
-    const __m256i fb_12 = _mm256_add_epi32(fb_m_12, fb_c_12);
+    const __m256i fb_p_12 = _mm256_add_epi32(fb_s_12, minus_modulus);
+    const __m256i fb_12 = _mm256_max_epi32(fb_s_12, fb_p_12);
 
     /* Round 13, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_117 = _mm256_add_epi32(fb_12, fb_12);
@@ -4765,9 +4719,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_13 = _mm256_add_epi32(fb2_s_13, minus_modulus);
     const __m256i fb2_13 = _mm256_min_epu32(fb2_s_13, fb2_p_13);
     const __m256i fb_s_13 = _mm256_add_epi32(fb2_13, g0s13);
-    const __m256i fb_m_13 = _mm256_and_si256(fb_s_13, modulus);
-    const __m256i fb_c_13 = _mm256_srli_epi32(fb_s_13, 31);
-    const __m256i fb_13 = _mm256_add_epi32(fb_m_13, fb_c_13);
+    const __m256i fb_p_13 = _mm256_add_epi32(fb_s_13, minus_modulus);
+    const __m256i fb_13 = _mm256_max_epi32(fb_s_13, fb_p_13);
 
     /* Round 14, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_126 = _mm256_add_epi32(fb_13, fb_13);
@@ -4854,9 +4807,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_14 = _mm256_add_epi32(fb2_s_14, minus_modulus);
     const __m256i fb2_14 = _mm256_min_epu32(fb2_s_14, fb2_p_14);
     const __m256i fb_s_14 = _mm256_add_epi32(fb2_14, g0s14);
-    const __m256i fb_m_14 = _mm256_and_si256(fb_s_14, modulus);
-    const __m256i fb_c_14 = _mm256_srli_epi32(fb_s_14, 31);
-    const __m256i fb_14 = _mm256_add_epi32(fb_m_14, fb_c_14);
+    const __m256i fb_p_14 = _mm256_add_epi32(fb_s_14, minus_modulus);
+    const __m256i fb_14 = _mm256_max_epi32(fb_s_14, fb_p_14);
 
     /* Round 15, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_135 = _mm256_add_epi32(fb_14, fb_14);
@@ -4943,9 +4895,8 @@ static void zuc_lanes_avx2_gfni_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_15 = _mm256_add_epi32(fb2_s_15, minus_modulus);
     const __m256i fb2_15 = _mm256_min_epu32(fb2_s_15, fb2_p_15);
     const __m256i fb_s_15 = _mm256_add_epi32(fb2_15, g0s15);
-    const __m256i fb_m_15 = _mm256_and_si256(fb_s_15, modulus);
-    const __m256i fb_c_15 = _mm256_srli_epi32(fb_s_15, 31);
-    const __m256i fb_15 = _mm256_add_epi32(fb_m_15, fb_c_15);
+    const __m256i fb_p_15 = _mm256_add_epi32(fb_s_15, minus_modulus);
+    const __m256i fb_15 = _mm256_max_epi32(fb_s_15, fb_p_15);
 
     /* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
     const __m256i zbe = _mm256_shuffle_epi8(z, bswap32);

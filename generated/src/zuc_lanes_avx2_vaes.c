@@ -28,25 +28,25 @@
  * 16 lanes: 2 groups of 8 (one 256-bit register per word and group).
  * Chosen by cost on this target (avx2_vaes instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
- *   additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;
+ *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
  *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
  *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
  *   instructions per 16-round block of one group, stage by stage:
  *     with rotation by 16 by select, exchange by select:
- *       folded S0, min addition:  1690
+ *       folded S0, min addition:  1674
  *       folded S0, fold addition: 1754
- *       rotate S0, min addition:  1786
+ *       rotate S0, min addition:  1770
  *       rotate S0, fold addition: 1850
  *       table S0, min addition:   n/a (an instruction this ISA lacks)
  *       table S0, fold addition:  n/a (an instruction this ISA lacks)
  *     with folded S0, min addition:
- *       rotation by 16 by select, exchange by select: 1690
- *       rotation by 16 by select, exchange by xor:    1754
- *       rotation by 16 by rotate, exchange by select: 1690
- *       rotation by 16 by rotate, exchange by xor:    1754
+ *       rotation by 16 by select, exchange by select: 1674
+ *       rotation by 16 by select, exchange by xor:    1738
+ *       rotation by 16 by rotate, exchange by select: 1674
+ *       rotation by 16 by rotate, exchange by xor:    1738
  *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
- *     (all 8 cost 111 instructions here; ties go to the lowest index).
+ *     (all 8 cost 110 instructions here; ties go to the lowest index).
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables.
  */
 #include "kc_cpu.h"
@@ -298,9 +298,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
         const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
         const __m256i fb_s = _mm256_add_epi32(fb2, g0s0_1);
-        const __m256i fb_m = _mm256_and_si256(fb_s, modulus);
-        const __m256i fb_c = _mm256_srli_epi32(fb_s, 31);
-        const __m256i fb = _mm256_add_epi32(fb_m, fb_c);
+        const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+        const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
 
         /* Initialisation round 16r+0, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_8 = _mm256_add_epi32(g1s15_1, g1s15_1);
@@ -411,9 +410,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_1 = _mm256_add_epi32(fb2_s_1, minus_modulus);
         const __m256i fb2_1 = _mm256_min_epu32(fb2_s_1, fb2_p_1);
         const __m256i fb_s_1 = _mm256_add_epi32(fb2_1, g1s0_1);
-        const __m256i fb_m_1 = _mm256_and_si256(fb_s_1, modulus);
-        const __m256i fb_c_1 = _mm256_srli_epi32(fb_s_1, 31);
-        const __m256i fb_1 = _mm256_add_epi32(fb_m_1, fb_c_1);
+        const __m256i fb_p_1 = _mm256_add_epi32(fb_s_1, minus_modulus);
+        const __m256i fb_1 = _mm256_max_epi32(fb_s_1, fb_p_1);
 
         /* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_16 = _mm256_add_epi32(fb, fb);
@@ -522,9 +520,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_2 = _mm256_add_epi32(fb2_s_2, minus_modulus);
         const __m256i fb2_2 = _mm256_min_epu32(fb2_s_2, fb2_p_2);
         const __m256i fb_s_2 = _mm256_add_epi32(fb2_2, g0s1_1);
-        const __m256i fb_m_2 = _mm256_and_si256(fb_s_2, modulus);
-        const __m256i fb_c_2 = _mm256_srli_epi32(fb_s_2, 31);
-        const __m256i fb_2 = _mm256_add_epi32(fb_m_2, fb_c_2);
+        const __m256i fb_p_2 = _mm256_add_epi32(fb_s_2, minus_modulus);
+        const __m256i fb_2 = _mm256_max_epi32(fb_s_2, fb_p_2);
 
         /* Initialisation round 16r+1, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_24 = _mm256_add_epi32(fb_1, fb_1);
@@ -633,9 +630,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_3 = _mm256_add_epi32(fb2_s_3, minus_modulus);
         const __m256i fb2_3 = _mm256_min_epu32(fb2_s_3, fb2_p_3);
         const __m256i fb_s_3 = _mm256_add_epi32(fb2_3, g1s1_1);
-        const __m256i fb_m_3 = _mm256_and_si256(fb_s_3, modulus);
-        const __m256i fb_c_3 = _mm256_srli_epi32(fb_s_3, 31);
-        const __m256i fb_3 = _mm256_add_epi32(fb_m_3, fb_c_3);
+        const __m256i fb_p_3 = _mm256_add_epi32(fb_s_3, minus_modulus);
+        const __m256i fb_3 = _mm256_max_epi32(fb_s_3, fb_p_3);
 
         /* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_32 = _mm256_add_epi32(fb_2, fb_2);
@@ -743,9 +739,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_4 = _mm256_add_epi32(fb2_s_4, minus_modulus);
         const __m256i fb2_4 = _mm256_min_epu32(fb2_s_4, fb2_p_4);
         const __m256i fb_s_4 = _mm256_add_epi32(fb2_4, g0s2_1);
-        const __m256i fb_m_4 = _mm256_and_si256(fb_s_4, modulus);
-        const __m256i fb_c_4 = _mm256_srli_epi32(fb_s_4, 31);
-        const __m256i fb_4 = _mm256_add_epi32(fb_m_4, fb_c_4);
+        const __m256i fb_p_4 = _mm256_add_epi32(fb_s_4, minus_modulus);
+        const __m256i fb_4 = _mm256_max_epi32(fb_s_4, fb_p_4);
 
         /* Initialisation round 16r+2, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_40 = _mm256_add_epi32(fb_3, fb_3);
@@ -853,9 +848,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_5 = _mm256_add_epi32(fb2_s_5, minus_modulus);
         const __m256i fb2_5 = _mm256_min_epu32(fb2_s_5, fb2_p_5);
         const __m256i fb_s_5 = _mm256_add_epi32(fb2_5, g1s2_1);
-        const __m256i fb_m_5 = _mm256_and_si256(fb_s_5, modulus);
-        const __m256i fb_c_5 = _mm256_srli_epi32(fb_s_5, 31);
-        const __m256i fb_5 = _mm256_add_epi32(fb_m_5, fb_c_5);
+        const __m256i fb_p_5 = _mm256_add_epi32(fb_s_5, minus_modulus);
+        const __m256i fb_5 = _mm256_max_epi32(fb_s_5, fb_p_5);
 
         /* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_48 = _mm256_add_epi32(fb_4, fb_4);
@@ -962,9 +956,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_6 = _mm256_add_epi32(fb2_s_6, minus_modulus);
         const __m256i fb2_6 = _mm256_min_epu32(fb2_s_6, fb2_p_6);
         const __m256i fb_s_6 = _mm256_add_epi32(fb2_6, g0s3_1);
-        const __m256i fb_m_6 = _mm256_and_si256(fb_s_6, modulus);
-        const __m256i fb_c_6 = _mm256_srli_epi32(fb_s_6, 31);
-        const __m256i fb_6 = _mm256_add_epi32(fb_m_6, fb_c_6);
+        const __m256i fb_p_6 = _mm256_add_epi32(fb_s_6, minus_modulus);
+        const __m256i fb_6 = _mm256_max_epi32(fb_s_6, fb_p_6);
 
         /* Initialisation round 16r+3, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_56 = _mm256_add_epi32(fb_5, fb_5);
@@ -1071,9 +1064,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_7 = _mm256_add_epi32(fb2_s_7, minus_modulus);
         const __m256i fb2_7 = _mm256_min_epu32(fb2_s_7, fb2_p_7);
         const __m256i fb_s_7 = _mm256_add_epi32(fb2_7, g1s3_1);
-        const __m256i fb_m_7 = _mm256_and_si256(fb_s_7, modulus);
-        const __m256i fb_c_7 = _mm256_srli_epi32(fb_s_7, 31);
-        const __m256i fb_7 = _mm256_add_epi32(fb_m_7, fb_c_7);
+        const __m256i fb_p_7 = _mm256_add_epi32(fb_s_7, minus_modulus);
+        const __m256i fb_7 = _mm256_max_epi32(fb_s_7, fb_p_7);
 
         /* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_64 = _mm256_add_epi32(fb_6, fb_6);
@@ -1175,9 +1167,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_8 = _mm256_add_epi32(fb2_s_8, minus_modulus);
         const __m256i fb2_8 = _mm256_min_epu32(fb2_s_8, fb2_p_8);
         const __m256i fb_s_8 = _mm256_add_epi32(fb2_8, g0s4_1);
-        const __m256i fb_m_8 = _mm256_and_si256(fb_s_8, modulus);
-        const __m256i fb_c_8 = _mm256_srli_epi32(fb_s_8, 31);
-        const __m256i fb_8 = _mm256_add_epi32(fb_m_8, fb_c_8);
+        const __m256i fb_p_8 = _mm256_add_epi32(fb_s_8, minus_modulus);
+        const __m256i fb_8 = _mm256_max_epi32(fb_s_8, fb_p_8);
 
         /* Initialisation round 16r+4, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_72 = _mm256_add_epi32(fb_7, fb_7);
@@ -1279,9 +1270,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_9 = _mm256_add_epi32(fb2_s_9, minus_modulus);
         const __m256i fb2_9 = _mm256_min_epu32(fb2_s_9, fb2_p_9);
         const __m256i fb_s_9 = _mm256_add_epi32(fb2_9, g1s4_1);
-        const __m256i fb_m_9 = _mm256_and_si256(fb_s_9, modulus);
-        const __m256i fb_c_9 = _mm256_srli_epi32(fb_s_9, 31);
-        const __m256i fb_9 = _mm256_add_epi32(fb_m_9, fb_c_9);
+        const __m256i fb_p_9 = _mm256_add_epi32(fb_s_9, minus_modulus);
+        const __m256i fb_9 = _mm256_max_epi32(fb_s_9, fb_p_9);
 
         /* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_80 = _mm256_add_epi32(fb_8, fb_8);
@@ -1383,9 +1373,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_10 = _mm256_add_epi32(fb2_s_10, minus_modulus);
         const __m256i fb2_10 = _mm256_min_epu32(fb2_s_10, fb2_p_10);
         const __m256i fb_s_10 = _mm256_add_epi32(fb2_10, g0s5_1);
-        const __m256i fb_m_10 = _mm256_and_si256(fb_s_10, modulus);
-        const __m256i fb_c_10 = _mm256_srli_epi32(fb_s_10, 31);
-        const __m256i fb_10 = _mm256_add_epi32(fb_m_10, fb_c_10);
+        const __m256i fb_p_10 = _mm256_add_epi32(fb_s_10, minus_modulus);
+        const __m256i fb_10 = _mm256_max_epi32(fb_s_10, fb_p_10);
 
         /* Initialisation round 16r+5, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_88 = _mm256_add_epi32(fb_9, fb_9);
@@ -1487,9 +1476,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_11 = _mm256_add_epi32(fb2_s_11, minus_modulus);
         const __m256i fb2_11 = _mm256_min_epu32(fb2_s_11, fb2_p_11);
         const __m256i fb_s_11 = _mm256_add_epi32(fb2_11, g1s5_1);
-        const __m256i fb_m_11 = _mm256_and_si256(fb_s_11, modulus);
-        const __m256i fb_c_11 = _mm256_srli_epi32(fb_s_11, 31);
-        const __m256i fb_11 = _mm256_add_epi32(fb_m_11, fb_c_11);
+        const __m256i fb_p_11 = _mm256_add_epi32(fb_s_11, minus_modulus);
+        const __m256i fb_11 = _mm256_max_epi32(fb_s_11, fb_p_11);
 
         /* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_96 = _mm256_add_epi32(fb_10, fb_10);
@@ -1591,9 +1579,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_12 = _mm256_add_epi32(fb2_s_12, minus_modulus);
         const __m256i fb2_12 = _mm256_min_epu32(fb2_s_12, fb2_p_12);
         const __m256i fb_s_12 = _mm256_add_epi32(fb2_12, g0s6_1);
-        const __m256i fb_m_12 = _mm256_and_si256(fb_s_12, modulus);
-        const __m256i fb_c_12 = _mm256_srli_epi32(fb_s_12, 31);
-        const __m256i fb_12 = _mm256_add_epi32(fb_m_12, fb_c_12);
+        const __m256i fb_p_12 = _mm256_add_epi32(fb_s_12, minus_modulus);
+        const __m256i fb_12 = _mm256_max_epi32(fb_s_12, fb_p_12);
 
         /* Initialisation round 16r+6, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_104 = _mm256_add_epi32(fb_11, fb_11);
@@ -1695,9 +1682,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_13 = _mm256_add_epi32(fb2_s_13, minus_modulus);
         const __m256i fb2_13 = _mm256_min_epu32(fb2_s_13, fb2_p_13);
         const __m256i fb_s_13 = _mm256_add_epi32(fb2_13, g1s6_1);
-        const __m256i fb_m_13 = _mm256_and_si256(fb_s_13, modulus);
-        const __m256i fb_c_13 = _mm256_srli_epi32(fb_s_13, 31);
-        const __m256i fb_13 = _mm256_add_epi32(fb_m_13, fb_c_13);
+        const __m256i fb_p_13 = _mm256_add_epi32(fb_s_13, minus_modulus);
+        const __m256i fb_13 = _mm256_max_epi32(fb_s_13, fb_p_13);
 
         /* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_112 = _mm256_add_epi32(fb_12, fb_12);
@@ -1799,9 +1785,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_14 = _mm256_add_epi32(fb2_s_14, minus_modulus);
         const __m256i fb2_14 = _mm256_min_epu32(fb2_s_14, fb2_p_14);
         const __m256i fb_s_14 = _mm256_add_epi32(fb2_14, g0s7_1);
-        const __m256i fb_m_14 = _mm256_and_si256(fb_s_14, modulus);
-        const __m256i fb_c_14 = _mm256_srli_epi32(fb_s_14, 31);
-        const __m256i fb_14 = _mm256_add_epi32(fb_m_14, fb_c_14);
+        const __m256i fb_p_14 = _mm256_add_epi32(fb_s_14, minus_modulus);
+        const __m256i fb_14 = _mm256_max_epi32(fb_s_14, fb_p_14);
 
         /* Initialisation round 16r+7, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_120 = _mm256_add_epi32(fb_13, fb_13);
@@ -1903,9 +1888,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_15 = _mm256_add_epi32(fb2_s_15, minus_modulus);
         const __m256i fb2_15 = _mm256_min_epu32(fb2_s_15, fb2_p_15);
         const __m256i fb_s_15 = _mm256_add_epi32(fb2_15, g1s7_1);
-        const __m256i fb_m_15 = _mm256_and_si256(fb_s_15, modulus);
-        const __m256i fb_c_15 = _mm256_srli_epi32(fb_s_15, 31);
-        const __m256i fb_15 = _mm256_add_epi32(fb_m_15, fb_c_15);
+        const __m256i fb_p_15 = _mm256_add_epi32(fb_s_15, minus_modulus);
+        const __m256i fb_15 = _mm256_max_epi32(fb_s_15, fb_p_15);
 
         /* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_128 = _mm256_add_epi32(fb_14, fb_14);
@@ -2007,9 +1991,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_16 = _mm256_add_epi32(fb2_s_16, minus_modulus);
         const __m256i fb2_16 = _mm256_min_epu32(fb2_s_16, fb2_p_16);
         const __m256i fb_s_16 = _mm256_add_epi32(fb2_16, g0s8_1);
-        const __m256i fb_m_16 = _mm256_and_si256(fb_s_16, modulus);
-        const __m256i fb_c_16 = _mm256_srli_epi32(fb_s_16, 31);
-        const __m256i fb_16 = _mm256_add_epi32(fb_m_16, fb_c_16);
+        const __m256i fb_p_16 = _mm256_add_epi32(fb_s_16, minus_modulus);
+        const __m256i fb_16 = _mm256_max_epi32(fb_s_16, fb_p_16);
 
         /* Initialisation round 16r+8, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_136 = _mm256_add_epi32(fb_15, fb_15);
@@ -2111,9 +2094,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_17 = _mm256_add_epi32(fb2_s_17, minus_modulus);
         const __m256i fb2_17 = _mm256_min_epu32(fb2_s_17, fb2_p_17);
         const __m256i fb_s_17 = _mm256_add_epi32(fb2_17, g1s8_1);
-        const __m256i fb_m_17 = _mm256_and_si256(fb_s_17, modulus);
-        const __m256i fb_c_17 = _mm256_srli_epi32(fb_s_17, 31);
-        const __m256i fb_17 = _mm256_add_epi32(fb_m_17, fb_c_17);
+        const __m256i fb_p_17 = _mm256_add_epi32(fb_s_17, minus_modulus);
+        const __m256i fb_17 = _mm256_max_epi32(fb_s_17, fb_p_17);
 
         /* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_144 = _mm256_add_epi32(fb_16, fb_16);
@@ -2215,9 +2197,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_18 = _mm256_add_epi32(fb2_s_18, minus_modulus);
         const __m256i fb2_18 = _mm256_min_epu32(fb2_s_18, fb2_p_18);
         const __m256i fb_s_18 = _mm256_add_epi32(fb2_18, g0s9_1);
-        const __m256i fb_m_18 = _mm256_and_si256(fb_s_18, modulus);
-        const __m256i fb_c_18 = _mm256_srli_epi32(fb_s_18, 31);
-        const __m256i fb_18 = _mm256_add_epi32(fb_m_18, fb_c_18);
+        const __m256i fb_p_18 = _mm256_add_epi32(fb_s_18, minus_modulus);
+        const __m256i fb_18 = _mm256_max_epi32(fb_s_18, fb_p_18);
 
         /* Initialisation round 16r+9, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_152 = _mm256_add_epi32(fb_17, fb_17);
@@ -2319,9 +2300,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_19 = _mm256_add_epi32(fb2_s_19, minus_modulus);
         const __m256i fb2_19 = _mm256_min_epu32(fb2_s_19, fb2_p_19);
         const __m256i fb_s_19 = _mm256_add_epi32(fb2_19, g1s9_1);
-        const __m256i fb_m_19 = _mm256_and_si256(fb_s_19, modulus);
-        const __m256i fb_c_19 = _mm256_srli_epi32(fb_s_19, 31);
-        const __m256i fb_19 = _mm256_add_epi32(fb_m_19, fb_c_19);
+        const __m256i fb_p_19 = _mm256_add_epi32(fb_s_19, minus_modulus);
+        const __m256i fb_19 = _mm256_max_epi32(fb_s_19, fb_p_19);
 
         /* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_160 = _mm256_add_epi32(fb_18, fb_18);
@@ -2423,9 +2403,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_20 = _mm256_add_epi32(fb2_s_20, minus_modulus);
         const __m256i fb2_20 = _mm256_min_epu32(fb2_s_20, fb2_p_20);
         const __m256i fb_s_20 = _mm256_add_epi32(fb2_20, g0s10_1);
-        const __m256i fb_m_20 = _mm256_and_si256(fb_s_20, modulus);
-        const __m256i fb_c_20 = _mm256_srli_epi32(fb_s_20, 31);
-        const __m256i fb_20 = _mm256_add_epi32(fb_m_20, fb_c_20);
+        const __m256i fb_p_20 = _mm256_add_epi32(fb_s_20, minus_modulus);
+        const __m256i fb_20 = _mm256_max_epi32(fb_s_20, fb_p_20);
 
         /* Initialisation round 16r+10, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_168 = _mm256_add_epi32(fb_19, fb_19);
@@ -2527,9 +2506,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_21 = _mm256_add_epi32(fb2_s_21, minus_modulus);
         const __m256i fb2_21 = _mm256_min_epu32(fb2_s_21, fb2_p_21);
         const __m256i fb_s_21 = _mm256_add_epi32(fb2_21, g1s10_1);
-        const __m256i fb_m_21 = _mm256_and_si256(fb_s_21, modulus);
-        const __m256i fb_c_21 = _mm256_srli_epi32(fb_s_21, 31);
-        const __m256i fb_21 = _mm256_add_epi32(fb_m_21, fb_c_21);
+        const __m256i fb_p_21 = _mm256_add_epi32(fb_s_21, minus_modulus);
+        const __m256i fb_21 = _mm256_max_epi32(fb_s_21, fb_p_21);
 
         /* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_176 = _mm256_add_epi32(fb_20, fb_20);
@@ -2631,9 +2609,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_22 = _mm256_add_epi32(fb2_s_22, minus_modulus);
         const __m256i fb2_22 = _mm256_min_epu32(fb2_s_22, fb2_p_22);
         const __m256i fb_s_22 = _mm256_add_epi32(fb2_22, g0s11_1);
-        const __m256i fb_m_22 = _mm256_and_si256(fb_s_22, modulus);
-        const __m256i fb_c_22 = _mm256_srli_epi32(fb_s_22, 31);
-        const __m256i fb_22 = _mm256_add_epi32(fb_m_22, fb_c_22);
+        const __m256i fb_p_22 = _mm256_add_epi32(fb_s_22, minus_modulus);
+        const __m256i fb_22 = _mm256_max_epi32(fb_s_22, fb_p_22);
 
         /* Initialisation round 16r+11, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_184 = _mm256_add_epi32(fb_21, fb_21);
@@ -2735,9 +2712,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_23 = _mm256_add_epi32(fb2_s_23, minus_modulus);
         const __m256i fb2_23 = _mm256_min_epu32(fb2_s_23, fb2_p_23);
         const __m256i fb_s_23 = _mm256_add_epi32(fb2_23, g1s11_1);
-        const __m256i fb_m_23 = _mm256_and_si256(fb_s_23, modulus);
-        const __m256i fb_c_23 = _mm256_srli_epi32(fb_s_23, 31);
-        const __m256i fb_23 = _mm256_add_epi32(fb_m_23, fb_c_23);
+        const __m256i fb_p_23 = _mm256_add_epi32(fb_s_23, minus_modulus);
+        const __m256i fb_23 = _mm256_max_epi32(fb_s_23, fb_p_23);
 
         /* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_192 = _mm256_add_epi32(fb_22, fb_22);
@@ -2839,9 +2815,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_24 = _mm256_add_epi32(fb2_s_24, minus_modulus);
         const __m256i fb2_24 = _mm256_min_epu32(fb2_s_24, fb2_p_24);
         const __m256i fb_s_24 = _mm256_add_epi32(fb2_24, g0s12_1);
-        const __m256i fb_m_24 = _mm256_and_si256(fb_s_24, modulus);
-        const __m256i fb_c_24 = _mm256_srli_epi32(fb_s_24, 31);
-        const __m256i fb_24 = _mm256_add_epi32(fb_m_24, fb_c_24);
+        const __m256i fb_p_24 = _mm256_add_epi32(fb_s_24, minus_modulus);
+        const __m256i fb_24 = _mm256_max_epi32(fb_s_24, fb_p_24);
 
         /* Initialisation round 16r+12, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_200 = _mm256_add_epi32(fb_23, fb_23);
@@ -2943,9 +2918,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_25 = _mm256_add_epi32(fb2_s_25, minus_modulus);
         const __m256i fb2_25 = _mm256_min_epu32(fb2_s_25, fb2_p_25);
         const __m256i fb_s_25 = _mm256_add_epi32(fb2_25, g1s12_1);
-        const __m256i fb_m_25 = _mm256_and_si256(fb_s_25, modulus);
-        const __m256i fb_c_25 = _mm256_srli_epi32(fb_s_25, 31);
-        const __m256i fb_25 = _mm256_add_epi32(fb_m_25, fb_c_25);
+        const __m256i fb_p_25 = _mm256_add_epi32(fb_s_25, minus_modulus);
+        const __m256i fb_25 = _mm256_max_epi32(fb_s_25, fb_p_25);
 
         /* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_208 = _mm256_add_epi32(fb_24, fb_24);
@@ -3047,9 +3021,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_26 = _mm256_add_epi32(fb2_s_26, minus_modulus);
         const __m256i fb2_26 = _mm256_min_epu32(fb2_s_26, fb2_p_26);
         const __m256i fb_s_26 = _mm256_add_epi32(fb2_26, g0s13_1);
-        const __m256i fb_m_26 = _mm256_and_si256(fb_s_26, modulus);
-        const __m256i fb_c_26 = _mm256_srli_epi32(fb_s_26, 31);
-        const __m256i fb_26 = _mm256_add_epi32(fb_m_26, fb_c_26);
+        const __m256i fb_p_26 = _mm256_add_epi32(fb_s_26, minus_modulus);
+        const __m256i fb_26 = _mm256_max_epi32(fb_s_26, fb_p_26);
 
         /* Initialisation round 16r+13, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_216 = _mm256_add_epi32(fb_25, fb_25);
@@ -3151,9 +3124,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_27 = _mm256_add_epi32(fb2_s_27, minus_modulus);
         const __m256i fb2_27 = _mm256_min_epu32(fb2_s_27, fb2_p_27);
         const __m256i fb_s_27 = _mm256_add_epi32(fb2_27, g1s13_1);
-        const __m256i fb_m_27 = _mm256_and_si256(fb_s_27, modulus);
-        const __m256i fb_c_27 = _mm256_srli_epi32(fb_s_27, 31);
-        const __m256i fb_27 = _mm256_add_epi32(fb_m_27, fb_c_27);
+        const __m256i fb_p_27 = _mm256_add_epi32(fb_s_27, minus_modulus);
+        const __m256i fb_27 = _mm256_max_epi32(fb_s_27, fb_p_27);
 
         /* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_224 = _mm256_add_epi32(fb_26, fb_26);
@@ -3255,9 +3227,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_28 = _mm256_add_epi32(fb2_s_28, minus_modulus);
         const __m256i fb2_28 = _mm256_min_epu32(fb2_s_28, fb2_p_28);
         const __m256i fb_s_28 = _mm256_add_epi32(fb2_28, g0s14_1);
-        const __m256i fb_m_28 = _mm256_and_si256(fb_s_28, modulus);
-        const __m256i fb_c_28 = _mm256_srli_epi32(fb_s_28, 31);
-        const __m256i fb_28 = _mm256_add_epi32(fb_m_28, fb_c_28);
+        const __m256i fb_p_28 = _mm256_add_epi32(fb_s_28, minus_modulus);
+        const __m256i fb_28 = _mm256_max_epi32(fb_s_28, fb_p_28);
 
         /* Initialisation round 16r+14, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_232 = _mm256_add_epi32(fb_27, fb_27);
@@ -3359,9 +3330,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_29 = _mm256_add_epi32(fb2_s_29, minus_modulus);
         const __m256i fb2_29 = _mm256_min_epu32(fb2_s_29, fb2_p_29);
         const __m256i fb_s_29 = _mm256_add_epi32(fb2_29, g1s14_1);
-        const __m256i fb_m_29 = _mm256_and_si256(fb_s_29, modulus);
-        const __m256i fb_c_29 = _mm256_srli_epi32(fb_s_29, 31);
-        const __m256i fb_29 = _mm256_add_epi32(fb_m_29, fb_c_29);
+        const __m256i fb_p_29 = _mm256_add_epi32(fb_s_29, minus_modulus);
+        const __m256i fb_29 = _mm256_max_epi32(fb_s_29, fb_p_29);
 
         /* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
         const __m256i dbl_240 = _mm256_add_epi32(fb_28, fb_28);
@@ -3463,9 +3433,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_30 = _mm256_add_epi32(fb2_s_30, minus_modulus);
         const __m256i fb2_30 = _mm256_min_epu32(fb2_s_30, fb2_p_30);
         const __m256i fb_s_30 = _mm256_add_epi32(fb2_30, g0s15_1);
-        const __m256i fb_m_30 = _mm256_and_si256(fb_s_30, modulus);
-        const __m256i fb_c_30 = _mm256_srli_epi32(fb_s_30, 31);
-        const __m256i fb_30 = _mm256_add_epi32(fb_m_30, fb_c_30);
+        const __m256i fb_p_30 = _mm256_add_epi32(fb_s_30, minus_modulus);
+        const __m256i fb_30 = _mm256_max_epi32(fb_s_30, fb_p_30);
 
         /* Initialisation round 16r+15, lanes 8..: s16 = feedback + (W >> 1). */
         const __m256i dbl_248 = _mm256_add_epi32(fb_29, fb_29);
@@ -3567,9 +3536,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
         const __m256i fb2_p_31 = _mm256_add_epi32(fb2_s_31, minus_modulus);
         const __m256i fb2_31 = _mm256_min_epu32(fb2_s_31, fb2_p_31);
         const __m256i fb_s_31 = _mm256_add_epi32(fb2_31, g1s15_1);
-        const __m256i fb_m_31 = _mm256_and_si256(fb_s_31, modulus);
-        const __m256i fb_c_31 = _mm256_srli_epi32(fb_s_31, 31);
-        const __m256i fb_31 = _mm256_add_epi32(fb_m_31, fb_c_31);
+        const __m256i fb_p_31 = _mm256_add_epi32(fb_s_31, minus_modulus);
+        const __m256i fb_31 = _mm256_max_epi32(fb_s_31, fb_p_31);
         g0s0_1 = fb;
         g0s1_1 = fb_2;
         g0s2_1 = fb_4;
@@ -3711,9 +3679,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
     const __m256i fb2_p_32 = _mm256_add_epi32(fb2_s_32, minus_modulus);
     const __m256i fb2_32 = _mm256_min_epu32(fb2_s_32, fb2_p_32);
     const __m256i fb_s_32 = _mm256_add_epi32(fb2_32, g0s0_1);
-    const __m256i fb_m_32 = _mm256_and_si256(fb_s_32, modulus);
-    const __m256i fb_c_32 = _mm256_srli_epi32(fb_s_32, 31);
-    const __m256i fb_32 = _mm256_add_epi32(fb_m_32, fb_c_32);
+    const __m256i fb_p_32 = _mm256_add_epi32(fb_s_32, minus_modulus);
+    const __m256i fb_32 = _mm256_max_epi32(fb_s_32, fb_p_32);
 
     /* Work-mode round with its keystream word discarded, lanes 8... */
     const __m256i dbl_265 = _mm256_add_epi32(g1s15_1, g1s15_1);
@@ -3817,9 +3784,8 @@ static void zuc_lanes_avx2_vaes_init_rounds(uint32_t *state_words)
     const __m256i fb2_p_33 = _mm256_add_epi32(fb2_s_33, minus_modulus);
     const __m256i fb2_33 = _mm256_min_epu32(fb2_s_33, fb2_p_33);
     const __m256i fb_s_33 = _mm256_add_epi32(fb2_33, g1s0_1);
-    const __m256i fb_m_33 = _mm256_and_si256(fb_s_33, modulus);
-    const __m256i fb_c_33 = _mm256_srli_epi32(fb_s_33, 31);
-    const __m256i fb_33 = _mm256_add_epi32(fb_m_33, fb_c_33);
+    const __m256i fb_p_33 = _mm256_add_epi32(fb_s_33, minus_modulus);
+    const __m256i fb_33 = _mm256_max_epi32(fb_s_33, fb_p_33);
 
     /* Store the state. */
     _mm256_storeu_si256((void *)(state), g0s1_1);
@@ -4067,9 +4033,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
     const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
     const __m256i fb_s = _mm256_add_epi32(fb2, g0s0);
-    const __m256i fb_m = _mm256_and_si256(fb_s, modulus);
-    const __m256i fb_c = _mm256_srli_epi32(fb_s, 31);
-    const __m256i fb = _mm256_add_epi32(fb_m, fb_c);
+    const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+    const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
 
     /* Round 0, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_9 = _mm256_add_epi32(g1s15, g1s15);
@@ -4180,9 +4145,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_1 = _mm256_add_epi32(fb2_s_1, minus_modulus);
     const __m256i fb2_1 = _mm256_min_epu32(fb2_s_1, fb2_p_1);
     const __m256i fb_s_1 = _mm256_add_epi32(fb2_1, g1s0);
-    const __m256i fb_m_1 = _mm256_and_si256(fb_s_1, modulus);
-    const __m256i fb_c_1 = _mm256_srli_epi32(fb_s_1, 31);
-    const __m256i fb_1 = _mm256_add_epi32(fb_m_1, fb_c_1);
+    const __m256i fb_p_1 = _mm256_add_epi32(fb_s_1, minus_modulus);
+    const __m256i fb_1 = _mm256_max_epi32(fb_s_1, fb_p_1);
 
     /* Round 1, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_18 = _mm256_add_epi32(fb, fb);
@@ -4291,9 +4255,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_2 = _mm256_add_epi32(fb2_s_2, minus_modulus);
     const __m256i fb2_2 = _mm256_min_epu32(fb2_s_2, fb2_p_2);
     const __m256i fb_s_2 = _mm256_add_epi32(fb2_2, g0s1);
-    const __m256i fb_m_2 = _mm256_and_si256(fb_s_2, modulus);
-    const __m256i fb_c_2 = _mm256_srli_epi32(fb_s_2, 31);
-    const __m256i fb_2 = _mm256_add_epi32(fb_m_2, fb_c_2);
+    const __m256i fb_p_2 = _mm256_add_epi32(fb_s_2, minus_modulus);
+    const __m256i fb_2 = _mm256_max_epi32(fb_s_2, fb_p_2);
 
     /* Round 1, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_27 = _mm256_add_epi32(fb_1, fb_1);
@@ -4402,9 +4365,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_3 = _mm256_add_epi32(fb2_s_3, minus_modulus);
     const __m256i fb2_3 = _mm256_min_epu32(fb2_s_3, fb2_p_3);
     const __m256i fb_s_3 = _mm256_add_epi32(fb2_3, g1s1);
-    const __m256i fb_m_3 = _mm256_and_si256(fb_s_3, modulus);
-    const __m256i fb_c_3 = _mm256_srli_epi32(fb_s_3, 31);
-    const __m256i fb_3 = _mm256_add_epi32(fb_m_3, fb_c_3);
+    const __m256i fb_p_3 = _mm256_add_epi32(fb_s_3, minus_modulus);
+    const __m256i fb_3 = _mm256_max_epi32(fb_s_3, fb_p_3);
 
     /* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_36 = _mm256_add_epi32(fb_2, fb_2);
@@ -4512,9 +4474,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_4 = _mm256_add_epi32(fb2_s_4, minus_modulus);
     const __m256i fb2_4 = _mm256_min_epu32(fb2_s_4, fb2_p_4);
     const __m256i fb_s_4 = _mm256_add_epi32(fb2_4, g0s2);
-    const __m256i fb_m_4 = _mm256_and_si256(fb_s_4, modulus);
-    const __m256i fb_c_4 = _mm256_srli_epi32(fb_s_4, 31);
-    const __m256i fb_4 = _mm256_add_epi32(fb_m_4, fb_c_4);
+    const __m256i fb_p_4 = _mm256_add_epi32(fb_s_4, minus_modulus);
+    const __m256i fb_4 = _mm256_max_epi32(fb_s_4, fb_p_4);
 
     /* Round 2, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_45 = _mm256_add_epi32(fb_3, fb_3);
@@ -4622,9 +4583,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_5 = _mm256_add_epi32(fb2_s_5, minus_modulus);
     const __m256i fb2_5 = _mm256_min_epu32(fb2_s_5, fb2_p_5);
     const __m256i fb_s_5 = _mm256_add_epi32(fb2_5, g1s2);
-    const __m256i fb_m_5 = _mm256_and_si256(fb_s_5, modulus);
-    const __m256i fb_c_5 = _mm256_srli_epi32(fb_s_5, 31);
-    const __m256i fb_5 = _mm256_add_epi32(fb_m_5, fb_c_5);
+    const __m256i fb_p_5 = _mm256_add_epi32(fb_s_5, minus_modulus);
+    const __m256i fb_5 = _mm256_max_epi32(fb_s_5, fb_p_5);
 
     /* Round 3, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_54 = _mm256_add_epi32(fb_4, fb_4);
@@ -4731,9 +4691,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_6 = _mm256_add_epi32(fb2_s_6, minus_modulus);
     const __m256i fb2_6 = _mm256_min_epu32(fb2_s_6, fb2_p_6);
     const __m256i fb_s_6 = _mm256_add_epi32(fb2_6, g0s3);
-    const __m256i fb_m_6 = _mm256_and_si256(fb_s_6, modulus);
-    const __m256i fb_c_6 = _mm256_srli_epi32(fb_s_6, 31);
-    const __m256i fb_6 = _mm256_add_epi32(fb_m_6, fb_c_6);
+    const __m256i fb_p_6 = _mm256_add_epi32(fb_s_6, minus_modulus);
+    const __m256i fb_6 = _mm256_max_epi32(fb_s_6, fb_p_6);
 
     /* Round 3, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_63 = _mm256_add_epi32(fb_5, fb_5);
@@ -4840,9 +4799,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_7 = _mm256_add_epi32(fb2_s_7, minus_modulus);
     const __m256i fb2_7 = _mm256_min_epu32(fb2_s_7, fb2_p_7);
     const __m256i fb_s_7 = _mm256_add_epi32(fb2_7, g1s3);
-    const __m256i fb_m_7 = _mm256_and_si256(fb_s_7, modulus);
-    const __m256i fb_c_7 = _mm256_srli_epi32(fb_s_7, 31);
-    const __m256i fb_7 = _mm256_add_epi32(fb_m_7, fb_c_7);
+    const __m256i fb_p_7 = _mm256_add_epi32(fb_s_7, minus_modulus);
+    const __m256i fb_7 = _mm256_max_epi32(fb_s_7, fb_p_7);
 
     /* Round 4, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_72 = _mm256_add_epi32(fb_6, fb_6);
@@ -4944,9 +4902,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_8 = _mm256_add_epi32(fb2_s_8, minus_modulus);
     const __m256i fb2_8 = _mm256_min_epu32(fb2_s_8, fb2_p_8);
     const __m256i fb_s_8 = _mm256_add_epi32(fb2_8, g0s4);
-    const __m256i fb_m_8 = _mm256_and_si256(fb_s_8, modulus);
-    const __m256i fb_c_8 = _mm256_srli_epi32(fb_s_8, 31);
-    const __m256i fb_8 = _mm256_add_epi32(fb_m_8, fb_c_8);
+    const __m256i fb_p_8 = _mm256_add_epi32(fb_s_8, minus_modulus);
+    const __m256i fb_8 = _mm256_max_epi32(fb_s_8, fb_p_8);
 
     /* Round 4, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_81 = _mm256_add_epi32(fb_7, fb_7);
@@ -5048,9 +5005,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_9 = _mm256_add_epi32(fb2_s_9, minus_modulus);
     const __m256i fb2_9 = _mm256_min_epu32(fb2_s_9, fb2_p_9);
     const __m256i fb_s_9 = _mm256_add_epi32(fb2_9, g1s4);
-    const __m256i fb_m_9 = _mm256_and_si256(fb_s_9, modulus);
-    const __m256i fb_c_9 = _mm256_srli_epi32(fb_s_9, 31);
-    const __m256i fb_9 = _mm256_add_epi32(fb_m_9, fb_c_9);
+    const __m256i fb_p_9 = _mm256_add_epi32(fb_s_9, minus_modulus);
+    const __m256i fb_9 = _mm256_max_epi32(fb_s_9, fb_p_9);
 
     /* Round 5, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_90 = _mm256_add_epi32(fb_8, fb_8);
@@ -5149,9 +5105,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_10 = _mm256_add_epi32(fb2_s_10, minus_modulus);
     const __m256i fb2_10 = _mm256_min_epu32(fb2_s_10, fb2_p_10);
     const __m256i fb_s_10 = _mm256_add_epi32(fb2_10, g0s5);
-    const __m256i fb_m_10 = _mm256_and_si256(fb_s_10, modulus);
-    const __m256i fb_c_10 = _mm256_srli_epi32(fb_s_10, 31);
-    const __m256i fb_10 = _mm256_add_epi32(fb_m_10, fb_c_10);
+    const __m256i fb_p_10 = _mm256_add_epi32(fb_s_10, minus_modulus);
+    const __m256i fb_10 = _mm256_max_epi32(fb_s_10, fb_p_10);
 
     /* Round 5, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_99 = _mm256_add_epi32(fb_9, fb_9);
@@ -5250,9 +5205,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_11 = _mm256_add_epi32(fb2_s_11, minus_modulus);
     const __m256i fb2_11 = _mm256_min_epu32(fb2_s_11, fb2_p_11);
     const __m256i fb_s_11 = _mm256_add_epi32(fb2_11, g1s5);
-    const __m256i fb_m_11 = _mm256_and_si256(fb_s_11, modulus);
-    const __m256i fb_c_11 = _mm256_srli_epi32(fb_s_11, 31);
-    const __m256i fb_11 = _mm256_add_epi32(fb_m_11, fb_c_11);
+    const __m256i fb_p_11 = _mm256_add_epi32(fb_s_11, minus_modulus);
+    const __m256i fb_11 = _mm256_max_epi32(fb_s_11, fb_p_11);
 
     /* Round 6, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_108 = _mm256_add_epi32(fb_10, fb_10);
@@ -5351,9 +5305,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_12 = _mm256_add_epi32(fb2_s_12, minus_modulus);
     const __m256i fb2_12 = _mm256_min_epu32(fb2_s_12, fb2_p_12);
     const __m256i fb_s_12 = _mm256_add_epi32(fb2_12, g0s6);
-    const __m256i fb_m_12 = _mm256_and_si256(fb_s_12, modulus);
-    const __m256i fb_c_12 = _mm256_srli_epi32(fb_s_12, 31);
-    const __m256i fb_12 = _mm256_add_epi32(fb_m_12, fb_c_12);
+    const __m256i fb_p_12 = _mm256_add_epi32(fb_s_12, minus_modulus);
+    const __m256i fb_12 = _mm256_max_epi32(fb_s_12, fb_p_12);
 
     /* Round 6, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_117 = _mm256_add_epi32(fb_11, fb_11);
@@ -5452,9 +5405,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_13 = _mm256_add_epi32(fb2_s_13, minus_modulus);
     const __m256i fb2_13 = _mm256_min_epu32(fb2_s_13, fb2_p_13);
     const __m256i fb_s_13 = _mm256_add_epi32(fb2_13, g1s6);
-    const __m256i fb_m_13 = _mm256_and_si256(fb_s_13, modulus);
-    const __m256i fb_c_13 = _mm256_srli_epi32(fb_s_13, 31);
-    const __m256i fb_13 = _mm256_add_epi32(fb_m_13, fb_c_13);
+    const __m256i fb_p_13 = _mm256_add_epi32(fb_s_13, minus_modulus);
+    const __m256i fb_13 = _mm256_max_epi32(fb_s_13, fb_p_13);
 
     /* Round 7, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_126 = _mm256_add_epi32(fb_12, fb_12);
@@ -5553,9 +5505,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_14 = _mm256_add_epi32(fb2_s_14, minus_modulus);
     const __m256i fb2_14 = _mm256_min_epu32(fb2_s_14, fb2_p_14);
     const __m256i fb_s_14 = _mm256_add_epi32(fb2_14, g0s7);
-    const __m256i fb_m_14 = _mm256_and_si256(fb_s_14, modulus);
-    const __m256i fb_c_14 = _mm256_srli_epi32(fb_s_14, 31);
-    const __m256i fb_14 = _mm256_add_epi32(fb_m_14, fb_c_14);
+    const __m256i fb_p_14 = _mm256_add_epi32(fb_s_14, minus_modulus);
+    const __m256i fb_14 = _mm256_max_epi32(fb_s_14, fb_p_14);
 
     /* Round 7, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_135 = _mm256_add_epi32(fb_13, fb_13);
@@ -5654,9 +5605,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_15 = _mm256_add_epi32(fb2_s_15, minus_modulus);
     const __m256i fb2_15 = _mm256_min_epu32(fb2_s_15, fb2_p_15);
     const __m256i fb_s_15 = _mm256_add_epi32(fb2_15, g1s7);
-    const __m256i fb_m_15 = _mm256_and_si256(fb_s_15, modulus);
-    const __m256i fb_c_15 = _mm256_srli_epi32(fb_s_15, 31);
-    const __m256i fb_15 = _mm256_add_epi32(fb_m_15, fb_c_15);
+    const __m256i fb_p_15 = _mm256_add_epi32(fb_s_15, minus_modulus);
+    const __m256i fb_15 = _mm256_max_epi32(fb_s_15, fb_p_15);
 
     /* Round 8, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_144 = _mm256_add_epi32(fb_14, fb_14);
@@ -5755,9 +5705,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_16 = _mm256_add_epi32(fb2_s_16, minus_modulus);
     const __m256i fb2_16 = _mm256_min_epu32(fb2_s_16, fb2_p_16);
     const __m256i fb_s_16 = _mm256_add_epi32(fb2_16, g0s8);
-    const __m256i fb_m_16 = _mm256_and_si256(fb_s_16, modulus);
-    const __m256i fb_c_16 = _mm256_srli_epi32(fb_s_16, 31);
-    const __m256i fb_16 = _mm256_add_epi32(fb_m_16, fb_c_16);
+    const __m256i fb_p_16 = _mm256_add_epi32(fb_s_16, minus_modulus);
+    const __m256i fb_16 = _mm256_max_epi32(fb_s_16, fb_p_16);
 
     /* Round 8, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_153 = _mm256_add_epi32(fb_15, fb_15);
@@ -5856,9 +5805,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_17 = _mm256_add_epi32(fb2_s_17, minus_modulus);
     const __m256i fb2_17 = _mm256_min_epu32(fb2_s_17, fb2_p_17);
     const __m256i fb_s_17 = _mm256_add_epi32(fb2_17, g1s8);
-    const __m256i fb_m_17 = _mm256_and_si256(fb_s_17, modulus);
-    const __m256i fb_c_17 = _mm256_srli_epi32(fb_s_17, 31);
-    const __m256i fb_17 = _mm256_add_epi32(fb_m_17, fb_c_17);
+    const __m256i fb_p_17 = _mm256_add_epi32(fb_s_17, minus_modulus);
+    const __m256i fb_17 = _mm256_max_epi32(fb_s_17, fb_p_17);
 
     /* Round 9, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_162 = _mm256_add_epi32(fb_16, fb_16);
@@ -5957,9 +5905,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_18 = _mm256_add_epi32(fb2_s_18, minus_modulus);
     const __m256i fb2_18 = _mm256_min_epu32(fb2_s_18, fb2_p_18);
     const __m256i fb_s_18 = _mm256_add_epi32(fb2_18, g0s9);
-    const __m256i fb_m_18 = _mm256_and_si256(fb_s_18, modulus);
-    const __m256i fb_c_18 = _mm256_srli_epi32(fb_s_18, 31);
-    const __m256i fb_18 = _mm256_add_epi32(fb_m_18, fb_c_18);
+    const __m256i fb_p_18 = _mm256_add_epi32(fb_s_18, minus_modulus);
+    const __m256i fb_18 = _mm256_max_epi32(fb_s_18, fb_p_18);
 
     /* Round 9, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_171 = _mm256_add_epi32(fb_17, fb_17);
@@ -6058,9 +6005,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_19 = _mm256_add_epi32(fb2_s_19, minus_modulus);
     const __m256i fb2_19 = _mm256_min_epu32(fb2_s_19, fb2_p_19);
     const __m256i fb_s_19 = _mm256_add_epi32(fb2_19, g1s9);
-    const __m256i fb_m_19 = _mm256_and_si256(fb_s_19, modulus);
-    const __m256i fb_c_19 = _mm256_srli_epi32(fb_s_19, 31);
-    const __m256i fb_19 = _mm256_add_epi32(fb_m_19, fb_c_19);
+    const __m256i fb_p_19 = _mm256_add_epi32(fb_s_19, minus_modulus);
+    const __m256i fb_19 = _mm256_max_epi32(fb_s_19, fb_p_19);
 
     /* Round 10, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_180 = _mm256_add_epi32(fb_18, fb_18);
@@ -6159,9 +6105,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_20 = _mm256_add_epi32(fb2_s_20, minus_modulus);
     const __m256i fb2_20 = _mm256_min_epu32(fb2_s_20, fb2_p_20);
     const __m256i fb_s_20 = _mm256_add_epi32(fb2_20, g0s10);
-    const __m256i fb_m_20 = _mm256_and_si256(fb_s_20, modulus);
-    const __m256i fb_c_20 = _mm256_srli_epi32(fb_s_20, 31);
-    const __m256i fb_20 = _mm256_add_epi32(fb_m_20, fb_c_20);
+    const __m256i fb_p_20 = _mm256_add_epi32(fb_s_20, minus_modulus);
+    const __m256i fb_20 = _mm256_max_epi32(fb_s_20, fb_p_20);
 
     /* Round 10, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_189 = _mm256_add_epi32(fb_19, fb_19);
@@ -6260,9 +6205,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_21 = _mm256_add_epi32(fb2_s_21, minus_modulus);
     const __m256i fb2_21 = _mm256_min_epu32(fb2_s_21, fb2_p_21);
     const __m256i fb_s_21 = _mm256_add_epi32(fb2_21, g1s10);
-    const __m256i fb_m_21 = _mm256_and_si256(fb_s_21, modulus);
-    const __m256i fb_c_21 = _mm256_srli_epi32(fb_s_21, 31);
-    const __m256i fb_21 = _mm256_add_epi32(fb_m_21, fb_c_21);
+    const __m256i fb_p_21 = _mm256_add_epi32(fb_s_21, minus_modulus);
+    const __m256i fb_21 = _mm256_max_epi32(fb_s_21, fb_p_21);
 
     /* Round 11, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_198 = _mm256_add_epi32(fb_20, fb_20);
@@ -6361,9 +6305,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_22 = _mm256_add_epi32(fb2_s_22, minus_modulus);
     const __m256i fb2_22 = _mm256_min_epu32(fb2_s_22, fb2_p_22);
     const __m256i fb_s_22 = _mm256_add_epi32(fb2_22, g0s11);
-    const __m256i fb_m_22 = _mm256_and_si256(fb_s_22, modulus);
-    const __m256i fb_c_22 = _mm256_srli_epi32(fb_s_22, 31);
-    const __m256i fb_22 = _mm256_add_epi32(fb_m_22, fb_c_22);
+    const __m256i fb_p_22 = _mm256_add_epi32(fb_s_22, minus_modulus);
+    const __m256i fb_22 = _mm256_max_epi32(fb_s_22, fb_p_22);
 
     /* Round 11, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_207 = _mm256_add_epi32(fb_21, fb_21);
@@ -6462,9 +6405,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_23 = _mm256_add_epi32(fb2_s_23, minus_modulus);
     const __m256i fb2_23 = _mm256_min_epu32(fb2_s_23, fb2_p_23);
     const __m256i fb_s_23 = _mm256_add_epi32(fb2_23, g1s11);
-    const __m256i fb_m_23 = _mm256_and_si256(fb_s_23, modulus);
-    const __m256i fb_c_23 = _mm256_srli_epi32(fb_s_23, 31);
-    const __m256i fb_23 = _mm256_add_epi32(fb_m_23, fb_c_23);
+    const __m256i fb_p_23 = _mm256_add_epi32(fb_s_23, minus_modulus);
+    const __m256i fb_23 = _mm256_max_epi32(fb_s_23, fb_p_23);
 
     /* Round 12, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_216 = _mm256_add_epi32(fb_22, fb_22);
@@ -6563,9 +6505,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_24 = _mm256_add_epi32(fb2_s_24, minus_modulus);
     const __m256i fb2_24 = _mm256_min_epu32(fb2_s_24, fb2_p_24);
     const __m256i fb_s_24 = _mm256_add_epi32(fb2_24, g0s12);
-    const __m256i fb_m_24 = _mm256_and_si256(fb_s_24, modulus);
-    const __m256i fb_c_24 = _mm256_srli_epi32(fb_s_24, 31);
-    const __m256i fb_24 = _mm256_add_epi32(fb_m_24, fb_c_24);
+    const __m256i fb_p_24 = _mm256_add_epi32(fb_s_24, minus_modulus);
+    const __m256i fb_24 = _mm256_max_epi32(fb_s_24, fb_p_24);
 
     /* Round 12, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_225 = _mm256_add_epi32(fb_23, fb_23);
@@ -6664,9 +6605,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_25 = _mm256_add_epi32(fb2_s_25, minus_modulus);
     const __m256i fb2_25 = _mm256_min_epu32(fb2_s_25, fb2_p_25);
     const __m256i fb_s_25 = _mm256_add_epi32(fb2_25, g1s12);
-    const __m256i fb_m_25 = _mm256_and_si256(fb_s_25, modulus);
-    const __m256i fb_c_25 = _mm256_srli_epi32(fb_s_25, 31);
-    const __m256i fb_25 = _mm256_add_epi32(fb_m_25, fb_c_25);
+    const __m256i fb_p_25 = _mm256_add_epi32(fb_s_25, minus_modulus);
+    const __m256i fb_25 = _mm256_max_epi32(fb_s_25, fb_p_25);
 
     /* Round 13, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_234 = _mm256_add_epi32(fb_24, fb_24);
@@ -6765,9 +6705,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_26 = _mm256_add_epi32(fb2_s_26, minus_modulus);
     const __m256i fb2_26 = _mm256_min_epu32(fb2_s_26, fb2_p_26);
     const __m256i fb_s_26 = _mm256_add_epi32(fb2_26, g0s13);
-    const __m256i fb_m_26 = _mm256_and_si256(fb_s_26, modulus);
-    const __m256i fb_c_26 = _mm256_srli_epi32(fb_s_26, 31);
-    const __m256i fb_26 = _mm256_add_epi32(fb_m_26, fb_c_26);
+    const __m256i fb_p_26 = _mm256_add_epi32(fb_s_26, minus_modulus);
+    const __m256i fb_26 = _mm256_max_epi32(fb_s_26, fb_p_26);
 
     /* Round 13, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_243 = _mm256_add_epi32(fb_25, fb_25);
@@ -6866,9 +6805,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_27 = _mm256_add_epi32(fb2_s_27, minus_modulus);
     const __m256i fb2_27 = _mm256_min_epu32(fb2_s_27, fb2_p_27);
     const __m256i fb_s_27 = _mm256_add_epi32(fb2_27, g1s13);
-    const __m256i fb_m_27 = _mm256_and_si256(fb_s_27, modulus);
-    const __m256i fb_c_27 = _mm256_srli_epi32(fb_s_27, 31);
-    const __m256i fb_27 = _mm256_add_epi32(fb_m_27, fb_c_27);
+    const __m256i fb_p_27 = _mm256_add_epi32(fb_s_27, minus_modulus);
+    const __m256i fb_27 = _mm256_max_epi32(fb_s_27, fb_p_27);
 
     /* Round 14, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_252 = _mm256_add_epi32(fb_26, fb_26);
@@ -6967,9 +6905,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_28 = _mm256_add_epi32(fb2_s_28, minus_modulus);
     const __m256i fb2_28 = _mm256_min_epu32(fb2_s_28, fb2_p_28);
     const __m256i fb_s_28 = _mm256_add_epi32(fb2_28, g0s14);
-    const __m256i fb_m_28 = _mm256_and_si256(fb_s_28, modulus);
-    const __m256i fb_c_28 = _mm256_srli_epi32(fb_s_28, 31);
-    const __m256i fb_28 = _mm256_add_epi32(fb_m_28, fb_c_28);
+    const __m256i fb_p_28 = _mm256_add_epi32(fb_s_28, minus_modulus);
+    const __m256i fb_28 = _mm256_max_epi32(fb_s_28, fb_p_28);
 
     /* Round 14, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_261 = _mm256_add_epi32(fb_27, fb_27);
@@ -7068,9 +7005,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_29 = _mm256_add_epi32(fb2_s_29, minus_modulus);
     const __m256i fb2_29 = _mm256_min_epu32(fb2_s_29, fb2_p_29);
     const __m256i fb_s_29 = _mm256_add_epi32(fb2_29, g1s14);
-    const __m256i fb_m_29 = _mm256_and_si256(fb_s_29, modulus);
-    const __m256i fb_c_29 = _mm256_srli_epi32(fb_s_29, 31);
-    const __m256i fb_29 = _mm256_add_epi32(fb_m_29, fb_c_29);
+    const __m256i fb_p_29 = _mm256_add_epi32(fb_s_29, minus_modulus);
+    const __m256i fb_29 = _mm256_max_epi32(fb_s_29, fb_p_29);
 
     /* Round 15, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_270 = _mm256_add_epi32(fb_28, fb_28);
@@ -7169,9 +7105,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_30 = _mm256_add_epi32(fb2_s_30, minus_modulus);
     const __m256i fb2_30 = _mm256_min_epu32(fb2_s_30, fb2_p_30);
     const __m256i fb_s_30 = _mm256_add_epi32(fb2_30, g0s15);
-    const __m256i fb_m_30 = _mm256_and_si256(fb_s_30, modulus);
-    const __m256i fb_c_30 = _mm256_srli_epi32(fb_s_30, 31);
-    const __m256i fb_30 = _mm256_add_epi32(fb_m_30, fb_c_30);
+    const __m256i fb_p_30 = _mm256_add_epi32(fb_s_30, minus_modulus);
+    const __m256i fb_30 = _mm256_max_epi32(fb_s_30, fb_p_30);
 
     /* Round 15, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_279 = _mm256_add_epi32(fb_29, fb_29);
@@ -7270,9 +7205,8 @@ static void zuc_lanes_avx2_vaes_keystream_block(uint32_t *state_words, uint8_t *
     const __m256i fb2_p_31 = _mm256_add_epi32(fb2_s_31, minus_modulus);
     const __m256i fb2_31 = _mm256_min_epu32(fb2_s_31, fb2_p_31);
     const __m256i fb_s_31 = _mm256_add_epi32(fb2_31, g1s15);
-    const __m256i fb_m_31 = _mm256_and_si256(fb_s_31, modulus);
-    const __m256i fb_c_31 = _mm256_srli_epi32(fb_s_31, 31);
-    const __m256i fb_31 = _mm256_add_epi32(fb_m_31, fb_c_31);
+    const __m256i fb_p_31 = _mm256_add_epi32(fb_s_31, minus_modulus);
+    const __m256i fb_31 = _mm256_max_epi32(fb_s_31, fb_p_31);
 
     /* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
     const __m256i zbe = _mm256_shuffle_epi8(z, bswap32);
@@ -7685,9 +7619,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p = _mm256_add_epi32(fb2_s, minus_modulus);
     const __m256i fb2 = _mm256_min_epu32(fb2_s, fb2_p);
     const __m256i fb_s = _mm256_add_epi32(fb2, g0s0);
-    const __m256i fb_m = _mm256_and_si256(fb_s, modulus);
-    const __m256i fb_c = _mm256_srli_epi32(fb_s, 31);
-    const __m256i fb = _mm256_add_epi32(fb_m, fb_c);
+    const __m256i fb_p = _mm256_add_epi32(fb_s, minus_modulus);
+    const __m256i fb = _mm256_max_epi32(fb_s, fb_p);
 
     /* Round 0, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_9 = _mm256_add_epi32(g1s15, g1s15);
@@ -7798,9 +7731,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_1 = _mm256_add_epi32(fb2_s_1, minus_modulus);
     const __m256i fb2_1 = _mm256_min_epu32(fb2_s_1, fb2_p_1);
     const __m256i fb_s_1 = _mm256_add_epi32(fb2_1, g1s0);
-    const __m256i fb_m_1 = _mm256_and_si256(fb_s_1, modulus);
-    const __m256i fb_c_1 = _mm256_srli_epi32(fb_s_1, 31);
-    const __m256i fb_1 = _mm256_add_epi32(fb_m_1, fb_c_1);
+    const __m256i fb_p_1 = _mm256_add_epi32(fb_s_1, minus_modulus);
+    const __m256i fb_1 = _mm256_max_epi32(fb_s_1, fb_p_1);
 
     /* Round 1, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_18 = _mm256_add_epi32(fb, fb);
@@ -7909,9 +7841,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_2 = _mm256_add_epi32(fb2_s_2, minus_modulus);
     const __m256i fb2_2 = _mm256_min_epu32(fb2_s_2, fb2_p_2);
     const __m256i fb_s_2 = _mm256_add_epi32(fb2_2, g0s1);
-    const __m256i fb_m_2 = _mm256_and_si256(fb_s_2, modulus);
-    const __m256i fb_c_2 = _mm256_srli_epi32(fb_s_2, 31);
-    const __m256i fb_2 = _mm256_add_epi32(fb_m_2, fb_c_2);
+    const __m256i fb_p_2 = _mm256_add_epi32(fb_s_2, minus_modulus);
+    const __m256i fb_2 = _mm256_max_epi32(fb_s_2, fb_p_2);
 
     /* Round 1, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_27 = _mm256_add_epi32(fb_1, fb_1);
@@ -8020,9 +7951,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_3 = _mm256_add_epi32(fb2_s_3, minus_modulus);
     const __m256i fb2_3 = _mm256_min_epu32(fb2_s_3, fb2_p_3);
     const __m256i fb_s_3 = _mm256_add_epi32(fb2_3, g1s1);
-    const __m256i fb_m_3 = _mm256_and_si256(fb_s_3, modulus);
-    const __m256i fb_c_3 = _mm256_srli_epi32(fb_s_3, 31);
-    const __m256i fb_3 = _mm256_add_epi32(fb_m_3, fb_c_3);
+    const __m256i fb_p_3 = _mm256_add_epi32(fb_s_3, minus_modulus);
+    const __m256i fb_3 = _mm256_max_epi32(fb_s_3, fb_p_3);
 
     /* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_36 = _mm256_add_epi32(fb_2, fb_2);
@@ -8130,9 +8060,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_4 = _mm256_add_epi32(fb2_s_4, minus_modulus);
     const __m256i fb2_4 = _mm256_min_epu32(fb2_s_4, fb2_p_4);
     const __m256i fb_s_4 = _mm256_add_epi32(fb2_4, g0s2);
-    const __m256i fb_m_4 = _mm256_and_si256(fb_s_4, modulus);
-    const __m256i fb_c_4 = _mm256_srli_epi32(fb_s_4, 31);
-    const __m256i fb_4 = _mm256_add_epi32(fb_m_4, fb_c_4);
+    const __m256i fb_p_4 = _mm256_add_epi32(fb_s_4, minus_modulus);
+    const __m256i fb_4 = _mm256_max_epi32(fb_s_4, fb_p_4);
 
     /* Round 2, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_45 = _mm256_add_epi32(fb_3, fb_3);
@@ -8240,9 +8169,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_5 = _mm256_add_epi32(fb2_s_5, minus_modulus);
     const __m256i fb2_5 = _mm256_min_epu32(fb2_s_5, fb2_p_5);
     const __m256i fb_s_5 = _mm256_add_epi32(fb2_5, g1s2);
-    const __m256i fb_m_5 = _mm256_and_si256(fb_s_5, modulus);
-    const __m256i fb_c_5 = _mm256_srli_epi32(fb_s_5, 31);
-    const __m256i fb_5 = _mm256_add_epi32(fb_m_5, fb_c_5);
+    const __m256i fb_p_5 = _mm256_add_epi32(fb_s_5, minus_modulus);
+    const __m256i fb_5 = _mm256_max_epi32(fb_s_5, fb_p_5);
 
     /* Round 3, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_54 = _mm256_add_epi32(fb_4, fb_4);
@@ -8349,9 +8277,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_6 = _mm256_add_epi32(fb2_s_6, minus_modulus);
     const __m256i fb2_6 = _mm256_min_epu32(fb2_s_6, fb2_p_6);
     const __m256i fb_s_6 = _mm256_add_epi32(fb2_6, g0s3);
-    const __m256i fb_m_6 = _mm256_and_si256(fb_s_6, modulus);
-    const __m256i fb_c_6 = _mm256_srli_epi32(fb_s_6, 31);
-    const __m256i fb_6 = _mm256_add_epi32(fb_m_6, fb_c_6);
+    const __m256i fb_p_6 = _mm256_add_epi32(fb_s_6, minus_modulus);
+    const __m256i fb_6 = _mm256_max_epi32(fb_s_6, fb_p_6);
 
     /* Round 3, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_63 = _mm256_add_epi32(fb_5, fb_5);
@@ -8458,9 +8385,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_7 = _mm256_add_epi32(fb2_s_7, minus_modulus);
     const __m256i fb2_7 = _mm256_min_epu32(fb2_s_7, fb2_p_7);
     const __m256i fb_s_7 = _mm256_add_epi32(fb2_7, g1s3);
-    const __m256i fb_m_7 = _mm256_and_si256(fb_s_7, modulus);
-    const __m256i fb_c_7 = _mm256_srli_epi32(fb_s_7, 31);
-    const __m256i fb_7 = _mm256_add_epi32(fb_m_7, fb_c_7);
+    const __m256i fb_p_7 = _mm256_add_epi32(fb_s_7, minus_modulus);
+    const __m256i fb_7 = _mm256_max_epi32(fb_s_7, fb_p_7);
 
     /* Round 4, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_72 = _mm256_add_epi32(fb_6, fb_6);
@@ -8562,9 +8488,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_8 = _mm256_add_epi32(fb2_s_8, minus_modulus);
     const __m256i fb2_8 = _mm256_min_epu32(fb2_s_8, fb2_p_8);
     const __m256i fb_s_8 = _mm256_add_epi32(fb2_8, g0s4);
-    const __m256i fb_m_8 = _mm256_and_si256(fb_s_8, modulus);
-    const __m256i fb_c_8 = _mm256_srli_epi32(fb_s_8, 31);
-    const __m256i fb_8 = _mm256_add_epi32(fb_m_8, fb_c_8);
+    const __m256i fb_p_8 = _mm256_add_epi32(fb_s_8, minus_modulus);
+    const __m256i fb_8 = _mm256_max_epi32(fb_s_8, fb_p_8);
 
     /* Round 4, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_81 = _mm256_add_epi32(fb_7, fb_7);
@@ -8666,9 +8591,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_9 = _mm256_add_epi32(fb2_s_9, minus_modulus);
     const __m256i fb2_9 = _mm256_min_epu32(fb2_s_9, fb2_p_9);
     const __m256i fb_s_9 = _mm256_add_epi32(fb2_9, g1s4);
-    const __m256i fb_m_9 = _mm256_and_si256(fb_s_9, modulus);
-    const __m256i fb_c_9 = _mm256_srli_epi32(fb_s_9, 31);
-    const __m256i fb_9 = _mm256_add_epi32(fb_m_9, fb_c_9);
+    const __m256i fb_p_9 = _mm256_add_epi32(fb_s_9, minus_modulus);
+    const __m256i fb_9 = _mm256_max_epi32(fb_s_9, fb_p_9);
 
     /* Round 5, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_90 = _mm256_add_epi32(fb_8, fb_8);
@@ -8767,9 +8691,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_10 = _mm256_add_epi32(fb2_s_10, minus_modulus);
     const __m256i fb2_10 = _mm256_min_epu32(fb2_s_10, fb2_p_10);
     const __m256i fb_s_10 = _mm256_add_epi32(fb2_10, g0s5);
-    const __m256i fb_m_10 = _mm256_and_si256(fb_s_10, modulus);
-    const __m256i fb_c_10 = _mm256_srli_epi32(fb_s_10, 31);
-    const __m256i fb_10 = _mm256_add_epi32(fb_m_10, fb_c_10);
+    const __m256i fb_p_10 = _mm256_add_epi32(fb_s_10, minus_modulus);
+    const __m256i fb_10 = _mm256_max_epi32(fb_s_10, fb_p_10);
 
     /* Round 5, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_99 = _mm256_add_epi32(fb_9, fb_9);
@@ -8868,9 +8791,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_11 = _mm256_add_epi32(fb2_s_11, minus_modulus);
     const __m256i fb2_11 = _mm256_min_epu32(fb2_s_11, fb2_p_11);
     const __m256i fb_s_11 = _mm256_add_epi32(fb2_11, g1s5);
-    const __m256i fb_m_11 = _mm256_and_si256(fb_s_11, modulus);
-    const __m256i fb_c_11 = _mm256_srli_epi32(fb_s_11, 31);
-    const __m256i fb_11 = _mm256_add_epi32(fb_m_11, fb_c_11);
+    const __m256i fb_p_11 = _mm256_add_epi32(fb_s_11, minus_modulus);
+    const __m256i fb_11 = _mm256_max_epi32(fb_s_11, fb_p_11);
 
     /* Round 6, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_108 = _mm256_add_epi32(fb_10, fb_10);
@@ -8969,9 +8891,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_12 = _mm256_add_epi32(fb2_s_12, minus_modulus);
     const __m256i fb2_12 = _mm256_min_epu32(fb2_s_12, fb2_p_12);
     const __m256i fb_s_12 = _mm256_add_epi32(fb2_12, g0s6);
-    const __m256i fb_m_12 = _mm256_and_si256(fb_s_12, modulus);
-    const __m256i fb_c_12 = _mm256_srli_epi32(fb_s_12, 31);
-    const __m256i fb_12 = _mm256_add_epi32(fb_m_12, fb_c_12);
+    const __m256i fb_p_12 = _mm256_add_epi32(fb_s_12, minus_modulus);
+    const __m256i fb_12 = _mm256_max_epi32(fb_s_12, fb_p_12);
 
     /* Round 6, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_117 = _mm256_add_epi32(fb_11, fb_11);
@@ -9070,9 +8991,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_13 = _mm256_add_epi32(fb2_s_13, minus_modulus);
     const __m256i fb2_13 = _mm256_min_epu32(fb2_s_13, fb2_p_13);
     const __m256i fb_s_13 = _mm256_add_epi32(fb2_13, g1s6);
-    const __m256i fb_m_13 = _mm256_and_si256(fb_s_13, modulus);
-    const __m256i fb_c_13 = _mm256_srli_epi32(fb_s_13, 31);
-    const __m256i fb_13 = _mm256_add_epi32(fb_m_13, fb_c_13);
+    const __m256i fb_p_13 = _mm256_add_epi32(fb_s_13, minus_modulus);
+    const __m256i fb_13 = _mm256_max_epi32(fb_s_13, fb_p_13);
 
     /* Round 7, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_126 = _mm256_add_epi32(fb_12, fb_12);
@@ -9171,9 +9091,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_14 = _mm256_add_epi32(fb2_s_14, minus_modulus);
     const __m256i fb2_14 = _mm256_min_epu32(fb2_s_14, fb2_p_14);
     const __m256i fb_s_14 = _mm256_add_epi32(fb2_14, g0s7);
-    const __m256i fb_m_14 = _mm256_and_si256(fb_s_14, modulus);
-    const __m256i fb_c_14 = _mm256_srli_epi32(fb_s_14, 31);
-    const __m256i fb_14 = _mm256_add_epi32(fb_m_14, fb_c_14);
+    const __m256i fb_p_14 = _mm256_add_epi32(fb_s_14, minus_modulus);
+    const __m256i fb_14 = _mm256_max_epi32(fb_s_14, fb_p_14);
 
     /* Round 7, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_135 = _mm256_add_epi32(fb_13, fb_13);
@@ -9272,9 +9191,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_15 = _mm256_add_epi32(fb2_s_15, minus_modulus);
     const __m256i fb2_15 = _mm256_min_epu32(fb2_s_15, fb2_p_15);
     const __m256i fb_s_15 = _mm256_add_epi32(fb2_15, g1s7);
-    const __m256i fb_m_15 = _mm256_and_si256(fb_s_15, modulus);
-    const __m256i fb_c_15 = _mm256_srli_epi32(fb_s_15, 31);
-    const __m256i fb_15 = _mm256_add_epi32(fb_m_15, fb_c_15);
+    const __m256i fb_p_15 = _mm256_add_epi32(fb_s_15, minus_modulus);
+    const __m256i fb_15 = _mm256_max_epi32(fb_s_15, fb_p_15);
 
     /* Round 8, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_144 = _mm256_add_epi32(fb_14, fb_14);
@@ -9373,9 +9291,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_16 = _mm256_add_epi32(fb2_s_16, minus_modulus);
     const __m256i fb2_16 = _mm256_min_epu32(fb2_s_16, fb2_p_16);
     const __m256i fb_s_16 = _mm256_add_epi32(fb2_16, g0s8);
-    const __m256i fb_m_16 = _mm256_and_si256(fb_s_16, modulus);
-    const __m256i fb_c_16 = _mm256_srli_epi32(fb_s_16, 31);
-    const __m256i fb_16 = _mm256_add_epi32(fb_m_16, fb_c_16);
+    const __m256i fb_p_16 = _mm256_add_epi32(fb_s_16, minus_modulus);
+    const __m256i fb_16 = _mm256_max_epi32(fb_s_16, fb_p_16);
 
     /* Round 8, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_153 = _mm256_add_epi32(fb_15, fb_15);
@@ -9474,9 +9391,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_17 = _mm256_add_epi32(fb2_s_17, minus_modulus);
     const __m256i fb2_17 = _mm256_min_epu32(fb2_s_17, fb2_p_17);
     const __m256i fb_s_17 = _mm256_add_epi32(fb2_17, g1s8);
-    const __m256i fb_m_17 = _mm256_and_si256(fb_s_17, modulus);
-    const __m256i fb_c_17 = _mm256_srli_epi32(fb_s_17, 31);
-    const __m256i fb_17 = _mm256_add_epi32(fb_m_17, fb_c_17);
+    const __m256i fb_p_17 = _mm256_add_epi32(fb_s_17, minus_modulus);
+    const __m256i fb_17 = _mm256_max_epi32(fb_s_17, fb_p_17);
 
     /* Round 9, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_162 = _mm256_add_epi32(fb_16, fb_16);
@@ -9575,9 +9491,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_18 = _mm256_add_epi32(fb2_s_18, minus_modulus);
     const __m256i fb2_18 = _mm256_min_epu32(fb2_s_18, fb2_p_18);
     const __m256i fb_s_18 = _mm256_add_epi32(fb2_18, g0s9);
-    const __m256i fb_m_18 = _mm256_and_si256(fb_s_18, modulus);
-    const __m256i fb_c_18 = _mm256_srli_epi32(fb_s_18, 31);
-    const __m256i fb_18 = _mm256_add_epi32(fb_m_18, fb_c_18);
+    const __m256i fb_p_18 = _mm256_add_epi32(fb_s_18, minus_modulus);
+    const __m256i fb_18 = _mm256_max_epi32(fb_s_18, fb_p_18);
 
     /* Round 9, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_171 = _mm256_add_epi32(fb_17, fb_17);
@@ -9676,9 +9591,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_19 = _mm256_add_epi32(fb2_s_19, minus_modulus);
     const __m256i fb2_19 = _mm256_min_epu32(fb2_s_19, fb2_p_19);
     const __m256i fb_s_19 = _mm256_add_epi32(fb2_19, g1s9);
-    const __m256i fb_m_19 = _mm256_and_si256(fb_s_19, modulus);
-    const __m256i fb_c_19 = _mm256_srli_epi32(fb_s_19, 31);
-    const __m256i fb_19 = _mm256_add_epi32(fb_m_19, fb_c_19);
+    const __m256i fb_p_19 = _mm256_add_epi32(fb_s_19, minus_modulus);
+    const __m256i fb_19 = _mm256_max_epi32(fb_s_19, fb_p_19);
 
     /* Round 10, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_180 = _mm256_add_epi32(fb_18, fb_18);
@@ -9777,9 +9691,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_20 = _mm256_add_epi32(fb2_s_20, minus_modulus);
     const __m256i fb2_20 = _mm256_min_epu32(fb2_s_20, fb2_p_20);
     const __m256i fb_s_20 = _mm256_add_epi32(fb2_20, g0s10);
-    const __m256i fb_m_20 = _mm256_and_si256(fb_s_20, modulus);
-    const __m256i fb_c_20 = _mm256_srli_epi32(fb_s_20, 31);
-    const __m256i fb_20 = _mm256_add_epi32(fb_m_20, fb_c_20);
+    const __m256i fb_p_20 = _mm256_add_epi32(fb_s_20, minus_modulus);
+    const __m256i fb_20 = _mm256_max_epi32(fb_s_20, fb_p_20);
 
     /* Round 10, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_189 = _mm256_add_epi32(fb_19, fb_19);
@@ -9878,9 +9791,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_21 = _mm256_add_epi32(fb2_s_21, minus_modulus);
     const __m256i fb2_21 = _mm256_min_epu32(fb2_s_21, fb2_p_21);
     const __m256i fb_s_21 = _mm256_add_epi32(fb2_21, g1s10);
-    const __m256i fb_m_21 = _mm256_and_si256(fb_s_21, modulus);
-    const __m256i fb_c_21 = _mm256_srli_epi32(fb_s_21, 31);
-    const __m256i fb_21 = _mm256_add_epi32(fb_m_21, fb_c_21);
+    const __m256i fb_p_21 = _mm256_add_epi32(fb_s_21, minus_modulus);
+    const __m256i fb_21 = _mm256_max_epi32(fb_s_21, fb_p_21);
 
     /* Round 11, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_198 = _mm256_add_epi32(fb_20, fb_20);
@@ -9979,9 +9891,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_22 = _mm256_add_epi32(fb2_s_22, minus_modulus);
     const __m256i fb2_22 = _mm256_min_epu32(fb2_s_22, fb2_p_22);
     const __m256i fb_s_22 = _mm256_add_epi32(fb2_22, g0s11);
-    const __m256i fb_m_22 = _mm256_and_si256(fb_s_22, modulus);
-    const __m256i fb_c_22 = _mm256_srli_epi32(fb_s_22, 31);
-    const __m256i fb_22 = _mm256_add_epi32(fb_m_22, fb_c_22);
+    const __m256i fb_p_22 = _mm256_add_epi32(fb_s_22, minus_modulus);
+    const __m256i fb_22 = _mm256_max_epi32(fb_s_22, fb_p_22);
 
     /* Round 11, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_207 = _mm256_add_epi32(fb_21, fb_21);
@@ -10080,9 +9991,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_23 = _mm256_add_epi32(fb2_s_23, minus_modulus);
     const __m256i fb2_23 = _mm256_min_epu32(fb2_s_23, fb2_p_23);
     const __m256i fb_s_23 = _mm256_add_epi32(fb2_23, g1s11);
-    const __m256i fb_m_23 = _mm256_and_si256(fb_s_23, modulus);
-    const __m256i fb_c_23 = _mm256_srli_epi32(fb_s_23, 31);
-    const __m256i fb_23 = _mm256_add_epi32(fb_m_23, fb_c_23);
+    const __m256i fb_p_23 = _mm256_add_epi32(fb_s_23, minus_modulus);
+    const __m256i fb_23 = _mm256_max_epi32(fb_s_23, fb_p_23);
 
     /* Round 12, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_216 = _mm256_add_epi32(fb_22, fb_22);
@@ -10181,9 +10091,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_24 = _mm256_add_epi32(fb2_s_24, minus_modulus);
     const __m256i fb2_24 = _mm256_min_epu32(fb2_s_24, fb2_p_24);
     const __m256i fb_s_24 = _mm256_add_epi32(fb2_24, g0s12);
-    const __m256i fb_m_24 = _mm256_and_si256(fb_s_24, modulus);
-    const __m256i fb_c_24 = _mm256_srli_epi32(fb_s_24, 31);
-    const __m256i fb_24 = _mm256_add_epi32(fb_m_24, fb_c_24);
+    const __m256i fb_p_24 = _mm256_add_epi32(fb_s_24, minus_modulus);
+    const __m256i fb_24 = _mm256_max_epi32(fb_s_24, fb_p_24);
 
     /* Round 12, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_225 = _mm256_add_epi32(fb_23, fb_23);
@@ -10282,9 +10191,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_25 = _mm256_add_epi32(fb2_s_25, minus_modulus);
     const __m256i fb2_25 = _mm256_min_epu32(fb2_s_25, fb2_p_25);
     const __m256i fb_s_25 = _mm256_add_epi32(fb2_25, g1s12);
-    const __m256i fb_m_25 = _mm256_and_si256(fb_s_25, modulus);
-    const __m256i fb_c_25 = _mm256_srli_epi32(fb_s_25, 31);
-    const __m256i fb_25 = _mm256_add_epi32(fb_m_25, fb_c_25);
+    const __m256i fb_p_25 = _mm256_add_epi32(fb_s_25, minus_modulus);
+    const __m256i fb_25 = _mm256_max_epi32(fb_s_25, fb_p_25);
 
     /* Round 13, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_234 = _mm256_add_epi32(fb_24, fb_24);
@@ -10383,9 +10291,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_26 = _mm256_add_epi32(fb2_s_26, minus_modulus);
     const __m256i fb2_26 = _mm256_min_epu32(fb2_s_26, fb2_p_26);
     const __m256i fb_s_26 = _mm256_add_epi32(fb2_26, g0s13);
-    const __m256i fb_m_26 = _mm256_and_si256(fb_s_26, modulus);
-    const __m256i fb_c_26 = _mm256_srli_epi32(fb_s_26, 31);
-    const __m256i fb_26 = _mm256_add_epi32(fb_m_26, fb_c_26);
+    const __m256i fb_p_26 = _mm256_add_epi32(fb_s_26, minus_modulus);
+    const __m256i fb_26 = _mm256_max_epi32(fb_s_26, fb_p_26);
 
     /* Round 13, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_243 = _mm256_add_epi32(fb_25, fb_25);
@@ -10484,9 +10391,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_27 = _mm256_add_epi32(fb2_s_27, minus_modulus);
     const __m256i fb2_27 = _mm256_min_epu32(fb2_s_27, fb2_p_27);
     const __m256i fb_s_27 = _mm256_add_epi32(fb2_27, g1s13);
-    const __m256i fb_m_27 = _mm256_and_si256(fb_s_27, modulus);
-    const __m256i fb_c_27 = _mm256_srli_epi32(fb_s_27, 31);
-    const __m256i fb_27 = _mm256_add_epi32(fb_m_27, fb_c_27);
+    const __m256i fb_p_27 = _mm256_add_epi32(fb_s_27, minus_modulus);
+    const __m256i fb_27 = _mm256_max_epi32(fb_s_27, fb_p_27);
 
     /* Round 14, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_252 = _mm256_add_epi32(fb_26, fb_26);
@@ -10585,9 +10491,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_28 = _mm256_add_epi32(fb2_s_28, minus_modulus);
     const __m256i fb2_28 = _mm256_min_epu32(fb2_s_28, fb2_p_28);
     const __m256i fb_s_28 = _mm256_add_epi32(fb2_28, g0s14);
-    const __m256i fb_m_28 = _mm256_and_si256(fb_s_28, modulus);
-    const __m256i fb_c_28 = _mm256_srli_epi32(fb_s_28, 31);
-    const __m256i fb_28 = _mm256_add_epi32(fb_m_28, fb_c_28);
+    const __m256i fb_p_28 = _mm256_add_epi32(fb_s_28, minus_modulus);
+    const __m256i fb_28 = _mm256_max_epi32(fb_s_28, fb_p_28);
 
     /* Round 14, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_261 = _mm256_add_epi32(fb_27, fb_27);
@@ -10686,9 +10591,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_29 = _mm256_add_epi32(fb2_s_29, minus_modulus);
     const __m256i fb2_29 = _mm256_min_epu32(fb2_s_29, fb2_p_29);
     const __m256i fb_s_29 = _mm256_add_epi32(fb2_29, g1s14);
-    const __m256i fb_m_29 = _mm256_and_si256(fb_s_29, modulus);
-    const __m256i fb_c_29 = _mm256_srli_epi32(fb_s_29, 31);
-    const __m256i fb_29 = _mm256_add_epi32(fb_m_29, fb_c_29);
+    const __m256i fb_p_29 = _mm256_add_epi32(fb_s_29, minus_modulus);
+    const __m256i fb_29 = _mm256_max_epi32(fb_s_29, fb_p_29);
 
     /* Round 15, lanes 0..7: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_270 = _mm256_add_epi32(fb_28, fb_28);
@@ -10787,9 +10691,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_30 = _mm256_add_epi32(fb2_s_30, minus_modulus);
     const __m256i fb2_30 = _mm256_min_epu32(fb2_s_30, fb2_p_30);
     const __m256i fb_s_30 = _mm256_add_epi32(fb2_30, g0s15);
-    const __m256i fb_m_30 = _mm256_and_si256(fb_s_30, modulus);
-    const __m256i fb_c_30 = _mm256_srli_epi32(fb_s_30, 31);
-    const __m256i fb_30 = _mm256_add_epi32(fb_m_30, fb_c_30);
+    const __m256i fb_p_30 = _mm256_add_epi32(fb_s_30, minus_modulus);
+    const __m256i fb_30 = _mm256_max_epi32(fb_s_30, fb_p_30);
 
     /* Round 15, lanes 8..15: BR, F (Z out), LFSR feedback. */
     const __m256i dbl_279 = _mm256_add_epi32(fb_29, fb_29);
@@ -10888,9 +10791,8 @@ static void zuc_lanes_avx2_vaes_keystream_xor(uint32_t *state_words, uint8_t *co
     const __m256i fb2_p_31 = _mm256_add_epi32(fb2_s_31, minus_modulus);
     const __m256i fb2_31 = _mm256_min_epu32(fb2_s_31, fb2_p_31);
     const __m256i fb_s_31 = _mm256_add_epi32(fb2_31, g1s15);
-    const __m256i fb_m_31 = _mm256_and_si256(fb_s_31, modulus);
-    const __m256i fb_c_31 = _mm256_srli_epi32(fb_s_31, 31);
-    const __m256i fb_31 = _mm256_add_epi32(fb_m_31, fb_c_31);
+    const __m256i fb_p_31 = _mm256_add_epi32(fb_s_31, minus_modulus);
+    const __m256i fb_31 = _mm256_max_epi32(fb_s_31, fb_p_31);
 
     /* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
     const __m256i zbe = _mm256_shuffle_epi8(z, bswap32);

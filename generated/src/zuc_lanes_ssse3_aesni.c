@@ -28,7 +28,7 @@
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
  * Chosen by cost on this target (ssse3_aesni instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
- *   additions mod 2^31 - 1 by unsigned minimum / by folding bit 31;
+ *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
  *   L1's and L2's inputs rotated by 16 as a select of W1 and W2 / by a rotation;
  *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
  *   instructions per 16-round block of one group, stage by stage:
