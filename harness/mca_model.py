@@ -32,9 +32,9 @@ Where the numbers come from:
     with -iterations=100.  "Block RThroughput" (the resource bound) is
     recorded beside it.
 
-ZUC kernels (names lanes_<target>, source generated/src/zuc_lanes_<target>.c)
-are modelled the same way: ZUC_LANES_<TARGET>_LANES gives the lanes per call,
-and the marks enclose the whole body of zuc_lanes_<target>_keystream_block,
+ZUC kernels (names lanes_<target> and lanesx2_<target>, source
+generated/src/zuc_<name>.c) are modelled the same way: ZUC_<NAME>_LANES gives
+the lanes per call, and the marks enclose the whole body of zuc_<name>_keystream_block,
 straight-line code for 16 rounds that makes 64 keystream bytes per lane, so
 
     cycles per byte  = cycles per call / (64 x lanes)
@@ -101,6 +101,7 @@ TARGET_FLAGS = {
 # uBlock: the strategies, and the variants in ublock_variant order with their
 # block sizes in bytes.
 UBLOCK_STRATEGIES = ("register", "nibbleslice")
+ZUC_STRATEGIES = ("lanes", "lanesx2")
 UBLOCK_VARIANTS = (("ublock128_128", 16), ("ublock128_256", 16), ("ublock256_256", 32))
 
 
@@ -120,8 +121,8 @@ ZUC_BLOCK_BYTES = 64  # keystream bytes per lane per keystream_block call
 
 
 def is_zuc(name):
-    """ZUC kernels are named lanes_<target>; SM4 ones <strategy>_<target>."""
-    return name.startswith("lanes_")
+    """ZUC kernels are named lanes_<target> or lanesx2_<target>."""
+    return name.partition("_")[0] in ZUC_STRATEGIES
 
 
 def is_ublock(name):

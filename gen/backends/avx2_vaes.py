@@ -6,6 +6,4 @@ from .target import Target
 TARGET = Target(
     name="avx2_vaes", bits=256, cflags=("-mavx2", "-maes", "-mvaes"), cpu_features=("avx2", "aes", "vaes"),
     passes=(INVERSION_PASS_AVX2, LOWERING_PASS + SELECT_AVX2, NIBBLE_PASS),
-    # ZUC: 16 lanes as two interleaved groups of 8.
-    interleave=(("byteslice", 2), ("wordslice", 4), ("lanes", 2)),
     description="AVX2 vpshufb nibble tables + 256-bit VAESENCLAST")

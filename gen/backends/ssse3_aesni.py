@@ -9,7 +9,7 @@ TARGET = Target(
     passes=(INVERSION_PASS, LOWERING_PASS + SELECT_SSSE3, NIBBLE_PASS),
     # One word-sliced group (4 blocks) is the smallest batch of all kernels:
     # the one serial CBC encryption uses.
-    interleave=(("byteslice", 2), ("wordslice", 1)),
+    interleave=(("byteslice", 2), ("wordslice", 1), ("lanesx2", 2)),
     lacks=("minu", "maxs"),  # PMINUD and PMAXSD are SSE4.1
     # ZUC keystream 3.47 -> 3.10 c/B with GCC 12 on Zen 4 (README, ZUC).
     schedule_before_ra=("lanes",),

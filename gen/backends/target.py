@@ -18,7 +18,8 @@ class Target:
     lacks: tuple = ()       # target-level opcodes this ISA does not have
     description: str = ""
     # Independent groups interleaved per strategy (hides latency; costs registers).
-    interleave: tuple = (("byteslice", 2), ("wordslice", 4))
+    # ZUC's `lanesx2` is its `lanes` kernel with two groups of lanes.
+    interleave: tuple = (("byteslice", 2), ("wordslice", 4), ("lanesx2", 2))
 
     # Strategies whose kernels GCC should schedule before register allocation
     # too (KC_SCHEDULE_BEFORE_RA in kc_x86.h): a measured choice per target,

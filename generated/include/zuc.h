@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define ZUC_LANES_MAX 16   /* the most lanes any kernel runs */
+#define ZUC_LANES_MAX 32   /* the most lanes any kernel runs */
 #define ZUC_BLOCK_WORDS 16              /* keystream words per lane per kernel call */
 #define ZUC_STATE_WORDS 18              /* s0..s15, R1, R2 */
 
@@ -77,10 +77,12 @@ int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8
 /* Lane-parallel state: word i (s0..s15, then R1, R2) of lane j lives at
  * state[i * lanes + j], so a kernel loads one vector per word. */
 typedef struct zuc_impl {
-  const char *name;     /* "<strategy>_<target>", e.g. "lanes_avx2_vaes" */
-  const char *strategy; /* "lanes" or "reference" */
+  const char *name;     /* "<strategy>_<target>", e.g. "lanesx2_avx2_vaes" */
+  const char *strategy; /* "lanes" (one group of lanes per register), "lanesx2"
+                           (two groups interleaved) or "reference" */
   const char *target;   /* "scalar", "ssse3_aesni", "avx2_aesni", ... */
   unsigned lanes;       /* streams advanced together by one call */
+  unsigned groups;      /* interleaved groups of lanes / groups streams each */
   int emulated;         /* 1: built against SIMDe (portable C), not native code */
   int (*cpu_supported)(void);
   /* The 32 initialisation rounds, then the one round whose output is discarded. */
@@ -125,8 +127,11 @@ int zuc_mac_method_supported(zuc_mac_method method);
 
 /* n independent streams, each with its own key, IV, buffers and length in
  * bits; all keys have the variant's length and all IVs iv_len bytes.  Streams
- * run impl->lanes at a time (impl NULL: zuc_impl_best()).  The same output
- * rules as zuc_encrypt / zuc_mac apply to every stream. */
+ * run impl->lanes at a time.  With impl NULL the library chooses for each
+ * batch: the fastest kernel this CPU runs natively, except that an
+ * interleaved (`lanesx2`) kernel is passed over while one of its groups would
+ * hold all the streams left.  The same output rules as zuc_encrypt / zuc_mac
+ * apply to every stream. */
 int zuc_encrypt_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const uint8_t *const keys[],
                       const uint8_t *const ivs[], size_t iv_len, const uint8_t *const in[], uint8_t *const out[],
                       const size_t bits[]);
@@ -136,9 +141,13 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
 
 /* Per-kernel entry points. */
 
+extern const zuc_impl zuc_lanesx2_avx512_gfni_impl;
+
 extern const zuc_impl zuc_lanes_avx512_gfni_impl;
 
 extern const zuc_impl zuc_lanes_avx2_gfni_impl;
+
+extern const zuc_impl zuc_lanesx2_avx2_vaes_impl;
 
 extern const zuc_impl zuc_lanes_avx2_vaes_impl;
 

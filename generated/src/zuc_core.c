@@ -208,14 +208,16 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
 
 /* Native kernels, fastest first (the order dispatch tries them in). */
 static const zuc_impl *zuc_registry[ZUC_MAX_IMPLS] = {
+    &zuc_lanesx2_avx512_gfni_impl,
     &zuc_lanes_avx512_gfni_impl,
     &zuc_lanes_avx2_gfni_impl,
+    &zuc_lanesx2_avx2_vaes_impl,
     &zuc_lanes_avx2_vaes_impl,
     &zuc_lanes_avx2_aesni_impl,
     &zuc_lanes_ssse3_aesni_impl,
     &zuc_reference_scalar_impl,
 };
-static size_t zuc_registry_count = 6;
+static size_t zuc_registry_count = 8;
 
 void zuc_impl_register(const zuc_impl *impl)
 {
@@ -280,7 +282,7 @@ static void lane_get(const uint32_t *state, unsigned lanes, unsigned j, zuc_stat
  * the lanes; the first runnable kernel, fastest first, whose lanes fit one
  * 256-bit vector.  A wider call (AVX-512, or two AVX2 groups) runs the same
  * chain of rounds on more data: on Zen 4, one stream runs at 3.2 ns/byte on
- * lanes_avx2_gfni but 4.6 on lanes_avx512_gfni and 6.9 on lanes_avx2_vaes.
+ * lanes_avx2_gfni but 4.6 on lanes_avx512_gfni and 6.9 on lanesx2_avx2_vaes.
  *
  * A kernel call advances its state by 16 rounds, so zuc_keystream produces
  * whole blocks on the kernel and its last n mod 16 words with that
@@ -451,18 +453,18 @@ typedef struct {
     _Alignas(64) uint8_t rows[ZUC_LANES_MAX][ZUC_ROW_WORDS * 4];
 } zuc_batch;
 
-/* The checks of the many-stream functions; *impl NULL becomes the best one. */
-static int check_lanes(const zuc_impl **impl, zuc_variant variant, size_t n, const uint8_t *const keys[],
+/* The checks of the many-stream functions (impl NULL: the library chooses). */
+static int check_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const uint8_t *const keys[],
                        const uint8_t *const ivs[], size_t iv_len, unsigned tag_bits, int mac)
 {
     int status = check_parameters(variant, key_bytes(variant), iv_len, tag_bits, mac);
     if (status != ZUC_OK)
         return status;
-    if (*impl == NULL)
-        *impl = zuc_impl_best();
-    if (*impl == NULL || !(*impl)->cpu_supported())
+    if (impl == NULL)
+        impl = zuc_impl_best();
+    if (impl == NULL || !impl->cpu_supported())
         return ZUC_ERR_NO_IMPL;
-    if ((*impl)->lanes == 0 || (*impl)->lanes > ZUC_LANES_MAX)
+    if (impl->lanes == 0 || impl->lanes > ZUC_LANES_MAX)
         return ZUC_ERR_ARGUMENT;
     if (n && (keys == NULL || ivs == NULL))
         return ZUC_ERR_ARGUMENT;
@@ -530,6 +532,25 @@ static unsigned batch_size(const zuc_impl *impl, size_t n, size_t first)
     return n - first < impl->lanes ? (unsigned)(n - first) : impl->lanes;
 }
 
+/* The kernel for the next batch, `left` streams still to run: the caller's,
+ * or the fastest this CPU runs natively, passing over an interleaved kernel
+ * when one of its groups holds them all (each call advances every group, so
+ * it would do twice the work of the one-group kernel for the same streams). */
+static const zuc_impl *batch_impl(const zuc_impl *named, size_t left)
+{
+    if (named != NULL)
+        return named;
+    for (size_t i = 0; i < zuc_registry_count; i++) {
+        const zuc_impl *impl = zuc_registry[i];
+        if (impl->emulated || !impl->cpu_supported())
+            continue;
+        if (impl->groups > 1 && left <= impl->lanes / impl->groups)
+            continue;
+        return impl;
+    }
+    return zuc_impl_best();
+}
+
 /* ---- many streams: encryption ------------------------------------------------------ */
 
 /* Encryption needs no look-ahead: the kernel XORs each block of keystream
@@ -586,7 +607,7 @@ int zuc_encrypt_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const
                       const uint8_t *const ivs[], size_t iv_len, const uint8_t *const in[], uint8_t *const out[],
                       const size_t bits[])
 {
-    int status = check_lanes(&impl, variant, n, keys, ivs, iv_len, 0, 0);
+    int status = check_lanes(impl, variant, n, keys, ivs, iv_len, 0, 0);
     if (status != ZUC_OK)
         return status;
     if (n && (in == NULL || out == NULL || bits == NULL))
@@ -595,10 +616,13 @@ int zuc_encrypt_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const
         if (bits[i] && (in[i] == NULL || out[i] == NULL))
             return ZUC_ERR_ARGUMENT;
     zuc_batch b;
-    for (size_t first = 0; first < n; first += impl->lanes) {
-        batch_start(&b, impl, variant, keys + first, ivs + first, iv_len, batch_size(impl, n, first), 0);
+    for (size_t first = 0; first < n;) {
+        const zuc_impl *kernel = batch_impl(impl, n - first);
+        const unsigned used = batch_size(kernel, n, first);
+        batch_start(&b, kernel, variant, keys + first, ivs + first, iv_len, used, 0);
         encrypt_batch(&b, in + first, out + first, bits + first);
         batch_wipe(&b);
+        first += used;
     }
     return ZUC_OK;
 }
@@ -981,7 +1005,7 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
                   const uint8_t *const keys[], const uint8_t *const ivs[], size_t iv_len,
                   const uint8_t *const msgs[], const size_t bits[], unsigned tag_bits, uint8_t *const tags[])
 {
-    int status = check_lanes(&impl, variant, n, keys, ivs, iv_len, tag_bits, 1);
+    int status = check_lanes(impl, variant, n, keys, ivs, iv_len, tag_bits, 1);
     if (status != ZUC_OK)
         return status;
     if (method < ZUC_MAC_CLMUL || method > ZUC_MAC_CLMUL512)
@@ -996,8 +1020,9 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
     const mac_fold_fn fold = mac_fold(method);
     zuc_batch b;
     mac_job job;
-    for (size_t first = 0; first < n; first += impl->lanes) {
-        const unsigned used = batch_size(impl, n, first);
+    for (size_t first = 0; first < n;) {
+        const zuc_impl *kernel = batch_impl(impl, n - first);
+        const unsigned used = batch_size(kernel, n, first);
         memset(&job, 0, sizeof job);
         job.used = used, job.tag_words = tag_bits / 32, job.pieces = ZUC_MAC_PIECES(tag_bits);
         job.offset_words = variant == ZUC_256 ? tag_bits / 32 : 0;
@@ -1005,12 +1030,13 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
             job.msg[j] = msgs[first + j], job.bits[j] = bits[first + j];
             job.chunks[j] = bits[first + j] / 64 + 1;
         }
-        batch_start(&b, impl, variant, keys + first, ivs + first, iv_len, used, tag_bits);
+        batch_start(&b, kernel, variant, keys + first, ivs + first, iv_len, used, tag_bits);
         mac_batch(&b, &job, fold, variant);
         for (unsigned j = 0; j < used; j++)
             mac_finish(&job, j, fold != fold_compare, tags[first + j]);
         batch_wipe(&b);
         kc_wipe(&job, sizeof job);
+        first += used;
     }
     return ZUC_OK;
 }

@@ -26,6 +26,7 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
+
  * Chosen by cost on this target (avx2_aesni instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
  *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
@@ -5875,6 +5876,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanes_avx2_aesni) = {
     .strategy = "lanes",
     .target = "avx2_aesni",
     .lanes = ZUC_LANES_AVX2_AESNI_LANES,
+    .groups = 1,
 #ifdef KC_EMULATED
     .emulated = 1,
 #else

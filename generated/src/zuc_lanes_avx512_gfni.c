@@ -26,6 +26,7 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 16 lanes: 1 group of 16 (one 512-bit register per word and group).
+
  * Chosen by cost on this target (avx512_gfni instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
  *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
@@ -3606,6 +3607,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanes_avx512_gfni) = {
     .strategy = "lanes",
     .target = "avx512_gfni",
     .lanes = ZUC_LANES_AVX512_GFNI_LANES,
+    .groups = 1,
 #ifdef KC_EMULATED
     .emulated = 1,
 #else

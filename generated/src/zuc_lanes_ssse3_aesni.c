@@ -26,6 +26,7 @@
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 4 lanes: 1 group of 4 (one 128-bit register per word and group).
+
  * Chosen by cost on this target (ssse3_aesni instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
  *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
@@ -6284,6 +6285,7 @@ const zuc_impl KC_IMPL_SYMBOL(zuc_lanes_ssse3_aesni) = {
     .strategy = "lanes",
     .target = "ssse3_aesni",
     .lanes = ZUC_LANES_SSSE3_AESNI_LANES,
+    .groups = 1,
 #ifdef KC_EMULATED
     .emulated = 1,
 #else

@@ -135,6 +135,7 @@ const zuc_impl zuc_reference_scalar_impl = {
     .strategy = "reference",
     .target = "scalar",
     .lanes = ZUC_REFERENCE_LANES,
+    .groups = 1,
     .emulated = 0,
     .cpu_supported = always,
     .init_rounds = zuc_reference_scalar_init_rounds,

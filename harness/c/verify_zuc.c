@@ -15,6 +15,9 @@
  *   - the one-stream API against the reference on random inputs and bit
  *     lengths, zuc_keystream in uneven pieces, 23-byte IVs against their
  *     25-byte expansion, impl NULL meaning the best kernel;
+ *   - impl NULL on many streams (the library's kernel per batch, which may
+ *     change at every lane count): random calls of 1 to MAX_STREAMS streams
+ *     against the reference and ipsec-mb;
  *   - lookups (zuc_impl_best, zuc_impl_find, names, lane counts) and the
  *     error codes (key/IV length, IV top bits, tag length, variant, NULL).
  *
@@ -539,10 +542,11 @@ static size_t systematic_calls(unsigned lanes) { return (SYSTEMATIC_BITS + 1 + l
 /*
  * Builds case `index` for a kernel of `lanes` lanes.  The first
  * n_shapes * systematic_calls(lanes) cases are systematic: `lanes` streams
- * with consecutive bit lengths; the rest are random.  The same index and seed
- * always give the same case.  Fills offsets and returns the op.
+ * with consecutive bit lengths; the rest are random, of `n` streams (0: a
+ * random number).  The same index and seed always give the same case.  Fills
+ * offsets and returns the op.
  */
-static op make_case(uint64_t seed, size_t index, unsigned lanes, streams *s, size_t in_off[],
+static op make_case(uint64_t seed, size_t index, unsigned lanes, size_t n, streams *s, size_t in_off[],
                     size_t out_off[], uint8_t *pool) {
   kc_rng r;
   kc_rng_seed(&r, seed * 0x9E3779B97F4A7C15ull + index + 0x2C0C);
@@ -556,7 +560,7 @@ static op make_case(uint64_t seed, size_t index, unsigned lanes, streams *s, siz
     s->n = lanes;
   } else {
     sh = &shapes[kc_rng_below(&r, n_shapes)];
-    s->n = 1 + (size_t)kc_rng_below(&r, MAX_STREAMS);
+    s->n = n ? n : 1 + (size_t)kc_rng_below(&r, MAX_STREAMS);
   }
   s->variant = sh->variant;
   s->iv_len = sh->iv_len;
@@ -748,7 +752,7 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
   }
   size_t in_off[MAX_STREAMS], out_off[MAX_STREAMS];
   for (size_t i = 0; i < n_cases; i++) {
-    op o = make_case(r->seed, i, lanes, s, in_off, out_off, pool);
+    op o = make_case(r->seed, i, lanes, 0, s, in_off, out_off, pool);
     char what[160];
     case_text(s, &o, i, what, sizeof what);
     if (check_call(impl, r->ref, s, &o, in_off, out_off, what, sec) == 0) sec->cases++;
@@ -895,6 +899,33 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
   }
 }
 
+/* impl NULL: the library picks a kernel per batch by the streams left (an
+ * interleaved one only for more than one group's worth), so calls of the
+ * stream counts around every lane count, against the reference and ipsec-mb. */
+static void api_library_choice(const zuc_impl *ref, uint64_t seed, verify_section *sec) {
+  static const size_t counts[] = {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 64, 65, MAX_STREAMS};
+  streams *s = calloc(1, sizeof *s);
+  uint8_t *pool = malloc(MAX_STREAMS * (MAX_STREAM_BYTES + 1));
+  if (!s || !pool) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+  size_t in_off[MAX_STREAMS], out_off[MAX_STREAMS];
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
+    for (size_t rep = 0; rep < 2; rep++) { /* two random shapes per count */
+      const size_t index = n_shapes * systematic_calls(1) + 2 * k + rep; /* past the systematic cases */
+      op o = make_case(seed ^ 0xC401CEULL, index, 1, counts[k], s, in_off, out_off, pool);
+      char what[160];
+      case_text(s, &o, index, what, sizeof what);
+      char labelled[200];
+      snprintf(labelled, sizeof labelled, "impl NULL, %s", what);
+      if (check_call(NULL, ref, s, &o, in_off, out_off, labelled, sec) == 0) sec->cases++;
+    }
+  }
+  free(pool);
+  free(s);
+}
+
 /* 23-byte IVs load like their 25-byte expansion (every tag set). */
 static void api_iv23(uint64_t seed, verify_section *sec) {
   kc_rng r;
@@ -1019,6 +1050,7 @@ int verify_zuc(const verify_options *o) {
   api_vectors(&api);
   api_random(ref, o->seed, o->quick ? 2 * n_shapes : 20 * n_shapes, &api);
   api_iv23(o->seed, &api);
+  api_library_choice(ref, o->seed, &api);
   api_lookups(&impls, &api);
   api_errors(&impls, &api);
   verify_report("zuc api", &api, 0);
