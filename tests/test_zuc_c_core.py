@@ -42,7 +42,7 @@ class ZucState(ctypes.Structure):
 
 class ZucImpl(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("strategy", ctypes.c_char_p), ("target", ctypes.c_char_p),
-                ("lanes", ctypes.c_uint), ("emulated", ctypes.c_int),
+                ("lanes", ctypes.c_uint), ("groups", ctypes.c_uint), ("emulated", ctypes.c_int),
                 ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)),
                 ("init_rounds", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32))),
                 ("keystream_block", ctypes.CFUNCTYPE(None, ctypes.POINTER(ctypes.c_uint32), ctypes.c_void_p)),
@@ -348,8 +348,9 @@ def test_error_codes(lib):
     assert lib.zuc_mac_lanes(None, MAC_CLMUL, 256, 1, keys, None, 25, msgs, bits, 32, tags) == ERR_ARGUMENT
     assert lib.zuc_encrypt_lanes(None, 256, 1, keys, good_ivs, 25, msgs, None, bits) == ERR_ARGUMENT
     assert lib.zuc_encrypt_lanes(None, 256, 0, None, None, 25, None, None, None) == OK
-    unsupported = ZucImpl(b"none", b"lanes", b"none", 4, 0, ZucImpl._fields_[5][1](lambda: 0),
-                          ctypes.cast(None, ZucImpl._fields_[6][1]), ctypes.cast(None, ZucImpl._fields_[7][1]))
+    fields = dict(ZucImpl._fields_)
+    unsupported = ZucImpl(b"none", b"lanes", b"none", 4, 1, 0, fields["cpu_supported"](lambda: 0),
+                          ctypes.cast(None, fields["init_rounds"]), ctypes.cast(None, fields["keystream_block"]))
     assert lib.zuc_encrypt_lanes(ctypes.byref(unsupported), 256, 1, keys, good_ivs, 25, msgs, tags, bits) == \
         ERR_NO_IMPL
 

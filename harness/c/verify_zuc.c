@@ -595,6 +595,35 @@ static void case_text(const streams *s, const op *o, size_t index, char *buf, si
            s->iv_len, s->n, s->in_place ? ", in place" : "");
 }
 
+/* Room for one differential case: its streams, their data and offsets. */
+typedef struct case_space {
+  streams s;
+  uint8_t pool[MAX_STREAMS * (MAX_STREAM_BYTES + 1)];
+  size_t in_off[MAX_STREAMS], out_off[MAX_STREAMS];
+} case_space;
+
+static case_space *case_space_new(void) {
+  case_space *c = calloc(1, sizeof *c);
+  if (!c) {
+    fprintf(stderr, "verify: out of memory\n");
+    exit(2);
+  }
+  return c;
+}
+
+static void case_space_free(case_space *c) { free(c); }
+
+/* Builds case `index` (make_case) and checks one call of `impl` (NULL: the
+ * library's choice) on it; counts it in sec->cases if it passes. */
+static void run_case(const zuc_impl *impl, const zuc_impl *ref, uint64_t seed, size_t index, unsigned lanes,
+                     size_t n, case_space *c, verify_section *sec) {
+  op o = make_case(seed, index, lanes, n, &c->s, c->in_off, c->out_off, c->pool);
+  char what[160], labelled[200];
+  case_text(&c->s, &o, index, what, sizeof what);
+  snprintf(labelled, sizeof labelled, "%s%s", impl ? "" : "impl NULL, ", what);
+  if (check_call(impl, ref, &c->s, &o, c->in_off, c->out_off, labelled, sec) == 0) sec->cases++;
+}
+
 /* ------------------------------------------------------------------ */
 /* Per implementation                                                   */
 /* ------------------------------------------------------------------ */
@@ -744,22 +773,12 @@ static void check_impl(const kc_impl_view *v, const verify_progress *p, verify_s
   unsigned lanes = impl->lanes ? impl->lanes : 1;
   size_t n_cases = n_shapes * systematic_calls(lanes) + r->n_random;
   verify_step(p, "%zu differential calls", n_cases);
-  streams *s = calloc(1, sizeof *s);
-  uint8_t *pool = malloc(MAX_STREAMS * (MAX_STREAM_BYTES + 1));
-  if (!s || !pool) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
-  size_t in_off[MAX_STREAMS], out_off[MAX_STREAMS];
+  case_space *c = case_space_new();
   for (size_t i = 0; i < n_cases; i++) {
-    op o = make_case(r->seed, i, lanes, 0, s, in_off, out_off, pool);
-    char what[160];
-    case_text(s, &o, i, what, sizeof what);
-    if (check_call(impl, r->ref, s, &o, in_off, out_off, what, sec) == 0) sec->cases++;
+    run_case(impl, r->ref, r->seed, i, lanes, 0, c, sec);
     verify_tick(i, n_cases, 64);
   }
-  free(pool);
-  free(s);
+  case_space_free(c);
 }
 
 /* ------------------------------------------------------------------ */
@@ -904,26 +923,12 @@ static void api_random(const zuc_impl *ref, uint64_t seed, size_t count, verify_
  * stream counts around every lane count, against the reference and ipsec-mb. */
 static void api_library_choice(const zuc_impl *ref, uint64_t seed, verify_section *sec) {
   static const size_t counts[] = {1, 2, 3, 4, 5, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 49, 64, 65, MAX_STREAMS};
-  streams *s = calloc(1, sizeof *s);
-  uint8_t *pool = malloc(MAX_STREAMS * (MAX_STREAM_BYTES + 1));
-  if (!s || !pool) {
-    fprintf(stderr, "verify: out of memory\n");
-    exit(2);
-  }
-  size_t in_off[MAX_STREAMS], out_off[MAX_STREAMS];
-  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++) {
-    for (size_t rep = 0; rep < 2; rep++) { /* two random shapes per count */
-      const size_t index = n_shapes * systematic_calls(1) + 2 * k + rep; /* past the systematic cases */
-      op o = make_case(seed ^ 0xC401CEULL, index, 1, counts[k], s, in_off, out_off, pool);
-      char what[160];
-      case_text(s, &o, index, what, sizeof what);
-      char labelled[200];
-      snprintf(labelled, sizeof labelled, "impl NULL, %s", what);
-      if (check_call(NULL, ref, s, &o, in_off, out_off, labelled, sec) == 0) sec->cases++;
-    }
-  }
-  free(pool);
-  free(s);
+  case_space *c = case_space_new();
+  for (size_t k = 0; k < sizeof counts / sizeof counts[0]; k++)
+    for (size_t rep = 0; rep < 2; rep++) /* two random shapes per count, past the systematic cases */
+      run_case(NULL, ref, seed ^ 0xC401CEULL, n_shapes * systematic_calls(1) + 2 * k + rep, 1, counts[k],
+               c, sec);
+  case_space_free(c);
 }
 
 /* 23-byte IVs load like their 25-byte expansion (every tag set). */
