@@ -117,7 +117,6 @@ TARGET = Target(
                                     rules.select_by_ternary_logic, rules.sbox8_by_vpermi2b),
             (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic)),
     emulable=True,
-    # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow
-    # down, and so does ZUC's 32-lane lanesx2 (0.71 -> 0.78 c/B) (README, ZUC).
+    # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (README, ZUC).
     schedule_before_ra=("lanes",),
     description="AVX-512 + GFNI gf2p8affineqb/gf2p8affineinvqb, 512-bit vectors")

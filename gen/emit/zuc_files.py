@@ -12,7 +12,7 @@ from .build_files import CipherSources, EmulatedUnit, SourceFile
 from .render import hex_rows, provenance, render
 
 SPEC_SOURCES = ["gen/specs/zuc.py"]
-LANES_MAX = 32         # the most lanes any kernel may run (ZUC_LANES_MAX)
+LANES_MAX = 16         # the most lanes any kernel may run (ZUC_LANES_MAX)
 REFERENCE_LANES = 2    # lanes of the scalar reference: exercises the interleaved layout
 
 

@@ -29,7 +29,7 @@
 extern "C" {
 #endif
 
-#define ZUC_LANES_MAX 32   /* the most lanes any kernel runs */
+#define ZUC_LANES_MAX 16   /* the most lanes any kernel runs */
 #define ZUC_BLOCK_WORDS 16              /* keystream words per lane per kernel call */
 #define ZUC_STATE_WORDS 18              /* s0..s15, R1, R2 */
 
@@ -140,8 +140,6 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
                   const uint8_t *const msgs[], const size_t bits[], unsigned tag_bits, uint8_t *const tags[]);
 
 /* Per-kernel entry points. */
-
-extern const zuc_impl zuc_lanesx2_avx512_gfni_impl;
 
 extern const zuc_impl zuc_lanes_avx512_gfni_impl;
 

@@ -208,7 +208,6 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
 
 /* Native kernels, fastest first (the order dispatch tries them in). */
 static const zuc_impl *zuc_registry[ZUC_MAX_IMPLS] = {
-    &zuc_lanesx2_avx512_gfni_impl,
     &zuc_lanes_avx512_gfni_impl,
     &zuc_lanes_avx2_gfni_impl,
     &zuc_lanesx2_avx2_vaes_impl,
@@ -217,7 +216,7 @@ static const zuc_impl *zuc_registry[ZUC_MAX_IMPLS] = {
     &zuc_lanes_ssse3_aesni_impl,
     &zuc_reference_scalar_impl,
 };
-static size_t zuc_registry_count = 8;
+static size_t zuc_registry_count = 7;
 
 void zuc_impl_register(const zuc_impl *impl)
 {

@@ -3,7 +3,7 @@
  * Do not edit: change the spec, kernel or backend and run `gen`; `gen check` fails on drift.
  */
 /*
- * The ZUC kernels whose instructions this CPU may lack (lanesx2_avx512_gfni, avx512_gfni, avx2_gfni),
+ * The ZUC kernels whose instructions this CPU may lack (avx512_gfni, avx2_gfni),
  * built against SIMDe's portable implementations of the intrinsics, for
  * verification only (never timed).  Compiled with AVX2 as the host ISA.
  * Its names are ZUC's own, so it links beside sm4_emulated.o.
@@ -17,13 +17,11 @@ int zuc_emulation_host_supported(void)
     return kc_cpu_has(KC_CPU_AVX2);
 }
 
-#include "zuc_lanesx2_avx512_gfni.c"
 #include "zuc_lanes_avx512_gfni.c"
 #include "zuc_lanes_avx2_gfni.c"
 
 void zuc_register_emulated(void)
 {
-    zuc_impl_register(&zuc_lanesx2_avx512_gfni_emulated_impl);
     zuc_impl_register(&zuc_lanes_avx512_gfni_emulated_impl);
     zuc_impl_register(&zuc_lanes_avx2_gfni_emulated_impl);
 }

@@ -6,7 +6,7 @@
  *   modes ecb-enc, ecb-dec, cbc-enc, cbc-dec, ctr; one message per call.
  *   ZUC-128 / ZUC-256 (bench_zuc.c): our kernels and Intel ipsec-mb's
  *   multi-buffer job API, modes keystream (ours only), enc, mac32, mac64,
- *   mac128 (ZUC-256); --streams messages per call (default 32, ZUC_LANES_MAX),
+ *   mac128 (ZUC-256); --streams messages per call (default 16, ZUC_LANES_MAX),
  *   so all lanes of every kernel are busy.
  *   uBlock-128/128, 128/256, 256/256 (bench_ublock.c): both strategies
  *   (register, nibbleslice) on every native target, modes ecb-enc, ecb-dec,
@@ -543,7 +543,7 @@ static void usage(FILE *f) {
         "                   'libgcrypt', 'ipsec-mb'\n"
         "  --mode LIST      SM4, uBlock: ecb-enc,ecb-dec,cbc-enc,cbc-dec,ctr (uBlock cbc-enc:\n"
         "                   4 keys, 4 streams per call); ZUC: keystream,enc,mac32,mac64,mac128\n"
-        "  --streams N      ZUC: messages per call (default 32: every lane busy)\n"
+        "  --streams N      ZUC: messages per call (default 16: every lane busy)\n"
         "  --time-ms MS     minimum length of one repetition (default 20)\n"
         "  --reps N         repetitions, best kept (default 4)\n"
         "  --mca FILE       llvm-mca records to add to the report (default: mca.json\n"

@@ -2,7 +2,7 @@
  * bench's ZUC part: ZUC-128 and ZUC-256 on every native kernel of the
  * generated library, beside Intel ipsec-mb's multi-buffer job API.
  *
- * Every timed call processes `streams` messages (--streams, default 32) of
+ * Every timed call processes `streams` messages (--streams, default 16) of
  * the same length, each with its own key and IV, so every lane is busy:
  *   enc      zuc_encrypt_lanes on the streams (ours); ipsec-mb: one
  *            IMB_CIPHER_ZUC_EEA3 job per stream, submitted, then flushed;
