@@ -256,7 +256,7 @@ def test_makefile_flags():
 
 def test_zuc_names_params_and_flags():
     assert mca_model.is_zuc("lanes_avx512_gfni") and not mca_model.is_zuc("byteslice_avx2_gfni")
-    assert mca_model.is_zuc("lanesx2_avx512_gfni") and not mca_model.is_zuc("lanesx3_avx512_gfni")
+    assert mca_model.is_zuc("lanesx2_avx2_vaes") and not mca_model.is_zuc("lanesx3_avx2_vaes")
     assert mca_model.source_stem("lanes_avx2_vaes") == "zuc_lanes_avx2_vaes"
     assert mca_model.source_stem("byteslice_avx2_vaes") == "sm4_byteslice_avx2_vaes"
     assert mca_model.split_impl("lanes_avx512_gfni") == ("lanes", "avx512_gfni")
