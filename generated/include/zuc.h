@@ -82,7 +82,7 @@ typedef struct zuc_impl {
                            (two groups interleaved) or "reference" */
   const char *target;   /* "scalar", "ssse3_aesni", "avx2_aesni", ... */
   unsigned lanes;       /* streams advanced together by one call */
-  unsigned groups;      /* interleaved groups of lanes / groups streams each */
+  unsigned groups;      /* interleaved groups, each of lanes / groups streams */
   int emulated;         /* 1: built against SIMDe (portable C), not native code */
   int (*cpu_supported)(void);
   /* The 32 initialisation rounds, then the one round whose output is discarded. */

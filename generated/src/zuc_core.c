@@ -244,12 +244,26 @@ const zuc_impl *zuc_impl_find(const char *strategy, const char *target, int emul
     return NULL;
 }
 
+/* The fastest kernel this CPU runs natively for `streams` streams: an
+ * interleaved kernel is passed over when one of its groups holds them all
+ * (each call advances every group, so it would do twice the work of the
+ * one-group kernel for the same streams). */
+static const zuc_impl *fastest_native(size_t streams)
+{
+    for (size_t i = 0; i < zuc_registry_count; i++) {
+        const zuc_impl *impl = zuc_registry[i];
+        if (impl->emulated || !impl->cpu_supported())
+            continue;
+        if (impl->groups > 1 && streams <= impl->lanes / impl->groups)
+            continue;
+        return impl;
+    }
+    return NULL;
+}
+
 const zuc_impl *zuc_impl_best(void)
 {
-    for (size_t i = 0; i < zuc_registry_count; i++)
-        if (!zuc_registry[i]->emulated && zuc_registry[i]->cpu_supported())
-            return zuc_registry[i];
-    return NULL;
+    return fastest_native(SIZE_MAX);
 }
 
 /* ---- the interleaved lanes state ------------------------------------------------ */
@@ -532,22 +546,10 @@ static unsigned batch_size(const zuc_impl *impl, size_t n, size_t first)
 }
 
 /* The kernel for the next batch, `left` streams still to run: the caller's,
- * or the fastest this CPU runs natively, passing over an interleaved kernel
- * when one of its groups holds them all (each call advances every group, so
- * it would do twice the work of the one-group kernel for the same streams). */
+ * or the library's choice for that many. */
 static const zuc_impl *batch_impl(const zuc_impl *named, size_t left)
 {
-    if (named != NULL)
-        return named;
-    for (size_t i = 0; i < zuc_registry_count; i++) {
-        const zuc_impl *impl = zuc_registry[i];
-        if (impl->emulated || !impl->cpu_supported())
-            continue;
-        if (impl->groups > 1 && left <= impl->lanes / impl->groups)
-            continue;
-        return impl;
-    }
-    return zuc_impl_best();
+    return named != NULL ? named : fastest_native(left);
 }
 
 /* ---- many streams: encryption ------------------------------------------------------ */
