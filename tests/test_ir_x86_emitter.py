@@ -84,3 +84,31 @@ def test_emitted_forms_compute_what_the_interpreter_computes(bits, tmp_path):
     memory = {"m": bytes(rng.randrange(256) for _ in range(2 * bits // 8)), "out": bytes(out_bytes)}
     expect = run(program, {k: bytearray(v) for k, v in memory.items()})["out"]
     assert run_native(program, memory, "out", tmp_path) == expect
+
+
+def volatile_program():
+    """A value stored and loaded back through volatile accesses (a kernel's
+    value kept in memory on purpose), then stored plainly."""
+    b = Builder("kept512", 512, ("m", "out"))
+    x = b.xor(b.load("m", 0), b.load("m", 64))
+    b.store("m", 0, x, volatile=True)
+    y = b.load("m", 0, volatile=True)
+    b.store("out", 0, b.xor(y, b.load("m", 64)))
+    return b.finish()
+
+
+def test_volatile_accesses_are_emitted_as_volatile():
+    body = "\n".join(function_body(volatile_program()))
+    assert body.count("kc_store_volatile512(") == 1 and body.count("kc_load_volatile512(") == 1
+    assert body.count("_mm512_loadu_si512(") == 3 and body.count("_mm512_storeu_si512(") == 1
+
+
+def test_volatile_accesses_compute_what_the_interpreter_computes(tmp_path):
+    if native_flags(512) is None:
+        pytest.skip("no gcc or no avx512bw on this machine")
+    rng = random.Random(7)
+    memory = {"m": bytes(rng.randrange(256) for _ in range(128)), "out": bytes(64)}
+    program = volatile_program()
+    expect = run(program, {k: bytearray(v) for k, v in memory.items()})["out"]
+    assert expect == memory["m"][:64]  # (a ^ b) ^ b
+    assert run_native(program, memory, "out", tmp_path) == expect

@@ -65,6 +65,8 @@ def expression(op):
     p, si = _PREFIX[bits], _SI[bits]
     a = [arg.name for arg in op.args]
     code, attrs = op.opcode, op.attrs
+    if code == "load" and attrs.get("volatile"):
+        return f"kc_load_volatile{bits}((const void *)({_address(attrs)}))"
     if code == "load":
         return f"{p}_loadu_{si}((const void *)({_address(attrs)}))"
     if code == "bcast8":
@@ -163,8 +165,8 @@ def _block(stmts, indent):
             lines.extend(_const_lines(stmt, indent))
         elif stmt.opcode == "store":
             bits = stmt.args[0].bits
-            lines.append(f"{indent}{_PREFIX[bits]}_storeu_{_SI[bits]}((void *)({_address(stmt.attrs)}), "
-                         f"{stmt.args[0].name});")
+            store = f"kc_store_volatile{bits}" if stmt.attrs.get("volatile") else f"{_PREFIX[bits]}_storeu_{_SI[bits]}"
+            lines.append(f"{indent}{store}((void *)({_address(stmt.attrs)}), {stmt.args[0].name});")
         else:
             note = stmt.attrs.get("note")
             suffix = f" /* {note} */" if note and stmt.opcode.startswith("gf2p8") else ""

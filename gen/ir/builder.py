@@ -57,14 +57,18 @@ class Builder:
         return Program(self.name, self.bits, self.params, self.state, self.body, info)
 
     # ---- memory ---------------------------------------------------------
-    def load(self, param, index, hint="in", row=None):
+    def load(self, param, index, hint="in", row=None, volatile=False):
         """A whole register from param + index; with `row`, from param[row] +
-        index (param is then an array of pointers, one per row)."""
-        return self._emit("load", (), hint, **_address(param, index, row))
+        index (param is then an array of pointers, one per row).  `volatile`:
+        the C compiler must make this very access, where it stands (see store)."""
+        return self._emit("load", (), hint, **_address(param, index, row, volatile))
 
-    def store(self, param, index, value, row=None):
-        """value to param + index, or to param[row] + index (see load)."""
-        self._stmts.append(Op("store", None, (value,), _address(param, index, row)))
+    def store(self, param, index, value, row=None, volatile=False):
+        """value to param + index, or to param[row] + index (see load).  With
+        `volatile`, for a value a kernel keeps in memory on purpose: the C
+        compiler may then neither forward it to a later load of the same
+        address nor merge those loads, which would put it back in a register."""
+        self._stmts.append(Op("store", None, (value,), _address(param, index, row, volatile)))
 
     def bcast8(self, param, index, hint="bc"):
         return self._emit("bcast8", (), hint, param=param, index=_index(index))
@@ -200,9 +204,12 @@ def _index(index):
     return index if isinstance(index, Index) else Index(index)
 
 
-def _address(param, index, row):
-    """The attributes of a load or store: `row` only where param is an array of pointers."""
+def _address(param, index, row, volatile=False):
+    """The attributes of a load or store: `row` only where param is an array of
+    pointers, `volatile` only where set."""
     attrs = {"param": param, "index": _index(index)}
     if row is not None:
         attrs["row"] = row
+    if volatile:
+        attrs["volatile"] = True
     return attrs

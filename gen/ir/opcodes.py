@@ -16,6 +16,8 @@ target-level rotation:
   rotl_native(a)        the same, one instruction (AVX-512 VPROLD)          attrs: n, lane
 target-level:
   load / store          `bits`/8 bytes at param + index                    attrs: param, index
+                        (row: param[row] + index; volatile: made where it stands, never
+                        merged or forwarded by the C compiler)
   bcast8 / bcast32      broadcast the 8/32-bit element at param + index     attrs: param, index
   bcast128 / bcast256   the 16/32 bytes at param + index in every 128/256-bit block
                         (a plain load at the register's own width)          attrs: param, index

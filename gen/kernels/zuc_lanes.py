@@ -12,7 +12,9 @@ three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
 (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
 AES field through a field isomorphism, which the backend lowers to
 GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
-unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
+unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
+or, where that was measured faster (the kernel's LFSR form), row (r + i) mod 16 of
+the state array, loaded by the rounds that use it.  The 16
 keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
 so that each lane's 64 bytes are stored contiguously, to that lane's own
 pointer (`out[lane]`), so that the cores can point a lane at its message
@@ -234,10 +236,37 @@ def _load_state(b, groups, lanes, lanes_total):
     return state
 
 
-def _store_state(b, groups, lanes, lanes_total, state):
+def _store_state(b, groups, lanes, lanes_total, state, first_row=0):
     for g in range(groups):
-        for i, value in enumerate(state[g]):
+        for i, value in enumerate(state[g], first_row):
             b.store("state", _row(g, i, lanes_total, lanes), value)
+
+
+class _CellsInMemory:
+    """One round's LFSR cells s0..s15 of one group when they stay in the state
+    array: cell i of round r lives in row (r + i) mod 16, and the new cell s16
+    takes the row of s0, which the round has read by then.  A cell is loaded
+    when the round first uses it, once per round, so that nothing derived from
+    it (its doubled value, its halves) lives on into later rounds either."""
+
+    def __init__(self, b, group, round_index, lanes, lanes_total):
+        self.b = b
+        self.group = group
+        self.round = round_index
+        self.lanes = lanes
+        self.lanes_total = lanes_total
+        self._loaded = {}
+
+    def _row(self, cell):
+        return _row(self.group, (self.round + cell) % 16, self.lanes_total, self.lanes)
+
+    def __getitem__(self, cell):
+        if cell not in self._loaded:
+            self._loaded[cell] = self.b.load("state", self._row(cell), f"g{self.group}s{cell}", volatile=True)
+        return self._loaded[cell]
+
+    def store_new_cell(self, value):
+        self.b.store("state", self._row(0), value, volatile=True)
 
 
 def _lane_blocks(b, quarters):
@@ -266,10 +295,11 @@ def _store_keystream(b, group, lanes, z_words, bswap):
                 b.store("out", k * part.bits // 8, part, row=group * lanes + 4 * c + j)
 
 
-def _rounds(rnd, lfsr, fsm, count, lanes, init):
+def _rounds(rnd, lfsr, fsm, count, lanes, init, cells_in_memory=None):
     """`count` rounds of every group, interleaved: lfsr[g] grows by one cell
     per round and fsm[g] is replaced; returns each group's Z words (None in
-    initialisation mode)."""
+    initialisation mode).  With cells_in_memory (group, round -> a
+    _CellsInMemory), the rounds read and write the cells there instead."""
     b = rnd.b
     z_words = [[] for _ in lfsr]
     for r in range(count):
@@ -277,31 +307,48 @@ def _rounds(rnd, lfsr, fsm, count, lanes, init):
             low, high = g * lanes, g * lanes + lanes - 1
             b.comment(f"Initialisation round 16r+{r}, lanes {low}..: s16 = feedback + (W >> 1)." if init else
                       f"Round {r}, lanes {low}..{high}: BR, F (Z out), LFSR feedback.")
-            s16, r1, r2, z = rnd.run(lfsr[g][r:r + 16], fsm[g][0], fsm[g][1], init=init)
+            cells = cells_in_memory(g, r) if cells_in_memory else lfsr[g][r:r + 16]
+            s16, r1, r2, z = rnd.run(cells, fsm[g][0], fsm[g][1], init=init)
+            if cells_in_memory:
+                cells.store_new_cell(s16)
             lfsr[g].append(s16)
             fsm[g] = [r1, r2]
             z_words[g].append(z)
     return z_words
 
 
-def keystream_program(bits, groups=1, isomorphism=0, **forms):
+def keystream_program(bits, groups=1, isomorphism=0, lfsr_in_memory=False, **forms):
     """16 work-mode rounds for groups x bits/32 lanes: params (state, out);
-    out[lane] receives that lane's 64 keystream bytes."""
+    out[lane] receives that lane's 64 keystream bytes.  With lfsr_in_memory the
+    LFSR cells stay in the state array (_CellsInMemory) and only R1 and R2 are
+    loaded up front: the compiler then holds far fewer values in registers."""
     lanes = bits // 32
     lanes_total = lanes * groups
     b = Builder(f"zuc_keystream{bits}", bits, ("state", "out"))
     rnd = LaneRound(b, isomorphism=isomorphism, **{**DEFAULT_FORMS, **forms})
     bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
-    b.comment(f"Load the state of {lanes_total} lanes: one register per word.")
-    state = _load_state(b, groups, lanes, lanes_total)
-    lfsr = [words[:16] for words in state]
-    fsm = [words[16:] for words in state]
-    z_words = _rounds(rnd, lfsr, fsm, ROUNDS_PER_BLOCK, lanes, init=False)
+    if lfsr_in_memory:
+        b.comment(f"Load R1 and R2 of {lanes_total} lanes; each round loads the LFSR cells it uses "
+                  "and stores its new cell over s0.")
+        fsm = [[b.load("state", _row(g, i, lanes_total, lanes), f"g{g}r{i - 15}") for i in (16, 17)]
+               for g in range(groups)]
+        lfsr = [[] for _ in range(groups)]
+    else:
+        b.comment(f"Load the state of {lanes_total} lanes: one register per word.")
+        state = _load_state(b, groups, lanes, lanes_total)
+        lfsr = [words[:16] for words in state]
+        fsm = [words[16:] for words in state]
+    cells_in_memory = (lambda g, r: _CellsInMemory(b, g, r, lanes, lanes_total)) if lfsr_in_memory else None
+    z_words = _rounds(rnd, lfsr, fsm, ROUNDS_PER_BLOCK, lanes, init=False, cells_in_memory=cells_in_memory)
     for g in range(groups):
         b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: big-endian, transposed to 64 bytes per lane.")
         _store_keystream(b, g, lanes, z_words[g], bswap)
-    b.comment("Store the state back.")
-    _store_state(b, groups, lanes, lanes_total, [lfsr[g][16:] + fsm[g] for g in range(groups)])
+    if lfsr_in_memory:
+        b.comment("Store R1 and R2 back.")
+        _store_state(b, groups, lanes, lanes_total, fsm, first_row=16)
+    else:
+        b.comment("Store the state back.")
+        _store_state(b, groups, lanes, lanes_total, [lfsr[g][16:] + fsm[g] for g in range(groups)])
     return b.finish(lanes=lanes_total, strategy="lanes")
 
 

@@ -57,6 +57,30 @@ static inline __m512i kc_bcast16_512(const uint8_t bytes[16])
 }
 #endif
 
+#if defined(__AVX512F__) || defined(KC_EMULATED)
+/* A load and a store that the compiler makes exactly where they stand: for a
+ * value a kernel keeps in memory on purpose (ZUC's LFSR cells, gen/kernels/
+ * zuc_lanes.py), which the compiler would otherwise forward from the store to
+ * the next load of that address and so hold in a register after all.  The
+ * emulated build, whose speed does not matter, uses plain accesses. */
+static inline __m512i kc_load_volatile512(const void *p)
+{
+#ifdef KC_EMULATED
+    return _mm512_loadu_si512(p);
+#else
+    return *(const volatile __m512i_u *)p;
+#endif
+}
+static inline void kc_store_volatile512(void *p, __m512i v)
+{
+#ifdef KC_EMULATED
+    _mm512_storeu_si512(p, v);
+#else
+    *(volatile __m512i_u *)p = v;
+#endif
+}
+#endif
+
 /* A 32-bit little-endian word from an unaligned address. */
 static inline int kc_load32(const uint8_t *p)
 {

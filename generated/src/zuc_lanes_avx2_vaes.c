@@ -19,14 +19,16 @@
  * (AVX-512 VBMI's VPERMI2B) its 256-entry table; S1 is A2·inv(A1·x) ^ c2 over the
  * AES field through a field isomorphism, which the backend lowers to
  * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
- * unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16.  The 16
+ * unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
+ * or, where that was measured faster (the kernel's LFSR form), row (r + i) mod 16 of
+ * the state array, loaded by the rounds that use it.  The 16
  * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
  * so that each lane's 64 bytes are stored contiguously, to that lane's own
  * pointer (`out[lane]`), so that the cores can point a lane at its message
  * (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
  *
  * 8 lanes: 1 group of 8 (one 256-bit register per word and group).
-
+ *
  * Chosen by cost on this target (avx2_vaes instructions after lowering):
  *   S0 with the rotation by 5 folded into its third table / as its own step / as one 256-byte table;
  *   additions mod 2^31 - 1 by unsigned minimum, the last by signed maximum / by folding bit 31;
