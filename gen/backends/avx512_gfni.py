@@ -23,6 +23,64 @@ def rotate_native(rw, op, args):
     return rw._emit("rotl_native", args, op.result.name, n=op.attrs["n"], lane=op.attrs["lane"])
 
 
+def shuffles_only_unpacked(program):
+    """The byte shuffles by a constant, none of whose bytes zeroes, whose every
+    user is an unpack (unpacklo/unpackhi): what unpack_of_shuffles_as_permute2b
+    may fold away, leaving the shuffle unused."""
+    defs, users = {}, {}
+    for stmt in program.walk():
+        if isinstance(stmt, Op):
+            if stmt.result is not None:
+                defs[stmt.result] = stmt
+            for arg in stmt.args:
+                users.setdefault(arg, []).append(stmt)
+        elif isinstance(stmt, Assign):
+            users.setdefault(stmt.value, []).append(stmt)
+    foldable = set()
+    for value, op in defs.items():
+        index = defs.get(op.args[1]) if op.opcode == "shuffle" else None
+        if index is None or index.opcode != "const" or any(byte & 0x80 for byte in index.attrs["data"]):
+            continue
+        if all(isinstance(user, Op) and user.opcode in ("unpacklo", "unpackhi") for user in users.get(value, ())):
+            foldable.add(value)
+    return foldable
+
+
+def unpack_of_shuffles_as_permute2b(rw, op, args):
+    """unpacklo/hi(a', b') where a' (or b', or both) is a byte shuffle of a by a
+    constant that only unpacks use -> one VPERMT2B of a and b by a constant
+    index (VBMI): the shuffle's byte moves folded into the interleave, and the
+    shuffle dropped.  ZUC byte-swaps its 16 keystream words and then transposes
+    them: 16 shuffles per block fewer (measured 2% faster on Zen 4, README)."""
+    if op.opcode not in ("unpacklo", "unpackhi") or rw.bits != 512:
+        return None
+    foldable = rw.analysis(shuffles_only_unpacked)
+    sources, moves = [], []
+    for source_arg, arg in zip(op.args, args):
+        shuffle = rw.definition(arg) if source_arg in foldable else None
+        if shuffle is None or shuffle.opcode != "shuffle":
+            sources.append(arg)
+            moves.append(None)
+            continue
+        data = rw.definition(shuffle.args[1]).attrs["data"]
+        sources.append(shuffle.args[0])
+        moves.append(data * (64 // len(data)))
+    if moves == [None, None]:
+        return None
+    size = op.attrs["lane"] // 8
+    half = 16 // size // 2 if op.opcode == "unpackhi" else 0
+    index = []
+    for i in range(64):
+        block, element, byte = i // 16, i % 16 // size, i % size
+        side = element % 2
+        at = 16 * block + (half + element // 2) * size + byte  # the byte an unpack would take
+        within = moves[side][at] & 15 if moves[side] is not None else at % 16
+        index.append(64 * side + 16 * block + within)
+    table = rw.const(bytes(index), f"{op.opcode}{op.attrs['lane']}_index",
+                     f"{op.opcode} of {op.attrs['lane']}-bit elements, the byte shuffles before it folded in (VPERMT2B index)")
+    return rw.permute2b(table, sources[0], sources[1], op.result.name)
+
+
 _BITWISE = {"xor": lambda a, b: a ^ b, "and": lambda a, b: a & b, "or": lambda a, b: a | b,
             "andnot": lambda a, b: ~a & b & 0xFF}
 # The truth-table inputs of VPTERNLOGD's three operands.
@@ -115,7 +173,7 @@ TARGET = Target(
     cpu_features=("avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"),
     passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, rules.affine_via_gfni,
                                     rules.select_by_ternary_logic, rules.sbox8_by_vpermi2b),
-            (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic)),
+            (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b)),
     emulable=True,
     # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (README, ZUC).
     schedule_before_ra=("lanes",),

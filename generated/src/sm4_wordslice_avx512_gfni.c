@@ -18,7 +18,7 @@
  * decrypts) 64 blocks = 1024 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040,
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
- * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic.
+ * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
@@ -49,20 +49,22 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
     /* rotate each 32-bit word left by 16 (byte shuffle) */
     static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
     const __m512i rotl16 = kc_bcast16_512(rotl16_bytes);
+    /* unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpacklo32_index_bytes[64] = {0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44, 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54, 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64, 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74};
+    const __m512i unpacklo32_index = _mm512_loadu_si512((const void *)unpacklo32_index_bytes);
+    /* unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpackhi32_index_bytes[64] = {0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c, 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c, 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c, 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c};
+    const __m512i unpackhi32_index = _mm512_loadu_si512((const void *)unpackhi32_index_bytes);
 
     /* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
     const __m512i row = _mm512_loadu_si512((const void *)(in));
-    const __m512i rowle = _mm512_shuffle_epi8(row, bswap32);
     const __m512i row_1 = _mm512_loadu_si512((const void *)(in + 64));
-    const __m512i rowle_1 = _mm512_shuffle_epi8(row_1, bswap32);
     const __m512i row_2 = _mm512_loadu_si512((const void *)(in + 128));
-    const __m512i rowle_2 = _mm512_shuffle_epi8(row_2, bswap32);
     const __m512i row_3 = _mm512_loadu_si512((const void *)(in + 192));
-    const __m512i rowle_3 = _mm512_shuffle_epi8(row_3, bswap32);
-    const __m512i tr0 = _mm512_unpacklo_epi32(rowle, rowle_2);
-    const __m512i tr0_1 = _mm512_unpackhi_epi32(rowle, rowle_2);
-    const __m512i tr0_2 = _mm512_unpacklo_epi32(rowle_1, rowle_3);
-    const __m512i tr0_3 = _mm512_unpackhi_epi32(rowle_1, rowle_3);
+    const __m512i tr0 = _mm512_permutex2var_epi8(row, unpacklo32_index, row_2);
+    const __m512i tr0_1 = _mm512_permutex2var_epi8(row, unpackhi32_index, row_2);
+    const __m512i tr0_2 = _mm512_permutex2var_epi8(row_1, unpacklo32_index, row_3);
+    const __m512i tr0_3 = _mm512_permutex2var_epi8(row_1, unpackhi32_index, row_3);
     const __m512i tr1 = _mm512_unpacklo_epi32(tr0, tr0_2);
     const __m512i tr1_1 = _mm512_unpackhi_epi32(tr0, tr0_2);
     const __m512i tr1_2 = _mm512_unpacklo_epi32(tr0_1, tr0_3);
@@ -72,17 +74,13 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
     g0x2 = tr1_2;
     g0x3 = tr1_3;
     const __m512i row_4 = _mm512_loadu_si512((const void *)(in + 256));
-    const __m512i rowle_4 = _mm512_shuffle_epi8(row_4, bswap32);
     const __m512i row_5 = _mm512_loadu_si512((const void *)(in + 320));
-    const __m512i rowle_5 = _mm512_shuffle_epi8(row_5, bswap32);
     const __m512i row_6 = _mm512_loadu_si512((const void *)(in + 384));
-    const __m512i rowle_6 = _mm512_shuffle_epi8(row_6, bswap32);
     const __m512i row_7 = _mm512_loadu_si512((const void *)(in + 448));
-    const __m512i rowle_7 = _mm512_shuffle_epi8(row_7, bswap32);
-    const __m512i tr0_4 = _mm512_unpacklo_epi32(rowle_4, rowle_6);
-    const __m512i tr0_5 = _mm512_unpackhi_epi32(rowle_4, rowle_6);
-    const __m512i tr0_6 = _mm512_unpacklo_epi32(rowle_5, rowle_7);
-    const __m512i tr0_7 = _mm512_unpackhi_epi32(rowle_5, rowle_7);
+    const __m512i tr0_4 = _mm512_permutex2var_epi8(row_4, unpacklo32_index, row_6);
+    const __m512i tr0_5 = _mm512_permutex2var_epi8(row_4, unpackhi32_index, row_6);
+    const __m512i tr0_6 = _mm512_permutex2var_epi8(row_5, unpacklo32_index, row_7);
+    const __m512i tr0_7 = _mm512_permutex2var_epi8(row_5, unpackhi32_index, row_7);
     const __m512i tr1_4 = _mm512_unpacklo_epi32(tr0_4, tr0_6);
     const __m512i tr1_5 = _mm512_unpackhi_epi32(tr0_4, tr0_6);
     const __m512i tr1_6 = _mm512_unpacklo_epi32(tr0_5, tr0_7);
@@ -92,17 +90,13 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
     g1x2 = tr1_6;
     g1x3 = tr1_7;
     const __m512i row_8 = _mm512_loadu_si512((const void *)(in + 512));
-    const __m512i rowle_8 = _mm512_shuffle_epi8(row_8, bswap32);
     const __m512i row_9 = _mm512_loadu_si512((const void *)(in + 576));
-    const __m512i rowle_9 = _mm512_shuffle_epi8(row_9, bswap32);
     const __m512i row_10 = _mm512_loadu_si512((const void *)(in + 640));
-    const __m512i rowle_10 = _mm512_shuffle_epi8(row_10, bswap32);
     const __m512i row_11 = _mm512_loadu_si512((const void *)(in + 704));
-    const __m512i rowle_11 = _mm512_shuffle_epi8(row_11, bswap32);
-    const __m512i tr0_8 = _mm512_unpacklo_epi32(rowle_8, rowle_10);
-    const __m512i tr0_9 = _mm512_unpackhi_epi32(rowle_8, rowle_10);
-    const __m512i tr0_10 = _mm512_unpacklo_epi32(rowle_9, rowle_11);
-    const __m512i tr0_11 = _mm512_unpackhi_epi32(rowle_9, rowle_11);
+    const __m512i tr0_8 = _mm512_permutex2var_epi8(row_8, unpacklo32_index, row_10);
+    const __m512i tr0_9 = _mm512_permutex2var_epi8(row_8, unpackhi32_index, row_10);
+    const __m512i tr0_10 = _mm512_permutex2var_epi8(row_9, unpacklo32_index, row_11);
+    const __m512i tr0_11 = _mm512_permutex2var_epi8(row_9, unpackhi32_index, row_11);
     const __m512i tr1_8 = _mm512_unpacklo_epi32(tr0_8, tr0_10);
     const __m512i tr1_9 = _mm512_unpackhi_epi32(tr0_8, tr0_10);
     const __m512i tr1_10 = _mm512_unpacklo_epi32(tr0_9, tr0_11);
@@ -112,17 +106,13 @@ static void sm4_wordslice_avx512_gfni_batch(const uint8_t *rk, const uint8_t *in
     g2x2 = tr1_10;
     g2x3 = tr1_11;
     const __m512i row_12 = _mm512_loadu_si512((const void *)(in + 768));
-    const __m512i rowle_12 = _mm512_shuffle_epi8(row_12, bswap32);
     const __m512i row_13 = _mm512_loadu_si512((const void *)(in + 832));
-    const __m512i rowle_13 = _mm512_shuffle_epi8(row_13, bswap32);
     const __m512i row_14 = _mm512_loadu_si512((const void *)(in + 896));
-    const __m512i rowle_14 = _mm512_shuffle_epi8(row_14, bswap32);
     const __m512i row_15 = _mm512_loadu_si512((const void *)(in + 960));
-    const __m512i rowle_15 = _mm512_shuffle_epi8(row_15, bswap32);
-    const __m512i tr0_12 = _mm512_unpacklo_epi32(rowle_12, rowle_14);
-    const __m512i tr0_13 = _mm512_unpackhi_epi32(rowle_12, rowle_14);
-    const __m512i tr0_14 = _mm512_unpacklo_epi32(rowle_13, rowle_15);
-    const __m512i tr0_15 = _mm512_unpackhi_epi32(rowle_13, rowle_15);
+    const __m512i tr0_12 = _mm512_permutex2var_epi8(row_12, unpacklo32_index, row_14);
+    const __m512i tr0_13 = _mm512_permutex2var_epi8(row_12, unpackhi32_index, row_14);
+    const __m512i tr0_14 = _mm512_permutex2var_epi8(row_13, unpacklo32_index, row_15);
+    const __m512i tr0_15 = _mm512_permutex2var_epi8(row_13, unpackhi32_index, row_15);
     const __m512i tr1_12 = _mm512_unpacklo_epi32(tr0_12, tr0_14);
     const __m512i tr1_13 = _mm512_unpackhi_epi32(tr0_12, tr0_14);
     const __m512i tr1_14 = _mm512_unpacklo_epi32(tr0_13, tr0_15);
@@ -430,20 +420,22 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
     /* rotate each 32-bit word left by 16 (byte shuffle) */
     static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
     const __m512i rotl16 = kc_bcast16_512(rotl16_bytes);
+    /* unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpacklo32_index_bytes[64] = {0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44, 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54, 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64, 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74};
+    const __m512i unpacklo32_index = _mm512_loadu_si512((const void *)unpacklo32_index_bytes);
+    /* unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpackhi32_index_bytes[64] = {0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c, 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c, 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c, 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c};
+    const __m512i unpackhi32_index = _mm512_loadu_si512((const void *)unpackhi32_index_bytes);
 
     /* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
     const __m512i row = _mm512_loadu_si512((const void *)(in));
-    const __m512i rowle = _mm512_shuffle_epi8(row, bswap32);
     const __m512i row_1 = _mm512_loadu_si512((const void *)(in + 64));
-    const __m512i rowle_1 = _mm512_shuffle_epi8(row_1, bswap32);
     const __m512i row_2 = _mm512_loadu_si512((const void *)(in + 128));
-    const __m512i rowle_2 = _mm512_shuffle_epi8(row_2, bswap32);
     const __m512i row_3 = _mm512_loadu_si512((const void *)(in + 192));
-    const __m512i rowle_3 = _mm512_shuffle_epi8(row_3, bswap32);
-    const __m512i tr0 = _mm512_unpacklo_epi32(rowle, rowle_2);
-    const __m512i tr0_1 = _mm512_unpackhi_epi32(rowle, rowle_2);
-    const __m512i tr0_2 = _mm512_unpacklo_epi32(rowle_1, rowle_3);
-    const __m512i tr0_3 = _mm512_unpackhi_epi32(rowle_1, rowle_3);
+    const __m512i tr0 = _mm512_permutex2var_epi8(row, unpacklo32_index, row_2);
+    const __m512i tr0_1 = _mm512_permutex2var_epi8(row, unpackhi32_index, row_2);
+    const __m512i tr0_2 = _mm512_permutex2var_epi8(row_1, unpacklo32_index, row_3);
+    const __m512i tr0_3 = _mm512_permutex2var_epi8(row_1, unpackhi32_index, row_3);
     const __m512i tr1 = _mm512_unpacklo_epi32(tr0, tr0_2);
     const __m512i tr1_1 = _mm512_unpackhi_epi32(tr0, tr0_2);
     const __m512i tr1_2 = _mm512_unpacklo_epi32(tr0_1, tr0_3);
@@ -453,17 +445,13 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
     g0x2 = tr1_2;
     g0x3 = tr1_3;
     const __m512i row_4 = _mm512_loadu_si512((const void *)(in + 256));
-    const __m512i rowle_4 = _mm512_shuffle_epi8(row_4, bswap32);
     const __m512i row_5 = _mm512_loadu_si512((const void *)(in + 320));
-    const __m512i rowle_5 = _mm512_shuffle_epi8(row_5, bswap32);
     const __m512i row_6 = _mm512_loadu_si512((const void *)(in + 384));
-    const __m512i rowle_6 = _mm512_shuffle_epi8(row_6, bswap32);
     const __m512i row_7 = _mm512_loadu_si512((const void *)(in + 448));
-    const __m512i rowle_7 = _mm512_shuffle_epi8(row_7, bswap32);
-    const __m512i tr0_4 = _mm512_unpacklo_epi32(rowle_4, rowle_6);
-    const __m512i tr0_5 = _mm512_unpackhi_epi32(rowle_4, rowle_6);
-    const __m512i tr0_6 = _mm512_unpacklo_epi32(rowle_5, rowle_7);
-    const __m512i tr0_7 = _mm512_unpackhi_epi32(rowle_5, rowle_7);
+    const __m512i tr0_4 = _mm512_permutex2var_epi8(row_4, unpacklo32_index, row_6);
+    const __m512i tr0_5 = _mm512_permutex2var_epi8(row_4, unpackhi32_index, row_6);
+    const __m512i tr0_6 = _mm512_permutex2var_epi8(row_5, unpacklo32_index, row_7);
+    const __m512i tr0_7 = _mm512_permutex2var_epi8(row_5, unpackhi32_index, row_7);
     const __m512i tr1_4 = _mm512_unpacklo_epi32(tr0_4, tr0_6);
     const __m512i tr1_5 = _mm512_unpackhi_epi32(tr0_4, tr0_6);
     const __m512i tr1_6 = _mm512_unpacklo_epi32(tr0_5, tr0_7);
@@ -473,17 +461,13 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
     g1x2 = tr1_6;
     g1x3 = tr1_7;
     const __m512i row_8 = _mm512_loadu_si512((const void *)(in + 512));
-    const __m512i rowle_8 = _mm512_shuffle_epi8(row_8, bswap32);
     const __m512i row_9 = _mm512_loadu_si512((const void *)(in + 576));
-    const __m512i rowle_9 = _mm512_shuffle_epi8(row_9, bswap32);
     const __m512i row_10 = _mm512_loadu_si512((const void *)(in + 640));
-    const __m512i rowle_10 = _mm512_shuffle_epi8(row_10, bswap32);
     const __m512i row_11 = _mm512_loadu_si512((const void *)(in + 704));
-    const __m512i rowle_11 = _mm512_shuffle_epi8(row_11, bswap32);
-    const __m512i tr0_8 = _mm512_unpacklo_epi32(rowle_8, rowle_10);
-    const __m512i tr0_9 = _mm512_unpackhi_epi32(rowle_8, rowle_10);
-    const __m512i tr0_10 = _mm512_unpacklo_epi32(rowle_9, rowle_11);
-    const __m512i tr0_11 = _mm512_unpackhi_epi32(rowle_9, rowle_11);
+    const __m512i tr0_8 = _mm512_permutex2var_epi8(row_8, unpacklo32_index, row_10);
+    const __m512i tr0_9 = _mm512_permutex2var_epi8(row_8, unpackhi32_index, row_10);
+    const __m512i tr0_10 = _mm512_permutex2var_epi8(row_9, unpacklo32_index, row_11);
+    const __m512i tr0_11 = _mm512_permutex2var_epi8(row_9, unpackhi32_index, row_11);
     const __m512i tr1_8 = _mm512_unpacklo_epi32(tr0_8, tr0_10);
     const __m512i tr1_9 = _mm512_unpackhi_epi32(tr0_8, tr0_10);
     const __m512i tr1_10 = _mm512_unpacklo_epi32(tr0_9, tr0_11);
@@ -493,17 +477,13 @@ static void sm4_wordslice_avx512_gfni_batch_xor(const uint8_t *rk, const uint8_t
     g2x2 = tr1_10;
     g2x3 = tr1_11;
     const __m512i row_12 = _mm512_loadu_si512((const void *)(in + 768));
-    const __m512i rowle_12 = _mm512_shuffle_epi8(row_12, bswap32);
     const __m512i row_13 = _mm512_loadu_si512((const void *)(in + 832));
-    const __m512i rowle_13 = _mm512_shuffle_epi8(row_13, bswap32);
     const __m512i row_14 = _mm512_loadu_si512((const void *)(in + 896));
-    const __m512i rowle_14 = _mm512_shuffle_epi8(row_14, bswap32);
     const __m512i row_15 = _mm512_loadu_si512((const void *)(in + 960));
-    const __m512i rowle_15 = _mm512_shuffle_epi8(row_15, bswap32);
-    const __m512i tr0_12 = _mm512_unpacklo_epi32(rowle_12, rowle_14);
-    const __m512i tr0_13 = _mm512_unpackhi_epi32(rowle_12, rowle_14);
-    const __m512i tr0_14 = _mm512_unpacklo_epi32(rowle_13, rowle_15);
-    const __m512i tr0_15 = _mm512_unpackhi_epi32(rowle_13, rowle_15);
+    const __m512i tr0_12 = _mm512_permutex2var_epi8(row_12, unpacklo32_index, row_14);
+    const __m512i tr0_13 = _mm512_permutex2var_epi8(row_12, unpackhi32_index, row_14);
+    const __m512i tr0_14 = _mm512_permutex2var_epi8(row_13, unpacklo32_index, row_15);
+    const __m512i tr0_15 = _mm512_permutex2var_epi8(row_13, unpackhi32_index, row_15);
     const __m512i tr1_12 = _mm512_unpacklo_epi32(tr0_12, tr0_14);
     const __m512i tr1_13 = _mm512_unpackhi_epi32(tr0_12, tr0_14);
     const __m512i tr1_14 = _mm512_unpacklo_epi32(tr0_13, tr0_15);

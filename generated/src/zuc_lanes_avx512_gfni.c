@@ -39,21 +39,21 @@
  *   the S-box layer's exchanges of odd bytes by two selects / an XOR delta swap;
  *   instructions per 16-round block of one group, stage by stage:
  *     with rotation by 16 by select, exchange by select:
- *       folded S0, min addition:  1112
- *       folded S0, fold addition: 1192
- *       rotate S0, min addition:  1144
- *       rotate S0, fold addition: 1224
- *       table S0, min addition:   1016
- *       table S0, fold addition:  1096
+ *       folded S0, min addition:  1096
+ *       folded S0, fold addition: 1176
+ *       rotate S0, min addition:  1128
+ *       rotate S0, fold addition: 1208
+ *       table S0, min addition:   1000
+ *       table S0, fold addition:  1080
  *     with table S0, min addition:
- *       rotation by 16 by select, exchange by select: 1016
- *       rotation by 16 by select, exchange by xor:    1048
- *       rotation by 16 by rotate, exchange by select: 1016
- *       rotation by 16 by rotate, exchange by xor:    1048
+ *       rotation by 16 by select, exchange by select: 1000
+ *       rotation by 16 by select, exchange by xor:    1032
+ *       rotation by 16 by rotate, exchange by select: 1000
+ *       rotation by 16 by rotate, exchange by xor:    1032
  *   chosen: table S0, min addition, rotation by 16 by select, exchange by select.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
  *     (all 8 cost 65 instructions here; ties go to the lowest index).
- * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic.
+ * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
@@ -1277,9 +1277,6 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     /* -(2^31 - 1) mod 2^32 in every word */
     static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
     const __m512i minus_modulus = kc_bcast16_512(minus_modulus_bytes);
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const __m512i bswap32 = kc_bcast16_512(bswap32_bytes);
     /* rotate each 32-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
@@ -1304,6 +1301,12 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     /* S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
     static const uint8_t gfni_mat_1_bytes[16] = {0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9};
     const __m512i gfni_mat_1 = kc_bcast16_512(gfni_mat_1_bytes);
+    /* unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpacklo32_index_bytes[64] = {0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44, 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54, 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64, 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74};
+    const __m512i unpacklo32_index = _mm512_loadu_si512((const void *)unpacklo32_index_bytes);
+    /* unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpackhi32_index_bytes[64] = {0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c, 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c, 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c, 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c};
+    const __m512i unpackhi32_index = _mm512_loadu_si512((const void *)unpackhi32_index_bytes);
 
     /* Load R1 and R2 of 16 lanes; each round loads the LFSR cells it uses and stores its new cell over s0. */
     const __m512i g0r1 = _mm512_loadu_si512((const void *)(state + 1024));
@@ -2574,50 +2577,34 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     kc_store_volatile512((void *)(state + 960), fb_15);
 
     /* Keystream of lanes 0..15: big-endian, transposed to 64 bytes per lane. */
-    const __m512i zbe = _mm512_shuffle_epi8(z, bswap32);
-    const __m512i zbe_1 = _mm512_shuffle_epi8(z_1, bswap32);
-    const __m512i zbe_2 = _mm512_shuffle_epi8(z_2, bswap32);
-    const __m512i zbe_3 = _mm512_shuffle_epi8(z_3, bswap32);
-    const __m512i zbe_4 = _mm512_shuffle_epi8(z_4, bswap32);
-    const __m512i zbe_5 = _mm512_shuffle_epi8(z_5, bswap32);
-    const __m512i zbe_6 = _mm512_shuffle_epi8(z_6, bswap32);
-    const __m512i zbe_7 = _mm512_shuffle_epi8(z_7, bswap32);
-    const __m512i zbe_8 = _mm512_shuffle_epi8(z_8, bswap32);
-    const __m512i zbe_9 = _mm512_shuffle_epi8(z_9, bswap32);
-    const __m512i zbe_10 = _mm512_shuffle_epi8(z_10, bswap32);
-    const __m512i zbe_11 = _mm512_shuffle_epi8(z_11, bswap32);
-    const __m512i zbe_12 = _mm512_shuffle_epi8(z_12, bswap32);
-    const __m512i zbe_13 = _mm512_shuffle_epi8(z_13, bswap32);
-    const __m512i zbe_14 = _mm512_shuffle_epi8(z_14, bswap32);
-    const __m512i zbe_15 = _mm512_shuffle_epi8(z_15, bswap32);
-    const __m512i ztr0 = _mm512_unpacklo_epi32(zbe, zbe_2);
-    const __m512i ztr0_1 = _mm512_unpackhi_epi32(zbe, zbe_2);
-    const __m512i ztr0_2 = _mm512_unpacklo_epi32(zbe_1, zbe_3);
-    const __m512i ztr0_3 = _mm512_unpackhi_epi32(zbe_1, zbe_3);
+    const __m512i ztr0 = _mm512_permutex2var_epi8(z, unpacklo32_index, z_2);
+    const __m512i ztr0_1 = _mm512_permutex2var_epi8(z, unpackhi32_index, z_2);
+    const __m512i ztr0_2 = _mm512_permutex2var_epi8(z_1, unpacklo32_index, z_3);
+    const __m512i ztr0_3 = _mm512_permutex2var_epi8(z_1, unpackhi32_index, z_3);
     const __m512i ztr1 = _mm512_unpacklo_epi32(ztr0, ztr0_2);
     const __m512i ztr1_1 = _mm512_unpackhi_epi32(ztr0, ztr0_2);
     const __m512i ztr1_2 = _mm512_unpacklo_epi32(ztr0_1, ztr0_3);
     const __m512i ztr1_3 = _mm512_unpackhi_epi32(ztr0_1, ztr0_3);
-    const __m512i ztr0_4 = _mm512_unpacklo_epi32(zbe_4, zbe_6);
-    const __m512i ztr0_5 = _mm512_unpackhi_epi32(zbe_4, zbe_6);
-    const __m512i ztr0_6 = _mm512_unpacklo_epi32(zbe_5, zbe_7);
-    const __m512i ztr0_7 = _mm512_unpackhi_epi32(zbe_5, zbe_7);
+    const __m512i ztr0_4 = _mm512_permutex2var_epi8(z_4, unpacklo32_index, z_6);
+    const __m512i ztr0_5 = _mm512_permutex2var_epi8(z_4, unpackhi32_index, z_6);
+    const __m512i ztr0_6 = _mm512_permutex2var_epi8(z_5, unpacklo32_index, z_7);
+    const __m512i ztr0_7 = _mm512_permutex2var_epi8(z_5, unpackhi32_index, z_7);
     const __m512i ztr1_4 = _mm512_unpacklo_epi32(ztr0_4, ztr0_6);
     const __m512i ztr1_5 = _mm512_unpackhi_epi32(ztr0_4, ztr0_6);
     const __m512i ztr1_6 = _mm512_unpacklo_epi32(ztr0_5, ztr0_7);
     const __m512i ztr1_7 = _mm512_unpackhi_epi32(ztr0_5, ztr0_7);
-    const __m512i ztr0_8 = _mm512_unpacklo_epi32(zbe_8, zbe_10);
-    const __m512i ztr0_9 = _mm512_unpackhi_epi32(zbe_8, zbe_10);
-    const __m512i ztr0_10 = _mm512_unpacklo_epi32(zbe_9, zbe_11);
-    const __m512i ztr0_11 = _mm512_unpackhi_epi32(zbe_9, zbe_11);
+    const __m512i ztr0_8 = _mm512_permutex2var_epi8(z_8, unpacklo32_index, z_10);
+    const __m512i ztr0_9 = _mm512_permutex2var_epi8(z_8, unpackhi32_index, z_10);
+    const __m512i ztr0_10 = _mm512_permutex2var_epi8(z_9, unpacklo32_index, z_11);
+    const __m512i ztr0_11 = _mm512_permutex2var_epi8(z_9, unpackhi32_index, z_11);
     const __m512i ztr1_8 = _mm512_unpacklo_epi32(ztr0_8, ztr0_10);
     const __m512i ztr1_9 = _mm512_unpackhi_epi32(ztr0_8, ztr0_10);
     const __m512i ztr1_10 = _mm512_unpacklo_epi32(ztr0_9, ztr0_11);
     const __m512i ztr1_11 = _mm512_unpackhi_epi32(ztr0_9, ztr0_11);
-    const __m512i ztr0_12 = _mm512_unpacklo_epi32(zbe_12, zbe_14);
-    const __m512i ztr0_13 = _mm512_unpackhi_epi32(zbe_12, zbe_14);
-    const __m512i ztr0_14 = _mm512_unpacklo_epi32(zbe_13, zbe_15);
-    const __m512i ztr0_15 = _mm512_unpackhi_epi32(zbe_13, zbe_15);
+    const __m512i ztr0_12 = _mm512_permutex2var_epi8(z_12, unpacklo32_index, z_14);
+    const __m512i ztr0_13 = _mm512_permutex2var_epi8(z_12, unpackhi32_index, z_14);
+    const __m512i ztr0_14 = _mm512_permutex2var_epi8(z_13, unpacklo32_index, z_15);
+    const __m512i ztr0_15 = _mm512_permutex2var_epi8(z_13, unpackhi32_index, z_15);
     const __m512i ztr1_12 = _mm512_unpacklo_epi32(ztr0_12, ztr0_14);
     const __m512i ztr1_13 = _mm512_unpackhi_epi32(ztr0_12, ztr0_14);
     const __m512i ztr1_14 = _mm512_unpacklo_epi32(ztr0_13, ztr0_15);
@@ -2695,9 +2682,6 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     /* -(2^31 - 1) mod 2^32 in every word */
     static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
     const __m512i minus_modulus = kc_bcast16_512(minus_modulus_bytes);
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const __m512i bswap32 = kc_bcast16_512(bswap32_bytes);
     /* rotate each 32-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
@@ -2722,6 +2706,12 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     /* S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
     static const uint8_t gfni_mat_1_bytes[16] = {0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9};
     const __m512i gfni_mat_1 = kc_bcast16_512(gfni_mat_1_bytes);
+    /* unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpacklo32_index_bytes[64] = {0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44, 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54, 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64, 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74};
+    const __m512i unpacklo32_index = _mm512_loadu_si512((const void *)unpacklo32_index_bytes);
+    /* unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
+    static const uint8_t unpackhi32_index_bytes[64] = {0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c, 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c, 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c, 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c};
+    const __m512i unpackhi32_index = _mm512_loadu_si512((const void *)unpackhi32_index_bytes);
 
     /* Load R1 and R2 of 16 lanes; each round loads the LFSR cells it uses and stores its new cell over s0. */
     const __m512i g0r1 = _mm512_loadu_si512((const void *)(state + 1024));
@@ -3992,50 +3982,34 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     kc_store_volatile512((void *)(state + 960), fb_15);
 
     /* Keystream of lanes 0..15: big-endian, transposed to 64 bytes per lane. */
-    const __m512i zbe = _mm512_shuffle_epi8(z, bswap32);
-    const __m512i zbe_1 = _mm512_shuffle_epi8(z_1, bswap32);
-    const __m512i zbe_2 = _mm512_shuffle_epi8(z_2, bswap32);
-    const __m512i zbe_3 = _mm512_shuffle_epi8(z_3, bswap32);
-    const __m512i zbe_4 = _mm512_shuffle_epi8(z_4, bswap32);
-    const __m512i zbe_5 = _mm512_shuffle_epi8(z_5, bswap32);
-    const __m512i zbe_6 = _mm512_shuffle_epi8(z_6, bswap32);
-    const __m512i zbe_7 = _mm512_shuffle_epi8(z_7, bswap32);
-    const __m512i zbe_8 = _mm512_shuffle_epi8(z_8, bswap32);
-    const __m512i zbe_9 = _mm512_shuffle_epi8(z_9, bswap32);
-    const __m512i zbe_10 = _mm512_shuffle_epi8(z_10, bswap32);
-    const __m512i zbe_11 = _mm512_shuffle_epi8(z_11, bswap32);
-    const __m512i zbe_12 = _mm512_shuffle_epi8(z_12, bswap32);
-    const __m512i zbe_13 = _mm512_shuffle_epi8(z_13, bswap32);
-    const __m512i zbe_14 = _mm512_shuffle_epi8(z_14, bswap32);
-    const __m512i zbe_15 = _mm512_shuffle_epi8(z_15, bswap32);
-    const __m512i ztr0 = _mm512_unpacklo_epi32(zbe, zbe_2);
-    const __m512i ztr0_1 = _mm512_unpackhi_epi32(zbe, zbe_2);
-    const __m512i ztr0_2 = _mm512_unpacklo_epi32(zbe_1, zbe_3);
-    const __m512i ztr0_3 = _mm512_unpackhi_epi32(zbe_1, zbe_3);
+    const __m512i ztr0 = _mm512_permutex2var_epi8(z, unpacklo32_index, z_2);
+    const __m512i ztr0_1 = _mm512_permutex2var_epi8(z, unpackhi32_index, z_2);
+    const __m512i ztr0_2 = _mm512_permutex2var_epi8(z_1, unpacklo32_index, z_3);
+    const __m512i ztr0_3 = _mm512_permutex2var_epi8(z_1, unpackhi32_index, z_3);
     const __m512i ztr1 = _mm512_unpacklo_epi32(ztr0, ztr0_2);
     const __m512i ztr1_1 = _mm512_unpackhi_epi32(ztr0, ztr0_2);
     const __m512i ztr1_2 = _mm512_unpacklo_epi32(ztr0_1, ztr0_3);
     const __m512i ztr1_3 = _mm512_unpackhi_epi32(ztr0_1, ztr0_3);
-    const __m512i ztr0_4 = _mm512_unpacklo_epi32(zbe_4, zbe_6);
-    const __m512i ztr0_5 = _mm512_unpackhi_epi32(zbe_4, zbe_6);
-    const __m512i ztr0_6 = _mm512_unpacklo_epi32(zbe_5, zbe_7);
-    const __m512i ztr0_7 = _mm512_unpackhi_epi32(zbe_5, zbe_7);
+    const __m512i ztr0_4 = _mm512_permutex2var_epi8(z_4, unpacklo32_index, z_6);
+    const __m512i ztr0_5 = _mm512_permutex2var_epi8(z_4, unpackhi32_index, z_6);
+    const __m512i ztr0_6 = _mm512_permutex2var_epi8(z_5, unpacklo32_index, z_7);
+    const __m512i ztr0_7 = _mm512_permutex2var_epi8(z_5, unpackhi32_index, z_7);
     const __m512i ztr1_4 = _mm512_unpacklo_epi32(ztr0_4, ztr0_6);
     const __m512i ztr1_5 = _mm512_unpackhi_epi32(ztr0_4, ztr0_6);
     const __m512i ztr1_6 = _mm512_unpacklo_epi32(ztr0_5, ztr0_7);
     const __m512i ztr1_7 = _mm512_unpackhi_epi32(ztr0_5, ztr0_7);
-    const __m512i ztr0_8 = _mm512_unpacklo_epi32(zbe_8, zbe_10);
-    const __m512i ztr0_9 = _mm512_unpackhi_epi32(zbe_8, zbe_10);
-    const __m512i ztr0_10 = _mm512_unpacklo_epi32(zbe_9, zbe_11);
-    const __m512i ztr0_11 = _mm512_unpackhi_epi32(zbe_9, zbe_11);
+    const __m512i ztr0_8 = _mm512_permutex2var_epi8(z_8, unpacklo32_index, z_10);
+    const __m512i ztr0_9 = _mm512_permutex2var_epi8(z_8, unpackhi32_index, z_10);
+    const __m512i ztr0_10 = _mm512_permutex2var_epi8(z_9, unpacklo32_index, z_11);
+    const __m512i ztr0_11 = _mm512_permutex2var_epi8(z_9, unpackhi32_index, z_11);
     const __m512i ztr1_8 = _mm512_unpacklo_epi32(ztr0_8, ztr0_10);
     const __m512i ztr1_9 = _mm512_unpackhi_epi32(ztr0_8, ztr0_10);
     const __m512i ztr1_10 = _mm512_unpacklo_epi32(ztr0_9, ztr0_11);
     const __m512i ztr1_11 = _mm512_unpackhi_epi32(ztr0_9, ztr0_11);
-    const __m512i ztr0_12 = _mm512_unpacklo_epi32(zbe_12, zbe_14);
-    const __m512i ztr0_13 = _mm512_unpackhi_epi32(zbe_12, zbe_14);
-    const __m512i ztr0_14 = _mm512_unpacklo_epi32(zbe_13, zbe_15);
-    const __m512i ztr0_15 = _mm512_unpackhi_epi32(zbe_13, zbe_15);
+    const __m512i ztr0_12 = _mm512_permutex2var_epi8(z_12, unpacklo32_index, z_14);
+    const __m512i ztr0_13 = _mm512_permutex2var_epi8(z_12, unpackhi32_index, z_14);
+    const __m512i ztr0_14 = _mm512_permutex2var_epi8(z_13, unpacklo32_index, z_15);
+    const __m512i ztr0_15 = _mm512_permutex2var_epi8(z_13, unpackhi32_index, z_15);
     const __m512i ztr1_12 = _mm512_unpacklo_epi32(ztr0_12, ztr0_14);
     const __m512i ztr1_13 = _mm512_unpackhi_epi32(ztr0_12, ztr0_14);
     const __m512i ztr1_14 = _mm512_unpacklo_epi32(ztr0_13, ztr0_15);
