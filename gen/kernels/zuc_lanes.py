@@ -247,15 +247,19 @@ class _CellsInMemory:
     array: cell i of round r lives in row (r + i) mod 16, and the new cell s16
     takes the row of s0, which the round has read by then.  A cell is loaded
     when the round first uses it, once per round, so that nothing derived from
-    it (its doubled value, its halves) lives on into later rounds either."""
+    it (its doubled value, its halves) lives on into later rounds either.
+    The exception is s15, the previous round's s16 (`newest`, when this block
+    made it): it is taken from its register, since a reload right after the
+    store would wait for the store's data (about 13 cycles for 512 bits on
+    Zen 4) on the LFSR's own chain of rounds."""
 
-    def __init__(self, b, group, round_index, lanes, lanes_total):
+    def __init__(self, b, group, round_index, lanes, lanes_total, newest=None):
         self.b = b
         self.group = group
         self.round = round_index
         self.lanes = lanes
         self.lanes_total = lanes_total
-        self._loaded = {}
+        self._loaded = {} if newest is None else {15: newest}
 
     def _row(self, cell):
         return _row(self.group, (self.round + cell) % 16, self.lanes_total, self.lanes)
@@ -298,8 +302,9 @@ def _store_keystream(b, group, lanes, z_words, bswap):
 def _rounds(rnd, lfsr, fsm, count, lanes, init, cells_in_memory=None):
     """`count` rounds of every group, interleaved: lfsr[g] grows by one cell
     per round and fsm[g] is replaced; returns each group's Z words (None in
-    initialisation mode).  With cells_in_memory (group, round -> a
-    _CellsInMemory), the rounds read and write the cells there instead."""
+    initialisation mode).  With cells_in_memory (group, round, the newest
+    cell or None -> a _CellsInMemory), the rounds read and write the cells
+    there instead; lfsr[g] then starts empty."""
     b = rnd.b
     z_words = [[] for _ in lfsr]
     for r in range(count):
@@ -307,7 +312,7 @@ def _rounds(rnd, lfsr, fsm, count, lanes, init, cells_in_memory=None):
             low, high = g * lanes, g * lanes + lanes - 1
             b.comment(f"Initialisation round 16r+{r}, lanes {low}..: s16 = feedback + (W >> 1)." if init else
                       f"Round {r}, lanes {low}..{high}: BR, F (Z out), LFSR feedback.")
-            cells = cells_in_memory(g, r) if cells_in_memory else lfsr[g][r:r + 16]
+            cells = cells_in_memory(g, r, lfsr[g][-1] if lfsr[g] else None) if cells_in_memory else lfsr[g][r:r + 16]
             s16, r1, r2, z = rnd.run(cells, fsm[g][0], fsm[g][1], init=init)
             if cells_in_memory:
                 cells.store_new_cell(s16)
@@ -338,7 +343,7 @@ def keystream_program(bits, groups=1, isomorphism=0, lfsr_in_memory=False, **for
         state = _load_state(b, groups, lanes, lanes_total)
         lfsr = [words[:16] for words in state]
         fsm = [words[16:] for words in state]
-    cells_in_memory = (lambda g, r: _CellsInMemory(b, g, r, lanes, lanes_total)) if lfsr_in_memory else None
+    cells_in_memory = (lambda g, r, newest: _CellsInMemory(b, g, r, lanes, lanes_total, newest)) if lfsr_in_memory else None
     z_words = _rounds(rnd, lfsr, fsm, ROUNDS_PER_BLOCK, lanes, init=False, cells_in_memory=cells_in_memory)
     for g in range(groups):
         b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: big-endian, transposed to 64 bytes per lane.")

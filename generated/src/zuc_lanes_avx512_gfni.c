@@ -1393,8 +1393,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 1, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_1 = kc_load_volatile512((const void *)(state + 960));
-    const __m512i g0s15_1 = kc_load_volatile512((const void *)(state));
-    const __m512i dbl_9 = _mm512_add_epi32(g0s15_1, g0s15_1);
+    const __m512i dbl_9 = _mm512_add_epi32(fb, fb);
     const __m512i x0_1 = _mm512_ternarylogic_epi32(g0s14_1, dbl_9, high16, 0xd8);
     const __m512i g0s11_1 = kc_load_volatile512((const void *)(state + 768));
     const __m512i g0s9_1 = kc_load_volatile512((const void *)(state + 640));
@@ -1451,7 +1450,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_16 = _mm512_add_epi32(g0s13_1, g0s13_1);
     const __m512i s13k_o_1 = kc_shldi512_epi32(g0s13_1, dbl_16, 17);
     const __m512i s13k_1 = _mm512_and_si512(s13k_o_1, modulus);
-    const __m512i s15k_o_1 = kc_shldi512_epi32(g0s15_1, dbl_9, 15);
+    const __m512i s15k_o_1 = kc_shldi512_epi32(fb, dbl_9, 15);
     const __m512i s15k_1 = _mm512_and_si512(s15k_o_1, modulus);
     const __m512i fb0_s_2 = _mm512_add_epi32(s0k_1, s4k_1);
     const __m512i fb0_p_2 = _mm512_add_epi32(fb0_s_2, minus_modulus);
@@ -1472,8 +1471,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 2, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_2 = kc_load_volatile512((const void *)(state));
-    const __m512i g0s15_2 = kc_load_volatile512((const void *)(state + 64));
-    const __m512i dbl_18 = _mm512_add_epi32(g0s15_2, g0s15_2);
+    const __m512i dbl_18 = _mm512_add_epi32(fb_1, fb_1);
     const __m512i x0_2 = _mm512_ternarylogic_epi32(g0s14_2, dbl_18, high16, 0xd8);
     const __m512i g0s11_2 = kc_load_volatile512((const void *)(state + 832));
     const __m512i g0s9_2 = kc_load_volatile512((const void *)(state + 704));
@@ -1530,7 +1528,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_25 = _mm512_add_epi32(g0s13_2, g0s13_2);
     const __m512i s13k_o_2 = kc_shldi512_epi32(g0s13_2, dbl_25, 17);
     const __m512i s13k_2 = _mm512_and_si512(s13k_o_2, modulus);
-    const __m512i s15k_o_2 = kc_shldi512_epi32(g0s15_2, dbl_18, 15);
+    const __m512i s15k_o_2 = kc_shldi512_epi32(fb_1, dbl_18, 15);
     const __m512i s15k_2 = _mm512_and_si512(s15k_o_2, modulus);
     const __m512i fb0_s_4 = _mm512_add_epi32(s0k_2, s4k_2);
     const __m512i fb0_p_4 = _mm512_add_epi32(fb0_s_4, minus_modulus);
@@ -1551,8 +1549,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 3, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_3 = kc_load_volatile512((const void *)(state + 64));
-    const __m512i g0s15_3 = kc_load_volatile512((const void *)(state + 128));
-    const __m512i dbl_27 = _mm512_add_epi32(g0s15_3, g0s15_3);
+    const __m512i dbl_27 = _mm512_add_epi32(fb_2, fb_2);
     const __m512i x0_3 = _mm512_ternarylogic_epi32(g0s14_3, dbl_27, high16, 0xd8);
     const __m512i g0s11_3 = kc_load_volatile512((const void *)(state + 896));
     const __m512i g0s9_3 = kc_load_volatile512((const void *)(state + 768));
@@ -1609,7 +1606,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_34 = _mm512_add_epi32(g0s13_3, g0s13_3);
     const __m512i s13k_o_3 = kc_shldi512_epi32(g0s13_3, dbl_34, 17);
     const __m512i s13k_3 = _mm512_and_si512(s13k_o_3, modulus);
-    const __m512i s15k_o_3 = kc_shldi512_epi32(g0s15_3, dbl_27, 15);
+    const __m512i s15k_o_3 = kc_shldi512_epi32(fb_2, dbl_27, 15);
     const __m512i s15k_3 = _mm512_and_si512(s15k_o_3, modulus);
     const __m512i fb0_s_6 = _mm512_add_epi32(s0k_3, s4k_3);
     const __m512i fb0_p_6 = _mm512_add_epi32(fb0_s_6, minus_modulus);
@@ -1630,8 +1627,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 4, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_4 = kc_load_volatile512((const void *)(state + 128));
-    const __m512i g0s15_4 = kc_load_volatile512((const void *)(state + 192));
-    const __m512i dbl_36 = _mm512_add_epi32(g0s15_4, g0s15_4);
+    const __m512i dbl_36 = _mm512_add_epi32(fb_3, fb_3);
     const __m512i x0_4 = _mm512_ternarylogic_epi32(g0s14_4, dbl_36, high16, 0xd8);
     const __m512i g0s11_4 = kc_load_volatile512((const void *)(state + 960));
     const __m512i g0s9_4 = kc_load_volatile512((const void *)(state + 832));
@@ -1688,7 +1684,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_43 = _mm512_add_epi32(g0s13_4, g0s13_4);
     const __m512i s13k_o_4 = kc_shldi512_epi32(g0s13_4, dbl_43, 17);
     const __m512i s13k_4 = _mm512_and_si512(s13k_o_4, modulus);
-    const __m512i s15k_o_4 = kc_shldi512_epi32(g0s15_4, dbl_36, 15);
+    const __m512i s15k_o_4 = kc_shldi512_epi32(fb_3, dbl_36, 15);
     const __m512i s15k_4 = _mm512_and_si512(s15k_o_4, modulus);
     const __m512i fb0_s_8 = _mm512_add_epi32(s0k_4, s4k_4);
     const __m512i fb0_p_8 = _mm512_add_epi32(fb0_s_8, minus_modulus);
@@ -1709,8 +1705,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 5, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_5 = kc_load_volatile512((const void *)(state + 192));
-    const __m512i g0s15_5 = kc_load_volatile512((const void *)(state + 256));
-    const __m512i dbl_45 = _mm512_add_epi32(g0s15_5, g0s15_5);
+    const __m512i dbl_45 = _mm512_add_epi32(fb_4, fb_4);
     const __m512i x0_5 = _mm512_ternarylogic_epi32(g0s14_5, dbl_45, high16, 0xd8);
     const __m512i g0s11_5 = kc_load_volatile512((const void *)(state));
     const __m512i g0s9_5 = kc_load_volatile512((const void *)(state + 896));
@@ -1767,7 +1762,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_52 = _mm512_add_epi32(g0s13_5, g0s13_5);
     const __m512i s13k_o_5 = kc_shldi512_epi32(g0s13_5, dbl_52, 17);
     const __m512i s13k_5 = _mm512_and_si512(s13k_o_5, modulus);
-    const __m512i s15k_o_5 = kc_shldi512_epi32(g0s15_5, dbl_45, 15);
+    const __m512i s15k_o_5 = kc_shldi512_epi32(fb_4, dbl_45, 15);
     const __m512i s15k_5 = _mm512_and_si512(s15k_o_5, modulus);
     const __m512i fb0_s_10 = _mm512_add_epi32(s0k_5, s4k_5);
     const __m512i fb0_p_10 = _mm512_add_epi32(fb0_s_10, minus_modulus);
@@ -1788,8 +1783,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 6, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_6 = kc_load_volatile512((const void *)(state + 256));
-    const __m512i g0s15_6 = kc_load_volatile512((const void *)(state + 320));
-    const __m512i dbl_54 = _mm512_add_epi32(g0s15_6, g0s15_6);
+    const __m512i dbl_54 = _mm512_add_epi32(fb_5, fb_5);
     const __m512i x0_6 = _mm512_ternarylogic_epi32(g0s14_6, dbl_54, high16, 0xd8);
     const __m512i g0s11_6 = kc_load_volatile512((const void *)(state + 64));
     const __m512i g0s9_6 = kc_load_volatile512((const void *)(state + 960));
@@ -1846,7 +1840,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_61 = _mm512_add_epi32(g0s13_6, g0s13_6);
     const __m512i s13k_o_6 = kc_shldi512_epi32(g0s13_6, dbl_61, 17);
     const __m512i s13k_6 = _mm512_and_si512(s13k_o_6, modulus);
-    const __m512i s15k_o_6 = kc_shldi512_epi32(g0s15_6, dbl_54, 15);
+    const __m512i s15k_o_6 = kc_shldi512_epi32(fb_5, dbl_54, 15);
     const __m512i s15k_6 = _mm512_and_si512(s15k_o_6, modulus);
     const __m512i fb0_s_12 = _mm512_add_epi32(s0k_6, s4k_6);
     const __m512i fb0_p_12 = _mm512_add_epi32(fb0_s_12, minus_modulus);
@@ -1867,8 +1861,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 7, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_7 = kc_load_volatile512((const void *)(state + 320));
-    const __m512i g0s15_7 = kc_load_volatile512((const void *)(state + 384));
-    const __m512i dbl_63 = _mm512_add_epi32(g0s15_7, g0s15_7);
+    const __m512i dbl_63 = _mm512_add_epi32(fb_6, fb_6);
     const __m512i x0_7 = _mm512_ternarylogic_epi32(g0s14_7, dbl_63, high16, 0xd8);
     const __m512i g0s11_7 = kc_load_volatile512((const void *)(state + 128));
     const __m512i g0s9_7 = kc_load_volatile512((const void *)(state));
@@ -1925,7 +1918,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_70 = _mm512_add_epi32(g0s13_7, g0s13_7);
     const __m512i s13k_o_7 = kc_shldi512_epi32(g0s13_7, dbl_70, 17);
     const __m512i s13k_7 = _mm512_and_si512(s13k_o_7, modulus);
-    const __m512i s15k_o_7 = kc_shldi512_epi32(g0s15_7, dbl_63, 15);
+    const __m512i s15k_o_7 = kc_shldi512_epi32(fb_6, dbl_63, 15);
     const __m512i s15k_7 = _mm512_and_si512(s15k_o_7, modulus);
     const __m512i fb0_s_14 = _mm512_add_epi32(s0k_7, s4k_7);
     const __m512i fb0_p_14 = _mm512_add_epi32(fb0_s_14, minus_modulus);
@@ -1946,8 +1939,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 8, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_8 = kc_load_volatile512((const void *)(state + 384));
-    const __m512i g0s15_8 = kc_load_volatile512((const void *)(state + 448));
-    const __m512i dbl_72 = _mm512_add_epi32(g0s15_8, g0s15_8);
+    const __m512i dbl_72 = _mm512_add_epi32(fb_7, fb_7);
     const __m512i x0_8 = _mm512_ternarylogic_epi32(g0s14_8, dbl_72, high16, 0xd8);
     const __m512i g0s11_8 = kc_load_volatile512((const void *)(state + 192));
     const __m512i g0s9_8 = kc_load_volatile512((const void *)(state + 64));
@@ -2004,7 +1996,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_79 = _mm512_add_epi32(g0s13_8, g0s13_8);
     const __m512i s13k_o_8 = kc_shldi512_epi32(g0s13_8, dbl_79, 17);
     const __m512i s13k_8 = _mm512_and_si512(s13k_o_8, modulus);
-    const __m512i s15k_o_8 = kc_shldi512_epi32(g0s15_8, dbl_72, 15);
+    const __m512i s15k_o_8 = kc_shldi512_epi32(fb_7, dbl_72, 15);
     const __m512i s15k_8 = _mm512_and_si512(s15k_o_8, modulus);
     const __m512i fb0_s_16 = _mm512_add_epi32(s0k_8, s4k_8);
     const __m512i fb0_p_16 = _mm512_add_epi32(fb0_s_16, minus_modulus);
@@ -2025,8 +2017,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 9, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_9 = kc_load_volatile512((const void *)(state + 448));
-    const __m512i g0s15_9 = kc_load_volatile512((const void *)(state + 512));
-    const __m512i dbl_81 = _mm512_add_epi32(g0s15_9, g0s15_9);
+    const __m512i dbl_81 = _mm512_add_epi32(fb_8, fb_8);
     const __m512i x0_9 = _mm512_ternarylogic_epi32(g0s14_9, dbl_81, high16, 0xd8);
     const __m512i g0s11_9 = kc_load_volatile512((const void *)(state + 256));
     const __m512i g0s9_9 = kc_load_volatile512((const void *)(state + 128));
@@ -2083,7 +2074,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_88 = _mm512_add_epi32(g0s13_9, g0s13_9);
     const __m512i s13k_o_9 = kc_shldi512_epi32(g0s13_9, dbl_88, 17);
     const __m512i s13k_9 = _mm512_and_si512(s13k_o_9, modulus);
-    const __m512i s15k_o_9 = kc_shldi512_epi32(g0s15_9, dbl_81, 15);
+    const __m512i s15k_o_9 = kc_shldi512_epi32(fb_8, dbl_81, 15);
     const __m512i s15k_9 = _mm512_and_si512(s15k_o_9, modulus);
     const __m512i fb0_s_18 = _mm512_add_epi32(s0k_9, s4k_9);
     const __m512i fb0_p_18 = _mm512_add_epi32(fb0_s_18, minus_modulus);
@@ -2104,8 +2095,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 10, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_10 = kc_load_volatile512((const void *)(state + 512));
-    const __m512i g0s15_10 = kc_load_volatile512((const void *)(state + 576));
-    const __m512i dbl_90 = _mm512_add_epi32(g0s15_10, g0s15_10);
+    const __m512i dbl_90 = _mm512_add_epi32(fb_9, fb_9);
     const __m512i x0_10 = _mm512_ternarylogic_epi32(g0s14_10, dbl_90, high16, 0xd8);
     const __m512i g0s11_10 = kc_load_volatile512((const void *)(state + 320));
     const __m512i g0s9_10 = kc_load_volatile512((const void *)(state + 192));
@@ -2162,7 +2152,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_97 = _mm512_add_epi32(g0s13_10, g0s13_10);
     const __m512i s13k_o_10 = kc_shldi512_epi32(g0s13_10, dbl_97, 17);
     const __m512i s13k_10 = _mm512_and_si512(s13k_o_10, modulus);
-    const __m512i s15k_o_10 = kc_shldi512_epi32(g0s15_10, dbl_90, 15);
+    const __m512i s15k_o_10 = kc_shldi512_epi32(fb_9, dbl_90, 15);
     const __m512i s15k_10 = _mm512_and_si512(s15k_o_10, modulus);
     const __m512i fb0_s_20 = _mm512_add_epi32(s0k_10, s4k_10);
     const __m512i fb0_p_20 = _mm512_add_epi32(fb0_s_20, minus_modulus);
@@ -2183,8 +2173,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 11, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_11 = kc_load_volatile512((const void *)(state + 576));
-    const __m512i g0s15_11 = kc_load_volatile512((const void *)(state + 640));
-    const __m512i dbl_99 = _mm512_add_epi32(g0s15_11, g0s15_11);
+    const __m512i dbl_99 = _mm512_add_epi32(fb_10, fb_10);
     const __m512i x0_11 = _mm512_ternarylogic_epi32(g0s14_11, dbl_99, high16, 0xd8);
     const __m512i g0s11_11 = kc_load_volatile512((const void *)(state + 384));
     const __m512i g0s9_11 = kc_load_volatile512((const void *)(state + 256));
@@ -2241,7 +2230,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_106 = _mm512_add_epi32(g0s13_11, g0s13_11);
     const __m512i s13k_o_11 = kc_shldi512_epi32(g0s13_11, dbl_106, 17);
     const __m512i s13k_11 = _mm512_and_si512(s13k_o_11, modulus);
-    const __m512i s15k_o_11 = kc_shldi512_epi32(g0s15_11, dbl_99, 15);
+    const __m512i s15k_o_11 = kc_shldi512_epi32(fb_10, dbl_99, 15);
     const __m512i s15k_11 = _mm512_and_si512(s15k_o_11, modulus);
     const __m512i fb0_s_22 = _mm512_add_epi32(s0k_11, s4k_11);
     const __m512i fb0_p_22 = _mm512_add_epi32(fb0_s_22, minus_modulus);
@@ -2262,8 +2251,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 12, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_12 = kc_load_volatile512((const void *)(state + 640));
-    const __m512i g0s15_12 = kc_load_volatile512((const void *)(state + 704));
-    const __m512i dbl_108 = _mm512_add_epi32(g0s15_12, g0s15_12);
+    const __m512i dbl_108 = _mm512_add_epi32(fb_11, fb_11);
     const __m512i x0_12 = _mm512_ternarylogic_epi32(g0s14_12, dbl_108, high16, 0xd8);
     const __m512i g0s11_12 = kc_load_volatile512((const void *)(state + 448));
     const __m512i g0s9_12 = kc_load_volatile512((const void *)(state + 320));
@@ -2320,7 +2308,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_115 = _mm512_add_epi32(g0s13_12, g0s13_12);
     const __m512i s13k_o_12 = kc_shldi512_epi32(g0s13_12, dbl_115, 17);
     const __m512i s13k_12 = _mm512_and_si512(s13k_o_12, modulus);
-    const __m512i s15k_o_12 = kc_shldi512_epi32(g0s15_12, dbl_108, 15);
+    const __m512i s15k_o_12 = kc_shldi512_epi32(fb_11, dbl_108, 15);
     const __m512i s15k_12 = _mm512_and_si512(s15k_o_12, modulus);
     const __m512i fb0_s_24 = _mm512_add_epi32(s0k_12, s4k_12);
     const __m512i fb0_p_24 = _mm512_add_epi32(fb0_s_24, minus_modulus);
@@ -2341,8 +2329,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 13, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_13 = kc_load_volatile512((const void *)(state + 704));
-    const __m512i g0s15_13 = kc_load_volatile512((const void *)(state + 768));
-    const __m512i dbl_117 = _mm512_add_epi32(g0s15_13, g0s15_13);
+    const __m512i dbl_117 = _mm512_add_epi32(fb_12, fb_12);
     const __m512i x0_13 = _mm512_ternarylogic_epi32(g0s14_13, dbl_117, high16, 0xd8);
     const __m512i g0s11_13 = kc_load_volatile512((const void *)(state + 512));
     const __m512i g0s9_13 = kc_load_volatile512((const void *)(state + 384));
@@ -2399,7 +2386,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_124 = _mm512_add_epi32(g0s13_13, g0s13_13);
     const __m512i s13k_o_13 = kc_shldi512_epi32(g0s13_13, dbl_124, 17);
     const __m512i s13k_13 = _mm512_and_si512(s13k_o_13, modulus);
-    const __m512i s15k_o_13 = kc_shldi512_epi32(g0s15_13, dbl_117, 15);
+    const __m512i s15k_o_13 = kc_shldi512_epi32(fb_12, dbl_117, 15);
     const __m512i s15k_13 = _mm512_and_si512(s15k_o_13, modulus);
     const __m512i fb0_s_26 = _mm512_add_epi32(s0k_13, s4k_13);
     const __m512i fb0_p_26 = _mm512_add_epi32(fb0_s_26, minus_modulus);
@@ -2420,8 +2407,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 14, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_14 = kc_load_volatile512((const void *)(state + 768));
-    const __m512i g0s15_14 = kc_load_volatile512((const void *)(state + 832));
-    const __m512i dbl_126 = _mm512_add_epi32(g0s15_14, g0s15_14);
+    const __m512i dbl_126 = _mm512_add_epi32(fb_13, fb_13);
     const __m512i x0_14 = _mm512_ternarylogic_epi32(g0s14_14, dbl_126, high16, 0xd8);
     const __m512i g0s11_14 = kc_load_volatile512((const void *)(state + 576));
     const __m512i g0s9_14 = kc_load_volatile512((const void *)(state + 448));
@@ -2478,7 +2464,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_133 = _mm512_add_epi32(g0s13_14, g0s13_14);
     const __m512i s13k_o_14 = kc_shldi512_epi32(g0s13_14, dbl_133, 17);
     const __m512i s13k_14 = _mm512_and_si512(s13k_o_14, modulus);
-    const __m512i s15k_o_14 = kc_shldi512_epi32(g0s15_14, dbl_126, 15);
+    const __m512i s15k_o_14 = kc_shldi512_epi32(fb_13, dbl_126, 15);
     const __m512i s15k_14 = _mm512_and_si512(s15k_o_14, modulus);
     const __m512i fb0_s_28 = _mm512_add_epi32(s0k_14, s4k_14);
     const __m512i fb0_p_28 = _mm512_add_epi32(fb0_s_28, minus_modulus);
@@ -2499,8 +2485,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
 
     /* Round 15, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_15 = kc_load_volatile512((const void *)(state + 832));
-    const __m512i g0s15_15 = kc_load_volatile512((const void *)(state + 896));
-    const __m512i dbl_135 = _mm512_add_epi32(g0s15_15, g0s15_15);
+    const __m512i dbl_135 = _mm512_add_epi32(fb_14, fb_14);
     const __m512i x0_15 = _mm512_ternarylogic_epi32(g0s14_15, dbl_135, high16, 0xd8);
     const __m512i g0s11_15 = kc_load_volatile512((const void *)(state + 640));
     const __m512i g0s9_15 = kc_load_volatile512((const void *)(state + 512));
@@ -2557,7 +2542,7 @@ static void zuc_lanes_avx512_gfni_keystream_block(uint32_t *state_words, uint8_t
     const __m512i dbl_142 = _mm512_add_epi32(g0s13_15, g0s13_15);
     const __m512i s13k_o_15 = kc_shldi512_epi32(g0s13_15, dbl_142, 17);
     const __m512i s13k_15 = _mm512_and_si512(s13k_o_15, modulus);
-    const __m512i s15k_o_15 = kc_shldi512_epi32(g0s15_15, dbl_135, 15);
+    const __m512i s15k_o_15 = kc_shldi512_epi32(fb_14, dbl_135, 15);
     const __m512i s15k_15 = _mm512_and_si512(s15k_o_15, modulus);
     const __m512i fb0_s_30 = _mm512_add_epi32(s0k_15, s4k_15);
     const __m512i fb0_p_30 = _mm512_add_epi32(fb0_s_30, minus_modulus);
@@ -2798,8 +2783,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 1, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_1 = kc_load_volatile512((const void *)(state + 960));
-    const __m512i g0s15_1 = kc_load_volatile512((const void *)(state));
-    const __m512i dbl_9 = _mm512_add_epi32(g0s15_1, g0s15_1);
+    const __m512i dbl_9 = _mm512_add_epi32(fb, fb);
     const __m512i x0_1 = _mm512_ternarylogic_epi32(g0s14_1, dbl_9, high16, 0xd8);
     const __m512i g0s11_1 = kc_load_volatile512((const void *)(state + 768));
     const __m512i g0s9_1 = kc_load_volatile512((const void *)(state + 640));
@@ -2856,7 +2840,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_16 = _mm512_add_epi32(g0s13_1, g0s13_1);
     const __m512i s13k_o_1 = kc_shldi512_epi32(g0s13_1, dbl_16, 17);
     const __m512i s13k_1 = _mm512_and_si512(s13k_o_1, modulus);
-    const __m512i s15k_o_1 = kc_shldi512_epi32(g0s15_1, dbl_9, 15);
+    const __m512i s15k_o_1 = kc_shldi512_epi32(fb, dbl_9, 15);
     const __m512i s15k_1 = _mm512_and_si512(s15k_o_1, modulus);
     const __m512i fb0_s_2 = _mm512_add_epi32(s0k_1, s4k_1);
     const __m512i fb0_p_2 = _mm512_add_epi32(fb0_s_2, minus_modulus);
@@ -2877,8 +2861,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 2, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_2 = kc_load_volatile512((const void *)(state));
-    const __m512i g0s15_2 = kc_load_volatile512((const void *)(state + 64));
-    const __m512i dbl_18 = _mm512_add_epi32(g0s15_2, g0s15_2);
+    const __m512i dbl_18 = _mm512_add_epi32(fb_1, fb_1);
     const __m512i x0_2 = _mm512_ternarylogic_epi32(g0s14_2, dbl_18, high16, 0xd8);
     const __m512i g0s11_2 = kc_load_volatile512((const void *)(state + 832));
     const __m512i g0s9_2 = kc_load_volatile512((const void *)(state + 704));
@@ -2935,7 +2918,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_25 = _mm512_add_epi32(g0s13_2, g0s13_2);
     const __m512i s13k_o_2 = kc_shldi512_epi32(g0s13_2, dbl_25, 17);
     const __m512i s13k_2 = _mm512_and_si512(s13k_o_2, modulus);
-    const __m512i s15k_o_2 = kc_shldi512_epi32(g0s15_2, dbl_18, 15);
+    const __m512i s15k_o_2 = kc_shldi512_epi32(fb_1, dbl_18, 15);
     const __m512i s15k_2 = _mm512_and_si512(s15k_o_2, modulus);
     const __m512i fb0_s_4 = _mm512_add_epi32(s0k_2, s4k_2);
     const __m512i fb0_p_4 = _mm512_add_epi32(fb0_s_4, minus_modulus);
@@ -2956,8 +2939,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 3, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_3 = kc_load_volatile512((const void *)(state + 64));
-    const __m512i g0s15_3 = kc_load_volatile512((const void *)(state + 128));
-    const __m512i dbl_27 = _mm512_add_epi32(g0s15_3, g0s15_3);
+    const __m512i dbl_27 = _mm512_add_epi32(fb_2, fb_2);
     const __m512i x0_3 = _mm512_ternarylogic_epi32(g0s14_3, dbl_27, high16, 0xd8);
     const __m512i g0s11_3 = kc_load_volatile512((const void *)(state + 896));
     const __m512i g0s9_3 = kc_load_volatile512((const void *)(state + 768));
@@ -3014,7 +2996,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_34 = _mm512_add_epi32(g0s13_3, g0s13_3);
     const __m512i s13k_o_3 = kc_shldi512_epi32(g0s13_3, dbl_34, 17);
     const __m512i s13k_3 = _mm512_and_si512(s13k_o_3, modulus);
-    const __m512i s15k_o_3 = kc_shldi512_epi32(g0s15_3, dbl_27, 15);
+    const __m512i s15k_o_3 = kc_shldi512_epi32(fb_2, dbl_27, 15);
     const __m512i s15k_3 = _mm512_and_si512(s15k_o_3, modulus);
     const __m512i fb0_s_6 = _mm512_add_epi32(s0k_3, s4k_3);
     const __m512i fb0_p_6 = _mm512_add_epi32(fb0_s_6, minus_modulus);
@@ -3035,8 +3017,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 4, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_4 = kc_load_volatile512((const void *)(state + 128));
-    const __m512i g0s15_4 = kc_load_volatile512((const void *)(state + 192));
-    const __m512i dbl_36 = _mm512_add_epi32(g0s15_4, g0s15_4);
+    const __m512i dbl_36 = _mm512_add_epi32(fb_3, fb_3);
     const __m512i x0_4 = _mm512_ternarylogic_epi32(g0s14_4, dbl_36, high16, 0xd8);
     const __m512i g0s11_4 = kc_load_volatile512((const void *)(state + 960));
     const __m512i g0s9_4 = kc_load_volatile512((const void *)(state + 832));
@@ -3093,7 +3074,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_43 = _mm512_add_epi32(g0s13_4, g0s13_4);
     const __m512i s13k_o_4 = kc_shldi512_epi32(g0s13_4, dbl_43, 17);
     const __m512i s13k_4 = _mm512_and_si512(s13k_o_4, modulus);
-    const __m512i s15k_o_4 = kc_shldi512_epi32(g0s15_4, dbl_36, 15);
+    const __m512i s15k_o_4 = kc_shldi512_epi32(fb_3, dbl_36, 15);
     const __m512i s15k_4 = _mm512_and_si512(s15k_o_4, modulus);
     const __m512i fb0_s_8 = _mm512_add_epi32(s0k_4, s4k_4);
     const __m512i fb0_p_8 = _mm512_add_epi32(fb0_s_8, minus_modulus);
@@ -3114,8 +3095,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 5, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_5 = kc_load_volatile512((const void *)(state + 192));
-    const __m512i g0s15_5 = kc_load_volatile512((const void *)(state + 256));
-    const __m512i dbl_45 = _mm512_add_epi32(g0s15_5, g0s15_5);
+    const __m512i dbl_45 = _mm512_add_epi32(fb_4, fb_4);
     const __m512i x0_5 = _mm512_ternarylogic_epi32(g0s14_5, dbl_45, high16, 0xd8);
     const __m512i g0s11_5 = kc_load_volatile512((const void *)(state));
     const __m512i g0s9_5 = kc_load_volatile512((const void *)(state + 896));
@@ -3172,7 +3152,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_52 = _mm512_add_epi32(g0s13_5, g0s13_5);
     const __m512i s13k_o_5 = kc_shldi512_epi32(g0s13_5, dbl_52, 17);
     const __m512i s13k_5 = _mm512_and_si512(s13k_o_5, modulus);
-    const __m512i s15k_o_5 = kc_shldi512_epi32(g0s15_5, dbl_45, 15);
+    const __m512i s15k_o_5 = kc_shldi512_epi32(fb_4, dbl_45, 15);
     const __m512i s15k_5 = _mm512_and_si512(s15k_o_5, modulus);
     const __m512i fb0_s_10 = _mm512_add_epi32(s0k_5, s4k_5);
     const __m512i fb0_p_10 = _mm512_add_epi32(fb0_s_10, minus_modulus);
@@ -3193,8 +3173,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 6, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_6 = kc_load_volatile512((const void *)(state + 256));
-    const __m512i g0s15_6 = kc_load_volatile512((const void *)(state + 320));
-    const __m512i dbl_54 = _mm512_add_epi32(g0s15_6, g0s15_6);
+    const __m512i dbl_54 = _mm512_add_epi32(fb_5, fb_5);
     const __m512i x0_6 = _mm512_ternarylogic_epi32(g0s14_6, dbl_54, high16, 0xd8);
     const __m512i g0s11_6 = kc_load_volatile512((const void *)(state + 64));
     const __m512i g0s9_6 = kc_load_volatile512((const void *)(state + 960));
@@ -3251,7 +3230,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_61 = _mm512_add_epi32(g0s13_6, g0s13_6);
     const __m512i s13k_o_6 = kc_shldi512_epi32(g0s13_6, dbl_61, 17);
     const __m512i s13k_6 = _mm512_and_si512(s13k_o_6, modulus);
-    const __m512i s15k_o_6 = kc_shldi512_epi32(g0s15_6, dbl_54, 15);
+    const __m512i s15k_o_6 = kc_shldi512_epi32(fb_5, dbl_54, 15);
     const __m512i s15k_6 = _mm512_and_si512(s15k_o_6, modulus);
     const __m512i fb0_s_12 = _mm512_add_epi32(s0k_6, s4k_6);
     const __m512i fb0_p_12 = _mm512_add_epi32(fb0_s_12, minus_modulus);
@@ -3272,8 +3251,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 7, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_7 = kc_load_volatile512((const void *)(state + 320));
-    const __m512i g0s15_7 = kc_load_volatile512((const void *)(state + 384));
-    const __m512i dbl_63 = _mm512_add_epi32(g0s15_7, g0s15_7);
+    const __m512i dbl_63 = _mm512_add_epi32(fb_6, fb_6);
     const __m512i x0_7 = _mm512_ternarylogic_epi32(g0s14_7, dbl_63, high16, 0xd8);
     const __m512i g0s11_7 = kc_load_volatile512((const void *)(state + 128));
     const __m512i g0s9_7 = kc_load_volatile512((const void *)(state));
@@ -3330,7 +3308,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_70 = _mm512_add_epi32(g0s13_7, g0s13_7);
     const __m512i s13k_o_7 = kc_shldi512_epi32(g0s13_7, dbl_70, 17);
     const __m512i s13k_7 = _mm512_and_si512(s13k_o_7, modulus);
-    const __m512i s15k_o_7 = kc_shldi512_epi32(g0s15_7, dbl_63, 15);
+    const __m512i s15k_o_7 = kc_shldi512_epi32(fb_6, dbl_63, 15);
     const __m512i s15k_7 = _mm512_and_si512(s15k_o_7, modulus);
     const __m512i fb0_s_14 = _mm512_add_epi32(s0k_7, s4k_7);
     const __m512i fb0_p_14 = _mm512_add_epi32(fb0_s_14, minus_modulus);
@@ -3351,8 +3329,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 8, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_8 = kc_load_volatile512((const void *)(state + 384));
-    const __m512i g0s15_8 = kc_load_volatile512((const void *)(state + 448));
-    const __m512i dbl_72 = _mm512_add_epi32(g0s15_8, g0s15_8);
+    const __m512i dbl_72 = _mm512_add_epi32(fb_7, fb_7);
     const __m512i x0_8 = _mm512_ternarylogic_epi32(g0s14_8, dbl_72, high16, 0xd8);
     const __m512i g0s11_8 = kc_load_volatile512((const void *)(state + 192));
     const __m512i g0s9_8 = kc_load_volatile512((const void *)(state + 64));
@@ -3409,7 +3386,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_79 = _mm512_add_epi32(g0s13_8, g0s13_8);
     const __m512i s13k_o_8 = kc_shldi512_epi32(g0s13_8, dbl_79, 17);
     const __m512i s13k_8 = _mm512_and_si512(s13k_o_8, modulus);
-    const __m512i s15k_o_8 = kc_shldi512_epi32(g0s15_8, dbl_72, 15);
+    const __m512i s15k_o_8 = kc_shldi512_epi32(fb_7, dbl_72, 15);
     const __m512i s15k_8 = _mm512_and_si512(s15k_o_8, modulus);
     const __m512i fb0_s_16 = _mm512_add_epi32(s0k_8, s4k_8);
     const __m512i fb0_p_16 = _mm512_add_epi32(fb0_s_16, minus_modulus);
@@ -3430,8 +3407,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 9, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_9 = kc_load_volatile512((const void *)(state + 448));
-    const __m512i g0s15_9 = kc_load_volatile512((const void *)(state + 512));
-    const __m512i dbl_81 = _mm512_add_epi32(g0s15_9, g0s15_9);
+    const __m512i dbl_81 = _mm512_add_epi32(fb_8, fb_8);
     const __m512i x0_9 = _mm512_ternarylogic_epi32(g0s14_9, dbl_81, high16, 0xd8);
     const __m512i g0s11_9 = kc_load_volatile512((const void *)(state + 256));
     const __m512i g0s9_9 = kc_load_volatile512((const void *)(state + 128));
@@ -3488,7 +3464,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_88 = _mm512_add_epi32(g0s13_9, g0s13_9);
     const __m512i s13k_o_9 = kc_shldi512_epi32(g0s13_9, dbl_88, 17);
     const __m512i s13k_9 = _mm512_and_si512(s13k_o_9, modulus);
-    const __m512i s15k_o_9 = kc_shldi512_epi32(g0s15_9, dbl_81, 15);
+    const __m512i s15k_o_9 = kc_shldi512_epi32(fb_8, dbl_81, 15);
     const __m512i s15k_9 = _mm512_and_si512(s15k_o_9, modulus);
     const __m512i fb0_s_18 = _mm512_add_epi32(s0k_9, s4k_9);
     const __m512i fb0_p_18 = _mm512_add_epi32(fb0_s_18, minus_modulus);
@@ -3509,8 +3485,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 10, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_10 = kc_load_volatile512((const void *)(state + 512));
-    const __m512i g0s15_10 = kc_load_volatile512((const void *)(state + 576));
-    const __m512i dbl_90 = _mm512_add_epi32(g0s15_10, g0s15_10);
+    const __m512i dbl_90 = _mm512_add_epi32(fb_9, fb_9);
     const __m512i x0_10 = _mm512_ternarylogic_epi32(g0s14_10, dbl_90, high16, 0xd8);
     const __m512i g0s11_10 = kc_load_volatile512((const void *)(state + 320));
     const __m512i g0s9_10 = kc_load_volatile512((const void *)(state + 192));
@@ -3567,7 +3542,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_97 = _mm512_add_epi32(g0s13_10, g0s13_10);
     const __m512i s13k_o_10 = kc_shldi512_epi32(g0s13_10, dbl_97, 17);
     const __m512i s13k_10 = _mm512_and_si512(s13k_o_10, modulus);
-    const __m512i s15k_o_10 = kc_shldi512_epi32(g0s15_10, dbl_90, 15);
+    const __m512i s15k_o_10 = kc_shldi512_epi32(fb_9, dbl_90, 15);
     const __m512i s15k_10 = _mm512_and_si512(s15k_o_10, modulus);
     const __m512i fb0_s_20 = _mm512_add_epi32(s0k_10, s4k_10);
     const __m512i fb0_p_20 = _mm512_add_epi32(fb0_s_20, minus_modulus);
@@ -3588,8 +3563,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 11, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_11 = kc_load_volatile512((const void *)(state + 576));
-    const __m512i g0s15_11 = kc_load_volatile512((const void *)(state + 640));
-    const __m512i dbl_99 = _mm512_add_epi32(g0s15_11, g0s15_11);
+    const __m512i dbl_99 = _mm512_add_epi32(fb_10, fb_10);
     const __m512i x0_11 = _mm512_ternarylogic_epi32(g0s14_11, dbl_99, high16, 0xd8);
     const __m512i g0s11_11 = kc_load_volatile512((const void *)(state + 384));
     const __m512i g0s9_11 = kc_load_volatile512((const void *)(state + 256));
@@ -3646,7 +3620,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_106 = _mm512_add_epi32(g0s13_11, g0s13_11);
     const __m512i s13k_o_11 = kc_shldi512_epi32(g0s13_11, dbl_106, 17);
     const __m512i s13k_11 = _mm512_and_si512(s13k_o_11, modulus);
-    const __m512i s15k_o_11 = kc_shldi512_epi32(g0s15_11, dbl_99, 15);
+    const __m512i s15k_o_11 = kc_shldi512_epi32(fb_10, dbl_99, 15);
     const __m512i s15k_11 = _mm512_and_si512(s15k_o_11, modulus);
     const __m512i fb0_s_22 = _mm512_add_epi32(s0k_11, s4k_11);
     const __m512i fb0_p_22 = _mm512_add_epi32(fb0_s_22, minus_modulus);
@@ -3667,8 +3641,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 12, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_12 = kc_load_volatile512((const void *)(state + 640));
-    const __m512i g0s15_12 = kc_load_volatile512((const void *)(state + 704));
-    const __m512i dbl_108 = _mm512_add_epi32(g0s15_12, g0s15_12);
+    const __m512i dbl_108 = _mm512_add_epi32(fb_11, fb_11);
     const __m512i x0_12 = _mm512_ternarylogic_epi32(g0s14_12, dbl_108, high16, 0xd8);
     const __m512i g0s11_12 = kc_load_volatile512((const void *)(state + 448));
     const __m512i g0s9_12 = kc_load_volatile512((const void *)(state + 320));
@@ -3725,7 +3698,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_115 = _mm512_add_epi32(g0s13_12, g0s13_12);
     const __m512i s13k_o_12 = kc_shldi512_epi32(g0s13_12, dbl_115, 17);
     const __m512i s13k_12 = _mm512_and_si512(s13k_o_12, modulus);
-    const __m512i s15k_o_12 = kc_shldi512_epi32(g0s15_12, dbl_108, 15);
+    const __m512i s15k_o_12 = kc_shldi512_epi32(fb_11, dbl_108, 15);
     const __m512i s15k_12 = _mm512_and_si512(s15k_o_12, modulus);
     const __m512i fb0_s_24 = _mm512_add_epi32(s0k_12, s4k_12);
     const __m512i fb0_p_24 = _mm512_add_epi32(fb0_s_24, minus_modulus);
@@ -3746,8 +3719,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 13, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_13 = kc_load_volatile512((const void *)(state + 704));
-    const __m512i g0s15_13 = kc_load_volatile512((const void *)(state + 768));
-    const __m512i dbl_117 = _mm512_add_epi32(g0s15_13, g0s15_13);
+    const __m512i dbl_117 = _mm512_add_epi32(fb_12, fb_12);
     const __m512i x0_13 = _mm512_ternarylogic_epi32(g0s14_13, dbl_117, high16, 0xd8);
     const __m512i g0s11_13 = kc_load_volatile512((const void *)(state + 512));
     const __m512i g0s9_13 = kc_load_volatile512((const void *)(state + 384));
@@ -3804,7 +3776,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_124 = _mm512_add_epi32(g0s13_13, g0s13_13);
     const __m512i s13k_o_13 = kc_shldi512_epi32(g0s13_13, dbl_124, 17);
     const __m512i s13k_13 = _mm512_and_si512(s13k_o_13, modulus);
-    const __m512i s15k_o_13 = kc_shldi512_epi32(g0s15_13, dbl_117, 15);
+    const __m512i s15k_o_13 = kc_shldi512_epi32(fb_12, dbl_117, 15);
     const __m512i s15k_13 = _mm512_and_si512(s15k_o_13, modulus);
     const __m512i fb0_s_26 = _mm512_add_epi32(s0k_13, s4k_13);
     const __m512i fb0_p_26 = _mm512_add_epi32(fb0_s_26, minus_modulus);
@@ -3825,8 +3797,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 14, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_14 = kc_load_volatile512((const void *)(state + 768));
-    const __m512i g0s15_14 = kc_load_volatile512((const void *)(state + 832));
-    const __m512i dbl_126 = _mm512_add_epi32(g0s15_14, g0s15_14);
+    const __m512i dbl_126 = _mm512_add_epi32(fb_13, fb_13);
     const __m512i x0_14 = _mm512_ternarylogic_epi32(g0s14_14, dbl_126, high16, 0xd8);
     const __m512i g0s11_14 = kc_load_volatile512((const void *)(state + 576));
     const __m512i g0s9_14 = kc_load_volatile512((const void *)(state + 448));
@@ -3883,7 +3854,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_133 = _mm512_add_epi32(g0s13_14, g0s13_14);
     const __m512i s13k_o_14 = kc_shldi512_epi32(g0s13_14, dbl_133, 17);
     const __m512i s13k_14 = _mm512_and_si512(s13k_o_14, modulus);
-    const __m512i s15k_o_14 = kc_shldi512_epi32(g0s15_14, dbl_126, 15);
+    const __m512i s15k_o_14 = kc_shldi512_epi32(fb_13, dbl_126, 15);
     const __m512i s15k_14 = _mm512_and_si512(s15k_o_14, modulus);
     const __m512i fb0_s_28 = _mm512_add_epi32(s0k_14, s4k_14);
     const __m512i fb0_p_28 = _mm512_add_epi32(fb0_s_28, minus_modulus);
@@ -3904,8 +3875,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
 
     /* Round 15, lanes 0..15: BR, F (Z out), LFSR feedback. */
     const __m512i g0s14_15 = kc_load_volatile512((const void *)(state + 832));
-    const __m512i g0s15_15 = kc_load_volatile512((const void *)(state + 896));
-    const __m512i dbl_135 = _mm512_add_epi32(g0s15_15, g0s15_15);
+    const __m512i dbl_135 = _mm512_add_epi32(fb_14, fb_14);
     const __m512i x0_15 = _mm512_ternarylogic_epi32(g0s14_15, dbl_135, high16, 0xd8);
     const __m512i g0s11_15 = kc_load_volatile512((const void *)(state + 640));
     const __m512i g0s9_15 = kc_load_volatile512((const void *)(state + 512));
@@ -3962,7 +3932,7 @@ static void zuc_lanes_avx512_gfni_keystream_xor(uint32_t *state_words, uint8_t *
     const __m512i dbl_142 = _mm512_add_epi32(g0s13_15, g0s13_15);
     const __m512i s13k_o_15 = kc_shldi512_epi32(g0s13_15, dbl_142, 17);
     const __m512i s13k_15 = _mm512_and_si512(s13k_o_15, modulus);
-    const __m512i s15k_o_15 = kc_shldi512_epi32(g0s15_15, dbl_135, 15);
+    const __m512i s15k_o_15 = kc_shldi512_epi32(fb_14, dbl_135, 15);
     const __m512i s15k_15 = _mm512_and_si512(s15k_o_15, modulus);
     const __m512i fb0_s_30 = _mm512_add_epi32(s0k_15, s4k_15);
     const __m512i fb0_p_30 = _mm512_add_epi32(fb0_s_30, minus_modulus);
