@@ -13,8 +13,8 @@ three-round Feistel of 4-bit tables, or on a target that looks up whole bytes
 AES field through a field isomorphism, which the backend lowers to
 GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
 unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
-or, in the kernels gen/emit/zuc_kernel_files.py lists in LFSR_IN_MEMORY, row
-(r + i) mod 16 of the state array, loaded by the rounds that use it.  The 16
+or, with keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state
+array, loaded by the rounds that use it.  The 16
 keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
 so that each lane's 64 bytes are stored contiguously, to that lane's own
 pointer (`out[lane]`), so that the cores can point a lane at its message
@@ -227,13 +227,10 @@ def _row(group, row, lanes_total, lanes):
     return (row * lanes_total + group * lanes) * 4
 
 
-def _load_state(b, groups, lanes, lanes_total):
-    state = []
-    for g in range(groups):
-        words = [b.load("state", _row(g, i, lanes_total, lanes), f"g{g}s{i}" if i < 16 else f"g{g}r{i - 15}")
-                 for i in range(STATE_WORDS)]
-        state.append(words)
-    return state
+def _load_state(b, groups, lanes, lanes_total, first_row=0):
+    """Each group's state words from first_row on (16: R1 and R2 only)."""
+    return [[b.load("state", _row(g, i, lanes_total, lanes), f"g{g}s{i}" if i < 16 else f"g{g}r{i - 15}")
+             for i in range(first_row, STATE_WORDS)] for g in range(groups)]
 
 
 def _store_state(b, groups, lanes, lanes_total, state, first_row=0):
@@ -335,8 +332,7 @@ def keystream_program(bits, groups=1, isomorphism=0, lfsr_in_memory=False, **for
     if lfsr_in_memory:
         b.comment(f"Load R1 and R2 of {lanes_total} lanes; each round loads the LFSR cells it uses "
                   "and stores its new cell over s0.")
-        fsm = [[b.load("state", _row(g, i, lanes_total, lanes), f"g{g}r{i - 15}") for i in (16, 17)]
-               for g in range(groups)]
+        fsm = _load_state(b, groups, lanes, lanes_total, first_row=16)
         lfsr = [[] for _ in range(groups)]
     else:
         b.comment(f"Load the state of {lanes_total} lanes: one register per word.")

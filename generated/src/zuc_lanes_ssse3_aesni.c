@@ -20,8 +20,8 @@
  * AES field through a field isomorphism, which the backend lowers to
  * GF2P8AFFINE(INV)QB or to nibble tables around AESENCLAST.  Sixteen rounds are
  * unrolled so that the LFSR never moves: cell i of round r is register (r + i) mod 16,
- * or, in the kernels gen/emit/zuc_kernel_files.py lists in LFSR_IN_MEMORY, row
- * (r + i) mod 16 of the state array, loaded by the rounds that use it.  The 16
+ * or, with keystream_program's lfsr_in_memory, row (r + i) mod 16 of the state
+ * array, loaded by the rounds that use it.  The 16
  * keystream words of a block are transposed (4 x 4 words in each 128-bit lane)
  * so that each lane's 64 bytes are stored contiguously, to that lane's own
  * pointer (`out[lane]`), so that the cores can point a lane at its message
