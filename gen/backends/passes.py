@@ -71,6 +71,8 @@ def _freeze(attrs):
 def rewrite(program, rules):
     """Replay `program`, offering every op to `rules` (first match wins)."""
     rw = Rewriter(program)
+    for name, nbytes in program.scratch.items():
+        rw.scratch_buffer(name, nbytes)
     mapping = {}
     for var in program.state:
         mapping[var] = rw.var(var.name)

@@ -139,6 +139,8 @@ def _const_lines(op, indent):
 def function_body(program, indent="    "):
     """The statements of the kernel function, as lines of C."""
     lines = []
+    for name, nbytes in program.scratch.items():
+        lines.append(f"{indent}_Alignas(64) uint8_t {name}[{nbytes}];")
     if program.state:
         names = ", ".join(v.name for v in program.state)
         lines.append(f"{indent}{_TYPE[program.bits]} {names};")

@@ -32,6 +32,11 @@ KERNELS = (("lanes", "avx512_gfni"), ("lanes", "avx2_gfni"), ("lanesx2", "avx2_v
 # messages lie exactly 4 KiB apart (each block's lines in one L1 set, which
 # evicts the spill slots), and the same speed where they do not (README, ZUC).
 LFSR_IN_MEMORY = {("lanes", "avx512_gfni")}
+# The kernels whose keystream functions run the block's 16 rounds as a loop
+# (zuc_lanes.keystream_program's rolled): measured on Zen 3, where the unrolled
+# functions (14-29 KB of straight-line code) run from the instruction decoders
+# rather than the decoded-instruction cache (README, ZUC).
+ROLLED = {("lanesx2", "avx2_vaes"), ("lanes", "avx2_vaes"), ("lanes", "avx2_aesni")}
 TARGET_ORDER = tuple(dict.fromkeys(target for _, target in KERNELS))
 IMPLS = [f"{strategy}_{target}" for strategy, target in KERNELS]
 EMULABLE = [f"{strategy}_{target}" for strategy, target in KERNELS if SIMD_TARGETS[target].emulable]
@@ -132,7 +137,7 @@ def lowered_programs(target, choice, strategy="lanes"):
     (the encryption's one pass)."""
     groups = target.groups(strategy)
     keystream = zuc_lanes.keystream_program(target.bits, groups, lfsr_in_memory=(strategy, target.name) in LFSR_IN_MEMORY,
-                                            **choice.options())
+                                            rolled=(strategy, target.name) in ROLLED, **choice.options())
     return {"init": target.lower(zuc_lanes.init_program(target.bits, groups, **choice.options())),
             "keystream": target.lower(keystream),
             "keystream_xor": target.lower(xor_into_stores(keystream))}
@@ -151,7 +156,7 @@ def kernel_file(strategy, target):
                   bodies={name: function_body(program) for name, program in programs.items()},
                   cpu_check=cpu_features.cpu_check(target.cpu_features),
                   schedule=target.schedules_before_ra(strategy),
-                  lfsr_in_memory=(strategy, target.name) in LFSR_IN_MEMORY)
+                  lfsr_in_memory=(strategy, target.name) in LFSR_IN_MEMORY, rolled=(strategy, target.name) in ROLLED)
     return f"src/{prefix}.c", text
 
 

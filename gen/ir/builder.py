@@ -17,6 +17,7 @@ class Builder:
         self._stmts = self.body
         self._names = {p: 1 for p in self.params}  # values never shadow parameters
         self._consts = {}
+        self.scratch = {}
 
     # ---- naming -------------------------------------------------------
     def _fresh(self, hint):
@@ -53,8 +54,17 @@ class Builder:
         finally:
             self._stmts = outer
 
+    def scratch_buffer(self, name, nbytes):
+        """A byte array of the function's own, addressed by loads and stores
+        like a parameter: memory a kernel keeps on purpose for one call."""
+        if name in self._names:
+            raise ValueError(f"scratch buffer {name!r} shadows a name already in use")
+        self._names[name] = 1
+        self.scratch[name] = nbytes
+        return name
+
     def finish(self, **info):
-        return Program(self.name, self.bits, self.params, self.state, self.body, info)
+        return Program(self.name, self.bits, self.params, self.state, self.body, info, dict(self.scratch))
 
     # ---- memory ---------------------------------------------------------
     def load(self, param, index, hint="in", row=None, volatile=False):

@@ -21,10 +21,13 @@ _BROADCAST_BYTES = {"bcast8": 1, "bcast32": 4, "bcast128": 16, "bcast256": 32}
 
 
 def run(program, memory):
+    """Run `program` on `memory` (parameter name -> bytearray, or list of
+    bytearrays for an array of pointers); its scratch buffers start zeroed."""
+    local = {**memory, **{name: bytearray(nbytes) for name, nbytes in program.scratch.items()}}
     env = {}
     for var in program.state:
         env[var] = np.zeros(var.bits // 8, dtype=np.uint8)
-    _run_block(program.body, env, memory, {})
+    _run_block(program.body, env, local, {})
     return memory
 
 

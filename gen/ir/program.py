@@ -73,6 +73,8 @@ class Program:
     """A kernel: `params` are byte-pointer names, `body` the statements.
 
     `state` lists the state variables (declared before the body);
+    `scratch` maps the names of the function's own byte arrays (memory it
+    addresses like a parameter, alive for one call) to their sizes;
     `info` carries facts the emitter reports (batch size, key form, ...)."""
 
     name: str
@@ -81,6 +83,7 @@ class Program:
     state: list
     body: list
     info: dict = field(default_factory=dict)
+    scratch: dict = field(default_factory=dict)
 
     def walk(self):
         """Every Op, Assign and Comment, loops flattened (body order)."""

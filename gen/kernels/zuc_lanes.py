@@ -21,7 +21,7 @@ pointer (`out[lane]`), so that the cores can point a lane at its message
 (the fused encryption, gen/ir/keystream.py) or at its row of MAC keystream.
 """
 
-from ..ir import Builder
+from ..ir import Builder, Index
 from ..linalg import AffineMap, byteswap_mask
 from ..specs import zuc
 from .rotations import rotation_sum
@@ -39,6 +39,8 @@ FORMS = {"s0_form": S0_FORMS, "add_form": ADD_FORMS, "rot16_form": ROT16_FORMS, 
 # What a program gets for a choice it is not given: forms that every target has.
 DEFAULT_FORMS = {"s0_form": "folded", "add_form": "fold", "rot16_form": "select", "swap_form": "select"}
 STATE_WORDS = 18  # s0..s15, R1, R2
+ROUND_VAR = "r"  # the loop variable of a rolled block: its round
+RING, Z_ROWS = "ring", "zrows"  # a rolled block's scratch buffers
 MODULUS = zuc.LFSR_MODULUS
 
 
@@ -270,6 +272,77 @@ class _CellsInMemory:
         self.b.store("state", self._row(0), value, volatile=True)
 
 
+class _CellsInRing:
+    """One round's LFSR cells of one group in the rolled block (keystream_program's
+    `rolled`): one loop iteration per round, the block's cells in a scratch ring
+    of 32 rows, cell i of round r at row r + i and the new cell s16 at row
+    r + 16, so that every address is a fixed offset plus r times a row.  As in
+    _CellsInMemory, a cell is loaded where the round first uses it, and s15 is
+    the previous round's s16, held in a variable (`newest`) rather than reloaded
+    right after its store."""
+
+    def __init__(self, b, group, lanes, lanes_total, newest):
+        self.b = b
+        self.group = group
+        self.lanes = lanes
+        self.lanes_total = lanes_total
+        self._loaded = {15: newest}
+
+    def __getitem__(self, cell):
+        if cell not in self._loaded:
+            self._loaded[cell] = self.b.load(RING, _round_row(self.group, cell, self.lanes_total, self.lanes),
+                                             f"g{self.group}s{cell}", volatile=True)
+        return self._loaded[cell]
+
+    def store_new_cell(self, value):
+        self.b.store(RING, _round_row(self.group, 16, self.lanes_total, self.lanes), value, volatile=True)
+
+
+def _round_row(group, row, lanes_total, lanes):
+    """The offset of `group`'s row `row` + r in a rolled block's scratch, r the round."""
+    return Index(_row(group, row, lanes_total, lanes), ((ROUND_VAR, _row(0, 1, lanes_total, lanes)),))
+
+
+def _rolled_rounds(b, rnd, groups, lanes, lanes_total):
+    """The 16 rounds of a block as a loop of one round (of every group) per
+    iteration, the LFSR in a scratch ring (_CellsInRing), the keystream words in
+    scratch rows: a kernel function a few hundred instructions long instead of
+    thousands, which the CPU's decoded-instruction cache holds whole.  Returns
+    each group's Z words, loaded back from their rows."""
+    b.scratch_buffer(RING, 2 * ROUNDS_PER_BLOCK * lanes_total * 4)
+    b.scratch_buffer(Z_ROWS, ROUNDS_PER_BLOCK * lanes_total * 4)
+    b.comment(f"Copy the LFSR cells of {lanes_total} lanes to the first 16 rows of the ring; "
+              "R1, R2 and s15 (the newest cell) into variables.")
+    newest, fsm = [], []
+    for g in range(groups):
+        for i in range(16):
+            cell = b.load("state", _row(g, i, lanes_total, lanes), f"g{g}s{i}")
+            b.store(RING, _row(g, i, lanes_total, lanes), cell)
+        newest.append(b.var(f"g{g}newest"))
+        b.assign(newest[g], cell)
+    for g, words in enumerate(_load_state(b, groups, lanes, lanes_total, first_row=16)):
+        fsm.append([b.var(value.name) for value in words])
+        for var, value in zip(fsm[g], words):
+            b.assign(var, value)
+    with b.loop(ROUND_VAR, ROUNDS_PER_BLOCK):
+        for g in range(groups):
+            b.comment(f"Round r, lanes {g * lanes}..{g * lanes + lanes - 1}: BR, F (Z to its row), LFSR feedback "
+                      "into row r + 16 of the ring.")
+            cells = _CellsInRing(b, g, lanes, lanes_total, newest[g])
+            s16, r1, r2, z = rnd.run(cells, fsm[g][0], fsm[g][1], init=False)
+            cells.store_new_cell(s16)
+            b.store(Z_ROWS, _round_row(g, 0, lanes_total, lanes), z)
+            for var, value in zip([newest[g]] + fsm[g], [s16, r1, r2]):
+                b.assign(var, value)
+    b.comment("Store the block's last 16 cells (rows 16..31 of the ring), R1 and R2 back.")
+    for g in range(groups):
+        for i in range(16):
+            b.store("state", _row(g, i, lanes_total, lanes), b.load(RING, _row(g, 16 + i, lanes_total, lanes), "cell"))
+    _store_state(b, groups, lanes, lanes_total, fsm, first_row=16)
+    return [[b.load(Z_ROWS, _row(g, r, lanes_total, lanes), "z") for r in range(ROUNDS_PER_BLOCK)]
+            for g in range(groups)]
+
+
 def _lane_blocks(b, quarters):
     """Regroup 128-bit blocks: quarters[q] holds words 4q..4q+3 of lane 4c + j
     in its block c; returns, for each block c, the registers that hold lane
@@ -319,16 +392,26 @@ def _rounds(rnd, lfsr, fsm, count, lanes, init, cells_in_memory=None):
     return z_words
 
 
-def keystream_program(bits, groups=1, isomorphism=0, lfsr_in_memory=False, **forms):
+def keystream_program(bits, groups=1, isomorphism=0, lfsr_in_memory=False, rolled=False, **forms):
     """16 work-mode rounds for groups x bits/32 lanes: params (state, out);
     out[lane] receives that lane's 64 keystream bytes.  With lfsr_in_memory the
     LFSR cells stay in the state array (_CellsInMemory) and only R1 and R2 are
-    loaded up front: the compiler then holds far fewer values in registers."""
+    loaded up front: the compiler then holds far fewer values in registers.
+    With rolled the rounds are a loop instead (_rolled_rounds)."""
+    if rolled and lfsr_in_memory:
+        raise ValueError("a rolled block keeps its LFSR in its own ring; lfsr_in_memory is the unrolled form")
     lanes = bits // 32
     lanes_total = lanes * groups
     b = Builder(f"zuc_keystream{bits}", bits, ("state", "out"))
     rnd = LaneRound(b, isomorphism=isomorphism, **{**DEFAULT_FORMS, **forms})
     bswap = b.const(byteswap_mask(4), "bswap32", "byte order reversal in each 32-bit word")
+    if rolled:
+        z_words = _rolled_rounds(b, rnd, groups, lanes, lanes_total)
+        for g in range(groups):
+            b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: big-endian, transposed to 64 bytes "
+                      "per lane.")
+            _store_keystream(b, g, lanes, z_words[g], bswap)
+        return b.finish(lanes=lanes_total, strategy="lanes")
     if lfsr_in_memory:
         b.comment(f"Load R1 and R2 of {lanes_total} lanes; each round loads the LFSR cells it uses "
                   "and stores its new cell over s0.")

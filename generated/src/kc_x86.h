@@ -57,28 +57,26 @@ static inline __m512i kc_bcast16_512(const uint8_t bytes[16])
 }
 #endif
 
-#if defined(__AVX512F__) || defined(KC_EMULATED)
 /* A load and a store that the compiler makes exactly where they stand: for a
  * value a kernel keeps in memory on purpose (ZUC's LFSR cells, gen/kernels/
  * zuc_lanes.py), which the compiler would otherwise forward from the store to
  * the next load of that address and so hold in a register after all.  The
  * emulated build, whose speed does not matter, uses plain accesses. */
-static inline __m512i kc_load_volatile512(const void *p)
-{
 #ifdef KC_EMULATED
-    return _mm512_loadu_si512(p);
+#define KC_VOLATILE_ACCESS(bits, type, load, store)                                       \
+    static inline type kc_load_volatile##bits(const void *p) { return load(p); }        \
+    static inline void kc_store_volatile##bits(void *p, type v) { store(p, v); }
 #else
-    return *(const volatile __m512i_u *)p;
+#define KC_VOLATILE_ACCESS(bits, type, load, store)                                       \
+    static inline type kc_load_volatile##bits(const void *p) { return *(const volatile type##_u *)p; } \
+    static inline void kc_store_volatile##bits(void *p, type v) { *(volatile type##_u *)p = v; }
 #endif
-}
-static inline void kc_store_volatile512(void *p, __m512i v)
-{
-#ifdef KC_EMULATED
-    _mm512_storeu_si512(p, v);
-#else
-    *(volatile __m512i_u *)p = v;
+KC_VOLATILE_ACCESS(128, __m128i, _mm_loadu_si128, _mm_storeu_si128)
+#if defined(__AVX2__) || defined(KC_EMULATED)
+KC_VOLATILE_ACCESS(256, __m256i, _mm256_loadu_si256, _mm256_storeu_si256)
 #endif
-}
+#if defined(__AVX512F__) || defined(KC_EMULATED)
+KC_VOLATILE_ACCESS(512, __m512i, _mm512_loadu_si512, _mm512_storeu_si512)
 #endif
 
 /* A 32-bit little-endian word from an unaligned address. */
