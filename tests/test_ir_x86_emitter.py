@@ -86,29 +86,41 @@ def test_emitted_forms_compute_what_the_interpreter_computes(bits, tmp_path):
     assert run_native(program, memory, "out", tmp_path) == expect
 
 
-def volatile_program():
-    """A value stored and loaded back through volatile accesses (a kernel's
-    value kept in memory on purpose), then stored plainly."""
-    b = Builder("kept512", 512, ("m", "out"))
-    x = b.xor(b.load("m", 0), b.load("m", 64))
-    b.store("m", 0, x, volatile=True)
-    y = b.load("m", 0, volatile=True)
-    b.store("out", 0, b.xor(y, b.load("m", 64)))
+def volatile_program(bits):
+    """A value stored to a scratch buffer and loaded back through volatile
+    accesses (a kernel's value kept in memory on purpose), then stored plainly."""
+    b = Builder(f"kept{bits}", bits, ("m", "out"))
+    kept = b.scratch_buffer("kept", 2 * bits // 8)
+    x = b.xor(b.load("m", 0), b.load("m", bits // 8))
+    b.store(kept, bits // 8, x, volatile=True)
+    y = b.load(kept, bits // 8, volatile=True)
+    b.store("out", 0, b.xor(y, b.load("m", bits // 8)))
     return b.finish()
 
 
-def test_volatile_accesses_are_emitted_as_volatile():
-    body = "\n".join(function_body(volatile_program()))
-    assert body.count("kc_store_volatile512(") == 1 and body.count("kc_load_volatile512(") == 1
-    assert body.count("_mm512_loadu_si512(") == 3 and body.count("_mm512_storeu_si512(") == 1
+@pytest.mark.parametrize("bits", [128, 256, 512])
+def test_volatile_accesses_and_scratch_are_emitted(bits):
+    body = "\n".join(function_body(volatile_program(bits)))
+    assert f"_Alignas(64) uint8_t kept[{2 * bits // 8}];" in body
+    assert body.count(f"kc_store_volatile{bits}((void *)(kept + {bits // 8})") == 1
+    assert body.count(f"kc_load_volatile{bits}((const void *)(kept + {bits // 8})") == 1
+    p, si = {128: ("_mm", "si128"), 256: ("_mm256", "si256"), 512: ("_mm512", "si512")}[bits]
+    assert body.count(f"{p}_loadu_{si}(") == 3 and body.count(f"{p}_storeu_{si}(") == 1
 
 
-def test_volatile_accesses_compute_what_the_interpreter_computes(tmp_path):
-    if native_flags(512) is None:
-        pytest.skip("no gcc or no avx512bw on this machine")
+def test_scratch_buffer_cannot_shadow_a_parameter():
+    with pytest.raises(ValueError, match="shadows"):
+        Builder("k", 256, ("m",)).scratch_buffer("m", 32)
+
+
+@pytest.mark.parametrize("bits", [128, 256, 512])
+def test_volatile_accesses_compute_what_the_interpreter_computes(tmp_path, bits):
+    if native_flags(bits) is None:
+        pytest.skip(f"no gcc or no {bits}-bit vectors on this machine")
     rng = random.Random(7)
-    memory = {"m": bytes(rng.randrange(256) for _ in range(128)), "out": bytes(64)}
-    program = volatile_program()
+    memory = {"m": bytes(rng.randrange(256) for _ in range(bits // 4)), "out": bytes(bits // 8)}
+    program = volatile_program(bits)
     expect = run(program, {k: bytearray(v) for k, v in memory.items()})["out"]
-    assert expect == memory["m"][:64]  # (a ^ b) ^ b
+    assert expect == memory["m"][:bits // 8]  # (a ^ b) ^ b
+    assert "kept" not in run(program, {k: bytearray(v) for k, v in memory.items()})  # scratch stays the kernel's
     assert run_native(program, memory, "out", tmp_path) == expect

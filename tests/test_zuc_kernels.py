@@ -13,7 +13,7 @@ import pytest
 from gen.backends import SIMD_TARGETS
 from gen.backends.avx512_gfni import bitwise_pair_as_ternary_logic
 from gen.emit import zuc_kernel_files
-from gen.ir import Builder, Op, run
+from gen.ir import Builder, Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
 from gen.kernels import zuc_lanes, zuc_reference
 from gen.specs import zuc
@@ -100,6 +100,30 @@ def test_lfsr_in_memory_matches_reference(bits, groups):
     assert sum(s.opcode == "store" for s in cell_ops) == rounds
     assert len(fsm_ops) == 4 * groups and not any(s.attrs.get("volatile") for s in fsm_ops)
     check_programs(zuc_lanes.init_program(bits, groups), program, variant=256, seed=bits + groups, blocks=2)
+
+
+@pytest.mark.parametrize("bits", [128, 256, 512])
+@pytest.mark.parametrize("groups", [1, 2])
+def test_rolled_block_matches_reference(bits, groups):
+    """The rolled block: one loop of 16 iterations, each loading the 10 cells a
+    round reads from the ring (s15 is the previous round's new cell, in a
+    variable) and storing the new cell, all volatile, and its Z word to a row
+    of its own; the state's 16 cells are copied in before and out after."""
+    program = zuc_lanes.keystream_program(bits, groups, rolled=True)
+    loops = [s for s in program.body if isinstance(s, Loop)]
+    assert len(loops) == 1 and loops[0].count == zuc_lanes.ROUNDS_PER_BLOCK
+    in_loop = [s for s in loops[0].body if isinstance(s, Op) and s.opcode in ("load", "store")]
+    ring = [s for s in in_loop if s.attrs["param"] == zuc_lanes.RING]
+    assert all(s.attrs.get("volatile") for s in ring)
+    assert sum(s.opcode == "load" for s in ring) == 10 * groups and sum(s.opcode == "store" for s in ring) == groups
+    assert [s.opcode for s in in_loop if s.attrs["param"] == zuc_lanes.Z_ROWS] == ["store"] * groups
+    assert set(program.scratch) == {zuc_lanes.RING, zuc_lanes.Z_ROWS}
+    check_programs(zuc_lanes.init_program(bits, groups), program, variant=256, seed=3 * bits + groups, blocks=2)
+
+
+def test_rolled_and_lfsr_in_memory_are_exclusive():
+    with pytest.raises(ValueError, match="rolled"):
+        zuc_lanes.keystream_program(256, rolled=True, lfsr_in_memory=True)
 
 
 def test_unknown_form_is_rejected():
