@@ -18,7 +18,7 @@ from ..kernels.zuc_constants import isomorphisms
 from .render import provenance, render
 
 # The kernels as (strategy, target), in dispatch order: fastest per byte first
-# (measured on Zen 4, README).  Two interleaved groups hide the FSM's chain of
+# (measured on Zen 4, and for the AVX2 ones on Zen 3 too, README).  Two interleaved groups hide the FSM's chain of
 # dependent rounds, but every call then advances twice the lanes, so the
 # many-stream API takes a `lanesx2` kernel only for more streams than one group.
 # (A 32-lane lanesx2_avx512_gfni was measured and dropped: README, ZUC.)
