@@ -131,13 +131,18 @@ def _choice_lines(choice):
     return lines
 
 
+def keystream_forms(strategy, target):
+    """The measured choices of a kernel's keystream functions (LFSR_IN_MEMORY, ROLLED)."""
+    kernel = (strategy, target.name)
+    return {"lfsr_in_memory": kernel in LFSR_IN_MEMORY, "rolled": kernel in ROLLED}
+
+
 def lowered_programs(target, choice, strategy="lanes"):
     """The kernel's three functions, lowered for `target`: the initialisation
     rounds, a keystream block, and the block XORed into the lanes' messages
     (the encryption's one pass)."""
     groups = target.groups(strategy)
-    keystream = zuc_lanes.keystream_program(target.bits, groups, lfsr_in_memory=(strategy, target.name) in LFSR_IN_MEMORY,
-                                            rolled=(strategy, target.name) in ROLLED, **choice.options())
+    keystream = zuc_lanes.keystream_program(target.bits, groups, **keystream_forms(strategy, target), **choice.options())
     return {"init": target.lower(zuc_lanes.init_program(target.bits, groups, **choice.options())),
             "keystream": target.lower(keystream),
             "keystream_xor": target.lower(xor_into_stores(keystream))}
@@ -156,7 +161,7 @@ def kernel_file(strategy, target):
                   bodies={name: function_body(program) for name, program in programs.items()},
                   cpu_check=cpu_features.cpu_check(target.cpu_features),
                   schedule=target.schedules_before_ra(strategy),
-                  lfsr_in_memory=(strategy, target.name) in LFSR_IN_MEMORY, rolled=(strategy, target.name) in ROLLED)
+                  **keystream_forms(strategy, target))
     return f"src/{prefix}.c", text
 
 

@@ -242,60 +242,33 @@ def _store_state(b, groups, lanes, lanes_total, state, first_row=0):
 
 
 class _CellsInMemory:
-    """One round's LFSR cells s0..s15 of one group when they stay in the state
-    array: cell i of round r lives in row (r + i) mod 16, and the new cell s16
-    takes the row of s0, which the round has read by then.  A cell is loaded
-    when the round first uses it, once per round, so that nothing derived from
-    it (its doubled value, its halves) lives on into later rounds either.
-    The exception is s15, the previous round's s16 (`newest`, when this block
-    made it): it is taken from its register, since a reload right after the
-    store would wait for the store's data (about 13 cycles for 512 bits on
-    Zen 4) on the LFSR's own chain of rounds."""
+    """One round's LFSR cells s0..s15 of one group when they stay in memory:
+    `address(i)` is where cell i of this round lives in `param`, and the new
+    cell s16 goes to address(16).  Unrolled (keystream_program's lfsr_in_memory)
+    that is row (r + i) mod 16 of the state array, s16 taking the row of s0,
+    which the round has read by then; in a rolled block, row r + i of its
+    scratch ring.  A cell is loaded when the round first uses it, once per
+    round, so that nothing derived from it (its doubled value, its halves)
+    lives on into later rounds either.  The exception is s15, the previous
+    round's s16 (`newest`, when this block made it): it is taken from its
+    register, since a reload right after the store would wait for the store's
+    data (about 13 cycles for 512 bits on Zen 4) on the LFSR's own chain of
+    rounds."""
 
-    def __init__(self, b, group, round_index, lanes, lanes_total, newest=None):
+    def __init__(self, b, group, param, address, newest=None):
         self.b = b
         self.group = group
-        self.round = round_index
-        self.lanes = lanes
-        self.lanes_total = lanes_total
+        self.param = param
+        self.address = address
         self._loaded = {} if newest is None else {15: newest}
 
-    def _row(self, cell):
-        return _row(self.group, (self.round + cell) % 16, self.lanes_total, self.lanes)
-
     def __getitem__(self, cell):
         if cell not in self._loaded:
-            self._loaded[cell] = self.b.load("state", self._row(cell), f"g{self.group}s{cell}", volatile=True)
+            self._loaded[cell] = self.b.load(self.param, self.address(cell), f"g{self.group}s{cell}", volatile=True)
         return self._loaded[cell]
 
     def store_new_cell(self, value):
-        self.b.store("state", self._row(0), value, volatile=True)
-
-
-class _CellsInRing:
-    """One round's LFSR cells of one group in the rolled block (keystream_program's
-    `rolled`): one loop iteration per round, the block's cells in a scratch ring
-    of 32 rows, cell i of round r at row r + i and the new cell s16 at row
-    r + 16, so that every address is a fixed offset plus r times a row.  As in
-    _CellsInMemory, a cell is loaded where the round first uses it, and s15 is
-    the previous round's s16, held in a variable (`newest`) rather than reloaded
-    right after its store."""
-
-    def __init__(self, b, group, lanes, lanes_total, newest):
-        self.b = b
-        self.group = group
-        self.lanes = lanes
-        self.lanes_total = lanes_total
-        self._loaded = {15: newest}
-
-    def __getitem__(self, cell):
-        if cell not in self._loaded:
-            self._loaded[cell] = self.b.load(RING, _round_row(self.group, cell, self.lanes_total, self.lanes),
-                                             f"g{self.group}s{cell}", volatile=True)
-        return self._loaded[cell]
-
-    def store_new_cell(self, value):
-        self.b.store(RING, _round_row(self.group, 16, self.lanes_total, self.lanes), value, volatile=True)
+        self.b.store(self.param, self.address(16), value, volatile=True)
 
 
 def _round_row(group, row, lanes_total, lanes):
@@ -305,7 +278,7 @@ def _round_row(group, row, lanes_total, lanes):
 
 def _rolled_rounds(b, rnd, groups, lanes, lanes_total):
     """The 16 rounds of a block as a loop of one round (of every group) per
-    iteration, the LFSR in a scratch ring (_CellsInRing), the keystream words in
+    iteration, the LFSR in a scratch ring (_CellsInMemory), the keystream words in
     scratch rows: a kernel function a few hundred instructions long instead of
     thousands, which the CPU's decoded-instruction cache holds whole.  Returns
     each group's Z words, loaded back from their rows."""
@@ -328,7 +301,7 @@ def _rolled_rounds(b, rnd, groups, lanes, lanes_total):
         for g in range(groups):
             b.comment(f"Round r, lanes {g * lanes}..{g * lanes + lanes - 1}: BR, F (Z to its row), LFSR feedback "
                       "into row r + 16 of the ring.")
-            cells = _CellsInRing(b, g, lanes, lanes_total, newest[g])
+            cells = _CellsInMemory(b, g, RING, lambda cell, g=g: _round_row(g, cell, lanes_total, lanes), newest[g])
             s16, r1, r2, z = rnd.run(cells, fsm[g][0], fsm[g][1], init=False)
             cells.store_new_cell(s16)
             b.store(Z_ROWS, _round_row(g, 0, lanes_total, lanes), z)
@@ -422,7 +395,8 @@ def keystream_program(bits, groups=1, isomorphism=0, lfsr_in_memory=False, rolle
         state = _load_state(b, groups, lanes, lanes_total)
         lfsr = [words[:16] for words in state]
         fsm = [words[16:] for words in state]
-    cells_in_memory = (lambda g, r, newest: _CellsInMemory(b, g, r, lanes, lanes_total, newest)) if lfsr_in_memory else None
+    cells_in_memory = (lambda g, r, newest: _CellsInMemory(
+        b, g, "state", lambda cell: _row(g, (r + cell) % 16, lanes_total, lanes), newest)) if lfsr_in_memory else None
     z_words = _rounds(rnd, lfsr, fsm, ROUNDS_PER_BLOCK, lanes, init=False, cells_in_memory=cells_in_memory)
     for g in range(groups):
         b.comment(f"Keystream of lanes {g * lanes}..{g * lanes + lanes - 1}: big-endian, transposed to 64 bytes per lane.")
