@@ -349,10 +349,10 @@ static int write_json(const char *path, const record *recs, size_t n, const timi
     json_str(f, c->mac_method);
     fputs(", \"arch\": ", f);
     json_str(f, c->arch);
-    fprintf(f, ", \"msg_bytes\": %zu, \"streams\": %u, \"lanes\": %u, \"gbps\": %.4f, ",
+    fprintf(f, ", \"msg_bytes\": %zu, \"streams\": %u, \"lanes\": %u, \"gbps\": %.6g, ",
             r->msg_bytes, c->streams, c->lanes, r->gbps);
     if (r->cpb > 0)
-      fprintf(f, "\"cpb\": %.4f, ", r->cpb);
+      fprintf(f, "\"cpb\": %.6g, ", r->cpb);
     else
       fputs("\"cpb\": null, ", f);
     fprintf(f,
