@@ -1,6 +1,8 @@
 """The mode layer's counter blocks (generated/src/kc_modes.h): the AVX2 path
-for 128-bit blocks against the scalar one, across the carries out of the low
-limb and out of the whole counter."""
+for 128- and 256-bit blocks against the scalar one, across the carries out of
+every limb and out of the whole counter."""
+
+import pytest
 
 from conftest import run_generated_c
 
@@ -9,36 +11,43 @@ COMPARE = r"""
 #include <stdlib.h>
 #include <string.h>
 #include "kc_modes.h"
+#define BYTES (LIMBS * 8)
 int main(void)
 {
-    static uint8_t simd[300 * 16], scalar[300 * 16];
-    int mismatches = 0, carries = 0;
+    static uint8_t simd[300 * BYTES], scalar[300 * BYTES];
+    int mismatches = 0, carries = 0, top_carries = 0;
     srand(1);
     for (int t = 0; t < 20000; t++) {
-        uint8_t iv[16];
-        for (int i = 0; i < 16; i++)
+        uint8_t iv[BYTES];
+        for (int i = 0; i < BYTES; i++)
             iv[i] = (uint8_t)rand();
         if (t % 3 == 0)
-            memset(iv + 8, 0xff, (size_t)(8 - t % 5)); /* the low limb a few blocks from its carry */
+            memset(iv + BYTES - 8, 0xff, (size_t)(8 - t % 5)); /* the low limb a few blocks from its carry */
+        if (t % 5 == 0)
+            memset(iv + 8, 0xff, BYTES - 16);                  /* the middle limbs all ones (if any) */
         if (t % 7 == 0)
-            memset(iv, 0xff, 16);                      /* the whole counter wraps around */
+            memset(iv, 0xff, BYTES);                           /* the whole counter wraps around */
         const size_t n = (size_t)(rand() % 300);
         kc_counter a, b;
-        kc_counter_load(&a, iv, 16);
+        kc_counter_load(&a, iv, BYTES);
         b = a;
-        const uint64_t high = a.limb[1];
-        kc_counter_blocks128_avx2(&a, simd, n);
-        kc_counter_blocks_of(&b, scalar, n, 2);
-        carries += b.limb[1] != high; /* the low limb carried within these n blocks */
-        mismatches += memcmp(simd, scalar, 16 * n) != 0 || memcmp(a.limb, b.limb, sizeof a.limb) != 0;
+        const uint64_t low_limb_1 = a.limb[1], top = a.limb[LIMBS - 1];
+        kc_counter_blocks_avx2(&a, simd, n, LIMBS);
+        kc_counter_blocks_of(&b, scalar, n, LIMBS);
+        carries += b.limb[1] != low_limb_1; /* the low limb carried within these n blocks */
+        top_carries += b.limb[LIMBS - 1] != top;
+        mismatches += memcmp(simd, scalar, BYTES * n) != 0 || memcmp(a.limb, b.limb, sizeof a.limb) != 0;
     }
-    printf("%d %d\n", mismatches, carries);
+    printf("%d %d %d\n", mismatches, carries, top_carries);
     return 0;
 }
 """
 
 
-def test_avx2_counter_blocks_match_the_scalar_ones(tmp_path):
-    mismatches, carries = map(int, run_generated_c(tmp_path, COMPARE).split())
+@pytest.mark.parametrize("limbs", [2, 4])
+def test_avx2_counter_blocks_match_the_scalar_ones(tmp_path, limbs):
+    out = run_generated_c(tmp_path, f"#define LIMBS {limbs}\n" + COMPARE)
+    mismatches, carries, top_carries = map(int, out.split())
     assert mismatches == 0
-    assert carries > 3000  # a sixth of the cases carry into the high limb
+    assert carries > 3000     # a sixth of the cases carry out of the low limb
+    assert top_carries > 500  # and the carry reaches the top limb: through every middle limb when there are four
