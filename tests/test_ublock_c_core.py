@@ -38,7 +38,9 @@ class UblockImpl(ctypes.Structure):
                 ("cpu_supported", ctypes.CFUNCTYPE(ctypes.c_int)),
                 ("crypt_blocks", ctypes.c_void_p), ("crypt_blocks_multi", ctypes.c_void_p),
                 ("encrypt_blocks_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
-                                                        ctypes.c_void_p, ctypes.c_size_t))]
+                                                        ctypes.c_void_p, ctypes.c_size_t)),
+                ("ctr_batch_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                                                   ctypes.c_void_p))]
 
 
 @pytest.fixture(scope="module")
@@ -172,6 +174,39 @@ def test_fused_encrypt_xor_and_in_place_ctr(lib, variant):
         inout = ctypes.create_string_buffer(data, len(data))
         assert lib.ublock_crypt(imp, CTR, ENCRYPT, ctypes.byref(key), iv, inout, inout, len(data)) == OK
         assert inout.raw[:len(data)] == ref.ctr(n, k, key_bytes, iv, data), name
+
+
+@pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v[0]}_{v[1]}")
+def test_ctr_batch_from_the_counter(lib, variant):
+    """ctr_batch_xor (the nibble-sliced kernels build a batch's counter blocks
+    V + j themselves from V and V + 256) is CTR from V over one batch: with the
+    low byte far from a carry, a few blocks before one, the carry running
+    through 56 bits, the whole counter wrapping around; from odd addresses,
+    with src == out too.  Only the nibbleslice kernels have it."""
+    n, k = variant
+    bb, top = n // 8, 1 << n
+    rng = random.Random(11 * n + k)
+    key_bytes = rng.randbytes(k // 8)
+    key = set_key(lib, n, k, key_bytes)
+    counters = [rng.randrange(top) & ~0xff | 0x05, rng.randrange(top) | 0xf0, top - 3,
+                rng.randrange(top) & ~((1 << 64) - 1) | ((1 << 64) - 7)]
+    for name, imp in native_impls(lib.ublock_impls):
+        entry = imp.contents.ctr_batch_xor
+        assert bool(entry) == name.startswith("nibbleslice_"), name
+        if not entry:
+            continue
+        per = imp.contents.batch_blocks[variant_index(n, k)]
+        for v in counters:
+            form = b"".join(((v + d) % top).to_bytes(bb, "big") for d in (0, 256))
+            message = rng.randbytes(per * bb)
+            want = ref.ctr(n, k, key_bytes, v.to_bytes(bb, "big"), message)
+            buf = ctypes.create_string_buffer(1 + 2 * per * bb)  # odd offsets: unaligned
+            src, out = ctypes.addressof(buf) + 1, ctypes.addressof(buf) + 1 + per * bb
+            ctypes.memmove(src, message, len(message))
+            entry(ctypes.byref(key), form, src, out)
+            assert ctypes.string_at(out, len(want)) == want, (name, hex(v))
+            entry(ctypes.byref(key), form, src, src)
+            assert ctypes.string_at(src, len(want)) == want, (name, hex(v), "src == out")
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v[0]}_{v[1]}")

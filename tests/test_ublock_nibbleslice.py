@@ -73,6 +73,62 @@ def test_lowered_program_matches_reference(variant, target, direction):
     check_program(program, variant[1], seed_of(variant, target, direction))
 
 
+def check_counter_program(program, key_bits, counter):
+    """Run CTR's keystream kernel on V = `counter` (and V + 256, its input);
+    compare with the reference on the blocks V, V + 1, ... (mod 2^block_bits)."""
+    info = program.info
+    block_bits = info["block_bits"]
+    block_bytes, modulus = block_bits // 8, 1 << block_bits
+    rng = random.Random(counter)
+    key = rng.randbytes(key_bits // 8)
+    rks = round_keys(block_bits, key_bits, key)
+    form = b"".join(((counter + k) % modulus).to_bytes(block_bytes, "big") for k in (0, 256))
+    memory = {"rk": bytearray(nibbleslice.folded_tables(rks, "encrypt")), "in": bytearray(form),
+              "out": bytearray(info["batch_blocks"] * block_bytes)}
+    run(program, memory)
+    expected = b"".join(encrypt_block(block_bits, key_bits, key, ((counter + j) % modulus).to_bytes(block_bytes, "big"),
+                                      rks) for j in range(info["batch_blocks"]))
+    assert bytes(memory["out"]) == expected
+
+
+def counters(block_bits, seed):
+    """V with its low byte far from a carry, a few blocks before one, and the
+    whole counter a few blocks before wrapping around."""
+    rng = random.Random(seed)
+    top = 1 << block_bits
+    return [rng.randrange(top) & ~0xff | 0x05, rng.randrange(top) | 0xf0, top - 3,
+            rng.randrange(top) & ~((1 << 64) - 1) | ((1 << 64) - 7)]  # the carry runs through 56 bits
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("block_bits", (128, 256))
+def test_counter_program_matches_reference(block_bits, bits):
+    key_bits = max(k for n, k in VARIANTS if n == block_bits)
+    program = nibbleslice.program(bits, block_bits, ublock.VARIANTS[block_bits, key_bits], "encrypt", counters=True)
+    assert program.info["input"] == "counters"
+    for counter in counters(block_bits, seed_of("counters", block_bits, bits)):
+        check_counter_program(program, key_bits, counter)
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_lowered_counter_program_matches_reference(target):
+    t = SIMD_TARGETS[target]
+    program = t.lower(nibbleslice.program(t.bits, 256, ublock.VARIANTS[256, 256], "encrypt", counters=True))
+    for counter in counters(256, seed_of("lowered counters", target)):
+        check_counter_program(program, 256, counter)
+
+
+def test_counter_program_is_encryption_only():
+    with pytest.raises(ValueError, match="encrypts only"):
+        nibbleslice.program(256, 128, 16, "decrypt", counters=True)
+
+
+@pytest.mark.parametrize("bits", WIDTHS)
+@pytest.mark.parametrize("block_bits", (128, 256))
+def test_batch_order_is_a_permutation_of_the_batch(block_bits, bits):
+    assert sorted(nibbleslice.batch_order(bits, block_bits)) == list(range(bits // 8))
+
+
 @pytest.mark.parametrize("direction", DIRECTIONS)
 def test_in_place(direction):
     """The ABI allows in == out: every load comes before the first store."""
@@ -103,7 +159,7 @@ def test_program_info(variant, bits):
     for direction in DIRECTIONS:
         info = nibbleslice.program(bits, block_bits, rounds, direction).info
         assert info == {"batch_blocks": bits // 8, "key_form": "folded_sboxes", "block_bits": block_bits,
-                        "rounds": rounds, "direction": direction, "strategy": "nibbleslice"}
+                        "rounds": rounds, "direction": direction, "strategy": "nibbleslice", "input": "blocks"}
 
 
 def test_rejects_what_is_not_a_variant():

@@ -14,6 +14,8 @@ from .build_files import CipherSources, EmulatedUnit, SourceFile
 from .render import provenance, render
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
+# Strategies whose encryption kernel also comes in CTR's counter form (program(..., counters=True)).
+COUNTER_FORMS = {"nibbleslice"}
 # Dispatch order per strategy, fastest first; nibble slicing beats the register
 # method on every target.  Nibbleslice avx2 comes before avx512: on the one
 # AVX-512 CPU measured (Zen 4, which runs 512-bit operations at half rate) it
@@ -64,7 +66,11 @@ def kernel_file(strategy, target):
             directions.append(dict(name=d, body=function_body(program)))
             if d == "encrypt":
                 fused = target.lower(xor_into_stores(abstract))
-        rendered.append(dict(v, directions=directions, encrypt_xor=function_body(fused),
+        counter_form = None
+        if strategy in COUNTER_FORMS:
+            counter_form = function_body(target.lower(xor_into_stores(
+                module.program(target.bits, v["block_bits"], v["rounds"], "encrypt", counters=True))))
+        rendered.append(dict(v, directions=directions, encrypt_xor=function_body(fused), ctr_xor=counter_form,
                              batch=program.info["batch_blocks"]))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("ublock_kernel.c.j2",
@@ -73,7 +79,7 @@ def kernel_file(strategy, target):
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
                   schedule=target.schedules_before_ra(strategy),
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
-                  multi=key_form == "register_image",
+                  multi=key_form == "register_image", counter_form=strategy in COUNTER_FORMS,
                   cpu_check=cpu_features.cpu_check(target.cpu_features))
     return f"src/{prefix}.c", text, max(v["batch"] * v["block_bytes"] for v in rendered)
 

@@ -49,7 +49,7 @@ join them, and, for 256-bit blocks in registers of 256 or 512 bits, one
 different registers (and one to join them).
 """
 
-from ..ir import Builder, Index
+from ..ir import Builder, Index, run
 from ..linalg import inverse_permutation
 from ..linalg.shuffle import LANE_BYTES
 from ..specs import ublock
@@ -92,17 +92,27 @@ def folded_tables(round_keys, direction):
     return bytes(round_keys[rounds]).ljust(SPREAD_KEY_BYTES, b"\0") + b"".join(tables)
 
 
-def program(bits, block_bits, rounds, direction):
+def program(bits, block_bits, rounds, direction, counters=False):
     """The kernel for `bits`-wide registers: `bits`/8 blocks of uBlock with
-    `block_bits`-bit blocks and `rounds` rounds, one direction."""
+    `block_bits`-bit blocks and `rounds` rounds, one direction.  With
+    `counters` (encryption only), CTR's keystream kernel: the blocks are the
+    counters V, V + 1, ... that it builds itself from `in` (see slice_counters)."""
     check_direction(direction)
     if (block_bits, rounds) not in {(n, r) for (n, _), r in ublock.VARIANTS.items()}:
         raise ValueError(f"no uBlock variant has {block_bits}-bit blocks and {rounds} rounds")
+    if counters and direction != "encrypt":
+        raise ValueError("the counter form of the kernel encrypts only (CTR)")
     batch = bits // 8
-    b = Builder(f"ublock{block_bits}_r{rounds}_nibbleslice{bits}_{direction}", bits, ("rk", "in", "out"))
+    name = f"ublock{block_bits}_r{rounds}_nibbleslice{bits}_{'ctr' if counters else direction}"
+    b = Builder(name, bits, ("rk", "in", "out"))
 
-    b.comment(f"Load {batch} blocks and transpose: register p = nibble p of every block, one block per byte.")
-    sliced = slice_batch(b, block_bits)
+    if counters:
+        b.comment(f"The {batch} counter blocks V + j, sliced straight from V and V + 256: register p = nibble p "
+                  "of every block, one block per byte.")
+        sliced = slice_counters(b, block_bits)
+    else:
+        b.comment(f"Load {batch} blocks and transpose: register p = nibble p of every block, one block per byte.")
+        sliced = slice_batch(b, block_bits)
     half = len(sliced) // 2
     state = [b.var(f"x{_position_name(p, half)}") for p in range(len(sliced))]
     if direction == "encrypt":
@@ -126,7 +136,7 @@ def program(bits, block_bits, rounds, direction):
     b.comment("Pack nibble pairs into bytes, transpose back and store.")
     unslice_batch(b, block_bits, out)
     return b.finish(batch_blocks=batch, key_form="folded_sboxes", block_bits=block_bits, rounds=rounds,
-                    direction=direction, strategy="nibbleslice")
+                    direction=direction, strategy="nibbleslice", input="counters" if counters else "blocks")
 
 
 def _assign(b, variables, values):
@@ -246,6 +256,61 @@ def slice_batch(b, block_bits):
         for byte in transpose(b, slab, 8, "tr"):
             nibbles.append(b.and_(b.shr(byte, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi"))
             nibbles.append(b.and_(byte, mask, "lo"))
+    return nibbles
+
+
+def batch_order(bits, block_bits):
+    """Which block of the batch each byte of a nibble register holds after
+    `slice_batch` (its unpacks interleave the blocks): found by running the
+    slicing on blocks whose bytes are their own index."""
+    b = Builder("batch_order", bits, ("in", "out"))
+    sliced = slice_batch(b, block_bits)
+    for k, register in enumerate(sliced[:2]):  # the high and low nibble of byte 0
+        b.store("out", k * bits // 8, register)
+    batch, block_bytes = bits // 8, block_bits // 8
+    memory = run(b.finish(), {"in": bytearray(j for j in range(batch) for _ in range(block_bytes)),
+                              "out": bytearray(2 * batch)})
+    return [hi << NIBBLE_BITS | lo for hi, lo in zip(memory["out"][:batch], memory["out"][batch:])]
+
+
+def slice_counters(b, block_bits):
+    """CTR's counter blocks V + j (j < batch, big-endian integers of block_bits)
+    as nibble registers in `slice_batch`'s order, built from `in` = V || V + 256
+    (two blocks) with no transposition.
+
+    Only V's last byte L differs from block to block, as (L + j) mod 256; the
+    bytes above it are those of V where L + j < 256 and those of V + 256
+    beyond (a batch of at most 256 blocks carries at most once).  So nibble
+    register p of the upper bytes is a two-entry table lookup per block: one
+    byte shuffle of a table that holds the pair (nibble p of V, nibble p of
+    V + 256) for 8 positions at once, indexed by 2 x (p's place among them) +
+    the block's carry.  The carry of L + j is bit 7 of (L & j) | ((L | j) &
+    ~(L + j)).  No branch and no address depends on the counter."""
+    mask = b.const(nibble_mask(high=False), "nibble_mask", "low nibble of every byte")
+    block_bytes = block_bits // 8
+    low = b.bcast8("in", block_bytes - 1, "low")  # L
+    offsets = b.const(batch_order(b.bits, block_bits), "block_offsets", "j: the block each byte holds")
+    low_bytes = b.add(low, offsets, 8, "low_byte")
+    carry_bits = b.or_(b.and_(low, offsets, "both"),
+                       b.andnot(low_bytes, b.or_(low, offsets, "either"), "either_not_sum"), "carry_bit7")
+    carry = b.and_(b.shr(carry_bits, 7, SHIFT_BITS), b.const([1] * LANE_BYTES, "one", "1 in every byte"), "carry")
+    pairs = LANE_BYTES // 2  # positions whose (V, V + 256) pairs one 16-byte table holds
+    picks = [carry] + [b.or_(carry, b.const([2 * i] * LANE_BYTES, f"pair{i}", f"pair {i} of a table"), f"pick{i}")
+                       for i in range(1, pairs)]
+    nibbles = []
+    for piece in range(block_bits // LANE_BITS):
+        counter = [b.bcast128("in", k * block_bytes + piece * LANE_BYTES, name) for k, name in enumerate("vw")]
+        high = [b.and_(b.shr(c, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi") for c in counter]
+        low_nibbles = [b.and_(c, mask, "lo") for c in counter]
+        tables = [(unpack(*high, 8, "pairs_hi"), unpack(*low_nibbles, 8, "pairs_lo"))
+                  for unpack in (b.unpacklo, b.unpackhi)]
+        for byte in range(LANE_BYTES):
+            if piece * LANE_BYTES + byte == block_bytes - 1:
+                break  # the last byte: below
+            for table in tables[byte // pairs]:
+                nibbles.append(b.shuffle(table, picks[byte % pairs], "ctr"))
+    nibbles.append(b.and_(b.shr(low_bytes, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi"))
+    nibbles.append(b.and_(low_bytes, mask, "lo"))
     return nibbles
 
 

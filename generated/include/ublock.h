@@ -105,6 +105,11 @@ typedef struct ublock_impl {
    * kernel has no fused form (the reference). */
   void (*encrypt_blocks_xor)(const ublock_key *key, const uint8_t *in, const uint8_t *src, uint8_t *out,
                              size_t nblocks);
+  /* CTR on one whole batch (batch_blocks[key->variant] blocks) with no counter
+   * blocks in memory: out = E(V + j) ^ src for every block j of the batch,
+   * where `counters` holds V and V + 256 (two big-endian blocks) and the
+   * kernel builds V + j itself.  NULL where the kernel has no such form. */
+  void (*ctr_batch_xor)(const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out);
 } ublock_impl;
 
 /* All registered implementations (native ones, then emulated ones if

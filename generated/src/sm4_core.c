@@ -238,7 +238,8 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
     const sm4_bound bound = {impl, key};
     const int fused = impl->crypt_blocks_xor != NULL;
     const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS,
-                                    fused ? sm4_bound_encrypt_xor : NULL, fused ? sm4_bound_decrypt_xor : NULL};
+                                    fused ? sm4_bound_encrypt_xor : NULL, fused ? sm4_bound_decrypt_xor : NULL,
+                                    NULL, 0};
     switch (mode) {
     case SM4_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / SM4_BLOCK_BYTES);

@@ -556,6 +556,12 @@ static void bound_encrypt_xor(const void *bound, const uint8_t *in, const uint8_
     b->impl->encrypt_blocks_xor(b->key, in, src, out, nblocks);
 }
 
+static void bound_ctr_batch_xor(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out)
+{
+    const bound_kernel *b = bound;
+    b->impl->ctr_batch_xor(b->key, counters, src, out);
+}
+
 int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir, const ublock_key *key,
                  const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
@@ -574,7 +580,9 @@ int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir
     static _Thread_local uint8_t scratch[UBLOCK_CHUNK_BYTES + KC_MAX_BLOCK_BYTES];
     const bound_kernel bound = {impl, key};
     const kc_block_cipher cipher = {bound_crypt, &bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb,
-                                    impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL, NULL};
+                                    impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL, NULL,
+                                    impl->ctr_batch_xor ? bound_ctr_batch_xor : NULL,
+                                    impl->batch_blocks[key->variant]};
     switch (mode) {
     case UBLOCK_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / bb);
