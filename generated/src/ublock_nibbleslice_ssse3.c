@@ -55,6 +55,15 @@
  * 128-bit block selection per row to put the two halves of a block into
  * different registers (and one to join them).
  *
+ * CTR's counter form (program(..., counters=True)) replaces the transposition
+ * in: the batch's blocks are V + j, and only V's last byte differs between
+ * them, so `slice_counters` builds the nibble registers from V and V + 256
+ * with one byte shuffle per nibble position (and a few operations per batch
+ * for the carry out of the low byte), where the transposition takes loads,
+ * unpacks and nibble splits, and the mode layer no counter blocks at all.  On
+ * the Zen 3 of the README (avx2, through the library, 64 KiB): CTR 2.77 ->
+ * 2.59 c/B for 256-bit blocks, 1.72 -> 1.63 for 128-bit ones, below ECB.
+ *
  * One pass encrypts or decrypts a batch: 16 blocks of ublock128_128, 16 blocks of ublock128_256, 16 blocks of ublock256_256.
 
  * Key form: folded_sboxes.  Lowered with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables.
