@@ -1945,7 +1945,7 @@ static void ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor(const uint8_t *rk
 
 /* ublock128_128, CTR: out = E(V + j) ^ src, the counter blocks V + j built from in = V || V + 256. */
 static void ublock_nibbleslice_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
-                                              const uint8_t *src)
+                                                           const uint8_t *src)
 {
     __m128i x0_0, x0_1, x0_2, x0_3, x0_4, x0_5, x0_6, x0_7, x0_8, x0_9, x0_10, x0_11, x0_12, x0_13, x0_14, x0_15, x1_0, x1_1, x1_2, x1_3, x1_4, x1_5, x1_6, x1_7, x1_8, x1_9, x1_10, x1_11, x1_12, x1_13, x1_14, x1_15;
     /* low nibble of every byte */
@@ -4364,7 +4364,7 @@ static void ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor(const uint8_t *rk
 
 /* ublock128_256, CTR: out = E(V + j) ^ src, the counter blocks V + j built from in = V || V + 256. */
 static void ublock_nibbleslice_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
-                                              const uint8_t *src)
+                                                           const uint8_t *src)
 {
     __m128i x0_0, x0_1, x0_2, x0_3, x0_4, x0_5, x0_6, x0_7, x0_8, x0_9, x0_10, x0_11, x0_12, x0_13, x0_14, x0_15, x1_0, x1_1, x1_2, x1_3, x1_4, x1_5, x1_6, x1_7, x1_8, x1_9, x1_10, x1_11, x1_12, x1_13, x1_14, x1_15;
     /* low nibble of every byte */
@@ -8587,7 +8587,7 @@ static void ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor(const uint8_t *rk
 
 /* ublock256_256, CTR: out = E(V + j) ^ src, the counter blocks V + j built from in = V || V + 256. */
 static void ublock_nibbleslice_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out,
-                                              const uint8_t *src)
+                                                           const uint8_t *src)
 {
     __m128i x0_0, x0_1, x0_2, x0_3, x0_4, x0_5, x0_6, x0_7, x0_8, x0_9, x0_10, x0_11, x0_12, x0_13, x0_14, x0_15, x0_16, x0_17, x0_18, x0_19, x0_20, x0_21, x0_22, x0_23, x0_24, x0_25, x0_26, x0_27, x0_28, x0_29, x0_30, x0_31, x1_0, x1_1, x1_2, x1_3, x1_4, x1_5, x1_6, x1_7, x1_8, x1_9, x1_10, x1_11, x1_12, x1_13, x1_14, x1_15, x1_16, x1_17, x1_18, x1_19, x1_20, x1_21, x1_22, x1_23, x1_24, x1_25, x1_26, x1_27, x1_28, x1_29, x1_30, x1_31;
     /* low nibble of every byte */
