@@ -88,3 +88,12 @@ def self_equivalence_orbit(d, field):
             g, gp = Ma @ frob[k], Mai @ frob[k]
             out.add(Decomposition(g @ d.A1, g.apply(d.c1), d.A2 @ gp.inverse(), d.c2))
     return out
+
+
+def ctr_edge_counters(block_bits, rng):
+    """CTR counters V at the edges of a batch: the low byte far from a carry, a
+    few blocks before one, the carry running through 56 bits, and the whole
+    counter a few blocks before wrapping around."""
+    top = 1 << block_bits
+    return [rng.randrange(top) & ~0xff | 0x05, rng.randrange(top) | 0xf0,
+            rng.randrange(top) & ~((1 << 64) - 1) | ((1 << 64) - 7), top - 3]

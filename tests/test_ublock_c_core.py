@@ -14,7 +14,7 @@ from gen.emit import ublock_files
 from gen.kernels import ublock_nibbleslice, ublock_reference as ref
 from gen.specs import ublock
 
-from conftest import generated_library, native_impls
+from conftest import ctr_edge_counters, generated_library, native_impls
 
 OK, ERR_LENGTH, ERR_NO_IMPL, ERR_VARIANT = 0, -1, -2, -3
 ECB, CBC, CTR = 0, 1, 2
@@ -188,8 +188,7 @@ def test_ctr_batch_from_the_counter(lib, variant):
     rng = random.Random(11 * n + k)
     key_bytes = rng.randbytes(k // 8)
     key = set_key(lib, n, k, key_bytes)
-    counters = [rng.randrange(top) & ~0xff | 0x05, rng.randrange(top) | 0xf0, top - 3,
-                rng.randrange(top) & ~((1 << 64) - 1) | ((1 << 64) - 7)]
+    counters = ctr_edge_counters(n, rng)
     for name, imp in native_impls(lib.ublock_impls):
         entry = imp.contents.ctr_batch_xor
         assert bool(entry) == name.startswith("nibbleslice_"), name

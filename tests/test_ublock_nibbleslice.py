@@ -17,6 +17,8 @@ from gen.kernels.ublock_constants import DIRECTIONS
 from gen.kernels.ublock_reference import decrypt_block, encrypt_block, round_keys, to_nibbles
 from gen.specs import ublock
 
+from conftest import ctr_edge_counters
+
 VARIANTS = list(ublock.VARIANTS)  # (block bits, key bits)
 TARGETS = ("ssse3", "avx2", "avx512")
 WIDTHS = (128, 256, 512)
@@ -92,12 +94,7 @@ def check_counter_program(program, key_bits, counter):
 
 
 def counters(block_bits, seed):
-    """V with its low byte far from a carry, a few blocks before one, and the
-    whole counter a few blocks before wrapping around."""
-    rng = random.Random(seed)
-    top = 1 << block_bits
-    return [rng.randrange(top) & ~0xff | 0x05, rng.randrange(top) | 0xf0, top - 3,
-            rng.randrange(top) & ~((1 << 64) - 1) | ((1 << 64) - 7)]  # the carry runs through 56 bits
+    return ctr_edge_counters(block_bits, random.Random(seed))
 
 
 @pytest.mark.parametrize("bits", WIDTHS)

@@ -263,8 +263,7 @@ def slice_batch(b, block_bits):
     nibbles = []
     for slab in slabs:
         for byte in transpose(b, slab, 8, "tr"):
-            nibbles.append(b.and_(b.shr(byte, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi"))
-            nibbles.append(b.and_(byte, mask, "lo"))
+            nibbles.extend(_split_nibbles(b, byte, mask))
     return nibbles
 
 
@@ -295,6 +294,8 @@ def slice_counters(b, block_bits):
     V + 256) for 8 positions at once, indexed by 2 x (p's place among them) +
     the block's carry.  The carry of L + j is bit 7 of (L & j) | ((L | j) &
     ~(L + j)).  No branch and no address depends on the counter."""
+    if b.bits // 8 > NIBBLE_VALUES * NIBBLE_VALUES:
+        raise ValueError(f"a batch of {b.bits // 8} blocks can carry out of its counters' low byte twice")
     mask = b.const(nibble_mask(high=False), "nibble_mask", "low nibble of every byte")
     block_bytes = block_bits // 8
     low = b.bcast8("in", block_bytes - 1, "low")  # L
@@ -309,8 +310,7 @@ def slice_counters(b, block_bits):
     nibbles = []
     for piece in range(block_bits // LANE_BITS):
         counter = [b.bcast128("in", k * block_bytes + piece * LANE_BYTES, name) for k, name in enumerate("vw")]
-        high = [b.and_(b.shr(c, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi") for c in counter]
-        low_nibbles = [b.and_(c, mask, "lo") for c in counter]
+        high, low_nibbles = zip(*(_split_nibbles(b, c, mask) for c in counter))
         tables = [(unpack(*high, 8, "pairs_hi"), unpack(*low_nibbles, 8, "pairs_lo"))
                   for unpack in (b.unpacklo, b.unpackhi)]
         for byte in range(LANE_BYTES):
@@ -318,9 +318,13 @@ def slice_counters(b, block_bits):
                 break  # the last byte: below
             for table in tables[byte // pairs]:
                 nibbles.append(b.shuffle(table, picks[byte % pairs], "ctr"))
-    nibbles.append(b.and_(b.shr(low_bytes, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi"))
-    nibbles.append(b.and_(low_bytes, mask, "lo"))
+    nibbles.extend(_split_nibbles(b, low_bytes, mask))
     return nibbles
+
+
+def _split_nibbles(b, byte, mask):
+    """(high, low) nibble of every byte, each in the low four bits of its byte."""
+    return b.and_(b.shr(byte, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi"), b.and_(byte, mask, "lo")
 
 
 def unslice_batch(b, block_bits, nibbles):

@@ -1999,9 +1999,9 @@ static void ublock_nibbleslice_avx2_ublock128_128_ctr_xor(const uint8_t *rk, con
     const __m256i w = kc_bcast16_256(in + 16);
     const __m256i hi_shifted = _mm256_srli_epi16(v, 4);
     const __m256i hi = _mm256_and_si256(hi_shifted, nibble_mask);
+    const __m256i lo = _mm256_and_si256(v, nibble_mask);
     const __m256i hi_shifted_1 = _mm256_srli_epi16(w, 4);
     const __m256i hi_1 = _mm256_and_si256(hi_shifted_1, nibble_mask);
-    const __m256i lo = _mm256_and_si256(v, nibble_mask);
     const __m256i lo_1 = _mm256_and_si256(w, nibble_mask);
     const __m256i pairs_hi = _mm256_unpacklo_epi8(hi, hi_1);
     const __m256i pairs_lo = _mm256_unpacklo_epi8(lo, lo_1);
@@ -4418,9 +4418,9 @@ static void ublock_nibbleslice_avx2_ublock128_256_ctr_xor(const uint8_t *rk, con
     const __m256i w = kc_bcast16_256(in + 16);
     const __m256i hi_shifted = _mm256_srli_epi16(v, 4);
     const __m256i hi = _mm256_and_si256(hi_shifted, nibble_mask);
+    const __m256i lo = _mm256_and_si256(v, nibble_mask);
     const __m256i hi_shifted_1 = _mm256_srli_epi16(w, 4);
     const __m256i hi_1 = _mm256_and_si256(hi_shifted_1, nibble_mask);
-    const __m256i lo = _mm256_and_si256(v, nibble_mask);
     const __m256i lo_1 = _mm256_and_si256(w, nibble_mask);
     const __m256i pairs_hi = _mm256_unpacklo_epi8(hi, hi_1);
     const __m256i pairs_lo = _mm256_unpacklo_epi8(lo, lo_1);
@@ -8833,9 +8833,9 @@ static void ublock_nibbleslice_avx2_ublock256_256_ctr_xor(const uint8_t *rk, con
     const __m256i w = kc_bcast16_256(in + 32);
     const __m256i hi_shifted = _mm256_srli_epi16(v, 4);
     const __m256i hi = _mm256_and_si256(hi_shifted, nibble_mask);
+    const __m256i lo = _mm256_and_si256(v, nibble_mask);
     const __m256i hi_shifted_1 = _mm256_srli_epi16(w, 4);
     const __m256i hi_1 = _mm256_and_si256(hi_shifted_1, nibble_mask);
-    const __m256i lo = _mm256_and_si256(v, nibble_mask);
     const __m256i lo_1 = _mm256_and_si256(w, nibble_mask);
     const __m256i pairs_hi = _mm256_unpacklo_epi8(hi, hi_1);
     const __m256i pairs_lo = _mm256_unpacklo_epi8(lo, lo_1);
@@ -8877,9 +8877,9 @@ static void ublock_nibbleslice_avx2_ublock256_256_ctr_xor(const uint8_t *rk, con
     const __m256i w_1 = kc_bcast16_256(in + 48);
     const __m256i hi_shifted_2 = _mm256_srli_epi16(v_1, 4);
     const __m256i hi_2 = _mm256_and_si256(hi_shifted_2, nibble_mask);
+    const __m256i lo_2 = _mm256_and_si256(v_1, nibble_mask);
     const __m256i hi_shifted_3 = _mm256_srli_epi16(w_1, 4);
     const __m256i hi_3 = _mm256_and_si256(hi_shifted_3, nibble_mask);
-    const __m256i lo_2 = _mm256_and_si256(v_1, nibble_mask);
     const __m256i lo_3 = _mm256_and_si256(w_1, nibble_mask);
     const __m256i pairs_hi_2 = _mm256_unpacklo_epi8(hi_2, hi_3);
     const __m256i pairs_lo_2 = _mm256_unpacklo_epi8(lo_2, lo_3);

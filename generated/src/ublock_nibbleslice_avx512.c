@@ -1821,9 +1821,9 @@ static void ublock_nibbleslice_avx512_ublock128_128_ctr_xor(const uint8_t *rk, c
     const __m512i w = kc_bcast16_512(in + 16);
     const __m512i hi_shifted = _mm512_srli_epi16(v, 4);
     const __m512i hi = _mm512_and_si512(hi_shifted, nibble_mask);
+    const __m512i lo = _mm512_and_si512(v, nibble_mask);
     const __m512i hi_shifted_1 = _mm512_srli_epi16(w, 4);
     const __m512i hi_1 = _mm512_and_si512(hi_shifted_1, nibble_mask);
-    const __m512i lo = _mm512_and_si512(v, nibble_mask);
     const __m512i lo_1 = _mm512_and_si512(w, nibble_mask);
     const __m512i pairs_hi = _mm512_unpacklo_epi8(hi, hi_1);
     const __m512i pairs_lo = _mm512_unpacklo_epi8(lo, lo_1);
@@ -4014,9 +4014,9 @@ static void ublock_nibbleslice_avx512_ublock128_256_ctr_xor(const uint8_t *rk, c
     const __m512i w = kc_bcast16_512(in + 16);
     const __m512i hi_shifted = _mm512_srli_epi16(v, 4);
     const __m512i hi = _mm512_and_si512(hi_shifted, nibble_mask);
+    const __m512i lo = _mm512_and_si512(v, nibble_mask);
     const __m512i hi_shifted_1 = _mm512_srli_epi16(w, 4);
     const __m512i hi_1 = _mm512_and_si512(hi_shifted_1, nibble_mask);
-    const __m512i lo = _mm512_and_si512(v, nibble_mask);
     const __m512i lo_1 = _mm512_and_si512(w, nibble_mask);
     const __m512i pairs_hi = _mm512_unpacklo_epi8(hi, hi_1);
     const __m512i pairs_lo = _mm512_unpacklo_epi8(lo, lo_1);
@@ -8027,9 +8027,9 @@ static void ublock_nibbleslice_avx512_ublock256_256_ctr_xor(const uint8_t *rk, c
     const __m512i w = kc_bcast16_512(in + 32);
     const __m512i hi_shifted = _mm512_srli_epi16(v, 4);
     const __m512i hi = _mm512_and_si512(hi_shifted, nibble_mask);
+    const __m512i lo = _mm512_and_si512(v, nibble_mask);
     const __m512i hi_shifted_1 = _mm512_srli_epi16(w, 4);
     const __m512i hi_1 = _mm512_and_si512(hi_shifted_1, nibble_mask);
-    const __m512i lo = _mm512_and_si512(v, nibble_mask);
     const __m512i lo_1 = _mm512_and_si512(w, nibble_mask);
     const __m512i pairs_hi = _mm512_unpacklo_epi8(hi, hi_1);
     const __m512i pairs_lo = _mm512_unpacklo_epi8(lo, lo_1);
@@ -8071,9 +8071,9 @@ static void ublock_nibbleslice_avx512_ublock256_256_ctr_xor(const uint8_t *rk, c
     const __m512i w_1 = kc_bcast16_512(in + 48);
     const __m512i hi_shifted_2 = _mm512_srli_epi16(v_1, 4);
     const __m512i hi_2 = _mm512_and_si512(hi_shifted_2, nibble_mask);
+    const __m512i lo_2 = _mm512_and_si512(v_1, nibble_mask);
     const __m512i hi_shifted_3 = _mm512_srli_epi16(w_1, 4);
     const __m512i hi_3 = _mm512_and_si512(hi_shifted_3, nibble_mask);
-    const __m512i lo_2 = _mm512_and_si512(v_1, nibble_mask);
     const __m512i lo_3 = _mm512_and_si512(w_1, nibble_mask);
     const __m512i pairs_hi_2 = _mm512_unpacklo_epi8(hi_2, hi_3);
     const __m512i pairs_lo_2 = _mm512_unpacklo_epi8(lo_2, lo_3);

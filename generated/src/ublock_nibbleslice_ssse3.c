@@ -1999,9 +1999,9 @@ static void ublock_nibbleslice_ssse3_ublock128_128_ctr_xor(const uint8_t *rk, co
     const __m128i w = kc_bcast16_128(in + 16);
     const __m128i hi_shifted = _mm_srli_epi16(v, 4);
     const __m128i hi = _mm_and_si128(hi_shifted, nibble_mask);
+    const __m128i lo = _mm_and_si128(v, nibble_mask);
     const __m128i hi_shifted_1 = _mm_srli_epi16(w, 4);
     const __m128i hi_1 = _mm_and_si128(hi_shifted_1, nibble_mask);
-    const __m128i lo = _mm_and_si128(v, nibble_mask);
     const __m128i lo_1 = _mm_and_si128(w, nibble_mask);
     const __m128i pairs_hi = _mm_unpacklo_epi8(hi, hi_1);
     const __m128i pairs_lo = _mm_unpacklo_epi8(lo, lo_1);
@@ -4418,9 +4418,9 @@ static void ublock_nibbleslice_ssse3_ublock128_256_ctr_xor(const uint8_t *rk, co
     const __m128i w = kc_bcast16_128(in + 16);
     const __m128i hi_shifted = _mm_srli_epi16(v, 4);
     const __m128i hi = _mm_and_si128(hi_shifted, nibble_mask);
+    const __m128i lo = _mm_and_si128(v, nibble_mask);
     const __m128i hi_shifted_1 = _mm_srli_epi16(w, 4);
     const __m128i hi_1 = _mm_and_si128(hi_shifted_1, nibble_mask);
-    const __m128i lo = _mm_and_si128(v, nibble_mask);
     const __m128i lo_1 = _mm_and_si128(w, nibble_mask);
     const __m128i pairs_hi = _mm_unpacklo_epi8(hi, hi_1);
     const __m128i pairs_lo = _mm_unpacklo_epi8(lo, lo_1);
@@ -8641,9 +8641,9 @@ static void ublock_nibbleslice_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, co
     const __m128i w = kc_bcast16_128(in + 32);
     const __m128i hi_shifted = _mm_srli_epi16(v, 4);
     const __m128i hi = _mm_and_si128(hi_shifted, nibble_mask);
+    const __m128i lo = _mm_and_si128(v, nibble_mask);
     const __m128i hi_shifted_1 = _mm_srli_epi16(w, 4);
     const __m128i hi_1 = _mm_and_si128(hi_shifted_1, nibble_mask);
-    const __m128i lo = _mm_and_si128(v, nibble_mask);
     const __m128i lo_1 = _mm_and_si128(w, nibble_mask);
     const __m128i pairs_hi = _mm_unpacklo_epi8(hi, hi_1);
     const __m128i pairs_lo = _mm_unpacklo_epi8(lo, lo_1);
@@ -8685,9 +8685,9 @@ static void ublock_nibbleslice_ssse3_ublock256_256_ctr_xor(const uint8_t *rk, co
     const __m128i w_1 = kc_bcast16_128(in + 48);
     const __m128i hi_shifted_2 = _mm_srli_epi16(v_1, 4);
     const __m128i hi_2 = _mm_and_si128(hi_shifted_2, nibble_mask);
+    const __m128i lo_2 = _mm_and_si128(v_1, nibble_mask);
     const __m128i hi_shifted_3 = _mm_srli_epi16(w_1, 4);
     const __m128i hi_3 = _mm_and_si128(hi_shifted_3, nibble_mask);
-    const __m128i lo_2 = _mm_and_si128(v_1, nibble_mask);
     const __m128i lo_3 = _mm_and_si128(w_1, nibble_mask);
     const __m128i pairs_hi_2 = _mm_unpacklo_epi8(hi_2, hi_3);
     const __m128i pairs_lo_2 = _mm_unpacklo_epi8(lo_2, lo_3);
