@@ -28,6 +28,7 @@ FOLDED_BYTES = 64 + MAX_ROUNDS * 2 * MAX_BLOCK * 16
 class UblockKey(ctypes.Structure):
     _fields_ = [("variant", ctypes.c_int), ("rounds", ctypes.c_uint),
                 ("rk", (ctypes.c_uint8 * MAX_BLOCK) * (MAX_ROUNDS + 1)),
+                ("align_image", ctypes.c_uint8 * 8),  # the key forms start on 16 bytes (UBLOCK_KEY_FORM_ALIGN)
                 ("image", ((ctypes.c_uint8 * 128) * (MAX_ROUNDS + 1)) * 2),
                 ("folded", (ctypes.c_uint8 * FOLDED_BYTES) * 2)]
 
@@ -39,8 +40,8 @@ class UblockImpl(ctypes.Structure):
                 ("crypt_blocks", ctypes.c_void_p), ("crypt_blocks_multi", ctypes.c_void_p),
                 ("encrypt_blocks_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
                                                         ctypes.c_void_p, ctypes.c_size_t)),
-                ("ctr_batch_xor", ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
-                                                   ctypes.c_void_p))]
+                ("ctr_xor", ctypes.CFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                                             ctypes.c_void_p, ctypes.c_size_t))]
 
 
 @pytest.fixture(scope="module")
@@ -177,12 +178,14 @@ def test_fused_encrypt_xor_and_in_place_ctr(lib, variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v[0]}_{v[1]}")
-def test_ctr_batch_from_the_counter(lib, variant):
-    """ctr_batch_xor (the nibble-sliced kernels build a batch's counter blocks
-    V + j themselves from V and V + 256) is CTR from V over one batch: with the
-    low byte far from a carry, a few blocks before one, the carry running
-    through 56 bits, the whole counter wrapping around; from odd addresses,
-    with src == out too.  Only the nibbleslice kernels have it."""
+def test_ctr_xor_from_the_counter(lib, variant):
+    """ctr_xor (the nibble-sliced kernels build the counter blocks V + j
+    themselves from V and V + 256, the first round once per call) is CTR from
+    V over one batch and over a whole group of 256 blocks: with the low byte
+    far from a carry, a few blocks before one, the carry running through 56
+    bits, the whole counter wrapping around; from odd addresses, with src ==
+    out too.  Other counts are refused with nothing written.  Only the
+    nibbleslice kernels have it."""
     n, k = variant
     bb, top = n // 8, 1 << n
     rng = random.Random(11 * n + k)
@@ -190,22 +193,40 @@ def test_ctr_batch_from_the_counter(lib, variant):
     key = set_key(lib, n, k, key_bytes)
     counters = ctr_edge_counters(n, rng)
     for name, imp in native_impls(lib.ublock_impls):
-        entry = imp.contents.ctr_batch_xor
+        entry = imp.contents.ctr_xor
         assert bool(entry) == name.startswith("nibbleslice_"), name
         if not entry:
             continue
         per = imp.contents.batch_blocks[variant_index(n, k)]
+        group = ublock_nibbleslice.GROUP_BLOCKS
         for v in counters:
             form = b"".join(((v + d) % top).to_bytes(bb, "big") for d in (0, 256))
-            message = rng.randbytes(per * bb)
-            want = ref.ctr(n, k, key_bytes, v.to_bytes(bb, "big"), message)
-            buf = ctypes.create_string_buffer(1 + 2 * per * bb)  # odd offsets: unaligned
-            src, out = ctypes.addressof(buf) + 1, ctypes.addressof(buf) + 1 + per * bb
-            ctypes.memmove(src, message, len(message))
-            entry(ctypes.byref(key), form, src, out)
-            assert ctypes.string_at(out, len(want)) == want, (name, hex(v))
-            entry(ctypes.byref(key), form, src, src)
-            assert ctypes.string_at(src, len(want)) == want, (name, hex(v), "src == out")
+            for blocks in (per, group):
+                message = rng.randbytes(blocks * bb)
+                want = ref.ctr(n, k, key_bytes, v.to_bytes(bb, "big"), message)
+                buf = ctypes.create_string_buffer(1 + 2 * blocks * bb)  # odd offsets: unaligned
+                src, out = ctypes.addressof(buf) + 1, ctypes.addressof(buf) + 1 + blocks * bb
+                ctypes.memmove(src, message, len(message))
+                assert entry(ctypes.byref(key), form, src, out, blocks) == OK
+                assert ctypes.string_at(out, len(want)) == want, (name, hex(v), blocks)
+                assert entry(ctypes.byref(key), form, src, src, blocks) == OK
+                assert ctypes.string_at(src, len(want)) == want, (name, hex(v), blocks, "src == out")
+        out = ctypes.create_string_buffer(b"\xa5" * (group + per) * bb, (group + per) * bb)
+        for blocks in (per + 1, group + per):
+            assert entry(ctypes.byref(key), form, out.raw, out, blocks) == ERR_LENGTH, (name, blocks)
+            assert out.raw == b"\xa5" * len(out.raw), (name, blocks)
+
+
+def test_key_forms_start_on_16_bytes(lib):
+    """The key struct's layout as C has it (UBLOCK_KEY_FORM_ALIGN): the mirror
+    above agrees with where ublock_folded finds the tables, and they start on
+    16 bytes, so no 16-byte table load crosses a cache line."""
+    key = set_key(lib, 256, 256, bytes(32))
+    lib.ublock_folded.restype = ctypes.c_void_p
+    for direction in (DECRYPT, ENCRYPT):
+        offset = lib.ublock_folded(ctypes.byref(key), direction) - ctypes.addressof(key)
+        assert offset == UblockKey.folded.offset + direction * FOLDED_BYTES
+    assert UblockKey.image.offset % 16 == 0 and UblockKey.folded.offset % 16 == 0
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: f"{v[0]}_{v[1]}")

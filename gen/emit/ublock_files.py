@@ -14,7 +14,8 @@ from .build_files import CipherSources, EmulatedUnit, SourceFile
 from .render import provenance, render
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
-# Strategies whose encryption kernel also comes in CTR's counter form (program(..., counters=True)).
+# Strategies whose encryption kernel also comes in CTR's counter form (program(..., counters=True),
+# fed by counter_pairs_program).
 COUNTER_FORMS = {"nibbleslice"}
 # Dispatch order per strategy, fastest first; nibble slicing beats the register
 # method on every target.  Nibbleslice avx2 comes before avx512: on the one
@@ -53,7 +54,9 @@ def sources():
                          max_block_bytes=max(v["block_bytes"] for v in variants()))
 
 
-def kernel_file(strategy, target):
+def kernel_file(strategy, target, group_bytes):
+    """(path, text, largest batch in bytes); appends the size of every CTR
+    group buffer its counter forms use to `group_bytes`."""
     module = STRATEGIES[strategy]
     prefix = f"ublock_{strategy}_{target.name}"
     rendered, key_form, passes = [], None, None
@@ -66,12 +69,16 @@ def kernel_file(strategy, target):
             directions.append(dict(name=d, body=function_body(program)))
             if d == "encrypt":
                 fused = target.lower(xor_into_stores(abstract))
-        counter_form = None
+        counter_form = {}
         if strategy in COUNTER_FORMS:
-            counter_form = function_body(target.lower(xor_into_stores(
-                module.program(target.bits, v["block_bits"], v["rounds"], "encrypt", counters=True))))
-        rendered.append(dict(v, directions=directions, encrypt_xor=function_body(fused), ctr_xor=counter_form,
-                             batch=program.info["batch_blocks"]))
+            counter_form = dict(ctr_pairs=function_body(target.lower(
+                                    module.counter_pairs_program(target.bits, v["block_bits"], v["rounds"]))),
+                                ctr_xor=function_body(target.lower(xor_into_stores(
+                                    module.program(target.bits, v["block_bits"], v["rounds"], "encrypt",
+                                                   counters=True)))))
+            group_bytes.append(module.group_bytes(target.bits, v["block_bits"]))
+        rendered.append(dict(v, directions=directions, encrypt_xor=function_body(fused),
+                             batch=program.info["batch_blocks"], **counter_form))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("ublock_kernel.c.j2",
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py",
@@ -80,6 +87,7 @@ def kernel_file(strategy, target):
                   schedule=target.schedules_before_ra(strategy),
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
                   multi=key_form == "register_image", counter_form=strategy in COUNTER_FORMS,
+                  group_blocks=ublock_nibbleslice.GROUP_BLOCKS,
                   cpu_check=cpu_features.cpu_check(target.cpu_features))
     return f"src/{prefix}.c", text, max(v["batch"] * v["block_bytes"] for v in rendered)
 
@@ -108,10 +116,10 @@ def _permutation_rows(tables):
 
 def files():
     """{path relative to generated/: contents}."""
-    out, batch_bytes = {}, []
+    out, batch_bytes, group_bytes = {}, [], []
     for strategy in STRATEGIES:
         for name in TARGET_ORDER[strategy]:
-            path, text, largest = kernel_file(strategy, SIMD_TARGETS[name])
+            path, text, largest = kernel_file(strategy, SIMD_TARGETS[name], group_bytes)
             out[path] = text
             batch_bytes.append(largest)
     vs = variants()
@@ -119,7 +127,9 @@ def files():
     sizes = dict(max_block_bytes=max(v["block_bytes"] for v in vs), max_key_bytes=max(v["key_bytes"] for v in vs),
                  max_rounds=max(v["rounds"] for v in vs))
     out["include/ublock.h"] = render("ublock.h.j2", provenance=c_prov, variants=vs, impls=impl_names(), **sizes)
-    out["src/ublock_internal.h"] = render("ublock_internal.h.j2", provenance=c_prov, max_batch_bytes=max(batch_bytes))
+    out["src/ublock_internal.h"] = render(
+        "ublock_internal.h.j2", provenance=c_prov, max_batch_bytes=max(batch_bytes), group_bytes=max(group_bytes),
+        group_low_byte=ublock_nibbleslice.GROUP_LOW_BYTE, group_first_block=ublock_nibbleslice.GROUP_FIRST_BLOCK)
     rc_rows = [", ".join(f"0x{(rc >> (28 - 4 * i) & 15) * 0x11:02x}" for i in range(8))
                for rc in ublock.round_constants()]
     out["src/ublock_core.c"] = render(

@@ -73,6 +73,12 @@ SHIFT_BITS = 16                           # x86 has no byte shifts: 16-bit ones,
 ROUND = "r"                               # the loop variable: one iteration per round
 # key_form "folded_sboxes": the spread RK^r first, padded to the largest block's nibble count.
 SPREAD_KEY_BYTES = max(block_bits for block_bits, _ in ublock.VARIANTS) // NIBBLE_BITS
+PAIRS_PER_TABLE = LANE_BYTES // 2         # two-entry tables one 16-byte shuffle table holds
+# CTR's group buffer: counter_pairs_program writes it, the counter form reads it.
+GROUP_LOW_BYTE = 0     # header: V's last byte L (written by the caller)
+GROUP_FIRST_BLOCK = 1  # header: the batch's first block j0 in the group (written by the caller)
+GROUP_TABLES = 64      # the pair tables, past a header as wide as the widest register
+GROUP_BLOCKS = 256     # V + j for j < 256: the last byte carries at most once
 
 
 def table_offset(block_bits, step, position):
@@ -115,22 +121,25 @@ def program(bits, block_bits, rounds, direction, counters=False):
     name = f"ublock{block_bits}_r{rounds}_nibbleslice{bits}_{'ctr' if counters else direction}"
     b = Builder(name, bits, ("rk", "in", "out"))
 
-    if counters:
-        b.comment(f"The {batch} counter blocks V + j, sliced straight from V and V + 256: register p = nibble p "
-                  "of every block, one block per byte.")
-        sliced = slice_counters(b, block_bits)
-    else:
-        b.comment(f"Load {batch} blocks and transpose: register p = nibble p of every block, one block per byte.")
-        sliced = slice_batch(b, block_bits)
-    half = len(sliced) // 2
-    state = [b.var(f"x{_position_name(p, half)}") for p in range(len(sliced))]
+    nibbles = block_bits // NIBBLE_BITS
+    half = nibbles // 2
+    state = [b.var(f"x{_position_name(p, half)}") for p in range(nibbles)]
     if direction == "encrypt":
-        _assign(b, state, sliced)
-        with b.loop(ROUND, rounds):
-            _assign(b, state, _encryption_round(b, block_bits, state))
+        if counters:
+            b.comment(f"The {batch} counter blocks V + j0 + j after the first round, from the group's pair tables: "
+                      "register p = nibble p of every block, one block per byte.")
+            _assign(b, state, _counter_first_round(b, block_bits))
+        else:
+            b.comment(f"Load {batch} blocks and transpose: register p = nibble p of every block, one block per byte.")
+            _assign(b, state, slice_batch(b, block_bits))
+        first_step = 1 if counters else 0
+        with b.loop(ROUND, rounds - first_step):
+            _assign(b, state, _encryption_round(b, block_bits, state, first_step))
         b.comment(f"Y = (X0 || X1) ^ RK^{rounds}: the unfolded last round key, nibble p broadcast from byte p.")
         out = _add_spread_key(b, state)
     else:
+        b.comment(f"Load {batch} blocks and transpose: register p = nibble p of every block, one block per byte.")
+        sliced = slice_batch(b, block_bits)
         b.comment(f"X0 || X1 = Y ^ RK^{rounds}: the unfolded last round key, nibble p broadcast from byte p.")
         keyed = _add_spread_key(b, sliced)
         b.comment("Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the "
@@ -145,7 +154,7 @@ def program(bits, block_bits, rounds, direction, counters=False):
     b.comment("Pack nibble pairs into bytes, transpose back and store.")
     unslice_batch(b, block_bits, out)
     return b.finish(batch_blocks=batch, key_form="folded_sboxes", block_bits=block_bits, rounds=rounds,
-                    direction=direction, strategy="nibbleslice", input="counters" if counters else "blocks")
+                    direction=direction, strategy="nibbleslice", input="counter group" if counters else "blocks")
 
 
 def _assign(b, variables, values):
@@ -171,14 +180,34 @@ class _Register:
         self.b, self.value, self.hint = b, value, hint
 
     def __xor__(self, other):
+        if other is ZERO:
+            return self
         return _Register(self.b, self.b.xor(self.value, other.value, self.hint), self.hint)
 
 
-def _step_index(block_bits, step):
+class _Zero:
+    """A register known to be 0: XORs with it cost nothing (CTR's first round,
+    where whole inputs of the linear layer are left out)."""
+
+    value = None
+
+    def __xor__(self, other):
+        return other
+
+    def __repr__(self):
+        return "ZERO"
+
+
+ZERO = _Zero()
+
+
+def _step_index(block_bits, step, first_step=0):
     """Where the tables of a step start in `rk`: `step` is a number, or ROUND
-    for the step of the current loop iteration."""
+    for the step of the current loop iteration, the loop starting at step
+    `first_step`."""
     if step == ROUND:
-        return Index(SPREAD_KEY_BYTES, ((ROUND, table_offset(block_bits, 1, 0) - table_offset(block_bits, 0, 0)),))
+        stride = table_offset(block_bits, 1, 0) - table_offset(block_bits, 0, 0)
+        return Index(table_offset(block_bits, first_step, 0), ((ROUND, stride),))
     return Index(table_offset(block_bits, step, 0))
 
 
@@ -194,22 +223,48 @@ def _word_pairs(half):
     return [range(w, w + WORD_NIBBLES) for w in range(0, half, WORD_NIBBLES)]
 
 
-def _encryption_round(b, block_bits, state):
+def _encryption_round(b, block_bits, state, first_step=0):
     """Round r of algorithm 1 on the state registers; returns the new state."""
     half = len(state) // 2
-    step = _step_index(block_bits, ROUND)
-    y = [None] * len(state)
-    for w, word in enumerate(_word_pairs(half)):
-        b.comment(f"Word pair {w} (X0, X1 nibbles {word.start}..{word.stop - 1}): S-box with RK^r folded in, "
-                  "one table per nibble.")
-        x0 = [_Register(b, _lookup(b, step, state[i], i, half), f"y0_{i}") for i in word]
-        x1 = [_Register(b, _lookup(b, step, state[half + i], half + i, half), f"y1_{i}") for i in word]
-        b.comment(f"Word pair {w}: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 "
-                  f"{', '.join(map(str, ublock.ROTATIONS))} are renamings.")
-        y0, y1 = linear_layer(x0, x1)
-        y[word.start:word.stop] = [r.value for r in y0]
-        y[half + word.start:half + word.stop] = [r.value for r in y1]
+    step = _step_index(block_bits, ROUND, first_step)
+    y = _round_linear(b, block_bits, lambda p: _lookup(b, step, state[p], p, half),
+                      "S-box with RK^r folded in, one table per nibble")
     b.comment("PL and PR: the new state is the old one renamed (no instruction).")
+    return _permute_halves(block_bits, y)
+
+
+def _round_linear(b, block_bits, source, source_note=None):
+    """The linear layer of a round on the S-box outputs source(p) (a register,
+    or ZERO), p the nibble position; returns y, its output, before PL/PR
+    (values, or ZERO where nothing reaches).
+
+    The rotations stay inside 32-bit words, so word w of X0 and word w of X1
+    form an independent problem: source(p) is called, and the XORs emitted,
+    one word pair at a time, which keeps that many values live while the rest
+    of the state waits in memory."""
+    half = block_bits // NIBBLE_BITS // 2
+    y = [None] * (2 * half)
+    for w, word in enumerate(_word_pairs(half)):
+        if source_note:
+            b.comment(f"Word pair {w} (X0, X1 nibbles {word.start}..{word.stop - 1}): {source_note}.")
+        x0 = [_as_register(b, source(i), f"y0_{i}") for i in word]
+        x1 = [_as_register(b, source(half + i), f"y1_{i}") for i in word]
+        if source_note:
+            b.comment(f"Word pair {w}: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 "
+                      f"{', '.join(map(str, ublock.ROTATIONS))} are renamings.")
+        y0, y1 = linear_layer(x0, x1)
+        y[word.start:word.stop] = [r if r is ZERO else r.value for r in y0]
+        y[half + word.start:half + word.stop] = [r if r is ZERO else r.value for r in y1]
+    return y
+
+
+def _as_register(b, value, hint):
+    return value if value is ZERO else _Register(b, value, hint)
+
+
+def _permute_halves(block_bits, y):
+    """PL and PR: the new state is the old one renamed (no instruction)."""
+    half = len(y) // 2
     return permute_bytes(y[:half], ublock.PL[block_bits]) + permute_bytes(y[half:], ublock.PR[block_bits])
 
 
@@ -281,45 +336,103 @@ def batch_order(bits, block_bits):
     return [hi << NIBBLE_BITS | lo for hi, lo in zip(memory["out"][:batch], memory["out"][batch:])]
 
 
-def slice_counters(b, block_bits):
-    """CTR's counter blocks V + j (j < batch, big-endian integers of block_bits)
-    as nibble registers in `slice_batch`'s order, built from `in` = V || V + 256
-    (two blocks) with no transposition.
+def counter_pairs_program(bits, block_bits, rounds):
+    """CTR's first round, once per group of counter blocks V + j (j < 256)
+    instead of once per batch; its output is the group buffer that the
+    counter form of the kernel (program(..., counters=True)) reads.
 
     Only V's last byte L differs from block to block, as (L + j) mod 256; the
     bytes above it are those of V where L + j < 256 and those of V + 256
-    beyond (a batch of at most 256 blocks carries at most once).  So nibble
-    register p of the upper bytes is a two-entry table lookup per block: one
-    byte shuffle of a table that holds the pair (nibble p of V, nibble p of
-    V + 256) for 8 positions at once, indexed by 2 x (p's place among them) +
-    the block's carry.  The carry of L + j is bit 7 of (L & j) | ((L | j) &
-    ~(L + j)).  No branch and no address depends on the counter."""
-    if b.bits // 8 > NIBBLE_VALUES * NIBBLE_VALUES:
-        raise ValueError(f"a batch of {b.bits // 8} blocks can carry out of its counters' low byte twice")
+    beyond (a group carries out of L at most once).  So every nibble above
+    the last byte is one of two values, and so is every first-round output
+    that does not depend on the last byte: all but one word pair's.  This
+    kernel runs the first round on those pairs (nibble p of V, nibble p of
+    V + 256), with the S-box outputs of the last byte's two nibbles taken as
+    0: the linear layer is linear, so the counter form XORs in their share
+    block by block.  It stores y (the linear layer's output, before PL/PR) as
+    pair tables at GROUP_TABLES: table t holds, at bytes 2i and 2i + 1 of
+    every lane, output nibble 8t + i for carry 0 and for carry 1, a two-entry
+    table that one byte shuffle indexed by 2i + carry reads.  `in` = V || V +
+    256, two big-endian blocks."""
+    if (block_bits, rounds) not in {(n, r) for (n, _), r in ublock.VARIANTS.items()}:
+        raise ValueError(f"no uBlock variant has {block_bits}-bit blocks and {rounds} rounds")
+    b = Builder(f"ublock{block_bits}_r{rounds}_nibbleslice{bits}_ctr_pairs", bits, ("rk", "in", "out"))
+    b.comment("Every nibble above the last byte as a pair (nibble of V, nibble of V + 256) in every byte pair.")
+    pairs = _counter_pairs(b, block_bits)
+    half = block_bits // NIBBLE_BITS // 2
+    b.comment("The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per "
+              "block).")
+    y = _round_linear(b, block_bits, lambda p: _lookup(b, _step_index(block_bits, 0), pairs[p], p, half)
+                      if p < len(pairs) else ZERO)
+    b.comment("Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them.")
+    for t in range(len(y) // PAIRS_PER_TABLE):
+        packed = y[t * PAIRS_PER_TABLE:(t + 1) * PAIRS_PER_TABLE]
+        for lane in (16, 32, 64):
+            packed = [b.unpacklo(packed[k], packed[k + 1], lane, "pack") for k in range(0, len(packed), 2)]
+        b.store("out", GROUP_TABLES + t * bits // 8, packed[0])
+    return b.finish(block_bits=block_bits, rounds=rounds, strategy="nibbleslice", input="counters",
+                    output="counter group")
+
+
+def group_bytes(bits, block_bits):
+    """The size of a group buffer for `bits`-wide registers."""
+    return GROUP_TABLES + block_bits // NIBBLE_BITS // PAIRS_PER_TABLE * bits // 8
+
+
+def _counter_pairs(b, block_bits):
+    """Registers p (every nibble position but the last byte's two) holding
+    (nibble p of V, nibble p of V + 256) in every byte pair, from `in` = V || V + 256."""
     mask = b.const(nibble_mask(high=False), "nibble_mask", "low nibble of every byte")
     block_bytes = block_bits // 8
-    low = b.bcast8("in", block_bytes - 1, "low")  # L
-    offsets = b.const(batch_order(b.bits, block_bits), "block_offsets", "j: the block each byte holds")
+    spread = [b.const([2 * i, 2 * i + 1] * PAIRS_PER_TABLE, f"pair{i}", f"pair {i} of a table, in every byte pair")
+              for i in range(PAIRS_PER_TABLE)]
+    pairs = []
+    for piece in range(block_bits // LANE_BITS):
+        counter = [b.bcast128("in", k * block_bytes + piece * LANE_BYTES, name) for k, name in enumerate("vw")]
+        high, low = zip(*(_split_nibbles(b, c, mask) for c in counter))
+        tables = [(unpack(*high, 8, "pairs_hi"), unpack(*low, 8, "pairs_lo")) for unpack in (b.unpacklo, b.unpackhi)]
+        for byte in range(LANE_BYTES):
+            if piece * LANE_BYTES + byte == block_bytes - 1:
+                break  # the last byte: its nibbles differ from block to block
+            for table in tables[byte // PAIRS_PER_TABLE]:
+                pairs.append(b.shuffle(table, spread[byte % PAIRS_PER_TABLE], "pair"))
+    return pairs
+
+
+def _counter_first_round(b, block_bits):
+    """The state after CTR's first round and PL/PR for the batch's blocks V +
+    j0 + j, from the group buffer `in` (counter_pairs_program): each output
+    nibble is its pair table read by the block's carry, XORed with the share
+    of the last byte's S-box outputs.  The carry out of L + j is bit 7 of
+    (L & j) | ((L | j) & ~(L + j)).  No branch and no address depends on the
+    counter."""
+    if b.bits // 8 > GROUP_BLOCKS:
+        raise ValueError(f"a batch of {b.bits // 8} blocks does not fit in a group of {GROUP_BLOCKS}")
+    nibbles = block_bits // NIBBLE_BITS
+    half = nibbles // 2
+    mask = b.const(nibble_mask(high=False), "nibble_mask", "low nibble of every byte")
+    low = b.bcast8("in", GROUP_LOW_BYTE, "low")  # L
+    offsets = b.add(b.const(batch_order(b.bits, block_bits), "block_offsets", "j: the block each byte holds"),
+                    b.bcast8("in", GROUP_FIRST_BLOCK, "first"), 8, "offsets")  # j0 + j < 256
     low_bytes = b.add(low, offsets, 8, "low_byte")
     carry_bits = b.or_(b.and_(low, offsets, "both"),
                        b.andnot(low_bytes, b.or_(low, offsets, "either"), "either_not_sum"), "carry_bit7")
     carry = b.and_(b.shr(carry_bits, 7, SHIFT_BITS), b.const([1] * LANE_BYTES, "one", "1 in every byte"), "carry")
-    pairs = LANE_BYTES // 2  # positions whose (V, V + 256) pairs one 16-byte table holds
-    picks = [carry] + [b.or_(carry, b.const([2 * i] * LANE_BYTES, f"pair{i}", f"pair {i} of a table"), f"pick{i}")
-                       for i in range(1, pairs)]
-    nibbles = []
-    for piece in range(block_bits // LANE_BITS):
-        counter = [b.bcast128("in", k * block_bytes + piece * LANE_BYTES, name) for k, name in enumerate("vw")]
-        high, low_nibbles = zip(*(_split_nibbles(b, c, mask) for c in counter))
-        tables = [(unpack(*high, 8, "pairs_hi"), unpack(*low_nibbles, 8, "pairs_lo"))
-                  for unpack in (b.unpacklo, b.unpackhi)]
-        for byte in range(LANE_BYTES):
-            if piece * LANE_BYTES + byte == block_bytes - 1:
-                break  # the last byte: below
-            for table in tables[byte // pairs]:
-                nibbles.append(b.shuffle(table, picks[byte % pairs], "ctr"))
-    nibbles.extend(_split_nibbles(b, low_bytes, mask))
-    return nibbles
+    picks = [carry] + [b.or_(carry, b.const([2 * i] * LANE_BYTES, f"pick{i}", f"2 x {i} in every byte"), "pick")
+                       for i in range(1, PAIRS_PER_TABLE)]
+    b.comment("The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in.")
+    last = {p: _lookup(b, _step_index(block_bits, 0), v, p, half)
+            for p, v in zip((nibbles - 2, nibbles - 1), _split_nibbles(b, low_bytes, mask))}
+    b.comment("Their share of the linear layer's output (XORs only; the other inputs taken as 0).")
+    share = _round_linear(b, block_bits, lambda p: last.get(p, ZERO))
+    b.comment("Every output nibble: its pair table read by the carry, XOR the share.")
+    tables = [b.load("in", GROUP_TABLES + t * b.bits // 8, "pairs") for t in range(nibbles // PAIRS_PER_TABLE)]
+    y = []
+    for q, extra in enumerate(share):
+        both = b.shuffle(tables[q // PAIRS_PER_TABLE], picks[q % PAIRS_PER_TABLE], f"y{_position_name(q, half)}")
+        y.append(both if extra is ZERO else b.xor(both, extra, f"y{_position_name(q, half)}"))
+    b.comment("PL and PR: the new state is the old one renamed (no instruction).")
+    return _permute_halves(block_bits, y)
 
 
 def _split_nibbles(b, byte, mask):

@@ -23,6 +23,9 @@
 
 #define KC_MAX_BLOCK_BYTES 32
 #define KC_COUNTER_LIMBS (KC_MAX_BLOCK_BYTES / 8)
+/* CTR counter blocks V + j with j below this share every byte but the last
+ * with V or with V + 256: what kc_block_cipher.ctr_xor relies on. */
+#define KC_CTR_GROUP_BLOCKS 256
 
 /* A cipher's ECB over whole blocks, bound to one key: `crypt` runs
  * `nblocks` blocks of `block_bytes` from in to out (in == out allowed). */
@@ -38,11 +41,12 @@ typedef struct kc_block_cipher {
     void (*encrypt_xor)(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
     /* Optional, the same with decryption: CBC's out = D(c_i) ^ c_(i-1) in one pass. */
     void (*decrypt_xor)(const void *bound, const uint8_t *in, const uint8_t *src, uint8_t *out, size_t nblocks);
-    /* Optional (NULL: counter blocks through encrypt_xor): CTR on one batch of
-     * `ctr_batch_blocks` blocks, out = E(V + j) ^ src, from `counters` = V and
-     * V + 256 as two big-endian blocks; the kernel builds the blocks V + j. */
-    void (*ctr_batch_xor)(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out);
-    size_t ctr_batch_blocks; /* at most 256, so that a batch's low byte carries at most once */
+    /* Optional (NULL: counter blocks through encrypt_xor): CTR on `nblocks`
+     * blocks, a multiple of `ctr_batch_blocks` and at most KC_CTR_GROUP_BLOCKS,
+     * out = E(V + j) ^ src, from `counters` = V and V + 256 as two big-endian
+     * blocks; the kernel builds the blocks V + j. */
+    void (*ctr_xor)(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out, size_t nblocks);
+    size_t ctr_batch_blocks; /* divides KC_CTR_GROUP_BLOCKS */
 } kc_block_cipher;
 
 /* The counter block as 64-bit limbs, least significant first. */
@@ -213,17 +217,20 @@ static inline void kc_ctr_crypt(const kc_block_cipher *c, const uint8_t *iv, con
     const size_t bb = c->block_bytes, chunk = c->scratch_blocks * bb;
     kc_counter ctr;
     kc_counter_load(&ctr, iv, bb);
-    if (c->ctr_batch_xor) {
-        /* Whole batches from the counter itself: V and V + 256 per batch. */
-        const size_t batch = c->ctr_batch_blocks * bb;
+    if (c->ctr_xor) {
+        /* Whole batches from the counter itself, up to a group of them per
+         * call: V and V + 256 per group. */
         uint8_t counters[2 * KC_MAX_BLOCK_BYTES];
         uint64_t above[KC_COUNTER_LIMBS];
-        for (; len >= batch; in += batch, out += batch, len -= batch) {
+        for (size_t n; (n = len / bb / c->ctr_batch_blocks * c->ctr_batch_blocks) != 0;) {
+            if (n > KC_CTR_GROUP_BLOCKS)
+                n = KC_CTR_GROUP_BLOCKS;
             kc_counter_store(ctr.limb, counters, ctr.limbs);
             kc_counter_add(&ctr, 256, above, ctr.limbs);
             kc_counter_store(above, counters + bb, ctr.limbs);
-            c->ctr_batch_xor(c->bound, counters, in, out);
-            kc_counter_add(&ctr, c->ctr_batch_blocks, ctr.limb, ctr.limbs);
+            c->ctr_xor(c->bound, counters, in, out, n);
+            kc_counter_add(&ctr, n, ctr.limb, ctr.limbs);
+            in += n * bb, out += n * bb, len -= n * bb;
         }
         kc_wipe(counters, sizeof counters);
         kc_wipe(above, sizeof above);

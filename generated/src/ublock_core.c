@@ -373,6 +373,24 @@ void ublock_run_batches_xor(const ublock_xor_batch_table batches, const ublock_b
                        batch_blocks[key->variant] * block_bytes, in, src, out, nblocks * block_bytes, tail);
 }
 
+int ublock_run_ctr_group(const ublock_ctr_kernels *kernels, unsigned batch_blocks, const uint8_t *key_form,
+                         const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                         size_t nblocks)
+{
+    if (nblocks % batch_blocks || nblocks > KC_CTR_GROUP_BLOCKS)
+        return UBLOCK_ERR_LENGTH;
+    const size_t block_bytes = ublock_block_bytes(key->variant);
+    _Alignas(64) uint8_t group[UBLOCK_CTR_GROUP_BYTES]; /* whole-register loads, none across a line */
+    group[UBLOCK_CTR_LOW_BYTE] = counters[block_bytes - 1];
+    kernels->pairs(key_form, counters, group);
+    for (size_t j = 0; j < nblocks; j += batch_blocks) {
+        group[UBLOCK_CTR_FIRST_BLOCK] = (uint8_t)j;
+        kernels->batch(key_form, group, out + j * block_bytes, src + j * block_bytes);
+    }
+    kc_wipe(group, sizeof group);
+    return UBLOCK_OK;
+}
+
 /* Blocks of one nibble half per register pair: how many spread halves of
  * half_bytes fit side by side in the register (at least one: on 128-bit
  * registers a 256-bit block's half spans two of them). */
@@ -556,10 +574,11 @@ static void bound_encrypt_xor(const void *bound, const uint8_t *in, const uint8_
     b->impl->encrypt_blocks_xor(b->key, in, src, out, nblocks);
 }
 
-static void bound_ctr_batch_xor(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out)
+static void bound_ctr_xor(const void *bound, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                          size_t nblocks)
 {
     const bound_kernel *b = bound;
-    b->impl->ctr_batch_xor(b->key, counters, src, out);
+    b->impl->ctr_xor(b->key, counters, src, out, nblocks);
 }
 
 int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir, const ublock_key *key,
@@ -581,7 +600,7 @@ int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir
     const bound_kernel bound = {impl, key};
     const kc_block_cipher cipher = {bound_crypt, &bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb,
                                     impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL, NULL,
-                                    impl->ctr_batch_xor ? bound_ctr_batch_xor : NULL,
+                                    impl->ctr_xor ? bound_ctr_xor : NULL,
                                     impl->batch_blocks[key->variant]};
     switch (mode) {
     case UBLOCK_MODE_ECB:

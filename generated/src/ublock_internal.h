@@ -27,6 +27,25 @@ typedef ublock_batch_fn ublock_batch_table[UBLOCK_VARIANT_COUNT][2];
 typedef kc_xor_batch_fn ublock_xor_batch_fn;
 typedef ublock_xor_batch_fn ublock_xor_batch_table[UBLOCK_VARIANT_COUNT];
 
+/* CTR's counter form (gen/kernels/ublock_nibbleslice.py): `pairs` runs the
+ * first round of a group of counter blocks V + j (j < KC_CTR_GROUP_BLOCKS)
+ * once, from in = V || V + 256, into a group buffer; `batch` then encrypts the
+ * batch at block j0 of the group from that buffer, out = E(V + j0 + j) ^ src.
+ * The caller writes the buffer's header: V's last byte and j0. */
+#define UBLOCK_CTR_GROUP_BYTES 576
+#define UBLOCK_CTR_LOW_BYTE 0
+#define UBLOCK_CTR_FIRST_BLOCK 1
+typedef struct ublock_ctr_kernels {
+    ublock_batch_fn pairs;
+    ublock_xor_batch_fn batch;
+} ublock_ctr_kernels;
+typedef ublock_ctr_kernels ublock_ctr_kernel_table[UBLOCK_VARIANT_COUNT];
+
+/* ublock_impl.ctr_xor through one variant's counter-form kernels. */
+int ublock_run_ctr_group(const ublock_ctr_kernels *kernels, unsigned batch_blocks, const uint8_t *key_form,
+                         const ublock_key *key, const uint8_t *counters, const uint8_t *src, uint8_t *out,
+                         size_t nblocks);
+
 /* ECB through `batches` for a strategy whose key form is at `key_form`
  * (image or folded), by kc_run_batches with a tail buffer the size of the
  * largest batch. */

@@ -1128,5 +1128,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_avx2) = {
     .crypt_blocks = ublock_register_avx2_crypt,
     .crypt_blocks_multi = ublock_register_avx2_crypt_multi,
     .encrypt_blocks_xor = ublock_register_avx2_encrypt_xor,
-    .ctr_batch_xor = NULL,
+    .ctr_xor = NULL,
 };

@@ -1049,5 +1049,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_avx512) = {
     .crypt_blocks = ublock_register_avx512_crypt,
     .crypt_blocks_multi = ublock_register_avx512_crypt_multi,
     .encrypt_blocks_xor = ublock_register_avx512_encrypt_xor,
-    .ctr_batch_xor = NULL,
+    .ctr_xor = NULL,
 };

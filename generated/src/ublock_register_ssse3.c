@@ -1348,5 +1348,5 @@ const ublock_impl KC_IMPL_SYMBOL(ublock_register_ssse3) = {
     .crypt_blocks = ublock_register_ssse3_crypt,
     .crypt_blocks_multi = ublock_register_ssse3_crypt_multi,
     .encrypt_blocks_xor = ublock_register_ssse3_encrypt_xor,
-    .ctr_batch_xor = NULL,
+    .ctr_xor = NULL,
 };
