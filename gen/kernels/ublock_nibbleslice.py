@@ -118,8 +118,7 @@ def program(bits, block_bits, rounds, direction, counters=False):
     counters V + j0 + j of a group whose first round counter_pairs_program
     ran, read from `in`, the group buffer (_counter_first_round)."""
     check_direction(direction)
-    if (block_bits, rounds) not in {(n, r) for (n, _), r in ublock.VARIANTS.items()}:
-        raise ValueError(f"no uBlock variant has {block_bits}-bit blocks and {rounds} rounds")
+    _check_variant(block_bits, rounds)
     if counters and direction != "encrypt":
         raise ValueError("the counter form of the kernel encrypts only (CTR)")
     batch = bits // 8
@@ -160,6 +159,11 @@ def program(bits, block_bits, rounds, direction, counters=False):
     unslice_batch(b, block_bits, out)
     return b.finish(batch_blocks=batch, key_form="folded_sboxes", block_bits=block_bits, rounds=rounds,
                     direction=direction, strategy="nibbleslice", input="counter group" if counters else "blocks")
+
+
+def _check_variant(block_bits, rounds):
+    if (block_bits, rounds) not in {(n, r) for (n, _), r in ublock.VARIANTS.items()}:
+        raise ValueError(f"no uBlock variant has {block_bits}-bit blocks and {rounds} rounds")
 
 
 def _assign(b, variables, values):
@@ -359,8 +363,7 @@ def counter_pairs_program(bits, block_bits, rounds):
     every lane, output nibble 8t + i for carry 0 and for carry 1, a two-entry
     table that one byte shuffle indexed by 2i + carry reads.  `in` = V || V +
     256, two big-endian blocks."""
-    if (block_bits, rounds) not in {(n, r) for (n, _), r in ublock.VARIANTS.items()}:
-        raise ValueError(f"no uBlock variant has {block_bits}-bit blocks and {rounds} rounds")
+    _check_variant(block_bits, rounds)
     b = Builder(f"ublock{block_bits}_r{rounds}_nibbleslice{bits}_ctr_pairs", bits, ("rk", "in", "out"))
     b.comment("Every nibble above the last byte as a pair (nibble of V, nibble of V + 256) in every byte pair.")
     pairs = _counter_pairs(b, block_bits)
@@ -389,8 +392,8 @@ def _counter_pairs(b, block_bits):
     (nibble p of V, nibble p of V + 256) in every byte pair, from `in` = V || V + 256."""
     mask = b.const(nibble_mask(high=False), "nibble_mask", "low nibble of every byte")
     block_bytes = block_bits // 8
-    spread = [b.const([2 * i, 2 * i + 1] * PAIRS_PER_TABLE, f"pair{i}", f"pair {i} of a table, in every byte pair")
-              for i in range(PAIRS_PER_TABLE)]
+    pair_index = [b.const([2 * i, 2 * i + 1] * PAIRS_PER_TABLE, f"pair{i}", f"pair {i} of a table, in every byte pair")
+                  for i in range(PAIRS_PER_TABLE)]
     pairs = []
     for piece in range(block_bits // LANE_BITS):
         counter = [b.bcast128("in", k * block_bytes + piece * LANE_BYTES, name) for k, name in enumerate("vw")]
@@ -400,7 +403,7 @@ def _counter_pairs(b, block_bits):
             if piece * LANE_BYTES + byte == block_bytes - 1:
                 break  # the last byte: its nibbles differ from block to block
             for table in tables[byte // PAIRS_PER_TABLE]:
-                pairs.append(b.shuffle(table, spread[byte % PAIRS_PER_TABLE], "pair"))
+                pairs.append(b.shuffle(table, pair_index[byte % PAIRS_PER_TABLE], "pair"))
     return pairs
 
 
