@@ -9,6 +9,7 @@ adding a cipher adds a list, not a build rule."""
 from dataclasses import dataclass
 
 from ..backends import cpu_features
+from ..ir.keystream import CTR_GROUP_BLOCKS
 from ..linalg import byteswap_mask
 from .render import provenance, render
 
@@ -69,8 +70,10 @@ def files(ciphers):
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
         "src/kc_batches.h": render("kc_batches.h.j2", provenance=provenance(["templates/kc_batches.h.j2"])),
-        "src/kc_modes.h": render("kc_modes.h.j2", provenance=provenance(["templates/kc_modes.h.j2"]),
+        "src/kc_modes.h": render("kc_modes.h.j2",
+                                 provenance=provenance(["templates/kc_modes.h.j2", "gen/ir/keystream.py"]),
                                  max_block_bytes=max(c.max_block_bytes for c in ciphers),
+                                 ctr_group_blocks=CTR_GROUP_BLOCKS,
                                  qword_byte_reversal=tuple(byteswap_mask(8))),
         **cpu_files(),
     }

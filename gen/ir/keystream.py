@@ -15,6 +15,11 @@ from dataclasses import replace
 from .program import Loop, Op, Value
 
 SOURCE = "src"
+# CTR's counter blocks V + j for j below this differ from V only in the last
+# byte and in its one carry, so they share every other byte with V or with
+# V + CTR_GROUP_BLOCKS: the group over which a counter form runs its first
+# round once, and the pair (V, V + CTR_GROUP_BLOCKS) the mode layer passes it.
+CTR_GROUP_BLOCKS = 1 << 8
 
 
 def xor_into_stores(program, source=SOURCE, target="out"):

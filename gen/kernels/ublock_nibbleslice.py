@@ -63,6 +63,7 @@ with the first round once per group too: 2.60 -> 2.55 and 1.62 -> 1.55.
 """
 
 from ..ir import Builder, Index, run
+from ..ir.keystream import CTR_GROUP_BLOCKS
 from ..linalg import inverse_permutation
 from ..linalg.shuffle import LANE_BYTES
 from ..specs import ublock
@@ -82,7 +83,7 @@ PAIRS_PER_TABLE = LANE_BYTES // 2         # two-entry tables one 16-byte shuffle
 GROUP_LOW_BYTE = 0     # header: V's last byte L (written by the caller)
 GROUP_FIRST_BLOCK = 1  # header: the batch's first block j0 in the group (written by the caller)
 GROUP_TABLES = 64      # the pair tables, past a header as wide as the widest register
-GROUP_BLOCKS = 256     # V + j for j < 256: the last byte carries at most once
+GROUP_BLOCKS = CTR_GROUP_BLOCKS  # V + j for j < 256: the last byte carries at most once
 
 
 def table_offset(block_bits, step, position):
