@@ -7,7 +7,7 @@ BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
                 valgrind llvm clang clang-format python3-pip
 
-.PHONY: all deps generate build verify bench test ctcheck clean
+.PHONY: all deps generate build verify bench test ctcheck round-floor clean
 
 all: deps generate build verify bench
 
@@ -43,6 +43,12 @@ UBLOCK_MCA := $(sort $(patsubst generated/src/ublock_%.c,%,$(wildcard \
 bench: build
 	$(PYTHON) harness/mca_model.py --json $(BUILD)/mca.json byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes lanes_avx512_gfni lanesx2_avx2_vaes $(UBLOCK_MCA)
 	$(BUILD)/bench --json $(BUILD)/bench.json
+
+# uBlock-128/128's round hand-scheduled, with and without its memory traffic, and
+# the generated CTR kernel with and without its rounds: the floor under its CTR
+# speed on this CPU (x86-64 with AVX2; the README's uBlock section).
+round-floor: deps
+	$(PYTHON) harness/ublock_round_floor.py --repeat 5
 
 ctcheck: build
 	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD)) ctcheck
