@@ -239,6 +239,8 @@ def kernel_source(form):
     start = text.index(head)
     loop = f"for (size_t r = 0; r < {CTR_ROUNDS}; r++)"
     at = text.index(loop, start)
+    if "\nstatic " in text[start + len(head):at]:
+        raise ValueError(f"{CTR_KERNEL} has no loop of {CTR_ROUNDS} rounds in {KERNEL_SOURCE}")
     if form == "empty":
         text = text[:at] + loop.replace(f"< {CTR_ROUNDS}", "< 0") + text[at + len(loop):]
     text = text[:start] + "__attribute__((noinline)) " + text[start:]
