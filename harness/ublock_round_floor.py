@@ -64,8 +64,9 @@ ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "harness"))
 
-from gen.kernels.ublock_nibbleslice import NIBBLE_BITS, NIBBLE_VALUES, WORD_NIBBLES  # noqa: E402
-from gen.kernels.ublock_reference import linear_layer, permute_bytes  # noqa: E402
+from gen.kernels.ublock_nibbleslice import (NIBBLE_BITS, NIBBLE_VALUES, WORD_NIBBLES,  # noqa: E402
+                                            permute_halves, word_pairs as kernel_word_pairs)
+from gen.kernels.ublock_reference import linear_layer  # noqa: E402
 from gen.specs import ublock  # noqa: E402
 from report import ublock_required_gbps  # noqa: E402
 
@@ -100,18 +101,14 @@ class _RecordingRegister:
 
 
 def word_pairs():
-    """The state positions of each word pair: X0's word w, then X1's word w."""
-    return [[w * WORD + i for i in range(WORD)] + [HALF + w * WORD + i for i in range(WORD)]
-            for w in range(HALF // WORD)]
+    """The state positions of each word pair, as the kernel groups them: X0's
+    word w, then X1's word w."""
+    return [list(word) + [HALF + i for i in word] for word in kernel_word_pairs(HALF)]
 
 
 def next_positions():
     """Where PL and PR send each output of the linear layer: y index -> state position."""
-    destination = {}
-    for base, perm in ((0, ublock.PL[BLOCK_BITS]), (HALF, ublock.PR[BLOCK_BITS])):
-        for position, source in enumerate(permute_bytes(list(range(base, base + HALF)), perm)):
-            destination[source] = base + position
-    return destination
+    return {source: position for position, source in enumerate(permute_halves(BLOCK_BITS, list(range(NIBBLES))))}
 
 
 def round_lines(variant, source, destination, table_base):

@@ -228,7 +228,7 @@ def _lookup(b, step_index, value, position, half):
     return b.shuffle(table, value, f"s{name}")
 
 
-def _word_pairs(half):
+def word_pairs(half):
     """Nibble index ranges of the word pairs (word w of X0 with word w of X1)."""
     return [range(w, w + WORD_NIBBLES) for w in range(0, half, WORD_NIBBLES)]
 
@@ -240,7 +240,7 @@ def _encryption_round(b, block_bits, state, first_step=0):
     y = _round_linear(b, block_bits, lambda p: _lookup(b, step, state[p], p, half),
                       "S-box with RK^r folded in, one table per nibble")
     b.comment("PL and PR: the new state is the old one renamed (no instruction).")
-    return _permute_halves(block_bits, y)
+    return permute_halves(block_bits, y)
 
 
 def _round_linear(b, block_bits, source, source_note=None):
@@ -254,7 +254,7 @@ def _round_linear(b, block_bits, source, source_note=None):
     of the state waits in memory."""
     half = block_bits // NIBBLE_BITS // 2
     y = [None] * (2 * half)
-    for w, word in enumerate(_word_pairs(half)):
+    for w, word in enumerate(word_pairs(half)):
         if source_note:
             b.comment(f"Word pair {w} (X0, X1 nibbles {word.start}..{word.stop - 1}): {source_note}.")
         x0 = [_as_register(b, source(i), f"y0_{i}") for i in word]
@@ -272,7 +272,7 @@ def _as_register(b, value, hint):
     return value if value is ZERO else _Register(b, value, hint)
 
 
-def _permute_halves(block_bits, y):
+def permute_halves(block_bits, y):
     """PL and PR: the new state is the old one renamed (no instruction)."""
     half = len(y) // 2
     return permute_bytes(y[:half], ublock.PL[block_bits]) + permute_bytes(y[half:], ublock.PR[block_bits])
@@ -289,7 +289,7 @@ def _inverse_permutation_and_linear_layer(b, block_bits, source, source_note=Non
     feeds0 = permute_bytes(list(range(half)), inverse_permutation(ublock.PL[block_bits]))
     feeds1 = permute_bytes(list(range(half, 2 * half)), inverse_permutation(ublock.PR[block_bits]))
     y = [None] * (2 * half)
-    for w, word in enumerate(_word_pairs(half)):
+    for w, word in enumerate(word_pairs(half)):
         if source_note:
             b.comment(f"Word pair {w} (X0, X1 nibbles {word.start}..{word.stop - 1}): {source_note} on the "
                       "nibbles PL^-1 / PR^-1 bring to it (renaming).")
@@ -441,7 +441,7 @@ def _counter_first_round(b, block_bits):
         both = b.shuffle(tables[q // PAIRS_PER_TABLE], picks[q % PAIRS_PER_TABLE], f"y{_position_name(q, half)}")
         y.append(both if extra is ZERO else b.xor(both, extra, f"y{_position_name(q, half)}"))
     b.comment("PL and PR: the new state is the old one renamed (no instruction).")
-    return _permute_halves(block_bits, y)
+    return permute_halves(block_bits, y)
 
 
 def _split_nibbles(b, byte, mask):
