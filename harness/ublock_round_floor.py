@@ -42,7 +42,7 @@ generated/src/ublock_nibbleslice_avx2.c, one batch of 32 blocks per call,
 which runs 15 rounds: the first is once per group), compiled as the library
 compiles it, twice: as it is, and with its round loop run 0 times, which
 leaves the work outside the rounds (the first round from the group's pair
-tables, the last key, the transposition out, the message XOR).  The
+tables, the transposition out, the message XOR).  The
 difference over 15 is GCC's round.
 
 The last lines add the two: the kernel's work outside the rounds plus 15

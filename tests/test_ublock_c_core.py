@@ -22,7 +22,7 @@ DECRYPT, ENCRYPT = 0, 1
 VARIANTS = [(n, k) for n, k in ublock.VARIANTS]
 MAX_ROUNDS = max(ublock.VARIANTS.values())
 MAX_BLOCK = max(n for n, _ in VARIANTS) // 8
-FOLDED_BYTES = 64 + MAX_ROUNDS * 2 * MAX_BLOCK * 16
+FOLDED_BYTES = MAX_ROUNDS * 2 * MAX_BLOCK * 16
 
 
 class UblockKey(ctypes.Structure):

@@ -5,6 +5,8 @@ the key form "folded_sboxes" they read; the transposition in and out."""
 import random
 import zlib
 from collections import Counter
+from functools import reduce
+from operator import xor
 
 import pytest
 
@@ -14,7 +16,8 @@ from gen.ir.opcodes import ABSTRACT
 from gen.kernels import ublock_nibbleslice as nibbleslice
 from gen.kernels.transpose import join_halves256, split_halves256
 from gen.kernels.ublock_constants import DIRECTIONS
-from gen.kernels.ublock_reference import decrypt_block, encrypt_block, round_keys, to_nibbles
+from gen.kernels.ublock_reference import (decrypt_block, encrypt_block, linear_layer, permute_bytes, round_keys,
+                                          to_nibbles)
 from gen.specs import ublock
 
 from conftest import ctr_edge_counters
@@ -204,32 +207,49 @@ def test_rejects_what_is_not_a_variant():
         nibbleslice.folded_tables([[0] * 32] * 17, "sideways")
 
 
-# The layout of key_form "folded_sboxes" as /work/notes/ublock.md (the shared contract) states it.
-CONTRACT_TABLES_START = 64
+# The layout of key_form "folded_sboxes": a 16-byte table per step and nibble position, from offset 0.
 CONTRACT_TABLE_BYTES = 16
 
 
 @pytest.mark.parametrize("direction", DIRECTIONS)
 @pytest.mark.parametrize("variant", VARIANTS, ids=variant_id)
 def test_folded_tables_layout(variant, direction):
+    """Every table is the step's S-box (S^-1) with its round key folded in, and
+    RK^r folded into the step next to it as c: the last encryption step adds
+    c to its outputs, the first decryption step to its index."""
     block_bits, key_bits = variant
     rounds = ublock.VARIANTS[variant]
     nibbles = block_bits // 4
     rng = random.Random(seed_of("tables", variant, direction))
     rks = round_keys(block_bits, key_bits, rng.randbytes(key_bits // 8))
     form = nibbleslice.folded_tables(rks, direction)
-    assert len(form) == CONTRACT_TABLES_START + rounds * nibbles * CONTRACT_TABLE_BYTES
-    assert form[:CONTRACT_TABLES_START] == bytes(rks[rounds]) + bytes(CONTRACT_TABLES_START - nibbles)
+    assert len(form) == rounds * nibbles * CONTRACT_TABLE_BYTES
+    sources = nibbleslice.final_key_sources(block_bits)
+    c = [reduce(xor, (rks[rounds][q] for q in range(nibbles) if sources[p] >> q & 1), 0) for p in range(nibbles)]
     inverse = ublock.inverse_sbox()
     for step in range(rounds):
         for p in range(nibbles):
-            at = CONTRACT_TABLES_START + (step * nibbles + p) * CONTRACT_TABLE_BYTES
+            at = (step * nibbles + p) * CONTRACT_TABLE_BYTES
             assert nibbleslice.table_offset(block_bits, step, p) == at
             if direction == "encrypt":
-                expected = [ublock.SBOX[x ^ rks[step][p]] for x in range(16)]
+                last = c[p] if step == rounds - 1 else 0
+                expected = [ublock.SBOX[x ^ rks[step][p]] ^ last for x in range(16)]
             else:
-                expected = [inverse[x] ^ rks[rounds - 1 - step][p] for x in range(16)]
+                first = c[p] if step == 0 else 0
+                expected = [inverse[x ^ first] ^ rks[rounds - 1 - step][p] for x in range(16)]
             assert list(form[at:at + CONTRACT_TABLE_BYTES]) == expected
+
+
+@pytest.mark.parametrize("block_bits", (128, 256))
+def test_final_key_share_is_what_the_linear_layer_and_permutations_turn_into_the_key(block_bits):
+    """PL || PR(L(c)) = RK^r: adding c to the last S-box outputs adds RK^r to the block."""
+    rng = random.Random(block_bits)
+    for _ in range(20):
+        key = [rng.randrange(16) for _ in range(block_bits // 4)]
+        c = nibbleslice.final_key_share(block_bits, key)
+        half = len(c) // 2
+        y0, y1 = linear_layer(c[:half], c[half:])
+        assert permute_bytes(y0, ublock.PL[block_bits]) + permute_bytes(y1, ublock.PR[block_bits]) == key
 
 
 def slicing_program(bits, block_bits, regs_out):

@@ -101,7 +101,8 @@ def _key_schedule_constants(v):
     gathers = [[[_byte_list(m) for m in row] for row in ublock_key_schedule.chunk_masks(g)] for g in (moved, fed)]
     return dict(pk=ublock.PK[v["block_bits"], v["key_bits"]], gathers=gathers,
                 sbox_mask=_byte_list(ublock_key_schedule.position_mask(s_pos)),
-                tk_mask=_byte_list(ublock_key_schedule.position_mask(t_pos)))
+                tk_mask=_byte_list(ublock_key_schedule.position_mask(t_pos)),
+                final_key_sources=[f"0x{m:016x}" for m in ublock_nibbleslice.final_key_sources(v["block_bits"])])
 
 
 def _nibble_list(table):

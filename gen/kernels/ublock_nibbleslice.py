@@ -21,10 +21,13 @@ An encryption round (algorithm 1), one loop iteration:
   * PL and PR: the state variables are assigned from the reference's
     `permute_bytes` of the results, which the compiler resolves into its
     choice of registers and spill slots, not into instructions.
-Then Y = state ^ RK^r, the key XORed from its spread form (byte p = nibble p,
-broadcast).  Decryption (algorithm 2) XORs RK^r first and runs the inverse
-steps in reverse; its loop is rotated (the first round's PL^-1, PR^-1 and
-inverse linear layer before the loop, the last S^-1 after it) so that, as in
+The last round key RK^r is folded into the tables too (`final_key_sources`):
+when encrypting, the last step's tables add c = L^-1(PL^-1 || PR^-1(RK^r))
+to their outputs, which the linear layer and PL/PR turn into RK^r; when
+decrypting, the first step's tables add c to their index.  So a kernel has
+no key XOR at all.  Decryption (algorithm 2) runs the inverse steps in
+reverse; its loop is rotated (the first round's PL^-1, PR^-1 and inverse
+linear layer before the loop, the last S^-1 after it) so that, as in
 encryption, an iteration starts with the table lookups, which read the state
 straight from memory, and ends with XORs.  With the S^-1 last, GCC 12
 (-O3 -mavx2, 128-bit blocks) stored 61 registers per round instead of 32,
@@ -40,8 +43,7 @@ per word pair); nothing else: the renaming costs no instruction.  On avx512
 the XORs are 64 (128) three-input XORs instead, two per position: every
 value of the linear layer feeds the next two steps, and the backend copies
 every other step into both (avx512_gfni.shared_xor_as_ternary_logic).  Once per
-batch: the key XOR (one bcast8 and one xor per position), and the
-transposition each way: 16 row loads or stores per 128 bits of block, a
+batch: the transposition each way: 16 row loads or stores per 128 bits of block, a
 16 x 16 byte transpose per 128-bit piece of the blocks (4 stages of 16
 unpacks), three ops per byte register to split it into its nibbles and two to
 join them, and, for 256-bit blocks in registers of 256 or 512 bits, one
@@ -62,6 +64,9 @@ CTR 2.77 -> 2.59 c/B for 256-bit blocks, 1.72 -> 1.63 for 128-bit ones;
 with the first round once per group too: 2.60 -> 2.55 and 1.62 -> 1.55.
 """
 
+from functools import reduce
+from operator import xor
+
 from ..ir import Builder, Index, run
 from ..ir.keystream import CTR_GROUP_BLOCKS
 from ..linalg import inverse_permutation
@@ -76,8 +81,6 @@ WORD_NIBBLES = len(ublock.nibble_rotation(0))  # nibbles of one word of <<<_32
 LANE_BITS = 8 * LANE_BYTES                # in-lane shuffles and unpacks work on 128-bit lanes
 SHIFT_BITS = 16                           # x86 has no byte shifts: 16-bit ones, nibbles kept apart by masks
 ROUND = "r"                               # the loop variable: one iteration per round
-# key_form "folded_sboxes": the spread RK^r first, padded to the largest block's nibble count.
-SPREAD_KEY_BYTES = max(block_bits for block_bits, _ in ublock.VARIANTS) // NIBBLE_BITS
 PAIRS_PER_TABLE = LANE_BYTES // 2         # two-entry tables one 16-byte shuffle table holds
 # CTR's group buffer: counter_pairs_program writes it, the counter form reads it.
 GROUP_LOW_BYTE = 0     # header: V's last byte L (written by the caller)
@@ -87,29 +90,54 @@ GROUP_BLOCKS = CTR_GROUP_BLOCKS  # V + j for j < 256: the last byte carries at m
 
 
 def table_offset(block_bits, step, position):
-    """Byte offset in the key form of the folded table of (step, nibble position)."""
+    """Byte offset in the key form "folded_sboxes" of the table of (step, nibble position)."""
     nibbles = block_bits // NIBBLE_BITS
-    return SPREAD_KEY_BYTES + (step * nibbles + position) * NIBBLE_VALUES
+    return (step * nibbles + position) * NIBBLE_VALUES
+
+
+def final_key_sources(block_bits):
+    """Which nibbles of RK^r make up each nibble of c = L^-1(PL^-1 || PR^-1(RK^r)),
+    as bit masks: c[p] is the XOR of RK^r[q] over the bits q of mask p.
+
+    Y = PL || PR(L(s)) ^ RK^r = PL || PR(L(s ^ c)), L being linear: the last
+    key XOR is the same as adding c to the last S-box outputs, which the last
+    step's tables do for free (and, decrypting, L^-1(PL^-1 || PR^-1(Y ^ RK^r))
+    is the inverse round's output plus c, which the first S^-1 tables take
+    off their index).  Found by running the reference's inverse steps on
+    masks instead of nibbles: XOR of masks is XOR of the sets they stand for."""
+    nibbles = block_bits // NIBBLE_BITS
+    half = nibbles // 2
+    key = [1 << q for q in range(nibbles)]
+    x0 = permute_bytes(key[:half], inverse_permutation(ublock.PL[block_bits]))
+    x1 = permute_bytes(key[half:], inverse_permutation(ublock.PR[block_bits]))
+    y0, y1 = linear_layer_inverse(x0, x1)
+    return tuple(y0 + y1)
+
+
+def final_key_share(block_bits, last_key):
+    """c = L^-1(PL^-1 || PR^-1(RK^r)) for RK^r = `last_key` (nibbles)."""
+    return [reduce(xor, (k for q, k in enumerate(last_key) if mask >> q & 1), 0)
+            for mask in final_key_sources(block_bits)]
 
 
 def folded_tables(round_keys, direction):
     """The key form "folded_sboxes" for one direction, from RK^0 .. RK^r as
-    nibble lists (gen/kernels/ublock_reference.round_keys).
-
-    RK^r (applied last when encrypting, first when decrypting) is stored
-    spread, nibble p as byte p; then, step by step and position by position,
-    the 16-entry table with the step's round key folded in: encryption step i
-    T[x] = S[x ^ RK^i[p]]; decryption step i (round r - i of algorithm 2)
-    T[x] = S^-1[x] ^ RK^(r-1-i)[p]."""
+    nibble lists (gen/kernels/ublock_reference.round_keys): step by step and
+    position by position, the 16-entry table with the step's round key
+    folded in, and RK^r as c = final_key_share(RK^r) in the step next to it.
+    Encryption step i: T[x] = S[x ^ RK^i[p]], and ^ c[p] when i = r - 1;
+    decryption step i (round r - i of algorithm 2): T[x] = S^-1[x] ^
+    RK^(r-1-i)[p], read at x ^ c[p] when i = 0."""
     sbox, _ = sbox_tables(direction)  # S, or S^-1 when decrypting
     rounds = len(round_keys) - 1
+    share = final_key_share(len(round_keys[rounds]) * NIBBLE_BITS, round_keys[rounds])
     if direction == "encrypt":
-        tables = (bytes(sbox[x ^ k] for x in range(NIBBLE_VALUES))
-                  for step in range(rounds) for k in round_keys[step])
+        tables = (bytes(sbox[x ^ k] ^ (c if step == rounds - 1 else 0) for x in range(NIBBLE_VALUES))
+                  for step in range(rounds) for k, c in zip(round_keys[step], share))
     else:
-        tables = (bytes(sbox[x] ^ k for x in range(NIBBLE_VALUES))
-                  for step in range(rounds) for k in round_keys[rounds - 1 - step])
-    return bytes(round_keys[rounds]).ljust(SPREAD_KEY_BYTES, b"\0") + b"".join(tables)
+        tables = (bytes(sbox[x ^ (c if step == 0 else 0)] ^ k for x in range(NIBBLE_VALUES))
+                  for step in range(rounds) for k, c in zip(round_keys[rounds - 1 - step], share))
+    return b"".join(tables)
 
 
 def program(bits, block_bits, rounds, direction, counters=False):
@@ -140,16 +168,14 @@ def program(bits, block_bits, rounds, direction, counters=False):
         first_step = 1 if counters else 0
         with b.loop(ROUND, rounds - first_step):
             _assign(b, state, _encryption_round(b, block_bits, state, first_step))
-        b.comment(f"Y = (X0 || X1) ^ RK^{rounds}: the unfolded last round key, nibble p broadcast from byte p.")
-        out = _add_spread_key(b, state)
+        out = state  # Y: RK^r came in with the last step's tables
     else:
         b.comment(f"Load {batch} blocks and transpose: register p = nibble p of every block, one block per byte.")
         sliced = slice_batch(b, block_bits)
-        b.comment(f"X0 || X1 = Y ^ RK^{rounds}: the unfolded last round key, nibble p broadcast from byte p.")
-        keyed = _add_spread_key(b, sliced)
         b.comment("Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the "
-                  "next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer.")
-        _assign(b, state, _inverse_permutation_and_linear_layer(b, block_bits, lambda p: keyed[p]))
+                  "next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear "
+                  f"layer, on Y: the first S^-1 tables take RK^{rounds} off their index.")
+        _assign(b, state, _inverse_permutation_and_linear_layer(b, block_bits, lambda p: sliced[p]))
         with b.loop(ROUND, rounds - 1):
             _assign(b, state, _inverse_permutation_and_linear_layer(
                 b, block_bits, lambda p: _lookup(b, _step_index(block_bits, ROUND), state[p], p, half),
@@ -300,13 +326,6 @@ def _inverse_permutation_and_linear_layer(b, block_bits, source, source_note=Non
         y[word.start:word.stop] = [r.value for r in y0]
         y[half + word.start:half + word.stop] = [r.value for r in y1]
     return y
-
-
-def _add_spread_key(b, values):
-    """XOR the spread round key at the start of `rk` into the nibble registers."""
-    half = len(values) // 2
-    return [b.xor(v, b.bcast8("rk", p, f"rk{_position_name(p, half)}"), f"x{_position_name(p, half)}")
-            for p, v in enumerate(values)]
 
 
 def slice_batch(b, block_bits):

@@ -62,9 +62,9 @@ int ublock_variant_from_name(const char *name, ublock_variant *v);
 size_t ublock_block_bytes(ublock_variant v);
 size_t ublock_key_bytes(ublock_variant v);
 
-/* Bytes of the nibble-sliced kernels' key form, per direction: one spread
- * round key (64 bytes), then a 16-entry table per round and nibble position. */
-#define UBLOCK_FOLDED_BYTES (64 + UBLOCK_MAX_ROUNDS * 2 * UBLOCK_MAX_BLOCK_BYTES * 16)
+/* Bytes of the nibble-sliced kernels' key form, per direction: a 16-entry
+ * table per round and nibble position. */
+#define UBLOCK_FOLDED_BYTES (UBLOCK_MAX_ROUNDS * 2 * UBLOCK_MAX_BLOCK_BYTES * 16)
 /* Bytes of one round key image of the register kernels: two halves of 64. */
 #define UBLOCK_IMAGE_STEP_BYTES 128
 
@@ -78,7 +78,7 @@ typedef struct ublock_key {
    * halves, one nibble per byte with the nibble in both halves of the byte,
    * repeated to fill 64 bytes, so every kernel width loads its prefix. */
   UBLOCK_KEY_FORM_ALIGN uint8_t image[2][UBLOCK_MAX_ROUNDS + 1][UBLOCK_IMAGE_STEP_BYTES];
-  /* nibbleslice: the key XOR folded into the S-box tables. */
+  /* nibbleslice: every round key folded into the S-box tables (RK^r too). */
   UBLOCK_KEY_FORM_ALIGN uint8_t folded[2][UBLOCK_FOLDED_BYTES];
 } ublock_key;
 

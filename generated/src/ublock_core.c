@@ -133,6 +133,15 @@ static const uint8_t update_masks[UBLOCK_VARIANT_COUNT][2][64] = {
     { { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 },
       { 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00 } },
 };
+/* c = L^-1(PL^-1 || PR^-1(RK^r)) (gen/kernels/ublock_nibbleslice.final_key_sources), per
+ * variant: nibble p of c is the XOR of the nibbles q of RK^r whose bit q is set in entry p.  The
+ * nibble-sliced kernels add c to the last S-box outputs (encryption) or take it off the first
+ * S^-1 index (decryption) instead of XORing RK^r into the block. */
+static const uint64_t final_key_sources[UBLOCK_VARIANT_COUNT][2 * UBLOCK_MAX_BLOCK_BYTES] = {
+    { /* ublock128_128 */ 0x00000000c2c2010f, 0x00000000c1c1070a, 0x0000000083c20f01, 0x0000000043c10a07, 0x000000008383040f, 0x0000000043430d0a, 0x00000000c2830f04, 0x00000000c1430a0d, 0x00000000382cf010, 0x00000000341ca070, 0x00000000383840f0, 0x000000003434d0a0, 0x000000002c38f040, 0x000000001c34a0d0, 0x000000002c2c10f0, 0x000000001c1c70a0, 0x00000000c3010b0e, 0x000000008243070d, 0x0000000040c30b0b, 0x00000000c1820707, 0x00000000c3400e0b, 0x0000000082c10d07, 0x0000000001c30e0e, 0x0000000043820d0d, 0x00000000043cb0b0, 0x000000001c287070, 0x000000003c04e0b0, 0x00000000281cd070, 0x00000000103ce0e0, 0x000000003428d0d0, 0x000000003c10b0e0, 0x00000000283470d0 },
+    { /* ublock128_256 */ 0x00000000c2c2010f, 0x00000000c1c1070a, 0x0000000083c20f01, 0x0000000043c10a07, 0x000000008383040f, 0x0000000043430d0a, 0x00000000c2830f04, 0x00000000c1430a0d, 0x00000000382cf010, 0x00000000341ca070, 0x00000000383840f0, 0x000000003434d0a0, 0x000000002c38f040, 0x000000001c34a0d0, 0x000000002c2c10f0, 0x000000001c1c70a0, 0x00000000c3010b0e, 0x000000008243070d, 0x0000000040c30b0b, 0x00000000c1820707, 0x00000000c3400e0b, 0x0000000082c10d07, 0x0000000001c30e0e, 0x0000000043820d0d, 0x00000000043cb0b0, 0x000000001c287070, 0x000000003c04e0b0, 0x00000000281cd070, 0x00000000103ce0e0, 0x000000003428d0d0, 0x000000003c10b0e0, 0x00000000283470d0 },
+    { /* ublock256_256 */ 0x0c0c202040030300, 0x0c0c1010c0020201, 0x080c2030c0010003, 0x040c103080030102, 0x0808303000030301, 0x0404303040020203, 0x0c083020c0000103, 0x0c04301080010302, 0x80030c023004000c, 0x40030c01200c0408, 0xc0020c02100c0c00, 0xc0010c0130080804, 0xc00208033000040c, 0xc001040320040c08, 0x80030803000c0c04, 0x400304031008080c, 0x3080020c0c003010, 0x3040010c08402030, 0x3080030800c01030, 0x3040030404803020, 0x20c003080c403000, 0x10c0030408c02010, 0x20c0020c04c00030, 0x10c0010c0c801020, 0x0220c0c0003040c0, 0x0110c0c00120c080, 0x023080c00300c040, 0x013040c0021080c0, 0x03308080013000c0, 0x0330404003204080, 0x0320c0800310c000, 0x0310c04002308040, 0x0c001030c0020302, 0x08043020c0010301, 0x040c3000c0030202, 0x0c082010c0030101, 0x0c04003080030203, 0x080c102040030103, 0x000c301080020303, 0x0408203040010303, 0xc0030001200c080c, 0x80020403100c040c, 0x00010c03300c0808, 0x40030802300c0404, 0xc003040030080c08, 0x80020c0130040c04, 0x40000c0320080c0c, 0xc001080210040c0c, 0x0040030c0c802030, 0x10c002080c401030, 0x30c0000408803030, 0x2080010c04403030, 0x1000030c08c03020, 0x3040020804c03010, 0x30c001000cc02020, 0x208003040cc01010, 0x0130c0000230c080, 0x032080400130c040, 0x030040c00220c0c0, 0x0210c0800110c0c0, 0x0030c040032080c0, 0x012080c0031040c0, 0x031000c003308080, 0x0230408003304040 },
+};
 /* RC_1 .. RC_24 (gen/specs/ublock.py's rule), one nibble per byte, in both nibble halves. */
 static const uint8_t round_constants[24][8] = {
     { 0x99, 0x88, 0x88, 0xcc, 0xcc, 0x99, 0xdd, 0xdd },
@@ -275,32 +284,44 @@ static void build_images(ublock_key *key)
         }
 }
 
-/* nibbleslice: one spread round key, then per step and nibble position the
- * 16-entry table with the key folded in: S[x ^ k] (encryption), S^-1[x] ^ k
- * (decryption).  pshufb keeps every table index public. */
+static uint8_t nibble_at(const uint8_t *bytes, size_t p)
+{
+    return p % 2 ? bytes[p / 2] & 15 : bytes[p / 2] >> 4;
+}
+
+/* nibbleslice: per step and nibble position the 16-entry table with the key
+ * folded in: S[x ^ k] (encryption), S^-1[x] ^ k (decryption), and RK^r as c
+ * (final_key_sources) in the step next to it: S[x ^ k] ^ c in the last
+ * encryption step, S^-1[x ^ c] ^ k in the first decryption step.  pshufb
+ * keeps every table index public. */
 __attribute__((target("ssse3"))) static void build_folded(ublock_key *key)
 {
     const size_t bytes = ublock_block_bytes(key->variant), nibbles = 2 * bytes;
     const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     const __m128i s_table = _mm_loadu_si128((const void *)sbox);
     const __m128i s_inverse = _mm_loadu_si128((const void *)sbox_inverse);
+    uint8_t share[2 * UBLOCK_MAX_BLOCK_BYTES];
+    for (size_t p = 0; p < nibbles; p++) {
+        share[p] = 0;
+        for (size_t q = 0; q < nibbles; q++)
+            share[p] ^= nibble_at(key->rk[key->rounds], q) & (uint8_t)-(final_key_sources[key->variant][p] >> q & 1);
+    }
     for (int dir = 0; dir < 2; dir++) {
         uint8_t *form = key->folded[dir];
-        /* Encryption XORs RK^r last, decryption RK^r first: the unfolded key is RK^r both ways. */
-        const uint8_t *last = key->rk[key->rounds];
-        memset(form, 0, 64);
-        for (size_t p = 0; p < nibbles; p++)
-            form[p] = p % 2 ? last[p / 2] & 15 : last[p / 2] >> 4;
         for (unsigned step = 0; step < key->rounds; step++) {
             const uint8_t *rk = dir == UBLOCK_ENCRYPT ? key->rk[step] : key->rk[key->rounds - 1 - step];
+            const int shared = dir == UBLOCK_ENCRYPT ? step == key->rounds - 1 : step == 0;
             for (size_t p = 0; p < nibbles; p++) {
-                const __m128i k = _mm_set1_epi8((char)(p % 2 ? rk[p / 2] & 15 : rk[p / 2] >> 4));
-                const __m128i table = dir == UBLOCK_ENCRYPT ? _mm_shuffle_epi8(s_table, _mm_xor_si128(iota, k))
-                                                            : _mm_xor_si128(_mm_shuffle_epi8(s_inverse, iota), k);
-                _mm_storeu_si128((void *)(form + 64 + (step * nibbles + p) * 16), table);
+                const __m128i k = _mm_set1_epi8((char)nibble_at(rk, p));
+                const __m128i c = _mm_set1_epi8((char)(shared ? share[p] : 0));
+                const __m128i table = dir == UBLOCK_ENCRYPT
+                                          ? _mm_xor_si128(_mm_shuffle_epi8(s_table, _mm_xor_si128(iota, k)), c)
+                                          : _mm_xor_si128(_mm_shuffle_epi8(s_inverse, _mm_xor_si128(iota, c)), k);
+                _mm_storeu_si128((void *)(form + (step * nibbles + p) * 16), table);
             }
         }
     }
+    kc_wipe(share, sizeof share);
 }
 
 static void finish_key(ublock_key *key, ublock_variant v)
