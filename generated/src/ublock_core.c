@@ -266,6 +266,12 @@ static const uint8_t *step_key(const ublock_key *key, ublock_direction dir, unsi
     return key->rk[dir == UBLOCK_ENCRYPT ? step : key->rounds - step];
 }
 
+/* Nibble p of a byte string, high nibble first (gen/specs/ublock.py). */
+static uint8_t nibble_at(const uint8_t *bytes, size_t p)
+{
+    return p % 2 ? bytes[p / 2] & 15 : bytes[p / 2] >> 4;
+}
+
 /* register: X0 and X1 halves, nibble in both halves of a byte, tiled to 64 bytes. */
 static void build_images(ublock_key *key)
 {
@@ -276,17 +282,10 @@ static void build_images(ublock_key *key)
             uint8_t *image = key->image[dir][step];
             for (int h = 0; h < 2; h++)
                 for (size_t p = 0; p < 64; p++) {
-                    const size_t nib = p % (2 * half);
-                    const uint8_t byte = rk[h * half + nib / 2];
-                    const uint8_t value = nib % 2 ? byte & 15 : byte >> 4;
+                    const uint8_t value = nibble_at(rk + h * half, p % (2 * half));
                     image[64 * h + p] = (uint8_t)(value * 0x11);
                 }
         }
-}
-
-static uint8_t nibble_at(const uint8_t *bytes, size_t p)
-{
-    return p % 2 ? bytes[p / 2] & 15 : bytes[p / 2] >> 4;
 }
 
 /* nibbleslice: per step and nibble position the 16-entry table with the key
