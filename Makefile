@@ -1,26 +1,51 @@
-# Top-level entry points.  `make all`: install what is needed, regenerate
-# generated/, build, verify every kernel, print the benchmark table.
-# `make test`: the test suite (drift check, pytest, C verification, constant-time check).
+# Top-level entry points.
+#
+#   make all    set up, regenerate generated/, build, verify every kernel, model
+#               the kernels with llvm-mca, benchmark, and write the report
+#               (build/bench.md and build/bench.png)
+#   make test   every stage of `make all` (bench in its short form, `gen check`
+#               instead of `gen`), then pytest and the constant-time check:
+#               what CI runs; it fails if any stage fails
+#
+# Both run on a stock Debian 12, whose python3 is EXTERNALLY-MANAGED (PEP 668):
+# the Python side lives in a virtual environment that `deps` creates (.venv),
+# and every recipe runs with .venv/bin first on PATH, so `python3`, `gen` and
+# `pytest` below (and the `python3` that bench starts for its report) are the
+# environment's.  Only apt-get needs root; it is run through sudo otherwise.
 
+# The interpreter that creates the environment (Debian's python3 needs the
+# python3-venv package, which deps installs first).
 PYTHON ?= python3
+VENV   := .venv
 BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
-                valgrind llvm clang clang-format python3-pip
+                valgrind llvm llvm-19 clang clang-format python3-venv
 
-.PHONY: all deps generate build verify bench test ctcheck round-floor clean
+export PATH := $(abspath $(VENV))/bin:$(PATH)
 
-all: deps generate build verify bench
+# bench's options: `make bench BENCH_FLAGS=--quick` is the short form.
+BENCH_FLAGS ?=
 
-# Installs system packages and the Python package once; the stamp records it.
-deps: $(BUILD)/.deps
-$(BUILD)/.deps:
-	@mkdir -p $(BUILD)
+.PHONY: all deps generate build verify model bench report test ctcheck round-floor clean
+
+all: deps generate build verify model bench report
+
+# System packages, then the environment with the generator and its test
+# dependencies (editable, so `gen` runs this checkout).  The stamp is redone
+# when pyproject.toml changes.
+deps: $(VENV)/.deps
+$(VENV)/.deps: pyproject.toml
 	@if command -v apt-get >/dev/null 2>&1; then \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  echo "deps: apt-get install $(APT_PACKAGES)"; \
 	  $$SUDO apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $(APT_PACKAGES) >/dev/null; \
+	else \
+	  echo "deps: no apt-get here; install the equivalents of: $(APT_PACKAGES)"; \
 	fi
-	$(PYTHON) -m pip install -q -e '.[test]'
+	[ -x $(VENV)/bin/python3 ] || $(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python3 -m pip install -q --upgrade pip
+	$(VENV)/bin/python3 -m pip install -q -e '.[test]'
 	@touch $@
 
 generate: deps
@@ -33,31 +58,47 @@ build: deps
 verify: build
 	$(BUILD)/verify
 
-# uBlock kernels the model covers: every strategy's AVX-512 and AVX2 kernel
-# that generated/ holds (ublock_<strategy>_<target>.c -> <strategy>_<target>).
+# Kernels the llvm-mca model covers: SM4's GFNI and VAES byteslice kernels,
+# every ZUC kernel (rolled blocks by their round loop), and every uBlock
+# strategy's AVX-512 and AVX2 kernel that generated/ holds.
+ZUC_MCA    := $(sort $(patsubst generated/src/zuc_%.c,%,$(wildcard generated/src/zuc_lanes*.c)))
 UBLOCK_MCA := $(sort $(patsubst generated/src/ublock_%.c,%,$(wildcard \
                 generated/src/ublock_*_avx512.c generated/src/ublock_*_avx2.c)))
+MCA_IMPLS  := byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes $(ZUC_MCA) $(UBLOCK_MCA)
 
-# The llvm-mca model first: bench's report then includes the modelled rows.
-# bench times every cipher (SM4, ZUC, uBlock) in one run.
+model: deps
+	@mkdir -p $(BUILD)
+	python3 harness/mca_model.py --json $(BUILD)/mca.json $(MCA_IMPLS)
+
+# Every cipher (SM4, ZUC, uBlock) and every peer in one run; the report is a
+# stage of its own so that its failure fails the make.
 bench: build
-	$(PYTHON) harness/mca_model.py --json $(BUILD)/mca.json byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes lanes_avx512_gfni lanesx2_avx2_vaes $(UBLOCK_MCA)
-	$(BUILD)/bench --json $(BUILD)/bench.json
+	$(BUILD)/bench $(BENCH_FLAGS) --no-report --json $(BUILD)/bench.json
+
+# The markdown tables (with the modelled rows of `model`) and the plot.
+report: deps
+	python3 harness/report.py $(BUILD)/bench.json --md $(BUILD)/bench.md \
+	  --png $(BUILD)/bench.png --mca $(BUILD)/mca.json
+	@test -s $(BUILD)/bench.png || { echo "report: no plot written ($(BUILD)/bench.png)"; exit 1; }
 
 # uBlock-128/128's round hand-scheduled, with and without its memory traffic, and
 # the generated CTR kernel with and without its rounds: the floor under its CTR
-# speed on this CPU (x86-64 with AVX2; the README's uBlock section).
+# speed on this CPU (x86-64 with AVX2; docs/performance/ublock.md).
 round-floor: deps
-	$(PYTHON) harness/ublock_round_floor.py --repeat 5
+	python3 harness/ublock_round_floor.py --repeat 5
 
 ctcheck: build
 	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD)) ctcheck
 
+# The stages of `make all` first, then the suites.
 test: deps
 	gen check
-	$(PYTHON) -m pytest -q
 	$(MAKE) build
 	$(BUILD)/verify
+	$(MAKE) model
+	$(MAKE) bench BENCH_FLAGS=--quick
+	$(MAKE) report
+	python3 -m pytest -q
 	$(MAKE) ctcheck
 
 clean:

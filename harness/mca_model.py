@@ -34,12 +34,19 @@ Where the numbers come from:
 
 ZUC kernels (names lanes_<target> and lanesx2_<target>, source
 generated/src/zuc_<name>.c) are modelled the same way: ZUC_<NAME>_LANES gives
-the lanes per call, and the marks enclose the whole body of zuc_<name>_keystream_block,
-straight-line code for 16 rounds that makes 64 keystream bytes per lane, so
+the lanes per call, and zuc_<name>_keystream_block makes 64 keystream bytes
+per lane in 16 rounds, so
 
     cycles per byte  = cycles per call / (64 x lanes)
 
-(the function's few instructions outside the marks counted as the "rest").
+The call takes one of two shapes, both modelled: *unrolled*, the marks
+enclose the whole body, straight-line code for the 16 rounds (the
+function's few instructions outside the marks counted as the "rest"); or
+*rolled*, a `for` loop of one round per iteration whose body opens with its
+own mark, inside the marks of the whole body: the loop body is modelled and
+counted as many times as the `for` says, the rest (state in and out, the
+ring's set-up) once.  Each record says which shape was modelled ("shape":
+"unrolled" or "rolled", and "rounds" loop iterations per call).
 ZUC-128 and ZUC-256 share this kernel; its record is filed under cipher
 "zuc256", mode "keystream".
 
@@ -143,16 +150,27 @@ def define(macro, text):
     return int(m.group(1)) if m else None
 
 
+ZUC_ROUNDS_PER_BLOCK = 16  # rounds per keystream_block call
+
+
 def zuc_kernel_params(c_text, name):
-    """Lanes per call read from the generated ZUC C (ZUC_LANES_<TARGET>_LANES):
-    a dict with lanes, batch_bytes (64 per lane), and rounds =
-    rounds_per_iteration = 16 (the call is one straight-line block)."""
+    """Lanes per call read from the generated ZUC C (ZUC_LANES_<TARGET>_LANES)
+    and the shape of its keystream_block: a dict with lanes, batch_bytes (64
+    per lane), rounds (iterations of its marked round loop, 16 when rolled,
+    1 when the 16 rounds are straight-line code or the text has no such
+    function), rounds_per_iteration and shape ("rolled" or "unrolled").
+    zuc_jobs checks the shape against the compiled function's."""
     macro = "ZUC_" + name.upper() + "_LANES"
     lanes = define(macro, c_text)
     if lanes is None:
         raise ValueError(f"{macro} not found in the C file")
-    return {"lanes": lanes, "batch_bytes": ZUC_BLOCK_BYTES * lanes, "rounds": 16,
-            "rounds_per_iteration": 16}
+    function = f"zuc_{name}_keystream_block"
+    loop = marked_loop_count(function_text(c_text, function) or "")
+    if ZUC_ROUNDS_PER_BLOCK % loop:
+        raise ValueError(f"{function}: a round loop of {loop} iterations does not divide "
+                         f"{ZUC_ROUNDS_PER_BLOCK} rounds")
+    return {"lanes": lanes, "batch_bytes": ZUC_BLOCK_BYTES * lanes, "rounds": loop,
+            "rounds_per_iteration": 1, "shape": "rolled" if loop > 1 else "unrolled"}
 
 
 def function_text(c_text, function):
@@ -165,14 +183,15 @@ def function_text(c_text, function):
     return c_text[m.start():end if end >= 0 else len(c_text)]
 
 
+MARKED_LOOP = re.compile(r"for\s*\([^;]*=\s*0\s*;\s*\w+\s*<\s*(\d+)\s*;[^)]*\)\s*\{\s*KC_MCA_BEGIN")
+
+
 def marked_loop_count(func_text):
-    """Iterations of the `for` loop enclosing the first KC_MCA_BEGIN mark
-    (`for (... r = 0; r < N; ...)`), or 1 when the marks are not in a loop."""
-    begin = func_text.find("KC_MCA_BEGIN")
-    if begin < 0:
-        return 1
-    loops = re.findall(r"for\s*\([^;]*=\s*0\s*;\s*\w+\s*<\s*(\d+)\s*;", func_text[:begin])
-    return int(loops[-1]) if loops else 1
+    """Iterations of the first `for` loop whose body opens with a KC_MCA_BEGIN
+    mark (`for (... r = 0; r < N; ...) { KC_MCA_BEGIN(...)`), or 1 when no
+    mark opens a loop (straight-line code)."""
+    m = MARKED_LOOP.search(func_text)
+    return int(m.group(1)) if m else 1
 
 
 def ublock_kernel_params(c_text, name, variant_index):
@@ -409,8 +428,10 @@ def cut_kernel(asm, function=None):
 # --------------------------------------------------------------------------
 
 def find_llvm_mca():
-    for exe in ("llvm-mca", "llvm-mca-18", "llvm-mca-17", "llvm-mca-16", "llvm-mca-15",
-                "llvm-mca-14"):
+    """The newest llvm-mca installed: llvm-19's has real models of znver3/4 and
+    of the Neoverse cores, bookworm's default (14) does not."""
+    for exe in ("llvm-mca-19", "llvm-mca-18", "llvm-mca-17", "llvm-mca-16", "llvm-mca-15",
+                "llvm-mca-14", "llvm-mca"):
         path = shutil.which(exe)
         if path:
             return path
@@ -526,14 +547,18 @@ def zuc_jobs(name, c_text, asm):
     strategy, target = split_impl(name)
     params = zuc_kernel_params(c_text, name)
     cut = cut_kernel(asm, function=f"zuc_{name}_keystream_block")
-    if not cut["marked"] or cut["loop"]:
-        raise ValueError(f"zuc_{name}_keystream_block: expected one marked straight-line "
-                         f"block (markers: {cut['marked']}, loop: {cut['loop']})")
+    rolled = params["shape"] == "rolled"
+    if not cut["marked"] or cut["loop"] != rolled:
+        raise ValueError(f"zuc_{name}_keystream_block: the C has a {params['shape']} block, the "
+                         f"assembly {'a' if cut['loop'] else 'no'} loop (markers: {cut['marked']})")
+    modelled = (f"the round loop ({params['rounds']} iterations) and the rest once" if rolled
+                else "the 16 rounds as one straight-line block")
     base = {
         "cipher": "zuc256", "impl": "ours", "name": name, "strategy": strategy,
         "target": target, "mode": "keystream", "msg_bytes": params["batch_bytes"],
         "lanes": params["lanes"], "bytes_per_lane": ZUC_BLOCK_BYTES,
-        "note": "keystream_block kernel, the same for ZUC-128 and ZUC-256",
+        "shape": params["shape"], "rounds": params["rounds"],
+        "note": f"keystream_block kernel, the same for ZUC-128 and ZUC-256; modelled: {modelled}",
     }
     return [(cut, params, base)]
 
