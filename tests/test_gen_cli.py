@@ -53,7 +53,7 @@ def test_bad_decomposition_is_a_clear_error(capsys):
 
 
 def test_generates_from_scratch_into_an_empty_tree(tmp_path, products):
-    """(Its speed, under 10 s, is reported by `gen` itself and in the README.)"""
+    """(Its speed, under 10 s, is reported by `gen` itself and in docs/pipeline.md.)"""
     done = subprocess.run([sys.executable, "-m", "gen.cli", "generate", "--root", str(tmp_path)], check=True,
                           capture_output=True, text=True)
     assert f"{len(products)} files in generated/" in done.stdout

@@ -51,7 +51,7 @@ def unpack_of_shuffles_as_permute2b(rw, op, args):
     constant that only unpacks use -> one VPERMT2B of a and b by a constant
     index (VBMI): the shuffle's byte moves folded into the interleave, and the
     shuffle dropped.  ZUC byte-swaps its 16 keystream words and then transposes
-    them: 16 shuffles per block fewer (measured 2% faster on Zen 4, README)."""
+    them: 16 shuffles per block fewer (measured 2% faster on Zen 4, docs/performance/zuc.md)."""
     if op.opcode not in ("unpacklo", "unpackhi") or rw.bits != 512:
         return None
     foldable = rw.analysis(shuffles_only_unpacked)
@@ -175,6 +175,6 @@ TARGET = Target(
                                     rules.select_by_ternary_logic, rules.sbox8_by_vpermi2b),
             (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b)),
     emulable=True,
-    # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (README, ZUC).
+    # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (docs/performance/zuc.md).
     schedule_before_ra=("lanes",),
     description="AVX-512 + GFNI gf2p8affineqb/gf2p8affineinvqb, 512-bit vectors")

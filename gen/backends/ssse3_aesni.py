@@ -11,6 +11,6 @@ TARGET = Target(
     # the one serial CBC encryption uses.
     interleave=(("byteslice", 2), ("wordslice", 1), ("lanesx2", 2)),
     lacks=("minu", "maxs"),  # PMINUD and PMAXSD are SSE4.1
-    # ZUC keystream 3.47 -> 3.10 c/B with GCC 12 on Zen 4 (README, ZUC).
+    # ZUC keystream 3.47 -> 3.10 c/B with GCC 12 on Zen 4 (docs/performance/zuc.md).
     schedule_before_ra=("lanes",),
     description="SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors")

@@ -20,7 +20,7 @@ COUNTER_FORMS = {"nibbleslice"}
 # Dispatch order per strategy, fastest first; nibble slicing beats the register
 # method on every target.  Nibbleslice avx2 comes before avx512: on the one
 # AVX-512 CPU measured (Zen 4, which runs 512-bit operations at half rate) it
-# was the faster in every variant and mode (README, uBlock benchmarks), while
+# was the faster in every variant and mode (docs/performance/ublock.md), while
 # the register method gains from 512 bits there (twice the blocks per chain).
 TARGET_ORDER = {"nibbleslice": ("avx2", "avx512", "ssse3"), "register": ("avx512", "avx2", "ssse3")}
 KEY_GETTERS = {"folded_sboxes": "ublock_folded", "register_image": "ublock_image"}

@@ -32,7 +32,8 @@
  * allocation as well as after (-fschedule-insns, off by default on x86), which
  * changes where a long straight-line kernel spills.  It speeds some kernels up
  * and slows others down, so it is a per-target choice backed by measurement
- * (README).  Clang schedules before allocation anyway and has no such option. */
+ * (docs/performance/zuc.md).  Clang schedules before allocation anyway and has
+ * no such option. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define KC_SCHEDULE_BEFORE_RA __attribute__((optimize("schedule-insns")))
 #else

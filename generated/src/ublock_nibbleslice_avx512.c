@@ -65,7 +65,7 @@
  * blocks on those pairs and stores them as two-entry tables; the counter form
  * reads each output nibble from its table by the block's carry (one byte
  * shuffle), XORs in the last byte's share, and loops over the other rounds.
- * The mode layer has no counter blocks at all.  On the Zen 3 of the README
+ * The mode layer has no counter blocks at all.  On the Zen 3 of docs/performance/ublock.md
  * (avx2, through the library, 64 KiB), with the transposition in replaced:
  * CTR 2.77 -> 2.59 c/B for 256-bit blocks, 1.72 -> 1.63 for 128-bit ones;
  * with the first round once per group too: 2.60 -> 2.55 and 1.62 -> 1.55.
