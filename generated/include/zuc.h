@@ -44,6 +44,8 @@ typedef enum { ZUC_128 = 128, ZUC_256 = 256 } zuc_variant;
 #define ZUC_ERR_VARIANT (-5)    /* not ZUC_128 or ZUC_256 */
 #define ZUC_ERR_NO_IMPL (-6)    /* no implementation, or one this CPU cannot run */
 #define ZUC_ERR_ARGUMENT (-7)   /* NULL pointer where data is needed, or too many lanes */
+#define ZUC_ERR_STATE (-8)      /* state not initialised, or already finished */
+#define ZUC_ERR_MESSAGE_LENGTH (-9) /* more input than the standard allows for one MAC */
 const char *zuc_strerror(int status);
 
 /* ---- one stream --------------------------------------------------------------- */
@@ -138,6 +140,90 @@ int zuc_encrypt_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const
 int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant variant, size_t n,
                   const uint8_t *const keys[], const uint8_t *const ivs[], size_t iv_len,
                   const uint8_t *const msgs[], const size_t bits[], unsigned tag_bits, uint8_t *const tags[]);
+
+/* ---- one stream in pieces ----------------------------------------------------------
+ *
+ * The keystream and the MACs of one stream fed in pieces of any number of
+ * bytes, the last piece in bits: the same output as zuc_encrypt / zuc_mac on
+ * the whole message.  The state is a plain struct the caller allocates
+ * (stack or heap, no alignment needed beyond the struct's own); its fields
+ * are private.  It holds the chosen kernel's interleaved state with the
+ * stream in lane 0 (the other lanes run the all-zero key, as a partial batch
+ * of zuc_encrypt_lanes does), so a piece's whole 64-byte blocks go through
+ * the kernel straight from `in` to `out`.  impl NULL: the kernel zuc_encrypt
+ * and zuc_mac use; otherwise any implementation this CPU runs.
+ *
+ * Every call on a state that was never initialised, or after final or
+ * reset, returns ZUC_ERR_STATE and writes nothing (a live state carries a
+ * 32-bit mark: a zeroed state is always refused, a stack one never
+ * initialised all but surely); a NULL state is ZUC_ERR_ARGUMENT.  A failed
+ * init leaves the state refused.  An update or final that returns an error
+ * writes nothing and leaves the state as it was.  final and reset wipe the
+ * whole state (kernel state, kept keystream, message bytes, MAC sums); a new
+ * init makes it usable again.
+ *
+ * Lengths: encryption in pieces has no limit, as zuc_encrypt has none
+ * (128-EEA3's LENGTH is a 32-bit count, so EEA3 itself stops at 2^32 - 1
+ * bits: that bound is the caller's to keep).  A MAC state takes at most
+ * ZUC_MAC_MAX_BITS message bits in all: 128-EIA3's LENGTH is a 32-bit count
+ * of bits; for ZUC-256 the MAC as Bai, Jia and Zhu (2021) describe it states
+ * no limit, so it gets the same 2^32 - 1.  An update or final that would go
+ * past it returns ZUC_ERR_MESSAGE_LENGTH before reading msg.  (The one-shot
+ * zuc_mac does not check this bound.)
+ */
+#define ZUC_MAC_MAX_BITS 0xffffffffu
+
+/* Keystream a MAC state keeps for its next 64-bit chunk: the rest of a block
+ * plus that chunk's window (at most 6 words for 128-bit tags). */
+#define ZUC_MAC_CARRY_WORDS (ZUC_BLOCK_WORDS + 8)
+
+typedef struct zuc_eea_state {
+  uint32_t live;                                     /* private: the mark of an initialised state */
+  const struct zuc_impl *impl;                       /* the kernel */
+  uint32_t lanes[ZUC_STATE_WORDS * ZUC_LANES_MAX];   /* its interleaved state, the stream in lane 0 */
+  uint8_t keystream[ZUC_BLOCK_WORDS * 4];            /* the last block made, ... */
+  size_t used;                                       /* ... of which this many bytes are spent */
+} zuc_eea_state;
+
+/* Key and IV as zuc_encrypt takes them. */
+int zuc_eea_init(zuc_eea_state *st, const zuc_impl *impl, zuc_variant variant, const uint8_t *key, size_t key_len,
+                 const uint8_t *iv, size_t iv_len);
+/* out = in XOR the next `bytes` keystream bytes (any count, 0 too); in == out
+ * is allowed. */
+int zuc_eea_update(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bytes);
+/* The last piece, in bits (0 allowed): out gets (bits + 7) / 8 bytes, the
+ * unused low bits of a final partial byte set to 0 as 128-EEA3 says; then
+ * the state is wiped. */
+int zuc_eea_final(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bits);
+/* Wipes the state (NULL is ignored); init makes it usable again. */
+void zuc_eea_reset(zuc_eea_state *st);
+
+typedef struct zuc_mac_state {
+  uint32_t live;                                     /* private: the mark of an initialised state */
+  zuc_variant variant;
+  unsigned tag_bits;
+  const struct zuc_impl *impl;                       /* the kernel */
+  uint32_t lanes[ZUC_STATE_WORDS * ZUC_LANES_MAX];   /* its interleaved state, the stream in lane 0 */
+  uint8_t keystream[ZUC_MAC_CARRY_WORDS * 4];        /* keystream from the next chunk's window on, ... */
+  size_t keystream_words;                            /* ... this many words of it */
+  uint8_t pending[8];                                /* message bytes of the 64-bit chunk not yet whole */
+  size_t pending_bytes;
+  uint64_t message_bits;                             /* whole bytes taken so far, in bits */
+  uint64_t sums[3][2];                               /* the folding so far (carry-less products) */
+  uint32_t window[4];                                /* the folding so far (compare method) */
+  uint32_t extra[4];                                 /* ZUC-256: the first tag_bits keystream bits */
+} zuc_mac_state;
+
+/* Key, IV and tag length as zuc_mac takes them. */
+int zuc_mac_init(zuc_mac_state *st, const zuc_impl *impl, zuc_variant variant, const uint8_t *key, size_t key_len,
+                 const uint8_t *iv, size_t iv_len, unsigned tag_bits);
+/* The next `bytes` message bytes (any count, 0 too). */
+int zuc_mac_update(zuc_mac_state *st, const uint8_t *msg, size_t bytes);
+/* The last piece, in bits (0 allowed; bit 0 = the most significant bit of
+ * msg[0]); writes tag_bits / 8 bytes big-endian to tag, then wipes the state. */
+int zuc_mac_final(zuc_mac_state *st, const uint8_t *msg, size_t bits, uint8_t *tag);
+/* Wipes the state (NULL is ignored); init makes it usable again. */
+void zuc_mac_reset(zuc_mac_state *st);
 
 /* Per-kernel entry points. */
 

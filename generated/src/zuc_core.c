@@ -19,6 +19,7 @@
 
 #include "kc_cpu.h"
 #include "kc_wipe.h"
+#include "kc_xor.h"
 #include "zuc.h"
 #include "zuc_internal.h"
 
@@ -41,6 +42,10 @@ const char *zuc_strerror(int status)
         return "no implementation this CPU can run";
     case ZUC_ERR_ARGUMENT:
         return "NULL pointer where data is needed, bad MAC method, or a kernel with too many lanes";
+    case ZUC_ERR_STATE:
+        return "state not initialised, or already finished";
+    case ZUC_ERR_MESSAGE_LENGTH:
+        return "MAC input longer than 2^32 - 1 bits";
     }
     return "unknown status";
 }
@@ -490,20 +495,26 @@ static int check_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, cons
     return ZUC_OK;
 }
 
-/* Loads `used` streams (and the dummy key in the other lanes) and runs the
- * initialisation rounds. */
-static void batch_start(zuc_batch *b, const zuc_impl *impl, zuc_variant variant, const uint8_t *const keys[],
+/* Loads `used` streams into a kernel's interleaved state (and the dummy
+ * all-zero key and IV in the other lanes) and runs the initialisation rounds. */
+static void lanes_start(uint32_t *state, const zuc_impl *impl, zuc_variant variant, const uint8_t *const keys[],
                         const uint8_t *const ivs[], size_t iv_len, unsigned used, unsigned tag_bits)
 {
     static const uint8_t zero[32];
     zuc_state st;
-    b->impl = impl, b->used = used, b->base = 0, b->filled = 0, b->written = 0;
     for (unsigned j = 0; j < impl->lanes; j++) {
         load_state(&st, variant, j < used ? keys[j] : zero, j < used ? ivs[j] : zero, iv_len, tag_bits);
-        lane_put(b->state, impl->lanes, j, &st);
+        lane_put(state, impl->lanes, j, &st);
     }
     kc_wipe(&st, sizeof st);
-    impl->init_rounds(b->state);
+    impl->init_rounds(state);
+}
+
+static void batch_start(zuc_batch *b, const zuc_impl *impl, zuc_variant variant, const uint8_t *const keys[],
+                        const uint8_t *const ivs[], size_t iv_len, unsigned used, unsigned tag_bits)
+{
+    b->impl = impl, b->used = used, b->base = 0, b->filled = 0, b->written = 0;
+    lanes_start(b->state, impl, variant, keys, ivs, iv_len, used, tag_bits);
 }
 
 /* Appends `blocks` blocks of keystream to every used row, written there by the kernel. */
@@ -554,6 +565,27 @@ static const zuc_impl *batch_impl(const zuc_impl *named, size_t left)
 
 /* ---- many streams: encryption ------------------------------------------------------ */
 
+/* `blocks` kernel calls, each XORing a block of keystream into every lane's
+ * message; the pointers of the first `used` lanes advance a block per call
+ * (the other lanes stay on their scratch rows). */
+static void xor_blocks(const zuc_impl *impl, uint32_t *state, uint8_t *dst[], const uint8_t *src[], unsigned used,
+                       size_t blocks)
+{
+    for (size_t k = 0; k < blocks; k++) {
+        impl->keystream_xor(state, dst, src);
+        for (unsigned j = 0; j < used; j++)
+            src[j] += 4 * ZUC_BLOCK_WORDS, dst[j] += 4 * ZUC_BLOCK_WORDS;
+    }
+}
+
+/* 128-EEA3's rule for a length that is not whole bytes: the unused low bits
+ * of the last byte of the output are zero. */
+static void clear_unused_bits(uint8_t *out, size_t bits)
+{
+    if (bits % 8)
+        out[bits / 8] &= (uint8_t)(0xff << (8 - bits % 8));
+}
+
 /* Encryption needs no look-ahead: the kernel XORs each block of keystream
  * into the messages itself (keystream_xor, one pass).  A lane whose message
  * has less than a block left goes through its scratch row. */
@@ -574,12 +606,8 @@ static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *cons
         src[j] = j < b->used ? in[j] : b->scratch[j];
         dst[j] = j < b->used ? out[j] : b->scratch[j];
     }
-    size_t done = 0;
-    for (; done + block_bytes <= least && done < most; done += block_bytes) {
-        b->impl->keystream_xor(b->state, dst, src);
-        for (unsigned j = 0; j < b->used; j++)
-            src[j] += block_bytes, dst[j] += block_bytes;
-    }
+    xor_blocks(b->impl, b->state, dst, src, b->used, least / block_bytes);
+    size_t done = least / block_bytes * block_bytes;
     /* The rest: lanes with less than a block left go through their scratch rows. */
     for (; done < most; done += block_bytes) {
         for (unsigned j = 0; j < b->impl->lanes; j++) {
@@ -600,8 +628,7 @@ static void encrypt_batch(zuc_batch *b, const uint8_t *const in[], uint8_t *cons
         }
     }
     for (unsigned j = 0; j < b->used; j++)
-        if (bits[j] % 8)
-            out[j][bits[j] / 8] &= (uint8_t)(0xff << (8 - bits[j] % 8));
+        clear_unused_bits(out[j], bits[j]);
 }
 
 int zuc_encrypt_lanes(const zuc_impl *impl, zuc_variant variant, size_t n, const uint8_t *const keys[],
@@ -670,6 +697,8 @@ typedef struct {
     const uint8_t *msg[ZUC_LANES_MAX];
     size_t bits[ZUC_LANES_MAX];
     size_t chunks[ZUC_LANES_MAX];       /* 64-bit chunks of message + the extra 1 bit */
+    const uint8_t *ks[ZUC_LANES_MAX];   /* lane j's keystream, from word ks_base on */
+    size_t ks_base;
     uint64_t sums[ZUC_LANES_MAX][3][2]; /* clmul: P0, P1, P2 summed, (lo, hi) */
     uint32_t window[4][ZUC_LANES_MAX];  /* compare: XOR of the selected windows, tag word w of lane j */
     uint32_t extra[ZUC_LANES_MAX][4];   /* A: keystream words XORed into the tag */
@@ -703,13 +732,15 @@ static uint64_t reverse_bits64(uint64_t x)
     return __builtin_bswap64(x);
 }
 
-/* The bytes of chunk c's window in lane j's row. */
-static const uint8_t *window_bytes(const mac_job *job, const zuc_batch *b, unsigned j, size_t c)
+/* The bytes of chunk c's window in lane j's keystream. */
+static const uint8_t *window_bytes(const mac_job *job, unsigned j, size_t c)
 {
-    return b->rows[j] + 4 * (job->offset_words + 2 * c - b->base);
+    return job->ks[j] + 4 * (job->offset_words + 2 * c - job->ks_base);
 }
 
-typedef void (*mac_fold_fn)(mac_job *job, const zuc_batch *b, size_t c0, size_t c1);
+/* Folds chunks c0 .. c1-1 of every lane (those it has) into its sums; their
+ * windows must lie in job->ks. */
+typedef void (*mac_fold_fn)(mac_job *job, size_t c0, size_t c1);
 /* Bit i of every byte to bit 7 - i: on a little-endian load of message
  * bytes, each 64-bit half becomes M of one chunk, as reverse_bits64 gives it
  * from the big-endian value.  Two 16-entry nibble lookups, or at 512 bits
@@ -752,8 +783,8 @@ static size_t full_chunks(const mac_job *job, unsigned j, size_t end)
  * chunks per step from one 16-byte message load: chunk c's M is the low
  * qword, chunk c+1's the high one; chunk c+1's window starts 8 bytes after
  * chunk c's, so the load at k + 8 holds (K1, K0) of c+1 and (K2, K1) of c. */
-__attribute__((target("pclmul,ssse3"))) static void fold_clmul128_lane(mac_job *job, const zuc_batch *b,
-                                                                        unsigned j, size_t c0, size_t c1)
+__attribute__((target("pclmul,ssse3"))) static void fold_clmul128_lane(mac_job *job, unsigned j, size_t c0,
+                                                                        size_t c1)
 {
     /* Byte i <- byte 15 - i: 16 keystream bytes to (K1, K0) as the (low, high) qwords. */
     const __m128i reverse = _mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
@@ -763,7 +794,7 @@ __attribute__((target("pclmul,ssse3"))) static void fold_clmul128_lane(mac_job *
     const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
     size_t c = c0;
     for (; c + 2 <= full; c += 2) {
-        const uint8_t *k = window_bytes(job, b, j, c);
+        const uint8_t *k = window_bytes(job, j, c);
         const __m128i m = reverse_bits_in_bytes128(_mm_loadu_si128((const __m128i *)(job->msg[j] + 8 * c)));
         const __m128i ka = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)k), reverse);
         const __m128i kb = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(k + 8)), reverse);
@@ -775,7 +806,7 @@ __attribute__((target("pclmul,ssse3"))) static void fold_clmul128_lane(mac_job *
         }
     }
     for (; c < end; c++) {
-        const uint8_t *k = window_bytes(job, b, j, c);
+        const uint8_t *k = window_bytes(job, j, c);
         const __m128i m = _mm_cvtsi64_si128((long long)reverse_bits64(message_chunk(job, j, c)));
         const __m128i k01 = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)k), reverse);
         p0 = _mm_xor_si128(p0, _mm_clmulepi64_si128(m, k01, 0x10)); /* M·K0 */
@@ -790,10 +821,10 @@ __attribute__((target("pclmul,ssse3"))) static void fold_clmul128_lane(mac_job *
     _mm_storeu_si128((__m128i *)job->sums[j][2], p2);
 }
 
-static void fold_clmul128(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
+static void fold_clmul128(mac_job *job, size_t c0, size_t c1)
 {
     for (unsigned j = 0; j < job->used; j++)
-        fold_clmul128_lane(job, b, j, c0, c1);
+        fold_clmul128_lane(job, j, c0, c1);
 }
 
 
@@ -803,15 +834,15 @@ static void fold_clmul128(mac_job *job, const zuc_batch *b, size_t c0, size_t c1
  * starts 16q bytes after chunk c's, so one load at k, k + 8 (and k + 16) gives
  * every lane its ka, kb (and kc): no lane inserts.  The lanes' sums are added up
  * at the end; fold_clmul128_lane does the chunks left over. */
-__attribute__((target("avx2,vpclmulqdq,pclmul"))) static void fold_vpclmul256_lane(mac_job *job, const zuc_batch *b,
-                                                                              unsigned j, size_t c0, size_t c1)
+__attribute__((target("avx2,vpclmulqdq,pclmul"))) static void fold_vpclmul256_lane(mac_job *job, unsigned j,
+                                                                              size_t c0, size_t c1)
 {
     const __m256i reverse = _mm256_broadcastsi128_si256(_mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
     __m256i p[3] = {_mm256_setzero_si256(), _mm256_setzero_si256(), _mm256_setzero_si256()};
     const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
     size_t c = c0;
     for (; c + 4 <= full; c += 4) {
-        const uint8_t *k = window_bytes(job, b, j, c);
+        const uint8_t *k = window_bytes(job, j, c);
         const __m256i m = reverse_bits_in_bytes256(_mm256_loadu_si256((const void *)(job->msg[j] + 8 * c)));
         const __m256i ka = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)k), reverse);
         const __m256i kb = _mm256_shuffle_epi8(_mm256_loadu_si256((const void *)(k + 8)), reverse);
@@ -827,13 +858,13 @@ __attribute__((target("avx2,vpclmulqdq,pclmul"))) static void fold_vpclmul256_la
         sum = _mm_xor_si128(sum, _mm_xor_si128(_mm256_castsi256_si128(p[h]), _mm256_extracti128_si256(p[h], 1)));
         _mm_storeu_si128((__m128i *)job->sums[j][h], sum);
     }
-    fold_clmul128_lane(job, b, j, c, c1);
+    fold_clmul128_lane(job, j, c, c1);
 }
 
-static void fold_vpclmul256(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
+static void fold_vpclmul256(mac_job *job, size_t c0, size_t c1)
 {
     for (unsigned j = 0; j < job->used; j++)
-        fold_vpclmul256_lane(job, b, j, c0, c1);
+        fold_vpclmul256_lane(job, j, c0, c1);
 }
 
 
@@ -843,15 +874,15 @@ static void fold_vpclmul256(mac_job *job, const zuc_batch *b, size_t c0, size_t 
  * starts 16q bytes after chunk c's, so one load at k, k + 8 (and k + 16) gives
  * every lane its ka, kb (and kc): no lane inserts.  The lanes' sums are added up
  * at the end; fold_clmul128_lane does the chunks left over. */
-__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static void fold_vpclmul512_lane(mac_job *job, const zuc_batch *b,
-                                                                              unsigned j, size_t c0, size_t c1)
+__attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static void fold_vpclmul512_lane(mac_job *job, unsigned j,
+                                                                              size_t c0, size_t c1)
 {
     const __m512i reverse = _mm512_broadcast_i32x4(_mm_setr_epi8(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0));
     __m512i p[3] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
     const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
     size_t c = c0;
     for (; c + 8 <= full; c += 8) {
-        const uint8_t *k = window_bytes(job, b, j, c);
+        const uint8_t *k = window_bytes(job, j, c);
         const __m512i m = reverse_bits_in_bytes512(_mm512_loadu_si512((const void *)(job->msg[j] + 8 * c)));
         const __m512i ka = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)k), reverse);
         const __m512i kb = _mm512_shuffle_epi8(_mm512_loadu_si512((const void *)(k + 8)), reverse);
@@ -868,13 +899,13 @@ __attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static void f
         sum = _mm_xor_si128(sum, _mm_xor_si128(_mm512_extracti32x4_epi32(p[h], 2), _mm512_extracti32x4_epi32(p[h], 3)));
         _mm_storeu_si128((__m128i *)job->sums[j][h], sum);
     }
-    fold_clmul128_lane(job, b, j, c, c1);
+    fold_clmul128_lane(job, j, c, c1);
 }
 
-static void fold_vpclmul512(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
+static void fold_vpclmul512(mac_job *job, size_t c0, size_t c1)
 {
     for (unsigned j = 0; j < job->used; j++)
-        fold_vpclmul512_lane(job, b, j, c0, c1);
+        fold_vpclmul512_lane(job, j, c0, c1);
 }
 
 
@@ -884,13 +915,13 @@ static void fold_vpclmul512(mac_job *job, const zuc_batch *b, size_t c0, size_t 
  * word w gains mask & (keystream words w, w + 1 shifted left by i).  The
  * loops over lanes are innermost, so they vectorise; a lane past its message
  * sees zero words. */
-static void fold_compare(mac_job *job, const zuc_batch *b, size_t c0, size_t c1)
+static void fold_compare(mac_job *job, size_t c0, size_t c1)
 {
     for (size_t c = c0; c < c1; c++) {
         uint32_t m[2][ZUC_LANES_MAX], k[6][ZUC_LANES_MAX];
         for (unsigned j = 0; j < job->used; j++) {
             const uint64_t chunk = message_chunk(job, j, c);
-            const uint8_t *win = window_bytes(job, b, j, c);
+            const uint8_t *win = window_bytes(job, j, c);
             m[0][j] = (uint32_t)(chunk >> 32), m[1][j] = (uint32_t)chunk;
             for (unsigned w = 0; w < job->tag_words + 2; w++)
                 k[w][j] = load_be32(win + 4 * w);
@@ -951,31 +982,69 @@ int zuc_mac_method_supported(zuc_mac_method method)
     return mac_fold(method) != NULL;
 }
 
+/* A job for `used` lanes with nothing folded yet. */
+static void mac_job_start(mac_job *job, unsigned used, zuc_variant variant, unsigned tag_bits)
+{
+    memset(job, 0, sizeof *job);
+    job->used = used, job->tag_words = tag_bits / 32, job->pieces = ZUC_MAC_PIECES(tag_bits);
+    job->offset_words = variant == ZUC_256 ? tag_bits / 32 : 0;
+}
+
+/* The number of chunks, from chunk 0 on, whose windows end by keystream word `end`. */
+static size_t chunks_within(const mac_job *job, size_t end)
+{
+    const size_t first_end = job->offset_words + 2 * job->pieces;
+    return end < first_end ? 0 : (end - first_end) / 2 + 1;
+}
+
+/* Blocks to make when the keystream at hand ends at word `have` and the
+ * windows to fold end at word `need`: ZUC_CHUNK_BLOCKS at most per refill. */
+static size_t refill_blocks(size_t have, size_t need)
+{
+    const size_t blocks = have < need ? (need - have + ZUC_BLOCK_WORDS - 1) / ZUC_BLOCK_WORDS : 0;
+    return blocks < ZUC_CHUNK_BLOCKS ? blocks : ZUC_CHUNK_BLOCKS;
+}
+
+/* ZUC-256's A: the first t keystream bits, z_0 .. z_{t-1}. */
+static void take_a256(uint32_t extra[4], const uint8_t *keystream, unsigned tag_words)
+{
+    for (unsigned w = 0; w < tag_words; w++)
+        extra[w] = load_be32(keystream + 4 * w);
+}
+
+/* 128-EIA3's A: keystream word ceil(l / 32) + 1 of an l-bit message.  It lies
+ * in the last chunk's window (words 2c .. 2c + 3 for chunk c = l / 64), and
+ * counted from that window's first word it is the same function of the
+ * chunk's own bits, l - 64c. */
+static size_t eia3_a_word(size_t bits)
+{
+    return (bits + 31) / 32 + 1;
+}
+
 /* Runs the keystream of one batch through the folding, ZUC_CHUNK_BLOCKS
  * blocks per refill, the words a next chunk's window still needs carried
  * over; picks up A on the way. */
 static void mac_batch(zuc_batch *b, mac_job *job, mac_fold_fn fold, zuc_variant variant)
 {
-    const size_t window_words = 2 * job->pieces;
     size_t most = 0;
-    for (unsigned j = 0; j < job->used; j++)
+    for (unsigned j = 0; j < job->used; j++) {
         most = job->chunks[j] > most ? job->chunks[j] : most;
-    const size_t need = job->offset_words + 2 * (most - 1) + window_words; /* end of the last window */
+        job->ks[j] = b->rows[j];
+    }
+    const size_t need = job->offset_words + 2 * (most - 1) + 2 * job->pieces; /* end of the last window */
     for (size_t next = 0; next < most;) {
-        const size_t missing = need - (b->base + b->filled);
-        const size_t blocks = (missing + ZUC_BLOCK_WORDS - 1) / ZUC_BLOCK_WORDS;
-        batch_refill(b, blocks < ZUC_CHUNK_BLOCKS ? blocks : ZUC_CHUNK_BLOCKS);
+        batch_refill(b, refill_blocks(b->base + b->filled, need));
         if (next == 0 && variant == ZUC_256)
             for (unsigned j = 0; j < job->used; j++)
-                for (unsigned w = 0; w < job->tag_words; w++)
-                    job->extra[j][w] = load_be32(b->rows[j] + 4 * w); /* z_0 .. z_{t-1} */
+                take_a256(job->extra[j], b->rows[j], job->tag_words);
         /* The chunks whose windows lie in the rows now. */
-        size_t end = (b->base + b->filled - job->offset_words - window_words) / 2 + 1;
+        size_t end = chunks_within(job, b->base + b->filled);
         end = end < most ? end : most;
-        fold(job, b, next, end);
+        job->ks_base = b->base;
+        fold(job, next, end);
         if (variant == ZUC_128)
             for (unsigned j = 0; j < job->used; j++) {
-                const size_t last = job->chunks[j] - 1, word = (job->bits[j] + 31) / 32 + 1;
+                const size_t last = job->chunks[j] - 1, word = eia3_a_word(job->bits[j]);
                 if (next <= last && last < end) /* that word lies in the last chunk's window */
                     job->extra[j][0] = load_be32(b->rows[j] + 4 * (word - b->base));
             }
@@ -1024,9 +1093,7 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
     for (size_t first = 0; first < n;) {
         const zuc_impl *kernel = batch_impl(impl, n - first);
         const unsigned used = batch_size(kernel, n, first);
-        memset(&job, 0, sizeof job);
-        job.used = used, job.tag_words = tag_bits / 32, job.pieces = ZUC_MAC_PIECES(tag_bits);
-        job.offset_words = variant == ZUC_256 ? tag_bits / 32 : 0;
+        mac_job_start(&job, used, variant, tag_bits);
         for (unsigned j = 0; j < used; j++) {
             job.msg[j] = msgs[first + j], job.bits[j] = bits[first + j];
             job.chunks[j] = bits[first + j] / 64 + 1;
@@ -1040,4 +1107,314 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
         first += used;
     }
     return ZUC_OK;
+}
+
+/* ---- one stream in pieces ------------------------------------------------------------
+ *
+ * A state holds its kernel's interleaved state with the stream in lane 0, as
+ * zuc_encrypt's one-stream batch does (the other lanes run the all-zero key),
+ * so pieces continue the keystream exactly where the last one stopped.
+ * Encryption XORs a piece's whole blocks on the kernel straight from in to
+ * out (xor_blocks, the one-shot loop) and keeps the rest of the block that a
+ * piece ends in.  The MAC folds whole 64-bit chunks with the one-shot folding
+ * (mac_fold's choice, on a one-lane mac_job), keeping a chunk's message
+ * bytes until it is whole and the keystream from the next chunk's window on;
+ * the last chunk, with the extra 1 bit, is folded at final as the one-shot
+ * path folds it.
+ */
+
+/* Marks of a live state (any value but 0, the mark a wipe leaves). */
+#define ZUC_EEA_LIVE 0x5a454541u /* "ZEEA" */
+#define ZUC_MAC_LIVE 0x5a4d4143u /* "ZMAC" */
+
+/* A state's kernel: the caller's, or the one the one-shot calls use; the
+ * parameters checked as those calls check them. */
+static int stream_kernel(const zuc_impl **kernel, const zuc_impl *impl, zuc_variant variant, const uint8_t *key,
+                         size_t key_len, const uint8_t *iv, size_t iv_len, unsigned tag_bits, int mac)
+{
+    int status = check_parameters(variant, key_len, iv_len, tag_bits, mac);
+    if (status != ZUC_OK)
+        return status;
+    if (impl == NULL && (impl = one_stream_impl()) == NULL)
+        return ZUC_ERR_NO_IMPL;
+    if ((status = check_lanes(impl, variant, 1, &key, &iv, iv_len, tag_bits, mac)) != ZUC_OK)
+        return status;
+    *kernel = impl;
+    return ZUC_OK;
+}
+
+/* A kernel call's row pointers for one stream in lane 0: the dummy lanes
+ * read and write scratch rows. */
+typedef struct {
+    uint8_t *dst[ZUC_LANES_MAX];
+    const uint8_t *src[ZUC_LANES_MAX];
+    uint8_t scratch[ZUC_LANES_MAX - 1][ZUC_BLOCK_WORDS * 4];
+} lane0_rows;
+
+static void lane0_start(lane0_rows *r, unsigned lanes, uint8_t *dst, const uint8_t *src)
+{
+    r->dst[0] = dst, r->src[0] = src;
+    for (unsigned j = 1; j < lanes; j++)
+        r->dst[j] = r->scratch[j - 1], r->src[j] = r->scratch[j - 1];
+}
+
+static void lane0_wipe(lane0_rows *r, unsigned lanes)
+{
+    kc_wipe(r->scratch, sizeof r->scratch[0] * (lanes - 1));
+}
+
+/* The stream's next `blocks` blocks of keystream into out. */
+static void lane0_keystream(const zuc_impl *impl, uint32_t *state, uint8_t *out, size_t blocks)
+{
+    lane0_rows r;
+    lane0_start(&r, impl->lanes, out, NULL);
+    for (size_t k = 0; k < blocks; k++, r.dst[0] += 4 * ZUC_BLOCK_WORDS)
+        impl->keystream_block(state, r.dst);
+    lane0_wipe(&r, impl->lanes);
+}
+
+/* ---- one stream in pieces: encryption ---- */
+
+/* out = in ^ the next `bytes` keystream bytes: the rest of the kept block,
+ * the whole blocks on the kernel, then a new block kept for what follows. */
+static void eea_xor(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bytes)
+{
+    const size_t block = sizeof st->keystream;
+    const size_t kept = block - st->used, first = bytes < kept ? bytes : kept;
+    kc_xor_bytes(out, in, st->keystream + st->used, first);
+    st->used += first, in += first, out += first, bytes -= first;
+    if (bytes >= block) {
+        lane0_rows r;
+        lane0_start(&r, st->impl->lanes, out, in);
+        xor_blocks(st->impl, st->lanes, r.dst, r.src, 1, bytes / block);
+        lane0_wipe(&r, st->impl->lanes);
+        in += bytes / block * block, out += bytes / block * block, bytes %= block;
+    }
+    if (bytes) {
+        lane0_keystream(st->impl, st->lanes, st->keystream, 1);
+        kc_xor_bytes(out, in, st->keystream, bytes);
+        st->used = bytes;
+    }
+}
+
+int zuc_eea_init(zuc_eea_state *st, const zuc_impl *impl, zuc_variant variant, const uint8_t *key, size_t key_len,
+                 const uint8_t *iv, size_t iv_len)
+{
+    if (st == NULL)
+        return ZUC_ERR_ARGUMENT;
+    zuc_eea_reset(st);
+    const zuc_impl *kernel;
+    const int status = stream_kernel(&kernel, impl, variant, key, key_len, iv, iv_len, 0, 0);
+    if (status != ZUC_OK)
+        return status;
+    st->impl = kernel;
+    lanes_start(st->lanes, kernel, variant, &key, &iv, iv_len, 1, 0);
+    st->used = sizeof st->keystream; /* no block kept yet */
+    st->live = ZUC_EEA_LIVE;
+    return ZUC_OK;
+}
+
+/* The checks of update and final: the state first, then the buffers. */
+static int eea_check(const zuc_eea_state *st, const uint8_t *in, const uint8_t *out, size_t bytes)
+{
+    if (st == NULL)
+        return ZUC_ERR_ARGUMENT;
+    if (st->live != ZUC_EEA_LIVE)
+        return ZUC_ERR_STATE;
+    if (bytes && (in == NULL || out == NULL))
+        return ZUC_ERR_ARGUMENT;
+    return ZUC_OK;
+}
+
+int zuc_eea_update(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bytes)
+{
+    const int status = eea_check(st, in, out, bytes);
+    if (status == ZUC_OK)
+        eea_xor(st, in, out, bytes);
+    return status;
+}
+
+int zuc_eea_final(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bits)
+{
+    const int status = eea_check(st, in, out, (bits + 7) / 8);
+    if (status != ZUC_OK)
+        return status;
+    eea_xor(st, in, out, (bits + 7) / 8);
+    clear_unused_bits(out, bits);
+    zuc_eea_reset(st);
+    return ZUC_OK;
+}
+
+void zuc_eea_reset(zuc_eea_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
+}
+
+/* ---- one stream in pieces: MACs ---- */
+
+/* A one-lane job holding the state's folding so far. */
+static void mac_job_load(mac_job *job, const zuc_mac_state *st)
+{
+    mac_job_start(job, 1, st->variant, st->tag_bits);
+    memcpy(job->sums[0], st->sums, sizeof st->sums);
+    for (unsigned w = 0; w < 4; w++)
+        job->window[w][0] = st->window[w], job->extra[0][w] = st->extra[w];
+}
+
+static void mac_job_save(zuc_mac_state *st, const mac_job *job)
+{
+    memcpy(st->sums, job->sums[0], sizeof st->sums);
+    for (unsigned w = 0; w < 4; w++)
+        st->window[w] = job->window[w][0], st->extra[w] = job->extra[0][w];
+}
+
+/* Folds n whole chunks of msg: the keystream the state keeps, then blocks
+ * made ZUC_CHUNK_BLOCKS at a time, as mac_batch runs a batch.  Keystream
+ * words are numbered as if msg's first chunk were chunk 0: the kept words
+ * start at its window, word offset_words. */
+static void mac_stream_fold(zuc_mac_state *st, const uint8_t *msg, size_t n, mac_fold_fn fold)
+{
+    uint8_t row[4 * (ZUC_MAC_CARRY_WORDS + ZUC_CHUNK_BLOCKS * ZUC_BLOCK_WORDS)];
+    mac_job job;
+    mac_job_load(&job, st);
+    job.msg[0] = msg, job.bits[0] = 64 * n, job.chunks[0] = n, job.ks[0] = row;
+    size_t base = job.offset_words, filled = st->keystream_words, written = filled;
+    memcpy(row, st->keystream, 4 * filled);
+    const size_t need = job.offset_words + 2 * (n - 1) + 2 * job.pieces; /* end of the last window */
+    for (size_t next = 0; next < n;) {
+        const size_t blocks = refill_blocks(base + filled, need);
+        lane0_keystream(st->impl, st->lanes, row + 4 * filled, blocks);
+        filled += blocks * ZUC_BLOCK_WORDS;
+        written = filled > written ? filled : written;
+        size_t end = chunks_within(&job, base + filled);
+        end = end < n ? end : n;
+        job.ks_base = base;
+        fold(&job, next, end);
+        /* Keep the keystream from the next chunk's window on: at most a
+         * window's worth short of a block, see ZUC_MAC_CARRY_WORDS. */
+        const size_t drop = job.offset_words + 2 * end - base;
+        memmove(row, row + 4 * drop, 4 * (filled - drop));
+        base += drop, filled -= drop, next = end;
+    }
+    memcpy(st->keystream, row, 4 * filled);
+    st->keystream_words = filled;
+    mac_job_save(st, &job);
+    kc_wipe(row, 4 * written);
+    kc_wipe(&job, sizeof job);
+}
+
+/* The next `bytes` message bytes: the kept bytes' chunk once it is whole,
+ * the whole chunks straight from msg, the rest kept. */
+static void mac_stream_absorb(zuc_mac_state *st, const uint8_t *msg, size_t bytes, mac_fold_fn fold)
+{
+    st->message_bits += 8 * (uint64_t)bytes;
+    if (st->pending_bytes) {
+        const size_t room = sizeof st->pending - st->pending_bytes, take = bytes < room ? bytes : room;
+        memcpy(st->pending + st->pending_bytes, msg, take);
+        st->pending_bytes += take, msg += take, bytes -= take;
+        if (st->pending_bytes < sizeof st->pending)
+            return;
+        mac_stream_fold(st, st->pending, 1, fold);
+        st->pending_bytes = 0;
+    }
+    const size_t chunks = bytes / 8;
+    if (chunks)
+        mac_stream_fold(st, msg, chunks, fold);
+    st->pending_bytes = bytes % 8;
+    memcpy(st->pending, msg + 8 * chunks, st->pending_bytes);
+}
+
+/* The tag: the last chunk (the kept bytes and `bits` more, 0..7, already in
+ * pending) with the extra 1 bit, folded as mac_batch folds a last chunk;
+ * 128-EIA3's A from its window. */
+static void mac_stream_finish(zuc_mac_state *st, size_t bits, mac_fold_fn fold, uint8_t *tag)
+{
+    mac_job job;
+    mac_job_load(&job, st);
+    if (st->keystream_words < 2 * job.pieces) {
+        lane0_keystream(st->impl, st->lanes, st->keystream + 4 * st->keystream_words, 1);
+        st->keystream_words += ZUC_BLOCK_WORDS;
+    }
+    const size_t have = 8 * st->pending_bytes + bits;
+    job.msg[0] = st->pending, job.bits[0] = have, job.chunks[0] = 1;
+    job.ks[0] = st->keystream, job.ks_base = job.offset_words;
+    fold(&job, 0, 1);
+    if (st->variant == ZUC_128)
+        job.extra[0][0] = load_be32(st->keystream + 4 * eia3_a_word(have));
+    mac_finish(&job, 0, fold != fold_compare, tag);
+    kc_wipe(&job, sizeof job);
+}
+
+int zuc_mac_init(zuc_mac_state *st, const zuc_impl *impl, zuc_variant variant, const uint8_t *key, size_t key_len,
+                 const uint8_t *iv, size_t iv_len, unsigned tag_bits)
+{
+    if (st == NULL)
+        return ZUC_ERR_ARGUMENT;
+    zuc_mac_reset(st);
+    const zuc_impl *kernel;
+    const int status = stream_kernel(&kernel, impl, variant, key, key_len, iv, iv_len, tag_bits, 1);
+    if (status != ZUC_OK)
+        return status;
+    st->impl = kernel, st->variant = variant, st->tag_bits = tag_bits;
+    lanes_start(st->lanes, kernel, variant, &key, &iv, iv_len, 1, tag_bits);
+    /* The first block: ZUC-256's A is its first t bits, and chunk 0's window
+     * starts after them (ZUC-128: at word 0). */
+    const size_t offset = variant == ZUC_256 ? tag_bits / 32 : 0;
+    lane0_keystream(kernel, st->lanes, st->keystream, 1);
+    if (variant == ZUC_256)
+        take_a256(st->extra, st->keystream, tag_bits / 32);
+    memmove(st->keystream, st->keystream + 4 * offset, 4 * (ZUC_BLOCK_WORDS - offset));
+    kc_wipe(st->keystream + 4 * (ZUC_BLOCK_WORDS - offset), 4 * offset);
+    st->keystream_words = ZUC_BLOCK_WORDS - offset;
+    st->live = ZUC_MAC_LIVE;
+    return ZUC_OK;
+}
+
+/* The checks of update and final: the state, then the length (before msg is
+ * touched: an over-long piece is refused whatever msg points to), then the
+ * buffers. */
+static int mac_check(const zuc_mac_state *st, const uint8_t *msg, uint64_t bits)
+{
+    if (st == NULL)
+        return ZUC_ERR_ARGUMENT;
+    if (st->live != ZUC_MAC_LIVE)
+        return ZUC_ERR_STATE;
+    if (bits > ZUC_MAC_MAX_BITS - st->message_bits)
+        return ZUC_ERR_MESSAGE_LENGTH;
+    if (bits && msg == NULL)
+        return ZUC_ERR_ARGUMENT;
+    return ZUC_OK;
+}
+
+int zuc_mac_update(zuc_mac_state *st, const uint8_t *msg, size_t bytes)
+{
+    /* Any count past the limit stands for itself (8 * bytes could wrap). */
+    const uint64_t bits = bytes > ZUC_MAC_MAX_BITS / 8 ? (uint64_t)ZUC_MAC_MAX_BITS + 1 : 8 * (uint64_t)bytes;
+    const int status = mac_check(st, msg, bits);
+    if (status == ZUC_OK)
+        mac_stream_absorb(st, msg, bytes, mac_fold(ZUC_MAC_CLMUL));
+    return status;
+}
+
+int zuc_mac_final(zuc_mac_state *st, const uint8_t *msg, size_t bits, uint8_t *tag)
+{
+    int status = mac_check(st, msg, bits);
+    if (status == ZUC_OK && tag == NULL)
+        status = ZUC_ERR_ARGUMENT;
+    if (status != ZUC_OK)
+        return status;
+    const mac_fold_fn fold = mac_fold(ZUC_MAC_CLMUL);
+    mac_stream_absorb(st, msg, bits / 8, fold);
+    if (bits % 8)
+        st->pending[st->pending_bytes] = msg[bits / 8];
+    mac_stream_finish(st, bits % 8, fold, tag);
+    zuc_mac_reset(st);
+    return ZUC_OK;
+}
+
+void zuc_mac_reset(zuc_mac_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
 }
