@@ -31,6 +31,7 @@ extern "C" {
 #define SM4_OK 0
 #define SM4_ERR_LENGTH (-1)   /* ECB/CBC input that is not a whole number of blocks */
 #define SM4_ERR_NO_IMPL (-2)  /* no implementation, or one this CPU cannot run */
+#define SM4_ERR_STATE (-3)    /* streaming state not initialised, or already finished */
 
 /* Expanded key: the round keys in the forms the strategies consume, for both
  * directions (decryption uses the round keys in reverse order). */
@@ -81,7 +82,9 @@ void sm4_register_emulated(void);
 /* Generic mode driver.  iv: 16 bytes for CBC and CTR (ignored for ECB).
  * CTR increments the whole 16-byte block as one big-endian 128-bit counter and
  * accepts any length; ECB and CBC need a multiple of 16 bytes.  in == out is
- * allowed.  impl NULL means sm4_impl_best().  Returns SM4_OK or an error. */
+ * allowed.  impl NULL means sm4_impl_best() (for CBC encryption, which runs one
+ * block at a time, the SIMD kernel with the smallest batch).  Returns SM4_OK or
+ * an error. */
 int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
               const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in, uint8_t *out, size_t len);
 
@@ -94,6 +97,73 @@ int sm4_cbc_decrypt(const sm4_key *key, const uint8_t iv[SM4_BLOCK_BYTES], const
                     uint8_t *out, size_t len);
 int sm4_ctr_crypt(const sm4_key *key, const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in,
                   uint8_t *out, size_t len);
+
+/* Streaming CTR and CBC: a message in pieces of any size (CTR) or of whole
+ * blocks (CBC), with the same result as one call over the whole message.
+ *
+ * A state is a plain struct the caller allocates (stack or heap) and nothing
+ * else owns.  It is live from a successful *_init to *_final or *_reset, which
+ * wipe it (every byte zero); every other call on a state that is not live
+ * (never initialised, initialisation failed, or already finished) returns
+ * SM4_ERR_STATE and writes nothing.  The state keeps a pointer to the caller's
+ * sm4_key, which must outlive it and not change while it is live.  impl NULL
+ * means the kernel the one-shot call of the same mode would use; an impl this
+ * CPU cannot run fails init with SM4_ERR_NO_IMPL.  Pieces may be processed in
+ * place (in == out); other overlaps are not allowed.  A state is for one
+ * thread at a time.  Its fields are private: only the functions below read or
+ * write them. */
+
+/* CTR: the IV is one big-endian 128-bit counter, incremented per block and
+ * wrapping around modulo 2^128, exactly as sm4_ctr_crypt does. */
+typedef struct sm4_ctr_state {
+  uint64_t magic;                     /* set by sm4_ctr_init only; 0 once wiped */
+  const sm4_impl *impl;
+  const sm4_key *key;                 /* the caller's key */
+  uint8_t counter[SM4_BLOCK_BYTES];   /* big-endian counter of the next block not yet begun */
+  uint8_t keystream[SM4_BLOCK_BYTES]; /* keystream of the block before `counter` */
+  size_t used;                        /* bytes of `keystream` spent; SM4_BLOCK_BYTES: none left */
+} sm4_ctr_state;
+
+/* Starts a CTR stream at iv (16 bytes).  Any previous contents of *st are
+ * overwritten.  Returns SM4_OK, or SM4_ERR_NO_IMPL (st left not live), or
+ * SM4_ERR_STATE for st NULL. */
+int sm4_ctr_init(sm4_ctr_state *st, const sm4_impl *impl, const sm4_key *key, const uint8_t iv[SM4_BLOCK_BYTES]);
+/* Encrypts (or decrypts: the same operation) the next len bytes of the
+ * stream, any len including 0; a piece may end inside a block and the next
+ * one goes on there.  in == out is allowed.  Returns SM4_OK or SM4_ERR_STATE. */
+int sm4_ctr_update(sm4_ctr_state *st, const uint8_t *in, uint8_t *out, size_t len);
+/* Ends the stream: wipes *st.  Returns SM4_OK, or SM4_ERR_STATE (st not live,
+ * left untouched). */
+int sm4_ctr_final(sm4_ctr_state *st);
+/* Abandons the stream at any point: wipes *st, live or not (st NULL: nothing).
+ * The state is usable again only after a new sm4_ctr_init. */
+void sm4_ctr_reset(sm4_ctr_state *st);
+
+/* CBC in either direction; pieces are whole blocks. */
+typedef struct sm4_cbc_state {
+  uint64_t magic;                 /* set by sm4_cbc_init only; 0 once wiped */
+  const sm4_impl *impl;
+  const sm4_key *key;             /* the caller's key */
+  sm4_direction dir;
+  uint8_t chain[SM4_BLOCK_BYTES]; /* the IV, then the last ciphertext block */
+} sm4_cbc_state;
+
+/* Starts a CBC stream in direction dir at iv (16 bytes).  Any previous
+ * contents of *st are overwritten.  Returns SM4_OK, or SM4_ERR_NO_IMPL (st
+ * left not live), or SM4_ERR_STATE for st NULL. */
+int sm4_cbc_init(sm4_cbc_state *st, const sm4_impl *impl, sm4_direction dir, const sm4_key *key,
+                 const uint8_t iv[SM4_BLOCK_BYTES]);
+/* Encrypts or decrypts the next len bytes, a multiple of 16 (0 allowed).
+ * in == out is allowed.  Returns SM4_OK, SM4_ERR_STATE, or SM4_ERR_LENGTH for
+ * a len that is not whole blocks: then nothing is written and the state is
+ * unchanged, so the caller may retry with whole blocks. */
+int sm4_cbc_update(sm4_cbc_state *st, const uint8_t *in, uint8_t *out, size_t len);
+/* Ends the stream: wipes *st.  Returns SM4_OK, or SM4_ERR_STATE (st not live,
+ * left untouched). */
+int sm4_cbc_final(sm4_cbc_state *st);
+/* Abandons the stream at any point: wipes *st, live or not (st NULL: nothing).
+ * The state is usable again only after a new sm4_cbc_init. */
+void sm4_cbc_reset(sm4_cbc_state *st);
 
 /* Per-kernel entry points. */
 

@@ -43,6 +43,7 @@ extern "C" {
 #define UBLOCK_ERR_LENGTH (-1)   /* ECB/CBC input that is not a whole number of blocks */
 #define UBLOCK_ERR_NO_IMPL (-2)  /* no implementation, one this CPU cannot run, or no multi-key entry */
 #define UBLOCK_ERR_VARIANT (-3)  /* an unknown variant, or keys of different variants mixed */
+#define UBLOCK_ERR_STATE (-4)    /* streaming state not initialised, or already finished */
 
 typedef enum {
     UBLOCK_128_128 = 0, /* 16 rounds */
@@ -154,6 +155,77 @@ int ublock_ecb_decrypt(const ublock_key *key, const uint8_t *in, uint8_t *out, s
 int ublock_cbc_encrypt(const ublock_key *key, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 int ublock_cbc_decrypt(const ublock_key *key, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
 int ublock_ctr_crypt(const ublock_key *key, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len);
+
+/* Streaming CTR and CBC: a message in pieces of any size (CTR) or of whole
+ * blocks (CBC), with the same result as one call over the whole message.  The
+ * block size (16 or 32 bytes) is the key's variant's; iv is one such block.
+ *
+ * A state is a plain struct the caller allocates (stack or heap) and nothing
+ * else owns.  It is live from a successful *_init to *_final or *_reset, which
+ * wipe it (every byte zero); every other call on a state that is not live
+ * (never initialised, initialisation failed, or already finished) returns
+ * UBLOCK_ERR_STATE and writes nothing.  The state keeps a pointer to the
+ * caller's ublock_key, which must outlive it and not change while it is live.
+ * impl NULL means the kernel the one-shot call of the same mode would use; an
+ * impl this CPU cannot run fails init with UBLOCK_ERR_NO_IMPL.  Pieces may be
+ * processed in place (in == out); other overlaps are not allowed.  A state is
+ * for one thread at a time.  Its fields are private: only the functions below
+ * read or write them. */
+
+/* CTR: the IV is one big-endian integer of the block's width, incremented per
+ * block and wrapping around, exactly as ublock_ctr_crypt does. */
+typedef struct ublock_ctr_state {
+  uint64_t magic;                            /* set by ublock_ctr_init only; 0 once wiped */
+  const ublock_impl *impl;
+  const ublock_key *key;                     /* the caller's key */
+  uint8_t counter[UBLOCK_MAX_BLOCK_BYTES];   /* big-endian counter of the next block not yet begun */
+  uint8_t keystream[UBLOCK_MAX_BLOCK_BYTES]; /* keystream of the block before `counter` */
+  size_t used;                               /* bytes of `keystream` spent; a block's size: none left */
+} ublock_ctr_state;
+
+/* Starts a CTR stream at iv (one block).  Any previous contents of *st are
+ * overwritten.  Returns UBLOCK_OK, or (st left not live) UBLOCK_ERR_VARIANT
+ * for a key of no known variant, UBLOCK_ERR_NO_IMPL; UBLOCK_ERR_STATE for st
+ * NULL. */
+int ublock_ctr_init(ublock_ctr_state *st, const ublock_impl *impl, const ublock_key *key, const uint8_t *iv);
+/* Encrypts (or decrypts: the same operation) the next len bytes of the
+ * stream, any len including 0; a piece may end inside a block and the next
+ * one goes on there.  in == out is allowed.  Returns UBLOCK_OK or
+ * UBLOCK_ERR_STATE. */
+int ublock_ctr_update(ublock_ctr_state *st, const uint8_t *in, uint8_t *out, size_t len);
+/* Ends the stream: wipes *st.  Returns UBLOCK_OK, or UBLOCK_ERR_STATE (st not
+ * live, left untouched). */
+int ublock_ctr_final(ublock_ctr_state *st);
+/* Abandons the stream at any point: wipes *st, live or not (st NULL: nothing).
+ * The state is usable again only after a new ublock_ctr_init. */
+void ublock_ctr_reset(ublock_ctr_state *st);
+
+/* CBC in either direction; pieces are whole blocks. */
+typedef struct ublock_cbc_state {
+  uint64_t magic;                        /* set by ublock_cbc_init only; 0 once wiped */
+  const ublock_impl *impl;
+  const ublock_key *key;                 /* the caller's key */
+  ublock_direction dir;
+  uint8_t chain[UBLOCK_MAX_BLOCK_BYTES]; /* the IV, then the last ciphertext block */
+} ublock_cbc_state;
+
+/* Starts a CBC stream in direction dir at iv (one block).  Any previous
+ * contents of *st are overwritten.  Returns UBLOCK_OK, or (st left not live)
+ * UBLOCK_ERR_VARIANT for a key of no known variant, UBLOCK_ERR_NO_IMPL;
+ * UBLOCK_ERR_STATE for st NULL. */
+int ublock_cbc_init(ublock_cbc_state *st, const ublock_impl *impl, ublock_direction dir, const ublock_key *key,
+                    const uint8_t *iv);
+/* Encrypts or decrypts the next len bytes, whole blocks of the key's variant
+ * (0 allowed).  in == out is allowed.  Returns UBLOCK_OK, UBLOCK_ERR_STATE, or
+ * UBLOCK_ERR_LENGTH for a len that is not whole blocks: then nothing is
+ * written and the state is unchanged, so the caller may retry. */
+int ublock_cbc_update(ublock_cbc_state *st, const uint8_t *in, uint8_t *out, size_t len);
+/* Ends the stream: wipes *st.  Returns UBLOCK_OK, or UBLOCK_ERR_STATE (st not
+ * live, left untouched). */
+int ublock_cbc_final(ublock_cbc_state *st);
+/* Abandons the stream at any point: wipes *st, live or not (st NULL: nothing).
+ * The state is usable again only after a new ublock_cbc_init. */
+void ublock_cbc_reset(ublock_cbc_state *st);
 
 /* Per-kernel entry points. */
 extern const ublock_impl ublock_nibbleslice_avx2_impl;

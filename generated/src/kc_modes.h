@@ -5,7 +5,9 @@
 /*
  * The block-cipher modes every cipher's core shares: CBC (serial encryption,
  * parallel decryption) and CTR (the IV as one big-endian integer of the
- * block's width, any length), over a cipher's ECB kernel bound to its key.
+ * block's width, any length), over a cipher's ECB kernel bound to its key,
+ * for a whole message or for one in pieces (the streaming states: CBC's
+ * chaining value, CTR's counter and the keystream of a block begun).
  * Kernels only ever see whole blocks; chaining, counters and tails live here.
  */
 #ifndef KC_MODES_H
@@ -173,32 +175,33 @@ static inline void kc_counter_blocks(kc_counter *ctr, uint8_t *out, size_t n)
         kc_counter_blocks_of(ctr, out, n, ctr->limbs);
 }
 
-static inline void kc_cbc_encrypt(const kc_block_cipher *c, const uint8_t *iv, const uint8_t *in, uint8_t *out,
-                                  size_t nblocks)
+/* ---- CBC ----------------------------------------------------------------------
+ *
+ * `chain` is the chaining value: the IV before the first block, the last
+ * ciphertext block after each call, so a message in pieces of whole blocks
+ * chains exactly as in one call. */
+
+static inline void kc_cbc_encrypt_chained(const kc_block_cipher *c, uint8_t *chain, const uint8_t *in,
+                                          uint8_t *out, size_t nblocks)
 {
-    uint8_t chain[KC_MAX_BLOCK_BYTES];
     const size_t bb = c->block_bytes;
-    memcpy(chain, iv, bb);
     for (size_t i = 0; i < nblocks; i++, in += bb, out += bb) {
         kc_xor_bytes(chain, chain, in, bb);
         c->crypt(c->bound, 1, chain, chain, 1);
         memcpy(out, chain, bb);
     }
-    kc_wipe(chain, sizeof chain);
 }
 
-static inline void kc_cbc_decrypt(const kc_block_cipher *c, const uint8_t *iv, const uint8_t *in, uint8_t *out,
-                                  size_t nblocks)
+static inline void kc_cbc_decrypt_chained(const kc_block_cipher *c, uint8_t *chain, const uint8_t *in,
+                                          uint8_t *out, size_t nblocks)
 {
-    uint8_t prev[KC_MAX_BLOCK_BYTES];
     const size_t bb = c->block_bytes;
-    memcpy(prev, iv, bb);
     while (nblocks) {
         const size_t n = nblocks < c->scratch_blocks ? nblocks : c->scratch_blocks;
         const size_t bytes = n * bb;
-        /* scratch = prev, c_0 .. c_(n-1): each ciphertext block sits right
+        /* scratch = chain, c_0 .. c_(n-1): each ciphertext block sits right
          * after the one it is XORed with, and in may equal out. */
-        memcpy(c->scratch, prev, bb);
+        memcpy(c->scratch, chain, bb);
         memcpy(c->scratch + bb, in, bytes);
         if (c->decrypt_xor) {
             c->decrypt_xor(c->bound, c->scratch + bb, c->scratch, out, n);
@@ -206,52 +209,150 @@ static inline void kc_cbc_decrypt(const kc_block_cipher *c, const uint8_t *iv, c
             c->crypt(c->bound, 0, c->scratch + bb, out, n);
             kc_xor_bytes(out, out, c->scratch, bytes);
         }
-        memcpy(prev, c->scratch + bytes, bb);
+        memcpy(chain, c->scratch + bytes, bb);
         in += bytes, out += bytes, nblocks -= n;
     }
 }
 
-static inline void kc_ctr_crypt(const kc_block_cipher *c, const uint8_t *iv, const uint8_t *in, uint8_t *out,
-                                size_t len)
+/* CBC over `nblocks` whole blocks in either direction, from and into `chain`
+ * (a streaming state's chaining value). */
+static inline void kc_cbc_update(const kc_block_cipher *c, int encrypt, uint8_t *chain, const uint8_t *in,
+                                 uint8_t *out, size_t nblocks)
 {
-    const size_t bb = c->block_bytes, chunk = c->scratch_blocks * bb;
-    kc_counter ctr;
-    kc_counter_load(&ctr, iv, bb);
+    if (encrypt)
+        kc_cbc_encrypt_chained(c, chain, in, out, nblocks);
+    else
+        kc_cbc_decrypt_chained(c, chain, in, out, nblocks);
+}
+
+/* CBC of a whole message from `iv` (the one-shot calls). */
+static inline void kc_cbc_crypt(const kc_block_cipher *c, int encrypt, const uint8_t *iv, const uint8_t *in,
+                                uint8_t *out, size_t nblocks)
+{
+    uint8_t chain[KC_MAX_BLOCK_BYTES];
+    memcpy(chain, iv, c->block_bytes);
+    kc_cbc_update(c, encrypt, chain, in, out, nblocks);
+    kc_wipe(chain, sizeof chain);
+}
+
+/* ---- CTR ---------------------------------------------------------------------- */
+
+/* CTR over `nblocks` whole blocks from the counter `ctr`, which it advances
+ * past them: whole batches from the counter itself through ctr_xor (up to a
+ * group per call, from V and V + 256), then chunks of counter blocks in
+ * scratch through encrypt_xor, or crypt and an XOR. */
+static inline void kc_ctr_whole_blocks(const kc_block_cipher *c, kc_counter *ctr, const uint8_t *in,
+                                       uint8_t *out, size_t nblocks)
+{
+    const size_t bb = c->block_bytes;
     if (c->ctr_xor) {
-        /* Whole batches from the counter itself, up to a group of them per
-         * call: V and V + 256 per group. */
         uint8_t counters[2 * KC_MAX_BLOCK_BYTES];
         uint64_t above[KC_COUNTER_LIMBS];
-        for (size_t n; (n = len / bb / c->ctr_batch_blocks * c->ctr_batch_blocks) != 0;) {
+        for (size_t n; (n = nblocks / c->ctr_batch_blocks * c->ctr_batch_blocks) != 0;) {
             if (n > KC_CTR_GROUP_BLOCKS)
                 n = KC_CTR_GROUP_BLOCKS;
-            kc_counter_store(ctr.limb, counters, ctr.limbs);
-            kc_counter_add(&ctr, KC_CTR_GROUP_BLOCKS, above, ctr.limbs);
-            kc_counter_store(above, counters + bb, ctr.limbs);
+            kc_counter_store(ctr->limb, counters, ctr->limbs);
+            kc_counter_add(ctr, KC_CTR_GROUP_BLOCKS, above, ctr->limbs);
+            kc_counter_store(above, counters + bb, ctr->limbs);
             c->ctr_xor(c->bound, counters, in, out, n);
-            kc_counter_add(&ctr, n, ctr.limb, ctr.limbs);
-            in += n * bb, out += n * bb, len -= n * bb;
+            kc_counter_add(ctr, n, ctr->limb, ctr->limbs);
+            in += n * bb, out += n * bb, nblocks -= n;
         }
         kc_wipe(counters, sizeof counters);
         kc_wipe(above, sizeof above);
     }
-    const size_t used = len < chunk ? (len + bb - 1) / bb * bb : chunk;
-    while (len) {
-        const size_t bytes = len < chunk ? len : chunk;
-        const size_t n = (bytes + bb - 1) / bb;
-        kc_counter_blocks(&ctr, c->scratch, n);
-        const size_t fused = c->encrypt_xor ? bytes / bb : 0; /* whole blocks only */
-        if (fused)
-            c->encrypt_xor(c->bound, c->scratch, in, out, fused);
-        if (fused < n) {
-            uint8_t *const rest = c->scratch + fused * bb;
-            c->crypt(c->bound, 1, rest, rest, n - fused);
-            kc_xor_bytes(out + fused * bb, in + fused * bb, rest, bytes - fused * bb);
+    const size_t used = (nblocks < c->scratch_blocks ? nblocks : c->scratch_blocks) * bb;
+    while (nblocks) {
+        const size_t n = nblocks < c->scratch_blocks ? nblocks : c->scratch_blocks;
+        kc_counter_blocks(ctr, c->scratch, n);
+        if (c->encrypt_xor) {
+            c->encrypt_xor(c->bound, c->scratch, in, out, n);
+        } else {
+            c->crypt(c->bound, 1, c->scratch, c->scratch, n);
+            kc_xor_bytes(out, in, c->scratch, n * bb);
         }
-        in += bytes, out += bytes, len -= bytes;
+        in += n * bb, out += n * bb, nblocks -= n;
     }
-    kc_wipe(c->scratch, used);
+    kc_wipe(c->scratch, used); /* counter blocks, or keystream */
+}
+
+/* Where a CTR stream stands, in storage its owner provides (a cipher's
+ * streaming state, or the stack for one call): `counter` is the counter of
+ * the next block not yet begun, big-endian; `keystream` is the keystream of
+ * the block before it, of which `*used` bytes are spent (block_bytes: none
+ * left), so that a piece may end inside a block and the next go on there. */
+typedef struct kc_ctr_stream {
+    uint8_t *counter;
+    uint8_t *keystream;
+    size_t *used;
+} kc_ctr_stream;
+
+static inline void kc_ctr_start(const kc_ctr_stream *s, const uint8_t *iv, size_t block_bytes)
+{
+    memcpy(s->counter, iv, block_bytes);
+    *s->used = block_bytes;
+}
+
+/* The next `len` bytes of the stream (any length): the rest of the block
+ * begun, then whole blocks by kc_ctr_whole_blocks (the same batches and
+ * fused kernels at any split), then the start of one more block whose
+ * keystream is kept. */
+static inline void kc_ctr_update(const kc_block_cipher *c, const kc_ctr_stream *s, const uint8_t *in,
+                                 uint8_t *out, size_t len)
+{
+    const size_t bb = c->block_bytes;
+    if (len == 0)
+        return;
+    const size_t left = bb - *s->used, take = len < left ? len : left;
+    kc_xor_bytes(out, in, s->keystream + *s->used, take);
+    *s->used += take;
+    in += take, out += take, len -= take;
+    if (len == 0)
+        return;
+    kc_counter ctr;
+    kc_counter_load(&ctr, s->counter, bb);
+    const size_t whole = len / bb * bb;
+    kc_ctr_whole_blocks(c, &ctr, in, out, len / bb);
+    if (whole < len) {
+        kc_counter_blocks(&ctr, s->keystream, 1);
+        c->crypt(c->bound, 1, s->keystream, s->keystream, 1);
+        *s->used = len - whole;
+        kc_xor_bytes(out + whole, in + whole, s->keystream, *s->used);
+    }
+    kc_counter_store(ctr.limb, s->counter, ctr.limbs);
     kc_wipe(&ctr, sizeof ctr);
+}
+
+/* CTR of a whole message from `iv` (the one-shot calls): one stream. */
+static inline void kc_ctr_crypt(const kc_block_cipher *c, const uint8_t *iv, const uint8_t *in, uint8_t *out,
+                                size_t len)
+{
+    uint8_t counter[KC_MAX_BLOCK_BYTES], keystream[KC_MAX_BLOCK_BYTES];
+    size_t used;
+    const kc_ctr_stream s = {counter, keystream, &used};
+    kc_ctr_start(&s, iv, c->block_bytes);
+    kc_ctr_update(c, &s, in, out, len);
+    kc_wipe(counter, sizeof counter);
+    kc_wipe(keystream, sizeof keystream);
+}
+
+/* ---- streaming states ----------------------------------------------------------
+ *
+ * Each cipher's streaming states start with a `magic` field that only its
+ * *_init sets, to one of these; final and reset wipe the whole state (zero
+ * bytes), so a state is live from init to final or reset and every other
+ * call on it is refused. */
+#define KC_CTR_STATE_MAGIC UINT64_C(0x6b635f6374725f31) /* "kc_ctr_1" */
+#define KC_CBC_STATE_MAGIC UINT64_C(0x6b635f6362635f31) /* "kc_cbc_1" */
+
+/* *_final: wipes a live state (`magic` its magic field, `expected` its
+ * kind's value) and says 1, or leaves any other alone and says 0. */
+static inline int kc_state_finish(void *state, size_t size, uint64_t magic, uint64_t expected)
+{
+    if (magic != expected)
+        return 0;
+    kc_wipe(state, size);
+    return 1;
 }
 
 #endif /* KC_MODES_H */

@@ -221,8 +221,22 @@ static void sm4_bound_decrypt_xor(const void *bound, const uint8_t *in, const ui
     b->impl->crypt_blocks_xor(b->key, SM4_DECRYPT, in, src, out, nblocks);
 }
 
-int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
-              const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in, uint8_t *out, size_t len)
+/* The mode layer's buffer: CTR counter blocks, CBC ciphertext kept for chaining. */
+static _Thread_local uint8_t sm4_scratch[(SM4_CHUNK_BLOCKS + 1) * SM4_BLOCK_BYTES];
+
+/* The kernel bound to its key as the mode layer drives it (bound must outlive it). */
+static kc_block_cipher sm4_cipher(const sm4_bound *bound)
+{
+    const int fused = bound->impl->crypt_blocks_xor != NULL;
+    const kc_block_cipher cipher = {sm4_bound_crypt, bound, SM4_BLOCK_BYTES, sm4_scratch, SM4_CHUNK_BLOCKS,
+                                    fused ? sm4_bound_encrypt_xor : NULL, fused ? sm4_bound_decrypt_xor : NULL,
+                                    NULL, 0};
+    return cipher;
+}
+
+/* The kernel a call runs: impl itself, or for NULL the default of the mode
+ * and direction; NULL when there is none this CPU runs. */
+static const sm4_impl *sm4_resolve(const sm4_impl *impl, sm4_mode mode, sm4_direction dir)
 {
     if (impl == NULL) {
         /* Serial CBC encryption gains nothing from a wide batch: one block at a time. */
@@ -230,25 +244,25 @@ int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_
         if (impl == NULL)
             impl = sm4_impl_best();
     }
-    if (impl == NULL || !impl->cpu_supported())
+    return impl != NULL && impl->cpu_supported() ? impl : NULL;
+}
+
+int sm4_crypt(const sm4_impl *impl, sm4_mode mode, sm4_direction dir, const sm4_key *key,
+              const uint8_t iv[SM4_BLOCK_BYTES], const uint8_t *in, uint8_t *out, size_t len)
+{
+    impl = sm4_resolve(impl, mode, dir);
+    if (impl == NULL)
         return SM4_ERR_NO_IMPL;
     if (mode != SM4_MODE_CTR && len % SM4_BLOCK_BYTES)
         return SM4_ERR_LENGTH;
-    static _Thread_local uint8_t scratch[(SM4_CHUNK_BLOCKS + 1) * SM4_BLOCK_BYTES];
     const sm4_bound bound = {impl, key};
-    const int fused = impl->crypt_blocks_xor != NULL;
-    const kc_block_cipher cipher = {sm4_bound_crypt, &bound, SM4_BLOCK_BYTES, scratch, SM4_CHUNK_BLOCKS,
-                                    fused ? sm4_bound_encrypt_xor : NULL, fused ? sm4_bound_decrypt_xor : NULL,
-                                    NULL, 0};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
     switch (mode) {
     case SM4_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / SM4_BLOCK_BYTES);
         return SM4_OK;
     case SM4_MODE_CBC:
-        if (dir == SM4_ENCRYPT)
-            kc_cbc_encrypt(&cipher, iv, in, out, len / SM4_BLOCK_BYTES);
-        else
-            kc_cbc_decrypt(&cipher, iv, in, out, len / SM4_BLOCK_BYTES);
+        kc_cbc_crypt(&cipher, dir == SM4_ENCRYPT, iv, in, out, len / SM4_BLOCK_BYTES);
         return SM4_OK;
     case SM4_MODE_CTR:
         kc_ctr_crypt(&cipher, iv, in, out, len);
@@ -283,4 +297,90 @@ int sm4_ctr_crypt(const sm4_key *key, const uint8_t iv[SM4_BLOCK_BYTES], const u
                   size_t len)
 {
     return sm4_crypt(NULL, SM4_MODE_CTR, SM4_ENCRYPT, key, iv, in, out, len);
+}
+
+/* ---- streaming states (kc_modes.h; the rules in sm4.h) -------------------------- */
+
+static kc_ctr_stream sm4_ctr_stream(sm4_ctr_state *st)
+{
+    const kc_ctr_stream s = {st->counter, st->keystream, &st->used};
+    return s;
+}
+
+int sm4_ctr_init(sm4_ctr_state *st, const sm4_impl *impl, const sm4_key *key, const uint8_t iv[SM4_BLOCK_BYTES])
+{
+    if (st == NULL)
+        return SM4_ERR_STATE;
+    kc_wipe(st, sizeof *st); /* not live until the end */
+    impl = sm4_resolve(impl, SM4_MODE_CTR, SM4_ENCRYPT);
+    if (impl == NULL)
+        return SM4_ERR_NO_IMPL;
+    st->impl = impl;
+    st->key = key;
+    const kc_ctr_stream s = sm4_ctr_stream(st);
+    kc_ctr_start(&s, iv, SM4_BLOCK_BYTES);
+    st->magic = KC_CTR_STATE_MAGIC;
+    return SM4_OK;
+}
+
+int sm4_ctr_update(sm4_ctr_state *st, const uint8_t *in, uint8_t *out, size_t len)
+{
+    if (st == NULL || st->magic != KC_CTR_STATE_MAGIC)
+        return SM4_ERR_STATE;
+    const sm4_bound bound = {st->impl, st->key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    const kc_ctr_stream s = sm4_ctr_stream(st);
+    kc_ctr_update(&cipher, &s, in, out, len);
+    return SM4_OK;
+}
+
+int sm4_ctr_final(sm4_ctr_state *st)
+{
+    return st != NULL && kc_state_finish(st, sizeof *st, st->magic, KC_CTR_STATE_MAGIC) ? SM4_OK : SM4_ERR_STATE;
+}
+
+void sm4_ctr_reset(sm4_ctr_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
+}
+
+int sm4_cbc_init(sm4_cbc_state *st, const sm4_impl *impl, sm4_direction dir, const sm4_key *key,
+                 const uint8_t iv[SM4_BLOCK_BYTES])
+{
+    if (st == NULL)
+        return SM4_ERR_STATE;
+    kc_wipe(st, sizeof *st); /* not live until the end */
+    impl = sm4_resolve(impl, SM4_MODE_CBC, dir);
+    if (impl == NULL)
+        return SM4_ERR_NO_IMPL;
+    st->impl = impl;
+    st->key = key;
+    st->dir = dir;
+    memcpy(st->chain, iv, SM4_BLOCK_BYTES);
+    st->magic = KC_CBC_STATE_MAGIC;
+    return SM4_OK;
+}
+
+int sm4_cbc_update(sm4_cbc_state *st, const uint8_t *in, uint8_t *out, size_t len)
+{
+    if (st == NULL || st->magic != KC_CBC_STATE_MAGIC)
+        return SM4_ERR_STATE;
+    if (len % SM4_BLOCK_BYTES)
+        return SM4_ERR_LENGTH;
+    const sm4_bound bound = {st->impl, st->key};
+    const kc_block_cipher cipher = sm4_cipher(&bound);
+    kc_cbc_update(&cipher, st->dir == SM4_ENCRYPT, st->chain, in, out, len / SM4_BLOCK_BYTES);
+    return SM4_OK;
+}
+
+int sm4_cbc_final(sm4_cbc_state *st)
+{
+    return st != NULL && kc_state_finish(st, sizeof *st, st->magic, KC_CBC_STATE_MAGIC) ? SM4_OK : SM4_ERR_STATE;
+}
+
+void sm4_cbc_reset(sm4_cbc_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
 }

@@ -601,36 +601,54 @@ static void bound_ctr_xor(const void *bound, const uint8_t *counters, const uint
     b->impl->ctr_xor(b->key, counters, src, out, nblocks);
 }
 
+/* The mode layer's buffer: CTR counter blocks, CBC ciphertext kept for chaining. */
+static _Thread_local uint8_t scratch[UBLOCK_CHUNK_BYTES + KC_MAX_BLOCK_BYTES];
+
+/* The kernel bound to its key as the mode layer drives it (bound must outlive
+ * it; the key's variant known). */
+static kc_block_cipher bound_cipher(const bound_kernel *bound)
+{
+    const ublock_impl *impl = bound->impl;
+    const ublock_variant v = bound->key->variant;
+    const size_t bb = ublock_block_bytes(v);
+    const kc_block_cipher cipher = {bound_crypt, bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb,
+                                    impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL, NULL,
+                                    impl->ctr_xor ? bound_ctr_xor : NULL, impl->batch_blocks[v]};
+    return cipher;
+}
+
+/* The kernel a call runs: impl itself, or for NULL the default of the mode,
+ * direction and variant; NULL when there is none this CPU runs. */
+static const ublock_impl *resolve(const ublock_impl *impl, ublock_mode mode, ublock_direction dir,
+                                  ublock_variant v)
+{
+    if (impl == NULL) {
+        impl = mode == UBLOCK_MODE_CBC && dir == UBLOCK_ENCRYPT ? best_serial(v) : NULL;
+        if (impl == NULL)
+            impl = ublock_impl_best();
+    }
+    return impl != NULL && impl->cpu_supported() ? impl : NULL;
+}
+
 int ublock_crypt(const ublock_impl *impl, ublock_mode mode, ublock_direction dir, const ublock_key *key,
                  const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
     if ((unsigned)key->variant >= UBLOCK_VARIANT_COUNT)
         return UBLOCK_ERR_VARIANT;
     const size_t bb = ublock_block_bytes(key->variant);
-    if (impl == NULL) {
-        impl = mode == UBLOCK_MODE_CBC && dir == UBLOCK_ENCRYPT ? best_serial(key->variant) : NULL;
-        if (impl == NULL)
-            impl = ublock_impl_best();
-    }
-    if (impl == NULL || !impl->cpu_supported())
+    impl = resolve(impl, mode, dir, key->variant);
+    if (impl == NULL)
         return UBLOCK_ERR_NO_IMPL;
     if (mode != UBLOCK_MODE_CTR && len % bb)
         return UBLOCK_ERR_LENGTH;
-    static _Thread_local uint8_t scratch[UBLOCK_CHUNK_BYTES + KC_MAX_BLOCK_BYTES];
     const bound_kernel bound = {impl, key};
-    const kc_block_cipher cipher = {bound_crypt, &bound, bb, scratch, UBLOCK_CHUNK_BYTES / bb,
-                                    impl->encrypt_blocks_xor ? bound_encrypt_xor : NULL, NULL,
-                                    impl->ctr_xor ? bound_ctr_xor : NULL,
-                                    impl->batch_blocks[key->variant]};
+    const kc_block_cipher cipher = bound_cipher(&bound);
     switch (mode) {
     case UBLOCK_MODE_ECB:
         impl->crypt_blocks(key, dir, in, out, len / bb);
         return UBLOCK_OK;
     case UBLOCK_MODE_CBC:
-        if (dir == UBLOCK_ENCRYPT)
-            kc_cbc_encrypt(&cipher, iv, in, out, len / bb);
-        else
-            kc_cbc_decrypt(&cipher, iv, in, out, len / bb);
+        kc_cbc_crypt(&cipher, dir == UBLOCK_ENCRYPT, iv, in, out, len / bb);
         return UBLOCK_OK;
     case UBLOCK_MODE_CTR:
         kc_ctr_crypt(&cipher, iv, in, out, len);
@@ -694,4 +712,101 @@ int ublock_cbc_decrypt(const ublock_key *key, const uint8_t *iv, const uint8_t *
 int ublock_ctr_crypt(const ublock_key *key, const uint8_t *iv, const uint8_t *in, uint8_t *out, size_t len)
 {
     return ublock_crypt(NULL, UBLOCK_MODE_CTR, UBLOCK_ENCRYPT, key, iv, in, out, len);
+}
+
+/* ---- streaming states (kc_modes.h; the rules in ublock.h) -------------------------- */
+
+/* What both inits check before they set a state up: the key's variant and the kernel. */
+static int stream_kernel(const ublock_impl **impl, ublock_mode mode, ublock_direction dir, const ublock_key *key)
+{
+    if ((unsigned)key->variant >= UBLOCK_VARIANT_COUNT)
+        return UBLOCK_ERR_VARIANT;
+    *impl = resolve(*impl, mode, dir, key->variant);
+    return *impl != NULL ? UBLOCK_OK : UBLOCK_ERR_NO_IMPL;
+}
+
+static kc_ctr_stream ctr_stream(ublock_ctr_state *st)
+{
+    const kc_ctr_stream s = {st->counter, st->keystream, &st->used};
+    return s;
+}
+
+int ublock_ctr_init(ublock_ctr_state *st, const ublock_impl *impl, const ublock_key *key, const uint8_t *iv)
+{
+    if (st == NULL)
+        return UBLOCK_ERR_STATE;
+    kc_wipe(st, sizeof *st); /* not live until the end */
+    const int rc = stream_kernel(&impl, UBLOCK_MODE_CTR, UBLOCK_ENCRYPT, key);
+    if (rc != UBLOCK_OK)
+        return rc;
+    st->impl = impl;
+    st->key = key;
+    const kc_ctr_stream s = ctr_stream(st);
+    kc_ctr_start(&s, iv, ublock_block_bytes(key->variant));
+    st->magic = KC_CTR_STATE_MAGIC;
+    return UBLOCK_OK;
+}
+
+int ublock_ctr_update(ublock_ctr_state *st, const uint8_t *in, uint8_t *out, size_t len)
+{
+    if (st == NULL || st->magic != KC_CTR_STATE_MAGIC)
+        return UBLOCK_ERR_STATE;
+    const bound_kernel bound = {st->impl, st->key};
+    const kc_block_cipher cipher = bound_cipher(&bound);
+    const kc_ctr_stream s = ctr_stream(st);
+    kc_ctr_update(&cipher, &s, in, out, len);
+    return UBLOCK_OK;
+}
+
+int ublock_ctr_final(ublock_ctr_state *st)
+{
+    return st != NULL && kc_state_finish(st, sizeof *st, st->magic, KC_CTR_STATE_MAGIC) ? UBLOCK_OK
+                                                                                         : UBLOCK_ERR_STATE;
+}
+
+void ublock_ctr_reset(ublock_ctr_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
+}
+
+int ublock_cbc_init(ublock_cbc_state *st, const ublock_impl *impl, ublock_direction dir, const ublock_key *key,
+                    const uint8_t *iv)
+{
+    if (st == NULL)
+        return UBLOCK_ERR_STATE;
+    kc_wipe(st, sizeof *st); /* not live until the end */
+    const int rc = stream_kernel(&impl, UBLOCK_MODE_CBC, dir, key);
+    if (rc != UBLOCK_OK)
+        return rc;
+    st->impl = impl;
+    st->key = key;
+    st->dir = dir;
+    memcpy(st->chain, iv, ublock_block_bytes(key->variant));
+    st->magic = KC_CBC_STATE_MAGIC;
+    return UBLOCK_OK;
+}
+
+int ublock_cbc_update(ublock_cbc_state *st, const uint8_t *in, uint8_t *out, size_t len)
+{
+    if (st == NULL || st->magic != KC_CBC_STATE_MAGIC)
+        return UBLOCK_ERR_STATE;
+    const bound_kernel bound = {st->impl, st->key};
+    const kc_block_cipher cipher = bound_cipher(&bound);
+    if (len % cipher.block_bytes)
+        return UBLOCK_ERR_LENGTH;
+    kc_cbc_update(&cipher, st->dir == UBLOCK_ENCRYPT, st->chain, in, out, len / cipher.block_bytes);
+    return UBLOCK_OK;
+}
+
+int ublock_cbc_final(ublock_cbc_state *st)
+{
+    return st != NULL && kc_state_finish(st, sizeof *st, st->magic, KC_CBC_STATE_MAGIC) ? UBLOCK_OK
+                                                                                         : UBLOCK_ERR_STATE;
+}
+
+void ublock_cbc_reset(ublock_cbc_state *st)
+{
+    if (st != NULL)
+        kc_wipe(st, sizeof *st);
 }
