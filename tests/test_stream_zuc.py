@@ -371,3 +371,17 @@ def test_mac_takes_exactly_the_limit(lib, sizes):
     assert lib.zuc_mac_final(state, ctypes.byref(view, 2**28), 8 * 2**28, tag) == ERR_MESSAGE_LENGTH
     assert lib.zuc_mac_final(state, ctypes.byref(view, 2**28), 8 * 2**28 - 1, tag) == OK
     assert tag.raw == mac_oneshot(lib, 128, KEY, IV, view, MAC_MAX_BITS, 32)
+
+
+def test_empty_pieces_take_null_buffers(lib, sizes):
+    """A piece of 0 bytes (or a final of 0 bits) needs no buffers: the whole
+    message given that way is the empty one."""
+    eea, mac, tag = new_state(sizes["eea"]), new_state(sizes["mac"]), out_buffer(4)
+    assert lib.zuc_eea_init(eea, None, 128, KEY, 16, IV, 16) == OK
+    assert lib.zuc_eea_update(eea, None, None, 0) == OK
+    assert lib.zuc_eea_final(eea, None, None, 0) == OK
+    assert state_bytes(eea)[:sizes["eea"]] == bytes(sizes["eea"])
+    assert lib.zuc_mac_init(mac, None, 128, KEY, 16, IV, 16, 32) == OK
+    assert lib.zuc_mac_update(mac, None, 0) == OK
+    assert lib.zuc_mac_final(mac, None, 0, tag) == OK
+    assert tag.raw == mac_oneshot(lib, 128, KEY, IV, b"", 0, 32)

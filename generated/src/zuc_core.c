@@ -1166,6 +1166,8 @@ static void lane0_wipe(lane0_rows *r, unsigned lanes)
 /* The stream's next `blocks` blocks of keystream into out. */
 static void lane0_keystream(const zuc_impl *impl, uint32_t *state, uint8_t *out, size_t blocks)
 {
+    if (blocks == 0)
+        return;
     lane0_rows r;
     lane0_start(&r, impl->lanes, out, NULL);
     for (size_t k = 0; k < blocks; k++, r.dst[0] += 4 * ZUC_BLOCK_WORDS)
@@ -1179,6 +1181,8 @@ static void lane0_keystream(const zuc_impl *impl, uint32_t *state, uint8_t *out,
  * the whole blocks on the kernel, then a new block kept for what follows. */
 static void eea_xor(zuc_eea_state *st, const uint8_t *in, uint8_t *out, size_t bytes)
 {
+    if (bytes == 0)
+        return; /* in and out may be NULL */
     const size_t block = sizeof st->keystream;
     const size_t kept = block - st->used, first = bytes < kept ? bytes : kept;
     kc_xor_bytes(out, in, st->keystream + st->used, first);
@@ -1308,6 +1312,8 @@ static void mac_stream_fold(zuc_mac_state *st, const uint8_t *msg, size_t n, mac
  * the whole chunks straight from msg, the rest kept. */
 static void mac_stream_absorb(zuc_mac_state *st, const uint8_t *msg, size_t bytes, mac_fold_fn fold)
 {
+    if (bytes == 0)
+        return; /* msg may be NULL */
     st->message_bits += 8 * (uint64_t)bytes;
     if (st->pending_bytes) {
         const size_t room = sizeof st->pending - st->pending_bytes, take = bytes < room ? bytes : room;
