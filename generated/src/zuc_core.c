@@ -1295,8 +1295,10 @@ static void mac_stream_fold(zuc_mac_state *st, const uint8_t *msg, size_t n, mac
         end = end < n ? end : n;
         job.ks_base = base;
         fold(&job, next, end);
-        /* Keep the keystream from the next chunk's window on: at most a
-         * window's worth short of a block, see ZUC_MAC_CARRY_WORDS. */
+        /* Keep the keystream from the next chunk's window on.  Between
+         * refills that is less than a window; at the end, less than a block
+         * plus the 2 * pieces - 2 words the last window reaches past chunk
+         * n's start: 20 words at most (ZUC_MAC_CARRY_WORDS holds 24). */
         const size_t drop = job.offset_words + 2 * end - base;
         memmove(row, row + 4 * drop, 4 * (filled - drop));
         base += drop, filled -= drop, next = end;
