@@ -363,7 +363,8 @@ def test_mac_length_limit_checked_before_reading(lib, sizes, variant, tag_bits):
 
 def test_mac_takes_exactly_the_limit(lib, sizes):
     """2^32 - 1 bits (of zeros, from untouched anonymous pages) are accepted
-    and give zuc_mac's tag; one bit more is refused."""
+    and give zuc_mac's tag; one bit more is refused, by the state and by the
+    one-shot zuc_mac alike."""
     view = (ctypes.c_char * 2**29).from_buffer(mmap.mmap(-1, 2**29))  # unmapped with view
     state, tag = new_state(sizes["mac"]), out_buffer(4)
     assert lib.zuc_mac_init(state, None, 128, KEY, 16, IV, 16, 32) == OK
@@ -371,6 +372,9 @@ def test_mac_takes_exactly_the_limit(lib, sizes):
     assert lib.zuc_mac_final(state, ctypes.byref(view, 2**28), 8 * 2**28, tag) == ERR_MESSAGE_LENGTH
     assert lib.zuc_mac_final(state, ctypes.byref(view, 2**28), 8 * 2**28 - 1, tag) == OK
     assert tag.raw == mac_oneshot(lib, 128, KEY, IV, view, MAC_MAX_BITS, 32)
+    over = out_buffer(4)
+    assert lib.zuc_mac(128, KEY, 16, IV, 16, view, MAC_MAX_BITS + 1, 32, over) == ERR_MESSAGE_LENGTH
+    assert over.raw == bytes([SENTINEL]) * 4  # refused before anything is written
 
 
 def test_empty_pieces_take_null_buffers(lib, sizes):

@@ -70,7 +70,9 @@ int zuc_encrypt(zuc_variant variant, const uint8_t *key, size_t key_len, const u
                 const uint8_t *in, uint8_t *out, size_t bits);
 /* MAC of the first `bits` bits of msg (bit 0 = most significant bit of msg[0]).
  * ZUC-128 is 128-EIA3 (tag_bits 32); ZUC-256 takes 32, 64 or 128.  The tag is
- * written big-endian, tag_bits / 8 bytes. */
+ * written big-endian, tag_bits / 8 bytes.  More than ZUC_MAC_MAX_BITS bits
+ * (2^32 - 1, below) give ZUC_ERR_MESSAGE_LENGTH, as in zuc_mac_lanes and the
+ * MAC in pieces. */
 int zuc_mac(zuc_variant variant, const uint8_t *key, size_t key_len, const uint8_t *iv, size_t iv_len,
             const uint8_t *msg, size_t bits, unsigned tag_bits, uint8_t *tag);
 
@@ -168,8 +170,8 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
  * ZUC_MAC_MAX_BITS message bits in all: 128-EIA3's LENGTH is a 32-bit count
  * of bits; for ZUC-256 the MAC as Bai, Jia and Zhu (2021) describe it states
  * no limit, so it gets the same 2^32 - 1.  An update or final that would go
- * past it returns ZUC_ERR_MESSAGE_LENGTH before reading msg.  (The one-shot
- * zuc_mac does not check this bound.)
+ * past it returns ZUC_ERR_MESSAGE_LENGTH before reading msg, and so do the
+ * one-shot zuc_mac and zuc_mac_lanes for a longer message.
  */
 #define ZUC_MAC_MAX_BITS 0xffffffffu
 

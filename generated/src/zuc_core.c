@@ -1087,6 +1087,9 @@ int zuc_mac_lanes(const zuc_impl *impl, zuc_mac_method method, zuc_variant varia
     for (size_t i = 0; i < n; i++)
         if (tags[i] == NULL || (bits[i] && msgs[i] == NULL))
             return ZUC_ERR_ARGUMENT;
+    for (size_t i = 0; i < n; i++)
+        if (bits[i] > ZUC_MAC_MAX_BITS)
+            return ZUC_ERR_MESSAGE_LENGTH;
     const mac_fold_fn fold = mac_fold(method);
     zuc_batch b;
     mac_job job;
