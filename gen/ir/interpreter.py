@@ -57,6 +57,21 @@ def _lanes(x, lane_bits):
     return x.view({8: np.uint8, 16: "<u2", 32: "<u4", 64: "<u8"}[lane_bits])
 
 
+def _lookup16(op, table, index):
+    """Per 128-bit block, index byte i < 16 picks the block's table byte i and
+    i >= 0x80 gives 0.  An index in 16..0x7F is refused, not given x86's
+    meaning (pshufb reads i & 15) or AArch64's (TBL gives 0): a kernel must
+    mean the same thing on every ISA."""
+    outside = (index >= 16) & (index < 0x80)
+    if outside.any():
+        at = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"interpreter: {op.opcode} {op.result!r}: index byte {at} is {int(index[at]):#04x}, "
+                         f"outside its domain (0..15 picks a table byte, 0x80..0xff gives zero)")
+    blocks, indices = table.reshape(-1, 16), index.reshape(-1, 16)
+    picked = np.take_along_axis(blocks, (indices & 15).astype(np.intp), axis=1)
+    return np.where(indices & 0x80, 0, picked).astype(np.uint8).reshape(-1)
+
+
 def _execute(op, env, memory, loops):
     args = [env[a] for a in op.args]
     attrs = op.attrs
@@ -112,9 +127,7 @@ def _execute(op, env, memory, loops):
             out = (x << x.dtype.type(n)) | (x >> x.dtype.type(lane - n))
         return out.view(np.uint8)
     if code == "shuffle":
-        table, index = args[0].reshape(-1, 16), args[1].reshape(-1, 16)
-        picked = np.take_along_axis(table, (index & 15).astype(np.intp), axis=1)
-        return np.where(index & 0x80, 0, picked).astype(np.uint8).reshape(-1)
+        return _lookup16(op, args[0], args[1])
     if code in ("unpacklo", "unpackhi"):
         size = attrs["lane"] // 8
         a, b = args[0].reshape(-1, 16 // size, size), args[1].reshape(-1, 16 // size, size)

@@ -5,7 +5,8 @@ Bit order: an int ``x`` is the vector with component ``i = (x >> i) & 1``
 (fields and isomorphisms), ``sbox_decompose`` (A2·inv(A1·x ⊕ c1) ⊕ c2),
 ``nibble`` (two 16-entry tables), ``gfni`` (qword layout and instruction
 models), ``aesni_form`` (AESENCLAST as inversion), ``fusion`` (composition and
-byte blocks of word maps), ``shuffle`` (pshufb masks and model).
+byte blocks of word maps), ``shuffle`` (byte-shuffle masks, index 0x80 the
+neutral zero, and the exact pshufb model).
 """
 
 from .aesni_form import AesniForm, aesenclast, aesni_form

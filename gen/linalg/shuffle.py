@@ -1,18 +1,25 @@
-"""Byte permutations and word rotations as pshufb masks, plus a pshufb model.
+"""Byte permutations and word rotations as shuffle masks, plus a pshufb model.
 
 Why: byte moves (ShiftRows, byte swaps, rotations by multiples of 8 bits) are
 one in-lane shuffle on every SIMD target; the masks are derived here once.
 
 Conventions: a permutation ``perm`` means *output byte j = input byte
-perm[j]*; a mask is 16 bytes per 128-bit lane, index ``0x80`` writes zero
-(``None`` in a permutation).  Word rotations are left rotations (``rotl``);
-a negative amount rotates right.
+perm[j]*; a mask is 16 bytes per 128-bit lane, each byte 0..15 (the source
+byte) or ``ZERO_INDEX`` = 0x80, which writes zero (``None`` in a permutation).
+That is the domain where x86's pshufb and AArch64's TBL agree, the meaning of
+the IR's 16-entry lookup; every mask made here stays in it.  Word rotations
+are left rotations (``rotl``); a negative amount rotates right.
+
+``pshufb`` is the exact x86 model (it also reads indices 16..0x7F, as
+``i & 15``), for code that reasons about x86 instructions themselves.
 """
 
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
+# The neutral zero index: pshufb zeroes a byte whose index has bit 7 set,
+# TBL one whose index is 16 or more; 0x80 is both.
 ZERO_INDEX = 0x80
 
 
@@ -53,10 +60,10 @@ def inverse_permutation(perm: Sequence[int]) -> tuple[int, ...]:
 
 
 def permutation_mask(perm: Sequence[Optional[int]]) -> bytes:
-    """pshufb mask for one 128-bit lane: output byte j = input byte perm[j]
-    (``None`` = zero).  Repeats are allowed (a broadcast is a valid shuffle)."""
+    """Shuffle mask for one 128-bit lane: output byte j = input byte perm[j]
+    (``None`` = zero, ``ZERO_INDEX``).  Repeats are allowed (a broadcast is a valid shuffle)."""
     if len(perm) != 16:
-        raise ValueError(f"a pshufb mask has 16 entries, got {len(perm)}")
+        raise ValueError(f"a shuffle mask has 16 entries, got {len(perm)}")
     out = []
     for j, v in enumerate(perm):
         if v is None:
@@ -83,7 +90,7 @@ def _check_word_bytes(word_bytes: int) -> None:
 
 
 def rotate_words_mask(word_bytes: int, bits: int, little_endian: bool = True) -> bytes:
-    """pshufb mask rotating each ``word_bytes``-byte word left by ``bits``
+    """Shuffle mask rotating each ``word_bytes``-byte word left by ``bits``
     (a multiple of 8; ``ValueError`` otherwise).  ``little_endian`` says how
     a word's bytes sit in memory (x86 lanes: little-endian)."""
     _check_word_bytes(word_bytes)
@@ -99,14 +106,15 @@ def rotate_words_mask(word_bytes: int, bits: int, little_endian: bool = True) ->
 
 
 def byteswap_mask(word_bytes: int) -> bytes:
-    """pshufb mask reversing the bytes of each ``word_bytes``-byte word."""
+    """Shuffle mask reversing the bytes of each ``word_bytes``-byte word."""
     _check_word_bytes(word_bytes)
     return permutation_mask([j - j % word_bytes + (word_bytes - 1 - j % word_bytes) for j in range(16)])
 
 
 def pshufb(table: bytes, index: bytes) -> bytes:
-    """Model of (v)pshufb, lane by lane for 16·k bytes: out = 0 if index bit 7
-    is set, else ``table[lane + (index & 15)]``."""
+    """Exact model of x86's (v)pshufb, lane by lane for 16·k bytes: out = 0 if
+    index bit 7 is set, else ``table[lane + (index & 15)]`` (so indices
+    16..0x7F wrap, which the IR's neutral lookup refuses)."""
     if len(table) != len(index) or len(table) % 16:
         raise ValueError("pshufb operands must have equal length, a multiple of 16 bytes")
     return bytes(0 if i & 0x80 else table[(k & ~15) + (i & 15)] for k, i in enumerate(index))
@@ -127,11 +135,11 @@ def widen_permutation(perm: Sequence[int], factor: int) -> tuple[int, ...]:
 
 
 def lane_permutation_mask(perm: Sequence[Optional[int]]) -> bytes:
-    """pshufb mask of any multiple of 16 bytes: output byte j = input byte
+    """Shuffle mask of any multiple of 16 bytes: output byte j = input byte
     perm[j] (``None`` = zero), each source in j's own 128-bit lane, which is
-    all pshufb can reach; ``ValueError`` for a source in another lane."""
+    all an in-lane shuffle can reach; ``ValueError`` for a source in another lane."""
     if len(perm) % LANE_BYTES:
-        raise ValueError(f"a pshufb mask has a multiple of {LANE_BYTES} entries, got {len(perm)}")
+        raise ValueError(f"a shuffle mask has a multiple of {LANE_BYTES} entries, got {len(perm)}")
     masks = []
     for base in range(0, len(perm), LANE_BYTES):
         lane = []
@@ -172,7 +180,7 @@ def split_at_lane_swap(perm: Sequence[int]) -> tuple[bytes, bytes]:
 
 
 def deinterleave_mask() -> bytes:
-    """pshufb mask taking each lane's even bytes to its low 8 bytes and its odd
+    """Shuffle mask taking each lane's even bytes to its low 8 bytes and its odd
     bytes to its high 8: undoes the byte interleave of unpacklo/unpackhi_epi8
     (after it, a 64-bit unpack of two such registers gives back the inputs)."""
     return permutation_mask([*range(0, LANE_BYTES, 2), *range(1, LANE_BYTES, 2)])
