@@ -599,3 +599,138 @@ def test_zuc_modelled_row_in_the_zuc256_section():
     md = report.render_markdown(synthetic(), zuc_modelled_records())
     assert "### ZUC-256 modelled figures (not measured)" in md
     assert "modelled (llvm-mca icelake-server)" in md
+
+
+# --------------------------------------------------------------------------
+# uBlock: the paper's method (one block, 1,000,000 times) beside the buffers
+# --------------------------------------------------------------------------
+
+def urec(cipher, name, mode, gbps, size=65536, streams=1, lanes=4, **extra):
+    strategy, target = name.split("_", 1)
+    r = {"cipher": cipher, "impl": "ours", "name": name, "strategy": strategy, "target": target,
+         "mode": mode, "msg_bytes": size, "streams": streams, "lanes": lanes, "gbps": gbps,
+         "cpb": GHZ * 8 / gbps, "verified": True, "emulated": False, "modelled": False,
+         "clock_ghz": GHZ, "cpu": "Test CPU", "loops": 0}
+    r.update(extra)
+    return r
+
+
+def loop_rec(cipher, name, role, gbps_mean, streams=1, loops=1_000_000, lanes=4, best=None):
+    """A one-block-loop record as bench writes it: its best test at `best`
+    (default 10% above the mean), the mean of 4 tests at `gbps_mean`."""
+    block = 32 if cipher == "ublock256_256" else 16
+    best = best or gbps_mean * 1.1
+    return urec(cipher, name, "block-loop", best, size=block, streams=streams, lanes=lanes,
+                loops=loops, role=role, tests=4, iters=1, gbps_mean=gbps_mean,
+                cpb_mean=GHZ * 8 / gbps_mean)
+
+
+def ublock_synthetic(loops=1_000_000):
+    """Buffer records of uBlock-128/128 and 256/256, and one-block loops:
+    register_avx2 at 3.6025 Gbit/s (half the paper's 7.205), four keys at
+    3.17 (half of 6.34), register_avx512, and the dispatch pick."""
+    out = [urec("ublock128_128", "register_avx2", "ctr", 5.0),
+           urec("ublock128_128", "register_avx2", "cbc-enc", 4.0, streams=4),
+           urec("ublock128_128", "nibbleslice_avx2", "ctr", 20.0, lanes=32),
+           urec("ublock256_256", "nibbleslice_avx2", "ctr", 9.0, lanes=32)]
+    out += [loop_rec("ublock128_128", "register_avx2", "paper-method", 3.6025, loops=loops),
+            loop_rec("ublock128_128", "register_avx2", "paper-method", 3.17, streams=4,
+                     loops=loops),
+            loop_rec("ublock128_128", "register_avx512", "paper-method", 7.205, lanes=8,
+                     loops=loops),
+            loop_rec("ublock128_128", "nibbleslice_avx2", "fastest", 0.7205, lanes=32,
+                     loops=loops),
+            loop_rec("ublock256_256", "register_avx2", "paper-method+fastest", 1.591, lanes=2,
+                     loops=loops)]
+    return out
+
+
+def cells(md, start):
+    """The cells of the first table line of md that starts with `start`."""
+    line = next(l for l in md.splitlines() if l.startswith(start))
+    return [c.strip() for c in line.strip("|").split("|")]
+
+
+def test_one_block_table_rows_and_ratios():
+    md = report.render_markdown(ublock_synthetic())
+    title = "## uBlock, the paper's method: one block, 1,000,000 times"
+    assert title + "\n" in md
+    section = md.split(title)[1].split("\n## ")[0]
+    assert "like-for-like comparison" in section and "mean of 4 test(s)" in section
+    rows = [l for l in section.splitlines() if l.startswith("| uBlock-")]
+    assert len(rows) == 5
+    # variant, keys, kernel, role, lanes, Gbit/s (mean), c/B, best test, paper, ratio
+    c = cells(section, "| uBlock-128/128 | 1 | `register_avx2`")
+    assert c[3] == "paper-method" and c[4] == "4"
+    assert c[5] == "3.603" and c[6] == f"{GHZ * 8 / 3.6025:.2f}"
+    assert c[7] == f"{3.6025 * 1.1:.3f}"  # the best test, kept apart from the mean
+    assert c[8] == "7.205" and c[9] == "0.50×"  # the ratio from the mean and the paper's figure
+    assert cells(section, "| uBlock-128/128 | 4 (CBC) | `register_avx2`")[8:] == ["6.340", "0.50×"]
+    assert cells(section, "| uBlock-128/128 | 1 | `register_avx512`")[9] == "1.00×"
+    assert cells(section, "| uBlock-128/128 | 1 | `nibbleslice_avx2`")[3] == "fastest"
+    assert cells(section, "| uBlock-128/128 | 1 | `nibbleslice_avx2`")[9] == "0.10×"
+    both = cells(section, "| uBlock-256/256 | 1 | `register_avx2`")
+    assert both[3] == "paper-method, fastest" and both[8] == "3.182" and both[9] == "0.50×"
+    # Order: one key before four keys, the paper's method (widest target first) before fastest.
+    names = [r.split("|")[3].strip() for r in rows[:4]]
+    assert names == ["`register_avx512`", "`register_avx2`", "`nibbleslice_avx2`",
+                     "`register_avx2`"]
+
+
+def test_paper_rows_say_which_comparison_is_like_for_like():
+    md = report.render_markdown(ublock_synthetic())
+    part = md.split("### The paper's figures")[1].split("\n### ")[0]
+    head = "| line | kernel | measured as | Gbit/s | c/B | vs the paper | like for like? |"
+    assert head in part
+    paper = cells(part, "| paper: one key (reference line)")
+    assert paper[2] == "one block, 1,000,000 times, mean of 10" and paper[3] == "7.205"
+    assert paper[4] == f"{3.7 * 8 / 7.205:.2f}"  # at the paper's stated clock
+    loop = cells(part, "| ours: the paper's method, one key | `register_avx2` | one block")
+    assert loop[2] == "one block (a padded batch of 4), 1,000,000 times, mean of 4"
+    assert loop[3] == "3.603" and loop[5] == "0.50×" and loop[6] == "yes: the paper's measurement"
+    four = cells(part, "| ours: the paper's method, four keys | `register_avx2` | one block")
+    assert four[5] == "0.50×" and four[6].startswith("yes")
+    fast = cells(part, "| ours: fastest kernel, one key | `nibbleslice_avx2` | one block")
+    assert fast[2].startswith("one block (a padded batch of 32)") and fast[5] == "0.10×"
+    # The buffer figures keep what they are, and say they are not the paper's measurement.
+    buf = cells(part, "| ours: the paper's method, one key | `register_avx2` | ctr")
+    assert buf[2] == "ctr, 64 KiB messages" and buf[3] == "5.000" and buf[5] == f"{5 / 7.205:.2f}×"
+    assert buf[6] == "no: a 64 KiB buffer, not one block"
+    assert cells(part, "| ours: fastest kernel, one key | `nibbleslice_avx2` | ctr")[6].startswith("no")
+
+
+def test_one_block_loops_stay_out_of_buffer_tables_and_plot(tmp_path):
+    recs = ublock_synthetic()
+    assert all(not r.get("loops") for r in report.measured(recs))
+    assert len(report.one_block_loops(recs)) == 5
+    md = report.render_markdown(recs)
+    assert "block-loop" not in md  # no buffer table lists the loops as a mode
+    assert "### uBlock-128/128 ctr: Gbit/s by message size" in md
+    pytest.importorskip("matplotlib")
+    png = tmp_path / "u.png"
+    report.plot(recs, str(png))
+    assert png.stat().st_size > 1000
+
+
+def test_quick_loops_are_labelled_as_fewer_than_the_paper():
+    md = report.render_markdown(ublock_synthetic(loops=100_000))
+    assert ("## uBlock, the paper's method: one block, 100,000 times (fewer than the paper's "
+            "1,000,000: a quick run)") in md
+    assert "one block (a padded batch of 4), 100,000 times, mean of 4" in md
+
+
+def test_no_one_block_section_without_loops():
+    recs = [r for r in ublock_synthetic() if not r["loops"]]
+    md = report.render_markdown(recs)
+    assert "the paper's method: one block" not in md
+    assert "yes: the paper's measurement" not in md  # no like-for-like row without the loop
+    assert "| no: a 64 KiB buffer, not one block |" in md
+
+
+def test_only_one_block_loops():
+    """A run of `bench --mode block-loop` alone: the one-block section, no
+    empty buffer sections."""
+    recs = [r for r in ublock_synthetic() if r["loops"]]
+    md = report.render_markdown(recs)
+    assert "## uBlock, the paper's method: one block" in md
+    assert "throughput" not in md and "No measurements" not in md

@@ -33,6 +33,12 @@ typedef struct bench_cell {
   const size_t *sizes;    /* message sizes to time (bytes per message) */
   size_t n_sizes;
   size_t max_bytes; /* longest message the subject accepts (0: no limit) */
+  /* The uBlock paper's method (bench_ublock.c): one call processes its
+   * message `loops` times over in a loop, and is timed as it is, once per
+   * repetition (no calibration); Gbit/s count all loops.  0: an ordinary
+   * cell, whose call processes its message once. */
+  uint64_t loops;
+  const char *role; /* what the record stands for in the report, or NULL */
   /* One timed call on `streams` messages of msg_bytes bytes each; 0 on
    * success. */
   int (*call)(void *ctx, size_t msg_bytes);
@@ -55,6 +61,7 @@ typedef struct bench_select {
   size_t n_sizes;
   int quick;        /* --quick: each cipher's quick sizes */
   unsigned streams; /* --streams: messages per call for many-stream subjects */
+  uint64_t loops;   /* --loops: encryptions per test of the paper's one-block method */
 } bench_select;
 
 /* 1 if `word` is one of the comma-separated items of `list`. */

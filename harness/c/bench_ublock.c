@@ -11,6 +11,14 @@
  *            kernel's multi-key entry), streams 4; only kernels that have a
  *            multi-key entry (single-key CBC encryption is serial: one block
  *            per kernel pass, not what the kernels are for).
+ *   block-loop the paper's own measurement (section 3.1): one block
+ *            encrypted --loops times (1,000,000; --quick 100,000) per timed
+ *            call, with one key, and with four keys (one block each, CBC,
+ *            through the multi-key entry) where the kernel has that entry.
+ *            For the register kernels on every native target (the paper's
+ *            method) and for the kernel dispatch picks (ublock_impl_best;
+ *            for a batch kernel one block is a padded batch: that is what
+ *            one block costs it).  See loop_call.
  * Message sizes as SM4's (64 B .. 1 MiB; --quick 256 B, 4 KiB, 64 KiB), per
  * stream.  Key expansion is not timed (set up once, as an application
  * would).  Before timing, each cell's output (several batches plus a block;
@@ -156,6 +164,121 @@ static int add(bench_set *set, const ublock_impl *impl, const ublock_impl *ref, 
   return !ok;
 }
 
+/* ------------------------------------------------------------------ */
+/* The paper's method: one block, encrypted over and over               */
+/* ------------------------------------------------------------------ */
+
+#define LOOP_MODE "block-loop"
+
+typedef struct {
+  cell_ctx base;  /* kernel, variant, and the op: ECB (one key) or CBC (four keys) encryption */
+  uint64_t loops; /* encryptions per call */
+  size_t block;   /* the one size the cell is timed at: one block */
+} loop_ctx;
+
+/*
+ * One of the paper's tests: the block encrypted `loops` times.  The paper
+ * (section 3.1) encrypts a "short message" of one 128- or 256-bit block
+ * 1,000,000 times in a loop per test, and explains (3.2, item 2) that "the
+ * data used in every round is the same and its storage location does not
+ * change": so each encryption here takes the SAME input block (in_bufs) and
+ * writes the same output block; outputs do not feed the next input, and
+ * successive encryptions may overlap in the core as they would in the
+ * paper's loop.  The kernel is called through its entry point
+ * (crypt_blocks, or crypt_blocks_multi for the four keys), as the paper
+ * calls its encryption function, without the mode driver.  The paper
+ * averages 10 tests; bench times one per repetition and reports the mean and
+ * the best.
+ */
+static int loop_call(void *ctx, size_t len) {
+  (void)len; /* always one block */
+  const loop_ctx *c = ctx;
+  const ublock_impl *impl = c->base.impl;
+  if (c->base.streams == 1) {
+    const ublock_key *key = key_of(c->base.variant, 0);
+    for (uint64_t i = 0; i < c->loops; i++)
+      impl->crypt_blocks(key, UBLOCK_ENCRYPT, in_bufs[0], out_bufs[0], 1);
+    return 0;
+  }
+  const ublock_key *k[STREAMS];
+  const uint8_t *ivs[STREAMS], *in[STREAMS];
+  for (unsigned j = 0; j < STREAMS; j++) {
+    k[j] = key_of(c->base.variant, j);
+    ivs[j] = IVS[j];
+    in[j] = in_bufs[j];
+  }
+  for (uint64_t i = 0; i < c->loops; i++)
+    impl->crypt_blocks_multi(k, STREAMS, UBLOCK_ENCRYPT, ivs, in, out_bufs, 1);
+  return 0;
+}
+
+/* The op a loop cell runs, for the reference check: ECB encryption with one
+ * key, CBC encryption (one block per key) with four. */
+static const kc_block_op *loop_op(unsigned streams) {
+  for (size_t o = 0; o < KC_N_BLOCK_OPS; o++)
+    if (KC_BLOCK_OPS[o].encrypt && KC_BLOCK_OPS[o].mode == (streams == 1 ? KC_MODE_ECB : KC_MODE_CBC))
+      return &KC_BLOCK_OPS[o];
+  return NULL;
+}
+
+/* Adds one block-loop cell after checking its one block against the
+ * reference; returns 1 if the check failed. */
+static int add_loop(bench_set *set, const ublock_impl *impl, const ublock_impl *ref,
+                    ublock_variant v, unsigned streams, const char *role, uint64_t loops) {
+  loop_ctx *c = malloc(sizeof *c);
+  if (!c) exit(1);
+  *c = (loop_ctx){{impl, v, loop_op(streams), streams}, loops, ublock_block_bytes(v)};
+  int ok = agrees(&c->base, ref, c->block);
+  if (!ok)
+    fprintf(stderr, "bench: WARNING: %s %s %s (%u keys) output differs from reference_scalar\n",
+            ublock_variant_name(v), impl->name, LOOP_MODE, streams);
+  bench_cell *cell = bench_add(set);
+  *cell = (bench_cell){.cipher = ublock_variant_name(v),
+                       .impl = "ours",
+                       .name = impl->name,
+                       .strategy = impl->strategy,
+                       .target = impl->target,
+                       .mode = LOOP_MODE,
+                       .lanes = impl->batch_blocks[v],
+                       .streams = streams,
+                       .verified = ok,
+                       .sizes = &c->block,
+                       .n_sizes = 1,
+                       .loops = loops,
+                       .role = role,
+                       .call = loop_call,
+                       .ctx = c,
+                       .close = free};
+  return !ok;
+}
+
+/* The role of a kernel in the one-block measurement, or NULL if it has
+ * none: the register kernels are the paper's method, `best` is what
+ * dispatch picks (ublock_impl_best). */
+static const char *loop_role(const ublock_impl *im, const ublock_impl *best) {
+  int paper = strcmp(im->strategy, "register") == 0, fastest = im == best;
+  return paper && fastest ? "paper-method+fastest"
+         : paper          ? "paper-method"
+         : fastest        ? "fastest"
+                          : NULL;
+}
+
+/* The one-block loops of one kernel: one key, and four keys where it has a
+ * multi-key entry.  Returns the number of failed checks. */
+static int add_loops(bench_set *set, const bench_select *sel, const ublock_impl *im,
+                     const ublock_impl *ref, const ublock_impl *best) {
+  const char *role = loop_role(im, best);
+  if (!role || !bench_wants_mode(sel, LOOP_MODE)) return 0;
+  int problems = 0;
+  for (int v = 0; v < UBLOCK_VARIANT_COUNT; v++) {
+    if (!bench_wants_cipher(sel, ublock_variant_name((ublock_variant)v))) continue;
+    problems += add_loop(set, im, ref, (ublock_variant)v, 1, role, sel->loops);
+    if (im->crypt_blocks_multi)
+      problems += add_loop(set, im, ref, (ublock_variant)v, STREAMS, role, sel->loops);
+  }
+  return problems;
+}
+
 /* 1 if the command line selects any variant. */
 static int wants_any_variant(const bench_select *sel) {
   for (int v = 0; v < UBLOCK_VARIANT_COUNT; v++)
@@ -178,12 +301,14 @@ static int add_cells(bench_set *set, const bench_select *sel) {
     fprintf(stderr, "bench: uBlock set-up failed (key schedule or out of memory)\n");
     return 1;
   }
+  const ublock_impl *best = ublock_impl_best();
   int problems = 0;
   for (size_t i = 0; i < impls.n; i++) {
     const ublock_impl *im = impls.v[i].impl;
     if (!bench_timeable(&impls.v[i]) ||
         !bench_wants_subject(sel, "ours", im->name, im->strategy, im->target))
       continue;
+    problems += add_loops(set, sel, im, ref, best);
     for (int v = 0; v < UBLOCK_VARIANT_COUNT; v++) {
       if (!bench_wants_cipher(sel, ublock_variant_name((ublock_variant)v))) continue;
       for (size_t o = 0; o < KC_N_BLOCK_OPS; o++) {
@@ -196,5 +321,5 @@ static int add_cells(bench_set *set, const bench_select *sel) {
   return problems;
 }
 
-const bench_cipher bench_ublock = {"ublock128_128,ublock128_256,ublock256_256", KC_BLOCK_OP_NAMES,
-                                   add_cells};
+const bench_cipher bench_ublock = {"ublock128_128,ublock128_256,ublock256_256",
+                                   KC_BLOCK_OP_NAMES "," LOOP_MODE, add_cells};
