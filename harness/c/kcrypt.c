@@ -16,10 +16,25 @@
  * -t picks a target (instruction set), -s a slicing strategy; --emulated runs
  * the SIMDe (portable C) build of the target instead of native code.
  *
- * On any error a message goes to stderr, nothing goes to stdout, and the exit
- * status is non-zero (2: bad command line or input, 1: I/O failure).  The
- * whole input is read and processed before anything is written, so a failure
- * never leaves partial output.
+ * stdin is read and processed in pieces of 1 MiB (KC_CHUNK_BYTES), each
+ * written to stdout before the next is read, so memory stays the same
+ * whatever the input's size and output starts before the input ends.
+ * (zuc mac with --mac-method is the exception: that one-shot path reads the
+ * whole input into memory first.)
+ *
+ * On any error a message goes to stderr and the exit status is non-zero (2:
+ * bad command line or input, 1: I/O failure: reading stdin, or writing
+ * stdout, e.g. a full disk or a reader that went away; SIGPIPE is ignored so
+ * that a closed pipe is reported as such).  Errors on the command line are
+ * found before stdin is read, and nothing is written.  An error found in the
+ * input (ECB or CBC input that is not a whole number of blocks, zuc --bits
+ * beyond the input's end) is found with the last piece, before any of that
+ * piece is written; pieces before it have been written already, and the
+ * message then says how many bytes went to stdout (e.g. "...; 1048576 bytes
+ * were already written").  An input shorter than one piece therefore fails
+ * with nothing written.  Whole-block input always succeeds, however the pipe
+ * splits it.  A write error, too, can come after earlier pieces were written;
+ * its message says how many bytes were.
  *
  * Ciphers are rows of the `ciphers` table below, each written in its own file
  * (kcrypt_sm4.c, kcrypt_zuc.c, kcrypt_ublock.c) against kcrypt.h; choosing an
@@ -29,9 +44,14 @@
  * Test hook: targets named in KC_DISABLE_TARGETS (comma-separated) are
  * treated as ones this CPU cannot run natively (see common.h).
  */
+#define _POSIX_C_SOURCE 200809L /* SIGPIPE, read, write under -std=c11 */
+
 #include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kcrypt.h"
 
@@ -291,33 +311,135 @@ int kc_block_prepare(const kc_cipher *c, const kc_args *a, size_t key_bytes, siz
   return job->impl ? 0 : -1;
 }
 
-int kc_block_output(const kc_cipher *c, const kc_block_job *job, size_t len, uint8_t **out,
-                    char *err, size_t err_size) {
-  if (job->mode != KC_MODE_CTR && len % job->block_bytes != 0) {
+int kc_block_piece(const kc_cipher *c, kc_block_job *job, size_t len, int last, char *err,
+                   size_t err_size) {
+  job->seen += len;
+  if (last && job->mode != KC_MODE_CTR && job->seen % job->block_bytes != 0) {
     snprintf(err, err_size,
-             "input is %zu bytes, not a multiple of the %zu-byte %s block "
+             "input is %" PRIu64 " bytes, not a multiple of the %zu-byte %s block "
              "(ecb and cbc do no padding)",
-             len, job->block_bytes, c->name);
-    return -1;
-  }
-  *out = malloc(len ? len : 1);
-  if (!*out) {
-    snprintf(err, err_size, "out of memory (%zu bytes)", len);
+             job->seen, job->block_bytes, c->name);
     return -1;
   }
   return 0;
 }
 
-int kc_block_finish(int rc, const char *driver, const char *impl_name, uint8_t **out, size_t len,
+int kc_block_finish(int rc, const char *driver, const char *impl_name, size_t len,
                     size_t *out_len, char *err, size_t err_size) {
   if (rc != 0) {
     snprintf(err, err_size, "%s with %s failed (code %d)", driver, impl_name, rc);
-    free(*out);
-    *out = NULL;
     return -1;
   }
   *out_len = len;
   return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Streaming stdin through a cipher                                     */
+/* ------------------------------------------------------------------ */
+
+/* Every piece is whole blocks until the last (see KC_CHUNK_BYTES). */
+_Static_assert(KC_CHUNK_BYTES % KC_BLOCK_MAX_BYTES == 0,
+               "a piece must hold whole blocks of every block cipher");
+
+/* Reads from fd until `want` bytes are at buf or the input ends: a pipe may
+ * hand over a few bytes per read, and a signal may interrupt one.  Sets *got;
+ * returns 0, or -1 with errno set on a read error. */
+static int read_full(int fd, uint8_t *buf, size_t want, size_t *got) {
+  *got = 0;
+  while (*got < want) {
+    ssize_t n = read(fd, buf + *got, want - *got);
+    if (n > 0)
+      *got += (size_t)n;
+    else if (n == 0)
+      return 0; /* end of input */
+    else if (errno != EINTR)
+      return -1;
+  }
+  return 0;
+}
+
+/* Writes all len bytes to fd, however many each write takes, counting them
+ * into *written as they go.  Returns 0, or -1 with errno set (EPIPE for a
+ * reader that went away: SIGPIPE is ignored). */
+static int write_full(int fd, const uint8_t *buf, size_t len, uint64_t *written) {
+  while (len > 0) {
+    ssize_t n = write(fd, buf, len);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      if (n == 0) errno = EIO; /* no progress and no reason: do not spin */
+      return -1;
+    }
+    buf += n;
+    len -= (size_t)n;
+    *written += (uint64_t)n;
+  }
+  return 0;
+}
+
+/* Prints "kcrypt: error: <what>", adding how much of the output went to
+ * stdout before it, if any. */
+static void stream_error(const char *what, uint64_t written) {
+  if (written)
+    fprintf(stderr, PROG ": error: %s; %" PRIu64 " byte%s already written\n", what, written,
+            written == 1 ? " was" : "s were");
+  else
+    fprintf(stderr, PROG ": error: %s\n", what);
+}
+
+/*
+ * stdin through the cipher to stdout, one piece of KC_CHUNK_BYTES at a time
+ * (at most the cipher's input limit in all).  A short read means the input
+ * ended, so that piece is the last; a full piece may be followed by an empty
+ * last one.  Returns the exit status.
+ */
+static int stream(const kc_cipher *c, uint8_t *in, uint8_t *out) {
+  uint64_t limit = c->input_limit ? c->input_limit() : UINT64_MAX;
+  uint64_t taken = 0, written = 0;
+  char err[ERR_SIZE], what[ERR_SIZE + 64];
+  for (int last = 0; !last;) {
+    size_t want = limit - taken < KC_CHUNK_BYTES ? (size_t)(limit - taken) : KC_CHUNK_BYTES;
+    size_t got, out_len = 0;
+    if (read_full(STDIN_FILENO, in, want, &got) != 0) {
+      snprintf(what, sizeof what, "reading stdin: %s", strerror(errno));
+      stream_error(what, written);
+      return EXIT_IO;
+    }
+    taken += got;
+    last = got < want || taken == limit;
+    if (c->update(in, got, last, out, &out_len, err, sizeof err) != 0) {
+      stream_error(err, written);
+      return EXIT_USAGE;
+    }
+    if (write_full(STDOUT_FILENO, out, out_len, &written) != 0) {
+      snprintf(what, sizeof what, "writing stdout: %s", strerror(errno));
+      stream_error(what, written);
+      return EXIT_IO;
+    }
+  }
+  return 0;
+}
+
+/* stream() with its two buffers, which hold plain text and so are wiped
+ * afterwards, as is what the cipher kept.  Returns the exit status. */
+static int run_cipher(const kc_cipher *c) {
+  /* A reader that goes away makes write fail with EPIPE, reported like any
+   * other write error, instead of killing kcrypt silently. */
+  signal(SIGPIPE, SIG_IGN);
+  uint8_t *in = malloc(KC_CHUNK_BYTES), *out = malloc(KC_CHUNK_BYTES + KC_OUT_SLACK);
+  int status;
+  if (!in || !out) {
+    fprintf(stderr, PROG ": error: out of memory (two buffers of %zu bytes)\n", KC_CHUNK_BYTES);
+    status = EXIT_IO;
+  } else {
+    status = stream(c, in, out);
+    memset(in, 0, KC_CHUNK_BYTES);
+    memset(out, 0, KC_CHUNK_BYTES + KC_OUT_SLACK);
+  }
+  free(in);
+  free(out);
+  if (c->wipe) c->wipe();
+  return status;
 }
 
 /* ------------------------------------------------------------------ */
@@ -332,7 +454,7 @@ static void usage(FILE *f) {
           "       " PROG " --list-impls [CIPHER]\n"
           "\n"
           "sm4 and ublock* encrypt (-e) or decrypt (-d) all of stdin to stdout without\n"
-          "padding.\n"
+          "padding, 1 MiB at a time (output starts before the input ends).\n"
           "zuc128/zuc256 enc XORs stdin with the keystream (its own inverse; no -e/-d);\n"
           "zuc128/zuc256 mac prints the MAC of stdin in hex.\n"
           "  -k, --key HEX        key in hex (sm4, zuc128, ublock128_128: 16 bytes;\n"
@@ -343,9 +465,12 @@ static void usage(FILE *f) {
           "                       zuc256: 25 bytes (IV17..IV24 in the low 6 bits of a\n"
           "                       byte each) or 23 bytes (those fields packed)\n"
           "      --tag BITS       zuc mac: tag length, 32 (default), 64 or 128 (zuc256)\n"
-          "      --bits N         zuc: use the first N bits of stdin (default: all of it);\n"
+          "      --bits N         zuc: use the first N bits of stdin (default: all of it;\n"
+          "                       no more of stdin is read);\n"
           "                       enc writes ceil(N/8) bytes, unused low bits zero\n"
-          "      --mac-method M   zuc mac on a lanes kernel: clmul (default) or compare\n"
+          "      --mac-method M   zuc mac on a lanes kernel: clmul or compare, through\n"
+          "                       the one-shot call, which reads all of stdin into\n"
+          "                       memory first (without it, mac streams like the rest)\n"
           "  -t, --target NAME    instruction-set target (see --list-targets)\n"
           "  -s, --strategy NAME  slicing strategy (e.g. byteslice, wordslice, lanes,\n"
           "                       register, nibbleslice, reference)\n"
@@ -520,25 +645,10 @@ int main(int argc, char **argv) {
     return fail(err);
   }
 
-  if (cipher->prepare(&a, err, sizeof err) != 0) return fail(err);
-
-  /* Everything on the command line is valid: read, process, then write. */
-  uint8_t *in, *out;
-  size_t in_len, out_len;
-  if (kc_read_all(stdin, &in, &in_len) != 0) {
-    fprintf(stderr, PROG ": error: reading stdin: %s\n", strerror(errno));
-    return EXIT_IO;
-  }
-  if (cipher->run(in, in_len, &out, &out_len, err, sizeof err) != 0) {
-    free(in);
+  if (cipher->prepare(&a, err, sizeof err) != 0) {
+    if (cipher->wipe) cipher->wipe();
     return fail(err);
   }
-  free(in);
-  if (kc_write_all(stdout, out, out_len) != 0) {
-    fprintf(stderr, PROG ": error: writing stdout: %s\n", strerror(errno));
-    free(out);
-    return EXIT_IO;
-  }
-  free(out);
-  return 0;
+  /* Everything on the command line is valid: stream stdin to stdout. */
+  return run_cipher(cipher);
 }

@@ -1,9 +1,18 @@
 /*
  * kcrypt's ZUC-128 and ZUC-256: `enc` (XOR with the keystream, EEA3 style,
- * so it also decrypts) and `mac` (the tag in hex, EIA3 style), each through
- * the library's many-streams entry point with one stream, so that the kernel
- * named by -t/-s/--emulated is the one that runs.
+ * so it also decrypts) and `mac` (the tag in hex, EIA3 style), streamed one
+ * piece of stdin at a time through the library's incremental calls
+ * (zuc_eea_*, zuc_mac_*) on the kernel named by -t/-s/--emulated.
+ *
+ * --bits N uses the first N bits of stdin: kcrypt reads ceil(N/8) bytes and
+ * no more, and the last piece goes to the final call in bits.
+ *
+ * --mac-method picks how the MAC folds message bits into the tag, which only
+ * the one-shot many-streams call (zuc_mac_lanes) takes: with it, mac gathers
+ * all of its input in memory and makes that call with one stream at the end.
+ * Without it, mac streams (the library's own choice of method).
  */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +23,7 @@
 #define IV_MAX 25
 #define KEY_MAX 32
 
-/* What zuc_prepare decided, for zuc_run. */
+/* What zuc_prepare decided, and the stream's state, for zuc_update. */
 static struct {
   zuc_variant variant;
   int mac; /* 1: mac, 0: enc */
@@ -22,10 +31,16 @@ static struct {
   uint8_t iv[IV_MAX];
   size_t iv_len;
   unsigned tag_bits;     /* mac */
-  zuc_mac_method method; /* mac */
+  int one_shot;          /* mac with --mac-method: zuc_mac_lanes on the whole input */
+  zuc_mac_method method; /* one_shot */
   int bits_given;
   size_t bits;
   const zuc_impl *impl;
+  uint64_t seen;           /* input bytes before the current piece */
+  zuc_eea_state eea;       /* enc */
+  zuc_mac_state mac_state; /* mac, streaming */
+  uint8_t *whole;          /* one_shot: the input so far */
+  size_t whole_len, whole_cap;
 } job;
 
 static const void *zuc_best(void) { return zuc_impl_best(); }
@@ -73,8 +88,11 @@ static int read_tag(const char *name, const char *text, char *err, size_t err_si
   return 0;
 }
 
+/* --mac-method, if given: the one-shot path with that method. */
 static int read_method(const char *text, char *err, size_t err_size) {
-  if (!text || strcmp(text, "clmul") == 0) {
+  job.one_shot = text != NULL;
+  if (!text) return 0;
+  if (strcmp(text, "clmul") == 0) {
     job.method = ZUC_MAC_CLMUL;
   } else if (strcmp(text, "compare") == 0) {
     job.method = ZUC_MAC_COMPARE;
@@ -129,7 +147,17 @@ static int zuc_prepare(const char *name, const kc_args *a, char *err, size_t err
 
   job.impl = kc_select_impl(job.variant == ZUC_128 ? &kc_cipher_zuc128 : &kc_cipher_zuc256, a, err,
                             err_size);
-  return job.impl ? 0 : -1;
+  if (!job.impl) return -1;
+  if (job.one_shot) return 0;
+  rc = job.mac ? zuc_mac_init(&job.mac_state, job.impl, job.variant, job.key, key_len, job.iv,
+                              job.iv_len, job.tag_bits)
+               : zuc_eea_init(&job.eea, job.impl, job.variant, job.key, key_len, job.iv, job.iv_len);
+  if (rc != ZUC_OK) {
+    snprintf(err, err_size, "%s with %s failed: %s", job.mac ? "zuc_mac_init" : "zuc_eea_init",
+             job.impl->name, zuc_strerror(rc));
+    return -1;
+  }
+  return 0;
 }
 
 static int zuc128_prepare(const kc_args *a, char *err, size_t err_size) {
@@ -142,45 +170,117 @@ static int zuc256_prepare(const kc_args *a, char *err, size_t err_size) {
   return zuc_prepare("zuc256", a, err, err_size);
 }
 
-static int zuc_run(const uint8_t *in, size_t len, uint8_t **out, size_t *out_len, char *err,
-                   size_t err_size) {
-  size_t have = 8 * len, bits = job.bits_given ? job.bits : have;
-  if (bits > have) {
-    snprintf(err, err_size, "--bits %zu is larger than the input (%zu bytes = %zu bits)", bits, len,
-             have);
+/* --bits N: the first ceil(N/8) bytes of stdin are all that is needed. */
+static uint64_t zuc_input_limit(void) {
+  return job.bits_given ? ((uint64_t)job.bits + 7) / 8 : UINT64_MAX;
+}
+
+/* The bits of the last piece (len bytes) to use: all of them, or what is
+ * left of --bits N, which the input must have.  Returns 0 or -1. */
+static int last_bits(size_t len, size_t *bits, char *err, size_t err_size) {
+  uint64_t total = job.seen + len;
+  if (!job.bits_given) {
+    *bits = 8 * len;
+    return 0;
+  }
+  if (job.bits > 8 * total) {
+    snprintf(err, err_size,
+             "--bits %zu is larger than the input (%" PRIu64 " bytes = %" PRIu64 " bits)",
+             job.bits, total, 8 * total);
     return -1;
   }
-  /* enc: ceil(bits / 8) bytes; mac: the tag in hex and a newline. */
-  size_t n = job.mac ? 2 * (job.tag_bits / 8) + 1 : (bits + 7) / 8;
-  uint8_t *buf = malloc(n ? n : 1), tag[16];
-  if (!buf) {
-    snprintf(err, err_size, "out of memory (%zu bytes)", n);
-    return -1;
-  }
-  const uint8_t *keys[1] = {job.key}, *ivs[1] = {job.iv}, *msgs[1] = {in};
-  uint8_t *outs[1] = {job.mac ? tag : buf};
-  int rc = job.mac ? zuc_mac_lanes(job.impl, job.method, job.variant, 1, keys, ivs, job.iv_len,
-                                   msgs, &bits, job.tag_bits, outs)
-                   : zuc_encrypt_lanes(job.impl, job.variant, 1, keys, ivs, job.iv_len, msgs, outs,
-                                       &bits);
-  if (rc != ZUC_OK) {
-    snprintf(err, err_size, "%s with %s failed: %s",
-             job.mac ? "zuc_mac_lanes" : "zuc_encrypt_lanes", job.impl->name, zuc_strerror(rc));
-    free(buf);
-    return -1;
-  }
-  if (job.mac) {
-    char hex[2 * sizeof tag + 1];
-    kc_hex_encode(tag, job.tag_bits / 8, hex);
-    memcpy(buf, hex, n - 1);
-    buf[n - 1] = '\n';
-  }
-  *out = buf;
-  *out_len = n;
+  *bits = job.bits - 8 * job.seen; /* the limit ended the input within this piece */
   return 0;
 }
 
-const kc_cipher kc_cipher_zuc128 = {"zuc128", "enc|mac",      0,      kc_views_zuc,
-                                    zuc_best, zuc128_prepare, zuc_run};
-const kc_cipher kc_cipher_zuc256 = {"zuc256", "enc|mac",      0,      kc_views_zuc,
-                                    zuc_best, zuc256_prepare, zuc_run};
+/* The tag as hex and a newline, kcrypt's mac output. */
+static size_t tag_line(const uint8_t *tag, uint8_t *out) {
+  char hex[2 * 16 + 1];
+  size_t n = job.tag_bits / 8;
+  kc_hex_encode(tag, n, hex);
+  memcpy(out, hex, 2 * n);
+  out[2 * n] = '\n';
+  return 2 * n + 1;
+}
+
+/* mac with --mac-method: keeps the piece; after the last, one call of
+ * zuc_mac_lanes with one stream over all of it. */
+static int one_shot_mac(const uint8_t *in, size_t len, int last, uint8_t *out, size_t *out_len,
+                        char *err, size_t err_size) {
+  if (job.whole_cap - job.whole_len < len || !job.whole) {
+    size_t cap = job.whole_cap ? job.whole_cap : KC_CHUNK_BYTES;
+    while (cap - job.whole_len < len) {
+      if (cap > SIZE_MAX / 2) cap = SIZE_MAX; /* absurd size: let malloc refuse */
+      else cap *= 2;
+    }
+    uint8_t *bigger = realloc(job.whole, cap);
+    if (!bigger) {
+      snprintf(err, err_size, "out of memory (%zu bytes for --mac-method's whole input)", cap);
+      return -1;
+    }
+    job.whole = bigger;
+    job.whole_cap = cap;
+  }
+  memcpy(job.whole + job.whole_len, in, len);
+  job.whole_len += len;
+  *out_len = 0;
+  if (!last) return 0;
+
+  size_t bits; /* job.seen stays 0 on this path: the whole input is one piece */
+  if (last_bits(job.whole_len, &bits, err, err_size) != 0) return -1;
+  uint8_t tag[16];
+  const uint8_t *keys[1] = {job.key}, *ivs[1] = {job.iv}, *msgs[1] = {job.whole};
+  uint8_t *tags[1] = {tag};
+  int rc = zuc_mac_lanes(job.impl, job.method, job.variant, 1, keys, ivs, job.iv_len, msgs, &bits,
+                         job.tag_bits, tags);
+  if (rc != ZUC_OK) {
+    snprintf(err, err_size, "zuc_mac_lanes with %s failed: %s", job.impl->name, zuc_strerror(rc));
+    return -1;
+  }
+  *out_len = tag_line(tag, out);
+  return 0;
+}
+
+/* One piece: whole bytes through update; the last (in bits) through final. */
+static int zuc_update(const uint8_t *in, size_t len, int last, uint8_t *out, size_t *out_len,
+                      char *err, size_t err_size) {
+  if (job.one_shot) return one_shot_mac(in, len, last, out, out_len, err, err_size);
+  size_t bits = 0;
+  if (last && last_bits(len, &bits, err, err_size) != 0) return -1;
+  int rc;
+  const char *call;
+  uint8_t tag[16];
+  *out_len = 0;
+  if (job.mac) {
+    call = last ? "zuc_mac_final" : "zuc_mac_update";
+    rc = last ? zuc_mac_final(&job.mac_state, in, bits, tag)
+              : zuc_mac_update(&job.mac_state, in, len);
+    if (rc == ZUC_OK && last) *out_len = tag_line(tag, out);
+  } else {
+    call = last ? "zuc_eea_final" : "zuc_eea_update";
+    rc = last ? zuc_eea_final(&job.eea, in, out, bits) : zuc_eea_update(&job.eea, in, out, len);
+    *out_len = last ? (bits + 7) / 8 : len;
+  }
+  if (rc != ZUC_OK) {
+    snprintf(err, err_size, "%s with %s failed: %s", call, job.impl->name, zuc_strerror(rc));
+    return -1;
+  }
+  job.seen += len;
+  return 0;
+}
+
+/* The key, the stream states and --mac-method's gathered input. */
+static void zuc_wipe(void) {
+  zuc_eea_reset(&job.eea);
+  zuc_mac_reset(&job.mac_state);
+  if (job.whole) memset(job.whole, 0, job.whole_cap);
+  free(job.whole);
+  memset(&job, 0, sizeof job);
+}
+
+const kc_cipher kc_cipher_zuc128 = {"zuc128",        "enc|mac",       0,
+                                    kc_views_zuc,    zuc_best,        zuc128_prepare,
+                                    zuc_input_limit, zuc_update,      zuc_wipe};
+const kc_cipher kc_cipher_zuc256 = {"zuc256",        "enc|mac",       0,
+                                    kc_views_zuc,    zuc_best,        zuc256_prepare,
+                                    zuc_input_limit, zuc_update,      zuc_wipe};
