@@ -12,7 +12,14 @@ which also builds generated/), then every test runs build/kcrypt as a subprocess
 * the shape of --list-targets / --list-impls;
 * ZUC (zuc128 / zuc256 enc and mac): the vectors of shared/vectors/zuc.json and
   the Python reference model (gen.kernels.zuc_reference) through the CLI on every
-  implementation, --bits, --tag, --mac-method, and the error cases.
+  implementation, --bits, --tag, --mac-method, and the error cases;
+* streaming (kcrypt reads stdin in 1 MiB pieces and writes as it goes), for every
+  cipher: inputs either side of a piece against the whole-input oracle (openssl
+  for SM4; for uBlock and ZUC the one-shot library call, through the helper
+  harness/stream_check.py builds), empty input, pipes that deliver a few bytes
+  at a time, ECB/CBC input ending in a partial block after whole pieces (the
+  message counts what was written), --bits across pieces, write errors (a full
+  disk, a reader that goes away), a read error, and flat memory on 96 MiB.
 
 Environment: KC_BUILD_DIR (default <repo>/build) and KC_GENERATED (default: the
 repo's generated/) redirect the build; KC_VECTORS_DIR overrides the vectors
@@ -23,9 +30,12 @@ import json
 import os
 import random
 import re
+import shlex
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -644,3 +654,263 @@ def test_zuc_target_not_native_via_hook(kcrypt, zuc_impls):
             args = zuc_args("zuc256", "enc", K32, I25, ["-t", target, "--emulated"])
             got = zuc(kcrypt, args, DATA, env_extra={"KC_DISABLE_TARGETS": target})
             assert got == zref.encrypt(256, bytes.fromhex(K32), bytes.fromhex(I25), DATA, 256)
+
+
+# --------------------------------------------------------------------------
+# Streaming: stdin goes through in 1 MiB pieces, output is written as it goes
+# --------------------------------------------------------------------------
+
+MiB = 1 << 20
+CHUNK = MiB  # kcrypt's piece (KC_CHUNK_BYTES)
+UK16, UK32 = "000102030405060708090a0b0c0d0e0f", "00112233445566778899aabbccddeeff" * 2
+UI16, UI32 = "f0e0d0c0b0a090807060504030201000", "0f" * 32
+
+# id: (kcrypt arguments, one-shot helper arguments (None: SM4, whose oracle is
+# openssl / the Python model), block bytes (0: any length; ECB/CBC: whole blocks))
+STREAM_CASES = {
+    "sm4-ctr": (["sm4", "ctr", "-e", "-k", KEY, "-i", IV], None, 0),
+    "sm4-ecb-enc": (["sm4", "ecb", "-e", "-k", KEY], None, 16),
+    "sm4-cbc-enc": (["sm4", "cbc", "-e", "-k", KEY, "-i", IV], None, 16),
+    "sm4-cbc-dec": (["sm4", "cbc", "-d", "-k", KEY, "-i", IV], None, 16),
+    "ublock128_128-ctr": (["ublock128_128", "ctr", "-e", "-k", UK16, "-i", UI16],
+                          ["ublock128_128", "ctr", "e", UK16, UI16], 0),
+    "ublock128_128-ecb-dec": (["ublock128_128", "ecb", "-d", "-k", UK16],
+                              ["ublock128_128", "ecb", "d", UK16, "-"], 16),
+    "ublock128_256-cbc-enc": (["ublock128_256", "cbc", "-e", "-k", UK32, "-i", UI16],
+                              ["ublock128_256", "cbc", "e", UK32, UI16], 16),
+    "ublock256_256-cbc-dec": (["ublock256_256", "cbc", "-d", "-k", UK32, "-i", UI32],
+                              ["ublock256_256", "cbc", "d", UK32, UI32], 32),
+    "ublock256_256-ctr": (["ublock256_256", "ctr", "-d", "-k", UK32, "-i", UI32],
+                          ["ublock256_256", "ctr", "d", UK32, UI32], 0),
+    "zuc128-enc": (["zuc128", "enc", "-k", ZKEY["zuc128"], "-i", ZIV["zuc128"]],
+                   ["zuc128", "enc", "-", ZKEY["zuc128"], ZIV["zuc128"]], 0),
+    "zuc256-enc": (["zuc256", "enc", "-k", ZKEY["zuc256"], "-i", ZIV["zuc256"]],
+                   ["zuc256", "enc", "-", ZKEY["zuc256"], ZIV["zuc256"]], 0),
+    "zuc128-mac": (["zuc128", "mac", "-k", ZKEY["zuc128"], "-i", ZIV["zuc128"]],
+                   ["zuc128", "mac", "32", ZKEY["zuc128"], ZIV["zuc128"]], 0),
+    "zuc256-mac128": (["zuc256", "mac", "--tag", "128", "-k", ZKEY["zuc256"], "-i", ZIV["zuc256"]],
+                      ["zuc256", "mac", "128", ZKEY["zuc256"], ZIV["zuc256"]], 0),
+}
+
+
+@pytest.fixture(scope="session")
+def oneshot(harness_build, tmp_path_factory):
+    """harness/stream_check.py's helper: each cipher's one-shot library call on all
+    of stdin (built against the harness build's libkcrypt.a)."""
+    sys.path.insert(0, str(REPO / "harness"))
+    import stream_check
+    generated = Path(os.environ.get("KC_GENERATED", REPO / "generated")).resolve()
+    return stream_check.build_oneshot(harness_build, tmp_path_factory.mktemp("oneshot"), generated)
+
+
+def expected(oneshot, case, data):
+    """What kcrypt must write for STREAM_CASES[case] on data."""
+    args, helper, _ = STREAM_CASES[case]
+    if helper is None:  # SM4: openssl (or the Python model)
+        mode, enc = args[1], args[2] == "-e"
+        return oracle(mode, enc, KEY, IV if mode != "ecb" else None, data)
+    proc = subprocess.run([str(oneshot), *helper], input=data, capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr.decode()
+    return proc.stdout
+
+
+def chunk_sizes(block):
+    """Lengths around the piece size: either side of one and three pieces."""
+    if block == 0:
+        return [CHUNK - 1, CHUNK, CHUNK + 1, 3 * CHUNK + 7]
+    return [CHUNK - block, CHUNK, CHUNK + block, 3 * CHUNK + 3 * block]
+
+
+@pytest.mark.parametrize("case", list(STREAM_CASES))
+def test_stream_across_pieces(kcrypt, oneshot, case):
+    """Inputs either side of the 1 MiB piece equal the whole-input oracle."""
+    args, _, block = STREAM_CASES[case]
+    for n in chunk_sizes(block):
+        data = random.Random(n).randbytes(n)
+        proc = run(kcrypt, args, data)
+        assert proc.returncode == 0 and proc.stderr == b"", (n, proc.stderr.decode())
+        assert proc.stdout == expected(oneshot, case, data), (case, n)
+
+
+@pytest.mark.parametrize("case", list(STREAM_CASES))
+def test_stream_empty_input(kcrypt, oneshot, case):
+    """0 bytes: no output (a MAC: the tag of the empty message)."""
+    args = STREAM_CASES[case][0]
+    proc = run(kcrypt, args, b"")
+    assert proc.returncode == 0 and proc.stderr == b""
+    want = expected(oneshot, case, b"")
+    assert proc.stdout == want
+    assert (want == b"") == (args[1] != "mac")
+
+
+def feed_slowly(exe, args, data, sizes, pause_every=64):
+    """Runs kcrypt with `data` written to its stdin in pieces whose lengths come from
+    sizes() (a short pause every few writes, so reads see the pieces apart);
+    returns (status, stdout, stderr)."""
+    proc = subprocess.Popen([str(exe), *args], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
+    out = []
+    reader = threading.Thread(target=lambda: out.append(proc.stdout.read()))
+    reader.start()
+    fd, pos, writes = proc.stdin.fileno(), 0, 0
+    while pos < len(data):
+        pos += os.write(fd, data[pos:pos + sizes()])
+        writes += 1
+        if writes % pause_every == 0:
+            time.sleep(0.001)
+    proc.stdin.close()
+    reader.join(timeout=120)
+    err = proc.stderr.read()
+    return proc.wait(timeout=120), out[0], err
+
+
+@pytest.mark.parametrize("case", ["sm4-ctr", "sm4-cbc-dec", "ublock256_256-cbc-dec",
+                                  "ublock128_128-ctr", "zuc128-enc", "zuc256-mac128"])
+def test_stream_few_bytes_per_write(kcrypt, oneshot, case):
+    """A pipe that delivers 1-7 bytes at a time gives the same output."""
+    args, _, block = STREAM_CASES[case]
+    rng = random.Random(case)
+    data = rng.randbytes(4096 + 3 * 32 + (0 if block else 5))
+    status, out, err = feed_slowly(kcrypt, args, data, lambda: rng.randint(1, 7))
+    assert status == 0 and err == b"", err.decode()
+    assert out == expected(oneshot, case, data)
+
+
+@pytest.mark.parametrize("case", ["sm4-cbc-enc", "ublock256_256-cbc-dec", "zuc128-mac",
+                                  "ublock128_128-ctr"])
+def test_stream_uneven_writes_across_pieces(kcrypt, oneshot, case):
+    """Writes of odd lengths across several pieces: whole blocks in all still work,
+    wherever the pipe splits them."""
+    args, _, block = STREAM_CASES[case]
+    rng = random.Random(case + "uneven")
+    data = rng.randbytes(2 * CHUNK + 3 * 32 + (0 if block else 5))
+    status, out, err = feed_slowly(kcrypt, args, data,
+                                   lambda: rng.choice([1, 3, 5, 7, 999, 65537, 100003]), 8)
+    assert status == 0 and err == b"", err.decode()
+    assert out == expected(oneshot, case, data)
+
+
+@pytest.mark.parametrize("case,length,written", [
+    ("sm4-ecb-enc", CHUNK + 7, CHUNK),
+    ("sm4-cbc-dec", 3 * CHUNK + 15, 3 * CHUNK),
+    ("ublock256_256-cbc-dec", 2 * CHUNK + 16, 2 * CHUNK),
+    ("ublock128_128-ecb-dec", CHUNK + 1, CHUNK),
+])
+def test_stream_partial_block_after_pieces(kcrypt, oneshot, case, length, written):
+    """ECB/CBC input that ends in a partial block, found with the last piece: the
+    pieces before it are out, the message says how many bytes, exit status 2."""
+    args, _, block = STREAM_CASES[case]
+    data = random.Random(length).randbytes(length)
+    proc = run(kcrypt, args, data)
+    assert proc.returncode == 2
+    assert proc.stdout == expected(oneshot, case, data[:written])
+    message = proc.stderr.decode()
+    assert message.startswith("kcrypt: error: "), message
+    assert f"input is {length} bytes" in message and f"{block}-byte" in message, message
+    assert f"{written} bytes were already written" in message, message
+
+
+def test_stream_partial_block_in_one_piece_writes_nothing(kcrypt):
+    proc = run(kcrypt, STREAM_CASES["sm4-cbc-enc"][0], bytes(CHUNK - 1))
+    assert proc.returncode == 2 and proc.stdout == b""
+    assert "already written" not in proc.stderr.decode()
+
+
+@pytest.mark.parametrize("cipher", ["zuc128", "zuc256"])
+def test_stream_zuc_bits_across_pieces(kcrypt, oneshot, cipher):
+    """--bits N over several pieces: the first N bits, the rest of stdin unread."""
+    data = random.Random(cipher).randbytes(3 * CHUNK)
+    for bits in (8 * CHUNK, 8 * CHUNK + 5, 8 * (2 * CHUNK + 11) + 3):
+        for mode, tag in (("enc", "-"), ("mac", "32")):
+            got = zuc(kcrypt, zuc_args(cipher, mode, ZKEY[cipher], ZIV[cipher], ["--bits", str(bits)]),
+                      data)
+            want = subprocess.run([str(oneshot), cipher, mode, tag, ZKEY[cipher], ZIV[cipher],
+                                   str(bits)], input=data, capture_output=True, check=True).stdout
+            assert got == want, (cipher, mode, bits)
+
+
+def test_stream_zuc_bits_beyond_input_after_pieces(kcrypt):
+    data = bytes(CHUNK + 10)
+    bits = 8 * (CHUNK + 10) + 1
+    proc = run(kcrypt, zuc_args("zuc128", "enc", K16, I16, ["--bits", str(bits)]), data)
+    assert proc.returncode == 2 and len(proc.stdout) == CHUNK
+    message = proc.stderr.decode()
+    assert f"--bits {bits} is larger than the input ({CHUNK + 10} bytes" in message, message
+    assert f"{CHUNK} bytes were already written" in message, message
+
+
+@pytest.mark.parametrize("method", ["clmul", "compare"])
+def test_stream_mac_method_reads_whole_input(kcrypt, oneshot, method):
+    """--mac-method takes the one-shot path (all of stdin in memory): same tag."""
+    data = random.Random(method).randbytes(2 * CHUNK + 9)
+    for cipher, tag in (("zuc128", "32"), ("zuc256", "64")):
+        got = zuc(kcrypt, zuc_args(cipher, "mac", ZKEY[cipher], ZIV[cipher],
+                                   ["--tag", tag, "--mac-method", method]), data)
+        want = subprocess.run([str(oneshot), cipher, "mac", tag, ZKEY[cipher], ZIV[cipher]],
+                              input=data, capture_output=True, check=True).stdout
+        assert got == want, (cipher, method)
+
+
+@pytest.mark.parametrize("length", [10, 3 * CHUNK])
+def test_stream_full_disk(kcrypt, length):
+    """Writing to /dev/full: exit status 1 and a message naming the error."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.run([str(kcrypt), *STREAM_CASES["sm4-ctr"][0]], input=bytes(length),
+                              stdout=full, stderr=subprocess.PIPE, timeout=60)
+    assert proc.returncode == 1
+    message = proc.stderr.decode()
+    assert "writing stdout" in message and "No space left on device" in message, message
+
+
+def test_stream_reader_closes_early(kcrypt, tmp_path):
+    """A reader that takes 10 bytes and goes (head -c 10): kcrypt ends with exit
+    status 1 and says the pipe broke, instead of hanging or dying silently."""
+    src = tmp_path / "in.bin"
+    src.write_bytes(bytes(16 * CHUNK))
+    with open(src, "rb") as fin:
+        proc = subprocess.Popen([str(kcrypt), *STREAM_CASES["zuc128-enc"][0]], stdin=fin,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        first = proc.stdout.read(10)
+        proc.stdout.close()
+        status = proc.wait(timeout=60)
+    assert len(first) == 10
+    assert status == 1
+    message = proc.stderr.read().decode()
+    assert "writing stdout" in message and "Broken pipe" in message, message
+    # The same through the shell, as the issue puts it.
+    command = shlex.join([str(kcrypt), *STREAM_CASES["sm4-ctr"][0]])
+    sh = subprocess.run(["bash", "-c", f"{command} < {shlex.quote(str(src))}"
+                         " | head -c 10 >/dev/null; echo ${PIPESTATUS[0]}"],
+                        capture_output=True, text=True, timeout=60)
+    assert sh.stdout.strip() == "1", sh
+
+
+def test_stream_read_error(kcrypt, tmp_path):
+    """stdin that cannot be read (a folder): exit status 1, the error named."""
+    folder = os.open(tmp_path, os.O_RDONLY)
+    try:
+        proc = subprocess.run([str(kcrypt), *STREAM_CASES["sm4-ctr"][0]], stdin=folder,
+                              capture_output=True, timeout=60)
+    finally:
+        os.close(folder)
+    assert proc.returncode == 1 and proc.stdout == b""
+    assert "reading stdin" in proc.stderr.decode()
+
+
+@pytest.mark.parametrize("case", ["sm4-ctr", "sm4-cbc-dec", "zuc128-mac", "ublock128_128-ctr"])
+def test_stream_memory_stays_flat(kcrypt, case, tmp_path):
+    """96 MiB of input through a pipe: kcrypt's largest resident size, as
+    /usr/bin/time -v reports it, stays far below the input (the whole-input
+    version needed twice the input).  (Not os.wait4 on a child of Python: a
+    forked child's high-water mark starts at its parent's size.)"""
+    if not Path("/usr/bin/time").exists():
+        pytest.fail("/usr/bin/time is needed (apt-get install time)")
+    report = tmp_path / "time.txt"
+    command = shlex.join(["/usr/bin/time", "-v", "-o", str(report), str(kcrypt),
+                          *STREAM_CASES[case][0]])
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c",
+                           f"head -c {96 * MiB} /dev/zero | {command} > /dev/null"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", report.read_text())[1])
+    assert rss < 16 * 1024, f"max RSS {rss} KiB"
