@@ -734,3 +734,74 @@ def test_only_one_block_loops():
     md = report.render_markdown(recs)
     assert "## uBlock, the paper's method: one block" in md
     assert "throughput" not in md and "No measurements" not in md
+
+
+# --------------------------------------------------------------------------
+# bench --quick: what `make test` runs
+# --------------------------------------------------------------------------
+
+def subjects_listed(build):
+    """The (cipher, impl, kernel or peer, mode, streams) of every cell the
+    full form times: `bench --list` lists the cells whatever the sizes."""
+    proc = subprocess.run([str(build / "bench"), "--list"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    return {(r[0], r[2], r[1], r[3], r[5]) for r in rows}
+
+
+def native_kernels(build):
+    """Our native kernels per cipher, from `kcrypt --list-impls` (the
+    implementation lists bench iterates): {(cipher, strategy_target)}."""
+    proc = subprocess.run([str(build / "kcrypt"), "--list-impls"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    rows = [line.split() for line in proc.stdout.splitlines()]
+    return {(c, f"{s}_{t}") for c, s, t, status in rows if status == "native"}
+
+
+@pytest.fixture(scope="module")
+def quick_run(harness_build, tmp_path_factory):
+    """`bench --quick --json` as `make test` runs it (about 15-30 s here)."""
+    out = tmp_path_factory.mktemp("quick") / "quick.json"
+    proc = subprocess.run([str(harness_build / "bench"), "--quick", "--json", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return out, json.loads(out.read_text()), proc
+
+
+def test_quick_covers_every_kernel_and_peer(harness_build, quick_run):
+    _, recs, _ = quick_run
+    got = {(r["cipher"], r["impl"], r["name"], r["mode"], f"x{r['streams']}") for r in recs}
+    assert got == subjects_listed(harness_build)
+    ours = {(r["cipher"], r["name"]) for r in recs if r["impl"] == "ours"}
+    assert ours == native_kernels(harness_build)
+    peers = {r["impl"] for r in recs} - {"ours"}
+    assert peers == {"openssl", "libgcrypt", "ipsec-mb"}
+    for r in recs:
+        assert r["gbps"] > 0 and r["verified"] is True and r["reps"] == 1, r
+
+
+def test_quick_sizes_and_one_block_loops(quick_run):
+    _, recs, proc = quick_run
+    buffers = [r for r in recs if not r["loops"]]
+    for cipher in {r["cipher"] for r in buffers}:
+        sizes = {r["msg_bytes"] for r in buffers if r["cipher"] == cipher}
+        want = {1500, 4096} if cipher.startswith("zuc") else {256, 4096, 65536}
+        assert sizes == want, cipher
+    loops = [r for r in recs if r["loops"]]
+    assert {r["cipher"] for r in loops} == {"ublock128_128", "ublock128_256", "ublock256_256"}
+    for r in loops:
+        assert r["mode"] == "block-loop" and r["loops"] == 100_000 and r["tests"] == 1
+        assert r["gbps_mean"] > 0 and r["role"]
+    assert "one block encrypted 100000 times per test (the paper: 1,000,000)" in proc.stderr
+
+
+def test_quick_writes_the_report(quick_run):
+    out, _, proc = quick_run
+    md = out.with_suffix(".md").read_text()
+    assert proc.stdout == md
+    for title in ("## SM4 throughput", "## ZUC-128 throughput", "## ZUC-256 throughput",
+                  "## uBlock-128/256 throughput", "## uBlock: the issue's targets (one run)",
+                  "## uBlock, the paper's method: one block, 100,000 times (fewer than the "
+                  "paper's 1,000,000: a quick run)"):
+        assert title in md
+    assert out.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
