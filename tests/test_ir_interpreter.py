@@ -28,20 +28,20 @@ lookup_index = st.lists(st.one_of(st.integers(0, 15), st.integers(0x80, 0xFF)), 
 
 
 @given(vec, lookup_index)
-def test_shuffle_is_a_16_entry_lookup_per_block(a, b):
+def test_lookup16_looks_up_16_entries_per_block(a, b):
     """On its domain the lookup is what pshufb and TBL both do: byte k of the
     index picks that byte of the table's same 128-bit block, or gives zero."""
-    out = run_binary(lambda bl, x, y: bl.shuffle(x, y), a, b)
+    out = run_binary(lambda bl, x, y: bl.lookup16(x, y), a, b)
     assert out == bytes(0 if i >= 0x80 else a[k - k % 16 + i] for k, i in enumerate(b))
     assert out == pshufb(a[:16], b[:16]) + pshufb(a[16:], b[16:])
 
 
 @given(vec, lookup_index, st.integers(0, 31), st.integers(16, 0x7F))
-def test_shuffle_refuses_an_index_outside_its_domain(a, b, at, bad):
+def test_lookup16_refuses_an_index_outside_its_domain(a, b, at, bad):
     """16..0x7F means different things on x86 (i & 15) and AArch64 (zero): an error."""
     index = b[:at] + bytes([bad]) + b[at + 1:]
-    with pytest.raises(ValueError, match=rf"shuffle %shuf: index byte {at} is {bad:#04x}, outside its domain"):
-        run_binary(lambda bl, x, y: bl.shuffle(x, y), a, index)
+    with pytest.raises(ValueError, match=rf"lookup16 %shuf: index byte {at} is {bad:#04x}, outside its domain"):
+        run_binary(lambda bl, x, y: bl.lookup16(x, y), a, index)
 
 
 @given(vec, vec, st.sampled_from([8, 16, 32, 64]))

@@ -60,7 +60,7 @@ def rotation_mask(target, bits):
     b.store("out", 0, b.rotl(b.load("in", 0), uc.spread_rotation(bits), uc.SPREAD_WORD_BITS))
     lowered = target.lower(b.finish())
     consts = {s.result: s.attrs["data"] for s in lowered.walk() if isinstance(s, Op) and s.opcode == "const"}
-    (shuffle,) = [s for s in lowered.walk() if isinstance(s, Op) and s.opcode == "shuffle"]
+    (shuffle,) = [s for s in lowered.walk() if isinstance(s, Op) and s.opcode == "lookup16"]
     return consts[shuffle.args[1]]
 
 

@@ -29,8 +29,8 @@ def unpack_program(lane, pattern_a, pattern_b=None, extra_use=False):
     """unpacklo/hi(shuffle(a, pattern_a), b or shuffle(b, pattern_b)), both stored."""
     b = Builder("unpacks", 512, ("in", "out"))
     x, y = b.load("in", 0), b.load("in", BYTES)
-    xs = b.shuffle(x, b.const(pattern_a, "pa", "pattern a"))
-    ys = y if pattern_b is None else b.shuffle(y, b.const(pattern_b, "pb", "pattern b"))
+    xs = b.lookup16(x, b.const(pattern_a, "pa", "pattern a"))
+    ys = y if pattern_b is None else b.lookup16(y, b.const(pattern_b, "pb", "pattern b"))
     b.store("out", 0, b.unpacklo(xs, ys, lane))
     b.store("out", BYTES, b.unpackhi(xs, ys, lane))
     if extra_use:
@@ -41,23 +41,23 @@ def unpack_program(lane, pattern_a, pattern_b=None, extra_use=False):
 @pytest.mark.parametrize("lane", [8, 16, 32, 64])
 def test_both_sides_shuffled_fold_into_two_permutes(lane):
     ops = lowered_opcodes(unpack_program(lane, BSWAP32, ROTATE_BYTES))
-    assert ops["permute2b"] == 2 and ops["shuffle"] == 0
+    assert ops["permute2b"] == 2 and ops["lookup16"] == 0
     assert ops["unpacklo"] == ops["unpackhi"] == 0
 
 
 @pytest.mark.parametrize("lane", [16, 32])
 def test_one_side_shuffled_folds_too(lane):
     ops = lowered_opcodes(unpack_program(lane, ROTATE_BYTES))
-    assert ops["permute2b"] == 2 and ops["shuffle"] == 0
+    assert ops["permute2b"] == 2 and ops["lookup16"] == 0
 
 
 def test_a_shuffle_with_another_user_is_kept():
     ops = lowered_opcodes(unpack_program(32, BSWAP32, extra_use=True))
-    assert ops["permute2b"] == 0 and ops["shuffle"] == 1 and ops["unpacklo"] == 1
+    assert ops["permute2b"] == 0 and ops["lookup16"] == 1 and ops["unpacklo"] == 1
 
 
 def test_a_zeroing_shuffle_is_kept():
     zeroing = bytes([0x80]) + BSWAP32[1:]
     ops = lowered_opcodes(unpack_program(32, zeroing, BSWAP32))
-    assert ops["shuffle"] == 1  # the zeroing one; the other side still folds
+    assert ops["lookup16"] == 1  # the zeroing one; the other side still folds
     assert ops["permute2b"] == 2

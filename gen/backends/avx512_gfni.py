@@ -38,7 +38,7 @@ def shuffles_only_unpacked(program):
             users.setdefault(stmt.value, []).append(stmt)
     foldable = set()
     for value, op in defs.items():
-        index = defs.get(op.args[1]) if op.opcode == "shuffle" else None
+        index = defs.get(op.args[1]) if op.opcode == "lookup16" else None
         if index is None or index.opcode != "const" or any(byte & 0x80 for byte in index.attrs["data"]):
             continue
         if all(isinstance(user, Op) and user.opcode in ("unpacklo", "unpackhi") for user in users.get(value, ())):
@@ -58,7 +58,7 @@ def unpack_of_shuffles_as_permute2b(rw, op, args):
     sources, moves = [], []
     for source_arg, arg in zip(op.args, args):
         shuffle = rw.definition(arg) if source_arg in foldable else None
-        if shuffle is None or shuffle.opcode != "shuffle":
+        if shuffle is None or shuffle.opcode != "lookup16":
             sources.append(arg)
             moves.append(None)
             continue

@@ -53,7 +53,7 @@ def affine_inv_via_aesenclast(rw, op, args):
     form = aesni_form(op.attrs["map"], aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
     mask = rw.const(form.pre_shuffle, "inv_shift_rows", "inverse ShiftRows (AESENCLAST's ShiftRows undone)")
     key = rw.const(form.round_key16, "aes_cancel_key", "AESENCLAST key = SubBytes constant 0x63: cancels it")
-    shuffled = rw.shuffle(args[0], mask, op.result.name + "_sr")
+    shuffled = rw.lookup16(args[0], mask, op.result.name + "_sr")
     raw = rw._emit("aesenclast", (shuffled, key), op.result.name + "_aes")
     return rw.affine8(raw, form.post, op.result.name,
                       note=f"{op.attrs['note']}, times A_aes^-1 (undoes SubBytes' affine)")
@@ -70,7 +70,7 @@ def affine_via_nibble_tables(rw, op, args):
     hi_t = rw.const(hi_table, "tbl_hi", f"{note}: high-nibble table")
     lo = rw.and_(args[0], mask, op.args[0].name + "_lo")
     hi = rw.and_(rw.shr(args[0], 4, 16, op.args[0].name + "_sh"), mask, op.args[0].name + "_hi")
-    return rw.xor(rw.shuffle(lo_t, lo, op.result.name + "_l"), rw.shuffle(hi_t, hi, op.result.name + "_h"),
+    return rw.xor(rw.lookup16(lo_t, lo, op.result.name + "_l"), rw.lookup16(hi_t, hi, op.result.name + "_h"),
                   op.result.name)
 
 
@@ -93,7 +93,7 @@ def rotate_bytes_by_shuffle(rw, op, args):
         return None
     mask = rw.const(rotate_words_mask(op.attrs["lane"] // 8, op.attrs["n"]), f"rotl{op.attrs['n']}",
                     f"rotate each {op.attrs['lane']}-bit word left by {op.attrs['n']} (byte shuffle)")
-    return rw.shuffle(args[0], mask, op.result.name)
+    return rw.lookup16(args[0], mask, op.result.name)
 
 
 def _shifted_pair(rw, op, high, low):

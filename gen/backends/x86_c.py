@@ -28,7 +28,7 @@ _FORMS = {
     "shr": "{p}_srli_epi{lane}({args}, {n})",
     "rotl_native": "{p}_rol_epi{lane}({args}, {n})",
     "shld_native": "kc_shldi{bits}_epi{lane}({args}, {n})",
-    "shuffle": "{p}_shuffle_epi8({args})",
+    "lookup16": "{p}_shuffle_epi8({args})",
     "unpacklo": "{p}_unpacklo_epi{lane}({args})",
     "unpackhi": "{p}_unpackhi_epi{lane}({args})",
     "add": "{p}_add_epi{lane}({args})",

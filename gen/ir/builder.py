@@ -149,8 +149,10 @@ class Builder:
     def rotl(self, a, n, lane=32, hint="rot"):
         return self._emit("rotl", (a,), hint, n=n, lane=lane)
 
-    def shuffle(self, table, index, hint="shuf"):
-        return self._emit("shuffle", (table, index), hint)
+    def lookup16(self, table, index, hint="shuf"):
+        """A 16-entry table lookup per 128-bit block: index byte i < 16 picks
+        the block's table byte i, i >= 0x80 gives 0 (no other index: see opcodes.py)."""
+        return self._emit("lookup16", (table, index), hint)
 
     def unpacklo(self, a, b, lane, hint="lo"):
         return self._emit("unpacklo", (a, b), hint, lane=lane)

@@ -126,7 +126,7 @@ def _execute(op, env, memory, loops):
         else:
             out = (x << x.dtype.type(n)) | (x >> x.dtype.type(lane - n))
         return out.view(np.uint8)
-    if code == "shuffle":
+    if code == "lookup16":
         return _lookup16(op, args[0], args[1])
     if code in ("unpacklo", "unpackhi"):
         size = attrs["lane"] // 8

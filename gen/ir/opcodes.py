@@ -2,7 +2,7 @@
 
 Vectors are sequences of bytes, byte 0 the least significant.  A vector of
 more than 128 bits is a row of 128-bit blocks (bytes 16k..16k+15 are block k),
-and the "in-lane" ops below (shuffle, unpacklo/hi) act on each block on its
+and the "in-lane" ops below (lookup16, unpacklo/hi) act on each block on its
 own: that is the IR's rule, whatever width an ISA's registers have.
 
 abstract (lowered by backends):
@@ -27,9 +27,10 @@ target-level:
                         bytes: the whole register
   xor, and, or          bitwise;  andnot(a, b) = ~a & b
   shl, shr              logical shift of each `lane`-bit element by n       attrs: n, lane
-  shuffle(t, i)         lookup16, per 128-bit block: an index byte k < 16 picks byte k
-                        of t's same block, k >= 0x80 gives 0; 16 <= k < 0x80 has no meaning (an error in
-                        the interpreter: x86's pshufb and AArch64's TBL differ there)
+  lookup16(t, i)        per 128-bit block: an index byte k < 16 picks byte k of t's
+                        same block, k >= 0x80 gives 0; 16 <= k < 0x80 has no meaning
+                        (an error in the interpreter: x86's pshufb and AArch64's TBL
+                        differ there)
   unpacklo, unpackhi    in-lane interleave of `lane`-bit elements           attrs: lane
   add                   wrapping add of `lane`-bit elements                 attrs: lane
   minu                  unsigned minimum of `lane`-bit elements (SSE4.1+)    attrs: lane

@@ -27,7 +27,7 @@ def program(bits, groups=2, decomposition_index=None):
     b.comment(f"Load {blocks} blocks ({groups} groups), big-endian words to native, transpose 4x4 words.")
     x = []
     for g in range(groups):
-        rows = [b.shuffle(b.load("in", (4 * g + k) * bits // 8, "row"), bswap, "rowle") for k in range(4)]
+        rows = [b.lookup16(b.load("in", (4 * g + k) * bits // 8, "row"), bswap, "rowle") for k in range(4)]
         cols = transpose(b, rows, 32, "tr")
         words = [b.var(f"g{g}x{w}") for w in range(4)]
         for w in range(4):
@@ -51,6 +51,6 @@ def program(bits, groups=2, decomposition_index=None):
     for g in range(groups):
         rows = transpose(b, [x[g][slot] for slot in (3, 2, 1, 0)], 32, "tro")
         for k in range(4):
-            b.store("out", (4 * g + k) * bits // 8, b.shuffle(rows[k], bswap, "outbe"))
+            b.store("out", (4 * g + k) * bits // 8, b.lookup16(rows[k], bswap, "outbe"))
     return b.finish(batch_blocks=blocks, key_form="words", rounds_per_iteration=ROUNDS_PER_ITERATION,
                     strategy="wordslice")

@@ -251,7 +251,7 @@ def _lookup(b, step_index, value, position, half):
     """The folded S-box (or S^-1) of one step at one nibble position."""
     name = _position_name(position, half)
     table = b.bcast128("rk", step_index + position * NIBBLE_VALUES, f"t{name}")
-    return b.shuffle(table, value, f"s{name}")
+    return b.lookup16(table, value, f"s{name}")
 
 
 def word_pairs(half):
@@ -423,7 +423,7 @@ def _counter_pairs(b, block_bits):
             if piece * LANE_BYTES + byte == block_bytes - 1:
                 break  # the last byte: its nibbles differ from block to block
             for table in tables[byte // PAIRS_PER_TABLE]:
-                pairs.append(b.shuffle(table, pair_index[byte % PAIRS_PER_TABLE], "pair"))
+                pairs.append(b.lookup16(table, pair_index[byte % PAIRS_PER_TABLE], "pair"))
     return pairs
 
 
@@ -457,7 +457,7 @@ def _counter_first_round(b, block_bits):
     tables = [b.load("in", GROUP_TABLES + t * b.bits // 8, "pairs") for t in range(nibbles // PAIRS_PER_TABLE)]
     y = []
     for q, extra in enumerate(share):
-        both = b.shuffle(tables[q // PAIRS_PER_TABLE], picks[q % PAIRS_PER_TABLE], f"y{_position_name(q, half)}")
+        both = b.lookup16(tables[q // PAIRS_PER_TABLE], picks[q % PAIRS_PER_TABLE], f"y{_position_name(q, half)}")
         y.append(both if extra is ZERO else b.xor(both, extra, f"y{_position_name(q, half)}"))
     b.comment("PL and PR: the new state is the old one renamed (no instruction).")
     return permute_halves(block_bits, y)

@@ -213,7 +213,7 @@ def substitute(b, parts, tables, hint):
     for x in parts:
         low = b.and_(x, low_nibbles, hint + "_lo")
         high = b.and_(b.shr(x, uc.NIBBLE_BITS, SHIFT_LANE, hint + "_sh"), low_nibbles, hint + "_hi")
-        out.append(b.or_(b.shuffle(low_table, low, hint + "_l"), b.shuffle(high_table, high, hint + "_h"), hint))
+        out.append(b.or_(b.lookup16(low_table, low, hint + "_l"), b.lookup16(high_table, high, hint + "_h"), hint))
     return out
 
 
@@ -228,7 +228,7 @@ def permute_half(b, layout, parts, side, direction):
     name = ("PL" if side == "left" else "PR") + ("" if direction == "encrypt" else "^-1")
     hint = "pl" if side == "left" else "pr"
     if swapped is None:
-        return [b.shuffle(parts[0], b.const(in_lane, f"{hint}_mask", f"{name}_{layout.block_bits} on spread nibbles"),
+        return [b.lookup16(parts[0], b.const(in_lane, f"{hint}_mask", f"{name}_{layout.block_bits} on spread nibbles"),
                           hint)]
     if layout.half_spans_lanes:
         x = parts[0]
@@ -238,14 +238,14 @@ def permute_half(b, layout, parts, side, direction):
                        f"{name}_256 spread: bytes from the other lane, after the swap")
         lanes_swapped = b.blocks128(x, x, [lane_swap_partner(LANE_BYTES * i) // LANE_BYTES
                                            for i in range(layout.lanes)], hint + "_swap")
-        return [b.xor(b.shuffle(x, front, hint + "_f"), b.shuffle(lanes_swapped, rear, hint + "_r"), hint)]
+        return [b.xor(b.lookup16(x, front, hint + "_f"), b.lookup16(lanes_swapped, rear, hint + "_r"), hint)]
     out = []
     for k in range(layout.parts):  # one 128-bit register per lane: the swap is the other register
         lane = slice(LANE_BYTES * k, LANE_BYTES * (k + 1))
         front = b.const(in_lane[lane], f"{hint}_front{k}", f"{name}_256 spread, lane {k}: bytes from this lane")
         rear = b.const(swapped[lane], f"{hint}_rear{k}", f"{name}_256 spread, lane {k}: bytes from the other lane")
         other = parts[lane_swap_partner(LANE_BYTES * k) // LANE_BYTES]
-        out.append(b.xor(b.shuffle(parts[k], front, hint + "_f"), b.shuffle(other, rear, hint + "_r"), hint))
+        out.append(b.xor(b.lookup16(parts[k], front, hint + "_f"), b.lookup16(other, rear, hint + "_r"), hint))
     return out
 
 
@@ -310,7 +310,7 @@ def pack_pair(b, first, second):
     each block's two nibbles back into one byte."""
     high = b.const(uc.nibble_mask(True), "high_nibbles", "high nibble of every byte")
     deinterleave = b.const(deinterleave_mask(), "deinterleave", "even bytes to the low half, odd to the high")
-    a, c = b.shuffle(first, deinterleave, "de"), b.shuffle(second, deinterleave, "de")
+    a, c = b.lookup16(first, deinterleave, "de"), b.lookup16(second, deinterleave, "de")
     even, odd = b.unpacklo(a, c, 64, "even"), b.unpackhi(a, c, 64, "odd")
     low_blocks = b.select(high, odd, b.shl(even, uc.NIBBLE_BITS, SHIFT_LANE, "ev_sh"), "out_lo")
     high_blocks = b.select(high, b.shr(odd, uc.NIBBLE_BITS, SHIFT_LANE, "od_sh"), even, "out_hi")

@@ -88,13 +88,13 @@ class LaneRound:
             return b.sbox8(x, zuc.s0_table(), hint, note="S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5)")
         low = b.and_(x, self.nibble, f"{hint}_xl")
         high = b.and_(b.shr(x, 4, 16, f"{hint}_xs"), self.nibble, f"{hint}_xh")
-        t = b.xor(b.shuffle(self.p1, low, f"{hint}_p1"), high, f"{hint}_t")
-        out_low = b.xor(b.shuffle(self.p2, t, f"{hint}_p2"), low, f"{hint}_ol")
+        t = b.xor(b.lookup16(self.p1, low, f"{hint}_p1"), high, f"{hint}_t")
+        out_low = b.xor(b.lookup16(self.p2, t, f"{hint}_p2"), low, f"{hint}_ol")
         if self.s0_form == "folded":
             # rotl8((P3[o_L] ^ t) << 4 | o_L, 5) = rotl8(o_L, 5) ^ (P3[o_L] << 1) ^ (t << 1):
             # the high nibble rotated by 5 lands in bits 1..4 without wrapping.
-            return b.xor(b.shuffle(self.p3, out_low, f"{hint}_p3"), b.add(t, t, 8, f"{hint}_t2"), hint)
-        out_high = b.xor(b.shuffle(self.p3, out_low, f"{hint}_p3"), t, f"{hint}_oh")
+            return b.xor(b.lookup16(self.p3, out_low, f"{hint}_p3"), b.add(t, t, 8, f"{hint}_t2"), hint)
+        out_high = b.xor(b.lookup16(self.p3, out_low, f"{hint}_p3"), t, f"{hint}_oh")
         joined = b.or_(b.shl(out_high, 4, 16, f"{hint}_ohs"), out_low, f"{hint}_o")
         return b.rotl(joined, zuc.S0_ROTATION, 8, hint)
 
@@ -334,7 +334,7 @@ def _store_keystream(b, group, lanes, z_words, bswap):
     """Transpose 16 rounds x `lanes` words into 64 bytes per lane, big-endian,
     stored to out[lane]: 4 x 4 words within 128-bit blocks, then the blocks
     across registers."""
-    be = [b.shuffle(z, bswap, "zbe") for z in z_words]
+    be = [b.lookup16(z, bswap, "zbe") for z in z_words]
     cols = [transpose(b, be[4 * q:4 * q + 4], 32, "ztr") for q in range(4)]
     for j in range(4):  # cols[q][j]: block c holds lane 4c + j
         for c, parts in enumerate(_lane_blocks(b, [col[j] for col in cols])):
