@@ -92,10 +92,11 @@ void kc_hex_print(FILE *f, const uint8_t *in, size_t len) {
 }
 
 /* ------------------------------------------------------------------ */
-/* Whole-stream I/O                                                     */
+/* Reading a whole file                                                 */
 /* ------------------------------------------------------------------ */
 
-int kc_read_all(FILE *f, uint8_t **buf, size_t *len) {
+/* All of f into a malloc'ed buffer with room for a NUL after the data. */
+static int read_all(FILE *f, uint8_t **buf, size_t *len) {
   size_t cap = 1 << 16, used = 0;
   uint8_t *data = malloc(cap + 1); /* +1: room for the NUL kc_read_file adds */
   if (!data) return -1;
@@ -135,16 +136,11 @@ int kc_read_all(FILE *f, uint8_t **buf, size_t *len) {
 int kc_read_file(const char *path, uint8_t **buf, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) return -1;
-  int rc = kc_read_all(f, buf, len);
+  int rc = read_all(f, buf, len);
   int saved = errno;
   fclose(f);
   errno = saved;
   return rc;
-}
-
-int kc_write_all(FILE *f, const uint8_t *buf, size_t len) {
-  if (len && fwrite(buf, 1, len, f) != len) return -1;
-  return fflush(f) == 0 ? 0 : -1;
 }
 
 /* ------------------------------------------------------------------ */

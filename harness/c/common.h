@@ -2,7 +2,7 @@
  * Helpers shared by the harness programs (kcrypt, verify, bench, ctcheck).
  *
  * Nothing here knows about a particular cipher: hex parsing with error
- * messages, whole-stream I/O, buffers placed at a chosen misalignment with
+ * messages, reading a whole file, buffers placed at a chosen misalignment with
  * guard bytes around them, a small seeded PRNG, and the labels used to say
  * whether an implementation runs as native code or under SIMDe emulation.
  */
@@ -41,19 +41,14 @@ void kc_hex_encode(const uint8_t *in, size_t len, char *out);
 void kc_hex_print(FILE *f, const uint8_t *in, size_t len);
 
 /* ------------------------------------------------------------------ */
-/* Whole-stream I/O                                                     */
+/* Reading a whole file                                                 */
 /* ------------------------------------------------------------------ */
 
-/* Reads all of f into a malloc'ed buffer (*buf non-NULL even when empty).
- * Returns 0, or -1 with errno set on a read or allocation error. */
-int kc_read_all(FILE *f, uint8_t **buf, size_t *len);
-
-/* Reads a whole file by name; same contract as kc_read_all.  The buffer gets
- * one extra NUL byte after the data so text files can be used as strings. */
+/* Reads a whole file by name into a malloc'ed buffer (*buf non-NULL even when
+ * empty), with one extra NUL byte after the data so text files can be used
+ * as strings.  Returns 0, or -1 with errno set on a read or allocation error.
+ * (kcrypt streams stdin instead: see kcrypt.c.) */
 int kc_read_file(const char *path, uint8_t **buf, size_t *len);
-
-/* Writes all `len` bytes and flushes.  Returns 0 or -1. */
-int kc_write_all(FILE *f, const uint8_t *buf, size_t len);
 
 /* ------------------------------------------------------------------ */
 /* Buffers                                                              */
