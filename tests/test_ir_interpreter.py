@@ -1,13 +1,17 @@
 """The interpreter's ops against independent models (linalg's instruction
 models, Python integers)."""
 
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from gen.ir import Builder, run
-from gen.ir.semantics import aes_sbox_table, SHIFT_ROWS
-from gen.linalg import AffineMap, BitMatrix, aesenclast, gf2p8affineinvqb, gf2p8affineqb, pshufb
+from gen.ir.semantics import aes_sbox_table, private_op, register_op
+from gen.linalg import AffineMap, BitMatrix, pshufb
 
 vec = st.binary(min_size=32, max_size=32)
 
@@ -75,28 +79,6 @@ def test_add32_wraps(a, b):
     for i in range(0, 32, 4):
         s = (int.from_bytes(a[i:i + 4], "little") + int.from_bytes(b[i:i + 4], "little")) % 2**32
         assert out[i:i + 4] == s.to_bytes(4, "little")
-
-
-@settings(max_examples=30)
-@given(vec, st.integers(0, 2**64 - 1), st.integers(0, 255))
-def test_gfni_ops_match_linalg_models(a, qword, imm):
-    def build(invert):
-        def f(bl, x, _):
-            m = bl.const(qword.to_bytes(8, "little") * 2, "m", "test matrix")
-            return bl._emit("gf2p8affineinv" if invert else "gf2p8affine", (x, m), "g", imm=imm)
-        return f
-    assert run_binary(build(False), a) == gf2p8affineqb(a, qword, imm)
-    assert run_binary(build(True), a) == gf2p8affineinvqb(a, qword, imm)
-
-
-@settings(max_examples=30)
-@given(vec, st.binary(min_size=16, max_size=16))
-def test_aesenclast_matches_linalg_model(a, key):
-    def f(bl, x, _):
-        return bl._emit("aesenclast", (x, bl.const(key, "k", "key")), "e")
-    out = run_binary(f, a)
-    sbox = aes_sbox_table()
-    assert out == aesenclast(a[:16], key, sbox, SHIFT_ROWS) + aesenclast(a[16:], key, sbox, SHIFT_ROWS)
 
 
 def test_aes_sbox_known_values():
@@ -190,13 +172,6 @@ def run_ops(bits, inputs, build):
 vec512 = st.binary(min_size=64, max_size=64)
 
 
-@given(vec512, vec512, vec512)
-def test_permute2b_is_vpermi2b(index, a, b):
-    """VPERMI2B: byte k is byte index[k] mod 128 of a's 64 bytes followed by b's."""
-    out = run_ops(512, [index, a, b], lambda bl, i, x, y: bl.permute2b(i, x, y))
-    assert out == bytes((a + b)[i % 128] for i in index)
-
-
 @given(st.permutations(range(256)), vec512)
 def test_sbox8_looks_every_byte_up(table, x):
     out = run_ops(512, [x], lambda bl, v: bl.sbox8(v, table))
@@ -207,3 +182,47 @@ def test_sbox8_needs_256_entries():
     bld = Builder("t", 128, ("a",))
     with pytest.raises(ValueError, match="256-byte table"):
         bld.sbox8(bld.load("a", 0), range(16))
+
+
+def _emit_and_run(opcode, data):
+    """Run one op `opcode` on the 16 bytes `data` (no Builder method makes it)."""
+    bld = Builder("t", 128, ("a", "out"))
+    bld.store("out", 0, bld._emit(opcode, (bld.load("a", 0),), "p"))
+    mem = {"a": bytearray(data), "out": bytearray(16)}
+    run(bld.finish(), mem)
+    return bytes(mem["out"])
+
+
+def _reverse_bytes(op, args):
+    return args[0][::-1].copy()
+
+
+def test_an_unknown_opcode_is_a_clear_error():
+    with pytest.raises(ValueError, match=r"unknown opcode 'no_such_op' \(%p\).*register_op"):
+        _emit_and_run("no_such_op", bytes(16))
+
+
+def test_a_registered_private_op_runs_its_meaning():
+    register_op("test_reverse_bytes", _reverse_bytes, "the bytes in reverse order")
+    register_op("test_reverse_bytes", _reverse_bytes, "the bytes in reverse order")  # again: the same meaning
+    assert private_op("test_reverse_bytes").doc == "the bytes in reverse order"
+    assert _emit_and_run("test_reverse_bytes", bytes(range(16))) == bytes(range(15, -1, -1))
+
+
+def test_register_op_refuses_ir_opcodes_other_meanings_and_no_doc():
+    with pytest.raises(ValueError, match="'lookup16' is an IR opcode"):
+        register_op("lookup16", _reverse_bytes, "pshufb")
+    register_op("test_reverse_once", _reverse_bytes, "the bytes in reverse order")
+    with pytest.raises(ValueError, match="already registered with another meaning"):
+        register_op("test_reverse_once", lambda op, args: args[0], "identity")
+    with pytest.raises(ValueError, match="needs a doc"):
+        register_op("test_undocumented", _reverse_bytes, "")
+
+
+def test_the_ir_imports_no_backend():
+    """gen.ir knows no ISA: importing it (interpreter included) loads nothing
+    from gen.backends; backends register their ops themselves."""
+    code = "import sys, gen.ir, gen.ir.interpreter; print(sorted(m for m in sys.modules if m.startswith('gen.')))"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[1]).stdout
+    assert "gen.ir" in out and "gen.backends" not in out

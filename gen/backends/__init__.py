@@ -1,5 +1,9 @@
-"""Targets: one module each (feature set, legalization passes); x86_c emits C."""
+"""Targets: one module each (feature set, legalization passes); x86_c emits C.
 
+x86_ops registers the meaning of the x86 backend's own ops with the IR
+interpreter when imported, here, so any lowered program can be run."""
+
+from . import x86_ops  # noqa: F401  (registers the x86 ops)
 from .avx2 import TARGET as AVX2
 from .avx2_aesni import TARGET as AVX2_AESNI
 from .avx2_gfni import TARGET as AVX2_GFNI

@@ -7,6 +7,7 @@ from ..ir import Assign, Loop, Op
 from . import rules
 from .gfni_passes import FUSION_PASS
 from .target import Target
+from .x86_ops import permute2b
 
 
 def shld_native(rw, op, args):
@@ -78,7 +79,7 @@ def unpack_of_shuffles_as_permute2b(rw, op, args):
         index.append(64 * side + 16 * block + within)
     table = rw.const(bytes(index), f"{op.opcode}{op.attrs['lane']}_index",
                      f"{op.opcode} of {op.attrs['lane']}-bit elements, the byte shuffles before it folded in (VPERMT2B index)")
-    return rw.permute2b(table, sources[0], sources[1], op.result.name)
+    return permute2b(rw, table, sources[0], sources[1], op.result.name)
 
 
 _BITWISE = {"xor": lambda a, b: a ^ b, "and": lambda a, b: a & b, "or": lambda a, b: a | b,

@@ -6,6 +6,7 @@ or None to decline.  Targets list the rules they want, in order.
 
 from ..ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
 from ..linalg import AffineMap, BitMatrix, aesni_form, gfni_qword, nibble_tables, rotate_words_mask, rotl
+from .x86_ops import permute2b
 
 IDENTITY8 = AffineMap(BitMatrix.identity(8), 0)
 
@@ -180,8 +181,8 @@ def sbox8_by_vpermi2b(rw, op, args):
     table, name = op.attrs["table"], op.result.name
     quarters = [rw.const(table[64 * q:64 * q + 64], f"{name}_t{q}",
                          f"{op.attrs['note']}: entries {64 * q}..{64 * q + 63}") for q in range(4)]
-    low = rw.permute2b(args[0], quarters[0], quarters[1], f"{name}_lo")
-    high = rw.permute2b(args[0], quarters[2], quarters[3], f"{name}_hi")
+    low = permute2b(rw, args[0], quarters[0], quarters[1], f"{name}_lo")
+    high = permute2b(rw, args[0], quarters[2], quarters[3], f"{name}_hi")
     return rw._emit("blendv", (low, high, args[0]), name)
 
 

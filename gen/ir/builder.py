@@ -201,9 +201,6 @@ class Builder:
             raise ValueError(f"sbox8 {hint}: need a 256-byte table, got {len(table)} bytes")
         return self._emit("sbox8", (a,), hint, table=table, note=note)
 
-    def permute2b(self, index, a, b, hint="perm"):
-        return self._emit("permute2b", (index, a, b), hint)
-
 
 def _lane_pattern(data, bits, label):
     """`data` as the IR stores it: 16 bytes if it is one lane's pattern, else the full width."""

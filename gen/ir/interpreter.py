@@ -5,17 +5,16 @@ parameter to a bytearray that loads read and stores write (a list of
 bytearrays for an array of pointers, which loads and stores with a `row`
 attribute address).  Every kernel
 program, before and after each backend's lowering, runs here against the
-scalar reference before any C is compiled.
+scalar reference before any C is compiled.  A backend's private ops run from
+the registry in semantics.py, which the backend fills when it is imported.
 """
 
 import numpy as np
 
 from .program import Assign, Comment, Loop, Op
-from .semantics import SHIFT_ROWS, aes_sbox_table, gf_inverse_table, gf2p8affine_bytes
+from .semantics import gf_inverse_table, private_op
 
 _INV = np.frombuffer(bytes(gf_inverse_table()), dtype=np.uint8)
-_AES_SBOX = np.frombuffer(bytes(aes_sbox_table()), dtype=np.uint8)
-_SHIFT_ROWS = np.array(SHIFT_ROWS)
 # Memory broadcasts: how many bytes each reads and repeats across the register.
 _BROADCAST_BYTES = {"bcast8": 1, "bcast32": 4, "bcast128": 16, "bcast256": 32}
 
@@ -73,6 +72,7 @@ def _lookup16(op, table, index):
 
 
 def _execute(op, env, memory, loops):
+    """Run one op: the memory ops here, every other one by evaluate."""
     args = [env[a] for a in op.args]
     attrs = op.attrs
     nbytes = op.result.bits // 8 if op.result is not None else None
@@ -88,6 +88,15 @@ def _execute(op, env, memory, loops):
         at = attrs["index"].evaluate(loops)
         width = _BROADCAST_BYTES[code]
         return np.tile(np.frombuffer(bytes(memory[attrs["param"]][at:at + width]), dtype=np.uint8), nbytes // width)
+    return evaluate(op, args)
+
+
+def evaluate(op, args):
+    """The bytes `op` (any op but a load, store or broadcast) computes from its
+    operands' bytes `args`; a backend's private op runs its registered meaning."""
+    attrs = op.attrs
+    nbytes = op.result.bits // 8 if op.result is not None else None
+    code = op.opcode
     if code == "const":
         return np.tile(np.frombuffer(attrs["data"], dtype=np.uint8), nbytes // len(attrs["data"]))
     if code == "xor":
@@ -101,22 +110,9 @@ def _execute(op, env, memory, loops):
     if code == "select":
         mask, a, b = args
         return (a & ~mask) | (b & mask)
-    if code == "blendv":
-        a, b, mask = args
-        return np.where(mask & 0x80, b, a).astype(np.uint8)
-    if code == "permute2b":
-        index, a, b = args
-        return np.concatenate([a, b])[index & (2 * nbytes - 1)]
     if code == "sbox8":
         return np.frombuffer(attrs["table"], dtype=np.uint8)[args[0]]
-    if code == "ternlog":
-        a, b, c = args
-        out = np.zeros_like(a)
-        for index in range(8):
-            if attrs["imm"] >> index & 1:
-                out |= (a if index & 4 else ~a) & (b if index & 2 else ~b) & (c if index & 1 else ~c)
-        return out
-    if code in ("shl", "shr", "rotl", "rotl_native"):
+    if code in ("shl", "shr", "rotl"):
         lane, n = attrs["lane"], attrs["n"]
         x = _lanes(args[0], lane)
         if code == "shl":
@@ -134,7 +130,7 @@ def _execute(op, env, memory, loops):
         half = 16 // size // 2
         sel = slice(0, half) if code == "unpacklo" else slice(half, None)
         return np.stack([a[:, sel], b[:, sel]], axis=2).reshape(-1)
-    if code in ("shld", "shld_native"):
+    if code == "shld":
         lane, n = attrs["lane"], attrs["n"]
         a, b = _lanes(args[0], lane), _lanes(args[1], lane)
         return ((a << a.dtype.type(n)) | (b >> b.dtype.type(lane - n))).view(np.uint8)
@@ -152,13 +148,6 @@ def _execute(op, env, memory, loops):
     if code == "affine_inv8":
         table = np.array([attrs["map"].apply(x) for x in range(256)], dtype=np.uint8)
         return table[_INV[args[0]]]
-    if code == "gf2p8affine":
-        return np.frombuffer(gf2p8affine_bytes(args[0].tobytes(), args[1].tobytes(), attrs["imm"], False), dtype=np.uint8)
-    if code == "gf2p8affineinv":
-        return np.frombuffer(gf2p8affine_bytes(args[0].tobytes(), args[1].tobytes(), attrs["imm"], True), dtype=np.uint8)
-    if code == "aesenclast":
-        state = args[0].reshape(-1, 16)
-        return (_AES_SBOX[state[:, _SHIFT_ROWS]].reshape(-1)) ^ args[1]
     if code == "blocks128":
         blocks = np.concatenate(args).reshape(-1, 16)
         return blocks[list(attrs["picks"])].reshape(-1).copy()
@@ -167,4 +156,8 @@ def _execute(op, env, memory, loops):
         return args[0][16 * lane:16 * lane + 16].copy()
     if code == "concat128":
         return np.concatenate(args)
-    raise ValueError(f"interpreter: unknown opcode {code!r}")
+    private = private_op(code)
+    if private is not None:
+        return private.fn(op, args)
+    raise ValueError(f"interpreter: unknown opcode {code!r} ({op.result!r}): neither an IR op (opcodes.py) nor "
+                     f"one a backend registered (semantics.register_op; is its module imported?)")

@@ -12,10 +12,6 @@ abstract (lowered by backends):
   rotl(a)               rotate each `lane`-bit element left by n             attrs: n, lane
   select(m, a, b)       bitwise: b where m is 1, a where m is 0
   shld(a, b)            (a << n) | (b >> (lane - n)) per `lane`-bit element  attrs: n, lane
-target-level double shift:
-  shld_native(a, b)     the same, one instruction (AVX-512 VBMI2 VPSHLDD/W)  attrs: n, lane
-target-level rotation:
-  rotl_native(a)        the same, one instruction (AVX-512 VPROLD)          attrs: n, lane
 target-level:
   load / store          `bits`/8 bytes at param + index                    attrs: param, index
                         (row: param[row] + index; volatile: made where it stands, never
@@ -35,18 +31,21 @@ target-level:
   add                   wrapping add of `lane`-bit elements                 attrs: lane
   minu                  unsigned minimum of `lane`-bit elements (SSE4.1+)    attrs: lane
   maxs                  signed maximum of `lane`-bit elements (SSE4.1+)      attrs: lane
-  gf2p8affine(a, m)     GF2P8AFFINEQB with matrix qwords m                  attrs: imm
-  gf2p8affineinv(a, m)  GF2P8AFFINEINVQB                                     attrs: imm
-  aesenclast(a, k)      AESENCLAST on every 128-bit lane
-  ternlog(a, b, c)       bitwise: result bit = imm bit (a<<2 | b<<1 | c)      attrs: imm
-  blendv(a, b, m)       per byte: b where m's byte has bit 7 set, else a (PBLENDVB)
-  permute2b(i, a, b)    per byte: of a's bytes then b's (2 x bits/8), the one i's byte
-                        picks, modulo 2 x bits/8 (AVX-512 VBMI VPERMI2B)
   extract128(a)         128-bit lane `lane` of a 256- or 512-bit value      attrs: lane
   blocks128(a, b)       output block i = block picks[i] of (a's blocks, b's) attrs: picks
                         (blocks128(a, a, (1, 0)) swaps a's 128-bit lanes; at 512,
                         (1, 0, 3, 2) swaps them within each 256-bit half)
   concat128(lo, hi)     a 256-bit value from two 128-bit halves
+
+backend-private: a backend may lower onto ops of its own (one instruction of its
+ISA that no kernel writes: x86's ternary logic, GFNI, AESENCLAST, ...).  Their
+meaning is not here: the backend registers it with semantics.register_op (x86:
+gen/backends/x86_ops.py), and the interpreter runs them once that module is imported.
 """
 
 ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "sbox8", "select", "shld"})
+TARGET_LEVEL = frozenset({"load", "store", "bcast8", "bcast32", "bcast128", "bcast256", "const",
+                          "xor", "and", "or", "andnot", "shl", "shr", "lookup16", "unpacklo", "unpackhi",
+                          "add", "minu", "maxs", "extract128", "blocks128", "concat128"})
+# Every opcode whose meaning the IR itself defines: no backend may register one.
+NEUTRAL = ABSTRACT | TARGET_LEVEL

@@ -1,15 +1,25 @@
-"""The fixed-function parts of the instructions the IR models.
+"""The fixed-function parts of the instructions backends lower onto, and the
+registry of backend-private ops.
 
-GF2P8AFFINEINVQB inverts in AES's field and AESENCLAST applies AES's S-box and
-ShiftRows: these are facts of the instruction set, so they are taken from the
+Instructions such as x86's GF2P8AFFINEINVQB and AESENCLAST (or AArch64's AESE)
+invert in AES's field and apply AES's S-box and ShiftRows: facts taken from the
 AES spec (the one place AES is described) and computed with linalg.  Backends
 read them from here when they lower onto those instructions.
+
+A backend may also lower onto ops of its own, which no kernel writes (x86's
+ternary logic, GFNI, ...).  The IR knows no backend: the backend registers each
+such op's meaning here with `register_op`, and the interpreter runs it from the
+registry, so a lowered program is checked bit for bit like any other once the
+backend's module is imported.
 """
 
+from dataclasses import dataclass
 from functools import lru_cache
+from typing import Callable
 
-from ..linalg import BitMatrix, Field, gf2p8affineinvqb, gf2p8affineqb
+from ..linalg import BitMatrix, Field
 from ..specs import aes
+from .opcodes import NEUTRAL
 
 SHIFT_ROWS = aes.SHIFT_ROWS
 AES_SBOX_CONSTANT = aes.SBOX_AFFINE_CONSTANT
@@ -33,9 +43,39 @@ def aes_sbox_table():
     return tuple(linear.apply(y) ^ AES_SBOX_CONSTANT for y in gf_inverse_table())
 
 
-def gf2p8affine_bytes(x, matrix_bytes, imm, invert):
-    """GF2P8AFFINE(INV)QB on a whole vector: each 8-byte group of x uses the
-    qword at the same position of matrix_bytes."""
-    qwords = [int.from_bytes(matrix_bytes[i:i + 8], "little") for i in range(0, len(matrix_bytes), 8)]
-    model = gf2p8affineinvqb if invert else gf2p8affineqb
-    return bytes(model(bytes(x), qwords, imm))
+@dataclass(frozen=True)
+class PrivateOp:
+    """A backend-private op: `fn(op, args)` gives the bytes `op` computes from
+    its operands' bytes (NumPy uint8 vectors); `doc` says what it means."""
+
+    name: str
+    fn: Callable
+    doc: str
+
+
+_PRIVATE_OPS = {}
+
+
+def register_op(name, fn, doc):
+    """Give the backend-private opcode `name` its meaning: `fn(op, args)`
+    returns the result's bytes, `doc` describes it (as opcodes.py does the
+    IR's own ops).  A name the IR already defines, or one registered with
+    another function, is a ValueError: one opcode, one meaning."""
+    if name in NEUTRAL:
+        raise ValueError(f"register_op: {name!r} is an IR opcode (opcodes.py), not a backend's own")
+    if not doc:
+        raise ValueError(f"register_op: {name!r} needs a doc saying what it computes")
+    known = _PRIVATE_OPS.get(name)
+    if known is not None and known.fn is not fn:
+        raise ValueError(f"register_op: {name!r} is already registered with another meaning")
+    _PRIVATE_OPS[name] = PrivateOp(name, fn, doc)
+
+
+def private_op(name):
+    """The registered PrivateOp called `name`, or None."""
+    return _PRIVATE_OPS.get(name)
+
+
+def private_ops():
+    """Every registered backend-private op: name -> PrivateOp."""
+    return dict(_PRIVATE_OPS)
