@@ -26,8 +26,8 @@ saying whether it is measured as the paper measured (one block encrypted
 1,000,000 times: bench's ``block-loop`` records, which carry ``loops``) or is
 a buffer figure; a section gathers those one-block figures for every
 variant, and a last section checks the issue's targets (3x the paper, 4x the
-register strategy) on the records of the one run.  The module has no third-party dependency except matplotlib,
-which is needed only for the PNG.
+register strategy) on the records of the one run.  The module has no
+third-party dependency except matplotlib, which is needed only for the PNG.
 """
 
 from __future__ import annotations
