@@ -226,3 +226,69 @@ def test_the_ir_imports_no_backend():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=Path(__file__).resolve().parents[1]).stdout
     assert "gen.ir" in out and "gen.backends" not in out
+
+
+@given(vec, st.integers(1, 7))
+def test_byte_shifts_match_integers(a, n):
+    """Lane 8 is a shift like any other: no bit crosses into the next byte."""
+    left = run_binary(lambda bl, x, y: bl.shl(x, n, 8), a)
+    right = run_binary(lambda bl, x, y: bl.shr(x, n, 8), a)
+    assert left == bytes((v << n) & 0xFF for v in a)
+    assert right == bytes(v >> n for v in a)
+
+
+@given(st.sampled_from(["shl", "shr"]), st.integers(1, 7), st.integers(0, 0xFE), st.data())
+def test_a_byte_shift_checks_its_known_mask(opcode, n, known, data):
+    """Input within `known`: the plain shift; a bit outside it: an error naming the byte."""
+    inside = data.draw(st.lists(st.integers(0, 255).map(lambda v: v & known), min_size=32, max_size=32).map(bytes))
+    out = run_binary(lambda bl, x, y: getattr(bl, opcode)(x, n, 8, known=known), inside)
+    assert out == run_binary(lambda bl, x, y: getattr(bl, opcode)(x, n, 8), inside)
+    at = data.draw(st.integers(0, 31))
+    stray = data.draw(st.sampled_from([1 << bit for bit in range(8) if not known >> bit & 1]))
+    outside = inside[:at] + bytes([inside[at] | stray]) + inside[at + 1:]
+    with pytest.raises(ValueError, match=rf"input byte {at} is {outside[at]:#04x}, outside its known mask {known:#04x}"):
+        run_binary(lambda bl, x, y: getattr(bl, opcode)(x, n, 8, known=known), outside)
+
+
+def run_flipped(build, a):
+    """run_binary with the interpreter flipping every shift's don't-care bits."""
+    bld = Builder("t", 256, ("a", "out"))
+    bld.store("out", 0, build(bld, bld.load("a", 0)))
+    mem = {"a": bytearray(a), "out": bytearray(len(a))}
+    run(bld.finish(), mem, flip_dont_care=True)
+    return bytes(mem["out"])
+
+
+@given(vec, st.sampled_from(["shl", "shr"]), st.integers(1, 7), st.integers(0, 0xFF))
+def test_flip_dont_care_flips_exactly_the_bits_outside_care(a, opcode, n, care):
+    plain = run_binary(lambda bl, x, y: getattr(bl, opcode)(x, n, 8), a)
+    flipped = run_flipped(lambda bl, x: getattr(bl, opcode)(x, n, 8, care=care), a)
+    assert flipped == bytes(v ^ (~care & 0xFF) for v in plain)
+    # Without the flag `care` changes nothing.
+    assert run_binary(lambda bl, x, y: getattr(bl, opcode)(x, n, 8, care=care), a) == plain
+
+
+def test_flip_dont_care_catches_a_user_that_reads_a_bit_it_disowned():
+    """The high nibble by shr 4, care 0x0F: an AND with 0x0F after it is
+    unaffected by the flip, an AND with 0x1F reads bit 4 and is caught."""
+    data = bytes(range(0, 256, 8))
+
+    def high_nibble(mask):
+        return lambda bl, x: bl.and_(bl.shr(x, 4, 8, care=0x0F), bl.const([mask] * 16, "m", ""))
+
+    honest, greedy = high_nibble(0x0F), high_nibble(0x1F)
+    assert run_flipped(honest, data) == run_binary(lambda bl, x, y: honest(bl, x), data) == bytes(v >> 4 for v in data)
+    assert run_flipped(greedy, data) != run_binary(lambda bl, x, y: greedy(bl, x), data)
+
+
+def test_shift_attributes_are_checked():
+    bld = Builder("t", 128, ("a",))
+    x = bld.load("a", 0)
+    with pytest.raises(ValueError, match="byte masks describe byte shifts"):
+        bld.shr(x, 4, 16, care=0x0F)
+    with pytest.raises(ValueError, match="a byte mask is 0x00..0xff"):
+        bld.shl(x, 4, 8, known=0x100)
+    for n in (0, 8):
+        with pytest.raises(ValueError, match="the amount must be 1..7"):
+            bld.shl(x, n, 8)
+    assert [s.opcode for s in bld.body] == ["load"]  # the refused calls emitted nothing

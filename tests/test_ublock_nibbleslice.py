@@ -36,7 +36,7 @@ def seed_of(*parts):
     return zlib.crc32("/".join(map(str, parts)).encode())
 
 
-def check_program(program, key_bits, seed, in_place=False):
+def check_program(program, key_bits, seed, in_place=False, flip_dont_care=False):
     """Run `program` on random blocks under a random key; compare with the reference."""
     info = program.info
     block_bits, direction = info["block_bits"], info["direction"]
@@ -47,7 +47,7 @@ def check_program(program, key_bits, seed, in_place=False):
     data = rng.randbytes(info["batch_blocks"] * block_bytes)
     memory = {"rk": bytearray(nibbleslice.folded_tables(rks, direction)), "in": bytearray(data)}
     memory["out"] = memory["in"] if in_place else bytearray(len(data))
-    run(program, memory)
+    run(program, memory, flip_dont_care)
     crypt = encrypt_block if direction == "encrypt" else decrypt_block
     expected = b"".join(crypt(block_bits, key_bits, key, data[i:i + block_bytes], rks)
                         for i in range(0, len(data), block_bytes))
@@ -78,7 +78,7 @@ def test_lowered_program_matches_reference(variant, target, direction):
     check_program(program, variant[1], seed_of(variant, target, direction))
 
 
-def check_counter_programs(pairs, batch, key_bits, counter, firsts):
+def check_counter_programs(pairs, batch, key_bits, counter, firsts, flip_dont_care=False):
     """CTR's counter form from V = `counter`: the pairs program on V || V + 256
     fills a group buffer; the batch program, at each first block j0 of
     `firsts`, must give the reference's E(V + j0 + j) (mod 2^block_bits)."""
@@ -91,12 +91,12 @@ def check_counter_programs(pairs, batch, key_bits, counter, firsts):
     rk = bytearray(nibbleslice.folded_tables(rks, "encrypt"))
     form = b"".join(((counter + k) % modulus).to_bytes(block_bytes, "big") for k in (0, 256))
     group = bytearray(rng.randbytes(nibbleslice.group_bytes(batch.bits, block_bits)))  # garbage where unwritten
-    run(pairs, {"rk": rk, "in": bytearray(form), "out": group})
+    run(pairs, {"rk": rk, "in": bytearray(form), "out": group}, flip_dont_care)
     group[nibbleslice.GROUP_LOW_BYTE] = counter & 0xff
     for first in firsts:
         group[nibbleslice.GROUP_FIRST_BLOCK] = first
         memory = {"rk": rk, "in": bytearray(group), "out": bytearray(info["batch_blocks"] * block_bytes)}
-        run(batch, memory)
+        run(batch, memory, flip_dont_care)
         expected = b"".join(encrypt_block(block_bits, key_bits, key,
                                           ((counter + first + j) % modulus).to_bytes(block_bytes, "big"), rks)
                             for j in range(info["batch_blocks"]))
@@ -123,6 +123,25 @@ def test_counter_programs_match_reference(block_bits, bits):
     assert (pairs.info["output"], batch.info["input"]) == ("counter group", "counter group")
     for counter in counters(block_bits, seed_of("counters", block_bits, bits)):
         check_counter_programs(pairs, batch, key_bits, counter, group_firsts(bits))
+
+
+@pytest.mark.parametrize("block_bits", (128, 256))
+def test_byte_shifts_are_honest_about_known_and_care(block_bits):
+    """The nibble split (care: the low nibble, which the AND keeps), the
+    carry (care: bit 0) and the join (known: nibbles below 16, which the
+    interpreter checks): with every don't-care bit flipped the blocks are unchanged."""
+    key_bits = max(k for n, k in VARIANTS if n == block_bits)
+    rounds = ublock.VARIANTS[block_bits, key_bits]
+    for direction in DIRECTIONS:
+        program = nibbleslice.program(256, block_bits, rounds, direction)
+        check_program(program, key_bits, seed_of("flip", block_bits, direction), flip_dont_care=True)
+    pairs = nibbleslice.counter_pairs_program(256, block_bits, rounds)
+    batch = nibbleslice.program(256, block_bits, rounds, "encrypt", counters=True)
+    shifts = {(s.opcode, s.attrs.get("known"), s.attrs.get("care")) for s in batch.walk()
+              if isinstance(s, Op) and s.opcode in ("shl", "shr")}
+    assert shifts == {("shr", None, 0x0F), ("shr", None, 0x01), ("shl", 0x0F, None)}
+    for counter in counters(block_bits, seed_of("flip counters", block_bits))[:3]:
+        check_counter_programs(pairs, batch, key_bits, counter, group_firsts(256), flip_dont_care=True)
 
 
 @pytest.mark.parametrize("target", TARGETS)

@@ -8,5 +8,5 @@ from .target import Target
 TARGET = Target(
     name="avx2", bits=256, cflags=("-mavx2",), cpu_features=("avx2",),
     # As on the AES-NI AVX2 targets: a 16-bit double shift is two byte rotations and a blend.
-    passes=((rules.shld_half_by_rotations,), LOWERING_PASS + SELECT_AVX2, NIBBLE_PASS),
+    passes=((rules.shld_half_by_rotations,), LOWERING_PASS + SELECT_AVX2, NIBBLE_PASS, rules.BYTE_SHIFT_PASS),
     description="AVX2 vpshufb, 256-bit vectors")

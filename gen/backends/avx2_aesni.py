@@ -7,5 +7,6 @@ from .target import Target
 
 TARGET = Target(
     name="avx2_aesni", bits=256, cflags=("-mavx2", "-maes"), cpu_features=("avx2", "aes"),
-    passes=(INVERSION_PASS_AVX2, LOWERING_PASS + SELECT_AVX2 + (rules.split_aesenclast_256,), NIBBLE_PASS),
+    passes=(INVERSION_PASS_AVX2, LOWERING_PASS + SELECT_AVX2 + (rules.split_aesenclast_256,), NIBBLE_PASS,
+            rules.BYTE_SHIFT_PASS),
     description="AVX2 vpshufb nibble tables + 128-bit AESENCLAST on each half, 256-bit vectors")

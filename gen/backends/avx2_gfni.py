@@ -7,6 +7,6 @@ from .target import Target
 TARGET = Target(
     name="avx2_gfni", bits=256, cflags=("-mavx2", "-mgfni"), cpu_features=("avx2", "gfni"),
     passes=(FUSION_PASS + (rules.shld_half_by_rotations,), (rules.shld_by_shifts, rules.rotate_bytes_by_shuffle, rules.rotate_by_shifts, rules.affine_via_gfni,
-                                rules.select_by_blendv, rules.select_by_masks)),
+                                rules.select_by_blendv, rules.select_by_masks), rules.BYTE_SHIFT_PASS),
     emulable=True,
     description="AVX2 + GFNI gf2p8affineqb/gf2p8affineinvqb, 256-bit vectors")

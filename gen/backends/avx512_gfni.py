@@ -174,6 +174,7 @@ TARGET = Target(
     cpu_features=("avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"),
     passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, rules.affine_via_gfni,
                                     rules.select_by_ternary_logic, rules.sbox8_by_vpermi2b),
+            rules.BYTE_SHIFT_PASS,
             (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b)),
     emulable=True,
     # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (docs/performance/zuc.md).

@@ -70,7 +70,8 @@ def affine_via_nibble_tables(rw, op, args):
     lo_t = rw.const(lo_table, "tbl_lo", f"{note}: low-nibble table (constant folded in)")
     hi_t = rw.const(hi_table, "tbl_hi", f"{note}: high-nibble table")
     lo = rw.and_(args[0], mask, op.args[0].name + "_lo")
-    hi = rw.and_(rw.shr(args[0], 4, 16, op.args[0].name + "_sh"), mask, op.args[0].name + "_hi")
+    # The AND keeps the low nibble of the shift: its other bits are left unspecified (care).
+    hi = rw.and_(rw.shr(args[0], 4, 8, op.args[0].name + "_sh", care=0x0F), mask, op.args[0].name + "_hi")
     return rw.xor(rw.lookup16(lo_t, lo, op.result.name + "_l"), rw.lookup16(hi_t, hi, op.result.name + "_h"),
                   op.result.name)
 
@@ -107,7 +108,7 @@ def _shifted_pair(rw, op, high, low):
 
 
 def rotate_by_shifts(rw, op, args):
-    if op.opcode != "rotl" or op.attrs["lane"] == 8:
+    if op.opcode != "rotl":
         return None
     return _shifted_pair(rw, op, args[0], args[0])
 
@@ -126,7 +127,8 @@ def split_aesenclast_256(rw, op, args):
 
 def rotate_bytes_as_affine(rw, op, args):
     """A rotation of each byte is a linear map of the byte: on GFNI targets it
-    becomes one GF2P8AFFINEQB (x86 has no 8-bit shifts)."""
+    becomes one GF2P8AFFINEQB instead of two shifts and an OR (and on x86 an
+    AND after each shift: byte_shift_by_word_shift)."""
     if op.opcode != "rotl" or op.attrs["lane"] != 8:
         return None
     n = op.attrs["n"]
@@ -134,17 +136,43 @@ def rotate_bytes_as_affine(rw, op, args):
     return rw.affine8(args[0], AffineMap(matrix, 0), op.result.name, note=f"rotate each byte left by {n}")
 
 
-def rotate_bytes_by_masked_shifts(rw, op, args):
-    """Rotate each byte with 16-bit shifts, masking off the bits that crossed
-    into the neighbouring byte."""
-    if op.opcode != "rotl" or op.attrs["lane"] != 8:
+def _bits_crossing(opcode, n, known):
+    """The bits a 16-bit shift by n can bring into a byte from its neighbour
+    when only `known` bits may be set in the input bytes: shl moves the top n
+    bits of the byte below into the low n bits, shr the low n bits of the byte
+    above into the top n bits."""
+    if opcode == "shl":
+        return (known & ~(0xFF >> n)) >> (8 - n)
+    return (known << (8 - n)) & 0xFF
+
+
+def _byte_mask(opcode, n):
+    """The result bits a byte shift by n fills from the byte itself."""
+    return (0xFF << n) & 0xFF if opcode == "shl" else 0xFF >> n
+
+
+def byte_shift_by_word_shift(rw, op, args):
+    """x86 shifts no element narrower than 16 bits: a byte shift by n is the
+    16-bit shift by n, which moves n bits of each byte into its neighbour, and
+    an AND that clears them.  The AND is left out exactly where the op's masks
+    show it changes nothing a user reads: no bit that can cross (from `known`)
+    lands on a bit a user reads (`care`)."""
+    if op.opcode not in ("shl", "shr") or op.attrs["lane"] != 8:
         return None
-    n = op.attrs["n"]
-    high = rw.const(bytes([(0xFF << n) & 0xFF] * 16), f"byte_high{8 - n}", f"top {8 - n} bits of every byte")
-    low = rw.const(bytes([0xFF >> (8 - n)] * 16), f"byte_low{n}", f"low {n} bits of every byte")
-    left = rw.and_(rw.shl(args[0], n, 16, op.result.name + "_l"), high, op.result.name + "_lm")
-    right = rw.and_(rw.shr(args[0], 8 - n, 16, op.result.name + "_r"), low, op.result.name + "_rm")
-    return rw.or_(left, right, op.result.name)
+    n, name = op.attrs["n"], op.result.name
+    wide = getattr(rw, op.opcode)(args[0], n, 16, name)
+    if not _bits_crossing(op.opcode, n, op.attrs.get("known", 0xFF)) & op.attrs.get("care", 0xFF):
+        return wide
+    own = bytes([_byte_mask(op.opcode, n)] * 16)
+    if op.opcode == "shl":
+        mask = rw.const(own, f"byte_high{8 - n}", f"top {8 - n} bits of every byte")
+    else:
+        mask = rw.const(own, f"byte_low{8 - n}", f"low {8 - n} bits of every byte")
+    return rw.and_(wide, mask, name + "m")
+
+
+# Every x86 target runs this pass after the rules that write byte shifts.
+BYTE_SHIFT_PASS = (byte_shift_by_word_shift,)
 
 
 def _byte_uniform(rw, value):

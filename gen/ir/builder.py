@@ -140,11 +140,17 @@ class Builder:
     def andnot(self, a, b, hint="m"):
         return self._emit("andnot", (a, b), hint)
 
-    def shl(self, a, n, lane, hint="sl"):
-        return self._emit("shl", (a,), hint, n=n, lane=lane)
+    def shl(self, a, n, lane, hint="sl", known=None, care=None):
+        """Shift each `lane`-bit element left by n.  A byte shift (lane 8) may
+        state two facts a lowering can use (opcodes.py): `known`, the bits that
+        may be set in every input byte, and `care`, the bits of every result
+        byte that its users read."""
+        return self._emit("shl", (a,), hint, **_shift_attrs("shl", n, lane, known, care))
 
-    def shr(self, a, n, lane, hint="sr"):
-        return self._emit("shr", (a,), hint, n=n, lane=lane)
+    def shr(self, a, n, lane, hint="sr", known=None, care=None):
+        """Shift each `lane`-bit element right by n (logical); `known` and
+        `care` as for shl."""
+        return self._emit("shr", (a,), hint, **_shift_attrs("shr", n, lane, known, care))
 
     def rotl(self, a, n, lane=32, hint="rot"):
         return self._emit("rotl", (a,), hint, n=n, lane=lane)
@@ -200,6 +206,23 @@ class Builder:
         if len(table) != 256:
             raise ValueError(f"sbox8 {hint}: need a 256-byte table, got {len(table)} bytes")
         return self._emit("sbox8", (a,), hint, table=table, note=note)
+
+
+def _shift_attrs(opcode, n, lane, known, care):
+    """A shift's attributes: n and lane, and the byte masks `known` and `care`
+    only where given (and only on bytes: they describe every byte)."""
+    if not 0 < n < lane:
+        raise ValueError(f"{opcode} by {n}: the amount must be 1..{lane - 1} for {lane}-bit elements")
+    attrs = {"n": n, "lane": lane}
+    for name, mask in (("known", known), ("care", care)):
+        if mask is None:
+            continue
+        if lane != 8:
+            raise ValueError(f"{opcode} {name}={mask:#04x}: byte masks describe byte shifts (lane 8), not lane {lane}")
+        if not 0 <= mask <= 0xFF:
+            raise ValueError(f"{opcode} {name}={mask:#x}: a byte mask is 0x00..0xff")
+        attrs[name] = mask
+    return attrs
 
 
 def _lane_pattern(data, bits, label):

@@ -3,7 +3,10 @@
 `run(program, memory)` executes the program; `memory` maps each pointer
 parameter to a bytearray that loads read and stores write (a list of
 bytearrays for an array of pointers, which loads and stores with a `row`
-attribute address).  Every kernel
+attribute address).  With `flip_dont_care`, every byte shift's result bits
+outside its `care` mask are flipped: those bits are unspecified (a lowering
+may leave anything there), so a program whose output then changes reads bits
+it said it does not.  Every kernel
 program, before and after each backend's lowering, runs here against the
 scalar reference before any C is compiled.  A backend's private ops run from
 the registry in semantics.py, which the backend fills when it is imported.
@@ -19,28 +22,31 @@ _INV = np.frombuffer(bytes(gf_inverse_table()), dtype=np.uint8)
 _BROADCAST_BYTES = {"bcast8": 1, "bcast32": 4, "bcast128": 16, "bcast256": 32}
 
 
-def run(program, memory):
+def run(program, memory, flip_dont_care=False):
     """Run `program` on `memory` (parameter name -> bytearray, or list of
-    bytearrays for an array of pointers); its scratch buffers start zeroed."""
+    bytearrays for an array of pointers); its scratch buffers start zeroed.
+    `flip_dont_care`: flip the bits each shift's `care` mask leaves out."""
     local = {**memory, **{name: bytearray(nbytes) for name, nbytes in program.scratch.items()}}
     env = {}
     for var in program.state:
         env[var] = np.zeros(var.bits // 8, dtype=np.uint8)
-    _run_block(program.body, env, local, {})
+    _run_block(program.body, env, local, {}, flip_dont_care)
     return memory
 
 
-def _run_block(stmts, env, memory, loops):
+def _run_block(stmts, env, memory, loops, flip_dont_care):
     for stmt in stmts:
         if isinstance(stmt, Op):
             result = _execute(stmt, env, memory, loops)
+            if flip_dont_care and "care" in stmt.attrs:
+                result = result ^ np.uint8(~stmt.attrs["care"] & 0xFF)
             if stmt.result is not None:
                 env[stmt.result] = result
         elif isinstance(stmt, Assign):
             env[stmt.var] = env[stmt.value]
         elif isinstance(stmt, Loop):
             for i in range(stmt.count):
-                _run_block(stmt.body, env, memory, {**loops, stmt.var: i})
+                _run_block(stmt.body, env, memory, {**loops, stmt.var: i}, flip_dont_care)
         elif not isinstance(stmt, Comment):
             raise TypeError(f"unknown statement {stmt!r}")
 
@@ -69,6 +75,16 @@ def _lookup16(op, table, index):
     blocks, indices = table.reshape(-1, 16), index.reshape(-1, 16)
     picked = np.take_along_axis(blocks, (indices & 15).astype(np.intp), axis=1)
     return np.where(indices & 0x80, 0, picked).astype(np.uint8).reshape(-1)
+
+
+def _check_known(op, x):
+    """A shift's `known` mask is a promise about its input: a byte with a bit
+    outside it is an error (a lowering may rely on those bits being zero)."""
+    outside = (x & np.uint8(~op.attrs["known"] & 0xFF)) != 0
+    if outside.any():
+        at = int(np.flatnonzero(outside)[0])
+        raise ValueError(f"interpreter: {op.opcode} {op.result!r}: input byte {at} is {int(x[at]):#04x}, "
+                         f"outside its known mask {op.attrs['known']:#04x}")
 
 
 def _execute(op, env, memory, loops):
@@ -114,6 +130,8 @@ def evaluate(op, args):
         return np.frombuffer(attrs["table"], dtype=np.uint8)[args[0]]
     if code in ("shl", "shr", "rotl"):
         lane, n = attrs["lane"], attrs["n"]
+        if "known" in attrs:
+            _check_known(op, args[0])
         x = _lanes(args[0], lane)
         if code == "shl":
             out = x << x.dtype.type(n)

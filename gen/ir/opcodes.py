@@ -22,7 +22,14 @@ target-level:
   const                 data of 16 bytes: repeated in every lane; of bits/8  attrs: data, label, note
                         bytes: the whole register
   xor, and, or          bitwise;  andnot(a, b) = ~a & b
-  shl, shr              logical shift of each `lane`-bit element by n       attrs: n, lane
+  shl, shr              logical shift of each `lane`-bit element by n       attrs: n, lane,
+                        (1 <= n < lane; lane 8 shifts bytes)                  [known, care]
+                        A byte shift may carry two byte masks, facts for a lowering onto
+                        wider shifts (which must clear the bits that cross between bytes
+                        unless these show that nothing reads them or they are zero):
+                        known: only these bits may be set in an input byte (the interpreter
+                        checks it); care: the users read only these bits of a result byte
+                        (the others are unspecified: run(..., flip_dont_care=True) flips them)
   lookup16(t, i)        per 128-bit block: an index byte k < 16 picks byte k of t's
                         same block, k >= 0x80 gives 0; 16 <= k < 0x80 has no meaning
                         (an error in the interpreter: x86's pshufb and AArch64's TBL

@@ -73,13 +73,12 @@ from ..linalg import inverse_permutation
 from ..linalg.shuffle import LANE_BYTES
 from ..specs import ublock
 from .transpose import join_halves256, split_halves256, transpose
-from .ublock_constants import NIBBLE_BITS, check_direction, nibble_mask, sbox_tables
+from .ublock_constants import LOW_NIBBLE, NIBBLE_BITS, check_direction, nibble_mask, sbox_tables
 from .ublock_reference import linear_layer, linear_layer_inverse, permute_bytes
 
 NIBBLE_VALUES = 1 << NIBBLE_BITS          # entries of one S-box table = bytes of one pshufb table
 WORD_NIBBLES = len(ublock.nibble_rotation(0))  # nibbles of one word of <<<_32
 LANE_BITS = 8 * LANE_BYTES                # in-lane shuffles and unpacks work on 128-bit lanes
-SHIFT_BITS = 16                           # x86 has no byte shifts: 16-bit ones, nibbles kept apart by masks
 ROUND = "r"                               # the loop variable: one iteration per round
 PAIRS_PER_TABLE = LANE_BYTES // 2         # two-entry tables one 16-byte shuffle table holds
 # CTR's group buffer: counter_pairs_program writes it, the counter form reads it.
@@ -445,7 +444,8 @@ def _counter_first_round(b, block_bits):
     low_bytes = b.add(low, offsets, 8, "low_byte")
     carry_bits = b.or_(b.and_(low, offsets, "both"),
                        b.andnot(low_bytes, b.or_(low, offsets, "either"), "either_not_sum"), "carry_bit7")
-    carry = b.and_(b.shr(carry_bits, 7, SHIFT_BITS), b.const([1] * LANE_BYTES, "one", "1 in every byte"), "carry")
+    # The AND makes the carry a clean 0 or 1 whatever the shift leaves above bit 0 (care).
+    carry = b.and_(b.shr(carry_bits, 7, 8, care=0x01), b.const([1] * LANE_BYTES, "one", "1 in every byte"), "carry")
     picks = [carry] + [b.or_(carry, b.const([2 * i] * LANE_BYTES, f"pick{i}", f"2 x {i} in every byte"), "pick")
                        for i in range(1, PAIRS_PER_TABLE)]
     b.comment("The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in.")
@@ -464,14 +464,17 @@ def _counter_first_round(b, block_bits):
 
 
 def _split_nibbles(b, byte, mask):
-    """(high, low) nibble of every byte, each in the low four bits of its byte."""
-    return b.and_(b.shr(byte, NIBBLE_BITS, SHIFT_BITS, "hi_shifted"), mask, "hi"), b.and_(byte, mask, "lo")
+    """(high, low) nibble of every byte, each in the low four bits of its byte
+    (the AND keeps the shifted byte's low nibble: its other bits are don't-care)."""
+    high = b.and_(b.shr(byte, NIBBLE_BITS, 8, "hi_shifted", care=LOW_NIBBLE), mask, "hi")
+    return high, b.and_(byte, mask, "lo")
 
 
 def unslice_batch(b, block_bits, nibbles):
-    """The inverse of `slice_batch`, storing to `out`.  The nibbles are below 16, so
-    a 16-bit shift by 4 moves each into the top of its own byte."""
-    byte_regs = [b.or_(b.shl(nibbles[j], NIBBLE_BITS, SHIFT_BITS, "hi_up"), nibbles[j + 1], "byte")
+    """The inverse of `slice_batch`, storing to `out`: each high nibble shifted
+    up into the top of its byte (the nibbles are below 16: `known`), OR the low one."""
+    byte_regs = [b.or_(b.shl(nibbles[j], NIBBLE_BITS, 8, "hi_up", known=LOW_NIBBLE), nibbles[j + 1],
+                       "byte")
                  for j in range(0, len(nibbles), 2)]
     slabs = [transpose(b, byte_regs[k:k + LANE_BYTES], 8, "tro") for k in range(0, len(byte_regs), LANE_BYTES)]
     if len(slabs) == 1:

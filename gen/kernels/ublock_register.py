@@ -30,9 +30,6 @@ from . import ublock_constants as uc
 
 PARAMS = ("rk", "in", "out")
 BLOCK_SIZES = tuple(sorted({n for n, _ in ublock.VARIANTS}))
-# x86 shifts no element narrower than 16 bits; the bits that cross into the
-# neighbouring byte are masked off (or select the other nibble) every time.
-SHIFT_LANE = 16
 HALVES = 2  # X0 and X1
 # Every half image occupies the widest register's bytes, whatever the kernel's
 # width: one single-key image then serves every width (each loads its prefix),
@@ -212,7 +209,7 @@ def substitute(b, parts, tables, hint):
     out = []
     for x in parts:
         low = b.and_(x, low_nibbles, hint + "_lo")
-        high = b.and_(b.shr(x, uc.NIBBLE_BITS, SHIFT_LANE, hint + "_sh"), low_nibbles, hint + "_hi")
+        high = b.and_(b.shr(x, uc.NIBBLE_BITS, 8, hint + "_sh", care=uc.LOW_NIBBLE), low_nibbles, hint + "_hi")
         out.append(b.or_(b.lookup16(low_table, low, hint + "_l"), b.lookup16(high_table, high, hint + "_h"), hint))
     return out
 
@@ -298,10 +295,11 @@ def spread_pair(b, low_blocks, high_blocks):
     """Two registers of data bytes -> the same bytes spread one nibble per
     byte, low_blocks in the low nibbles, high_blocks in the high ones: the
     even spread bytes (each data byte's high nibble) and the odd ones, then
-    interleaved by unpacklo/unpackhi (table 8, not four shuffles)."""
+    interleaved by unpacklo/unpackhi (table 8, not four shuffles).  Each
+    select reads a shifted byte's nibble on one side only (care)."""
     high = b.const(uc.nibble_mask(True), "high_nibbles", "high nibble of every byte")
-    even = b.select(high, b.shr(low_blocks, uc.NIBBLE_BITS, SHIFT_LANE, "lo_sh"), high_blocks, "even")
-    odd = b.select(high, low_blocks, b.shl(high_blocks, uc.NIBBLE_BITS, SHIFT_LANE, "hi_sh"), "odd")
+    even = b.select(high, b.shr(low_blocks, uc.NIBBLE_BITS, 8, "lo_sh", care=uc.LOW_NIBBLE), high_blocks, "even")
+    odd = b.select(high, low_blocks, b.shl(high_blocks, uc.NIBBLE_BITS, 8, "hi_sh", care=uc.HIGH_NIBBLE), "odd")
     return b.unpacklo(even, odd, 8, "sp"), b.unpackhi(even, odd, 8, "sp")
 
 
@@ -312,8 +310,8 @@ def pack_pair(b, first, second):
     deinterleave = b.const(deinterleave_mask(), "deinterleave", "even bytes to the low half, odd to the high")
     a, c = b.lookup16(first, deinterleave, "de"), b.lookup16(second, deinterleave, "de")
     even, odd = b.unpacklo(a, c, 64, "even"), b.unpackhi(a, c, 64, "odd")
-    low_blocks = b.select(high, odd, b.shl(even, uc.NIBBLE_BITS, SHIFT_LANE, "ev_sh"), "out_lo")
-    high_blocks = b.select(high, b.shr(odd, uc.NIBBLE_BITS, SHIFT_LANE, "od_sh"), even, "out_hi")
+    low_blocks = b.select(high, odd, b.shl(even, uc.NIBBLE_BITS, 8, "ev_sh", care=uc.HIGH_NIBBLE), "out_lo")
+    high_blocks = b.select(high, b.shr(odd, uc.NIBBLE_BITS, 8, "od_sh", care=uc.LOW_NIBBLE), even, "out_hi")
     return low_blocks, high_blocks
 
 

@@ -42,6 +42,7 @@ STATE_WORDS = 18  # s0..s15, R1, R2
 ROUND_VAR = "r"  # the loop variable of a rolled block: its round
 RING, Z_ROWS = "ring", "zrows"  # a rolled block's scratch buffers
 MODULUS = zuc.LFSR_MODULUS
+LOW_NIBBLE = 0x0F  # S0's Feistel halves are the nibbles of a byte
 
 
 class LaneRound:
@@ -70,7 +71,7 @@ class LaneRound:
                                   "S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1)")
             else:
                 self.p3 = b.const(tables.p3, "s0_p3", "S0 Feistel round 3: P3")
-            self.nibble = b.const(bytes([0x0F] * 16), "nibble_mask", "low nibble of every byte")
+            self.nibble = b.const(bytes([LOW_NIBBLE] * 16), "nibble_mask", "low nibble of every byte")
         self.hi16 = b.const(bytes([0, 0, 0xFF, 0xFF] * 4), "high16", "high 16 bits of every 32-bit word")
         self.odd = b.const(bytes([0, 0xFF] * 8), "odd_bytes", "bytes 1 and 3 of every word (the S0 bytes)")
         self.modulus = b.const(MODULUS.to_bytes(4, "little") * 4, "modulus", "2^31 - 1 in every word")
@@ -87,7 +88,8 @@ class LaneRound:
         if self.s0_form == "table":
             return b.sbox8(x, zuc.s0_table(), hint, note="S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5)")
         low = b.and_(x, self.nibble, f"{hint}_xl")
-        high = b.and_(b.shr(x, 4, 16, f"{hint}_xs"), self.nibble, f"{hint}_xh")
+        # The AND keeps the shifted byte's low nibble: its other bits are don't-care.
+        high = b.and_(b.shr(x, 4, 8, f"{hint}_xs", care=LOW_NIBBLE), self.nibble, f"{hint}_xh")
         t = b.xor(b.lookup16(self.p1, low, f"{hint}_p1"), high, f"{hint}_t")
         out_low = b.xor(b.lookup16(self.p2, t, f"{hint}_p2"), low, f"{hint}_ol")
         if self.s0_form == "folded":
@@ -95,7 +97,7 @@ class LaneRound:
             # the high nibble rotated by 5 lands in bits 1..4 without wrapping.
             return b.xor(b.lookup16(self.p3, out_low, f"{hint}_p3"), b.add(t, t, 8, f"{hint}_t2"), hint)
         out_high = b.xor(b.lookup16(self.p3, out_low, f"{hint}_p3"), t, f"{hint}_oh")
-        joined = b.or_(b.shl(out_high, 4, 16, f"{hint}_ohs"), out_low, f"{hint}_o")
+        joined = b.or_(b.shl(out_high, 4, 8, f"{hint}_ohs", known=LOW_NIBBLE), out_low, f"{hint}_o")  # o_H < 16
         return b.rotl(joined, zuc.S0_ROTATION, 8, hint)
 
     def s1(self, x, hint):

@@ -50,7 +50,7 @@
  *   chosen: folded S0, fold addition, rotation by 16 by rotate, exchange by xor.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
  *     (all 8 cost 123 instructions here; ties go to the lowest index).
- * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, rotate_bytes_by_masked_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables.
+ * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
