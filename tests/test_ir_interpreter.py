@@ -246,7 +246,8 @@ def test_a_byte_shift_checks_its_known_mask(opcode, n, known, data):
     at = data.draw(st.integers(0, 31))
     stray = data.draw(st.sampled_from([1 << bit for bit in range(8) if not known >> bit & 1]))
     outside = inside[:at] + bytes([inside[at] | stray]) + inside[at + 1:]
-    with pytest.raises(ValueError, match=rf"input byte {at} is {outside[at]:#04x}, outside its known mask {known:#04x}"):
+    message = rf"input byte {at} is {outside[at]:#04x}, outside its known mask {known:#04x}"
+    with pytest.raises(ValueError, match=message):
         run_binary(lambda bl, x, y: getattr(bl, opcode)(x, n, 8, known=known), outside)
 
 
