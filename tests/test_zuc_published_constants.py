@@ -15,9 +15,15 @@ Findings pinned here:
   (linalg's order: ascending image of x; K sends x to 0xD9).  Its K1/K2 nibble
   tables, T = M·K^-1·A^-1, T1/T2 (0x55 folded into T1) and the inverse-ShiftRows
   mask are exactly our AES-NI form for that index, with the cancelling key 0x63.
+  The x86 bundles of S1's constants (s1_aesni_tables, s1_gfni_qwords) are built
+  here, from the kernel's decomposition and linalg's AES-NI and GFNI forms: only
+  these comparisons need them (the backends derive the same from the IR).
 * The paper's masks are written with _mm256_set_epi32, highest word first, each
   128-bit half repeated; byte 0 of the table is the low byte of the last argument.
 """
+
+from dataclasses import dataclass
+from functools import lru_cache
 
 import pytest
 
@@ -26,8 +32,8 @@ from gen.backends import SIMD_TARGETS
 from gen.ir import Op
 from gen.kernels import zuc_constants as zc
 from gen.kernels import zuc_lanes
-from gen.linalg import (BitMatrix, Field, aesenclast, affine_decompositions, gf2p8affineinvqb,
-                        gf2p8affineqb, gfni_qword, matrix_from_gfni_qword, pshufb)
+from gen.linalg import (BitMatrix, Field, aesenclast, aesni_form, affine_decompositions, gf2p8affineinvqb,
+                        gf2p8affineqb, gfni_qword, matrix_from_gfni_qword, nibble_tables, pshufb)
 from gen.specs import aes, zuc
 
 # ETSI/SAGE, Specification of the 3GPP Confidentiality and Integrity Algorithms
@@ -196,6 +202,45 @@ def test_s1_decomposition(k_index):
     assert bytes(dec.table(Field(aes.FIELD_POLY))) == PUBLISHED_S1
 
 
+@dataclass(frozen=True)
+class S1AesniTables:
+    """S1 on AES-NI: y = k_lo[x & 15] ^ k_hi[x >> 4] (= K * x); z = AESENCLAST(
+    pshufb(y, inv_shift_rows), round_key in every byte) (= A * inv_AES(y));
+    S1(x) = t_lo[z & 15] ^ t_hi[z >> 4] (= T * z ^ 0x55, T = M * K^-1 * A^-1)."""
+
+    k_lo: bytes
+    k_hi: bytes
+    inv_shift_rows: bytes
+    round_key: int
+    t_lo: bytes
+    t_hi: bytes
+    T: BitMatrix
+
+
+@lru_cache(maxsize=None)
+def s1_aesni_tables(k_index):
+    dec = zc.s1_decomposition(k_index)
+    form = aesni_form(dec.outer, aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
+    k_lo, k_hi = nibble_tables(dec.inner)
+    t_lo, t_hi = nibble_tables(form.post)
+    return S1AesniTables(k_lo, k_hi, form.pre_shuffle, form.round_key, t_lo, t_hi, form.post.linear)
+
+
+@dataclass(frozen=True)
+class S1GfniQwords:
+    """S1(x) = gf2p8affineinvqb(gf2p8affineqb(x, pre, pre_imm), post, post_imm)."""
+
+    pre: int
+    pre_imm: int
+    post: int
+    post_imm: int
+
+
+def s1_gfni_qwords(k_index):
+    dec = zc.s1_decomposition(k_index)
+    return S1GfniQwords(gfni_qword(dec.A1), dec.c1, gfni_qword(dec.A2), dec.c2)
+
+
 def all_values_at_all_positions():
     """256 states; at each of the 16 positions every byte value occurs once."""
     return [bytes((v + 17 * j) & 0xFF for j in range(16)) for v in range(256)]
@@ -207,7 +252,7 @@ def lookup(lo, hi, state):
 
 @pytest.mark.parametrize("k_index", range(8))
 def test_s1_aesni_pipeline(k_index):
-    t = zc.s1_aesni_tables(k_index)
+    t = s1_aesni_tables(k_index)
     assert t.round_key == AES_SBOX_CONSTANT
     key = bytes([t.round_key]) * 16
     for state in all_values_at_all_positions():
@@ -218,7 +263,7 @@ def test_s1_aesni_pipeline(k_index):
 
 @pytest.mark.parametrize("k_index", range(8))
 def test_s1_gfni_pipeline(k_index):
-    q = zc.s1_gfni_qwords(k_index)
+    q = s1_gfni_qwords(k_index)
     assert (q.pre_imm, q.post_imm) == (0, 0x55)
     assert q.pre == gfni_qword(zc.isomorphisms()[k_index])
     xs = bytes(range(256))
@@ -228,7 +273,7 @@ def test_s1_gfni_pipeline(k_index):
 def test_paper_k_is_isomorphism_7_and_its_aesni_tables_are_ours():
     k = printed_matrix(PAPER_K)
     assert [i for i, iso in enumerate(zc.isomorphisms()) if iso == k] == [PAPER_K_INDEX]
-    t = zc.s1_aesni_tables(PAPER_K_INDEX)
+    t = s1_aesni_tables(PAPER_K_INDEX)
     assert (t.k_lo, t.k_hi, t.t_lo, t.t_hi) == (PAPER_K1, PAPER_K2, PAPER_T1, PAPER_T2)
     assert t.T == printed_matrix(PAPER_T)
     assert t.round_key == PAPER_CANCEL_KEY
@@ -237,5 +282,5 @@ def test_paper_k_is_isomorphism_7_and_its_aesni_tables_are_ours():
     for name, words in PAPER_S1_MASKS.items():
         assert set_epi32(*words * 2) == ours[name] * 2, name
     # no other isomorphism gives the paper's tables
-    others = [i for i in range(8) if zc.s1_aesni_tables(i).k_lo == PAPER_K1]
+    others = [i for i in range(8) if s1_aesni_tables(i).k_lo == PAPER_K1]
     assert others == [PAPER_K_INDEX]

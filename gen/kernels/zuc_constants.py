@@ -1,37 +1,35 @@
 """ZUC's derived S-box constants for the lane-parallel kernels.
 
-S0 (a nibble Feistel network) is computed with 16-entry table lookups (pshufb):
+S0 (a nibble Feistel network) is computed with 16-entry table lookups (lookup16):
     t = P1[xL] ^ xH;  outL = P2[t] ^ xL;  S0(x) = rotl8((P3[outL] ^ t) << 4 | outL, 5).
 The last step folds into one more lookup: the high nibble rotated left by 5
 lands in bits 1..4 without wrapping (bit 4+k goes to bit k+1 for k = 0..3), so
 rotl8(h << 4, 5) = h << 1 and
     rotl8((P3[outL] ^ t) << 4 | outL, 5) = rotl8(outL, 5) ^ (P3[outL] << 1) ^ (t << 1)
                                          = Q[outL] ^ (t << 1),  Q[v] = rotl8(v, 5) ^ (P3[v] << 1).
-Because t < 16, t << 1 never leaves its byte, so a 16/32-bit shift does it.
+Because t < 16, t << 1 never leaves its byte (the kernel adds t to itself).
 
 S1 = M * inv_ZUC(x) ^ 0x55.  Each field isomorphism K from GF(2^8)/0x18B to the
 AES field GF(2^8)/0x11B satisfies K * inv_ZUC(x) = inv_AES(K * x), hence
     S1(x) = (M * K^-1) * inv_AES(K * x) ^ 0x55,
 an A2 * inv(A1 * x ^ c1) ^ c2 decomposition with A1 = K, c1 = 0, A2 = M * K^-1,
 c2 = 0x55.  There are exactly 8 such K (one per conjugate root of 0x18B in the AES
-field); which one a kernel uses is a parameter (`k_index`).  GFNI runs it as
-gf2p8affineqb(K, 0) then gf2p8affineinvqb(M * K^-1, 0x55); AES-NI as nibble
-tables of K, inverse ShiftRows, AESENCLAST with the cancelling key 0x63, and
-nibble tables of T = M * K^-1 * A^-1 with 0x55 folded into the low table.
+field); which one a kernel uses is a parameter (`k_index`).  The kernel writes
+affine8(K) then affine_inv8(M * K^-1, 0x55); each backend lowers those onto its
+own instructions (tests/test_zuc_published_constants.py checks the x86 forms
+against the published ones).
 """
 
 from dataclasses import dataclass
 from functools import lru_cache
 
-from ..ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
-from ..linalg import (BitMatrix, Decomposition, Field, aesni_form, field_isomorphisms,
-                      gfni_qword, nibble_tables, rotl)
+from ..linalg import BitMatrix, Decomposition, Field, field_isomorphisms, rotl
 from ..specs import aes, zuc
 
 
 @dataclass(frozen=True)
 class S0NibbleTables:
-    """pshufb tables for S0: p1, p2, p3 the Feistel maps, `folded` the table Q with
+    """16-entry lookup tables for S0: p1, p2, p3 the Feistel maps, `folded` the table Q with
     S0(x) = Q[outL] ^ (t << t_shift) (see the module docstring; t_shift = 5 - 4 = 1)."""
 
     p1: bytes
@@ -74,44 +72,3 @@ def s1_decomposition(k_index):
     """S1(x) = A2 * inv_AES(A1 * x ^ c1) ^ c2 with A1 = K, c1 = 0, A2 = M * K^-1, c2 = 0x55."""
     k = _isomorphism(k_index)
     return Decomposition(k, 0, s1_matrix() @ k.inverse(), zuc.S1_CONSTANT)
-
-
-@dataclass(frozen=True)
-class S1AesniTables:
-    """S1 on AES-NI: y = k_lo[x & 15] ^ k_hi[x >> 4] (= K * x); z = AESENCLAST(
-    pshufb(y, inv_shift_rows), round_key in every byte) (= A * inv_AES(y));
-    S1(x) = t_lo[z & 15] ^ t_hi[z >> 4] (= T * z ^ 0x55, T = M * K^-1 * A^-1)."""
-
-    k_lo: bytes
-    k_hi: bytes
-    inv_shift_rows: bytes
-    round_key: int
-    t_lo: bytes
-    t_hi: bytes
-    T: BitMatrix
-
-
-@lru_cache(maxsize=None)
-def s1_aesni_tables(k_index):
-    dec = s1_decomposition(k_index)
-    form = aesni_form(dec.outer, aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
-    k_lo, k_hi = nibble_tables(dec.inner)
-    t_lo, t_hi = nibble_tables(form.post)
-    return S1AesniTables(k_lo, k_hi, form.pre_shuffle, form.round_key, t_lo, t_hi, form.post.linear)
-
-
-@dataclass(frozen=True)
-class S1GfniQwords:
-    """S1(x) = gf2p8affineinvqb(gf2p8affineqb(x, pre, pre_imm), post, post_imm)."""
-
-    pre: int
-    pre_imm: int
-    post: int
-    post_imm: int
-
-
-@lru_cache(maxsize=None)
-def s1_gfni_qwords(k_index):
-    dec = s1_decomposition(k_index)
-    return S1GfniQwords(gfni_qword(dec.A1), dec.c1, gfni_qword(dec.A2), dec.c2)
-

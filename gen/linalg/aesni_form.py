@@ -1,4 +1,4 @@
-"""The AES-NI form of ``y = M·inv(x) ⊕ c`` (inversion in the AES field).
+"""The AES-NI (and AArch64 AESE) form of ``y = M·inv(x) ⊕ c`` (inversion in the AES field).
 
 Why: where GFNI is missing, AESENCLAST is the only instruction that inverts in
 GF(2^8).  It computes ``ShiftRows(SubBytes(state)) ⊕ key`` with
@@ -13,8 +13,15 @@ byte-wise ``M·inv(x) ⊕ c``:
 * ``post``: ``M·A_aes⁻¹`` with the constant chosen so the whole is
   ``M·inv(x) ⊕ c`` (for a non-cancelling key it absorbs ``c_aes ⊕ k``).
 
+AArch64's AESE differs in where the key goes: ``SubBytes(ShiftRows(state ⊕
+key))``, the key XORed *before* SubBytes, so no key can cancel ``c_aes``.
+With the key 0 both instructions compute ``SubBytes(ShiftRows(state))``, and
+the same pre-shuffle and post map make it ``M·inv(x) ⊕ c``: ``aese_form`` is
+``aesni_form`` with ``key_byte = 0``, where ``post`` absorbs ``A_aes`` and
+``c_aes`` both.
+
 No cipher is known here: the AES affine part and ShiftRows come in as
-arguments.  The inversion is the one AESENCLAST does, so ``M, c`` must come from
+arguments.  The inversion is the one AESENCLAST and AESE do, so ``M, c`` must come from
 a decomposition over the AES field.
 """
 
@@ -63,3 +70,22 @@ def aesenclast(state16: bytes, key16: bytes, sbox: Sequence[int], shift_rows: Se
     if len(state16) != 16 or len(key16) != 16:
         raise ValueError("aesenclast works on 16-byte state and key")
     return bytes(sbox[state16[shift_rows[j]]] ^ key16[j] for j in range(16))
+
+
+def aese_form(target: AffineMap, aes_linear: BitMatrix, aes_constant: int,
+              shift_rows: Sequence[int]) -> AesniForm:
+    """The form of ``x ↦ target.linear·inv(x) ⊕ target.constant`` on AESE:
+    ``post(aese(pshufb(x, pre_shuffle), 0))``, i.e. TBL by inverse ShiftRows
+    (every index is below 16, where TBL and pshufb agree),
+    AESE with the key 0, then the outer map with SubBytes' matrix and constant
+    folded in.  AESE XORs its key before SubBytes, where it cannot cancel
+    ``aes_constant``; with the key 0 it is AESENCLAST's form for that key."""
+    return aesni_form(target, aes_linear, aes_constant, shift_rows, key_byte=0)
+
+
+def aese(state16: bytes, key16: bytes, sbox: Sequence[int], shift_rows: Sequence[int]) -> bytes:
+    """Model of AArch64's AESE: ``SubBytes(ShiftRows(state ⊕ key))``;
+    output byte ``j`` is ``sbox[state[shift_rows[j]] ^ key[shift_rows[j]]]``."""
+    if len(state16) != 16 or len(key16) != 16:
+        raise ValueError("aese works on 16-byte state and key")
+    return bytes(sbox[state16[shift_rows[j]] ^ key16[shift_rows[j]]] for j in range(16))
