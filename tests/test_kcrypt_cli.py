@@ -862,6 +862,25 @@ def test_stream_full_disk(kcrypt, length):
     assert "writing stdout" in message and "No space left on device" in message, message
 
 
+def test_write_error_while_stdin_waits(kcrypt):
+    """The next piece is read on a second thread: when writing fails while that
+    thread waits in read() on a pipe whose writer stays open and silent,
+    kcrypt still ends at once (exit 1) instead of waiting for more input."""
+    with open("/dev/full", "wb") as full:
+        proc = subprocess.Popen([str(kcrypt), *STREAM_CASES["sm4-ctr"][0]], stdin=subprocess.PIPE,
+                                stdout=full, stderr=subprocess.PIPE)
+        proc.stdin.write(bytes(CHUNK + 5))  # one whole piece, then a few bytes of the next
+        proc.stdin.flush()
+        try:
+            status = proc.wait(timeout=30)
+        finally:
+            proc.stdin.close()
+            if proc.poll() is None:
+                proc.kill()
+    assert status == 1
+    assert "No space left on device" in proc.stderr.read().decode()
+
+
 def test_stream_reader_closes_early(kcrypt, tmp_path):
     """A reader that takes 10 bytes and goes (head -c 10): kcrypt ends with exit
     status 1 and says the pipe broke, instead of hanging or dying silently."""

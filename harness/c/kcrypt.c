@@ -17,8 +17,10 @@
  * the SIMDe (portable C) build of the target instead of native code.
  *
  * stdin is read and processed in pieces of 1 MiB (KC_CHUNK_BYTES), each
- * written to stdout before the next is read, so memory stays the same
- * whatever the input's size and output starts before the input ends.
+ * piece's output written to stdout while a second thread reads the next
+ * (read_ahead.h), so memory stays the same whatever the input's size, output
+ * starts before the input ends, and the copy out of the page cache overlaps
+ * the cipher.
  * (zuc mac with --mac-method is the exception: that one-shot path reads the
  * whole input into memory first.)
  *
@@ -44,7 +46,7 @@
  * Test hook: targets named in KC_DISABLE_TARGETS (comma-separated) are
  * treated as ones this CPU cannot run natively (see common.h).
  */
-#define _POSIX_C_SOURCE 200809L /* SIGPIPE, read, write under -std=c11 */
+#define _DEFAULT_SOURCE /* SIGPIPE, write and explicit_bzero under -std=c11 */
 
 #include <errno.h>
 #include <inttypes.h>
@@ -54,6 +56,7 @@
 #include <unistd.h>
 
 #include "kcrypt.h"
+#include "read_ahead.h"
 
 #define PROG "kcrypt"
 
@@ -342,23 +345,6 @@ int kc_block_finish(int rc, const char *driver, const char *impl_name, size_t le
 _Static_assert(KC_CHUNK_BYTES % KC_BLOCK_MAX_BYTES == 0,
                "a piece must hold whole blocks of every block cipher");
 
-/* Reads from fd until `want` bytes are at buf or the input ends: a pipe may
- * hand over a few bytes per read, and a signal may interrupt one.  Sets *got;
- * returns 0, or -1 with errno set on a read error. */
-static int read_full(int fd, uint8_t *buf, size_t want, size_t *got) {
-  *got = 0;
-  while (*got < want) {
-    ssize_t n = read(fd, buf + *got, want - *got);
-    if (n > 0)
-      *got += (size_t)n;
-    else if (n == 0)
-      return 0; /* end of input */
-    else if (errno != EINTR)
-      return -1;
-  }
-  return 0;
-}
-
 /* Writes all len bytes to fd, however many each write takes, counting them
  * into *written as they go.  Returns 0, or -1 with errno set (EPIPE for a
  * reader that went away: SIGPIPE is ignored). */
@@ -389,54 +375,54 @@ static void stream_error(const char *what, uint64_t written) {
 
 /*
  * stdin through the cipher to stdout, one piece of KC_CHUNK_BYTES at a time
- * (at most the cipher's input limit in all).  A short read means the input
- * ended, so that piece is the last; a full piece may be followed by an empty
- * last one.  Returns the exit status.
+ * (at most the cipher's input limit in all), the next piece read by a second
+ * thread while the cipher works on this one (read_ahead.h).  A short piece
+ * means the input ended, so it is the last; a full piece may be followed by
+ * an empty last one.  Returns the exit status.
  */
-static int stream(const kc_cipher *c, uint8_t *in, uint8_t *out) {
-  uint64_t limit = c->input_limit ? c->input_limit() : UINT64_MAX;
-  uint64_t taken = 0, written = 0;
+static int stream(const kc_cipher *c, kc_read_ahead *ra, uint8_t *out) {
+  uint64_t written = 0;
   char err[ERR_SIZE], what[ERR_SIZE + 64];
-  for (int last = 0; !last;) {
-    size_t want = limit - taken < KC_CHUNK_BYTES ? (size_t)(limit - taken) : KC_CHUNK_BYTES;
-    size_t got, out_len = 0;
-    if (read_full(STDIN_FILENO, in, want, &got) != 0) {
-      snprintf(what, sizeof what, "reading stdin: %s", strerror(errno));
+  for (;;) {
+    kc_read_piece in = kc_read_ahead_next(ra);
+    size_t out_len = 0;
+    if (in.error) {
+      snprintf(what, sizeof what, "reading stdin: %s", strerror(in.error));
       stream_error(what, written);
       return EXIT_IO;
     }
-    taken += got;
-    last = got < want || taken == limit;
-    if (c->update(in, got, last, out, &out_len, err, sizeof err) != 0) {
+    if (c->update(in.data, in.len, in.last, out, &out_len, err, sizeof err) != 0) {
       stream_error(err, written);
       return EXIT_USAGE;
     }
+    kc_read_ahead_done(ra);
     if (write_full(STDOUT_FILENO, out, out_len, &written) != 0) {
       snprintf(what, sizeof what, "writing stdout: %s", strerror(errno));
       stream_error(what, written);
       return EXIT_IO;
     }
+    if (in.last) return 0;
   }
-  return 0;
 }
 
-/* stream() with its two buffers, which hold plain text and so are wiped
+/* stream() with its buffers, which hold plain text and so are wiped
  * afterwards, as is what the cipher kept.  Returns the exit status. */
 static int run_cipher(const kc_cipher *c) {
   /* A reader that goes away makes write fail with EPIPE, reported like any
    * other write error, instead of killing kcrypt silently. */
   signal(SIGPIPE, SIG_IGN);
-  uint8_t *in = malloc(KC_CHUNK_BYTES), *out = malloc(KC_CHUNK_BYTES + KC_OUT_SLACK);
+  uint64_t limit = c->input_limit ? c->input_limit() : UINT64_MAX;
+  kc_read_ahead ra;
+  uint8_t *out = malloc(KC_CHUNK_BYTES + KC_OUT_SLACK);
   int status;
-  if (!in || !out) {
-    fprintf(stderr, PROG ": error: out of memory (two buffers of %zu bytes)\n", KC_CHUNK_BYTES);
-    status = EXIT_IO;
-  } else {
-    status = stream(c, in, out);
-    memset(in, 0, KC_CHUNK_BYTES);
-    memset(out, 0, KC_CHUNK_BYTES + KC_OUT_SLACK);
+  if (!out || kc_read_ahead_start(&ra, STDIN_FILENO, KC_CHUNK_BYTES, limit) != 0) {
+    fprintf(stderr, PROG ": error: cannot set up reading: %s\n", out ? strerror(errno) : "out of memory");
+    free(out);
+    return EXIT_IO;
   }
-  free(in);
+  status = stream(c, &ra, out);
+  kc_read_ahead_stop(&ra);
+  explicit_bzero(out, KC_CHUNK_BYTES + KC_OUT_SLACK);
   free(out);
   if (c->wipe) c->wipe();
   return status;

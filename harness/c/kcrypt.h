@@ -5,8 +5,8 @@
  * kcrypt.c parses the command line into a kc_args, finds the cipher in its
  * table (kc_ciphers) and calls the cipher's prepare (check everything before
  * stdin is read), then streams stdin through its update one piece of
- * KC_CHUNK_BYTES at a time, writing each piece's output before reading the
- * next, and calls its wipe at the end.  Each cipher lives in its own file
+ * KC_CHUNK_BYTES at a time (the next piece read ahead on a second thread),
+ * writing each piece's output as it goes, and calls its wipe at the end.  Each cipher lives in its own file
  * (kcrypt_sm4.c, kcrypt_zuc.c, kcrypt_ublock.c) and lists its
  * implementations as kc_impl_view rows (impls.h), so choosing one from
  * -t/-s/--emulated, and the --list-targets / --list-impls output, are written
