@@ -150,7 +150,7 @@ def define(macro, text):
     return int(m.group(1)) if m else None
 
 
-ZUC_ROUNDS_PER_BLOCK = 16  # rounds per keystream_block call
+ZUC_ROUNDS_PER_BLOCK = ZUC_BLOCK_BYTES // 4  # one 32-bit keystream word per round
 
 
 def zuc_kernel_params(c_text, name):

@@ -5,26 +5,16 @@ Python integers, the instructions' definitions)."""
 from hypothesis import given, settings, strategies as st
 
 from gen.backends import x86_ops
-from gen.ir import Builder, run
 from gen.ir.opcodes import NEUTRAL
 from gen.ir.semantics import SHIFT_ROWS, aes_sbox_table, private_ops
 from gen.linalg import aesenclast, gf2p8affineinvqb, gf2p8affineqb
+from test_ir_interpreter import run_ops
 
 X86_OPS = {"gf2p8affine", "gf2p8affineinv", "aesenclast", "ternlog", "blendv", "permute2b",
            "rotl_native", "shld_native"}
 
 vec = st.binary(min_size=32, max_size=32)
 vec512 = st.binary(min_size=64, max_size=64)
-
-
-def run_ops(bits, inputs, build):
-    """Run build(builder, *loaded inputs) on `inputs` (bits/8 bytes each)."""
-    names = [f"in{k}" for k in range(len(inputs))]
-    bld = Builder("t", bits, tuple(names) + ("out",))
-    bld.store("out", 0, build(bld, *(bld.load(n, 0) for n in names)))
-    mem = {**{n: bytearray(x) for n, x in zip(names, inputs)}, "out": bytearray(bits // 8)}
-    run(bld.finish(), mem)
-    return bytes(mem["out"])
 
 
 def test_every_x86_op_is_registered_with_a_doc_and_none_is_an_ir_op():

@@ -60,8 +60,8 @@ static void *reader(void *arg) {
 int kc_read_ahead_start(kc_read_ahead *ra, int fd, size_t piece, uint64_t limit) {
   memset(ra, 0, sizeof *ra);
   ra->fd = fd, ra->piece = piece, ra->limit = limit;
-  ra->buf[0] = malloc(piece ? piece : 1);
-  ra->buf[1] = malloc(piece ? piece : 1);
+  ra->buf[0] = malloc(piece);
+  ra->buf[1] = malloc(piece);
   int status = ENOMEM;
   if (ra->buf[0] && ra->buf[1]) {
     pthread_mutex_init(&ra->lock, NULL);
