@@ -19,7 +19,8 @@ PYTHON ?= python3
 VENV   := .venv
 BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
-                valgrind llvm llvm-19 clang clang-format python3-venv
+                valgrind llvm llvm-19 clang clang-format python3-venv \
+                gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user linux-source-6.1
 
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
