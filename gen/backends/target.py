@@ -4,6 +4,7 @@ ordered passes of legalization rules that take a kernel program onto it."""
 from dataclasses import dataclass
 
 from ..ir.opcodes import ABSTRACT
+from .arch import X86_64, Arch
 from .passes import rewrite
 
 
@@ -17,6 +18,7 @@ class Target:
     emulable: bool = False  # SIMDe implements its special instructions portably
     lacks: tuple = ()       # target-level opcodes this ISA does not have
     description: str = ""
+    arch: Arch = X86_64
     # Independent groups interleaved per strategy (hides latency; costs registers).
     # ZUC's `lanesx2` is its `lanes` kernel with two groups of lanes.
     interleave: tuple = (("byteslice", 2), ("wordslice", 4), ("lanesx2", 2))

@@ -9,6 +9,7 @@ adding a cipher adds a list, not a build rule."""
 from dataclasses import dataclass
 
 from ..backends import cpu_features
+from ..backends.arch import ARCHES
 from ..ir.keystream import CTR_GROUP_BLOCKS
 from ..linalg import byteswap_mask
 from .render import provenance, render
@@ -22,6 +23,12 @@ EMULATION_FLAGS = "-mavx2 -Wno-psabi"
 class SourceFile:
     stem: str
     flags: str  # compiler flags of this file alone ("" for none)
+    arch: str | None = None  # the architecture it builds for (gen/backends/arch.py); None: every one
+
+
+def kernel_source(stem, target):
+    """A kernel's source: built with its target's flags, for its target's architecture."""
+    return SourceFile(stem, " ".join(target.cflags), target.arch.name)
 
 
 @dataclass(frozen=True)
@@ -36,6 +43,9 @@ class CipherSources:
     emulated: EmulatedUnit  # in libkcrypt_emulated.a
     max_block_bytes: int = 16  # the widest block the shared mode layer (kc_modes.h) must hold
 
+
+# CMAKE_SYSTEM_PROCESSOR's spellings of each architecture (Linux, macOS, Windows).
+CMAKE_PROCESSOR = {"x86_64": "^(x86_64|AMD64|amd64)$", "aarch64": "^(aarch64|arm64|ARM64)$"}
 
 # Sources every cipher links against.
 SHARED_SOURCES = (SourceFile("kc_cpu", ""),)
@@ -60,11 +70,15 @@ def cpu_files():
 def files(ciphers):
     """{path relative to generated/: contents} for the build of all `ciphers`."""
     native = list(SHARED_SOURCES) + [f for c in ciphers for f in c.native]
+    portable = [f for f in native if f.arch is None]
+    per_arch = [(arch, files) for arch in ARCHES if (files := [f for f in native if f.arch == arch.name])]
     make_prov = provenance(["templates/"], comment="make")
     return {
-        "Makefile": render("Makefile.j2", provenance_make=make_prov, native_files=native,
-                           emulated_units=[c.emulated for c in ciphers], emulation_flags=EMULATION_FLAGS),
-        "CMakeLists.txt": render("CMakeLists.txt.j2", provenance_make=make_prov, native_files=native),
+        "Makefile": render("Makefile.j2", provenance_make=make_prov, portable_files=portable, per_arch=per_arch,
+                           native_files=native, emulated_units=[c.emulated for c in ciphers],
+                           emulation_flags=EMULATION_FLAGS),
+        "CMakeLists.txt": render("CMakeLists.txt.j2", provenance_make=make_prov, portable_files=portable,
+                                 per_arch=per_arch, native_files=native, cmake_processor=CMAKE_PROCESSOR),
         # Headers every cipher's sources share.
         "src/kc_x86.h": render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"])),
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),

@@ -11,7 +11,8 @@ from ..ir.keystream import xor_into_stores
 from ..kernels import sm4_byteslice, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
-from .build_files import CipherSources, EmulatedUnit, SourceFile
+from . import registry
+from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
 from .render import hex_rows, provenance, render
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice}
@@ -38,7 +39,7 @@ def sources():
     """What the build compiles: each kernel with its target's flags, the SIMDe
     unit with the emulable kernels."""
     native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
-    native += [SourceFile(f"sm4_{s}_{t}", " ".join(SIMD_TARGETS[t].cflags)) for s in STRATEGIES for t in TARGET_ORDER]
+    native += [kernel_source(f"sm4_{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER]
     return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 
@@ -87,7 +88,7 @@ def files(options=Options()):
         fk=", ".join(f"0x{v:08x}" for v in sm4.FK), ck_rows=hex_rows(sm4.CK, 8, "0x{:08x}"),
         a1_rows=", ".join(f"0x{r:02x}" for r in dec.A1.rows), dec=dec,
         decomposition_index=decomposition_index(dec), l_key_rotations=sm4.L_KEY_ROTATIONS,
-        impls_by_preference=impls + ["reference_scalar"])
+        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER]))
     out["src/sm4_reference_scalar.c"] = render("sm4_reference_scalar.c.j2", provenance=c_prov,
                                                sbox_rows=hex_rows(sm4.SBOX), l_rotations=sm4.L_ROTATIONS)
     out["src/sm4_emulated.c"] = render("sm4_emulated.c.j2", provenance=c_prov, impls=emulable_impls(),

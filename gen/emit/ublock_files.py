@@ -10,7 +10,8 @@ from ..ir.keystream import xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
 from ..specs import ublock
-from .build_files import CipherSources, EmulatedUnit, SourceFile
+from . import registry
+from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
 from .render import provenance, render
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
@@ -48,8 +49,7 @@ def emulable_impls():
 
 def sources():
     native = [SourceFile("ublock_core", ""), SourceFile("ublock_reference_scalar", "")]
-    native += [SourceFile(f"ublock_{s}_{t}", " ".join(SIMD_TARGETS[t].cflags))
-               for s in STRATEGIES for t in TARGET_ORDER[s]]
+    native += [kernel_source(f"ublock_{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER[s]]
     return CipherSources(tuple(native), EmulatedUnit("ublock_emulated", tuple(f"ublock_{i}.c" for i in emulable_impls())),
                          max_block_bytes=max(v["block_bytes"] for v in variants()))
 
@@ -134,7 +134,8 @@ def files():
     rc_rows = [", ".join(f"0x{(rc >> (28 - 4 * i) & 15) * 0x11:02x}" for i in range(8))
                for rc in ublock.round_constants()]
     out["src/ublock_core.c"] = render(
-        "ublock_core.c.j2", provenance=c_prov, impls=impl_names(), rc=rc_rows,
+        "ublock_core.c.j2", provenance=c_prov,
+        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER[s]]), rc=rc_rows,
         variants=[dict(v, **_key_schedule_constants(v)) for v in vs],
         sbox=_nibble_list(ublock.SBOX), sbox_inverse=_nibble_list(ublock.inverse_sbox()),
         tk_double=_nibble_list(ublock.tk_double(x) for x in range(16)))

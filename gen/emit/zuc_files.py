@@ -7,8 +7,8 @@ import re
 from ..linalg import bit_reversal, byteswap_mask
 from ..linalg.gfni import gfni_qword
 from ..specs import zuc
-from . import zuc_kernel_files
-from .build_files import CipherSources, EmulatedUnit, SourceFile
+from . import registry, zuc_kernel_files
+from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
 from .render import hex_rows, provenance, render
 
 SPEC_SOURCES = ["gen/specs/zuc.py"]
@@ -67,8 +67,7 @@ def sources():
     """What the build compiles: core and reference without ISA flags, each
     kernel with its own, the SIMDe unit with the emulable kernels."""
     native = [SourceFile("zuc_core", ""), SourceFile("zuc_reference_scalar", "")]
-    native += [SourceFile(f"zuc_{impl}", zuc_kernel_files.NATIVE_FLAGS[f"zuc_{impl}"])
-               for impl in zuc_kernel_files.IMPLS]
+    native += [kernel_source(f"zuc_{impl}", target) for impl, target in zuc_kernel_files.registry_kernels()]
     return CipherSources(tuple(native),
                          EmulatedUnit("zuc_emulated", tuple(f"zuc_{i}.c" for i in zuc_kernel_files.EMULABLE)))
 
@@ -88,7 +87,7 @@ def files():
         tag_bits_128=zuc.TAG_BITS_128, tag_bits_256=zuc.TAG_BITS_256,
         d128_rows=hex_rows(zuc.D128, 8, "0x{:04x}"),
         d256=[(tag, ", ".join(f"0x{v:02x}" for v in row)) for tag, row in sorted(zuc.D256.items())],
-        load256=_load256_lines(), s0_rows=s0_rows, s1_rows=s1_rows, impls_by_preference=impl_names(),
+        load256=_load256_lines(), s0_rows=s0_rows, s1_rows=s1_rows, registry=registry.sections(zuc_kernel_files.registry_kernels()),
         bit_reversal_qword=gfni_qword(bit_reversal(8)), nibble_reversal=bit_reversal(4).table(),
         byte_reversal=tuple(byteswap_mask(16)),
         **_iv_layout())

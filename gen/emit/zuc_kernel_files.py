@@ -40,7 +40,13 @@ ROLLED = {("lanesx2", "avx2_vaes"), ("lanes", "avx2_vaes"), ("lanes", "avx2_aesn
 TARGET_ORDER = tuple(dict.fromkeys(target for _, target in KERNELS))
 IMPLS = [f"{strategy}_{target}" for strategy, target in KERNELS]
 EMULABLE = [f"{strategy}_{target}" for strategy, target in KERNELS if SIMD_TARGETS[target].emulable]
-NATIVE_FLAGS = {f"zuc_{strategy}_{target}": " ".join(SIMD_TARGETS[target].cflags) for strategy, target in KERNELS}
+
+
+def registry_kernels():
+    """(impl name, target) of every kernel, in dispatch order."""
+    return [(f"{strategy}_{target}", SIMD_TARGETS[target]) for strategy, target in KERNELS]
+
+
 SOURCES = ["gen/specs/zuc.py", "gen/kernels/zuc_lanes.py", "gen/kernels/zuc_constants.py"]
 
 

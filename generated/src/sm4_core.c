@@ -127,8 +127,10 @@ void sm4_run_batches_xor(sm4_xor_batch_fn batch, sm4_batch_fn plain, size_t batc
 
 #define SM4_MAX_IMPLS 32
 
-/* Native kernels, fastest first (the order dispatch tries them in). */
+/* Native kernels of the architecture this file is compiled for, fastest first
+ * (the order dispatch tries them in), then the portable reference. */
 static const sm4_impl *sm4_registry[SM4_MAX_IMPLS] = {
+#if defined(__x86_64__)
     &sm4_byteslice_avx512_gfni_impl,
     &sm4_byteslice_avx2_gfni_impl,
     &sm4_byteslice_avx2_vaes_impl,
@@ -139,9 +141,13 @@ static const sm4_impl *sm4_registry[SM4_MAX_IMPLS] = {
     &sm4_wordslice_avx2_vaes_impl,
     &sm4_wordslice_avx2_aesni_impl,
     &sm4_wordslice_ssse3_aesni_impl,
+#define SM4_REGISTRY_ARCH_IMPLS 10
+#else
+#define SM4_REGISTRY_ARCH_IMPLS 0
+#endif
     &sm4_reference_scalar_impl,
 };
-static size_t sm4_registry_count = 11;
+static size_t sm4_registry_count = SM4_REGISTRY_ARCH_IMPLS + 1;
 
 void sm4_impl_register(const sm4_impl *impl)
 {

@@ -493,17 +493,23 @@ void ublock_run_multi(const ublock_batch_table batches, const unsigned batch_blo
 
 #define UBLOCK_MAX_IMPLS 32
 
-/* Native kernels, fastest first (the order dispatch tries them in). */
+/* Native kernels of the architecture this file is compiled for, fastest first
+ * (the order dispatch tries them in), then the portable reference. */
 static const ublock_impl *registry[UBLOCK_MAX_IMPLS] = {
+#if defined(__x86_64__)
     &ublock_nibbleslice_avx2_impl,
     &ublock_nibbleslice_avx512_impl,
     &ublock_nibbleslice_ssse3_impl,
     &ublock_register_avx512_impl,
     &ublock_register_avx2_impl,
     &ublock_register_ssse3_impl,
+#define REGISTRY_ARCH_IMPLS 6
+#else
+#define REGISTRY_ARCH_IMPLS 0
+#endif
     &ublock_reference_scalar_impl,
 };
-static size_t registry_count = 7;
+static size_t registry_count = REGISTRY_ARCH_IMPLS + 1;
 
 void ublock_impl_register(const ublock_impl *impl)
 {

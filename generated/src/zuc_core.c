@@ -211,17 +211,23 @@ static void load_state(zuc_state *st, zuc_variant variant, const uint8_t *k, con
 
 #define ZUC_MAX_IMPLS 32
 
-/* Native kernels, fastest first (the order dispatch tries them in). */
+/* Native kernels of the architecture this file is compiled for, fastest first
+ * (the order dispatch tries them in), then the portable reference. */
 static const zuc_impl *zuc_registry[ZUC_MAX_IMPLS] = {
+#if defined(__x86_64__)
     &zuc_lanes_avx512_gfni_impl,
     &zuc_lanes_avx2_gfni_impl,
     &zuc_lanesx2_avx2_vaes_impl,
     &zuc_lanes_avx2_vaes_impl,
     &zuc_lanes_avx2_aesni_impl,
     &zuc_lanes_ssse3_aesni_impl,
+#define ZUC_REGISTRY_ARCH_IMPLS 6
+#else
+#define ZUC_REGISTRY_ARCH_IMPLS 0
+#endif
     &zuc_reference_scalar_impl,
 };
-static size_t zuc_registry_count = 7;
+static size_t zuc_registry_count = ZUC_REGISTRY_ARCH_IMPLS + 1;
 
 void zuc_impl_register(const zuc_impl *impl)
 {

@@ -1,0 +1,16 @@
+"""The architectures targets belong to: how generated C tells which one it is
+compiled for.  A build compiles the kernels of one architecture (the
+compiler's), and every registry lists that architecture's kernels alone."""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Arch:
+    name: str
+    c_condition: str  # a preprocessor expression, true when compiling for this architecture
+
+
+X86_64 = Arch("x86_64", "defined(__x86_64__)")
+AARCH64 = Arch("aarch64", "defined(__aarch64__)")
+ARCHES = (X86_64, AARCH64)
