@@ -8,7 +8,8 @@ import pytest
 
 from gen.backends import SIMD_TARGETS
 from gen.ir import Builder, run
-from gen.backends.x86_c import function_body
+from gen.backends.c_emitter import function_body
+from gen.backends.x86 import intrinsics
 from gen.ir.keystream import xor_into_stores
 from gen.kernels import ublock_nibbleslice, ublock_register
 from gen.kernels.ublock_reference import encrypt_block, round_keys
@@ -92,6 +93,6 @@ def test_rows_take_the_message_of_their_own_row():
     for row in range(3):
         assert bytes(memory["out"][row][:16]) == bytes(16)
         assert bytes(memory["out"][row][16:]) == bytes(x ^ messages[row][0] for x in range(16 * row, 16 * row + 16))
-    lines = "\n".join(function_body(fused))
+    lines = "\n".join(function_body(fused, intrinsics))
     assert "_mm_loadu_si128((const void *)(src[2] + 16))" in lines
     assert "_mm_storeu_si128((void *)(out[2] + 16)" in lines

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from gen.backends.x86_c import function_body
+from gen.backends.c_emitter import function_body
+from gen.backends.x86 import intrinsics
 from gen.ir import Builder, run
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,7 +54,7 @@ def run_native(program, memory, output, tmp_path):
     arrays = "\n".join(f"static uint8_t {name}[{max(1, len(data))}] = {{{', '.join(map(str, data)) or '0'}}};"
                         for name, data in memory.items())
     params = ", ".join(f"uint8_t *{name}" for name in program.params)
-    body = "\n".join(function_body(program))
+    body = "\n".join(function_body(program, intrinsics))
     source = tmp_path / "kernel.c"
     source.write_text(f"""#include <stdio.h>
 #include "kc_x86.h"
@@ -100,7 +101,7 @@ def volatile_program(bits):
 
 @pytest.mark.parametrize("bits", [128, 256, 512])
 def test_volatile_accesses_and_scratch_are_emitted(bits):
-    body = "\n".join(function_body(volatile_program(bits)))
+    body = "\n".join(function_body(volatile_program(bits), intrinsics))
     assert f"_Alignas(64) uint8_t kept[{2 * bits // 8}];" in body
     assert body.count(f"kc_store_volatile{bits}((void *)(kept + {bits // 8})") == 1
     assert body.count(f"kc_load_volatile{bits}((const void *)(kept + {bits // 8})") == 1

@@ -1,4 +1,4 @@
-"""gen/backends/rules.byte_shift_by_word_shift: x86 has no byte shifts, so a
+"""gen/backends/x86/rules.byte_shift_by_word_shift: x86 has no byte shifts, so a
 lane-8 shl/shr becomes a 16-bit shift and an AND with the byte's own bits,
 the AND left out exactly when the op's `known` and `care` masks show that no
 bit crossing between bytes reaches a bit a user reads."""
@@ -6,7 +6,8 @@ bit crossing between bytes reaches a bit a user reads."""
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from gen.backends import SIMD_TARGETS, rules
+from gen.backends import SIMD_TARGETS
+from gen.backends.x86 import rules
 from gen.backends.passes import rewrite
 from gen.ir import Builder, Op, run
 

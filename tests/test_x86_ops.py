@@ -1,10 +1,10 @@
-"""gen/backends/x86_ops: the x86 backend's own ops, which it registers with the
+"""gen/backends/x86/ops: the x86 backend's own ops, which it registers with the
 IR interpreter, against independent models (linalg's instruction models,
 Python integers, the instructions' definitions)."""
 
 from hypothesis import given, settings, strategies as st
 
-from gen.backends import x86_ops
+from gen.backends.x86 import ops as x86_ops
 from gen.ir.opcodes import NEUTRAL
 from gen.ir.semantics import SHIFT_ROWS, aes_sbox_table, private_ops
 from gen.linalg import aesenclast, gf2p8affineinvqb, gf2p8affineqb

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from gen.backends import SIMD_TARGETS
-from gen.backends.avx512_gfni import bitwise_pair_as_ternary_logic
+from gen.backends.x86.avx512_gfni import bitwise_pair_as_ternary_logic
 from gen.emit import zuc_kernel_files
 from gen.ir import Builder, Loop, Op, run
 from gen.ir.opcodes import ABSTRACT

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 class Arch:
     name: str
     c_condition: str  # a preprocessor expression, true when compiling for this architecture
+    package: str      # its backend: gen/backends/<package>/
 
 
-X86_64 = Arch("x86_64", "defined(__x86_64__)")
-AARCH64 = Arch("aarch64", "defined(__aarch64__)")
+X86_64 = Arch("x86_64", "defined(__x86_64__)", "x86")
+AARCH64 = Arch("aarch64", "defined(__aarch64__)", "aarch64")
 ARCHES = (X86_64, AARCH64)

@@ -4,9 +4,7 @@ Each rule takes (rewriter, op, mapped args) and returns the replacement value,
 or None to decline.  Targets list the rules they want, in order.
 """
 
-from ..ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
-from ..linalg import AffineMap, BitMatrix, aesni_form, gfni_qword, nibble_tables, rotate_words_mask, rotl
-from .x86_ops import permute2b
+from ..linalg import AffineMap, BitMatrix, nibble_tables, rotate_words_mask, rotl
 
 IDENTITY8 = AffineMap(BitMatrix.identity(8), 0)
 
@@ -45,21 +43,6 @@ def drop_identity_affine(rw, op, args):
     return None
 
 
-def affine_inv_via_aesenclast(rw, op, args):
-    """affine_inv8(x, M, c) -> affine8(AESENCLAST(invShiftRows(x), 0x63..), M·A_aes^-1, c'):
-    the inverse-ShiftRows shuffle undoes the instruction's ShiftRows and the key
-    cancels SubBytes' constant, leaving A_aes·inv(x); the map after it absorbs A_aes^-1."""
-    if op.opcode != "affine_inv8":
-        return None
-    form = aesni_form(op.attrs["map"], aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
-    mask = rw.const(form.pre_shuffle, "inv_shift_rows", "inverse ShiftRows (AESENCLAST's ShiftRows undone)")
-    key = rw.const(form.round_key16, "aes_cancel_key", "AESENCLAST key = SubBytes constant 0x63: cancels it")
-    shuffled = rw.lookup16(args[0], mask, op.result.name + "_sr")
-    raw = rw._emit("aesenclast", (shuffled, key), op.result.name + "_aes")
-    return rw.affine8(raw, form.post, op.result.name,
-                      note=f"{op.attrs['note']}, times A_aes^-1 (undoes SubBytes' affine)")
-
-
 def affine_via_nibble_tables(rw, op, args):
     """affine8 -> two 16-entry table lookups (pshufb) on the nibbles, XORed."""
     if op.opcode != "affine8":
@@ -74,19 +57,6 @@ def affine_via_nibble_tables(rw, op, args):
     hi = rw.and_(rw.shr(args[0], 4, 8, op.args[0].name + "_sh", care=0x0F), mask, op.args[0].name + "_hi")
     return rw.xor(rw.lookup16(lo_t, lo, op.result.name + "_l"), rw.lookup16(hi_t, hi, op.result.name + "_h"),
                   op.result.name)
-
-
-def _gfni_matrix_const(rw, affine_map, note):
-    qword = gfni_qword(affine_map.linear).to_bytes(8, "little")
-    return rw.const(qword * 2, "gfni_mat", f"{note or 'affine map'}: GFNI matrix qword")
-
-
-def affine_via_gfni(rw, op, args):
-    if op.opcode not in ("affine8", "affine_inv8"):
-        return None
-    m = _gfni_matrix_const(rw, op.attrs["map"], op.attrs["note"])
-    opcode = "gf2p8affine" if op.opcode == "affine8" else "gf2p8affineinv"
-    return rw._emit(opcode, (args[0], m), op.result.name, imm=op.attrs["map"].constant)
 
 
 def rotate_bytes_by_shuffle(rw, op, args):
@@ -113,18 +83,6 @@ def rotate_by_shifts(rw, op, args):
     return _shifted_pair(rw, op, args[0], args[0])
 
 
-def split_aesenclast_256(rw, op, args):
-    """A 256-bit AESENCLAST on an ISA with only the 128-bit one: two halves."""
-    if op.opcode != "aesenclast" or rw.bits != 256:
-        return None
-    halves = []
-    for lane in (0, 1):
-        x = rw._emit("extract128", (args[0],), f"{op.result.name}_in{lane}", bits=128, lane=lane)
-        k = rw._emit("extract128", (args[1],), f"{op.result.name}_k{lane}", bits=128, lane=lane)
-        halves.append(rw._emit("aesenclast", (x, k), f"{op.result.name}_{lane}", bits=128))
-    return rw._emit("concat128", tuple(halves), op.result.name)
-
-
 def rotate_bytes_as_affine(rw, op, args):
     """A rotation of each byte is a linear map of the byte: on GFNI targets it
     becomes one GF2P8AFFINEQB instead of two shifts and an OR (and on x86 an
@@ -134,84 +92,6 @@ def rotate_bytes_as_affine(rw, op, args):
     n = op.attrs["n"]
     matrix = BitMatrix.from_function(lambda x: rotl(x, n, 8), 8, 8)
     return rw.affine8(args[0], AffineMap(matrix, 0), op.result.name, note=f"rotate each byte left by {n}")
-
-
-def _bits_crossing(opcode, n, known):
-    """The bits a 16-bit shift by n can bring into a byte from its neighbour
-    when only `known` bits may be set in the input bytes: shl moves the top n
-    bits of the byte below into the low n bits, shr the low n bits of the byte
-    above into the top n bits."""
-    if opcode == "shl":
-        return (known & ~(0xFF >> n)) >> (8 - n)
-    return (known << (8 - n)) & 0xFF
-
-
-def _byte_mask(opcode, n):
-    """The result bits a byte shift by n fills from the byte itself."""
-    return (0xFF << n) & 0xFF if opcode == "shl" else 0xFF >> n
-
-
-def byte_shift_by_word_shift(rw, op, args):
-    """x86 shifts no element narrower than 16 bits: a byte shift by n is the
-    16-bit shift by n, which moves n bits of each byte into its neighbour, and
-    an AND that clears them.  The AND is left out exactly where the op's masks
-    show it changes nothing a user reads: no bit that can cross (from `known`)
-    lands on a bit a user reads (`care`)."""
-    if op.opcode not in ("shl", "shr") or op.attrs["lane"] != 8:
-        return None
-    n, name = op.attrs["n"], op.result.name
-    wide = getattr(rw, op.opcode)(args[0], n, 16, name)
-    if not _bits_crossing(op.opcode, n, op.attrs.get("known", 0xFF)) & op.attrs.get("care", 0xFF):
-        return wide
-    own = bytes([_byte_mask(op.opcode, n)] * 16)
-    if op.opcode == "shl":
-        mask = rw.const(own, f"byte_high{8 - n}", f"top {8 - n} bits of every byte")
-    else:
-        mask = rw.const(own, f"byte_low{8 - n}", f"low {8 - n} bits of every byte")
-    return rw.and_(wide, mask, name + "m")
-
-
-# Every x86 target runs this pass after the rules that write byte shifts.
-BYTE_SHIFT_PASS = (byte_shift_by_word_shift,)
-
-
-def _byte_uniform(rw, value):
-    """Whether `value` is a constant whose bytes are all 0x00 or 0xFF."""
-    op = rw.definition(value)
-    return op is not None and op.opcode == "const" and set(op.attrs["data"]) <= {0x00, 0xFF}
-
-
-def select_by_blendv(rw, op, args):
-    """select with a whole-byte constant mask is one PBLENDVB."""
-    if op.opcode != "select" or not _byte_uniform(rw, args[0]):
-        return None
-    mask, a, b = args
-    return rw._emit("blendv", (a, b, mask), op.result.name)
-
-
-def select_by_ternary_logic(rw, op, args):
-    """AVX-512: m ? b : a in one VPTERNLOGD, truth table 0xD8 for the operand
-    order (a, b, m): the instruction overwrites its first operand, which is
-    better a temporary than the constant mask."""
-    if op.opcode != "select":
-        return None
-    mask, a, b = args
-    return rw._emit("ternlog", (a, b, mask), op.result.name, imm=0xD8)
-
-
-def sbox8_by_vpermi2b(rw, op, args):
-    """AVX-512 VBMI, 512 bits: a 256-byte table is four registers; VPERMI2B
-    looks every byte up in the lower 128 bytes and in the upper 128 (it reads
-    the index's low 7 bits), and the index's top bit picks between the two.
-    Four instructions, none with a secret-dependent address."""
-    if op.opcode != "sbox8" or rw.bits != 512:
-        return None
-    table, name = op.attrs["table"], op.result.name
-    quarters = [rw.const(table[64 * q:64 * q + 64], f"{name}_t{q}",
-                         f"{op.attrs['note']}: entries {64 * q}..{64 * q + 63}") for q in range(4)]
-    low = permute2b(rw, args[0], quarters[0], quarters[1], f"{name}_lo")
-    high = permute2b(rw, args[0], quarters[2], quarters[3], f"{name}_hi")
-    return rw._emit("blendv", (low, high, args[0]), name)
 
 
 def select_by_masks(rw, op, args):

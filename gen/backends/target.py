@@ -4,7 +4,8 @@ ordered passes of legalization rules that take a kernel program onto it."""
 from dataclasses import dataclass
 
 from ..ir.opcodes import ABSTRACT
-from .arch import X86_64, Arch
+from .arch import Arch
+from .c_emitter import function_body
 from .passes import rewrite
 
 
@@ -18,7 +19,11 @@ class Target:
     emulable: bool = False  # SIMDe implements its special instructions portably
     lacks: tuple = ()       # target-level opcodes this ISA does not have
     description: str = ""
-    arch: Arch = X86_64
+    # Where it runs and how it is written: set by each backend's target()
+    # (x86/target.py, aarch64/target.py).
+    arch: Arch | None = None
+    isa: object = None      # the C emitter's dialect: a module with vector_type, expression, store, note_suffix
+    header: str = ""        # the generated header its kernels include (kc_x86.h, kc_neon.h)
     # Independent groups interleaved per strategy (hides latency; costs registers).
     # ZUC's `lanesx2` is its `lanes` kernel with two groups of lanes.
     interleave: tuple = (("byteslice", 2), ("wordslice", 4), ("lanesx2", 2))
@@ -33,6 +38,15 @@ class Target:
 
     def schedules_before_ra(self, strategy):
         return strategy in self.schedule_before_ra
+
+    @property
+    def source(self):
+        """The module that defines this target, for provenance."""
+        return f"gen/backends/{self.arch.package}/{self.name}.py"
+
+    def c_body(self, program, indent="    "):
+        """A lowered program as the statements of a C function, in this target's dialect."""
+        return function_body(program, self.isa, indent)
 
     def lower(self, program):
         """Apply every pass; the result must use no abstract opcode."""

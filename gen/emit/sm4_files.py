@@ -6,7 +6,6 @@ import inspect
 from dataclasses import dataclass
 
 from ..backends import SIMD_TARGETS, cpu_features
-from ..backends.x86_c import function_body
 from ..ir.keystream import xor_into_stores
 from ..kernels import sm4_byteslice, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
@@ -57,13 +56,13 @@ def kernel_file(strategy, target, options):
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("sm4_kernel.c.j2",
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py",
-                                                        f"gen/backends/{target.name}.py"]),
+                                                        target.source]),
                   strategy=strategy, target=target, strategy_doc=doc, prefix=prefix,
                   schedule=target.schedules_before_ra(strategy),
                   batch_blocks=program.info["batch_blocks"],
                   rounds_per_iteration=program.info["rounds_per_iteration"],
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
-                  dec=dec, passes=passes, body=function_body(program), body_xor=function_body(fused),
+                  dec=dec, passes=passes, body=target.c_body(program), body_xor=target.c_body(fused),
                   key_expr=key_expr, cpu_check=cpu_check)
     return f"src/{prefix}.c", text, program.info["batch_blocks"]
 

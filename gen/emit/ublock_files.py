@@ -5,7 +5,6 @@ strategy x target holding every variant and both directions, SIMDe bundle."""
 import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features
-from ..backends.x86_c import function_body
 from ..ir.keystream import xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
@@ -66,23 +65,23 @@ def kernel_file(strategy, target, group_bytes):
             abstract = module.program(target.bits, v["block_bits"], v["rounds"], d)
             program = target.lower(abstract)
             key_form = program.info["key_form"]
-            directions.append(dict(name=d, body=function_body(program)))
+            directions.append(dict(name=d, body=target.c_body(program)))
             if d == "encrypt":
                 fused = target.lower(xor_into_stores(abstract))
         counter_form = {}
         if strategy in COUNTER_FORMS:
-            counter_form = dict(ctr_pairs=function_body(target.lower(
+            counter_form = dict(ctr_pairs=target.c_body(target.lower(
                                     module.counter_pairs_program(target.bits, v["block_bits"], v["rounds"]))),
-                                ctr_xor=function_body(target.lower(xor_into_stores(
+                                ctr_xor=target.c_body(target.lower(xor_into_stores(
                                     module.program(target.bits, v["block_bits"], v["rounds"], "encrypt",
                                                    counters=True)))))
             group_bytes.append(module.group_bytes(target.bits, v["block_bits"]))
-        rendered.append(dict(v, directions=directions, encrypt_xor=function_body(fused),
+        rendered.append(dict(v, directions=directions, encrypt_xor=target.c_body(fused),
                              batch=program.info["batch_blocks"], **counter_form))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("ublock_kernel.c.j2",
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py",
-                                                        f"gen/backends/{target.name}.py"]),
+                                                        target.source]),
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
                   schedule=target.schedules_before_ra(strategy),
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,

@@ -10,7 +10,6 @@ import itertools
 from dataclasses import dataclass
 
 from ..backends import SIMD_TARGETS, cpu_features
-from ..backends.x86_c import function_body
 from ..ir import Op
 from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes
@@ -160,11 +159,11 @@ def kernel_file(strategy, target):
     programs = lowered_programs(target, choice, strategy)
     prefix = f"zuc_{strategy}_{target.name}"
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
-    text = render("zuc_kernel.c.j2", provenance=provenance(SOURCES + [f"gen/backends/{target.name}.py"]),
+    text = render("zuc_kernel.c.j2", provenance=provenance(SOURCES + [target.source]),
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
                   strategy=strategy, lanes=programs["keystream"].info["lanes"], groups=groups,
                   choice_lines=_choice_lines(choice), passes=passes,
-                  bodies={name: function_body(program) for name, program in programs.items()},
+                  bodies={name: target.c_body(program) for name, program in programs.items()},
                   cpu_check=cpu_features.cpu_check(target.cpu_features),
                   schedule=target.schedules_before_ra(strategy),
                   **keystream_forms(strategy, target))

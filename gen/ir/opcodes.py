@@ -47,7 +47,7 @@ target-level:
 backend-private: a backend may lower onto ops of its own (one instruction of its
 ISA that no kernel writes: x86's ternary logic, GFNI, AESENCLAST, ...).  Their
 meaning is not here: the backend registers it with semantics.register_op (x86:
-gen/backends/x86_ops.py), and the interpreter runs them once that module is imported.
+gen/backends/x86/ops.py), and the interpreter runs them once that module is imported.
 """
 
 ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "sbox8", "select", "shld"})

@@ -1,14 +1,11 @@
-"""Emitter of x86 C intrinsics for lowered IR programs, any vector width.
-
-It turns each op into one named `const` temporary, state variables into
-mutable locals, loops into `for` loops, and constants into function-local
-`static const uint8_t` tables (16 bytes broadcast to the vector width, or the
-whole register loaded), each with the comment that says where it comes from.
-Helpers with width in their name (kc_bcast16_256, kc_aesenclast256, kc_load32)
-live in generated/include/kc_x86.h.
+"""The x86 dialect of the C emitter (gen/backends/c_emitter.py): intrinsics
+of <immintrin.h> for every op, at 128, 256 and 512 bits.  A 16-byte constant is
+broadcast to the vector width, a wider one loaded whole.  Helpers with a width
+in their name (kc_bcast16_256, kc_aesenclast256, kc_load32) live in
+generated/src/kc_x86.h.
 """
 
-from ..ir import Assign, Comment, Loop, Op
+from ..c_emitter import address, index_address, index_expr
 
 _TYPE = {128: "__m128i", 256: "__m256i", 512: "__m512i"}
 _PREFIX = {128: "_mm", 256: "_mm256", 512: "_mm512"}
@@ -39,26 +36,6 @@ _FORMS = {
 }
 
 
-def _index_expr(index):
-    """`base + coeff * var ...` as C, e.g. "128 * r + 4"."""
-    parts = [f"{coeff} * {var}" for var, coeff in index.terms]
-    if index.base or not parts:
-        parts.append(str(index.base))
-    return " + ".join(parts)
-
-
-def _index(index, param):
-    """The address param + index, as C."""
-    offset = _index_expr(index)
-    return param if offset == "0" else f"{param} + {offset}"
-
-
-def _address(attrs):
-    """The address a load or store names: param + index, or param[row] + index."""
-    param = f"{attrs['param']}[{attrs['row']}]" if "row" in attrs else attrs["param"]
-    return _index(attrs["index"], param)
-
-
 def expression(op):
     """The C expression computing `op` (ops with a result)."""
     bits = op.result.bits
@@ -66,17 +43,17 @@ def expression(op):
     a = [arg.name for arg in op.args]
     code, attrs = op.opcode, op.attrs
     if code == "load" and attrs.get("volatile"):
-        return f"kc_load_volatile{bits}((const void *)({_address(attrs)}))"
+        return f"kc_load_volatile{bits}((const void *)({address(attrs)}))"
     if code == "load":
-        return f"{p}_loadu_{si}((const void *)({_address(attrs)}))"
+        return f"{p}_loadu_{si}((const void *)({address(attrs)}))"
     if code == "bcast8":
-        return f"{p}_set1_epi8((char){attrs['param']}[{_index_expr(attrs['index'])}])"
+        return f"{p}_set1_epi8((char){attrs['param']}[{index_expr(attrs['index'])}])"
     if code == "bcast32":
-        return f"{p}_set1_epi32(kc_load32({_index(attrs['index'], attrs['param'])}))"
+        return f"{p}_set1_epi32(kc_load32({index_address(attrs['index'], attrs['param'])}))"
     if code == "bcast128":
-        return f"kc_bcast16_{bits}({_index(attrs['index'], attrs['param'])})"
+        return f"kc_bcast16_{bits}({index_address(attrs['index'], attrs['param'])})"
     if code == "bcast256":
-        load = f"_mm256_loadu_si256((const void *)({_index(attrs['index'], attrs['param'])}))"
+        load = f"_mm256_loadu_si256((const void *)({index_address(attrs['index'], attrs['param'])}))"
         return load if bits == 256 else f"_mm512_broadcast_i64x4({load})"
     if code == "const":
         if len(attrs["data"]) == 16:
@@ -128,49 +105,17 @@ def _extract128(bits, value, lane):
     return f"_mm512_extracti32x4_epi32({value}, {lane})"
 
 
-def _const_lines(op, indent):
-    data = ", ".join(f"0x{b:02x}" for b in op.attrs["data"])
-    name = op.result.name
-    return [f"{indent}/* {op.attrs['note']} */",
-            f"{indent}static const uint8_t {name}_bytes[{len(op.attrs['data'])}] = {{{data}}};",
-            f"{indent}const {_TYPE[op.result.bits]} {name} = {expression(op)};"]
+def vector_type(bits):
+    return _TYPE[bits]
 
 
-def function_body(program, indent="    "):
-    """The statements of the kernel function, as lines of C."""
-    lines = []
-    for name, nbytes in program.scratch.items():
-        lines.append(f"{indent}_Alignas(64) uint8_t {name}[{nbytes}];")
-    if program.state:
-        names = ", ".join(v.name for v in program.state)
-        lines.append(f"{indent}{_TYPE[program.bits]} {names};")
-    lines.extend(_block(program.body, indent))
-    return lines
+def store(op):
+    bits = op.args[0].bits
+    store_fn = f"kc_store_volatile{bits}" if op.attrs.get("volatile") else f"{_PREFIX[bits]}_storeu_{_SI[bits]}"
+    return f"{store_fn}((void *)({address(op.attrs)}), {op.args[0].name})"
 
 
-def _block(stmts, indent):
-    lines = []
-    for stmt in stmts:
-        if isinstance(stmt, Comment):
-            lines.append("")
-            lines.append(f"{indent}/* {stmt.text} */")
-        elif isinstance(stmt, Assign):
-            lines.append(f"{indent}{stmt.var.name} = {stmt.value.name};")
-        elif isinstance(stmt, Loop):
-            inner = indent + "    "
-            lines.append(f"{indent}for (size_t {stmt.var} = 0; {stmt.var} < {stmt.count}; {stmt.var}++) {{")
-            lines.append(f'{inner}KC_MCA_BEGIN("loop_{stmt.var}");')
-            lines.extend(_block(stmt.body, inner))
-            lines.append(f'{inner}KC_MCA_END("loop_{stmt.var}");')
-            lines.append(f"{indent}}}")
-        elif stmt.opcode == "const":
-            lines.extend(_const_lines(stmt, indent))
-        elif stmt.opcode == "store":
-            bits = stmt.args[0].bits
-            store = f"kc_store_volatile{bits}" if stmt.attrs.get("volatile") else f"{_PREFIX[bits]}_storeu_{_SI[bits]}"
-            lines.append(f"{indent}{store}((void *)({_address(stmt.attrs)}), {stmt.args[0].name});")
-        else:
-            note = stmt.attrs.get("note")
-            suffix = f" /* {note} */" if note and stmt.opcode.startswith("gf2p8") else ""
-            lines.append(f"{indent}const {_TYPE[stmt.result.bits]} {stmt.result.name} = {expression(stmt)};{suffix}")
-    return lines
+def note_suffix(op):
+    """GFNI ops carry their matrix's note: the instruction's operand is only a qword."""
+    note = op.attrs.get("note")
+    return f" /* {note} */" if note and op.opcode.startswith("gf2p8") else ""

@@ -1,13 +1,13 @@
 """SSSE3 + AES-NI, 128-bit: affine maps as nibble-table pshufb pairs,
 inversion as AESENCLAST."""
 
-from . import rules
+from . import rules as x86_rules
 from .aesni_passes import INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS, SELECT_SSSE3
-from .target import Target
+from .target import target
 
-TARGET = Target(
+TARGET = target(
     name="ssse3_aesni", bits=128, cflags=("-mssse3", "-maes"), cpu_features=("ssse3", "aes"),
-    passes=(INVERSION_PASS, LOWERING_PASS + SELECT_SSSE3, NIBBLE_PASS, rules.BYTE_SHIFT_PASS),
+    passes=(INVERSION_PASS, LOWERING_PASS + SELECT_SSSE3, NIBBLE_PASS, x86_rules.BYTE_SHIFT_PASS),
     # One word-sliced group (4 blocks) is the smallest batch of all kernels:
     # the one serial CBC encryption uses.
     interleave=(("byteslice", 2), ("wordslice", 1), ("lanesx2", 2)),

@@ -9,10 +9,10 @@ Each op, its meaning and its doc (what `_OPS` registers) are listed at the end.
 
 import numpy as np
 
-from ..ir import Op
-from ..ir.interpreter import evaluate
-from ..ir.semantics import SHIFT_ROWS, aes_sbox_table, register_op
-from ..linalg import gf2p8affineinvqb, gf2p8affineqb
+from ...ir import Op
+from ...ir.interpreter import evaluate
+from ...ir.semantics import SHIFT_ROWS, aes_sbox_table, register_op
+from ...linalg import gf2p8affineinvqb, gf2p8affineqb
 
 _AES_SBOX = np.frombuffer(bytes(aes_sbox_table()), dtype=np.uint8)
 _SHIFT_ROWS = np.array(SHIFT_ROWS)

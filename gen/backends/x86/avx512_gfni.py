@@ -3,11 +3,12 @@ VPROLD, VPSHLDD/W double shifts, 256-byte table lookups by VPERMI2B, and
 two-operation bitwise chains (three-input XORs, (a | b) & c, ...) as VPTERNLOGD.
 Every CPU with AVX-512 and GFNI (Ice Lake and later, Zen 4) has VBMI."""
 
-from ..ir import Assign, Loop, Op
-from . import rules
+from ...ir import Assign, Loop, Op
+from .. import rules
+from . import rules as x86_rules
 from .gfni_passes import FUSION_PASS
-from .target import Target
-from .x86_ops import permute2b
+from .ops import permute2b
+from .target import target
 
 
 def shld_native(rw, op, args):
@@ -169,12 +170,12 @@ def shared_xor_as_ternary_logic(rw, op, args):
     return rw._emit("ternlog", tuple(inner.args) + (args[1 - side],), op.result.name, imm=_XOR3)
 
 
-TARGET = Target(
+TARGET = target(
     name="avx512_gfni", bits=512, cflags=("-mavx512f", "-mavx512bw", "-mavx512vbmi", "-mavx512vbmi2", "-mgfni"),
     cpu_features=("avx512f", "avx512bw", "avx512vbmi", "avx512vbmi2", "gfni"),
-    passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, rules.affine_via_gfni,
-                                    rules.select_by_ternary_logic, rules.sbox8_by_vpermi2b),
-            rules.BYTE_SHIFT_PASS,
+    passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, x86_rules.affine_via_gfni,
+                                    x86_rules.select_by_ternary_logic, x86_rules.sbox8_by_vpermi2b),
+            x86_rules.BYTE_SHIFT_PASS,
             (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b)),
     emulable=True,
     # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (docs/performance/zuc.md).

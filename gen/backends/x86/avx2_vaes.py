@@ -1,10 +1,10 @@
 """AVX2 + VAES: 256-bit vectors with a 256-bit VAESENCLAST."""
 
-from . import rules
+from . import rules as x86_rules
 from .aesni_passes import INVERSION_PASS_AVX2, LOWERING_PASS, NIBBLE_PASS, SELECT_AVX2
-from .target import Target
+from .target import target
 
-TARGET = Target(
+TARGET = target(
     name="avx2_vaes", bits=256, cflags=("-mavx2", "-maes", "-mvaes"), cpu_features=("avx2", "aes", "vaes"),
-    passes=(INVERSION_PASS_AVX2, LOWERING_PASS + SELECT_AVX2, NIBBLE_PASS, rules.BYTE_SHIFT_PASS),
+    passes=(INVERSION_PASS_AVX2, LOWERING_PASS + SELECT_AVX2, NIBBLE_PASS, x86_rules.BYTE_SHIFT_PASS),
     description="AVX2 vpshufb nibble tables + 256-bit VAESENCLAST")
