@@ -86,10 +86,12 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEFAULT_IMPLS = ("byteslice_avx512_gfni", "byteslice_avx2_gfni")
 DEFAULT_CPUS = ("icelake-server", "znver3")
+DEFAULT_ARM_CPUS = ("neoverse-n1", "neoverse-n2", "neoverse-v1")
 ITERATIONS = 100
 
 # Compiler flags of each target, used when generated/Makefile does not say.
@@ -103,7 +105,72 @@ TARGET_FLAGS = {
     "ssse3": ["-mssse3"],
     "avx2": ["-mavx2"],
     "avx512": ["-mavx512f", "-mavx512bw"],
+    # AArch64: each target's features and no more.  GCC uses what -march
+    # allows on its own (with +sha3 it fuses two EORs into an EOR3), and
+    # llvm-mca's N1 model refuses SHA-3 and SM4 instructions, so a neon_aes
+    # kernel built with +sha3 could not be modelled on N1.
+    "neon": ["-march=armv8-a"],
+    "neon_aes": ["-march=armv8-a+aes"],        # AES and PMULL
+    "neon_sm4": ["-march=armv8.2-a+sm4"],
+    "neon_sha3": ["-march=armv8.2-a+sha3"],
 }
+# Any other AArch64 target (names start with "neon") when generated/Makefile
+# does not say.
+AARCH64_FLAGS = ["-march=armv8.2-a+crypto+sm4+sha3"]
+
+
+# --------------------------------------------------------------------------
+# Architectures
+# --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Arch:
+    """What differs between the instruction sets the model reads: the
+    compiler, llvm-mca's triple, the assembler's comment, the branches that
+    close a loop, the default CPU models and the features each CPU model is
+    given (llvm-mca's -mattr)."""
+    name: str
+    cc: str
+    triple: str
+    comment: str       # starts a comment to the end of the line
+    jump: re.Pattern   # a branch to a local label; the label is group "target"
+    default_cpus: tuple
+    cpu_features: dict
+
+
+X86 = Arch("x86_64", "gcc", "x86_64-unknown-linux-gnu", "#",
+           re.compile(r"^\s*(?:j[a-z]+|loop\w*)\s+(?P<target>\.L\w+)\s*$"), DEFAULT_CPUS, {})
+
+# b / b.<cond> (GCC writes bne, binutils b.ne), cbz/cbnz <reg>, tbz/tbnz
+# <reg>, #<bit>: each to a local label.  Not bl (a call).
+AARCH64_JUMP = re.compile(r"^\s*(?:b|b\.?(?:eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le)"
+                          r"|cbn?z|tbn?z)\s+(?:[^,]+,\s*)*(?P<target>\.L\w+)\s*$")
+
+# The Cryptographic Extension is optional in every Neoverse core, and LLVM's
+# CPU definitions differ in what they switch on (neoverse-n2: none of it).
+# Each model gets what the core implements when the extension is present:
+# N1 (Armv8.2) AES, PMULL, SHA-1, SHA-256 and no SM4 or SHA-3; N2 (Armv9.0)
+# and V1 (Armv8.4) also SHA-3, SHA-512, SM3 and SM4 (their Technical
+# Reference Manuals' "Cryptographic Extension"; Alibaba's Yitian 710, an N2,
+# ships SM4).  An instruction outside them is refused by llvm-mca's
+# assembler ("instruction requires: sm4"), so N1 never models SM4E.
+NEOVERSE_CRYPTO = "+aes,+sha2,+sha3,+sm4"
+AARCH64 = Arch("aarch64", "aarch64-linux-gnu-gcc", "aarch64", "//", AARCH64_JUMP,
+               DEFAULT_ARM_CPUS, {"neoverse-n1": "+aes,+sha2", "neoverse-n2": NEOVERSE_CRYPTO,
+                                  "neoverse-v1": NEOVERSE_CRYPTO})
+
+# FP/ASIMD issue pipes of each core, for the operation-count bound (see the
+# module docstring): the Software Optimization Guides' V0-V1 (N1, N2) and
+# V0-V3 (V1); llvm-19's models name the same units (N1UnitV0..1,
+# N2UnitV0..1, V1UnitV0..3), which tests/test_mca_model.py checks.
+VECTOR_PIPES = {"neoverse-n1": 2, "neoverse-n2": 2, "neoverse-v1": 4}
+
+
+def arch_of_target(target):
+    """The AArch64 targets are neon, neon_aes, neon_sm4, neon_sha3 ...; the
+    rest are x86."""
+    return AARCH64 if target.startswith("neon") else X86
+
 
 # uBlock: the strategies, and the variants in ublock_variant order with their
 # block sizes in bytes.
@@ -249,6 +316,8 @@ def target_flags(name, target, generated_dir):
             flags = makefile_flags(f.read(), name, target)
         if flags is not None:
             return flags
+    if arch_of_target(target).name == "aarch64":
+        return TARGET_FLAGS.get(target, AARCH64_FLAGS)
     if target not in TARGET_FLAGS:
         raise ValueError(f"no compiler flags known for target {target!r}")
     return TARGET_FLAGS[target]
@@ -290,25 +359,27 @@ def compile_to_asm(src, flags, include_dirs, cc="gcc"):
 
 FUNC_LABEL = re.compile(r"^([A-Za-z_][\w.$]*):")
 LOCAL_LABEL = re.compile(r"^(\.L\w+):")
-JUMP = re.compile(r"^\s*(j[a-z]+|loop\w*)\s+(\.L\w+)\s*$")
-BEGIN = re.compile(r"#\s*LLVM-MCA-BEGIN\s*(\S*)")
-END = re.compile(r"#\s*LLVM-MCA-END")
+# The kernels' markers: "#" on x86, and on AArch64 "//" (its comment) or "#"
+# (a line comment there too).
+BEGIN = re.compile(r"(?:#|//)\s*LLVM-MCA-BEGIN\s*(\S*)")
+END = re.compile(r"(?:#|//)\s*LLVM-MCA-END")
 
 
 def is_instruction(line):
     """An instruction line: indented, not a directive or a comment."""
     s = line.strip()
-    return bool(s) and line[:1] in " \t" and not s.startswith((".", "#"))
+    return bool(s) and line[:1] in " \t" and not s.startswith((".", "#", "//"))
 
 
-def clean(lines):
-    """Instructions and local labels only (what llvm-mca needs)."""
+def clean(lines, arch=X86):
+    """Instructions and local labels only (what llvm-mca needs), comments
+    cut off (AArch64's "#" starts an immediate, not a comment)."""
     out = []
     for line in lines:
         if LOCAL_LABEL.match(line):
             out.append(line.strip())
         elif is_instruction(line):
-            insn = line.strip().split("#")[0].rstrip()
+            insn = line.strip().split(arch.comment)[0].rstrip()
             if insn.split()[0] not in ("ret", "retq"):  # llvm-mca ignores control flow anyway
                 out.append("\t" + insn)
     return out
@@ -344,21 +415,26 @@ def marked_span(func_lines):
     return begins[0], ends[-1], len(begins)
 
 
-def loops(lines):
-    """Every loop of a function: (label index, backward jump index)."""
+def loops(lines, arch=X86):
+    """Every loop of a function: (label index, backward branch index)."""
     labels, found = {}, []
     for i, line in enumerate(lines):
         m = LOCAL_LABEL.match(line)
         if m:
             labels[m.group(1)] = i
             continue
-        j = JUMP.match(line)
-        if j and j.group(2) in labels:
-            found.append((labels[j.group(2)], i))
+        j = arch.jump.match(line)
+        if j and j.group("target") in labels:
+            found.append((labels[j.group("target")], i))
     return found
 
 
-def cut_kernel(asm, function=None):
+def biggest_loop(cands):
+    """The loop of most lines among (label index, branch index) pairs, or None."""
+    return max(cands, key=lambda l: l[1] - l[0], default=None)
+
+
+def cut_kernel(asm, function=None, arch=X86):
     """Finds the batch function and splits it into the code run once per
     iteration of the round loop (`body`) and the rest.
 
@@ -376,6 +452,7 @@ def cut_kernel(asm, function=None):
 
     function: look only at the function of that name (or a clone of it,
     name.isra.0 and the like) rather than the first one with markers.
+    arch: the instruction set (X86 or AARCH64): its branches and comments.
 
     Returns a dict: function, body and rest (instruction lines), loop (True
     when the body runs rounds/rounds_per_iteration times per batch), marked
@@ -399,11 +476,8 @@ def cut_kernel(asm, function=None):
         name = batch[0]
         chosen = (name, funcs[name], None)
     name, lines, span = chosen
-    all_loops = loops(lines)
-
-    def biggest(cands):
-        return max(cands, key=lambda l: l[1] - l[0], default=None)
-
+    all_loops = loops(lines, arch)
+    biggest = biggest_loop
     if span:
         lo, hi, nregions = span
         inner = biggest([l for l in all_loops if lo <= l[0] and l[1] <= hi])
@@ -416,8 +490,8 @@ def cut_kernel(asm, function=None):
         if not loop:
             raise ValueError(f"no markers and no loop in {name}")
         body_range = (loop[0], loop[1] + 1)
-    body = clean(lines[body_range[0]:body_range[1]])
-    rest = clean(lines[:body_range[0]] + lines[body_range[1]:])
+    body = clean(lines[body_range[0]:body_range[1]], arch)
+    rest = clean(lines[:body_range[0]] + lines[body_range[1]:], arch)
     # Labels the rest no longer defines are harmless to llvm-mca.
     return {"function": name, "body": body, "rest": rest, "loop": bool(loop),
             "marked": span is not None, "regions": nregions}
@@ -439,7 +513,9 @@ def find_llvm_mca():
 
 
 def mca_input(regions):
-    """Assembly text with each (name, lines) pair as one llvm-mca code region."""
+    """Assembly text with each (name, lines) pair as one llvm-mca code region.
+    The markers are "#" comments for every triple: llvm-19 finds regions in
+    "#" comments on AArch64 too, and ignores "//" ones."""
     out = []
     for name, lines in regions:
         out.append(f"# LLVM-MCA-BEGIN {name}")
@@ -448,7 +524,30 @@ def mca_input(regions):
     return "\n".join(out) + "\n"
 
 
-def run_mca(asm_text, cpu, iterations=ITERATIONS, mca=None):
+def mca_command(mca, cpu, path, iterations=ITERATIONS, arch=X86):
+    """llvm-mca's command line.  On AArch64 the CPU model gets the features
+    the core has (cpu_features) and the resource pressure is kept: the
+    operation-count bound reads the vector pipes from it."""
+    cmd = [mca, f"-mtriple={arch.triple}", f"-mcpu={cpu}", f"-iterations={iterations}",
+           "-instruction-info=false"]
+    if arch.cpu_features.get(cpu):
+        cmd.append(f"-mattr={arch.cpu_features[cpu]}")
+    if arch.name == "x86_64":
+        cmd.append("-resource-pressure=false")
+    return cmd + [path]
+
+
+def refusal(stderr, cpu):
+    """llvm-mca's refusal in a line: the features the CPU model lacks
+    ("neoverse-n1 lacks sm4: not modelled") when its assembler names them,
+    else the start of its message."""
+    lacking = sorted(set(re.findall(r"instruction requires: ([\w. ]+?)\s*$", stderr, re.M)))
+    if lacking:
+        return f"{cpu} lacks {', '.join(lacking)}: not modelled"
+    return " ".join(stderr.split())[:300]
+
+
+def run_mca(asm_text, cpu, iterations=ITERATIONS, mca=None, arch=X86):
     """llvm-mca's report for asm_text on cpu; raises RuntimeError with its
     message when it refuses (e.g. an instruction the CPU model lacks)."""
     mca = mca or find_llvm_mca()
@@ -458,16 +557,23 @@ def run_mca(asm_text, cpu, iterations=ITERATIONS, mca=None):
         f.write(asm_text)
         path = f.name
     try:
-        res = subprocess.run([mca, "-mtriple=x86_64-unknown-linux-gnu", f"-mcpu={cpu}",
-                              f"-iterations={iterations}", "-instruction-info=false",
-                              "-resource-pressure=false", path],
+        res = subprocess.run(mca_command(mca, cpu, path, iterations, arch),
                              capture_output=True, text=True)
     finally:
         os.unlink(path)
     if res.returncode != 0:
-        msg = " ".join(res.stderr.split())
-        raise RuntimeError(msg[:300] or f"llvm-mca exited with {res.returncode}")
+        raise RuntimeError(refusal(res.stderr, cpu) or f"llvm-mca exited with {res.returncode}")
     return res.stdout
+
+
+def mca_version(mca=None):
+    """'llvm-mca-19 19.1.7' (the program and its LLVM version), or None."""
+    mca = mca or find_llvm_mca()
+    if not mca:
+        return None
+    res = subprocess.run([mca, "--version"], capture_output=True, text=True)
+    m = re.search(r"LLVM version (\S+)", res.stdout)
+    return f"{os.path.basename(mca)} {m.group(1)}" if m else os.path.basename(mca)
 
 
 SUMMARY_FIELDS = {
@@ -488,14 +594,33 @@ def parse_mca(text):
     Returns a list of dicts (in order) with name (None for an unnamed single
     region), iterations, instructions, total_cycles, total_uops,
     dispatch_width, uops_per_cycle, ipc, block_rthroughput, and
-    cycles_per_iteration = total_cycles / iterations.
+    cycles_per_iteration = total_cycles / iterations; where the report has
+    its resource pressure, also pressure: {unit name: cycles per iteration}
+    (e.g. {"N1UnitV0": 10.0, ...}).
     """
-    regions, cur = [], None
-    for line in text.splitlines():
+    regions, cur, units, want_pressure = [], None, {}, False
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
         m = re.match(r"^\[\d+\] Code Region(?: - (.*))?$", line.strip())
         if m:
             cur = {"name": (m.group(1) or "").strip() or None}
             regions.append(cur)
+            units = {}
+            continue
+        m = re.match(r"^\[([\d.]+)\]\s+-\s+(\S+)\s*$", line.strip())
+        if m:  # "Resources:" list: [index] - unit name
+            units[m.group(1)] = m.group(2)
+            continue
+        if line.strip() == "Resource pressure per iteration:":
+            want_pressure = True
+            continue
+        if want_pressure and line.strip().startswith("[") and i + 1 < len(lines):
+            want_pressure = False
+            ids = re.findall(r"\[([\d.]+)\]", line)
+            values = lines[i + 1].split()
+            if cur is not None and len(values) == len(ids):
+                cur["pressure"] = {units.get(k, k): 0.0 if v == "-" else float(v)
+                                   for k, v in zip(ids, values)}
             continue
         m = re.match(r"^([A-Za-z][A-Za-z ]*?):\s+([\d.]+)\s*$", line.strip())
         if m and m.group(1) in SUMMARY_FIELDS:
@@ -512,16 +637,81 @@ def parse_mca(text):
 
 
 # --------------------------------------------------------------------------
+# The operation-count bound (AArch64)
+# --------------------------------------------------------------------------
+
+VECTOR_REGISTER = re.compile(r"\b(?:[vz]\d+\.|[bhsdqvz]\d+\b)")
+VECTOR_UNIT = re.compile(r"UnitV\d+$")
+
+
+def is_vector_op(line):
+    """An AArch64 instruction that works on the FP/ASIMD registers (ASIMD,
+    crypto, moves between them and the general registers: all issue to the
+    vector pipes).  Loads and stores are not counted: they issue to the
+    load/store pipes (their store data also takes a vector pipe on these
+    cores, which the busiest-pipe bound sees)."""
+    parts = line.split(None, 1)
+    if len(parts) < 2 or line.rstrip().endswith(":"):
+        return False
+    mnemonic, operands = parts
+    if mnemonic.startswith(("ld", "st", "prfm")):
+        return False
+    return bool(VECTOR_REGISTER.search(operands))
+
+
+def vector_ops(lines):
+    return sum(1 for line in lines if is_vector_op(line))
+
+
+def vector_pipes(cpu, region=None):
+    """The core's FP/ASIMD pipes: the table VECTOR_PIPES, or for a CPU not in
+    it the vector units of its llvm-mca model (*UnitV<n>)."""
+    if cpu in VECTOR_PIPES:
+        return VECTOR_PIPES[cpu]
+    units = [u for u in (region or {}).get("pressure", {}) if VECTOR_UNIT.search(u)]
+    return len(units) or None
+
+
+def op_bound(cut, iters, batch_bytes, cpu, body, rest):
+    """The operation-count bound of a batch on cpu:
+
+        vector ops per byte = (vector ops of the loop body x iterations
+                               + those of the rest) / bytes per batch
+        bound c/B           = vector ops per byte / the core's vector pipes
+
+    (every vector op issues to one of the pipes, one per pipe per cycle),
+    and the busiest-pipe bound: per vector unit, llvm-mca's pressure of the
+    body x iterations + the rest's, the largest over bytes per batch (where
+    an instruction can only use some pipes, e.g. SM4E V0 alone in llvm-19's
+    N2 and V1 models, this one is the higher)."""
+    ops = vector_ops(cut["body"]) * iters + vector_ops(cut["rest"])
+    pipes = vector_pipes(cpu, body)
+    out = {"vector_ops_per_batch": ops, "vector_ops_per_byte": ops / batch_bytes,
+           "vector_pipes": pipes, "bound_cpb": ops / batch_bytes / pipes if pipes else None,
+           "pipe_bound_cpb": None}
+    body_p, rest_p = body.get("pressure", {}), (rest or {}).get("pressure", {})
+    units = [u for u in body_p if VECTOR_UNIT.search(u)]
+    if units:
+        busiest = max(body_p[u] * iters + rest_p.get(u, 0.0) for u in units)
+        out["pipe_bound_cpb"] = busiest / batch_bytes
+    return out
+
+
+# --------------------------------------------------------------------------
 # The model
 # --------------------------------------------------------------------------
 
-def model_cycles(cut, params, cpu, mca_runner=run_mca):
-    """Cycles per batch on cpu from a cut kernel (see cut_kernel)."""
+def model_cycles(cut, params, cpu, mca_runner=None, arch=X86):
+    """Cycles per batch on cpu from a cut kernel (see cut_kernel); on AArch64
+    also the operation-count bound (op_bound) and the modelled c/B over it.
+    mca_runner(text, cpu) gives llvm-mca's report (default: run_mca for
+    arch)."""
+    runner = mca_runner or (lambda text, c: run_mca(text, c, arch=arch))
     iters = params["rounds"] // params["rounds_per_iteration"] if cut["loop"] else 1
     regions = [("loop_body", cut["body"])]
     if cut["rest"]:
         regions.append(("rest", cut["rest"]))
-    report = parse_mca(mca_runner(mca_input(regions), cpu))
+    report = parse_mca(runner(mca_input(regions), cpu))
     by_name = {r["name"]: r for r in report}
     body, rest = by_name.get("loop_body"), by_name.get("rest")
     if body is None or "cycles_per_iteration" not in body:
@@ -529,7 +719,7 @@ def model_cycles(cut, params, cpu, mca_runner=run_mca):
     rest_cycles = rest["cycles_per_iteration"] if rest else 0.0
     cycles = body["cycles_per_iteration"] * iters + rest_cycles
     batch_bytes = params.get("batch_bytes") or params["batch_blocks"] * 16
-    return {
+    out = {
         "cycles_per_batch": cycles,
         "batch_bytes": batch_bytes,
         "cpb": cycles / batch_bytes,
@@ -540,13 +730,18 @@ def model_cycles(cut, params, cpu, mca_runner=run_mca):
         "rest_cycles": rest_cycles,
         "rest_block_rthroughput": rest.get("block_rthroughput") if rest else None,
     }
+    if arch.name == "aarch64":
+        out.update(op_bound(cut, iters, batch_bytes, cpu, body, rest))
+        if out["bound_cpb"]:
+            out["cpb_over_bound"] = out["cpb"] / out["bound_cpb"]
+    return out
 
 
-def zuc_jobs(name, c_text, asm):
+def zuc_jobs(name, c_text, asm, arch=X86):
     """The ZUC kernel's one modelled function: [(cut, params, record base)]."""
     strategy, target = split_impl(name)
     params = zuc_kernel_params(c_text, name)
-    cut = cut_kernel(asm, function=f"zuc_{name}_keystream_block")
+    cut = cut_kernel(asm, function=f"zuc_{name}_keystream_block", arch=arch)
     rolled = params["shape"] == "rolled"
     if not cut["marked"] or cut["loop"] != rolled:
         raise ValueError(f"zuc_{name}_keystream_block: the C has a {params['shape']} block, the "
@@ -563,13 +758,13 @@ def zuc_jobs(name, c_text, asm):
     return [(cut, params, base)]
 
 
-def ublock_jobs(name, c_text, asm):
+def ublock_jobs(name, c_text, asm, arch=X86):
     """Each uBlock variant's encryption function: [(cut, params, base)]."""
     strategy, target = split_impl(name)
     jobs = []
     for index in range(len(UBLOCK_VARIANTS)):
         params = ublock_kernel_params(c_text, name, index)
-        cut = cut_kernel(asm, function=params["function"])
+        cut = cut_kernel(asm, function=params["function"], arch=arch)
         base = {
             "cipher": params["variant"], "impl": "ours", "name": name, "strategy": strategy,
             "target": target, "mode": "kernel", "msg_bytes": params["batch_bytes"],
@@ -579,7 +774,7 @@ def ublock_jobs(name, c_text, asm):
     return jobs
 
 
-def sm4_jobs(name, c_text, asm, generated_dir):
+def sm4_jobs(name, c_text, asm, generated_dir, arch=X86):
     """The SM4 kernel's batch function: [(cut, params, base)]."""
     strategy, target = split_impl(name)
     sm4_h = os.path.join(generated_dir, "include", "sm4.h")
@@ -590,14 +785,19 @@ def sm4_jobs(name, c_text, asm, generated_dir):
         "target": target, "mode": "kernel", "msg_bytes": params["batch_blocks"] * 16,
         "lanes": params["batch_blocks"],
     }
-    return [(cut_kernel(asm), params, base)]
+    return [(cut_kernel(asm, arch=arch), params, base)]
 
 
-def model_impl(name, cpus, generated_dir, cc="gcc"):
+def model_impl(name, cpus, generated_dir, cc=None):
     """Records (one per CPU model, and for uBlock per variant) for one kernel
     (SM4 <strategy>_<target>, ZUC lanes_<target>, uBlock register_<target> or
-    nibbleslice_<target>)."""
+    nibbleslice_<target>).  The target says the instruction set: neon*
+    targets are compiled by the AArch64 cross compiler (cc, default
+    aarch64-linux-gnu-gcc) and modelled on AArch64 CPU models, the rest by
+    cc (default gcc) on x86 ones; cpus should be of that instruction set."""
     _, target = split_impl(name)
+    arch = arch_of_target(target)
+    cc = cc or arch.cc
     src = os.path.join(generated_dir, "src", source_stem(name) + ".c")
     with open(src, encoding="utf-8") as f:
         c_text = f.read()
@@ -605,35 +805,37 @@ def model_impl(name, cpus, generated_dir, cc="gcc"):
     asm = compile_to_asm(src, flags, [os.path.join(generated_dir, "include"),
                                       os.path.join(generated_dir, "src")], cc)
     if is_zuc(name):
-        jobs = zuc_jobs(name, c_text, asm)
+        jobs = zuc_jobs(name, c_text, asm, arch)
     elif is_ublock(name):
-        jobs = ublock_jobs(name, c_text, asm)
+        jobs = ublock_jobs(name, c_text, asm, arch)
     else:
-        jobs = sm4_jobs(name, c_text, asm, generated_dir)
+        jobs = sm4_jobs(name, c_text, asm, generated_dir, arch)
     records = []
     for cut, params, base in jobs:
         base.update({
-            "modelled": True, "emulated": False,
+            "modelled": True, "emulated": False, "arch": arch.name,
             "rounds_per_iteration": params["rounds_per_iteration"],
             "loop_kept": cut["loop"], "markers": cut["marked"],
             "marked_regions": cut["regions"], "function": cut["function"],
             "compiler": f"{cc} -O3 {' '.join(flags)}", "mca_iterations": ITERATIONS,
         })
         for cpu in cpus:
-            records.append(model_on_cpu(base, cut, params, cpu, flags, cc))
+            records.append(model_on_cpu(base, cut, params, cpu, flags, cc, arch))
     return records
 
 
-def model_on_cpu(base, cut, params, cpu, flags, cc):
+def model_on_cpu(base, cut, params, cpu, flags, cc, arch=X86):
     """One record: the model on `cpu`, or an error where the CPU model lacks
-    the kernel's instructions or llvm-mca refuses."""
+    the kernel's instructions or llvm-mca refuses.  x86: the compiler says
+    which -m features the CPU lacks (llvm-mca would accept the
+    instructions); AArch64: llvm-mca's assembler refuses them itself."""
     rec = dict(base, cpu_model=cpu, cpb=None, gbps=None)
-    missing = features_missing(cpu, flags, cc)
+    missing = features_missing(cpu, flags, cc) if arch.name == "x86_64" else []
     if missing:
         rec["error"] = f"{cpu} lacks {' '.join(m[2:] for m in missing)}: not modelled"
         return rec
     try:
-        rec.update(model_cycles(cut, params, cpu))
+        rec.update(model_cycles(cut, params, cpu, arch=arch))
     except RuntimeError as e:
         rec["error"] = str(e)
     return rec
@@ -645,49 +847,93 @@ def label(rec):
     return f"{rec['name']} {cipher}" if cipher.startswith("ublock") else rec["name"]
 
 
-def markdown(records):
-    lines = ["| kernel | source | c/B (modelled) | cycles / batch | bytes / batch | loop: "
-             "cycles / iteration x iterations | rest cycles |",
-             "|---|---|---:|---:|---:|---:|---:|"]
+def fmt(x, digits=2):
+    return "–" if x is None else f"{x:.{digits}f}"
+
+
+def markdown(records, title=None):
+    """The records as a markdown table (under `title` when given).  The
+    last three columns are AArch64's operation-count bounds (op_bound) and
+    how far the modelled c/B is from the first; "–" elsewhere."""
+    lines = [f"### {title}", ""] if title else []
+    lines += ["| kernel | source | c/B (modelled) | cycles / batch | bytes / batch | loop: "
+              "cycles / iteration x iterations | rest cycles | bound c/B (vector ops / pipes) | "
+              "busiest vector pipe c/B | modelled / bound |",
+              "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for r in records:
         source = f"modelled (llvm-mca {r['cpu_model']})"
         if r.get("cpb") is None:
             lines.append(f"| `{label(r)}` | {source} | – | – | {r['msg_bytes']} | "
-                         f"{r.get('error', 'failed')} | – |")
+                         f"{r.get('error', 'failed')} | – | – | – | – |")
             continue
         lines.append(f"| `{label(r)}` | {source} | {r['cpb']:.2f} | {r['cycles_per_batch']:.1f} | "
                      f"{r['batch_bytes']} | {r['loop_cycles_per_iteration']:.1f} x "
-                     f"{r['iterations_per_batch']} | {r['rest_cycles']:.1f} |")
+                     f"{r['iterations_per_batch']} | {r['rest_cycles']:.1f} | "
+                     f"{fmt(r.get('bound_cpb'))} | {fmt(r.get('pipe_bound_cpb'))} | "
+                     f"{fmt(r.get('cpb_over_bound'))} |")
     return "\n".join(lines) + "\n"
+
+
+def cpus_for(name, args):
+    """The CPU models a kernel is modelled on: --cpu for x86 targets,
+    --arm-cpu for AArch64 ones (neon*)."""
+    if arch_of_target(split_impl(name)[1]).name == "aarch64":
+        return args.arm_cpu or list(DEFAULT_ARM_CPUS)
+    return args.cpu or list(DEFAULT_CPUS)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("impls", nargs="*", default=list(DEFAULT_IMPLS),
+    ap.add_argument("impls", nargs="*",
                     help="kernel names, e.g. byteslice_avx512_gfni, lanes_avx512_gfni (ZUC), "
-                         "nibbleslice_avx512 (uBlock)")
-    ap.add_argument("--cpu", action="append", help=f"llvm-mca -mcpu (default: {DEFAULT_CPUS})")
+                         "nibbleslice_avx512 (uBlock), byteslice_neon_aes (AArch64); default: "
+                         f"{' '.join(DEFAULT_IMPLS)}, or none with --linux-peers")
+    ap.add_argument("--cpu", action="append",
+                    help=f"llvm-mca -mcpu for x86 kernels (default: {' '.join(DEFAULT_CPUS)})")
+    ap.add_argument("--arm-cpu", action="append",
+                    help="llvm-mca -mcpu for AArch64 kernels and the Linux peers "
+                         f"(default: {' '.join(DEFAULT_ARM_CPUS)})")
+    ap.add_argument("--linux-peers", action="store_true",
+                    help="also model the Linux kernel's SM4 AArch64 loops (harness/linux_peers.py)")
+    ap.add_argument("--linux-source", default=None,
+                    help="the kernel source tarball (default /usr/src/linux-source-6.1.tar.xz)")
+    ap.add_argument("--work", help="where the peers are unpacked and assembled "
+                                   "(default build/linux-peers)")
     ap.add_argument("--json", help="write the records here")
     ap.add_argument("--generated", default=os.path.join(REPO, "generated"))
-    ap.add_argument("--cc", default=os.environ.get("CC", "gcc"))
+    ap.add_argument("--cc", default=os.environ.get("CC", "gcc"), help="compiler of x86 kernels")
+    ap.add_argument("--arm-cc", default=AARCH64.cc, help="compiler of AArch64 kernels and peers")
     args = ap.parse_args(argv)
-    cpus = args.cpu or list(DEFAULT_CPUS)
     if not find_llvm_mca():
         print("mca_model: llvm-mca not found; nothing modelled", file=sys.stderr)
         return 1
+    impls = args.impls or ([] if args.linux_peers else list(DEFAULT_IMPLS))
     records, failed = [], 0
-    for name in args.impls or DEFAULT_IMPLS:
+    for name in impls:
         try:
-            recs = model_impl(name, cpus, args.generated, args.cc)
+            arm = arch_of_target(split_impl(name)[1]).name == "aarch64"
+            recs = model_impl(name, cpus_for(name, args), args.generated,
+                              args.arm_cc if arm else args.cc)
         except (OSError, ValueError, RuntimeError) as e:
             print(f"mca_model: {name}: {e}", file=sys.stderr)
             failed += 1
             continue
-        for r in recs:
-            if r.get("error"):
-                print(f"mca_model: {name} on {r['cpu_model']}: {r['error']}", file=sys.stderr)
         records.extend(recs)
-    sys.stdout.write(markdown(records))
+    if args.linux_peers:
+        import linux_peers  # here: it imports this module
+        try:
+            records.extend(linux_peers.peer_records(
+                args.arm_cpu or list(DEFAULT_ARM_CPUS),
+                args.linux_source or linux_peers.LINUX_TARBALL, args.work, args.arm_cc))
+        except (OSError, ValueError, RuntimeError) as e:
+            print(f"mca_model: Linux peers: {e}", file=sys.stderr)
+            failed += 1
+    version = mca_version()
+    for r in records:
+        r["mca"] = version
+        if r.get("error"):
+            print(f"mca_model: {r['name']} on {r['cpu_model']}: {r['error']}", file=sys.stderr)
+    sys.stdout.write(markdown(records, f"Modelled ({version}), not measured"))
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:
             json.dump(records, f, indent=1)
