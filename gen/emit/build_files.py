@@ -1,5 +1,5 @@
 """The build files of generated/ (Makefile, CMakeLists.txt) and the files all
-ciphers share (kc_x86.h, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and
+ciphers share (kc_kernel.h, kc_x86.h, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and
 kc_cpu.h/.c, the CPU feature query of every dispatch), over every cipher's
 sources: libkcrypt.a from the native ones, libkcrypt_emulated.a from each
 cipher's SIMDe unit.
@@ -80,6 +80,7 @@ def files(ciphers):
         "CMakeLists.txt": render("CMakeLists.txt.j2", provenance_make=make_prov, portable_files=portable,
                                  per_arch=per_arch, native_files=native, cmake_processor=CMAKE_PROCESSOR),
         # Headers every cipher's sources share.
+        "src/kc_kernel.h": render("kc_kernel.h.j2", provenance=provenance(["templates/kc_kernel.h.j2"])),
         "src/kc_x86.h": render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"])),
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),

@@ -179,3 +179,11 @@ def evaluate(op, args):
         return private.fn(op, args)
     raise ValueError(f"interpreter: unknown opcode {code!r} ({op.result!r}): neither an IR op (opcodes.py) nor "
                      f"one a backend registered (semantics.register_op; is its module imported?)")
+
+
+def same_meaning_as(neutral):
+    """The meaning of a backend's op that is IR op `neutral` done by one
+    instruction: the same bits, so the IR's own definition gives them."""
+    def run(op, args):
+        return evaluate(Op(neutral, op.result, op.args, op.attrs), args)
+    return run

@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "kc_kernel.h"
+
 #ifdef KC_EMULATED
 #define SIMDE_ENABLE_NATIVE_ALIASES
 /* VPTERNLOGD as a few whole-vector operations picked by its constant truth
@@ -21,23 +23,8 @@
 #define SIMDE_TERNARYLOGIC_COMPRESSION
 #include <simde/x86/avx512.h>
 #include <simde/x86/gfni.h>
-#define KC_IMPL_SYMBOL(name) name##_emulated_impl
 #else
 #include <immintrin.h>
-#define KC_IMPL_SYMBOL(name) name##_impl
-#endif
-
-/* On the kernels of a strategy that its target lists in schedule_before_ra
- * (gen/backends): GCC then schedules their instructions before register
- * allocation as well as after (-fschedule-insns, off by default on x86), which
- * changes where a long straight-line kernel spills.  It speeds some kernels up
- * and slows others down, so it is a per-target choice backed by measurement
- * (docs/performance/zuc.md).  Clang schedules before allocation anyway and has
- * no such option. */
-#if defined(__GNUC__) && !defined(__clang__)
-#define KC_SCHEDULE_BEFORE_RA __attribute__((optimize("schedule-insns")))
-#else
-#define KC_SCHEDULE_BEFORE_RA
 #endif
 
 /* A 16-byte constant pattern repeated in every 128-bit lane. */
@@ -134,15 +121,6 @@ static inline __m512i kc_blendv512(__m512i a, __m512i b, __m512i m)
     return _mm512_mask_blend_epi8(_mm512_movepi8_mask(m), a, b);
 #endif
 }
-#endif
-
-/* Marks for llvm-mca around a kernel's round loop (only with KC_MCA_MARKERS). */
-#ifdef KC_MCA_MARKERS
-#define KC_MCA_BEGIN(name) __asm__ volatile("# LLVM-MCA-BEGIN " name ::: "memory")
-#define KC_MCA_END(name) __asm__ volatile("# LLVM-MCA-END " name ::: "memory")
-#else
-#define KC_MCA_BEGIN(name) ((void)0)
-#define KC_MCA_END(name) ((void)0)
 #endif
 
 #endif /* KC_X86_H */

@@ -9,8 +9,7 @@ Each op, its meaning and its doc (what `_OPS` registers) are listed at the end.
 
 import numpy as np
 
-from ...ir import Op
-from ...ir.interpreter import evaluate
+from ...ir.interpreter import same_meaning_as
 from ...ir.semantics import SHIFT_ROWS, aes_sbox_table, register_op
 from ...linalg import gf2p8affineinvqb, gf2p8affineqb
 
@@ -59,14 +58,6 @@ def _permute2b(op, args):
     return np.concatenate([a, b])[index & (2 * len(a) - 1)]
 
 
-def _one_instruction(neutral):
-    """The meaning of an op that is IR op `neutral` done by one instruction:
-    the same bits, so the IR's own definition of `neutral` gives them."""
-    def run(op, args):
-        return evaluate(Op(neutral, op.result, op.args, op.attrs), args)
-    return run
-
-
 _OPS = (
     ("gf2p8affine", _gf2p8affine(False),
      "GF2P8AFFINEQB(a, m): every byte of a through the affine map whose matrix is m's qword at the "
@@ -78,8 +69,8 @@ _OPS = (
     ("blendv", _blendv, "PBLENDVB(a, b, m): per byte, b where m's byte has bit 7 set, else a"),
     ("permute2b", _permute2b, "VPERMI2B(i, a, b): per byte, the byte of a's then b's bytes (2 x bits/8) "
                               "that i's byte picks, modulo 2 x bits/8"),
-    ("rotl_native", _one_instruction("rotl"), "rotl in one instruction (AVX-512 VPROLD/VPROLQ; attrs: n, lane)"),
-    ("shld_native", _one_instruction("shld"),
+    ("rotl_native", same_meaning_as("rotl"), "rotl in one instruction (AVX-512 VPROLD/VPROLQ; attrs: n, lane)"),
+    ("shld_native", same_meaning_as("shld"),
      "shld in one instruction (AVX-512 VBMI2 VPSHLDD/VPSHLDW; attrs: n, lane)"),
 )
 
