@@ -7,7 +7,19 @@ themselves: the vector-ISA-only targets (no AES instructions, no GFNI) lower non
 
 from . import x86
 
-SIMD_TARGETS = {t.name: t for t in x86.TARGETS}
+BACKENDS = (x86,)
+SIMD_TARGETS = {t.name: t for backend in BACKENDS for t in backend.TARGETS}
+
+
+def kernels(cipher):
+    """A cipher's kernels as (strategy, target name): every architecture's, each
+    in its dispatch order (a build registers its own architecture's alone)."""
+    return tuple(kernel for backend in BACKENDS for kernel in backend.KERNELS[cipher])
+
+
+def tuned(choice):
+    """The kernels, as (strategy, target name), that take the measured `choice`."""
+    return set().union(*(backend.TUNING.get(choice, set()) for backend in BACKENDS))
 
 
 def target(name):

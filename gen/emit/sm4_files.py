@@ -5,7 +5,7 @@ files come from build_files, over all ciphers' sources())."""
 import inspect
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS, cpu_features
+from ..backends import SIMD_TARGETS, cpu_features, kernels
 from ..ir.keystream import xor_into_stores
 from ..kernels import sm4_byteslice, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
@@ -15,9 +15,8 @@ from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
 from .render import hex_rows, provenance, render
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice}
-# Dispatch order, fastest first: the wider and the more specialised the
-# instruction set, the faster; byte slicing beats word slicing on every target.
-TARGET_ORDER = ("avx512_gfni", "avx2_gfni", "avx2_vaes", "avx2_aesni", "ssse3_aesni")
+# (strategy, target name) in dispatch order (gen/backends: each architecture's list).
+KERNELS = kernels("sm4")
 SPEC_SOURCES = ["gen/specs/sm4.py", "gen/specs/aes.py"]
 
 
@@ -27,18 +26,18 @@ class Options:
 
 
 def impl_names():
-    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER]
+    return [f"{s}_{t}" for s, t in KERNELS]
 
 
 def emulable_impls():
-    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER if SIMD_TARGETS[t].emulable]
+    return [f"{s}_{t}" for s, t in KERNELS if SIMD_TARGETS[t].emulable]
 
 
 def sources():
     """What the build compiles: each kernel with its target's flags, the SIMDe
     unit with the emulable kernels."""
     native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
-    native += [kernel_source(f"sm4_{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER]
+    native += [kernel_source(f"sm4_{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]
     return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 
@@ -71,11 +70,10 @@ def files(options=Options()):
     """{path relative to generated/: contents}."""
     out = {}
     batches = []
-    for strategy in STRATEGIES:
-        for name in TARGET_ORDER:
-            path, text, batch = kernel_file(strategy, SIMD_TARGETS[name], options)
-            out[path] = text
-            batches.append(batch)
+    for strategy, name in KERNELS:
+        path, text, batch = kernel_file(strategy, SIMD_TARGETS[name], options)
+        out[path] = text
+        batches.append(batch)
     dec = decomposition(options.decomposition_index)
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     impls = impl_names()
@@ -87,9 +85,9 @@ def files(options=Options()):
         fk=", ".join(f"0x{v:08x}" for v in sm4.FK), ck_rows=hex_rows(sm4.CK, 8, "0x{:08x}"),
         a1_rows=", ".join(f"0x{r:02x}" for r in dec.A1.rows), dec=dec,
         decomposition_index=decomposition_index(dec), l_key_rotations=sm4.L_KEY_ROTATIONS,
-        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER]))
+        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]))
     out["src/sm4_reference_scalar.c"] = render("sm4_reference_scalar.c.j2", provenance=c_prov,
                                                sbox_rows=hex_rows(sm4.SBOX), l_rotations=sm4.L_ROTATIONS)
     out["src/sm4_emulated.c"] = render("sm4_emulated.c.j2", provenance=c_prov, impls=emulable_impls(),
-                                       targets=[t for t in TARGET_ORDER if SIMD_TARGETS[t].emulable])
+                                       targets=list(dict.fromkeys(t for _, t in KERNELS if SIMD_TARGETS[t].emulable)))
     return out

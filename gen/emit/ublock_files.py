@@ -4,7 +4,7 @@ strategy x target holding every variant and both directions, SIMDe bundle."""
 
 import inspect
 
-from ..backends import SIMD_TARGETS, cpu_features
+from ..backends import SIMD_TARGETS, cpu_features, kernels
 from ..ir.keystream import xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
@@ -17,12 +17,8 @@ STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
 # Strategies whose encryption kernel also comes in CTR's counter form (program(..., counters=True),
 # fed by counter_pairs_program).
 COUNTER_FORMS = {"nibbleslice"}
-# Dispatch order per strategy, fastest first; nibble slicing beats the register
-# method on every target.  Nibbleslice avx2 comes before avx512: on the one
-# AVX-512 CPU measured (Zen 4, which runs 512-bit operations at half rate) it
-# was the faster in every variant and mode (docs/performance/ublock.md), while
-# the register method gains from 512 bits there (twice the blocks per chain).
-TARGET_ORDER = {"nibbleslice": ("avx2", "avx512", "ssse3"), "register": ("avx512", "avx2", "ssse3")}
+# (strategy, target name) in dispatch order (gen/backends: each architecture's list).
+KERNELS = kernels("ublock")
 KEY_GETTERS = {"folded_sboxes": "ublock_folded", "register_image": "ublock_image"}
 DIRECTIONS = ("encrypt", "decrypt")
 SPEC_SOURCES = ["gen/specs/ublock.py"]
@@ -39,16 +35,16 @@ def variants():
 
 def impl_names():
     """Registry order, fastest first; the reference last."""
-    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER[s]] + ["reference_scalar"]
+    return [f"{s}_{t}" for s, t in KERNELS] + ["reference_scalar"]
 
 
 def emulable_impls():
-    return [f"{s}_{t}" for s in STRATEGIES for t in TARGET_ORDER[s] if SIMD_TARGETS[t].emulable]
+    return [f"{s}_{t}" for s, t in KERNELS if SIMD_TARGETS[t].emulable]
 
 
 def sources():
     native = [SourceFile("ublock_core", ""), SourceFile("ublock_reference_scalar", "")]
-    native += [kernel_source(f"ublock_{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER[s]]
+    native += [kernel_source(f"ublock_{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]
     return CipherSources(tuple(native), EmulatedUnit("ublock_emulated", tuple(f"ublock_{i}.c" for i in emulable_impls())),
                          max_block_bytes=max(v["block_bytes"] for v in variants()))
 
@@ -117,11 +113,10 @@ def _permutation_rows(tables):
 def files():
     """{path relative to generated/: contents}."""
     out, batch_bytes, group_bytes = {}, [], []
-    for strategy in STRATEGIES:
-        for name in TARGET_ORDER[strategy]:
-            path, text, largest = kernel_file(strategy, SIMD_TARGETS[name], group_bytes)
-            out[path] = text
-            batch_bytes.append(largest)
+    for strategy, name in KERNELS:
+        path, text, largest = kernel_file(strategy, SIMD_TARGETS[name], group_bytes)
+        out[path] = text
+        batch_bytes.append(largest)
     vs = variants()
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     sizes = dict(max_block_bytes=max(v["block_bytes"] for v in vs), max_key_bytes=max(v["key_bytes"] for v in vs),
@@ -134,7 +129,7 @@ def files():
                for rc in ublock.round_constants()]
     out["src/ublock_core.c"] = render(
         "ublock_core.c.j2", provenance=c_prov,
-        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s in STRATEGIES for t in TARGET_ORDER[s]]), rc=rc_rows,
+        registry=registry.sections([(f"{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]), rc=rc_rows,
         variants=[dict(v, **_key_schedule_constants(v)) for v in vs],
         sbox=_nibble_list(ublock.SBOX), sbox_inverse=_nibble_list(ublock.inverse_sbox()),
         tk_double=_nibble_list(ublock.tk_double(x) for x in range(16)))
@@ -146,6 +141,5 @@ def files():
         sbox=_nibble_list(ublock.SBOX), sbox_inverse=_nibble_list(ublock.inverse_sbox()),
         permutations=[(name, _permutation_rows(t)) for name, t in perms])
     out["src/ublock_emulated.c"] = render("ublock_emulated.c.j2", provenance=c_prov, impls=emulable_impls(),
-                                          targets=sorted({t for s in STRATEGIES for t in TARGET_ORDER[s]
-                                                          if SIMD_TARGETS[t].emulable}))
+                                          targets=sorted({t for _, t in KERNELS if SIMD_TARGETS[t].emulable}))
     return out

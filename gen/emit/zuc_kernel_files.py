@@ -9,33 +9,18 @@ import inspect
 import itertools
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS, cpu_features
+from ..backends import SIMD_TARGETS, cpu_features, kernels, tuned
 from ..ir import Op
 from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes
 from ..kernels.zuc_constants import isomorphisms
 from .render import provenance, render
 
-# The kernels as (strategy, target), in dispatch order: fastest per byte first
-# (measured on Zen 4, and for the AVX2 ones on Zen 3 too: docs/performance/zuc.md).  Two interleaved groups hide the FSM's chain of
-# dependent rounds, but every call then advances twice the lanes, so the
-# many-stream API takes a `lanesx2` kernel only for more streams than one group.
-# (A 32-lane lanesx2_avx512_gfni was measured and dropped: docs/performance/zuc.md.)
-KERNELS = (("lanes", "avx512_gfni"), ("lanes", "avx2_gfni"), ("lanesx2", "avx2_vaes"), ("lanes", "avx2_vaes"),
-           ("lanes", "avx2_aesni"), ("lanes", "ssse3_aesni"))
-# The kernels whose keystream functions keep the LFSR cells in the state array
-# (zuc_lanes.keystream_program's lfsr_in_memory): a measured choice, like
-# Target.schedule_before_ra.  With its 16 cells, their doubled values and
-# shared halves in registers, the 512-bit kernel spills 69 registers per block
-# (GCC 12), 56 this way.  On Zen 4 that is 3-8% faster in place where the 16
-# messages lie exactly 4 KiB apart (each block's lines in one L1 set, which
-# evicts the spill slots), and the same speed where they do not (docs/performance/zuc.md).
-LFSR_IN_MEMORY = {("lanes", "avx512_gfni")}
-# The kernels whose keystream functions run the block's 16 rounds as a loop
-# (zuc_lanes.keystream_program's rolled): measured on Zen 3, where the unrolled
-# functions (14-29 KB of straight-line code) run from the instruction decoders
-# rather than the decoded-instruction cache (docs/performance/zuc.md).
-ROLLED = {("lanesx2", "avx2_vaes"), ("lanes", "avx2_vaes"), ("lanes", "avx2_aesni")}
+# (strategy, target name) in dispatch order (gen/backends: each architecture's
+# list, and the measured choices of single kernels).
+KERNELS = kernels("zuc")
+LFSR_IN_MEMORY = tuned("zuc_lfsr_in_memory")
+ROLLED = tuned("zuc_rolled")
 TARGET_ORDER = tuple(dict.fromkeys(target for _, target in KERNELS))
 IMPLS = [f"{strategy}_{target}" for strategy, target in KERNELS]
 EMULABLE = [f"{strategy}_{target}" for strategy, target in KERNELS if SIMD_TARGETS[target].emulable]
