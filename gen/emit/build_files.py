@@ -1,5 +1,5 @@
 """The build files of generated/ (Makefile, CMakeLists.txt) and the files all
-ciphers share (kc_kernel.h, kc_x86.h, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and
+ciphers share (kc_kernel.h, each ISA's header, kc_wipe.h, kc_xor.h, kc_batches.h, kc_modes.h, and
 kc_cpu.h/.c, the CPU feature query of every dispatch), over every cipher's
 sources: libkcrypt.a from the native ones, libkcrypt_emulated.a from each
 cipher's SIMDe unit.
@@ -8,7 +8,7 @@ adding a cipher adds a list, not a build rule."""
 
 from dataclasses import dataclass
 
-from ..backends import cpu_features
+from ..backends import SIMD_TARGETS, cpu_features
 from ..backends.arch import ARCHES
 from ..ir.keystream import CTR_GROUP_BLOCKS
 from ..linalg import byteswap_mask
@@ -67,6 +67,13 @@ def cpu_files():
     }
 
 
+def isa_headers():
+    """The header of each instruction set's kernels (Target.header: kc_x86.h,
+    ...), from the template of the same name."""
+    headers = sorted({t.header for t in SIMD_TARGETS.values()})
+    return {f"src/{h}": render(f"{h}.j2", provenance=provenance([f"templates/{h}.j2"])) for h in headers}
+
+
 def files(ciphers):
     """{path relative to generated/: contents} for the build of all `ciphers`."""
     native = list(SHARED_SOURCES) + [f for c in ciphers for f in c.native]
@@ -81,7 +88,6 @@ def files(ciphers):
                                  per_arch=per_arch, native_files=native, cmake_processor=CMAKE_PROCESSOR),
         # Headers every cipher's sources share.
         "src/kc_kernel.h": render("kc_kernel.h.j2", provenance=provenance(["templates/kc_kernel.h.j2"])),
-        "src/kc_x86.h": render("kc_x86.h.j2", provenance=provenance(["templates/kc_x86.h.j2"])),
         "src/kc_wipe.h": render("kc_wipe.h.j2", provenance=provenance(["templates/kc_wipe.h.j2"])),
         "src/kc_xor.h": render("kc_xor.h.j2", provenance=provenance(["templates/kc_xor.h.j2"])),
         "src/kc_batches.h": render("kc_batches.h.j2", provenance=provenance(["templates/kc_batches.h.j2"])),
@@ -91,4 +97,5 @@ def files(ciphers):
                                  ctr_group_blocks=CTR_GROUP_BLOCKS,
                                  qword_byte_reversal=tuple(byteswap_mask(8))),
         **cpu_files(),
+        **isa_headers(),
     }
