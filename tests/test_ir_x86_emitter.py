@@ -3,24 +3,17 @@
 the IR interpreter (skipped where the compiler or the CPU lacks the ISA)."""
 
 import random
-import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
+from compiled_kernels import run_compiled, why_not_runnable
+from gen.backends import SIMD_TARGETS
 from gen.backends.c_emitter import function_body
 from gen.backends.x86 import intrinsics
 from gen.ir import Builder, run
 
-ROOT = Path(__file__).resolve().parents[1]
-FLAGS = {128: ["-mssse3"], 256: ["-mavx2"], 512: ["-mavx512f", "-mavx512bw"]}
-CPU_FLAG = {128: "ssse3", 256: "avx2", 512: "avx512bw"}
-
-
-def cpu_has(flag):
-    cpuinfo = Path("/proc/cpuinfo")
-    return cpuinfo.exists() and flag in cpuinfo.read_text().split()
+# The vector-ISA-only x86 target of each width: what compiles the forms of that width.
+WIDTH_TARGETS = {128: SIMD_TARGETS["ssse3"], 256: SIMD_TARGETS["avx2"], 512: SIMD_TARGETS["avx512"]}
 
 
 def wide_program(bits, rng):
@@ -44,42 +37,19 @@ def wide_program(bits, rng):
 
 
 def native_flags(bits):
-    """Compiler flags for a width, or None where this machine cannot run it."""
-    return FLAGS[bits] if shutil.which("gcc") is not None and cpu_has(CPU_FLAG[bits]) else None
+    """None where this machine cannot run the x86 code of a width, else True."""
+    return None if why_not_runnable(WIDTH_TARGETS[bits]) else True
 
 
 def run_native(program, memory, output, tmp_path):
-    """Compile the emitted body of `program` as a function of its parameters,
-    run it on `memory` (parameter -> bytes) and return the bytes of `output`."""
-    arrays = "\n".join(f"static uint8_t {name}[{max(1, len(data))}] = {{{', '.join(map(str, data)) or '0'}}};"
-                        for name, data in memory.items())
-    params = ", ".join(f"uint8_t *{name}" for name in program.params)
-    body = "\n".join(function_body(program, intrinsics))
-    source = tmp_path / "kernel.c"
-    source.write_text(f"""#include <stdio.h>
-#include "kc_x86.h"
-{arrays}
-static void kernel({params})
-{{
-{body}
-}}
-int main(void)
-{{
-    kernel({", ".join(program.params)});
-    for (size_t i = 0; i < sizeof {output}; i++) printf("%02x", {output}[i]);
-    return 0;
-}}
-""")
-    exe = tmp_path / "kernel"
-    subprocess.run(["gcc", "-O1", *native_flags(program.bits), "-I", str(ROOT / "generated/src"), str(source),
-                    "-o", str(exe)], check=True)
-    return bytes.fromhex(subprocess.run([str(exe)], check=True, capture_output=True, text=True).stdout)
+    """Run the emitted body natively on the x86 target of the program's width."""
+    return run_compiled(program, WIDTH_TARGETS[program.bits], memory, output, tmp_path)
 
 
 @pytest.mark.parametrize("bits", [128, 256, 512])
 def test_emitted_forms_compute_what_the_interpreter_computes(bits, tmp_path):
     if native_flags(bits) is None:
-        pytest.skip(f"no gcc or no {CPU_FLAG[bits]} on this machine")
+        pytest.skip(why_not_runnable(WIDTH_TARGETS[bits]))
     rng = random.Random(bits)
     program, out_bytes = wide_program(bits, rng)
     memory = {"m": bytes(rng.randrange(256) for _ in range(2 * bits // 8)), "out": bytes(out_bytes)}

@@ -17,11 +17,12 @@ from gen.ir.opcodes import ABSTRACT
 from gen.kernels import ublock_reference as ref
 from gen.kernels import ublock_register as ur
 from gen.specs import ublock
-from test_ir_x86_emitter import native_flags, run_native
+from gen.emit import ublock_files
+from compiled_kernels import run_compiled, why_not_runnable
 
 VARIANTS = sorted(ublock.VARIANTS)
 DIRECTIONS = ("encrypt", "decrypt")
-TARGETS = ("ssse3", "avx2", "avx512")
+TARGETS = [t for s, t in ublock_files.KERNELS if s == "register"]
 
 
 def batch_case(program, block_bits, key_bits, seed, distinct_keys):
@@ -163,9 +164,9 @@ def test_avx512_selects_and_fuses_bitwise_pairs_with_ternary_logic():
 @pytest.mark.parametrize("variant, direction", [((128, 128), "decrypt"), ((256, 256), "encrypt")])
 def test_emitted_c_matches_reference(target, variant, direction, tmp_path):
     t = SIMD_TARGETS[target]
-    if native_flags(t.bits) is None:
-        pytest.skip(f"this machine cannot run {target}")
+    if why_not_runnable(t):
+        pytest.skip(why_not_runnable(t))
     block_bits, key_bits = variant
     program = t.lower(ur.program(t.bits, block_bits, ublock.VARIANTS[variant], direction))
     memory, expect = batch_case(program, block_bits, key_bits, seed=t.bits, distinct_keys=True)
-    assert run_native(program, memory, "out", tmp_path) == expect
+    assert run_compiled(program, t, memory, "out", tmp_path) == expect

@@ -7,14 +7,14 @@ from dataclasses import dataclass
 
 from ..backends import SIMD_TARGETS, cpu_features, kernels
 from ..ir.keystream import xor_into_stores
-from ..kernels import sm4_byteslice, sm4_wordslice
+from ..kernels import sm4_byteslice, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
 from . import registry
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
 from .render import hex_rows, provenance, render
 
-STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice}
+STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice, "rounds4": sm4_rounds4}
 # (strategy, target name) in dispatch order (gen/backends: each architecture's list).
 KERNELS = kernels("sm4")
 SPEC_SOURCES = ["gen/specs/sm4.py", "gen/specs/aes.py"]
@@ -61,7 +61,7 @@ def kernel_file(strategy, target, options):
                   batch_blocks=program.info["batch_blocks"],
                   rounds_per_iteration=program.info["rounds_per_iteration"],
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
-                  dec=dec, passes=passes, body=target.c_body(program), body_xor=target.c_body(fused),
+                  dec=dec if program.info.get("sbox") != "instruction" else None, passes=passes, body=target.c_body(program), body_xor=target.c_body(fused),
                   key_expr=key_expr, cpu_check=cpu_check)
     return f"src/{prefix}.c", text, program.info["batch_blocks"]
 

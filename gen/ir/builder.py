@@ -200,6 +200,10 @@ class Builder:
     def affine_inv8(self, a, affine_map, hint="inv", note=""):
         return self._emit("affine_inv8", (a,), hint, map=affine_map, note=note)
 
+    def sm4_rounds4(self, x, keys, hint="sm4r"):
+        """Four SM4 rounds on each 128-bit block's state words with keys' words as round keys."""
+        return self._emit("sm4_rounds4", (x, keys), hint)
+
     def sbox8(self, a, table, hint="sbox", note=""):
         """Every byte through a 256-entry table (a bijection or not: the op is a lookup)."""
         table = bytes(table)

@@ -15,7 +15,7 @@ the registry in semantics.py, which the backend fills when it is imported.
 import numpy as np
 
 from .program import Assign, Comment, Loop, Op
-from .semantics import gf_inverse_table, private_op
+from .semantics import gf_inverse_table, private_op, sm4_rounds4
 
 _INV = np.frombuffer(bytes(gf_inverse_table()), dtype=np.uint8)
 # Memory broadcasts: how many bytes each reads and repeats across the register.
@@ -166,6 +166,10 @@ def evaluate(op, args):
     if code == "affine_inv8":
         table = np.array([attrs["map"].apply(x) for x in range(256)], dtype=np.uint8)
         return table[_INV[args[0]]]
+    if code == "sm4_rounds4":
+        state, keys = (a.view("<u4").reshape(-1, 4) for a in args)
+        out = [sm4_rounds4(tuple(map(int, s)), tuple(map(int, k))) for s, k in zip(state, keys)]
+        return np.array(out, dtype="<u4").reshape(-1).view(np.uint8)
     if code == "blocks128":
         blocks = np.concatenate(args).reshape(-1, 16)
         return blocks[list(attrs["picks"])].reshape(-1).copy()

@@ -12,6 +12,10 @@ abstract (lowered by backends):
   rotl(a)               rotate each `lane`-bit element left by n             attrs: n, lane
   select(m, a, b)       bitwise: b where m is 1, a where m is 0
   shld(a, b)            (a << n) | (b >> (lane - n)) per `lane`-bit element  attrs: n, lane
+  sm4_rounds4(x, k)     per 128-bit block: four SM4 rounds (gen/specs/sm4.py) on the state
+                        X0..X3 (x's 32-bit words 0..3, native order) with the round keys of
+                        k's words 0..3 in turn; the result is X4..X7 in the same places
+                        (AArch64 SM4E, x86 VSM4RNDS4: targets without one lower none)
 target-level:
   load / store          `bits`/8 bytes at param + index                    attrs: param, index
                         (row: param[row] + index; volatile: made where it stands, never
@@ -50,7 +54,7 @@ meaning is not here: the backend registers it with semantics.register_op (x86:
 gen/backends/x86/ops.py), and the interpreter runs them once that module is imported.
 """
 
-ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "sbox8", "select", "shld"})
+ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "sbox8", "select", "shld", "sm4_rounds4"})
 TARGET_LEVEL = frozenset({"load", "store", "bcast8", "bcast32", "bcast128", "bcast256", "const",
                           "xor", "and", "or", "andnot", "shl", "shr", "lookup16", "unpacklo", "unpackhi",
                           "add", "minu", "maxs", "extract128", "blocks128", "concat128"})

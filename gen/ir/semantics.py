@@ -18,7 +18,7 @@ from functools import lru_cache
 from typing import Callable
 
 from ..linalg import BitMatrix, Field
-from ..specs import aes
+from ..specs import aes, sm4
 from .opcodes import NEUTRAL
 
 SHIFT_ROWS = aes.SHIFT_ROWS
@@ -41,6 +41,24 @@ def gf_inverse_table():
 def aes_sbox_table():
     linear = aes_sbox_linear()
     return tuple(linear.apply(y) ^ AES_SBOX_CONSTANT for y in gf_inverse_table())
+
+
+def _sm4_t(word):
+    """SM4's T = L(tau(word)), from the spec's S-box and rotations."""
+    b = int.from_bytes(bytes(sm4.SBOX[byte] for byte in word.to_bytes(4, "big")), "big")
+    out = b
+    for r in sm4.L_ROTATIONS:
+        out ^= (b << r | b >> (32 - r)) & 0xFFFFFFFF
+    return out
+
+
+def sm4_rounds4(state, keys):
+    """The fixed function of SM4E / VSM4RNDS4: four SM4 rounds on the state
+    (X0, X1, X2, X3) with round keys k0..k3 (integers); returns (X4, ..., X7)."""
+    x = list(state)
+    for k in keys:
+        x.append(x[-4] ^ _sm4_t(x[-3] ^ x[-2] ^ x[-1] ^ k))
+    return tuple(x[4:])
 
 
 @dataclass(frozen=True)
