@@ -1,11 +1,15 @@
-"""`gen`: regenerate generated/, or check that it has not drifted."""
+"""`gen`: regenerate generated/, check that it has not drifted, or check that
+every kernel program it emits is constant-time (ct-check)."""
 
 import argparse
 import sys
 import time
 from pathlib import Path
 
-from .emit import build_files, sm4_files, ublock_files, zuc_files
+from .backends import SIMD_TARGETS, kernels
+from .backends.target import Target
+from .emit import build_files, sm4_files, ublock_files, zuc_files, zuc_kernel_files
+from .ir import ct_check
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -56,13 +60,76 @@ def check(products, root):
     return drift
 
 
+def kernel_emitters(options):
+    """Per cipher, the emitter function that writes one kernel's C file from
+    (strategy, target)."""
+    return {"sm4": lambda strategy, target: sm4_files.kernel_file(strategy, target, options),
+            "zuc": zuc_kernel_files.kernel_file,
+            "ublock": lambda strategy, target: ublock_files.kernel_file(strategy, target, [])}
+
+
+def emitted_programs(cipher, strategy, target, options):
+    """Every lowered program that `cipher`'s emitter turns into C for the kernel
+    (strategy, target), in its order.  They are recorded where each becomes C,
+    Target.c_body, while the emitter writes the file: so the list is exactly
+    what generated/ holds (plain and xor_into_stores forms, ZUC's init and
+    keystream functions, uBlock's variants, directions and counter forms),
+    without a second copy of each emitter's choices."""
+    recorded = []
+    original = Target.c_body
+
+    def recording(self, program, indent="    "):
+        recorded.append(program)
+        return original(self, program, indent)
+
+    Target.c_body = recording
+    try:
+        kernel_emitters(options)[cipher](strategy, target)
+    finally:
+        Target.c_body = original
+    return recorded
+
+
+def check_constant_time(options):
+    """ct-check: every emitted kernel program of every target, every
+    architecture, through the static constant-time check (gen/ir/ct_check.py)."""
+    start = time.monotonic()
+    checked, failed = {}, 0
+    for cipher in kernel_emitters(options):
+        for strategy, name in kernels(cipher):
+            target = SIMD_TARGETS[name]
+            programs = emitted_programs(cipher, strategy, target, options)
+            if not programs:  # nothing seen is nothing checked: the recording point has moved
+                print(f"gen ct-check: {cipher}_{strategy}_{name}: no program recorded (does its emitter "
+                      f"still make C through Target.c_body?)", file=sys.stderr)
+                failed += 1
+            for number, program in enumerate(programs, 1):
+                checked[target.arch.name] = checked.get(target.arch.name, 0) + 1
+                violations = ct_check.check(program)
+                failed += bool(violations)
+                for violation in violations:
+                    print(f"gen ct-check: {cipher}_{strategy}_{name}, program {number} ({program.name}): {violation}",
+                          file=sys.stderr)
+    per_arch = ", ".join(f"{count} {arch}" for arch, count in checked.items())
+    verdict = f"{failed} failed" if failed else "no secret-dependent address, loop bound, branch or opcode"
+    print(f"gen ct-check: {sum(checked.values())} kernel programs ({per_arch}): {verdict} "
+          f"({time.monotonic() - start:.1f} s)")
+    return 1 if failed else 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="gen", description=__doc__)
-    parser.add_argument("command", nargs="?", default="generate", choices=("generate", "check"))
+    parser.add_argument("command", nargs="?", default="generate", choices=("generate", "check", "ct-check"))
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
     parser.add_argument("--sm4-decomposition", type=int, default=None, metavar="N",
                         help="use S-box decomposition #N (of the 2040 found) instead of the preferred one")
     args = parser.parse_args(argv)
+    if args.command == "ct-check":
+        try:
+            return check_constant_time(sm4_files.Options(decomposition_index=args.sm4_decomposition))
+        except ValueError as err:
+            print(f"gen: {err}", file=sys.stderr)
+            return 2
     start = time.monotonic()
     try:
         products = produce(sm4_files.Options(decomposition_index=args.sm4_decomposition))
