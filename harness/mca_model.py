@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Modelled cycles per byte of generated SM4, ZUC and uBlock kernels, from llvm-mca.
+"""Modelled cycles per byte of generated SM4, ZUC and uBlock kernels, from llvm-mca,
+on x86 and AArch64 CPU models, and of the Linux kernel's AArch64 SM4 as peers.
 
 A target this CPU may not run natively (or one whose speed on another core is
 of interest) gets a *static* estimate: the kernel's C file is compiled to
@@ -60,16 +61,67 @@ bytes per batch = batch_blocks[variant] (from the impl's `.batch_blocks`) x
 the block size.  One record per variant, cipher "ublock128_128" etc., mode
 "kernel".
 
+AArch64 kernels (targets neon, neon_aes, neon_sm4, neon_sha3, ...: every
+target whose name starts with "neon") go the same way with these changes:
+  * compiled by aarch64-linux-gnu-gcc -S -O3 with the target's flags from
+    generated/Makefile (else TARGET_FLAGS: each target's -march, no more);
+  * their markers are "// LLVM-MCA-BEGIN" (AArch64's comment) or "#";
+    loops close with b, b.<cond> / b<cond>, cbz/cbnz or tbz/tbnz to a local
+    label; "#" starts an immediate there, not a comment;
+  * modelled with llvm-mca -mtriple=aarch64 on neoverse-n1, neoverse-n2 and
+    neoverse-v1 (--arm-cpu), each given the Cryptographic Extension the
+    core implements (-mattr: N1 AES/SHA-2 only, N2 and V1 also SHA-3 and
+    SM4; see NEOVERSE_CRYPTO).  llvm-mca's assembler refuses an instruction
+    the core lacks, and the record says "neoverse-n1 lacks sm4: not
+    modelled";
+  * beside the modelled c/B, the operation-count bound:
+
+        vector ops per byte = FP/ASIMD/crypto instructions per batch (loop
+                              body x iterations + rest; loads and stores
+                              not counted) / bytes per batch
+        bound c/B           = vector ops per byte / vector pipes
+
+    with the cores' FP/ASIMD issue pipes: N1 2 (V0, V1), N2 2 (V0, V1),
+    V1 4 (V0-V3, 128-bit ASIMD each).  Sources: the Arm Neoverse N1, N2 and
+    V1 Software Optimization Guides' pipeline tables, as LLVM's scheduling
+    models restate them (llvm/lib/Target/AArch64/AArch64SchedNeoverseN1.td,
+    ...N2.td, ...V1.td: "def V1UnitV0 ... V1UnitV3: FP/ASIMD 0-3", in
+    llvm-mca's "Resources" list as N1UnitV0-1, N2UnitV0-1, V1UnitV0-3).
+    Every such instruction issues to one pipe for at least one cycle, so
+    no schedule beats the bound; modelled / bound says how far a kernel is
+    from it.  Also recorded: the busiest-pipe bound, llvm-mca's resource
+    pressure on the most loaded vector pipe per byte (higher where some
+    instructions can use only some pipes: SM4E and EOR3 run on V0 alone in
+    llvm-19's N2 and V1 models).
+
+The Linux kernel's SM4 (harness/linux_peers.py, --linux-peers): the 8-block
+loops of Linux 6.1's arch/arm64/crypto/sm4-neon-core.S (TBL/TBX S-box:
+sm4_neon_crypt_blk8, sm4_neon_ctr_enc_blk8) and sm4-ce-core.S (SM4E:
+sm4_ce_crypt, sm4_ce_ctr_enc), unpacked at run time from
+/usr/src/linux-source-6.1.tar.xz (never copied into the project), assembled
+with small stub headers, disassembled, cut at their loops and modelled by
+model_cycles like ours: cycles per 8-block pass (inner round loop x its
+count + the rest of the pass), 128 bytes per pass, the same bounds.
+
 Usage:
     python3 harness/mca_model.py [--json build/mca.json] [--cpu icelake-server]
-        [--cpu znver3] [IMPL ...]          (default: byteslice_avx512_gfni
-                                            byteslice_avx2_gfni; e.g. also
-                                            lanes_avx512_gfni, nibbleslice_avx512)
+        [--cpu znver3] [--arm-cpu neoverse-n1 ...] [--linux-peers]
+        [--work build/linux-peers] [IMPL ...]
+                                           (default IMPLs: byteslice_avx512_gfni
+                                            byteslice_avx2_gfni, or none with
+                                            --linux-peers; e.g. also
+                                            lanes_avx512_gfni, nibbleslice_avx512,
+                                            byteslice_neon_aes)
+    --cpu applies to x86 kernels, --arm-cpu (default neoverse-n1,
+    neoverse-n2, neoverse-v1) to AArch64 kernels and the Linux peers.
 
-Output: a markdown table on stdout and, with --json, a list of records
-{cipher, impl: "ours", name, strategy, target, mode: "kernel" (ZUC:
-"keystream"), msg_bytes, lanes, modelled: true, cpu_model, cpb,
-cycles_per_batch, batch_bytes, ...}
+Output: a markdown table ("Modelled (llvm-mca-19 <version>), not measured")
+on stdout and, with --json, a list of records
+{cipher, impl: "ours" (the peers: "linux"), name, strategy, target, mode:
+"kernel" (ZUC: "keystream"; peers: "ecb-enc" or "ctr"), msg_bytes, lanes,
+modelled: true, arch, mca, cpu_model, cpb, cycles_per_batch, batch_bytes,
+... and on AArch64 vector_ops_per_byte, vector_pipes, bound_cpb,
+pipe_bound_cpb, cpb_over_bound}
 that harness/report.py appends to the benchmark report, labelled
 "modelled (llvm-mca <cpu>)".  A CPU model that lacks an instruction the
 kernel uses (znver3 has no GFNI or AVX-512; asked of the compiler's
@@ -110,9 +162,9 @@ TARGET_FLAGS = {
     # llvm-mca's N1 model refuses SHA-3 and SM4 instructions, so a neon_aes
     # kernel built with +sha3 could not be modelled on N1.
     "neon": ["-march=armv8-a"],
-    "neon_aes": ["-march=armv8-a+aes"],        # AES and PMULL
+    "neon_aes": ["-march=armv8-a+crypto"],     # AES, PMULL (and SHA-2): GCC 12 wants +crypto
     "neon_sm4": ["-march=armv8.2-a+sm4"],
-    "neon_sha3": ["-march=armv8.2-a+sha3"],
+    "neon_sha3": ["-march=armv8.2-a+crypto+sha3"],  # neon_aes with EOR3/BCAX
 }
 # Any other AArch64 target (names start with "neon") when generated/Makefile
 # does not say.
@@ -380,9 +432,27 @@ def clean(lines, arch=X86):
             out.append(line.strip())
         elif is_instruction(line):
             insn = line.strip().split(arch.comment)[0].rstrip()
+            if arch.name == "aarch64":
+                insn = aarch64_for_llvm(insn)
             if insn.split()[0] not in ("ret", "retq"):  # llvm-mca ignores control flow anyway
                 out.append("\t" + insn)
     return out
+
+
+BYTE_MOVI = re.compile(r"^(movi\s+v\d+\.(?:8|16)b,\s*)(0x[0-9a-fA-F]+|-?\d+)$")
+
+
+def aarch64_for_llvm(insn):
+    """GCC's AArch64 text where LLVM's assembler reads it otherwise: GCC
+    writes a byte MOVI of a value with bit 7 set as the sign-extended 64-bit
+    number (`movi v2.16b, 0xfffffffffffffff0`), which GNU as takes and
+    LLVM refuses; the byte is the low 8 bits."""
+    m = BYTE_MOVI.match(insn)
+    if m:
+        value = int(m.group(2), 0)
+        if not 0 <= value <= 255:
+            return f"{m.group(1)}{value & 0xff:#x}"
+    return insn
 
 
 def functions(asm):
