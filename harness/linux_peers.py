@@ -278,8 +278,10 @@ def peer_records(cpus, tarball=LINUX_TARBALL, work=None, cc="aarch64-linux-gnu-g
             "loop_kept": True, "markers": False, "marked_regions": 0,
             "compiler": f"{cc} -c (stub headers harness/linux_asm_stubs)",
             "mca_iterations": mca_model.ITERATIONS,
-            "note": ("the 8-block pass: inner round loop x " if params["rounds"] > 1
-                     else "the 8-block pass, straight-line: ") + str(params["rounds"]),
+            "note": (f"one 8-block pass: its round loop x {params['rounds']} + the rest once"
+                     if params["rounds"] > 1 else "one 8-block pass, straight-line code")
+                    + ("; neoverse-n1 has no SM4 instructions" if "sm4e" in peer.round_ops
+                       else ""),
         }
         for cpu in cpus:
             rec = dict(base, cpu_model=cpu, cpb=None, gbps=None)
