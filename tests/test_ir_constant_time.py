@@ -33,6 +33,7 @@ REVIEWED_PRIVATE_OPS = {
     "sli": "AArch64 SLI",
     "bsl": "AArch64 BSL (a register select, not a branch)",
     "sm4e": "AArch64 SM4E (four SM4 rounds in one instruction)",
+    "eor3": "AArch64 EOR3 (a three-way XOR)",
 }
 
 CIPHERS = ("sm4", "zuc", "ublock")
