@@ -1,16 +1,20 @@
 """The generated CPU feature query (generated/include/kc_cpu.h, src/kc_cpu.c)
 against what Linux reports in /proc/cpuinfo, and the portability it exists
 for: no generated source uses the compiler's __builtin_cpu_supports, and every
-generated source compiles without a warning under both GCC and Clang."""
+generated source compiles without a warning under both GCC and Clang.  The
+AArch64 side runs under qemu in test_aarch64_runtime.py; here its table is
+checked against the kernel's hwcap.h."""
 
+import re
 import shutil
 import subprocess
+import tarfile
 from pathlib import Path
 
 import pytest
 
 from gen import cli
-from gen.backends import SIMD_TARGETS, cpu_features
+from gen.backends import SIMD_TARGETS, arch, cpu_features
 from gen.emit import build_files
 
 from conftest import ROOT, run_generated_c
@@ -51,22 +55,57 @@ def test_every_feature_of_the_table_is_reported_under_its_name(reported):
     assert list(reported) == [f.name for f in cpu_features.FEATURES]
 
 
-def test_reported_features_match_proc_cpuinfo(reported):
+def test_reported_x86_features_match_proc_cpuinfo(reported):
     flags = cpuinfo_flags()
-    expected = {name: int(CPUINFO_NAME.get(name, name) in flags) for name in reported}
-    assert reported == expected
+    x86 = cpu_features.of_arch(arch.X86_64)
+    assert {f.name: reported[f.name] for f in x86} == {f.name: int(CPUINFO_NAME.get(f.name, f.name) in flags)
+                                                       for f in x86}
 
 
-def test_every_target_names_known_features():
+def test_no_other_architectures_feature_is_reported(reported):
+    others = [f.name for f in cpu_features.FEATURES if f.arch != arch.X86_64]
+    assert others and all(reported[name] == 0 for name in others)
+
+
+def test_x86_features_keep_their_bits():
+    """The AArch64 features come after x86's: x86 code built before them reads the same bits."""
+    header = (GENERATED / "include" / "kc_cpu.h").read_text()
+    bits = dict(re.findall(r"(KC_CPU_\w+) = 1u << (\d+),", header))
+    before = ["SSSE3", "PCLMUL", "AES", "AVX2", "AVX512F", "AVX512BW", "AVX512VBMI", "AVX512VBMI2", "GFNI", "VAES",
+              "VPCLMULQDQ"]
+    assert {name: int(bits[f"KC_CPU_{name}"]) for name in before} == {name: i for i, name in enumerate(before)}
+    assert len(bits) == len(cpu_features.FEATURES)
+
+
+def test_aarch64_hwcap_bits_are_the_kernels():
+    """Each AArch64 feature's bit as arch/arm64/include/uapi/asm/hwcap.h defines its HWCAP_ macro."""
+    source = Path("/usr/src/linux-source-6.1.tar.xz")
+    assert source.exists(), "linux-source-6.1 is not installed (make deps installs it)"
+    with tarfile.open(source) as tar:
+        header = tar.extractfile("linux-source-6.1/arch/arm64/include/uapi/asm/hwcap.h").read().decode()
+    bits = {name: int(bit) for name, bit in re.findall(r"#define\s+(HWCAP_\w+)\s+\(1U?L? << (\d+)\)", header)}
+    table = cpu_features.of_arch(arch.AARCH64)
+    assert {f.name for f in table} == {"asimd", "arm_aes", "arm_pmull", "arm_sha3", "arm_sm4"}
+    assert {f.hwcap: f.bit for f in table} == {f.hwcap: bits[f.hwcap] for f in table}
+
+
+def test_every_target_names_known_features_of_its_architecture():
     for target in SIMD_TARGETS.values():
         assert target.cpu_features, target.name
-        for name in target.cpu_features:
-            cpu_features.feature(name)
+        cpu_features.check_arch(target.cpu_features, target.arch)
 
 
 def test_unknown_feature_is_an_error():
     with pytest.raises(ValueError, match="unknown CPU feature 'avx10'"):
         cpu_features.cpu_check(["avx2", "avx10"])
+
+
+def test_features_of_two_architectures_are_an_error():
+    with pytest.raises(ValueError, match="CPU features arm_pmull are not x86_64 features"):
+        cpu_features.cpu_check(["pclmul", "arm_pmull"])
+    with pytest.raises(ValueError, match="CPU features avx2 are not aarch64 features"):
+        cpu_features.cpu_check(["avx2"], arch.AARCH64)
+    assert cpu_features.cpu_check(["asimd", "arm_pmull"]) == "kc_cpu_has(KC_CPU_ASIMD | KC_CPU_ARM_PMULL)"
 
 
 def test_no_generated_source_uses_the_compiler_feature_builtin():

@@ -52,16 +52,21 @@ SHARED_SOURCES = (SourceFile("kc_cpu", ""),)
 
 
 def cpu_files():
-    """kc_cpu.h and kc_cpu.c from the feature table of gen/backends/cpu_features.py."""
+    """kc_cpu.h and kc_cpu.c from the feature table of gen/backends/cpu_features.py:
+    one header for every architecture, each architecture's detection in kc_cpu.c."""
     features = cpu_features.FEATURES
-    leaves = sorted({(f.leaf, f.subleaf) for f in features})
+    x86 = cpu_features.X86_FEATURES
+    leaves = sorted({(f.leaf, f.subleaf) for f in x86})
     if len({leaf for leaf, _ in leaves}) != len(leaves):
         raise ValueError("kc_cpu.c names a CPUID leaf by its number: one subleaf per leaf")
+    if len(features) > 31:
+        raise ValueError("kc_cpu.c keeps bit 31 of the feature word as its cache marker")
     sources = ["gen/backends/cpu_features.py", "templates/kc_cpu.h.j2", "templates/kc_cpu.c.j2"]
     return {
         "include/kc_cpu.h": render("kc_cpu.h.j2", provenance=provenance(sources), features=features,
-                               width=max(len(f.macro) for f in features)),
-        "src/kc_cpu.c": render("kc_cpu.c.j2", provenance=provenance(sources), features=features, leaves=leaves,
+                               width=max(len(f"{f.macro} = 1u << {i},") for i, f in enumerate(features))),
+        "src/kc_cpu.c": render("kc_cpu.c.j2", provenance=provenance(sources), x86_features=x86, leaves=leaves,
+                               aarch64_features=cpu_features.AARCH64_FEATURES, features=features,
                                states=cpu_features.STATES, sse=cpu_features.STATE_SSE,
                                state_width=max(len(s.macro) for s in cpu_features.STATES)),
     }

@@ -4,11 +4,13 @@
  */
 /*
  * The CPU features the run-time dispatch of every cipher checks, one bit
- * each, read once with CPUID and XGETBV (src/kc_cpu.c): a feature counts
- * only when the OS also saves the registers it uses.  Portable to any C11
- * compiler on x86-64, unlike __builtin_cpu_supports, whose feature names
- * vary by compiler and version.  Public so that a program can report what
- * the dispatch sees.
+ * each, read once (src/kc_cpu.c): on x86-64 with CPUID and XGETBV, a feature
+ * counting only when the OS also saves the registers it uses; on AArch64
+ * Linux from the kernel's AT_HWCAP word.  Every architecture's features are
+ * listed here, so this header is the same on each; a CPU reports only its own
+ * architecture's.  Portable to any C11 compiler, unlike
+ * __builtin_cpu_supports, whose feature names vary by compiler and version.
+ * Public so that a program can report what the dispatch sees.
  */
 #ifndef KC_CPU_H
 #define KC_CPU_H
@@ -18,24 +20,31 @@ extern "C" {
 #endif
 
 enum {
-    KC_CPU_SSSE3 = 1u << 0,       /* CPUID.(1,0):ECX bit 9, SSE state */
-    KC_CPU_PCLMUL = 1u << 1,      /* CPUID.(1,0):ECX bit 1, SSE state */
-    KC_CPU_AES = 1u << 2,         /* CPUID.(1,0):ECX bit 25, SSE state */
-    KC_CPU_AVX2 = 1u << 3,        /* CPUID.(7,0):EBX bit 5, AVX state */
-    KC_CPU_AVX512F = 1u << 4,     /* CPUID.(7,0):EBX bit 16, AVX512 state */
-    KC_CPU_AVX512BW = 1u << 5,    /* CPUID.(7,0):EBX bit 30, AVX512 state */
-    KC_CPU_AVX512VBMI = 1u << 6,  /* CPUID.(7,0):ECX bit 1, AVX512 state */
-    KC_CPU_AVX512VBMI2 = 1u << 7, /* CPUID.(7,0):ECX bit 6, AVX512 state */
-    KC_CPU_GFNI = 1u << 8,        /* CPUID.(7,0):ECX bit 8, SSE state */
-    KC_CPU_VAES = 1u << 9,        /* CPUID.(7,0):ECX bit 9, AVX state */
-    KC_CPU_VPCLMULQDQ = 1u << 10,  /* CPUID.(7,0):ECX bit 10, AVX state */
+    KC_CPU_SSSE3 = 1u << 0,       /* x86_64: CPUID.(1,0):ECX bit 9, SSE state */
+    KC_CPU_PCLMUL = 1u << 1,      /* x86_64: CPUID.(1,0):ECX bit 1, SSE state */
+    KC_CPU_AES = 1u << 2,         /* x86_64: CPUID.(1,0):ECX bit 25, SSE state */
+    KC_CPU_AVX2 = 1u << 3,        /* x86_64: CPUID.(7,0):EBX bit 5, AVX state */
+    KC_CPU_AVX512F = 1u << 4,     /* x86_64: CPUID.(7,0):EBX bit 16, AVX512 state */
+    KC_CPU_AVX512BW = 1u << 5,    /* x86_64: CPUID.(7,0):EBX bit 30, AVX512 state */
+    KC_CPU_AVX512VBMI = 1u << 6,  /* x86_64: CPUID.(7,0):ECX bit 1, AVX512 state */
+    KC_CPU_AVX512VBMI2 = 1u << 7, /* x86_64: CPUID.(7,0):ECX bit 6, AVX512 state */
+    KC_CPU_GFNI = 1u << 8,        /* x86_64: CPUID.(7,0):ECX bit 8, SSE state */
+    KC_CPU_VAES = 1u << 9,        /* x86_64: CPUID.(7,0):ECX bit 9, AVX state */
+    KC_CPU_VPCLMULQDQ = 1u << 10, /* x86_64: CPUID.(7,0):ECX bit 10, AVX state */
+    KC_CPU_ASIMD = 1u << 11,      /* aarch64: AT_HWCAP bit 1, HWCAP_ASIMD */
+    KC_CPU_ARM_AES = 1u << 12,    /* aarch64: AT_HWCAP bit 3, HWCAP_AES */
+    KC_CPU_ARM_PMULL = 1u << 13,  /* aarch64: AT_HWCAP bit 4, HWCAP_PMULL */
+    KC_CPU_ARM_SHA3 = 1u << 14,   /* aarch64: AT_HWCAP bit 17, HWCAP_SHA3 */
+    KC_CPU_ARM_SM4 = 1u << 15,    /* aarch64: AT_HWCAP bit 19, HWCAP_SM4 */
 };
-#define KC_CPU_FEATURE_COUNT 11
+#define KC_CPU_FEATURE_COUNT 16
 
 /* Every feature above that this CPU and OS support; read on the first call. */
 unsigned kc_cpu_features(void);
 
-/* The name of one feature bit (as GCC's -m flag spells it), NULL for any other value. */
+/* The name of one feature bit, NULL for any other value: x86 ones as GCC's
+ * -m flag spells them, AArch64 ones as Linux's /proc/cpuinfo does, with
+ * "arm_" before the crypto extensions ("arm_aes"; x86 has an "aes"). */
 const char *kc_cpu_feature_name(unsigned feature);
 
 /* Nonzero when the CPU has every feature in `mask`. */
