@@ -17,11 +17,19 @@
 #include <stdint.h>
 #include <string.h>
 
-#include <immintrin.h>
+#if defined(__x86_64__)
+#include <immintrin.h> /* the AVX2 counter blocks */
+#endif
 
 #include "kc_cpu.h"
 #include "kc_wipe.h"
 #include "kc_xor.h"
+
+/* Counters go between big-endian blocks and native 64-bit limbs by a byte
+ * swap: x86-64 and AArch64 Linux are little-endian. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "kc_modes.h assumes a little-endian target"
+#endif
 
 #define KC_MAX_BLOCK_BYTES 32
 #define KC_COUNTER_LIMBS (KC_MAX_BLOCK_BYTES / 8)
@@ -63,7 +71,7 @@ static inline void kc_counter_load(kc_counter *ctr, const uint8_t *iv, size_t bl
     for (size_t i = 0; i < ctr->limbs; i++) {
         uint64_t be;
         memcpy(&be, iv + block_bytes - 8 * (i + 1), 8);
-        ctr->limb[i] = __builtin_bswap64(be); /* x86 is little-endian */
+        ctr->limb[i] = __builtin_bswap64(be); /* the target is little-endian (above) */
     }
 }
 
@@ -102,6 +110,7 @@ static inline void kc_counter_blocks_of(kc_counter *ctr, uint8_t *out, size_t n,
     kc_wipe(limb, sizeof limb);
 }
 
+#if defined(__x86_64__)
 /* 128- or 256-bit counter blocks four at a time with AVX2 (the cores are
  * built for the x86-64 baseline; this one function asks for AVX2 and runs
  * where the CPU has it).  Register i holds limb i of four blocks: the low
@@ -159,16 +168,40 @@ __attribute__((target("avx2"))) static inline void kc_counter_blocks_avx2(kc_cou
     kc_counter_blocks_of(ctr, out, n - b, limbs);
 }
 
+/* The architecture's vector counter path, and whether this CPU runs it. */
+static inline int kc_counter_vector_ok(void)
+{
+    return kc_cpu_has(KC_CPU_AVX2);
+}
+
+static inline void kc_counter_blocks_vector(kc_counter *ctr, uint8_t *out, size_t n, const size_t limbs)
+{
+    kc_counter_blocks_avx2(ctr, out, n, limbs);
+}
+#else
+/* None elsewhere: the scalar path, correct on every CPU (a NEON one would
+ * have to be timed on hardware to earn its place, and this project has none). */
+static inline int kc_counter_vector_ok(void)
+{
+    return 0;
+}
+
+static inline void kc_counter_blocks_vector(kc_counter *ctr, uint8_t *out, size_t n, const size_t limbs)
+{
+    kc_counter_blocks_of(ctr, out, n, limbs);
+}
+#endif /* __x86_64__ */
+
 static inline void kc_counter_blocks(kc_counter *ctr, uint8_t *out, size_t n)
 {
     /* 128- and 256-bit blocks, the ciphers' sizes, unrolled on their own */
-    const int avx2 = kc_cpu_has(KC_CPU_AVX2);
-    if (ctr->limbs == 2 && avx2)
-        kc_counter_blocks_avx2(ctr, out, n, 2);
+    const int vector = kc_counter_vector_ok();
+    if (ctr->limbs == 2 && vector)
+        kc_counter_blocks_vector(ctr, out, n, 2);
     else if (ctr->limbs == 2)
         kc_counter_blocks_of(ctr, out, n, 2);
-    else if (ctr->limbs == 4 && avx2)
-        kc_counter_blocks_avx2(ctr, out, n, 4);
+    else if (ctr->limbs == 4 && vector)
+        kc_counter_blocks_vector(ctr, out, n, 4);
     else if (ctr->limbs == 4)
         kc_counter_blocks_of(ctr, out, n, 4);
     else

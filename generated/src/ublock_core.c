@@ -15,8 +15,6 @@
 #include "ublock.h"
 #include "ublock_internal.h"
 
-#include <immintrin.h>
-
 /* ---- variants ------------------------------------------------------------------ */
 
 typedef struct variant_info {
@@ -57,7 +55,7 @@ size_t ublock_key_bytes(ublock_variant v)
 
 /* ---- key schedule (algorithm 3), vectorized ------------------------------------------
  *
- * The key register lives one nibble per byte in four xmm chunks (64
+ * The key register lives one nibble per byte in four 128-bit chunks (64
  * nibbles; uBlock-128/128 uses the first two).  A second key rides in the
  * high nibbles of the same bytes, so ublock_set_keys expands two keys per pass
  * (the paper's parallel key expansion); XORs and byte moves do not mix the
@@ -170,47 +168,97 @@ static const uint8_t round_constants[24][8] = {
     { 0x11, 0xff, 0x00, 0xbb, 0x44, 0xee, 0x55, 0xaa },
 };
 
+/* The 128-bit vector operations the key schedule and the key forms use, once
+ * per architecture.  v128_lookup16 takes indices below 16, or 0x80 for a zero
+ * byte: there PSHUFB (zero where bit 7 is set, else entry i & 15) and TBL
+ * (zero for any index of 16 and above) agree, and every index below is a
+ * nibble or a gather mask's 0x80.  The indices are key nibbles, so the
+ * lookups are in registers: no key-dependent address or branch. */
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+/* The cores are built for the x86-64 baseline: these functions ask for SSSE3
+ * (PSHUFB) and run where ublock_set_keys found it. */
+#define V128_FN __attribute__((target("ssse3")))
+#define V128_CPU_FEATURES KC_CPU_SSSE3
+typedef __m128i v128;
+
+V128_FN static inline v128 v128_load(const void *p) { return _mm_loadu_si128((const __m128i *)p); }
+V128_FN static inline void v128_store(void *p, v128 x) { _mm_storeu_si128((__m128i *)p, x); }
+V128_FN static inline v128 v128_set1(uint8_t byte) { return _mm_set1_epi8((char)byte); }
+V128_FN static inline v128 v128_zero(void) { return _mm_setzero_si128(); }
+V128_FN static inline v128 v128_xor(v128 a, v128 b) { return _mm_xor_si128(a, b); }
+V128_FN static inline v128 v128_and(v128 a, v128 b) { return _mm_and_si128(a, b); }
+V128_FN static inline v128 v128_or(v128 a, v128 b) { return _mm_or_si128(a, b); }
+V128_FN static inline v128 v128_lookup16(v128 table, v128 index) { return _mm_shuffle_epi8(table, index); }
+/* Each byte's high nibble, as a byte (x86 has no byte shifts: a 16-bit one, then the mask). */
+V128_FN static inline v128 v128_high_nibbles(v128 x)
+{
+    return _mm_and_si128(_mm_srli_epi16(x, 4), _mm_set1_epi8(0x0f));
+}
+/* Bytes below 16 moved into their high nibbles (so a 16-bit shift carries nothing across). */
+V128_FN static inline v128 v128_nibbles_up(v128 x) { return _mm_slli_epi16(x, 4); }
+
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+
+/* NEON is part of the AArch64 baseline; the kernel reports it all the same. */
+#define V128_FN
+#define V128_CPU_FEATURES KC_CPU_ASIMD
+typedef uint8x16_t v128;
+
+static inline v128 v128_load(const void *p) { return vld1q_u8((const uint8_t *)p); }
+static inline void v128_store(void *p, v128 x) { vst1q_u8((uint8_t *)p, x); }
+static inline v128 v128_set1(uint8_t byte) { return vdupq_n_u8(byte); }
+static inline v128 v128_zero(void) { return vdupq_n_u8(0); }
+static inline v128 v128_xor(v128 a, v128 b) { return veorq_u8(a, b); }
+static inline v128 v128_and(v128 a, v128 b) { return vandq_u8(a, b); }
+static inline v128 v128_or(v128 a, v128 b) { return vorrq_u8(a, b); }
+static inline v128 v128_lookup16(v128 table, v128 index) { return vqtbl1q_u8(table, index); }
+static inline v128 v128_high_nibbles(v128 x) { return vshrq_n_u8(x, 4); }
+static inline v128 v128_nibbles_up(v128 x) { return vshlq_n_u8(x, 4); }
+
+#else
+#error "uBlock's key schedule has 128-bit vector code for x86-64 and AArch64 only"
+#endif
+
 typedef struct key_register {
-    __m128i chunk[CHUNKS];
+    v128 chunk[CHUNKS];
 } key_register;
 
 /* A 16-entry table applied to both nibble halves of every byte. */
-__attribute__((target("ssse3"))) static __m128i lookup_both(__m128i table, __m128i x)
+V128_FN static v128 lookup_both(v128 table, v128 x)
 {
-    const __m128i low = _mm_set1_epi8(0x0f);
-    const __m128i lo = _mm_shuffle_epi8(table, _mm_and_si128(x, low));
-    const __m128i hi = _mm_shuffle_epi8(table, _mm_and_si128(_mm_srli_epi16(x, 4), low));
-    return _mm_or_si128(lo, _mm_slli_epi16(hi, 4));
+    const v128 lo = v128_lookup16(table, v128_and(x, v128_set1(0x0f)));
+    const v128 hi = v128_lookup16(table, v128_high_nibbles(x));
+    return v128_or(lo, v128_nibbles_up(hi));
 }
 
-__attribute__((target("ssse3"))) static key_register gather(const key_register *k,
-                                                            const uint8_t masks[CHUNKS][CHUNKS][16])
+V128_FN static key_register gather(const key_register *k, const uint8_t masks[CHUNKS][CHUNKS][16])
 {
     key_register out;
     for (int c = 0; c < CHUNKS; c++) {
-        __m128i acc = _mm_setzero_si128();
+        v128 acc = v128_zero();
         for (int s = 0; s < CHUNKS; s++)
-            acc = _mm_or_si128(acc, _mm_shuffle_epi8(k->chunk[s], _mm_loadu_si128((const void *)masks[c][s])));
+            acc = v128_or(acc, v128_lookup16(k->chunk[s], v128_load(masks[c][s])));
         out.chunk[c] = acc;
     }
     return out;
 }
 
-__attribute__((target("ssse3"))) static void update(key_register *k, ublock_variant v, unsigned round)
+V128_FN static void update(key_register *k, ublock_variant v, unsigned round)
 {
-    const __m128i s_table = _mm_loadu_si128((const void *)sbox);
-    const __m128i t_table = _mm_loadu_si128((const void *)tk_double);
+    const v128 s_table = v128_load(sbox);
+    const v128 t_table = v128_load(tk_double);
     const key_register moved = gather(k, gathers[v][0]);
     const key_register fed = gather(k, gathers[v][1]);
     uint8_t rc[64] = {0};
     memcpy(rc, round_constants[round - 1], 8);
     for (int c = 0; c < CHUNKS; c++) {
-        const __m128i with_rc = _mm_xor_si128(fed.chunk[c], _mm_loadu_si128((const void *)(rc + 16 * c)));
-        const __m128i s = _mm_and_si128(lookup_both(s_table, with_rc),
-                                        _mm_loadu_si128((const void *)(update_masks[v][0] + 16 * c)));
-        const __m128i t = _mm_and_si128(lookup_both(t_table, fed.chunk[c]),
-                                        _mm_loadu_si128((const void *)(update_masks[v][1] + 16 * c)));
-        k->chunk[c] = _mm_xor_si128(moved.chunk[c], _mm_xor_si128(s, t));
+        const v128 with_rc = v128_xor(fed.chunk[c], v128_load(rc + 16 * c));
+        const v128 s = v128_and(lookup_both(s_table, with_rc), v128_load(update_masks[v][0] + 16 * c));
+        const v128 t = v128_and(lookup_both(t_table, fed.chunk[c]), v128_load(update_masks[v][1] + 16 * c));
+        k->chunk[c] = v128_xor(moved.chunk[c], v128_xor(s, t));
     }
 }
 
@@ -235,18 +283,18 @@ static void pack_round_key(const uint8_t *nibbles, size_t bytes, int half, uint8
 }
 
 /* rk[0..r] of one or two keys (b may be NULL). */
-__attribute__((target("ssse3"))) static void expand_pair(ublock_variant v, const uint8_t *a, const uint8_t *b,
-                                                         ublock_key *ka, ublock_key *kb)
+V128_FN static void expand_pair(ublock_variant v, const uint8_t *a, const uint8_t *b, ublock_key *ka,
+                                ublock_key *kb)
 {
     const variant_info *info = &variants[v];
     uint8_t nibbles[64] = {0};
     key_register k;
     spread_pair(a, b, info->key_bytes, nibbles);
     for (int c = 0; c < CHUNKS; c++)
-        k.chunk[c] = _mm_loadu_si128((const void *)(nibbles + 16 * c));
+        k.chunk[c] = v128_load(nibbles + 16 * c);
     for (unsigned r = 0;; r++) {
         for (int c = 0; c < CHUNKS; c++)
-            _mm_storeu_si128((void *)(nibbles + 16 * c), k.chunk[c]);
+            v128_store(nibbles + 16 * c, k.chunk[c]);
         pack_round_key(nibbles, info->block_bytes, 0, ka->rk[r]);
         if (kb)
             pack_round_key(nibbles, info->block_bytes, 1, kb->rk[r]);
@@ -291,14 +339,15 @@ static void build_images(ublock_key *key)
 /* nibbleslice: per step and nibble position the 16-entry table with the key
  * folded in: S[x ^ k] (encryption), S^-1[x] ^ k (decryption), and RK^r as c
  * (final_key_sources) in the step next to it: S[x ^ k] ^ c in the last
- * encryption step, S^-1[x ^ c] ^ k in the first decryption step.  pshufb
- * keeps every table index public. */
-__attribute__((target("ssse3"))) static void build_folded(ublock_key *key)
+ * encryption step, S^-1[x ^ c] ^ k in the first decryption step.  A vector
+ * lookup keeps every table index public. */
+V128_FN static void build_folded(ublock_key *key)
 {
+    static const uint8_t iota_bytes[16] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15};
     const size_t bytes = ublock_block_bytes(key->variant), nibbles = 2 * bytes;
-    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    const __m128i s_table = _mm_loadu_si128((const void *)sbox);
-    const __m128i s_inverse = _mm_loadu_si128((const void *)sbox_inverse);
+    const v128 iota = v128_load(iota_bytes);
+    const v128 s_table = v128_load(sbox);
+    const v128 s_inverse = v128_load(sbox_inverse);
     uint8_t share[2 * UBLOCK_MAX_BLOCK_BYTES];
     for (size_t p = 0; p < nibbles; p++) {
         share[p] = 0;
@@ -311,12 +360,12 @@ __attribute__((target("ssse3"))) static void build_folded(ublock_key *key)
             const uint8_t *rk = dir == UBLOCK_ENCRYPT ? key->rk[step] : key->rk[key->rounds - 1 - step];
             const int shared = dir == UBLOCK_ENCRYPT ? step == key->rounds - 1 : step == 0;
             for (size_t p = 0; p < nibbles; p++) {
-                const __m128i k = _mm_set1_epi8((char)nibble_at(rk, p));
-                const __m128i c = _mm_set1_epi8((char)(shared ? share[p] : 0));
-                const __m128i table = dir == UBLOCK_ENCRYPT
-                                          ? _mm_xor_si128(_mm_shuffle_epi8(s_table, _mm_xor_si128(iota, k)), c)
-                                          : _mm_xor_si128(_mm_shuffle_epi8(s_inverse, _mm_xor_si128(iota, c)), k);
-                _mm_storeu_si128((void *)(form + (step * nibbles + p) * 16), table);
+                const v128 k = v128_set1(nibble_at(rk, p));
+                const v128 c = v128_set1(shared ? share[p] : 0);
+                const v128 table = dir == UBLOCK_ENCRYPT
+                                       ? v128_xor(v128_lookup16(s_table, v128_xor(iota, k)), c)
+                                       : v128_xor(v128_lookup16(s_inverse, v128_xor(iota, c)), k);
+                v128_store(form + (step * nibbles + p) * 16, table);
             }
         }
     }
@@ -335,7 +384,7 @@ int ublock_set_keys(ublock_key *keys, ublock_variant v, const uint8_t *const key
 {
     if ((unsigned)v >= UBLOCK_VARIANT_COUNT)
         return UBLOCK_ERR_VARIANT;
-    if (!kc_cpu_has(KC_CPU_SSSE3))
+    if (!kc_cpu_has(V128_CPU_FEATURES))
         return UBLOCK_ERR_NO_IMPL;
     for (size_t i = 0; i < n; i += 2) {
         const int pair = i + 1 < n;

@@ -11,11 +11,17 @@
  * Constant-time: no branch and no address depends on a key, an IV's secret
  * part, the keystream or a message; lengths, tag sizes and IVs' lengths are
  * public and may steer loops.  The compiler flags of this file name no
- * instruction set: the PCLMULQDQ / VPCLMULQDQ paths are functions compiled
- * with their own target attribute, chosen at run time.
+ * instruction set: the carry-less MAC folds (PCLMULQDQ / VPCLMULQDQ on
+ * x86-64, PMULL on AArch64) are functions compiled with their own target
+ * attribute, chosen at run time.
  */
-#include <immintrin.h>
 #include <string.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#elif defined(__aarch64__)
+#include <arm_neon.h>
+#endif
 
 #include "kc_cpu.h"
 #include "kc_wipe.h"
@@ -747,6 +753,17 @@ static const uint8_t *window_bytes(const mac_job *job, unsigned j, size_t c)
 /* Folds chunks c0 .. c1-1 of every lane (those it has) into its sums; their
  * windows must lie in job->ks. */
 typedef void (*mac_fold_fn)(mac_job *job, size_t c0, size_t c1);
+
+/* Chunks c with 64 message bits and no extra bit: c < bits / 64. */
+static size_t full_chunks(const mac_job *job, unsigned j, size_t end)
+{
+    return job->bits[j] / 64 < end ? job->bits[j] / 64 : end;
+}
+
+/* The carry-less folds, one architecture's each, and clmul_fold(bits): the
+ * fold of that many bits per step (128, 256 or 512) that this CPU runs, NULL
+ * where it has none.  Each adds the same products P_h to job->sums. */
+#if defined(__x86_64__)
 /* Bit i of every byte to bit 7 - i: on a little-endian load of message
  * bytes, each 64-bit half becomes M of one chunk, as reverse_bits64 gives it
  * from the big-endian value.  Two 16-entry nibble lookups, or at 512 bits
@@ -778,12 +795,6 @@ __attribute__((target("avx512f,avx512bw,vpclmulqdq,pclmul,gfni"))) static __m512
     return _mm512_gf2p8affine_epi64_epi8(x, _mm512_set1_epi64((long long)0x8040201008040201u), 0);
 }
 
-
-/* Chunks c with 64 message bits and no extra bit: c < bits / 64. */
-static size_t full_chunks(const mac_job *job, unsigned j, size_t end)
-{
-    return job->bits[j] / 64 < end ? job->bits[j] / 64 : end;
-}
 
 /* PCLMULQDQ, one lane: chunks c0 .. c1-1 (those the lane has).  Two full
  * chunks per step from one 16-byte message load: chunk c's M is the low
@@ -915,6 +926,121 @@ static void fold_vpclmul512(mac_job *job, size_t c0, size_t c1)
 }
 
 
+static int has_pclmul(void)
+{
+    return kc_cpu_has(KC_CPU_PCLMUL | KC_CPU_SSSE3);
+}
+
+static int has_vpclmul256(void)
+{
+    return has_pclmul() && kc_cpu_has(KC_CPU_AVX2 | KC_CPU_VPCLMULQDQ);
+}
+
+static int has_vpclmul512(void)
+{
+    return has_pclmul() && kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_VPCLMULQDQ | KC_CPU_GFNI);
+}
+
+static mac_fold_fn clmul_fold(unsigned bits)
+{
+    switch (bits) {
+    case 128:
+        return has_pclmul() ? fold_clmul128 : NULL;
+    case 256:
+        return has_vpclmul256() ? fold_vpclmul256 : NULL;
+    case 512:
+        return has_vpclmul512() ? fold_vpclmul512 : NULL;
+    }
+    return NULL;
+}
+
+#elif defined(__aarch64__)
+/* The cores are built for the AArch64 baseline: the PMULL functions ask for
+ * the crypto extension (GCC 12's arm_neon.h puts PMULL2 behind "+crypto", which
+ * clang accepts too) and run where the kernel reports PMULL. */
+#define PMULL_FN __attribute__((target("+crypto")))
+
+/* The 128-bit carry-less product of 64-bit polynomials (PMULL), as bytes. */
+PMULL_FN static inline uint8x16_t pmull(poly64_t a, poly64_t b)
+{
+    return vreinterpretq_u8_p128(vmull_p64(a, b));
+}
+
+/* The same of the high halves of a and b (PMULL2). */
+PMULL_FN static inline uint8x16_t pmull_high(poly64x2_t a, poly64x2_t b)
+{
+    return vreinterpretq_u8_p128(vmull_high_p64(a, b));
+}
+
+/* 16 keystream bytes at k, byte i <- byte 15 - i: (K1, K0) as the (low, high) halves. */
+PMULL_FN static inline poly64x2_t keystream_pieces(const uint8_t *k, uint8x16_t reverse)
+{
+    return vreinterpretq_p64_u8(vqtbl1q_u8(vld1q_u8(k), reverse));
+}
+
+/* PMULL, one lane: fold_clmul128_lane's steps (see there) with AArch64's
+ * instructions: RBIT for the bit reversal in bytes, TBL for the byte
+ * reversal, PMULL on the low 64-bit halves and PMULL2 on the high ones. */
+PMULL_FN static void fold_pmull128_lane(mac_job *job, unsigned j, size_t c0, size_t c1)
+{
+    static const uint8_t byte_reversal[16] = {15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0};
+    const uint8x16_t reverse = vld1q_u8(byte_reversal);
+    uint8x16_t p0 = vld1q_u8((const uint8_t *)job->sums[j][0]);
+    uint8x16_t p1 = vld1q_u8((const uint8_t *)job->sums[j][1]);
+    uint8x16_t p2 = vld1q_u8((const uint8_t *)job->sums[j][2]);
+    const size_t end = c1 < job->chunks[j] ? c1 : job->chunks[j], full = full_chunks(job, j, end);
+    size_t c = c0;
+    for (; c + 2 <= full; c += 2) {
+        const uint8_t *k = window_bytes(job, j, c);
+        /* chunk c's M in the low half, chunk c+1's in the high half */
+        const poly64x2_t m = vreinterpretq_p64_u8(vrbitq_u8(vld1q_u8(job->msg[j] + 8 * c)));
+        const poly64_t m_lo = vgetq_lane_p64(m, 0), m_hi = vgetq_lane_p64(m, 1);
+        const poly64x2_t ka = keystream_pieces(k, reverse), kb = keystream_pieces(k + 8, reverse);
+        p0 = veorq_u8(p0, veorq_u8(pmull(m_lo, vgetq_lane_p64(ka, 1)), pmull_high(m, kb)));
+        p1 = veorq_u8(p1, veorq_u8(pmull(m_lo, vgetq_lane_p64(ka, 0)), pmull(m_hi, vgetq_lane_p64(kb, 0))));
+        if (job->pieces == 3) {
+            const poly64x2_t kc = keystream_pieces(k + 16, reverse);
+            p2 = veorq_u8(p2, veorq_u8(pmull(m_lo, vgetq_lane_p64(kb, 0)), pmull(m_hi, vgetq_lane_p64(kc, 0))));
+        }
+    }
+    for (; c < end; c++) {
+        const uint8_t *k = window_bytes(job, j, c);
+        const poly64_t m = (poly64_t)reverse_bits64(message_chunk(job, j, c));
+        const poly64x2_t k01 = keystream_pieces(k, reverse);
+        p0 = veorq_u8(p0, pmull(m, vgetq_lane_p64(k01, 1))); /* M·K0 */
+        p1 = veorq_u8(p1, pmull(m, vgetq_lane_p64(k01, 0))); /* M·K1 */
+        if (job->pieces == 3) {
+            const poly64x2_t k12 = keystream_pieces(k + 8, reverse);
+            p2 = veorq_u8(p2, pmull(m, vgetq_lane_p64(k12, 0))); /* M·K2 */
+        }
+    }
+    vst1q_u8((uint8_t *)job->sums[j][0], p0);
+    vst1q_u8((uint8_t *)job->sums[j][1], p1);
+    vst1q_u8((uint8_t *)job->sums[j][2], p2);
+}
+
+static void fold_pmull128(mac_job *job, size_t c0, size_t c1)
+{
+    for (unsigned j = 0; j < job->used; j++)
+        fold_pmull128_lane(job, j, c0, c1);
+}
+
+/* 128 bits per step only: AArch64 has no wider carry-less multiply (SVE2's
+ * PMULLB/PMULLT on 64-bit elements is an optional extension of its own). */
+static mac_fold_fn clmul_fold(unsigned bits)
+{
+    return bits == 128 && kc_cpu_has(KC_CPU_ARM_PMULL) ? fold_pmull128 : NULL;
+}
+
+#else
+/* No carry-less multiply: the compare method alone. */
+static mac_fold_fn clmul_fold(unsigned bits)
+{
+    (void)bits;
+    return NULL;
+}
+#endif
+
 /* The compare-instruction method (the paper's algorithm 3), 32 message bits
  * per step: for message bit i of word u, the lane mask is the sign bit of
  * (u << i) spread over the word (what PCMPGTD(0, u << i) gives), and each tag
@@ -945,40 +1071,26 @@ static void fold_compare(mac_job *job, size_t c0, size_t c1)
     }
 }
 
-static int has_pclmul(void)
-{
-    return kc_cpu_has(KC_CPU_PCLMUL | KC_CPU_SSSE3);
-}
-
-static int has_vpclmul256(void)
-{
-    return has_pclmul() && kc_cpu_has(KC_CPU_AVX2 | KC_CPU_VPCLMULQDQ);
-}
-
-static int has_vpclmul512(void)
-{
-    return has_pclmul() && kc_cpu_has(KC_CPU_AVX512F | KC_CPU_AVX512BW | KC_CPU_VPCLMULQDQ | KC_CPU_GFNI);
-}
-
 /* The folding for a method, NULL where this CPU cannot run it.  ZUC_MAC_CLMUL
  * takes the widest carry-less multiplication the CPU has, and falls back to
- * the compare method without PCLMULQDQ (they give the same tags). */
+ * the compare method without one (they give the same tags). */
 static mac_fold_fn mac_fold(zuc_mac_method method)
 {
     switch (method) {
-    case ZUC_MAC_CLMUL:
-        return has_vpclmul512() ? fold_vpclmul512
-             : has_vpclmul256() ? fold_vpclmul256
-             : has_pclmul()     ? fold_clmul128
-                                : fold_compare;
+    case ZUC_MAC_CLMUL: {
+        mac_fold_fn fold = clmul_fold(512);
+        fold = fold ? fold : clmul_fold(256);
+        fold = fold ? fold : clmul_fold(128);
+        return fold ? fold : fold_compare;
+    }
     case ZUC_MAC_COMPARE:
         return fold_compare;
     case ZUC_MAC_CLMUL128:
-        return has_pclmul() ? fold_clmul128 : NULL;
+        return clmul_fold(128);
     case ZUC_MAC_CLMUL256:
-        return has_vpclmul256() ? fold_vpclmul256 : NULL;
+        return clmul_fold(256);
     case ZUC_MAC_CLMUL512:
-        return has_vpclmul512() ? fold_vpclmul512 : NULL;
+        return clmul_fold(512);
     }
     return NULL;
 }
