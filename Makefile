@@ -60,16 +60,19 @@ verify: build
 	$(BUILD)/verify
 
 # Kernels the llvm-mca model covers: SM4's GFNI and VAES byteslice kernels,
-# every ZUC kernel (rolled blocks by their round loop), and every uBlock
-# strategy's AVX-512 and AVX2 kernel that generated/ holds.
+# every ZUC kernel (rolled blocks by their round loop), every uBlock
+# strategy's AVX-512 and AVX2 kernel that generated/ holds, and every AArch64
+# kernel (on Neoverse N1, N2 and V1), with the Linux kernel's AArch64 SM4 as
+# peers in the same run (harness/linux_peers.py, from linux-source-6.1).
 ZUC_MCA    := $(sort $(patsubst generated/src/zuc_%.c,%,$(wildcard generated/src/zuc_lanes*.c)))
 UBLOCK_MCA := $(sort $(patsubst generated/src/ublock_%.c,%,$(wildcard \
-                generated/src/ublock_*_avx512.c generated/src/ublock_*_avx2.c)))
-MCA_IMPLS  := byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes $(ZUC_MCA) $(UBLOCK_MCA)
+                generated/src/ublock_*_avx512.c generated/src/ublock_*_avx2.c generated/src/ublock_*_neon*.c)))
+SM4_ARM_MCA := $(sort $(patsubst generated/src/sm4_%.c,%,$(wildcard generated/src/sm4_*_neon*.c)))
+MCA_IMPLS  := byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes $(SM4_ARM_MCA) $(ZUC_MCA) $(UBLOCK_MCA)
 
 model: deps
 	@mkdir -p $(BUILD)
-	python3 harness/mca_model.py --json $(BUILD)/mca.json $(MCA_IMPLS)
+	python3 harness/mca_model.py --linux-peers --work $(BUILD)/linux-peers --json $(BUILD)/mca.json $(MCA_IMPLS)
 
 # Every cipher (SM4, ZUC, uBlock) and every peer in one run; the report is a
 # stage of its own so that its failure fails the make.

@@ -518,7 +518,8 @@ def cut_kernel(asm, function=None, arch=X86):
          branch included);
       3. no loop: the compiler unrolled it completely, the span holds every
          round, and it runs once per batch;
-      4. no markers: the largest loop of the function named *_batch.
+      4. no markers: the largest loop of the function named *_batch, or
+         the whole function where it has no loop (every round unrolled).
 
     function: look only at the function of that name (or a clone of it,
     name.isra.0 and the like) rather than the first one with markers.
@@ -557,9 +558,9 @@ def cut_kernel(asm, function=None, arch=X86):
     else:
         nregions = 0
         loop = biggest(all_loops)
-        if not loop:
-            raise ValueError(f"no markers and no loop in {name}")
-        body_range = (loop[0], loop[1] + 1)
+        # No loop at all: the compiler unrolled every round (a kernel whose
+        # one pass is all its rounds, like SM4's rounds4): the whole function.
+        body_range = (loop[0], loop[1] + 1) if loop else (0, len(lines))
     body = clean(lines[body_range[0]:body_range[1]], arch)
     rest = clean(lines[:body_range[0]] + lines[body_range[1]:], arch)
     # Labels the rest no longer defines are harmless to llvm-mca.

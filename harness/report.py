@@ -134,12 +134,13 @@ def default_mca_path(bench_json):
 def subject_label(rec):
     """How a subject is named in tables and legends: our kernel's name (with
     the MAC method where there is one), or the peer: the library, or for
-    ipsec-mb its name, which says the code it ran (e.g. ipsec-mb_avx512)."""
+    ipsec-mb and the Linux kernel its name, which says the code it ran (e.g.
+    ipsec-mb_avx512, linux sm4_ce_ctr_enc)."""
     if rec.get("impl") == "ours":
         name = rec.get("name") or f"{rec.get('strategy')}_{rec.get('target')}"
         return f"{name} ({rec['mac_method']})" if rec.get("mac_method") else name
-    if rec.get("impl") == "ipsec-mb":
-        return rec.get("name") or "ipsec-mb"
+    if rec.get("impl") in ("ipsec-mb", "linux"):
+        return rec.get("name") or rec["impl"]
     return rec.get("impl", "?")
 
 
