@@ -5,9 +5,9 @@ machinery they share: target.py, passes.py, rules.py, arch.py, cpu_features.py.
 Ciphers that need an inversion (SM4, ZUC) list the targets they run on
 themselves: the vector-ISA-only targets (no AES instructions, no GFNI) lower none."""
 
-from . import x86
+from . import aarch64, x86
 
-BACKENDS = (x86,)
+BACKENDS = (x86, aarch64)
 SIMD_TARGETS = {t.name: t for backend in BACKENDS for t in backend.TARGETS}
 
 

@@ -187,6 +187,14 @@ extern const sm4_impl sm4_wordslice_avx2_aesni_impl;
 
 extern const sm4_impl sm4_wordslice_ssse3_aesni_impl;
 
+extern const sm4_impl sm4_rounds4_neon_sm4_impl;
+
+extern const sm4_impl sm4_byteslice_neon_sha3_impl;
+
+extern const sm4_impl sm4_byteslice_neon_aes_impl;
+
+extern const sm4_impl sm4_wordslice_neon_aes_impl;
+
 extern const sm4_impl sm4_reference_scalar_impl;
 
 

@@ -234,6 +234,8 @@ extern const ublock_impl ublock_nibbleslice_ssse3_impl;
 extern const ublock_impl ublock_register_avx512_impl;
 extern const ublock_impl ublock_register_avx2_impl;
 extern const ublock_impl ublock_register_ssse3_impl;
+extern const ublock_impl ublock_nibbleslice_neon_impl;
+extern const ublock_impl ublock_register_neon_impl;
 extern const ublock_impl ublock_reference_scalar_impl;
 
 #ifdef __cplusplus

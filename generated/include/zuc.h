@@ -241,6 +241,10 @@ extern const zuc_impl zuc_lanes_avx2_aesni_impl;
 
 extern const zuc_impl zuc_lanes_ssse3_aesni_impl;
 
+extern const zuc_impl zuc_lanesx2_neon_aes_impl;
+
+extern const zuc_impl zuc_lanes_neon_aes_impl;
+
 extern const zuc_impl zuc_reference_scalar_impl;
 
 

@@ -142,6 +142,12 @@ static const sm4_impl *sm4_registry[SM4_MAX_IMPLS] = {
     &sm4_wordslice_avx2_aesni_impl,
     &sm4_wordslice_ssse3_aesni_impl,
 #define SM4_REGISTRY_ARCH_IMPLS 10
+#elif defined(__aarch64__)
+    &sm4_rounds4_neon_sm4_impl,
+    &sm4_byteslice_neon_sha3_impl,
+    &sm4_byteslice_neon_aes_impl,
+    &sm4_wordslice_neon_aes_impl,
+#define SM4_REGISTRY_ARCH_IMPLS 4
 #else
 #define SM4_REGISTRY_ARCH_IMPLS 0
 #endif

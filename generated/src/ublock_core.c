@@ -553,6 +553,10 @@ static const ublock_impl *registry[UBLOCK_MAX_IMPLS] = {
     &ublock_register_avx2_impl,
     &ublock_register_ssse3_impl,
 #define REGISTRY_ARCH_IMPLS 6
+#elif defined(__aarch64__)
+    &ublock_nibbleslice_neon_impl,
+    &ublock_register_neon_impl,
+#define REGISTRY_ARCH_IMPLS 2
 #else
 #define REGISTRY_ARCH_IMPLS 0
 #endif

@@ -228,6 +228,10 @@ static const zuc_impl *zuc_registry[ZUC_MAX_IMPLS] = {
     &zuc_lanes_avx2_aesni_impl,
     &zuc_lanes_ssse3_aesni_impl,
 #define ZUC_REGISTRY_ARCH_IMPLS 6
+#elif defined(__aarch64__)
+    &zuc_lanesx2_neon_aes_impl,
+    &zuc_lanes_neon_aes_impl,
+#define ZUC_REGISTRY_ARCH_IMPLS 2
 #else
 #define ZUC_REGISTRY_ARCH_IMPLS 0
 #endif

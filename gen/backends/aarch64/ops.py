@@ -1,0 +1,43 @@
+"""The AArch64 backend's own ops: single A64 instructions that its lowering
+rules emit and no kernel writes.  Importing this module registers what each
+computes (gen.ir.semantics.register_op), so the interpreter runs lowered
+AArch64 programs bit for bit; gen/backends/aarch64/__init__.py imports it."""
+
+import numpy as np
+
+from ...ir.interpreter import same_meaning_as
+from ...ir.semantics import SHIFT_ROWS, aes_sbox_table, register_op
+
+_AES_SBOX = np.frombuffer(bytes(aes_sbox_table()), dtype=np.uint8)
+_SHIFT_ROWS = np.array(SHIFT_ROWS)
+
+
+def _aese(op, args):
+    """AESE: AddRoundKey first, then SubBytes and ShiftRows (which commute)."""
+    state = (args[0] ^ args[1]).reshape(-1, 16)
+    return _AES_SBOX[state[:, _SHIFT_ROWS]].reshape(-1)
+
+
+def _lanes(x, lane):
+    return x.view({8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[lane])
+
+
+def _sli(op, args):
+    """SLI: b shifted left by n, inserted over a (a keeps its low n bits)."""
+    n, lane = op.attrs["n"], op.attrs["lane"]
+    a, b = _lanes(args[0].copy(), lane), _lanes(args[1].copy(), lane)
+    dtype = a.dtype.type
+    low = dtype((1 << n) - 1)
+    return ((b << dtype(n)) | (a & low)).view(np.uint8)
+
+
+_OPS = (
+    ("aese", _aese, "AESE(a, k) on every 128-bit block: XOR k, then SubBytes and ShiftRows"),
+    ("sli", _sli, "SLI(a, b): per `lane`-bit element, (b << n) | (a & (2^n - 1)) (attrs: n, lane)"),
+    ("sm4e", same_meaning_as("sm4_rounds4"), "SM4E(x, k) (FEAT_SM4): sm4_rounds4 in one instruction"),
+    ("eor3", lambda op, args: args[0] ^ args[1] ^ args[2], "EOR3(a, b, c) (FEAT_SHA3): a ^ b ^ c"),
+    ("bsl", same_meaning_as("select"), "BSL(m, a, b): select in one instruction, b where m is 1, a where 0"),
+)
+
+for _name, _fn, _doc in _OPS:
+    register_op(_name, _fn, _doc)

@@ -1,0 +1,13 @@
+"""The pass lists AArch64 targets share."""
+
+from .. import rules
+from . import rules as aarch64_rules
+
+# SLI for every rotation and double shift that is no byte move; BSL for selections.
+LOWERING_PASS = (rules.fuse_affine_chain, rules.drop_identity_affine, rules.rotate_bytes_by_shuffle,
+                 aarch64_rules.rotate_by_shift_insert, aarch64_rules.shld_by_shift_insert,
+                 aarch64_rules.select_by_bsl)
+INVERSION_PASS = (rules.fuse_affine_chain, rules.drop_identity_affine, aarch64_rules.affine_inv_via_aese)
+NIBBLE_PASS = (rules.affine_via_nibble_tables,)
+# Last: the nibble tables' masks that USHR on bytes makes unnecessary.
+BYTE_SHIFT_PASS = (aarch64_rules.mask_after_byte_shift,)

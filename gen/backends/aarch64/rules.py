@@ -1,0 +1,89 @@
+"""AArch64 legalization rules: AESE for the inversion, SM4E for four SM4
+rounds, SLI for rotations and double shifts, BSL for selections, EOR3 for
+three-way XORs (FEAT_SHA3), and the byte shifts that make a nibble's mask
+unnecessary."""
+
+from ...ir.semantics import AES_SBOX_CONSTANT, SHIFT_ROWS, aes_sbox_linear
+from ...linalg.aesni_form import aese_form
+
+
+def affine_inv_via_aese(rw, op, args):
+    """affine_inv8(x, M, c) -> affine8(AESE(invShiftRows(x), 0), post): TBL by
+    the inverse ShiftRows undoes the instruction's ShiftRows; AESE XORs its key
+    before SubBytes, so the key is 0 and SubBytes' affine map, constant
+    included, is undone by the map after it."""
+    if op.opcode != "affine_inv8":
+        return None
+    form = aese_form(op.attrs["map"], aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
+    mask = rw.const(form.pre_shuffle, "inv_shift_rows", "inverse ShiftRows (AESE's ShiftRows undone)")
+    zero = rw.const(bytes(16), "zero_key", "AESE key 0: nothing XORed before SubBytes")
+    shuffled = rw.lookup16(args[0], mask, op.result.name + "_sr")
+    raw = rw._emit("aese", (shuffled, zero), op.result.name + "_aes")
+    return rw.affine8(raw, form.post, op.result.name,
+                      note=f"{op.attrs['note']}, after undoing SubBytes' affine map")
+
+
+def _shift_insert(rw, op, high, low):
+    """(high << n) | (low >> (lane - n)): USHR then SLI, at any lane width
+    (AArch64 shifts bytes too)."""
+    n, lane = op.attrs["n"], op.attrs["lane"]
+    right = rw.shr(low, lane - n, lane, op.result.name + "_r")
+    return rw._emit("sli", (right, high), op.result.name, n=n, lane=lane)
+
+
+def rotate_by_shift_insert(rw, op, args):
+    if op.opcode != "rotl":
+        return None
+    return _shift_insert(rw, op, args[0], args[0])
+
+
+def shld_by_shift_insert(rw, op, args):
+    if op.opcode != "shld":
+        return None
+    return _shift_insert(rw, op, args[0], args[1])
+
+
+def select_by_bsl(rw, op, args):
+    if op.opcode != "select":
+        return None
+    return rw._emit("bsl", args, op.result.name)
+
+
+def sm4_rounds_by_sm4e(rw, op, args):
+    if op.opcode != "sm4_rounds4":
+        return None
+    return rw._emit("sm4e", args, op.result.name)
+
+
+def _const_bytes(rw, value):
+    op = rw.definition(value)
+    return op.attrs["data"] if op is not None and op.opcode == "const" else None
+
+
+def mask_after_byte_shift(rw, op, args):
+    """and(shr8(x, n), m) -> shr8(x, n) where m keeps every bit the byte shift
+    can leave set: USHR on bytes already clears them (the AND that takes a
+    nibble after a shift by 4, which x86 needs for its 16-bit shift)."""
+    if op.opcode != "and":
+        return None
+    for shifted, mask in ((args[0], args[1]), (args[1], args[0])):
+        shift = rw.definition(shifted)
+        data = _const_bytes(rw, mask)
+        if shift is None or shift.opcode != "shr" or shift.attrs["lane"] != 8 or data is None:
+            continue
+        kept = 0xFF >> shift.attrs["n"]
+        if all(byte & kept == kept for byte in data):
+            return rw.shr(shift.args[0], shift.attrs["n"], 8, op.result.name)
+    return None
+
+
+def xor3_by_eor3(rw, op, args):
+    """xor(xor(a, b), c) -> EOR3(a, b, c) (FEAT_SHA3) where nothing else reads
+    the inner XOR: one instruction for two."""
+    if op.opcode != "xor":
+        return None
+    for k in (0, 1):
+        inner = rw.definition(args[k])
+        if inner is not None and inner.opcode == "xor" and rw.source_uses.get(op.args[k], 0) == 1:
+            return rw._emit("eor3", (inner.args[0], inner.args[1], args[1 - k]), op.result.name)
+    return None
