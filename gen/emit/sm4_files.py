@@ -51,7 +51,7 @@ def kernel_file(strategy, target, options):
     doc = inspect.getdoc(module).splitlines()
     key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
         "(const uint8_t *)key->rk[dir]"
-    cpu_check = cpu_features.cpu_check(target.cpu_features)
+    cpu_check = cpu_features.cpu_check(target.cpu_features, target.arch)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     text = render("sm4_kernel.c.j2",
                   provenance=provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py",

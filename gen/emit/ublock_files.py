@@ -83,7 +83,7 @@ def kernel_file(strategy, target, group_bytes):
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
                   multi=key_form == "register_image", counter_form=strategy in COUNTER_FORMS,
                   group_blocks=ublock_nibbleslice.GROUP_BLOCKS,
-                  cpu_check=cpu_features.cpu_check(target.cpu_features))
+                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
     return f"src/{prefix}.c", text, max(v["batch"] * v["block_bytes"] for v in rendered)
 
 

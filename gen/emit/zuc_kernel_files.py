@@ -149,7 +149,7 @@ def kernel_file(strategy, target):
                   strategy=strategy, lanes=programs["keystream"].info["lanes"], groups=groups,
                   choice_lines=_choice_lines(choice), passes=passes,
                   bodies={name: target.c_body(program) for name, program in programs.items()},
-                  cpu_check=cpu_features.cpu_check(target.cpu_features),
+                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
                   schedule=target.schedules_before_ra(strategy),
                   **keystream_forms(strategy, target))
     return f"src/{prefix}.c", text

@@ -83,7 +83,8 @@ typedef struct ublock_key {
   UBLOCK_KEY_FORM_ALIGN uint8_t folded[2][UBLOCK_FOLDED_BYTES];
 } ublock_key;
 
-/* Key schedule (vectorized with SSSE3; UBLOCK_ERR_NO_IMPL on a CPU without it).
+/* Key schedule (vectorized with SSSE3 on x86-64, NEON on AArch64;
+ * UBLOCK_ERR_NO_IMPL on an x86-64 CPU without SSSE3).
  * key_bytes: ublock_key_bytes(v) bytes.  Returns UBLOCK_OK or an error. */
 int ublock_set_key(ublock_key *key, ublock_variant v, const uint8_t *key_bytes);
 /* n keys of one variant, two at a time in one register (the second in the

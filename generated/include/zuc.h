@@ -114,10 +114,12 @@ void zuc_register_emulated(void);
 
 /* How the MAC folds message bits into the tag: carry-less multiplication
  * (the paper's algorithm 4) or the compare-instruction method (algorithm 3).
- * ZUC_MAC_CLMUL takes the widest multiplication the CPU has (512-bit
- * VPCLMULQDQ, with AVX-512BW and GFNI, then 256-bit, then PCLMULQDQ, else
- * the compare method); the CLMUL128/256/512 methods ask for one width and
- * give ZUC_ERR_NO_IMPL on a CPU without it.  Every method gives the same tags. */
+ * ZUC_MAC_CLMUL takes the widest multiplication the CPU has (on x86-64
+ * 512-bit VPCLMULQDQ, with AVX-512BW and GFNI, then 256-bit, then PCLMULQDQ;
+ * on AArch64 PMULL, which is 128-bit), else the compare method; the
+ * CLMUL128/256/512 methods ask for one width and give ZUC_ERR_NO_IMPL on a
+ * CPU without it (on AArch64, CLMUL256/512 always).  Every method gives the
+ * same tags. */
 typedef enum {
     ZUC_MAC_CLMUL = 0,
     ZUC_MAC_COMPARE = 1,
