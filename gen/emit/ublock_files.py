@@ -55,10 +55,13 @@ def kernel_file(strategy, target, group_bytes):
     module = STRATEGIES[strategy]
     prefix = f"ublock_{strategy}_{target.name}"
     rendered, key_form, passes = [], None, None
+    # The register method interleaves its target's number of groups (more
+    # blocks per pass); nibble slicing has one state per batch.
+    grouping = {"groups": target.groups(strategy)} if strategy == "register" else {}
     for v in variants():
         directions = []
         for d in DIRECTIONS:
-            abstract = module.program(target.bits, v["block_bits"], v["rounds"], d)
+            abstract = module.program(target.bits, v["block_bits"], v["rounds"], d, **grouping)
             program = target.lower(abstract)
             key_form = program.info["key_form"]
             directions.append(dict(name=d, body=target.c_body(program)))
