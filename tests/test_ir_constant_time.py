@@ -34,6 +34,7 @@ REVIEWED_PRIVATE_OPS = {
     "bsl": "AArch64 BSL (a register select, not a branch)",
     "sm4e": "AArch64 SM4E (four SM4 rounds in one instruction)",
     "eor3": "AArch64 EOR3 (a three-way XOR)",
+    "rev": "AArch64 REV16 / REV32 / REV64 (a fixed byte permutation)",
 }
 
 CIPHERS = ("sm4", "zuc", "ublock")

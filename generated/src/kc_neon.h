@@ -46,6 +46,16 @@
 #define kc_zip1_64(a, b) KC_BYTES(64, vzip1q_u64(KC_AS(64, a), KC_AS(64, b)))
 #define kc_zip2_64(a, b) KC_BYTES(64, vzip2q_u64(KC_AS(64, a), KC_AS(64, b)))
 
+/* REV: elements of the second size reversed within groups of the first (a
+ * byte swap, a rotation by half a word): kc_rev32_16 swaps the halves of
+ * every 32-bit word. */
+#define kc_rev64_8(x) vrev64q_u8(x)
+#define kc_rev32_8(x) vrev32q_u8(x)
+#define kc_rev16_8(x) vrev16q_u8(x)
+#define kc_rev64_16(x) KC_BYTES(16, vrev64q_u16(KC_AS(16, x)))
+#define kc_rev32_16(x) KC_BYTES(16, vrev32q_u16(KC_AS(16, x)))
+#define kc_rev64_32(x) KC_BYTES(32, vrev64q_u32(KC_AS(32, x)))
+
 /* Element arithmetic: wrapping add, unsigned minimum, signed maximum. */
 #define kc_add8(a, b) vaddq_u8((a), (b))
 #define kc_add16(a, b) KC_BYTES(16, vaddq_u16(KC_AS(16, a), KC_AS(16, b)))

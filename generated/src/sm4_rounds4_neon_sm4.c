@@ -15,7 +15,7 @@
  * One pass of sm4_rounds4_neon_sm4_batch encrypts (or, with the decryption round keys,
  * decrypts) 8 blocks = 128 bytes; its loop body is 32 rounds.
  * The S-box is the instruction's own: no decomposition.
- * Lowered with: sm4_rounds_by_sm4e, fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift.
+ * Lowered with: sm4_rounds_by_sm4e, fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"
@@ -28,37 +28,34 @@
 static void sm4_rounds4_neon_sm4_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
     uint8x16_t x0, x1, x2, x3, x4, x5, x6, x7;
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const uint8x16_t bswap32 = vld1q_u8(bswap32_bytes);
     /* all 16 bytes reversed: (X35..X32) big-endian */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
 
     /* Load 8 blocks, big-endian words to native. */
     const uint8x16_t blk = vld1q_u8(in);
-    const uint8x16_t le = vqtbl1q_u8(blk, bswap32);
+    const uint8x16_t le = kc_rev32_8(blk);
     x0 = le;
     const uint8x16_t blk_1 = vld1q_u8(in + 16);
-    const uint8x16_t le_1 = vqtbl1q_u8(blk_1, bswap32);
+    const uint8x16_t le_1 = kc_rev32_8(blk_1);
     x1 = le_1;
     const uint8x16_t blk_2 = vld1q_u8(in + 32);
-    const uint8x16_t le_2 = vqtbl1q_u8(blk_2, bswap32);
+    const uint8x16_t le_2 = kc_rev32_8(blk_2);
     x2 = le_2;
     const uint8x16_t blk_3 = vld1q_u8(in + 48);
-    const uint8x16_t le_3 = vqtbl1q_u8(blk_3, bswap32);
+    const uint8x16_t le_3 = kc_rev32_8(blk_3);
     x3 = le_3;
     const uint8x16_t blk_4 = vld1q_u8(in + 64);
-    const uint8x16_t le_4 = vqtbl1q_u8(blk_4, bswap32);
+    const uint8x16_t le_4 = kc_rev32_8(blk_4);
     x4 = le_4;
     const uint8x16_t blk_5 = vld1q_u8(in + 80);
-    const uint8x16_t le_5 = vqtbl1q_u8(blk_5, bswap32);
+    const uint8x16_t le_5 = kc_rev32_8(blk_5);
     x5 = le_5;
     const uint8x16_t blk_6 = vld1q_u8(in + 96);
-    const uint8x16_t le_6 = vqtbl1q_u8(blk_6, bswap32);
+    const uint8x16_t le_6 = kc_rev32_8(blk_6);
     x6 = le_6;
     const uint8x16_t blk_7 = vld1q_u8(in + 112);
-    const uint8x16_t le_7 = vqtbl1q_u8(blk_7, bswap32);
+    const uint8x16_t le_7 = kc_rev32_8(blk_7);
     x7 = le_7;
 
     /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */
@@ -223,37 +220,34 @@ static void sm4_rounds4_neon_sm4_batch(const uint8_t *rk, const uint8_t *in, uin
 static void sm4_rounds4_neon_sm4_batch_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     uint8x16_t x0, x1, x2, x3, x4, x5, x6, x7;
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const uint8x16_t bswap32 = vld1q_u8(bswap32_bytes);
     /* all 16 bytes reversed: (X35..X32) big-endian */
     static const uint8_t reverse16_bytes[16] = {0x0f, 0x0e, 0x0d, 0x0c, 0x0b, 0x0a, 0x09, 0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01, 0x00};
     const uint8x16_t reverse16 = vld1q_u8(reverse16_bytes);
 
     /* Load 8 blocks, big-endian words to native. */
     const uint8x16_t blk = vld1q_u8(in);
-    const uint8x16_t le = vqtbl1q_u8(blk, bswap32);
+    const uint8x16_t le = kc_rev32_8(blk);
     x0 = le;
     const uint8x16_t blk_1 = vld1q_u8(in + 16);
-    const uint8x16_t le_1 = vqtbl1q_u8(blk_1, bswap32);
+    const uint8x16_t le_1 = kc_rev32_8(blk_1);
     x1 = le_1;
     const uint8x16_t blk_2 = vld1q_u8(in + 32);
-    const uint8x16_t le_2 = vqtbl1q_u8(blk_2, bswap32);
+    const uint8x16_t le_2 = kc_rev32_8(blk_2);
     x2 = le_2;
     const uint8x16_t blk_3 = vld1q_u8(in + 48);
-    const uint8x16_t le_3 = vqtbl1q_u8(blk_3, bswap32);
+    const uint8x16_t le_3 = kc_rev32_8(blk_3);
     x3 = le_3;
     const uint8x16_t blk_4 = vld1q_u8(in + 64);
-    const uint8x16_t le_4 = vqtbl1q_u8(blk_4, bswap32);
+    const uint8x16_t le_4 = kc_rev32_8(blk_4);
     x4 = le_4;
     const uint8x16_t blk_5 = vld1q_u8(in + 80);
-    const uint8x16_t le_5 = vqtbl1q_u8(blk_5, bswap32);
+    const uint8x16_t le_5 = kc_rev32_8(blk_5);
     x5 = le_5;
     const uint8x16_t blk_6 = vld1q_u8(in + 96);
-    const uint8x16_t le_6 = vqtbl1q_u8(blk_6, bswap32);
+    const uint8x16_t le_6 = kc_rev32_8(blk_6);
     x6 = le_6;
     const uint8x16_t blk_7 = vld1q_u8(in + 112);
-    const uint8x16_t le_7 = vqtbl1q_u8(blk_7, bswap32);
+    const uint8x16_t le_7 = kc_rev32_8(blk_7);
     x7 = le_7;
 
     /* 32 rounds, four per instruction: round keys 4i..4i+3 for the i-th. */

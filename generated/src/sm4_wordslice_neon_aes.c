@@ -18,7 +18,7 @@
  * decrypts) 16 blocks = 256 bytes; its loop body is 4 rounds.
  * S-box decomposition used: solution #0 of 2040,
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
- * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift.
+ * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"
@@ -31,9 +31,6 @@
 static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {
     uint8x16_t g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3, g2x0, g2x1, g2x2, g2x3, g3x0, g3x1, g3x2, g3x3;
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const uint8x16_t bswap32 = vld1q_u8(bswap32_bytes);
     /* inverse ShiftRows (AESE's ShiftRows undone) */
     static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
     const uint8x16_t inv_shift_rows = vld1q_u8(inv_shift_rows_bytes);
@@ -46,9 +43,6 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     /* rotate each 32-bit word left by 8 (byte shuffle) */
     static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
     const uint8x16_t rotl8 = vld1q_u8(rotl8_bytes);
-    /* rotate each 32-bit word left by 16 (byte shuffle) */
-    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
-    const uint8x16_t rotl16 = vld1q_u8(rotl16_bytes);
     /* low nibble of every byte */
     static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
     const uint8x16_t nibble_mask = vld1q_u8(nibble_mask_bytes);
@@ -67,13 +61,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
 
     /* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
     const uint8x16_t row = vld1q_u8(in);
-    const uint8x16_t rowle = vqtbl1q_u8(row, bswap32);
+    const uint8x16_t rowle = kc_rev32_8(row);
     const uint8x16_t row_1 = vld1q_u8(in + 16);
-    const uint8x16_t rowle_1 = vqtbl1q_u8(row_1, bswap32);
+    const uint8x16_t rowle_1 = kc_rev32_8(row_1);
     const uint8x16_t row_2 = vld1q_u8(in + 32);
-    const uint8x16_t rowle_2 = vqtbl1q_u8(row_2, bswap32);
+    const uint8x16_t rowle_2 = kc_rev32_8(row_2);
     const uint8x16_t row_3 = vld1q_u8(in + 48);
-    const uint8x16_t rowle_3 = vqtbl1q_u8(row_3, bswap32);
+    const uint8x16_t rowle_3 = kc_rev32_8(row_3);
     const uint8x16_t tr0 = kc_zip1_32(rowle, rowle_2);
     const uint8x16_t tr0_1 = kc_zip2_32(rowle, rowle_2);
     const uint8x16_t tr0_2 = kc_zip1_32(rowle_1, rowle_3);
@@ -87,13 +81,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     g0x2 = tr1_2;
     g0x3 = tr1_3;
     const uint8x16_t row_4 = vld1q_u8(in + 64);
-    const uint8x16_t rowle_4 = vqtbl1q_u8(row_4, bswap32);
+    const uint8x16_t rowle_4 = kc_rev32_8(row_4);
     const uint8x16_t row_5 = vld1q_u8(in + 80);
-    const uint8x16_t rowle_5 = vqtbl1q_u8(row_5, bswap32);
+    const uint8x16_t rowle_5 = kc_rev32_8(row_5);
     const uint8x16_t row_6 = vld1q_u8(in + 96);
-    const uint8x16_t rowle_6 = vqtbl1q_u8(row_6, bswap32);
+    const uint8x16_t rowle_6 = kc_rev32_8(row_6);
     const uint8x16_t row_7 = vld1q_u8(in + 112);
-    const uint8x16_t rowle_7 = vqtbl1q_u8(row_7, bswap32);
+    const uint8x16_t rowle_7 = kc_rev32_8(row_7);
     const uint8x16_t tr0_4 = kc_zip1_32(rowle_4, rowle_6);
     const uint8x16_t tr0_5 = kc_zip2_32(rowle_4, rowle_6);
     const uint8x16_t tr0_6 = kc_zip1_32(rowle_5, rowle_7);
@@ -107,13 +101,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     g1x2 = tr1_6;
     g1x3 = tr1_7;
     const uint8x16_t row_8 = vld1q_u8(in + 128);
-    const uint8x16_t rowle_8 = vqtbl1q_u8(row_8, bswap32);
+    const uint8x16_t rowle_8 = kc_rev32_8(row_8);
     const uint8x16_t row_9 = vld1q_u8(in + 144);
-    const uint8x16_t rowle_9 = vqtbl1q_u8(row_9, bswap32);
+    const uint8x16_t rowle_9 = kc_rev32_8(row_9);
     const uint8x16_t row_10 = vld1q_u8(in + 160);
-    const uint8x16_t rowle_10 = vqtbl1q_u8(row_10, bswap32);
+    const uint8x16_t rowle_10 = kc_rev32_8(row_10);
     const uint8x16_t row_11 = vld1q_u8(in + 176);
-    const uint8x16_t rowle_11 = vqtbl1q_u8(row_11, bswap32);
+    const uint8x16_t rowle_11 = kc_rev32_8(row_11);
     const uint8x16_t tr0_8 = kc_zip1_32(rowle_8, rowle_10);
     const uint8x16_t tr0_9 = kc_zip2_32(rowle_8, rowle_10);
     const uint8x16_t tr0_10 = kc_zip1_32(rowle_9, rowle_11);
@@ -127,13 +121,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     g2x2 = tr1_10;
     g2x3 = tr1_11;
     const uint8x16_t row_12 = vld1q_u8(in + 192);
-    const uint8x16_t rowle_12 = vqtbl1q_u8(row_12, bswap32);
+    const uint8x16_t rowle_12 = kc_rev32_8(row_12);
     const uint8x16_t row_13 = vld1q_u8(in + 208);
-    const uint8x16_t rowle_13 = vqtbl1q_u8(row_13, bswap32);
+    const uint8x16_t rowle_13 = kc_rev32_8(row_13);
     const uint8x16_t row_14 = vld1q_u8(in + 224);
-    const uint8x16_t rowle_14 = vqtbl1q_u8(row_14, bswap32);
+    const uint8x16_t rowle_14 = kc_rev32_8(row_14);
     const uint8x16_t row_15 = vld1q_u8(in + 240);
-    const uint8x16_t rowle_15 = vqtbl1q_u8(row_15, bswap32);
+    const uint8x16_t rowle_15 = kc_rev32_8(row_15);
     const uint8x16_t tr0_12 = kc_zip1_32(rowle_12, rowle_14);
     const uint8x16_t tr0_13 = kc_zip2_32(rowle_12, rowle_14);
     const uint8x16_t tr0_14 = kc_zip1_32(rowle_13, rowle_15);
@@ -168,7 +162,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0s = veorq_u8(g0s_l, g0s_h);
         const uint8x16_t g0lr24 = vqtbl1q_u8(g0s, rotl24);
         const uint8x16_t g0lr8 = vqtbl1q_u8(g0s, rotl8);
-        const uint8x16_t g0lr16 = vqtbl1q_u8(g0s, rotl16);
+        const uint8x16_t g0lr16 = kc_rev32_16(g0s);
         const uint8x16_t g0lg_acc = veorq_u8(g0s, g0lr8);
         const uint8x16_t g0lg = veorq_u8(g0lg_acc, g0lr16);
         const uint8x16_t g0lr2_r = kc_shr32(g0lg, 30);
@@ -194,7 +188,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1s = veorq_u8(g1s_l, g1s_h);
         const uint8x16_t g1lr24 = vqtbl1q_u8(g1s, rotl24);
         const uint8x16_t g1lr8 = vqtbl1q_u8(g1s, rotl8);
-        const uint8x16_t g1lr16 = vqtbl1q_u8(g1s, rotl16);
+        const uint8x16_t g1lr16 = kc_rev32_16(g1s);
         const uint8x16_t g1lg_acc = veorq_u8(g1s, g1lr8);
         const uint8x16_t g1lg = veorq_u8(g1lg_acc, g1lr16);
         const uint8x16_t g1lr2_r = kc_shr32(g1lg, 30);
@@ -220,7 +214,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2s = veorq_u8(g2s_l, g2s_h);
         const uint8x16_t g2lr24 = vqtbl1q_u8(g2s, rotl24);
         const uint8x16_t g2lr8 = vqtbl1q_u8(g2s, rotl8);
-        const uint8x16_t g2lr16 = vqtbl1q_u8(g2s, rotl16);
+        const uint8x16_t g2lr16 = kc_rev32_16(g2s);
         const uint8x16_t g2lg_acc = veorq_u8(g2s, g2lr8);
         const uint8x16_t g2lg = veorq_u8(g2lg_acc, g2lr16);
         const uint8x16_t g2lr2_r = kc_shr32(g2lg, 30);
@@ -246,7 +240,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3s = veorq_u8(g3s_l, g3s_h);
         const uint8x16_t g3lr24 = vqtbl1q_u8(g3s, rotl24);
         const uint8x16_t g3lr8 = vqtbl1q_u8(g3s, rotl8);
-        const uint8x16_t g3lr16 = vqtbl1q_u8(g3s, rotl16);
+        const uint8x16_t g3lr16 = kc_rev32_16(g3s);
         const uint8x16_t g3lg_acc = veorq_u8(g3s, g3lr8);
         const uint8x16_t g3lg = veorq_u8(g3lg_acc, g3lr16);
         const uint8x16_t g3lr2_r = kc_shr32(g3lg, 30);
@@ -275,7 +269,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0s_1 = veorq_u8(g0s_1_l, g0s_1_h);
         const uint8x16_t g0lr24_1 = vqtbl1q_u8(g0s_1, rotl24);
         const uint8x16_t g0lr8_1 = vqtbl1q_u8(g0s_1, rotl8);
-        const uint8x16_t g0lr16_1 = vqtbl1q_u8(g0s_1, rotl16);
+        const uint8x16_t g0lr16_1 = kc_rev32_16(g0s_1);
         const uint8x16_t g0lg_acc_1 = veorq_u8(g0s_1, g0lr8_1);
         const uint8x16_t g0lg_1 = veorq_u8(g0lg_acc_1, g0lr16_1);
         const uint8x16_t g0lr2_1_r = kc_shr32(g0lg_1, 30);
@@ -301,7 +295,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1s_1 = veorq_u8(g1s_1_l, g1s_1_h);
         const uint8x16_t g1lr24_1 = vqtbl1q_u8(g1s_1, rotl24);
         const uint8x16_t g1lr8_1 = vqtbl1q_u8(g1s_1, rotl8);
-        const uint8x16_t g1lr16_1 = vqtbl1q_u8(g1s_1, rotl16);
+        const uint8x16_t g1lr16_1 = kc_rev32_16(g1s_1);
         const uint8x16_t g1lg_acc_1 = veorq_u8(g1s_1, g1lr8_1);
         const uint8x16_t g1lg_1 = veorq_u8(g1lg_acc_1, g1lr16_1);
         const uint8x16_t g1lr2_1_r = kc_shr32(g1lg_1, 30);
@@ -327,7 +321,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2s_1 = veorq_u8(g2s_1_l, g2s_1_h);
         const uint8x16_t g2lr24_1 = vqtbl1q_u8(g2s_1, rotl24);
         const uint8x16_t g2lr8_1 = vqtbl1q_u8(g2s_1, rotl8);
-        const uint8x16_t g2lr16_1 = vqtbl1q_u8(g2s_1, rotl16);
+        const uint8x16_t g2lr16_1 = kc_rev32_16(g2s_1);
         const uint8x16_t g2lg_acc_1 = veorq_u8(g2s_1, g2lr8_1);
         const uint8x16_t g2lg_1 = veorq_u8(g2lg_acc_1, g2lr16_1);
         const uint8x16_t g2lr2_1_r = kc_shr32(g2lg_1, 30);
@@ -353,7 +347,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3s_1 = veorq_u8(g3s_1_l, g3s_1_h);
         const uint8x16_t g3lr24_1 = vqtbl1q_u8(g3s_1, rotl24);
         const uint8x16_t g3lr8_1 = vqtbl1q_u8(g3s_1, rotl8);
-        const uint8x16_t g3lr16_1 = vqtbl1q_u8(g3s_1, rotl16);
+        const uint8x16_t g3lr16_1 = kc_rev32_16(g3s_1);
         const uint8x16_t g3lg_acc_1 = veorq_u8(g3s_1, g3lr8_1);
         const uint8x16_t g3lg_1 = veorq_u8(g3lg_acc_1, g3lr16_1);
         const uint8x16_t g3lr2_1_r = kc_shr32(g3lg_1, 30);
@@ -382,7 +376,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0s_2 = veorq_u8(g0s_2_l, g0s_2_h);
         const uint8x16_t g0lr24_2 = vqtbl1q_u8(g0s_2, rotl24);
         const uint8x16_t g0lr8_2 = vqtbl1q_u8(g0s_2, rotl8);
-        const uint8x16_t g0lr16_2 = vqtbl1q_u8(g0s_2, rotl16);
+        const uint8x16_t g0lr16_2 = kc_rev32_16(g0s_2);
         const uint8x16_t g0lg_acc_2 = veorq_u8(g0s_2, g0lr8_2);
         const uint8x16_t g0lg_2 = veorq_u8(g0lg_acc_2, g0lr16_2);
         const uint8x16_t g0lr2_2_r = kc_shr32(g0lg_2, 30);
@@ -408,7 +402,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1s_2 = veorq_u8(g1s_2_l, g1s_2_h);
         const uint8x16_t g1lr24_2 = vqtbl1q_u8(g1s_2, rotl24);
         const uint8x16_t g1lr8_2 = vqtbl1q_u8(g1s_2, rotl8);
-        const uint8x16_t g1lr16_2 = vqtbl1q_u8(g1s_2, rotl16);
+        const uint8x16_t g1lr16_2 = kc_rev32_16(g1s_2);
         const uint8x16_t g1lg_acc_2 = veorq_u8(g1s_2, g1lr8_2);
         const uint8x16_t g1lg_2 = veorq_u8(g1lg_acc_2, g1lr16_2);
         const uint8x16_t g1lr2_2_r = kc_shr32(g1lg_2, 30);
@@ -434,7 +428,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2s_2 = veorq_u8(g2s_2_l, g2s_2_h);
         const uint8x16_t g2lr24_2 = vqtbl1q_u8(g2s_2, rotl24);
         const uint8x16_t g2lr8_2 = vqtbl1q_u8(g2s_2, rotl8);
-        const uint8x16_t g2lr16_2 = vqtbl1q_u8(g2s_2, rotl16);
+        const uint8x16_t g2lr16_2 = kc_rev32_16(g2s_2);
         const uint8x16_t g2lg_acc_2 = veorq_u8(g2s_2, g2lr8_2);
         const uint8x16_t g2lg_2 = veorq_u8(g2lg_acc_2, g2lr16_2);
         const uint8x16_t g2lr2_2_r = kc_shr32(g2lg_2, 30);
@@ -460,7 +454,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3s_2 = veorq_u8(g3s_2_l, g3s_2_h);
         const uint8x16_t g3lr24_2 = vqtbl1q_u8(g3s_2, rotl24);
         const uint8x16_t g3lr8_2 = vqtbl1q_u8(g3s_2, rotl8);
-        const uint8x16_t g3lr16_2 = vqtbl1q_u8(g3s_2, rotl16);
+        const uint8x16_t g3lr16_2 = kc_rev32_16(g3s_2);
         const uint8x16_t g3lg_acc_2 = veorq_u8(g3s_2, g3lr8_2);
         const uint8x16_t g3lg_2 = veorq_u8(g3lg_acc_2, g3lr16_2);
         const uint8x16_t g3lr2_2_r = kc_shr32(g3lg_2, 30);
@@ -489,7 +483,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g0s_3 = veorq_u8(g0s_3_l, g0s_3_h);
         const uint8x16_t g0lr24_3 = vqtbl1q_u8(g0s_3, rotl24);
         const uint8x16_t g0lr8_3 = vqtbl1q_u8(g0s_3, rotl8);
-        const uint8x16_t g0lr16_3 = vqtbl1q_u8(g0s_3, rotl16);
+        const uint8x16_t g0lr16_3 = kc_rev32_16(g0s_3);
         const uint8x16_t g0lg_acc_3 = veorq_u8(g0s_3, g0lr8_3);
         const uint8x16_t g0lg_3 = veorq_u8(g0lg_acc_3, g0lr16_3);
         const uint8x16_t g0lr2_3_r = kc_shr32(g0lg_3, 30);
@@ -515,7 +509,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g1s_3 = veorq_u8(g1s_3_l, g1s_3_h);
         const uint8x16_t g1lr24_3 = vqtbl1q_u8(g1s_3, rotl24);
         const uint8x16_t g1lr8_3 = vqtbl1q_u8(g1s_3, rotl8);
-        const uint8x16_t g1lr16_3 = vqtbl1q_u8(g1s_3, rotl16);
+        const uint8x16_t g1lr16_3 = kc_rev32_16(g1s_3);
         const uint8x16_t g1lg_acc_3 = veorq_u8(g1s_3, g1lr8_3);
         const uint8x16_t g1lg_3 = veorq_u8(g1lg_acc_3, g1lr16_3);
         const uint8x16_t g1lr2_3_r = kc_shr32(g1lg_3, 30);
@@ -541,7 +535,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g2s_3 = veorq_u8(g2s_3_l, g2s_3_h);
         const uint8x16_t g2lr24_3 = vqtbl1q_u8(g2s_3, rotl24);
         const uint8x16_t g2lr8_3 = vqtbl1q_u8(g2s_3, rotl8);
-        const uint8x16_t g2lr16_3 = vqtbl1q_u8(g2s_3, rotl16);
+        const uint8x16_t g2lr16_3 = kc_rev32_16(g2s_3);
         const uint8x16_t g2lg_acc_3 = veorq_u8(g2s_3, g2lr8_3);
         const uint8x16_t g2lg_3 = veorq_u8(g2lg_acc_3, g2lr16_3);
         const uint8x16_t g2lr2_3_r = kc_shr32(g2lg_3, 30);
@@ -567,7 +561,7 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
         const uint8x16_t g3s_3 = veorq_u8(g3s_3_l, g3s_3_h);
         const uint8x16_t g3lr24_3 = vqtbl1q_u8(g3s_3, rotl24);
         const uint8x16_t g3lr8_3 = vqtbl1q_u8(g3s_3, rotl8);
-        const uint8x16_t g3lr16_3 = vqtbl1q_u8(g3s_3, rotl16);
+        const uint8x16_t g3lr16_3 = kc_rev32_16(g3s_3);
         const uint8x16_t g3lg_acc_3 = veorq_u8(g3s_3, g3lr8_3);
         const uint8x16_t g3lg_3 = veorq_u8(g3lg_acc_3, g3lr16_3);
         const uint8x16_t g3lr2_3_r = kc_shr32(g3lg_3, 30);
@@ -588,13 +582,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     const uint8x16_t tro1_1 = kc_zip2_32(tro0, tro0_2);
     const uint8x16_t tro1_2 = kc_zip1_32(tro0_1, tro0_3);
     const uint8x16_t tro1_3 = kc_zip2_32(tro0_1, tro0_3);
-    const uint8x16_t outbe = vqtbl1q_u8(tro1, bswap32);
+    const uint8x16_t outbe = kc_rev32_8(tro1);
     vst1q_u8(out, outbe);
-    const uint8x16_t outbe_1 = vqtbl1q_u8(tro1_1, bswap32);
+    const uint8x16_t outbe_1 = kc_rev32_8(tro1_1);
     vst1q_u8(out + 16, outbe_1);
-    const uint8x16_t outbe_2 = vqtbl1q_u8(tro1_2, bswap32);
+    const uint8x16_t outbe_2 = kc_rev32_8(tro1_2);
     vst1q_u8(out + 32, outbe_2);
-    const uint8x16_t outbe_3 = vqtbl1q_u8(tro1_3, bswap32);
+    const uint8x16_t outbe_3 = kc_rev32_8(tro1_3);
     vst1q_u8(out + 48, outbe_3);
     const uint8x16_t tro0_4 = kc_zip1_32(g1x3, g1x1);
     const uint8x16_t tro0_5 = kc_zip2_32(g1x3, g1x1);
@@ -604,13 +598,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     const uint8x16_t tro1_5 = kc_zip2_32(tro0_4, tro0_6);
     const uint8x16_t tro1_6 = kc_zip1_32(tro0_5, tro0_7);
     const uint8x16_t tro1_7 = kc_zip2_32(tro0_5, tro0_7);
-    const uint8x16_t outbe_4 = vqtbl1q_u8(tro1_4, bswap32);
+    const uint8x16_t outbe_4 = kc_rev32_8(tro1_4);
     vst1q_u8(out + 64, outbe_4);
-    const uint8x16_t outbe_5 = vqtbl1q_u8(tro1_5, bswap32);
+    const uint8x16_t outbe_5 = kc_rev32_8(tro1_5);
     vst1q_u8(out + 80, outbe_5);
-    const uint8x16_t outbe_6 = vqtbl1q_u8(tro1_6, bswap32);
+    const uint8x16_t outbe_6 = kc_rev32_8(tro1_6);
     vst1q_u8(out + 96, outbe_6);
-    const uint8x16_t outbe_7 = vqtbl1q_u8(tro1_7, bswap32);
+    const uint8x16_t outbe_7 = kc_rev32_8(tro1_7);
     vst1q_u8(out + 112, outbe_7);
     const uint8x16_t tro0_8 = kc_zip1_32(g2x3, g2x1);
     const uint8x16_t tro0_9 = kc_zip2_32(g2x3, g2x1);
@@ -620,13 +614,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     const uint8x16_t tro1_9 = kc_zip2_32(tro0_8, tro0_10);
     const uint8x16_t tro1_10 = kc_zip1_32(tro0_9, tro0_11);
     const uint8x16_t tro1_11 = kc_zip2_32(tro0_9, tro0_11);
-    const uint8x16_t outbe_8 = vqtbl1q_u8(tro1_8, bswap32);
+    const uint8x16_t outbe_8 = kc_rev32_8(tro1_8);
     vst1q_u8(out + 128, outbe_8);
-    const uint8x16_t outbe_9 = vqtbl1q_u8(tro1_9, bswap32);
+    const uint8x16_t outbe_9 = kc_rev32_8(tro1_9);
     vst1q_u8(out + 144, outbe_9);
-    const uint8x16_t outbe_10 = vqtbl1q_u8(tro1_10, bswap32);
+    const uint8x16_t outbe_10 = kc_rev32_8(tro1_10);
     vst1q_u8(out + 160, outbe_10);
-    const uint8x16_t outbe_11 = vqtbl1q_u8(tro1_11, bswap32);
+    const uint8x16_t outbe_11 = kc_rev32_8(tro1_11);
     vst1q_u8(out + 176, outbe_11);
     const uint8x16_t tro0_12 = kc_zip1_32(g3x3, g3x1);
     const uint8x16_t tro0_13 = kc_zip2_32(g3x3, g3x1);
@@ -636,13 +630,13 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
     const uint8x16_t tro1_13 = kc_zip2_32(tro0_12, tro0_14);
     const uint8x16_t tro1_14 = kc_zip1_32(tro0_13, tro0_15);
     const uint8x16_t tro1_15 = kc_zip2_32(tro0_13, tro0_15);
-    const uint8x16_t outbe_12 = vqtbl1q_u8(tro1_12, bswap32);
+    const uint8x16_t outbe_12 = kc_rev32_8(tro1_12);
     vst1q_u8(out + 192, outbe_12);
-    const uint8x16_t outbe_13 = vqtbl1q_u8(tro1_13, bswap32);
+    const uint8x16_t outbe_13 = kc_rev32_8(tro1_13);
     vst1q_u8(out + 208, outbe_13);
-    const uint8x16_t outbe_14 = vqtbl1q_u8(tro1_14, bswap32);
+    const uint8x16_t outbe_14 = kc_rev32_8(tro1_14);
     vst1q_u8(out + 224, outbe_14);
-    const uint8x16_t outbe_15 = vqtbl1q_u8(tro1_15, bswap32);
+    const uint8x16_t outbe_15 = kc_rev32_8(tro1_15);
     vst1q_u8(out + 240, outbe_15);
 }
 
@@ -651,9 +645,6 @@ static void sm4_wordslice_neon_aes_batch(const uint8_t *rk, const uint8_t *in, u
 static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src)
 {
     uint8x16_t g0x0, g0x1, g0x2, g0x3, g1x0, g1x1, g1x2, g1x3, g2x0, g2x1, g2x2, g2x3, g3x0, g3x1, g3x2, g3x3;
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const uint8x16_t bswap32 = vld1q_u8(bswap32_bytes);
     /* inverse ShiftRows (AESE's ShiftRows undone) */
     static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
     const uint8x16_t inv_shift_rows = vld1q_u8(inv_shift_rows_bytes);
@@ -666,9 +657,6 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     /* rotate each 32-bit word left by 8 (byte shuffle) */
     static const uint8_t rotl8_bytes[16] = {0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e};
     const uint8x16_t rotl8 = vld1q_u8(rotl8_bytes);
-    /* rotate each 32-bit word left by 16 (byte shuffle) */
-    static const uint8_t rotl16_bytes[16] = {0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d};
-    const uint8x16_t rotl16 = vld1q_u8(rotl16_bytes);
     /* low nibble of every byte */
     static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
     const uint8x16_t nibble_mask = vld1q_u8(nibble_mask_bytes);
@@ -687,13 +675,13 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
 
     /* Load 16 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
     const uint8x16_t row = vld1q_u8(in);
-    const uint8x16_t rowle = vqtbl1q_u8(row, bswap32);
+    const uint8x16_t rowle = kc_rev32_8(row);
     const uint8x16_t row_1 = vld1q_u8(in + 16);
-    const uint8x16_t rowle_1 = vqtbl1q_u8(row_1, bswap32);
+    const uint8x16_t rowle_1 = kc_rev32_8(row_1);
     const uint8x16_t row_2 = vld1q_u8(in + 32);
-    const uint8x16_t rowle_2 = vqtbl1q_u8(row_2, bswap32);
+    const uint8x16_t rowle_2 = kc_rev32_8(row_2);
     const uint8x16_t row_3 = vld1q_u8(in + 48);
-    const uint8x16_t rowle_3 = vqtbl1q_u8(row_3, bswap32);
+    const uint8x16_t rowle_3 = kc_rev32_8(row_3);
     const uint8x16_t tr0 = kc_zip1_32(rowle, rowle_2);
     const uint8x16_t tr0_1 = kc_zip2_32(rowle, rowle_2);
     const uint8x16_t tr0_2 = kc_zip1_32(rowle_1, rowle_3);
@@ -707,13 +695,13 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     g0x2 = tr1_2;
     g0x3 = tr1_3;
     const uint8x16_t row_4 = vld1q_u8(in + 64);
-    const uint8x16_t rowle_4 = vqtbl1q_u8(row_4, bswap32);
+    const uint8x16_t rowle_4 = kc_rev32_8(row_4);
     const uint8x16_t row_5 = vld1q_u8(in + 80);
-    const uint8x16_t rowle_5 = vqtbl1q_u8(row_5, bswap32);
+    const uint8x16_t rowle_5 = kc_rev32_8(row_5);
     const uint8x16_t row_6 = vld1q_u8(in + 96);
-    const uint8x16_t rowle_6 = vqtbl1q_u8(row_6, bswap32);
+    const uint8x16_t rowle_6 = kc_rev32_8(row_6);
     const uint8x16_t row_7 = vld1q_u8(in + 112);
-    const uint8x16_t rowle_7 = vqtbl1q_u8(row_7, bswap32);
+    const uint8x16_t rowle_7 = kc_rev32_8(row_7);
     const uint8x16_t tr0_4 = kc_zip1_32(rowle_4, rowle_6);
     const uint8x16_t tr0_5 = kc_zip2_32(rowle_4, rowle_6);
     const uint8x16_t tr0_6 = kc_zip1_32(rowle_5, rowle_7);
@@ -727,13 +715,13 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     g1x2 = tr1_6;
     g1x3 = tr1_7;
     const uint8x16_t row_8 = vld1q_u8(in + 128);
-    const uint8x16_t rowle_8 = vqtbl1q_u8(row_8, bswap32);
+    const uint8x16_t rowle_8 = kc_rev32_8(row_8);
     const uint8x16_t row_9 = vld1q_u8(in + 144);
-    const uint8x16_t rowle_9 = vqtbl1q_u8(row_9, bswap32);
+    const uint8x16_t rowle_9 = kc_rev32_8(row_9);
     const uint8x16_t row_10 = vld1q_u8(in + 160);
-    const uint8x16_t rowle_10 = vqtbl1q_u8(row_10, bswap32);
+    const uint8x16_t rowle_10 = kc_rev32_8(row_10);
     const uint8x16_t row_11 = vld1q_u8(in + 176);
-    const uint8x16_t rowle_11 = vqtbl1q_u8(row_11, bswap32);
+    const uint8x16_t rowle_11 = kc_rev32_8(row_11);
     const uint8x16_t tr0_8 = kc_zip1_32(rowle_8, rowle_10);
     const uint8x16_t tr0_9 = kc_zip2_32(rowle_8, rowle_10);
     const uint8x16_t tr0_10 = kc_zip1_32(rowle_9, rowle_11);
@@ -747,13 +735,13 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     g2x2 = tr1_10;
     g2x3 = tr1_11;
     const uint8x16_t row_12 = vld1q_u8(in + 192);
-    const uint8x16_t rowle_12 = vqtbl1q_u8(row_12, bswap32);
+    const uint8x16_t rowle_12 = kc_rev32_8(row_12);
     const uint8x16_t row_13 = vld1q_u8(in + 208);
-    const uint8x16_t rowle_13 = vqtbl1q_u8(row_13, bswap32);
+    const uint8x16_t rowle_13 = kc_rev32_8(row_13);
     const uint8x16_t row_14 = vld1q_u8(in + 224);
-    const uint8x16_t rowle_14 = vqtbl1q_u8(row_14, bswap32);
+    const uint8x16_t rowle_14 = kc_rev32_8(row_14);
     const uint8x16_t row_15 = vld1q_u8(in + 240);
-    const uint8x16_t rowle_15 = vqtbl1q_u8(row_15, bswap32);
+    const uint8x16_t rowle_15 = kc_rev32_8(row_15);
     const uint8x16_t tr0_12 = kc_zip1_32(rowle_12, rowle_14);
     const uint8x16_t tr0_13 = kc_zip2_32(rowle_12, rowle_14);
     const uint8x16_t tr0_14 = kc_zip1_32(rowle_13, rowle_15);
@@ -788,7 +776,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0s = veorq_u8(g0s_l, g0s_h);
         const uint8x16_t g0lr24 = vqtbl1q_u8(g0s, rotl24);
         const uint8x16_t g0lr8 = vqtbl1q_u8(g0s, rotl8);
-        const uint8x16_t g0lr16 = vqtbl1q_u8(g0s, rotl16);
+        const uint8x16_t g0lr16 = kc_rev32_16(g0s);
         const uint8x16_t g0lg_acc = veorq_u8(g0s, g0lr8);
         const uint8x16_t g0lg = veorq_u8(g0lg_acc, g0lr16);
         const uint8x16_t g0lr2_r = kc_shr32(g0lg, 30);
@@ -814,7 +802,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1s = veorq_u8(g1s_l, g1s_h);
         const uint8x16_t g1lr24 = vqtbl1q_u8(g1s, rotl24);
         const uint8x16_t g1lr8 = vqtbl1q_u8(g1s, rotl8);
-        const uint8x16_t g1lr16 = vqtbl1q_u8(g1s, rotl16);
+        const uint8x16_t g1lr16 = kc_rev32_16(g1s);
         const uint8x16_t g1lg_acc = veorq_u8(g1s, g1lr8);
         const uint8x16_t g1lg = veorq_u8(g1lg_acc, g1lr16);
         const uint8x16_t g1lr2_r = kc_shr32(g1lg, 30);
@@ -840,7 +828,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2s = veorq_u8(g2s_l, g2s_h);
         const uint8x16_t g2lr24 = vqtbl1q_u8(g2s, rotl24);
         const uint8x16_t g2lr8 = vqtbl1q_u8(g2s, rotl8);
-        const uint8x16_t g2lr16 = vqtbl1q_u8(g2s, rotl16);
+        const uint8x16_t g2lr16 = kc_rev32_16(g2s);
         const uint8x16_t g2lg_acc = veorq_u8(g2s, g2lr8);
         const uint8x16_t g2lg = veorq_u8(g2lg_acc, g2lr16);
         const uint8x16_t g2lr2_r = kc_shr32(g2lg, 30);
@@ -866,7 +854,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3s = veorq_u8(g3s_l, g3s_h);
         const uint8x16_t g3lr24 = vqtbl1q_u8(g3s, rotl24);
         const uint8x16_t g3lr8 = vqtbl1q_u8(g3s, rotl8);
-        const uint8x16_t g3lr16 = vqtbl1q_u8(g3s, rotl16);
+        const uint8x16_t g3lr16 = kc_rev32_16(g3s);
         const uint8x16_t g3lg_acc = veorq_u8(g3s, g3lr8);
         const uint8x16_t g3lg = veorq_u8(g3lg_acc, g3lr16);
         const uint8x16_t g3lr2_r = kc_shr32(g3lg, 30);
@@ -895,7 +883,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0s_1 = veorq_u8(g0s_1_l, g0s_1_h);
         const uint8x16_t g0lr24_1 = vqtbl1q_u8(g0s_1, rotl24);
         const uint8x16_t g0lr8_1 = vqtbl1q_u8(g0s_1, rotl8);
-        const uint8x16_t g0lr16_1 = vqtbl1q_u8(g0s_1, rotl16);
+        const uint8x16_t g0lr16_1 = kc_rev32_16(g0s_1);
         const uint8x16_t g0lg_acc_1 = veorq_u8(g0s_1, g0lr8_1);
         const uint8x16_t g0lg_1 = veorq_u8(g0lg_acc_1, g0lr16_1);
         const uint8x16_t g0lr2_1_r = kc_shr32(g0lg_1, 30);
@@ -921,7 +909,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1s_1 = veorq_u8(g1s_1_l, g1s_1_h);
         const uint8x16_t g1lr24_1 = vqtbl1q_u8(g1s_1, rotl24);
         const uint8x16_t g1lr8_1 = vqtbl1q_u8(g1s_1, rotl8);
-        const uint8x16_t g1lr16_1 = vqtbl1q_u8(g1s_1, rotl16);
+        const uint8x16_t g1lr16_1 = kc_rev32_16(g1s_1);
         const uint8x16_t g1lg_acc_1 = veorq_u8(g1s_1, g1lr8_1);
         const uint8x16_t g1lg_1 = veorq_u8(g1lg_acc_1, g1lr16_1);
         const uint8x16_t g1lr2_1_r = kc_shr32(g1lg_1, 30);
@@ -947,7 +935,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2s_1 = veorq_u8(g2s_1_l, g2s_1_h);
         const uint8x16_t g2lr24_1 = vqtbl1q_u8(g2s_1, rotl24);
         const uint8x16_t g2lr8_1 = vqtbl1q_u8(g2s_1, rotl8);
-        const uint8x16_t g2lr16_1 = vqtbl1q_u8(g2s_1, rotl16);
+        const uint8x16_t g2lr16_1 = kc_rev32_16(g2s_1);
         const uint8x16_t g2lg_acc_1 = veorq_u8(g2s_1, g2lr8_1);
         const uint8x16_t g2lg_1 = veorq_u8(g2lg_acc_1, g2lr16_1);
         const uint8x16_t g2lr2_1_r = kc_shr32(g2lg_1, 30);
@@ -973,7 +961,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3s_1 = veorq_u8(g3s_1_l, g3s_1_h);
         const uint8x16_t g3lr24_1 = vqtbl1q_u8(g3s_1, rotl24);
         const uint8x16_t g3lr8_1 = vqtbl1q_u8(g3s_1, rotl8);
-        const uint8x16_t g3lr16_1 = vqtbl1q_u8(g3s_1, rotl16);
+        const uint8x16_t g3lr16_1 = kc_rev32_16(g3s_1);
         const uint8x16_t g3lg_acc_1 = veorq_u8(g3s_1, g3lr8_1);
         const uint8x16_t g3lg_1 = veorq_u8(g3lg_acc_1, g3lr16_1);
         const uint8x16_t g3lr2_1_r = kc_shr32(g3lg_1, 30);
@@ -1002,7 +990,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0s_2 = veorq_u8(g0s_2_l, g0s_2_h);
         const uint8x16_t g0lr24_2 = vqtbl1q_u8(g0s_2, rotl24);
         const uint8x16_t g0lr8_2 = vqtbl1q_u8(g0s_2, rotl8);
-        const uint8x16_t g0lr16_2 = vqtbl1q_u8(g0s_2, rotl16);
+        const uint8x16_t g0lr16_2 = kc_rev32_16(g0s_2);
         const uint8x16_t g0lg_acc_2 = veorq_u8(g0s_2, g0lr8_2);
         const uint8x16_t g0lg_2 = veorq_u8(g0lg_acc_2, g0lr16_2);
         const uint8x16_t g0lr2_2_r = kc_shr32(g0lg_2, 30);
@@ -1028,7 +1016,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1s_2 = veorq_u8(g1s_2_l, g1s_2_h);
         const uint8x16_t g1lr24_2 = vqtbl1q_u8(g1s_2, rotl24);
         const uint8x16_t g1lr8_2 = vqtbl1q_u8(g1s_2, rotl8);
-        const uint8x16_t g1lr16_2 = vqtbl1q_u8(g1s_2, rotl16);
+        const uint8x16_t g1lr16_2 = kc_rev32_16(g1s_2);
         const uint8x16_t g1lg_acc_2 = veorq_u8(g1s_2, g1lr8_2);
         const uint8x16_t g1lg_2 = veorq_u8(g1lg_acc_2, g1lr16_2);
         const uint8x16_t g1lr2_2_r = kc_shr32(g1lg_2, 30);
@@ -1054,7 +1042,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2s_2 = veorq_u8(g2s_2_l, g2s_2_h);
         const uint8x16_t g2lr24_2 = vqtbl1q_u8(g2s_2, rotl24);
         const uint8x16_t g2lr8_2 = vqtbl1q_u8(g2s_2, rotl8);
-        const uint8x16_t g2lr16_2 = vqtbl1q_u8(g2s_2, rotl16);
+        const uint8x16_t g2lr16_2 = kc_rev32_16(g2s_2);
         const uint8x16_t g2lg_acc_2 = veorq_u8(g2s_2, g2lr8_2);
         const uint8x16_t g2lg_2 = veorq_u8(g2lg_acc_2, g2lr16_2);
         const uint8x16_t g2lr2_2_r = kc_shr32(g2lg_2, 30);
@@ -1080,7 +1068,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3s_2 = veorq_u8(g3s_2_l, g3s_2_h);
         const uint8x16_t g3lr24_2 = vqtbl1q_u8(g3s_2, rotl24);
         const uint8x16_t g3lr8_2 = vqtbl1q_u8(g3s_2, rotl8);
-        const uint8x16_t g3lr16_2 = vqtbl1q_u8(g3s_2, rotl16);
+        const uint8x16_t g3lr16_2 = kc_rev32_16(g3s_2);
         const uint8x16_t g3lg_acc_2 = veorq_u8(g3s_2, g3lr8_2);
         const uint8x16_t g3lg_2 = veorq_u8(g3lg_acc_2, g3lr16_2);
         const uint8x16_t g3lr2_2_r = kc_shr32(g3lg_2, 30);
@@ -1109,7 +1097,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g0s_3 = veorq_u8(g0s_3_l, g0s_3_h);
         const uint8x16_t g0lr24_3 = vqtbl1q_u8(g0s_3, rotl24);
         const uint8x16_t g0lr8_3 = vqtbl1q_u8(g0s_3, rotl8);
-        const uint8x16_t g0lr16_3 = vqtbl1q_u8(g0s_3, rotl16);
+        const uint8x16_t g0lr16_3 = kc_rev32_16(g0s_3);
         const uint8x16_t g0lg_acc_3 = veorq_u8(g0s_3, g0lr8_3);
         const uint8x16_t g0lg_3 = veorq_u8(g0lg_acc_3, g0lr16_3);
         const uint8x16_t g0lr2_3_r = kc_shr32(g0lg_3, 30);
@@ -1135,7 +1123,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g1s_3 = veorq_u8(g1s_3_l, g1s_3_h);
         const uint8x16_t g1lr24_3 = vqtbl1q_u8(g1s_3, rotl24);
         const uint8x16_t g1lr8_3 = vqtbl1q_u8(g1s_3, rotl8);
-        const uint8x16_t g1lr16_3 = vqtbl1q_u8(g1s_3, rotl16);
+        const uint8x16_t g1lr16_3 = kc_rev32_16(g1s_3);
         const uint8x16_t g1lg_acc_3 = veorq_u8(g1s_3, g1lr8_3);
         const uint8x16_t g1lg_3 = veorq_u8(g1lg_acc_3, g1lr16_3);
         const uint8x16_t g1lr2_3_r = kc_shr32(g1lg_3, 30);
@@ -1161,7 +1149,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g2s_3 = veorq_u8(g2s_3_l, g2s_3_h);
         const uint8x16_t g2lr24_3 = vqtbl1q_u8(g2s_3, rotl24);
         const uint8x16_t g2lr8_3 = vqtbl1q_u8(g2s_3, rotl8);
-        const uint8x16_t g2lr16_3 = vqtbl1q_u8(g2s_3, rotl16);
+        const uint8x16_t g2lr16_3 = kc_rev32_16(g2s_3);
         const uint8x16_t g2lg_acc_3 = veorq_u8(g2s_3, g2lr8_3);
         const uint8x16_t g2lg_3 = veorq_u8(g2lg_acc_3, g2lr16_3);
         const uint8x16_t g2lr2_3_r = kc_shr32(g2lg_3, 30);
@@ -1187,7 +1175,7 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
         const uint8x16_t g3s_3 = veorq_u8(g3s_3_l, g3s_3_h);
         const uint8x16_t g3lr24_3 = vqtbl1q_u8(g3s_3, rotl24);
         const uint8x16_t g3lr8_3 = vqtbl1q_u8(g3s_3, rotl8);
-        const uint8x16_t g3lr16_3 = vqtbl1q_u8(g3s_3, rotl16);
+        const uint8x16_t g3lr16_3 = kc_rev32_16(g3s_3);
         const uint8x16_t g3lg_acc_3 = veorq_u8(g3s_3, g3lr8_3);
         const uint8x16_t g3lg_3 = veorq_u8(g3lg_acc_3, g3lr16_3);
         const uint8x16_t g3lr2_3_r = kc_shr32(g3lg_3, 30);
@@ -1208,19 +1196,19 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     const uint8x16_t tro1_1 = kc_zip2_32(tro0, tro0_2);
     const uint8x16_t tro1_2 = kc_zip1_32(tro0_1, tro0_3);
     const uint8x16_t tro1_3 = kc_zip2_32(tro0_1, tro0_3);
-    const uint8x16_t outbe = vqtbl1q_u8(tro1, bswap32);
+    const uint8x16_t outbe = kc_rev32_8(tro1);
     const uint8x16_t msg = vld1q_u8(src);
     const uint8x16_t ct = veorq_u8(outbe, msg);
     vst1q_u8(out, ct);
-    const uint8x16_t outbe_1 = vqtbl1q_u8(tro1_1, bswap32);
+    const uint8x16_t outbe_1 = kc_rev32_8(tro1_1);
     const uint8x16_t msg_1 = vld1q_u8(src + 16);
     const uint8x16_t ct_1 = veorq_u8(outbe_1, msg_1);
     vst1q_u8(out + 16, ct_1);
-    const uint8x16_t outbe_2 = vqtbl1q_u8(tro1_2, bswap32);
+    const uint8x16_t outbe_2 = kc_rev32_8(tro1_2);
     const uint8x16_t msg_2 = vld1q_u8(src + 32);
     const uint8x16_t ct_2 = veorq_u8(outbe_2, msg_2);
     vst1q_u8(out + 32, ct_2);
-    const uint8x16_t outbe_3 = vqtbl1q_u8(tro1_3, bswap32);
+    const uint8x16_t outbe_3 = kc_rev32_8(tro1_3);
     const uint8x16_t msg_3 = vld1q_u8(src + 48);
     const uint8x16_t ct_3 = veorq_u8(outbe_3, msg_3);
     vst1q_u8(out + 48, ct_3);
@@ -1232,19 +1220,19 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     const uint8x16_t tro1_5 = kc_zip2_32(tro0_4, tro0_6);
     const uint8x16_t tro1_6 = kc_zip1_32(tro0_5, tro0_7);
     const uint8x16_t tro1_7 = kc_zip2_32(tro0_5, tro0_7);
-    const uint8x16_t outbe_4 = vqtbl1q_u8(tro1_4, bswap32);
+    const uint8x16_t outbe_4 = kc_rev32_8(tro1_4);
     const uint8x16_t msg_4 = vld1q_u8(src + 64);
     const uint8x16_t ct_4 = veorq_u8(outbe_4, msg_4);
     vst1q_u8(out + 64, ct_4);
-    const uint8x16_t outbe_5 = vqtbl1q_u8(tro1_5, bswap32);
+    const uint8x16_t outbe_5 = kc_rev32_8(tro1_5);
     const uint8x16_t msg_5 = vld1q_u8(src + 80);
     const uint8x16_t ct_5 = veorq_u8(outbe_5, msg_5);
     vst1q_u8(out + 80, ct_5);
-    const uint8x16_t outbe_6 = vqtbl1q_u8(tro1_6, bswap32);
+    const uint8x16_t outbe_6 = kc_rev32_8(tro1_6);
     const uint8x16_t msg_6 = vld1q_u8(src + 96);
     const uint8x16_t ct_6 = veorq_u8(outbe_6, msg_6);
     vst1q_u8(out + 96, ct_6);
-    const uint8x16_t outbe_7 = vqtbl1q_u8(tro1_7, bswap32);
+    const uint8x16_t outbe_7 = kc_rev32_8(tro1_7);
     const uint8x16_t msg_7 = vld1q_u8(src + 112);
     const uint8x16_t ct_7 = veorq_u8(outbe_7, msg_7);
     vst1q_u8(out + 112, ct_7);
@@ -1256,19 +1244,19 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     const uint8x16_t tro1_9 = kc_zip2_32(tro0_8, tro0_10);
     const uint8x16_t tro1_10 = kc_zip1_32(tro0_9, tro0_11);
     const uint8x16_t tro1_11 = kc_zip2_32(tro0_9, tro0_11);
-    const uint8x16_t outbe_8 = vqtbl1q_u8(tro1_8, bswap32);
+    const uint8x16_t outbe_8 = kc_rev32_8(tro1_8);
     const uint8x16_t msg_8 = vld1q_u8(src + 128);
     const uint8x16_t ct_8 = veorq_u8(outbe_8, msg_8);
     vst1q_u8(out + 128, ct_8);
-    const uint8x16_t outbe_9 = vqtbl1q_u8(tro1_9, bswap32);
+    const uint8x16_t outbe_9 = kc_rev32_8(tro1_9);
     const uint8x16_t msg_9 = vld1q_u8(src + 144);
     const uint8x16_t ct_9 = veorq_u8(outbe_9, msg_9);
     vst1q_u8(out + 144, ct_9);
-    const uint8x16_t outbe_10 = vqtbl1q_u8(tro1_10, bswap32);
+    const uint8x16_t outbe_10 = kc_rev32_8(tro1_10);
     const uint8x16_t msg_10 = vld1q_u8(src + 160);
     const uint8x16_t ct_10 = veorq_u8(outbe_10, msg_10);
     vst1q_u8(out + 160, ct_10);
-    const uint8x16_t outbe_11 = vqtbl1q_u8(tro1_11, bswap32);
+    const uint8x16_t outbe_11 = kc_rev32_8(tro1_11);
     const uint8x16_t msg_11 = vld1q_u8(src + 176);
     const uint8x16_t ct_11 = veorq_u8(outbe_11, msg_11);
     vst1q_u8(out + 176, ct_11);
@@ -1280,19 +1268,19 @@ static void sm4_wordslice_neon_aes_batch_xor(const uint8_t *rk, const uint8_t *i
     const uint8x16_t tro1_13 = kc_zip2_32(tro0_12, tro0_14);
     const uint8x16_t tro1_14 = kc_zip1_32(tro0_13, tro0_15);
     const uint8x16_t tro1_15 = kc_zip2_32(tro0_13, tro0_15);
-    const uint8x16_t outbe_12 = vqtbl1q_u8(tro1_12, bswap32);
+    const uint8x16_t outbe_12 = kc_rev32_8(tro1_12);
     const uint8x16_t msg_12 = vld1q_u8(src + 192);
     const uint8x16_t ct_12 = veorq_u8(outbe_12, msg_12);
     vst1q_u8(out + 192, ct_12);
-    const uint8x16_t outbe_13 = vqtbl1q_u8(tro1_13, bswap32);
+    const uint8x16_t outbe_13 = kc_rev32_8(tro1_13);
     const uint8x16_t msg_13 = vld1q_u8(src + 208);
     const uint8x16_t ct_13 = veorq_u8(outbe_13, msg_13);
     vst1q_u8(out + 208, ct_13);
-    const uint8x16_t outbe_14 = vqtbl1q_u8(tro1_14, bswap32);
+    const uint8x16_t outbe_14 = kc_rev32_8(tro1_14);
     const uint8x16_t msg_14 = vld1q_u8(src + 224);
     const uint8x16_t ct_14 = veorq_u8(outbe_14, msg_14);
     vst1q_u8(out + 224, ct_14);
-    const uint8x16_t outbe_15 = vqtbl1q_u8(tro1_15, bswap32);
+    const uint8x16_t outbe_15 = kc_rev32_8(tro1_15);
     const uint8x16_t msg_15 = vld1q_u8(src + 240);
     const uint8x16_t ct_15 = veorq_u8(outbe_15, msg_15);
     vst1q_u8(out + 240, ct_15);

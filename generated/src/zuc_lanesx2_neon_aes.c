@@ -51,7 +51,7 @@
  *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
  *     (all 8 cost 97 instructions here; ties go to the lowest index).
- * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift.
+ * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
 #include "kc_cpu.h"
 #include "kc_neon.h"
@@ -3472,9 +3472,6 @@ static void zuc_lanesx2_neon_aes_keystream_block(uint32_t *state_words, uint8_t 
     /* -(2^31 - 1) mod 2^32 in every word */
     static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
     const uint8x16_t minus_modulus = vld1q_u8(minus_modulus_bytes);
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const uint8x16_t bswap32 = vld1q_u8(bswap32_bytes);
     /* inverse ShiftRows (AESE's ShiftRows undone) */
     static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
     const uint8x16_t inv_shift_rows = vld1q_u8(inv_shift_rows_bytes);
@@ -6453,22 +6450,22 @@ static void zuc_lanesx2_neon_aes_keystream_block(uint32_t *state_words, uint8_t 
     const uint8x16_t fb_31 = kc_maxs32(fb_s_31, fb_p_31);
 
     /* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
-    const uint8x16_t zbe = vqtbl1q_u8(z, bswap32);
-    const uint8x16_t zbe_1 = vqtbl1q_u8(z_2, bswap32);
-    const uint8x16_t zbe_2 = vqtbl1q_u8(z_4, bswap32);
-    const uint8x16_t zbe_3 = vqtbl1q_u8(z_6, bswap32);
-    const uint8x16_t zbe_4 = vqtbl1q_u8(z_8, bswap32);
-    const uint8x16_t zbe_5 = vqtbl1q_u8(z_10, bswap32);
-    const uint8x16_t zbe_6 = vqtbl1q_u8(z_12, bswap32);
-    const uint8x16_t zbe_7 = vqtbl1q_u8(z_14, bswap32);
-    const uint8x16_t zbe_8 = vqtbl1q_u8(z_16, bswap32);
-    const uint8x16_t zbe_9 = vqtbl1q_u8(z_18, bswap32);
-    const uint8x16_t zbe_10 = vqtbl1q_u8(z_20, bswap32);
-    const uint8x16_t zbe_11 = vqtbl1q_u8(z_22, bswap32);
-    const uint8x16_t zbe_12 = vqtbl1q_u8(z_24, bswap32);
-    const uint8x16_t zbe_13 = vqtbl1q_u8(z_26, bswap32);
-    const uint8x16_t zbe_14 = vqtbl1q_u8(z_28, bswap32);
-    const uint8x16_t zbe_15 = vqtbl1q_u8(z_30, bswap32);
+    const uint8x16_t zbe = kc_rev32_8(z);
+    const uint8x16_t zbe_1 = kc_rev32_8(z_2);
+    const uint8x16_t zbe_2 = kc_rev32_8(z_4);
+    const uint8x16_t zbe_3 = kc_rev32_8(z_6);
+    const uint8x16_t zbe_4 = kc_rev32_8(z_8);
+    const uint8x16_t zbe_5 = kc_rev32_8(z_10);
+    const uint8x16_t zbe_6 = kc_rev32_8(z_12);
+    const uint8x16_t zbe_7 = kc_rev32_8(z_14);
+    const uint8x16_t zbe_8 = kc_rev32_8(z_16);
+    const uint8x16_t zbe_9 = kc_rev32_8(z_18);
+    const uint8x16_t zbe_10 = kc_rev32_8(z_20);
+    const uint8x16_t zbe_11 = kc_rev32_8(z_22);
+    const uint8x16_t zbe_12 = kc_rev32_8(z_24);
+    const uint8x16_t zbe_13 = kc_rev32_8(z_26);
+    const uint8x16_t zbe_14 = kc_rev32_8(z_28);
+    const uint8x16_t zbe_15 = kc_rev32_8(z_30);
     const uint8x16_t ztr0 = kc_zip1_32(zbe, zbe_2);
     const uint8x16_t ztr0_1 = kc_zip2_32(zbe, zbe_2);
     const uint8x16_t ztr0_2 = kc_zip1_32(zbe_1, zbe_3);
@@ -6519,22 +6516,22 @@ static void zuc_lanesx2_neon_aes_keystream_block(uint32_t *state_words, uint8_t 
     vst1q_u8(out[3] + 48, ztr1_15);
 
     /* Keystream of lanes 4..7: big-endian, transposed to 64 bytes per lane. */
-    const uint8x16_t zbe_16 = vqtbl1q_u8(z_1, bswap32);
-    const uint8x16_t zbe_17 = vqtbl1q_u8(z_3, bswap32);
-    const uint8x16_t zbe_18 = vqtbl1q_u8(z_5, bswap32);
-    const uint8x16_t zbe_19 = vqtbl1q_u8(z_7, bswap32);
-    const uint8x16_t zbe_20 = vqtbl1q_u8(z_9, bswap32);
-    const uint8x16_t zbe_21 = vqtbl1q_u8(z_11, bswap32);
-    const uint8x16_t zbe_22 = vqtbl1q_u8(z_13, bswap32);
-    const uint8x16_t zbe_23 = vqtbl1q_u8(z_15, bswap32);
-    const uint8x16_t zbe_24 = vqtbl1q_u8(z_17, bswap32);
-    const uint8x16_t zbe_25 = vqtbl1q_u8(z_19, bswap32);
-    const uint8x16_t zbe_26 = vqtbl1q_u8(z_21, bswap32);
-    const uint8x16_t zbe_27 = vqtbl1q_u8(z_23, bswap32);
-    const uint8x16_t zbe_28 = vqtbl1q_u8(z_25, bswap32);
-    const uint8x16_t zbe_29 = vqtbl1q_u8(z_27, bswap32);
-    const uint8x16_t zbe_30 = vqtbl1q_u8(z_29, bswap32);
-    const uint8x16_t zbe_31 = vqtbl1q_u8(z_31, bswap32);
+    const uint8x16_t zbe_16 = kc_rev32_8(z_1);
+    const uint8x16_t zbe_17 = kc_rev32_8(z_3);
+    const uint8x16_t zbe_18 = kc_rev32_8(z_5);
+    const uint8x16_t zbe_19 = kc_rev32_8(z_7);
+    const uint8x16_t zbe_20 = kc_rev32_8(z_9);
+    const uint8x16_t zbe_21 = kc_rev32_8(z_11);
+    const uint8x16_t zbe_22 = kc_rev32_8(z_13);
+    const uint8x16_t zbe_23 = kc_rev32_8(z_15);
+    const uint8x16_t zbe_24 = kc_rev32_8(z_17);
+    const uint8x16_t zbe_25 = kc_rev32_8(z_19);
+    const uint8x16_t zbe_26 = kc_rev32_8(z_21);
+    const uint8x16_t zbe_27 = kc_rev32_8(z_23);
+    const uint8x16_t zbe_28 = kc_rev32_8(z_25);
+    const uint8x16_t zbe_29 = kc_rev32_8(z_27);
+    const uint8x16_t zbe_30 = kc_rev32_8(z_29);
+    const uint8x16_t zbe_31 = kc_rev32_8(z_31);
     const uint8x16_t ztr0_16 = kc_zip1_32(zbe_16, zbe_18);
     const uint8x16_t ztr0_17 = kc_zip2_32(zbe_16, zbe_18);
     const uint8x16_t ztr0_18 = kc_zip1_32(zbe_17, zbe_19);
@@ -6653,9 +6650,6 @@ static void zuc_lanesx2_neon_aes_keystream_xor(uint32_t *state_words, uint8_t *c
     /* -(2^31 - 1) mod 2^32 in every word */
     static const uint8_t minus_modulus_bytes[16] = {0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80};
     const uint8x16_t minus_modulus = vld1q_u8(minus_modulus_bytes);
-    /* byte order reversal in each 32-bit word */
-    static const uint8_t bswap32_bytes[16] = {0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c};
-    const uint8x16_t bswap32 = vld1q_u8(bswap32_bytes);
     /* inverse ShiftRows (AESE's ShiftRows undone) */
     static const uint8_t inv_shift_rows_bytes[16] = {0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03};
     const uint8x16_t inv_shift_rows = vld1q_u8(inv_shift_rows_bytes);
@@ -9634,22 +9628,22 @@ static void zuc_lanesx2_neon_aes_keystream_xor(uint32_t *state_words, uint8_t *c
     const uint8x16_t fb_31 = kc_maxs32(fb_s_31, fb_p_31);
 
     /* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
-    const uint8x16_t zbe = vqtbl1q_u8(z, bswap32);
-    const uint8x16_t zbe_1 = vqtbl1q_u8(z_2, bswap32);
-    const uint8x16_t zbe_2 = vqtbl1q_u8(z_4, bswap32);
-    const uint8x16_t zbe_3 = vqtbl1q_u8(z_6, bswap32);
-    const uint8x16_t zbe_4 = vqtbl1q_u8(z_8, bswap32);
-    const uint8x16_t zbe_5 = vqtbl1q_u8(z_10, bswap32);
-    const uint8x16_t zbe_6 = vqtbl1q_u8(z_12, bswap32);
-    const uint8x16_t zbe_7 = vqtbl1q_u8(z_14, bswap32);
-    const uint8x16_t zbe_8 = vqtbl1q_u8(z_16, bswap32);
-    const uint8x16_t zbe_9 = vqtbl1q_u8(z_18, bswap32);
-    const uint8x16_t zbe_10 = vqtbl1q_u8(z_20, bswap32);
-    const uint8x16_t zbe_11 = vqtbl1q_u8(z_22, bswap32);
-    const uint8x16_t zbe_12 = vqtbl1q_u8(z_24, bswap32);
-    const uint8x16_t zbe_13 = vqtbl1q_u8(z_26, bswap32);
-    const uint8x16_t zbe_14 = vqtbl1q_u8(z_28, bswap32);
-    const uint8x16_t zbe_15 = vqtbl1q_u8(z_30, bswap32);
+    const uint8x16_t zbe = kc_rev32_8(z);
+    const uint8x16_t zbe_1 = kc_rev32_8(z_2);
+    const uint8x16_t zbe_2 = kc_rev32_8(z_4);
+    const uint8x16_t zbe_3 = kc_rev32_8(z_6);
+    const uint8x16_t zbe_4 = kc_rev32_8(z_8);
+    const uint8x16_t zbe_5 = kc_rev32_8(z_10);
+    const uint8x16_t zbe_6 = kc_rev32_8(z_12);
+    const uint8x16_t zbe_7 = kc_rev32_8(z_14);
+    const uint8x16_t zbe_8 = kc_rev32_8(z_16);
+    const uint8x16_t zbe_9 = kc_rev32_8(z_18);
+    const uint8x16_t zbe_10 = kc_rev32_8(z_20);
+    const uint8x16_t zbe_11 = kc_rev32_8(z_22);
+    const uint8x16_t zbe_12 = kc_rev32_8(z_24);
+    const uint8x16_t zbe_13 = kc_rev32_8(z_26);
+    const uint8x16_t zbe_14 = kc_rev32_8(z_28);
+    const uint8x16_t zbe_15 = kc_rev32_8(z_30);
     const uint8x16_t ztr0 = kc_zip1_32(zbe, zbe_2);
     const uint8x16_t ztr0_1 = kc_zip2_32(zbe, zbe_2);
     const uint8x16_t ztr0_2 = kc_zip1_32(zbe_1, zbe_3);
@@ -9732,22 +9726,22 @@ static void zuc_lanesx2_neon_aes_keystream_xor(uint32_t *state_words, uint8_t *c
     vst1q_u8(out[3] + 48, ct_15);
 
     /* Keystream of lanes 4..7: big-endian, transposed to 64 bytes per lane. */
-    const uint8x16_t zbe_16 = vqtbl1q_u8(z_1, bswap32);
-    const uint8x16_t zbe_17 = vqtbl1q_u8(z_3, bswap32);
-    const uint8x16_t zbe_18 = vqtbl1q_u8(z_5, bswap32);
-    const uint8x16_t zbe_19 = vqtbl1q_u8(z_7, bswap32);
-    const uint8x16_t zbe_20 = vqtbl1q_u8(z_9, bswap32);
-    const uint8x16_t zbe_21 = vqtbl1q_u8(z_11, bswap32);
-    const uint8x16_t zbe_22 = vqtbl1q_u8(z_13, bswap32);
-    const uint8x16_t zbe_23 = vqtbl1q_u8(z_15, bswap32);
-    const uint8x16_t zbe_24 = vqtbl1q_u8(z_17, bswap32);
-    const uint8x16_t zbe_25 = vqtbl1q_u8(z_19, bswap32);
-    const uint8x16_t zbe_26 = vqtbl1q_u8(z_21, bswap32);
-    const uint8x16_t zbe_27 = vqtbl1q_u8(z_23, bswap32);
-    const uint8x16_t zbe_28 = vqtbl1q_u8(z_25, bswap32);
-    const uint8x16_t zbe_29 = vqtbl1q_u8(z_27, bswap32);
-    const uint8x16_t zbe_30 = vqtbl1q_u8(z_29, bswap32);
-    const uint8x16_t zbe_31 = vqtbl1q_u8(z_31, bswap32);
+    const uint8x16_t zbe_16 = kc_rev32_8(z_1);
+    const uint8x16_t zbe_17 = kc_rev32_8(z_3);
+    const uint8x16_t zbe_18 = kc_rev32_8(z_5);
+    const uint8x16_t zbe_19 = kc_rev32_8(z_7);
+    const uint8x16_t zbe_20 = kc_rev32_8(z_9);
+    const uint8x16_t zbe_21 = kc_rev32_8(z_11);
+    const uint8x16_t zbe_22 = kc_rev32_8(z_13);
+    const uint8x16_t zbe_23 = kc_rev32_8(z_15);
+    const uint8x16_t zbe_24 = kc_rev32_8(z_17);
+    const uint8x16_t zbe_25 = kc_rev32_8(z_19);
+    const uint8x16_t zbe_26 = kc_rev32_8(z_21);
+    const uint8x16_t zbe_27 = kc_rev32_8(z_23);
+    const uint8x16_t zbe_28 = kc_rev32_8(z_25);
+    const uint8x16_t zbe_29 = kc_rev32_8(z_27);
+    const uint8x16_t zbe_30 = kc_rev32_8(z_29);
+    const uint8x16_t zbe_31 = kc_rev32_8(z_31);
     const uint8x16_t ztr0_16 = kc_zip1_32(zbe_16, zbe_18);
     const uint8x16_t ztr0_17 = kc_zip2_32(zbe_16, zbe_18);
     const uint8x16_t ztr0_18 = kc_zip1_32(zbe_17, zbe_19);

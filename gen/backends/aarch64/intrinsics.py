@@ -23,6 +23,7 @@ _FORMS = {
     "maxs": "kc_maxs{lane}({a}, {b})",
     "aese": "vaeseq_u8({a}, {b})",
     "sm4e": "kc_sm4e({a}, {b})",
+    "rev": "kc_rev{group_bits}_{element_bits}({a})",
     "eor3": "veor3q_u8({a}, {b}, {c})",
     "bsl": "vbslq_u8({a}, {c}, {b})",         # BSL(m, then, else): b where m is 1
 }
@@ -50,6 +51,8 @@ def expression(op):
         return f"kc_bcast32({index_address(attrs['index'], attrs['param'])})"
     if code == "const":
         return f"vld1q_u8({op.result.name}_bytes)"
+    if code == "rev":
+        attrs = dict(attrs, group_bits=8 * attrs["group"], element_bits=8 * attrs["element"])
     if code in _FORMS:
         return _FORMS[code].format(**dict(zip("abc", names)), **attrs)
     raise ValueError(f"AArch64 C emitter: no form for opcode {code!r}")

@@ -22,6 +22,13 @@ def _lanes(x, lane):
     return x.view({8: np.uint8, 16: np.uint16, 32: np.uint32, 64: np.uint64}[lane])
 
 
+def _rev(op, args):
+    """REV: `element`-byte elements reversed within every `group`-byte group."""
+    group, element = op.attrs["group"], op.attrs["element"]
+    x = args[0].reshape(-1, group // element, element)
+    return x[:, ::-1, :].reshape(-1).copy()
+
+
 def _sli(op, args):
     """SLI: b shifted left by n, inserted over a (a keeps its low n bits)."""
     n, lane = op.attrs["n"], op.attrs["lane"]
@@ -34,6 +41,8 @@ def _sli(op, args):
 _OPS = (
     ("aese", _aese, "AESE(a, k) on every 128-bit block: XOR k, then SubBytes and ShiftRows"),
     ("sli", _sli, "SLI(a, b): per `lane`-bit element, (b << n) | (a & (2^n - 1)) (attrs: n, lane)"),
+    ("rev", _rev, "REV16/32/64: `element`-byte elements reversed within every `group`-byte group "
+                  "(attrs: group, element)"),
     ("sm4e", same_meaning_as("sm4_rounds4"), "SM4E(x, k) (FEAT_SM4): sm4_rounds4 in one instruction"),
     ("eor3", lambda op, args: args[0] ^ args[1] ^ args[2], "EOR3(a, b, c) (FEAT_SHA3): a ^ b ^ c"),
     ("bsl", same_meaning_as("select"), "BSL(m, a, b): select in one instruction, b where m is 1, a where 0"),

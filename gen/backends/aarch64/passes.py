@@ -9,5 +9,6 @@ LOWERING_PASS = (rules.fuse_affine_chain, rules.drop_identity_affine, rules.rota
                  aarch64_rules.select_by_bsl)
 INVERSION_PASS = (rules.fuse_affine_chain, rules.drop_identity_affine, aarch64_rules.affine_inv_via_aese)
 NIBBLE_PASS = (rules.affine_via_nibble_tables,)
-# Last: the nibble tables' masks that USHR on bytes makes unnecessary.
-BYTE_SHIFT_PASS = (aarch64_rules.mask_after_byte_shift,)
+# Last: the nibble tables' masks that USHR on bytes makes unnecessary, and the
+# byte moves that are a REV.
+BYTE_SHIFT_PASS = (aarch64_rules.mask_after_byte_shift, aarch64_rules.lookup_as_rev)

@@ -77,6 +77,32 @@ def mask_after_byte_shift(rw, op, args):
     return None
 
 
+# REV's forms: (group bytes, element bytes) -> REV64/REV32/REV16 on 8-, 16- or 32-bit elements.
+REV_FORMS = ((8, 1), (4, 1), (2, 1), (8, 2), (4, 2), (8, 4))
+
+
+def rev_pattern(group, element):
+    """The byte indices of reversing `element`-byte elements within every
+    `group`-byte group: what lookup16 needs to do a REV."""
+    per = group // element
+    return bytes(g * group + (per - 1 - e) * element + k
+                 for g in range(16 // group) for e in range(per) for k in range(element))
+
+
+def lookup_as_rev(rw, op, args):
+    """lookup16(x, constant) whose constant reverses elements within groups
+    (a byte swap, a rotation by half a word) -> one REV: no index register,
+    and on Neoverse V1 a REV goes to any of the four vector pipes where TBL
+    takes two cycles of V0/V1."""
+    if op.opcode != "lookup16":
+        return None
+    data = _const_bytes(rw, args[1])
+    for group, element in REV_FORMS:
+        if data == rev_pattern(group, element):
+            return rw._emit("rev", (args[0],), op.result.name, group=group, element=element)
+    return None
+
+
 def xor3_by_eor3(rw, op, args):
     """xor(xor(a, b), c) -> EOR3(a, b, c) (FEAT_SHA3) where nothing else reads
     the inner XOR: one instruction for two."""
