@@ -122,6 +122,21 @@ def test_broadcasts_repeat_their_bytes_in_every_block(bits, memory, offset):
         assert bytes(mem["out"]) == memory[offset:offset + width] * (nbytes // width)
 
 
+@pytest.mark.parametrize("word, holds", [(b"\x5a" * 4, True), (b"\x5a\x5a\x5b\x5a", False)])
+def test_a_uniform_bcast32_is_checked_against_memory(word, holds):
+    """bcast32's `uniform` is a promise that backends rely on (AArch64 folds
+    such a word into AESE's key): the interpreter refuses memory that breaks it."""
+    bld = Builder("t", 128, ("m", "out"))
+    bld.store("out", 0, bld.bcast32("m", 0, uniform=True))
+    mem = {"m": bytearray(word), "out": bytearray(16)}
+    if holds:
+        run(bld.finish(), mem)
+        assert bytes(mem["out"]) == word * 4
+    else:
+        with pytest.raises(ValueError, match="equal bytes"):
+            run(bld.finish(), mem)
+
+
 def test_bcast256_needs_a_256_bit_register():
     with pytest.raises(ValueError, match="256- or 512-bit"):
         Builder("t", 128, ("m",)).bcast256("m", 0)

@@ -83,8 +83,10 @@ class Builder:
     def bcast8(self, param, index, hint="bc"):
         return self._emit("bcast8", (), hint, param=param, index=_index(index))
 
-    def bcast32(self, param, index, hint="bc"):
-        return self._emit("bcast32", (), hint, param=param, index=_index(index))
+    def bcast32(self, param, index, hint="bc", uniform=False):
+        """uniform: the word's 4 bytes are equal (a fact about the memory read, checked by the interpreter)."""
+        attrs = {"uniform": True} if uniform else {}
+        return self._emit("bcast32", (), hint, param=param, index=_index(index), **attrs)
 
     def bcast128(self, param, index, hint="bc"):
         """16 bytes at param + index in every 128-bit block (a plain load at 128 bits)."""

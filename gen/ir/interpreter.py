@@ -103,7 +103,10 @@ def _execute(op, env, memory, loops):
     if code in _BROADCAST_BYTES:
         at = attrs["index"].evaluate(loops)
         width = _BROADCAST_BYTES[code]
-        return np.tile(np.frombuffer(bytes(memory[attrs["param"]][at:at + width]), dtype=np.uint8), nbytes // width)
+        element = bytes(memory[attrs["param"]][at:at + width])
+        if attrs.get("uniform") and len(set(element)) != 1:
+            raise ValueError(f"interpreter: {op.result!r} promises equal bytes, memory holds {element.hex()}")
+        return np.tile(np.frombuffer(element, dtype=np.uint8), nbytes // width)
     return evaluate(op, args)
 
 

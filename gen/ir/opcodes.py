@@ -20,7 +20,10 @@ target-level:
   load / store          `bits`/8 bytes at param + index                    attrs: param, index
                         (row: param[row] + index; volatile: made where it stands, never
                         merged or forwarded by the C compiler)
-  bcast8 / bcast32      broadcast the 8/32-bit element at param + index     attrs: param, index
+  bcast8 / bcast32      broadcast the 8/32-bit element at param + index     attrs: param, index,
+                        (bcast32 uniform: the kernel promises its 4 bytes are     [uniform]
+                        equal, so every byte of the result is one value; the
+                        interpreter checks it)
   bcast128 / bcast256   the 16/32 bytes at param + index in every 128/256-bit block
                         (a plain load at the register's own width)          attrs: param, index
   const                 data of 16 bytes: repeated in every lane; of bits/8  attrs: data, label, note

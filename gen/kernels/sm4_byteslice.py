@@ -88,8 +88,8 @@ def program(bits, groups=1, decomposition_index=None):
                       f" ^ slot {slots[3]} ^ rk') ^ C'.")
             # rk'[round][j] is stored as a 32-bit word holding the byte four times:
             # a 32-bit broadcast from memory needs no shuffle unit, a byte one does.
-            keys = [b.bcast32("rk", Index(16 * k + 4 * j, (("r", 16 * ROUNDS_PER_ITERATION),)), f"rk{j}")
-                    for j in range(4)]
+            keys = [b.bcast32("rk", Index(16 * k + 4 * j, (("r", 16 * ROUNDS_PER_ITERATION),)), f"rk{j}",
+                              uniform=True) for j in range(4)]
             for x in states:
                 round_function(b, x, k, keys, products, terms, carrier, fused.constant)
 
