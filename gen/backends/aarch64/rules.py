@@ -8,19 +8,47 @@ from ...linalg.aesni_form import aese_form
 
 
 def affine_inv_via_aese(rw, op, args):
-    """affine_inv8(x, M, c) -> affine8(AESE(invShiftRows(x), 0), post): TBL by
+    """affine_inv8(x, M, c) -> affine8(AESE(invShiftRows(x), k), post): TBL by
     the inverse ShiftRows undoes the instruction's ShiftRows; AESE XORs its key
-    before SubBytes, so the key is 0 and SubBytes' affine map, constant
-    included, is undone by the map after it."""
+    before SubBytes, so SubBytes' affine map, constant included, is undone by
+    the map after it.  The key is 0, or, where x is a XOR with a value whose
+    bytes are all equal (a round key byte), that value: AESE does that XOR,
+    and ShiftRows cannot move equal bytes."""
     if op.opcode != "affine_inv8":
         return None
     form = aese_form(op.attrs["map"], aes_sbox_linear(), AES_SBOX_CONSTANT, SHIFT_ROWS)
     mask = rw.const(form.pre_shuffle, "inv_shift_rows", "inverse ShiftRows (AESE's ShiftRows undone)")
-    zero = rw.const(bytes(16), "zero_key", "AESE key 0: nothing XORed before SubBytes")
-    shuffled = rw.lookup16(args[0], mask, op.result.name + "_sr")
-    raw = rw._emit("aese", (shuffled, zero), op.result.name + "_aes")
+    value, key = _without_uniform_term(rw, args[0])
+    if key is None:
+        key = rw.const(bytes(16), "zero_key", "AESE key 0: nothing XORed before SubBytes")
+    shuffled = rw.lookup16(value, mask, op.result.name + "_sr")
+    raw = rw._emit("aese", (shuffled, key), op.result.name + "_aes")
     return rw.affine8(raw, form.post, op.result.name,
                       note=f"{op.attrs['note']}, after undoing SubBytes' affine map")
+
+
+def _is_uniform(rw, value):
+    """Whether every byte of `value` is the same: a byte broadcast, or a word
+    broadcast whose kernel promises equal bytes."""
+    op = rw.definition(value)
+    return op is not None and (op.opcode == "bcast8" or op.opcode == "bcast32" and op.attrs.get("uniform"))
+
+
+def _without_uniform_term(rw, value):
+    """(rest, term) where `value` is a tree of XORs with one uniform leaf
+    `term` and rest the XOR of the other leaves (rebuilt along the path to the
+    term; the XORs it replaces die where nothing else reads them); else
+    (value, None)."""
+    op = rw.definition(value)
+    if op is None or op.opcode != "xor":
+        return value, None
+    for k in (0, 1):
+        if _is_uniform(rw, op.args[k]):
+            return op.args[1 - k], op.args[k]
+        rest, term = _without_uniform_term(rw, op.args[k])
+        if term is not None:
+            return rw.xor(rest, op.args[1 - k], op.result.name), term
+    return value, None
 
 
 def _shift_insert(rw, op, high, low):
