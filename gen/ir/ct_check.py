@@ -54,8 +54,9 @@ from .semantics import private_ops
 
 MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
 MEMORY_OPS = MEMORY_READS | {"store"}
-# The attributes an address may have (builder._address), and their types.
-ADDRESS_ATTRS = {"param": str, "index": Index, "row": int, "volatile": bool}
+# The attributes a memory access may carry, each a compile-time fact (bcast32's
+# `uniform` is the kernel's promise about the bytes it reads, not a value).
+ADDRESS_ATTRS = {"param": str, "index": Index, "row": int, "volatile": bool, "uniform": bool}
 
 
 @dataclass(frozen=True)
