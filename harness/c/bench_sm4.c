@@ -1,15 +1,19 @@
 /*
  * bench's SM4 part: every native SM4 kernel of the generated library, side
  * by side with OpenSSL's EVP SM4 and libgcrypt's SM4, in the modes ecb-enc,
- * ecb-dec, cbc-enc, cbc-dec and ctr; one message per call.
+ * ecb-dec, cbc-enc, cbc-dec and ctr; one message per call.  Built with
+ * KC_NO_PEERS (harness/c/Makefile's PEERS=0, the AArch64 build) the peers are
+ * left out and only our kernels are timed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#ifndef KC_NO_PEERS
 #include <gcrypt.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
+#endif
 
 #include "bench.h"
 #include "common.h"
@@ -41,8 +45,10 @@ typedef struct {
 typedef struct {
   const subject *subj;
   const kc_block_op *mode;
+#ifndef KC_NO_PEERS
   EVP_CIPHER_CTX *evp;   /* openssl */
   gcry_cipher_hd_t gcry; /* libgcrypt */
+#endif
 } runner;
 
 static sm4_direction dir_of(const kc_block_op *m) { return m->encrypt ? SM4_ENCRYPT : SM4_DECRYPT; }
@@ -51,11 +57,16 @@ static sm4_direction dir_of(const kc_block_op *m) { return m->encrypt ? SM4_ENCR
 static sm4_key key;
 static uint8_t *in_buf, *out_buf;
 
-static int runner_open(runner *r, const subject *s, const kc_block_op *m) {
-  memset(r, 0, sizeof *r);
-  r->subj = s;
-  r->mode = m;
-  if (s->kind == SUBJ_OPENSSL) {
+/* ------------------------------------------------------------------ */
+/* Peers: OpenSSL and libgcrypt                                         */
+/* ------------------------------------------------------------------ */
+
+#ifndef KC_NO_PEERS
+
+/* Sets up r (its subject a peer) for r->mode.  Returns 0 or -1. */
+static int peer_open(runner *r) {
+  const kc_block_op *m = r->mode;
+  if (r->subj->kind == SUBJ_OPENSSL) {
     const EVP_CIPHER *c = m->mode == KC_MODE_ECB   ? EVP_sm4_ecb()
                           : m->mode == KC_MODE_CBC ? EVP_sm4_cbc()
                                                    : EVP_sm4_ctr();
@@ -65,7 +76,7 @@ static int runner_open(runner *r, const subject *s, const kc_block_op *m) {
                         : EVP_DecryptInit_ex(r->evp, c, NULL, KEY, IV);
     if (!ok) return -1;
     EVP_CIPHER_CTX_set_padding(r->evp, 0); /* whole blocks in, whole blocks out */
-  } else if (s->kind == SUBJ_GCRYPT) {
+  } else {
     int gm = m->mode == KC_MODE_ECB   ? GCRY_CIPHER_MODE_ECB
              : m->mode == KC_MODE_CBC ? GCRY_CIPHER_MODE_CBC
                                       : GCRY_CIPHER_MODE_CTR;
@@ -75,10 +86,89 @@ static int runner_open(runner *r, const subject *s, const kc_block_op *m) {
   return 0;
 }
 
-static void runner_close(void *ctx) {
-  runner *r = ctx;
+static void peer_close(runner *r) {
   if (r->evp) EVP_CIPHER_CTX_free(r->evp);
   if (r->gcry) gcry_cipher_close(r->gcry);
+}
+
+/* One peer call on `len` bytes of the shared buffers.  Returns 0 on success. */
+static int peer_call(runner *r, size_t len) {
+  const kc_block_op *m = r->mode;
+  if (r->subj->kind == SUBJ_OPENSSL) {
+    /* The reused context carries the CBC chaining value and CTR counter
+     * from call to call; only the first call's output is checked. */
+    int outl = 0;
+    int ok = m->encrypt ? EVP_EncryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len)
+                        : EVP_DecryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len);
+    return ok && (size_t)outl == len ? 0 : -1;
+  }
+  /* libgcrypt: same IV / counter at every call, like our sm4_crypt. */
+  gcry_error_t e = m->mode == KC_MODE_CTR   ? gcry_cipher_setctr(r->gcry, IV, 16)
+                   : m->mode == KC_MODE_CBC ? gcry_cipher_setiv(r->gcry, IV, 16)
+                                            : 0;
+  if (e) return -1;
+  e = m->encrypt ? gcry_cipher_encrypt(r->gcry, out_buf, len, in_buf, len)
+                 : gcry_cipher_decrypt(r->gcry, out_buf, len, in_buf, len);
+  return e ? -1 : 0;
+}
+
+/* Appends the peers to list (room for N_PEERS more); returns the new length. */
+#define N_PEERS 2
+static size_t add_peers(subject *list, size_t n) {
+  static char openssl_target[64], gcrypt_target[64];
+  snprintf(openssl_target, sizeof openssl_target, "EVP %s", OpenSSL_version(OPENSSL_VERSION));
+  snprintf(gcrypt_target, sizeof gcrypt_target, "gcry_cipher %s", gcry_check_version(NULL));
+  list[n++] = (subject){SUBJ_OPENSSL, "openssl", "openssl", "evp", openssl_target, 1, NULL};
+  list[n++] = (subject){SUBJ_GCRYPT, "libgcrypt", "libgcrypt", "gcry_cipher", gcrypt_target, 1,
+                        NULL};
+  return n;
+}
+
+/* libgcrypt's start-up, before any of its calls.  Returns 0 or -1. */
+static int start_peers(void) {
+  if (!gcry_check_version(GCRYPT_VERSION)) {
+    fprintf(stderr, "bench: libgcrypt version mismatch\n");
+    return -1;
+  }
+  gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
+  gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+  return 0;
+}
+
+#else /* KC_NO_PEERS: no subject is a peer, so the peer calls are never made */
+
+#define N_PEERS 0
+static int peer_open(runner *r) {
+  (void)r;
+  return -1;
+}
+static void peer_close(runner *r) { (void)r; }
+static int peer_call(runner *r, size_t len) {
+  (void)r, (void)len;
+  return -1;
+}
+static size_t add_peers(subject *list, size_t n) {
+  (void)list;
+  return n;
+}
+static int start_peers(void) { return 0; }
+
+#endif /* KC_NO_PEERS */
+
+/* ------------------------------------------------------------------ */
+/* Subjects and cells                                                   */
+/* ------------------------------------------------------------------ */
+
+static int runner_open(runner *r, const subject *s, const kc_block_op *m) {
+  memset(r, 0, sizeof *r);
+  r->subj = s;
+  r->mode = m;
+  return s->kind == SUBJ_OURS ? 0 : peer_open(r);
+}
+
+static void runner_close(void *ctx) {
+  runner *r = ctx;
+  peer_close(r);
   free(r);
 }
 
@@ -86,30 +176,8 @@ static void runner_close(void *ctx) {
 static int runner_call(void *ctx, size_t len) {
   runner *r = ctx;
   const kc_block_op *m = r->mode;
-  switch (r->subj->kind) {
-    case SUBJ_OURS:
-      return sm4_crypt(r->subj->ours, (sm4_mode)m->mode, dir_of(m), &key, IV, in_buf, out_buf,
-                       len);
-    case SUBJ_OPENSSL: {
-      /* The reused context carries the CBC chaining value and CTR counter
-       * from call to call; only the first call's output is checked. */
-      int outl = 0;
-      int ok = m->encrypt ? EVP_EncryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len)
-                          : EVP_DecryptUpdate(r->evp, out_buf, &outl, in_buf, (int)len);
-      return ok && (size_t)outl == len ? 0 : -1;
-    }
-    case SUBJ_GCRYPT: {
-      /* Same IV / counter at every call, like our sm4_crypt. */
-      gcry_error_t e = m->mode == KC_MODE_CTR   ? gcry_cipher_setctr(r->gcry, IV, 16)
-                       : m->mode == KC_MODE_CBC ? gcry_cipher_setiv(r->gcry, IV, 16)
-                                                : 0;
-      if (e) return -1;
-      e = m->encrypt ? gcry_cipher_encrypt(r->gcry, out_buf, len, in_buf, len)
-                     : gcry_cipher_decrypt(r->gcry, out_buf, len, in_buf, len);
-      return e ? -1 : 0;
-    }
-  }
-  return -1;
+  if (r->subj->kind != SUBJ_OURS) return peer_call(r, len);
+  return sm4_crypt(r->subj->ours, (sm4_mode)m->mode, dir_of(m), &key, IV, in_buf, out_buf, len);
 }
 
 /* Subjects: our native kernels (never emulated ones), then the peers.
@@ -117,17 +185,14 @@ static int runner_call(void *ctx, size_t len) {
 static const subject *subjects(size_t *count) {
   static subject *list;
   static size_t n;
-  static char openssl_target[64], gcrypt_target[64];
   *count = 0;
   if (list) {
     *count = n;
     return list;
   }
-  snprintf(openssl_target, sizeof openssl_target, "EVP %s", OpenSSL_version(OPENSSL_VERSION));
-  snprintf(gcrypt_target, sizeof gcrypt_target, "gcry_cipher %s", gcry_check_version(NULL));
   kc_view_list impls;
   kc_views_sm4(&impls);
-  list = calloc(impls.n + 2, sizeof *list);
+  list = calloc(impls.n + N_PEERS, sizeof *list);
   if (!list) return NULL;
   for (size_t i = 0; i < impls.n; i++) {
     const sm4_impl *im = impls.v[i].impl;
@@ -135,21 +200,14 @@ static const subject *subjects(size_t *count) {
     list[n++] = (subject){SUBJ_OURS, "ours", im->name, im->strategy, im->target,
                           im->batch_blocks ? im->batch_blocks : 1, im};
   }
-  list[n++] = (subject){SUBJ_OPENSSL, "openssl", "openssl", "evp", openssl_target, 1, NULL};
-  list[n++] = (subject){SUBJ_GCRYPT, "libgcrypt", "libgcrypt", "gcry_cipher", gcrypt_target, 1,
-                        NULL};
+  n = add_peers(list, n);
   *count = n;
   return list;
 }
 
 static int add_cells(bench_set *set, const bench_select *sel) {
   if (!bench_wants_cipher(sel, "sm4")) return 0;
-  if (!gcry_check_version(GCRYPT_VERSION)) {
-    fprintf(stderr, "bench: libgcrypt version mismatch\n");
-    return 1;
-  }
-  gcry_control(GCRYCTL_DISABLE_SECMEM, 0);
-  gcry_control(GCRYCTL_INITIALIZATION_FINISHED, 0);
+  if (start_peers() != 0) return 1;
 
   size_t n_sizes;
   const size_t *sizes = bench_block_sizes(sel, &n_sizes);

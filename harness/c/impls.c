@@ -19,6 +19,15 @@ _Static_assert(UBLOCK_MODE_ECB == (int)KC_MODE_ECB && UBLOCK_MODE_CBC == (int)KC
                    UBLOCK_MODE_CTR == (int)KC_MODE_CTR,
                "ublock_mode and kc_block_mode differ");
 
+/* The SIMDe builds of the x86 kernels (libkcrypt_emulated.a) are linked on
+ * x86-64 hosts only; elsewhere the Makefile defines KC_NO_EMULATED and the
+ * lists hold the native implementations alone. */
+#ifdef KC_NO_EMULATED
+#define REGISTER_EMULATED(cipher) ((void)0)
+#else
+#define REGISTER_EMULATED(cipher) cipher##_register_emulated()
+#endif
+
 /* Copies the shared fields of `n` implementation pointers `all`, of any
  * cipher's impl type (every one has name, strategy, target, emulated and
  * cpu_supported), into the list. */
@@ -32,21 +41,21 @@ _Static_assert(UBLOCK_MODE_ECB == (int)KC_MODE_ECB && UBLOCK_MODE_CBC == (int)KC
   } while (0)
 
 void kc_views_sm4(kc_view_list *out) {
-  sm4_register_emulated();
+  REGISTER_EMULATED(sm4);
   size_t n;
   const sm4_impl *const *all = sm4_impls(&n);
   FILL_VIEWS(out, all, n);
 }
 
 void kc_views_zuc(kc_view_list *out) {
-  zuc_register_emulated();
+  REGISTER_EMULATED(zuc);
   size_t n;
   const zuc_impl *const *all = zuc_impls(&n);
   FILL_VIEWS(out, all, n);
 }
 
 void kc_views_ublock(kc_view_list *out) {
-  ublock_register_emulated();
+  REGISTER_EMULATED(ublock);
   size_t n;
   const ublock_impl *const *all = ublock_impls(&n);
   FILL_VIEWS(out, all, n);

@@ -14,6 +14,9 @@
  * EEA3 lengths of 1..KC_IMB_ZUC_MAX_BYTES bytes (whole bytes only) and EIA3
  * lengths of 1..KC_IMB_ZUC_MAX_BITS bits.  The header of ipsec-mb is kept
  * out of this one so callers need not include it.
+ *
+ * Built with KC_NO_PEERS (harness/c/Makefile's PEERS=0, the AArch64 build)
+ * ipsec-mb is not linked and kc_imb_open always fails, saying so in err.
  */
 #ifndef KC_HARNESS_IPSECMB_H
 #define KC_HARNESS_IPSECMB_H
