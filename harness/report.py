@@ -389,13 +389,17 @@ def render_modelled(records, bench_records=(), cipher=None):
         cpb = fmt_num(r.get("cpb")) if r.get("cpb") is not None else r.get("error", "–")
         rows.append([
             f"`{label}`",
+            compared_mode(r),
             f"modelled (llvm-mca {r.get('cpu_model', '?')})",
             cpb,
+            fmt_num(r.get("bound_cpb")),
+            fmt_num(r.get("cpb_over_bound")),
             fmt_num(r.get("cycles_per_batch"), 1),
             r.get("batch_bytes", r.get("msg_bytes", "–")),
             fmt_num(meas and meas.get("cpb")),
         ])
-    header = ["kernel", "source", "c/B (modelled)", "cycles / batch", "bytes / batch",
+    header = ["kernel", "mode", "source", "c/B (modelled)", "bound c/B (vector ops / pipes)", "modelled / bound",
+              "cycles / batch", "bytes / batch",
               f"c/B measured here ({', '.join(modes)}, {fmt_size(hsize) if hsize else '–'})"]
     if cipher in (None, "sm4"):
         title = "### Modelled figures (not measured)"
