@@ -807,3 +807,21 @@ def test_quick_writes_the_report(quick_run):
                   "paper's 1,000,000: a quick run)"):
         assert title in md
     assert out.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_aarch64_records_get_a_modelled_section_of_their_own():
+    """AArch64 kernels and the Linux peers are modelled only: one section at
+    the end, per cipher, and none of them in the x86 cipher sections."""
+    arm = [dict(r, arch="aarch64", cpu_model="neoverse-n1", name="byteslice_neon_aes", target="neon_aes",
+                bound_cpb=5.0, cpb_over_bound=1.05, cpb=5.25) for r in modelled_records()[:1]]
+    peer = dict(arm[0], impl="linux", name="linux sm4_neon_crypt_blk8", cpb=11.7, bound_cpb=6.3,
+                cpb_over_bound=1.86)
+    md = report.render_markdown(synthetic(), modelled_records() + arm + [peer])
+    x86, section = md.split("## AArch64, modelled")
+    assert "neon" not in x86 and "linux" not in x86
+    cells = table_line(md, "## AArch64, modelled", "| `byteslice_neon_aes`")
+    assert cells[2:6] == ["modelled (llvm-mca neoverse-n1)", "5.25", "5.00", "1.05"]
+    assert "`linux sm4_neon_crypt_blk8`" in section
+    header, rule = [l for l in section.splitlines() if l.startswith("|")][:2]
+    assert header.count("|") == rule.count("|")  # the rule has a cell per column
+
