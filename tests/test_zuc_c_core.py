@@ -15,7 +15,8 @@ import random
 
 import pytest
 
-from gen.emit import zuc_files
+from gen.backends.arch import X86_64
+from gen.emit import zuc_files, zuc_kernel_files
 from gen.kernels import zuc_reference as ref
 
 from conftest import VECTORS, generated_library
@@ -216,7 +217,9 @@ def c_mac_lanes(lib, impl, method, variant, streams, tag_bits):
 def test_registry_lists_the_kernels_and_the_reference_last(lib):
     impls = native_impls(lib)
     names = [impl_id(i) for i in impls]
-    assert names == zuc_files.impl_names()
+    # This library is built for x86-64: its registry holds the x86 kernels, then the reference.
+    x86 = {name for name, target in zuc_kernel_files.registry_kernels() if target.arch == X86_64}
+    assert names == [n for n in zuc_files.impl_names() if n in x86 or n == "reference_scalar"]
     reference = impls[-1].contents
     assert (reference.strategy, reference.target, reference.cpu_supported()) == (b"reference", b"scalar", 1)
     best = lib.zuc_impl_best()
