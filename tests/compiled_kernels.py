@@ -22,7 +22,7 @@ def _cpu_flags():
 
 
 # x86 CPU features (Target.cpu_features) under /proc/cpuinfo's names where they differ.
-_CPUINFO_NAME = {"pclmul": "pclmulqdq", "avx512vbmi": "avx512vbmi", "aes": "aes"}
+_CPUINFO_NAME = {"pclmul": "pclmulqdq"}
 
 
 def why_not_runnable(target):
