@@ -37,7 +37,7 @@ def run(program, memory, flip_dont_care=False):
 def _run_block(stmts, env, memory, loops, flip_dont_care):
     for stmt in stmts:
         if isinstance(stmt, Op):
-            result = _execute(stmt, env, memory, loops)
+            result = execute(stmt, env, memory, loops)
             if flip_dont_care and "care" in stmt.attrs:
                 result = result ^ np.uint8(~stmt.attrs["care"] & 0xFF)
             if stmt.result is not None:
@@ -87,8 +87,9 @@ def _check_known(op, x):
                          f"outside its known mask {op.attrs['known']:#04x}")
 
 
-def _execute(op, env, memory, loops):
-    """Run one op: the memory ops here, every other one by evaluate."""
+def execute(op, env, memory, loops):
+    """Run one op (`env`: its operands' bytes by Value; `loops`: loop variable
+    values): the memory ops here, every other one by evaluate."""
     args = [env[a] for a in op.args]
     attrs = op.attrs
     nbytes = op.result.bits // 8 if op.result is not None else None

@@ -1,0 +1,624 @@
+"""Register allocation of lowered programs, for the assembly emitters.
+
+The C emitter leaves registers to the C compiler; the assembly emitters
+(x86/asm.py, aarch64/asm.py) take a lowered program through `allocate` and
+write what it returns.  Nothing here knows an instruction set: a backend
+describes its vector register file as a `RegisterFile` (how many registers,
+which ones an op may name).
+
+The steps:
+
+1. Versions.  State variables (`Var`) become SSA names: each `Assign` starts
+   a new version, and a loop gives each variable it assigns a version of its
+   own at the loop head (a phi), which every iteration must leave in the same
+   place.
+2. Spilling by furthest next use (Belady).  When an op needs a register and
+   none is free, the value whose next use is furthest away leaves; a value
+   that comes back without a store (a constant, a load of memory no store of
+   the function can write, a value already in its stack slot) counts as twice
+   as far, so it leaves first.  Inside a loop, a value used again in the next
+   iteration has its next use there.
+3. Assignment, in program order (a linear scan): a result takes the free
+   register that the op may name, lowest first; an operand in a register the
+   op may not name (EVEX's upper 16 under a VEX encoding) is copied down.
+4. Loops carry their state in registers where it fits: the places the loop
+   is entered with are the places every iteration ends in, restored by moves,
+   reloads and stores at the end of the body (cycles of moves go through a
+   free register or a stack slot).
+5. Spills go to 16-byte-aligned slots of `bits/8` bytes in one stack area,
+   whose size the result gives (`Allocation.slots`): the emitter sets up the
+   frame once.
+
+The result is a list of machine steps (`Instr`, `Move`, `Spill`, `Reload`,
+`Remat`, `MachineLoop`, `Note`) over register numbers and slot numbers;
+`machine.run` (tests) executes it bit for bit, so an allocation is checked
+against the interpreter on the program it came from.
+"""
+
+from dataclasses import dataclass, field
+
+from ..ir import Assign, Comment, Loop, Op, Value, Var
+
+_FAR = 1 << 30
+# Opcodes that read memory and recompute the same value when run again, as
+# long as nothing wrote that memory in between (`allocate`'s `invariant`).
+_MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
+
+
+@dataclass(frozen=True)
+class RegisterFile:
+    """A backend's vector registers, as the allocator needs them.
+
+    `count`: registers a kernel may use, numbered 0..count-1 (the emitter maps
+    numbers to names and saves what its ABI says is callee-saved).  `limit(op)`:
+    the op's operands and result must be registers below this (a VEX-encoded
+    instruction on a 32-register target: 16); default `count`.
+    `destructive(op)`: the index of the operand the instruction overwrites with
+    its result, or None; default: none does."""
+
+    count: int
+    limit: object = None
+    destructive: object = None
+
+    def allowed(self, op):
+        return self.count if self.limit is None else min(self.count, self.limit(op))
+
+    def tied(self, op):
+        """The operand whose register the op's result overwrites (two-operand SSE,
+        AArch64's BSL, SLI, AESE), or None."""
+        return None if self.destructive is None else self.destructive(op)
+
+
+# ---- machine steps --------------------------------------------------------
+
+@dataclass(eq=False)
+class Instr:
+    """`op` with its operands in registers `srcs` and its result in `dst` (None for a store)."""
+    op: Op
+    dst: int | None
+    srcs: tuple
+
+
+@dataclass(eq=False)
+class Move:
+    dst: int
+    src: int
+    value: Value
+
+
+@dataclass(eq=False)
+class Spill:
+    """Store register `reg` (holding `value`) to stack slot `slot`."""
+    reg: int
+    slot: int
+    value: Value
+
+
+@dataclass(eq=False)
+class Reload:
+    reg: int
+    slot: int
+    value: Value
+
+
+@dataclass(eq=False)
+class Remat:
+    """Recompute `value` into `reg` by running `op` again (a constant or an invariant load)."""
+    reg: int
+    op: Op
+    value: Value
+
+
+@dataclass(eq=False)
+class MachineLoop:
+    var: str
+    count: int
+    body: list
+
+
+@dataclass(eq=False)
+class Note:
+    text: str
+
+
+@dataclass
+class Allocation:
+    steps: list
+    slots: int                   # stack slots used (each bits/8 bytes)
+    registers: set = field(default_factory=set)   # register numbers written or read
+
+    def count(self, kind):
+        return sum(1 for s in walk(self.steps) if isinstance(s, kind))
+
+
+def walk(steps):
+    for step in steps:
+        if isinstance(step, MachineLoop):
+            yield from walk(step.body)
+        else:
+            yield step
+
+
+# ---- 1. versions ----------------------------------------------------------
+
+@dataclass(eq=False)
+class _Use:
+    op: Op                # the original op (kept for the emitter)
+    args: tuple           # names read (versions for Vars)
+    result: Value | None
+
+
+@dataclass(eq=False)
+class _Copy:
+    dst: Value            # a variable's new version
+    src: Value
+
+
+@dataclass(eq=False)
+class _Loop:
+    var: str
+    count: int
+    body: list
+    phis: list            # (version at the head, version before the loop, version at the end)
+
+
+def _versions(program):
+    current, serial = {}, {}
+
+    def version(var):
+        serial[var] = serial.get(var, 0) + 1
+        return Value(var.bits, f"{var.name}.{serial[var]}")
+
+    def read(arg):
+        if isinstance(arg, Var):
+            if arg not in current:
+                raise ValueError(f"regalloc: {arg!r} is read before any assignment")
+            return current[arg]
+        return arg
+
+    def block(stmts):
+        out = []
+        for stmt in stmts:
+            if isinstance(stmt, Comment):
+                out.append(Note(stmt.text))
+            elif isinstance(stmt, Assign):
+                new = version(stmt.var)
+                out.append(_Copy(new, read(stmt.value)))
+                current[stmt.var] = new
+            elif isinstance(stmt, Loop):
+                assigned = list(dict.fromkeys(s.var for s in _assigns(stmt.body)))
+                heads = {var: version(var) for var in assigned}
+                before = {var: current.get(var) for var in assigned}
+                current.update(heads)
+                body = block(stmt.body)
+                phis = [(heads[v], before[v], current[v]) for v in assigned]
+                current.update(heads)
+                out.append(_Loop(stmt.var, stmt.count, body, phis))
+            else:
+                out.append(_Use(stmt, tuple(read(a) for a in stmt.args), stmt.result))
+        return out
+
+    return block(program.body)
+
+
+def _assigns(stmts):
+    for stmt in stmts:
+        if isinstance(stmt, Assign):
+            yield stmt
+        elif isinstance(stmt, Loop):
+            yield from _assigns(stmt.body)
+
+
+def _names_read(step):
+    if isinstance(step, _Use):
+        return step.args
+    if isinstance(step, _Copy):
+        return (step.src,)
+    if isinstance(step, _Loop):
+        inner = [n for s in step.body for n in _names_read(s)]
+        defined = {d for s in step.body for d in _names_defined(s)} | {h for h, _, _ in step.phis}
+        return tuple(n for n in inner if n not in defined) + tuple(b for _, b, _ in step.phis if b is not None)
+    return ()
+
+
+def _names_defined(step):
+    if isinstance(step, _Use) and step.result is not None:
+        return (step.result,)
+    if isinstance(step, _Copy):
+        return (step.dst,)
+    if isinstance(step, _Loop):
+        return tuple(h for h, _, _ in step.phis)
+    return ()
+
+
+# ---- next uses ------------------------------------------------------------
+
+class _NextUse:
+    """Distances to the next read of each name, in steps, within one block
+    (the top level or a loop body), reads after the block counted from the
+    enclosing block's `after(name)`; in a loop, a carried name's next read
+    may be in the next iteration."""
+
+    def __init__(self, steps, after, carried=None):
+        self.length = len(steps)
+        self.uses = {}
+        for position, step in enumerate(steps):
+            for name in _names_read(step):
+                self.uses.setdefault(name, []).append(position)
+        self.after = after
+        self.carried = carried or {}     # name at the end -> name it becomes at the head
+
+    def distance(self, name, position):
+        """Steps from `position` (exclusive) to the next read of `name`."""
+        for use in self.uses.get(name, ()):
+            if use > position:
+                return use - position
+        head = self.carried.get(name)
+        if head is not None and head in self.uses:
+            return self.length - position + self.uses[head][0]
+        later = self.after(name if head is None else head)
+        return _FAR if later >= _FAR else self.length - position + later
+
+    def read_later(self, name, position):
+        return self.distance(name, position) < _FAR
+
+
+# ---- 2-4. the allocator -----------------------------------------------------
+
+class _Allocator:
+    def __init__(self, program, registers, invariant):
+        self.registers = registers
+        self.invariant = frozenset(invariant)
+        self.stored = {s.attrs["param"] for s in program.walk() if isinstance(s, Op) and s.opcode == "store"}
+        self.holder = {}        # register -> the names it holds
+        self.where = {}         # name -> register
+        self.slot = {}          # name -> slot holding a clean copy
+        self.remat = {}         # name -> the op that recomputes it
+        self.free_slots, self.slots = [], 0
+        self.reserved = set()   # slots a loop's carried names return to: never reused inside it
+        self.used = set()
+
+    # -- bookkeeping --
+    def _bind(self, name, reg):
+        self._unbind(name)
+        self.where[name] = reg
+        self.holder.setdefault(reg, set()).add(name)
+        self.used.add(reg)
+
+    def _unbind(self, name):
+        reg = self.where.pop(name, None)
+        if reg is not None:
+            self.holder[reg].discard(name)
+            if not self.holder[reg]:
+                del self.holder[reg]
+
+    def _new_slot(self):
+        if self.free_slots:
+            return self.free_slots.pop()
+        self.slots += 1
+        return self.slots - 1
+
+    def _forget(self, name):
+        """`name` is read no more: free its register and slot."""
+        self._unbind(name)
+        slot = self.slot.pop(name, None)
+        if slot is not None and slot not in self.slot.values() and slot not in self.reserved:
+            self.free_slots.append(slot)
+        self.remat.pop(name, None)
+
+    def _rematerializable(self, op):
+        if op.opcode == "const":
+            return True
+        return (op.opcode in _MEMORY_READS and op.attrs["param"] in self.invariant
+                and op.attrs["param"] not in self.stored and not op.attrs["index"].terms
+                and "row" not in op.attrs and not op.attrs.get("volatile"))
+
+    # -- choosing registers --
+    def _free_register(self, limit, avoid=()):
+        for reg in range(limit):
+            if reg not in self.holder and reg not in avoid:
+                return reg
+        return None
+
+    def _evict_cost(self, reg, nu, position):
+        names = self.holder[reg]
+        far = min(nu.distance(n, position) for n in names)
+        clean = all(n in self.remat or n in self.slot or not nu.read_later(n, position) for n in names)
+        return far * (2 if clean else 1)
+
+    def _to_slot(self, name, out):
+        """Take `name` out of its register, storing it first unless it comes back without a store."""
+        if name not in self.remat and name not in self.slot:
+            slot = self._new_slot()
+            out.append(Spill(self.where[name], slot, name))
+            self.slot[name] = slot
+        self._unbind(name)
+
+    def _evict(self, reg, nu, position, out):
+        """Empty `reg`: each name still read later goes to its slot (or is rematerializable)."""
+        for name in sorted(self.holder.get(reg, ()), key=lambda v: v.name):
+            if nu.read_later(name, position):
+                self._to_slot(name, out)
+            else:
+                self._forget(name)
+
+    def _take_register(self, limit, nu, position, out, keep=()):
+        """A free register below `limit`, evicting the furthest-used value if none is."""
+        reg = self._free_register(limit, avoid=keep)
+        if reg is not None:
+            return reg
+        candidates = [r for r in self.holder if r < limit and r not in keep]
+        if not candidates:
+            raise ValueError(f"regalloc: no register below {limit} left ({len(keep)} held by one instruction)")
+        victim = max(candidates, key=lambda r: (self._evict_cost(r, nu, position), -r))
+        self._evict(victim, nu, position, out)
+        return victim
+
+    def _materialize(self, name, reg, out):
+        """Bring `name` (not in a register) into `reg`."""
+        if name in self.remat:
+            out.append(Remat(reg, self.remat[name], name))
+        elif name in self.slot:
+            out.append(Reload(reg, self.slot[name], name))
+        else:
+            raise ValueError(f"regalloc: {name!r} is neither in a register nor in a slot")
+        self._bind(name, reg)
+
+    def _operand(self, name, limit, nu, position, out, keep):
+        reg = self.where.get(name)
+        if reg is not None and reg < limit:
+            return reg
+        new = self._take_register(limit, nu, position, out, keep)
+        if reg is not None:
+            out.append(Move(new, reg, name))
+            self._bind(name, new)
+        else:
+            self._materialize(name, new, out)
+        return new
+
+    # -- blocks --
+    def block(self, steps, nu):
+        out = []
+        for position, step in enumerate(steps):
+            if isinstance(step, Note):
+                out.append(step)
+            elif isinstance(step, _Copy):
+                self._copy(step.dst, step.src)
+                self._release_dead((step.src,), nu, position)
+            elif isinstance(step, _Loop):
+                out.append(self.loop(step, nu, position, out))
+            else:
+                self.instruction(step, nu, position, out)
+        return out
+
+    def _release_dead(self, names, nu, position):
+        for name in dict.fromkeys(names):
+            if not nu.read_later(name, position):
+                self._forget(name)
+
+    def instruction(self, step, nu, position, out):
+        op, limit = step.op, self.registers.allowed(step.op)
+        if step.result is not None and not nu.read_later(step.result, position):
+            return  # dead code: nothing reads the result
+        # Registers already holding this instruction's operands stay untouched while the rest come in.
+        keep = {self.where[n] for n in step.args if n in self.where and self.where[n] < limit}
+        srcs = []
+        for name in step.args:
+            reg = self._operand(name, limit, nu, position, out, keep)
+            keep.add(reg)
+            srcs.append(reg)
+        tied = self.registers.tied(op)
+        if tied is not None and any(nu.read_later(n, position) for n in self.holder[srcs[tied]]):
+            # The instruction overwrites this operand's register: work on a copy.
+            copy = self._take_register(limit, nu, position, out, keep)
+            out.append(Move(copy, srcs[tied], step.args[tied]))
+            srcs[tied] = copy
+        self._release_dead(step.args, nu, position)
+        dst = None
+        if step.result is not None:
+            if tied is not None:
+                dst = srcs[tied]
+                for name in list(self.holder.get(dst, ())):
+                    self._to_slot(name, out)
+            else:
+                dst = self._take_register(limit, nu, position, out)
+            self._bind(step.result, dst)
+            if self._rematerializable(op):
+                self.remat[step.result] = op
+        out.append(Instr(op, dst, tuple(srcs)))
+
+    def _copy(self, dst, src):
+        """A variable's new version is the value it is assigned: same register, slot or recomputation."""
+        if src in self.where:
+            self._bind(dst, self.where[src])
+        if src in self.slot:
+            self.slot[dst] = self.slot[src]
+        if src in self.remat:
+            self.remat[dst] = self.remat[src]
+        if dst not in self.where and dst not in self.slot and dst not in self.remat:
+            raise ValueError(f"regalloc: {src!r} has no place to copy from")
+
+    # -- loops --
+    def loop(self, loop, outer, position, out):
+        reads = {n for s in loop.body for n in _names_read(s)}
+        defined = {n for s in loop.body for n in _names_defined(s)}
+        heads = {head: before for head, before, _ in loop.phis}
+        # Carried into the next iteration: each variable's last version becomes its head
+        # again; what the loop reads from outside stays.
+        outside = sorted(reads - defined - set(heads), key=lambda v: v.name)
+        carried = {end: head for head, _, end in loop.phis}
+        carried.update({name: name for name in outside})
+        body_nu = _NextUse(loop.body, after=lambda name: outer.distance(name, position), carried=carried)
+        live_heads = [h for h in heads if h in reads or outer.read_later(h, position)]
+        for head in live_heads:
+            if head in reads and heads[head] is None:
+                raise ValueError(f"regalloc: {head!r} is read in a loop before its first assignment")
+        # What the loop never reads but is read after it stays in its register
+        # across the loop where the body leaves room, and leaves now otherwise
+        # (rather than inside the body, every iteration).
+        idle = [n for n in self.where if n not in reads and n not in heads.values()]
+        room = self.registers.count - _pressure(loop.body, body_nu, len(outside) + len(live_heads))
+        for name in idle:
+            if not outer.read_later(name, position):
+                self._forget(name)
+            elif room > 0:
+                room -= 1
+                carried[name] = name
+                outside.append(name)
+            else:
+                self._to_slot(name, out)
+        # Each head starts as its value before the loop, in a register of its own
+        # and with no slot or recomputation shared with another name (the end of
+        # every iteration overwrites its place).
+        for head in live_heads:
+            if heads[head] is None:
+                self.slot[head] = self._new_slot()
+            else:
+                self._copy(head, heads[head])
+        for head in live_heads:
+            if head in self.where:
+                self.slot.pop(head, None)
+                self.remat.pop(head, None)
+        for head in live_heads:
+            if heads[head] is not None and head not in self.where:
+                self._materialize(head, self._take_register(self.registers.count, body_nu, -1, out), out)
+                self.slot.pop(head, None)
+                self.remat.pop(head, None)
+        for head, before, _ in loop.phis:
+            if before is not None and not outer.read_later(before, position) and before not in reads:
+                self._forget(before)
+        for head in live_heads:
+            reg = self.where.get(head)
+            if reg is not None and len(self.holder[reg]) > 1:
+                new = self._take_register(self.registers.count, body_nu, -1, out, keep={reg})
+                out.append(Move(new, reg, head))
+                self._bind(head, new)
+        entry = {n: self.where.get(n) for n in live_heads + outside}
+        entry_slots = {n: self.slot.get(n) for n in entry}
+        for name, reg in entry.items():
+            if reg is None and entry_slots[name] is None and name not in self.remat:
+                raise ValueError(f"regalloc: {name!r} enters the loop with no place")
+        reserved = self.reserved
+        self.reserved = reserved | {s for s in entry_slots.values() if s is not None}
+        body = self.block(loop.body, body_nu)
+        self._restore(entry, entry_slots, carried, body)
+        self.reserved = reserved
+        return MachineLoop(loop.var, loop.count, body)
+
+    def _restore(self, entry, entry_slots, carried, out):
+        """End of the body: put each carried name's value for the next
+        iteration where the loop entered with it."""
+        source = {head: end for end, head in carried.items()}
+        # Into slots first (the registers still hold their values).
+        for name, reg in entry.items():
+            value, slot = source[name], entry_slots[name]
+            if reg is not None or value == name:
+                continue
+            if self.slot.get(value) == slot:
+                continue
+            if value in self.where:
+                out.append(Spill(self.where[value], slot, name))
+                continue
+            # From its own slot (or recomputed) into the head's, through a register
+            # that is lent and given back if none is free.
+            temp = self._free_register(self.registers.count)
+            lent = None
+            if temp is None:
+                temp, lent = 0, self._new_slot()
+                out.append(Spill(temp, lent, sorted(self.holder[temp], key=lambda v: v.name)[0]))
+            if value in self.remat:
+                out.append(Remat(temp, self.remat[value], value))
+            else:
+                out.append(Reload(temp, self.slot[value], value))
+            out.append(Spill(temp, slot, name))
+            if lent is not None:
+                out.append(Reload(temp, lent, sorted(self.holder[temp], key=lambda v: v.name)[0]))
+                self.free_slots.append(lent)
+        # Then registers, all at once.
+        self._parallel_moves({reg: source[name] for name, reg in entry.items() if reg is not None}, out)
+        # The state is the entry's again, under the heads' names.
+        for value in dict.fromkeys(v for v in source.values() if v not in entry):
+            self._forget(value)
+        for name in list(self.where):
+            self._unbind(name)
+        for name, reg in entry.items():
+            if reg is not None:
+                self._bind(name, reg)
+            # A slot the body stored a carried name in holds an older value now.
+            inside = self.slot.pop(name, None)
+            if entry_slots[name] is not None:
+                self.slot[name] = entry_slots[name]
+            elif inside is not None and inside not in self.slot.values():
+                self.free_slots.append(inside)
+
+    def _parallel_moves(self, targets, out):
+        """Registers `targets` (register -> value) filled at once: moves in an
+        order that reads each register before it is overwritten, a cycle
+        broken through a free register or a stack slot, then reloads."""
+        content = {reg: set(names) for reg, names in self.holder.items()}
+        pending = {dst: value for dst, value in targets.items() if value not in content.get(dst, ())}
+
+        def holders(value):
+            return [r for r, names in content.items() if value in names]
+
+        def needed(reg):
+            return any(v in content.get(reg, ()) and holders(v) == [reg]
+                       for d, v in pending.items() if d != reg)
+
+        while pending:
+            ready = [d for d in sorted(pending) if not needed(d)]
+            if ready:
+                dst = ready[0]
+                value = pending.pop(dst)
+                regs = holders(value)
+                if regs:
+                    out.append(Move(dst, regs[0], value))
+                elif value in self.remat:
+                    out.append(Remat(dst, self.remat[value], value))
+                else:
+                    out.append(Reload(dst, self.slot[value], value))
+                content[dst] = {value}
+                continue
+            dst = min(pending)
+            temp = next((r for r in range(self.registers.count)
+                         if r not in targets and not any(needed_value in content.get(r, ())
+                                                         for needed_value in pending.values())), None)
+            if temp is not None:
+                out.append(Move(temp, dst, sorted(content[dst], key=lambda v: v.name)[0]))
+                content[temp] = set(content[dst])
+            else:
+                for value in sorted(content[dst], key=lambda v: v.name):
+                    if value in pending.values() and value not in self.remat and value not in self.slot:
+                        slot = self._new_slot()
+                        out.append(Spill(dst, slot, value))
+                        self.slot[value] = slot
+            content[dst] = set()
+
+
+def _pressure(body, nu, carried):
+    """Registers a loop body needs at its busiest step: the `carried` names
+    plus the values it computes that are alive there."""
+    alive, most = 0, 0
+    ends = {}
+    for position, step in enumerate(body):
+        alive -= ends.pop(position, 0)
+        for name in _names_defined(step):
+            last = position + nu.distance(name, position)
+            if last < len(body):
+                alive += 1
+                ends[last] = ends.get(last, 0) + 1
+        most = max(most, alive)
+    return carried + most
+
+
+def allocate(program, registers, invariant=()):
+    """Allocate `program`'s vector values to `registers` (a RegisterFile).
+
+    `invariant`: parameters whose memory no store of the call can write (round
+    keys): values loaded from them at fixed offsets are reloaded rather than
+    spilled.  Returns an Allocation."""
+    steps = _versions(program)
+    allocator = _Allocator(program, registers, invariant)
+    top = _NextUse(steps, after=lambda name: _FAR)
+    body = allocator.block(steps, top)
+    return Allocation(body, allocator.slots, allocator.used)
