@@ -27,6 +27,7 @@ REVIEWED_PRIVATE_OPS = {
     "ternlog": "x86 VPTERNLOGD",
     "blendv": "x86 PBLENDVB / VPBLENDVB (a register blend, not a branch)",
     "permute2b": "x86 VPERMI2B (a lookup in two registers)",
+    "permute2q": "x86 VPERMI2Q (qwords picked by a constant index)",
     "rotl_native": "x86 VPROLD / VPROLQ",
     "shld_native": "x86 VPSHLDD / VPSHLDW",
     "aese": "AArch64 AESE",

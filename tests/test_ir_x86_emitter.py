@@ -9,6 +9,8 @@ import pytest
 from compiled_kernels import run_compiled, why_not_runnable
 from gen.backends import SIMD_TARGETS
 from gen.backends.c_emitter import function_body
+from gen.backends.passes import rewrite
+from gen.backends.x86 import rules as x86_rules
 from gen.backends.x86 import intrinsics
 from gen.ir import Builder, run
 
@@ -18,7 +20,8 @@ WIDTH_TARGETS = {128: SIMD_TARGETS["ssse3"], 256: SIMD_TARGETS["avx2"], 512: SIM
 
 def wide_program(bits, rng):
     """Every new form at once: a full-width constant, the broadcasts this width
-    has, the lane swap and (at 512) picks no single VSHUFI32X4 makes."""
+    has, the lane swap and (at 512) picks no single VSHUFI32X4 makes, which
+    the x86 rules turn into VPERMI2Q with a constant index."""
     nbytes = bits // 8
     b = Builder(f"wide{bits}", bits, ("m", "out"))
     x = b.load("m", 0)
@@ -33,7 +36,7 @@ def wide_program(bits, rng):
         parts.append(b.blocks128(x, y, (7, 1, 5, 2)))
     for k, value in enumerate(parts):
         b.store("out", k * nbytes, value)
-    return b.finish(), len(parts) * nbytes
+    return rewrite(b.finish(), (x86_rules.blocks128_by_permute2q,)), len(parts) * nbytes
 
 
 def native_flags(bits):

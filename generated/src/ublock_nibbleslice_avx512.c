@@ -72,7 +72,7 @@
  *
  * One pass encrypts or decrypts a batch: 64 blocks of ublock128_128, 64 blocks of ublock128_256, 64 blocks of ublock256_256.
 
- * Key form: folded_sboxes.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_ternary_logic; affine_via_nibble_tables; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic.
+ * Key form: folded_sboxes.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_ternary_logic; affine_via_nibble_tables; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, blocks128_by_permute2q.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
@@ -4598,6 +4598,12 @@ static void ublock_nibbleslice_avx512_ublock256_256_encrypt(const uint8_t *rk, c
     /* low nibble of every byte */
     static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
     const __m512i nibble_mask = kc_bcast16_512(nibble_mask_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_picks = _mm512_loadu_si512((const void *)row_out_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_1_picks_bytes[64] = {0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_1_picks = _mm512_loadu_si512((const void *)row_out_1_picks_bytes);
 
     /* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
     const __m512i row = _mm512_loadu_si512((const void *)(in));
@@ -5488,38 +5494,38 @@ static void ublock_nibbleslice_avx512_ublock256_256_encrypt(const uint8_t *rk, c
     const __m512i tro3_29 = _mm512_unpackhi_epi8(tro2_22, tro2_30);
     const __m512i tro3_30 = _mm512_unpacklo_epi8(tro2_23, tro2_31);
     const __m512i tro3_31 = _mm512_unpackhi_epi8(tro2_23, tro2_31);
-    const __m512i row_out = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_16);
-    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_16);
-    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_17);
-    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_17);
-    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_18);
-    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_18);
-    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_19);
-    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_19);
-    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_20);
-    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_20);
-    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_21);
-    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_21);
-    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_22);
-    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_22);
-    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_23);
-    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_23);
-    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_24);
-    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_24);
-    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_25);
-    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_25);
-    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_26);
-    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_26);
-    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_27);
-    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_27);
-    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_28);
-    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_28);
-    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_29);
-    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_29);
-    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_30);
-    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_30);
-    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_31);
-    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_31);
+    const __m512i row_out = _mm512_permutex2var_epi64(tro3, row_out_picks, tro3_16);
+    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, row_out_1_picks, tro3_16);
+    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, row_out_picks, tro3_17);
+    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, row_out_1_picks, tro3_17);
+    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, row_out_picks, tro3_18);
+    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, row_out_1_picks, tro3_18);
+    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, row_out_picks, tro3_19);
+    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, row_out_1_picks, tro3_19);
+    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, row_out_picks, tro3_20);
+    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, row_out_1_picks, tro3_20);
+    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, row_out_picks, tro3_21);
+    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, row_out_1_picks, tro3_21);
+    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, row_out_picks, tro3_22);
+    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, row_out_1_picks, tro3_22);
+    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, row_out_picks, tro3_23);
+    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, row_out_1_picks, tro3_23);
+    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, row_out_picks, tro3_24);
+    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, row_out_1_picks, tro3_24);
+    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, row_out_picks, tro3_25);
+    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, row_out_1_picks, tro3_25);
+    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, row_out_picks, tro3_26);
+    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, row_out_1_picks, tro3_26);
+    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, row_out_picks, tro3_27);
+    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, row_out_1_picks, tro3_27);
+    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, row_out_picks, tro3_28);
+    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, row_out_1_picks, tro3_28);
+    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, row_out_picks, tro3_29);
+    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, row_out_1_picks, tro3_29);
+    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, row_out_picks, tro3_30);
+    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, row_out_1_picks, tro3_30);
+    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, row_out_picks, tro3_31);
+    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, row_out_1_picks, tro3_31);
     _mm512_storeu_si512((void *)(out), row_out);
     _mm512_storeu_si512((void *)(out + 64), row_out_1);
     _mm512_storeu_si512((void *)(out + 128), row_out_2);
@@ -5561,6 +5567,12 @@ static void ublock_nibbleslice_avx512_ublock256_256_decrypt(const uint8_t *rk, c
     /* low nibble of every byte */
     static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
     const __m512i nibble_mask = kc_bcast16_512(nibble_mask_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_picks = _mm512_loadu_si512((const void *)row_out_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_1_picks_bytes[64] = {0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_1_picks = _mm512_loadu_si512((const void *)row_out_1_picks_bytes);
 
     /* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
     const __m512i row = _mm512_loadu_si512((const void *)(in));
@@ -6717,38 +6729,38 @@ static void ublock_nibbleslice_avx512_ublock256_256_decrypt(const uint8_t *rk, c
     const __m512i tro3_29 = _mm512_unpackhi_epi8(tro2_22, tro2_30);
     const __m512i tro3_30 = _mm512_unpacklo_epi8(tro2_23, tro2_31);
     const __m512i tro3_31 = _mm512_unpackhi_epi8(tro2_23, tro2_31);
-    const __m512i row_out = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_16);
-    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_16);
-    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_17);
-    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_17);
-    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_18);
-    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_18);
-    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_19);
-    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_19);
-    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_20);
-    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_20);
-    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_21);
-    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_21);
-    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_22);
-    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_22);
-    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_23);
-    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_23);
-    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_24);
-    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_24);
-    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_25);
-    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_25);
-    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_26);
-    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_26);
-    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_27);
-    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_27);
-    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_28);
-    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_28);
-    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_29);
-    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_29);
-    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_30);
-    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_30);
-    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_31);
-    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_31);
+    const __m512i row_out = _mm512_permutex2var_epi64(tro3, row_out_picks, tro3_16);
+    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, row_out_1_picks, tro3_16);
+    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, row_out_picks, tro3_17);
+    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, row_out_1_picks, tro3_17);
+    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, row_out_picks, tro3_18);
+    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, row_out_1_picks, tro3_18);
+    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, row_out_picks, tro3_19);
+    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, row_out_1_picks, tro3_19);
+    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, row_out_picks, tro3_20);
+    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, row_out_1_picks, tro3_20);
+    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, row_out_picks, tro3_21);
+    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, row_out_1_picks, tro3_21);
+    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, row_out_picks, tro3_22);
+    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, row_out_1_picks, tro3_22);
+    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, row_out_picks, tro3_23);
+    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, row_out_1_picks, tro3_23);
+    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, row_out_picks, tro3_24);
+    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, row_out_1_picks, tro3_24);
+    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, row_out_picks, tro3_25);
+    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, row_out_1_picks, tro3_25);
+    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, row_out_picks, tro3_26);
+    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, row_out_1_picks, tro3_26);
+    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, row_out_picks, tro3_27);
+    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, row_out_1_picks, tro3_27);
+    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, row_out_picks, tro3_28);
+    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, row_out_1_picks, tro3_28);
+    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, row_out_picks, tro3_29);
+    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, row_out_1_picks, tro3_29);
+    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, row_out_picks, tro3_30);
+    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, row_out_1_picks, tro3_30);
+    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, row_out_picks, tro3_31);
+    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, row_out_1_picks, tro3_31);
     _mm512_storeu_si512((void *)(out), row_out);
     _mm512_storeu_si512((void *)(out + 64), row_out_1);
     _mm512_storeu_si512((void *)(out + 128), row_out_2);
@@ -6791,6 +6803,12 @@ static void ublock_nibbleslice_avx512_ublock256_256_encrypt_xor(const uint8_t *r
     /* low nibble of every byte */
     static const uint8_t nibble_mask_bytes[16] = {0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f};
     const __m512i nibble_mask = kc_bcast16_512(nibble_mask_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_picks = _mm512_loadu_si512((const void *)row_out_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_1_picks_bytes[64] = {0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_1_picks = _mm512_loadu_si512((const void *)row_out_1_picks_bytes);
 
     /* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
     const __m512i row = _mm512_loadu_si512((const void *)(in));
@@ -7681,38 +7699,38 @@ static void ublock_nibbleslice_avx512_ublock256_256_encrypt_xor(const uint8_t *r
     const __m512i tro3_29 = _mm512_unpackhi_epi8(tro2_22, tro2_30);
     const __m512i tro3_30 = _mm512_unpacklo_epi8(tro2_23, tro2_31);
     const __m512i tro3_31 = _mm512_unpackhi_epi8(tro2_23, tro2_31);
-    const __m512i row_out = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_16);
-    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_16);
-    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_17);
-    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_17);
-    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_18);
-    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_18);
-    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_19);
-    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_19);
-    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_20);
-    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_20);
-    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_21);
-    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_21);
-    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_22);
-    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_22);
-    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_23);
-    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_23);
-    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_24);
-    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_24);
-    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_25);
-    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_25);
-    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_26);
-    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_26);
-    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_27);
-    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_27);
-    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_28);
-    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_28);
-    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_29);
-    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_29);
-    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_30);
-    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_30);
-    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_31);
-    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_31);
+    const __m512i row_out = _mm512_permutex2var_epi64(tro3, row_out_picks, tro3_16);
+    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, row_out_1_picks, tro3_16);
+    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, row_out_picks, tro3_17);
+    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, row_out_1_picks, tro3_17);
+    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, row_out_picks, tro3_18);
+    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, row_out_1_picks, tro3_18);
+    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, row_out_picks, tro3_19);
+    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, row_out_1_picks, tro3_19);
+    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, row_out_picks, tro3_20);
+    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, row_out_1_picks, tro3_20);
+    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, row_out_picks, tro3_21);
+    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, row_out_1_picks, tro3_21);
+    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, row_out_picks, tro3_22);
+    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, row_out_1_picks, tro3_22);
+    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, row_out_picks, tro3_23);
+    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, row_out_1_picks, tro3_23);
+    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, row_out_picks, tro3_24);
+    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, row_out_1_picks, tro3_24);
+    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, row_out_picks, tro3_25);
+    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, row_out_1_picks, tro3_25);
+    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, row_out_picks, tro3_26);
+    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, row_out_1_picks, tro3_26);
+    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, row_out_picks, tro3_27);
+    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, row_out_1_picks, tro3_27);
+    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, row_out_picks, tro3_28);
+    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, row_out_1_picks, tro3_28);
+    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, row_out_picks, tro3_29);
+    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, row_out_1_picks, tro3_29);
+    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, row_out_picks, tro3_30);
+    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, row_out_1_picks, tro3_30);
+    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, row_out_picks, tro3_31);
+    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, row_out_1_picks, tro3_31);
     const __m512i msg = _mm512_loadu_si512((const void *)(src));
     const __m512i ct = _mm512_xor_si512(row_out, msg);
     _mm512_storeu_si512((void *)(out), ct);
@@ -8288,6 +8306,12 @@ static void ublock_nibbleslice_avx512_ublock256_256_ctr_xor(const uint8_t *rk, c
     /* 2 x 7 in every byte */
     static const uint8_t pick7_bytes[16] = {0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e};
     const __m512i pick7 = kc_bcast16_512(pick7_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_picks = _mm512_loadu_si512((const void *)row_out_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t row_out_1_picks_bytes[64] = {0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i row_out_1_picks = _mm512_loadu_si512((const void *)row_out_1_picks_bytes);
 
     /* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
     const __m512i low = _mm512_set1_epi8((char)in[0]);
@@ -9009,38 +9033,38 @@ static void ublock_nibbleslice_avx512_ublock256_256_ctr_xor(const uint8_t *rk, c
     const __m512i tro3_29 = _mm512_unpackhi_epi8(tro2_22, tro2_30);
     const __m512i tro3_30 = _mm512_unpacklo_epi8(tro2_23, tro2_31);
     const __m512i tro3_31 = _mm512_unpackhi_epi8(tro2_23, tro2_31);
-    const __m512i row_out = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_16);
-    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_16);
-    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_17);
-    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_17);
-    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_18);
-    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_18);
-    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_19);
-    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_19);
-    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_20);
-    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_20);
-    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_21);
-    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_21);
-    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_22);
-    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_22);
-    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_23);
-    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_23);
-    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_24);
-    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_24);
-    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_25);
-    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_25);
-    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_26);
-    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_26);
-    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_27);
-    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_27);
-    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_28);
-    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_28);
-    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_29);
-    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_29);
-    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_30);
-    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_30);
-    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(11, 10, 3, 2, 9, 8, 1, 0), tro3_31);
-    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, _mm512_set_epi64(15, 14, 7, 6, 13, 12, 5, 4), tro3_31);
+    const __m512i row_out = _mm512_permutex2var_epi64(tro3, row_out_picks, tro3_16);
+    const __m512i row_out_1 = _mm512_permutex2var_epi64(tro3, row_out_1_picks, tro3_16);
+    const __m512i row_out_2 = _mm512_permutex2var_epi64(tro3_1, row_out_picks, tro3_17);
+    const __m512i row_out_3 = _mm512_permutex2var_epi64(tro3_1, row_out_1_picks, tro3_17);
+    const __m512i row_out_4 = _mm512_permutex2var_epi64(tro3_2, row_out_picks, tro3_18);
+    const __m512i row_out_5 = _mm512_permutex2var_epi64(tro3_2, row_out_1_picks, tro3_18);
+    const __m512i row_out_6 = _mm512_permutex2var_epi64(tro3_3, row_out_picks, tro3_19);
+    const __m512i row_out_7 = _mm512_permutex2var_epi64(tro3_3, row_out_1_picks, tro3_19);
+    const __m512i row_out_8 = _mm512_permutex2var_epi64(tro3_4, row_out_picks, tro3_20);
+    const __m512i row_out_9 = _mm512_permutex2var_epi64(tro3_4, row_out_1_picks, tro3_20);
+    const __m512i row_out_10 = _mm512_permutex2var_epi64(tro3_5, row_out_picks, tro3_21);
+    const __m512i row_out_11 = _mm512_permutex2var_epi64(tro3_5, row_out_1_picks, tro3_21);
+    const __m512i row_out_12 = _mm512_permutex2var_epi64(tro3_6, row_out_picks, tro3_22);
+    const __m512i row_out_13 = _mm512_permutex2var_epi64(tro3_6, row_out_1_picks, tro3_22);
+    const __m512i row_out_14 = _mm512_permutex2var_epi64(tro3_7, row_out_picks, tro3_23);
+    const __m512i row_out_15 = _mm512_permutex2var_epi64(tro3_7, row_out_1_picks, tro3_23);
+    const __m512i row_out_16 = _mm512_permutex2var_epi64(tro3_8, row_out_picks, tro3_24);
+    const __m512i row_out_17 = _mm512_permutex2var_epi64(tro3_8, row_out_1_picks, tro3_24);
+    const __m512i row_out_18 = _mm512_permutex2var_epi64(tro3_9, row_out_picks, tro3_25);
+    const __m512i row_out_19 = _mm512_permutex2var_epi64(tro3_9, row_out_1_picks, tro3_25);
+    const __m512i row_out_20 = _mm512_permutex2var_epi64(tro3_10, row_out_picks, tro3_26);
+    const __m512i row_out_21 = _mm512_permutex2var_epi64(tro3_10, row_out_1_picks, tro3_26);
+    const __m512i row_out_22 = _mm512_permutex2var_epi64(tro3_11, row_out_picks, tro3_27);
+    const __m512i row_out_23 = _mm512_permutex2var_epi64(tro3_11, row_out_1_picks, tro3_27);
+    const __m512i row_out_24 = _mm512_permutex2var_epi64(tro3_12, row_out_picks, tro3_28);
+    const __m512i row_out_25 = _mm512_permutex2var_epi64(tro3_12, row_out_1_picks, tro3_28);
+    const __m512i row_out_26 = _mm512_permutex2var_epi64(tro3_13, row_out_picks, tro3_29);
+    const __m512i row_out_27 = _mm512_permutex2var_epi64(tro3_13, row_out_1_picks, tro3_29);
+    const __m512i row_out_28 = _mm512_permutex2var_epi64(tro3_14, row_out_picks, tro3_30);
+    const __m512i row_out_29 = _mm512_permutex2var_epi64(tro3_14, row_out_1_picks, tro3_30);
+    const __m512i row_out_30 = _mm512_permutex2var_epi64(tro3_15, row_out_picks, tro3_31);
+    const __m512i row_out_31 = _mm512_permutex2var_epi64(tro3_15, row_out_1_picks, tro3_31);
     const __m512i msg = _mm512_loadu_si512((const void *)(src));
     const __m512i ct = _mm512_xor_si512(row_out, msg);
     _mm512_storeu_si512((void *)(out), ct);

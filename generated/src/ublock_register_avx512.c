@@ -29,7 +29,7 @@
  *
  * One pass encrypts or decrypts a batch: 8 blocks of ublock128_128, 8 blocks of ublock128_256, 4 blocks of ublock256_256.
 
- * Key form: register_image.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_ternary_logic; affine_via_nibble_tables; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic.
+ * Key form: register_image.  Lowered with: rotate_bytes_by_shuffle, rotate_native, fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_ternary_logic; affine_via_nibble_tables; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, blocks128_by_permute2q.
  */
 #include "kc_cpu.h"
 #include "kc_x86.h"
@@ -682,6 +682,12 @@ static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, cons
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_picks = _mm512_loadu_si512((const void *)lanes_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_1_picks_bytes[64] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_1_picks = _mm512_loadu_si512((const void *)lanes_1_picks_bytes);
 
     /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
@@ -692,8 +698,8 @@ static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, cons
     const __m512i odd = _mm512_ternarylogic_epi32(blk, hi_sh, high_nibbles, 0xd8);
     const __m512i sp = _mm512_unpacklo_epi8(even, odd);
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
-    const __m512i lanes = _mm512_permutex2var_epi64(sp, _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), sp_1);
-    const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), sp_1);
+    const __m512i lanes = _mm512_permutex2var_epi64(sp, lanes_picks, sp_1);
+    const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, lanes_1_picks, sp_1);
     g0x0 = lanes;
     g0x1 = lanes_1;
     for (size_t r = 0; r < 24; r++) {
@@ -743,8 +749,8 @@ static void ublock_register_avx512_ublock256_256_encrypt(const uint8_t *rk, cons
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
     const __m512i y0 = _mm512_xor_si512(g0x0, rk0_1);
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0, _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), y1);
-    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0, _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), y1);
+    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0, lanes_picks, y1);
+    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0, lanes_1_picks, y1);
     const __m512i de = _mm512_shuffle_epi8(lanes_2, deinterleave);
     const __m512i de_1 = _mm512_shuffle_epi8(lanes_3, deinterleave);
     const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
@@ -797,6 +803,12 @@ static void ublock_register_avx512_ublock256_256_decrypt(const uint8_t *rk, cons
     /* rotate each 64-bit word left by 56 (byte shuffle) */
     static const uint8_t rotl56_bytes[16] = {0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08};
     const __m512i rotl56 = kc_bcast16_512(rotl56_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_picks = _mm512_loadu_si512((const void *)lanes_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_1_picks_bytes[64] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_1_picks = _mm512_loadu_si512((const void *)lanes_1_picks_bytes);
 
     /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
@@ -807,8 +819,8 @@ static void ublock_register_avx512_ublock256_256_decrypt(const uint8_t *rk, cons
     const __m512i odd = _mm512_ternarylogic_epi32(blk, hi_sh, high_nibbles, 0xd8);
     const __m512i sp = _mm512_unpacklo_epi8(even, odd);
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
-    const __m512i lanes = _mm512_permutex2var_epi64(sp, _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), sp_1);
-    const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), sp_1);
+    const __m512i lanes = _mm512_permutex2var_epi64(sp, lanes_picks, sp_1);
+    const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, lanes_1_picks, sp_1);
     g0x0 = lanes;
     g0x1 = lanes_1;
     for (size_t r = 0; r < 24; r++) {
@@ -858,8 +870,8 @@ static void ublock_register_avx512_ublock256_256_decrypt(const uint8_t *rk, cons
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
     const __m512i y0_3 = _mm512_xor_si512(g0x0, rk0_1);
     const __m512i y1_3 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0_3, _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), y1_3);
-    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0_3, _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), y1_3);
+    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0_3, lanes_picks, y1_3);
+    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0_3, lanes_1_picks, y1_3);
     const __m512i de = _mm512_shuffle_epi8(lanes_2, deinterleave);
     const __m512i de_1 = _mm512_shuffle_epi8(lanes_3, deinterleave);
     const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);
@@ -913,6 +925,12 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
     /* rotate each 64-bit word left by 24 (byte shuffle) */
     static const uint8_t rotl24_bytes[16] = {0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c};
     const __m512i rotl24 = kc_bcast16_512(rotl24_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_picks_bytes[64] = {0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_picks = _mm512_loadu_si512((const void *)lanes_picks_bytes);
+    /* VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
+    static const uint8_t lanes_1_picks_bytes[64] = {0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00};
+    const __m512i lanes_1_picks = _mm512_loadu_si512((const void *)lanes_1_picks_bytes);
 
     /* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
     const __m512i blk = _mm512_loadu_si512((const void *)(in));
@@ -923,8 +941,8 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
     const __m512i odd = _mm512_ternarylogic_epi32(blk, hi_sh, high_nibbles, 0xd8);
     const __m512i sp = _mm512_unpacklo_epi8(even, odd);
     const __m512i sp_1 = _mm512_unpackhi_epi8(even, odd);
-    const __m512i lanes = _mm512_permutex2var_epi64(sp, _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), sp_1);
-    const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), sp_1);
+    const __m512i lanes = _mm512_permutex2var_epi64(sp, lanes_picks, sp_1);
+    const __m512i lanes_1 = _mm512_permutex2var_epi64(sp, lanes_1_picks, sp_1);
     g0x0 = lanes;
     g0x1 = lanes_1;
     for (size_t r = 0; r < 24; r++) {
@@ -974,8 +992,8 @@ static void ublock_register_avx512_ublock256_256_encrypt_xor(const uint8_t *rk, 
     const __m512i rk1_1 = _mm512_loadu_si512((const void *)(rk + 3136));
     const __m512i y0 = _mm512_xor_si512(g0x0, rk0_1);
     const __m512i y1 = _mm512_xor_si512(g0x1, rk1_1);
-    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0, _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), y1);
-    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0, _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2), y1);
+    const __m512i lanes_2 = _mm512_permutex2var_epi64(y0, lanes_picks, y1);
+    const __m512i lanes_3 = _mm512_permutex2var_epi64(y0, lanes_1_picks, y1);
     const __m512i de = _mm512_shuffle_epi8(lanes_2, deinterleave);
     const __m512i de_1 = _mm512_shuffle_epi8(lanes_3, deinterleave);
     const __m512i even_1 = _mm512_unpacklo_epi64(de, de_1);

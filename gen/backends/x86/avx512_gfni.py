@@ -176,7 +176,8 @@ TARGET = target(
     passes=(FUSION_PASS, (rules.rotate_bytes_by_shuffle, rotate_native, shld_native, x86_rules.affine_via_gfni,
                                     x86_rules.select_by_ternary_logic, x86_rules.sbox8_by_vpermi2b),
             x86_rules.BYTE_SHIFT_PASS,
-            (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b)),
+            (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b,
+             x86_rules.blocks128_by_permute2q)),
     emulable=True,
     # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (docs/performance/zuc.md).
     schedule_before_ra=("lanes",),

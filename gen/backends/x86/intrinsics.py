@@ -6,6 +6,7 @@ generated/src/kc_x86.h.
 """
 
 from ..c_emitter import address, index_address, index_expr
+from .rules import shuffle_i32x4_picks
 
 _TYPE = {128: "__m128i", 256: "__m256i", 512: "__m512i"}
 _PREFIX = {128: "_mm", 256: "_mm256", 512: "_mm512"}
@@ -69,6 +70,8 @@ def expression(op):
         return f"{p}_blendv_epi8({a[0]}, {a[1]}, {a[2]})"
     if code == "permute2b":
         return f"{p}_permutex2var_epi8({a[1]}, {a[0]}, {a[2]})"
+    if code == "permute2q":
+        return f"{p}_permutex2var_epi64({a[1]}, {a[0]}, {a[2]})"
     if code == "blocks128":
         return _blocks128(bits, a[0], a[1], attrs["picks"])
     if code == "extract128":
@@ -88,12 +91,9 @@ def _blocks128(bits, a, b, picks):
         return f"_mm256_permute4x64_epi64({a}, {imm:#04x})"
     if bits == 256 and len(picks) == 2:
         return f"_mm256_permute2x128_si256({a}, {b}, {picks[0] | picks[1] << 4:#04x})"
-    if bits == 512 and len(picks) == 4:
-        if a == b or max(picks[:2]) < 4 and min(picks[2:]) >= 4:
-            imm = sum((p % 4) << (2 * i) for i, p in enumerate(picks))
-            return f"_mm512_shuffle_i32x4({a}, {b}, {imm:#04x})"
-        qwords = ", ".join(str(2 * p + k) for p in reversed(picks) for k in (1, 0))
-        return f"_mm512_permutex2var_epi64({a}, _mm512_set_epi64({qwords}), {b})"
+    if bits == 512 and shuffle_i32x4_picks(picks, a == b):
+        imm = sum((p % 4) << (2 * i) for i, p in enumerate(picks))
+        return f"_mm512_shuffle_i32x4({a}, {b}, {imm:#04x})"
     raise ValueError(f"x86 C emitter: no instruction picks 128-bit blocks {picks} at {bits} bits")
 
 

@@ -58,6 +58,11 @@ def _permute2b(op, args):
     return np.concatenate([a, b])[index & (2 * len(a) - 1)]
 
 
+def _permute2q(op, args):
+    index, a, b = (x.view("<u8") for x in args)
+    return np.concatenate([a, b])[index & (2 * len(a) - 1)].view(np.uint8)
+
+
 _OPS = (
     ("gf2p8affine", _gf2p8affine(False),
      "GF2P8AFFINEQB(a, m): every byte of a through the affine map whose matrix is m's qword at the "
@@ -69,6 +74,8 @@ _OPS = (
     ("blendv", _blendv, "PBLENDVB(a, b, m): per byte, b where m's byte has bit 7 set, else a"),
     ("permute2b", _permute2b, "VPERMI2B(i, a, b): per byte, the byte of a's then b's bytes (2 x bits/8) "
                               "that i's byte picks, modulo 2 x bits/8"),
+    ("permute2q", _permute2q, "VPERMI2Q(i, a, b): per qword, the qword of a's then b's qwords (2 x bits/64) "
+                              "that i's qword picks, modulo 2 x bits/64"),
     ("rotl_native", same_meaning_as("rotl"), "rotl in one instruction (AVX-512 VPROLD/VPROLQ; attrs: n, lane)"),
     ("shld_native", same_meaning_as("shld"),
      "shld in one instruction (AVX-512 VBMI2 VPSHLDD/VPSHLDW; attrs: n, lane)"),

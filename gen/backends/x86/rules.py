@@ -110,6 +110,27 @@ def select_by_ternary_logic(rw, op, args):
     return rw._emit("ternlog", (a, b, mask), op.result.name, imm=0xD8)
 
 
+def shuffle_i32x4_picks(picks, same):
+    """The 128-bit block picks (a's blocks 0-3, b's 4-7) one VSHUFI32X4 makes
+    at 512 bits: blocks 0, 1 from a and 2, 3 from b (any from either when
+    a and b are one value)."""
+    return len(picks) == 4 and (same or max(picks[:2]) < 4 and min(picks[2:]) >= 4)
+
+
+def blocks128_by_permute2q(rw, op, args):
+    """512-bit blocks128 that VSHUFI32X4 cannot make: VPERMI2Q with a
+    constant index of qwords (a's 0-7, b's 8-15), two per picked block."""
+    if op.opcode != "blocks128" or rw.bits != 512:
+        return None
+    picks = op.attrs["picks"]
+    if shuffle_i32x4_picks(picks, args[0] is args[1]):
+        return None
+    qwords = [2 * p + k for p in picks for k in (0, 1)]
+    index = rw.const(b"".join(q.to_bytes(8, "little") for q in qwords), f"{op.result.name}_picks",
+                     f"VPERMI2Q qword indices of 128-bit blocks {picks} (a's 0-3, b's 4-7)")
+    return rw._emit("permute2q", (index, args[0], args[1]), op.result.name)
+
+
 def sbox8_by_vpermi2b(rw, op, args):
     """AVX-512 VBMI, 512 bits: a 256-byte table is four registers; VPERMI2B
     looks every byte up in the lower 128 bytes and in the upper 128 (it reads
