@@ -116,10 +116,12 @@ verify-aarch64: deps
 # strategy's AVX-512 and AVX2 kernel that generated/ holds, and every AArch64
 # kernel (on Neoverse N1, N2 and V1), with the Linux kernel's AArch64 SM4 as
 # peers in the same run (harness/linux_peers.py, from linux-source-6.1).
-ZUC_MCA    := $(sort $(patsubst generated/src/zuc_%.c,%,$(wildcard generated/src/zuc_lanes*.c)))
-UBLOCK_MCA := $(sort $(patsubst generated/src/ublock_%.c,%,$(wildcard \
+# (The C kernels: an _asm twin's C file holds no kernel loop.)
+C_KERNELS  = $(filter-out %_asm.c,$(wildcard $(1)))
+ZUC_MCA    := $(sort $(patsubst generated/src/zuc_%.c,%,$(call C_KERNELS,generated/src/zuc_lanes*.c)))
+UBLOCK_MCA := $(sort $(patsubst generated/src/ublock_%.c,%,$(call C_KERNELS, \
                 generated/src/ublock_*_avx512.c generated/src/ublock_*_avx2.c generated/src/ublock_*_neon*.c)))
-SM4_ARM_MCA := $(sort $(patsubst generated/src/sm4_%.c,%,$(wildcard generated/src/sm4_*_neon*.c)))
+SM4_ARM_MCA := $(sort $(patsubst generated/src/sm4_%.c,%,$(call C_KERNELS,generated/src/sm4_*_neon*.c)))
 MCA_IMPLS  := byteslice_avx512_gfni byteslice_avx2_gfni byteslice_avx2_vaes $(SM4_ARM_MCA) $(ZUC_MCA) $(UBLOCK_MCA)
 
 model: deps

@@ -400,6 +400,9 @@ class _Allocator:
         op, limit = step.op, self.registers.allowed(step.op)
         if step.result is not None and not nu.read_later(step.result, position):
             return  # dead code: nothing reads the result
+        if step.result is not None and self._rematerializable(op):
+            self.remat[step.result] = op   # made where it is first read, not here
+            return
         # Registers already holding this instruction's operands stay untouched while the rest come in.
         keep = {self.where[n] for n in step.args if n in self.where and self.where[n] < limit}
         srcs = []
@@ -457,7 +460,18 @@ class _Allocator:
         # across the loop where the body leaves room, and leaves now otherwise
         # (rather than inside the body, every iteration).
         idle = [n for n in self.where if n not in reads and n not in heads.values()]
-        room = self.registers.count - _pressure(loop.body, body_nu, len(outside) + len(live_heads))
+        held = [n for n in outside if n in self.where]
+        room = self.registers.count - _pressure(loop.body, body_nu, len(held) + len(live_heads))
+        # What the body reads from outside and is not in a register (recomputed
+        # or in its slot) comes in before the loop where there is room, the
+        # most read first: not once per iteration.
+        for name in sorted((n for n in outside if n not in self.where),
+                           key=lambda n: (-len(body_nu.uses[n]), n.name)):
+            reg = self._free_register(self.registers.count)
+            if room <= 0 or reg is None:
+                break
+            self._materialize(name, reg, out)
+            room -= 1
         for name in idle:
             if not outer.read_later(name, position):
                 self._forget(name)

@@ -1,7 +1,7 @@
 """What a target is: a vector width, the CPU features it needs, and the
 ordered passes of legalization rules that take a kernel program onto it."""
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ..ir.opcodes import ABSTRACT
 from .arch import Arch
@@ -28,6 +28,14 @@ class Target:
     # ZUC's `lanesx2` is its `lanes` kernel with two groups of lanes.
     interleave: tuple = (("byteslice", 2), ("wordslice", 4), ("lanesx2", 2))
 
+    # The assembly twin: the same kernels written by the backend's assembly
+    # emitter (`assembler`, a module with assembly_file; None where the backend
+    # has none) instead of as C intrinsics.  A twin is a target of its own,
+    # named <target>_asm, with form "asm" and `twin_of` its C target's name.
+    assembler: object = None
+    form: str = "c"
+    twin_of: str = ""
+
     # Strategies whose kernels GCC should schedule before register allocation
     # too (KC_SCHEDULE_BEFORE_RA in kc_x86.h): a measured choice per target,
     # since it speeds some straight-line kernels up and slows others down.
@@ -40,9 +48,22 @@ class Target:
         return strategy in self.schedule_before_ra
 
     @property
+    def base_name(self):
+        """The C target's name: this one's, or for an assembly twin its C twin's
+        (measured choices are made for the kernel, whichever form writes it)."""
+        return self.twin_of or self.name
+
+    @property
     def source(self):
         """The module that defines this target, for provenance."""
-        return f"gen/backends/{self.arch.package}/{self.name}.py"
+        return f"gen/backends/{self.arch.package}/{self.base_name}.py"
+
+    def asm_twin(self):
+        """This target's kernels in assembly (the same lowered programs)."""
+        if self.assembler is None:
+            raise ValueError(f"target {self.name}: its backend has no assembly emitter")
+        return replace(self, name=f"{self.name}_asm", form="asm", twin_of=self.name, emulable=False,
+                       description=f"{self.description}; assembly, registers allocated by gen/backends/regalloc.py")
 
     def c_body(self, program, indent="    "):
         """A lowered program as the statements of a C function, in this target's dialect."""

@@ -24,11 +24,27 @@ class SourceFile:
     stem: str
     flags: str  # compiler flags of this file alone ("" for none)
     arch: str | None = None  # the architecture it builds for (gen/backends/arch.py); None: every one
+    ext: str = "c"           # "c", or "S" for assembly (run through the C preprocessor)
+
+    @property
+    def name(self):
+        return f"{self.stem}.{self.ext}"
+
+    @property
+    def object(self):
+        """Its object file: stem.o, or stem.S.o for an assembly file (whose C
+        glue of the same stem is stem.o)."""
+        return f"{self.stem}.o" if self.ext == "c" else f"{self.stem}.{self.ext}.o"
 
 
-def kernel_source(stem, target):
-    """A kernel's source: built with its target's flags, for its target's architecture."""
-    return SourceFile(stem, " ".join(target.cflags), target.arch.name)
+def kernel_sources(stem, target):
+    """A kernel's sources, built with its target's flags for its target's
+    architecture: its C file, and for an assembly twin its .S as well."""
+    flags = " ".join(target.cflags)
+    files = [SourceFile(stem, flags, target.arch.name)]
+    if target.form == "asm":
+        files.append(SourceFile(stem, flags, target.arch.name, ext="S"))
+    return files
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ from ..kernels import sm4_byteslice, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
 from . import registry
-from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
+from .bodies import KernelBodies
+from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .render import hex_rows, provenance, render
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice, "rounds4": sm4_rounds4}
@@ -37,7 +38,7 @@ def sources():
     """What the build compiles: each kernel with its target's flags, the SIMDe
     unit with the emulable kernels."""
     native = [SourceFile("sm4_core", ""), SourceFile("sm4_reference_scalar", "")]
-    native += [kernel_source(f"sm4_{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]
+    native += [f for s, t in KERNELS for f in kernel_sources(f"sm4_{s}_{t}", SIMD_TARGETS[t])]
     return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 
@@ -53,17 +54,19 @@ def kernel_file(strategy, target, options):
         "(const uint8_t *)key->rk[dir]"
     cpu_check = cpu_features.cpu_check(target.cpu_features, target.arch)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
+    bodies = KernelBodies(target, prefix)
+    origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py", target.source])
     text = render("sm4_kernel.c.j2",
-                  provenance=provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py",
-                                                        target.source]),
+                  provenance=origin,
                   strategy=strategy, target=target, strategy_doc=doc, prefix=prefix,
                   schedule=target.schedules_before_ra(strategy),
                   batch_blocks=program.info["batch_blocks"],
                   rounds_per_iteration=program.info["rounds_per_iteration"],
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
-                  dec=dec if program.info.get("sbox") != "instruction" else None, passes=passes, body=target.c_body(program), body_xor=target.c_body(fused),
+                  dec=dec if program.info.get("sbox") != "instruction" else None, passes=passes,
+                  body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
                   key_expr=key_expr, cpu_check=cpu_check)
-    return f"src/{prefix}.c", text, program.info["batch_blocks"]
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}, program.info["batch_blocks"]
 
 
 def files(options=Options()):
@@ -71,8 +74,8 @@ def files(options=Options()):
     out = {}
     batches = []
     for strategy, name in KERNELS:
-        path, text, batch = kernel_file(strategy, SIMD_TARGETS[name], options)
-        out[path] = text
+        kernel_files, batch = kernel_file(strategy, SIMD_TARGETS[name], options)
+        out.update(kernel_files)
         batches.append(batch)
     dec = decomposition(options.decomposition_index)
     c_prov = provenance(SPEC_SOURCES + ["templates/"])

@@ -10,7 +10,8 @@ from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
 from ..specs import ublock
 from . import registry
-from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
+from .bodies import KernelBodies
+from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .render import provenance, render
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
@@ -44,17 +45,19 @@ def emulable_impls():
 
 def sources():
     native = [SourceFile("ublock_core", ""), SourceFile("ublock_reference_scalar", "")]
-    native += [kernel_source(f"ublock_{s}_{t}", SIMD_TARGETS[t]) for s, t in KERNELS]
+    native += [f for s, t in KERNELS for f in kernel_sources(f"ublock_{s}_{t}", SIMD_TARGETS[t])]
     return CipherSources(tuple(native), EmulatedUnit("ublock_emulated", tuple(f"ublock_{i}.c" for i in emulable_impls())),
                          max_block_bytes=max(v["block_bytes"] for v in variants()))
 
 
 def kernel_file(strategy, target, group_bytes):
-    """(path, text, largest batch in bytes); appends the size of every CTR
+    """({path: text} of its C file and, for an assembly twin, its .S; largest
+    batch in bytes); appends the size of every CTR
     group buffer its counter forms use to `group_bytes`."""
     module = STRATEGIES[strategy]
     prefix = f"ublock_{strategy}_{target.name}"
     rendered, key_form, passes = [], None, None
+    bodies = KernelBodies(target, prefix)
     # The register method interleaves its target's number of groups (more
     # blocks per pass); nibble slicing has one state per batch.
     grouping = {"groups": target.groups(strategy)} if strategy == "register" else {}
@@ -64,30 +67,31 @@ def kernel_file(strategy, target, group_bytes):
             abstract = module.program(target.bits, v["block_bits"], v["rounds"], d, **grouping)
             program = target.lower(abstract)
             key_form = program.info["key_form"]
-            directions.append(dict(name=d, body=target.c_body(program)))
+            directions.append(dict(name=d, body=bodies(program, f"{v['name']}_{d}")))
             if d == "encrypt":
                 fused = target.lower(xor_into_stores(abstract))
         counter_form = {}
         if strategy in COUNTER_FORMS:
-            counter_form = dict(ctr_pairs=target.c_body(target.lower(
-                                    module.counter_pairs_program(target.bits, v["block_bits"], v["rounds"]))),
-                                ctr_xor=target.c_body(target.lower(xor_into_stores(
+            counter_form = dict(ctr_pairs=bodies(target.lower(
+                                    module.counter_pairs_program(target.bits, v["block_bits"], v["rounds"])),
+                                    f"{v['name']}_ctr_pairs"),
+                                ctr_xor=bodies(target.lower(xor_into_stores(
                                     module.program(target.bits, v["block_bits"], v["rounds"], "encrypt",
-                                                   counters=True)))))
+                                                   counters=True))), f"{v['name']}_ctr_xor"))
             group_bytes.append(module.group_bytes(target.bits, v["block_bits"]))
-        rendered.append(dict(v, directions=directions, encrypt_xor=target.c_body(fused),
+        rendered.append(dict(v, directions=directions, encrypt_xor=bodies(fused, f"{v['name']}_encrypt_xor"),
                              batch=program.info["batch_blocks"], **counter_form))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
+    origin = provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py", target.source])
     text = render("ublock_kernel.c.j2",
-                  provenance=provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py",
-                                                        target.source]),
+                  provenance=origin,
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
                   schedule=target.schedules_before_ra(strategy),
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
                   multi=key_form == "register_image", counter_form=strategy in COUNTER_FORMS,
                   group_blocks=ublock_nibbleslice.GROUP_BLOCKS,
                   cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
-    return f"src/{prefix}.c", text, max(v["batch"] * v["block_bytes"] for v in rendered)
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}, max(v["batch"] * v["block_bytes"] for v in rendered)
 
 
 def _byte_list(data):
@@ -117,8 +121,8 @@ def files():
     """{path relative to generated/: contents}."""
     out, batch_bytes, group_bytes = {}, [], []
     for strategy, name in KERNELS:
-        path, text, largest = kernel_file(strategy, SIMD_TARGETS[name], group_bytes)
-        out[path] = text
+        kernel_files, largest = kernel_file(strategy, SIMD_TARGETS[name], group_bytes)
+        out.update(kernel_files)
         batch_bytes.append(largest)
     vs = variants()
     c_prov = provenance(SPEC_SOURCES + ["templates/"])

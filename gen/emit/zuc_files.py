@@ -8,7 +8,7 @@ from ..linalg import bit_reversal, byteswap_mask
 from ..linalg.gfni import gfni_qword
 from ..specs import zuc
 from . import registry, zuc_kernel_files
-from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_source
+from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .render import hex_rows, provenance, render
 
 SPEC_SOURCES = ["gen/specs/zuc.py"]
@@ -67,7 +67,7 @@ def sources():
     """What the build compiles: core and reference without ISA flags, each
     kernel with its own, the SIMDe unit with the emulable kernels."""
     native = [SourceFile("zuc_core", ""), SourceFile("zuc_reference_scalar", "")]
-    native += [kernel_source(f"zuc_{impl}", target) for impl, target in zuc_kernel_files.registry_kernels()]
+    native += [f for impl, target in zuc_kernel_files.registry_kernels() for f in kernel_sources(f"zuc_{impl}", target)]
     return CipherSources(tuple(native),
                          EmulatedUnit("zuc_emulated", tuple(f"zuc_{i}.c" for i in zuc_kernel_files.EMULABLE)))
 

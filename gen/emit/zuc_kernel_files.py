@@ -14,6 +14,7 @@ from ..ir import Op
 from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes
 from ..kernels.zuc_constants import isomorphisms
+from .bodies import KernelBodies
 from .render import provenance, render
 
 # (strategy, target name) in dispatch order (gen/backends: each architecture's
@@ -123,7 +124,7 @@ def _choice_lines(choice):
 
 def keystream_forms(strategy, target):
     """The measured choices of a kernel's keystream functions (LFSR_IN_MEMORY, ROLLED)."""
-    kernel = (strategy, target.name)
+    kernel = (strategy, target.base_name)
     return {"lfsr_in_memory": kernel in LFSR_IN_MEMORY, "rolled": kernel in ROLLED}
 
 
@@ -144,16 +145,18 @@ def kernel_file(strategy, target):
     programs = lowered_programs(target, choice, strategy)
     prefix = f"zuc_{strategy}_{target.name}"
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
-    text = render("zuc_kernel.c.j2", provenance=provenance(SOURCES + [target.source]),
+    bodies = KernelBodies(target, prefix)
+    origin = provenance(SOURCES + [target.source])
+    text = render("zuc_kernel.c.j2", provenance=origin,
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
                   strategy=strategy, lanes=programs["keystream"].info["lanes"], groups=groups,
                   choice_lines=_choice_lines(choice), passes=passes,
-                  bodies={name: target.c_body(program) for name, program in programs.items()},
+                  bodies={name: bodies(program, name) for name, program in programs.items()},
                   cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
                   schedule=target.schedules_before_ra(strategy),
                   **keystream_forms(strategy, target))
-    return f"src/{prefix}.c", text
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
 
 
 def kernel_files():
-    return dict(kernel_file(strategy, SIMD_TARGETS[name]) for strategy, name in KERNELS)
+    return {path: text for strategy, name in KERNELS for path, text in kernel_file(strategy, SIMD_TARGETS[name]).items()}

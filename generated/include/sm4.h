@@ -187,6 +187,26 @@ extern const sm4_impl sm4_wordslice_avx2_aesni_impl;
 
 extern const sm4_impl sm4_wordslice_ssse3_aesni_impl;
 
+extern const sm4_impl sm4_byteslice_avx512_gfni_asm_impl;
+
+extern const sm4_impl sm4_byteslice_avx2_gfni_asm_impl;
+
+extern const sm4_impl sm4_byteslice_avx2_vaes_asm_impl;
+
+extern const sm4_impl sm4_byteslice_avx2_aesni_asm_impl;
+
+extern const sm4_impl sm4_byteslice_ssse3_aesni_asm_impl;
+
+extern const sm4_impl sm4_wordslice_avx512_gfni_asm_impl;
+
+extern const sm4_impl sm4_wordslice_avx2_gfni_asm_impl;
+
+extern const sm4_impl sm4_wordslice_avx2_vaes_asm_impl;
+
+extern const sm4_impl sm4_wordslice_avx2_aesni_asm_impl;
+
+extern const sm4_impl sm4_wordslice_ssse3_aesni_asm_impl;
+
 extern const sm4_impl sm4_rounds4_neon_sm4_impl;
 
 extern const sm4_impl sm4_byteslice_neon_sha3_impl;

@@ -243,6 +243,18 @@ extern const zuc_impl zuc_lanes_avx2_aesni_impl;
 
 extern const zuc_impl zuc_lanes_ssse3_aesni_impl;
 
+extern const zuc_impl zuc_lanes_avx512_gfni_asm_impl;
+
+extern const zuc_impl zuc_lanes_avx2_gfni_asm_impl;
+
+extern const zuc_impl zuc_lanesx2_avx2_vaes_asm_impl;
+
+extern const zuc_impl zuc_lanes_avx2_vaes_asm_impl;
+
+extern const zuc_impl zuc_lanes_avx2_aesni_asm_impl;
+
+extern const zuc_impl zuc_lanes_ssse3_aesni_asm_impl;
+
 extern const zuc_impl zuc_lanesx2_neon_aes_impl;
 
 extern const zuc_impl zuc_lanes_neon_aes_impl;

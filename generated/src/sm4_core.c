@@ -141,7 +141,17 @@ static const sm4_impl *sm4_registry[SM4_MAX_IMPLS] = {
     &sm4_wordslice_avx2_vaes_impl,
     &sm4_wordslice_avx2_aesni_impl,
     &sm4_wordslice_ssse3_aesni_impl,
-#define SM4_REGISTRY_ARCH_IMPLS 10
+    &sm4_byteslice_avx512_gfni_asm_impl,
+    &sm4_byteslice_avx2_gfni_asm_impl,
+    &sm4_byteslice_avx2_vaes_asm_impl,
+    &sm4_byteslice_avx2_aesni_asm_impl,
+    &sm4_byteslice_ssse3_aesni_asm_impl,
+    &sm4_wordslice_avx512_gfni_asm_impl,
+    &sm4_wordslice_avx2_gfni_asm_impl,
+    &sm4_wordslice_avx2_vaes_asm_impl,
+    &sm4_wordslice_avx2_aesni_asm_impl,
+    &sm4_wordslice_ssse3_aesni_asm_impl,
+#define SM4_REGISTRY_ARCH_IMPLS 20
 #elif defined(__aarch64__)
     &sm4_rounds4_neon_sm4_impl,
     &sm4_byteslice_neon_sha3_impl,

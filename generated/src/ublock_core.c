@@ -552,7 +552,13 @@ static const ublock_impl *registry[UBLOCK_MAX_IMPLS] = {
     &ublock_register_avx512_impl,
     &ublock_register_avx2_impl,
     &ublock_register_ssse3_impl,
-#define REGISTRY_ARCH_IMPLS 6
+    &ublock_nibbleslice_avx2_asm_impl,
+    &ublock_nibbleslice_avx512_asm_impl,
+    &ublock_nibbleslice_ssse3_asm_impl,
+    &ublock_register_avx512_asm_impl,
+    &ublock_register_avx2_asm_impl,
+    &ublock_register_ssse3_asm_impl,
+#define REGISTRY_ARCH_IMPLS 12
 #elif defined(__aarch64__)
     &ublock_nibbleslice_neon_impl,
     &ublock_register_neon_impl,

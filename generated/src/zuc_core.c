@@ -227,7 +227,13 @@ static const zuc_impl *zuc_registry[ZUC_MAX_IMPLS] = {
     &zuc_lanes_avx2_vaes_impl,
     &zuc_lanes_avx2_aesni_impl,
     &zuc_lanes_ssse3_aesni_impl,
-#define ZUC_REGISTRY_ARCH_IMPLS 6
+    &zuc_lanes_avx512_gfni_asm_impl,
+    &zuc_lanes_avx2_gfni_asm_impl,
+    &zuc_lanesx2_avx2_vaes_asm_impl,
+    &zuc_lanes_avx2_vaes_asm_impl,
+    &zuc_lanes_avx2_aesni_asm_impl,
+    &zuc_lanes_ssse3_aesni_asm_impl,
+#define ZUC_REGISTRY_ARCH_IMPLS 12
 #elif defined(__aarch64__)
     &zuc_lanesx2_neon_aes_impl,
     &zuc_lanes_neon_aes_impl,

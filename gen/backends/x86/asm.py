@@ -1,0 +1,400 @@
+"""The x86-64 assembly emitter: GNU assembler, AT&T syntax, System V ABI.
+
+It writes a lowered program (the same one the C emitter writes as
+intrinsics) as one function, its vector registers allocated by
+gen/backends/regalloc.py.  Three encodings, from the target's features:
+legacy SSE (two operands: the first is overwritten), VEX (three operands,
+xmm/ymm 0-15) and EVEX (AVX-512: zmm and 32 registers; an instruction that
+only has a VEX form, such as VPBLENDVB or VPERM2I128, keeps to 0-15).
+
+The function, in order:
+  * a header naming each general register's role, the stack frame and the
+    state each loop keeps in vector registers;
+  * the frame: only where values spill or the program has scratch arrays,
+    %rbp saved and the stack aligned to 64 bytes below it (no red zone);
+  * one instruction (or two) per IR op, with a comment naming its value;
+  * loops: one general register per distinct loop stride holds stride x the
+    loop variable (addresses are base + that register + offset); the first
+    one also counts the iterations;
+  * VZEROUPPER before RET where the function wrote a ymm/zmm register.
+Constants go to .rodata, each with the note that says where it comes from,
+as in the C files.
+
+ABI facts in one place: ARGUMENT_REGISTERS, SCRATCH_REGISTERS; the emitter
+uses caller-saved general registers only (no callee-saved one to restore)."""
+
+from dataclasses import dataclass
+
+from .rules import shuffle_i32x4_picks
+from ..regalloc import Instr, MachineLoop, Move, Note, RegisterFile, Reload, Remat, Spill, allocate, walk
+
+ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
+# Caller-saved registers the SysV ABI leaves to a function: the arguments'
+# (those the program does not take) and these.
+SCRATCH_REGISTERS = ("rax", "r10", "r11")
+FRAME_ALIGN = 64
+
+_LANE_SUFFIX = {8: "b", 16: "w", 32: "d", 64: "q"}
+_UNPACK = {8: "bw", 16: "wd", 32: "dq", 64: "qdq"}
+# Ops whose EVEX form at 512 bits takes an element size: the VEX mnemonic + "d".
+_EVEX_LOGIC = {"xor": "vpxor", "and": "vpand", "or": "vpor", "andnot": "vpandn"}
+# Instructions with no EVEX encoding: on a 32-register target they name 0-15 only.
+_VEX_ONLY = frozenset({"blendv", "concat128"})
+
+
+def encoding(target):
+    features = set(target.cpu_features)
+    if "avx512f" in features:
+        return "evex"
+    if features & {"avx", "avx2"}:
+        return "vex"
+    return "sse"
+
+
+def _vex_only(op):
+    if op.opcode in _VEX_ONLY and op.result.bits < 512:
+        return True
+    if op.opcode == "blocks128" and op.result.bits == 256:
+        return True                 # VPERM2I128 (VPERMQ has an EVEX form, but one rule is enough)
+    if op.opcode == "extract128" and op.args[0].bits == 256:
+        return True                 # VEXTRACTI128
+    # Below 512 bits the target has no AVX512VL: its 128/256-bit ops are VEX.
+    return op.result is not None and op.result.bits < 512 or op.result is None and op.args[0].bits < 512
+
+
+def register_file(target):
+    """The vector registers of `target` as the allocator needs them."""
+    kind = encoding(target)
+    if kind == "evex":
+        return RegisterFile(32, limit=lambda op: 16 if _vex_only(op) else 32, destructive=_evex_destructive)
+    if kind == "vex":
+        return RegisterFile(16)
+    return RegisterFile(16, destructive=_sse_destructive)
+
+
+def _evex_destructive(op):
+    """VPTERNLOGD overwrites its first operand, VPERMI2B and VPERMI2Q their index."""
+    return 0 if op.opcode in ("ternlog", "permute2b", "permute2q") else None
+
+
+def _sse_destructive(op):
+    """Legacy SSE overwrites its first operand (loads, broadcasts and constants write a fresh register)."""
+    return None if op.opcode in ("load", "store", "const", "bcast8", "bcast32", "bcast128") else 0
+
+
+# ---- names --------------------------------------------------------------------
+
+def vector(reg, bits):
+    return f"%{ {128: 'x', 256: 'y', 512: 'z'}[bits] }mm{reg}"
+
+
+@dataclass
+class _Function:
+    """What one function's instructions need: its general registers and frame."""
+
+    kind: str                 # sse, vex or evex
+    bits: int
+    params: dict              # parameter name -> register
+    scratch: dict             # scratch array name -> frame offset
+    slot_base: int            # frame offset of spill slot 0
+    slot_bytes: int
+    label: str                # prefix of local labels
+    offsets: dict             # (loop variable, stride) -> register, inside loops
+    constants: dict           # const value name -> rodata label
+
+    def address(self, attrs, row_register="rax"):
+        """The AT&T memory operand of a load, store or broadcast (and the
+        instruction that fetches a row pointer first, or None)."""
+        index = attrs["index"]
+        setup = None
+        if attrs["param"] in self.scratch:
+            base, disp = "rsp", self.scratch[attrs["param"]] + index.base
+        elif "row" in attrs:
+            setup = f"movq {8 * attrs['row']}(%{self.params[attrs['param']]}), %{row_register}"
+            base, disp = row_register, index.base
+        else:
+            base, disp = self.params[attrs["param"]], index.base
+        terms = [(var, coeff) for var, coeff in index.terms if coeff]
+        if len(terms) > 1:
+            raise ValueError(f"x86 asm: an address with two loop variables {terms}")
+        if terms:
+            return setup, f"{disp or ''}(%{base},%{self.offsets[terms[0]]})"
+        return setup, f"{disp or ''}(%{base})"
+
+    def slot(self, slot):
+        return f"{self.slot_base + slot * self.slot_bytes}(%rsp)"
+
+
+def _mov(kind, bits, aligned):
+    if kind == "sse":
+        return "movdqa" if aligned else "movdqu"
+    if bits == 512:
+        return "vmovdqa64" if aligned else "vmovdqu64"
+    return "vmovdqa" if aligned else "vmovdqu"
+
+
+def _three(kind, mnemonic, srcs, dst, imm=None):
+    """An instruction on (first, second) sources: VEX/EVEX three-operand form,
+    or SSE's two-operand form (the allocator put the first source in dst)."""
+    prefix = [f"${imm:#x}"] if imm is not None else []
+    if kind == "sse":
+        if srcs[0] != dst:
+            raise ValueError(f"x86 asm: {mnemonic}'s first operand must be its destination under SSE")
+        return f"{mnemonic.removeprefix('v')} " + ", ".join(prefix + [srcs[1], dst])
+    return f"{mnemonic} " + ", ".join(prefix + [srcs[1], srcs[0], dst])
+
+
+def instruction(fn, op, dst, srcs):
+    """The lines of one allocated op (AT&T: sources first, destination last)."""
+    kind = fn.kind
+    code, attrs = op.opcode, op.attrs
+    bits = op.result.bits if op.result is not None else op.args[0].bits
+    d = vector(dst, bits) if dst is not None else None
+    s = [vector(r, a.bits) for r, a in zip(srcs, op.args)]
+    evex = kind == "evex" and bits == 512
+    if code in ("load", "store"):
+        setup, mem = fn.address(attrs)
+        text = f"{_mov(kind, bits, False)} {mem}, {d}" if code == "load" else f"{_mov(kind, bits, False)} {s[0]}, {mem}"
+        return [setup, text] if setup else [text]
+    if code in ("bcast8", "bcast32", "bcast128", "bcast256"):
+        return _broadcast(fn, code, attrs, d, bits)
+    if code == "const":
+        label = fn.constants[op.result.name]
+        if len(attrs["data"]) == 16 and bits > 128:
+            return [f"{'vbroadcasti128' if bits == 256 else 'vbroadcasti32x4'} {label}(%rip), {d}"]
+        return [f"{_mov(kind, bits, True)} {label}(%rip), {d}"]
+    if code in _EVEX_LOGIC:
+        mnemonic = _EVEX_LOGIC[code] + ("d" if evex else "")
+        return [_three(kind, mnemonic, s, d)]
+    if code in ("shl", "shr"):
+        lane = attrs["lane"]
+        if lane == 8:
+            raise ValueError("x86 asm: x86 has no byte shift (the x86 rules lower it away)")
+        mnemonic = f"vps{'l' if code == 'shl' else 'r'}l{_LANE_SUFFIX[lane]}"
+        if kind == "sse":
+            if s[0] != d:
+                raise ValueError("x86 asm: SSE shifts in place")
+            return [f"{mnemonic[1:]} ${attrs['n']}, {d}"]
+        return [f"{mnemonic} ${attrs['n']}, {s[0]}, {d}"]
+    if code == "lookup16":
+        return [_three(kind, "vpshufb", s, d)]
+    if code in ("unpacklo", "unpackhi"):
+        return [_three(kind, f"vpunpck{code[6]}{_UNPACK[attrs['lane']]}", s, d)]
+    if code == "add":
+        return [_three(kind, f"vpadd{_LANE_SUFFIX[attrs['lane']]}", s, d)]
+    if code == "minu":
+        return [_three(kind, f"vpminu{_LANE_SUFFIX[attrs['lane']]}", s, d)]
+    if code == "maxs":
+        return [_three(kind, f"vpmaxs{_LANE_SUFFIX[attrs['lane']]}", s, d)]
+    if code in ("gf2p8affine", "gf2p8affineinv"):
+        mnemonic = "vgf2p8affineqb" if code == "gf2p8affine" else "vgf2p8affineinvqb"
+        return [_three(kind, mnemonic, s, d, imm=attrs["imm"])]
+    if code == "aesenclast":
+        return [_three(kind, "vaesenclast", s, d)]
+    if code == "blendv":
+        if bits == 512:
+            return [f"vpmovb2m {s[2]}, %k1", f"vpblendmb {s[1]}, {s[0]}, {d}{{%k1}}"]
+        return [f"vpblendvb {s[2]}, {s[1]}, {s[0]}, {d}"]
+    if code in ("ternlog", "permute2b", "permute2q") and srcs[0] != dst:
+        raise ValueError(f"x86 asm: {code} overwrites its first operand: the allocator must put it in the result")
+    if code == "ternlog":
+        return [f"vpternlogd ${attrs['imm']:#x}, {s[2]}, {s[1]}, {d}"]
+    if code in ("permute2b", "permute2q"):
+        return [f"vpermi2{code[-1]} {s[2]}, {s[1]}, {d}"]
+    if code == "rotl_native":
+        return [f"vprol{_LANE_SUFFIX[attrs['lane']]} ${attrs['n']}, {s[0]}, {d}"]
+    if code == "shld_native":
+        return [f"vpshld{_LANE_SUFFIX[attrs['lane']]} ${attrs['n']}, {s[1]}, {s[0]}, {d}"]
+    if code == "blocks128":
+        return [_blocks128(bits, s, d, attrs["picks"], op.args[0] is op.args[1])]
+    if code == "extract128":
+        source_bits, lane = op.args[0].bits, attrs["lane"]
+        if lane == 0:
+            return [f"vmovdqa {vector(srcs[0], 128)}, {d}"]
+        return [f"{'vextracti128' if source_bits == 256 else 'vextracti32x4'} ${lane}, {s[0]}, {d}"]
+    if code == "concat128":
+        return [f"vinserti128 $1, {s[1]}, {vector(srcs[0], 256)}, {d}"]
+    raise ValueError(f"x86 asm: no form for opcode {code!r}")
+
+
+def _broadcast(fn, code, attrs, d, bits):
+    setup, mem = fn.address(attrs)
+    lines = [setup] if setup else []
+    if fn.kind == "sse":
+        if code == "bcast128":
+            return lines + [f"movdqu {mem}, {d}"]
+        if code == "bcast32":
+            return lines + [f"movd {mem}, {d}", f"pshufd $0, {d}, {d}"]
+        return lines + [f"movzbl {mem}, %eax", "imull $0x01010101, %eax, %eax", f"movd %eax, {d}",
+                        f"pshufd $0, {d}, {d}"]
+    if code == "bcast128" and bits == 128:
+        return lines + [f"vmovdqu {mem}, {d}"]
+    mnemonic = {"bcast8": "vpbroadcastb", "bcast32": "vpbroadcastd",
+                "bcast128": "vbroadcasti128" if bits == 256 else "vbroadcasti32x4",
+                "bcast256": "vbroadcasti64x4"}[code]
+    return lines + [f"{mnemonic} {mem}, {d}"]
+
+
+def _blocks128(bits, s, d, picks, same):
+    if bits == 256 and same:
+        imm = sum((2 * (p % 2) + k) << (2 * (2 * i + k)) for i, p in enumerate(picks) for k in (0, 1))
+        return f"vpermq ${imm:#04x}, {s[0]}, {d}"
+    if bits == 256:
+        return f"vperm2i128 ${picks[0] | picks[1] << 4:#04x}, {s[1]}, {s[0]}, {d}"
+    if bits == 512 and shuffle_i32x4_picks(picks, same):
+        imm = sum((p % 4) << (2 * i) for i, p in enumerate(picks))
+        return f"vshufi32x4 ${imm:#04x}, {s[1]}, {s[0]}, {d}"
+    raise ValueError(f"x86 asm: no single instruction picks 128-bit blocks {picks} at {bits} bits")
+
+
+# ---- the function ----------------------------------------------------------------
+
+def _loop_strides(steps):
+    """Per loop variable, its distinct strides (coefficients) in addresses, in order of use."""
+    strides = {}
+    for step in walk(steps):
+        op = step.op if isinstance(step, (Instr, Remat)) else None
+        if op is not None and "index" in op.attrs:
+            for var, coeff in op.attrs["index"].terms:
+                if coeff:
+                    strides.setdefault(var, [])
+                    if coeff not in strides[var]:
+                        strides[var].append(coeff)
+    return strides
+
+
+def _describe(op):
+    args = ", ".join(a.name for a in op.args)
+    if op.opcode == "store":
+        return f"store {args}"
+    return f"{op.result.name} = {op.opcode}({args})"
+
+
+def function(name, program, target, prefix, invariant=("rk",)):
+    """The text of `program` as the global function `name`, and its constants
+    (rodata lines).  `prefix` names its local labels."""
+    kind = encoding(target)
+    allocation = allocate(program, register_file(target), invariant=invariant)
+    bits = program.bits
+    params = dict(zip(program.params, ARGUMENT_REGISTERS))
+    if len(program.params) > len(ARGUMENT_REGISTERS):
+        raise ValueError(f"x86 asm: {len(program.params)} parameters; registers hold six")
+    free = [r for r in ARGUMENT_REGISTERS[len(program.params):] + SCRATCH_REGISTERS if r != "rax"]
+    strides = _loop_strides(allocation.steps)
+    offsets, roles = {}, []
+    for var, coeffs in strides.items():
+        for coeff in coeffs:
+            if not free:
+                raise ValueError("x86 asm: more loop strides than free general registers")
+            offsets[(var, coeff)] = free.pop(0)
+            roles.append(f"%{offsets[(var, coeff)]}: {coeff} x {var}" + (" (and the loop count)" if coeff == coeffs[0] else ""))
+    counters = {}
+    for step in allocation.steps:
+        if isinstance(step, MachineLoop) and step.var not in strides:
+            if not free:
+                raise ValueError("x86 asm: no general register left for a loop counter")
+            counters[step.var] = free.pop(0)
+            roles.append(f"%{counters[step.var]}: {step.var}, the loop count")
+    scratch, offset = {}, 0
+    for array, nbytes in program.scratch.items():
+        scratch[array] = offset
+        offset += -(-nbytes // FRAME_ALIGN) * FRAME_ALIGN
+    slot_bytes = bits // 8
+    frame = offset + allocation.slots * slot_bytes
+    frame = -(-frame // FRAME_ALIGN) * FRAME_ALIGN
+    constants = {}
+    rodata = []
+    for step in walk(allocation.steps):
+        op = step.op if isinstance(step, (Instr, Remat)) else None
+        if op is not None and op.opcode == "const" and op.result.name not in constants:
+            label = f".L{prefix}_{op.result.name}"
+            constants[op.result.name] = label
+            data = op.attrs["data"]
+            rodata.append(f"/* {op.result.name}: {op.attrs['note']} */")
+            rodata.append(f".balign {16 if len(data) == 16 else min(len(data), 64)}")
+            rodata.append(f"{label}:")
+            rodata.extend("\t.byte " + ", ".join(f"0x{b:02x}" for b in data[i:i + 16]) for i in range(0, len(data), 16))
+    fn = _Function(kind, bits, params, scratch, offset, slot_bytes, f".L{prefix}", offsets, constants)
+
+    body = []
+    labels = iter(range(1000))
+
+    def emit(lines, comment=None):
+        lines = [line for line in lines if line]
+        for i, line in enumerate(lines):
+            note = f" /* {comment} */" if comment and i == len(lines) - 1 else ""
+            body.append(f"\t{line}{note}")
+
+    def block(steps):
+        for step in steps:
+            if isinstance(step, Note):
+                body.append("")
+                body.append(f"\t/* {step.text} */")
+            elif isinstance(step, Instr):
+                emit(instruction(fn, step.op, step.dst, step.srcs), _describe(step.op))
+            elif isinstance(step, Remat):
+                emit(instruction(fn, step.op, step.reg, ()), f"{step.value.name} again")
+            elif isinstance(step, Move):
+                emit([f"{_mov(kind, bits, True)} {vector(step.src, bits)}, {vector(step.dst, bits)}"],
+                     f"{step.value.name}")
+            elif isinstance(step, Spill):
+                emit([f"{_mov(kind, bits, True)} {vector(step.reg, bits)}, {fn.slot(step.slot)}"],
+                     f"spill {step.value.name}")
+            elif isinstance(step, Reload):
+                emit([f"{_mov(kind, bits, True)} {fn.slot(step.slot)}, {vector(step.reg, bits)}"],
+                     f"reload {step.value.name}")
+            elif isinstance(step, MachineLoop):
+                loop(step)
+
+    def loop(step):
+        label = f"{fn.label}_loop_{step.var}{next(labels)}"
+        mine = [(key, reg) for key, reg in offsets.items() if key[0] == step.var]
+        counter = mine[0] if mine else ((step.var, 1), counters[step.var])
+        for _, reg in mine or [counter]:
+            body.append(f"\txor %{reg}, %{reg}")
+        body.append(f"{label}:")
+        block(step.body)
+        for (var, coeff), reg in mine or [counter]:
+            body.append(f"\tadd ${coeff}, %{reg}")
+        (_, stride), reg = counter
+        body.append(f"\tcmp ${stride * step.count}, %{reg}")
+        body.append(f"\tjne {label}")
+
+    block(allocation.steps)
+
+    header = [f"/* {name}: {program.name}, {len(program.params)} argument{'s' if len(program.params) != 1 else ''}"]
+    for param, reg in params.items():
+        header.append(f" *   %{reg}: {param}")
+    for role in roles:
+        header.append(f" *   {role}")
+    registers = sorted(allocation.registers)
+    header.append(f" *   {vector(0, bits)[1:4]}{registers[0]}-{registers[-1]}: vectors, as allocated ({len(registers)} used)"
+                  if registers else " *   no vector register")
+    header.append(f" *   frame: {frame} bytes ({allocation.slots} spill slot{'s' if allocation.slots != 1 else ''} of "
+                  f"{slot_bytes} bytes" + (f", scratch {', '.join(program.scratch)}" if program.scratch else "") + ")")
+    header.append(" */")
+    prologue, epilogue = [], []
+    if frame:
+        prologue = ["\tpush %rbp", "\tmov %rsp, %rbp", f"\tand ${-FRAME_ALIGN}, %rsp", f"\tsub ${frame}, %rsp"]
+        epilogue = ["\tmov %rbp, %rsp", "\tpop %rbp"]
+    if kind != "sse":
+        epilogue.append("\tvzeroupper")
+    return header + prologue + body + epilogue, rodata, allocation
+
+
+def assembly_file(provenance, functions, target, prefix):
+    """A GNU assembler source (.S, run through the C preprocessor) holding
+    `functions`, a list of (global symbol, lowered program), each a SysV
+    function; returns the text."""
+    lines = [provenance, "", "\t.text"]
+    rodata = []
+    for number, (symbol, program) in enumerate(functions):
+        text, constants, _ = function(symbol, program, target, f"{prefix}_{number}")
+        lines += ["", f"\t.globl {symbol}", f"\t.hidden {symbol}", f"\t.type {symbol}, @function",
+                  "\t.p2align 5", *text[:text.index(" */") + 1], f"{symbol}:", *text[text.index(" */") + 1:],
+                  "\tret", f"\t.size {symbol}, .-{symbol}"]
+        rodata += constants
+    if rodata:
+        lines += ["", "\t.section .rodata", *rodata]
+    lines += ["", "\t.section .note.GNU-stack,\"\",@progbits", ""]
+    return "\n".join(lines)
