@@ -31,7 +31,7 @@ export PATH := $(abspath $(VENV))/bin:$(PATH)
 # bench's options: `make bench BENCH_FLAGS=--quick` is the short form.
 BENCH_FLAGS ?=
 
-.PHONY: all deps generate build verify verify-aarch64 model bench report test ctcheck round-floor \
+.PHONY: all deps generate build verify verify-aarch64 model bench report test ctcheck abi-check round-floor \
         clean
 
 all: deps generate build verify model bench report
@@ -145,6 +145,11 @@ report: deps
 round-floor: deps
 	python3 harness/ublock_round_floor.py --repeat 5
 
+# Every x86-64 assembly kernel's entry point through a trampoline: callee-saved
+# registers restored, direction flag clear, no upper YMM state left dirty.
+abi-check: build
+	python3 harness/abi_check.py --lib $(BUILD)/lib/libkcrypt.a --work $(BUILD)/abi
+
 ctcheck: build
 	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD)) ctcheck
 
@@ -153,6 +158,7 @@ test: deps
 	gen check
 	$(MAKE) build
 	$(BUILD)/verify
+	$(MAKE) abi-check
 	$(MAKE) verify-aarch64
 	$(MAKE) model
 	$(MAKE) bench BENCH_FLAGS=--quick

@@ -62,15 +62,18 @@ def test_generates_from_scratch_into_an_empty_tree(tmp_path, products):
 
 def test_the_build_covers_both_ciphers(products):
     """libkcrypt.a gets every native source of SM4 and ZUC: the cores on every
-    architecture, each kernel on its target's alone; libkcrypt_emulated.a one
-    SIMDe unit per cipher; the cores name no instruction set."""
+    architecture, each kernel on its target's alone (an assembly twin's .S as
+    stem.S.o beside its C file's stem.o); libkcrypt_emulated.a one SIMDe unit
+    per cipher; the cores name no instruction set."""
     makefile = products["generated/Makefile"]
     lists = {line.split(" = ")[0]: line.split()[2:] for line in makefile.splitlines()
              if line.startswith(("PORTABLE_OBJECTS =", "KERNEL_OBJECTS_"))}
-    sources = sorted(p for p in products if p.startswith("generated/src/") and p.endswith(".c")
+    sources = sorted(p for p in products if p.startswith("generated/src/") and p.endswith((".c", ".S"))
                      and not p.endswith("_emulated.c"))
     listed = [obj for objects in lists.values() for obj in objects]
-    assert sorted(listed) == sorted(f"$(BUILD)/{p[len('generated/src/'):-2]}.o" for p in sources)
+    assert sorted(listed) == sorted(f"$(BUILD)/{p[len('generated/src/'):-2]}" + (".o" if p.endswith(".c") else ".S.o")
+                                    for p in sources)
+    assert "$(BUILD)/sm4_byteslice_avx2_gfni_asm.S.o" in lists["KERNEL_OBJECTS_x86_64"]
     assert {"$(BUILD)/sm4_core.o", "$(BUILD)/zuc_core.o", "$(BUILD)/kc_cpu.o"} <= set(lists["PORTABLE_OBJECTS"])
     assert "$(BUILD)/sm4_byteslice_avx2_gfni.o" in lists["KERNEL_OBJECTS_x86_64"]
     assert "NATIVE_OBJECTS = $(PORTABLE_OBJECTS) $(KERNEL_OBJECTS_$(ARCH))" in makefile
