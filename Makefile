@@ -24,14 +24,15 @@ VENV   := .venv
 BUILD  := build
 APT_PACKAGES := build-essential libsimde-dev libssl-dev libgcrypt20-dev libipsec-mb-dev \
                 valgrind llvm llvm-19 clang clang-format python3-venv \
-                gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user linux-source-6.1
+                gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user linux-source-6.1 \
+                linux-headers-amd64
 
 export PATH := $(abspath $(VENV))/bin:$(PATH)
 
 # bench's options: `make bench BENCH_FLAGS=--quick` is the short form.
 BENCH_FLAGS ?=
 
-.PHONY: all deps generate build verify verify-aarch64 model bench report test ctcheck abi-check round-floor \
+.PHONY: all deps generate build verify verify-aarch64 model bench report test ctcheck abi-check linux-asm-check round-floor \
         clean
 
 all: deps generate build verify model bench report
@@ -150,6 +151,11 @@ round-floor: deps
 abi-check: build
 	python3 harness/abi_check.py --lib $(BUILD)/lib/libkcrypt.a --work $(BUILD)/abi
 
+# The Linux-dialect SM4 and ZUC assembly as an out-of-tree module against
+# Debian's linux-headers-amd64, then objtool --stackval --retpoline --rethunk --sls.
+linux-asm-check: deps
+	python3 harness/linux_asm_check.py --work $(BUILD)/linux-asm
+
 ctcheck: build
 	$(MAKE) -C harness/c BUILD=$(abspath $(BUILD)) ctcheck
 
@@ -159,6 +165,7 @@ test: deps
 	$(MAKE) build
 	$(BUILD)/verify
 	$(MAKE) abi-check
+	$(MAKE) linux-asm-check
 	$(MAKE) verify-aarch64
 	$(MAKE) model
 	$(MAKE) bench BENCH_FLAGS=--quick

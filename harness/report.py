@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import sys
 from collections import OrderedDict
@@ -480,6 +481,58 @@ def render_ublock_strategies(records):
             + md_table(header, rows, "llrrrrr"))
 
 
+ASM_SUFFIX = "_asm"
+
+
+def asm_twins(records):
+    """Per assembly kernel measured (name ending in _asm) with its C twin in
+    the same run: {(cipher, C kernel name): [(cell, C record, asm record)]},
+    a cell being (mode, message bytes, streams, MAC method)."""
+    def cell(r):
+        return (r["mode"], r["msg_bytes"], r.get("streams", 1), r.get("mac_method"))
+
+    ours = [r for r in measured(records) if r.get("impl") == "ours" and r.get("verified", True) and r.get("gbps")]
+    c_records = {(cipher_of(r), r.get("name"), cell(r)): r for r in ours}
+    pairs = {}
+    for r in ours:
+        name = r.get("name") or ""
+        if name.endswith(ASM_SUFFIX):
+            twin = c_records.get((cipher_of(r), name[:-len(ASM_SUFFIX)], cell(r)))
+            if twin:
+                pairs.setdefault((cipher_of(r), twin["name"]), []).append((cell(r), twin, r))
+    return pairs
+
+
+def geometric_mean(values):
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def render_asm_twins(records):
+    """Each kernel's assembly twin against its C intrinsics, measured in this
+    run: asm/C per kernel as the geometric mean over every cell both ran
+    (modes and sizes), the slowest cell beside it, and over all kernels."""
+    pairs = asm_twins(records)
+    if not pairs:
+        return ""
+    rows, per_kernel = [], []
+    for (cipher, name), cells in sorted(pairs.items()):
+        ratios = [a["gbps"] / c["gbps"] for _, c, a in cells]
+        kernel = geometric_mean(ratios)
+        per_kernel.append(kernel)
+        worst_cell, worst_c, worst_a = min(cells, key=lambda t: t[2]["gbps"] / t[1]["gbps"])
+        rows.append([cipher, name, len(cells), fmt_ratio(kernel),
+                     f"{fmt_ratio(worst_a['gbps'] / worst_c['gbps'])} ({worst_cell[0]}, {fmt_size(worst_cell[1])})"])
+    overall = geometric_mean(per_kernel)
+    slowest = min(per_kernel)
+    header = ["cipher", "kernel", "cells", "asm / C (geometric mean)", "slowest cell"]
+    return ("### Assembly twins against their C kernels (measured in this run)\n\n"
+            "asm / C above 1 means the assembly (registers allocated by gen/backends/regalloc.py) "
+            "is the faster.\n\n" + md_table(header, rows, "llrrl")
+            + f"\n\nOver {len(per_kernel)} kernels: geometric mean {fmt_ratio(overall)}, "
+              f"slowest kernel {fmt_ratio(slowest)}.")
+
+
 def best_ours(records, mode, size):
     """Our fastest verified kernel other than the reference in mode at size."""
     cands = [r for r in measured(records) if r.get("impl") == "ours" and r["mode"] == mode
@@ -713,6 +766,7 @@ def render_markdown(records, mca_records=()):
         parts.append(render_modelled(of_cipher(model, cipher), mine, cipher))
     parts.append(render_ublock_one_block(records))
     parts.append(render_ublock_targets(meas))
+    parts.append(render_asm_twins(meas))
     # Modelled kernels of a cipher with no measurements: their own sections.
     for cipher in ciphers_of(model):
         if cipher not in sections:

@@ -5,7 +5,12 @@ A C target's bodies are its C emitter's statements.  An assembly twin
 the impl record), but each body is a call into the twin's own assembly file,
 which `assembly()` writes from the very programs the C twin writes as
 intrinsics: the backend's assembly emitter, registers allocated by
-gen/backends/regalloc.py."""
+gen/backends/regalloc.py.  SM4's and ZUC's twins are also written in the
+dialects of the projects that ship those ciphers in assembly (DOWNSTREAM)."""
+
+# The dialects other than the library's own (x86/asm.py's DIALECTS) that SM4
+# and ZUC kernels are written in, under generated/asm/<dialect>/.
+DOWNSTREAM = ("linux", "libgcrypt")
 
 ASM_GLUE = "/* {file}: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */"
 
@@ -34,9 +39,15 @@ class KernelBodies:
         """The C twin's file prefix (sm4_byteslice_avx2_gfni for sm4_byteslice_avx2_gfni_asm)."""
         return self.prefix.removesuffix(f"_{self.target.name}") + f"_{self.target.base_name}"
 
-    def assembly(self, provenance):
-        """{path: text} of the twin's assembly file; nothing for a C target."""
+    def assembly(self, provenance, downstream=()):
+        """{path: text} of the twin's assembly file, and of the same functions
+        in each `downstream` dialect (the Linux kernel's, libgcrypt's) under
+        asm/<dialect>/, for maintainers to check in; nothing for a C target."""
         if self.target.form == "c":
             return {}
-        text = self.target.assembler.assembly_file(provenance, self.functions, self.target, self.prefix)
-        return {f"src/{self.prefix}.S": text}
+        write = self.target.assembler.assembly_file
+        files = {f"src/{self.prefix}.S": write(provenance, self.functions, self.target, self.prefix)}
+        for dialect in downstream:
+            files[f"asm/{dialect}/{self.target_prefix}.S"] = write(provenance, self.functions, self.target,
+                                                                     self.target_prefix, dialect)
+        return files

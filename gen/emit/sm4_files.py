@@ -11,7 +11,7 @@ from ..kernels import sm4_byteslice, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
 from . import registry
-from .bodies import KernelBodies
+from .bodies import DOWNSTREAM, KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
 from .render import hex_rows, provenance, render
 
@@ -66,7 +66,7 @@ def kernel_file(strategy, target, options):
                   dec=dec if program.info.get("sbox") != "instruction" else None, passes=passes,
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
                   key_expr=key_expr, cpu_check=cpu_check)
-    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}, program.info["batch_blocks"]
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}, program.info["batch_blocks"]
 
 
 def files(options=Options()):

@@ -14,7 +14,7 @@ from ..ir import Op
 from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes
 from ..kernels.zuc_constants import isomorphisms
-from .bodies import KernelBodies
+from .bodies import DOWNSTREAM, KernelBodies
 from .render import provenance, render
 
 # (strategy, target name) in dispatch order (gen/backends: each architecture's
@@ -155,7 +155,7 @@ def kernel_file(strategy, target):
                   cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
                   schedule=target.schedules_before_ra(strategy),
                   **keystream_forms(strategy, target))
-    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
 
 def kernel_files():

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_byteslice_avx2_aesni_batch_asm
-	.hidden sm4_byteslice_avx2_aesni_batch_asm
-	.type sm4_byteslice_avx2_aesni_batch_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx2_aesni_batch_asm: byteslice256, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 2432 bytes (75 spill slots of 32 bytes)
  */
+	.globl sm4_byteslice_avx2_aesni_batch_asm
+	.hidden sm4_byteslice_avx2_aesni_batch_asm
+	.type sm4_byteslice_avx2_aesni_batch_asm, @function
+	.p2align 5
 sm4_byteslice_avx2_aesni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -115,16 +115,16 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm13 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm13 /* nibble_mask = const() */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
 	vpand %ymm13, %ymm12, %ymm10 /* tr3_lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
 	vpand %ymm13, %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
 	vmovdqa %ymm0, 64(%rsp) /* spill tr3_14 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	vmovdqa %ymm11, 96(%rsp) /* spill tr3_12 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm12, %ymm11, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
 	vpxor %ymm12, %ymm10, %ymm10 /* xin = xor(xin_l, xin_h) */
 	vpand %ymm13, %ymm2, %ymm12 /* tr3_1_lo = and(tr3_1, nibble_mask) */
@@ -326,16 +326,16 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vmovdqa %ymm0, 512(%rsp) /* spill tr3_29 */
 	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm12 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm12 /* nibble_mask = const() */
 	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
 	vpand %ymm12, %ymm15, %ymm6 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_16_sh = shr(tr3_16) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
 	vmovdqa %ymm0, 576(%rsp) /* spill tr3_30 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm6, %ymm0, %ymm6 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	vmovdqa %ymm11, 608(%rsp) /* spill tr3_28 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
 	vpxor %ymm15, %ymm6, %ymm6 /* xin_16 = xor(xin_16_l, xin_16_h) */
 	vpand %ymm12, %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
@@ -433,7 +433,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	vpxor %ymm11, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
 	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.2 */
@@ -512,12 +512,12 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm3, %ymm3 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm10, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa %ymm8, 128(%rsp) /* spill g0x11.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
 	vpshufb %ymm8, %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
 	vmovdqa %ymm10, 384(%rsp) /* spill g0x15.2 */
 	vmovdqa %xmm4, %xmm10 /* y0_aes_in0 = extract128(y0_sr) */
 	vmovdqa %ymm7, 352(%rsp) /* spill g0x14.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
 	vmovdqa %ymm14, 320(%rsp) /* spill g0x10.2 */
 	vmovdqa %xmm7, %xmm14 /* y0_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
@@ -543,17 +543,17 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vextracti128 $1, %ymm3, %xmm3 /* y3_aes_in1 = extract128(y3_sr) */
 	vaesenclast %xmm7, %xmm3, %xmm3 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
 	vinserti128 $1, %xmm3, %ymm10, %ymm3 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vmovdqa %ymm5, 192(%rsp) /* spill g0x13.2 */
 	vpand %ymm10, %ymm4, %ymm5 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_aes_sh = shr(y0_aes) */
 	vpand %ymm10, %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
 	vmovdqa %ymm13, 480(%rsp) /* spill g0x9.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm1, 288(%rsp) /* spill g0x8.2 */
 	vpshufb %ymm5, %ymm13, %ymm1 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
 	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
 	vpshufb %ymm4, %ymm9, %ymm8 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
 	vpxor %ymm8, %ymm1, %ymm1 /* p1_0 = xor(p1_0_l, p1_0_h) */
 	vpand %ymm10, %ymm6, %ymm8 /* y1_aes_lo = and(y1_aes, nibble_mask) */
@@ -578,9 +578,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm12, %ymm13, %ymm13 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
 	vpshufb %ymm3, %ymm9, %ymm9 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
 	vpxor %ymm9, %ymm13, %ymm9 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm10 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm10 /* tbl_hi_2 = const() */
 	vpshufb %ymm4, %ymm10, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
 	vpxor %ymm4, %ymm5, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
 	vpshufb %ymm8, %ymm13, %ymm5 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
@@ -642,7 +642,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm8, %ymm5, %ymm5 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vmovdqa 512(%rsp), %ymm8 /* reload g1x15.2 */
 	vpxor %ymm8, %ymm5, %ymm5 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
 	vpshufb %ymm8, %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm14 /* y0_1_aes_in0 = extract128(y0_1_sr) */
 	vmovdqa 448(%rsp), %ymm4 /* reload y0_aes_k0 */
@@ -669,13 +669,13 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vextracti128 $1, %ymm5, %xmm5 /* y3_1_aes_in1 = extract128(y3_1_sr) */
 	vaesenclast %xmm15, %xmm5, %xmm5 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
 	vinserti128 $1, %xmm5, %ymm14, %ymm5 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm14 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm14 /* nibble_mask = const() */
 	vpand %ymm14, %ymm2, %ymm9 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_1_aes_sh = shr(y0_1_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm11, %ymm15 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm4, %ymm8 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand %ymm14, %ymm7, %ymm15 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
@@ -766,7 +766,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm2, %ymm2 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vmovdqa 160(%rsp), %ymm11 /* reload g0x3.3 */
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm5, %ymm5 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm10 /* y0_2_aes_in0 = extract128(y0_2_sr) */
 	vmovdqa %ymm1, 1408(%rsp) /* spill g1x3.3 */
@@ -798,9 +798,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_2_aes_sh = shr(y0_2_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm1 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm0, 1472(%rsp) /* spill g1x2.3 */
 	vpshufb %ymm5, %ymm11, %ymm0 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
@@ -827,7 +827,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm2, %ymm11, %ymm11 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
 	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
@@ -890,7 +890,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vmovdqa 1408(%rsp), %ymm12 /* reload g1x3.3 */
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm4 /* y0_3_aes_in0 = extract128(y0_3_sr) */
 	vmovdqa 448(%rsp), %ymm10 /* reload y0_aes_k0 */
@@ -920,9 +920,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm3, %ymm9 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_3_aes_sh = shr(y0_3_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm11, %ymm8 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm10, %ymm12 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
 	vpand %ymm14, %ymm4, %ymm12 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
@@ -1013,7 +1013,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vmovdqa 1440(%rsp), %ymm9 /* reload g0x7.3 */
 	vpxor %ymm9, %ymm2, %ymm2 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm5, %ymm5 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_4_aes_in0 = extract128(y0_4_sr) */
 	vmovdqa %ymm0, 1664(%rsp) /* spill g1x7.3 */
@@ -1045,9 +1045,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_4_aes_sh = shr(y0_4_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm11, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1728(%rsp) /* spill g1x6.3 */
 	vpshufb %ymm5, %ymm9, %ymm1 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
@@ -1074,7 +1074,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm2, %ymm9, %ymm9 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
 	vpxor %ymm5, %ymm11, %ymm5 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
@@ -1137,7 +1137,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm10, %ymm10 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vmovdqa 1664(%rsp), %ymm12 /* reload g1x7.3 */
 	vpxor %ymm12, %ymm10, %ymm10 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm4 /* y0_5_aes_in0 = extract128(y0_5_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -1167,9 +1167,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm3, %ymm10 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_5_aes_sh = shr(y0_5_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm9, %ymm7 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm11, %ymm12 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
 	vpxor %ymm12, %ymm7, %ymm7 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand %ymm14, %ymm4, %ymm12 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
@@ -1260,7 +1260,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vmovdqa 1696(%rsp), %ymm10 /* reload g0x11.3 */
 	vpxor %ymm10, %ymm2, %ymm2 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_6_aes_in0 = extract128(y0_6_sr) */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g1x11.3 */
@@ -1292,9 +1292,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_6_aes_sh = shr(y0_6_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm11, %ymm0 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1984(%rsp) /* spill g1x10.3 */
 	vpshufb %ymm5, %ymm10, %ymm1 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
@@ -1321,7 +1321,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm2, %ymm10, %ymm10 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
 	vpxor %ymm5, %ymm11, %ymm5 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
@@ -1384,7 +1384,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	vmovdqa 1920(%rsp), %ymm12 /* reload g1x11.3 */
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm4 /* y0_7_aes_in0 = extract128(y0_7_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -1414,9 +1414,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm3, %ymm9 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_7_aes_sh = shr(y0_7_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm8 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm11, %ymm12 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand %ymm14, %ymm4, %ymm12 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
@@ -1507,7 +1507,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vmovdqa 1952(%rsp), %ymm9 /* reload g0x15.3 */
 	vpxor %ymm9, %ymm2, %ymm2 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm5, %ymm5 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_8_aes_in0 = extract128(y0_8_sr) */
 	vmovdqa %ymm0, 2176(%rsp) /* spill g1x15.3 */
@@ -1539,9 +1539,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_8_aes_sh = shr(y0_8_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm11, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 2240(%rsp) /* spill g1x14.3 */
 	vpshufb %ymm5, %ymm9, %ymm1 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
@@ -1568,7 +1568,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm2, %ymm9, %ymm9 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	vpxor %ymm5, %ymm11, %ymm5 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
@@ -1631,7 +1631,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm8, %ymm8 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	vmovdqa 2176(%rsp), %ymm12 /* reload g1x15.3 */
 	vpxor %ymm12, %ymm8, %ymm8 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm9 /* y0_9_aes_in0 = extract128(y0_9_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -1661,9 +1661,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm3, %ymm10 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_9_aes_sh = shr(y0_9_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm7, %ymm5 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm11, %ymm12 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
@@ -1754,7 +1754,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm7, %ymm9, %ymm9 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vmovdqa 2208(%rsp), %ymm11 /* reload g0x3.4 */
 	vpxor %ymm11, %ymm9, %ymm9 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm10, %ymm10 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	vmovdqa %xmm10, %xmm15 /* y0_10_aes_in0 = extract128(y0_10_sr) */
 	vmovdqa %ymm0, 1408(%rsp) /* spill g1x3.4 */
@@ -1786,9 +1786,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm10, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y0_10_aes_sh = shr(y0_10_aes) */
 	vpand %ymm14, %ymm10, %ymm10 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm7, %ymm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1536(%rsp) /* spill g1x2.4 */
 	vpshufb %ymm10, %ymm11, %ymm1 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
@@ -1815,7 +1815,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm9, %ymm11, %ymm11 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
 	vpxor %ymm11, %ymm7, %ymm7 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
@@ -1878,7 +1878,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	vmovdqa 1408(%rsp), %ymm12 /* reload g1x3.4 */
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* y0_11_aes_in0 = extract128(y0_11_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -1908,9 +1908,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm2, %ymm10 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm6, %ymm5 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm11, %ymm12 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
@@ -2001,7 +2001,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm9, %ymm9 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vmovdqa 1472(%rsp), %ymm11 /* reload g0x7.4 */
 	vpxor %ymm11, %ymm9, %ymm9 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm10, %ymm10 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 	vmovdqa %xmm10, %xmm15 /* y0_12_aes_in0 = extract128(y0_12_sr) */
 	vmovdqa %ymm0, 1664(%rsp) /* spill g1x7.4 */
@@ -2033,9 +2033,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm10, %ymm15 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y0_12_aes_sh = shr(y0_12_aes) */
 	vpand %ymm14, %ymm10, %ymm10 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm6, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1792(%rsp) /* spill g1x6.4 */
 	vpshufb %ymm10, %ymm11, %ymm1 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
@@ -2062,7 +2062,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm9, %ymm11, %ymm11 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
 	vpxor %ymm11, %ymm6, %ymm6 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
@@ -2125,7 +2125,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	vmovdqa 1664(%rsp), %ymm12 /* reload g1x7.4 */
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* y0_13_aes_in0 = extract128(y0_13_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -2155,9 +2155,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm2, %ymm10 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_13_aes_sh = shr(y0_13_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm6, %ymm5 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm11, %ymm12 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
@@ -2248,7 +2248,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm6, %ymm9, %ymm9 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vmovdqa 1728(%rsp), %ymm11 /* reload g0x11.4 */
 	vpxor %ymm11, %ymm9, %ymm9 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm10, %ymm10 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	vmovdqa %xmm10, %xmm15 /* y0_14_aes_in0 = extract128(y0_14_sr) */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g1x11.4 */
@@ -2280,9 +2280,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm10, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y0_14_aes_sh = shr(y0_14_aes) */
 	vpand %ymm14, %ymm10, %ymm10 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm6, %ymm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 2048(%rsp) /* spill g1x10.4 */
 	vpshufb %ymm10, %ymm11, %ymm1 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
@@ -2309,7 +2309,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpshufb %ymm9, %ymm11, %ymm11 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	vpxor %ymm11, %ymm6, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
@@ -2372,7 +2372,7 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vmovdqa 1920(%rsp), %ymm12 /* reload g1x11.4 */
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* y0_15_aes_in0 = extract128(y0_15_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -2402,9 +2402,9 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpand %ymm14, %ymm2, %ymm7 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
 	vpshufb %ymm7, %ymm10, %ymm11 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm6, %ymm12 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	vpxor %ymm12, %ymm11, %ymm11 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
@@ -2522,10 +2522,10 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vpsrlw $4, %ymm9, %ymm9 /* g0x12_sh = shr(g0x12) */
 	vpand %ymm12, %ymm9, %ymm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	vmovdqa %ymm15, 384(%rsp) /* spill g0x1.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
 	vmovdqa %ymm11, 352(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
 	vpshufb %ymm9, %ymm11, %ymm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
 	vpxor %ymm9, %ymm2, %ymm2 /* xout = xor(xout_l, xout_h) */
 	vpand %ymm12, %ymm5, %ymm9 /* g0x13_lo = and(g0x13, nibble_mask) */
@@ -2719,13 +2719,13 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	vmovdqu %ymm0, 448(%rdx) /* store tro3_14 */
 	vmovdqu %ymm7, 480(%rdx) /* store tro3_15 */
 	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm0, %ymm2 /* g1x12_lo = and(g1x12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
 	vpand %ymm1, %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm3, %ymm2 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 = const() */
 	vpshufb %ymm0, %ymm4, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
 	vpxor %ymm0, %ymm2, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
 	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
@@ -2935,10 +2935,6 @@ sm4_byteslice_avx2_aesni_batch_asm:
 	ret
 	.size sm4_byteslice_avx2_aesni_batch_asm, .-sm4_byteslice_avx2_aesni_batch_asm
 
-	.globl sm4_byteslice_avx2_aesni_batch_xor_asm
-	.hidden sm4_byteslice_avx2_aesni_batch_xor_asm
-	.type sm4_byteslice_avx2_aesni_batch_xor_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx2_aesni_batch_xor_asm: byteslice256_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2948,6 +2944,10 @@ sm4_byteslice_avx2_aesni_batch_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 2432 bytes (75 spill slots of 32 bytes)
  */
+	.globl sm4_byteslice_avx2_aesni_batch_xor_asm
+	.hidden sm4_byteslice_avx2_aesni_batch_xor_asm
+	.type sm4_byteslice_avx2_aesni_batch_xor_asm, @function
+	.p2align 5
 sm4_byteslice_avx2_aesni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3046,16 +3046,16 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm13 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm13 /* nibble_mask = const() */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
 	vpand %ymm13, %ymm12, %ymm10 /* tr3_lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
 	vpand %ymm13, %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
 	vmovdqa %ymm0, 64(%rsp) /* spill tr3_14 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	vmovdqa %ymm11, 96(%rsp) /* spill tr3_12 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm12, %ymm11, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
 	vpxor %ymm12, %ymm10, %ymm10 /* xin = xor(xin_l, xin_h) */
 	vpand %ymm13, %ymm2, %ymm12 /* tr3_1_lo = and(tr3_1, nibble_mask) */
@@ -3257,16 +3257,16 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vmovdqa %ymm0, 512(%rsp) /* spill tr3_29 */
 	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm12 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm12 /* nibble_mask = const() */
 	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
 	vpand %ymm12, %ymm15, %ymm6 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_16_sh = shr(tr3_16) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
 	vmovdqa %ymm0, 576(%rsp) /* spill tr3_30 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm6, %ymm0, %ymm6 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	vmovdqa %ymm11, 608(%rsp) /* spill tr3_28 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
 	vpxor %ymm15, %ymm6, %ymm6 /* xin_16 = xor(xin_16_l, xin_16_h) */
 	vpand %ymm12, %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
@@ -3364,7 +3364,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	vpxor %ymm11, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
 	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.2 */
@@ -3443,12 +3443,12 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm3, %ymm3 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm10, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa %ymm8, 128(%rsp) /* spill g0x11.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
 	vpshufb %ymm8, %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
 	vmovdqa %ymm10, 384(%rsp) /* spill g0x15.2 */
 	vmovdqa %xmm4, %xmm10 /* y0_aes_in0 = extract128(y0_sr) */
 	vmovdqa %ymm7, 352(%rsp) /* spill g0x14.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
 	vmovdqa %ymm14, 320(%rsp) /* spill g0x10.2 */
 	vmovdqa %xmm7, %xmm14 /* y0_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
@@ -3474,17 +3474,17 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vextracti128 $1, %ymm3, %xmm3 /* y3_aes_in1 = extract128(y3_sr) */
 	vaesenclast %xmm7, %xmm3, %xmm3 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
 	vinserti128 $1, %xmm3, %ymm10, %ymm3 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vmovdqa %ymm5, 192(%rsp) /* spill g0x13.2 */
 	vpand %ymm10, %ymm4, %ymm5 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_aes_sh = shr(y0_aes) */
 	vpand %ymm10, %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
 	vmovdqa %ymm13, 480(%rsp) /* spill g0x9.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm1, 288(%rsp) /* spill g0x8.2 */
 	vpshufb %ymm5, %ymm13, %ymm1 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
 	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
 	vpshufb %ymm4, %ymm9, %ymm8 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
 	vpxor %ymm8, %ymm1, %ymm1 /* p1_0 = xor(p1_0_l, p1_0_h) */
 	vpand %ymm10, %ymm6, %ymm8 /* y1_aes_lo = and(y1_aes, nibble_mask) */
@@ -3509,9 +3509,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm12, %ymm13, %ymm13 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
 	vpshufb %ymm3, %ymm9, %ymm9 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
 	vpxor %ymm9, %ymm13, %ymm9 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm10 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm10 /* tbl_hi_2 = const() */
 	vpshufb %ymm4, %ymm10, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
 	vpxor %ymm4, %ymm5, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
 	vpshufb %ymm8, %ymm13, %ymm5 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
@@ -3573,7 +3573,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm8, %ymm5, %ymm5 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vmovdqa 512(%rsp), %ymm8 /* reload g1x15.2 */
 	vpxor %ymm8, %ymm5, %ymm5 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
 	vpshufb %ymm8, %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm14 /* y0_1_aes_in0 = extract128(y0_1_sr) */
 	vmovdqa 448(%rsp), %ymm4 /* reload y0_aes_k0 */
@@ -3600,13 +3600,13 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vextracti128 $1, %ymm5, %xmm5 /* y3_1_aes_in1 = extract128(y3_1_sr) */
 	vaesenclast %xmm15, %xmm5, %xmm5 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
 	vinserti128 $1, %xmm5, %ymm14, %ymm5 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm14 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm14 /* nibble_mask = const() */
 	vpand %ymm14, %ymm2, %ymm9 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_1_aes_sh = shr(y0_1_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm11, %ymm15 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm4, %ymm8 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand %ymm14, %ymm7, %ymm15 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
@@ -3697,7 +3697,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm2, %ymm2 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vmovdqa 160(%rsp), %ymm11 /* reload g0x3.3 */
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm5, %ymm5 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm10 /* y0_2_aes_in0 = extract128(y0_2_sr) */
 	vmovdqa %ymm1, 1408(%rsp) /* spill g1x3.3 */
@@ -3729,9 +3729,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_2_aes_sh = shr(y0_2_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm12, %ymm1 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm0, 1472(%rsp) /* spill g1x2.3 */
 	vpshufb %ymm5, %ymm11, %ymm0 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
@@ -3758,7 +3758,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm2, %ymm11, %ymm11 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
 	vpxor %ymm11, %ymm12, %ymm11 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
 	vpshufb %ymm15, %ymm13, %ymm12 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
 	vpxor %ymm5, %ymm12, %ymm5 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
@@ -3821,7 +3821,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vmovdqa 1408(%rsp), %ymm12 /* reload g1x3.3 */
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm4 /* y0_3_aes_in0 = extract128(y0_3_sr) */
 	vmovdqa 448(%rsp), %ymm10 /* reload y0_aes_k0 */
@@ -3851,9 +3851,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm3, %ymm9 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_3_aes_sh = shr(y0_3_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm11, %ymm8 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm10, %ymm12 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
 	vpand %ymm14, %ymm4, %ymm12 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
@@ -3944,7 +3944,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vmovdqa 1440(%rsp), %ymm9 /* reload g0x7.3 */
 	vpxor %ymm9, %ymm2, %ymm2 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm5, %ymm5 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_4_aes_in0 = extract128(y0_4_sr) */
 	vmovdqa %ymm0, 1664(%rsp) /* spill g1x7.3 */
@@ -3976,9 +3976,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_4_aes_sh = shr(y0_4_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm11, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1728(%rsp) /* spill g1x6.3 */
 	vpshufb %ymm5, %ymm9, %ymm1 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
@@ -4005,7 +4005,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm2, %ymm9, %ymm9 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
 	vpxor %ymm5, %ymm11, %ymm5 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
@@ -4068,7 +4068,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm10, %ymm10 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vmovdqa 1664(%rsp), %ymm12 /* reload g1x7.3 */
 	vpxor %ymm12, %ymm10, %ymm10 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm4 /* y0_5_aes_in0 = extract128(y0_5_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -4098,9 +4098,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm3, %ymm10 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_5_aes_sh = shr(y0_5_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm9, %ymm7 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm11, %ymm12 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
 	vpxor %ymm12, %ymm7, %ymm7 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand %ymm14, %ymm4, %ymm12 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
@@ -4191,7 +4191,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vmovdqa 1696(%rsp), %ymm10 /* reload g0x11.3 */
 	vpxor %ymm10, %ymm2, %ymm2 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm5, %ymm5 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_6_aes_in0 = extract128(y0_6_sr) */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g1x11.3 */
@@ -4223,9 +4223,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_6_aes_sh = shr(y0_6_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm11, %ymm0 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1984(%rsp) /* spill g1x10.3 */
 	vpshufb %ymm5, %ymm10, %ymm1 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
@@ -4252,7 +4252,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm2, %ymm10, %ymm10 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
 	vpxor %ymm5, %ymm11, %ymm5 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
@@ -4315,7 +4315,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	vmovdqa 1920(%rsp), %ymm12 /* reload g1x11.3 */
 	vpxor %ymm12, %ymm9, %ymm9 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm4 /* y0_7_aes_in0 = extract128(y0_7_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -4345,9 +4345,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm3, %ymm9 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_7_aes_sh = shr(y0_7_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm8 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm11, %ymm12 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	vpxor %ymm12, %ymm8, %ymm8 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand %ymm14, %ymm4, %ymm12 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
@@ -4438,7 +4438,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm11, %ymm2, %ymm2 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vmovdqa 1952(%rsp), %ymm9 /* reload g0x15.3 */
 	vpxor %ymm9, %ymm2, %ymm2 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm5, %ymm5 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 	vmovdqa %xmm5, %xmm15 /* y0_8_aes_in0 = extract128(y0_8_sr) */
 	vmovdqa %ymm0, 2176(%rsp) /* spill g1x15.3 */
@@ -4470,9 +4470,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm5, %ymm15 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* y0_8_aes_sh = shr(y0_8_aes) */
 	vpand %ymm14, %ymm5, %ymm5 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm11 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm11, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 2240(%rsp) /* spill g1x14.3 */
 	vpshufb %ymm5, %ymm9, %ymm1 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
@@ -4499,7 +4499,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm2, %ymm9, %ymm9 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
 	vpxor %ymm5, %ymm11, %ymm5 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
@@ -4562,7 +4562,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm8, %ymm8 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	vmovdqa 2176(%rsp), %ymm12 /* reload g1x15.3 */
 	vpxor %ymm12, %ymm8, %ymm8 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm3, %ymm3 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
 	vmovdqa %xmm3, %xmm9 /* y0_9_aes_in0 = extract128(y0_9_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -4592,9 +4592,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm3, %ymm10 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y0_9_aes_sh = shr(y0_9_aes) */
 	vpand %ymm14, %ymm3, %ymm3 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm7, %ymm5 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm11, %ymm12 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
@@ -4685,7 +4685,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm7, %ymm9, %ymm9 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vmovdqa 2208(%rsp), %ymm11 /* reload g0x3.4 */
 	vpxor %ymm11, %ymm9, %ymm9 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm10, %ymm10 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	vmovdqa %xmm10, %xmm15 /* y0_10_aes_in0 = extract128(y0_10_sr) */
 	vmovdqa %ymm0, 1408(%rsp) /* spill g1x3.4 */
@@ -4717,9 +4717,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm10, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y0_10_aes_sh = shr(y0_10_aes) */
 	vpand %ymm14, %ymm10, %ymm10 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm7, %ymm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1536(%rsp) /* spill g1x2.4 */
 	vpshufb %ymm10, %ymm11, %ymm1 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
@@ -4746,7 +4746,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm9, %ymm11, %ymm11 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
 	vpxor %ymm11, %ymm7, %ymm7 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
@@ -4809,7 +4809,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	vmovdqa 1408(%rsp), %ymm12 /* reload g1x3.4 */
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* y0_11_aes_in0 = extract128(y0_11_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -4839,9 +4839,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm2, %ymm10 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm6, %ymm5 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm11, %ymm12 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
@@ -4932,7 +4932,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm9, %ymm9 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vmovdqa 1472(%rsp), %ymm11 /* reload g0x7.4 */
 	vpxor %ymm11, %ymm9, %ymm9 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm10, %ymm10 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 	vmovdqa %xmm10, %xmm15 /* y0_12_aes_in0 = extract128(y0_12_sr) */
 	vmovdqa %ymm0, 1664(%rsp) /* spill g1x7.4 */
@@ -4964,9 +4964,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm10, %ymm15 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y0_12_aes_sh = shr(y0_12_aes) */
 	vpand %ymm14, %ymm10, %ymm10 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm6, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 1792(%rsp) /* spill g1x6.4 */
 	vpshufb %ymm10, %ymm11, %ymm1 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
@@ -4993,7 +4993,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm9, %ymm11, %ymm11 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
 	vpxor %ymm11, %ymm6, %ymm6 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
@@ -5056,7 +5056,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	vmovdqa 1664(%rsp), %ymm12 /* reload g1x7.4 */
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* y0_13_aes_in0 = extract128(y0_13_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -5086,9 +5086,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm2, %ymm10 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_13_aes_sh = shr(y0_13_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm6, %ymm5 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm11, %ymm12 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
 	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
@@ -5179,7 +5179,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm6, %ymm9, %ymm9 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vmovdqa 1728(%rsp), %ymm11 /* reload g0x11.4 */
 	vpxor %ymm11, %ymm9, %ymm9 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
 	vpshufb %ymm11, %ymm10, %ymm10 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	vmovdqa %xmm10, %xmm15 /* y0_14_aes_in0 = extract128(y0_14_sr) */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g1x11.4 */
@@ -5211,9 +5211,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm10, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y0_14_aes_sh = shr(y0_14_aes) */
 	vpand %ymm14, %ymm10, %ymm10 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm6, %ymm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm11 /* tbl_hi_1 = const() */
 	vmovdqa %ymm1, 2048(%rsp) /* spill g1x10.4 */
 	vpshufb %ymm10, %ymm11, %ymm1 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
@@ -5240,7 +5240,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpshufb %ymm9, %ymm11, %ymm11 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
 	vpxor %ymm11, %ymm6, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
 	vpshufb %ymm15, %ymm13, %ymm11 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2(%rip), %ymm15 /* tbl_hi_2 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
 	vpxor %ymm10, %ymm11, %ymm10 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
@@ -5303,7 +5303,7 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vmovdqa 1920(%rsp), %ymm12 /* reload g1x11.4 */
 	vpxor %ymm12, %ymm7, %ymm7 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* y0_15_aes_in0 = extract128(y0_15_sr) */
 	vmovdqa 448(%rsp), %ymm11 /* reload y0_aes_k0 */
@@ -5333,9 +5333,9 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpand %ymm14, %ymm2, %ymm7 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
 	vpand %ymm14, %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
 	vpshufb %ymm7, %ymm10, %ymm11 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm6, %ymm12 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	vpxor %ymm12, %ymm11, %ymm11 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand %ymm14, %ymm9, %ymm12 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
@@ -5453,10 +5453,10 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpsrlw $4, %ymm9, %ymm9 /* g0x12_sh = shr(g0x12) */
 	vpand %ymm12, %ymm9, %ymm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	vmovdqa %ymm15, 384(%rsp) /* spill g0x1.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
 	vmovdqa %ymm11, 352(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
 	vpshufb %ymm9, %ymm11, %ymm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
 	vpxor %ymm9, %ymm2, %ymm2 /* xout = xor(xout_l, xout_h) */
 	vpand %ymm12, %ymm5, %ymm9 /* g0x13_lo = and(g0x13, nibble_mask) */
@@ -5682,13 +5682,13 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	vpxor %ymm0, %ymm7, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
 	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm0, %ymm2 /* g1x12_lo = and(g1x12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
 	vpand %ymm1, %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm3, %ymm2 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 = const() */
 	vpshufb %ymm0, %ymm4, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
 	vpxor %ymm0, %ymm2, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
 	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
@@ -5930,93 +5930,135 @@ sm4_byteslice_avx2_aesni_batch_xor_asm:
 	ret
 	.size sm4_byteslice_avx2_aesni_batch_xor_asm, .-sm4_byteslice_avx2_aesni_batch_xor_asm
 
-	.section .rodata
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo:
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_1:
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_2:
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_2:
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_lo_3:
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
 /* tbl_hi_3: A1^-1: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_0_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo:
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_1:
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_2:
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_2:
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_lo_3:
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
 /* tbl_hi_3: A1^-1: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_aesni_asm_1_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 

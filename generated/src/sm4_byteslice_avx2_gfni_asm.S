@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_byteslice_avx2_gfni_batch_asm
-	.hidden sm4_byteslice_avx2_gfni_batch_asm
-	.type sm4_byteslice_avx2_gfni_batch_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx2_gfni_batch_asm: byteslice256, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 2304 bytes (71 spill slots of 32 bytes)
  */
+	.globl sm4_byteslice_avx2_gfni_batch_asm
+	.hidden sm4_byteslice_avx2_gfni_batch_asm
+	.type sm4_byteslice_avx2_gfni_batch_asm, @function
+	.p2align 5
 sm4_byteslice_avx2_gfni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -115,7 +115,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm13 /* gfni_mat again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm13 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm13, %ymm12, %ymm12 /* xin = gf2p8affine(tr3, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm13, %ymm2, %ymm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm13, %ymm14, %ymm14 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
@@ -238,7 +238,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vmovdqa %ymm1, 512(%rsp) /* spill tr3_29 */
 	vpunpcklbw %ymm9, %ymm12, %ymm1 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm13, %ymm13 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm12, %ymm3, %ymm3 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm12, %ymm14, %ymm14 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
@@ -337,7 +337,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm12, %ymm1, %ymm1 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm6, %ymm1, %ymm1 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa %ymm6, 256(%rsp) /* spill g0x15.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 = const() */
 	vmovdqa %ymm7, 128(%rsp) /* spill g0x11.2 */
 	vgf2p8affineinvqb $0x0, %ymm6, %ymm13, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
 	vmovdqa %ymm0, 480(%rsp) /* spill g0x10.2 */
@@ -346,7 +346,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm6, %ymm2, %ymm5 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm6, %ymm1, %ymm6 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
 	vmovdqa %ymm10, 192(%rsp) /* spill g0x13.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm13, %ymm13 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm9, %ymm9 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm2, %ymm2 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
@@ -400,12 +400,12 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm12, %ymm6, %ymm6 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g1x15.2 */
 	vpxor %ymm12, %ymm6, %ymm6 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm3, %ymm15 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm1, %ymm5 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm4, %ymm14 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm6, %ymm9 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm13 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm13 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm13, %ymm3, %ymm3 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm13, %ymm1, %ymm1 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm13, %ymm4, %ymm4 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
@@ -461,7 +461,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm0, %ymm7, %ymm7 /* t3_acc_4 = xor(g0x11, g0x15) */
 	vpxor %ymm15, %ymm7, %ymm7 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vpxor %ymm2, %ymm7, %ymm7 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 = const() */
 	vmovdqa %ymm2, 1344(%rsp) /* spill g0x3.3 */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm3, %ymm2 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
 	vmovdqa %ymm8, 1376(%rsp) /* spill g0x12.2 */
@@ -470,7 +470,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm11, %ymm10 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm7, %ymm0 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
 	vmovdqa %ymm1, 1440(%rsp) /* spill g1x3.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm1 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm1 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm1, %ymm3, %ymm3 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm1, %ymm6, %ymm6 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm1, %ymm11, %ymm11 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
@@ -522,12 +522,12 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm6, %ymm14, %ymm6 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vmovdqa 1440(%rsp), %ymm14 /* reload g1x3.3 */
 	vpxor %ymm14, %ymm6, %ymm6 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm4, %ymm14 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm3, %ymm8 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm9, %ymm15 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm6, %ymm10 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm4, %ymm4 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm3, %ymm3 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm9, %ymm9 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
@@ -586,7 +586,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm7, %ymm2, %ymm2 /* t3_acc_8 = xor(g0x15, g0x3) */
 	vpxor %ymm15, %ymm2, %ymm2 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vmovdqa %ymm0, 1600(%rsp) /* spill g0x7.3 */
 	vgf2p8affineinvqb $0x0, %ymm7, %ymm4, %ymm0 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
 	vmovdqa %ymm3, 1632(%rsp) /* spill g1x7.3 */
@@ -595,7 +595,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm7, %ymm1, %ymm15 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm7, %ymm2, %ymm7 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
 	vmovdqa %ymm6, 1696(%rsp) /* spill g1x6.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm6 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm6 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm6, %ymm4, %ymm4 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm6, %ymm8, %ymm8 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm6, %ymm1, %ymm1 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
@@ -647,13 +647,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm7, %ymm14, %ymm7 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vmovdqa 1632(%rsp), %ymm14 /* reload g1x7.3 */
 	vpxor %ymm14, %ymm7, %ymm7 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm8, %ymm14 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm10, %ymm4 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm3, %ymm15 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm7, %ymm9 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
 	vmovdqa %ymm11, 1664(%rsp) /* spill g1x5.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm8, %ymm8 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm10, %ymm10 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm3, %ymm3 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
@@ -712,7 +712,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm2, %ymm0, %ymm0 /* t3_acc_12 = xor(g0x3, g0x7) */
 	vpxor %ymm15, %ymm0, %ymm0 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 = const() */
 	vmovdqa %ymm1, 1856(%rsp) /* spill g0x11.3 */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm8, %ymm1 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
 	vmovdqa %ymm3, 1888(%rsp) /* spill g1x11.3 */
@@ -721,7 +721,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm6, %ymm15 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm0, %ymm2 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
 	vmovdqa %ymm4, 1952(%rsp) /* spill g1x10.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm8, %ymm8 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm7, %ymm7 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm6, %ymm6 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
@@ -773,13 +773,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm8, %ymm14, %ymm8 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	vmovdqa 1888(%rsp), %ymm14 /* reload g1x11.3 */
 	vpxor %ymm14, %ymm8, %ymm8 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm7, %ymm6 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm10, %ymm15 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm3, %ymm9 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
 	vmovdqa %ymm12, 1920(%rsp) /* spill g1x0.3 */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm8, %ymm12 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm14 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm14, %ymm7, %ymm7 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm14, %ymm10, %ymm10 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm14, %ymm3, %ymm3 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
@@ -838,7 +838,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm0, %ymm1, %ymm1 /* t3_acc_16 = xor(g0x7, g0x11) */
 	vpxor %ymm15, %ymm1, %ymm1 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vpxor %ymm2, %ymm1, %ymm1 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 = const() */
 	vmovdqa %ymm2, 2112(%rsp) /* spill g0x15.3 */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm7, %ymm2 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
 	vmovdqa %ymm3, 2144(%rsp) /* spill g1x15.3 */
@@ -847,7 +847,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm4, %ymm15 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm1, %ymm0 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
 	vmovdqa %ymm8, 2208(%rsp) /* spill g1x14.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm8 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm8 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm8, %ymm7, %ymm7 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm8, %ymm14, %ymm14 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm8, %ymm4, %ymm4 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
@@ -899,13 +899,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm4, %ymm10, %ymm4 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	vmovdqa 2144(%rsp), %ymm10 /* reload g1x15.3 */
 	vpxor %ymm10, %ymm4, %ymm4 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm3, %ymm12 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm9, %ymm15 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm14, %ymm7 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
 	vmovdqa %ymm5, 2176(%rsp) /* spill g1x4.3 */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm4, %ymm5 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm3, %ymm3 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm9, %ymm9 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm14, %ymm14 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
@@ -964,7 +964,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm1, %ymm2, %ymm2 /* t3_acc_20 = xor(g0x11, g0x15) */
 	vpxor %ymm12, %ymm2, %ymm2 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm1 /* gfni_mat_1 = const() */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g0x3.4 */
 	vgf2p8affineinvqb $0x0, %ymm1, %ymm14, %ymm0 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
 	vmovdqa %ymm3, 1344(%rsp) /* spill g1x3.4 */
@@ -973,7 +973,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm1, %ymm8, %ymm12 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm1, %ymm2, %ymm1 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
 	vmovdqa %ymm4, 96(%rsp) /* spill g1x2.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm14, %ymm14 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm15, %ymm15 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm8, %ymm8 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
@@ -1025,13 +1025,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm5, %ymm9, %ymm5 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	vmovdqa 1344(%rsp), %ymm9 /* reload g1x3.4 */
 	vpxor %ymm9, %ymm5, %ymm5 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm3, %ymm12 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm7, %ymm15 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm14, %ymm8 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
 	vmovdqa %ymm11, 416(%rsp) /* spill g1x8.3 */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm5, %ymm11 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm9 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm9 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm9, %ymm3, %ymm3 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm9, %ymm7, %ymm7 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm9, %ymm14, %ymm14 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
@@ -1090,7 +1090,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm2, %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
 	vpxor %ymm12, %ymm0, %ymm0 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 = const() */
 	vmovdqa %ymm1, 2176(%rsp) /* spill g0x7.4 */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm14, %ymm1 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
 	vmovdqa %ymm3, 1600(%rsp) /* spill g1x7.4 */
@@ -1099,7 +1099,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm4, %ymm12 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm0, %ymm2 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
 	vmovdqa %ymm5, 1536(%rsp) /* spill g1x6.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm5 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm5 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm5, %ymm14, %ymm14 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm5, %ymm15, %ymm15 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm5, %ymm4, %ymm4 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
@@ -1151,13 +1151,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm4, %ymm11, %ymm4 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	vmovdqa 1600(%rsp), %ymm11 /* reload g1x7.4 */
 	vpxor %ymm11, %ymm4, %ymm4 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm3, %ymm12 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm8, %ymm15 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm14, %ymm7 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
 	vmovdqa %ymm13, 1568(%rsp) /* spill g1x12.3 */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm4, %ymm13 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm3, %ymm3 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm8, %ymm8 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm14, %ymm14 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
@@ -1216,7 +1216,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm0, %ymm1, %ymm1 /* t3_acc_28 = xor(g0x3, g0x7) */
 	vpxor %ymm13, %ymm1, %ymm1 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vpxor %ymm2, %ymm1, %ymm1 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 = const() */
 	vmovdqa %ymm2, 416(%rsp) /* spill g0x11.4 */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm14, %ymm2 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
 	vmovdqa %ymm3, 1856(%rsp) /* spill g1x11.4 */
@@ -1225,7 +1225,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm5, %ymm13 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm1, %ymm0 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
 	vmovdqa %ymm4, 1792(%rsp) /* spill g1x10.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm14, %ymm14 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm15, %ymm15 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm5, %ymm5 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
@@ -1277,13 +1277,13 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vpxor %ymm5, %ymm12, %ymm5 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vmovdqa 1856(%rsp), %ymm12 /* reload g1x11.4 */
 	vpxor %ymm12, %ymm5, %ymm5 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm3, %ymm13 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm8, %ymm15 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm14, %ymm7 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
 	vmovdqa %ymm6, 1824(%rsp) /* spill g1x0.4 */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm5, %ymm6 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm12 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2(%rip), %ymm12 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm12, %ymm3, %ymm3 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm12, %ymm8, %ymm8 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm12, %ymm14, %ymm14 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
@@ -1361,7 +1361,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
 	vmovdqa %ymm3, 352(%rsp) /* spill g1x15.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_3(%rip), %ymm3 /* gfni_mat_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_3(%rip), %ymm3 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %ymm3, %ymm8, %ymm8 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %ymm3, %ymm10, %ymm10 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %ymm3, %ymm5, %ymm5 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
@@ -1470,7 +1470,7 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	vmovdqu %ymm0, 448(%rdx) /* store tro3_14 */
 	vmovdqu %ymm5, 480(%rdx) /* store tro3_15 */
 	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_3(%rip), %ymm1 /* gfni_mat_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_3(%rip), %ymm1 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %ymm1, %ymm0, %ymm0 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
 	vgf2p8affineqb $0x0, %ymm1, %ymm2, %ymm2 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
@@ -1598,10 +1598,6 @@ sm4_byteslice_avx2_gfni_batch_asm:
 	ret
 	.size sm4_byteslice_avx2_gfni_batch_asm, .-sm4_byteslice_avx2_gfni_batch_asm
 
-	.globl sm4_byteslice_avx2_gfni_batch_xor_asm
-	.hidden sm4_byteslice_avx2_gfni_batch_xor_asm
-	.type sm4_byteslice_avx2_gfni_batch_xor_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx2_gfni_batch_xor_asm: byteslice256_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1611,6 +1607,10 @@ sm4_byteslice_avx2_gfni_batch_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 2304 bytes (71 spill slots of 32 bytes)
  */
+	.globl sm4_byteslice_avx2_gfni_batch_xor_asm
+	.hidden sm4_byteslice_avx2_gfni_batch_xor_asm
+	.type sm4_byteslice_avx2_gfni_batch_xor_asm, @function
+	.p2align 5
 sm4_byteslice_avx2_gfni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1709,7 +1709,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm13 /* gfni_mat again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm13 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm13, %ymm12, %ymm12 /* xin = gf2p8affine(tr3, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm13, %ymm2, %ymm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm13, %ymm14, %ymm14 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
@@ -1832,7 +1832,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vmovdqa %ymm1, 512(%rsp) /* spill tr3_29 */
 	vpunpcklbw %ymm9, %ymm12, %ymm1 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm9, %ymm12, %ymm9 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm13, %ymm13 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm12, %ymm3, %ymm3 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
 	vgf2p8affineqb $0x0, %ymm12, %ymm14, %ymm14 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
@@ -1931,7 +1931,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm12, %ymm1, %ymm1 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm6, %ymm1, %ymm1 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa %ymm6, 256(%rsp) /* spill g0x15.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 = const() */
 	vmovdqa %ymm7, 128(%rsp) /* spill g0x11.2 */
 	vgf2p8affineinvqb $0x0, %ymm6, %ymm13, %ymm7 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
 	vmovdqa %ymm0, 480(%rsp) /* spill g0x10.2 */
@@ -1940,7 +1940,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm6, %ymm2, %ymm5 /* p1_2 = gf2p8affineinv(t2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm6, %ymm1, %ymm6 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
 	vmovdqa %ymm10, 192(%rsp) /* spill g0x13.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm13, %ymm13 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm9, %ymm9 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm2, %ymm2 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
@@ -1994,12 +1994,12 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm12, %ymm6, %ymm6 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vmovdqa 352(%rsp), %ymm12 /* reload g1x15.2 */
 	vpxor %ymm12, %ymm6, %ymm6 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm3, %ymm15 /* p1_0_1 = gf2p8affineinv(t0_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm1, %ymm5 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm4, %ymm14 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm6, %ymm9 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm13 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm13 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm13, %ymm3, %ymm3 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm13, %ymm1, %ymm1 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm13, %ymm4, %ymm4 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
@@ -2055,7 +2055,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm0, %ymm7, %ymm7 /* t3_acc_4 = xor(g0x11, g0x15) */
 	vpxor %ymm15, %ymm7, %ymm7 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vpxor %ymm2, %ymm7, %ymm7 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 = const() */
 	vmovdqa %ymm2, 1344(%rsp) /* spill g0x3.3 */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm3, %ymm2 /* p1_0_2 = gf2p8affineinv(t0_2, gfni_mat_1) */
 	vmovdqa %ymm8, 1376(%rsp) /* spill g0x12.2 */
@@ -2064,7 +2064,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm11, %ymm10 /* p1_2_2 = gf2p8affineinv(t2_2, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm7, %ymm0 /* p1_3_2 = gf2p8affineinv(t3_2, gfni_mat_1) */
 	vmovdqa %ymm1, 1440(%rsp) /* spill g1x3.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm1 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm1 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm1, %ymm3, %ymm3 /* p2_0_2 = gf2p8affineinv(t0_2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm1, %ymm6, %ymm6 /* p2_1_2 = gf2p8affineinv(t1_2, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm1, %ymm11, %ymm11 /* p2_2_2 = gf2p8affineinv(t2_2, gfni_mat_2) */
@@ -2116,12 +2116,12 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm6, %ymm14, %ymm6 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vmovdqa 1440(%rsp), %ymm14 /* reload g1x3.3 */
 	vpxor %ymm14, %ymm6, %ymm6 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm4, %ymm14 /* p1_0_3 = gf2p8affineinv(t0_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm3, %ymm8 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm9, %ymm15 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm6, %ymm10 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm4, %ymm4 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm3, %ymm3 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm9, %ymm9 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
@@ -2180,7 +2180,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm7, %ymm2, %ymm2 /* t3_acc_8 = xor(g0x15, g0x3) */
 	vpxor %ymm15, %ymm2, %ymm2 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vmovdqa %ymm0, 1600(%rsp) /* spill g0x7.3 */
 	vgf2p8affineinvqb $0x0, %ymm7, %ymm4, %ymm0 /* p1_0_4 = gf2p8affineinv(t0_4, gfni_mat_1) */
 	vmovdqa %ymm3, 1632(%rsp) /* spill g1x7.3 */
@@ -2189,7 +2189,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm7, %ymm1, %ymm15 /* p1_2_4 = gf2p8affineinv(t2_4, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm7, %ymm2, %ymm7 /* p1_3_4 = gf2p8affineinv(t3_4, gfni_mat_1) */
 	vmovdqa %ymm6, 1696(%rsp) /* spill g1x6.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm6 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm6 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm6, %ymm4, %ymm4 /* p2_0_4 = gf2p8affineinv(t0_4, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm6, %ymm8, %ymm8 /* p2_1_4 = gf2p8affineinv(t1_4, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm6, %ymm1, %ymm1 /* p2_2_4 = gf2p8affineinv(t2_4, gfni_mat_2) */
@@ -2241,13 +2241,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm7, %ymm14, %ymm7 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vmovdqa 1632(%rsp), %ymm14 /* reload g1x7.3 */
 	vpxor %ymm14, %ymm7, %ymm7 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm8, %ymm14 /* p1_0_5 = gf2p8affineinv(t0_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm10, %ymm4 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm3, %ymm15 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm7, %ymm9 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
 	vmovdqa %ymm11, 1664(%rsp) /* spill g1x5.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm8, %ymm8 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm10, %ymm10 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm3, %ymm3 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
@@ -2306,7 +2306,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm2, %ymm0, %ymm0 /* t3_acc_12 = xor(g0x3, g0x7) */
 	vpxor %ymm15, %ymm0, %ymm0 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 = const() */
 	vmovdqa %ymm1, 1856(%rsp) /* spill g0x11.3 */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm8, %ymm1 /* p1_0_6 = gf2p8affineinv(t0_6, gfni_mat_1) */
 	vmovdqa %ymm3, 1888(%rsp) /* spill g1x11.3 */
@@ -2315,7 +2315,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm6, %ymm15 /* p1_2_6 = gf2p8affineinv(t2_6, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm0, %ymm2 /* p1_3_6 = gf2p8affineinv(t3_6, gfni_mat_1) */
 	vmovdqa %ymm4, 1952(%rsp) /* spill g1x10.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm8, %ymm8 /* p2_0_6 = gf2p8affineinv(t0_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm7, %ymm7 /* p2_1_6 = gf2p8affineinv(t1_6, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm6, %ymm6 /* p2_2_6 = gf2p8affineinv(t2_6, gfni_mat_2) */
@@ -2367,13 +2367,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm8, %ymm14, %ymm8 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	vmovdqa 1888(%rsp), %ymm14 /* reload g1x11.3 */
 	vpxor %ymm14, %ymm8, %ymm8 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm7, %ymm6 /* p1_0_7 = gf2p8affineinv(t0_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm10, %ymm15 /* p1_1_7 = gf2p8affineinv(t1_7, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm3, %ymm9 /* p1_2_7 = gf2p8affineinv(t2_7, gfni_mat_1) */
 	vmovdqa %ymm12, 1920(%rsp) /* spill g1x0.3 */
 	vgf2p8affineinvqb $0x0, %ymm14, %ymm8, %ymm12 /* p1_3_7 = gf2p8affineinv(t3_7, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm14 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm14, %ymm7, %ymm7 /* p2_0_7 = gf2p8affineinv(t0_7, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm14, %ymm10, %ymm10 /* p2_1_7 = gf2p8affineinv(t1_7, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm14, %ymm3, %ymm3 /* p2_2_7 = gf2p8affineinv(t2_7, gfni_mat_2) */
@@ -2432,7 +2432,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm0, %ymm1, %ymm1 /* t3_acc_16 = xor(g0x7, g0x11) */
 	vpxor %ymm15, %ymm1, %ymm1 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vpxor %ymm2, %ymm1, %ymm1 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 = const() */
 	vmovdqa %ymm2, 2112(%rsp) /* spill g0x15.3 */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm7, %ymm2 /* p1_0_8 = gf2p8affineinv(t0_8, gfni_mat_1) */
 	vmovdqa %ymm3, 2144(%rsp) /* spill g1x15.3 */
@@ -2441,7 +2441,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm4, %ymm15 /* p1_2_8 = gf2p8affineinv(t2_8, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm1, %ymm0 /* p1_3_8 = gf2p8affineinv(t3_8, gfni_mat_1) */
 	vmovdqa %ymm8, 2208(%rsp) /* spill g1x14.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm8 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm8 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm8, %ymm7, %ymm7 /* p2_0_8 = gf2p8affineinv(t0_8, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm8, %ymm14, %ymm14 /* p2_1_8 = gf2p8affineinv(t1_8, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm8, %ymm4, %ymm4 /* p2_2_8 = gf2p8affineinv(t2_8, gfni_mat_2) */
@@ -2493,13 +2493,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm4, %ymm10, %ymm4 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	vmovdqa 2144(%rsp), %ymm10 /* reload g1x15.3 */
 	vpxor %ymm10, %ymm4, %ymm4 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm3, %ymm12 /* p1_0_9 = gf2p8affineinv(t0_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm9, %ymm15 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm14, %ymm7 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
 	vmovdqa %ymm5, 2176(%rsp) /* spill g1x4.3 */
 	vgf2p8affineinvqb $0x0, %ymm10, %ymm4, %ymm5 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm10 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm3, %ymm3 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm9, %ymm9 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm10, %ymm14, %ymm14 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
@@ -2558,7 +2558,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm1, %ymm2, %ymm2 /* t3_acc_20 = xor(g0x11, g0x15) */
 	vpxor %ymm12, %ymm2, %ymm2 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vpxor %ymm0, %ymm2, %ymm2 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm1 /* gfni_mat_1 = const() */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g0x3.4 */
 	vgf2p8affineinvqb $0x0, %ymm1, %ymm14, %ymm0 /* p1_0_10 = gf2p8affineinv(t0_10, gfni_mat_1) */
 	vmovdqa %ymm3, 1344(%rsp) /* spill g1x3.4 */
@@ -2567,7 +2567,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm1, %ymm8, %ymm12 /* p1_2_10 = gf2p8affineinv(t2_10, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm1, %ymm2, %ymm1 /* p1_3_10 = gf2p8affineinv(t3_10, gfni_mat_1) */
 	vmovdqa %ymm4, 96(%rsp) /* spill g1x2.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm14, %ymm14 /* p2_0_10 = gf2p8affineinv(t0_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm15, %ymm15 /* p2_1_10 = gf2p8affineinv(t1_10, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm8, %ymm8 /* p2_2_10 = gf2p8affineinv(t2_10, gfni_mat_2) */
@@ -2619,13 +2619,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm5, %ymm9, %ymm5 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	vmovdqa 1344(%rsp), %ymm9 /* reload g1x3.4 */
 	vpxor %ymm9, %ymm5, %ymm5 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm3, %ymm12 /* p1_0_11 = gf2p8affineinv(t0_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm7, %ymm15 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm14, %ymm8 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
 	vmovdqa %ymm11, 416(%rsp) /* spill g1x8.3 */
 	vgf2p8affineinvqb $0x0, %ymm9, %ymm5, %ymm11 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm9 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm9 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm9, %ymm3, %ymm3 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm9, %ymm7, %ymm7 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm9, %ymm14, %ymm14 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
@@ -2684,7 +2684,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm2, %ymm0, %ymm0 /* t3_acc_24 = xor(g0x15, g0x3) */
 	vpxor %ymm12, %ymm0, %ymm0 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vpxor %ymm1, %ymm0, %ymm0 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm2 /* gfni_mat_1 = const() */
 	vmovdqa %ymm1, 2176(%rsp) /* spill g0x7.4 */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm14, %ymm1 /* p1_0_12 = gf2p8affineinv(t0_12, gfni_mat_1) */
 	vmovdqa %ymm3, 1600(%rsp) /* spill g1x7.4 */
@@ -2693,7 +2693,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm4, %ymm12 /* p1_2_12 = gf2p8affineinv(t2_12, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm2, %ymm0, %ymm2 /* p1_3_12 = gf2p8affineinv(t3_12, gfni_mat_1) */
 	vmovdqa %ymm5, 1536(%rsp) /* spill g1x6.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm5 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm5 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm5, %ymm14, %ymm14 /* p2_0_12 = gf2p8affineinv(t0_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm5, %ymm15, %ymm15 /* p2_1_12 = gf2p8affineinv(t1_12, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm5, %ymm4, %ymm4 /* p2_2_12 = gf2p8affineinv(t2_12, gfni_mat_2) */
@@ -2745,13 +2745,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm4, %ymm11, %ymm4 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	vmovdqa 1600(%rsp), %ymm11 /* reload g1x7.4 */
 	vpxor %ymm11, %ymm4, %ymm4 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm3, %ymm12 /* p1_0_13 = gf2p8affineinv(t0_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm8, %ymm15 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm14, %ymm7 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
 	vmovdqa %ymm13, 1568(%rsp) /* spill g1x12.3 */
 	vgf2p8affineinvqb $0x0, %ymm11, %ymm4, %ymm13 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm11 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm3, %ymm3 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm8, %ymm8 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm11, %ymm14, %ymm14 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
@@ -2810,7 +2810,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm0, %ymm1, %ymm1 /* t3_acc_28 = xor(g0x3, g0x7) */
 	vpxor %ymm13, %ymm1, %ymm1 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vpxor %ymm2, %ymm1, %ymm1 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm0 /* gfni_mat_1 = const() */
 	vmovdqa %ymm2, 416(%rsp) /* spill g0x11.4 */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm14, %ymm2 /* p1_0_14 = gf2p8affineinv(t0_14, gfni_mat_1) */
 	vmovdqa %ymm3, 1856(%rsp) /* spill g1x11.4 */
@@ -2819,7 +2819,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm5, %ymm13 /* p1_2_14 = gf2p8affineinv(t2_14, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm0, %ymm1, %ymm0 /* p1_3_14 = gf2p8affineinv(t3_14, gfni_mat_1) */
 	vmovdqa %ymm4, 1792(%rsp) /* spill g1x10.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm4 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm14, %ymm14 /* p2_0_14 = gf2p8affineinv(t0_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm15, %ymm15 /* p2_1_14 = gf2p8affineinv(t1_14, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm4, %ymm5, %ymm5 /* p2_2_14 = gf2p8affineinv(t2_14, gfni_mat_2) */
@@ -2871,13 +2871,13 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm5, %ymm12, %ymm5 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vmovdqa 1856(%rsp), %ymm12 /* reload g1x11.4 */
 	vpxor %ymm12, %ymm5, %ymm5 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm3, %ymm13 /* p1_0_15 = gf2p8affineinv(t0_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm8, %ymm15 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm14, %ymm7 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
 	vmovdqa %ymm6, 1824(%rsp) /* spill g1x0.4 */
 	vgf2p8affineinvqb $0x0, %ymm12, %ymm5, %ymm6 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm12 /* gfni_mat_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2(%rip), %ymm12 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %ymm12, %ymm3, %ymm3 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm12, %ymm8, %ymm8 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %ymm12, %ymm14, %ymm14 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
@@ -2955,7 +2955,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
 	vmovdqa %ymm3, 352(%rsp) /* spill g1x15.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_3(%rip), %ymm3 /* gfni_mat_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_3(%rip), %ymm3 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %ymm3, %ymm8, %ymm8 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %ymm3, %ymm10, %ymm10 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %ymm3, %ymm5, %ymm5 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
@@ -3096,7 +3096,7 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm0, %ymm5, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
 	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_3(%rip), %ymm1 /* gfni_mat_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_3(%rip), %ymm1 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %ymm1, %ymm0, %ymm0 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
 	vgf2p8affineqb $0x0, %ymm1, %ymm2, %ymm2 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
@@ -3256,37 +3256,51 @@ sm4_byteslice_avx2_gfni_batch_xor_asm:
 	ret
 	.size sm4_byteslice_avx2_gfni_batch_xor_asm, .-sm4_byteslice_avx2_gfni_batch_xor_asm
 
-	.section .rodata
 /* gfni_mat: A1 (S-box inner affine, linear part): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_1:
 	.byte 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0, 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0
+
 /* gfni_mat_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_2:
 	.byte 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69, 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69
+
 /* gfni_mat_3: A1^-1: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_0_gfni_mat_3:
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
+
 /* gfni_mat: A1 (S-box inner affine, linear part): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_1:
 	.byte 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0, 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0
+
 /* gfni_mat_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_2:
 	.byte 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69, 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69
+
 /* gfni_mat_3: A1^-1: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_gfni_asm_1_gfni_mat_3:
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_byteslice_avx2_vaes_batch_asm
-	.hidden sm4_byteslice_avx2_vaes_batch_asm
-	.type sm4_byteslice_avx2_vaes_batch_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx2_vaes_batch_asm: byteslice256, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 2368 bytes (74 spill slots of 32 bytes)
  */
+	.globl sm4_byteslice_avx2_vaes_batch_asm
+	.hidden sm4_byteslice_avx2_vaes_batch_asm
+	.type sm4_byteslice_avx2_vaes_batch_asm, @function
+	.p2align 5
 sm4_byteslice_avx2_vaes_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -115,16 +115,16 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm13 /* nibble_mask = const() */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
 	vpand %ymm13, %ymm12, %ymm10 /* tr3_lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
 	vpand %ymm13, %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
 	vmovdqa %ymm0, 64(%rsp) /* spill tr3_14 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	vmovdqa %ymm11, 96(%rsp) /* spill tr3_12 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm12, %ymm11, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
 	vpxor %ymm12, %ymm10, %ymm10 /* xin = xor(xin_l, xin_h) */
 	vpand %ymm13, %ymm2, %ymm12 /* tr3_1_lo = and(tr3_1, nibble_mask) */
@@ -326,16 +326,16 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vmovdqa %ymm0, 512(%rsp) /* spill tr3_29 */
 	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm12 /* nibble_mask = const() */
 	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
 	vpand %ymm12, %ymm15, %ymm6 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_16_sh = shr(tr3_16) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
 	vmovdqa %ymm0, 576(%rsp) /* spill tr3_30 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm6, %ymm0, %ymm6 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	vmovdqa %ymm11, 608(%rsp) /* spill tr3_28 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
 	vpxor %ymm15, %ymm6, %ymm6 /* xin_16 = xor(xin_16_l, xin_16_h) */
 	vpand %ymm12, %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
@@ -433,7 +433,7 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	vpxor %ymm11, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
 	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.2 */
@@ -512,10 +512,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm12, %ymm3, %ymm3 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm10, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa %ymm8, 128(%rsp) /* spill g0x11.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
 	vpshufb %ymm8, %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
 	vmovdqa %ymm10, 384(%rsp) /* spill g0x15.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm10 /* aes_cancel_key = const() */
 	vaesenclast %ymm10, %ymm4, %ymm4 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
 	vpshufb %ymm8, %ymm6, %ymm6 /* y1_sr = lookup16(t1, inv_shift_rows) */
 	vaesenclast %ymm10, %ymm6, %ymm6 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
@@ -524,17 +524,17 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm8, %ymm3, %ymm3 /* y3_sr = lookup16(t3, inv_shift_rows) */
 	vaesenclast %ymm10, %ymm3, %ymm3 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
 	vmovdqa %ymm7, 352(%rsp) /* spill g0x14.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vmovdqa %ymm14, 320(%rsp) /* spill g0x10.2 */
 	vpand %ymm7, %ymm4, %ymm14 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_aes_sh = shr(y0_aes) */
 	vpand %ymm7, %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 192(%rsp) /* spill g0x13.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm5 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm5 /* tbl_lo_1 = const() */
 	vmovdqa %ymm13, 480(%rsp) /* spill g0x9.2 */
 	vpshufb %ymm14, %ymm5, %ymm13 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
 	vmovdqa %ymm1, 288(%rsp) /* spill g0x8.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.2 */
 	vpshufb %ymm4, %ymm1, %ymm9 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
 	vpxor %ymm9, %ymm13, %ymm9 /* p1_0 = xor(p1_0_l, p1_0_h) */
@@ -558,9 +558,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpshufb %ymm12, %ymm5, %ymm5 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
 	vpshufb %ymm3, %ymm1, %ymm1 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
 	vpxor %ymm1, %ymm5, %ymm1 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_2(%rip), %ymm5 /* tbl_lo_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_2(%rip), %ymm5 /* tbl_lo_2 = const() */
 	vpshufb %ymm14, %ymm5, %ymm14 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_2(%rip), %ymm7 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_2(%rip), %ymm7 /* tbl_hi_2 = const() */
 	vpshufb %ymm4, %ymm7, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
 	vpxor %ymm4, %ymm14, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
 	vpshufb %ymm13, %ymm5, %ymm13 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
@@ -622,9 +622,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm12, %ymm4, %ymm4 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vmovdqa 512(%rsp), %ymm12 /* reload g1x15.2 */
 	vpxor %ymm12, %ymm4, %ymm4 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm14 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm14 /* aes_cancel_key = const() */
 	vaesenclast %ymm14, %ymm2, %ymm2 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
 	vpshufb %ymm12, %ymm8, %ymm8 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 	vaesenclast %ymm14, %ymm8, %ymm8 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
@@ -632,13 +632,13 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vaesenclast %ymm14, %ymm13, %ymm13 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
 	vpshufb %ymm12, %ymm4, %ymm4 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
 	vaesenclast %ymm14, %ymm4, %ymm4 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm2, %ymm15 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_1_aes_sh = shr(y0_1_aes) */
 	vpand %ymm1, %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm6, %ymm11 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm14, %ymm12 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm12, %ymm11, %ymm11 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand %ymm1, %ymm8, %ymm12 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
@@ -729,10 +729,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vmovdqa 224(%rsp), %ymm13 /* reload g0x3.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 	vmovdqa %ymm2, 1344(%rsp) /* spill g1x3.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm12, %ymm12 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm12, %ymm12 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
@@ -743,11 +743,11 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_2_aes_sh = shr(y0_2_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 1376(%rsp) /* spill rk3_1 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
 	vmovdqa %ymm0, 1408(%rsp) /* spill g1x2.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 1440(%rsp) /* spill rk2_1 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
@@ -837,9 +837,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vmovdqa 1344(%rsp), %ymm15 /* reload g1x3.3 */
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm8, %ymm8 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
@@ -850,9 +850,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm11, %ymm13 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* y0_3_aes_sh = shr(y0_3_aes) */
 	vpand %ymm1, %ymm11, %ymm11 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm6, %ymm14 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vpshufb %ymm11, %ymm2, %ymm15 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
 	vpand %ymm1, %ymm8, %ymm15 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
@@ -943,10 +943,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vmovdqa 1376(%rsp), %ymm13 /* reload g0x7.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	vmovdqa %ymm2, 1600(%rsp) /* spill g1x7.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_4_aes = aesenclast(y0_4_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm11, %ymm11 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
@@ -957,11 +957,11 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_4_aes_sh = shr(y0_4_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 1632(%rsp) /* spill rk3_2 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
 	vmovdqa %ymm0, 1664(%rsp) /* spill g1x6.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 1696(%rsp) /* spill rk2_2 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
@@ -1051,9 +1051,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vmovdqa 1600(%rsp), %ymm15 /* reload g1x7.3 */
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm8, %ymm8 /* y1_5_aes = aesenclast(y1_5_sr, aes_cancel_key) */
@@ -1064,9 +1064,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm11, %ymm13 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* y0_5_aes_sh = shr(y0_5_aes) */
 	vpand %ymm1, %ymm11, %ymm11 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm6, %ymm14 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vpshufb %ymm11, %ymm2, %ymm15 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand %ymm1, %ymm8, %ymm15 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
@@ -1157,10 +1157,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vmovdqa 1632(%rsp), %ymm13 /* reload g0x11.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	vmovdqa %ymm2, 1856(%rsp) /* spill g1x11.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_6_aes = aesenclast(y0_6_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm11, %ymm11 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y1_6_aes = aesenclast(y1_6_sr, aes_cancel_key) */
@@ -1171,11 +1171,11 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_6_aes_sh = shr(y0_6_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 1888(%rsp) /* spill rk3_3 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g1x10.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 1952(%rsp) /* spill rk2_3 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
@@ -1265,9 +1265,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	vmovdqa 1856(%rsp), %ymm15 /* reload g1x11.3 */
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm8, %ymm8 /* y1_7_aes = aesenclast(y1_7_sr, aes_cancel_key) */
@@ -1278,9 +1278,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm11, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* y0_7_aes_sh = shr(y0_7_aes) */
 	vpand %ymm1, %ymm11, %ymm11 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm6, %ymm14 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vpshufb %ymm11, %ymm2, %ymm15 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand %ymm1, %ymm8, %ymm15 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
@@ -1371,10 +1371,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vmovdqa 1888(%rsp), %ymm13 /* reload g0x15.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 	vmovdqa %ymm2, 2112(%rsp) /* spill g1x15.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_8_aes = aesenclast(y0_8_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm11, %ymm11 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
@@ -1385,11 +1385,11 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_8_aes_sh = shr(y0_8_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 2144(%rsp) /* spill rk3_4 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
 	vmovdqa %ymm0, 2176(%rsp) /* spill g1x14.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 2208(%rsp) /* spill rk2_4 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
@@ -1479,9 +1479,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm15, %ymm11, %ymm11 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	vmovdqa 2112(%rsp), %ymm15 /* reload g1x15.3 */
 	vpxor %ymm15, %ymm11, %ymm11 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm6, %ymm6 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm6, %ymm6 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_9_aes = aesenclast(y1_9_sr, aes_cancel_key) */
@@ -1492,9 +1492,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm6, %ymm14 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y0_9_aes_sh = shr(y0_9_aes) */
 	vpand %ymm1, %ymm6, %ymm6 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm4, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm6, %ymm12, %ymm15 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
@@ -1585,10 +1585,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm9, %ymm12, %ymm12 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vmovdqa 2144(%rsp), %ymm14 /* reload g0x3.4 */
 	vpxor %ymm14, %ymm12, %ymm12 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
 	vpshufb %ymm14, %ymm13, %ymm13 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	vmovdqa %ymm2, 1344(%rsp) /* spill g1x3.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm13, %ymm13 /* y0_10_aes = aesenclast(y0_10_sr, aes_cancel_key) */
 	vpshufb %ymm14, %ymm15, %ymm15 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm15, %ymm15 /* y1_10_aes = aesenclast(y1_10_sr, aes_cancel_key) */
@@ -1599,11 +1599,11 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm13, %ymm2 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y0_10_aes_sh = shr(y0_10_aes) */
 	vpand %ymm1, %ymm13, %ymm13 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vmovdqa %ymm9, 1408(%rsp) /* spill rk3_5 */
 	vpshufb %ymm2, %ymm14, %ymm9 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
 	vmovdqa %ymm0, 1472(%rsp) /* spill g1x2.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm6, 1536(%rsp) /* spill rk2_5 */
 	vpshufb %ymm13, %ymm0, %ymm6 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
@@ -1693,9 +1693,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	vmovdqa 1344(%rsp), %ymm15 /* reload g1x3.4 */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm8, %ymm8 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_11_aes = aesenclast(y1_11_sr, aes_cancel_key) */
@@ -1706,9 +1706,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm8, %ymm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y0_11_aes_sh = shr(y0_11_aes) */
 	vpand %ymm1, %ymm8, %ymm8 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm3, %ymm9 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm8, %ymm12, %ymm15 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
@@ -1799,10 +1799,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm8, %ymm12, %ymm12 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vmovdqa 1408(%rsp), %ymm14 /* reload g0x7.4 */
 	vpxor %ymm14, %ymm12, %ymm12 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
 	vpshufb %ymm14, %ymm13, %ymm13 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 	vmovdqa %ymm2, 1600(%rsp) /* spill g1x7.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm13, %ymm13 /* y0_12_aes = aesenclast(y0_12_sr, aes_cancel_key) */
 	vpshufb %ymm14, %ymm15, %ymm15 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm15, %ymm15 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
@@ -1813,11 +1813,11 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm13, %ymm2 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y0_12_aes_sh = shr(y0_12_aes) */
 	vpand %ymm1, %ymm13, %ymm13 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vmovdqa %ymm8, 1664(%rsp) /* spill rk3_6 */
 	vpshufb %ymm2, %ymm14, %ymm8 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
 	vmovdqa %ymm0, 1728(%rsp) /* spill g1x6.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm6, 1792(%rsp) /* spill rk2_6 */
 	vpshufb %ymm13, %ymm0, %ymm6 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
@@ -1907,9 +1907,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	vmovdqa 1600(%rsp), %ymm15 /* reload g1x7.4 */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm8, %ymm8 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_13_aes = aesenclast(y1_13_sr, aes_cancel_key) */
@@ -1920,9 +1920,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm8, %ymm14 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y0_13_aes_sh = shr(y0_13_aes) */
 	vpand %ymm1, %ymm8, %ymm8 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm3, %ymm9 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm8, %ymm12, %ymm15 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
@@ -2013,10 +2013,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm8, %ymm12, %ymm12 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vmovdqa 1664(%rsp), %ymm14 /* reload g0x11.4 */
 	vpxor %ymm14, %ymm12, %ymm12 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
 	vpshufb %ymm14, %ymm13, %ymm13 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	vmovdqa %ymm2, 1856(%rsp) /* spill g1x11.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm13, %ymm13 /* y0_14_aes = aesenclast(y0_14_sr, aes_cancel_key) */
 	vpshufb %ymm14, %ymm15, %ymm15 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm15, %ymm15 /* y1_14_aes = aesenclast(y1_14_sr, aes_cancel_key) */
@@ -2027,11 +2027,11 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm13, %ymm2 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y0_14_aes_sh = shr(y0_14_aes) */
 	vpand %ymm1, %ymm13, %ymm13 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vmovdqa %ymm8, 1920(%rsp) /* spill rk3_7 */
 	vpshufb %ymm2, %ymm14, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
 	vmovdqa %ymm0, 1984(%rsp) /* spill g1x10.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm6, 2048(%rsp) /* spill rk2_7 */
 	vpshufb %ymm13, %ymm0, %ymm6 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
@@ -2121,9 +2121,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vmovdqa 1856(%rsp), %ymm15 /* reload g1x11.4 */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm8, %ymm8 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_15_aes = aesenclast(y1_15_sr, aes_cancel_key) */
@@ -2134,9 +2134,9 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpand %ymm1, %ymm8, %ymm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y0_15_aes_sh = shr(y0_15_aes) */
 	vpand %ymm1, %ymm8, %ymm8 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm3, %ymm9 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm8, %ymm12, %ymm15 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
@@ -2253,10 +2253,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vpsrlw $4, %ymm9, %ymm9 /* g0x12_sh = shr(g0x12) */
 	vpand %ymm12, %ymm9, %ymm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	vmovdqa %ymm15, 384(%rsp) /* spill g0x1.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
 	vmovdqa %ymm11, 352(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
 	vpshufb %ymm9, %ymm11, %ymm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
 	vpxor %ymm9, %ymm2, %ymm2 /* xout = xor(xout_l, xout_h) */
 	vpand %ymm12, %ymm5, %ymm9 /* g0x13_lo = and(g0x13, nibble_mask) */
@@ -2450,13 +2450,13 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	vmovdqu %ymm0, 448(%rdx) /* store tro3_14 */
 	vmovdqu %ymm7, 480(%rdx) /* store tro3_15 */
 	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm0, %ymm2 /* g1x12_lo = and(g1x12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
 	vpand %ymm1, %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm3, %ymm2 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 = const() */
 	vpshufb %ymm0, %ymm4, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
 	vpxor %ymm0, %ymm2, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
 	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
@@ -2666,10 +2666,6 @@ sm4_byteslice_avx2_vaes_batch_asm:
 	ret
 	.size sm4_byteslice_avx2_vaes_batch_asm, .-sm4_byteslice_avx2_vaes_batch_asm
 
-	.globl sm4_byteslice_avx2_vaes_batch_xor_asm
-	.hidden sm4_byteslice_avx2_vaes_batch_xor_asm
-	.type sm4_byteslice_avx2_vaes_batch_xor_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx2_vaes_batch_xor_asm: byteslice256_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2679,6 +2675,10 @@ sm4_byteslice_avx2_vaes_batch_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 2368 bytes (74 spill slots of 32 bytes)
  */
+	.globl sm4_byteslice_avx2_vaes_batch_xor_asm
+	.hidden sm4_byteslice_avx2_vaes_batch_xor_asm
+	.type sm4_byteslice_avx2_vaes_batch_xor_asm, @function
+	.p2align 5
 sm4_byteslice_avx2_vaes_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2777,16 +2777,16 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm13 /* nibble_mask = const() */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
 	vpand %ymm13, %ymm12, %ymm10 /* tr3_lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
 	vpand %ymm13, %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
 	vmovdqa %ymm0, 64(%rsp) /* spill tr3_14 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm0, %ymm10 /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	vmovdqa %ymm11, 96(%rsp) /* spill tr3_12 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm12, %ymm11, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
 	vpxor %ymm12, %ymm10, %ymm10 /* xin = xor(xin_l, xin_h) */
 	vpand %ymm13, %ymm2, %ymm12 /* tr3_1_lo = and(tr3_1, nibble_mask) */
@@ -2988,16 +2988,16 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vmovdqa %ymm0, 512(%rsp) /* spill tr3_29 */
 	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm12 /* nibble_mask = const() */
 	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
 	vpand %ymm12, %ymm15, %ymm6 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_16_sh = shr(tr3_16) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
 	vmovdqa %ymm0, 576(%rsp) /* spill tr3_30 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm6, %ymm0, %ymm6 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	vmovdqa %ymm11, 608(%rsp) /* spill tr3_28 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
 	vpxor %ymm15, %ymm6, %ymm6 /* xin_16 = xor(xin_16_l, xin_16_h) */
 	vpand %ymm12, %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
@@ -3095,7 +3095,7 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
 	vpand %ymm12, %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
 	vpxor %ymm11, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
 	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.2 */
@@ -3174,10 +3174,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm12, %ymm3, %ymm3 /* t3_acc_1 = xor(t3_acc, rk3) */
 	vpxor %ymm10, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa %ymm8, 128(%rsp) /* spill g0x11.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
 	vpshufb %ymm8, %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
 	vmovdqa %ymm10, 384(%rsp) /* spill g0x15.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm10 /* aes_cancel_key = const() */
 	vaesenclast %ymm10, %ymm4, %ymm4 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
 	vpshufb %ymm8, %ymm6, %ymm6 /* y1_sr = lookup16(t1, inv_shift_rows) */
 	vaesenclast %ymm10, %ymm6, %ymm6 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
@@ -3186,17 +3186,17 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm8, %ymm3, %ymm3 /* y3_sr = lookup16(t3, inv_shift_rows) */
 	vaesenclast %ymm10, %ymm3, %ymm3 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
 	vmovdqa %ymm7, 352(%rsp) /* spill g0x14.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vmovdqa %ymm14, 320(%rsp) /* spill g0x10.2 */
 	vpand %ymm7, %ymm4, %ymm14 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_aes_sh = shr(y0_aes) */
 	vpand %ymm7, %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
 	vmovdqa %ymm5, 192(%rsp) /* spill g0x13.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm5 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm5 /* tbl_lo_1 = const() */
 	vmovdqa %ymm13, 480(%rsp) /* spill g0x9.2 */
 	vpshufb %ymm14, %ymm5, %ymm13 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
 	vmovdqa %ymm1, 288(%rsp) /* spill g0x8.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm1 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.2 */
 	vpshufb %ymm4, %ymm1, %ymm9 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
 	vpxor %ymm9, %ymm13, %ymm9 /* p1_0 = xor(p1_0_l, p1_0_h) */
@@ -3220,9 +3220,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm12, %ymm5, %ymm5 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
 	vpshufb %ymm3, %ymm1, %ymm1 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
 	vpxor %ymm1, %ymm5, %ymm1 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_2(%rip), %ymm5 /* tbl_lo_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_2(%rip), %ymm5 /* tbl_lo_2 = const() */
 	vpshufb %ymm14, %ymm5, %ymm14 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_2(%rip), %ymm7 /* tbl_hi_2 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_2(%rip), %ymm7 /* tbl_hi_2 = const() */
 	vpshufb %ymm4, %ymm7, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
 	vpxor %ymm4, %ymm14, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
 	vpshufb %ymm13, %ymm5, %ymm13 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
@@ -3284,9 +3284,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm12, %ymm4, %ymm4 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	vmovdqa 512(%rsp), %ymm12 /* reload g1x15.2 */
 	vpxor %ymm12, %ymm4, %ymm4 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
 	vpshufb %ymm12, %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm14 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm14 /* aes_cancel_key = const() */
 	vaesenclast %ymm14, %ymm2, %ymm2 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
 	vpshufb %ymm12, %ymm8, %ymm8 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 	vaesenclast %ymm14, %ymm8, %ymm8 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
@@ -3294,13 +3294,13 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vaesenclast %ymm14, %ymm13, %ymm13 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
 	vpshufb %ymm12, %ymm4, %ymm4 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
 	vaesenclast %ymm14, %ymm4, %ymm4 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm2, %ymm15 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_1_aes_sh = shr(y0_1_aes) */
 	vpand %ymm1, %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm6, %ymm11 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm14, %ymm12 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	vpxor %ymm12, %ymm11, %ymm11 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
 	vpand %ymm1, %ymm8, %ymm12 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
@@ -3391,10 +3391,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	vmovdqa 224(%rsp), %ymm13 /* reload g0x3.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
 	vmovdqa %ymm2, 1344(%rsp) /* spill g1x3.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm12, %ymm12 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm12, %ymm12 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
@@ -3405,11 +3405,11 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_2_aes_sh = shr(y0_2_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 1376(%rsp) /* spill rk3_1 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
 	vmovdqa %ymm0, 1408(%rsp) /* spill g1x2.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 1440(%rsp) /* spill rk2_1 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
@@ -3499,9 +3499,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	vmovdqa 1344(%rsp), %ymm15 /* reload g1x3.3 */
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm8, %ymm8 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
@@ -3512,9 +3512,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm11, %ymm13 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* y0_3_aes_sh = shr(y0_3_aes) */
 	vpand %ymm1, %ymm11, %ymm11 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm6, %ymm14 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vpshufb %ymm11, %ymm2, %ymm15 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
 	vpand %ymm1, %ymm8, %ymm15 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
@@ -3605,10 +3605,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	vmovdqa 1376(%rsp), %ymm13 /* reload g0x7.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
 	vmovdqa %ymm2, 1600(%rsp) /* spill g1x7.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_4_aes = aesenclast(y0_4_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm11, %ymm11 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
@@ -3619,11 +3619,11 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_4_aes_sh = shr(y0_4_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 1632(%rsp) /* spill rk3_2 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
 	vmovdqa %ymm0, 1664(%rsp) /* spill g1x6.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 1696(%rsp) /* spill rk2_2 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
@@ -3713,9 +3713,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	vmovdqa 1600(%rsp), %ymm15 /* reload g1x7.3 */
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm8, %ymm8 /* y1_5_aes = aesenclast(y1_5_sr, aes_cancel_key) */
@@ -3726,9 +3726,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm11, %ymm13 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* y0_5_aes_sh = shr(y0_5_aes) */
 	vpand %ymm1, %ymm11, %ymm11 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm6, %ymm14 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vpshufb %ymm11, %ymm2, %ymm15 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
 	vpand %ymm1, %ymm8, %ymm15 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
@@ -3819,10 +3819,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	vmovdqa 1632(%rsp), %ymm13 /* reload g0x11.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
 	vmovdqa %ymm2, 1856(%rsp) /* spill g1x11.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_6_aes = aesenclast(y0_6_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm11, %ymm11 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y1_6_aes = aesenclast(y1_6_sr, aes_cancel_key) */
@@ -3833,11 +3833,11 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_6_aes_sh = shr(y0_6_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 1888(%rsp) /* spill rk3_3 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
 	vmovdqa %ymm0, 1920(%rsp) /* spill g1x10.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 1952(%rsp) /* spill rk2_3 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
@@ -3927,9 +3927,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	vmovdqa 1856(%rsp), %ymm15 /* reload g1x11.3 */
 	vpxor %ymm15, %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm11, %ymm11 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm8, %ymm8 /* y1_7_aes = aesenclast(y1_7_sr, aes_cancel_key) */
@@ -3940,9 +3940,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm11, %ymm13 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* y0_7_aes_sh = shr(y0_7_aes) */
 	vpand %ymm1, %ymm11, %ymm11 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm6 /* tbl_lo_1 = const() */
 	vpshufb %ymm13, %ymm6, %ymm14 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm2 /* tbl_hi_1 = const() */
 	vpshufb %ymm11, %ymm2, %ymm15 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
 	vpand %ymm1, %ymm8, %ymm15 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
@@ -4033,10 +4033,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	vmovdqa 1888(%rsp), %ymm13 /* reload g0x15.3 */
 	vpxor %ymm13, %ymm3, %ymm3 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm13 /* inv_shift_rows = const() */
 	vpshufb %ymm13, %ymm4, %ymm4 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
 	vmovdqa %ymm2, 2112(%rsp) /* spill g1x15.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm4, %ymm4 /* y0_8_aes = aesenclast(y0_8_sr, aes_cancel_key) */
 	vpshufb %ymm13, %ymm11, %ymm11 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm11, %ymm11 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
@@ -4047,11 +4047,11 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm4, %ymm2 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_8_aes_sh = shr(y0_8_aes) */
 	vpand %ymm1, %ymm4, %ymm4 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vmovdqa %ymm14, 2144(%rsp) /* spill rk3_4 */
 	vpshufb %ymm2, %ymm13, %ymm14 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
 	vmovdqa %ymm0, 2176(%rsp) /* spill g1x14.3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm9, 2208(%rsp) /* spill rk2_4 */
 	vpshufb %ymm4, %ymm0, %ymm9 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm9, %ymm14, %ymm9 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
@@ -4141,9 +4141,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm15, %ymm11, %ymm11 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	vmovdqa 2112(%rsp), %ymm15 /* reload g1x15.3 */
 	vpxor %ymm15, %ymm11, %ymm11 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm6, %ymm6 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm6, %ymm6 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_9_aes = aesenclast(y1_9_sr, aes_cancel_key) */
@@ -4154,9 +4154,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm6, %ymm14 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y0_9_aes_sh = shr(y0_9_aes) */
 	vpand %ymm1, %ymm6, %ymm6 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm4, %ymm8 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm6, %ymm12, %ymm15 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
@@ -4247,10 +4247,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm9, %ymm12, %ymm12 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	vmovdqa 2144(%rsp), %ymm14 /* reload g0x3.4 */
 	vpxor %ymm14, %ymm12, %ymm12 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
 	vpshufb %ymm14, %ymm13, %ymm13 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
 	vmovdqa %ymm2, 1344(%rsp) /* spill g1x3.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm13, %ymm13 /* y0_10_aes = aesenclast(y0_10_sr, aes_cancel_key) */
 	vpshufb %ymm14, %ymm15, %ymm15 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm15, %ymm15 /* y1_10_aes = aesenclast(y1_10_sr, aes_cancel_key) */
@@ -4261,11 +4261,11 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm13, %ymm2 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y0_10_aes_sh = shr(y0_10_aes) */
 	vpand %ymm1, %ymm13, %ymm13 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vmovdqa %ymm9, 1408(%rsp) /* spill rk3_5 */
 	vpshufb %ymm2, %ymm14, %ymm9 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
 	vmovdqa %ymm0, 1472(%rsp) /* spill g1x2.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm6, 1536(%rsp) /* spill rk2_5 */
 	vpshufb %ymm13, %ymm0, %ymm6 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
 	vpxor %ymm6, %ymm9, %ymm6 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
@@ -4355,9 +4355,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	vmovdqa 1344(%rsp), %ymm15 /* reload g1x3.4 */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm8, %ymm8 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_11_aes = aesenclast(y1_11_sr, aes_cancel_key) */
@@ -4368,9 +4368,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm8, %ymm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y0_11_aes_sh = shr(y0_11_aes) */
 	vpand %ymm1, %ymm8, %ymm8 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm3, %ymm9 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm8, %ymm12, %ymm15 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
@@ -4461,10 +4461,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm8, %ymm12, %ymm12 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	vmovdqa 1408(%rsp), %ymm14 /* reload g0x7.4 */
 	vpxor %ymm14, %ymm12, %ymm12 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
 	vpshufb %ymm14, %ymm13, %ymm13 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
 	vmovdqa %ymm2, 1600(%rsp) /* spill g1x7.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm13, %ymm13 /* y0_12_aes = aesenclast(y0_12_sr, aes_cancel_key) */
 	vpshufb %ymm14, %ymm15, %ymm15 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm15, %ymm15 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
@@ -4475,11 +4475,11 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm13, %ymm2 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y0_12_aes_sh = shr(y0_12_aes) */
 	vpand %ymm1, %ymm13, %ymm13 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vmovdqa %ymm8, 1664(%rsp) /* spill rk3_6 */
 	vpshufb %ymm2, %ymm14, %ymm8 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
 	vmovdqa %ymm0, 1728(%rsp) /* spill g1x6.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm6, 1792(%rsp) /* spill rk2_6 */
 	vpshufb %ymm13, %ymm0, %ymm6 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
@@ -4569,9 +4569,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	vmovdqa 1600(%rsp), %ymm15 /* reload g1x7.4 */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm8, %ymm8 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_13_aes = aesenclast(y1_13_sr, aes_cancel_key) */
@@ -4582,9 +4582,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm8, %ymm14 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y0_13_aes_sh = shr(y0_13_aes) */
 	vpand %ymm1, %ymm8, %ymm8 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm3, %ymm9 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm8, %ymm12, %ymm15 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
@@ -4675,10 +4675,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm8, %ymm12, %ymm12 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	vmovdqa 1664(%rsp), %ymm14 /* reload g0x11.4 */
 	vpxor %ymm14, %ymm12, %ymm12 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
 	vpshufb %ymm14, %ymm13, %ymm13 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
 	vmovdqa %ymm2, 1856(%rsp) /* spill g1x11.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm2 /* aes_cancel_key = const() */
 	vaesenclast %ymm2, %ymm13, %ymm13 /* y0_14_aes = aesenclast(y0_14_sr, aes_cancel_key) */
 	vpshufb %ymm14, %ymm15, %ymm15 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
 	vaesenclast %ymm2, %ymm15, %ymm15 /* y1_14_aes = aesenclast(y1_14_sr, aes_cancel_key) */
@@ -4689,11 +4689,11 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm13, %ymm2 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm13, %ymm13 /* y0_14_aes_sh = shr(y0_14_aes) */
 	vpand %ymm1, %ymm13, %ymm13 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vmovdqa %ymm8, 1920(%rsp) /* spill rk3_7 */
 	vpshufb %ymm2, %ymm14, %ymm8 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
 	vmovdqa %ymm0, 1984(%rsp) /* spill g1x10.4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm0 /* tbl_hi_1 = const() */
 	vmovdqa %ymm6, 2048(%rsp) /* spill rk2_7 */
 	vpshufb %ymm13, %ymm0, %ymm6 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
 	vpxor %ymm6, %ymm8, %ymm6 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
@@ -4783,9 +4783,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	vmovdqa 1856(%rsp), %ymm15 /* reload g1x11.4 */
 	vpxor %ymm15, %ymm10, %ymm10 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm15 /* inv_shift_rows = const() */
 	vpshufb %ymm15, %ymm8, %ymm8 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm8, %ymm8 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 	vaesenclast %ymm12, %ymm13, %ymm13 /* y1_15_aes = aesenclast(y1_15_sr, aes_cancel_key) */
@@ -4796,9 +4796,9 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpand %ymm1, %ymm8, %ymm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y0_15_aes_sh = shr(y0_15_aes) */
 	vpand %ymm1, %ymm8, %ymm8 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm14, %ymm3, %ymm9 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm8, %ymm12, %ymm15 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
 	vpand %ymm1, %ymm13, %ymm15 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
@@ -4915,10 +4915,10 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpsrlw $4, %ymm9, %ymm9 /* g0x12_sh = shr(g0x12) */
 	vpand %ymm12, %ymm9, %ymm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	vmovdqa %ymm15, 384(%rsp) /* spill g0x1.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_3(%rip), %ymm15 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
 	vmovdqa %ymm11, 352(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
 	vpshufb %ymm9, %ymm11, %ymm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
 	vpxor %ymm9, %ymm2, %ymm2 /* xout = xor(xout_l, xout_h) */
 	vpand %ymm12, %ymm5, %ymm9 /* g0x13_lo = and(g0x13, nibble_mask) */
@@ -5144,13 +5144,13 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm0, %ymm7, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
 	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm0, %ymm2 /* g1x12_lo = and(g1x12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
 	vpand %ymm1, %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 = const() */
 	vpshufb %ymm2, %ymm3, %ymm2 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 again */
+	vbroadcasti128 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 = const() */
 	vpshufb %ymm0, %ymm4, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
 	vpxor %ymm0, %ymm2, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
 	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
@@ -5392,93 +5392,135 @@ sm4_byteslice_avx2_vaes_batch_xor_asm:
 	ret
 	.size sm4_byteslice_avx2_vaes_batch_xor_asm, .-sm4_byteslice_avx2_vaes_batch_xor_asm
 
-	.section .rodata
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo:
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_1:
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_2:
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_2:
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_lo_3:
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
 /* tbl_hi_3: A1^-1: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_0_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo:
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_1:
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_2:
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_2:
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_lo_3:
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
 /* tbl_hi_3: A1^-1: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx2_vaes_asm_1_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_byteslice_avx512_gfni_batch_asm
-	.hidden sm4_byteslice_avx512_gfni_batch_asm
-	.type sm4_byteslice_avx512_gfni_batch_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx512_gfni_batch_asm: byteslice512, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 3008 bytes (47 spill slots of 64 bytes)
  */
+	.globl sm4_byteslice_avx512_gfni_batch_asm
+	.hidden sm4_byteslice_avx512_gfni_batch_asm
+	.type sm4_byteslice_avx512_gfni_batch_asm, @function
+	.p2align 5
 sm4_byteslice_avx512_gfni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -106,7 +106,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm1 /* gfni_mat again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm1 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm1, %zmm3, %zmm3 /* xin = gf2p8affine(tr3, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm1, %zmm2, %zmm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm1, %zmm7, %zmm7 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
@@ -204,7 +204,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vpunpckhbw %zmm31, %zmm30, %zmm30 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
 	vpunpcklbw %zmm1, %zmm17, %zmm31 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %zmm1, %zmm17, %zmm1 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm17 /* gfni_mat again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm17 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm17, %zmm18, %zmm18 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm17, %zmm19, %zmm19 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm17, %zmm20, %zmm20 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
@@ -251,7 +251,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vpternlogd $0x96, %zmm18, %zmm12, %zmm15 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
 	vpxord %zmm17, %zmm15, %zmm15 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa64 %zmm8, 512(%rsp) /* spill g0x7.2 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8 /* gfni_mat_1 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8 /* gfni_mat_1 = const() */
 	vmovdqa64 %zmm12, 576(%rsp) /* spill g0x11.2 */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm1, %zmm12 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
 	vmovdqa64 %zmm17, 640(%rsp) /* spill g0x15.2 */
@@ -261,7 +261,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vmovdqa64 %zmm16, 768(%rsp) /* spill g0x14.2 */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm15, %zmm16 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
 	vmovdqa64 %zmm10, 832(%rsp) /* spill g0x9.2 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm10 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm10 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm10, %zmm1, %zmm1 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm10, %zmm5, %zmm5 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm10, %zmm6, %zmm6 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
@@ -299,7 +299,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm6, %zmm17 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm10, %zmm18 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm11, %zmm19 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm5, %zmm5 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm6, %zmm6 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm10, %zmm10 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
@@ -397,7 +397,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm3, %zmm12 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm9, %zmm18 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm10, %zmm19 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm2, %zmm2 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm3, %zmm3 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm9, %zmm9 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
@@ -492,7 +492,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm3, %zmm20 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm6, %zmm21 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm9, %zmm22 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm24 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm24 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm24, %zmm1, %zmm1 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm24, %zmm3, %zmm3 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm24, %zmm6, %zmm6 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
@@ -681,7 +681,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm9, %zmm24 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm20, %zmm25 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm21, %zmm27 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm29 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm29 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm29, %zmm6, %zmm6 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm29, %zmm9, %zmm9 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm29, %zmm20, %zmm20 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
@@ -772,7 +772,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm4, %zmm20 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm5, %zmm25 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm7, %zmm27 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm28 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm28 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm28, %zmm3, %zmm3 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm28, %zmm4, %zmm4 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm28, %zmm5, %zmm5 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
@@ -863,7 +863,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm4, %zmm19 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm5, %zmm21 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm7, %zmm24 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm2, %zmm2 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm4, %zmm4 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm5, %zmm5 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
@@ -954,7 +954,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm4, %zmm20 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm5, %zmm23 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm7, %zmm24 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm1, %zmm1 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm4, %zmm4 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm5, %zmm5 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
@@ -1009,7 +1009,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
 	vmovdqa64 %zmm21, 256(%rsp) /* spill g1x3.2 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm21 /* gfni_mat_3 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm21 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %zmm21, %zmm13, %zmm13 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm21, %zmm14, %zmm14 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm21, %zmm16, %zmm16 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
@@ -1106,7 +1106,7 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	vmovdqu64 %zmm16, 832(%rdx) /* store tro3_13 */
 	vmovdqu64 %zmm21, 896(%rdx) /* store tro3_14 */
 	vmovdqu64 %zmm2, 960(%rdx) /* store tro3_15 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm2 /* gfni_mat_3 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3(%rip), %zmm2 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %zmm2, %zmm29, %zmm3 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm2, %zmm30, %zmm4 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm2, %zmm31, %zmm5 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
@@ -1210,10 +1210,6 @@ sm4_byteslice_avx512_gfni_batch_asm:
 	ret
 	.size sm4_byteslice_avx512_gfni_batch_asm, .-sm4_byteslice_avx512_gfni_batch_asm
 
-	.globl sm4_byteslice_avx512_gfni_batch_xor_asm
-	.hidden sm4_byteslice_avx512_gfni_batch_xor_asm
-	.type sm4_byteslice_avx512_gfni_batch_xor_asm, @function
-	.p2align 5
 /* sm4_byteslice_avx512_gfni_batch_xor_asm: byteslice512_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1223,6 +1219,10 @@ sm4_byteslice_avx512_gfni_batch_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 3008 bytes (47 spill slots of 64 bytes)
  */
+	.globl sm4_byteslice_avx512_gfni_batch_xor_asm
+	.hidden sm4_byteslice_avx512_gfni_batch_xor_asm
+	.type sm4_byteslice_avx512_gfni_batch_xor_asm, @function
+	.p2align 5
 sm4_byteslice_avx512_gfni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1312,7 +1312,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm1 /* gfni_mat again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm1 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm1, %zmm3, %zmm3 /* xin = gf2p8affine(tr3, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm1, %zmm2, %zmm2 /* xin_1 = gf2p8affine(tr3_1, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm1, %zmm7, %zmm7 /* xin_2 = gf2p8affine(tr3_2, gfni_mat) */
@@ -1410,7 +1410,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vpunpckhbw %zmm31, %zmm30, %zmm30 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
 	vpunpcklbw %zmm1, %zmm17, %zmm31 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %zmm1, %zmm17, %zmm1 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm17 /* gfni_mat again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm17 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm17, %zmm18, %zmm18 /* xin_16 = gf2p8affine(tr3_16, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm17, %zmm19, %zmm19 /* xin_17 = gf2p8affine(tr3_17, gfni_mat) */
 	vgf2p8affineqb $0x0, %zmm17, %zmm20, %zmm20 /* xin_18 = gf2p8affine(tr3_18, gfni_mat) */
@@ -1457,7 +1457,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vpternlogd $0x96, %zmm18, %zmm12, %zmm15 /* t3_acc_1 = ternlog(g0x7, g0x11, rk3) */
 	vpxord %zmm17, %zmm15, %zmm15 /* t3 = xor(t3_acc_1, g0x15) */
 	vmovdqa64 %zmm8, 512(%rsp) /* spill g0x7.2 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8 /* gfni_mat_1 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm8 /* gfni_mat_1 = const() */
 	vmovdqa64 %zmm12, 576(%rsp) /* spill g0x11.2 */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm1, %zmm12 /* p1_0 = gf2p8affineinv(t0, gfni_mat_1) */
 	vmovdqa64 %zmm17, 640(%rsp) /* spill g0x15.2 */
@@ -1467,7 +1467,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vmovdqa64 %zmm16, 768(%rsp) /* spill g0x14.2 */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm15, %zmm16 /* p1_3 = gf2p8affineinv(t3, gfni_mat_1) */
 	vmovdqa64 %zmm10, 832(%rsp) /* spill g0x9.2 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm10 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm10 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm10, %zmm1, %zmm1 /* p2_0 = gf2p8affineinv(t0, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm10, %zmm5, %zmm5 /* p2_1 = gf2p8affineinv(t1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm10, %zmm6, %zmm6 /* p2_2 = gf2p8affineinv(t2, gfni_mat_2) */
@@ -1505,7 +1505,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm6, %zmm17 /* p1_1_1 = gf2p8affineinv(t1_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm10, %zmm18 /* p1_2_1 = gf2p8affineinv(t2_1, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm11, %zmm19 /* p1_3_1 = gf2p8affineinv(t3_1, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm5, %zmm5 /* p2_0_1 = gf2p8affineinv(t0_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm6, %zmm6 /* p2_1_1 = gf2p8affineinv(t1_1, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm10, %zmm10 /* p2_2_1 = gf2p8affineinv(t2_1, gfni_mat_2) */
@@ -1603,7 +1603,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm3, %zmm12 /* p1_1_3 = gf2p8affineinv(t1_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm9, %zmm18 /* p1_2_3 = gf2p8affineinv(t2_3, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm10, %zmm19 /* p1_3_3 = gf2p8affineinv(t3_3, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm20 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm2, %zmm2 /* p2_0_3 = gf2p8affineinv(t0_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm3, %zmm3 /* p2_1_3 = gf2p8affineinv(t1_3, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm20, %zmm9, %zmm9 /* p2_2_3 = gf2p8affineinv(t2_3, gfni_mat_2) */
@@ -1698,7 +1698,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm3, %zmm20 /* p1_1_5 = gf2p8affineinv(t1_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm6, %zmm21 /* p1_2_5 = gf2p8affineinv(t2_5, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm9, %zmm22 /* p1_3_5 = gf2p8affineinv(t3_5, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm24 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm24 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm24, %zmm1, %zmm1 /* p2_0_5 = gf2p8affineinv(t0_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm24, %zmm3, %zmm3 /* p2_1_5 = gf2p8affineinv(t1_5, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm24, %zmm6, %zmm6 /* p2_2_5 = gf2p8affineinv(t2_5, gfni_mat_2) */
@@ -1887,7 +1887,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm9, %zmm24 /* p1_1_9 = gf2p8affineinv(t1_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm20, %zmm25 /* p1_2_9 = gf2p8affineinv(t2_9, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm21, %zmm27 /* p1_3_9 = gf2p8affineinv(t3_9, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm29 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm29 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm29, %zmm6, %zmm6 /* p2_0_9 = gf2p8affineinv(t0_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm29, %zmm9, %zmm9 /* p2_1_9 = gf2p8affineinv(t1_9, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm29, %zmm20, %zmm20 /* p2_2_9 = gf2p8affineinv(t2_9, gfni_mat_2) */
@@ -1978,7 +1978,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm4, %zmm20 /* p1_1_11 = gf2p8affineinv(t1_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm5, %zmm25 /* p1_2_11 = gf2p8affineinv(t2_11, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm7, %zmm27 /* p1_3_11 = gf2p8affineinv(t3_11, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm28 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm28 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm28, %zmm3, %zmm3 /* p2_0_11 = gf2p8affineinv(t0_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm28, %zmm4, %zmm4 /* p2_1_11 = gf2p8affineinv(t1_11, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm28, %zmm5, %zmm5 /* p2_2_11 = gf2p8affineinv(t2_11, gfni_mat_2) */
@@ -2069,7 +2069,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm4, %zmm19 /* p1_1_13 = gf2p8affineinv(t1_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm5, %zmm21 /* p1_2_13 = gf2p8affineinv(t2_13, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm7, %zmm24 /* p1_3_13 = gf2p8affineinv(t3_13, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm2, %zmm2 /* p2_0_13 = gf2p8affineinv(t0_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm4, %zmm4 /* p2_1_13 = gf2p8affineinv(t1_13, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm5, %zmm5 /* p2_2_13 = gf2p8affineinv(t2_13, gfni_mat_2) */
@@ -2160,7 +2160,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm4, %zmm20 /* p1_1_15 = gf2p8affineinv(t1_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm5, %zmm23 /* p1_2_15 = gf2p8affineinv(t2_15, gfni_mat_1) */
 	vgf2p8affineinvqb $0x0, %zmm8, %zmm7, %zmm24 /* p1_3_15 = gf2p8affineinv(t3_15, gfni_mat_1) */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2(%rip), %zmm25 /* gfni_mat_2 = const() */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm1, %zmm1 /* p2_0_15 = gf2p8affineinv(t0_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm4, %zmm4 /* p2_1_15 = gf2p8affineinv(t1_15, gfni_mat_2) */
 	vgf2p8affineinvqb $0x5f, %zmm25, %zmm5, %zmm5 /* p2_2_15 = gf2p8affineinv(t2_15, gfni_mat_2) */
@@ -2215,7 +2215,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
 	vmovdqa64 %zmm21, 256(%rsp) /* spill g1x3.2 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm21 /* gfni_mat_3 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm21 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %zmm21, %zmm13, %zmm13 /* xout = gf2p8affine(g0x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm21, %zmm14, %zmm14 /* xout_1 = gf2p8affine(g0x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm21, %zmm16, %zmm16 /* xout_2 = gf2p8affine(g0x14, gfni_mat_3) */
@@ -2344,7 +2344,7 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
 	vpxord %zmm3, %zmm2, %zmm2 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu64 %zmm2, 960(%rdx) /* store ct_15 */
-	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm2 /* gfni_mat_3 again */
+	vbroadcasti32x4 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3(%rip), %zmm2 /* gfni_mat_3 = const() */
 	vgf2p8affineqb $0x0, %zmm2, %zmm29, %zmm3 /* xout_16 = gf2p8affine(g1x12, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm2, %zmm30, %zmm4 /* xout_17 = gf2p8affine(g1x13, gfni_mat_3) */
 	vgf2p8affineqb $0x0, %zmm2, %zmm31, %zmm5 /* xout_18 = gf2p8affine(g1x14, gfni_mat_3) */
@@ -2480,37 +2480,51 @@ sm4_byteslice_avx512_gfni_batch_xor_asm:
 	ret
 	.size sm4_byteslice_avx512_gfni_batch_xor_asm, .-sm4_byteslice_avx512_gfni_batch_xor_asm
 
-	.section .rodata
 /* gfni_mat: A1 (S-box inner affine, linear part): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_1:
 	.byte 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0, 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0
+
 /* gfni_mat_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_2:
 	.byte 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69, 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69
+
 /* gfni_mat_3: A1^-1: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_0_gfni_mat_3:
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
+
 /* gfni_mat: A1 (S-box inner affine, linear part): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_1:
 	.byte 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0, 0x54, 0x4f, 0x99, 0x36, 0x4e, 0x69, 0xa8, 0xb0
+
 /* gfni_mat_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_2:
 	.byte 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69, 0xdc, 0x2f, 0x85, 0xd0, 0x81, 0xa7, 0xf4, 0x69
+
 /* gfni_mat_3: A1^-1: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_avx512_gfni_asm_1_gfni_mat_3:
 	.byte 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01, 0x11, 0x3a, 0x41, 0x62, 0x84, 0x5d, 0xdb, 0x01
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_byteslice_ssse3_aesni_batch_asm
-	.hidden sm4_byteslice_ssse3_aesni_batch_asm
-	.type sm4_byteslice_ssse3_aesni_batch_asm, @function
-	.p2align 5
 /* sm4_byteslice_ssse3_aesni_batch_asm: byteslice128, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 1152 bytes (72 spill slots of 16 bytes)
  */
+	.globl sm4_byteslice_ssse3_aesni_batch_asm
+	.hidden sm4_byteslice_ssse3_aesni_batch_asm
+	.type sm4_byteslice_ssse3_aesni_batch_asm, @function
+	.p2align 5
 sm4_byteslice_ssse3_aesni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -147,18 +147,18 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	punpckhbw %xmm1, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
 	movdqa %xmm3, %xmm0 /* tr3 */
 	pand %xmm1, %xmm0 /* tr3_lo = and(tr3, nibble_mask) */
 	psrlw $4, %xmm3 /* tr3_sh = shr(tr3) */
 	pand %xmm1, %xmm3 /* tr3_hi = and(tr3_sh, nibble_mask) */
 	movdqa %xmm13, 32(%rsp) /* spill tr3_14 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm12, 48(%rsp) /* spill tr3_12 */
 	movdqa %xmm13, %xmm12 /* tbl_lo */
 	pshufb %xmm0, %xmm12 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm0 /* tbl_hi again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
 	movdqa %xmm11, 64(%rsp) /* spill tr3_11 */
 	movdqa %xmm0, %xmm11 /* tbl_hi */
 	pshufb %xmm3, %xmm11 /* xin_h = lookup16(tbl_hi, tr3_hi) */
@@ -440,18 +440,18 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	movdqa %xmm2, %xmm0 /* tr2_23 */
 	punpcklbw %xmm10, %xmm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	punpckhbw %xmm10, %xmm2 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm10 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm10 /* nibble_mask = const() */
 	movdqa %xmm2, 272(%rsp) /* spill tr3_31 */
 	movdqa %xmm4, %xmm2 /* tr3_16 */
 	pand %xmm10, %xmm2 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	psrlw $4, %xmm4 /* tr3_16_sh = shr(tr3_16) */
 	pand %xmm10, %xmm4 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
 	movdqa %xmm0, 288(%rsp) /* spill tr3_30 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm0 /* tbl_lo again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm0 /* tbl_lo = const() */
 	movdqa %xmm15, 304(%rsp) /* spill tr3_28 */
 	movdqa %xmm0, %xmm15 /* tbl_lo */
 	pshufb %xmm2, %xmm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm2 /* tbl_hi again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm2 /* tbl_hi = const() */
 	movdqa %xmm14, 320(%rsp) /* spill tr3_27 */
 	movdqa %xmm2, %xmm14 /* tbl_hi */
 	pshufb %xmm4, %xmm14 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
@@ -680,10 +680,10 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	movdqa %xmm0, 320(%rsp) /* spill g0x7.2 */
 	movdqa 16(%rsp), %xmm0 /* reload g0x15.2 */
 	pxor %xmm0, %xmm15 /* t3 = xor(t3_acc_1, g0x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows = const() */
 	pshufb %xmm0, %xmm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
 	movdqa %xmm11, 48(%rsp) /* spill g0x11.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm11 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm11 /* aes_cancel_key = const() */
 	aesenclast %xmm11, %xmm4 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
 	pshufb %xmm0, %xmm8 /* y1_sr = lookup16(t1, inv_shift_rows) */
 	aesenclast %xmm11, %xmm8 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
@@ -692,19 +692,19 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pshufb %xmm0, %xmm15 /* y3_sr = lookup16(t3, inv_shift_rows) */
 	aesenclast %xmm11, %xmm15 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
 	movdqa %xmm6, 176(%rsp) /* spill g0x10.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm6 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm6 /* nibble_mask = const() */
 	movdqa %xmm13, 160(%rsp) /* spill g0x14.2 */
 	movdqa %xmm4, %xmm13 /* y0_aes */
 	pand %xmm6, %xmm13 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	psrlw $4, %xmm4 /* y0_aes_sh = shr(y0_aes) */
 	pand %xmm6, %xmm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
 	movdqa %xmm3, 144(%rsp) /* spill g0x9.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 = const() */
 	movdqa %xmm5, 128(%rsp) /* spill g0x13.2 */
 	movdqa %xmm3, %xmm5 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm5 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
 	movdqa %xmm7, 112(%rsp) /* spill g0x8.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
 	movdqa %xmm9, 96(%rsp) /* spill g0x12.2 */
 	movdqa %xmm7, %xmm9 /* tbl_hi_1 */
 	pshufb %xmm4, %xmm9 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
@@ -738,10 +738,10 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	movdqa %xmm7, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm3 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
 	pxor %xmm3, %xmm6 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_2(%rip), %xmm3 /* tbl_lo_2 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_2(%rip), %xmm3 /* tbl_lo_2 = const() */
 	movdqa %xmm3, %xmm7 /* tbl_lo_2 */
 	pshufb %xmm13, %xmm7 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_2(%rip), %xmm13 /* tbl_hi_2 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_2(%rip), %xmm13 /* tbl_hi_2 = const() */
 	movdqa %xmm2, 224(%rsp) /* spill rk1 */
 	movdqa %xmm13, %xmm2 /* tbl_hi_2 */
 	pshufb %xmm4, %xmm2 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
@@ -825,9 +825,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm5, %xmm8 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	movdqa 288(%rsp), %xmm5 /* reload g1x15.2 */
 	pxor %xmm5, %xmm8 /* t3_1 = xor(t3_acc_3, g1x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows = const() */
 	pshufb %xmm1, %xmm7 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
 	aesenclast %xmm5, %xmm7 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
 	pshufb %xmm1, %xmm2 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 	aesenclast %xmm5, %xmm2 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
@@ -835,15 +835,15 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm5, %xmm12 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
 	pshufb %xmm1, %xmm8 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
 	aesenclast %xmm5, %xmm8 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	movdqa %xmm7, %xmm15 /* y0_1_aes */
 	pand %xmm0, %xmm15 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	psrlw $4, %xmm7 /* y0_1_aes_sh = shr(y0_1_aes) */
 	pand %xmm0, %xmm7 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
 	movdqa %xmm6, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm10 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm5 /* tbl_hi_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm5 /* tbl_hi_1 = const() */
 	movdqa %xmm5, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm7, %xmm1 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	pxor %xmm1, %xmm10 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
@@ -970,9 +970,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm14, %xmm1 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	movdqa 240(%rsp), %xmm9 /* reload g0x3.3 */
 	pxor %xmm9, %xmm1 /* t3_2 = xor(t3_acc_5, g0x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
 	pshufb %xmm9, %xmm2 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 	pshufb %xmm9, %xmm0 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
@@ -980,13 +980,13 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm8 /* y2_2_aes = aesenclast(y2_2_sr, aes_cancel_key) */
 	pshufb %xmm9, %xmm1 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm9 /* y0_2_aes */
 	pand %xmm15, %xmm9 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_2_aes_sh = shr(y0_2_aes) */
 	pand %xmm15, %xmm2 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
 	movdqa %xmm14, 656(%rsp) /* spill rk3_1 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 672(%rsp) /* spill g1x2.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm4 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
@@ -1110,9 +1110,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm6, %xmm0 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	movdqa 208(%rsp), %xmm6 /* reload g1x3.3 */
 	pxor %xmm6, %xmm0 /* t3_3 = xor(t3_acc_7, g1x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
 	pshufb %xmm6, %xmm12 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 	pshufb %xmm6, %xmm7 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 	aesenclast %xmm15, %xmm7 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
@@ -1120,12 +1120,12 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm4 /* y2_3_aes = aesenclast(y2_3_sr, aes_cancel_key) */
 	pshufb %xmm6, %xmm0 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y3_3_aes = aesenclast(y3_3_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm11 /* y0_3_aes */
 	pand %xmm1, %xmm11 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_3_aes_sh = shr(y0_3_aes) */
 	pand %xmm1, %xmm12 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm11, %xmm15 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	movdqa %xmm5, %xmm6 /* tbl_hi_1 */
@@ -1254,9 +1254,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm14, %xmm6 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	movdqa 656(%rsp), %xmm7 /* reload g0x7.3 */
 	pxor %xmm7, %xmm6 /* t3_4 = xor(t3_acc_9, g0x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm2 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_4_aes = aesenclast(y0_4_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
@@ -1264,13 +1264,13 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm1 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm6 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
 	aesenclast %xmm15, %xmm6 /* y3_4_aes = aesenclast(y3_4_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm7 /* y0_4_aes */
 	pand %xmm15, %xmm7 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_4_aes_sh = shr(y0_4_aes) */
 	pand %xmm15, %xmm2 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
 	movdqa %xmm14, 784(%rsp) /* spill rk3_2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 800(%rsp) /* spill g1x6.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm4 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
@@ -1394,9 +1394,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm7, %xmm0 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	movdqa 768(%rsp), %xmm7 /* reload g1x7.3 */
 	pxor %xmm7, %xmm0 /* t3_5 = xor(t3_acc_11, g1x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm12 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm1 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y1_5_aes = aesenclast(y1_5_sr, aes_cancel_key) */
@@ -1404,12 +1404,12 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm4 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm6 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm6 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm8 /* y0_5_aes */
 	pand %xmm6, %xmm8 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_5_aes_sh = shr(y0_5_aes) */
 	pand %xmm6, %xmm12 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm8, %xmm15 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	movdqa %xmm5, %xmm7 /* tbl_hi_1 */
@@ -1538,9 +1538,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm14, %xmm6 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	movdqa 784(%rsp), %xmm7 /* reload g0x11.3 */
 	pxor %xmm7, %xmm6 /* t3_6 = xor(t3_acc_13, g0x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm2 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_6_aes = aesenclast(y0_6_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_6_aes = aesenclast(y1_6_sr, aes_cancel_key) */
@@ -1548,13 +1548,13 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm1 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm6 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
 	aesenclast %xmm15, %xmm6 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm7 /* y0_6_aes */
 	pand %xmm15, %xmm7 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_6_aes_sh = shr(y0_6_aes) */
 	pand %xmm15, %xmm2 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
 	movdqa %xmm14, 912(%rsp) /* spill rk3_3 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 928(%rsp) /* spill g1x10.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm4 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
@@ -1678,9 +1678,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm7, %xmm0 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	movdqa 896(%rsp), %xmm7 /* reload g1x11.3 */
 	pxor %xmm7, %xmm0 /* t3_7 = xor(t3_acc_15, g1x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm12 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm1 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y1_7_aes = aesenclast(y1_7_sr, aes_cancel_key) */
@@ -1688,12 +1688,12 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm4 /* y2_7_aes = aesenclast(y2_7_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm6 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm6 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm9 /* y0_7_aes */
 	pand %xmm6, %xmm9 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_7_aes_sh = shr(y0_7_aes) */
 	pand %xmm6, %xmm12 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm15 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	movdqa %xmm5, %xmm7 /* tbl_hi_1 */
@@ -1822,9 +1822,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm14, %xmm6 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	movdqa 912(%rsp), %xmm7 /* reload g0x15.3 */
 	pxor %xmm7, %xmm6 /* t3_8 = xor(t3_acc_17, g0x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm2 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_8_aes = aesenclast(y0_8_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
@@ -1832,13 +1832,13 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm1 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm6 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
 	aesenclast %xmm15, %xmm6 /* y3_8_aes = aesenclast(y3_8_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm7 /* y0_8_aes */
 	pand %xmm15, %xmm7 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_8_aes_sh = shr(y0_8_aes) */
 	pand %xmm15, %xmm2 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
 	movdqa %xmm14, 1040(%rsp) /* spill rk3_4 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 1056(%rsp) /* spill g1x14.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm4 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
@@ -1958,9 +1958,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	movdqa 1024(%rsp), %xmm10 /* reload g1x15.3 */
 	pxor %xmm10, %xmm11 /* t3_9 = xor(t3_acc_19, g1x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_9_aes = aesenclast(y1_9_sr, aes_cancel_key) */
@@ -1968,12 +1968,12 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm2 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm4 /* y0_9_aes */
 	pand %xmm14, %xmm4 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_9_aes_sh = shr(y0_9_aes) */
 	pand %xmm14, %xmm8 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm4, %xmm15 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -2098,9 +2098,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm9, %xmm1 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	movdqa 1040(%rsp), %xmm10 /* reload g0x3.4 */
 	pxor %xmm10, %xmm1 /* t3_10 = xor(t3_acc_21, g0x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_10_aes = aesenclast(y0_10_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y1_10_aes = aesenclast(y1_10_sr, aes_cancel_key) */
@@ -2108,13 +2108,13 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm14 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm1 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm10 /* y0_10_aes */
 	pand %xmm15, %xmm10 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_10_aes_sh = shr(y0_10_aes) */
 	pand %xmm15, %xmm12 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
 	movdqa %xmm9, 672(%rsp) /* spill rk3_5 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm0, 704(%rsp) /* spill g1x2.4 */
 	movdqa %xmm9, %xmm0 /* tbl_lo_1 */
 	pshufb %xmm10, %xmm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
@@ -2234,9 +2234,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	movdqa 208(%rsp), %xmm10 /* reload g1x3.4 */
 	pxor %xmm10, %xmm11 /* t3_11 = xor(t3_acc_23, g1x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_11_aes = aesenclast(y1_11_sr, aes_cancel_key) */
@@ -2244,12 +2244,12 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm6 /* y2_11_aes = aesenclast(y2_11_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm7 /* y0_11_aes */
 	pand %xmm14, %xmm7 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_11_aes_sh = shr(y0_11_aes) */
 	pand %xmm14, %xmm8 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm15 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -2374,9 +2374,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm9, %xmm1 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	movdqa 672(%rsp), %xmm10 /* reload g0x7.4 */
 	pxor %xmm10, %xmm1 /* t3_12 = xor(t3_acc_25, g0x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_12_aes = aesenclast(y0_12_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
@@ -2384,13 +2384,13 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm14 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm1 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_12_aes = aesenclast(y3_12_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm10 /* y0_12_aes */
 	pand %xmm15, %xmm10 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_12_aes_sh = shr(y0_12_aes) */
 	pand %xmm15, %xmm12 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
 	movdqa %xmm9, 800(%rsp) /* spill rk3_6 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm0, 832(%rsp) /* spill g1x6.4 */
 	movdqa %xmm9, %xmm0 /* tbl_lo_1 */
 	pshufb %xmm10, %xmm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
@@ -2510,9 +2510,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	movdqa 768(%rsp), %xmm10 /* reload g1x7.4 */
 	pxor %xmm10, %xmm11 /* t3_13 = xor(t3_acc_27, g1x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_13_aes = aesenclast(y1_13_sr, aes_cancel_key) */
@@ -2520,12 +2520,12 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm6 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm7 /* y0_13_aes */
 	pand %xmm14, %xmm7 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_13_aes_sh = shr(y0_13_aes) */
 	pand %xmm14, %xmm8 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm15 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -2650,9 +2650,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm9, %xmm1 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	movdqa 800(%rsp), %xmm10 /* reload g0x11.4 */
 	pxor %xmm10, %xmm1 /* t3_14 = xor(t3_acc_29, g0x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_14_aes = aesenclast(y0_14_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y1_14_aes = aesenclast(y1_14_sr, aes_cancel_key) */
@@ -2660,13 +2660,13 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm14 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm1 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm10 /* y0_14_aes */
 	pand %xmm15, %xmm10 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_14_aes_sh = shr(y0_14_aes) */
 	pand %xmm15, %xmm12 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
 	movdqa %xmm9, 928(%rsp) /* spill rk3_7 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm0, 960(%rsp) /* spill g1x10.4 */
 	movdqa %xmm9, %xmm0 /* tbl_lo_1 */
 	pshufb %xmm10, %xmm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
@@ -2786,9 +2786,9 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	movdqa 896(%rsp), %xmm10 /* reload g1x11.4 */
 	pxor %xmm10, %xmm11 /* t3_15 = xor(t3_acc_31, g1x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_15_aes = aesenclast(y1_15_sr, aes_cancel_key) */
@@ -2796,12 +2796,12 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	aesenclast %xmm15, %xmm6 /* y2_15_aes = aesenclast(y2_15_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm7 /* y0_15_aes */
 	pand %xmm14, %xmm7 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_15_aes_sh = shr(y0_15_aes) */
 	pand %xmm14, %xmm8 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm15 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -2927,7 +2927,7 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	movdqa 752(%rsp), %xmm7 /* reload g0x8.4 */
 	movdqa 192(%rsp), %xmm8 /* reload g0x4.4 */
 	movdqa 880(%rsp), %xmm9 /* reload g0x12.4 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm10 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm10 /* nibble_mask = const() */
 	movdqa 800(%rsp), %xmm11 /* reload g0x11.4 */
 	movdqa %xmm1, %xmm12 /* g1x15.4 */
 	movdqa 1136(%rsp), %xmm1 /* reload g0x0.4 */
@@ -2945,11 +2945,11 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	psrlw $4, %xmm9 /* g0x12_sh = shr(g0x12) */
 	pand %xmm10, %xmm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	movdqa %xmm2, 16(%rsp) /* spill g0x1.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_3(%rip), %xmm2 /* tbl_lo_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_3(%rip), %xmm2 /* tbl_lo_3 = const() */
 	movdqa %xmm1, 160(%rsp) /* spill g0x0.2 */
 	movdqa %xmm2, %xmm1 /* tbl_lo_3 */
 	pshufb %xmm12, %xmm1 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_3(%rip), %xmm12 /* tbl_hi_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_3(%rip), %xmm12 /* tbl_hi_3 = const() */
 	movdqa %xmm0, 128(%rsp) /* spill g0x7.2 */
 	movdqa %xmm12, %xmm0 /* tbl_hi_3 */
 	pshufb %xmm9, %xmm0 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
@@ -3223,15 +3223,15 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	movdqu %xmm2, 224(%rdx) /* store tro3_14 */
 	movdqu %xmm1, 240(%rdx) /* store tro3_15 */
 	movdqa 608(%rsp), %xmm0 /* reload g1x12.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm0, %xmm2 /* g1x12.2 */
 	pand %xmm1, %xmm2 /* g1x12_lo = and(g1x12, nibble_mask) */
 	psrlw $4, %xmm0 /* g1x12_sh = shr(g1x12) */
 	pand %xmm1, %xmm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_3(%rip), %xmm3 /* tbl_lo_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_3(%rip), %xmm3 /* tbl_lo_3 = const() */
 	movdqa %xmm3, %xmm4 /* tbl_lo_3 */
 	pshufb %xmm2, %xmm4 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_3(%rip), %xmm2 /* tbl_hi_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_3(%rip), %xmm2 /* tbl_hi_3 = const() */
 	movdqa %xmm2, %xmm5 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm5 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
 	pxor %xmm5, %xmm4 /* xout_16 = xor(xout_16_l, xout_16_h) */
@@ -3516,10 +3516,6 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	ret
 	.size sm4_byteslice_ssse3_aesni_batch_asm, .-sm4_byteslice_ssse3_aesni_batch_asm
 
-	.globl sm4_byteslice_ssse3_aesni_batch_xor_asm
-	.hidden sm4_byteslice_ssse3_aesni_batch_xor_asm
-	.type sm4_byteslice_ssse3_aesni_batch_xor_asm, @function
-	.p2align 5
 /* sm4_byteslice_ssse3_aesni_batch_xor_asm: byteslice128_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3529,6 +3525,10 @@ sm4_byteslice_ssse3_aesni_batch_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 1152 bytes (72 spill slots of 16 bytes)
  */
+	.globl sm4_byteslice_ssse3_aesni_batch_xor_asm
+	.hidden sm4_byteslice_ssse3_aesni_batch_xor_asm
+	.type sm4_byteslice_ssse3_aesni_batch_xor_asm, @function
+	.p2align 5
 sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3659,18 +3659,18 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	punpckhbw %xmm1, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
 	movdqa %xmm3, %xmm0 /* tr3 */
 	pand %xmm1, %xmm0 /* tr3_lo = and(tr3, nibble_mask) */
 	psrlw $4, %xmm3 /* tr3_sh = shr(tr3) */
 	pand %xmm1, %xmm3 /* tr3_hi = and(tr3_sh, nibble_mask) */
 	movdqa %xmm13, 32(%rsp) /* spill tr3_14 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm12, 48(%rsp) /* spill tr3_12 */
 	movdqa %xmm13, %xmm12 /* tbl_lo */
 	pshufb %xmm0, %xmm12 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm0 /* tbl_hi again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm0 /* tbl_hi = const() */
 	movdqa %xmm11, 64(%rsp) /* spill tr3_11 */
 	movdqa %xmm0, %xmm11 /* tbl_hi */
 	pshufb %xmm3, %xmm11 /* xin_h = lookup16(tbl_hi, tr3_hi) */
@@ -3952,18 +3952,18 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm2, %xmm0 /* tr2_23 */
 	punpcklbw %xmm10, %xmm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	punpckhbw %xmm10, %xmm2 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm10 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm10 /* nibble_mask = const() */
 	movdqa %xmm2, 272(%rsp) /* spill tr3_31 */
 	movdqa %xmm4, %xmm2 /* tr3_16 */
 	pand %xmm10, %xmm2 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	psrlw $4, %xmm4 /* tr3_16_sh = shr(tr3_16) */
 	pand %xmm10, %xmm4 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
 	movdqa %xmm0, 288(%rsp) /* spill tr3_30 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm0 /* tbl_lo again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm0 /* tbl_lo = const() */
 	movdqa %xmm15, 304(%rsp) /* spill tr3_28 */
 	movdqa %xmm0, %xmm15 /* tbl_lo */
 	pshufb %xmm2, %xmm15 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm2 /* tbl_hi again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm2 /* tbl_hi = const() */
 	movdqa %xmm14, 320(%rsp) /* spill tr3_27 */
 	movdqa %xmm2, %xmm14 /* tbl_hi */
 	pshufb %xmm4, %xmm14 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
@@ -4192,10 +4192,10 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm0, 320(%rsp) /* spill g0x7.2 */
 	movdqa 16(%rsp), %xmm0 /* reload g0x15.2 */
 	pxor %xmm0, %xmm15 /* t3 = xor(t3_acc_1, g0x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows = const() */
 	pshufb %xmm0, %xmm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
 	movdqa %xmm11, 48(%rsp) /* spill g0x11.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm11 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm11 /* aes_cancel_key = const() */
 	aesenclast %xmm11, %xmm4 /* y0_aes = aesenclast(y0_sr, aes_cancel_key) */
 	pshufb %xmm0, %xmm8 /* y1_sr = lookup16(t1, inv_shift_rows) */
 	aesenclast %xmm11, %xmm8 /* y1_aes = aesenclast(y1_sr, aes_cancel_key) */
@@ -4204,19 +4204,19 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pshufb %xmm0, %xmm15 /* y3_sr = lookup16(t3, inv_shift_rows) */
 	aesenclast %xmm11, %xmm15 /* y3_aes = aesenclast(y3_sr, aes_cancel_key) */
 	movdqa %xmm6, 176(%rsp) /* spill g0x10.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm6 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm6 /* nibble_mask = const() */
 	movdqa %xmm13, 160(%rsp) /* spill g0x14.2 */
 	movdqa %xmm4, %xmm13 /* y0_aes */
 	pand %xmm6, %xmm13 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	psrlw $4, %xmm4 /* y0_aes_sh = shr(y0_aes) */
 	pand %xmm6, %xmm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
 	movdqa %xmm3, 144(%rsp) /* spill g0x9.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 = const() */
 	movdqa %xmm5, 128(%rsp) /* spill g0x13.2 */
 	movdqa %xmm3, %xmm5 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm5 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
 	movdqa %xmm7, 112(%rsp) /* spill g0x8.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
 	movdqa %xmm9, 96(%rsp) /* spill g0x12.2 */
 	movdqa %xmm7, %xmm9 /* tbl_hi_1 */
 	pshufb %xmm4, %xmm9 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
@@ -4250,10 +4250,10 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm7, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm15, %xmm3 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
 	pxor %xmm3, %xmm6 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_2(%rip), %xmm3 /* tbl_lo_2 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_2(%rip), %xmm3 /* tbl_lo_2 = const() */
 	movdqa %xmm3, %xmm7 /* tbl_lo_2 */
 	pshufb %xmm13, %xmm7 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_2(%rip), %xmm13 /* tbl_hi_2 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_2(%rip), %xmm13 /* tbl_hi_2 = const() */
 	movdqa %xmm2, 224(%rsp) /* spill rk1 */
 	movdqa %xmm13, %xmm2 /* tbl_hi_2 */
 	pshufb %xmm4, %xmm2 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
@@ -4337,9 +4337,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm5, %xmm8 /* t3_acc_3 = xor(t3_acc_2, rk3) */
 	movdqa 288(%rsp), %xmm5 /* reload g1x15.2 */
 	pxor %xmm5, %xmm8 /* t3_1 = xor(t3_acc_3, g1x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows = const() */
 	pshufb %xmm1, %xmm7 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm5 /* aes_cancel_key = const() */
 	aesenclast %xmm5, %xmm7 /* y0_1_aes = aesenclast(y0_1_sr, aes_cancel_key) */
 	pshufb %xmm1, %xmm2 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
 	aesenclast %xmm5, %xmm2 /* y1_1_aes = aesenclast(y1_1_sr, aes_cancel_key) */
@@ -4347,15 +4347,15 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm5, %xmm12 /* y2_1_aes = aesenclast(y2_1_sr, aes_cancel_key) */
 	pshufb %xmm1, %xmm8 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
 	aesenclast %xmm5, %xmm8 /* y3_1_aes = aesenclast(y3_1_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	movdqa %xmm7, %xmm15 /* y0_1_aes */
 	pand %xmm0, %xmm15 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	psrlw $4, %xmm7 /* y0_1_aes_sh = shr(y0_1_aes) */
 	pand %xmm0, %xmm7 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
 	movdqa %xmm6, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm10 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm5 /* tbl_hi_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm5 /* tbl_hi_1 = const() */
 	movdqa %xmm5, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm7, %xmm1 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
 	pxor %xmm1, %xmm10 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
@@ -4482,9 +4482,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm14, %xmm1 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
 	movdqa 240(%rsp), %xmm9 /* reload g0x3.3 */
 	pxor %xmm9, %xmm1 /* t3_2 = xor(t3_acc_5, g0x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
 	pshufb %xmm9, %xmm2 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_2_aes = aesenclast(y0_2_sr, aes_cancel_key) */
 	pshufb %xmm9, %xmm0 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_2_aes = aesenclast(y1_2_sr, aes_cancel_key) */
@@ -4492,13 +4492,13 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm8 /* y2_2_aes = aesenclast(y2_2_sr, aes_cancel_key) */
 	pshufb %xmm9, %xmm1 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_2_aes = aesenclast(y3_2_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm9 /* y0_2_aes */
 	pand %xmm15, %xmm9 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_2_aes_sh = shr(y0_2_aes) */
 	pand %xmm15, %xmm2 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
 	movdqa %xmm14, 656(%rsp) /* spill rk3_1 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 672(%rsp) /* spill g1x2.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm4 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
@@ -4622,9 +4622,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm6, %xmm0 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
 	movdqa 208(%rsp), %xmm6 /* reload g1x3.3 */
 	pxor %xmm6, %xmm0 /* t3_3 = xor(t3_acc_7, g1x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
 	pshufb %xmm6, %xmm12 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_3_aes = aesenclast(y0_3_sr, aes_cancel_key) */
 	pshufb %xmm6, %xmm7 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
 	aesenclast %xmm15, %xmm7 /* y1_3_aes = aesenclast(y1_3_sr, aes_cancel_key) */
@@ -4632,12 +4632,12 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm4 /* y2_3_aes = aesenclast(y2_3_sr, aes_cancel_key) */
 	pshufb %xmm6, %xmm0 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y3_3_aes = aesenclast(y3_3_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm11 /* y0_3_aes */
 	pand %xmm1, %xmm11 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_3_aes_sh = shr(y0_3_aes) */
 	pand %xmm1, %xmm12 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm11, %xmm15 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
 	movdqa %xmm5, %xmm6 /* tbl_hi_1 */
@@ -4766,9 +4766,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm14, %xmm6 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
 	movdqa 656(%rsp), %xmm7 /* reload g0x7.3 */
 	pxor %xmm7, %xmm6 /* t3_4 = xor(t3_acc_9, g0x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm2 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_4_aes = aesenclast(y0_4_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_4_aes = aesenclast(y1_4_sr, aes_cancel_key) */
@@ -4776,13 +4776,13 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm1 /* y2_4_aes = aesenclast(y2_4_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm6 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
 	aesenclast %xmm15, %xmm6 /* y3_4_aes = aesenclast(y3_4_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm7 /* y0_4_aes */
 	pand %xmm15, %xmm7 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_4_aes_sh = shr(y0_4_aes) */
 	pand %xmm15, %xmm2 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
 	movdqa %xmm14, 784(%rsp) /* spill rk3_2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 800(%rsp) /* spill g1x6.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm4 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
@@ -4906,9 +4906,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm7, %xmm0 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
 	movdqa 768(%rsp), %xmm7 /* reload g1x7.3 */
 	pxor %xmm7, %xmm0 /* t3_5 = xor(t3_acc_11, g1x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm12 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_5_aes = aesenclast(y0_5_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm1 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y1_5_aes = aesenclast(y1_5_sr, aes_cancel_key) */
@@ -4916,12 +4916,12 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm4 /* y2_5_aes = aesenclast(y2_5_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y3_5_aes = aesenclast(y3_5_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm6 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm6 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm8 /* y0_5_aes */
 	pand %xmm6, %xmm8 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_5_aes_sh = shr(y0_5_aes) */
 	pand %xmm6, %xmm12 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm8, %xmm15 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
 	movdqa %xmm5, %xmm7 /* tbl_hi_1 */
@@ -5050,9 +5050,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm14, %xmm6 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
 	movdqa 784(%rsp), %xmm7 /* reload g0x11.3 */
 	pxor %xmm7, %xmm6 /* t3_6 = xor(t3_acc_13, g0x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm2 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_6_aes = aesenclast(y0_6_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_6_aes = aesenclast(y1_6_sr, aes_cancel_key) */
@@ -5060,13 +5060,13 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm1 /* y2_6_aes = aesenclast(y2_6_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm6 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
 	aesenclast %xmm15, %xmm6 /* y3_6_aes = aesenclast(y3_6_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm7 /* y0_6_aes */
 	pand %xmm15, %xmm7 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_6_aes_sh = shr(y0_6_aes) */
 	pand %xmm15, %xmm2 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
 	movdqa %xmm14, 912(%rsp) /* spill rk3_3 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 928(%rsp) /* spill g1x10.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm4 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
@@ -5190,9 +5190,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm7, %xmm0 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
 	movdqa 896(%rsp), %xmm7 /* reload g1x11.3 */
 	pxor %xmm7, %xmm0 /* t3_7 = xor(t3_acc_15, g1x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm12 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_7_aes = aesenclast(y0_7_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm1 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y1_7_aes = aesenclast(y1_7_sr, aes_cancel_key) */
@@ -5200,12 +5200,12 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm4 /* y2_7_aes = aesenclast(y2_7_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y3_7_aes = aesenclast(y3_7_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm6 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm6 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm9 /* y0_7_aes */
 	pand %xmm6, %xmm9 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_7_aes_sh = shr(y0_7_aes) */
 	pand %xmm6, %xmm12 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm15 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
 	movdqa %xmm5, %xmm7 /* tbl_hi_1 */
@@ -5334,9 +5334,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm14, %xmm6 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
 	movdqa 912(%rsp), %xmm7 /* reload g0x15.3 */
 	pxor %xmm7, %xmm6 /* t3_8 = xor(t3_acc_17, g0x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm2 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm2 /* y0_8_aes = aesenclast(y0_8_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm0 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
 	aesenclast %xmm15, %xmm0 /* y1_8_aes = aesenclast(y1_8_sr, aes_cancel_key) */
@@ -5344,13 +5344,13 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm1 /* y2_8_aes = aesenclast(y2_8_sr, aes_cancel_key) */
 	pshufb %xmm7, %xmm6 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
 	aesenclast %xmm15, %xmm6 /* y3_8_aes = aesenclast(y3_8_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm7 /* y0_8_aes */
 	pand %xmm15, %xmm7 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
 	psrlw $4, %xmm2 /* y0_8_aes_sh = shr(y0_8_aes) */
 	pand %xmm15, %xmm2 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
 	movdqa %xmm14, 1040(%rsp) /* spill rk3_4 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm4, 1056(%rsp) /* spill g1x14.3 */
 	movdqa %xmm14, %xmm4 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm4 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
@@ -5470,9 +5470,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
 	movdqa 1024(%rsp), %xmm10 /* reload g1x15.3 */
 	pxor %xmm10, %xmm11 /* t3_9 = xor(t3_acc_19, g1x15) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_9_aes = aesenclast(y0_9_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_9_aes = aesenclast(y1_9_sr, aes_cancel_key) */
@@ -5480,12 +5480,12 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm2 /* y2_9_aes = aesenclast(y2_9_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_9_aes = aesenclast(y3_9_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm4 /* y0_9_aes */
 	pand %xmm14, %xmm4 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_9_aes_sh = shr(y0_9_aes) */
 	pand %xmm14, %xmm8 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm4, %xmm15 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -5610,9 +5610,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm9, %xmm1 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
 	movdqa 1040(%rsp), %xmm10 /* reload g0x3.4 */
 	pxor %xmm10, %xmm1 /* t3_10 = xor(t3_acc_21, g0x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_10_aes = aesenclast(y0_10_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y1_10_aes = aesenclast(y1_10_sr, aes_cancel_key) */
@@ -5620,13 +5620,13 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm14 /* y2_10_aes = aesenclast(y2_10_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm1 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_10_aes = aesenclast(y3_10_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm10 /* y0_10_aes */
 	pand %xmm15, %xmm10 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_10_aes_sh = shr(y0_10_aes) */
 	pand %xmm15, %xmm12 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
 	movdqa %xmm9, 672(%rsp) /* spill rk3_5 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm0, 704(%rsp) /* spill g1x2.4 */
 	movdqa %xmm9, %xmm0 /* tbl_lo_1 */
 	pshufb %xmm10, %xmm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
@@ -5746,9 +5746,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
 	movdqa 208(%rsp), %xmm10 /* reload g1x3.4 */
 	pxor %xmm10, %xmm11 /* t3_11 = xor(t3_acc_23, g1x3) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_11_aes = aesenclast(y0_11_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_11_aes = aesenclast(y1_11_sr, aes_cancel_key) */
@@ -5756,12 +5756,12 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm6 /* y2_11_aes = aesenclast(y2_11_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_11_aes = aesenclast(y3_11_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm7 /* y0_11_aes */
 	pand %xmm14, %xmm7 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_11_aes_sh = shr(y0_11_aes) */
 	pand %xmm14, %xmm8 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm15 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -5886,9 +5886,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm9, %xmm1 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
 	movdqa 672(%rsp), %xmm10 /* reload g0x7.4 */
 	pxor %xmm10, %xmm1 /* t3_12 = xor(t3_acc_25, g0x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_12_aes = aesenclast(y0_12_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y1_12_aes = aesenclast(y1_12_sr, aes_cancel_key) */
@@ -5896,13 +5896,13 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm14 /* y2_12_aes = aesenclast(y2_12_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm1 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_12_aes = aesenclast(y3_12_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm10 /* y0_12_aes */
 	pand %xmm15, %xmm10 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_12_aes_sh = shr(y0_12_aes) */
 	pand %xmm15, %xmm12 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
 	movdqa %xmm9, 800(%rsp) /* spill rk3_6 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm0, 832(%rsp) /* spill g1x6.4 */
 	movdqa %xmm9, %xmm0 /* tbl_lo_1 */
 	pshufb %xmm10, %xmm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
@@ -6022,9 +6022,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
 	movdqa 768(%rsp), %xmm10 /* reload g1x7.4 */
 	pxor %xmm10, %xmm11 /* t3_13 = xor(t3_acc_27, g1x7) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_13_aes = aesenclast(y0_13_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_13_aes = aesenclast(y1_13_sr, aes_cancel_key) */
@@ -6032,12 +6032,12 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm6 /* y2_13_aes = aesenclast(y2_13_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_13_aes = aesenclast(y3_13_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm7 /* y0_13_aes */
 	pand %xmm14, %xmm7 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_13_aes_sh = shr(y0_13_aes) */
 	pand %xmm14, %xmm8 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm15 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -6162,9 +6162,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm9, %xmm1 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
 	movdqa 800(%rsp), %xmm10 /* reload g0x11.4 */
 	pxor %xmm10, %xmm1 /* t3_14 = xor(t3_acc_29, g0x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* y0_14_aes = aesenclast(y0_14_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y1_14_aes = aesenclast(y1_14_sr, aes_cancel_key) */
@@ -6172,13 +6172,13 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm14 /* y2_14_aes = aesenclast(y2_14_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm1 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
 	aesenclast %xmm15, %xmm1 /* y3_14_aes = aesenclast(y3_14_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm15 /* nibble_mask = const() */
 	movdqa %xmm12, %xmm10 /* y0_14_aes */
 	pand %xmm15, %xmm10 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* y0_14_aes_sh = shr(y0_14_aes) */
 	pand %xmm15, %xmm12 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
 	movdqa %xmm9, 928(%rsp) /* spill rk3_7 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm0, 960(%rsp) /* spill g1x10.4 */
 	movdqa %xmm9, %xmm0 /* tbl_lo_1 */
 	pshufb %xmm10, %xmm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
@@ -6298,9 +6298,9 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm10, %xmm11 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
 	movdqa 896(%rsp), %xmm10 /* reload g1x11.4 */
 	pxor %xmm10, %xmm11 /* t3_15 = xor(t3_acc_31, g1x11) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm8 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm8 /* y0_15_aes = aesenclast(y0_15_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm12 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
 	aesenclast %xmm15, %xmm12 /* y1_15_aes = aesenclast(y1_15_sr, aes_cancel_key) */
@@ -6308,12 +6308,12 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	aesenclast %xmm15, %xmm6 /* y2_15_aes = aesenclast(y2_15_sr, aes_cancel_key) */
 	pshufb %xmm10, %xmm11 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
 	aesenclast %xmm15, %xmm11 /* y3_15_aes = aesenclast(y3_15_sr, aes_cancel_key) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm14 /* nibble_mask = const() */
 	movdqa %xmm8, %xmm7 /* y0_15_aes */
 	pand %xmm14, %xmm7 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* y0_15_aes_sh = shr(y0_15_aes) */
 	pand %xmm14, %xmm8 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_lo_1 */
 	pshufb %xmm7, %xmm15 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
 	movdqa %xmm5, %xmm10 /* tbl_hi_1 */
@@ -6439,7 +6439,7 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	movdqa 752(%rsp), %xmm7 /* reload g0x8.4 */
 	movdqa 192(%rsp), %xmm8 /* reload g0x4.4 */
 	movdqa 880(%rsp), %xmm9 /* reload g0x12.4 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm10 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm10 /* nibble_mask = const() */
 	movdqa 800(%rsp), %xmm11 /* reload g0x11.4 */
 	movdqa %xmm1, %xmm12 /* g1x15.4 */
 	movdqa 1136(%rsp), %xmm1 /* reload g0x0.4 */
@@ -6457,11 +6457,11 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	psrlw $4, %xmm9 /* g0x12_sh = shr(g0x12) */
 	pand %xmm10, %xmm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
 	movdqa %xmm2, 16(%rsp) /* spill g0x1.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_3(%rip), %xmm2 /* tbl_lo_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_3(%rip), %xmm2 /* tbl_lo_3 = const() */
 	movdqa %xmm1, 160(%rsp) /* spill g0x0.2 */
 	movdqa %xmm2, %xmm1 /* tbl_lo_3 */
 	pshufb %xmm12, %xmm1 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_3(%rip), %xmm12 /* tbl_hi_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_3(%rip), %xmm12 /* tbl_hi_3 = const() */
 	movdqa %xmm0, 128(%rsp) /* spill g0x7.2 */
 	movdqa %xmm12, %xmm0 /* tbl_hi_3 */
 	pshufb %xmm9, %xmm0 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
@@ -6767,15 +6767,15 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm0, %xmm1 /* ct_15 = xor(tro3_15, msg_15) */
 	movdqu %xmm1, 240(%rdx) /* store ct_15 */
 	movdqa 608(%rsp), %xmm0 /* reload g1x12.2 */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm0, %xmm2 /* g1x12.2 */
 	pand %xmm1, %xmm2 /* g1x12_lo = and(g1x12, nibble_mask) */
 	psrlw $4, %xmm0 /* g1x12_sh = shr(g1x12) */
 	pand %xmm1, %xmm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_3(%rip), %xmm3 /* tbl_lo_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_3(%rip), %xmm3 /* tbl_lo_3 = const() */
 	movdqa %xmm3, %xmm4 /* tbl_lo_3 */
 	pshufb %xmm2, %xmm4 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_3(%rip), %xmm2 /* tbl_hi_3 again */
+	movdqa .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_3(%rip), %xmm2 /* tbl_hi_3 = const() */
 	movdqa %xmm2, %xmm5 /* tbl_hi_3 */
 	pshufb %xmm0, %xmm5 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
 	pxor %xmm5, %xmm4 /* xout_16 = xor(xout_16_l, xout_16_h) */
@@ -7092,93 +7092,135 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	ret
 	.size sm4_byteslice_ssse3_aesni_batch_xor_asm, .-sm4_byteslice_ssse3_aesni_batch_xor_asm
 
-	.section .rodata
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo:
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_1:
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_2:
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_2:
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_lo_3:
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
 /* tbl_hi_3: A1^-1: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_0_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo:
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
+
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_1:
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
+
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_1:
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
+
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_2:
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
+
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_2:
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
+
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_lo_3:
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
+
 /* tbl_hi_3: A1^-1: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_byteslice_ssse3_aesni_asm_1_tbl_hi_3:
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_wordslice_avx2_gfni_batch_asm
-	.hidden sm4_wordslice_avx2_gfni_batch_asm
-	.type sm4_wordslice_avx2_gfni_batch_asm, @function
-	.p2align 5
 /* sm4_wordslice_avx2_gfni_batch_asm: wordslice256, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 768 bytes (24 spill slots of 32 bytes)
  */
+	.globl sm4_wordslice_avx2_gfni_batch_asm
+	.hidden sm4_wordslice_avx2_gfni_batch_asm
+	.type sm4_wordslice_avx2_gfni_batch_asm, @function
+	.p2align 5
 sm4_wordslice_avx2_gfni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -25,7 +25,7 @@ sm4_wordslice_avx2_gfni_batch_asm:
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm1 /* bswap32 = const() */
 	vpshufb %ymm1, %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
 	vmovdqu 32(%rsi), %ymm2 /* row_1 = load() */
 	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_1 = lookup16(row_1, bswap32) */
@@ -102,20 +102,20 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
 	vpxor %ymm10, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
 	vmovdqa %ymm5, 64(%rsp) /* spill g0x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm5 /* gfni_mat again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat(%rip), %ymm5 /* gfni_mat = const() */
 	vgf2p8affineqb $0x1b, %ymm5, %ymm3, %ymm3 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vmovdqa %ymm10, 96(%rsp) /* spill g0x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0xd3, %ymm10, %ymm3, %ymm3 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm0, 128(%rsp) /* spill g3x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm0 /* rotl24 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl24(%rip), %ymm0 /* rotl24 = const() */
 	vmovdqa %ymm1, 160(%rsp) /* spill g3x1.2 */
 	vpshufb %ymm0, %ymm3, %ymm1 /* g0lr24 = lookup16(g0s, rotl24) */
 	vmovdqa %ymm15, 192(%rsp) /* spill g3x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15 /* rotl8 = const() */
 	vmovdqa %ymm12, 224(%rsp) /* spill g2x0.2 */
 	vpshufb %ymm15, %ymm3, %ymm12 /* g0lr8 = lookup16(g0s, rotl8) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm15 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm15 /* rotl16 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm12, %ymm3, %ymm12 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm15, %ymm12, %ymm12 /* g0lg = xor(g0lg_acc, g0lr16) */
@@ -131,11 +131,11 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	vgf2p8affineqb $0x1b, %ymm5, %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, %ymm10, %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb %ymm0, %ymm3, %ymm12 /* g1lr24 = lookup16(g1s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl8(%rip), %ymm15 /* rotl8 = const() */
 	vmovdqa %ymm4, 256(%rsp) /* spill g0x0.2 */
 	vpshufb %ymm15, %ymm3, %ymm4 /* g1lr8 = lookup16(g1s, rotl8) */
 	vmovdqa %ymm7, 288(%rsp) /* spill g1x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm7 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_rotl16(%rip), %ymm7 /* rotl16 = const() */
 	vmovdqa %ymm2, 320(%rsp) /* spill g1x3.2 */
 	vpshufb %ymm7, %ymm3, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
 	vpxor %ymm4, %ymm3, %ymm4 /* g1lg_acc = xor(g1s, g1lr8) */
@@ -453,7 +453,7 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %ymm4, %ymm3, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_0_bswap32(%rip), %ymm4 /* bswap32 = const() */
 	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu %ymm5, (%rdx) /* store outbe */
 	vpshufb %ymm4, %ymm10, %ymm5 /* outbe_1 = lookup16(tro1_1, bswap32) */
@@ -517,10 +517,6 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	ret
 	.size sm4_wordslice_avx2_gfni_batch_asm, .-sm4_wordslice_avx2_gfni_batch_asm
 
-	.globl sm4_wordslice_avx2_gfni_batch_xor_asm
-	.hidden sm4_wordslice_avx2_gfni_batch_xor_asm
-	.type sm4_wordslice_avx2_gfni_batch_xor_asm, @function
-	.p2align 5
 /* sm4_wordslice_avx2_gfni_batch_xor_asm: wordslice256_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -530,6 +526,10 @@ sm4_wordslice_avx2_gfni_batch_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 768 bytes (24 spill slots of 32 bytes)
  */
+	.globl sm4_wordslice_avx2_gfni_batch_xor_asm
+	.hidden sm4_wordslice_avx2_gfni_batch_xor_asm
+	.type sm4_wordslice_avx2_gfni_batch_xor_asm, @function
+	.p2align 5
 sm4_wordslice_avx2_gfni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -538,7 +538,7 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm1 /* bswap32 = const() */
 	vpshufb %ymm1, %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
 	vmovdqu 32(%rsi), %ymm2 /* row_1 = load() */
 	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_1 = lookup16(row_1, bswap32) */
@@ -615,20 +615,20 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
 	vpxor %ymm10, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
 	vmovdqa %ymm5, 64(%rsp) /* spill g0x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm5 /* gfni_mat again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat(%rip), %ymm5 /* gfni_mat = const() */
 	vgf2p8affineqb $0x1b, %ymm5, %ymm3, %ymm3 /* g0a = gf2p8affine(g0t, gfni_mat) */
 	vmovdqa %ymm10, 96(%rsp) /* spill g0x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0xd3, %ymm10, %ymm3, %ymm3 /* g0s = gf2p8affineinv(g0a, gfni_mat_1) */
 	vmovdqa %ymm0, 128(%rsp) /* spill g3x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm0 /* rotl24 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl24(%rip), %ymm0 /* rotl24 = const() */
 	vmovdqa %ymm1, 160(%rsp) /* spill g3x1.2 */
 	vpshufb %ymm0, %ymm3, %ymm1 /* g0lr24 = lookup16(g0s, rotl24) */
 	vmovdqa %ymm15, 192(%rsp) /* spill g3x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15 /* rotl8 = const() */
 	vmovdqa %ymm12, 224(%rsp) /* spill g2x0.2 */
 	vpshufb %ymm15, %ymm3, %ymm12 /* g0lr8 = lookup16(g0s, rotl8) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm15 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm15 /* rotl16 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm12, %ymm3, %ymm12 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm15, %ymm12, %ymm12 /* g0lg = xor(g0lg_acc, g0lr16) */
@@ -644,11 +644,11 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	vgf2p8affineqb $0x1b, %ymm5, %ymm3, %ymm3 /* g1a = gf2p8affine(g1t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, %ymm10, %ymm3, %ymm3 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
 	vpshufb %ymm0, %ymm3, %ymm12 /* g1lr24 = lookup16(g1s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl8(%rip), %ymm15 /* rotl8 = const() */
 	vmovdqa %ymm4, 256(%rsp) /* spill g0x0.2 */
 	vpshufb %ymm15, %ymm3, %ymm4 /* g1lr8 = lookup16(g1s, rotl8) */
 	vmovdqa %ymm7, 288(%rsp) /* spill g1x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm7 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_rotl16(%rip), %ymm7 /* rotl16 = const() */
 	vmovdqa %ymm2, 320(%rsp) /* spill g1x3.2 */
 	vpshufb %ymm7, %ymm3, %ymm2 /* g1lr16 = lookup16(g1s, rotl16) */
 	vpxor %ymm4, %ymm3, %ymm4 /* g1lg_acc = xor(g1s, g1lr8) */
@@ -966,7 +966,7 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %ymm4, %ymm3, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_gfni_asm_1_bswap32(%rip), %ymm4 /* bswap32 = const() */
 	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqa %ymm15, 608(%rsp) /* spill g3x2.2 */
 	vmovdqu (%rcx), %ymm15 /* msg = load() */
@@ -1064,53 +1064,75 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	ret
 	.size sm4_wordslice_avx2_gfni_batch_xor_asm, .-sm4_wordslice_avx2_gfni_batch_xor_asm
 
-	.section .rodata
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_0_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_0_gfni_mat_1:
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_1_gfni_mat_1:
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_gfni_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_wordslice_avx2_vaes_batch_asm
-	.hidden sm4_wordslice_avx2_vaes_batch_asm
-	.type sm4_wordslice_avx2_vaes_batch_asm, @function
-	.p2align 5
 /* sm4_wordslice_avx2_vaes_batch_asm: wordslice256, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 960 bytes (29 spill slots of 32 bytes)
  */
+	.globl sm4_wordslice_avx2_vaes_batch_asm
+	.hidden sm4_wordslice_avx2_vaes_batch_asm
+	.type sm4_wordslice_avx2_vaes_batch_asm, @function
+	.p2align 5
 sm4_wordslice_avx2_vaes_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -25,7 +25,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm1 /* bswap32 = const() */
 	vpshufb %ymm1, %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
 	vmovdqu 32(%rsi), %ymm2 /* row_1 = load() */
 	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_1 = lookup16(row_1, bswap32) */
@@ -102,38 +102,38 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
 	vpxor %ymm10, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
 	vmovdqa %ymm5, 64(%rsp) /* spill g0x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa %ymm10, 96(%rsp) /* spill g0x3.2 */
 	vpand %ymm5, %ymm3, %ymm10 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0t_sh = shr(g0t) */
 	vpand %ymm5, %ymm3, %ymm3 /* g0t_hi = and(g0t_sh, nibble_mask) */
 	vmovdqa %ymm0, 128(%rsp) /* spill g3x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm0, %ymm10 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	vmovdqa %ymm1, 160(%rsp) /* spill g3x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm1 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
 	vpshufb %ymm3, %ymm1, %ymm3 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g0a = xor(g0a_l, g0a_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm3, %ymm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 	vmovdqa %ymm15, 192(%rsp) /* spill g3x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm3, %ymm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
 	vmovdqa %ymm12, 224(%rsp) /* spill g2x0.2 */
 	vpand %ymm5, %ymm3, %ymm12 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0s_aes_sh = shr(g0s_aes) */
 	vpand %ymm5, %ymm3, %ymm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm15, %ymm3 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g0s = xor(g0s_l, g0s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12 /* rotl24 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12 /* rotl24 = const() */
 	vpshufb %ymm12, %ymm3, %ymm12 /* g0lr24 = lookup16(g0s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm15 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm15 /* rotl8 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
 	vmovdqa %ymm6, 256(%rsp) /* spill g2x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 = const() */
 	vpshufb %ymm6, %ymm3, %ymm6 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm15, %ymm3, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g0lg = xor(g0lg_acc, g0lr16) */
@@ -153,26 +153,26 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpshufb %ymm6, %ymm1, %ymm6 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1a = xor(g1a_l, g1a_h) */
 	vpshufb %ymm10, %ymm6, %ymm6 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm6, %ymm6 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm6, %ymm15 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g1s_aes_sh = shr(g1s_aes) */
 	vpand %ymm5, %ymm6, %ymm6 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
 	vmovdqa %ymm4, 288(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
 	vmovdqa %ymm7, 320(%rsp) /* spill g1x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm6, %ymm7, %ymm6 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1s = xor(g1s_l, g1s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm15 /* rotl24 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm15 /* rotl24 = const() */
 	vmovdqa %ymm2, 352(%rsp) /* spill g1x3.2 */
 	vpshufb %ymm15, %ymm6, %ymm2 /* g1lr24 = lookup16(g1s, rotl24) */
 	vmovdqa %ymm9, 384(%rsp) /* spill g1x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm9 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm9 /* rotl8 = const() */
 	vmovdqa %ymm3, 416(%rsp) /* spill g0x0.3 */
 	vpshufb %ymm9, %ymm6, %ymm3 /* g1lr8 = lookup16(g1s, rotl8) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm9 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm9 /* rotl16 = const() */
 	vpshufb %ymm9, %ymm6, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
 	vpxor %ymm3, %ymm6, %ymm3 /* g1lg_acc = xor(g1s, g1lr8) */
 	vpxor %ymm9, %ymm3, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
@@ -202,10 +202,10 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpxor %ymm3, %ymm9, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
 	vpshufb %ymm15, %ymm3, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
 	vmovdqa %ymm8, 448(%rsp) /* spill g1x0.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm8 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm8 /* rotl8 = const() */
 	vpshufb %ymm8, %ymm3, %ymm6 /* g2lr8 = lookup16(g2s, rotl8) */
 	vmovdqa %ymm11, 480(%rsp) /* spill g2x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vmovdqa %ymm13, 512(%rsp) /* spill g2x2.2 */
 	vpshufb %ymm11, %ymm3, %ymm13 /* g2lr16 = lookup16(g2s, rotl16) */
 	vpxor %ymm6, %ymm3, %ymm6 /* g2lg_acc = xor(g2s, g2lr8) */
@@ -307,7 +307,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
 	vmovdqa %ymm2, 576(%rsp) /* spill g1x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2 /* rotl16 = const() */
 	vmovdqa %ymm6, 608(%rsp) /* spill g0x1.3 */
 	vpshufb %ymm2, %ymm9, %ymm6 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
@@ -441,7 +441,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
 	vmovdqa %ymm6, 704(%rsp) /* spill g1x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 = const() */
 	vmovdqa %ymm2, 736(%rsp) /* spill g0x2.3 */
 	vpshufb %ymm6, %ymm9, %ymm2 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
@@ -575,7 +575,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpshufb %ymm15, %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb %ymm8, %ymm11, %ymm9 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	vmovdqa %ymm2, 832(%rsp) /* spill g1x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2 /* rotl16 = const() */
 	vmovdqa %ymm6, 864(%rsp) /* spill g0x3.3 */
 	vpshufb %ymm2, %ymm11, %ymm6 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
@@ -681,7 +681,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %ymm4, %ymm3, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4 /* bswap32 = const() */
 	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu %ymm5, (%rdx) /* store outbe */
 	vpshufb %ymm4, %ymm10, %ymm5 /* outbe_1 = lookup16(tro1_1, bswap32) */
@@ -745,10 +745,6 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	ret
 	.size sm4_wordslice_avx2_vaes_batch_asm, .-sm4_wordslice_avx2_vaes_batch_asm
 
-	.globl sm4_wordslice_avx2_vaes_batch_xor_asm
-	.hidden sm4_wordslice_avx2_vaes_batch_xor_asm
-	.type sm4_wordslice_avx2_vaes_batch_xor_asm, @function
-	.p2align 5
 /* sm4_wordslice_avx2_vaes_batch_xor_asm: wordslice256_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -758,6 +754,10 @@ sm4_wordslice_avx2_vaes_batch_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 960 bytes (29 spill slots of 32 bytes)
  */
+	.globl sm4_wordslice_avx2_vaes_batch_xor_asm
+	.hidden sm4_wordslice_avx2_vaes_batch_xor_asm
+	.type sm4_wordslice_avx2_vaes_batch_xor_asm, @function
+	.p2align 5
 sm4_wordslice_avx2_vaes_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -766,7 +766,7 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm1 /* bswap32 = const() */
 	vpshufb %ymm1, %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
 	vmovdqu 32(%rsi), %ymm2 /* row_1 = load() */
 	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_1 = lookup16(row_1, bswap32) */
@@ -843,38 +843,38 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm14, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
 	vpxor %ymm10, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
 	vmovdqa %ymm5, 64(%rsp) /* spill g0x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa %ymm10, 96(%rsp) /* spill g0x3.2 */
 	vpand %ymm5, %ymm3, %ymm10 /* g0t_lo = and(g0t, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0t_sh = shr(g0t) */
 	vpand %ymm5, %ymm3, %ymm3 /* g0t_hi = and(g0t_sh, nibble_mask) */
 	vmovdqa %ymm0, 128(%rsp) /* spill g3x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm0, %ymm10 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
 	vmovdqa %ymm1, 160(%rsp) /* spill g3x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm1 /* tbl_hi again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
 	vpshufb %ymm3, %ymm1, %ymm3 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
 	vpxor %ymm3, %ymm10, %ymm3 /* g0a = xor(g0a_l, g0a_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm3, %ymm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
 	vmovdqa %ymm15, 192(%rsp) /* spill g3x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm3, %ymm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
 	vmovdqa %ymm12, 224(%rsp) /* spill g2x0.2 */
 	vpand %ymm5, %ymm3, %ymm12 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0s_aes_sh = shr(g0s_aes) */
 	vpand %ymm5, %ymm3, %ymm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm3, %ymm15, %ymm3 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
 	vpxor %ymm3, %ymm12, %ymm3 /* g0s = xor(g0s_l, g0s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12 /* rotl24 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12 /* rotl24 = const() */
 	vpshufb %ymm12, %ymm3, %ymm12 /* g0lr24 = lookup16(g0s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm15 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm15 /* rotl8 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
 	vmovdqa %ymm6, 256(%rsp) /* spill g2x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm6 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm6 /* rotl16 = const() */
 	vpshufb %ymm6, %ymm3, %ymm6 /* g0lr16 = lookup16(g0s, rotl16) */
 	vpxor %ymm15, %ymm3, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g0lg = xor(g0lg_acc, g0lr16) */
@@ -894,26 +894,26 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm6, %ymm1, %ymm6 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
 	vpxor %ymm6, %ymm12, %ymm6 /* g1a = xor(g1a_l, g1a_h) */
 	vpshufb %ymm10, %ymm6, %ymm6 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
 	vaesenclast %ymm12, %ymm6, %ymm6 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm6, %ymm15 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* g1s_aes_sh = shr(g1s_aes) */
 	vpand %ymm5, %ymm6, %ymm6 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
 	vmovdqa %ymm4, 288(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
 	vmovdqa %ymm7, 320(%rsp) /* spill g1x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm6, %ymm7, %ymm6 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
 	vpxor %ymm6, %ymm15, %ymm6 /* g1s = xor(g1s_l, g1s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm15 /* rotl24 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm15 /* rotl24 = const() */
 	vmovdqa %ymm2, 352(%rsp) /* spill g1x3.2 */
 	vpshufb %ymm15, %ymm6, %ymm2 /* g1lr24 = lookup16(g1s, rotl24) */
 	vmovdqa %ymm9, 384(%rsp) /* spill g1x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm9 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm9 /* rotl8 = const() */
 	vmovdqa %ymm3, 416(%rsp) /* spill g0x0.3 */
 	vpshufb %ymm9, %ymm6, %ymm3 /* g1lr8 = lookup16(g1s, rotl8) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm9 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm9 /* rotl16 = const() */
 	vpshufb %ymm9, %ymm6, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
 	vpxor %ymm3, %ymm6, %ymm3 /* g1lg_acc = xor(g1s, g1lr8) */
 	vpxor %ymm9, %ymm3, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
@@ -943,10 +943,10 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpxor %ymm3, %ymm9, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
 	vpshufb %ymm15, %ymm3, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
 	vmovdqa %ymm8, 448(%rsp) /* spill g1x0.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm8 /* rotl8 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm8 /* rotl8 = const() */
 	vpshufb %ymm8, %ymm3, %ymm6 /* g2lr8 = lookup16(g2s, rotl8) */
 	vmovdqa %ymm11, 480(%rsp) /* spill g2x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vmovdqa %ymm13, 512(%rsp) /* spill g2x2.2 */
 	vpshufb %ymm11, %ymm3, %ymm13 /* g2lr16 = lookup16(g2s, rotl16) */
 	vpxor %ymm6, %ymm3, %ymm6 /* g2lg_acc = xor(g2s, g2lr8) */
@@ -1048,7 +1048,7 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
 	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
 	vmovdqa %ymm2, 576(%rsp) /* spill g1x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2 /* rotl16 = const() */
 	vmovdqa %ymm6, 608(%rsp) /* spill g0x1.3 */
 	vpshufb %ymm2, %ymm9, %ymm6 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
 	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
@@ -1182,7 +1182,7 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
 	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
 	vmovdqa %ymm6, 704(%rsp) /* spill g1x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm6 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm6 /* rotl16 = const() */
 	vmovdqa %ymm2, 736(%rsp) /* spill g0x2.3 */
 	vpshufb %ymm6, %ymm9, %ymm2 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
 	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
@@ -1316,7 +1316,7 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpshufb %ymm15, %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
 	vpshufb %ymm8, %ymm11, %ymm9 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
 	vmovdqa %ymm2, 832(%rsp) /* spill g1x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2 /* rotl16 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2 /* rotl16 = const() */
 	vmovdqa %ymm6, 864(%rsp) /* spill g0x3.3 */
 	vpshufb %ymm2, %ymm11, %ymm6 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
@@ -1422,7 +1422,7 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %ymm4, %ymm3, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4 /* bswap32 again */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4 /* bswap32 = const() */
 	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqa %ymm15, 256(%rsp) /* spill g3x2.2 */
 	vmovdqu (%rcx), %ymm15 /* msg = load() */
@@ -1520,93 +1520,135 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	ret
 	.size sm4_wordslice_avx2_vaes_batch_xor_asm, .-sm4_wordslice_avx2_vaes_batch_xor_asm
 
-	.section .rodata
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo:
 	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
 /* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
 /* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1:
 	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo:
 	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
 /* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
 /* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1:
 	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_wordslice_avx512_gfni_batch_asm
-	.hidden sm4_wordslice_avx512_gfni_batch_asm
-	.type sm4_wordslice_avx512_gfni_batch_asm, @function
-	.p2align 5
 /* sm4_wordslice_avx512_gfni_batch_asm: wordslice512, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 576 bytes (9 spill slots of 64 bytes)
  */
+	.globl sm4_wordslice_avx512_gfni_batch_asm
+	.hidden sm4_wordslice_avx512_gfni_batch_asm
+	.type sm4_wordslice_avx512_gfni_batch_asm, @function
+	.p2align 5
 sm4_wordslice_avx512_gfni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -28,10 +28,10 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vmovdqu64 64(%rsi), %zmm1 /* row_1 = load() */
 	vmovdqu64 128(%rsi), %zmm2 /* row_2 = load() */
 	vmovdqu64 192(%rsi), %zmm3 /* row_3 = load() */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_unpacklo32_index(%rip), %zmm4 /* unpacklo32_index again */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_unpacklo32_index(%rip), %zmm4 /* unpacklo32_index = const() */
 	vmovdqa64 %zmm4, %zmm5 /* unpacklo32_index */
 	vpermi2b %zmm2, %zmm0, %zmm5 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_unpackhi32_index(%rip), %zmm6 /* unpackhi32_index again */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_unpackhi32_index(%rip), %zmm6 /* unpackhi32_index = const() */
 	vmovdqa64 %zmm6, %zmm7 /* unpackhi32_index */
 	vpermi2b %zmm2, %zmm0, %zmm7 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
 	vmovdqa64 %zmm4, %zmm0 /* unpacklo32_index */
@@ -88,11 +88,11 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpunpckhdq %zmm4, %zmm18, %zmm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
 	vpunpckldq %zmm6, %zmm19, %zmm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %zmm6, %zmm19, %zmm6 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16 /* gfni_mat again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl16(%rip), %zmm18 /* rotl16 again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl24(%rip), %zmm19 /* rotl24 again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl8(%rip), %zmm20 /* rotl8 again */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl16(%rip), %zmm18 /* rotl16 = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %rcx, %rcx
 .Lsm4_wordslice_avx512_gfni_asm_0_loop_r0:
 
@@ -353,7 +353,7 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpunpckhdq %zmm2, %zmm21, %zmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm1 /* bswap32 again */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm1 /* bswap32 = const() */
 	vpshufb %zmm1, %zmm3, %zmm3 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu64 %zmm3, (%rdx) /* store outbe */
 	vpshufb %zmm1, %zmm2, %zmm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
@@ -416,10 +416,6 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	ret
 	.size sm4_wordslice_avx512_gfni_batch_asm, .-sm4_wordslice_avx512_gfni_batch_asm
 
-	.globl sm4_wordslice_avx512_gfni_batch_xor_asm
-	.hidden sm4_wordslice_avx512_gfni_batch_xor_asm
-	.type sm4_wordslice_avx512_gfni_batch_xor_asm, @function
-	.p2align 5
 /* sm4_wordslice_avx512_gfni_batch_xor_asm: wordslice512_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -429,6 +425,10 @@ sm4_wordslice_avx512_gfni_batch_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 576 bytes (9 spill slots of 64 bytes)
  */
+	.globl sm4_wordslice_avx512_gfni_batch_xor_asm
+	.hidden sm4_wordslice_avx512_gfni_batch_xor_asm
+	.type sm4_wordslice_avx512_gfni_batch_xor_asm, @function
+	.p2align 5
 sm4_wordslice_avx512_gfni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -440,10 +440,10 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vmovdqu64 64(%rsi), %zmm1 /* row_1 = load() */
 	vmovdqu64 128(%rsi), %zmm2 /* row_2 = load() */
 	vmovdqu64 192(%rsi), %zmm3 /* row_3 = load() */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_unpacklo32_index(%rip), %zmm4 /* unpacklo32_index again */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_unpacklo32_index(%rip), %zmm4 /* unpacklo32_index = const() */
 	vmovdqa64 %zmm4, %zmm5 /* unpacklo32_index */
 	vpermi2b %zmm2, %zmm0, %zmm5 /* tr0 = permute2b(unpacklo32_index, row, row_2) */
-	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_unpackhi32_index(%rip), %zmm6 /* unpackhi32_index again */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_unpackhi32_index(%rip), %zmm6 /* unpackhi32_index = const() */
 	vmovdqa64 %zmm6, %zmm7 /* unpackhi32_index */
 	vpermi2b %zmm2, %zmm0, %zmm7 /* tr0_1 = permute2b(unpackhi32_index, row, row_2) */
 	vmovdqa64 %zmm4, %zmm0 /* unpacklo32_index */
@@ -500,11 +500,11 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpunpckhdq %zmm4, %zmm18, %zmm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
 	vpunpckldq %zmm6, %zmm19, %zmm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %zmm6, %zmm19, %zmm6 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16 /* gfni_mat again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl16(%rip), %zmm18 /* rotl16 again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl24(%rip), %zmm19 /* rotl24 again */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl8(%rip), %zmm20 /* rotl8 again */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl16(%rip), %zmm18 /* rotl16 = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %r8, %r8
 .Lsm4_wordslice_avx512_gfni_asm_1_loop_r0:
 
@@ -765,7 +765,7 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpunpckhdq %zmm2, %zmm21, %zmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm1 /* bswap32 again */
+	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm1 /* bswap32 = const() */
 	vpshufb %zmm1, %zmm3, %zmm3 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu64 (%rcx), %zmm22 /* msg = load() */
 	vpxord %zmm22, %zmm3, %zmm3 /* ct = xor(outbe, msg) */
@@ -860,81 +860,111 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	ret
 	.size sm4_wordslice_avx512_gfni_batch_xor_asm, .-sm4_wordslice_avx512_gfni_batch_xor_asm
 
-	.section .rodata
 /* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_unpacklo32_index:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
 	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
 	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
 	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
 /* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_unpackhi32_index:
 	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
 	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
 	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
 	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat_1:
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_0_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_unpacklo32_index:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
 	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
 	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
 	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
 /* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_unpackhi32_index:
 	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
 	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
 	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
 	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat:
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+
 /* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat_1:
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_avx512_gfni_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl sm4_wordslice_ssse3_aesni_batch_asm
-	.hidden sm4_wordslice_ssse3_aesni_batch_asm
-	.type sm4_wordslice_ssse3_aesni_batch_asm, @function
-	.p2align 5
 /* sm4_wordslice_ssse3_aesni_batch_asm: wordslice128, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 64 bytes (1 spill slot of 16 bytes)
  */
+	.globl sm4_wordslice_ssse3_aesni_batch_asm
+	.hidden sm4_wordslice_ssse3_aesni_batch_asm
+	.type sm4_wordslice_ssse3_aesni_batch_asm, @function
+	.p2align 5
 sm4_wordslice_ssse3_aesni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -25,7 +25,7 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 
 	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
 	movdqu (%rsi), %xmm0 /* row = load() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_bswap32(%rip), %xmm1 /* bswap32 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_bswap32(%rip), %xmm1 /* bswap32 = const() */
 	pshufb %xmm1, %xmm0 /* rowle = lookup16(row, bswap32) */
 	movdqu 16(%rsi), %xmm2 /* row_1 = load() */
 	pshufb %xmm1, %xmm2 /* rowle_1 = lookup16(row_1, bswap32) */
@@ -45,15 +45,15 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	movdqa %xmm0, %xmm3 /* tr0_1 */
 	punpckldq %xmm2, %xmm3 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
 	punpckhdq %xmm2, %xmm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm10 /* rotl8 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	xor %rcx, %rcx
 .Lsm4_wordslice_ssse3_aesni_asm_0_loop_r0:
 
@@ -79,7 +79,7 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	pand %xmm2, %xmm1 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
 	pand %xmm2, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
 	pshufb %xmm1, %xmm6 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
@@ -120,7 +120,7 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	pshufb %xmm8, %xmm6 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
 	pxor %xmm6, %xmm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
 	pshufb %xmm7, %xmm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
 	aesenclast %xmm6, %xmm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm8 /* g0s_1_aes */
 	pand %xmm2, %xmm8 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
@@ -133,11 +133,11 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	pxor %xmm8, %xmm15 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
 	movdqa %xmm15, %xmm8 /* g0s_1 */
 	pshufb %xmm9, %xmm8 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm10 /* rotl8 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm10 /* rotl8 = const() */
 	movdqa %xmm4, 0(%rsp) /* spill g0x0.2 */
 	movdqa %xmm15, %xmm4 /* g0s_1 */
 	pshufb %xmm10, %xmm4 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm10 /* rotl16 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm10 /* rotl16 = const() */
 	movdqa %xmm15, %xmm9 /* g0s_1 */
 	pshufb %xmm10, %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	movdqa %xmm15, %xmm10 /* g0s_1 */
@@ -179,13 +179,13 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm8 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
 	pxor %xmm8, %xmm9 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm8 /* rotl24 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm8 /* rotl24 = const() */
 	movdqa %xmm9, %xmm10 /* g0s_2 */
 	pshufb %xmm8, %xmm10 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm15 /* rotl8 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm15 /* rotl8 = const() */
 	movdqa %xmm9, %xmm8 /* g0s_2 */
 	pshufb %xmm15, %xmm8 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm9, %xmm12 /* g0s_2 */
 	pshufb %xmm15, %xmm12 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	movdqa %xmm9, %xmm15 /* g0s_2 */
@@ -224,17 +224,17 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	pand %xmm2, %xmm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm10 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm15 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	pxor %xmm15, %xmm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm12 /* rotl24 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm12 /* rotl24 = const() */
 	movdqa %xmm10, %xmm15 /* g0s_3 */
 	pshufb %xmm12, %xmm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm12 /* rotl8 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm12 /* rotl8 = const() */
 	movdqa %xmm10, %xmm9 /* g0s_3 */
 	pshufb %xmm12, %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm10, %xmm14 /* g0s_3 */
 	pshufb %xmm12, %xmm14 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	movdqa %xmm10, %xmm12 /* g0s_3 */
@@ -252,10 +252,10 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	movdqa %xmm8, %xmm3 /* g0x2.3 */
 	movdqa %xmm4, %xmm5 /* g0x1.3 */
 	movdqa %xmm1, %xmm4 /* g0x0.3 */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm10 /* rotl8 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_ssse3_aesni_asm_0_loop_r0
@@ -273,7 +273,7 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	movdqa %xmm0, %xmm5 /* tro0_1 */
 	punpckldq %xmm3, %xmm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	punpckhdq %xmm3, %xmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_bswap32(%rip), %xmm3 /* bswap32 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_bswap32(%rip), %xmm3 /* bswap32 = const() */
 	pshufb %xmm3, %xmm4 /* outbe = lookup16(tro1, bswap32) */
 	movdqu %xmm4, (%rdx) /* store outbe */
 	pshufb %xmm3, %xmm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
@@ -287,10 +287,6 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	ret
 	.size sm4_wordslice_ssse3_aesni_batch_asm, .-sm4_wordslice_ssse3_aesni_batch_asm
 
-	.globl sm4_wordslice_ssse3_aesni_batch_xor_asm
-	.hidden sm4_wordslice_ssse3_aesni_batch_xor_asm
-	.type sm4_wordslice_ssse3_aesni_batch_xor_asm, @function
-	.p2align 5
 /* sm4_wordslice_ssse3_aesni_batch_xor_asm: wordslice128_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -300,6 +296,10 @@ sm4_wordslice_ssse3_aesni_batch_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 64 bytes (1 spill slot of 16 bytes)
  */
+	.globl sm4_wordslice_ssse3_aesni_batch_xor_asm
+	.hidden sm4_wordslice_ssse3_aesni_batch_xor_asm
+	.type sm4_wordslice_ssse3_aesni_batch_xor_asm, @function
+	.p2align 5
 sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -308,7 +308,7 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 
 	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
 	movdqu (%rsi), %xmm0 /* row = load() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_bswap32(%rip), %xmm1 /* bswap32 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_bswap32(%rip), %xmm1 /* bswap32 = const() */
 	pshufb %xmm1, %xmm0 /* rowle = lookup16(row, bswap32) */
 	movdqu 16(%rsi), %xmm2 /* row_1 = load() */
 	pshufb %xmm1, %xmm2 /* rowle_1 = lookup16(row_1, bswap32) */
@@ -328,15 +328,15 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm0, %xmm3 /* tr0_1 */
 	punpckldq %xmm2, %xmm3 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
 	punpckhdq %xmm2, %xmm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm2 /* nibble_mask again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm8 /* rotl16 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm10 /* rotl8 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm11 /* tbl_hi again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	xor %r8, %r8
 .Lsm4_wordslice_ssse3_aesni_asm_1_loop_r0:
 
@@ -362,7 +362,7 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	pand %xmm2, %xmm1 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
 	psrlw $4, %xmm15 /* g0s_aes_sh = shr(g0s_aes) */
 	pand %xmm2, %xmm15 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm14 /* tbl_lo_1 = const() */
 	movdqa %xmm14, %xmm6 /* tbl_lo_1 */
 	pshufb %xmm1, %xmm6 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
 	movdqa %xmm12, %xmm1 /* tbl_hi_1 */
@@ -403,7 +403,7 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	pshufb %xmm8, %xmm6 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
 	pxor %xmm6, %xmm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
 	pshufb %xmm7, %xmm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
 	aesenclast %xmm6, %xmm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm8 /* g0s_1_aes */
 	pand %xmm2, %xmm8 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
@@ -416,11 +416,11 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	pxor %xmm8, %xmm15 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
 	movdqa %xmm15, %xmm8 /* g0s_1 */
 	pshufb %xmm9, %xmm8 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm10 /* rotl8 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm10 /* rotl8 = const() */
 	movdqa %xmm4, 0(%rsp) /* spill g0x0.2 */
 	movdqa %xmm15, %xmm4 /* g0s_1 */
 	pshufb %xmm10, %xmm4 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm10 /* rotl16 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm10 /* rotl16 = const() */
 	movdqa %xmm15, %xmm9 /* g0s_1 */
 	pshufb %xmm10, %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
 	movdqa %xmm15, %xmm10 /* g0s_1 */
@@ -462,13 +462,13 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm8 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
 	pxor %xmm8, %xmm9 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm8 /* rotl24 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
 	movdqa %xmm9, %xmm10 /* g0s_2 */
 	pshufb %xmm8, %xmm10 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm15 /* rotl8 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm15 /* rotl8 = const() */
 	movdqa %xmm9, %xmm8 /* g0s_2 */
 	pshufb %xmm15, %xmm8 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm9, %xmm12 /* g0s_2 */
 	pshufb %xmm15, %xmm12 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
 	movdqa %xmm9, %xmm15 /* g0s_2 */
@@ -507,17 +507,17 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	pand %xmm2, %xmm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
 	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm9, %xmm10 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
 	movdqa %xmm9, %xmm15 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm15 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
 	pxor %xmm15, %xmm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm12 /* rotl24 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm12 /* rotl24 = const() */
 	movdqa %xmm10, %xmm15 /* g0s_3 */
 	pshufb %xmm12, %xmm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm12 /* rotl8 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm12 /* rotl8 = const() */
 	movdqa %xmm10, %xmm9 /* g0s_3 */
 	pshufb %xmm12, %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm10, %xmm14 /* g0s_3 */
 	pshufb %xmm12, %xmm14 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
 	movdqa %xmm10, %xmm12 /* g0s_3 */
@@ -535,10 +535,10 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm8, %xmm3 /* g0x2.3 */
 	movdqa %xmm4, %xmm5 /* g0x1.3 */
 	movdqa %xmm1, %xmm4 /* g0x0.3 */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm8 /* rotl16 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm10 /* rotl8 again */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_ssse3_aesni_asm_1_loop_r0
@@ -556,7 +556,7 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm0, %xmm5 /* tro0_1 */
 	punpckldq %xmm3, %xmm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	punpckhdq %xmm3, %xmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_bswap32(%rip), %xmm3 /* bswap32 again */
+	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_bswap32(%rip), %xmm3 /* bswap32 = const() */
 	pshufb %xmm3, %xmm4 /* outbe = lookup16(tro1, bswap32) */
 	movdqu (%rcx), %xmm14 /* msg = load() */
 	pxor %xmm14, %xmm4 /* ct = xor(outbe, msg) */
@@ -578,93 +578,135 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	ret
 	.size sm4_wordslice_ssse3_aesni_batch_xor_asm, .-sm4_wordslice_ssse3_aesni_batch_xor_asm
 
-	.section .rodata
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1:
 	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
 /* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_lo:
 	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi:
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
+
 /* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1:
 	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
+
 /* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_lo:
 	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
+
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_lo_1:
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 

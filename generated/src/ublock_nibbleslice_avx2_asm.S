@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl ublock_nibbleslice_avx2_ublock128_128_encrypt_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_128_encrypt_asm
-	.type ublock_nibbleslice_avx2_ublock128_128_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_128_encrypt_asm: ublock128_r16_nibbleslice256_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1728 bytes (54 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_128_encrypt_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_128_encrypt_asm
+	.type ublock_nibbleslice_avx2_ublock128_128_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_128_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -115,7 +115,7 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_0_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_0_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 64(%rsp) /* spill lo */
@@ -654,10 +654,6 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_128_encrypt_asm, .-ublock_nibbleslice_avx2_ublock128_128_encrypt_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_128_decrypt_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_128_decrypt_asm
-	.type ublock_nibbleslice_avx2_ublock128_128_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_128_decrypt_asm: ublock128_r16_nibbleslice256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -666,6 +662,10 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1856 bytes (58 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_128_decrypt_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_128_decrypt_asm
+	.type ublock_nibbleslice_avx2_ublock128_128_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -764,7 +764,7 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_1_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 64(%rsp) /* spill lo */
@@ -1302,101 +1302,101 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	vmovdqa %ymm4, 96(%rsp) /* spill x1_15.2 */
-	vbroadcasti128 7680(%rdi), %ymm4 /* t0_0_1 again */
+	vbroadcasti128 7680(%rdi), %ymm4 /* t0_0_1 = bcast128() */
 	vpshufb %ymm3, %ymm4, %ymm3 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	vbroadcasti128 7696(%rdi), %ymm4 /* t0_1_1 again */
+	vbroadcasti128 7696(%rdi), %ymm4 /* t0_1_1 = bcast128() */
 	vpshufb %ymm9, %ymm4, %ymm4 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	vbroadcasti128 7712(%rdi), %ymm9 /* t0_2_1 again */
+	vbroadcasti128 7712(%rdi), %ymm9 /* t0_2_1 = bcast128() */
 	vpshufb %ymm14, %ymm9, %ymm9 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	vbroadcasti128 7728(%rdi), %ymm14 /* t0_3_1 again */
+	vbroadcasti128 7728(%rdi), %ymm14 /* t0_3_1 = bcast128() */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	vbroadcasti128 7744(%rdi), %ymm14 /* t0_4_1 again */
+	vbroadcasti128 7744(%rdi), %ymm14 /* t0_4_1 = bcast128() */
 	vmovdqa %ymm12, 768(%rsp) /* spill s0_3_1 */
 	vmovdqa 1088(%rsp), %ymm12 /* reload x0_4.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	vbroadcasti128 7760(%rdi), %ymm14 /* t0_5_1 again */
+	vbroadcasti128 7760(%rdi), %ymm14 /* t0_5_1 = bcast128() */
 	vmovdqa %ymm12, 1088(%rsp) /* spill s0_4_1 */
 	vmovdqa 928(%rsp), %ymm12 /* reload x0_5.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	vbroadcasti128 7776(%rdi), %ymm14 /* t0_6_1 again */
+	vbroadcasti128 7776(%rdi), %ymm14 /* t0_6_1 = bcast128() */
 	vmovdqa %ymm12, 928(%rsp) /* spill s0_5_1 */
 	vmovdqa 64(%rsp), %ymm12 /* reload x0_6.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti128 7792(%rdi), %ymm14 /* t0_7_1 again */
+	vbroadcasti128 7792(%rdi), %ymm14 /* t0_7_1 = bcast128() */
 	vmovdqa %ymm12, 64(%rsp) /* spill s0_6_1 */
 	vmovdqa 256(%rsp), %ymm12 /* reload x0_7.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti128 7808(%rdi), %ymm14 /* t0_8_1 again */
+	vbroadcasti128 7808(%rdi), %ymm14 /* t0_8_1 = bcast128() */
 	vpshufb %ymm10, %ymm14, %ymm10 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti128 7824(%rdi), %ymm14 /* t0_9_1 again */
+	vbroadcasti128 7824(%rdi), %ymm14 /* t0_9_1 = bcast128() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti128 7840(%rdi), %ymm14 /* t0_10_1 again */
+	vbroadcasti128 7840(%rdi), %ymm14 /* t0_10_1 = bcast128() */
 	vpshufb %ymm11, %ymm14, %ymm11 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	vbroadcasti128 7856(%rdi), %ymm14 /* t0_11_1 again */
+	vbroadcasti128 7856(%rdi), %ymm14 /* t0_11_1 = bcast128() */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	vbroadcasti128 7872(%rdi), %ymm14 /* t0_12_1 again */
+	vbroadcasti128 7872(%rdi), %ymm14 /* t0_12_1 = bcast128() */
 	vmovdqa %ymm1, 256(%rsp) /* spill s0_11_1 */
 	vmovdqa 800(%rsp), %ymm1 /* reload x0_12.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti128 7888(%rdi), %ymm14 /* t0_13_1 again */
+	vbroadcasti128 7888(%rdi), %ymm14 /* t0_13_1 = bcast128() */
 	vmovdqa %ymm1, 800(%rsp) /* spill s0_12_1 */
 	vmovdqa 832(%rsp), %ymm1 /* reload x0_13.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti128 7904(%rdi), %ymm14 /* t0_14_1 again */
+	vbroadcasti128 7904(%rdi), %ymm14 /* t0_14_1 = bcast128() */
 	vmovdqa %ymm1, 832(%rsp) /* spill s0_13_1 */
 	vmovdqa 896(%rsp), %ymm1 /* reload x0_14.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti128 7920(%rdi), %ymm14 /* t0_15_1 again */
+	vbroadcasti128 7920(%rdi), %ymm14 /* t0_15_1 = bcast128() */
 	vmovdqa %ymm1, 896(%rsp) /* spill s0_14_1 */
 	vmovdqa 864(%rsp), %ymm1 /* reload x0_15.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti128 7936(%rdi), %ymm14 /* t1_0_1 again */
+	vbroadcasti128 7936(%rdi), %ymm14 /* t1_0_1 = bcast128() */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti128 7952(%rdi), %ymm14 /* t1_1_1 again */
+	vbroadcasti128 7952(%rdi), %ymm14 /* t1_1_1 = bcast128() */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti128 7968(%rdi), %ymm15 /* t1_2_1 again */
+	vbroadcasti128 7968(%rdi), %ymm15 /* t1_2_1 = bcast128() */
 	vmovdqa %ymm14, 864(%rsp) /* spill s1_1_1 */
 	vmovdqa 960(%rsp), %ymm14 /* reload x1_2.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti128 7984(%rdi), %ymm15 /* t1_3_1 again */
+	vbroadcasti128 7984(%rdi), %ymm15 /* t1_3_1 = bcast128() */
 	vmovdqa %ymm14, 960(%rsp) /* spill s1_2_1 */
 	vmovdqa 992(%rsp), %ymm14 /* reload x1_3.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti128 8000(%rdi), %ymm15 /* t1_4_1 again */
+	vbroadcasti128 8000(%rdi), %ymm15 /* t1_4_1 = bcast128() */
 	vmovdqa %ymm14, 992(%rsp) /* spill s1_3_1 */
 	vmovdqa 1024(%rsp), %ymm14 /* reload x1_4.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti128 8016(%rdi), %ymm15 /* t1_5_1 again */
+	vbroadcasti128 8016(%rdi), %ymm15 /* t1_5_1 = bcast128() */
 	vmovdqa %ymm14, 1024(%rsp) /* spill s1_4_1 */
 	vmovdqa 1056(%rsp), %ymm14 /* reload x1_5.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti128 8032(%rdi), %ymm15 /* t1_6_1 again */
+	vbroadcasti128 8032(%rdi), %ymm15 /* t1_6_1 = bcast128() */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti128 8048(%rdi), %ymm15 /* t1_7_1 again */
+	vbroadcasti128 8048(%rdi), %ymm15 /* t1_7_1 = bcast128() */
 	vpshufb %ymm6, %ymm15, %ymm6 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti128 8064(%rdi), %ymm15 /* t1_8_1 again */
+	vbroadcasti128 8064(%rdi), %ymm15 /* t1_8_1 = bcast128() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti128 8080(%rdi), %ymm15 /* t1_9_1 again */
+	vbroadcasti128 8080(%rdi), %ymm15 /* t1_9_1 = bcast128() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti128 8096(%rdi), %ymm15 /* t1_10_1 again */
+	vbroadcasti128 8096(%rdi), %ymm15 /* t1_10_1 = bcast128() */
 	vmovdqa %ymm2, 1056(%rsp) /* spill s1_9_1 */
 	vmovdqa 1152(%rsp), %ymm2 /* reload x1_10.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti128 8112(%rdi), %ymm15 /* t1_11_1 again */
+	vbroadcasti128 8112(%rdi), %ymm15 /* t1_11_1 = bcast128() */
 	vmovdqa %ymm2, 1152(%rsp) /* spill s1_10_1 */
 	vmovdqa 1184(%rsp), %ymm2 /* reload x1_11.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti128 8128(%rdi), %ymm15 /* t1_12_1 again */
+	vbroadcasti128 8128(%rdi), %ymm15 /* t1_12_1 = bcast128() */
 	vmovdqa %ymm2, 1184(%rsp) /* spill s1_11_1 */
 	vmovdqa 1216(%rsp), %ymm2 /* reload x1_12.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	vbroadcasti128 8144(%rdi), %ymm15 /* t1_13_1 again */
+	vbroadcasti128 8144(%rdi), %ymm15 /* t1_13_1 = bcast128() */
 	vmovdqa %ymm2, 1216(%rsp) /* spill s1_12_1 */
 	vmovdqa 1248(%rsp), %ymm2 /* reload x1_13.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	vbroadcasti128 8160(%rdi), %ymm15 /* t1_14_1 again */
+	vbroadcasti128 8160(%rdi), %ymm15 /* t1_14_1 = bcast128() */
 	vpshufb %ymm13, %ymm15, %ymm13 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti128 8176(%rdi), %ymm15 /* t1_15_1 again */
+	vbroadcasti128 8176(%rdi), %ymm15 /* t1_15_1 = bcast128() */
 	vmovdqa %ymm13, 1248(%rsp) /* spill s1_14_1 */
 	vmovdqa 96(%rsp), %ymm13 /* reload x1_15.2 */
 	vpshufb %ymm13, %ymm15, %ymm13 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
@@ -1547,10 +1547,6 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_128_decrypt_asm, .-ublock_nibbleslice_avx2_ublock128_128_decrypt_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm
-	.type ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm: ublock128_r16_nibbleslice256_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1558,6 +1554,10 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 576 bytes (18 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm
+	.type ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1568,7 +1568,7 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* v = bcast128() */
 	vbroadcasti128 16(%rsi), %ymm1 /* w = bcast128() */
 	vpsrlw $4, %ymm0, %ymm2 /* hi_shifted = shr(v) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm3, %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm4 /* hi_shifted_1 = shr(w) */
@@ -1578,38 +1578,38 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
 	vpunpcklbw %ymm1, %ymm0, %ymm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %ymm4, %ymm2, %ymm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %ymm1, %ymm0, %ymm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair0(%rip), %ymm1 /* pair0 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair0(%rip), %ymm1 /* pair0 = const() */
 	vpshufb %ymm1, %ymm3, %ymm4 /* pair = lookup16(pairs_hi, pair0) */
 	vpshufb %ymm1, %ymm5, %ymm6 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair1(%rip), %ymm7 /* pair1 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair1(%rip), %ymm7 /* pair1 = const() */
 	vpshufb %ymm7, %ymm3, %ymm8 /* pair_2 = lookup16(pairs_hi, pair1) */
 	vpshufb %ymm7, %ymm5, %ymm9 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair2(%rip), %ymm10 /* pair2 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair2(%rip), %ymm10 /* pair2 = const() */
 	vpshufb %ymm10, %ymm3, %ymm11 /* pair_4 = lookup16(pairs_hi, pair2) */
 	vpshufb %ymm10, %ymm5, %ymm12 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair3(%rip), %ymm13 /* pair3 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair3(%rip), %ymm13 /* pair3 = const() */
 	vpshufb %ymm13, %ymm3, %ymm14 /* pair_6 = lookup16(pairs_hi, pair3) */
 	vpshufb %ymm13, %ymm5, %ymm15 /* pair_7 = lookup16(pairs_lo, pair3) */
 	vmovdqa %ymm15, 0(%rsp) /* spill pair_7 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair4(%rip), %ymm15 /* pair4 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair4(%rip), %ymm15 /* pair4 = const() */
 	vmovdqa %ymm14, 32(%rsp) /* spill pair_6 */
 	vpshufb %ymm15, %ymm3, %ymm14 /* pair_8 = lookup16(pairs_hi, pair4) */
 	vmovdqa %ymm14, 64(%rsp) /* spill pair_8 */
 	vpshufb %ymm15, %ymm5, %ymm14 /* pair_9 = lookup16(pairs_lo, pair4) */
 	vmovdqa %ymm14, 96(%rsp) /* spill pair_9 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair5(%rip), %ymm14 /* pair5 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair5(%rip), %ymm14 /* pair5 = const() */
 	vmovdqa %ymm12, 128(%rsp) /* spill pair_5 */
 	vpshufb %ymm14, %ymm3, %ymm12 /* pair_10 = lookup16(pairs_hi, pair5) */
 	vmovdqa %ymm12, 160(%rsp) /* spill pair_10 */
 	vpshufb %ymm14, %ymm5, %ymm12 /* pair_11 = lookup16(pairs_lo, pair5) */
 	vmovdqa %ymm12, 192(%rsp) /* spill pair_11 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair6(%rip), %ymm12 /* pair6 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair6(%rip), %ymm12 /* pair6 = const() */
 	vmovdqa %ymm11, 224(%rsp) /* spill pair_4 */
 	vpshufb %ymm12, %ymm3, %ymm11 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vmovdqa %ymm11, 256(%rsp) /* spill pair_12 */
 	vpshufb %ymm12, %ymm5, %ymm11 /* pair_13 = lookup16(pairs_lo, pair6) */
 	vmovdqa %ymm11, 288(%rsp) /* spill pair_13 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair7(%rip), %ymm11 /* pair7 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_2_pair7(%rip), %ymm11 /* pair7 = const() */
 	vpshufb %ymm11, %ymm3, %ymm3 /* pair_14 = lookup16(pairs_hi, pair7) */
 	vpshufb %ymm11, %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vpshufb %ymm1, %ymm2, %ymm11 /* pair_16 = lookup16(pairs_hi_1, pair0) */
@@ -1633,47 +1633,47 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
 	vpshufb %ymm12, %ymm0, %ymm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	vbroadcasti128 (%rdi), %ymm12 /* t0_0 again */
+	vbroadcasti128 (%rdi), %ymm12 /* t0_0 = bcast128() */
 	vpshufb %ymm4, %ymm12, %ymm4 /* s0_0 = lookup16(t0_0, pair) */
-	vbroadcasti128 16(%rdi), %ymm12 /* t0_1 again */
+	vbroadcasti128 16(%rdi), %ymm12 /* t0_1 = bcast128() */
 	vpshufb %ymm6, %ymm12, %ymm6 /* s0_1 = lookup16(t0_1, pair_1) */
-	vbroadcasti128 32(%rdi), %ymm12 /* t0_2 again */
+	vbroadcasti128 32(%rdi), %ymm12 /* t0_2 = bcast128() */
 	vpshufb %ymm8, %ymm12, %ymm8 /* s0_2 = lookup16(t0_2, pair_2) */
-	vbroadcasti128 48(%rdi), %ymm12 /* t0_3 again */
+	vbroadcasti128 48(%rdi), %ymm12 /* t0_3 = bcast128() */
 	vpshufb %ymm9, %ymm12, %ymm9 /* s0_3 = lookup16(t0_3, pair_3) */
-	vbroadcasti128 64(%rdi), %ymm12 /* t0_4 again */
+	vbroadcasti128 64(%rdi), %ymm12 /* t0_4 = bcast128() */
 	vmovdqa %ymm0, 480(%rsp) /* spill pair_29 */
 	vmovdqa 224(%rsp), %ymm0 /* reload pair_4 */
 	vpshufb %ymm0, %ymm12, %ymm0 /* s0_4 = lookup16(t0_4, pair_4) */
-	vbroadcasti128 80(%rdi), %ymm12 /* t0_5 again */
+	vbroadcasti128 80(%rdi), %ymm12 /* t0_5 = bcast128() */
 	vmovdqa %ymm2, 224(%rsp) /* spill pair_28 */
 	vmovdqa 128(%rsp), %ymm2 /* reload pair_5 */
 	vpshufb %ymm2, %ymm12, %ymm2 /* s0_5 = lookup16(t0_5, pair_5) */
-	vbroadcasti128 96(%rdi), %ymm12 /* t0_6 again */
+	vbroadcasti128 96(%rdi), %ymm12 /* t0_6 = bcast128() */
 	vmovdqa %ymm14, 128(%rsp) /* spill pair_27 */
 	vmovdqa 32(%rsp), %ymm14 /* reload pair_6 */
 	vpshufb %ymm14, %ymm12, %ymm12 /* s0_6 = lookup16(t0_6, pair_6) */
-	vbroadcasti128 112(%rdi), %ymm14 /* t0_7 again */
+	vbroadcasti128 112(%rdi), %ymm14 /* t0_7 = bcast128() */
 	vmovdqa %ymm15, 32(%rsp) /* spill pair_26 */
 	vmovdqa 0(%rsp), %ymm15 /* reload pair_7 */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s0_7 = lookup16(t0_7, pair_7) */
-	vbroadcasti128 256(%rdi), %ymm15 /* t1_0 again */
+	vbroadcasti128 256(%rdi), %ymm15 /* t1_0 = bcast128() */
 	vpshufb %ymm11, %ymm15, %ymm11 /* s1_0 = lookup16(t1_0, pair_16) */
-	vbroadcasti128 272(%rdi), %ymm15 /* t1_1 again */
+	vbroadcasti128 272(%rdi), %ymm15 /* t1_1 = bcast128() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* s1_1 = lookup16(t1_1, pair_17) */
-	vbroadcasti128 288(%rdi), %ymm15 /* t1_2 again */
+	vbroadcasti128 288(%rdi), %ymm15 /* t1_2 = bcast128() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* s1_2 = lookup16(t1_2, pair_18) */
-	vbroadcasti128 304(%rdi), %ymm15 /* t1_3 again */
+	vbroadcasti128 304(%rdi), %ymm15 /* t1_3 = bcast128() */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_3 = lookup16(t1_3, pair_19) */
-	vbroadcasti128 320(%rdi), %ymm15 /* t1_4 again */
+	vbroadcasti128 320(%rdi), %ymm15 /* t1_4 = bcast128() */
 	vpshufb %ymm3, %ymm15, %ymm3 /* s1_4 = lookup16(t1_4, pair_20) */
-	vbroadcasti128 336(%rdi), %ymm15 /* t1_5 again */
+	vbroadcasti128 336(%rdi), %ymm15 /* t1_5 = bcast128() */
 	vmovdqa %ymm13, 0(%rsp) /* spill pair_24 */
 	vmovdqa 384(%rsp), %ymm13 /* reload pair_21 */
 	vpshufb %ymm13, %ymm15, %ymm13 /* s1_5 = lookup16(t1_5, pair_21) */
-	vbroadcasti128 352(%rdi), %ymm15 /* t1_6 again */
+	vbroadcasti128 352(%rdi), %ymm15 /* t1_6 = bcast128() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* s1_6 = lookup16(t1_6, pair_22) */
-	vbroadcasti128 368(%rdi), %ymm15 /* t1_7 again */
+	vbroadcasti128 368(%rdi), %ymm15 /* t1_7 = bcast128() */
 	vmovdqa %ymm14, 384(%rsp) /* spill s0_7 */
 	vmovdqa 416(%rsp), %ymm14 /* reload pair_23 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_7 = lookup16(t1_7, pair_23) */
@@ -1727,59 +1727,59 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
 	vpxor %ymm10, %ymm12, %ymm12 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	vpxor %ymm14, %ymm15, %ymm15 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 	vmovdqa %ymm10, 384(%rsp) /* spill y1_6_2 */
-	vbroadcasti128 128(%rdi), %ymm10 /* t0_8 again */
+	vbroadcasti128 128(%rdi), %ymm10 /* t0_8 = bcast128() */
 	vmovdqa %ymm14, 416(%rsp) /* spill y1_7_2 */
 	vmovdqa 64(%rsp), %ymm14 /* reload pair_8 */
 	vpshufb %ymm14, %ymm10, %ymm10 /* s0_8 = lookup16(t0_8, pair_8) */
-	vbroadcasti128 144(%rdi), %ymm14 /* t0_9 again */
+	vbroadcasti128 144(%rdi), %ymm14 /* t0_9 = bcast128() */
 	vmovdqa %ymm3, 64(%rsp) /* spill y1_4_2 */
 	vmovdqa 96(%rsp), %ymm3 /* reload pair_9 */
 	vpshufb %ymm3, %ymm14, %ymm3 /* s0_9 = lookup16(t0_9, pair_9) */
-	vbroadcasti128 160(%rdi), %ymm14 /* t0_10 again */
+	vbroadcasti128 160(%rdi), %ymm14 /* t0_10 = bcast128() */
 	vmovdqa %ymm13, 96(%rsp) /* spill y1_5_2 */
 	vmovdqa 160(%rsp), %ymm13 /* reload pair_10 */
 	vpshufb %ymm13, %ymm14, %ymm13 /* s0_10 = lookup16(t0_10, pair_10) */
-	vbroadcasti128 176(%rdi), %ymm14 /* t0_11 again */
+	vbroadcasti128 176(%rdi), %ymm14 /* t0_11 = bcast128() */
 	vmovdqa %ymm5, 160(%rsp) /* spill y1_2_2 */
 	vmovdqa 192(%rsp), %ymm5 /* reload pair_11 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s0_11 = lookup16(t0_11, pair_11) */
-	vbroadcasti128 192(%rdi), %ymm14 /* t0_12 again */
+	vbroadcasti128 192(%rdi), %ymm14 /* t0_12 = bcast128() */
 	vmovdqa %ymm7, 192(%rsp) /* spill y1_3_2 */
 	vmovdqa 256(%rsp), %ymm7 /* reload pair_12 */
 	vpshufb %ymm7, %ymm14, %ymm7 /* s0_12 = lookup16(t0_12, pair_12) */
-	vbroadcasti128 208(%rdi), %ymm14 /* t0_13 again */
+	vbroadcasti128 208(%rdi), %ymm14 /* t0_13 = bcast128() */
 	vmovdqa %ymm1, 256(%rsp) /* spill y1_1_2 */
 	vmovdqa 288(%rsp), %ymm1 /* reload pair_13 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_13 = lookup16(t0_13, pair_13) */
-	vbroadcasti128 224(%rdi), %ymm14 /* t0_14 again */
+	vbroadcasti128 224(%rdi), %ymm14 /* t0_14 = bcast128() */
 	vmovdqa %ymm11, 288(%rsp) /* spill y1_0_2 */
 	vmovdqa 352(%rsp), %ymm11 /* reload pair_14 */
 	vpshufb %ymm11, %ymm14, %ymm11 /* s0_14 = lookup16(t0_14, pair_14) */
-	vbroadcasti128 240(%rdi), %ymm14 /* t0_15 again */
+	vbroadcasti128 240(%rdi), %ymm14 /* t0_15 = bcast128() */
 	vmovdqa %ymm12, 352(%rsp) /* spill y0_6_2 */
 	vmovdqa 320(%rsp), %ymm12 /* reload pair_15 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_15 = lookup16(t0_15, pair_15) */
-	vbroadcasti128 384(%rdi), %ymm14 /* t1_8 again */
+	vbroadcasti128 384(%rdi), %ymm14 /* t1_8 = bcast128() */
 	vmovdqa %ymm15, 320(%rsp) /* spill y0_7_2 */
 	vmovdqa 0(%rsp), %ymm15 /* reload pair_24 */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_8 = lookup16(t1_8, pair_24) */
-	vbroadcasti128 400(%rdi), %ymm15 /* t1_9 again */
+	vbroadcasti128 400(%rdi), %ymm15 /* t1_9 = bcast128() */
 	vmovdqa %ymm0, 0(%rsp) /* spill y0_4_2 */
 	vmovdqa 448(%rsp), %ymm0 /* reload pair_25 */
 	vpshufb %ymm0, %ymm15, %ymm0 /* s1_9 = lookup16(t1_9, pair_25) */
-	vbroadcasti128 416(%rdi), %ymm15 /* t1_10 again */
+	vbroadcasti128 416(%rdi), %ymm15 /* t1_10 = bcast128() */
 	vmovdqa %ymm2, 448(%rsp) /* spill y0_5_2 */
 	vmovdqa 32(%rsp), %ymm2 /* reload pair_26 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_10 = lookup16(t1_10, pair_26) */
-	vbroadcasti128 432(%rdi), %ymm15 /* t1_11 again */
+	vbroadcasti128 432(%rdi), %ymm15 /* t1_11 = bcast128() */
 	vmovdqa %ymm8, 32(%rsp) /* spill y0_2_2 */
 	vmovdqa 128(%rsp), %ymm8 /* reload pair_27 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_11 = lookup16(t1_11, pair_27) */
-	vbroadcasti128 448(%rdi), %ymm15 /* t1_12 again */
+	vbroadcasti128 448(%rdi), %ymm15 /* t1_12 = bcast128() */
 	vmovdqa %ymm9, 128(%rsp) /* spill y0_3_2 */
 	vmovdqa 224(%rsp), %ymm9 /* reload pair_28 */
 	vpshufb %ymm9, %ymm15, %ymm9 /* s1_12 = lookup16(t1_12, pair_28) */
-	vbroadcasti128 464(%rdi), %ymm15 /* t1_13 again */
+	vbroadcasti128 464(%rdi), %ymm15 /* t1_13 = bcast128() */
 	vmovdqa %ymm4, 224(%rsp) /* spill y0_0_2 */
 	vmovdqa 480(%rsp), %ymm4 /* reload pair_29 */
 	vpshufb %ymm4, %ymm15, %ymm4 /* s1_13 = lookup16(t1_13, pair_29) */
@@ -1896,10 +1896,6 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm, .-ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm
-	.type ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm: ublock128_r16_nibbleslice256_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1909,6 +1905,10 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_pairs_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1728 bytes (54 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm
+	.type ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1918,7 +1918,7 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	/* The 32 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %ymm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %ymm1 /* first = bcast8() */
-	vmovdqa .Lublock_nibbleslice_avx2_asm_3_block_offsets(%rip), %ymm2 /* block_offsets again */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_3_block_offsets(%rip), %ymm2 /* block_offsets = const() */
 	vpaddb %ymm1, %ymm2, %ymm1 /* offsets = add(block_offsets, first) */
 	vpaddb %ymm1, %ymm0, %ymm2 /* low_byte = add(low, offsets) */
 	vpand %ymm1, %ymm0, %ymm3 /* both = and(low, offsets) */
@@ -1926,31 +1926,31 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	vpandn %ymm0, %ymm2, %ymm0 /* either_not_sum = andnot(low_byte, either) */
 	vpor %ymm0, %ymm3, %ymm0 /* carry_bit7 = or(both, either_not_sum) */
 	vpsrlw $7, %ymm0, %ymm0 /* sr = shr(carry_bit7) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_one(%rip), %ymm1 /* one again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_one(%rip), %ymm1 /* one = const() */
 	vpand %ymm1, %ymm0, %ymm0 /* carry = and(sr, one) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick1(%rip), %ymm1 /* pick1 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick1(%rip), %ymm1 /* pick1 = const() */
 	vpor %ymm1, %ymm0, %ymm1 /* pick = or(carry, pick1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick2(%rip), %ymm3 /* pick2 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick2(%rip), %ymm3 /* pick2 = const() */
 	vpor %ymm3, %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick3(%rip), %ymm4 /* pick3 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick3(%rip), %ymm4 /* pick3 = const() */
 	vpor %ymm4, %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick4(%rip), %ymm5 /* pick4 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick4(%rip), %ymm5 /* pick4 = const() */
 	vpor %ymm5, %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick5(%rip), %ymm6 /* pick5 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick5(%rip), %ymm6 /* pick5 = const() */
 	vpor %ymm6, %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick6(%rip), %ymm7 /* pick6 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick6(%rip), %ymm7 /* pick6 = const() */
 	vpor %ymm7, %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick7(%rip), %ymm8 /* pick7 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_pick7(%rip), %ymm8 /* pick7 = const() */
 	vpor %ymm8, %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %ymm2, %ymm9 /* hi_shifted = shr(low_byte) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_3_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
-	vbroadcasti128 480(%rdi), %ymm10 /* t1_14 again */
+	vbroadcasti128 480(%rdi), %ymm10 /* t1_14 = bcast128() */
 	vpshufb %ymm9, %ymm10, %ymm9 /* s1_14 = lookup16(t1_14, hi) */
-	vbroadcasti128 496(%rdi), %ymm10 /* t1_15 again */
+	vbroadcasti128 496(%rdi), %ymm10 /* t1_15 = bcast128() */
 	vpshufb %ymm2, %ymm10, %ymm2 /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -2548,10 +2548,6 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm, .-ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm
-	.type ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm: ublock128_r16_nibbleslice256_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2561,6 +2557,10 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1728 bytes (54 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm
+	.type ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2659,7 +2659,7 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_4_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 64(%rsp) /* spill lo */
@@ -3230,10 +3230,6 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm, .-ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_256_encrypt_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_256_encrypt_asm
-	.type ublock_nibbleslice_avx2_ublock128_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_256_encrypt_asm: ublock128_r24_nibbleslice256_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3242,6 +3238,10 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1728 bytes (54 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_256_encrypt_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_256_encrypt_asm
+	.type ublock_nibbleslice_avx2_ublock128_256_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3340,7 +3340,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_5_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 64(%rsp) /* spill lo */
@@ -3879,10 +3879,6 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_256_encrypt_asm, .-ublock_nibbleslice_avx2_ublock128_256_encrypt_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_256_decrypt_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_256_decrypt_asm
-	.type ublock_nibbleslice_avx2_ublock128_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_256_decrypt_asm: ublock128_r24_nibbleslice256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3891,6 +3887,10 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1856 bytes (58 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_256_decrypt_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_256_decrypt_asm
+	.type ublock_nibbleslice_avx2_ublock128_256_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3989,7 +3989,7 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_6_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 64(%rsp) /* spill lo */
@@ -4527,101 +4527,101 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	vmovdqa %ymm4, 96(%rsp) /* spill x1_15.2 */
-	vbroadcasti128 11776(%rdi), %ymm4 /* t0_0_1 again */
+	vbroadcasti128 11776(%rdi), %ymm4 /* t0_0_1 = bcast128() */
 	vpshufb %ymm3, %ymm4, %ymm3 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	vbroadcasti128 11792(%rdi), %ymm4 /* t0_1_1 again */
+	vbroadcasti128 11792(%rdi), %ymm4 /* t0_1_1 = bcast128() */
 	vpshufb %ymm9, %ymm4, %ymm4 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	vbroadcasti128 11808(%rdi), %ymm9 /* t0_2_1 again */
+	vbroadcasti128 11808(%rdi), %ymm9 /* t0_2_1 = bcast128() */
 	vpshufb %ymm14, %ymm9, %ymm9 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	vbroadcasti128 11824(%rdi), %ymm14 /* t0_3_1 again */
+	vbroadcasti128 11824(%rdi), %ymm14 /* t0_3_1 = bcast128() */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	vbroadcasti128 11840(%rdi), %ymm14 /* t0_4_1 again */
+	vbroadcasti128 11840(%rdi), %ymm14 /* t0_4_1 = bcast128() */
 	vmovdqa %ymm12, 768(%rsp) /* spill s0_3_1 */
 	vmovdqa 1088(%rsp), %ymm12 /* reload x0_4.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	vbroadcasti128 11856(%rdi), %ymm14 /* t0_5_1 again */
+	vbroadcasti128 11856(%rdi), %ymm14 /* t0_5_1 = bcast128() */
 	vmovdqa %ymm12, 1088(%rsp) /* spill s0_4_1 */
 	vmovdqa 928(%rsp), %ymm12 /* reload x0_5.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	vbroadcasti128 11872(%rdi), %ymm14 /* t0_6_1 again */
+	vbroadcasti128 11872(%rdi), %ymm14 /* t0_6_1 = bcast128() */
 	vmovdqa %ymm12, 928(%rsp) /* spill s0_5_1 */
 	vmovdqa 64(%rsp), %ymm12 /* reload x0_6.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti128 11888(%rdi), %ymm14 /* t0_7_1 again */
+	vbroadcasti128 11888(%rdi), %ymm14 /* t0_7_1 = bcast128() */
 	vmovdqa %ymm12, 64(%rsp) /* spill s0_6_1 */
 	vmovdqa 256(%rsp), %ymm12 /* reload x0_7.2 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti128 11904(%rdi), %ymm14 /* t0_8_1 again */
+	vbroadcasti128 11904(%rdi), %ymm14 /* t0_8_1 = bcast128() */
 	vpshufb %ymm10, %ymm14, %ymm10 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti128 11920(%rdi), %ymm14 /* t0_9_1 again */
+	vbroadcasti128 11920(%rdi), %ymm14 /* t0_9_1 = bcast128() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti128 11936(%rdi), %ymm14 /* t0_10_1 again */
+	vbroadcasti128 11936(%rdi), %ymm14 /* t0_10_1 = bcast128() */
 	vpshufb %ymm11, %ymm14, %ymm11 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	vbroadcasti128 11952(%rdi), %ymm14 /* t0_11_1 again */
+	vbroadcasti128 11952(%rdi), %ymm14 /* t0_11_1 = bcast128() */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	vbroadcasti128 11968(%rdi), %ymm14 /* t0_12_1 again */
+	vbroadcasti128 11968(%rdi), %ymm14 /* t0_12_1 = bcast128() */
 	vmovdqa %ymm1, 256(%rsp) /* spill s0_11_1 */
 	vmovdqa 800(%rsp), %ymm1 /* reload x0_12.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti128 11984(%rdi), %ymm14 /* t0_13_1 again */
+	vbroadcasti128 11984(%rdi), %ymm14 /* t0_13_1 = bcast128() */
 	vmovdqa %ymm1, 800(%rsp) /* spill s0_12_1 */
 	vmovdqa 832(%rsp), %ymm1 /* reload x0_13.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti128 12000(%rdi), %ymm14 /* t0_14_1 again */
+	vbroadcasti128 12000(%rdi), %ymm14 /* t0_14_1 = bcast128() */
 	vmovdqa %ymm1, 832(%rsp) /* spill s0_13_1 */
 	vmovdqa 896(%rsp), %ymm1 /* reload x0_14.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti128 12016(%rdi), %ymm14 /* t0_15_1 again */
+	vbroadcasti128 12016(%rdi), %ymm14 /* t0_15_1 = bcast128() */
 	vmovdqa %ymm1, 896(%rsp) /* spill s0_14_1 */
 	vmovdqa 864(%rsp), %ymm1 /* reload x0_15.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti128 12032(%rdi), %ymm14 /* t1_0_1 again */
+	vbroadcasti128 12032(%rdi), %ymm14 /* t1_0_1 = bcast128() */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti128 12048(%rdi), %ymm14 /* t1_1_1 again */
+	vbroadcasti128 12048(%rdi), %ymm14 /* t1_1_1 = bcast128() */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti128 12064(%rdi), %ymm15 /* t1_2_1 again */
+	vbroadcasti128 12064(%rdi), %ymm15 /* t1_2_1 = bcast128() */
 	vmovdqa %ymm14, 864(%rsp) /* spill s1_1_1 */
 	vmovdqa 960(%rsp), %ymm14 /* reload x1_2.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti128 12080(%rdi), %ymm15 /* t1_3_1 again */
+	vbroadcasti128 12080(%rdi), %ymm15 /* t1_3_1 = bcast128() */
 	vmovdqa %ymm14, 960(%rsp) /* spill s1_2_1 */
 	vmovdqa 992(%rsp), %ymm14 /* reload x1_3.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti128 12096(%rdi), %ymm15 /* t1_4_1 again */
+	vbroadcasti128 12096(%rdi), %ymm15 /* t1_4_1 = bcast128() */
 	vmovdqa %ymm14, 992(%rsp) /* spill s1_3_1 */
 	vmovdqa 1024(%rsp), %ymm14 /* reload x1_4.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti128 12112(%rdi), %ymm15 /* t1_5_1 again */
+	vbroadcasti128 12112(%rdi), %ymm15 /* t1_5_1 = bcast128() */
 	vmovdqa %ymm14, 1024(%rsp) /* spill s1_4_1 */
 	vmovdqa 1056(%rsp), %ymm14 /* reload x1_5.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti128 12128(%rdi), %ymm15 /* t1_6_1 again */
+	vbroadcasti128 12128(%rdi), %ymm15 /* t1_6_1 = bcast128() */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti128 12144(%rdi), %ymm15 /* t1_7_1 again */
+	vbroadcasti128 12144(%rdi), %ymm15 /* t1_7_1 = bcast128() */
 	vpshufb %ymm6, %ymm15, %ymm6 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti128 12160(%rdi), %ymm15 /* t1_8_1 again */
+	vbroadcasti128 12160(%rdi), %ymm15 /* t1_8_1 = bcast128() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti128 12176(%rdi), %ymm15 /* t1_9_1 again */
+	vbroadcasti128 12176(%rdi), %ymm15 /* t1_9_1 = bcast128() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti128 12192(%rdi), %ymm15 /* t1_10_1 again */
+	vbroadcasti128 12192(%rdi), %ymm15 /* t1_10_1 = bcast128() */
 	vmovdqa %ymm2, 1056(%rsp) /* spill s1_9_1 */
 	vmovdqa 1152(%rsp), %ymm2 /* reload x1_10.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti128 12208(%rdi), %ymm15 /* t1_11_1 again */
+	vbroadcasti128 12208(%rdi), %ymm15 /* t1_11_1 = bcast128() */
 	vmovdqa %ymm2, 1152(%rsp) /* spill s1_10_1 */
 	vmovdqa 1184(%rsp), %ymm2 /* reload x1_11.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti128 12224(%rdi), %ymm15 /* t1_12_1 again */
+	vbroadcasti128 12224(%rdi), %ymm15 /* t1_12_1 = bcast128() */
 	vmovdqa %ymm2, 1184(%rsp) /* spill s1_11_1 */
 	vmovdqa 1216(%rsp), %ymm2 /* reload x1_12.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	vbroadcasti128 12240(%rdi), %ymm15 /* t1_13_1 again */
+	vbroadcasti128 12240(%rdi), %ymm15 /* t1_13_1 = bcast128() */
 	vmovdqa %ymm2, 1216(%rsp) /* spill s1_12_1 */
 	vmovdqa 1248(%rsp), %ymm2 /* reload x1_13.2 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	vbroadcasti128 12256(%rdi), %ymm15 /* t1_14_1 again */
+	vbroadcasti128 12256(%rdi), %ymm15 /* t1_14_1 = bcast128() */
 	vpshufb %ymm13, %ymm15, %ymm13 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti128 12272(%rdi), %ymm15 /* t1_15_1 again */
+	vbroadcasti128 12272(%rdi), %ymm15 /* t1_15_1 = bcast128() */
 	vmovdqa %ymm13, 1248(%rsp) /* spill s1_14_1 */
 	vmovdqa 96(%rsp), %ymm13 /* reload x1_15.2 */
 	vpshufb %ymm13, %ymm15, %ymm13 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
@@ -4772,10 +4772,6 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_256_decrypt_asm, .-ublock_nibbleslice_avx2_ublock128_256_decrypt_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm
-	.type ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm: ublock128_r24_nibbleslice256_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -4783,6 +4779,10 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 576 bytes (18 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm
+	.type ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -4793,7 +4793,7 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* v = bcast128() */
 	vbroadcasti128 16(%rsi), %ymm1 /* w = bcast128() */
 	vpsrlw $4, %ymm0, %ymm2 /* hi_shifted = shr(v) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm3, %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm4 /* hi_shifted_1 = shr(w) */
@@ -4803,38 +4803,38 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
 	vpunpcklbw %ymm1, %ymm0, %ymm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %ymm4, %ymm2, %ymm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %ymm1, %ymm0, %ymm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair0(%rip), %ymm1 /* pair0 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair0(%rip), %ymm1 /* pair0 = const() */
 	vpshufb %ymm1, %ymm3, %ymm4 /* pair = lookup16(pairs_hi, pair0) */
 	vpshufb %ymm1, %ymm5, %ymm6 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair1(%rip), %ymm7 /* pair1 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair1(%rip), %ymm7 /* pair1 = const() */
 	vpshufb %ymm7, %ymm3, %ymm8 /* pair_2 = lookup16(pairs_hi, pair1) */
 	vpshufb %ymm7, %ymm5, %ymm9 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair2(%rip), %ymm10 /* pair2 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair2(%rip), %ymm10 /* pair2 = const() */
 	vpshufb %ymm10, %ymm3, %ymm11 /* pair_4 = lookup16(pairs_hi, pair2) */
 	vpshufb %ymm10, %ymm5, %ymm12 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair3(%rip), %ymm13 /* pair3 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair3(%rip), %ymm13 /* pair3 = const() */
 	vpshufb %ymm13, %ymm3, %ymm14 /* pair_6 = lookup16(pairs_hi, pair3) */
 	vpshufb %ymm13, %ymm5, %ymm15 /* pair_7 = lookup16(pairs_lo, pair3) */
 	vmovdqa %ymm15, 0(%rsp) /* spill pair_7 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair4(%rip), %ymm15 /* pair4 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair4(%rip), %ymm15 /* pair4 = const() */
 	vmovdqa %ymm14, 32(%rsp) /* spill pair_6 */
 	vpshufb %ymm15, %ymm3, %ymm14 /* pair_8 = lookup16(pairs_hi, pair4) */
 	vmovdqa %ymm14, 64(%rsp) /* spill pair_8 */
 	vpshufb %ymm15, %ymm5, %ymm14 /* pair_9 = lookup16(pairs_lo, pair4) */
 	vmovdqa %ymm14, 96(%rsp) /* spill pair_9 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair5(%rip), %ymm14 /* pair5 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair5(%rip), %ymm14 /* pair5 = const() */
 	vmovdqa %ymm12, 128(%rsp) /* spill pair_5 */
 	vpshufb %ymm14, %ymm3, %ymm12 /* pair_10 = lookup16(pairs_hi, pair5) */
 	vmovdqa %ymm12, 160(%rsp) /* spill pair_10 */
 	vpshufb %ymm14, %ymm5, %ymm12 /* pair_11 = lookup16(pairs_lo, pair5) */
 	vmovdqa %ymm12, 192(%rsp) /* spill pair_11 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair6(%rip), %ymm12 /* pair6 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair6(%rip), %ymm12 /* pair6 = const() */
 	vmovdqa %ymm11, 224(%rsp) /* spill pair_4 */
 	vpshufb %ymm12, %ymm3, %ymm11 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vmovdqa %ymm11, 256(%rsp) /* spill pair_12 */
 	vpshufb %ymm12, %ymm5, %ymm11 /* pair_13 = lookup16(pairs_lo, pair6) */
 	vmovdqa %ymm11, 288(%rsp) /* spill pair_13 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair7(%rip), %ymm11 /* pair7 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_7_pair7(%rip), %ymm11 /* pair7 = const() */
 	vpshufb %ymm11, %ymm3, %ymm3 /* pair_14 = lookup16(pairs_hi, pair7) */
 	vpshufb %ymm11, %ymm5, %ymm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vpshufb %ymm1, %ymm2, %ymm11 /* pair_16 = lookup16(pairs_hi_1, pair0) */
@@ -4858,47 +4858,47 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
 	vpshufb %ymm12, %ymm0, %ymm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	vbroadcasti128 (%rdi), %ymm12 /* t0_0 again */
+	vbroadcasti128 (%rdi), %ymm12 /* t0_0 = bcast128() */
 	vpshufb %ymm4, %ymm12, %ymm4 /* s0_0 = lookup16(t0_0, pair) */
-	vbroadcasti128 16(%rdi), %ymm12 /* t0_1 again */
+	vbroadcasti128 16(%rdi), %ymm12 /* t0_1 = bcast128() */
 	vpshufb %ymm6, %ymm12, %ymm6 /* s0_1 = lookup16(t0_1, pair_1) */
-	vbroadcasti128 32(%rdi), %ymm12 /* t0_2 again */
+	vbroadcasti128 32(%rdi), %ymm12 /* t0_2 = bcast128() */
 	vpshufb %ymm8, %ymm12, %ymm8 /* s0_2 = lookup16(t0_2, pair_2) */
-	vbroadcasti128 48(%rdi), %ymm12 /* t0_3 again */
+	vbroadcasti128 48(%rdi), %ymm12 /* t0_3 = bcast128() */
 	vpshufb %ymm9, %ymm12, %ymm9 /* s0_3 = lookup16(t0_3, pair_3) */
-	vbroadcasti128 64(%rdi), %ymm12 /* t0_4 again */
+	vbroadcasti128 64(%rdi), %ymm12 /* t0_4 = bcast128() */
 	vmovdqa %ymm0, 480(%rsp) /* spill pair_29 */
 	vmovdqa 224(%rsp), %ymm0 /* reload pair_4 */
 	vpshufb %ymm0, %ymm12, %ymm0 /* s0_4 = lookup16(t0_4, pair_4) */
-	vbroadcasti128 80(%rdi), %ymm12 /* t0_5 again */
+	vbroadcasti128 80(%rdi), %ymm12 /* t0_5 = bcast128() */
 	vmovdqa %ymm2, 224(%rsp) /* spill pair_28 */
 	vmovdqa 128(%rsp), %ymm2 /* reload pair_5 */
 	vpshufb %ymm2, %ymm12, %ymm2 /* s0_5 = lookup16(t0_5, pair_5) */
-	vbroadcasti128 96(%rdi), %ymm12 /* t0_6 again */
+	vbroadcasti128 96(%rdi), %ymm12 /* t0_6 = bcast128() */
 	vmovdqa %ymm14, 128(%rsp) /* spill pair_27 */
 	vmovdqa 32(%rsp), %ymm14 /* reload pair_6 */
 	vpshufb %ymm14, %ymm12, %ymm12 /* s0_6 = lookup16(t0_6, pair_6) */
-	vbroadcasti128 112(%rdi), %ymm14 /* t0_7 again */
+	vbroadcasti128 112(%rdi), %ymm14 /* t0_7 = bcast128() */
 	vmovdqa %ymm15, 32(%rsp) /* spill pair_26 */
 	vmovdqa 0(%rsp), %ymm15 /* reload pair_7 */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s0_7 = lookup16(t0_7, pair_7) */
-	vbroadcasti128 256(%rdi), %ymm15 /* t1_0 again */
+	vbroadcasti128 256(%rdi), %ymm15 /* t1_0 = bcast128() */
 	vpshufb %ymm11, %ymm15, %ymm11 /* s1_0 = lookup16(t1_0, pair_16) */
-	vbroadcasti128 272(%rdi), %ymm15 /* t1_1 again */
+	vbroadcasti128 272(%rdi), %ymm15 /* t1_1 = bcast128() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* s1_1 = lookup16(t1_1, pair_17) */
-	vbroadcasti128 288(%rdi), %ymm15 /* t1_2 again */
+	vbroadcasti128 288(%rdi), %ymm15 /* t1_2 = bcast128() */
 	vpshufb %ymm5, %ymm15, %ymm5 /* s1_2 = lookup16(t1_2, pair_18) */
-	vbroadcasti128 304(%rdi), %ymm15 /* t1_3 again */
+	vbroadcasti128 304(%rdi), %ymm15 /* t1_3 = bcast128() */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_3 = lookup16(t1_3, pair_19) */
-	vbroadcasti128 320(%rdi), %ymm15 /* t1_4 again */
+	vbroadcasti128 320(%rdi), %ymm15 /* t1_4 = bcast128() */
 	vpshufb %ymm3, %ymm15, %ymm3 /* s1_4 = lookup16(t1_4, pair_20) */
-	vbroadcasti128 336(%rdi), %ymm15 /* t1_5 again */
+	vbroadcasti128 336(%rdi), %ymm15 /* t1_5 = bcast128() */
 	vmovdqa %ymm13, 0(%rsp) /* spill pair_24 */
 	vmovdqa 384(%rsp), %ymm13 /* reload pair_21 */
 	vpshufb %ymm13, %ymm15, %ymm13 /* s1_5 = lookup16(t1_5, pair_21) */
-	vbroadcasti128 352(%rdi), %ymm15 /* t1_6 again */
+	vbroadcasti128 352(%rdi), %ymm15 /* t1_6 = bcast128() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* s1_6 = lookup16(t1_6, pair_22) */
-	vbroadcasti128 368(%rdi), %ymm15 /* t1_7 again */
+	vbroadcasti128 368(%rdi), %ymm15 /* t1_7 = bcast128() */
 	vmovdqa %ymm14, 384(%rsp) /* spill s0_7 */
 	vmovdqa 416(%rsp), %ymm14 /* reload pair_23 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_7 = lookup16(t1_7, pair_23) */
@@ -4952,59 +4952,59 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
 	vpxor %ymm10, %ymm12, %ymm12 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	vpxor %ymm14, %ymm15, %ymm15 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 	vmovdqa %ymm10, 384(%rsp) /* spill y1_6_2 */
-	vbroadcasti128 128(%rdi), %ymm10 /* t0_8 again */
+	vbroadcasti128 128(%rdi), %ymm10 /* t0_8 = bcast128() */
 	vmovdqa %ymm14, 416(%rsp) /* spill y1_7_2 */
 	vmovdqa 64(%rsp), %ymm14 /* reload pair_8 */
 	vpshufb %ymm14, %ymm10, %ymm10 /* s0_8 = lookup16(t0_8, pair_8) */
-	vbroadcasti128 144(%rdi), %ymm14 /* t0_9 again */
+	vbroadcasti128 144(%rdi), %ymm14 /* t0_9 = bcast128() */
 	vmovdqa %ymm3, 64(%rsp) /* spill y1_4_2 */
 	vmovdqa 96(%rsp), %ymm3 /* reload pair_9 */
 	vpshufb %ymm3, %ymm14, %ymm3 /* s0_9 = lookup16(t0_9, pair_9) */
-	vbroadcasti128 160(%rdi), %ymm14 /* t0_10 again */
+	vbroadcasti128 160(%rdi), %ymm14 /* t0_10 = bcast128() */
 	vmovdqa %ymm13, 96(%rsp) /* spill y1_5_2 */
 	vmovdqa 160(%rsp), %ymm13 /* reload pair_10 */
 	vpshufb %ymm13, %ymm14, %ymm13 /* s0_10 = lookup16(t0_10, pair_10) */
-	vbroadcasti128 176(%rdi), %ymm14 /* t0_11 again */
+	vbroadcasti128 176(%rdi), %ymm14 /* t0_11 = bcast128() */
 	vmovdqa %ymm5, 160(%rsp) /* spill y1_2_2 */
 	vmovdqa 192(%rsp), %ymm5 /* reload pair_11 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s0_11 = lookup16(t0_11, pair_11) */
-	vbroadcasti128 192(%rdi), %ymm14 /* t0_12 again */
+	vbroadcasti128 192(%rdi), %ymm14 /* t0_12 = bcast128() */
 	vmovdqa %ymm7, 192(%rsp) /* spill y1_3_2 */
 	vmovdqa 256(%rsp), %ymm7 /* reload pair_12 */
 	vpshufb %ymm7, %ymm14, %ymm7 /* s0_12 = lookup16(t0_12, pair_12) */
-	vbroadcasti128 208(%rdi), %ymm14 /* t0_13 again */
+	vbroadcasti128 208(%rdi), %ymm14 /* t0_13 = bcast128() */
 	vmovdqa %ymm1, 256(%rsp) /* spill y1_1_2 */
 	vmovdqa 288(%rsp), %ymm1 /* reload pair_13 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_13 = lookup16(t0_13, pair_13) */
-	vbroadcasti128 224(%rdi), %ymm14 /* t0_14 again */
+	vbroadcasti128 224(%rdi), %ymm14 /* t0_14 = bcast128() */
 	vmovdqa %ymm11, 288(%rsp) /* spill y1_0_2 */
 	vmovdqa 352(%rsp), %ymm11 /* reload pair_14 */
 	vpshufb %ymm11, %ymm14, %ymm11 /* s0_14 = lookup16(t0_14, pair_14) */
-	vbroadcasti128 240(%rdi), %ymm14 /* t0_15 again */
+	vbroadcasti128 240(%rdi), %ymm14 /* t0_15 = bcast128() */
 	vmovdqa %ymm12, 352(%rsp) /* spill y0_6_2 */
 	vmovdqa 320(%rsp), %ymm12 /* reload pair_15 */
 	vpshufb %ymm12, %ymm14, %ymm12 /* s0_15 = lookup16(t0_15, pair_15) */
-	vbroadcasti128 384(%rdi), %ymm14 /* t1_8 again */
+	vbroadcasti128 384(%rdi), %ymm14 /* t1_8 = bcast128() */
 	vmovdqa %ymm15, 320(%rsp) /* spill y0_7_2 */
 	vmovdqa 0(%rsp), %ymm15 /* reload pair_24 */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_8 = lookup16(t1_8, pair_24) */
-	vbroadcasti128 400(%rdi), %ymm15 /* t1_9 again */
+	vbroadcasti128 400(%rdi), %ymm15 /* t1_9 = bcast128() */
 	vmovdqa %ymm0, 0(%rsp) /* spill y0_4_2 */
 	vmovdqa 448(%rsp), %ymm0 /* reload pair_25 */
 	vpshufb %ymm0, %ymm15, %ymm0 /* s1_9 = lookup16(t1_9, pair_25) */
-	vbroadcasti128 416(%rdi), %ymm15 /* t1_10 again */
+	vbroadcasti128 416(%rdi), %ymm15 /* t1_10 = bcast128() */
 	vmovdqa %ymm2, 448(%rsp) /* spill y0_5_2 */
 	vmovdqa 32(%rsp), %ymm2 /* reload pair_26 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_10 = lookup16(t1_10, pair_26) */
-	vbroadcasti128 432(%rdi), %ymm15 /* t1_11 again */
+	vbroadcasti128 432(%rdi), %ymm15 /* t1_11 = bcast128() */
 	vmovdqa %ymm8, 32(%rsp) /* spill y0_2_2 */
 	vmovdqa 128(%rsp), %ymm8 /* reload pair_27 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_11 = lookup16(t1_11, pair_27) */
-	vbroadcasti128 448(%rdi), %ymm15 /* t1_12 again */
+	vbroadcasti128 448(%rdi), %ymm15 /* t1_12 = bcast128() */
 	vmovdqa %ymm9, 128(%rsp) /* spill y0_3_2 */
 	vmovdqa 224(%rsp), %ymm9 /* reload pair_28 */
 	vpshufb %ymm9, %ymm15, %ymm9 /* s1_12 = lookup16(t1_12, pair_28) */
-	vbroadcasti128 464(%rdi), %ymm15 /* t1_13 again */
+	vbroadcasti128 464(%rdi), %ymm15 /* t1_13 = bcast128() */
 	vmovdqa %ymm4, 224(%rsp) /* spill y0_0_2 */
 	vmovdqa 480(%rsp), %ymm4 /* reload pair_29 */
 	vpshufb %ymm4, %ymm15, %ymm4 /* s1_13 = lookup16(t1_13, pair_29) */
@@ -5121,10 +5121,6 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm, .-ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm
-	.type ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm: ublock128_r24_nibbleslice256_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -5134,6 +5130,10 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_pairs_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1728 bytes (54 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm
+	.type ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -5143,7 +5143,7 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	/* The 32 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %ymm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %ymm1 /* first = bcast8() */
-	vmovdqa .Lublock_nibbleslice_avx2_asm_8_block_offsets(%rip), %ymm2 /* block_offsets again */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_8_block_offsets(%rip), %ymm2 /* block_offsets = const() */
 	vpaddb %ymm1, %ymm2, %ymm1 /* offsets = add(block_offsets, first) */
 	vpaddb %ymm1, %ymm0, %ymm2 /* low_byte = add(low, offsets) */
 	vpand %ymm1, %ymm0, %ymm3 /* both = and(low, offsets) */
@@ -5151,31 +5151,31 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	vpandn %ymm0, %ymm2, %ymm0 /* either_not_sum = andnot(low_byte, either) */
 	vpor %ymm0, %ymm3, %ymm0 /* carry_bit7 = or(both, either_not_sum) */
 	vpsrlw $7, %ymm0, %ymm0 /* sr = shr(carry_bit7) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_one(%rip), %ymm1 /* one again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_one(%rip), %ymm1 /* one = const() */
 	vpand %ymm1, %ymm0, %ymm0 /* carry = and(sr, one) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick1(%rip), %ymm1 /* pick1 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick1(%rip), %ymm1 /* pick1 = const() */
 	vpor %ymm1, %ymm0, %ymm1 /* pick = or(carry, pick1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick2(%rip), %ymm3 /* pick2 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick2(%rip), %ymm3 /* pick2 = const() */
 	vpor %ymm3, %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick3(%rip), %ymm4 /* pick3 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick3(%rip), %ymm4 /* pick3 = const() */
 	vpor %ymm4, %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick4(%rip), %ymm5 /* pick4 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick4(%rip), %ymm5 /* pick4 = const() */
 	vpor %ymm5, %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick5(%rip), %ymm6 /* pick5 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick5(%rip), %ymm6 /* pick5 = const() */
 	vpor %ymm6, %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick6(%rip), %ymm7 /* pick6 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick6(%rip), %ymm7 /* pick6 = const() */
 	vpor %ymm7, %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick7(%rip), %ymm8 /* pick7 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_pick7(%rip), %ymm8 /* pick7 = const() */
 	vpor %ymm8, %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %ymm2, %ymm9 /* hi_shifted = shr(low_byte) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_8_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
-	vbroadcasti128 480(%rdi), %ymm10 /* t1_14 again */
+	vbroadcasti128 480(%rdi), %ymm10 /* t1_14 = bcast128() */
 	vpshufb %ymm9, %ymm10, %ymm9 /* s1_14 = lookup16(t1_14, hi) */
-	vbroadcasti128 496(%rdi), %ymm10 /* t1_15 again */
+	vbroadcasti128 496(%rdi), %ymm10 /* t1_15 = bcast128() */
 	vpshufb %ymm2, %ymm10, %ymm2 /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -5773,10 +5773,6 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm, .-ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm
 
-	.globl ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm
-	.hidden ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm
-	.type ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm: ublock128_r24_nibbleslice256_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -5786,6 +5782,10 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1728 bytes (54 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm
+	.hidden ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm
+	.type ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -5884,7 +5884,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm12, %ymm13 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_9_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm13, %ymm13 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm12, %ymm12 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm12, 64(%rsp) /* spill lo */
@@ -6455,10 +6455,6 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm, .-ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm
 
-	.globl ublock_nibbleslice_avx2_ublock256_256_encrypt_asm
-	.hidden ublock_nibbleslice_avx2_ublock256_256_encrypt_asm
-	.type ublock_nibbleslice_avx2_ublock256_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock256_256_encrypt_asm: ublock256_r24_nibbleslice256_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -6467,6 +6463,10 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 3968 bytes (124 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock256_256_encrypt_asm
+	.hidden ublock_nibbleslice_avx2_ublock256_256_encrypt_asm
+	.type ublock_nibbleslice_avx2_ublock256_256_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -6665,7 +6665,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm14, %ymm15 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm5, 416(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm15, %ymm15 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm5, %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm14, 480(%rsp) /* spill lo */
@@ -6836,7 +6836,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %ymm11, %ymm14 /* hi_shifted_16 = shr(tr3_16) */
 	vmovdqa %ymm8, 544(%rsp) /* spill tr3_31 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm8 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_10_nibble_mask(%rip), %ymm8 /* nibble_mask = const() */
 	vpand %ymm8, %ymm14, %ymm14 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	vpand %ymm8, %ymm11, %ymm11 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa %ymm11, 0(%rsp) /* spill lo_16 */
@@ -8099,10 +8099,6 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock256_256_encrypt_asm, .-ublock_nibbleslice_avx2_ublock256_256_encrypt_asm
 
-	.globl ublock_nibbleslice_avx2_ublock256_256_decrypt_asm
-	.hidden ublock_nibbleslice_avx2_ublock256_256_decrypt_asm
-	.type ublock_nibbleslice_avx2_ublock256_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock256_256_decrypt_asm: ublock256_r24_nibbleslice256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -8111,6 +8107,10 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 3968 bytes (124 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock256_256_decrypt_asm
+	.hidden ublock_nibbleslice_avx2_ublock256_256_decrypt_asm
+	.type ublock_nibbleslice_avx2_ublock256_256_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -8309,7 +8309,7 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm14, %ymm15 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm5, 416(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm15, %ymm15 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm5, %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm14, 480(%rsp) /* spill lo */
@@ -8480,7 +8480,7 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %ymm11, %ymm12 /* hi_shifted_16 = shr(tr3_16) */
 	vmovdqa %ymm1, 544(%rsp) /* spill tr3_31 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_11_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm12, %ymm12 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	vpand %ymm1, %ymm11, %ymm11 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa %ymm11, 0(%rsp) /* spill lo_16 */
@@ -9614,229 +9614,229 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	vmovdqa %ymm0, 128(%rsp) /* spill x1_31.2 */
-	vbroadcasti128 23552(%rdi), %ymm0 /* t0_0_1 again */
+	vbroadcasti128 23552(%rdi), %ymm0 /* t0_0_1 = bcast128() */
 	vpshufb %ymm12, %ymm0, %ymm0 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	vbroadcasti128 23568(%rdi), %ymm12 /* t0_1_1 again */
+	vbroadcasti128 23568(%rdi), %ymm12 /* t0_1_1 = bcast128() */
 	vpshufb %ymm13, %ymm12, %ymm12 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	vbroadcasti128 23584(%rdi), %ymm13 /* t0_2_1 again */
+	vbroadcasti128 23584(%rdi), %ymm13 /* t0_2_1 = bcast128() */
 	vmovdqa %ymm12, 64(%rsp) /* spill s0_1_1 */
 	vmovdqa 2144(%rsp), %ymm12 /* reload x0_2.2 */
 	vpshufb %ymm12, %ymm13, %ymm12 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	vbroadcasti128 23600(%rdi), %ymm13 /* t0_3_1 again */
+	vbroadcasti128 23600(%rdi), %ymm13 /* t0_3_1 = bcast128() */
 	vmovdqa %ymm12, 2144(%rsp) /* spill s0_2_1 */
 	vmovdqa 2112(%rsp), %ymm12 /* reload x0_3.2 */
 	vpshufb %ymm12, %ymm13, %ymm12 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	vbroadcasti128 23616(%rdi), %ymm13 /* t0_4_1 again */
+	vbroadcasti128 23616(%rdi), %ymm13 /* t0_4_1 = bcast128() */
 	vmovdqa %ymm12, 2112(%rsp) /* spill s0_3_1 */
 	vmovdqa 1888(%rsp), %ymm12 /* reload x0_4.2 */
 	vpshufb %ymm12, %ymm13, %ymm12 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	vbroadcasti128 23632(%rdi), %ymm13 /* t0_5_1 again */
+	vbroadcasti128 23632(%rdi), %ymm13 /* t0_5_1 = bcast128() */
 	vmovdqa %ymm12, 1888(%rsp) /* spill s0_4_1 */
 	vmovdqa 1856(%rsp), %ymm12 /* reload x0_5.2 */
 	vpshufb %ymm12, %ymm13, %ymm12 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	vbroadcasti128 23648(%rdi), %ymm13 /* t0_6_1 again */
+	vbroadcasti128 23648(%rdi), %ymm13 /* t0_6_1 = bcast128() */
 	vmovdqa %ymm12, 1856(%rsp) /* spill s0_5_1 */
 	vmovdqa 1216(%rsp), %ymm12 /* reload x0_6.2 */
 	vpshufb %ymm12, %ymm13, %ymm12 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti128 23664(%rdi), %ymm13 /* t0_7_1 again */
+	vbroadcasti128 23664(%rdi), %ymm13 /* t0_7_1 = bcast128() */
 	vmovdqa %ymm12, 1216(%rsp) /* spill s0_6_1 */
 	vmovdqa 896(%rsp), %ymm12 /* reload x0_7.2 */
 	vpshufb %ymm12, %ymm13, %ymm12 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti128 23680(%rdi), %ymm13 /* t0_8_1 again */
+	vbroadcasti128 23680(%rdi), %ymm13 /* t0_8_1 = bcast128() */
 	vpshufb %ymm10, %ymm13, %ymm10 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti128 23696(%rdi), %ymm13 /* t0_9_1 again */
+	vbroadcasti128 23696(%rdi), %ymm13 /* t0_9_1 = bcast128() */
 	vpshufb %ymm2, %ymm13, %ymm2 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti128 23712(%rdi), %ymm13 /* t0_10_1 again */
+	vbroadcasti128 23712(%rdi), %ymm13 /* t0_10_1 = bcast128() */
 	vmovdqa %ymm2, 896(%rsp) /* spill s0_9_1 */
 	vmovdqa 2592(%rsp), %ymm2 /* reload x0_10.2 */
 	vpshufb %ymm2, %ymm13, %ymm2 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	vbroadcasti128 23728(%rdi), %ymm13 /* t0_11_1 again */
+	vbroadcasti128 23728(%rdi), %ymm13 /* t0_11_1 = bcast128() */
 	vmovdqa %ymm2, 2592(%rsp) /* spill s0_10_1 */
 	vmovdqa 2176(%rsp), %ymm2 /* reload x0_11.2 */
 	vpshufb %ymm2, %ymm13, %ymm2 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	vbroadcasti128 23744(%rdi), %ymm13 /* t0_12_1 again */
+	vbroadcasti128 23744(%rdi), %ymm13 /* t0_12_1 = bcast128() */
 	vmovdqa %ymm2, 2176(%rsp) /* spill s0_11_1 */
 	vmovdqa 1952(%rsp), %ymm2 /* reload x0_12.2 */
 	vpshufb %ymm2, %ymm13, %ymm2 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti128 23760(%rdi), %ymm13 /* t0_13_1 again */
+	vbroadcasti128 23760(%rdi), %ymm13 /* t0_13_1 = bcast128() */
 	vmovdqa %ymm2, 1952(%rsp) /* spill s0_12_1 */
 	vmovdqa 1984(%rsp), %ymm2 /* reload x0_13.2 */
 	vpshufb %ymm2, %ymm13, %ymm2 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti128 23776(%rdi), %ymm13 /* t0_14_1 again */
+	vbroadcasti128 23776(%rdi), %ymm13 /* t0_14_1 = bcast128() */
 	vmovdqa %ymm2, 1984(%rsp) /* spill s0_13_1 */
 	vmovdqa 2016(%rsp), %ymm2 /* reload x0_14.2 */
 	vpshufb %ymm2, %ymm13, %ymm2 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti128 23792(%rdi), %ymm13 /* t0_15_1 again */
+	vbroadcasti128 23792(%rdi), %ymm13 /* t0_15_1 = bcast128() */
 	vmovdqa %ymm2, 2016(%rsp) /* spill s0_14_1 */
 	vmovdqa 2048(%rsp), %ymm2 /* reload x0_15.2 */
 	vpshufb %ymm2, %ymm13, %ymm2 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti128 23808(%rdi), %ymm13 /* t0_16_1 again */
+	vbroadcasti128 23808(%rdi), %ymm13 /* t0_16_1 = bcast128() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* s0_16_1 = lookup16(t0_16_1, x0_16) */
-	vbroadcasti128 23824(%rdi), %ymm13 /* t0_17_1 again */
+	vbroadcasti128 23824(%rdi), %ymm13 /* t0_17_1 = bcast128() */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_17_1 = lookup16(t0_17_1, x0_17) */
-	vbroadcasti128 23840(%rdi), %ymm13 /* t0_18_1 again */
+	vbroadcasti128 23840(%rdi), %ymm13 /* t0_18_1 = bcast128() */
 	vmovdqa %ymm6, 2048(%rsp) /* spill s0_17_1 */
 	vmovdqa 3040(%rsp), %ymm6 /* reload x0_18.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_18_1 = lookup16(t0_18_1, x0_18) */
-	vbroadcasti128 23856(%rdi), %ymm13 /* t0_19_1 again */
+	vbroadcasti128 23856(%rdi), %ymm13 /* t0_19_1 = bcast128() */
 	vmovdqa %ymm6, 3040(%rsp) /* spill s0_18_1 */
 	vmovdqa 2880(%rsp), %ymm6 /* reload x0_19.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_19_1 = lookup16(t0_19_1, x0_19) */
-	vbroadcasti128 23872(%rdi), %ymm13 /* t0_20_1 again */
+	vbroadcasti128 23872(%rdi), %ymm13 /* t0_20_1 = bcast128() */
 	vmovdqa %ymm6, 2880(%rsp) /* spill s0_19_1 */
 	vmovdqa 2208(%rsp), %ymm6 /* reload x0_20.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_20_1 = lookup16(t0_20_1, x0_20) */
-	vbroadcasti128 23888(%rdi), %ymm13 /* t0_21_1 again */
+	vbroadcasti128 23888(%rdi), %ymm13 /* t0_21_1 = bcast128() */
 	vmovdqa %ymm6, 2208(%rsp) /* spill s0_20_1 */
 	vmovdqa 2240(%rsp), %ymm6 /* reload x0_21.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_21_1 = lookup16(t0_21_1, x0_21) */
-	vbroadcasti128 23904(%rdi), %ymm13 /* t0_22_1 again */
+	vbroadcasti128 23904(%rdi), %ymm13 /* t0_22_1 = bcast128() */
 	vmovdqa %ymm6, 2240(%rsp) /* spill s0_21_1 */
 	vmovdqa 2272(%rsp), %ymm6 /* reload x0_22.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_22_1 = lookup16(t0_22_1, x0_22) */
-	vbroadcasti128 23920(%rdi), %ymm13 /* t0_23_1 again */
+	vbroadcasti128 23920(%rdi), %ymm13 /* t0_23_1 = bcast128() */
 	vmovdqa %ymm6, 2272(%rsp) /* spill s0_22_1 */
 	vmovdqa 2304(%rsp), %ymm6 /* reload x0_23.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_23_1 = lookup16(t0_23_1, x0_23) */
-	vbroadcasti128 23936(%rdi), %ymm13 /* t0_24_1 again */
+	vbroadcasti128 23936(%rdi), %ymm13 /* t0_24_1 = bcast128() */
 	vmovdqa %ymm6, 2304(%rsp) /* spill s0_23_1 */
 	vmovdqa 2336(%rsp), %ymm6 /* reload x0_24.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_24_1 = lookup16(t0_24_1, x0_24) */
-	vbroadcasti128 23952(%rdi), %ymm13 /* t0_25_1 again */
+	vbroadcasti128 23952(%rdi), %ymm13 /* t0_25_1 = bcast128() */
 	vmovdqa %ymm6, 2336(%rsp) /* spill s0_24_1 */
 	vmovdqa 2368(%rsp), %ymm6 /* reload x0_25.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_25_1 = lookup16(t0_25_1, x0_25) */
-	vbroadcasti128 23968(%rdi), %ymm13 /* t0_26_1 again */
+	vbroadcasti128 23968(%rdi), %ymm13 /* t0_26_1 = bcast128() */
 	vmovdqa %ymm6, 2368(%rsp) /* spill s0_25_1 */
 	vmovdqa 2400(%rsp), %ymm6 /* reload x0_26.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_26_1 = lookup16(t0_26_1, x0_26) */
-	vbroadcasti128 23984(%rdi), %ymm13 /* t0_27_1 again */
+	vbroadcasti128 23984(%rdi), %ymm13 /* t0_27_1 = bcast128() */
 	vmovdqa %ymm6, 2400(%rsp) /* spill s0_26_1 */
 	vmovdqa 2432(%rsp), %ymm6 /* reload x0_27.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_27_1 = lookup16(t0_27_1, x0_27) */
-	vbroadcasti128 24000(%rdi), %ymm13 /* t0_28_1 again */
+	vbroadcasti128 24000(%rdi), %ymm13 /* t0_28_1 = bcast128() */
 	vmovdqa %ymm6, 2432(%rsp) /* spill s0_27_1 */
 	vmovdqa 2848(%rsp), %ymm6 /* reload x0_28.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_28_1 = lookup16(t0_28_1, x0_28) */
-	vbroadcasti128 24016(%rdi), %ymm13 /* t0_29_1 again */
+	vbroadcasti128 24016(%rdi), %ymm13 /* t0_29_1 = bcast128() */
 	vmovdqa %ymm6, 2848(%rsp) /* spill s0_28_1 */
 	vmovdqa 2624(%rsp), %ymm6 /* reload x0_29.2 */
 	vpshufb %ymm6, %ymm13, %ymm6 /* s0_29_1 = lookup16(t0_29_1, x0_29) */
-	vbroadcasti128 24032(%rdi), %ymm13 /* t0_30_1 again */
+	vbroadcasti128 24032(%rdi), %ymm13 /* t0_30_1 = bcast128() */
 	vpshufb %ymm14, %ymm13, %ymm13 /* s0_30_1 = lookup16(t0_30_1, x0_30) */
-	vbroadcasti128 24048(%rdi), %ymm14 /* t0_31_1 again */
+	vbroadcasti128 24048(%rdi), %ymm14 /* t0_31_1 = bcast128() */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s0_31_1 = lookup16(t0_31_1, x0_31) */
-	vbroadcasti128 24064(%rdi), %ymm14 /* t1_0_1 again */
+	vbroadcasti128 24064(%rdi), %ymm14 /* t1_0_1 = bcast128() */
 	vmovdqa %ymm1, 2624(%rsp) /* spill s0_31_1 */
 	vmovdqa 2464(%rsp), %ymm1 /* reload x1_0.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti128 24080(%rdi), %ymm14 /* t1_1_1 again */
+	vbroadcasti128 24080(%rdi), %ymm14 /* t1_1_1 = bcast128() */
 	vmovdqa %ymm1, 2464(%rsp) /* spill s1_0_1 */
 	vmovdqa 2496(%rsp), %ymm1 /* reload x1_1.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti128 24096(%rdi), %ymm14 /* t1_2_1 again */
+	vbroadcasti128 24096(%rdi), %ymm14 /* t1_2_1 = bcast128() */
 	vmovdqa %ymm1, 2496(%rsp) /* spill s1_1_1 */
 	vmovdqa 2528(%rsp), %ymm1 /* reload x1_2.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti128 24112(%rdi), %ymm14 /* t1_3_1 again */
+	vbroadcasti128 24112(%rdi), %ymm14 /* t1_3_1 = bcast128() */
 	vmovdqa %ymm1, 2528(%rsp) /* spill s1_2_1 */
 	vmovdqa 2560(%rsp), %ymm1 /* reload x1_3.2 */
 	vpshufb %ymm1, %ymm14, %ymm1 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti128 24128(%rdi), %ymm14 /* t1_4_1 again */
+	vbroadcasti128 24128(%rdi), %ymm14 /* t1_4_1 = bcast128() */
 	vpshufb %ymm4, %ymm14, %ymm4 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti128 24144(%rdi), %ymm14 /* t1_5_1 again */
+	vbroadcasti128 24144(%rdi), %ymm14 /* t1_5_1 = bcast128() */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti128 24160(%rdi), %ymm14 /* t1_6_1 again */
+	vbroadcasti128 24160(%rdi), %ymm14 /* t1_6_1 = bcast128() */
 	vmovdqa %ymm5, 2560(%rsp) /* spill s1_5_1 */
 	vmovdqa 2656(%rsp), %ymm5 /* reload x1_6.2 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti128 24176(%rdi), %ymm14 /* t1_7_1 again */
+	vbroadcasti128 24176(%rdi), %ymm14 /* t1_7_1 = bcast128() */
 	vmovdqa %ymm5, 2656(%rsp) /* spill s1_6_1 */
 	vmovdqa 2688(%rsp), %ymm5 /* reload x1_7.2 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti128 24192(%rdi), %ymm14 /* t1_8_1 again */
+	vbroadcasti128 24192(%rdi), %ymm14 /* t1_8_1 = bcast128() */
 	vmovdqa %ymm5, 2688(%rsp) /* spill s1_7_1 */
 	vmovdqa 2720(%rsp), %ymm5 /* reload x1_8.2 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti128 24208(%rdi), %ymm14 /* t1_9_1 again */
+	vbroadcasti128 24208(%rdi), %ymm14 /* t1_9_1 = bcast128() */
 	vmovdqa %ymm5, 2720(%rsp) /* spill s1_8_1 */
 	vmovdqa 2752(%rsp), %ymm5 /* reload x1_9.2 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti128 24224(%rdi), %ymm14 /* t1_10_1 again */
+	vbroadcasti128 24224(%rdi), %ymm14 /* t1_10_1 = bcast128() */
 	vmovdqa %ymm5, 2752(%rsp) /* spill s1_9_1 */
 	vmovdqa 2784(%rsp), %ymm5 /* reload x1_10.2 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti128 24240(%rdi), %ymm14 /* t1_11_1 again */
+	vbroadcasti128 24240(%rdi), %ymm14 /* t1_11_1 = bcast128() */
 	vmovdqa %ymm5, 2784(%rsp) /* spill s1_10_1 */
 	vmovdqa 2816(%rsp), %ymm5 /* reload x1_11.2 */
 	vpshufb %ymm5, %ymm14, %ymm5 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti128 24256(%rdi), %ymm14 /* t1_12_1 again */
+	vbroadcasti128 24256(%rdi), %ymm14 /* t1_12_1 = bcast128() */
 	vpshufb %ymm3, %ymm14, %ymm3 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	vbroadcasti128 24272(%rdi), %ymm14 /* t1_13_1 again */
+	vbroadcasti128 24272(%rdi), %ymm14 /* t1_13_1 = bcast128() */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	vbroadcasti128 24288(%rdi), %ymm15 /* t1_14_1 again */
+	vbroadcasti128 24288(%rdi), %ymm15 /* t1_14_1 = bcast128() */
 	vmovdqa %ymm14, 2816(%rsp) /* spill s1_13_1 */
 	vmovdqa 2912(%rsp), %ymm14 /* reload x1_14.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti128 24304(%rdi), %ymm15 /* t1_15_1 again */
+	vbroadcasti128 24304(%rdi), %ymm15 /* t1_15_1 = bcast128() */
 	vmovdqa %ymm14, 2912(%rsp) /* spill s1_14_1 */
 	vmovdqa 2944(%rsp), %ymm14 /* reload x1_15.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
-	vbroadcasti128 24320(%rdi), %ymm15 /* t1_16_1 again */
+	vbroadcasti128 24320(%rdi), %ymm15 /* t1_16_1 = bcast128() */
 	vmovdqa %ymm14, 2944(%rsp) /* spill s1_15_1 */
 	vmovdqa 2976(%rsp), %ymm14 /* reload x1_16.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_16_1 = lookup16(t1_16_1, x1_16) */
-	vbroadcasti128 24336(%rdi), %ymm15 /* t1_17_1 again */
+	vbroadcasti128 24336(%rdi), %ymm15 /* t1_17_1 = bcast128() */
 	vmovdqa %ymm14, 2976(%rsp) /* spill s1_16_1 */
 	vmovdqa 3008(%rsp), %ymm14 /* reload x1_17.2 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s1_17_1 = lookup16(t1_17_1, x1_17) */
-	vbroadcasti128 24352(%rdi), %ymm15 /* t1_18_1 again */
+	vbroadcasti128 24352(%rdi), %ymm15 /* t1_18_1 = bcast128() */
 	vpshufb %ymm11, %ymm15, %ymm11 /* s1_18_1 = lookup16(t1_18_1, x1_18) */
-	vbroadcasti128 24368(%rdi), %ymm15 /* t1_19_1 again */
+	vbroadcasti128 24368(%rdi), %ymm15 /* t1_19_1 = bcast128() */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_19_1 = lookup16(t1_19_1, x1_19) */
-	vbroadcasti128 24384(%rdi), %ymm15 /* t1_20_1 again */
+	vbroadcasti128 24384(%rdi), %ymm15 /* t1_20_1 = bcast128() */
 	vmovdqa %ymm7, 3008(%rsp) /* spill s1_19_1 */
 	vmovdqa 3104(%rsp), %ymm7 /* reload x1_20.2 */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_20_1 = lookup16(t1_20_1, x1_20) */
-	vbroadcasti128 24400(%rdi), %ymm15 /* t1_21_1 again */
+	vbroadcasti128 24400(%rdi), %ymm15 /* t1_21_1 = bcast128() */
 	vmovdqa %ymm7, 3104(%rsp) /* spill s1_20_1 */
 	vmovdqa 3136(%rsp), %ymm7 /* reload x1_21.2 */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_21_1 = lookup16(t1_21_1, x1_21) */
-	vbroadcasti128 24416(%rdi), %ymm15 /* t1_22_1 again */
+	vbroadcasti128 24416(%rdi), %ymm15 /* t1_22_1 = bcast128() */
 	vmovdqa %ymm7, 3136(%rsp) /* spill s1_21_1 */
 	vmovdqa 3168(%rsp), %ymm7 /* reload x1_22.2 */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_22_1 = lookup16(t1_22_1, x1_22) */
-	vbroadcasti128 24432(%rdi), %ymm15 /* t1_23_1 again */
+	vbroadcasti128 24432(%rdi), %ymm15 /* t1_23_1 = bcast128() */
 	vmovdqa %ymm7, 3168(%rsp) /* spill s1_22_1 */
 	vmovdqa 3200(%rsp), %ymm7 /* reload x1_23.2 */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_23_1 = lookup16(t1_23_1, x1_23) */
-	vbroadcasti128 24448(%rdi), %ymm15 /* t1_24_1 again */
+	vbroadcasti128 24448(%rdi), %ymm15 /* t1_24_1 = bcast128() */
 	vmovdqa %ymm7, 3200(%rsp) /* spill s1_23_1 */
 	vmovdqa 3232(%rsp), %ymm7 /* reload x1_24.2 */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_24_1 = lookup16(t1_24_1, x1_24) */
-	vbroadcasti128 24464(%rdi), %ymm15 /* t1_25_1 again */
+	vbroadcasti128 24464(%rdi), %ymm15 /* t1_25_1 = bcast128() */
 	vmovdqa %ymm7, 3232(%rsp) /* spill s1_24_1 */
 	vmovdqa 3264(%rsp), %ymm7 /* reload x1_25.2 */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_25_1 = lookup16(t1_25_1, x1_25) */
-	vbroadcasti128 24480(%rdi), %ymm15 /* t1_26_1 again */
+	vbroadcasti128 24480(%rdi), %ymm15 /* t1_26_1 = bcast128() */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_26_1 = lookup16(t1_26_1, x1_26) */
-	vbroadcasti128 24496(%rdi), %ymm15 /* t1_27_1 again */
+	vbroadcasti128 24496(%rdi), %ymm15 /* t1_27_1 = bcast128() */
 	vmovdqa %ymm8, 3264(%rsp) /* spill s1_26_1 */
 	vmovdqa 3296(%rsp), %ymm8 /* reload x1_27.2 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_27_1 = lookup16(t1_27_1, x1_27) */
-	vbroadcasti128 24512(%rdi), %ymm15 /* t1_28_1 again */
+	vbroadcasti128 24512(%rdi), %ymm15 /* t1_28_1 = bcast128() */
 	vmovdqa %ymm8, 3296(%rsp) /* spill s1_27_1 */
 	vmovdqa 3328(%rsp), %ymm8 /* reload x1_28.2 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_28_1 = lookup16(t1_28_1, x1_28) */
-	vbroadcasti128 24528(%rdi), %ymm15 /* t1_29_1 again */
+	vbroadcasti128 24528(%rdi), %ymm15 /* t1_29_1 = bcast128() */
 	vmovdqa %ymm8, 3328(%rsp) /* spill s1_28_1 */
 	vmovdqa 3360(%rsp), %ymm8 /* reload x1_29.2 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_29_1 = lookup16(t1_29_1, x1_29) */
-	vbroadcasti128 24544(%rdi), %ymm15 /* t1_30_1 again */
+	vbroadcasti128 24544(%rdi), %ymm15 /* t1_30_1 = bcast128() */
 	vmovdqa %ymm8, 3360(%rsp) /* spill s1_29_1 */
 	vmovdqa 3392(%rsp), %ymm8 /* reload x1_30.2 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
-	vbroadcasti128 24560(%rdi), %ymm15 /* t1_31_1 again */
+	vbroadcasti128 24560(%rdi), %ymm15 /* t1_31_1 = bcast128() */
 	vmovdqa %ymm8, 3392(%rsp) /* spill s1_30_1 */
 	vmovdqa 128(%rsp), %ymm8 /* reload x1_31.2 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
@@ -10287,10 +10287,6 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock256_256_decrypt_asm, .-ublock_nibbleslice_avx2_ublock256_256_decrypt_asm
 
-	.globl ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm
-	.hidden ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm
-	.type ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm: ublock256_r24_nibbleslice256_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -10298,6 +10294,10 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1600 bytes (50 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm
+	.hidden ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm
+	.type ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -10308,7 +10308,7 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	vbroadcasti128 (%rsi), %ymm0 /* v = bcast128() */
 	vbroadcasti128 32(%rsi), %ymm1 /* w = bcast128() */
 	vpsrlw $4, %ymm0, %ymm2 /* hi_shifted = shr(v) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm2, %ymm2 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm3, %ymm0, %ymm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm4 /* hi_shifted_1 = shr(w) */
@@ -10318,39 +10318,39 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	vpunpcklbw %ymm1, %ymm0, %ymm6 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %ymm4, %ymm2, %ymm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %ymm1, %ymm0, %ymm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm1 /* pair0 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair0(%rip), %ymm1 /* pair0 = const() */
 	vpshufb %ymm1, %ymm5, %ymm4 /* pair = lookup16(pairs_hi, pair0) */
 	vpshufb %ymm1, %ymm6, %ymm7 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm8 /* pair1 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair1(%rip), %ymm8 /* pair1 = const() */
 	vpshufb %ymm8, %ymm5, %ymm9 /* pair_2 = lookup16(pairs_hi, pair1) */
 	vpshufb %ymm8, %ymm6, %ymm10 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm11 /* pair2 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair2(%rip), %ymm11 /* pair2 = const() */
 	vpshufb %ymm11, %ymm5, %ymm12 /* pair_4 = lookup16(pairs_hi, pair2) */
 	vpshufb %ymm11, %ymm6, %ymm13 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm14 /* pair3 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair3(%rip), %ymm14 /* pair3 = const() */
 	vpshufb %ymm14, %ymm5, %ymm15 /* pair_6 = lookup16(pairs_hi, pair3) */
 	vmovdqa %ymm15, 0(%rsp) /* spill pair_6 */
 	vpshufb %ymm14, %ymm6, %ymm15 /* pair_7 = lookup16(pairs_lo, pair3) */
 	vmovdqa %ymm15, 32(%rsp) /* spill pair_7 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm15 /* pair4 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair4(%rip), %ymm15 /* pair4 = const() */
 	vmovdqa %ymm13, 64(%rsp) /* spill pair_5 */
 	vpshufb %ymm15, %ymm5, %ymm13 /* pair_8 = lookup16(pairs_hi, pair4) */
 	vmovdqa %ymm13, 96(%rsp) /* spill pair_8 */
 	vpshufb %ymm15, %ymm6, %ymm13 /* pair_9 = lookup16(pairs_lo, pair4) */
 	vmovdqa %ymm13, 128(%rsp) /* spill pair_9 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm13 /* pair5 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair5(%rip), %ymm13 /* pair5 = const() */
 	vmovdqa %ymm12, 160(%rsp) /* spill pair_4 */
 	vpshufb %ymm13, %ymm5, %ymm12 /* pair_10 = lookup16(pairs_hi, pair5) */
 	vmovdqa %ymm12, 192(%rsp) /* spill pair_10 */
 	vpshufb %ymm13, %ymm6, %ymm12 /* pair_11 = lookup16(pairs_lo, pair5) */
 	vmovdqa %ymm12, 224(%rsp) /* spill pair_11 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm12 /* pair6 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair6(%rip), %ymm12 /* pair6 = const() */
 	vmovdqa %ymm10, 256(%rsp) /* spill pair_3 */
 	vpshufb %ymm12, %ymm5, %ymm10 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vmovdqa %ymm10, 288(%rsp) /* spill pair_12 */
 	vpshufb %ymm12, %ymm6, %ymm10 /* pair_13 = lookup16(pairs_lo, pair6) */
 	vmovdqa %ymm10, 320(%rsp) /* spill pair_13 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm10 /* pair7 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_12_pair7(%rip), %ymm10 /* pair7 = const() */
 	vpshufb %ymm10, %ymm5, %ymm5 /* pair_14 = lookup16(pairs_hi, pair7) */
 	vpshufb %ymm10, %ymm6, %ymm6 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vmovdqa %ymm6, 352(%rsp) /* spill pair_15 */
@@ -10449,61 +10449,61 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	vpshufb %ymm12, %ymm0, %ymm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	vbroadcasti128 (%rdi), %ymm12 /* t0_0 again */
+	vbroadcasti128 (%rdi), %ymm12 /* t0_0 = bcast128() */
 	vpshufb %ymm4, %ymm12, %ymm4 /* s0_0 = lookup16(t0_0, pair) */
-	vbroadcasti128 16(%rdi), %ymm12 /* t0_1 again */
+	vbroadcasti128 16(%rdi), %ymm12 /* t0_1 = bcast128() */
 	vpshufb %ymm7, %ymm12, %ymm7 /* s0_1 = lookup16(t0_1, pair_1) */
-	vbroadcasti128 32(%rdi), %ymm12 /* t0_2 again */
+	vbroadcasti128 32(%rdi), %ymm12 /* t0_2 = bcast128() */
 	vmovdqa %ymm0, 1504(%rsp) /* spill pair_61 */
 	vmovdqa 928(%rsp), %ymm0 /* reload pair_2 */
 	vpshufb %ymm0, %ymm12, %ymm0 /* s0_2 = lookup16(t0_2, pair_2) */
-	vbroadcasti128 48(%rdi), %ymm12 /* t0_3 again */
+	vbroadcasti128 48(%rdi), %ymm12 /* t0_3 = bcast128() */
 	vmovdqa %ymm5, 928(%rsp) /* spill pair_60 */
 	vmovdqa 256(%rsp), %ymm5 /* reload pair_3 */
 	vpshufb %ymm5, %ymm12, %ymm5 /* s0_3 = lookup16(t0_3, pair_3) */
-	vbroadcasti128 64(%rdi), %ymm12 /* t0_4 again */
+	vbroadcasti128 64(%rdi), %ymm12 /* t0_4 = bcast128() */
 	vmovdqa %ymm13, 256(%rsp) /* spill pair_59 */
 	vmovdqa 160(%rsp), %ymm13 /* reload pair_4 */
 	vpshufb %ymm13, %ymm12, %ymm12 /* s0_4 = lookup16(t0_4, pair_4) */
-	vbroadcasti128 80(%rdi), %ymm13 /* t0_5 again */
+	vbroadcasti128 80(%rdi), %ymm13 /* t0_5 = bcast128() */
 	vmovdqa %ymm15, 160(%rsp) /* spill pair_58 */
 	vmovdqa 64(%rsp), %ymm15 /* reload pair_5 */
 	vpshufb %ymm15, %ymm13, %ymm13 /* s0_5 = lookup16(t0_5, pair_5) */
-	vbroadcasti128 96(%rdi), %ymm15 /* t0_6 again */
+	vbroadcasti128 96(%rdi), %ymm15 /* t0_6 = bcast128() */
 	vmovdqa %ymm14, 64(%rsp) /* spill pair_56 */
 	vmovdqa 0(%rsp), %ymm14 /* reload pair_6 */
 	vpshufb %ymm14, %ymm15, %ymm14 /* s0_6 = lookup16(t0_6, pair_6) */
-	vbroadcasti128 112(%rdi), %ymm15 /* t0_7 again */
+	vbroadcasti128 112(%rdi), %ymm15 /* t0_7 = bcast128() */
 	vmovdqa %ymm11, 0(%rsp) /* spill pair_54 */
 	vmovdqa 32(%rsp), %ymm11 /* reload pair_7 */
 	vpshufb %ymm11, %ymm15, %ymm11 /* s0_7 = lookup16(t0_7, pair_7) */
-	vbroadcasti128 512(%rdi), %ymm15 /* t1_0 again */
+	vbroadcasti128 512(%rdi), %ymm15 /* t1_0 = bcast128() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_0 = lookup16(t1_0, pair_32) */
-	vbroadcasti128 528(%rdi), %ymm15 /* t1_1 again */
+	vbroadcasti128 528(%rdi), %ymm15 /* t1_1 = bcast128() */
 	vmovdqa %ymm8, 32(%rsp) /* spill pair_52 */
 	vmovdqa 960(%rsp), %ymm8 /* reload pair_33 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_1 = lookup16(t1_1, pair_33) */
-	vbroadcasti128 544(%rdi), %ymm15 /* t1_2 again */
+	vbroadcasti128 544(%rdi), %ymm15 /* t1_2 = bcast128() */
 	vmovdqa %ymm1, 960(%rsp) /* spill pair_50 */
 	vmovdqa 992(%rsp), %ymm1 /* reload pair_34 */
 	vpshufb %ymm1, %ymm15, %ymm1 /* s1_2 = lookup16(t1_2, pair_34) */
-	vbroadcasti128 560(%rdi), %ymm15 /* t1_3 again */
+	vbroadcasti128 560(%rdi), %ymm15 /* t1_3 = bcast128() */
 	vmovdqa %ymm10, 992(%rsp) /* spill pair_48 */
 	vmovdqa 1024(%rsp), %ymm10 /* reload pair_35 */
 	vpshufb %ymm10, %ymm15, %ymm10 /* s1_3 = lookup16(t1_3, pair_35) */
-	vbroadcasti128 576(%rdi), %ymm15 /* t1_4 again */
+	vbroadcasti128 576(%rdi), %ymm15 /* t1_4 = bcast128() */
 	vmovdqa %ymm9, 1024(%rsp) /* spill pair_47 */
 	vmovdqa 1056(%rsp), %ymm9 /* reload pair_36 */
 	vpshufb %ymm9, %ymm15, %ymm9 /* s1_4 = lookup16(t1_4, pair_36) */
-	vbroadcasti128 592(%rdi), %ymm15 /* t1_5 again */
+	vbroadcasti128 592(%rdi), %ymm15 /* t1_5 = bcast128() */
 	vmovdqa %ymm3, 1056(%rsp) /* spill pair_46 */
 	vmovdqa 1088(%rsp), %ymm3 /* reload pair_37 */
 	vpshufb %ymm3, %ymm15, %ymm3 /* s1_5 = lookup16(t1_5, pair_37) */
-	vbroadcasti128 608(%rdi), %ymm15 /* t1_6 again */
+	vbroadcasti128 608(%rdi), %ymm15 /* t1_6 = bcast128() */
 	vmovdqa %ymm6, 1088(%rsp) /* spill pair_45 */
 	vmovdqa 1120(%rsp), %ymm6 /* reload pair_38 */
 	vpshufb %ymm6, %ymm15, %ymm6 /* s1_6 = lookup16(t1_6, pair_38) */
-	vbroadcasti128 624(%rdi), %ymm15 /* t1_7 again */
+	vbroadcasti128 624(%rdi), %ymm15 /* t1_7 = bcast128() */
 	vmovdqa %ymm11, 1120(%rsp) /* spill s0_7 */
 	vmovdqa 1152(%rsp), %ymm11 /* reload pair_39 */
 	vpshufb %ymm11, %ymm15, %ymm11 /* s1_7 = lookup16(t1_7, pair_39) */
@@ -10557,67 +10557,67 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	vpxor %ymm6, %ymm14, %ymm14 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	vpxor %ymm11, %ymm15, %ymm15 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 	vmovdqa %ymm6, 1120(%rsp) /* spill y1_6_2 */
-	vbroadcasti128 128(%rdi), %ymm6 /* t0_8 again */
+	vbroadcasti128 128(%rdi), %ymm6 /* t0_8 = bcast128() */
 	vmovdqa %ymm11, 1152(%rsp) /* spill y1_7_2 */
 	vmovdqa 96(%rsp), %ymm11 /* reload pair_8 */
 	vpshufb %ymm11, %ymm6, %ymm6 /* s0_8 = lookup16(t0_8, pair_8) */
-	vbroadcasti128 144(%rdi), %ymm11 /* t0_9 again */
+	vbroadcasti128 144(%rdi), %ymm11 /* t0_9 = bcast128() */
 	vmovdqa %ymm3, 96(%rsp) /* spill y1_5_2 */
 	vmovdqa 128(%rsp), %ymm3 /* reload pair_9 */
 	vpshufb %ymm3, %ymm11, %ymm3 /* s0_9 = lookup16(t0_9, pair_9) */
-	vbroadcasti128 160(%rdi), %ymm11 /* t0_10 again */
+	vbroadcasti128 160(%rdi), %ymm11 /* t0_10 = bcast128() */
 	vmovdqa %ymm9, 128(%rsp) /* spill y1_4_2 */
 	vmovdqa 192(%rsp), %ymm9 /* reload pair_10 */
 	vpshufb %ymm9, %ymm11, %ymm9 /* s0_10 = lookup16(t0_10, pair_10) */
-	vbroadcasti128 176(%rdi), %ymm11 /* t0_11 again */
+	vbroadcasti128 176(%rdi), %ymm11 /* t0_11 = bcast128() */
 	vmovdqa %ymm1, 192(%rsp) /* spill y1_2_2 */
 	vmovdqa 224(%rsp), %ymm1 /* reload pair_11 */
 	vpshufb %ymm1, %ymm11, %ymm1 /* s0_11 = lookup16(t0_11, pair_11) */
-	vbroadcasti128 192(%rdi), %ymm11 /* t0_12 again */
+	vbroadcasti128 192(%rdi), %ymm11 /* t0_12 = bcast128() */
 	vmovdqa %ymm10, 224(%rsp) /* spill y1_3_2 */
 	vmovdqa 288(%rsp), %ymm10 /* reload pair_12 */
 	vpshufb %ymm10, %ymm11, %ymm10 /* s0_12 = lookup16(t0_12, pair_12) */
-	vbroadcasti128 208(%rdi), %ymm11 /* t0_13 again */
+	vbroadcasti128 208(%rdi), %ymm11 /* t0_13 = bcast128() */
 	vmovdqa %ymm2, 288(%rsp) /* spill y1_0_2 */
 	vmovdqa 320(%rsp), %ymm2 /* reload pair_13 */
 	vpshufb %ymm2, %ymm11, %ymm2 /* s0_13 = lookup16(t0_13, pair_13) */
-	vbroadcasti128 224(%rdi), %ymm11 /* t0_14 again */
+	vbroadcasti128 224(%rdi), %ymm11 /* t0_14 = bcast128() */
 	vmovdqa %ymm8, 320(%rsp) /* spill y1_1_2 */
 	vmovdqa 896(%rsp), %ymm8 /* reload pair_14 */
 	vpshufb %ymm8, %ymm11, %ymm8 /* s0_14 = lookup16(t0_14, pair_14) */
-	vbroadcasti128 240(%rdi), %ymm11 /* t0_15 again */
+	vbroadcasti128 240(%rdi), %ymm11 /* t0_15 = bcast128() */
 	vmovdqa %ymm14, 896(%rsp) /* spill y0_6_2 */
 	vmovdqa 352(%rsp), %ymm14 /* reload pair_15 */
 	vpshufb %ymm14, %ymm11, %ymm11 /* s0_15 = lookup16(t0_15, pair_15) */
-	vbroadcasti128 640(%rdi), %ymm14 /* t1_8 again */
+	vbroadcasti128 640(%rdi), %ymm14 /* t1_8 = bcast128() */
 	vmovdqa %ymm15, 352(%rsp) /* spill y0_7_2 */
 	vmovdqa 1184(%rsp), %ymm15 /* reload pair_40 */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_8 = lookup16(t1_8, pair_40) */
-	vbroadcasti128 656(%rdi), %ymm15 /* t1_9 again */
+	vbroadcasti128 656(%rdi), %ymm15 /* t1_9 = bcast128() */
 	vmovdqa %ymm12, 1184(%rsp) /* spill y0_4_2 */
 	vmovdqa 1216(%rsp), %ymm12 /* reload pair_41 */
 	vpshufb %ymm12, %ymm15, %ymm12 /* s1_9 = lookup16(t1_9, pair_41) */
-	vbroadcasti128 672(%rdi), %ymm15 /* t1_10 again */
+	vbroadcasti128 672(%rdi), %ymm15 /* t1_10 = bcast128() */
 	vmovdqa %ymm13, 1216(%rsp) /* spill y0_5_2 */
 	vmovdqa 1248(%rsp), %ymm13 /* reload pair_42 */
 	vpshufb %ymm13, %ymm15, %ymm13 /* s1_10 = lookup16(t1_10, pair_42) */
-	vbroadcasti128 688(%rdi), %ymm15 /* t1_11 again */
+	vbroadcasti128 688(%rdi), %ymm15 /* t1_11 = bcast128() */
 	vmovdqa %ymm0, 1248(%rsp) /* spill y0_2_2 */
 	vmovdqa 1280(%rsp), %ymm0 /* reload pair_43 */
 	vpshufb %ymm0, %ymm15, %ymm0 /* s1_11 = lookup16(t1_11, pair_43) */
-	vbroadcasti128 704(%rdi), %ymm15 /* t1_12 again */
+	vbroadcasti128 704(%rdi), %ymm15 /* t1_12 = bcast128() */
 	vmovdqa %ymm5, 1280(%rsp) /* spill y0_3_2 */
 	vmovdqa 1312(%rsp), %ymm5 /* reload pair_44 */
 	vpshufb %ymm5, %ymm15, %ymm5 /* s1_12 = lookup16(t1_12, pair_44) */
-	vbroadcasti128 720(%rdi), %ymm15 /* t1_13 again */
+	vbroadcasti128 720(%rdi), %ymm15 /* t1_13 = bcast128() */
 	vmovdqa %ymm4, 1312(%rsp) /* spill y0_0_2 */
 	vmovdqa 1088(%rsp), %ymm4 /* reload pair_45 */
 	vpshufb %ymm4, %ymm15, %ymm4 /* s1_13 = lookup16(t1_13, pair_45) */
-	vbroadcasti128 736(%rdi), %ymm15 /* t1_14 again */
+	vbroadcasti128 736(%rdi), %ymm15 /* t1_14 = bcast128() */
 	vmovdqa %ymm7, 1088(%rsp) /* spill y0_1_2 */
 	vmovdqa 1056(%rsp), %ymm7 /* reload pair_46 */
 	vpshufb %ymm7, %ymm15, %ymm7 /* s1_14 = lookup16(t1_14, pair_46) */
-	vbroadcasti128 752(%rdi), %ymm15 /* t1_15 again */
+	vbroadcasti128 752(%rdi), %ymm15 /* t1_15 = bcast128() */
 	vmovdqa %ymm11, 1056(%rsp) /* spill s0_15 */
 	vmovdqa 1024(%rsp), %ymm11 /* reload pair_47 */
 	vpshufb %ymm11, %ymm15, %ymm11 /* s1_15 = lookup16(t1_15, pair_47) */
@@ -10671,67 +10671,67 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	vpxor %ymm7, %ymm8, %ymm8 /* y0_14_2 = xor(y0_14_1, y1_14_2) */
 	vpxor %ymm11, %ymm15, %ymm15 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 	vmovdqa %ymm7, 1056(%rsp) /* spill y1_14_2 */
-	vbroadcasti128 256(%rdi), %ymm7 /* t0_16 again */
+	vbroadcasti128 256(%rdi), %ymm7 /* t0_16 = bcast128() */
 	vmovdqa %ymm11, 1024(%rsp) /* spill y1_15_2 */
 	vmovdqa 384(%rsp), %ymm11 /* reload pair_16 */
 	vpshufb %ymm11, %ymm7, %ymm7 /* s0_16 = lookup16(t0_16, pair_16) */
-	vbroadcasti128 272(%rdi), %ymm11 /* t0_17 again */
+	vbroadcasti128 272(%rdi), %ymm11 /* t0_17 = bcast128() */
 	vmovdqa %ymm4, 384(%rsp) /* spill y1_13_2 */
 	vmovdqa 416(%rsp), %ymm4 /* reload pair_17 */
 	vpshufb %ymm4, %ymm11, %ymm4 /* s0_17 = lookup16(t0_17, pair_17) */
-	vbroadcasti128 288(%rdi), %ymm11 /* t0_18 again */
+	vbroadcasti128 288(%rdi), %ymm11 /* t0_18 = bcast128() */
 	vmovdqa %ymm5, 416(%rsp) /* spill y1_12_2 */
 	vmovdqa 448(%rsp), %ymm5 /* reload pair_18 */
 	vpshufb %ymm5, %ymm11, %ymm5 /* s0_18 = lookup16(t0_18, pair_18) */
-	vbroadcasti128 304(%rdi), %ymm11 /* t0_19 again */
+	vbroadcasti128 304(%rdi), %ymm11 /* t0_19 = bcast128() */
 	vmovdqa %ymm0, 448(%rsp) /* spill y1_11_2 */
 	vmovdqa 480(%rsp), %ymm0 /* reload pair_19 */
 	vpshufb %ymm0, %ymm11, %ymm0 /* s0_19 = lookup16(t0_19, pair_19) */
-	vbroadcasti128 320(%rdi), %ymm11 /* t0_20 again */
+	vbroadcasti128 320(%rdi), %ymm11 /* t0_20 = bcast128() */
 	vmovdqa %ymm13, 480(%rsp) /* spill y1_10_2 */
 	vmovdqa 512(%rsp), %ymm13 /* reload pair_20 */
 	vpshufb %ymm13, %ymm11, %ymm11 /* s0_20 = lookup16(t0_20, pair_20) */
-	vbroadcasti128 336(%rdi), %ymm13 /* t0_21 again */
+	vbroadcasti128 336(%rdi), %ymm13 /* t0_21 = bcast128() */
 	vmovdqa %ymm12, 512(%rsp) /* spill y1_9_2 */
 	vmovdqa 544(%rsp), %ymm12 /* reload pair_21 */
 	vpshufb %ymm12, %ymm13, %ymm12 /* s0_21 = lookup16(t0_21, pair_21) */
-	vbroadcasti128 352(%rdi), %ymm13 /* t0_22 again */
+	vbroadcasti128 352(%rdi), %ymm13 /* t0_22 = bcast128() */
 	vmovdqa %ymm14, 544(%rsp) /* spill y1_8_2 */
 	vmovdqa 576(%rsp), %ymm14 /* reload pair_22 */
 	vpshufb %ymm14, %ymm13, %ymm13 /* s0_22 = lookup16(t0_22, pair_22) */
-	vbroadcasti128 368(%rdi), %ymm14 /* t0_23 again */
+	vbroadcasti128 368(%rdi), %ymm14 /* t0_23 = bcast128() */
 	vmovdqa %ymm8, 576(%rsp) /* spill y0_14_2 */
 	vmovdqa 608(%rsp), %ymm8 /* reload pair_23 */
 	vpshufb %ymm8, %ymm14, %ymm8 /* s0_23 = lookup16(t0_23, pair_23) */
-	vbroadcasti128 768(%rdi), %ymm14 /* t1_16 again */
+	vbroadcasti128 768(%rdi), %ymm14 /* t1_16 = bcast128() */
 	vmovdqa %ymm15, 608(%rsp) /* spill y0_15_2 */
 	vmovdqa 992(%rsp), %ymm15 /* reload pair_48 */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_16 = lookup16(t1_16, pair_48) */
-	vbroadcasti128 784(%rdi), %ymm15 /* t1_17 again */
+	vbroadcasti128 784(%rdi), %ymm15 /* t1_17 = bcast128() */
 	vmovdqa %ymm2, 992(%rsp) /* spill y0_13_2 */
 	vmovdqa 1344(%rsp), %ymm2 /* reload pair_49 */
 	vpshufb %ymm2, %ymm15, %ymm2 /* s1_17 = lookup16(t1_17, pair_49) */
-	vbroadcasti128 800(%rdi), %ymm15 /* t1_18 again */
+	vbroadcasti128 800(%rdi), %ymm15 /* t1_18 = bcast128() */
 	vmovdqa %ymm10, 1344(%rsp) /* spill y0_12_2 */
 	vmovdqa 960(%rsp), %ymm10 /* reload pair_50 */
 	vpshufb %ymm10, %ymm15, %ymm10 /* s1_18 = lookup16(t1_18, pair_50) */
-	vbroadcasti128 816(%rdi), %ymm15 /* t1_19 again */
+	vbroadcasti128 816(%rdi), %ymm15 /* t1_19 = bcast128() */
 	vmovdqa %ymm1, 960(%rsp) /* spill y0_11_2 */
 	vmovdqa 1376(%rsp), %ymm1 /* reload pair_51 */
 	vpshufb %ymm1, %ymm15, %ymm1 /* s1_19 = lookup16(t1_19, pair_51) */
-	vbroadcasti128 832(%rdi), %ymm15 /* t1_20 again */
+	vbroadcasti128 832(%rdi), %ymm15 /* t1_20 = bcast128() */
 	vmovdqa %ymm9, 1376(%rsp) /* spill y0_10_2 */
 	vmovdqa 32(%rsp), %ymm9 /* reload pair_52 */
 	vpshufb %ymm9, %ymm15, %ymm9 /* s1_20 = lookup16(t1_20, pair_52) */
-	vbroadcasti128 848(%rdi), %ymm15 /* t1_21 again */
+	vbroadcasti128 848(%rdi), %ymm15 /* t1_21 = bcast128() */
 	vmovdqa %ymm3, 32(%rsp) /* spill y0_9_2 */
 	vmovdqa 1408(%rsp), %ymm3 /* reload pair_53 */
 	vpshufb %ymm3, %ymm15, %ymm3 /* s1_21 = lookup16(t1_21, pair_53) */
-	vbroadcasti128 864(%rdi), %ymm15 /* t1_22 again */
+	vbroadcasti128 864(%rdi), %ymm15 /* t1_22 = bcast128() */
 	vmovdqa %ymm6, 1408(%rsp) /* spill y0_8_2 */
 	vmovdqa 0(%rsp), %ymm6 /* reload pair_54 */
 	vpshufb %ymm6, %ymm15, %ymm6 /* s1_22 = lookup16(t1_22, pair_54) */
-	vbroadcasti128 880(%rdi), %ymm15 /* t1_23 again */
+	vbroadcasti128 880(%rdi), %ymm15 /* t1_23 = bcast128() */
 	vmovdqa %ymm8, 0(%rsp) /* spill s0_23 */
 	vmovdqa 1440(%rsp), %ymm8 /* reload pair_55 */
 	vpshufb %ymm8, %ymm15, %ymm8 /* s1_23 = lookup16(t1_23, pair_55) */
@@ -10785,59 +10785,59 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	vpxor %ymm6, %ymm13, %ymm13 /* y0_22_2 = xor(y0_22_1, y1_22_2) */
 	vpxor %ymm8, %ymm15, %ymm15 /* y0_23_2 = xor(y0_23_1, y1_23_2) */
 	vmovdqa %ymm6, 0(%rsp) /* spill y1_22_2 */
-	vbroadcasti128 384(%rdi), %ymm6 /* t0_24 again */
+	vbroadcasti128 384(%rdi), %ymm6 /* t0_24 = bcast128() */
 	vmovdqa %ymm8, 1440(%rsp) /* spill y1_23_2 */
 	vmovdqa 640(%rsp), %ymm8 /* reload pair_24 */
 	vpshufb %ymm8, %ymm6, %ymm6 /* s0_24 = lookup16(t0_24, pair_24) */
-	vbroadcasti128 400(%rdi), %ymm8 /* t0_25 again */
+	vbroadcasti128 400(%rdi), %ymm8 /* t0_25 = bcast128() */
 	vmovdqa %ymm3, 640(%rsp) /* spill y1_21_2 */
 	vmovdqa 672(%rsp), %ymm3 /* reload pair_25 */
 	vpshufb %ymm3, %ymm8, %ymm3 /* s0_25 = lookup16(t0_25, pair_25) */
-	vbroadcasti128 416(%rdi), %ymm8 /* t0_26 again */
+	vbroadcasti128 416(%rdi), %ymm8 /* t0_26 = bcast128() */
 	vmovdqa %ymm9, 672(%rsp) /* spill y1_20_2 */
 	vmovdqa 704(%rsp), %ymm9 /* reload pair_26 */
 	vpshufb %ymm9, %ymm8, %ymm8 /* s0_26 = lookup16(t0_26, pair_26) */
-	vbroadcasti128 432(%rdi), %ymm9 /* t0_27 again */
+	vbroadcasti128 432(%rdi), %ymm9 /* t0_27 = bcast128() */
 	vmovdqa %ymm1, 704(%rsp) /* spill y1_19_2 */
 	vmovdqa 736(%rsp), %ymm1 /* reload pair_27 */
 	vpshufb %ymm1, %ymm9, %ymm1 /* s0_27 = lookup16(t0_27, pair_27) */
-	vbroadcasti128 448(%rdi), %ymm9 /* t0_28 again */
+	vbroadcasti128 448(%rdi), %ymm9 /* t0_28 = bcast128() */
 	vmovdqa %ymm10, 736(%rsp) /* spill y1_18_2 */
 	vmovdqa 768(%rsp), %ymm10 /* reload pair_28 */
 	vpshufb %ymm10, %ymm9, %ymm9 /* s0_28 = lookup16(t0_28, pair_28) */
-	vbroadcasti128 464(%rdi), %ymm10 /* t0_29 again */
+	vbroadcasti128 464(%rdi), %ymm10 /* t0_29 = bcast128() */
 	vmovdqa %ymm2, 768(%rsp) /* spill y1_17_2 */
 	vmovdqa 864(%rsp), %ymm2 /* reload pair_29 */
 	vpshufb %ymm2, %ymm10, %ymm2 /* s0_29 = lookup16(t0_29, pair_29) */
-	vbroadcasti128 480(%rdi), %ymm10 /* t0_30 again */
+	vbroadcasti128 480(%rdi), %ymm10 /* t0_30 = bcast128() */
 	vmovdqa %ymm14, 864(%rsp) /* spill y1_16_2 */
 	vmovdqa 832(%rsp), %ymm14 /* reload pair_30 */
 	vpshufb %ymm14, %ymm10, %ymm10 /* s0_30 = lookup16(t0_30, pair_30) */
-	vbroadcasti128 496(%rdi), %ymm14 /* t0_31 again */
+	vbroadcasti128 496(%rdi), %ymm14 /* t0_31 = bcast128() */
 	vmovdqa %ymm13, 832(%rsp) /* spill y0_22_2 */
 	vmovdqa 800(%rsp), %ymm13 /* reload pair_31 */
 	vpshufb %ymm13, %ymm14, %ymm13 /* s0_31 = lookup16(t0_31, pair_31) */
-	vbroadcasti128 896(%rdi), %ymm14 /* t1_24 again */
+	vbroadcasti128 896(%rdi), %ymm14 /* t1_24 = bcast128() */
 	vmovdqa %ymm15, 800(%rsp) /* spill y0_23_2 */
 	vmovdqa 64(%rsp), %ymm15 /* reload pair_56 */
 	vpshufb %ymm15, %ymm14, %ymm14 /* s1_24 = lookup16(t1_24, pair_56) */
-	vbroadcasti128 912(%rdi), %ymm15 /* t1_25 again */
+	vbroadcasti128 912(%rdi), %ymm15 /* t1_25 = bcast128() */
 	vmovdqa %ymm11, 64(%rsp) /* spill y0_20_2 */
 	vmovdqa 1472(%rsp), %ymm11 /* reload pair_57 */
 	vpshufb %ymm11, %ymm15, %ymm11 /* s1_25 = lookup16(t1_25, pair_57) */
-	vbroadcasti128 928(%rdi), %ymm15 /* t1_26 again */
+	vbroadcasti128 928(%rdi), %ymm15 /* t1_26 = bcast128() */
 	vmovdqa %ymm12, 1472(%rsp) /* spill y0_21_2 */
 	vmovdqa 160(%rsp), %ymm12 /* reload pair_58 */
 	vpshufb %ymm12, %ymm15, %ymm12 /* s1_26 = lookup16(t1_26, pair_58) */
-	vbroadcasti128 944(%rdi), %ymm15 /* t1_27 again */
+	vbroadcasti128 944(%rdi), %ymm15 /* t1_27 = bcast128() */
 	vmovdqa %ymm0, 160(%rsp) /* spill y0_19_2 */
 	vmovdqa 256(%rsp), %ymm0 /* reload pair_59 */
 	vpshufb %ymm0, %ymm15, %ymm0 /* s1_27 = lookup16(t1_27, pair_59) */
-	vbroadcasti128 960(%rdi), %ymm15 /* t1_28 again */
+	vbroadcasti128 960(%rdi), %ymm15 /* t1_28 = bcast128() */
 	vmovdqa %ymm5, 256(%rsp) /* spill y0_18_2 */
 	vmovdqa 928(%rsp), %ymm5 /* reload pair_60 */
 	vpshufb %ymm5, %ymm15, %ymm5 /* s1_28 = lookup16(t1_28, pair_60) */
-	vbroadcasti128 976(%rdi), %ymm15 /* t1_29 again */
+	vbroadcasti128 976(%rdi), %ymm15 /* t1_29 = bcast128() */
 	vmovdqa %ymm4, 928(%rsp) /* spill y0_17_2 */
 	vmovdqa 1504(%rsp), %ymm4 /* reload pair_61 */
 	vpshufb %ymm4, %ymm15, %ymm4 /* s1_29 = lookup16(t1_29, pair_61) */
@@ -11018,10 +11018,6 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm, .-ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm
-	.hidden ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm
-	.type ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm: ublock256_r24_nibbleslice256_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -11031,6 +11027,10 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_pairs_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 3840 bytes (120 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm
+	.hidden ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm
+	.type ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -11040,7 +11040,7 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	/* The 32 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %ymm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %ymm1 /* first = bcast8() */
-	vmovdqa .Lublock_nibbleslice_avx2_asm_13_block_offsets(%rip), %ymm2 /* block_offsets again */
+	vmovdqa .Lublock_nibbleslice_avx2_asm_13_block_offsets(%rip), %ymm2 /* block_offsets = const() */
 	vpaddb %ymm1, %ymm2, %ymm1 /* offsets = add(block_offsets, first) */
 	vpaddb %ymm1, %ymm0, %ymm2 /* low_byte = add(low, offsets) */
 	vpand %ymm1, %ymm0, %ymm3 /* both = and(low, offsets) */
@@ -11048,31 +11048,31 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	vpandn %ymm0, %ymm2, %ymm0 /* either_not_sum = andnot(low_byte, either) */
 	vpor %ymm0, %ymm3, %ymm0 /* carry_bit7 = or(both, either_not_sum) */
 	vpsrlw $7, %ymm0, %ymm0 /* sr = shr(carry_bit7) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_one(%rip), %ymm1 /* one again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_one(%rip), %ymm1 /* one = const() */
 	vpand %ymm1, %ymm0, %ymm0 /* carry = and(sr, one) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick1(%rip), %ymm1 /* pick1 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick1(%rip), %ymm1 /* pick1 = const() */
 	vpor %ymm1, %ymm0, %ymm1 /* pick = or(carry, pick1) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick2(%rip), %ymm3 /* pick2 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick2(%rip), %ymm3 /* pick2 = const() */
 	vpor %ymm3, %ymm0, %ymm3 /* pick_1 = or(carry, pick2) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick3(%rip), %ymm4 /* pick3 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick3(%rip), %ymm4 /* pick3 = const() */
 	vpor %ymm4, %ymm0, %ymm4 /* pick_2 = or(carry, pick3) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick4(%rip), %ymm5 /* pick4 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick4(%rip), %ymm5 /* pick4 = const() */
 	vpor %ymm5, %ymm0, %ymm5 /* pick_3 = or(carry, pick4) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick5(%rip), %ymm6 /* pick5 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick5(%rip), %ymm6 /* pick5 = const() */
 	vpor %ymm6, %ymm0, %ymm6 /* pick_4 = or(carry, pick5) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick6(%rip), %ymm7 /* pick6 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick6(%rip), %ymm7 /* pick6 = const() */
 	vpor %ymm7, %ymm0, %ymm7 /* pick_5 = or(carry, pick6) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick7(%rip), %ymm8 /* pick7 again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_pick7(%rip), %ymm8 /* pick7 = const() */
 	vpor %ymm8, %ymm0, %ymm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %ymm2, %ymm9 /* hi_shifted = shr(low_byte) */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_13_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm9, %ymm9 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm10, %ymm2, %ymm2 /* lo = and(low_byte, nibble_mask) */
-	vbroadcasti128 992(%rdi), %ymm10 /* t1_30 again */
+	vbroadcasti128 992(%rdi), %ymm10 /* t1_30 = bcast128() */
 	vpshufb %ymm9, %ymm10, %ymm9 /* s1_30 = lookup16(t1_30, hi) */
-	vbroadcasti128 1008(%rdi), %ymm10 /* t1_31 again */
+	vbroadcasti128 1008(%rdi), %ymm10 /* t1_31 = bcast128() */
 	vpshufb %ymm2, %ymm10, %ymm2 /* s1_31 = lookup16(t1_31, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -12493,10 +12493,6 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm, .-ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm
 
-	.globl ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm
-	.hidden ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm
-	.type ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm: ublock256_r24_nibbleslice256_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -12506,6 +12502,10 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 3968 bytes (124 spill slots of 32 bytes)
  */
+	.globl ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm
+	.hidden ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm
+	.type ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -12704,7 +12704,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %ymm14, %ymm15 /* hi_shifted = shr(tr3) */
 	vmovdqa %ymm5, 416(%rsp) /* spill tr3_15 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm15, %ymm15 /* hi = and(hi_shifted, nibble_mask) */
 	vpand %ymm5, %ymm14, %ymm14 /* lo = and(tr3, nibble_mask) */
 	vmovdqa %ymm14, 480(%rsp) /* spill lo */
@@ -12875,7 +12875,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %ymm8, %ymm14, %ymm8 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %ymm11, %ymm14 /* hi_shifted_16 = shr(tr3_16) */
 	vmovdqa %ymm8, 544(%rsp) /* spill tr3_31 */
-	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8 /* nibble_mask again */
+	vbroadcasti128 .Lublock_nibbleslice_avx2_asm_14_nibble_mask(%rip), %ymm8 /* nibble_mask = const() */
 	vpand %ymm8, %ymm14, %ymm14 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	vpand %ymm8, %ymm11, %ymm11 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa %ymm11, 0(%rsp) /* spill lo_16 */
@@ -14202,272 +14202,402 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm, .-ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm
 
-	.section .rodata
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_2_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_nibbleslice_avx2_asm_3_block_offsets:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
 	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_3_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_4_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_5_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_6_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_7_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_nibbleslice_avx2_asm_8_block_offsets:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
 	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_8_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_9_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_10_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_11_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_12_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_nibbleslice_avx2_asm_13_block_offsets:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x10, 0x12, 0x14, 0x16, 0x18, 0x1a, 0x1c, 0x1e
 	.byte 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f, 0x11, 0x13, 0x15, 0x17, 0x19, 0x1b, 0x1d, 0x1f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_13_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx2_asm_14_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
-	.type ublock_nibbleslice_avx512_ublock128_128_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_128_encrypt_asm: ublock128_r16_nibbleslice512_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2560 bytes (40 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
+	.type ublock_nibbleslice_avx512_ublock128_128_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -105,7 +105,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted = shr(tr3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_0_nibble_mask(%rip), %zmm17 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_0_nibble_mask(%rip), %zmm17 /* nibble_mask = const() */
 	vpandd %zmm17, %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm17, %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %zmm2, %zmm18 /* hi_shifted_1 = shr(tr3_1) */
@@ -529,10 +529,6 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_128_encrypt_asm, .-ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
-	.type ublock_nibbleslice_avx512_ublock128_128_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_128_decrypt_asm: ublock128_r16_nibbleslice512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -541,6 +537,10 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2560 bytes (40 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
+	.type ublock_nibbleslice_avx512_ublock128_128_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -637,7 +637,7 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vpsrlw $4, %zmm15, %zmm22 /* hi_shifted_6 = shr(tr3_6) */
 	vpsrlw $4, %zmm8, %zmm23 /* hi_shifted_7 = shr(tr3_7) */
 	vpsrlw $4, %zmm9, %zmm24 /* hi_shifted_8 = shr(tr3_8) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_1_nibble_mask(%rip), %zmm25 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_1_nibble_mask(%rip), %zmm25 /* nibble_mask = const() */
 	vpandd %zmm25, %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
 	vpandd %zmm25, %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
 	vpsrlw $4, %zmm10, %zmm26 /* hi_shifted_9 = shr(tr3_9) */
@@ -723,7 +723,7 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vpxord %zmm15, %zmm0, %zmm0 /* y1_7_2 = xor(y1_7_1, y0_7_2) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_1_nibble_mask(%rip), %zmm21 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_1_nibble_mask(%rip), %zmm21 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm31, %zmm21, %zmm18 /* y0_8 = ternlog(hi_shifted_2, nibble_mask, hi_14) */
 	vpternlogd $0x6a, %zmm16, %zmm21, %zmm7 /* y0_9 = ternlog(tr3_2, nibble_mask, lo_14) */
 	vpternlogd $0x6a, %zmm27, %zmm21, %zmm23 /* y0_10 = ternlog(hi_shifted_7, nibble_mask, hi_10) */
@@ -1051,69 +1051,69 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	vmovdqa64 %zmm0, 1024(%rsp) /* spill x1_15.2 */
-	vbroadcasti32x4 7680(%rdi), %zmm0 /* t0_0_1 again */
+	vbroadcasti32x4 7680(%rdi), %zmm0 /* t0_0_1 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	vbroadcasti32x4 7696(%rdi), %zmm1 /* t0_1_1 again */
+	vbroadcasti32x4 7696(%rdi), %zmm1 /* t0_1_1 = bcast128() */
 	vpshufb %zmm2, %zmm1, %zmm1 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	vbroadcasti32x4 7712(%rdi), %zmm2 /* t0_2_1 again */
+	vbroadcasti32x4 7712(%rdi), %zmm2 /* t0_2_1 = bcast128() */
 	vpshufb %zmm3, %zmm2, %zmm2 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	vbroadcasti32x4 7728(%rdi), %zmm3 /* t0_3_1 again */
+	vbroadcasti32x4 7728(%rdi), %zmm3 /* t0_3_1 = bcast128() */
 	vpshufb %zmm5, %zmm3, %zmm3 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	vbroadcasti32x4 7744(%rdi), %zmm5 /* t0_4_1 again */
+	vbroadcasti32x4 7744(%rdi), %zmm5 /* t0_4_1 = bcast128() */
 	vpshufb %zmm4, %zmm5, %zmm4 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	vbroadcasti32x4 7760(%rdi), %zmm5 /* t0_5_1 again */
+	vbroadcasti32x4 7760(%rdi), %zmm5 /* t0_5_1 = bcast128() */
 	vpshufb %zmm6, %zmm5, %zmm5 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	vbroadcasti32x4 7776(%rdi), %zmm6 /* t0_6_1 again */
+	vbroadcasti32x4 7776(%rdi), %zmm6 /* t0_6_1 = bcast128() */
 	vpshufb %zmm14, %zmm6, %zmm6 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti32x4 7792(%rdi), %zmm14 /* t0_7_1 again */
+	vbroadcasti32x4 7792(%rdi), %zmm14 /* t0_7_1 = bcast128() */
 	vpshufb %zmm15, %zmm14, %zmm14 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti32x4 7808(%rdi), %zmm15 /* t0_8_1 again */
+	vbroadcasti32x4 7808(%rdi), %zmm15 /* t0_8_1 = bcast128() */
 	vpshufb %zmm7, %zmm15, %zmm7 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti32x4 7824(%rdi), %zmm15 /* t0_9_1 again */
+	vbroadcasti32x4 7824(%rdi), %zmm15 /* t0_9_1 = bcast128() */
 	vpshufb %zmm8, %zmm15, %zmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti32x4 7840(%rdi), %zmm15 /* t0_10_1 again */
+	vbroadcasti32x4 7840(%rdi), %zmm15 /* t0_10_1 = bcast128() */
 	vpshufb %zmm9, %zmm15, %zmm9 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	vbroadcasti32x4 7856(%rdi), %zmm15 /* t0_11_1 again */
+	vbroadcasti32x4 7856(%rdi), %zmm15 /* t0_11_1 = bcast128() */
 	vpshufb %zmm10, %zmm15, %zmm10 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	vbroadcasti32x4 7872(%rdi), %zmm15 /* t0_12_1 again */
+	vbroadcasti32x4 7872(%rdi), %zmm15 /* t0_12_1 = bcast128() */
 	vpshufb %zmm13, %zmm15, %zmm13 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti32x4 7888(%rdi), %zmm15 /* t0_13_1 again */
+	vbroadcasti32x4 7888(%rdi), %zmm15 /* t0_13_1 = bcast128() */
 	vpshufb %zmm18, %zmm15, %zmm15 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti32x4 7904(%rdi), %zmm18 /* t0_14_1 again */
+	vbroadcasti32x4 7904(%rdi), %zmm18 /* t0_14_1 = bcast128() */
 	vpshufb %zmm12, %zmm18, %zmm12 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti32x4 7920(%rdi), %zmm18 /* t0_15_1 again */
+	vbroadcasti32x4 7920(%rdi), %zmm18 /* t0_15_1 = bcast128() */
 	vpshufb %zmm17, %zmm18, %zmm17 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti32x4 7936(%rdi), %zmm18 /* t1_0_1 again */
+	vbroadcasti32x4 7936(%rdi), %zmm18 /* t1_0_1 = bcast128() */
 	vpshufb %zmm24, %zmm18, %zmm18 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti32x4 7952(%rdi), %zmm24 /* t1_1_1 again */
+	vbroadcasti32x4 7952(%rdi), %zmm24 /* t1_1_1 = bcast128() */
 	vpshufb %zmm25, %zmm24, %zmm24 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti32x4 7968(%rdi), %zmm25 /* t1_2_1 again */
+	vbroadcasti32x4 7968(%rdi), %zmm25 /* t1_2_1 = bcast128() */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti32x4 7984(%rdi), %zmm26 /* t1_3_1 again */
+	vbroadcasti32x4 7984(%rdi), %zmm26 /* t1_3_1 = bcast128() */
 	vpshufb %zmm27, %zmm26, %zmm26 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti32x4 8000(%rdi), %zmm27 /* t1_4_1 again */
+	vbroadcasti32x4 8000(%rdi), %zmm27 /* t1_4_1 = bcast128() */
 	vpshufb %zmm28, %zmm27, %zmm27 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti32x4 8016(%rdi), %zmm28 /* t1_5_1 again */
+	vbroadcasti32x4 8016(%rdi), %zmm28 /* t1_5_1 = bcast128() */
 	vpshufb %zmm29, %zmm28, %zmm28 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti32x4 8032(%rdi), %zmm29 /* t1_6_1 again */
+	vbroadcasti32x4 8032(%rdi), %zmm29 /* t1_6_1 = bcast128() */
 	vpshufb %zmm30, %zmm29, %zmm29 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti32x4 8048(%rdi), %zmm30 /* t1_7_1 again */
+	vbroadcasti32x4 8048(%rdi), %zmm30 /* t1_7_1 = bcast128() */
 	vpshufb %zmm31, %zmm30, %zmm30 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti32x4 8064(%rdi), %zmm31 /* t1_8_1 again */
+	vbroadcasti32x4 8064(%rdi), %zmm31 /* t1_8_1 = bcast128() */
 	vpshufb %zmm19, %zmm31, %zmm19 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti32x4 8080(%rdi), %zmm31 /* t1_9_1 again */
+	vbroadcasti32x4 8080(%rdi), %zmm31 /* t1_9_1 = bcast128() */
 	vpshufb %zmm16, %zmm31, %zmm16 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti32x4 8096(%rdi), %zmm31 /* t1_10_1 again */
+	vbroadcasti32x4 8096(%rdi), %zmm31 /* t1_10_1 = bcast128() */
 	vpshufb %zmm20, %zmm31, %zmm20 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti32x4 8112(%rdi), %zmm31 /* t1_11_1 again */
+	vbroadcasti32x4 8112(%rdi), %zmm31 /* t1_11_1 = bcast128() */
 	vpshufb %zmm11, %zmm31, %zmm11 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti32x4 8128(%rdi), %zmm31 /* t1_12_1 again */
+	vbroadcasti32x4 8128(%rdi), %zmm31 /* t1_12_1 = bcast128() */
 	vpshufb %zmm21, %zmm31, %zmm21 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	vbroadcasti32x4 8144(%rdi), %zmm31 /* t1_13_1 again */
+	vbroadcasti32x4 8144(%rdi), %zmm31 /* t1_13_1 = bcast128() */
 	vpshufb %zmm22, %zmm31, %zmm22 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	vbroadcasti32x4 8160(%rdi), %zmm31 /* t1_14_1 again */
+	vbroadcasti32x4 8160(%rdi), %zmm31 /* t1_14_1 = bcast128() */
 	vpshufb %zmm23, %zmm31, %zmm23 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti32x4 8176(%rdi), %zmm31 /* t1_15_1 again */
+	vbroadcasti32x4 8176(%rdi), %zmm31 /* t1_15_1 = bcast128() */
 	vmovdqa64 %zmm23, 960(%rsp) /* spill s1_14_1 */
 	vmovdqa64 1024(%rsp), %zmm23 /* reload x1_15.2 */
 	vpshufb %zmm23, %zmm31, %zmm23 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
@@ -1238,10 +1238,6 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_128_decrypt_asm, .-ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm
-	.type ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm: ublock128_r16_nibbleslice512_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1249,6 +1245,10 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 384 bytes (6 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm
+	.type ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1259,7 +1259,7 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* v = bcast128() */
 	vbroadcasti32x4 16(%rsi), %zmm1 /* w = bcast128() */
 	vpsrlw $4, %zmm0, %zmm2 /* hi_shifted = shr(v) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm3 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_nibble_mask(%rip), %zmm3 /* nibble_mask = const() */
 	vpandd %zmm3, %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm3, %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %zmm1, %zmm4 /* hi_shifted_1 = shr(w) */
@@ -1269,28 +1269,28 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %zmm4, %zmm2, %zmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair0(%rip), %zmm1 /* pair0 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair0(%rip), %zmm1 /* pair0 = const() */
 	vpshufb %zmm1, %zmm3, %zmm4 /* pair = lookup16(pairs_hi, pair0) */
 	vpshufb %zmm1, %zmm5, %zmm6 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair1(%rip), %zmm7 /* pair1 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair1(%rip), %zmm7 /* pair1 = const() */
 	vpshufb %zmm7, %zmm3, %zmm8 /* pair_2 = lookup16(pairs_hi, pair1) */
 	vpshufb %zmm7, %zmm5, %zmm9 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair2(%rip), %zmm10 /* pair2 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair2(%rip), %zmm10 /* pair2 = const() */
 	vpshufb %zmm10, %zmm3, %zmm11 /* pair_4 = lookup16(pairs_hi, pair2) */
 	vpshufb %zmm10, %zmm5, %zmm12 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair3(%rip), %zmm13 /* pair3 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair3(%rip), %zmm13 /* pair3 = const() */
 	vpshufb %zmm13, %zmm3, %zmm14 /* pair_6 = lookup16(pairs_hi, pair3) */
 	vpshufb %zmm13, %zmm5, %zmm15 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair4(%rip), %zmm16 /* pair4 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair4(%rip), %zmm16 /* pair4 = const() */
 	vpshufb %zmm16, %zmm3, %zmm17 /* pair_8 = lookup16(pairs_hi, pair4) */
 	vpshufb %zmm16, %zmm5, %zmm18 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair5(%rip), %zmm19 /* pair5 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair5(%rip), %zmm19 /* pair5 = const() */
 	vpshufb %zmm19, %zmm3, %zmm20 /* pair_10 = lookup16(pairs_hi, pair5) */
 	vpshufb %zmm19, %zmm5, %zmm21 /* pair_11 = lookup16(pairs_lo, pair5) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair6(%rip), %zmm22 /* pair6 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair6(%rip), %zmm22 /* pair6 = const() */
 	vpshufb %zmm22, %zmm3, %zmm23 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vpshufb %zmm22, %zmm5, %zmm24 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair7(%rip), %zmm25 /* pair7 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_2_pair7(%rip), %zmm25 /* pair7 = const() */
 	vpshufb %zmm25, %zmm3, %zmm3 /* pair_14 = lookup16(pairs_hi, pair7) */
 	vpshufb %zmm25, %zmm5, %zmm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vpshufb %zmm1, %zmm2, %zmm25 /* pair_16 = lookup16(pairs_hi_1, pair0) */
@@ -1309,37 +1309,37 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	vpshufb %zmm22, %zmm0, %zmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	vbroadcasti32x4 (%rdi), %zmm22 /* t0_0 again */
+	vbroadcasti32x4 (%rdi), %zmm22 /* t0_0 = bcast128() */
 	vpshufb %zmm4, %zmm22, %zmm4 /* s0_0 = lookup16(t0_0, pair) */
-	vbroadcasti32x4 16(%rdi), %zmm22 /* t0_1 again */
+	vbroadcasti32x4 16(%rdi), %zmm22 /* t0_1 = bcast128() */
 	vpshufb %zmm6, %zmm22, %zmm6 /* s0_1 = lookup16(t0_1, pair_1) */
-	vbroadcasti32x4 32(%rdi), %zmm22 /* t0_2 again */
+	vbroadcasti32x4 32(%rdi), %zmm22 /* t0_2 = bcast128() */
 	vpshufb %zmm8, %zmm22, %zmm8 /* s0_2 = lookup16(t0_2, pair_2) */
-	vbroadcasti32x4 48(%rdi), %zmm22 /* t0_3 again */
+	vbroadcasti32x4 48(%rdi), %zmm22 /* t0_3 = bcast128() */
 	vpshufb %zmm9, %zmm22, %zmm9 /* s0_3 = lookup16(t0_3, pair_3) */
-	vbroadcasti32x4 64(%rdi), %zmm22 /* t0_4 again */
+	vbroadcasti32x4 64(%rdi), %zmm22 /* t0_4 = bcast128() */
 	vpshufb %zmm11, %zmm22, %zmm11 /* s0_4 = lookup16(t0_4, pair_4) */
-	vbroadcasti32x4 80(%rdi), %zmm22 /* t0_5 again */
+	vbroadcasti32x4 80(%rdi), %zmm22 /* t0_5 = bcast128() */
 	vpshufb %zmm12, %zmm22, %zmm12 /* s0_5 = lookup16(t0_5, pair_5) */
-	vbroadcasti32x4 96(%rdi), %zmm22 /* t0_6 again */
+	vbroadcasti32x4 96(%rdi), %zmm22 /* t0_6 = bcast128() */
 	vpshufb %zmm14, %zmm22, %zmm14 /* s0_6 = lookup16(t0_6, pair_6) */
-	vbroadcasti32x4 112(%rdi), %zmm22 /* t0_7 again */
+	vbroadcasti32x4 112(%rdi), %zmm22 /* t0_7 = bcast128() */
 	vpshufb %zmm15, %zmm22, %zmm15 /* s0_7 = lookup16(t0_7, pair_7) */
-	vbroadcasti32x4 256(%rdi), %zmm22 /* t1_0 again */
+	vbroadcasti32x4 256(%rdi), %zmm22 /* t1_0 = bcast128() */
 	vpshufb %zmm25, %zmm22, %zmm22 /* s1_0 = lookup16(t1_0, pair_16) */
-	vbroadcasti32x4 272(%rdi), %zmm25 /* t1_1 again */
+	vbroadcasti32x4 272(%rdi), %zmm25 /* t1_1 = bcast128() */
 	vpshufb %zmm1, %zmm25, %zmm1 /* s1_1 = lookup16(t1_1, pair_17) */
-	vbroadcasti32x4 288(%rdi), %zmm25 /* t1_2 again */
+	vbroadcasti32x4 288(%rdi), %zmm25 /* t1_2 = bcast128() */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s1_2 = lookup16(t1_2, pair_18) */
-	vbroadcasti32x4 304(%rdi), %zmm26 /* t1_3 again */
+	vbroadcasti32x4 304(%rdi), %zmm26 /* t1_3 = bcast128() */
 	vpshufb %zmm7, %zmm26, %zmm7 /* s1_3 = lookup16(t1_3, pair_19) */
-	vbroadcasti32x4 320(%rdi), %zmm26 /* t1_4 again */
+	vbroadcasti32x4 320(%rdi), %zmm26 /* t1_4 = bcast128() */
 	vpshufb %zmm27, %zmm26, %zmm26 /* s1_4 = lookup16(t1_4, pair_20) */
-	vbroadcasti32x4 336(%rdi), %zmm27 /* t1_5 again */
+	vbroadcasti32x4 336(%rdi), %zmm27 /* t1_5 = bcast128() */
 	vpshufb %zmm10, %zmm27, %zmm10 /* s1_5 = lookup16(t1_5, pair_21) */
-	vbroadcasti32x4 352(%rdi), %zmm27 /* t1_6 again */
+	vbroadcasti32x4 352(%rdi), %zmm27 /* t1_6 = bcast128() */
 	vpshufb %zmm28, %zmm27, %zmm27 /* s1_6 = lookup16(t1_6, pair_22) */
-	vbroadcasti32x4 368(%rdi), %zmm28 /* t1_7 again */
+	vbroadcasti32x4 368(%rdi), %zmm28 /* t1_7 = bcast128() */
 	vpshufb %zmm13, %zmm28, %zmm13 /* s1_7 = lookup16(t1_7, pair_23) */
 	vmovdqa64 %zmm1, %zmm28 /* s1_1 */
 	vpternlogd $0x96, %zmm4, %zmm6, %zmm28 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
@@ -1395,38 +1395,38 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	vpternlogd $0x96, %zmm12, %zmm13, %zmm30 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
 	vpternlogd $0x96, %zmm14, %zmm22, %zmm16 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
 	vpternlogd $0x96, %zmm15, %zmm1, %zmm29 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
-	vbroadcasti32x4 128(%rdi), %zmm1 /* t0_8 again */
+	vbroadcasti32x4 128(%rdi), %zmm1 /* t0_8 = bcast128() */
 	vpshufb %zmm17, %zmm1, %zmm1 /* s0_8 = lookup16(t0_8, pair_8) */
-	vbroadcasti32x4 144(%rdi), %zmm7 /* t0_9 again */
+	vbroadcasti32x4 144(%rdi), %zmm7 /* t0_9 = bcast128() */
 	vpshufb %zmm18, %zmm7, %zmm7 /* s0_9 = lookup16(t0_9, pair_9) */
-	vbroadcasti32x4 160(%rdi), %zmm10 /* t0_10 again */
+	vbroadcasti32x4 160(%rdi), %zmm10 /* t0_10 = bcast128() */
 	vpshufb %zmm20, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, pair_10) */
-	vbroadcasti32x4 176(%rdi), %zmm13 /* t0_11 again */
+	vbroadcasti32x4 176(%rdi), %zmm13 /* t0_11 = bcast128() */
 	vpshufb %zmm21, %zmm13, %zmm13 /* s0_11 = lookup16(t0_11, pair_11) */
-	vbroadcasti32x4 192(%rdi), %zmm17 /* t0_12 again */
+	vbroadcasti32x4 192(%rdi), %zmm17 /* t0_12 = bcast128() */
 	vpshufb %zmm23, %zmm17, %zmm17 /* s0_12 = lookup16(t0_12, pair_12) */
-	vbroadcasti32x4 208(%rdi), %zmm18 /* t0_13 again */
+	vbroadcasti32x4 208(%rdi), %zmm18 /* t0_13 = bcast128() */
 	vpshufb %zmm24, %zmm18, %zmm18 /* s0_13 = lookup16(t0_13, pair_13) */
-	vbroadcasti32x4 224(%rdi), %zmm20 /* t0_14 again */
+	vbroadcasti32x4 224(%rdi), %zmm20 /* t0_14 = bcast128() */
 	vpshufb %zmm3, %zmm20, %zmm3 /* s0_14 = lookup16(t0_14, pair_14) */
-	vbroadcasti32x4 240(%rdi), %zmm20 /* t0_15 again */
+	vbroadcasti32x4 240(%rdi), %zmm20 /* t0_15 = bcast128() */
 	vpshufb %zmm5, %zmm20, %zmm5 /* s0_15 = lookup16(t0_15, pair_15) */
-	vbroadcasti32x4 384(%rdi), %zmm20 /* t1_8 again */
+	vbroadcasti32x4 384(%rdi), %zmm20 /* t1_8 = bcast128() */
 	vmovdqa64 320(%rsp), %zmm21 /* reload pair_24 */
 	vpshufb %zmm21, %zmm20, %zmm20 /* s1_8 = lookup16(t1_8, pair_24) */
-	vbroadcasti32x4 400(%rdi), %zmm21 /* t1_9 again */
+	vbroadcasti32x4 400(%rdi), %zmm21 /* t1_9 = bcast128() */
 	vmovdqa64 256(%rsp), %zmm22 /* reload pair_25 */
 	vpshufb %zmm22, %zmm21, %zmm21 /* s1_9 = lookup16(t1_9, pair_25) */
-	vbroadcasti32x4 416(%rdi), %zmm22 /* t1_10 again */
+	vbroadcasti32x4 416(%rdi), %zmm22 /* t1_10 = bcast128() */
 	vmovdqa64 192(%rsp), %zmm23 /* reload pair_26 */
 	vpshufb %zmm23, %zmm22, %zmm22 /* s1_10 = lookup16(t1_10, pair_26) */
-	vbroadcasti32x4 432(%rdi), %zmm23 /* t1_11 again */
+	vbroadcasti32x4 432(%rdi), %zmm23 /* t1_11 = bcast128() */
 	vmovdqa64 128(%rsp), %zmm24 /* reload pair_27 */
 	vpshufb %zmm24, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, pair_27) */
-	vbroadcasti32x4 448(%rdi), %zmm24 /* t1_12 again */
+	vbroadcasti32x4 448(%rdi), %zmm24 /* t1_12 = bcast128() */
 	vmovdqa64 64(%rsp), %zmm25 /* reload pair_28 */
 	vpshufb %zmm25, %zmm24, %zmm24 /* s1_12 = lookup16(t1_12, pair_28) */
-	vbroadcasti32x4 464(%rdi), %zmm25 /* t1_13 again */
+	vbroadcasti32x4 464(%rdi), %zmm25 /* t1_13 = bcast128() */
 	vmovdqa64 0(%rsp), %zmm26 /* reload pair_29 */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s1_13 = lookup16(t1_13, pair_29) */
 	vmovdqa64 %zmm21, %zmm26 /* s1_9 */
@@ -1527,10 +1527,6 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm, .-ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm
-	.type ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm: ublock128_r16_nibbleslice512_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1540,6 +1536,10 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2624 bytes (41 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm
+	.type ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1549,38 +1549,38 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %zmm1 /* first = bcast8() */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_3_block_offsets(%rip), %zmm2 /* block_offsets again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_3_block_offsets(%rip), %zmm2 /* block_offsets = const() */
 	vpaddb %zmm1, %zmm2, %zmm1 /* offsets = add(block_offsets, first) */
 	vpaddb %zmm1, %zmm0, %zmm2 /* low_byte = add(low, offsets) */
 	vmovdqa64 %zmm0, %zmm3 /* low */
 	vpternlogd $0x54, %zmm2, %zmm1, %zmm3 /* either_not_sum = ternlog(low, offsets, low_byte) */
 	vpternlogd $0xea, %zmm3, %zmm1, %zmm0 /* carry_bit7 = ternlog(low, offsets, either_not_sum) */
 	vpsrlw $7, %zmm0, %zmm0 /* sr = shr(carry_bit7) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_one(%rip), %zmm1 /* one again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_one(%rip), %zmm1 /* one = const() */
 	vpandd %zmm1, %zmm0, %zmm0 /* carry = and(sr, one) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick1(%rip), %zmm1 /* pick1 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick1(%rip), %zmm1 /* pick1 = const() */
 	vpord %zmm1, %zmm0, %zmm1 /* pick = or(carry, pick1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick2(%rip), %zmm3 /* pick2 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick2(%rip), %zmm3 /* pick2 = const() */
 	vpord %zmm3, %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick3(%rip), %zmm4 /* pick3 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick3(%rip), %zmm4 /* pick3 = const() */
 	vpord %zmm4, %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick4(%rip), %zmm5 /* pick4 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick4(%rip), %zmm5 /* pick4 = const() */
 	vpord %zmm5, %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick5(%rip), %zmm6 /* pick5 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick5(%rip), %zmm6 /* pick5 = const() */
 	vpord %zmm6, %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick6(%rip), %zmm7 /* pick6 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick6(%rip), %zmm7 /* pick6 = const() */
 	vpord %zmm7, %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick7(%rip), %zmm8 /* pick7 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_pick7(%rip), %zmm8 /* pick7 = const() */
 	vpord %zmm8, %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %zmm2, %zmm9 /* hi_shifted = shr(low_byte) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_nibble_mask(%rip), %zmm10 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_3_nibble_mask(%rip), %zmm10 /* nibble_mask = const() */
 	vpandd %zmm10, %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm10, %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
-	vbroadcasti32x4 480(%rdi), %zmm10 /* t1_14 again */
+	vbroadcasti32x4 480(%rdi), %zmm10 /* t1_14 = bcast128() */
 	vpshufb %zmm9, %zmm10, %zmm9 /* s1_14 = lookup16(t1_14, hi) */
-	vbroadcasti32x4 496(%rdi), %zmm10 /* t1_15 again */
+	vbroadcasti32x4 496(%rdi), %zmm10 /* t1_15 = bcast128() */
 	vpshufb %zmm2, %zmm10, %zmm2 /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -2065,10 +2065,6 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm, .-ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm
-	.type ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm: ublock128_r16_nibbleslice512_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2078,6 +2074,10 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2560 bytes (40 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm
+	.type ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2166,7 +2166,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted = shr(tr3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm17 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_4_nibble_mask(%rip), %zmm17 /* nibble_mask = const() */
 	vpandd %zmm17, %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm17, %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %zmm2, %zmm18 /* hi_shifted_1 = shr(tr3_1) */
@@ -2622,10 +2622,6 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm, .-ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
-	.type ublock_nibbleslice_avx512_ublock128_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_256_encrypt_asm: ublock128_r24_nibbleslice512_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2634,6 +2630,10 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2560 bytes (40 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
+	.type ublock_nibbleslice_avx512_ublock128_256_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2722,7 +2722,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted = shr(tr3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm17 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_5_nibble_mask(%rip), %zmm17 /* nibble_mask = const() */
 	vpandd %zmm17, %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm17, %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %zmm2, %zmm18 /* hi_shifted_1 = shr(tr3_1) */
@@ -3146,10 +3146,6 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_256_encrypt_asm, .-ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
-	.type ublock_nibbleslice_avx512_ublock128_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_256_decrypt_asm: ublock128_r24_nibbleslice512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3158,6 +3154,10 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2560 bytes (40 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
+	.type ublock_nibbleslice_avx512_ublock128_256_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3254,7 +3254,7 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vpsrlw $4, %zmm15, %zmm22 /* hi_shifted_6 = shr(tr3_6) */
 	vpsrlw $4, %zmm8, %zmm23 /* hi_shifted_7 = shr(tr3_7) */
 	vpsrlw $4, %zmm9, %zmm24 /* hi_shifted_8 = shr(tr3_8) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm25 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm25 /* nibble_mask = const() */
 	vpandd %zmm25, %zmm24, %zmm24 /* hi_8 = and(hi_shifted_8, nibble_mask) */
 	vpandd %zmm25, %zmm9, %zmm9 /* lo_8 = and(tr3_8, nibble_mask) */
 	vpsrlw $4, %zmm10, %zmm26 /* hi_shifted_9 = shr(tr3_9) */
@@ -3340,7 +3340,7 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vpxord %zmm15, %zmm0, %zmm0 /* y1_7_2 = xor(y1_7_1, y0_7_2) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm21 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_6_nibble_mask(%rip), %zmm21 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm31, %zmm21, %zmm18 /* y0_8 = ternlog(hi_shifted_2, nibble_mask, hi_14) */
 	vpternlogd $0x6a, %zmm16, %zmm21, %zmm7 /* y0_9 = ternlog(tr3_2, nibble_mask, lo_14) */
 	vpternlogd $0x6a, %zmm27, %zmm21, %zmm23 /* y0_10 = ternlog(hi_shifted_7, nibble_mask, hi_10) */
@@ -3668,69 +3668,69 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	vmovdqa64 %zmm0, 1024(%rsp) /* spill x1_15.2 */
-	vbroadcasti32x4 11776(%rdi), %zmm0 /* t0_0_1 again */
+	vbroadcasti32x4 11776(%rdi), %zmm0 /* t0_0_1 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	vbroadcasti32x4 11792(%rdi), %zmm1 /* t0_1_1 again */
+	vbroadcasti32x4 11792(%rdi), %zmm1 /* t0_1_1 = bcast128() */
 	vpshufb %zmm2, %zmm1, %zmm1 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	vbroadcasti32x4 11808(%rdi), %zmm2 /* t0_2_1 again */
+	vbroadcasti32x4 11808(%rdi), %zmm2 /* t0_2_1 = bcast128() */
 	vpshufb %zmm3, %zmm2, %zmm2 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	vbroadcasti32x4 11824(%rdi), %zmm3 /* t0_3_1 again */
+	vbroadcasti32x4 11824(%rdi), %zmm3 /* t0_3_1 = bcast128() */
 	vpshufb %zmm5, %zmm3, %zmm3 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	vbroadcasti32x4 11840(%rdi), %zmm5 /* t0_4_1 again */
+	vbroadcasti32x4 11840(%rdi), %zmm5 /* t0_4_1 = bcast128() */
 	vpshufb %zmm4, %zmm5, %zmm4 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	vbroadcasti32x4 11856(%rdi), %zmm5 /* t0_5_1 again */
+	vbroadcasti32x4 11856(%rdi), %zmm5 /* t0_5_1 = bcast128() */
 	vpshufb %zmm6, %zmm5, %zmm5 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	vbroadcasti32x4 11872(%rdi), %zmm6 /* t0_6_1 again */
+	vbroadcasti32x4 11872(%rdi), %zmm6 /* t0_6_1 = bcast128() */
 	vpshufb %zmm14, %zmm6, %zmm6 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti32x4 11888(%rdi), %zmm14 /* t0_7_1 again */
+	vbroadcasti32x4 11888(%rdi), %zmm14 /* t0_7_1 = bcast128() */
 	vpshufb %zmm15, %zmm14, %zmm14 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti32x4 11904(%rdi), %zmm15 /* t0_8_1 again */
+	vbroadcasti32x4 11904(%rdi), %zmm15 /* t0_8_1 = bcast128() */
 	vpshufb %zmm7, %zmm15, %zmm7 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti32x4 11920(%rdi), %zmm15 /* t0_9_1 again */
+	vbroadcasti32x4 11920(%rdi), %zmm15 /* t0_9_1 = bcast128() */
 	vpshufb %zmm8, %zmm15, %zmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti32x4 11936(%rdi), %zmm15 /* t0_10_1 again */
+	vbroadcasti32x4 11936(%rdi), %zmm15 /* t0_10_1 = bcast128() */
 	vpshufb %zmm9, %zmm15, %zmm9 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	vbroadcasti32x4 11952(%rdi), %zmm15 /* t0_11_1 again */
+	vbroadcasti32x4 11952(%rdi), %zmm15 /* t0_11_1 = bcast128() */
 	vpshufb %zmm10, %zmm15, %zmm10 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	vbroadcasti32x4 11968(%rdi), %zmm15 /* t0_12_1 again */
+	vbroadcasti32x4 11968(%rdi), %zmm15 /* t0_12_1 = bcast128() */
 	vpshufb %zmm13, %zmm15, %zmm13 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti32x4 11984(%rdi), %zmm15 /* t0_13_1 again */
+	vbroadcasti32x4 11984(%rdi), %zmm15 /* t0_13_1 = bcast128() */
 	vpshufb %zmm18, %zmm15, %zmm15 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti32x4 12000(%rdi), %zmm18 /* t0_14_1 again */
+	vbroadcasti32x4 12000(%rdi), %zmm18 /* t0_14_1 = bcast128() */
 	vpshufb %zmm12, %zmm18, %zmm12 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti32x4 12016(%rdi), %zmm18 /* t0_15_1 again */
+	vbroadcasti32x4 12016(%rdi), %zmm18 /* t0_15_1 = bcast128() */
 	vpshufb %zmm17, %zmm18, %zmm17 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti32x4 12032(%rdi), %zmm18 /* t1_0_1 again */
+	vbroadcasti32x4 12032(%rdi), %zmm18 /* t1_0_1 = bcast128() */
 	vpshufb %zmm24, %zmm18, %zmm18 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti32x4 12048(%rdi), %zmm24 /* t1_1_1 again */
+	vbroadcasti32x4 12048(%rdi), %zmm24 /* t1_1_1 = bcast128() */
 	vpshufb %zmm25, %zmm24, %zmm24 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti32x4 12064(%rdi), %zmm25 /* t1_2_1 again */
+	vbroadcasti32x4 12064(%rdi), %zmm25 /* t1_2_1 = bcast128() */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti32x4 12080(%rdi), %zmm26 /* t1_3_1 again */
+	vbroadcasti32x4 12080(%rdi), %zmm26 /* t1_3_1 = bcast128() */
 	vpshufb %zmm27, %zmm26, %zmm26 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti32x4 12096(%rdi), %zmm27 /* t1_4_1 again */
+	vbroadcasti32x4 12096(%rdi), %zmm27 /* t1_4_1 = bcast128() */
 	vpshufb %zmm28, %zmm27, %zmm27 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti32x4 12112(%rdi), %zmm28 /* t1_5_1 again */
+	vbroadcasti32x4 12112(%rdi), %zmm28 /* t1_5_1 = bcast128() */
 	vpshufb %zmm29, %zmm28, %zmm28 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti32x4 12128(%rdi), %zmm29 /* t1_6_1 again */
+	vbroadcasti32x4 12128(%rdi), %zmm29 /* t1_6_1 = bcast128() */
 	vpshufb %zmm30, %zmm29, %zmm29 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti32x4 12144(%rdi), %zmm30 /* t1_7_1 again */
+	vbroadcasti32x4 12144(%rdi), %zmm30 /* t1_7_1 = bcast128() */
 	vpshufb %zmm31, %zmm30, %zmm30 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti32x4 12160(%rdi), %zmm31 /* t1_8_1 again */
+	vbroadcasti32x4 12160(%rdi), %zmm31 /* t1_8_1 = bcast128() */
 	vpshufb %zmm19, %zmm31, %zmm19 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti32x4 12176(%rdi), %zmm31 /* t1_9_1 again */
+	vbroadcasti32x4 12176(%rdi), %zmm31 /* t1_9_1 = bcast128() */
 	vpshufb %zmm16, %zmm31, %zmm16 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti32x4 12192(%rdi), %zmm31 /* t1_10_1 again */
+	vbroadcasti32x4 12192(%rdi), %zmm31 /* t1_10_1 = bcast128() */
 	vpshufb %zmm20, %zmm31, %zmm20 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti32x4 12208(%rdi), %zmm31 /* t1_11_1 again */
+	vbroadcasti32x4 12208(%rdi), %zmm31 /* t1_11_1 = bcast128() */
 	vpshufb %zmm11, %zmm31, %zmm11 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti32x4 12224(%rdi), %zmm31 /* t1_12_1 again */
+	vbroadcasti32x4 12224(%rdi), %zmm31 /* t1_12_1 = bcast128() */
 	vpshufb %zmm21, %zmm31, %zmm21 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	vbroadcasti32x4 12240(%rdi), %zmm31 /* t1_13_1 again */
+	vbroadcasti32x4 12240(%rdi), %zmm31 /* t1_13_1 = bcast128() */
 	vpshufb %zmm22, %zmm31, %zmm22 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	vbroadcasti32x4 12256(%rdi), %zmm31 /* t1_14_1 again */
+	vbroadcasti32x4 12256(%rdi), %zmm31 /* t1_14_1 = bcast128() */
 	vpshufb %zmm23, %zmm31, %zmm23 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti32x4 12272(%rdi), %zmm31 /* t1_15_1 again */
+	vbroadcasti32x4 12272(%rdi), %zmm31 /* t1_15_1 = bcast128() */
 	vmovdqa64 %zmm23, 960(%rsp) /* spill s1_14_1 */
 	vmovdqa64 1024(%rsp), %zmm23 /* reload x1_15.2 */
 	vpshufb %zmm23, %zmm31, %zmm23 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
@@ -3855,10 +3855,6 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_256_decrypt_asm, .-ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm
-	.type ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm: ublock128_r24_nibbleslice512_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3866,6 +3862,10 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 384 bytes (6 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm
+	.type ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3876,7 +3876,7 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* v = bcast128() */
 	vbroadcasti32x4 16(%rsi), %zmm1 /* w = bcast128() */
 	vpsrlw $4, %zmm0, %zmm2 /* hi_shifted = shr(v) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm3 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_nibble_mask(%rip), %zmm3 /* nibble_mask = const() */
 	vpandd %zmm3, %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm3, %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %zmm1, %zmm4 /* hi_shifted_1 = shr(w) */
@@ -3886,28 +3886,28 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %zmm4, %zmm2, %zmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair0(%rip), %zmm1 /* pair0 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair0(%rip), %zmm1 /* pair0 = const() */
 	vpshufb %zmm1, %zmm3, %zmm4 /* pair = lookup16(pairs_hi, pair0) */
 	vpshufb %zmm1, %zmm5, %zmm6 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair1(%rip), %zmm7 /* pair1 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair1(%rip), %zmm7 /* pair1 = const() */
 	vpshufb %zmm7, %zmm3, %zmm8 /* pair_2 = lookup16(pairs_hi, pair1) */
 	vpshufb %zmm7, %zmm5, %zmm9 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair2(%rip), %zmm10 /* pair2 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair2(%rip), %zmm10 /* pair2 = const() */
 	vpshufb %zmm10, %zmm3, %zmm11 /* pair_4 = lookup16(pairs_hi, pair2) */
 	vpshufb %zmm10, %zmm5, %zmm12 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair3(%rip), %zmm13 /* pair3 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair3(%rip), %zmm13 /* pair3 = const() */
 	vpshufb %zmm13, %zmm3, %zmm14 /* pair_6 = lookup16(pairs_hi, pair3) */
 	vpshufb %zmm13, %zmm5, %zmm15 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair4(%rip), %zmm16 /* pair4 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair4(%rip), %zmm16 /* pair4 = const() */
 	vpshufb %zmm16, %zmm3, %zmm17 /* pair_8 = lookup16(pairs_hi, pair4) */
 	vpshufb %zmm16, %zmm5, %zmm18 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair5(%rip), %zmm19 /* pair5 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair5(%rip), %zmm19 /* pair5 = const() */
 	vpshufb %zmm19, %zmm3, %zmm20 /* pair_10 = lookup16(pairs_hi, pair5) */
 	vpshufb %zmm19, %zmm5, %zmm21 /* pair_11 = lookup16(pairs_lo, pair5) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair6(%rip), %zmm22 /* pair6 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair6(%rip), %zmm22 /* pair6 = const() */
 	vpshufb %zmm22, %zmm3, %zmm23 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vpshufb %zmm22, %zmm5, %zmm24 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair7(%rip), %zmm25 /* pair7 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_7_pair7(%rip), %zmm25 /* pair7 = const() */
 	vpshufb %zmm25, %zmm3, %zmm3 /* pair_14 = lookup16(pairs_hi, pair7) */
 	vpshufb %zmm25, %zmm5, %zmm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vpshufb %zmm1, %zmm2, %zmm25 /* pair_16 = lookup16(pairs_hi_1, pair0) */
@@ -3926,37 +3926,37 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	vpshufb %zmm22, %zmm0, %zmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	vbroadcasti32x4 (%rdi), %zmm22 /* t0_0 again */
+	vbroadcasti32x4 (%rdi), %zmm22 /* t0_0 = bcast128() */
 	vpshufb %zmm4, %zmm22, %zmm4 /* s0_0 = lookup16(t0_0, pair) */
-	vbroadcasti32x4 16(%rdi), %zmm22 /* t0_1 again */
+	vbroadcasti32x4 16(%rdi), %zmm22 /* t0_1 = bcast128() */
 	vpshufb %zmm6, %zmm22, %zmm6 /* s0_1 = lookup16(t0_1, pair_1) */
-	vbroadcasti32x4 32(%rdi), %zmm22 /* t0_2 again */
+	vbroadcasti32x4 32(%rdi), %zmm22 /* t0_2 = bcast128() */
 	vpshufb %zmm8, %zmm22, %zmm8 /* s0_2 = lookup16(t0_2, pair_2) */
-	vbroadcasti32x4 48(%rdi), %zmm22 /* t0_3 again */
+	vbroadcasti32x4 48(%rdi), %zmm22 /* t0_3 = bcast128() */
 	vpshufb %zmm9, %zmm22, %zmm9 /* s0_3 = lookup16(t0_3, pair_3) */
-	vbroadcasti32x4 64(%rdi), %zmm22 /* t0_4 again */
+	vbroadcasti32x4 64(%rdi), %zmm22 /* t0_4 = bcast128() */
 	vpshufb %zmm11, %zmm22, %zmm11 /* s0_4 = lookup16(t0_4, pair_4) */
-	vbroadcasti32x4 80(%rdi), %zmm22 /* t0_5 again */
+	vbroadcasti32x4 80(%rdi), %zmm22 /* t0_5 = bcast128() */
 	vpshufb %zmm12, %zmm22, %zmm12 /* s0_5 = lookup16(t0_5, pair_5) */
-	vbroadcasti32x4 96(%rdi), %zmm22 /* t0_6 again */
+	vbroadcasti32x4 96(%rdi), %zmm22 /* t0_6 = bcast128() */
 	vpshufb %zmm14, %zmm22, %zmm14 /* s0_6 = lookup16(t0_6, pair_6) */
-	vbroadcasti32x4 112(%rdi), %zmm22 /* t0_7 again */
+	vbroadcasti32x4 112(%rdi), %zmm22 /* t0_7 = bcast128() */
 	vpshufb %zmm15, %zmm22, %zmm15 /* s0_7 = lookup16(t0_7, pair_7) */
-	vbroadcasti32x4 256(%rdi), %zmm22 /* t1_0 again */
+	vbroadcasti32x4 256(%rdi), %zmm22 /* t1_0 = bcast128() */
 	vpshufb %zmm25, %zmm22, %zmm22 /* s1_0 = lookup16(t1_0, pair_16) */
-	vbroadcasti32x4 272(%rdi), %zmm25 /* t1_1 again */
+	vbroadcasti32x4 272(%rdi), %zmm25 /* t1_1 = bcast128() */
 	vpshufb %zmm1, %zmm25, %zmm1 /* s1_1 = lookup16(t1_1, pair_17) */
-	vbroadcasti32x4 288(%rdi), %zmm25 /* t1_2 again */
+	vbroadcasti32x4 288(%rdi), %zmm25 /* t1_2 = bcast128() */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s1_2 = lookup16(t1_2, pair_18) */
-	vbroadcasti32x4 304(%rdi), %zmm26 /* t1_3 again */
+	vbroadcasti32x4 304(%rdi), %zmm26 /* t1_3 = bcast128() */
 	vpshufb %zmm7, %zmm26, %zmm7 /* s1_3 = lookup16(t1_3, pair_19) */
-	vbroadcasti32x4 320(%rdi), %zmm26 /* t1_4 again */
+	vbroadcasti32x4 320(%rdi), %zmm26 /* t1_4 = bcast128() */
 	vpshufb %zmm27, %zmm26, %zmm26 /* s1_4 = lookup16(t1_4, pair_20) */
-	vbroadcasti32x4 336(%rdi), %zmm27 /* t1_5 again */
+	vbroadcasti32x4 336(%rdi), %zmm27 /* t1_5 = bcast128() */
 	vpshufb %zmm10, %zmm27, %zmm10 /* s1_5 = lookup16(t1_5, pair_21) */
-	vbroadcasti32x4 352(%rdi), %zmm27 /* t1_6 again */
+	vbroadcasti32x4 352(%rdi), %zmm27 /* t1_6 = bcast128() */
 	vpshufb %zmm28, %zmm27, %zmm27 /* s1_6 = lookup16(t1_6, pair_22) */
-	vbroadcasti32x4 368(%rdi), %zmm28 /* t1_7 again */
+	vbroadcasti32x4 368(%rdi), %zmm28 /* t1_7 = bcast128() */
 	vpshufb %zmm13, %zmm28, %zmm13 /* s1_7 = lookup16(t1_7, pair_23) */
 	vmovdqa64 %zmm1, %zmm28 /* s1_1 */
 	vpternlogd $0x96, %zmm4, %zmm6, %zmm28 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
@@ -4012,38 +4012,38 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	vpternlogd $0x96, %zmm12, %zmm13, %zmm30 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
 	vpternlogd $0x96, %zmm14, %zmm22, %zmm16 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
 	vpternlogd $0x96, %zmm15, %zmm1, %zmm29 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
-	vbroadcasti32x4 128(%rdi), %zmm1 /* t0_8 again */
+	vbroadcasti32x4 128(%rdi), %zmm1 /* t0_8 = bcast128() */
 	vpshufb %zmm17, %zmm1, %zmm1 /* s0_8 = lookup16(t0_8, pair_8) */
-	vbroadcasti32x4 144(%rdi), %zmm7 /* t0_9 again */
+	vbroadcasti32x4 144(%rdi), %zmm7 /* t0_9 = bcast128() */
 	vpshufb %zmm18, %zmm7, %zmm7 /* s0_9 = lookup16(t0_9, pair_9) */
-	vbroadcasti32x4 160(%rdi), %zmm10 /* t0_10 again */
+	vbroadcasti32x4 160(%rdi), %zmm10 /* t0_10 = bcast128() */
 	vpshufb %zmm20, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, pair_10) */
-	vbroadcasti32x4 176(%rdi), %zmm13 /* t0_11 again */
+	vbroadcasti32x4 176(%rdi), %zmm13 /* t0_11 = bcast128() */
 	vpshufb %zmm21, %zmm13, %zmm13 /* s0_11 = lookup16(t0_11, pair_11) */
-	vbroadcasti32x4 192(%rdi), %zmm17 /* t0_12 again */
+	vbroadcasti32x4 192(%rdi), %zmm17 /* t0_12 = bcast128() */
 	vpshufb %zmm23, %zmm17, %zmm17 /* s0_12 = lookup16(t0_12, pair_12) */
-	vbroadcasti32x4 208(%rdi), %zmm18 /* t0_13 again */
+	vbroadcasti32x4 208(%rdi), %zmm18 /* t0_13 = bcast128() */
 	vpshufb %zmm24, %zmm18, %zmm18 /* s0_13 = lookup16(t0_13, pair_13) */
-	vbroadcasti32x4 224(%rdi), %zmm20 /* t0_14 again */
+	vbroadcasti32x4 224(%rdi), %zmm20 /* t0_14 = bcast128() */
 	vpshufb %zmm3, %zmm20, %zmm3 /* s0_14 = lookup16(t0_14, pair_14) */
-	vbroadcasti32x4 240(%rdi), %zmm20 /* t0_15 again */
+	vbroadcasti32x4 240(%rdi), %zmm20 /* t0_15 = bcast128() */
 	vpshufb %zmm5, %zmm20, %zmm5 /* s0_15 = lookup16(t0_15, pair_15) */
-	vbroadcasti32x4 384(%rdi), %zmm20 /* t1_8 again */
+	vbroadcasti32x4 384(%rdi), %zmm20 /* t1_8 = bcast128() */
 	vmovdqa64 320(%rsp), %zmm21 /* reload pair_24 */
 	vpshufb %zmm21, %zmm20, %zmm20 /* s1_8 = lookup16(t1_8, pair_24) */
-	vbroadcasti32x4 400(%rdi), %zmm21 /* t1_9 again */
+	vbroadcasti32x4 400(%rdi), %zmm21 /* t1_9 = bcast128() */
 	vmovdqa64 256(%rsp), %zmm22 /* reload pair_25 */
 	vpshufb %zmm22, %zmm21, %zmm21 /* s1_9 = lookup16(t1_9, pair_25) */
-	vbroadcasti32x4 416(%rdi), %zmm22 /* t1_10 again */
+	vbroadcasti32x4 416(%rdi), %zmm22 /* t1_10 = bcast128() */
 	vmovdqa64 192(%rsp), %zmm23 /* reload pair_26 */
 	vpshufb %zmm23, %zmm22, %zmm22 /* s1_10 = lookup16(t1_10, pair_26) */
-	vbroadcasti32x4 432(%rdi), %zmm23 /* t1_11 again */
+	vbroadcasti32x4 432(%rdi), %zmm23 /* t1_11 = bcast128() */
 	vmovdqa64 128(%rsp), %zmm24 /* reload pair_27 */
 	vpshufb %zmm24, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, pair_27) */
-	vbroadcasti32x4 448(%rdi), %zmm24 /* t1_12 again */
+	vbroadcasti32x4 448(%rdi), %zmm24 /* t1_12 = bcast128() */
 	vmovdqa64 64(%rsp), %zmm25 /* reload pair_28 */
 	vpshufb %zmm25, %zmm24, %zmm24 /* s1_12 = lookup16(t1_12, pair_28) */
-	vbroadcasti32x4 464(%rdi), %zmm25 /* t1_13 again */
+	vbroadcasti32x4 464(%rdi), %zmm25 /* t1_13 = bcast128() */
 	vmovdqa64 0(%rsp), %zmm26 /* reload pair_29 */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s1_13 = lookup16(t1_13, pair_29) */
 	vmovdqa64 %zmm21, %zmm26 /* s1_9 */
@@ -4144,10 +4144,6 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm, .-ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm
-	.type ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm: ublock128_r24_nibbleslice512_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -4157,6 +4153,10 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2624 bytes (41 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm
+	.type ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -4166,38 +4166,38 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %zmm1 /* first = bcast8() */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_8_block_offsets(%rip), %zmm2 /* block_offsets again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_8_block_offsets(%rip), %zmm2 /* block_offsets = const() */
 	vpaddb %zmm1, %zmm2, %zmm1 /* offsets = add(block_offsets, first) */
 	vpaddb %zmm1, %zmm0, %zmm2 /* low_byte = add(low, offsets) */
 	vmovdqa64 %zmm0, %zmm3 /* low */
 	vpternlogd $0x54, %zmm2, %zmm1, %zmm3 /* either_not_sum = ternlog(low, offsets, low_byte) */
 	vpternlogd $0xea, %zmm3, %zmm1, %zmm0 /* carry_bit7 = ternlog(low, offsets, either_not_sum) */
 	vpsrlw $7, %zmm0, %zmm0 /* sr = shr(carry_bit7) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_one(%rip), %zmm1 /* one again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_one(%rip), %zmm1 /* one = const() */
 	vpandd %zmm1, %zmm0, %zmm0 /* carry = and(sr, one) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick1(%rip), %zmm1 /* pick1 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick1(%rip), %zmm1 /* pick1 = const() */
 	vpord %zmm1, %zmm0, %zmm1 /* pick = or(carry, pick1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick2(%rip), %zmm3 /* pick2 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick2(%rip), %zmm3 /* pick2 = const() */
 	vpord %zmm3, %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick3(%rip), %zmm4 /* pick3 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick3(%rip), %zmm4 /* pick3 = const() */
 	vpord %zmm4, %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick4(%rip), %zmm5 /* pick4 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick4(%rip), %zmm5 /* pick4 = const() */
 	vpord %zmm5, %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick5(%rip), %zmm6 /* pick5 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick5(%rip), %zmm6 /* pick5 = const() */
 	vpord %zmm6, %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick6(%rip), %zmm7 /* pick6 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick6(%rip), %zmm7 /* pick6 = const() */
 	vpord %zmm7, %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick7(%rip), %zmm8 /* pick7 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_pick7(%rip), %zmm8 /* pick7 = const() */
 	vpord %zmm8, %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %zmm2, %zmm9 /* hi_shifted = shr(low_byte) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_nibble_mask(%rip), %zmm10 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_8_nibble_mask(%rip), %zmm10 /* nibble_mask = const() */
 	vpandd %zmm10, %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm10, %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
-	vbroadcasti32x4 480(%rdi), %zmm10 /* t1_14 again */
+	vbroadcasti32x4 480(%rdi), %zmm10 /* t1_14 = bcast128() */
 	vpshufb %zmm9, %zmm10, %zmm9 /* s1_14 = lookup16(t1_14, hi) */
-	vbroadcasti32x4 496(%rdi), %zmm10 /* t1_15 again */
+	vbroadcasti32x4 496(%rdi), %zmm10 /* t1_15 = bcast128() */
 	vpshufb %zmm2, %zmm10, %zmm2 /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -4682,10 +4682,6 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm, .-ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm
 
-	.globl ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm
-	.hidden ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm
-	.type ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm: ublock128_r24_nibbleslice512_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -4695,6 +4691,10 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2560 bytes (40 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm
+	.hidden ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm
+	.type ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -4783,7 +4783,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm3, %zmm1 /* hi_shifted = shr(tr3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm17 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_9_nibble_mask(%rip), %zmm17 /* nibble_mask = const() */
 	vpandd %zmm17, %zmm1, %zmm1 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm17, %zmm3, %zmm3 /* lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %zmm2, %zmm18 /* hi_shifted_1 = shr(tr3_1) */
@@ -5239,10 +5239,6 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm, .-ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm
 
-	.globl ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
-	.hidden ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
-	.type ublock_nibbleslice_avx512_ublock256_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock256_256_encrypt_asm: ublock256_r24_nibbleslice512_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -5251,6 +5247,10 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 7360 bytes (115 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
+	.hidden ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
+	.type ublock_nibbleslice_avx512_ublock256_256_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -5391,7 +5391,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpckhbw %zmm1, %zmm3, %zmm1 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm5, %zmm3 /* hi_shifted = shr(tr3) */
 	vmovdqa64 %zmm29, 0(%rsp) /* spill rowhi_15 */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm29 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_10_nibble_mask(%rip), %zmm29 /* nibble_mask = const() */
 	vpandd %zmm29, %zmm3, %zmm3 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm29, %zmm5, %zmm5 /* lo = and(tr3, nibble_mask) */
 	vmovdqa64 %zmm5, 128(%rsp) /* spill lo */
@@ -6446,12 +6446,12 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpckhbw %zmm23, %zmm28, %zmm23 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm2, %zmm1, %zmm28 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm2, %zmm1, %zmm1 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_picks(%rip), %zmm2 /* row_out_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_picks(%rip), %zmm2 /* row_out_picks = const() */
 	vmovdqa64 %zmm1, 4800(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm2, %zmm1 /* row_out_picks */
 	vpermi2q %zmm6, %zmm7, %zmm1 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm1, 4736(%rsp) /* spill row_out */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_1_picks(%rip), %zmm1 /* row_out_1_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_1_picks(%rip), %zmm1 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm28, 4672(%rsp) /* spill tro3_30 */
 	vmovdqa64 %zmm1, %zmm28 /* row_out_1_picks */
 	vpermi2q %zmm6, %zmm7, %zmm28 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -6557,10 +6557,6 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock256_256_encrypt_asm, .-ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
 
-	.globl ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
-	.hidden ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
-	.type ublock_nibbleslice_avx512_ublock256_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock256_256_decrypt_asm: ublock256_r24_nibbleslice512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -6569,6 +6565,10 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 7040 bytes (110 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
+	.hidden ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
+	.type ublock_nibbleslice_avx512_ublock256_256_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -6807,7 +6807,7 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %zmm6, %zmm2 /* hi_shifted_16 = shr(tr3_16) */
 	vmovdqa64 %zmm7, 64(%rsp) /* spill hi_shifted_1 */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm7 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm7 /* nibble_mask = const() */
 	vpandd %zmm7, %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	vpandd %zmm7, %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
 	vmovdqa64 %zmm6, 1152(%rsp) /* spill lo_16 */
@@ -6931,7 +6931,7 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vpxord %zmm13, %zmm24, %zmm19 /* y1_7_2 = xor(y1_7_1, y0_7_2) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm20 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_11_nibble_mask(%rip), %zmm20 /* nibble_mask = const() */
 	vpternlogd $0x6a, %zmm6, %zmm20, %zmm15 /* y0_8 = ternlog(hi_shifted_9, nibble_mask, hi_21) */
 	vpternlogd $0x6a, %zmm12, %zmm20, %zmm21 /* y0_9 = ternlog(tr3_9, nibble_mask, lo_21) */
 	vpternlogd $0x6a, %zmm23, %zmm20, %zmm30 /* y0_10 = ternlog(hi_shifted_14, nibble_mask, hi_31) */
@@ -7784,197 +7784,197 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	vmovdqa64 %zmm16, 2560(%rsp) /* spill x1_31.2 */
-	vbroadcasti32x4 23552(%rdi), %zmm16 /* t0_0_1 again */
+	vbroadcasti32x4 23552(%rdi), %zmm16 /* t0_0_1 = bcast128() */
 	vpshufb %zmm1, %zmm16, %zmm1 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	vbroadcasti32x4 23568(%rdi), %zmm16 /* t0_1_1 again */
+	vbroadcasti32x4 23568(%rdi), %zmm16 /* t0_1_1 = bcast128() */
 	vpshufb %zmm3, %zmm16, %zmm3 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	vbroadcasti32x4 23584(%rdi), %zmm16 /* t0_2_1 again */
+	vbroadcasti32x4 23584(%rdi), %zmm16 /* t0_2_1 = bcast128() */
 	vpshufb %zmm5, %zmm16, %zmm5 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	vbroadcasti32x4 23600(%rdi), %zmm16 /* t0_3_1 again */
+	vbroadcasti32x4 23600(%rdi), %zmm16 /* t0_3_1 = bcast128() */
 	vpshufb %zmm7, %zmm16, %zmm7 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	vbroadcasti32x4 23616(%rdi), %zmm16 /* t0_4_1 again */
+	vbroadcasti32x4 23616(%rdi), %zmm16 /* t0_4_1 = bcast128() */
 	vmovdqa64 %zmm7, 2624(%rsp) /* spill s0_3_1 */
 	vmovdqa64 4416(%rsp), %zmm7 /* reload x0_4.2 */
 	vpshufb %zmm7, %zmm16, %zmm7 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	vbroadcasti32x4 23632(%rdi), %zmm16 /* t0_5_1 again */
+	vbroadcasti32x4 23632(%rdi), %zmm16 /* t0_5_1 = bcast128() */
 	vmovdqa64 %zmm7, 4416(%rsp) /* spill s0_4_1 */
 	vmovdqa64 4352(%rsp), %zmm7 /* reload x0_5.2 */
 	vpshufb %zmm7, %zmm16, %zmm7 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	vbroadcasti32x4 23648(%rdi), %zmm16 /* t0_6_1 again */
+	vbroadcasti32x4 23648(%rdi), %zmm16 /* t0_6_1 = bcast128() */
 	vmovdqa64 %zmm7, 4352(%rsp) /* spill s0_5_1 */
 	vmovdqa64 1408(%rsp), %zmm7 /* reload x0_6.2 */
 	vpshufb %zmm7, %zmm16, %zmm7 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti32x4 23664(%rdi), %zmm16 /* t0_7_1 again */
+	vbroadcasti32x4 23664(%rdi), %zmm16 /* t0_7_1 = bcast128() */
 	vmovdqa64 %zmm7, 1408(%rsp) /* spill s0_6_1 */
 	vmovdqa64 1792(%rsp), %zmm7 /* reload x0_7.2 */
 	vpshufb %zmm7, %zmm16, %zmm7 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti32x4 23680(%rdi), %zmm16 /* t0_8_1 again */
+	vbroadcasti32x4 23680(%rdi), %zmm16 /* t0_8_1 = bcast128() */
 	vpshufb %zmm25, %zmm16, %zmm16 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti32x4 23696(%rdi), %zmm25 /* t0_9_1 again */
+	vbroadcasti32x4 23696(%rdi), %zmm25 /* t0_9_1 = bcast128() */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti32x4 23712(%rdi), %zmm26 /* t0_10_1 again */
+	vbroadcasti32x4 23712(%rdi), %zmm26 /* t0_10_1 = bcast128() */
 	vpshufb %zmm27, %zmm26, %zmm26 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	vbroadcasti32x4 23728(%rdi), %zmm27 /* t0_11_1 again */
+	vbroadcasti32x4 23728(%rdi), %zmm27 /* t0_11_1 = bcast128() */
 	vpshufb %zmm28, %zmm27, %zmm27 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	vbroadcasti32x4 23744(%rdi), %zmm28 /* t0_12_1 again */
+	vbroadcasti32x4 23744(%rdi), %zmm28 /* t0_12_1 = bcast128() */
 	vmovdqa64 %zmm27, 1792(%rsp) /* spill s0_11_1 */
 	vmovdqa64 4288(%rsp), %zmm27 /* reload x0_12.2 */
 	vpshufb %zmm27, %zmm28, %zmm27 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti32x4 23760(%rdi), %zmm28 /* t0_13_1 again */
+	vbroadcasti32x4 23760(%rdi), %zmm28 /* t0_13_1 = bcast128() */
 	vmovdqa64 %zmm27, 4288(%rsp) /* spill s0_12_1 */
 	vmovdqa64 4096(%rsp), %zmm27 /* reload x0_13.2 */
 	vpshufb %zmm27, %zmm28, %zmm27 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti32x4 23776(%rdi), %zmm28 /* t0_14_1 again */
+	vbroadcasti32x4 23776(%rdi), %zmm28 /* t0_14_1 = bcast128() */
 	vmovdqa64 %zmm27, 4096(%rsp) /* spill s0_13_1 */
 	vmovdqa64 3264(%rsp), %zmm27 /* reload x0_14.2 */
 	vpshufb %zmm27, %zmm28, %zmm27 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti32x4 23792(%rdi), %zmm28 /* t0_15_1 again */
+	vbroadcasti32x4 23792(%rdi), %zmm28 /* t0_15_1 = bcast128() */
 	vmovdqa64 %zmm27, 3264(%rsp) /* spill s0_14_1 */
 	vmovdqa64 2240(%rsp), %zmm27 /* reload x0_15.2 */
 	vpshufb %zmm27, %zmm28, %zmm27 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti32x4 23808(%rdi), %zmm28 /* t0_16_1 again */
+	vbroadcasti32x4 23808(%rdi), %zmm28 /* t0_16_1 = bcast128() */
 	vpshufb %zmm0, %zmm28, %zmm0 /* s0_16_1 = lookup16(t0_16_1, x0_16) */
-	vbroadcasti32x4 23824(%rdi), %zmm28 /* t0_17_1 again */
+	vbroadcasti32x4 23824(%rdi), %zmm28 /* t0_17_1 = bcast128() */
 	vpshufb %zmm17, %zmm28, %zmm17 /* s0_17_1 = lookup16(t0_17_1, x0_17) */
-	vbroadcasti32x4 23840(%rdi), %zmm28 /* t0_18_1 again */
+	vbroadcasti32x4 23840(%rdi), %zmm28 /* t0_18_1 = bcast128() */
 	vpshufb %zmm15, %zmm28, %zmm15 /* s0_18_1 = lookup16(t0_18_1, x0_18) */
-	vbroadcasti32x4 23856(%rdi), %zmm28 /* t0_19_1 again */
+	vbroadcasti32x4 23856(%rdi), %zmm28 /* t0_19_1 = bcast128() */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_19_1 = lookup16(t0_19_1, x0_19) */
-	vbroadcasti32x4 23872(%rdi), %zmm28 /* t0_20_1 again */
+	vbroadcasti32x4 23872(%rdi), %zmm28 /* t0_20_1 = bcast128() */
 	vmovdqa64 %zmm6, 2240(%rsp) /* spill s0_19_1 */
 	vmovdqa64 1856(%rsp), %zmm6 /* reload x0_20.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_20_1 = lookup16(t0_20_1, x0_20) */
-	vbroadcasti32x4 23888(%rdi), %zmm28 /* t0_21_1 again */
+	vbroadcasti32x4 23888(%rdi), %zmm28 /* t0_21_1 = bcast128() */
 	vmovdqa64 %zmm6, 1856(%rsp) /* spill s0_20_1 */
 	vmovdqa64 1344(%rsp), %zmm6 /* reload x0_21.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_21_1 = lookup16(t0_21_1, x0_21) */
-	vbroadcasti32x4 23904(%rdi), %zmm28 /* t0_22_1 again */
+	vbroadcasti32x4 23904(%rdi), %zmm28 /* t0_22_1 = bcast128() */
 	vmovdqa64 %zmm6, 1344(%rsp) /* spill s0_21_1 */
 	vmovdqa64 4032(%rsp), %zmm6 /* reload x0_22.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_22_1 = lookup16(t0_22_1, x0_22) */
-	vbroadcasti32x4 23920(%rdi), %zmm28 /* t0_23_1 again */
+	vbroadcasti32x4 23920(%rdi), %zmm28 /* t0_23_1 = bcast128() */
 	vmovdqa64 %zmm6, 4032(%rsp) /* spill s0_22_1 */
 	vmovdqa64 3968(%rsp), %zmm6 /* reload x0_23.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_23_1 = lookup16(t0_23_1, x0_23) */
-	vbroadcasti32x4 23936(%rdi), %zmm28 /* t0_24_1 again */
+	vbroadcasti32x4 23936(%rdi), %zmm28 /* t0_24_1 = bcast128() */
 	vmovdqa64 %zmm6, 3968(%rsp) /* spill s0_23_1 */
 	vmovdqa64 3136(%rsp), %zmm6 /* reload x0_24.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_24_1 = lookup16(t0_24_1, x0_24) */
-	vbroadcasti32x4 23952(%rdi), %zmm28 /* t0_25_1 again */
+	vbroadcasti32x4 23952(%rdi), %zmm28 /* t0_25_1 = bcast128() */
 	vmovdqa64 %zmm6, 3136(%rsp) /* spill s0_24_1 */
 	vmovdqa64 3200(%rsp), %zmm6 /* reload x0_25.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_25_1 = lookup16(t0_25_1, x0_25) */
-	vbroadcasti32x4 23968(%rdi), %zmm28 /* t0_26_1 again */
+	vbroadcasti32x4 23968(%rdi), %zmm28 /* t0_26_1 = bcast128() */
 	vmovdqa64 %zmm6, 3200(%rsp) /* spill s0_25_1 */
 	vmovdqa64 3904(%rsp), %zmm6 /* reload x0_26.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_26_1 = lookup16(t0_26_1, x0_26) */
-	vbroadcasti32x4 23984(%rdi), %zmm28 /* t0_27_1 again */
+	vbroadcasti32x4 23984(%rdi), %zmm28 /* t0_27_1 = bcast128() */
 	vmovdqa64 %zmm6, 3904(%rsp) /* spill s0_26_1 */
 	vmovdqa64 3584(%rsp), %zmm6 /* reload x0_27.2 */
 	vpshufb %zmm6, %zmm28, %zmm6 /* s0_27_1 = lookup16(t0_27_1, x0_27) */
-	vbroadcasti32x4 24000(%rdi), %zmm28 /* t0_28_1 again */
+	vbroadcasti32x4 24000(%rdi), %zmm28 /* t0_28_1 = bcast128() */
 	vpshufb %zmm13, %zmm28, %zmm13 /* s0_28_1 = lookup16(t0_28_1, x0_28) */
-	vbroadcasti32x4 24016(%rdi), %zmm28 /* t0_29_1 again */
+	vbroadcasti32x4 24016(%rdi), %zmm28 /* t0_29_1 = bcast128() */
 	vpshufb %zmm4, %zmm28, %zmm4 /* s0_29_1 = lookup16(t0_29_1, x0_29) */
-	vbroadcasti32x4 24032(%rdi), %zmm28 /* t0_30_1 again */
+	vbroadcasti32x4 24032(%rdi), %zmm28 /* t0_30_1 = bcast128() */
 	vpshufb %zmm12, %zmm28, %zmm12 /* s0_30_1 = lookup16(t0_30_1, x0_30) */
-	vbroadcasti32x4 24048(%rdi), %zmm28 /* t0_31_1 again */
+	vbroadcasti32x4 24048(%rdi), %zmm28 /* t0_31_1 = bcast128() */
 	vpshufb %zmm8, %zmm28, %zmm8 /* s0_31_1 = lookup16(t0_31_1, x0_31) */
-	vbroadcasti32x4 24064(%rdi), %zmm28 /* t1_0_1 again */
+	vbroadcasti32x4 24064(%rdi), %zmm28 /* t1_0_1 = bcast128() */
 	vpshufb %zmm20, %zmm28, %zmm20 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti32x4 24080(%rdi), %zmm28 /* t1_1_1 again */
+	vbroadcasti32x4 24080(%rdi), %zmm28 /* t1_1_1 = bcast128() */
 	vpshufb %zmm31, %zmm28, %zmm28 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti32x4 24096(%rdi), %zmm31 /* t1_2_1 again */
+	vbroadcasti32x4 24096(%rdi), %zmm31 /* t1_2_1 = bcast128() */
 	vmovdqa64 %zmm28, 3584(%rsp) /* spill s1_1_1 */
 	vmovdqa64 3392(%rsp), %zmm28 /* reload x1_2.2 */
 	vpshufb %zmm28, %zmm31, %zmm28 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti32x4 24112(%rdi), %zmm31 /* t1_3_1 again */
+	vbroadcasti32x4 24112(%rdi), %zmm31 /* t1_3_1 = bcast128() */
 	vmovdqa64 %zmm28, 3392(%rsp) /* spill s1_2_1 */
 	vmovdqa64 3456(%rsp), %zmm28 /* reload x1_3.2 */
 	vpshufb %zmm28, %zmm31, %zmm28 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti32x4 24128(%rdi), %zmm31 /* t1_4_1 again */
+	vbroadcasti32x4 24128(%rdi), %zmm31 /* t1_4_1 = bcast128() */
 	vpshufb %zmm23, %zmm31, %zmm23 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti32x4 24144(%rdi), %zmm31 /* t1_5_1 again */
+	vbroadcasti32x4 24144(%rdi), %zmm31 /* t1_5_1 = bcast128() */
 	vpshufb %zmm18, %zmm31, %zmm18 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti32x4 24160(%rdi), %zmm31 /* t1_6_1 again */
+	vbroadcasti32x4 24160(%rdi), %zmm31 /* t1_6_1 = bcast128() */
 	vmovdqa64 %zmm18, 3456(%rsp) /* spill s1_5_1 */
 	vmovdqa64 3648(%rsp), %zmm18 /* reload x1_6.2 */
 	vpshufb %zmm18, %zmm31, %zmm18 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti32x4 24176(%rdi), %zmm31 /* t1_7_1 again */
+	vbroadcasti32x4 24176(%rdi), %zmm31 /* t1_7_1 = bcast128() */
 	vmovdqa64 %zmm18, 3648(%rsp) /* spill s1_6_1 */
 	vmovdqa64 3712(%rsp), %zmm18 /* reload x1_7.2 */
 	vpshufb %zmm18, %zmm31, %zmm18 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti32x4 24192(%rdi), %zmm31 /* t1_8_1 again */
+	vbroadcasti32x4 24192(%rdi), %zmm31 /* t1_8_1 = bcast128() */
 	vmovdqa64 %zmm18, 3712(%rsp) /* spill s1_7_1 */
 	vmovdqa64 3776(%rsp), %zmm18 /* reload x1_8.2 */
 	vpshufb %zmm18, %zmm31, %zmm18 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti32x4 24208(%rdi), %zmm31 /* t1_9_1 again */
+	vbroadcasti32x4 24208(%rdi), %zmm31 /* t1_9_1 = bcast128() */
 	vmovdqa64 %zmm18, 3776(%rsp) /* spill s1_8_1 */
 	vmovdqa64 3840(%rsp), %zmm18 /* reload x1_9.2 */
 	vpshufb %zmm18, %zmm31, %zmm18 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti32x4 24224(%rdi), %zmm31 /* t1_10_1 again */
+	vbroadcasti32x4 24224(%rdi), %zmm31 /* t1_10_1 = bcast128() */
 	vpshufb %zmm10, %zmm31, %zmm10 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti32x4 24240(%rdi), %zmm31 /* t1_11_1 again */
+	vbroadcasti32x4 24240(%rdi), %zmm31 /* t1_11_1 = bcast128() */
 	vpshufb %zmm14, %zmm31, %zmm14 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti32x4 24256(%rdi), %zmm31 /* t1_12_1 again */
+	vbroadcasti32x4 24256(%rdi), %zmm31 /* t1_12_1 = bcast128() */
 	vpshufb %zmm2, %zmm31, %zmm2 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	vbroadcasti32x4 24272(%rdi), %zmm31 /* t1_13_1 again */
+	vbroadcasti32x4 24272(%rdi), %zmm31 /* t1_13_1 = bcast128() */
 	vpshufb %zmm24, %zmm31, %zmm24 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	vbroadcasti32x4 24288(%rdi), %zmm31 /* t1_14_1 again */
+	vbroadcasti32x4 24288(%rdi), %zmm31 /* t1_14_1 = bcast128() */
 	vmovdqa64 %zmm24, 3840(%rsp) /* spill s1_13_1 */
 	vmovdqa64 4160(%rsp), %zmm24 /* reload x1_14.2 */
 	vpshufb %zmm24, %zmm31, %zmm24 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti32x4 24304(%rdi), %zmm31 /* t1_15_1 again */
+	vbroadcasti32x4 24304(%rdi), %zmm31 /* t1_15_1 = bcast128() */
 	vmovdqa64 %zmm24, 4160(%rsp) /* spill s1_14_1 */
 	vmovdqa64 4224(%rsp), %zmm24 /* reload x1_15.2 */
 	vpshufb %zmm24, %zmm31, %zmm24 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
-	vbroadcasti32x4 24320(%rdi), %zmm31 /* t1_16_1 again */
+	vbroadcasti32x4 24320(%rdi), %zmm31 /* t1_16_1 = bcast128() */
 	vpshufb %zmm30, %zmm31, %zmm30 /* s1_16_1 = lookup16(t1_16_1, x1_16) */
-	vbroadcasti32x4 24336(%rdi), %zmm31 /* t1_17_1 again */
+	vbroadcasti32x4 24336(%rdi), %zmm31 /* t1_17_1 = bcast128() */
 	vmovdqa64 %zmm30, 4224(%rsp) /* spill s1_16_1 */
 	vmovdqa64 4480(%rsp), %zmm30 /* reload x1_17.2 */
 	vpshufb %zmm30, %zmm31, %zmm30 /* s1_17_1 = lookup16(t1_17_1, x1_17) */
-	vbroadcasti32x4 24352(%rdi), %zmm31 /* t1_18_1 again */
+	vbroadcasti32x4 24352(%rdi), %zmm31 /* t1_18_1 = bcast128() */
 	vpshufb %zmm11, %zmm31, %zmm11 /* s1_18_1 = lookup16(t1_18_1, x1_18) */
-	vbroadcasti32x4 24368(%rdi), %zmm31 /* t1_19_1 again */
+	vbroadcasti32x4 24368(%rdi), %zmm31 /* t1_19_1 = bcast128() */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_19_1 = lookup16(t1_19_1, x1_19) */
-	vbroadcasti32x4 24384(%rdi), %zmm31 /* t1_20_1 again */
+	vbroadcasti32x4 24384(%rdi), %zmm31 /* t1_20_1 = bcast128() */
 	vmovdqa64 %zmm9, 4480(%rsp) /* spill s1_19_1 */
 	vmovdqa64 4544(%rsp), %zmm9 /* reload x1_20.2 */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_20_1 = lookup16(t1_20_1, x1_20) */
-	vbroadcasti32x4 24400(%rdi), %zmm31 /* t1_21_1 again */
+	vbroadcasti32x4 24400(%rdi), %zmm31 /* t1_21_1 = bcast128() */
 	vmovdqa64 %zmm9, 4544(%rsp) /* spill s1_20_1 */
 	vmovdqa64 4608(%rsp), %zmm9 /* reload x1_21.2 */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_21_1 = lookup16(t1_21_1, x1_21) */
-	vbroadcasti32x4 24416(%rdi), %zmm31 /* t1_22_1 again */
+	vbroadcasti32x4 24416(%rdi), %zmm31 /* t1_22_1 = bcast128() */
 	vmovdqa64 %zmm9, 4608(%rsp) /* spill s1_21_1 */
 	vmovdqa64 4672(%rsp), %zmm9 /* reload x1_22.2 */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_22_1 = lookup16(t1_22_1, x1_22) */
-	vbroadcasti32x4 24432(%rdi), %zmm31 /* t1_23_1 again */
+	vbroadcasti32x4 24432(%rdi), %zmm31 /* t1_23_1 = bcast128() */
 	vmovdqa64 %zmm9, 4672(%rsp) /* spill s1_22_1 */
 	vmovdqa64 4736(%rsp), %zmm9 /* reload x1_23.2 */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_23_1 = lookup16(t1_23_1, x1_23) */
-	vbroadcasti32x4 24448(%rdi), %zmm31 /* t1_24_1 again */
+	vbroadcasti32x4 24448(%rdi), %zmm31 /* t1_24_1 = bcast128() */
 	vmovdqa64 %zmm9, 4736(%rsp) /* spill s1_23_1 */
 	vmovdqa64 4800(%rsp), %zmm9 /* reload x1_24.2 */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_24_1 = lookup16(t1_24_1, x1_24) */
-	vbroadcasti32x4 24464(%rdi), %zmm31 /* t1_25_1 again */
+	vbroadcasti32x4 24464(%rdi), %zmm31 /* t1_25_1 = bcast128() */
 	vmovdqa64 %zmm9, 4800(%rsp) /* spill s1_24_1 */
 	vmovdqa64 4864(%rsp), %zmm9 /* reload x1_25.2 */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_25_1 = lookup16(t1_25_1, x1_25) */
-	vbroadcasti32x4 24480(%rdi), %zmm31 /* t1_26_1 again */
+	vbroadcasti32x4 24480(%rdi), %zmm31 /* t1_26_1 = bcast128() */
 	vpshufb %zmm21, %zmm31, %zmm21 /* s1_26_1 = lookup16(t1_26_1, x1_26) */
-	vbroadcasti32x4 24496(%rdi), %zmm31 /* t1_27_1 again */
+	vbroadcasti32x4 24496(%rdi), %zmm31 /* t1_27_1 = bcast128() */
 	vpshufb %zmm22, %zmm31, %zmm22 /* s1_27_1 = lookup16(t1_27_1, x1_27) */
-	vbroadcasti32x4 24512(%rdi), %zmm31 /* t1_28_1 again */
+	vbroadcasti32x4 24512(%rdi), %zmm31 /* t1_28_1 = bcast128() */
 	vmovdqa64 %zmm22, 4864(%rsp) /* spill s1_27_1 */
 	vmovdqa64 4928(%rsp), %zmm22 /* reload x1_28.2 */
 	vpshufb %zmm22, %zmm31, %zmm22 /* s1_28_1 = lookup16(t1_28_1, x1_28) */
-	vbroadcasti32x4 24528(%rdi), %zmm31 /* t1_29_1 again */
+	vbroadcasti32x4 24528(%rdi), %zmm31 /* t1_29_1 = bcast128() */
 	vpshufb %zmm29, %zmm31, %zmm29 /* s1_29_1 = lookup16(t1_29_1, x1_29) */
-	vbroadcasti32x4 24544(%rdi), %zmm31 /* t1_30_1 again */
+	vbroadcasti32x4 24544(%rdi), %zmm31 /* t1_30_1 = bcast128() */
 	vpshufb %zmm19, %zmm31, %zmm19 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
-	vbroadcasti32x4 24560(%rdi), %zmm31 /* t1_31_1 again */
+	vbroadcasti32x4 24560(%rdi), %zmm31 /* t1_31_1 = bcast128() */
 	vmovdqa64 %zmm19, 4928(%rsp) /* spill s1_30_1 */
 	vmovdqa64 2560(%rsp), %zmm19 /* reload x1_31.2 */
 	vpshufb %zmm19, %zmm31, %zmm19 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
@@ -8212,12 +8212,12 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vpunpckhbw %zmm28, %zmm30, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm10, %zmm2, %zmm30 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_picks(%rip), %zmm10 /* row_out_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_picks(%rip), %zmm10 /* row_out_picks = const() */
 	vmovdqa64 %zmm2, 3136(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm10, %zmm2 /* row_out_picks */
 	vpermi2q %zmm19, %zmm7, %zmm2 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm2, 4928(%rsp) /* spill row_out */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_1_picks(%rip), %zmm2 /* row_out_1_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_1_picks(%rip), %zmm2 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm30, 4864(%rsp) /* spill tro3_30 */
 	vmovdqa64 %zmm2, %zmm30 /* row_out_1_picks */
 	vpermi2q %zmm19, %zmm7, %zmm30 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -8323,10 +8323,6 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock256_256_decrypt_asm, .-ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
 
-	.globl ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm
-	.hidden ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm
-	.type ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm: ublock256_r24_nibbleslice512_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -8334,6 +8330,10 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2432 bytes (38 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm
+	.hidden ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm
+	.type ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -8344,7 +8344,7 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vbroadcasti32x4 (%rsi), %zmm0 /* v = bcast128() */
 	vbroadcasti32x4 32(%rsi), %zmm1 /* w = bcast128() */
 	vpsrlw $4, %zmm0, %zmm2 /* hi_shifted = shr(v) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm3 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_nibble_mask(%rip), %zmm3 /* nibble_mask = const() */
 	vpandd %zmm3, %zmm2, %zmm2 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm3, %zmm0, %zmm0 /* lo = and(v, nibble_mask) */
 	vpsrlw $4, %zmm1, %zmm4 /* hi_shifted_1 = shr(w) */
@@ -8354,28 +8354,28 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vpunpcklbw %zmm1, %zmm0, %zmm6 /* pairs_lo = unpacklo(lo, lo_1) */
 	vpunpckhbw %zmm4, %zmm2, %zmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm1 /* pair0 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair0(%rip), %zmm1 /* pair0 = const() */
 	vpshufb %zmm1, %zmm5, %zmm4 /* pair = lookup16(pairs_hi, pair0) */
 	vpshufb %zmm1, %zmm6, %zmm7 /* pair_1 = lookup16(pairs_lo, pair0) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm8 /* pair1 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair1(%rip), %zmm8 /* pair1 = const() */
 	vpshufb %zmm8, %zmm5, %zmm9 /* pair_2 = lookup16(pairs_hi, pair1) */
 	vpshufb %zmm8, %zmm6, %zmm10 /* pair_3 = lookup16(pairs_lo, pair1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm11 /* pair2 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair2(%rip), %zmm11 /* pair2 = const() */
 	vpshufb %zmm11, %zmm5, %zmm12 /* pair_4 = lookup16(pairs_hi, pair2) */
 	vpshufb %zmm11, %zmm6, %zmm13 /* pair_5 = lookup16(pairs_lo, pair2) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm14 /* pair3 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair3(%rip), %zmm14 /* pair3 = const() */
 	vpshufb %zmm14, %zmm5, %zmm15 /* pair_6 = lookup16(pairs_hi, pair3) */
 	vpshufb %zmm14, %zmm6, %zmm16 /* pair_7 = lookup16(pairs_lo, pair3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm17 /* pair4 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair4(%rip), %zmm17 /* pair4 = const() */
 	vpshufb %zmm17, %zmm5, %zmm18 /* pair_8 = lookup16(pairs_hi, pair4) */
 	vpshufb %zmm17, %zmm6, %zmm19 /* pair_9 = lookup16(pairs_lo, pair4) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm20 /* pair5 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair5(%rip), %zmm20 /* pair5 = const() */
 	vpshufb %zmm20, %zmm5, %zmm21 /* pair_10 = lookup16(pairs_hi, pair5) */
 	vpshufb %zmm20, %zmm6, %zmm22 /* pair_11 = lookup16(pairs_lo, pair5) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm23 /* pair6 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair6(%rip), %zmm23 /* pair6 = const() */
 	vpshufb %zmm23, %zmm5, %zmm24 /* pair_12 = lookup16(pairs_hi, pair6) */
 	vpshufb %zmm23, %zmm6, %zmm25 /* pair_13 = lookup16(pairs_lo, pair6) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm26 /* pair7 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_12_pair7(%rip), %zmm26 /* pair7 = const() */
 	vpshufb %zmm26, %zmm5, %zmm5 /* pair_14 = lookup16(pairs_hi, pair7) */
 	vpshufb %zmm26, %zmm6, %zmm6 /* pair_15 = lookup16(pairs_lo, pair7) */
 	vpshufb %zmm1, %zmm2, %zmm27 /* pair_16 = lookup16(pairs_hi_1, pair0) */
@@ -8469,37 +8469,37 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vpshufb %zmm23, %zmm0, %zmm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	vbroadcasti32x4 (%rdi), %zmm23 /* t0_0 again */
+	vbroadcasti32x4 (%rdi), %zmm23 /* t0_0 = bcast128() */
 	vpshufb %zmm4, %zmm23, %zmm4 /* s0_0 = lookup16(t0_0, pair) */
-	vbroadcasti32x4 16(%rdi), %zmm23 /* t0_1 again */
+	vbroadcasti32x4 16(%rdi), %zmm23 /* t0_1 = bcast128() */
 	vpshufb %zmm7, %zmm23, %zmm7 /* s0_1 = lookup16(t0_1, pair_1) */
-	vbroadcasti32x4 32(%rdi), %zmm23 /* t0_2 again */
+	vbroadcasti32x4 32(%rdi), %zmm23 /* t0_2 = bcast128() */
 	vpshufb %zmm9, %zmm23, %zmm9 /* s0_2 = lookup16(t0_2, pair_2) */
-	vbroadcasti32x4 48(%rdi), %zmm23 /* t0_3 again */
+	vbroadcasti32x4 48(%rdi), %zmm23 /* t0_3 = bcast128() */
 	vpshufb %zmm10, %zmm23, %zmm10 /* s0_3 = lookup16(t0_3, pair_3) */
-	vbroadcasti32x4 64(%rdi), %zmm23 /* t0_4 again */
+	vbroadcasti32x4 64(%rdi), %zmm23 /* t0_4 = bcast128() */
 	vpshufb %zmm12, %zmm23, %zmm12 /* s0_4 = lookup16(t0_4, pair_4) */
-	vbroadcasti32x4 80(%rdi), %zmm23 /* t0_5 again */
+	vbroadcasti32x4 80(%rdi), %zmm23 /* t0_5 = bcast128() */
 	vpshufb %zmm13, %zmm23, %zmm13 /* s0_5 = lookup16(t0_5, pair_5) */
-	vbroadcasti32x4 96(%rdi), %zmm23 /* t0_6 again */
+	vbroadcasti32x4 96(%rdi), %zmm23 /* t0_6 = bcast128() */
 	vpshufb %zmm15, %zmm23, %zmm15 /* s0_6 = lookup16(t0_6, pair_6) */
-	vbroadcasti32x4 112(%rdi), %zmm23 /* t0_7 again */
+	vbroadcasti32x4 112(%rdi), %zmm23 /* t0_7 = bcast128() */
 	vpshufb %zmm16, %zmm23, %zmm16 /* s0_7 = lookup16(t0_7, pair_7) */
-	vbroadcasti32x4 512(%rdi), %zmm23 /* t1_0 again */
+	vbroadcasti32x4 512(%rdi), %zmm23 /* t1_0 = bcast128() */
 	vpshufb %zmm2, %zmm23, %zmm2 /* s1_0 = lookup16(t1_0, pair_32) */
-	vbroadcasti32x4 528(%rdi), %zmm23 /* t1_1 again */
+	vbroadcasti32x4 528(%rdi), %zmm23 /* t1_1 = bcast128() */
 	vpshufb %zmm31, %zmm23, %zmm23 /* s1_1 = lookup16(t1_1, pair_33) */
-	vbroadcasti32x4 544(%rdi), %zmm31 /* t1_2 again */
+	vbroadcasti32x4 544(%rdi), %zmm31 /* t1_2 = bcast128() */
 	vpshufb %zmm28, %zmm31, %zmm28 /* s1_2 = lookup16(t1_2, pair_34) */
-	vbroadcasti32x4 560(%rdi), %zmm31 /* t1_3 again */
+	vbroadcasti32x4 560(%rdi), %zmm31 /* t1_3 = bcast128() */
 	vpshufb %zmm27, %zmm31, %zmm27 /* s1_3 = lookup16(t1_3, pair_35) */
-	vbroadcasti32x4 576(%rdi), %zmm31 /* t1_4 again */
+	vbroadcasti32x4 576(%rdi), %zmm31 /* t1_4 = bcast128() */
 	vpshufb %zmm6, %zmm31, %zmm6 /* s1_4 = lookup16(t1_4, pair_36) */
-	vbroadcasti32x4 592(%rdi), %zmm31 /* t1_5 again */
+	vbroadcasti32x4 592(%rdi), %zmm31 /* t1_5 = bcast128() */
 	vpshufb %zmm5, %zmm31, %zmm5 /* s1_5 = lookup16(t1_5, pair_37) */
-	vbroadcasti32x4 608(%rdi), %zmm31 /* t1_6 again */
+	vbroadcasti32x4 608(%rdi), %zmm31 /* t1_6 = bcast128() */
 	vpshufb %zmm25, %zmm31, %zmm25 /* s1_6 = lookup16(t1_6, pair_38) */
-	vbroadcasti32x4 624(%rdi), %zmm31 /* t1_7 again */
+	vbroadcasti32x4 624(%rdi), %zmm31 /* t1_7 = bcast128() */
 	vpshufb %zmm24, %zmm31, %zmm24 /* s1_7 = lookup16(t1_7, pair_39) */
 	vmovdqa64 %zmm23, %zmm31 /* s1_1 */
 	vpternlogd $0x96, %zmm4, %zmm7, %zmm31 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
@@ -8556,50 +8556,50 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vpternlogd $0x96, %zmm13, %zmm24, %zmm14 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
 	vpternlogd $0x96, %zmm15, %zmm2, %zmm11 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
 	vpternlogd $0x96, %zmm16, %zmm23, %zmm8 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
-	vbroadcasti32x4 128(%rdi), %zmm2 /* t0_8 again */
+	vbroadcasti32x4 128(%rdi), %zmm2 /* t0_8 = bcast128() */
 	vpshufb %zmm18, %zmm2, %zmm2 /* s0_8 = lookup16(t0_8, pair_8) */
-	vbroadcasti32x4 144(%rdi), %zmm5 /* t0_9 again */
+	vbroadcasti32x4 144(%rdi), %zmm5 /* t0_9 = bcast128() */
 	vpshufb %zmm19, %zmm5, %zmm5 /* s0_9 = lookup16(t0_9, pair_9) */
-	vbroadcasti32x4 160(%rdi), %zmm6 /* t0_10 again */
+	vbroadcasti32x4 160(%rdi), %zmm6 /* t0_10 = bcast128() */
 	vpshufb %zmm21, %zmm6, %zmm6 /* s0_10 = lookup16(t0_10, pair_10) */
-	vbroadcasti32x4 176(%rdi), %zmm18 /* t0_11 again */
+	vbroadcasti32x4 176(%rdi), %zmm18 /* t0_11 = bcast128() */
 	vmovdqa64 1280(%rsp), %zmm19 /* reload pair_11 */
 	vpshufb %zmm19, %zmm18, %zmm18 /* s0_11 = lookup16(t0_11, pair_11) */
-	vbroadcasti32x4 192(%rdi), %zmm19 /* t0_12 again */
+	vbroadcasti32x4 192(%rdi), %zmm19 /* t0_12 = bcast128() */
 	vmovdqa64 1216(%rsp), %zmm21 /* reload pair_12 */
 	vpshufb %zmm21, %zmm19, %zmm19 /* s0_12 = lookup16(t0_12, pair_12) */
-	vbroadcasti32x4 208(%rdi), %zmm21 /* t0_13 again */
+	vbroadcasti32x4 208(%rdi), %zmm21 /* t0_13 = bcast128() */
 	vmovdqa64 1152(%rsp), %zmm23 /* reload pair_13 */
 	vpshufb %zmm23, %zmm21, %zmm21 /* s0_13 = lookup16(t0_13, pair_13) */
-	vbroadcasti32x4 224(%rdi), %zmm23 /* t0_14 again */
+	vbroadcasti32x4 224(%rdi), %zmm23 /* t0_14 = bcast128() */
 	vmovdqa64 1088(%rsp), %zmm24 /* reload pair_14 */
 	vpshufb %zmm24, %zmm23, %zmm23 /* s0_14 = lookup16(t0_14, pair_14) */
-	vbroadcasti32x4 240(%rdi), %zmm24 /* t0_15 again */
+	vbroadcasti32x4 240(%rdi), %zmm24 /* t0_15 = bcast128() */
 	vmovdqa64 1024(%rsp), %zmm25 /* reload pair_15 */
 	vpshufb %zmm25, %zmm24, %zmm24 /* s0_15 = lookup16(t0_15, pair_15) */
-	vbroadcasti32x4 640(%rdi), %zmm25 /* t1_8 again */
+	vbroadcasti32x4 640(%rdi), %zmm25 /* t1_8 = bcast128() */
 	vmovdqa64 1344(%rsp), %zmm27 /* reload pair_40 */
 	vpshufb %zmm27, %zmm25, %zmm25 /* s1_8 = lookup16(t1_8, pair_40) */
-	vbroadcasti32x4 656(%rdi), %zmm27 /* t1_9 again */
+	vbroadcasti32x4 656(%rdi), %zmm27 /* t1_9 = bcast128() */
 	vmovdqa64 1408(%rsp), %zmm28 /* reload pair_41 */
 	vpshufb %zmm28, %zmm27, %zmm27 /* s1_9 = lookup16(t1_9, pair_41) */
-	vbroadcasti32x4 672(%rdi), %zmm28 /* t1_10 again */
+	vbroadcasti32x4 672(%rdi), %zmm28 /* t1_10 = bcast128() */
 	vmovdqa64 %zmm15, 1408(%rsp) /* spill y1_6_2 */
 	vmovdqa64 1472(%rsp), %zmm15 /* reload pair_42 */
 	vpshufb %zmm15, %zmm28, %zmm15 /* s1_10 = lookup16(t1_10, pair_42) */
-	vbroadcasti32x4 688(%rdi), %zmm28 /* t1_11 again */
+	vbroadcasti32x4 688(%rdi), %zmm28 /* t1_11 = bcast128() */
 	vmovdqa64 %zmm16, 1472(%rsp) /* spill y1_7_2 */
 	vmovdqa64 1536(%rsp), %zmm16 /* reload pair_43 */
 	vpshufb %zmm16, %zmm28, %zmm16 /* s1_11 = lookup16(t1_11, pair_43) */
-	vbroadcasti32x4 704(%rdi), %zmm28 /* t1_12 again */
+	vbroadcasti32x4 704(%rdi), %zmm28 /* t1_12 = bcast128() */
 	vmovdqa64 %zmm12, 1536(%rsp) /* spill y1_4_2 */
 	vmovdqa64 1600(%rsp), %zmm12 /* reload pair_44 */
 	vpshufb %zmm12, %zmm28, %zmm12 /* s1_12 = lookup16(t1_12, pair_44) */
-	vbroadcasti32x4 720(%rdi), %zmm28 /* t1_13 again */
+	vbroadcasti32x4 720(%rdi), %zmm28 /* t1_13 = bcast128() */
 	vpshufb %zmm22, %zmm28, %zmm22 /* s1_13 = lookup16(t1_13, pair_45) */
-	vbroadcasti32x4 736(%rdi), %zmm28 /* t1_14 again */
+	vbroadcasti32x4 736(%rdi), %zmm28 /* t1_14 = bcast128() */
 	vpshufb %zmm3, %zmm28, %zmm3 /* s1_14 = lookup16(t1_14, pair_46) */
-	vbroadcasti32x4 752(%rdi), %zmm28 /* t1_15 again */
+	vbroadcasti32x4 752(%rdi), %zmm28 /* t1_15 = bcast128() */
 	vpshufb %zmm26, %zmm28, %zmm26 /* s1_15 = lookup16(t1_15, pair_47) */
 	vmovdqa64 %zmm27, %zmm28 /* s1_9 */
 	vpternlogd $0x96, %zmm2, %zmm5, %zmm28 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
@@ -8656,56 +8656,56 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vpternlogd $0x96, %zmm21, %zmm26, %zmm7 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
 	vpternlogd $0x96, %zmm23, %zmm25, %zmm8 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
 	vpternlogd $0x96, %zmm24, %zmm27, %zmm11 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
-	vbroadcasti32x4 256(%rdi), %zmm3 /* t0_16 again */
+	vbroadcasti32x4 256(%rdi), %zmm3 /* t0_16 = bcast128() */
 	vmovdqa64 960(%rsp), %zmm12 /* reload pair_16 */
 	vpshufb %zmm12, %zmm3, %zmm3 /* s0_16 = lookup16(t0_16, pair_16) */
-	vbroadcasti32x4 272(%rdi), %zmm12 /* t0_17 again */
+	vbroadcasti32x4 272(%rdi), %zmm12 /* t0_17 = bcast128() */
 	vmovdqa64 896(%rsp), %zmm15 /* reload pair_17 */
 	vpshufb %zmm15, %zmm12, %zmm12 /* s0_17 = lookup16(t0_17, pair_17) */
-	vbroadcasti32x4 288(%rdi), %zmm15 /* t0_18 again */
+	vbroadcasti32x4 288(%rdi), %zmm15 /* t0_18 = bcast128() */
 	vmovdqa64 832(%rsp), %zmm16 /* reload pair_18 */
 	vpshufb %zmm16, %zmm15, %zmm15 /* s0_18 = lookup16(t0_18, pair_18) */
-	vbroadcasti32x4 304(%rdi), %zmm16 /* t0_19 again */
+	vbroadcasti32x4 304(%rdi), %zmm16 /* t0_19 = bcast128() */
 	vmovdqa64 768(%rsp), %zmm22 /* reload pair_19 */
 	vpshufb %zmm22, %zmm16, %zmm16 /* s0_19 = lookup16(t0_19, pair_19) */
-	vbroadcasti32x4 320(%rdi), %zmm22 /* t0_20 again */
+	vbroadcasti32x4 320(%rdi), %zmm22 /* t0_20 = bcast128() */
 	vmovdqa64 0(%rsp), %zmm25 /* reload pair_20 */
 	vpshufb %zmm25, %zmm22, %zmm22 /* s0_20 = lookup16(t0_20, pair_20) */
-	vbroadcasti32x4 336(%rdi), %zmm25 /* t0_21 again */
+	vbroadcasti32x4 336(%rdi), %zmm25 /* t0_21 = bcast128() */
 	vmovdqa64 64(%rsp), %zmm26 /* reload pair_21 */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s0_21 = lookup16(t0_21, pair_21) */
-	vbroadcasti32x4 352(%rdi), %zmm26 /* t0_22 again */
+	vbroadcasti32x4 352(%rdi), %zmm26 /* t0_22 = bcast128() */
 	vmovdqa64 128(%rsp), %zmm27 /* reload pair_22 */
 	vpshufb %zmm27, %zmm26, %zmm26 /* s0_22 = lookup16(t0_22, pair_22) */
-	vbroadcasti32x4 368(%rdi), %zmm27 /* t0_23 again */
+	vbroadcasti32x4 368(%rdi), %zmm27 /* t0_23 = bcast128() */
 	vmovdqa64 %zmm23, 128(%rsp) /* spill y1_14_2 */
 	vmovdqa64 192(%rsp), %zmm23 /* reload pair_23 */
 	vpshufb %zmm23, %zmm27, %zmm23 /* s0_23 = lookup16(t0_23, pair_23) */
-	vbroadcasti32x4 768(%rdi), %zmm27 /* t1_16 again */
+	vbroadcasti32x4 768(%rdi), %zmm27 /* t1_16 = bcast128() */
 	vpshufb %zmm29, %zmm27, %zmm27 /* s1_16 = lookup16(t1_16, pair_48) */
-	vbroadcasti32x4 784(%rdi), %zmm29 /* t1_17 again */
+	vbroadcasti32x4 784(%rdi), %zmm29 /* t1_17 = bcast128() */
 	vmovdqa64 %zmm24, 192(%rsp) /* spill y1_15_2 */
 	vmovdqa64 1664(%rsp), %zmm24 /* reload pair_49 */
 	vpshufb %zmm24, %zmm29, %zmm24 /* s1_17 = lookup16(t1_17, pair_49) */
-	vbroadcasti32x4 800(%rdi), %zmm29 /* t1_18 again */
+	vbroadcasti32x4 800(%rdi), %zmm29 /* t1_18 = bcast128() */
 	vpshufb %zmm1, %zmm29, %zmm1 /* s1_18 = lookup16(t1_18, pair_50) */
-	vbroadcasti32x4 816(%rdi), %zmm29 /* t1_19 again */
+	vbroadcasti32x4 816(%rdi), %zmm29 /* t1_19 = bcast128() */
 	vmovdqa64 %zmm19, 1664(%rsp) /* spill y1_12_2 */
 	vmovdqa64 1728(%rsp), %zmm19 /* reload pair_51 */
 	vpshufb %zmm19, %zmm29, %zmm19 /* s1_19 = lookup16(t1_19, pair_51) */
-	vbroadcasti32x4 832(%rdi), %zmm29 /* t1_20 again */
+	vbroadcasti32x4 832(%rdi), %zmm29 /* t1_20 = bcast128() */
 	vmovdqa64 %zmm21, 1728(%rsp) /* spill y1_13_2 */
 	vmovdqa64 2368(%rsp), %zmm21 /* reload pair_52 */
 	vpshufb %zmm21, %zmm29, %zmm21 /* s1_20 = lookup16(t1_20, pair_52) */
-	vbroadcasti32x4 848(%rdi), %zmm29 /* t1_21 again */
+	vbroadcasti32x4 848(%rdi), %zmm29 /* t1_21 = bcast128() */
 	vmovdqa64 %zmm6, 2368(%rsp) /* spill y1_10_2 */
 	vmovdqa64 1792(%rsp), %zmm6 /* reload pair_53 */
 	vpshufb %zmm6, %zmm29, %zmm6 /* s1_21 = lookup16(t1_21, pair_53) */
-	vbroadcasti32x4 864(%rdi), %zmm29 /* t1_22 again */
+	vbroadcasti32x4 864(%rdi), %zmm29 /* t1_22 = bcast128() */
 	vmovdqa64 %zmm18, 1792(%rsp) /* spill y1_11_2 */
 	vmovdqa64 2304(%rsp), %zmm18 /* reload pair_54 */
 	vpshufb %zmm18, %zmm29, %zmm18 /* s1_22 = lookup16(t1_22, pair_54) */
-	vbroadcasti32x4 880(%rdi), %zmm29 /* t1_23 again */
+	vbroadcasti32x4 880(%rdi), %zmm29 /* t1_23 = bcast128() */
 	vmovdqa64 %zmm2, 2304(%rsp) /* spill y1_8_2 */
 	vmovdqa64 1856(%rsp), %zmm2 /* reload pair_55 */
 	vpshufb %zmm2, %zmm29, %zmm2 /* s1_23 = lookup16(t1_23, pair_55) */
@@ -8764,52 +8764,52 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vpternlogd $0x96, %zmm23, %zmm2, %zmm7 /* y0_21_2 = ternlog(y0_21, y1_23_1, y1_21_2) */
 	vpternlogd $0x96, %zmm25, %zmm27, %zmm9 /* y0_22_2 = ternlog(y0_22, y1_16_1, y1_22_2) */
 	vpternlogd $0x96, %zmm26, %zmm24, %zmm10 /* y0_23_2 = ternlog(y0_23, y1_17_1, y1_23_2) */
-	vbroadcasti32x4 384(%rdi), %zmm1 /* t0_24 again */
+	vbroadcasti32x4 384(%rdi), %zmm1 /* t0_24 = bcast128() */
 	vmovdqa64 256(%rsp), %zmm2 /* reload pair_24 */
 	vpshufb %zmm2, %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, pair_24) */
-	vbroadcasti32x4 400(%rdi), %zmm2 /* t0_25 again */
+	vbroadcasti32x4 400(%rdi), %zmm2 /* t0_25 = bcast128() */
 	vmovdqa64 320(%rsp), %zmm6 /* reload pair_25 */
 	vpshufb %zmm6, %zmm2, %zmm2 /* s0_25 = lookup16(t0_25, pair_25) */
-	vbroadcasti32x4 416(%rdi), %zmm6 /* t0_26 again */
+	vbroadcasti32x4 416(%rdi), %zmm6 /* t0_26 = bcast128() */
 	vmovdqa64 384(%rsp), %zmm18 /* reload pair_26 */
 	vpshufb %zmm18, %zmm6, %zmm6 /* s0_26 = lookup16(t0_26, pair_26) */
-	vbroadcasti32x4 432(%rdi), %zmm18 /* t0_27 again */
+	vbroadcasti32x4 432(%rdi), %zmm18 /* t0_27 = bcast128() */
 	vmovdqa64 448(%rsp), %zmm19 /* reload pair_27 */
 	vpshufb %zmm19, %zmm18, %zmm18 /* s0_27 = lookup16(t0_27, pair_27) */
-	vbroadcasti32x4 448(%rdi), %zmm19 /* t0_28 again */
+	vbroadcasti32x4 448(%rdi), %zmm19 /* t0_28 = bcast128() */
 	vmovdqa64 512(%rsp), %zmm21 /* reload pair_28 */
 	vpshufb %zmm21, %zmm19, %zmm19 /* s0_28 = lookup16(t0_28, pair_28) */
-	vbroadcasti32x4 464(%rdi), %zmm21 /* t0_29 again */
+	vbroadcasti32x4 464(%rdi), %zmm21 /* t0_29 = bcast128() */
 	vmovdqa64 704(%rsp), %zmm24 /* reload pair_29 */
 	vpshufb %zmm24, %zmm21, %zmm21 /* s0_29 = lookup16(t0_29, pair_29) */
-	vbroadcasti32x4 480(%rdi), %zmm24 /* t0_30 again */
+	vbroadcasti32x4 480(%rdi), %zmm24 /* t0_30 = bcast128() */
 	vmovdqa64 640(%rsp), %zmm27 /* reload pair_30 */
 	vpshufb %zmm27, %zmm24, %zmm24 /* s0_30 = lookup16(t0_30, pair_30) */
-	vbroadcasti32x4 496(%rdi), %zmm27 /* t0_31 again */
+	vbroadcasti32x4 496(%rdi), %zmm27 /* t0_31 = bcast128() */
 	vmovdqa64 %zmm25, 640(%rsp) /* spill y1_22_2 */
 	vmovdqa64 576(%rsp), %zmm25 /* reload pair_31 */
 	vpshufb %zmm25, %zmm27, %zmm25 /* s0_31 = lookup16(t0_31, pair_31) */
-	vbroadcasti32x4 896(%rdi), %zmm27 /* t1_24 again */
+	vbroadcasti32x4 896(%rdi), %zmm27 /* t1_24 = bcast128() */
 	vmovdqa64 %zmm26, 576(%rsp) /* spill y1_23_2 */
 	vmovdqa64 2240(%rsp), %zmm26 /* reload pair_56 */
 	vpshufb %zmm26, %zmm27, %zmm26 /* s1_24 = lookup16(t1_24, pair_56) */
-	vbroadcasti32x4 912(%rdi), %zmm27 /* t1_25 again */
+	vbroadcasti32x4 912(%rdi), %zmm27 /* t1_25 = bcast128() */
 	vmovdqa64 %zmm22, 2240(%rsp) /* spill y1_20_2 */
 	vmovdqa64 1920(%rsp), %zmm22 /* reload pair_57 */
 	vpshufb %zmm22, %zmm27, %zmm22 /* s1_25 = lookup16(t1_25, pair_57) */
-	vbroadcasti32x4 928(%rdi), %zmm27 /* t1_26 again */
+	vbroadcasti32x4 928(%rdi), %zmm27 /* t1_26 = bcast128() */
 	vmovdqa64 %zmm23, 1920(%rsp) /* spill y1_21_2 */
 	vmovdqa64 2176(%rsp), %zmm23 /* reload pair_58 */
 	vpshufb %zmm23, %zmm27, %zmm23 /* s1_26 = lookup16(t1_26, pair_58) */
-	vbroadcasti32x4 944(%rdi), %zmm27 /* t1_27 again */
+	vbroadcasti32x4 944(%rdi), %zmm27 /* t1_27 = bcast128() */
 	vmovdqa64 %zmm15, 2176(%rsp) /* spill y1_18_2 */
 	vmovdqa64 2112(%rsp), %zmm15 /* reload pair_59 */
 	vpshufb %zmm15, %zmm27, %zmm15 /* s1_27 = lookup16(t1_27, pair_59) */
-	vbroadcasti32x4 960(%rdi), %zmm27 /* t1_28 again */
+	vbroadcasti32x4 960(%rdi), %zmm27 /* t1_28 = bcast128() */
 	vmovdqa64 %zmm16, 2112(%rsp) /* spill y1_19_2 */
 	vmovdqa64 2048(%rsp), %zmm16 /* reload pair_60 */
 	vpshufb %zmm16, %zmm27, %zmm16 /* s1_28 = lookup16(t1_28, pair_60) */
-	vbroadcasti32x4 976(%rdi), %zmm27 /* t1_29 again */
+	vbroadcasti32x4 976(%rdi), %zmm27 /* t1_29 = bcast128() */
 	vmovdqa64 %zmm3, 2048(%rsp) /* spill y1_16_2 */
 	vmovdqa64 1984(%rsp), %zmm3 /* reload pair_61 */
 	vpshufb %zmm3, %zmm27, %zmm3 /* s1_29 = lookup16(t1_29, pair_61) */
@@ -8976,10 +8976,6 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm, .-ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm
-	.hidden ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm
-	.type ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm: ublock256_r24_nibbleslice512_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -8989,6 +8985,10 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 6976 bytes (109 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm
+	.hidden ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm
+	.type ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -8998,38 +8998,38 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
 	vpbroadcastb 1(%rsi), %zmm1 /* first = bcast8() */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_block_offsets(%rip), %zmm2 /* block_offsets again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_block_offsets(%rip), %zmm2 /* block_offsets = const() */
 	vpaddb %zmm1, %zmm2, %zmm1 /* offsets = add(block_offsets, first) */
 	vpaddb %zmm1, %zmm0, %zmm2 /* low_byte = add(low, offsets) */
 	vmovdqa64 %zmm0, %zmm3 /* low */
 	vpternlogd $0x54, %zmm2, %zmm1, %zmm3 /* either_not_sum = ternlog(low, offsets, low_byte) */
 	vpternlogd $0xea, %zmm3, %zmm1, %zmm0 /* carry_bit7 = ternlog(low, offsets, either_not_sum) */
 	vpsrlw $7, %zmm0, %zmm0 /* sr = shr(carry_bit7) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_one(%rip), %zmm1 /* one again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_one(%rip), %zmm1 /* one = const() */
 	vpandd %zmm1, %zmm0, %zmm0 /* carry = and(sr, one) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick1(%rip), %zmm1 /* pick1 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick1(%rip), %zmm1 /* pick1 = const() */
 	vpord %zmm1, %zmm0, %zmm1 /* pick = or(carry, pick1) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick2(%rip), %zmm3 /* pick2 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick2(%rip), %zmm3 /* pick2 = const() */
 	vpord %zmm3, %zmm0, %zmm3 /* pick_1 = or(carry, pick2) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick3(%rip), %zmm4 /* pick3 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick3(%rip), %zmm4 /* pick3 = const() */
 	vpord %zmm4, %zmm0, %zmm4 /* pick_2 = or(carry, pick3) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick4(%rip), %zmm5 /* pick4 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick4(%rip), %zmm5 /* pick4 = const() */
 	vpord %zmm5, %zmm0, %zmm5 /* pick_3 = or(carry, pick4) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick5(%rip), %zmm6 /* pick5 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick5(%rip), %zmm6 /* pick5 = const() */
 	vpord %zmm6, %zmm0, %zmm6 /* pick_4 = or(carry, pick5) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick6(%rip), %zmm7 /* pick6 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick6(%rip), %zmm7 /* pick6 = const() */
 	vpord %zmm7, %zmm0, %zmm7 /* pick_5 = or(carry, pick6) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick7(%rip), %zmm8 /* pick7 again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_pick7(%rip), %zmm8 /* pick7 = const() */
 	vpord %zmm8, %zmm0, %zmm8 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	vpsrlw $4, %zmm2, %zmm9 /* hi_shifted = shr(low_byte) */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm10 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_13_nibble_mask(%rip), %zmm10 /* nibble_mask = const() */
 	vpandd %zmm10, %zmm9, %zmm9 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm10, %zmm2, %zmm2 /* lo = and(low_byte, nibble_mask) */
-	vbroadcasti32x4 992(%rdi), %zmm10 /* t1_30 again */
+	vbroadcasti32x4 992(%rdi), %zmm10 /* t1_30 = bcast128() */
 	vpshufb %zmm9, %zmm10, %zmm9 /* s1_30 = lookup16(t1_30, hi) */
-	vbroadcasti32x4 1008(%rdi), %zmm10 /* t1_31 again */
+	vbroadcasti32x4 1008(%rdi), %zmm10 /* t1_31 = bcast128() */
 	vpshufb %zmm2, %zmm10, %zmm2 /* s1_31 = lookup16(t1_31, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -10020,12 +10020,12 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	vpunpckhbw %zmm18, %zmm19, %zmm18 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm0, %zmm1, %zmm19 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_picks(%rip), %zmm1 /* row_out_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_picks(%rip), %zmm1 /* row_out_picks = const() */
 	vmovdqa64 %zmm0, 4608(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm1, %zmm0 /* row_out_picks */
 	vpermi2q %zmm4, %zmm13, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm0, 4544(%rsp) /* spill row_out */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm19, 4480(%rsp) /* spill tro3_30 */
 	vmovdqa64 %zmm0, %zmm19 /* row_out_1_picks */
 	vpermi2q %zmm4, %zmm13, %zmm19 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -10195,10 +10195,6 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm, .-ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm
 
-	.globl ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm
-	.hidden ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm
-	.type ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm: ublock256_r24_nibbleslice512_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -10208,6 +10204,10 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 7360 bytes (115 spill slots of 64 bytes)
  */
+	.globl ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm
+	.hidden ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm
+	.type ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -10348,7 +10348,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %zmm1, %zmm3, %zmm1 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 	vpsrlw $4, %zmm5, %zmm3 /* hi_shifted = shr(tr3) */
 	vmovdqa64 %zmm29, 0(%rsp) /* spill rowhi_15 */
-	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm29 /* nibble_mask again */
+	vbroadcasti32x4 .Lublock_nibbleslice_avx512_asm_14_nibble_mask(%rip), %zmm29 /* nibble_mask = const() */
 	vpandd %zmm29, %zmm3, %zmm3 /* hi = and(hi_shifted, nibble_mask) */
 	vpandd %zmm29, %zmm5, %zmm5 /* lo = and(tr3, nibble_mask) */
 	vmovdqa64 %zmm5, 128(%rsp) /* spill lo */
@@ -11403,12 +11403,12 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %zmm23, %zmm28, %zmm23 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
 	vpunpcklbw %zmm2, %zmm1, %zmm28 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm2, %zmm1, %zmm1 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_picks(%rip), %zmm2 /* row_out_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_picks(%rip), %zmm2 /* row_out_picks = const() */
 	vmovdqa64 %zmm1, 4800(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm2, %zmm1 /* row_out_picks */
 	vpermi2q %zmm6, %zmm7, %zmm1 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm1, 4736(%rsp) /* spill row_out */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_1_picks(%rip), %zmm1 /* row_out_1_picks again */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_1_picks(%rip), %zmm1 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm28, 4672(%rsp) /* spill tro3_30 */
 	vmovdqa64 %zmm1, %zmm28 /* row_out_1_picks */
 	vpermi2q %zmm6, %zmm7, %zmm28 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
@@ -11578,331 +11578,477 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm, .-ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm
 
-	.section .rodata
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_2_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_3_block_offsets:
 	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
 	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
 	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
 	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_3_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_4_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_5_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_6_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_7_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_8_block_offsets:
 	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
 	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
 	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
 	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_8_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_9_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_10_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_10_row_out_picks:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_10_row_out_1_picks:
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_11_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_11_row_out_picks:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_11_row_out_1_picks:
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_12_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_13_block_offsets:
 	.byte 0x00, 0x04, 0x08, 0x0c, 0x10, 0x14, 0x18, 0x1c, 0x20, 0x24, 0x28, 0x2c, 0x30, 0x34, 0x38, 0x3c
 	.byte 0x01, 0x05, 0x09, 0x0d, 0x11, 0x15, 0x19, 0x1d, 0x21, 0x25, 0x29, 0x2d, 0x31, 0x35, 0x39, 0x3d
 	.byte 0x02, 0x06, 0x0a, 0x0e, 0x12, 0x16, 0x1a, 0x1e, 0x22, 0x26, 0x2a, 0x2e, 0x32, 0x36, 0x3a, 0x3e
 	.byte 0x03, 0x07, 0x0b, 0x0f, 0x13, 0x17, 0x1b, 0x1f, 0x23, 0x27, 0x2b, 0x2f, 0x33, 0x37, 0x3b, 0x3f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_13_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_13_row_out_picks:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_13_row_out_1_picks:
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_avx512_asm_14_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* row_out_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 1, 5) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_14_row_out_picks:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* row_out_1_picks: VPERMI2Q qword indices of 128-bit blocks (2, 6, 3, 7) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_nibbleslice_avx512_asm_14_row_out_1_picks:
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00

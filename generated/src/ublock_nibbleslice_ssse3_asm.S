@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
-	.type ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm: ublock128_r16_nibbleslice128_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 896 bytes (54 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
+	.type ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -148,7 +148,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_0_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_0_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm1 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm3, 32(%rsp) /* spill lo */
@@ -733,10 +733,6 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
-	.type ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm: ublock128_r16_nibbleslice128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -745,6 +741,10 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 960 bytes (58 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
+	.type ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -876,7 +876,7 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_1_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm1 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm3, 32(%rsp) /* spill lo */
@@ -1429,101 +1429,101 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
-	movdqu 7680(%rdi), %xmm15 /* t0_0_1 again */
+	movdqu 7680(%rdi), %xmm15 /* t0_0_1 = bcast128() */
 	pshufb %xmm7, %xmm15 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	movdqu 7696(%rdi), %xmm7 /* t0_1_1 again */
+	movdqu 7696(%rdi), %xmm7 /* t0_1_1 = bcast128() */
 	pshufb %xmm10, %xmm7 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	movdqu 7712(%rdi), %xmm10 /* t0_2_1 again */
+	movdqu 7712(%rdi), %xmm10 /* t0_2_1 = bcast128() */
 	pshufb %xmm2, %xmm10 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	movdqu 7728(%rdi), %xmm2 /* t0_3_1 again */
+	movdqu 7728(%rdi), %xmm2 /* t0_3_1 = bcast128() */
 	pshufb %xmm3, %xmm2 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	movdqu 7744(%rdi), %xmm3 /* t0_4_1 again */
+	movdqu 7744(%rdi), %xmm3 /* t0_4_1 = bcast128() */
 	movdqa %xmm2, 384(%rsp) /* spill s0_3_1 */
 	movdqa 544(%rsp), %xmm2 /* reload x0_4.2 */
 	pshufb %xmm2, %xmm3 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	movdqu 7760(%rdi), %xmm2 /* t0_5_1 again */
+	movdqu 7760(%rdi), %xmm2 /* t0_5_1 = bcast128() */
 	movdqa %xmm3, 544(%rsp) /* spill s0_4_1 */
 	movdqa 464(%rsp), %xmm3 /* reload x0_5.2 */
 	pshufb %xmm3, %xmm2 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	movdqu 7776(%rdi), %xmm3 /* t0_6_1 again */
+	movdqu 7776(%rdi), %xmm3 /* t0_6_1 = bcast128() */
 	movdqa %xmm2, 464(%rsp) /* spill s0_5_1 */
 	movdqa 32(%rsp), %xmm2 /* reload x0_6.2 */
 	pshufb %xmm2, %xmm3 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	movdqu 7792(%rdi), %xmm2 /* t0_7_1 again */
+	movdqu 7792(%rdi), %xmm2 /* t0_7_1 = bcast128() */
 	movdqa %xmm3, 32(%rsp) /* spill s0_6_1 */
 	movdqa 128(%rsp), %xmm3 /* reload x0_7.2 */
 	pshufb %xmm3, %xmm2 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	movdqu 7808(%rdi), %xmm3 /* t0_8_1 again */
+	movdqu 7808(%rdi), %xmm3 /* t0_8_1 = bcast128() */
 	pshufb %xmm9, %xmm3 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	movdqu 7824(%rdi), %xmm9 /* t0_9_1 again */
+	movdqu 7824(%rdi), %xmm9 /* t0_9_1 = bcast128() */
 	pshufb %xmm8, %xmm9 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	movdqu 7840(%rdi), %xmm8 /* t0_10_1 again */
+	movdqu 7840(%rdi), %xmm8 /* t0_10_1 = bcast128() */
 	pshufb %xmm12, %xmm8 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	movdqu 7856(%rdi), %xmm12 /* t0_11_1 again */
+	movdqu 7856(%rdi), %xmm12 /* t0_11_1 = bcast128() */
 	pshufb %xmm11, %xmm12 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	movdqu 7872(%rdi), %xmm11 /* t0_12_1 again */
+	movdqu 7872(%rdi), %xmm11 /* t0_12_1 = bcast128() */
 	movdqa %xmm12, 128(%rsp) /* spill s0_11_1 */
 	movdqa 400(%rsp), %xmm12 /* reload x0_12.2 */
 	pshufb %xmm12, %xmm11 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	movdqu 7888(%rdi), %xmm12 /* t0_13_1 again */
+	movdqu 7888(%rdi), %xmm12 /* t0_13_1 = bcast128() */
 	movdqa %xmm11, 400(%rsp) /* spill s0_12_1 */
 	movdqa 416(%rsp), %xmm11 /* reload x0_13.2 */
 	pshufb %xmm11, %xmm12 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	movdqu 7904(%rdi), %xmm11 /* t0_14_1 again */
+	movdqu 7904(%rdi), %xmm11 /* t0_14_1 = bcast128() */
 	movdqa %xmm12, 416(%rsp) /* spill s0_13_1 */
 	movdqa 448(%rsp), %xmm12 /* reload x0_14.2 */
 	pshufb %xmm12, %xmm11 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	movdqu 7920(%rdi), %xmm12 /* t0_15_1 again */
+	movdqu 7920(%rdi), %xmm12 /* t0_15_1 = bcast128() */
 	movdqa %xmm11, 448(%rsp) /* spill s0_14_1 */
 	movdqa 432(%rsp), %xmm11 /* reload x0_15.2 */
 	pshufb %xmm11, %xmm12 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	movdqu 7936(%rdi), %xmm11 /* t1_0_1 again */
+	movdqu 7936(%rdi), %xmm11 /* t1_0_1 = bcast128() */
 	pshufb %xmm4, %xmm11 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	movdqu 7952(%rdi), %xmm4 /* t1_1_1 again */
+	movdqu 7952(%rdi), %xmm4 /* t1_1_1 = bcast128() */
 	pshufb %xmm0, %xmm4 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	movdqu 7968(%rdi), %xmm0 /* t1_2_1 again */
+	movdqu 7968(%rdi), %xmm0 /* t1_2_1 = bcast128() */
 	movdqa %xmm4, 432(%rsp) /* spill s1_1_1 */
 	movdqa 480(%rsp), %xmm4 /* reload x1_2.2 */
 	pshufb %xmm4, %xmm0 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	movdqu 7984(%rdi), %xmm4 /* t1_3_1 again */
+	movdqu 7984(%rdi), %xmm4 /* t1_3_1 = bcast128() */
 	movdqa %xmm0, 480(%rsp) /* spill s1_2_1 */
 	movdqa 496(%rsp), %xmm0 /* reload x1_3.2 */
 	pshufb %xmm0, %xmm4 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	movdqu 8000(%rdi), %xmm0 /* t1_4_1 again */
+	movdqu 8000(%rdi), %xmm0 /* t1_4_1 = bcast128() */
 	movdqa %xmm4, 496(%rsp) /* spill s1_3_1 */
 	movdqa 512(%rsp), %xmm4 /* reload x1_4.2 */
 	pshufb %xmm4, %xmm0 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	movdqu 8016(%rdi), %xmm4 /* t1_5_1 again */
+	movdqu 8016(%rdi), %xmm4 /* t1_5_1 = bcast128() */
 	movdqa %xmm0, 512(%rsp) /* spill s1_4_1 */
 	movdqa 528(%rsp), %xmm0 /* reload x1_5.2 */
 	pshufb %xmm0, %xmm4 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	movdqu 8032(%rdi), %xmm0 /* t1_6_1 again */
+	movdqu 8032(%rdi), %xmm0 /* t1_6_1 = bcast128() */
 	pshufb %xmm6, %xmm0 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	movdqu 8048(%rdi), %xmm6 /* t1_7_1 again */
+	movdqu 8048(%rdi), %xmm6 /* t1_7_1 = bcast128() */
 	pshufb %xmm5, %xmm6 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	movdqu 8064(%rdi), %xmm5 /* t1_8_1 again */
+	movdqu 8064(%rdi), %xmm5 /* t1_8_1 = bcast128() */
 	pshufb %xmm13, %xmm5 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	movdqu 8080(%rdi), %xmm13 /* t1_9_1 again */
+	movdqu 8080(%rdi), %xmm13 /* t1_9_1 = bcast128() */
 	pshufb %xmm14, %xmm13 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	movdqu 8096(%rdi), %xmm14 /* t1_10_1 again */
+	movdqu 8096(%rdi), %xmm14 /* t1_10_1 = bcast128() */
 	movdqa %xmm13, 528(%rsp) /* spill s1_9_1 */
 	movdqa 576(%rsp), %xmm13 /* reload x1_10.2 */
 	pshufb %xmm13, %xmm14 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	movdqu 8112(%rdi), %xmm13 /* t1_11_1 again */
+	movdqu 8112(%rdi), %xmm13 /* t1_11_1 = bcast128() */
 	movdqa %xmm14, 576(%rsp) /* spill s1_10_1 */
 	movdqa 592(%rsp), %xmm14 /* reload x1_11.2 */
 	pshufb %xmm14, %xmm13 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	movdqu 8128(%rdi), %xmm14 /* t1_12_1 again */
+	movdqu 8128(%rdi), %xmm14 /* t1_12_1 = bcast128() */
 	movdqa %xmm13, 592(%rsp) /* spill s1_11_1 */
 	movdqa 608(%rsp), %xmm13 /* reload x1_12.2 */
 	pshufb %xmm13, %xmm14 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	movdqu 8144(%rdi), %xmm13 /* t1_13_1 again */
+	movdqu 8144(%rdi), %xmm13 /* t1_13_1 = bcast128() */
 	movdqa %xmm14, 608(%rsp) /* spill s1_12_1 */
 	movdqa 624(%rsp), %xmm14 /* reload x1_13.2 */
 	pshufb %xmm14, %xmm13 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	movdqu 8160(%rdi), %xmm14 /* t1_14_1 again */
+	movdqu 8160(%rdi), %xmm14 /* t1_14_1 = bcast128() */
 	pshufb %xmm1, %xmm14 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	movdqu 8176(%rdi), %xmm1 /* t1_15_1 again */
+	movdqu 8176(%rdi), %xmm1 /* t1_15_1 = bcast128() */
 	movdqa %xmm14, 624(%rsp) /* spill s1_14_1 */
 	movdqa 48(%rsp), %xmm14 /* reload x1_15.2 */
 	pshufb %xmm14, %xmm1 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
@@ -1705,10 +1705,6 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm
-	.type ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm: ublock128_r16_nibbleslice128_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1716,6 +1712,10 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 320 bytes (18 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm
+	.type ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1727,7 +1727,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	movdqu 16(%rsi), %xmm1 /* w = bcast128() */
 	movdqa %xmm0, %xmm2 /* v */
 	psrlw $4, %xmm2 /* hi_shifted = shr(v) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	pand %xmm3, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm3, %xmm0 /* lo = and(v, nibble_mask) */
 	movdqa %xmm1, %xmm4 /* w */
@@ -1740,28 +1740,28 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	punpcklbw %xmm1, %xmm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	punpckhbw %xmm4, %xmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	punpckhbw %xmm1, %xmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair0(%rip), %xmm1 /* pair0 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair0(%rip), %xmm1 /* pair0 = const() */
 	movdqa %xmm3, %xmm4 /* pairs_hi */
 	pshufb %xmm1, %xmm4 /* pair = lookup16(pairs_hi, pair0) */
 	movdqa %xmm5, %xmm6 /* pairs_lo */
 	pshufb %xmm1, %xmm6 /* pair_1 = lookup16(pairs_lo, pair0) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair1(%rip), %xmm7 /* pair1 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair1(%rip), %xmm7 /* pair1 = const() */
 	movdqa %xmm3, %xmm8 /* pairs_hi */
 	pshufb %xmm7, %xmm8 /* pair_2 = lookup16(pairs_hi, pair1) */
 	movdqa %xmm5, %xmm9 /* pairs_lo */
 	pshufb %xmm7, %xmm9 /* pair_3 = lookup16(pairs_lo, pair1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair2(%rip), %xmm10 /* pair2 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair2(%rip), %xmm10 /* pair2 = const() */
 	movdqa %xmm3, %xmm11 /* pairs_hi */
 	pshufb %xmm10, %xmm11 /* pair_4 = lookup16(pairs_hi, pair2) */
 	movdqa %xmm5, %xmm12 /* pairs_lo */
 	pshufb %xmm10, %xmm12 /* pair_5 = lookup16(pairs_lo, pair2) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair3(%rip), %xmm13 /* pair3 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair3(%rip), %xmm13 /* pair3 = const() */
 	movdqa %xmm3, %xmm14 /* pairs_hi */
 	pshufb %xmm13, %xmm14 /* pair_6 = lookup16(pairs_hi, pair3) */
 	movdqa %xmm5, %xmm15 /* pairs_lo */
 	pshufb %xmm13, %xmm15 /* pair_7 = lookup16(pairs_lo, pair3) */
 	movdqa %xmm15, 0(%rsp) /* spill pair_7 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair4(%rip), %xmm15 /* pair4 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair4(%rip), %xmm15 /* pair4 = const() */
 	movdqa %xmm14, 16(%rsp) /* spill pair_6 */
 	movdqa %xmm3, %xmm14 /* pairs_hi */
 	pshufb %xmm15, %xmm14 /* pair_8 = lookup16(pairs_hi, pair4) */
@@ -1769,7 +1769,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	movdqa %xmm5, %xmm14 /* pairs_lo */
 	pshufb %xmm15, %xmm14 /* pair_9 = lookup16(pairs_lo, pair4) */
 	movdqa %xmm14, 48(%rsp) /* spill pair_9 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair5(%rip), %xmm14 /* pair5 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair5(%rip), %xmm14 /* pair5 = const() */
 	movdqa %xmm12, 64(%rsp) /* spill pair_5 */
 	movdqa %xmm3, %xmm12 /* pairs_hi */
 	pshufb %xmm14, %xmm12 /* pair_10 = lookup16(pairs_hi, pair5) */
@@ -1777,7 +1777,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	movdqa %xmm5, %xmm12 /* pairs_lo */
 	pshufb %xmm14, %xmm12 /* pair_11 = lookup16(pairs_lo, pair5) */
 	movdqa %xmm12, 96(%rsp) /* spill pair_11 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair6(%rip), %xmm12 /* pair6 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair6(%rip), %xmm12 /* pair6 = const() */
 	movdqa %xmm11, 112(%rsp) /* spill pair_4 */
 	movdqa %xmm3, %xmm11 /* pairs_hi */
 	pshufb %xmm12, %xmm11 /* pair_12 = lookup16(pairs_hi, pair6) */
@@ -1785,7 +1785,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	movdqa %xmm5, %xmm11 /* pairs_lo */
 	pshufb %xmm12, %xmm11 /* pair_13 = lookup16(pairs_lo, pair6) */
 	movdqa %xmm11, 144(%rsp) /* spill pair_13 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair7(%rip), %xmm11 /* pair7 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_2_pair7(%rip), %xmm11 /* pair7 = const() */
 	pshufb %xmm11, %xmm3 /* pair_14 = lookup16(pairs_hi, pair7) */
 	pshufb %xmm11, %xmm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	movdqa %xmm2, %xmm11 /* pairs_hi_1 */
@@ -1822,48 +1822,48 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	pshufb %xmm12, %xmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	movdqu (%rdi), %xmm12 /* t0_0 again */
+	movdqu (%rdi), %xmm12 /* t0_0 = bcast128() */
 	pshufb %xmm4, %xmm12 /* s0_0 = lookup16(t0_0, pair) */
-	movdqu 16(%rdi), %xmm4 /* t0_1 again */
+	movdqu 16(%rdi), %xmm4 /* t0_1 = bcast128() */
 	pshufb %xmm6, %xmm4 /* s0_1 = lookup16(t0_1, pair_1) */
-	movdqu 32(%rdi), %xmm6 /* t0_2 again */
+	movdqu 32(%rdi), %xmm6 /* t0_2 = bcast128() */
 	pshufb %xmm8, %xmm6 /* s0_2 = lookup16(t0_2, pair_2) */
-	movdqu 48(%rdi), %xmm8 /* t0_3 again */
+	movdqu 48(%rdi), %xmm8 /* t0_3 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_3 = lookup16(t0_3, pair_3) */
-	movdqu 64(%rdi), %xmm9 /* t0_4 again */
+	movdqu 64(%rdi), %xmm9 /* t0_4 = bcast128() */
 	movdqa 112(%rsp), %xmm14 /* reload pair_4 */
 	pshufb %xmm14, %xmm9 /* s0_4 = lookup16(t0_4, pair_4) */
-	movdqu 80(%rdi), %xmm14 /* t0_5 again */
+	movdqu 80(%rdi), %xmm14 /* t0_5 = bcast128() */
 	movdqa %xmm0, 112(%rsp) /* spill pair_29 */
 	movdqa 64(%rsp), %xmm0 /* reload pair_5 */
 	pshufb %xmm0, %xmm14 /* s0_5 = lookup16(t0_5, pair_5) */
-	movdqu 96(%rdi), %xmm0 /* t0_6 again */
+	movdqu 96(%rdi), %xmm0 /* t0_6 = bcast128() */
 	movdqa %xmm2, 64(%rsp) /* spill pair_28 */
 	movdqa 16(%rsp), %xmm2 /* reload pair_6 */
 	pshufb %xmm2, %xmm0 /* s0_6 = lookup16(t0_6, pair_6) */
-	movdqu 112(%rdi), %xmm2 /* t0_7 again */
+	movdqu 112(%rdi), %xmm2 /* t0_7 = bcast128() */
 	movdqa %xmm15, 16(%rsp) /* spill pair_27 */
 	movdqa 0(%rsp), %xmm15 /* reload pair_7 */
 	pshufb %xmm15, %xmm2 /* s0_7 = lookup16(t0_7, pair_7) */
-	movdqu 256(%rdi), %xmm15 /* t1_0 again */
+	movdqu 256(%rdi), %xmm15 /* t1_0 = bcast128() */
 	pshufb %xmm11, %xmm15 /* s1_0 = lookup16(t1_0, pair_16) */
-	movdqu 272(%rdi), %xmm11 /* t1_1 again */
+	movdqu 272(%rdi), %xmm11 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm11 /* s1_1 = lookup16(t1_1, pair_17) */
-	movdqu 288(%rdi), %xmm5 /* t1_2 again */
+	movdqu 288(%rdi), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm1, %xmm5 /* s1_2 = lookup16(t1_2, pair_18) */
-	movdqu 304(%rdi), %xmm1 /* t1_3 again */
+	movdqu 304(%rdi), %xmm1 /* t1_3 = bcast128() */
 	pshufb %xmm3, %xmm1 /* s1_3 = lookup16(t1_3, pair_19) */
-	movdqu 320(%rdi), %xmm3 /* t1_4 again */
+	movdqu 320(%rdi), %xmm3 /* t1_4 = bcast128() */
 	movdqa %xmm13, 0(%rsp) /* spill pair_25 */
 	movdqa 192(%rsp), %xmm13 /* reload pair_20 */
 	pshufb %xmm13, %xmm3 /* s1_4 = lookup16(t1_4, pair_20) */
-	movdqu 336(%rdi), %xmm13 /* t1_5 again */
+	movdqu 336(%rdi), %xmm13 /* t1_5 = bcast128() */
 	pshufb %xmm7, %xmm13 /* s1_5 = lookup16(t1_5, pair_21) */
-	movdqu 352(%rdi), %xmm7 /* t1_6 again */
+	movdqu 352(%rdi), %xmm7 /* t1_6 = bcast128() */
 	movdqa %xmm2, 192(%rsp) /* spill s0_7 */
 	movdqa 208(%rsp), %xmm2 /* reload pair_22 */
 	pshufb %xmm2, %xmm7 /* s1_6 = lookup16(t1_6, pair_22) */
-	movdqu 368(%rdi), %xmm2 /* t1_7 again */
+	movdqu 368(%rdi), %xmm2 /* t1_7 = bcast128() */
 	pshufb %xmm10, %xmm2 /* s1_7 = lookup16(t1_7, pair_23) */
 	pxor %xmm12, %xmm15 /* y1_0 = xor(s1_0, s0_0) */
 	pxor %xmm4, %xmm11 /* y1_1 = xor(s1_1, s0_1) */
@@ -1915,59 +1915,59 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	pxor %xmm7, %xmm0 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	pxor %xmm2, %xmm10 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 	movdqa %xmm2, 192(%rsp) /* spill y1_7_2 */
-	movdqu 128(%rdi), %xmm2 /* t0_8 again */
+	movdqu 128(%rdi), %xmm2 /* t0_8 = bcast128() */
 	movdqa %xmm7, 208(%rsp) /* spill y1_6_2 */
 	movdqa 32(%rsp), %xmm7 /* reload pair_8 */
 	pshufb %xmm7, %xmm2 /* s0_8 = lookup16(t0_8, pair_8) */
-	movdqu 144(%rdi), %xmm7 /* t0_9 again */
+	movdqu 144(%rdi), %xmm7 /* t0_9 = bcast128() */
 	movdqa %xmm3, 32(%rsp) /* spill y1_4_2 */
 	movdqa 48(%rsp), %xmm3 /* reload pair_9 */
 	pshufb %xmm3, %xmm7 /* s0_9 = lookup16(t0_9, pair_9) */
-	movdqu 160(%rdi), %xmm3 /* t0_10 again */
+	movdqu 160(%rdi), %xmm3 /* t0_10 = bcast128() */
 	movdqa %xmm13, 48(%rsp) /* spill y1_5_2 */
 	movdqa 80(%rsp), %xmm13 /* reload pair_10 */
 	pshufb %xmm13, %xmm3 /* s0_10 = lookup16(t0_10, pair_10) */
-	movdqu 176(%rdi), %xmm13 /* t0_11 again */
+	movdqu 176(%rdi), %xmm13 /* t0_11 = bcast128() */
 	movdqa %xmm1, 80(%rsp) /* spill y1_3_2 */
 	movdqa 96(%rsp), %xmm1 /* reload pair_11 */
 	pshufb %xmm1, %xmm13 /* s0_11 = lookup16(t0_11, pair_11) */
-	movdqu 192(%rdi), %xmm1 /* t0_12 again */
+	movdqu 192(%rdi), %xmm1 /* t0_12 = bcast128() */
 	movdqa %xmm5, 96(%rsp) /* spill y1_2_2 */
 	movdqa 128(%rsp), %xmm5 /* reload pair_12 */
 	pshufb %xmm5, %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
-	movdqu 208(%rdi), %xmm5 /* t0_13 again */
+	movdqu 208(%rdi), %xmm5 /* t0_13 = bcast128() */
 	movdqa %xmm11, 128(%rsp) /* spill y1_1_2 */
 	movdqa 144(%rsp), %xmm11 /* reload pair_13 */
 	pshufb %xmm11, %xmm5 /* s0_13 = lookup16(t0_13, pair_13) */
-	movdqu 224(%rdi), %xmm11 /* t0_14 again */
+	movdqu 224(%rdi), %xmm11 /* t0_14 = bcast128() */
 	movdqa %xmm15, 144(%rsp) /* spill y1_0_2 */
 	movdqa 176(%rsp), %xmm15 /* reload pair_14 */
 	pshufb %xmm15, %xmm11 /* s0_14 = lookup16(t0_14, pair_14) */
-	movdqu 240(%rdi), %xmm15 /* t0_15 again */
+	movdqu 240(%rdi), %xmm15 /* t0_15 = bcast128() */
 	movdqa %xmm0, 176(%rsp) /* spill y0_6_2 */
 	movdqa 160(%rsp), %xmm0 /* reload pair_15 */
 	pshufb %xmm0, %xmm15 /* s0_15 = lookup16(t0_15, pair_15) */
-	movdqu 384(%rdi), %xmm0 /* t1_8 again */
+	movdqu 384(%rdi), %xmm0 /* t1_8 = bcast128() */
 	movdqa %xmm10, 160(%rsp) /* spill y0_7_2 */
 	movdqa 224(%rsp), %xmm10 /* reload pair_24 */
 	pshufb %xmm10, %xmm0 /* s1_8 = lookup16(t1_8, pair_24) */
-	movdqu 400(%rdi), %xmm10 /* t1_9 again */
+	movdqu 400(%rdi), %xmm10 /* t1_9 = bcast128() */
 	movdqa %xmm9, 224(%rsp) /* spill y0_4_2 */
 	movdqa 0(%rsp), %xmm9 /* reload pair_25 */
 	pshufb %xmm9, %xmm10 /* s1_9 = lookup16(t1_9, pair_25) */
-	movdqu 416(%rdi), %xmm9 /* t1_10 again */
+	movdqu 416(%rdi), %xmm9 /* t1_10 = bcast128() */
 	movdqa %xmm14, 0(%rsp) /* spill y0_5_2 */
 	movdqa 240(%rsp), %xmm14 /* reload pair_26 */
 	pshufb %xmm14, %xmm9 /* s1_10 = lookup16(t1_10, pair_26) */
-	movdqu 432(%rdi), %xmm14 /* t1_11 again */
+	movdqu 432(%rdi), %xmm14 /* t1_11 = bcast128() */
 	movdqa %xmm6, 240(%rsp) /* spill y0_2_2 */
 	movdqa 16(%rsp), %xmm6 /* reload pair_27 */
 	pshufb %xmm6, %xmm14 /* s1_11 = lookup16(t1_11, pair_27) */
-	movdqu 448(%rdi), %xmm6 /* t1_12 again */
+	movdqu 448(%rdi), %xmm6 /* t1_12 = bcast128() */
 	movdqa %xmm8, 16(%rsp) /* spill y0_3_2 */
 	movdqa 64(%rsp), %xmm8 /* reload pair_28 */
 	pshufb %xmm8, %xmm6 /* s1_12 = lookup16(t1_12, pair_28) */
-	movdqu 464(%rdi), %xmm8 /* t1_13 again */
+	movdqu 464(%rdi), %xmm8 /* t1_13 = bcast128() */
 	movdqa %xmm4, 64(%rsp) /* spill y0_1_2 */
 	movdqa 112(%rsp), %xmm4 /* reload pair_29 */
 	pshufb %xmm4, %xmm8 /* s1_13 = lookup16(t1_13, pair_29) */
@@ -2085,10 +2085,6 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm, .-ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm
-	.type ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm: ublock128_r16_nibbleslice128_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2098,6 +2094,10 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 896 bytes (53 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm
+	.type ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2113,7 +2113,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm1
 	pshufd $0, %xmm1, %xmm1 /* first = bcast8() */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_block_offsets(%rip), %xmm2 /* block_offsets again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_block_offsets(%rip), %xmm2 /* block_offsets = const() */
 	paddb %xmm1, %xmm2 /* offsets = add(block_offsets, first) */
 	movdqa %xmm0, %xmm1 /* low */
 	paddb %xmm2, %xmm1 /* low_byte = add(low, offsets) */
@@ -2124,39 +2124,39 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pandn %xmm0, %xmm2 /* either_not_sum = andnot(low_byte, either) */
 	por %xmm2, %xmm3 /* carry_bit7 = or(both, either_not_sum) */
 	psrlw $7, %xmm3 /* sr = shr(carry_bit7) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_one(%rip), %xmm0 /* one again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_one(%rip), %xmm0 /* one = const() */
 	pand %xmm0, %xmm3 /* carry = and(sr, one) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick1(%rip), %xmm0 /* pick1 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick1(%rip), %xmm0 /* pick1 = const() */
 	movdqa %xmm3, %xmm2 /* carry */
 	por %xmm0, %xmm2 /* pick = or(carry, pick1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick2(%rip), %xmm0 /* pick2 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick2(%rip), %xmm0 /* pick2 = const() */
 	movdqa %xmm3, %xmm4 /* carry */
 	por %xmm0, %xmm4 /* pick_1 = or(carry, pick2) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick3(%rip), %xmm0 /* pick3 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick3(%rip), %xmm0 /* pick3 = const() */
 	movdqa %xmm3, %xmm5 /* carry */
 	por %xmm0, %xmm5 /* pick_2 = or(carry, pick3) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick4(%rip), %xmm0 /* pick4 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick4(%rip), %xmm0 /* pick4 = const() */
 	movdqa %xmm3, %xmm6 /* carry */
 	por %xmm0, %xmm6 /* pick_3 = or(carry, pick4) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick5(%rip), %xmm0 /* pick5 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick5(%rip), %xmm0 /* pick5 = const() */
 	movdqa %xmm3, %xmm7 /* carry */
 	por %xmm0, %xmm7 /* pick_4 = or(carry, pick5) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick6(%rip), %xmm0 /* pick6 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick6(%rip), %xmm0 /* pick6 = const() */
 	movdqa %xmm3, %xmm8 /* carry */
 	por %xmm0, %xmm8 /* pick_5 = or(carry, pick6) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick7(%rip), %xmm0 /* pick7 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_pick7(%rip), %xmm0 /* pick7 = const() */
 	movdqa %xmm3, %xmm9 /* carry */
 	por %xmm0, %xmm9 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	movdqa %xmm1, %xmm0 /* low_byte */
 	psrlw $4, %xmm0 /* hi_shifted = shr(low_byte) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_3_nibble_mask(%rip), %xmm10 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_3_nibble_mask(%rip), %xmm10 /* nibble_mask = const() */
 	pand %xmm10, %xmm0 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm10, %xmm1 /* lo = and(low_byte, nibble_mask) */
-	movdqu 480(%rdi), %xmm10 /* t1_14 again */
+	movdqu 480(%rdi), %xmm10 /* t1_14 = bcast128() */
 	pshufb %xmm0, %xmm10 /* s1_14 = lookup16(t1_14, hi) */
-	movdqu 496(%rdi), %xmm0 /* t1_15 again */
+	movdqu 496(%rdi), %xmm0 /* t1_15 = bcast128() */
 	pshufb %xmm1, %xmm0 /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -2817,10 +2817,6 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm, .-ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm
-	.type ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm: ublock128_r16_nibbleslice128_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -2830,6 +2826,10 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 896 bytes (54 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm
+	.type ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2961,7 +2961,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_4_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm1 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm3, 32(%rsp) /* spill lo */
@@ -3578,10 +3578,6 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm, .-ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
-	.type ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm: ublock128_r24_nibbleslice128_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -3590,6 +3586,10 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 896 bytes (54 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
+	.type ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3721,7 +3721,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_5_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm1 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm3, 32(%rsp) /* spill lo */
@@ -4306,10 +4306,6 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
-	.type ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm: ublock128_r24_nibbleslice128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -4318,6 +4314,10 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 960 bytes (58 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
+	.type ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -4449,7 +4449,7 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_6_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm1 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm3, 32(%rsp) /* spill lo */
@@ -5002,101 +5002,101 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
-	movdqu 11776(%rdi), %xmm15 /* t0_0_1 again */
+	movdqu 11776(%rdi), %xmm15 /* t0_0_1 = bcast128() */
 	pshufb %xmm7, %xmm15 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	movdqu 11792(%rdi), %xmm7 /* t0_1_1 again */
+	movdqu 11792(%rdi), %xmm7 /* t0_1_1 = bcast128() */
 	pshufb %xmm10, %xmm7 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	movdqu 11808(%rdi), %xmm10 /* t0_2_1 again */
+	movdqu 11808(%rdi), %xmm10 /* t0_2_1 = bcast128() */
 	pshufb %xmm2, %xmm10 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	movdqu 11824(%rdi), %xmm2 /* t0_3_1 again */
+	movdqu 11824(%rdi), %xmm2 /* t0_3_1 = bcast128() */
 	pshufb %xmm3, %xmm2 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	movdqu 11840(%rdi), %xmm3 /* t0_4_1 again */
+	movdqu 11840(%rdi), %xmm3 /* t0_4_1 = bcast128() */
 	movdqa %xmm2, 384(%rsp) /* spill s0_3_1 */
 	movdqa 544(%rsp), %xmm2 /* reload x0_4.2 */
 	pshufb %xmm2, %xmm3 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	movdqu 11856(%rdi), %xmm2 /* t0_5_1 again */
+	movdqu 11856(%rdi), %xmm2 /* t0_5_1 = bcast128() */
 	movdqa %xmm3, 544(%rsp) /* spill s0_4_1 */
 	movdqa 464(%rsp), %xmm3 /* reload x0_5.2 */
 	pshufb %xmm3, %xmm2 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	movdqu 11872(%rdi), %xmm3 /* t0_6_1 again */
+	movdqu 11872(%rdi), %xmm3 /* t0_6_1 = bcast128() */
 	movdqa %xmm2, 464(%rsp) /* spill s0_5_1 */
 	movdqa 32(%rsp), %xmm2 /* reload x0_6.2 */
 	pshufb %xmm2, %xmm3 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	movdqu 11888(%rdi), %xmm2 /* t0_7_1 again */
+	movdqu 11888(%rdi), %xmm2 /* t0_7_1 = bcast128() */
 	movdqa %xmm3, 32(%rsp) /* spill s0_6_1 */
 	movdqa 128(%rsp), %xmm3 /* reload x0_7.2 */
 	pshufb %xmm3, %xmm2 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	movdqu 11904(%rdi), %xmm3 /* t0_8_1 again */
+	movdqu 11904(%rdi), %xmm3 /* t0_8_1 = bcast128() */
 	pshufb %xmm9, %xmm3 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	movdqu 11920(%rdi), %xmm9 /* t0_9_1 again */
+	movdqu 11920(%rdi), %xmm9 /* t0_9_1 = bcast128() */
 	pshufb %xmm8, %xmm9 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	movdqu 11936(%rdi), %xmm8 /* t0_10_1 again */
+	movdqu 11936(%rdi), %xmm8 /* t0_10_1 = bcast128() */
 	pshufb %xmm12, %xmm8 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	movdqu 11952(%rdi), %xmm12 /* t0_11_1 again */
+	movdqu 11952(%rdi), %xmm12 /* t0_11_1 = bcast128() */
 	pshufb %xmm11, %xmm12 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	movdqu 11968(%rdi), %xmm11 /* t0_12_1 again */
+	movdqu 11968(%rdi), %xmm11 /* t0_12_1 = bcast128() */
 	movdqa %xmm12, 128(%rsp) /* spill s0_11_1 */
 	movdqa 400(%rsp), %xmm12 /* reload x0_12.2 */
 	pshufb %xmm12, %xmm11 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	movdqu 11984(%rdi), %xmm12 /* t0_13_1 again */
+	movdqu 11984(%rdi), %xmm12 /* t0_13_1 = bcast128() */
 	movdqa %xmm11, 400(%rsp) /* spill s0_12_1 */
 	movdqa 416(%rsp), %xmm11 /* reload x0_13.2 */
 	pshufb %xmm11, %xmm12 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	movdqu 12000(%rdi), %xmm11 /* t0_14_1 again */
+	movdqu 12000(%rdi), %xmm11 /* t0_14_1 = bcast128() */
 	movdqa %xmm12, 416(%rsp) /* spill s0_13_1 */
 	movdqa 448(%rsp), %xmm12 /* reload x0_14.2 */
 	pshufb %xmm12, %xmm11 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	movdqu 12016(%rdi), %xmm12 /* t0_15_1 again */
+	movdqu 12016(%rdi), %xmm12 /* t0_15_1 = bcast128() */
 	movdqa %xmm11, 448(%rsp) /* spill s0_14_1 */
 	movdqa 432(%rsp), %xmm11 /* reload x0_15.2 */
 	pshufb %xmm11, %xmm12 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	movdqu 12032(%rdi), %xmm11 /* t1_0_1 again */
+	movdqu 12032(%rdi), %xmm11 /* t1_0_1 = bcast128() */
 	pshufb %xmm4, %xmm11 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	movdqu 12048(%rdi), %xmm4 /* t1_1_1 again */
+	movdqu 12048(%rdi), %xmm4 /* t1_1_1 = bcast128() */
 	pshufb %xmm0, %xmm4 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	movdqu 12064(%rdi), %xmm0 /* t1_2_1 again */
+	movdqu 12064(%rdi), %xmm0 /* t1_2_1 = bcast128() */
 	movdqa %xmm4, 432(%rsp) /* spill s1_1_1 */
 	movdqa 480(%rsp), %xmm4 /* reload x1_2.2 */
 	pshufb %xmm4, %xmm0 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	movdqu 12080(%rdi), %xmm4 /* t1_3_1 again */
+	movdqu 12080(%rdi), %xmm4 /* t1_3_1 = bcast128() */
 	movdqa %xmm0, 480(%rsp) /* spill s1_2_1 */
 	movdqa 496(%rsp), %xmm0 /* reload x1_3.2 */
 	pshufb %xmm0, %xmm4 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	movdqu 12096(%rdi), %xmm0 /* t1_4_1 again */
+	movdqu 12096(%rdi), %xmm0 /* t1_4_1 = bcast128() */
 	movdqa %xmm4, 496(%rsp) /* spill s1_3_1 */
 	movdqa 512(%rsp), %xmm4 /* reload x1_4.2 */
 	pshufb %xmm4, %xmm0 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	movdqu 12112(%rdi), %xmm4 /* t1_5_1 again */
+	movdqu 12112(%rdi), %xmm4 /* t1_5_1 = bcast128() */
 	movdqa %xmm0, 512(%rsp) /* spill s1_4_1 */
 	movdqa 528(%rsp), %xmm0 /* reload x1_5.2 */
 	pshufb %xmm0, %xmm4 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	movdqu 12128(%rdi), %xmm0 /* t1_6_1 again */
+	movdqu 12128(%rdi), %xmm0 /* t1_6_1 = bcast128() */
 	pshufb %xmm6, %xmm0 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	movdqu 12144(%rdi), %xmm6 /* t1_7_1 again */
+	movdqu 12144(%rdi), %xmm6 /* t1_7_1 = bcast128() */
 	pshufb %xmm5, %xmm6 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	movdqu 12160(%rdi), %xmm5 /* t1_8_1 again */
+	movdqu 12160(%rdi), %xmm5 /* t1_8_1 = bcast128() */
 	pshufb %xmm13, %xmm5 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	movdqu 12176(%rdi), %xmm13 /* t1_9_1 again */
+	movdqu 12176(%rdi), %xmm13 /* t1_9_1 = bcast128() */
 	pshufb %xmm14, %xmm13 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	movdqu 12192(%rdi), %xmm14 /* t1_10_1 again */
+	movdqu 12192(%rdi), %xmm14 /* t1_10_1 = bcast128() */
 	movdqa %xmm13, 528(%rsp) /* spill s1_9_1 */
 	movdqa 576(%rsp), %xmm13 /* reload x1_10.2 */
 	pshufb %xmm13, %xmm14 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	movdqu 12208(%rdi), %xmm13 /* t1_11_1 again */
+	movdqu 12208(%rdi), %xmm13 /* t1_11_1 = bcast128() */
 	movdqa %xmm14, 576(%rsp) /* spill s1_10_1 */
 	movdqa 592(%rsp), %xmm14 /* reload x1_11.2 */
 	pshufb %xmm14, %xmm13 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	movdqu 12224(%rdi), %xmm14 /* t1_12_1 again */
+	movdqu 12224(%rdi), %xmm14 /* t1_12_1 = bcast128() */
 	movdqa %xmm13, 592(%rsp) /* spill s1_11_1 */
 	movdqa 608(%rsp), %xmm13 /* reload x1_12.2 */
 	pshufb %xmm13, %xmm14 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	movdqu 12240(%rdi), %xmm13 /* t1_13_1 again */
+	movdqu 12240(%rdi), %xmm13 /* t1_13_1 = bcast128() */
 	movdqa %xmm14, 608(%rsp) /* spill s1_12_1 */
 	movdqa 624(%rsp), %xmm14 /* reload x1_13.2 */
 	pshufb %xmm14, %xmm13 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	movdqu 12256(%rdi), %xmm14 /* t1_14_1 again */
+	movdqu 12256(%rdi), %xmm14 /* t1_14_1 = bcast128() */
 	pshufb %xmm1, %xmm14 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	movdqu 12272(%rdi), %xmm1 /* t1_15_1 again */
+	movdqu 12272(%rdi), %xmm1 /* t1_15_1 = bcast128() */
 	movdqa %xmm14, 624(%rsp) /* spill s1_14_1 */
 	movdqa 48(%rsp), %xmm14 /* reload x1_15.2 */
 	pshufb %xmm14, %xmm1 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
@@ -5278,10 +5278,6 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm, .-ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm
-	.type ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm: ublock128_r24_nibbleslice128_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -5289,6 +5285,10 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 320 bytes (18 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm
+	.type ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -5300,7 +5300,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	movdqu 16(%rsi), %xmm1 /* w = bcast128() */
 	movdqa %xmm0, %xmm2 /* v */
 	psrlw $4, %xmm2 /* hi_shifted = shr(v) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	pand %xmm3, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm3, %xmm0 /* lo = and(v, nibble_mask) */
 	movdqa %xmm1, %xmm4 /* w */
@@ -5313,28 +5313,28 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	punpcklbw %xmm1, %xmm5 /* pairs_lo = unpacklo(lo, lo_1) */
 	punpckhbw %xmm4, %xmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	punpckhbw %xmm1, %xmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair0(%rip), %xmm1 /* pair0 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair0(%rip), %xmm1 /* pair0 = const() */
 	movdqa %xmm3, %xmm4 /* pairs_hi */
 	pshufb %xmm1, %xmm4 /* pair = lookup16(pairs_hi, pair0) */
 	movdqa %xmm5, %xmm6 /* pairs_lo */
 	pshufb %xmm1, %xmm6 /* pair_1 = lookup16(pairs_lo, pair0) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair1(%rip), %xmm7 /* pair1 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair1(%rip), %xmm7 /* pair1 = const() */
 	movdqa %xmm3, %xmm8 /* pairs_hi */
 	pshufb %xmm7, %xmm8 /* pair_2 = lookup16(pairs_hi, pair1) */
 	movdqa %xmm5, %xmm9 /* pairs_lo */
 	pshufb %xmm7, %xmm9 /* pair_3 = lookup16(pairs_lo, pair1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair2(%rip), %xmm10 /* pair2 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair2(%rip), %xmm10 /* pair2 = const() */
 	movdqa %xmm3, %xmm11 /* pairs_hi */
 	pshufb %xmm10, %xmm11 /* pair_4 = lookup16(pairs_hi, pair2) */
 	movdqa %xmm5, %xmm12 /* pairs_lo */
 	pshufb %xmm10, %xmm12 /* pair_5 = lookup16(pairs_lo, pair2) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair3(%rip), %xmm13 /* pair3 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair3(%rip), %xmm13 /* pair3 = const() */
 	movdqa %xmm3, %xmm14 /* pairs_hi */
 	pshufb %xmm13, %xmm14 /* pair_6 = lookup16(pairs_hi, pair3) */
 	movdqa %xmm5, %xmm15 /* pairs_lo */
 	pshufb %xmm13, %xmm15 /* pair_7 = lookup16(pairs_lo, pair3) */
 	movdqa %xmm15, 0(%rsp) /* spill pair_7 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair4(%rip), %xmm15 /* pair4 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair4(%rip), %xmm15 /* pair4 = const() */
 	movdqa %xmm14, 16(%rsp) /* spill pair_6 */
 	movdqa %xmm3, %xmm14 /* pairs_hi */
 	pshufb %xmm15, %xmm14 /* pair_8 = lookup16(pairs_hi, pair4) */
@@ -5342,7 +5342,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	movdqa %xmm5, %xmm14 /* pairs_lo */
 	pshufb %xmm15, %xmm14 /* pair_9 = lookup16(pairs_lo, pair4) */
 	movdqa %xmm14, 48(%rsp) /* spill pair_9 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair5(%rip), %xmm14 /* pair5 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair5(%rip), %xmm14 /* pair5 = const() */
 	movdqa %xmm12, 64(%rsp) /* spill pair_5 */
 	movdqa %xmm3, %xmm12 /* pairs_hi */
 	pshufb %xmm14, %xmm12 /* pair_10 = lookup16(pairs_hi, pair5) */
@@ -5350,7 +5350,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	movdqa %xmm5, %xmm12 /* pairs_lo */
 	pshufb %xmm14, %xmm12 /* pair_11 = lookup16(pairs_lo, pair5) */
 	movdqa %xmm12, 96(%rsp) /* spill pair_11 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair6(%rip), %xmm12 /* pair6 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair6(%rip), %xmm12 /* pair6 = const() */
 	movdqa %xmm11, 112(%rsp) /* spill pair_4 */
 	movdqa %xmm3, %xmm11 /* pairs_hi */
 	pshufb %xmm12, %xmm11 /* pair_12 = lookup16(pairs_hi, pair6) */
@@ -5358,7 +5358,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	movdqa %xmm5, %xmm11 /* pairs_lo */
 	pshufb %xmm12, %xmm11 /* pair_13 = lookup16(pairs_lo, pair6) */
 	movdqa %xmm11, 144(%rsp) /* spill pair_13 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair7(%rip), %xmm11 /* pair7 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_7_pair7(%rip), %xmm11 /* pair7 = const() */
 	pshufb %xmm11, %xmm3 /* pair_14 = lookup16(pairs_hi, pair7) */
 	pshufb %xmm11, %xmm5 /* pair_15 = lookup16(pairs_lo, pair7) */
 	movdqa %xmm2, %xmm11 /* pairs_hi_1 */
@@ -5395,48 +5395,48 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	pshufb %xmm12, %xmm0 /* pair_29 = lookup16(pairs_lo_1, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	movdqu (%rdi), %xmm12 /* t0_0 again */
+	movdqu (%rdi), %xmm12 /* t0_0 = bcast128() */
 	pshufb %xmm4, %xmm12 /* s0_0 = lookup16(t0_0, pair) */
-	movdqu 16(%rdi), %xmm4 /* t0_1 again */
+	movdqu 16(%rdi), %xmm4 /* t0_1 = bcast128() */
 	pshufb %xmm6, %xmm4 /* s0_1 = lookup16(t0_1, pair_1) */
-	movdqu 32(%rdi), %xmm6 /* t0_2 again */
+	movdqu 32(%rdi), %xmm6 /* t0_2 = bcast128() */
 	pshufb %xmm8, %xmm6 /* s0_2 = lookup16(t0_2, pair_2) */
-	movdqu 48(%rdi), %xmm8 /* t0_3 again */
+	movdqu 48(%rdi), %xmm8 /* t0_3 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_3 = lookup16(t0_3, pair_3) */
-	movdqu 64(%rdi), %xmm9 /* t0_4 again */
+	movdqu 64(%rdi), %xmm9 /* t0_4 = bcast128() */
 	movdqa 112(%rsp), %xmm14 /* reload pair_4 */
 	pshufb %xmm14, %xmm9 /* s0_4 = lookup16(t0_4, pair_4) */
-	movdqu 80(%rdi), %xmm14 /* t0_5 again */
+	movdqu 80(%rdi), %xmm14 /* t0_5 = bcast128() */
 	movdqa %xmm0, 112(%rsp) /* spill pair_29 */
 	movdqa 64(%rsp), %xmm0 /* reload pair_5 */
 	pshufb %xmm0, %xmm14 /* s0_5 = lookup16(t0_5, pair_5) */
-	movdqu 96(%rdi), %xmm0 /* t0_6 again */
+	movdqu 96(%rdi), %xmm0 /* t0_6 = bcast128() */
 	movdqa %xmm2, 64(%rsp) /* spill pair_28 */
 	movdqa 16(%rsp), %xmm2 /* reload pair_6 */
 	pshufb %xmm2, %xmm0 /* s0_6 = lookup16(t0_6, pair_6) */
-	movdqu 112(%rdi), %xmm2 /* t0_7 again */
+	movdqu 112(%rdi), %xmm2 /* t0_7 = bcast128() */
 	movdqa %xmm15, 16(%rsp) /* spill pair_27 */
 	movdqa 0(%rsp), %xmm15 /* reload pair_7 */
 	pshufb %xmm15, %xmm2 /* s0_7 = lookup16(t0_7, pair_7) */
-	movdqu 256(%rdi), %xmm15 /* t1_0 again */
+	movdqu 256(%rdi), %xmm15 /* t1_0 = bcast128() */
 	pshufb %xmm11, %xmm15 /* s1_0 = lookup16(t1_0, pair_16) */
-	movdqu 272(%rdi), %xmm11 /* t1_1 again */
+	movdqu 272(%rdi), %xmm11 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm11 /* s1_1 = lookup16(t1_1, pair_17) */
-	movdqu 288(%rdi), %xmm5 /* t1_2 again */
+	movdqu 288(%rdi), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm1, %xmm5 /* s1_2 = lookup16(t1_2, pair_18) */
-	movdqu 304(%rdi), %xmm1 /* t1_3 again */
+	movdqu 304(%rdi), %xmm1 /* t1_3 = bcast128() */
 	pshufb %xmm3, %xmm1 /* s1_3 = lookup16(t1_3, pair_19) */
-	movdqu 320(%rdi), %xmm3 /* t1_4 again */
+	movdqu 320(%rdi), %xmm3 /* t1_4 = bcast128() */
 	movdqa %xmm13, 0(%rsp) /* spill pair_25 */
 	movdqa 192(%rsp), %xmm13 /* reload pair_20 */
 	pshufb %xmm13, %xmm3 /* s1_4 = lookup16(t1_4, pair_20) */
-	movdqu 336(%rdi), %xmm13 /* t1_5 again */
+	movdqu 336(%rdi), %xmm13 /* t1_5 = bcast128() */
 	pshufb %xmm7, %xmm13 /* s1_5 = lookup16(t1_5, pair_21) */
-	movdqu 352(%rdi), %xmm7 /* t1_6 again */
+	movdqu 352(%rdi), %xmm7 /* t1_6 = bcast128() */
 	movdqa %xmm2, 192(%rsp) /* spill s0_7 */
 	movdqa 208(%rsp), %xmm2 /* reload pair_22 */
 	pshufb %xmm2, %xmm7 /* s1_6 = lookup16(t1_6, pair_22) */
-	movdqu 368(%rdi), %xmm2 /* t1_7 again */
+	movdqu 368(%rdi), %xmm2 /* t1_7 = bcast128() */
 	pshufb %xmm10, %xmm2 /* s1_7 = lookup16(t1_7, pair_23) */
 	pxor %xmm12, %xmm15 /* y1_0 = xor(s1_0, s0_0) */
 	pxor %xmm4, %xmm11 /* y1_1 = xor(s1_1, s0_1) */
@@ -5488,59 +5488,59 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	pxor %xmm7, %xmm0 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	pxor %xmm2, %xmm10 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 	movdqa %xmm2, 192(%rsp) /* spill y1_7_2 */
-	movdqu 128(%rdi), %xmm2 /* t0_8 again */
+	movdqu 128(%rdi), %xmm2 /* t0_8 = bcast128() */
 	movdqa %xmm7, 208(%rsp) /* spill y1_6_2 */
 	movdqa 32(%rsp), %xmm7 /* reload pair_8 */
 	pshufb %xmm7, %xmm2 /* s0_8 = lookup16(t0_8, pair_8) */
-	movdqu 144(%rdi), %xmm7 /* t0_9 again */
+	movdqu 144(%rdi), %xmm7 /* t0_9 = bcast128() */
 	movdqa %xmm3, 32(%rsp) /* spill y1_4_2 */
 	movdqa 48(%rsp), %xmm3 /* reload pair_9 */
 	pshufb %xmm3, %xmm7 /* s0_9 = lookup16(t0_9, pair_9) */
-	movdqu 160(%rdi), %xmm3 /* t0_10 again */
+	movdqu 160(%rdi), %xmm3 /* t0_10 = bcast128() */
 	movdqa %xmm13, 48(%rsp) /* spill y1_5_2 */
 	movdqa 80(%rsp), %xmm13 /* reload pair_10 */
 	pshufb %xmm13, %xmm3 /* s0_10 = lookup16(t0_10, pair_10) */
-	movdqu 176(%rdi), %xmm13 /* t0_11 again */
+	movdqu 176(%rdi), %xmm13 /* t0_11 = bcast128() */
 	movdqa %xmm1, 80(%rsp) /* spill y1_3_2 */
 	movdqa 96(%rsp), %xmm1 /* reload pair_11 */
 	pshufb %xmm1, %xmm13 /* s0_11 = lookup16(t0_11, pair_11) */
-	movdqu 192(%rdi), %xmm1 /* t0_12 again */
+	movdqu 192(%rdi), %xmm1 /* t0_12 = bcast128() */
 	movdqa %xmm5, 96(%rsp) /* spill y1_2_2 */
 	movdqa 128(%rsp), %xmm5 /* reload pair_12 */
 	pshufb %xmm5, %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
-	movdqu 208(%rdi), %xmm5 /* t0_13 again */
+	movdqu 208(%rdi), %xmm5 /* t0_13 = bcast128() */
 	movdqa %xmm11, 128(%rsp) /* spill y1_1_2 */
 	movdqa 144(%rsp), %xmm11 /* reload pair_13 */
 	pshufb %xmm11, %xmm5 /* s0_13 = lookup16(t0_13, pair_13) */
-	movdqu 224(%rdi), %xmm11 /* t0_14 again */
+	movdqu 224(%rdi), %xmm11 /* t0_14 = bcast128() */
 	movdqa %xmm15, 144(%rsp) /* spill y1_0_2 */
 	movdqa 176(%rsp), %xmm15 /* reload pair_14 */
 	pshufb %xmm15, %xmm11 /* s0_14 = lookup16(t0_14, pair_14) */
-	movdqu 240(%rdi), %xmm15 /* t0_15 again */
+	movdqu 240(%rdi), %xmm15 /* t0_15 = bcast128() */
 	movdqa %xmm0, 176(%rsp) /* spill y0_6_2 */
 	movdqa 160(%rsp), %xmm0 /* reload pair_15 */
 	pshufb %xmm0, %xmm15 /* s0_15 = lookup16(t0_15, pair_15) */
-	movdqu 384(%rdi), %xmm0 /* t1_8 again */
+	movdqu 384(%rdi), %xmm0 /* t1_8 = bcast128() */
 	movdqa %xmm10, 160(%rsp) /* spill y0_7_2 */
 	movdqa 224(%rsp), %xmm10 /* reload pair_24 */
 	pshufb %xmm10, %xmm0 /* s1_8 = lookup16(t1_8, pair_24) */
-	movdqu 400(%rdi), %xmm10 /* t1_9 again */
+	movdqu 400(%rdi), %xmm10 /* t1_9 = bcast128() */
 	movdqa %xmm9, 224(%rsp) /* spill y0_4_2 */
 	movdqa 0(%rsp), %xmm9 /* reload pair_25 */
 	pshufb %xmm9, %xmm10 /* s1_9 = lookup16(t1_9, pair_25) */
-	movdqu 416(%rdi), %xmm9 /* t1_10 again */
+	movdqu 416(%rdi), %xmm9 /* t1_10 = bcast128() */
 	movdqa %xmm14, 0(%rsp) /* spill y0_5_2 */
 	movdqa 240(%rsp), %xmm14 /* reload pair_26 */
 	pshufb %xmm14, %xmm9 /* s1_10 = lookup16(t1_10, pair_26) */
-	movdqu 432(%rdi), %xmm14 /* t1_11 again */
+	movdqu 432(%rdi), %xmm14 /* t1_11 = bcast128() */
 	movdqa %xmm6, 240(%rsp) /* spill y0_2_2 */
 	movdqa 16(%rsp), %xmm6 /* reload pair_27 */
 	pshufb %xmm6, %xmm14 /* s1_11 = lookup16(t1_11, pair_27) */
-	movdqu 448(%rdi), %xmm6 /* t1_12 again */
+	movdqu 448(%rdi), %xmm6 /* t1_12 = bcast128() */
 	movdqa %xmm8, 16(%rsp) /* spill y0_3_2 */
 	movdqa 64(%rsp), %xmm8 /* reload pair_28 */
 	pshufb %xmm8, %xmm6 /* s1_12 = lookup16(t1_12, pair_28) */
-	movdqu 464(%rdi), %xmm8 /* t1_13 again */
+	movdqu 464(%rdi), %xmm8 /* t1_13 = bcast128() */
 	movdqa %xmm4, 64(%rsp) /* spill y0_1_2 */
 	movdqa 112(%rsp), %xmm4 /* reload pair_29 */
 	pshufb %xmm4, %xmm8 /* s1_13 = lookup16(t1_13, pair_29) */
@@ -5658,10 +5658,6 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm, .-ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm
-	.type ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm: ublock128_r24_nibbleslice128_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -5671,6 +5667,10 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 896 bytes (53 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm
+	.type ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -5686,7 +5686,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm1
 	pshufd $0, %xmm1, %xmm1 /* first = bcast8() */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_block_offsets(%rip), %xmm2 /* block_offsets again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_block_offsets(%rip), %xmm2 /* block_offsets = const() */
 	paddb %xmm1, %xmm2 /* offsets = add(block_offsets, first) */
 	movdqa %xmm0, %xmm1 /* low */
 	paddb %xmm2, %xmm1 /* low_byte = add(low, offsets) */
@@ -5697,39 +5697,39 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pandn %xmm0, %xmm2 /* either_not_sum = andnot(low_byte, either) */
 	por %xmm2, %xmm3 /* carry_bit7 = or(both, either_not_sum) */
 	psrlw $7, %xmm3 /* sr = shr(carry_bit7) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_one(%rip), %xmm0 /* one again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_one(%rip), %xmm0 /* one = const() */
 	pand %xmm0, %xmm3 /* carry = and(sr, one) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick1(%rip), %xmm0 /* pick1 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick1(%rip), %xmm0 /* pick1 = const() */
 	movdqa %xmm3, %xmm2 /* carry */
 	por %xmm0, %xmm2 /* pick = or(carry, pick1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick2(%rip), %xmm0 /* pick2 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick2(%rip), %xmm0 /* pick2 = const() */
 	movdqa %xmm3, %xmm4 /* carry */
 	por %xmm0, %xmm4 /* pick_1 = or(carry, pick2) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick3(%rip), %xmm0 /* pick3 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick3(%rip), %xmm0 /* pick3 = const() */
 	movdqa %xmm3, %xmm5 /* carry */
 	por %xmm0, %xmm5 /* pick_2 = or(carry, pick3) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick4(%rip), %xmm0 /* pick4 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick4(%rip), %xmm0 /* pick4 = const() */
 	movdqa %xmm3, %xmm6 /* carry */
 	por %xmm0, %xmm6 /* pick_3 = or(carry, pick4) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick5(%rip), %xmm0 /* pick5 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick5(%rip), %xmm0 /* pick5 = const() */
 	movdqa %xmm3, %xmm7 /* carry */
 	por %xmm0, %xmm7 /* pick_4 = or(carry, pick5) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick6(%rip), %xmm0 /* pick6 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick6(%rip), %xmm0 /* pick6 = const() */
 	movdqa %xmm3, %xmm8 /* carry */
 	por %xmm0, %xmm8 /* pick_5 = or(carry, pick6) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick7(%rip), %xmm0 /* pick7 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_pick7(%rip), %xmm0 /* pick7 = const() */
 	movdqa %xmm3, %xmm9 /* carry */
 	por %xmm0, %xmm9 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	movdqa %xmm1, %xmm0 /* low_byte */
 	psrlw $4, %xmm0 /* hi_shifted = shr(low_byte) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_8_nibble_mask(%rip), %xmm10 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_8_nibble_mask(%rip), %xmm10 /* nibble_mask = const() */
 	pand %xmm10, %xmm0 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm10, %xmm1 /* lo = and(low_byte, nibble_mask) */
-	movdqu 480(%rdi), %xmm10 /* t1_14 again */
+	movdqu 480(%rdi), %xmm10 /* t1_14 = bcast128() */
 	pshufb %xmm0, %xmm10 /* s1_14 = lookup16(t1_14, hi) */
-	movdqu 496(%rdi), %xmm0 /* t1_15 again */
+	movdqu 496(%rdi), %xmm0 /* t1_15 = bcast128() */
 	pshufb %xmm1, %xmm0 /* s1_15 = lookup16(t1_15, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -6390,10 +6390,6 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm, .-ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm
-	.hidden ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm
-	.type ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm: ublock128_r24_nibbleslice128_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -6403,6 +6399,10 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 896 bytes (54 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm
+	.hidden ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm
+	.type ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -6534,7 +6534,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm3, %xmm1 /* tr3 */
 	psrlw $4, %xmm1 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 16(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_9_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm1 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm3, 32(%rsp) /* spill lo */
@@ -7151,10 +7151,6 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm, .-ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
-	.hidden ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
-	.type ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm: ublock256_r24_nibbleslice128_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -7163,6 +7159,10 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 1984 bytes (124 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
+	.hidden ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
+	.type ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -7326,7 +7326,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm6, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 272(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm6 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm6, 288(%rsp) /* spill lo */
@@ -7545,7 +7545,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm15, %xmm3 /* tr3_16 */
 	psrlw $4, %xmm3 /* hi_shifted_16 = shr(tr3_16) */
 	movdqa %xmm9, 16(%rsp) /* spill tr3_31 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm9 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
 	pand %xmm9, %xmm3 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	pand %xmm9, %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
 	movdqa %xmm15, 0(%rsp) /* spill lo_16 */
@@ -8818,10 +8818,6 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm, .-ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
-	.hidden ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
-	.type ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm: ublock256_r24_nibbleslice128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -8830,6 +8826,10 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 1984 bytes (124 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
+	.hidden ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
+	.type ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -8993,7 +8993,7 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm6, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 272(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm6 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm6, 288(%rsp) /* spill lo */
@@ -9212,7 +9212,7 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm3, %xmm6 /* tr3_16 */
 	psrlw $4, %xmm6 /* hi_shifted_16 = shr(tr3_16) */
 	movdqa %xmm7, 16(%rsp) /* spill tr3_31 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm7 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm7 /* nibble_mask = const() */
 	pand %xmm7, %xmm6 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	pand %xmm7, %xmm3 /* lo_16 = and(tr3_16, nibble_mask) */
 	movdqa %xmm3, 0(%rsp) /* spill lo_16 */
@@ -10361,229 +10361,229 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 
 	/* The last S^-1, with RK^0 folded in. */
 	movdqa %xmm10, 80(%rsp) /* spill x1_31.2 */
-	movdqu 23552(%rdi), %xmm10 /* t0_0_1 again */
+	movdqu 23552(%rdi), %xmm10 /* t0_0_1 = bcast128() */
 	pshufb %xmm6, %xmm10 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	movdqu 23568(%rdi), %xmm6 /* t0_1_1 again */
+	movdqu 23568(%rdi), %xmm6 /* t0_1_1 = bcast128() */
 	pshufb %xmm4, %xmm6 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	movdqu 23584(%rdi), %xmm4 /* t0_2_1 again */
+	movdqu 23584(%rdi), %xmm4 /* t0_2_1 = bcast128() */
 	movdqa %xmm6, 48(%rsp) /* spill s0_1_1 */
 	movdqa 1072(%rsp), %xmm6 /* reload x0_2.2 */
 	pshufb %xmm6, %xmm4 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	movdqu 23600(%rdi), %xmm6 /* t0_3_1 again */
+	movdqu 23600(%rdi), %xmm6 /* t0_3_1 = bcast128() */
 	movdqa %xmm4, 1072(%rsp) /* spill s0_2_1 */
 	movdqa 1056(%rsp), %xmm4 /* reload x0_3.2 */
 	pshufb %xmm4, %xmm6 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	movdqu 23616(%rdi), %xmm4 /* t0_4_1 again */
+	movdqu 23616(%rdi), %xmm4 /* t0_4_1 = bcast128() */
 	movdqa %xmm6, 1056(%rsp) /* spill s0_3_1 */
 	movdqa 944(%rsp), %xmm6 /* reload x0_4.2 */
 	pshufb %xmm6, %xmm4 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	movdqu 23632(%rdi), %xmm6 /* t0_5_1 again */
+	movdqu 23632(%rdi), %xmm6 /* t0_5_1 = bcast128() */
 	movdqa %xmm4, 944(%rsp) /* spill s0_4_1 */
 	movdqa 928(%rsp), %xmm4 /* reload x0_5.2 */
 	pshufb %xmm4, %xmm6 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	movdqu 23648(%rdi), %xmm4 /* t0_6_1 again */
+	movdqu 23648(%rdi), %xmm4 /* t0_6_1 = bcast128() */
 	movdqa %xmm6, 928(%rsp) /* spill s0_5_1 */
 	movdqa 608(%rsp), %xmm6 /* reload x0_6.2 */
 	pshufb %xmm6, %xmm4 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	movdqu 23664(%rdi), %xmm6 /* t0_7_1 again */
+	movdqu 23664(%rdi), %xmm6 /* t0_7_1 = bcast128() */
 	movdqa %xmm4, 608(%rsp) /* spill s0_6_1 */
 	movdqa 448(%rsp), %xmm4 /* reload x0_7.2 */
 	pshufb %xmm4, %xmm6 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	movdqu 23680(%rdi), %xmm4 /* t0_8_1 again */
+	movdqu 23680(%rdi), %xmm4 /* t0_8_1 = bcast128() */
 	pshufb %xmm8, %xmm4 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	movdqu 23696(%rdi), %xmm8 /* t0_9_1 again */
+	movdqu 23696(%rdi), %xmm8 /* t0_9_1 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	movdqu 23712(%rdi), %xmm9 /* t0_10_1 again */
+	movdqu 23712(%rdi), %xmm9 /* t0_10_1 = bcast128() */
 	movdqa %xmm8, 448(%rsp) /* spill s0_9_1 */
 	movdqa 1296(%rsp), %xmm8 /* reload x0_10.2 */
 	pshufb %xmm8, %xmm9 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	movdqu 23728(%rdi), %xmm8 /* t0_11_1 again */
+	movdqu 23728(%rdi), %xmm8 /* t0_11_1 = bcast128() */
 	movdqa %xmm9, 1296(%rsp) /* spill s0_10_1 */
 	movdqa 1088(%rsp), %xmm9 /* reload x0_11.2 */
 	pshufb %xmm9, %xmm8 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	movdqu 23744(%rdi), %xmm9 /* t0_12_1 again */
+	movdqu 23744(%rdi), %xmm9 /* t0_12_1 = bcast128() */
 	movdqa %xmm8, 1088(%rsp) /* spill s0_11_1 */
 	movdqa 976(%rsp), %xmm8 /* reload x0_12.2 */
 	pshufb %xmm8, %xmm9 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	movdqu 23760(%rdi), %xmm8 /* t0_13_1 again */
+	movdqu 23760(%rdi), %xmm8 /* t0_13_1 = bcast128() */
 	movdqa %xmm9, 976(%rsp) /* spill s0_12_1 */
 	movdqa 992(%rsp), %xmm9 /* reload x0_13.2 */
 	pshufb %xmm9, %xmm8 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	movdqu 23776(%rdi), %xmm9 /* t0_14_1 again */
+	movdqu 23776(%rdi), %xmm9 /* t0_14_1 = bcast128() */
 	movdqa %xmm8, 992(%rsp) /* spill s0_13_1 */
 	movdqa 1008(%rsp), %xmm8 /* reload x0_14.2 */
 	pshufb %xmm8, %xmm9 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	movdqu 23792(%rdi), %xmm8 /* t0_15_1 again */
+	movdqu 23792(%rdi), %xmm8 /* t0_15_1 = bcast128() */
 	movdqa %xmm9, 1008(%rsp) /* spill s0_14_1 */
 	movdqa 1024(%rsp), %xmm9 /* reload x0_15.2 */
 	pshufb %xmm9, %xmm8 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	movdqu 23808(%rdi), %xmm9 /* t0_16_1 again */
+	movdqu 23808(%rdi), %xmm9 /* t0_16_1 = bcast128() */
 	pshufb %xmm7, %xmm9 /* s0_16_1 = lookup16(t0_16_1, x0_16) */
-	movdqu 23824(%rdi), %xmm7 /* t0_17_1 again */
+	movdqu 23824(%rdi), %xmm7 /* t0_17_1 = bcast128() */
 	pshufb %xmm5, %xmm7 /* s0_17_1 = lookup16(t0_17_1, x0_17) */
-	movdqu 23840(%rdi), %xmm5 /* t0_18_1 again */
+	movdqu 23840(%rdi), %xmm5 /* t0_18_1 = bcast128() */
 	movdqa %xmm7, 1024(%rsp) /* spill s0_17_1 */
 	movdqa 1520(%rsp), %xmm7 /* reload x0_18.2 */
 	pshufb %xmm7, %xmm5 /* s0_18_1 = lookup16(t0_18_1, x0_18) */
-	movdqu 23856(%rdi), %xmm7 /* t0_19_1 again */
+	movdqu 23856(%rdi), %xmm7 /* t0_19_1 = bcast128() */
 	movdqa %xmm5, 1520(%rsp) /* spill s0_18_1 */
 	movdqa 1440(%rsp), %xmm5 /* reload x0_19.2 */
 	pshufb %xmm5, %xmm7 /* s0_19_1 = lookup16(t0_19_1, x0_19) */
-	movdqu 23872(%rdi), %xmm5 /* t0_20_1 again */
+	movdqu 23872(%rdi), %xmm5 /* t0_20_1 = bcast128() */
 	movdqa %xmm7, 1440(%rsp) /* spill s0_19_1 */
 	movdqa 1104(%rsp), %xmm7 /* reload x0_20.2 */
 	pshufb %xmm7, %xmm5 /* s0_20_1 = lookup16(t0_20_1, x0_20) */
-	movdqu 23888(%rdi), %xmm7 /* t0_21_1 again */
+	movdqu 23888(%rdi), %xmm7 /* t0_21_1 = bcast128() */
 	movdqa %xmm5, 1104(%rsp) /* spill s0_20_1 */
 	movdqa 1120(%rsp), %xmm5 /* reload x0_21.2 */
 	pshufb %xmm5, %xmm7 /* s0_21_1 = lookup16(t0_21_1, x0_21) */
-	movdqu 23904(%rdi), %xmm5 /* t0_22_1 again */
+	movdqu 23904(%rdi), %xmm5 /* t0_22_1 = bcast128() */
 	movdqa %xmm7, 1120(%rsp) /* spill s0_21_1 */
 	movdqa 1136(%rsp), %xmm7 /* reload x0_22.2 */
 	pshufb %xmm7, %xmm5 /* s0_22_1 = lookup16(t0_22_1, x0_22) */
-	movdqu 23920(%rdi), %xmm7 /* t0_23_1 again */
+	movdqu 23920(%rdi), %xmm7 /* t0_23_1 = bcast128() */
 	movdqa %xmm5, 1136(%rsp) /* spill s0_22_1 */
 	movdqa 1152(%rsp), %xmm5 /* reload x0_23.2 */
 	pshufb %xmm5, %xmm7 /* s0_23_1 = lookup16(t0_23_1, x0_23) */
-	movdqu 23936(%rdi), %xmm5 /* t0_24_1 again */
+	movdqu 23936(%rdi), %xmm5 /* t0_24_1 = bcast128() */
 	movdqa %xmm7, 1152(%rsp) /* spill s0_23_1 */
 	movdqa 1168(%rsp), %xmm7 /* reload x0_24.2 */
 	pshufb %xmm7, %xmm5 /* s0_24_1 = lookup16(t0_24_1, x0_24) */
-	movdqu 23952(%rdi), %xmm7 /* t0_25_1 again */
+	movdqu 23952(%rdi), %xmm7 /* t0_25_1 = bcast128() */
 	movdqa %xmm5, 1168(%rsp) /* spill s0_24_1 */
 	movdqa 1184(%rsp), %xmm5 /* reload x0_25.2 */
 	pshufb %xmm5, %xmm7 /* s0_25_1 = lookup16(t0_25_1, x0_25) */
-	movdqu 23968(%rdi), %xmm5 /* t0_26_1 again */
+	movdqu 23968(%rdi), %xmm5 /* t0_26_1 = bcast128() */
 	movdqa %xmm7, 1184(%rsp) /* spill s0_25_1 */
 	movdqa 1200(%rsp), %xmm7 /* reload x0_26.2 */
 	pshufb %xmm7, %xmm5 /* s0_26_1 = lookup16(t0_26_1, x0_26) */
-	movdqu 23984(%rdi), %xmm7 /* t0_27_1 again */
+	movdqu 23984(%rdi), %xmm7 /* t0_27_1 = bcast128() */
 	movdqa %xmm5, 1200(%rsp) /* spill s0_26_1 */
 	movdqa 1216(%rsp), %xmm5 /* reload x0_27.2 */
 	pshufb %xmm5, %xmm7 /* s0_27_1 = lookup16(t0_27_1, x0_27) */
-	movdqu 24000(%rdi), %xmm5 /* t0_28_1 again */
+	movdqu 24000(%rdi), %xmm5 /* t0_28_1 = bcast128() */
 	movdqa %xmm7, 1216(%rsp) /* spill s0_27_1 */
 	movdqa 1424(%rsp), %xmm7 /* reload x0_28.2 */
 	pshufb %xmm7, %xmm5 /* s0_28_1 = lookup16(t0_28_1, x0_28) */
-	movdqu 24016(%rdi), %xmm7 /* t0_29_1 again */
+	movdqu 24016(%rdi), %xmm7 /* t0_29_1 = bcast128() */
 	movdqa %xmm5, 1424(%rsp) /* spill s0_28_1 */
 	movdqa 1312(%rsp), %xmm5 /* reload x0_29.2 */
 	pshufb %xmm5, %xmm7 /* s0_29_1 = lookup16(t0_29_1, x0_29) */
-	movdqu 24032(%rdi), %xmm5 /* t0_30_1 again */
+	movdqu 24032(%rdi), %xmm5 /* t0_30_1 = bcast128() */
 	pshufb %xmm12, %xmm5 /* s0_30_1 = lookup16(t0_30_1, x0_30) */
-	movdqu 24048(%rdi), %xmm12 /* t0_31_1 again */
+	movdqu 24048(%rdi), %xmm12 /* t0_31_1 = bcast128() */
 	pshufb %xmm0, %xmm12 /* s0_31_1 = lookup16(t0_31_1, x0_31) */
-	movdqu 24064(%rdi), %xmm0 /* t1_0_1 again */
+	movdqu 24064(%rdi), %xmm0 /* t1_0_1 = bcast128() */
 	movdqa %xmm12, 1312(%rsp) /* spill s0_31_1 */
 	movdqa 1232(%rsp), %xmm12 /* reload x1_0.2 */
 	pshufb %xmm12, %xmm0 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	movdqu 24080(%rdi), %xmm12 /* t1_1_1 again */
+	movdqu 24080(%rdi), %xmm12 /* t1_1_1 = bcast128() */
 	movdqa %xmm0, 1232(%rsp) /* spill s1_0_1 */
 	movdqa 1248(%rsp), %xmm0 /* reload x1_1.2 */
 	pshufb %xmm0, %xmm12 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	movdqu 24096(%rdi), %xmm0 /* t1_2_1 again */
+	movdqu 24096(%rdi), %xmm0 /* t1_2_1 = bcast128() */
 	movdqa %xmm12, 1248(%rsp) /* spill s1_1_1 */
 	movdqa 1264(%rsp), %xmm12 /* reload x1_2.2 */
 	pshufb %xmm12, %xmm0 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	movdqu 24112(%rdi), %xmm12 /* t1_3_1 again */
+	movdqu 24112(%rdi), %xmm12 /* t1_3_1 = bcast128() */
 	movdqa %xmm0, 1264(%rsp) /* spill s1_2_1 */
 	movdqa 1280(%rsp), %xmm0 /* reload x1_3.2 */
 	pshufb %xmm0, %xmm12 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	movdqu 24128(%rdi), %xmm0 /* t1_4_1 again */
+	movdqu 24128(%rdi), %xmm0 /* t1_4_1 = bcast128() */
 	pshufb %xmm1, %xmm0 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	movdqu 24144(%rdi), %xmm1 /* t1_5_1 again */
+	movdqu 24144(%rdi), %xmm1 /* t1_5_1 = bcast128() */
 	pshufb %xmm11, %xmm1 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	movdqu 24160(%rdi), %xmm11 /* t1_6_1 again */
+	movdqu 24160(%rdi), %xmm11 /* t1_6_1 = bcast128() */
 	movdqa %xmm1, 1280(%rsp) /* spill s1_5_1 */
 	movdqa 1328(%rsp), %xmm1 /* reload x1_6.2 */
 	pshufb %xmm1, %xmm11 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	movdqu 24176(%rdi), %xmm1 /* t1_7_1 again */
+	movdqu 24176(%rdi), %xmm1 /* t1_7_1 = bcast128() */
 	movdqa %xmm11, 1328(%rsp) /* spill s1_6_1 */
 	movdqa 1344(%rsp), %xmm11 /* reload x1_7.2 */
 	pshufb %xmm11, %xmm1 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	movdqu 24192(%rdi), %xmm11 /* t1_8_1 again */
+	movdqu 24192(%rdi), %xmm11 /* t1_8_1 = bcast128() */
 	movdqa %xmm1, 1344(%rsp) /* spill s1_7_1 */
 	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
 	pshufb %xmm1, %xmm11 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	movdqu 24208(%rdi), %xmm1 /* t1_9_1 again */
+	movdqu 24208(%rdi), %xmm1 /* t1_9_1 = bcast128() */
 	movdqa %xmm11, 1360(%rsp) /* spill s1_8_1 */
 	movdqa 1376(%rsp), %xmm11 /* reload x1_9.2 */
 	pshufb %xmm11, %xmm1 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	movdqu 24224(%rdi), %xmm11 /* t1_10_1 again */
+	movdqu 24224(%rdi), %xmm11 /* t1_10_1 = bcast128() */
 	movdqa %xmm1, 1376(%rsp) /* spill s1_9_1 */
 	movdqa 1392(%rsp), %xmm1 /* reload x1_10.2 */
 	pshufb %xmm1, %xmm11 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	movdqu 24240(%rdi), %xmm1 /* t1_11_1 again */
+	movdqu 24240(%rdi), %xmm1 /* t1_11_1 = bcast128() */
 	movdqa %xmm11, 1392(%rsp) /* spill s1_10_1 */
 	movdqa 1408(%rsp), %xmm11 /* reload x1_11.2 */
 	pshufb %xmm11, %xmm1 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	movdqu 24256(%rdi), %xmm11 /* t1_12_1 again */
+	movdqu 24256(%rdi), %xmm11 /* t1_12_1 = bcast128() */
 	pshufb %xmm14, %xmm11 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	movdqu 24272(%rdi), %xmm14 /* t1_13_1 again */
+	movdqu 24272(%rdi), %xmm14 /* t1_13_1 = bcast128() */
 	pshufb %xmm2, %xmm14 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	movdqu 24288(%rdi), %xmm2 /* t1_14_1 again */
+	movdqu 24288(%rdi), %xmm2 /* t1_14_1 = bcast128() */
 	movdqa %xmm14, 1408(%rsp) /* spill s1_13_1 */
 	movdqa 1456(%rsp), %xmm14 /* reload x1_14.2 */
 	pshufb %xmm14, %xmm2 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	movdqu 24304(%rdi), %xmm14 /* t1_15_1 again */
+	movdqu 24304(%rdi), %xmm14 /* t1_15_1 = bcast128() */
 	movdqa %xmm2, 1456(%rsp) /* spill s1_14_1 */
 	movdqa 1472(%rsp), %xmm2 /* reload x1_15.2 */
 	pshufb %xmm2, %xmm14 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
-	movdqu 24320(%rdi), %xmm2 /* t1_16_1 again */
+	movdqu 24320(%rdi), %xmm2 /* t1_16_1 = bcast128() */
 	movdqa %xmm14, 1472(%rsp) /* spill s1_15_1 */
 	movdqa 1488(%rsp), %xmm14 /* reload x1_16.2 */
 	pshufb %xmm14, %xmm2 /* s1_16_1 = lookup16(t1_16_1, x1_16) */
-	movdqu 24336(%rdi), %xmm14 /* t1_17_1 again */
+	movdqu 24336(%rdi), %xmm14 /* t1_17_1 = bcast128() */
 	movdqa %xmm2, 1488(%rsp) /* spill s1_16_1 */
 	movdqa 1504(%rsp), %xmm2 /* reload x1_17.2 */
 	pshufb %xmm2, %xmm14 /* s1_17_1 = lookup16(t1_17_1, x1_17) */
-	movdqu 24352(%rdi), %xmm2 /* t1_18_1 again */
+	movdqu 24352(%rdi), %xmm2 /* t1_18_1 = bcast128() */
 	pshufb %xmm3, %xmm2 /* s1_18_1 = lookup16(t1_18_1, x1_18) */
-	movdqu 24368(%rdi), %xmm3 /* t1_19_1 again */
+	movdqu 24368(%rdi), %xmm3 /* t1_19_1 = bcast128() */
 	pshufb %xmm15, %xmm3 /* s1_19_1 = lookup16(t1_19_1, x1_19) */
-	movdqu 24384(%rdi), %xmm15 /* t1_20_1 again */
+	movdqu 24384(%rdi), %xmm15 /* t1_20_1 = bcast128() */
 	movdqa %xmm3, 1504(%rsp) /* spill s1_19_1 */
 	movdqa 1552(%rsp), %xmm3 /* reload x1_20.2 */
 	pshufb %xmm3, %xmm15 /* s1_20_1 = lookup16(t1_20_1, x1_20) */
-	movdqu 24400(%rdi), %xmm3 /* t1_21_1 again */
+	movdqu 24400(%rdi), %xmm3 /* t1_21_1 = bcast128() */
 	movdqa %xmm15, 1552(%rsp) /* spill s1_20_1 */
 	movdqa 1568(%rsp), %xmm15 /* reload x1_21.2 */
 	pshufb %xmm15, %xmm3 /* s1_21_1 = lookup16(t1_21_1, x1_21) */
-	movdqu 24416(%rdi), %xmm15 /* t1_22_1 again */
+	movdqu 24416(%rdi), %xmm15 /* t1_22_1 = bcast128() */
 	movdqa %xmm3, 1568(%rsp) /* spill s1_21_1 */
 	movdqa 1584(%rsp), %xmm3 /* reload x1_22.2 */
 	pshufb %xmm3, %xmm15 /* s1_22_1 = lookup16(t1_22_1, x1_22) */
-	movdqu 24432(%rdi), %xmm3 /* t1_23_1 again */
+	movdqu 24432(%rdi), %xmm3 /* t1_23_1 = bcast128() */
 	movdqa %xmm15, 1584(%rsp) /* spill s1_22_1 */
 	movdqa 1600(%rsp), %xmm15 /* reload x1_23.2 */
 	pshufb %xmm15, %xmm3 /* s1_23_1 = lookup16(t1_23_1, x1_23) */
-	movdqu 24448(%rdi), %xmm15 /* t1_24_1 again */
+	movdqu 24448(%rdi), %xmm15 /* t1_24_1 = bcast128() */
 	movdqa %xmm3, 1600(%rsp) /* spill s1_23_1 */
 	movdqa 1616(%rsp), %xmm3 /* reload x1_24.2 */
 	pshufb %xmm3, %xmm15 /* s1_24_1 = lookup16(t1_24_1, x1_24) */
-	movdqu 24464(%rdi), %xmm3 /* t1_25_1 again */
+	movdqu 24464(%rdi), %xmm3 /* t1_25_1 = bcast128() */
 	movdqa %xmm15, 1616(%rsp) /* spill s1_24_1 */
 	movdqa 1632(%rsp), %xmm15 /* reload x1_25.2 */
 	pshufb %xmm15, %xmm3 /* s1_25_1 = lookup16(t1_25_1, x1_25) */
-	movdqu 24480(%rdi), %xmm15 /* t1_26_1 again */
+	movdqu 24480(%rdi), %xmm15 /* t1_26_1 = bcast128() */
 	pshufb %xmm13, %xmm15 /* s1_26_1 = lookup16(t1_26_1, x1_26) */
-	movdqu 24496(%rdi), %xmm13 /* t1_27_1 again */
+	movdqu 24496(%rdi), %xmm13 /* t1_27_1 = bcast128() */
 	movdqa %xmm15, 1632(%rsp) /* spill s1_26_1 */
 	movdqa 1648(%rsp), %xmm15 /* reload x1_27.2 */
 	pshufb %xmm15, %xmm13 /* s1_27_1 = lookup16(t1_27_1, x1_27) */
-	movdqu 24512(%rdi), %xmm15 /* t1_28_1 again */
+	movdqu 24512(%rdi), %xmm15 /* t1_28_1 = bcast128() */
 	movdqa %xmm13, 1648(%rsp) /* spill s1_27_1 */
 	movdqa 1664(%rsp), %xmm13 /* reload x1_28.2 */
 	pshufb %xmm13, %xmm15 /* s1_28_1 = lookup16(t1_28_1, x1_28) */
-	movdqu 24528(%rdi), %xmm13 /* t1_29_1 again */
+	movdqu 24528(%rdi), %xmm13 /* t1_29_1 = bcast128() */
 	movdqa %xmm15, 1664(%rsp) /* spill s1_28_1 */
 	movdqa 1680(%rsp), %xmm15 /* reload x1_29.2 */
 	pshufb %xmm15, %xmm13 /* s1_29_1 = lookup16(t1_29_1, x1_29) */
-	movdqu 24544(%rdi), %xmm15 /* t1_30_1 again */
+	movdqu 24544(%rdi), %xmm15 /* t1_30_1 = bcast128() */
 	movdqa %xmm13, 1680(%rsp) /* spill s1_29_1 */
 	movdqa 1696(%rsp), %xmm13 /* reload x1_30.2 */
 	pshufb %xmm13, %xmm15 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
-	movdqu 24560(%rdi), %xmm13 /* t1_31_1 again */
+	movdqu 24560(%rdi), %xmm13 /* t1_31_1 = bcast128() */
 	movdqa %xmm15, 1696(%rsp) /* spill s1_30_1 */
 	movdqa 80(%rsp), %xmm15 /* reload x1_31.2 */
 	pshufb %xmm15, %xmm13 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
@@ -11029,10 +11029,6 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm, .-ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm
-	.hidden ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm
-	.type ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm: ublock256_r24_nibbleslice128_ctr_pairs, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -11040,6 +11036,10 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 832 bytes (50 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm
+	.hidden ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm
+	.type ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -11051,7 +11051,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	movdqu 32(%rsi), %xmm1 /* w = bcast128() */
 	movdqa %xmm0, %xmm2 /* v */
 	psrlw $4, %xmm2 /* hi_shifted = shr(v) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	pand %xmm3, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm3, %xmm0 /* lo = and(v, nibble_mask) */
 	movdqa %xmm1, %xmm4 /* w */
@@ -11064,29 +11064,29 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	punpcklbw %xmm1, %xmm6 /* pairs_lo = unpacklo(lo, lo_1) */
 	punpckhbw %xmm4, %xmm2 /* pairs_hi_1 = unpackhi(hi, hi_1) */
 	punpckhbw %xmm1, %xmm0 /* pairs_lo_1 = unpackhi(lo, lo_1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm1 /* pair0 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair0(%rip), %xmm1 /* pair0 = const() */
 	movdqa %xmm5, %xmm4 /* pairs_hi */
 	pshufb %xmm1, %xmm4 /* pair = lookup16(pairs_hi, pair0) */
 	movdqa %xmm6, %xmm7 /* pairs_lo */
 	pshufb %xmm1, %xmm7 /* pair_1 = lookup16(pairs_lo, pair0) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm8 /* pair1 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair1(%rip), %xmm8 /* pair1 = const() */
 	movdqa %xmm5, %xmm9 /* pairs_hi */
 	pshufb %xmm8, %xmm9 /* pair_2 = lookup16(pairs_hi, pair1) */
 	movdqa %xmm6, %xmm10 /* pairs_lo */
 	pshufb %xmm8, %xmm10 /* pair_3 = lookup16(pairs_lo, pair1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm11 /* pair2 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair2(%rip), %xmm11 /* pair2 = const() */
 	movdqa %xmm5, %xmm12 /* pairs_hi */
 	pshufb %xmm11, %xmm12 /* pair_4 = lookup16(pairs_hi, pair2) */
 	movdqa %xmm6, %xmm13 /* pairs_lo */
 	pshufb %xmm11, %xmm13 /* pair_5 = lookup16(pairs_lo, pair2) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm14 /* pair3 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair3(%rip), %xmm14 /* pair3 = const() */
 	movdqa %xmm5, %xmm15 /* pairs_hi */
 	pshufb %xmm14, %xmm15 /* pair_6 = lookup16(pairs_hi, pair3) */
 	movdqa %xmm15, 0(%rsp) /* spill pair_6 */
 	movdqa %xmm6, %xmm15 /* pairs_lo */
 	pshufb %xmm14, %xmm15 /* pair_7 = lookup16(pairs_lo, pair3) */
 	movdqa %xmm15, 16(%rsp) /* spill pair_7 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm15 /* pair4 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair4(%rip), %xmm15 /* pair4 = const() */
 	movdqa %xmm13, 32(%rsp) /* spill pair_5 */
 	movdqa %xmm5, %xmm13 /* pairs_hi */
 	pshufb %xmm15, %xmm13 /* pair_8 = lookup16(pairs_hi, pair4) */
@@ -11094,7 +11094,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	movdqa %xmm6, %xmm13 /* pairs_lo */
 	pshufb %xmm15, %xmm13 /* pair_9 = lookup16(pairs_lo, pair4) */
 	movdqa %xmm13, 64(%rsp) /* spill pair_9 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm13 /* pair5 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair5(%rip), %xmm13 /* pair5 = const() */
 	movdqa %xmm12, 80(%rsp) /* spill pair_4 */
 	movdqa %xmm5, %xmm12 /* pairs_hi */
 	pshufb %xmm13, %xmm12 /* pair_10 = lookup16(pairs_hi, pair5) */
@@ -11102,7 +11102,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	movdqa %xmm6, %xmm12 /* pairs_lo */
 	pshufb %xmm13, %xmm12 /* pair_11 = lookup16(pairs_lo, pair5) */
 	movdqa %xmm12, 112(%rsp) /* spill pair_11 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm12 /* pair6 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair6(%rip), %xmm12 /* pair6 = const() */
 	movdqa %xmm10, 128(%rsp) /* spill pair_3 */
 	movdqa %xmm5, %xmm10 /* pairs_hi */
 	pshufb %xmm12, %xmm10 /* pair_12 = lookup16(pairs_hi, pair6) */
@@ -11110,7 +11110,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	movdqa %xmm6, %xmm10 /* pairs_lo */
 	pshufb %xmm12, %xmm10 /* pair_13 = lookup16(pairs_lo, pair6) */
 	movdqa %xmm10, 160(%rsp) /* spill pair_13 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm10 /* pair7 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_12_pair7(%rip), %xmm10 /* pair7 = const() */
 	pshufb %xmm10, %xmm5 /* pair_14 = lookup16(pairs_hi, pair7) */
 	pshufb %xmm10, %xmm6 /* pair_15 = lookup16(pairs_lo, pair7) */
 	movdqa %xmm6, 176(%rsp) /* spill pair_15 */
@@ -11254,60 +11254,60 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pshufb %xmm12, %xmm0 /* pair_61 = lookup16(pairs_lo_3, pair6) */
 
 	/* The first round on the pairs; the last byte's S-box outputs taken as 0 (their share is added per block). */
-	movdqu (%rdi), %xmm12 /* t0_0 again */
+	movdqu (%rdi), %xmm12 /* t0_0 = bcast128() */
 	pshufb %xmm4, %xmm12 /* s0_0 = lookup16(t0_0, pair) */
-	movdqu 16(%rdi), %xmm4 /* t0_1 again */
+	movdqu 16(%rdi), %xmm4 /* t0_1 = bcast128() */
 	pshufb %xmm7, %xmm4 /* s0_1 = lookup16(t0_1, pair_1) */
-	movdqu 32(%rdi), %xmm7 /* t0_2 again */
+	movdqu 32(%rdi), %xmm7 /* t0_2 = bcast128() */
 	movdqa 464(%rsp), %xmm13 /* reload pair_2 */
 	pshufb %xmm13, %xmm7 /* s0_2 = lookup16(t0_2, pair_2) */
-	movdqu 48(%rdi), %xmm13 /* t0_3 again */
+	movdqu 48(%rdi), %xmm13 /* t0_3 = bcast128() */
 	movdqa %xmm0, 464(%rsp) /* spill pair_61 */
 	movdqa 128(%rsp), %xmm0 /* reload pair_3 */
 	pshufb %xmm0, %xmm13 /* s0_3 = lookup16(t0_3, pair_3) */
-	movdqu 64(%rdi), %xmm0 /* t0_4 again */
+	movdqu 64(%rdi), %xmm0 /* t0_4 = bcast128() */
 	movdqa %xmm6, 128(%rsp) /* spill pair_60 */
 	movdqa 80(%rsp), %xmm6 /* reload pair_4 */
 	pshufb %xmm6, %xmm0 /* s0_4 = lookup16(t0_4, pair_4) */
-	movdqu 80(%rdi), %xmm6 /* t0_5 again */
+	movdqu 80(%rdi), %xmm6 /* t0_5 = bcast128() */
 	movdqa %xmm15, 80(%rsp) /* spill pair_59 */
 	movdqa 32(%rsp), %xmm15 /* reload pair_5 */
 	pshufb %xmm15, %xmm6 /* s0_5 = lookup16(t0_5, pair_5) */
-	movdqu 96(%rdi), %xmm15 /* t0_6 again */
+	movdqu 96(%rdi), %xmm15 /* t0_6 = bcast128() */
 	movdqa %xmm14, 32(%rsp) /* spill pair_57 */
 	movdqa 0(%rsp), %xmm14 /* reload pair_6 */
 	pshufb %xmm14, %xmm15 /* s0_6 = lookup16(t0_6, pair_6) */
-	movdqu 112(%rdi), %xmm14 /* t0_7 again */
+	movdqu 112(%rdi), %xmm14 /* t0_7 = bcast128() */
 	movdqa %xmm11, 0(%rsp) /* spill pair_55 */
 	movdqa 16(%rsp), %xmm11 /* reload pair_7 */
 	pshufb %xmm11, %xmm14 /* s0_7 = lookup16(t0_7, pair_7) */
-	movdqu 512(%rdi), %xmm11 /* t1_0 again */
+	movdqu 512(%rdi), %xmm11 /* t1_0 = bcast128() */
 	pshufb %xmm2, %xmm11 /* s1_0 = lookup16(t1_0, pair_32) */
-	movdqu 528(%rdi), %xmm2 /* t1_1 again */
+	movdqu 528(%rdi), %xmm2 /* t1_1 = bcast128() */
 	movdqa %xmm8, 16(%rsp) /* spill pair_53 */
 	movdqa 480(%rsp), %xmm8 /* reload pair_33 */
 	pshufb %xmm8, %xmm2 /* s1_1 = lookup16(t1_1, pair_33) */
-	movdqu 544(%rdi), %xmm8 /* t1_2 again */
+	movdqu 544(%rdi), %xmm8 /* t1_2 = bcast128() */
 	movdqa %xmm1, 480(%rsp) /* spill pair_51 */
 	movdqa 496(%rsp), %xmm1 /* reload pair_34 */
 	pshufb %xmm1, %xmm8 /* s1_2 = lookup16(t1_2, pair_34) */
-	movdqu 560(%rdi), %xmm1 /* t1_3 again */
+	movdqu 560(%rdi), %xmm1 /* t1_3 = bcast128() */
 	movdqa %xmm10, 496(%rsp) /* spill pair_49 */
 	movdqa 512(%rsp), %xmm10 /* reload pair_35 */
 	pshufb %xmm10, %xmm1 /* s1_3 = lookup16(t1_3, pair_35) */
-	movdqu 576(%rdi), %xmm10 /* t1_4 again */
+	movdqu 576(%rdi), %xmm10 /* t1_4 = bcast128() */
 	movdqa %xmm9, 512(%rsp) /* spill pair_47 */
 	movdqa 528(%rsp), %xmm9 /* reload pair_36 */
 	pshufb %xmm9, %xmm10 /* s1_4 = lookup16(t1_4, pair_36) */
-	movdqu 592(%rdi), %xmm9 /* t1_5 again */
+	movdqu 592(%rdi), %xmm9 /* t1_5 = bcast128() */
 	movdqa %xmm3, 528(%rsp) /* spill pair_46 */
 	movdqa 544(%rsp), %xmm3 /* reload pair_37 */
 	pshufb %xmm3, %xmm9 /* s1_5 = lookup16(t1_5, pair_37) */
-	movdqu 608(%rdi), %xmm3 /* t1_6 again */
+	movdqu 608(%rdi), %xmm3 /* t1_6 = bcast128() */
 	movdqa %xmm5, 544(%rsp) /* spill pair_45 */
 	movdqa 560(%rsp), %xmm5 /* reload pair_38 */
 	pshufb %xmm5, %xmm3 /* s1_6 = lookup16(t1_6, pair_38) */
-	movdqu 624(%rdi), %xmm5 /* t1_7 again */
+	movdqu 624(%rdi), %xmm5 /* t1_7 = bcast128() */
 	movdqa %xmm14, 560(%rsp) /* spill s0_7 */
 	movdqa 576(%rsp), %xmm14 /* reload pair_39 */
 	pshufb %xmm14, %xmm5 /* s1_7 = lookup16(t1_7, pair_39) */
@@ -11361,67 +11361,67 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm3, %xmm15 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	pxor %xmm5, %xmm14 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 	movdqa %xmm3, 560(%rsp) /* spill y1_6_2 */
-	movdqu 128(%rdi), %xmm3 /* t0_8 again */
+	movdqu 128(%rdi), %xmm3 /* t0_8 = bcast128() */
 	movdqa %xmm5, 576(%rsp) /* spill y1_7_2 */
 	movdqa 48(%rsp), %xmm5 /* reload pair_8 */
 	pshufb %xmm5, %xmm3 /* s0_8 = lookup16(t0_8, pair_8) */
-	movdqu 144(%rdi), %xmm5 /* t0_9 again */
+	movdqu 144(%rdi), %xmm5 /* t0_9 = bcast128() */
 	movdqa %xmm9, 48(%rsp) /* spill y1_5_2 */
 	movdqa 64(%rsp), %xmm9 /* reload pair_9 */
 	pshufb %xmm9, %xmm5 /* s0_9 = lookup16(t0_9, pair_9) */
-	movdqu 160(%rdi), %xmm9 /* t0_10 again */
+	movdqu 160(%rdi), %xmm9 /* t0_10 = bcast128() */
 	movdqa %xmm10, 64(%rsp) /* spill y1_4_2 */
 	movdqa 96(%rsp), %xmm10 /* reload pair_10 */
 	pshufb %xmm10, %xmm9 /* s0_10 = lookup16(t0_10, pair_10) */
-	movdqu 176(%rdi), %xmm10 /* t0_11 again */
+	movdqu 176(%rdi), %xmm10 /* t0_11 = bcast128() */
 	movdqa %xmm1, 96(%rsp) /* spill y1_3_2 */
 	movdqa 112(%rsp), %xmm1 /* reload pair_11 */
 	pshufb %xmm1, %xmm10 /* s0_11 = lookup16(t0_11, pair_11) */
-	movdqu 192(%rdi), %xmm1 /* t0_12 again */
+	movdqu 192(%rdi), %xmm1 /* t0_12 = bcast128() */
 	movdqa %xmm8, 112(%rsp) /* spill y1_2_2 */
 	movdqa 144(%rsp), %xmm8 /* reload pair_12 */
 	pshufb %xmm8, %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
-	movdqu 208(%rdi), %xmm8 /* t0_13 again */
+	movdqu 208(%rdi), %xmm8 /* t0_13 = bcast128() */
 	movdqa %xmm2, 144(%rsp) /* spill y1_1_2 */
 	movdqa 160(%rsp), %xmm2 /* reload pair_13 */
 	pshufb %xmm2, %xmm8 /* s0_13 = lookup16(t0_13, pair_13) */
-	movdqu 224(%rdi), %xmm2 /* t0_14 again */
+	movdqu 224(%rdi), %xmm2 /* t0_14 = bcast128() */
 	movdqa %xmm11, 160(%rsp) /* spill y1_0_2 */
 	movdqa 448(%rsp), %xmm11 /* reload pair_14 */
 	pshufb %xmm11, %xmm2 /* s0_14 = lookup16(t0_14, pair_14) */
-	movdqu 240(%rdi), %xmm11 /* t0_15 again */
+	movdqu 240(%rdi), %xmm11 /* t0_15 = bcast128() */
 	movdqa %xmm14, 448(%rsp) /* spill y0_7_2 */
 	movdqa 176(%rsp), %xmm14 /* reload pair_15 */
 	pshufb %xmm14, %xmm11 /* s0_15 = lookup16(t0_15, pair_15) */
-	movdqu 640(%rdi), %xmm14 /* t1_8 again */
+	movdqu 640(%rdi), %xmm14 /* t1_8 = bcast128() */
 	movdqa %xmm15, 176(%rsp) /* spill y0_6_2 */
 	movdqa 592(%rsp), %xmm15 /* reload pair_40 */
 	pshufb %xmm15, %xmm14 /* s1_8 = lookup16(t1_8, pair_40) */
-	movdqu 656(%rdi), %xmm15 /* t1_9 again */
+	movdqu 656(%rdi), %xmm15 /* t1_9 = bcast128() */
 	movdqa %xmm0, 592(%rsp) /* spill y0_4_2 */
 	movdqa 608(%rsp), %xmm0 /* reload pair_41 */
 	pshufb %xmm0, %xmm15 /* s1_9 = lookup16(t1_9, pair_41) */
-	movdqu 672(%rdi), %xmm0 /* t1_10 again */
+	movdqu 672(%rdi), %xmm0 /* t1_10 = bcast128() */
 	movdqa %xmm6, 608(%rsp) /* spill y0_5_2 */
 	movdqa 624(%rsp), %xmm6 /* reload pair_42 */
 	pshufb %xmm6, %xmm0 /* s1_10 = lookup16(t1_10, pair_42) */
-	movdqu 688(%rdi), %xmm6 /* t1_11 again */
+	movdqu 688(%rdi), %xmm6 /* t1_11 = bcast128() */
 	movdqa %xmm7, 624(%rsp) /* spill y0_2_2 */
 	movdqa 640(%rsp), %xmm7 /* reload pair_43 */
 	pshufb %xmm7, %xmm6 /* s1_11 = lookup16(t1_11, pair_43) */
-	movdqu 704(%rdi), %xmm7 /* t1_12 again */
+	movdqu 704(%rdi), %xmm7 /* t1_12 = bcast128() */
 	movdqa %xmm13, 640(%rsp) /* spill y0_3_2 */
 	movdqa 656(%rsp), %xmm13 /* reload pair_44 */
 	pshufb %xmm13, %xmm7 /* s1_12 = lookup16(t1_12, pair_44) */
-	movdqu 720(%rdi), %xmm13 /* t1_13 again */
+	movdqu 720(%rdi), %xmm13 /* t1_13 = bcast128() */
 	movdqa %xmm4, 656(%rsp) /* spill y0_1_2 */
 	movdqa 544(%rsp), %xmm4 /* reload pair_45 */
 	pshufb %xmm4, %xmm13 /* s1_13 = lookup16(t1_13, pair_45) */
-	movdqu 736(%rdi), %xmm4 /* t1_14 again */
+	movdqu 736(%rdi), %xmm4 /* t1_14 = bcast128() */
 	movdqa %xmm12, 544(%rsp) /* spill y0_0_2 */
 	movdqa 528(%rsp), %xmm12 /* reload pair_46 */
 	pshufb %xmm12, %xmm4 /* s1_14 = lookup16(t1_14, pair_46) */
-	movdqu 752(%rdi), %xmm12 /* t1_15 again */
+	movdqu 752(%rdi), %xmm12 /* t1_15 = bcast128() */
 	movdqa %xmm11, 528(%rsp) /* spill s0_15 */
 	movdqa 512(%rsp), %xmm11 /* reload pair_47 */
 	pshufb %xmm11, %xmm12 /* s1_15 = lookup16(t1_15, pair_47) */
@@ -11475,67 +11475,67 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm4, %xmm2 /* y0_14_2 = xor(y0_14_1, y1_14_2) */
 	pxor %xmm12, %xmm11 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 	movdqa %xmm4, 528(%rsp) /* spill y1_14_2 */
-	movdqu 256(%rdi), %xmm4 /* t0_16 again */
+	movdqu 256(%rdi), %xmm4 /* t0_16 = bcast128() */
 	movdqa %xmm12, 512(%rsp) /* spill y1_15_2 */
 	movdqa 192(%rsp), %xmm12 /* reload pair_16 */
 	pshufb %xmm12, %xmm4 /* s0_16 = lookup16(t0_16, pair_16) */
-	movdqu 272(%rdi), %xmm12 /* t0_17 again */
+	movdqu 272(%rdi), %xmm12 /* t0_17 = bcast128() */
 	movdqa %xmm7, 192(%rsp) /* spill y1_12_2 */
 	movdqa 208(%rsp), %xmm7 /* reload pair_17 */
 	pshufb %xmm7, %xmm12 /* s0_17 = lookup16(t0_17, pair_17) */
-	movdqu 288(%rdi), %xmm7 /* t0_18 again */
+	movdqu 288(%rdi), %xmm7 /* t0_18 = bcast128() */
 	movdqa %xmm13, 208(%rsp) /* spill y1_13_2 */
 	movdqa 224(%rsp), %xmm13 /* reload pair_18 */
 	pshufb %xmm13, %xmm7 /* s0_18 = lookup16(t0_18, pair_18) */
-	movdqu 304(%rdi), %xmm13 /* t0_19 again */
+	movdqu 304(%rdi), %xmm13 /* t0_19 = bcast128() */
 	movdqa %xmm0, 224(%rsp) /* spill y1_10_2 */
 	movdqa 240(%rsp), %xmm0 /* reload pair_19 */
 	pshufb %xmm0, %xmm13 /* s0_19 = lookup16(t0_19, pair_19) */
-	movdqu 320(%rdi), %xmm0 /* t0_20 again */
+	movdqu 320(%rdi), %xmm0 /* t0_20 = bcast128() */
 	movdqa %xmm6, 240(%rsp) /* spill y1_11_2 */
 	movdqa 256(%rsp), %xmm6 /* reload pair_20 */
 	pshufb %xmm6, %xmm0 /* s0_20 = lookup16(t0_20, pair_20) */
-	movdqu 336(%rdi), %xmm6 /* t0_21 again */
+	movdqu 336(%rdi), %xmm6 /* t0_21 = bcast128() */
 	movdqa %xmm14, 256(%rsp) /* spill y1_8_2 */
 	movdqa 272(%rsp), %xmm14 /* reload pair_21 */
 	pshufb %xmm14, %xmm6 /* s0_21 = lookup16(t0_21, pair_21) */
-	movdqu 352(%rdi), %xmm14 /* t0_22 again */
+	movdqu 352(%rdi), %xmm14 /* t0_22 = bcast128() */
 	movdqa %xmm15, 272(%rsp) /* spill y1_9_2 */
 	movdqa 288(%rsp), %xmm15 /* reload pair_22 */
 	pshufb %xmm15, %xmm14 /* s0_22 = lookup16(t0_22, pair_22) */
-	movdqu 368(%rdi), %xmm15 /* t0_23 again */
+	movdqu 368(%rdi), %xmm15 /* t0_23 = bcast128() */
 	movdqa %xmm2, 288(%rsp) /* spill y0_14_2 */
 	movdqa 304(%rsp), %xmm2 /* reload pair_23 */
 	pshufb %xmm2, %xmm15 /* s0_23 = lookup16(t0_23, pair_23) */
-	movdqu 768(%rdi), %xmm2 /* t1_16 again */
+	movdqu 768(%rdi), %xmm2 /* t1_16 = bcast128() */
 	movdqa %xmm11, 304(%rsp) /* spill y0_15_2 */
 	movdqa 672(%rsp), %xmm11 /* reload pair_48 */
 	pshufb %xmm11, %xmm2 /* s1_16 = lookup16(t1_16, pair_48) */
-	movdqu 784(%rdi), %xmm11 /* t1_17 again */
+	movdqu 784(%rdi), %xmm11 /* t1_17 = bcast128() */
 	movdqa %xmm1, 672(%rsp) /* spill y0_12_2 */
 	movdqa 496(%rsp), %xmm1 /* reload pair_49 */
 	pshufb %xmm1, %xmm11 /* s1_17 = lookup16(t1_17, pair_49) */
-	movdqu 800(%rdi), %xmm1 /* t1_18 again */
+	movdqu 800(%rdi), %xmm1 /* t1_18 = bcast128() */
 	movdqa %xmm8, 496(%rsp) /* spill y0_13_2 */
 	movdqa 688(%rsp), %xmm8 /* reload pair_50 */
 	pshufb %xmm8, %xmm1 /* s1_18 = lookup16(t1_18, pair_50) */
-	movdqu 816(%rdi), %xmm8 /* t1_19 again */
+	movdqu 816(%rdi), %xmm8 /* t1_19 = bcast128() */
 	movdqa %xmm9, 688(%rsp) /* spill y0_10_2 */
 	movdqa 480(%rsp), %xmm9 /* reload pair_51 */
 	pshufb %xmm9, %xmm8 /* s1_19 = lookup16(t1_19, pair_51) */
-	movdqu 832(%rdi), %xmm9 /* t1_20 again */
+	movdqu 832(%rdi), %xmm9 /* t1_20 = bcast128() */
 	movdqa %xmm10, 480(%rsp) /* spill y0_11_2 */
 	movdqa 704(%rsp), %xmm10 /* reload pair_52 */
 	pshufb %xmm10, %xmm9 /* s1_20 = lookup16(t1_20, pair_52) */
-	movdqu 848(%rdi), %xmm10 /* t1_21 again */
+	movdqu 848(%rdi), %xmm10 /* t1_21 = bcast128() */
 	movdqa %xmm3, 704(%rsp) /* spill y0_8_2 */
 	movdqa 16(%rsp), %xmm3 /* reload pair_53 */
 	pshufb %xmm3, %xmm10 /* s1_21 = lookup16(t1_21, pair_53) */
-	movdqu 864(%rdi), %xmm3 /* t1_22 again */
+	movdqu 864(%rdi), %xmm3 /* t1_22 = bcast128() */
 	movdqa %xmm5, 16(%rsp) /* spill y0_9_2 */
 	movdqa 720(%rsp), %xmm5 /* reload pair_54 */
 	pshufb %xmm5, %xmm3 /* s1_22 = lookup16(t1_22, pair_54) */
-	movdqu 880(%rdi), %xmm5 /* t1_23 again */
+	movdqu 880(%rdi), %xmm5 /* t1_23 = bcast128() */
 	movdqa %xmm15, 720(%rsp) /* spill s0_23 */
 	movdqa 0(%rsp), %xmm15 /* reload pair_55 */
 	pshufb %xmm15, %xmm5 /* s1_23 = lookup16(t1_23, pair_55) */
@@ -11589,59 +11589,59 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm3, %xmm14 /* y0_22_2 = xor(y0_22_1, y1_22_2) */
 	pxor %xmm5, %xmm15 /* y0_23_2 = xor(y0_23_1, y1_23_2) */
 	movdqa %xmm3, 720(%rsp) /* spill y1_22_2 */
-	movdqu 384(%rdi), %xmm3 /* t0_24 again */
+	movdqu 384(%rdi), %xmm3 /* t0_24 = bcast128() */
 	movdqa %xmm5, 0(%rsp) /* spill y1_23_2 */
 	movdqa 320(%rsp), %xmm5 /* reload pair_24 */
 	pshufb %xmm5, %xmm3 /* s0_24 = lookup16(t0_24, pair_24) */
-	movdqu 400(%rdi), %xmm5 /* t0_25 again */
+	movdqu 400(%rdi), %xmm5 /* t0_25 = bcast128() */
 	movdqa %xmm9, 320(%rsp) /* spill y1_20_2 */
 	movdqa 336(%rsp), %xmm9 /* reload pair_25 */
 	pshufb %xmm9, %xmm5 /* s0_25 = lookup16(t0_25, pair_25) */
-	movdqu 416(%rdi), %xmm9 /* t0_26 again */
+	movdqu 416(%rdi), %xmm9 /* t0_26 = bcast128() */
 	movdqa %xmm10, 336(%rsp) /* spill y1_21_2 */
 	movdqa 352(%rsp), %xmm10 /* reload pair_26 */
 	pshufb %xmm10, %xmm9 /* s0_26 = lookup16(t0_26, pair_26) */
-	movdqu 432(%rdi), %xmm10 /* t0_27 again */
+	movdqu 432(%rdi), %xmm10 /* t0_27 = bcast128() */
 	movdqa %xmm1, 352(%rsp) /* spill y1_18_2 */
 	movdqa 368(%rsp), %xmm1 /* reload pair_27 */
 	pshufb %xmm1, %xmm10 /* s0_27 = lookup16(t0_27, pair_27) */
-	movdqu 448(%rdi), %xmm1 /* t0_28 again */
+	movdqu 448(%rdi), %xmm1 /* t0_28 = bcast128() */
 	movdqa %xmm8, 368(%rsp) /* spill y1_19_2 */
 	movdqa 384(%rsp), %xmm8 /* reload pair_28 */
 	pshufb %xmm8, %xmm1 /* s0_28 = lookup16(t0_28, pair_28) */
-	movdqu 464(%rdi), %xmm8 /* t0_29 again */
+	movdqu 464(%rdi), %xmm8 /* t0_29 = bcast128() */
 	movdqa %xmm2, 384(%rsp) /* spill y1_16_2 */
 	movdqa 432(%rsp), %xmm2 /* reload pair_29 */
 	pshufb %xmm2, %xmm8 /* s0_29 = lookup16(t0_29, pair_29) */
-	movdqu 480(%rdi), %xmm2 /* t0_30 again */
+	movdqu 480(%rdi), %xmm2 /* t0_30 = bcast128() */
 	movdqa %xmm11, 432(%rsp) /* spill y1_17_2 */
 	movdqa 416(%rsp), %xmm11 /* reload pair_30 */
 	pshufb %xmm11, %xmm2 /* s0_30 = lookup16(t0_30, pair_30) */
-	movdqu 496(%rdi), %xmm11 /* t0_31 again */
+	movdqu 496(%rdi), %xmm11 /* t0_31 = bcast128() */
 	movdqa %xmm14, 416(%rsp) /* spill y0_22_2 */
 	movdqa 400(%rsp), %xmm14 /* reload pair_31 */
 	pshufb %xmm14, %xmm11 /* s0_31 = lookup16(t0_31, pair_31) */
-	movdqu 896(%rdi), %xmm14 /* t1_24 again */
+	movdqu 896(%rdi), %xmm14 /* t1_24 = bcast128() */
 	movdqa %xmm15, 400(%rsp) /* spill y0_23_2 */
 	movdqa 736(%rsp), %xmm15 /* reload pair_56 */
 	pshufb %xmm15, %xmm14 /* s1_24 = lookup16(t1_24, pair_56) */
-	movdqu 912(%rdi), %xmm15 /* t1_25 again */
+	movdqu 912(%rdi), %xmm15 /* t1_25 = bcast128() */
 	movdqa %xmm0, 736(%rsp) /* spill y0_20_2 */
 	movdqa 32(%rsp), %xmm0 /* reload pair_57 */
 	pshufb %xmm0, %xmm15 /* s1_25 = lookup16(t1_25, pair_57) */
-	movdqu 928(%rdi), %xmm0 /* t1_26 again */
+	movdqu 928(%rdi), %xmm0 /* t1_26 = bcast128() */
 	movdqa %xmm6, 32(%rsp) /* spill y0_21_2 */
 	movdqa 752(%rsp), %xmm6 /* reload pair_58 */
 	pshufb %xmm6, %xmm0 /* s1_26 = lookup16(t1_26, pair_58) */
-	movdqu 944(%rdi), %xmm6 /* t1_27 again */
+	movdqu 944(%rdi), %xmm6 /* t1_27 = bcast128() */
 	movdqa %xmm7, 752(%rsp) /* spill y0_18_2 */
 	movdqa 80(%rsp), %xmm7 /* reload pair_59 */
 	pshufb %xmm7, %xmm6 /* s1_27 = lookup16(t1_27, pair_59) */
-	movdqu 960(%rdi), %xmm7 /* t1_28 again */
+	movdqu 960(%rdi), %xmm7 /* t1_28 = bcast128() */
 	movdqa %xmm13, 80(%rsp) /* spill y0_19_2 */
 	movdqa 128(%rsp), %xmm13 /* reload pair_60 */
 	pshufb %xmm13, %xmm7 /* s1_28 = lookup16(t1_28, pair_60) */
-	movdqu 976(%rdi), %xmm13 /* t1_29 again */
+	movdqu 976(%rdi), %xmm13 /* t1_29 = bcast128() */
 	movdqa %xmm4, 128(%rsp) /* spill y0_16_2 */
 	movdqa 464(%rsp), %xmm4 /* reload pair_61 */
 	pshufb %xmm4, %xmm13 /* s1_29 = lookup16(t1_29, pair_61) */
@@ -11823,10 +11823,6 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm, .-ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm
-	.hidden ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm
-	.type ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm: ublock256_r24_nibbleslice128_ctr_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -11836,6 +11832,10 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 1920 bytes (120 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm
+	.hidden ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm
+	.type ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -11851,7 +11851,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	imull $0x01010101, %eax, %eax
 	movd %eax, %xmm1
 	pshufd $0, %xmm1, %xmm1 /* first = bcast8() */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_block_offsets(%rip), %xmm2 /* block_offsets again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_block_offsets(%rip), %xmm2 /* block_offsets = const() */
 	paddb %xmm1, %xmm2 /* offsets = add(block_offsets, first) */
 	movdqa %xmm0, %xmm1 /* low */
 	paddb %xmm2, %xmm1 /* low_byte = add(low, offsets) */
@@ -11862,39 +11862,39 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	pandn %xmm0, %xmm2 /* either_not_sum = andnot(low_byte, either) */
 	por %xmm2, %xmm3 /* carry_bit7 = or(both, either_not_sum) */
 	psrlw $7, %xmm3 /* sr = shr(carry_bit7) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_one(%rip), %xmm0 /* one again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_one(%rip), %xmm0 /* one = const() */
 	pand %xmm0, %xmm3 /* carry = and(sr, one) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick1(%rip), %xmm0 /* pick1 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick1(%rip), %xmm0 /* pick1 = const() */
 	movdqa %xmm3, %xmm2 /* carry */
 	por %xmm0, %xmm2 /* pick = or(carry, pick1) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick2(%rip), %xmm0 /* pick2 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick2(%rip), %xmm0 /* pick2 = const() */
 	movdqa %xmm3, %xmm4 /* carry */
 	por %xmm0, %xmm4 /* pick_1 = or(carry, pick2) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick3(%rip), %xmm0 /* pick3 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick3(%rip), %xmm0 /* pick3 = const() */
 	movdqa %xmm3, %xmm5 /* carry */
 	por %xmm0, %xmm5 /* pick_2 = or(carry, pick3) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick4(%rip), %xmm0 /* pick4 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick4(%rip), %xmm0 /* pick4 = const() */
 	movdqa %xmm3, %xmm6 /* carry */
 	por %xmm0, %xmm6 /* pick_3 = or(carry, pick4) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick5(%rip), %xmm0 /* pick5 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick5(%rip), %xmm0 /* pick5 = const() */
 	movdqa %xmm3, %xmm7 /* carry */
 	por %xmm0, %xmm7 /* pick_4 = or(carry, pick5) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick6(%rip), %xmm0 /* pick6 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick6(%rip), %xmm0 /* pick6 = const() */
 	movdqa %xmm3, %xmm8 /* carry */
 	por %xmm0, %xmm8 /* pick_5 = or(carry, pick6) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick7(%rip), %xmm0 /* pick7 again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_pick7(%rip), %xmm0 /* pick7 = const() */
 	movdqa %xmm3, %xmm9 /* carry */
 	por %xmm0, %xmm9 /* pick_6 = or(carry, pick7) */
 
 	/* The last byte L + j0 + j of every block: the S-box of its two nibbles, RK^0 folded in. */
 	movdqa %xmm1, %xmm0 /* low_byte */
 	psrlw $4, %xmm0 /* hi_shifted = shr(low_byte) */
-	movdqa .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm10 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_13_nibble_mask(%rip), %xmm10 /* nibble_mask = const() */
 	pand %xmm10, %xmm0 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm10, %xmm1 /* lo = and(low_byte, nibble_mask) */
-	movdqu 992(%rdi), %xmm10 /* t1_30 again */
+	movdqu 992(%rdi), %xmm10 /* t1_30 = bcast128() */
 	pshufb %xmm0, %xmm10 /* s1_30 = lookup16(t1_30, hi) */
-	movdqu 1008(%rdi), %xmm0 /* t1_31 again */
+	movdqu 1008(%rdi), %xmm0 /* t1_31 = bcast128() */
 	pshufb %xmm1, %xmm0 /* s1_31 = lookup16(t1_31, lo) */
 
 	/* Their share of the linear layer's output (XORs only; the other inputs taken as 0). */
@@ -13374,10 +13374,6 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm, .-ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm
 
-	.globl ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm
-	.hidden ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm
-	.type ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm: ublock256_r24_nibbleslice128_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -13387,6 +13383,10 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 1984 bytes (124 spill slots of 16 bytes)
  */
+	.globl ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm
+	.hidden ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm
+	.type ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -13550,7 +13550,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm6, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
 	movdqa %xmm0, 272(%rsp) /* spill tr3_15 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm0 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
 	pand %xmm0, %xmm6 /* lo = and(tr3, nibble_mask) */
 	movdqa %xmm6, 288(%rsp) /* spill lo */
@@ -13769,7 +13769,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm15, %xmm3 /* tr3_16 */
 	psrlw $4, %xmm3 /* hi_shifted_16 = shr(tr3_16) */
 	movdqa %xmm9, 16(%rsp) /* spill tr3_31 */
-	movdqa .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm9 /* nibble_mask again */
+	movdqa .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
 	pand %xmm9, %xmm3 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	pand %xmm9, %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
 	movdqa %xmm15, 0(%rsp) /* spill lo_16 */
@@ -15108,269 +15108,399 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	ret
 	.size ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm, .-ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm
 
-	.section .rodata
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_2_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_block_offsets:
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_3_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_4_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_5_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_6_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_7_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_block_offsets:
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_8_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_9_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_10_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_11_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* pair0: pair 0 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair0:
 	.byte 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01, 0x00, 0x01
+
 /* pair1: pair 1 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair1:
 	.byte 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03, 0x02, 0x03
+
 /* pair2: pair 2 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair2:
 	.byte 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05, 0x04, 0x05
+
 /* pair3: pair 3 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair3:
 	.byte 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07, 0x06, 0x07
+
 /* pair4: pair 4 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair4:
 	.byte 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09, 0x08, 0x09
+
 /* pair5: pair 5 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair5:
 	.byte 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b, 0x0a, 0x0b
+
 /* pair6: pair 6 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair6:
 	.byte 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d, 0x0c, 0x0d
+
 /* pair7: pair 7 of a table, in every byte pair */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_12_pair7:
 	.byte 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f, 0x0e, 0x0f
+
 /* block_offsets: j: the block each byte holds */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_block_offsets:
 	.byte 0x00, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f
+
 /* one: 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_one:
 	.byte 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01, 0x01
+
 /* pick1: 2 x 1 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_pick1:
 	.byte 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02, 0x02
+
 /* pick2: 2 x 2 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_pick2:
 	.byte 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04, 0x04
+
 /* pick3: 2 x 3 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_pick3:
 	.byte 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06, 0x06
+
 /* pick4: 2 x 4 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_pick4:
 	.byte 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08, 0x08
+
 /* pick5: 2 x 5 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_pick5:
 	.byte 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a, 0x0a
+
 /* pick6: 2 x 6 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_pick6:
 	.byte 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c, 0x0c
+
 /* pick7: 2 x 7 in every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_pick7:
 	.byte 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e, 0x0e
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_13_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_nibbleslice_ssse3_asm_14_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 

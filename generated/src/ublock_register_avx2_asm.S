@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl ublock_register_avx2_ublock128_128_encrypt_asm
-	.hidden ublock_register_avx2_ublock128_128_encrypt_asm
-	.type ublock_register_avx2_ublock128_128_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock128_128_encrypt_asm: ublock128_register256_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,13 +13,17 @@
  *   ymm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock128_128_encrypt_asm
+	.hidden ublock_register_avx2_ublock128_128_encrypt_asm
+	.type ublock_register_avx2_ublock128_128_encrypt_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock128_128_encrypt_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -33,14 +33,14 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_low_nibbles(%rip), %ymm2 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_sbox_hi(%rip), %ymm5 /* sbox_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_sbox_lo(%rip), %ymm6 /* sbox_lo again */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_pl_mask(%rip), %ymm7 /* pl_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm8 /* pr_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm9 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm10 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_0_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -80,11 +80,11 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	jne .Lublock_register_avx2_asm_0_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 again */
+	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 = load() */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 again */
+	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 = load() */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm11 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
@@ -103,10 +103,6 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_register_avx2_ublock128_128_encrypt_asm, .-ublock_register_avx2_ublock128_128_encrypt_asm
 
-	.globl ublock_register_avx2_ublock128_128_decrypt_asm
-	.hidden ublock_register_avx2_ublock128_128_decrypt_asm
-	.type ublock_register_avx2_ublock128_128_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock128_128_decrypt_asm: ublock128_register256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -115,13 +111,17 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
  *   ymm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock128_128_decrypt_asm
+	.hidden ublock_register_avx2_ublock128_128_decrypt_asm
+	.type ublock_register_avx2_ublock128_128_decrypt_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock128_128_decrypt_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -131,14 +131,14 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_low_nibbles(%rip), %ymm2 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo again */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_pl_mask(%rip), %ymm7 /* pl_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm8 /* pr_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm9 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm10 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_1_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -178,11 +178,11 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	jne .Lublock_register_avx2_asm_1_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 again */
+	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 = load() */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 again */
+	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 = load() */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm11 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
@@ -201,10 +201,6 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_register_avx2_ublock128_128_decrypt_asm, .-ublock_register_avx2_ublock128_128_decrypt_asm
 
-	.globl ublock_register_avx2_ublock128_128_encrypt_xor_asm
-	.hidden ublock_register_avx2_ublock128_128_encrypt_xor_asm
-	.type ublock_register_avx2_ublock128_128_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock128_128_encrypt_xor_asm: ublock128_register256_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -214,13 +210,17 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
  *   ymm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock128_128_encrypt_xor_asm
+	.hidden ublock_register_avx2_ublock128_128_encrypt_xor_asm
+	.type ublock_register_avx2_ublock128_128_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -230,14 +230,14 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm2 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm5 /* sbox_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm6 /* sbox_lo again */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm7 /* pl_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm8 /* pr_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm9 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx2_asm_2_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
@@ -277,11 +277,11 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	jne .Lublock_register_avx2_asm_2_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 again */
+	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 = load() */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 again */
+	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 = load() */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm11 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
@@ -304,10 +304,6 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	ret
 	.size ublock_register_avx2_ublock128_128_encrypt_xor_asm, .-ublock_register_avx2_ublock128_128_encrypt_xor_asm
 
-	.globl ublock_register_avx2_ublock128_256_encrypt_asm
-	.hidden ublock_register_avx2_ublock128_256_encrypt_asm
-	.type ublock_register_avx2_ublock128_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock128_256_encrypt_asm: ublock128_register256_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -316,13 +312,17 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
  *   ymm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock128_256_encrypt_asm
+	.hidden ublock_register_avx2_ublock128_256_encrypt_asm
+	.type ublock_register_avx2_ublock128_256_encrypt_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock128_256_encrypt_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -332,14 +332,14 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_low_nibbles(%rip), %ymm2 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_sbox_hi(%rip), %ymm5 /* sbox_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_sbox_lo(%rip), %ymm6 /* sbox_lo again */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_pl_mask(%rip), %ymm7 /* pl_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm8 /* pr_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm9 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm10 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_3_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -379,11 +379,11 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	jne .Lublock_register_avx2_asm_3_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 again */
+	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 = load() */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 again */
+	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 = load() */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm11 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
@@ -402,10 +402,6 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_register_avx2_ublock128_256_encrypt_asm, .-ublock_register_avx2_ublock128_256_encrypt_asm
 
-	.globl ublock_register_avx2_ublock128_256_decrypt_asm
-	.hidden ublock_register_avx2_ublock128_256_decrypt_asm
-	.type ublock_register_avx2_ublock128_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock128_256_decrypt_asm: ublock128_register256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -414,13 +410,17 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
  *   ymm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock128_256_decrypt_asm
+	.hidden ublock_register_avx2_ublock128_256_decrypt_asm
+	.type ublock_register_avx2_ublock128_256_decrypt_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock128_256_decrypt_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -430,14 +430,14 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm2 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo again */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm7 /* pl_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm8 /* pr_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm9 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm10 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_4_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -477,11 +477,11 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	jne .Lublock_register_avx2_asm_4_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 again */
+	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 = load() */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 again */
+	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 = load() */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm11 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
@@ -500,10 +500,6 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_register_avx2_ublock128_256_decrypt_asm, .-ublock_register_avx2_ublock128_256_decrypt_asm
 
-	.globl ublock_register_avx2_ublock128_256_encrypt_xor_asm
-	.hidden ublock_register_avx2_ublock128_256_encrypt_xor_asm
-	.type ublock_register_avx2_ublock128_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock128_256_encrypt_xor_asm: ublock128_register256_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -513,13 +509,17 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
  *   ymm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock128_256_encrypt_xor_asm
+	.hidden ublock_register_avx2_ublock128_256_encrypt_xor_asm
+	.type ublock_register_avx2_ublock128_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -529,14 +529,14 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_low_nibbles(%rip), %ymm2 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_sbox_hi(%rip), %ymm5 /* sbox_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_sbox_lo(%rip), %ymm6 /* sbox_lo again */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_pl_mask(%rip), %ymm7 /* pl_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm8 /* pr_mask again */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm9 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm10 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx2_asm_5_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
@@ -576,11 +576,11 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	jne .Lublock_register_avx2_asm_5_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 again */
+	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 = load() */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 again */
+	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 = load() */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm11 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
@@ -603,10 +603,6 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	ret
 	.size ublock_register_avx2_ublock128_256_encrypt_xor_asm, .-ublock_register_avx2_ublock128_256_encrypt_xor_asm
 
-	.globl ublock_register_avx2_ublock256_256_encrypt_asm
-	.hidden ublock_register_avx2_ublock256_256_encrypt_asm
-	.type ublock_register_avx2_ublock256_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock256_256_encrypt_asm: ublock256_register256_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -615,13 +611,17 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock256_256_encrypt_asm
+	.hidden ublock_register_avx2_ublock256_256_encrypt_asm
+	.type ublock_register_avx2_ublock256_256_encrypt_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock256_256_encrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -633,16 +633,16 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm1 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm5 /* sbox_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm6 /* sbox_lo again */
-	vmovdqa .Lublock_register_avx2_asm_6_pl_front(%rip), %ymm7 /* pl_front again */
-	vmovdqa .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm8 /* pl_rear again */
-	vmovdqa .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm9 /* pr_front again */
-	vmovdqa .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm10 /* pr_rear again */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm12 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_pl_front(%rip), %ymm7 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm8 /* pl_rear = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm9 /* pr_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm10 /* pr_rear = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_6_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
@@ -688,13 +688,13 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	jne .Lublock_register_avx2_asm_6_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 again */
+	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 = load() */
 	vpxor %ymm13, %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 again */
+	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 = load() */
 	vpxor %ymm13, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2 /* deinterleave = const() */
 	vpshufb %ymm2, %ymm13, %ymm13 /* de = lookup16(lanes_2, deinterleave) */
 	vpshufb %ymm2, %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm13, %ymm2 /* even_1 = unpacklo(de, de_1) */
@@ -713,10 +713,6 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_register_avx2_ublock256_256_encrypt_asm, .-ublock_register_avx2_ublock256_256_encrypt_asm
 
-	.globl ublock_register_avx2_ublock256_256_decrypt_asm
-	.hidden ublock_register_avx2_ublock256_256_decrypt_asm
-	.type ublock_register_avx2_ublock256_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock256_256_decrypt_asm: ublock256_register256_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -725,13 +721,17 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock256_256_decrypt_asm
+	.hidden ublock_register_avx2_ublock256_256_decrypt_asm
+	.type ublock_register_avx2_ublock256_256_decrypt_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock256_256_decrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -743,16 +743,16 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_low_nibbles(%rip), %ymm1 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo again */
-	vmovdqa .Lublock_register_avx2_asm_7_pl_front(%rip), %ymm7 /* pl_front again */
-	vmovdqa .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm8 /* pl_rear again */
-	vmovdqa .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm9 /* pr_front again */
-	vmovdqa .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm10 /* pr_rear again */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm11 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm12 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_pl_front(%rip), %ymm7 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm8 /* pl_rear = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm9 /* pr_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm10 /* pr_rear = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm11 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_7_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
@@ -798,13 +798,13 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	jne .Lublock_register_avx2_asm_7_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 again */
+	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 = load() */
 	vpxor %ymm13, %ymm2, %ymm2 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 again */
+	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 = load() */
 	vpxor %ymm13, %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0_3, y1_3) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0_3, y1_3) */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm2 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm2 /* deinterleave = const() */
 	vpshufb %ymm2, %ymm13, %ymm13 /* de = lookup16(lanes_2, deinterleave) */
 	vpshufb %ymm2, %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm13, %ymm2 /* even_1 = unpacklo(de, de_1) */
@@ -823,10 +823,6 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_register_avx2_ublock256_256_decrypt_asm, .-ublock_register_avx2_ublock256_256_decrypt_asm
 
-	.globl ublock_register_avx2_ublock256_256_encrypt_xor_asm
-	.hidden ublock_register_avx2_ublock256_256_encrypt_xor_asm
-	.type ublock_register_avx2_ublock256_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_avx2_ublock256_256_encrypt_xor_asm: ublock256_register256_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -836,13 +832,17 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
+	.globl ublock_register_avx2_ublock256_256_encrypt_xor_asm
+	.hidden ublock_register_avx2_ublock256_256_encrypt_xor_asm
+	.type ublock_register_avx2_ublock256_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm3 /* high_nibbles again */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
 	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
 	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
 	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
@@ -854,16 +854,16 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm1 /* low_nibbles again */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm4 /* rotl48 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_sbox_hi(%rip), %ymm5 /* sbox_hi again */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_sbox_lo(%rip), %ymm6 /* sbox_lo again */
-	vmovdqa .Lublock_register_avx2_asm_8_pl_front(%rip), %ymm7 /* pl_front again */
-	vmovdqa .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm8 /* pl_rear again */
-	vmovdqa .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm9 /* pr_front again */
-	vmovdqa .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm10 /* pr_rear again */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm11 /* rotl24 again */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm12 /* rotl56 again */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm4 /* rotl48 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_pl_front(%rip), %ymm7 /* pl_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm8 /* pl_rear = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm9 /* pr_front = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm10 /* pr_rear = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm11 /* rotl24 = const() */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx2_asm_8_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm13 /* rk0 = load() */
@@ -909,13 +909,13 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	jne .Lublock_register_avx2_asm_8_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 again */
+	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 = load() */
 	vpxor %ymm13, %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 again */
+	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 = load() */
 	vpxor %ymm13, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2 /* deinterleave again */
+	vbroadcasti128 .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2 /* deinterleave = const() */
 	vpshufb %ymm2, %ymm13, %ymm13 /* de = lookup16(lanes_2, deinterleave) */
 	vpshufb %ymm2, %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm13, %ymm2 /* even_1 = unpacklo(de, de_1) */
@@ -938,401 +938,591 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	ret
 	.size ublock_register_avx2_ublock256_256_encrypt_xor_asm, .-ublock_register_avx2_ublock256_256_encrypt_xor_asm
 
-	.section .rodata
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_0_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_mask: PL^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_pl_mask:
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
 /* pr_mask: PR^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_pr_mask:
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_2_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_3_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_mask: PL^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_pl_mask:
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
 /* pr_mask: PR^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_pr_mask:
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_4_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_front: PL_256 spread: bytes that stay in their lane */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_6_pl_front:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_6_pl_rear:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
 /* pr_front: PR_256 spread: bytes that stay in their lane */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_6_pr_front:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
 /* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_6_pr_rear:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_6_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_front: PL^-1_256 spread: bytes that stay in their lane */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_7_pl_front:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
 	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
 /* pl_rear: PL^-1_256 spread: bytes from the other lane, after the swap */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_7_pl_rear:
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pr_front: PR^-1_256 spread: bytes that stay in their lane */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_7_pr_front:
 	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
 /* pr_rear: PR^-1_256 spread: bytes from the other lane, after the swap */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_7_pr_rear:
 	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
 	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_7_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_front: PL_256 spread: bytes that stay in their lane */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_8_pl_front:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_8_pl_rear:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
 /* pr_front: PR_256 spread: bytes that stay in their lane */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_8_pr_front:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
 /* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-.balign 32
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_8_pr_rear:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx2_asm_8_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl ublock_register_avx512_ublock128_128_encrypt_asm
-	.hidden ublock_register_avx512_ublock128_128_encrypt_asm
-	.type ublock_register_avx512_ublock128_128_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock128_128_encrypt_asm: ublock128_register512_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,26 +13,30 @@
  *   zmm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock128_128_encrypt_asm
+	.hidden ublock_register_avx512_ublock128_128_encrypt_asm
+	.type ublock_register_avx512_ublock128_128_encrypt_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock128_128_encrypt_asm:
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_low_nibbles(%rip), %zmm2 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl48(%rip), %zmm4 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_sbox_hi(%rip), %zmm5 /* sbox_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_sbox_lo(%rip), %zmm6 /* sbox_lo again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_pl_mask(%rip), %zmm7 /* pl_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_pr_mask(%rip), %zmm8 /* pr_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl24(%rip), %zmm9 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl56(%rip), %zmm10 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl48(%rip), %zmm4 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_pl_mask(%rip), %zmm7 /* pl_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_pr_mask(%rip), %zmm8 /* pr_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl24(%rip), %zmm9 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl56(%rip), %zmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_0_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
@@ -75,11 +75,11 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	jne .Lublock_register_avx512_asm_0_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 again */
+	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 = load() */
 	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 again */
+	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 = load() */
 	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm11 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
@@ -95,10 +95,6 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_register_avx512_ublock128_128_encrypt_asm, .-ublock_register_avx512_ublock128_128_encrypt_asm
 
-	.globl ublock_register_avx512_ublock128_128_decrypt_asm
-	.hidden ublock_register_avx512_ublock128_128_decrypt_asm
-	.type ublock_register_avx512_ublock128_128_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock128_128_decrypt_asm: ublock128_register512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -107,26 +103,30 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
  *   zmm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock128_128_decrypt_asm
+	.hidden ublock_register_avx512_ublock128_128_decrypt_asm
+	.type ublock_register_avx512_ublock128_128_decrypt_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock128_128_decrypt_asm:
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_low_nibbles(%rip), %zmm2 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl48(%rip), %zmm4 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_sbox_inv_hi(%rip), %zmm5 /* sbox_inv_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_sbox_inv_lo(%rip), %zmm6 /* sbox_inv_lo again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_pl_mask(%rip), %zmm7 /* pl_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_pr_mask(%rip), %zmm8 /* pr_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm9 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm10 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl48(%rip), %zmm4 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_sbox_inv_hi(%rip), %zmm5 /* sbox_inv_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_sbox_inv_lo(%rip), %zmm6 /* sbox_inv_lo = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_pl_mask(%rip), %zmm7 /* pl_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_pr_mask(%rip), %zmm8 /* pr_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm9 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_1_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
@@ -166,11 +166,11 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	jne .Lublock_register_avx512_asm_1_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 again */
+	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 = load() */
 	vpxord %zmm11, %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 again */
+	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 = load() */
 	vpxord %zmm11, %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm11 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
@@ -186,10 +186,6 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_register_avx512_ublock128_128_decrypt_asm, .-ublock_register_avx512_ublock128_128_decrypt_asm
 
-	.globl ublock_register_avx512_ublock128_128_encrypt_xor_asm
-	.hidden ublock_register_avx512_ublock128_128_encrypt_xor_asm
-	.type ublock_register_avx512_ublock128_128_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock128_128_encrypt_xor_asm: ublock128_register512_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -199,26 +195,30 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
  *   zmm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock128_128_encrypt_xor_asm
+	.hidden ublock_register_avx512_ublock128_128_encrypt_xor_asm
+	.type ublock_register_avx512_ublock128_128_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm2 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm4 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm5 /* sbox_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm6 /* sbox_lo again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm7 /* pl_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm8 /* pr_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm9 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm10 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm4 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm7 /* pl_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm8 /* pr_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm9 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx512_asm_2_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm11 /* rk0 = load() */
@@ -257,11 +257,11 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	jne .Lublock_register_avx512_asm_2_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 again */
+	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 = load() */
 	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 again */
+	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 = load() */
 	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm11 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
@@ -281,10 +281,6 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	ret
 	.size ublock_register_avx512_ublock128_128_encrypt_xor_asm, .-ublock_register_avx512_ublock128_128_encrypt_xor_asm
 
-	.globl ublock_register_avx512_ublock128_256_encrypt_asm
-	.hidden ublock_register_avx512_ublock128_256_encrypt_asm
-	.type ublock_register_avx512_ublock128_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock128_256_encrypt_asm: ublock128_register512_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -293,26 +289,30 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
  *   zmm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock128_256_encrypt_asm
+	.hidden ublock_register_avx512_ublock128_256_encrypt_asm
+	.type ublock_register_avx512_ublock128_256_encrypt_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock128_256_encrypt_asm:
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_low_nibbles(%rip), %zmm2 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl48(%rip), %zmm4 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_sbox_hi(%rip), %zmm5 /* sbox_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_sbox_lo(%rip), %zmm6 /* sbox_lo again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_pl_mask(%rip), %zmm7 /* pl_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_pr_mask(%rip), %zmm8 /* pr_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm9 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm10 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl48(%rip), %zmm4 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_pl_mask(%rip), %zmm7 /* pl_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_pr_mask(%rip), %zmm8 /* pr_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm9 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_3_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
@@ -351,11 +351,11 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	jne .Lublock_register_avx512_asm_3_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 again */
+	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 = load() */
 	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 again */
+	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 = load() */
 	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm11 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
@@ -371,10 +371,6 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_register_avx512_ublock128_256_encrypt_asm, .-ublock_register_avx512_ublock128_256_encrypt_asm
 
-	.globl ublock_register_avx512_ublock128_256_decrypt_asm
-	.hidden ublock_register_avx512_ublock128_256_decrypt_asm
-	.type ublock_register_avx512_ublock128_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock128_256_decrypt_asm: ublock128_register512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -383,26 +379,30 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
  *   zmm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock128_256_decrypt_asm
+	.hidden ublock_register_avx512_ublock128_256_decrypt_asm
+	.type ublock_register_avx512_ublock128_256_decrypt_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock128_256_decrypt_asm:
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm2 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm4 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_sbox_inv_hi(%rip), %zmm5 /* sbox_inv_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_sbox_inv_lo(%rip), %zmm6 /* sbox_inv_lo again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm7 /* pl_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm8 /* pr_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm9 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm10 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm4 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_sbox_inv_hi(%rip), %zmm5 /* sbox_inv_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_sbox_inv_lo(%rip), %zmm6 /* sbox_inv_lo = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm7 /* pl_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm8 /* pr_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm9 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_4_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
@@ -442,11 +442,11 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	jne .Lublock_register_avx512_asm_4_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 again */
+	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 = load() */
 	vpxord %zmm11, %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 again */
+	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 = load() */
 	vpxord %zmm11, %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm11 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
@@ -462,10 +462,6 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_register_avx512_ublock128_256_decrypt_asm, .-ublock_register_avx512_ublock128_256_decrypt_asm
 
-	.globl ublock_register_avx512_ublock128_256_encrypt_xor_asm
-	.hidden ublock_register_avx512_ublock128_256_encrypt_xor_asm
-	.type ublock_register_avx512_ublock128_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock128_256_encrypt_xor_asm: ublock128_register512_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -475,26 +471,30 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
  *   zmm0-13: vectors, as allocated (14 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock128_256_encrypt_xor_asm
+	.hidden ublock_register_avx512_ublock128_256_encrypt_xor_asm
+	.type ublock_register_avx512_ublock128_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 
 	/* Load 8 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm2 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm4 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_sbox_hi(%rip), %zmm5 /* sbox_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_sbox_lo(%rip), %zmm6 /* sbox_lo again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm7 /* pl_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm8 /* pr_mask again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm9 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm10 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm4 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm7 /* pl_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm8 /* pr_mask = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm9 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx512_asm_5_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm11 /* rk0 = load() */
@@ -533,11 +533,11 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	jne .Lublock_register_avx512_asm_5_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 again */
+	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 = load() */
 	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 again */
+	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 = load() */
 	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm11 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
@@ -557,10 +557,6 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	ret
 	.size ublock_register_avx512_ublock128_256_encrypt_xor_asm, .-ublock_register_avx512_ublock128_256_encrypt_xor_asm
 
-	.globl ublock_register_avx512_ublock256_256_encrypt_asm
-	.hidden ublock_register_avx512_ublock256_256_encrypt_asm
-	.type ublock_register_avx512_ublock256_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock256_256_encrypt_asm: ublock256_register512_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -569,34 +565,38 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
  *   zmm0-17: vectors, as allocated (18 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock256_256_encrypt_asm
+	.hidden ublock_register_avx512_ublock256_256_encrypt_asm
+	.type ublock_register_avx512_ublock256_256_encrypt_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock256_256_encrypt_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_picks(%rip), %zmm2 /* lanes_picks again */
+	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
 	vmovdqa64 %zmm2, %zmm4 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm4 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks again */
+	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm5, %zmm6 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm0 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm1 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm7 /* sbox_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm8 /* sbox_lo again */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pl_front(%rip), %zmm9 /* pl_front again */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pl_rear(%rip), %zmm10 /* pl_rear again */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pr_front(%rip), %zmm11 /* pr_front again */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pr_rear(%rip), %zmm12 /* pr_rear again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm13 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm14 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm7 /* sbox_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm8 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pl_front(%rip), %zmm9 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pl_rear(%rip), %zmm10 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pr_front(%rip), %zmm11 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pr_rear(%rip), %zmm12 /* pr_rear = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm13 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm14 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_6_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm15 /* rk0 = load() */
@@ -641,13 +641,13 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	jne .Lublock_register_avx512_asm_6_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 again */
+	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 = load() */
 	vpxord %zmm15, %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 again */
+	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 = load() */
 	vpxord %zmm15, %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
 	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
 	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4 /* deinterleave = const() */
 	vpshufb %zmm4, %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
 	vpshufb %zmm4, %zmm5, %zmm4 /* de_1 = lookup16(lanes_3, deinterleave) */
 	vpunpcklqdq %zmm4, %zmm2, %zmm5 /* even_1 = unpacklo(de, de_1) */
@@ -663,10 +663,6 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_register_avx512_ublock256_256_encrypt_asm, .-ublock_register_avx512_ublock256_256_encrypt_asm
 
-	.globl ublock_register_avx512_ublock256_256_decrypt_asm
-	.hidden ublock_register_avx512_ublock256_256_decrypt_asm
-	.type ublock_register_avx512_ublock256_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock256_256_decrypt_asm: ublock256_register512_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -675,34 +671,38 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
  *   zmm0-18: vectors, as allocated (19 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock256_256_decrypt_asm
+	.hidden ublock_register_avx512_ublock256_256_decrypt_asm
+	.type ublock_register_avx512_ublock256_256_decrypt_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock256_256_decrypt_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_picks(%rip), %zmm2 /* lanes_picks again */
+	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
 	vmovdqa64 %zmm2, %zmm4 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm4 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks again */
+	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm5, %zmm6 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_low_nibbles(%rip), %zmm0 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl48(%rip), %zmm1 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_sbox_inv_hi(%rip), %zmm7 /* sbox_inv_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_sbox_inv_lo(%rip), %zmm8 /* sbox_inv_lo again */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pl_front(%rip), %zmm9 /* pl_front again */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pl_rear(%rip), %zmm10 /* pl_rear again */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pr_front(%rip), %zmm11 /* pr_front again */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pr_rear(%rip), %zmm12 /* pr_rear again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm13 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm14 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_sbox_inv_hi(%rip), %zmm7 /* sbox_inv_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_sbox_inv_lo(%rip), %zmm8 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pl_front(%rip), %zmm9 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pl_rear(%rip), %zmm10 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pr_front(%rip), %zmm11 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pr_rear(%rip), %zmm12 /* pr_rear = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm13 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm14 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_7_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm15 /* rk0 = load() */
@@ -747,13 +747,13 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	jne .Lublock_register_avx512_asm_7_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 again */
+	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 = load() */
 	vpxord %zmm15, %zmm4, %zmm4 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 again */
+	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 = load() */
 	vpxord %zmm15, %zmm6, %zmm6 /* y1_3 = xor(g0x1, rk1_1) */
 	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0_3, y1_3) */
 	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0_3, y1_3) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm4 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm4 /* deinterleave = const() */
 	vpshufb %zmm4, %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
 	vpshufb %zmm4, %zmm5, %zmm4 /* de_1 = lookup16(lanes_3, deinterleave) */
 	vpunpcklqdq %zmm4, %zmm2, %zmm5 /* even_1 = unpacklo(de, de_1) */
@@ -769,10 +769,6 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_register_avx512_ublock256_256_decrypt_asm, .-ublock_register_avx512_ublock256_256_decrypt_asm
 
-	.globl ublock_register_avx512_ublock256_256_encrypt_xor_asm
-	.hidden ublock_register_avx512_ublock256_256_encrypt_xor_asm
-	.type ublock_register_avx512_ublock256_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_avx512_ublock256_256_encrypt_xor_asm: ublock256_register512_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -782,34 +778,38 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
  *   zmm0-17: vectors, as allocated (18 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
+	.globl ublock_register_avx512_ublock256_256_encrypt_xor_asm
+	.hidden ublock_register_avx512_ublock256_256_encrypt_xor_asm
+	.type ublock_register_avx512_ublock256_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 	/* Load 4 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3 /* high_nibbles again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
 	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_picks(%rip), %zmm2 /* lanes_picks again */
+	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
 	vmovdqa64 %zmm2, %zmm4 /* lanes_picks */
 	vpermi2q %zmm0, %zmm1, %zmm4 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks again */
+	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks = const() */
 	vmovdqa64 %zmm5, %zmm6 /* lanes_1_picks */
 	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_low_nibbles(%rip), %zmm0 /* low_nibbles again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl48(%rip), %zmm1 /* rotl48 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_sbox_hi(%rip), %zmm7 /* sbox_hi again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_sbox_lo(%rip), %zmm8 /* sbox_lo again */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_front(%rip), %zmm9 /* pl_front again */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_rear(%rip), %zmm10 /* pl_rear again */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_front(%rip), %zmm11 /* pr_front again */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_rear(%rip), %zmm12 /* pr_rear again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm13 /* rotl24 again */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm14 /* rotl56 again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_sbox_hi(%rip), %zmm7 /* sbox_hi = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_sbox_lo(%rip), %zmm8 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pl_front(%rip), %zmm9 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pl_rear(%rip), %zmm10 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pr_front(%rip), %zmm11 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pr_rear(%rip), %zmm12 /* pr_rear = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm13 /* rotl24 = const() */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm14 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx512_asm_8_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm15 /* rk0 = load() */
@@ -854,13 +854,13 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	jne .Lublock_register_avx512_asm_8_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 again */
+	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 = load() */
 	vpxord %zmm15, %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 again */
+	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 = load() */
 	vpxord %zmm15, %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
 	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
 	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4 /* deinterleave again */
+	vbroadcasti32x4 .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4 /* deinterleave = const() */
 	vpshufb %zmm4, %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
 	vpshufb %zmm4, %zmm5, %zmm4 /* de_1 = lookup16(lanes_3, deinterleave) */
 	vpunpcklqdq %zmm4, %zmm2, %zmm5 /* even_1 = unpacklo(de, de_1) */
@@ -880,467 +880,669 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	ret
 	.size ublock_register_avx512_ublock256_256_encrypt_xor_asm, .-ublock_register_avx512_ublock256_256_encrypt_xor_asm
 
-	.section .rodata
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_0_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_mask: PL^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_pl_mask:
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
 /* pr_mask: PR^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_pr_mask:
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_2_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_3_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_mask: PL^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_pl_mask:
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
 /* pr_mask: PR^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_pr_mask:
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_4_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_6_lanes_picks:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_6_lanes_1_picks:
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_front: PL_256 spread: bytes that stay in their lane */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_6_pl_front:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_6_pl_rear:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
 /* pr_front: PR_256 spread: bytes that stay in their lane */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_6_pr_front:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
 /* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_6_pr_rear:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_6_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_7_lanes_picks:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_7_lanes_1_picks:
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_front: PL^-1_256 spread: bytes that stay in their lane */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_7_pl_front:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
 	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
 	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
 /* pl_rear: PL^-1_256 spread: bytes from the other lane, after the swap */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_7_pl_rear:
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pr_front: PR^-1_256 spread: bytes that stay in their lane */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_7_pr_front:
 	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
 	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
 /* pr_rear: PR^-1_256 spread: bytes from the other lane, after the swap */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_7_pr_rear:
 	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
 	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
 	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_7_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_8_lanes_picks:
 	.byte 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x04, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x05, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0c, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0d, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* lanes_1_picks: VPERMI2Q qword indices of 128-bit blocks (1, 5, 3, 7) (a's 0-3, b's 4-7) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_8_lanes_1_picks:
 	.byte 0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0a, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0b, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x06, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
 	.byte 0x0e, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x0f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_front: PL_256 spread: bytes that stay in their lane */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_8_pl_front:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear: PL_256 spread: bytes from the other lane, after the swap */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_8_pl_rear:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
 /* pr_front: PR_256 spread: bytes that stay in their lane */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_8_pr_front:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
 /* pr_rear: PR_256 spread: bytes from the other lane, after the swap */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_8_pr_rear:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_avx512_asm_8_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 

@@ -5,10 +5,6 @@
 
 	.text
 
-	.globl ublock_register_ssse3_ublock128_128_encrypt_asm
-	.hidden ublock_register_ssse3_ublock128_128_encrypt_asm
-	.type ublock_register_ssse3_ublock128_128_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock128_128_encrypt_asm: ublock128_register128_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -17,6 +13,10 @@
  *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock128_128_encrypt_asm
+	.hidden ublock_register_ssse3_ublock128_128_encrypt_asm
+	.type ublock_register_ssse3_ublock128_128_encrypt_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock128_128_encrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -24,7 +24,7 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm3 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* blk_1 */
 	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
 	movdqa %xmm3, %xmm5 /* high_nibbles */
@@ -38,14 +38,14 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqa %xmm4, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_0_low_nibbles(%rip), %xmm1 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_0_rotl48(%rip), %xmm2 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_0_sbox_hi(%rip), %xmm5 /* sbox_hi again */
-	movdqa .Lublock_register_ssse3_asm_0_sbox_lo(%rip), %xmm6 /* sbox_lo again */
-	movdqa .Lublock_register_ssse3_asm_0_pl_mask(%rip), %xmm7 /* pl_mask again */
-	movdqa .Lublock_register_ssse3_asm_0_pr_mask(%rip), %xmm8 /* pr_mask again */
-	movdqa .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm10 /* rotl56 again */
+	movdqa .Lublock_register_ssse3_asm_0_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_0_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_0_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_0_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_0_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_0_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_0_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
@@ -97,11 +97,11 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	jne .Lublock_register_ssse3_asm_0_loop_r0
 
 	/* Final key addition. */
-	movdqu 2048(%rdi), %xmm11 /* rk0_1 again */
+	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	movdqu 2112(%rdi), %xmm11 /* rk1_1 again */
+	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm11 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm11 /* deinterleave = const() */
 	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
 	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
@@ -122,10 +122,6 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_128_encrypt_asm, .-ublock_register_ssse3_ublock128_128_encrypt_asm
 
-	.globl ublock_register_ssse3_ublock128_128_decrypt_asm
-	.hidden ublock_register_ssse3_ublock128_128_decrypt_asm
-	.type ublock_register_ssse3_ublock128_128_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock128_128_decrypt_asm: ublock128_register128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -134,6 +130,10 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
  *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock128_128_decrypt_asm
+	.hidden ublock_register_ssse3_ublock128_128_decrypt_asm
+	.type ublock_register_ssse3_ublock128_128_decrypt_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock128_128_decrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -141,7 +141,7 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_1_high_nibbles(%rip), %xmm3 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_1_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* blk_1 */
 	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
 	movdqa %xmm3, %xmm5 /* high_nibbles */
@@ -155,14 +155,14 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm4, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_1_rotl48(%rip), %xmm2 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_1_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi again */
-	movdqa .Lublock_register_ssse3_asm_1_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo again */
-	movdqa .Lublock_register_ssse3_asm_1_pl_mask(%rip), %xmm7 /* pl_mask again */
-	movdqa .Lublock_register_ssse3_asm_1_pr_mask(%rip), %xmm8 /* pr_mask again */
-	movdqa .Lublock_register_ssse3_asm_1_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_1_rotl56(%rip), %xmm10 /* rotl56 again */
+	movdqa .Lublock_register_ssse3_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_1_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_1_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_1_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_1_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_1_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_1_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_1_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_1_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
@@ -214,11 +214,11 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	jne .Lublock_register_ssse3_asm_1_loop_r0
 
 	/* Final key addition. */
-	movdqu 2048(%rdi), %xmm11 /* rk0_1 again */
+	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0_3 = xor(g0x0, rk0_1) */
-	movdqu 2112(%rdi), %xmm11 /* rk1_1 again */
+	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm4 /* y1_3 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm11 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm11 /* deinterleave = const() */
 	pshufb %xmm11, %xmm0 /* de = lookup16(y0_3, deinterleave) */
 	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1_3, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
@@ -239,10 +239,6 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_128_decrypt_asm, .-ublock_register_ssse3_ublock128_128_decrypt_asm
 
-	.globl ublock_register_ssse3_ublock128_128_encrypt_xor_asm
-	.hidden ublock_register_ssse3_ublock128_128_encrypt_xor_asm
-	.type ublock_register_ssse3_ublock128_128_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock128_128_encrypt_xor_asm: ublock128_register128_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -252,6 +248,10 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
  *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock128_128_encrypt_xor_asm
+	.hidden ublock_register_ssse3_ublock128_128_encrypt_xor_asm
+	.type ublock_register_ssse3_ublock128_128_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -259,7 +259,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm3 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* blk_1 */
 	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
 	movdqa %xmm3, %xmm5 /* high_nibbles */
@@ -273,14 +273,14 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm4, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm1 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm2 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_hi(%rip), %xmm5 /* sbox_hi again */
-	movdqa .Lublock_register_ssse3_asm_2_sbox_lo(%rip), %xmm6 /* sbox_lo again */
-	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask again */
-	movdqa .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm8 /* pr_mask again */
-	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 again */
+	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_2_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_2_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_2_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_ssse3_asm_2_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
@@ -332,11 +332,11 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	jne .Lublock_register_ssse3_asm_2_loop_r0
 
 	/* Final key addition. */
-	movdqu 2048(%rdi), %xmm11 /* rk0_1 again */
+	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	movdqu 2112(%rdi), %xmm11 /* rk1_1 again */
+	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm11 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm11 /* deinterleave = const() */
 	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
 	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
@@ -361,10 +361,6 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_128_encrypt_xor_asm, .-ublock_register_ssse3_ublock128_128_encrypt_xor_asm
 
-	.globl ublock_register_ssse3_ublock128_256_encrypt_asm
-	.hidden ublock_register_ssse3_ublock128_256_encrypt_asm
-	.type ublock_register_ssse3_ublock128_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock128_256_encrypt_asm: ublock128_register128_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -373,6 +369,10 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
  *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock128_256_encrypt_asm
+	.hidden ublock_register_ssse3_ublock128_256_encrypt_asm
+	.type ublock_register_ssse3_ublock128_256_encrypt_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock128_256_encrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -380,7 +380,7 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm3 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* blk_1 */
 	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
 	movdqa %xmm3, %xmm5 /* high_nibbles */
@@ -394,14 +394,14 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm4, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_3_rotl48(%rip), %xmm2 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_3_sbox_hi(%rip), %xmm5 /* sbox_hi again */
-	movdqa .Lublock_register_ssse3_asm_3_sbox_lo(%rip), %xmm6 /* sbox_lo again */
-	movdqa .Lublock_register_ssse3_asm_3_pl_mask(%rip), %xmm7 /* pl_mask again */
-	movdqa .Lublock_register_ssse3_asm_3_pr_mask(%rip), %xmm8 /* pr_mask again */
-	movdqa .Lublock_register_ssse3_asm_3_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_3_rotl56(%rip), %xmm10 /* rotl56 again */
+	movdqa .Lublock_register_ssse3_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_3_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_3_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_3_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_3_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_3_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_3_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
@@ -453,11 +453,11 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	jne .Lublock_register_ssse3_asm_3_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm11 /* rk0_1 again */
+	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	movdqu 3136(%rdi), %xmm11 /* rk1_1 again */
+	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm11 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm11 /* deinterleave = const() */
 	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
 	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
@@ -478,10 +478,6 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_256_encrypt_asm, .-ublock_register_ssse3_ublock128_256_encrypt_asm
 
-	.globl ublock_register_ssse3_ublock128_256_decrypt_asm
-	.hidden ublock_register_ssse3_ublock128_256_decrypt_asm
-	.type ublock_register_ssse3_ublock128_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock128_256_decrypt_asm: ublock128_register128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -490,6 +486,10 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
  *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock128_256_decrypt_asm
+	.hidden ublock_register_ssse3_ublock128_256_decrypt_asm
+	.type ublock_register_ssse3_ublock128_256_decrypt_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock128_256_decrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -497,7 +497,7 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* blk_1 */
 	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
 	movdqa %xmm3, %xmm5 /* high_nibbles */
@@ -511,14 +511,14 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm4, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm2 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi again */
-	movdqa .Lublock_register_ssse3_asm_4_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo again */
-	movdqa .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm7 /* pl_mask again */
-	movdqa .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm8 /* pr_mask again */
-	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 again */
+	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_4_sbox_inv_lo(%rip), %xmm6 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_4_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_4_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_4_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
@@ -570,11 +570,11 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	jne .Lublock_register_ssse3_asm_4_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm11 /* rk0_1 again */
+	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0_3 = xor(g0x0, rk0_1) */
-	movdqu 3136(%rdi), %xmm11 /* rk1_1 again */
+	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm4 /* y1_3 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm11 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm11 /* deinterleave = const() */
 	pshufb %xmm11, %xmm0 /* de = lookup16(y0_3, deinterleave) */
 	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1_3, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
@@ -595,10 +595,6 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_256_decrypt_asm, .-ublock_register_ssse3_ublock128_256_decrypt_asm
 
-	.globl ublock_register_ssse3_ublock128_256_encrypt_xor_asm
-	.hidden ublock_register_ssse3_ublock128_256_encrypt_xor_asm
-	.type ublock_register_ssse3_ublock128_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock128_256_encrypt_xor_asm: ublock128_register128_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -608,6 +604,10 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
  *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock128_256_encrypt_xor_asm
+	.hidden ublock_register_ssse3_ublock128_256_encrypt_xor_asm
+	.type ublock_register_ssse3_ublock128_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -615,7 +615,7 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
 	movdqa %xmm1, %xmm4 /* blk_1 */
 	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
 	movdqa %xmm3, %xmm5 /* high_nibbles */
@@ -629,14 +629,14 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm4, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
 	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
-	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm2 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_hi(%rip), %xmm5 /* sbox_hi again */
-	movdqa .Lublock_register_ssse3_asm_5_sbox_lo(%rip), %xmm6 /* sbox_lo again */
-	movdqa .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm7 /* pl_mask again */
-	movdqa .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm8 /* pr_mask again */
-	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 again */
+	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm2 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_5_sbox_lo(%rip), %xmm6 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_5_pl_mask(%rip), %xmm7 /* pl_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_5_pr_mask(%rip), %xmm8 /* pr_mask = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_ssse3_asm_5_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
@@ -688,11 +688,11 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	jne .Lublock_register_ssse3_asm_5_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm11 /* rk0_1 again */
+	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
-	movdqu 3136(%rdi), %xmm11 /* rk1_1 again */
+	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
 	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm11 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm11 /* deinterleave = const() */
 	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
 	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
@@ -717,10 +717,6 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	ret
 	.size ublock_register_ssse3_ublock128_256_encrypt_xor_asm, .-ublock_register_ssse3_ublock128_256_encrypt_xor_asm
 
-	.globl ublock_register_ssse3_ublock256_256_encrypt_asm
-	.hidden ublock_register_ssse3_ublock256_256_encrypt_asm
-	.type ublock_register_ssse3_ublock256_256_encrypt_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock256_256_encrypt_asm: ublock256_register128_encrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -729,6 +725,10 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock256_256_encrypt_asm
+	.hidden ublock_register_ssse3_ublock256_256_encrypt_asm
+	.type ublock_register_ssse3_ublock256_256_encrypt_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock256_256_encrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -738,7 +738,7 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm5 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
 	movdqa %xmm2, %xmm6 /* blk_2 */
 	pand %xmm5, %xmm6 /* even_b = and(blk_2, high_nibbles) */
 	movdqa %xmm5, %xmm7 /* high_nibbles */
@@ -767,13 +767,13 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm4, %xmm1 /* even_1 */
 	punpcklbw %xmm3, %xmm1 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm2 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm3 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm7 /* sbox_hi again */
-	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm8 /* sbox_lo again */
-	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 again */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_6_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_6_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_6_loop_r0:
 	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
@@ -854,50 +854,50 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	pxor %xmm13, %xmm12 /* x1_5 = xor(x1_3, rot20_1) */
 	pxor %xmm14, %xmm11 /* x0_4 = xor(x0_2, x1_4) */
 	pxor %xmm12, %xmm15 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm5 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm5 /* pl_front0 = const() */
 	movdqa %xmm11, %xmm13 /* x0_4 */
 	pshufb %xmm5, %xmm13 /* pl_f = lookup16(x0_4, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_rear0(%rip), %xmm5 /* pl_rear0 again */
+	movdqa .Lublock_register_ssse3_asm_6_pl_rear0(%rip), %xmm5 /* pl_rear0 = const() */
 	movdqa %xmm15, %xmm9 /* x0_5 */
 	pshufb %xmm5, %xmm9 /* pl_r = lookup16(x0_5, pl_rear0) */
 	pxor %xmm9, %xmm13 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front1(%rip), %xmm9 /* pl_front1 again */
+	movdqa .Lublock_register_ssse3_asm_6_pl_front1(%rip), %xmm9 /* pl_front1 = const() */
 	pshufb %xmm9, %xmm15 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_rear1(%rip), %xmm9 /* pl_rear1 again */
+	movdqa .Lublock_register_ssse3_asm_6_pl_rear1(%rip), %xmm9 /* pl_rear1 = const() */
 	pshufb %xmm9, %xmm11 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	pxor %xmm11, %xmm15 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_front0(%rip), %xmm11 /* pr_front0 again */
+	movdqa .Lublock_register_ssse3_asm_6_pr_front0(%rip), %xmm11 /* pr_front0 = const() */
 	movdqa %xmm14, %xmm9 /* x1_4 */
 	pshufb %xmm11, %xmm9 /* pr_f = lookup16(x1_4, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_rear0(%rip), %xmm11 /* pr_rear0 again */
+	movdqa .Lublock_register_ssse3_asm_6_pr_rear0(%rip), %xmm11 /* pr_rear0 = const() */
 	movdqa %xmm12, %xmm5 /* x1_5 */
 	pshufb %xmm11, %xmm5 /* pr_r = lookup16(x1_5, pr_rear0) */
 	pxor %xmm5, %xmm9 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_front1(%rip), %xmm5 /* pr_front1 again */
+	movdqa .Lublock_register_ssse3_asm_6_pr_front1(%rip), %xmm5 /* pr_front1 = const() */
 	pshufb %xmm5, %xmm12 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_rear1(%rip), %xmm5 /* pr_rear1 again */
+	movdqa .Lublock_register_ssse3_asm_6_pr_rear1(%rip), %xmm5 /* pr_rear1 = const() */
 	pshufb %xmm5, %xmm14 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	pxor %xmm14, %xmm12 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	movdqa %xmm13, %xmm0 /* g0x0_0.3 */
 	movdqa %xmm9, %xmm1 /* g0x1_0.3 */
 	movdqa %xmm12, %xmm4 /* g0x1_1.3 */
 	movdqa %xmm15, %xmm6 /* g0x0_1.3 */
-	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_6_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 again */
+	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
 	pxor %xmm5, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 again */
+	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
 	pxor %xmm5, %xmm6 /* y0_1 = xor(g0x0_1, rk0_3) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 again */
+	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
 	pxor %xmm5, %xmm1 /* y1 = xor(g0x1_0, rk1_2) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 again */
+	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
 	pxor %xmm5, %xmm4 /* y1_1 = xor(g0x1_1, rk1_3) */
-	movdqa .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm5 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm5 /* deinterleave = const() */
 	pshufb %xmm5, %xmm0 /* de = lookup16(y0, deinterleave) */
 	pshufb %xmm5, %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
 	movdqa %xmm0, %xmm12 /* de */
@@ -905,7 +905,7 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
 	movdqa %xmm12, %xmm6 /* even_2 */
 	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm13 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm13 /* high_nibbles = const() */
 	pand %xmm13, %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
 	movdqa %xmm13, %xmm14 /* high_nibbles */
 	pandn %xmm0, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
@@ -937,10 +937,6 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock256_256_encrypt_asm, .-ublock_register_ssse3_ublock256_256_encrypt_asm
 
-	.globl ublock_register_ssse3_ublock256_256_decrypt_asm
-	.hidden ublock_register_ssse3_ublock256_256_decrypt_asm
-	.type ublock_register_ssse3_ublock256_256_decrypt_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock256_256_decrypt_asm: ublock256_register128_decrypt, 3 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -949,6 +945,10 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock256_256_decrypt_asm
+	.hidden ublock_register_ssse3_ublock256_256_decrypt_asm
+	.type ublock_register_ssse3_ublock256_256_decrypt_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock256_256_decrypt_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -958,7 +958,7 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm5 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
 	movdqa %xmm2, %xmm6 /* blk_2 */
 	pand %xmm5, %xmm6 /* even_b = and(blk_2, high_nibbles) */
 	movdqa %xmm5, %xmm7 /* high_nibbles */
@@ -987,13 +987,13 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm4, %xmm1 /* even_1 */
 	punpcklbw %xmm3, %xmm1 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_7_low_nibbles(%rip), %xmm2 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_7_rotl48(%rip), %xmm3 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_hi(%rip), %xmm7 /* sbox_inv_hi again */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_lo(%rip), %xmm8 /* sbox_inv_lo again */
-	movdqa .Lublock_register_ssse3_asm_7_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 again */
-	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_7_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_hi(%rip), %xmm7 /* sbox_inv_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_lo(%rip), %xmm8 /* sbox_inv_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_7_loop_r0:
 	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
@@ -1012,25 +1012,25 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	pxor %xmm14, %xmm13 /* k1_1 = xor(g0x1_1, rk1_1) */
 	movdqa %xmm15, %xmm14 /* k0 */
 	pshufb %xmm11, %xmm14 /* pl_f = lookup16(k0, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_rear0(%rip), %xmm11 /* pl_rear0 again */
+	movdqa .Lublock_register_ssse3_asm_7_pl_rear0(%rip), %xmm11 /* pl_rear0 = const() */
 	movdqa %xmm5, %xmm7 /* k0_1 */
 	pshufb %xmm11, %xmm7 /* pl_r = lookup16(k0_1, pl_rear0) */
 	pxor %xmm7, %xmm14 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_front1(%rip), %xmm7 /* pl_front1 again */
+	movdqa .Lublock_register_ssse3_asm_7_pl_front1(%rip), %xmm7 /* pl_front1 = const() */
 	pshufb %xmm7, %xmm5 /* pl_f_1 = lookup16(k0_1, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_rear1(%rip), %xmm7 /* pl_rear1 again */
+	movdqa .Lublock_register_ssse3_asm_7_pl_rear1(%rip), %xmm7 /* pl_rear1 = const() */
 	pshufb %xmm7, %xmm15 /* pl_r_1 = lookup16(k0, pl_rear1) */
 	pxor %xmm15, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_front0(%rip), %xmm15 /* pr_front0 again */
+	movdqa .Lublock_register_ssse3_asm_7_pr_front0(%rip), %xmm15 /* pr_front0 = const() */
 	movdqa %xmm12, %xmm7 /* k1 */
 	pshufb %xmm15, %xmm7 /* pr_f = lookup16(k1, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_rear0(%rip), %xmm15 /* pr_rear0 again */
+	movdqa .Lublock_register_ssse3_asm_7_pr_rear0(%rip), %xmm15 /* pr_rear0 = const() */
 	movdqa %xmm13, %xmm11 /* k1_1 */
 	pshufb %xmm15, %xmm11 /* pr_r = lookup16(k1_1, pr_rear0) */
 	pxor %xmm11, %xmm7 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_front1(%rip), %xmm11 /* pr_front1 again */
+	movdqa .Lublock_register_ssse3_asm_7_pr_front1(%rip), %xmm11 /* pr_front1 = const() */
 	pshufb %xmm11, %xmm13 /* pr_f_1 = lookup16(k1_1, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_rear1(%rip), %xmm11 /* pr_rear1 again */
+	movdqa .Lublock_register_ssse3_asm_7_pr_rear1(%rip), %xmm11 /* pr_rear1 = const() */
 	pshufb %xmm11, %xmm12 /* pr_r_1 = lookup16(k1, pr_rear1) */
 	pxor %xmm12, %xmm13 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	pxor %xmm7, %xmm14 /* y0 = xor(pl, pr) */
@@ -1067,7 +1067,7 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	pand %xmm2, %xmm14 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa %xmm8, %xmm12 /* sbox_inv_lo */
 	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_hi(%rip), %xmm11 /* sbox_inv_hi again */
+	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_hi(%rip), %xmm11 /* sbox_inv_hi = const() */
 	movdqa %xmm11, %xmm10 /* sbox_inv_hi */
 	pshufb %xmm14, %xmm10 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
 	por %xmm10, %xmm12 /* s0 = or(s0_l, s0_h) */
@@ -1103,22 +1103,22 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm7, %xmm4 /* g0x1_1.3 */
 	movdqa %xmm14, %xmm6 /* g0x0_1.3 */
 	movdqa %xmm11, %xmm7 /* sbox_inv_hi */
-	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 again */
-	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_7_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 again */
+	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
 	pxor %xmm5, %xmm0 /* y0_6 = xor(g0x0_0, rk0_2) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 again */
+	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
 	pxor %xmm5, %xmm6 /* y0_7 = xor(g0x0_1, rk0_3) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 again */
+	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
 	pxor %xmm5, %xmm1 /* y1_6 = xor(g0x1_0, rk1_2) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 again */
+	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
 	pxor %xmm5, %xmm4 /* y1_7 = xor(g0x1_1, rk1_3) */
-	movdqa .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm5 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm5 /* deinterleave = const() */
 	pshufb %xmm5, %xmm0 /* de = lookup16(y0_6, deinterleave) */
 	pshufb %xmm5, %xmm6 /* de_1 = lookup16(y0_7, deinterleave) */
 	movdqa %xmm0, %xmm12 /* de */
@@ -1126,7 +1126,7 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
 	movdqa %xmm12, %xmm6 /* even_2 */
 	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm13 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm13 /* high_nibbles = const() */
 	pand %xmm13, %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
 	movdqa %xmm13, %xmm14 /* high_nibbles */
 	pandn %xmm0, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
@@ -1158,10 +1158,6 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	ret
 	.size ublock_register_ssse3_ublock256_256_decrypt_asm, .-ublock_register_ssse3_ublock256_256_decrypt_asm
 
-	.globl ublock_register_ssse3_ublock256_256_encrypt_xor_asm
-	.hidden ublock_register_ssse3_ublock256_256_encrypt_xor_asm
-	.type ublock_register_ssse3_ublock256_256_encrypt_xor_asm, @function
-	.p2align 5
 /* ublock_register_ssse3_ublock256_256_encrypt_xor_asm: ublock256_register128_encrypt_xor, 4 arguments
  *   %rdi: rk
  *   %rsi: in
@@ -1171,6 +1167,10 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
+	.globl ublock_register_ssse3_ublock256_256_encrypt_xor_asm
+	.hidden ublock_register_ssse3_ublock256_256_encrypt_xor_asm
+	.type ublock_register_ssse3_ublock256_256_encrypt_xor_asm, @function
+	.p2align 5
 ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 
 	/* Load 2 blocks, spread one nibble per byte, a second block in the high nibbles; X0 halves and X1 halves in separate registers (left-left + right-right). */
@@ -1180,7 +1180,7 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
 	movdqa %xmm2, %xmm6 /* blk_2 */
 	pand %xmm5, %xmm6 /* even_b = and(blk_2, high_nibbles) */
 	movdqa %xmm5, %xmm7 /* high_nibbles */
@@ -1209,13 +1209,13 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm4, %xmm1 /* even_1 */
 	punpcklbw %xmm3, %xmm1 /* sp_2 = unpacklo(even_1, odd_1) */
 	punpckhbw %xmm3, %xmm4 /* sp_3 = unpackhi(even_1, odd_1) */
-	movdqa .Lublock_register_ssse3_asm_8_low_nibbles(%rip), %xmm2 /* low_nibbles again */
-	movdqa .Lublock_register_ssse3_asm_8_rotl48(%rip), %xmm3 /* rotl48 again */
-	movdqa .Lublock_register_ssse3_asm_8_sbox_hi(%rip), %xmm7 /* sbox_hi again */
-	movdqa .Lublock_register_ssse3_asm_8_sbox_lo(%rip), %xmm8 /* sbox_lo again */
-	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm10 /* rotl56 again */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_8_low_nibbles(%rip), %xmm2 /* low_nibbles = const() */
+	movdqa .Lublock_register_ssse3_asm_8_rotl48(%rip), %xmm3 /* rotl48 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_sbox_hi(%rip), %xmm7 /* sbox_hi = const() */
+	movdqa .Lublock_register_ssse3_asm_8_sbox_lo(%rip), %xmm8 /* sbox_lo = const() */
+	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm10 /* rotl56 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %r8, %r8
 .Lublock_register_ssse3_asm_8_loop_r0:
 	movdqu (%rdi,%r8), %xmm5 /* rk0 = load() */
@@ -1296,50 +1296,50 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	pxor %xmm13, %xmm12 /* x1_5 = xor(x1_3, rot20_1) */
 	pxor %xmm14, %xmm11 /* x0_4 = xor(x0_2, x1_4) */
 	pxor %xmm12, %xmm15 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm5 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm5 /* pl_front0 = const() */
 	movdqa %xmm11, %xmm13 /* x0_4 */
 	pshufb %xmm5, %xmm13 /* pl_f = lookup16(x0_4, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_rear0(%rip), %xmm5 /* pl_rear0 again */
+	movdqa .Lublock_register_ssse3_asm_8_pl_rear0(%rip), %xmm5 /* pl_rear0 = const() */
 	movdqa %xmm15, %xmm9 /* x0_5 */
 	pshufb %xmm5, %xmm9 /* pl_r = lookup16(x0_5, pl_rear0) */
 	pxor %xmm9, %xmm13 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front1(%rip), %xmm9 /* pl_front1 again */
+	movdqa .Lublock_register_ssse3_asm_8_pl_front1(%rip), %xmm9 /* pl_front1 = const() */
 	pshufb %xmm9, %xmm15 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_rear1(%rip), %xmm9 /* pl_rear1 again */
+	movdqa .Lublock_register_ssse3_asm_8_pl_rear1(%rip), %xmm9 /* pl_rear1 = const() */
 	pshufb %xmm9, %xmm11 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
 	pxor %xmm11, %xmm15 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_front0(%rip), %xmm11 /* pr_front0 again */
+	movdqa .Lublock_register_ssse3_asm_8_pr_front0(%rip), %xmm11 /* pr_front0 = const() */
 	movdqa %xmm14, %xmm9 /* x1_4 */
 	pshufb %xmm11, %xmm9 /* pr_f = lookup16(x1_4, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_rear0(%rip), %xmm11 /* pr_rear0 again */
+	movdqa .Lublock_register_ssse3_asm_8_pr_rear0(%rip), %xmm11 /* pr_rear0 = const() */
 	movdqa %xmm12, %xmm5 /* x1_5 */
 	pshufb %xmm11, %xmm5 /* pr_r = lookup16(x1_5, pr_rear0) */
 	pxor %xmm5, %xmm9 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_front1(%rip), %xmm5 /* pr_front1 again */
+	movdqa .Lublock_register_ssse3_asm_8_pr_front1(%rip), %xmm5 /* pr_front1 = const() */
 	pshufb %xmm5, %xmm12 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_rear1(%rip), %xmm5 /* pr_rear1 again */
+	movdqa .Lublock_register_ssse3_asm_8_pr_rear1(%rip), %xmm5 /* pr_rear1 = const() */
 	pshufb %xmm5, %xmm14 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
 	pxor %xmm14, %xmm12 /* pr_1 = xor(pr_f_1, pr_r_1) */
 	movdqa %xmm13, %xmm0 /* g0x0_0.3 */
 	movdqa %xmm9, %xmm1 /* g0x1_0.3 */
 	movdqa %xmm12, %xmm4 /* g0x1_1.3 */
 	movdqa %xmm15, %xmm6 /* g0x0_1.3 */
-	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 again */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 again */
+	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 = const() */
+	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_8_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 again */
+	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
 	pxor %xmm5, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 again */
+	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
 	pxor %xmm5, %xmm6 /* y0_1 = xor(g0x0_1, rk0_3) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 again */
+	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
 	pxor %xmm5, %xmm1 /* y1 = xor(g0x1_0, rk1_2) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 again */
+	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
 	pxor %xmm5, %xmm4 /* y1_1 = xor(g0x1_1, rk1_3) */
-	movdqa .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm5 /* deinterleave again */
+	movdqa .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm5 /* deinterleave = const() */
 	pshufb %xmm5, %xmm0 /* de = lookup16(y0, deinterleave) */
 	pshufb %xmm5, %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
 	movdqa %xmm0, %xmm12 /* de */
@@ -1347,7 +1347,7 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
 	movdqa %xmm12, %xmm6 /* even_2 */
 	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm13 /* high_nibbles again */
+	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm13 /* high_nibbles = const() */
 	pand %xmm13, %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
 	movdqa %xmm13, %xmm14 /* high_nibbles */
 	pandn %xmm0, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
@@ -1387,437 +1387,651 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	ret
 	.size ublock_register_ssse3_ublock256_256_encrypt_xor_asm, .-ublock_register_ssse3_ublock256_256_encrypt_xor_asm
 
-	.section .rodata
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_0_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_mask: PL^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_pl_mask:
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
 /* pr_mask: PR^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_pr_mask:
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_1_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_2_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_3_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* pl_mask: PL^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_pl_mask:
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
 /* pr_mask: PR^-1_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_pr_mask:
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_4_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* pl_mask: PL_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
 /* pr_mask: PR_128 on spread nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_5_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* pl_front0: PL_256 spread, lane 0: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pl_front0:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pl_rear0:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
 /* pl_front1: PL_256 spread, lane 1: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pl_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pl_rear1:
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
 /* pr_front0: PR_256 spread, lane 0: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pr_front0:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
 /* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pr_rear0:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
 /* pr_front1: PR_256 spread, lane 1: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pr_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
 /* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_pr_rear1:
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_6_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_sbox_inv_lo:
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* pl_front0: PL^-1_256 spread, lane 0: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pl_front0:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x02, 0x03
+
 /* pl_rear0: PL^-1_256 spread, lane 0: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pl_rear0:
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
 /* pl_front1: PL^-1_256 spread, lane 1: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pl_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05
+
 /* pl_rear1: PL^-1_256 spread, lane 1: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pl_rear1:
 	.byte 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pr_front0: PR^-1_256 spread, lane 0: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pr_front0:
 	.byte 0x80, 0x80, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
 /* pr_rear0: PR^-1_256 spread, lane 0: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pr_rear0:
 	.byte 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x80, 0x80, 0x0e, 0x0f, 0x80, 0x80, 0x00, 0x01
+
 /* pr_front1: PR^-1_256 spread, lane 1: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pr_front1:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x04, 0x05, 0x08, 0x09, 0x80, 0x80
+
 /* pr_rear1: PR^-1_256 spread, lane 1: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_pr_rear1:
 	.byte 0x80, 0x80, 0x08, 0x09, 0x80, 0x80, 0x02, 0x03, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_7_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
 /* high_nibbles: high nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
 /* low_nibbles: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
 /* sbox_lo: S[x]: the block in the low nibbles */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
 /* pl_front0: PL_256 spread, lane 0: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pl_front0:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x0c, 0x0d, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear0: PL_256 spread, lane 0: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pl_rear0:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x00, 0x01, 0x0a, 0x0b, 0x80, 0x80, 0x80, 0x80, 0x02, 0x03, 0x08, 0x09
+
 /* pl_front1: PL_256 spread, lane 1: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pl_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f, 0x04, 0x05, 0x0c, 0x0d, 0x06, 0x07, 0x80, 0x80, 0x80, 0x80
+
 /* pl_rear1: PL_256 spread, lane 1: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pl_rear1:
 	.byte 0x02, 0x03, 0x08, 0x09, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x00, 0x01
+
 /* pr_front0: PR_256 spread, lane 0: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pr_front0:
 	.byte 0x0c, 0x0d, 0x80, 0x80, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x08, 0x09, 0x04, 0x05, 0x80, 0x80
+
 /* pr_rear0: PR_256 spread, lane 0: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pr_rear0:
 	.byte 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x08, 0x09, 0x02, 0x03, 0x80, 0x80, 0x80, 0x80, 0x0e, 0x0f
+
 /* pr_front1: PR_256 spread, lane 1: bytes from this lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pr_front1:
 	.byte 0x80, 0x80, 0x80, 0x80, 0x0a, 0x0b, 0x04, 0x05, 0x0c, 0x0d, 0x80, 0x80, 0x00, 0x01, 0x80, 0x80
+
 /* pr_rear1: PR_256 spread, lane 1: bytes from the other lane */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_pr_rear1:
 	.byte 0x0e, 0x0f, 0x00, 0x01, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x06, 0x07, 0x80, 0x80, 0x0a, 0x0b
+
 /* deinterleave: even bytes to the low half, odd to the high */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lublock_register_ssse3_asm_8_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 

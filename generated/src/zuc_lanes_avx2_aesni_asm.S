@@ -5,16 +5,16 @@
 
 	.text
 
-	.globl zuc_lanes_avx2_aesni_init_asm
-	.hidden zuc_lanes_avx2_aesni_init_asm
-	.type zuc_lanes_avx2_aesni_init_asm, @function
-	.p2align 5
 /* zuc_lanes_avx2_aesni_init_asm: zuc_init256, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1536 bytes (47 spill slots of 32 bytes)
  */
+	.globl zuc_lanes_avx2_aesni_init_asm
+	.hidden zuc_lanes_avx2_aesni_init_asm
+	.type zuc_lanes_avx2_aesni_init_asm, @function
+	.p2align 5
 zuc_lanes_avx2_aesni_init_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -53,13 +53,13 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa %ymm1, 32(%rsp) /* spill g0s1_1.2 */
 	vpaddd %ymm3, %ymm3, %ymm1 /* dbl = add(g0s15_1, g0s15_1) */
 	vmovdqa %ymm8, 0(%rsp) /* spill g0s8_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_high16(%rip), %ymm8 /* high16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_high16(%rip), %ymm8 /* high16 = const() */
 	vmovdqa %ymm14, 128(%rsp) /* spill g0s14_1.2 */
 	vpblendvb %ymm8, %ymm1, %ymm14, %ymm14 /* x0 = blendv(g0s14_1, dbl, high16) */
 	vmovdqa %ymm9, 160(%rsp) /* spill g0s9_1.2 */
 	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9_1, g0s9_1) */
 	vmovdqa %ymm6, 192(%rsp) /* spill g0s6_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm6 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm6 /* rotl16 = const() */
 	vmovdqa %ymm11, 224(%rsp) /* spill g0s11_1.2 */
 	vpshufb %ymm6, %ymm11, %ymm11 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
 	vmovdqa %ymm9, 256(%rsp) /* spill dbl_1 */
@@ -83,11 +83,11 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm15, %ymm2, %ymm9 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vpblendvb %ymm8, %ymm7, %ymm14, %ymm6 /* l1in16 = blendv(w1, w2, high16) */
 	vmovdqa %ymm5, 448(%rsp) /* spill g0s5_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm5 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm5 /* rotl24 = const() */
 	vmovdqa %ymm12, 480(%rsp) /* spill g0s12_1.2 */
 	vpshufb %ymm5, %ymm9, %ymm12 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm11, 512(%rsp) /* spill w */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm11 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm11 /* rotl8 = const() */
 	vmovdqa %ymm1, 544(%rsp) /* spill dbl */
 	vpshufb %ymm11, %ymm9, %ymm1 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm1, %ymm9, %ymm1 /* ug_acc = xor(l1in, ur8) */
@@ -108,35 +108,35 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm2, %ymm9, %ymm2 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm6, %ymm7, %ymm6 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm2, %ymm6, %ymm2 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm1, %ymm2, %ymm7 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm6, %ymm2, %ymm1, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm7, %ymm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm2, %ymm7, %ymm7 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm12, %ymm14 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm9, %ymm15, %ymm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm2, %ymm1, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	vmovdqa %xmm1, %xmm9 /* sb_s1_aes_in0 = extract128(sb_s1_sr) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vmovdqa %xmm15, %xmm14 /* sb_s1_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_aes_0 = aesenclast(sb_s1_aes_in0, sb_s1_aes_k0) */
 	vextracti128 $1, %ymm1, %xmm1 /* sb_s1_aes_in1 = extract128(sb_s1_sr) */
@@ -146,9 +146,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm2, %ymm1, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm12, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm12, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm6, %ymm7, %ymm1, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
@@ -158,7 +158,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpslld $8, %ymm0, %ymm12 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm7, %ymm7 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm7, %ymm12, %ymm7 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm12 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm12 /* modulus = const() */
 	vpand %ymm12, %ymm7, %ymm7 /* s0k = and(s0k_o, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm2 /* dbl_4 = add(g0s4_1, g0s4_1) */
 	vmovdqa %ymm4, 576(%rsp) /* spill g0s4_1.2 */
@@ -188,7 +188,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa 512(%rsp), %ymm13 /* reload w */
 	vpsrld $1, %ymm13, %ymm13 /* w_half = shr(w) */
 	vpaddd %ymm2, %ymm7, %ymm2 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm2, %ymm12 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm12, %ymm2, %ymm2 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm10, %ymm6, %ymm6 /* fb0_s_1 = add(s10k, s13k) */
@@ -211,7 +211,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm6 /* dbl_8 = add(fb, fb) */
 	vpblendvb %ymm8, %ymm6, %ymm3, %ymm10 /* x0_1 = blendv(g0s15_1, dbl_8, high16) */
 	vmovdqa 480(%rsp), %ymm11 /* reload g0s12_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* g0s12_1_sw = lookup16(g0s12_1, rotl16) */
 	vmovdqa %ymm0, 512(%rsp) /* spill g0s0_1.2 */
 	vpshufb %ymm12, %ymm4, %ymm0 /* dbl_9_sw = lookup16(dbl_5, rotl16) */
@@ -235,7 +235,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa %ymm3, 800(%rsp) /* spill g0s15_1.2 */
 	vpshufb %ymm5, %ymm0, %ymm3 /* ur24_1 = lookup16(l1in_1, rotl24) */
 	vmovdqa %ymm4, 832(%rsp) /* spill dbl_10 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm4 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm4 /* rotl8 = const() */
 	vpshufb %ymm4, %ymm0, %ymm7 /* ur8_1 = lookup16(l1in_1, rotl8) */
 	vpxor %ymm7, %ymm0, %ymm7 /* ug_acc_1 = xor(l1in_1, ur8_1) */
 	vpxor %ymm12, %ymm7, %ymm7 /* ug_1 = xor(ug_acc_1, l1in16_1) */
@@ -255,32 +255,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm3, %ymm9, %ymm3 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
 	vpxor %ymm1, %ymm7, %ymm1 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
 	vpxor %ymm3, %ymm1, %ymm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm0, %ymm1, %ymm7 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
 	vpblendvb %ymm3, %ymm1, %ymm0, %ymm0 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm7, %ymm9 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	vpand %ymm1, %ymm7, %ymm7 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm11, %ymm12 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm12, %ymm13 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
 	vpand %ymm1, %ymm0, %ymm9 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
 	vpand %ymm1, %ymm0, %ymm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm0, %ymm0 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm9 /* sb_s1_1_aes_in0 = extract128(sb_s1_1_sr) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_1_aes_0 = aesenclast(sb_s1_1_aes_in0, sb_s1_aes_k0) */
@@ -290,9 +290,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm1, %ymm0, %ymm9 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
 	vpand %ymm1, %ymm0, %ymm0 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
 	vpblendvb %ymm3, %ymm7, %ymm0, %ymm9 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
@@ -303,7 +303,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpslld $8, %ymm7, %ymm12 /* s0k_o_1_l = shl(g0s1_1) */
 	vpsrld $24, %ymm13, %ymm13 /* s0k_o_1_r = shr(dbl_11) */
 	vpor %ymm13, %ymm12, %ymm12 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm13 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm13 /* modulus = const() */
 	vpand %ymm13, %ymm12, %ymm12 /* s0k_1 = and(s0k_o_1, modulus) */
 	vmovdqa 448(%rsp), %ymm11 /* reload g0s5_1.2 */
 	vpslld $20, %ymm11, %ymm11 /* s4k_o_1_l = shl(g0s5_1) */
@@ -331,7 +331,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm6, %ymm6 /* s15k_1 = and(s15k_o_1, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_1 = shr(w_1) */
 	vpaddd %ymm1, %ymm12, %ymm1 /* fb0_s_3 = add(s0k_1, s4k_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm11 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm11 /* minus_modulus = const() */
 	vpaddd %ymm11, %ymm1, %ymm12 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
 	vpminud %ymm12, %ymm1, %ymm1 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
 	vpaddd %ymm5, %ymm4, %ymm4 /* fb0_s_4 = add(s10k_1, s13k_1) */
@@ -354,7 +354,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_16 = add(fb_1, fb_1) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm5 /* x0_2 = blendv(fb, dbl_16, high16) */
 	vmovdqa 672(%rsp), %ymm6 /* reload g0s13_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm10 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm10 /* rotl16 = const() */
 	vpshufb %ymm10, %ymm6, %ymm12 /* g0s13_1_sw = lookup16(g0s13_1, rotl16) */
 	vpshufb %ymm10, %ymm3, %ymm7 /* dbl_17_sw = lookup16(dbl_13, rotl16) */
 	vpblendvb %ymm8, %ymm12, %ymm7, %ymm7 /* x1_2 = blendv(dbl_17_sw, g0s13_1_sw, high16) */
@@ -375,10 +375,10 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm6, %ymm12, %ymm7 /* l1in_2 = blendv(w2_2_sw, w1_2_sw, high16) */
 	vpblendvb %ymm8, %ymm0, %ymm9, %ymm10 /* l1in16_2 = blendv(w1_2, w2_2, high16) */
 	vmovdqa %ymm2, 992(%rsp) /* spill fb */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm2 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm2 /* rotl24 = const() */
 	vmovdqa %ymm3, 1024(%rsp) /* spill dbl_18 */
 	vpshufb %ymm2, %ymm7, %ymm3 /* ur24_2 = lookup16(l1in_2, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm11 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm11 /* rotl8 = const() */
 	vpshufb %ymm11, %ymm7, %ymm13 /* ur8_2 = lookup16(l1in_2, rotl8) */
 	vpxor %ymm13, %ymm7, %ymm13 /* ug_acc_2 = xor(l1in_2, ur8_2) */
 	vpxor %ymm10, %ymm13, %ymm10 /* ug_2 = xor(ug_acc_2, l1in16_2) */
@@ -398,32 +398,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm6, %ymm9, %ymm6 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
 	vpxor %ymm6, %ymm0, %ymm0 /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm3, %ymm0, %ymm7 /* sb_in_x_2 = blendv(v8_2, u_2, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm3, %ymm0 /* sb_in_y_2 = blendv(u_2, v8_2, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm7, %ymm9 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_2 = shr(sb_in_x_2) */
 	vpand %ymm3, %ymm7, %ymm7 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm12 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm12, %ymm13 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
 	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
 	vpand %ymm3, %ymm0, %ymm9 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_2_sh = shr(sb_in_y_2) */
 	vpand %ymm3, %ymm0, %ymm0 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm0, %ymm0 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm9 /* sb_s1_2_aes_in0 = extract128(sb_s1_2_sr) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_2_aes_0 = aesenclast(sb_s1_2_aes_in0, sb_s1_aes_k0) */
@@ -433,9 +433,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm3, %ymm0, %ymm9 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
 	vpand %ymm3, %ymm0, %ymm0 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
 	vpblendvb %ymm6, %ymm7, %ymm0, %ymm9 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
@@ -446,7 +446,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpslld $8, %ymm7, %ymm12 /* s0k_o_2_l = shl(g0s2_1) */
 	vpsrld $24, %ymm13, %ymm13 /* s0k_o_2_r = shr(dbl_19) */
 	vpor %ymm13, %ymm12, %ymm12 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm13 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm13 /* modulus = const() */
 	vpand %ymm13, %ymm12, %ymm12 /* s0k_2 = and(s0k_o_2, modulus) */
 	vmovdqa 192(%rsp), %ymm10 /* reload g0s6_1.2 */
 	vpslld $20, %ymm10, %ymm10 /* s4k_o_2_l = shl(g0s6_1) */
@@ -473,7 +473,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_2 = and(s15k_o_2, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_2 = shr(w_2) */
 	vpaddd %ymm3, %ymm12, %ymm3 /* fb0_s_6 = add(s0k_2, s4k_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm11 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm11 /* minus_modulus = const() */
 	vpaddd %ymm11, %ymm3, %ymm12 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
 	vpminud %ymm12, %ymm3, %ymm3 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
 	vpaddd %ymm2, %ymm10, %ymm2 /* fb0_s_7 = add(s10k_2, s13k_2) */
@@ -496,7 +496,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_24 = add(fb_2, fb_2) */
 	vpblendvb %ymm8, %ymm3, %ymm1, %ymm4 /* x0_3 = blendv(fb_1, dbl_24, high16) */
 	vmovdqa 128(%rsp), %ymm5 /* reload g0s14_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm10 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm10 /* rotl16 = const() */
 	vpshufb %ymm10, %ymm5, %ymm12 /* g0s14_1_sw = lookup16(g0s14_1, rotl16) */
 	vpshufb %ymm10, %ymm6, %ymm7 /* dbl_25_sw = lookup16(dbl_21, rotl16) */
 	vpblendvb %ymm8, %ymm12, %ymm7, %ymm7 /* x1_3 = blendv(dbl_25_sw, g0s14_1_sw, high16) */
@@ -517,10 +517,10 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm5, %ymm12, %ymm7 /* l1in_3 = blendv(w2_3_sw, w1_3_sw, high16) */
 	vpblendvb %ymm8, %ymm0, %ymm9, %ymm10 /* l1in16_3 = blendv(w1_3, w2_3, high16) */
 	vmovdqa %ymm1, 1152(%rsp) /* spill fb_1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm1 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm1 /* rotl24 = const() */
 	vmovdqa %ymm6, 1184(%rsp) /* spill dbl_26 */
 	vpshufb %ymm1, %ymm7, %ymm6 /* ur24_3 = lookup16(l1in_3, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm11 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm11 /* rotl8 = const() */
 	vpshufb %ymm11, %ymm7, %ymm13 /* ur8_3 = lookup16(l1in_3, rotl8) */
 	vpxor %ymm13, %ymm7, %ymm13 /* ug_acc_3 = xor(l1in_3, ur8_3) */
 	vpxor %ymm10, %ymm13, %ymm10 /* ug_3 = xor(ug_acc_3, l1in16_3) */
@@ -540,32 +540,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm5, %ymm9, %ymm5 /* v8r6_3 = or(v8r6_3_l, v8r6_3_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm6, %ymm0, %ymm7 /* sb_in_x_3 = blendv(v8_3, u_3, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm6, %ymm0 /* sb_in_y_3 = blendv(u_3, v8_3, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
 	vpand %ymm6, %ymm7, %ymm9 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_3 = shr(sb_in_x_3) */
 	vpand %ymm6, %ymm7, %ymm7 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm12 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm12, %ymm13 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
 	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
 	vpand %ymm6, %ymm0, %ymm9 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_3_sh = shr(sb_in_y_3) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm0, %ymm0 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm9 /* sb_s1_3_aes_in0 = extract128(sb_s1_3_sr) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_3_aes_0 = aesenclast(sb_s1_3_aes_in0, sb_s1_aes_k0) */
@@ -575,9 +575,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm6, %ymm0, %ymm9 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm9 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
@@ -588,7 +588,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpslld $8, %ymm7, %ymm12 /* s0k_o_3_l = shl(g0s3_1) */
 	vpsrld $24, %ymm13, %ymm13 /* s0k_o_3_r = shr(dbl_27) */
 	vpor %ymm13, %ymm12, %ymm12 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm13 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm13 /* modulus = const() */
 	vpand %ymm13, %ymm12, %ymm12 /* s0k_3 = and(s0k_o_3, modulus) */
 	vmovdqa 288(%rsp), %ymm10 /* reload g0s7_1.2 */
 	vpslld $20, %ymm10, %ymm10 /* s4k_o_3_l = shl(g0s7_1) */
@@ -616,7 +616,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm3, %ymm3 /* s15k_3 = and(s15k_o_3, modulus) */
 	vpsrld $1, %ymm4, %ymm4 /* w_half_3 = shr(w_3) */
 	vpaddd %ymm6, %ymm12, %ymm6 /* fb0_s_9 = add(s0k_3, s4k_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm6, %ymm15 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
 	vpminud %ymm15, %ymm6, %ymm6 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
 	vpaddd %ymm11, %ymm10, %ymm10 /* fb0_s_10 = add(s10k_3, s13k_3) */
@@ -639,7 +639,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_32 = add(fb_3, fb_3) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm6 /* x0_4 = blendv(fb_2, dbl_32, high16) */
 	vmovdqa 800(%rsp), %ymm10 /* reload g0s15_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm10, %ymm15 /* g0s15_1_sw = lookup16(g0s15_1, rotl16) */
 	vpshufb %ymm11, %ymm5, %ymm7 /* dbl_33_sw = lookup16(dbl_6, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm7, %ymm7 /* x1_4 = blendv(dbl_33_sw, g0s15_1_sw, high16) */
@@ -655,7 +655,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm9, %ymm10 /* l1in16_4 = blendv(w1_4, w2_4, high16) */
 	vpshufb %ymm1, %ymm7, %ymm11 /* ur24_4 = lookup16(l1in_4, rotl24) */
 	vmovdqa %ymm2, 1280(%rsp) /* spill fb_2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
 	vpshufb %ymm2, %ymm7, %ymm12 /* ur8_4 = lookup16(l1in_4, rotl8) */
 	vpxor %ymm12, %ymm7, %ymm12 /* ug_acc_4 = xor(l1in_4, ur8_4) */
 	vpxor %ymm10, %ymm12, %ymm10 /* ug_4 = xor(ug_acc_4, l1in16_4) */
@@ -675,32 +675,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm5, %ymm10, %ymm5 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm9 /* sb_in_x_4 = blendv(v8_4, u_4, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_in_y_4 = blendv(u_4, v8_4, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vpand %ymm7, %ymm9, %ymm10 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	vpand %ymm7, %ymm9, %ymm9 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
 	vpand %ymm7, %ymm0, %ymm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_4_sh = shr(sb_in_y_4) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_4_aes_in0 = extract128(sb_s1_4_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_4_aes_0 = aesenclast(sb_s1_4_aes_in0, sb_s1_aes_k0) */
@@ -711,9 +711,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm7, %ymm0, %ymm10 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
 	vpblendvb %ymm5, %ymm9, %ymm0, %ymm10 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
@@ -750,7 +750,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_4 = and(s15k_o_4, modulus) */
 	vpsrld $1, %ymm6, %ymm6 /* w_half_4 = shr(w_4) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_12 = add(s0k_4, s4k_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
 	vpaddd %ymm2, %ymm5, %ymm2 /* fb0_s_13 = add(s10k_4, s13k_4) */
@@ -773,7 +773,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_40 = add(fb_4, fb_4) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm5 /* x0_5 = blendv(fb_3, dbl_40, high16) */
 	vmovdqa 992(%rsp), %ymm6 /* reload fb */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm6, %ymm15 /* fb_sw = lookup16(fb, rotl16) */
 	vpshufb %ymm11, %ymm7, %ymm9 /* dbl_41_sw = lookup16(dbl_14, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm9, %ymm9 /* x1_5 = blendv(dbl_41_sw, fb_sw, high16) */
@@ -789,7 +789,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm6 /* l1in16_5 = blendv(w1_5, w2_5, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_5 = lookup16(l1in_5, rotl24) */
 	vmovdqa %ymm3, 1312(%rsp) /* spill fb_3 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 = const() */
 	vpshufb %ymm3, %ymm9, %ymm12 /* ur8_5 = lookup16(l1in_5, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_5 = xor(l1in_5, ur8_5) */
 	vpxor %ymm6, %ymm12, %ymm6 /* ug_5 = xor(ug_acc_5, l1in16_5) */
@@ -809,32 +809,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm7, %ymm10, %ymm7 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm6, %ymm0, %ymm9 /* sb_in_x_5 = blendv(v8_5, u_5, odd_bytes) */
 	vpblendvb %ymm7, %ymm0, %ymm6, %ymm0 /* sb_in_y_5 = blendv(u_5, v8_5, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
 	vpand %ymm6, %ymm9, %ymm10 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
 	vpand %ymm6, %ymm9, %ymm9 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
 	vpand %ymm6, %ymm0, %ymm10 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_5_sh = shr(sb_in_y_5) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_5_aes_in0 = extract128(sb_s1_5_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_5_aes_0 = aesenclast(sb_s1_5_aes_in0, sb_s1_aes_k0) */
@@ -845,9 +845,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm6, %ymm0, %ymm10 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
 	vpblendvb %ymm7, %ymm9, %ymm0, %ymm10 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
@@ -884,7 +884,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_5 = and(s15k_o_5, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_5 = shr(w_5) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_15 = add(s0k_5, s4k_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
 	vpaddd %ymm3, %ymm7, %ymm3 /* fb0_s_16 = add(s10k_5, s13k_5) */
@@ -907,7 +907,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_48 = add(fb_5, fb_5) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm5 /* x0_6 = blendv(fb_4, dbl_48, high16) */
 	vmovdqa 1152(%rsp), %ymm7 /* reload fb_1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm7, %ymm15 /* fb_1_sw = lookup16(fb_1, rotl16) */
 	vpshufb %ymm11, %ymm6, %ymm9 /* dbl_49_sw = lookup16(dbl, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm9, %ymm9 /* x1_6 = blendv(dbl_49_sw, fb_1_sw, high16) */
@@ -923,7 +923,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm7 /* l1in16_6 = blendv(w1_6, w2_6, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_6 = lookup16(l1in_6, rotl24) */
 	vmovdqa %ymm2, 1344(%rsp) /* spill fb_4 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
 	vpshufb %ymm2, %ymm9, %ymm12 /* ur8_6 = lookup16(l1in_6, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_6 = xor(l1in_6, ur8_6) */
 	vpxor %ymm7, %ymm12, %ymm7 /* ug_6 = xor(ug_acc_6, l1in16_6) */
@@ -943,32 +943,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm6, %ymm10, %ymm6 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
 	vpxor %ymm6, %ymm0, %ymm0 /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm7, %ymm0, %ymm9 /* sb_in_x_6 = blendv(v8_6, u_6, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm7, %ymm0 /* sb_in_y_6 = blendv(u_6, v8_6, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vpand %ymm7, %ymm9, %ymm10 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
 	vpand %ymm7, %ymm9, %ymm9 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
 	vpand %ymm7, %ymm0, %ymm10 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_6_sh = shr(sb_in_y_6) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_6_aes_in0 = extract128(sb_s1_6_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_6_aes_0 = aesenclast(sb_s1_6_aes_in0, sb_s1_aes_k0) */
@@ -979,9 +979,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm7, %ymm0, %ymm10 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
 	vpblendvb %ymm6, %ymm9, %ymm0, %ymm10 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
@@ -1018,7 +1018,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_6 = and(s15k_o_6, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_6 = shr(w_6) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_18 = add(s0k_6, s4k_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
 	vpaddd %ymm2, %ymm6, %ymm2 /* fb0_s_19 = add(s10k_6, s13k_6) */
@@ -1041,7 +1041,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_56 = add(fb_6, fb_6) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm5 /* x0_7 = blendv(fb_5, dbl_56, high16) */
 	vmovdqa 1280(%rsp), %ymm6 /* reload fb_2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm6, %ymm15 /* fb_2_sw = lookup16(fb_2, rotl16) */
 	vpshufb %ymm11, %ymm7, %ymm9 /* dbl_57_sw = lookup16(dbl_8, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm9, %ymm9 /* x1_7 = blendv(dbl_57_sw, fb_2_sw, high16) */
@@ -1057,7 +1057,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm6 /* l1in16_7 = blendv(w1_7, w2_7, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_7 = lookup16(l1in_7, rotl24) */
 	vmovdqa %ymm3, 1376(%rsp) /* spill fb_5 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 = const() */
 	vpshufb %ymm3, %ymm9, %ymm12 /* ur8_7 = lookup16(l1in_7, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_7 = xor(l1in_7, ur8_7) */
 	vpxor %ymm6, %ymm12, %ymm6 /* ug_7 = xor(ug_acc_7, l1in16_7) */
@@ -1077,32 +1077,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm7, %ymm10, %ymm7 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm6, %ymm0, %ymm9 /* sb_in_x_7 = blendv(v8_7, u_7, odd_bytes) */
 	vpblendvb %ymm7, %ymm0, %ymm6, %ymm0 /* sb_in_y_7 = blendv(u_7, v8_7, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
 	vpand %ymm6, %ymm9, %ymm10 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_7 = shr(sb_in_x_7) */
 	vpand %ymm6, %ymm9, %ymm9 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
 	vpand %ymm6, %ymm0, %ymm10 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_7_sh = shr(sb_in_y_7) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_7_aes_in0 = extract128(sb_s1_7_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_7_aes_0 = aesenclast(sb_s1_7_aes_in0, sb_s1_aes_k0) */
@@ -1113,9 +1113,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm6, %ymm0, %ymm10 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
 	vpblendvb %ymm7, %ymm9, %ymm0, %ymm10 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
@@ -1152,7 +1152,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_7 = and(s15k_o_7, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_7 = shr(w_7) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_21 = add(s0k_7, s4k_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
 	vpaddd %ymm3, %ymm7, %ymm3 /* fb0_s_22 = add(s10k_7, s13k_7) */
@@ -1175,7 +1175,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_64 = add(fb_7, fb_7) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm5 /* x0_8 = blendv(fb_6, dbl_64, high16) */
 	vmovdqa 1312(%rsp), %ymm7 /* reload fb_3 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm7, %ymm15 /* fb_3_sw = lookup16(fb_3, rotl16) */
 	vpshufb %ymm11, %ymm6, %ymm9 /* dbl_65_sw = lookup16(dbl_16, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm9, %ymm9 /* x1_8 = blendv(dbl_65_sw, fb_3_sw, high16) */
@@ -1191,7 +1191,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm7 /* l1in16_8 = blendv(w1_8, w2_8, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_8 = lookup16(l1in_8, rotl24) */
 	vmovdqa %ymm2, 1408(%rsp) /* spill fb_6 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
 	vpshufb %ymm2, %ymm9, %ymm12 /* ur8_8 = lookup16(l1in_8, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_8 = xor(l1in_8, ur8_8) */
 	vpxor %ymm7, %ymm12, %ymm7 /* ug_8 = xor(ug_acc_8, l1in16_8) */
@@ -1211,32 +1211,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm6, %ymm10, %ymm6 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
 	vpxor %ymm6, %ymm0, %ymm0 /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm7, %ymm0, %ymm9 /* sb_in_x_8 = blendv(v8_8, u_8, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm7, %ymm0 /* sb_in_y_8 = blendv(u_8, v8_8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vpand %ymm7, %ymm9, %ymm10 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_8 = shr(sb_in_x_8) */
 	vpand %ymm7, %ymm9, %ymm9 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
 	vpand %ymm7, %ymm0, %ymm10 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_8_sh = shr(sb_in_y_8) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_8_aes_in0 = extract128(sb_s1_8_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_8_aes_0 = aesenclast(sb_s1_8_aes_in0, sb_s1_aes_k0) */
@@ -1247,9 +1247,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm7, %ymm0, %ymm10 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
 	vpblendvb %ymm6, %ymm9, %ymm0, %ymm10 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
@@ -1286,7 +1286,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_8 = and(s15k_o_8, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_8 = shr(w_8) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_24 = add(s0k_8, s4k_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
 	vpaddd %ymm2, %ymm6, %ymm2 /* fb0_s_25 = add(s10k_8, s13k_8) */
@@ -1309,7 +1309,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_72 = add(fb_8, fb_8) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm5 /* x0_9 = blendv(fb_7, dbl_72, high16) */
 	vmovdqa 1344(%rsp), %ymm6 /* reload fb_4 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm6, %ymm15 /* fb_4_sw = lookup16(fb_4, rotl16) */
 	vpshufb %ymm11, %ymm7, %ymm9 /* dbl_73_sw = lookup16(dbl_24, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm9, %ymm9 /* x1_9 = blendv(dbl_73_sw, fb_4_sw, high16) */
@@ -1325,7 +1325,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm6 /* l1in16_9 = blendv(w1_9, w2_9, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_9 = lookup16(l1in_9, rotl24) */
 	vmovdqa %ymm3, 1440(%rsp) /* spill fb_7 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 = const() */
 	vpshufb %ymm3, %ymm9, %ymm12 /* ur8_9 = lookup16(l1in_9, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_9 = xor(l1in_9, ur8_9) */
 	vpxor %ymm6, %ymm12, %ymm6 /* ug_9 = xor(ug_acc_9, l1in16_9) */
@@ -1345,32 +1345,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm7, %ymm10, %ymm7 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm6, %ymm0, %ymm9 /* sb_in_x_9 = blendv(v8_9, u_9, odd_bytes) */
 	vpblendvb %ymm7, %ymm0, %ymm6, %ymm0 /* sb_in_y_9 = blendv(u_9, v8_9, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
 	vpand %ymm6, %ymm9, %ymm10 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_9 = shr(sb_in_x_9) */
 	vpand %ymm6, %ymm9, %ymm9 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
 	vpand %ymm6, %ymm0, %ymm10 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_9_sh = shr(sb_in_y_9) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_9_aes_in0 = extract128(sb_s1_9_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_9_aes_0 = aesenclast(sb_s1_9_aes_in0, sb_s1_aes_k0) */
@@ -1381,9 +1381,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm6, %ymm0, %ymm10 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
 	vpblendvb %ymm7, %ymm9, %ymm0, %ymm10 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
@@ -1420,7 +1420,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_9 = and(s15k_o_9, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_9 = shr(w_9) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_27 = add(s0k_9, s4k_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
 	vpaddd %ymm3, %ymm7, %ymm3 /* fb0_s_28 = add(s10k_9, s13k_9) */
@@ -1443,7 +1443,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_80 = add(fb_9, fb_9) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm5 /* x0_10 = blendv(fb_8, dbl_80, high16) */
 	vmovdqa 1376(%rsp), %ymm7 /* reload fb_5 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm7, %ymm15 /* fb_5_sw = lookup16(fb_5, rotl16) */
 	vpshufb %ymm11, %ymm6, %ymm9 /* dbl_81_sw = lookup16(dbl_32, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm9, %ymm9 /* x1_10 = blendv(dbl_81_sw, fb_5_sw, high16) */
@@ -1459,7 +1459,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm7 /* l1in16_10 = blendv(w1_10, w2_10, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_10 = lookup16(l1in_10, rotl24) */
 	vmovdqa %ymm2, 1472(%rsp) /* spill fb_8 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
 	vpshufb %ymm2, %ymm9, %ymm12 /* ur8_10 = lookup16(l1in_10, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_10 = xor(l1in_10, ur8_10) */
 	vpxor %ymm7, %ymm12, %ymm7 /* ug_10 = xor(ug_acc_10, l1in16_10) */
@@ -1479,32 +1479,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm6, %ymm10, %ymm6 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
 	vpxor %ymm6, %ymm0, %ymm0 /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm7, %ymm0, %ymm9 /* sb_in_x_10 = blendv(v8_10, u_10, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm7, %ymm0 /* sb_in_y_10 = blendv(u_10, v8_10, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vpand %ymm7, %ymm9, %ymm10 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_10 = shr(sb_in_x_10) */
 	vpand %ymm7, %ymm9, %ymm9 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
 	vpand %ymm7, %ymm0, %ymm10 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_10_sh = shr(sb_in_y_10) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_10_aes_in0 = extract128(sb_s1_10_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_10_aes_0 = aesenclast(sb_s1_10_aes_in0, sb_s1_aes_k0) */
@@ -1515,9 +1515,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm7, %ymm0, %ymm10 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
 	vpblendvb %ymm6, %ymm9, %ymm0, %ymm10 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
@@ -1554,7 +1554,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_10 = and(s15k_o_10, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_10 = shr(w_10) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_30 = add(s0k_10, s4k_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
 	vpaddd %ymm2, %ymm6, %ymm2 /* fb0_s_31 = add(s10k_10, s13k_10) */
@@ -1577,7 +1577,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_88 = add(fb_10, fb_10) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm5 /* x0_11 = blendv(fb_9, dbl_88, high16) */
 	vmovdqa 1408(%rsp), %ymm6 /* reload fb_6 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm6, %ymm15 /* fb_6_sw = lookup16(fb_6, rotl16) */
 	vpshufb %ymm11, %ymm7, %ymm7 /* dbl_89_sw = lookup16(dbl_40, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm7, %ymm7 /* x1_11 = blendv(dbl_89_sw, fb_6_sw, high16) */
@@ -1593,7 +1593,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm6 /* l1in16_11 = blendv(w1_11, w2_11, high16) */
 	vpshufb %ymm1, %ymm7, %ymm11 /* ur24_11 = lookup16(l1in_11, rotl24) */
 	vmovdqa %ymm3, 320(%rsp) /* spill fb_9 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 = const() */
 	vpshufb %ymm3, %ymm7, %ymm12 /* ur8_11 = lookup16(l1in_11, rotl8) */
 	vpxor %ymm12, %ymm7, %ymm12 /* ug_acc_11 = xor(l1in_11, ur8_11) */
 	vpxor %ymm6, %ymm12, %ymm6 /* ug_11 = xor(ug_acc_11, l1in16_11) */
@@ -1613,32 +1613,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm7, %ymm10, %ymm7 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm6, %ymm0, %ymm9 /* sb_in_x_11 = blendv(v8_11, u_11, odd_bytes) */
 	vpblendvb %ymm7, %ymm0, %ymm6, %ymm0 /* sb_in_y_11 = blendv(u_11, v8_11, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
 	vpand %ymm6, %ymm9, %ymm10 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_11 = shr(sb_in_x_11) */
 	vpand %ymm6, %ymm9, %ymm9 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
 	vpand %ymm6, %ymm0, %ymm10 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_11_sh = shr(sb_in_y_11) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_11_aes_in0 = extract128(sb_s1_11_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_11_aes_0 = aesenclast(sb_s1_11_aes_in0, sb_s1_aes_k0) */
@@ -1649,9 +1649,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm6, %ymm0, %ymm10 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
 	vpblendvb %ymm7, %ymm9, %ymm0, %ymm10 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
@@ -1688,7 +1688,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_11 = and(s15k_o_11, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_11 = shr(w_11) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_33 = add(s0k_11, s4k_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
 	vpaddd %ymm3, %ymm7, %ymm3 /* fb0_s_34 = add(s10k_11, s13k_11) */
@@ -1711,7 +1711,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_96 = add(fb_11, fb_11) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm5 /* x0_12 = blendv(fb_10, dbl_96, high16) */
 	vmovdqa 1440(%rsp), %ymm7 /* reload fb_7 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm7, %ymm15 /* fb_7_sw = lookup16(fb_7, rotl16) */
 	vpshufb %ymm11, %ymm6, %ymm6 /* dbl_97_sw = lookup16(dbl_48, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm6, %ymm6 /* x1_12 = blendv(dbl_97_sw, fb_7_sw, high16) */
@@ -1726,7 +1726,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm6, %ymm7 /* l1in16_12 = blendv(w1_12, w2_12, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_12 = lookup16(l1in_12, rotl24) */
 	vmovdqa %ymm2, 416(%rsp) /* spill fb_10 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
 	vpshufb %ymm2, %ymm9, %ymm12 /* ur8_12 = lookup16(l1in_12, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_12 = xor(l1in_12, ur8_12) */
 	vpxor %ymm7, %ymm12, %ymm7 /* ug_12 = xor(ug_acc_12, l1in16_12) */
@@ -1746,32 +1746,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
 	vpxor %ymm0, %ymm6, %ymm0 /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm7, %ymm0, %ymm9 /* sb_in_x_12 = blendv(v8_12, u_12, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm7, %ymm0 /* sb_in_y_12 = blendv(u_12, v8_12, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vpand %ymm7, %ymm9, %ymm10 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_12 = shr(sb_in_x_12) */
 	vpand %ymm7, %ymm9, %ymm9 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
 	vpand %ymm7, %ymm0, %ymm10 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_12_sh = shr(sb_in_y_12) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_12_aes_in0 = extract128(sb_s1_12_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_12_aes_0 = aesenclast(sb_s1_12_aes_in0, sb_s1_aes_k0) */
@@ -1782,9 +1782,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm7, %ymm0, %ymm10 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
 	vpblendvb %ymm6, %ymm9, %ymm0, %ymm10 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
@@ -1821,7 +1821,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_12 = and(s15k_o_12, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_12 = shr(w_12) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_36 = add(s0k_12, s4k_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
 	vpaddd %ymm2, %ymm6, %ymm2 /* fb0_s_37 = add(s10k_12, s13k_12) */
@@ -1844,7 +1844,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_104 = add(fb_12, fb_12) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm5 /* x0_13 = blendv(fb_11, dbl_104, high16) */
 	vmovdqa 1472(%rsp), %ymm6 /* reload fb_8 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm6, %ymm15 /* fb_8_sw = lookup16(fb_8, rotl16) */
 	vpshufb %ymm11, %ymm7, %ymm7 /* dbl_105_sw = lookup16(dbl_56, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm7, %ymm7 /* x1_13 = blendv(dbl_105_sw, fb_8_sw, high16) */
@@ -1859,7 +1859,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm7, %ymm6 /* l1in16_13 = blendv(w1_13, w2_13, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_13 = lookup16(l1in_13, rotl24) */
 	vmovdqa %ymm3, 768(%rsp) /* spill fb_11 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm3 /* rotl8 = const() */
 	vpshufb %ymm3, %ymm9, %ymm12 /* ur8_13 = lookup16(l1in_13, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_13 = xor(l1in_13, ur8_13) */
 	vpxor %ymm6, %ymm12, %ymm6 /* ug_13 = xor(ug_acc_13, l1in16_13) */
@@ -1879,32 +1879,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm6, %ymm0, %ymm9 /* sb_in_x_13 = blendv(v8_13, u_13, odd_bytes) */
 	vpblendvb %ymm7, %ymm0, %ymm6, %ymm0 /* sb_in_y_13 = blendv(u_13, v8_13, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
 	vpand %ymm6, %ymm9, %ymm10 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_13 = shr(sb_in_x_13) */
 	vpand %ymm6, %ymm9, %ymm9 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
 	vpand %ymm6, %ymm0, %ymm10 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_13_sh = shr(sb_in_y_13) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_13_aes_in0 = extract128(sb_s1_13_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_13_aes_0 = aesenclast(sb_s1_13_aes_in0, sb_s1_aes_k0) */
@@ -1915,9 +1915,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm6, %ymm0, %ymm10 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
 	vpblendvb %ymm7, %ymm9, %ymm0, %ymm10 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
@@ -1954,7 +1954,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_13 = and(s15k_o_13, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_13 = shr(w_13) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_39 = add(s0k_13, s4k_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
 	vpaddd %ymm3, %ymm7, %ymm3 /* fb0_s_40 = add(s10k_13, s13k_13) */
@@ -1977,7 +1977,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_112 = add(fb_13, fb_13) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm5 /* x0_14 = blendv(fb_12, dbl_112, high16) */
 	vmovdqa 320(%rsp), %ymm7 /* reload fb_9 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm7, %ymm15 /* fb_9_sw = lookup16(fb_9, rotl16) */
 	vpshufb %ymm11, %ymm6, %ymm6 /* dbl_113_sw = lookup16(dbl_64, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm6, %ymm6 /* x1_14 = blendv(dbl_113_sw, fb_9_sw, high16) */
@@ -1992,7 +1992,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm6, %ymm7 /* l1in16_14 = blendv(w1_14, w2_14, high16) */
 	vpshufb %ymm1, %ymm9, %ymm11 /* ur24_14 = lookup16(l1in_14, rotl24) */
 	vmovdqa %ymm2, 960(%rsp) /* spill fb_12 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
 	vpshufb %ymm2, %ymm9, %ymm12 /* ur8_14 = lookup16(l1in_14, rotl8) */
 	vpxor %ymm12, %ymm9, %ymm12 /* ug_acc_14 = xor(l1in_14, ur8_14) */
 	vpxor %ymm7, %ymm12, %ymm7 /* ug_14 = xor(ug_acc_14, l1in16_14) */
@@ -2012,32 +2012,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
 	vpxor %ymm0, %ymm6, %ymm0 /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm7, %ymm0, %ymm9 /* sb_in_x_14 = blendv(v8_14, u_14, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm7, %ymm0 /* sb_in_y_14 = blendv(u_14, v8_14, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vpand %ymm7, %ymm9, %ymm10 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_14 = shr(sb_in_x_14) */
 	vpand %ymm7, %ymm9, %ymm9 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm12 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	vpxor %ymm9, %ymm12, %ymm9 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm12, %ymm15 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
 	vpand %ymm7, %ymm0, %ymm10 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_14_sh = shr(sb_in_y_14) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_14_aes_in0 = extract128(sb_s1_14_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_14_aes_0 = aesenclast(sb_s1_14_aes_in0, sb_s1_aes_k0) */
@@ -2048,9 +2048,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm7, %ymm0, %ymm10 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
 	vpand %ymm7, %ymm0, %ymm0 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
 	vpblendvb %ymm6, %ymm9, %ymm0, %ymm10 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
@@ -2086,7 +2086,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm13, %ymm4, %ymm4 /* s15k_14 = and(s15k_o_14, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_14 = shr(w_14) */
 	vpaddd %ymm11, %ymm12, %ymm11 /* fb0_s_42 = add(s0k_14, s4k_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm11, %ymm15 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
 	vpminud %ymm15, %ymm11, %ymm11 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
 	vpaddd %ymm2, %ymm6, %ymm2 /* fb0_s_43 = add(s10k_14, s13k_14) */
@@ -2109,7 +2109,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_120 = add(fb_14, fb_14) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm5 /* x0_15 = blendv(fb_13, dbl_120, high16) */
 	vmovdqa 416(%rsp), %ymm6 /* reload fb_10 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm6, %ymm15 /* fb_10_sw = lookup16(fb_10, rotl16) */
 	vpshufb %ymm11, %ymm7, %ymm7 /* dbl_121_sw = lookup16(dbl_72, rotl16) */
 	vpblendvb %ymm8, %ymm15, %ymm7, %ymm7 /* x1_15 = blendv(dbl_121_sw, fb_10_sw, high16) */
@@ -2123,7 +2123,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpblendvb %ymm8, %ymm10, %ymm15, %ymm9 /* l1in_15 = blendv(w2_15_sw, w1_15_sw, high16) */
 	vpblendvb %ymm8, %ymm0, %ymm7, %ymm11 /* l1in16_15 = blendv(w1_15, w2_15, high16) */
 	vpshufb %ymm1, %ymm9, %ymm6 /* ur24_15 = lookup16(l1in_15, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vpshufb %ymm12, %ymm9, %ymm13 /* ur8_15 = lookup16(l1in_15, rotl8) */
 	vpxor %ymm13, %ymm9, %ymm13 /* ug_acc_15 = xor(l1in_15, ur8_15) */
 	vpxor %ymm11, %ymm13, %ymm11 /* ug_15 = xor(ug_acc_15, l1in16_15) */
@@ -2143,32 +2143,32 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm6, %ymm0, %ymm9 /* sb_in_x_15 = blendv(v8_15, u_15, odd_bytes) */
 	vpblendvb %ymm7, %ymm0, %ymm6, %ymm0 /* sb_in_y_15 = blendv(u_15, v8_15, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
 	vpand %ymm6, %ymm9, %ymm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_15 = shr(sb_in_x_15) */
 	vpand %ymm6, %ymm9, %ymm9 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
 	vpand %ymm6, %ymm0, %ymm10 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_15_sh = shr(sb_in_y_15) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
 	vpshufb %ymm10, %ymm0, %ymm0 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
 	vmovdqa %xmm0, %xmm10 /* sb_s1_15_aes_in0 = extract128(sb_s1_15_sr) */
 	vaesenclast %xmm14, %xmm10, %xmm10 /* sb_s1_15_aes_0 = aesenclast(sb_s1_15_aes_in0, sb_s1_aes_k0) */
@@ -2179,9 +2179,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm6, %ymm0, %ymm10 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
 	vpand %ymm6, %ymm0, %ymm0 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vpshufb %ymm10, %ymm14, %ymm10 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	vpxor %ymm0, %ymm10, %ymm0 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
 	vpblendvb %ymm7, %ymm9, %ymm0, %ymm10 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
@@ -2192,7 +2192,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa 544(%rsp), %ymm15 /* reload dbl */
 	vpsrld $24, %ymm15, %ymm15 /* s0k_o_15_r = shr(dbl) */
 	vpor %ymm15, %ymm14, %ymm14 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm15 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm15 /* modulus = const() */
 	vpand %ymm15, %ymm14, %ymm14 /* s0k_15 = and(s0k_o_15, modulus) */
 	vmovdqa 1312(%rsp), %ymm13 /* reload fb_3 */
 	vpslld $20, %ymm13, %ymm11 /* s4k_o_15_l = shl(fb_3) */
@@ -2218,7 +2218,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm15, %ymm4, %ymm4 /* s15k_15 = and(s15k_o_15, modulus) */
 	vpsrld $1, %ymm5, %ymm5 /* w_half_15 = shr(w_15) */
 	vpaddd %ymm6, %ymm14, %ymm6 /* fb0_s_45 = add(s0k_15, s4k_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm8 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm8 /* minus_modulus = const() */
 	vpaddd %ymm8, %ymm6, %ymm14 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
 	vpminud %ymm14, %ymm6, %ymm6 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
 	vpaddd %ymm1, %ymm7, %ymm1 /* fb0_s_46 = add(s10k_15, s13k_15) */
@@ -2264,12 +2264,12 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa %ymm12, 384(%rsp) /* spill g0s12_1.2 */
 	vpaddd %ymm9, %ymm9, %ymm12 /* dbl_129 = add(g0s9_1, g0s9_1) */
 	vmovdqa %ymm9, 800(%rsp) /* spill g0s9_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm9 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl16(%rip), %ymm9 /* rotl16 = const() */
 	vmovdqa %ymm11, 128(%rsp) /* spill g0s11_1.2 */
 	vpshufb %ymm9, %ymm11, %ymm11 /* g0s11_1_sw_1 = lookup16(g0s11_1, rotl16) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* dbl_129_sw = lookup16(dbl_129, rotl16) */
 	vmovdqa %ymm8, 672(%rsp) /* spill g0s8_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_high16(%rip), %ymm8 /* high16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_high16(%rip), %ymm8 /* high16 = const() */
 	vpblendvb %ymm8, %ymm11, %ymm12, %ymm11 /* x1_16 = blendv(dbl_129_sw, g0s11_1_sw_1, high16) */
 	vpaddd %ymm5, %ymm5, %ymm12 /* dbl_130 = add(g0s5_1, g0s5_1) */
 	vmovdqa %ymm7, 480(%rsp) /* spill g0s7_1.2 */
@@ -2285,11 +2285,11 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa %ymm6, 224(%rsp) /* spill g0s6_1.2 */
 	vpblendvb %ymm8, %ymm7, %ymm2, %ymm6 /* l1in16_16 = blendv(w1_16, w2_16, high16) */
 	vmovdqa %ymm5, 640(%rsp) /* spill g0s5_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm5 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl24(%rip), %ymm5 /* rotl24 = const() */
 	vmovdqa %ymm1, 160(%rsp) /* spill g0s1_1.2 */
 	vpshufb %ymm5, %ymm15, %ymm1 /* ur24_16 = lookup16(l1in_16, rotl24) */
 	vmovdqa %ymm14, 0(%rsp) /* spill dbl_128 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm14 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_rotl8(%rip), %ymm14 /* rotl8 = const() */
 	vmovdqa %ymm3, 288(%rsp) /* spill g0s15_1.2 */
 	vpshufb %ymm14, %ymm15, %ymm3 /* ur8_16 = lookup16(l1in_16, rotl8) */
 	vpxor %ymm3, %ymm15, %ymm3 /* ug_acc_16 = xor(l1in_16, ur8_16) */
@@ -2310,35 +2310,35 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm3, %ymm7, %ymm3 /* v8r6_16 = or(v8r6_16_l, v8r6_16_r) */
 	vpxor %ymm2, %ymm6, %ymm2 /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
 	vpxor %ymm3, %ymm2, %ymm2 /* v8_16 = xor(v8_acc_16, v8r6_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm6 /* sb_in_x_16 = blendv(v8_16, u_16, odd_bytes) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm1 /* sb_in_y_16 = blendv(u_16, v8_16, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm6, %ymm7 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* sb_s0_xs_16 = shr(sb_in_x_16) */
 	vpand %ymm2, %ymm6, %ymm6 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm8 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1(%rip), %ymm8 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm8, %ymm8 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	vpxor %ymm6, %ymm8, %ymm6 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm8 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2(%rip), %ymm8 /* s0_p2 = const() */
 	vpshufb %ymm6, %ymm8, %ymm8 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	vpxor %ymm7, %ymm8, %ymm7 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm8 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot(%rip), %ymm8 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm8, %ymm7 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	vpaddb %ymm6, %ymm6, %ymm6 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	vpxor %ymm6, %ymm7, %ymm6 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
 	vpand %ymm2, %ymm1, %ymm7 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_16_sh = shr(sb_in_y_16) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm8 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo(%rip), %ymm8 /* tbl_lo = const() */
 	vpshufb %ymm7, %ymm8, %ymm7 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm8 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi(%rip), %ymm8 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm8, %ymm1 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
 	vpshufb %ymm7, %ymm1, %ymm1 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
 	vmovdqa %xmm1, %xmm7 /* sb_s1_16_aes_in0 = extract128(sb_s1_16_sr) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm8 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm8 /* aes_cancel_key = const() */
 	vmovdqa %xmm8, %xmm9 /* sb_s1_16_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm9, %xmm7, %xmm7 /* sb_s1_16_aes_0 = aesenclast(sb_s1_16_aes_in0, sb_s1_16_aes_k0) */
 	vextracti128 $1, %ymm1, %xmm1 /* sb_s1_16_aes_in1 = extract128(sb_s1_16_sr) */
@@ -2348,9 +2348,9 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpand %ymm2, %ymm1, %ymm7 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm2 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm2 /* tbl_lo_1 = const() */
 	vpshufb %ymm7, %ymm2, %ymm2 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	vpxor %ymm1, %ymm2, %ymm1 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
 	vpblendvb %ymm3, %ymm6, %ymm1, %ymm2 /* sb_out_x_16 = blendv(sb_s1_16, sb_s0_16, odd_bytes) */
@@ -2359,7 +2359,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpslld $8, %ymm0, %ymm3 /* s0k_o_16_l = shl(g0s0_1) */
 	vpsrld $24, %ymm12, %ymm5 /* s0k_o_16_r = shr(dbl_131) */
 	vpor %ymm5, %ymm3, %ymm3 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm5 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_modulus(%rip), %ymm5 /* modulus = const() */
 	vpand %ymm5, %ymm3, %ymm3 /* s0k_16 = and(s0k_o_16, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm6 /* dbl_133 = add(g0s4_1, g0s4_1) */
 	vpslld $20, %ymm4, %ymm7 /* s4k_o_16_l = shl(g0s4_1) */
@@ -2383,7 +2383,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vpor %ymm12, %ymm11, %ymm11 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
 	vpand %ymm5, %ymm11, %ymm5 /* s15k_16 = and(s15k_o_16, modulus) */
 	vpaddd %ymm6, %ymm3, %ymm3 /* fb0_s_48 = add(s0k_16, s4k_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm6 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	vpaddd %ymm6, %ymm3, %ymm11 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
 	vpminud %ymm11, %ymm3, %ymm3 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
 	vpaddd %ymm8, %ymm7, %ymm7 /* fb0_s_49 = add(s10k_16, s13k_16) */
@@ -2435,10 +2435,6 @@ zuc_lanes_avx2_aesni_init_asm:
 	ret
 	.size zuc_lanes_avx2_aesni_init_asm, .-zuc_lanes_avx2_aesni_init_asm
 
-	.globl zuc_lanes_avx2_aesni_keystream_asm
-	.hidden zuc_lanes_avx2_aesni_keystream_asm
-	.type zuc_lanes_avx2_aesni_keystream_asm, @function
-	.p2align 5
 /* zuc_lanes_avx2_aesni_keystream_asm: zuc_keystream256, 2 arguments
  *   %rdi: state
  *   %rsi: out
@@ -2446,6 +2442,10 @@ zuc_lanes_avx2_aesni_init_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1664 bytes (3 spill slots of 32 bytes, scratch ring, zrows)
  */
+	.globl zuc_lanes_avx2_aesni_keystream_asm
+	.hidden zuc_lanes_avx2_aesni_keystream_asm
+	.type zuc_lanes_avx2_aesni_keystream_asm, @function
+	.p2align 5
 zuc_lanes_avx2_aesni_keystream_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2487,10 +2487,10 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vmovdqu %ymm0, 480(%rsp) /* store g0s15 */
 	vmovdqu 512(%rdi), %ymm1 /* g0r1 = load() */
 	vmovdqu 544(%rdi), %ymm2 /* g0r2 = load() */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_high16(%rip), %ymm3 /* high16 again */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm4 /* rotl16 again */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm6 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_high16(%rip), %ymm3 /* high16 = const() */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm4 /* rotl16 = const() */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rdx, %rdx
 .Lzuc_lanes_avx2_aesni_asm_1_loop_r0:
 
@@ -2525,11 +2525,11 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpshufb %ymm4, %ymm10, %ymm14 /* w2_sw = lookup16(w2, rotl16) */
 	vpblendvb %ymm3, %ymm11, %ymm14, %ymm15 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vpblendvb %ymm3, %ymm10, %ymm9, %ymm4 /* l1in16 = blendv(w1, w2, high16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm6 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl24(%rip), %ymm6 /* rotl24 = const() */
 	vmovdqa %ymm2, 1536(%rsp) /* spill g0r2_1.2 */
 	vpshufb %ymm6, %ymm15, %ymm2 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm1, 1568(%rsp) /* spill g0r1_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm1 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl8(%rip), %ymm1 /* rotl8 = const() */
 	vmovdqa %ymm7, 1600(%rsp) /* spill z */
 	vpshufb %ymm1, %ymm15, %ymm7 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm7, %ymm15, %ymm7 /* ug_acc = xor(l1in, ur8) */
@@ -2550,34 +2550,34 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpor %ymm4, %ymm10, %ymm4 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm7, %ymm9, %ymm7 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm4, %ymm7, %ymm4 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm2, %ymm4, %ymm9 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm7, %ymm4, %ymm2, %ymm2 /* sb_in_y = blendv(u, v8, odd_bytes) */
 	vpand %ymm5, %ymm9, %ymm4 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm5, %ymm9, %ymm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm4, %ymm10, %ymm11 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm11, %ymm14 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm4, %ymm14, %ymm4 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm4, %ymm14, %ymm4 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm9, %ymm4, %ymm4 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm5, %ymm2, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm5, %ymm2, %ymm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm2, %ymm2 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* sb_s1_aes_in0 = extract128(sb_s1_sr) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vmovdqa %xmm15, %xmm14 /* sb_s1_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_aes_0 = aesenclast(sb_s1_aes_in0, sb_s1_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* sb_s1_aes_in1 = extract128(sb_s1_sr) */
@@ -2587,9 +2587,9 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpand %ymm5, %ymm2, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm5, %ymm2, %ymm2 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm14, %ymm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm7, %ymm4, %ymm2, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
@@ -2598,7 +2598,7 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpslld $8, %ymm12, %ymm4 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm13, %ymm13 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm13, %ymm4, %ymm4 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm13 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_modulus(%rip), %ymm13 /* modulus = const() */
 	vpand %ymm13, %ymm4, %ymm4 /* s0k = and(s0k_o, modulus) */
 	vmovdqu 128(%rsp,%rdx), %ymm14 /* g0s4_1 = load() */
 	vpaddd %ymm14, %ymm14, %ymm15 /* dbl_5 = add(g0s4_1, g0s4_1) */
@@ -2623,7 +2623,7 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vpor %ymm8, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
 	vpand %ymm13, %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm8 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm8 /* minus_modulus = const() */
 	vpaddd %ymm8, %ymm4, %ymm14 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm14, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_1 = add(s10k, s13k) */
@@ -2642,7 +2642,7 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vmovdqa 1600(%rsp), %ymm4 /* reload z */
 	vmovdqu %ymm4, 1024(%rsp,%rdx) /* store z */
 	vmovdqa %ymm9, %ymm1 /* g0r1_1.3 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm4 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_rotl16(%rip), %ymm4 /* rotl16 = const() */
 	vmovdqa %ymm8, %ymm6 /* minus_modulus */
 	add $32, %rdx
 	cmp $512, %rdx
@@ -2702,7 +2702,7 @@ zuc_lanes_avx2_aesni_keystream_asm:
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa %ymm6, 1536(%rsp) /* spill z_16 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm6 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_1_bswap32(%rip), %ymm6 /* bswap32 = const() */
 	vpshufb %ymm6, %ymm1, %ymm1 /* zbe = lookup16(z_1, bswap32) */
 	vpshufb %ymm6, %ymm2, %ymm2 /* zbe_1 = lookup16(z_2, bswap32) */
 	vpshufb %ymm6, %ymm7, %ymm7 /* zbe_2 = lookup16(z_3, bswap32) */
@@ -2812,10 +2812,6 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	ret
 	.size zuc_lanes_avx2_aesni_keystream_asm, .-zuc_lanes_avx2_aesni_keystream_asm
 
-	.globl zuc_lanes_avx2_aesni_keystream_xor_asm
-	.hidden zuc_lanes_avx2_aesni_keystream_xor_asm
-	.type zuc_lanes_avx2_aesni_keystream_xor_asm, @function
-	.p2align 5
 /* zuc_lanes_avx2_aesni_keystream_xor_asm: zuc_keystream256_xor, 3 arguments
  *   %rdi: state
  *   %rsi: out
@@ -2824,6 +2820,10 @@ zuc_lanes_avx2_aesni_keystream_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1664 bytes (3 spill slots of 32 bytes, scratch ring, zrows)
  */
+	.globl zuc_lanes_avx2_aesni_keystream_xor_asm
+	.hidden zuc_lanes_avx2_aesni_keystream_xor_asm
+	.type zuc_lanes_avx2_aesni_keystream_xor_asm, @function
+	.p2align 5
 zuc_lanes_avx2_aesni_keystream_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2865,10 +2865,10 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vmovdqu %ymm0, 480(%rsp) /* store g0s15 */
 	vmovdqu 512(%rdi), %ymm1 /* g0r1 = load() */
 	vmovdqu 544(%rdi), %ymm2 /* g0r2 = load() */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_high16(%rip), %ymm3 /* high16 again */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 again */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus(%rip), %ymm6 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_high16(%rip), %ymm3 /* high16 = const() */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 = const() */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rcx, %rcx
 .Lzuc_lanes_avx2_aesni_asm_2_loop_r0:
 
@@ -2903,11 +2903,11 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpshufb %ymm4, %ymm10, %ymm14 /* w2_sw = lookup16(w2, rotl16) */
 	vpblendvb %ymm3, %ymm11, %ymm14, %ymm15 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vpblendvb %ymm3, %ymm10, %ymm9, %ymm4 /* l1in16 = blendv(w1, w2, high16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm6 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl24(%rip), %ymm6 /* rotl24 = const() */
 	vmovdqa %ymm2, 1536(%rsp) /* spill g0r2_1.2 */
 	vpshufb %ymm6, %ymm15, %ymm2 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm1, 1568(%rsp) /* spill g0r1_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl8(%rip), %ymm1 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl8(%rip), %ymm1 /* rotl8 = const() */
 	vmovdqa %ymm7, 1600(%rsp) /* spill z */
 	vpshufb %ymm1, %ymm15, %ymm7 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm7, %ymm15, %ymm7 /* ug_acc = xor(l1in, ur8) */
@@ -2928,34 +2928,34 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpor %ymm4, %ymm10, %ymm4 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm7, %ymm9, %ymm7 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm4, %ymm7, %ymm4 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_odd_bytes(%rip), %ymm7 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_odd_bytes(%rip), %ymm7 /* odd_bytes = const() */
 	vpblendvb %ymm7, %ymm2, %ymm4, %ymm9 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm7, %ymm4, %ymm2, %ymm2 /* sb_in_y = blendv(u, v8, odd_bytes) */
 	vpand %ymm5, %ymm9, %ymm4 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm5, %ymm9, %ymm9 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm4, %ymm10, %ymm11 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_s0_p2(%rip), %ymm11 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm11, %ymm14 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm4, %ymm14, %ymm4 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm4, %ymm14, %ymm4 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm9, %ymm4, %ymm4 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm5, %ymm2, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm5, %ymm2, %ymm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm2, %ymm15, %ymm2 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm2, %ymm2 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
 	vmovdqa %xmm2, %xmm9 /* sb_s1_aes_in0 = extract128(sb_s1_sr) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vmovdqa %xmm15, %xmm14 /* sb_s1_aes_k0 = extract128(aes_cancel_key) */
 	vaesenclast %xmm14, %xmm9, %xmm9 /* sb_s1_aes_0 = aesenclast(sb_s1_aes_in0, sb_s1_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* sb_s1_aes_in1 = extract128(sb_s1_sr) */
@@ -2965,9 +2965,9 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpand %ymm5, %ymm2, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm5, %ymm2, %ymm2 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm2, %ymm14, %ymm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm2, %ymm9, %ymm2 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm7, %ymm4, %ymm2, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
@@ -2976,7 +2976,7 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpslld $8, %ymm12, %ymm4 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm13, %ymm13 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm13, %ymm4, %ymm4 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm13 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_modulus(%rip), %ymm13 /* modulus = const() */
 	vpand %ymm13, %ymm4, %ymm4 /* s0k = and(s0k_o, modulus) */
 	vmovdqu 128(%rsp,%rcx), %ymm14 /* g0s4_1 = load() */
 	vpaddd %ymm14, %ymm14, %ymm15 /* dbl_5 = add(g0s4_1, g0s4_1) */
@@ -3001,7 +3001,7 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vpor %ymm8, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
 	vpand %ymm13, %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm14, %ymm4, %ymm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus(%rip), %ymm8 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus(%rip), %ymm8 /* minus_modulus = const() */
 	vpaddd %ymm8, %ymm4, %ymm14 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm14, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm10, %ymm11, %ymm10 /* fb0_s_1 = add(s10k, s13k) */
@@ -3020,7 +3020,7 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vmovdqa 1600(%rsp), %ymm4 /* reload z */
 	vmovdqu %ymm4, 1024(%rsp,%rcx) /* store z */
 	vmovdqa %ymm9, %ymm1 /* g0r1_1.3 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_rotl16(%rip), %ymm4 /* rotl16 = const() */
 	vmovdqa %ymm8, %ymm6 /* minus_modulus */
 	add $32, %rcx
 	cmp $512, %rcx
@@ -3080,7 +3080,7 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa %ymm6, 1536(%rsp) /* spill z_16 */
-	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm6 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_aesni_asm_2_bswap32(%rip), %ymm6 /* bswap32 = const() */
 	vpshufb %ymm6, %ymm1, %ymm1 /* zbe = lookup16(z_1, bswap32) */
 	vpshufb %ymm6, %ymm2, %ymm2 /* zbe_1 = lookup16(z_2, bswap32) */
 	vpshufb %ymm6, %ymm7, %ymm7 /* zbe_2 = lookup16(z_3, bswap32) */
@@ -3238,217 +3238,321 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	ret
 	.size zuc_lanes_avx2_aesni_keystream_xor_asm, .-zuc_lanes_avx2_aesni_keystream_xor_asm
 
-	.section .rodata
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_0_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_aesni_asm_2_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 

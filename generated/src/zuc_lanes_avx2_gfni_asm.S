@@ -5,16 +5,16 @@
 
 	.text
 
-	.globl zuc_lanes_avx2_gfni_init_asm
-	.hidden zuc_lanes_avx2_gfni_init_asm
-	.type zuc_lanes_avx2_gfni_init_asm, @function
-	.p2align 5
 /* zuc_lanes_avx2_gfni_init_asm: zuc_init256, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1472 bytes (46 spill slots of 32 bytes)
  */
+	.globl zuc_lanes_avx2_gfni_init_asm
+	.hidden zuc_lanes_avx2_gfni_init_asm
+	.type zuc_lanes_avx2_gfni_init_asm, @function
+	.p2align 5
 zuc_lanes_avx2_gfni_init_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -53,13 +53,13 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm1, 32(%rsp) /* spill g0s1_1.2 */
 	vpaddd %ymm3, %ymm3, %ymm1 /* dbl = add(g0s15_1, g0s15_1) */
 	vmovdqa %ymm8, 0(%rsp) /* spill g0s8_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_high16(%rip), %ymm8 /* high16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_high16(%rip), %ymm8 /* high16 = const() */
 	vmovdqa %ymm14, 128(%rsp) /* spill g0s14_1.2 */
 	vpblendvb %ymm8, %ymm1, %ymm14, %ymm14 /* x0 = blendv(g0s14_1, dbl, high16) */
 	vmovdqa %ymm9, 160(%rsp) /* spill g0s9_1.2 */
 	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9_1, g0s9_1) */
 	vmovdqa %ymm6, 192(%rsp) /* spill g0s6_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm6 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm6 /* rotl16 = const() */
 	vmovdqa %ymm11, 224(%rsp) /* spill g0s11_1.2 */
 	vpshufb %ymm6, %ymm11, %ymm11 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
 	vmovdqa %ymm9, 256(%rsp) /* spill dbl_1 */
@@ -83,11 +83,11 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpblendvb %ymm8, %ymm15, %ymm2, %ymm9 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vpblendvb %ymm8, %ymm7, %ymm14, %ymm6 /* l1in16 = blendv(w1, w2, high16) */
 	vmovdqa %ymm5, 448(%rsp) /* spill g0s5_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl24(%rip), %ymm5 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl24(%rip), %ymm5 /* rotl24 = const() */
 	vmovdqa %ymm12, 480(%rsp) /* spill g0s12_1.2 */
 	vpshufb %ymm5, %ymm9, %ymm12 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm11, 512(%rsp) /* spill w */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm11 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm11 /* rotl8 = const() */
 	vmovdqa %ymm1, 544(%rsp) /* spill dbl */
 	vpshufb %ymm11, %ymm9, %ymm1 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm1, %ymm9, %ymm1 /* ug_acc = xor(l1in, ur8) */
@@ -108,26 +108,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm2, %ymm9, %ymm2 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm6, %ymm7, %ymm6 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm2, %ymm6, %ymm2 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm1, %ymm2, %ymm7 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm6, %ymm2, %ymm1, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm7, %ymm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm2, %ymm7, %ymm7 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm12, %ymm14 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm9, %ymm15, %ymm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm9, %ymm1, %ymm1 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm9 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm9, %ymm1, %ymm1 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
 	vpblendvb %ymm6, %ymm7, %ymm1, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
 	vpblendvb %ymm6, %ymm1, %ymm7, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
@@ -136,7 +136,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpslld $8, %ymm0, %ymm15 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm7, %ymm7 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm7, %ymm15, %ymm7 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_modulus(%rip), %ymm15 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_modulus(%rip), %ymm15 /* modulus = const() */
 	vpand %ymm15, %ymm7, %ymm7 /* s0k = and(s0k_o, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm14 /* dbl_4 = add(g0s4_1, g0s4_1) */
 	vmovdqa %ymm4, 576(%rsp) /* spill g0s4_1.2 */
@@ -166,7 +166,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa 512(%rsp), %ymm13 /* reload w */
 	vpsrld $1, %ymm13, %ymm13 /* w_half = shr(w) */
 	vpaddd %ymm4, %ymm7, %ymm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm4, %ymm15 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm15, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm2, %ymm10, %ymm2 /* fb0_s_1 = add(s10k, s13k) */
@@ -189,7 +189,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_8 = add(fb, fb) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm10 /* x0_1 = blendv(g0s15_1, dbl_8, high16) */
 	vmovdqa 480(%rsp), %ymm12 /* reload g0s12_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm12, %ymm15 /* g0s12_1_sw = lookup16(g0s12_1, rotl16) */
 	vmovdqa %ymm0, 512(%rsp) /* spill g0s0_1.2 */
 	vpshufb %ymm13, %ymm14, %ymm0 /* dbl_9_sw = lookup16(dbl_5, rotl16) */
@@ -234,23 +234,23 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpxor %ymm3, %ymm1, %ymm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
 	vpblendvb %ymm6, %ymm0, %ymm1, %ymm3 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
 	vpblendvb %ymm6, %ymm1, %ymm0, %ymm0 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm3, %ymm9 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	vpand %ymm1, %ymm3, %ymm3 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm12, %ymm13 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	vpxor %ymm3, %ymm13, %ymm3 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm13, %ymm14 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	vpxor %ymm9, %ymm14, %ymm9 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm14, %ymm9 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	vpxor %ymm3, %ymm9, %ymm3 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm9 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm9, %ymm0, %ymm0 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm15, %ymm0, %ymm0 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
 	vpblendvb %ymm6, %ymm3, %ymm0, %ymm15 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm3, %ymm0 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
@@ -260,7 +260,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpslld $8, %ymm3, %ymm14 /* s0k_o_1_l = shl(g0s1_1) */
 	vpsrld $24, %ymm9, %ymm9 /* s0k_o_1_r = shr(dbl_11) */
 	vpor %ymm9, %ymm14, %ymm9 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm9, %ymm9 /* s0k_1 = and(s0k_o_1, modulus) */
 	vmovdqa 448(%rsp), %ymm13 /* reload g0s5_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_1_l = shl(g0s5_1) */
@@ -310,7 +310,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm4, %ymm4, %ymm6 /* dbl_16 = add(fb_1, fb_1) */
 	vpblendvb %ymm8, %ymm6, %ymm2, %ymm9 /* x0_2 = blendv(fb, dbl_16, high16) */
 	vmovdqa 704(%rsp), %ymm10 /* reload g0s13_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm10, %ymm12 /* g0s13_1_sw = lookup16(g0s13_1, rotl16) */
 	vpshufb %ymm11, %ymm1, %ymm13 /* dbl_17_sw = lookup16(dbl_13, rotl16) */
 	vpblendvb %ymm8, %ymm12, %ymm13, %ymm12 /* x1_2 = blendv(dbl_17_sw, g0s13_1_sw, high16) */
@@ -332,7 +332,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm13 /* l1in16_2 = blendv(w1_2, w2_2, high16) */
 	vpshufb %ymm5, %ymm12, %ymm11 /* ur24_2 = lookup16(l1in_2, rotl24) */
 	vmovdqa %ymm2, 992(%rsp) /* spill fb */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm2 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
 	vmovdqa %ymm3, 1024(%rsp) /* spill dbl_18 */
 	vpshufb %ymm2, %ymm12, %ymm3 /* ur8_2 = lookup16(l1in_2, rotl8) */
 	vpxor %ymm3, %ymm12, %ymm3 /* ug_acc_2 = xor(l1in_2, ur8_2) */
@@ -353,26 +353,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm1, %ymm11, %ymm1 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
 	vpxor %ymm0, %ymm10, %ymm0 /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
 	vpxor %ymm1, %ymm0, %ymm0 /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm1 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm1 /* odd_bytes = const() */
 	vpblendvb %ymm1, %ymm3, %ymm0, %ymm10 /* sb_in_x_2 = blendv(v8_2, u_2, odd_bytes) */
 	vpblendvb %ymm1, %ymm0, %ymm3, %ymm0 /* sb_in_y_2 = blendv(u_2, v8_2, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm10, %ymm11 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* sb_s0_xs_2 = shr(sb_in_x_2) */
 	vpand %ymm3, %ymm10, %ymm10 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm11, %ymm12, %ymm13 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	vpxor %ymm10, %ymm13, %ymm10 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm10, %ymm13, %ymm15 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	vpxor %ymm11, %ymm15, %ymm11 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm11, %ymm15, %ymm11 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	vpaddb %ymm10, %ymm10, %ymm10 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
 	vpxor %ymm10, %ymm11, %ymm10 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm11, %ymm0, %ymm0 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm11, %ymm0, %ymm0 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
 	vpblendvb %ymm1, %ymm10, %ymm0, %ymm11 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
 	vpblendvb %ymm1, %ymm0, %ymm10, %ymm0 /* sb_out_y_2 = blendv(sb_s0_2, sb_s1_2, odd_bytes) */
@@ -430,7 +430,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm1, %ymm1, %ymm2 /* dbl_24 = add(fb_2, fb_2) */
 	vpblendvb %ymm8, %ymm2, %ymm4, %ymm6 /* x0_3 = blendv(fb_1, dbl_24, high16) */
 	vmovdqa 128(%rsp), %ymm9 /* reload g0s14_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm9, %ymm13 /* g0s14_1_sw = lookup16(g0s14_1, rotl16) */
 	vpshufb %ymm12, %ymm3, %ymm15 /* dbl_25_sw = lookup16(dbl_21, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_3 = blendv(dbl_25_sw, g0s14_1_sw, high16) */
@@ -452,7 +452,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpblendvb %ymm8, %ymm0, %ymm9, %ymm15 /* l1in16_3 = blendv(w1_3, w2_3, high16) */
 	vpshufb %ymm5, %ymm13, %ymm12 /* ur24_3 = lookup16(l1in_3, rotl24) */
 	vmovdqa %ymm4, 1152(%rsp) /* spill fb_1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm4 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm4 /* rotl8 = const() */
 	vmovdqa %ymm10, 1184(%rsp) /* spill dbl_26 */
 	vpshufb %ymm4, %ymm13, %ymm10 /* ur8_3 = lookup16(l1in_3, rotl8) */
 	vpxor %ymm10, %ymm13, %ymm10 /* ug_acc_3 = xor(l1in_3, ur8_3) */
@@ -473,26 +473,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm3, %ymm11, %ymm3 /* v8r6_3 = or(v8r6_3_l, v8r6_3_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_3 = xor(v8r8_3, l2in16_3) */
 	vpxor %ymm3, %ymm0, %ymm0 /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm10, %ymm0, %ymm9 /* sb_in_x_3 = blendv(v8_3, u_3, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm10, %ymm0 /* sb_in_y_3 = blendv(u_3, v8_3, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm10 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
 	vpand %ymm10, %ymm9, %ymm11 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_3 = shr(sb_in_x_3) */
 	vpand %ymm10, %ymm9, %ymm9 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm11, %ymm12, %ymm13 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	vpxor %ymm11, %ymm15, %ymm11 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm11, %ymm15, %ymm11 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
 	vpxor %ymm9, %ymm11, %ymm9 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm11 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm11, %ymm0, %ymm0 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm11 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm11, %ymm0, %ymm0 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm9, %ymm0, %ymm11 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm9, %ymm0 /* sb_out_y_3 = blendv(sb_s0_3, sb_s1_3, odd_bytes) */
@@ -550,7 +550,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_32 = add(fb_3, fb_3) */
 	vpblendvb %ymm8, %ymm3, %ymm1, %ymm4 /* x0_4 = blendv(fb_2, dbl_32, high16) */
 	vmovdqa 800(%rsp), %ymm6 /* reload g0s15_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm6, %ymm13 /* g0s15_1_sw = lookup16(g0s15_1, rotl16) */
 	vpshufb %ymm12, %ymm10, %ymm15 /* dbl_33_sw = lookup16(dbl_6, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_4 = blendv(dbl_33_sw, g0s15_1_sw, high16) */
@@ -565,7 +565,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm13, 416(%rsp) /* spill x1_4 */
 	vpblendvb %ymm8, %ymm0, %ymm11, %ymm13 /* l1in16_4 = blendv(w1_4, w2_4, high16) */
 	vpshufb %ymm5, %ymm10, %ymm6 /* ur24_4 = lookup16(l1in_4, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm1, 1248(%rsp) /* spill fb_2 */
 	vpshufb %ymm12, %ymm10, %ymm1 /* ur8_4 = lookup16(l1in_4, rotl8) */
 	vpxor %ymm1, %ymm10, %ymm1 /* ug_acc_4 = xor(l1in_4, ur8_4) */
@@ -586,26 +586,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm6, %ymm10, %ymm6 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_4 = xor(v8r8_4, l2in16_4) */
 	vpxor %ymm6, %ymm0, %ymm0 /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm6 /* odd_bytes = const() */
 	vpblendvb %ymm6, %ymm1, %ymm0, %ymm9 /* sb_in_x_4 = blendv(v8_4, u_4, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm1, %ymm0 /* sb_in_y_4 = blendv(u_4, v8_4, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
 	vpblendvb %ymm6, %ymm9, %ymm0, %ymm10 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
 	vpblendvb %ymm6, %ymm0, %ymm9, %ymm0 /* sb_out_y_4 = blendv(sb_s0_4, sb_s1_4, odd_bytes) */
@@ -663,7 +663,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_40 = add(fb_4, fb_4) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm6 /* x0_5 = blendv(fb_3, dbl_40, high16) */
 	vmovdqa 992(%rsp), %ymm11 /* reload fb */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_sw = lookup16(fb, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm15 /* dbl_41_sw = lookup16(dbl_14, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_5 = blendv(dbl_41_sw, fb_sw, high16) */
@@ -678,7 +678,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm13, 768(%rsp) /* spill x1_5 */
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm13 /* l1in16_5 = blendv(w1_5, w2_5, high16) */
 	vpshufb %ymm5, %ymm1, %ymm11 /* ur24_5 = lookup16(l1in_5, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm2, 1280(%rsp) /* spill fb_3 */
 	vpshufb %ymm12, %ymm1, %ymm2 /* ur8_5 = lookup16(l1in_5, rotl8) */
 	vpxor %ymm2, %ymm1, %ymm2 /* ug_acc_5 = xor(l1in_5, ur8_5) */
@@ -699,26 +699,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm2, %ymm10, %ymm2 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_5 = xor(v8r8_5, l2in16_5) */
 	vpxor %ymm2, %ymm0, %ymm0 /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm9 /* sb_in_x_5 = blendv(v8_5, u_5, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm1, %ymm0 /* sb_in_y_5 = blendv(u_5, v8_5, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
 	vpblendvb %ymm2, %ymm9, %ymm0, %ymm10 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm9, %ymm0 /* sb_out_y_5 = blendv(sb_s0_5, sb_s1_5, odd_bytes) */
@@ -776,7 +776,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_48 = add(fb_5, fb_5) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm6 /* x0_6 = blendv(fb_4, dbl_48, high16) */
 	vmovdqa 1152(%rsp), %ymm11 /* reload fb_1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_1_sw = lookup16(fb_1, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm15 /* dbl_49_sw = lookup16(dbl, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_6 = blendv(dbl_49_sw, fb_1_sw, high16) */
@@ -791,7 +791,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm13, 960(%rsp) /* spill x1_6 */
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm13 /* l1in16_6 = blendv(w1_6, w2_6, high16) */
 	vpshufb %ymm5, %ymm1, %ymm11 /* ur24_6 = lookup16(l1in_6, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm3, 1312(%rsp) /* spill fb_4 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* ur8_6 = lookup16(l1in_6, rotl8) */
 	vpxor %ymm3, %ymm1, %ymm3 /* ug_acc_6 = xor(l1in_6, ur8_6) */
@@ -812,26 +812,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm3, %ymm10, %ymm3 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
 	vpxor %ymm3, %ymm0, %ymm0 /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm0, %ymm9 /* sb_in_x_6 = blendv(v8_6, u_6, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_6 = blendv(u_6, v8_6, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm9, %ymm0, %ymm10 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm9, %ymm0 /* sb_out_y_6 = blendv(sb_s0_6, sb_s1_6, odd_bytes) */
@@ -889,7 +889,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_56 = add(fb_6, fb_6) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm6 /* x0_7 = blendv(fb_5, dbl_56, high16) */
 	vmovdqa 1248(%rsp), %ymm11 /* reload fb_2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_2_sw = lookup16(fb_2, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm15 /* dbl_57_sw = lookup16(dbl_8, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_7 = blendv(dbl_57_sw, fb_2_sw, high16) */
@@ -904,7 +904,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm13, 1120(%rsp) /* spill x1_7 */
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm13 /* l1in16_7 = blendv(w1_7, w2_7, high16) */
 	vpshufb %ymm5, %ymm1, %ymm11 /* ur24_7 = lookup16(l1in_7, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm2, 1344(%rsp) /* spill fb_5 */
 	vpshufb %ymm12, %ymm1, %ymm2 /* ur8_7 = lookup16(l1in_7, rotl8) */
 	vpxor %ymm2, %ymm1, %ymm2 /* ug_acc_7 = xor(l1in_7, ur8_7) */
@@ -925,26 +925,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm2, %ymm10, %ymm2 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
 	vpxor %ymm2, %ymm0, %ymm0 /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm9 /* sb_in_x_7 = blendv(v8_7, u_7, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm1, %ymm0 /* sb_in_y_7 = blendv(u_7, v8_7, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_7 = shr(sb_in_x_7) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
 	vpblendvb %ymm2, %ymm9, %ymm0, %ymm10 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm9, %ymm0 /* sb_out_y_7 = blendv(sb_s0_7, sb_s1_7, odd_bytes) */
@@ -1002,7 +1002,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_64 = add(fb_7, fb_7) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm6 /* x0_8 = blendv(fb_6, dbl_64, high16) */
 	vmovdqa 1280(%rsp), %ymm11 /* reload fb_3 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_3_sw = lookup16(fb_3, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm15 /* dbl_65_sw = lookup16(dbl_16, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_8 = blendv(dbl_65_sw, fb_3_sw, high16) */
@@ -1017,7 +1017,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm13, 416(%rsp) /* spill x1_8 */
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm13 /* l1in16_8 = blendv(w1_8, w2_8, high16) */
 	vpshufb %ymm5, %ymm1, %ymm11 /* ur24_8 = lookup16(l1in_8, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm3, 1376(%rsp) /* spill fb_6 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* ur8_8 = lookup16(l1in_8, rotl8) */
 	vpxor %ymm3, %ymm1, %ymm3 /* ug_acc_8 = xor(l1in_8, ur8_8) */
@@ -1038,26 +1038,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm3, %ymm10, %ymm3 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
 	vpxor %ymm3, %ymm0, %ymm0 /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm0, %ymm9 /* sb_in_x_8 = blendv(v8_8, u_8, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_8 = blendv(u_8, v8_8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_8 = shr(sb_in_x_8) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm9, %ymm0, %ymm10 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm9, %ymm0 /* sb_out_y_8 = blendv(sb_s0_8, sb_s1_8, odd_bytes) */
@@ -1115,7 +1115,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_72 = add(fb_8, fb_8) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm6 /* x0_9 = blendv(fb_7, dbl_72, high16) */
 	vmovdqa 1312(%rsp), %ymm11 /* reload fb_4 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_4_sw = lookup16(fb_4, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm15 /* dbl_73_sw = lookup16(dbl_24, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_9 = blendv(dbl_73_sw, fb_4_sw, high16) */
@@ -1130,7 +1130,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm13, 768(%rsp) /* spill x1_9 */
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm13 /* l1in16_9 = blendv(w1_9, w2_9, high16) */
 	vpshufb %ymm5, %ymm1, %ymm11 /* ur24_9 = lookup16(l1in_9, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm2, 1408(%rsp) /* spill fb_7 */
 	vpshufb %ymm12, %ymm1, %ymm2 /* ur8_9 = lookup16(l1in_9, rotl8) */
 	vpxor %ymm2, %ymm1, %ymm2 /* ug_acc_9 = xor(l1in_9, ur8_9) */
@@ -1151,26 +1151,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm2, %ymm10, %ymm2 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
 	vpxor %ymm2, %ymm0, %ymm0 /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm9 /* sb_in_x_9 = blendv(v8_9, u_9, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm1, %ymm0 /* sb_in_y_9 = blendv(u_9, v8_9, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_9 = shr(sb_in_x_9) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
 	vpblendvb %ymm2, %ymm9, %ymm0, %ymm10 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm9, %ymm0 /* sb_out_y_9 = blendv(sb_s0_9, sb_s1_9, odd_bytes) */
@@ -1228,7 +1228,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_80 = add(fb_9, fb_9) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm6 /* x0_10 = blendv(fb_8, dbl_80, high16) */
 	vmovdqa 1344(%rsp), %ymm11 /* reload fb_5 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_5_sw = lookup16(fb_5, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm15 /* dbl_81_sw = lookup16(dbl_32, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm15, %ymm13 /* x1_10 = blendv(dbl_81_sw, fb_5_sw, high16) */
@@ -1243,7 +1243,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm13, 960(%rsp) /* spill x1_10 */
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm13 /* l1in16_10 = blendv(w1_10, w2_10, high16) */
 	vpshufb %ymm5, %ymm1, %ymm11 /* ur24_10 = lookup16(l1in_10, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm3, 1440(%rsp) /* spill fb_8 */
 	vpshufb %ymm12, %ymm1, %ymm3 /* ur8_10 = lookup16(l1in_10, rotl8) */
 	vpxor %ymm3, %ymm1, %ymm3 /* ug_acc_10 = xor(l1in_10, ur8_10) */
@@ -1264,26 +1264,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm3, %ymm10, %ymm3 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
 	vpxor %ymm3, %ymm0, %ymm0 /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm0, %ymm9 /* sb_in_x_10 = blendv(v8_10, u_10, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm1, %ymm0 /* sb_in_y_10 = blendv(u_10, v8_10, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_10 = shr(sb_in_x_10) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm9, %ymm0, %ymm10 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm9, %ymm0 /* sb_out_y_10 = blendv(sb_s0_10, sb_s1_10, odd_bytes) */
@@ -1341,7 +1341,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_88 = add(fb_10, fb_10) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm6 /* x0_11 = blendv(fb_9, dbl_88, high16) */
 	vmovdqa 1376(%rsp), %ymm11 /* reload fb_6 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_6_sw = lookup16(fb_6, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm1 /* dbl_89_sw = lookup16(dbl_40, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm1, %ymm1 /* x1_11 = blendv(dbl_89_sw, fb_6_sw, high16) */
@@ -1356,7 +1356,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm1, 1120(%rsp) /* spill x1_11 */
 	vpblendvb %ymm8, %ymm0, %ymm10, %ymm1 /* l1in16_11 = blendv(w1_11, w2_11, high16) */
 	vpshufb %ymm5, %ymm9, %ymm11 /* ur24_11 = lookup16(l1in_11, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm2, 320(%rsp) /* spill fb_9 */
 	vpshufb %ymm12, %ymm9, %ymm2 /* ur8_11 = lookup16(l1in_11, rotl8) */
 	vpxor %ymm2, %ymm9, %ymm2 /* ug_acc_11 = xor(l1in_11, ur8_11) */
@@ -1377,26 +1377,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm2, %ymm10, %ymm2 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
 	vpxor %ymm0, %ymm9, %ymm0 /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
 	vpxor %ymm2, %ymm0, %ymm0 /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm9 /* sb_in_x_11 = blendv(v8_11, u_11, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm1, %ymm0 /* sb_in_y_11 = blendv(u_11, v8_11, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_11 = shr(sb_in_x_11) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
 	vpblendvb %ymm2, %ymm9, %ymm0, %ymm10 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm9, %ymm0 /* sb_out_y_11 = blendv(sb_s0_11, sb_s1_11, odd_bytes) */
@@ -1454,7 +1454,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_96 = add(fb_11, fb_11) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm6 /* x0_12 = blendv(fb_10, dbl_96, high16) */
 	vmovdqa 1408(%rsp), %ymm11 /* reload fb_7 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_7_sw = lookup16(fb_7, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm1 /* dbl_97_sw = lookup16(dbl_48, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm1, %ymm1 /* x1_12 = blendv(dbl_97_sw, fb_7_sw, high16) */
@@ -1468,7 +1468,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpblendvb %ymm8, %ymm10, %ymm13, %ymm15 /* l1in_12 = blendv(w2_12_sw, w1_12_sw, high16) */
 	vpblendvb %ymm8, %ymm0, %ymm1, %ymm9 /* l1in16_12 = blendv(w1_12, w2_12, high16) */
 	vpshufb %ymm5, %ymm15, %ymm11 /* ur24_12 = lookup16(l1in_12, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm3, 416(%rsp) /* spill fb_10 */
 	vpshufb %ymm12, %ymm15, %ymm3 /* ur8_12 = lookup16(l1in_12, rotl8) */
 	vpxor %ymm3, %ymm15, %ymm3 /* ug_acc_12 = xor(l1in_12, ur8_12) */
@@ -1489,26 +1489,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
 	vpxor %ymm0, %ymm1, %ymm0 /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm1 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm1 /* odd_bytes = const() */
 	vpblendvb %ymm1, %ymm3, %ymm0, %ymm9 /* sb_in_x_12 = blendv(v8_12, u_12, odd_bytes) */
 	vpblendvb %ymm1, %ymm0, %ymm3, %ymm0 /* sb_in_y_12 = blendv(u_12, v8_12, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm9, %ymm10 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_12 = shr(sb_in_x_12) */
 	vpand %ymm3, %ymm9, %ymm9 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
 	vpblendvb %ymm1, %ymm9, %ymm0, %ymm10 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
 	vpblendvb %ymm1, %ymm0, %ymm9, %ymm0 /* sb_out_y_12 = blendv(sb_s0_12, sb_s1_12, odd_bytes) */
@@ -1566,7 +1566,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm1, %ymm1, %ymm4 /* dbl_104 = add(fb_12, fb_12) */
 	vpblendvb %ymm8, %ymm4, %ymm2, %ymm6 /* x0_13 = blendv(fb_11, dbl_104, high16) */
 	vmovdqa 1440(%rsp), %ymm11 /* reload fb_8 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_8_sw = lookup16(fb_8, rotl16) */
 	vpshufb %ymm12, %ymm3, %ymm3 /* dbl_105_sw = lookup16(dbl_56, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm3, %ymm3 /* x1_13 = blendv(dbl_105_sw, fb_8_sw, high16) */
@@ -1580,7 +1580,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpblendvb %ymm8, %ymm10, %ymm13, %ymm15 /* l1in_13 = blendv(w2_13_sw, w1_13_sw, high16) */
 	vpblendvb %ymm8, %ymm0, %ymm3, %ymm9 /* l1in16_13 = blendv(w1_13, w2_13, high16) */
 	vpshufb %ymm5, %ymm15, %ymm11 /* ur24_13 = lookup16(l1in_13, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm2, 768(%rsp) /* spill fb_11 */
 	vpshufb %ymm12, %ymm15, %ymm2 /* ur8_13 = lookup16(l1in_13, rotl8) */
 	vpxor %ymm2, %ymm15, %ymm2 /* ug_acc_13 = xor(l1in_13, ur8_13) */
@@ -1601,26 +1601,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
 	vpxor %ymm0, %ymm3, %ymm0 /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm2, %ymm0, %ymm9 /* sb_in_x_13 = blendv(v8_13, u_13, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm2, %ymm0 /* sb_in_y_13 = blendv(u_13, v8_13, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm9, %ymm10 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_13 = shr(sb_in_x_13) */
 	vpand %ymm2, %ymm9, %ymm9 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm9, %ymm0, %ymm10 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
 	vpblendvb %ymm3, %ymm0, %ymm9, %ymm0 /* sb_out_y_13 = blendv(sb_s0_13, sb_s1_13, odd_bytes) */
@@ -1678,7 +1678,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm3, %ymm3, %ymm4 /* dbl_112 = add(fb_13, fb_13) */
 	vpblendvb %ymm8, %ymm4, %ymm1, %ymm6 /* x0_14 = blendv(fb_12, dbl_112, high16) */
 	vmovdqa 320(%rsp), %ymm11 /* reload fb_9 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_9_sw = lookup16(fb_9, rotl16) */
 	vpshufb %ymm12, %ymm2, %ymm2 /* dbl_113_sw = lookup16(dbl_64, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm2, %ymm2 /* x1_14 = blendv(dbl_113_sw, fb_9_sw, high16) */
@@ -1692,7 +1692,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpblendvb %ymm8, %ymm10, %ymm13, %ymm15 /* l1in_14 = blendv(w2_14_sw, w1_14_sw, high16) */
 	vpblendvb %ymm8, %ymm0, %ymm2, %ymm9 /* l1in16_14 = blendv(w1_14, w2_14, high16) */
 	vpshufb %ymm5, %ymm15, %ymm11 /* ur24_14 = lookup16(l1in_14, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm12 /* rotl8 = const() */
 	vmovdqa %ymm1, 960(%rsp) /* spill fb_12 */
 	vpshufb %ymm12, %ymm15, %ymm1 /* ur8_14 = lookup16(l1in_14, rotl8) */
 	vpxor %ymm1, %ymm15, %ymm1 /* ug_acc_14 = xor(l1in_14, ur8_14) */
@@ -1713,26 +1713,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
 	vpxor %ymm0, %ymm2, %ymm0 /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm9 /* sb_in_x_14 = blendv(v8_14, u_14, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm1, %ymm0 /* sb_in_y_14 = blendv(u_14, v8_14, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm9, %ymm10 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_14 = shr(sb_in_x_14) */
 	vpand %ymm1, %ymm9, %ymm9 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm11, %ymm13 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
 	vpblendvb %ymm2, %ymm9, %ymm0, %ymm10 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
 	vpblendvb %ymm2, %ymm0, %ymm9, %ymm0 /* sb_out_y_14 = blendv(sb_s0_14, sb_s1_14, odd_bytes) */
@@ -1789,7 +1789,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpaddd %ymm2, %ymm2, %ymm4 /* dbl_120 = add(fb_14, fb_14) */
 	vpblendvb %ymm8, %ymm4, %ymm3, %ymm6 /* x0_15 = blendv(fb_13, dbl_120, high16) */
 	vmovdqa 416(%rsp), %ymm11 /* reload fb_10 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm11, %ymm13 /* fb_10_sw = lookup16(fb_10, rotl16) */
 	vpshufb %ymm12, %ymm1, %ymm1 /* dbl_121_sw = lookup16(dbl_72, rotl16) */
 	vpblendvb %ymm8, %ymm13, %ymm1, %ymm1 /* x1_15 = blendv(dbl_121_sw, fb_10_sw, high16) */
@@ -1803,7 +1803,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpblendvb %ymm8, %ymm10, %ymm13, %ymm15 /* l1in_15 = blendv(w2_15_sw, w1_15_sw, high16) */
 	vpblendvb %ymm8, %ymm0, %ymm1, %ymm9 /* l1in16_15 = blendv(w1_15, w2_15, high16) */
 	vpshufb %ymm5, %ymm15, %ymm12 /* ur24_15 = lookup16(l1in_15, rotl24) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm11 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm11 /* rotl8 = const() */
 	vpshufb %ymm11, %ymm15, %ymm7 /* ur8_15 = lookup16(l1in_15, rotl8) */
 	vpxor %ymm7, %ymm15, %ymm7 /* ug_acc_15 = xor(l1in_15, ur8_15) */
 	vpxor %ymm9, %ymm7, %ymm7 /* ug_15 = xor(ug_acc_15, l1in16_15) */
@@ -1823,26 +1823,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm9, %ymm10, %ymm9 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
 	vpxor %ymm0, %ymm1, %ymm0 /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
 	vpxor %ymm9, %ymm0, %ymm0 /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm1 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm1 /* odd_bytes = const() */
 	vpblendvb %ymm1, %ymm7, %ymm0, %ymm9 /* sb_in_x_15 = blendv(v8_15, u_15, odd_bytes) */
 	vpblendvb %ymm1, %ymm0, %ymm7, %ymm0 /* sb_in_y_15 = blendv(u_15, v8_15, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm7 /* nibble_mask = const() */
 	vpand %ymm7, %ymm9, %ymm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* sb_s0_xs_15 = shr(sb_in_x_15) */
 	vpand %ymm7, %ymm9, %ymm9 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm10, %ymm12, %ymm13 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm9, %ymm13, %ymm15 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	vpxor %ymm10, %ymm15, %ymm10 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm10, %ymm15, %ymm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	vpaddb %ymm9, %ymm9, %ymm9 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	vpxor %ymm9, %ymm10, %ymm9 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm10 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm10, %ymm0, %ymm0 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm10 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm10, %ymm0, %ymm0 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
 	vpblendvb %ymm1, %ymm9, %ymm0, %ymm10 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
 	vpblendvb %ymm1, %ymm0, %ymm9, %ymm0 /* sb_out_y_15 = blendv(sb_s0_15, sb_s1_15, odd_bytes) */
@@ -1877,7 +1877,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_15 = and(s15k_o_15, modulus) */
 	vpsrld $1, %ymm6, %ymm6 /* w_half_15 = shr(w_15) */
 	vpaddd %ymm7, %ymm13, %ymm7 /* fb0_s_45 = add(s0k_15, s4k_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_minus_modulus(%rip), %ymm8 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_minus_modulus(%rip), %ymm8 /* minus_modulus = const() */
 	vpaddd %ymm8, %ymm7, %ymm13 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
 	vpminud %ymm13, %ymm7, %ymm7 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
 	vpaddd %ymm5, %ymm1, %ymm1 /* fb0_s_46 = add(s10k_15, s13k_15) */
@@ -1924,12 +1924,12 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm12, 384(%rsp) /* spill g0s12_1.2 */
 	vpaddd %ymm9, %ymm9, %ymm12 /* dbl_129 = add(g0s9_1, g0s9_1) */
 	vmovdqa %ymm9, 800(%rsp) /* spill g0s9_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm9 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl16(%rip), %ymm9 /* rotl16 = const() */
 	vmovdqa %ymm11, 128(%rsp) /* spill g0s11_1.2 */
 	vpshufb %ymm9, %ymm11, %ymm11 /* g0s11_1_sw_1 = lookup16(g0s11_1, rotl16) */
 	vpshufb %ymm9, %ymm12, %ymm12 /* dbl_129_sw = lookup16(dbl_129, rotl16) */
 	vmovdqa %ymm8, 704(%rsp) /* spill g0s8_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_high16(%rip), %ymm8 /* high16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_high16(%rip), %ymm8 /* high16 = const() */
 	vpblendvb %ymm8, %ymm11, %ymm12, %ymm11 /* x1_16 = blendv(dbl_129_sw, g0s11_1_sw_1, high16) */
 	vpaddd %ymm5, %ymm5, %ymm12 /* dbl_130 = add(g0s5_1, g0s5_1) */
 	vmovdqa %ymm7, 480(%rsp) /* spill g0s7_1.2 */
@@ -1945,11 +1945,11 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm6, 224(%rsp) /* spill g0s6_1.2 */
 	vpblendvb %ymm8, %ymm7, %ymm2, %ymm6 /* l1in16_16 = blendv(w1_16, w2_16, high16) */
 	vmovdqa %ymm5, 640(%rsp) /* spill g0s5_1.2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl24(%rip), %ymm5 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl24(%rip), %ymm5 /* rotl24 = const() */
 	vmovdqa %ymm1, 160(%rsp) /* spill g0s1_1.2 */
 	vpshufb %ymm5, %ymm15, %ymm1 /* ur24_16 = lookup16(l1in_16, rotl24) */
 	vmovdqa %ymm14, 0(%rsp) /* spill dbl_128 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm14 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_rotl8(%rip), %ymm14 /* rotl8 = const() */
 	vmovdqa %ymm3, 288(%rsp) /* spill g0s15_1.2 */
 	vpshufb %ymm14, %ymm15, %ymm3 /* ur8_16 = lookup16(l1in_16, rotl8) */
 	vpxor %ymm3, %ymm15, %ymm3 /* ug_acc_16 = xor(l1in_16, ur8_16) */
@@ -1970,26 +1970,26 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm3, %ymm7, %ymm3 /* v8r6_16 = or(v8r6_16_l, v8r6_16_r) */
 	vpxor %ymm2, %ymm6, %ymm2 /* v8_acc_16 = xor(v8r8_16, l2in16_16) */
 	vpxor %ymm3, %ymm2, %ymm2 /* v8_16 = xor(v8_acc_16, v8r6_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm6 /* sb_in_x_16 = blendv(v8_16, u_16, odd_bytes) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm1 /* sb_in_y_16 = blendv(u_16, v8_16, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm6, %ymm7 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* sb_s0_xs_16 = shr(sb_in_x_16) */
 	vpand %ymm2, %ymm6, %ymm2 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm6 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1(%rip), %ymm6 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm6, %ymm6 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	vpxor %ymm2, %ymm6, %ymm2 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm6 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2(%rip), %ymm6 /* s0_p2 = const() */
 	vpshufb %ymm2, %ymm6, %ymm6 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	vpxor %ymm7, %ymm6, %ymm6 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm6, %ymm7, %ymm6 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	vpxor %ymm2, %ymm6, %ymm2 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm6 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat(%rip), %ymm6 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm6, %ymm1, %ymm1 /* sb_s1_k_16 = gf2p8affine(sb_in_y_16, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm6, %ymm1, %ymm1 /* sb_s1_16 = gf2p8affineinv(sb_s1_k_16, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm6 /* sb_out_x_16 = blendv(sb_s1_16, sb_s0_16, odd_bytes) */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_out_y_16 = blendv(sb_s0_16, sb_s1_16, odd_bytes) */
@@ -1997,7 +1997,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpslld $8, %ymm0, %ymm2 /* s0k_o_16_l = shl(g0s0_1) */
 	vpsrld $24, %ymm12, %ymm3 /* s0k_o_16_r = shr(dbl_131) */
 	vpor %ymm3, %ymm2, %ymm2 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_modulus(%rip), %ymm3 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_modulus(%rip), %ymm3 /* modulus = const() */
 	vpand %ymm3, %ymm2, %ymm2 /* s0k_16 = and(s0k_o_16, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm5 /* dbl_133 = add(g0s4_1, g0s4_1) */
 	vpslld $20, %ymm4, %ymm7 /* s4k_o_16_l = shl(g0s4_1) */
@@ -2021,7 +2021,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vpor %ymm12, %ymm11, %ymm11 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
 	vpand %ymm3, %ymm11, %ymm3 /* s15k_16 = and(s15k_o_16, modulus) */
 	vpaddd %ymm5, %ymm2, %ymm2 /* fb0_s_48 = add(s0k_16, s4k_16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_minus_modulus(%rip), %ymm5 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_0_minus_modulus(%rip), %ymm5 /* minus_modulus = const() */
 	vpaddd %ymm5, %ymm2, %ymm11 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
 	vpminud %ymm11, %ymm2, %ymm2 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
 	vpaddd %ymm8, %ymm7, %ymm7 /* fb0_s_49 = add(s10k_16, s13k_16) */
@@ -2073,16 +2073,16 @@ zuc_lanes_avx2_gfni_init_asm:
 	ret
 	.size zuc_lanes_avx2_gfni_init_asm, .-zuc_lanes_avx2_gfni_init_asm
 
-	.globl zuc_lanes_avx2_gfni_keystream_asm
-	.hidden zuc_lanes_avx2_gfni_keystream_asm
-	.type zuc_lanes_avx2_gfni_keystream_asm, @function
-	.p2align 5
 /* zuc_lanes_avx2_gfni_keystream_asm: zuc_keystream256, 2 arguments
  *   %rdi: state
  *   %rsi: out
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1600 bytes (50 spill slots of 32 bytes)
  */
+	.globl zuc_lanes_avx2_gfni_keystream_asm
+	.hidden zuc_lanes_avx2_gfni_keystream_asm
+	.type zuc_lanes_avx2_gfni_keystream_asm, @function
+	.p2align 5
 zuc_lanes_avx2_gfni_keystream_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2115,13 +2115,13 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vmovdqa %ymm8, 64(%rsp) /* spill g0s8 */
 	vpaddd %ymm15, %ymm15, %ymm8 /* dbl = add(g0s15, g0s15) */
 	vmovdqa %ymm6, 96(%rsp) /* spill g0s6 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_high16(%rip), %ymm6 /* high16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_high16(%rip), %ymm6 /* high16 = const() */
 	vmovdqa %ymm14, 128(%rsp) /* spill g0s14 */
 	vpblendvb %ymm6, %ymm8, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
 	vmovdqa %ymm9, 160(%rsp) /* spill g0s9 */
 	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9, g0s9) */
 	vmovdqa %ymm12, 192(%rsp) /* spill g0s12 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vmovdqa %ymm11, 224(%rsp) /* spill g0s11 */
 	vpshufb %ymm12, %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
 	vmovdqa %ymm9, 256(%rsp) /* spill dbl_1 */
@@ -2151,10 +2151,10 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vmovdqa %ymm7, 448(%rsp) /* spill x2 */
 	vpblendvb %ymm6, %ymm1, %ymm3, %ymm7 /* l1in16 = blendv(w1, w2, high16) */
 	vmovdqa %ymm9, 480(%rsp) /* spill x1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl24(%rip), %ymm9 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vpshufb %ymm9, %ymm2, %ymm12 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm8, 512(%rsp) /* spill dbl */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl8(%rip), %ymm8 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl8(%rip), %ymm8 /* rotl8 = const() */
 	vmovdqa %ymm15, 544(%rsp) /* spill g0s15 */
 	vpshufb %ymm8, %ymm2, %ymm15 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm15, %ymm2, %ymm15 /* ug_acc = xor(l1in, ur8) */
@@ -2175,26 +2175,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm5, %ymm7, %ymm5 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm1, %ymm3, %ymm1 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm5, %ymm1, %ymm1 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm7 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm11, %ymm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm15 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm7, %ymm15, %ymm7 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm15, %ymm7 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm1, %ymm1 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm7, %ymm1, %ymm1 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm5, %ymm1, %ymm7 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
 	vpblendvb %ymm3, %ymm1, %ymm5, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
@@ -2202,7 +2202,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpslld $8, %ymm0, %ymm5 /* s0k_o_l = shl(g0s0) */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm14, %ymm5, %ymm5 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm5, %ymm5 /* s0k = and(s0k_o, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm15 /* dbl_5 = add(g0s4, g0s4) */
 	vpslld $20, %ymm4, %ymm12 /* s4k_o_l = shl(g0s4) */
@@ -2230,7 +2230,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm3, %ymm4, %ymm3 /* s15k_o = or(s15k_o_l, s15k_o_r) */
 	vpand %ymm14, %ymm3, %ymm3 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm12, %ymm5, %ymm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm5 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm5 /* minus_modulus = const() */
 	vpaddd %ymm5, %ymm4, %ymm12 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm12, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm2, %ymm10, %ymm2 /* fb0_s_1 = add(s10k, s13k) */
@@ -2250,7 +2250,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm0, %ymm0, %ymm2 /* dbl_9 = add(fb, fb) */
 	vpblendvb %ymm6, %ymm2, %ymm11, %ymm3 /* x0_1 = blendv(g0s15, dbl_9, high16) */
 	vmovdqa 192(%rsp), %ymm4 /* reload g0s12 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm10 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm10 /* rotl16 = const() */
 	vpshufb %ymm10, %ymm4, %ymm12 /* g0s12_sw = lookup16(g0s12, rotl16) */
 	vmovdqa %ymm15, 704(%rsp) /* spill dbl_6 */
 	vpshufb %ymm10, %ymm15, %ymm15 /* dbl_10_sw = lookup16(dbl_6, rotl16) */
@@ -2300,26 +2300,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm4, %ymm7, %ymm4 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
 	vpxor %ymm1, %ymm5, %ymm1 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
 	vpxor %ymm4, %ymm1, %ymm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm3, %ymm1, %ymm5 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
 	vpblendvb %ymm4, %ymm1, %ymm3, %ymm1 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm5, %ymm7 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	vpand %ymm3, %ymm5, %ymm5 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm10, %ymm12 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm14 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm1, %ymm1 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm7, %ymm1, %ymm1 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm1, %ymm7 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
 	vpblendvb %ymm4, %ymm1, %ymm5, %ymm1 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
@@ -2327,7 +2327,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpslld $8, %ymm15, %ymm5 /* s0k_o_1_l = shl(g0s1) */
 	vpsrld $24, %ymm11, %ymm11 /* s0k_o_1_r = shr(dbl_12) */
 	vpor %ymm11, %ymm5, %ymm5 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_modulus(%rip), %ymm11 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_modulus(%rip), %ymm11 /* modulus = const() */
 	vpand %ymm11, %ymm5, %ymm5 /* s0k_1 = and(s0k_o_1, modulus) */
 	vmovdqa 384(%rsp), %ymm14 /* reload g0s5 */
 	vpslld $20, %ymm14, %ymm14 /* s4k_o_1_l = shl(g0s5) */
@@ -2354,7 +2354,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm2, %ymm14, %ymm2 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
 	vpand %ymm11, %ymm2, %ymm2 /* s15k_1 = and(s15k_o_1, modulus) */
 	vpaddd %ymm12, %ymm5, %ymm5 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm5, %ymm14 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	vpminud %ymm14, %ymm5, %ymm5 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
 	vpaddd %ymm4, %ymm3, %ymm3 /* fb0_s_3 = add(s10k_1, s13k_1) */
@@ -2373,7 +2373,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	/* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_18 = add(fb_1, fb_1) */
 	vpblendvb %ymm6, %ymm3, %ymm0, %ymm4 /* x0_2 = blendv(fb, dbl_18, high16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm5 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm5 /* rotl16 = const() */
 	vpshufb %ymm5, %ymm13, %ymm14 /* g0s13_sw = lookup16(g0s13, rotl16) */
 	vpshufb %ymm5, %ymm10, %ymm15 /* dbl_19_sw = lookup16(dbl_15, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_2 = blendv(dbl_19_sw, g0s13_sw, high16) */
@@ -2425,26 +2425,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm4, %ymm7, %ymm4 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
 	vpxor %ymm1, %ymm5, %ymm1 /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
 	vpxor %ymm4, %ymm1, %ymm1 /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm0, %ymm1, %ymm5 /* sb_in_x_2 = blendv(v8_2, u_2, odd_bytes) */
 	vpblendvb %ymm4, %ymm1, %ymm0, %ymm0 /* sb_in_y_2 = blendv(u_2, v8_2, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm5, %ymm7 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_2 = shr(sb_in_x_2) */
 	vpand %ymm1, %ymm5, %ymm5 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm10, %ymm12 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm14 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm7, %ymm0, %ymm0 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_out_y_2 = blendv(sb_s0_2, sb_s1_2, odd_bytes) */
@@ -2477,7 +2477,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm3, %ymm14, %ymm3 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
 	vpand %ymm11, %ymm3, %ymm3 /* s15k_2 = and(s15k_o_2, modulus) */
 	vpaddd %ymm13, %ymm5, %ymm5 /* fb0_s_4 = add(s0k_2, s4k_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm13 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm13 /* minus_modulus = const() */
 	vpaddd %ymm13, %ymm5, %ymm14 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
 	vpminud %ymm14, %ymm5, %ymm5 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
 	vpaddd %ymm1, %ymm10, %ymm1 /* fb0_s_5 = add(s10k_2, s13k_2) */
@@ -2497,7 +2497,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_27 = add(fb_2, fb_2) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm5 /* x0_3 = blendv(fb_1, dbl_27, high16) */
 	vmovdqa 128(%rsp), %ymm10 /* reload g0s14 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm14 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm14 /* rotl16 = const() */
 	vpshufb %ymm14, %ymm10, %ymm15 /* g0s14_sw = lookup16(g0s14, rotl16) */
 	vmovdqa %ymm12, 352(%rsp) /* spill dbl_24 */
 	vpshufb %ymm14, %ymm12, %ymm12 /* dbl_28_sw = lookup16(dbl_24, rotl16) */
@@ -2550,23 +2550,23 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_3 = xor(v8_acc_3, v8r6_3) */
 	vpblendvb %ymm4, %ymm2, %ymm0, %ymm5 /* sb_in_x_3 = blendv(v8_3, u_3, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm2, %ymm0 /* sb_in_y_3 = blendv(u_3, v8_3, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm7 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_3 = shr(sb_in_x_3) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm11, %ymm12 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm13 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	vpxor %ymm7, %ymm13, %ymm7 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm13, %ymm7 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm14, %ymm0, %ymm0 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm14 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_out_y_3 = blendv(sb_s0_3, sb_s1_3, odd_bytes) */
@@ -2574,7 +2574,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpslld $8, %ymm15, %ymm5 /* s0k_o_3_l = shl(g0s3) */
 	vpsrld $24, %ymm10, %ymm10 /* s0k_o_3_r = shr(dbl_30) */
 	vpor %ymm10, %ymm5, %ymm5 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_modulus(%rip), %ymm10 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_modulus(%rip), %ymm10 /* modulus = const() */
 	vpand %ymm10, %ymm5, %ymm5 /* s0k_3 = and(s0k_o_3, modulus) */
 	vmovdqa 288(%rsp), %ymm7 /* reload g0s7 */
 	vpslld $20, %ymm7, %ymm7 /* s4k_o_3_l = shl(g0s7) */
@@ -2600,7 +2600,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm3, %ymm13, %ymm3 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
 	vpand %ymm10, %ymm3, %ymm3 /* s15k_3 = and(s15k_o_3, modulus) */
 	vpaddd %ymm7, %ymm5, %ymm5 /* fb0_s_6 = add(s0k_3, s4k_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm5, %ymm13 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
 	vpminud %ymm13, %ymm5, %ymm5 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
 	vpaddd %ymm2, %ymm11, %ymm2 /* fb0_s_7 = add(s10k_3, s13k_3) */
@@ -2620,7 +2620,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_36 = add(fb_3, fb_3) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_4 = blendv(fb_2, dbl_36, high16) */
 	vmovdqa 544(%rsp), %ymm11 /* reload g0s15 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm11, %ymm15 /* g0s15_sw = lookup16(g0s15, rotl16) */
 	vpshufb %ymm13, %ymm12, %ymm12 /* dbl_37_sw = lookup16(dbl_7, rotl16) */
 	vpblendvb %ymm6, %ymm15, %ymm12, %ymm12 /* x1_4 = blendv(dbl_37_sw, g0s15_sw, high16) */
@@ -2664,23 +2664,23 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpxor %ymm1, %ymm0, %ymm0 /* v8_4 = xor(v8_acc_4, v8r6_4) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm1 /* sb_in_x_4 = blendv(v8_4, u_4, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_in_y_4 = blendv(u_4, v8_4, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm1, %ymm7 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm12, %ymm13 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	vpxor %ymm1, %ymm13, %ymm1 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm1, %ymm13, %ymm14 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	vpaddb %ymm1, %ymm1, %ymm1 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm15, %ymm0, %ymm0 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm1, %ymm0, %ymm15 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm1, %ymm0 /* sb_out_y_4 = blendv(sb_s0_4, sb_s1_4, odd_bytes) */
@@ -2714,7 +2714,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm3, %ymm14, %ymm3 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
 	vpand %ymm10, %ymm3, %ymm3 /* s15k_4 = and(s15k_o_4, modulus) */
 	vpaddd %ymm11, %ymm7, %ymm7 /* fb0_s_8 = add(s0k_4, s4k_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm11 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus(%rip), %ymm11 /* minus_modulus = const() */
 	vpaddd %ymm11, %ymm7, %ymm14 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
 	vpminud %ymm14, %ymm7, %ymm7 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
 	vpaddd %ymm5, %ymm12, %ymm5 /* fb0_s_9 = add(s10k_4, s13k_4) */
@@ -2734,7 +2734,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_45 = add(fb_4, fb_4) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm5 /* x0_5 = blendv(fb_3, dbl_45, high16) */
 	vmovdqa 928(%rsp), %ymm7 /* reload fb */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm7, %ymm14 /* fb_sw = lookup16(fb, rotl16) */
 	vpshufb %ymm12, %ymm13, %ymm13 /* dbl_46_sw = lookup16(dbl_16, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm13, %ymm13 /* x1_5 = blendv(dbl_46_sw, fb_sw, high16) */
@@ -2774,23 +2774,23 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_5 = xor(v8_acc_5, v8r6_5) */
 	vpblendvb %ymm4, %ymm2, %ymm0, %ymm5 /* sb_in_x_5 = blendv(v8_5, u_5, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm2, %ymm0 /* sb_in_y_5 = blendv(u_5, v8_5, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm7 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_5 = shr(sb_in_x_5) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm12, %ymm13 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	vpxor %ymm5, %ymm13, %ymm5 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm13, %ymm14 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm15, %ymm0, %ymm0 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm15 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_out_y_5 = blendv(sb_s0_5, sb_s1_5, odd_bytes) */
@@ -2844,7 +2844,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_54 = add(fb_5, fb_5) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm4 /* x0_6 = blendv(fb_4, dbl_54, high16) */
 	vmovdqa 1152(%rsp), %ymm5 /* reload fb_1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm7 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm7 /* rotl16 = const() */
 	vpshufb %ymm7, %ymm5, %ymm13 /* fb_1_sw = lookup16(fb_1, rotl16) */
 	vpshufb %ymm7, %ymm12, %ymm14 /* dbl_55_sw = lookup16(dbl, rotl16) */
 	vpblendvb %ymm6, %ymm13, %ymm14, %ymm13 /* x1_6 = blendv(dbl_55_sw, fb_1_sw, high16) */
@@ -2881,26 +2881,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm4, %ymm12, %ymm4 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
 	vpxor %ymm4, %ymm0, %ymm0 /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_6 = blendv(v8_6, u_6, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_6 = blendv(u_6, v8_6, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_6 = shr(sb_in_x_6) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_6 = blendv(sb_s0_6, sb_s1_6, odd_bytes) */
@@ -2955,7 +2955,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_63 = add(fb_6, fb_6) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_7 = blendv(fb_5, dbl_63, high16) */
 	vmovdqa 0(%rsp), %ymm7 /* reload fb_2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_2_sw = lookup16(fb_2, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm15 /* dbl_64_sw = lookup16(dbl_9, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_7 = blendv(dbl_64_sw, fb_2_sw, high16) */
@@ -2992,26 +2992,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm5, %ymm12, %ymm5 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_7 = blendv(v8_7, u_7, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_7 = blendv(u_7, v8_7, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_7 = shr(sb_in_x_7) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_7 = blendv(sb_s0_7, sb_s1_7, odd_bytes) */
@@ -3066,7 +3066,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_72 = add(fb_7, fb_7) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_8 = blendv(fb_6, dbl_72, high16) */
 	vmovdqa 1408(%rsp), %ymm7 /* reload fb_3 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_3_sw = lookup16(fb_3, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm15 /* dbl_73_sw = lookup16(dbl_18, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_8 = blendv(dbl_73_sw, fb_3_sw, high16) */
@@ -3103,26 +3103,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm4, %ymm12, %ymm4 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
 	vpxor %ymm4, %ymm0, %ymm0 /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_8 = blendv(v8_8, u_8, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_8 = blendv(u_8, v8_8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_8 = shr(sb_in_x_8) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_8 = blendv(sb_s0_8, sb_s1_8, odd_bytes) */
@@ -3177,7 +3177,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_81 = add(fb_8, fb_8) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_9 = blendv(fb_7, dbl_81, high16) */
 	vmovdqa 736(%rsp), %ymm7 /* reload fb_4 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_4_sw = lookup16(fb_4, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm15 /* dbl_82_sw = lookup16(dbl_27, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_9 = blendv(dbl_82_sw, fb_4_sw, high16) */
@@ -3214,26 +3214,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm5, %ymm12, %ymm5 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_9 = blendv(v8_9, u_9, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_9 = blendv(u_9, v8_9, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_9 = shr(sb_in_x_9) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_9 = blendv(sb_s0_9, sb_s1_9, odd_bytes) */
@@ -3288,7 +3288,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_90 = add(fb_9, fb_9) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_10 = blendv(fb_8, dbl_90, high16) */
 	vmovdqa 992(%rsp), %ymm7 /* reload fb_5 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_5_sw = lookup16(fb_5, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm15 /* dbl_91_sw = lookup16(dbl_36, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_10 = blendv(dbl_91_sw, fb_5_sw, high16) */
@@ -3325,26 +3325,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm4, %ymm12, %ymm4 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
 	vpxor %ymm4, %ymm0, %ymm0 /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_10 = blendv(v8_10, u_10, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_10 = blendv(u_10, v8_10, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_10 = shr(sb_in_x_10) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_10 = blendv(sb_s0_10, sb_s1_10, odd_bytes) */
@@ -3399,7 +3399,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_99 = add(fb_10, fb_10) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_11 = blendv(fb_9, dbl_99, high16) */
 	vmovdqa 1184(%rsp), %ymm7 /* reload fb_6 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_6_sw = lookup16(fb_6, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* dbl_100_sw = lookup16(dbl_45, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm5, %ymm5 /* x1_11 = blendv(dbl_100_sw, fb_6_sw, high16) */
@@ -3436,26 +3436,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm5, %ymm12, %ymm5 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_11 = blendv(v8_11, u_11, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_11 = blendv(u_11, v8_11, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_11 = shr(sb_in_x_11) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_11 = blendv(sb_s0_11, sb_s1_11, odd_bytes) */
@@ -3510,7 +3510,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_108 = add(fb_11, fb_11) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_12 = blendv(fb_10, dbl_108, high16) */
 	vmovdqa 256(%rsp), %ymm7 /* reload fb_7 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_7_sw = lookup16(fb_7, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* dbl_109_sw = lookup16(dbl_54, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm4, %ymm4 /* x1_12 = blendv(dbl_109_sw, fb_7_sw, high16) */
@@ -3546,26 +3546,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm7, %ymm12, %ymm7 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
 	vpxor %ymm0, %ymm4, %ymm0 /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_12 = blendv(v8_12, u_12, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_12 = blendv(u_12, v8_12, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_12 = shr(sb_in_x_12) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_12 = blendv(sb_s0_12, sb_s1_12, odd_bytes) */
@@ -3620,7 +3620,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_117 = add(fb_12, fb_12) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_13 = blendv(fb_11, dbl_117, high16) */
 	vmovdqa 704(%rsp), %ymm7 /* reload fb_8 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_8_sw = lookup16(fb_8, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* dbl_118_sw = lookup16(dbl_63, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm5, %ymm5 /* x1_13 = blendv(dbl_118_sw, fb_8_sw, high16) */
@@ -3656,26 +3656,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm7, %ymm12, %ymm7 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
 	vpxor %ymm0, %ymm5, %ymm0 /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_13 = blendv(v8_13, u_13, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_13 = blendv(u_13, v8_13, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_13 = shr(sb_in_x_13) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_13 = blendv(sb_s0_13, sb_s1_13, odd_bytes) */
@@ -3730,7 +3730,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_126 = add(fb_13, fb_13) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_14 = blendv(fb_12, dbl_126, high16) */
 	vmovdqa 32(%rsp), %ymm7 /* reload fb_9 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_9_sw = lookup16(fb_9, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* dbl_127_sw = lookup16(dbl_72, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm4, %ymm4 /* x1_14 = blendv(dbl_127_sw, fb_9_sw, high16) */
@@ -3766,26 +3766,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm7, %ymm12, %ymm7 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
 	vpxor %ymm0, %ymm4, %ymm0 /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_14 = blendv(v8_14, u_14, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_14 = blendv(u_14, v8_14, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_14 = shr(sb_in_x_14) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_14 = blendv(sb_s0_14, sb_s1_14, odd_bytes) */
@@ -3839,7 +3839,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_135 = add(fb_14, fb_14) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_15 = blendv(fb_13, dbl_135, high16) */
 	vmovdqa 896(%rsp), %ymm7 /* reload fb_10 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_10_sw = lookup16(fb_10, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* dbl_136_sw = lookup16(dbl_81, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm5, %ymm5 /* x1_15 = blendv(dbl_136_sw, fb_10_sw, high16) */
@@ -3875,26 +3875,26 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	vpor %ymm6, %ymm7, %ymm6 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
 	vpxor %ymm0, %ymm5, %ymm0 /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
 	vpxor %ymm6, %ymm0, %ymm0 /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm2, %ymm0, %ymm6 /* sb_in_x_15 = blendv(v8_15, u_15, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm2, %ymm0 /* sb_in_y_15 = blendv(u_15, v8_15, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm6, %ymm7 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* sb_s0_xs_15 = shr(sb_in_x_15) */
 	vpand %ymm2, %ymm6, %ymm2 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm6 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1(%rip), %ymm6 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm6, %ymm6 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	vpxor %ymm2, %ymm6, %ymm2 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm6 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2(%rip), %ymm6 /* s0_p2 = const() */
 	vpshufb %ymm2, %ymm6, %ymm6 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	vpxor %ymm7, %ymm6, %ymm6 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm6, %ymm7, %ymm6 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	vpxor %ymm2, %ymm6, %ymm2 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm6 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat(%rip), %ymm6 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm6, %ymm0, %ymm0 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm6, %ymm0, %ymm0 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm2, %ymm0, %ymm6 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm2, %ymm0 /* sb_out_y_15 = blendv(sb_s0_15, sb_s1_15, odd_bytes) */
@@ -3945,7 +3945,7 @@ zuc_lanes_avx2_gfni_keystream_asm:
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa 416(%rsp), %ymm3 /* reload z */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_bswap32(%rip), %ymm5 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_1_bswap32(%rip), %ymm5 /* bswap32 = const() */
 	vpshufb %ymm5, %ymm3, %ymm3 /* zbe = lookup16(z, bswap32) */
 	vmovdqa 768(%rsp), %ymm8 /* reload z_1 */
 	vpshufb %ymm5, %ymm8, %ymm8 /* zbe_1 = lookup16(z_1, bswap32) */
@@ -4110,10 +4110,6 @@ zuc_lanes_avx2_gfni_keystream_asm:
 	ret
 	.size zuc_lanes_avx2_gfni_keystream_asm, .-zuc_lanes_avx2_gfni_keystream_asm
 
-	.globl zuc_lanes_avx2_gfni_keystream_xor_asm
-	.hidden zuc_lanes_avx2_gfni_keystream_xor_asm
-	.type zuc_lanes_avx2_gfni_keystream_xor_asm, @function
-	.p2align 5
 /* zuc_lanes_avx2_gfni_keystream_xor_asm: zuc_keystream256_xor, 3 arguments
  *   %rdi: state
  *   %rsi: out
@@ -4121,6 +4117,10 @@ zuc_lanes_avx2_gfni_keystream_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 1600 bytes (50 spill slots of 32 bytes)
  */
+	.globl zuc_lanes_avx2_gfni_keystream_xor_asm
+	.hidden zuc_lanes_avx2_gfni_keystream_xor_asm
+	.type zuc_lanes_avx2_gfni_keystream_xor_asm, @function
+	.p2align 5
 zuc_lanes_avx2_gfni_keystream_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -4153,13 +4153,13 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vmovdqa %ymm8, 64(%rsp) /* spill g0s8 */
 	vpaddd %ymm15, %ymm15, %ymm8 /* dbl = add(g0s15, g0s15) */
 	vmovdqa %ymm6, 96(%rsp) /* spill g0s6 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_high16(%rip), %ymm6 /* high16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_high16(%rip), %ymm6 /* high16 = const() */
 	vmovdqa %ymm14, 128(%rsp) /* spill g0s14 */
 	vpblendvb %ymm6, %ymm8, %ymm14, %ymm14 /* x0 = blendv(g0s14, dbl, high16) */
 	vmovdqa %ymm9, 160(%rsp) /* spill g0s9 */
 	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9, g0s9) */
 	vmovdqa %ymm12, 192(%rsp) /* spill g0s12 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vmovdqa %ymm11, 224(%rsp) /* spill g0s11 */
 	vpshufb %ymm12, %ymm11, %ymm11 /* g0s11_sw = lookup16(g0s11, rotl16) */
 	vmovdqa %ymm9, 256(%rsp) /* spill dbl_1 */
@@ -4189,10 +4189,10 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vmovdqa %ymm7, 448(%rsp) /* spill x2 */
 	vpblendvb %ymm6, %ymm1, %ymm3, %ymm7 /* l1in16 = blendv(w1, w2, high16) */
 	vmovdqa %ymm9, 480(%rsp) /* spill x1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl24(%rip), %ymm9 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vpshufb %ymm9, %ymm2, %ymm12 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm8, 512(%rsp) /* spill dbl */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl8(%rip), %ymm8 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl8(%rip), %ymm8 /* rotl8 = const() */
 	vmovdqa %ymm15, 544(%rsp) /* spill g0s15 */
 	vpshufb %ymm8, %ymm2, %ymm15 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm15, %ymm2, %ymm15 /* ug_acc = xor(l1in, ur8) */
@@ -4213,26 +4213,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm5, %ymm7, %ymm5 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm1, %ymm3, %ymm1 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm5, %ymm1, %ymm1 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm7 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm11, %ymm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm15 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm7, %ymm15, %ymm7 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm15, %ymm7 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm1, %ymm1 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm7, %ymm1, %ymm1 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
 	vpblendvb %ymm3, %ymm5, %ymm1, %ymm7 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
 	vpblendvb %ymm3, %ymm1, %ymm5, %ymm1 /* sb_out_y = blendv(sb_s0, sb_s1, odd_bytes) */
@@ -4240,7 +4240,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpslld $8, %ymm0, %ymm5 /* s0k_o_l = shl(g0s0) */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm14, %ymm5, %ymm5 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm5, %ymm5 /* s0k = and(s0k_o, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm15 /* dbl_5 = add(g0s4, g0s4) */
 	vpslld $20, %ymm4, %ymm12 /* s4k_o_l = shl(g0s4) */
@@ -4268,7 +4268,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm3, %ymm4, %ymm3 /* s15k_o = or(s15k_o_l, s15k_o_r) */
 	vpand %ymm14, %ymm3, %ymm3 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm12, %ymm5, %ymm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm5 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm5 /* minus_modulus = const() */
 	vpaddd %ymm5, %ymm4, %ymm12 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm12, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm2, %ymm10, %ymm2 /* fb0_s_1 = add(s10k, s13k) */
@@ -4288,7 +4288,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm0, %ymm0, %ymm2 /* dbl_9 = add(fb, fb) */
 	vpblendvb %ymm6, %ymm2, %ymm11, %ymm3 /* x0_1 = blendv(g0s15, dbl_9, high16) */
 	vmovdqa 192(%rsp), %ymm4 /* reload g0s12 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm10 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm10 /* rotl16 = const() */
 	vpshufb %ymm10, %ymm4, %ymm12 /* g0s12_sw = lookup16(g0s12, rotl16) */
 	vmovdqa %ymm15, 704(%rsp) /* spill dbl_6 */
 	vpshufb %ymm10, %ymm15, %ymm15 /* dbl_10_sw = lookup16(dbl_6, rotl16) */
@@ -4338,26 +4338,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm4, %ymm7, %ymm4 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
 	vpxor %ymm1, %ymm5, %ymm1 /* v8_acc_1 = xor(v8r8_1, l2in16_1) */
 	vpxor %ymm4, %ymm1, %ymm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm3, %ymm1, %ymm5 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
 	vpblendvb %ymm4, %ymm1, %ymm3, %ymm1 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm5, %ymm7 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	vpand %ymm3, %ymm5, %ymm5 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm10, %ymm12 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm14 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm1, %ymm1 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm7, %ymm1, %ymm1 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm1, %ymm7 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
 	vpblendvb %ymm4, %ymm1, %ymm5, %ymm1 /* sb_out_y_1 = blendv(sb_s0_1, sb_s1_1, odd_bytes) */
@@ -4365,7 +4365,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpslld $8, %ymm15, %ymm5 /* s0k_o_1_l = shl(g0s1) */
 	vpsrld $24, %ymm11, %ymm11 /* s0k_o_1_r = shr(dbl_12) */
 	vpor %ymm11, %ymm5, %ymm5 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_modulus(%rip), %ymm11 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_modulus(%rip), %ymm11 /* modulus = const() */
 	vpand %ymm11, %ymm5, %ymm5 /* s0k_1 = and(s0k_o_1, modulus) */
 	vmovdqa 384(%rsp), %ymm14 /* reload g0s5 */
 	vpslld $20, %ymm14, %ymm14 /* s4k_o_1_l = shl(g0s5) */
@@ -4392,7 +4392,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm2, %ymm14, %ymm2 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
 	vpand %ymm11, %ymm2, %ymm2 /* s15k_1 = and(s15k_o_1, modulus) */
 	vpaddd %ymm12, %ymm5, %ymm5 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm12 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm12 /* minus_modulus = const() */
 	vpaddd %ymm12, %ymm5, %ymm14 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	vpminud %ymm14, %ymm5, %ymm5 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
 	vpaddd %ymm4, %ymm3, %ymm3 /* fb0_s_3 = add(s10k_1, s13k_1) */
@@ -4411,7 +4411,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	/* Round 2, lanes 0..7: BR, F (Z out), LFSR feedback. */
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_18 = add(fb_1, fb_1) */
 	vpblendvb %ymm6, %ymm3, %ymm0, %ymm4 /* x0_2 = blendv(fb, dbl_18, high16) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm5 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm5 /* rotl16 = const() */
 	vpshufb %ymm5, %ymm13, %ymm14 /* g0s13_sw = lookup16(g0s13, rotl16) */
 	vpshufb %ymm5, %ymm10, %ymm15 /* dbl_19_sw = lookup16(dbl_15, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_2 = blendv(dbl_19_sw, g0s13_sw, high16) */
@@ -4463,26 +4463,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm4, %ymm7, %ymm4 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
 	vpxor %ymm1, %ymm5, %ymm1 /* v8_acc_2 = xor(v8r8_2, l2in16_2) */
 	vpxor %ymm4, %ymm1, %ymm1 /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm0, %ymm1, %ymm5 /* sb_in_x_2 = blendv(v8_2, u_2, odd_bytes) */
 	vpblendvb %ymm4, %ymm1, %ymm0, %ymm0 /* sb_in_y_2 = blendv(u_2, v8_2, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm1 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
 	vpand %ymm1, %ymm5, %ymm7 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_2 = shr(sb_in_x_2) */
 	vpand %ymm1, %ymm5, %ymm5 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm10, %ymm12 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm14 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm7 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm7, %ymm0, %ymm0 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_out_y_2 = blendv(sb_s0_2, sb_s1_2, odd_bytes) */
@@ -4515,7 +4515,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm3, %ymm14, %ymm3 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
 	vpand %ymm11, %ymm3, %ymm3 /* s15k_2 = and(s15k_o_2, modulus) */
 	vpaddd %ymm13, %ymm5, %ymm5 /* fb0_s_4 = add(s0k_2, s4k_2) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm13 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm13 /* minus_modulus = const() */
 	vpaddd %ymm13, %ymm5, %ymm14 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
 	vpminud %ymm14, %ymm5, %ymm5 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
 	vpaddd %ymm1, %ymm10, %ymm1 /* fb0_s_5 = add(s10k_2, s13k_2) */
@@ -4535,7 +4535,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_27 = add(fb_2, fb_2) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm5 /* x0_3 = blendv(fb_1, dbl_27, high16) */
 	vmovdqa 128(%rsp), %ymm10 /* reload g0s14 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm14 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm14 /* rotl16 = const() */
 	vpshufb %ymm14, %ymm10, %ymm15 /* g0s14_sw = lookup16(g0s14, rotl16) */
 	vmovdqa %ymm12, 352(%rsp) /* spill dbl_24 */
 	vpshufb %ymm14, %ymm12, %ymm12 /* dbl_28_sw = lookup16(dbl_24, rotl16) */
@@ -4588,23 +4588,23 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_3 = xor(v8_acc_3, v8r6_3) */
 	vpblendvb %ymm4, %ymm2, %ymm0, %ymm5 /* sb_in_x_3 = blendv(v8_3, u_3, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm2, %ymm0 /* sb_in_y_3 = blendv(u_3, v8_3, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm7 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_3 = shr(sb_in_x_3) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm11 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm11 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm11, %ymm12 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm13 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	vpxor %ymm7, %ymm13, %ymm7 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm13, %ymm7 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm14 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm14, %ymm0, %ymm0 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm14 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_out_y_3 = blendv(sb_s0_3, sb_s1_3, odd_bytes) */
@@ -4612,7 +4612,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpslld $8, %ymm15, %ymm5 /* s0k_o_3_l = shl(g0s3) */
 	vpsrld $24, %ymm10, %ymm10 /* s0k_o_3_r = shr(dbl_30) */
 	vpor %ymm10, %ymm5, %ymm5 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_modulus(%rip), %ymm10 /* modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_modulus(%rip), %ymm10 /* modulus = const() */
 	vpand %ymm10, %ymm5, %ymm5 /* s0k_3 = and(s0k_o_3, modulus) */
 	vmovdqa 288(%rsp), %ymm7 /* reload g0s7 */
 	vpslld $20, %ymm7, %ymm7 /* s4k_o_3_l = shl(g0s7) */
@@ -4638,7 +4638,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm3, %ymm13, %ymm3 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
 	vpand %ymm10, %ymm3, %ymm3 /* s15k_3 = and(s15k_o_3, modulus) */
 	vpaddd %ymm7, %ymm5, %ymm5 /* fb0_s_6 = add(s0k_3, s4k_3) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm5, %ymm13 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
 	vpminud %ymm13, %ymm5, %ymm5 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
 	vpaddd %ymm2, %ymm11, %ymm2 /* fb0_s_7 = add(s10k_3, s13k_3) */
@@ -4658,7 +4658,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_36 = add(fb_3, fb_3) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_4 = blendv(fb_2, dbl_36, high16) */
 	vmovdqa 544(%rsp), %ymm11 /* reload g0s15 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm11, %ymm15 /* g0s15_sw = lookup16(g0s15, rotl16) */
 	vpshufb %ymm13, %ymm12, %ymm12 /* dbl_37_sw = lookup16(dbl_7, rotl16) */
 	vpblendvb %ymm6, %ymm15, %ymm12, %ymm12 /* x1_4 = blendv(dbl_37_sw, g0s15_sw, high16) */
@@ -4702,23 +4702,23 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpxor %ymm1, %ymm0, %ymm0 /* v8_4 = xor(v8_acc_4, v8r6_4) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm1 /* sb_in_x_4 = blendv(v8_4, u_4, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_in_y_4 = blendv(u_4, v8_4, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm1, %ymm7 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm12, %ymm13 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	vpxor %ymm1, %ymm13, %ymm1 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm1, %ymm13, %ymm14 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	vpaddb %ymm1, %ymm1, %ymm1 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm15, %ymm0, %ymm0 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm1, %ymm0, %ymm15 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm1, %ymm0 /* sb_out_y_4 = blendv(sb_s0_4, sb_s1_4, odd_bytes) */
@@ -4752,7 +4752,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm3, %ymm14, %ymm3 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
 	vpand %ymm10, %ymm3, %ymm3 /* s15k_4 = and(s15k_o_4, modulus) */
 	vpaddd %ymm11, %ymm7, %ymm7 /* fb0_s_8 = add(s0k_4, s4k_4) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm11 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus(%rip), %ymm11 /* minus_modulus = const() */
 	vpaddd %ymm11, %ymm7, %ymm14 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
 	vpminud %ymm14, %ymm7, %ymm7 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
 	vpaddd %ymm5, %ymm12, %ymm5 /* fb0_s_9 = add(s10k_4, s13k_4) */
@@ -4772,7 +4772,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_45 = add(fb_4, fb_4) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm5 /* x0_5 = blendv(fb_3, dbl_45, high16) */
 	vmovdqa 928(%rsp), %ymm7 /* reload fb */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm12 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm12 /* rotl16 = const() */
 	vpshufb %ymm12, %ymm7, %ymm14 /* fb_sw = lookup16(fb, rotl16) */
 	vpshufb %ymm12, %ymm13, %ymm13 /* dbl_46_sw = lookup16(dbl_16, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm13, %ymm13 /* x1_5 = blendv(dbl_46_sw, fb_sw, high16) */
@@ -4812,23 +4812,23 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_5 = xor(v8_acc_5, v8r6_5) */
 	vpblendvb %ymm4, %ymm2, %ymm0, %ymm5 /* sb_in_x_5 = blendv(v8_5, u_5, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm2, %ymm0 /* sb_in_y_5 = blendv(u_5, v8_5, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm7 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_5 = shr(sb_in_x_5) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm12, %ymm13 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	vpxor %ymm5, %ymm13, %ymm5 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm13 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm13 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm13, %ymm14 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm14 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm14, %ymm7 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm7 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm7, %ymm0, %ymm0 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm15 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm15, %ymm0, %ymm0 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm15 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_out_y_5 = blendv(sb_s0_5, sb_s1_5, odd_bytes) */
@@ -4882,7 +4882,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_54 = add(fb_5, fb_5) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm4 /* x0_6 = blendv(fb_4, dbl_54, high16) */
 	vmovdqa 1152(%rsp), %ymm5 /* reload fb_1 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm7 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm7 /* rotl16 = const() */
 	vpshufb %ymm7, %ymm5, %ymm13 /* fb_1_sw = lookup16(fb_1, rotl16) */
 	vpshufb %ymm7, %ymm12, %ymm14 /* dbl_55_sw = lookup16(dbl, rotl16) */
 	vpblendvb %ymm6, %ymm13, %ymm14, %ymm13 /* x1_6 = blendv(dbl_55_sw, fb_1_sw, high16) */
@@ -4919,26 +4919,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm4, %ymm12, %ymm4 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_6 = xor(v8r8_6, l2in16_6) */
 	vpxor %ymm4, %ymm0, %ymm0 /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_6 = blendv(v8_6, u_6, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_6 = blendv(u_6, v8_6, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_6 = shr(sb_in_x_6) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_6 = blendv(sb_s0_6, sb_s1_6, odd_bytes) */
@@ -4993,7 +4993,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_63 = add(fb_6, fb_6) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_7 = blendv(fb_5, dbl_63, high16) */
 	vmovdqa 0(%rsp), %ymm7 /* reload fb_2 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_2_sw = lookup16(fb_2, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm15 /* dbl_64_sw = lookup16(dbl_9, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_7 = blendv(dbl_64_sw, fb_2_sw, high16) */
@@ -5030,26 +5030,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm5, %ymm12, %ymm5 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_7 = xor(v8r8_7, l2in16_7) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_7 = blendv(v8_7, u_7, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_7 = blendv(u_7, v8_7, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_7 = shr(sb_in_x_7) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_7 = blendv(sb_s0_7, sb_s1_7, odd_bytes) */
@@ -5104,7 +5104,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_72 = add(fb_7, fb_7) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_8 = blendv(fb_6, dbl_72, high16) */
 	vmovdqa 1408(%rsp), %ymm7 /* reload fb_3 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_3_sw = lookup16(fb_3, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm15 /* dbl_73_sw = lookup16(dbl_18, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_8 = blendv(dbl_73_sw, fb_3_sw, high16) */
@@ -5141,26 +5141,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm4, %ymm12, %ymm4 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_8 = xor(v8r8_8, l2in16_8) */
 	vpxor %ymm4, %ymm0, %ymm0 /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_8 = blendv(v8_8, u_8, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_8 = blendv(u_8, v8_8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_8 = shr(sb_in_x_8) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_8 = blendv(sb_s0_8, sb_s1_8, odd_bytes) */
@@ -5215,7 +5215,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_81 = add(fb_8, fb_8) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_9 = blendv(fb_7, dbl_81, high16) */
 	vmovdqa 736(%rsp), %ymm7 /* reload fb_4 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_4_sw = lookup16(fb_4, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm15 /* dbl_82_sw = lookup16(dbl_27, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_9 = blendv(dbl_82_sw, fb_4_sw, high16) */
@@ -5252,26 +5252,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm5, %ymm12, %ymm5 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_9 = xor(v8r8_9, l2in16_9) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_9 = blendv(v8_9, u_9, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_9 = blendv(u_9, v8_9, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_9 = shr(sb_in_x_9) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_9 = blendv(sb_s0_9, sb_s1_9, odd_bytes) */
@@ -5326,7 +5326,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_90 = add(fb_9, fb_9) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_10 = blendv(fb_8, dbl_90, high16) */
 	vmovdqa 992(%rsp), %ymm7 /* reload fb_5 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_5_sw = lookup16(fb_5, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm15 /* dbl_91_sw = lookup16(dbl_36, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm15, %ymm14 /* x1_10 = blendv(dbl_91_sw, fb_5_sw, high16) */
@@ -5363,26 +5363,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm4, %ymm12, %ymm4 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_10 = xor(v8r8_10, l2in16_10) */
 	vpxor %ymm4, %ymm0, %ymm0 /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_10 = blendv(v8_10, u_10, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_10 = blendv(u_10, v8_10, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_10 = shr(sb_in_x_10) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_10 = blendv(sb_s0_10, sb_s1_10, odd_bytes) */
@@ -5437,7 +5437,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_99 = add(fb_10, fb_10) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_11 = blendv(fb_9, dbl_99, high16) */
 	vmovdqa 1184(%rsp), %ymm7 /* reload fb_6 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_6_sw = lookup16(fb_6, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* dbl_100_sw = lookup16(dbl_45, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm5, %ymm5 /* x1_11 = blendv(dbl_100_sw, fb_6_sw, high16) */
@@ -5474,26 +5474,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm5, %ymm12, %ymm5 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
 	vpxor %ymm0, %ymm7, %ymm0 /* v8_acc_11 = xor(v8r8_11, l2in16_11) */
 	vpxor %ymm5, %ymm0, %ymm0 /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_11 = blendv(v8_11, u_11, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_11 = blendv(u_11, v8_11, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_11 = shr(sb_in_x_11) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_11 = blendv(sb_s0_11, sb_s1_11, odd_bytes) */
@@ -5548,7 +5548,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_108 = add(fb_11, fb_11) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_12 = blendv(fb_10, dbl_108, high16) */
 	vmovdqa 256(%rsp), %ymm7 /* reload fb_7 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_7_sw = lookup16(fb_7, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* dbl_109_sw = lookup16(dbl_54, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm4, %ymm4 /* x1_12 = blendv(dbl_109_sw, fb_7_sw, high16) */
@@ -5584,26 +5584,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm7, %ymm12, %ymm7 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
 	vpxor %ymm0, %ymm4, %ymm0 /* v8_acc_12 = xor(v8r8_12, l2in16_12) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_12 = blendv(v8_12, u_12, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_12 = blendv(u_12, v8_12, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_12 = shr(sb_in_x_12) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_12 = blendv(sb_s0_12, sb_s1_12, odd_bytes) */
@@ -5658,7 +5658,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_117 = add(fb_12, fb_12) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_13 = blendv(fb_11, dbl_117, high16) */
 	vmovdqa 704(%rsp), %ymm7 /* reload fb_8 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_8_sw = lookup16(fb_8, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* dbl_118_sw = lookup16(dbl_63, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm5, %ymm5 /* x1_13 = blendv(dbl_118_sw, fb_8_sw, high16) */
@@ -5694,26 +5694,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm7, %ymm12, %ymm7 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
 	vpxor %ymm0, %ymm5, %ymm0 /* v8_acc_13 = xor(v8r8_13, l2in16_13) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm4, %ymm0, %ymm7 /* sb_in_x_13 = blendv(v8_13, u_13, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm4, %ymm0 /* sb_in_y_13 = blendv(u_13, v8_13, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm4 /* nibble_mask = const() */
 	vpand %ymm4, %ymm7, %ymm12 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_13 = shr(sb_in_x_13) */
 	vpand %ymm4, %ymm7, %ymm7 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm7, %ymm0, %ymm12 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm7, %ymm0 /* sb_out_y_13 = blendv(sb_s0_13, sb_s1_13, odd_bytes) */
@@ -5768,7 +5768,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm2, %ymm2, %ymm3 /* dbl_126 = add(fb_13, fb_13) */
 	vpblendvb %ymm6, %ymm3, %ymm1, %ymm5 /* x0_14 = blendv(fb_12, dbl_126, high16) */
 	vmovdqa 32(%rsp), %ymm7 /* reload fb_9 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_9_sw = lookup16(fb_9, rotl16) */
 	vpshufb %ymm13, %ymm4, %ymm4 /* dbl_127_sw = lookup16(dbl_72, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm4, %ymm4 /* x1_14 = blendv(dbl_127_sw, fb_9_sw, high16) */
@@ -5804,26 +5804,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm7, %ymm12, %ymm7 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
 	vpxor %ymm0, %ymm4, %ymm0 /* v8_acc_14 = xor(v8r8_14, l2in16_14) */
 	vpxor %ymm7, %ymm0, %ymm0 /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm4 /* odd_bytes = const() */
 	vpblendvb %ymm4, %ymm5, %ymm0, %ymm7 /* sb_in_x_14 = blendv(v8_14, u_14, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm5, %ymm0 /* sb_in_y_14 = blendv(u_14, v8_14, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm12 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs_14 = shr(sb_in_x_14) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm13 /* s0_p1 = const() */
 	vpshufb %ymm12, %ymm13, %ymm14 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	vpxor %ymm12, %ymm15, %ymm12 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm12, %ymm15, %ymm12 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm12 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm12, %ymm0, %ymm0 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm12 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm12, %ymm0, %ymm0 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
 	vpblendvb %ymm4, %ymm7, %ymm0, %ymm12 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
 	vpblendvb %ymm4, %ymm0, %ymm7, %ymm0 /* sb_out_y_14 = blendv(sb_s0_14, sb_s1_14, odd_bytes) */
@@ -5877,7 +5877,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpaddd %ymm1, %ymm1, %ymm3 /* dbl_135 = add(fb_14, fb_14) */
 	vpblendvb %ymm6, %ymm3, %ymm2, %ymm4 /* x0_15 = blendv(fb_13, dbl_135, high16) */
 	vmovdqa 896(%rsp), %ymm7 /* reload fb_10 */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm7, %ymm14 /* fb_10_sw = lookup16(fb_10, rotl16) */
 	vpshufb %ymm13, %ymm5, %ymm5 /* dbl_136_sw = lookup16(dbl_81, rotl16) */
 	vpblendvb %ymm6, %ymm14, %ymm5, %ymm5 /* x1_15 = blendv(dbl_136_sw, fb_10_sw, high16) */
@@ -5913,26 +5913,26 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	vpor %ymm6, %ymm7, %ymm6 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
 	vpxor %ymm0, %ymm5, %ymm0 /* v8_acc_15 = xor(v8r8_15, l2in16_15) */
 	vpxor %ymm6, %ymm0, %ymm0 /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes(%rip), %ymm5 /* odd_bytes = const() */
 	vpblendvb %ymm5, %ymm2, %ymm0, %ymm6 /* sb_in_x_15 = blendv(v8_15, u_15, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm2, %ymm0 /* sb_in_y_15 = blendv(u_15, v8_15, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm6, %ymm7 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* sb_s0_xs_15 = shr(sb_in_x_15) */
 	vpand %ymm2, %ymm6, %ymm2 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm6 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1(%rip), %ymm6 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm6, %ymm6 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	vpxor %ymm2, %ymm6, %ymm2 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm6 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2(%rip), %ymm6 /* s0_p2 = const() */
 	vpshufb %ymm2, %ymm6, %ymm6 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	vpxor %ymm7, %ymm6, %ymm6 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm6, %ymm7, %ymm6 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	vpaddb %ymm2, %ymm2, %ymm2 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	vpxor %ymm2, %ymm6, %ymm2 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm6 /* gfni_mat again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat(%rip), %ymm6 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %ymm6, %ymm0, %ymm0 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1(%rip), %ymm6 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %ymm6, %ymm0, %ymm0 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
 	vpblendvb %ymm5, %ymm2, %ymm0, %ymm6 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
 	vpblendvb %ymm5, %ymm0, %ymm2, %ymm0 /* sb_out_y_15 = blendv(sb_s0_15, sb_s1_15, odd_bytes) */
@@ -5983,7 +5983,7 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa 416(%rsp), %ymm3 /* reload z */
-	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_bswap32(%rip), %ymm5 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanes_avx2_gfni_asm_2_bswap32(%rip), %ymm5 /* bswap32 = const() */
 	vpshufb %ymm5, %ymm3, %ymm3 /* zbe = lookup16(z, bswap32) */
 	vmovdqa 768(%rsp), %ymm8 /* reload z_1 */
 	vpshufb %ymm5, %ymm8, %ymm8 /* zbe_1 = lookup16(z_1, bswap32) */
@@ -6196,169 +6196,249 @@ zuc_lanes_avx2_gfni_keystream_xor_asm:
 	ret
 	.size zuc_lanes_avx2_gfni_keystream_xor_asm, .-zuc_lanes_avx2_gfni_keystream_xor_asm
 
-	.section .rodata
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat:
 	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+
 /* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_gfni_mat_1:
 	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_0_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat:
 	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+
 /* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_gfni_mat_1:
 	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat:
 	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+
 /* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_gfni_mat_1:
 	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx2_gfni_asm_2_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 

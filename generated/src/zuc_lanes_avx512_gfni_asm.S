@@ -5,16 +5,16 @@
 
 	.text
 
-	.globl zuc_lanes_avx512_gfni_init_asm
-	.hidden zuc_lanes_avx512_gfni_init_asm
-	.type zuc_lanes_avx512_gfni_init_asm, @function
-	.p2align 5
 /* zuc_lanes_avx512_gfni_init_asm: zuc_init512, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 2304 bytes (36 spill slots of 64 bytes)
  */
+	.globl zuc_lanes_avx512_gfni_init_asm
+	.hidden zuc_lanes_avx512_gfni_init_asm
+	.type zuc_lanes_avx512_gfni_init_asm, @function
+	.p2align 5
 zuc_lanes_avx512_gfni_init_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -40,12 +40,12 @@ zuc_lanes_avx512_gfni_init_asm:
 	vmovdqu64 960(%rdi), %zmm15 /* g0s15 = load() */
 	vmovdqu64 1024(%rdi), %zmm16 /* g0r1 = load() */
 	vmovdqu64 1088(%rdi), %zmm17 /* g0r2 = load() */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm18 /* minus_modulus again */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_modulus(%rip), %zmm19 /* modulus again */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm20 /* odd_bytes again */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_high16(%rip), %zmm21 /* high16 again */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm22 /* rotl24 again */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm23 /* rotl8 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus(%rip), %zmm18 /* minus_modulus = const() */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_modulus(%rip), %zmm19 /* modulus = const() */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes(%rip), %zmm20 /* odd_bytes = const() */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_high16(%rip), %zmm21 /* high16 = const() */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_rotl24(%rip), %zmm22 /* rotl24 = const() */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm23 /* rotl8 = const() */
 	xor %rsi, %rsi
 .Lzuc_lanes_avx512_gfni_asm_0_loop_r0:
 
@@ -84,20 +84,20 @@ zuc_lanes_avx512_gfni_init_asm:
 	vmovdqa64 %zmm17, %zmm16 /* v8 */
 	vpternlogd $0xd8, %zmm20, %zmm31, %zmm16 /* sb_in_x = ternlog(v8, u, odd_bytes) */
 	vpternlogd $0xd8, %zmm20, %zmm17, %zmm31 /* sb_in_y = ternlog(u, v8, odd_bytes) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t0(%rip), %zmm17 /* sb_s0_t0 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t1(%rip), %zmm26 /* sb_s0_t1 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t0(%rip), %zmm17 /* sb_s0_t0 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t1(%rip), %zmm26 /* sb_s0_t1 = const() */
 	vmovdqa64 %zmm16, %zmm27 /* sb_in_x */
 	vpermi2b %zmm26, %zmm17, %zmm27 /* sb_s0_lo = permute2b(sb_in_x, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t2(%rip), %zmm29 /* sb_s0_t2 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t3(%rip), %zmm30 /* sb_s0_t3 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t2(%rip), %zmm29 /* sb_s0_t2 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t3(%rip), %zmm30 /* sb_s0_t3 = const() */
 	vmovdqa64 %zmm3, 256(%rsp) /* spill g0s3_1.2 */
 	vmovdqa64 %zmm16, %zmm3 /* sb_in_x */
 	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_hi = permute2b(sb_in_x, sb_s0_t2, sb_s0_t3) */
 	vpmovb2m %zmm16, %k1
 	vpblendmb %zmm3, %zmm27, %zmm3{%k1} /* sb_s0 = blendv(sb_s0_lo, sb_s0_hi, sb_in_x) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16 /* gfni_mat again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm16, %zmm31, %zmm27 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm31 /* gfni_mat_1 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm31 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %zmm31, %zmm27, %zmm27 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
 	vmovdqa64 %zmm2, 320(%rsp) /* spill g0s2_1.2 */
 	vmovdqa64 %zmm27, %zmm2 /* sb_s1 */
@@ -183,9 +183,9 @@ zuc_lanes_avx512_gfni_init_asm:
 	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_1_hi = permute2b(sb_in_x_1, sb_s0_t2, sb_s0_t3) */
 	vpmovb2m %zmm0, %k1
 	vpblendmb %zmm3, %zmm2, %zmm0{%k1} /* sb_s0_1 = blendv(sb_s0_1_lo, sb_s0_1_hi, sb_in_x_1) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm2 /* gfni_mat again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm2 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm2, %zmm27, %zmm3 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8 /* gfni_mat_1 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm8 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %zmm8, %zmm3, %zmm3 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
 	vmovdqa64 %zmm3, %zmm24 /* sb_s1_1 */
 	vpternlogd $0xd8, %zmm20, %zmm0, %zmm24 /* sb_out_x_1 = ternlog(sb_s1_1, sb_s0_1, odd_bytes) */
@@ -1361,19 +1361,19 @@ zuc_lanes_avx512_gfni_init_asm:
 	vmovdqa64 %zmm16, %zmm17 /* v8_16 */
 	vpternlogd $0xd8, %zmm20, %zmm25, %zmm17 /* sb_in_x_16 = ternlog(v8_16, u_16, odd_bytes) */
 	vpternlogd $0xd8, %zmm20, %zmm16, %zmm25 /* sb_in_y_16 = ternlog(u_16, v8_16, odd_bytes) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t0(%rip), %zmm16 /* sb_s0_t0 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t1(%rip), %zmm21 /* sb_s0_t1 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t0(%rip), %zmm16 /* sb_s0_t0 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t1(%rip), %zmm21 /* sb_s0_t1 = const() */
 	vmovdqa64 %zmm17, %zmm23 /* sb_in_x_16 */
 	vpermi2b %zmm21, %zmm16, %zmm23 /* sb_s0_16_lo = permute2b(sb_in_x_16, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t2(%rip), %zmm16 /* sb_s0_t2 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t3(%rip), %zmm21 /* sb_s0_t3 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t2(%rip), %zmm16 /* sb_s0_t2 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t3(%rip), %zmm21 /* sb_s0_t3 = const() */
 	vmovdqa64 %zmm17, %zmm26 /* sb_in_x_16 */
 	vpermi2b %zmm21, %zmm16, %zmm26 /* sb_s0_16_hi = permute2b(sb_in_x_16, sb_s0_t2, sb_s0_t3) */
 	vpmovb2m %zmm17, %k1
 	vpblendmb %zmm26, %zmm23, %zmm16{%k1} /* sb_s0_16 = blendv(sb_s0_16_lo, sb_s0_16_hi, sb_in_x_16) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm17 /* gfni_mat again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat(%rip), %zmm17 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm17, %zmm25, %zmm17 /* sb_s1_k_16 = gf2p8affine(sb_in_y_16, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm21 /* gfni_mat_1 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm21 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %zmm21, %zmm17, %zmm17 /* sb_s1_16 = gf2p8affineinv(sb_s1_k_16, gfni_mat_1) */
 	vmovdqa64 %zmm17, %zmm21 /* sb_s1_16 */
 	vpternlogd $0xd8, %zmm20, %zmm16, %zmm21 /* sb_out_x_16 = ternlog(sb_s1_16, sb_s0_16, odd_bytes) */
@@ -1433,16 +1433,16 @@ zuc_lanes_avx512_gfni_init_asm:
 	ret
 	.size zuc_lanes_avx512_gfni_init_asm, .-zuc_lanes_avx512_gfni_init_asm
 
-	.globl zuc_lanes_avx512_gfni_keystream_asm
-	.hidden zuc_lanes_avx512_gfni_keystream_asm
-	.type zuc_lanes_avx512_gfni_keystream_asm, @function
-	.p2align 5
 /* zuc_lanes_avx512_gfni_keystream_asm: zuc_keystream512, 2 arguments
  *   %rdi: state
  *   %rsi: out
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 448 bytes (7 spill slots of 64 bytes)
  */
+	.globl zuc_lanes_avx512_gfni_keystream_asm
+	.hidden zuc_lanes_avx512_gfni_keystream_asm
+	.type zuc_lanes_avx512_gfni_keystream_asm, @function
+	.p2align 5
 zuc_lanes_avx512_gfni_keystream_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -1457,7 +1457,7 @@ zuc_lanes_avx512_gfni_keystream_asm:
 	vmovdqu64 896(%rdi), %zmm2 /* g0s14 = load() */
 	vmovdqu64 960(%rdi), %zmm3 /* g0s15 = load() */
 	vpaddd %zmm3, %zmm3, %zmm4 /* dbl = add(g0s15, g0s15) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm5 /* high16 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_high16(%rip), %zmm5 /* high16 = const() */
 	vpternlogd $0xd8, %zmm5, %zmm4, %zmm2 /* x0 = ternlog(g0s14, dbl, high16) */
 	vmovdqu64 704(%rdi), %zmm6 /* g0s11 = load() */
 	vmovdqu64 576(%rdi), %zmm7 /* g0s9 = load() */
@@ -1479,9 +1479,9 @@ zuc_lanes_avx512_gfni_keystream_asm:
 	vpshldd $16, %zmm1, %zmm0, %zmm6 /* l1in = shld_native(w1, w2) */
 	vmovdqa64 %zmm0, %zmm7 /* w1 */
 	vpternlogd $0xd8, %zmm5, %zmm1, %zmm7 /* l1in16 = ternlog(w1, w2, high16) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm8 /* rotl24 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vpshufb %zmm8, %zmm6, %zmm11 /* ur24 = lookup16(l1in, rotl24) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm12 /* rotl8 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_rotl8(%rip), %zmm12 /* rotl8 = const() */
 	vpshufb %zmm12, %zmm6, %zmm13 /* ur8 = lookup16(l1in, rotl8) */
 	vmovdqa64 %zmm6, %zmm14 /* l1in */
 	vpternlogd $0x96, %zmm7, %zmm13, %zmm14 /* ug = ternlog(l1in, ur8, l1in16) */
@@ -1494,30 +1494,30 @@ zuc_lanes_avx512_gfni_keystream_asm:
 	vpternlogd $0x96, %zmm11, %zmm1, %zmm7 /* v8g = ternlog(l2in, l2in16, v8r24) */
 	vprold $6, %zmm7, %zmm7 /* v8r6 = rotl_native(v8g) */
 	vpternlogd $0x96, %zmm7, %zmm1, %zmm0 /* v8 = ternlog(v8r8, l2in16, v8r6) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1 /* odd_bytes again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes(%rip), %zmm1 /* odd_bytes = const() */
 	vmovdqa64 %zmm0, %zmm7 /* v8 */
 	vpternlogd $0xd8, %zmm1, %zmm6, %zmm7 /* sb_in_x = ternlog(v8, u, odd_bytes) */
 	vpternlogd $0xd8, %zmm1, %zmm0, %zmm6 /* sb_in_y = ternlog(u, v8, odd_bytes) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t0(%rip), %zmm0 /* sb_s0_t0 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t1(%rip), %zmm11 /* sb_s0_t1 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t0(%rip), %zmm0 /* sb_s0_t0 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t1(%rip), %zmm11 /* sb_s0_t1 = const() */
 	vmovdqa64 %zmm7, %zmm13 /* sb_in_x */
 	vpermi2b %zmm11, %zmm0, %zmm13 /* sb_s0_lo = permute2b(sb_in_x, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t2(%rip), %zmm14 /* sb_s0_t2 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t3(%rip), %zmm15 /* sb_s0_t3 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t2(%rip), %zmm14 /* sb_s0_t2 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t3(%rip), %zmm15 /* sb_s0_t3 = const() */
 	vmovdqa64 %zmm7, %zmm16 /* sb_in_x */
 	vpermi2b %zmm15, %zmm14, %zmm16 /* sb_s0_hi = permute2b(sb_in_x, sb_s0_t2, sb_s0_t3) */
 	vpmovb2m %zmm7, %k1
 	vpblendmb %zmm16, %zmm13, %zmm7{%k1} /* sb_s0 = blendv(sb_s0_lo, sb_s0_hi, sb_in_x) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm13 /* gfni_mat again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat(%rip), %zmm13 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm13, %zmm6, %zmm6 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16 /* gfni_mat_1 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm16 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %zmm16, %zmm6, %zmm6 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
 	vmovdqa64 %zmm6, %zmm17 /* sb_s1 */
 	vpternlogd $0xd8, %zmm1, %zmm7, %zmm17 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
 	vpternlogd $0xd8, %zmm1, %zmm6, %zmm7 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
 	vpshufb %zmm8, %zmm7, %zmm6 /* r2 = lookup16(sb_out_y, rotl24) */
 	vpshldd $8, %zmm10, %zmm9, %zmm7 /* s0k_o = shld_native(g0s0, dbl_3) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm10 /* modulus again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_modulus(%rip), %zmm10 /* modulus = const() */
 	vpandd %zmm10, %zmm7, %zmm7 /* s0k = and(s0k_o, modulus) */
 	vmovdqu64 256(%rdi), %zmm18 /* g0s4 = load() */
 	vpaddd %zmm18, %zmm18, %zmm19 /* dbl_5 = add(g0s4, g0s4) */
@@ -1534,7 +1534,7 @@ zuc_lanes_avx512_gfni_keystream_asm:
 	vpshldd $15, %zmm4, %zmm3, %zmm3 /* s15k_o = shld_native(g0s15, dbl) */
 	vpandd %zmm10, %zmm3, %zmm3 /* s15k = and(s15k_o, modulus) */
 	vpaddd %zmm18, %zmm7, %zmm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm7 /* minus_modulus again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus(%rip), %zmm7 /* minus_modulus = const() */
 	vpaddd %zmm7, %zmm4, %zmm18 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %zmm18, %zmm4, %zmm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %zmm20, %zmm19, %zmm18 /* fb0_s_1 = add(s10k, s13k) */
@@ -2834,10 +2834,10 @@ zuc_lanes_avx512_gfni_keystream_asm:
 	vmovdqu64 %zmm1, 960(%rdi) /* store fb_15 */
 
 	/* Keystream of lanes 0..15: big-endian, transposed to 64 bytes per lane. */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_unpacklo32_index(%rip), %zmm1 /* unpacklo32_index again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_unpacklo32_index(%rip), %zmm1 /* unpacklo32_index = const() */
 	vmovdqa64 %zmm1, %zmm3 /* unpacklo32_index */
 	vpermi2b %zmm9, %zmm2, %zmm3 /* ztr0 = permute2b(unpacklo32_index, z, z_2) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_unpackhi32_index(%rip), %zmm5 /* unpackhi32_index again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_1_unpackhi32_index(%rip), %zmm5 /* unpackhi32_index = const() */
 	vmovdqa64 %zmm5, %zmm7 /* unpackhi32_index */
 	vpermi2b %zmm9, %zmm2, %zmm7 /* ztr0_1 = permute2b(unpackhi32_index, z, z_2) */
 	vmovdqa64 %zmm1, %zmm2 /* unpacklo32_index */
@@ -2963,10 +2963,6 @@ zuc_lanes_avx512_gfni_keystream_asm:
 	ret
 	.size zuc_lanes_avx512_gfni_keystream_asm, .-zuc_lanes_avx512_gfni_keystream_asm
 
-	.globl zuc_lanes_avx512_gfni_keystream_xor_asm
-	.hidden zuc_lanes_avx512_gfni_keystream_xor_asm
-	.type zuc_lanes_avx512_gfni_keystream_xor_asm, @function
-	.p2align 5
 /* zuc_lanes_avx512_gfni_keystream_xor_asm: zuc_keystream512_xor, 3 arguments
  *   %rdi: state
  *   %rsi: out
@@ -2974,6 +2970,10 @@ zuc_lanes_avx512_gfni_keystream_asm:
  *   zmm0-31: vectors, as allocated (32 used)
  *   frame: 448 bytes (7 spill slots of 64 bytes)
  */
+	.globl zuc_lanes_avx512_gfni_keystream_xor_asm
+	.hidden zuc_lanes_avx512_gfni_keystream_xor_asm
+	.type zuc_lanes_avx512_gfni_keystream_xor_asm, @function
+	.p2align 5
 zuc_lanes_avx512_gfni_keystream_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -2988,7 +2988,7 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	vmovdqu64 896(%rdi), %zmm2 /* g0s14 = load() */
 	vmovdqu64 960(%rdi), %zmm3 /* g0s15 = load() */
 	vpaddd %zmm3, %zmm3, %zmm4 /* dbl = add(g0s15, g0s15) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_high16(%rip), %zmm5 /* high16 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_high16(%rip), %zmm5 /* high16 = const() */
 	vpternlogd $0xd8, %zmm5, %zmm4, %zmm2 /* x0 = ternlog(g0s14, dbl, high16) */
 	vmovdqu64 704(%rdi), %zmm6 /* g0s11 = load() */
 	vmovdqu64 576(%rdi), %zmm7 /* g0s9 = load() */
@@ -3010,9 +3010,9 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	vpshldd $16, %zmm1, %zmm0, %zmm6 /* l1in = shld_native(w1, w2) */
 	vmovdqa64 %zmm0, %zmm7 /* w1 */
 	vpternlogd $0xd8, %zmm5, %zmm1, %zmm7 /* l1in16 = ternlog(w1, w2, high16) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_rotl24(%rip), %zmm8 /* rotl24 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vpshufb %zmm8, %zmm6, %zmm11 /* ur24 = lookup16(l1in, rotl24) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_rotl8(%rip), %zmm12 /* rotl8 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_rotl8(%rip), %zmm12 /* rotl8 = const() */
 	vpshufb %zmm12, %zmm6, %zmm13 /* ur8 = lookup16(l1in, rotl8) */
 	vmovdqa64 %zmm6, %zmm14 /* l1in */
 	vpternlogd $0x96, %zmm7, %zmm13, %zmm14 /* ug = ternlog(l1in, ur8, l1in16) */
@@ -3025,30 +3025,30 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	vpternlogd $0x96, %zmm11, %zmm1, %zmm7 /* v8g = ternlog(l2in, l2in16, v8r24) */
 	vprold $6, %zmm7, %zmm7 /* v8r6 = rotl_native(v8g) */
 	vpternlogd $0x96, %zmm7, %zmm1, %zmm0 /* v8 = ternlog(v8r8, l2in16, v8r6) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_odd_bytes(%rip), %zmm1 /* odd_bytes again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_odd_bytes(%rip), %zmm1 /* odd_bytes = const() */
 	vmovdqa64 %zmm0, %zmm7 /* v8 */
 	vpternlogd $0xd8, %zmm1, %zmm6, %zmm7 /* sb_in_x = ternlog(v8, u, odd_bytes) */
 	vpternlogd $0xd8, %zmm1, %zmm0, %zmm6 /* sb_in_y = ternlog(u, v8, odd_bytes) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t0(%rip), %zmm0 /* sb_s0_t0 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t1(%rip), %zmm11 /* sb_s0_t1 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t0(%rip), %zmm0 /* sb_s0_t0 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t1(%rip), %zmm11 /* sb_s0_t1 = const() */
 	vmovdqa64 %zmm7, %zmm13 /* sb_in_x */
 	vpermi2b %zmm11, %zmm0, %zmm13 /* sb_s0_lo = permute2b(sb_in_x, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t2(%rip), %zmm14 /* sb_s0_t2 again */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t3(%rip), %zmm15 /* sb_s0_t3 again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t2(%rip), %zmm14 /* sb_s0_t2 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t3(%rip), %zmm15 /* sb_s0_t3 = const() */
 	vmovdqa64 %zmm7, %zmm16 /* sb_in_x */
 	vpermi2b %zmm15, %zmm14, %zmm16 /* sb_s0_hi = permute2b(sb_in_x, sb_s0_t2, sb_s0_t3) */
 	vpmovb2m %zmm7, %k1
 	vpblendmb %zmm16, %zmm13, %zmm7{%k1} /* sb_s0 = blendv(sb_s0_lo, sb_s0_hi, sb_in_x) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_gfni_mat(%rip), %zmm13 /* gfni_mat again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_gfni_mat(%rip), %zmm13 /* gfni_mat = const() */
 	vgf2p8affineqb $0x0, %zmm13, %zmm6, %zmm6 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_gfni_mat_1(%rip), %zmm16 /* gfni_mat_1 again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_gfni_mat_1(%rip), %zmm16 /* gfni_mat_1 = const() */
 	vgf2p8affineinvqb $0x55, %zmm16, %zmm6, %zmm6 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
 	vmovdqa64 %zmm6, %zmm17 /* sb_s1 */
 	vpternlogd $0xd8, %zmm1, %zmm7, %zmm17 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
 	vpternlogd $0xd8, %zmm1, %zmm6, %zmm7 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
 	vpshufb %zmm8, %zmm7, %zmm6 /* r2 = lookup16(sb_out_y, rotl24) */
 	vpshldd $8, %zmm10, %zmm9, %zmm7 /* s0k_o = shld_native(g0s0, dbl_3) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_modulus(%rip), %zmm10 /* modulus again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_modulus(%rip), %zmm10 /* modulus = const() */
 	vpandd %zmm10, %zmm7, %zmm7 /* s0k = and(s0k_o, modulus) */
 	vmovdqu64 256(%rdi), %zmm18 /* g0s4 = load() */
 	vpaddd %zmm18, %zmm18, %zmm19 /* dbl_5 = add(g0s4, g0s4) */
@@ -3065,7 +3065,7 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	vpshldd $15, %zmm4, %zmm3, %zmm3 /* s15k_o = shld_native(g0s15, dbl) */
 	vpandd %zmm10, %zmm3, %zmm3 /* s15k = and(s15k_o, modulus) */
 	vpaddd %zmm18, %zmm7, %zmm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_minus_modulus(%rip), %zmm7 /* minus_modulus again */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_asm_2_minus_modulus(%rip), %zmm7 /* minus_modulus = const() */
 	vpaddd %zmm7, %zmm4, %zmm18 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %zmm18, %zmm4, %zmm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %zmm20, %zmm19, %zmm18 /* fb0_s_1 = add(s10k, s13k) */
@@ -4365,10 +4365,10 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	vmovdqu64 %zmm1, 960(%rdi) /* store fb_15 */
 
 	/* Keystream of lanes 0..15: big-endian, transposed to 64 bytes per lane. */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_unpacklo32_index(%rip), %zmm1 /* unpacklo32_index again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_unpacklo32_index(%rip), %zmm1 /* unpacklo32_index = const() */
 	vmovdqa64 %zmm1, %zmm3 /* unpacklo32_index */
 	vpermi2b %zmm9, %zmm2, %zmm3 /* ztr0 = permute2b(unpacklo32_index, z, z_2) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_unpackhi32_index(%rip), %zmm5 /* unpackhi32_index again */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_2_unpackhi32_index(%rip), %zmm5 /* unpackhi32_index = const() */
 	vmovdqa64 %zmm5, %zmm7 /* unpackhi32_index */
 	vpermi2b %zmm9, %zmm2, %zmm7 /* ztr0_1 = permute2b(unpackhi32_index, z, z_2) */
 	vmovdqa64 %zmm1, %zmm2 /* unpacklo32_index */
@@ -4542,210 +4542,288 @@ zuc_lanes_avx512_gfni_keystream_xor_asm:
 	ret
 	.size zuc_lanes_avx512_gfni_keystream_xor_asm, .-zuc_lanes_avx512_gfni_keystream_xor_asm
 
-	.section .rodata
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* sb_s0_t0: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 0..63 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t0:
 	.byte 0x3e, 0x72, 0x5b, 0x47, 0xca, 0xe0, 0x00, 0x33, 0x04, 0xd1, 0x54, 0x98, 0x09, 0xb9, 0x6d, 0xcb
 	.byte 0x7b, 0x1b, 0xf9, 0x32, 0xaf, 0x9d, 0x6a, 0xa5, 0xb8, 0x2d, 0xfc, 0x1d, 0x08, 0x53, 0x03, 0x90
 	.byte 0x4d, 0x4e, 0x84, 0x99, 0xe4, 0xce, 0xd9, 0x91, 0xdd, 0xb6, 0x85, 0x48, 0x8b, 0x29, 0x6e, 0xac
 	.byte 0xcd, 0xc1, 0xf8, 0x1e, 0x73, 0x43, 0x69, 0xc6, 0xb5, 0xbd, 0xfd, 0x39, 0x63, 0x20, 0xd4, 0x38
+
 /* sb_s0_t1: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 64..127 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t1:
 	.byte 0x76, 0x7d, 0xb2, 0xa7, 0xcf, 0xed, 0x57, 0xc5, 0xf3, 0x2c, 0xbb, 0x14, 0x21, 0x06, 0x55, 0x9b
 	.byte 0xe3, 0xef, 0x5e, 0x31, 0x4f, 0x7f, 0x5a, 0xa4, 0x0d, 0x82, 0x51, 0x49, 0x5f, 0xba, 0x58, 0x1c
 	.byte 0x4a, 0x16, 0xd5, 0x17, 0xa8, 0x92, 0x24, 0x1f, 0x8c, 0xff, 0xd8, 0xae, 0x2e, 0x01, 0xd3, 0xad
 	.byte 0x3b, 0x4b, 0xda, 0x46, 0xeb, 0xc9, 0xde, 0x9a, 0x8f, 0x87, 0xd7, 0x3a, 0x80, 0x6f, 0x2f, 0xc8
+
 /* sb_s0_t2: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 128..191 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t2:
 	.byte 0xb1, 0xb4, 0x37, 0xf7, 0x0a, 0x22, 0x13, 0x28, 0x7c, 0xcc, 0x3c, 0x89, 0xc7, 0xc3, 0x96, 0x56
 	.byte 0x07, 0xbf, 0x7e, 0xf0, 0x0b, 0x2b, 0x97, 0x52, 0x35, 0x41, 0x79, 0x61, 0xa6, 0x4c, 0x10, 0xfe
 	.byte 0xbc, 0x26, 0x95, 0x88, 0x8a, 0xb0, 0xa3, 0xfb, 0xc0, 0x18, 0x94, 0xf2, 0xe1, 0xe5, 0xe9, 0x5d
 	.byte 0xd0, 0xdc, 0x11, 0x66, 0x64, 0x5c, 0xec, 0x59, 0x42, 0x75, 0x12, 0xf5, 0x74, 0x9c, 0xaa, 0x23
+
 /* sb_s0_t3: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 192..255 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_0_sb_s0_t3:
 	.byte 0x0e, 0x86, 0xab, 0xbe, 0x2a, 0x02, 0xe7, 0x67, 0xe6, 0x44, 0xa2, 0x6c, 0xc2, 0x93, 0x9f, 0xf1
 	.byte 0xf6, 0xfa, 0x36, 0xd2, 0x50, 0x68, 0x9e, 0x62, 0x71, 0x15, 0x3d, 0xd6, 0x40, 0xc4, 0xe2, 0x0f
 	.byte 0x8e, 0x83, 0x77, 0x6b, 0x25, 0x05, 0x3f, 0x0c, 0x30, 0xea, 0x70, 0xb7, 0xa1, 0xe8, 0xa9, 0x65
 	.byte 0x8d, 0x27, 0x1a, 0xdb, 0x81, 0xb3, 0xa0, 0xf4, 0x45, 0x7a, 0x19, 0xdf, 0xee, 0x78, 0x34, 0x60
+
 /* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat:
 	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+
 /* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_0_gfni_mat_1:
 	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* sb_s0_t0: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 0..63 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t0:
 	.byte 0x3e, 0x72, 0x5b, 0x47, 0xca, 0xe0, 0x00, 0x33, 0x04, 0xd1, 0x54, 0x98, 0x09, 0xb9, 0x6d, 0xcb
 	.byte 0x7b, 0x1b, 0xf9, 0x32, 0xaf, 0x9d, 0x6a, 0xa5, 0xb8, 0x2d, 0xfc, 0x1d, 0x08, 0x53, 0x03, 0x90
 	.byte 0x4d, 0x4e, 0x84, 0x99, 0xe4, 0xce, 0xd9, 0x91, 0xdd, 0xb6, 0x85, 0x48, 0x8b, 0x29, 0x6e, 0xac
 	.byte 0xcd, 0xc1, 0xf8, 0x1e, 0x73, 0x43, 0x69, 0xc6, 0xb5, 0xbd, 0xfd, 0x39, 0x63, 0x20, 0xd4, 0x38
+
 /* sb_s0_t1: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 64..127 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t1:
 	.byte 0x76, 0x7d, 0xb2, 0xa7, 0xcf, 0xed, 0x57, 0xc5, 0xf3, 0x2c, 0xbb, 0x14, 0x21, 0x06, 0x55, 0x9b
 	.byte 0xe3, 0xef, 0x5e, 0x31, 0x4f, 0x7f, 0x5a, 0xa4, 0x0d, 0x82, 0x51, 0x49, 0x5f, 0xba, 0x58, 0x1c
 	.byte 0x4a, 0x16, 0xd5, 0x17, 0xa8, 0x92, 0x24, 0x1f, 0x8c, 0xff, 0xd8, 0xae, 0x2e, 0x01, 0xd3, 0xad
 	.byte 0x3b, 0x4b, 0xda, 0x46, 0xeb, 0xc9, 0xde, 0x9a, 0x8f, 0x87, 0xd7, 0x3a, 0x80, 0x6f, 0x2f, 0xc8
+
 /* sb_s0_t2: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 128..191 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t2:
 	.byte 0xb1, 0xb4, 0x37, 0xf7, 0x0a, 0x22, 0x13, 0x28, 0x7c, 0xcc, 0x3c, 0x89, 0xc7, 0xc3, 0x96, 0x56
 	.byte 0x07, 0xbf, 0x7e, 0xf0, 0x0b, 0x2b, 0x97, 0x52, 0x35, 0x41, 0x79, 0x61, 0xa6, 0x4c, 0x10, 0xfe
 	.byte 0xbc, 0x26, 0x95, 0x88, 0x8a, 0xb0, 0xa3, 0xfb, 0xc0, 0x18, 0x94, 0xf2, 0xe1, 0xe5, 0xe9, 0x5d
 	.byte 0xd0, 0xdc, 0x11, 0x66, 0x64, 0x5c, 0xec, 0x59, 0x42, 0x75, 0x12, 0xf5, 0x74, 0x9c, 0xaa, 0x23
+
 /* sb_s0_t3: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 192..255 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_1_sb_s0_t3:
 	.byte 0x0e, 0x86, 0xab, 0xbe, 0x2a, 0x02, 0xe7, 0x67, 0xe6, 0x44, 0xa2, 0x6c, 0xc2, 0x93, 0x9f, 0xf1
 	.byte 0xf6, 0xfa, 0x36, 0xd2, 0x50, 0x68, 0x9e, 0x62, 0x71, 0x15, 0x3d, 0xd6, 0x40, 0xc4, 0xe2, 0x0f
 	.byte 0x8e, 0x83, 0x77, 0x6b, 0x25, 0x05, 0x3f, 0x0c, 0x30, 0xea, 0x70, 0xb7, 0xa1, 0xe8, 0xa9, 0x65
 	.byte 0x8d, 0x27, 0x1a, 0xdb, 0x81, 0xb3, 0xa0, 0xf4, 0x45, 0x7a, 0x19, 0xdf, 0xee, 0x78, 0x34, 0x60
+
 /* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat:
 	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+
 /* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_gfni_mat_1:
 	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_1_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_1_unpacklo32_index:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
 	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
 	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
 	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
 /* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_1_unpackhi32_index:
 	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
 	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c
 	.byte 0x2b, 0x2a, 0x29, 0x28, 0x6b, 0x6a, 0x69, 0x68, 0x2f, 0x2e, 0x2d, 0x2c, 0x6f, 0x6e, 0x6d, 0x6c
 	.byte 0x3b, 0x3a, 0x39, 0x38, 0x7b, 0x7a, 0x79, 0x78, 0x3f, 0x3e, 0x3d, 0x3c, 0x7f, 0x7e, 0x7d, 0x7c
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* sb_s0_t0: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 0..63 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t0:
 	.byte 0x3e, 0x72, 0x5b, 0x47, 0xca, 0xe0, 0x00, 0x33, 0x04, 0xd1, 0x54, 0x98, 0x09, 0xb9, 0x6d, 0xcb
 	.byte 0x7b, 0x1b, 0xf9, 0x32, 0xaf, 0x9d, 0x6a, 0xa5, 0xb8, 0x2d, 0xfc, 0x1d, 0x08, 0x53, 0x03, 0x90
 	.byte 0x4d, 0x4e, 0x84, 0x99, 0xe4, 0xce, 0xd9, 0x91, 0xdd, 0xb6, 0x85, 0x48, 0x8b, 0x29, 0x6e, 0xac
 	.byte 0xcd, 0xc1, 0xf8, 0x1e, 0x73, 0x43, 0x69, 0xc6, 0xb5, 0xbd, 0xfd, 0x39, 0x63, 0x20, 0xd4, 0x38
+
 /* sb_s0_t1: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 64..127 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t1:
 	.byte 0x76, 0x7d, 0xb2, 0xa7, 0xcf, 0xed, 0x57, 0xc5, 0xf3, 0x2c, 0xbb, 0x14, 0x21, 0x06, 0x55, 0x9b
 	.byte 0xe3, 0xef, 0x5e, 0x31, 0x4f, 0x7f, 0x5a, 0xa4, 0x0d, 0x82, 0x51, 0x49, 0x5f, 0xba, 0x58, 0x1c
 	.byte 0x4a, 0x16, 0xd5, 0x17, 0xa8, 0x92, 0x24, 0x1f, 0x8c, 0xff, 0xd8, 0xae, 0x2e, 0x01, 0xd3, 0xad
 	.byte 0x3b, 0x4b, 0xda, 0x46, 0xeb, 0xc9, 0xde, 0x9a, 0x8f, 0x87, 0xd7, 0x3a, 0x80, 0x6f, 0x2f, 0xc8
+
 /* sb_s0_t2: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 128..191 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t2:
 	.byte 0xb1, 0xb4, 0x37, 0xf7, 0x0a, 0x22, 0x13, 0x28, 0x7c, 0xcc, 0x3c, 0x89, 0xc7, 0xc3, 0x96, 0x56
 	.byte 0x07, 0xbf, 0x7e, 0xf0, 0x0b, 0x2b, 0x97, 0x52, 0x35, 0x41, 0x79, 0x61, 0xa6, 0x4c, 0x10, 0xfe
 	.byte 0xbc, 0x26, 0x95, 0x88, 0x8a, 0xb0, 0xa3, 0xfb, 0xc0, 0x18, 0x94, 0xf2, 0xe1, 0xe5, 0xe9, 0x5d
 	.byte 0xd0, 0xdc, 0x11, 0x66, 0x64, 0x5c, 0xec, 0x59, 0x42, 0x75, 0x12, 0xf5, 0x74, 0x9c, 0xaa, 0x23
+
 /* sb_s0_t3: S0 (gen/specs/zuc.py: P1, P2, P3, rotation by 5): entries 192..255 */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_2_sb_s0_t3:
 	.byte 0x0e, 0x86, 0xab, 0xbe, 0x2a, 0x02, 0xe7, 0x67, 0xe6, 0x44, 0xa2, 0x6c, 0xc2, 0x93, 0x9f, 0xf1
 	.byte 0xf6, 0xfa, 0x36, 0xd2, 0x50, 0x68, 0x9e, 0x62, 0x71, 0x15, 0x3d, 0xd6, 0x40, 0xc4, 0xe2, 0x0f
 	.byte 0x8e, 0x83, 0x77, 0x6b, 0x25, 0x05, 0x3f, 0x0c, 0x30, 0xea, 0x70, 0xb7, 0xa1, 0xe8, 0xa9, 0x65
 	.byte 0x8d, 0x27, 0x1a, 0xdb, 0x81, 0xb3, 0xa0, 0xf4, 0x45, 0x7a, 0x19, 0xdf, 0xee, 0x78, 0x34, 0x60
+
 /* gfni_mat: S1 inner map K (isomorphism #0: ZUC field to AES field): GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_gfni_mat:
 	.byte 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd, 0x70, 0x7c, 0xae, 0x1e, 0xf0, 0xc8, 0x06, 0xdd
+
 /* gfni_mat_1: S1 outer map M·K^-1, constant 0x55: GFNI matrix qword */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_gfni_mat_1:
 	.byte 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9, 0xe3, 0xf0, 0x14, 0x0f, 0x36, 0xe5, 0x03, 0xb9
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_avx512_gfni_asm_2_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_2_unpacklo32_index:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x43, 0x42, 0x41, 0x40, 0x07, 0x06, 0x05, 0x04, 0x47, 0x46, 0x45, 0x44
 	.byte 0x13, 0x12, 0x11, 0x10, 0x53, 0x52, 0x51, 0x50, 0x17, 0x16, 0x15, 0x14, 0x57, 0x56, 0x55, 0x54
 	.byte 0x23, 0x22, 0x21, 0x20, 0x63, 0x62, 0x61, 0x60, 0x27, 0x26, 0x25, 0x24, 0x67, 0x66, 0x65, 0x64
 	.byte 0x33, 0x32, 0x31, 0x30, 0x73, 0x72, 0x71, 0x70, 0x37, 0x36, 0x35, 0x34, 0x77, 0x76, 0x75, 0x74
+
 /* unpackhi32_index: unpackhi of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
-.balign 64
+	.section .rodata
+	.balign 64
 .Lzuc_lanes_avx512_gfni_asm_2_unpackhi32_index:
 	.byte 0x0b, 0x0a, 0x09, 0x08, 0x4b, 0x4a, 0x49, 0x48, 0x0f, 0x0e, 0x0d, 0x0c, 0x4f, 0x4e, 0x4d, 0x4c
 	.byte 0x1b, 0x1a, 0x19, 0x18, 0x5b, 0x5a, 0x59, 0x58, 0x1f, 0x1e, 0x1d, 0x1c, 0x5f, 0x5e, 0x5d, 0x5c

@@ -5,16 +5,16 @@
 
 	.text
 
-	.globl zuc_lanes_ssse3_aesni_init_asm
-	.hidden zuc_lanes_ssse3_aesni_init_asm
-	.type zuc_lanes_ssse3_aesni_init_asm, @function
-	.p2align 5
 /* zuc_lanes_ssse3_aesni_init_asm: zuc_init128, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 768 bytes (45 spill slots of 16 bytes)
  */
+	.globl zuc_lanes_ssse3_aesni_init_asm
+	.hidden zuc_lanes_ssse3_aesni_init_asm
+	.type zuc_lanes_ssse3_aesni_init_asm, @function
+	.p2align 5
 zuc_lanes_ssse3_aesni_init_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -54,7 +54,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm3, %xmm1 /* g0s15_1.2 */
 	paddd %xmm3, %xmm1 /* dbl = add(g0s15_1, g0s15_1) */
 	movdqa %xmm8, 0(%rsp) /* spill g0s8_1.2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm8 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm8 /* high16 = const() */
 	movdqa %xmm6, 64(%rsp) /* spill g0s6_1.2 */
 	movdqa %xmm1, %xmm6 /* dbl */
 	pand %xmm8, %xmm6 /* x0_b = and(dbl, high16) */
@@ -92,17 +92,17 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm2, %xmm15 /* w2 */
 	psrld $16, %xmm15 /* l1in_r = shr(w2) */
 	por %xmm15, %xmm12 /* l1in = or(l1in_l, l1in_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm15 /* rotl24 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm15 /* rotl24 = const() */
 	movdqa %xmm9, 176(%rsp) /* spill x1 */
 	movdqa %xmm12, %xmm9 /* l1in */
 	pshufb %xmm15, %xmm9 /* ur24 = lookup16(l1in, rotl24) */
 	movdqa %xmm14, 192(%rsp) /* spill g0s14_1.2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl8(%rip), %xmm14 /* rotl8 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl8(%rip), %xmm14 /* rotl8 = const() */
 	movdqa %xmm11, 208(%rsp) /* spill g0s11_1.2 */
 	movdqa %xmm12, %xmm11 /* l1in */
 	pshufb %xmm14, %xmm11 /* ur8 = lookup16(l1in, rotl8) */
 	movdqa %xmm8, 224(%rsp) /* spill dbl_2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
 	movdqa %xmm5, 240(%rsp) /* spill g0s5_1.2 */
 	movdqa %xmm12, %xmm5 /* l1in */
 	pshufb %xmm8, %xmm5 /* ur16 = lookup16(l1in, rotl16) */
@@ -135,24 +135,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm7, %xmm5 /* v8 = xor(v8_acc, v8r6) */
 	movdqa %xmm5, %xmm2 /* v8 */
 	pxor %xmm12, %xmm2 /* sb_in_xy = xor(v8, u) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm2 /* sb_in_d = and(sb_in_xy, odd_bytes) */
 	pxor %xmm2, %xmm5 /* sb_in_x = xor(v8, sb_in_d) */
 	pxor %xmm2, %xmm12 /* sb_in_y = xor(u, sb_in_d) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm7 /* sb_in_x */
 	pand %xmm2, %xmm7 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs = shr(sb_in_x) */
 	pand %xmm2, %xmm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm9 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm9 /* s0_p1 = const() */
 	movdqa %xmm9, %xmm11 /* s0_p1 */
 	pshufb %xmm7, %xmm11 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	pxor %xmm5, %xmm11 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm9 /* s0_p2 */
 	pshufb %xmm11, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	pxor %xmm7, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm7 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm7 /* s0_p3_rot = const() */
 	movdqa %xmm7, %xmm5 /* s0_p3_rot */
 	pshufb %xmm9, %xmm5 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
@@ -161,25 +161,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm2, %xmm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_in_y_sh = shr(sb_in_y) */
 	pand %xmm2, %xmm12 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm7 /* tbl_lo */
 	pshufb %xmm9, %xmm7 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm9 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
 	movdqa %xmm9, %xmm11 /* tbl_hi */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	pxor %xmm11, %xmm7 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm7 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
 	aesenclast %xmm12, %xmm7 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 	movdqa %xmm7, %xmm12 /* sb_s1_aes */
 	pand %xmm2, %xmm12 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	psrlw $4, %xmm7 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	pand %xmm2, %xmm7 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm12, %xmm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	movdqa %xmm12, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm7, %xmm11 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	pxor %xmm11, %xmm9 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
@@ -195,7 +195,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pslld $8, %xmm11 /* s0k_o_l = shl(g0s0_1) */
 	psrld $24, %xmm7 /* s0k_o_r = shr(dbl_3) */
 	por %xmm7, %xmm11 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_modulus(%rip), %xmm7 /* modulus again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_modulus(%rip), %xmm7 /* modulus = const() */
 	pand %xmm7, %xmm11 /* s0k = and(s0k_o, modulus) */
 	movdqa %xmm4, %xmm12 /* g0s4_1.2 */
 	paddd %xmm4, %xmm12 /* dbl_4 = add(g0s4_1, g0s4_1) */
@@ -268,7 +268,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm6, %xmm2 /* fb */
 	paddd %xmm6, %xmm2 /* dbl_8 = add(fb, fb) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm10 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm10 /* high16 = const() */
 	movdqa %xmm2, %xmm11 /* dbl_8 */
 	pand %xmm10, %xmm11 /* x0_1_b = and(dbl_8, high16) */
 	movdqa %xmm10, %xmm12 /* high16 */
@@ -336,24 +336,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm10, %xmm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
 	movdqa %xmm1, %xmm5 /* v8_1 */
 	pxor %xmm0, %xmm5 /* sb_in_xy_1 = xor(v8_1, u_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_1 = and(sb_in_xy_1, odd_bytes) */
 	pxor %xmm5, %xmm1 /* sb_in_x_1 = xor(v8_1, sb_in_d_1) */
 	pxor %xmm5, %xmm0 /* sb_in_y_1 = xor(u_1, sb_in_d_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm1, %xmm10 /* sb_in_x_1 */
 	pand %xmm5, %xmm10 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	psrlw $4, %xmm1 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	pand %xmm5, %xmm1 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm10, %xmm13 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	pxor %xmm1, %xmm13 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm1 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm1 /* s0_p2 = const() */
 	movdqa %xmm1, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	pxor %xmm10, %xmm12 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	movdqa %xmm10, %xmm1 /* s0_p3_rot */
 	pshufb %xmm12, %xmm1 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
@@ -362,25 +362,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	psrlw $4, %xmm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
 	pand %xmm5, %xmm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm10 /* tbl_lo */
 	pshufb %xmm12, %xmm10 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm0, %xmm13 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
 	pxor %xmm13, %xmm10 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows = const() */
 	pshufb %xmm0, %xmm10 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm10 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm13 /* sb_s1_1_aes */
 	pand %xmm5, %xmm13 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
 	pand %xmm5, %xmm10 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm0 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm0 /* tbl_lo_1 = const() */
 	movdqa %xmm0, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm0 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	pxor %xmm0, %xmm12 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
@@ -468,7 +468,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm4, %xmm3 /* fb_1 */
 	paddd %xmm4, %xmm3 /* dbl_16 = add(fb_1, fb_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm3, %xmm8 /* dbl_16 */
 	pand %xmm5, %xmm8 /* x0_2_b = and(dbl_16, high16) */
 	movdqa %xmm5, %xmm9 /* high16 */
@@ -504,7 +504,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm11, 464(%rsp) /* spill x1_2 */
 	movdqa %xmm9, %xmm11 /* l1in_2 */
 	pshufb %xmm14, %xmm11 /* ur8_2 = lookup16(l1in_2, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm13 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm13 /* rotl16 = const() */
 	movdqa %xmm9, %xmm5 /* l1in_2 */
 	pshufb %xmm13, %xmm5 /* ur16_2 = lookup16(l1in_2, rotl16) */
 	movdqa %xmm2, 480(%rsp) /* spill dbl_8 */
@@ -536,24 +536,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm10, %xmm2 /* v8_2 = xor(v8_acc_2, v8r6_2) */
 	movdqa %xmm2, %xmm1 /* v8_2 */
 	pxor %xmm9, %xmm1 /* sb_in_xy_2 = xor(v8_2, u_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
 	pand %xmm5, %xmm1 /* sb_in_d_2 = and(sb_in_xy_2, odd_bytes) */
 	pxor %xmm1, %xmm2 /* sb_in_x_2 = xor(v8_2, sb_in_d_2) */
 	pxor %xmm1, %xmm9 /* sb_in_y_2 = xor(u_2, sb_in_d_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm10 /* sb_in_x_2 */
 	pand %xmm1, %xmm10 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	psrlw $4, %xmm2 /* sb_s0_xs_2 = shr(sb_in_x_2) */
 	pand %xmm1, %xmm2 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
 	movdqa %xmm11, %xmm12 /* s0_p1 */
 	pshufb %xmm10, %xmm12 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	pxor %xmm2, %xmm12 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
 	movdqa %xmm2, %xmm11 /* s0_p2 */
 	pshufb %xmm12, %xmm11 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	pxor %xmm10, %xmm11 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	movdqa %xmm10, %xmm2 /* s0_p3_rot */
 	pshufb %xmm11, %xmm2 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	paddb %xmm12, %xmm12 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
@@ -562,25 +562,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm1, %xmm11 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_in_y_2_sh = shr(sb_in_y_2) */
 	pand %xmm1, %xmm9 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm12 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
 	movdqa %xmm12, %xmm10 /* tbl_lo */
 	pshufb %xmm11, %xmm10 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
 	movdqa %xmm11, %xmm12 /* tbl_hi */
 	pshufb %xmm9, %xmm12 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
 	pxor %xmm12, %xmm10 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
 	pshufb %xmm9, %xmm10 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
 	aesenclast %xmm12, %xmm10 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm12 /* sb_s1_2_aes */
 	pand %xmm1, %xmm12 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
 	pand %xmm1, %xmm10 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm12, %xmm11 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	movdqa %xmm12, %xmm9 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm9 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	pxor %xmm9, %xmm11 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
@@ -666,7 +666,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_2 */
 	paddd %xmm0, %xmm1 /* dbl_24 = add(fb_2, fb_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm1, %xmm6 /* dbl_24 */
 	pand %xmm5, %xmm6 /* x0_3_b = and(dbl_24, high16) */
 	movdqa %xmm5, %xmm8 /* high16 */
@@ -702,7 +702,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm12, 544(%rsp) /* spill x1_3 */
 	movdqa %xmm8, %xmm12 /* l1in_3 */
 	pshufb %xmm14, %xmm12 /* ur8_3 = lookup16(l1in_3, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm13 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm13 /* rotl16 = const() */
 	movdqa %xmm8, %xmm5 /* l1in_3 */
 	pshufb %xmm13, %xmm5 /* ur16_3 = lookup16(l1in_3, rotl16) */
 	movdqa %xmm3, 560(%rsp) /* spill dbl_16 */
@@ -734,24 +734,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm10, %xmm3 /* v8_3 = xor(v8_acc_3, v8r6_3) */
 	movdqa %xmm3, %xmm2 /* v8_3 */
 	pxor %xmm8, %xmm2 /* sb_in_xy_3 = xor(v8_3, u_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
 	pand %xmm5, %xmm2 /* sb_in_d_3 = and(sb_in_xy_3, odd_bytes) */
 	pxor %xmm2, %xmm3 /* sb_in_x_3 = xor(v8_3, sb_in_d_3) */
 	pxor %xmm2, %xmm8 /* sb_in_y_3 = xor(u_3, sb_in_d_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm10 /* sb_in_x_3 */
 	pand %xmm2, %xmm10 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_3 = shr(sb_in_x_3) */
 	pand %xmm2, %xmm3 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
 	movdqa %xmm11, %xmm12 /* s0_p1 */
 	pshufb %xmm10, %xmm12 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	pxor %xmm3, %xmm12 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm11 /* s0_p2 */
 	pshufb %xmm12, %xmm11 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	pxor %xmm10, %xmm11 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	movdqa %xmm10, %xmm3 /* s0_p3_rot */
 	pshufb %xmm11, %xmm3 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	paddb %xmm12, %xmm12 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
@@ -760,25 +760,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm2, %xmm11 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_in_y_3_sh = shr(sb_in_y_3) */
 	pand %xmm2, %xmm8 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm12 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
 	movdqa %xmm12, %xmm10 /* tbl_lo */
 	pshufb %xmm11, %xmm10 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
 	movdqa %xmm11, %xmm12 /* tbl_hi */
 	pshufb %xmm8, %xmm12 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
 	pxor %xmm12, %xmm10 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows = const() */
 	pshufb %xmm8, %xmm10 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
 	aesenclast %xmm12, %xmm10 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm12 /* sb_s1_3_aes */
 	pand %xmm2, %xmm12 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
 	pand %xmm2, %xmm10 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
 	movdqa %xmm8, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm12, %xmm11 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm8 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	pxor %xmm8, %xmm11 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
@@ -863,7 +863,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm4, %xmm2 /* fb_3 */
 	paddd %xmm4, %xmm2 /* dbl_32 = add(fb_3, fb_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm6 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm6 /* high16 = const() */
 	movdqa %xmm2, %xmm9 /* dbl_32 */
 	pand %xmm6, %xmm9 /* x0_4_b = and(dbl_32, high16) */
 	movdqa %xmm6, %xmm10 /* high16 */
@@ -890,7 +890,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm13, %xmm5 /* l1in_4 */
 	pshufb %xmm14, %xmm5 /* ur8_4 = lookup16(l1in_4, rotl8) */
 	movdqa %xmm12, 176(%rsp) /* spill x1_4 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm13, %xmm10 /* l1in_4 */
 	pshufb %xmm12, %xmm10 /* ur16_4 = lookup16(l1in_4, rotl16) */
 	movdqa %xmm13, %xmm6 /* l1in_4 */
@@ -921,24 +921,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm8, %xmm5 /* v8_4 = xor(v8_acc_4, v8r6_4) */
 	movdqa %xmm5, %xmm3 /* v8_4 */
 	pxor %xmm13, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm3 /* sb_in_d_4 = and(sb_in_xy_4, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_4 = xor(v8_4, sb_in_d_4) */
 	pxor %xmm3, %xmm13 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm8 /* sb_in_x_4 */
 	pand %xmm3, %xmm8 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm11 /* s0_p1 */
 	pshufb %xmm8, %xmm11 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	pxor %xmm5, %xmm11 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
 	pshufb %xmm11, %xmm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	pxor %xmm8, %xmm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
 	movdqa %xmm8, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
@@ -947,25 +947,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm3, %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_4_sh = shr(sb_in_y_4) */
 	pand %xmm3, %xmm13 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm8 /* tbl_lo */
 	pshufb %xmm10, %xmm8 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm11 /* tbl_hi */
 	pshufb %xmm13, %xmm11 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
 	pxor %xmm11, %xmm8 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm8 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm8 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
 	movdqa %xmm8, %xmm13 /* sb_s1_4_aes */
 	pand %xmm3, %xmm13 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
 	pand %xmm3, %xmm8 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm11 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
 	pxor %xmm11, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
@@ -1049,7 +1049,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_4 */
 	paddd %xmm0, %xmm1 /* dbl_40 = add(fb_4, fb_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
 	movdqa %xmm1, %xmm9 /* dbl_40 */
 	pand %xmm3, %xmm9 /* x0_5_b = and(dbl_40, high16) */
 	movdqa %xmm3, %xmm11 /* high16 */
@@ -1076,7 +1076,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm13, %xmm6 /* l1in_5 */
 	pshufb %xmm14, %xmm6 /* ur8_5 = lookup16(l1in_5, rotl8) */
 	movdqa %xmm12, 368(%rsp) /* spill x1_5 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm13, %xmm11 /* l1in_5 */
 	pshufb %xmm12, %xmm11 /* ur16_5 = lookup16(l1in_5, rotl16) */
 	movdqa %xmm13, %xmm3 /* l1in_5 */
@@ -1107,24 +1107,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm8, %xmm3 /* v8_5 = xor(v8_acc_5, v8r6_5) */
 	movdqa %xmm3, %xmm5 /* v8_5 */
 	pxor %xmm13, %xmm5 /* sb_in_xy_5 = xor(v8_5, u_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm5 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
 	pxor %xmm5, %xmm3 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
 	pxor %xmm5, %xmm13 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm8 /* sb_in_x_5 */
 	pand %xmm5, %xmm8 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_5 = shr(sb_in_x_5) */
 	pand %xmm5, %xmm3 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm11 /* s0_p1 */
 	pshufb %xmm8, %xmm11 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	pxor %xmm3, %xmm11 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm10 /* s0_p2 */
 	pshufb %xmm11, %xmm10 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	pxor %xmm8, %xmm10 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
 	movdqa %xmm8, %xmm3 /* s0_p3_rot */
 	pshufb %xmm10, %xmm3 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
@@ -1133,25 +1133,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm10 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_5_sh = shr(sb_in_y_5) */
 	pand %xmm5, %xmm13 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm8 /* tbl_lo */
 	pshufb %xmm10, %xmm8 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm11 /* tbl_hi */
 	pshufb %xmm13, %xmm11 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
 	pxor %xmm11, %xmm8 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm8 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm8 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
 	movdqa %xmm8, %xmm13 /* sb_s1_5_aes */
 	pand %xmm5, %xmm13 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
 	pand %xmm5, %xmm8 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm10 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm11 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
 	pxor %xmm11, %xmm10 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
@@ -1235,7 +1235,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm4, %xmm2 /* fb_5 */
 	paddd %xmm4, %xmm2 /* dbl_48 = add(fb_5, fb_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm2, %xmm9 /* dbl_48 */
 	pand %xmm5, %xmm9 /* x0_6_b = and(dbl_48, high16) */
 	movdqa %xmm5, %xmm11 /* high16 */
@@ -1262,7 +1262,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm13, %xmm6 /* l1in_6 */
 	pshufb %xmm14, %xmm6 /* ur8_6 = lookup16(l1in_6, rotl8) */
 	movdqa %xmm12, 464(%rsp) /* spill x1_6 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm13, %xmm11 /* l1in_6 */
 	pshufb %xmm12, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
 	movdqa %xmm13, %xmm5 /* l1in_6 */
@@ -1293,24 +1293,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm8, %xmm5 /* v8_6 = xor(v8_acc_6, v8r6_6) */
 	movdqa %xmm5, %xmm3 /* v8_6 */
 	pxor %xmm13, %xmm3 /* sb_in_xy_6 = xor(v8_6, u_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm3 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
 	pxor %xmm3, %xmm13 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm8 /* sb_in_x_6 */
 	pand %xmm3, %xmm8 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_6 = shr(sb_in_x_6) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm11 /* s0_p1 */
 	pshufb %xmm8, %xmm11 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	pxor %xmm5, %xmm11 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
 	pshufb %xmm11, %xmm10 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	pxor %xmm8, %xmm10 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
 	movdqa %xmm8, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
@@ -1319,25 +1319,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm3, %xmm10 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_6_sh = shr(sb_in_y_6) */
 	pand %xmm3, %xmm13 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm8 /* tbl_lo */
 	pshufb %xmm10, %xmm8 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm11 /* tbl_hi */
 	pshufb %xmm13, %xmm11 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
 	pxor %xmm11, %xmm8 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm8 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm8 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
 	movdqa %xmm8, %xmm13 /* sb_s1_6_aes */
 	pand %xmm3, %xmm13 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
 	pand %xmm3, %xmm8 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm10 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm11 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
 	pxor %xmm11, %xmm10 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
@@ -1421,7 +1421,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_6 */
 	paddd %xmm0, %xmm1 /* dbl_56 = add(fb_6, fb_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
 	movdqa %xmm1, %xmm9 /* dbl_56 */
 	pand %xmm3, %xmm9 /* x0_7_b = and(dbl_56, high16) */
 	movdqa %xmm3, %xmm11 /* high16 */
@@ -1448,7 +1448,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm13, %xmm6 /* l1in_7 */
 	pshufb %xmm14, %xmm6 /* ur8_7 = lookup16(l1in_7, rotl8) */
 	movdqa %xmm12, 544(%rsp) /* spill x1_7 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm13, %xmm11 /* l1in_7 */
 	pshufb %xmm12, %xmm11 /* ur16_7 = lookup16(l1in_7, rotl16) */
 	movdqa %xmm13, %xmm3 /* l1in_7 */
@@ -1479,24 +1479,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm8, %xmm3 /* v8_7 = xor(v8_acc_7, v8r6_7) */
 	movdqa %xmm3, %xmm5 /* v8_7 */
 	pxor %xmm13, %xmm5 /* sb_in_xy_7 = xor(v8_7, u_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm5 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
 	pxor %xmm5, %xmm3 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
 	pxor %xmm5, %xmm13 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm8 /* sb_in_x_7 */
 	pand %xmm5, %xmm8 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_7 = shr(sb_in_x_7) */
 	pand %xmm5, %xmm3 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm11 /* s0_p1 */
 	pshufb %xmm8, %xmm11 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	pxor %xmm3, %xmm11 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm10 /* s0_p2 */
 	pshufb %xmm11, %xmm10 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	pxor %xmm8, %xmm10 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
 	movdqa %xmm8, %xmm3 /* s0_p3_rot */
 	pshufb %xmm10, %xmm3 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
@@ -1505,25 +1505,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm10 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_7_sh = shr(sb_in_y_7) */
 	pand %xmm5, %xmm13 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm8 /* tbl_lo */
 	pshufb %xmm10, %xmm8 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm11 /* tbl_hi */
 	pshufb %xmm13, %xmm11 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
 	pxor %xmm11, %xmm8 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm8 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm8 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
 	movdqa %xmm8, %xmm13 /* sb_s1_7_aes */
 	pand %xmm5, %xmm13 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
 	pand %xmm5, %xmm8 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm10 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm11 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	pxor %xmm11, %xmm10 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
@@ -1607,7 +1607,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm4, %xmm2 /* fb_7 */
 	paddd %xmm4, %xmm2 /* dbl_64 = add(fb_7, fb_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm2, %xmm9 /* dbl_64 */
 	pand %xmm5, %xmm9 /* x0_8_b = and(dbl_64, high16) */
 	movdqa %xmm5, %xmm11 /* high16 */
@@ -1634,7 +1634,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm13, %xmm6 /* l1in_8 */
 	pshufb %xmm14, %xmm6 /* ur8_8 = lookup16(l1in_8, rotl8) */
 	movdqa %xmm12, 176(%rsp) /* spill x1_8 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm13, %xmm11 /* l1in_8 */
 	pshufb %xmm12, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
 	movdqa %xmm13, %xmm5 /* l1in_8 */
@@ -1665,24 +1665,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm8, %xmm5 /* v8_8 = xor(v8_acc_8, v8r6_8) */
 	movdqa %xmm5, %xmm3 /* v8_8 */
 	pxor %xmm13, %xmm3 /* sb_in_xy_8 = xor(v8_8, u_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm3 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
 	pxor %xmm3, %xmm13 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm8 /* sb_in_x_8 */
 	pand %xmm3, %xmm8 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_8 = shr(sb_in_x_8) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm11 /* s0_p1 */
 	pshufb %xmm8, %xmm11 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	pxor %xmm5, %xmm11 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
 	pshufb %xmm11, %xmm10 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	pxor %xmm8, %xmm10 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
 	movdqa %xmm8, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
@@ -1691,25 +1691,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm3, %xmm10 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_8_sh = shr(sb_in_y_8) */
 	pand %xmm3, %xmm13 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm8 /* tbl_lo */
 	pshufb %xmm10, %xmm8 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm11 /* tbl_hi */
 	pshufb %xmm13, %xmm11 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
 	pxor %xmm11, %xmm8 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm8 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm8 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
 	movdqa %xmm8, %xmm13 /* sb_s1_8_aes */
 	pand %xmm3, %xmm13 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
 	pand %xmm3, %xmm8 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm10 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm11 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	pxor %xmm11, %xmm10 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
@@ -1793,7 +1793,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_8 */
 	paddd %xmm0, %xmm1 /* dbl_72 = add(fb_8, fb_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
 	movdqa %xmm1, %xmm9 /* dbl_72 */
 	pand %xmm3, %xmm9 /* x0_9_b = and(dbl_72, high16) */
 	movdqa %xmm3, %xmm11 /* high16 */
@@ -1820,7 +1820,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm13, %xmm6 /* l1in_9 */
 	pshufb %xmm14, %xmm6 /* ur8_9 = lookup16(l1in_9, rotl8) */
 	movdqa %xmm12, 368(%rsp) /* spill x1_9 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm13, %xmm11 /* l1in_9 */
 	pshufb %xmm12, %xmm11 /* ur16_9 = lookup16(l1in_9, rotl16) */
 	movdqa %xmm13, %xmm3 /* l1in_9 */
@@ -1851,24 +1851,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm8, %xmm3 /* v8_9 = xor(v8_acc_9, v8r6_9) */
 	movdqa %xmm3, %xmm5 /* v8_9 */
 	pxor %xmm13, %xmm5 /* sb_in_xy_9 = xor(v8_9, u_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm5 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
 	pxor %xmm5, %xmm3 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
 	pxor %xmm5, %xmm13 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm8 /* sb_in_x_9 */
 	pand %xmm5, %xmm8 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_9 = shr(sb_in_x_9) */
 	pand %xmm5, %xmm3 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm11 /* s0_p1 */
 	pshufb %xmm8, %xmm11 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	pxor %xmm3, %xmm11 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm10 /* s0_p2 */
 	pshufb %xmm11, %xmm10 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	pxor %xmm8, %xmm10 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
 	movdqa %xmm8, %xmm3 /* s0_p3_rot */
 	pshufb %xmm10, %xmm3 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
@@ -1877,25 +1877,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm10 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_9_sh = shr(sb_in_y_9) */
 	pand %xmm5, %xmm13 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm8 /* tbl_lo */
 	pshufb %xmm10, %xmm8 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm11 /* tbl_hi */
 	pshufb %xmm13, %xmm11 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
 	pxor %xmm11, %xmm8 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm8 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm8 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
 	movdqa %xmm8, %xmm13 /* sb_s1_9_aes */
 	pand %xmm5, %xmm13 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
 	pand %xmm5, %xmm8 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm10 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm11 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	pxor %xmm11, %xmm10 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
@@ -1979,7 +1979,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm4, %xmm2 /* fb_9 */
 	paddd %xmm4, %xmm2 /* dbl_80 = add(fb_9, fb_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm2, %xmm9 /* dbl_80 */
 	pand %xmm5, %xmm9 /* x0_10_b = and(dbl_80, high16) */
 	movdqa %xmm5, %xmm11 /* high16 */
@@ -2006,7 +2006,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm13, %xmm6 /* l1in_10 */
 	pshufb %xmm14, %xmm6 /* ur8_10 = lookup16(l1in_10, rotl8) */
 	movdqa %xmm12, 464(%rsp) /* spill x1_10 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm13, %xmm11 /* l1in_10 */
 	pshufb %xmm12, %xmm11 /* ur16_10 = lookup16(l1in_10, rotl16) */
 	movdqa %xmm13, %xmm5 /* l1in_10 */
@@ -2037,24 +2037,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm8, %xmm5 /* v8_10 = xor(v8_acc_10, v8r6_10) */
 	movdqa %xmm5, %xmm3 /* v8_10 */
 	pxor %xmm13, %xmm3 /* sb_in_xy_10 = xor(v8_10, u_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm3 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
 	pxor %xmm3, %xmm13 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm8 /* sb_in_x_10 */
 	pand %xmm3, %xmm8 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_10 = shr(sb_in_x_10) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm11 /* s0_p1 */
 	pshufb %xmm8, %xmm11 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	pxor %xmm5, %xmm11 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
 	pshufb %xmm11, %xmm10 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	pxor %xmm8, %xmm10 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
 	movdqa %xmm8, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
@@ -2063,25 +2063,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm3, %xmm10 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_10_sh = shr(sb_in_y_10) */
 	pand %xmm3, %xmm13 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	movdqa %xmm11, %xmm8 /* tbl_lo */
 	pshufb %xmm10, %xmm8 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm11 /* tbl_hi */
 	pshufb %xmm13, %xmm11 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
 	pxor %xmm11, %xmm8 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
 	pshufb %xmm11, %xmm8 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm8 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
 	movdqa %xmm8, %xmm13 /* sb_s1_10_aes */
 	pand %xmm3, %xmm13 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
 	pand %xmm3, %xmm8 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
 	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm10 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
 	pshufb %xmm8, %xmm11 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	pxor %xmm11, %xmm10 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
@@ -2165,7 +2165,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_10 */
 	paddd %xmm0, %xmm1 /* dbl_88 = add(fb_10, fb_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
 	movdqa %xmm1, %xmm9 /* dbl_88 */
 	pand %xmm3, %xmm9 /* x0_11_b = and(dbl_88, high16) */
 	movdqa %xmm3, %xmm11 /* high16 */
@@ -2191,7 +2191,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm6, %xmm8 /* l1in_11 */
 	pshufb %xmm14, %xmm8 /* ur8_11 = lookup16(l1in_11, rotl8) */
 	movdqa %xmm12, 544(%rsp) /* spill x1_11 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm6, %xmm11 /* l1in_11 */
 	pshufb %xmm12, %xmm11 /* ur16_11 = lookup16(l1in_11, rotl16) */
 	movdqa %xmm6, %xmm3 /* l1in_11 */
@@ -2222,24 +2222,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm10, %xmm3 /* v8_11 = xor(v8_acc_11, v8r6_11) */
 	movdqa %xmm3, %xmm5 /* v8_11 */
 	pxor %xmm6, %xmm5 /* sb_in_xy_11 = xor(v8_11, u_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
 	pand %xmm8, %xmm5 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
 	pxor %xmm5, %xmm3 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
 	pxor %xmm5, %xmm6 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm10 /* sb_in_x_11 */
 	pand %xmm5, %xmm10 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_11 = shr(sb_in_x_11) */
 	pand %xmm5, %xmm3 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
 	movdqa %xmm11, %xmm13 /* s0_p1 */
 	pshufb %xmm10, %xmm13 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	pxor %xmm3, %xmm13 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm11 /* s0_p2 */
 	pshufb %xmm13, %xmm11 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	pxor %xmm10, %xmm11 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	movdqa %xmm10, %xmm3 /* s0_p3_rot */
 	pshufb %xmm11, %xmm3 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
@@ -2248,25 +2248,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm11 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	psrlw $4, %xmm6 /* sb_in_y_11_sh = shr(sb_in_y_11) */
 	pand %xmm5, %xmm6 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm10 /* tbl_lo */
 	pshufb %xmm11, %xmm10 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
 	movdqa %xmm11, %xmm13 /* tbl_hi */
 	pshufb %xmm6, %xmm13 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
 	pxor %xmm13, %xmm10 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
 	pshufb %xmm6, %xmm10 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm10 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm13 /* sb_s1_11_aes */
 	pand %xmm5, %xmm13 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
 	pand %xmm5, %xmm10 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
 	movdqa %xmm6, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm11 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm6 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm6 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	pxor %xmm6, %xmm11 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
@@ -2350,7 +2350,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm4, %xmm2 /* fb_11 */
 	paddd %xmm4, %xmm2 /* dbl_96 = add(fb_11, fb_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm2, %xmm9 /* dbl_96 */
 	pand %xmm5, %xmm9 /* x0_12_b = and(dbl_96, high16) */
 	movdqa %xmm5, %xmm10 /* high16 */
@@ -2375,7 +2375,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pshufb %xmm15, %xmm12 /* ur24_12 = lookup16(l1in_12, rotl24) */
 	movdqa %xmm8, %xmm13 /* l1in_12 */
 	pshufb %xmm14, %xmm13 /* ur8_12 = lookup16(l1in_12, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm6 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm6 /* rotl16 = const() */
 	movdqa %xmm8, %xmm10 /* l1in_12 */
 	pshufb %xmm6, %xmm10 /* ur16_12 = lookup16(l1in_12, rotl16) */
 	movdqa %xmm8, %xmm5 /* l1in_12 */
@@ -2406,24 +2406,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm11, %xmm5 /* v8_12 = xor(v8_acc_12, v8r6_12) */
 	movdqa %xmm5, %xmm3 /* v8_12 */
 	pxor %xmm8, %xmm3 /* sb_in_xy_12 = xor(v8_12, u_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm3 /* sb_in_d_12 = and(sb_in_xy_12, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_12 = xor(v8_12, sb_in_d_12) */
 	pxor %xmm3, %xmm8 /* sb_in_y_12 = xor(u_12, sb_in_d_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_12 */
 	pand %xmm3, %xmm11 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_12 = shr(sb_in_x_12) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
@@ -2432,25 +2432,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm3, %xmm12 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_in_y_12_sh = shr(sb_in_y_12) */
 	pand %xmm3, %xmm8 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm8, %xmm13 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows = const() */
 	pshufb %xmm8, %xmm11 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_12_aes */
 	pand %xmm3, %xmm13 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
 	pand %xmm3, %xmm11 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
 	movdqa %xmm8, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm8 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm8 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
 	pxor %xmm8, %xmm12 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
@@ -2533,7 +2533,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_12 */
 	paddd %xmm0, %xmm1 /* dbl_104 = add(fb_12, fb_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
 	movdqa %xmm1, %xmm6 /* dbl_104 */
 	pand %xmm3, %xmm6 /* x0_13_b = and(dbl_104, high16) */
 	movdqa %xmm3, %xmm9 /* high16 */
@@ -2558,7 +2558,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pshufb %xmm15, %xmm11 /* ur24_13 = lookup16(l1in_13, rotl24) */
 	movdqa %xmm10, %xmm13 /* l1in_13 */
 	pshufb %xmm14, %xmm13 /* ur8_13 = lookup16(l1in_13, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
 	movdqa %xmm10, %xmm9 /* l1in_13 */
 	pshufb %xmm8, %xmm9 /* ur16_13 = lookup16(l1in_13, rotl16) */
 	movdqa %xmm10, %xmm3 /* l1in_13 */
@@ -2589,24 +2589,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm11, %xmm3 /* v8_13 = xor(v8_acc_13, v8r6_13) */
 	movdqa %xmm3, %xmm5 /* v8_13 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_13 = xor(v8_13, u_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_13 = and(sb_in_xy_13, odd_bytes) */
 	pxor %xmm5, %xmm3 /* sb_in_x_13 = xor(v8_13, sb_in_d_13) */
 	pxor %xmm5, %xmm10 /* sb_in_y_13 = xor(u_13, sb_in_d_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm11 /* sb_in_x_13 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_13 = shr(sb_in_x_13) */
 	pand %xmm5, %xmm3 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	pxor %xmm3, %xmm13 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm3 /* s0_p3_rot */
 	pshufb %xmm12, %xmm3 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
@@ -2615,25 +2615,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_13_sh = shr(sb_in_y_13) */
 	pand %xmm5, %xmm10 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm10, %xmm13 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm11 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_13_aes */
 	pand %xmm5, %xmm13 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm10 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
 	pxor %xmm10, %xmm12 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
@@ -2715,7 +2715,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm2, %xmm4 /* fb_13 */
 	paddd %xmm2, %xmm4 /* dbl_112 = add(fb_13, fb_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm4, %xmm6 /* dbl_112 */
 	pand %xmm5, %xmm6 /* x0_14_b = and(dbl_112, high16) */
 	movdqa %xmm5, %xmm8 /* high16 */
@@ -2740,7 +2740,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pshufb %xmm15, %xmm11 /* ur24_14 = lookup16(l1in_14, rotl24) */
 	movdqa %xmm9, %xmm13 /* l1in_14 */
 	pshufb %xmm14, %xmm13 /* ur8_14 = lookup16(l1in_14, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm10 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm10 /* rotl16 = const() */
 	movdqa %xmm9, %xmm8 /* l1in_14 */
 	pshufb %xmm10, %xmm8 /* ur16_14 = lookup16(l1in_14, rotl16) */
 	movdqa %xmm9, %xmm5 /* l1in_14 */
@@ -2771,24 +2771,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm11, %xmm5 /* v8_14 = xor(v8_acc_14, v8r6_14) */
 	movdqa %xmm5, %xmm3 /* v8_14 */
 	pxor %xmm9, %xmm3 /* sb_in_xy_14 = xor(v8_14, u_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
 	pand %xmm8, %xmm3 /* sb_in_d_14 = and(sb_in_xy_14, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_14 = xor(v8_14, sb_in_d_14) */
 	pxor %xmm3, %xmm9 /* sb_in_y_14 = xor(u_14, sb_in_d_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_14 */
 	pand %xmm3, %xmm11 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_14 = shr(sb_in_x_14) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
@@ -2797,25 +2797,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm3, %xmm12 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_in_y_14_sh = shr(sb_in_y_14) */
 	pand %xmm3, %xmm9 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm9, %xmm13 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
 	pshufb %xmm9, %xmm11 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_14_aes */
 	pand %xmm3, %xmm13 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
 	pand %xmm3, %xmm11 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
 	movdqa %xmm9, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm9 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
 	pxor %xmm9, %xmm12 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
@@ -2896,7 +2896,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_14 */
 	paddd %xmm0, %xmm1 /* dbl_120 = add(fb_14, fb_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
 	movdqa %xmm1, %xmm4 /* dbl_120 */
 	pand %xmm3, %xmm4 /* x0_15_b = and(dbl_120, high16) */
 	movdqa %xmm3, %xmm6 /* high16 */
@@ -2951,24 +2951,24 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm11, %xmm3 /* v8_15 = xor(v8_acc_15, v8r6_15) */
 	movdqa %xmm3, %xmm5 /* v8_15 */
 	pxor %xmm8, %xmm5 /* sb_in_xy_15 = xor(v8_15, u_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_15 = and(sb_in_xy_15, odd_bytes) */
 	pxor %xmm5, %xmm3 /* sb_in_x_15 = xor(v8_15, sb_in_d_15) */
 	pxor %xmm5, %xmm8 /* sb_in_y_15 = xor(u_15, sb_in_d_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm11 /* sb_in_x_15 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_15 = shr(sb_in_x_15) */
 	pand %xmm5, %xmm3 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	pxor %xmm3, %xmm13 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm3 /* s0_p3_rot */
 	pshufb %xmm12, %xmm3 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
@@ -2977,25 +2977,25 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_in_y_15_sh = shr(sb_in_y_15) */
 	pand %xmm5, %xmm8 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm8, %xmm13 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows = const() */
 	pshufb %xmm8, %xmm11 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_15_aes */
 	pand %xmm5, %xmm13 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
 	movdqa %xmm8, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm8 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm8 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	pxor %xmm8, %xmm12 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
@@ -3119,17 +3119,17 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm15, %xmm11 /* w2_16 */
 	psrld $16, %xmm11 /* l1in_16_r = shr(w2_16) */
 	por %xmm11, %xmm9 /* l1in_16 = or(l1in_16_l, l1in_16_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm11 /* rotl24 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm11 /* rotl24 = const() */
 	movdqa %xmm8, 320(%rsp) /* spill g0s8_1.2 */
 	movdqa %xmm9, %xmm8 /* l1in_16 */
 	pshufb %xmm11, %xmm8 /* ur24_16 = lookup16(l1in_16, rotl24) */
 	movdqa %xmm7, 80(%rsp) /* spill g0s7_1.2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl8(%rip), %xmm7 /* rotl8 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl8(%rip), %xmm7 /* rotl8 = const() */
 	movdqa %xmm6, 208(%rsp) /* spill g0s6_1.2 */
 	movdqa %xmm9, %xmm6 /* l1in_16 */
 	pshufb %xmm7, %xmm6 /* ur8_16 = lookup16(l1in_16, rotl8) */
 	movdqa %xmm5, 304(%rsp) /* spill g0s5_1.2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm5 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm5 /* rotl16 = const() */
 	movdqa %xmm1, 96(%rsp) /* spill g0s1_1.2 */
 	movdqa %xmm9, %xmm1 /* l1in_16 */
 	pshufb %xmm5, %xmm1 /* ur16_16 = lookup16(l1in_16, rotl16) */
@@ -3162,22 +3162,22 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm5, %xmm1 /* v8_16 = xor(v8_acc_16, v8r6_16) */
 	movdqa %xmm1, %xmm2 /* v8_16 */
 	pxor %xmm9, %xmm2 /* sb_in_xy_16 = xor(v8_16, u_16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
 	pand %xmm5, %xmm2 /* sb_in_d_16 = and(sb_in_xy_16, odd_bytes) */
 	pxor %xmm2, %xmm1 /* sb_in_x_16 = xor(v8_16, sb_in_d_16) */
 	pxor %xmm2, %xmm9 /* sb_in_y_16 = xor(u_16, sb_in_d_16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
 	movdqa %xmm1, %xmm6 /* sb_in_x_16 */
 	pand %xmm2, %xmm6 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	psrlw $4, %xmm1 /* sb_s0_xs_16 = shr(sb_in_x_16) */
 	pand %xmm2, %xmm1 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm7 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm7 /* s0_p1 = const() */
 	pshufb %xmm6, %xmm7 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	pxor %xmm1, %xmm7 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm1 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm1 /* s0_p2 = const() */
 	pshufb %xmm7, %xmm1 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	pxor %xmm6, %xmm1 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
 	pshufb %xmm1, %xmm6 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	paddb %xmm7, %xmm7 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	pxor %xmm7, %xmm6 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
@@ -3185,22 +3185,22 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm2, %xmm1 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_in_y_16_sh = shr(sb_in_y_16) */
 	pand %xmm2, %xmm9 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm7 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm7 /* tbl_lo = const() */
 	pshufb %xmm1, %xmm7 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm1 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
 	pshufb %xmm9, %xmm1 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
 	pxor %xmm1, %xmm7 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows = const() */
 	pshufb %xmm1, %xmm7 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm1 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm1 /* aes_cancel_key = const() */
 	aesenclast %xmm1, %xmm7 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
 	movdqa %xmm7, %xmm1 /* sb_s1_16_aes */
 	pand %xmm2, %xmm1 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
 	psrlw $4, %xmm7 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
 	pand %xmm2, %xmm7 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm2 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm2 /* tbl_lo_1 = const() */
 	pshufb %xmm1, %xmm2 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
 	pshufb %xmm7, %xmm1 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	pxor %xmm1, %xmm2 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
 	movdqa %xmm2, %xmm1 /* sb_s1_16 */
@@ -3213,7 +3213,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pslld $8, %xmm1 /* s0k_o_16_l = shl(g0s0_1) */
 	psrld $24, %xmm12 /* s0k_o_16_r = shr(dbl_131) */
 	por %xmm12, %xmm1 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_modulus(%rip), %xmm5 /* modulus again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_modulus(%rip), %xmm5 /* modulus = const() */
 	pand %xmm5, %xmm1 /* s0k_16 = and(s0k_o_16, modulus) */
 	movdqa %xmm4, %xmm7 /* g0s4_1.2 */
 	paddd %xmm4, %xmm7 /* dbl_133 = add(g0s4_1, g0s4_1) */
@@ -3303,16 +3303,16 @@ zuc_lanes_ssse3_aesni_init_asm:
 	ret
 	.size zuc_lanes_ssse3_aesni_init_asm, .-zuc_lanes_ssse3_aesni_init_asm
 
-	.globl zuc_lanes_ssse3_aesni_keystream_asm
-	.hidden zuc_lanes_ssse3_aesni_keystream_asm
-	.type zuc_lanes_ssse3_aesni_keystream_asm, @function
-	.p2align 5
 /* zuc_lanes_ssse3_aesni_keystream_asm: zuc_keystream128, 2 arguments
  *   %rdi: state
  *   %rsi: out
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 832 bytes (49 spill slots of 16 bytes)
  */
+	.globl zuc_lanes_ssse3_aesni_keystream_asm
+	.hidden zuc_lanes_ssse3_aesni_keystream_asm
+	.type zuc_lanes_ssse3_aesni_keystream_asm, @function
+	.p2align 5
 zuc_lanes_ssse3_aesni_keystream_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -3346,7 +3346,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm15, %xmm8 /* g0s15 */
 	paddd %xmm15, %xmm8 /* dbl = add(g0s15, g0s15) */
 	movdqa %xmm6, 48(%rsp) /* spill g0s6 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm6 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm6 /* high16 = const() */
 	movdqa %xmm12, 64(%rsp) /* spill g0s12 */
 	movdqa %xmm8, %xmm12 /* dbl */
 	pand %xmm6, %xmm12 /* x0_b = and(dbl, high16) */
@@ -3390,17 +3390,17 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm1, %xmm14 /* w2 */
 	psrld $16, %xmm14 /* l1in_r = shr(w2) */
 	por %xmm14, %xmm2 /* l1in = or(l1in_l, l1in_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl24(%rip), %xmm14 /* rotl24 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl24(%rip), %xmm14 /* rotl24 = const() */
 	movdqa %xmm12, 176(%rsp) /* spill z */
 	movdqa %xmm2, %xmm12 /* l1in */
 	pshufb %xmm14, %xmm12 /* ur24 = lookup16(l1in, rotl24) */
 	movdqa %xmm8, 192(%rsp) /* spill x2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl8(%rip), %xmm8 /* rotl8 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl8(%rip), %xmm8 /* rotl8 = const() */
 	movdqa %xmm9, 208(%rsp) /* spill x1 */
 	movdqa %xmm2, %xmm9 /* l1in */
 	pshufb %xmm8, %xmm9 /* ur8 = lookup16(l1in, rotl8) */
 	movdqa %xmm11, 224(%rsp) /* spill g0s11 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm11 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm11 /* rotl16 = const() */
 	movdqa %xmm6, 240(%rsp) /* spill dbl_2 */
 	movdqa %xmm2, %xmm6 /* l1in */
 	pshufb %xmm11, %xmm6 /* ur16 = lookup16(l1in, rotl16) */
@@ -3433,24 +3433,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm6, %xmm3 /* v8 = xor(v8_acc, v8r6) */
 	movdqa %xmm3, %xmm1 /* v8 */
 	pxor %xmm2, %xmm1 /* sb_in_xy = xor(v8, u) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm5 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
 	pand %xmm5, %xmm1 /* sb_in_d = and(sb_in_xy, odd_bytes) */
 	pxor %xmm1, %xmm3 /* sb_in_x = xor(v8, sb_in_d) */
 	pxor %xmm1, %xmm2 /* sb_in_y = xor(u, sb_in_d) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm6 /* sb_in_x */
 	pand %xmm1, %xmm6 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs = shr(sb_in_x) */
 	pand %xmm1, %xmm3 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm9 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm9 /* s0_p1 = const() */
 	movdqa %xmm9, %xmm12 /* s0_p1 */
 	pshufb %xmm6, %xmm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	pxor %xmm3, %xmm12 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm9 /* s0_p2 */
 	pshufb %xmm12, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	pxor %xmm6, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
 	movdqa %xmm6, %xmm3 /* s0_p3_rot */
 	pshufb %xmm9, %xmm3 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	paddb %xmm12, %xmm12 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
@@ -3459,25 +3459,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm1, %xmm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	psrlw $4, %xmm2 /* sb_in_y_sh = shr(sb_in_y) */
 	pand %xmm1, %xmm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm12 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
 	movdqa %xmm12, %xmm6 /* tbl_lo */
 	pshufb %xmm9, %xmm6 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm9 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
 	movdqa %xmm9, %xmm12 /* tbl_hi */
 	pshufb %xmm2, %xmm12 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	pxor %xmm12, %xmm6 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm2 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm2 /* inv_shift_rows = const() */
 	pshufb %xmm2, %xmm6 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
 	aesenclast %xmm12, %xmm6 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 	movdqa %xmm6, %xmm12 /* sb_s1_aes */
 	pand %xmm1, %xmm12 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	psrlw $4, %xmm6 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	pand %xmm1, %xmm6 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm2 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm2 /* tbl_lo_1 = const() */
 	movdqa %xmm2, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm12, %xmm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
 	pshufb %xmm6, %xmm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	pxor %xmm2, %xmm9 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
@@ -3491,7 +3491,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pslld $8, %xmm2 /* s0k_o_l = shl(g0s0) */
 	psrld $24, %xmm7 /* s0k_o_r = shr(dbl_3) */
 	por %xmm7, %xmm2 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_modulus(%rip), %xmm6 /* modulus again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_modulus(%rip), %xmm6 /* modulus = const() */
 	pand %xmm6, %xmm2 /* s0k = and(s0k_o, modulus) */
 	movdqa %xmm4, %xmm7 /* g0s4 */
 	paddd %xmm4, %xmm7 /* dbl_5 = add(g0s4, g0s4) */
@@ -3558,7 +3558,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm0, %xmm2 /* fb */
 	paddd %xmm0, %xmm2 /* dbl_9 = add(fb, fb) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm4 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm4 /* high16 = const() */
 	movdqa %xmm2, %xmm5 /* dbl_9 */
 	pand %xmm4, %xmm5 /* x0_1_b = and(dbl_9, high16) */
 	movdqa %xmm4, %xmm7 /* high16 */
@@ -3637,24 +3637,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm9, %xmm5 /* v8_1 = xor(v8_acc_1, v8r6_1) */
 	movdqa %xmm5, %xmm3 /* v8_1 */
 	pxor %xmm4, %xmm3 /* sb_in_xy_1 = xor(v8_1, u_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm7 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm3 /* sb_in_d_1 = and(sb_in_xy_1, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_1 = xor(v8_1, sb_in_d_1) */
 	pxor %xmm3, %xmm4 /* sb_in_y_1 = xor(u_1, sb_in_d_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm9 /* sb_in_x_1 */
 	pand %xmm3, %xmm9 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm15 /* s0_p1 */
 	pshufb %xmm9, %xmm15 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	pxor %xmm5, %xmm15 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm15, %xmm12 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	pxor %xmm9, %xmm12 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
 	movdqa %xmm9, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
@@ -3663,25 +3663,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm3, %xmm12 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_in_y_1_sh = shr(sb_in_y_1) */
 	pand %xmm3, %xmm4 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm9 /* tbl_lo */
 	pshufb %xmm12, %xmm9 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm15 /* tbl_hi */
 	pshufb %xmm4, %xmm15 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
 	pxor %xmm15, %xmm9 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm4 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm4 /* inv_shift_rows = const() */
 	pshufb %xmm4, %xmm9 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm9 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
 	movdqa %xmm9, %xmm15 /* sb_s1_1_aes */
 	pand %xmm3, %xmm15 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
 	pand %xmm3, %xmm9 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
 	movdqa %xmm4, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm4 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm4 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	pxor %xmm4, %xmm12 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
@@ -3759,7 +3759,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm3 /* fb_1 */
 	paddd %xmm1, %xmm3 /* dbl_18 = add(fb_1, fb_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm4 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm4 /* high16 = const() */
 	movdqa %xmm3, %xmm7 /* dbl_18 */
 	pand %xmm4, %xmm7 /* x0_2_b = and(dbl_18, high16) */
 	movdqa %xmm4, %xmm10 /* high16 */
@@ -3839,24 +3839,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm12, %xmm2 /* v8_2 = xor(v8_acc_2, v8r6_2) */
 	movdqa %xmm2, %xmm5 /* v8_2 */
 	pxor %xmm0, %xmm5 /* sb_in_xy_2 = xor(v8_2, u_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm7 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm5 /* sb_in_d_2 = and(sb_in_xy_2, odd_bytes) */
 	pxor %xmm5, %xmm2 /* sb_in_x_2 = xor(v8_2, sb_in_d_2) */
 	pxor %xmm5, %xmm0 /* sb_in_y_2 = xor(u_2, sb_in_d_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm12 /* sb_in_x_2 */
 	pand %xmm5, %xmm12 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	psrlw $4, %xmm2 /* sb_s0_xs_2 = shr(sb_in_x_2) */
 	pand %xmm5, %xmm2 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	pxor %xmm2, %xmm15 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm2 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
 	movdqa %xmm2, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm2 /* s0_p3_rot */
 	pshufb %xmm13, %xmm2 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
@@ -3865,25 +3865,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm5, %xmm13 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
 	psrlw $4, %xmm0 /* sb_in_y_2_sh = shr(sb_in_y_2) */
 	pand %xmm5, %xmm0 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm0, %xmm15 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows = const() */
 	pshufb %xmm0, %xmm12 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_2_aes */
 	pand %xmm5, %xmm15 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
 	pand %xmm5, %xmm12 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm0 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm0 /* tbl_lo_1 = const() */
 	movdqa %xmm0, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm0 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm0 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	pxor %xmm0, %xmm13 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
@@ -3959,7 +3959,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm0, %xmm5 /* fb_2 */
 	paddd %xmm0, %xmm5 /* dbl_27 = add(fb_2, fb_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm7 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm7 /* high16 = const() */
 	movdqa %xmm5, %xmm9 /* dbl_27 */
 	pand %xmm7, %xmm9 /* x0_3_b = and(dbl_27, high16) */
 	movdqa %xmm7, %xmm10 /* high16 */
@@ -4039,24 +4039,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm12, %xmm3 /* v8_3 = xor(v8_acc_3, v8r6_3) */
 	movdqa %xmm3, %xmm2 /* v8_3 */
 	pxor %xmm1, %xmm2 /* sb_in_xy_3 = xor(v8_3, u_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm2 /* sb_in_d_3 = and(sb_in_xy_3, odd_bytes) */
 	pxor %xmm2, %xmm3 /* sb_in_x_3 = xor(v8_3, sb_in_d_3) */
 	pxor %xmm2, %xmm1 /* sb_in_y_3 = xor(u_3, sb_in_d_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm2 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm12 /* sb_in_x_3 */
 	pand %xmm2, %xmm12 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_3 = shr(sb_in_x_3) */
 	pand %xmm2, %xmm3 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	pxor %xmm3, %xmm15 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm3 /* s0_p3_rot */
 	pshufb %xmm13, %xmm3 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
@@ -4065,25 +4065,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm2, %xmm13 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
 	psrlw $4, %xmm1 /* sb_in_y_3_sh = shr(sb_in_y_3) */
 	pand %xmm2, %xmm1 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm1, %xmm15 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows = const() */
 	pshufb %xmm1, %xmm12 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_3_aes */
 	pand %xmm2, %xmm15 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
 	pand %xmm2, %xmm12 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm1 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm1 /* tbl_lo_1 = const() */
 	movdqa %xmm1, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm1 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	pxor %xmm1, %xmm13 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
@@ -4158,7 +4158,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	/* Round 4, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm2 /* fb_3 */
 	paddd %xmm1, %xmm2 /* dbl_36 = add(fb_3, fb_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm4 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm4 /* high16 = const() */
 	movdqa %xmm2, %xmm7 /* dbl_36 */
 	pand %xmm4, %xmm7 /* x0_4_b = and(dbl_36, high16) */
 	movdqa %xmm4, %xmm9 /* high16 */
@@ -4224,24 +4224,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm9, %xmm4 /* v8_4 = xor(v8_acc_4, v8r6_4) */
 	movdqa %xmm4, %xmm3 /* v8_4 */
 	pxor %xmm15, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm7 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm3 /* sb_in_d_4 = and(sb_in_xy_4, odd_bytes) */
 	pxor %xmm3, %xmm4 /* sb_in_x_4 = xor(v8_4, sb_in_d_4) */
 	pxor %xmm3, %xmm15 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm4, %xmm9 /* sb_in_x_4 */
 	pand %xmm3, %xmm9 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	pand %xmm3, %xmm4 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm13 /* s0_p1 */
 	pshufb %xmm9, %xmm13 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	pxor %xmm4, %xmm13 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm4 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
 	movdqa %xmm4, %xmm10 /* s0_p2 */
 	pshufb %xmm13, %xmm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	pxor %xmm9, %xmm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
 	movdqa %xmm9, %xmm4 /* s0_p3_rot */
 	pshufb %xmm10, %xmm4 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
@@ -4250,25 +4250,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm3, %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_4_sh = shr(sb_in_y_4) */
 	pand %xmm3, %xmm15 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm9 /* tbl_lo */
 	pshufb %xmm10, %xmm9 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
 	pxor %xmm13, %xmm9 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm9 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm9 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
 	movdqa %xmm9, %xmm15 /* sb_s1_4_aes */
 	pand %xmm3, %xmm15 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
 	pand %xmm3, %xmm9 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm13 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
 	pxor %xmm13, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
@@ -4345,7 +4345,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	/* Round 5, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm5, %xmm0 /* fb_4 */
 	paddd %xmm5, %xmm0 /* dbl_45 = add(fb_4, fb_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm7 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm7 /* high16 = const() */
 	movdqa %xmm0, %xmm9 /* dbl_45 */
 	pand %xmm7, %xmm9 /* x0_5_b = and(dbl_45, high16) */
 	movdqa %xmm7, %xmm12 /* high16 */
@@ -4405,24 +4405,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm12, %xmm9 /* v8_5 = xor(v8_acc_5, v8r6_5) */
 	movdqa %xmm9, %xmm4 /* v8_5 */
 	pxor %xmm3, %xmm4 /* sb_in_xy_5 = xor(v8_5, u_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm4 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
 	pxor %xmm4, %xmm9 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
 	pxor %xmm4, %xmm3 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm12 /* sb_in_x_5 */
 	pand %xmm4, %xmm12 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
 	pand %xmm4, %xmm9 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	pxor %xmm9, %xmm15 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm9 /* s0_p3_rot */
 	pshufb %xmm13, %xmm9 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
@@ -4431,25 +4431,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm4, %xmm13 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_in_y_5_sh = shr(sb_in_y_5) */
 	pand %xmm4, %xmm3 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm3, %xmm15 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm3 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm3 /* inv_shift_rows = const() */
 	pshufb %xmm3, %xmm12 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_5_aes */
 	pand %xmm4, %xmm15 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
 	pand %xmm4, %xmm12 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 = const() */
 	movdqa %xmm3, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm3 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
 	pxor %xmm3, %xmm13 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
@@ -4555,7 +4555,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm3, 400(%rsp) /* spill z_6 */
 	movdqa %xmm15, %xmm3 /* l1in_6 */
 	pshufb %xmm8, %xmm3 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm11, 256(%rsp) /* spill x1_6 */
 	movdqa %xmm15, %xmm11 /* l1in_6 */
 	pshufb %xmm12, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
@@ -4587,24 +4587,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm10, %xmm3 /* v8_6 = xor(v8_acc_6, v8r6_6) */
 	movdqa %xmm3, %xmm4 /* v8_6 */
 	pxor %xmm15, %xmm4 /* sb_in_xy_6 = xor(v8_6, u_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm4 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
 	pxor %xmm4, %xmm3 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
 	pxor %xmm4, %xmm15 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm10 /* sb_in_x_6 */
 	pand %xmm4, %xmm10 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_6 = shr(sb_in_x_6) */
 	pand %xmm4, %xmm3 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm11 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
 	movdqa %xmm11, %xmm13 /* s0_p1 */
 	pshufb %xmm10, %xmm13 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	pxor %xmm3, %xmm13 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm11 /* s0_p2 */
 	pshufb %xmm13, %xmm11 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	pxor %xmm10, %xmm11 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	movdqa %xmm10, %xmm3 /* s0_p3_rot */
 	pshufb %xmm11, %xmm3 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
@@ -4613,25 +4613,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm4, %xmm11 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_6_sh = shr(sb_in_y_6) */
 	pand %xmm4, %xmm15 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm10 /* tbl_lo */
 	pshufb %xmm11, %xmm10 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm11 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
 	movdqa %xmm11, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
 	pxor %xmm13, %xmm10 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm10 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm10 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm15 /* sb_s1_6_aes */
 	pand %xmm4, %xmm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
 	pand %xmm4, %xmm10 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm11 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm13 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
@@ -4737,7 +4737,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm15, %xmm13 /* l1in_7 */
 	pshufb %xmm8, %xmm13 /* ur8_7 = lookup16(l1in_7, rotl8) */
 	movdqa %xmm5, 512(%rsp) /* spill z_7 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm5 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm5 /* rotl16 = const() */
 	movdqa %xmm12, 48(%rsp) /* spill x1_7 */
 	movdqa %xmm15, %xmm12 /* l1in_7 */
 	pshufb %xmm5, %xmm12 /* ur16_7 = lookup16(l1in_7, rotl16) */
@@ -4769,24 +4769,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm11, %xmm9 /* v8_7 = xor(v8_acc_7, v8r6_7) */
 	movdqa %xmm9, %xmm3 /* v8_7 */
 	pxor %xmm15, %xmm3 /* sb_in_xy_7 = xor(v8_7, u_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm3 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
 	pxor %xmm3, %xmm9 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
 	pxor %xmm3, %xmm15 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm11 /* sb_in_x_7 */
 	pand %xmm3, %xmm11 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_7 = shr(sb_in_x_7) */
 	pand %xmm3, %xmm9 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	pxor %xmm9, %xmm13 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm9 /* s0_p3_rot */
 	pshufb %xmm12, %xmm9 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
@@ -4795,25 +4795,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm3, %xmm12 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_7_sh = shr(sb_in_y_7) */
 	pand %xmm3, %xmm15 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_7_aes */
 	pand %xmm3, %xmm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
 	pand %xmm3, %xmm11 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
@@ -4919,7 +4919,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm15, %xmm13 /* l1in_8 */
 	pshufb %xmm8, %xmm13 /* ur8_8 = lookup16(l1in_8, rotl8) */
 	movdqa %xmm3, 608(%rsp) /* spill z_8 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm3 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm3 /* rotl16 = const() */
 	movdqa %xmm11, 128(%rsp) /* spill x1_8 */
 	movdqa %xmm15, %xmm11 /* l1in_8 */
 	pshufb %xmm3, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
@@ -4951,24 +4951,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm11, %xmm5 /* v8_8 = xor(v8_acc_8, v8r6_8) */
 	movdqa %xmm5, %xmm9 /* v8_8 */
 	pxor %xmm15, %xmm9 /* sb_in_xy_8 = xor(v8_8, u_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm9 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
 	pxor %xmm9, %xmm5 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
 	pxor %xmm9, %xmm15 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_8 */
 	pand %xmm9, %xmm11 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_8 = shr(sb_in_x_8) */
 	pand %xmm9, %xmm5 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
@@ -4977,25 +4977,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm9, %xmm12 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_8_sh = shr(sb_in_y_8) */
 	pand %xmm9, %xmm15 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_8_aes */
 	pand %xmm9, %xmm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
 	pand %xmm9, %xmm11 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
@@ -5101,7 +5101,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm15, %xmm13 /* l1in_9 */
 	pshufb %xmm8, %xmm13 /* ur8_9 = lookup16(l1in_9, rotl8) */
 	movdqa %xmm4, 208(%rsp) /* spill z_9 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 32(%rsp) /* spill x1_9 */
 	movdqa %xmm15, %xmm11 /* l1in_9 */
 	pshufb %xmm4, %xmm11 /* ur16_9 = lookup16(l1in_9, rotl16) */
@@ -5133,24 +5133,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm11, %xmm9 /* v8_9 = xor(v8_acc_9, v8r6_9) */
 	movdqa %xmm9, %xmm5 /* v8_9 */
 	pxor %xmm15, %xmm5 /* sb_in_xy_9 = xor(v8_9, u_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm5 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
 	pxor %xmm5, %xmm9 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
 	pxor %xmm5, %xmm15 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm11 /* sb_in_x_9 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_9 = shr(sb_in_x_9) */
 	pand %xmm5, %xmm9 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	pxor %xmm9, %xmm13 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm9 /* s0_p3_rot */
 	pshufb %xmm12, %xmm9 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
@@ -5159,25 +5159,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_9_sh = shr(sb_in_y_9) */
 	pand %xmm5, %xmm15 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_9_aes */
 	pand %xmm5, %xmm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
@@ -5283,7 +5283,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm15, %xmm13 /* l1in_10 */
 	pshufb %xmm8, %xmm13 /* ur8_10 = lookup16(l1in_10, rotl8) */
 	movdqa %xmm4, 416(%rsp) /* spill z_10 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 96(%rsp) /* spill x1_10 */
 	movdqa %xmm15, %xmm11 /* l1in_10 */
 	pshufb %xmm4, %xmm11 /* ur16_10 = lookup16(l1in_10, rotl16) */
@@ -5315,24 +5315,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm11, %xmm5 /* v8_10 = xor(v8_acc_10, v8r6_10) */
 	movdqa %xmm5, %xmm9 /* v8_10 */
 	pxor %xmm15, %xmm9 /* sb_in_xy_10 = xor(v8_10, u_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm9 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
 	pxor %xmm9, %xmm5 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
 	pxor %xmm9, %xmm15 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_10 */
 	pand %xmm9, %xmm11 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_10 = shr(sb_in_x_10) */
 	pand %xmm9, %xmm5 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
@@ -5341,25 +5341,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm9, %xmm12 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_10_sh = shr(sb_in_y_10) */
 	pand %xmm9, %xmm15 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_10_aes */
 	pand %xmm9, %xmm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
 	pand %xmm9, %xmm11 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
@@ -5464,7 +5464,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm10, %xmm15 /* l1in_11 */
 	pshufb %xmm8, %xmm15 /* ur8_11 = lookup16(l1in_11, rotl8) */
 	movdqa %xmm4, 48(%rsp) /* spill z_11 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 528(%rsp) /* spill x1_11 */
 	movdqa %xmm10, %xmm11 /* l1in_11 */
 	pshufb %xmm4, %xmm11 /* ur16_11 = lookup16(l1in_11, rotl16) */
@@ -5496,24 +5496,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm12, %xmm9 /* v8_11 = xor(v8_acc_11, v8r6_11) */
 	movdqa %xmm9, %xmm5 /* v8_11 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_11 = xor(v8_11, u_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm11 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
 	pand %xmm11, %xmm5 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
 	pxor %xmm5, %xmm9 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
 	pxor %xmm5, %xmm10 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm12 /* sb_in_x_11 */
 	pand %xmm5, %xmm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_11 = shr(sb_in_x_11) */
 	pand %xmm5, %xmm9 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	pxor %xmm9, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm9 /* s0_p3_rot */
 	pshufb %xmm13, %xmm9 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
@@ -5522,25 +5522,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm5, %xmm13 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_11_sh = shr(sb_in_y_11) */
 	pand %xmm5, %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm10, %xmm15 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_11_aes */
 	pand %xmm5, %xmm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
 	pand %xmm5, %xmm12 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm10 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	pxor %xmm10, %xmm13 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
@@ -5644,7 +5644,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm14, %xmm11 /* ur24_12 = lookup16(l1in_12, rotl24) */
 	movdqa %xmm10, %xmm12 /* l1in_12 */
 	pshufb %xmm8, %xmm12 /* ur8_12 = lookup16(l1in_12, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm4, 128(%rsp) /* spill z_12 */
 	movdqa %xmm10, %xmm4 /* l1in_12 */
 	pshufb %xmm15, %xmm4 /* ur16_12 = lookup16(l1in_12, rotl16) */
@@ -5676,24 +5676,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm11, %xmm4 /* v8_12 = xor(v8_acc_12, v8r6_12) */
 	movdqa %xmm4, %xmm5 /* v8_12 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_12 = xor(v8_12, u_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_12 = and(sb_in_xy_12, odd_bytes) */
 	pxor %xmm5, %xmm4 /* sb_in_x_12 = xor(v8_12, sb_in_d_12) */
 	pxor %xmm5, %xmm10 /* sb_in_y_12 = xor(u_12, sb_in_d_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm4, %xmm11 /* sb_in_x_12 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_12 = shr(sb_in_x_12) */
 	pand %xmm5, %xmm4 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	pxor %xmm4, %xmm13 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm4 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
 	movdqa %xmm4, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm4 /* s0_p3_rot */
 	pshufb %xmm12, %xmm4 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
@@ -5702,25 +5702,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_12_sh = shr(sb_in_y_12) */
 	pand %xmm5, %xmm10 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm10, %xmm13 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm11 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_12_aes */
 	pand %xmm5, %xmm13 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm10 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
 	pxor %xmm10, %xmm12 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
@@ -5823,7 +5823,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm14, %xmm11 /* ur24_13 = lookup16(l1in_13, rotl24) */
 	movdqa %xmm10, %xmm13 /* l1in_13 */
 	pshufb %xmm8, %xmm13 /* ur8_13 = lookup16(l1in_13, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm10, %xmm9 /* l1in_13 */
 	pshufb %xmm15, %xmm9 /* ur16_13 = lookup16(l1in_13, rotl16) */
 	movdqa %xmm5, 32(%rsp) /* spill z_13 */
@@ -5855,24 +5855,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm11, %xmm5 /* v8_13 = xor(v8_acc_13, v8r6_13) */
 	movdqa %xmm5, %xmm4 /* v8_13 */
 	pxor %xmm10, %xmm4 /* sb_in_xy_13 = xor(v8_13, u_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm4 /* sb_in_d_13 = and(sb_in_xy_13, odd_bytes) */
 	pxor %xmm4, %xmm5 /* sb_in_x_13 = xor(v8_13, sb_in_d_13) */
 	pxor %xmm4, %xmm10 /* sb_in_y_13 = xor(u_13, sb_in_d_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_13 */
 	pand %xmm4, %xmm11 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_13 = shr(sb_in_x_13) */
 	pand %xmm4, %xmm5 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
@@ -5881,25 +5881,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm4, %xmm12 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_13_sh = shr(sb_in_y_13) */
 	pand %xmm4, %xmm10 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm10, %xmm13 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm11 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_13_aes */
 	pand %xmm4, %xmm13 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
 	pand %xmm4, %xmm11 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm10 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
 	pxor %xmm10, %xmm12 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
@@ -6001,7 +6001,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm14, %xmm11 /* ur24_14 = lookup16(l1in_14, rotl24) */
 	movdqa %xmm10, %xmm13 /* l1in_14 */
 	pshufb %xmm8, %xmm13 /* ur8_14 = lookup16(l1in_14, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm10, %xmm9 /* l1in_14 */
 	pshufb %xmm15, %xmm9 /* ur16_14 = lookup16(l1in_14, rotl16) */
 	movdqa %xmm4, 96(%rsp) /* spill z_14 */
@@ -6033,24 +6033,24 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm11, %xmm4 /* v8_14 = xor(v8_acc_14, v8r6_14) */
 	movdqa %xmm4, %xmm5 /* v8_14 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_14 = xor(v8_14, u_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_14 = and(sb_in_xy_14, odd_bytes) */
 	pxor %xmm5, %xmm4 /* sb_in_x_14 = xor(v8_14, sb_in_d_14) */
 	pxor %xmm5, %xmm10 /* sb_in_y_14 = xor(u_14, sb_in_d_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm4, %xmm11 /* sb_in_x_14 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_14 = shr(sb_in_x_14) */
 	pand %xmm5, %xmm4 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	pxor %xmm4, %xmm13 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm4 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
 	movdqa %xmm4, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm4 /* s0_p3_rot */
 	pshufb %xmm12, %xmm4 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
@@ -6059,25 +6059,25 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_14_sh = shr(sb_in_y_14) */
 	pand %xmm5, %xmm10 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm10, %xmm13 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm11 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_14_aes */
 	pand %xmm5, %xmm13 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm10 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
 	pxor %xmm10, %xmm12 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
@@ -6207,22 +6207,22 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pxor %xmm10, %xmm9 /* v8_15 = xor(v8_acc_15, v8r6_15) */
 	movdqa %xmm9, %xmm4 /* v8_15 */
 	pxor %xmm7, %xmm4 /* sb_in_xy_15 = xor(v8_15, u_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm8 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
 	pand %xmm8, %xmm4 /* sb_in_d_15 = and(sb_in_xy_15, odd_bytes) */
 	pxor %xmm4, %xmm9 /* sb_in_x_15 = xor(v8_15, sb_in_d_15) */
 	pxor %xmm4, %xmm7 /* sb_in_y_15 = xor(u_15, sb_in_d_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm10 /* sb_in_x_15 */
 	pand %xmm4, %xmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_15 = shr(sb_in_x_15) */
 	pand %xmm4, %xmm9 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm11 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
 	pshufb %xmm10, %xmm11 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	pxor %xmm9, %xmm11 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	pshufb %xmm11, %xmm9 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	pxor %xmm10, %xmm9 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	pshufb %xmm9, %xmm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	pxor %xmm11, %xmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
@@ -6230,22 +6230,22 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm4, %xmm9 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	psrlw $4, %xmm7 /* sb_in_y_15_sh = shr(sb_in_y_15) */
 	pand %xmm4, %xmm7 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	pshufb %xmm9, %xmm11 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm9 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
 	pshufb %xmm7, %xmm9 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
 	pxor %xmm9, %xmm11 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm11 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm7 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm7 /* aes_cancel_key = const() */
 	aesenclast %xmm7, %xmm11 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm7 /* sb_s1_15_aes */
 	pand %xmm4, %xmm7 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
 	pand %xmm4, %xmm11 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
 	pshufb %xmm7, %xmm4 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
 	pshufb %xmm11, %xmm7 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	pxor %xmm7, %xmm4 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
 	movdqa %xmm4, %xmm7 /* sb_s1_15 */
@@ -6315,7 +6315,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 
 	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
 	movdqa 176(%rsp), %xmm0 /* reload z */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_bswap32(%rip), %xmm6 /* bswap32 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_bswap32(%rip), %xmm6 /* bswap32 = const() */
 	pshufb %xmm6, %xmm0 /* zbe = lookup16(z, bswap32) */
 	movdqa 384(%rsp), %xmm8 /* reload z_1 */
 	pshufb %xmm6, %xmm8 /* zbe_1 = lookup16(z_1, bswap32) */
@@ -6478,10 +6478,6 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	ret
 	.size zuc_lanes_ssse3_aesni_keystream_asm, .-zuc_lanes_ssse3_aesni_keystream_asm
 
-	.globl zuc_lanes_ssse3_aesni_keystream_xor_asm
-	.hidden zuc_lanes_ssse3_aesni_keystream_xor_asm
-	.type zuc_lanes_ssse3_aesni_keystream_xor_asm, @function
-	.p2align 5
 /* zuc_lanes_ssse3_aesni_keystream_xor_asm: zuc_keystream128_xor, 3 arguments
  *   %rdi: state
  *   %rsi: out
@@ -6489,6 +6485,10 @@ zuc_lanes_ssse3_aesni_keystream_asm:
  *   xmm0-15: vectors, as allocated (16 used)
  *   frame: 832 bytes (49 spill slots of 16 bytes)
  */
+	.globl zuc_lanes_ssse3_aesni_keystream_xor_asm
+	.hidden zuc_lanes_ssse3_aesni_keystream_xor_asm
+	.type zuc_lanes_ssse3_aesni_keystream_xor_asm, @function
+	.p2align 5
 zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -6522,7 +6522,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm15, %xmm8 /* g0s15 */
 	paddd %xmm15, %xmm8 /* dbl = add(g0s15, g0s15) */
 	movdqa %xmm6, 48(%rsp) /* spill g0s6 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm6 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm6 /* high16 = const() */
 	movdqa %xmm12, 64(%rsp) /* spill g0s12 */
 	movdqa %xmm8, %xmm12 /* dbl */
 	pand %xmm6, %xmm12 /* x0_b = and(dbl, high16) */
@@ -6566,17 +6566,17 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm1, %xmm14 /* w2 */
 	psrld $16, %xmm14 /* l1in_r = shr(w2) */
 	por %xmm14, %xmm2 /* l1in = or(l1in_l, l1in_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl24(%rip), %xmm14 /* rotl24 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl24(%rip), %xmm14 /* rotl24 = const() */
 	movdqa %xmm12, 176(%rsp) /* spill z */
 	movdqa %xmm2, %xmm12 /* l1in */
 	pshufb %xmm14, %xmm12 /* ur24 = lookup16(l1in, rotl24) */
 	movdqa %xmm8, 192(%rsp) /* spill x2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl8(%rip), %xmm8 /* rotl8 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl8(%rip), %xmm8 /* rotl8 = const() */
 	movdqa %xmm9, 208(%rsp) /* spill x1 */
 	movdqa %xmm2, %xmm9 /* l1in */
 	pshufb %xmm8, %xmm9 /* ur8 = lookup16(l1in, rotl8) */
 	movdqa %xmm11, 224(%rsp) /* spill g0s11 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm11 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm11 /* rotl16 = const() */
 	movdqa %xmm6, 240(%rsp) /* spill dbl_2 */
 	movdqa %xmm2, %xmm6 /* l1in */
 	pshufb %xmm11, %xmm6 /* ur16 = lookup16(l1in, rotl16) */
@@ -6609,24 +6609,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm6, %xmm3 /* v8 = xor(v8_acc, v8r6) */
 	movdqa %xmm3, %xmm1 /* v8 */
 	pxor %xmm2, %xmm1 /* sb_in_xy = xor(v8, u) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm5 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
 	pand %xmm5, %xmm1 /* sb_in_d = and(sb_in_xy, odd_bytes) */
 	pxor %xmm1, %xmm3 /* sb_in_x = xor(v8, sb_in_d) */
 	pxor %xmm1, %xmm2 /* sb_in_y = xor(u, sb_in_d) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm1 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm6 /* sb_in_x */
 	pand %xmm1, %xmm6 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs = shr(sb_in_x) */
 	pand %xmm1, %xmm3 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm9 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm9 /* s0_p1 = const() */
 	movdqa %xmm9, %xmm12 /* s0_p1 */
 	pshufb %xmm6, %xmm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	pxor %xmm3, %xmm12 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm9 /* s0_p2 */
 	pshufb %xmm12, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	pxor %xmm6, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
 	movdqa %xmm6, %xmm3 /* s0_p3_rot */
 	pshufb %xmm9, %xmm3 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	paddb %xmm12, %xmm12 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
@@ -6635,25 +6635,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm1, %xmm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	psrlw $4, %xmm2 /* sb_in_y_sh = shr(sb_in_y) */
 	pand %xmm1, %xmm2 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm12 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
 	movdqa %xmm12, %xmm6 /* tbl_lo */
 	pshufb %xmm9, %xmm6 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm9 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
 	movdqa %xmm9, %xmm12 /* tbl_hi */
 	pshufb %xmm2, %xmm12 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	pxor %xmm12, %xmm6 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm2 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm2 /* inv_shift_rows = const() */
 	pshufb %xmm2, %xmm6 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
 	aesenclast %xmm12, %xmm6 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 	movdqa %xmm6, %xmm12 /* sb_s1_aes */
 	pand %xmm1, %xmm12 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	psrlw $4, %xmm6 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	pand %xmm1, %xmm6 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm2 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm2 /* tbl_lo_1 = const() */
 	movdqa %xmm2, %xmm9 /* tbl_lo_1 */
 	pshufb %xmm12, %xmm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	movdqa %xmm12, %xmm2 /* tbl_hi_1 */
 	pshufb %xmm6, %xmm2 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	pxor %xmm2, %xmm9 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
@@ -6667,7 +6667,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pslld $8, %xmm2 /* s0k_o_l = shl(g0s0) */
 	psrld $24, %xmm7 /* s0k_o_r = shr(dbl_3) */
 	por %xmm7, %xmm2 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_modulus(%rip), %xmm6 /* modulus again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_modulus(%rip), %xmm6 /* modulus = const() */
 	pand %xmm6, %xmm2 /* s0k = and(s0k_o, modulus) */
 	movdqa %xmm4, %xmm7 /* g0s4 */
 	paddd %xmm4, %xmm7 /* dbl_5 = add(g0s4, g0s4) */
@@ -6734,7 +6734,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	/* Round 1, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm0, %xmm2 /* fb */
 	paddd %xmm0, %xmm2 /* dbl_9 = add(fb, fb) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm4 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm4 /* high16 = const() */
 	movdqa %xmm2, %xmm5 /* dbl_9 */
 	pand %xmm4, %xmm5 /* x0_1_b = and(dbl_9, high16) */
 	movdqa %xmm4, %xmm7 /* high16 */
@@ -6813,24 +6813,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm9, %xmm5 /* v8_1 = xor(v8_acc_1, v8r6_1) */
 	movdqa %xmm5, %xmm3 /* v8_1 */
 	pxor %xmm4, %xmm3 /* sb_in_xy_1 = xor(v8_1, u_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm7 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm3 /* sb_in_d_1 = and(sb_in_xy_1, odd_bytes) */
 	pxor %xmm3, %xmm5 /* sb_in_x_1 = xor(v8_1, sb_in_d_1) */
 	pxor %xmm3, %xmm4 /* sb_in_y_1 = xor(u_1, sb_in_d_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm9 /* sb_in_x_1 */
 	pand %xmm3, %xmm9 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	pand %xmm3, %xmm5 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm15 /* s0_p1 */
 	pshufb %xmm9, %xmm15 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	pxor %xmm5, %xmm15 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm15, %xmm12 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	pxor %xmm9, %xmm12 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
 	movdqa %xmm9, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
@@ -6839,25 +6839,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm3, %xmm12 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_in_y_1_sh = shr(sb_in_y_1) */
 	pand %xmm3, %xmm4 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm9 /* tbl_lo */
 	pshufb %xmm12, %xmm9 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm15 /* tbl_hi */
 	pshufb %xmm4, %xmm15 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
 	pxor %xmm15, %xmm9 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm4 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm4 /* inv_shift_rows = const() */
 	pshufb %xmm4, %xmm9 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm9 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
 	movdqa %xmm9, %xmm15 /* sb_s1_1_aes */
 	pand %xmm3, %xmm15 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
 	pand %xmm3, %xmm9 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
 	movdqa %xmm4, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm4 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm4 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	pxor %xmm4, %xmm12 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
@@ -6935,7 +6935,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	/* Round 2, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm3 /* fb_1 */
 	paddd %xmm1, %xmm3 /* dbl_18 = add(fb_1, fb_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm4 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm4 /* high16 = const() */
 	movdqa %xmm3, %xmm7 /* dbl_18 */
 	pand %xmm4, %xmm7 /* x0_2_b = and(dbl_18, high16) */
 	movdqa %xmm4, %xmm10 /* high16 */
@@ -7015,24 +7015,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm12, %xmm2 /* v8_2 = xor(v8_acc_2, v8r6_2) */
 	movdqa %xmm2, %xmm5 /* v8_2 */
 	pxor %xmm0, %xmm5 /* sb_in_xy_2 = xor(v8_2, u_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm7 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm5 /* sb_in_d_2 = and(sb_in_xy_2, odd_bytes) */
 	pxor %xmm5, %xmm2 /* sb_in_x_2 = xor(v8_2, sb_in_d_2) */
 	pxor %xmm5, %xmm0 /* sb_in_y_2 = xor(u_2, sb_in_d_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm2, %xmm12 /* sb_in_x_2 */
 	pand %xmm5, %xmm12 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
 	psrlw $4, %xmm2 /* sb_s0_xs_2 = shr(sb_in_x_2) */
 	pand %xmm5, %xmm2 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	pxor %xmm2, %xmm15 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm2 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
 	movdqa %xmm2, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm2 /* s0_p3_rot */
 	pshufb %xmm13, %xmm2 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
@@ -7041,25 +7041,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm5, %xmm13 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
 	psrlw $4, %xmm0 /* sb_in_y_2_sh = shr(sb_in_y_2) */
 	pand %xmm5, %xmm0 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm0, %xmm15 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows = const() */
 	pshufb %xmm0, %xmm12 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_2_aes */
 	pand %xmm5, %xmm15 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
 	pand %xmm5, %xmm12 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm0 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm0 /* tbl_lo_1 = const() */
 	movdqa %xmm0, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm0 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm0 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	pxor %xmm0, %xmm13 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
@@ -7135,7 +7135,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	/* Round 3, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm0, %xmm5 /* fb_2 */
 	paddd %xmm0, %xmm5 /* dbl_27 = add(fb_2, fb_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm7 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm7 /* high16 = const() */
 	movdqa %xmm5, %xmm9 /* dbl_27 */
 	pand %xmm7, %xmm9 /* x0_3_b = and(dbl_27, high16) */
 	movdqa %xmm7, %xmm10 /* high16 */
@@ -7215,24 +7215,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm12, %xmm3 /* v8_3 = xor(v8_acc_3, v8r6_3) */
 	movdqa %xmm3, %xmm2 /* v8_3 */
 	pxor %xmm1, %xmm2 /* sb_in_xy_3 = xor(v8_3, u_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm2 /* sb_in_d_3 = and(sb_in_xy_3, odd_bytes) */
 	pxor %xmm2, %xmm3 /* sb_in_x_3 = xor(v8_3, sb_in_d_3) */
 	pxor %xmm2, %xmm1 /* sb_in_y_3 = xor(u_3, sb_in_d_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm2 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm12 /* sb_in_x_3 */
 	pand %xmm2, %xmm12 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_3 = shr(sb_in_x_3) */
 	pand %xmm2, %xmm3 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	pxor %xmm3, %xmm15 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm3 /* s0_p3_rot */
 	pshufb %xmm13, %xmm3 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
@@ -7241,25 +7241,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm2, %xmm13 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
 	psrlw $4, %xmm1 /* sb_in_y_3_sh = shr(sb_in_y_3) */
 	pand %xmm2, %xmm1 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm1, %xmm15 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows = const() */
 	pshufb %xmm1, %xmm12 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_3_aes */
 	pand %xmm2, %xmm15 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
 	pand %xmm2, %xmm12 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm1 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm1 /* tbl_lo_1 = const() */
 	movdqa %xmm1, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm1 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm1 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	pxor %xmm1, %xmm13 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
@@ -7334,7 +7334,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	/* Round 4, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm2 /* fb_3 */
 	paddd %xmm1, %xmm2 /* dbl_36 = add(fb_3, fb_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm4 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm4 /* high16 = const() */
 	movdqa %xmm2, %xmm7 /* dbl_36 */
 	pand %xmm4, %xmm7 /* x0_4_b = and(dbl_36, high16) */
 	movdqa %xmm4, %xmm9 /* high16 */
@@ -7400,24 +7400,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm9, %xmm4 /* v8_4 = xor(v8_acc_4, v8r6_4) */
 	movdqa %xmm4, %xmm3 /* v8_4 */
 	pxor %xmm15, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm7 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm3 /* sb_in_d_4 = and(sb_in_xy_4, odd_bytes) */
 	pxor %xmm3, %xmm4 /* sb_in_x_4 = xor(v8_4, sb_in_d_4) */
 	pxor %xmm3, %xmm15 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm4, %xmm9 /* sb_in_x_4 */
 	pand %xmm3, %xmm9 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	pand %xmm3, %xmm4 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm10 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
 	movdqa %xmm10, %xmm13 /* s0_p1 */
 	pshufb %xmm9, %xmm13 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	pxor %xmm4, %xmm13 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm4 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
 	movdqa %xmm4, %xmm10 /* s0_p2 */
 	pshufb %xmm13, %xmm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	pxor %xmm9, %xmm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
 	movdqa %xmm9, %xmm4 /* s0_p3_rot */
 	pshufb %xmm10, %xmm4 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
@@ -7426,25 +7426,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm3, %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_4_sh = shr(sb_in_y_4) */
 	pand %xmm3, %xmm15 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm9 /* tbl_lo */
 	pshufb %xmm10, %xmm9 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm10 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
 	movdqa %xmm10, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
 	pxor %xmm13, %xmm9 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm9 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm9 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
 	movdqa %xmm9, %xmm15 /* sb_s1_4_aes */
 	pand %xmm3, %xmm15 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
 	pand %xmm3, %xmm9 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm9, %xmm13 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
 	pxor %xmm13, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
@@ -7521,7 +7521,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	/* Round 5, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm5, %xmm0 /* fb_4 */
 	paddd %xmm5, %xmm0 /* dbl_45 = add(fb_4, fb_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm7 /* high16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm7 /* high16 = const() */
 	movdqa %xmm0, %xmm9 /* dbl_45 */
 	pand %xmm7, %xmm9 /* x0_5_b = and(dbl_45, high16) */
 	movdqa %xmm7, %xmm12 /* high16 */
@@ -7581,24 +7581,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm12, %xmm9 /* v8_5 = xor(v8_acc_5, v8r6_5) */
 	movdqa %xmm9, %xmm4 /* v8_5 */
 	pxor %xmm3, %xmm4 /* sb_in_xy_5 = xor(v8_5, u_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm4 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
 	pxor %xmm4, %xmm9 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
 	pxor %xmm4, %xmm3 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm12 /* sb_in_x_5 */
 	pand %xmm4, %xmm12 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
 	pand %xmm4, %xmm9 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	pxor %xmm9, %xmm15 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm9 /* s0_p3_rot */
 	pshufb %xmm13, %xmm9 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
@@ -7607,25 +7607,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm4, %xmm13 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_in_y_5_sh = shr(sb_in_y_5) */
 	pand %xmm4, %xmm3 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm3, %xmm15 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm3 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm3 /* inv_shift_rows = const() */
 	pshufb %xmm3, %xmm12 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_5_aes */
 	pand %xmm4, %xmm15 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
 	pand %xmm4, %xmm12 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 = const() */
 	movdqa %xmm3, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm3 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm3 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
 	pxor %xmm3, %xmm13 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
@@ -7731,7 +7731,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm3, 400(%rsp) /* spill z_6 */
 	movdqa %xmm15, %xmm3 /* l1in_6 */
 	pshufb %xmm8, %xmm3 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm12 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm12 /* rotl16 = const() */
 	movdqa %xmm11, 256(%rsp) /* spill x1_6 */
 	movdqa %xmm15, %xmm11 /* l1in_6 */
 	pshufb %xmm12, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
@@ -7763,24 +7763,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm10, %xmm3 /* v8_6 = xor(v8_acc_6, v8r6_6) */
 	movdqa %xmm3, %xmm4 /* v8_6 */
 	pxor %xmm15, %xmm4 /* sb_in_xy_6 = xor(v8_6, u_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm4 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
 	pxor %xmm4, %xmm3 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
 	pxor %xmm4, %xmm15 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm3, %xmm10 /* sb_in_x_6 */
 	pand %xmm4, %xmm10 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	psrlw $4, %xmm3 /* sb_s0_xs_6 = shr(sb_in_x_6) */
 	pand %xmm4, %xmm3 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm11 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
 	movdqa %xmm11, %xmm13 /* s0_p1 */
 	pshufb %xmm10, %xmm13 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	pxor %xmm3, %xmm13 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
 	movdqa %xmm3, %xmm11 /* s0_p2 */
 	pshufb %xmm13, %xmm11 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	pxor %xmm10, %xmm11 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	movdqa %xmm10, %xmm3 /* s0_p3_rot */
 	pshufb %xmm11, %xmm3 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
@@ -7789,25 +7789,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm4, %xmm11 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_6_sh = shr(sb_in_y_6) */
 	pand %xmm4, %xmm15 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm10 /* tbl_lo */
 	pshufb %xmm11, %xmm10 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm11 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
 	movdqa %xmm11, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
 	pxor %xmm13, %xmm10 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm10 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm10 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
 	movdqa %xmm10, %xmm15 /* sb_s1_6_aes */
 	pand %xmm4, %xmm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
 	pand %xmm4, %xmm10 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm11 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm13 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
@@ -7913,7 +7913,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm15, %xmm13 /* l1in_7 */
 	pshufb %xmm8, %xmm13 /* ur8_7 = lookup16(l1in_7, rotl8) */
 	movdqa %xmm5, 512(%rsp) /* spill z_7 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm5 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm5 /* rotl16 = const() */
 	movdqa %xmm12, 48(%rsp) /* spill x1_7 */
 	movdqa %xmm15, %xmm12 /* l1in_7 */
 	pshufb %xmm5, %xmm12 /* ur16_7 = lookup16(l1in_7, rotl16) */
@@ -7945,24 +7945,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm11, %xmm9 /* v8_7 = xor(v8_acc_7, v8r6_7) */
 	movdqa %xmm9, %xmm3 /* v8_7 */
 	pxor %xmm15, %xmm3 /* sb_in_xy_7 = xor(v8_7, u_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm3 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
 	pxor %xmm3, %xmm9 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
 	pxor %xmm3, %xmm15 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm11 /* sb_in_x_7 */
 	pand %xmm3, %xmm11 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_7 = shr(sb_in_x_7) */
 	pand %xmm3, %xmm9 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	pxor %xmm9, %xmm13 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm9 /* s0_p3_rot */
 	pshufb %xmm12, %xmm9 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
@@ -7971,25 +7971,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm3, %xmm12 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_7_sh = shr(sb_in_y_7) */
 	pand %xmm3, %xmm15 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_7_aes */
 	pand %xmm3, %xmm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
 	pand %xmm3, %xmm11 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
@@ -8095,7 +8095,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm15, %xmm13 /* l1in_8 */
 	pshufb %xmm8, %xmm13 /* ur8_8 = lookup16(l1in_8, rotl8) */
 	movdqa %xmm3, 608(%rsp) /* spill z_8 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm3 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm3 /* rotl16 = const() */
 	movdqa %xmm11, 128(%rsp) /* spill x1_8 */
 	movdqa %xmm15, %xmm11 /* l1in_8 */
 	pshufb %xmm3, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
@@ -8127,24 +8127,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm11, %xmm5 /* v8_8 = xor(v8_acc_8, v8r6_8) */
 	movdqa %xmm5, %xmm9 /* v8_8 */
 	pxor %xmm15, %xmm9 /* sb_in_xy_8 = xor(v8_8, u_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm9 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
 	pxor %xmm9, %xmm5 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
 	pxor %xmm9, %xmm15 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_8 */
 	pand %xmm9, %xmm11 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_8 = shr(sb_in_x_8) */
 	pand %xmm9, %xmm5 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
@@ -8153,25 +8153,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm9, %xmm12 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_8_sh = shr(sb_in_y_8) */
 	pand %xmm9, %xmm15 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_8_aes */
 	pand %xmm9, %xmm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
 	pand %xmm9, %xmm11 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
@@ -8277,7 +8277,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm15, %xmm13 /* l1in_9 */
 	pshufb %xmm8, %xmm13 /* ur8_9 = lookup16(l1in_9, rotl8) */
 	movdqa %xmm4, 208(%rsp) /* spill z_9 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 32(%rsp) /* spill x1_9 */
 	movdqa %xmm15, %xmm11 /* l1in_9 */
 	pshufb %xmm4, %xmm11 /* ur16_9 = lookup16(l1in_9, rotl16) */
@@ -8309,24 +8309,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm11, %xmm9 /* v8_9 = xor(v8_acc_9, v8r6_9) */
 	movdqa %xmm9, %xmm5 /* v8_9 */
 	pxor %xmm15, %xmm5 /* sb_in_xy_9 = xor(v8_9, u_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm5 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
 	pxor %xmm5, %xmm9 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
 	pxor %xmm5, %xmm15 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm11 /* sb_in_x_9 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_9 = shr(sb_in_x_9) */
 	pand %xmm5, %xmm9 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	pxor %xmm9, %xmm13 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm9 /* s0_p3_rot */
 	pshufb %xmm12, %xmm9 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
@@ -8335,25 +8335,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_9_sh = shr(sb_in_y_9) */
 	pand %xmm5, %xmm15 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_9_aes */
 	pand %xmm5, %xmm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
@@ -8459,7 +8459,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm15, %xmm13 /* l1in_10 */
 	pshufb %xmm8, %xmm13 /* ur8_10 = lookup16(l1in_10, rotl8) */
 	movdqa %xmm4, 416(%rsp) /* spill z_10 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 96(%rsp) /* spill x1_10 */
 	movdqa %xmm15, %xmm11 /* l1in_10 */
 	pshufb %xmm4, %xmm11 /* ur16_10 = lookup16(l1in_10, rotl16) */
@@ -8491,24 +8491,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm11, %xmm5 /* v8_10 = xor(v8_acc_10, v8r6_10) */
 	movdqa %xmm5, %xmm9 /* v8_10 */
 	pxor %xmm15, %xmm9 /* sb_in_xy_10 = xor(v8_10, u_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
 	pand %xmm10, %xmm9 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
 	pxor %xmm9, %xmm5 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
 	pxor %xmm9, %xmm15 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_10 */
 	pand %xmm9, %xmm11 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_10 = shr(sb_in_x_10) */
 	pand %xmm9, %xmm5 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
@@ -8517,25 +8517,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm9, %xmm12 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
 	psrlw $4, %xmm15 /* sb_in_y_10_sh = shr(sb_in_y_10) */
 	pand %xmm9, %xmm15 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm15, %xmm13 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_10_aes */
 	pand %xmm9, %xmm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
 	pand %xmm9, %xmm11 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm13 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
@@ -8640,7 +8640,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm10, %xmm15 /* l1in_11 */
 	pshufb %xmm8, %xmm15 /* ur8_11 = lookup16(l1in_11, rotl8) */
 	movdqa %xmm4, 48(%rsp) /* spill z_11 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 528(%rsp) /* spill x1_11 */
 	movdqa %xmm10, %xmm11 /* l1in_11 */
 	pshufb %xmm4, %xmm11 /* ur16_11 = lookup16(l1in_11, rotl16) */
@@ -8672,24 +8672,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm12, %xmm9 /* v8_11 = xor(v8_acc_11, v8r6_11) */
 	movdqa %xmm9, %xmm5 /* v8_11 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_11 = xor(v8_11, u_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm11 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
 	pand %xmm11, %xmm5 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
 	pxor %xmm5, %xmm9 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
 	pxor %xmm5, %xmm10 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm12 /* sb_in_x_11 */
 	pand %xmm5, %xmm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_11 = shr(sb_in_x_11) */
 	pand %xmm5, %xmm9 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	pxor %xmm9, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	movdqa %xmm9, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
 	movdqa %xmm12, %xmm9 /* s0_p3_rot */
 	pshufb %xmm13, %xmm9 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
@@ -8698,25 +8698,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm5, %xmm13 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_11_sh = shr(sb_in_y_11) */
 	pand %xmm5, %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
 	movdqa %xmm13, %xmm15 /* tbl_hi */
 	pshufb %xmm10, %xmm15 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
 	pxor %xmm15, %xmm12 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm12 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_11_aes */
 	pand %xmm5, %xmm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
 	pand %xmm5, %xmm12 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm12, %xmm10 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	pxor %xmm10, %xmm13 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
@@ -8820,7 +8820,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm14, %xmm11 /* ur24_12 = lookup16(l1in_12, rotl24) */
 	movdqa %xmm10, %xmm12 /* l1in_12 */
 	pshufb %xmm8, %xmm12 /* ur8_12 = lookup16(l1in_12, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm4, 128(%rsp) /* spill z_12 */
 	movdqa %xmm10, %xmm4 /* l1in_12 */
 	pshufb %xmm15, %xmm4 /* ur16_12 = lookup16(l1in_12, rotl16) */
@@ -8852,24 +8852,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm11, %xmm4 /* v8_12 = xor(v8_acc_12, v8r6_12) */
 	movdqa %xmm4, %xmm5 /* v8_12 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_12 = xor(v8_12, u_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_12 = and(sb_in_xy_12, odd_bytes) */
 	pxor %xmm5, %xmm4 /* sb_in_x_12 = xor(v8_12, sb_in_d_12) */
 	pxor %xmm5, %xmm10 /* sb_in_y_12 = xor(u_12, sb_in_d_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm4, %xmm11 /* sb_in_x_12 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_12 = shr(sb_in_x_12) */
 	pand %xmm5, %xmm4 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	pxor %xmm4, %xmm13 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm4 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
 	movdqa %xmm4, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm4 /* s0_p3_rot */
 	pshufb %xmm12, %xmm4 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
@@ -8878,25 +8878,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_12_sh = shr(sb_in_y_12) */
 	pand %xmm5, %xmm10 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm10, %xmm13 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm11 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_12_aes */
 	pand %xmm5, %xmm13 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm10 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
 	pxor %xmm10, %xmm12 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
@@ -8999,7 +8999,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm14, %xmm11 /* ur24_13 = lookup16(l1in_13, rotl24) */
 	movdqa %xmm10, %xmm13 /* l1in_13 */
 	pshufb %xmm8, %xmm13 /* ur8_13 = lookup16(l1in_13, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm10, %xmm9 /* l1in_13 */
 	pshufb %xmm15, %xmm9 /* ur16_13 = lookup16(l1in_13, rotl16) */
 	movdqa %xmm5, 32(%rsp) /* spill z_13 */
@@ -9031,24 +9031,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm11, %xmm5 /* v8_13 = xor(v8_acc_13, v8r6_13) */
 	movdqa %xmm5, %xmm4 /* v8_13 */
 	pxor %xmm10, %xmm4 /* sb_in_xy_13 = xor(v8_13, u_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm4 /* sb_in_d_13 = and(sb_in_xy_13, odd_bytes) */
 	pxor %xmm4, %xmm5 /* sb_in_x_13 = xor(v8_13, sb_in_d_13) */
 	pxor %xmm4, %xmm10 /* sb_in_y_13 = xor(u_13, sb_in_d_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm5, %xmm11 /* sb_in_x_13 */
 	pand %xmm4, %xmm11 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_13 = shr(sb_in_x_13) */
 	pand %xmm4, %xmm5 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm5 /* s0_p3_rot */
 	pshufb %xmm12, %xmm5 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
@@ -9057,25 +9057,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm4, %xmm12 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_13_sh = shr(sb_in_y_13) */
 	pand %xmm4, %xmm10 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm10, %xmm13 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm11 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_13_aes */
 	pand %xmm4, %xmm13 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
 	pand %xmm4, %xmm11 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm10 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
 	pxor %xmm10, %xmm12 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
@@ -9177,7 +9177,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm14, %xmm11 /* ur24_14 = lookup16(l1in_14, rotl24) */
 	movdqa %xmm10, %xmm13 /* l1in_14 */
 	pshufb %xmm8, %xmm13 /* ur8_14 = lookup16(l1in_14, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm15 /* rotl16 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm10, %xmm9 /* l1in_14 */
 	pshufb %xmm15, %xmm9 /* ur16_14 = lookup16(l1in_14, rotl16) */
 	movdqa %xmm4, 96(%rsp) /* spill z_14 */
@@ -9209,24 +9209,24 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm11, %xmm4 /* v8_14 = xor(v8_acc_14, v8r6_14) */
 	movdqa %xmm4, %xmm5 /* v8_14 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_14 = xor(v8_14, u_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_14 = and(sb_in_xy_14, odd_bytes) */
 	pxor %xmm5, %xmm4 /* sb_in_x_14 = xor(v8_14, sb_in_d_14) */
 	pxor %xmm5, %xmm10 /* sb_in_y_14 = xor(u_14, sb_in_d_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
 	movdqa %xmm4, %xmm11 /* sb_in_x_14 */
 	pand %xmm5, %xmm11 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_14 = shr(sb_in_x_14) */
 	pand %xmm5, %xmm4 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
 	movdqa %xmm12, %xmm13 /* s0_p1 */
 	pshufb %xmm11, %xmm13 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	pxor %xmm4, %xmm13 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm4 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
 	movdqa %xmm4, %xmm12 /* s0_p2 */
 	pshufb %xmm13, %xmm12 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
 	movdqa %xmm11, %xmm4 /* s0_p3_rot */
 	pshufb %xmm12, %xmm4 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
@@ -9235,25 +9235,25 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm5, %xmm12 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_14_sh = shr(sb_in_y_14) */
 	pand %xmm5, %xmm10 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
 	movdqa %xmm13, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
 	movdqa %xmm12, %xmm13 /* tbl_hi */
 	pshufb %xmm10, %xmm13 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
 	pxor %xmm13, %xmm11 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
 	pshufb %xmm10, %xmm11 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
 	aesenclast %xmm13, %xmm11 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm13 /* sb_s1_14_aes */
 	pand %xmm5, %xmm13 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
 	pand %xmm5, %xmm11 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm13, %xmm12 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
 	pshufb %xmm11, %xmm10 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
 	pxor %xmm10, %xmm12 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
@@ -9383,22 +9383,22 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pxor %xmm10, %xmm9 /* v8_15 = xor(v8_acc_15, v8r6_15) */
 	movdqa %xmm9, %xmm4 /* v8_15 */
 	pxor %xmm7, %xmm4 /* sb_in_xy_15 = xor(v8_15, u_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm8 /* odd_bytes again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
 	pand %xmm8, %xmm4 /* sb_in_d_15 = and(sb_in_xy_15, odd_bytes) */
 	pxor %xmm4, %xmm9 /* sb_in_x_15 = xor(v8_15, sb_in_d_15) */
 	pxor %xmm4, %xmm7 /* sb_in_y_15 = xor(u_15, sb_in_d_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
 	movdqa %xmm9, %xmm10 /* sb_in_x_15 */
 	pand %xmm4, %xmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_s0_xs_15 = shr(sb_in_x_15) */
 	pand %xmm4, %xmm9 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm11 /* s0_p1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
 	pshufb %xmm10, %xmm11 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	pxor %xmm9, %xmm11 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
 	pshufb %xmm11, %xmm9 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	pxor %xmm10, %xmm9 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
 	pshufb %xmm9, %xmm10 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	paddb %xmm11, %xmm11 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	pxor %xmm11, %xmm10 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
@@ -9406,22 +9406,22 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm4, %xmm9 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	psrlw $4, %xmm7 /* sb_in_y_15_sh = shr(sb_in_y_15) */
 	pand %xmm4, %xmm7 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm11 /* tbl_lo again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
 	pshufb %xmm9, %xmm11 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm9 /* tbl_hi again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
 	pshufb %xmm7, %xmm9 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
 	pxor %xmm9, %xmm11 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
 	pshufb %xmm7, %xmm11 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm7 /* aes_cancel_key again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm7 /* aes_cancel_key = const() */
 	aesenclast %xmm7, %xmm11 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm7 /* sb_s1_15_aes */
 	pand %xmm4, %xmm7 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
 	pand %xmm4, %xmm11 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm4 /* tbl_lo_1 = const() */
 	pshufb %xmm7, %xmm4 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm7 /* tbl_hi_1 = const() */
 	pshufb %xmm11, %xmm7 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	pxor %xmm7, %xmm4 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
 	movdqa %xmm4, %xmm7 /* sb_s1_15 */
@@ -9491,7 +9491,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 
 	/* Keystream of lanes 0..3: big-endian, transposed to 64 bytes per lane. */
 	movdqa 176(%rsp), %xmm0 /* reload z */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_bswap32(%rip), %xmm6 /* bswap32 again */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_bswap32(%rip), %xmm6 /* bswap32 = const() */
 	pshufb %xmm6, %xmm0 /* zbe = lookup16(z, bswap32) */
 	movdqa 384(%rsp), %xmm8 /* reload z_1 */
 	pshufb %xmm6, %xmm8 /* zbe_1 = lookup16(z_1, bswap32) */
@@ -9702,205 +9702,303 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	ret
 	.size zuc_lanes_ssse3_aesni_keystream_xor_asm, .-zuc_lanes_ssse3_aesni_keystream_xor_asm
 
-	.section .rodata
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_0_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanes_ssse3_aesni_asm_2_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 

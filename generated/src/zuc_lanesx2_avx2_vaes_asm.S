@@ -5,16 +5,16 @@
 
 	.text
 
-	.globl zuc_lanesx2_avx2_vaes_init_asm
-	.hidden zuc_lanesx2_avx2_vaes_init_asm
-	.type zuc_lanesx2_avx2_vaes_init_asm, @function
-	.p2align 5
 /* zuc_lanesx2_avx2_vaes_init_asm: zuc_init256, 1 argument
  *   %rdi: state
  *   %rsi: r, the loop count
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 3200 bytes (99 spill slots of 32 bytes)
  */
+	.globl zuc_lanesx2_avx2_vaes_init_asm
+	.hidden zuc_lanesx2_avx2_vaes_init_asm
+	.type zuc_lanesx2_avx2_vaes_init_asm, @function
+	.p2align 5
 zuc_lanesx2_avx2_vaes_init_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -127,13 +127,13 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa %ymm15, 608(%rsp) /* spill g1r2_1.2 */
 	vpaddd %ymm3, %ymm3, %ymm15 /* dbl = add(g0s15_1, g0s15_1) */
 	vmovdqa %ymm8, 576(%rsp) /* spill g1s9_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_high16(%rip), %ymm8 /* high16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_high16(%rip), %ymm8 /* high16 = const() */
 	vmovdqa %ymm14, 544(%rsp) /* spill g0s14_1.2 */
 	vpblendvb %ymm8, %ymm15, %ymm14, %ymm14 /* x0 = blendv(g0s14_1, dbl, high16) */
 	vmovdqa %ymm9, 512(%rsp) /* spill g0s9_1.2 */
 	vpaddd %ymm9, %ymm9, %ymm9 /* dbl_1 = add(g0s9_1, g0s9_1) */
 	vmovdqa %ymm6, 480(%rsp) /* spill g1s14_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 = const() */
 	vmovdqa %ymm11, 448(%rsp) /* spill g0s11_1.2 */
 	vpshufb %ymm6, %ymm11, %ymm11 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
 	vmovdqa %ymm9, 416(%rsp) /* spill dbl_1 */
@@ -157,11 +157,11 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpblendvb %ymm8, %ymm1, %ymm2, %ymm9 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vmovdqa %ymm5, 224(%rsp) /* spill g0s5_1.2 */
 	vpblendvb %ymm8, %ymm7, %ymm14, %ymm5 /* l1in16 = blendv(w1, w2, high16) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl24(%rip), %ymm6 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl24(%rip), %ymm6 /* rotl24 = const() */
 	vmovdqa %ymm12, 192(%rsp) /* spill g1s15_1.2 */
 	vpshufb %ymm6, %ymm9, %ymm12 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm11, 160(%rsp) /* spill w */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl8(%rip), %ymm11 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl8(%rip), %ymm11 /* rotl8 = const() */
 	vmovdqa %ymm15, 128(%rsp) /* spill dbl */
 	vpshufb %ymm11, %ymm9, %ymm15 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm15, %ymm9, %ymm15 /* ug_acc = xor(l1in, ur8) */
@@ -182,41 +182,41 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpor %ymm1, %ymm9, %ymm1 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm2, %ymm7, %ymm2 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm1, %ymm2, %ymm1 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm5, %ymm1, %ymm7 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm2, %ymm1, %ymm5, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm7, %ymm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm5, %ymm7, %ymm7 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p1(%rip), %ymm12 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm12, %ymm14 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm7, %ymm14, %ymm7 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm14 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm14 /* s0_p2 = const() */
 	vpshufb %ymm7, %ymm14, %ymm15 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm9, %ymm15, %ymm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm7, %ymm7, %ymm7 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm7, %ymm9, %ymm7 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm5, %ymm1, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key = const() */
 	vaesenclast %ymm9, %ymm1, %ymm1 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm1, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm5, %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm2, %ymm7, %ymm1, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
@@ -226,7 +226,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm0, %ymm15 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm7, %ymm7 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm7, %ymm15, %ymm7 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm15 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm15 /* modulus = const() */
 	vpand %ymm15, %ymm7, %ymm7 /* s0k = and(s0k_o, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm14 /* dbl_4 = add(g0s4_1, g0s4_1) */
 	vmovdqa %ymm4, 96(%rsp) /* spill g0s4_1.2 */
@@ -258,7 +258,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 160(%rsp), %ymm13 /* reload w */
 	vpsrld $1, %ymm13, %ymm13 /* w_half = shr(w) */
 	vpaddd %ymm4, %ymm7, %ymm4 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm4, %ymm15 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm15, %ymm4, %ymm4 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm10, %ymm1, %ymm1 /* fb0_s_1 = add(s10k, s13k) */
@@ -286,7 +286,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa %ymm0, 160(%rsp) /* spill g0s0_1.2 */
 	vpaddd %ymm15, %ymm15, %ymm0 /* dbl_9 = add(g1s9_1, g1s9_1) */
 	vmovdqa 1248(%rsp), %ymm15 /* reload g1s11_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm10 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm10 /* rotl16 = const() */
 	vpshufb %ymm10, %ymm15, %ymm15 /* g1s11_1_sw = lookup16(g1s11_1, rotl16) */
 	vmovdqa %ymm0, 1408(%rsp) /* spill dbl_9 */
 	vpshufb %ymm10, %ymm0, %ymm0 /* dbl_9_sw = lookup16(dbl_9, rotl16) */
@@ -339,31 +339,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm4 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	vpxor %ymm3, %ymm4, %ymm3 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm4, %ymm7 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
@@ -374,7 +374,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm1, %ymm14 /* s0k_o_1_l = shl(g1s0_1) */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_1_r = shr(dbl_11) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_1 = and(s0k_o_1, modulus) */
 	vmovdqa 928(%rsp), %ymm10 /* reload g1s4_1.2 */
 	vpaddd %ymm10, %ymm10, %ymm7 /* dbl_12 = add(g1s4_1, g1s4_1) */
@@ -406,7 +406,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm9, %ymm9 /* s15k_1 = and(s15k_o_1, modulus) */
 	vpsrld $1, %ymm13, %ymm13 /* w_half_1 = shr(w_1) */
 	vpaddd %ymm7, %ymm3, %ymm3 /* fb0_s_3 = add(s0k_1, s4k_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm3, %ymm15 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
 	vpminud %ymm15, %ymm3, %ymm3 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
 	vpaddd %ymm10, %ymm0, %ymm0 /* fb0_s_4 = add(s10k_1, s13k_1) */
@@ -431,7 +431,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1536(%rsp), %ymm10 /* reload g0s15_1.2 */
 	vpblendvb %ymm8, %ymm9, %ymm10, %ymm13 /* x0_2 = blendv(g0s15_1, dbl_16, high16) */
 	vmovdqa 896(%rsp), %ymm15 /* reload g0s12_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm15, %ymm10 /* g0s12_1_sw = lookup16(g0s12_1, rotl16) */
 	vmovdqa 1504(%rsp), %ymm15 /* reload dbl_5 */
 	vpshufb %ymm1, %ymm15, %ymm15 /* dbl_17_sw = lookup16(dbl_5, rotl16) */
@@ -483,31 +483,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm4 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
 	vpxor %ymm3, %ymm4, %ymm3 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm4, %ymm7 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_2_sh = shr(sb_in_y_2) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_2 = blendv(sb_s1_2, sb_s0_2, odd_bytes) */
@@ -518,7 +518,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm1, %ymm14 /* s0k_o_2_l = shl(g0s1_1) */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_2_r = shr(dbl_19) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_2 = and(s0k_o_2, modulus) */
 	vmovdqa 224(%rsp), %ymm10 /* reload g0s5_1.2 */
 	vpslld $20, %ymm10, %ymm10 /* s4k_o_2_l = shl(g0s5_1) */
@@ -549,7 +549,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm9, %ymm9 /* s15k_2 = and(s15k_o_2, modulus) */
 	vpsrld $1, %ymm13, %ymm13 /* w_half_2 = shr(w_2) */
 	vpaddd %ymm7, %ymm3, %ymm3 /* fb0_s_6 = add(s0k_2, s4k_2) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm3, %ymm15 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
 	vpminud %ymm15, %ymm3, %ymm3 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
 	vpaddd %ymm10, %ymm0, %ymm0 /* fb0_s_7 = add(s10k_2, s13k_2) */
@@ -574,7 +574,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 192(%rsp), %ymm10 /* reload g1s15_1.2 */
 	vpblendvb %ymm8, %ymm9, %ymm10, %ymm13 /* x0_3 = blendv(g1s15_1, dbl_24, high16) */
 	vmovdqa 1152(%rsp), %ymm15 /* reload g1s12_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm15, %ymm10 /* g1s12_1_sw = lookup16(g1s12_1, rotl16) */
 	vmovdqa 1376(%rsp), %ymm15 /* reload dbl_13 */
 	vpshufb %ymm1, %ymm15, %ymm15 /* dbl_25_sw = lookup16(dbl_13, rotl16) */
@@ -626,31 +626,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm4 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
 	vpxor %ymm3, %ymm4, %ymm3 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm4, %ymm7 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_3_sh = shr(sb_in_y_3) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_3 = blendv(sb_s1_3, sb_s0_3, odd_bytes) */
@@ -661,7 +661,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm1, %ymm14 /* s0k_o_3_l = shl(g1s1_1) */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_3_r = shr(dbl_27) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_3 = and(s0k_o_3, modulus) */
 	vmovdqa 1216(%rsp), %ymm10 /* reload g1s5_1.2 */
 	vpslld $20, %ymm10, %ymm10 /* s4k_o_3_l = shl(g1s5_1) */
@@ -692,7 +692,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm9, %ymm9 /* s15k_3 = and(s15k_o_3, modulus) */
 	vpsrld $1, %ymm13, %ymm13 /* w_half_3 = shr(w_3) */
 	vpaddd %ymm7, %ymm3, %ymm3 /* fb0_s_9 = add(s0k_3, s4k_3) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm3, %ymm15 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
 	vpminud %ymm15, %ymm3, %ymm3 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
 	vpaddd %ymm10, %ymm0, %ymm0 /* fb0_s_10 = add(s10k_3, s13k_3) */
@@ -717,7 +717,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1568(%rsp), %ymm10 /* reload fb */
 	vpblendvb %ymm8, %ymm9, %ymm10, %ymm13 /* x0_4 = blendv(fb, dbl_32, high16) */
 	vmovdqa 1312(%rsp), %ymm15 /* reload g0s13_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm15, %ymm10 /* g0s13_1_sw = lookup16(g0s13_1, rotl16) */
 	vmovdqa 1664(%rsp), %ymm15 /* reload dbl_21 */
 	vpshufb %ymm1, %ymm15, %ymm15 /* dbl_33_sw = lookup16(dbl_21, rotl16) */
@@ -769,31 +769,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm4 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
 	vpxor %ymm3, %ymm4, %ymm3 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm4, %ymm7 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_4_sh = shr(sb_in_y_4) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_4 = blendv(sb_s1_4, sb_s0_4, odd_bytes) */
@@ -804,7 +804,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm1, %ymm14 /* s0k_o_4_l = shl(g0s2_1) */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_4_r = shr(dbl_35) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_4 = and(s0k_o_4, modulus) */
 	vmovdqa 768(%rsp), %ymm10 /* reload g0s6_1.2 */
 	vpslld $20, %ymm10, %ymm10 /* s4k_o_4_l = shl(g0s6_1) */
@@ -834,7 +834,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm9, %ymm9 /* s15k_4 = and(s15k_o_4, modulus) */
 	vpsrld $1, %ymm13, %ymm13 /* w_half_4 = shr(w_4) */
 	vpaddd %ymm7, %ymm3, %ymm3 /* fb0_s_12 = add(s0k_4, s4k_4) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm3, %ymm15 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
 	vpminud %ymm15, %ymm3, %ymm3 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
 	vpaddd %ymm10, %ymm0, %ymm0 /* fb0_s_13 = add(s10k_4, s13k_4) */
@@ -859,7 +859,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1792(%rsp), %ymm10 /* reload fb_1 */
 	vpblendvb %ymm8, %ymm9, %ymm10, %ymm13 /* x0_5 = blendv(fb_1, dbl_40, high16) */
 	vmovdqa 1184(%rsp), %ymm15 /* reload g1s13_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm15, %ymm10 /* g1s13_1_sw = lookup16(g1s13_1, rotl16) */
 	vmovdqa 1856(%rsp), %ymm15 /* reload dbl_29 */
 	vpshufb %ymm1, %ymm15, %ymm15 /* dbl_41_sw = lookup16(dbl_29, rotl16) */
@@ -911,31 +911,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm4 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
 	vpxor %ymm3, %ymm4, %ymm3 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm4, %ymm7 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_5_sh = shr(sb_in_y_5) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_5 = blendv(sb_s1_5, sb_s0_5, odd_bytes) */
@@ -946,7 +946,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm1, %ymm14 /* s0k_o_5_l = shl(g1s2_1) */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_5_r = shr(dbl_43) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_5 = and(s0k_o_5, modulus) */
 	vmovdqa 960(%rsp), %ymm10 /* reload g1s6_1.2 */
 	vpslld $20, %ymm10, %ymm10 /* s4k_o_5_l = shl(g1s6_1) */
@@ -976,7 +976,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm9, %ymm9 /* s15k_5 = and(s15k_o_5, modulus) */
 	vpsrld $1, %ymm13, %ymm13 /* w_half_5 = shr(w_5) */
 	vpaddd %ymm7, %ymm3, %ymm3 /* fb0_s_15 = add(s0k_5, s4k_5) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm3, %ymm15 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
 	vpminud %ymm15, %ymm3, %ymm3 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
 	vpaddd %ymm10, %ymm0, %ymm0 /* fb0_s_16 = add(s10k_5, s13k_5) */
@@ -1001,7 +1001,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1984(%rsp), %ymm10 /* reload fb_2 */
 	vpblendvb %ymm8, %ymm9, %ymm10, %ymm13 /* x0_6 = blendv(fb_2, dbl_48, high16) */
 	vmovdqa 544(%rsp), %ymm15 /* reload g0s14_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm15, %ymm10 /* g0s14_1_sw = lookup16(g0s14_1, rotl16) */
 	vmovdqa 2048(%rsp), %ymm15 /* reload dbl_37 */
 	vpshufb %ymm1, %ymm15, %ymm15 /* dbl_49_sw = lookup16(dbl_37, rotl16) */
@@ -1053,31 +1053,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm4 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
 	vpxor %ymm3, %ymm4, %ymm3 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm4 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm4, %ymm7 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm7 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm7, %ymm1 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_6_sh = shr(sb_in_y_6) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_6 = blendv(sb_s1_6, sb_s0_6, odd_bytes) */
@@ -1088,7 +1088,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm1, %ymm14 /* s0k_o_6_l = shl(g0s3_1) */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_6_r = shr(dbl_51) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_6 = and(s0k_o_6, modulus) */
 	vmovdqa 384(%rsp), %ymm10 /* reload g0s7_1.2 */
 	vpslld $20, %ymm10, %ymm10 /* s4k_o_6_l = shl(g0s7_1) */
@@ -1117,7 +1117,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm9, %ymm9 /* s15k_6 = and(s15k_o_6, modulus) */
 	vpsrld $1, %ymm13, %ymm10 /* w_half_6 = shr(w_6) */
 	vpaddd %ymm7, %ymm3, %ymm3 /* fb0_s_18 = add(s0k_6, s4k_6) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm7 /* minus_modulus = const() */
 	vpaddd %ymm7, %ymm3, %ymm13 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
 	vpaddd %ymm0, %ymm4, %ymm0 /* fb0_s_19 = add(s10k_6, s13k_6) */
@@ -1142,7 +1142,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2176(%rsp), %ymm9 /* reload fb_3 */
 	vpblendvb %ymm8, %ymm4, %ymm9, %ymm10 /* x0_7 = blendv(fb_3, dbl_56, high16) */
 	vmovdqa 480(%rsp), %ymm13 /* reload g1s14_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm9 /* g1s14_1_sw = lookup16(g1s14_1, rotl16) */
 	vmovdqa 2240(%rsp), %ymm13 /* reload dbl_45 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_57_sw = lookup16(dbl_45, rotl16) */
@@ -1194,31 +1194,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_7_sh = shr(sb_in_y_7) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_7 = blendv(sb_s1_7, sb_s0_7, odd_bytes) */
@@ -1229,7 +1229,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm1, %ymm14 /* s0k_o_7_l = shl(g1s3_1) */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_7_r = shr(dbl_59) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_7 = and(s0k_o_7, modulus) */
 	vmovdqa 1120(%rsp), %ymm13 /* reload g1s7_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_7_l = shl(g1s7_1) */
@@ -1258,7 +1258,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_7 = and(s15k_o_7, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_7 = shr(w_7) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_21 = add(s0k_7, s4k_7) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_22 = add(s10k_7, s13k_7) */
@@ -1283,7 +1283,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2336(%rsp), %ymm7 /* reload fb_4 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_8 = blendv(fb_4, dbl_64, high16) */
 	vmovdqa 1536(%rsp), %ymm13 /* reload g0s15_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* g0s15_1_sw = lookup16(g0s15_1, rotl16) */
 	vmovdqa 1344(%rsp), %ymm13 /* reload dbl_6 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_65_sw = lookup16(dbl_6, rotl16) */
@@ -1329,31 +1329,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_8_sh = shr(sb_in_y_8) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_8 = blendv(sb_s1_8, sb_s0_8, odd_bytes) */
@@ -1364,7 +1364,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 64(%rsp), %ymm14 /* reload dbl_4 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_8_r = shr(dbl_4) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_8 = and(s0k_o_8, modulus) */
 	vmovdqa 736(%rsp), %ymm13 /* reload g0s8_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_8_l = shl(g0s8_1) */
@@ -1393,7 +1393,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_8 = and(s15k_o_8, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_8 = shr(w_8) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_24 = add(s0k_8, s4k_8) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_25 = add(s10k_8, s13k_8) */
@@ -1418,7 +1418,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2496(%rsp), %ymm7 /* reload fb_5 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_9 = blendv(fb_5, dbl_72, high16) */
 	vmovdqa 192(%rsp), %ymm13 /* reload g1s15_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* g1s15_1_sw = lookup16(g1s15_1, rotl16) */
 	vmovdqa 1696(%rsp), %ymm13 /* reload dbl_14 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_73_sw = lookup16(dbl_14, rotl16) */
@@ -1464,31 +1464,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_9_sh = shr(sb_in_y_9) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_9 = blendv(sb_s1_9, sb_s0_9, odd_bytes) */
@@ -1499,7 +1499,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1600(%rsp), %ymm14 /* reload dbl_12 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_9_r = shr(dbl_12) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_9 = and(s0k_o_9, modulus) */
 	vmovdqa 1024(%rsp), %ymm13 /* reload g1s8_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_9_l = shl(g1s8_1) */
@@ -1528,7 +1528,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_9 = and(s15k_o_9, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_9 = shr(w_9) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_27 = add(s0k_9, s4k_9) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_28 = add(s10k_9, s13k_9) */
@@ -1553,7 +1553,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2624(%rsp), %ymm7 /* reload fb_6 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_10 = blendv(fb_6, dbl_80, high16) */
 	vmovdqa 1568(%rsp), %ymm13 /* reload fb */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_sw = lookup16(fb, rotl16) */
 	vmovdqa 1888(%rsp), %ymm13 /* reload dbl_22 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_81_sw = lookup16(dbl_22, rotl16) */
@@ -1599,31 +1599,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_10_sh = shr(sb_in_y_10) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_10 = blendv(sb_s1_10, sb_s0_10, odd_bytes) */
@@ -1634,7 +1634,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 352(%rsp), %ymm14 /* reload dbl_2 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_10_r = shr(dbl_2) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_10 = and(s0k_o_10, modulus) */
 	vmovdqa 512(%rsp), %ymm13 /* reload g0s9_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_10_l = shl(g0s9_1) */
@@ -1663,7 +1663,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_10 = and(s15k_o_10, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_10 = shr(w_10) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_30 = add(s0k_10, s4k_10) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_31 = add(s10k_10, s13k_10) */
@@ -1688,7 +1688,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2528(%rsp), %ymm7 /* reload fb_7 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_11 = blendv(fb_7, dbl_88, high16) */
 	vmovdqa 1792(%rsp), %ymm13 /* reload fb_1 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_1_sw = lookup16(fb_1, rotl16) */
 	vmovdqa 2080(%rsp), %ymm13 /* reload dbl_30 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_89_sw = lookup16(dbl_30, rotl16) */
@@ -1734,31 +1734,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_11_sh = shr(sb_in_y_11) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_11 = blendv(sb_s1_11, sb_s0_11, odd_bytes) */
@@ -1769,7 +1769,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1440(%rsp), %ymm14 /* reload dbl_10 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_11_r = shr(dbl_10) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_11 = and(s0k_o_11, modulus) */
 	vmovdqa 576(%rsp), %ymm13 /* reload g1s9_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_11_l = shl(g1s9_1) */
@@ -1798,7 +1798,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_11 = and(s15k_o_11, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_11 = shr(w_11) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_33 = add(s0k_11, s4k_11) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_34 = add(s10k_11, s13k_11) */
@@ -1823,7 +1823,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2656(%rsp), %ymm7 /* reload fb_8 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_12 = blendv(fb_8, dbl_96, high16) */
 	vmovdqa 1984(%rsp), %ymm13 /* reload fb_2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_2_sw = lookup16(fb_2, rotl16) */
 	vmovdqa 128(%rsp), %ymm13 /* reload dbl */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_97_sw = lookup16(dbl, rotl16) */
@@ -1869,31 +1869,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_12_sh = shr(sb_in_y_12) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_12 = blendv(sb_s1_12, sb_s0_12, odd_bytes) */
@@ -1904,7 +1904,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1760(%rsp), %ymm14 /* reload dbl_18 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_12_r = shr(dbl_18) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_12 = and(s0k_o_12, modulus) */
 	vmovdqa 32(%rsp), %ymm13 /* reload g0s10_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_12_l = shl(g0s10_1) */
@@ -1933,7 +1933,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_12 = and(s15k_o_12, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_12 = shr(w_12) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_36 = add(s0k_12, s4k_12) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_37 = add(s10k_12, s13k_12) */
@@ -1958,7 +1958,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 64(%rsp), %ymm7 /* reload fb_9 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_13 = blendv(fb_9, dbl_104, high16) */
 	vmovdqa 2176(%rsp), %ymm13 /* reload fb_3 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_3_sw = lookup16(fb_3, rotl16) */
 	vmovdqa 1728(%rsp), %ymm13 /* reload dbl_8 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_105_sw = lookup16(dbl_8, rotl16) */
@@ -2004,31 +2004,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_13_sh = shr(sb_in_y_13) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_13 = blendv(sb_s1_13, sb_s0_13, odd_bytes) */
@@ -2039,7 +2039,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1952(%rsp), %ymm14 /* reload dbl_26 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_13_r = shr(dbl_26) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_13 = and(s0k_o_13, modulus) */
 	vmovdqa 1088(%rsp), %ymm13 /* reload g1s10_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_13_l = shl(g1s10_1) */
@@ -2068,7 +2068,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_13 = and(s15k_o_13, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_13 = shr(w_13) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_39 = add(s0k_13, s4k_13) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_40 = add(s10k_13, s13k_13) */
@@ -2093,7 +2093,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1600(%rsp), %ymm7 /* reload fb_10 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_14 = blendv(fb_10, dbl_112, high16) */
 	vmovdqa 2336(%rsp), %ymm13 /* reload fb_4 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_4_sw = lookup16(fb_4, rotl16) */
 	vmovdqa 1920(%rsp), %ymm13 /* reload dbl_16 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_113_sw = lookup16(dbl_16, rotl16) */
@@ -2139,31 +2139,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_14_sh = shr(sb_in_y_14) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_14 = blendv(sb_s1_14, sb_s0_14, odd_bytes) */
@@ -2174,7 +2174,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2144(%rsp), %ymm14 /* reload dbl_34 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_14_r = shr(dbl_34) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_14 = and(s0k_o_14, modulus) */
 	vmovdqa 448(%rsp), %ymm13 /* reload g0s11_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_14_l = shl(g0s11_1) */
@@ -2203,7 +2203,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_14 = and(s15k_o_14, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_14 = shr(w_14) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_42 = add(s0k_14, s4k_14) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_43 = add(s10k_14, s13k_14) */
@@ -2228,7 +2228,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 352(%rsp), %ymm7 /* reload fb_11 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_15 = blendv(fb_11, dbl_120, high16) */
 	vmovdqa 2496(%rsp), %ymm13 /* reload fb_5 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_5_sw = lookup16(fb_5, rotl16) */
 	vmovdqa 2112(%rsp), %ymm13 /* reload dbl_24 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_121_sw = lookup16(dbl_24, rotl16) */
@@ -2274,31 +2274,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_15_sh = shr(sb_in_y_15) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_15 = blendv(sb_s1_15, sb_s0_15, odd_bytes) */
@@ -2309,7 +2309,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2304(%rsp), %ymm14 /* reload dbl_42 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_15_r = shr(dbl_42) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_15 = and(s0k_o_15, modulus) */
 	vmovdqa 1248(%rsp), %ymm13 /* reload g1s11_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_15_l = shl(g1s11_1) */
@@ -2338,7 +2338,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_15 = and(s15k_o_15, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_15 = shr(w_15) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_45 = add(s0k_15, s4k_15) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_46 = add(s10k_15, s13k_15) */
@@ -2363,7 +2363,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1440(%rsp), %ymm7 /* reload fb_12 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_16 = blendv(fb_12, dbl_128, high16) */
 	vmovdqa 2624(%rsp), %ymm13 /* reload fb_6 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_6_sw = lookup16(fb_6, rotl16) */
 	vmovdqa 2272(%rsp), %ymm13 /* reload dbl_32 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_129_sw = lookup16(dbl_32, rotl16) */
@@ -2409,31 +2409,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_16_sh = shr(sb_in_y_16) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_16 = blendv(sb_s1_16, sb_s0_16, odd_bytes) */
@@ -2444,7 +2444,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2464(%rsp), %ymm14 /* reload dbl_50 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_16_r = shr(dbl_50) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_16 = and(s0k_o_16, modulus) */
 	vmovdqa 896(%rsp), %ymm13 /* reload g0s12_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_16_l = shl(g0s12_1) */
@@ -2473,7 +2473,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_16 = and(s15k_o_16, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_16 = shr(w_16) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_48 = add(s0k_16, s4k_16) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_49 = add(s10k_16, s13k_16) */
@@ -2498,7 +2498,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1760(%rsp), %ymm7 /* reload fb_13 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_17 = blendv(fb_13, dbl_136, high16) */
 	vmovdqa 2528(%rsp), %ymm13 /* reload fb_7 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_7_sw = lookup16(fb_7, rotl16) */
 	vmovdqa 2432(%rsp), %ymm13 /* reload dbl_40 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_137_sw = lookup16(dbl_40, rotl16) */
@@ -2544,31 +2544,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_17 = and(sb_s0_xs_17, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_17 = lookup16(s0_p1, sb_s0_xl_17) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_17 = xor(sb_s0_p1_17, sb_s0_xh_17) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_17 = lookup16(s0_p2, sb_s0_t_17) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_17 = xor(sb_s0_p2_17, sb_s0_xl_17) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_17 = lookup16(s0_p3_rot, sb_s0_ol_17) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_17 = add(sb_s0_t_17, sb_s0_t_17) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_17 = xor(sb_s0_p3_17, sb_s0_t2_17) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_17_lo = and(sb_in_y_17, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_17_sh = shr(sb_in_y_17) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_17_hi = and(sb_in_y_17_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_17_l = lookup16(tbl_lo, sb_in_y_17_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_17_h = lookup16(tbl_hi, sb_in_y_17_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_17 = xor(sb_s1_k_17_l, sb_s1_k_17_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_17_sr = lookup16(sb_s1_k_17, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_17_aes = aesenclast(sb_s1_17_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_17_aes_lo = and(sb_s1_17_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_17_aes_sh = shr(sb_s1_17_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_17_aes_hi = and(sb_s1_17_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_17_l = lookup16(tbl_lo_1, sb_s1_17_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_17_h = lookup16(tbl_hi_1, sb_s1_17_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_17 = xor(sb_s1_17_l, sb_s1_17_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_17 = blendv(sb_s1_17, sb_s0_17, odd_bytes) */
@@ -2579,7 +2579,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2592(%rsp), %ymm14 /* reload dbl_58 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_17_r = shr(dbl_58) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_17 = or(s0k_o_17_l, s0k_o_17_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_17 = and(s0k_o_17, modulus) */
 	vmovdqa 1152(%rsp), %ymm13 /* reload g1s12_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_17_l = shl(g1s12_1) */
@@ -2608,7 +2608,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_17 = and(s15k_o_17, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_17 = shr(w_17) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_51 = add(s0k_17, s4k_17) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_51 = add(fb0_s_51, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_51 = minu(fb0_s_51, fb0_p_51) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_52 = add(s10k_17, s13k_17) */
@@ -2633,7 +2633,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1952(%rsp), %ymm7 /* reload fb_14 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_18 = blendv(fb_14, dbl_144, high16) */
 	vmovdqa 2656(%rsp), %ymm13 /* reload fb_8 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_8_sw = lookup16(fb_8, rotl16) */
 	vmovdqa 2560(%rsp), %ymm13 /* reload dbl_48 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_145_sw = lookup16(dbl_48, rotl16) */
@@ -2679,31 +2679,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_18 = and(sb_s0_xs_18, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_18 = lookup16(s0_p1, sb_s0_xl_18) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_18 = xor(sb_s0_p1_18, sb_s0_xh_18) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_18 = lookup16(s0_p2, sb_s0_t_18) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_18 = xor(sb_s0_p2_18, sb_s0_xl_18) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_18 = lookup16(s0_p3_rot, sb_s0_ol_18) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_18 = add(sb_s0_t_18, sb_s0_t_18) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_18 = xor(sb_s0_p3_18, sb_s0_t2_18) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_18_lo = and(sb_in_y_18, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_18_sh = shr(sb_in_y_18) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_18_hi = and(sb_in_y_18_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_18_l = lookup16(tbl_lo, sb_in_y_18_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_18_h = lookup16(tbl_hi, sb_in_y_18_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_18 = xor(sb_s1_k_18_l, sb_s1_k_18_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_18_sr = lookup16(sb_s1_k_18, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_18_aes = aesenclast(sb_s1_18_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_18_aes_lo = and(sb_s1_18_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_18_aes_sh = shr(sb_s1_18_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_18_aes_hi = and(sb_s1_18_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_18_l = lookup16(tbl_lo_1, sb_s1_18_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_18_h = lookup16(tbl_hi_1, sb_s1_18_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_18 = xor(sb_s1_18_l, sb_s1_18_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_18 = blendv(sb_s1_18, sb_s0_18, odd_bytes) */
@@ -2714,7 +2714,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 416(%rsp), %ymm14 /* reload dbl_1 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_18_r = shr(dbl_1) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_18 = or(s0k_o_18_l, s0k_o_18_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_18 = and(s0k_o_18, modulus) */
 	vmovdqa 1312(%rsp), %ymm13 /* reload g0s13_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_18_l = shl(g0s13_1) */
@@ -2743,7 +2743,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_18 = and(s15k_o_18, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_18 = shr(w_18) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_54 = add(s0k_18, s4k_18) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_54 = add(fb0_s_54, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_54 = minu(fb0_s_54, fb0_p_54) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_55 = add(s10k_18, s13k_18) */
@@ -2768,7 +2768,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2144(%rsp), %ymm7 /* reload fb_15 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_19 = blendv(fb_15, dbl_152, high16) */
 	vmovdqa 64(%rsp), %ymm13 /* reload fb_9 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_9_sw = lookup16(fb_9, rotl16) */
 	vmovdqa 2688(%rsp), %ymm13 /* reload dbl_56 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_153_sw = lookup16(dbl_56, rotl16) */
@@ -2814,31 +2814,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_19 = and(sb_s0_xs_19, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_19 = lookup16(s0_p1, sb_s0_xl_19) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_19 = xor(sb_s0_p1_19, sb_s0_xh_19) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_19 = lookup16(s0_p2, sb_s0_t_19) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_19 = xor(sb_s0_p2_19, sb_s0_xl_19) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_19 = lookup16(s0_p3_rot, sb_s0_ol_19) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_19 = add(sb_s0_t_19, sb_s0_t_19) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_19 = xor(sb_s0_p3_19, sb_s0_t2_19) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_19_lo = and(sb_in_y_19, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_19_sh = shr(sb_in_y_19) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_19_hi = and(sb_in_y_19_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_19_l = lookup16(tbl_lo, sb_in_y_19_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_19_h = lookup16(tbl_hi, sb_in_y_19_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_19 = xor(sb_s1_k_19_l, sb_s1_k_19_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_19_sr = lookup16(sb_s1_k_19, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_19_aes = aesenclast(sb_s1_19_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_19_aes_lo = and(sb_s1_19_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_19_aes_sh = shr(sb_s1_19_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_19_aes_hi = and(sb_s1_19_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_19_l = lookup16(tbl_lo_1, sb_s1_19_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_19_h = lookup16(tbl_hi_1, sb_s1_19_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_19 = xor(sb_s1_19_l, sb_s1_19_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_19 = blendv(sb_s1_19, sb_s0_19, odd_bytes) */
@@ -2849,7 +2849,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1408(%rsp), %ymm14 /* reload dbl_9 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_19_r = shr(dbl_9) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_19 = or(s0k_o_19_l, s0k_o_19_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_19 = and(s0k_o_19, modulus) */
 	vmovdqa 1184(%rsp), %ymm13 /* reload g1s13_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_19_l = shl(g1s13_1) */
@@ -2878,7 +2878,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_19 = and(s15k_o_19, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_19 = shr(w_19) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_57 = add(s0k_19, s4k_19) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_57 = add(fb0_s_57, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_57 = minu(fb0_s_57, fb0_p_57) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_58 = add(s10k_19, s13k_19) */
@@ -2903,7 +2903,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2304(%rsp), %ymm7 /* reload fb_16 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_20 = blendv(fb_16, dbl_160, high16) */
 	vmovdqa 1600(%rsp), %ymm13 /* reload fb_10 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_10_sw = lookup16(fb_10, rotl16) */
 	vmovdqa 2720(%rsp), %ymm13 /* reload dbl_64 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_161_sw = lookup16(dbl_64, rotl16) */
@@ -2949,31 +2949,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_20 = and(sb_s0_xs_20, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_20 = lookup16(s0_p1, sb_s0_xl_20) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_20 = xor(sb_s0_p1_20, sb_s0_xh_20) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_20 = lookup16(s0_p2, sb_s0_t_20) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_20 = xor(sb_s0_p2_20, sb_s0_xl_20) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_20 = lookup16(s0_p3_rot, sb_s0_ol_20) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_20 = add(sb_s0_t_20, sb_s0_t_20) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_20 = xor(sb_s0_p3_20, sb_s0_t2_20) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_20_lo = and(sb_in_y_20, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_20_sh = shr(sb_in_y_20) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_20_hi = and(sb_in_y_20_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_20_l = lookup16(tbl_lo, sb_in_y_20_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_20_h = lookup16(tbl_hi, sb_in_y_20_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_20 = xor(sb_s1_k_20_l, sb_s1_k_20_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_20_sr = lookup16(sb_s1_k_20, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_20_aes = aesenclast(sb_s1_20_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_20_aes_lo = and(sb_s1_20_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_20_aes_sh = shr(sb_s1_20_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_20_aes_hi = and(sb_s1_20_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_20_l = lookup16(tbl_lo_1, sb_s1_20_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_20_h = lookup16(tbl_hi_1, sb_s1_20_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_20 = xor(sb_s1_20_l, sb_s1_20_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_20 = blendv(sb_s1_20, sb_s0_20, odd_bytes) */
@@ -2984,7 +2984,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1504(%rsp), %ymm14 /* reload dbl_5 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_20_r = shr(dbl_5) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_20 = or(s0k_o_20_l, s0k_o_20_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_20 = and(s0k_o_20, modulus) */
 	vmovdqa 544(%rsp), %ymm13 /* reload g0s14_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_20_l = shl(g0s14_1) */
@@ -3013,7 +3013,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_20 = and(s15k_o_20, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_20 = shr(w_20) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_60 = add(s0k_20, s4k_20) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_60 = add(fb0_s_60, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_60 = minu(fb0_s_60, fb0_p_60) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_61 = add(s10k_20, s13k_20) */
@@ -3038,7 +3038,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2464(%rsp), %ymm7 /* reload fb_17 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_21 = blendv(fb_17, dbl_168, high16) */
 	vmovdqa 352(%rsp), %ymm13 /* reload fb_11 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_11_sw = lookup16(fb_11, rotl16) */
 	vmovdqa 2752(%rsp), %ymm13 /* reload dbl_72 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_169_sw = lookup16(dbl_72, rotl16) */
@@ -3084,31 +3084,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_21 = and(sb_s0_xs_21, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_21 = lookup16(s0_p1, sb_s0_xl_21) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_21 = xor(sb_s0_p1_21, sb_s0_xh_21) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_21 = lookup16(s0_p2, sb_s0_t_21) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_21 = xor(sb_s0_p2_21, sb_s0_xl_21) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_21 = lookup16(s0_p3_rot, sb_s0_ol_21) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_21 = add(sb_s0_t_21, sb_s0_t_21) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_21 = xor(sb_s0_p3_21, sb_s0_t2_21) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_21_lo = and(sb_in_y_21, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_21_sh = shr(sb_in_y_21) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_21_hi = and(sb_in_y_21_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_21_l = lookup16(tbl_lo, sb_in_y_21_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_21_h = lookup16(tbl_hi, sb_in_y_21_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_21 = xor(sb_s1_k_21_l, sb_s1_k_21_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_21_sr = lookup16(sb_s1_k_21, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_21_aes = aesenclast(sb_s1_21_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_21_aes_lo = and(sb_s1_21_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_21_aes_sh = shr(sb_s1_21_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_21_aes_hi = and(sb_s1_21_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_21_l = lookup16(tbl_lo_1, sb_s1_21_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_21_h = lookup16(tbl_hi_1, sb_s1_21_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_21 = xor(sb_s1_21_l, sb_s1_21_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_21 = blendv(sb_s1_21, sb_s0_21, odd_bytes) */
@@ -3119,7 +3119,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1376(%rsp), %ymm14 /* reload dbl_13 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_21_r = shr(dbl_13) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_21 = or(s0k_o_21_l, s0k_o_21_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_21 = and(s0k_o_21, modulus) */
 	vmovdqa 480(%rsp), %ymm13 /* reload g1s14_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_21_l = shl(g1s14_1) */
@@ -3148,7 +3148,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_21 = and(s15k_o_21, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_21 = shr(w_21) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_63 = add(s0k_21, s4k_21) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_63 = add(fb0_s_63, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_63 = minu(fb0_s_63, fb0_p_63) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_64 = add(s10k_21, s13k_21) */
@@ -3173,7 +3173,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2592(%rsp), %ymm7 /* reload fb_18 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_22 = blendv(fb_18, dbl_176, high16) */
 	vmovdqa 1440(%rsp), %ymm13 /* reload fb_12 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_12_sw = lookup16(fb_12, rotl16) */
 	vmovdqa 2784(%rsp), %ymm13 /* reload dbl_80 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_177_sw = lookup16(dbl_80, rotl16) */
@@ -3219,31 +3219,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_22 = and(sb_s0_xs_22, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_22 = lookup16(s0_p1, sb_s0_xl_22) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_22 = xor(sb_s0_p1_22, sb_s0_xh_22) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_22 = lookup16(s0_p2, sb_s0_t_22) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_22 = xor(sb_s0_p2_22, sb_s0_xl_22) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_22 = lookup16(s0_p3_rot, sb_s0_ol_22) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_22 = add(sb_s0_t_22, sb_s0_t_22) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_22 = xor(sb_s0_p3_22, sb_s0_t2_22) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_22_lo = and(sb_in_y_22, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_22_sh = shr(sb_in_y_22) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_22_hi = and(sb_in_y_22_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_22_l = lookup16(tbl_lo, sb_in_y_22_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_22_h = lookup16(tbl_hi, sb_in_y_22_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_22 = xor(sb_s1_k_22_l, sb_s1_k_22_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_22_sr = lookup16(sb_s1_k_22, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_22_aes = aesenclast(sb_s1_22_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_22_aes_lo = and(sb_s1_22_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_22_aes_sh = shr(sb_s1_22_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_22_aes_hi = and(sb_s1_22_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_22_l = lookup16(tbl_lo_1, sb_s1_22_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_22_h = lookup16(tbl_hi_1, sb_s1_22_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_22 = xor(sb_s1_22_l, sb_s1_22_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_22 = blendv(sb_s1_22, sb_s0_22, odd_bytes) */
@@ -3254,7 +3254,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1664(%rsp), %ymm14 /* reload dbl_21 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_22_r = shr(dbl_21) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_22 = or(s0k_o_22_l, s0k_o_22_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_22 = and(s0k_o_22, modulus) */
 	vmovdqa 1536(%rsp), %ymm13 /* reload g0s15_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_22_l = shl(g0s15_1) */
@@ -3283,7 +3283,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_22 = and(s15k_o_22, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_22 = shr(w_22) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_66 = add(s0k_22, s4k_22) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_66 = add(fb0_s_66, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_66 = minu(fb0_s_66, fb0_p_66) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_67 = add(s10k_22, s13k_22) */
@@ -3308,7 +3308,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 416(%rsp), %ymm7 /* reload fb_19 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_23 = blendv(fb_19, dbl_184, high16) */
 	vmovdqa 1760(%rsp), %ymm13 /* reload fb_13 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_13_sw = lookup16(fb_13, rotl16) */
 	vmovdqa 2816(%rsp), %ymm13 /* reload dbl_88 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_185_sw = lookup16(dbl_88, rotl16) */
@@ -3354,31 +3354,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_23 = and(sb_s0_xs_23, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_23 = lookup16(s0_p1, sb_s0_xl_23) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_23 = xor(sb_s0_p1_23, sb_s0_xh_23) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_23 = lookup16(s0_p2, sb_s0_t_23) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_23 = xor(sb_s0_p2_23, sb_s0_xl_23) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_23 = lookup16(s0_p3_rot, sb_s0_ol_23) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_23 = add(sb_s0_t_23, sb_s0_t_23) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_23 = xor(sb_s0_p3_23, sb_s0_t2_23) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_23_lo = and(sb_in_y_23, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_23_sh = shr(sb_in_y_23) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_23_hi = and(sb_in_y_23_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_23_l = lookup16(tbl_lo, sb_in_y_23_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_23_h = lookup16(tbl_hi, sb_in_y_23_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_23 = xor(sb_s1_k_23_l, sb_s1_k_23_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_23_sr = lookup16(sb_s1_k_23, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_23_aes = aesenclast(sb_s1_23_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_23_aes_lo = and(sb_s1_23_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_23_aes_sh = shr(sb_s1_23_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_23_aes_hi = and(sb_s1_23_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_23_l = lookup16(tbl_lo_1, sb_s1_23_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_23_h = lookup16(tbl_hi_1, sb_s1_23_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_23 = xor(sb_s1_23_l, sb_s1_23_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_23 = blendv(sb_s1_23, sb_s0_23, odd_bytes) */
@@ -3389,7 +3389,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1856(%rsp), %ymm14 /* reload dbl_29 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_23_r = shr(dbl_29) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_23 = or(s0k_o_23_l, s0k_o_23_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_23 = and(s0k_o_23, modulus) */
 	vmovdqa 192(%rsp), %ymm13 /* reload g1s15_1.2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_23_l = shl(g1s15_1) */
@@ -3418,7 +3418,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_23 = and(s15k_o_23, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_23 = shr(w_23) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_69 = add(s0k_23, s4k_23) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_69 = add(fb0_s_69, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_69 = minu(fb0_s_69, fb0_p_69) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_70 = add(s10k_23, s13k_23) */
@@ -3443,7 +3443,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1408(%rsp), %ymm7 /* reload fb_20 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_24 = blendv(fb_20, dbl_192, high16) */
 	vmovdqa 1952(%rsp), %ymm13 /* reload fb_14 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_14_sw = lookup16(fb_14, rotl16) */
 	vmovdqa 2848(%rsp), %ymm13 /* reload dbl_96 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_193_sw = lookup16(dbl_96, rotl16) */
@@ -3488,31 +3488,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_24 = and(sb_s0_xs_24, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_24 = lookup16(s0_p1, sb_s0_xl_24) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_24 = xor(sb_s0_p1_24, sb_s0_xh_24) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_24 = lookup16(s0_p2, sb_s0_t_24) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_24 = xor(sb_s0_p2_24, sb_s0_xl_24) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_24 = lookup16(s0_p3_rot, sb_s0_ol_24) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_24 = add(sb_s0_t_24, sb_s0_t_24) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_24 = xor(sb_s0_p3_24, sb_s0_t2_24) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_24_lo = and(sb_in_y_24, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_24_sh = shr(sb_in_y_24) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_24_hi = and(sb_in_y_24_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_24_l = lookup16(tbl_lo, sb_in_y_24_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_24_h = lookup16(tbl_hi, sb_in_y_24_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_24 = xor(sb_s1_k_24_l, sb_s1_k_24_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_24_sr = lookup16(sb_s1_k_24, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_24_aes = aesenclast(sb_s1_24_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_24_aes_lo = and(sb_s1_24_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_24_aes_sh = shr(sb_s1_24_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_24_aes_hi = and(sb_s1_24_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_24_l = lookup16(tbl_lo_1, sb_s1_24_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_24_h = lookup16(tbl_hi_1, sb_s1_24_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_24 = xor(sb_s1_24_l, sb_s1_24_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_24 = blendv(sb_s1_24, sb_s0_24, odd_bytes) */
@@ -3523,7 +3523,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2048(%rsp), %ymm14 /* reload dbl_37 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_24_r = shr(dbl_37) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_24 = or(s0k_o_24_l, s0k_o_24_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_24 = and(s0k_o_24, modulus) */
 	vmovdqa 1568(%rsp), %ymm13 /* reload fb */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_24_l = shl(fb) */
@@ -3552,7 +3552,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_24 = and(s15k_o_24, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_24 = shr(w_24) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_72 = add(s0k_24, s4k_24) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_72 = add(fb0_s_72, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_72 = minu(fb0_s_72, fb0_p_72) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_73 = add(s10k_24, s13k_24) */
@@ -3577,7 +3577,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1504(%rsp), %ymm7 /* reload fb_21 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_25 = blendv(fb_21, dbl_200, high16) */
 	vmovdqa 2144(%rsp), %ymm13 /* reload fb_15 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_15_sw = lookup16(fb_15, rotl16) */
 	vmovdqa 2880(%rsp), %ymm13 /* reload dbl_104 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_201_sw = lookup16(dbl_104, rotl16) */
@@ -3622,31 +3622,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_25 = and(sb_s0_xs_25, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_25 = lookup16(s0_p1, sb_s0_xl_25) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_25 = xor(sb_s0_p1_25, sb_s0_xh_25) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_25 = lookup16(s0_p2, sb_s0_t_25) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_25 = xor(sb_s0_p2_25, sb_s0_xl_25) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_25 = lookup16(s0_p3_rot, sb_s0_ol_25) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_25 = add(sb_s0_t_25, sb_s0_t_25) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_25 = xor(sb_s0_p3_25, sb_s0_t2_25) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_25_lo = and(sb_in_y_25, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_25_sh = shr(sb_in_y_25) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_25_hi = and(sb_in_y_25_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_25_l = lookup16(tbl_lo, sb_in_y_25_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_25_h = lookup16(tbl_hi, sb_in_y_25_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_25 = xor(sb_s1_k_25_l, sb_s1_k_25_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_25_sr = lookup16(sb_s1_k_25, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_25_aes = aesenclast(sb_s1_25_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_25_aes_lo = and(sb_s1_25_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_25_aes_sh = shr(sb_s1_25_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_25_aes_hi = and(sb_s1_25_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_25_l = lookup16(tbl_lo_1, sb_s1_25_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_25_h = lookup16(tbl_hi_1, sb_s1_25_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_25 = xor(sb_s1_25_l, sb_s1_25_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_25 = blendv(sb_s1_25, sb_s0_25, odd_bytes) */
@@ -3657,7 +3657,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2240(%rsp), %ymm14 /* reload dbl_45 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_25_r = shr(dbl_45) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_25 = or(s0k_o_25_l, s0k_o_25_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_25 = and(s0k_o_25, modulus) */
 	vmovdqa 1792(%rsp), %ymm13 /* reload fb_1 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_25_l = shl(fb_1) */
@@ -3686,7 +3686,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_25 = and(s15k_o_25, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_25 = shr(w_25) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_75 = add(s0k_25, s4k_25) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_75 = add(fb0_s_75, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_75 = minu(fb0_s_75, fb0_p_75) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_76 = add(s10k_25, s13k_25) */
@@ -3711,7 +3711,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1376(%rsp), %ymm7 /* reload fb_22 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_26 = blendv(fb_22, dbl_208, high16) */
 	vmovdqa 2304(%rsp), %ymm13 /* reload fb_16 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_16_sw = lookup16(fb_16, rotl16) */
 	vmovdqa 2912(%rsp), %ymm13 /* reload dbl_112 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_209_sw = lookup16(dbl_112, rotl16) */
@@ -3756,31 +3756,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_26 = and(sb_s0_xs_26, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_26 = lookup16(s0_p1, sb_s0_xl_26) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_26 = xor(sb_s0_p1_26, sb_s0_xh_26) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_26 = lookup16(s0_p2, sb_s0_t_26) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_26 = xor(sb_s0_p2_26, sb_s0_xl_26) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_26 = lookup16(s0_p3_rot, sb_s0_ol_26) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_26 = add(sb_s0_t_26, sb_s0_t_26) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_26 = xor(sb_s0_p3_26, sb_s0_t2_26) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_26_lo = and(sb_in_y_26, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_26_sh = shr(sb_in_y_26) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_26_hi = and(sb_in_y_26_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_26_l = lookup16(tbl_lo, sb_in_y_26_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_26_h = lookup16(tbl_hi, sb_in_y_26_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_26 = xor(sb_s1_k_26_l, sb_s1_k_26_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_26_sr = lookup16(sb_s1_k_26, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_26_aes = aesenclast(sb_s1_26_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_26_aes_lo = and(sb_s1_26_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_26_aes_sh = shr(sb_s1_26_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_26_aes_hi = and(sb_s1_26_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_26_l = lookup16(tbl_lo_1, sb_s1_26_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_26_h = lookup16(tbl_hi_1, sb_s1_26_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_26 = xor(sb_s1_26_l, sb_s1_26_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_26 = blendv(sb_s1_26, sb_s0_26, odd_bytes) */
@@ -3791,7 +3791,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1344(%rsp), %ymm14 /* reload dbl_6 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_26_r = shr(dbl_6) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_26 = or(s0k_o_26_l, s0k_o_26_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_26 = and(s0k_o_26, modulus) */
 	vmovdqa 1984(%rsp), %ymm13 /* reload fb_2 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_26_l = shl(fb_2) */
@@ -3820,7 +3820,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_26 = and(s15k_o_26, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_26 = shr(w_26) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_78 = add(s0k_26, s4k_26) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_78 = add(fb0_s_78, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_78 = minu(fb0_s_78, fb0_p_78) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_79 = add(s10k_26, s13k_26) */
@@ -3845,7 +3845,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1664(%rsp), %ymm7 /* reload fb_23 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_27 = blendv(fb_23, dbl_216, high16) */
 	vmovdqa 2464(%rsp), %ymm13 /* reload fb_17 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_17_sw = lookup16(fb_17, rotl16) */
 	vmovdqa 2944(%rsp), %ymm13 /* reload dbl_120 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_217_sw = lookup16(dbl_120, rotl16) */
@@ -3890,31 +3890,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_27 = and(sb_s0_xs_27, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_27 = lookup16(s0_p1, sb_s0_xl_27) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_27 = xor(sb_s0_p1_27, sb_s0_xh_27) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_27 = lookup16(s0_p2, sb_s0_t_27) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_27 = xor(sb_s0_p2_27, sb_s0_xl_27) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_27 = lookup16(s0_p3_rot, sb_s0_ol_27) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_27 = add(sb_s0_t_27, sb_s0_t_27) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_27 = xor(sb_s0_p3_27, sb_s0_t2_27) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_27_lo = and(sb_in_y_27, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_27_sh = shr(sb_in_y_27) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_27_hi = and(sb_in_y_27_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_27_l = lookup16(tbl_lo, sb_in_y_27_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_27_h = lookup16(tbl_hi, sb_in_y_27_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_27 = xor(sb_s1_k_27_l, sb_s1_k_27_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_27_sr = lookup16(sb_s1_k_27, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_27_aes = aesenclast(sb_s1_27_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_27_aes_lo = and(sb_s1_27_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_27_aes_sh = shr(sb_s1_27_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_27_aes_hi = and(sb_s1_27_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_27_l = lookup16(tbl_lo_1, sb_s1_27_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_27_h = lookup16(tbl_hi_1, sb_s1_27_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_27 = xor(sb_s1_27_l, sb_s1_27_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_27 = blendv(sb_s1_27, sb_s0_27, odd_bytes) */
@@ -3925,7 +3925,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1696(%rsp), %ymm14 /* reload dbl_14 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_27_r = shr(dbl_14) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_27 = or(s0k_o_27_l, s0k_o_27_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_27 = and(s0k_o_27, modulus) */
 	vmovdqa 2176(%rsp), %ymm13 /* reload fb_3 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_27_l = shl(fb_3) */
@@ -3954,7 +3954,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_27 = and(s15k_o_27, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_27 = shr(w_27) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_81 = add(s0k_27, s4k_27) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_81 = add(fb0_s_81, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_81 = minu(fb0_s_81, fb0_p_81) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_82 = add(s10k_27, s13k_27) */
@@ -3979,7 +3979,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1856(%rsp), %ymm7 /* reload fb_24 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_28 = blendv(fb_24, dbl_224, high16) */
 	vmovdqa 2592(%rsp), %ymm13 /* reload fb_18 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_18_sw = lookup16(fb_18, rotl16) */
 	vmovdqa 2976(%rsp), %ymm13 /* reload dbl_128 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_225_sw = lookup16(dbl_128, rotl16) */
@@ -4024,31 +4024,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_28 = and(sb_s0_xs_28, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_28 = lookup16(s0_p1, sb_s0_xl_28) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_28 = xor(sb_s0_p1_28, sb_s0_xh_28) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_28 = lookup16(s0_p2, sb_s0_t_28) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_28 = xor(sb_s0_p2_28, sb_s0_xl_28) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_28 = lookup16(s0_p3_rot, sb_s0_ol_28) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_28 = add(sb_s0_t_28, sb_s0_t_28) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_28 = xor(sb_s0_p3_28, sb_s0_t2_28) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_28_lo = and(sb_in_y_28, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_28_sh = shr(sb_in_y_28) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_28_hi = and(sb_in_y_28_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_28_l = lookup16(tbl_lo, sb_in_y_28_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_28_h = lookup16(tbl_hi, sb_in_y_28_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_28 = xor(sb_s1_k_28_l, sb_s1_k_28_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_28_sr = lookup16(sb_s1_k_28, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_28_aes = aesenclast(sb_s1_28_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_28_aes_lo = and(sb_s1_28_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_28_aes_sh = shr(sb_s1_28_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_28_aes_hi = and(sb_s1_28_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_28_l = lookup16(tbl_lo_1, sb_s1_28_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_28_h = lookup16(tbl_hi_1, sb_s1_28_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_28 = xor(sb_s1_28_l, sb_s1_28_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_28 = blendv(sb_s1_28, sb_s0_28, odd_bytes) */
@@ -4059,7 +4059,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1888(%rsp), %ymm14 /* reload dbl_22 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_28_r = shr(dbl_22) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_28 = or(s0k_o_28_l, s0k_o_28_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_28 = and(s0k_o_28, modulus) */
 	vmovdqa 2336(%rsp), %ymm13 /* reload fb_4 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_28_l = shl(fb_4) */
@@ -4087,7 +4087,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_28 = and(s15k_o_28, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_28 = shr(w_28) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_84 = add(s0k_28, s4k_28) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_84 = add(fb0_s_84, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_84 = minu(fb0_s_84, fb0_p_84) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_85 = add(s10k_28, s13k_28) */
@@ -4112,7 +4112,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1920(%rsp), %ymm7 /* reload fb_25 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_29 = blendv(fb_25, dbl_232, high16) */
 	vmovdqa 416(%rsp), %ymm13 /* reload fb_19 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_19_sw = lookup16(fb_19, rotl16) */
 	vmovdqa 3008(%rsp), %ymm13 /* reload dbl_136 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_233_sw = lookup16(dbl_136, rotl16) */
@@ -4157,31 +4157,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_29 = and(sb_s0_xs_29, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_29 = lookup16(s0_p1, sb_s0_xl_29) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_29 = xor(sb_s0_p1_29, sb_s0_xh_29) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_29 = lookup16(s0_p2, sb_s0_t_29) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_29 = xor(sb_s0_p2_29, sb_s0_xl_29) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_29 = lookup16(s0_p3_rot, sb_s0_ol_29) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_29 = add(sb_s0_t_29, sb_s0_t_29) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_29 = xor(sb_s0_p3_29, sb_s0_t2_29) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_29_lo = and(sb_in_y_29, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_29_sh = shr(sb_in_y_29) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_29_hi = and(sb_in_y_29_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_29_l = lookup16(tbl_lo, sb_in_y_29_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_29_h = lookup16(tbl_hi, sb_in_y_29_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_29 = xor(sb_s1_k_29_l, sb_s1_k_29_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_29_sr = lookup16(sb_s1_k_29, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_29_aes = aesenclast(sb_s1_29_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_29_aes_lo = and(sb_s1_29_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_29_aes_sh = shr(sb_s1_29_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_29_aes_hi = and(sb_s1_29_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_29_l = lookup16(tbl_lo_1, sb_s1_29_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_29_h = lookup16(tbl_hi_1, sb_s1_29_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_29 = xor(sb_s1_29_l, sb_s1_29_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_29 = blendv(sb_s1_29, sb_s0_29, odd_bytes) */
@@ -4192,7 +4192,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2080(%rsp), %ymm14 /* reload dbl_30 */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_29_r = shr(dbl_30) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_29 = or(s0k_o_29_l, s0k_o_29_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_29 = and(s0k_o_29, modulus) */
 	vmovdqa 2496(%rsp), %ymm13 /* reload fb_5 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_29_l = shl(fb_5) */
@@ -4220,7 +4220,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_29 = and(s15k_o_29, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_29 = shr(w_29) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_87 = add(s0k_29, s4k_29) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm13 /* fb0_p_87 = add(fb0_s_87, minus_modulus) */
 	vpminud %ymm13, %ymm3, %ymm3 /* fb0_87 = minu(fb0_s_87, fb0_p_87) */
 	vpaddd %ymm0, %ymm7, %ymm0 /* fb0_s_88 = add(s10k_29, s13k_29) */
@@ -4245,7 +4245,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2112(%rsp), %ymm7 /* reload fb_26 */
 	vpblendvb %ymm8, %ymm4, %ymm7, %ymm10 /* x0_30 = blendv(fb_26, dbl_240, high16) */
 	vmovdqa 1408(%rsp), %ymm13 /* reload fb_20 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm13, %ymm7 /* fb_20_sw = lookup16(fb_20, rotl16) */
 	vmovdqa 3040(%rsp), %ymm13 /* reload dbl_144 */
 	vpshufb %ymm1, %ymm13, %ymm13 /* dbl_241_sw = lookup16(dbl_144, rotl16) */
@@ -4290,31 +4290,31 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm5, %ymm3, %ymm3 /* sb_s0_xh_30 = and(sb_s0_xs_30, nibble_mask) */
 	vpshufb %ymm1, %ymm12, %ymm7 /* sb_s0_p1_30 = lookup16(s0_p1, sb_s0_xl_30) */
 	vpxor %ymm3, %ymm7, %ymm3 /* sb_s0_t_30 = xor(sb_s0_p1_30, sb_s0_xh_30) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm7 /* s0_p2 = const() */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_30 = lookup16(s0_p2, sb_s0_t_30) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_30 = xor(sb_s0_p2_30, sb_s0_xl_30) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_30 = lookup16(s0_p3_rot, sb_s0_ol_30) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_30 = add(sb_s0_t_30, sb_s0_t_30) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_30 = xor(sb_s0_p3_30, sb_s0_t2_30) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_30_lo = and(sb_in_y_30, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_30_sh = shr(sb_in_y_30) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_30_hi = and(sb_in_y_30_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm13 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm13, %ymm3 /* sb_s1_k_30_l = lookup16(tbl_lo, sb_in_y_30_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_k_30_h = lookup16(tbl_hi, sb_in_y_30_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_30 = xor(sb_s1_k_30_l, sb_s1_k_30_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_30_sr = lookup16(sb_s1_k_30, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
 	vaesenclast %ymm15, %ymm0, %ymm0 /* sb_s1_30_aes = aesenclast(sb_s1_30_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_30_aes_lo = and(sb_s1_30_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_30_aes_sh = shr(sb_s1_30_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_30_aes_hi = and(sb_s1_30_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm3, %ymm15 /* sb_s1_30_l = lookup16(tbl_lo_1, sb_s1_30_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm3, %ymm0 /* sb_s1_30_h = lookup16(tbl_hi_1, sb_s1_30_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_30 = xor(sb_s1_30_l, sb_s1_30_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_30 = blendv(sb_s1_30, sb_s0_30, odd_bytes) */
@@ -4325,7 +4325,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 128(%rsp), %ymm14 /* reload dbl */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_30_r = shr(dbl) */
 	vpor %ymm14, %ymm3, %ymm3 /* s0k_o_30 = or(s0k_o_30_l, s0k_o_30_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_30 = and(s0k_o_30, modulus) */
 	vmovdqa 2624(%rsp), %ymm13 /* reload fb_6 */
 	vpslld $20, %ymm13, %ymm13 /* s4k_o_30_l = shl(fb_6) */
@@ -4354,7 +4354,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpand %ymm14, %ymm4, %ymm4 /* s15k_30 = and(s15k_o_30, modulus) */
 	vpsrld $1, %ymm10, %ymm10 /* w_half_30 = shr(w_30) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_90 = add(s0k_30, s4k_30) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm15 /* fb0_p_90 = add(fb0_s_90, minus_modulus) */
 	vpminud %ymm15, %ymm3, %ymm3 /* fb0_90 = minu(fb0_s_90, fb0_p_90) */
 	vpaddd %ymm13, %ymm0, %ymm0 /* fb0_s_91 = add(s10k_30, s13k_30) */
@@ -4379,7 +4379,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2272(%rsp), %ymm10 /* reload fb_27 */
 	vpblendvb %ymm8, %ymm4, %ymm10, %ymm13 /* x0_31 = blendv(fb_27, dbl_248, high16) */
 	vmovdqa 1504(%rsp), %ymm15 /* reload fb_21 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
 	vpshufb %ymm1, %ymm15, %ymm10 /* fb_21_sw = lookup16(fb_21, rotl16) */
 	vmovdqa 3072(%rsp), %ymm15 /* reload dbl_152 */
 	vpshufb %ymm1, %ymm15, %ymm15 /* dbl_249_sw = lookup16(dbl_152, rotl16) */
@@ -4426,28 +4426,28 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpxor %ymm3, %ymm9, %ymm3 /* sb_s0_t_31 = xor(sb_s0_p1_31, sb_s0_xh_31) */
 	vpshufb %ymm3, %ymm7, %ymm9 /* sb_s0_p2_31 = lookup16(s0_p2, sb_s0_t_31) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s0_ol_31 = xor(sb_s0_p2_31, sb_s0_xl_31) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm9 /* s0_p3_rot = const() */
 	vpshufb %ymm1, %ymm9, %ymm1 /* sb_s0_p3_31 = lookup16(s0_p3_rot, sb_s0_ol_31) */
 	vpaddb %ymm3, %ymm3, %ymm3 /* sb_s0_t2_31 = add(sb_s0_t_31, sb_s0_t_31) */
 	vpxor %ymm3, %ymm1, %ymm1 /* sb_s0_31 = xor(sb_s0_p3_31, sb_s0_t2_31) */
 	vpand %ymm5, %ymm0, %ymm3 /* sb_in_y_31_lo = and(sb_in_y_31, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_31_sh = shr(sb_in_y_31) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_31_hi = and(sb_in_y_31_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
 	vpshufb %ymm3, %ymm10, %ymm3 /* sb_s1_k_31_l = lookup16(tbl_lo, sb_in_y_31_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm13 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm13, %ymm0 /* sb_s1_k_31_h = lookup16(tbl_hi, sb_in_y_31_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_k_31 = xor(sb_s1_k_31_l, sb_s1_k_31_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm3 /* inv_shift_rows = const() */
 	vpshufb %ymm3, %ymm0, %ymm0 /* sb_s1_31_sr = lookup16(sb_s1_k_31, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm14 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm14 /* aes_cancel_key = const() */
 	vaesenclast %ymm14, %ymm0, %ymm0 /* sb_s1_31_aes = aesenclast(sb_s1_31_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm15 /* sb_s1_31_aes_lo = and(sb_s1_31_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_31_aes_sh = shr(sb_s1_31_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_31_aes_hi = and(sb_s1_31_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm14 /* tbl_lo_1 = const() */
 	vpshufb %ymm15, %ymm14, %ymm15 /* sb_s1_31_l = lookup16(tbl_lo_1, sb_s1_31_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm14 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm14, %ymm0 /* sb_s1_31_h = lookup16(tbl_hi_1, sb_s1_31_aes_hi) */
 	vpxor %ymm0, %ymm15, %ymm0 /* sb_s1_31 = xor(sb_s1_31_l, sb_s1_31_h) */
 	vpblendvb %ymm2, %ymm1, %ymm0, %ymm15 /* sb_out_x_31 = blendv(sb_s1_31, sb_s0_31, odd_bytes) */
@@ -4458,7 +4458,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 1728(%rsp), %ymm3 /* reload dbl_8 */
 	vpsrld $24, %ymm3, %ymm3 /* s0k_o_31_r = shr(dbl_8) */
 	vpor %ymm3, %ymm14, %ymm3 /* s0k_o_31 = or(s0k_o_31_l, s0k_o_31_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm3, %ymm3 /* s0k_31 = and(s0k_o_31, modulus) */
 	vmovdqa 2528(%rsp), %ymm13 /* reload fb_7 */
 	vpslld $20, %ymm13, %ymm10 /* s4k_o_31_l = shl(fb_7) */
@@ -4486,7 +4486,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 2688(%rsp), %ymm11 /* reload w_31 */
 	vpsrld $1, %ymm11, %ymm11 /* w_half_31 = shr(w_31) */
 	vpaddd %ymm9, %ymm3, %ymm3 /* fb0_s_93 = add(s0k_31, s4k_31) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm9 /* minus_modulus = const() */
 	vpaddd %ymm9, %ymm3, %ymm14 /* fb0_p_93 = add(fb0_s_93, minus_modulus) */
 	vpminud %ymm14, %ymm3, %ymm3 /* fb0_93 = minu(fb0_s_93, fb0_p_93) */
 	vpaddd %ymm2, %ymm7, %ymm2 /* fb0_s_94 = add(s10k_31, s13k_31) */
@@ -4567,12 +4567,12 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa %ymm14, 192(%rsp) /* spill g0s14_1.2 */
 	vpaddd %ymm9, %ymm9, %ymm14 /* dbl_257 = add(g0s9_1, g0s9_1) */
 	vmovdqa %ymm9, 480(%rsp) /* spill g0s9_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm9 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm9 /* rotl16 = const() */
 	vmovdqa %ymm11, 576(%rsp) /* spill g0s11_1.2 */
 	vpshufb %ymm9, %ymm11, %ymm11 /* g0s11_1_sw_1 = lookup16(g0s11_1, rotl16) */
 	vpshufb %ymm9, %ymm14, %ymm14 /* dbl_257_sw = lookup16(dbl_257, rotl16) */
 	vmovdqa %ymm15, 320(%rsp) /* spill g1r2_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_high16(%rip), %ymm15 /* high16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_high16(%rip), %ymm15 /* high16 = const() */
 	vpblendvb %ymm15, %ymm11, %ymm14, %ymm11 /* x1_32 = blendv(dbl_257_sw, g0s11_1_sw_1, high16) */
 	vpaddd %ymm5, %ymm5, %ymm14 /* dbl_258 = add(g0s5_1, g0s5_1) */
 	vmovdqa %ymm7, 288(%rsp) /* spill g0s7_1.2 */
@@ -4588,11 +4588,11 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpblendvb %ymm15, %ymm7, %ymm11, %ymm5 /* l1in_32 = blendv(w2_32_sw, w1_32_sw, high16) */
 	vpblendvb %ymm15, %ymm1, %ymm2, %ymm9 /* l1in16_32 = blendv(w1_32, w2_32, high16) */
 	vmovdqa %ymm8, 544(%rsp) /* spill g1s9_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl24(%rip), %ymm8 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl24(%rip), %ymm8 /* rotl24 = const() */
 	vmovdqa %ymm12, 1312(%rsp) /* spill g1s15_1.2 */
 	vpshufb %ymm8, %ymm5, %ymm12 /* ur24_32 = lookup16(l1in_32, rotl24) */
 	vmovdqa %ymm6, 448(%rsp) /* spill dbl_256 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl8(%rip), %ymm6 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl8(%rip), %ymm6 /* rotl8 = const() */
 	vmovdqa %ymm3, 32(%rsp) /* spill g0s15_1.2 */
 	vpshufb %ymm6, %ymm5, %ymm3 /* ur8_32 = lookup16(l1in_32, rotl8) */
 	vpxor %ymm3, %ymm5, %ymm3 /* ug_acc_32 = xor(l1in_32, ur8_32) */
@@ -4613,41 +4613,41 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpor %ymm5, %ymm7, %ymm5 /* v8r6_32 = or(v8r6_32_l, v8r6_32_r) */
 	vpxor %ymm1, %ymm2, %ymm1 /* v8_acc_32 = xor(v8r8_32, l2in16_32) */
 	vpxor %ymm5, %ymm1, %ymm1 /* v8_32 = xor(v8_acc_32, v8r6_32) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_odd_bytes(%rip), %ymm2 /* odd_bytes = const() */
 	vpblendvb %ymm2, %ymm3, %ymm1, %ymm5 /* sb_in_x_32 = blendv(v8_32, u_32, odd_bytes) */
 	vpblendvb %ymm2, %ymm1, %ymm3, %ymm1 /* sb_in_y_32 = blendv(u_32, v8_32, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_nibble_mask(%rip), %ymm3 /* nibble_mask = const() */
 	vpand %ymm3, %ymm5, %ymm7 /* sb_s0_xl_32 = and(sb_in_x_32, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs_32 = shr(sb_in_x_32) */
 	vpand %ymm3, %ymm5, %ymm5 /* sb_s0_xh_32 = and(sb_s0_xs_32, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p1(%rip), %ymm9 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p1(%rip), %ymm9 /* s0_p1 = const() */
 	vpshufb %ymm7, %ymm9, %ymm11 /* sb_s0_p1_32 = lookup16(s0_p1, sb_s0_xl_32) */
 	vpxor %ymm5, %ymm11, %ymm5 /* sb_s0_t_32 = xor(sb_s0_p1_32, sb_s0_xh_32) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm11 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2(%rip), %ymm11 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm11, %ymm12 /* sb_s0_p2_32 = lookup16(s0_p2, sb_s0_t_32) */
 	vpxor %ymm7, %ymm12, %ymm7 /* sb_s0_ol_32 = xor(sb_s0_p2_32, sb_s0_xl_32) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm12 /* s0_p3_rot = const() */
 	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s0_p3_32 = lookup16(s0_p3_rot, sb_s0_ol_32) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_32 = add(sb_s0_t_32, sb_s0_t_32) */
 	vpxor %ymm5, %ymm7, %ymm5 /* sb_s0_32 = xor(sb_s0_p3_32, sb_s0_t2_32) */
 	vpand %ymm3, %ymm1, %ymm7 /* sb_in_y_32_lo = and(sb_in_y_32, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_32_sh = shr(sb_in_y_32) */
 	vpand %ymm3, %ymm1, %ymm1 /* sb_in_y_32_hi = and(sb_in_y_32_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm12 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm12 /* tbl_lo = const() */
 	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s1_k_32_l = lookup16(tbl_lo, sb_in_y_32_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm12 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm12 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm12, %ymm1 /* sb_s1_k_32_h = lookup16(tbl_hi, sb_in_y_32_hi) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s1_k_32 = xor(sb_s1_k_32_l, sb_s1_k_32_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
 	vpshufb %ymm7, %ymm1, %ymm1 /* sb_s1_32_sr = lookup16(sb_s1_k_32, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
 	vaesenclast %ymm7, %ymm1, %ymm1 /* sb_s1_32_aes = aesenclast(sb_s1_32_sr, aes_cancel_key) */
 	vpand %ymm3, %ymm1, %ymm7 /* sb_s1_32_aes_lo = and(sb_s1_32_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_32_aes_sh = shr(sb_s1_32_aes) */
 	vpand %ymm3, %ymm1, %ymm1 /* sb_s1_32_aes_hi = and(sb_s1_32_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm12 /* tbl_lo_1 = const() */
 	vpshufb %ymm7, %ymm12, %ymm7 /* sb_s1_32_l = lookup16(tbl_lo_1, sb_s1_32_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm12, %ymm1 /* sb_s1_32_h = lookup16(tbl_hi_1, sb_s1_32_aes_hi) */
 	vpxor %ymm1, %ymm7, %ymm1 /* sb_s1_32 = xor(sb_s1_32_l, sb_s1_32_h) */
 	vpblendvb %ymm2, %ymm5, %ymm1, %ymm7 /* sb_out_x_32 = blendv(sb_s1_32, sb_s0_32, odd_bytes) */
@@ -4656,7 +4656,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm0, %ymm5 /* s0k_o_32_l = shl(g0s0_1) */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_32_r = shr(dbl_259) */
 	vpor %ymm14, %ymm5, %ymm5 /* s0k_o_32 = or(s0k_o_32_l, s0k_o_32_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm5, %ymm5 /* s0k_32 = and(s0k_o_32, modulus) */
 	vpaddd %ymm4, %ymm4, %ymm12 /* dbl_261 = add(g0s4_1, g0s4_1) */
 	vmovdqa %ymm1, 512(%rsp) /* spill r2_32 */
@@ -4684,7 +4684,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpor %ymm10, %ymm13, %ymm10 /* s15k_o_32 = or(s15k_o_32_l, s15k_o_32_r) */
 	vpand %ymm14, %ymm10, %ymm10 /* s15k_32 = and(s15k_o_32, modulus) */
 	vpaddd %ymm1, %ymm5, %ymm1 /* fb0_s_96 = add(s0k_32, s4k_32) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm5 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm5 /* minus_modulus = const() */
 	vpaddd %ymm5, %ymm1, %ymm13 /* fb0_p_96 = add(fb0_s_96, minus_modulus) */
 	vpminud %ymm13, %ymm1, %ymm1 /* fb0_96 = minu(fb0_s_96, fb0_p_96) */
 	vpaddd %ymm12, %ymm7, %ymm7 /* fb0_s_97 = add(s10k_32, s13k_32) */
@@ -4706,7 +4706,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa 544(%rsp), %ymm10 /* reload g1s9_1.2 */
 	vpaddd %ymm10, %ymm10, %ymm12 /* dbl_266 = add(g1s9_1, g1s9_1) */
 	vmovdqa 1248(%rsp), %ymm13 /* reload g1s11_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm10 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16(%rip), %ymm10 /* rotl16 = const() */
 	vpshufb %ymm10, %ymm13, %ymm13 /* g1s11_1_sw_1 = lookup16(g1s11_1, rotl16) */
 	vpshufb %ymm10, %ymm12, %ymm12 /* dbl_266_sw = lookup16(dbl_266, rotl16) */
 	vpblendvb %ymm15, %ymm13, %ymm12, %ymm12 /* x1_33 = blendv(dbl_266_sw, g1s11_1_sw_1, high16) */
@@ -4758,28 +4758,28 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpxor %ymm5, %ymm6, %ymm5 /* sb_s0_t_33 = xor(sb_s0_p1_33, sb_s0_xh_33) */
 	vpshufb %ymm5, %ymm11, %ymm6 /* sb_s0_p2_33 = lookup16(s0_p2, sb_s0_t_33) */
 	vpxor %ymm4, %ymm6, %ymm4 /* sb_s0_ol_33 = xor(sb_s0_p2_33, sb_s0_xl_33) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm6 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot(%rip), %ymm6 /* s0_p3_rot = const() */
 	vpshufb %ymm4, %ymm6, %ymm4 /* sb_s0_p3_33 = lookup16(s0_p3_rot, sb_s0_ol_33) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2_33 = add(sb_s0_t_33, sb_s0_t_33) */
 	vpxor %ymm5, %ymm4, %ymm4 /* sb_s0_33 = xor(sb_s0_p3_33, sb_s0_t2_33) */
 	vpand %ymm3, %ymm0, %ymm5 /* sb_in_y_33_lo = and(sb_in_y_33, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_33_sh = shr(sb_in_y_33) */
 	vpand %ymm3, %ymm0, %ymm0 /* sb_in_y_33_hi = and(sb_in_y_33_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm6 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo(%rip), %ymm6 /* tbl_lo = const() */
 	vpshufb %ymm5, %ymm6, %ymm5 /* sb_s1_k_33_l = lookup16(tbl_lo, sb_in_y_33_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm6 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi(%rip), %ymm6 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm6, %ymm0 /* sb_s1_k_33_h = lookup16(tbl_hi, sb_in_y_33_hi) */
 	vpxor %ymm0, %ymm5, %ymm0 /* sb_s1_k_33 = xor(sb_s1_k_33_l, sb_s1_k_33_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm5 /* inv_shift_rows = const() */
 	vpshufb %ymm5, %ymm0, %ymm0 /* sb_s1_33_sr = lookup16(sb_s1_k_33, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm5 /* aes_cancel_key = const() */
 	vaesenclast %ymm5, %ymm0, %ymm0 /* sb_s1_33_aes = aesenclast(sb_s1_33_sr, aes_cancel_key) */
 	vpand %ymm3, %ymm0, %ymm5 /* sb_s1_33_aes_lo = and(sb_s1_33_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_33_aes_sh = shr(sb_s1_33_aes) */
 	vpand %ymm3, %ymm0, %ymm0 /* sb_s1_33_aes_hi = and(sb_s1_33_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm3 /* tbl_lo_1 = const() */
 	vpshufb %ymm5, %ymm3, %ymm3 /* sb_s1_33_l = lookup16(tbl_lo_1, sb_s1_33_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm5 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm5 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm5, %ymm0 /* sb_s1_33_h = lookup16(tbl_hi_1, sb_s1_33_aes_hi) */
 	vpxor %ymm0, %ymm3, %ymm0 /* sb_s1_33 = xor(sb_s1_33_l, sb_s1_33_h) */
 	vpblendvb %ymm2, %ymm4, %ymm0, %ymm3 /* sb_out_x_33 = blendv(sb_s1_33, sb_s0_33, odd_bytes) */
@@ -4789,7 +4789,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpslld $8, %ymm2, %ymm4 /* s0k_o_33_l = shl(g1s0_1) */
 	vpsrld $24, %ymm1, %ymm1 /* s0k_o_33_r = shr(dbl_268) */
 	vpor %ymm1, %ymm4, %ymm1 /* s0k_o_33 = or(s0k_o_33_l, s0k_o_33_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm4 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus(%rip), %ymm4 /* modulus = const() */
 	vpand %ymm4, %ymm1, %ymm1 /* s0k_33 = and(s0k_o_33, modulus) */
 	vmovdqa 928(%rsp), %ymm5 /* reload g1s4_1.2 */
 	vpaddd %ymm5, %ymm5, %ymm6 /* dbl_270 = add(g1s4_1, g1s4_1) */
@@ -4816,7 +4816,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vpor %ymm13, %ymm12, %ymm12 /* s15k_o_33 = or(s15k_o_33_l, s15k_o_33_r) */
 	vpand %ymm4, %ymm12, %ymm4 /* s15k_33 = and(s15k_o_33, modulus) */
 	vpaddd %ymm6, %ymm1, %ymm1 /* fb0_s_98 = add(s0k_33, s4k_33) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm6 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	vpaddd %ymm6, %ymm1, %ymm12 /* fb0_p_98 = add(fb0_s_98, minus_modulus) */
 	vpminud %ymm12, %ymm1, %ymm1 /* fb0_98 = minu(fb0_s_98, fb0_p_98) */
 	vpaddd %ymm10, %ymm8, %ymm8 /* fb0_s_99 = add(s10k_33, s13k_33) */
@@ -4904,10 +4904,6 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	ret
 	.size zuc_lanesx2_avx2_vaes_init_asm, .-zuc_lanesx2_avx2_vaes_init_asm
 
-	.globl zuc_lanesx2_avx2_vaes_keystream_asm
-	.hidden zuc_lanesx2_avx2_vaes_keystream_asm
-	.type zuc_lanesx2_avx2_vaes_keystream_asm, @function
-	.p2align 5
 /* zuc_lanesx2_avx2_vaes_keystream_asm: zuc_keystream256, 2 arguments
  *   %rdi: state
  *   %rsi: out
@@ -4915,6 +4911,10 @@ zuc_lanesx2_avx2_vaes_init_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 3648 bytes (18 spill slots of 32 bytes, scratch ring, zrows)
  */
+	.globl zuc_lanesx2_avx2_vaes_keystream_asm
+	.hidden zuc_lanesx2_avx2_vaes_keystream_asm
+	.type zuc_lanesx2_avx2_vaes_keystream_asm, @function
+	.p2align 5
 zuc_lanesx2_avx2_vaes_keystream_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -4990,7 +4990,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vmovdqu 1088(%rdi), %ymm3 /* g0r2 = load() */
 	vmovdqu 1056(%rdi), %ymm4 /* g1r1 = load() */
 	vmovdqu 1120(%rdi), %ymm5 /* g1r2 = load() */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_high16(%rip), %ymm6 /* high16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_high16(%rip), %ymm6 /* high16 = const() */
 	xor %rdx, %rdx
 .Lzuc_lanesx2_avx2_vaes_asm_1_loop_r0:
 
@@ -5001,7 +5001,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vmovdqu 704(%rsp,%rdx), %ymm9 /* g0s11_1 = load() */
 	vmovdqu 576(%rsp,%rdx), %ymm10 /* g0s9_1 = load() */
 	vpaddd %ymm10, %ymm10, %ymm10 /* dbl_1 = add(g0s9_1, g0s9_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm9, %ymm9 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
 	vpshufb %ymm11, %ymm10, %ymm10 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
 	vpblendvb %ymm6, %ymm9, %ymm10, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_1_sw, high16) */
@@ -5028,11 +5028,11 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpblendvb %ymm6, %ymm12, %ymm15, %ymm3 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vmovdqa %ymm2, 3104(%rsp) /* spill g0r1_1.2 */
 	vpblendvb %ymm6, %ymm10, %ymm9, %ymm2 /* l1in16 = blendv(w1, w2, high16) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm11 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24(%rip), %ymm11 /* rotl24 = const() */
 	vmovdqa %ymm5, 3136(%rsp) /* spill g1r2_1.2 */
 	vpshufb %ymm11, %ymm3, %ymm5 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm4, 3168(%rsp) /* spill g1r1_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8(%rip), %ymm4 /* rotl8 = const() */
 	vmovdqa %ymm1, 3200(%rsp) /* spill g1newest.2 */
 	vpshufb %ymm4, %ymm3, %ymm1 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm1, %ymm3, %ymm1 /* ug_acc = xor(l1in, ur8) */
@@ -5053,41 +5053,41 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpor %ymm2, %ymm9, %ymm2 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm3, %ymm5, %ymm3 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm2, %ymm3, %ymm2 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm15 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm9, %ymm15, %ymm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm5, %ymm9, %ymm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm2, %ymm1, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key = const() */
 	vaesenclast %ymm9, %ymm1, %ymm1 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 	vpand %ymm2, %ymm1, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm3, %ymm5, %ymm1, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
@@ -5096,7 +5096,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpslld $8, %ymm13, %ymm5 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm14, %ymm5, %ymm5 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm5, %ymm5 /* s0k = and(s0k_o, modulus) */
 	vmovdqu 256(%rsp,%rdx), %ymm15 /* g0s4_1 = load() */
 	vpaddd %ymm15, %ymm15, %ymm12 /* dbl_5 = add(g0s4_1, g0s4_1) */
@@ -5121,7 +5121,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpor %ymm8, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
 	vpand %ymm14, %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm12, %ymm5, %ymm5 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm8 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm8 /* minus_modulus = const() */
 	vpaddd %ymm8, %ymm5, %ymm12 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm12, %ymm5, %ymm5 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm2, %ymm10, %ymm2 /* fb0_s_1 = add(s10k, s13k) */
@@ -5147,7 +5147,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vmovdqu 736(%rsp,%rdx), %ymm10 /* g1s11_1 = load() */
 	vmovdqu 608(%rsp,%rdx), %ymm12 /* g1s9_1 = load() */
 	vpaddd %ymm12, %ymm12, %ymm12 /* dbl_10 = add(g1s9_1, g1s9_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm10, %ymm10 /* g1s11_1_sw = lookup16(g1s11_1, rotl16) */
 	vpshufb %ymm13, %ymm12, %ymm12 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
 	vpblendvb %ymm6, %ymm10, %ymm12, %ymm10 /* x1_1 = blendv(dbl_10_sw, g1s11_1_sw, high16) */
@@ -5199,38 +5199,38 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpxor %ymm8, %ymm5, %ymm5 /* v8_1 = xor(v8_acc_1, v8r6_1) */
 	vpblendvb %ymm3, %ymm0, %ymm5, %ymm8 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
 	vpblendvb %ymm3, %ymm5, %ymm0, %ymm0 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm8, %ymm9 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	vpand %ymm5, %ymm8, %ymm8 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm12 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	vpxor %ymm8, %ymm12, %ymm8 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm8, %ymm12, %ymm13 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	vpxor %ymm8, %ymm9, %ymm8 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
 	vpand %ymm5, %ymm0, %ymm9 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm0, %ymm0 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key = const() */
 	vaesenclast %ymm9, %ymm0, %ymm0 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm9 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
 	vpblendvb %ymm3, %ymm8, %ymm0, %ymm9 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
@@ -5239,7 +5239,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpslld $8, %ymm14, %ymm8 /* s0k_o_1_l = shl(g1s0_1) */
 	vpsrld $24, %ymm1, %ymm1 /* s0k_o_1_r = shr(dbl_12) */
 	vpor %ymm1, %ymm8, %ymm1 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm8 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_modulus(%rip), %ymm8 /* modulus = const() */
 	vpand %ymm8, %ymm1, %ymm1 /* s0k_1 = and(s0k_o_1, modulus) */
 	vmovdqu 288(%rsp,%rdx), %ymm15 /* g1s4_1 = load() */
 	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_14 = add(g1s4_1, g1s4_1) */
@@ -5265,7 +5265,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vpor %ymm7, %ymm15, %ymm7 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
 	vpand %ymm8, %ymm7, %ymm7 /* s15k_1 = and(s15k_o_1, modulus) */
 	vpaddd %ymm13, %ymm1, %ymm1 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus(%rip), %ymm13 /* minus_modulus = const() */
 	vpaddd %ymm13, %ymm1, %ymm15 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	vpminud %ymm15, %ymm1, %ymm1 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
 	vpaddd %ymm10, %ymm12, %ymm10 /* fb0_s_3 = add(s10k_1, s13k_1) */
@@ -5411,7 +5411,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa %ymm6, 3584(%rsp) /* spill z_33 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm6 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm6 /* bswap32 = const() */
 	vpshufb %ymm6, %ymm2, %ymm2 /* zbe = lookup16(z_2, bswap32) */
 	vpshufb %ymm6, %ymm3, %ymm3 /* zbe_1 = lookup16(z_3, bswap32) */
 	vpshufb %ymm6, %ymm4, %ymm4 /* zbe_2 = lookup16(z_4, bswap32) */
@@ -5518,7 +5518,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 
 	/* Keystream of lanes 8..15: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa 3168(%rsp), %ymm0 /* reload z_18 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm1 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32(%rip), %ymm1 /* bswap32 = const() */
 	vpshufb %ymm1, %ymm0, %ymm0 /* zbe_16 = lookup16(z_18, bswap32) */
 	vmovdqa 3072(%rsp), %ymm2 /* reload z_19 */
 	vpshufb %ymm1, %ymm2, %ymm2 /* zbe_17 = lookup16(z_19, bswap32) */
@@ -5642,10 +5642,6 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	ret
 	.size zuc_lanesx2_avx2_vaes_keystream_asm, .-zuc_lanesx2_avx2_vaes_keystream_asm
 
-	.globl zuc_lanesx2_avx2_vaes_keystream_xor_asm
-	.hidden zuc_lanesx2_avx2_vaes_keystream_xor_asm
-	.type zuc_lanesx2_avx2_vaes_keystream_xor_asm, @function
-	.p2align 5
 /* zuc_lanesx2_avx2_vaes_keystream_xor_asm: zuc_keystream256_xor, 3 arguments
  *   %rdi: state
  *   %rsi: out
@@ -5654,6 +5650,10 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
  *   ymm0-15: vectors, as allocated (16 used)
  *   frame: 3648 bytes (18 spill slots of 32 bytes, scratch ring, zrows)
  */
+	.globl zuc_lanesx2_avx2_vaes_keystream_xor_asm
+	.hidden zuc_lanesx2_avx2_vaes_keystream_xor_asm
+	.type zuc_lanesx2_avx2_vaes_keystream_xor_asm, @function
+	.p2align 5
 zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
@@ -5729,7 +5729,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vmovdqu 1088(%rdi), %ymm3 /* g0r2 = load() */
 	vmovdqu 1056(%rdi), %ymm4 /* g1r1 = load() */
 	vmovdqu 1120(%rdi), %ymm5 /* g1r2 = load() */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_high16(%rip), %ymm6 /* high16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_high16(%rip), %ymm6 /* high16 = const() */
 	xor %rcx, %rcx
 .Lzuc_lanesx2_avx2_vaes_asm_2_loop_r0:
 
@@ -5740,7 +5740,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vmovdqu 704(%rsp,%rcx), %ymm9 /* g0s11_1 = load() */
 	vmovdqu 576(%rsp,%rcx), %ymm10 /* g0s9_1 = load() */
 	vpaddd %ymm10, %ymm10, %ymm10 /* dbl_1 = add(g0s9_1, g0s9_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm11 /* rotl16 = const() */
 	vpshufb %ymm11, %ymm9, %ymm9 /* g0s11_1_sw = lookup16(g0s11_1, rotl16) */
 	vpshufb %ymm11, %ymm10, %ymm10 /* dbl_1_sw = lookup16(dbl_1, rotl16) */
 	vpblendvb %ymm6, %ymm9, %ymm10, %ymm9 /* x1 = blendv(dbl_1_sw, g0s11_1_sw, high16) */
@@ -5767,11 +5767,11 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpblendvb %ymm6, %ymm12, %ymm15, %ymm3 /* l1in = blendv(w2_sw, w1_sw, high16) */
 	vmovdqa %ymm2, 3104(%rsp) /* spill g0r1_1.2 */
 	vpblendvb %ymm6, %ymm10, %ymm9, %ymm2 /* l1in16 = blendv(w1, w2, high16) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm11 /* rotl24 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24(%rip), %ymm11 /* rotl24 = const() */
 	vmovdqa %ymm5, 3136(%rsp) /* spill g1r2_1.2 */
 	vpshufb %ymm11, %ymm3, %ymm5 /* ur24 = lookup16(l1in, rotl24) */
 	vmovdqa %ymm4, 3168(%rsp) /* spill g1r1_1.2 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4 /* rotl8 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8(%rip), %ymm4 /* rotl8 = const() */
 	vmovdqa %ymm1, 3200(%rsp) /* spill g1newest.2 */
 	vpshufb %ymm4, %ymm3, %ymm1 /* ur8 = lookup16(l1in, rotl8) */
 	vpxor %ymm1, %ymm3, %ymm1 /* ug_acc = xor(l1in, ur8) */
@@ -5792,41 +5792,41 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpor %ymm2, %ymm9, %ymm2 /* v8r6 = or(v8r6_l, v8r6_r) */
 	vpxor %ymm3, %ymm5, %ymm3 /* v8_acc = xor(v8r8, l2in16) */
 	vpxor %ymm2, %ymm3, %ymm2 /* v8 = xor(v8_acc, v8r6) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_odd_bytes(%rip), %ymm3 /* odd_bytes again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_odd_bytes(%rip), %ymm3 /* odd_bytes = const() */
 	vpblendvb %ymm3, %ymm1, %ymm2, %ymm5 /* sb_in_x = blendv(v8, u, odd_bytes) */
 	vpblendvb %ymm3, %ymm2, %ymm1, %ymm1 /* sb_in_y = blendv(u, v8, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
 	vpand %ymm2, %ymm5, %ymm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* sb_s0_xs = shr(sb_in_x) */
 	vpand %ymm2, %ymm5, %ymm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm12 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
 	vpxor %ymm5, %ymm12, %ymm5 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm5, %ymm12, %ymm15 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
 	vpxor %ymm9, %ymm15, %ymm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p3_rot(%rip), %ymm15 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
 	vpaddb %ymm5, %ymm5, %ymm5 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
 	vpxor %ymm5, %ymm9, %ymm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
 	vpand %ymm2, %ymm1, %ymm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_in_y_sh = shr(sb_in_y) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm1, %ymm1 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key = const() */
 	vaesenclast %ymm9, %ymm1, %ymm1 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
 	vpand %ymm2, %ymm1, %ymm9 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* sb_s1_aes_sh = shr(sb_s1_aes) */
 	vpand %ymm2, %ymm1, %ymm1 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm1, %ymm15, %ymm1 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
 	vpxor %ymm1, %ymm9, %ymm1 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
 	vpblendvb %ymm3, %ymm5, %ymm1, %ymm9 /* sb_out_x = blendv(sb_s1, sb_s0, odd_bytes) */
@@ -5835,7 +5835,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpslld $8, %ymm13, %ymm5 /* s0k_o_l = shl(g0s0_1) */
 	vpsrld $24, %ymm14, %ymm14 /* s0k_o_r = shr(dbl_3) */
 	vpor %ymm14, %ymm5, %ymm5 /* s0k_o = or(s0k_o_l, s0k_o_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm14 /* modulus = const() */
 	vpand %ymm14, %ymm5, %ymm5 /* s0k = and(s0k_o, modulus) */
 	vmovdqu 256(%rsp,%rcx), %ymm15 /* g0s4_1 = load() */
 	vpaddd %ymm15, %ymm15, %ymm12 /* dbl_5 = add(g0s4_1, g0s4_1) */
@@ -5860,7 +5860,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpor %ymm8, %ymm0, %ymm0 /* s15k_o = or(s15k_o_l, s15k_o_r) */
 	vpand %ymm14, %ymm0, %ymm0 /* s15k = and(s15k_o, modulus) */
 	vpaddd %ymm12, %ymm5, %ymm5 /* fb0_s = add(s0k, s4k) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm8 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm8 /* minus_modulus = const() */
 	vpaddd %ymm8, %ymm5, %ymm12 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %ymm12, %ymm5, %ymm5 /* fb0 = minu(fb0_s, fb0_p) */
 	vpaddd %ymm2, %ymm10, %ymm2 /* fb0_s_1 = add(s10k, s13k) */
@@ -5886,7 +5886,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vmovdqu 736(%rsp,%rcx), %ymm10 /* g1s11_1 = load() */
 	vmovdqu 608(%rsp,%rcx), %ymm12 /* g1s9_1 = load() */
 	vpaddd %ymm12, %ymm12, %ymm12 /* dbl_10 = add(g1s9_1, g1s9_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13 /* rotl16 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16(%rip), %ymm13 /* rotl16 = const() */
 	vpshufb %ymm13, %ymm10, %ymm10 /* g1s11_1_sw = lookup16(g1s11_1, rotl16) */
 	vpshufb %ymm13, %ymm12, %ymm12 /* dbl_10_sw = lookup16(dbl_10, rotl16) */
 	vpblendvb %ymm6, %ymm10, %ymm12, %ymm10 /* x1_1 = blendv(dbl_10_sw, g1s11_1_sw, high16) */
@@ -5938,38 +5938,38 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpxor %ymm8, %ymm5, %ymm5 /* v8_1 = xor(v8_acc_1, v8r6_1) */
 	vpblendvb %ymm3, %ymm0, %ymm5, %ymm8 /* sb_in_x_1 = blendv(v8_1, u_1, odd_bytes) */
 	vpblendvb %ymm3, %ymm5, %ymm0, %ymm0 /* sb_in_y_1 = blendv(u_1, v8_1, odd_bytes) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vpand %ymm5, %ymm8, %ymm9 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* sb_s0_xs_1 = shr(sb_in_x_1) */
 	vpand %ymm5, %ymm8, %ymm8 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p1(%rip), %ymm10 /* s0_p1 = const() */
 	vpshufb %ymm9, %ymm10, %ymm12 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
 	vpxor %ymm8, %ymm12, %ymm8 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2(%rip), %ymm12 /* s0_p2 = const() */
 	vpshufb %ymm8, %ymm12, %ymm13 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
 	vpxor %ymm9, %ymm13, %ymm9 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p3_rot(%rip), %ymm13 /* s0_p3_rot = const() */
 	vpshufb %ymm9, %ymm13, %ymm9 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
 	vpaddb %ymm8, %ymm8, %ymm8 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
 	vpxor %ymm8, %ymm9, %ymm8 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
 	vpand %ymm5, %ymm0, %ymm9 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo(%rip), %ymm15 /* tbl_lo = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows(%rip), %ymm9 /* inv_shift_rows = const() */
 	vpshufb %ymm9, %ymm0, %ymm0 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key(%rip), %ymm9 /* aes_cancel_key = const() */
 	vaesenclast %ymm9, %ymm0, %ymm0 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
 	vpand %ymm5, %ymm0, %ymm9 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
 	vpand %ymm5, %ymm0, %ymm0 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
 	vpshufb %ymm9, %ymm15, %ymm9 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
 	vpshufb %ymm0, %ymm15, %ymm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
 	vpxor %ymm0, %ymm9, %ymm0 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
 	vpblendvb %ymm3, %ymm8, %ymm0, %ymm9 /* sb_out_x_1 = blendv(sb_s1_1, sb_s0_1, odd_bytes) */
@@ -5978,7 +5978,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpslld $8, %ymm14, %ymm8 /* s0k_o_1_l = shl(g1s0_1) */
 	vpsrld $24, %ymm1, %ymm1 /* s0k_o_1_r = shr(dbl_12) */
 	vpor %ymm1, %ymm8, %ymm1 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm8 /* modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_modulus(%rip), %ymm8 /* modulus = const() */
 	vpand %ymm8, %ymm1, %ymm1 /* s0k_1 = and(s0k_o_1, modulus) */
 	vmovdqu 288(%rsp,%rcx), %ymm15 /* g1s4_1 = load() */
 	vpaddd %ymm15, %ymm15, %ymm13 /* dbl_14 = add(g1s4_1, g1s4_1) */
@@ -6004,7 +6004,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vpor %ymm7, %ymm15, %ymm7 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
 	vpand %ymm8, %ymm7, %ymm7 /* s15k_1 = and(s15k_o_1, modulus) */
 	vpaddd %ymm13, %ymm1, %ymm1 /* fb0_s_2 = add(s0k_1, s4k_1) */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13 /* minus_modulus again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus(%rip), %ymm13 /* minus_modulus = const() */
 	vpaddd %ymm13, %ymm1, %ymm15 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
 	vpminud %ymm15, %ymm1, %ymm1 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
 	vpaddd %ymm10, %ymm12, %ymm10 /* fb0_s_3 = add(s10k_1, s13k_1) */
@@ -6150,7 +6150,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 
 	/* Keystream of lanes 0..7: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa %ymm6, 3584(%rsp) /* spill z_33 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm6 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm6 /* bswap32 = const() */
 	vpshufb %ymm6, %ymm2, %ymm2 /* zbe = lookup16(z_2, bswap32) */
 	vpshufb %ymm6, %ymm3, %ymm3 /* zbe_1 = lookup16(z_3, bswap32) */
 	vpshufb %ymm6, %ymm4, %ymm4 /* zbe_2 = lookup16(z_4, bswap32) */
@@ -6305,7 +6305,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 
 	/* Keystream of lanes 8..15: big-endian, transposed to 64 bytes per lane. */
 	vmovdqa 3168(%rsp), %ymm0 /* reload z_18 */
-	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm1 /* bswap32 again */
+	vbroadcasti128 .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32(%rip), %ymm1 /* bswap32 = const() */
 	vpshufb %ymm1, %ymm0, %ymm0 /* zbe_16 = lookup16(z_18, bswap32) */
 	vmovdqa 3072(%rsp), %ymm2 /* reload z_19 */
 	vpshufb %ymm1, %ymm2, %ymm2 /* zbe_17 = lookup16(z_19, bswap32) */
@@ -6477,217 +6477,321 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	ret
 	.size zuc_lanesx2_avx2_vaes_keystream_xor_asm, .-zuc_lanesx2_avx2_vaes_keystream_xor_asm
 
-	.section .rodata
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_0_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_1_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+
 /* high16: high 16 bits of every 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_high16:
 	.byte 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff, 0x00, 0x00, 0xff, 0xff
+
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl16:
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl24:
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_rotl8:
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+
 /* odd_bytes: bytes 1 and 3 of every word (the S0 bytes) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_odd_bytes:
 	.byte 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff, 0x00, 0xff
+
 /* nibble_mask: low nibble of every byte */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_nibble_mask:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
 /* s0_p1: S0 Feistel round 1: P1 (gen/specs/zuc.py) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p1:
 	.byte 0x09, 0x0f, 0x00, 0x0e, 0x0f, 0x0f, 0x02, 0x0a, 0x00, 0x04, 0x00, 0x0c, 0x07, 0x05, 0x03, 0x09
+
 /* s0_p2: S0 Feistel round 2: P2 */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p2:
 	.byte 0x08, 0x0d, 0x06, 0x05, 0x07, 0x00, 0x0c, 0x04, 0x0b, 0x01, 0x0e, 0x0a, 0x0f, 0x03, 0x09, 0x02
+
 /* s0_p3_rot: S0 round 3 with the final rotation folded in: rotl8(v, 5) ^ (P3[v] << 1) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_s0_p3_rot:
 	.byte 0x04, 0x2c, 0x54, 0x6c, 0x80, 0xba, 0xd4, 0xfe, 0x07, 0x27, 0x5b, 0x6b, 0x81, 0xb3, 0xd9, 0xfb
+
 /* tbl_lo: S1 inner map K (isomorphism #0: ZUC field to AES field): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo:
 	.byte 0x00, 0x01, 0x32, 0x33, 0x73, 0x72, 0x41, 0x40, 0x75, 0x74, 0x47, 0x46, 0x06, 0x07, 0x34, 0x35
+
 /* tbl_hi: S1 inner map K (isomorphism #0: ZUC field to AES field): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi:
 	.byte 0x00, 0xd9, 0xe8, 0x31, 0xcd, 0x14, 0x25, 0xfc, 0x2d, 0xf4, 0xc5, 0x1c, 0xe0, 0x39, 0x08, 0xd1
+
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_inv_shift_rows:
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
+
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_aes_cancel_key:
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
+
 /* tbl_lo_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_lo_1:
 	.byte 0x55, 0x1a, 0xc5, 0x8a, 0x1e, 0x51, 0x8e, 0xc1, 0x62, 0x2d, 0xf2, 0xbd, 0x29, 0x66, 0xb9, 0xf6
+
 /* tbl_hi_1: S1 outer map M·K^-1, constant 0x55, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_tbl_hi_1:
 	.byte 0x00, 0x34, 0x42, 0x76, 0x36, 0x02, 0x74, 0x40, 0x66, 0x52, 0x24, 0x10, 0x50, 0x64, 0x12, 0x26
+
 /* modulus: 2^31 - 1 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_modulus:
 	.byte 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff, 0xff, 0xff, 0x7f
+
 /* minus_modulus: -(2^31 - 1) mod 2^32 in every word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_minus_modulus:
 	.byte 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80, 0x01, 0x00, 0x00, 0x80
+
 /* bswap32: byte order reversal in each 32-bit word */
-.balign 16
+	.section .rodata
+	.balign 16
 .Lzuc_lanesx2_avx2_vaes_asm_2_bswap32:
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 

@@ -302,18 +302,12 @@ def function(name, program, target, prefix, invariant=("rk",)):
     slot_bytes = bits // 8
     frame = offset + allocation.slots * slot_bytes
     frame = -(-frame // FRAME_ALIGN) * FRAME_ALIGN
-    constants = {}
-    rodata = []
+    constants, rodata = {}, []
     for step in walk(allocation.steps):
         op = step.op if isinstance(step, (Instr, Remat)) else None
         if op is not None and op.opcode == "const" and op.result.name not in constants:
-            label = f".L{prefix}_{op.result.name}"
-            constants[op.result.name] = label
-            data = op.attrs["data"]
-            rodata.append(f"/* {op.result.name}: {op.attrs['note']} */")
-            rodata.append(f".balign {16 if len(data) == 16 else min(len(data), 64)}")
-            rodata.append(f"{label}:")
-            rodata.extend("\t.byte " + ", ".join(f"0x{b:02x}" for b in data[i:i + 16]) for i in range(0, len(data), 16))
+            constants[op.result.name] = f".L{prefix}_{op.result.name}"
+            rodata.append(Constant(constants[op.result.name], op.attrs["data"], f"{op.result.name}: {op.attrs['note']}"))
     fn = _Function(kind, bits, params, scratch, offset, slot_bytes, f".L{prefix}", offsets, constants)
 
     body = []
@@ -333,7 +327,7 @@ def function(name, program, target, prefix, invariant=("rk",)):
             elif isinstance(step, Instr):
                 emit(instruction(fn, step.op, step.dst, step.srcs), _describe(step.op))
             elif isinstance(step, Remat):
-                emit(instruction(fn, step.op, step.reg, ()), f"{step.value.name} again")
+                emit(instruction(fn, step.op, step.reg, ()), _describe(step.op))
             elif isinstance(step, Move):
                 emit([f"{_mov(kind, bits, True)} {vector(step.src, bits)}, {vector(step.dst, bits)}"],
                      f"{step.value.name}")
@@ -373,28 +367,104 @@ def function(name, program, target, prefix, invariant=("rk",)):
     header.append(f" *   frame: {frame} bytes ({allocation.slots} spill slot{'s' if allocation.slots != 1 else ''} of "
                   f"{slot_bytes} bytes" + (f", scratch {', '.join(program.scratch)}" if program.scratch else "") + ")")
     header.append(" */")
-    prologue, epilogue = [], []
-    if frame:
-        prologue = ["\tpush %rbp", "\tmov %rsp, %rbp", f"\tand ${-FRAME_ALIGN}, %rsp", f"\tsub ${frame}, %rsp"]
-        epilogue = ["\tmov %rbp, %rsp", "\tpop %rbp"]
-    if kind != "sse":
-        epilogue.append("\tvzeroupper")
-    return header + prologue + body + epilogue, rodata, allocation
+    return Function(name, header, frame, body, kind != "sse", rodata, allocation)
 
 
-def assembly_file(provenance, functions, target, prefix):
+@dataclass
+class Constant:
+    label: str
+    data: bytes
+    note: str
+
+
+@dataclass
+class Function:
+    """One function's parts, for a dialect to put together."""
+
+    name: str
+    header: list        # comment lines naming the registers' roles
+    frame: int          # bytes of stack frame (0: none, no %rbp frame)
+    body: list          # instruction lines
+    vzeroupper: bool    # wrote ymm/zmm registers: VZEROUPPER before returning
+    constants: list     # Constant, for .rodata
+    allocation: object
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How a function, its frame and its constants are spelled for one
+    consumer: the library's plain GNU assembler, the Linux kernel's
+    conventions, libgcrypt's."""
+
+    name: str
+    preamble: tuple          # lines after the provenance comment
+    postamble: tuple         # lines at the end of the file
+    start: str               # a function's opening, from {symbol}
+    end: str
+    ret: str
+    frame_enter: tuple       # from {frame}: an %rbp frame, then the stack aligned below it
+    frame_leave: tuple
+    rodata: object           # Constant -> the section lines before its label
+    symbol: object           # library symbol -> this dialect's name
+
+
+def _cst_section(constant):
+    """The Linux kernel's: one mergeable section per constant, whole entries of its size."""
+    size = len(constant.data)
+    return [f"\t.section .rodata.cst{size}{constant.label.replace('.L', '.', 1)}, \"aM\", @progbits, {size}",
+            f"\t.balign {size}"]
+
+
+def _rodata(constant):
+    return ["\t.section .rodata", f"\t.balign {min(len(constant.data), FRAME_ALIGN)}"]
+
+
+_ENTER = ("\tpush %rbp", "\tmov %rsp, %rbp", f"\tand ${-FRAME_ALIGN}, %rsp", "\tsub ${frame}, %rsp")
+
+DIALECTS = {
+    "gas": Dialect("gas", (), ("", "\t.section .note.GNU-stack,\"\",@progbits"),
+                   start="\t.globl {symbol}\n\t.hidden {symbol}\n\t.type {symbol}, @function\n\t.p2align 5\n{symbol}:",
+                   end="\t.size {symbol}, .-{symbol}", ret="\tret",
+                   frame_enter=_ENTER, frame_leave=("\tmov %rbp, %rsp", "\tpop %rbp"),
+                   rodata=_rodata, symbol=lambda s: s),
+    # SYM_FUNC_START/END and RET from <linux/linkage.h> (RET: the return thunk
+    # or `ret; int3`, as the kernel is configured); no CFI (objtool makes the
+    # unwind data), no red zone, constants in .rodata.cst<size>.
+    "linux": Dialect("linux", ("#include <linux/linkage.h>",), (),
+                     start="\t.p2align 5\nSYM_FUNC_START({symbol})", end="SYM_FUNC_END({symbol})", ret="\tRET",
+                     frame_enter=_ENTER, frame_leave=("\tmov %rbp, %rsp", "\tpop %rbp"),
+                     rodata=_cst_section, symbol=lambda s: s.removesuffix("_asm")),
+    # libgcrypt's cipher/asm-common-amd64.h: ELF(), CFI_*(), ret_spec_stop, SECTION_RODATA.
+    "libgcrypt": Dialect("libgcrypt", ("#ifdef __x86_64", "#include <config.h>", "#include \"asm-common-amd64.h\""),
+                         ("", "#endif /* __x86_64 */"),
+                         start="\t.globl {symbol}\nELF(.type {symbol},@function;)\n\t.align 32\n{symbol}:\n\tCFI_STARTPROC();",
+                         end="\tCFI_ENDPROC();\nELF(.size {symbol},.-{symbol};)", ret="\tret_spec_stop;",
+                         frame_enter=("\tpush %rbp", "\tCFI_PUSH(%rbp);", "\tmov %rsp, %rbp",
+                                      "\tCFI_DEF_CFA_REGISTER(%rbp);", f"\tand ${-FRAME_ALIGN}, %rsp",
+                                      "\tsub ${frame}, %rsp"),
+                         frame_leave=("\tleave", "\tCFI_LEAVE();"),
+                         rodata=lambda c: ["SECTION_RODATA", f"\t.balign {min(len(c.data), FRAME_ALIGN)}"],
+                         symbol=lambda s: "_gcry_" + s.removesuffix("_asm")),
+}
+
+
+def assembly_file(provenance, functions, target, prefix, dialect="gas"):
     """A GNU assembler source (.S, run through the C preprocessor) holding
-    `functions`, a list of (global symbol, lowered program), each a SysV
-    function; returns the text."""
-    lines = [provenance, "", "\t.text"]
-    rodata = []
+    `functions`, a list of (library symbol, lowered program), each a SysV
+    function, in `dialect` (DIALECTS); returns the text."""
+    style = DIALECTS[dialect]
+    lines = [provenance, *style.preamble, "", "\t.text"]
+    constants = []
     for number, (symbol, program) in enumerate(functions):
-        text, constants, _ = function(symbol, program, target, f"{prefix}_{number}")
-        lines += ["", f"\t.globl {symbol}", f"\t.hidden {symbol}", f"\t.type {symbol}, @function",
-                  "\t.p2align 5", *text[:text.index(" */") + 1], f"{symbol}:", *text[text.index(" */") + 1:],
-                  "\tret", f"\t.size {symbol}, .-{symbol}"]
-        rodata += constants
-    if rodata:
-        lines += ["", "\t.section .rodata", *rodata]
-    lines += ["", "\t.section .note.GNU-stack,\"\",@progbits", ""]
+        fn = function(style.symbol(symbol), program, target, f"{prefix}_{number}")
+        enter = [line.format(frame=fn.frame) for line in style.frame_enter] if fn.frame else []
+        leave = list(style.frame_leave) if fn.frame else []
+        lines += ["", *fn.header, style.start.format(symbol=fn.name), *enter, *fn.body, *leave,
+                  *(["\tvzeroupper"] if fn.vzeroupper else []), style.ret, style.end.format(symbol=fn.name)]
+        constants += fn.constants
+    for constant in constants:
+        lines += ["", f"/* {constant.note} */", *style.rodata(constant), f"{constant.label}:"]
+        lines += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in constant.data[i:i + 16])
+                  for i in range(0, len(constant.data), 16)]
+    lines += [*style.postamble, ""]
     return "\n".join(lines)
