@@ -7,8 +7,8 @@ import time
 from pathlib import Path
 
 from .backends import SIMD_TARGETS, kernels
-from .backends.target import Target
 from .emit import build_files, sm4_files, ublock_files, zuc_files, zuc_kernel_files
+from .emit.bodies import KernelBodies
 from .ir import ct_check
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,24 +69,25 @@ def kernel_emitters(options):
 
 
 def emitted_programs(cipher, strategy, target, options):
-    """Every lowered program that `cipher`'s emitter turns into C for the kernel
-    (strategy, target), in its order.  They are recorded where each becomes C,
-    Target.c_body, while the emitter writes the file: so the list is exactly
-    what generated/ holds (plain and xor_into_stores forms, ZUC's init and
-    keystream functions, uBlock's variants, directions and counter forms),
-    without a second copy of each emitter's choices."""
+    """Every lowered program that `cipher`'s emitter writes for the kernel
+    (strategy, target), in its order.  They are recorded where each becomes a
+    function body, KernelBodies (gen/emit/bodies.py: C statements, or for an
+    assembly twin a call into its .S), while the emitter writes the file: so
+    the list is exactly what generated/ holds (plain and xor_into_stores
+    forms, ZUC's init and keystream functions, uBlock's variants, directions
+    and counter forms), without a second copy of each emitter's choices."""
     recorded = []
-    original = Target.c_body
+    original = KernelBodies.__call__
 
-    def recording(self, program, indent="    "):
+    def recording(self, program, name):
         recorded.append(program)
-        return original(self, program, indent)
+        return original(self, program, name)
 
-    Target.c_body = recording
+    KernelBodies.__call__ = recording
     try:
         kernel_emitters(options)[cipher](strategy, target)
     finally:
-        Target.c_body = original
+        KernelBodies.__call__ = original
     return recorded
 
 
@@ -101,7 +102,7 @@ def check_constant_time(options):
             programs = emitted_programs(cipher, strategy, target, options)
             if not programs:  # nothing seen is nothing checked: the recording point has moved
                 print(f"gen ct-check: {cipher}_{strategy}_{name}: no program recorded (does its emitter "
-                      f"still make C through Target.c_body?)", file=sys.stderr)
+                      f"still write its bodies through KernelBodies?)", file=sys.stderr)
                 failed += 1
             for number, program in enumerate(programs, 1):
                 checked[target.arch.name] = checked.get(target.arch.name, 0) + 1

@@ -45,6 +45,10 @@ leaves the work outside the rounds (the first round from the group's pair
 tables, the transposition out, the message XOR).  The
 difference over 15 is GCC's round.
 
+And the same CTR kernel as its assembly twin (gen/backends/x86/asm.py, our
+own register allocation), with its round loop of 15 rounds and of one: the
+difference over 14 is our round.
+
 The last lines add the two: the kernel's work outside the rounds plus 15
 rounds at the `in_registers` floor, the best case for CTR in this layout,
 against the cycles per byte that the issue's 21.6 Gbit/s needs at the
@@ -167,7 +171,7 @@ typedef void mix_fn(const uint8_t *tables, uint8_t *a, uint8_t *b, long iteratio
 mix_fn %(declarations)s;
 long add_chain(long n);
 typedef void kernel_fn(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src, long batches);
-kernel_fn kernel_full, kernel_empty;
+kernel_fn kernel_full, kernel_empty, kernel_asm_full, kernel_asm_one;
 static mix_fn *const mixes[] = { %(functions)s };
 static const char *const names[] = { %(names)s };
 
@@ -215,6 +219,11 @@ int main(void) {
   TIME_PER_ITERATION(batch, full(tables, group, out, message, n_));
   TIME_PER_ITERATION(outside, empty(tables, group, out, message, n_));
   printf("kernel_batch %%.2f\nkernel_outside %%.2f\n", batch, outside);
+  kernel_fn *volatile asm_full = kernel_asm_full, *volatile asm_one = kernel_asm_one;
+  double asm_batch, asm_one_round;
+  TIME_PER_ITERATION(asm_batch, asm_full(tables, group, out, message, n_));
+  TIME_PER_ITERATION(asm_one_round, asm_one(tables, group, out, message, n_));
+  printf("asm_batch %%.2f\nasm_one_round %%.2f\n", asm_batch, asm_one_round);
   return 0;
 }
 """
@@ -250,6 +259,40 @@ def kernel_source(form):
                    f"long batches)\n{{\n    for (long i = 0; i < batches; i++)\n        {CTR_KERNEL}(rk, in, out, src);\n}}\n")
 
 
+def asm_kernel_source():
+    """The same CTR kernel as the library's assembly twin writes it (x86/asm.py,
+    registers allocated by gen/backends/regalloc.py), twice: with its round
+    loop of CTR_ROUNDS and of one round (the loop runs at least once), each
+    called n times by kernel_asm_<form>; returns (assembly, C wrappers)."""
+    from gen.backends import SIMD_TARGETS
+    from gen.backends.x86 import asm
+    from gen.cli import emitted_programs
+    from gen.emit.sm4_files import Options
+    from gen.ir import Loop, Program
+
+    target = SIMD_TARGETS["avx2_asm"]
+    programs = emitted_programs("ublock", "nibbleslice", target, Options())
+    program = next(p for p in programs if p.name == "ublock128_r16_nibbleslice256_ctr_xor")
+
+    def with_rounds(count):
+        body = [Loop(s.var, count, s.body) if isinstance(s, Loop) and s.count == CTR_ROUNDS else s
+                for s in program.body]
+        if body == program.body:
+            raise ValueError(f"{program.name} has no loop of {CTR_ROUNDS} rounds")
+        return Program(program.name, program.bits, program.params, program.state, body, program.info,
+                       program.scratch)
+
+    text = asm.assembly_file("/* round floor: the CTR kernel's assembly twin */",
+                             [("ctr_asm_full", with_rounds(CTR_ROUNDS)), ("ctr_asm_one", with_rounds(1))],
+                             target, "round_floor")
+    wrappers = "#include <stdint.h>\n" + "".join(
+        f"void ctr_asm_{form}(const uint8_t *, const uint8_t *, uint8_t *, const uint8_t *);\n"
+        f"void kernel_asm_{form}(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src, long n)\n"
+        f"{{\n    for (long i = 0; i < n; i++)\n        ctr_asm_{form}(rk, in, out, src);\n}}\n"
+        for form in ("full", "one"))
+    return text, wrappers
+
+
 def build(directory, cc, shared=False):
     """Assemble the variants (as a shared object for tests, or with the
     kernel's two forms and the timing driver); returns the path of what was built."""
@@ -270,10 +313,13 @@ def build(directory, cc, shared=False):
         # (and drop, at link time, the functions that call into the rest of the library).
         subprocess.run(["objcopy", f"--keep-global-symbol=kernel_{form}", obj], check=True)
         objects.append(obj)
+    asm_text, wrappers = asm_kernel_source()
+    (directory / "kernel_asm.S").write_text(asm_text)
+    (directory / "kernel_asm.c").write_text(wrappers)
     (directory / "driver.c").write_text(driver_text())
     out = directory / "round_floor"
     subprocess.run([cc, "-O2", "-Wl,--gc-sections", "-o", out, directory / "driver.c", directory / "mixes.S",
-                    *objects], check=True)
+                    directory / "kernel_asm.S", directory / "kernel_asm.c", *objects], check=True)
     return out
 
 
@@ -298,6 +344,9 @@ def report(runs):
     print(f"generated CTR kernel, one batch: {best['kernel_batch']:.0f} cycles = "
           f"{best['kernel_batch'] / BATCH_BYTES:.2f} c/B; outside the rounds {best['kernel_outside']:.0f}; "
           f"GCC's round {rounds:.1f}")
+    asm_round = (best["asm_batch"] - best["asm_one_round"]) / (CTR_ROUNDS - 1)
+    print(f"the same kernel in assembly (our register allocation), one batch: {best['asm_batch']:.0f} cycles = "
+          f"{best['asm_batch'] / BATCH_BYTES:.2f} c/B; its round {asm_round:.1f} (GCC's {rounds:.1f})")
     floor = (best["kernel_outside"] + CTR_ROUNDS * best["in_registers"]) / BATCH_BYTES
     need = 8 * ghz / TARGET_GBPS  # core cycles per byte
     budget = (need * BATCH_BYTES - best["kernel_outside"]) / CTR_ROUNDS

@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gen.backends import machine
-from gen.backends.regalloc import (Instr, MachineLoop, Move, RegisterFile, Reload, Remat, Spill, allocate,
-                                   walk)
+from gen.backends.regalloc import (InMemory, Instr, MachineLoop, Move, RegisterFile, Reload, Remat, Spill,
+                                   allocate, walk)
 from gen.ir import Builder, interpreter
 
 KEY_BYTES, IN_BYTES, OUT_BYTES = 256, 256, 256
@@ -77,7 +77,7 @@ def check(program, registers, invariant=("key",), seed=0):
     assert got["out"] == expected["out"]
     for step in walk(allocation.steps):
         regs = [getattr(step, f) for f in ("dst", "src", "reg") if getattr(step, f, None) is not None]
-        regs += list(getattr(step, "srcs", ()))
+        regs += [r for r in getattr(step, "srcs", ()) if not isinstance(r, InMemory)]
         assert all(0 <= r < registers.count for r in regs), step
     return allocation
 
@@ -115,6 +115,35 @@ def test_register_limits_per_op_are_kept(seed, ops):
     for step in walk(allocation.steps):
         if isinstance(step, Instr) and step.op.opcode == "and":
             assert step.dst < 4 and all(s < 4 for s in step.srcs)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), ops=st.integers(1, 30), state=st.integers(1, 6), count=st.integers(3, 8))
+def test_operands_read_from_memory(seed, ops, state, count):
+    """x86 reads an instruction's last source from memory: a spilled value
+    from its slot, a key load from the key; never through a register."""
+    registers = RegisterFile(count, memory=lambda op: 1 if op.opcode in ("xor", "and", "add") else None)
+    allocation = check(random_program(seed, loop=True, ops=ops, state=state), registers)
+    for step in walk(allocation.steps):
+        if isinstance(step, Instr):
+            for index, src in enumerate(step.srcs):
+                if isinstance(src, InMemory):
+                    assert index == 1 and step.op.opcode in ("xor", "and", "add")
+                    assert (src.slot is None) != (src.load is None)
+
+
+def test_a_spilled_value_is_read_in_place_rather_than_reloaded():
+    b = Builder("in_place", 128, ("in", "out"))
+    x = [b.load("in", 16 * i) for i in range(5)]
+    acc = b.xor(x[0], x[1])
+    for value in x[2:]:
+        acc = b.xor(acc, value)
+    b.store("out", 0, b.xor(acc, x[0]))
+    allocation = check(b.finish(), RegisterFile(2, memory=lambda op: 1 if op.opcode == "xor" else None), invariant=())
+    in_memory = [src for s in walk(allocation.steps) if isinstance(s, Instr) for src in s.srcs
+                 if isinstance(src, InMemory)]
+    assert len(in_memory) >= 3
+    assert allocation.count(Reload) <= 1     # x[0] as the first xor's first operand, which is a register
 
 
 def test_enough_registers_means_no_spill():

@@ -6,7 +6,7 @@ program it came from (tests/test_regalloc.py), before any assembly is written.""
 import numpy as np
 
 from ..ir.interpreter import execute
-from .regalloc import Instr, MachineLoop, Move, Note, Reload, Remat, Spill
+from .regalloc import InMemory, Instr, MachineLoop, Move, Note, Reload, Remat, Spill
 
 
 def run(allocation, program, memory):
@@ -19,10 +19,19 @@ def run(allocation, program, memory):
             raise ValueError(f"machine: register {register} is read before it is written")
         return registers[register]
 
+    def operand(src, loops):
+        if not isinstance(src, InMemory):
+            return read(src)
+        if src.load is not None:
+            return np.asarray(execute(src.load, {}, local, loops))
+        if src.slot not in slots:
+            raise ValueError(f"machine: slot {src.slot} is read before it is written")
+        return slots[src.slot]
+
     def block(steps, loops):
         for step in steps:
             if isinstance(step, Instr):
-                env = {arg: read(src) for arg, src in zip(step.op.args, step.srcs)}
+                env = {arg: operand(src, loops) for arg, src in zip(step.op.args, step.srcs)}
                 result = execute(step.op, env, local, loops)
                 if step.dst is not None:
                     registers[step.dst] = result

@@ -54,14 +54,23 @@ class RegisterFile:
     the op's operands and result must be registers below this (a VEX-encoded
     instruction on a 32-register target: 16); default `count`.
     `destructive(op)`: the index of the operand the instruction overwrites with
-    its result, or None; default: none does."""
+    its result, or None; default: none does.  `memory(op)`: the index of the
+    operand the instruction may read from memory (x86: the last source), or
+    None; `memory_recompute`: whether that may be a load's own memory (legacy
+    SSE needs 16-byte-aligned memory operands: slots alone)."""
 
     count: int
     limit: object = None
     destructive: object = None
+    memory: object = None            # op -> the index of the operand it may read from memory, or None
+    memory_recompute: bool = True    # that operand may be any load's memory (else stack slots alone)
 
     def allowed(self, op):
         return self.count if self.limit is None else min(self.count, self.limit(op))
+
+    def memory_operand(self, op):
+        """The operand `op` may read from memory instead of a register, or None."""
+        return None if self.memory is None else self.memory(op)
 
     def tied(self, op):
         """The operand whose register the op's result overwrites (two-operand SSE,
@@ -77,6 +86,14 @@ class Instr:
     op: Op
     dst: int | None
     srcs: tuple
+
+
+@dataclass(frozen=True)
+class InMemory:
+    """An operand an instruction reads from memory: stack slot `slot`, or
+    the memory that `load` (a load no store of the function can change) reads."""
+    slot: int | None
+    load: Op | None
 
 
 @dataclass(eq=False)
@@ -247,12 +264,17 @@ class _NextUse:
                 self.uses.setdefault(name, []).append(position)
         self.after = after
         self.carried = carried or {}     # name at the end -> name it becomes at the head
+        # A variable's head version is dead after its last read in the body: what
+        # the loop leaves for later is the end version, which becomes the head again.
+        self.heads = {head for end, head in self.carried.items() if end is not head}
 
     def distance(self, name, position):
         """Steps from `position` (exclusive) to the next read of `name`."""
         for use in self.uses.get(name, ()):
             if use > position:
                 return use - position
+        if name in self.heads:
+            return _FAR
         head = self.carried.get(name)
         if head is not None and head in self.uses:
             return self.length - position + self.uses[head][0]
@@ -276,6 +298,10 @@ class _Allocator:
         self.remat = {}         # name -> the op that recomputes it
         self.free_slots, self.slots = [], 0
         self.reserved = set()   # slots a loop's carried names return to: never reused inside it
+        self.busy = set()       # slots the instruction being placed reads as memory operands
+        self.unread = set()     # names a loop entered with in registers and has not read yet
+        self.hints = {}         # in a loop body: end version -> (its head, the slot the head returns to)
+        self.early = []         # of those, the ones evicted before their first read
         self.used = set()
 
     # -- bookkeeping --
@@ -293,8 +319,10 @@ class _Allocator:
                 del self.holder[reg]
 
     def _new_slot(self):
-        if self.free_slots:
-            return self.free_slots.pop()
+        """A free slot, other than those the instruction being placed reads."""
+        for i in range(len(self.free_slots) - 1, -1, -1):
+            if self.free_slots[i] not in self.busy:
+                return self.free_slots.pop(i)
         self.slots += 1
         return self.slots - 1
 
@@ -328,11 +356,23 @@ class _Allocator:
 
     def _to_slot(self, name, out):
         """Take `name` out of its register, storing it first unless it comes back without a store."""
+        if name in self.unread:
+            self.early.append(name)
+            self.unread.discard(name)
         if name not in self.remat and name not in self.slot:
-            slot = self._new_slot()
+            slot = self._slot_for(name)
             out.append(Spill(self.where[name], slot, name))
             self.slot[name] = slot
         self._unbind(name)
+
+    def _slot_for(self, name):
+        """A new slot for `name`; a variable's version that the loop carries goes
+        straight to the slot its head returns to, once the head is dead."""
+        head, slot = self.hints.get(name, (None, None))
+        if slot is not None and head not in self.where and head not in self.slot \
+                and slot not in self.slot.values():
+            return slot
+        return self._new_slot()
 
     def _evict(self, reg, nu, position, out):
         """Empty `reg`: each name still read later goes to its slot (or is rematerializable)."""
@@ -406,10 +446,16 @@ class _Allocator:
         # Registers already holding this instruction's operands stay untouched while the rest come in.
         keep = {self.where[n] for n in step.args if n in self.where and self.where[n] < limit}
         srcs = []
-        for name in step.args:
-            reg = self._operand(name, limit, nu, position, out, keep)
-            keep.add(reg)
-            srcs.append(reg)
+        in_memory = self.registers.memory_operand(op)
+        self.unread.difference_update(step.args)
+        for index, name in enumerate(step.args):
+            operand = self._memory_operand(name, op) if index == in_memory and step.args.count(name) == 1 else None
+            if operand is None:
+                operand = self._operand(name, limit, nu, position, out, keep)
+                keep.add(operand)
+            srcs.append(operand)
+        # Its memory operands' slots stay untouched until it has read them.
+        self.busy = {src.slot for src in srcs if isinstance(src, InMemory) and src.slot is not None}
         tied = self.registers.tied(op)
         if tied is not None and any(nu.read_later(n, position) for n in self.holder[srcs[tied]]):
             # The instruction overwrites this operand's register: work on a copy.
@@ -426,9 +472,22 @@ class _Allocator:
             else:
                 dst = self._take_register(limit, nu, position, out)
             self._bind(step.result, dst)
-            if self._rematerializable(op):
-                self.remat[step.result] = op
         out.append(Instr(op, dst, tuple(srcs)))
+        self.busy = set()
+
+    def _memory_operand(self, name, op):
+        """`name` read straight from memory by `op` (its slot, or the memory a
+        load of the same width reads), where it is in no register: no reload,
+        no register taken."""
+        if name in self.where:
+            return None
+        if name in self.slot:
+            return InMemory(self.slot[name], None)
+        source = self.remat.get(name)
+        if source is not None and source.opcode == "load" and source.result.bits == name.bits \
+                and self.registers.memory_recompute:
+            return InMemory(None, source)
+        return None
 
     def _copy(self, dst, src):
         """A variable's new version is the value it is assigned: same register, slot or recomputation."""
@@ -443,6 +502,29 @@ class _Allocator:
 
     # -- loops --
     def loop(self, loop, outer, position, out):
+        """A loop, placed twice where the first try evicts a value it entered
+        with in a register before the body first reads it: that value then
+        enters in its slot (a store before the loop, not one per iteration)."""
+        saved, mark = self._snapshot(), len(out)
+        placed = self._loop(loop, outer, position, out, in_slots=set())
+        if self.early:
+            in_slots = set(self.early)
+            self._restore_snapshot(saved)
+            del out[mark:]
+            placed = self._loop(loop, outer, position, out, in_slots)
+        return placed
+
+    def _snapshot(self):
+        return ({r: set(n) for r, n in self.holder.items()}, dict(self.where), dict(self.slot), dict(self.remat),
+                list(self.free_slots), self.slots, set(self.reserved), set(self.used))
+
+    def _restore_snapshot(self, saved):
+        holder, where, slot, remat, free, slots, reserved, used = saved
+        self.holder, self.where, self.slot, self.remat = ({r: set(n) for r, n in holder.items()}, dict(where),
+                                                          dict(slot), dict(remat))
+        self.free_slots, self.slots, self.reserved, self.used = list(free), slots, set(reserved), set(used)
+
+    def _loop(self, loop, outer, position, out, in_slots):
         reads = {n for s in loop.body for n in _names_read(s)}
         defined = {n for s in loop.body for n in _names_defined(s)}
         heads = {head: before for head, before, _ in loop.phis}
@@ -452,9 +534,12 @@ class _Allocator:
         carried = {end: head for head, _, end in loop.phis}
         carried.update({name: name for name in outside})
         body_nu = _NextUse(loop.body, after=lambda name: outer.distance(name, position), carried=carried)
-        live_heads = [h for h in heads if h in reads or outer.read_later(h, position)]
+        # Heads the body reads need their value at the entry; heads read only after
+        # the loop need a place for the end version alone.
+        live_heads = [h for h in heads if h in reads]
+        exit_heads = [h for h in heads if h not in reads and outer.read_later(h, position)]
         for head in live_heads:
-            if head in reads and heads[head] is None:
+            if heads[head] is None:
                 raise ValueError(f"regalloc: {head!r} is read in a loop before its first assignment")
         # What the loop never reads but is read after it stays in its register
         # across the loop where the body leaves room, and leaves now otherwise
@@ -485,16 +570,13 @@ class _Allocator:
         # and with no slot or recomputation shared with another name (the end of
         # every iteration overwrites its place).
         for head in live_heads:
-            if heads[head] is None:
-                self.slot[head] = self._new_slot()
-            else:
-                self._copy(head, heads[head])
+            self._copy(head, heads[head])
         for head in live_heads:
             if head in self.where:
                 self.slot.pop(head, None)
                 self.remat.pop(head, None)
         for head in live_heads:
-            if heads[head] is not None and head not in self.where:
+            if head not in self.where:
                 self._materialize(head, self._take_register(self.registers.count, body_nu, -1, out), out)
                 self.slot.pop(head, None)
                 self.remat.pop(head, None)
@@ -507,14 +589,29 @@ class _Allocator:
                 new = self._take_register(self.registers.count, body_nu, -1, out, keep={reg})
                 out.append(Move(new, reg, head))
                 self._bind(head, new)
+        for name in live_heads + outside:
+            if name in in_slots and name in self.where:
+                self._to_slot(name, out)
         entry = {n: self.where.get(n) for n in live_heads + outside}
         entry_slots = {n: self.slot.get(n) for n in entry}
+        # An exit head's place: a register no other carried name enters in (free
+        # inside the body: the head holds nothing there), else a slot.
+        for head in exit_heads:
+            taken = set(entry.values())
+            entry[head] = next((r for r in range(self.registers.count) if r not in taken), None)
+            entry_slots[head] = self._new_slot() if entry[head] is None else None
         for name, reg in entry.items():
             if reg is None and entry_slots[name] is None and name not in self.remat:
                 raise ValueError(f"regalloc: {name!r} enters the loop with no place")
         reserved = self.reserved
         self.reserved = reserved | {s for s in entry_slots.values() if s is not None}
+        # Watch what enters in a register: evicted before the body reads it, it had better entered in its slot.
+        self.unread = {n for n, reg in entry.items() if reg is not None and n not in exit_heads}
+        self.early = []
+        self.hints = {end: (head, entry_slots[head]) for end, head in carried.items()
+                      if end is not head and head in entry and entry[head] is None}
         body = self.block(loop.body, body_nu)
+        self.unread, self.hints = set(), {}
         self._restore(entry, entry_slots, carried, body)
         self.reserved = reserved
         return MachineLoop(loop.var, loop.count, body)
@@ -523,28 +620,38 @@ class _Allocator:
         """End of the body: put each carried name's value for the next
         iteration where the loop entered with it."""
         source = {head: end for end, head in carried.items()}
+        # A value whose only copy is in a slot that another carried name returns
+        # to would be overwritten below: into a register first (or a slot of its own).
+        targets = {slot for slot in entry_slots.values() if slot is not None}
+        for name in entry:
+            value = source[name]
+            slot = self.slot.get(value)
+            if value in self.where or value in self.remat or slot not in targets:
+                continue
+            if entry[name] is None and entry_slots[name] == slot:
+                continue
+            self._unshare(value, out)
         # Into slots first (the registers still hold their values).
+        copies = []
         for name, reg in entry.items():
             value, slot = source[name], entry_slots[name]
-            if reg is not None or value == name:
-                continue
-            if self.slot.get(value) == slot:
+            if reg is not None or value == name or self.slot.get(value) == slot:
                 continue
             if value in self.where:
                 out.append(Spill(self.where[value], slot, name))
-                continue
-            # From its own slot (or recomputed) into the head's, through a register
-            # that is lent and given back if none is free.
-            temp = self._free_register(self.registers.count)
-            lent = None
+            else:
+                copies.append((name, value, slot))
+        # From their own slots (or recomputed) into the heads', through a register:
+        # a free one, else one lent for all of them and given back.
+        if copies:
+            temp, lent = self._free_register(self.registers.count), None
             if temp is None:
                 temp, lent = 0, self._new_slot()
                 out.append(Spill(temp, lent, sorted(self.holder[temp], key=lambda v: v.name)[0]))
-            if value in self.remat:
-                out.append(Remat(temp, self.remat[value], value))
-            else:
-                out.append(Reload(temp, self.slot[value], value))
-            out.append(Spill(temp, slot, name))
+            for name, value, slot in copies:
+                out.append(Remat(temp, self.remat[value], value) if value in self.remat
+                           else Reload(temp, self.slot[value], value))
+                out.append(Spill(temp, slot, name))
             if lent is not None:
                 out.append(Reload(temp, lent, sorted(self.holder[temp], key=lambda v: v.name)[0]))
                 self.free_slots.append(lent)
@@ -564,6 +671,20 @@ class _Allocator:
                 self.slot[name] = entry_slots[name]
             elif inside is not None and inside not in self.slot.values():
                 self.free_slots.append(inside)
+
+    def _unshare(self, value, out):
+        """Copy `value` out of its slot: into a free register, else into a fresh
+        slot through a register lent and given back."""
+        temp = self._free_register(self.registers.count)
+        if temp is not None:
+            self._materialize(value, temp, out)
+            return
+        lent, fresh = self._new_slot(), self._new_slot()
+        holder = sorted(self.holder[0], key=lambda v: v.name)[0]
+        out += [Spill(0, lent, holder), Reload(0, self.slot[value], value), Spill(0, fresh, value),
+                Reload(0, lent, holder)]
+        self.slot[value] = fresh
+        self.free_slots.append(lent)
 
     def _parallel_moves(self, targets, out):
         """Registers `targets` (register -> value) filled at once: moves in an

@@ -11,7 +11,7 @@
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 960 bytes (29 spill slots of 32 bytes)
+ *   frame: 512 bytes (16 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_vaes_batch_asm
 	.hidden sm4_wordslice_avx2_vaes_batch_asm
@@ -21,7 +21,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $960, %rsp
+	sub $512, %rsp
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -91,649 +91,623 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vpunpckldq %ymm0, %ymm10, %ymm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %ymm0, %ymm10, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
 	vmovdqa 0(%rsp), %ymm10 /* reload g0x3.2 */
+	vmovdqa %ymm12, 0(%rsp) /* spill g2x0.2 */
+	vmovdqa %ymm14, 32(%rsp) /* spill g3x0.2 */
+	vmovdqa %ymm1, 64(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm15, 96(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm6, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm0, 160(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
 .Lsm4_wordslice_avx2_vaes_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vmovdqa %ymm14, 0(%rsp) /* spill g3x0.2 */
-	vpbroadcastd (%rdi,%rcx), %ymm14 /* rkw = bcast32() */
-	vmovdqa %ymm3, 32(%rsp) /* spill g0x1.2 */
-	vpxor %ymm5, %ymm3, %ymm3 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm14, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm10, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
-	vmovdqa %ymm5, 64(%rsp) /* spill g0x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
-	vmovdqa %ymm10, 96(%rsp) /* spill g0x3.2 */
-	vpand %ymm5, %ymm3, %ymm10 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g0t_sh = shr(g0t) */
-	vpand %ymm5, %ymm3, %ymm3 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	vmovdqa %ymm0, 128(%rsp) /* spill g3x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	vmovdqa %ymm1, 160(%rsp) /* spill g3x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
-	vpshufb %ymm3, %ymm1, %ymm3 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g0a = xor(g0a_l, g0a_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
-	vpshufb %ymm10, %ymm3, %ymm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vmovdqa %ymm15, 192(%rsp) /* spill g3x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
-	vaesenclast %ymm15, %ymm3, %ymm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	vmovdqa %ymm12, 224(%rsp) /* spill g2x0.2 */
-	vpand %ymm5, %ymm3, %ymm12 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand %ymm5, %ymm3, %ymm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g0s = xor(g0s_l, g0s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm12 /* rotl24 = const() */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g0lr24 = lookup16(g0s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm15 /* rotl8 = const() */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm6, 256(%rsp) /* spill g2x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 = const() */
-	vpshufb %ymm6, %ymm3, %ymm6 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm15, %ymm3, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm6, %ymm15 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm6, %ymm15, %ymm6 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm12, %ymm3, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm3, %ymm4, %ymm3 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm9, %ymm7, %ymm6 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm14, %ymm6, %ymm6 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm6, %ymm6 /* g1t = xor(g1t_acc_1, g1x3) */
-	vpand %ymm5, %ymm6, %ymm12 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g1t_sh = shr(g1t) */
-	vpand %ymm5, %ymm6, %ymm6 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm6, %ymm1, %ymm6 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
-	vaesenclast %ymm12, %ymm6, %ymm6 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm6, %ymm15 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand %ymm5, %ymm6, %ymm6 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 288(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g1x1.2 */
+	vpbroadcastd (%rdi,%rcx), %ymm0 /* rkw = bcast32() */
+	vpxor %ymm5, %ymm3, %ymm1 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm1, %ymm1 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	vpxor %ymm10, %ymm1, %ymm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
+	vpand %ymm6, %ymm1, %ymm12 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0t_sh = shr(g0t) */
+	vpand %ymm6, %ymm1, %ymm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo(%rip), %ymm14 /* tbl_lo = const() */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm15, %ymm1 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0a = xor(g0a_l, g0a_h) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
+	vpshufb %ymm12, %ymm1, %ymm1 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vmovdqa %ymm3, 192(%rsp) /* spill g0x1.2 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm3 /* aes_cancel_key = const() */
+	vaesenclast %ymm3, %ymm1, %ymm1 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vmovdqa %ymm5, 224(%rsp) /* spill g0x2.2 */
+	vpand %ymm6, %ymm1, %ymm5 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand %ymm6, %ymm1, %ymm1 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm10, 256(%rsp) /* spill g0x3.2 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm10, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm10, %ymm1 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g0s = xor(g0s_l, g0s_h) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm5 /* rotl24 = const() */
+	vpshufb %ymm5, %ymm1, %ymm5 /* g0lr24 = lookup16(g0s, rotl24) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm10 /* rotl8 = const() */
+	vpshufb %ymm10, %ymm1, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm3 /* rotl16 = const() */
+	vpshufb %ymm3, %ymm1, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm3, %ymm10, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm3, %ymm10 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm3, %ymm10, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm5, %ymm1, %ymm1 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm9, %ymm7, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm0, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand %ymm6, %ymm3, %ymm4 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
+	vpand %ymm6, %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb %ymm12, %ymm3, %ymm3 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_aes_cancel_key(%rip), %ymm4 /* aes_cancel_key = const() */
+	vaesenclast %ymm4, %ymm3, %ymm3 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm3, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand %ymm6, %ymm3, %ymm3 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm10, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vmovdqa %ymm7, 288(%rsp) /* spill g1x1.2 */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm6, %ymm7, %ymm6 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1s = xor(g1s_l, g1s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm15 /* rotl24 = const() */
-	vmovdqa %ymm2, 352(%rsp) /* spill g1x3.2 */
-	vpshufb %ymm15, %ymm6, %ymm2 /* g1lr24 = lookup16(g1s, rotl24) */
-	vmovdqa %ymm9, 384(%rsp) /* spill g1x2.2 */
+	vpshufb %ymm3, %ymm7, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl24(%rip), %ymm5 /* rotl24 = const() */
+	vmovdqa %ymm2, 320(%rsp) /* spill g1x3.2 */
+	vpshufb %ymm5, %ymm3, %ymm2 /* g1lr24 = lookup16(g1s, rotl24) */
+	vmovdqa %ymm9, 352(%rsp) /* spill g1x2.2 */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm9 /* rotl8 = const() */
-	vmovdqa %ymm3, 416(%rsp) /* spill g0x0.3 */
-	vpshufb %ymm9, %ymm6, %ymm3 /* g1lr8 = lookup16(g1s, rotl8) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x0.3 */
+	vpshufb %ymm9, %ymm3, %ymm1 /* g1lr8 = lookup16(g1s, rotl8) */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm9 /* rotl16 = const() */
-	vpshufb %ymm9, %ymm6, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm3, %ymm6, %ymm3 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm3, %ymm9 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm3, %ymm9, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm2, %ymm6, %ymm2 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm13, %ymm11, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm14, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vmovdqa 256(%rsp), %ymm6 /* reload g2x3.2 */
-	vpxor %ymm6, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
-	vpand %ymm5, %ymm3, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
-	vpand %ymm5, %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm3, %ymm1, %ymm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm3, %ymm3 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm3, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand %ymm5, %ymm3, %ymm3 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm3, %ymm7, %ymm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb %ymm15, %ymm3, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vmovdqa %ymm8, 448(%rsp) /* spill g1x0.2 */
+	vpshufb %ymm9, %ymm3, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm1, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm1, %ymm9, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm1, %ymm2, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm8, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm13, %ymm11, %ymm2 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm2, %ymm2 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor 128(%rsp), %ymm2, %ymm2 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand %ymm6, %ymm2, %ymm3 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g2t_sh = shr(g2t) */
+	vpand %ymm6, %ymm2, %ymm2 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm2, %ymm15, %ymm2 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb %ymm12, %ymm2, %ymm2 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm2, %ymm2 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm2, %ymm3 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand %ymm6, %ymm2, %ymm2 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm10, %ymm3 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm2, %ymm7, %ymm2 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb %ymm5, %ymm2, %ymm3 /* g2lr24 = lookup16(g2s, rotl24) */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl8(%rip), %ymm8 /* rotl8 = const() */
-	vpshufb %ymm8, %ymm3, %ymm6 /* g2lr8 = lookup16(g2s, rotl8) */
-	vmovdqa %ymm11, 480(%rsp) /* spill g2x1.2 */
+	vpshufb %ymm8, %ymm2, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	vmovdqa %ymm11, 416(%rsp) /* spill g2x1.2 */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm11 /* rotl16 = const() */
-	vmovdqa %ymm13, 512(%rsp) /* spill g2x2.2 */
-	vpshufb %ymm11, %ymm3, %ymm13 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm6, %ymm3, %ymm6 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm6, %ymm13 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm6, %ymm13, %ymm6 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
-	vmovdqa 224(%rsp), %ymm6 /* reload g2x0.2 */
-	vpxor %ymm3, %ymm6, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vmovdqa 160(%rsp), %ymm9 /* reload g3x1.2 */
-	vmovdqa 192(%rsp), %ymm13 /* reload g3x2.2 */
-	vpxor %ymm13, %ymm9, %ymm6 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm14, %ymm6, %ymm6 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vmovdqa 128(%rsp), %ymm14 /* reload g3x3.2 */
-	vpxor %ymm14, %ymm6, %ymm6 /* g3t = xor(g3t_acc_1, g3x3) */
-	vpand %ymm5, %ymm6, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g3t_sh = shr(g3t) */
-	vpand %ymm5, %ymm6, %ymm6 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm6, %ymm1, %ymm6 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm6, %ymm6 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm6, %ymm9 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand %ymm5, %ymm6, %ymm6 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm6, %ymm7, %ymm6 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb %ymm15, %ymm6, %ymm9 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb %ymm8, %ymm6, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %ymm11, %ymm6, %ymm14 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm13, %ymm6, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm13, %ymm14 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm13, %ymm14, %ymm13 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm9, %ymm6, %ymm6 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
-	vmovdqa 0(%rsp), %ymm9 /* reload g3x0.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g3x = xor(g3x0, g3l) */
+	vmovdqa %ymm13, 448(%rsp) /* spill g2x2.2 */
+	vpshufb %ymm11, %ymm2, %ymm13 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm9, %ymm2, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm9, %ymm13 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm9, %ymm13, %ymm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm9, %ymm2, %ymm2 /* g2l = xor(g2l_acc, g2lr2) */
+	vmovdqa 0(%rsp), %ymm3 /* reload g2x0.2 */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2x = xor(g2x0, g2l) */
+	vmovdqa 64(%rsp), %ymm3 /* reload g3x1.2 */
+	vpxor 96(%rsp), %ymm3, %ymm9 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand %ymm6, %ymm0, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g3t_sh = shr(g3t) */
+	vpand %ymm6, %ymm0, %ymm0 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm0, %ymm15, %ymm0 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb %ymm12, %ymm0, %ymm0 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm0, %ymm0 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm0, %ymm9 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand %ymm6, %ymm0, %ymm0 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm10, %ymm9 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm0, %ymm7, %ymm0 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb %ymm5, %ymm0, %ymm9 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %ymm8, %ymm0, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %ymm11, %ymm0, %ymm3 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm13, %ymm0, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm3, %ymm13 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm3, %ymm13, %ymm3 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm9, %ymm0, %ymm0 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm3, %ymm0, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
+	vmovdqa 32(%rsp), %ymm3 /* reload g3x0.2 */
+	vpxor %ymm0, %ymm3, %ymm0 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %ymm13 /* rkw_1 = bcast32() */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x2.2 */
-	vmovdqa 96(%rsp), %ymm9 /* reload g0x3.2 */
-	vpxor %ymm9, %ymm14, %ymm14 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vmovdqa 416(%rsp), %ymm9 /* reload g0x0.3 */
-	vpxor %ymm9, %ymm14, %ymm14 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vpand %ymm5, %ymm14, %ymm9 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0t_1_sh = shr(g0t_1) */
-	vpand %ymm5, %ymm14, %ymm14 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm14 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm3 /* rkw_1 = bcast32() */
+	vmovdqa 224(%rsp), %ymm9 /* reload g0x2.2 */
+	vpxor 256(%rsp), %ymm9, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor 384(%rsp), %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpand %ymm6, %ymm13, %ymm9 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_1_sh = shr(g0t_1) */
+	vpand %ymm6, %ymm13, %ymm13 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb %ymm12, %ymm9, %ymm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm9, %ymm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm9, %ymm13 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpand %ymm6, %ymm9, %ymm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
 	vpshufb %ymm9, %ymm7, %ymm9 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm14 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm8, %ymm9, %ymm6 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb %ymm5, %ymm9, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g3x0.3 */
+	vpshufb %ymm8, %ymm9, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vpshufb %ymm11, %ymm9, %ymm11 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm11, %ymm6, %ymm6 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm6, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm6, %ymm11, %ymm6 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vmovdqa 32(%rsp), %ymm9 /* reload g0x1.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0x_1 = xor(g0x1, g0l_1) */
-	vmovdqa 384(%rsp), %ymm11 /* reload g1x2.2 */
-	vmovdqa 352(%rsp), %ymm14 /* reload g1x3.2 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm9, %ymm9 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1t_1_sh = shr(g1t_1) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm2, 576(%rsp) /* spill g1x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2 /* rotl16 = const() */
-	vmovdqa %ymm6, 608(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm2, %ymm9, %ymm6 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm6, %ymm14, %ymm6 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm6, %ymm14 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm6, %ymm14, %ymm6 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vmovdqa 320(%rsp), %ymm9 /* reload g1x1.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa 512(%rsp), %ymm11 /* reload g2x2.2 */
-	vmovdqa 256(%rsp), %ymm14 /* reload g2x3.2 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2t_1_sh = shr(g2t_1) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vmovdqa %ymm3, 640(%rsp) /* spill g2x0.3 */
-	vpshufb %ymm2, %ymm9, %ymm3 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm3, %ymm14, %ymm3 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm3, %ymm14 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm3, %ymm14, %ymm3 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vmovdqa 480(%rsp), %ymm9 /* reload g2x1.2 */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa 192(%rsp), %ymm11 /* reload g3x2.2 */
-	vmovdqa 128(%rsp), %ymm14 /* reload g3x3.2 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vmovdqa 544(%rsp), %ymm13 /* reload g3x0.3 */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3t_1_sh = shr(g3t_1) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %ymm2, %ymm9, %ymm14 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm13, %ymm9, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm13, %ymm14 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vmovdqa 160(%rsp), %ymm11 /* reload g3x1.2 */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vmovdqa 192(%rsp), %ymm9 /* reload g0x1.2 */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	vmovdqa 352(%rsp), %ymm9 /* reload g1x2.2 */
+	vpxor 320(%rsp), %ymm9, %ymm11 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_1_sh = shr(g1t_1) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm1, 192(%rsp) /* spill g1x0.3 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm1, %ymm11, %ymm0 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm0, %ymm9 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm0, %ymm9, %ymm0 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm9 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vmovdqa 288(%rsp), %ymm9 /* reload g1x1.2 */
+	vpxor %ymm0, %ymm9, %ymm0 /* g1x_1 = xor(g1x1, g1l_1) */
+	vmovdqa 448(%rsp), %ymm9 /* reload g2x2.2 */
+	vpxor 128(%rsp), %ymm9, %ymm11 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_1_sh = shr(g2t_1) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm9 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g2x0.3 */
+	vpshufb %ymm1, %ymm11, %ymm2 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm2, %ymm9 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm2, %ymm9, %ymm2 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vmovdqa 416(%rsp), %ymm9 /* reload g2x1.2 */
+	vpxor %ymm2, %ymm9, %ymm2 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa 96(%rsp), %ymm9 /* reload g3x2.2 */
+	vpxor 160(%rsp), %ymm9, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand %ymm6, %ymm3, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g3t_1_sh = shr(g3t_1) */
+	vpand %ymm6, %ymm3, %ymm3 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb %ymm12, %ymm3, %ymm3 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm3, %ymm3 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm3, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand %ymm6, %ymm3, %ymm3 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm10, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm3, %ymm7, %ymm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb %ymm5, %ymm3, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %ymm8, %ymm3, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %ymm1, %ymm3, %ymm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm13, %ymm3, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm9, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm9, %ymm13, %ymm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm11, %ymm3, %ymm3 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vmovdqa 64(%rsp), %ymm9 /* reload g3x1.2 */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %ymm13 /* rkw_2 = bcast32() */
-	vmovdqa 96(%rsp), %ymm14 /* reload g0x3.2 */
-	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vmovdqa 608(%rsp), %ymm11 /* reload g0x1.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vpand %ymm5, %ymm14, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0t_2_sh = shr(g0t_2) */
-	vpand %ymm5, %ymm14, %ymm14 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm9 /* rkw_2 = bcast32() */
+	vmovdqa 256(%rsp), %ymm11 /* reload g0x3.2 */
+	vpxor 384(%rsp), %ymm11, %ymm13 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpand %ymm6, %ymm13, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_2_sh = shr(g0t_2) */
+	vpand %ymm6, %ymm13, %ymm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm9, 672(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm2, %ymm9 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm2, %ymm9, %ymm2 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vmovdqa 64(%rsp), %ymm9 /* reload g0x2.2 */
-	vpxor %ymm2, %ymm9, %ymm2 /* g0x_2 = xor(g0x2, g0l_2) */
-	vmovdqa 352(%rsp), %ymm11 /* reload g1x3.2 */
-	vmovdqa 576(%rsp), %ymm14 /* reload g1x0.3 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1t_2_sh = shr(g1t_2) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm6, 704(%rsp) /* spill g1x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm6 /* rotl16 = const() */
-	vmovdqa %ymm2, 736(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm6, %ymm9, %ymm2 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm2, %ymm14, %ymm2 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm2, %ymm14 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm2, %ymm14, %ymm2 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vmovdqa 384(%rsp), %ymm9 /* reload g1x2.2 */
-	vpxor %ymm2, %ymm9, %ymm2 /* g1x_2 = xor(g1x2, g1l_2) */
-	vmovdqa 256(%rsp), %ymm11 /* reload g2x3.2 */
-	vmovdqa 640(%rsp), %ymm14 /* reload g2x0.3 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2t_2_sh = shr(g2t_2) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm3, 768(%rsp) /* spill g2x1.3 */
-	vpshufb %ymm6, %ymm9, %ymm3 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpxor %ymm3, %ymm14, %ymm3 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm3, %ymm14 /* g2lr2_2_l = shl(g2lg_2) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm3, %ymm14, %ymm3 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vmovdqa 512(%rsp), %ymm9 /* reload g2x2.2 */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g3x3.2 */
-	vmovdqa 544(%rsp), %ymm14 /* reload g3x0.3 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vmovdqa 672(%rsp), %ymm13 /* reload g3x1.3 */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm1, %ymm3 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm1, %ymm3, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vmovdqa 224(%rsp), %ymm3 /* reload g0x2.2 */
+	vpxor %ymm1, %ymm3, %ymm1 /* g0x_2 = xor(g0x2, g0l_2) */
+	vmovdqa 320(%rsp), %ymm3 /* reload g1x3.2 */
+	vpxor 192(%rsp), %ymm3, %ymm11 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_2_sh = shr(g1t_2) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm0, 224(%rsp) /* spill g1x1.3 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm0 /* rotl16 = const() */
+	vmovdqa %ymm1, 416(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm0, %ymm11, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm1, %ymm3 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm1, %ymm3, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vmovdqa 352(%rsp), %ymm3 /* reload g1x2.2 */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1x_2 = xor(g1x2, g1l_2) */
+	vmovdqa 128(%rsp), %ymm3 /* reload g2x3.2 */
+	vpxor 0(%rsp), %ymm3, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm2, 352(%rsp) /* spill g2x1.3 */
+	vpshufb %ymm0, %ymm11, %ymm2 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm2, %ymm3 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vmovdqa 448(%rsp), %ymm3 /* reload g2x2.2 */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2x_2 = xor(g2x2, g2l_2) */
+	vmovdqa 160(%rsp), %ymm3 /* reload g3x3.2 */
+	vpxor 32(%rsp), %ymm3, %ymm11 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g3t_2_sh = shr(g3t_2) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm9 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm9, %ymm9 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm10, %ymm11 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
 	vpshufb %ymm9, %ymm7, %ymm9 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %ymm5, %ymm9, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb %ymm8, %ymm9, %ymm13 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %ymm6, %ymm9, %ymm14 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpshufb %ymm0, %ymm9, %ymm3 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vpxor %ymm13, %ymm9, %ymm13 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm13, %ymm14 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm3, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm3, %ymm13, %ymm3 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vmovdqa 192(%rsp), %ymm11 /* reload g3x2.2 */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vmovdqa 96(%rsp), %ymm9 /* reload g3x2.2 */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %ymm13 /* rkw_3 = bcast32() */
-	vmovdqa 416(%rsp), %ymm14 /* reload g0x0.3 */
-	vmovdqa 608(%rsp), %ymm11 /* reload g0x1.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vmovdqa 736(%rsp), %ymm11 /* reload g0x2.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vpand %ymm5, %ymm14, %ymm11 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
-	vpand %ymm5, %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm9 /* rkw_3 = bcast32() */
+	vmovdqa 384(%rsp), %ymm11 /* reload g0x0.3 */
+	vpxor 480(%rsp), %ymm11, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpand %ymm6, %ymm13, %ymm11 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
+	vpand %ymm6, %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm9, 800(%rsp) /* spill g3x2.3 */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm6, %ymm9 /* g0lr2_3_l = shl(g0lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm6, %ymm9, %ymm6 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vmovdqa 96(%rsp), %ymm9 /* reload g0x3.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0x_3 = xor(g0x3, g0l_3) */
-	vmovdqa 576(%rsp), %ymm11 /* reload g1x0.3 */
-	vmovdqa 704(%rsp), %ymm14 /* reload g1x1.3 */
-	vpxor %ymm14, %ymm11, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vpand %ymm5, %ymm11, %ymm14 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vmovdqa %ymm3, 96(%rsp) /* spill g3x2.3 */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm3 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm0, %ymm3, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vmovdqa 256(%rsp), %ymm3 /* reload g0x3.2 */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0x_3 = xor(g0x3, g0l_3) */
+	vmovdqa 192(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 224(%rsp), %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
-	vpand %ymm5, %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm11, %ymm1, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm2, 832(%rsp) /* spill g1x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm2 /* rotl16 = const() */
-	vmovdqa %ymm6, 864(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm2, %ymm11, %ymm6 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm6, %ymm9 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm6, %ymm9, %ymm6 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vmovdqa 352(%rsp), %ymm9 /* reload g1x3.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1x_3 = xor(g1x3, g1l_3) */
-	vmovdqa 640(%rsp), %ymm11 /* reload g2x0.3 */
-	vmovdqa 768(%rsp), %ymm14 /* reload g2x1.3 */
-	vpxor %ymm14, %ymm11, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vpand %ymm5, %ymm11, %ymm14 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g1x2.3 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm1, %ymm11, %ymm0 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm0, %ymm3 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm0, %ymm3, %ymm0 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vmovdqa 320(%rsp), %ymm3 /* reload g1x3.2 */
+	vpxor %ymm0, %ymm3, %ymm0 /* g1x_3 = xor(g1x3, g1l_3) */
+	vmovdqa 0(%rsp), %ymm3 /* reload g2x0.3 */
+	vpxor 352(%rsp), %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
-	vpand %ymm5, %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm11, %ymm1, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 896(%rsp) /* spill g2x2.3 */
-	vpshufb %ymm2, %ymm11, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm3, %ymm9 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm3, %ymm9, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vmovdqa 256(%rsp), %ymm9 /* reload g2x3.2 */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2x_3 = xor(g2x3, g2l_3) */
-	vmovdqa 544(%rsp), %ymm11 /* reload g3x0.3 */
-	vmovdqa 672(%rsp), %ymm14 /* reload g3x1.3 */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vmovdqa 800(%rsp), %ymm13 /* reload g3x2.3 */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vpand %ymm5, %ymm11, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_3_sh = shr(g3t_3) */
-	vpand %ymm5, %ymm11, %ymm11 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm0, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm11, %ymm1, %ymm11 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm11, %ymm7, %ymm11 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb %ymm8, %ymm11, %ymm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %ymm2, %ymm11, %ymm9 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm9, %ymm14 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm9, %ymm14, %ymm9 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa %ymm9, %ymm0 /* g3x3.3 */
-	vmovdqa 672(%rsp), %ymm1 /* reload g3x1.3 */
-	vmovdqa %ymm6, %ymm2 /* g1x3.3 */
-	vmovdqa 416(%rsp), %ymm4 /* reload g0x0.3 */
-	vmovdqa 736(%rsp), %ymm5 /* reload g0x2.3 */
-	vmovdqa %ymm3, %ymm6 /* g2x3.3 */
-	vmovdqa 608(%rsp), %ymm3 /* reload g0x1.3 */
-	vmovdqa 704(%rsp), %ymm7 /* reload g1x1.3 */
-	vmovdqa 576(%rsp), %ymm8 /* reload g1x0.3 */
-	vmovdqa 832(%rsp), %ymm9 /* reload g1x2.3 */
-	vmovdqa 864(%rsp), %ymm10 /* reload g0x3.3 */
-	vmovdqa 768(%rsp), %ymm11 /* reload g2x1.3 */
-	vmovdqa 640(%rsp), %ymm12 /* reload g2x0.3 */
-	vmovdqa 896(%rsp), %ymm13 /* reload g2x2.3 */
-	vmovdqa 544(%rsp), %ymm14 /* reload g3x0.3 */
-	vmovdqa 800(%rsp), %ymm15 /* reload g3x2.3 */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm2, 320(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm1, %ymm11, %ymm2 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm2, %ymm3 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm2, %ymm3, %ymm2 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vmovdqa 128(%rsp), %ymm3 /* reload g2x3.2 */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2x_3 = xor(g2x3, g2l_3) */
+	vmovdqa 32(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 64(%rsp), %ymm3, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 96(%rsp), %ymm9, %ymm9 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3t_3_sh = shr(g3t_3) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb %ymm12, %ymm9, %ymm9 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm9, %ymm9 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm10, %ymm11 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm9, %ymm7, %ymm9 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb %ymm5, %ymm9, %ymm11 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %ymm8, %ymm9, %ymm13 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %ymm1, %ymm9, %ymm3 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm13, %ymm9, %ymm13 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm3, %ymm13 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm3, %ymm13, %ymm3 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vmovdqa 160(%rsp), %ymm9 /* reload g3x3.2 */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3x_3 = xor(g3x3, g3l_3) */
+	vmovdqa %ymm2, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm3, 160(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm0, %ymm2 /* g1x3.3 */
+	vmovdqa 480(%rsp), %ymm3 /* reload g0x1.3 */
+	vmovdqa 384(%rsp), %ymm4 /* reload g0x0.3 */
+	vmovdqa 416(%rsp), %ymm5 /* reload g0x2.3 */
+	vmovdqa 224(%rsp), %ymm7 /* reload g1x1.3 */
+	vmovdqa 192(%rsp), %ymm8 /* reload g1x0.3 */
+	vmovdqa 256(%rsp), %ymm9 /* reload g1x2.3 */
+	vmovdqa 448(%rsp), %ymm10 /* reload g0x3.3 */
+	vmovdqa 352(%rsp), %ymm11 /* reload g2x1.3 */
+	vmovdqa 320(%rsp), %ymm13 /* reload g2x2.3 */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_vaes_asm_0_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vmovdqa %ymm14, 128(%rsp) /* spill g3x0.2 */
-	vpunpckldq %ymm3, %ymm10, %ymm14 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm3, %ymm10, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm4, %ymm5, %ymm10 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckldq %ymm3, %ymm10, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm3, %ymm10, %ymm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm4, %ymm5, %ymm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm10, %ymm14, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm4, %ymm3, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_0_bswap32(%rip), %ymm4 /* bswap32 = const() */
 	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
 	vmovdqu %ymm5, (%rdx) /* store outbe */
-	vpshufb %ymm4, %ymm10, %ymm5 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu %ymm5, 32(%rdx) /* store outbe_1 */
-	vpshufb %ymm4, %ymm14, %ymm5 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu %ymm5, 64(%rdx) /* store outbe_2 */
-	vpshufb %ymm4, %ymm3, %ymm3 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu %ymm3, 96(%rdx) /* store outbe_3 */
-	vpunpckldq %ymm7, %ymm2, %ymm3 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm7, %ymm2, %ymm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm8, %ymm9, %ymm5 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm8, %ymm9, %ymm7 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm5, %ymm3, %ymm8 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %ymm7, %ymm2, %ymm5 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm7, %ymm2, %ymm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb %ymm4, %ymm8, %ymm7 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu %ymm7, 128(%rdx) /* store outbe_4 */
-	vpshufb %ymm4, %ymm3, %ymm3 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu %ymm3, 160(%rdx) /* store outbe_5 */
-	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu %ymm3, 192(%rdx) /* store outbe_6 */
-	vpshufb %ymm4, %ymm2, %ymm2 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu %ymm2, 224(%rdx) /* store outbe_7 */
-	vpunpckldq %ymm11, %ymm6, %ymm2 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm11, %ymm6, %ymm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %ymm12, %ymm13, %ymm5 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %ymm12, %ymm13, %ymm6 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %ymm5, %ymm2, %ymm7 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %ymm6, %ymm3, %ymm5 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb %ymm4, %ymm7, %ymm6 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu %ymm6, 256(%rdx) /* store outbe_8 */
-	vpshufb %ymm4, %ymm2, %ymm2 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu %ymm2, 288(%rdx) /* store outbe_9 */
-	vpshufb %ymm4, %ymm5, %ymm2 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu %ymm2, 320(%rdx) /* store outbe_10 */
-	vpshufb %ymm4, %ymm3, %ymm2 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu %ymm2, 352(%rdx) /* store outbe_11 */
-	vpunpckldq %ymm1, %ymm0, %ymm2 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 128(%rsp), %ymm1 /* reload g3x0.2 */
-	vpunpckldq %ymm1, %ymm15, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %ymm1, %ymm15, %ymm1 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm3, %ymm2, %ymm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm1, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb %ymm4, %ymm5, %ymm1 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu %ymm1, 384(%rdx) /* store outbe_12 */
-	vpshufb %ymm4, %ymm2, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu %ymm0, 32(%rdx) /* store outbe_1 */
+	vpshufb %ymm4, %ymm3, %ymm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu %ymm0, 64(%rdx) /* store outbe_2 */
+	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
+	vpunpckldq %ymm7, %ymm2, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm7, %ymm2, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm8, %ymm9, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm8, %ymm9, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu %ymm3, 128(%rdx) /* store outbe_4 */
+	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu %ymm0, 160(%rdx) /* store outbe_5 */
+	vpshufb %ymm4, %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu %ymm0, 192(%rdx) /* store outbe_6 */
+	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
+	vmovdqa 128(%rsp), %ymm0 /* reload g2x3.2 */
+	vpunpckldq %ymm11, %ymm0, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm11, %ymm0, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq 0(%rsp), %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq 0(%rsp), %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm2, %ymm1, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu %ymm3, 256(%rdx) /* store outbe_8 */
+	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu %ymm1, 288(%rdx) /* store outbe_9 */
+	vpshufb %ymm4, %ymm2, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu %ymm1, 320(%rdx) /* store outbe_10 */
+	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu %ymm0, 352(%rdx) /* store outbe_11 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 64(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 64(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 96(%rsp), %ymm2 /* reload g3x2.2 */
+	vpunpckldq 32(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 32(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb %ymm4, %ymm5, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu %ymm2, 384(%rdx) /* store outbe_12 */
+	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu %ymm1, 416(%rdx) /* store outbe_13 */
 	vpshufb %ymm4, %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu %ymm1, 448(%rdx) /* store outbe_14 */
@@ -752,7 +726,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 960 bytes (29 spill slots of 32 bytes)
+ *   frame: 512 bytes (16 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_vaes_batch_xor_asm
 	.hidden sm4_wordslice_avx2_vaes_batch_xor_asm
@@ -762,7 +736,7 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $960, %rsp
+	sub $512, %rsp
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
@@ -832,681 +806,653 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vpunpckldq %ymm0, %ymm10, %ymm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %ymm0, %ymm10, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
 	vmovdqa 0(%rsp), %ymm10 /* reload g0x3.2 */
+	vmovdqa %ymm12, 0(%rsp) /* spill g2x0.2 */
+	vmovdqa %ymm14, 32(%rsp) /* spill g3x0.2 */
+	vmovdqa %ymm1, 64(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm15, 96(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm6, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm0, 160(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
 .Lsm4_wordslice_avx2_vaes_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
-	vmovdqa %ymm14, 0(%rsp) /* spill g3x0.2 */
-	vpbroadcastd (%rdi,%r8), %ymm14 /* rkw = bcast32() */
-	vmovdqa %ymm3, 32(%rsp) /* spill g0x1.2 */
-	vpxor %ymm5, %ymm3, %ymm3 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm14, %ymm3, %ymm3 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm10, %ymm3, %ymm3 /* g0t = xor(g0t_acc_1, g0x3) */
-	vmovdqa %ymm5, 64(%rsp) /* spill g0x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
-	vmovdqa %ymm10, 96(%rsp) /* spill g0x3.2 */
-	vpand %ymm5, %ymm3, %ymm10 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g0t_sh = shr(g0t) */
-	vpand %ymm5, %ymm3, %ymm3 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	vmovdqa %ymm0, 128(%rsp) /* spill g3x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
-	vpshufb %ymm10, %ymm0, %ymm10 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	vmovdqa %ymm1, 160(%rsp) /* spill g3x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm1 /* tbl_hi = const() */
-	vpshufb %ymm3, %ymm1, %ymm3 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm3, %ymm10, %ymm3 /* g0a = xor(g0a_l, g0a_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm10 /* inv_shift_rows = const() */
-	vpshufb %ymm10, %ymm3, %ymm3 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vmovdqa %ymm15, 192(%rsp) /* spill g3x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
-	vaesenclast %ymm15, %ymm3, %ymm3 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
-	vmovdqa %ymm12, 224(%rsp) /* spill g2x0.2 */
-	vpand %ymm5, %ymm3, %ymm12 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand %ymm5, %ymm3, %ymm3 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
-	vpshufb %ymm12, %ymm15, %ymm12 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm3, %ymm12, %ymm3 /* g0s = xor(g0s_l, g0s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm12 /* rotl24 = const() */
-	vpshufb %ymm12, %ymm3, %ymm12 /* g0lr24 = lookup16(g0s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm15 /* rotl8 = const() */
-	vpshufb %ymm15, %ymm3, %ymm15 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm6, 256(%rsp) /* spill g2x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm6 /* rotl16 = const() */
-	vpshufb %ymm6, %ymm3, %ymm6 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm15, %ymm3, %ymm15 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm6, %ymm15 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm6, %ymm15, %ymm6 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm12, %ymm3, %ymm3 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm3, %ymm4, %ymm3 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm9, %ymm7, %ymm6 /* g1t_acc = xor(g1x1, g1x2) */
-	vpxor %ymm14, %ymm6, %ymm6 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm6, %ymm6 /* g1t = xor(g1t_acc_1, g1x3) */
-	vpand %ymm5, %ymm6, %ymm12 /* g1t_lo = and(g1t, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g1t_sh = shr(g1t) */
-	vpand %ymm5, %ymm6, %ymm6 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
-	vpshufb %ymm6, %ymm1, %ymm6 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm6, %ymm12, %ymm6 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm12 /* aes_cancel_key = const() */
-	vaesenclast %ymm12, %ymm6, %ymm6 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm6, %ymm15 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand %ymm5, %ymm6, %ymm6 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 288(%rsp) /* spill g0x0.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm4, %ymm15 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vmovdqa %ymm7, 320(%rsp) /* spill g1x1.2 */
+	vpbroadcastd (%rdi,%r8), %ymm0 /* rkw = bcast32() */
+	vpxor %ymm5, %ymm3, %ymm1 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm1, %ymm1 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	vpxor %ymm10, %ymm1, %ymm1 /* g0t = xor(g0t_acc_1, g0x3) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
+	vpand %ymm6, %ymm1, %ymm12 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0t_sh = shr(g0t) */
+	vpand %ymm6, %ymm1, %ymm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo(%rip), %ymm14 /* tbl_lo = const() */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi(%rip), %ymm15 /* tbl_hi = const() */
+	vpshufb %ymm1, %ymm15, %ymm1 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g0a = xor(g0a_l, g0a_h) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
+	vpshufb %ymm12, %ymm1, %ymm1 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vmovdqa %ymm3, 192(%rsp) /* spill g0x1.2 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm3 /* aes_cancel_key = const() */
+	vaesenclast %ymm3, %ymm1, %ymm1 /* g0s_aes = aesenclast(g0s_sr, aes_cancel_key) */
+	vmovdqa %ymm5, 224(%rsp) /* spill g0x2.2 */
+	vpand %ymm6, %ymm1, %ymm5 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand %ymm6, %ymm1, %ymm1 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm10, 256(%rsp) /* spill g0x3.2 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm10, %ymm5 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
+	vpshufb %ymm1, %ymm10, %ymm1 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm1, %ymm5, %ymm1 /* g0s = xor(g0s_l, g0s_h) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm5 /* rotl24 = const() */
+	vpshufb %ymm5, %ymm1, %ymm5 /* g0lr24 = lookup16(g0s, rotl24) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm10 /* rotl8 = const() */
+	vpshufb %ymm10, %ymm1, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm3 /* rotl16 = const() */
+	vpshufb %ymm3, %ymm1, %ymm3 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm3, %ymm10, %ymm3 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm3, %ymm10 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm3, %ymm10, %ymm3 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm5, %ymm1, %ymm1 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm3, %ymm1, %ymm1 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm1, %ymm4, %ymm1 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm9, %ymm7, %ymm3 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm0, %ymm3, %ymm3 /* g1t_acc_1 = xor(g1t_acc, rkw) */
+	vpxor %ymm2, %ymm3, %ymm3 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand %ymm6, %ymm3, %ymm4 /* g1t_lo = and(g1t, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1t_sh = shr(g1t) */
+	vpand %ymm6, %ymm3, %ymm3 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
+	vpxor %ymm3, %ymm4, %ymm3 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb %ymm12, %ymm3, %ymm3 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_aes_cancel_key(%rip), %ymm4 /* aes_cancel_key = const() */
+	vaesenclast %ymm4, %ymm3, %ymm3 /* g1s_aes = aesenclast(g1s_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm3, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1s_aes_sh = shr(g1s_aes) */
+	vpand %ymm6, %ymm3, %ymm3 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm10, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vmovdqa %ymm7, 288(%rsp) /* spill g1x1.2 */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
-	vpshufb %ymm6, %ymm7, %ymm6 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm6, %ymm15, %ymm6 /* g1s = xor(g1s_l, g1s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm15 /* rotl24 = const() */
-	vmovdqa %ymm2, 352(%rsp) /* spill g1x3.2 */
-	vpshufb %ymm15, %ymm6, %ymm2 /* g1lr24 = lookup16(g1s, rotl24) */
-	vmovdqa %ymm9, 384(%rsp) /* spill g1x2.2 */
+	vpshufb %ymm3, %ymm7, %ymm3 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm3, %ymm5, %ymm3 /* g1s = xor(g1s_l, g1s_h) */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl24(%rip), %ymm5 /* rotl24 = const() */
+	vmovdqa %ymm2, 320(%rsp) /* spill g1x3.2 */
+	vpshufb %ymm5, %ymm3, %ymm2 /* g1lr24 = lookup16(g1s, rotl24) */
+	vmovdqa %ymm9, 352(%rsp) /* spill g1x2.2 */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm9 /* rotl8 = const() */
-	vmovdqa %ymm3, 416(%rsp) /* spill g0x0.3 */
-	vpshufb %ymm9, %ymm6, %ymm3 /* g1lr8 = lookup16(g1s, rotl8) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x0.3 */
+	vpshufb %ymm9, %ymm3, %ymm1 /* g1lr8 = lookup16(g1s, rotl8) */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm9 /* rotl16 = const() */
-	vpshufb %ymm9, %ymm6, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm3, %ymm6, %ymm3 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm3, %ymm9 /* g1lr2_l = shl(g1lg) */
-	vpsrld $30, %ymm3, %ymm3 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm3, %ymm9, %ymm3 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm2, %ymm6, %ymm2 /* g1l_acc = xor(g1s, g1lr24) */
-	vpxor %ymm3, %ymm2, %ymm2 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm2, %ymm8, %ymm2 /* g1x = xor(g1x0, g1l) */
-	vpxor %ymm13, %ymm11, %ymm3 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm14, %ymm3, %ymm3 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vmovdqa 256(%rsp), %ymm6 /* reload g2x3.2 */
-	vpxor %ymm6, %ymm3, %ymm3 /* g2t = xor(g2t_acc_1, g2x3) */
-	vpand %ymm5, %ymm3, %ymm9 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2t_sh = shr(g2t) */
-	vpand %ymm5, %ymm3, %ymm3 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm3, %ymm1, %ymm3 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm3, %ymm3 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm3, %ymm9 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand %ymm5, %ymm3, %ymm3 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm3, %ymm7, %ymm3 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb %ymm15, %ymm3, %ymm9 /* g2lr24 = lookup16(g2s, rotl24) */
-	vmovdqa %ymm8, 448(%rsp) /* spill g1x0.2 */
+	vpshufb %ymm9, %ymm3, %ymm9 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm9, %ymm1, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm1, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_r = shr(g1lg) */
+	vpor %ymm1, %ymm9, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g1l_acc = xor(g1s, g1lr24) */
+	vpxor %ymm1, %ymm2, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
+	vpxor %ymm1, %ymm8, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm13, %ymm11, %ymm2 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm2, %ymm2 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor 128(%rsp), %ymm2, %ymm2 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand %ymm6, %ymm2, %ymm3 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g2t_sh = shr(g2t) */
+	vpand %ymm6, %ymm2, %ymm2 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm2, %ymm15, %ymm2 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb %ymm12, %ymm2, %ymm2 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm2, %ymm2 /* g2s_aes = aesenclast(g2s_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm2, %ymm3 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand %ymm6, %ymm2, %ymm2 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm10, %ymm3 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm2, %ymm7, %ymm2 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb %ymm5, %ymm2, %ymm3 /* g2lr24 = lookup16(g2s, rotl24) */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl8(%rip), %ymm8 /* rotl8 = const() */
-	vpshufb %ymm8, %ymm3, %ymm6 /* g2lr8 = lookup16(g2s, rotl8) */
-	vmovdqa %ymm11, 480(%rsp) /* spill g2x1.2 */
+	vpshufb %ymm8, %ymm2, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
+	vmovdqa %ymm11, 416(%rsp) /* spill g2x1.2 */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm11 /* rotl16 = const() */
-	vmovdqa %ymm13, 512(%rsp) /* spill g2x2.2 */
-	vpshufb %ymm11, %ymm3, %ymm13 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm6, %ymm3, %ymm6 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm6, %ymm13 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm6, %ymm6 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm6, %ymm13, %ymm6 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm9, %ymm3, %ymm3 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm6, %ymm3, %ymm3 /* g2l = xor(g2l_acc, g2lr2) */
-	vmovdqa 224(%rsp), %ymm6 /* reload g2x0.2 */
-	vpxor %ymm3, %ymm6, %ymm3 /* g2x = xor(g2x0, g2l) */
-	vmovdqa 160(%rsp), %ymm9 /* reload g3x1.2 */
-	vmovdqa 192(%rsp), %ymm13 /* reload g3x2.2 */
-	vpxor %ymm13, %ymm9, %ymm6 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm14, %ymm6, %ymm6 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vmovdqa 128(%rsp), %ymm14 /* reload g3x3.2 */
-	vpxor %ymm14, %ymm6, %ymm6 /* g3t = xor(g3t_acc_1, g3x3) */
-	vpand %ymm5, %ymm6, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g3t_sh = shr(g3t) */
-	vpand %ymm5, %ymm6, %ymm6 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
-	vpshufb %ymm6, %ymm1, %ymm6 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm6, %ymm6 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm6, %ymm9 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand %ymm5, %ymm6, %ymm6 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm6, %ymm7, %ymm6 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb %ymm15, %ymm6, %ymm9 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb %ymm8, %ymm6, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %ymm11, %ymm6, %ymm14 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm13, %ymm6, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm13, %ymm14 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm13, %ymm14, %ymm13 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm9, %ymm6, %ymm6 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm13, %ymm6, %ymm6 /* g3l = xor(g3l_acc, g3lr2) */
-	vmovdqa 0(%rsp), %ymm9 /* reload g3x0.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g3x = xor(g3x0, g3l) */
+	vmovdqa %ymm13, 448(%rsp) /* spill g2x2.2 */
+	vpshufb %ymm11, %ymm2, %ymm13 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm9, %ymm2, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm9, %ymm13 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm9, %ymm9 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm9, %ymm13, %ymm9 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm3, %ymm2, %ymm2 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm9, %ymm2, %ymm2 /* g2l = xor(g2l_acc, g2lr2) */
+	vmovdqa 0(%rsp), %ymm3 /* reload g2x0.2 */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2x = xor(g2x0, g2l) */
+	vmovdqa 64(%rsp), %ymm3 /* reload g3x1.2 */
+	vpxor 96(%rsp), %ymm3, %ymm9 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand %ymm6, %ymm0, %ymm9 /* g3t_lo = and(g3t, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g3t_sh = shr(g3t) */
+	vpand %ymm6, %ymm0, %ymm0 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpshufb %ymm0, %ymm15, %ymm0 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb %ymm12, %ymm0, %ymm0 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm0, %ymm0 /* g3s_aes = aesenclast(g3s_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm0, %ymm9 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vpsrlw $4, %ymm0, %ymm0 /* g3s_aes_sh = shr(g3s_aes) */
+	vpand %ymm6, %ymm0, %ymm0 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm10, %ymm9 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm0, %ymm7, %ymm0 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb %ymm5, %ymm0, %ymm9 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %ymm8, %ymm0, %ymm13 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %ymm11, %ymm0, %ymm3 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm13, %ymm0, %ymm13 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm3, %ymm13 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm3, %ymm13, %ymm3 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm9, %ymm0, %ymm0 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm3, %ymm0, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
+	vmovdqa 32(%rsp), %ymm3 /* reload g3x0.2 */
+	vpxor %ymm0, %ymm3, %ymm0 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm13 /* rkw_1 = bcast32() */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x2.2 */
-	vmovdqa 96(%rsp), %ymm9 /* reload g0x3.2 */
-	vpxor %ymm9, %ymm14, %ymm14 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vmovdqa 416(%rsp), %ymm9 /* reload g0x0.3 */
-	vpxor %ymm9, %ymm14, %ymm14 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vpand %ymm5, %ymm14, %ymm9 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0t_1_sh = shr(g0t_1) */
-	vpand %ymm5, %ymm14, %ymm14 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm0, %ymm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm14 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpbroadcastd 4(%rdi,%r8), %ymm3 /* rkw_1 = bcast32() */
+	vmovdqa 224(%rsp), %ymm9 /* reload g0x2.2 */
+	vpxor 256(%rsp), %ymm9, %ymm13 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm3, %ymm13, %ymm13 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor 384(%rsp), %ymm13, %ymm13 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpand %ymm6, %ymm13, %ymm9 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_1_sh = shr(g0t_1) */
+	vpand %ymm6, %ymm13, %ymm13 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb %ymm12, %ymm9, %ymm9 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm9, %ymm9 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm9, %ymm13 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpand %ymm6, %ymm9, %ymm9 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
 	vpshufb %ymm9, %ymm7, %ymm9 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm14 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vmovdqa %ymm6, 544(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm8, %ymm9, %ymm6 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb %ymm5, %ymm9, %ymm13 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g3x0.3 */
+	vpshufb %ymm8, %ymm9, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vpshufb %ymm11, %ymm9, %ymm11 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm11, %ymm6, %ymm6 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm6, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm6, %ymm11, %ymm6 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm14, %ymm9, %ymm9 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vmovdqa 32(%rsp), %ymm9 /* reload g0x1.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0x_1 = xor(g0x1, g0l_1) */
-	vmovdqa 384(%rsp), %ymm11 /* reload g1x2.2 */
-	vmovdqa 352(%rsp), %ymm14 /* reload g1x3.2 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor %ymm2, %ymm9, %ymm9 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1t_1_sh = shr(g1t_1) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm2, 576(%rsp) /* spill g1x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2 /* rotl16 = const() */
-	vmovdqa %ymm6, 608(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm2, %ymm9, %ymm6 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm6, %ymm14, %ymm6 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm6, %ymm14 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm6, %ymm14, %ymm6 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vmovdqa 320(%rsp), %ymm9 /* reload g1x1.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa 512(%rsp), %ymm11 /* reload g2x2.2 */
-	vmovdqa 256(%rsp), %ymm14 /* reload g2x3.2 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2t_1_sh = shr(g2t_1) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vmovdqa %ymm3, 640(%rsp) /* spill g2x0.3 */
-	vpshufb %ymm2, %ymm9, %ymm3 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm3, %ymm14, %ymm3 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm3, %ymm14 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm3, %ymm14, %ymm3 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vmovdqa 480(%rsp), %ymm9 /* reload g2x1.2 */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa 192(%rsp), %ymm11 /* reload g3x2.2 */
-	vmovdqa 128(%rsp), %ymm14 /* reload g3x3.2 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vmovdqa 544(%rsp), %ymm13 /* reload g3x0.3 */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3t_1_sh = shr(g3t_1) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %ymm2, %ymm9, %ymm14 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm13, %ymm9, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm13, %ymm14 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vmovdqa 160(%rsp), %ymm11 /* reload g3x1.2 */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm11, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm11 /* g0lr2_1_l = shl(g0lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
+	vpor %ymm0, %ymm11, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm13, %ymm9, %ymm9 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vmovdqa 192(%rsp), %ymm9 /* reload g0x1.2 */
+	vpxor %ymm0, %ymm9, %ymm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	vmovdqa 352(%rsp), %ymm9 /* reload g1x2.2 */
+	vpxor 320(%rsp), %ymm9, %ymm11 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_1_sh = shr(g1t_1) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g1s_1_aes = aesenclast(g1s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm9 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm1, 192(%rsp) /* spill g1x0.3 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm1 /* rotl16 = const() */
+	vmovdqa %ymm0, 480(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm1, %ymm11, %ymm0 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm0, %ymm9 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm0, %ymm0 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm0, %ymm9, %ymm0 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm9 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm0, %ymm9, %ymm0 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vmovdqa 288(%rsp), %ymm9 /* reload g1x1.2 */
+	vpxor %ymm0, %ymm9, %ymm0 /* g1x_1 = xor(g1x1, g1l_1) */
+	vmovdqa 448(%rsp), %ymm9 /* reload g2x2.2 */
+	vpxor 128(%rsp), %ymm9, %ymm11 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm3, %ymm11, %ymm11 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_1_sh = shr(g2t_1) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g2s_1_aes = aesenclast(g2s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm9 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vmovdqa %ymm2, 0(%rsp) /* spill g2x0.3 */
+	vpshufb %ymm1, %ymm11, %ymm2 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm2, %ymm9 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm2, %ymm9, %ymm2 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm13, %ymm11, %ymm9 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm2, %ymm9, %ymm2 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vmovdqa 416(%rsp), %ymm9 /* reload g2x1.2 */
+	vpxor %ymm2, %ymm9, %ymm2 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa 96(%rsp), %ymm9 /* reload g3x2.2 */
+	vpxor 160(%rsp), %ymm9, %ymm11 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 32(%rsp), %ymm3, %ymm3 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand %ymm6, %ymm3, %ymm11 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g3t_1_sh = shr(g3t_1) */
+	vpand %ymm6, %ymm3, %ymm3 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm3, %ymm15, %ymm3 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb %ymm12, %ymm3, %ymm3 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm3, %ymm3 /* g3s_1_aes = aesenclast(g3s_1_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm3, %ymm11 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand %ymm6, %ymm3, %ymm3 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm10, %ymm11 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm3, %ymm7, %ymm3 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb %ymm5, %ymm3, %ymm11 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %ymm8, %ymm3, %ymm13 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %ymm1, %ymm3, %ymm9 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm13, %ymm3, %ymm13 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm9, %ymm13, %ymm9 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm9, %ymm13 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm9, %ymm9 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm9, %ymm13, %ymm9 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm11, %ymm3, %ymm3 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm9, %ymm3, %ymm3 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vmovdqa 64(%rsp), %ymm9 /* reload g3x1.2 */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm13 /* rkw_2 = bcast32() */
-	vmovdqa 96(%rsp), %ymm14 /* reload g0x3.2 */
-	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vmovdqa 608(%rsp), %ymm11 /* reload g0x1.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vpand %ymm5, %ymm14, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0t_2_sh = shr(g0t_2) */
-	vpand %ymm5, %ymm14, %ymm14 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpbroadcastd 8(%rdi,%r8), %ymm9 /* rkw_2 = bcast32() */
+	vmovdqa 256(%rsp), %ymm11 /* reload g0x3.2 */
+	vpxor 384(%rsp), %ymm11, %ymm13 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor 480(%rsp), %ymm13, %ymm13 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpand %ymm6, %ymm13, %ymm11 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_2_sh = shr(g0t_2) */
+	vpand %ymm6, %ymm13, %ymm13 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm9, 672(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm2, %ymm9 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm2, %ymm9, %ymm2 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vmovdqa 64(%rsp), %ymm9 /* reload g0x2.2 */
-	vpxor %ymm2, %ymm9, %ymm2 /* g0x_2 = xor(g0x2, g0l_2) */
-	vmovdqa 352(%rsp), %ymm11 /* reload g1x3.2 */
-	vmovdqa 576(%rsp), %ymm14 /* reload g1x0.3 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor %ymm6, %ymm9, %ymm9 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1t_2_sh = shr(g1t_2) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm6, 704(%rsp) /* spill g1x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm6 /* rotl16 = const() */
-	vmovdqa %ymm2, 736(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm6, %ymm9, %ymm2 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm2, %ymm14, %ymm2 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm2, %ymm14 /* g1lr2_2_l = shl(g1lg_2) */
-	vpsrld $30, %ymm2, %ymm2 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm2, %ymm14, %ymm2 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm2, %ymm9, %ymm2 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vmovdqa 384(%rsp), %ymm9 /* reload g1x2.2 */
-	vpxor %ymm2, %ymm9, %ymm2 /* g1x_2 = xor(g1x2, g1l_2) */
-	vmovdqa 256(%rsp), %ymm11 /* reload g2x3.2 */
-	vmovdqa 640(%rsp), %ymm14 /* reload g2x0.3 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm3, %ymm9, %ymm9 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2t_2_sh = shr(g2t_2) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm9, %ymm7, %ymm9 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb %ymm8, %ymm9, %ymm14 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm3, 768(%rsp) /* spill g2x1.3 */
-	vpshufb %ymm6, %ymm9, %ymm3 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm14, %ymm9, %ymm14 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpxor %ymm3, %ymm14, %ymm3 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm3, %ymm14 /* g2lr2_2_l = shl(g2lg_2) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm3, %ymm14, %ymm3 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm11, %ymm9, %ymm9 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vmovdqa 512(%rsp), %ymm9 /* reload g2x2.2 */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g3x3.2 */
-	vmovdqa 544(%rsp), %ymm14 /* reload g3x0.3 */
-	vpxor %ymm14, %ymm11, %ymm9 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vmovdqa 672(%rsp), %ymm13 /* reload g3x1.3 */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vmovdqa %ymm3, 64(%rsp) /* spill g3x1.3 */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm1, %ymm3 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm1, %ymm3, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vmovdqa 224(%rsp), %ymm3 /* reload g0x2.2 */
+	vpxor %ymm1, %ymm3, %ymm1 /* g0x_2 = xor(g0x2, g0l_2) */
+	vmovdqa 320(%rsp), %ymm3 /* reload g1x3.2 */
+	vpxor 192(%rsp), %ymm3, %ymm11 /* g1t_acc_4 = xor(g1x3, g1x0) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm11, %ymm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1t_2_sh = shr(g1t_2) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g1s_2_aes = aesenclast(g1s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm0, 224(%rsp) /* spill g1x1.3 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm0 /* rotl16 = const() */
+	vmovdqa %ymm1, 416(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm0, %ymm11, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm1, %ymm3 /* g1lr2_2_l = shl(g1lg_2) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_2_r = shr(g1lg_2) */
+	vpor %ymm1, %ymm3, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vmovdqa 352(%rsp), %ymm3 /* reload g1x2.2 */
+	vpxor %ymm1, %ymm3, %ymm1 /* g1x_2 = xor(g1x2, g1l_2) */
+	vmovdqa 128(%rsp), %ymm3 /* reload g2x3.2 */
+	vpxor 0(%rsp), %ymm3, %ymm11 /* g2t_acc_4 = xor(g2x3, g2x0) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2t_2_sh = shr(g2t_2) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g2s_2_aes = aesenclast(g2s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm11, %ymm7, %ymm11 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm2, 352(%rsp) /* spill g2x1.3 */
+	vpshufb %ymm0, %ymm11, %ymm2 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm2, %ymm3 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm2, %ymm3, %ymm2 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vmovdqa 448(%rsp), %ymm3 /* reload g2x2.2 */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2x_2 = xor(g2x2, g2l_2) */
+	vmovdqa 160(%rsp), %ymm3 /* reload g3x3.2 */
+	vpxor 32(%rsp), %ymm3, %ymm11 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor 64(%rsp), %ymm9, %ymm9 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3t_2_lo = and(g3t_2, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g3t_2_sh = shr(g3t_2) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm9, %ymm1, %ymm9 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb %ymm10, %ymm9, %ymm9 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm9, %ymm9 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm9, %ymm11 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm9 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm9, %ymm9 /* g3s_2_aes = aesenclast(g3s_2_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand %ymm5, %ymm9, %ymm9 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm10, %ymm11 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
 	vpshufb %ymm9, %ymm7, %ymm9 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
 	vpxor %ymm9, %ymm11, %ymm9 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb %ymm15, %ymm9, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %ymm5, %ymm9, %ymm11 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
 	vpshufb %ymm8, %ymm9, %ymm13 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %ymm6, %ymm9, %ymm14 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpshufb %ymm0, %ymm9, %ymm3 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
 	vpxor %ymm13, %ymm9, %ymm13 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm14, %ymm13, %ymm13 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm13, %ymm14 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm13, %ymm13 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm13, %ymm14, %ymm13 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm3, %ymm13 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm3, %ymm13, %ymm3 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
 	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm13, %ymm9, %ymm9 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vmovdqa 192(%rsp), %ymm11 /* reload g3x2.2 */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vmovdqa 96(%rsp), %ymm9 /* reload g3x2.2 */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm13 /* rkw_3 = bcast32() */
-	vmovdqa 416(%rsp), %ymm14 /* reload g0x0.3 */
-	vmovdqa 608(%rsp), %ymm11 /* reload g0x1.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm13, %ymm14, %ymm14 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vmovdqa 736(%rsp), %ymm11 /* reload g0x2.3 */
-	vpxor %ymm11, %ymm14, %ymm14 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vpand %ymm5, %ymm14, %ymm11 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0t_3_sh = shr(g0t_3) */
-	vpand %ymm5, %ymm14, %ymm14 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm11 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm14, %ymm1, %ymm14 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpbroadcastd 12(%rdi,%r8), %ymm9 /* rkw_3 = bcast32() */
+	vmovdqa 384(%rsp), %ymm11 /* reload g0x0.3 */
+	vpxor 480(%rsp), %ymm11, %ymm13 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm9, %ymm13, %ymm13 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor 416(%rsp), %ymm13, %ymm13 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpand %ymm6, %ymm13, %ymm11 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0t_3_sh = shr(g0t_3) */
+	vpand %ymm6, %ymm13, %ymm13 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm13, %ymm15, %ymm13 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm13, %ymm11, %ymm11 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm9, 800(%rsp) /* spill g3x2.3 */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm6, %ymm9 /* g0lr2_3_l = shl(g0lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm6, %ymm9, %ymm6 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vmovdqa 96(%rsp), %ymm9 /* reload g0x3.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g0x_3 = xor(g0x3, g0l_3) */
-	vmovdqa 576(%rsp), %ymm11 /* reload g1x0.3 */
-	vmovdqa 704(%rsp), %ymm14 /* reload g1x1.3 */
-	vpxor %ymm14, %ymm11, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor %ymm2, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vpand %ymm5, %ymm11, %ymm14 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vmovdqa %ymm3, 96(%rsp) /* spill g3x2.3 */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm3 /* g0lr2_3_l = shl(g0lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
+	vpor %ymm0, %ymm3, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vmovdqa 256(%rsp), %ymm3 /* reload g0x3.2 */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0x_3 = xor(g0x3, g0l_3) */
+	vmovdqa 192(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 224(%rsp), %ymm3, %ymm11 /* g1t_acc_6 = xor(g1x0, g1x1) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm11, %ymm11 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1t_3_lo = and(g1t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1t_3_sh = shr(g1t_3) */
-	vpand %ymm5, %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm11, %ymm1, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g1s_3_aes = aesenclast(g1s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm2, 832(%rsp) /* spill g1x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm2 /* rotl16 = const() */
-	vmovdqa %ymm6, 864(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm2, %ymm11, %ymm6 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm6, %ymm9 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm6, %ymm6 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm6, %ymm9, %ymm6 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vmovdqa 352(%rsp), %ymm9 /* reload g1x3.2 */
-	vpxor %ymm6, %ymm9, %ymm6 /* g1x_3 = xor(g1x3, g1l_3) */
-	vmovdqa 640(%rsp), %ymm11 /* reload g2x0.3 */
-	vmovdqa 768(%rsp), %ymm14 /* reload g2x1.3 */
-	vpxor %ymm14, %ymm11, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm3, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vpand %ymm5, %ymm11, %ymm14 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g1x2.3 */
+	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_rotl16(%rip), %ymm1 /* rotl16 = const() */
+	vmovdqa %ymm0, 448(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm1, %ymm11, %ymm0 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm0, %ymm3 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm0, %ymm0 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm0, %ymm3, %ymm0 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vmovdqa 320(%rsp), %ymm3 /* reload g1x3.2 */
+	vpxor %ymm0, %ymm3, %ymm0 /* g1x_3 = xor(g1x3, g1l_3) */
+	vmovdqa 0(%rsp), %ymm3 /* reload g2x0.3 */
+	vpxor 352(%rsp), %ymm3, %ymm11 /* g2t_acc_6 = xor(g2x0, g2x1) */
+	vpxor %ymm9, %ymm11, %ymm11 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor %ymm2, %ymm11, %ymm11 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2t_3_lo = and(g2t_3, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2t_3_sh = shr(g2t_3) */
-	vpand %ymm5, %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm11, %ymm1, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm14 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm14, %ymm13 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm11, %ymm15, %ymm11 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb %ymm12, %ymm11, %ymm11 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm11, %ymm11 /* g2s_3_aes = aesenclast(g2s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm11, %ymm13 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm11, %ymm11 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpand %ymm6, %ymm11, %ymm11 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
 	vpshufb %ymm11, %ymm7, %ymm11 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm11, %ymm14, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm14 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb %ymm8, %ymm11, %ymm9 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm3, 896(%rsp) /* spill g2x2.3 */
-	vpshufb %ymm2, %ymm11, %ymm3 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm3, %ymm9 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm3, %ymm3 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm3, %ymm9, %ymm3 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm14, %ymm11, %ymm9 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vmovdqa 256(%rsp), %ymm9 /* reload g2x3.2 */
-	vpxor %ymm3, %ymm9, %ymm3 /* g2x_3 = xor(g2x3, g2l_3) */
-	vmovdqa 544(%rsp), %ymm11 /* reload g3x0.3 */
-	vmovdqa 672(%rsp), %ymm14 /* reload g3x1.3 */
-	vpxor %ymm14, %ymm11, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vmovdqa 800(%rsp), %ymm13 /* reload g3x2.3 */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vpand %ymm5, %ymm11, %ymm13 /* g3t_3_lo = and(g3t_3, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3t_3_sh = shr(g3t_3) */
-	vpand %ymm5, %ymm11, %ymm11 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm0, %ymm13 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
-	vpshufb %ymm11, %ymm1, %ymm11 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb %ymm10, %ymm11, %ymm11 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
-	vaesenclast %ymm12, %ymm11, %ymm11 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
-	vpand %ymm5, %ymm11, %ymm13 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand %ymm5, %ymm11, %ymm11 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm11, %ymm7, %ymm11 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm11, %ymm13, %ymm11 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb %ymm15, %ymm11, %ymm13 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb %ymm8, %ymm11, %ymm14 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %ymm2, %ymm11, %ymm9 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm14, %ymm11, %ymm14 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm9, %ymm14, %ymm9 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm9, %ymm14 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm9, %ymm9 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm9, %ymm14, %ymm9 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm13, %ymm11, %ymm11 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g3x3.2 */
-	vpxor %ymm9, %ymm11, %ymm9 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa %ymm9, %ymm0 /* g3x3.3 */
-	vmovdqa 672(%rsp), %ymm1 /* reload g3x1.3 */
-	vmovdqa %ymm6, %ymm2 /* g1x3.3 */
-	vmovdqa 416(%rsp), %ymm4 /* reload g0x0.3 */
-	vmovdqa 736(%rsp), %ymm5 /* reload g0x2.3 */
-	vmovdqa %ymm3, %ymm6 /* g2x3.3 */
-	vmovdqa 608(%rsp), %ymm3 /* reload g0x1.3 */
-	vmovdqa 704(%rsp), %ymm7 /* reload g1x1.3 */
-	vmovdqa 576(%rsp), %ymm8 /* reload g1x0.3 */
-	vmovdqa 832(%rsp), %ymm9 /* reload g1x2.3 */
-	vmovdqa 864(%rsp), %ymm10 /* reload g0x3.3 */
-	vmovdqa 768(%rsp), %ymm11 /* reload g2x1.3 */
-	vmovdqa 640(%rsp), %ymm12 /* reload g2x0.3 */
-	vmovdqa 896(%rsp), %ymm13 /* reload g2x2.3 */
-	vmovdqa 544(%rsp), %ymm14 /* reload g3x0.3 */
-	vmovdqa 800(%rsp), %ymm15 /* reload g3x2.3 */
+	vpxor %ymm11, %ymm13, %ymm11 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb %ymm5, %ymm11, %ymm13 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %ymm8, %ymm11, %ymm3 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm2, 320(%rsp) /* spill g2x2.3 */
+	vpshufb %ymm1, %ymm11, %ymm2 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm3, %ymm11, %ymm3 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm2, %ymm3 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm2, %ymm2 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm2, %ymm3, %ymm2 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm13, %ymm11, %ymm3 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vmovdqa 128(%rsp), %ymm3 /* reload g2x3.2 */
+	vpxor %ymm2, %ymm3, %ymm2 /* g2x_3 = xor(g2x3, g2l_3) */
+	vmovdqa 32(%rsp), %ymm3 /* reload g3x0.3 */
+	vpxor 64(%rsp), %ymm3, %ymm11 /* g3t_acc_6 = xor(g3x0, g3x1) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 96(%rsp), %ymm9, %ymm9 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3t_3_sh = shr(g3t_3) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm14, %ymm11 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpshufb %ymm9, %ymm15, %ymm9 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
+	vpshufb %ymm12, %ymm9, %ymm9 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vaesenclast %ymm4, %ymm9, %ymm9 /* g3s_3_aes = aesenclast(g3s_3_sr, aes_cancel_key) */
+	vpand %ymm6, %ymm9, %ymm11 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand %ymm6, %ymm9, %ymm9 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm10, %ymm11 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm9, %ymm7, %ymm9 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm9, %ymm11, %ymm9 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb %ymm5, %ymm9, %ymm11 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %ymm8, %ymm9, %ymm13 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %ymm1, %ymm9, %ymm3 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm13, %ymm9, %ymm13 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm3, %ymm13, %ymm3 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm3, %ymm13 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm3, %ymm3 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm3, %ymm13, %ymm3 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm11, %ymm9, %ymm9 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vmovdqa 160(%rsp), %ymm9 /* reload g3x3.2 */
+	vpxor %ymm3, %ymm9, %ymm3 /* g3x_3 = xor(g3x3, g3l_3) */
+	vmovdqa %ymm2, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm3, 160(%rsp) /* spill g3x3.2 */
+	vmovdqa %ymm0, %ymm2 /* g1x3.3 */
+	vmovdqa 480(%rsp), %ymm3 /* reload g0x1.3 */
+	vmovdqa 384(%rsp), %ymm4 /* reload g0x0.3 */
+	vmovdqa 416(%rsp), %ymm5 /* reload g0x2.3 */
+	vmovdqa 224(%rsp), %ymm7 /* reload g1x1.3 */
+	vmovdqa 192(%rsp), %ymm8 /* reload g1x0.3 */
+	vmovdqa 256(%rsp), %ymm9 /* reload g1x2.3 */
+	vmovdqa 448(%rsp), %ymm10 /* reload g0x3.3 */
+	vmovdqa 352(%rsp), %ymm11 /* reload g2x1.3 */
+	vmovdqa 320(%rsp), %ymm13 /* reload g2x2.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_vaes_asm_1_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vmovdqa %ymm14, 128(%rsp) /* spill g3x0.2 */
-	vpunpckldq %ymm3, %ymm10, %ymm14 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm3, %ymm10, %ymm3 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm4, %ymm5, %ymm10 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckldq %ymm3, %ymm10, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm3, %ymm10, %ymm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm4, %ymm5, %ymm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
 	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm10, %ymm14, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm4, %ymm3, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm4, %ymm3, %ymm3 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
 	vbroadcasti128 .Lsm4_wordslice_avx2_vaes_asm_1_bswap32(%rip), %ymm4 /* bswap32 = const() */
 	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqa %ymm15, 256(%rsp) /* spill g3x2.2 */
-	vmovdqu (%rcx), %ymm15 /* msg = load() */
-	vpxor %ymm15, %ymm5, %ymm5 /* ct = xor(outbe, msg) */
+	vmovdqu (%rcx), %ymm6 /* msg = load() */
+	vpxor %ymm6, %ymm5, %ymm5 /* ct = xor(outbe, msg) */
 	vmovdqu %ymm5, (%rdx) /* store ct */
-	vpshufb %ymm4, %ymm10, %ymm5 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu 32(%rcx), %ymm10 /* msg_1 = load() */
-	vpxor %ymm10, %ymm5, %ymm5 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu %ymm5, 32(%rdx) /* store ct_1 */
-	vpshufb %ymm4, %ymm14, %ymm5 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu 64(%rcx), %ymm10 /* msg_2 = load() */
-	vpxor %ymm10, %ymm5, %ymm5 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu %ymm5, 64(%rdx) /* store ct_2 */
-	vpshufb %ymm4, %ymm3, %ymm3 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu 96(%rcx), %ymm5 /* msg_3 = load() */
-	vpxor %ymm5, %ymm3, %ymm3 /* ct_3 = xor(outbe_3, msg_3) */
-	vmovdqu %ymm3, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm7, %ymm2, %ymm3 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm7, %ymm2, %ymm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm8, %ymm9, %ymm5 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm8, %ymm9, %ymm7 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm5, %ymm3, %ymm8 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %ymm5, %ymm3, %ymm3 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %ymm7, %ymm2, %ymm5 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %ymm7, %ymm2, %ymm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb %ymm4, %ymm8, %ymm7 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu 128(%rcx), %ymm8 /* msg_4 = load() */
-	vpxor %ymm8, %ymm7, %ymm7 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu %ymm7, 128(%rdx) /* store ct_4 */
-	vpshufb %ymm4, %ymm3, %ymm3 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu 160(%rcx), %ymm7 /* msg_5 = load() */
-	vpxor %ymm7, %ymm3, %ymm3 /* ct_5 = xor(outbe_5, msg_5) */
-	vmovdqu %ymm3, 160(%rdx) /* store ct_5 */
-	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu 192(%rcx), %ymm5 /* msg_6 = load() */
-	vpxor %ymm5, %ymm3, %ymm3 /* ct_6 = xor(outbe_6, msg_6) */
-	vmovdqu %ymm3, 192(%rdx) /* store ct_6 */
-	vpshufb %ymm4, %ymm2, %ymm2 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu 224(%rcx), %ymm3 /* msg_7 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_7 = xor(outbe_7, msg_7) */
-	vmovdqu %ymm2, 224(%rdx) /* store ct_7 */
-	vpunpckldq %ymm11, %ymm6, %ymm2 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %ymm11, %ymm6, %ymm3 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %ymm12, %ymm13, %ymm5 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %ymm12, %ymm13, %ymm6 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %ymm5, %ymm2, %ymm7 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %ymm6, %ymm3, %ymm5 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %ymm6, %ymm3, %ymm3 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb %ymm4, %ymm7, %ymm6 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu 256(%rcx), %ymm7 /* msg_8 = load() */
-	vpxor %ymm7, %ymm6, %ymm6 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu %ymm6, 256(%rdx) /* store ct_8 */
-	vpshufb %ymm4, %ymm2, %ymm2 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu 288(%rcx), %ymm6 /* msg_9 = load() */
-	vpxor %ymm6, %ymm2, %ymm2 /* ct_9 = xor(outbe_9, msg_9) */
-	vmovdqu %ymm2, 288(%rdx) /* store ct_9 */
-	vpshufb %ymm4, %ymm5, %ymm2 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu 320(%rcx), %ymm5 /* msg_10 = load() */
-	vpxor %ymm5, %ymm2, %ymm2 /* ct_10 = xor(outbe_10, msg_10) */
-	vmovdqu %ymm2, 320(%rdx) /* store ct_10 */
-	vpshufb %ymm4, %ymm3, %ymm2 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu 352(%rcx), %ymm3 /* msg_11 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_11 = xor(outbe_11, msg_11) */
-	vmovdqu %ymm2, 352(%rdx) /* store ct_11 */
-	vpunpckldq %ymm1, %ymm0, %ymm2 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 256(%rsp), %ymm1 /* reload g3x2.2 */
-	vmovdqa 128(%rsp), %ymm3 /* reload g3x0.2 */
-	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm5, %ymm2, %ymm3 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %ymm5, %ymm2, %ymm2 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %ymm1, %ymm0, %ymm5 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb %ymm4, %ymm3, %ymm1 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu 384(%rcx), %ymm3 /* msg_12 = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu %ymm1, 384(%rdx) /* store ct_12 */
-	vpshufb %ymm4, %ymm2, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu 32(%rcx), %ymm5 /* msg_1 = load() */
+	vpxor %ymm5, %ymm0, %ymm0 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
+	vpshufb %ymm4, %ymm3, %ymm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu %ymm0, 64(%rdx) /* store ct_2 */
+	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
+	vpunpckldq %ymm7, %ymm2, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm7, %ymm2, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm8, %ymm9, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm8, %ymm9, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu 128(%rcx), %ymm5 /* msg_4 = load() */
+	vpxor %ymm5, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
+	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
+	vpshufb %ymm4, %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
+	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
+	vmovdqa 128(%rsp), %ymm0 /* reload g2x3.2 */
+	vpunpckldq %ymm11, %ymm0, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm11, %ymm0, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq 0(%rsp), %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq 0(%rsp), %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm2, %ymm1, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu 256(%rcx), %ymm5 /* msg_8 = load() */
+	vpxor %ymm5, %ymm3, %ymm3 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu %ymm3, 256(%rdx) /* store ct_8 */
+	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu 288(%rcx), %ymm3 /* msg_9 = load() */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_9 = xor(outbe_9, msg_9) */
+	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
+	vpshufb %ymm4, %ymm2, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu 320(%rcx), %ymm2 /* msg_10 = load() */
+	vpxor %ymm2, %ymm1, %ymm1 /* ct_10 = xor(outbe_10, msg_10) */
+	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
+	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 64(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 64(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 96(%rsp), %ymm2 /* reload g3x2.2 */
+	vpunpckldq 32(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq 32(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb %ymm4, %ymm5, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu 384(%rcx), %ymm5 /* msg_12 = load() */
+	vpxor %ymm5, %ymm2, %ymm2 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu %ymm2, 384(%rdx) /* store ct_12 */
+	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu 416(%rcx), %ymm2 /* msg_13 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
-	vpshufb %ymm4, %ymm5, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb %ymm4, %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */

@@ -11,7 +11,7 @@
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2560 bytes (40 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_128_encrypt_asm
@@ -21,7 +21,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2560, %rsp
+	sub $1024, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -155,372 +155,349 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
 	vpandd %zmm17, %zmm16, %zmm16 /* hi_15 = and(hi_shifted_15, nibble_mask) */
 	vpandd %zmm17, %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 0(%rsp), %zmm17 /* reload x1_13.2 */
+	vmovdqa64 %zmm29, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm13, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm14, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm17, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm0, 448(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_avx512_asm_0_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill x1_15.2 */
 	vbroadcasti32x4 (%rdi,%rcx), %zmm0 /* t0_0 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm1, 64(%rsp) /* spill x0_0.2 */
 	vbroadcasti32x4 16(%rdi,%rcx), %zmm1 /* t0_1 = bcast128() */
 	vpshufb %zmm3, %zmm1, %zmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm3, 128(%rsp) /* spill x0_1.2 */
 	vbroadcasti32x4 32(%rdi,%rcx), %zmm3 /* t0_2 = bcast128() */
 	vpshufb %zmm18, %zmm3, %zmm3 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm18, 192(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%rcx), %zmm18 /* t0_3 = bcast128() */
-	vpshufb %zmm2, %zmm18, %zmm18 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm2, 256(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 64(%rdi,%rcx), %zmm2 /* t0_4 = bcast128() */
-	vpshufb %zmm19, %zmm2, %zmm2 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm19, 320(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 80(%rdi,%rcx), %zmm19 /* t0_5 = bcast128() */
-	vpshufb %zmm7, %zmm19, %zmm19 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm7, 384(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 96(%rdi,%rcx), %zmm7 /* t0_6 = bcast128() */
-	vpshufb %zmm20, %zmm7, %zmm7 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm20, 448(%rsp) /* spill x0_6.2 */
-	vbroadcasti32x4 112(%rdi,%rcx), %zmm20 /* t0_7 = bcast128() */
-	vpshufb %zmm4, %zmm20, %zmm20 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm4, 512(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 256(%rdi,%rcx), %zmm4 /* t1_0 = bcast128() */
-	vpshufb %zmm25, %zmm4, %zmm4 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm25, 576(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 272(%rdi,%rcx), %zmm25 /* t1_1 = bcast128() */
-	vpshufb %zmm9, %zmm25, %zmm25 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm9, 640(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 288(%rdi,%rcx), %zmm9 /* t1_2 = bcast128() */
-	vpshufb %zmm26, %zmm9, %zmm9 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm26, 704(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 304(%rdi,%rcx), %zmm26 /* t1_3 = bcast128() */
-	vpshufb %zmm10, %zmm26, %zmm26 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm10, 768(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 320(%rdi,%rcx), %zmm10 /* t1_4 = bcast128() */
-	vpshufb %zmm27, %zmm10, %zmm10 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm27, 832(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 336(%rdi,%rcx), %zmm27 /* t1_5 = bcast128() */
-	vpshufb %zmm11, %zmm27, %zmm27 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm11, 896(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 352(%rdi,%rcx), %zmm11 /* t1_6 = bcast128() */
-	vpshufb %zmm28, %zmm11, %zmm11 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm28, 960(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 368(%rdi,%rcx), %zmm28 /* t1_7 = bcast128() */
-	vpshufb %zmm12, %zmm28, %zmm28 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 48(%rdi,%rcx), %zmm13 /* t0_3 = bcast128() */
+	vpshufb %zmm2, %zmm13, %zmm2 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 64(%rdi,%rcx), %zmm13 /* t0_4 = bcast128() */
+	vpshufb %zmm19, %zmm13, %zmm13 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%rcx), %zmm14 /* t0_5 = bcast128() */
+	vpshufb %zmm7, %zmm14, %zmm7 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 96(%rdi,%rcx), %zmm14 /* t0_6 = bcast128() */
+	vpshufb %zmm20, %zmm14, %zmm14 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 112(%rdi,%rcx), %zmm16 /* t0_7 = bcast128() */
+	vpshufb %zmm4, %zmm16, %zmm4 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 256(%rdi,%rcx), %zmm16 /* t1_0 = bcast128() */
+	vpshufb %zmm25, %zmm16, %zmm16 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 272(%rdi,%rcx), %zmm17 /* t1_1 = bcast128() */
+	vpshufb %zmm9, %zmm17, %zmm9 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 288(%rdi,%rcx), %zmm17 /* t1_2 = bcast128() */
+	vpshufb %zmm26, %zmm17, %zmm17 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 304(%rdi,%rcx), %zmm18 /* t1_3 = bcast128() */
+	vpshufb %zmm10, %zmm18, %zmm10 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 320(%rdi,%rcx), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm27, %zmm18, %zmm18 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 336(%rdi,%rcx), %zmm19 /* t1_5 = bcast128() */
+	vpshufb %zmm11, %zmm19, %zmm11 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 352(%rdi,%rcx), %zmm19 /* t1_6 = bcast128() */
+	vpshufb %zmm28, %zmm19, %zmm19 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 368(%rdi,%rcx), %zmm20 /* t1_7 = bcast128() */
+	vpshufb %zmm12, %zmm20, %zmm12 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm12, 1024(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm25, %zmm12 /* s1_1 */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm12 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm16, 1088(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm9, %zmm16 /* s1_2 */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm16 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm17, 1152(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm26, %zmm17 /* s1_3 */
-	vpternlogd $0x96, %zmm3, %zmm18, %zmm17 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm31, 1216(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm10, %zmm31 /* s1_4 */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm31 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm14, 1280(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm27, %zmm14 /* s1_5 */
-	vpternlogd $0x96, %zmm2, %zmm19, %zmm14 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm30, 1344(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm11, %zmm30 /* s1_6 */
-	vpternlogd $0x96, %zmm19, %zmm7, %zmm30 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm13, 1408(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm28, %zmm13 /* s1_7 */
-	vpternlogd $0x96, %zmm7, %zmm20, %zmm13 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm29, 1472(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm4, %zmm29 /* s1_0 */
-	vpternlogd $0x96, %zmm20, %zmm0, %zmm29 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm17, %zmm0, %zmm4 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
-	vpternlogd $0x96, %zmm31, %zmm1, %zmm25 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
-	vpternlogd $0x96, %zmm14, %zmm3, %zmm9 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
-	vpternlogd $0x96, %zmm30, %zmm18, %zmm26 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
-	vpternlogd $0x96, %zmm13, %zmm2, %zmm10 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
-	vpternlogd $0x96, %zmm29, %zmm19, %zmm27 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm11 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
-	vpternlogd $0x96, %zmm16, %zmm20, %zmm28 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
-	vmovdqa64 %zmm30, %zmm0 /* y0_5 */
-	vpternlogd $0x96, %zmm4, %zmm28, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
-	vmovdqa64 %zmm13, %zmm1 /* y0_6 */
-	vpternlogd $0x96, %zmm25, %zmm4, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
-	vmovdqa64 %zmm29, %zmm2 /* y0_7 */
-	vpternlogd $0x96, %zmm9, %zmm25, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
-	vmovdqa64 %zmm12, %zmm3 /* y0_0 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
-	vmovdqa64 %zmm16, %zmm7 /* y0_1 */
-	vpternlogd $0x96, %zmm10, %zmm26, %zmm7 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
-	vmovdqa64 %zmm17, %zmm18 /* y0_2 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm18 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
-	vmovdqa64 %zmm31, %zmm19 /* y0_3 */
-	vpternlogd $0x96, %zmm11, %zmm27, %zmm19 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
-	vmovdqa64 %zmm14, %zmm20 /* y0_4 */
-	vpternlogd $0x96, %zmm28, %zmm11, %zmm20 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm12 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
-	vpternlogd $0x96, %zmm1, %zmm26, %zmm16 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
-	vpternlogd $0x96, %zmm2, %zmm10, %zmm17 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
-	vpternlogd $0x96, %zmm3, %zmm27, %zmm31 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
-	vpternlogd $0x96, %zmm7, %zmm11, %zmm14 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
-	vpternlogd $0x96, %zmm18, %zmm28, %zmm30 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
-	vpternlogd $0x96, %zmm19, %zmm4, %zmm13 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
-	vpternlogd $0x96, %zmm20, %zmm25, %zmm29 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
+	vmovdqa64 %zmm9, %zmm20 /* s1_1 */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm20 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm17, %zmm25 /* s1_2 */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm25 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm10, %zmm26 /* s1_3 */
+	vpternlogd $0x96, %zmm3, %zmm2, %zmm26 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm18, %zmm27 /* s1_4 */
+	vpternlogd $0x96, %zmm2, %zmm13, %zmm27 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm11, %zmm28 /* s1_5 */
+	vpternlogd $0x96, %zmm13, %zmm7, %zmm28 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm19, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm7, %zmm14, %zmm29 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm12, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm14, %zmm4, %zmm30 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm16, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm4, %zmm0, %zmm31 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm16 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm9 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
+	vpternlogd $0x96, %zmm28, %zmm3, %zmm17 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
+	vpternlogd $0x96, %zmm29, %zmm2, %zmm10 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
+	vpternlogd $0x96, %zmm30, %zmm13, %zmm18 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
+	vpternlogd $0x96, %zmm31, %zmm7, %zmm11 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
+	vpternlogd $0x96, %zmm20, %zmm14, %zmm19 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm12 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5 */
+	vpternlogd $0x96, %zmm16, %zmm12, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
+	vmovdqa64 %zmm30, %zmm1 /* y0_6 */
+	vpternlogd $0x96, %zmm9, %zmm16, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
+	vmovdqa64 %zmm31, %zmm2 /* y0_7 */
+	vpternlogd $0x96, %zmm17, %zmm9, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
+	vmovdqa64 %zmm20, %zmm3 /* y0_0 */
+	vpternlogd $0x96, %zmm10, %zmm17, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
+	vmovdqa64 %zmm25, %zmm4 /* y0_1 */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm4 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
+	vmovdqa64 %zmm26, %zmm7 /* y0_2 */
+	vpternlogd $0x96, %zmm11, %zmm18, %zmm7 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
+	vmovdqa64 %zmm27, %zmm13 /* y0_3 */
+	vpternlogd $0x96, %zmm19, %zmm11, %zmm13 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
+	vmovdqa64 %zmm28, %zmm14 /* y0_4 */
+	vpternlogd $0x96, %zmm12, %zmm19, %zmm14 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm20 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm25 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
+	vpternlogd $0x96, %zmm2, %zmm18, %zmm26 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
+	vpternlogd $0x96, %zmm3, %zmm11, %zmm27 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm28 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm29 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
+	vpternlogd $0x96, %zmm13, %zmm16, %zmm30 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
+	vpternlogd $0x96, %zmm14, %zmm9, %zmm31 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 128(%rdi,%rcx), %zmm4 /* t0_8 = bcast128() */
-	vpshufb %zmm21, %zmm4, %zmm4 /* s0_8 = lookup16(t0_8, x0_8) */
-	vbroadcasti32x4 144(%rdi,%rcx), %zmm9 /* t0_9 = bcast128() */
-	vpshufb %zmm5, %zmm9, %zmm9 /* s0_9 = lookup16(t0_9, x0_9) */
+	vbroadcasti32x4 128(%rdi,%rcx), %zmm9 /* t0_8 = bcast128() */
+	vpshufb %zmm21, %zmm9, %zmm9 /* s0_8 = lookup16(t0_8, x0_8) */
+	vbroadcasti32x4 144(%rdi,%rcx), %zmm10 /* t0_9 = bcast128() */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_9 = lookup16(t0_9, x0_9) */
 	vbroadcasti32x4 160(%rdi,%rcx), %zmm10 /* t0_10 = bcast128() */
 	vpshufb %zmm22, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 176(%rdi,%rcx), %zmm11 /* t0_11 = bcast128() */
-	vpshufb %zmm6, %zmm11, %zmm11 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 192(%rdi,%rcx), %zmm25 /* t0_12 = bcast128() */
-	vpshufb %zmm23, %zmm25, %zmm25 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%rcx), %zmm26 /* t0_13 = bcast128() */
-	vpshufb %zmm15, %zmm26, %zmm26 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 224(%rdi,%rcx), %zmm27 /* t0_14 = bcast128() */
-	vpshufb %zmm24, %zmm27, %zmm27 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%rcx), %zmm28 /* t0_15 = bcast128() */
-	vpshufb %zmm8, %zmm28, %zmm28 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm8, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 384(%rdi,%rcx), %zmm8 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm24, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm24 /* reload x1_8.2 */
-	vpshufb %zmm24, %zmm8, %zmm8 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 400(%rdi,%rcx), %zmm24 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm15, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm15 /* reload x1_9.2 */
-	vpshufb %zmm15, %zmm24, %zmm24 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 416(%rdi,%rcx), %zmm15 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm23, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm23 /* reload x1_10.2 */
-	vpshufb %zmm23, %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 432(%rdi,%rcx), %zmm23 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm6, 1792(%rsp) /* spill x0_11.2 */
-	vmovdqa64 1280(%rsp), %zmm6 /* reload x1_11.2 */
-	vpshufb %zmm6, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 448(%rdi,%rcx), %zmm6 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm22, 1856(%rsp) /* spill x0_10.2 */
-	vmovdqa64 1216(%rsp), %zmm22 /* reload x1_12.2 */
-	vpshufb %zmm22, %zmm6, %zmm6 /* s1_12 = lookup16(t1_12, x1_12) */
+	vpshufb %zmm6, %zmm11, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 192(%rdi,%rcx), %zmm11 /* t0_12 = bcast128() */
+	vpshufb %zmm23, %zmm11, %zmm11 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%rcx), %zmm12 /* t0_13 = bcast128() */
+	vpshufb %zmm15, %zmm12, %zmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 224(%rdi,%rcx), %zmm15 /* t0_14 = bcast128() */
+	vpshufb %zmm24, %zmm15, %zmm15 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%rcx), %zmm16 /* t0_15 = bcast128() */
+	vpshufb %zmm8, %zmm16, %zmm8 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 384(%rdi,%rcx), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 0(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 400(%rdi,%rcx), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 64(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 416(%rdi,%rcx), %zmm18 /* t1_10 = bcast128() */
+	vpshufb 128(%rsp), %zmm18, %zmm18 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 432(%rdi,%rcx), %zmm19 /* t1_11 = bcast128() */
+	vpshufb 192(%rsp), %zmm19, %zmm19 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 448(%rdi,%rcx), %zmm21 /* t1_12 = bcast128() */
+	vpshufb 256(%rsp), %zmm21, %zmm21 /* s1_12 = lookup16(t1_12, x1_12) */
 	vbroadcasti32x4 464(%rdi,%rcx), %zmm22 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm5, 1920(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1152(%rsp), %zmm5 /* reload x1_13.2 */
-	vpshufb %zmm5, %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 480(%rdi,%rcx), %zmm5 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm21, 1984(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1088(%rsp), %zmm21 /* reload x1_14.2 */
-	vpshufb %zmm21, %zmm5, %zmm5 /* s1_14 = lookup16(t1_14, x1_14) */
-	vbroadcasti32x4 496(%rdi,%rcx), %zmm21 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm20, 2048(%rsp) /* spill y1_7_2 */
-	vmovdqa64 0(%rsp), %zmm20 /* reload x1_15.2 */
-	vpshufb %zmm20, %zmm21, %zmm21 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb 320(%rsp), %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 480(%rdi,%rcx), %zmm23 /* t1_14 = bcast128() */
+	vpshufb 384(%rsp), %zmm23, %zmm23 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 496(%rdi,%rcx), %zmm24 /* t1_15 = bcast128() */
+	vpshufb 448(%rsp), %zmm24, %zmm24 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm24, %zmm20 /* s1_9 */
-	vpternlogd $0x96, %zmm4, %zmm9, %zmm20 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm19, 2112(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm15, %zmm19 /* s1_10 */
-	vpternlogd $0x96, %zmm9, %zmm10, %zmm19 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm3, 2176(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm23, %zmm3 /* s1_11 */
-	vpternlogd $0x96, %zmm10, %zmm11, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm2, 2240(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm6, %zmm2 /* s1_12 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm1, 2304(%rsp) /* spill y1_1_2 */
+	vmovdqa64 %zmm14, 512(%rsp) /* spill y1_7_2 */
+	vmovdqa64 %zmm17, %zmm14 /* s1_9 */
+	vpternlogd $0x96, %zmm9, %zmm5, %zmm14 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm13, 576(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm18, %zmm13 /* s1_10 */
+	vpternlogd $0x96, %zmm5, %zmm10, %zmm13 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm3, 640(%rsp) /* spill y1_3_2 */
+	vmovdqa64 %zmm19, %zmm3 /* s1_11 */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
+	vmovdqa64 %zmm2, 704(%rsp) /* spill y1_2_2 */
+	vmovdqa64 %zmm21, %zmm2 /* s1_12 */
+	vpternlogd $0x96, %zmm6, %zmm11, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm1, 768(%rsp) /* spill y1_1_2 */
 	vmovdqa64 %zmm22, %zmm1 /* s1_13 */
-	vpternlogd $0x96, %zmm25, %zmm26, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm0, 2368(%rsp) /* spill y1_0_2 */
-	vmovdqa64 %zmm5, %zmm0 /* s1_14 */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
-	vmovdqa64 %zmm18, 2432(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm21, %zmm18 /* s1_15 */
-	vpternlogd $0x96, %zmm27, %zmm28, %zmm18 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
-	vmovdqa64 %zmm7, 2496(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm8, %zmm7 /* s1_8 */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm7 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm3, %zmm4, %zmm8 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
-	vpternlogd $0x96, %zmm2, %zmm9, %zmm24 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
-	vpternlogd $0x96, %zmm1, %zmm10, %zmm15 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
-	vpternlogd $0x96, %zmm0, %zmm11, %zmm23 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
-	vpternlogd $0x96, %zmm18, %zmm25, %zmm6 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
-	vpternlogd $0x96, %zmm7, %zmm26, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
-	vpternlogd $0x96, %zmm20, %zmm27, %zmm5 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
-	vpternlogd $0x96, %zmm19, %zmm28, %zmm21 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
-	vmovdqa64 %zmm0, %zmm4 /* y0_13 */
-	vpternlogd $0x96, %zmm8, %zmm21, %zmm4 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
-	vmovdqa64 %zmm18, %zmm9 /* y0_14 */
-	vpternlogd $0x96, %zmm24, %zmm8, %zmm9 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
-	vmovdqa64 %zmm7, %zmm10 /* y0_15 */
-	vpternlogd $0x96, %zmm15, %zmm24, %zmm10 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
-	vmovdqa64 %zmm20, %zmm11 /* y0_8 */
-	vpternlogd $0x96, %zmm23, %zmm15, %zmm11 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
-	vmovdqa64 %zmm19, %zmm25 /* y0_9 */
-	vpternlogd $0x96, %zmm6, %zmm23, %zmm25 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
-	vmovdqa64 %zmm3, %zmm26 /* y0_10 */
-	vpternlogd $0x96, %zmm22, %zmm6, %zmm26 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
-	vmovdqa64 %zmm2, %zmm27 /* y0_11 */
-	vpternlogd $0x96, %zmm5, %zmm22, %zmm27 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
-	vmovdqa64 %zmm1, %zmm28 /* y0_12 */
-	vpternlogd $0x96, %zmm21, %zmm5, %zmm28 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm20 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
-	vpternlogd $0x96, %zmm9, %zmm23, %zmm19 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
-	vpternlogd $0x96, %zmm25, %zmm5, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
-	vpternlogd $0x96, %zmm26, %zmm21, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
-	vpternlogd $0x96, %zmm27, %zmm8, %zmm18 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm7 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
+	vpternlogd $0x96, %zmm11, %zmm12, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill y1_0_2 */
+	vmovdqa64 %zmm23, %zmm0 /* s1_14 */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
+	vmovdqa64 %zmm7, 896(%rsp) /* spill y1_5_2 */
+	vmovdqa64 %zmm24, %zmm7 /* s1_15 */
+	vpternlogd $0x96, %zmm15, %zmm8, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
+	vmovdqa64 %zmm4, 960(%rsp) /* spill y1_4_2 */
+	vmovdqa64 %zmm16, %zmm4 /* s1_8 */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm4 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm3, %zmm9, %zmm16 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
+	vpternlogd $0x96, %zmm2, %zmm5, %zmm17 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm18 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm19 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
+	vpternlogd $0x96, %zmm7, %zmm11, %zmm21 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
+	vpternlogd $0x96, %zmm4, %zmm12, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm23 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm24 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
+	vmovdqa64 %zmm0, %zmm5 /* y0_13 */
+	vpternlogd $0x96, %zmm16, %zmm24, %zmm5 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
+	vmovdqa64 %zmm7, %zmm6 /* y0_14 */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm6 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
+	vmovdqa64 %zmm4, %zmm8 /* y0_15 */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm8 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
+	vmovdqa64 %zmm14, %zmm9 /* y0_8 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm9 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
+	vmovdqa64 %zmm13, %zmm10 /* y0_9 */
+	vpternlogd $0x96, %zmm21, %zmm19, %zmm10 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
+	vmovdqa64 %zmm3, %zmm11 /* y0_10 */
+	vpternlogd $0x96, %zmm22, %zmm21, %zmm11 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
+	vmovdqa64 %zmm2, %zmm12 /* y0_11 */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm12 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
+	vmovdqa64 %zmm1, %zmm15 /* y0_12 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm15 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm5, %zmm18, %zmm14 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
+	vpternlogd $0x96, %zmm6, %zmm19, %zmm13 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
+	vpternlogd $0x96, %zmm8, %zmm21, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
+	vpternlogd $0x96, %zmm11, %zmm24, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
+	vpternlogd $0x96, %zmm12, %zmm16, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm4 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 %zmm16, %zmm5 /* x0_9.3 */
-	vmovdqa64 %zmm30, %zmm6 /* x0_11.3 */
-	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
-	vmovdqa64 %zmm29, %zmm2 /* x0_3.3 */
-	vmovdqa64 %zmm7, %zmm15 /* x0_13.3 */
-	vmovdqa64 %zmm19, %zmm7 /* x0_5.3 */
-	vmovdqa64 2112(%rsp), %zmm16 /* reload x1_14.3 */
-	vmovdqa64 %zmm20, %zmm19 /* x0_4.3 */
-	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
-	vmovdqa64 %zmm17, %zmm1 /* x0_0.3 */
-	vmovdqa64 %zmm9, %zmm17 /* x1_13.3 */
-	vmovdqa64 2432(%rsp), %zmm9 /* reload x1_1.3 */
-	vmovdqa64 %zmm12, %zmm21 /* x0_8.3 */
-	vmovdqa64 2304(%rsp), %zmm12 /* reload x1_7.3 */
-	vmovdqa64 %zmm14, %zmm22 /* x0_10.3 */
-	vmovdqa64 %zmm26, %zmm14 /* x1_11.3 */
-	vmovdqa64 %zmm18, %zmm23 /* x0_12.3 */
-	vmovdqa64 %zmm13, %zmm18 /* x0_2.3 */
-	vmovdqa64 2176(%rsp), %zmm13 /* reload x1_9.3 */
-	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
-	vmovdqa64 %zmm31, %zmm3 /* x0_1.3 */
-	vmovdqa64 %zmm27, %zmm26 /* x1_2.3 */
-	vmovdqa64 %zmm10, %zmm27 /* x1_4.3 */
-	vmovdqa64 %zmm28, %zmm10 /* x1_3.3 */
-	vmovdqa64 2368(%rsp), %zmm28 /* reload x1_6.3 */
-	vmovdqa64 2240(%rsp), %zmm29 /* reload x1_8.3 */
-	vmovdqa64 %zmm25, %zmm30 /* x1_10.3 */
-	vmovdqa64 2496(%rsp), %zmm25 /* reload x1_0.3 */
-	vmovdqa64 %zmm4, %zmm31 /* x1_12.3 */
+	vmovdqa64 %zmm10, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm11, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm5, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm6, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 704(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x1_14.3 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x1_15.3 */
+	vmovdqa64 %zmm16, 448(%rsp) /* spill x1_15.2 */
+	vmovdqa64 %zmm25, %zmm5 /* x0_9.3 */
+	vmovdqa64 %zmm29, %zmm6 /* x0_11.3 */
+	vmovdqa64 %zmm15, %zmm10 /* x1_3.3 */
+	vmovdqa64 %zmm9, %zmm11 /* x1_5.3 */
+	vmovdqa64 896(%rsp), %zmm9 /* reload x1_1.3 */
+	vmovdqa64 %zmm4, %zmm15 /* x0_13.3 */
 	vmovdqa64 %zmm0, %zmm4 /* x0_7.3 */
-	vmovdqa64 2048(%rsp), %zmm0 /* reload x1_15.3 */
+	vmovdqa64 %zmm30, %zmm18 /* x0_2.3 */
+	vmovdqa64 %zmm14, %zmm19 /* x0_4.3 */
+	vmovdqa64 %zmm20, %zmm21 /* x0_8.3 */
+	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
+	vmovdqa64 %zmm26, %zmm1 /* x0_0.3 */
+	vmovdqa64 %zmm28, %zmm22 /* x0_10.3 */
+	vmovdqa64 %zmm7, %zmm23 /* x0_12.3 */
+	vmovdqa64 %zmm13, %zmm7 /* x0_5.3 */
+	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
+	vmovdqa64 %zmm27, %zmm3 /* x0_1.3 */
+	vmovdqa64 960(%rsp), %zmm25 /* reload x1_0.3 */
+	vmovdqa64 %zmm12, %zmm26 /* x1_2.3 */
+	vmovdqa64 768(%rsp), %zmm12 /* reload x1_7.3 */
+	vmovdqa64 %zmm8, %zmm27 /* x1_4.3 */
+	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
+	vmovdqa64 %zmm31, %zmm2 /* x0_3.3 */
+	vmovdqa64 832(%rsp), %zmm28 /* reload x1_6.3 */
 	add $512, %rcx
 	cmp $8192, %rcx
 	jne .Lublock_nibbleslice_avx512_asm_0_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	vpsllw $4, %zmm1, %zmm1 /* hi_up = shl(x0_0) */
-	vpord %zmm3, %zmm1, %zmm1 /* byte = or(hi_up, x0_1) */
-	vpsllw $4, %zmm18, %zmm3 /* hi_up_1 = shl(x0_2) */
-	vpord %zmm2, %zmm3, %zmm2 /* byte_1 = or(hi_up_1, x0_3) */
-	vpsllw $4, %zmm19, %zmm3 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm7, %zmm3, %zmm3 /* byte_2 = or(hi_up_2, x0_5) */
-	vpsllw $4, %zmm20, %zmm7 /* hi_up_3 = shl(x0_6) */
-	vpord %zmm4, %zmm7, %zmm4 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm21, %zmm7 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm5, %zmm7, %zmm5 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm22, %zmm7 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm6, %zmm7, %zmm6 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm23, %zmm7 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm15, %zmm7, %zmm7 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm24, %zmm15 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm8, %zmm15, %zmm8 /* byte_7 = or(hi_up_7, x0_15) */
-	vpsllw $4, %zmm25, %zmm15 /* hi_up_8 = shl(x1_0) */
-	vpord %zmm9, %zmm15, %zmm9 /* byte_8 = or(hi_up_8, x1_1) */
-	vpsllw $4, %zmm26, %zmm15 /* hi_up_9 = shl(x1_2) */
-	vpord %zmm10, %zmm15, %zmm10 /* byte_9 = or(hi_up_9, x1_3) */
-	vpsllw $4, %zmm27, %zmm15 /* hi_up_10 = shl(x1_4) */
-	vpord %zmm11, %zmm15, %zmm11 /* byte_10 = or(hi_up_10, x1_5) */
-	vpsllw $4, %zmm28, %zmm15 /* hi_up_11 = shl(x1_6) */
-	vpord %zmm12, %zmm15, %zmm12 /* byte_11 = or(hi_up_11, x1_7) */
-	vpsllw $4, %zmm29, %zmm15 /* hi_up_12 = shl(x1_8) */
-	vpord %zmm13, %zmm15, %zmm13 /* byte_12 = or(hi_up_12, x1_9) */
-	vpsllw $4, %zmm30, %zmm15 /* hi_up_13 = shl(x1_10) */
-	vpord %zmm14, %zmm15, %zmm14 /* byte_13 = or(hi_up_13, x1_11) */
-	vpsllw $4, %zmm31, %zmm15 /* hi_up_14 = shl(x1_12) */
-	vpord %zmm17, %zmm15, %zmm15 /* byte_14 = or(hi_up_14, x1_13) */
-	vpsllw $4, %zmm16, %zmm16 /* hi_up_15 = shl(x1_14) */
-	vpord %zmm0, %zmm16, %zmm0 /* byte_15 = or(hi_up_15, x1_15) */
-	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm0, %zmm8, %zmm15 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm0, %zmm8, %zmm0 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm12, %zmm16, %zmm8 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm12, %zmm16, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm5, %zmm1, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm15, %zmm11, %zmm7 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm0, %zmm4, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm0, %zmm4, %zmm0 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm6, %zmm8, %zmm4 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm6, %zmm8, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm10, %zmm12, %zmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm16, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm0, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm3, %zmm4, %zmm2 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm3, %zmm4, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm5, %zmm6, %zmm4 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm7, %zmm8, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm7, %zmm8, %zmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm10, %zmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm10, %zmm9 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm11, %zmm12, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm11, %zmm12, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm14, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm16, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm16, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm0, %zmm1, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vmovdqu64 %zmm2, (%rdx) /* store tro3 */
-	vmovdqu64 %zmm3, 64(%rdx) /* store tro3_1 */
-	vmovdqu64 %zmm4, 128(%rdx) /* store tro3_2 */
-	vmovdqu64 %zmm5, 192(%rdx) /* store tro3_3 */
-	vmovdqu64 %zmm6, 256(%rdx) /* store tro3_4 */
-	vmovdqu64 %zmm7, 320(%rdx) /* store tro3_5 */
-	vmovdqu64 %zmm8, 384(%rdx) /* store tro3_6 */
-	vmovdqu64 %zmm9, 448(%rdx) /* store tro3_7 */
-	vmovdqu64 %zmm10, 512(%rdx) /* store tro3_8 */
-	vmovdqu64 %zmm11, 576(%rdx) /* store tro3_9 */
-	vmovdqu64 %zmm12, 640(%rdx) /* store tro3_10 */
-	vmovdqu64 %zmm13, 704(%rdx) /* store tro3_11 */
-	vmovdqu64 %zmm14, 768(%rdx) /* store tro3_12 */
-	vmovdqu64 %zmm15, 832(%rdx) /* store tro3_13 */
+	vpsllw $4, %zmm1, %zmm0 /* hi_up = shl(x0_0) */
+	vpord %zmm3, %zmm0, %zmm0 /* byte = or(hi_up, x0_1) */
+	vpsllw $4, %zmm18, %zmm1 /* hi_up_1 = shl(x0_2) */
+	vpord %zmm2, %zmm1, %zmm1 /* byte_1 = or(hi_up_1, x0_3) */
+	vpsllw $4, %zmm19, %zmm2 /* hi_up_2 = shl(x0_4) */
+	vpord %zmm7, %zmm2, %zmm2 /* byte_2 = or(hi_up_2, x0_5) */
+	vpsllw $4, %zmm20, %zmm3 /* hi_up_3 = shl(x0_6) */
+	vpord %zmm4, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, x0_7) */
+	vpsllw $4, %zmm21, %zmm4 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm5, %zmm4, %zmm4 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm22, %zmm5 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm6, %zmm5, %zmm5 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm23, %zmm6 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm15, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm24, %zmm7 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm8, %zmm7, %zmm7 /* byte_7 = or(hi_up_7, x0_15) */
+	vpsllw $4, %zmm25, %zmm8 /* hi_up_8 = shl(x1_0) */
+	vpord %zmm9, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, x1_1) */
+	vpsllw $4, %zmm26, %zmm9 /* hi_up_9 = shl(x1_2) */
+	vpord %zmm10, %zmm9, %zmm9 /* byte_9 = or(hi_up_9, x1_3) */
+	vpsllw $4, %zmm27, %zmm10 /* hi_up_10 = shl(x1_4) */
+	vpord %zmm11, %zmm10, %zmm10 /* byte_10 = or(hi_up_10, x1_5) */
+	vpsllw $4, %zmm28, %zmm11 /* hi_up_11 = shl(x1_6) */
+	vpord %zmm12, %zmm11, %zmm11 /* byte_11 = or(hi_up_11, x1_7) */
+	vmovdqa64 0(%rsp), %zmm12 /* reload x1_8.2 */
+	vpsllw $4, %zmm12, %zmm12 /* hi_up_12 = shl(x1_8) */
+	vpord 64(%rsp), %zmm12, %zmm12 /* byte_12 = or(hi_up_12, x1_9) */
+	vmovdqa64 128(%rsp), %zmm13 /* reload x1_10.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_13 = shl(x1_10) */
+	vpord 192(%rsp), %zmm13, %zmm13 /* byte_13 = or(hi_up_13, x1_11) */
+	vmovdqa64 256(%rsp), %zmm14 /* reload x1_12.2 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_14 = shl(x1_12) */
+	vpord 320(%rsp), %zmm14, %zmm14 /* byte_14 = or(hi_up_14, x1_13) */
+	vmovdqa64 384(%rsp), %zmm15 /* reload x1_14.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(x1_14) */
+	vpord 448(%rsp), %zmm15, %zmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	vpunpcklbw %zmm8, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm9, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm11, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm4, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm12, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm5, %zmm1, %zmm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm5, %zmm15, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm5, %zmm15, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm9, %zmm11, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm13, %zmm16, %zmm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm13, %zmm16, %zmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm6, %zmm4, %zmm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm10, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm14, %zmm12, %zmm10 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm1, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm10, %zmm11, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu64 %zmm3, (%rdx) /* store tro3 */
+	vmovdqu64 %zmm2, 64(%rdx) /* store tro3_1 */
+	vmovdqu64 %zmm7, 128(%rdx) /* store tro3_2 */
+	vmovdqu64 %zmm4, 192(%rdx) /* store tro3_3 */
+	vmovdqu64 %zmm5, 256(%rdx) /* store tro3_4 */
+	vmovdqu64 %zmm6, 320(%rdx) /* store tro3_5 */
+	vmovdqu64 %zmm15, 384(%rdx) /* store tro3_6 */
+	vmovdqu64 %zmm8, 448(%rdx) /* store tro3_7 */
+	vmovdqu64 %zmm9, 512(%rdx) /* store tro3_8 */
+	vmovdqu64 %zmm10, 576(%rdx) /* store tro3_9 */
+	vmovdqu64 %zmm11, 640(%rdx) /* store tro3_10 */
+	vmovdqu64 %zmm12, 704(%rdx) /* store tro3_11 */
+	vmovdqu64 %zmm13, 768(%rdx) /* store tro3_12 */
+	vmovdqu64 %zmm14, 832(%rdx) /* store tro3_13 */
 	vmovdqu64 %zmm16, 896(%rdx) /* store tro3_14 */
 	vmovdqu64 %zmm0, 960(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
@@ -535,7 +512,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2560 bytes (40 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_128_decrypt_asm
@@ -545,7 +522,7 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2560, %rsp
+	sub $1024, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -729,328 +706,300 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vpternlogd $0x6a, %zmm27, %zmm21, %zmm23 /* y0_10 = ternlog(hi_shifted_7, nibble_mask, hi_10) */
 	vpternlogd $0x6a, %zmm11, %zmm21, %zmm8 /* y0_11 = ternlog(tr3_7, nibble_mask, lo_10) */
 	vmovdqa64 384(%rsp), %zmm22 /* reload hi_shifted_3 */
-	vmovdqa64 448(%rsp), %zmm24 /* reload hi_13 */
-	vpternlogd $0x6a, %zmm24, %zmm21, %zmm22 /* y0_12 = ternlog(hi_shifted_3, nibble_mask, hi_13) */
-	vmovdqa64 256(%rsp), %zmm25 /* reload tr3_3 */
-	vmovdqa64 320(%rsp), %zmm26 /* reload lo_13 */
-	vpternlogd $0x6a, %zmm26, %zmm21, %zmm25 /* y0_13 = ternlog(tr3_3, nibble_mask, lo_13) */
-	vmovdqa64 128(%rsp), %zmm28 /* reload hi_shifted_6 */
-	vmovdqa64 192(%rsp), %zmm29 /* reload hi_9 */
-	vpternlogd $0x6a, %zmm29, %zmm21, %zmm28 /* y0_14 = ternlog(hi_shifted_6, nibble_mask, hi_9) */
-	vmovdqa64 64(%rsp), %zmm30 /* reload tr3_6 */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill y1_7_2 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload lo_9 */
-	vpternlogd $0x6a, %zmm0, %zmm21, %zmm30 /* y0_15 = ternlog(tr3_6, nibble_mask, lo_9) */
+	vpternlogd $0x6a, 448(%rsp), %zmm21, %zmm22 /* y0_12 = ternlog(hi_shifted_3, nibble_mask, hi_13) */
+	vmovdqa64 256(%rsp), %zmm24 /* reload tr3_3 */
+	vpternlogd $0x6a, 320(%rsp), %zmm21, %zmm24 /* y0_13 = ternlog(tr3_3, nibble_mask, lo_13) */
+	vmovdqa64 128(%rsp), %zmm25 /* reload hi_shifted_6 */
+	vpternlogd $0x6a, 192(%rsp), %zmm21, %zmm25 /* y0_14 = ternlog(hi_shifted_6, nibble_mask, hi_9) */
+	vmovdqa64 64(%rsp), %zmm26 /* reload tr3_6 */
+	vpternlogd $0x6a, 0(%rsp), %zmm21, %zmm26 /* y0_15 = ternlog(tr3_6, nibble_mask, lo_9) */
 	vmovdqa64 %zmm27, %zmm21 /* hi_10 */
-	vpternlogd $0x96, %zmm18, %zmm30, %zmm21 /* y0_8_1 = ternlog(hi_10, y0_15, y0_8) */
-	vmovdqa64 %zmm10, 64(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm11, %zmm10 /* lo_10 */
-	vpternlogd $0x96, %zmm7, %zmm18, %zmm10 /* y0_9_1 = ternlog(lo_10, y0_8, y0_9) */
+	vpternlogd $0x96, %zmm18, %zmm26, %zmm21 /* y0_8_1 = ternlog(hi_10, y0_15, y0_8) */
+	vmovdqa64 %zmm11, %zmm28 /* lo_10 */
+	vpternlogd $0x96, %zmm7, %zmm18, %zmm28 /* y0_9_1 = ternlog(lo_10, y0_8, y0_9) */
+	vmovdqa64 448(%rsp), %zmm29 /* reload hi_13 */
+	vmovdqa64 %zmm29, %zmm30 /* hi_13 */
+	vpternlogd $0x96, %zmm23, %zmm7, %zmm30 /* y0_10_1 = ternlog(hi_13, y0_9, y0_10) */
+	vmovdqa64 %zmm0, 64(%rsp) /* spill y1_7_2 */
+	vmovdqa64 320(%rsp), %zmm0 /* reload lo_13 */
+	vmovdqa64 %zmm10, 128(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm0, %zmm10 /* lo_13 */
+	vpternlogd $0x96, %zmm8, %zmm23, %zmm10 /* y0_11_1 = ternlog(lo_13, y0_10, y0_11) */
 	vmovdqa64 %zmm9, 256(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm24, %zmm9 /* hi_13 */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm9 /* y0_10_1 = ternlog(hi_13, y0_9, y0_10) */
+	vmovdqa64 192(%rsp), %zmm9 /* reload hi_9 */
 	vmovdqa64 %zmm20, 384(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm26, %zmm20 /* lo_13 */
-	vpternlogd $0x96, %zmm8, %zmm23, %zmm20 /* y0_11_1 = ternlog(lo_13, y0_10, y0_11) */
+	vmovdqa64 %zmm9, %zmm20 /* hi_9 */
+	vpternlogd $0x96, %zmm22, %zmm8, %zmm20 /* y0_12_1 = ternlog(hi_9, y0_11, y0_12) */
 	vmovdqa64 %zmm13, 512(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm29, %zmm13 /* hi_9 */
-	vpternlogd $0x96, %zmm22, %zmm8, %zmm13 /* y0_12_1 = ternlog(hi_9, y0_11, y0_12) */
+	vmovdqa64 0(%rsp), %zmm13 /* reload lo_9 */
 	vmovdqa64 %zmm19, 576(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm0, %zmm19 /* lo_9 */
-	vpternlogd $0x96, %zmm25, %zmm22, %zmm19 /* y0_13_1 = ternlog(lo_9, y0_12, y0_13) */
+	vmovdqa64 %zmm13, %zmm19 /* lo_9 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm19 /* y0_13_1 = ternlog(lo_9, y0_12, y0_13) */
 	vmovdqa64 %zmm12, 640(%rsp) /* spill y1_1_2 */
 	vmovdqa64 %zmm31, %zmm12 /* hi_14 */
-	vpternlogd $0x96, %zmm28, %zmm25, %zmm12 /* y0_14_1 = ternlog(hi_14, y0_13, y0_14) */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm12 /* y0_14_1 = ternlog(hi_14, y0_13, y0_14) */
 	vmovdqa64 %zmm17, 704(%rsp) /* spill y1_0_2 */
 	vmovdqa64 %zmm16, %zmm17 /* lo_14 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm17 /* y0_15_1 = ternlog(lo_14, y0_14, y0_15) */
-	vpternlogd $0x96, %zmm9, %zmm25, %zmm31 /* y1_8_1 = ternlog(hi_14, y0_13, y0_10_1) */
-	vpternlogd $0x96, %zmm20, %zmm28, %zmm16 /* y1_9_1 = ternlog(lo_14, y0_14, y0_11_1) */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm27 /* y1_10_1 = ternlog(hi_10, y0_15, y0_12_1) */
+	vpternlogd $0x96, %zmm26, %zmm25, %zmm17 /* y0_15_1 = ternlog(lo_14, y0_14, y0_15) */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* y1_8_1 = ternlog(hi_14, y0_13, y0_10_1) */
+	vpternlogd $0x96, %zmm10, %zmm25, %zmm16 /* y1_9_1 = ternlog(lo_14, y0_14, y0_11_1) */
+	vpternlogd $0x96, %zmm20, %zmm26, %zmm27 /* y1_10_1 = ternlog(hi_10, y0_15, y0_12_1) */
 	vpternlogd $0x96, %zmm19, %zmm18, %zmm11 /* y1_11_1 = ternlog(lo_10, y0_8, y0_13_1) */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm24 /* y1_12_1 = ternlog(hi_13, y0_9, y0_14_1) */
-	vpternlogd $0x96, %zmm17, %zmm23, %zmm26 /* y1_13_1 = ternlog(lo_13, y0_10, y0_15_1) */
-	vpternlogd $0x96, %zmm21, %zmm8, %zmm29 /* y1_14_1 = ternlog(hi_9, y0_11, y0_8_1) */
-	vpternlogd $0x96, %zmm10, %zmm22, %zmm0 /* y1_15_1 = ternlog(lo_9, y0_12, y0_9_1) */
+	vpternlogd $0x96, %zmm12, %zmm7, %zmm29 /* y1_12_1 = ternlog(hi_13, y0_9, y0_14_1) */
+	vpternlogd $0x96, %zmm17, %zmm23, %zmm0 /* y1_13_1 = ternlog(lo_13, y0_10, y0_15_1) */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm9 /* y1_14_1 = ternlog(hi_9, y0_11, y0_8_1) */
+	vpternlogd $0x96, %zmm28, %zmm22, %zmm13 /* y1_15_1 = ternlog(lo_9, y0_12, y0_9_1) */
 	vpxord %zmm16, %zmm21, %zmm7 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
-	vpxord %zmm27, %zmm10, %zmm8 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
-	vpxord %zmm11, %zmm9, %zmm9 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
-	vpxord %zmm24, %zmm20, %zmm10 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
-	vpxord %zmm26, %zmm13, %zmm13 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
-	vpxord %zmm29, %zmm19, %zmm18 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	vpxord %zmm0, %zmm12, %zmm12 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	vpxord %zmm27, %zmm28, %zmm8 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
+	vpxord %zmm11, %zmm30, %zmm18 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
+	vpxord %zmm29, %zmm10, %zmm10 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
+	vpxord %zmm0, %zmm20, %zmm20 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
+	vpxord %zmm9, %zmm19, %zmm19 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
+	vpxord %zmm13, %zmm12, %zmm12 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
 	vpxord %zmm31, %zmm17, %zmm17 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
-	vpxord %zmm7, %zmm31, %zmm19 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
+	vpxord %zmm7, %zmm31, %zmm21 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
 	vpxord %zmm8, %zmm16, %zmm16 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
-	vpxord %zmm9, %zmm27, %zmm20 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
+	vpxord %zmm18, %zmm27, %zmm22 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
 	vpxord %zmm10, %zmm11, %zmm11 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
-	vpxord %zmm13, %zmm24, %zmm21 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
-	vpxord %zmm18, %zmm26, %zmm22 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
-	vpxord %zmm12, %zmm29, %zmm23 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	vpxord %zmm17, %zmm0, %zmm0 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	vpxord %zmm20, %zmm29, %zmm23 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
+	vpxord %zmm19, %zmm0, %zmm0 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
+	vpxord %zmm12, %zmm9, %zmm9 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
+	vpxord %zmm17, %zmm13, %zmm13 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
 	vmovdqa64 704(%rsp), %zmm24 /* reload x1_0.2 */
 	vmovdqa64 640(%rsp), %zmm25 /* reload x1_1.2 */
 	vmovdqa64 576(%rsp), %zmm26 /* reload x1_2.2 */
 	vmovdqa64 512(%rsp), %zmm27 /* reload x1_3.2 */
 	vmovdqa64 384(%rsp), %zmm28 /* reload x1_4.2 */
 	vmovdqa64 256(%rsp), %zmm29 /* reload x1_5.2 */
-	vmovdqa64 64(%rsp), %zmm30 /* reload x1_6.2 */
-	vmovdqa64 128(%rsp), %zmm31 /* reload x1_7.2 */
+	vmovdqa64 128(%rsp), %zmm30 /* reload x1_6.2 */
+	vmovdqa64 64(%rsp), %zmm31 /* reload x1_7.2 */
+	vmovdqa64 %zmm26, 64(%rsp) /* spill x1_2.2 */
+	vmovdqa64 %zmm27, 128(%rsp) /* spill x1_3.2 */
+	vmovdqa64 %zmm28, 256(%rsp) /* spill x1_4.2 */
+	vmovdqa64 %zmm29, 384(%rsp) /* spill x1_5.2 */
+	vmovdqa64 %zmm22, 512(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm11, 576(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm23, 640(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm0, 704(%rsp) /* spill x1_13.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_avx512_asm_1_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vmovdqa64 %zmm27, 128(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 128(%rdi,%rcx), %zmm27 /* t0_8 = bcast128() */
-	vpshufb %zmm7, %zmm27, %zmm27 /* s0_8 = lookup16(t0_8, x0_8) */
-	vmovdqa64 %zmm7, 64(%rsp) /* spill x0_8.2 */
+	vbroadcasti32x4 128(%rdi,%rcx), %zmm0 /* t0_8 = bcast128() */
+	vpshufb %zmm7, %zmm0, %zmm0 /* s0_8 = lookup16(t0_8, x0_8) */
 	vbroadcasti32x4 144(%rdi,%rcx), %zmm7 /* t0_9 = bcast128() */
 	vpshufb %zmm8, %zmm7, %zmm7 /* s0_9 = lookup16(t0_9, x0_9) */
-	vmovdqa64 %zmm8, 256(%rsp) /* spill x0_9.2 */
 	vbroadcasti32x4 (%rdi,%rcx), %zmm8 /* t0_0 = bcast128() */
-	vpshufb %zmm1, %zmm8, %zmm8 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm1, 384(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 16(%rdi,%rcx), %zmm1 /* t0_1 = bcast128() */
-	vpshufb %zmm2, %zmm1, %zmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm2, 512(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 160(%rdi,%rcx), %zmm2 /* t0_10 = bcast128() */
-	vpshufb %zmm9, %zmm2, %zmm2 /* s0_10 = lookup16(t0_10, x0_10) */
-	vmovdqa64 %zmm9, 576(%rsp) /* spill x0_10.2 */
-	vbroadcasti32x4 176(%rdi,%rcx), %zmm9 /* t0_11 = bcast128() */
-	vpshufb %zmm10, %zmm9, %zmm9 /* s0_11 = lookup16(t0_11, x0_11) */
-	vmovdqa64 %zmm10, 640(%rsp) /* spill x0_11.2 */
-	vbroadcasti32x4 32(%rdi,%rcx), %zmm10 /* t0_2 = bcast128() */
-	vpshufb %zmm3, %zmm10, %zmm10 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm3, 704(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%rcx), %zmm3 /* t0_3 = bcast128() */
-	vpshufb %zmm5, %zmm3, %zmm3 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm5, 0(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 352(%rdi,%rcx), %zmm5 /* t1_6 = bcast128() */
-	vpshufb %zmm30, %zmm5, %zmm5 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm30, 192(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 368(%rdi,%rcx), %zmm30 /* t1_7 = bcast128() */
-	vpshufb %zmm31, %zmm30, %zmm30 /* s1_7 = lookup16(t1_7, x1_7) */
-	vmovdqa64 %zmm31, 320(%rsp) /* spill x1_7.2 */
-	vbroadcasti32x4 384(%rdi,%rcx), %zmm31 /* t1_8 = bcast128() */
-	vpshufb %zmm19, %zmm31, %zmm31 /* s1_8 = lookup16(t1_8, x1_8) */
-	vmovdqa64 %zmm19, 448(%rsp) /* spill x1_8.2 */
-	vbroadcasti32x4 400(%rdi,%rcx), %zmm19 /* t1_9 = bcast128() */
-	vpshufb %zmm16, %zmm19, %zmm19 /* s1_9 = lookup16(t1_9, x1_9) */
-	vmovdqa64 %zmm16, 768(%rsp) /* spill x1_9.2 */
-	vbroadcasti32x4 256(%rdi,%rcx), %zmm16 /* t1_0 = bcast128() */
-	vpshufb %zmm24, %zmm16, %zmm16 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm24, 832(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 272(%rdi,%rcx), %zmm24 /* t1_1 = bcast128() */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm25, 896(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 480(%rdi,%rcx), %zmm25 /* t1_14 = bcast128() */
-	vpshufb %zmm23, %zmm25, %zmm25 /* s1_14 = lookup16(t1_14, x1_14) */
-	vmovdqa64 %zmm23, 960(%rsp) /* spill x1_14.2 */
-	vbroadcasti32x4 496(%rdi,%rcx), %zmm23 /* t1_15 = bcast128() */
-	vpshufb %zmm0, %zmm23, %zmm23 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb %zmm1, %zmm8, %zmm1 /* s0_0 = lookup16(t0_0, x0_0) */
+	vbroadcasti32x4 16(%rdi,%rcx), %zmm8 /* t0_1 = bcast128() */
+	vpshufb %zmm2, %zmm8, %zmm2 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 160(%rdi,%rcx), %zmm8 /* t0_10 = bcast128() */
+	vpshufb %zmm18, %zmm8, %zmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	vbroadcasti32x4 176(%rdi,%rcx), %zmm11 /* t0_11 = bcast128() */
+	vpshufb %zmm10, %zmm11, %zmm10 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 32(%rdi,%rcx), %zmm11 /* t0_2 = bcast128() */
+	vpshufb %zmm3, %zmm11, %zmm3 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 48(%rdi,%rcx), %zmm11 /* t0_3 = bcast128() */
+	vpshufb %zmm5, %zmm11, %zmm5 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 352(%rdi,%rcx), %zmm11 /* t1_6 = bcast128() */
+	vpshufb %zmm30, %zmm11, %zmm11 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 368(%rdi,%rcx), %zmm18 /* t1_7 = bcast128() */
+	vpshufb %zmm31, %zmm18, %zmm18 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 384(%rdi,%rcx), %zmm22 /* t1_8 = bcast128() */
+	vpshufb %zmm21, %zmm22, %zmm21 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 400(%rdi,%rcx), %zmm22 /* t1_9 = bcast128() */
+	vpshufb %zmm16, %zmm22, %zmm16 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 256(%rdi,%rcx), %zmm22 /* t1_0 = bcast128() */
+	vpshufb %zmm24, %zmm22, %zmm22 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 272(%rdi,%rcx), %zmm23 /* t1_1 = bcast128() */
+	vpshufb %zmm25, %zmm23, %zmm23 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 480(%rdi,%rcx), %zmm24 /* t1_14 = bcast128() */
+	vpshufb %zmm9, %zmm24, %zmm9 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 496(%rdi,%rcx), %zmm24 /* t1_15 = bcast128() */
+	vpshufb %zmm13, %zmm24, %zmm13 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm0, 1024(%rsp) /* spill x1_15.2 */
-	vmovdqa64 %zmm9, %zmm0 /* s0_11 */
-	vpternlogd $0x96, %zmm5, %zmm24, %zmm0 /* y1_0_3 = ternlog(s0_11, s1_1, s1_6) */
-	vmovdqa64 %zmm26, 1088(%rsp) /* spill x1_2.2 */
-	vmovdqa64 %zmm10, %zmm26 /* s0_2 */
-	vpternlogd $0x96, %zmm30, %zmm25, %zmm26 /* y1_1_3 = ternlog(s0_2, s1_14, s1_7) */
-	vmovdqa64 %zmm11, 1152(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm3, %zmm11 /* s0_3 */
-	vpternlogd $0x96, %zmm31, %zmm23, %zmm11 /* y1_2_3 = ternlog(s0_3, s1_15, s1_8) */
-	vmovdqa64 %zmm20, 1216(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm27, %zmm20 /* s0_8 */
-	vpternlogd $0x96, %zmm19, %zmm5, %zmm20 /* y1_3_3 = ternlog(s0_8, s1_6, s1_9) */
-	vmovdqa64 %zmm29, 1280(%rsp) /* spill x1_5.2 */
-	vmovdqa64 %zmm7, %zmm29 /* s0_9 */
-	vpternlogd $0x96, %zmm16, %zmm30, %zmm29 /* y1_4_3 = ternlog(s0_9, s1_7, s1_0) */
-	vmovdqa64 %zmm28, 1344(%rsp) /* spill x1_4.2 */
-	vmovdqa64 %zmm8, %zmm28 /* s0_0 */
-	vpternlogd $0x96, %zmm24, %zmm31, %zmm28 /* y1_5_3 = ternlog(s0_0, s1_8, s1_1) */
-	vmovdqa64 %zmm22, 1408(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm1, %zmm22 /* s0_1 */
-	vpternlogd $0x96, %zmm25, %zmm19, %zmm22 /* y1_6_3 = ternlog(s0_1, s1_9, s1_14) */
-	vmovdqa64 %zmm21, 1472(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm2, %zmm21 /* s0_10 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm21 /* y1_7_3 = ternlog(s0_10, s1_0, s1_15) */
-	vpternlogd $0x96, %zmm11, %zmm5, %zmm27 /* y0_0_4 = ternlog(s0_8, s1_6, y1_2_3) */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm7 /* y0_1_4 = ternlog(s0_9, s1_7, y1_3_3) */
-	vpternlogd $0x96, %zmm29, %zmm31, %zmm8 /* y0_2_4 = ternlog(s0_0, s1_8, y1_4_3) */
-	vpternlogd $0x96, %zmm28, %zmm19, %zmm1 /* y0_3_4 = ternlog(s0_1, s1_9, y1_5_3) */
-	vpternlogd $0x96, %zmm22, %zmm16, %zmm2 /* y0_4_4 = ternlog(s0_10, s1_0, y1_6_3) */
-	vpternlogd $0x96, %zmm21, %zmm24, %zmm9 /* y0_5_4 = ternlog(s0_11, s1_1, y1_7_3) */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm10 /* y0_6_4 = ternlog(s0_2, s1_14, y1_0_3) */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm3 /* y0_7_4 = ternlog(s0_3, s1_15, y1_1_3) */
-	vmovdqa64 %zmm26, %zmm5 /* y1_1_3 */
-	vpternlogd $0x96, %zmm27, %zmm1, %zmm5 /* y0_0_5 = ternlog(y1_1_3, y0_3_4, y0_0_4) */
-	vmovdqa64 %zmm11, %zmm16 /* y1_2_3 */
-	vpternlogd $0x96, %zmm7, %zmm2, %zmm16 /* y0_1_5 = ternlog(y1_2_3, y0_4_4, y0_1_4) */
-	vmovdqa64 %zmm20, %zmm19 /* y1_3_3 */
-	vpternlogd $0x96, %zmm8, %zmm9, %zmm19 /* y0_2_5 = ternlog(y1_3_3, y0_5_4, y0_2_4) */
-	vmovdqa64 %zmm29, %zmm23 /* y1_4_3 */
-	vpternlogd $0x96, %zmm1, %zmm10, %zmm23 /* y0_3_5 = ternlog(y1_4_3, y0_6_4, y0_3_4) */
-	vmovdqa64 %zmm28, %zmm24 /* y1_5_3 */
-	vpternlogd $0x96, %zmm2, %zmm3, %zmm24 /* y0_4_5 = ternlog(y1_5_3, y0_7_4, y0_4_4) */
-	vmovdqa64 %zmm22, %zmm25 /* y1_6_3 */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm25 /* y0_5_5 = ternlog(y1_6_3, y0_0_4, y0_5_4) */
-	vmovdqa64 %zmm21, %zmm30 /* y1_7_3 */
-	vpternlogd $0x96, %zmm10, %zmm7, %zmm30 /* y0_6_5 = ternlog(y1_7_3, y0_1_4, y0_6_4) */
-	vmovdqa64 %zmm0, %zmm31 /* y1_0_3 */
-	vpternlogd $0x96, %zmm3, %zmm8, %zmm31 /* y0_7_5 = ternlog(y1_0_3, y0_2_4, y0_7_4) */
-	vpternlogd $0x96, %zmm5, %zmm8, %zmm0 /* y1_0_5 = ternlog(y1_0_3, y0_2_4, y0_0_5) */
-	vpternlogd $0x96, %zmm16, %zmm1, %zmm26 /* y1_1_5 = ternlog(y1_1_3, y0_3_4, y0_1_5) */
-	vpternlogd $0x96, %zmm19, %zmm2, %zmm11 /* y1_2_5 = ternlog(y1_2_3, y0_4_4, y0_2_5) */
-	vpternlogd $0x96, %zmm23, %zmm9, %zmm20 /* y1_3_5 = ternlog(y1_3_3, y0_5_4, y0_3_5) */
-	vpternlogd $0x96, %zmm24, %zmm10, %zmm29 /* y1_4_5 = ternlog(y1_4_3, y0_6_4, y0_4_5) */
-	vpternlogd $0x96, %zmm25, %zmm3, %zmm28 /* y1_5_5 = ternlog(y1_5_3, y0_7_4, y0_5_5) */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm22 /* y1_6_5 = ternlog(y1_6_3, y0_0_4, y0_6_5) */
-	vpternlogd $0x96, %zmm31, %zmm7, %zmm21 /* y1_7_5 = ternlog(y1_7_3, y0_1_4, y0_7_5) */
+	vmovdqa64 %zmm10, %zmm24 /* s0_11 */
+	vpternlogd $0x96, %zmm11, %zmm23, %zmm24 /* y1_0_3 = ternlog(s0_11, s1_1, s1_6) */
+	vmovdqa64 %zmm3, %zmm25 /* s0_2 */
+	vpternlogd $0x96, %zmm18, %zmm9, %zmm25 /* y1_1_3 = ternlog(s0_2, s1_14, s1_7) */
+	vmovdqa64 %zmm5, %zmm26 /* s0_3 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm26 /* y1_2_3 = ternlog(s0_3, s1_15, s1_8) */
+	vmovdqa64 %zmm0, %zmm27 /* s0_8 */
+	vpternlogd $0x96, %zmm16, %zmm11, %zmm27 /* y1_3_3 = ternlog(s0_8, s1_6, s1_9) */
+	vmovdqa64 %zmm7, %zmm28 /* s0_9 */
+	vpternlogd $0x96, %zmm22, %zmm18, %zmm28 /* y1_4_3 = ternlog(s0_9, s1_7, s1_0) */
+	vmovdqa64 %zmm1, %zmm29 /* s0_0 */
+	vpternlogd $0x96, %zmm23, %zmm21, %zmm29 /* y1_5_3 = ternlog(s0_0, s1_8, s1_1) */
+	vmovdqa64 %zmm2, %zmm30 /* s0_1 */
+	vpternlogd $0x96, %zmm9, %zmm16, %zmm30 /* y1_6_3 = ternlog(s0_1, s1_9, s1_14) */
+	vmovdqa64 %zmm8, %zmm31 /* s0_10 */
+	vpternlogd $0x96, %zmm13, %zmm22, %zmm31 /* y1_7_3 = ternlog(s0_10, s1_0, s1_15) */
+	vpternlogd $0x96, %zmm26, %zmm11, %zmm0 /* y0_0_4 = ternlog(s0_8, s1_6, y1_2_3) */
+	vpternlogd $0x96, %zmm27, %zmm18, %zmm7 /* y0_1_4 = ternlog(s0_9, s1_7, y1_3_3) */
+	vpternlogd $0x96, %zmm28, %zmm21, %zmm1 /* y0_2_4 = ternlog(s0_0, s1_8, y1_4_3) */
+	vpternlogd $0x96, %zmm29, %zmm16, %zmm2 /* y0_3_4 = ternlog(s0_1, s1_9, y1_5_3) */
+	vpternlogd $0x96, %zmm30, %zmm22, %zmm8 /* y0_4_4 = ternlog(s0_10, s1_0, y1_6_3) */
+	vpternlogd $0x96, %zmm31, %zmm23, %zmm10 /* y0_5_4 = ternlog(s0_11, s1_1, y1_7_3) */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm3 /* y0_6_4 = ternlog(s0_2, s1_14, y1_0_3) */
+	vpternlogd $0x96, %zmm25, %zmm13, %zmm5 /* y0_7_4 = ternlog(s0_3, s1_15, y1_1_3) */
+	vmovdqa64 %zmm25, %zmm9 /* y1_1_3 */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm9 /* y0_0_5 = ternlog(y1_1_3, y0_3_4, y0_0_4) */
+	vmovdqa64 %zmm26, %zmm11 /* y1_2_3 */
+	vpternlogd $0x96, %zmm7, %zmm8, %zmm11 /* y0_1_5 = ternlog(y1_2_3, y0_4_4, y0_1_4) */
+	vmovdqa64 %zmm27, %zmm13 /* y1_3_3 */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm13 /* y0_2_5 = ternlog(y1_3_3, y0_5_4, y0_2_4) */
+	vmovdqa64 %zmm28, %zmm16 /* y1_4_3 */
+	vpternlogd $0x96, %zmm2, %zmm3, %zmm16 /* y0_3_5 = ternlog(y1_4_3, y0_6_4, y0_3_4) */
+	vmovdqa64 %zmm29, %zmm18 /* y1_5_3 */
+	vpternlogd $0x96, %zmm8, %zmm5, %zmm18 /* y0_4_5 = ternlog(y1_5_3, y0_7_4, y0_4_4) */
+	vmovdqa64 %zmm30, %zmm21 /* y1_6_3 */
+	vpternlogd $0x96, %zmm10, %zmm0, %zmm21 /* y0_5_5 = ternlog(y1_6_3, y0_0_4, y0_5_4) */
+	vmovdqa64 %zmm31, %zmm22 /* y1_7_3 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm22 /* y0_6_5 = ternlog(y1_7_3, y0_1_4, y0_6_4) */
+	vmovdqa64 %zmm24, %zmm23 /* y1_0_3 */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm23 /* y0_7_5 = ternlog(y1_0_3, y0_2_4, y0_7_4) */
+	vpternlogd $0x96, %zmm9, %zmm1, %zmm24 /* y1_0_5 = ternlog(y1_0_3, y0_2_4, y0_0_5) */
+	vpternlogd $0x96, %zmm11, %zmm2, %zmm25 /* y1_1_5 = ternlog(y1_1_3, y0_3_4, y0_1_5) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm26 /* y1_2_5 = ternlog(y1_2_3, y0_4_4, y0_2_5) */
+	vpternlogd $0x96, %zmm16, %zmm10, %zmm27 /* y1_3_5 = ternlog(y1_3_3, y0_5_4, y0_3_5) */
+	vpternlogd $0x96, %zmm18, %zmm3, %zmm28 /* y1_4_5 = ternlog(y1_4_3, y0_6_4, y0_4_5) */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm29 /* y1_5_5 = ternlog(y1_5_3, y0_7_4, y0_5_5) */
+	vpternlogd $0x96, %zmm22, %zmm0, %zmm30 /* y1_6_5 = ternlog(y1_6_3, y0_0_4, y0_6_5) */
+	vpternlogd $0x96, %zmm23, %zmm7, %zmm31 /* y1_7_5 = ternlog(y1_7_3, y0_1_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vbroadcasti32x4 64(%rdi,%rcx), %zmm1 /* t0_4 = bcast128() */
-	vpshufb %zmm4, %zmm1, %zmm1 /* s0_4 = lookup16(t0_4, x0_4) */
-	vbroadcasti32x4 80(%rdi,%rcx), %zmm2 /* t0_5 = bcast128() */
-	vpshufb %zmm6, %zmm2, %zmm2 /* s0_5 = lookup16(t0_5, x0_5) */
-	vbroadcasti32x4 224(%rdi,%rcx), %zmm3 /* t0_14 = bcast128() */
-	vpshufb %zmm12, %zmm3, %zmm3 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%rcx), %zmm7 /* t0_15 = bcast128() */
-	vpshufb %zmm17, %zmm7, %zmm7 /* s0_15 = lookup16(t0_15, x0_15) */
-	vbroadcasti32x4 96(%rdi,%rcx), %zmm8 /* t0_6 = bcast128() */
-	vpshufb %zmm14, %zmm8, %zmm8 /* s0_6 = lookup16(t0_6, x0_6) */
-	vbroadcasti32x4 112(%rdi,%rcx), %zmm9 /* t0_7 = bcast128() */
-	vpshufb %zmm15, %zmm9, %zmm9 /* s0_7 = lookup16(t0_7, x0_7) */
-	vbroadcasti32x4 192(%rdi,%rcx), %zmm10 /* t0_12 = bcast128() */
-	vpshufb %zmm13, %zmm10, %zmm10 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%rcx), %zmm27 /* t0_13 = bcast128() */
-	vpshufb %zmm18, %zmm27, %zmm27 /* s0_13 = lookup16(t0_13, x0_13) */
-	vmovdqa64 %zmm17, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 448(%rdi,%rcx), %zmm17 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm12, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm12 /* reload x1_12.2 */
-	vpshufb %zmm12, %zmm17, %zmm17 /* s1_12 = lookup16(t1_12, x1_12) */
-	vbroadcasti32x4 464(%rdi,%rcx), %zmm12 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm18, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm18 /* reload x1_13.2 */
-	vpshufb %zmm18, %zmm12, %zmm12 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 320(%rdi,%rcx), %zmm18 /* t1_4 = bcast128() */
-	vmovdqa64 %zmm13, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm13 /* reload x1_4.2 */
-	vpshufb %zmm13, %zmm18, %zmm18 /* s1_4 = lookup16(t1_4, x1_4) */
-	vbroadcasti32x4 336(%rdi,%rcx), %zmm13 /* t1_5 = bcast128() */
-	vmovdqa64 %zmm15, 1792(%rsp) /* spill x0_7.2 */
-	vmovdqa64 1280(%rsp), %zmm15 /* reload x1_5.2 */
-	vpshufb %zmm15, %zmm13, %zmm13 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 64(%rdi,%rcx), %zmm0 /* t0_4 = bcast128() */
+	vpshufb %zmm4, %zmm0, %zmm0 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%rcx), %zmm1 /* t0_5 = bcast128() */
+	vpshufb %zmm6, %zmm1, %zmm1 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 224(%rdi,%rcx), %zmm2 /* t0_14 = bcast128() */
+	vpshufb %zmm12, %zmm2, %zmm2 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%rcx), %zmm3 /* t0_15 = bcast128() */
+	vpshufb %zmm17, %zmm3, %zmm3 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 96(%rdi,%rcx), %zmm4 /* t0_6 = bcast128() */
+	vpshufb %zmm14, %zmm4, %zmm4 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 112(%rdi,%rcx), %zmm5 /* t0_7 = bcast128() */
+	vpshufb %zmm15, %zmm5, %zmm5 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 192(%rdi,%rcx), %zmm6 /* t0_12 = bcast128() */
+	vpshufb %zmm20, %zmm6, %zmm6 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%rcx), %zmm7 /* t0_13 = bcast128() */
+	vpshufb %zmm19, %zmm7, %zmm7 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 448(%rdi,%rcx), %zmm8 /* t1_12 = bcast128() */
+	vpshufb 640(%rsp), %zmm8, %zmm8 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 464(%rdi,%rcx), %zmm10 /* t1_13 = bcast128() */
+	vpshufb 704(%rsp), %zmm10, %zmm10 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 320(%rdi,%rcx), %zmm12 /* t1_4 = bcast128() */
+	vpshufb 256(%rsp), %zmm12, %zmm12 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 336(%rdi,%rcx), %zmm14 /* t1_5 = bcast128() */
+	vpshufb 384(%rsp), %zmm14, %zmm14 /* s1_5 = lookup16(t1_5, x1_5) */
 	vbroadcasti32x4 416(%rdi,%rcx), %zmm15 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm14, 1856(%rsp) /* spill x0_6.2 */
-	vmovdqa64 1216(%rsp), %zmm14 /* reload x1_10.2 */
-	vpshufb %zmm14, %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 432(%rdi,%rcx), %zmm14 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm6, 1920(%rsp) /* spill x0_5.2 */
-	vmovdqa64 1152(%rsp), %zmm6 /* reload x1_11.2 */
-	vpshufb %zmm6, %zmm14, %zmm14 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 288(%rdi,%rcx), %zmm6 /* t1_2 = bcast128() */
-	vmovdqa64 %zmm4, 1984(%rsp) /* spill x0_4.2 */
-	vmovdqa64 1088(%rsp), %zmm4 /* reload x1_2.2 */
-	vpshufb %zmm4, %zmm6, %zmm6 /* s1_2 = lookup16(t1_2, x1_2) */
-	vbroadcasti32x4 304(%rdi,%rcx), %zmm4 /* t1_3 = bcast128() */
-	vmovdqa64 %zmm21, 2048(%rsp) /* spill y1_7_5 */
-	vmovdqa64 128(%rsp), %zmm21 /* reload x1_3.2 */
-	vpshufb %zmm21, %zmm4, %zmm4 /* s1_3 = lookup16(t1_3, x1_3) */
+	vpshufb 512(%rsp), %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 432(%rdi,%rcx), %zmm17 /* t1_11 = bcast128() */
+	vpshufb 576(%rsp), %zmm17, %zmm17 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 288(%rdi,%rcx), %zmm19 /* t1_2 = bcast128() */
+	vpshufb 64(%rsp), %zmm19, %zmm19 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 304(%rdi,%rcx), %zmm20 /* t1_3 = bcast128() */
+	vpshufb 128(%rsp), %zmm20, %zmm20 /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm9, %zmm21 /* s0_7 */
-	vpternlogd $0x96, %zmm17, %zmm14, %zmm21 /* y1_8_3 = ternlog(s0_7, s1_11, s1_12) */
-	vmovdqa64 %zmm22, 2112(%rsp) /* spill y1_6_5 */
-	vmovdqa64 %zmm10, %zmm22 /* s0_12 */
-	vpternlogd $0x96, %zmm12, %zmm6, %zmm22 /* y1_9_3 = ternlog(s0_12, s1_2, s1_13) */
-	vmovdqa64 %zmm28, 2176(%rsp) /* spill y1_5_5 */
-	vmovdqa64 %zmm27, %zmm28 /* s0_13 */
-	vpternlogd $0x96, %zmm18, %zmm4, %zmm28 /* y1_10_3 = ternlog(s0_13, s1_3, s1_4) */
-	vmovdqa64 %zmm29, 2240(%rsp) /* spill y1_4_5 */
-	vmovdqa64 %zmm1, %zmm29 /* s0_4 */
-	vpternlogd $0x96, %zmm13, %zmm17, %zmm29 /* y1_11_3 = ternlog(s0_4, s1_12, s1_5) */
-	vmovdqa64 %zmm20, 2304(%rsp) /* spill y1_3_5 */
-	vmovdqa64 %zmm2, %zmm20 /* s0_5 */
-	vpternlogd $0x96, %zmm15, %zmm12, %zmm20 /* y1_12_3 = ternlog(s0_5, s1_13, s1_10) */
-	vmovdqa64 %zmm11, 2368(%rsp) /* spill y1_2_5 */
-	vmovdqa64 %zmm3, %zmm11 /* s0_14 */
-	vpternlogd $0x96, %zmm14, %zmm18, %zmm11 /* y1_13_3 = ternlog(s0_14, s1_4, s1_11) */
-	vmovdqa64 %zmm26, 2432(%rsp) /* spill y1_1_5 */
-	vmovdqa64 %zmm7, %zmm26 /* s0_15 */
-	vpternlogd $0x96, %zmm6, %zmm13, %zmm26 /* y1_14_3 = ternlog(s0_15, s1_5, s1_2) */
-	vmovdqa64 %zmm0, 2496(%rsp) /* spill y1_0_5 */
-	vmovdqa64 %zmm8, %zmm0 /* s0_6 */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm0 /* y1_15_3 = ternlog(s0_6, s1_10, s1_3) */
-	vpternlogd $0x96, %zmm28, %zmm17, %zmm1 /* y0_8_4 = ternlog(s0_4, s1_12, y1_10_3) */
-	vpternlogd $0x96, %zmm29, %zmm12, %zmm2 /* y0_9_4 = ternlog(s0_5, s1_13, y1_11_3) */
-	vpternlogd $0x96, %zmm20, %zmm18, %zmm3 /* y0_10_4 = ternlog(s0_14, s1_4, y1_12_3) */
-	vpternlogd $0x96, %zmm11, %zmm13, %zmm7 /* y0_11_4 = ternlog(s0_15, s1_5, y1_13_3) */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm8 /* y0_12_4 = ternlog(s0_6, s1_10, y1_14_3) */
-	vpternlogd $0x96, %zmm0, %zmm14, %zmm9 /* y0_13_4 = ternlog(s0_7, s1_11, y1_15_3) */
-	vpternlogd $0x96, %zmm21, %zmm6, %zmm10 /* y0_14_4 = ternlog(s0_12, s1_2, y1_8_3) */
-	vpternlogd $0x96, %zmm22, %zmm4, %zmm27 /* y0_15_4 = ternlog(s0_13, s1_3, y1_9_3) */
-	vmovdqa64 %zmm22, %zmm4 /* y1_9_3 */
-	vpternlogd $0x96, %zmm1, %zmm7, %zmm4 /* y0_8_5 = ternlog(y1_9_3, y0_11_4, y0_8_4) */
-	vmovdqa64 %zmm28, %zmm6 /* y1_10_3 */
-	vpternlogd $0x96, %zmm2, %zmm8, %zmm6 /* y0_9_5 = ternlog(y1_10_3, y0_12_4, y0_9_4) */
-	vmovdqa64 %zmm29, %zmm12 /* y1_11_3 */
-	vpternlogd $0x96, %zmm3, %zmm9, %zmm12 /* y0_10_5 = ternlog(y1_11_3, y0_13_4, y0_10_4) */
-	vmovdqa64 %zmm20, %zmm13 /* y1_12_3 */
-	vpternlogd $0x96, %zmm7, %zmm10, %zmm13 /* y0_11_5 = ternlog(y1_12_3, y0_14_4, y0_11_4) */
-	vmovdqa64 %zmm11, %zmm14 /* y1_13_3 */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm14 /* y0_12_5 = ternlog(y1_13_3, y0_15_4, y0_12_4) */
-	vmovdqa64 %zmm26, %zmm15 /* y1_14_3 */
-	vpternlogd $0x96, %zmm9, %zmm1, %zmm15 /* y0_13_5 = ternlog(y1_14_3, y0_8_4, y0_13_4) */
-	vmovdqa64 %zmm0, %zmm17 /* y1_15_3 */
-	vpternlogd $0x96, %zmm10, %zmm2, %zmm17 /* y0_14_5 = ternlog(y1_15_3, y0_9_4, y0_14_4) */
-	vmovdqa64 %zmm21, %zmm18 /* y1_8_3 */
-	vpternlogd $0x96, %zmm27, %zmm3, %zmm18 /* y0_15_5 = ternlog(y1_8_3, y0_10_4, y0_15_4) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm21 /* y1_8_5 = ternlog(y1_8_3, y0_10_4, y0_8_5) */
-	vpternlogd $0x96, %zmm6, %zmm7, %zmm22 /* y1_9_5 = ternlog(y1_9_3, y0_11_4, y0_9_5) */
-	vpternlogd $0x96, %zmm12, %zmm8, %zmm28 /* y1_10_5 = ternlog(y1_10_3, y0_12_4, y0_10_5) */
-	vpternlogd $0x96, %zmm13, %zmm9, %zmm29 /* y1_11_5 = ternlog(y1_11_3, y0_13_4, y0_11_5) */
-	vpternlogd $0x96, %zmm14, %zmm10, %zmm20 /* y1_12_5 = ternlog(y1_12_3, y0_14_4, y0_12_5) */
-	vpternlogd $0x96, %zmm15, %zmm27, %zmm11 /* y1_13_5 = ternlog(y1_13_3, y0_15_4, y0_13_5) */
-	vpternlogd $0x96, %zmm17, %zmm1, %zmm26 /* y1_14_5 = ternlog(y1_14_3, y0_8_4, y0_14_5) */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm0 /* y1_15_5 = ternlog(y1_15_3, y0_9_4, y0_15_5) */
-	vmovdqa64 %zmm5, %zmm1 /* x0_0.3 */
-	vmovdqa64 %zmm16, %zmm2 /* x0_1.3 */
-	vmovdqa64 %zmm19, %zmm3 /* x0_2.3 */
-	vmovdqa64 %zmm23, %zmm5 /* x0_3.3 */
-	vmovdqa64 %zmm4, %zmm7 /* x0_8.3 */
-	vmovdqa64 %zmm24, %zmm4 /* x0_4.3 */
-	vmovdqa64 %zmm6, %zmm8 /* x0_9.3 */
-	vmovdqa64 %zmm25, %zmm6 /* x0_5.3 */
-	vmovdqa64 %zmm12, %zmm9 /* x0_10.3 */
-	vmovdqa64 %zmm13, %zmm10 /* x0_11.3 */
-	vmovdqa64 %zmm17, %zmm12 /* x0_14.3 */
-	vmovdqa64 %zmm14, %zmm13 /* x0_12.3 */
-	vmovdqa64 %zmm30, %zmm14 /* x0_6.3 */
-	vmovdqa64 %zmm22, %zmm16 /* x1_9.3 */
-	vmovdqa64 %zmm18, %zmm17 /* x0_15.3 */
-	vmovdqa64 %zmm15, %zmm18 /* x0_13.3 */
-	vmovdqa64 %zmm31, %zmm15 /* x0_7.3 */
-	vmovdqa64 %zmm21, %zmm19 /* x1_8.3 */
-	vmovdqa64 %zmm20, %zmm21 /* x1_12.3 */
-	vmovdqa64 %zmm28, %zmm20 /* x1_10.3 */
-	vmovdqa64 %zmm11, %zmm22 /* x1_13.3 */
-	vmovdqa64 %zmm29, %zmm11 /* x1_11.3 */
-	vmovdqa64 %zmm26, %zmm23 /* x1_14.3 */
-	vmovdqa64 2496(%rsp), %zmm24 /* reload x1_0.3 */
-	vmovdqa64 2432(%rsp), %zmm25 /* reload x1_1.3 */
-	vmovdqa64 2368(%rsp), %zmm26 /* reload x1_2.3 */
-	vmovdqa64 2304(%rsp), %zmm27 /* reload x1_3.3 */
-	vmovdqa64 2240(%rsp), %zmm28 /* reload x1_4.3 */
-	vmovdqa64 2176(%rsp), %zmm29 /* reload x1_5.3 */
-	vmovdqa64 2112(%rsp), %zmm30 /* reload x1_6.3 */
-	vmovdqa64 2048(%rsp), %zmm31 /* reload x1_7.3 */
+	vmovdqa64 %zmm31, 0(%rsp) /* spill y1_7_5 */
+	vmovdqa64 %zmm5, %zmm31 /* s0_7 */
+	vpternlogd $0x96, %zmm8, %zmm17, %zmm31 /* y1_8_3 = ternlog(s0_7, s1_11, s1_12) */
+	vmovdqa64 %zmm30, 192(%rsp) /* spill y1_6_5 */
+	vmovdqa64 %zmm6, %zmm30 /* s0_12 */
+	vpternlogd $0x96, %zmm10, %zmm19, %zmm30 /* y1_9_3 = ternlog(s0_12, s1_2, s1_13) */
+	vmovdqa64 %zmm29, 320(%rsp) /* spill y1_5_5 */
+	vmovdqa64 %zmm7, %zmm29 /* s0_13 */
+	vpternlogd $0x96, %zmm12, %zmm20, %zmm29 /* y1_10_3 = ternlog(s0_13, s1_3, s1_4) */
+	vmovdqa64 %zmm28, 448(%rsp) /* spill y1_4_5 */
+	vmovdqa64 %zmm0, %zmm28 /* s0_4 */
+	vpternlogd $0x96, %zmm14, %zmm8, %zmm28 /* y1_11_3 = ternlog(s0_4, s1_12, s1_5) */
+	vmovdqa64 %zmm27, 768(%rsp) /* spill y1_3_5 */
+	vmovdqa64 %zmm1, %zmm27 /* s0_5 */
+	vpternlogd $0x96, %zmm15, %zmm10, %zmm27 /* y1_12_3 = ternlog(s0_5, s1_13, s1_10) */
+	vmovdqa64 %zmm26, 832(%rsp) /* spill y1_2_5 */
+	vmovdqa64 %zmm2, %zmm26 /* s0_14 */
+	vpternlogd $0x96, %zmm17, %zmm12, %zmm26 /* y1_13_3 = ternlog(s0_14, s1_4, s1_11) */
+	vmovdqa64 %zmm25, 896(%rsp) /* spill y1_1_5 */
+	vmovdqa64 %zmm3, %zmm25 /* s0_15 */
+	vpternlogd $0x96, %zmm19, %zmm14, %zmm25 /* y1_14_3 = ternlog(s0_15, s1_5, s1_2) */
+	vmovdqa64 %zmm24, 960(%rsp) /* spill y1_0_5 */
+	vmovdqa64 %zmm4, %zmm24 /* s0_6 */
+	vpternlogd $0x96, %zmm20, %zmm15, %zmm24 /* y1_15_3 = ternlog(s0_6, s1_10, s1_3) */
+	vpternlogd $0x96, %zmm29, %zmm8, %zmm0 /* y0_8_4 = ternlog(s0_4, s1_12, y1_10_3) */
+	vpternlogd $0x96, %zmm28, %zmm10, %zmm1 /* y0_9_4 = ternlog(s0_5, s1_13, y1_11_3) */
+	vpternlogd $0x96, %zmm27, %zmm12, %zmm2 /* y0_10_4 = ternlog(s0_14, s1_4, y1_12_3) */
+	vpternlogd $0x96, %zmm26, %zmm14, %zmm3 /* y0_11_4 = ternlog(s0_15, s1_5, y1_13_3) */
+	vpternlogd $0x96, %zmm25, %zmm15, %zmm4 /* y0_12_4 = ternlog(s0_6, s1_10, y1_14_3) */
+	vpternlogd $0x96, %zmm24, %zmm17, %zmm5 /* y0_13_4 = ternlog(s0_7, s1_11, y1_15_3) */
+	vpternlogd $0x96, %zmm31, %zmm19, %zmm6 /* y0_14_4 = ternlog(s0_12, s1_2, y1_8_3) */
+	vpternlogd $0x96, %zmm30, %zmm20, %zmm7 /* y0_15_4 = ternlog(s0_13, s1_3, y1_9_3) */
+	vmovdqa64 %zmm30, %zmm8 /* y1_9_3 */
+	vpternlogd $0x96, %zmm0, %zmm3, %zmm8 /* y0_8_5 = ternlog(y1_9_3, y0_11_4, y0_8_4) */
+	vmovdqa64 %zmm29, %zmm10 /* y1_10_3 */
+	vpternlogd $0x96, %zmm1, %zmm4, %zmm10 /* y0_9_5 = ternlog(y1_10_3, y0_12_4, y0_9_4) */
+	vmovdqa64 %zmm28, %zmm12 /* y1_11_3 */
+	vpternlogd $0x96, %zmm2, %zmm5, %zmm12 /* y0_10_5 = ternlog(y1_11_3, y0_13_4, y0_10_4) */
+	vmovdqa64 %zmm27, %zmm14 /* y1_12_3 */
+	vpternlogd $0x96, %zmm3, %zmm6, %zmm14 /* y0_11_5 = ternlog(y1_12_3, y0_14_4, y0_11_4) */
+	vmovdqa64 %zmm26, %zmm15 /* y1_13_3 */
+	vpternlogd $0x96, %zmm4, %zmm7, %zmm15 /* y0_12_5 = ternlog(y1_13_3, y0_15_4, y0_12_4) */
+	vmovdqa64 %zmm25, %zmm17 /* y1_14_3 */
+	vpternlogd $0x96, %zmm5, %zmm0, %zmm17 /* y0_13_5 = ternlog(y1_14_3, y0_8_4, y0_13_4) */
+	vmovdqa64 %zmm24, %zmm19 /* y1_15_3 */
+	vpternlogd $0x96, %zmm6, %zmm1, %zmm19 /* y0_14_5 = ternlog(y1_15_3, y0_9_4, y0_14_4) */
+	vmovdqa64 %zmm31, %zmm20 /* y1_8_3 */
+	vpternlogd $0x96, %zmm7, %zmm2, %zmm20 /* y0_15_5 = ternlog(y1_8_3, y0_10_4, y0_15_4) */
+	vpternlogd $0x96, %zmm8, %zmm2, %zmm31 /* y1_8_5 = ternlog(y1_8_3, y0_10_4, y0_8_5) */
+	vpternlogd $0x96, %zmm10, %zmm3, %zmm30 /* y1_9_5 = ternlog(y1_9_3, y0_11_4, y0_9_5) */
+	vpternlogd $0x96, %zmm12, %zmm4, %zmm29 /* y1_10_5 = ternlog(y1_10_3, y0_12_4, y0_10_5) */
+	vpternlogd $0x96, %zmm14, %zmm5, %zmm28 /* y1_11_5 = ternlog(y1_11_3, y0_13_4, y0_11_5) */
+	vpternlogd $0x96, %zmm15, %zmm6, %zmm27 /* y1_12_5 = ternlog(y1_12_3, y0_14_4, y0_12_5) */
+	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* y1_13_5 = ternlog(y1_13_3, y0_15_4, y0_13_5) */
+	vpternlogd $0x96, %zmm19, %zmm0, %zmm25 /* y1_14_5 = ternlog(y1_14_3, y0_8_4, y0_14_5) */
+	vpternlogd $0x96, %zmm20, %zmm1, %zmm24 /* y1_15_5 = ternlog(y1_15_3, y0_9_4, y0_15_5) */
+	vmovdqa64 %zmm29, 512(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm28, 576(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm27, 640(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm26, 704(%rsp) /* spill x1_13.2 */
+	vmovdqa64 832(%rsp), %zmm0 /* reload x1_2.3 */
+	vmovdqa64 %zmm0, 64(%rsp) /* spill x1_2.2 */
+	vmovdqa64 768(%rsp), %zmm0 /* reload x1_3.3 */
+	vmovdqa64 %zmm0, 128(%rsp) /* spill x1_3.2 */
+	vmovdqa64 448(%rsp), %zmm0 /* reload x1_4.3 */
+	vmovdqa64 %zmm0, 256(%rsp) /* spill x1_4.2 */
+	vmovdqa64 320(%rsp), %zmm0 /* reload x1_5.3 */
+	vmovdqa64 %zmm0, 384(%rsp) /* spill x1_5.2 */
+	vmovdqa64 %zmm9, %zmm1 /* x0_0.3 */
+	vmovdqa64 %zmm11, %zmm2 /* x0_1.3 */
+	vmovdqa64 %zmm13, %zmm3 /* x0_2.3 */
+	vmovdqa64 %zmm18, %zmm4 /* x0_4.3 */
+	vmovdqa64 %zmm16, %zmm5 /* x0_3.3 */
+	vmovdqa64 %zmm21, %zmm6 /* x0_5.3 */
+	vmovdqa64 %zmm8, %zmm7 /* x0_8.3 */
+	vmovdqa64 %zmm10, %zmm8 /* x0_9.3 */
+	vmovdqa64 %zmm25, %zmm9 /* x1_14.3 */
+	vmovdqa64 %zmm14, %zmm10 /* x0_11.3 */
+	vmovdqa64 %zmm24, %zmm13 /* x1_15.3 */
+	vmovdqa64 %zmm22, %zmm14 /* x0_6.3 */
+	vmovdqa64 %zmm30, %zmm16 /* x1_9.3 */
+	vmovdqa64 %zmm12, %zmm18 /* x0_10.3 */
+	vmovdqa64 %zmm19, %zmm12 /* x0_14.3 */
+	vmovdqa64 %zmm17, %zmm19 /* x0_13.3 */
+	vmovdqa64 %zmm20, %zmm17 /* x0_15.3 */
+	vmovdqa64 %zmm15, %zmm20 /* x0_12.3 */
+	vmovdqa64 %zmm23, %zmm15 /* x0_7.3 */
+	vmovdqa64 %zmm31, %zmm21 /* x1_8.3 */
+	vmovdqa64 960(%rsp), %zmm24 /* reload x1_0.3 */
+	vmovdqa64 896(%rsp), %zmm25 /* reload x1_1.3 */
+	vmovdqa64 192(%rsp), %zmm30 /* reload x1_6.3 */
+	vmovdqa64 0(%rsp), %zmm31 /* reload x1_7.3 */
 	add $512, %rcx
 	cmp $7680, %rcx
 	jne .Lublock_nibbleslice_avx512_asm_1_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
-	vmovdqa64 %zmm0, 1024(%rsp) /* spill x1_15.2 */
 	vbroadcasti32x4 7680(%rdi), %zmm0 /* t0_0_1 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
 	vbroadcasti32x4 7696(%rdi), %zmm1 /* t0_1_1 = bcast128() */
@@ -1065,58 +1014,57 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vpshufb %zmm6, %zmm5, %zmm5 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
 	vbroadcasti32x4 7776(%rdi), %zmm6 /* t0_6_1 = bcast128() */
 	vpshufb %zmm14, %zmm6, %zmm6 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti32x4 7792(%rdi), %zmm14 /* t0_7_1 = bcast128() */
-	vpshufb %zmm15, %zmm14, %zmm14 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti32x4 7808(%rdi), %zmm15 /* t0_8_1 = bcast128() */
-	vpshufb %zmm7, %zmm15, %zmm7 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti32x4 7824(%rdi), %zmm15 /* t0_9_1 = bcast128() */
-	vpshufb %zmm8, %zmm15, %zmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti32x4 7840(%rdi), %zmm15 /* t0_10_1 = bcast128() */
-	vpshufb %zmm9, %zmm15, %zmm9 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	vbroadcasti32x4 7792(%rdi), %zmm11 /* t0_7_1 = bcast128() */
+	vpshufb %zmm15, %zmm11, %zmm11 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
+	vbroadcasti32x4 7808(%rdi), %zmm14 /* t0_8_1 = bcast128() */
+	vpshufb %zmm7, %zmm14, %zmm7 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	vbroadcasti32x4 7824(%rdi), %zmm14 /* t0_9_1 = bcast128() */
+	vpshufb %zmm8, %zmm14, %zmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
+	vbroadcasti32x4 7840(%rdi), %zmm14 /* t0_10_1 = bcast128() */
+	vpshufb %zmm18, %zmm14, %zmm14 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
 	vbroadcasti32x4 7856(%rdi), %zmm15 /* t0_11_1 = bcast128() */
 	vpshufb %zmm10, %zmm15, %zmm10 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
 	vbroadcasti32x4 7872(%rdi), %zmm15 /* t0_12_1 = bcast128() */
-	vpshufb %zmm13, %zmm15, %zmm13 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti32x4 7888(%rdi), %zmm15 /* t0_13_1 = bcast128() */
-	vpshufb %zmm18, %zmm15, %zmm15 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti32x4 7904(%rdi), %zmm18 /* t0_14_1 = bcast128() */
-	vpshufb %zmm12, %zmm18, %zmm12 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti32x4 7920(%rdi), %zmm18 /* t0_15_1 = bcast128() */
-	vpshufb %zmm17, %zmm18, %zmm17 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti32x4 7936(%rdi), %zmm18 /* t1_0_1 = bcast128() */
-	vpshufb %zmm24, %zmm18, %zmm18 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti32x4 7952(%rdi), %zmm24 /* t1_1_1 = bcast128() */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti32x4 7968(%rdi), %zmm25 /* t1_2_1 = bcast128() */
-	vpshufb %zmm26, %zmm25, %zmm25 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti32x4 7984(%rdi), %zmm26 /* t1_3_1 = bcast128() */
-	vpshufb %zmm27, %zmm26, %zmm26 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti32x4 8000(%rdi), %zmm27 /* t1_4_1 = bcast128() */
-	vpshufb %zmm28, %zmm27, %zmm27 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti32x4 8016(%rdi), %zmm28 /* t1_5_1 = bcast128() */
-	vpshufb %zmm29, %zmm28, %zmm28 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti32x4 8032(%rdi), %zmm29 /* t1_6_1 = bcast128() */
-	vpshufb %zmm30, %zmm29, %zmm29 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti32x4 8048(%rdi), %zmm30 /* t1_7_1 = bcast128() */
-	vpshufb %zmm31, %zmm30, %zmm30 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti32x4 8064(%rdi), %zmm31 /* t1_8_1 = bcast128() */
-	vpshufb %zmm19, %zmm31, %zmm19 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti32x4 8080(%rdi), %zmm31 /* t1_9_1 = bcast128() */
-	vpshufb %zmm16, %zmm31, %zmm16 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti32x4 8096(%rdi), %zmm31 /* t1_10_1 = bcast128() */
-	vpshufb %zmm20, %zmm31, %zmm20 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti32x4 8112(%rdi), %zmm31 /* t1_11_1 = bcast128() */
-	vpshufb %zmm11, %zmm31, %zmm11 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti32x4 8128(%rdi), %zmm31 /* t1_12_1 = bcast128() */
-	vpshufb %zmm21, %zmm31, %zmm21 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	vpshufb %zmm20, %zmm15, %zmm15 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	vbroadcasti32x4 7888(%rdi), %zmm18 /* t0_13_1 = bcast128() */
+	vpshufb %zmm19, %zmm18, %zmm18 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
+	vbroadcasti32x4 7904(%rdi), %zmm19 /* t0_14_1 = bcast128() */
+	vpshufb %zmm12, %zmm19, %zmm12 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	vbroadcasti32x4 7920(%rdi), %zmm19 /* t0_15_1 = bcast128() */
+	vpshufb %zmm17, %zmm19, %zmm17 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	vbroadcasti32x4 7936(%rdi), %zmm19 /* t1_0_1 = bcast128() */
+	vpshufb %zmm24, %zmm19, %zmm19 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	vbroadcasti32x4 7952(%rdi), %zmm20 /* t1_1_1 = bcast128() */
+	vpshufb %zmm25, %zmm20, %zmm20 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	vbroadcasti32x4 7968(%rdi), %zmm22 /* t1_2_1 = bcast128() */
+	vpshufb 64(%rsp), %zmm22, %zmm22 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	vbroadcasti32x4 7984(%rdi), %zmm23 /* t1_3_1 = bcast128() */
+	vpshufb 128(%rsp), %zmm23, %zmm23 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	vbroadcasti32x4 8000(%rdi), %zmm24 /* t1_4_1 = bcast128() */
+	vpshufb 256(%rsp), %zmm24, %zmm24 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	vbroadcasti32x4 8016(%rdi), %zmm25 /* t1_5_1 = bcast128() */
+	vpshufb 384(%rsp), %zmm25, %zmm25 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
+	vbroadcasti32x4 8032(%rdi), %zmm26 /* t1_6_1 = bcast128() */
+	vpshufb %zmm30, %zmm26, %zmm26 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	vbroadcasti32x4 8048(%rdi), %zmm27 /* t1_7_1 = bcast128() */
+	vpshufb %zmm31, %zmm27, %zmm27 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	vbroadcasti32x4 8064(%rdi), %zmm28 /* t1_8_1 = bcast128() */
+	vpshufb %zmm21, %zmm28, %zmm21 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	vbroadcasti32x4 8080(%rdi), %zmm28 /* t1_9_1 = bcast128() */
+	vpshufb %zmm16, %zmm28, %zmm16 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	vbroadcasti32x4 8096(%rdi), %zmm28 /* t1_10_1 = bcast128() */
+	vpshufb 512(%rsp), %zmm28, %zmm28 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	vbroadcasti32x4 8112(%rdi), %zmm29 /* t1_11_1 = bcast128() */
+	vpshufb 576(%rsp), %zmm29, %zmm29 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	vbroadcasti32x4 8128(%rdi), %zmm30 /* t1_12_1 = bcast128() */
+	vpshufb 640(%rsp), %zmm30, %zmm30 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
 	vbroadcasti32x4 8144(%rdi), %zmm31 /* t1_13_1 = bcast128() */
-	vpshufb %zmm22, %zmm31, %zmm22 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	vpshufb 704(%rsp), %zmm31, %zmm31 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	vmovdqa64 %zmm31, 704(%rsp) /* spill s1_13_1 */
 	vbroadcasti32x4 8160(%rdi), %zmm31 /* t1_14_1 = bcast128() */
-	vpshufb %zmm23, %zmm31, %zmm23 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	vpshufb %zmm9, %zmm31, %zmm9 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
 	vbroadcasti32x4 8176(%rdi), %zmm31 /* t1_15_1 = bcast128() */
-	vmovdqa64 %zmm23, 960(%rsp) /* spill s1_14_1 */
-	vmovdqa64 1024(%rsp), %zmm23 /* reload x1_15.2 */
-	vpshufb %zmm23, %zmm31, %zmm23 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	vpshufb %zmm13, %zmm31, %zmm13 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm0, %zmm0 /* hi_up = shl(s0_0_1) */
@@ -1126,94 +1074,93 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vpsllw $4, %zmm4, %zmm2 /* hi_up_2 = shl(s0_4_1) */
 	vpord %zmm5, %zmm2, %zmm2 /* byte_2 = or(hi_up_2, s0_5_1) */
 	vpsllw $4, %zmm6, %zmm3 /* hi_up_3 = shl(s0_6_1) */
-	vpord %zmm14, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, s0_7_1) */
+	vpord %zmm11, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, s0_7_1) */
 	vpsllw $4, %zmm7, %zmm4 /* hi_up_4 = shl(s0_8_1) */
 	vpord %zmm8, %zmm4, %zmm4 /* byte_4 = or(hi_up_4, s0_9_1) */
-	vpsllw $4, %zmm9, %zmm5 /* hi_up_5 = shl(s0_10_1) */
+	vpsllw $4, %zmm14, %zmm5 /* hi_up_5 = shl(s0_10_1) */
 	vpord %zmm10, %zmm5, %zmm5 /* byte_5 = or(hi_up_5, s0_11_1) */
-	vpsllw $4, %zmm13, %zmm6 /* hi_up_6 = shl(s0_12_1) */
-	vpord %zmm15, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, s0_13_1) */
+	vpsllw $4, %zmm15, %zmm6 /* hi_up_6 = shl(s0_12_1) */
+	vpord %zmm18, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, s0_13_1) */
 	vpsllw $4, %zmm12, %zmm7 /* hi_up_7 = shl(s0_14_1) */
 	vpord %zmm17, %zmm7, %zmm7 /* byte_7 = or(hi_up_7, s0_15_1) */
-	vpsllw $4, %zmm18, %zmm8 /* hi_up_8 = shl(s1_0_1) */
-	vpord %zmm24, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, s1_1_1) */
-	vpsllw $4, %zmm25, %zmm9 /* hi_up_9 = shl(s1_2_1) */
-	vpord %zmm26, %zmm9, %zmm9 /* byte_9 = or(hi_up_9, s1_3_1) */
-	vpsllw $4, %zmm27, %zmm10 /* hi_up_10 = shl(s1_4_1) */
-	vpord %zmm28, %zmm10, %zmm10 /* byte_10 = or(hi_up_10, s1_5_1) */
-	vpsllw $4, %zmm29, %zmm12 /* hi_up_11 = shl(s1_6_1) */
-	vpord %zmm30, %zmm12, %zmm12 /* byte_11 = or(hi_up_11, s1_7_1) */
-	vpsllw $4, %zmm19, %zmm13 /* hi_up_12 = shl(s1_8_1) */
-	vpord %zmm16, %zmm13, %zmm13 /* byte_12 = or(hi_up_12, s1_9_1) */
-	vpsllw $4, %zmm20, %zmm14 /* hi_up_13 = shl(s1_10_1) */
-	vpord %zmm11, %zmm14, %zmm11 /* byte_13 = or(hi_up_13, s1_11_1) */
-	vpsllw $4, %zmm21, %zmm14 /* hi_up_14 = shl(s1_12_1) */
-	vpord %zmm22, %zmm14, %zmm14 /* byte_14 = or(hi_up_14, s1_13_1) */
-	vmovdqa64 960(%rsp), %zmm15 /* reload s1_14_1 */
-	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(s1_14_1) */
-	vpord %zmm23, %zmm15, %zmm15 /* byte_15 = or(hi_up_15, s1_15_1) */
-	vpunpcklbw %zmm8, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpsllw $4, %zmm19, %zmm8 /* hi_up_8 = shl(s1_0_1) */
+	vpord %zmm20, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, s1_1_1) */
+	vpsllw $4, %zmm22, %zmm10 /* hi_up_9 = shl(s1_2_1) */
+	vpord %zmm23, %zmm10, %zmm10 /* byte_9 = or(hi_up_9, s1_3_1) */
+	vpsllw $4, %zmm24, %zmm11 /* hi_up_10 = shl(s1_4_1) */
+	vpord %zmm25, %zmm11, %zmm11 /* byte_10 = or(hi_up_10, s1_5_1) */
+	vpsllw $4, %zmm26, %zmm12 /* hi_up_11 = shl(s1_6_1) */
+	vpord %zmm27, %zmm12, %zmm12 /* byte_11 = or(hi_up_11, s1_7_1) */
+	vpsllw $4, %zmm21, %zmm14 /* hi_up_12 = shl(s1_8_1) */
+	vpord %zmm16, %zmm14, %zmm14 /* byte_12 = or(hi_up_12, s1_9_1) */
+	vpsllw $4, %zmm28, %zmm15 /* hi_up_13 = shl(s1_10_1) */
+	vpord %zmm29, %zmm15, %zmm15 /* byte_13 = or(hi_up_13, s1_11_1) */
+	vpsllw $4, %zmm30, %zmm16 /* hi_up_14 = shl(s1_12_1) */
+	vpord 704(%rsp), %zmm16, %zmm16 /* byte_14 = or(hi_up_14, s1_13_1) */
+	vpsllw $4, %zmm9, %zmm9 /* hi_up_15 = shl(s1_14_1) */
+	vpord %zmm13, %zmm9, %zmm9 /* byte_15 = or(hi_up_15, s1_15_1) */
+	vpunpcklbw %zmm8, %zmm0, %zmm13 /* tro0 = unpacklo(byte, byte_8) */
 	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm9, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm12, %zmm3, %zmm10 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpcklbw %zmm10, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm10, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm11, %zmm2, %zmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm11, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm12, %zmm3, %zmm11 /* tro0_6 = unpacklo(byte_3, byte_11) */
 	vpunpckhbw %zmm12, %zmm3, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm13, %zmm4, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm13, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm11, %zmm5, %zmm13 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm11, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm14, %zmm6, %zmm11 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm12, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm12, %zmm16, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm4, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpcklbw %zmm14, %zmm4, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm14, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm15, %zmm5, %zmm14 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm15, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm16, %zmm6, %zmm15 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm16, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm9, %zmm7, %zmm16 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm9, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm12, %zmm13, %zmm9 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm4, %zmm0, %zmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm13, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm13, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm5, %zmm1, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpcklbw %zmm14, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm14, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm5, %zmm1, %zmm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm11, %zmm9, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm6, %zmm2, %zmm11 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpcklbw %zmm15, %zmm10, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm15, %zmm10, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm6, %zmm2, %zmm15 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
 	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpcklbw %zmm16, %zmm11, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm16, %zmm11, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm7, %zmm3, %zmm16 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm5, %zmm15, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm5, %zmm15, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm9, %zmm12, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm9, %zmm12, %zmm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm11, %zmm16, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpcklbw %zmm5, %zmm9, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm5, %zmm9, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm10, %zmm12, %zmm9 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm15, %zmm13, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm2, %zmm0, %zmm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	vpunpcklbw %zmm6, %zmm4, %zmm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
 	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm10, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm14, %zmm13, %zmm10 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm14, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm3, %zmm1, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpcklbw %zmm11, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm11, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm16, %zmm14, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm16, %zmm14, %zmm14 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
 	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
 	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
 	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
 	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm10, %zmm12, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm11, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm11, %zmm11 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm6, %zmm9, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm6, %zmm9, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm10, %zmm9 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm11, %zmm12, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm11, %zmm12, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm14, %zmm13, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm14, %zmm13, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm16, %zmm15, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm16, %zmm15, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 %zmm3, (%rdx) /* store tro3 */
@@ -1222,14 +1169,14 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vmovdqu64 %zmm4, 192(%rdx) /* store tro3_3 */
 	vmovdqu64 %zmm5, 256(%rdx) /* store tro3_4 */
 	vmovdqu64 %zmm6, 320(%rdx) /* store tro3_5 */
-	vmovdqu64 %zmm15, 384(%rdx) /* store tro3_6 */
+	vmovdqu64 %zmm9, 384(%rdx) /* store tro3_6 */
 	vmovdqu64 %zmm8, 448(%rdx) /* store tro3_7 */
-	vmovdqu64 %zmm9, 512(%rdx) /* store tro3_8 */
-	vmovdqu64 %zmm10, 576(%rdx) /* store tro3_9 */
+	vmovdqu64 %zmm10, 512(%rdx) /* store tro3_8 */
+	vmovdqu64 %zmm11, 576(%rdx) /* store tro3_9 */
 	vmovdqu64 %zmm12, 640(%rdx) /* store tro3_10 */
-	vmovdqu64 %zmm11, 704(%rdx) /* store tro3_11 */
-	vmovdqu64 %zmm13, 768(%rdx) /* store tro3_12 */
-	vmovdqu64 %zmm14, 832(%rdx) /* store tro3_13 */
+	vmovdqu64 %zmm13, 704(%rdx) /* store tro3_11 */
+	vmovdqu64 %zmm14, 768(%rdx) /* store tro3_12 */
+	vmovdqu64 %zmm15, 832(%rdx) /* store tro3_13 */
 	vmovdqu64 %zmm16, 896(%rdx) /* store tro3_14 */
 	vmovdqu64 %zmm0, 960(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
@@ -1412,23 +1359,17 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	vbroadcasti32x4 240(%rdi), %zmm20 /* t0_15 = bcast128() */
 	vpshufb %zmm5, %zmm20, %zmm5 /* s0_15 = lookup16(t0_15, pair_15) */
 	vbroadcasti32x4 384(%rdi), %zmm20 /* t1_8 = bcast128() */
-	vmovdqa64 320(%rsp), %zmm21 /* reload pair_24 */
-	vpshufb %zmm21, %zmm20, %zmm20 /* s1_8 = lookup16(t1_8, pair_24) */
+	vpshufb 320(%rsp), %zmm20, %zmm20 /* s1_8 = lookup16(t1_8, pair_24) */
 	vbroadcasti32x4 400(%rdi), %zmm21 /* t1_9 = bcast128() */
-	vmovdqa64 256(%rsp), %zmm22 /* reload pair_25 */
-	vpshufb %zmm22, %zmm21, %zmm21 /* s1_9 = lookup16(t1_9, pair_25) */
+	vpshufb 256(%rsp), %zmm21, %zmm21 /* s1_9 = lookup16(t1_9, pair_25) */
 	vbroadcasti32x4 416(%rdi), %zmm22 /* t1_10 = bcast128() */
-	vmovdqa64 192(%rsp), %zmm23 /* reload pair_26 */
-	vpshufb %zmm23, %zmm22, %zmm22 /* s1_10 = lookup16(t1_10, pair_26) */
+	vpshufb 192(%rsp), %zmm22, %zmm22 /* s1_10 = lookup16(t1_10, pair_26) */
 	vbroadcasti32x4 432(%rdi), %zmm23 /* t1_11 = bcast128() */
-	vmovdqa64 128(%rsp), %zmm24 /* reload pair_27 */
-	vpshufb %zmm24, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, pair_27) */
+	vpshufb 128(%rsp), %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, pair_27) */
 	vbroadcasti32x4 448(%rdi), %zmm24 /* t1_12 = bcast128() */
-	vmovdqa64 64(%rsp), %zmm25 /* reload pair_28 */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s1_12 = lookup16(t1_12, pair_28) */
+	vpshufb 64(%rsp), %zmm24, %zmm24 /* s1_12 = lookup16(t1_12, pair_28) */
 	vbroadcasti32x4 464(%rdi), %zmm25 /* t1_13 = bcast128() */
-	vmovdqa64 0(%rsp), %zmm26 /* reload pair_29 */
-	vpshufb %zmm26, %zmm25, %zmm25 /* s1_13 = lookup16(t1_13, pair_29) */
+	vpshufb 0(%rsp), %zmm25, %zmm25 /* s1_13 = lookup16(t1_13, pair_29) */
 	vmovdqa64 %zmm21, %zmm26 /* s1_9 */
 	vpternlogd $0x96, %zmm1, %zmm7, %zmm26 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
 	vmovdqa64 %zmm22, %zmm27 /* s1_10 */
@@ -1501,14 +1442,11 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
 	vmovdqu64 %zmm0, 128(%rdx) /* store pack_13 */
 	vpunpcklwd %zmm6, %zmm4, %zmm0 /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
 	vmovdqa64 256(%rsp), %zmm1 /* reload y1_2_2 */
-	vmovdqa64 320(%rsp), %zmm2 /* reload y1_3_2 */
-	vpunpcklwd %zmm2, %zmm1, %zmm1 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
+	vpunpcklwd 320(%rsp), %zmm1, %zmm1 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
 	vmovdqa64 128(%rsp), %zmm2 /* reload y1_4_2 */
-	vmovdqa64 192(%rsp), %zmm4 /* reload y1_5_2 */
-	vpunpcklwd %zmm4, %zmm2, %zmm2 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
+	vpunpcklwd 192(%rsp), %zmm2, %zmm2 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
 	vmovdqa64 0(%rsp), %zmm4 /* reload y1_6_2 */
-	vmovdqa64 64(%rsp), %zmm6 /* reload y1_7_2 */
-	vpunpcklwd %zmm6, %zmm4, %zmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
+	vpunpcklwd 64(%rsp), %zmm4, %zmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm0 /* pack_18 = unpacklo(pack_14, pack_15) */
 	vpunpckldq %zmm4, %zmm2, %zmm1 /* pack_19 = unpacklo(pack_16, pack_17) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm0 /* pack_20 = unpacklo(pack_18, pack_19) */
@@ -1534,7 +1472,7 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_pairs_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2624 bytes (41 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm
@@ -1544,7 +1482,7 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2624, %rsp
+	sub $1024, %rsp
 
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
@@ -1657,116 +1595,100 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqa64 64(%rsp), %zmm8 /* reload x1_8.2 */
 	vmovdqa64 0(%rsp), %zmm9 /* reload x1_9.2 */
 	vmovdqa64 192(%rsp), %zmm15 /* reload x1_15.2 */
+	vmovdqa64 %zmm8, 192(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm9, 0(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm5, 64(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm4, 128(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm14, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm0, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm29, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm15, 448(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_avx512_asm_3_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm15, 192(%rsp) /* spill x1_15.2 */
-	vbroadcasti32x4 512(%rdi,%r8), %zmm15 /* t0_0 = bcast128() */
-	vpshufb %zmm18, %zmm15, %zmm15 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm18, 0(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 528(%rdi,%r8), %zmm18 /* t0_1 = bcast128() */
-	vpshufb %zmm19, %zmm18, %zmm18 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm19, 64(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 544(%rdi,%r8), %zmm19 /* t0_2 = bcast128() */
-	vpshufb %zmm22, %zmm19, %zmm19 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm22, 128(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 560(%rdi,%r8), %zmm22 /* t0_3 = bcast128() */
-	vpshufb %zmm12, %zmm22, %zmm22 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm12, 256(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 576(%rdi,%r8), %zmm12 /* t0_4 = bcast128() */
-	vpshufb %zmm24, %zmm12, %zmm12 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm24, 320(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 592(%rdi,%r8), %zmm24 /* t0_5 = bcast128() */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm25, 384(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 608(%rdi,%r8), %zmm25 /* t0_6 = bcast128() */
-	vpshufb %zmm10, %zmm25, %zmm25 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm10, 448(%rsp) /* spill x0_6.2 */
-	vbroadcasti32x4 624(%rdi,%r8), %zmm10 /* t0_7 = bcast128() */
-	vpshufb %zmm11, %zmm10, %zmm10 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm11, 512(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 768(%rdi,%r8), %zmm11 /* t1_0 = bcast128() */
-	vpshufb %zmm31, %zmm11, %zmm11 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm31, 576(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 784(%rdi,%r8), %zmm31 /* t1_1 = bcast128() */
-	vpshufb %zmm30, %zmm31, %zmm31 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm30, 640(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 800(%rdi,%r8), %zmm30 /* t1_2 = bcast128() */
-	vpshufb %zmm6, %zmm30, %zmm30 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm6, 704(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 816(%rdi,%r8), %zmm6 /* t1_3 = bcast128() */
-	vpshufb %zmm2, %zmm6, %zmm6 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm2, 768(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 832(%rdi,%r8), %zmm2 /* t1_4 = bcast128() */
-	vpshufb %zmm1, %zmm2, %zmm2 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm1, 832(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 848(%rdi,%r8), %zmm1 /* t1_5 = bcast128() */
-	vpshufb %zmm3, %zmm1, %zmm1 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm3, 896(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 864(%rdi,%r8), %zmm3 /* t1_6 = bcast128() */
-	vpshufb %zmm13, %zmm3, %zmm3 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm13, 960(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 880(%rdi,%r8), %zmm13 /* t1_7 = bcast128() */
-	vpshufb %zmm7, %zmm13, %zmm13 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 512(%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
+	vpshufb %zmm18, %zmm0, %zmm0 /* s0_0 = lookup16(t0_0, x0_0) */
+	vbroadcasti32x4 528(%rdi,%r8), %zmm4 /* t0_1 = bcast128() */
+	vpshufb %zmm19, %zmm4, %zmm4 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 544(%rdi,%r8), %zmm5 /* t0_2 = bcast128() */
+	vpshufb %zmm22, %zmm5, %zmm5 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 560(%rdi,%r8), %zmm8 /* t0_3 = bcast128() */
+	vpshufb %zmm12, %zmm8, %zmm8 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 576(%rdi,%r8), %zmm9 /* t0_4 = bcast128() */
+	vpshufb %zmm24, %zmm9, %zmm9 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 592(%rdi,%r8), %zmm12 /* t0_5 = bcast128() */
+	vpshufb %zmm25, %zmm12, %zmm12 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 608(%rdi,%r8), %zmm14 /* t0_6 = bcast128() */
+	vpshufb %zmm10, %zmm14, %zmm10 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 624(%rdi,%r8), %zmm14 /* t0_7 = bcast128() */
+	vpshufb %zmm11, %zmm14, %zmm11 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 768(%rdi,%r8), %zmm14 /* t1_0 = bcast128() */
+	vpshufb %zmm31, %zmm14, %zmm14 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 784(%rdi,%r8), %zmm15 /* t1_1 = bcast128() */
+	vpshufb %zmm30, %zmm15, %zmm15 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 800(%rdi,%r8), %zmm18 /* t1_2 = bcast128() */
+	vpshufb %zmm6, %zmm18, %zmm6 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 816(%rdi,%r8), %zmm18 /* t1_3 = bcast128() */
+	vpshufb %zmm2, %zmm18, %zmm2 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 832(%rdi,%r8), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm1, %zmm18, %zmm1 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 848(%rdi,%r8), %zmm18 /* t1_5 = bcast128() */
+	vpshufb %zmm3, %zmm18, %zmm3 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 864(%rdi,%r8), %zmm18 /* t1_6 = bcast128() */
+	vpshufb %zmm13, %zmm18, %zmm13 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 880(%rdi,%r8), %zmm18 /* t1_7 = bcast128() */
+	vpshufb %zmm7, %zmm18, %zmm7 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm7, 1024(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm31, %zmm7 /* s1_1 */
-	vpternlogd $0x96, %zmm15, %zmm18, %zmm7 /* y0_0_1 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm29, 1088(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm30, %zmm29 /* s1_2 */
-	vpternlogd $0x96, %zmm18, %zmm19, %zmm29 /* y0_1_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm0, 1152(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm6, %zmm0 /* s1_3 */
-	vpternlogd $0x96, %zmm19, %zmm22, %zmm0 /* y0_2_1 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm14, 1216(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm2, %zmm14 /* s1_4 */
-	vpternlogd $0x96, %zmm22, %zmm12, %zmm14 /* y0_3_1 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm4, 1280(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm1, %zmm4 /* s1_5 */
-	vpternlogd $0x96, %zmm12, %zmm24, %zmm4 /* y0_4_1 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm5, 1344(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm3, %zmm5 /* s1_6 */
-	vpternlogd $0x96, %zmm24, %zmm25, %zmm5 /* y0_5_1 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm9, 1408(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm13, %zmm9 /* s1_7 */
-	vpternlogd $0x96, %zmm25, %zmm10, %zmm9 /* y0_6_1 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm8, 1472(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm11, %zmm8 /* s1_0 */
-	vpternlogd $0x96, %zmm10, %zmm15, %zmm8 /* y0_7_1 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm0, %zmm15, %zmm11 /* y1_0_2 = ternlog(s1_0, s0_0, y0_2_1) */
-	vpternlogd $0x96, %zmm14, %zmm18, %zmm31 /* y1_1_2 = ternlog(s1_1, s0_1, y0_3_1) */
-	vpternlogd $0x96, %zmm4, %zmm19, %zmm30 /* y1_2_2 = ternlog(s1_2, s0_2, y0_4_1) */
-	vpternlogd $0x96, %zmm5, %zmm22, %zmm6 /* y1_3_2 = ternlog(s1_3, s0_3, y0_5_1) */
-	vpternlogd $0x96, %zmm9, %zmm12, %zmm2 /* y1_4_2 = ternlog(s1_4, s0_4, y0_6_1) */
-	vpternlogd $0x96, %zmm8, %zmm24, %zmm1 /* y1_5_2 = ternlog(s1_5, s0_5, y0_7_1) */
-	vpternlogd $0x96, %zmm7, %zmm25, %zmm3 /* y1_6_2 = ternlog(s1_6, s0_6, y0_0_1) */
-	vpternlogd $0x96, %zmm29, %zmm10, %zmm13 /* y1_7_2 = ternlog(s1_7, s0_7, y0_1_1) */
-	vmovdqa64 %zmm5, %zmm10 /* y0_5_1 */
-	vpternlogd $0x96, %zmm11, %zmm13, %zmm10 /* y1_0_3 = ternlog(y0_5_1, y1_7_2, y1_0_2) */
-	vmovdqa64 %zmm9, %zmm12 /* y0_6_1 */
-	vpternlogd $0x96, %zmm31, %zmm11, %zmm12 /* y1_1_3 = ternlog(y0_6_1, y1_0_2, y1_1_2) */
-	vmovdqa64 %zmm8, %zmm15 /* y0_7_1 */
-	vpternlogd $0x96, %zmm30, %zmm31, %zmm15 /* y1_2_3 = ternlog(y0_7_1, y1_1_2, y1_2_2) */
-	vmovdqa64 %zmm7, %zmm18 /* y0_0_1 */
-	vpternlogd $0x96, %zmm6, %zmm30, %zmm18 /* y1_3_3 = ternlog(y0_0_1, y1_2_2, y1_3_2) */
-	vmovdqa64 %zmm29, %zmm19 /* y0_1_1 */
-	vpternlogd $0x96, %zmm2, %zmm6, %zmm19 /* y1_4_3 = ternlog(y0_1_1, y1_3_2, y1_4_2) */
-	vmovdqa64 %zmm0, %zmm22 /* y0_2_1 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm22 /* y1_5_3 = ternlog(y0_2_1, y1_4_2, y1_5_2) */
-	vmovdqa64 %zmm14, %zmm24 /* y0_3_1 */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm24 /* y1_6_3 = ternlog(y0_3_1, y1_5_2, y1_6_2) */
-	vmovdqa64 %zmm4, %zmm25 /* y0_4_1 */
-	vpternlogd $0x96, %zmm13, %zmm3, %zmm25 /* y1_7_3 = ternlog(y0_4_1, y1_6_2, y1_7_2) */
-	vpternlogd $0x96, %zmm10, %zmm30, %zmm7 /* y0_0_3 = ternlog(y0_0_1, y1_2_2, y1_0_3) */
-	vpternlogd $0x96, %zmm12, %zmm6, %zmm29 /* y0_1_3 = ternlog(y0_1_1, y1_3_2, y1_1_3) */
-	vpternlogd $0x96, %zmm15, %zmm2, %zmm0 /* y0_2_3 = ternlog(y0_2_1, y1_4_2, y1_2_3) */
-	vpternlogd $0x96, %zmm18, %zmm1, %zmm14 /* y0_3_3 = ternlog(y0_3_1, y1_5_2, y1_3_3) */
-	vpternlogd $0x96, %zmm19, %zmm3, %zmm4 /* y0_4_3 = ternlog(y0_4_1, y1_6_2, y1_4_3) */
-	vpternlogd $0x96, %zmm22, %zmm13, %zmm5 /* y0_5_3 = ternlog(y0_5_1, y1_7_2, y1_5_3) */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm9 /* y0_6_3 = ternlog(y0_6_1, y1_0_2, y1_6_3) */
-	vpternlogd $0x96, %zmm25, %zmm31, %zmm8 /* y0_7_3 = ternlog(y0_7_1, y1_1_2, y1_7_3) */
+	vmovdqa64 %zmm15, %zmm18 /* s1_1 */
+	vpternlogd $0x96, %zmm0, %zmm4, %zmm18 /* y0_0_1 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm6, %zmm19 /* s1_2 */
+	vpternlogd $0x96, %zmm4, %zmm5, %zmm19 /* y0_1_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm2, %zmm22 /* s1_3 */
+	vpternlogd $0x96, %zmm5, %zmm8, %zmm22 /* y0_2_1 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm1, %zmm24 /* s1_4 */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm24 /* y0_3_1 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm3, %zmm25 /* s1_5 */
+	vpternlogd $0x96, %zmm9, %zmm12, %zmm25 /* y0_4_1 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm13, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm12, %zmm10, %zmm29 /* y0_5_1 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm7, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm10, %zmm11, %zmm30 /* y0_6_1 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm14, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm11, %zmm0, %zmm31 /* y0_7_1 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm22, %zmm0, %zmm14 /* y1_0_2 = ternlog(s1_0, s0_0, y0_2_1) */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm15 /* y1_1_2 = ternlog(s1_1, s0_1, y0_3_1) */
+	vpternlogd $0x96, %zmm25, %zmm5, %zmm6 /* y1_2_2 = ternlog(s1_2, s0_2, y0_4_1) */
+	vpternlogd $0x96, %zmm29, %zmm8, %zmm2 /* y1_3_2 = ternlog(s1_3, s0_3, y0_5_1) */
+	vpternlogd $0x96, %zmm30, %zmm9, %zmm1 /* y1_4_2 = ternlog(s1_4, s0_4, y0_6_1) */
+	vpternlogd $0x96, %zmm31, %zmm12, %zmm3 /* y1_5_2 = ternlog(s1_5, s0_5, y0_7_1) */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm13 /* y1_6_2 = ternlog(s1_6, s0_6, y0_0_1) */
+	vpternlogd $0x96, %zmm19, %zmm11, %zmm7 /* y1_7_2 = ternlog(s1_7, s0_7, y0_1_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5_1 */
+	vpternlogd $0x96, %zmm14, %zmm7, %zmm0 /* y1_0_3 = ternlog(y0_5_1, y1_7_2, y1_0_2) */
+	vmovdqa64 %zmm30, %zmm4 /* y0_6_1 */
+	vpternlogd $0x96, %zmm15, %zmm14, %zmm4 /* y1_1_3 = ternlog(y0_6_1, y1_0_2, y1_1_2) */
+	vmovdqa64 %zmm31, %zmm5 /* y0_7_1 */
+	vpternlogd $0x96, %zmm6, %zmm15, %zmm5 /* y1_2_3 = ternlog(y0_7_1, y1_1_2, y1_2_2) */
+	vmovdqa64 %zmm18, %zmm8 /* y0_0_1 */
+	vpternlogd $0x96, %zmm2, %zmm6, %zmm8 /* y1_3_3 = ternlog(y0_0_1, y1_2_2, y1_3_2) */
+	vmovdqa64 %zmm19, %zmm9 /* y0_1_1 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm9 /* y1_4_3 = ternlog(y0_1_1, y1_3_2, y1_4_2) */
+	vmovdqa64 %zmm22, %zmm10 /* y0_2_1 */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm10 /* y1_5_3 = ternlog(y0_2_1, y1_4_2, y1_5_2) */
+	vmovdqa64 %zmm24, %zmm11 /* y0_3_1 */
+	vpternlogd $0x96, %zmm13, %zmm3, %zmm11 /* y1_6_3 = ternlog(y0_3_1, y1_5_2, y1_6_2) */
+	vmovdqa64 %zmm25, %zmm12 /* y0_4_1 */
+	vpternlogd $0x96, %zmm7, %zmm13, %zmm12 /* y1_7_3 = ternlog(y0_4_1, y1_6_2, y1_7_2) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm18 /* y0_0_3 = ternlog(y0_0_1, y1_2_2, y1_0_3) */
+	vpternlogd $0x96, %zmm4, %zmm2, %zmm19 /* y0_1_3 = ternlog(y0_1_1, y1_3_2, y1_1_3) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm22 /* y0_2_3 = ternlog(y0_2_1, y1_4_2, y1_2_3) */
+	vpternlogd $0x96, %zmm8, %zmm3, %zmm24 /* y0_3_3 = ternlog(y0_3_1, y1_5_2, y1_3_3) */
+	vpternlogd $0x96, %zmm9, %zmm13, %zmm25 /* y0_4_3 = ternlog(y0_4_1, y1_6_2, y1_4_3) */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm29 /* y0_5_3 = ternlog(y0_5_1, y1_7_2, y1_5_3) */
+	vpternlogd $0x96, %zmm11, %zmm14, %zmm30 /* y0_6_3 = ternlog(y0_6_1, y1_0_2, y1_6_3) */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm31 /* y0_7_3 = ternlog(y0_7_1, y1_1_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 640(%rdi,%r8), %zmm1 /* t0_8 = bcast128() */
@@ -1777,284 +1699,275 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	vpshufb %zmm20, %zmm3, %zmm3 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 688(%rdi,%r8), %zmm6 /* t0_11 = bcast128() */
 	vpshufb %zmm21, %zmm6, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 704(%rdi,%r8), %zmm11 /* t0_12 = bcast128() */
-	vpshufb %zmm28, %zmm11, %zmm11 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 704(%rdi,%r8), %zmm7 /* t0_12 = bcast128() */
+	vpshufb %zmm28, %zmm7, %zmm7 /* s0_12 = lookup16(t0_12, x0_12) */
 	vbroadcasti32x4 720(%rdi,%r8), %zmm13 /* t0_13 = bcast128() */
 	vpshufb %zmm27, %zmm13, %zmm13 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 736(%rdi,%r8), %zmm30 /* t0_14 = bcast128() */
-	vpshufb %zmm23, %zmm30, %zmm30 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 752(%rdi,%r8), %zmm31 /* t0_15 = bcast128() */
-	vpshufb %zmm26, %zmm31, %zmm31 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm26, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 896(%rdi,%r8), %zmm26 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm23, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm23 /* reload x1_8.2 */
-	vpshufb %zmm23, %zmm26, %zmm26 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 912(%rdi,%r8), %zmm23 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm27, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm27 /* reload x1_9.2 */
-	vpshufb %zmm27, %zmm23, %zmm23 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 928(%rdi,%r8), %zmm27 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm28, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm28 /* reload x1_10.2 */
-	vpshufb %zmm28, %zmm27, %zmm27 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 944(%rdi,%r8), %zmm28 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm21, 1792(%rsp) /* spill x0_11.2 */
-	vmovdqa64 1280(%rsp), %zmm21 /* reload x1_11.2 */
-	vpshufb %zmm21, %zmm28, %zmm28 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 960(%rdi,%r8), %zmm21 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm20, 1856(%rsp) /* spill x0_10.2 */
-	vmovdqa64 1216(%rsp), %zmm20 /* reload x1_12.2 */
-	vpshufb %zmm20, %zmm21, %zmm21 /* s1_12 = lookup16(t1_12, x1_12) */
-	vbroadcasti32x4 976(%rdi,%r8), %zmm20 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm17, 1920(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1152(%rsp), %zmm17 /* reload x1_13.2 */
-	vpshufb %zmm17, %zmm20, %zmm20 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 992(%rdi,%r8), %zmm17 /* t1_14_1 = bcast128() */
-	vmovdqa64 %zmm16, 1984(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1088(%rsp), %zmm16 /* reload x1_14.2 */
-	vpshufb %zmm16, %zmm17, %zmm17 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti32x4 1008(%rdi,%r8), %zmm16 /* t1_15_1 = bcast128() */
-	vmovdqa64 %zmm25, 2048(%rsp) /* spill y1_7_3 */
-	vmovdqa64 192(%rsp), %zmm25 /* reload x1_15.2 */
-	vpshufb %zmm25, %zmm16, %zmm16 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	vbroadcasti32x4 736(%rdi,%r8), %zmm14 /* t0_14 = bcast128() */
+	vpshufb %zmm23, %zmm14, %zmm14 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 752(%rdi,%r8), %zmm15 /* t0_15 = bcast128() */
+	vpshufb %zmm26, %zmm15, %zmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 896(%rdi,%r8), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 192(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 912(%rdi,%r8), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 0(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 928(%rdi,%r8), %zmm20 /* t1_10 = bcast128() */
+	vpshufb 64(%rsp), %zmm20, %zmm20 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 944(%rdi,%r8), %zmm21 /* t1_11 = bcast128() */
+	vpshufb 128(%rsp), %zmm21, %zmm21 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 960(%rdi,%r8), %zmm23 /* t1_12 = bcast128() */
+	vpshufb 256(%rsp), %zmm23, %zmm23 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 976(%rdi,%r8), %zmm26 /* t1_13 = bcast128() */
+	vpshufb 320(%rsp), %zmm26, %zmm26 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 992(%rdi,%r8), %zmm27 /* t1_14_1 = bcast128() */
+	vpshufb 384(%rsp), %zmm27, %zmm27 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	vbroadcasti32x4 1008(%rdi,%r8), %zmm28 /* t1_15_1 = bcast128() */
+	vpshufb 448(%rsp), %zmm28, %zmm28 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm23, %zmm25 /* s1_9 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm25 /* y0_8_2 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm24, 2112(%rsp) /* spill y1_6_3 */
-	vmovdqa64 %zmm27, %zmm24 /* s1_10 */
-	vpternlogd $0x96, %zmm2, %zmm3, %zmm24 /* y0_9_2 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm18, 2176(%rsp) /* spill y1_3_3 */
-	vmovdqa64 %zmm28, %zmm18 /* s1_11 */
-	vpternlogd $0x96, %zmm3, %zmm6, %zmm18 /* y0_10_2 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm15, 2240(%rsp) /* spill y1_2_3 */
-	vmovdqa64 %zmm21, %zmm15 /* s1_12 */
-	vpternlogd $0x96, %zmm6, %zmm11, %zmm15 /* y0_11_2 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm12, 2304(%rsp) /* spill y1_1_3 */
-	vmovdqa64 %zmm20, %zmm12 /* s1_13 */
-	vpternlogd $0x96, %zmm11, %zmm13, %zmm12 /* y0_12_2 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm10, 2368(%rsp) /* spill y1_0_3 */
-	vmovdqa64 %zmm17, %zmm10 /* s1_14_1 */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm10 /* y0_13_2 = ternlog(s1_14_1, s0_14, s0_13) */
-	vmovdqa64 %zmm22, 2432(%rsp) /* spill y1_5_3 */
-	vmovdqa64 %zmm16, %zmm22 /* s1_15_1 */
-	vpternlogd $0x96, %zmm30, %zmm31, %zmm22 /* y0_14_2 = ternlog(s1_15_1, s0_15, s0_14) */
-	vmovdqa64 %zmm19, 2496(%rsp) /* spill y1_4_3 */
-	vmovdqa64 %zmm26, %zmm19 /* s1_8 */
-	vpternlogd $0x96, %zmm31, %zmm1, %zmm19 /* y0_15_2 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm18, %zmm1, %zmm26 /* y1_8_3 = ternlog(s1_8, s0_8, y0_10_2) */
-	vpternlogd $0x96, %zmm15, %zmm2, %zmm23 /* y1_9_3 = ternlog(s1_9, s0_9, y0_11_2) */
-	vpternlogd $0x96, %zmm12, %zmm3, %zmm27 /* y1_10_2 = ternlog(s1_10, s0_10, y0_12_2) */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm28 /* y1_11_3 = ternlog(s1_11, s0_11, y0_13_2) */
-	vpternlogd $0x96, %zmm22, %zmm11, %zmm21 /* y1_12_3 = ternlog(s1_12, s0_12, y0_14_2) */
-	vpternlogd $0x96, %zmm19, %zmm13, %zmm20 /* y1_13_3 = ternlog(s1_13, s0_13, y0_15_2) */
-	vpternlogd $0x96, %zmm25, %zmm30, %zmm17 /* y1_14_7 = ternlog(s1_14_1, s0_14, y0_8_2) */
-	vpternlogd $0x96, %zmm24, %zmm31, %zmm16 /* y1_15_6 = ternlog(s1_15_1, s0_15, y0_9_2) */
-	vmovdqa64 %zmm10, %zmm1 /* y0_13_2 */
-	vpternlogd $0x96, %zmm26, %zmm16, %zmm1 /* y1_8_4 = ternlog(y0_13_2, y1_15_6, y1_8_3) */
-	vmovdqa64 %zmm22, %zmm2 /* y0_14_2 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm2 /* y1_9_4 = ternlog(y0_14_2, y1_8_3, y1_9_3) */
-	vmovdqa64 %zmm19, %zmm3 /* y0_15_2 */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm3 /* y1_10_3 = ternlog(y0_15_2, y1_9_3, y1_10_2) */
-	vmovdqa64 %zmm25, %zmm6 /* y0_8_2 */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm6 /* y1_11_4 = ternlog(y0_8_2, y1_10_2, y1_11_3) */
-	vmovdqa64 %zmm24, %zmm11 /* y0_9_2 */
-	vpternlogd $0x96, %zmm21, %zmm28, %zmm11 /* y1_12_4 = ternlog(y0_9_2, y1_11_3, y1_12_3) */
-	vmovdqa64 %zmm18, %zmm13 /* y0_10_2 */
-	vpternlogd $0x96, %zmm20, %zmm21, %zmm13 /* y1_13_4 = ternlog(y0_10_2, y1_12_3, y1_13_3) */
-	vmovdqa64 %zmm15, %zmm30 /* y0_11_2 */
-	vpternlogd $0x96, %zmm17, %zmm20, %zmm30 /* y1_14_8 = ternlog(y0_11_2, y1_13_3, y1_14_7) */
-	vmovdqa64 %zmm12, %zmm31 /* y0_12_2 */
-	vpternlogd $0x96, %zmm16, %zmm17, %zmm31 /* y1_15_7 = ternlog(y0_12_2, y1_14_7, y1_15_6) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm25 /* y0_8_4 = ternlog(y0_8_2, y1_10_2, y1_8_4) */
-	vpternlogd $0x96, %zmm2, %zmm28, %zmm24 /* y0_9_4 = ternlog(y0_9_2, y1_11_3, y1_9_4) */
-	vpternlogd $0x96, %zmm3, %zmm21, %zmm18 /* y0_10_4 = ternlog(y0_10_2, y1_12_3, y1_10_3) */
-	vpternlogd $0x96, %zmm6, %zmm20, %zmm15 /* y0_11_4 = ternlog(y0_11_2, y1_13_3, y1_11_4) */
-	vpternlogd $0x96, %zmm11, %zmm17, %zmm12 /* y0_12_4 = ternlog(y0_12_2, y1_14_7, y1_12_4) */
-	vpternlogd $0x96, %zmm13, %zmm16, %zmm10 /* y0_13_4 = ternlog(y0_13_2, y1_15_6, y1_13_4) */
-	vpternlogd $0x96, %zmm30, %zmm26, %zmm22 /* y0_14_4 = ternlog(y0_14_2, y1_8_3, y1_14_8) */
-	vpternlogd $0x96, %zmm31, %zmm23, %zmm19 /* y0_15_4 = ternlog(y0_15_2, y1_9_3, y1_15_7) */
+	vmovdqa64 %zmm12, 512(%rsp) /* spill y1_7_3 */
+	vmovdqa64 %zmm17, %zmm12 /* s1_9 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm12 /* y0_8_2 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm11, 576(%rsp) /* spill y1_6_3 */
+	vmovdqa64 %zmm20, %zmm11 /* s1_10 */
+	vpternlogd $0x96, %zmm2, %zmm3, %zmm11 /* y0_9_2 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm8, 640(%rsp) /* spill y1_3_3 */
+	vmovdqa64 %zmm21, %zmm8 /* s1_11 */
+	vpternlogd $0x96, %zmm3, %zmm6, %zmm8 /* y0_10_2 = ternlog(s1_11, s0_11, s0_10) */
+	vmovdqa64 %zmm5, 704(%rsp) /* spill y1_2_3 */
+	vmovdqa64 %zmm23, %zmm5 /* s1_12 */
+	vpternlogd $0x96, %zmm6, %zmm7, %zmm5 /* y0_11_2 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm4, 768(%rsp) /* spill y1_1_3 */
+	vmovdqa64 %zmm26, %zmm4 /* s1_13 */
+	vpternlogd $0x96, %zmm7, %zmm13, %zmm4 /* y0_12_2 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill y1_0_3 */
+	vmovdqa64 %zmm27, %zmm0 /* s1_14_1 */
+	vpternlogd $0x96, %zmm13, %zmm14, %zmm0 /* y0_13_2 = ternlog(s1_14_1, s0_14, s0_13) */
+	vmovdqa64 %zmm10, 896(%rsp) /* spill y1_5_3 */
+	vmovdqa64 %zmm28, %zmm10 /* s1_15_1 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm10 /* y0_14_2 = ternlog(s1_15_1, s0_15, s0_14) */
+	vmovdqa64 %zmm9, 960(%rsp) /* spill y1_4_3 */
+	vmovdqa64 %zmm16, %zmm9 /* s1_8 */
+	vpternlogd $0x96, %zmm15, %zmm1, %zmm9 /* y0_15_2 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm16 /* y1_8_3 = ternlog(s1_8, s0_8, y0_10_2) */
+	vpternlogd $0x96, %zmm5, %zmm2, %zmm17 /* y1_9_3 = ternlog(s1_9, s0_9, y0_11_2) */
+	vpternlogd $0x96, %zmm4, %zmm3, %zmm20 /* y1_10_2 = ternlog(s1_10, s0_10, y0_12_2) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm21 /* y1_11_3 = ternlog(s1_11, s0_11, y0_13_2) */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm23 /* y1_12_3 = ternlog(s1_12, s0_12, y0_14_2) */
+	vpternlogd $0x96, %zmm9, %zmm13, %zmm26 /* y1_13_3 = ternlog(s1_13, s0_13, y0_15_2) */
+	vpternlogd $0x96, %zmm12, %zmm14, %zmm27 /* y1_14_7 = ternlog(s1_14_1, s0_14, y0_8_2) */
+	vpternlogd $0x96, %zmm11, %zmm15, %zmm28 /* y1_15_6 = ternlog(s1_15_1, s0_15, y0_9_2) */
+	vmovdqa64 %zmm0, %zmm1 /* y0_13_2 */
+	vpternlogd $0x96, %zmm16, %zmm28, %zmm1 /* y1_8_4 = ternlog(y0_13_2, y1_15_6, y1_8_3) */
+	vmovdqa64 %zmm10, %zmm2 /* y0_14_2 */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm2 /* y1_9_4 = ternlog(y0_14_2, y1_8_3, y1_9_3) */
+	vmovdqa64 %zmm9, %zmm3 /* y0_15_2 */
+	vpternlogd $0x96, %zmm20, %zmm17, %zmm3 /* y1_10_3 = ternlog(y0_15_2, y1_9_3, y1_10_2) */
+	vmovdqa64 %zmm12, %zmm6 /* y0_8_2 */
+	vpternlogd $0x96, %zmm21, %zmm20, %zmm6 /* y1_11_4 = ternlog(y0_8_2, y1_10_2, y1_11_3) */
+	vmovdqa64 %zmm11, %zmm7 /* y0_9_2 */
+	vpternlogd $0x96, %zmm23, %zmm21, %zmm7 /* y1_12_4 = ternlog(y0_9_2, y1_11_3, y1_12_3) */
+	vmovdqa64 %zmm8, %zmm13 /* y0_10_2 */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm13 /* y1_13_4 = ternlog(y0_10_2, y1_12_3, y1_13_3) */
+	vmovdqa64 %zmm5, %zmm14 /* y0_11_2 */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm14 /* y1_14_8 = ternlog(y0_11_2, y1_13_3, y1_14_7) */
+	vmovdqa64 %zmm4, %zmm15 /* y0_12_2 */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm15 /* y1_15_7 = ternlog(y0_12_2, y1_14_7, y1_15_6) */
+	vpternlogd $0x96, %zmm1, %zmm20, %zmm12 /* y0_8_4 = ternlog(y0_8_2, y1_10_2, y1_8_4) */
+	vpternlogd $0x96, %zmm2, %zmm21, %zmm11 /* y0_9_4 = ternlog(y0_9_2, y1_11_3, y1_9_4) */
+	vpternlogd $0x96, %zmm3, %zmm23, %zmm8 /* y0_10_4 = ternlog(y0_10_2, y1_12_3, y1_10_3) */
+	vpternlogd $0x96, %zmm6, %zmm26, %zmm5 /* y0_11_4 = ternlog(y0_11_2, y1_13_3, y1_11_4) */
+	vpternlogd $0x96, %zmm7, %zmm27, %zmm4 /* y0_12_4 = ternlog(y0_12_2, y1_14_7, y1_12_4) */
+	vpternlogd $0x96, %zmm13, %zmm28, %zmm0 /* y0_13_4 = ternlog(y0_13_2, y1_15_6, y1_13_4) */
+	vpternlogd $0x96, %zmm14, %zmm16, %zmm10 /* y0_14_4 = ternlog(y0_14_2, y1_8_3, y1_14_8) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm9 /* y0_15_4 = ternlog(y0_15_2, y1_9_3, y1_15_7) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 %zmm7, %zmm16 /* x0_8.3 */
-	vmovdqa64 2304(%rsp), %zmm7 /* reload x1_7.3 */
-	vmovdqa64 %zmm29, %zmm17 /* x0_9.3 */
-	vmovdqa64 %zmm4, %zmm20 /* x0_10.3 */
-	vmovdqa64 %zmm13, %zmm4 /* x1_11.3 */
-	vmovdqa64 2368(%rsp), %zmm13 /* reload x1_6.3 */
-	vmovdqa64 %zmm5, %zmm21 /* x0_11.3 */
-	vmovdqa64 %zmm11, %zmm5 /* x1_10.3 */
-	vmovdqa64 %zmm10, %zmm11 /* x0_7.3 */
-	vmovdqa64 %zmm12, %zmm10 /* x0_6.3 */
-	vmovdqa64 %zmm8, %zmm12 /* x0_3.3 */
-	vmovdqa64 2240(%rsp), %zmm8 /* reload x1_8.3 */
-	vmovdqa64 %zmm18, %zmm23 /* x0_14.3 */
-	vmovdqa64 %zmm0, %zmm18 /* x0_0.3 */
-	vmovdqa64 %zmm2, %zmm0 /* x1_13.3 */
-	vmovdqa64 %zmm31, %zmm2 /* x1_3.3 */
-	vmovdqa64 %zmm15, %zmm26 /* x0_15.3 */
-	vmovdqa64 2048(%rsp), %zmm15 /* reload x1_15.3 */
-	vmovdqa64 %zmm19, %zmm27 /* x0_13.3 */
-	vmovdqa64 %zmm14, %zmm19 /* x0_1.3 */
-	vmovdqa64 %zmm1, %zmm14 /* x1_12.3 */
+	vmovdqa64 %zmm7, 64(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm13, 128(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm1, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm2, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 704(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_8.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_9.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x1_14.3 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x1_15.3 */
+	vmovdqa64 %zmm16, 448(%rsp) /* spill x1_15.2 */
 	vmovdqa64 %zmm3, %zmm1 /* x1_4.3 */
+	vmovdqa64 %zmm15, %zmm2 /* x1_3.3 */
 	vmovdqa64 %zmm6, %zmm3 /* x1_5.3 */
-	vmovdqa64 %zmm30, %zmm6 /* x1_2.3 */
-	vmovdqa64 %zmm22, %zmm28 /* x0_12.3 */
-	vmovdqa64 %zmm9, %zmm22 /* x0_2.3 */
-	vmovdqa64 2176(%rsp), %zmm9 /* reload x1_9.3 */
-	vmovdqa64 2112(%rsp), %zmm29 /* reload x1_14.3 */
-	vmovdqa64 2432(%rsp), %zmm30 /* reload x1_1.3 */
-	vmovdqa64 2496(%rsp), %zmm31 /* reload x1_0.3 */
-	vmovdqa64 %zmm24, 2560(%rsp) /* spill x0_5.3 */
-	vmovdqa64 %zmm25, %zmm24 /* x0_4.3 */
-	vmovdqa64 2560(%rsp), %zmm25 /* reload x0_5.3 */
+	vmovdqa64 %zmm14, %zmm6 /* x1_2.3 */
+	vmovdqa64 768(%rsp), %zmm7 /* reload x1_7.3 */
+	vmovdqa64 832(%rsp), %zmm13 /* reload x1_6.3 */
+	vmovdqa64 %zmm18, %zmm16 /* x0_8.3 */
+	vmovdqa64 %zmm19, %zmm17 /* x0_9.3 */
+	vmovdqa64 %zmm22, %zmm18 /* x0_0.3 */
+	vmovdqa64 %zmm24, %zmm19 /* x0_1.3 */
+	vmovdqa64 %zmm25, %zmm20 /* x0_10.3 */
+	vmovdqa64 %zmm29, %zmm21 /* x0_11.3 */
+	vmovdqa64 %zmm30, %zmm22 /* x0_2.3 */
+	vmovdqa64 %zmm8, %zmm23 /* x0_14.3 */
+	vmovdqa64 %zmm12, %zmm24 /* x0_4.3 */
+	vmovdqa64 %zmm31, %zmm12 /* x0_3.3 */
+	vmovdqa64 %zmm11, %zmm25 /* x0_5.3 */
+	vmovdqa64 %zmm0, %zmm11 /* x0_7.3 */
+	vmovdqa64 %zmm5, %zmm26 /* x0_15.3 */
+	vmovdqa64 %zmm9, %zmm27 /* x0_13.3 */
+	vmovdqa64 %zmm10, %zmm28 /* x0_12.3 */
+	vmovdqa64 %zmm4, %zmm10 /* x0_6.3 */
+	vmovdqa64 896(%rsp), %zmm30 /* reload x1_1.3 */
+	vmovdqa64 960(%rsp), %zmm31 /* reload x1_0.3 */
 	add $512, %r8
 	cmp $7680, %r8
 	jne .Lublock_nibbleslice_avx512_asm_3_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	vpsllw $4, %zmm18, %zmm18 /* hi_up = shl(x0_0) */
-	vpord %zmm19, %zmm18, %zmm18 /* byte = or(hi_up, x0_1) */
-	vpsllw $4, %zmm22, %zmm19 /* hi_up_1 = shl(x0_2) */
-	vpord %zmm12, %zmm19, %zmm12 /* byte_1 = or(hi_up_1, x0_3) */
-	vpsllw $4, %zmm24, %zmm19 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm25, %zmm19, %zmm19 /* byte_2 = or(hi_up_2, x0_5) */
-	vpsllw $4, %zmm10, %zmm10 /* hi_up_3 = shl(x0_6) */
-	vpord %zmm11, %zmm10, %zmm10 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm16, %zmm11 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm17, %zmm11, %zmm11 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm20, %zmm16 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm21, %zmm16, %zmm16 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm28, %zmm17 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm27, %zmm17, %zmm17 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm23, %zmm20 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm26, %zmm20, %zmm20 /* byte_7 = or(hi_up_7, x0_15) */
-	vpsllw $4, %zmm31, %zmm21 /* hi_up_8 = shl(x1_0) */
-	vpord %zmm30, %zmm21, %zmm21 /* byte_8 = or(hi_up_8, x1_1) */
+	vpsllw $4, %zmm18, %zmm0 /* hi_up = shl(x0_0) */
+	vpord %zmm19, %zmm0, %zmm0 /* byte = or(hi_up, x0_1) */
+	vpsllw $4, %zmm22, %zmm4 /* hi_up_1 = shl(x0_2) */
+	vpord %zmm12, %zmm4, %zmm4 /* byte_1 = or(hi_up_1, x0_3) */
+	vpsllw $4, %zmm24, %zmm5 /* hi_up_2 = shl(x0_4) */
+	vpord %zmm25, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, x0_5) */
+	vpsllw $4, %zmm10, %zmm8 /* hi_up_3 = shl(x0_6) */
+	vpord %zmm11, %zmm8, %zmm8 /* byte_3 = or(hi_up_3, x0_7) */
+	vpsllw $4, %zmm16, %zmm9 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm17, %zmm9, %zmm9 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm20, %zmm10 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm21, %zmm10, %zmm10 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm28, %zmm11 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm27, %zmm11, %zmm11 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm23, %zmm12 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm26, %zmm12, %zmm12 /* byte_7 = or(hi_up_7, x0_15) */
+	vpsllw $4, %zmm31, %zmm14 /* hi_up_8 = shl(x1_0) */
+	vpord %zmm30, %zmm14, %zmm14 /* byte_8 = or(hi_up_8, x1_1) */
 	vpsllw $4, %zmm6, %zmm6 /* hi_up_9 = shl(x1_2) */
 	vpord %zmm2, %zmm6, %zmm2 /* byte_9 = or(hi_up_9, x1_3) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_up_10 = shl(x1_4) */
 	vpord %zmm3, %zmm1, %zmm1 /* byte_10 = or(hi_up_10, x1_5) */
 	vpsllw $4, %zmm13, %zmm3 /* hi_up_11 = shl(x1_6) */
 	vpord %zmm7, %zmm3, %zmm3 /* byte_11 = or(hi_up_11, x1_7) */
-	vpsllw $4, %zmm8, %zmm6 /* hi_up_12 = shl(x1_8) */
-	vpord %zmm9, %zmm6, %zmm6 /* byte_12 = or(hi_up_12, x1_9) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_up_13 = shl(x1_10) */
-	vpord %zmm4, %zmm5, %zmm4 /* byte_13 = or(hi_up_13, x1_11) */
-	vpsllw $4, %zmm14, %zmm5 /* hi_up_14 = shl(x1_12) */
-	vpord %zmm0, %zmm5, %zmm0 /* byte_14 = or(hi_up_14, x1_13) */
-	vpsllw $4, %zmm29, %zmm5 /* hi_up_15 = shl(x1_14) */
-	vpord %zmm15, %zmm5, %zmm5 /* byte_15 = or(hi_up_15, x1_15) */
-	vpunpcklbw %zmm21, %zmm18, %zmm7 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm21, %zmm18, %zmm8 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm2, %zmm12, %zmm9 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm2, %zmm12, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm1, %zmm19, %zmm12 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm1, %zmm19, %zmm1 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm3, %zmm10, %zmm13 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm3, %zmm10, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm6, %zmm11, %zmm10 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm6, %zmm11, %zmm6 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm4, %zmm16, %zmm11 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm4, %zmm16, %zmm4 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm0, %zmm17, %zmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm0, %zmm17, %zmm0 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm5, %zmm20, %zmm15 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm5, %zmm20, %zmm5 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm10, %zmm7, %zmm16 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm10, %zmm7, %zmm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm6, %zmm8, %zmm10 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm6, %zmm8, %zmm6 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm11, %zmm9, %zmm8 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm4, %zmm2, %zmm11 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm14, %zmm12, %zmm4 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm0, %zmm1, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm1 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm5, %zmm3, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm4, %zmm16, %zmm5 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm4, %zmm16, %zmm4 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm12, %zmm7, %zmm16 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm12, %zmm7, %zmm7 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm10, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm0, %zmm6, %zmm14 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm0, %zmm6, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm1, %zmm8, %zmm6 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm1, %zmm8, %zmm1 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm13, %zmm9, %zmm8 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm11, %zmm13 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm3, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vmovdqa64 192(%rsp), %zmm6 /* reload x1_8.2 */
+	vpsllw $4, %zmm6, %zmm6 /* hi_up_12 = shl(x1_8) */
+	vpord 0(%rsp), %zmm6, %zmm6 /* byte_12 = or(hi_up_12, x1_9) */
+	vmovdqa64 64(%rsp), %zmm7 /* reload x1_10.2 */
+	vpsllw $4, %zmm7, %zmm7 /* hi_up_13 = shl(x1_10) */
+	vpord 128(%rsp), %zmm7, %zmm7 /* byte_13 = or(hi_up_13, x1_11) */
+	vmovdqa64 256(%rsp), %zmm13 /* reload x1_12.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_14 = shl(x1_12) */
+	vpord 320(%rsp), %zmm13, %zmm13 /* byte_14 = or(hi_up_14, x1_13) */
+	vmovdqa64 384(%rsp), %zmm15 /* reload x1_14.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(x1_14) */
+	vpord 448(%rsp), %zmm15, %zmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	vpunpcklbw %zmm14, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm14, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm2, %zmm4, %zmm14 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm1, %zmm5, %zmm4 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm1, %zmm5, %zmm1 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm3, %zmm8, %zmm5 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm3, %zmm8, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm6, %zmm9, %zmm8 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm6, %zmm9, %zmm6 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm7, %zmm10, %zmm9 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm7, %zmm10, %zmm7 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm13, %zmm11, %zmm10 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm13, %zmm11, %zmm11 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm15, %zmm12, %zmm13 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm15, %zmm12, %zmm12 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm8, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm8, %zmm16, %zmm8 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm6, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm6, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm9, %zmm14, %zmm6 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm9, %zmm14, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm7, %zmm2, %zmm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm7, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm10, %zmm4, %zmm7 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm10, %zmm4, %zmm4 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm11, %zmm1, %zmm10 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm11, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm13, %zmm5, %zmm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm12, %zmm3, %zmm13 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm12, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm7, %zmm15, %zmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm4, %zmm8, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm4, %zmm8, %zmm4 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm10, %zmm16, %zmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm10, %zmm16, %zmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm11, %zmm6, %zmm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm11, %zmm6, %zmm6 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm5, %zmm9, %zmm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm5, %zmm9, %zmm5 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm13, %zmm14, %zmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm2, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %zmm3, %zmm2, %zmm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm6, %zmm5, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm6, %zmm5, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm1, %zmm4, %zmm6 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm1, %zmm4, %zmm1 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm8, %zmm16, %zmm4 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm8, %zmm16, %zmm8 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm7, %zmm16 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm7, %zmm7 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm13, %zmm12, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm13, %zmm12, %zmm12 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm11, %zmm10, %zmm13 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm11, %zmm10, %zmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm14, %zmm11 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm14, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm2, %zmm0, %zmm15 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpcklbw %zmm1, %zmm12, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm1, %zmm12, %zmm1 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm6, %zmm7, %zmm12 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm6, %zmm7, %zmm6 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm11, %zmm15, %zmm7 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm11, %zmm15, %zmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm5, %zmm4, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm5, %zmm4, %zmm4 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm9, %zmm8, %zmm5 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm9, %zmm8, %zmm8 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm13, %zmm10, %zmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm13, %zmm10, %zmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 (%rcx), %zmm2 /* msg = load() */
 	vpxord %zmm2, %zmm3, %zmm2 /* ct = xor(tro3, msg) */
 	vmovdqu64 %zmm2, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm2 /* msg_1 = load() */
-	vpxord %zmm2, %zmm5, %zmm2 /* ct_1 = xor(tro3_1, msg_1) */
-	vmovdqu64 %zmm2, 64(%rdx) /* store ct_1 */
-	vmovdqu64 128(%rcx), %zmm2 /* msg_2 = load() */
-	vpxord %zmm2, %zmm6, %zmm2 /* ct_2 = xor(tro3_2, msg_2) */
-	vmovdqu64 %zmm2, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm2 /* msg_3 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store ct_1 */
+	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
+	vpxord %zmm1, %zmm12, %zmm1 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm6, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu64 %zmm1, 192(%rdx) /* store ct_3 */
 	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
-	vpxord %zmm1, %zmm4, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
+	vpxord %zmm1, %zmm7, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
 	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
 	vmovdqu64 320(%rcx), %zmm1 /* msg_5 = load() */
-	vpxord %zmm1, %zmm8, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
+	vpxord %zmm1, %zmm11, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
 	vmovdqu64 %zmm1, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm16, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
+	vpxord %zmm1, %zmm15, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm7, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
+	vpxord %zmm1, %zmm4, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
 	vmovdqu64 %zmm1, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm1 /* msg_8 = load() */
-	vpxord %zmm1, %zmm9, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
+	vpxord %zmm1, %zmm5, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
 	vmovdqu64 %zmm1, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm1 /* msg_9 = load() */
-	vpxord %zmm1, %zmm12, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
+	vpxord %zmm1, %zmm8, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
 	vmovdqu64 %zmm1, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm1 /* msg_10 = load() */
-	vpxord %zmm1, %zmm13, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
+	vpxord %zmm1, %zmm9, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
 	vmovdqu64 %zmm1, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
 	vpxord %zmm1, %zmm10, %zmm1 /* ct_11 = xor(tro3_11, msg_11) */
 	vmovdqu64 %zmm1, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm1 /* msg_12 = load() */
-	vpxord %zmm1, %zmm11, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
+	vpxord %zmm1, %zmm13, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu64 %zmm1, 768(%rdx) /* store ct_12 */
 	vmovdqu64 832(%rcx), %zmm1 /* msg_13 = load() */
 	vpxord %zmm1, %zmm14, %zmm1 /* ct_13 = xor(tro3_13, msg_13) */
 	vmovdqu64 %zmm1, 832(%rdx) /* store ct_13 */
 	vmovdqu64 896(%rcx), %zmm1 /* msg_14 = load() */
-	vpxord %zmm1, %zmm15, %zmm1 /* ct_14 = xor(tro3_14, msg_14) */
+	vpxord %zmm1, %zmm16, %zmm1 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu64 %zmm1, 896(%rdx) /* store ct_14 */
 	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(tro3_15, msg_15) */
@@ -2072,7 +1985,7 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2560 bytes (40 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm
@@ -2082,7 +1995,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2560, %rsp
+	sub $1024, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -2216,399 +2129,376 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	vpandd %zmm17, %zmm16, %zmm16 /* hi_15 = and(hi_shifted_15, nibble_mask) */
 	vpandd %zmm17, %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 0(%rsp), %zmm17 /* reload x1_13.2 */
+	vmovdqa64 %zmm29, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm13, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm14, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm17, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm0, 448(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_avx512_asm_4_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill x1_15.2 */
 	vbroadcasti32x4 (%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm1, 64(%rsp) /* spill x0_0.2 */
 	vbroadcasti32x4 16(%rdi,%r8), %zmm1 /* t0_1 = bcast128() */
 	vpshufb %zmm3, %zmm1, %zmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm3, 128(%rsp) /* spill x0_1.2 */
 	vbroadcasti32x4 32(%rdi,%r8), %zmm3 /* t0_2 = bcast128() */
 	vpshufb %zmm18, %zmm3, %zmm3 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm18, 192(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%r8), %zmm18 /* t0_3 = bcast128() */
-	vpshufb %zmm2, %zmm18, %zmm18 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm2, 256(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 64(%rdi,%r8), %zmm2 /* t0_4 = bcast128() */
-	vpshufb %zmm19, %zmm2, %zmm2 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm19, 320(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 80(%rdi,%r8), %zmm19 /* t0_5 = bcast128() */
-	vpshufb %zmm7, %zmm19, %zmm19 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm7, 384(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 96(%rdi,%r8), %zmm7 /* t0_6 = bcast128() */
-	vpshufb %zmm20, %zmm7, %zmm7 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm20, 448(%rsp) /* spill x0_6.2 */
-	vbroadcasti32x4 112(%rdi,%r8), %zmm20 /* t0_7 = bcast128() */
-	vpshufb %zmm4, %zmm20, %zmm20 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm4, 512(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 256(%rdi,%r8), %zmm4 /* t1_0 = bcast128() */
-	vpshufb %zmm25, %zmm4, %zmm4 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm25, 576(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 272(%rdi,%r8), %zmm25 /* t1_1 = bcast128() */
-	vpshufb %zmm9, %zmm25, %zmm25 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm9, 640(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 288(%rdi,%r8), %zmm9 /* t1_2 = bcast128() */
-	vpshufb %zmm26, %zmm9, %zmm9 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm26, 704(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 304(%rdi,%r8), %zmm26 /* t1_3 = bcast128() */
-	vpshufb %zmm10, %zmm26, %zmm26 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm10, 768(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 320(%rdi,%r8), %zmm10 /* t1_4 = bcast128() */
-	vpshufb %zmm27, %zmm10, %zmm10 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm27, 832(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 336(%rdi,%r8), %zmm27 /* t1_5 = bcast128() */
-	vpshufb %zmm11, %zmm27, %zmm27 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm11, 896(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 352(%rdi,%r8), %zmm11 /* t1_6 = bcast128() */
-	vpshufb %zmm28, %zmm11, %zmm11 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm28, 960(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 368(%rdi,%r8), %zmm28 /* t1_7 = bcast128() */
-	vpshufb %zmm12, %zmm28, %zmm28 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 48(%rdi,%r8), %zmm13 /* t0_3 = bcast128() */
+	vpshufb %zmm2, %zmm13, %zmm2 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 64(%rdi,%r8), %zmm13 /* t0_4 = bcast128() */
+	vpshufb %zmm19, %zmm13, %zmm13 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%r8), %zmm14 /* t0_5 = bcast128() */
+	vpshufb %zmm7, %zmm14, %zmm7 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 96(%rdi,%r8), %zmm14 /* t0_6 = bcast128() */
+	vpshufb %zmm20, %zmm14, %zmm14 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 112(%rdi,%r8), %zmm16 /* t0_7 = bcast128() */
+	vpshufb %zmm4, %zmm16, %zmm4 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 256(%rdi,%r8), %zmm16 /* t1_0 = bcast128() */
+	vpshufb %zmm25, %zmm16, %zmm16 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 272(%rdi,%r8), %zmm17 /* t1_1 = bcast128() */
+	vpshufb %zmm9, %zmm17, %zmm9 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 288(%rdi,%r8), %zmm17 /* t1_2 = bcast128() */
+	vpshufb %zmm26, %zmm17, %zmm17 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 304(%rdi,%r8), %zmm18 /* t1_3 = bcast128() */
+	vpshufb %zmm10, %zmm18, %zmm10 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 320(%rdi,%r8), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm27, %zmm18, %zmm18 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 336(%rdi,%r8), %zmm19 /* t1_5 = bcast128() */
+	vpshufb %zmm11, %zmm19, %zmm11 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 352(%rdi,%r8), %zmm19 /* t1_6 = bcast128() */
+	vpshufb %zmm28, %zmm19, %zmm19 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 368(%rdi,%r8), %zmm20 /* t1_7 = bcast128() */
+	vpshufb %zmm12, %zmm20, %zmm12 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm12, 1024(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm25, %zmm12 /* s1_1 */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm12 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm16, 1088(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm9, %zmm16 /* s1_2 */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm16 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm17, 1152(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm26, %zmm17 /* s1_3 */
-	vpternlogd $0x96, %zmm3, %zmm18, %zmm17 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm31, 1216(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm10, %zmm31 /* s1_4 */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm31 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm14, 1280(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm27, %zmm14 /* s1_5 */
-	vpternlogd $0x96, %zmm2, %zmm19, %zmm14 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm30, 1344(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm11, %zmm30 /* s1_6 */
-	vpternlogd $0x96, %zmm19, %zmm7, %zmm30 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm13, 1408(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm28, %zmm13 /* s1_7 */
-	vpternlogd $0x96, %zmm7, %zmm20, %zmm13 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm29, 1472(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm4, %zmm29 /* s1_0 */
-	vpternlogd $0x96, %zmm20, %zmm0, %zmm29 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm17, %zmm0, %zmm4 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
-	vpternlogd $0x96, %zmm31, %zmm1, %zmm25 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
-	vpternlogd $0x96, %zmm14, %zmm3, %zmm9 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
-	vpternlogd $0x96, %zmm30, %zmm18, %zmm26 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
-	vpternlogd $0x96, %zmm13, %zmm2, %zmm10 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
-	vpternlogd $0x96, %zmm29, %zmm19, %zmm27 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm11 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
-	vpternlogd $0x96, %zmm16, %zmm20, %zmm28 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
-	vmovdqa64 %zmm30, %zmm0 /* y0_5 */
-	vpternlogd $0x96, %zmm4, %zmm28, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
-	vmovdqa64 %zmm13, %zmm1 /* y0_6 */
-	vpternlogd $0x96, %zmm25, %zmm4, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
-	vmovdqa64 %zmm29, %zmm2 /* y0_7 */
-	vpternlogd $0x96, %zmm9, %zmm25, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
-	vmovdqa64 %zmm12, %zmm3 /* y0_0 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
-	vmovdqa64 %zmm16, %zmm7 /* y0_1 */
-	vpternlogd $0x96, %zmm10, %zmm26, %zmm7 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
-	vmovdqa64 %zmm17, %zmm18 /* y0_2 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm18 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
-	vmovdqa64 %zmm31, %zmm19 /* y0_3 */
-	vpternlogd $0x96, %zmm11, %zmm27, %zmm19 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
-	vmovdqa64 %zmm14, %zmm20 /* y0_4 */
-	vpternlogd $0x96, %zmm28, %zmm11, %zmm20 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm12 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
-	vpternlogd $0x96, %zmm1, %zmm26, %zmm16 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
-	vpternlogd $0x96, %zmm2, %zmm10, %zmm17 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
-	vpternlogd $0x96, %zmm3, %zmm27, %zmm31 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
-	vpternlogd $0x96, %zmm7, %zmm11, %zmm14 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
-	vpternlogd $0x96, %zmm18, %zmm28, %zmm30 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
-	vpternlogd $0x96, %zmm19, %zmm4, %zmm13 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
-	vpternlogd $0x96, %zmm20, %zmm25, %zmm29 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
+	vmovdqa64 %zmm9, %zmm20 /* s1_1 */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm20 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm17, %zmm25 /* s1_2 */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm25 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm10, %zmm26 /* s1_3 */
+	vpternlogd $0x96, %zmm3, %zmm2, %zmm26 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm18, %zmm27 /* s1_4 */
+	vpternlogd $0x96, %zmm2, %zmm13, %zmm27 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm11, %zmm28 /* s1_5 */
+	vpternlogd $0x96, %zmm13, %zmm7, %zmm28 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm19, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm7, %zmm14, %zmm29 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm12, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm14, %zmm4, %zmm30 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm16, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm4, %zmm0, %zmm31 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm16 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm9 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
+	vpternlogd $0x96, %zmm28, %zmm3, %zmm17 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
+	vpternlogd $0x96, %zmm29, %zmm2, %zmm10 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
+	vpternlogd $0x96, %zmm30, %zmm13, %zmm18 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
+	vpternlogd $0x96, %zmm31, %zmm7, %zmm11 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
+	vpternlogd $0x96, %zmm20, %zmm14, %zmm19 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm12 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5 */
+	vpternlogd $0x96, %zmm16, %zmm12, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
+	vmovdqa64 %zmm30, %zmm1 /* y0_6 */
+	vpternlogd $0x96, %zmm9, %zmm16, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
+	vmovdqa64 %zmm31, %zmm2 /* y0_7 */
+	vpternlogd $0x96, %zmm17, %zmm9, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
+	vmovdqa64 %zmm20, %zmm3 /* y0_0 */
+	vpternlogd $0x96, %zmm10, %zmm17, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
+	vmovdqa64 %zmm25, %zmm4 /* y0_1 */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm4 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
+	vmovdqa64 %zmm26, %zmm7 /* y0_2 */
+	vpternlogd $0x96, %zmm11, %zmm18, %zmm7 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
+	vmovdqa64 %zmm27, %zmm13 /* y0_3 */
+	vpternlogd $0x96, %zmm19, %zmm11, %zmm13 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
+	vmovdqa64 %zmm28, %zmm14 /* y0_4 */
+	vpternlogd $0x96, %zmm12, %zmm19, %zmm14 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm20 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm25 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
+	vpternlogd $0x96, %zmm2, %zmm18, %zmm26 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
+	vpternlogd $0x96, %zmm3, %zmm11, %zmm27 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm28 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm29 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
+	vpternlogd $0x96, %zmm13, %zmm16, %zmm30 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
+	vpternlogd $0x96, %zmm14, %zmm9, %zmm31 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 128(%rdi,%r8), %zmm4 /* t0_8 = bcast128() */
-	vpshufb %zmm21, %zmm4, %zmm4 /* s0_8 = lookup16(t0_8, x0_8) */
-	vbroadcasti32x4 144(%rdi,%r8), %zmm9 /* t0_9 = bcast128() */
-	vpshufb %zmm5, %zmm9, %zmm9 /* s0_9 = lookup16(t0_9, x0_9) */
+	vbroadcasti32x4 128(%rdi,%r8), %zmm9 /* t0_8 = bcast128() */
+	vpshufb %zmm21, %zmm9, %zmm9 /* s0_8 = lookup16(t0_8, x0_8) */
+	vbroadcasti32x4 144(%rdi,%r8), %zmm10 /* t0_9 = bcast128() */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_9 = lookup16(t0_9, x0_9) */
 	vbroadcasti32x4 160(%rdi,%r8), %zmm10 /* t0_10 = bcast128() */
 	vpshufb %zmm22, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 176(%rdi,%r8), %zmm11 /* t0_11 = bcast128() */
-	vpshufb %zmm6, %zmm11, %zmm11 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 192(%rdi,%r8), %zmm25 /* t0_12 = bcast128() */
-	vpshufb %zmm23, %zmm25, %zmm25 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%r8), %zmm26 /* t0_13 = bcast128() */
-	vpshufb %zmm15, %zmm26, %zmm26 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 224(%rdi,%r8), %zmm27 /* t0_14 = bcast128() */
-	vpshufb %zmm24, %zmm27, %zmm27 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%r8), %zmm28 /* t0_15 = bcast128() */
-	vpshufb %zmm8, %zmm28, %zmm28 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm8, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 384(%rdi,%r8), %zmm8 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm24, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm24 /* reload x1_8.2 */
-	vpshufb %zmm24, %zmm8, %zmm8 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 400(%rdi,%r8), %zmm24 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm15, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm15 /* reload x1_9.2 */
-	vpshufb %zmm15, %zmm24, %zmm24 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 416(%rdi,%r8), %zmm15 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm23, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm23 /* reload x1_10.2 */
-	vpshufb %zmm23, %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 432(%rdi,%r8), %zmm23 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm6, 1792(%rsp) /* spill x0_11.2 */
-	vmovdqa64 1280(%rsp), %zmm6 /* reload x1_11.2 */
-	vpshufb %zmm6, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 448(%rdi,%r8), %zmm6 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm22, 1856(%rsp) /* spill x0_10.2 */
-	vmovdqa64 1216(%rsp), %zmm22 /* reload x1_12.2 */
-	vpshufb %zmm22, %zmm6, %zmm6 /* s1_12 = lookup16(t1_12, x1_12) */
+	vpshufb %zmm6, %zmm11, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 192(%rdi,%r8), %zmm11 /* t0_12 = bcast128() */
+	vpshufb %zmm23, %zmm11, %zmm11 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%r8), %zmm12 /* t0_13 = bcast128() */
+	vpshufb %zmm15, %zmm12, %zmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 224(%rdi,%r8), %zmm15 /* t0_14 = bcast128() */
+	vpshufb %zmm24, %zmm15, %zmm15 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%r8), %zmm16 /* t0_15 = bcast128() */
+	vpshufb %zmm8, %zmm16, %zmm8 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 384(%rdi,%r8), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 0(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 400(%rdi,%r8), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 64(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 416(%rdi,%r8), %zmm18 /* t1_10 = bcast128() */
+	vpshufb 128(%rsp), %zmm18, %zmm18 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 432(%rdi,%r8), %zmm19 /* t1_11 = bcast128() */
+	vpshufb 192(%rsp), %zmm19, %zmm19 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 448(%rdi,%r8), %zmm21 /* t1_12 = bcast128() */
+	vpshufb 256(%rsp), %zmm21, %zmm21 /* s1_12 = lookup16(t1_12, x1_12) */
 	vbroadcasti32x4 464(%rdi,%r8), %zmm22 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm5, 1920(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1152(%rsp), %zmm5 /* reload x1_13.2 */
-	vpshufb %zmm5, %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 480(%rdi,%r8), %zmm5 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm21, 1984(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1088(%rsp), %zmm21 /* reload x1_14.2 */
-	vpshufb %zmm21, %zmm5, %zmm5 /* s1_14 = lookup16(t1_14, x1_14) */
-	vbroadcasti32x4 496(%rdi,%r8), %zmm21 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm20, 2048(%rsp) /* spill y1_7_2 */
-	vmovdqa64 0(%rsp), %zmm20 /* reload x1_15.2 */
-	vpshufb %zmm20, %zmm21, %zmm21 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb 320(%rsp), %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 480(%rdi,%r8), %zmm23 /* t1_14 = bcast128() */
+	vpshufb 384(%rsp), %zmm23, %zmm23 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 496(%rdi,%r8), %zmm24 /* t1_15 = bcast128() */
+	vpshufb 448(%rsp), %zmm24, %zmm24 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm24, %zmm20 /* s1_9 */
-	vpternlogd $0x96, %zmm4, %zmm9, %zmm20 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm19, 2112(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm15, %zmm19 /* s1_10 */
-	vpternlogd $0x96, %zmm9, %zmm10, %zmm19 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm3, 2176(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm23, %zmm3 /* s1_11 */
-	vpternlogd $0x96, %zmm10, %zmm11, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm2, 2240(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm6, %zmm2 /* s1_12 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm1, 2304(%rsp) /* spill y1_1_2 */
+	vmovdqa64 %zmm14, 512(%rsp) /* spill y1_7_2 */
+	vmovdqa64 %zmm17, %zmm14 /* s1_9 */
+	vpternlogd $0x96, %zmm9, %zmm5, %zmm14 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm13, 576(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm18, %zmm13 /* s1_10 */
+	vpternlogd $0x96, %zmm5, %zmm10, %zmm13 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm3, 640(%rsp) /* spill y1_3_2 */
+	vmovdqa64 %zmm19, %zmm3 /* s1_11 */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
+	vmovdqa64 %zmm2, 704(%rsp) /* spill y1_2_2 */
+	vmovdqa64 %zmm21, %zmm2 /* s1_12 */
+	vpternlogd $0x96, %zmm6, %zmm11, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm1, 768(%rsp) /* spill y1_1_2 */
 	vmovdqa64 %zmm22, %zmm1 /* s1_13 */
-	vpternlogd $0x96, %zmm25, %zmm26, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm0, 2368(%rsp) /* spill y1_0_2 */
-	vmovdqa64 %zmm5, %zmm0 /* s1_14 */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
-	vmovdqa64 %zmm18, 2432(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm21, %zmm18 /* s1_15 */
-	vpternlogd $0x96, %zmm27, %zmm28, %zmm18 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
-	vmovdqa64 %zmm7, 2496(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm8, %zmm7 /* s1_8 */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm7 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm3, %zmm4, %zmm8 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
-	vpternlogd $0x96, %zmm2, %zmm9, %zmm24 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
-	vpternlogd $0x96, %zmm1, %zmm10, %zmm15 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
-	vpternlogd $0x96, %zmm0, %zmm11, %zmm23 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
-	vpternlogd $0x96, %zmm18, %zmm25, %zmm6 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
-	vpternlogd $0x96, %zmm7, %zmm26, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
-	vpternlogd $0x96, %zmm20, %zmm27, %zmm5 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
-	vpternlogd $0x96, %zmm19, %zmm28, %zmm21 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
-	vmovdqa64 %zmm0, %zmm4 /* y0_13 */
-	vpternlogd $0x96, %zmm8, %zmm21, %zmm4 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
-	vmovdqa64 %zmm18, %zmm9 /* y0_14 */
-	vpternlogd $0x96, %zmm24, %zmm8, %zmm9 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
-	vmovdqa64 %zmm7, %zmm10 /* y0_15 */
-	vpternlogd $0x96, %zmm15, %zmm24, %zmm10 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
-	vmovdqa64 %zmm20, %zmm11 /* y0_8 */
-	vpternlogd $0x96, %zmm23, %zmm15, %zmm11 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
-	vmovdqa64 %zmm19, %zmm25 /* y0_9 */
-	vpternlogd $0x96, %zmm6, %zmm23, %zmm25 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
-	vmovdqa64 %zmm3, %zmm26 /* y0_10 */
-	vpternlogd $0x96, %zmm22, %zmm6, %zmm26 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
-	vmovdqa64 %zmm2, %zmm27 /* y0_11 */
-	vpternlogd $0x96, %zmm5, %zmm22, %zmm27 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
-	vmovdqa64 %zmm1, %zmm28 /* y0_12 */
-	vpternlogd $0x96, %zmm21, %zmm5, %zmm28 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm20 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
-	vpternlogd $0x96, %zmm9, %zmm23, %zmm19 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
-	vpternlogd $0x96, %zmm25, %zmm5, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
-	vpternlogd $0x96, %zmm26, %zmm21, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
-	vpternlogd $0x96, %zmm27, %zmm8, %zmm18 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm7 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
+	vpternlogd $0x96, %zmm11, %zmm12, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill y1_0_2 */
+	vmovdqa64 %zmm23, %zmm0 /* s1_14 */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
+	vmovdqa64 %zmm7, 896(%rsp) /* spill y1_5_2 */
+	vmovdqa64 %zmm24, %zmm7 /* s1_15 */
+	vpternlogd $0x96, %zmm15, %zmm8, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
+	vmovdqa64 %zmm4, 960(%rsp) /* spill y1_4_2 */
+	vmovdqa64 %zmm16, %zmm4 /* s1_8 */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm4 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm3, %zmm9, %zmm16 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
+	vpternlogd $0x96, %zmm2, %zmm5, %zmm17 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm18 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm19 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
+	vpternlogd $0x96, %zmm7, %zmm11, %zmm21 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
+	vpternlogd $0x96, %zmm4, %zmm12, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm23 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm24 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
+	vmovdqa64 %zmm0, %zmm5 /* y0_13 */
+	vpternlogd $0x96, %zmm16, %zmm24, %zmm5 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
+	vmovdqa64 %zmm7, %zmm6 /* y0_14 */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm6 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
+	vmovdqa64 %zmm4, %zmm8 /* y0_15 */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm8 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
+	vmovdqa64 %zmm14, %zmm9 /* y0_8 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm9 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
+	vmovdqa64 %zmm13, %zmm10 /* y0_9 */
+	vpternlogd $0x96, %zmm21, %zmm19, %zmm10 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
+	vmovdqa64 %zmm3, %zmm11 /* y0_10 */
+	vpternlogd $0x96, %zmm22, %zmm21, %zmm11 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
+	vmovdqa64 %zmm2, %zmm12 /* y0_11 */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm12 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
+	vmovdqa64 %zmm1, %zmm15 /* y0_12 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm15 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm5, %zmm18, %zmm14 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
+	vpternlogd $0x96, %zmm6, %zmm19, %zmm13 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
+	vpternlogd $0x96, %zmm8, %zmm21, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
+	vpternlogd $0x96, %zmm11, %zmm24, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
+	vpternlogd $0x96, %zmm12, %zmm16, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm4 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 %zmm16, %zmm5 /* x0_9.3 */
-	vmovdqa64 %zmm30, %zmm6 /* x0_11.3 */
-	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
-	vmovdqa64 %zmm29, %zmm2 /* x0_3.3 */
-	vmovdqa64 %zmm7, %zmm15 /* x0_13.3 */
-	vmovdqa64 %zmm19, %zmm7 /* x0_5.3 */
-	vmovdqa64 2112(%rsp), %zmm16 /* reload x1_14.3 */
-	vmovdqa64 %zmm20, %zmm19 /* x0_4.3 */
-	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
-	vmovdqa64 %zmm17, %zmm1 /* x0_0.3 */
-	vmovdqa64 %zmm9, %zmm17 /* x1_13.3 */
-	vmovdqa64 2432(%rsp), %zmm9 /* reload x1_1.3 */
-	vmovdqa64 %zmm12, %zmm21 /* x0_8.3 */
-	vmovdqa64 2304(%rsp), %zmm12 /* reload x1_7.3 */
-	vmovdqa64 %zmm14, %zmm22 /* x0_10.3 */
-	vmovdqa64 %zmm26, %zmm14 /* x1_11.3 */
-	vmovdqa64 %zmm18, %zmm23 /* x0_12.3 */
-	vmovdqa64 %zmm13, %zmm18 /* x0_2.3 */
-	vmovdqa64 2176(%rsp), %zmm13 /* reload x1_9.3 */
-	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
-	vmovdqa64 %zmm31, %zmm3 /* x0_1.3 */
-	vmovdqa64 %zmm27, %zmm26 /* x1_2.3 */
-	vmovdqa64 %zmm10, %zmm27 /* x1_4.3 */
-	vmovdqa64 %zmm28, %zmm10 /* x1_3.3 */
-	vmovdqa64 2368(%rsp), %zmm28 /* reload x1_6.3 */
-	vmovdqa64 2240(%rsp), %zmm29 /* reload x1_8.3 */
-	vmovdqa64 %zmm25, %zmm30 /* x1_10.3 */
-	vmovdqa64 2496(%rsp), %zmm25 /* reload x1_0.3 */
-	vmovdqa64 %zmm4, %zmm31 /* x1_12.3 */
+	vmovdqa64 %zmm10, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm11, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm5, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm6, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 704(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x1_14.3 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x1_15.3 */
+	vmovdqa64 %zmm16, 448(%rsp) /* spill x1_15.2 */
+	vmovdqa64 %zmm25, %zmm5 /* x0_9.3 */
+	vmovdqa64 %zmm29, %zmm6 /* x0_11.3 */
+	vmovdqa64 %zmm15, %zmm10 /* x1_3.3 */
+	vmovdqa64 %zmm9, %zmm11 /* x1_5.3 */
+	vmovdqa64 896(%rsp), %zmm9 /* reload x1_1.3 */
+	vmovdqa64 %zmm4, %zmm15 /* x0_13.3 */
 	vmovdqa64 %zmm0, %zmm4 /* x0_7.3 */
-	vmovdqa64 2048(%rsp), %zmm0 /* reload x1_15.3 */
+	vmovdqa64 %zmm30, %zmm18 /* x0_2.3 */
+	vmovdqa64 %zmm14, %zmm19 /* x0_4.3 */
+	vmovdqa64 %zmm20, %zmm21 /* x0_8.3 */
+	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
+	vmovdqa64 %zmm26, %zmm1 /* x0_0.3 */
+	vmovdqa64 %zmm28, %zmm22 /* x0_10.3 */
+	vmovdqa64 %zmm7, %zmm23 /* x0_12.3 */
+	vmovdqa64 %zmm13, %zmm7 /* x0_5.3 */
+	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
+	vmovdqa64 %zmm27, %zmm3 /* x0_1.3 */
+	vmovdqa64 960(%rsp), %zmm25 /* reload x1_0.3 */
+	vmovdqa64 %zmm12, %zmm26 /* x1_2.3 */
+	vmovdqa64 768(%rsp), %zmm12 /* reload x1_7.3 */
+	vmovdqa64 %zmm8, %zmm27 /* x1_4.3 */
+	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
+	vmovdqa64 %zmm31, %zmm2 /* x0_3.3 */
+	vmovdqa64 832(%rsp), %zmm28 /* reload x1_6.3 */
 	add $512, %r8
 	cmp $8192, %r8
 	jne .Lublock_nibbleslice_avx512_asm_4_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	vpsllw $4, %zmm1, %zmm1 /* hi_up = shl(x0_0) */
-	vpord %zmm3, %zmm1, %zmm1 /* byte = or(hi_up, x0_1) */
-	vpsllw $4, %zmm18, %zmm3 /* hi_up_1 = shl(x0_2) */
-	vpord %zmm2, %zmm3, %zmm2 /* byte_1 = or(hi_up_1, x0_3) */
-	vpsllw $4, %zmm19, %zmm3 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm7, %zmm3, %zmm3 /* byte_2 = or(hi_up_2, x0_5) */
-	vpsllw $4, %zmm20, %zmm7 /* hi_up_3 = shl(x0_6) */
-	vpord %zmm4, %zmm7, %zmm4 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm21, %zmm7 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm5, %zmm7, %zmm5 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm22, %zmm7 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm6, %zmm7, %zmm6 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm23, %zmm7 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm15, %zmm7, %zmm7 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm24, %zmm15 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm8, %zmm15, %zmm8 /* byte_7 = or(hi_up_7, x0_15) */
-	vpsllw $4, %zmm25, %zmm15 /* hi_up_8 = shl(x1_0) */
-	vpord %zmm9, %zmm15, %zmm9 /* byte_8 = or(hi_up_8, x1_1) */
-	vpsllw $4, %zmm26, %zmm15 /* hi_up_9 = shl(x1_2) */
-	vpord %zmm10, %zmm15, %zmm10 /* byte_9 = or(hi_up_9, x1_3) */
-	vpsllw $4, %zmm27, %zmm15 /* hi_up_10 = shl(x1_4) */
-	vpord %zmm11, %zmm15, %zmm11 /* byte_10 = or(hi_up_10, x1_5) */
-	vpsllw $4, %zmm28, %zmm15 /* hi_up_11 = shl(x1_6) */
-	vpord %zmm12, %zmm15, %zmm12 /* byte_11 = or(hi_up_11, x1_7) */
-	vpsllw $4, %zmm29, %zmm15 /* hi_up_12 = shl(x1_8) */
-	vpord %zmm13, %zmm15, %zmm13 /* byte_12 = or(hi_up_12, x1_9) */
-	vpsllw $4, %zmm30, %zmm15 /* hi_up_13 = shl(x1_10) */
-	vpord %zmm14, %zmm15, %zmm14 /* byte_13 = or(hi_up_13, x1_11) */
-	vpsllw $4, %zmm31, %zmm15 /* hi_up_14 = shl(x1_12) */
-	vpord %zmm17, %zmm15, %zmm15 /* byte_14 = or(hi_up_14, x1_13) */
-	vpsllw $4, %zmm16, %zmm16 /* hi_up_15 = shl(x1_14) */
-	vpord %zmm0, %zmm16, %zmm0 /* byte_15 = or(hi_up_15, x1_15) */
-	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm0, %zmm8, %zmm15 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm0, %zmm8, %zmm0 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm12, %zmm16, %zmm8 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm12, %zmm16, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm5, %zmm1, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm15, %zmm11, %zmm7 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm0, %zmm4, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm0, %zmm4, %zmm0 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm6, %zmm8, %zmm4 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm6, %zmm8, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm10, %zmm12, %zmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm16, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm0, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm3, %zmm4, %zmm2 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm3, %zmm4, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm5, %zmm6, %zmm4 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm7, %zmm8, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm7, %zmm8, %zmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm10, %zmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm10, %zmm9 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm11, %zmm12, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm11, %zmm12, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm14, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm16, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm16, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm0, %zmm1, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpsllw $4, %zmm1, %zmm0 /* hi_up = shl(x0_0) */
+	vpord %zmm3, %zmm0, %zmm0 /* byte = or(hi_up, x0_1) */
+	vpsllw $4, %zmm18, %zmm1 /* hi_up_1 = shl(x0_2) */
+	vpord %zmm2, %zmm1, %zmm1 /* byte_1 = or(hi_up_1, x0_3) */
+	vpsllw $4, %zmm19, %zmm2 /* hi_up_2 = shl(x0_4) */
+	vpord %zmm7, %zmm2, %zmm2 /* byte_2 = or(hi_up_2, x0_5) */
+	vpsllw $4, %zmm20, %zmm3 /* hi_up_3 = shl(x0_6) */
+	vpord %zmm4, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, x0_7) */
+	vpsllw $4, %zmm21, %zmm4 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm5, %zmm4, %zmm4 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm22, %zmm5 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm6, %zmm5, %zmm5 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm23, %zmm6 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm15, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm24, %zmm7 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm8, %zmm7, %zmm7 /* byte_7 = or(hi_up_7, x0_15) */
+	vpsllw $4, %zmm25, %zmm8 /* hi_up_8 = shl(x1_0) */
+	vpord %zmm9, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, x1_1) */
+	vpsllw $4, %zmm26, %zmm9 /* hi_up_9 = shl(x1_2) */
+	vpord %zmm10, %zmm9, %zmm9 /* byte_9 = or(hi_up_9, x1_3) */
+	vpsllw $4, %zmm27, %zmm10 /* hi_up_10 = shl(x1_4) */
+	vpord %zmm11, %zmm10, %zmm10 /* byte_10 = or(hi_up_10, x1_5) */
+	vpsllw $4, %zmm28, %zmm11 /* hi_up_11 = shl(x1_6) */
+	vpord %zmm12, %zmm11, %zmm11 /* byte_11 = or(hi_up_11, x1_7) */
+	vmovdqa64 0(%rsp), %zmm12 /* reload x1_8.2 */
+	vpsllw $4, %zmm12, %zmm12 /* hi_up_12 = shl(x1_8) */
+	vpord 64(%rsp), %zmm12, %zmm12 /* byte_12 = or(hi_up_12, x1_9) */
+	vmovdqa64 128(%rsp), %zmm13 /* reload x1_10.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_13 = shl(x1_10) */
+	vpord 192(%rsp), %zmm13, %zmm13 /* byte_13 = or(hi_up_13, x1_11) */
+	vmovdqa64 256(%rsp), %zmm14 /* reload x1_12.2 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_14 = shl(x1_12) */
+	vpord 320(%rsp), %zmm14, %zmm14 /* byte_14 = or(hi_up_14, x1_13) */
+	vmovdqa64 384(%rsp), %zmm15 /* reload x1_14.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(x1_14) */
+	vpord 448(%rsp), %zmm15, %zmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	vpunpcklbw %zmm8, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm9, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm11, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm4, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm12, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm5, %zmm1, %zmm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm5, %zmm15, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm5, %zmm15, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm9, %zmm11, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm13, %zmm16, %zmm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm13, %zmm16, %zmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm6, %zmm4, %zmm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm10, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm14, %zmm12, %zmm10 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm1, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm10, %zmm11, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
-	vpxord %zmm1, %zmm2, %zmm1 /* ct = xor(tro3, msg) */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct = xor(tro3, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm1 /* msg_1 = load() */
-	vpxord %zmm1, %zmm3, %zmm1 /* ct_1 = xor(tro3_1, msg_1) */
+	vpxord %zmm1, %zmm2, %zmm1 /* ct_1 = xor(tro3_1, msg_1) */
 	vmovdqu64 %zmm1, 64(%rdx) /* store ct_1 */
 	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
-	vpxord %zmm1, %zmm4, %zmm1 /* ct_2 = xor(tro3_2, msg_2) */
+	vpxord %zmm1, %zmm7, %zmm1 /* ct_2 = xor(tro3_2, msg_2) */
 	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
 	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
-	vpxord %zmm1, %zmm5, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxord %zmm1, %zmm4, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu64 %zmm1, 192(%rdx) /* store ct_3 */
 	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
-	vpxord %zmm1, %zmm6, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
+	vpxord %zmm1, %zmm5, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
 	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
 	vmovdqu64 320(%rcx), %zmm1 /* msg_5 = load() */
-	vpxord %zmm1, %zmm7, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
+	vpxord %zmm1, %zmm6, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
 	vmovdqu64 %zmm1, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm8, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
+	vpxord %zmm1, %zmm15, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm9, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
+	vpxord %zmm1, %zmm8, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
 	vmovdqu64 %zmm1, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm1 /* msg_8 = load() */
-	vpxord %zmm1, %zmm10, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
+	vpxord %zmm1, %zmm9, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
 	vmovdqu64 %zmm1, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm1 /* msg_9 = load() */
-	vpxord %zmm1, %zmm11, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
+	vpxord %zmm1, %zmm10, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
 	vmovdqu64 %zmm1, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm1 /* msg_10 = load() */
-	vpxord %zmm1, %zmm12, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
+	vpxord %zmm1, %zmm11, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
 	vmovdqu64 %zmm1, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
-	vpxord %zmm1, %zmm13, %zmm1 /* ct_11 = xor(tro3_11, msg_11) */
+	vpxord %zmm1, %zmm12, %zmm1 /* ct_11 = xor(tro3_11, msg_11) */
 	vmovdqu64 %zmm1, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm1 /* msg_12 = load() */
-	vpxord %zmm1, %zmm14, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
+	vpxord %zmm1, %zmm13, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu64 %zmm1, 768(%rdx) /* store ct_12 */
 	vmovdqu64 832(%rcx), %zmm1 /* msg_13 = load() */
-	vpxord %zmm1, %zmm15, %zmm1 /* ct_13 = xor(tro3_13, msg_13) */
+	vpxord %zmm1, %zmm14, %zmm1 /* ct_13 = xor(tro3_13, msg_13) */
 	vmovdqu64 %zmm1, 832(%rdx) /* store ct_13 */
 	vmovdqu64 896(%rcx), %zmm1 /* msg_14 = load() */
 	vpxord %zmm1, %zmm16, %zmm1 /* ct_14 = xor(tro3_14, msg_14) */
@@ -2628,7 +2518,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2560 bytes (40 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_256_encrypt_asm
@@ -2638,7 +2528,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2560, %rsp
+	sub $1024, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -2772,372 +2662,349 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	vpandd %zmm17, %zmm16, %zmm16 /* hi_15 = and(hi_shifted_15, nibble_mask) */
 	vpandd %zmm17, %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 0(%rsp), %zmm17 /* reload x1_13.2 */
+	vmovdqa64 %zmm29, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm13, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm14, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm17, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm0, 448(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_avx512_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill x1_15.2 */
 	vbroadcasti32x4 (%rdi,%rcx), %zmm0 /* t0_0 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm1, 64(%rsp) /* spill x0_0.2 */
 	vbroadcasti32x4 16(%rdi,%rcx), %zmm1 /* t0_1 = bcast128() */
 	vpshufb %zmm3, %zmm1, %zmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm3, 128(%rsp) /* spill x0_1.2 */
 	vbroadcasti32x4 32(%rdi,%rcx), %zmm3 /* t0_2 = bcast128() */
 	vpshufb %zmm18, %zmm3, %zmm3 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm18, 192(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%rcx), %zmm18 /* t0_3 = bcast128() */
-	vpshufb %zmm2, %zmm18, %zmm18 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm2, 256(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 64(%rdi,%rcx), %zmm2 /* t0_4 = bcast128() */
-	vpshufb %zmm19, %zmm2, %zmm2 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm19, 320(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 80(%rdi,%rcx), %zmm19 /* t0_5 = bcast128() */
-	vpshufb %zmm7, %zmm19, %zmm19 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm7, 384(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 96(%rdi,%rcx), %zmm7 /* t0_6 = bcast128() */
-	vpshufb %zmm20, %zmm7, %zmm7 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm20, 448(%rsp) /* spill x0_6.2 */
-	vbroadcasti32x4 112(%rdi,%rcx), %zmm20 /* t0_7 = bcast128() */
-	vpshufb %zmm4, %zmm20, %zmm20 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm4, 512(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 256(%rdi,%rcx), %zmm4 /* t1_0 = bcast128() */
-	vpshufb %zmm25, %zmm4, %zmm4 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm25, 576(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 272(%rdi,%rcx), %zmm25 /* t1_1 = bcast128() */
-	vpshufb %zmm9, %zmm25, %zmm25 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm9, 640(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 288(%rdi,%rcx), %zmm9 /* t1_2 = bcast128() */
-	vpshufb %zmm26, %zmm9, %zmm9 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm26, 704(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 304(%rdi,%rcx), %zmm26 /* t1_3 = bcast128() */
-	vpshufb %zmm10, %zmm26, %zmm26 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm10, 768(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 320(%rdi,%rcx), %zmm10 /* t1_4 = bcast128() */
-	vpshufb %zmm27, %zmm10, %zmm10 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm27, 832(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 336(%rdi,%rcx), %zmm27 /* t1_5 = bcast128() */
-	vpshufb %zmm11, %zmm27, %zmm27 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm11, 896(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 352(%rdi,%rcx), %zmm11 /* t1_6 = bcast128() */
-	vpshufb %zmm28, %zmm11, %zmm11 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm28, 960(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 368(%rdi,%rcx), %zmm28 /* t1_7 = bcast128() */
-	vpshufb %zmm12, %zmm28, %zmm28 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 48(%rdi,%rcx), %zmm13 /* t0_3 = bcast128() */
+	vpshufb %zmm2, %zmm13, %zmm2 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 64(%rdi,%rcx), %zmm13 /* t0_4 = bcast128() */
+	vpshufb %zmm19, %zmm13, %zmm13 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%rcx), %zmm14 /* t0_5 = bcast128() */
+	vpshufb %zmm7, %zmm14, %zmm7 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 96(%rdi,%rcx), %zmm14 /* t0_6 = bcast128() */
+	vpshufb %zmm20, %zmm14, %zmm14 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 112(%rdi,%rcx), %zmm16 /* t0_7 = bcast128() */
+	vpshufb %zmm4, %zmm16, %zmm4 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 256(%rdi,%rcx), %zmm16 /* t1_0 = bcast128() */
+	vpshufb %zmm25, %zmm16, %zmm16 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 272(%rdi,%rcx), %zmm17 /* t1_1 = bcast128() */
+	vpshufb %zmm9, %zmm17, %zmm9 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 288(%rdi,%rcx), %zmm17 /* t1_2 = bcast128() */
+	vpshufb %zmm26, %zmm17, %zmm17 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 304(%rdi,%rcx), %zmm18 /* t1_3 = bcast128() */
+	vpshufb %zmm10, %zmm18, %zmm10 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 320(%rdi,%rcx), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm27, %zmm18, %zmm18 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 336(%rdi,%rcx), %zmm19 /* t1_5 = bcast128() */
+	vpshufb %zmm11, %zmm19, %zmm11 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 352(%rdi,%rcx), %zmm19 /* t1_6 = bcast128() */
+	vpshufb %zmm28, %zmm19, %zmm19 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 368(%rdi,%rcx), %zmm20 /* t1_7 = bcast128() */
+	vpshufb %zmm12, %zmm20, %zmm12 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm12, 1024(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm25, %zmm12 /* s1_1 */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm12 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm16, 1088(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm9, %zmm16 /* s1_2 */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm16 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm17, 1152(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm26, %zmm17 /* s1_3 */
-	vpternlogd $0x96, %zmm3, %zmm18, %zmm17 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm31, 1216(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm10, %zmm31 /* s1_4 */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm31 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm14, 1280(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm27, %zmm14 /* s1_5 */
-	vpternlogd $0x96, %zmm2, %zmm19, %zmm14 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm30, 1344(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm11, %zmm30 /* s1_6 */
-	vpternlogd $0x96, %zmm19, %zmm7, %zmm30 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm13, 1408(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm28, %zmm13 /* s1_7 */
-	vpternlogd $0x96, %zmm7, %zmm20, %zmm13 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm29, 1472(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm4, %zmm29 /* s1_0 */
-	vpternlogd $0x96, %zmm20, %zmm0, %zmm29 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm17, %zmm0, %zmm4 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
-	vpternlogd $0x96, %zmm31, %zmm1, %zmm25 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
-	vpternlogd $0x96, %zmm14, %zmm3, %zmm9 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
-	vpternlogd $0x96, %zmm30, %zmm18, %zmm26 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
-	vpternlogd $0x96, %zmm13, %zmm2, %zmm10 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
-	vpternlogd $0x96, %zmm29, %zmm19, %zmm27 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm11 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
-	vpternlogd $0x96, %zmm16, %zmm20, %zmm28 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
-	vmovdqa64 %zmm30, %zmm0 /* y0_5 */
-	vpternlogd $0x96, %zmm4, %zmm28, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
-	vmovdqa64 %zmm13, %zmm1 /* y0_6 */
-	vpternlogd $0x96, %zmm25, %zmm4, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
-	vmovdqa64 %zmm29, %zmm2 /* y0_7 */
-	vpternlogd $0x96, %zmm9, %zmm25, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
-	vmovdqa64 %zmm12, %zmm3 /* y0_0 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
-	vmovdqa64 %zmm16, %zmm7 /* y0_1 */
-	vpternlogd $0x96, %zmm10, %zmm26, %zmm7 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
-	vmovdqa64 %zmm17, %zmm18 /* y0_2 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm18 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
-	vmovdqa64 %zmm31, %zmm19 /* y0_3 */
-	vpternlogd $0x96, %zmm11, %zmm27, %zmm19 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
-	vmovdqa64 %zmm14, %zmm20 /* y0_4 */
-	vpternlogd $0x96, %zmm28, %zmm11, %zmm20 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm12 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
-	vpternlogd $0x96, %zmm1, %zmm26, %zmm16 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
-	vpternlogd $0x96, %zmm2, %zmm10, %zmm17 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
-	vpternlogd $0x96, %zmm3, %zmm27, %zmm31 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
-	vpternlogd $0x96, %zmm7, %zmm11, %zmm14 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
-	vpternlogd $0x96, %zmm18, %zmm28, %zmm30 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
-	vpternlogd $0x96, %zmm19, %zmm4, %zmm13 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
-	vpternlogd $0x96, %zmm20, %zmm25, %zmm29 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
+	vmovdqa64 %zmm9, %zmm20 /* s1_1 */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm20 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm17, %zmm25 /* s1_2 */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm25 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm10, %zmm26 /* s1_3 */
+	vpternlogd $0x96, %zmm3, %zmm2, %zmm26 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm18, %zmm27 /* s1_4 */
+	vpternlogd $0x96, %zmm2, %zmm13, %zmm27 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm11, %zmm28 /* s1_5 */
+	vpternlogd $0x96, %zmm13, %zmm7, %zmm28 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm19, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm7, %zmm14, %zmm29 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm12, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm14, %zmm4, %zmm30 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm16, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm4, %zmm0, %zmm31 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm16 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm9 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
+	vpternlogd $0x96, %zmm28, %zmm3, %zmm17 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
+	vpternlogd $0x96, %zmm29, %zmm2, %zmm10 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
+	vpternlogd $0x96, %zmm30, %zmm13, %zmm18 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
+	vpternlogd $0x96, %zmm31, %zmm7, %zmm11 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
+	vpternlogd $0x96, %zmm20, %zmm14, %zmm19 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm12 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5 */
+	vpternlogd $0x96, %zmm16, %zmm12, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
+	vmovdqa64 %zmm30, %zmm1 /* y0_6 */
+	vpternlogd $0x96, %zmm9, %zmm16, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
+	vmovdqa64 %zmm31, %zmm2 /* y0_7 */
+	vpternlogd $0x96, %zmm17, %zmm9, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
+	vmovdqa64 %zmm20, %zmm3 /* y0_0 */
+	vpternlogd $0x96, %zmm10, %zmm17, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
+	vmovdqa64 %zmm25, %zmm4 /* y0_1 */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm4 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
+	vmovdqa64 %zmm26, %zmm7 /* y0_2 */
+	vpternlogd $0x96, %zmm11, %zmm18, %zmm7 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
+	vmovdqa64 %zmm27, %zmm13 /* y0_3 */
+	vpternlogd $0x96, %zmm19, %zmm11, %zmm13 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
+	vmovdqa64 %zmm28, %zmm14 /* y0_4 */
+	vpternlogd $0x96, %zmm12, %zmm19, %zmm14 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm20 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm25 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
+	vpternlogd $0x96, %zmm2, %zmm18, %zmm26 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
+	vpternlogd $0x96, %zmm3, %zmm11, %zmm27 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm28 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm29 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
+	vpternlogd $0x96, %zmm13, %zmm16, %zmm30 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
+	vpternlogd $0x96, %zmm14, %zmm9, %zmm31 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 128(%rdi,%rcx), %zmm4 /* t0_8 = bcast128() */
-	vpshufb %zmm21, %zmm4, %zmm4 /* s0_8 = lookup16(t0_8, x0_8) */
-	vbroadcasti32x4 144(%rdi,%rcx), %zmm9 /* t0_9 = bcast128() */
-	vpshufb %zmm5, %zmm9, %zmm9 /* s0_9 = lookup16(t0_9, x0_9) */
+	vbroadcasti32x4 128(%rdi,%rcx), %zmm9 /* t0_8 = bcast128() */
+	vpshufb %zmm21, %zmm9, %zmm9 /* s0_8 = lookup16(t0_8, x0_8) */
+	vbroadcasti32x4 144(%rdi,%rcx), %zmm10 /* t0_9 = bcast128() */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_9 = lookup16(t0_9, x0_9) */
 	vbroadcasti32x4 160(%rdi,%rcx), %zmm10 /* t0_10 = bcast128() */
 	vpshufb %zmm22, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 176(%rdi,%rcx), %zmm11 /* t0_11 = bcast128() */
-	vpshufb %zmm6, %zmm11, %zmm11 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 192(%rdi,%rcx), %zmm25 /* t0_12 = bcast128() */
-	vpshufb %zmm23, %zmm25, %zmm25 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%rcx), %zmm26 /* t0_13 = bcast128() */
-	vpshufb %zmm15, %zmm26, %zmm26 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 224(%rdi,%rcx), %zmm27 /* t0_14 = bcast128() */
-	vpshufb %zmm24, %zmm27, %zmm27 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%rcx), %zmm28 /* t0_15 = bcast128() */
-	vpshufb %zmm8, %zmm28, %zmm28 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm8, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 384(%rdi,%rcx), %zmm8 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm24, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm24 /* reload x1_8.2 */
-	vpshufb %zmm24, %zmm8, %zmm8 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 400(%rdi,%rcx), %zmm24 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm15, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm15 /* reload x1_9.2 */
-	vpshufb %zmm15, %zmm24, %zmm24 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 416(%rdi,%rcx), %zmm15 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm23, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm23 /* reload x1_10.2 */
-	vpshufb %zmm23, %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 432(%rdi,%rcx), %zmm23 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm6, 1792(%rsp) /* spill x0_11.2 */
-	vmovdqa64 1280(%rsp), %zmm6 /* reload x1_11.2 */
-	vpshufb %zmm6, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 448(%rdi,%rcx), %zmm6 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm22, 1856(%rsp) /* spill x0_10.2 */
-	vmovdqa64 1216(%rsp), %zmm22 /* reload x1_12.2 */
-	vpshufb %zmm22, %zmm6, %zmm6 /* s1_12 = lookup16(t1_12, x1_12) */
+	vpshufb %zmm6, %zmm11, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 192(%rdi,%rcx), %zmm11 /* t0_12 = bcast128() */
+	vpshufb %zmm23, %zmm11, %zmm11 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%rcx), %zmm12 /* t0_13 = bcast128() */
+	vpshufb %zmm15, %zmm12, %zmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 224(%rdi,%rcx), %zmm15 /* t0_14 = bcast128() */
+	vpshufb %zmm24, %zmm15, %zmm15 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%rcx), %zmm16 /* t0_15 = bcast128() */
+	vpshufb %zmm8, %zmm16, %zmm8 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 384(%rdi,%rcx), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 0(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 400(%rdi,%rcx), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 64(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 416(%rdi,%rcx), %zmm18 /* t1_10 = bcast128() */
+	vpshufb 128(%rsp), %zmm18, %zmm18 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 432(%rdi,%rcx), %zmm19 /* t1_11 = bcast128() */
+	vpshufb 192(%rsp), %zmm19, %zmm19 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 448(%rdi,%rcx), %zmm21 /* t1_12 = bcast128() */
+	vpshufb 256(%rsp), %zmm21, %zmm21 /* s1_12 = lookup16(t1_12, x1_12) */
 	vbroadcasti32x4 464(%rdi,%rcx), %zmm22 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm5, 1920(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1152(%rsp), %zmm5 /* reload x1_13.2 */
-	vpshufb %zmm5, %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 480(%rdi,%rcx), %zmm5 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm21, 1984(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1088(%rsp), %zmm21 /* reload x1_14.2 */
-	vpshufb %zmm21, %zmm5, %zmm5 /* s1_14 = lookup16(t1_14, x1_14) */
-	vbroadcasti32x4 496(%rdi,%rcx), %zmm21 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm20, 2048(%rsp) /* spill y1_7_2 */
-	vmovdqa64 0(%rsp), %zmm20 /* reload x1_15.2 */
-	vpshufb %zmm20, %zmm21, %zmm21 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb 320(%rsp), %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 480(%rdi,%rcx), %zmm23 /* t1_14 = bcast128() */
+	vpshufb 384(%rsp), %zmm23, %zmm23 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 496(%rdi,%rcx), %zmm24 /* t1_15 = bcast128() */
+	vpshufb 448(%rsp), %zmm24, %zmm24 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm24, %zmm20 /* s1_9 */
-	vpternlogd $0x96, %zmm4, %zmm9, %zmm20 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm19, 2112(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm15, %zmm19 /* s1_10 */
-	vpternlogd $0x96, %zmm9, %zmm10, %zmm19 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm3, 2176(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm23, %zmm3 /* s1_11 */
-	vpternlogd $0x96, %zmm10, %zmm11, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm2, 2240(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm6, %zmm2 /* s1_12 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm1, 2304(%rsp) /* spill y1_1_2 */
+	vmovdqa64 %zmm14, 512(%rsp) /* spill y1_7_2 */
+	vmovdqa64 %zmm17, %zmm14 /* s1_9 */
+	vpternlogd $0x96, %zmm9, %zmm5, %zmm14 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm13, 576(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm18, %zmm13 /* s1_10 */
+	vpternlogd $0x96, %zmm5, %zmm10, %zmm13 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm3, 640(%rsp) /* spill y1_3_2 */
+	vmovdqa64 %zmm19, %zmm3 /* s1_11 */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
+	vmovdqa64 %zmm2, 704(%rsp) /* spill y1_2_2 */
+	vmovdqa64 %zmm21, %zmm2 /* s1_12 */
+	vpternlogd $0x96, %zmm6, %zmm11, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm1, 768(%rsp) /* spill y1_1_2 */
 	vmovdqa64 %zmm22, %zmm1 /* s1_13 */
-	vpternlogd $0x96, %zmm25, %zmm26, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm0, 2368(%rsp) /* spill y1_0_2 */
-	vmovdqa64 %zmm5, %zmm0 /* s1_14 */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
-	vmovdqa64 %zmm18, 2432(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm21, %zmm18 /* s1_15 */
-	vpternlogd $0x96, %zmm27, %zmm28, %zmm18 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
-	vmovdqa64 %zmm7, 2496(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm8, %zmm7 /* s1_8 */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm7 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm3, %zmm4, %zmm8 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
-	vpternlogd $0x96, %zmm2, %zmm9, %zmm24 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
-	vpternlogd $0x96, %zmm1, %zmm10, %zmm15 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
-	vpternlogd $0x96, %zmm0, %zmm11, %zmm23 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
-	vpternlogd $0x96, %zmm18, %zmm25, %zmm6 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
-	vpternlogd $0x96, %zmm7, %zmm26, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
-	vpternlogd $0x96, %zmm20, %zmm27, %zmm5 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
-	vpternlogd $0x96, %zmm19, %zmm28, %zmm21 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
-	vmovdqa64 %zmm0, %zmm4 /* y0_13 */
-	vpternlogd $0x96, %zmm8, %zmm21, %zmm4 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
-	vmovdqa64 %zmm18, %zmm9 /* y0_14 */
-	vpternlogd $0x96, %zmm24, %zmm8, %zmm9 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
-	vmovdqa64 %zmm7, %zmm10 /* y0_15 */
-	vpternlogd $0x96, %zmm15, %zmm24, %zmm10 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
-	vmovdqa64 %zmm20, %zmm11 /* y0_8 */
-	vpternlogd $0x96, %zmm23, %zmm15, %zmm11 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
-	vmovdqa64 %zmm19, %zmm25 /* y0_9 */
-	vpternlogd $0x96, %zmm6, %zmm23, %zmm25 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
-	vmovdqa64 %zmm3, %zmm26 /* y0_10 */
-	vpternlogd $0x96, %zmm22, %zmm6, %zmm26 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
-	vmovdqa64 %zmm2, %zmm27 /* y0_11 */
-	vpternlogd $0x96, %zmm5, %zmm22, %zmm27 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
-	vmovdqa64 %zmm1, %zmm28 /* y0_12 */
-	vpternlogd $0x96, %zmm21, %zmm5, %zmm28 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm20 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
-	vpternlogd $0x96, %zmm9, %zmm23, %zmm19 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
-	vpternlogd $0x96, %zmm25, %zmm5, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
-	vpternlogd $0x96, %zmm26, %zmm21, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
-	vpternlogd $0x96, %zmm27, %zmm8, %zmm18 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm7 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
+	vpternlogd $0x96, %zmm11, %zmm12, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill y1_0_2 */
+	vmovdqa64 %zmm23, %zmm0 /* s1_14 */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
+	vmovdqa64 %zmm7, 896(%rsp) /* spill y1_5_2 */
+	vmovdqa64 %zmm24, %zmm7 /* s1_15 */
+	vpternlogd $0x96, %zmm15, %zmm8, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
+	vmovdqa64 %zmm4, 960(%rsp) /* spill y1_4_2 */
+	vmovdqa64 %zmm16, %zmm4 /* s1_8 */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm4 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm3, %zmm9, %zmm16 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
+	vpternlogd $0x96, %zmm2, %zmm5, %zmm17 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm18 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm19 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
+	vpternlogd $0x96, %zmm7, %zmm11, %zmm21 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
+	vpternlogd $0x96, %zmm4, %zmm12, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm23 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm24 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
+	vmovdqa64 %zmm0, %zmm5 /* y0_13 */
+	vpternlogd $0x96, %zmm16, %zmm24, %zmm5 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
+	vmovdqa64 %zmm7, %zmm6 /* y0_14 */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm6 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
+	vmovdqa64 %zmm4, %zmm8 /* y0_15 */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm8 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
+	vmovdqa64 %zmm14, %zmm9 /* y0_8 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm9 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
+	vmovdqa64 %zmm13, %zmm10 /* y0_9 */
+	vpternlogd $0x96, %zmm21, %zmm19, %zmm10 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
+	vmovdqa64 %zmm3, %zmm11 /* y0_10 */
+	vpternlogd $0x96, %zmm22, %zmm21, %zmm11 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
+	vmovdqa64 %zmm2, %zmm12 /* y0_11 */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm12 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
+	vmovdqa64 %zmm1, %zmm15 /* y0_12 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm15 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm5, %zmm18, %zmm14 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
+	vpternlogd $0x96, %zmm6, %zmm19, %zmm13 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
+	vpternlogd $0x96, %zmm8, %zmm21, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
+	vpternlogd $0x96, %zmm11, %zmm24, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
+	vpternlogd $0x96, %zmm12, %zmm16, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm4 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 %zmm16, %zmm5 /* x0_9.3 */
-	vmovdqa64 %zmm30, %zmm6 /* x0_11.3 */
-	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
-	vmovdqa64 %zmm29, %zmm2 /* x0_3.3 */
-	vmovdqa64 %zmm7, %zmm15 /* x0_13.3 */
-	vmovdqa64 %zmm19, %zmm7 /* x0_5.3 */
-	vmovdqa64 2112(%rsp), %zmm16 /* reload x1_14.3 */
-	vmovdqa64 %zmm20, %zmm19 /* x0_4.3 */
-	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
-	vmovdqa64 %zmm17, %zmm1 /* x0_0.3 */
-	vmovdqa64 %zmm9, %zmm17 /* x1_13.3 */
-	vmovdqa64 2432(%rsp), %zmm9 /* reload x1_1.3 */
-	vmovdqa64 %zmm12, %zmm21 /* x0_8.3 */
-	vmovdqa64 2304(%rsp), %zmm12 /* reload x1_7.3 */
-	vmovdqa64 %zmm14, %zmm22 /* x0_10.3 */
-	vmovdqa64 %zmm26, %zmm14 /* x1_11.3 */
-	vmovdqa64 %zmm18, %zmm23 /* x0_12.3 */
-	vmovdqa64 %zmm13, %zmm18 /* x0_2.3 */
-	vmovdqa64 2176(%rsp), %zmm13 /* reload x1_9.3 */
-	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
-	vmovdqa64 %zmm31, %zmm3 /* x0_1.3 */
-	vmovdqa64 %zmm27, %zmm26 /* x1_2.3 */
-	vmovdqa64 %zmm10, %zmm27 /* x1_4.3 */
-	vmovdqa64 %zmm28, %zmm10 /* x1_3.3 */
-	vmovdqa64 2368(%rsp), %zmm28 /* reload x1_6.3 */
-	vmovdqa64 2240(%rsp), %zmm29 /* reload x1_8.3 */
-	vmovdqa64 %zmm25, %zmm30 /* x1_10.3 */
-	vmovdqa64 2496(%rsp), %zmm25 /* reload x1_0.3 */
-	vmovdqa64 %zmm4, %zmm31 /* x1_12.3 */
+	vmovdqa64 %zmm10, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm11, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm5, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm6, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 704(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x1_14.3 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x1_15.3 */
+	vmovdqa64 %zmm16, 448(%rsp) /* spill x1_15.2 */
+	vmovdqa64 %zmm25, %zmm5 /* x0_9.3 */
+	vmovdqa64 %zmm29, %zmm6 /* x0_11.3 */
+	vmovdqa64 %zmm15, %zmm10 /* x1_3.3 */
+	vmovdqa64 %zmm9, %zmm11 /* x1_5.3 */
+	vmovdqa64 896(%rsp), %zmm9 /* reload x1_1.3 */
+	vmovdqa64 %zmm4, %zmm15 /* x0_13.3 */
 	vmovdqa64 %zmm0, %zmm4 /* x0_7.3 */
-	vmovdqa64 2048(%rsp), %zmm0 /* reload x1_15.3 */
+	vmovdqa64 %zmm30, %zmm18 /* x0_2.3 */
+	vmovdqa64 %zmm14, %zmm19 /* x0_4.3 */
+	vmovdqa64 %zmm20, %zmm21 /* x0_8.3 */
+	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
+	vmovdqa64 %zmm26, %zmm1 /* x0_0.3 */
+	vmovdqa64 %zmm28, %zmm22 /* x0_10.3 */
+	vmovdqa64 %zmm7, %zmm23 /* x0_12.3 */
+	vmovdqa64 %zmm13, %zmm7 /* x0_5.3 */
+	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
+	vmovdqa64 %zmm27, %zmm3 /* x0_1.3 */
+	vmovdqa64 960(%rsp), %zmm25 /* reload x1_0.3 */
+	vmovdqa64 %zmm12, %zmm26 /* x1_2.3 */
+	vmovdqa64 768(%rsp), %zmm12 /* reload x1_7.3 */
+	vmovdqa64 %zmm8, %zmm27 /* x1_4.3 */
+	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
+	vmovdqa64 %zmm31, %zmm2 /* x0_3.3 */
+	vmovdqa64 832(%rsp), %zmm28 /* reload x1_6.3 */
 	add $512, %rcx
 	cmp $12288, %rcx
 	jne .Lublock_nibbleslice_avx512_asm_5_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	vpsllw $4, %zmm1, %zmm1 /* hi_up = shl(x0_0) */
-	vpord %zmm3, %zmm1, %zmm1 /* byte = or(hi_up, x0_1) */
-	vpsllw $4, %zmm18, %zmm3 /* hi_up_1 = shl(x0_2) */
-	vpord %zmm2, %zmm3, %zmm2 /* byte_1 = or(hi_up_1, x0_3) */
-	vpsllw $4, %zmm19, %zmm3 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm7, %zmm3, %zmm3 /* byte_2 = or(hi_up_2, x0_5) */
-	vpsllw $4, %zmm20, %zmm7 /* hi_up_3 = shl(x0_6) */
-	vpord %zmm4, %zmm7, %zmm4 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm21, %zmm7 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm5, %zmm7, %zmm5 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm22, %zmm7 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm6, %zmm7, %zmm6 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm23, %zmm7 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm15, %zmm7, %zmm7 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm24, %zmm15 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm8, %zmm15, %zmm8 /* byte_7 = or(hi_up_7, x0_15) */
-	vpsllw $4, %zmm25, %zmm15 /* hi_up_8 = shl(x1_0) */
-	vpord %zmm9, %zmm15, %zmm9 /* byte_8 = or(hi_up_8, x1_1) */
-	vpsllw $4, %zmm26, %zmm15 /* hi_up_9 = shl(x1_2) */
-	vpord %zmm10, %zmm15, %zmm10 /* byte_9 = or(hi_up_9, x1_3) */
-	vpsllw $4, %zmm27, %zmm15 /* hi_up_10 = shl(x1_4) */
-	vpord %zmm11, %zmm15, %zmm11 /* byte_10 = or(hi_up_10, x1_5) */
-	vpsllw $4, %zmm28, %zmm15 /* hi_up_11 = shl(x1_6) */
-	vpord %zmm12, %zmm15, %zmm12 /* byte_11 = or(hi_up_11, x1_7) */
-	vpsllw $4, %zmm29, %zmm15 /* hi_up_12 = shl(x1_8) */
-	vpord %zmm13, %zmm15, %zmm13 /* byte_12 = or(hi_up_12, x1_9) */
-	vpsllw $4, %zmm30, %zmm15 /* hi_up_13 = shl(x1_10) */
-	vpord %zmm14, %zmm15, %zmm14 /* byte_13 = or(hi_up_13, x1_11) */
-	vpsllw $4, %zmm31, %zmm15 /* hi_up_14 = shl(x1_12) */
-	vpord %zmm17, %zmm15, %zmm15 /* byte_14 = or(hi_up_14, x1_13) */
-	vpsllw $4, %zmm16, %zmm16 /* hi_up_15 = shl(x1_14) */
-	vpord %zmm0, %zmm16, %zmm0 /* byte_15 = or(hi_up_15, x1_15) */
-	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm0, %zmm8, %zmm15 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm0, %zmm8, %zmm0 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm12, %zmm16, %zmm8 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm12, %zmm16, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm5, %zmm1, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm15, %zmm11, %zmm7 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm0, %zmm4, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm0, %zmm4, %zmm0 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm6, %zmm8, %zmm4 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm6, %zmm8, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm10, %zmm12, %zmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm16, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm0, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm3, %zmm4, %zmm2 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm3, %zmm4, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm5, %zmm6, %zmm4 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm7, %zmm8, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm7, %zmm8, %zmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm10, %zmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm10, %zmm9 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm11, %zmm12, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm11, %zmm12, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm14, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm16, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm16, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm0, %zmm1, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vmovdqu64 %zmm2, (%rdx) /* store tro3 */
-	vmovdqu64 %zmm3, 64(%rdx) /* store tro3_1 */
-	vmovdqu64 %zmm4, 128(%rdx) /* store tro3_2 */
-	vmovdqu64 %zmm5, 192(%rdx) /* store tro3_3 */
-	vmovdqu64 %zmm6, 256(%rdx) /* store tro3_4 */
-	vmovdqu64 %zmm7, 320(%rdx) /* store tro3_5 */
-	vmovdqu64 %zmm8, 384(%rdx) /* store tro3_6 */
-	vmovdqu64 %zmm9, 448(%rdx) /* store tro3_7 */
-	vmovdqu64 %zmm10, 512(%rdx) /* store tro3_8 */
-	vmovdqu64 %zmm11, 576(%rdx) /* store tro3_9 */
-	vmovdqu64 %zmm12, 640(%rdx) /* store tro3_10 */
-	vmovdqu64 %zmm13, 704(%rdx) /* store tro3_11 */
-	vmovdqu64 %zmm14, 768(%rdx) /* store tro3_12 */
-	vmovdqu64 %zmm15, 832(%rdx) /* store tro3_13 */
+	vpsllw $4, %zmm1, %zmm0 /* hi_up = shl(x0_0) */
+	vpord %zmm3, %zmm0, %zmm0 /* byte = or(hi_up, x0_1) */
+	vpsllw $4, %zmm18, %zmm1 /* hi_up_1 = shl(x0_2) */
+	vpord %zmm2, %zmm1, %zmm1 /* byte_1 = or(hi_up_1, x0_3) */
+	vpsllw $4, %zmm19, %zmm2 /* hi_up_2 = shl(x0_4) */
+	vpord %zmm7, %zmm2, %zmm2 /* byte_2 = or(hi_up_2, x0_5) */
+	vpsllw $4, %zmm20, %zmm3 /* hi_up_3 = shl(x0_6) */
+	vpord %zmm4, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, x0_7) */
+	vpsllw $4, %zmm21, %zmm4 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm5, %zmm4, %zmm4 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm22, %zmm5 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm6, %zmm5, %zmm5 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm23, %zmm6 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm15, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm24, %zmm7 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm8, %zmm7, %zmm7 /* byte_7 = or(hi_up_7, x0_15) */
+	vpsllw $4, %zmm25, %zmm8 /* hi_up_8 = shl(x1_0) */
+	vpord %zmm9, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, x1_1) */
+	vpsllw $4, %zmm26, %zmm9 /* hi_up_9 = shl(x1_2) */
+	vpord %zmm10, %zmm9, %zmm9 /* byte_9 = or(hi_up_9, x1_3) */
+	vpsllw $4, %zmm27, %zmm10 /* hi_up_10 = shl(x1_4) */
+	vpord %zmm11, %zmm10, %zmm10 /* byte_10 = or(hi_up_10, x1_5) */
+	vpsllw $4, %zmm28, %zmm11 /* hi_up_11 = shl(x1_6) */
+	vpord %zmm12, %zmm11, %zmm11 /* byte_11 = or(hi_up_11, x1_7) */
+	vmovdqa64 0(%rsp), %zmm12 /* reload x1_8.2 */
+	vpsllw $4, %zmm12, %zmm12 /* hi_up_12 = shl(x1_8) */
+	vpord 64(%rsp), %zmm12, %zmm12 /* byte_12 = or(hi_up_12, x1_9) */
+	vmovdqa64 128(%rsp), %zmm13 /* reload x1_10.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_13 = shl(x1_10) */
+	vpord 192(%rsp), %zmm13, %zmm13 /* byte_13 = or(hi_up_13, x1_11) */
+	vmovdqa64 256(%rsp), %zmm14 /* reload x1_12.2 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_14 = shl(x1_12) */
+	vpord 320(%rsp), %zmm14, %zmm14 /* byte_14 = or(hi_up_14, x1_13) */
+	vmovdqa64 384(%rsp), %zmm15 /* reload x1_14.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(x1_14) */
+	vpord 448(%rsp), %zmm15, %zmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	vpunpcklbw %zmm8, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm9, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm11, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm4, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm12, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm5, %zmm1, %zmm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm5, %zmm15, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm5, %zmm15, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm9, %zmm11, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm13, %zmm16, %zmm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm13, %zmm16, %zmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm6, %zmm4, %zmm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm10, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm14, %zmm12, %zmm10 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm1, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm10, %zmm11, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu64 %zmm3, (%rdx) /* store tro3 */
+	vmovdqu64 %zmm2, 64(%rdx) /* store tro3_1 */
+	vmovdqu64 %zmm7, 128(%rdx) /* store tro3_2 */
+	vmovdqu64 %zmm4, 192(%rdx) /* store tro3_3 */
+	vmovdqu64 %zmm5, 256(%rdx) /* store tro3_4 */
+	vmovdqu64 %zmm6, 320(%rdx) /* store tro3_5 */
+	vmovdqu64 %zmm15, 384(%rdx) /* store tro3_6 */
+	vmovdqu64 %zmm8, 448(%rdx) /* store tro3_7 */
+	vmovdqu64 %zmm9, 512(%rdx) /* store tro3_8 */
+	vmovdqu64 %zmm10, 576(%rdx) /* store tro3_9 */
+	vmovdqu64 %zmm11, 640(%rdx) /* store tro3_10 */
+	vmovdqu64 %zmm12, 704(%rdx) /* store tro3_11 */
+	vmovdqu64 %zmm13, 768(%rdx) /* store tro3_12 */
+	vmovdqu64 %zmm14, 832(%rdx) /* store tro3_13 */
 	vmovdqu64 %zmm16, 896(%rdx) /* store tro3_14 */
 	vmovdqu64 %zmm0, 960(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
@@ -3152,7 +3019,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2560 bytes (40 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_256_decrypt_asm
@@ -3162,7 +3029,7 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2560, %rsp
+	sub $1024, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -3346,328 +3213,300 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vpternlogd $0x6a, %zmm27, %zmm21, %zmm23 /* y0_10 = ternlog(hi_shifted_7, nibble_mask, hi_10) */
 	vpternlogd $0x6a, %zmm11, %zmm21, %zmm8 /* y0_11 = ternlog(tr3_7, nibble_mask, lo_10) */
 	vmovdqa64 384(%rsp), %zmm22 /* reload hi_shifted_3 */
-	vmovdqa64 448(%rsp), %zmm24 /* reload hi_13 */
-	vpternlogd $0x6a, %zmm24, %zmm21, %zmm22 /* y0_12 = ternlog(hi_shifted_3, nibble_mask, hi_13) */
-	vmovdqa64 256(%rsp), %zmm25 /* reload tr3_3 */
-	vmovdqa64 320(%rsp), %zmm26 /* reload lo_13 */
-	vpternlogd $0x6a, %zmm26, %zmm21, %zmm25 /* y0_13 = ternlog(tr3_3, nibble_mask, lo_13) */
-	vmovdqa64 128(%rsp), %zmm28 /* reload hi_shifted_6 */
-	vmovdqa64 192(%rsp), %zmm29 /* reload hi_9 */
-	vpternlogd $0x6a, %zmm29, %zmm21, %zmm28 /* y0_14 = ternlog(hi_shifted_6, nibble_mask, hi_9) */
-	vmovdqa64 64(%rsp), %zmm30 /* reload tr3_6 */
-	vmovdqa64 %zmm0, 128(%rsp) /* spill y1_7_2 */
-	vmovdqa64 0(%rsp), %zmm0 /* reload lo_9 */
-	vpternlogd $0x6a, %zmm0, %zmm21, %zmm30 /* y0_15 = ternlog(tr3_6, nibble_mask, lo_9) */
+	vpternlogd $0x6a, 448(%rsp), %zmm21, %zmm22 /* y0_12 = ternlog(hi_shifted_3, nibble_mask, hi_13) */
+	vmovdqa64 256(%rsp), %zmm24 /* reload tr3_3 */
+	vpternlogd $0x6a, 320(%rsp), %zmm21, %zmm24 /* y0_13 = ternlog(tr3_3, nibble_mask, lo_13) */
+	vmovdqa64 128(%rsp), %zmm25 /* reload hi_shifted_6 */
+	vpternlogd $0x6a, 192(%rsp), %zmm21, %zmm25 /* y0_14 = ternlog(hi_shifted_6, nibble_mask, hi_9) */
+	vmovdqa64 64(%rsp), %zmm26 /* reload tr3_6 */
+	vpternlogd $0x6a, 0(%rsp), %zmm21, %zmm26 /* y0_15 = ternlog(tr3_6, nibble_mask, lo_9) */
 	vmovdqa64 %zmm27, %zmm21 /* hi_10 */
-	vpternlogd $0x96, %zmm18, %zmm30, %zmm21 /* y0_8_1 = ternlog(hi_10, y0_15, y0_8) */
-	vmovdqa64 %zmm10, 64(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm11, %zmm10 /* lo_10 */
-	vpternlogd $0x96, %zmm7, %zmm18, %zmm10 /* y0_9_1 = ternlog(lo_10, y0_8, y0_9) */
+	vpternlogd $0x96, %zmm18, %zmm26, %zmm21 /* y0_8_1 = ternlog(hi_10, y0_15, y0_8) */
+	vmovdqa64 %zmm11, %zmm28 /* lo_10 */
+	vpternlogd $0x96, %zmm7, %zmm18, %zmm28 /* y0_9_1 = ternlog(lo_10, y0_8, y0_9) */
+	vmovdqa64 448(%rsp), %zmm29 /* reload hi_13 */
+	vmovdqa64 %zmm29, %zmm30 /* hi_13 */
+	vpternlogd $0x96, %zmm23, %zmm7, %zmm30 /* y0_10_1 = ternlog(hi_13, y0_9, y0_10) */
+	vmovdqa64 %zmm0, 64(%rsp) /* spill y1_7_2 */
+	vmovdqa64 320(%rsp), %zmm0 /* reload lo_13 */
+	vmovdqa64 %zmm10, 128(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm0, %zmm10 /* lo_13 */
+	vpternlogd $0x96, %zmm8, %zmm23, %zmm10 /* y0_11_1 = ternlog(lo_13, y0_10, y0_11) */
 	vmovdqa64 %zmm9, 256(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm24, %zmm9 /* hi_13 */
-	vpternlogd $0x96, %zmm23, %zmm7, %zmm9 /* y0_10_1 = ternlog(hi_13, y0_9, y0_10) */
+	vmovdqa64 192(%rsp), %zmm9 /* reload hi_9 */
 	vmovdqa64 %zmm20, 384(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm26, %zmm20 /* lo_13 */
-	vpternlogd $0x96, %zmm8, %zmm23, %zmm20 /* y0_11_1 = ternlog(lo_13, y0_10, y0_11) */
+	vmovdqa64 %zmm9, %zmm20 /* hi_9 */
+	vpternlogd $0x96, %zmm22, %zmm8, %zmm20 /* y0_12_1 = ternlog(hi_9, y0_11, y0_12) */
 	vmovdqa64 %zmm13, 512(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm29, %zmm13 /* hi_9 */
-	vpternlogd $0x96, %zmm22, %zmm8, %zmm13 /* y0_12_1 = ternlog(hi_9, y0_11, y0_12) */
+	vmovdqa64 0(%rsp), %zmm13 /* reload lo_9 */
 	vmovdqa64 %zmm19, 576(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm0, %zmm19 /* lo_9 */
-	vpternlogd $0x96, %zmm25, %zmm22, %zmm19 /* y0_13_1 = ternlog(lo_9, y0_12, y0_13) */
+	vmovdqa64 %zmm13, %zmm19 /* lo_9 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm19 /* y0_13_1 = ternlog(lo_9, y0_12, y0_13) */
 	vmovdqa64 %zmm12, 640(%rsp) /* spill y1_1_2 */
 	vmovdqa64 %zmm31, %zmm12 /* hi_14 */
-	vpternlogd $0x96, %zmm28, %zmm25, %zmm12 /* y0_14_1 = ternlog(hi_14, y0_13, y0_14) */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm12 /* y0_14_1 = ternlog(hi_14, y0_13, y0_14) */
 	vmovdqa64 %zmm17, 704(%rsp) /* spill y1_0_2 */
 	vmovdqa64 %zmm16, %zmm17 /* lo_14 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm17 /* y0_15_1 = ternlog(lo_14, y0_14, y0_15) */
-	vpternlogd $0x96, %zmm9, %zmm25, %zmm31 /* y1_8_1 = ternlog(hi_14, y0_13, y0_10_1) */
-	vpternlogd $0x96, %zmm20, %zmm28, %zmm16 /* y1_9_1 = ternlog(lo_14, y0_14, y0_11_1) */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm27 /* y1_10_1 = ternlog(hi_10, y0_15, y0_12_1) */
+	vpternlogd $0x96, %zmm26, %zmm25, %zmm17 /* y0_15_1 = ternlog(lo_14, y0_14, y0_15) */
+	vpternlogd $0x96, %zmm30, %zmm24, %zmm31 /* y1_8_1 = ternlog(hi_14, y0_13, y0_10_1) */
+	vpternlogd $0x96, %zmm10, %zmm25, %zmm16 /* y1_9_1 = ternlog(lo_14, y0_14, y0_11_1) */
+	vpternlogd $0x96, %zmm20, %zmm26, %zmm27 /* y1_10_1 = ternlog(hi_10, y0_15, y0_12_1) */
 	vpternlogd $0x96, %zmm19, %zmm18, %zmm11 /* y1_11_1 = ternlog(lo_10, y0_8, y0_13_1) */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm24 /* y1_12_1 = ternlog(hi_13, y0_9, y0_14_1) */
-	vpternlogd $0x96, %zmm17, %zmm23, %zmm26 /* y1_13_1 = ternlog(lo_13, y0_10, y0_15_1) */
-	vpternlogd $0x96, %zmm21, %zmm8, %zmm29 /* y1_14_1 = ternlog(hi_9, y0_11, y0_8_1) */
-	vpternlogd $0x96, %zmm10, %zmm22, %zmm0 /* y1_15_1 = ternlog(lo_9, y0_12, y0_9_1) */
+	vpternlogd $0x96, %zmm12, %zmm7, %zmm29 /* y1_12_1 = ternlog(hi_13, y0_9, y0_14_1) */
+	vpternlogd $0x96, %zmm17, %zmm23, %zmm0 /* y1_13_1 = ternlog(lo_13, y0_10, y0_15_1) */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm9 /* y1_14_1 = ternlog(hi_9, y0_11, y0_8_1) */
+	vpternlogd $0x96, %zmm28, %zmm22, %zmm13 /* y1_15_1 = ternlog(lo_9, y0_12, y0_9_1) */
 	vpxord %zmm16, %zmm21, %zmm7 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
-	vpxord %zmm27, %zmm10, %zmm8 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
-	vpxord %zmm11, %zmm9, %zmm9 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
-	vpxord %zmm24, %zmm20, %zmm10 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
-	vpxord %zmm26, %zmm13, %zmm13 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
-	vpxord %zmm29, %zmm19, %zmm18 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	vpxord %zmm0, %zmm12, %zmm12 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	vpxord %zmm27, %zmm28, %zmm8 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
+	vpxord %zmm11, %zmm30, %zmm18 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
+	vpxord %zmm29, %zmm10, %zmm10 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
+	vpxord %zmm0, %zmm20, %zmm20 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
+	vpxord %zmm9, %zmm19, %zmm19 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
+	vpxord %zmm13, %zmm12, %zmm12 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
 	vpxord %zmm31, %zmm17, %zmm17 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
-	vpxord %zmm7, %zmm31, %zmm19 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
+	vpxord %zmm7, %zmm31, %zmm21 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
 	vpxord %zmm8, %zmm16, %zmm16 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
-	vpxord %zmm9, %zmm27, %zmm20 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
+	vpxord %zmm18, %zmm27, %zmm22 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
 	vpxord %zmm10, %zmm11, %zmm11 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
-	vpxord %zmm13, %zmm24, %zmm21 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
-	vpxord %zmm18, %zmm26, %zmm22 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
-	vpxord %zmm12, %zmm29, %zmm23 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	vpxord %zmm17, %zmm0, %zmm0 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	vpxord %zmm20, %zmm29, %zmm23 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
+	vpxord %zmm19, %zmm0, %zmm0 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
+	vpxord %zmm12, %zmm9, %zmm9 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
+	vpxord %zmm17, %zmm13, %zmm13 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
 	vmovdqa64 704(%rsp), %zmm24 /* reload x1_0.2 */
 	vmovdqa64 640(%rsp), %zmm25 /* reload x1_1.2 */
 	vmovdqa64 576(%rsp), %zmm26 /* reload x1_2.2 */
 	vmovdqa64 512(%rsp), %zmm27 /* reload x1_3.2 */
 	vmovdqa64 384(%rsp), %zmm28 /* reload x1_4.2 */
 	vmovdqa64 256(%rsp), %zmm29 /* reload x1_5.2 */
-	vmovdqa64 64(%rsp), %zmm30 /* reload x1_6.2 */
-	vmovdqa64 128(%rsp), %zmm31 /* reload x1_7.2 */
+	vmovdqa64 128(%rsp), %zmm30 /* reload x1_6.2 */
+	vmovdqa64 64(%rsp), %zmm31 /* reload x1_7.2 */
+	vmovdqa64 %zmm26, 64(%rsp) /* spill x1_2.2 */
+	vmovdqa64 %zmm27, 128(%rsp) /* spill x1_3.2 */
+	vmovdqa64 %zmm28, 256(%rsp) /* spill x1_4.2 */
+	vmovdqa64 %zmm29, 384(%rsp) /* spill x1_5.2 */
+	vmovdqa64 %zmm22, 512(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm11, 576(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm23, 640(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm0, 704(%rsp) /* spill x1_13.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_avx512_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vmovdqa64 %zmm27, 128(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 128(%rdi,%rcx), %zmm27 /* t0_8 = bcast128() */
-	vpshufb %zmm7, %zmm27, %zmm27 /* s0_8 = lookup16(t0_8, x0_8) */
-	vmovdqa64 %zmm7, 64(%rsp) /* spill x0_8.2 */
+	vbroadcasti32x4 128(%rdi,%rcx), %zmm0 /* t0_8 = bcast128() */
+	vpshufb %zmm7, %zmm0, %zmm0 /* s0_8 = lookup16(t0_8, x0_8) */
 	vbroadcasti32x4 144(%rdi,%rcx), %zmm7 /* t0_9 = bcast128() */
 	vpshufb %zmm8, %zmm7, %zmm7 /* s0_9 = lookup16(t0_9, x0_9) */
-	vmovdqa64 %zmm8, 256(%rsp) /* spill x0_9.2 */
 	vbroadcasti32x4 (%rdi,%rcx), %zmm8 /* t0_0 = bcast128() */
-	vpshufb %zmm1, %zmm8, %zmm8 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm1, 384(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 16(%rdi,%rcx), %zmm1 /* t0_1 = bcast128() */
-	vpshufb %zmm2, %zmm1, %zmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm2, 512(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 160(%rdi,%rcx), %zmm2 /* t0_10 = bcast128() */
-	vpshufb %zmm9, %zmm2, %zmm2 /* s0_10 = lookup16(t0_10, x0_10) */
-	vmovdqa64 %zmm9, 576(%rsp) /* spill x0_10.2 */
-	vbroadcasti32x4 176(%rdi,%rcx), %zmm9 /* t0_11 = bcast128() */
-	vpshufb %zmm10, %zmm9, %zmm9 /* s0_11 = lookup16(t0_11, x0_11) */
-	vmovdqa64 %zmm10, 640(%rsp) /* spill x0_11.2 */
-	vbroadcasti32x4 32(%rdi,%rcx), %zmm10 /* t0_2 = bcast128() */
-	vpshufb %zmm3, %zmm10, %zmm10 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm3, 704(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%rcx), %zmm3 /* t0_3 = bcast128() */
-	vpshufb %zmm5, %zmm3, %zmm3 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm5, 0(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 352(%rdi,%rcx), %zmm5 /* t1_6 = bcast128() */
-	vpshufb %zmm30, %zmm5, %zmm5 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm30, 192(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 368(%rdi,%rcx), %zmm30 /* t1_7 = bcast128() */
-	vpshufb %zmm31, %zmm30, %zmm30 /* s1_7 = lookup16(t1_7, x1_7) */
-	vmovdqa64 %zmm31, 320(%rsp) /* spill x1_7.2 */
-	vbroadcasti32x4 384(%rdi,%rcx), %zmm31 /* t1_8 = bcast128() */
-	vpshufb %zmm19, %zmm31, %zmm31 /* s1_8 = lookup16(t1_8, x1_8) */
-	vmovdqa64 %zmm19, 448(%rsp) /* spill x1_8.2 */
-	vbroadcasti32x4 400(%rdi,%rcx), %zmm19 /* t1_9 = bcast128() */
-	vpshufb %zmm16, %zmm19, %zmm19 /* s1_9 = lookup16(t1_9, x1_9) */
-	vmovdqa64 %zmm16, 768(%rsp) /* spill x1_9.2 */
-	vbroadcasti32x4 256(%rdi,%rcx), %zmm16 /* t1_0 = bcast128() */
-	vpshufb %zmm24, %zmm16, %zmm16 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm24, 832(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 272(%rdi,%rcx), %zmm24 /* t1_1 = bcast128() */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm25, 896(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 480(%rdi,%rcx), %zmm25 /* t1_14 = bcast128() */
-	vpshufb %zmm23, %zmm25, %zmm25 /* s1_14 = lookup16(t1_14, x1_14) */
-	vmovdqa64 %zmm23, 960(%rsp) /* spill x1_14.2 */
-	vbroadcasti32x4 496(%rdi,%rcx), %zmm23 /* t1_15 = bcast128() */
-	vpshufb %zmm0, %zmm23, %zmm23 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb %zmm1, %zmm8, %zmm1 /* s0_0 = lookup16(t0_0, x0_0) */
+	vbroadcasti32x4 16(%rdi,%rcx), %zmm8 /* t0_1 = bcast128() */
+	vpshufb %zmm2, %zmm8, %zmm2 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 160(%rdi,%rcx), %zmm8 /* t0_10 = bcast128() */
+	vpshufb %zmm18, %zmm8, %zmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	vbroadcasti32x4 176(%rdi,%rcx), %zmm11 /* t0_11 = bcast128() */
+	vpshufb %zmm10, %zmm11, %zmm10 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 32(%rdi,%rcx), %zmm11 /* t0_2 = bcast128() */
+	vpshufb %zmm3, %zmm11, %zmm3 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 48(%rdi,%rcx), %zmm11 /* t0_3 = bcast128() */
+	vpshufb %zmm5, %zmm11, %zmm5 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 352(%rdi,%rcx), %zmm11 /* t1_6 = bcast128() */
+	vpshufb %zmm30, %zmm11, %zmm11 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 368(%rdi,%rcx), %zmm18 /* t1_7 = bcast128() */
+	vpshufb %zmm31, %zmm18, %zmm18 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 384(%rdi,%rcx), %zmm22 /* t1_8 = bcast128() */
+	vpshufb %zmm21, %zmm22, %zmm21 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 400(%rdi,%rcx), %zmm22 /* t1_9 = bcast128() */
+	vpshufb %zmm16, %zmm22, %zmm16 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 256(%rdi,%rcx), %zmm22 /* t1_0 = bcast128() */
+	vpshufb %zmm24, %zmm22, %zmm22 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 272(%rdi,%rcx), %zmm23 /* t1_1 = bcast128() */
+	vpshufb %zmm25, %zmm23, %zmm23 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 480(%rdi,%rcx), %zmm24 /* t1_14 = bcast128() */
+	vpshufb %zmm9, %zmm24, %zmm9 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 496(%rdi,%rcx), %zmm24 /* t1_15 = bcast128() */
+	vpshufb %zmm13, %zmm24, %zmm13 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm0, 1024(%rsp) /* spill x1_15.2 */
-	vmovdqa64 %zmm9, %zmm0 /* s0_11 */
-	vpternlogd $0x96, %zmm5, %zmm24, %zmm0 /* y1_0_3 = ternlog(s0_11, s1_1, s1_6) */
-	vmovdqa64 %zmm26, 1088(%rsp) /* spill x1_2.2 */
-	vmovdqa64 %zmm10, %zmm26 /* s0_2 */
-	vpternlogd $0x96, %zmm30, %zmm25, %zmm26 /* y1_1_3 = ternlog(s0_2, s1_14, s1_7) */
-	vmovdqa64 %zmm11, 1152(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm3, %zmm11 /* s0_3 */
-	vpternlogd $0x96, %zmm31, %zmm23, %zmm11 /* y1_2_3 = ternlog(s0_3, s1_15, s1_8) */
-	vmovdqa64 %zmm20, 1216(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm27, %zmm20 /* s0_8 */
-	vpternlogd $0x96, %zmm19, %zmm5, %zmm20 /* y1_3_3 = ternlog(s0_8, s1_6, s1_9) */
-	vmovdqa64 %zmm29, 1280(%rsp) /* spill x1_5.2 */
-	vmovdqa64 %zmm7, %zmm29 /* s0_9 */
-	vpternlogd $0x96, %zmm16, %zmm30, %zmm29 /* y1_4_3 = ternlog(s0_9, s1_7, s1_0) */
-	vmovdqa64 %zmm28, 1344(%rsp) /* spill x1_4.2 */
-	vmovdqa64 %zmm8, %zmm28 /* s0_0 */
-	vpternlogd $0x96, %zmm24, %zmm31, %zmm28 /* y1_5_3 = ternlog(s0_0, s1_8, s1_1) */
-	vmovdqa64 %zmm22, 1408(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm1, %zmm22 /* s0_1 */
-	vpternlogd $0x96, %zmm25, %zmm19, %zmm22 /* y1_6_3 = ternlog(s0_1, s1_9, s1_14) */
-	vmovdqa64 %zmm21, 1472(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm2, %zmm21 /* s0_10 */
-	vpternlogd $0x96, %zmm23, %zmm16, %zmm21 /* y1_7_3 = ternlog(s0_10, s1_0, s1_15) */
-	vpternlogd $0x96, %zmm11, %zmm5, %zmm27 /* y0_0_4 = ternlog(s0_8, s1_6, y1_2_3) */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm7 /* y0_1_4 = ternlog(s0_9, s1_7, y1_3_3) */
-	vpternlogd $0x96, %zmm29, %zmm31, %zmm8 /* y0_2_4 = ternlog(s0_0, s1_8, y1_4_3) */
-	vpternlogd $0x96, %zmm28, %zmm19, %zmm1 /* y0_3_4 = ternlog(s0_1, s1_9, y1_5_3) */
-	vpternlogd $0x96, %zmm22, %zmm16, %zmm2 /* y0_4_4 = ternlog(s0_10, s1_0, y1_6_3) */
-	vpternlogd $0x96, %zmm21, %zmm24, %zmm9 /* y0_5_4 = ternlog(s0_11, s1_1, y1_7_3) */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm10 /* y0_6_4 = ternlog(s0_2, s1_14, y1_0_3) */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm3 /* y0_7_4 = ternlog(s0_3, s1_15, y1_1_3) */
-	vmovdqa64 %zmm26, %zmm5 /* y1_1_3 */
-	vpternlogd $0x96, %zmm27, %zmm1, %zmm5 /* y0_0_5 = ternlog(y1_1_3, y0_3_4, y0_0_4) */
-	vmovdqa64 %zmm11, %zmm16 /* y1_2_3 */
-	vpternlogd $0x96, %zmm7, %zmm2, %zmm16 /* y0_1_5 = ternlog(y1_2_3, y0_4_4, y0_1_4) */
-	vmovdqa64 %zmm20, %zmm19 /* y1_3_3 */
-	vpternlogd $0x96, %zmm8, %zmm9, %zmm19 /* y0_2_5 = ternlog(y1_3_3, y0_5_4, y0_2_4) */
-	vmovdqa64 %zmm29, %zmm23 /* y1_4_3 */
-	vpternlogd $0x96, %zmm1, %zmm10, %zmm23 /* y0_3_5 = ternlog(y1_4_3, y0_6_4, y0_3_4) */
-	vmovdqa64 %zmm28, %zmm24 /* y1_5_3 */
-	vpternlogd $0x96, %zmm2, %zmm3, %zmm24 /* y0_4_5 = ternlog(y1_5_3, y0_7_4, y0_4_4) */
-	vmovdqa64 %zmm22, %zmm25 /* y1_6_3 */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm25 /* y0_5_5 = ternlog(y1_6_3, y0_0_4, y0_5_4) */
-	vmovdqa64 %zmm21, %zmm30 /* y1_7_3 */
-	vpternlogd $0x96, %zmm10, %zmm7, %zmm30 /* y0_6_5 = ternlog(y1_7_3, y0_1_4, y0_6_4) */
-	vmovdqa64 %zmm0, %zmm31 /* y1_0_3 */
-	vpternlogd $0x96, %zmm3, %zmm8, %zmm31 /* y0_7_5 = ternlog(y1_0_3, y0_2_4, y0_7_4) */
-	vpternlogd $0x96, %zmm5, %zmm8, %zmm0 /* y1_0_5 = ternlog(y1_0_3, y0_2_4, y0_0_5) */
-	vpternlogd $0x96, %zmm16, %zmm1, %zmm26 /* y1_1_5 = ternlog(y1_1_3, y0_3_4, y0_1_5) */
-	vpternlogd $0x96, %zmm19, %zmm2, %zmm11 /* y1_2_5 = ternlog(y1_2_3, y0_4_4, y0_2_5) */
-	vpternlogd $0x96, %zmm23, %zmm9, %zmm20 /* y1_3_5 = ternlog(y1_3_3, y0_5_4, y0_3_5) */
-	vpternlogd $0x96, %zmm24, %zmm10, %zmm29 /* y1_4_5 = ternlog(y1_4_3, y0_6_4, y0_4_5) */
-	vpternlogd $0x96, %zmm25, %zmm3, %zmm28 /* y1_5_5 = ternlog(y1_5_3, y0_7_4, y0_5_5) */
-	vpternlogd $0x96, %zmm30, %zmm27, %zmm22 /* y1_6_5 = ternlog(y1_6_3, y0_0_4, y0_6_5) */
-	vpternlogd $0x96, %zmm31, %zmm7, %zmm21 /* y1_7_5 = ternlog(y1_7_3, y0_1_4, y0_7_5) */
+	vmovdqa64 %zmm10, %zmm24 /* s0_11 */
+	vpternlogd $0x96, %zmm11, %zmm23, %zmm24 /* y1_0_3 = ternlog(s0_11, s1_1, s1_6) */
+	vmovdqa64 %zmm3, %zmm25 /* s0_2 */
+	vpternlogd $0x96, %zmm18, %zmm9, %zmm25 /* y1_1_3 = ternlog(s0_2, s1_14, s1_7) */
+	vmovdqa64 %zmm5, %zmm26 /* s0_3 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm26 /* y1_2_3 = ternlog(s0_3, s1_15, s1_8) */
+	vmovdqa64 %zmm0, %zmm27 /* s0_8 */
+	vpternlogd $0x96, %zmm16, %zmm11, %zmm27 /* y1_3_3 = ternlog(s0_8, s1_6, s1_9) */
+	vmovdqa64 %zmm7, %zmm28 /* s0_9 */
+	vpternlogd $0x96, %zmm22, %zmm18, %zmm28 /* y1_4_3 = ternlog(s0_9, s1_7, s1_0) */
+	vmovdqa64 %zmm1, %zmm29 /* s0_0 */
+	vpternlogd $0x96, %zmm23, %zmm21, %zmm29 /* y1_5_3 = ternlog(s0_0, s1_8, s1_1) */
+	vmovdqa64 %zmm2, %zmm30 /* s0_1 */
+	vpternlogd $0x96, %zmm9, %zmm16, %zmm30 /* y1_6_3 = ternlog(s0_1, s1_9, s1_14) */
+	vmovdqa64 %zmm8, %zmm31 /* s0_10 */
+	vpternlogd $0x96, %zmm13, %zmm22, %zmm31 /* y1_7_3 = ternlog(s0_10, s1_0, s1_15) */
+	vpternlogd $0x96, %zmm26, %zmm11, %zmm0 /* y0_0_4 = ternlog(s0_8, s1_6, y1_2_3) */
+	vpternlogd $0x96, %zmm27, %zmm18, %zmm7 /* y0_1_4 = ternlog(s0_9, s1_7, y1_3_3) */
+	vpternlogd $0x96, %zmm28, %zmm21, %zmm1 /* y0_2_4 = ternlog(s0_0, s1_8, y1_4_3) */
+	vpternlogd $0x96, %zmm29, %zmm16, %zmm2 /* y0_3_4 = ternlog(s0_1, s1_9, y1_5_3) */
+	vpternlogd $0x96, %zmm30, %zmm22, %zmm8 /* y0_4_4 = ternlog(s0_10, s1_0, y1_6_3) */
+	vpternlogd $0x96, %zmm31, %zmm23, %zmm10 /* y0_5_4 = ternlog(s0_11, s1_1, y1_7_3) */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm3 /* y0_6_4 = ternlog(s0_2, s1_14, y1_0_3) */
+	vpternlogd $0x96, %zmm25, %zmm13, %zmm5 /* y0_7_4 = ternlog(s0_3, s1_15, y1_1_3) */
+	vmovdqa64 %zmm25, %zmm9 /* y1_1_3 */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm9 /* y0_0_5 = ternlog(y1_1_3, y0_3_4, y0_0_4) */
+	vmovdqa64 %zmm26, %zmm11 /* y1_2_3 */
+	vpternlogd $0x96, %zmm7, %zmm8, %zmm11 /* y0_1_5 = ternlog(y1_2_3, y0_4_4, y0_1_4) */
+	vmovdqa64 %zmm27, %zmm13 /* y1_3_3 */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm13 /* y0_2_5 = ternlog(y1_3_3, y0_5_4, y0_2_4) */
+	vmovdqa64 %zmm28, %zmm16 /* y1_4_3 */
+	vpternlogd $0x96, %zmm2, %zmm3, %zmm16 /* y0_3_5 = ternlog(y1_4_3, y0_6_4, y0_3_4) */
+	vmovdqa64 %zmm29, %zmm18 /* y1_5_3 */
+	vpternlogd $0x96, %zmm8, %zmm5, %zmm18 /* y0_4_5 = ternlog(y1_5_3, y0_7_4, y0_4_4) */
+	vmovdqa64 %zmm30, %zmm21 /* y1_6_3 */
+	vpternlogd $0x96, %zmm10, %zmm0, %zmm21 /* y0_5_5 = ternlog(y1_6_3, y0_0_4, y0_5_4) */
+	vmovdqa64 %zmm31, %zmm22 /* y1_7_3 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm22 /* y0_6_5 = ternlog(y1_7_3, y0_1_4, y0_6_4) */
+	vmovdqa64 %zmm24, %zmm23 /* y1_0_3 */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm23 /* y0_7_5 = ternlog(y1_0_3, y0_2_4, y0_7_4) */
+	vpternlogd $0x96, %zmm9, %zmm1, %zmm24 /* y1_0_5 = ternlog(y1_0_3, y0_2_4, y0_0_5) */
+	vpternlogd $0x96, %zmm11, %zmm2, %zmm25 /* y1_1_5 = ternlog(y1_1_3, y0_3_4, y0_1_5) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm26 /* y1_2_5 = ternlog(y1_2_3, y0_4_4, y0_2_5) */
+	vpternlogd $0x96, %zmm16, %zmm10, %zmm27 /* y1_3_5 = ternlog(y1_3_3, y0_5_4, y0_3_5) */
+	vpternlogd $0x96, %zmm18, %zmm3, %zmm28 /* y1_4_5 = ternlog(y1_4_3, y0_6_4, y0_4_5) */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm29 /* y1_5_5 = ternlog(y1_5_3, y0_7_4, y0_5_5) */
+	vpternlogd $0x96, %zmm22, %zmm0, %zmm30 /* y1_6_5 = ternlog(y1_6_3, y0_0_4, y0_6_5) */
+	vpternlogd $0x96, %zmm23, %zmm7, %zmm31 /* y1_7_5 = ternlog(y1_7_3, y0_1_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vbroadcasti32x4 64(%rdi,%rcx), %zmm1 /* t0_4 = bcast128() */
-	vpshufb %zmm4, %zmm1, %zmm1 /* s0_4 = lookup16(t0_4, x0_4) */
-	vbroadcasti32x4 80(%rdi,%rcx), %zmm2 /* t0_5 = bcast128() */
-	vpshufb %zmm6, %zmm2, %zmm2 /* s0_5 = lookup16(t0_5, x0_5) */
-	vbroadcasti32x4 224(%rdi,%rcx), %zmm3 /* t0_14 = bcast128() */
-	vpshufb %zmm12, %zmm3, %zmm3 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%rcx), %zmm7 /* t0_15 = bcast128() */
-	vpshufb %zmm17, %zmm7, %zmm7 /* s0_15 = lookup16(t0_15, x0_15) */
-	vbroadcasti32x4 96(%rdi,%rcx), %zmm8 /* t0_6 = bcast128() */
-	vpshufb %zmm14, %zmm8, %zmm8 /* s0_6 = lookup16(t0_6, x0_6) */
-	vbroadcasti32x4 112(%rdi,%rcx), %zmm9 /* t0_7 = bcast128() */
-	vpshufb %zmm15, %zmm9, %zmm9 /* s0_7 = lookup16(t0_7, x0_7) */
-	vbroadcasti32x4 192(%rdi,%rcx), %zmm10 /* t0_12 = bcast128() */
-	vpshufb %zmm13, %zmm10, %zmm10 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%rcx), %zmm27 /* t0_13 = bcast128() */
-	vpshufb %zmm18, %zmm27, %zmm27 /* s0_13 = lookup16(t0_13, x0_13) */
-	vmovdqa64 %zmm17, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 448(%rdi,%rcx), %zmm17 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm12, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm12 /* reload x1_12.2 */
-	vpshufb %zmm12, %zmm17, %zmm17 /* s1_12 = lookup16(t1_12, x1_12) */
-	vbroadcasti32x4 464(%rdi,%rcx), %zmm12 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm18, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm18 /* reload x1_13.2 */
-	vpshufb %zmm18, %zmm12, %zmm12 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 320(%rdi,%rcx), %zmm18 /* t1_4 = bcast128() */
-	vmovdqa64 %zmm13, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm13 /* reload x1_4.2 */
-	vpshufb %zmm13, %zmm18, %zmm18 /* s1_4 = lookup16(t1_4, x1_4) */
-	vbroadcasti32x4 336(%rdi,%rcx), %zmm13 /* t1_5 = bcast128() */
-	vmovdqa64 %zmm15, 1792(%rsp) /* spill x0_7.2 */
-	vmovdqa64 1280(%rsp), %zmm15 /* reload x1_5.2 */
-	vpshufb %zmm15, %zmm13, %zmm13 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 64(%rdi,%rcx), %zmm0 /* t0_4 = bcast128() */
+	vpshufb %zmm4, %zmm0, %zmm0 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%rcx), %zmm1 /* t0_5 = bcast128() */
+	vpshufb %zmm6, %zmm1, %zmm1 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 224(%rdi,%rcx), %zmm2 /* t0_14 = bcast128() */
+	vpshufb %zmm12, %zmm2, %zmm2 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%rcx), %zmm3 /* t0_15 = bcast128() */
+	vpshufb %zmm17, %zmm3, %zmm3 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 96(%rdi,%rcx), %zmm4 /* t0_6 = bcast128() */
+	vpshufb %zmm14, %zmm4, %zmm4 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 112(%rdi,%rcx), %zmm5 /* t0_7 = bcast128() */
+	vpshufb %zmm15, %zmm5, %zmm5 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 192(%rdi,%rcx), %zmm6 /* t0_12 = bcast128() */
+	vpshufb %zmm20, %zmm6, %zmm6 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%rcx), %zmm7 /* t0_13 = bcast128() */
+	vpshufb %zmm19, %zmm7, %zmm7 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 448(%rdi,%rcx), %zmm8 /* t1_12 = bcast128() */
+	vpshufb 640(%rsp), %zmm8, %zmm8 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 464(%rdi,%rcx), %zmm10 /* t1_13 = bcast128() */
+	vpshufb 704(%rsp), %zmm10, %zmm10 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 320(%rdi,%rcx), %zmm12 /* t1_4 = bcast128() */
+	vpshufb 256(%rsp), %zmm12, %zmm12 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 336(%rdi,%rcx), %zmm14 /* t1_5 = bcast128() */
+	vpshufb 384(%rsp), %zmm14, %zmm14 /* s1_5 = lookup16(t1_5, x1_5) */
 	vbroadcasti32x4 416(%rdi,%rcx), %zmm15 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm14, 1856(%rsp) /* spill x0_6.2 */
-	vmovdqa64 1216(%rsp), %zmm14 /* reload x1_10.2 */
-	vpshufb %zmm14, %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 432(%rdi,%rcx), %zmm14 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm6, 1920(%rsp) /* spill x0_5.2 */
-	vmovdqa64 1152(%rsp), %zmm6 /* reload x1_11.2 */
-	vpshufb %zmm6, %zmm14, %zmm14 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 288(%rdi,%rcx), %zmm6 /* t1_2 = bcast128() */
-	vmovdqa64 %zmm4, 1984(%rsp) /* spill x0_4.2 */
-	vmovdqa64 1088(%rsp), %zmm4 /* reload x1_2.2 */
-	vpshufb %zmm4, %zmm6, %zmm6 /* s1_2 = lookup16(t1_2, x1_2) */
-	vbroadcasti32x4 304(%rdi,%rcx), %zmm4 /* t1_3 = bcast128() */
-	vmovdqa64 %zmm21, 2048(%rsp) /* spill y1_7_5 */
-	vmovdqa64 128(%rsp), %zmm21 /* reload x1_3.2 */
-	vpshufb %zmm21, %zmm4, %zmm4 /* s1_3 = lookup16(t1_3, x1_3) */
+	vpshufb 512(%rsp), %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 432(%rdi,%rcx), %zmm17 /* t1_11 = bcast128() */
+	vpshufb 576(%rsp), %zmm17, %zmm17 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 288(%rdi,%rcx), %zmm19 /* t1_2 = bcast128() */
+	vpshufb 64(%rsp), %zmm19, %zmm19 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 304(%rdi,%rcx), %zmm20 /* t1_3 = bcast128() */
+	vpshufb 128(%rsp), %zmm20, %zmm20 /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm9, %zmm21 /* s0_7 */
-	vpternlogd $0x96, %zmm17, %zmm14, %zmm21 /* y1_8_3 = ternlog(s0_7, s1_11, s1_12) */
-	vmovdqa64 %zmm22, 2112(%rsp) /* spill y1_6_5 */
-	vmovdqa64 %zmm10, %zmm22 /* s0_12 */
-	vpternlogd $0x96, %zmm12, %zmm6, %zmm22 /* y1_9_3 = ternlog(s0_12, s1_2, s1_13) */
-	vmovdqa64 %zmm28, 2176(%rsp) /* spill y1_5_5 */
-	vmovdqa64 %zmm27, %zmm28 /* s0_13 */
-	vpternlogd $0x96, %zmm18, %zmm4, %zmm28 /* y1_10_3 = ternlog(s0_13, s1_3, s1_4) */
-	vmovdqa64 %zmm29, 2240(%rsp) /* spill y1_4_5 */
-	vmovdqa64 %zmm1, %zmm29 /* s0_4 */
-	vpternlogd $0x96, %zmm13, %zmm17, %zmm29 /* y1_11_3 = ternlog(s0_4, s1_12, s1_5) */
-	vmovdqa64 %zmm20, 2304(%rsp) /* spill y1_3_5 */
-	vmovdqa64 %zmm2, %zmm20 /* s0_5 */
-	vpternlogd $0x96, %zmm15, %zmm12, %zmm20 /* y1_12_3 = ternlog(s0_5, s1_13, s1_10) */
-	vmovdqa64 %zmm11, 2368(%rsp) /* spill y1_2_5 */
-	vmovdqa64 %zmm3, %zmm11 /* s0_14 */
-	vpternlogd $0x96, %zmm14, %zmm18, %zmm11 /* y1_13_3 = ternlog(s0_14, s1_4, s1_11) */
-	vmovdqa64 %zmm26, 2432(%rsp) /* spill y1_1_5 */
-	vmovdqa64 %zmm7, %zmm26 /* s0_15 */
-	vpternlogd $0x96, %zmm6, %zmm13, %zmm26 /* y1_14_3 = ternlog(s0_15, s1_5, s1_2) */
-	vmovdqa64 %zmm0, 2496(%rsp) /* spill y1_0_5 */
-	vmovdqa64 %zmm8, %zmm0 /* s0_6 */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm0 /* y1_15_3 = ternlog(s0_6, s1_10, s1_3) */
-	vpternlogd $0x96, %zmm28, %zmm17, %zmm1 /* y0_8_4 = ternlog(s0_4, s1_12, y1_10_3) */
-	vpternlogd $0x96, %zmm29, %zmm12, %zmm2 /* y0_9_4 = ternlog(s0_5, s1_13, y1_11_3) */
-	vpternlogd $0x96, %zmm20, %zmm18, %zmm3 /* y0_10_4 = ternlog(s0_14, s1_4, y1_12_3) */
-	vpternlogd $0x96, %zmm11, %zmm13, %zmm7 /* y0_11_4 = ternlog(s0_15, s1_5, y1_13_3) */
-	vpternlogd $0x96, %zmm26, %zmm15, %zmm8 /* y0_12_4 = ternlog(s0_6, s1_10, y1_14_3) */
-	vpternlogd $0x96, %zmm0, %zmm14, %zmm9 /* y0_13_4 = ternlog(s0_7, s1_11, y1_15_3) */
-	vpternlogd $0x96, %zmm21, %zmm6, %zmm10 /* y0_14_4 = ternlog(s0_12, s1_2, y1_8_3) */
-	vpternlogd $0x96, %zmm22, %zmm4, %zmm27 /* y0_15_4 = ternlog(s0_13, s1_3, y1_9_3) */
-	vmovdqa64 %zmm22, %zmm4 /* y1_9_3 */
-	vpternlogd $0x96, %zmm1, %zmm7, %zmm4 /* y0_8_5 = ternlog(y1_9_3, y0_11_4, y0_8_4) */
-	vmovdqa64 %zmm28, %zmm6 /* y1_10_3 */
-	vpternlogd $0x96, %zmm2, %zmm8, %zmm6 /* y0_9_5 = ternlog(y1_10_3, y0_12_4, y0_9_4) */
-	vmovdqa64 %zmm29, %zmm12 /* y1_11_3 */
-	vpternlogd $0x96, %zmm3, %zmm9, %zmm12 /* y0_10_5 = ternlog(y1_11_3, y0_13_4, y0_10_4) */
-	vmovdqa64 %zmm20, %zmm13 /* y1_12_3 */
-	vpternlogd $0x96, %zmm7, %zmm10, %zmm13 /* y0_11_5 = ternlog(y1_12_3, y0_14_4, y0_11_4) */
-	vmovdqa64 %zmm11, %zmm14 /* y1_13_3 */
-	vpternlogd $0x96, %zmm8, %zmm27, %zmm14 /* y0_12_5 = ternlog(y1_13_3, y0_15_4, y0_12_4) */
-	vmovdqa64 %zmm26, %zmm15 /* y1_14_3 */
-	vpternlogd $0x96, %zmm9, %zmm1, %zmm15 /* y0_13_5 = ternlog(y1_14_3, y0_8_4, y0_13_4) */
-	vmovdqa64 %zmm0, %zmm17 /* y1_15_3 */
-	vpternlogd $0x96, %zmm10, %zmm2, %zmm17 /* y0_14_5 = ternlog(y1_15_3, y0_9_4, y0_14_4) */
-	vmovdqa64 %zmm21, %zmm18 /* y1_8_3 */
-	vpternlogd $0x96, %zmm27, %zmm3, %zmm18 /* y0_15_5 = ternlog(y1_8_3, y0_10_4, y0_15_4) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm21 /* y1_8_5 = ternlog(y1_8_3, y0_10_4, y0_8_5) */
-	vpternlogd $0x96, %zmm6, %zmm7, %zmm22 /* y1_9_5 = ternlog(y1_9_3, y0_11_4, y0_9_5) */
-	vpternlogd $0x96, %zmm12, %zmm8, %zmm28 /* y1_10_5 = ternlog(y1_10_3, y0_12_4, y0_10_5) */
-	vpternlogd $0x96, %zmm13, %zmm9, %zmm29 /* y1_11_5 = ternlog(y1_11_3, y0_13_4, y0_11_5) */
-	vpternlogd $0x96, %zmm14, %zmm10, %zmm20 /* y1_12_5 = ternlog(y1_12_3, y0_14_4, y0_12_5) */
-	vpternlogd $0x96, %zmm15, %zmm27, %zmm11 /* y1_13_5 = ternlog(y1_13_3, y0_15_4, y0_13_5) */
-	vpternlogd $0x96, %zmm17, %zmm1, %zmm26 /* y1_14_5 = ternlog(y1_14_3, y0_8_4, y0_14_5) */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm0 /* y1_15_5 = ternlog(y1_15_3, y0_9_4, y0_15_5) */
-	vmovdqa64 %zmm5, %zmm1 /* x0_0.3 */
-	vmovdqa64 %zmm16, %zmm2 /* x0_1.3 */
-	vmovdqa64 %zmm19, %zmm3 /* x0_2.3 */
-	vmovdqa64 %zmm23, %zmm5 /* x0_3.3 */
-	vmovdqa64 %zmm4, %zmm7 /* x0_8.3 */
-	vmovdqa64 %zmm24, %zmm4 /* x0_4.3 */
-	vmovdqa64 %zmm6, %zmm8 /* x0_9.3 */
-	vmovdqa64 %zmm25, %zmm6 /* x0_5.3 */
-	vmovdqa64 %zmm12, %zmm9 /* x0_10.3 */
-	vmovdqa64 %zmm13, %zmm10 /* x0_11.3 */
-	vmovdqa64 %zmm17, %zmm12 /* x0_14.3 */
-	vmovdqa64 %zmm14, %zmm13 /* x0_12.3 */
-	vmovdqa64 %zmm30, %zmm14 /* x0_6.3 */
-	vmovdqa64 %zmm22, %zmm16 /* x1_9.3 */
-	vmovdqa64 %zmm18, %zmm17 /* x0_15.3 */
-	vmovdqa64 %zmm15, %zmm18 /* x0_13.3 */
-	vmovdqa64 %zmm31, %zmm15 /* x0_7.3 */
-	vmovdqa64 %zmm21, %zmm19 /* x1_8.3 */
-	vmovdqa64 %zmm20, %zmm21 /* x1_12.3 */
-	vmovdqa64 %zmm28, %zmm20 /* x1_10.3 */
-	vmovdqa64 %zmm11, %zmm22 /* x1_13.3 */
-	vmovdqa64 %zmm29, %zmm11 /* x1_11.3 */
-	vmovdqa64 %zmm26, %zmm23 /* x1_14.3 */
-	vmovdqa64 2496(%rsp), %zmm24 /* reload x1_0.3 */
-	vmovdqa64 2432(%rsp), %zmm25 /* reload x1_1.3 */
-	vmovdqa64 2368(%rsp), %zmm26 /* reload x1_2.3 */
-	vmovdqa64 2304(%rsp), %zmm27 /* reload x1_3.3 */
-	vmovdqa64 2240(%rsp), %zmm28 /* reload x1_4.3 */
-	vmovdqa64 2176(%rsp), %zmm29 /* reload x1_5.3 */
-	vmovdqa64 2112(%rsp), %zmm30 /* reload x1_6.3 */
-	vmovdqa64 2048(%rsp), %zmm31 /* reload x1_7.3 */
+	vmovdqa64 %zmm31, 0(%rsp) /* spill y1_7_5 */
+	vmovdqa64 %zmm5, %zmm31 /* s0_7 */
+	vpternlogd $0x96, %zmm8, %zmm17, %zmm31 /* y1_8_3 = ternlog(s0_7, s1_11, s1_12) */
+	vmovdqa64 %zmm30, 192(%rsp) /* spill y1_6_5 */
+	vmovdqa64 %zmm6, %zmm30 /* s0_12 */
+	vpternlogd $0x96, %zmm10, %zmm19, %zmm30 /* y1_9_3 = ternlog(s0_12, s1_2, s1_13) */
+	vmovdqa64 %zmm29, 320(%rsp) /* spill y1_5_5 */
+	vmovdqa64 %zmm7, %zmm29 /* s0_13 */
+	vpternlogd $0x96, %zmm12, %zmm20, %zmm29 /* y1_10_3 = ternlog(s0_13, s1_3, s1_4) */
+	vmovdqa64 %zmm28, 448(%rsp) /* spill y1_4_5 */
+	vmovdqa64 %zmm0, %zmm28 /* s0_4 */
+	vpternlogd $0x96, %zmm14, %zmm8, %zmm28 /* y1_11_3 = ternlog(s0_4, s1_12, s1_5) */
+	vmovdqa64 %zmm27, 768(%rsp) /* spill y1_3_5 */
+	vmovdqa64 %zmm1, %zmm27 /* s0_5 */
+	vpternlogd $0x96, %zmm15, %zmm10, %zmm27 /* y1_12_3 = ternlog(s0_5, s1_13, s1_10) */
+	vmovdqa64 %zmm26, 832(%rsp) /* spill y1_2_5 */
+	vmovdqa64 %zmm2, %zmm26 /* s0_14 */
+	vpternlogd $0x96, %zmm17, %zmm12, %zmm26 /* y1_13_3 = ternlog(s0_14, s1_4, s1_11) */
+	vmovdqa64 %zmm25, 896(%rsp) /* spill y1_1_5 */
+	vmovdqa64 %zmm3, %zmm25 /* s0_15 */
+	vpternlogd $0x96, %zmm19, %zmm14, %zmm25 /* y1_14_3 = ternlog(s0_15, s1_5, s1_2) */
+	vmovdqa64 %zmm24, 960(%rsp) /* spill y1_0_5 */
+	vmovdqa64 %zmm4, %zmm24 /* s0_6 */
+	vpternlogd $0x96, %zmm20, %zmm15, %zmm24 /* y1_15_3 = ternlog(s0_6, s1_10, s1_3) */
+	vpternlogd $0x96, %zmm29, %zmm8, %zmm0 /* y0_8_4 = ternlog(s0_4, s1_12, y1_10_3) */
+	vpternlogd $0x96, %zmm28, %zmm10, %zmm1 /* y0_9_4 = ternlog(s0_5, s1_13, y1_11_3) */
+	vpternlogd $0x96, %zmm27, %zmm12, %zmm2 /* y0_10_4 = ternlog(s0_14, s1_4, y1_12_3) */
+	vpternlogd $0x96, %zmm26, %zmm14, %zmm3 /* y0_11_4 = ternlog(s0_15, s1_5, y1_13_3) */
+	vpternlogd $0x96, %zmm25, %zmm15, %zmm4 /* y0_12_4 = ternlog(s0_6, s1_10, y1_14_3) */
+	vpternlogd $0x96, %zmm24, %zmm17, %zmm5 /* y0_13_4 = ternlog(s0_7, s1_11, y1_15_3) */
+	vpternlogd $0x96, %zmm31, %zmm19, %zmm6 /* y0_14_4 = ternlog(s0_12, s1_2, y1_8_3) */
+	vpternlogd $0x96, %zmm30, %zmm20, %zmm7 /* y0_15_4 = ternlog(s0_13, s1_3, y1_9_3) */
+	vmovdqa64 %zmm30, %zmm8 /* y1_9_3 */
+	vpternlogd $0x96, %zmm0, %zmm3, %zmm8 /* y0_8_5 = ternlog(y1_9_3, y0_11_4, y0_8_4) */
+	vmovdqa64 %zmm29, %zmm10 /* y1_10_3 */
+	vpternlogd $0x96, %zmm1, %zmm4, %zmm10 /* y0_9_5 = ternlog(y1_10_3, y0_12_4, y0_9_4) */
+	vmovdqa64 %zmm28, %zmm12 /* y1_11_3 */
+	vpternlogd $0x96, %zmm2, %zmm5, %zmm12 /* y0_10_5 = ternlog(y1_11_3, y0_13_4, y0_10_4) */
+	vmovdqa64 %zmm27, %zmm14 /* y1_12_3 */
+	vpternlogd $0x96, %zmm3, %zmm6, %zmm14 /* y0_11_5 = ternlog(y1_12_3, y0_14_4, y0_11_4) */
+	vmovdqa64 %zmm26, %zmm15 /* y1_13_3 */
+	vpternlogd $0x96, %zmm4, %zmm7, %zmm15 /* y0_12_5 = ternlog(y1_13_3, y0_15_4, y0_12_4) */
+	vmovdqa64 %zmm25, %zmm17 /* y1_14_3 */
+	vpternlogd $0x96, %zmm5, %zmm0, %zmm17 /* y0_13_5 = ternlog(y1_14_3, y0_8_4, y0_13_4) */
+	vmovdqa64 %zmm24, %zmm19 /* y1_15_3 */
+	vpternlogd $0x96, %zmm6, %zmm1, %zmm19 /* y0_14_5 = ternlog(y1_15_3, y0_9_4, y0_14_4) */
+	vmovdqa64 %zmm31, %zmm20 /* y1_8_3 */
+	vpternlogd $0x96, %zmm7, %zmm2, %zmm20 /* y0_15_5 = ternlog(y1_8_3, y0_10_4, y0_15_4) */
+	vpternlogd $0x96, %zmm8, %zmm2, %zmm31 /* y1_8_5 = ternlog(y1_8_3, y0_10_4, y0_8_5) */
+	vpternlogd $0x96, %zmm10, %zmm3, %zmm30 /* y1_9_5 = ternlog(y1_9_3, y0_11_4, y0_9_5) */
+	vpternlogd $0x96, %zmm12, %zmm4, %zmm29 /* y1_10_5 = ternlog(y1_10_3, y0_12_4, y0_10_5) */
+	vpternlogd $0x96, %zmm14, %zmm5, %zmm28 /* y1_11_5 = ternlog(y1_11_3, y0_13_4, y0_11_5) */
+	vpternlogd $0x96, %zmm15, %zmm6, %zmm27 /* y1_12_5 = ternlog(y1_12_3, y0_14_4, y0_12_5) */
+	vpternlogd $0x96, %zmm17, %zmm7, %zmm26 /* y1_13_5 = ternlog(y1_13_3, y0_15_4, y0_13_5) */
+	vpternlogd $0x96, %zmm19, %zmm0, %zmm25 /* y1_14_5 = ternlog(y1_14_3, y0_8_4, y0_14_5) */
+	vpternlogd $0x96, %zmm20, %zmm1, %zmm24 /* y1_15_5 = ternlog(y1_15_3, y0_9_4, y0_15_5) */
+	vmovdqa64 %zmm29, 512(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm28, 576(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm27, 640(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm26, 704(%rsp) /* spill x1_13.2 */
+	vmovdqa64 832(%rsp), %zmm0 /* reload x1_2.3 */
+	vmovdqa64 %zmm0, 64(%rsp) /* spill x1_2.2 */
+	vmovdqa64 768(%rsp), %zmm0 /* reload x1_3.3 */
+	vmovdqa64 %zmm0, 128(%rsp) /* spill x1_3.2 */
+	vmovdqa64 448(%rsp), %zmm0 /* reload x1_4.3 */
+	vmovdqa64 %zmm0, 256(%rsp) /* spill x1_4.2 */
+	vmovdqa64 320(%rsp), %zmm0 /* reload x1_5.3 */
+	vmovdqa64 %zmm0, 384(%rsp) /* spill x1_5.2 */
+	vmovdqa64 %zmm9, %zmm1 /* x0_0.3 */
+	vmovdqa64 %zmm11, %zmm2 /* x0_1.3 */
+	vmovdqa64 %zmm13, %zmm3 /* x0_2.3 */
+	vmovdqa64 %zmm18, %zmm4 /* x0_4.3 */
+	vmovdqa64 %zmm16, %zmm5 /* x0_3.3 */
+	vmovdqa64 %zmm21, %zmm6 /* x0_5.3 */
+	vmovdqa64 %zmm8, %zmm7 /* x0_8.3 */
+	vmovdqa64 %zmm10, %zmm8 /* x0_9.3 */
+	vmovdqa64 %zmm25, %zmm9 /* x1_14.3 */
+	vmovdqa64 %zmm14, %zmm10 /* x0_11.3 */
+	vmovdqa64 %zmm24, %zmm13 /* x1_15.3 */
+	vmovdqa64 %zmm22, %zmm14 /* x0_6.3 */
+	vmovdqa64 %zmm30, %zmm16 /* x1_9.3 */
+	vmovdqa64 %zmm12, %zmm18 /* x0_10.3 */
+	vmovdqa64 %zmm19, %zmm12 /* x0_14.3 */
+	vmovdqa64 %zmm17, %zmm19 /* x0_13.3 */
+	vmovdqa64 %zmm20, %zmm17 /* x0_15.3 */
+	vmovdqa64 %zmm15, %zmm20 /* x0_12.3 */
+	vmovdqa64 %zmm23, %zmm15 /* x0_7.3 */
+	vmovdqa64 %zmm31, %zmm21 /* x1_8.3 */
+	vmovdqa64 960(%rsp), %zmm24 /* reload x1_0.3 */
+	vmovdqa64 896(%rsp), %zmm25 /* reload x1_1.3 */
+	vmovdqa64 192(%rsp), %zmm30 /* reload x1_6.3 */
+	vmovdqa64 0(%rsp), %zmm31 /* reload x1_7.3 */
 	add $512, %rcx
 	cmp $11776, %rcx
 	jne .Lublock_nibbleslice_avx512_asm_6_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
-	vmovdqa64 %zmm0, 1024(%rsp) /* spill x1_15.2 */
 	vbroadcasti32x4 11776(%rdi), %zmm0 /* t0_0_1 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
 	vbroadcasti32x4 11792(%rdi), %zmm1 /* t0_1_1 = bcast128() */
@@ -3682,58 +3521,57 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vpshufb %zmm6, %zmm5, %zmm5 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
 	vbroadcasti32x4 11872(%rdi), %zmm6 /* t0_6_1 = bcast128() */
 	vpshufb %zmm14, %zmm6, %zmm6 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti32x4 11888(%rdi), %zmm14 /* t0_7_1 = bcast128() */
-	vpshufb %zmm15, %zmm14, %zmm14 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti32x4 11904(%rdi), %zmm15 /* t0_8_1 = bcast128() */
-	vpshufb %zmm7, %zmm15, %zmm7 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	vbroadcasti32x4 11920(%rdi), %zmm15 /* t0_9_1 = bcast128() */
-	vpshufb %zmm8, %zmm15, %zmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	vbroadcasti32x4 11936(%rdi), %zmm15 /* t0_10_1 = bcast128() */
-	vpshufb %zmm9, %zmm15, %zmm9 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	vbroadcasti32x4 11888(%rdi), %zmm11 /* t0_7_1 = bcast128() */
+	vpshufb %zmm15, %zmm11, %zmm11 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
+	vbroadcasti32x4 11904(%rdi), %zmm14 /* t0_8_1 = bcast128() */
+	vpshufb %zmm7, %zmm14, %zmm7 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	vbroadcasti32x4 11920(%rdi), %zmm14 /* t0_9_1 = bcast128() */
+	vpshufb %zmm8, %zmm14, %zmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
+	vbroadcasti32x4 11936(%rdi), %zmm14 /* t0_10_1 = bcast128() */
+	vpshufb %zmm18, %zmm14, %zmm14 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
 	vbroadcasti32x4 11952(%rdi), %zmm15 /* t0_11_1 = bcast128() */
 	vpshufb %zmm10, %zmm15, %zmm10 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
 	vbroadcasti32x4 11968(%rdi), %zmm15 /* t0_12_1 = bcast128() */
-	vpshufb %zmm13, %zmm15, %zmm13 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti32x4 11984(%rdi), %zmm15 /* t0_13_1 = bcast128() */
-	vpshufb %zmm18, %zmm15, %zmm15 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti32x4 12000(%rdi), %zmm18 /* t0_14_1 = bcast128() */
-	vpshufb %zmm12, %zmm18, %zmm12 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti32x4 12016(%rdi), %zmm18 /* t0_15_1 = bcast128() */
-	vpshufb %zmm17, %zmm18, %zmm17 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti32x4 12032(%rdi), %zmm18 /* t1_0_1 = bcast128() */
-	vpshufb %zmm24, %zmm18, %zmm18 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti32x4 12048(%rdi), %zmm24 /* t1_1_1 = bcast128() */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	vbroadcasti32x4 12064(%rdi), %zmm25 /* t1_2_1 = bcast128() */
-	vpshufb %zmm26, %zmm25, %zmm25 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	vbroadcasti32x4 12080(%rdi), %zmm26 /* t1_3_1 = bcast128() */
-	vpshufb %zmm27, %zmm26, %zmm26 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	vbroadcasti32x4 12096(%rdi), %zmm27 /* t1_4_1 = bcast128() */
-	vpshufb %zmm28, %zmm27, %zmm27 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	vbroadcasti32x4 12112(%rdi), %zmm28 /* t1_5_1 = bcast128() */
-	vpshufb %zmm29, %zmm28, %zmm28 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	vbroadcasti32x4 12128(%rdi), %zmm29 /* t1_6_1 = bcast128() */
-	vpshufb %zmm30, %zmm29, %zmm29 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	vbroadcasti32x4 12144(%rdi), %zmm30 /* t1_7_1 = bcast128() */
-	vpshufb %zmm31, %zmm30, %zmm30 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	vbroadcasti32x4 12160(%rdi), %zmm31 /* t1_8_1 = bcast128() */
-	vpshufb %zmm19, %zmm31, %zmm19 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	vbroadcasti32x4 12176(%rdi), %zmm31 /* t1_9_1 = bcast128() */
-	vpshufb %zmm16, %zmm31, %zmm16 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	vbroadcasti32x4 12192(%rdi), %zmm31 /* t1_10_1 = bcast128() */
-	vpshufb %zmm20, %zmm31, %zmm20 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	vbroadcasti32x4 12208(%rdi), %zmm31 /* t1_11_1 = bcast128() */
-	vpshufb %zmm11, %zmm31, %zmm11 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	vbroadcasti32x4 12224(%rdi), %zmm31 /* t1_12_1 = bcast128() */
-	vpshufb %zmm21, %zmm31, %zmm21 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	vpshufb %zmm20, %zmm15, %zmm15 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	vbroadcasti32x4 11984(%rdi), %zmm18 /* t0_13_1 = bcast128() */
+	vpshufb %zmm19, %zmm18, %zmm18 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
+	vbroadcasti32x4 12000(%rdi), %zmm19 /* t0_14_1 = bcast128() */
+	vpshufb %zmm12, %zmm19, %zmm12 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	vbroadcasti32x4 12016(%rdi), %zmm19 /* t0_15_1 = bcast128() */
+	vpshufb %zmm17, %zmm19, %zmm17 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	vbroadcasti32x4 12032(%rdi), %zmm19 /* t1_0_1 = bcast128() */
+	vpshufb %zmm24, %zmm19, %zmm19 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	vbroadcasti32x4 12048(%rdi), %zmm20 /* t1_1_1 = bcast128() */
+	vpshufb %zmm25, %zmm20, %zmm20 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	vbroadcasti32x4 12064(%rdi), %zmm22 /* t1_2_1 = bcast128() */
+	vpshufb 64(%rsp), %zmm22, %zmm22 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	vbroadcasti32x4 12080(%rdi), %zmm23 /* t1_3_1 = bcast128() */
+	vpshufb 128(%rsp), %zmm23, %zmm23 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	vbroadcasti32x4 12096(%rdi), %zmm24 /* t1_4_1 = bcast128() */
+	vpshufb 256(%rsp), %zmm24, %zmm24 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	vbroadcasti32x4 12112(%rdi), %zmm25 /* t1_5_1 = bcast128() */
+	vpshufb 384(%rsp), %zmm25, %zmm25 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
+	vbroadcasti32x4 12128(%rdi), %zmm26 /* t1_6_1 = bcast128() */
+	vpshufb %zmm30, %zmm26, %zmm26 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	vbroadcasti32x4 12144(%rdi), %zmm27 /* t1_7_1 = bcast128() */
+	vpshufb %zmm31, %zmm27, %zmm27 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	vbroadcasti32x4 12160(%rdi), %zmm28 /* t1_8_1 = bcast128() */
+	vpshufb %zmm21, %zmm28, %zmm21 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	vbroadcasti32x4 12176(%rdi), %zmm28 /* t1_9_1 = bcast128() */
+	vpshufb %zmm16, %zmm28, %zmm16 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	vbroadcasti32x4 12192(%rdi), %zmm28 /* t1_10_1 = bcast128() */
+	vpshufb 512(%rsp), %zmm28, %zmm28 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	vbroadcasti32x4 12208(%rdi), %zmm29 /* t1_11_1 = bcast128() */
+	vpshufb 576(%rsp), %zmm29, %zmm29 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	vbroadcasti32x4 12224(%rdi), %zmm30 /* t1_12_1 = bcast128() */
+	vpshufb 640(%rsp), %zmm30, %zmm30 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
 	vbroadcasti32x4 12240(%rdi), %zmm31 /* t1_13_1 = bcast128() */
-	vpshufb %zmm22, %zmm31, %zmm22 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	vpshufb 704(%rsp), %zmm31, %zmm31 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	vmovdqa64 %zmm31, 704(%rsp) /* spill s1_13_1 */
 	vbroadcasti32x4 12256(%rdi), %zmm31 /* t1_14_1 = bcast128() */
-	vpshufb %zmm23, %zmm31, %zmm23 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	vpshufb %zmm9, %zmm31, %zmm9 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
 	vbroadcasti32x4 12272(%rdi), %zmm31 /* t1_15_1 = bcast128() */
-	vmovdqa64 %zmm23, 960(%rsp) /* spill s1_14_1 */
-	vmovdqa64 1024(%rsp), %zmm23 /* reload x1_15.2 */
-	vpshufb %zmm23, %zmm31, %zmm23 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	vpshufb %zmm13, %zmm31, %zmm13 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm0, %zmm0 /* hi_up = shl(s0_0_1) */
@@ -3743,94 +3581,93 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vpsllw $4, %zmm4, %zmm2 /* hi_up_2 = shl(s0_4_1) */
 	vpord %zmm5, %zmm2, %zmm2 /* byte_2 = or(hi_up_2, s0_5_1) */
 	vpsllw $4, %zmm6, %zmm3 /* hi_up_3 = shl(s0_6_1) */
-	vpord %zmm14, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, s0_7_1) */
+	vpord %zmm11, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, s0_7_1) */
 	vpsllw $4, %zmm7, %zmm4 /* hi_up_4 = shl(s0_8_1) */
 	vpord %zmm8, %zmm4, %zmm4 /* byte_4 = or(hi_up_4, s0_9_1) */
-	vpsllw $4, %zmm9, %zmm5 /* hi_up_5 = shl(s0_10_1) */
+	vpsllw $4, %zmm14, %zmm5 /* hi_up_5 = shl(s0_10_1) */
 	vpord %zmm10, %zmm5, %zmm5 /* byte_5 = or(hi_up_5, s0_11_1) */
-	vpsllw $4, %zmm13, %zmm6 /* hi_up_6 = shl(s0_12_1) */
-	vpord %zmm15, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, s0_13_1) */
+	vpsllw $4, %zmm15, %zmm6 /* hi_up_6 = shl(s0_12_1) */
+	vpord %zmm18, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, s0_13_1) */
 	vpsllw $4, %zmm12, %zmm7 /* hi_up_7 = shl(s0_14_1) */
 	vpord %zmm17, %zmm7, %zmm7 /* byte_7 = or(hi_up_7, s0_15_1) */
-	vpsllw $4, %zmm18, %zmm8 /* hi_up_8 = shl(s1_0_1) */
-	vpord %zmm24, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, s1_1_1) */
-	vpsllw $4, %zmm25, %zmm9 /* hi_up_9 = shl(s1_2_1) */
-	vpord %zmm26, %zmm9, %zmm9 /* byte_9 = or(hi_up_9, s1_3_1) */
-	vpsllw $4, %zmm27, %zmm10 /* hi_up_10 = shl(s1_4_1) */
-	vpord %zmm28, %zmm10, %zmm10 /* byte_10 = or(hi_up_10, s1_5_1) */
-	vpsllw $4, %zmm29, %zmm12 /* hi_up_11 = shl(s1_6_1) */
-	vpord %zmm30, %zmm12, %zmm12 /* byte_11 = or(hi_up_11, s1_7_1) */
-	vpsllw $4, %zmm19, %zmm13 /* hi_up_12 = shl(s1_8_1) */
-	vpord %zmm16, %zmm13, %zmm13 /* byte_12 = or(hi_up_12, s1_9_1) */
-	vpsllw $4, %zmm20, %zmm14 /* hi_up_13 = shl(s1_10_1) */
-	vpord %zmm11, %zmm14, %zmm11 /* byte_13 = or(hi_up_13, s1_11_1) */
-	vpsllw $4, %zmm21, %zmm14 /* hi_up_14 = shl(s1_12_1) */
-	vpord %zmm22, %zmm14, %zmm14 /* byte_14 = or(hi_up_14, s1_13_1) */
-	vmovdqa64 960(%rsp), %zmm15 /* reload s1_14_1 */
-	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(s1_14_1) */
-	vpord %zmm23, %zmm15, %zmm15 /* byte_15 = or(hi_up_15, s1_15_1) */
-	vpunpcklbw %zmm8, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpsllw $4, %zmm19, %zmm8 /* hi_up_8 = shl(s1_0_1) */
+	vpord %zmm20, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, s1_1_1) */
+	vpsllw $4, %zmm22, %zmm10 /* hi_up_9 = shl(s1_2_1) */
+	vpord %zmm23, %zmm10, %zmm10 /* byte_9 = or(hi_up_9, s1_3_1) */
+	vpsllw $4, %zmm24, %zmm11 /* hi_up_10 = shl(s1_4_1) */
+	vpord %zmm25, %zmm11, %zmm11 /* byte_10 = or(hi_up_10, s1_5_1) */
+	vpsllw $4, %zmm26, %zmm12 /* hi_up_11 = shl(s1_6_1) */
+	vpord %zmm27, %zmm12, %zmm12 /* byte_11 = or(hi_up_11, s1_7_1) */
+	vpsllw $4, %zmm21, %zmm14 /* hi_up_12 = shl(s1_8_1) */
+	vpord %zmm16, %zmm14, %zmm14 /* byte_12 = or(hi_up_12, s1_9_1) */
+	vpsllw $4, %zmm28, %zmm15 /* hi_up_13 = shl(s1_10_1) */
+	vpord %zmm29, %zmm15, %zmm15 /* byte_13 = or(hi_up_13, s1_11_1) */
+	vpsllw $4, %zmm30, %zmm16 /* hi_up_14 = shl(s1_12_1) */
+	vpord 704(%rsp), %zmm16, %zmm16 /* byte_14 = or(hi_up_14, s1_13_1) */
+	vpsllw $4, %zmm9, %zmm9 /* hi_up_15 = shl(s1_14_1) */
+	vpord %zmm13, %zmm9, %zmm9 /* byte_15 = or(hi_up_15, s1_15_1) */
+	vpunpcklbw %zmm8, %zmm0, %zmm13 /* tro0 = unpacklo(byte, byte_8) */
 	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm9, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm12, %zmm3, %zmm10 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpcklbw %zmm10, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm10, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm11, %zmm2, %zmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm11, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm12, %zmm3, %zmm11 /* tro0_6 = unpacklo(byte_3, byte_11) */
 	vpunpckhbw %zmm12, %zmm3, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm13, %zmm4, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm13, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm11, %zmm5, %zmm13 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm11, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm14, %zmm6, %zmm11 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm12, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm12, %zmm16, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm4, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpcklbw %zmm14, %zmm4, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm14, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm15, %zmm5, %zmm14 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm15, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm16, %zmm6, %zmm15 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm16, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm9, %zmm7, %zmm16 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm9, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm12, %zmm13, %zmm9 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm4, %zmm0, %zmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm13, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm13, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm5, %zmm1, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpcklbw %zmm14, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm14, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm5, %zmm1, %zmm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm11, %zmm9, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm6, %zmm2, %zmm11 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpcklbw %zmm15, %zmm10, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm15, %zmm10, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm6, %zmm2, %zmm15 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
 	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpcklbw %zmm16, %zmm11, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm16, %zmm11, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm7, %zmm3, %zmm16 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
 	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm5, %zmm15, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm5, %zmm15, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm9, %zmm12, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm9, %zmm12, %zmm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm11, %zmm16, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpcklbw %zmm5, %zmm9, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm5, %zmm9, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm10, %zmm12, %zmm9 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm15, %zmm13, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm2, %zmm0, %zmm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	vpunpcklbw %zmm6, %zmm4, %zmm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
 	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm10, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm14, %zmm13, %zmm10 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm14, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm3, %zmm1, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpcklbw %zmm11, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm11, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm16, %zmm14, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm16, %zmm14, %zmm14 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
 	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
 	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
 	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
 	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm10, %zmm12, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm11, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm11, %zmm11 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm6, %zmm9, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm6, %zmm9, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm10, %zmm9 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm11, %zmm12, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm11, %zmm12, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm14, %zmm13, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm14, %zmm13, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm16, %zmm15, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm16, %zmm15, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 %zmm3, (%rdx) /* store tro3 */
@@ -3839,14 +3676,14 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vmovdqu64 %zmm4, 192(%rdx) /* store tro3_3 */
 	vmovdqu64 %zmm5, 256(%rdx) /* store tro3_4 */
 	vmovdqu64 %zmm6, 320(%rdx) /* store tro3_5 */
-	vmovdqu64 %zmm15, 384(%rdx) /* store tro3_6 */
+	vmovdqu64 %zmm9, 384(%rdx) /* store tro3_6 */
 	vmovdqu64 %zmm8, 448(%rdx) /* store tro3_7 */
-	vmovdqu64 %zmm9, 512(%rdx) /* store tro3_8 */
-	vmovdqu64 %zmm10, 576(%rdx) /* store tro3_9 */
+	vmovdqu64 %zmm10, 512(%rdx) /* store tro3_8 */
+	vmovdqu64 %zmm11, 576(%rdx) /* store tro3_9 */
 	vmovdqu64 %zmm12, 640(%rdx) /* store tro3_10 */
-	vmovdqu64 %zmm11, 704(%rdx) /* store tro3_11 */
-	vmovdqu64 %zmm13, 768(%rdx) /* store tro3_12 */
-	vmovdqu64 %zmm14, 832(%rdx) /* store tro3_13 */
+	vmovdqu64 %zmm13, 704(%rdx) /* store tro3_11 */
+	vmovdqu64 %zmm14, 768(%rdx) /* store tro3_12 */
+	vmovdqu64 %zmm15, 832(%rdx) /* store tro3_13 */
 	vmovdqu64 %zmm16, 896(%rdx) /* store tro3_14 */
 	vmovdqu64 %zmm0, 960(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
@@ -4029,23 +3866,17 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	vbroadcasti32x4 240(%rdi), %zmm20 /* t0_15 = bcast128() */
 	vpshufb %zmm5, %zmm20, %zmm5 /* s0_15 = lookup16(t0_15, pair_15) */
 	vbroadcasti32x4 384(%rdi), %zmm20 /* t1_8 = bcast128() */
-	vmovdqa64 320(%rsp), %zmm21 /* reload pair_24 */
-	vpshufb %zmm21, %zmm20, %zmm20 /* s1_8 = lookup16(t1_8, pair_24) */
+	vpshufb 320(%rsp), %zmm20, %zmm20 /* s1_8 = lookup16(t1_8, pair_24) */
 	vbroadcasti32x4 400(%rdi), %zmm21 /* t1_9 = bcast128() */
-	vmovdqa64 256(%rsp), %zmm22 /* reload pair_25 */
-	vpshufb %zmm22, %zmm21, %zmm21 /* s1_9 = lookup16(t1_9, pair_25) */
+	vpshufb 256(%rsp), %zmm21, %zmm21 /* s1_9 = lookup16(t1_9, pair_25) */
 	vbroadcasti32x4 416(%rdi), %zmm22 /* t1_10 = bcast128() */
-	vmovdqa64 192(%rsp), %zmm23 /* reload pair_26 */
-	vpshufb %zmm23, %zmm22, %zmm22 /* s1_10 = lookup16(t1_10, pair_26) */
+	vpshufb 192(%rsp), %zmm22, %zmm22 /* s1_10 = lookup16(t1_10, pair_26) */
 	vbroadcasti32x4 432(%rdi), %zmm23 /* t1_11 = bcast128() */
-	vmovdqa64 128(%rsp), %zmm24 /* reload pair_27 */
-	vpshufb %zmm24, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, pair_27) */
+	vpshufb 128(%rsp), %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, pair_27) */
 	vbroadcasti32x4 448(%rdi), %zmm24 /* t1_12 = bcast128() */
-	vmovdqa64 64(%rsp), %zmm25 /* reload pair_28 */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s1_12 = lookup16(t1_12, pair_28) */
+	vpshufb 64(%rsp), %zmm24, %zmm24 /* s1_12 = lookup16(t1_12, pair_28) */
 	vbroadcasti32x4 464(%rdi), %zmm25 /* t1_13 = bcast128() */
-	vmovdqa64 0(%rsp), %zmm26 /* reload pair_29 */
-	vpshufb %zmm26, %zmm25, %zmm25 /* s1_13 = lookup16(t1_13, pair_29) */
+	vpshufb 0(%rsp), %zmm25, %zmm25 /* s1_13 = lookup16(t1_13, pair_29) */
 	vmovdqa64 %zmm21, %zmm26 /* s1_9 */
 	vpternlogd $0x96, %zmm1, %zmm7, %zmm26 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
 	vmovdqa64 %zmm22, %zmm27 /* s1_10 */
@@ -4118,14 +3949,11 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
 	vmovdqu64 %zmm0, 128(%rdx) /* store pack_13 */
 	vpunpcklwd %zmm6, %zmm4, %zmm0 /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
 	vmovdqa64 256(%rsp), %zmm1 /* reload y1_2_2 */
-	vmovdqa64 320(%rsp), %zmm2 /* reload y1_3_2 */
-	vpunpcklwd %zmm2, %zmm1, %zmm1 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
+	vpunpcklwd 320(%rsp), %zmm1, %zmm1 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
 	vmovdqa64 128(%rsp), %zmm2 /* reload y1_4_2 */
-	vmovdqa64 192(%rsp), %zmm4 /* reload y1_5_2 */
-	vpunpcklwd %zmm4, %zmm2, %zmm2 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
+	vpunpcklwd 192(%rsp), %zmm2, %zmm2 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
 	vmovdqa64 0(%rsp), %zmm4 /* reload y1_6_2 */
-	vmovdqa64 64(%rsp), %zmm6 /* reload y1_7_2 */
-	vpunpcklwd %zmm6, %zmm4, %zmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
+	vpunpcklwd 64(%rsp), %zmm4, %zmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm0 /* pack_18 = unpacklo(pack_14, pack_15) */
 	vpunpckldq %zmm4, %zmm2, %zmm1 /* pack_19 = unpacklo(pack_16, pack_17) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm0 /* pack_20 = unpacklo(pack_18, pack_19) */
@@ -4151,7 +3979,7 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_pairs_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2624 bytes (41 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm
@@ -4161,7 +3989,7 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2624, %rsp
+	sub $1024, %rsp
 
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
@@ -4274,116 +4102,100 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqa64 64(%rsp), %zmm8 /* reload x1_8.2 */
 	vmovdqa64 0(%rsp), %zmm9 /* reload x1_9.2 */
 	vmovdqa64 192(%rsp), %zmm15 /* reload x1_15.2 */
+	vmovdqa64 %zmm8, 192(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm9, 0(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm5, 64(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm4, 128(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm14, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm0, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm29, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm15, 448(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_avx512_asm_8_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm15, 192(%rsp) /* spill x1_15.2 */
-	vbroadcasti32x4 512(%rdi,%r8), %zmm15 /* t0_0 = bcast128() */
-	vpshufb %zmm18, %zmm15, %zmm15 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm18, 0(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 528(%rdi,%r8), %zmm18 /* t0_1 = bcast128() */
-	vpshufb %zmm19, %zmm18, %zmm18 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm19, 64(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 544(%rdi,%r8), %zmm19 /* t0_2 = bcast128() */
-	vpshufb %zmm22, %zmm19, %zmm19 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm22, 128(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 560(%rdi,%r8), %zmm22 /* t0_3 = bcast128() */
-	vpshufb %zmm12, %zmm22, %zmm22 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm12, 256(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 576(%rdi,%r8), %zmm12 /* t0_4 = bcast128() */
-	vpshufb %zmm24, %zmm12, %zmm12 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm24, 320(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 592(%rdi,%r8), %zmm24 /* t0_5 = bcast128() */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm25, 384(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 608(%rdi,%r8), %zmm25 /* t0_6 = bcast128() */
-	vpshufb %zmm10, %zmm25, %zmm25 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm10, 448(%rsp) /* spill x0_6.2 */
-	vbroadcasti32x4 624(%rdi,%r8), %zmm10 /* t0_7 = bcast128() */
-	vpshufb %zmm11, %zmm10, %zmm10 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm11, 512(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 768(%rdi,%r8), %zmm11 /* t1_0 = bcast128() */
-	vpshufb %zmm31, %zmm11, %zmm11 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm31, 576(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 784(%rdi,%r8), %zmm31 /* t1_1 = bcast128() */
-	vpshufb %zmm30, %zmm31, %zmm31 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm30, 640(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 800(%rdi,%r8), %zmm30 /* t1_2 = bcast128() */
-	vpshufb %zmm6, %zmm30, %zmm30 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm6, 704(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 816(%rdi,%r8), %zmm6 /* t1_3 = bcast128() */
-	vpshufb %zmm2, %zmm6, %zmm6 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm2, 768(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 832(%rdi,%r8), %zmm2 /* t1_4 = bcast128() */
-	vpshufb %zmm1, %zmm2, %zmm2 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm1, 832(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 848(%rdi,%r8), %zmm1 /* t1_5 = bcast128() */
-	vpshufb %zmm3, %zmm1, %zmm1 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm3, 896(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 864(%rdi,%r8), %zmm3 /* t1_6 = bcast128() */
-	vpshufb %zmm13, %zmm3, %zmm3 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm13, 960(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 880(%rdi,%r8), %zmm13 /* t1_7 = bcast128() */
-	vpshufb %zmm7, %zmm13, %zmm13 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 512(%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
+	vpshufb %zmm18, %zmm0, %zmm0 /* s0_0 = lookup16(t0_0, x0_0) */
+	vbroadcasti32x4 528(%rdi,%r8), %zmm4 /* t0_1 = bcast128() */
+	vpshufb %zmm19, %zmm4, %zmm4 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 544(%rdi,%r8), %zmm5 /* t0_2 = bcast128() */
+	vpshufb %zmm22, %zmm5, %zmm5 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 560(%rdi,%r8), %zmm8 /* t0_3 = bcast128() */
+	vpshufb %zmm12, %zmm8, %zmm8 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 576(%rdi,%r8), %zmm9 /* t0_4 = bcast128() */
+	vpshufb %zmm24, %zmm9, %zmm9 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 592(%rdi,%r8), %zmm12 /* t0_5 = bcast128() */
+	vpshufb %zmm25, %zmm12, %zmm12 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 608(%rdi,%r8), %zmm14 /* t0_6 = bcast128() */
+	vpshufb %zmm10, %zmm14, %zmm10 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 624(%rdi,%r8), %zmm14 /* t0_7 = bcast128() */
+	vpshufb %zmm11, %zmm14, %zmm11 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 768(%rdi,%r8), %zmm14 /* t1_0 = bcast128() */
+	vpshufb %zmm31, %zmm14, %zmm14 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 784(%rdi,%r8), %zmm15 /* t1_1 = bcast128() */
+	vpshufb %zmm30, %zmm15, %zmm15 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 800(%rdi,%r8), %zmm18 /* t1_2 = bcast128() */
+	vpshufb %zmm6, %zmm18, %zmm6 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 816(%rdi,%r8), %zmm18 /* t1_3 = bcast128() */
+	vpshufb %zmm2, %zmm18, %zmm2 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 832(%rdi,%r8), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm1, %zmm18, %zmm1 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 848(%rdi,%r8), %zmm18 /* t1_5 = bcast128() */
+	vpshufb %zmm3, %zmm18, %zmm3 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 864(%rdi,%r8), %zmm18 /* t1_6 = bcast128() */
+	vpshufb %zmm13, %zmm18, %zmm13 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 880(%rdi,%r8), %zmm18 /* t1_7 = bcast128() */
+	vpshufb %zmm7, %zmm18, %zmm7 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm7, 1024(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm31, %zmm7 /* s1_1 */
-	vpternlogd $0x96, %zmm15, %zmm18, %zmm7 /* y0_0_1 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm29, 1088(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm30, %zmm29 /* s1_2 */
-	vpternlogd $0x96, %zmm18, %zmm19, %zmm29 /* y0_1_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm0, 1152(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm6, %zmm0 /* s1_3 */
-	vpternlogd $0x96, %zmm19, %zmm22, %zmm0 /* y0_2_1 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm14, 1216(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm2, %zmm14 /* s1_4 */
-	vpternlogd $0x96, %zmm22, %zmm12, %zmm14 /* y0_3_1 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm4, 1280(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm1, %zmm4 /* s1_5 */
-	vpternlogd $0x96, %zmm12, %zmm24, %zmm4 /* y0_4_1 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm5, 1344(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm3, %zmm5 /* s1_6 */
-	vpternlogd $0x96, %zmm24, %zmm25, %zmm5 /* y0_5_1 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm9, 1408(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm13, %zmm9 /* s1_7 */
-	vpternlogd $0x96, %zmm25, %zmm10, %zmm9 /* y0_6_1 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm8, 1472(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm11, %zmm8 /* s1_0 */
-	vpternlogd $0x96, %zmm10, %zmm15, %zmm8 /* y0_7_1 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm0, %zmm15, %zmm11 /* y1_0_2 = ternlog(s1_0, s0_0, y0_2_1) */
-	vpternlogd $0x96, %zmm14, %zmm18, %zmm31 /* y1_1_2 = ternlog(s1_1, s0_1, y0_3_1) */
-	vpternlogd $0x96, %zmm4, %zmm19, %zmm30 /* y1_2_2 = ternlog(s1_2, s0_2, y0_4_1) */
-	vpternlogd $0x96, %zmm5, %zmm22, %zmm6 /* y1_3_2 = ternlog(s1_3, s0_3, y0_5_1) */
-	vpternlogd $0x96, %zmm9, %zmm12, %zmm2 /* y1_4_2 = ternlog(s1_4, s0_4, y0_6_1) */
-	vpternlogd $0x96, %zmm8, %zmm24, %zmm1 /* y1_5_2 = ternlog(s1_5, s0_5, y0_7_1) */
-	vpternlogd $0x96, %zmm7, %zmm25, %zmm3 /* y1_6_2 = ternlog(s1_6, s0_6, y0_0_1) */
-	vpternlogd $0x96, %zmm29, %zmm10, %zmm13 /* y1_7_2 = ternlog(s1_7, s0_7, y0_1_1) */
-	vmovdqa64 %zmm5, %zmm10 /* y0_5_1 */
-	vpternlogd $0x96, %zmm11, %zmm13, %zmm10 /* y1_0_3 = ternlog(y0_5_1, y1_7_2, y1_0_2) */
-	vmovdqa64 %zmm9, %zmm12 /* y0_6_1 */
-	vpternlogd $0x96, %zmm31, %zmm11, %zmm12 /* y1_1_3 = ternlog(y0_6_1, y1_0_2, y1_1_2) */
-	vmovdqa64 %zmm8, %zmm15 /* y0_7_1 */
-	vpternlogd $0x96, %zmm30, %zmm31, %zmm15 /* y1_2_3 = ternlog(y0_7_1, y1_1_2, y1_2_2) */
-	vmovdqa64 %zmm7, %zmm18 /* y0_0_1 */
-	vpternlogd $0x96, %zmm6, %zmm30, %zmm18 /* y1_3_3 = ternlog(y0_0_1, y1_2_2, y1_3_2) */
-	vmovdqa64 %zmm29, %zmm19 /* y0_1_1 */
-	vpternlogd $0x96, %zmm2, %zmm6, %zmm19 /* y1_4_3 = ternlog(y0_1_1, y1_3_2, y1_4_2) */
-	vmovdqa64 %zmm0, %zmm22 /* y0_2_1 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm22 /* y1_5_3 = ternlog(y0_2_1, y1_4_2, y1_5_2) */
-	vmovdqa64 %zmm14, %zmm24 /* y0_3_1 */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm24 /* y1_6_3 = ternlog(y0_3_1, y1_5_2, y1_6_2) */
-	vmovdqa64 %zmm4, %zmm25 /* y0_4_1 */
-	vpternlogd $0x96, %zmm13, %zmm3, %zmm25 /* y1_7_3 = ternlog(y0_4_1, y1_6_2, y1_7_2) */
-	vpternlogd $0x96, %zmm10, %zmm30, %zmm7 /* y0_0_3 = ternlog(y0_0_1, y1_2_2, y1_0_3) */
-	vpternlogd $0x96, %zmm12, %zmm6, %zmm29 /* y0_1_3 = ternlog(y0_1_1, y1_3_2, y1_1_3) */
-	vpternlogd $0x96, %zmm15, %zmm2, %zmm0 /* y0_2_3 = ternlog(y0_2_1, y1_4_2, y1_2_3) */
-	vpternlogd $0x96, %zmm18, %zmm1, %zmm14 /* y0_3_3 = ternlog(y0_3_1, y1_5_2, y1_3_3) */
-	vpternlogd $0x96, %zmm19, %zmm3, %zmm4 /* y0_4_3 = ternlog(y0_4_1, y1_6_2, y1_4_3) */
-	vpternlogd $0x96, %zmm22, %zmm13, %zmm5 /* y0_5_3 = ternlog(y0_5_1, y1_7_2, y1_5_3) */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm9 /* y0_6_3 = ternlog(y0_6_1, y1_0_2, y1_6_3) */
-	vpternlogd $0x96, %zmm25, %zmm31, %zmm8 /* y0_7_3 = ternlog(y0_7_1, y1_1_2, y1_7_3) */
+	vmovdqa64 %zmm15, %zmm18 /* s1_1 */
+	vpternlogd $0x96, %zmm0, %zmm4, %zmm18 /* y0_0_1 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm6, %zmm19 /* s1_2 */
+	vpternlogd $0x96, %zmm4, %zmm5, %zmm19 /* y0_1_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm2, %zmm22 /* s1_3 */
+	vpternlogd $0x96, %zmm5, %zmm8, %zmm22 /* y0_2_1 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm1, %zmm24 /* s1_4 */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm24 /* y0_3_1 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm3, %zmm25 /* s1_5 */
+	vpternlogd $0x96, %zmm9, %zmm12, %zmm25 /* y0_4_1 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm13, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm12, %zmm10, %zmm29 /* y0_5_1 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm7, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm10, %zmm11, %zmm30 /* y0_6_1 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm14, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm11, %zmm0, %zmm31 /* y0_7_1 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm22, %zmm0, %zmm14 /* y1_0_2 = ternlog(s1_0, s0_0, y0_2_1) */
+	vpternlogd $0x96, %zmm24, %zmm4, %zmm15 /* y1_1_2 = ternlog(s1_1, s0_1, y0_3_1) */
+	vpternlogd $0x96, %zmm25, %zmm5, %zmm6 /* y1_2_2 = ternlog(s1_2, s0_2, y0_4_1) */
+	vpternlogd $0x96, %zmm29, %zmm8, %zmm2 /* y1_3_2 = ternlog(s1_3, s0_3, y0_5_1) */
+	vpternlogd $0x96, %zmm30, %zmm9, %zmm1 /* y1_4_2 = ternlog(s1_4, s0_4, y0_6_1) */
+	vpternlogd $0x96, %zmm31, %zmm12, %zmm3 /* y1_5_2 = ternlog(s1_5, s0_5, y0_7_1) */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm13 /* y1_6_2 = ternlog(s1_6, s0_6, y0_0_1) */
+	vpternlogd $0x96, %zmm19, %zmm11, %zmm7 /* y1_7_2 = ternlog(s1_7, s0_7, y0_1_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5_1 */
+	vpternlogd $0x96, %zmm14, %zmm7, %zmm0 /* y1_0_3 = ternlog(y0_5_1, y1_7_2, y1_0_2) */
+	vmovdqa64 %zmm30, %zmm4 /* y0_6_1 */
+	vpternlogd $0x96, %zmm15, %zmm14, %zmm4 /* y1_1_3 = ternlog(y0_6_1, y1_0_2, y1_1_2) */
+	vmovdqa64 %zmm31, %zmm5 /* y0_7_1 */
+	vpternlogd $0x96, %zmm6, %zmm15, %zmm5 /* y1_2_3 = ternlog(y0_7_1, y1_1_2, y1_2_2) */
+	vmovdqa64 %zmm18, %zmm8 /* y0_0_1 */
+	vpternlogd $0x96, %zmm2, %zmm6, %zmm8 /* y1_3_3 = ternlog(y0_0_1, y1_2_2, y1_3_2) */
+	vmovdqa64 %zmm19, %zmm9 /* y0_1_1 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm9 /* y1_4_3 = ternlog(y0_1_1, y1_3_2, y1_4_2) */
+	vmovdqa64 %zmm22, %zmm10 /* y0_2_1 */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm10 /* y1_5_3 = ternlog(y0_2_1, y1_4_2, y1_5_2) */
+	vmovdqa64 %zmm24, %zmm11 /* y0_3_1 */
+	vpternlogd $0x96, %zmm13, %zmm3, %zmm11 /* y1_6_3 = ternlog(y0_3_1, y1_5_2, y1_6_2) */
+	vmovdqa64 %zmm25, %zmm12 /* y0_4_1 */
+	vpternlogd $0x96, %zmm7, %zmm13, %zmm12 /* y1_7_3 = ternlog(y0_4_1, y1_6_2, y1_7_2) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm18 /* y0_0_3 = ternlog(y0_0_1, y1_2_2, y1_0_3) */
+	vpternlogd $0x96, %zmm4, %zmm2, %zmm19 /* y0_1_3 = ternlog(y0_1_1, y1_3_2, y1_1_3) */
+	vpternlogd $0x96, %zmm5, %zmm1, %zmm22 /* y0_2_3 = ternlog(y0_2_1, y1_4_2, y1_2_3) */
+	vpternlogd $0x96, %zmm8, %zmm3, %zmm24 /* y0_3_3 = ternlog(y0_3_1, y1_5_2, y1_3_3) */
+	vpternlogd $0x96, %zmm9, %zmm13, %zmm25 /* y0_4_3 = ternlog(y0_4_1, y1_6_2, y1_4_3) */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm29 /* y0_5_3 = ternlog(y0_5_1, y1_7_2, y1_5_3) */
+	vpternlogd $0x96, %zmm11, %zmm14, %zmm30 /* y0_6_3 = ternlog(y0_6_1, y1_0_2, y1_6_3) */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm31 /* y0_7_3 = ternlog(y0_7_1, y1_1_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 640(%rdi,%r8), %zmm1 /* t0_8 = bcast128() */
@@ -4394,284 +4206,275 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	vpshufb %zmm20, %zmm3, %zmm3 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 688(%rdi,%r8), %zmm6 /* t0_11 = bcast128() */
 	vpshufb %zmm21, %zmm6, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 704(%rdi,%r8), %zmm11 /* t0_12 = bcast128() */
-	vpshufb %zmm28, %zmm11, %zmm11 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 704(%rdi,%r8), %zmm7 /* t0_12 = bcast128() */
+	vpshufb %zmm28, %zmm7, %zmm7 /* s0_12 = lookup16(t0_12, x0_12) */
 	vbroadcasti32x4 720(%rdi,%r8), %zmm13 /* t0_13 = bcast128() */
 	vpshufb %zmm27, %zmm13, %zmm13 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 736(%rdi,%r8), %zmm30 /* t0_14 = bcast128() */
-	vpshufb %zmm23, %zmm30, %zmm30 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 752(%rdi,%r8), %zmm31 /* t0_15 = bcast128() */
-	vpshufb %zmm26, %zmm31, %zmm31 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm26, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 896(%rdi,%r8), %zmm26 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm23, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm23 /* reload x1_8.2 */
-	vpshufb %zmm23, %zmm26, %zmm26 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 912(%rdi,%r8), %zmm23 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm27, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm27 /* reload x1_9.2 */
-	vpshufb %zmm27, %zmm23, %zmm23 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 928(%rdi,%r8), %zmm27 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm28, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm28 /* reload x1_10.2 */
-	vpshufb %zmm28, %zmm27, %zmm27 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 944(%rdi,%r8), %zmm28 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm21, 1792(%rsp) /* spill x0_11.2 */
-	vmovdqa64 1280(%rsp), %zmm21 /* reload x1_11.2 */
-	vpshufb %zmm21, %zmm28, %zmm28 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 960(%rdi,%r8), %zmm21 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm20, 1856(%rsp) /* spill x0_10.2 */
-	vmovdqa64 1216(%rsp), %zmm20 /* reload x1_12.2 */
-	vpshufb %zmm20, %zmm21, %zmm21 /* s1_12 = lookup16(t1_12, x1_12) */
-	vbroadcasti32x4 976(%rdi,%r8), %zmm20 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm17, 1920(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1152(%rsp), %zmm17 /* reload x1_13.2 */
-	vpshufb %zmm17, %zmm20, %zmm20 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 992(%rdi,%r8), %zmm17 /* t1_14_1 = bcast128() */
-	vmovdqa64 %zmm16, 1984(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1088(%rsp), %zmm16 /* reload x1_14.2 */
-	vpshufb %zmm16, %zmm17, %zmm17 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	vbroadcasti32x4 1008(%rdi,%r8), %zmm16 /* t1_15_1 = bcast128() */
-	vmovdqa64 %zmm25, 2048(%rsp) /* spill y1_7_3 */
-	vmovdqa64 192(%rsp), %zmm25 /* reload x1_15.2 */
-	vpshufb %zmm25, %zmm16, %zmm16 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	vbroadcasti32x4 736(%rdi,%r8), %zmm14 /* t0_14 = bcast128() */
+	vpshufb %zmm23, %zmm14, %zmm14 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 752(%rdi,%r8), %zmm15 /* t0_15 = bcast128() */
+	vpshufb %zmm26, %zmm15, %zmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 896(%rdi,%r8), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 192(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 912(%rdi,%r8), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 0(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 928(%rdi,%r8), %zmm20 /* t1_10 = bcast128() */
+	vpshufb 64(%rsp), %zmm20, %zmm20 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 944(%rdi,%r8), %zmm21 /* t1_11 = bcast128() */
+	vpshufb 128(%rsp), %zmm21, %zmm21 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 960(%rdi,%r8), %zmm23 /* t1_12 = bcast128() */
+	vpshufb 256(%rsp), %zmm23, %zmm23 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 976(%rdi,%r8), %zmm26 /* t1_13 = bcast128() */
+	vpshufb 320(%rsp), %zmm26, %zmm26 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 992(%rdi,%r8), %zmm27 /* t1_14_1 = bcast128() */
+	vpshufb 384(%rsp), %zmm27, %zmm27 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	vbroadcasti32x4 1008(%rdi,%r8), %zmm28 /* t1_15_1 = bcast128() */
+	vpshufb 448(%rsp), %zmm28, %zmm28 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm23, %zmm25 /* s1_9 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm25 /* y0_8_2 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm24, 2112(%rsp) /* spill y1_6_3 */
-	vmovdqa64 %zmm27, %zmm24 /* s1_10 */
-	vpternlogd $0x96, %zmm2, %zmm3, %zmm24 /* y0_9_2 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm18, 2176(%rsp) /* spill y1_3_3 */
-	vmovdqa64 %zmm28, %zmm18 /* s1_11 */
-	vpternlogd $0x96, %zmm3, %zmm6, %zmm18 /* y0_10_2 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm15, 2240(%rsp) /* spill y1_2_3 */
-	vmovdqa64 %zmm21, %zmm15 /* s1_12 */
-	vpternlogd $0x96, %zmm6, %zmm11, %zmm15 /* y0_11_2 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm12, 2304(%rsp) /* spill y1_1_3 */
-	vmovdqa64 %zmm20, %zmm12 /* s1_13 */
-	vpternlogd $0x96, %zmm11, %zmm13, %zmm12 /* y0_12_2 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm10, 2368(%rsp) /* spill y1_0_3 */
-	vmovdqa64 %zmm17, %zmm10 /* s1_14_1 */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm10 /* y0_13_2 = ternlog(s1_14_1, s0_14, s0_13) */
-	vmovdqa64 %zmm22, 2432(%rsp) /* spill y1_5_3 */
-	vmovdqa64 %zmm16, %zmm22 /* s1_15_1 */
-	vpternlogd $0x96, %zmm30, %zmm31, %zmm22 /* y0_14_2 = ternlog(s1_15_1, s0_15, s0_14) */
-	vmovdqa64 %zmm19, 2496(%rsp) /* spill y1_4_3 */
-	vmovdqa64 %zmm26, %zmm19 /* s1_8 */
-	vpternlogd $0x96, %zmm31, %zmm1, %zmm19 /* y0_15_2 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm18, %zmm1, %zmm26 /* y1_8_3 = ternlog(s1_8, s0_8, y0_10_2) */
-	vpternlogd $0x96, %zmm15, %zmm2, %zmm23 /* y1_9_3 = ternlog(s1_9, s0_9, y0_11_2) */
-	vpternlogd $0x96, %zmm12, %zmm3, %zmm27 /* y1_10_2 = ternlog(s1_10, s0_10, y0_12_2) */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm28 /* y1_11_3 = ternlog(s1_11, s0_11, y0_13_2) */
-	vpternlogd $0x96, %zmm22, %zmm11, %zmm21 /* y1_12_3 = ternlog(s1_12, s0_12, y0_14_2) */
-	vpternlogd $0x96, %zmm19, %zmm13, %zmm20 /* y1_13_3 = ternlog(s1_13, s0_13, y0_15_2) */
-	vpternlogd $0x96, %zmm25, %zmm30, %zmm17 /* y1_14_7 = ternlog(s1_14_1, s0_14, y0_8_2) */
-	vpternlogd $0x96, %zmm24, %zmm31, %zmm16 /* y1_15_6 = ternlog(s1_15_1, s0_15, y0_9_2) */
-	vmovdqa64 %zmm10, %zmm1 /* y0_13_2 */
-	vpternlogd $0x96, %zmm26, %zmm16, %zmm1 /* y1_8_4 = ternlog(y0_13_2, y1_15_6, y1_8_3) */
-	vmovdqa64 %zmm22, %zmm2 /* y0_14_2 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm2 /* y1_9_4 = ternlog(y0_14_2, y1_8_3, y1_9_3) */
-	vmovdqa64 %zmm19, %zmm3 /* y0_15_2 */
-	vpternlogd $0x96, %zmm27, %zmm23, %zmm3 /* y1_10_3 = ternlog(y0_15_2, y1_9_3, y1_10_2) */
-	vmovdqa64 %zmm25, %zmm6 /* y0_8_2 */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm6 /* y1_11_4 = ternlog(y0_8_2, y1_10_2, y1_11_3) */
-	vmovdqa64 %zmm24, %zmm11 /* y0_9_2 */
-	vpternlogd $0x96, %zmm21, %zmm28, %zmm11 /* y1_12_4 = ternlog(y0_9_2, y1_11_3, y1_12_3) */
-	vmovdqa64 %zmm18, %zmm13 /* y0_10_2 */
-	vpternlogd $0x96, %zmm20, %zmm21, %zmm13 /* y1_13_4 = ternlog(y0_10_2, y1_12_3, y1_13_3) */
-	vmovdqa64 %zmm15, %zmm30 /* y0_11_2 */
-	vpternlogd $0x96, %zmm17, %zmm20, %zmm30 /* y1_14_8 = ternlog(y0_11_2, y1_13_3, y1_14_7) */
-	vmovdqa64 %zmm12, %zmm31 /* y0_12_2 */
-	vpternlogd $0x96, %zmm16, %zmm17, %zmm31 /* y1_15_7 = ternlog(y0_12_2, y1_14_7, y1_15_6) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm25 /* y0_8_4 = ternlog(y0_8_2, y1_10_2, y1_8_4) */
-	vpternlogd $0x96, %zmm2, %zmm28, %zmm24 /* y0_9_4 = ternlog(y0_9_2, y1_11_3, y1_9_4) */
-	vpternlogd $0x96, %zmm3, %zmm21, %zmm18 /* y0_10_4 = ternlog(y0_10_2, y1_12_3, y1_10_3) */
-	vpternlogd $0x96, %zmm6, %zmm20, %zmm15 /* y0_11_4 = ternlog(y0_11_2, y1_13_3, y1_11_4) */
-	vpternlogd $0x96, %zmm11, %zmm17, %zmm12 /* y0_12_4 = ternlog(y0_12_2, y1_14_7, y1_12_4) */
-	vpternlogd $0x96, %zmm13, %zmm16, %zmm10 /* y0_13_4 = ternlog(y0_13_2, y1_15_6, y1_13_4) */
-	vpternlogd $0x96, %zmm30, %zmm26, %zmm22 /* y0_14_4 = ternlog(y0_14_2, y1_8_3, y1_14_8) */
-	vpternlogd $0x96, %zmm31, %zmm23, %zmm19 /* y0_15_4 = ternlog(y0_15_2, y1_9_3, y1_15_7) */
+	vmovdqa64 %zmm12, 512(%rsp) /* spill y1_7_3 */
+	vmovdqa64 %zmm17, %zmm12 /* s1_9 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm12 /* y0_8_2 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm11, 576(%rsp) /* spill y1_6_3 */
+	vmovdqa64 %zmm20, %zmm11 /* s1_10 */
+	vpternlogd $0x96, %zmm2, %zmm3, %zmm11 /* y0_9_2 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm8, 640(%rsp) /* spill y1_3_3 */
+	vmovdqa64 %zmm21, %zmm8 /* s1_11 */
+	vpternlogd $0x96, %zmm3, %zmm6, %zmm8 /* y0_10_2 = ternlog(s1_11, s0_11, s0_10) */
+	vmovdqa64 %zmm5, 704(%rsp) /* spill y1_2_3 */
+	vmovdqa64 %zmm23, %zmm5 /* s1_12 */
+	vpternlogd $0x96, %zmm6, %zmm7, %zmm5 /* y0_11_2 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm4, 768(%rsp) /* spill y1_1_3 */
+	vmovdqa64 %zmm26, %zmm4 /* s1_13 */
+	vpternlogd $0x96, %zmm7, %zmm13, %zmm4 /* y0_12_2 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill y1_0_3 */
+	vmovdqa64 %zmm27, %zmm0 /* s1_14_1 */
+	vpternlogd $0x96, %zmm13, %zmm14, %zmm0 /* y0_13_2 = ternlog(s1_14_1, s0_14, s0_13) */
+	vmovdqa64 %zmm10, 896(%rsp) /* spill y1_5_3 */
+	vmovdqa64 %zmm28, %zmm10 /* s1_15_1 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm10 /* y0_14_2 = ternlog(s1_15_1, s0_15, s0_14) */
+	vmovdqa64 %zmm9, 960(%rsp) /* spill y1_4_3 */
+	vmovdqa64 %zmm16, %zmm9 /* s1_8 */
+	vpternlogd $0x96, %zmm15, %zmm1, %zmm9 /* y0_15_2 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm16 /* y1_8_3 = ternlog(s1_8, s0_8, y0_10_2) */
+	vpternlogd $0x96, %zmm5, %zmm2, %zmm17 /* y1_9_3 = ternlog(s1_9, s0_9, y0_11_2) */
+	vpternlogd $0x96, %zmm4, %zmm3, %zmm20 /* y1_10_2 = ternlog(s1_10, s0_10, y0_12_2) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm21 /* y1_11_3 = ternlog(s1_11, s0_11, y0_13_2) */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm23 /* y1_12_3 = ternlog(s1_12, s0_12, y0_14_2) */
+	vpternlogd $0x96, %zmm9, %zmm13, %zmm26 /* y1_13_3 = ternlog(s1_13, s0_13, y0_15_2) */
+	vpternlogd $0x96, %zmm12, %zmm14, %zmm27 /* y1_14_7 = ternlog(s1_14_1, s0_14, y0_8_2) */
+	vpternlogd $0x96, %zmm11, %zmm15, %zmm28 /* y1_15_6 = ternlog(s1_15_1, s0_15, y0_9_2) */
+	vmovdqa64 %zmm0, %zmm1 /* y0_13_2 */
+	vpternlogd $0x96, %zmm16, %zmm28, %zmm1 /* y1_8_4 = ternlog(y0_13_2, y1_15_6, y1_8_3) */
+	vmovdqa64 %zmm10, %zmm2 /* y0_14_2 */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm2 /* y1_9_4 = ternlog(y0_14_2, y1_8_3, y1_9_3) */
+	vmovdqa64 %zmm9, %zmm3 /* y0_15_2 */
+	vpternlogd $0x96, %zmm20, %zmm17, %zmm3 /* y1_10_3 = ternlog(y0_15_2, y1_9_3, y1_10_2) */
+	vmovdqa64 %zmm12, %zmm6 /* y0_8_2 */
+	vpternlogd $0x96, %zmm21, %zmm20, %zmm6 /* y1_11_4 = ternlog(y0_8_2, y1_10_2, y1_11_3) */
+	vmovdqa64 %zmm11, %zmm7 /* y0_9_2 */
+	vpternlogd $0x96, %zmm23, %zmm21, %zmm7 /* y1_12_4 = ternlog(y0_9_2, y1_11_3, y1_12_3) */
+	vmovdqa64 %zmm8, %zmm13 /* y0_10_2 */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm13 /* y1_13_4 = ternlog(y0_10_2, y1_12_3, y1_13_3) */
+	vmovdqa64 %zmm5, %zmm14 /* y0_11_2 */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm14 /* y1_14_8 = ternlog(y0_11_2, y1_13_3, y1_14_7) */
+	vmovdqa64 %zmm4, %zmm15 /* y0_12_2 */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm15 /* y1_15_7 = ternlog(y0_12_2, y1_14_7, y1_15_6) */
+	vpternlogd $0x96, %zmm1, %zmm20, %zmm12 /* y0_8_4 = ternlog(y0_8_2, y1_10_2, y1_8_4) */
+	vpternlogd $0x96, %zmm2, %zmm21, %zmm11 /* y0_9_4 = ternlog(y0_9_2, y1_11_3, y1_9_4) */
+	vpternlogd $0x96, %zmm3, %zmm23, %zmm8 /* y0_10_4 = ternlog(y0_10_2, y1_12_3, y1_10_3) */
+	vpternlogd $0x96, %zmm6, %zmm26, %zmm5 /* y0_11_4 = ternlog(y0_11_2, y1_13_3, y1_11_4) */
+	vpternlogd $0x96, %zmm7, %zmm27, %zmm4 /* y0_12_4 = ternlog(y0_12_2, y1_14_7, y1_12_4) */
+	vpternlogd $0x96, %zmm13, %zmm28, %zmm0 /* y0_13_4 = ternlog(y0_13_2, y1_15_6, y1_13_4) */
+	vpternlogd $0x96, %zmm14, %zmm16, %zmm10 /* y0_14_4 = ternlog(y0_14_2, y1_8_3, y1_14_8) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm9 /* y0_15_4 = ternlog(y0_15_2, y1_9_3, y1_15_7) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 %zmm7, %zmm16 /* x0_8.3 */
-	vmovdqa64 2304(%rsp), %zmm7 /* reload x1_7.3 */
-	vmovdqa64 %zmm29, %zmm17 /* x0_9.3 */
-	vmovdqa64 %zmm4, %zmm20 /* x0_10.3 */
-	vmovdqa64 %zmm13, %zmm4 /* x1_11.3 */
-	vmovdqa64 2368(%rsp), %zmm13 /* reload x1_6.3 */
-	vmovdqa64 %zmm5, %zmm21 /* x0_11.3 */
-	vmovdqa64 %zmm11, %zmm5 /* x1_10.3 */
-	vmovdqa64 %zmm10, %zmm11 /* x0_7.3 */
-	vmovdqa64 %zmm12, %zmm10 /* x0_6.3 */
-	vmovdqa64 %zmm8, %zmm12 /* x0_3.3 */
-	vmovdqa64 2240(%rsp), %zmm8 /* reload x1_8.3 */
-	vmovdqa64 %zmm18, %zmm23 /* x0_14.3 */
-	vmovdqa64 %zmm0, %zmm18 /* x0_0.3 */
-	vmovdqa64 %zmm2, %zmm0 /* x1_13.3 */
-	vmovdqa64 %zmm31, %zmm2 /* x1_3.3 */
-	vmovdqa64 %zmm15, %zmm26 /* x0_15.3 */
-	vmovdqa64 2048(%rsp), %zmm15 /* reload x1_15.3 */
-	vmovdqa64 %zmm19, %zmm27 /* x0_13.3 */
-	vmovdqa64 %zmm14, %zmm19 /* x0_1.3 */
-	vmovdqa64 %zmm1, %zmm14 /* x1_12.3 */
+	vmovdqa64 %zmm7, 64(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm13, 128(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm1, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm2, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 704(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_8.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_9.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x1_14.3 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x1_15.3 */
+	vmovdqa64 %zmm16, 448(%rsp) /* spill x1_15.2 */
 	vmovdqa64 %zmm3, %zmm1 /* x1_4.3 */
+	vmovdqa64 %zmm15, %zmm2 /* x1_3.3 */
 	vmovdqa64 %zmm6, %zmm3 /* x1_5.3 */
-	vmovdqa64 %zmm30, %zmm6 /* x1_2.3 */
-	vmovdqa64 %zmm22, %zmm28 /* x0_12.3 */
-	vmovdqa64 %zmm9, %zmm22 /* x0_2.3 */
-	vmovdqa64 2176(%rsp), %zmm9 /* reload x1_9.3 */
-	vmovdqa64 2112(%rsp), %zmm29 /* reload x1_14.3 */
-	vmovdqa64 2432(%rsp), %zmm30 /* reload x1_1.3 */
-	vmovdqa64 2496(%rsp), %zmm31 /* reload x1_0.3 */
-	vmovdqa64 %zmm24, 2560(%rsp) /* spill x0_5.3 */
-	vmovdqa64 %zmm25, %zmm24 /* x0_4.3 */
-	vmovdqa64 2560(%rsp), %zmm25 /* reload x0_5.3 */
+	vmovdqa64 %zmm14, %zmm6 /* x1_2.3 */
+	vmovdqa64 768(%rsp), %zmm7 /* reload x1_7.3 */
+	vmovdqa64 832(%rsp), %zmm13 /* reload x1_6.3 */
+	vmovdqa64 %zmm18, %zmm16 /* x0_8.3 */
+	vmovdqa64 %zmm19, %zmm17 /* x0_9.3 */
+	vmovdqa64 %zmm22, %zmm18 /* x0_0.3 */
+	vmovdqa64 %zmm24, %zmm19 /* x0_1.3 */
+	vmovdqa64 %zmm25, %zmm20 /* x0_10.3 */
+	vmovdqa64 %zmm29, %zmm21 /* x0_11.3 */
+	vmovdqa64 %zmm30, %zmm22 /* x0_2.3 */
+	vmovdqa64 %zmm8, %zmm23 /* x0_14.3 */
+	vmovdqa64 %zmm12, %zmm24 /* x0_4.3 */
+	vmovdqa64 %zmm31, %zmm12 /* x0_3.3 */
+	vmovdqa64 %zmm11, %zmm25 /* x0_5.3 */
+	vmovdqa64 %zmm0, %zmm11 /* x0_7.3 */
+	vmovdqa64 %zmm5, %zmm26 /* x0_15.3 */
+	vmovdqa64 %zmm9, %zmm27 /* x0_13.3 */
+	vmovdqa64 %zmm10, %zmm28 /* x0_12.3 */
+	vmovdqa64 %zmm4, %zmm10 /* x0_6.3 */
+	vmovdqa64 896(%rsp), %zmm30 /* reload x1_1.3 */
+	vmovdqa64 960(%rsp), %zmm31 /* reload x1_0.3 */
 	add $512, %r8
 	cmp $11776, %r8
 	jne .Lublock_nibbleslice_avx512_asm_8_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	vpsllw $4, %zmm18, %zmm18 /* hi_up = shl(x0_0) */
-	vpord %zmm19, %zmm18, %zmm18 /* byte = or(hi_up, x0_1) */
-	vpsllw $4, %zmm22, %zmm19 /* hi_up_1 = shl(x0_2) */
-	vpord %zmm12, %zmm19, %zmm12 /* byte_1 = or(hi_up_1, x0_3) */
-	vpsllw $4, %zmm24, %zmm19 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm25, %zmm19, %zmm19 /* byte_2 = or(hi_up_2, x0_5) */
-	vpsllw $4, %zmm10, %zmm10 /* hi_up_3 = shl(x0_6) */
-	vpord %zmm11, %zmm10, %zmm10 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm16, %zmm11 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm17, %zmm11, %zmm11 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm20, %zmm16 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm21, %zmm16, %zmm16 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm28, %zmm17 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm27, %zmm17, %zmm17 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm23, %zmm20 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm26, %zmm20, %zmm20 /* byte_7 = or(hi_up_7, x0_15) */
-	vpsllw $4, %zmm31, %zmm21 /* hi_up_8 = shl(x1_0) */
-	vpord %zmm30, %zmm21, %zmm21 /* byte_8 = or(hi_up_8, x1_1) */
+	vpsllw $4, %zmm18, %zmm0 /* hi_up = shl(x0_0) */
+	vpord %zmm19, %zmm0, %zmm0 /* byte = or(hi_up, x0_1) */
+	vpsllw $4, %zmm22, %zmm4 /* hi_up_1 = shl(x0_2) */
+	vpord %zmm12, %zmm4, %zmm4 /* byte_1 = or(hi_up_1, x0_3) */
+	vpsllw $4, %zmm24, %zmm5 /* hi_up_2 = shl(x0_4) */
+	vpord %zmm25, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, x0_5) */
+	vpsllw $4, %zmm10, %zmm8 /* hi_up_3 = shl(x0_6) */
+	vpord %zmm11, %zmm8, %zmm8 /* byte_3 = or(hi_up_3, x0_7) */
+	vpsllw $4, %zmm16, %zmm9 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm17, %zmm9, %zmm9 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm20, %zmm10 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm21, %zmm10, %zmm10 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm28, %zmm11 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm27, %zmm11, %zmm11 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm23, %zmm12 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm26, %zmm12, %zmm12 /* byte_7 = or(hi_up_7, x0_15) */
+	vpsllw $4, %zmm31, %zmm14 /* hi_up_8 = shl(x1_0) */
+	vpord %zmm30, %zmm14, %zmm14 /* byte_8 = or(hi_up_8, x1_1) */
 	vpsllw $4, %zmm6, %zmm6 /* hi_up_9 = shl(x1_2) */
 	vpord %zmm2, %zmm6, %zmm2 /* byte_9 = or(hi_up_9, x1_3) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_up_10 = shl(x1_4) */
 	vpord %zmm3, %zmm1, %zmm1 /* byte_10 = or(hi_up_10, x1_5) */
 	vpsllw $4, %zmm13, %zmm3 /* hi_up_11 = shl(x1_6) */
 	vpord %zmm7, %zmm3, %zmm3 /* byte_11 = or(hi_up_11, x1_7) */
-	vpsllw $4, %zmm8, %zmm6 /* hi_up_12 = shl(x1_8) */
-	vpord %zmm9, %zmm6, %zmm6 /* byte_12 = or(hi_up_12, x1_9) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_up_13 = shl(x1_10) */
-	vpord %zmm4, %zmm5, %zmm4 /* byte_13 = or(hi_up_13, x1_11) */
-	vpsllw $4, %zmm14, %zmm5 /* hi_up_14 = shl(x1_12) */
-	vpord %zmm0, %zmm5, %zmm0 /* byte_14 = or(hi_up_14, x1_13) */
-	vpsllw $4, %zmm29, %zmm5 /* hi_up_15 = shl(x1_14) */
-	vpord %zmm15, %zmm5, %zmm5 /* byte_15 = or(hi_up_15, x1_15) */
-	vpunpcklbw %zmm21, %zmm18, %zmm7 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm21, %zmm18, %zmm8 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm2, %zmm12, %zmm9 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm2, %zmm12, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm1, %zmm19, %zmm12 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm1, %zmm19, %zmm1 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm3, %zmm10, %zmm13 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm3, %zmm10, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm6, %zmm11, %zmm10 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm6, %zmm11, %zmm6 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm4, %zmm16, %zmm11 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm4, %zmm16, %zmm4 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm0, %zmm17, %zmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm0, %zmm17, %zmm0 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm5, %zmm20, %zmm15 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm5, %zmm20, %zmm5 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm10, %zmm7, %zmm16 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm10, %zmm7, %zmm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm6, %zmm8, %zmm10 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm6, %zmm8, %zmm6 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm11, %zmm9, %zmm8 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm4, %zmm2, %zmm11 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm14, %zmm12, %zmm4 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm0, %zmm1, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm1 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm5, %zmm3, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm5, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm4, %zmm16, %zmm5 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm4, %zmm16, %zmm4 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm12, %zmm7, %zmm16 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm12, %zmm7, %zmm7 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm10, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm0, %zmm6, %zmm14 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm0, %zmm6, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm1, %zmm8, %zmm6 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm1, %zmm8, %zmm1 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm13, %zmm9, %zmm8 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm11, %zmm13 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm3, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vmovdqa64 192(%rsp), %zmm6 /* reload x1_8.2 */
+	vpsllw $4, %zmm6, %zmm6 /* hi_up_12 = shl(x1_8) */
+	vpord 0(%rsp), %zmm6, %zmm6 /* byte_12 = or(hi_up_12, x1_9) */
+	vmovdqa64 64(%rsp), %zmm7 /* reload x1_10.2 */
+	vpsllw $4, %zmm7, %zmm7 /* hi_up_13 = shl(x1_10) */
+	vpord 128(%rsp), %zmm7, %zmm7 /* byte_13 = or(hi_up_13, x1_11) */
+	vmovdqa64 256(%rsp), %zmm13 /* reload x1_12.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_14 = shl(x1_12) */
+	vpord 320(%rsp), %zmm13, %zmm13 /* byte_14 = or(hi_up_14, x1_13) */
+	vmovdqa64 384(%rsp), %zmm15 /* reload x1_14.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(x1_14) */
+	vpord 448(%rsp), %zmm15, %zmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	vpunpcklbw %zmm14, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm14, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm2, %zmm4, %zmm14 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm1, %zmm5, %zmm4 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm1, %zmm5, %zmm1 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm3, %zmm8, %zmm5 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm3, %zmm8, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm6, %zmm9, %zmm8 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm6, %zmm9, %zmm6 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm7, %zmm10, %zmm9 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm7, %zmm10, %zmm7 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm13, %zmm11, %zmm10 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm13, %zmm11, %zmm11 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm15, %zmm12, %zmm13 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm15, %zmm12, %zmm12 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm8, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm8, %zmm16, %zmm8 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm6, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm6, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm9, %zmm14, %zmm6 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm9, %zmm14, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm7, %zmm2, %zmm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm7, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm10, %zmm4, %zmm7 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm10, %zmm4, %zmm4 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm11, %zmm1, %zmm10 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm11, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm13, %zmm5, %zmm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm12, %zmm3, %zmm13 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm12, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm7, %zmm15, %zmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm7, %zmm15, %zmm7 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm4, %zmm8, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm4, %zmm8, %zmm4 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm10, %zmm16, %zmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm10, %zmm16, %zmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm11, %zmm6, %zmm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm11, %zmm6, %zmm6 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm5, %zmm9, %zmm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm5, %zmm9, %zmm5 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm13, %zmm14, %zmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm2, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %zmm3, %zmm2, %zmm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm6, %zmm5, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm6, %zmm5, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm1, %zmm4, %zmm6 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm1, %zmm4, %zmm1 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm8, %zmm16, %zmm4 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm8, %zmm16, %zmm8 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm7, %zmm16 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm7, %zmm7 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm13, %zmm12, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm13, %zmm12, %zmm12 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm11, %zmm10, %zmm13 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm11, %zmm10, %zmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm14, %zmm11 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm14, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm2, %zmm0, %zmm15 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpcklbw %zmm1, %zmm12, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm1, %zmm12, %zmm1 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm6, %zmm7, %zmm12 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm6, %zmm7, %zmm6 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm11, %zmm15, %zmm7 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm11, %zmm15, %zmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm5, %zmm4, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm5, %zmm4, %zmm4 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm9, %zmm8, %zmm5 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm9, %zmm8, %zmm8 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm13, %zmm10, %zmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm13, %zmm10, %zmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 (%rcx), %zmm2 /* msg = load() */
 	vpxord %zmm2, %zmm3, %zmm2 /* ct = xor(tro3, msg) */
 	vmovdqu64 %zmm2, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm2 /* msg_1 = load() */
-	vpxord %zmm2, %zmm5, %zmm2 /* ct_1 = xor(tro3_1, msg_1) */
-	vmovdqu64 %zmm2, 64(%rdx) /* store ct_1 */
-	vmovdqu64 128(%rcx), %zmm2 /* msg_2 = load() */
-	vpxord %zmm2, %zmm6, %zmm2 /* ct_2 = xor(tro3_2, msg_2) */
-	vmovdqu64 %zmm2, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm2 /* msg_3 = load() */
-	vpxord %zmm2, %zmm1, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_1 = xor(tro3_1, msg_1) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store ct_1 */
+	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
+	vpxord %zmm1, %zmm12, %zmm1 /* ct_2 = xor(tro3_2, msg_2) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm6, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu64 %zmm1, 192(%rdx) /* store ct_3 */
 	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
-	vpxord %zmm1, %zmm4, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
+	vpxord %zmm1, %zmm7, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
 	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
 	vmovdqu64 320(%rcx), %zmm1 /* msg_5 = load() */
-	vpxord %zmm1, %zmm8, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
+	vpxord %zmm1, %zmm11, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
 	vmovdqu64 %zmm1, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm16, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
+	vpxord %zmm1, %zmm15, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm7, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
+	vpxord %zmm1, %zmm4, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
 	vmovdqu64 %zmm1, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm1 /* msg_8 = load() */
-	vpxord %zmm1, %zmm9, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
+	vpxord %zmm1, %zmm5, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
 	vmovdqu64 %zmm1, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm1 /* msg_9 = load() */
-	vpxord %zmm1, %zmm12, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
+	vpxord %zmm1, %zmm8, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
 	vmovdqu64 %zmm1, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm1 /* msg_10 = load() */
-	vpxord %zmm1, %zmm13, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
+	vpxord %zmm1, %zmm9, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
 	vmovdqu64 %zmm1, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
 	vpxord %zmm1, %zmm10, %zmm1 /* ct_11 = xor(tro3_11, msg_11) */
 	vmovdqu64 %zmm1, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm1 /* msg_12 = load() */
-	vpxord %zmm1, %zmm11, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
+	vpxord %zmm1, %zmm13, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu64 %zmm1, 768(%rdx) /* store ct_12 */
 	vmovdqu64 832(%rcx), %zmm1 /* msg_13 = load() */
 	vpxord %zmm1, %zmm14, %zmm1 /* ct_13 = xor(tro3_13, msg_13) */
 	vmovdqu64 %zmm1, 832(%rdx) /* store ct_13 */
 	vmovdqu64 896(%rcx), %zmm1 /* msg_14 = load() */
-	vpxord %zmm1, %zmm15, %zmm1 /* ct_14 = xor(tro3_14, msg_14) */
+	vpxord %zmm1, %zmm16, %zmm1 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu64 %zmm1, 896(%rdx) /* store ct_14 */
 	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(tro3_15, msg_15) */
@@ -4689,7 +4492,7 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2560 bytes (40 spill slots of 64 bytes)
+ *   frame: 1024 bytes (16 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm
 	.hidden ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm
@@ -4699,7 +4502,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $2560, %rsp
+	sub $1024, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -4833,399 +4636,376 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	vpandd %zmm17, %zmm16, %zmm16 /* hi_15 = and(hi_shifted_15, nibble_mask) */
 	vpandd %zmm17, %zmm0, %zmm0 /* lo_15 = and(tr3_15, nibble_mask) */
 	vmovdqa64 0(%rsp), %zmm17 /* reload x1_13.2 */
+	vmovdqa64 %zmm29, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm13, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm14, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm17, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm0, 448(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_avx512_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm0, 0(%rsp) /* spill x1_15.2 */
 	vbroadcasti32x4 (%rdi,%r8), %zmm0 /* t0_0 = bcast128() */
 	vpshufb %zmm1, %zmm0, %zmm0 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm1, 64(%rsp) /* spill x0_0.2 */
 	vbroadcasti32x4 16(%rdi,%r8), %zmm1 /* t0_1 = bcast128() */
 	vpshufb %zmm3, %zmm1, %zmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm3, 128(%rsp) /* spill x0_1.2 */
 	vbroadcasti32x4 32(%rdi,%r8), %zmm3 /* t0_2 = bcast128() */
 	vpshufb %zmm18, %zmm3, %zmm3 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm18, 192(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%r8), %zmm18 /* t0_3 = bcast128() */
-	vpshufb %zmm2, %zmm18, %zmm18 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm2, 256(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 64(%rdi,%r8), %zmm2 /* t0_4 = bcast128() */
-	vpshufb %zmm19, %zmm2, %zmm2 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm19, 320(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 80(%rdi,%r8), %zmm19 /* t0_5 = bcast128() */
-	vpshufb %zmm7, %zmm19, %zmm19 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm7, 384(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 96(%rdi,%r8), %zmm7 /* t0_6 = bcast128() */
-	vpshufb %zmm20, %zmm7, %zmm7 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm20, 448(%rsp) /* spill x0_6.2 */
-	vbroadcasti32x4 112(%rdi,%r8), %zmm20 /* t0_7 = bcast128() */
-	vpshufb %zmm4, %zmm20, %zmm20 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm4, 512(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 256(%rdi,%r8), %zmm4 /* t1_0 = bcast128() */
-	vpshufb %zmm25, %zmm4, %zmm4 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm25, 576(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 272(%rdi,%r8), %zmm25 /* t1_1 = bcast128() */
-	vpshufb %zmm9, %zmm25, %zmm25 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm9, 640(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 288(%rdi,%r8), %zmm9 /* t1_2 = bcast128() */
-	vpshufb %zmm26, %zmm9, %zmm9 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm26, 704(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 304(%rdi,%r8), %zmm26 /* t1_3 = bcast128() */
-	vpshufb %zmm10, %zmm26, %zmm26 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm10, 768(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 320(%rdi,%r8), %zmm10 /* t1_4 = bcast128() */
-	vpshufb %zmm27, %zmm10, %zmm10 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm27, 832(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 336(%rdi,%r8), %zmm27 /* t1_5 = bcast128() */
-	vpshufb %zmm11, %zmm27, %zmm27 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm11, 896(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 352(%rdi,%r8), %zmm11 /* t1_6 = bcast128() */
-	vpshufb %zmm28, %zmm11, %zmm11 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm28, 960(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 368(%rdi,%r8), %zmm28 /* t1_7 = bcast128() */
-	vpshufb %zmm12, %zmm28, %zmm28 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 48(%rdi,%r8), %zmm13 /* t0_3 = bcast128() */
+	vpshufb %zmm2, %zmm13, %zmm2 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 64(%rdi,%r8), %zmm13 /* t0_4 = bcast128() */
+	vpshufb %zmm19, %zmm13, %zmm13 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%r8), %zmm14 /* t0_5 = bcast128() */
+	vpshufb %zmm7, %zmm14, %zmm7 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 96(%rdi,%r8), %zmm14 /* t0_6 = bcast128() */
+	vpshufb %zmm20, %zmm14, %zmm14 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 112(%rdi,%r8), %zmm16 /* t0_7 = bcast128() */
+	vpshufb %zmm4, %zmm16, %zmm4 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 256(%rdi,%r8), %zmm16 /* t1_0 = bcast128() */
+	vpshufb %zmm25, %zmm16, %zmm16 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 272(%rdi,%r8), %zmm17 /* t1_1 = bcast128() */
+	vpshufb %zmm9, %zmm17, %zmm9 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 288(%rdi,%r8), %zmm17 /* t1_2 = bcast128() */
+	vpshufb %zmm26, %zmm17, %zmm17 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 304(%rdi,%r8), %zmm18 /* t1_3 = bcast128() */
+	vpshufb %zmm10, %zmm18, %zmm10 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 320(%rdi,%r8), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm27, %zmm18, %zmm18 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 336(%rdi,%r8), %zmm19 /* t1_5 = bcast128() */
+	vpshufb %zmm11, %zmm19, %zmm11 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 352(%rdi,%r8), %zmm19 /* t1_6 = bcast128() */
+	vpshufb %zmm28, %zmm19, %zmm19 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 368(%rdi,%r8), %zmm20 /* t1_7 = bcast128() */
+	vpshufb %zmm12, %zmm20, %zmm12 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm12, 1024(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm25, %zmm12 /* s1_1 */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm12 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm16, 1088(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm9, %zmm16 /* s1_2 */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm16 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm17, 1152(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm26, %zmm17 /* s1_3 */
-	vpternlogd $0x96, %zmm3, %zmm18, %zmm17 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm31, 1216(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm10, %zmm31 /* s1_4 */
-	vpternlogd $0x96, %zmm18, %zmm2, %zmm31 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm14, 1280(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm27, %zmm14 /* s1_5 */
-	vpternlogd $0x96, %zmm2, %zmm19, %zmm14 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm30, 1344(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm11, %zmm30 /* s1_6 */
-	vpternlogd $0x96, %zmm19, %zmm7, %zmm30 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm13, 1408(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm28, %zmm13 /* s1_7 */
-	vpternlogd $0x96, %zmm7, %zmm20, %zmm13 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm29, 1472(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm4, %zmm29 /* s1_0 */
-	vpternlogd $0x96, %zmm20, %zmm0, %zmm29 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm17, %zmm0, %zmm4 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
-	vpternlogd $0x96, %zmm31, %zmm1, %zmm25 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
-	vpternlogd $0x96, %zmm14, %zmm3, %zmm9 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
-	vpternlogd $0x96, %zmm30, %zmm18, %zmm26 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
-	vpternlogd $0x96, %zmm13, %zmm2, %zmm10 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
-	vpternlogd $0x96, %zmm29, %zmm19, %zmm27 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
-	vpternlogd $0x96, %zmm12, %zmm7, %zmm11 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
-	vpternlogd $0x96, %zmm16, %zmm20, %zmm28 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
-	vmovdqa64 %zmm30, %zmm0 /* y0_5 */
-	vpternlogd $0x96, %zmm4, %zmm28, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
-	vmovdqa64 %zmm13, %zmm1 /* y0_6 */
-	vpternlogd $0x96, %zmm25, %zmm4, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
-	vmovdqa64 %zmm29, %zmm2 /* y0_7 */
-	vpternlogd $0x96, %zmm9, %zmm25, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
-	vmovdqa64 %zmm12, %zmm3 /* y0_0 */
-	vpternlogd $0x96, %zmm26, %zmm9, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
-	vmovdqa64 %zmm16, %zmm7 /* y0_1 */
-	vpternlogd $0x96, %zmm10, %zmm26, %zmm7 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
-	vmovdqa64 %zmm17, %zmm18 /* y0_2 */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm18 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
-	vmovdqa64 %zmm31, %zmm19 /* y0_3 */
-	vpternlogd $0x96, %zmm11, %zmm27, %zmm19 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
-	vmovdqa64 %zmm14, %zmm20 /* y0_4 */
-	vpternlogd $0x96, %zmm28, %zmm11, %zmm20 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm12 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
-	vpternlogd $0x96, %zmm1, %zmm26, %zmm16 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
-	vpternlogd $0x96, %zmm2, %zmm10, %zmm17 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
-	vpternlogd $0x96, %zmm3, %zmm27, %zmm31 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
-	vpternlogd $0x96, %zmm7, %zmm11, %zmm14 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
-	vpternlogd $0x96, %zmm18, %zmm28, %zmm30 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
-	vpternlogd $0x96, %zmm19, %zmm4, %zmm13 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
-	vpternlogd $0x96, %zmm20, %zmm25, %zmm29 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
+	vmovdqa64 %zmm9, %zmm20 /* s1_1 */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm20 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm17, %zmm25 /* s1_2 */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm25 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm10, %zmm26 /* s1_3 */
+	vpternlogd $0x96, %zmm3, %zmm2, %zmm26 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm18, %zmm27 /* s1_4 */
+	vpternlogd $0x96, %zmm2, %zmm13, %zmm27 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm11, %zmm28 /* s1_5 */
+	vpternlogd $0x96, %zmm13, %zmm7, %zmm28 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm19, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm7, %zmm14, %zmm29 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm12, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm14, %zmm4, %zmm30 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm16, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm4, %zmm0, %zmm31 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm26, %zmm0, %zmm16 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm9 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
+	vpternlogd $0x96, %zmm28, %zmm3, %zmm17 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
+	vpternlogd $0x96, %zmm29, %zmm2, %zmm10 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
+	vpternlogd $0x96, %zmm30, %zmm13, %zmm18 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
+	vpternlogd $0x96, %zmm31, %zmm7, %zmm11 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
+	vpternlogd $0x96, %zmm20, %zmm14, %zmm19 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm12 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5 */
+	vpternlogd $0x96, %zmm16, %zmm12, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
+	vmovdqa64 %zmm30, %zmm1 /* y0_6 */
+	vpternlogd $0x96, %zmm9, %zmm16, %zmm1 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
+	vmovdqa64 %zmm31, %zmm2 /* y0_7 */
+	vpternlogd $0x96, %zmm17, %zmm9, %zmm2 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
+	vmovdqa64 %zmm20, %zmm3 /* y0_0 */
+	vpternlogd $0x96, %zmm10, %zmm17, %zmm3 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
+	vmovdqa64 %zmm25, %zmm4 /* y0_1 */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm4 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
+	vmovdqa64 %zmm26, %zmm7 /* y0_2 */
+	vpternlogd $0x96, %zmm11, %zmm18, %zmm7 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
+	vmovdqa64 %zmm27, %zmm13 /* y0_3 */
+	vpternlogd $0x96, %zmm19, %zmm11, %zmm13 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
+	vmovdqa64 %zmm28, %zmm14 /* y0_4 */
+	vpternlogd $0x96, %zmm12, %zmm19, %zmm14 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm20 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm25 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
+	vpternlogd $0x96, %zmm2, %zmm18, %zmm26 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
+	vpternlogd $0x96, %zmm3, %zmm11, %zmm27 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm28 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm29 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
+	vpternlogd $0x96, %zmm13, %zmm16, %zmm30 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
+	vpternlogd $0x96, %zmm14, %zmm9, %zmm31 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 128(%rdi,%r8), %zmm4 /* t0_8 = bcast128() */
-	vpshufb %zmm21, %zmm4, %zmm4 /* s0_8 = lookup16(t0_8, x0_8) */
-	vbroadcasti32x4 144(%rdi,%r8), %zmm9 /* t0_9 = bcast128() */
-	vpshufb %zmm5, %zmm9, %zmm9 /* s0_9 = lookup16(t0_9, x0_9) */
+	vbroadcasti32x4 128(%rdi,%r8), %zmm9 /* t0_8 = bcast128() */
+	vpshufb %zmm21, %zmm9, %zmm9 /* s0_8 = lookup16(t0_8, x0_8) */
+	vbroadcasti32x4 144(%rdi,%r8), %zmm10 /* t0_9 = bcast128() */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_9 = lookup16(t0_9, x0_9) */
 	vbroadcasti32x4 160(%rdi,%r8), %zmm10 /* t0_10 = bcast128() */
 	vpshufb %zmm22, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 176(%rdi,%r8), %zmm11 /* t0_11 = bcast128() */
-	vpshufb %zmm6, %zmm11, %zmm11 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 192(%rdi,%r8), %zmm25 /* t0_12 = bcast128() */
-	vpshufb %zmm23, %zmm25, %zmm25 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%r8), %zmm26 /* t0_13 = bcast128() */
-	vpshufb %zmm15, %zmm26, %zmm26 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 224(%rdi,%r8), %zmm27 /* t0_14 = bcast128() */
-	vpshufb %zmm24, %zmm27, %zmm27 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%r8), %zmm28 /* t0_15 = bcast128() */
-	vpshufb %zmm8, %zmm28, %zmm28 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm8, 1536(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 384(%rdi,%r8), %zmm8 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm24, 1600(%rsp) /* spill x0_14.2 */
-	vmovdqa64 1472(%rsp), %zmm24 /* reload x1_8.2 */
-	vpshufb %zmm24, %zmm8, %zmm8 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 400(%rdi,%r8), %zmm24 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm15, 1664(%rsp) /* spill x0_13.2 */
-	vmovdqa64 1408(%rsp), %zmm15 /* reload x1_9.2 */
-	vpshufb %zmm15, %zmm24, %zmm24 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 416(%rdi,%r8), %zmm15 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm23, 1728(%rsp) /* spill x0_12.2 */
-	vmovdqa64 1344(%rsp), %zmm23 /* reload x1_10.2 */
-	vpshufb %zmm23, %zmm15, %zmm15 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 432(%rdi,%r8), %zmm23 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm6, 1792(%rsp) /* spill x0_11.2 */
-	vmovdqa64 1280(%rsp), %zmm6 /* reload x1_11.2 */
-	vpshufb %zmm6, %zmm23, %zmm23 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 448(%rdi,%r8), %zmm6 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm22, 1856(%rsp) /* spill x0_10.2 */
-	vmovdqa64 1216(%rsp), %zmm22 /* reload x1_12.2 */
-	vpshufb %zmm22, %zmm6, %zmm6 /* s1_12 = lookup16(t1_12, x1_12) */
+	vpshufb %zmm6, %zmm11, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 192(%rdi,%r8), %zmm11 /* t0_12 = bcast128() */
+	vpshufb %zmm23, %zmm11, %zmm11 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%r8), %zmm12 /* t0_13 = bcast128() */
+	vpshufb %zmm15, %zmm12, %zmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 224(%rdi,%r8), %zmm15 /* t0_14 = bcast128() */
+	vpshufb %zmm24, %zmm15, %zmm15 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%r8), %zmm16 /* t0_15 = bcast128() */
+	vpshufb %zmm8, %zmm16, %zmm8 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 384(%rdi,%r8), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 0(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 400(%rdi,%r8), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 64(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 416(%rdi,%r8), %zmm18 /* t1_10 = bcast128() */
+	vpshufb 128(%rsp), %zmm18, %zmm18 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 432(%rdi,%r8), %zmm19 /* t1_11 = bcast128() */
+	vpshufb 192(%rsp), %zmm19, %zmm19 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 448(%rdi,%r8), %zmm21 /* t1_12 = bcast128() */
+	vpshufb 256(%rsp), %zmm21, %zmm21 /* s1_12 = lookup16(t1_12, x1_12) */
 	vbroadcasti32x4 464(%rdi,%r8), %zmm22 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm5, 1920(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1152(%rsp), %zmm5 /* reload x1_13.2 */
-	vpshufb %zmm5, %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 480(%rdi,%r8), %zmm5 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm21, 1984(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1088(%rsp), %zmm21 /* reload x1_14.2 */
-	vpshufb %zmm21, %zmm5, %zmm5 /* s1_14 = lookup16(t1_14, x1_14) */
-	vbroadcasti32x4 496(%rdi,%r8), %zmm21 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm20, 2048(%rsp) /* spill y1_7_2 */
-	vmovdqa64 0(%rsp), %zmm20 /* reload x1_15.2 */
-	vpshufb %zmm20, %zmm21, %zmm21 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb 320(%rsp), %zmm22, %zmm22 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 480(%rdi,%r8), %zmm23 /* t1_14 = bcast128() */
+	vpshufb 384(%rsp), %zmm23, %zmm23 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 496(%rdi,%r8), %zmm24 /* t1_15 = bcast128() */
+	vpshufb 448(%rsp), %zmm24, %zmm24 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm24, %zmm20 /* s1_9 */
-	vpternlogd $0x96, %zmm4, %zmm9, %zmm20 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm19, 2112(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm15, %zmm19 /* s1_10 */
-	vpternlogd $0x96, %zmm9, %zmm10, %zmm19 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm3, 2176(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm23, %zmm3 /* s1_11 */
-	vpternlogd $0x96, %zmm10, %zmm11, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm2, 2240(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm6, %zmm2 /* s1_12 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm1, 2304(%rsp) /* spill y1_1_2 */
+	vmovdqa64 %zmm14, 512(%rsp) /* spill y1_7_2 */
+	vmovdqa64 %zmm17, %zmm14 /* s1_9 */
+	vpternlogd $0x96, %zmm9, %zmm5, %zmm14 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm13, 576(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm18, %zmm13 /* s1_10 */
+	vpternlogd $0x96, %zmm5, %zmm10, %zmm13 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm3, 640(%rsp) /* spill y1_3_2 */
+	vmovdqa64 %zmm19, %zmm3 /* s1_11 */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
+	vmovdqa64 %zmm2, 704(%rsp) /* spill y1_2_2 */
+	vmovdqa64 %zmm21, %zmm2 /* s1_12 */
+	vpternlogd $0x96, %zmm6, %zmm11, %zmm2 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm1, 768(%rsp) /* spill y1_1_2 */
 	vmovdqa64 %zmm22, %zmm1 /* s1_13 */
-	vpternlogd $0x96, %zmm25, %zmm26, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm0, 2368(%rsp) /* spill y1_0_2 */
-	vmovdqa64 %zmm5, %zmm0 /* s1_14 */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
-	vmovdqa64 %zmm18, 2432(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm21, %zmm18 /* s1_15 */
-	vpternlogd $0x96, %zmm27, %zmm28, %zmm18 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
-	vmovdqa64 %zmm7, 2496(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm8, %zmm7 /* s1_8 */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm7 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm3, %zmm4, %zmm8 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
-	vpternlogd $0x96, %zmm2, %zmm9, %zmm24 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
-	vpternlogd $0x96, %zmm1, %zmm10, %zmm15 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
-	vpternlogd $0x96, %zmm0, %zmm11, %zmm23 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
-	vpternlogd $0x96, %zmm18, %zmm25, %zmm6 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
-	vpternlogd $0x96, %zmm7, %zmm26, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
-	vpternlogd $0x96, %zmm20, %zmm27, %zmm5 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
-	vpternlogd $0x96, %zmm19, %zmm28, %zmm21 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
-	vmovdqa64 %zmm0, %zmm4 /* y0_13 */
-	vpternlogd $0x96, %zmm8, %zmm21, %zmm4 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
-	vmovdqa64 %zmm18, %zmm9 /* y0_14 */
-	vpternlogd $0x96, %zmm24, %zmm8, %zmm9 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
-	vmovdqa64 %zmm7, %zmm10 /* y0_15 */
-	vpternlogd $0x96, %zmm15, %zmm24, %zmm10 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
-	vmovdqa64 %zmm20, %zmm11 /* y0_8 */
-	vpternlogd $0x96, %zmm23, %zmm15, %zmm11 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
-	vmovdqa64 %zmm19, %zmm25 /* y0_9 */
-	vpternlogd $0x96, %zmm6, %zmm23, %zmm25 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
-	vmovdqa64 %zmm3, %zmm26 /* y0_10 */
-	vpternlogd $0x96, %zmm22, %zmm6, %zmm26 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
-	vmovdqa64 %zmm2, %zmm27 /* y0_11 */
-	vpternlogd $0x96, %zmm5, %zmm22, %zmm27 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
-	vmovdqa64 %zmm1, %zmm28 /* y0_12 */
-	vpternlogd $0x96, %zmm21, %zmm5, %zmm28 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm20 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
-	vpternlogd $0x96, %zmm9, %zmm23, %zmm19 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
-	vpternlogd $0x96, %zmm10, %zmm6, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
-	vpternlogd $0x96, %zmm25, %zmm5, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
-	vpternlogd $0x96, %zmm26, %zmm21, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
-	vpternlogd $0x96, %zmm27, %zmm8, %zmm18 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm7 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
+	vpternlogd $0x96, %zmm11, %zmm12, %zmm1 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill y1_0_2 */
+	vmovdqa64 %zmm23, %zmm0 /* s1_14 */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm0 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
+	vmovdqa64 %zmm7, 896(%rsp) /* spill y1_5_2 */
+	vmovdqa64 %zmm24, %zmm7 /* s1_15 */
+	vpternlogd $0x96, %zmm15, %zmm8, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
+	vmovdqa64 %zmm4, 960(%rsp) /* spill y1_4_2 */
+	vmovdqa64 %zmm16, %zmm4 /* s1_8 */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm4 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm3, %zmm9, %zmm16 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
+	vpternlogd $0x96, %zmm2, %zmm5, %zmm17 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
+	vpternlogd $0x96, %zmm1, %zmm10, %zmm18 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm19 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
+	vpternlogd $0x96, %zmm7, %zmm11, %zmm21 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
+	vpternlogd $0x96, %zmm4, %zmm12, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm23 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm24 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
+	vmovdqa64 %zmm0, %zmm5 /* y0_13 */
+	vpternlogd $0x96, %zmm16, %zmm24, %zmm5 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
+	vmovdqa64 %zmm7, %zmm6 /* y0_14 */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm6 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
+	vmovdqa64 %zmm4, %zmm8 /* y0_15 */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm8 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
+	vmovdqa64 %zmm14, %zmm9 /* y0_8 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm9 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
+	vmovdqa64 %zmm13, %zmm10 /* y0_9 */
+	vpternlogd $0x96, %zmm21, %zmm19, %zmm10 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
+	vmovdqa64 %zmm3, %zmm11 /* y0_10 */
+	vpternlogd $0x96, %zmm22, %zmm21, %zmm11 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
+	vmovdqa64 %zmm2, %zmm12 /* y0_11 */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm12 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
+	vmovdqa64 %zmm1, %zmm15 /* y0_12 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm15 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm5, %zmm18, %zmm14 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
+	vpternlogd $0x96, %zmm6, %zmm19, %zmm13 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
+	vpternlogd $0x96, %zmm8, %zmm21, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm2 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
+	vpternlogd $0x96, %zmm10, %zmm23, %zmm1 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
+	vpternlogd $0x96, %zmm11, %zmm24, %zmm0 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
+	vpternlogd $0x96, %zmm12, %zmm16, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm4 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 %zmm16, %zmm5 /* x0_9.3 */
-	vmovdqa64 %zmm30, %zmm6 /* x0_11.3 */
-	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
-	vmovdqa64 %zmm29, %zmm2 /* x0_3.3 */
-	vmovdqa64 %zmm7, %zmm15 /* x0_13.3 */
-	vmovdqa64 %zmm19, %zmm7 /* x0_5.3 */
-	vmovdqa64 2112(%rsp), %zmm16 /* reload x1_14.3 */
-	vmovdqa64 %zmm20, %zmm19 /* x0_4.3 */
-	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
-	vmovdqa64 %zmm17, %zmm1 /* x0_0.3 */
-	vmovdqa64 %zmm9, %zmm17 /* x1_13.3 */
-	vmovdqa64 2432(%rsp), %zmm9 /* reload x1_1.3 */
-	vmovdqa64 %zmm12, %zmm21 /* x0_8.3 */
-	vmovdqa64 2304(%rsp), %zmm12 /* reload x1_7.3 */
-	vmovdqa64 %zmm14, %zmm22 /* x0_10.3 */
-	vmovdqa64 %zmm26, %zmm14 /* x1_11.3 */
-	vmovdqa64 %zmm18, %zmm23 /* x0_12.3 */
-	vmovdqa64 %zmm13, %zmm18 /* x0_2.3 */
-	vmovdqa64 2176(%rsp), %zmm13 /* reload x1_9.3 */
-	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
-	vmovdqa64 %zmm31, %zmm3 /* x0_1.3 */
-	vmovdqa64 %zmm27, %zmm26 /* x1_2.3 */
-	vmovdqa64 %zmm10, %zmm27 /* x1_4.3 */
-	vmovdqa64 %zmm28, %zmm10 /* x1_3.3 */
-	vmovdqa64 2368(%rsp), %zmm28 /* reload x1_6.3 */
-	vmovdqa64 2240(%rsp), %zmm29 /* reload x1_8.3 */
-	vmovdqa64 %zmm25, %zmm30 /* x1_10.3 */
-	vmovdqa64 2496(%rsp), %zmm25 /* reload x1_0.3 */
-	vmovdqa64 %zmm4, %zmm31 /* x1_12.3 */
+	vmovdqa64 %zmm10, 128(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm11, 192(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm5, 256(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm6, 320(%rsp) /* spill x1_13.2 */
+	vmovdqa64 704(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_8.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 64(%rsp) /* spill x1_9.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x1_14.3 */
+	vmovdqa64 %zmm16, 384(%rsp) /* spill x1_14.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x1_15.3 */
+	vmovdqa64 %zmm16, 448(%rsp) /* spill x1_15.2 */
+	vmovdqa64 %zmm25, %zmm5 /* x0_9.3 */
+	vmovdqa64 %zmm29, %zmm6 /* x0_11.3 */
+	vmovdqa64 %zmm15, %zmm10 /* x1_3.3 */
+	vmovdqa64 %zmm9, %zmm11 /* x1_5.3 */
+	vmovdqa64 896(%rsp), %zmm9 /* reload x1_1.3 */
+	vmovdqa64 %zmm4, %zmm15 /* x0_13.3 */
 	vmovdqa64 %zmm0, %zmm4 /* x0_7.3 */
-	vmovdqa64 2048(%rsp), %zmm0 /* reload x1_15.3 */
+	vmovdqa64 %zmm30, %zmm18 /* x0_2.3 */
+	vmovdqa64 %zmm14, %zmm19 /* x0_4.3 */
+	vmovdqa64 %zmm20, %zmm21 /* x0_8.3 */
+	vmovdqa64 %zmm1, %zmm20 /* x0_6.3 */
+	vmovdqa64 %zmm26, %zmm1 /* x0_0.3 */
+	vmovdqa64 %zmm28, %zmm22 /* x0_10.3 */
+	vmovdqa64 %zmm7, %zmm23 /* x0_12.3 */
+	vmovdqa64 %zmm13, %zmm7 /* x0_5.3 */
+	vmovdqa64 %zmm3, %zmm24 /* x0_14.3 */
+	vmovdqa64 %zmm27, %zmm3 /* x0_1.3 */
+	vmovdqa64 960(%rsp), %zmm25 /* reload x1_0.3 */
+	vmovdqa64 %zmm12, %zmm26 /* x1_2.3 */
+	vmovdqa64 768(%rsp), %zmm12 /* reload x1_7.3 */
+	vmovdqa64 %zmm8, %zmm27 /* x1_4.3 */
+	vmovdqa64 %zmm2, %zmm8 /* x0_15.3 */
+	vmovdqa64 %zmm31, %zmm2 /* x0_3.3 */
+	vmovdqa64 832(%rsp), %zmm28 /* reload x1_6.3 */
 	add $512, %r8
 	cmp $12288, %r8
 	jne .Lublock_nibbleslice_avx512_asm_9_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	vpsllw $4, %zmm1, %zmm1 /* hi_up = shl(x0_0) */
-	vpord %zmm3, %zmm1, %zmm1 /* byte = or(hi_up, x0_1) */
-	vpsllw $4, %zmm18, %zmm3 /* hi_up_1 = shl(x0_2) */
-	vpord %zmm2, %zmm3, %zmm2 /* byte_1 = or(hi_up_1, x0_3) */
-	vpsllw $4, %zmm19, %zmm3 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm7, %zmm3, %zmm3 /* byte_2 = or(hi_up_2, x0_5) */
-	vpsllw $4, %zmm20, %zmm7 /* hi_up_3 = shl(x0_6) */
-	vpord %zmm4, %zmm7, %zmm4 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm21, %zmm7 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm5, %zmm7, %zmm5 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm22, %zmm7 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm6, %zmm7, %zmm6 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm23, %zmm7 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm15, %zmm7, %zmm7 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm24, %zmm15 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm8, %zmm15, %zmm8 /* byte_7 = or(hi_up_7, x0_15) */
-	vpsllw $4, %zmm25, %zmm15 /* hi_up_8 = shl(x1_0) */
-	vpord %zmm9, %zmm15, %zmm9 /* byte_8 = or(hi_up_8, x1_1) */
-	vpsllw $4, %zmm26, %zmm15 /* hi_up_9 = shl(x1_2) */
-	vpord %zmm10, %zmm15, %zmm10 /* byte_9 = or(hi_up_9, x1_3) */
-	vpsllw $4, %zmm27, %zmm15 /* hi_up_10 = shl(x1_4) */
-	vpord %zmm11, %zmm15, %zmm11 /* byte_10 = or(hi_up_10, x1_5) */
-	vpsllw $4, %zmm28, %zmm15 /* hi_up_11 = shl(x1_6) */
-	vpord %zmm12, %zmm15, %zmm12 /* byte_11 = or(hi_up_11, x1_7) */
-	vpsllw $4, %zmm29, %zmm15 /* hi_up_12 = shl(x1_8) */
-	vpord %zmm13, %zmm15, %zmm13 /* byte_12 = or(hi_up_12, x1_9) */
-	vpsllw $4, %zmm30, %zmm15 /* hi_up_13 = shl(x1_10) */
-	vpord %zmm14, %zmm15, %zmm14 /* byte_13 = or(hi_up_13, x1_11) */
-	vpsllw $4, %zmm31, %zmm15 /* hi_up_14 = shl(x1_12) */
-	vpord %zmm17, %zmm15, %zmm15 /* byte_14 = or(hi_up_14, x1_13) */
-	vpsllw $4, %zmm16, %zmm16 /* hi_up_15 = shl(x1_14) */
-	vpord %zmm0, %zmm16, %zmm0 /* byte_15 = or(hi_up_15, x1_15) */
-	vpunpcklbw %zmm9, %zmm1, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vpunpcklbw %zmm0, %zmm8, %zmm15 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm0, %zmm8, %zmm0 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm12, %zmm16, %zmm8 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm12, %zmm16, %zmm12 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm5, %zmm1, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm15, %zmm11, %zmm7 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm15, %zmm11, %zmm11 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm0, %zmm4, %zmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm0, %zmm4, %zmm0 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm6, %zmm8, %zmm4 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm6, %zmm8, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm10, %zmm12, %zmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm10, %zmm12, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm14, %zmm16, %zmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm3, %zmm1, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm7, %zmm5, %zmm3 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm7, %zmm5, %zmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm11, %zmm9, %zmm7 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm11, %zmm9, %zmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm15, %zmm13, %zmm11 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm15, %zmm13, %zmm13 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm0, %zmm2, %zmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm0, %zmm2, %zmm0 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm3, %zmm4, %zmm2 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm3, %zmm4, %zmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm5, %zmm6, %zmm4 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm7, %zmm8, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm7, %zmm8, %zmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm9, %zmm10, %zmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm9, %zmm10, %zmm9 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm11, %zmm12, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm11, %zmm12, %zmm11 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm13, %zmm14, %zmm12 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm13, %zmm14, %zmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm15, %zmm16, %zmm14 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm15, %zmm16, %zmm15 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm0, %zmm1, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpsllw $4, %zmm1, %zmm0 /* hi_up = shl(x0_0) */
+	vpord %zmm3, %zmm0, %zmm0 /* byte = or(hi_up, x0_1) */
+	vpsllw $4, %zmm18, %zmm1 /* hi_up_1 = shl(x0_2) */
+	vpord %zmm2, %zmm1, %zmm1 /* byte_1 = or(hi_up_1, x0_3) */
+	vpsllw $4, %zmm19, %zmm2 /* hi_up_2 = shl(x0_4) */
+	vpord %zmm7, %zmm2, %zmm2 /* byte_2 = or(hi_up_2, x0_5) */
+	vpsllw $4, %zmm20, %zmm3 /* hi_up_3 = shl(x0_6) */
+	vpord %zmm4, %zmm3, %zmm3 /* byte_3 = or(hi_up_3, x0_7) */
+	vpsllw $4, %zmm21, %zmm4 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm5, %zmm4, %zmm4 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm22, %zmm5 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm6, %zmm5, %zmm5 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm23, %zmm6 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm15, %zmm6, %zmm6 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm24, %zmm7 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm8, %zmm7, %zmm7 /* byte_7 = or(hi_up_7, x0_15) */
+	vpsllw $4, %zmm25, %zmm8 /* hi_up_8 = shl(x1_0) */
+	vpord %zmm9, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, x1_1) */
+	vpsllw $4, %zmm26, %zmm9 /* hi_up_9 = shl(x1_2) */
+	vpord %zmm10, %zmm9, %zmm9 /* byte_9 = or(hi_up_9, x1_3) */
+	vpsllw $4, %zmm27, %zmm10 /* hi_up_10 = shl(x1_4) */
+	vpord %zmm11, %zmm10, %zmm10 /* byte_10 = or(hi_up_10, x1_5) */
+	vpsllw $4, %zmm28, %zmm11 /* hi_up_11 = shl(x1_6) */
+	vpord %zmm12, %zmm11, %zmm11 /* byte_11 = or(hi_up_11, x1_7) */
+	vmovdqa64 0(%rsp), %zmm12 /* reload x1_8.2 */
+	vpsllw $4, %zmm12, %zmm12 /* hi_up_12 = shl(x1_8) */
+	vpord 64(%rsp), %zmm12, %zmm12 /* byte_12 = or(hi_up_12, x1_9) */
+	vmovdqa64 128(%rsp), %zmm13 /* reload x1_10.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_13 = shl(x1_10) */
+	vpord 192(%rsp), %zmm13, %zmm13 /* byte_13 = or(hi_up_13, x1_11) */
+	vmovdqa64 256(%rsp), %zmm14 /* reload x1_12.2 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_14 = shl(x1_12) */
+	vpord 320(%rsp), %zmm14, %zmm14 /* byte_14 = or(hi_up_14, x1_13) */
+	vmovdqa64 384(%rsp), %zmm15 /* reload x1_14.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_15 = shl(x1_14) */
+	vpord 448(%rsp), %zmm15, %zmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	vpunpcklbw %zmm8, %zmm0, %zmm16 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm9, %zmm1, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm10, %zmm2, %zmm9 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm11, %zmm3, %zmm10 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm11, %zmm3, %zmm3 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm12, %zmm4, %zmm11 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm13, %zmm5, %zmm12 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm14, %zmm6, %zmm13 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm14, %zmm6, %zmm6 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm11, %zmm16, %zmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm11, %zmm16, %zmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm4, %zmm0, %zmm16 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm12, %zmm8, %zmm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm5, %zmm1, %zmm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm6, %zmm2, %zmm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm14, %zmm10, %zmm6 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm14, %zmm10, %zmm10 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm7, %zmm3, %zmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm5, %zmm15, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm5, %zmm15, %zmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm9, %zmm11, %zmm15 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm13, %zmm16, %zmm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm13, %zmm16, %zmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm2, %zmm0, %zmm16 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm6, %zmm4, %zmm2 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm10, %zmm8, %zmm6 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm14, %zmm12, %zmm10 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm3, %zmm1, %zmm14 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm2, %zmm7, %zmm3 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm2, %zmm7, %zmm2 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm4, %zmm5, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm6, %zmm15, %zmm5 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm6, %zmm15, %zmm6 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm9, %zmm15 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm10, %zmm11, %zmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm12, %zmm13, %zmm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm14, %zmm16, %zmm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm14, %zmm16, %zmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm1, %zmm0, %zmm16 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm1, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
-	vpxord %zmm1, %zmm2, %zmm1 /* ct = xor(tro3, msg) */
+	vpxord %zmm1, %zmm3, %zmm1 /* ct = xor(tro3, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm1 /* msg_1 = load() */
-	vpxord %zmm1, %zmm3, %zmm1 /* ct_1 = xor(tro3_1, msg_1) */
+	vpxord %zmm1, %zmm2, %zmm1 /* ct_1 = xor(tro3_1, msg_1) */
 	vmovdqu64 %zmm1, 64(%rdx) /* store ct_1 */
 	vmovdqu64 128(%rcx), %zmm1 /* msg_2 = load() */
-	vpxord %zmm1, %zmm4, %zmm1 /* ct_2 = xor(tro3_2, msg_2) */
+	vpxord %zmm1, %zmm7, %zmm1 /* ct_2 = xor(tro3_2, msg_2) */
 	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
 	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
-	vpxord %zmm1, %zmm5, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxord %zmm1, %zmm4, %zmm1 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu64 %zmm1, 192(%rdx) /* store ct_3 */
 	vmovdqu64 256(%rcx), %zmm1 /* msg_4 = load() */
-	vpxord %zmm1, %zmm6, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
+	vpxord %zmm1, %zmm5, %zmm1 /* ct_4 = xor(tro3_4, msg_4) */
 	vmovdqu64 %zmm1, 256(%rdx) /* store ct_4 */
 	vmovdqu64 320(%rcx), %zmm1 /* msg_5 = load() */
-	vpxord %zmm1, %zmm7, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
+	vpxord %zmm1, %zmm6, %zmm1 /* ct_5 = xor(tro3_5, msg_5) */
 	vmovdqu64 %zmm1, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm1 /* msg_6 = load() */
-	vpxord %zmm1, %zmm8, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
+	vpxord %zmm1, %zmm15, %zmm1 /* ct_6 = xor(tro3_6, msg_6) */
 	vmovdqu64 %zmm1, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
-	vpxord %zmm1, %zmm9, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
+	vpxord %zmm1, %zmm8, %zmm1 /* ct_7 = xor(tro3_7, msg_7) */
 	vmovdqu64 %zmm1, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm1 /* msg_8 = load() */
-	vpxord %zmm1, %zmm10, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
+	vpxord %zmm1, %zmm9, %zmm1 /* ct_8 = xor(tro3_8, msg_8) */
 	vmovdqu64 %zmm1, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm1 /* msg_9 = load() */
-	vpxord %zmm1, %zmm11, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
+	vpxord %zmm1, %zmm10, %zmm1 /* ct_9 = xor(tro3_9, msg_9) */
 	vmovdqu64 %zmm1, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm1 /* msg_10 = load() */
-	vpxord %zmm1, %zmm12, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
+	vpxord %zmm1, %zmm11, %zmm1 /* ct_10 = xor(tro3_10, msg_10) */
 	vmovdqu64 %zmm1, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
-	vpxord %zmm1, %zmm13, %zmm1 /* ct_11 = xor(tro3_11, msg_11) */
+	vpxord %zmm1, %zmm12, %zmm1 /* ct_11 = xor(tro3_11, msg_11) */
 	vmovdqu64 %zmm1, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm1 /* msg_12 = load() */
-	vpxord %zmm1, %zmm14, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
+	vpxord %zmm1, %zmm13, %zmm1 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu64 %zmm1, 768(%rdx) /* store ct_12 */
 	vmovdqu64 832(%rcx), %zmm1 /* msg_13 = load() */
-	vpxord %zmm1, %zmm15, %zmm1 /* ct_13 = xor(tro3_13, msg_13) */
+	vpxord %zmm1, %zmm14, %zmm1 /* ct_13 = xor(tro3_13, msg_13) */
 	vmovdqu64 %zmm1, 832(%rdx) /* store ct_13 */
 	vmovdqu64 896(%rcx), %zmm1 /* msg_14 = load() */
 	vpxord %zmm1, %zmm16, %zmm1 /* ct_14 = xor(tro3_14, msg_14) */
@@ -5245,7 +5025,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
  *   %rdx: out
  *   %rcx: 1024 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 7360 bytes (115 spill slots of 64 bytes)
+ *   frame: 5824 bytes (91 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
 	.hidden ublock_nibbleslice_avx512_ublock256_256_encrypt_asm
@@ -5255,7 +5035,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $7360, %rsp
+	sub $5824, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -5471,11 +5251,10 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpckhbw %zmm28, %zmm12, %zmm12 /* tr0_29 = unpackhi(rowhi_6, rowhi_14) */
 	vmovdqa64 64(%rsp), %zmm28 /* reload rowhi_7 */
 	vmovdqa64 %zmm31, 1152(%rsp) /* spill hi_15 */
-	vmovdqa64 0(%rsp), %zmm31 /* reload rowhi_15 */
-	vmovdqa64 %zmm30, 1216(%rsp) /* spill hi_14 */
-	vpunpcklbw %zmm31, %zmm28, %zmm30 /* tr0_30 = unpacklo(rowhi_7, rowhi_15) */
-	vpunpckhbw %zmm31, %zmm28, %zmm28 /* tr0_31 = unpackhi(rowhi_7, rowhi_15) */
-	vpunpcklbw %zmm22, %zmm1, %zmm31 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpcklbw 0(%rsp), %zmm28, %zmm31 /* tr0_30 = unpacklo(rowhi_7, rowhi_15) */
+	vpunpckhbw 0(%rsp), %zmm28, %zmm28 /* tr0_31 = unpackhi(rowhi_7, rowhi_15) */
+	vmovdqa64 %zmm30, 0(%rsp) /* spill hi_14 */
+	vpunpcklbw %zmm22, %zmm1, %zmm30 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
 	vpunpckhbw %zmm22, %zmm1, %zmm1 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
 	vpunpcklbw %zmm8, %zmm0, %zmm22 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
 	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
@@ -5487,13 +5266,13 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpckhbw %zmm26, %zmm18, %zmm18 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
 	vpunpcklbw %zmm12, %zmm4, %zmm26 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
 	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %zmm30, %zmm20, %zmm12 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %zmm30, %zmm20, %zmm20 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vpunpcklbw %zmm28, %zmm6, %zmm30 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpcklbw %zmm31, %zmm20, %zmm12 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %zmm31, %zmm20, %zmm20 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vpunpcklbw %zmm28, %zmm6, %zmm31 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
 	vpunpckhbw %zmm28, %zmm6, %zmm6 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %zmm10, %zmm31, %zmm28 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %zmm10, %zmm31, %zmm10 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %zmm18, %zmm1, %zmm31 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpcklbw %zmm10, %zmm30, %zmm28 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %zmm10, %zmm30, %zmm10 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %zmm18, %zmm1, %zmm30 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
 	vpunpckhbw %zmm18, %zmm1, %zmm1 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
 	vpunpcklbw %zmm26, %zmm22, %zmm18 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
 	vpunpckhbw %zmm26, %zmm22, %zmm22 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
@@ -5503,34 +5282,34 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
 	vpunpcklbw %zmm20, %zmm16, %zmm12 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
 	vpunpckhbw %zmm20, %zmm16, %zmm16 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %zmm30, %zmm24, %zmm20 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	vpunpckhbw %zmm30, %zmm24, %zmm24 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	vpunpcklbw %zmm6, %zmm2, %zmm30 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpcklbw %zmm31, %zmm24, %zmm20 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %zmm31, %zmm24, %zmm24 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vpunpcklbw %zmm6, %zmm2, %zmm31 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
 	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
 	vpunpcklbw %zmm4, %zmm28, %zmm6 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
 	vpunpckhbw %zmm4, %zmm28, %zmm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
 	vpunpcklbw %zmm8, %zmm10, %zmm28 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
 	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %zmm12, %zmm31, %zmm10 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %zmm12, %zmm31, %zmm12 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %zmm16, %zmm1, %zmm31 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpcklbw %zmm12, %zmm30, %zmm10 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %zmm12, %zmm30, %zmm12 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %zmm16, %zmm1, %zmm30 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	vpunpckhbw %zmm16, %zmm1, %zmm1 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
 	vpunpcklbw %zmm20, %zmm18, %zmm16 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
 	vpunpckhbw %zmm20, %zmm18, %zmm18 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
 	vpunpcklbw %zmm24, %zmm22, %zmm20 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
 	vpunpckhbw %zmm24, %zmm22, %zmm22 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %zmm30, %zmm26, %zmm24 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %zmm30, %zmm26, %zmm26 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vpunpcklbw %zmm2, %zmm0, %zmm30 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpcklbw %zmm31, %zmm26, %zmm24 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %zmm31, %zmm26, %zmm26 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vpunpcklbw %zmm2, %zmm0, %zmm31 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %zmm6, %zmm2 /* hi_shifted_16 = shr(tr3_16) */
 	vpandd %zmm29, %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	vpandd %zmm29, %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill lo_16 */
+	vmovdqa64 %zmm6, 64(%rsp) /* spill lo_16 */
 	vpsrlw $4, %zmm4, %zmm6 /* hi_shifted_17 = shr(tr3_17) */
 	vpandd %zmm29, %zmm6, %zmm6 /* hi_17 = and(hi_shifted_17, nibble_mask) */
 	vpandd %zmm29, %zmm4, %zmm4 /* lo_17 = and(tr3_17, nibble_mask) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill lo_17 */
+	vmovdqa64 %zmm4, 1216(%rsp) /* spill lo_17 */
 	vpsrlw $4, %zmm28, %zmm4 /* hi_shifted_18 = shr(tr3_18) */
 	vpandd %zmm29, %zmm4, %zmm4 /* hi_18 = and(hi_shifted_18, nibble_mask) */
 	vpandd %zmm29, %zmm28, %zmm28 /* lo_18 = and(tr3_18, nibble_mask) */
@@ -5547,12 +5326,12 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpandd %zmm29, %zmm10, %zmm10 /* hi_21 = and(hi_shifted_21, nibble_mask) */
 	vpandd %zmm29, %zmm12, %zmm12 /* lo_21 = and(tr3_21, nibble_mask) */
 	vmovdqa64 %zmm12, 1472(%rsp) /* spill lo_21 */
-	vpsrlw $4, %zmm31, %zmm12 /* hi_shifted_22 = shr(tr3_22) */
+	vpsrlw $4, %zmm30, %zmm12 /* hi_shifted_22 = shr(tr3_22) */
 	vpandd %zmm29, %zmm12, %zmm12 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	vpandd %zmm29, %zmm31, %zmm31 /* lo_22 = and(tr3_22, nibble_mask) */
-	vmovdqa64 %zmm31, 1536(%rsp) /* spill lo_22 */
-	vpsrlw $4, %zmm1, %zmm31 /* hi_shifted_23 = shr(tr3_23) */
-	vpandd %zmm29, %zmm31, %zmm31 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	vpandd %zmm29, %zmm30, %zmm30 /* lo_22 = and(tr3_22, nibble_mask) */
+	vmovdqa64 %zmm30, 1536(%rsp) /* spill lo_22 */
+	vpsrlw $4, %zmm1, %zmm30 /* hi_shifted_23 = shr(tr3_23) */
+	vpandd %zmm29, %zmm30, %zmm30 /* hi_23 = and(hi_shifted_23, nibble_mask) */
 	vpandd %zmm29, %zmm1, %zmm1 /* lo_23 = and(tr3_23, nibble_mask) */
 	vmovdqa64 %zmm1, 1600(%rsp) /* spill lo_23 */
 	vpsrlw $4, %zmm16, %zmm1 /* hi_shifted_24 = shr(tr3_24) */
@@ -5579,18 +5358,18 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpandd %zmm29, %zmm24, %zmm24 /* hi_29 = and(hi_shifted_29, nibble_mask) */
 	vpandd %zmm29, %zmm26, %zmm26 /* lo_29 = and(tr3_29, nibble_mask) */
 	vmovdqa64 %zmm26, 1984(%rsp) /* spill lo_29 */
-	vpsrlw $4, %zmm30, %zmm26 /* hi_shifted_30 = shr(tr3_30) */
+	vpsrlw $4, %zmm31, %zmm26 /* hi_shifted_30 = shr(tr3_30) */
 	vpandd %zmm29, %zmm26, %zmm26 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	vpandd %zmm29, %zmm30, %zmm30 /* lo_30 = and(tr3_30, nibble_mask) */
-	vmovdqa64 %zmm30, 2048(%rsp) /* spill lo_30 */
-	vpsrlw $4, %zmm0, %zmm30 /* hi_shifted_31 = shr(tr3_31) */
-	vpandd %zmm29, %zmm30, %zmm30 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	vpandd %zmm29, %zmm31, %zmm31 /* lo_30 = and(tr3_30, nibble_mask) */
+	vmovdqa64 %zmm31, 2048(%rsp) /* spill lo_30 */
+	vpsrlw $4, %zmm0, %zmm31 /* hi_shifted_31 = shr(tr3_31) */
+	vpandd %zmm29, %zmm31, %zmm31 /* hi_31 = and(hi_shifted_31, nibble_mask) */
 	vpandd %zmm29, %zmm0, %zmm0 /* lo_31 = and(tr3_31, nibble_mask) */
 	vmovdqa64 128(%rsp), %zmm29 /* reload x0_1.2 */
 	vmovdqa64 %zmm0, 2112(%rsp) /* spill x1_31.2 */
 	vmovdqa64 192(%rsp), %zmm0 /* reload x0_3.2 */
-	vmovdqa64 %zmm30, 2176(%rsp) /* spill x1_30.2 */
-	vmovdqa64 256(%rsp), %zmm30 /* reload x0_5.2 */
+	vmovdqa64 %zmm31, 2176(%rsp) /* spill x1_30.2 */
+	vmovdqa64 256(%rsp), %zmm31 /* reload x0_5.2 */
 	vmovdqa64 %zmm26, 2240(%rsp) /* spill x1_28.2 */
 	vmovdqa64 320(%rsp), %zmm26 /* reload x0_7.2 */
 	vmovdqa64 %zmm24, 2304(%rsp) /* spill x1_26.2 */
@@ -5618,7 +5397,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 %zmm1, 3008(%rsp) /* spill x0_26.2 */
 	vmovdqa64 960(%rsp), %zmm1 /* reload x0_27.2 */
 	vmovdqa64 %zmm1, 3072(%rsp) /* spill x0_27.2 */
-	vmovdqa64 1216(%rsp), %zmm1 /* reload x0_28.2 */
+	vmovdqa64 0(%rsp), %zmm1 /* reload x0_28.2 */
 	vmovdqa64 %zmm1, 3136(%rsp) /* spill x0_28.2 */
 	vmovdqa64 1024(%rsp), %zmm1 /* reload x0_29.2 */
 	vmovdqa64 %zmm1, 3200(%rsp) /* spill x0_29.2 */
@@ -5626,9 +5405,9 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 %zmm1, 3264(%rsp) /* spill x0_30.2 */
 	vmovdqa64 1088(%rsp), %zmm1 /* reload x0_31.2 */
 	vmovdqa64 %zmm1, 3328(%rsp) /* spill x0_31.2 */
-	vmovdqa64 0(%rsp), %zmm1 /* reload x1_1.2 */
+	vmovdqa64 64(%rsp), %zmm1 /* reload x1_1.2 */
 	vmovdqa64 %zmm23, 3392(%rsp) /* spill x0_22.2 */
-	vmovdqa64 64(%rsp), %zmm23 /* reload x1_3.2 */
+	vmovdqa64 1216(%rsp), %zmm23 /* reload x1_3.2 */
 	vmovdqa64 %zmm16, 3456(%rsp) /* spill x0_21.2 */
 	vmovdqa64 1280(%rsp), %zmm16 /* reload x1_5.2 */
 	vmovdqa64 %zmm21, 3520(%rsp) /* spill x0_20.2 */
@@ -5673,116 +5452,100 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 2176(%rsp), %zmm17 /* reload x1_30.2 */
 	vmovdqa64 %zmm17, 4800(%rsp) /* spill x1_30.2 */
 	vmovdqa64 2112(%rsp), %zmm17 /* reload x1_31.2 */
+	vmovdqa64 %zmm8, 2048(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm18, 1984(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm10, 1920(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm19, 1856(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm12, 1792(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm20, 1728(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm30, 1664(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm17, 1600(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_avx512_asm_10_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm17, 2048(%rsp) /* spill x1_31.2 */
-	vbroadcasti32x4 (%rdi,%rcx), %zmm17 /* t0_0 = bcast128() */
-	vpshufb %zmm3, %zmm17, %zmm17 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm3, 1984(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 16(%rdi,%rcx), %zmm3 /* t0_1 = bcast128() */
-	vpshufb %zmm29, %zmm3, %zmm3 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm29, 1920(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 32(%rdi,%rcx), %zmm29 /* t0_2 = bcast128() */
-	vpshufb %zmm5, %zmm29, %zmm29 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm5, 1856(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%rcx), %zmm5 /* t0_3 = bcast128() */
-	vpshufb %zmm0, %zmm5, %zmm5 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm0, 1792(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 64(%rdi,%rcx), %zmm0 /* t0_4 = bcast128() */
-	vpshufb %zmm7, %zmm0, %zmm0 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm7, 1728(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 80(%rdi,%rcx), %zmm7 /* t0_5 = bcast128() */
-	vpshufb %zmm30, %zmm7, %zmm7 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm30, 1664(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 96(%rdi,%rcx), %zmm30 /* t0_6 = bcast128() */
-	vpshufb %zmm13, %zmm30, %zmm30 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm13, 1600(%rsp) /* spill x0_6.2 */
+	vbroadcasti32x4 (%rdi,%rcx), %zmm8 /* t0_0 = bcast128() */
+	vpshufb %zmm3, %zmm8, %zmm3 /* s0_0 = lookup16(t0_0, x0_0) */
+	vbroadcasti32x4 16(%rdi,%rcx), %zmm8 /* t0_1 = bcast128() */
+	vpshufb %zmm29, %zmm8, %zmm8 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 32(%rdi,%rcx), %zmm10 /* t0_2 = bcast128() */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 48(%rdi,%rcx), %zmm10 /* t0_3 = bcast128() */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 64(%rdi,%rcx), %zmm10 /* t0_4 = bcast128() */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%rcx), %zmm10 /* t0_5 = bcast128() */
+	vpshufb %zmm31, %zmm10, %zmm10 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 96(%rdi,%rcx), %zmm12 /* t0_6 = bcast128() */
+	vpshufb %zmm13, %zmm12, %zmm12 /* s0_6 = lookup16(t0_6, x0_6) */
 	vbroadcasti32x4 112(%rdi,%rcx), %zmm13 /* t0_7 = bcast128() */
 	vpshufb %zmm26, %zmm13, %zmm13 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm26, 1536(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 512(%rdi,%rcx), %zmm26 /* t1_0 = bcast128() */
-	vpshufb %zmm2, %zmm26, %zmm26 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm2, 1472(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 528(%rdi,%rcx), %zmm2 /* t1_1 = bcast128() */
-	vpshufb %zmm1, %zmm2, %zmm2 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm1, 1408(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 544(%rdi,%rcx), %zmm1 /* t1_2 = bcast128() */
-	vpshufb %zmm6, %zmm1, %zmm1 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm6, 1344(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 560(%rdi,%rcx), %zmm6 /* t1_3 = bcast128() */
-	vpshufb %zmm23, %zmm6, %zmm6 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm23, 1280(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 576(%rdi,%rcx), %zmm23 /* t1_4 = bcast128() */
-	vpshufb %zmm4, %zmm23, %zmm23 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 592(%rdi,%rcx), %zmm4 /* t1_5 = bcast128() */
-	vpshufb %zmm16, %zmm4, %zmm4 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 608(%rdi,%rcx), %zmm16 /* t1_6 = bcast128() */
-	vpshufb %zmm28, %zmm16, %zmm16 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm28, 1088(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 624(%rdi,%rcx), %zmm28 /* t1_7 = bcast128() */
-	vpshufb %zmm21, %zmm28, %zmm28 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 512(%rdi,%rcx), %zmm17 /* t1_0 = bcast128() */
+	vpshufb %zmm2, %zmm17, %zmm2 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 528(%rdi,%rcx), %zmm17 /* t1_1 = bcast128() */
+	vpshufb %zmm1, %zmm17, %zmm1 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 544(%rdi,%rcx), %zmm17 /* t1_2 = bcast128() */
+	vpshufb %zmm6, %zmm17, %zmm6 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 560(%rdi,%rcx), %zmm17 /* t1_3 = bcast128() */
+	vpshufb %zmm23, %zmm17, %zmm17 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 576(%rdi,%rcx), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm4, %zmm18, %zmm4 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 592(%rdi,%rcx), %zmm18 /* t1_5 = bcast128() */
+	vpshufb %zmm16, %zmm18, %zmm16 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 608(%rdi,%rcx), %zmm18 /* t1_6 = bcast128() */
+	vpshufb %zmm28, %zmm18, %zmm18 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 624(%rdi,%rcx), %zmm19 /* t1_7 = bcast128() */
+	vpshufb %zmm21, %zmm19, %zmm19 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm21, 1152(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm2, %zmm21 /* s1_1 */
-	vpternlogd $0x96, %zmm17, %zmm3, %zmm21 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm31, 1024(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm1, %zmm31 /* s1_2 */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm31 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm20, 1216(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm6, %zmm20 /* s1_3 */
-	vpternlogd $0x96, %zmm29, %zmm5, %zmm20 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm12, 960(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm23, %zmm12 /* s1_4 */
-	vpternlogd $0x96, %zmm5, %zmm0, %zmm12 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm19, 896(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm4, %zmm19 /* s1_5 */
-	vpternlogd $0x96, %zmm0, %zmm7, %zmm19 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm10, 832(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm16, %zmm10 /* s1_6 */
-	vpternlogd $0x96, %zmm7, %zmm30, %zmm10 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm18, 768(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm28, %zmm18 /* s1_7 */
-	vpternlogd $0x96, %zmm30, %zmm13, %zmm18 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm8, 704(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm26, %zmm8 /* s1_0 */
-	vpternlogd $0x96, %zmm13, %zmm17, %zmm8 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm20, %zmm17, %zmm26 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
-	vpternlogd $0x96, %zmm12, %zmm3, %zmm2 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
-	vpternlogd $0x96, %zmm19, %zmm29, %zmm1 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
-	vpternlogd $0x96, %zmm10, %zmm5, %zmm6 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
-	vpternlogd $0x96, %zmm18, %zmm0, %zmm23 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
-	vpternlogd $0x96, %zmm8, %zmm7, %zmm4 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
-	vpternlogd $0x96, %zmm21, %zmm30, %zmm16 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
-	vpternlogd $0x96, %zmm31, %zmm13, %zmm28 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
-	vmovdqa64 %zmm10, %zmm0 /* y0_5 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
-	vmovdqa64 %zmm18, %zmm3 /* y0_6 */
-	vpternlogd $0x96, %zmm2, %zmm26, %zmm3 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
-	vmovdqa64 %zmm8, %zmm5 /* y0_7 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm5 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
-	vmovdqa64 %zmm21, %zmm7 /* y0_0 */
-	vpternlogd $0x96, %zmm6, %zmm1, %zmm7 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
-	vmovdqa64 %zmm31, %zmm13 /* y0_1 */
-	vpternlogd $0x96, %zmm23, %zmm6, %zmm13 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
-	vmovdqa64 %zmm20, %zmm17 /* y0_2 */
-	vpternlogd $0x96, %zmm4, %zmm23, %zmm17 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
-	vmovdqa64 %zmm12, %zmm29 /* y0_3 */
-	vpternlogd $0x96, %zmm16, %zmm4, %zmm29 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
-	vmovdqa64 %zmm19, %zmm30 /* y0_4 */
-	vpternlogd $0x96, %zmm28, %zmm16, %zmm30 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm21 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
-	vpternlogd $0x96, %zmm3, %zmm6, %zmm31 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
-	vpternlogd $0x96, %zmm5, %zmm23, %zmm20 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
-	vpternlogd $0x96, %zmm7, %zmm4, %zmm12 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
-	vpternlogd $0x96, %zmm13, %zmm16, %zmm19 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
-	vpternlogd $0x96, %zmm17, %zmm28, %zmm10 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
-	vpternlogd $0x96, %zmm29, %zmm26, %zmm18 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
-	vpternlogd $0x96, %zmm30, %zmm2, %zmm8 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
+	vmovdqa64 %zmm1, %zmm20 /* s1_1 */
+	vpternlogd $0x96, %zmm3, %zmm8, %zmm20 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm6, %zmm21 /* s1_2 */
+	vpternlogd $0x96, %zmm8, %zmm5, %zmm21 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm17, %zmm23 /* s1_3 */
+	vpternlogd $0x96, %zmm5, %zmm0, %zmm23 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm4, %zmm26 /* s1_4 */
+	vpternlogd $0x96, %zmm0, %zmm7, %zmm26 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm16, %zmm28 /* s1_5 */
+	vpternlogd $0x96, %zmm7, %zmm10, %zmm28 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm18, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm10, %zmm12, %zmm29 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm19, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm12, %zmm13, %zmm30 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm2, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm13, %zmm3, %zmm31 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm23, %zmm3, %zmm2 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
+	vpternlogd $0x96, %zmm26, %zmm8, %zmm1 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
+	vpternlogd $0x96, %zmm28, %zmm5, %zmm6 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
+	vpternlogd $0x96, %zmm29, %zmm0, %zmm17 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
+	vpternlogd $0x96, %zmm30, %zmm7, %zmm4 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
+	vpternlogd $0x96, %zmm31, %zmm10, %zmm16 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
+	vpternlogd $0x96, %zmm20, %zmm12, %zmm18 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm19 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5 */
+	vpternlogd $0x96, %zmm2, %zmm19, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
+	vmovdqa64 %zmm30, %zmm3 /* y0_6 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm3 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
+	vmovdqa64 %zmm31, %zmm5 /* y0_7 */
+	vpternlogd $0x96, %zmm6, %zmm1, %zmm5 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
+	vmovdqa64 %zmm20, %zmm7 /* y0_0 */
+	vpternlogd $0x96, %zmm17, %zmm6, %zmm7 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
+	vmovdqa64 %zmm21, %zmm8 /* y0_1 */
+	vpternlogd $0x96, %zmm4, %zmm17, %zmm8 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
+	vmovdqa64 %zmm23, %zmm10 /* y0_2 */
+	vpternlogd $0x96, %zmm16, %zmm4, %zmm10 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
+	vmovdqa64 %zmm26, %zmm12 /* y0_3 */
+	vpternlogd $0x96, %zmm18, %zmm16, %zmm12 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
+	vmovdqa64 %zmm28, %zmm13 /* y0_4 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm13 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm20 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
+	vpternlogd $0x96, %zmm3, %zmm17, %zmm21 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm23 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
+	vpternlogd $0x96, %zmm7, %zmm16, %zmm26 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
+	vpternlogd $0x96, %zmm8, %zmm18, %zmm28 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
+	vpternlogd $0x96, %zmm10, %zmm19, %zmm29 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
+	vpternlogd $0x96, %zmm12, %zmm2, %zmm30 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
+	vpternlogd $0x96, %zmm13, %zmm1, %zmm31 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 128(%rdi,%rcx), %zmm1 /* t0_8 = bcast128() */
@@ -5793,425 +5556,382 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpshufb %zmm11, %zmm4, %zmm4 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 176(%rdi,%rcx), %zmm6 /* t0_11 = bcast128() */
 	vpshufb %zmm22, %zmm6, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 192(%rdi,%rcx), %zmm16 /* t0_12 = bcast128() */
-	vpshufb %zmm14, %zmm16, %zmm16 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%rcx), %zmm23 /* t0_13 = bcast128() */
-	vpshufb %zmm27, %zmm23, %zmm23 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 224(%rdi,%rcx), %zmm26 /* t0_14 = bcast128() */
-	vpshufb %zmm15, %zmm26, %zmm26 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%rcx), %zmm28 /* t0_15 = bcast128() */
-	vpshufb %zmm25, %zmm28, %zmm28 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm25, 640(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 640(%rdi,%rcx), %zmm25 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm15, 576(%rsp) /* spill x0_14.2 */
-	vmovdqa64 704(%rsp), %zmm15 /* reload x1_8.2 */
-	vpshufb %zmm15, %zmm25, %zmm25 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 656(%rdi,%rcx), %zmm15 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm27, 512(%rsp) /* spill x0_13.2 */
-	vmovdqa64 768(%rsp), %zmm27 /* reload x1_9.2 */
-	vpshufb %zmm27, %zmm15, %zmm15 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 672(%rdi,%rcx), %zmm27 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm14, 448(%rsp) /* spill x0_12.2 */
-	vmovdqa64 832(%rsp), %zmm14 /* reload x1_10.2 */
-	vpshufb %zmm14, %zmm27, %zmm27 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 688(%rdi,%rcx), %zmm14 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm22, 384(%rsp) /* spill x0_11.2 */
-	vmovdqa64 896(%rsp), %zmm22 /* reload x1_11.2 */
-	vpshufb %zmm22, %zmm14, %zmm14 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 192(%rdi,%rcx), %zmm9 /* t0_12 = bcast128() */
+	vpshufb %zmm14, %zmm9, %zmm9 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%rcx), %zmm11 /* t0_13 = bcast128() */
+	vpshufb %zmm27, %zmm11, %zmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 224(%rdi,%rcx), %zmm14 /* t0_14 = bcast128() */
+	vpshufb %zmm15, %zmm14, %zmm14 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%rcx), %zmm15 /* t0_15 = bcast128() */
+	vpshufb %zmm25, %zmm15, %zmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 640(%rdi,%rcx), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 2048(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 656(%rdi,%rcx), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 1984(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 672(%rdi,%rcx), %zmm18 /* t1_10 = bcast128() */
+	vpshufb 1920(%rsp), %zmm18, %zmm18 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 688(%rdi,%rcx), %zmm19 /* t1_11 = bcast128() */
+	vpshufb 1856(%rsp), %zmm19, %zmm19 /* s1_11 = lookup16(t1_11, x1_11) */
 	vbroadcasti32x4 704(%rdi,%rcx), %zmm22 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm11, 320(%rsp) /* spill x0_10.2 */
-	vmovdqa64 960(%rsp), %zmm11 /* reload x1_12.2 */
-	vpshufb %zmm11, %zmm22, %zmm22 /* s1_12 = lookup16(t1_12, x1_12) */
-	vbroadcasti32x4 720(%rdi,%rcx), %zmm11 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm24, 256(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1216(%rsp), %zmm24 /* reload x1_13.2 */
-	vpshufb %zmm24, %zmm11, %zmm11 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 736(%rdi,%rcx), %zmm24 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm9, 192(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1024(%rsp), %zmm9 /* reload x1_14.2 */
-	vpshufb %zmm9, %zmm24, %zmm24 /* s1_14 = lookup16(t1_14, x1_14) */
-	vbroadcasti32x4 752(%rdi,%rcx), %zmm9 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm30, 128(%rsp) /* spill y1_7_2 */
-	vmovdqa64 3840(%rsp), %zmm30 /* reload x1_15.2 */
-	vpshufb %zmm30, %zmm9, %zmm9 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb 1792(%rsp), %zmm22, %zmm22 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 720(%rdi,%rcx), %zmm24 /* t1_13 = bcast128() */
+	vpshufb 1728(%rsp), %zmm24, %zmm24 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 736(%rdi,%rcx), %zmm25 /* t1_14 = bcast128() */
+	vpshufb 1664(%rsp), %zmm25, %zmm25 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 752(%rdi,%rcx), %zmm27 /* t1_15 = bcast128() */
+	vpshufb 3840(%rsp), %zmm27, %zmm27 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm15, %zmm30 /* s1_9 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm30 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm29, 4864(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm27, %zmm29 /* s1_10 */
-	vpternlogd $0x96, %zmm2, %zmm4, %zmm29 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm3, 4928(%rsp) /* spill y1_1_2 */
-	vmovdqa64 %zmm14, %zmm3 /* s1_11 */
+	vmovdqa64 %zmm13, 1536(%rsp) /* spill y1_7_2 */
+	vmovdqa64 %zmm17, %zmm13 /* s1_9 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm13 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm12, 1472(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm18, %zmm12 /* s1_10 */
+	vpternlogd $0x96, %zmm2, %zmm4, %zmm12 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm3, 1408(%rsp) /* spill y1_1_2 */
+	vmovdqa64 %zmm19, %zmm3 /* s1_11 */
 	vpternlogd $0x96, %zmm4, %zmm6, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm0, 4992(%rsp) /* spill y1_0_2 */
+	vmovdqa64 %zmm0, 1344(%rsp) /* spill y1_0_2 */
 	vmovdqa64 %zmm22, %zmm0 /* s1_12 */
-	vpternlogd $0x96, %zmm6, %zmm16, %zmm0 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm17, 5056(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm11, %zmm17 /* s1_13 */
-	vpternlogd $0x96, %zmm16, %zmm23, %zmm17 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm13, 5120(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm24, %zmm13 /* s1_14 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm13 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
-	vmovdqa64 %zmm7, 5184(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm9, %zmm7 /* s1_15 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
-	vmovdqa64 %zmm5, 5248(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm25, %zmm5 /* s1_8 */
-	vpternlogd $0x96, %zmm28, %zmm1, %zmm5 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm25 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm15 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
-	vpternlogd $0x96, %zmm17, %zmm4, %zmm27 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
-	vpternlogd $0x96, %zmm13, %zmm6, %zmm14 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
-	vpternlogd $0x96, %zmm7, %zmm16, %zmm22 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
-	vpternlogd $0x96, %zmm5, %zmm23, %zmm11 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
-	vpternlogd $0x96, %zmm30, %zmm26, %zmm24 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm9 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
-	vmovdqa64 %zmm13, %zmm1 /* y0_13 */
-	vpternlogd $0x96, %zmm25, %zmm9, %zmm1 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
+	vpternlogd $0x96, %zmm6, %zmm9, %zmm0 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm10, 1280(%rsp) /* spill y1_5_2 */
+	vmovdqa64 %zmm24, %zmm10 /* s1_13 */
+	vpternlogd $0x96, %zmm9, %zmm11, %zmm10 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm8, 1216(%rsp) /* spill y1_4_2 */
+	vmovdqa64 %zmm25, %zmm8 /* s1_14 */
+	vpternlogd $0x96, %zmm11, %zmm14, %zmm8 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
+	vmovdqa64 %zmm7, 64(%rsp) /* spill y1_3_2 */
+	vmovdqa64 %zmm27, %zmm7 /* s1_15 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
+	vmovdqa64 %zmm5, 1088(%rsp) /* spill y1_2_2 */
+	vmovdqa64 %zmm16, %zmm5 /* s1_8 */
+	vpternlogd $0x96, %zmm15, %zmm1, %zmm5 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm16 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm17 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
+	vpternlogd $0x96, %zmm10, %zmm4, %zmm18 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
+	vpternlogd $0x96, %zmm8, %zmm6, %zmm19 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
+	vpternlogd $0x96, %zmm7, %zmm9, %zmm22 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
+	vpternlogd $0x96, %zmm5, %zmm11, %zmm24 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
+	vpternlogd $0x96, %zmm13, %zmm14, %zmm25 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm27 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
+	vmovdqa64 %zmm8, %zmm1 /* y0_13 */
+	vpternlogd $0x96, %zmm16, %zmm27, %zmm1 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
 	vmovdqa64 %zmm7, %zmm2 /* y0_14 */
-	vpternlogd $0x96, %zmm15, %zmm25, %zmm2 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm2 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
 	vmovdqa64 %zmm5, %zmm4 /* y0_15 */
-	vpternlogd $0x96, %zmm27, %zmm15, %zmm4 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
-	vmovdqa64 %zmm30, %zmm6 /* y0_8 */
-	vpternlogd $0x96, %zmm14, %zmm27, %zmm6 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
-	vmovdqa64 %zmm29, %zmm16 /* y0_9 */
-	vpternlogd $0x96, %zmm22, %zmm14, %zmm16 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
-	vmovdqa64 %zmm3, %zmm23 /* y0_10 */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm23 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
-	vmovdqa64 %zmm0, %zmm26 /* y0_11 */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm26 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
-	vmovdqa64 %zmm17, %zmm28 /* y0_12 */
-	vpternlogd $0x96, %zmm9, %zmm24, %zmm28 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm30 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
-	vpternlogd $0x96, %zmm2, %zmm14, %zmm29 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm4 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
+	vmovdqa64 %zmm13, %zmm6 /* y0_8 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm6 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
+	vmovdqa64 %zmm12, %zmm9 /* y0_9 */
+	vpternlogd $0x96, %zmm22, %zmm19, %zmm9 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
+	vmovdqa64 %zmm3, %zmm11 /* y0_10 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm11 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
+	vmovdqa64 %zmm0, %zmm14 /* y0_11 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm14 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
+	vmovdqa64 %zmm10, %zmm15 /* y0_12 */
+	vpternlogd $0x96, %zmm27, %zmm25, %zmm15 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm1, %zmm18, %zmm13 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
+	vpternlogd $0x96, %zmm2, %zmm19, %zmm12 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
 	vpternlogd $0x96, %zmm4, %zmm22, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
-	vpternlogd $0x96, %zmm6, %zmm11, %zmm0 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
-	vpternlogd $0x96, %zmm16, %zmm24, %zmm17 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
-	vpternlogd $0x96, %zmm23, %zmm9, %zmm13 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
-	vpternlogd $0x96, %zmm28, %zmm15, %zmm5 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
+	vpternlogd $0x96, %zmm6, %zmm24, %zmm0 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
+	vpternlogd $0x96, %zmm9, %zmm25, %zmm10 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
+	vpternlogd $0x96, %zmm11, %zmm27, %zmm8 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
+	vpternlogd $0x96, %zmm14, %zmm16, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm5 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 256(%rdi,%rcx), %zmm9 /* t0_16 = bcast128() */
-	vmovdqa64 3776(%rsp), %zmm11 /* reload x0_16.2 */
-	vpshufb %zmm11, %zmm9, %zmm9 /* s0_16 = lookup16(t0_16, x0_16) */
-	vbroadcasti32x4 272(%rdi,%rcx), %zmm14 /* t0_17 = bcast128() */
-	vmovdqa64 3712(%rsp), %zmm15 /* reload x0_17.2 */
-	vpshufb %zmm15, %zmm14, %zmm14 /* s0_17 = lookup16(t0_17, x0_17) */
-	vbroadcasti32x4 288(%rdi,%rcx), %zmm22 /* t0_18 = bcast128() */
-	vmovdqa64 3648(%rsp), %zmm24 /* reload x0_18.2 */
-	vpshufb %zmm24, %zmm22, %zmm22 /* s0_18 = lookup16(t0_18, x0_18) */
-	vbroadcasti32x4 304(%rdi,%rcx), %zmm25 /* t0_19 = bcast128() */
-	vmovdqa64 3584(%rsp), %zmm27 /* reload x0_19.2 */
-	vpshufb %zmm27, %zmm25, %zmm25 /* s0_19 = lookup16(t0_19, x0_19) */
-	vbroadcasti32x4 320(%rdi,%rcx), %zmm27 /* t0_20 = bcast128() */
-	vmovdqa64 3520(%rsp), %zmm24 /* reload x0_20.2 */
-	vpshufb %zmm24, %zmm27, %zmm27 /* s0_20 = lookup16(t0_20, x0_20) */
+	vbroadcasti32x4 256(%rdi,%rcx), %zmm16 /* t0_16 = bcast128() */
+	vpshufb 3776(%rsp), %zmm16, %zmm16 /* s0_16 = lookup16(t0_16, x0_16) */
+	vbroadcasti32x4 272(%rdi,%rcx), %zmm17 /* t0_17 = bcast128() */
+	vpshufb 3712(%rsp), %zmm17, %zmm17 /* s0_17 = lookup16(t0_17, x0_17) */
+	vbroadcasti32x4 288(%rdi,%rcx), %zmm18 /* t0_18 = bcast128() */
+	vpshufb 3648(%rsp), %zmm18, %zmm18 /* s0_18 = lookup16(t0_18, x0_18) */
+	vbroadcasti32x4 304(%rdi,%rcx), %zmm19 /* t0_19 = bcast128() */
+	vpshufb 3584(%rsp), %zmm19, %zmm19 /* s0_19 = lookup16(t0_19, x0_19) */
+	vbroadcasti32x4 320(%rdi,%rcx), %zmm22 /* t0_20 = bcast128() */
+	vpshufb 3520(%rsp), %zmm22, %zmm22 /* s0_20 = lookup16(t0_20, x0_20) */
 	vbroadcasti32x4 336(%rdi,%rcx), %zmm24 /* t0_21 = bcast128() */
-	vmovdqa64 3456(%rsp), %zmm15 /* reload x0_21.2 */
-	vpshufb %zmm15, %zmm24, %zmm24 /* s0_21 = lookup16(t0_21, x0_21) */
-	vbroadcasti32x4 352(%rdi,%rcx), %zmm15 /* t0_22 = bcast128() */
-	vmovdqa64 3392(%rsp), %zmm11 /* reload x0_22.2 */
-	vpshufb %zmm11, %zmm15, %zmm15 /* s0_22 = lookup16(t0_22, x0_22) */
-	vbroadcasti32x4 368(%rdi,%rcx), %zmm11 /* t0_23 = bcast128() */
-	vmovdqa64 %zmm6, 5312(%rsp) /* spill y1_11_2 */
-	vmovdqa64 2816(%rsp), %zmm6 /* reload x0_23.2 */
-	vpshufb %zmm6, %zmm11, %zmm11 /* s0_23 = lookup16(t0_23, x0_23) */
+	vpshufb 3456(%rsp), %zmm24, %zmm24 /* s0_21 = lookup16(t0_21, x0_21) */
+	vbroadcasti32x4 352(%rdi,%rcx), %zmm25 /* t0_22 = bcast128() */
+	vpshufb 3392(%rsp), %zmm25, %zmm25 /* s0_22 = lookup16(t0_22, x0_22) */
+	vbroadcasti32x4 368(%rdi,%rcx), %zmm27 /* t0_23 = bcast128() */
+	vpshufb 2816(%rsp), %zmm27, %zmm27 /* s0_23 = lookup16(t0_23, x0_23) */
+	vmovdqa64 %zmm6, 1152(%rsp) /* spill y1_11_2 */
 	vbroadcasti32x4 768(%rdi,%rcx), %zmm6 /* t1_16 = bcast128() */
-	vmovdqa64 %zmm4, 5376(%rsp) /* spill y1_10_2 */
-	vmovdqa64 3904(%rsp), %zmm4 /* reload x1_16.2 */
-	vpshufb %zmm4, %zmm6, %zmm6 /* s1_16 = lookup16(t1_16, x1_16) */
+	vpshufb 3904(%rsp), %zmm6, %zmm6 /* s1_16 = lookup16(t1_16, x1_16) */
+	vmovdqa64 %zmm4, 1024(%rsp) /* spill y1_10_2 */
 	vbroadcasti32x4 784(%rdi,%rcx), %zmm4 /* t1_17 = bcast128() */
-	vmovdqa64 %zmm28, 5440(%rsp) /* spill y1_15_2 */
-	vmovdqa64 3968(%rsp), %zmm28 /* reload x1_17.2 */
-	vpshufb %zmm28, %zmm4, %zmm4 /* s1_17 = lookup16(t1_17, x1_17) */
-	vbroadcasti32x4 800(%rdi,%rcx), %zmm28 /* t1_18 = bcast128() */
-	vmovdqa64 %zmm26, 5504(%rsp) /* spill y1_14_2 */
-	vmovdqa64 4032(%rsp), %zmm26 /* reload x1_18.2 */
-	vpshufb %zmm26, %zmm28, %zmm28 /* s1_18 = lookup16(t1_18, x1_18) */
-	vbroadcasti32x4 816(%rdi,%rcx), %zmm26 /* t1_19 = bcast128() */
-	vmovdqa64 %zmm2, 5568(%rsp) /* spill y1_9_2 */
-	vmovdqa64 4096(%rsp), %zmm2 /* reload x1_19.2 */
-	vpshufb %zmm2, %zmm26, %zmm26 /* s1_19 = lookup16(t1_19, x1_19) */
+	vpshufb 3968(%rsp), %zmm4, %zmm4 /* s1_17 = lookup16(t1_17, x1_17) */
+	vmovdqa64 %zmm15, 0(%rsp) /* spill y1_15_2 */
+	vbroadcasti32x4 800(%rdi,%rcx), %zmm15 /* t1_18 = bcast128() */
+	vpshufb 4032(%rsp), %zmm15, %zmm15 /* s1_18 = lookup16(t1_18, x1_18) */
+	vmovdqa64 %zmm14, 960(%rsp) /* spill y1_14_2 */
+	vbroadcasti32x4 816(%rdi,%rcx), %zmm14 /* t1_19 = bcast128() */
+	vpshufb 4096(%rsp), %zmm14, %zmm14 /* s1_19 = lookup16(t1_19, x1_19) */
+	vmovdqa64 %zmm2, 896(%rsp) /* spill y1_9_2 */
 	vbroadcasti32x4 832(%rdi,%rcx), %zmm2 /* t1_20 = bcast128() */
-	vmovdqa64 %zmm1, 5632(%rsp) /* spill y1_8_2 */
-	vmovdqa64 4160(%rsp), %zmm1 /* reload x1_20.2 */
-	vpshufb %zmm1, %zmm2, %zmm2 /* s1_20 = lookup16(t1_20, x1_20) */
+	vpshufb 4160(%rsp), %zmm2, %zmm2 /* s1_20 = lookup16(t1_20, x1_20) */
+	vmovdqa64 %zmm1, 832(%rsp) /* spill y1_8_2 */
 	vbroadcasti32x4 848(%rdi,%rcx), %zmm1 /* t1_21 = bcast128() */
-	vmovdqa64 %zmm23, 5696(%rsp) /* spill y1_13_2 */
-	vmovdqa64 4224(%rsp), %zmm23 /* reload x1_21.2 */
-	vpshufb %zmm23, %zmm1, %zmm1 /* s1_21 = lookup16(t1_21, x1_21) */
-	vbroadcasti32x4 864(%rdi,%rcx), %zmm23 /* t1_22 = bcast128() */
-	vmovdqa64 %zmm16, 5760(%rsp) /* spill y1_12_2 */
-	vmovdqa64 4288(%rsp), %zmm16 /* reload x1_22.2 */
-	vpshufb %zmm16, %zmm23, %zmm23 /* s1_22 = lookup16(t1_22, x1_22) */
-	vbroadcasti32x4 880(%rdi,%rcx), %zmm16 /* t1_23 = bcast128() */
-	vmovdqa64 %zmm31, 5824(%rsp) /* spill y0_1_2 */
-	vmovdqa64 4352(%rsp), %zmm31 /* reload x1_23.2 */
-	vpshufb %zmm31, %zmm16, %zmm16 /* s1_23 = lookup16(t1_23, x1_23) */
+	vpshufb 4224(%rsp), %zmm1, %zmm1 /* s1_21 = lookup16(t1_21, x1_21) */
+	vmovdqa64 %zmm11, 768(%rsp) /* spill y1_13_2 */
+	vbroadcasti32x4 864(%rdi,%rcx), %zmm11 /* t1_22 = bcast128() */
+	vpshufb 4288(%rsp), %zmm11, %zmm11 /* s1_22 = lookup16(t1_22, x1_22) */
+	vmovdqa64 %zmm9, 704(%rsp) /* spill y1_12_2 */
+	vbroadcasti32x4 880(%rdi,%rcx), %zmm9 /* t1_23 = bcast128() */
+	vpshufb 4352(%rsp), %zmm9, %zmm9 /* s1_23 = lookup16(t1_23, x1_23) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm4, %zmm31 /* s1_17 */
-	vpternlogd $0x96, %zmm9, %zmm14, %zmm31 /* y0_16 = ternlog(s1_17, s0_17, s0_16) */
-	vmovdqa64 %zmm21, 5888(%rsp) /* spill y0_0_2 */
-	vmovdqa64 %zmm28, %zmm21 /* s1_18 */
-	vpternlogd $0x96, %zmm14, %zmm22, %zmm21 /* y0_17 = ternlog(s1_18, s0_18, s0_17) */
-	vmovdqa64 %zmm0, 5952(%rsp) /* spill y0_11_2 */
-	vmovdqa64 %zmm26, %zmm0 /* s1_19 */
-	vpternlogd $0x96, %zmm22, %zmm25, %zmm0 /* y0_18 = ternlog(s1_19, s0_19, s0_18) */
-	vmovdqa64 %zmm3, 6016(%rsp) /* spill y0_10_2 */
+	vmovdqa64 %zmm21, 640(%rsp) /* spill y0_1_2 */
+	vmovdqa64 %zmm4, %zmm21 /* s1_17 */
+	vpternlogd $0x96, %zmm16, %zmm17, %zmm21 /* y0_16 = ternlog(s1_17, s0_17, s0_16) */
+	vmovdqa64 %zmm20, 576(%rsp) /* spill y0_0_2 */
+	vmovdqa64 %zmm15, %zmm20 /* s1_18 */
+	vpternlogd $0x96, %zmm17, %zmm18, %zmm20 /* y0_17 = ternlog(s1_18, s0_18, s0_17) */
+	vmovdqa64 %zmm0, 512(%rsp) /* spill y0_11_2 */
+	vmovdqa64 %zmm14, %zmm0 /* s1_19 */
+	vpternlogd $0x96, %zmm18, %zmm19, %zmm0 /* y0_18 = ternlog(s1_19, s0_19, s0_18) */
+	vmovdqa64 %zmm3, 448(%rsp) /* spill y0_10_2 */
 	vmovdqa64 %zmm2, %zmm3 /* s1_20 */
-	vpternlogd $0x96, %zmm25, %zmm27, %zmm3 /* y0_19 = ternlog(s1_20, s0_20, s0_19) */
-	vmovdqa64 %zmm29, 6080(%rsp) /* spill y0_9_2 */
-	vmovdqa64 %zmm1, %zmm29 /* s1_21 */
-	vpternlogd $0x96, %zmm27, %zmm24, %zmm29 /* y0_20 = ternlog(s1_21, s0_21, s0_20) */
-	vmovdqa64 %zmm30, 6144(%rsp) /* spill y0_8_2 */
-	vmovdqa64 %zmm23, %zmm30 /* s1_22 */
-	vpternlogd $0x96, %zmm24, %zmm15, %zmm30 /* y0_21 = ternlog(s1_22, s0_22, s0_21) */
-	vmovdqa64 %zmm12, 6208(%rsp) /* spill y0_3_2 */
-	vmovdqa64 %zmm16, %zmm12 /* s1_23 */
-	vpternlogd $0x96, %zmm15, %zmm11, %zmm12 /* y0_22 = ternlog(s1_23, s0_23, s0_22) */
-	vmovdqa64 %zmm20, 6272(%rsp) /* spill y0_2_2 */
-	vmovdqa64 %zmm6, %zmm20 /* s1_16 */
-	vpternlogd $0x96, %zmm11, %zmm9, %zmm20 /* y0_23 = ternlog(s1_16, s0_16, s0_23) */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm6 /* y1_16_1 = ternlog(s1_16, s0_16, y0_18) */
-	vpternlogd $0x96, %zmm3, %zmm14, %zmm4 /* y1_17_1 = ternlog(s1_17, s0_17, y0_19) */
-	vpternlogd $0x96, %zmm29, %zmm22, %zmm28 /* y1_18_1 = ternlog(s1_18, s0_18, y0_20) */
-	vpternlogd $0x96, %zmm30, %zmm25, %zmm26 /* y1_19_1 = ternlog(s1_19, s0_19, y0_21) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm2 /* y1_20_1 = ternlog(s1_20, s0_20, y0_22) */
-	vpternlogd $0x96, %zmm20, %zmm24, %zmm1 /* y1_21_1 = ternlog(s1_21, s0_21, y0_23) */
-	vpternlogd $0x96, %zmm31, %zmm15, %zmm23 /* y1_22_1 = ternlog(s1_22, s0_22, y0_16) */
-	vpternlogd $0x96, %zmm21, %zmm11, %zmm16 /* y1_23_1 = ternlog(s1_23, s0_23, y0_17) */
-	vmovdqa64 %zmm30, %zmm9 /* y0_21 */
-	vpternlogd $0x96, %zmm6, %zmm16, %zmm9 /* y1_16_2 = ternlog(y0_21, y1_23_1, y1_16_1) */
-	vmovdqa64 %zmm12, %zmm11 /* y0_22 */
-	vpternlogd $0x96, %zmm4, %zmm6, %zmm11 /* y1_17_2 = ternlog(y0_22, y1_16_1, y1_17_1) */
-	vmovdqa64 %zmm20, %zmm14 /* y0_23 */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm14 /* y1_18_2 = ternlog(y0_23, y1_17_1, y1_18_1) */
-	vmovdqa64 %zmm31, %zmm15 /* y0_16 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm15 /* y1_19_2 = ternlog(y0_16, y1_18_1, y1_19_1) */
-	vmovdqa64 %zmm21, %zmm22 /* y0_17 */
-	vpternlogd $0x96, %zmm2, %zmm26, %zmm22 /* y1_20_2 = ternlog(y0_17, y1_19_1, y1_20_1) */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm3 /* y0_19 = ternlog(s1_20, s0_20, s0_19) */
+	vmovdqa64 %zmm12, 384(%rsp) /* spill y0_9_2 */
+	vmovdqa64 %zmm1, %zmm12 /* s1_21 */
+	vpternlogd $0x96, %zmm22, %zmm24, %zmm12 /* y0_20 = ternlog(s1_21, s0_21, s0_20) */
+	vmovdqa64 %zmm13, 320(%rsp) /* spill y0_8_2 */
+	vmovdqa64 %zmm11, %zmm13 /* s1_22 */
+	vpternlogd $0x96, %zmm24, %zmm25, %zmm13 /* y0_21 = ternlog(s1_22, s0_22, s0_21) */
+	vmovdqa64 %zmm26, 256(%rsp) /* spill y0_3_2 */
+	vmovdqa64 %zmm9, %zmm26 /* s1_23 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm26 /* y0_22 = ternlog(s1_23, s0_23, s0_22) */
+	vmovdqa64 %zmm23, 192(%rsp) /* spill y0_2_2 */
+	vmovdqa64 %zmm6, %zmm23 /* s1_16 */
+	vpternlogd $0x96, %zmm27, %zmm16, %zmm23 /* y0_23 = ternlog(s1_16, s0_16, s0_23) */
+	vpternlogd $0x96, %zmm0, %zmm16, %zmm6 /* y1_16_1 = ternlog(s1_16, s0_16, y0_18) */
+	vpternlogd $0x96, %zmm3, %zmm17, %zmm4 /* y1_17_1 = ternlog(s1_17, s0_17, y0_19) */
+	vpternlogd $0x96, %zmm12, %zmm18, %zmm15 /* y1_18_1 = ternlog(s1_18, s0_18, y0_20) */
+	vpternlogd $0x96, %zmm13, %zmm19, %zmm14 /* y1_19_1 = ternlog(s1_19, s0_19, y0_21) */
+	vpternlogd $0x96, %zmm26, %zmm22, %zmm2 /* y1_20_1 = ternlog(s1_20, s0_20, y0_22) */
+	vpternlogd $0x96, %zmm23, %zmm24, %zmm1 /* y1_21_1 = ternlog(s1_21, s0_21, y0_23) */
+	vpternlogd $0x96, %zmm21, %zmm25, %zmm11 /* y1_22_1 = ternlog(s1_22, s0_22, y0_16) */
+	vpternlogd $0x96, %zmm20, %zmm27, %zmm9 /* y1_23_1 = ternlog(s1_23, s0_23, y0_17) */
+	vmovdqa64 %zmm13, %zmm16 /* y0_21 */
+	vpternlogd $0x96, %zmm6, %zmm9, %zmm16 /* y1_16_2 = ternlog(y0_21, y1_23_1, y1_16_1) */
+	vmovdqa64 %zmm26, %zmm17 /* y0_22 */
+	vpternlogd $0x96, %zmm4, %zmm6, %zmm17 /* y1_17_2 = ternlog(y0_22, y1_16_1, y1_17_1) */
+	vmovdqa64 %zmm23, %zmm18 /* y0_23 */
+	vpternlogd $0x96, %zmm15, %zmm4, %zmm18 /* y1_18_2 = ternlog(y0_23, y1_17_1, y1_18_1) */
+	vmovdqa64 %zmm21, %zmm19 /* y0_16 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm19 /* y1_19_2 = ternlog(y0_16, y1_18_1, y1_19_1) */
+	vmovdqa64 %zmm20, %zmm22 /* y0_17 */
+	vpternlogd $0x96, %zmm2, %zmm14, %zmm22 /* y1_20_2 = ternlog(y0_17, y1_19_1, y1_20_1) */
 	vmovdqa64 %zmm0, %zmm24 /* y0_18 */
 	vpternlogd $0x96, %zmm1, %zmm2, %zmm24 /* y1_21_2 = ternlog(y0_18, y1_20_1, y1_21_1) */
 	vmovdqa64 %zmm3, %zmm25 /* y0_19 */
-	vpternlogd $0x96, %zmm23, %zmm1, %zmm25 /* y1_22_2 = ternlog(y0_19, y1_21_1, y1_22_1) */
-	vmovdqa64 %zmm29, %zmm27 /* y0_20 */
-	vpternlogd $0x96, %zmm16, %zmm23, %zmm27 /* y1_23_2 = ternlog(y0_20, y1_22_1, y1_23_1) */
-	vpternlogd $0x96, %zmm9, %zmm28, %zmm31 /* y0_16_2 = ternlog(y0_16, y1_18_1, y1_16_2) */
-	vpternlogd $0x96, %zmm11, %zmm26, %zmm21 /* y0_17_2 = ternlog(y0_17, y1_19_1, y1_17_2) */
-	vpternlogd $0x96, %zmm14, %zmm2, %zmm0 /* y0_18_2 = ternlog(y0_18, y1_20_1, y1_18_2) */
-	vpternlogd $0x96, %zmm15, %zmm1, %zmm3 /* y0_19_2 = ternlog(y0_19, y1_21_1, y1_19_2) */
-	vpternlogd $0x96, %zmm22, %zmm23, %zmm29 /* y0_20_2 = ternlog(y0_20, y1_22_1, y1_20_2) */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm30 /* y0_21_2 = ternlog(y0_21, y1_23_1, y1_21_2) */
-	vpternlogd $0x96, %zmm25, %zmm6, %zmm12 /* y0_22_2 = ternlog(y0_22, y1_16_1, y1_22_2) */
-	vpternlogd $0x96, %zmm27, %zmm4, %zmm20 /* y0_23_2 = ternlog(y0_23, y1_17_1, y1_23_2) */
+	vpternlogd $0x96, %zmm11, %zmm1, %zmm25 /* y1_22_2 = ternlog(y0_19, y1_21_1, y1_22_1) */
+	vmovdqa64 %zmm12, %zmm27 /* y0_20 */
+	vpternlogd $0x96, %zmm9, %zmm11, %zmm27 /* y1_23_2 = ternlog(y0_20, y1_22_1, y1_23_1) */
+	vpternlogd $0x96, %zmm16, %zmm15, %zmm21 /* y0_16_2 = ternlog(y0_16, y1_18_1, y1_16_2) */
+	vpternlogd $0x96, %zmm17, %zmm14, %zmm20 /* y0_17_2 = ternlog(y0_17, y1_19_1, y1_17_2) */
+	vpternlogd $0x96, %zmm18, %zmm2, %zmm0 /* y0_18_2 = ternlog(y0_18, y1_20_1, y1_18_2) */
+	vpternlogd $0x96, %zmm19, %zmm1, %zmm3 /* y0_19_2 = ternlog(y0_19, y1_21_1, y1_19_2) */
+	vpternlogd $0x96, %zmm22, %zmm11, %zmm12 /* y0_20_2 = ternlog(y0_20, y1_22_1, y1_20_2) */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm13 /* y0_21_2 = ternlog(y0_21, y1_23_1, y1_21_2) */
+	vpternlogd $0x96, %zmm25, %zmm6, %zmm26 /* y0_22_2 = ternlog(y0_22, y1_16_1, y1_22_2) */
+	vpternlogd $0x96, %zmm27, %zmm4, %zmm23 /* y0_23_2 = ternlog(y0_23, y1_17_1, y1_23_2) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 384(%rdi,%rcx), %zmm1 /* t0_24 = bcast128() */
-	vmovdqa64 2880(%rsp), %zmm2 /* reload x0_24.2 */
-	vpshufb %zmm2, %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, x0_24) */
-	vbroadcasti32x4 400(%rdi,%rcx), %zmm4 /* t0_25 = bcast128() */
-	vmovdqa64 2944(%rsp), %zmm6 /* reload x0_25.2 */
-	vpshufb %zmm6, %zmm4, %zmm4 /* s0_25 = lookup16(t0_25, x0_25) */
-	vbroadcasti32x4 416(%rdi,%rcx), %zmm16 /* t0_26 = bcast128() */
-	vmovdqa64 3008(%rsp), %zmm23 /* reload x0_26.2 */
-	vpshufb %zmm23, %zmm16, %zmm16 /* s0_26 = lookup16(t0_26, x0_26) */
-	vbroadcasti32x4 432(%rdi,%rcx), %zmm26 /* t0_27 = bcast128() */
-	vmovdqa64 3072(%rsp), %zmm28 /* reload x0_27.2 */
-	vpshufb %zmm28, %zmm26, %zmm26 /* s0_27 = lookup16(t0_27, x0_27) */
-	vbroadcasti32x4 448(%rdi,%rcx), %zmm28 /* t0_28 = bcast128() */
-	vmovdqa64 3136(%rsp), %zmm23 /* reload x0_28.2 */
-	vpshufb %zmm23, %zmm28, %zmm28 /* s0_28 = lookup16(t0_28, x0_28) */
-	vbroadcasti32x4 464(%rdi,%rcx), %zmm23 /* t0_29 = bcast128() */
-	vmovdqa64 3200(%rsp), %zmm6 /* reload x0_29.2 */
-	vpshufb %zmm6, %zmm23, %zmm23 /* s0_29 = lookup16(t0_29, x0_29) */
-	vbroadcasti32x4 480(%rdi,%rcx), %zmm6 /* t0_30 = bcast128() */
-	vmovdqa64 3264(%rsp), %zmm2 /* reload x0_30.2 */
-	vpshufb %zmm2, %zmm6, %zmm6 /* s0_30 = lookup16(t0_30, x0_30) */
-	vbroadcasti32x4 496(%rdi,%rcx), %zmm2 /* t0_31 = bcast128() */
-	vmovdqa64 %zmm11, 6336(%rsp) /* spill y1_17_2 */
-	vmovdqa64 3328(%rsp), %zmm11 /* reload x0_31.2 */
-	vpshufb %zmm11, %zmm2, %zmm2 /* s0_31 = lookup16(t0_31, x0_31) */
-	vbroadcasti32x4 896(%rdi,%rcx), %zmm11 /* t1_24 = bcast128() */
-	vmovdqa64 %zmm9, 6400(%rsp) /* spill y1_16_2 */
-	vmovdqa64 4416(%rsp), %zmm9 /* reload x1_24.2 */
-	vpshufb %zmm9, %zmm11, %zmm11 /* s1_24 = lookup16(t1_24, x1_24) */
-	vbroadcasti32x4 912(%rdi,%rcx), %zmm9 /* t1_25 = bcast128() */
-	vmovdqa64 %zmm24, 6464(%rsp) /* spill y1_21_2 */
-	vmovdqa64 4480(%rsp), %zmm24 /* reload x1_25.2 */
-	vpshufb %zmm24, %zmm9, %zmm9 /* s1_25 = lookup16(t1_25, x1_25) */
+	vpshufb 2880(%rsp), %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, x0_24) */
+	vbroadcasti32x4 400(%rdi,%rcx), %zmm2 /* t0_25 = bcast128() */
+	vpshufb 2944(%rsp), %zmm2, %zmm2 /* s0_25 = lookup16(t0_25, x0_25) */
+	vbroadcasti32x4 416(%rdi,%rcx), %zmm4 /* t0_26 = bcast128() */
+	vpshufb 3008(%rsp), %zmm4, %zmm4 /* s0_26 = lookup16(t0_26, x0_26) */
+	vbroadcasti32x4 432(%rdi,%rcx), %zmm6 /* t0_27 = bcast128() */
+	vpshufb 3072(%rsp), %zmm6, %zmm6 /* s0_27 = lookup16(t0_27, x0_27) */
+	vbroadcasti32x4 448(%rdi,%rcx), %zmm9 /* t0_28 = bcast128() */
+	vpshufb 3136(%rsp), %zmm9, %zmm9 /* s0_28 = lookup16(t0_28, x0_28) */
+	vbroadcasti32x4 464(%rdi,%rcx), %zmm11 /* t0_29 = bcast128() */
+	vpshufb 3200(%rsp), %zmm11, %zmm11 /* s0_29 = lookup16(t0_29, x0_29) */
+	vbroadcasti32x4 480(%rdi,%rcx), %zmm14 /* t0_30 = bcast128() */
+	vpshufb 3264(%rsp), %zmm14, %zmm14 /* s0_30 = lookup16(t0_30, x0_30) */
+	vbroadcasti32x4 496(%rdi,%rcx), %zmm15 /* t0_31 = bcast128() */
+	vpshufb 3328(%rsp), %zmm15, %zmm15 /* s0_31 = lookup16(t0_31, x0_31) */
+	vmovdqa64 %zmm17, 128(%rsp) /* spill y1_17_2 */
+	vbroadcasti32x4 896(%rdi,%rcx), %zmm17 /* t1_24 = bcast128() */
+	vpshufb 4416(%rsp), %zmm17, %zmm17 /* s1_24 = lookup16(t1_24, x1_24) */
+	vmovdqa64 %zmm16, 4864(%rsp) /* spill y1_16_2 */
+	vbroadcasti32x4 912(%rdi,%rcx), %zmm16 /* t1_25 = bcast128() */
+	vpshufb 4480(%rsp), %zmm16, %zmm16 /* s1_25 = lookup16(t1_25, x1_25) */
+	vmovdqa64 %zmm24, 4928(%rsp) /* spill y1_21_2 */
 	vbroadcasti32x4 928(%rdi,%rcx), %zmm24 /* t1_26 = bcast128() */
-	vmovdqa64 %zmm22, 6528(%rsp) /* spill y1_20_2 */
-	vmovdqa64 4544(%rsp), %zmm22 /* reload x1_26.2 */
-	vpshufb %zmm22, %zmm24, %zmm24 /* s1_26 = lookup16(t1_26, x1_26) */
+	vpshufb 4544(%rsp), %zmm24, %zmm24 /* s1_26 = lookup16(t1_26, x1_26) */
+	vmovdqa64 %zmm22, 4992(%rsp) /* spill y1_20_2 */
 	vbroadcasti32x4 944(%rdi,%rcx), %zmm22 /* t1_27 = bcast128() */
-	vmovdqa64 %zmm15, 6592(%rsp) /* spill y1_19_2 */
-	vmovdqa64 4608(%rsp), %zmm15 /* reload x1_27.2 */
-	vpshufb %zmm15, %zmm22, %zmm22 /* s1_27 = lookup16(t1_27, x1_27) */
-	vbroadcasti32x4 960(%rdi,%rcx), %zmm15 /* t1_28 = bcast128() */
-	vmovdqa64 %zmm14, 6656(%rsp) /* spill y1_18_2 */
-	vmovdqa64 4672(%rsp), %zmm14 /* reload x1_28.2 */
-	vpshufb %zmm14, %zmm15, %zmm15 /* s1_28 = lookup16(t1_28, x1_28) */
-	vbroadcasti32x4 976(%rdi,%rcx), %zmm14 /* t1_29 = bcast128() */
-	vmovdqa64 %zmm27, 6720(%rsp) /* spill y1_23_2 */
-	vmovdqa64 4736(%rsp), %zmm27 /* reload x1_29.2 */
-	vpshufb %zmm27, %zmm14, %zmm14 /* s1_29 = lookup16(t1_29, x1_29) */
+	vpshufb 4608(%rsp), %zmm22, %zmm22 /* s1_27 = lookup16(t1_27, x1_27) */
+	vmovdqa64 %zmm19, 5056(%rsp) /* spill y1_19_2 */
+	vbroadcasti32x4 960(%rdi,%rcx), %zmm19 /* t1_28 = bcast128() */
+	vpshufb 4672(%rsp), %zmm19, %zmm19 /* s1_28 = lookup16(t1_28, x1_28) */
+	vmovdqa64 %zmm18, 5120(%rsp) /* spill y1_18_2 */
+	vbroadcasti32x4 976(%rdi,%rcx), %zmm18 /* t1_29 = bcast128() */
+	vpshufb 4736(%rsp), %zmm18, %zmm18 /* s1_29 = lookup16(t1_29, x1_29) */
+	vmovdqa64 %zmm27, 5184(%rsp) /* spill y1_23_2 */
 	vbroadcasti32x4 992(%rdi,%rcx), %zmm27 /* t1_30 = bcast128() */
-	vmovdqa64 %zmm25, 6784(%rsp) /* spill y1_22_2 */
-	vmovdqa64 4800(%rsp), %zmm25 /* reload x1_30.2 */
-	vpshufb %zmm25, %zmm27, %zmm27 /* s1_30 = lookup16(t1_30, x1_30) */
+	vpshufb 4800(%rsp), %zmm27, %zmm27 /* s1_30 = lookup16(t1_30, x1_30) */
+	vmovdqa64 %zmm25, 5248(%rsp) /* spill y1_22_2 */
 	vbroadcasti32x4 1008(%rdi,%rcx), %zmm25 /* t1_31 = bcast128() */
-	vmovdqa64 %zmm20, 6848(%rsp) /* spill y0_23_2 */
-	vmovdqa64 2048(%rsp), %zmm20 /* reload x1_31.2 */
-	vpshufb %zmm20, %zmm25, %zmm25 /* s1_31 = lookup16(t1_31, x1_31) */
+	vpshufb 1600(%rsp), %zmm25, %zmm25 /* s1_31 = lookup16(t1_31, x1_31) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm9, %zmm20 /* s1_25 */
-	vpternlogd $0x96, %zmm1, %zmm4, %zmm20 /* y0_24 = ternlog(s1_25, s0_25, s0_24) */
-	vmovdqa64 %zmm12, 6912(%rsp) /* spill y0_22_2 */
-	vmovdqa64 %zmm24, %zmm12 /* s1_26 */
-	vpternlogd $0x96, %zmm4, %zmm16, %zmm12 /* y0_25 = ternlog(s1_26, s0_26, s0_25) */
-	vmovdqa64 %zmm30, 6976(%rsp) /* spill y0_21_2 */
-	vmovdqa64 %zmm22, %zmm30 /* s1_27 */
-	vpternlogd $0x96, %zmm16, %zmm26, %zmm30 /* y0_26 = ternlog(s1_27, s0_27, s0_26) */
-	vmovdqa64 %zmm29, 7040(%rsp) /* spill y0_20_2 */
-	vmovdqa64 %zmm15, %zmm29 /* s1_28 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm29 /* y0_27 = ternlog(s1_28, s0_28, s0_27) */
-	vmovdqa64 %zmm3, 7104(%rsp) /* spill y0_19_2 */
-	vmovdqa64 %zmm14, %zmm3 /* s1_29 */
-	vpternlogd $0x96, %zmm28, %zmm23, %zmm3 /* y0_28 = ternlog(s1_29, s0_29, s0_28) */
-	vmovdqa64 %zmm0, 7168(%rsp) /* spill y0_18_2 */
+	vmovdqa64 %zmm23, 5312(%rsp) /* spill y0_23_2 */
+	vmovdqa64 %zmm16, %zmm23 /* s1_25 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm23 /* y0_24 = ternlog(s1_25, s0_25, s0_24) */
+	vmovdqa64 %zmm26, 5376(%rsp) /* spill y0_22_2 */
+	vmovdqa64 %zmm24, %zmm26 /* s1_26 */
+	vpternlogd $0x96, %zmm2, %zmm4, %zmm26 /* y0_25 = ternlog(s1_26, s0_26, s0_25) */
+	vmovdqa64 %zmm13, 5440(%rsp) /* spill y0_21_2 */
+	vmovdqa64 %zmm22, %zmm13 /* s1_27 */
+	vpternlogd $0x96, %zmm4, %zmm6, %zmm13 /* y0_26 = ternlog(s1_27, s0_27, s0_26) */
+	vmovdqa64 %zmm12, 5504(%rsp) /* spill y0_20_2 */
+	vmovdqa64 %zmm19, %zmm12 /* s1_28 */
+	vpternlogd $0x96, %zmm6, %zmm9, %zmm12 /* y0_27 = ternlog(s1_28, s0_28, s0_27) */
+	vmovdqa64 %zmm3, 5568(%rsp) /* spill y0_19_2 */
+	vmovdqa64 %zmm18, %zmm3 /* s1_29 */
+	vpternlogd $0x96, %zmm9, %zmm11, %zmm3 /* y0_28 = ternlog(s1_29, s0_29, s0_28) */
+	vmovdqa64 %zmm0, 5632(%rsp) /* spill y0_18_2 */
 	vmovdqa64 %zmm27, %zmm0 /* s1_30 */
-	vpternlogd $0x96, %zmm23, %zmm6, %zmm0 /* y0_29 = ternlog(s1_30, s0_30, s0_29) */
-	vmovdqa64 %zmm13, 7232(%rsp) /* spill y0_13_2 */
-	vmovdqa64 %zmm25, %zmm13 /* s1_31 */
-	vpternlogd $0x96, %zmm6, %zmm2, %zmm13 /* y0_30 = ternlog(s1_31, s0_31, s0_30) */
-	vmovdqa64 %zmm17, 7296(%rsp) /* spill y0_12_2 */
-	vmovdqa64 %zmm11, %zmm17 /* s1_24 */
-	vpternlogd $0x96, %zmm2, %zmm1, %zmm17 /* y0_31 = ternlog(s1_24, s0_24, s0_31) */
-	vpternlogd $0x96, %zmm30, %zmm1, %zmm11 /* y1_24_1 = ternlog(s1_24, s0_24, y0_26) */
-	vpternlogd $0x96, %zmm29, %zmm4, %zmm9 /* y1_25_1 = ternlog(s1_25, s0_25, y0_27) */
-	vpternlogd $0x96, %zmm3, %zmm16, %zmm24 /* y1_26_1 = ternlog(s1_26, s0_26, y0_28) */
-	vpternlogd $0x96, %zmm0, %zmm26, %zmm22 /* y1_27_1 = ternlog(s1_27, s0_27, y0_29) */
-	vpternlogd $0x96, %zmm13, %zmm28, %zmm15 /* y1_28_1 = ternlog(s1_28, s0_28, y0_30) */
-	vpternlogd $0x96, %zmm17, %zmm23, %zmm14 /* y1_29_1 = ternlog(s1_29, s0_29, y0_31) */
-	vpternlogd $0x96, %zmm20, %zmm6, %zmm27 /* y1_30_1 = ternlog(s1_30, s0_30, y0_24) */
-	vpternlogd $0x96, %zmm12, %zmm2, %zmm25 /* y1_31_1 = ternlog(s1_31, s0_31, y0_25) */
+	vpternlogd $0x96, %zmm11, %zmm14, %zmm0 /* y0_29 = ternlog(s1_30, s0_30, s0_29) */
+	vmovdqa64 %zmm8, 5696(%rsp) /* spill y0_13_2 */
+	vmovdqa64 %zmm25, %zmm8 /* s1_31 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm8 /* y0_30 = ternlog(s1_31, s0_31, s0_30) */
+	vmovdqa64 %zmm10, 5760(%rsp) /* spill y0_12_2 */
+	vmovdqa64 %zmm17, %zmm10 /* s1_24 */
+	vpternlogd $0x96, %zmm15, %zmm1, %zmm10 /* y0_31 = ternlog(s1_24, s0_24, s0_31) */
+	vpternlogd $0x96, %zmm13, %zmm1, %zmm17 /* y1_24_1 = ternlog(s1_24, s0_24, y0_26) */
+	vpternlogd $0x96, %zmm12, %zmm2, %zmm16 /* y1_25_1 = ternlog(s1_25, s0_25, y0_27) */
+	vpternlogd $0x96, %zmm3, %zmm4, %zmm24 /* y1_26_1 = ternlog(s1_26, s0_26, y0_28) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm22 /* y1_27_1 = ternlog(s1_27, s0_27, y0_29) */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm19 /* y1_28_1 = ternlog(s1_28, s0_28, y0_30) */
+	vpternlogd $0x96, %zmm10, %zmm11, %zmm18 /* y1_29_1 = ternlog(s1_29, s0_29, y0_31) */
+	vpternlogd $0x96, %zmm23, %zmm14, %zmm27 /* y1_30_1 = ternlog(s1_30, s0_30, y0_24) */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm25 /* y1_31_1 = ternlog(s1_31, s0_31, y0_25) */
 	vmovdqa64 %zmm0, %zmm1 /* y0_29 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm1 /* y1_24_2 = ternlog(y0_29, y1_31_1, y1_24_1) */
-	vmovdqa64 %zmm13, %zmm2 /* y0_30 */
-	vpternlogd $0x96, %zmm9, %zmm11, %zmm2 /* y1_25_2 = ternlog(y0_30, y1_24_1, y1_25_1) */
-	vmovdqa64 %zmm17, %zmm4 /* y0_31 */
-	vpternlogd $0x96, %zmm24, %zmm9, %zmm4 /* y1_26_2 = ternlog(y0_31, y1_25_1, y1_26_1) */
-	vmovdqa64 %zmm20, %zmm6 /* y0_24 */
+	vpternlogd $0x96, %zmm17, %zmm25, %zmm1 /* y1_24_2 = ternlog(y0_29, y1_31_1, y1_24_1) */
+	vmovdqa64 %zmm8, %zmm2 /* y0_30 */
+	vpternlogd $0x96, %zmm16, %zmm17, %zmm2 /* y1_25_2 = ternlog(y0_30, y1_24_1, y1_25_1) */
+	vmovdqa64 %zmm10, %zmm4 /* y0_31 */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm4 /* y1_26_2 = ternlog(y0_31, y1_25_1, y1_26_1) */
+	vmovdqa64 %zmm23, %zmm6 /* y0_24 */
 	vpternlogd $0x96, %zmm22, %zmm24, %zmm6 /* y1_27_2 = ternlog(y0_24, y1_26_1, y1_27_1) */
-	vmovdqa64 %zmm12, %zmm16 /* y0_25 */
-	vpternlogd $0x96, %zmm15, %zmm22, %zmm16 /* y1_28_2 = ternlog(y0_25, y1_27_1, y1_28_1) */
-	vmovdqa64 %zmm30, %zmm23 /* y0_26 */
-	vpternlogd $0x96, %zmm14, %zmm15, %zmm23 /* y1_29_2 = ternlog(y0_26, y1_28_1, y1_29_1) */
-	vmovdqa64 %zmm29, %zmm26 /* y0_27 */
-	vpternlogd $0x96, %zmm27, %zmm14, %zmm26 /* y1_30_2 = ternlog(y0_27, y1_29_1, y1_30_1) */
-	vmovdqa64 %zmm3, %zmm28 /* y0_28 */
-	vpternlogd $0x96, %zmm25, %zmm27, %zmm28 /* y1_31_2 = ternlog(y0_28, y1_30_1, y1_31_1) */
-	vpternlogd $0x96, %zmm1, %zmm24, %zmm20 /* y0_24_2 = ternlog(y0_24, y1_26_1, y1_24_2) */
-	vpternlogd $0x96, %zmm2, %zmm22, %zmm12 /* y0_25_2 = ternlog(y0_25, y1_27_1, y1_25_2) */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm30 /* y0_26_2 = ternlog(y0_26, y1_28_1, y1_26_2) */
-	vpternlogd $0x96, %zmm6, %zmm14, %zmm29 /* y0_27_2 = ternlog(y0_27, y1_29_1, y1_27_2) */
-	vpternlogd $0x96, %zmm16, %zmm27, %zmm3 /* y0_28_2 = ternlog(y0_28, y1_30_1, y1_28_2) */
-	vpternlogd $0x96, %zmm23, %zmm25, %zmm0 /* y0_29_2 = ternlog(y0_29, y1_31_1, y1_29_2) */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm13 /* y0_30_2 = ternlog(y0_30, y1_24_1, y1_30_2) */
-	vpternlogd $0x96, %zmm28, %zmm9, %zmm17 /* y0_31_2 = ternlog(y0_31, y1_25_1, y1_31_2) */
+	vmovdqa64 %zmm26, %zmm9 /* y0_25 */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm9 /* y1_28_2 = ternlog(y0_25, y1_27_1, y1_28_1) */
+	vmovdqa64 %zmm13, %zmm11 /* y0_26 */
+	vpternlogd $0x96, %zmm18, %zmm19, %zmm11 /* y1_29_2 = ternlog(y0_26, y1_28_1, y1_29_1) */
+	vmovdqa64 %zmm12, %zmm14 /* y0_27 */
+	vpternlogd $0x96, %zmm27, %zmm18, %zmm14 /* y1_30_2 = ternlog(y0_27, y1_29_1, y1_30_1) */
+	vmovdqa64 %zmm3, %zmm15 /* y0_28 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm15 /* y1_31_2 = ternlog(y0_28, y1_30_1, y1_31_1) */
+	vpternlogd $0x96, %zmm1, %zmm24, %zmm23 /* y0_24_2 = ternlog(y0_24, y1_26_1, y1_24_2) */
+	vpternlogd $0x96, %zmm2, %zmm22, %zmm26 /* y0_25_2 = ternlog(y0_25, y1_27_1, y1_25_2) */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm13 /* y0_26_2 = ternlog(y0_26, y1_28_1, y1_26_2) */
+	vpternlogd $0x96, %zmm6, %zmm18, %zmm12 /* y0_27_2 = ternlog(y0_27, y1_29_1, y1_27_2) */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm3 /* y0_28_2 = ternlog(y0_28, y1_30_1, y1_28_2) */
+	vpternlogd $0x96, %zmm11, %zmm25, %zmm0 /* y0_29_2 = ternlog(y0_29, y1_31_1, y1_29_2) */
+	vpternlogd $0x96, %zmm14, %zmm17, %zmm8 /* y0_30_2 = ternlog(y0_30, y1_24_1, y1_30_2) */
+	vpternlogd $0x96, %zmm15, %zmm16, %zmm10 /* y0_31_2 = ternlog(y0_31, y1_25_1, y1_31_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 6272(%rsp), %zmm9 /* reload x0_16.3 */
-	vmovdqa64 %zmm9, 3776(%rsp) /* spill x0_16.2 */
-	vmovdqa64 6208(%rsp), %zmm9 /* reload x0_17.3 */
-	vmovdqa64 %zmm9, 3712(%rsp) /* spill x0_17.2 */
-	vmovdqa64 6144(%rsp), %zmm9 /* reload x0_18.3 */
-	vmovdqa64 %zmm9, 3648(%rsp) /* spill x0_18.2 */
-	vmovdqa64 6080(%rsp), %zmm9 /* reload x0_19.3 */
-	vmovdqa64 %zmm9, 3584(%rsp) /* spill x0_19.2 */
-	vmovdqa64 %zmm13, 3520(%rsp) /* spill x0_20.2 */
-	vmovdqa64 %zmm17, 3456(%rsp) /* spill x0_21.2 */
-	vmovdqa64 7040(%rsp), %zmm9 /* reload x0_22.3 */
-	vmovdqa64 %zmm9, 3392(%rsp) /* spill x0_22.2 */
-	vmovdqa64 6976(%rsp), %zmm9 /* reload x0_23.3 */
-	vmovdqa64 %zmm9, 2816(%rsp) /* spill x0_23.2 */
+	vmovdqa64 %zmm8, 3520(%rsp) /* spill x0_20.2 */
+	vmovdqa64 %zmm10, 3456(%rsp) /* spill x0_21.2 */
 	vmovdqa64 %zmm3, 2880(%rsp) /* spill x0_24.2 */
 	vmovdqa64 %zmm0, 2944(%rsp) /* spill x0_25.2 */
-	vmovdqa64 6912(%rsp), %zmm9 /* reload x0_26.3 */
-	vmovdqa64 %zmm9, 3008(%rsp) /* spill x0_26.2 */
-	vmovdqa64 6848(%rsp), %zmm9 /* reload x0_27.3 */
-	vmovdqa64 %zmm9, 3072(%rsp) /* spill x0_27.2 */
-	vmovdqa64 6016(%rsp), %zmm9 /* reload x0_28.3 */
-	vmovdqa64 %zmm9, 3136(%rsp) /* spill x0_28.2 */
-	vmovdqa64 5952(%rsp), %zmm9 /* reload x0_29.3 */
-	vmovdqa64 %zmm9, 3200(%rsp) /* spill x0_29.2 */
-	vmovdqa64 5888(%rsp), %zmm9 /* reload x0_30.3 */
-	vmovdqa64 %zmm9, 3264(%rsp) /* spill x0_30.2 */
-	vmovdqa64 5824(%rsp), %zmm9 /* reload x0_31.3 */
-	vmovdqa64 %zmm9, 3328(%rsp) /* spill x0_31.2 */
-	vmovdqa64 %zmm28, 3840(%rsp) /* spill x1_15.2 */
-	vmovdqa64 5504(%rsp), %zmm9 /* reload x1_16.3 */
-	vmovdqa64 %zmm9, 3904(%rsp) /* spill x1_16.2 */
-	vmovdqa64 5440(%rsp), %zmm9 /* reload x1_17.3 */
-	vmovdqa64 %zmm9, 3968(%rsp) /* spill x1_17.2 */
-	vmovdqa64 4992(%rsp), %zmm9 /* reload x1_18.3 */
-	vmovdqa64 %zmm9, 4032(%rsp) /* spill x1_18.2 */
-	vmovdqa64 4928(%rsp), %zmm9 /* reload x1_19.3 */
-	vmovdqa64 %zmm9, 4096(%rsp) /* spill x1_19.2 */
+	vmovdqa64 %zmm14, 1664(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm15, 3840(%rsp) /* spill x1_15.2 */
 	vmovdqa64 %zmm4, 4160(%rsp) /* spill x1_20.2 */
 	vmovdqa64 %zmm6, 4224(%rsp) /* spill x1_21.2 */
-	vmovdqa64 6528(%rsp), %zmm9 /* reload x1_22.3 */
-	vmovdqa64 %zmm9, 4288(%rsp) /* spill x1_22.2 */
-	vmovdqa64 6464(%rsp), %zmm9 /* reload x1_23.3 */
-	vmovdqa64 %zmm9, 4352(%rsp) /* spill x1_23.2 */
-	vmovdqa64 %zmm16, 4416(%rsp) /* spill x1_24.2 */
-	vmovdqa64 %zmm23, 4480(%rsp) /* spill x1_25.2 */
-	vmovdqa64 4864(%rsp), %zmm9 /* reload x1_26.3 */
-	vmovdqa64 %zmm9, 4544(%rsp) /* spill x1_26.2 */
-	vmovdqa64 128(%rsp), %zmm9 /* reload x1_27.3 */
-	vmovdqa64 %zmm9, 4608(%rsp) /* spill x1_27.2 */
-	vmovdqa64 6400(%rsp), %zmm9 /* reload x1_28.3 */
-	vmovdqa64 %zmm9, 4672(%rsp) /* spill x1_28.2 */
-	vmovdqa64 6336(%rsp), %zmm9 /* reload x1_29.3 */
-	vmovdqa64 %zmm9, 4736(%rsp) /* spill x1_29.2 */
-	vmovdqa64 5376(%rsp), %zmm9 /* reload x1_30.3 */
-	vmovdqa64 %zmm9, 4800(%rsp) /* spill x1_30.2 */
+	vmovdqa64 %zmm9, 4416(%rsp) /* spill x1_24.2 */
+	vmovdqa64 %zmm11, 4480(%rsp) /* spill x1_25.2 */
+	vmovdqa64 192(%rsp), %zmm16 /* reload x0_16.3 */
+	vmovdqa64 %zmm16, 3776(%rsp) /* spill x0_16.2 */
+	vmovdqa64 256(%rsp), %zmm16 /* reload x0_17.3 */
+	vmovdqa64 %zmm16, 3712(%rsp) /* spill x0_17.2 */
+	vmovdqa64 320(%rsp), %zmm16 /* reload x0_18.3 */
+	vmovdqa64 %zmm16, 3648(%rsp) /* spill x0_18.2 */
+	vmovdqa64 384(%rsp), %zmm16 /* reload x0_19.3 */
+	vmovdqa64 %zmm16, 3584(%rsp) /* spill x0_19.2 */
+	vmovdqa64 5504(%rsp), %zmm16 /* reload x0_22.3 */
+	vmovdqa64 %zmm16, 3392(%rsp) /* spill x0_22.2 */
+	vmovdqa64 5440(%rsp), %zmm16 /* reload x0_23.3 */
+	vmovdqa64 %zmm16, 2816(%rsp) /* spill x0_23.2 */
+	vmovdqa64 5376(%rsp), %zmm16 /* reload x0_26.3 */
+	vmovdqa64 %zmm16, 3008(%rsp) /* spill x0_26.2 */
+	vmovdqa64 5312(%rsp), %zmm16 /* reload x0_27.3 */
+	vmovdqa64 %zmm16, 3072(%rsp) /* spill x0_27.2 */
+	vmovdqa64 448(%rsp), %zmm16 /* reload x0_28.3 */
+	vmovdqa64 %zmm16, 3136(%rsp) /* spill x0_28.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x0_29.3 */
+	vmovdqa64 %zmm16, 3200(%rsp) /* spill x0_29.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x0_30.3 */
+	vmovdqa64 %zmm16, 3264(%rsp) /* spill x0_30.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x0_31.3 */
+	vmovdqa64 %zmm16, 3328(%rsp) /* spill x0_31.2 */
+	vmovdqa64 5120(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 2048(%rsp) /* spill x1_8.2 */
+	vmovdqa64 5056(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 1984(%rsp) /* spill x1_9.2 */
+	vmovdqa64 832(%rsp), %zmm16 /* reload x1_10.3 */
+	vmovdqa64 %zmm16, 1920(%rsp) /* spill x1_10.2 */
+	vmovdqa64 896(%rsp), %zmm16 /* reload x1_11.3 */
+	vmovdqa64 %zmm16, 1856(%rsp) /* spill x1_11.2 */
+	vmovdqa64 1216(%rsp), %zmm16 /* reload x1_12.3 */
+	vmovdqa64 %zmm16, 1792(%rsp) /* spill x1_12.2 */
+	vmovdqa64 1280(%rsp), %zmm16 /* reload x1_13.3 */
+	vmovdqa64 %zmm16, 1728(%rsp) /* spill x1_13.2 */
+	vmovdqa64 960(%rsp), %zmm16 /* reload x1_16.3 */
+	vmovdqa64 %zmm16, 3904(%rsp) /* spill x1_16.2 */
+	vmovdqa64 0(%rsp), %zmm16 /* reload x1_17.3 */
+	vmovdqa64 %zmm16, 3968(%rsp) /* spill x1_17.2 */
+	vmovdqa64 1344(%rsp), %zmm16 /* reload x1_18.3 */
+	vmovdqa64 %zmm16, 4032(%rsp) /* spill x1_18.2 */
+	vmovdqa64 1408(%rsp), %zmm16 /* reload x1_19.3 */
+	vmovdqa64 %zmm16, 4096(%rsp) /* spill x1_19.2 */
+	vmovdqa64 4992(%rsp), %zmm16 /* reload x1_22.3 */
+	vmovdqa64 %zmm16, 4288(%rsp) /* spill x1_22.2 */
+	vmovdqa64 4928(%rsp), %zmm16 /* reload x1_23.3 */
+	vmovdqa64 %zmm16, 4352(%rsp) /* spill x1_23.2 */
+	vmovdqa64 1472(%rsp), %zmm16 /* reload x1_26.3 */
+	vmovdqa64 %zmm16, 4544(%rsp) /* spill x1_26.2 */
+	vmovdqa64 1536(%rsp), %zmm16 /* reload x1_27.3 */
+	vmovdqa64 %zmm16, 4608(%rsp) /* spill x1_27.2 */
+	vmovdqa64 4864(%rsp), %zmm16 /* reload x1_28.3 */
+	vmovdqa64 %zmm16, 4672(%rsp) /* spill x1_28.2 */
+	vmovdqa64 128(%rsp), %zmm16 /* reload x1_29.3 */
+	vmovdqa64 %zmm16, 4736(%rsp) /* spill x1_29.2 */
+	vmovdqa64 1024(%rsp), %zmm16 /* reload x1_30.3 */
+	vmovdqa64 %zmm16, 4800(%rsp) /* spill x1_30.2 */
+	vmovdqa64 1152(%rsp), %zmm16 /* reload x1_31.3 */
+	vmovdqa64 %zmm16, 1600(%rsp) /* spill x1_31.2 */
 	vmovdqa64 %zmm5, %zmm0 /* x0_3.3 */
-	vmovdqa64 %zmm19, %zmm3 /* x0_0.3 */
-	vmovdqa64 5248(%rsp), %zmm4 /* reload x1_4.3 */
+	vmovdqa64 %zmm28, %zmm3 /* x0_0.3 */
+	vmovdqa64 1088(%rsp), %zmm4 /* reload x1_4.3 */
 	vmovdqa64 %zmm7, %zmm5 /* x0_2.3 */
-	vmovdqa64 6784(%rsp), %zmm6 /* reload x1_2.3 */
-	vmovdqa64 %zmm31, %zmm7 /* x0_4.3 */
-	vmovdqa64 %zmm18, %zmm9 /* x0_8.3 */
-	vmovdqa64 7296(%rsp), %zmm11 /* reload x0_10.3 */
-	vmovdqa64 %zmm30, %zmm13 /* x0_6.3 */
-	vmovdqa64 7168(%rsp), %zmm14 /* reload x0_12.3 */
-	vmovdqa64 %zmm20, %zmm15 /* x0_14.3 */
-	vmovdqa64 5184(%rsp), %zmm16 /* reload x1_5.3 */
-	vmovdqa64 5312(%rsp), %zmm17 /* reload x1_31.3 */
-	vmovdqa64 6592(%rsp), %zmm18 /* reload x1_9.3 */
-	vmovdqa64 5568(%rsp), %zmm19 /* reload x1_11.3 */
-	vmovdqa64 5056(%rsp), %zmm20 /* reload x1_13.3 */
-	vmovdqa64 7232(%rsp), %zmm22 /* reload x0_11.3 */
-	vmovdqa64 6720(%rsp), %zmm23 /* reload x1_3.3 */
-	vmovdqa64 %zmm8, %zmm24 /* x0_9.3 */
-	vmovdqa64 6656(%rsp), %zmm8 /* reload x1_8.3 */
-	vmovdqa64 %zmm12, %zmm25 /* x0_15.3 */
-	vmovdqa64 5120(%rsp), %zmm12 /* reload x1_12.3 */
-	vmovdqa64 7104(%rsp), %zmm27 /* reload x0_13.3 */
-	vmovdqa64 %zmm1, %zmm28 /* x1_6.3 */
-	vmovdqa64 5696(%rsp), %zmm1 /* reload x1_1.3 */
-	vmovdqa64 %zmm21, %zmm30 /* x0_5.3 */
+	vmovdqa64 5248(%rsp), %zmm6 /* reload x1_2.3 */
+	vmovdqa64 %zmm21, %zmm7 /* x0_4.3 */
+	vmovdqa64 %zmm30, %zmm9 /* x0_8.3 */
+	vmovdqa64 5760(%rsp), %zmm11 /* reload x0_10.3 */
+	vmovdqa64 5632(%rsp), %zmm14 /* reload x0_12.3 */
+	vmovdqa64 %zmm23, %zmm15 /* x0_14.3 */
+	vmovdqa64 64(%rsp), %zmm16 /* reload x1_5.3 */
 	vmovdqa64 %zmm2, %zmm21 /* x1_7.3 */
-	vmovdqa64 5760(%rsp), %zmm2 /* reload x1_0.3 */
-	vmovdqa64 %zmm26, %zmm31 /* x1_14.3 */
-	vmovdqa64 %zmm29, %zmm26 /* x0_7.3 */
-	vmovdqa64 %zmm10, %zmm29 /* x0_1.3 */
-	vmovdqa64 5632(%rsp), %zmm10 /* reload x1_10.3 */
+	vmovdqa64 704(%rsp), %zmm2 /* reload x1_0.3 */
+	vmovdqa64 5696(%rsp), %zmm22 /* reload x0_11.3 */
+	vmovdqa64 5184(%rsp), %zmm23 /* reload x1_3.3 */
+	vmovdqa64 %zmm31, %zmm24 /* x0_9.3 */
+	vmovdqa64 %zmm26, %zmm25 /* x0_15.3 */
+	vmovdqa64 %zmm12, %zmm26 /* x0_7.3 */
+	vmovdqa64 5568(%rsp), %zmm27 /* reload x0_13.3 */
+	vmovdqa64 %zmm1, %zmm28 /* x1_6.3 */
+	vmovdqa64 768(%rsp), %zmm1 /* reload x1_1.3 */
+	vmovdqa64 %zmm20, %zmm31 /* x0_5.3 */
 	add $1024, %rcx
 	cmp $24576, %rcx
 	jne .Lublock_nibbleslice_avx512_asm_10_loop_r0
@@ -6222,50 +5942,41 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpsllw $4, %zmm5, %zmm5 /* hi_up_1 = shl(x0_2) */
 	vpord %zmm0, %zmm5, %zmm0 /* byte_1 = or(hi_up_1, x0_3) */
 	vpsllw $4, %zmm7, %zmm5 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm30, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, x0_5) */
+	vpord %zmm31, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, x0_5) */
 	vpsllw $4, %zmm13, %zmm7 /* hi_up_3 = shl(x0_6) */
 	vpord %zmm26, %zmm7, %zmm7 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm9, %zmm9 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm24, %zmm9, %zmm9 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm11, %zmm11 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm22, %zmm11, %zmm11 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm14, %zmm13 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm27, %zmm13, %zmm13 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm15, %zmm14 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm25, %zmm14, %zmm14 /* byte_7 = or(hi_up_7, x0_15) */
-	vmovdqa64 3776(%rsp), %zmm15 /* reload x0_16.2 */
-	vpsllw $4, %zmm15, %zmm15 /* hi_up_8 = shl(x0_16) */
-	vmovdqa64 3712(%rsp), %zmm22 /* reload x0_17.2 */
-	vpord %zmm22, %zmm15, %zmm15 /* byte_8 = or(hi_up_8, x0_17) */
-	vmovdqa64 3648(%rsp), %zmm22 /* reload x0_18.2 */
-	vpsllw $4, %zmm22, %zmm22 /* hi_up_9 = shl(x0_18) */
-	vmovdqa64 3584(%rsp), %zmm24 /* reload x0_19.2 */
-	vpord %zmm24, %zmm22, %zmm22 /* byte_9 = or(hi_up_9, x0_19) */
-	vmovdqa64 3520(%rsp), %zmm24 /* reload x0_20.2 */
-	vpsllw $4, %zmm24, %zmm24 /* hi_up_10 = shl(x0_20) */
-	vmovdqa64 3456(%rsp), %zmm25 /* reload x0_21.2 */
-	vpord %zmm25, %zmm24, %zmm24 /* byte_10 = or(hi_up_10, x0_21) */
-	vmovdqa64 3392(%rsp), %zmm25 /* reload x0_22.2 */
-	vpsllw $4, %zmm25, %zmm25 /* hi_up_11 = shl(x0_22) */
-	vmovdqa64 2816(%rsp), %zmm26 /* reload x0_23.2 */
-	vpord %zmm26, %zmm25, %zmm25 /* byte_11 = or(hi_up_11, x0_23) */
-	vmovdqa64 2880(%rsp), %zmm26 /* reload x0_24.2 */
-	vpsllw $4, %zmm26, %zmm26 /* hi_up_12 = shl(x0_24) */
-	vmovdqa64 2944(%rsp), %zmm27 /* reload x0_25.2 */
-	vpord %zmm27, %zmm26, %zmm26 /* byte_12 = or(hi_up_12, x0_25) */
-	vmovdqa64 3008(%rsp), %zmm27 /* reload x0_26.2 */
-	vpsllw $4, %zmm27, %zmm27 /* hi_up_13 = shl(x0_26) */
-	vmovdqa64 3072(%rsp), %zmm29 /* reload x0_27.2 */
-	vpord %zmm29, %zmm27, %zmm27 /* byte_13 = or(hi_up_13, x0_27) */
-	vmovdqa64 3136(%rsp), %zmm29 /* reload x0_28.2 */
-	vpsllw $4, %zmm29, %zmm29 /* hi_up_14 = shl(x0_28) */
-	vmovdqa64 3200(%rsp), %zmm30 /* reload x0_29.2 */
-	vpord %zmm30, %zmm29, %zmm29 /* byte_14 = or(hi_up_14, x0_29) */
-	vmovdqa64 3264(%rsp), %zmm30 /* reload x0_30.2 */
-	vpsllw $4, %zmm30, %zmm30 /* hi_up_15 = shl(x0_30) */
-	vmovdqa64 %zmm14, 3264(%rsp) /* spill byte_7 */
-	vmovdqa64 3328(%rsp), %zmm14 /* reload x0_31.2 */
-	vpord %zmm14, %zmm30, %zmm14 /* byte_15 = or(hi_up_15, x0_31) */
+	vpsllw $4, %zmm9, %zmm8 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm24, %zmm8, %zmm8 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm11, %zmm9 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm22, %zmm9, %zmm9 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm14, %zmm10 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm27, %zmm10, %zmm10 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm15, %zmm11 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm25, %zmm11, %zmm11 /* byte_7 = or(hi_up_7, x0_15) */
+	vmovdqa64 3776(%rsp), %zmm12 /* reload x0_16.2 */
+	vpsllw $4, %zmm12, %zmm12 /* hi_up_8 = shl(x0_16) */
+	vpord 3712(%rsp), %zmm12, %zmm12 /* byte_8 = or(hi_up_8, x0_17) */
+	vmovdqa64 3648(%rsp), %zmm13 /* reload x0_18.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_9 = shl(x0_18) */
+	vpord 3584(%rsp), %zmm13, %zmm13 /* byte_9 = or(hi_up_9, x0_19) */
+	vmovdqa64 3520(%rsp), %zmm14 /* reload x0_20.2 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_10 = shl(x0_20) */
+	vpord 3456(%rsp), %zmm14, %zmm14 /* byte_10 = or(hi_up_10, x0_21) */
+	vmovdqa64 3392(%rsp), %zmm15 /* reload x0_22.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_11 = shl(x0_22) */
+	vpord 2816(%rsp), %zmm15, %zmm15 /* byte_11 = or(hi_up_11, x0_23) */
+	vmovdqa64 2880(%rsp), %zmm17 /* reload x0_24.2 */
+	vpsllw $4, %zmm17, %zmm17 /* hi_up_12 = shl(x0_24) */
+	vpord 2944(%rsp), %zmm17, %zmm17 /* byte_12 = or(hi_up_12, x0_25) */
+	vmovdqa64 3008(%rsp), %zmm18 /* reload x0_26.2 */
+	vpsllw $4, %zmm18, %zmm18 /* hi_up_13 = shl(x0_26) */
+	vpord 3072(%rsp), %zmm18, %zmm18 /* byte_13 = or(hi_up_13, x0_27) */
+	vmovdqa64 3136(%rsp), %zmm19 /* reload x0_28.2 */
+	vpsllw $4, %zmm19, %zmm19 /* hi_up_14 = shl(x0_28) */
+	vpord 3200(%rsp), %zmm19, %zmm19 /* byte_14 = or(hi_up_14, x0_29) */
+	vmovdqa64 3264(%rsp), %zmm20 /* reload x0_30.2 */
+	vpsllw $4, %zmm20, %zmm20 /* hi_up_15 = shl(x0_30) */
+	vpord 3328(%rsp), %zmm20, %zmm20 /* byte_15 = or(hi_up_15, x0_31) */
 	vpsllw $4, %zmm2, %zmm2 /* hi_up_16 = shl(x1_0) */
 	vpord %zmm1, %zmm2, %zmm1 /* byte_16 = or(hi_up_16, x1_1) */
 	vpsllw $4, %zmm6, %zmm2 /* hi_up_17 = shl(x1_2) */
@@ -6274,281 +5985,275 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vpord %zmm16, %zmm4, %zmm4 /* byte_18 = or(hi_up_18, x1_5) */
 	vpsllw $4, %zmm28, %zmm6 /* hi_up_19 = shl(x1_6) */
 	vpord %zmm21, %zmm6, %zmm6 /* byte_19 = or(hi_up_19, x1_7) */
-	vpsllw $4, %zmm8, %zmm8 /* hi_up_20 = shl(x1_8) */
-	vpord %zmm18, %zmm8, %zmm8 /* byte_20 = or(hi_up_20, x1_9) */
-	vpsllw $4, %zmm10, %zmm10 /* hi_up_21 = shl(x1_10) */
-	vpord %zmm19, %zmm10, %zmm10 /* byte_21 = or(hi_up_21, x1_11) */
-	vpsllw $4, %zmm12, %zmm12 /* hi_up_22 = shl(x1_12) */
-	vpord %zmm20, %zmm12, %zmm12 /* byte_22 = or(hi_up_22, x1_13) */
-	vpsllw $4, %zmm31, %zmm16 /* hi_up_23 = shl(x1_14) */
-	vmovdqa64 3840(%rsp), %zmm18 /* reload x1_15.2 */
-	vpord %zmm18, %zmm16, %zmm16 /* byte_23 = or(hi_up_23, x1_15) */
-	vmovdqa64 3904(%rsp), %zmm18 /* reload x1_16.2 */
-	vpsllw $4, %zmm18, %zmm18 /* hi_up_24 = shl(x1_16) */
-	vmovdqa64 3968(%rsp), %zmm19 /* reload x1_17.2 */
-	vpord %zmm19, %zmm18, %zmm18 /* byte_24 = or(hi_up_24, x1_17) */
-	vmovdqa64 4032(%rsp), %zmm19 /* reload x1_18.2 */
-	vpsllw $4, %zmm19, %zmm19 /* hi_up_25 = shl(x1_18) */
-	vmovdqa64 4096(%rsp), %zmm20 /* reload x1_19.2 */
-	vpord %zmm20, %zmm19, %zmm19 /* byte_25 = or(hi_up_25, x1_19) */
-	vmovdqa64 4160(%rsp), %zmm20 /* reload x1_20.2 */
-	vpsllw $4, %zmm20, %zmm20 /* hi_up_26 = shl(x1_20) */
-	vmovdqa64 4224(%rsp), %zmm21 /* reload x1_21.2 */
-	vpord %zmm21, %zmm20, %zmm20 /* byte_26 = or(hi_up_26, x1_21) */
-	vmovdqa64 4288(%rsp), %zmm21 /* reload x1_22.2 */
-	vpsllw $4, %zmm21, %zmm21 /* hi_up_27 = shl(x1_22) */
-	vmovdqa64 4352(%rsp), %zmm23 /* reload x1_23.2 */
-	vpord %zmm23, %zmm21, %zmm21 /* byte_27 = or(hi_up_27, x1_23) */
-	vmovdqa64 4416(%rsp), %zmm23 /* reload x1_24.2 */
-	vpsllw $4, %zmm23, %zmm23 /* hi_up_28 = shl(x1_24) */
-	vmovdqa64 4480(%rsp), %zmm28 /* reload x1_25.2 */
-	vpord %zmm28, %zmm23, %zmm23 /* byte_28 = or(hi_up_28, x1_25) */
-	vmovdqa64 4544(%rsp), %zmm28 /* reload x1_26.2 */
-	vpsllw $4, %zmm28, %zmm28 /* hi_up_29 = shl(x1_26) */
-	vmovdqa64 4608(%rsp), %zmm30 /* reload x1_27.2 */
-	vpord %zmm30, %zmm28, %zmm28 /* byte_29 = or(hi_up_29, x1_27) */
+	vmovdqa64 2048(%rsp), %zmm16 /* reload x1_8.2 */
+	vpsllw $4, %zmm16, %zmm16 /* hi_up_20 = shl(x1_8) */
+	vpord 1984(%rsp), %zmm16, %zmm16 /* byte_20 = or(hi_up_20, x1_9) */
+	vmovdqa64 1920(%rsp), %zmm21 /* reload x1_10.2 */
+	vpsllw $4, %zmm21, %zmm21 /* hi_up_21 = shl(x1_10) */
+	vpord 1856(%rsp), %zmm21, %zmm21 /* byte_21 = or(hi_up_21, x1_11) */
+	vmovdqa64 1792(%rsp), %zmm22 /* reload x1_12.2 */
+	vpsllw $4, %zmm22, %zmm22 /* hi_up_22 = shl(x1_12) */
+	vpord 1728(%rsp), %zmm22, %zmm22 /* byte_22 = or(hi_up_22, x1_13) */
+	vmovdqa64 1664(%rsp), %zmm23 /* reload x1_14.2 */
+	vpsllw $4, %zmm23, %zmm23 /* hi_up_23 = shl(x1_14) */
+	vpord 3840(%rsp), %zmm23, %zmm23 /* byte_23 = or(hi_up_23, x1_15) */
+	vmovdqa64 3904(%rsp), %zmm24 /* reload x1_16.2 */
+	vpsllw $4, %zmm24, %zmm24 /* hi_up_24 = shl(x1_16) */
+	vpord 3968(%rsp), %zmm24, %zmm24 /* byte_24 = or(hi_up_24, x1_17) */
+	vmovdqa64 4032(%rsp), %zmm25 /* reload x1_18.2 */
+	vpsllw $4, %zmm25, %zmm25 /* hi_up_25 = shl(x1_18) */
+	vpord 4096(%rsp), %zmm25, %zmm25 /* byte_25 = or(hi_up_25, x1_19) */
+	vmovdqa64 4160(%rsp), %zmm26 /* reload x1_20.2 */
+	vpsllw $4, %zmm26, %zmm26 /* hi_up_26 = shl(x1_20) */
+	vpord 4224(%rsp), %zmm26, %zmm26 /* byte_26 = or(hi_up_26, x1_21) */
+	vmovdqa64 4288(%rsp), %zmm27 /* reload x1_22.2 */
+	vpsllw $4, %zmm27, %zmm27 /* hi_up_27 = shl(x1_22) */
+	vpord 4352(%rsp), %zmm27, %zmm27 /* byte_27 = or(hi_up_27, x1_23) */
+	vmovdqa64 4416(%rsp), %zmm28 /* reload x1_24.2 */
+	vpsllw $4, %zmm28, %zmm28 /* hi_up_28 = shl(x1_24) */
+	vpord 4480(%rsp), %zmm28, %zmm28 /* byte_28 = or(hi_up_28, x1_25) */
+	vmovdqa64 4544(%rsp), %zmm29 /* reload x1_26.2 */
+	vpsllw $4, %zmm29, %zmm29 /* hi_up_29 = shl(x1_26) */
+	vpord 4608(%rsp), %zmm29, %zmm29 /* byte_29 = or(hi_up_29, x1_27) */
 	vmovdqa64 4672(%rsp), %zmm30 /* reload x1_28.2 */
 	vpsllw $4, %zmm30, %zmm30 /* hi_up_30 = shl(x1_28) */
-	vmovdqa64 4736(%rsp), %zmm31 /* reload x1_29.2 */
-	vpord %zmm31, %zmm30, %zmm30 /* byte_30 = or(hi_up_30, x1_29) */
+	vpord 4736(%rsp), %zmm30, %zmm30 /* byte_30 = or(hi_up_30, x1_29) */
 	vmovdqa64 4800(%rsp), %zmm31 /* reload x1_30.2 */
 	vpsllw $4, %zmm31, %zmm31 /* hi_up_31 = shl(x1_30) */
-	vpord %zmm17, %zmm31, %zmm17 /* byte_31 = or(hi_up_31, x1_31) */
-	vpunpcklbw %zmm15, %zmm3, %zmm31 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm15, %zmm3, %zmm3 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm22, %zmm0, %zmm15 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm22, %zmm0, %zmm0 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm24, %zmm5, %zmm22 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm24, %zmm5, %zmm5 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm25, %zmm7, %zmm24 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm25, %zmm7, %zmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm26, %zmm9, %zmm25 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm26, %zmm9, %zmm9 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm27, %zmm11, %zmm26 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm27, %zmm11, %zmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm29, %zmm13, %zmm27 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm29, %zmm13, %zmm13 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vmovdqa64 3264(%rsp), %zmm29 /* reload byte_7 */
-	vmovdqa64 %zmm16, 4800(%rsp) /* spill byte_23 */
-	vpunpcklbw %zmm14, %zmm29, %zmm16 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm14, %zmm29, %zmm14 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm25, %zmm31, %zmm29 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm25, %zmm31, %zmm25 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm9, %zmm3, %zmm31 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm9, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm26, %zmm15, %zmm9 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm26, %zmm15, %zmm15 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm11, %zmm0, %zmm26 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm11, %zmm0, %zmm0 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm27, %zmm22, %zmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm27, %zmm22, %zmm22 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm13, %zmm5, %zmm27 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm16, %zmm24, %zmm13 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm16, %zmm24, %zmm16 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm14, %zmm7, %zmm24 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm14, %zmm7, %zmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm11, %zmm29, %zmm14 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm11, %zmm29, %zmm11 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm22, %zmm25, %zmm29 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm22, %zmm25, %zmm22 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm27, %zmm31, %zmm25 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm27, %zmm31, %zmm27 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm5, %zmm3, %zmm31 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpord 1600(%rsp), %zmm31, %zmm31 /* byte_31 = or(hi_up_31, x1_31) */
+	vmovdqa64 %zmm23, 1600(%rsp) /* spill byte_23 */
+	vpunpcklbw %zmm12, %zmm3, %zmm23 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm12, %zmm3, %zmm3 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm13, %zmm0, %zmm12 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm13, %zmm0, %zmm0 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm14, %zmm5, %zmm13 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm14, %zmm5, %zmm5 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm17, %zmm8, %zmm15 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm17, %zmm8, %zmm8 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm18, %zmm9, %zmm17 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm18, %zmm9, %zmm9 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm19, %zmm10, %zmm18 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm19, %zmm10, %zmm10 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm20, %zmm11, %zmm19 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm20, %zmm11, %zmm11 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm15, %zmm23, %zmm20 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm15, %zmm23, %zmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm8, %zmm3, %zmm23 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm8, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm17, %zmm12, %zmm8 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm17, %zmm12, %zmm12 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm9, %zmm0, %zmm17 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm9, %zmm0, %zmm0 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm18, %zmm13, %zmm9 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm18, %zmm13, %zmm13 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm10, %zmm5, %zmm18 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm10, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm19, %zmm14, %zmm10 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm19, %zmm14, %zmm14 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm11, %zmm7, %zmm19 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm11, %zmm7, %zmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm9, %zmm20, %zmm11 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm9, %zmm20, %zmm9 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm13, %zmm15, %zmm20 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm13, %zmm15, %zmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm18, %zmm23, %zmm15 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm18, %zmm23, %zmm18 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm5, %zmm3, %zmm23 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	vpunpckhbw %zmm5, %zmm3, %zmm3 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm16, %zmm15, %zmm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm16, %zmm15, %zmm15 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm24, %zmm26, %zmm16 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm24, %zmm26, %zmm24 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm7, %zmm0, %zmm26 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpcklbw %zmm10, %zmm8, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm14, %zmm12, %zmm10 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm19, %zmm17, %zmm14 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm19, %zmm17, %zmm17 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm7, %zmm0, %zmm19 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %zmm7, %zmm0, %zmm0 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm5, %zmm14, %zmm7 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm5, %zmm14, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm9, %zmm11, %zmm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm13, %zmm29, %zmm11 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm13, %zmm29, %zmm13 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm15, %zmm22, %zmm29 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm15, %zmm22, %zmm15 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm16, %zmm25, %zmm22 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm16, %zmm25, %zmm16 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm24, %zmm27, %zmm25 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm24, %zmm27, %zmm24 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm26, %zmm31, %zmm27 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm26, %zmm31, %zmm26 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm0, %zmm3, %zmm31 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpcklbw %zmm5, %zmm11, %zmm7 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm5, %zmm11, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm8, %zmm9, %zmm11 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm10, %zmm20, %zmm9 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm10, %zmm20, %zmm10 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm12, %zmm13, %zmm20 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm14, %zmm15, %zmm13 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm14, %zmm15, %zmm14 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm17, %zmm18, %zmm15 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm17, %zmm18, %zmm17 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm19, %zmm23, %zmm18 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm19, %zmm23, %zmm19 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm0, %zmm3, %zmm23 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %zmm0, %zmm3, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vpunpcklbw %zmm18, %zmm1, %zmm3 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	vpunpckhbw %zmm18, %zmm1, %zmm1 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	vpunpcklbw %zmm19, %zmm2, %zmm18 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	vpunpckhbw %zmm19, %zmm2, %zmm2 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	vpunpcklbw %zmm20, %zmm4, %zmm19 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	vpunpckhbw %zmm20, %zmm4, %zmm4 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	vpunpcklbw %zmm21, %zmm6, %zmm20 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	vpunpckhbw %zmm21, %zmm6, %zmm6 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	vpunpcklbw %zmm23, %zmm8, %zmm21 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	vpunpckhbw %zmm23, %zmm8, %zmm8 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	vpunpcklbw %zmm28, %zmm10, %zmm23 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	vpunpckhbw %zmm28, %zmm10, %zmm10 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	vpunpcklbw %zmm30, %zmm12, %zmm28 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	vpunpckhbw %zmm30, %zmm12, %zmm12 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	vmovdqa64 4800(%rsp), %zmm30 /* reload byte_23 */
-	vmovdqa64 %zmm0, 3264(%rsp) /* spill tro3_15 */
-	vpunpcklbw %zmm17, %zmm30, %zmm0 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	vpunpckhbw %zmm17, %zmm30, %zmm17 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	vpunpcklbw %zmm21, %zmm3, %zmm30 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	vpunpckhbw %zmm21, %zmm3, %zmm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %zmm8, %zmm1, %zmm21 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	vpunpckhbw %zmm8, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	vpunpcklbw %zmm23, %zmm18, %zmm8 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	vpunpckhbw %zmm23, %zmm18, %zmm18 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	vpunpcklbw %zmm10, %zmm2, %zmm23 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	vpunpcklbw %zmm28, %zmm19, %zmm10 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	vpunpckhbw %zmm28, %zmm19, %zmm19 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	vpunpcklbw %zmm12, %zmm4, %zmm28 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	vpunpcklbw %zmm0, %zmm20, %zmm12 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	vpunpckhbw %zmm0, %zmm20, %zmm0 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	vpunpcklbw %zmm17, %zmm6, %zmm20 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	vpunpckhbw %zmm17, %zmm6, %zmm6 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	vpunpcklbw %zmm10, %zmm30, %zmm17 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	vpunpckhbw %zmm10, %zmm30, %zmm10 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %zmm19, %zmm3, %zmm30 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %zmm19, %zmm3, %zmm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	vpunpcklbw %zmm28, %zmm21, %zmm19 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	vpunpckhbw %zmm28, %zmm21, %zmm21 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %zmm4, %zmm1, %zmm28 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpcklbw %zmm24, %zmm1, %zmm3 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	vpunpckhbw %zmm24, %zmm1, %zmm1 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	vpunpcklbw %zmm25, %zmm2, %zmm24 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	vpunpckhbw %zmm25, %zmm2, %zmm2 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	vpunpcklbw %zmm26, %zmm4, %zmm25 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	vpunpckhbw %zmm26, %zmm4, %zmm4 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	vpunpcklbw %zmm27, %zmm6, %zmm26 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	vpunpckhbw %zmm27, %zmm6, %zmm6 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	vpunpcklbw %zmm28, %zmm16, %zmm27 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	vpunpckhbw %zmm28, %zmm16, %zmm16 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	vpunpcklbw %zmm29, %zmm21, %zmm28 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	vpunpckhbw %zmm29, %zmm21, %zmm21 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	vpunpcklbw %zmm30, %zmm22, %zmm29 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	vpunpckhbw %zmm30, %zmm22, %zmm22 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	vmovdqa64 1600(%rsp), %zmm30 /* reload byte_23 */
+	vmovdqa64 %zmm0, 4800(%rsp) /* spill tro3_15 */
+	vpunpcklbw %zmm31, %zmm30, %zmm0 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	vpunpckhbw %zmm31, %zmm30, %zmm30 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	vpunpcklbw %zmm27, %zmm3, %zmm31 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %zmm27, %zmm3, %zmm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %zmm16, %zmm1, %zmm27 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %zmm16, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %zmm28, %zmm24, %zmm16 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %zmm28, %zmm24, %zmm24 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %zmm21, %zmm2, %zmm28 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %zmm21, %zmm2, %zmm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %zmm29, %zmm25, %zmm21 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %zmm29, %zmm25, %zmm25 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %zmm22, %zmm4, %zmm29 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %zmm22, %zmm4, %zmm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %zmm0, %zmm26, %zmm22 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %zmm0, %zmm26, %zmm0 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vpunpcklbw %zmm30, %zmm6, %zmm26 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %zmm30, %zmm6, %zmm6 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %zmm21, %zmm31, %zmm30 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %zmm21, %zmm31, %zmm21 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %zmm25, %zmm3, %zmm31 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %zmm25, %zmm3, %zmm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %zmm29, %zmm27, %zmm25 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpckhbw %zmm29, %zmm27, %zmm27 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	vpunpcklbw %zmm4, %zmm1, %zmm29 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
 	vpunpckhbw %zmm4, %zmm1, %zmm1 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	vpunpcklbw %zmm12, %zmm8, %zmm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	vpunpcklbw %zmm0, %zmm18, %zmm12 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	vpunpckhbw %zmm0, %zmm18, %zmm0 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	vpunpcklbw %zmm20, %zmm23, %zmm18 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	vpunpckhbw %zmm20, %zmm23, %zmm20 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	vpunpcklbw %zmm6, %zmm2, %zmm23 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpcklbw %zmm22, %zmm16, %zmm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %zmm22, %zmm16, %zmm16 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %zmm0, %zmm24, %zmm22 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %zmm0, %zmm24, %zmm0 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %zmm26, %zmm28, %zmm24 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %zmm26, %zmm28, %zmm26 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vpunpcklbw %zmm6, %zmm2, %zmm28 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
 	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	vpunpcklbw %zmm4, %zmm17, %zmm6 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	vpunpckhbw %zmm4, %zmm17, %zmm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	vpunpcklbw %zmm8, %zmm10, %zmm17 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	vpunpcklbw %zmm12, %zmm30, %zmm10 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	vpunpckhbw %zmm12, %zmm30, %zmm12 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %zmm0, %zmm3, %zmm30 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpcklbw %zmm4, %zmm30, %zmm6 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %zmm4, %zmm30, %zmm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %zmm16, %zmm21, %zmm30 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %zmm16, %zmm21, %zmm16 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %zmm22, %zmm31, %zmm21 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %zmm22, %zmm31, %zmm22 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %zmm0, %zmm3, %zmm31 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
 	vpunpckhbw %zmm0, %zmm3, %zmm0 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	vpunpcklbw %zmm18, %zmm19, %zmm3 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	vpunpckhbw %zmm18, %zmm19, %zmm18 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	vpunpcklbw %zmm20, %zmm21, %zmm19 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	vpunpckhbw %zmm20, %zmm21, %zmm20 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	vpunpcklbw %zmm23, %zmm28, %zmm21 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	vpunpckhbw %zmm23, %zmm28, %zmm23 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vpunpcklbw %zmm2, %zmm1, %zmm28 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpcklbw %zmm24, %zmm25, %zmm3 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %zmm24, %zmm25, %zmm24 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %zmm26, %zmm27, %zmm25 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %zmm26, %zmm27, %zmm26 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %zmm28, %zmm29, %zmm27 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %zmm28, %zmm29, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vpunpcklbw %zmm2, %zmm1, %zmm29 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm2, %zmm1, %zmm1 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
 	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_picks(%rip), %zmm2 /* row_out_picks = const() */
-	vmovdqa64 %zmm1, 4800(%rsp) /* spill tro3_31 */
+	vmovdqa64 %zmm1, 1600(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm2, %zmm1 /* row_out_picks */
 	vpermi2q %zmm6, %zmm7, %zmm1 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm1, 4736(%rsp) /* spill row_out */
 	vmovdqa64 .Lublock_nibbleslice_avx512_asm_10_row_out_1_picks(%rip), %zmm1 /* row_out_1_picks = const() */
-	vmovdqa64 %zmm28, 4672(%rsp) /* spill tro3_30 */
-	vmovdqa64 %zmm1, %zmm28 /* row_out_1_picks */
-	vpermi2q %zmm6, %zmm7, %zmm28 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
+	vmovdqa64 %zmm23, 4672(%rsp) /* spill tro3_14 */
+	vmovdqa64 %zmm1, %zmm23 /* row_out_1_picks */
+	vpermi2q %zmm6, %zmm7, %zmm23 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm2, %zmm6 /* row_out_picks */
 	vpermi2q %zmm4, %zmm5, %zmm6 /* row_out_2 = permute2q(row_out_picks, tro3_1, tro3_17) */
 	vmovdqa64 %zmm1, %zmm7 /* row_out_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm7 /* row_out_3 = permute2q(row_out_1_picks, tro3_1, tro3_17) */
 	vmovdqa64 %zmm2, %zmm4 /* row_out_picks */
-	vpermi2q %zmm17, %zmm14, %zmm4 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
+	vpermi2q %zmm30, %zmm11, %zmm4 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
 	vmovdqa64 %zmm1, %zmm5 /* row_out_1_picks */
-	vpermi2q %zmm17, %zmm14, %zmm5 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
-	vmovdqa64 %zmm2, %zmm14 /* row_out_picks */
-	vpermi2q %zmm8, %zmm9, %zmm14 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm1, %zmm17 /* row_out_1_picks */
-	vpermi2q %zmm8, %zmm9, %zmm17 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm2, %zmm8 /* row_out_picks */
-	vpermi2q %zmm10, %zmm11, %zmm8 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm1, %zmm9 /* row_out_1_picks */
-	vpermi2q %zmm10, %zmm11, %zmm9 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm2, %zmm10 /* row_out_picks */
-	vpermi2q %zmm12, %zmm13, %zmm10 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm1, %zmm11 /* row_out_1_picks */
-	vpermi2q %zmm12, %zmm13, %zmm11 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm2, %zmm12 /* row_out_picks */
-	vpermi2q %zmm30, %zmm29, %zmm12 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
-	vmovdqa64 %zmm1, %zmm13 /* row_out_1_picks */
-	vpermi2q %zmm30, %zmm29, %zmm13 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
-	vmovdqa64 %zmm2, %zmm29 /* row_out_picks */
-	vpermi2q %zmm0, %zmm15, %zmm29 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
+	vpermi2q %zmm30, %zmm11, %zmm5 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
+	vmovdqa64 %zmm2, %zmm11 /* row_out_picks */
+	vpermi2q %zmm16, %zmm8, %zmm11 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
 	vmovdqa64 %zmm1, %zmm30 /* row_out_1_picks */
-	vpermi2q %zmm0, %zmm15, %zmm30 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
-	vmovdqa64 %zmm2, %zmm0 /* row_out_picks */
-	vpermi2q %zmm3, %zmm22, %zmm0 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm1, %zmm15 /* row_out_1_picks */
-	vpermi2q %zmm3, %zmm22, %zmm15 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm2, %zmm3 /* row_out_picks */
-	vpermi2q %zmm18, %zmm16, %zmm3 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
+	vpermi2q %zmm16, %zmm8, %zmm30 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
+	vmovdqa64 %zmm2, %zmm8 /* row_out_picks */
+	vpermi2q %zmm21, %zmm9, %zmm8 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm1, %zmm16 /* row_out_1_picks */
+	vpermi2q %zmm21, %zmm9, %zmm16 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm2, %zmm9 /* row_out_picks */
+	vpermi2q %zmm22, %zmm10, %zmm9 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm1, %zmm21 /* row_out_1_picks */
+	vpermi2q %zmm22, %zmm10, %zmm21 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm2, %zmm10 /* row_out_picks */
+	vpermi2q %zmm31, %zmm20, %zmm10 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
 	vmovdqa64 %zmm1, %zmm22 /* row_out_1_picks */
-	vpermi2q %zmm18, %zmm16, %zmm22 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
-	vmovdqa64 %zmm2, %zmm16 /* row_out_picks */
-	vpermi2q %zmm19, %zmm25, %zmm16 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
-	vmovdqa64 %zmm1, %zmm18 /* row_out_1_picks */
-	vpermi2q %zmm19, %zmm25, %zmm18 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
-	vmovdqa64 %zmm2, %zmm19 /* row_out_picks */
-	vpermi2q %zmm20, %zmm24, %zmm19 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
-	vmovdqa64 %zmm1, %zmm25 /* row_out_1_picks */
-	vpermi2q %zmm20, %zmm24, %zmm25 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
+	vpermi2q %zmm31, %zmm20, %zmm22 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
 	vmovdqa64 %zmm2, %zmm20 /* row_out_picks */
-	vpermi2q %zmm21, %zmm27, %zmm20 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
+	vpermi2q %zmm0, %zmm12, %zmm20 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm1, %zmm31 /* row_out_1_picks */
+	vpermi2q %zmm0, %zmm12, %zmm31 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm2, %zmm0 /* row_out_picks */
+	vpermi2q %zmm3, %zmm13, %zmm0 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm1, %zmm12 /* row_out_1_picks */
+	vpermi2q %zmm3, %zmm13, %zmm12 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm2, %zmm3 /* row_out_picks */
+	vpermi2q %zmm24, %zmm14, %zmm3 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm1, %zmm13 /* row_out_1_picks */
+	vpermi2q %zmm24, %zmm14, %zmm13 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm2, %zmm14 /* row_out_picks */
+	vpermi2q %zmm25, %zmm15, %zmm14 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
 	vmovdqa64 %zmm1, %zmm24 /* row_out_1_picks */
-	vpermi2q %zmm21, %zmm27, %zmm24 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
-	vmovdqa64 %zmm2, %zmm21 /* row_out_picks */
-	vpermi2q %zmm23, %zmm26, %zmm21 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
-	vmovdqa64 %zmm1, %zmm27 /* row_out_1_picks */
-	vpermi2q %zmm23, %zmm26, %zmm27 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
-	vmovdqa64 4672(%rsp), %zmm23 /* reload tro3_30 */
-	vmovdqa64 %zmm2, %zmm26 /* row_out_picks */
-	vpermi2q %zmm23, %zmm31, %zmm26 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
-	vmovdqa64 %zmm26, 4608(%rsp) /* spill row_out_28 */
+	vpermi2q %zmm25, %zmm15, %zmm24 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
+	vmovdqa64 %zmm2, %zmm15 /* row_out_picks */
+	vpermi2q %zmm26, %zmm17, %zmm15 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm1, %zmm25 /* row_out_1_picks */
+	vpermi2q %zmm26, %zmm17, %zmm25 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm2, %zmm17 /* row_out_picks */
+	vpermi2q %zmm27, %zmm18, %zmm17 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
 	vmovdqa64 %zmm1, %zmm26 /* row_out_1_picks */
-	vpermi2q %zmm23, %zmm31, %zmm26 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
-	vmovdqa64 3264(%rsp), %zmm23 /* reload tro3_15 */
-	vmovdqa64 4800(%rsp), %zmm31 /* reload tro3_31 */
-	vpermi2q %zmm31, %zmm23, %zmm2 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
-	vpermi2q %zmm31, %zmm23, %zmm1 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
-	vmovdqa64 4736(%rsp), %zmm23 /* reload row_out */
-	vmovdqu64 %zmm23, (%rdx) /* store row_out */
-	vmovdqu64 %zmm28, 64(%rdx) /* store row_out_1 */
+	vpermi2q %zmm27, %zmm18, %zmm26 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
+	vmovdqa64 %zmm2, %zmm18 /* row_out_picks */
+	vpermi2q %zmm28, %zmm19, %zmm18 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
+	vmovdqa64 %zmm1, %zmm27 /* row_out_1_picks */
+	vpermi2q %zmm28, %zmm19, %zmm27 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
+	vmovdqa64 4672(%rsp), %zmm19 /* reload tro3_14 */
+	vmovdqa64 %zmm2, %zmm28 /* row_out_picks */
+	vpermi2q %zmm29, %zmm19, %zmm28 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
+	vmovdqa64 %zmm28, 4608(%rsp) /* spill row_out_28 */
+	vmovdqa64 %zmm1, %zmm28 /* row_out_1_picks */
+	vpermi2q %zmm29, %zmm19, %zmm28 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
+	vmovdqa64 4800(%rsp), %zmm19 /* reload tro3_15 */
+	vpermi2q 1600(%rsp), %zmm19, %zmm2 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
+	vpermi2q 1600(%rsp), %zmm19, %zmm1 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
+	vmovdqa64 4736(%rsp), %zmm19 /* reload row_out */
+	vmovdqu64 %zmm19, (%rdx) /* store row_out */
+	vmovdqu64 %zmm23, 64(%rdx) /* store row_out_1 */
 	vmovdqu64 %zmm6, 128(%rdx) /* store row_out_2 */
 	vmovdqu64 %zmm7, 192(%rdx) /* store row_out_3 */
 	vmovdqu64 %zmm4, 256(%rdx) /* store row_out_4 */
 	vmovdqu64 %zmm5, 320(%rdx) /* store row_out_5 */
-	vmovdqu64 %zmm14, 384(%rdx) /* store row_out_6 */
-	vmovdqu64 %zmm17, 448(%rdx) /* store row_out_7 */
+	vmovdqu64 %zmm11, 384(%rdx) /* store row_out_6 */
+	vmovdqu64 %zmm30, 448(%rdx) /* store row_out_7 */
 	vmovdqu64 %zmm8, 512(%rdx) /* store row_out_8 */
-	vmovdqu64 %zmm9, 576(%rdx) /* store row_out_9 */
-	vmovdqu64 %zmm10, 640(%rdx) /* store row_out_10 */
-	vmovdqu64 %zmm11, 704(%rdx) /* store row_out_11 */
-	vmovdqu64 %zmm12, 768(%rdx) /* store row_out_12 */
-	vmovdqu64 %zmm13, 832(%rdx) /* store row_out_13 */
-	vmovdqu64 %zmm29, 896(%rdx) /* store row_out_14 */
-	vmovdqu64 %zmm30, 960(%rdx) /* store row_out_15 */
+	vmovdqu64 %zmm16, 576(%rdx) /* store row_out_9 */
+	vmovdqu64 %zmm9, 640(%rdx) /* store row_out_10 */
+	vmovdqu64 %zmm21, 704(%rdx) /* store row_out_11 */
+	vmovdqu64 %zmm10, 768(%rdx) /* store row_out_12 */
+	vmovdqu64 %zmm22, 832(%rdx) /* store row_out_13 */
+	vmovdqu64 %zmm20, 896(%rdx) /* store row_out_14 */
+	vmovdqu64 %zmm31, 960(%rdx) /* store row_out_15 */
 	vmovdqu64 %zmm0, 1024(%rdx) /* store row_out_16 */
-	vmovdqu64 %zmm15, 1088(%rdx) /* store row_out_17 */
+	vmovdqu64 %zmm12, 1088(%rdx) /* store row_out_17 */
 	vmovdqu64 %zmm3, 1152(%rdx) /* store row_out_18 */
-	vmovdqu64 %zmm22, 1216(%rdx) /* store row_out_19 */
-	vmovdqu64 %zmm16, 1280(%rdx) /* store row_out_20 */
-	vmovdqu64 %zmm18, 1344(%rdx) /* store row_out_21 */
-	vmovdqu64 %zmm19, 1408(%rdx) /* store row_out_22 */
+	vmovdqu64 %zmm13, 1216(%rdx) /* store row_out_19 */
+	vmovdqu64 %zmm14, 1280(%rdx) /* store row_out_20 */
+	vmovdqu64 %zmm24, 1344(%rdx) /* store row_out_21 */
+	vmovdqu64 %zmm15, 1408(%rdx) /* store row_out_22 */
 	vmovdqu64 %zmm25, 1472(%rdx) /* store row_out_23 */
-	vmovdqu64 %zmm20, 1536(%rdx) /* store row_out_24 */
-	vmovdqu64 %zmm24, 1600(%rdx) /* store row_out_25 */
-	vmovdqu64 %zmm21, 1664(%rdx) /* store row_out_26 */
+	vmovdqu64 %zmm17, 1536(%rdx) /* store row_out_24 */
+	vmovdqu64 %zmm26, 1600(%rdx) /* store row_out_25 */
+	vmovdqu64 %zmm18, 1664(%rdx) /* store row_out_26 */
 	vmovdqu64 %zmm27, 1728(%rdx) /* store row_out_27 */
 	vmovdqa64 4608(%rsp), %zmm0 /* reload row_out_28 */
 	vmovdqu64 %zmm0, 1792(%rdx) /* store row_out_28 */
-	vmovdqu64 %zmm26, 1856(%rdx) /* store row_out_29 */
+	vmovdqu64 %zmm28, 1856(%rdx) /* store row_out_29 */
 	vmovdqu64 %zmm2, 1920(%rdx) /* store row_out_30 */
 	vmovdqu64 %zmm1, 1984(%rdx) /* store row_out_31 */
 	mov %rbp, %rsp
@@ -6563,7 +6268,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
  *   %rdx: out
  *   %rcx: 1024 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 7040 bytes (110 spill slots of 64 bytes)
+ *   frame: 5504 bytes (86 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
 	.hidden ublock_nibbleslice_avx512_ublock256_256_decrypt_asm
@@ -6573,7 +6278,7 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $7040, %rsp
+	sub $5504, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -6937,229 +6642,229 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vpternlogd $0x6a, %zmm23, %zmm20, %zmm30 /* y0_10 = ternlog(hi_shifted_14, nibble_mask, hi_31) */
 	vpternlogd $0x6a, %zmm0, %zmm20, %zmm31 /* y0_11 = ternlog(tr3_14, nibble_mask, lo_31) */
 	vmovdqa64 2496(%rsp), %zmm22 /* reload hi_shifted_5 */
-	vmovdqa64 2432(%rsp), %zmm24 /* reload hi_16 */
-	vpternlogd $0x6a, %zmm24, %zmm20, %zmm22 /* y0_12 = ternlog(hi_shifted_5, nibble_mask, hi_16) */
-	vmovdqa64 2368(%rsp), %zmm25 /* reload tr3_5 */
-	vmovdqa64 1152(%rsp), %zmm26 /* reload lo_16 */
-	vpternlogd $0x6a, %zmm26, %zmm20, %zmm25 /* y0_13 = ternlog(tr3_5, nibble_mask, lo_16) */
-	vmovdqa64 64(%rsp), %zmm27 /* reload hi_shifted_1 */
-	vmovdqa64 2304(%rsp), %zmm28 /* reload hi_24 */
-	vpternlogd $0x6a, %zmm28, %zmm20, %zmm27 /* y0_14 = ternlog(hi_shifted_1, nibble_mask, hi_24) */
-	vmovdqa64 0(%rsp), %zmm29 /* reload tr3_1 */
-	vmovdqa64 %zmm19, 64(%rsp) /* spill y1_7_2 */
-	vmovdqa64 1728(%rsp), %zmm19 /* reload lo_24 */
-	vpternlogd $0x6a, %zmm19, %zmm20, %zmm29 /* y0_15 = ternlog(tr3_1, nibble_mask, lo_24) */
-	vmovdqa64 %zmm18, 0(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm23, %zmm18 /* hi_31 */
-	vpternlogd $0x96, %zmm15, %zmm29, %zmm18 /* y0_8_1 = ternlog(hi_31, y0_15, y0_8) */
+	vpternlogd $0x6a, 2432(%rsp), %zmm20, %zmm22 /* y0_12 = ternlog(hi_shifted_5, nibble_mask, hi_16) */
+	vmovdqa64 2368(%rsp), %zmm24 /* reload tr3_5 */
+	vpternlogd $0x6a, 1152(%rsp), %zmm20, %zmm24 /* y0_13 = ternlog(tr3_5, nibble_mask, lo_16) */
+	vmovdqa64 64(%rsp), %zmm25 /* reload hi_shifted_1 */
+	vpternlogd $0x6a, 2304(%rsp), %zmm20, %zmm25 /* y0_14 = ternlog(hi_shifted_1, nibble_mask, hi_24) */
+	vmovdqa64 0(%rsp), %zmm26 /* reload tr3_1 */
+	vpternlogd $0x6a, 1728(%rsp), %zmm20, %zmm26 /* y0_15 = ternlog(tr3_1, nibble_mask, lo_24) */
+	vmovdqa64 %zmm23, %zmm27 /* hi_31 */
+	vpternlogd $0x96, %zmm15, %zmm26, %zmm27 /* y0_8_1 = ternlog(hi_31, y0_15, y0_8) */
+	vmovdqa64 %zmm0, %zmm28 /* lo_31 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm28 /* y0_9_1 = ternlog(lo_31, y0_8, y0_9) */
+	vmovdqa64 2432(%rsp), %zmm29 /* reload hi_16 */
+	vmovdqa64 %zmm19, 0(%rsp) /* spill y1_7_2 */
+	vmovdqa64 %zmm29, %zmm19 /* hi_16 */
+	vpternlogd $0x96, %zmm30, %zmm21, %zmm19 /* y0_10_1 = ternlog(hi_16, y0_9, y0_10) */
+	vmovdqa64 %zmm18, 64(%rsp) /* spill y1_6_2 */
+	vmovdqa64 1152(%rsp), %zmm18 /* reload lo_16 */
 	vmovdqa64 %zmm17, 2368(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm0, %zmm17 /* lo_31 */
-	vpternlogd $0x96, %zmm21, %zmm15, %zmm17 /* y0_9_1 = ternlog(lo_31, y0_8, y0_9) */
+	vmovdqa64 %zmm18, %zmm17 /* lo_16 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm17 /* y0_11_1 = ternlog(lo_16, y0_10, y0_11) */
 	vmovdqa64 %zmm10, 2496(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm24, %zmm10 /* hi_16 */
-	vpternlogd $0x96, %zmm30, %zmm21, %zmm10 /* y0_10_1 = ternlog(hi_16, y0_9, y0_10) */
+	vmovdqa64 2304(%rsp), %zmm10 /* reload hi_24 */
 	vmovdqa64 %zmm16, 2560(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm26, %zmm16 /* lo_16 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm16 /* y0_11_1 = ternlog(lo_16, y0_10, y0_11) */
+	vmovdqa64 %zmm10, %zmm16 /* hi_24 */
+	vpternlogd $0x96, %zmm22, %zmm31, %zmm16 /* y0_12_1 = ternlog(hi_24, y0_11, y0_12) */
 	vmovdqa64 %zmm4, 2624(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm28, %zmm4 /* hi_24 */
-	vpternlogd $0x96, %zmm22, %zmm31, %zmm4 /* y0_12_1 = ternlog(hi_24, y0_11, y0_12) */
+	vmovdqa64 1728(%rsp), %zmm4 /* reload lo_24 */
 	vmovdqa64 %zmm14, 2688(%rsp) /* spill y1_1_2 */
-	vmovdqa64 %zmm19, %zmm14 /* lo_24 */
-	vpternlogd $0x96, %zmm25, %zmm22, %zmm14 /* y0_13_1 = ternlog(lo_24, y0_12, y0_13) */
+	vmovdqa64 %zmm4, %zmm14 /* lo_24 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm14 /* y0_13_1 = ternlog(lo_24, y0_12, y0_13) */
 	vmovdqa64 %zmm8, 2752(%rsp) /* spill y1_0_2 */
 	vmovdqa64 %zmm6, %zmm8 /* hi_21 */
-	vpternlogd $0x96, %zmm27, %zmm25, %zmm8 /* y0_14_1 = ternlog(hi_21, y0_13, y0_14) */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm8 /* y0_14_1 = ternlog(hi_21, y0_13, y0_14) */
 	vmovdqa64 %zmm13, 2816(%rsp) /* spill y0_7_2 */
 	vmovdqa64 %zmm12, %zmm13 /* lo_21 */
-	vpternlogd $0x96, %zmm29, %zmm27, %zmm13 /* y0_15_1 = ternlog(lo_21, y0_14, y0_15) */
-	vpternlogd $0x96, %zmm10, %zmm25, %zmm6 /* y1_8_1 = ternlog(hi_21, y0_13, y0_10_1) */
-	vpternlogd $0x96, %zmm16, %zmm27, %zmm12 /* y1_9_1 = ternlog(lo_21, y0_14, y0_11_1) */
-	vpternlogd $0x96, %zmm4, %zmm29, %zmm23 /* y1_10_1 = ternlog(hi_31, y0_15, y0_12_1) */
+	vpternlogd $0x96, %zmm26, %zmm25, %zmm13 /* y0_15_1 = ternlog(lo_21, y0_14, y0_15) */
+	vpternlogd $0x96, %zmm19, %zmm24, %zmm6 /* y1_8_1 = ternlog(hi_21, y0_13, y0_10_1) */
+	vpternlogd $0x96, %zmm17, %zmm25, %zmm12 /* y1_9_1 = ternlog(lo_21, y0_14, y0_11_1) */
+	vpternlogd $0x96, %zmm16, %zmm26, %zmm23 /* y1_10_1 = ternlog(hi_31, y0_15, y0_12_1) */
 	vpternlogd $0x96, %zmm14, %zmm15, %zmm0 /* y1_11_1 = ternlog(lo_31, y0_8, y0_13_1) */
-	vpternlogd $0x96, %zmm8, %zmm21, %zmm24 /* y1_12_1 = ternlog(hi_16, y0_9, y0_14_1) */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm26 /* y1_13_1 = ternlog(lo_16, y0_10, y0_15_1) */
-	vpternlogd $0x96, %zmm18, %zmm31, %zmm28 /* y1_14_1 = ternlog(hi_24, y0_11, y0_8_1) */
-	vpternlogd $0x96, %zmm17, %zmm22, %zmm19 /* y1_15_1 = ternlog(lo_24, y0_12, y0_9_1) */
-	vpxord %zmm12, %zmm18, %zmm15 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
-	vpxord %zmm23, %zmm17, %zmm17 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
-	vpxord %zmm0, %zmm10, %zmm10 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
-	vpxord %zmm24, %zmm16, %zmm16 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
-	vpxord %zmm26, %zmm4, %zmm4 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
-	vpxord %zmm28, %zmm14, %zmm14 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	vpxord %zmm19, %zmm8, %zmm8 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm8, %zmm21, %zmm29 /* y1_12_1 = ternlog(hi_16, y0_9, y0_14_1) */
+	vpternlogd $0x96, %zmm13, %zmm30, %zmm18 /* y1_13_1 = ternlog(lo_16, y0_10, y0_15_1) */
+	vpternlogd $0x96, %zmm27, %zmm31, %zmm10 /* y1_14_1 = ternlog(hi_24, y0_11, y0_8_1) */
+	vpternlogd $0x96, %zmm28, %zmm22, %zmm4 /* y1_15_1 = ternlog(lo_24, y0_12, y0_9_1) */
+	vpxord %zmm12, %zmm27, %zmm15 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
+	vpxord %zmm23, %zmm28, %zmm21 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
+	vpxord %zmm0, %zmm19, %zmm19 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
+	vpxord %zmm29, %zmm17, %zmm17 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
+	vpxord %zmm18, %zmm16, %zmm16 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
+	vpxord %zmm10, %zmm14, %zmm14 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
+	vpxord %zmm4, %zmm8, %zmm8 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
 	vpxord %zmm6, %zmm13, %zmm13 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
 	vpxord %zmm15, %zmm6, %zmm6 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
-	vpxord %zmm17, %zmm12, %zmm12 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
-	vpxord %zmm10, %zmm23, %zmm18 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
-	vpxord %zmm16, %zmm0, %zmm0 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
-	vpxord %zmm4, %zmm24, %zmm21 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
-	vpxord %zmm14, %zmm26, %zmm22 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
-	vpxord %zmm8, %zmm28, %zmm23 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	vpxord %zmm13, %zmm19, %zmm19 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	vpxord %zmm21, %zmm12, %zmm12 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
+	vpxord %zmm19, %zmm23, %zmm22 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
+	vpxord %zmm17, %zmm0, %zmm0 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
+	vpxord %zmm16, %zmm29, %zmm23 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
+	vpxord %zmm14, %zmm18, %zmm18 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
+	vpxord %zmm8, %zmm10, %zmm10 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
+	vpxord %zmm13, %zmm4, %zmm4 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
 
 	/* Word pair 2: inverse linear layer (algorithm 2), XORs only. */
 	vmovdqa64 320(%rsp), %zmm24 /* reload hi_shifted_2 */
-	vmovdqa64 2240(%rsp), %zmm25 /* reload hi_30 */
-	vpternlogd $0x6a, %zmm25, %zmm20, %zmm24 /* y0_16 = ternlog(hi_shifted_2, nibble_mask, hi_30) */
-	vmovdqa64 128(%rsp), %zmm26 /* reload tr3_2 */
-	vmovdqa64 2176(%rsp), %zmm27 /* reload lo_30 */
-	vpternlogd $0x6a, %zmm27, %zmm20, %zmm26 /* y0_17 = ternlog(tr3_2, nibble_mask, lo_30) */
-	vmovdqa64 576(%rsp), %zmm28 /* reload hi_shifted_6 */
-	vmovdqa64 1536(%rsp), %zmm29 /* reload hi_20 */
-	vpternlogd $0x6a, %zmm29, %zmm20, %zmm28 /* y0_18 = ternlog(hi_shifted_6, nibble_mask, hi_20) */
-	vmovdqa64 384(%rsp), %zmm30 /* reload tr3_6 */
-	vmovdqa64 1472(%rsp), %zmm31 /* reload lo_20 */
-	vpternlogd $0x6a, %zmm31, %zmm20, %zmm30 /* y0_19 = ternlog(tr3_6, nibble_mask, lo_20) */
-	vmovdqa64 %zmm19, 384(%rsp) /* spill y1_15_2 */
-	vmovdqa64 1088(%rsp), %zmm19 /* reload hi_shifted_11 */
-	vmovdqa64 %zmm23, 576(%rsp) /* spill y1_14_2 */
-	vmovdqa64 2112(%rsp), %zmm23 /* reload hi_27 */
-	vpternlogd $0x6a, %zmm23, %zmm20, %zmm19 /* y0_20 = ternlog(hi_shifted_11, nibble_mask, hi_27) */
-	vmovdqa64 %zmm22, 1088(%rsp) /* spill y1_13_2 */
-	vmovdqa64 1024(%rsp), %zmm22 /* reload tr3_11 */
-	vmovdqa64 %zmm21, 128(%rsp) /* spill y1_12_2 */
-	vmovdqa64 2048(%rsp), %zmm21 /* reload lo_27 */
-	vpternlogd $0x6a, %zmm21, %zmm20, %zmm22 /* y0_21 = ternlog(tr3_11, nibble_mask, lo_27) */
-	vmovdqa64 %zmm0, 1024(%rsp) /* spill y1_11_2 */
-	vmovdqa64 960(%rsp), %zmm0 /* reload hi_shifted_13 */
-	vmovdqa64 %zmm18, 320(%rsp) /* spill y1_10_2 */
-	vmovdqa64 1280(%rsp), %zmm18 /* reload hi_17 */
-	vpternlogd $0x6a, %zmm18, %zmm20, %zmm0 /* y0_22 = ternlog(hi_shifted_13, nibble_mask, hi_17) */
-	vmovdqa64 %zmm12, 960(%rsp) /* spill y1_9_2 */
-	vmovdqa64 896(%rsp), %zmm12 /* reload tr3_13 */
-	vmovdqa64 %zmm6, 1728(%rsp) /* spill y1_8_2 */
-	vmovdqa64 1216(%rsp), %zmm6 /* reload lo_17 */
-	vpternlogd $0x6a, %zmm6, %zmm20, %zmm12 /* y0_23 = ternlog(tr3_13, nibble_mask, lo_17) */
-	vmovdqa64 %zmm13, 896(%rsp) /* spill y0_15_2 */
-	vmovdqa64 %zmm29, %zmm13 /* hi_20 */
-	vpternlogd $0x96, %zmm24, %zmm12, %zmm13 /* y0_16_1 = ternlog(hi_20, y0_23, y0_16) */
+	vpternlogd $0x6a, 2240(%rsp), %zmm20, %zmm24 /* y0_16 = ternlog(hi_shifted_2, nibble_mask, hi_30) */
+	vmovdqa64 128(%rsp), %zmm25 /* reload tr3_2 */
+	vpternlogd $0x6a, 2176(%rsp), %zmm20, %zmm25 /* y0_17 = ternlog(tr3_2, nibble_mask, lo_30) */
+	vmovdqa64 576(%rsp), %zmm26 /* reload hi_shifted_6 */
+	vpternlogd $0x6a, 1536(%rsp), %zmm20, %zmm26 /* y0_18 = ternlog(hi_shifted_6, nibble_mask, hi_20) */
+	vmovdqa64 384(%rsp), %zmm27 /* reload tr3_6 */
+	vpternlogd $0x6a, 1472(%rsp), %zmm20, %zmm27 /* y0_19 = ternlog(tr3_6, nibble_mask, lo_20) */
+	vmovdqa64 1088(%rsp), %zmm28 /* reload hi_shifted_11 */
+	vpternlogd $0x6a, 2112(%rsp), %zmm20, %zmm28 /* y0_20 = ternlog(hi_shifted_11, nibble_mask, hi_27) */
+	vmovdqa64 1024(%rsp), %zmm29 /* reload tr3_11 */
+	vpternlogd $0x6a, 2048(%rsp), %zmm20, %zmm29 /* y0_21 = ternlog(tr3_11, nibble_mask, lo_27) */
+	vmovdqa64 960(%rsp), %zmm30 /* reload hi_shifted_13 */
+	vpternlogd $0x6a, 1280(%rsp), %zmm20, %zmm30 /* y0_22 = ternlog(hi_shifted_13, nibble_mask, hi_17) */
+	vmovdqa64 896(%rsp), %zmm31 /* reload tr3_13 */
+	vpternlogd $0x6a, 1216(%rsp), %zmm20, %zmm31 /* y0_23 = ternlog(tr3_13, nibble_mask, lo_17) */
+	vmovdqa64 %zmm4, 896(%rsp) /* spill y1_15_2 */
+	vmovdqa64 1536(%rsp), %zmm4 /* reload hi_20 */
+	vmovdqa64 %zmm10, 960(%rsp) /* spill y1_14_2 */
+	vmovdqa64 %zmm4, %zmm10 /* hi_20 */
+	vpternlogd $0x96, %zmm24, %zmm31, %zmm10 /* y0_16_1 = ternlog(hi_20, y0_23, y0_16) */
+	vmovdqa64 %zmm18, 1024(%rsp) /* spill y1_13_2 */
+	vmovdqa64 1472(%rsp), %zmm18 /* reload lo_20 */
+	vmovdqa64 %zmm23, 1088(%rsp) /* spill y1_12_2 */
+	vmovdqa64 %zmm18, %zmm23 /* lo_20 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm23 /* y0_17_1 = ternlog(lo_20, y0_16, y0_17) */
+	vmovdqa64 %zmm0, 384(%rsp) /* spill y1_11_2 */
+	vmovdqa64 2112(%rsp), %zmm0 /* reload hi_27 */
+	vmovdqa64 %zmm22, 576(%rsp) /* spill y1_10_2 */
+	vmovdqa64 %zmm0, %zmm22 /* hi_27 */
+	vpternlogd $0x96, %zmm26, %zmm25, %zmm22 /* y0_18_1 = ternlog(hi_27, y0_17, y0_18) */
+	vmovdqa64 %zmm12, 128(%rsp) /* spill y1_9_2 */
+	vmovdqa64 2048(%rsp), %zmm12 /* reload lo_27 */
+	vmovdqa64 %zmm6, 320(%rsp) /* spill y1_8_2 */
+	vmovdqa64 %zmm12, %zmm6 /* lo_27 */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm6 /* y0_19_1 = ternlog(lo_27, y0_18, y0_19) */
+	vmovdqa64 %zmm13, 1728(%rsp) /* spill y0_15_2 */
+	vmovdqa64 1280(%rsp), %zmm13 /* reload hi_17 */
 	vmovdqa64 %zmm8, 2304(%rsp) /* spill y0_14_2 */
-	vmovdqa64 %zmm31, %zmm8 /* lo_20 */
-	vpternlogd $0x96, %zmm26, %zmm24, %zmm8 /* y0_17_1 = ternlog(lo_20, y0_16, y0_17) */
+	vmovdqa64 %zmm13, %zmm8 /* hi_17 */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm8 /* y0_20_1 = ternlog(hi_17, y0_19, y0_20) */
 	vmovdqa64 %zmm14, 1152(%rsp) /* spill y0_13_2 */
-	vmovdqa64 %zmm23, %zmm14 /* hi_27 */
-	vpternlogd $0x96, %zmm28, %zmm26, %zmm14 /* y0_18_1 = ternlog(hi_27, y0_17, y0_18) */
-	vmovdqa64 %zmm4, 2432(%rsp) /* spill y0_12_2 */
-	vmovdqa64 %zmm21, %zmm4 /* lo_27 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm4 /* y0_19_1 = ternlog(lo_27, y0_18, y0_19) */
-	vmovdqa64 %zmm16, 2880(%rsp) /* spill y0_11_2 */
-	vmovdqa64 %zmm18, %zmm16 /* hi_17 */
-	vpternlogd $0x96, %zmm19, %zmm30, %zmm16 /* y0_20_1 = ternlog(hi_17, y0_19, y0_20) */
-	vmovdqa64 %zmm10, 2944(%rsp) /* spill y0_10_2 */
-	vmovdqa64 %zmm6, %zmm10 /* lo_17 */
-	vpternlogd $0x96, %zmm22, %zmm19, %zmm10 /* y0_21_1 = ternlog(lo_17, y0_20, y0_21) */
-	vmovdqa64 %zmm17, 3008(%rsp) /* spill y0_9_2 */
-	vmovdqa64 %zmm25, %zmm17 /* hi_30 */
-	vpternlogd $0x96, %zmm0, %zmm22, %zmm17 /* y0_22_1 = ternlog(hi_30, y0_21, y0_22) */
+	vmovdqa64 1216(%rsp), %zmm14 /* reload lo_17 */
+	vmovdqa64 %zmm16, 2432(%rsp) /* spill y0_12_2 */
+	vmovdqa64 %zmm14, %zmm16 /* lo_17 */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm16 /* y0_21_1 = ternlog(lo_17, y0_20, y0_21) */
+	vmovdqa64 %zmm17, 2880(%rsp) /* spill y0_11_2 */
+	vmovdqa64 2240(%rsp), %zmm17 /* reload hi_30 */
+	vmovdqa64 %zmm19, 2944(%rsp) /* spill y0_10_2 */
+	vmovdqa64 %zmm17, %zmm19 /* hi_30 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm19 /* y0_22_1 = ternlog(hi_30, y0_21, y0_22) */
+	vmovdqa64 %zmm21, 3008(%rsp) /* spill y0_9_2 */
+	vmovdqa64 2176(%rsp), %zmm21 /* reload lo_30 */
 	vmovdqa64 %zmm15, 3072(%rsp) /* spill y0_8_2 */
-	vmovdqa64 %zmm27, %zmm15 /* lo_30 */
-	vpternlogd $0x96, %zmm12, %zmm0, %zmm15 /* y0_23_1 = ternlog(lo_30, y0_22, y0_23) */
-	vpternlogd $0x96, %zmm14, %zmm22, %zmm25 /* y1_16_1 = ternlog(hi_30, y0_21, y0_18_1) */
-	vpternlogd $0x96, %zmm4, %zmm0, %zmm27 /* y1_17_1 = ternlog(lo_30, y0_22, y0_19_1) */
-	vpternlogd $0x96, %zmm16, %zmm12, %zmm29 /* y1_18_1 = ternlog(hi_20, y0_23, y0_20_1) */
-	vpternlogd $0x96, %zmm10, %zmm24, %zmm31 /* y1_19_1 = ternlog(lo_20, y0_16, y0_21_1) */
-	vpternlogd $0x96, %zmm17, %zmm26, %zmm23 /* y1_20_1 = ternlog(hi_27, y0_17, y0_22_1) */
-	vpternlogd $0x96, %zmm15, %zmm28, %zmm21 /* y1_21_1 = ternlog(lo_27, y0_18, y0_23_1) */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm18 /* y1_22_1 = ternlog(hi_17, y0_19, y0_16_1) */
-	vpternlogd $0x96, %zmm8, %zmm19, %zmm6 /* y1_23_1 = ternlog(lo_17, y0_20, y0_17_1) */
-	vpxord %zmm27, %zmm13, %zmm0 /* y0_16_2 = xor(y0_16_1, y1_17_1) */
-	vpxord %zmm29, %zmm8, %zmm8 /* y0_17_2 = xor(y0_17_1, y1_18_1) */
-	vpxord %zmm31, %zmm14, %zmm12 /* y0_18_2 = xor(y0_18_1, y1_19_1) */
-	vpxord %zmm23, %zmm4, %zmm4 /* y0_19_2 = xor(y0_19_1, y1_20_1) */
-	vpxord %zmm21, %zmm16, %zmm13 /* y0_20_2 = xor(y0_20_1, y1_21_1) */
-	vpxord %zmm18, %zmm10, %zmm10 /* y0_21_2 = xor(y0_21_1, y1_22_1) */
-	vpxord %zmm6, %zmm17, %zmm14 /* y0_22_2 = xor(y0_22_1, y1_23_1) */
-	vpxord %zmm25, %zmm15, %zmm15 /* y0_23_2 = xor(y0_23_1, y1_16_1) */
-	vpxord %zmm0, %zmm25, %zmm16 /* y1_16_2 = xor(y1_16_1, y0_16_2) */
-	vpxord %zmm8, %zmm27, %zmm17 /* y1_17_2 = xor(y1_17_1, y0_17_2) */
-	vpxord %zmm12, %zmm29, %zmm19 /* y1_18_2 = xor(y1_18_1, y0_18_2) */
-	vpxord %zmm4, %zmm31, %zmm22 /* y1_19_2 = xor(y1_19_1, y0_19_2) */
-	vpxord %zmm13, %zmm23, %zmm23 /* y1_20_2 = xor(y1_20_1, y0_20_2) */
-	vpxord %zmm10, %zmm21, %zmm21 /* y1_21_2 = xor(y1_21_1, y0_21_2) */
-	vpxord %zmm14, %zmm18, %zmm18 /* y1_22_2 = xor(y1_22_1, y0_22_2) */
-	vpxord %zmm15, %zmm6, %zmm6 /* y1_23_2 = xor(y1_23_1, y0_23_2) */
+	vmovdqa64 %zmm21, %zmm15 /* lo_30 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm15 /* y0_23_1 = ternlog(lo_30, y0_22, y0_23) */
+	vpternlogd $0x96, %zmm22, %zmm29, %zmm17 /* y1_16_1 = ternlog(hi_30, y0_21, y0_18_1) */
+	vpternlogd $0x96, %zmm6, %zmm30, %zmm21 /* y1_17_1 = ternlog(lo_30, y0_22, y0_19_1) */
+	vpternlogd $0x96, %zmm8, %zmm31, %zmm4 /* y1_18_1 = ternlog(hi_20, y0_23, y0_20_1) */
+	vpternlogd $0x96, %zmm16, %zmm24, %zmm18 /* y1_19_1 = ternlog(lo_20, y0_16, y0_21_1) */
+	vpternlogd $0x96, %zmm19, %zmm25, %zmm0 /* y1_20_1 = ternlog(hi_27, y0_17, y0_22_1) */
+	vpternlogd $0x96, %zmm15, %zmm26, %zmm12 /* y1_21_1 = ternlog(lo_27, y0_18, y0_23_1) */
+	vpternlogd $0x96, %zmm10, %zmm27, %zmm13 /* y1_22_1 = ternlog(hi_17, y0_19, y0_16_1) */
+	vpternlogd $0x96, %zmm23, %zmm28, %zmm14 /* y1_23_1 = ternlog(lo_17, y0_20, y0_17_1) */
+	vpxord %zmm21, %zmm10, %zmm10 /* y0_16_2 = xor(y0_16_1, y1_17_1) */
+	vpxord %zmm4, %zmm23, %zmm23 /* y0_17_2 = xor(y0_17_1, y1_18_1) */
+	vpxord %zmm18, %zmm22, %zmm22 /* y0_18_2 = xor(y0_18_1, y1_19_1) */
+	vpxord %zmm0, %zmm6, %zmm6 /* y0_19_2 = xor(y0_19_1, y1_20_1) */
+	vpxord %zmm12, %zmm8, %zmm8 /* y0_20_2 = xor(y0_20_1, y1_21_1) */
+	vpxord %zmm13, %zmm16, %zmm16 /* y0_21_2 = xor(y0_21_1, y1_22_1) */
+	vpxord %zmm14, %zmm19, %zmm19 /* y0_22_2 = xor(y0_22_1, y1_23_1) */
+	vpxord %zmm17, %zmm15, %zmm15 /* y0_23_2 = xor(y0_23_1, y1_16_1) */
+	vpxord %zmm10, %zmm17, %zmm17 /* y1_16_2 = xor(y1_16_1, y0_16_2) */
+	vpxord %zmm23, %zmm21, %zmm21 /* y1_17_2 = xor(y1_17_1, y0_17_2) */
+	vpxord %zmm22, %zmm4, %zmm4 /* y1_18_2 = xor(y1_18_1, y0_18_2) */
+	vpxord %zmm6, %zmm18, %zmm18 /* y1_19_2 = xor(y1_19_1, y0_19_2) */
+	vpxord %zmm8, %zmm0, %zmm0 /* y1_20_2 = xor(y1_20_1, y0_20_2) */
+	vpxord %zmm16, %zmm12, %zmm12 /* y1_21_2 = xor(y1_21_1, y0_21_2) */
+	vpxord %zmm19, %zmm13, %zmm13 /* y1_22_2 = xor(y1_22_1, y0_22_2) */
+	vpxord %zmm15, %zmm14, %zmm14 /* y1_23_2 = xor(y1_23_1, y0_23_2) */
 
 	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
 	vmovdqa64 512(%rsp), %zmm24 /* reload hi_shifted_7 */
-	vmovdqa64 1408(%rsp), %zmm25 /* reload hi_19 */
-	vpternlogd $0x6a, %zmm25, %zmm20, %zmm24 /* y0_24 = ternlog(hi_shifted_7, nibble_mask, hi_19) */
-	vmovdqa64 448(%rsp), %zmm26 /* reload tr3_7 */
-	vmovdqa64 1344(%rsp), %zmm27 /* reload lo_19 */
-	vpternlogd $0x6a, %zmm27, %zmm20, %zmm26 /* y0_25 = ternlog(tr3_7, nibble_mask, lo_19) */
-	vmovdqa64 256(%rsp), %zmm28 /* reload hi_shifted_3 */
-	vmovdqa64 1856(%rsp), %zmm29 /* reload hi_26 */
-	vpternlogd $0x6a, %zmm29, %zmm20, %zmm28 /* y0_26 = ternlog(hi_shifted_3, nibble_mask, hi_26) */
-	vmovdqa64 192(%rsp), %zmm30 /* reload tr3_3 */
-	vmovdqa64 1792(%rsp), %zmm31 /* reload lo_26 */
-	vpternlogd $0x6a, %zmm31, %zmm20, %zmm30 /* y0_27 = ternlog(tr3_3, nibble_mask, lo_26) */
-	vmovdqa64 %zmm6, 192(%rsp) /* spill y1_23_2 */
-	vmovdqa64 832(%rsp), %zmm6 /* reload hi_shifted_12 */
-	vmovdqa64 %zmm18, 256(%rsp) /* spill y1_22_2 */
-	vmovdqa64 1984(%rsp), %zmm18 /* reload hi_28 */
-	vpternlogd $0x6a, %zmm18, %zmm20, %zmm6 /* y0_28 = ternlog(hi_shifted_12, nibble_mask, hi_28) */
-	vmovdqa64 %zmm21, 832(%rsp) /* spill y1_21_2 */
-	vmovdqa64 768(%rsp), %zmm21 /* reload tr3_12 */
-	vmovdqa64 %zmm23, 448(%rsp) /* spill y1_20_2 */
-	vmovdqa64 1920(%rsp), %zmm23 /* reload lo_28 */
-	vpternlogd $0x6a, %zmm23, %zmm20, %zmm21 /* y0_29 = ternlog(tr3_12, nibble_mask, lo_28) */
-	vmovdqa64 %zmm22, 768(%rsp) /* spill y1_19_2 */
-	vmovdqa64 704(%rsp), %zmm22 /* reload hi_shifted_10 */
-	vmovdqa64 %zmm19, 512(%rsp) /* spill y1_18_2 */
-	vmovdqa64 1664(%rsp), %zmm19 /* reload hi_23 */
-	vpternlogd $0x6a, %zmm19, %zmm20, %zmm22 /* y0_30 = ternlog(hi_shifted_10, nibble_mask, hi_23) */
-	vmovdqa64 %zmm17, 704(%rsp) /* spill y1_17_2 */
-	vmovdqa64 640(%rsp), %zmm17 /* reload tr3_10 */
-	vmovdqa64 %zmm16, 1216(%rsp) /* spill y1_16_2 */
-	vmovdqa64 1600(%rsp), %zmm16 /* reload lo_23 */
-	vpternlogd $0x6a, %zmm16, %zmm20, %zmm17 /* y0_31 = ternlog(tr3_10, nibble_mask, lo_23) */
-	vmovdqa64 %zmm29, %zmm20 /* hi_26 */
-	vpternlogd $0x96, %zmm24, %zmm17, %zmm20 /* y0_24_1 = ternlog(hi_26, y0_31, y0_24) */
-	vmovdqa64 %zmm15, 640(%rsp) /* spill y0_23_2 */
-	vmovdqa64 %zmm31, %zmm15 /* lo_26 */
-	vpternlogd $0x96, %zmm26, %zmm24, %zmm15 /* y0_25_1 = ternlog(lo_26, y0_24, y0_25) */
-	vmovdqa64 %zmm14, 1280(%rsp) /* spill y0_22_2 */
-	vmovdqa64 %zmm18, %zmm14 /* hi_28 */
-	vpternlogd $0x96, %zmm28, %zmm26, %zmm14 /* y0_26_1 = ternlog(hi_28, y0_25, y0_26) */
-	vmovdqa64 %zmm10, 2048(%rsp) /* spill y0_21_2 */
-	vmovdqa64 %zmm23, %zmm10 /* lo_28 */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm10 /* y0_27_1 = ternlog(lo_28, y0_26, y0_27) */
-	vmovdqa64 %zmm13, 2112(%rsp) /* spill y0_20_2 */
-	vmovdqa64 %zmm19, %zmm13 /* hi_23 */
-	vpternlogd $0x96, %zmm6, %zmm30, %zmm13 /* y0_28_1 = ternlog(hi_23, y0_27, y0_28) */
-	vmovdqa64 %zmm4, 1472(%rsp) /* spill y0_19_2 */
-	vmovdqa64 %zmm16, %zmm4 /* lo_23 */
-	vpternlogd $0x96, %zmm21, %zmm6, %zmm4 /* y0_29_1 = ternlog(lo_23, y0_28, y0_29) */
-	vmovdqa64 %zmm12, 1536(%rsp) /* spill y0_18_2 */
-	vmovdqa64 %zmm25, %zmm12 /* hi_19 */
-	vpternlogd $0x96, %zmm22, %zmm21, %zmm12 /* y0_30_1 = ternlog(hi_19, y0_29, y0_30) */
-	vmovdqa64 %zmm8, 2176(%rsp) /* spill y0_17_2 */
-	vmovdqa64 %zmm27, %zmm8 /* lo_19 */
-	vpternlogd $0x96, %zmm17, %zmm22, %zmm8 /* y0_31_1 = ternlog(lo_19, y0_30, y0_31) */
-	vpternlogd $0x96, %zmm14, %zmm21, %zmm25 /* y1_24_1 = ternlog(hi_19, y0_29, y0_26_1) */
-	vpternlogd $0x96, %zmm10, %zmm22, %zmm27 /* y1_25_1 = ternlog(lo_19, y0_30, y0_27_1) */
-	vpternlogd $0x96, %zmm13, %zmm17, %zmm29 /* y1_26_1 = ternlog(hi_26, y0_31, y0_28_1) */
-	vpternlogd $0x96, %zmm4, %zmm24, %zmm31 /* y1_27_1 = ternlog(lo_26, y0_24, y0_29_1) */
-	vpternlogd $0x96, %zmm12, %zmm26, %zmm18 /* y1_28_1 = ternlog(hi_28, y0_25, y0_30_1) */
-	vpternlogd $0x96, %zmm8, %zmm28, %zmm23 /* y1_29_1 = ternlog(lo_28, y0_26, y0_31_1) */
-	vpternlogd $0x96, %zmm20, %zmm30, %zmm19 /* y1_30_1 = ternlog(hi_23, y0_27, y0_24_1) */
-	vpternlogd $0x96, %zmm15, %zmm6, %zmm16 /* y1_31_1 = ternlog(lo_23, y0_28, y0_25_1) */
-	vpxord %zmm27, %zmm20, %zmm6 /* y0_24_2 = xor(y0_24_1, y1_25_1) */
-	vpxord %zmm29, %zmm15, %zmm15 /* y0_25_2 = xor(y0_25_1, y1_26_1) */
-	vpxord %zmm31, %zmm14, %zmm14 /* y0_26_2 = xor(y0_26_1, y1_27_1) */
-	vpxord %zmm18, %zmm10, %zmm10 /* y0_27_2 = xor(y0_27_1, y1_28_1) */
-	vpxord %zmm23, %zmm13, %zmm13 /* y0_28_2 = xor(y0_28_1, y1_29_1) */
-	vpxord %zmm19, %zmm4, %zmm4 /* y0_29_2 = xor(y0_29_1, y1_30_1) */
-	vpxord %zmm16, %zmm12, %zmm12 /* y0_30_2 = xor(y0_30_1, y1_31_1) */
-	vpxord %zmm25, %zmm8, %zmm8 /* y0_31_2 = xor(y0_31_1, y1_24_1) */
-	vpxord %zmm6, %zmm25, %zmm17 /* y1_24_2 = xor(y1_24_1, y0_24_2) */
-	vpxord %zmm15, %zmm27, %zmm20 /* y1_25_2 = xor(y1_25_1, y0_25_2) */
-	vpxord %zmm14, %zmm29, %zmm21 /* y1_26_2 = xor(y1_26_1, y0_26_2) */
-	vpxord %zmm10, %zmm31, %zmm22 /* y1_27_2 = xor(y1_27_1, y0_27_2) */
-	vpxord %zmm13, %zmm18, %zmm18 /* y1_28_2 = xor(y1_28_1, y0_28_2) */
-	vpxord %zmm4, %zmm23, %zmm23 /* y1_29_2 = xor(y1_29_1, y0_29_2) */
-	vpxord %zmm12, %zmm19, %zmm19 /* y1_30_2 = xor(y1_30_1, y0_30_2) */
-	vpxord %zmm8, %zmm16, %zmm16 /* y1_31_2 = xor(y1_31_1, y0_31_2) */
+	vpternlogd $0x6a, 1408(%rsp), %zmm20, %zmm24 /* y0_24 = ternlog(hi_shifted_7, nibble_mask, hi_19) */
+	vmovdqa64 448(%rsp), %zmm25 /* reload tr3_7 */
+	vpternlogd $0x6a, 1344(%rsp), %zmm20, %zmm25 /* y0_25 = ternlog(tr3_7, nibble_mask, lo_19) */
+	vmovdqa64 256(%rsp), %zmm26 /* reload hi_shifted_3 */
+	vpternlogd $0x6a, 1856(%rsp), %zmm20, %zmm26 /* y0_26 = ternlog(hi_shifted_3, nibble_mask, hi_26) */
+	vmovdqa64 192(%rsp), %zmm27 /* reload tr3_3 */
+	vpternlogd $0x6a, 1792(%rsp), %zmm20, %zmm27 /* y0_27 = ternlog(tr3_3, nibble_mask, lo_26) */
+	vmovdqa64 832(%rsp), %zmm28 /* reload hi_shifted_12 */
+	vpternlogd $0x6a, 1984(%rsp), %zmm20, %zmm28 /* y0_28 = ternlog(hi_shifted_12, nibble_mask, hi_28) */
+	vmovdqa64 768(%rsp), %zmm29 /* reload tr3_12 */
+	vpternlogd $0x6a, 1920(%rsp), %zmm20, %zmm29 /* y0_29 = ternlog(tr3_12, nibble_mask, lo_28) */
+	vmovdqa64 704(%rsp), %zmm30 /* reload hi_shifted_10 */
+	vpternlogd $0x6a, 1664(%rsp), %zmm20, %zmm30 /* y0_30 = ternlog(hi_shifted_10, nibble_mask, hi_23) */
+	vmovdqa64 640(%rsp), %zmm31 /* reload tr3_10 */
+	vpternlogd $0x6a, 1600(%rsp), %zmm20, %zmm31 /* y0_31 = ternlog(tr3_10, nibble_mask, lo_23) */
+	vmovdqa64 1856(%rsp), %zmm20 /* reload hi_26 */
+	vmovdqa64 %zmm14, 640(%rsp) /* spill y1_23_2 */
+	vmovdqa64 %zmm20, %zmm14 /* hi_26 */
+	vpternlogd $0x96, %zmm24, %zmm31, %zmm14 /* y0_24_1 = ternlog(hi_26, y0_31, y0_24) */
+	vmovdqa64 %zmm13, 704(%rsp) /* spill y1_22_2 */
+	vmovdqa64 1792(%rsp), %zmm13 /* reload lo_26 */
+	vmovdqa64 %zmm12, 768(%rsp) /* spill y1_21_2 */
+	vmovdqa64 %zmm13, %zmm12 /* lo_26 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm12 /* y0_25_1 = ternlog(lo_26, y0_24, y0_25) */
+	vmovdqa64 %zmm0, 832(%rsp) /* spill y1_20_2 */
+	vmovdqa64 1984(%rsp), %zmm0 /* reload hi_28 */
+	vmovdqa64 %zmm18, 192(%rsp) /* spill y1_19_2 */
+	vmovdqa64 %zmm0, %zmm18 /* hi_28 */
+	vpternlogd $0x96, %zmm26, %zmm25, %zmm18 /* y0_26_1 = ternlog(hi_28, y0_25, y0_26) */
+	vmovdqa64 %zmm4, 256(%rsp) /* spill y1_18_2 */
+	vmovdqa64 1920(%rsp), %zmm4 /* reload lo_28 */
+	vmovdqa64 %zmm21, 448(%rsp) /* spill y1_17_2 */
+	vmovdqa64 %zmm4, %zmm21 /* lo_28 */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm21 /* y0_27_1 = ternlog(lo_28, y0_26, y0_27) */
+	vmovdqa64 %zmm17, 512(%rsp) /* spill y1_16_2 */
+	vmovdqa64 1664(%rsp), %zmm17 /* reload hi_23 */
+	vmovdqa64 %zmm15, 1216(%rsp) /* spill y0_23_2 */
+	vmovdqa64 %zmm17, %zmm15 /* hi_23 */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm15 /* y0_28_1 = ternlog(hi_23, y0_27, y0_28) */
+	vmovdqa64 %zmm19, 1280(%rsp) /* spill y0_22_2 */
+	vmovdqa64 1600(%rsp), %zmm19 /* reload lo_23 */
+	vmovdqa64 %zmm16, 2048(%rsp) /* spill y0_21_2 */
+	vmovdqa64 %zmm19, %zmm16 /* lo_23 */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm16 /* y0_29_1 = ternlog(lo_23, y0_28, y0_29) */
+	vmovdqa64 %zmm8, 2112(%rsp) /* spill y0_20_2 */
+	vmovdqa64 1408(%rsp), %zmm8 /* reload hi_19 */
+	vmovdqa64 %zmm6, 1472(%rsp) /* spill y0_19_2 */
+	vmovdqa64 %zmm8, %zmm6 /* hi_19 */
+	vpternlogd $0x96, %zmm30, %zmm29, %zmm6 /* y0_30_1 = ternlog(hi_19, y0_29, y0_30) */
+	vmovdqa64 %zmm22, 1536(%rsp) /* spill y0_18_2 */
+	vmovdqa64 1344(%rsp), %zmm22 /* reload lo_19 */
+	vmovdqa64 %zmm23, 2176(%rsp) /* spill y0_17_2 */
+	vmovdqa64 %zmm22, %zmm23 /* lo_19 */
+	vpternlogd $0x96, %zmm31, %zmm30, %zmm23 /* y0_31_1 = ternlog(lo_19, y0_30, y0_31) */
+	vpternlogd $0x96, %zmm18, %zmm29, %zmm8 /* y1_24_1 = ternlog(hi_19, y0_29, y0_26_1) */
+	vpternlogd $0x96, %zmm21, %zmm30, %zmm22 /* y1_25_1 = ternlog(lo_19, y0_30, y0_27_1) */
+	vpternlogd $0x96, %zmm15, %zmm31, %zmm20 /* y1_26_1 = ternlog(hi_26, y0_31, y0_28_1) */
+	vpternlogd $0x96, %zmm16, %zmm24, %zmm13 /* y1_27_1 = ternlog(lo_26, y0_24, y0_29_1) */
+	vpternlogd $0x96, %zmm6, %zmm25, %zmm0 /* y1_28_1 = ternlog(hi_28, y0_25, y0_30_1) */
+	vpternlogd $0x96, %zmm23, %zmm26, %zmm4 /* y1_29_1 = ternlog(lo_28, y0_26, y0_31_1) */
+	vpternlogd $0x96, %zmm14, %zmm27, %zmm17 /* y1_30_1 = ternlog(hi_23, y0_27, y0_24_1) */
+	vpternlogd $0x96, %zmm12, %zmm28, %zmm19 /* y1_31_1 = ternlog(lo_23, y0_28, y0_25_1) */
+	vpxord %zmm22, %zmm14, %zmm14 /* y0_24_2 = xor(y0_24_1, y1_25_1) */
+	vpxord %zmm20, %zmm12, %zmm12 /* y0_25_2 = xor(y0_25_1, y1_26_1) */
+	vpxord %zmm13, %zmm18, %zmm18 /* y0_26_2 = xor(y0_26_1, y1_27_1) */
+	vpxord %zmm0, %zmm21, %zmm21 /* y0_27_2 = xor(y0_27_1, y1_28_1) */
+	vpxord %zmm4, %zmm15, %zmm15 /* y0_28_2 = xor(y0_28_1, y1_29_1) */
+	vpxord %zmm17, %zmm16, %zmm16 /* y0_29_2 = xor(y0_29_1, y1_30_1) */
+	vpxord %zmm19, %zmm6, %zmm6 /* y0_30_2 = xor(y0_30_1, y1_31_1) */
+	vpxord %zmm8, %zmm23, %zmm23 /* y0_31_2 = xor(y0_31_1, y1_24_1) */
+	vpxord %zmm14, %zmm8, %zmm8 /* y1_24_2 = xor(y1_24_1, y0_24_2) */
+	vpxord %zmm12, %zmm22, %zmm22 /* y1_25_2 = xor(y1_25_1, y0_25_2) */
+	vpxord %zmm18, %zmm20, %zmm20 /* y1_26_2 = xor(y1_26_1, y0_26_2) */
+	vpxord %zmm21, %zmm13, %zmm13 /* y1_27_2 = xor(y1_27_1, y0_27_2) */
+	vpxord %zmm15, %zmm0, %zmm0 /* y1_28_2 = xor(y1_28_1, y0_28_2) */
+	vpxord %zmm16, %zmm4, %zmm4 /* y1_29_2 = xor(y1_29_1, y0_29_2) */
+	vpxord %zmm6, %zmm17, %zmm17 /* y1_30_2 = xor(y1_30_1, y0_30_2) */
+	vpxord %zmm23, %zmm19, %zmm19 /* y1_31_2 = xor(y1_31_1, y0_31_2) */
 	vmovdqa64 2816(%rsp), %zmm24 /* reload x0_7.2 */
 	vmovdqa64 3072(%rsp), %zmm25 /* reload x0_8.2 */
 	vmovdqa64 3008(%rsp), %zmm26 /* reload x0_9.2 */
@@ -7168,14 +6873,14 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 2432(%rsp), %zmm29 /* reload x0_12.2 */
 	vmovdqa64 1152(%rsp), %zmm30 /* reload x0_13.2 */
 	vmovdqa64 2304(%rsp), %zmm31 /* reload x0_14.2 */
-	vmovdqa64 %zmm20, 1600(%rsp) /* spill x1_25.2 */
-	vmovdqa64 896(%rsp), %zmm20 /* reload x0_15.2 */
-	vmovdqa64 %zmm17, 1664(%rsp) /* spill x1_24.2 */
-	vmovdqa64 2176(%rsp), %zmm17 /* reload x0_17.2 */
-	vmovdqa64 %zmm15, 1920(%rsp) /* spill x0_25.2 */
-	vmovdqa64 1536(%rsp), %zmm15 /* reload x0_18.2 */
-	vmovdqa64 %zmm6, 1984(%rsp) /* spill x0_24.2 */
-	vmovdqa64 1472(%rsp), %zmm6 /* reload x0_19.2 */
+	vmovdqa64 %zmm22, 1600(%rsp) /* spill x1_25.2 */
+	vmovdqa64 1728(%rsp), %zmm22 /* reload x0_15.2 */
+	vmovdqa64 %zmm8, 1664(%rsp) /* spill x1_24.2 */
+	vmovdqa64 2176(%rsp), %zmm8 /* reload x0_17.2 */
+	vmovdqa64 %zmm12, 1920(%rsp) /* spill x0_25.2 */
+	vmovdqa64 1536(%rsp), %zmm12 /* reload x0_18.2 */
+	vmovdqa64 %zmm14, 1984(%rsp) /* spill x0_24.2 */
+	vmovdqa64 1472(%rsp), %zmm14 /* reload x0_19.2 */
 	vmovdqa64 %zmm24, 1792(%rsp) /* spill x0_7.2 */
 	vmovdqa64 2112(%rsp), %zmm24 /* reload x0_20.2 */
 	vmovdqa64 %zmm24, 1856(%rsp) /* spill x0_20.2 */
@@ -7183,59 +6888,59 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 %zmm24, 1344(%rsp) /* spill x0_21.2 */
 	vmovdqa64 1280(%rsp), %zmm24 /* reload x0_22.2 */
 	vmovdqa64 %zmm2, 1408(%rsp) /* spill x0_6.2 */
-	vmovdqa64 640(%rsp), %zmm2 /* reload x0_23.2 */
-	vmovdqa64 %zmm20, 2240(%rsp) /* spill x0_15.2 */
-	vmovdqa64 1984(%rsp), %zmm20 /* reload x0_24.2 */
-	vmovdqa64 %zmm20, 3136(%rsp) /* spill x0_24.2 */
-	vmovdqa64 1920(%rsp), %zmm20 /* reload x0_25.2 */
-	vmovdqa64 %zmm20, 3200(%rsp) /* spill x0_25.2 */
-	vmovdqa64 2752(%rsp), %zmm20 /* reload x1_0.2 */
+	vmovdqa64 1216(%rsp), %zmm2 /* reload x0_23.2 */
+	vmovdqa64 %zmm22, 2240(%rsp) /* spill x0_15.2 */
+	vmovdqa64 1984(%rsp), %zmm22 /* reload x0_24.2 */
+	vmovdqa64 %zmm22, 3136(%rsp) /* spill x0_24.2 */
+	vmovdqa64 1920(%rsp), %zmm22 /* reload x0_25.2 */
+	vmovdqa64 %zmm22, 3200(%rsp) /* spill x0_25.2 */
+	vmovdqa64 2752(%rsp), %zmm22 /* reload x1_0.2 */
 	vmovdqa64 %zmm31, 3264(%rsp) /* spill x0_14.2 */
 	vmovdqa64 2688(%rsp), %zmm31 /* reload x1_1.2 */
-	vmovdqa64 %zmm23, 3328(%rsp) /* spill x1_29.2 */
-	vmovdqa64 2624(%rsp), %zmm23 /* reload x1_2.2 */
-	vmovdqa64 %zmm23, 3392(%rsp) /* spill x1_2.2 */
-	vmovdqa64 2560(%rsp), %zmm23 /* reload x1_3.2 */
-	vmovdqa64 %zmm23, 3456(%rsp) /* spill x1_3.2 */
-	vmovdqa64 2496(%rsp), %zmm23 /* reload x1_4.2 */
-	vmovdqa64 %zmm18, 3520(%rsp) /* spill x1_28.2 */
-	vmovdqa64 2368(%rsp), %zmm18 /* reload x1_5.2 */
-	vmovdqa64 %zmm10, 3584(%rsp) /* spill x0_27.2 */
-	vmovdqa64 0(%rsp), %zmm10 /* reload x1_6.2 */
-	vmovdqa64 %zmm10, 3648(%rsp) /* spill x1_6.2 */
-	vmovdqa64 64(%rsp), %zmm10 /* reload x1_7.2 */
-	vmovdqa64 %zmm10, 3712(%rsp) /* spill x1_7.2 */
-	vmovdqa64 1728(%rsp), %zmm10 /* reload x1_8.2 */
-	vmovdqa64 %zmm10, 3776(%rsp) /* spill x1_8.2 */
-	vmovdqa64 960(%rsp), %zmm10 /* reload x1_9.2 */
-	vmovdqa64 %zmm10, 3840(%rsp) /* spill x1_9.2 */
-	vmovdqa64 320(%rsp), %zmm10 /* reload x1_10.2 */
-	vmovdqa64 %zmm14, 3904(%rsp) /* spill x0_26.2 */
-	vmovdqa64 1024(%rsp), %zmm14 /* reload x1_11.2 */
+	vmovdqa64 %zmm4, 3328(%rsp) /* spill x1_29.2 */
+	vmovdqa64 2624(%rsp), %zmm4 /* reload x1_2.2 */
+	vmovdqa64 %zmm4, 3392(%rsp) /* spill x1_2.2 */
+	vmovdqa64 2560(%rsp), %zmm4 /* reload x1_3.2 */
+	vmovdqa64 %zmm4, 3456(%rsp) /* spill x1_3.2 */
+	vmovdqa64 2496(%rsp), %zmm4 /* reload x1_4.2 */
+	vmovdqa64 %zmm0, 3520(%rsp) /* spill x1_28.2 */
+	vmovdqa64 2368(%rsp), %zmm0 /* reload x1_5.2 */
+	vmovdqa64 %zmm21, 3584(%rsp) /* spill x0_27.2 */
+	vmovdqa64 64(%rsp), %zmm21 /* reload x1_6.2 */
+	vmovdqa64 %zmm21, 3648(%rsp) /* spill x1_6.2 */
+	vmovdqa64 0(%rsp), %zmm21 /* reload x1_7.2 */
+	vmovdqa64 %zmm21, 3712(%rsp) /* spill x1_7.2 */
+	vmovdqa64 320(%rsp), %zmm21 /* reload x1_8.2 */
+	vmovdqa64 %zmm21, 3776(%rsp) /* spill x1_8.2 */
+	vmovdqa64 128(%rsp), %zmm21 /* reload x1_9.2 */
+	vmovdqa64 %zmm21, 3840(%rsp) /* spill x1_9.2 */
+	vmovdqa64 576(%rsp), %zmm21 /* reload x1_10.2 */
+	vmovdqa64 %zmm18, 3904(%rsp) /* spill x0_26.2 */
+	vmovdqa64 384(%rsp), %zmm18 /* reload x1_11.2 */
 	vmovdqa64 %zmm2, 3968(%rsp) /* spill x0_23.2 */
-	vmovdqa64 128(%rsp), %zmm2 /* reload x1_12.2 */
+	vmovdqa64 1088(%rsp), %zmm2 /* reload x1_12.2 */
 	vmovdqa64 %zmm24, 4032(%rsp) /* spill x0_22.2 */
-	vmovdqa64 1088(%rsp), %zmm24 /* reload x1_13.2 */
+	vmovdqa64 1024(%rsp), %zmm24 /* reload x1_13.2 */
 	vmovdqa64 %zmm30, 4096(%rsp) /* spill x0_13.2 */
-	vmovdqa64 576(%rsp), %zmm30 /* reload x1_14.2 */
+	vmovdqa64 960(%rsp), %zmm30 /* reload x1_14.2 */
 	vmovdqa64 %zmm30, 4160(%rsp) /* spill x1_14.2 */
-	vmovdqa64 384(%rsp), %zmm30 /* reload x1_15.2 */
+	vmovdqa64 896(%rsp), %zmm30 /* reload x1_15.2 */
 	vmovdqa64 %zmm30, 4224(%rsp) /* spill x1_15.2 */
-	vmovdqa64 1216(%rsp), %zmm30 /* reload x1_16.2 */
+	vmovdqa64 512(%rsp), %zmm30 /* reload x1_16.2 */
 	vmovdqa64 %zmm29, 4288(%rsp) /* spill x0_12.2 */
-	vmovdqa64 704(%rsp), %zmm29 /* reload x1_17.2 */
+	vmovdqa64 448(%rsp), %zmm29 /* reload x1_17.2 */
 	vmovdqa64 %zmm11, 4352(%rsp) /* spill x0_5.2 */
-	vmovdqa64 512(%rsp), %zmm11 /* reload x1_18.2 */
+	vmovdqa64 256(%rsp), %zmm11 /* reload x1_18.2 */
 	vmovdqa64 %zmm9, 4416(%rsp) /* spill x0_4.2 */
-	vmovdqa64 768(%rsp), %zmm9 /* reload x1_19.2 */
+	vmovdqa64 192(%rsp), %zmm9 /* reload x1_19.2 */
 	vmovdqa64 %zmm29, 4480(%rsp) /* spill x1_17.2 */
-	vmovdqa64 448(%rsp), %zmm29 /* reload x1_20.2 */
+	vmovdqa64 832(%rsp), %zmm29 /* reload x1_20.2 */
 	vmovdqa64 %zmm29, 4544(%rsp) /* spill x1_20.2 */
-	vmovdqa64 832(%rsp), %zmm29 /* reload x1_21.2 */
+	vmovdqa64 768(%rsp), %zmm29 /* reload x1_21.2 */
 	vmovdqa64 %zmm29, 4608(%rsp) /* spill x1_21.2 */
-	vmovdqa64 256(%rsp), %zmm29 /* reload x1_22.2 */
+	vmovdqa64 704(%rsp), %zmm29 /* reload x1_22.2 */
 	vmovdqa64 %zmm29, 4672(%rsp) /* spill x1_22.2 */
-	vmovdqa64 192(%rsp), %zmm29 /* reload x1_23.2 */
+	vmovdqa64 640(%rsp), %zmm29 /* reload x1_23.2 */
 	vmovdqa64 %zmm29, 4736(%rsp) /* spill x1_23.2 */
 	vmovdqa64 1664(%rsp), %zmm29 /* reload x1_24.2 */
 	vmovdqa64 %zmm29, 4800(%rsp) /* spill x1_24.2 */
@@ -7244,572 +6949,505 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 3520(%rsp), %zmm29 /* reload x1_28.2 */
 	vmovdqa64 %zmm29, 4928(%rsp) /* spill x1_28.2 */
 	vmovdqa64 3328(%rsp), %zmm29 /* reload x1_29.2 */
+	vmovdqa64 %zmm22, 640(%rsp) /* spill x1_0.2 */
+	vmovdqa64 %zmm31, 704(%rsp) /* spill x1_1.2 */
+	vmovdqa64 %zmm21, 768(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm18, 832(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm30, 192(%rsp) /* spill x1_16.2 */
+	vmovdqa64 %zmm29, 256(%rsp) /* spill x1_29.2 */
+	vmovdqa64 %zmm17, 448(%rsp) /* spill x1_30.2 */
+	vmovdqa64 %zmm19, 512(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_avx512_asm_11_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vmovdqa64 %zmm29, 192(%rsp) /* spill x1_29.2 */
-	vbroadcasti32x4 480(%rdi,%rcx), %zmm29 /* t0_30 = bcast128() */
-	vpshufb %zmm12, %zmm29, %zmm29 /* s0_30 = lookup16(t0_30, x0_30) */
-	vmovdqa64 %zmm12, 256(%rsp) /* spill x0_30.2 */
-	vbroadcasti32x4 496(%rdi,%rcx), %zmm12 /* t0_31 = bcast128() */
-	vpshufb %zmm8, %zmm12, %zmm12 /* s0_31 = lookup16(t0_31, x0_31) */
-	vmovdqa64 %zmm8, 832(%rsp) /* spill x0_31.2 */
-	vbroadcasti32x4 256(%rdi,%rcx), %zmm8 /* t0_16 = bcast128() */
-	vpshufb %zmm0, %zmm8, %zmm8 /* s0_16 = lookup16(t0_16, x0_16) */
-	vmovdqa64 %zmm0, 448(%rsp) /* spill x0_16.2 */
-	vbroadcasti32x4 272(%rdi,%rcx), %zmm0 /* t0_17 = bcast128() */
-	vpshufb %zmm17, %zmm0, %zmm0 /* s0_17 = lookup16(t0_17, x0_17) */
-	vmovdqa64 %zmm17, 768(%rsp) /* spill x0_17.2 */
-	vbroadcasti32x4 (%rdi,%rcx), %zmm17 /* t0_0 = bcast128() */
-	vpshufb %zmm1, %zmm17, %zmm17 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm1, 512(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 16(%rdi,%rcx), %zmm1 /* t0_1 = bcast128() */
-	vpshufb %zmm3, %zmm1, %zmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm3, 704(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 128(%rdi,%rcx), %zmm3 /* t0_8 = bcast128() */
-	vpshufb %zmm25, %zmm3, %zmm3 /* s0_8 = lookup16(t0_8, x0_8) */
-	vmovdqa64 %zmm25, 1216(%rsp) /* spill x0_8.2 */
-	vbroadcasti32x4 144(%rdi,%rcx), %zmm25 /* t0_9 = bcast128() */
-	vpshufb %zmm26, %zmm25, %zmm25 /* s0_9 = lookup16(t0_9, x0_9) */
-	vmovdqa64 %zmm26, 384(%rsp) /* spill x0_9.2 */
-	vbroadcasti32x4 800(%rdi,%rcx), %zmm26 /* t1_18 = bcast128() */
-	vpshufb %zmm11, %zmm26, %zmm26 /* s1_18 = lookup16(t1_18, x1_18) */
-	vmovdqa64 %zmm11, 576(%rsp) /* spill x1_18.2 */
-	vbroadcasti32x4 816(%rdi,%rcx), %zmm11 /* t1_19 = bcast128() */
-	vpshufb %zmm9, %zmm11, %zmm11 /* s1_19 = lookup16(t1_19, x1_19) */
-	vmovdqa64 %zmm9, 1088(%rsp) /* spill x1_19.2 */
-	vbroadcasti32x4 576(%rdi,%rcx), %zmm9 /* t1_4 = bcast128() */
-	vpshufb %zmm23, %zmm9, %zmm9 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm23, 128(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 592(%rdi,%rcx), %zmm23 /* t1_5 = bcast128() */
-	vpshufb %zmm18, %zmm23, %zmm23 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm18, 1024(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 704(%rdi,%rcx), %zmm18 /* t1_12 = bcast128() */
-	vpshufb %zmm2, %zmm18, %zmm18 /* s1_12 = lookup16(t1_12, x1_12) */
-	vmovdqa64 %zmm2, 320(%rsp) /* spill x1_12.2 */
-	vbroadcasti32x4 720(%rdi,%rcx), %zmm2 /* t1_13 = bcast128() */
-	vpshufb %zmm24, %zmm2, %zmm2 /* s1_13 = lookup16(t1_13, x1_13) */
-	vmovdqa64 %zmm24, 960(%rsp) /* spill x1_13.2 */
-	vbroadcasti32x4 928(%rdi,%rcx), %zmm24 /* t1_26 = bcast128() */
-	vpshufb %zmm21, %zmm24, %zmm24 /* s1_26 = lookup16(t1_26, x1_26) */
-	vmovdqa64 %zmm21, 1728(%rsp) /* spill x1_26.2 */
-	vbroadcasti32x4 944(%rdi,%rcx), %zmm21 /* t1_27 = bcast128() */
-	vpshufb %zmm22, %zmm21, %zmm21 /* s1_27 = lookup16(t1_27, x1_27) */
+	vbroadcasti32x4 480(%rdi,%rcx), %zmm17 /* t0_30 = bcast128() */
+	vpshufb %zmm6, %zmm17, %zmm6 /* s0_30 = lookup16(t0_30, x0_30) */
+	vbroadcasti32x4 496(%rdi,%rcx), %zmm17 /* t0_31 = bcast128() */
+	vpshufb %zmm23, %zmm17, %zmm17 /* s0_31 = lookup16(t0_31, x0_31) */
+	vbroadcasti32x4 256(%rdi,%rcx), %zmm18 /* t0_16 = bcast128() */
+	vpshufb %zmm10, %zmm18, %zmm10 /* s0_16 = lookup16(t0_16, x0_16) */
+	vbroadcasti32x4 272(%rdi,%rcx), %zmm18 /* t0_17 = bcast128() */
+	vpshufb %zmm8, %zmm18, %zmm8 /* s0_17 = lookup16(t0_17, x0_17) */
+	vbroadcasti32x4 (%rdi,%rcx), %zmm18 /* t0_0 = bcast128() */
+	vpshufb %zmm1, %zmm18, %zmm1 /* s0_0 = lookup16(t0_0, x0_0) */
+	vbroadcasti32x4 16(%rdi,%rcx), %zmm18 /* t0_1 = bcast128() */
+	vpshufb %zmm3, %zmm18, %zmm3 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 128(%rdi,%rcx), %zmm18 /* t0_8 = bcast128() */
+	vpshufb %zmm25, %zmm18, %zmm18 /* s0_8 = lookup16(t0_8, x0_8) */
+	vbroadcasti32x4 144(%rdi,%rcx), %zmm19 /* t0_9 = bcast128() */
+	vpshufb %zmm26, %zmm19, %zmm19 /* s0_9 = lookup16(t0_9, x0_9) */
+	vbroadcasti32x4 800(%rdi,%rcx), %zmm21 /* t1_18 = bcast128() */
+	vpshufb %zmm11, %zmm21, %zmm11 /* s1_18 = lookup16(t1_18, x1_18) */
+	vbroadcasti32x4 816(%rdi,%rcx), %zmm21 /* t1_19 = bcast128() */
+	vpshufb %zmm9, %zmm21, %zmm9 /* s1_19 = lookup16(t1_19, x1_19) */
+	vbroadcasti32x4 576(%rdi,%rcx), %zmm21 /* t1_4 = bcast128() */
+	vpshufb %zmm4, %zmm21, %zmm4 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 592(%rdi,%rcx), %zmm21 /* t1_5 = bcast128() */
+	vpshufb %zmm0, %zmm21, %zmm0 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 704(%rdi,%rcx), %zmm21 /* t1_12 = bcast128() */
+	vpshufb %zmm2, %zmm21, %zmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 720(%rdi,%rcx), %zmm21 /* t1_13 = bcast128() */
+	vpshufb %zmm24, %zmm21, %zmm21 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 928(%rdi,%rcx), %zmm22 /* t1_26 = bcast128() */
+	vpshufb %zmm20, %zmm22, %zmm20 /* s1_26 = lookup16(t1_26, x1_26) */
+	vbroadcasti32x4 944(%rdi,%rcx), %zmm22 /* t1_27 = bcast128() */
+	vpshufb %zmm13, %zmm22, %zmm13 /* s1_27 = lookup16(t1_27, x1_27) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm22, 64(%rsp) /* spill x1_27.2 */
-	vmovdqa64 %zmm1, %zmm22 /* s0_1 */
-	vpternlogd $0x96, %zmm26, %zmm2, %zmm22 /* y1_0_3 = ternlog(s0_1, s1_13, s1_18) */
-	vmovdqa64 %zmm30, 0(%rsp) /* spill x1_16.2 */
-	vmovdqa64 %zmm3, %zmm30 /* s0_8 */
-	vpternlogd $0x96, %zmm11, %zmm24, %zmm30 /* y1_1_3 = ternlog(s0_8, s1_26, s1_19) */
-	vmovdqa64 %zmm31, 2368(%rsp) /* spill x1_1.2 */
-	vmovdqa64 %zmm25, %zmm31 /* s0_9 */
-	vpternlogd $0x96, %zmm9, %zmm21, %zmm31 /* y1_2_3 = ternlog(s0_9, s1_27, s1_4) */
-	vmovdqa64 %zmm20, 2496(%rsp) /* spill x1_0.2 */
-	vmovdqa64 %zmm29, %zmm20 /* s0_30 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm20 /* y1_3_3 = ternlog(s0_30, s1_18, s1_5) */
-	vmovdqa64 %zmm16, 2560(%rsp) /* spill x1_31.2 */
-	vmovdqa64 %zmm12, %zmm16 /* s0_31 */
-	vpternlogd $0x96, %zmm18, %zmm11, %zmm16 /* y1_4_3 = ternlog(s0_31, s1_19, s1_12) */
-	vmovdqa64 %zmm19, 2624(%rsp) /* spill x1_30.2 */
-	vmovdqa64 %zmm8, %zmm19 /* s0_16 */
-	vpternlogd $0x96, %zmm2, %zmm9, %zmm19 /* y1_5_3 = ternlog(s0_16, s1_4, s1_13) */
-	vmovdqa64 %zmm14, 2688(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm0, %zmm14 /* s0_17 */
-	vpternlogd $0x96, %zmm24, %zmm23, %zmm14 /* y1_6_3 = ternlog(s0_17, s1_5, s1_26) */
-	vmovdqa64 %zmm10, 2752(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm17, %zmm10 /* s0_0 */
-	vpternlogd $0x96, %zmm21, %zmm18, %zmm10 /* y1_7_3 = ternlog(s0_0, s1_12, s1_27) */
-	vpternlogd $0x96, %zmm31, %zmm26, %zmm29 /* y0_0_4 = ternlog(s0_30, s1_18, y1_2_3) */
-	vpternlogd $0x96, %zmm20, %zmm11, %zmm12 /* y0_1_4 = ternlog(s0_31, s1_19, y1_3_3) */
-	vpternlogd $0x96, %zmm16, %zmm9, %zmm8 /* y0_2_4 = ternlog(s0_16, s1_4, y1_4_3) */
-	vpternlogd $0x96, %zmm19, %zmm23, %zmm0 /* y0_3_4 = ternlog(s0_17, s1_5, y1_5_3) */
-	vpternlogd $0x96, %zmm14, %zmm18, %zmm17 /* y0_4_4 = ternlog(s0_0, s1_12, y1_6_3) */
-	vpternlogd $0x96, %zmm10, %zmm2, %zmm1 /* y0_5_4 = ternlog(s0_1, s1_13, y1_7_3) */
-	vpternlogd $0x96, %zmm22, %zmm24, %zmm3 /* y0_6_4 = ternlog(s0_8, s1_26, y1_0_3) */
-	vpternlogd $0x96, %zmm30, %zmm21, %zmm25 /* y0_7_4 = ternlog(s0_9, s1_27, y1_1_3) */
-	vmovdqa64 %zmm30, %zmm2 /* y1_1_3 */
-	vpternlogd $0x96, %zmm29, %zmm0, %zmm2 /* y0_0_5 = ternlog(y1_1_3, y0_3_4, y0_0_4) */
-	vmovdqa64 %zmm31, %zmm9 /* y1_2_3 */
-	vpternlogd $0x96, %zmm12, %zmm17, %zmm9 /* y0_1_5 = ternlog(y1_2_3, y0_4_4, y0_1_4) */
-	vmovdqa64 %zmm20, %zmm11 /* y1_3_3 */
-	vpternlogd $0x96, %zmm8, %zmm1, %zmm11 /* y0_2_5 = ternlog(y1_3_3, y0_5_4, y0_2_4) */
-	vmovdqa64 %zmm16, %zmm18 /* y1_4_3 */
-	vpternlogd $0x96, %zmm0, %zmm3, %zmm18 /* y0_3_5 = ternlog(y1_4_3, y0_6_4, y0_3_4) */
-	vmovdqa64 %zmm19, %zmm21 /* y1_5_3 */
-	vpternlogd $0x96, %zmm17, %zmm25, %zmm21 /* y0_4_5 = ternlog(y1_5_3, y0_7_4, y0_4_4) */
-	vmovdqa64 %zmm14, %zmm23 /* y1_6_3 */
-	vpternlogd $0x96, %zmm1, %zmm29, %zmm23 /* y0_5_5 = ternlog(y1_6_3, y0_0_4, y0_5_4) */
-	vmovdqa64 %zmm10, %zmm24 /* y1_7_3 */
-	vpternlogd $0x96, %zmm3, %zmm12, %zmm24 /* y0_6_5 = ternlog(y1_7_3, y0_1_4, y0_6_4) */
-	vmovdqa64 %zmm22, %zmm26 /* y1_0_3 */
-	vpternlogd $0x96, %zmm25, %zmm8, %zmm26 /* y0_7_5 = ternlog(y1_0_3, y0_2_4, y0_7_4) */
-	vpternlogd $0x96, %zmm2, %zmm8, %zmm22 /* y1_0_5 = ternlog(y1_0_3, y0_2_4, y0_0_5) */
-	vpternlogd $0x96, %zmm9, %zmm0, %zmm30 /* y1_1_5 = ternlog(y1_1_3, y0_3_4, y0_1_5) */
-	vpternlogd $0x96, %zmm11, %zmm17, %zmm31 /* y1_2_5 = ternlog(y1_2_3, y0_4_4, y0_2_5) */
-	vpternlogd $0x96, %zmm18, %zmm1, %zmm20 /* y1_3_5 = ternlog(y1_3_3, y0_5_4, y0_3_5) */
-	vpternlogd $0x96, %zmm21, %zmm3, %zmm16 /* y1_4_5 = ternlog(y1_4_3, y0_6_4, y0_4_5) */
-	vpternlogd $0x96, %zmm23, %zmm25, %zmm19 /* y1_5_5 = ternlog(y1_5_3, y0_7_4, y0_5_5) */
-	vpternlogd $0x96, %zmm24, %zmm29, %zmm14 /* y1_6_5 = ternlog(y1_6_3, y0_0_4, y0_6_5) */
-	vpternlogd $0x96, %zmm26, %zmm12, %zmm10 /* y1_7_5 = ternlog(y1_7_3, y0_1_4, y0_7_5) */
+	vmovdqa64 %zmm3, %zmm22 /* s0_1 */
+	vpternlogd $0x96, %zmm11, %zmm21, %zmm22 /* y1_0_3 = ternlog(s0_1, s1_13, s1_18) */
+	vmovdqa64 %zmm18, %zmm23 /* s0_8 */
+	vpternlogd $0x96, %zmm9, %zmm20, %zmm23 /* y1_1_3 = ternlog(s0_8, s1_26, s1_19) */
+	vmovdqa64 %zmm19, %zmm24 /* s0_9 */
+	vpternlogd $0x96, %zmm4, %zmm13, %zmm24 /* y1_2_3 = ternlog(s0_9, s1_27, s1_4) */
+	vmovdqa64 %zmm6, %zmm25 /* s0_30 */
+	vpternlogd $0x96, %zmm0, %zmm11, %zmm25 /* y1_3_3 = ternlog(s0_30, s1_18, s1_5) */
+	vmovdqa64 %zmm17, %zmm26 /* s0_31 */
+	vpternlogd $0x96, %zmm2, %zmm9, %zmm26 /* y1_4_3 = ternlog(s0_31, s1_19, s1_12) */
+	vmovdqa64 %zmm10, %zmm29 /* s0_16 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm29 /* y1_5_3 = ternlog(s0_16, s1_4, s1_13) */
+	vmovdqa64 %zmm8, %zmm30 /* s0_17 */
+	vpternlogd $0x96, %zmm20, %zmm0, %zmm30 /* y1_6_3 = ternlog(s0_17, s1_5, s1_26) */
+	vmovdqa64 %zmm1, %zmm31 /* s0_0 */
+	vpternlogd $0x96, %zmm13, %zmm2, %zmm31 /* y1_7_3 = ternlog(s0_0, s1_12, s1_27) */
+	vpternlogd $0x96, %zmm24, %zmm11, %zmm6 /* y0_0_4 = ternlog(s0_30, s1_18, y1_2_3) */
+	vpternlogd $0x96, %zmm25, %zmm9, %zmm17 /* y0_1_4 = ternlog(s0_31, s1_19, y1_3_3) */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm10 /* y0_2_4 = ternlog(s0_16, s1_4, y1_4_3) */
+	vpternlogd $0x96, %zmm29, %zmm0, %zmm8 /* y0_3_4 = ternlog(s0_17, s1_5, y1_5_3) */
+	vpternlogd $0x96, %zmm30, %zmm2, %zmm1 /* y0_4_4 = ternlog(s0_0, s1_12, y1_6_3) */
+	vpternlogd $0x96, %zmm31, %zmm21, %zmm3 /* y0_5_4 = ternlog(s0_1, s1_13, y1_7_3) */
+	vpternlogd $0x96, %zmm22, %zmm20, %zmm18 /* y0_6_4 = ternlog(s0_8, s1_26, y1_0_3) */
+	vpternlogd $0x96, %zmm23, %zmm13, %zmm19 /* y0_7_4 = ternlog(s0_9, s1_27, y1_1_3) */
+	vmovdqa64 %zmm23, %zmm0 /* y1_1_3 */
+	vpternlogd $0x96, %zmm6, %zmm8, %zmm0 /* y0_0_5 = ternlog(y1_1_3, y0_3_4, y0_0_4) */
+	vmovdqa64 %zmm24, %zmm2 /* y1_2_3 */
+	vpternlogd $0x96, %zmm17, %zmm1, %zmm2 /* y0_1_5 = ternlog(y1_2_3, y0_4_4, y0_1_4) */
+	vmovdqa64 %zmm25, %zmm4 /* y1_3_3 */
+	vpternlogd $0x96, %zmm10, %zmm3, %zmm4 /* y0_2_5 = ternlog(y1_3_3, y0_5_4, y0_2_4) */
+	vmovdqa64 %zmm26, %zmm9 /* y1_4_3 */
+	vpternlogd $0x96, %zmm8, %zmm18, %zmm9 /* y0_3_5 = ternlog(y1_4_3, y0_6_4, y0_3_4) */
+	vmovdqa64 %zmm29, %zmm11 /* y1_5_3 */
+	vpternlogd $0x96, %zmm1, %zmm19, %zmm11 /* y0_4_5 = ternlog(y1_5_3, y0_7_4, y0_4_4) */
+	vmovdqa64 %zmm30, %zmm13 /* y1_6_3 */
+	vpternlogd $0x96, %zmm3, %zmm6, %zmm13 /* y0_5_5 = ternlog(y1_6_3, y0_0_4, y0_5_4) */
+	vmovdqa64 %zmm31, %zmm20 /* y1_7_3 */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm20 /* y0_6_5 = ternlog(y1_7_3, y0_1_4, y0_6_4) */
+	vmovdqa64 %zmm22, %zmm21 /* y1_0_3 */
+	vpternlogd $0x96, %zmm19, %zmm10, %zmm21 /* y0_7_5 = ternlog(y1_0_3, y0_2_4, y0_7_4) */
+	vpternlogd $0x96, %zmm0, %zmm10, %zmm22 /* y1_0_5 = ternlog(y1_0_3, y0_2_4, y0_0_5) */
+	vpternlogd $0x96, %zmm2, %zmm8, %zmm23 /* y1_1_5 = ternlog(y1_1_3, y0_3_4, y0_1_5) */
+	vpternlogd $0x96, %zmm4, %zmm1, %zmm24 /* y1_2_5 = ternlog(y1_2_3, y0_4_4, y0_2_5) */
+	vpternlogd $0x96, %zmm9, %zmm3, %zmm25 /* y1_3_5 = ternlog(y1_3_3, y0_5_4, y0_3_5) */
+	vpternlogd $0x96, %zmm11, %zmm18, %zmm26 /* y1_4_5 = ternlog(y1_4_3, y0_6_4, y0_4_5) */
+	vpternlogd $0x96, %zmm13, %zmm19, %zmm29 /* y1_5_5 = ternlog(y1_5_3, y0_7_4, y0_5_5) */
+	vpternlogd $0x96, %zmm20, %zmm6, %zmm30 /* y1_6_5 = ternlog(y1_6_3, y0_0_4, y0_6_5) */
+	vpternlogd $0x96, %zmm21, %zmm17, %zmm31 /* y1_7_5 = ternlog(y1_7_3, y0_1_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vbroadcasti32x4 288(%rdi,%rcx), %zmm0 /* t0_18 = bcast128() */
-	vpshufb %zmm15, %zmm0, %zmm0 /* s0_18 = lookup16(t0_18, x0_18) */
-	vbroadcasti32x4 304(%rdi,%rcx), %zmm1 /* t0_19 = bcast128() */
-	vpshufb %zmm6, %zmm1, %zmm1 /* s0_19 = lookup16(t0_19, x0_19) */
-	vbroadcasti32x4 448(%rdi,%rcx), %zmm3 /* t0_28 = bcast128() */
-	vpshufb %zmm13, %zmm3, %zmm3 /* s0_28 = lookup16(t0_28, x0_28) */
+	vbroadcasti32x4 288(%rdi,%rcx), %zmm1 /* t0_18 = bcast128() */
+	vpshufb %zmm12, %zmm1, %zmm1 /* s0_18 = lookup16(t0_18, x0_18) */
+	vbroadcasti32x4 304(%rdi,%rcx), %zmm3 /* t0_19 = bcast128() */
+	vpshufb %zmm14, %zmm3, %zmm3 /* s0_19 = lookup16(t0_19, x0_19) */
+	vbroadcasti32x4 448(%rdi,%rcx), %zmm6 /* t0_28 = bcast128() */
+	vpshufb %zmm15, %zmm6, %zmm6 /* s0_28 = lookup16(t0_28, x0_28) */
 	vbroadcasti32x4 464(%rdi,%rcx), %zmm8 /* t0_29 = bcast128() */
-	vpshufb %zmm4, %zmm8, %zmm8 /* s0_29 = lookup16(t0_29, x0_29) */
-	vbroadcasti32x4 160(%rdi,%rcx), %zmm12 /* t0_10 = bcast128() */
-	vpshufb %zmm27, %zmm12, %zmm12 /* s0_10 = lookup16(t0_10, x0_10) */
-	vbroadcasti32x4 176(%rdi,%rcx), %zmm17 /* t0_11 = bcast128() */
-	vpshufb %zmm28, %zmm17, %zmm17 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 32(%rdi,%rcx), %zmm25 /* t0_2 = bcast128() */
-	vpshufb %zmm5, %zmm25, %zmm25 /* s0_2 = lookup16(t0_2, x0_2) */
-	vbroadcasti32x4 48(%rdi,%rcx), %zmm29 /* t0_3 = bcast128() */
-	vpshufb %zmm7, %zmm29, %zmm29 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm4, 640(%rsp) /* spill x0_29.2 */
-	vbroadcasti32x4 672(%rdi,%rcx), %zmm4 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm13, 1280(%rsp) /* spill x0_28.2 */
-	vmovdqa64 2752(%rsp), %zmm13 /* reload x1_10.2 */
-	vpshufb %zmm13, %zmm4, %zmm4 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 688(%rdi,%rcx), %zmm13 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm6, 2048(%rsp) /* spill x0_19.2 */
-	vmovdqa64 2688(%rsp), %zmm6 /* reload x1_11.2 */
-	vpshufb %zmm6, %zmm13, %zmm13 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 992(%rdi,%rcx), %zmm6 /* t1_30 = bcast128() */
-	vmovdqa64 %zmm15, 2112(%rsp) /* spill x0_18.2 */
-	vmovdqa64 2624(%rsp), %zmm15 /* reload x1_30.2 */
-	vpshufb %zmm15, %zmm6, %zmm6 /* s1_30 = lookup16(t1_30, x1_30) */
-	vbroadcasti32x4 1008(%rdi,%rcx), %zmm15 /* t1_31 = bcast128() */
-	vmovdqa64 %zmm28, 1472(%rsp) /* spill x0_11.2 */
-	vmovdqa64 2560(%rsp), %zmm28 /* reload x1_31.2 */
-	vpshufb %zmm28, %zmm15, %zmm15 /* s1_31 = lookup16(t1_31, x1_31) */
-	vbroadcasti32x4 512(%rdi,%rcx), %zmm28 /* t1_0 = bcast128() */
-	vmovdqa64 %zmm27, 1536(%rsp) /* spill x0_10.2 */
-	vmovdqa64 2496(%rsp), %zmm27 /* reload x1_0.2 */
-	vpshufb %zmm27, %zmm28, %zmm28 /* s1_0 = lookup16(t1_0, x1_0) */
-	vbroadcasti32x4 528(%rdi,%rcx), %zmm27 /* t1_1 = bcast128() */
-	vmovdqa64 %zmm7, 2176(%rsp) /* spill x0_3.2 */
-	vmovdqa64 2368(%rsp), %zmm7 /* reload x1_1.2 */
-	vpshufb %zmm7, %zmm27, %zmm27 /* s1_1 = lookup16(t1_1, x1_1) */
-	vbroadcasti32x4 768(%rdi,%rcx), %zmm7 /* t1_16 = bcast128() */
-	vmovdqa64 %zmm5, 896(%rsp) /* spill x0_2.2 */
-	vmovdqa64 0(%rsp), %zmm5 /* reload x1_16.2 */
-	vpshufb %zmm5, %zmm7, %zmm7 /* s1_16 = lookup16(t1_16, x1_16) */
-	vbroadcasti32x4 784(%rdi,%rcx), %zmm5 /* t1_17 = bcast128() */
-	vmovdqa64 %zmm10, 2304(%rsp) /* spill y1_7_5 */
-	vmovdqa64 4480(%rsp), %zmm10 /* reload x1_17.2 */
-	vpshufb %zmm10, %zmm5, %zmm5 /* s1_17 = lookup16(t1_17, x1_17) */
+	vpshufb %zmm16, %zmm8, %zmm8 /* s0_29 = lookup16(t0_29, x0_29) */
+	vbroadcasti32x4 160(%rdi,%rcx), %zmm10 /* t0_10 = bcast128() */
+	vpshufb %zmm27, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, x0_10) */
+	vbroadcasti32x4 176(%rdi,%rcx), %zmm12 /* t0_11 = bcast128() */
+	vpshufb %zmm28, %zmm12, %zmm12 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 32(%rdi,%rcx), %zmm14 /* t0_2 = bcast128() */
+	vpshufb %zmm5, %zmm14, %zmm5 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 48(%rdi,%rcx), %zmm14 /* t0_3 = bcast128() */
+	vpshufb %zmm7, %zmm14, %zmm7 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 672(%rdi,%rcx), %zmm14 /* t1_10 = bcast128() */
+	vpshufb 768(%rsp), %zmm14, %zmm14 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 688(%rdi,%rcx), %zmm15 /* t1_11 = bcast128() */
+	vpshufb 832(%rsp), %zmm15, %zmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 992(%rdi,%rcx), %zmm16 /* t1_30 = bcast128() */
+	vpshufb 448(%rsp), %zmm16, %zmm16 /* s1_30 = lookup16(t1_30, x1_30) */
+	vbroadcasti32x4 1008(%rdi,%rcx), %zmm17 /* t1_31 = bcast128() */
+	vpshufb 512(%rsp), %zmm17, %zmm17 /* s1_31 = lookup16(t1_31, x1_31) */
+	vbroadcasti32x4 512(%rdi,%rcx), %zmm18 /* t1_0 = bcast128() */
+	vpshufb 640(%rsp), %zmm18, %zmm18 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 528(%rdi,%rcx), %zmm19 /* t1_1 = bcast128() */
+	vpshufb 704(%rsp), %zmm19, %zmm19 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 768(%rdi,%rcx), %zmm27 /* t1_16 = bcast128() */
+	vpshufb 192(%rsp), %zmm27, %zmm27 /* s1_16 = lookup16(t1_16, x1_16) */
+	vbroadcasti32x4 784(%rdi,%rcx), %zmm28 /* t1_17 = bcast128() */
+	vpshufb 4480(%rsp), %zmm28, %zmm28 /* s1_17 = lookup16(t1_17, x1_17) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm17, %zmm10 /* s0_11 */
-	vpternlogd $0x96, %zmm4, %zmm27, %zmm10 /* y1_8_3 = ternlog(s0_11, s1_1, s1_10) */
-	vmovdqa64 %zmm14, 1152(%rsp) /* spill y1_6_5 */
-	vmovdqa64 %zmm25, %zmm14 /* s0_2 */
-	vpternlogd $0x96, %zmm13, %zmm7, %zmm14 /* y1_9_3 = ternlog(s0_2, s1_16, s1_11) */
-	vmovdqa64 %zmm19, 2432(%rsp) /* spill y1_5_5 */
-	vmovdqa64 %zmm29, %zmm19 /* s0_3 */
-	vpternlogd $0x96, %zmm6, %zmm5, %zmm19 /* y1_10_3 = ternlog(s0_3, s1_17, s1_30) */
-	vmovdqa64 %zmm16, 2880(%rsp) /* spill y1_4_5 */
-	vmovdqa64 %zmm0, %zmm16 /* s0_18 */
-	vpternlogd $0x96, %zmm15, %zmm4, %zmm16 /* y1_11_3 = ternlog(s0_18, s1_10, s1_31) */
-	vmovdqa64 %zmm20, 2944(%rsp) /* spill y1_3_5 */
-	vmovdqa64 %zmm1, %zmm20 /* s0_19 */
-	vpternlogd $0x96, %zmm28, %zmm13, %zmm20 /* y1_12_3 = ternlog(s0_19, s1_11, s1_0) */
-	vmovdqa64 %zmm31, 3008(%rsp) /* spill y1_2_5 */
-	vmovdqa64 %zmm3, %zmm31 /* s0_28 */
-	vpternlogd $0x96, %zmm27, %zmm6, %zmm31 /* y1_13_3 = ternlog(s0_28, s1_30, s1_1) */
-	vmovdqa64 %zmm30, 3072(%rsp) /* spill y1_1_5 */
-	vmovdqa64 %zmm8, %zmm30 /* s0_29 */
-	vpternlogd $0x96, %zmm7, %zmm15, %zmm30 /* y1_14_3 = ternlog(s0_29, s1_31, s1_16) */
-	vmovdqa64 %zmm22, 2816(%rsp) /* spill y1_0_5 */
-	vmovdqa64 %zmm12, %zmm22 /* s0_10 */
-	vpternlogd $0x96, %zmm5, %zmm28, %zmm22 /* y1_15_3 = ternlog(s0_10, s1_0, s1_17) */
-	vpternlogd $0x96, %zmm19, %zmm4, %zmm0 /* y0_8_4 = ternlog(s0_18, s1_10, y1_10_3) */
-	vpternlogd $0x96, %zmm16, %zmm13, %zmm1 /* y0_9_4 = ternlog(s0_19, s1_11, y1_11_3) */
-	vpternlogd $0x96, %zmm20, %zmm6, %zmm3 /* y0_10_4 = ternlog(s0_28, s1_30, y1_12_3) */
-	vpternlogd $0x96, %zmm31, %zmm15, %zmm8 /* y0_11_4 = ternlog(s0_29, s1_31, y1_13_3) */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm12 /* y0_12_4 = ternlog(s0_10, s1_0, y1_14_3) */
-	vpternlogd $0x96, %zmm22, %zmm27, %zmm17 /* y0_13_4 = ternlog(s0_11, s1_1, y1_15_3) */
-	vpternlogd $0x96, %zmm10, %zmm7, %zmm25 /* y0_14_4 = ternlog(s0_2, s1_16, y1_8_3) */
-	vpternlogd $0x96, %zmm14, %zmm5, %zmm29 /* y0_15_4 = ternlog(s0_3, s1_17, y1_9_3) */
-	vmovdqa64 %zmm14, %zmm4 /* y1_9_3 */
-	vpternlogd $0x96, %zmm0, %zmm8, %zmm4 /* y0_8_5 = ternlog(y1_9_3, y0_11_4, y0_8_4) */
-	vmovdqa64 %zmm19, %zmm5 /* y1_10_3 */
-	vpternlogd $0x96, %zmm1, %zmm12, %zmm5 /* y0_9_5 = ternlog(y1_10_3, y0_12_4, y0_9_4) */
-	vmovdqa64 %zmm16, %zmm6 /* y1_11_3 */
-	vpternlogd $0x96, %zmm3, %zmm17, %zmm6 /* y0_10_5 = ternlog(y1_11_3, y0_13_4, y0_10_4) */
-	vmovdqa64 %zmm20, %zmm7 /* y1_12_3 */
-	vpternlogd $0x96, %zmm8, %zmm25, %zmm7 /* y0_11_5 = ternlog(y1_12_3, y0_14_4, y0_11_4) */
-	vmovdqa64 %zmm31, %zmm13 /* y1_13_3 */
-	vpternlogd $0x96, %zmm12, %zmm29, %zmm13 /* y0_12_5 = ternlog(y1_13_3, y0_15_4, y0_12_4) */
-	vmovdqa64 %zmm30, %zmm15 /* y1_14_3 */
-	vpternlogd $0x96, %zmm17, %zmm0, %zmm15 /* y0_13_5 = ternlog(y1_14_3, y0_8_4, y0_13_4) */
+	vmovdqa64 %zmm31, 896(%rsp) /* spill y1_7_5 */
+	vmovdqa64 %zmm12, %zmm31 /* s0_11 */
+	vpternlogd $0x96, %zmm14, %zmm19, %zmm31 /* y1_8_3 = ternlog(s0_11, s1_1, s1_10) */
+	vmovdqa64 %zmm30, 960(%rsp) /* spill y1_6_5 */
+	vmovdqa64 %zmm5, %zmm30 /* s0_2 */
+	vpternlogd $0x96, %zmm15, %zmm27, %zmm30 /* y1_9_3 = ternlog(s0_2, s1_16, s1_11) */
+	vmovdqa64 %zmm29, 1024(%rsp) /* spill y1_5_5 */
+	vmovdqa64 %zmm7, %zmm29 /* s0_3 */
+	vpternlogd $0x96, %zmm16, %zmm28, %zmm29 /* y1_10_3 = ternlog(s0_3, s1_17, s1_30) */
+	vmovdqa64 %zmm26, 1088(%rsp) /* spill y1_4_5 */
+	vmovdqa64 %zmm1, %zmm26 /* s0_18 */
+	vpternlogd $0x96, %zmm17, %zmm14, %zmm26 /* y1_11_3 = ternlog(s0_18, s1_10, s1_31) */
+	vmovdqa64 %zmm25, 384(%rsp) /* spill y1_3_5 */
+	vmovdqa64 %zmm3, %zmm25 /* s0_19 */
+	vpternlogd $0x96, %zmm18, %zmm15, %zmm25 /* y1_12_3 = ternlog(s0_19, s1_11, s1_0) */
+	vmovdqa64 %zmm24, 576(%rsp) /* spill y1_2_5 */
+	vmovdqa64 %zmm6, %zmm24 /* s0_28 */
+	vpternlogd $0x96, %zmm19, %zmm16, %zmm24 /* y1_13_3 = ternlog(s0_28, s1_30, s1_1) */
+	vmovdqa64 %zmm23, 128(%rsp) /* spill y1_1_5 */
+	vmovdqa64 %zmm8, %zmm23 /* s0_29 */
+	vpternlogd $0x96, %zmm27, %zmm17, %zmm23 /* y1_14_3 = ternlog(s0_29, s1_31, s1_16) */
+	vmovdqa64 %zmm22, 320(%rsp) /* spill y1_0_5 */
+	vmovdqa64 %zmm10, %zmm22 /* s0_10 */
+	vpternlogd $0x96, %zmm28, %zmm18, %zmm22 /* y1_15_3 = ternlog(s0_10, s1_0, s1_17) */
+	vpternlogd $0x96, %zmm29, %zmm14, %zmm1 /* y0_8_4 = ternlog(s0_18, s1_10, y1_10_3) */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm3 /* y0_9_4 = ternlog(s0_19, s1_11, y1_11_3) */
+	vpternlogd $0x96, %zmm25, %zmm16, %zmm6 /* y0_10_4 = ternlog(s0_28, s1_30, y1_12_3) */
+	vpternlogd $0x96, %zmm24, %zmm17, %zmm8 /* y0_11_4 = ternlog(s0_29, s1_31, y1_13_3) */
+	vpternlogd $0x96, %zmm23, %zmm18, %zmm10 /* y0_12_4 = ternlog(s0_10, s1_0, y1_14_3) */
+	vpternlogd $0x96, %zmm22, %zmm19, %zmm12 /* y0_13_4 = ternlog(s0_11, s1_1, y1_15_3) */
+	vpternlogd $0x96, %zmm31, %zmm27, %zmm5 /* y0_14_4 = ternlog(s0_2, s1_16, y1_8_3) */
+	vpternlogd $0x96, %zmm30, %zmm28, %zmm7 /* y0_15_4 = ternlog(s0_3, s1_17, y1_9_3) */
+	vmovdqa64 %zmm30, %zmm14 /* y1_9_3 */
+	vpternlogd $0x96, %zmm1, %zmm8, %zmm14 /* y0_8_5 = ternlog(y1_9_3, y0_11_4, y0_8_4) */
+	vmovdqa64 %zmm29, %zmm15 /* y1_10_3 */
+	vpternlogd $0x96, %zmm3, %zmm10, %zmm15 /* y0_9_5 = ternlog(y1_10_3, y0_12_4, y0_9_4) */
+	vmovdqa64 %zmm26, %zmm16 /* y1_11_3 */
+	vpternlogd $0x96, %zmm6, %zmm12, %zmm16 /* y0_10_5 = ternlog(y1_11_3, y0_13_4, y0_10_4) */
+	vmovdqa64 %zmm25, %zmm17 /* y1_12_3 */
+	vpternlogd $0x96, %zmm8, %zmm5, %zmm17 /* y0_11_5 = ternlog(y1_12_3, y0_14_4, y0_11_4) */
+	vmovdqa64 %zmm24, %zmm18 /* y1_13_3 */
+	vpternlogd $0x96, %zmm10, %zmm7, %zmm18 /* y0_12_5 = ternlog(y1_13_3, y0_15_4, y0_12_4) */
+	vmovdqa64 %zmm23, %zmm19 /* y1_14_3 */
+	vpternlogd $0x96, %zmm12, %zmm1, %zmm19 /* y0_13_5 = ternlog(y1_14_3, y0_8_4, y0_13_4) */
 	vmovdqa64 %zmm22, %zmm27 /* y1_15_3 */
-	vpternlogd $0x96, %zmm25, %zmm1, %zmm27 /* y0_14_5 = ternlog(y1_15_3, y0_9_4, y0_14_4) */
-	vmovdqa64 %zmm10, %zmm28 /* y1_8_3 */
-	vpternlogd $0x96, %zmm29, %zmm3, %zmm28 /* y0_15_5 = ternlog(y1_8_3, y0_10_4, y0_15_4) */
-	vpternlogd $0x96, %zmm4, %zmm3, %zmm10 /* y1_8_5 = ternlog(y1_8_3, y0_10_4, y0_8_5) */
-	vpternlogd $0x96, %zmm5, %zmm8, %zmm14 /* y1_9_5 = ternlog(y1_9_3, y0_11_4, y0_9_5) */
-	vpternlogd $0x96, %zmm6, %zmm12, %zmm19 /* y1_10_5 = ternlog(y1_10_3, y0_12_4, y0_10_5) */
-	vpternlogd $0x96, %zmm7, %zmm17, %zmm16 /* y1_11_5 = ternlog(y1_11_3, y0_13_4, y0_11_5) */
-	vpternlogd $0x96, %zmm13, %zmm25, %zmm20 /* y1_12_5 = ternlog(y1_12_3, y0_14_4, y0_12_5) */
-	vpternlogd $0x96, %zmm15, %zmm29, %zmm31 /* y1_13_5 = ternlog(y1_13_3, y0_15_4, y0_13_5) */
-	vpternlogd $0x96, %zmm27, %zmm0, %zmm30 /* y1_14_5 = ternlog(y1_14_3, y0_8_4, y0_14_5) */
-	vpternlogd $0x96, %zmm28, %zmm1, %zmm22 /* y1_15_5 = ternlog(y1_15_3, y0_9_4, y0_15_5) */
+	vpternlogd $0x96, %zmm5, %zmm3, %zmm27 /* y0_14_5 = ternlog(y1_15_3, y0_9_4, y0_14_4) */
+	vmovdqa64 %zmm31, %zmm28 /* y1_8_3 */
+	vpternlogd $0x96, %zmm7, %zmm6, %zmm28 /* y0_15_5 = ternlog(y1_8_3, y0_10_4, y0_15_4) */
+	vpternlogd $0x96, %zmm14, %zmm6, %zmm31 /* y1_8_5 = ternlog(y1_8_3, y0_10_4, y0_8_5) */
+	vpternlogd $0x96, %zmm15, %zmm8, %zmm30 /* y1_9_5 = ternlog(y1_9_3, y0_11_4, y0_9_5) */
+	vpternlogd $0x96, %zmm16, %zmm10, %zmm29 /* y1_10_5 = ternlog(y1_10_3, y0_12_4, y0_10_5) */
+	vpternlogd $0x96, %zmm17, %zmm12, %zmm26 /* y1_11_5 = ternlog(y1_11_3, y0_13_4, y0_11_5) */
+	vpternlogd $0x96, %zmm18, %zmm5, %zmm25 /* y1_12_5 = ternlog(y1_12_3, y0_14_4, y0_12_5) */
+	vpternlogd $0x96, %zmm19, %zmm7, %zmm24 /* y1_13_5 = ternlog(y1_13_3, y0_15_4, y0_13_5) */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm23 /* y1_14_5 = ternlog(y1_14_3, y0_8_4, y0_14_5) */
+	vpternlogd $0x96, %zmm28, %zmm3, %zmm22 /* y1_15_5 = ternlog(y1_15_3, y0_9_4, y0_15_5) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vbroadcasti32x4 64(%rdi,%rcx), %zmm0 /* t0_4 = bcast128() */
-	vmovdqa64 4416(%rsp), %zmm1 /* reload x0_4.2 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 64(%rdi,%rcx), %zmm1 /* t0_4 = bcast128() */
+	vpshufb 4416(%rsp), %zmm1, %zmm1 /* s0_4 = lookup16(t0_4, x0_4) */
 	vbroadcasti32x4 80(%rdi,%rcx), %zmm3 /* t0_5 = bcast128() */
-	vmovdqa64 4352(%rsp), %zmm8 /* reload x0_5.2 */
-	vpshufb %zmm8, %zmm3, %zmm3 /* s0_5 = lookup16(t0_5, x0_5) */
-	vbroadcasti32x4 192(%rdi,%rcx), %zmm12 /* t0_12 = bcast128() */
-	vmovdqa64 4288(%rsp), %zmm17 /* reload x0_12.2 */
-	vpshufb %zmm17, %zmm12, %zmm12 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%rcx), %zmm25 /* t0_13 = bcast128() */
-	vmovdqa64 4096(%rsp), %zmm29 /* reload x0_13.2 */
-	vpshufb %zmm29, %zmm25, %zmm25 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 352(%rdi,%rcx), %zmm29 /* t0_22 = bcast128() */
-	vmovdqa64 4032(%rsp), %zmm17 /* reload x0_22.2 */
-	vpshufb %zmm17, %zmm29, %zmm29 /* s0_22 = lookup16(t0_22, x0_22) */
-	vbroadcasti32x4 368(%rdi,%rcx), %zmm17 /* t0_23 = bcast128() */
-	vmovdqa64 3968(%rsp), %zmm8 /* reload x0_23.2 */
-	vpshufb %zmm8, %zmm17, %zmm17 /* s0_23 = lookup16(t0_23, x0_23) */
-	vbroadcasti32x4 416(%rdi,%rcx), %zmm8 /* t0_26 = bcast128() */
-	vmovdqa64 3904(%rsp), %zmm1 /* reload x0_26.2 */
-	vpshufb %zmm1, %zmm8, %zmm8 /* s0_26 = lookup16(t0_26, x0_26) */
-	vbroadcasti32x4 432(%rdi,%rcx), %zmm1 /* t0_27 = bcast128() */
-	vmovdqa64 %zmm22, 4992(%rsp) /* spill y1_15_5 */
-	vmovdqa64 3584(%rsp), %zmm22 /* reload x0_27.2 */
-	vpshufb %zmm22, %zmm1, %zmm1 /* s0_27 = lookup16(t0_27, x0_27) */
+	vpshufb 4352(%rsp), %zmm3, %zmm3 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 192(%rdi,%rcx), %zmm5 /* t0_12 = bcast128() */
+	vpshufb 4288(%rsp), %zmm5, %zmm5 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%rcx), %zmm6 /* t0_13 = bcast128() */
+	vpshufb 4096(%rsp), %zmm6, %zmm6 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 352(%rdi,%rcx), %zmm7 /* t0_22 = bcast128() */
+	vpshufb 4032(%rsp), %zmm7, %zmm7 /* s0_22 = lookup16(t0_22, x0_22) */
+	vbroadcasti32x4 368(%rdi,%rcx), %zmm8 /* t0_23 = bcast128() */
+	vpshufb 3968(%rsp), %zmm8, %zmm8 /* s0_23 = lookup16(t0_23, x0_23) */
+	vbroadcasti32x4 416(%rdi,%rcx), %zmm10 /* t0_26 = bcast128() */
+	vpshufb 3904(%rsp), %zmm10, %zmm10 /* s0_26 = lookup16(t0_26, x0_26) */
+	vbroadcasti32x4 432(%rdi,%rcx), %zmm12 /* t0_27 = bcast128() */
+	vpshufb 3584(%rsp), %zmm12, %zmm12 /* s0_27 = lookup16(t0_27, x0_27) */
+	vmovdqa64 %zmm22, 0(%rsp) /* spill y1_15_5 */
 	vbroadcasti32x4 960(%rdi,%rcx), %zmm22 /* t1_28 = bcast128() */
-	vmovdqa64 %zmm30, 5056(%rsp) /* spill y1_14_5 */
-	vmovdqa64 4928(%rsp), %zmm30 /* reload x1_28.2 */
-	vpshufb %zmm30, %zmm22, %zmm22 /* s1_28 = lookup16(t1_28, x1_28) */
-	vbroadcasti32x4 976(%rdi,%rcx), %zmm30 /* t1_29 = bcast128() */
-	vmovdqa64 %zmm31, 5120(%rsp) /* spill y1_13_5 */
-	vmovdqa64 192(%rsp), %zmm31 /* reload x1_29.2 */
-	vpshufb %zmm31, %zmm30, %zmm30 /* s1_29 = lookup16(t1_29, x1_29) */
-	vbroadcasti32x4 640(%rdi,%rcx), %zmm31 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm20, 5184(%rsp) /* spill y1_12_5 */
-	vmovdqa64 3776(%rsp), %zmm20 /* reload x1_8.2 */
-	vpshufb %zmm20, %zmm31, %zmm31 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 656(%rdi,%rcx), %zmm20 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm16, 5248(%rsp) /* spill y1_11_5 */
-	vmovdqa64 3840(%rsp), %zmm16 /* reload x1_9.2 */
-	vpshufb %zmm16, %zmm20, %zmm20 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 864(%rdi,%rcx), %zmm16 /* t1_22 = bcast128() */
-	vmovdqa64 %zmm19, 5312(%rsp) /* spill y1_10_5 */
-	vmovdqa64 4672(%rsp), %zmm19 /* reload x1_22.2 */
-	vpshufb %zmm19, %zmm16, %zmm16 /* s1_22 = lookup16(t1_22, x1_22) */
-	vbroadcasti32x4 880(%rdi,%rcx), %zmm19 /* t1_23 = bcast128() */
-	vmovdqa64 %zmm14, 5376(%rsp) /* spill y1_9_5 */
-	vmovdqa64 4736(%rsp), %zmm14 /* reload x1_23.2 */
-	vpshufb %zmm14, %zmm19, %zmm19 /* s1_23 = lookup16(t1_23, x1_23) */
-	vbroadcasti32x4 544(%rdi,%rcx), %zmm14 /* t1_2 = bcast128() */
-	vmovdqa64 %zmm10, 5440(%rsp) /* spill y1_8_5 */
-	vmovdqa64 3392(%rsp), %zmm10 /* reload x1_2.2 */
-	vpshufb %zmm10, %zmm14, %zmm14 /* s1_2 = lookup16(t1_2, x1_2) */
-	vbroadcasti32x4 560(%rdi,%rcx), %zmm10 /* t1_3 = bcast128() */
-	vmovdqa64 %zmm28, 5504(%rsp) /* spill y0_15_5 */
-	vmovdqa64 3456(%rsp), %zmm28 /* reload x1_3.2 */
-	vpshufb %zmm28, %zmm10, %zmm10 /* s1_3 = lookup16(t1_3, x1_3) */
+	vpshufb 4928(%rsp), %zmm22, %zmm22 /* s1_28 = lookup16(t1_28, x1_28) */
+	vmovdqa64 %zmm23, 64(%rsp) /* spill y1_14_5 */
+	vbroadcasti32x4 976(%rdi,%rcx), %zmm23 /* t1_29 = bcast128() */
+	vpshufb 256(%rsp), %zmm23, %zmm23 /* s1_29 = lookup16(t1_29, x1_29) */
+	vmovdqa64 %zmm24, 2368(%rsp) /* spill y1_13_5 */
+	vbroadcasti32x4 640(%rdi,%rcx), %zmm24 /* t1_8 = bcast128() */
+	vpshufb 3776(%rsp), %zmm24, %zmm24 /* s1_8 = lookup16(t1_8, x1_8) */
+	vmovdqa64 %zmm25, 2496(%rsp) /* spill y1_12_5 */
+	vbroadcasti32x4 656(%rdi,%rcx), %zmm25 /* t1_9 = bcast128() */
+	vpshufb 3840(%rsp), %zmm25, %zmm25 /* s1_9 = lookup16(t1_9, x1_9) */
+	vmovdqa64 %zmm26, 2560(%rsp) /* spill y1_11_5 */
+	vbroadcasti32x4 864(%rdi,%rcx), %zmm26 /* t1_22 = bcast128() */
+	vpshufb 4672(%rsp), %zmm26, %zmm26 /* s1_22 = lookup16(t1_22, x1_22) */
+	vmovdqa64 %zmm29, 2624(%rsp) /* spill y1_10_5 */
+	vbroadcasti32x4 880(%rdi,%rcx), %zmm29 /* t1_23 = bcast128() */
+	vpshufb 4736(%rsp), %zmm29, %zmm29 /* s1_23 = lookup16(t1_23, x1_23) */
+	vmovdqa64 %zmm30, 2688(%rsp) /* spill y1_9_5 */
+	vbroadcasti32x4 544(%rdi,%rcx), %zmm30 /* t1_2 = bcast128() */
+	vpshufb 3392(%rsp), %zmm30, %zmm30 /* s1_2 = lookup16(t1_2, x1_2) */
+	vmovdqa64 %zmm31, 2752(%rsp) /* spill y1_8_5 */
+	vbroadcasti32x4 560(%rdi,%rcx), %zmm31 /* t1_3 = bcast128() */
+	vpshufb 3456(%rsp), %zmm31, %zmm31 /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 2: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm17, %zmm28 /* s0_23 */
-	vpternlogd $0x96, %zmm22, %zmm19, %zmm28 /* y1_16_3 = ternlog(s0_23, s1_23, s1_28) */
-	vmovdqa64 %zmm27, 5568(%rsp) /* spill y0_14_5 */
-	vmovdqa64 %zmm8, %zmm27 /* s0_26 */
-	vpternlogd $0x96, %zmm30, %zmm14, %zmm27 /* y1_17_3 = ternlog(s0_26, s1_2, s1_29) */
-	vmovdqa64 %zmm15, 5632(%rsp) /* spill y0_13_5 */
-	vmovdqa64 %zmm1, %zmm15 /* s0_27 */
-	vpternlogd $0x96, %zmm31, %zmm10, %zmm15 /* y1_18_3 = ternlog(s0_27, s1_3, s1_8) */
-	vmovdqa64 %zmm13, 5696(%rsp) /* spill y0_12_5 */
-	vmovdqa64 %zmm0, %zmm13 /* s0_4 */
-	vpternlogd $0x96, %zmm20, %zmm22, %zmm13 /* y1_19_3 = ternlog(s0_4, s1_28, s1_9) */
-	vmovdqa64 %zmm7, 5760(%rsp) /* spill y0_11_5 */
-	vmovdqa64 %zmm3, %zmm7 /* s0_5 */
-	vpternlogd $0x96, %zmm16, %zmm30, %zmm7 /* y1_20_3 = ternlog(s0_5, s1_29, s1_22) */
-	vmovdqa64 %zmm6, 5824(%rsp) /* spill y0_10_5 */
-	vmovdqa64 %zmm12, %zmm6 /* s0_12 */
-	vpternlogd $0x96, %zmm19, %zmm31, %zmm6 /* y1_21_3 = ternlog(s0_12, s1_8, s1_23) */
-	vmovdqa64 %zmm5, 5888(%rsp) /* spill y0_9_5 */
-	vmovdqa64 %zmm25, %zmm5 /* s0_13 */
-	vpternlogd $0x96, %zmm14, %zmm20, %zmm5 /* y1_22_3 = ternlog(s0_13, s1_9, s1_2) */
-	vmovdqa64 %zmm4, 5952(%rsp) /* spill y0_8_5 */
-	vmovdqa64 %zmm29, %zmm4 /* s0_22 */
-	vpternlogd $0x96, %zmm10, %zmm16, %zmm4 /* y1_23_3 = ternlog(s0_22, s1_22, s1_3) */
-	vpternlogd $0x96, %zmm15, %zmm22, %zmm0 /* y0_16_4 = ternlog(s0_4, s1_28, y1_18_3) */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm3 /* y0_17_4 = ternlog(s0_5, s1_29, y1_19_3) */
-	vpternlogd $0x96, %zmm7, %zmm31, %zmm12 /* y0_18_4 = ternlog(s0_12, s1_8, y1_20_3) */
-	vpternlogd $0x96, %zmm6, %zmm20, %zmm25 /* y0_19_4 = ternlog(s0_13, s1_9, y1_21_3) */
-	vpternlogd $0x96, %zmm5, %zmm16, %zmm29 /* y0_20_4 = ternlog(s0_22, s1_22, y1_22_3) */
-	vpternlogd $0x96, %zmm4, %zmm19, %zmm17 /* y0_21_4 = ternlog(s0_23, s1_23, y1_23_3) */
-	vpternlogd $0x96, %zmm28, %zmm14, %zmm8 /* y0_22_4 = ternlog(s0_26, s1_2, y1_16_3) */
-	vpternlogd $0x96, %zmm27, %zmm10, %zmm1 /* y0_23_4 = ternlog(s0_27, s1_3, y1_17_3) */
-	vmovdqa64 %zmm27, %zmm10 /* y1_17_3 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm10 /* y0_16_5 = ternlog(y1_17_3, y0_19_4, y0_16_4) */
-	vmovdqa64 %zmm15, %zmm14 /* y1_18_3 */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm14 /* y0_17_5 = ternlog(y1_18_3, y0_20_4, y0_17_4) */
-	vmovdqa64 %zmm13, %zmm16 /* y1_19_3 */
-	vpternlogd $0x96, %zmm12, %zmm17, %zmm16 /* y0_18_5 = ternlog(y1_19_3, y0_21_4, y0_18_4) */
-	vmovdqa64 %zmm7, %zmm19 /* y1_20_3 */
-	vpternlogd $0x96, %zmm25, %zmm8, %zmm19 /* y0_19_5 = ternlog(y1_20_3, y0_22_4, y0_19_4) */
-	vmovdqa64 %zmm6, %zmm20 /* y1_21_3 */
-	vpternlogd $0x96, %zmm29, %zmm1, %zmm20 /* y0_20_5 = ternlog(y1_21_3, y0_23_4, y0_20_4) */
-	vmovdqa64 %zmm5, %zmm22 /* y1_22_3 */
-	vpternlogd $0x96, %zmm17, %zmm0, %zmm22 /* y0_21_5 = ternlog(y1_22_3, y0_16_4, y0_21_4) */
-	vmovdqa64 %zmm4, %zmm30 /* y1_23_3 */
-	vpternlogd $0x96, %zmm8, %zmm3, %zmm30 /* y0_22_5 = ternlog(y1_23_3, y0_17_4, y0_22_4) */
+	vmovdqa64 %zmm28, 1216(%rsp) /* spill y0_15_5 */
+	vmovdqa64 %zmm8, %zmm28 /* s0_23 */
+	vpternlogd $0x96, %zmm22, %zmm29, %zmm28 /* y1_16_3 = ternlog(s0_23, s1_23, s1_28) */
+	vmovdqa64 %zmm27, 1280(%rsp) /* spill y0_14_5 */
+	vmovdqa64 %zmm10, %zmm27 /* s0_26 */
+	vpternlogd $0x96, %zmm23, %zmm30, %zmm27 /* y1_17_3 = ternlog(s0_26, s1_2, s1_29) */
+	vmovdqa64 %zmm19, 2048(%rsp) /* spill y0_13_5 */
+	vmovdqa64 %zmm12, %zmm19 /* s0_27 */
+	vpternlogd $0x96, %zmm24, %zmm31, %zmm19 /* y1_18_3 = ternlog(s0_27, s1_3, s1_8) */
+	vmovdqa64 %zmm18, 2112(%rsp) /* spill y0_12_5 */
+	vmovdqa64 %zmm1, %zmm18 /* s0_4 */
+	vpternlogd $0x96, %zmm25, %zmm22, %zmm18 /* y1_19_3 = ternlog(s0_4, s1_28, s1_9) */
+	vmovdqa64 %zmm17, 1472(%rsp) /* spill y0_11_5 */
+	vmovdqa64 %zmm3, %zmm17 /* s0_5 */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm17 /* y1_20_3 = ternlog(s0_5, s1_29, s1_22) */
+	vmovdqa64 %zmm16, 1536(%rsp) /* spill y0_10_5 */
+	vmovdqa64 %zmm5, %zmm16 /* s0_12 */
+	vpternlogd $0x96, %zmm29, %zmm24, %zmm16 /* y1_21_3 = ternlog(s0_12, s1_8, s1_23) */
+	vmovdqa64 %zmm15, 2176(%rsp) /* spill y0_9_5 */
+	vmovdqa64 %zmm6, %zmm15 /* s0_13 */
+	vpternlogd $0x96, %zmm30, %zmm25, %zmm15 /* y1_22_3 = ternlog(s0_13, s1_9, s1_2) */
+	vmovdqa64 %zmm14, 1728(%rsp) /* spill y0_8_5 */
+	vmovdqa64 %zmm7, %zmm14 /* s0_22 */
+	vpternlogd $0x96, %zmm31, %zmm26, %zmm14 /* y1_23_3 = ternlog(s0_22, s1_22, s1_3) */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm1 /* y0_16_4 = ternlog(s0_4, s1_28, y1_18_3) */
+	vpternlogd $0x96, %zmm18, %zmm23, %zmm3 /* y0_17_4 = ternlog(s0_5, s1_29, y1_19_3) */
+	vpternlogd $0x96, %zmm17, %zmm24, %zmm5 /* y0_18_4 = ternlog(s0_12, s1_8, y1_20_3) */
+	vpternlogd $0x96, %zmm16, %zmm25, %zmm6 /* y0_19_4 = ternlog(s0_13, s1_9, y1_21_3) */
+	vpternlogd $0x96, %zmm15, %zmm26, %zmm7 /* y0_20_4 = ternlog(s0_22, s1_22, y1_22_3) */
+	vpternlogd $0x96, %zmm14, %zmm29, %zmm8 /* y0_21_4 = ternlog(s0_23, s1_23, y1_23_3) */
+	vpternlogd $0x96, %zmm28, %zmm30, %zmm10 /* y0_22_4 = ternlog(s0_26, s1_2, y1_16_3) */
+	vpternlogd $0x96, %zmm27, %zmm31, %zmm12 /* y0_23_4 = ternlog(s0_27, s1_3, y1_17_3) */
+	vmovdqa64 %zmm27, %zmm22 /* y1_17_3 */
+	vpternlogd $0x96, %zmm1, %zmm6, %zmm22 /* y0_16_5 = ternlog(y1_17_3, y0_19_4, y0_16_4) */
+	vmovdqa64 %zmm19, %zmm23 /* y1_18_3 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm23 /* y0_17_5 = ternlog(y1_18_3, y0_20_4, y0_17_4) */
+	vmovdqa64 %zmm18, %zmm24 /* y1_19_3 */
+	vpternlogd $0x96, %zmm5, %zmm8, %zmm24 /* y0_18_5 = ternlog(y1_19_3, y0_21_4, y0_18_4) */
+	vmovdqa64 %zmm17, %zmm25 /* y1_20_3 */
+	vpternlogd $0x96, %zmm6, %zmm10, %zmm25 /* y0_19_5 = ternlog(y1_20_3, y0_22_4, y0_19_4) */
+	vmovdqa64 %zmm16, %zmm26 /* y1_21_3 */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm26 /* y0_20_5 = ternlog(y1_21_3, y0_23_4, y0_20_4) */
+	vmovdqa64 %zmm15, %zmm29 /* y1_22_3 */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm29 /* y0_21_5 = ternlog(y1_22_3, y0_16_4, y0_21_4) */
+	vmovdqa64 %zmm14, %zmm30 /* y1_23_3 */
+	vpternlogd $0x96, %zmm10, %zmm3, %zmm30 /* y0_22_5 = ternlog(y1_23_3, y0_17_4, y0_22_4) */
 	vmovdqa64 %zmm28, %zmm31 /* y1_16_3 */
-	vpternlogd $0x96, %zmm1, %zmm12, %zmm31 /* y0_23_5 = ternlog(y1_16_3, y0_18_4, y0_23_4) */
-	vpternlogd $0x96, %zmm10, %zmm12, %zmm28 /* y1_16_5 = ternlog(y1_16_3, y0_18_4, y0_16_5) */
-	vpternlogd $0x96, %zmm14, %zmm25, %zmm27 /* y1_17_5 = ternlog(y1_17_3, y0_19_4, y0_17_5) */
-	vpternlogd $0x96, %zmm16, %zmm29, %zmm15 /* y1_18_5 = ternlog(y1_18_3, y0_20_4, y0_18_5) */
-	vpternlogd $0x96, %zmm19, %zmm17, %zmm13 /* y1_19_5 = ternlog(y1_19_3, y0_21_4, y0_19_5) */
-	vpternlogd $0x96, %zmm20, %zmm8, %zmm7 /* y1_20_5 = ternlog(y1_20_3, y0_22_4, y0_20_5) */
-	vpternlogd $0x96, %zmm22, %zmm1, %zmm6 /* y1_21_5 = ternlog(y1_21_3, y0_23_4, y0_21_5) */
-	vpternlogd $0x96, %zmm30, %zmm0, %zmm5 /* y1_22_5 = ternlog(y1_22_3, y0_16_4, y0_22_5) */
-	vpternlogd $0x96, %zmm31, %zmm3, %zmm4 /* y1_23_5 = ternlog(y1_23_3, y0_17_4, y0_23_5) */
+	vpternlogd $0x96, %zmm12, %zmm5, %zmm31 /* y0_23_5 = ternlog(y1_16_3, y0_18_4, y0_23_4) */
+	vpternlogd $0x96, %zmm22, %zmm5, %zmm28 /* y1_16_5 = ternlog(y1_16_3, y0_18_4, y0_16_5) */
+	vpternlogd $0x96, %zmm23, %zmm6, %zmm27 /* y1_17_5 = ternlog(y1_17_3, y0_19_4, y0_17_5) */
+	vpternlogd $0x96, %zmm24, %zmm7, %zmm19 /* y1_18_5 = ternlog(y1_18_3, y0_20_4, y0_18_5) */
+	vpternlogd $0x96, %zmm25, %zmm8, %zmm18 /* y1_19_5 = ternlog(y1_19_3, y0_21_4, y0_19_5) */
+	vpternlogd $0x96, %zmm26, %zmm10, %zmm17 /* y1_20_5 = ternlog(y1_20_3, y0_22_4, y0_20_5) */
+	vpternlogd $0x96, %zmm29, %zmm12, %zmm16 /* y1_21_5 = ternlog(y1_21_3, y0_23_4, y0_21_5) */
+	vpternlogd $0x96, %zmm30, %zmm1, %zmm15 /* y1_22_5 = ternlog(y1_22_3, y0_16_4, y0_22_5) */
+	vpternlogd $0x96, %zmm31, %zmm3, %zmm14 /* y1_23_5 = ternlog(y1_23_3, y0_17_4, y0_23_5) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	vbroadcasti32x4 224(%rdi,%rcx), %zmm0 /* t0_14 = bcast128() */
-	vmovdqa64 3264(%rsp), %zmm1 /* reload x0_14.2 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 224(%rdi,%rcx), %zmm1 /* t0_14 = bcast128() */
+	vpshufb 3264(%rsp), %zmm1, %zmm1 /* s0_14 = lookup16(t0_14, x0_14) */
 	vbroadcasti32x4 240(%rdi,%rcx), %zmm3 /* t0_15 = bcast128() */
-	vmovdqa64 2240(%rsp), %zmm8 /* reload x0_15.2 */
-	vpshufb %zmm8, %zmm3, %zmm3 /* s0_15 = lookup16(t0_15, x0_15) */
-	vbroadcasti32x4 96(%rdi,%rcx), %zmm12 /* t0_6 = bcast128() */
-	vmovdqa64 1408(%rsp), %zmm17 /* reload x0_6.2 */
-	vpshufb %zmm17, %zmm12, %zmm12 /* s0_6 = lookup16(t0_6, x0_6) */
-	vbroadcasti32x4 112(%rdi,%rcx), %zmm25 /* t0_7 = bcast128() */
-	vmovdqa64 1792(%rsp), %zmm29 /* reload x0_7.2 */
-	vpshufb %zmm29, %zmm25, %zmm25 /* s0_7 = lookup16(t0_7, x0_7) */
-	vbroadcasti32x4 384(%rdi,%rcx), %zmm8 /* t0_24 = bcast128() */
-	vmovdqa64 3136(%rsp), %zmm1 /* reload x0_24.2 */
-	vpshufb %zmm1, %zmm8, %zmm8 /* s0_24 = lookup16(t0_24, x0_24) */
-	vbroadcasti32x4 400(%rdi,%rcx), %zmm1 /* t0_25 = bcast128() */
-	vmovdqa64 3200(%rsp), %zmm29 /* reload x0_25.2 */
-	vpshufb %zmm29, %zmm1, %zmm1 /* s0_25 = lookup16(t0_25, x0_25) */
-	vbroadcasti32x4 320(%rdi,%rcx), %zmm29 /* t0_20 = bcast128() */
-	vmovdqa64 1856(%rsp), %zmm17 /* reload x0_20.2 */
-	vpshufb %zmm17, %zmm29, %zmm29 /* s0_20 = lookup16(t0_20, x0_20) */
-	vbroadcasti32x4 336(%rdi,%rcx), %zmm17 /* t0_21 = bcast128() */
-	vmovdqa64 %zmm4, 6016(%rsp) /* spill y1_23_5 */
-	vmovdqa64 1344(%rsp), %zmm4 /* reload x0_21.2 */
-	vpshufb %zmm4, %zmm17, %zmm17 /* s0_21 = lookup16(t0_21, x0_21) */
-	vbroadcasti32x4 608(%rdi,%rcx), %zmm4 /* t1_6 = bcast128() */
-	vmovdqa64 %zmm5, 6080(%rsp) /* spill y1_22_5 */
-	vmovdqa64 3648(%rsp), %zmm5 /* reload x1_6.2 */
-	vpshufb %zmm5, %zmm4, %zmm4 /* s1_6 = lookup16(t1_6, x1_6) */
-	vbroadcasti32x4 624(%rdi,%rcx), %zmm5 /* t1_7 = bcast128() */
-	vmovdqa64 %zmm6, 6144(%rsp) /* spill y1_21_5 */
-	vmovdqa64 3712(%rsp), %zmm6 /* reload x1_7.2 */
-	vpshufb %zmm6, %zmm5, %zmm5 /* s1_7 = lookup16(t1_7, x1_7) */
-	vbroadcasti32x4 832(%rdi,%rcx), %zmm6 /* t1_20 = bcast128() */
-	vmovdqa64 %zmm7, 6208(%rsp) /* spill y1_20_5 */
-	vmovdqa64 4544(%rsp), %zmm7 /* reload x1_20.2 */
-	vpshufb %zmm7, %zmm6, %zmm6 /* s1_20 = lookup16(t1_20, x1_20) */
-	vbroadcasti32x4 848(%rdi,%rcx), %zmm7 /* t1_21 = bcast128() */
-	vmovdqa64 %zmm13, 6272(%rsp) /* spill y1_19_5 */
-	vmovdqa64 4608(%rsp), %zmm13 /* reload x1_21.2 */
-	vpshufb %zmm13, %zmm7, %zmm7 /* s1_21 = lookup16(t1_21, x1_21) */
-	vbroadcasti32x4 896(%rdi,%rcx), %zmm13 /* t1_24 = bcast128() */
-	vmovdqa64 %zmm15, 6336(%rsp) /* spill y1_18_5 */
-	vmovdqa64 4800(%rsp), %zmm15 /* reload x1_24.2 */
-	vpshufb %zmm15, %zmm13, %zmm13 /* s1_24 = lookup16(t1_24, x1_24) */
-	vbroadcasti32x4 912(%rdi,%rcx), %zmm15 /* t1_25 = bcast128() */
-	vmovdqa64 %zmm27, 6400(%rsp) /* spill y1_17_5 */
-	vmovdqa64 4864(%rsp), %zmm27 /* reload x1_25.2 */
-	vpshufb %zmm27, %zmm15, %zmm15 /* s1_25 = lookup16(t1_25, x1_25) */
+	vpshufb 2240(%rsp), %zmm3, %zmm3 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 96(%rdi,%rcx), %zmm5 /* t0_6 = bcast128() */
+	vpshufb 1408(%rsp), %zmm5, %zmm5 /* s0_6 = lookup16(t0_6, x0_6) */
+	vbroadcasti32x4 112(%rdi,%rcx), %zmm6 /* t0_7 = bcast128() */
+	vpshufb 1792(%rsp), %zmm6, %zmm6 /* s0_7 = lookup16(t0_7, x0_7) */
+	vbroadcasti32x4 384(%rdi,%rcx), %zmm7 /* t0_24 = bcast128() */
+	vpshufb 3136(%rsp), %zmm7, %zmm7 /* s0_24 = lookup16(t0_24, x0_24) */
+	vbroadcasti32x4 400(%rdi,%rcx), %zmm8 /* t0_25 = bcast128() */
+	vpshufb 3200(%rsp), %zmm8, %zmm8 /* s0_25 = lookup16(t0_25, x0_25) */
+	vbroadcasti32x4 320(%rdi,%rcx), %zmm10 /* t0_20 = bcast128() */
+	vpshufb 1856(%rsp), %zmm10, %zmm10 /* s0_20 = lookup16(t0_20, x0_20) */
+	vbroadcasti32x4 336(%rdi,%rcx), %zmm12 /* t0_21 = bcast128() */
+	vpshufb 1344(%rsp), %zmm12, %zmm12 /* s0_21 = lookup16(t0_21, x0_21) */
+	vmovdqa64 %zmm14, 2304(%rsp) /* spill y1_23_5 */
+	vbroadcasti32x4 608(%rdi,%rcx), %zmm14 /* t1_6 = bcast128() */
+	vpshufb 3648(%rsp), %zmm14, %zmm14 /* s1_6 = lookup16(t1_6, x1_6) */
+	vmovdqa64 %zmm15, 1152(%rsp) /* spill y1_22_5 */
+	vbroadcasti32x4 624(%rdi,%rcx), %zmm15 /* t1_7 = bcast128() */
+	vpshufb 3712(%rsp), %zmm15, %zmm15 /* s1_7 = lookup16(t1_7, x1_7) */
+	vmovdqa64 %zmm16, 2432(%rsp) /* spill y1_21_5 */
+	vbroadcasti32x4 832(%rdi,%rcx), %zmm16 /* t1_20 = bcast128() */
+	vpshufb 4544(%rsp), %zmm16, %zmm16 /* s1_20 = lookup16(t1_20, x1_20) */
+	vmovdqa64 %zmm17, 2880(%rsp) /* spill y1_20_5 */
+	vbroadcasti32x4 848(%rdi,%rcx), %zmm17 /* t1_21 = bcast128() */
+	vpshufb 4608(%rsp), %zmm17, %zmm17 /* s1_21 = lookup16(t1_21, x1_21) */
+	vmovdqa64 %zmm18, 2944(%rsp) /* spill y1_19_5 */
+	vbroadcasti32x4 896(%rdi,%rcx), %zmm18 /* t1_24 = bcast128() */
+	vpshufb 4800(%rsp), %zmm18, %zmm18 /* s1_24 = lookup16(t1_24, x1_24) */
+	vmovdqa64 %zmm19, 3008(%rsp) /* spill y1_18_5 */
+	vbroadcasti32x4 912(%rdi,%rcx), %zmm19 /* t1_25 = bcast128() */
+	vpshufb 4864(%rsp), %zmm19, %zmm19 /* s1_25 = lookup16(t1_25, x1_25) */
+	vmovdqa64 %zmm27, 3072(%rsp) /* spill y1_17_5 */
 	vbroadcasti32x4 736(%rdi,%rcx), %zmm27 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm28, 6464(%rsp) /* spill y1_16_5 */
-	vmovdqa64 4160(%rsp), %zmm28 /* reload x1_14.2 */
-	vpshufb %zmm28, %zmm27, %zmm27 /* s1_14 = lookup16(t1_14, x1_14) */
+	vpshufb 4160(%rsp), %zmm27, %zmm27 /* s1_14 = lookup16(t1_14, x1_14) */
+	vmovdqa64 %zmm28, 2816(%rsp) /* spill y1_16_5 */
 	vbroadcasti32x4 752(%rdi,%rcx), %zmm28 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm31, 6528(%rsp) /* spill y0_23_5 */
-	vmovdqa64 4224(%rsp), %zmm31 /* reload x1_15.2 */
-	vpshufb %zmm31, %zmm28, %zmm28 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb 4224(%rsp), %zmm28, %zmm28 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
-	vmovdqa64 %zmm1, %zmm31 /* s0_25 */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm31 /* y1_24_3 = ternlog(s0_25, s1_25, s1_6) */
-	vmovdqa64 %zmm30, 6592(%rsp) /* spill y0_22_5 */
-	vmovdqa64 %zmm29, %zmm30 /* s0_20 */
-	vpternlogd $0x96, %zmm5, %zmm27, %zmm30 /* y1_25_3 = ternlog(s0_20, s1_14, s1_7) */
-	vmovdqa64 %zmm22, 6656(%rsp) /* spill y0_21_5 */
-	vmovdqa64 %zmm17, %zmm22 /* s0_21 */
-	vpternlogd $0x96, %zmm6, %zmm28, %zmm22 /* y1_26_3 = ternlog(s0_21, s1_15, s1_20) */
-	vmovdqa64 %zmm20, 6720(%rsp) /* spill y0_20_5 */
-	vmovdqa64 %zmm0, %zmm20 /* s0_14 */
-	vpternlogd $0x96, %zmm7, %zmm4, %zmm20 /* y1_27_3 = ternlog(s0_14, s1_6, s1_21) */
-	vmovdqa64 %zmm19, 6784(%rsp) /* spill y0_19_5 */
-	vmovdqa64 %zmm3, %zmm19 /* s0_15 */
-	vpternlogd $0x96, %zmm13, %zmm5, %zmm19 /* y1_28_3 = ternlog(s0_15, s1_7, s1_24) */
-	vmovdqa64 %zmm16, 6848(%rsp) /* spill y0_18_5 */
-	vmovdqa64 %zmm12, %zmm16 /* s0_6 */
-	vpternlogd $0x96, %zmm15, %zmm6, %zmm16 /* y1_29_3 = ternlog(s0_6, s1_20, s1_25) */
-	vmovdqa64 %zmm14, 6912(%rsp) /* spill y0_17_5 */
-	vmovdqa64 %zmm25, %zmm14 /* s0_7 */
-	vpternlogd $0x96, %zmm27, %zmm7, %zmm14 /* y1_30_3 = ternlog(s0_7, s1_21, s1_14) */
-	vmovdqa64 %zmm10, 6976(%rsp) /* spill y0_16_5 */
-	vmovdqa64 %zmm8, %zmm10 /* s0_24 */
-	vpternlogd $0x96, %zmm28, %zmm13, %zmm10 /* y1_31_3 = ternlog(s0_24, s1_24, s1_15) */
-	vpternlogd $0x96, %zmm22, %zmm4, %zmm0 /* y0_24_4 = ternlog(s0_14, s1_6, y1_26_3) */
-	vpternlogd $0x96, %zmm20, %zmm5, %zmm3 /* y0_25_4 = ternlog(s0_15, s1_7, y1_27_3) */
-	vpternlogd $0x96, %zmm19, %zmm6, %zmm12 /* y0_26_4 = ternlog(s0_6, s1_20, y1_28_3) */
-	vpternlogd $0x96, %zmm16, %zmm7, %zmm25 /* y0_27_4 = ternlog(s0_7, s1_21, y1_29_3) */
-	vpternlogd $0x96, %zmm14, %zmm13, %zmm8 /* y0_28_4 = ternlog(s0_24, s1_24, y1_30_3) */
-	vpternlogd $0x96, %zmm10, %zmm15, %zmm1 /* y0_29_4 = ternlog(s0_25, s1_25, y1_31_3) */
-	vpternlogd $0x96, %zmm31, %zmm27, %zmm29 /* y0_30_4 = ternlog(s0_20, s1_14, y1_24_3) */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm17 /* y0_31_4 = ternlog(s0_21, s1_15, y1_25_3) */
-	vmovdqa64 %zmm30, %zmm4 /* y1_25_3 */
-	vpternlogd $0x96, %zmm0, %zmm25, %zmm4 /* y0_24_5 = ternlog(y1_25_3, y0_27_4, y0_24_4) */
-	vmovdqa64 %zmm22, %zmm5 /* y1_26_3 */
-	vpternlogd $0x96, %zmm3, %zmm8, %zmm5 /* y0_25_5 = ternlog(y1_26_3, y0_28_4, y0_25_4) */
-	vmovdqa64 %zmm20, %zmm6 /* y1_27_3 */
-	vpternlogd $0x96, %zmm12, %zmm1, %zmm6 /* y0_26_5 = ternlog(y1_27_3, y0_29_4, y0_26_4) */
-	vmovdqa64 %zmm19, %zmm7 /* y1_28_3 */
-	vpternlogd $0x96, %zmm25, %zmm29, %zmm7 /* y0_27_5 = ternlog(y1_28_3, y0_30_4, y0_27_4) */
-	vmovdqa64 %zmm16, %zmm13 /* y1_29_3 */
-	vpternlogd $0x96, %zmm8, %zmm17, %zmm13 /* y0_28_5 = ternlog(y1_29_3, y0_31_4, y0_28_4) */
-	vmovdqa64 %zmm14, %zmm15 /* y1_30_3 */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm15 /* y0_29_5 = ternlog(y1_30_3, y0_24_4, y0_29_4) */
-	vmovdqa64 %zmm10, %zmm27 /* y1_31_3 */
-	vpternlogd $0x96, %zmm29, %zmm3, %zmm27 /* y0_30_5 = ternlog(y1_31_3, y0_25_4, y0_30_4) */
+	vmovdqa64 %zmm31, 4992(%rsp) /* spill y0_23_5 */
+	vmovdqa64 %zmm8, %zmm31 /* s0_25 */
+	vpternlogd $0x96, %zmm14, %zmm19, %zmm31 /* y1_24_3 = ternlog(s0_25, s1_25, s1_6) */
+	vmovdqa64 %zmm30, 5056(%rsp) /* spill y0_22_5 */
+	vmovdqa64 %zmm10, %zmm30 /* s0_20 */
+	vpternlogd $0x96, %zmm15, %zmm27, %zmm30 /* y1_25_3 = ternlog(s0_20, s1_14, s1_7) */
+	vmovdqa64 %zmm29, 5120(%rsp) /* spill y0_21_5 */
+	vmovdqa64 %zmm12, %zmm29 /* s0_21 */
+	vpternlogd $0x96, %zmm16, %zmm28, %zmm29 /* y1_26_3 = ternlog(s0_21, s1_15, s1_20) */
+	vmovdqa64 %zmm26, 5184(%rsp) /* spill y0_20_5 */
+	vmovdqa64 %zmm1, %zmm26 /* s0_14 */
+	vpternlogd $0x96, %zmm17, %zmm14, %zmm26 /* y1_27_3 = ternlog(s0_14, s1_6, s1_21) */
+	vmovdqa64 %zmm25, 5248(%rsp) /* spill y0_19_5 */
+	vmovdqa64 %zmm3, %zmm25 /* s0_15 */
+	vpternlogd $0x96, %zmm18, %zmm15, %zmm25 /* y1_28_3 = ternlog(s0_15, s1_7, s1_24) */
+	vmovdqa64 %zmm24, 5312(%rsp) /* spill y0_18_5 */
+	vmovdqa64 %zmm5, %zmm24 /* s0_6 */
+	vpternlogd $0x96, %zmm19, %zmm16, %zmm24 /* y1_29_3 = ternlog(s0_6, s1_20, s1_25) */
+	vmovdqa64 %zmm23, 5376(%rsp) /* spill y0_17_5 */
+	vmovdqa64 %zmm6, %zmm23 /* s0_7 */
+	vpternlogd $0x96, %zmm27, %zmm17, %zmm23 /* y1_30_3 = ternlog(s0_7, s1_21, s1_14) */
+	vmovdqa64 %zmm22, 5440(%rsp) /* spill y0_16_5 */
+	vmovdqa64 %zmm7, %zmm22 /* s0_24 */
+	vpternlogd $0x96, %zmm28, %zmm18, %zmm22 /* y1_31_3 = ternlog(s0_24, s1_24, s1_15) */
+	vpternlogd $0x96, %zmm29, %zmm14, %zmm1 /* y0_24_4 = ternlog(s0_14, s1_6, y1_26_3) */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm3 /* y0_25_4 = ternlog(s0_15, s1_7, y1_27_3) */
+	vpternlogd $0x96, %zmm25, %zmm16, %zmm5 /* y0_26_4 = ternlog(s0_6, s1_20, y1_28_3) */
+	vpternlogd $0x96, %zmm24, %zmm17, %zmm6 /* y0_27_4 = ternlog(s0_7, s1_21, y1_29_3) */
+	vpternlogd $0x96, %zmm23, %zmm18, %zmm7 /* y0_28_4 = ternlog(s0_24, s1_24, y1_30_3) */
+	vpternlogd $0x96, %zmm22, %zmm19, %zmm8 /* y0_29_4 = ternlog(s0_25, s1_25, y1_31_3) */
+	vpternlogd $0x96, %zmm31, %zmm27, %zmm10 /* y0_30_4 = ternlog(s0_20, s1_14, y1_24_3) */
+	vpternlogd $0x96, %zmm30, %zmm28, %zmm12 /* y0_31_4 = ternlog(s0_21, s1_15, y1_25_3) */
+	vmovdqa64 %zmm30, %zmm14 /* y1_25_3 */
+	vpternlogd $0x96, %zmm1, %zmm6, %zmm14 /* y0_24_5 = ternlog(y1_25_3, y0_27_4, y0_24_4) */
+	vmovdqa64 %zmm29, %zmm15 /* y1_26_3 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm15 /* y0_25_5 = ternlog(y1_26_3, y0_28_4, y0_25_4) */
+	vmovdqa64 %zmm26, %zmm16 /* y1_27_3 */
+	vpternlogd $0x96, %zmm5, %zmm8, %zmm16 /* y0_26_5 = ternlog(y1_27_3, y0_29_4, y0_26_4) */
+	vmovdqa64 %zmm25, %zmm17 /* y1_28_3 */
+	vpternlogd $0x96, %zmm6, %zmm10, %zmm17 /* y0_27_5 = ternlog(y1_28_3, y0_30_4, y0_27_4) */
+	vmovdqa64 %zmm24, %zmm18 /* y1_29_3 */
+	vpternlogd $0x96, %zmm7, %zmm12, %zmm18 /* y0_28_5 = ternlog(y1_29_3, y0_31_4, y0_28_4) */
+	vmovdqa64 %zmm23, %zmm19 /* y1_30_3 */
+	vpternlogd $0x96, %zmm8, %zmm1, %zmm19 /* y0_29_5 = ternlog(y1_30_3, y0_24_4, y0_29_4) */
+	vmovdqa64 %zmm22, %zmm27 /* y1_31_3 */
+	vpternlogd $0x96, %zmm10, %zmm3, %zmm27 /* y0_30_5 = ternlog(y1_31_3, y0_25_4, y0_30_4) */
 	vmovdqa64 %zmm31, %zmm28 /* y1_24_3 */
-	vpternlogd $0x96, %zmm17, %zmm12, %zmm28 /* y0_31_5 = ternlog(y1_24_3, y0_26_4, y0_31_4) */
-	vpternlogd $0x96, %zmm4, %zmm12, %zmm31 /* y1_24_5 = ternlog(y1_24_3, y0_26_4, y0_24_5) */
-	vpternlogd $0x96, %zmm5, %zmm25, %zmm30 /* y1_25_5 = ternlog(y1_25_3, y0_27_4, y0_25_5) */
-	vpternlogd $0x96, %zmm6, %zmm8, %zmm22 /* y1_26_5 = ternlog(y1_26_3, y0_28_4, y0_26_5) */
-	vpternlogd $0x96, %zmm7, %zmm1, %zmm20 /* y1_27_5 = ternlog(y1_27_3, y0_29_4, y0_27_5) */
-	vpternlogd $0x96, %zmm13, %zmm29, %zmm19 /* y1_28_5 = ternlog(y1_28_3, y0_30_4, y0_28_5) */
-	vpternlogd $0x96, %zmm15, %zmm17, %zmm16 /* y1_29_5 = ternlog(y1_29_3, y0_31_4, y0_29_5) */
-	vpternlogd $0x96, %zmm27, %zmm0, %zmm14 /* y1_30_5 = ternlog(y1_30_3, y0_24_4, y0_30_5) */
-	vpternlogd $0x96, %zmm28, %zmm3, %zmm10 /* y1_31_5 = ternlog(y1_31_3, y0_25_4, y0_31_5) */
-	vmovdqa64 %zmm21, 4416(%rsp) /* spill x0_4.2 */
-	vmovdqa64 %zmm23, 4352(%rsp) /* spill x0_5.2 */
-	vmovdqa64 %zmm24, 1408(%rsp) /* spill x0_6.2 */
-	vmovdqa64 %zmm26, 1792(%rsp) /* spill x0_7.2 */
-	vmovdqa64 5696(%rsp), %zmm0 /* reload x0_12.3 */
-	vmovdqa64 %zmm0, 4288(%rsp) /* spill x0_12.2 */
-	vmovdqa64 5632(%rsp), %zmm0 /* reload x0_13.3 */
-	vmovdqa64 %zmm0, 4096(%rsp) /* spill x0_13.2 */
-	vmovdqa64 5568(%rsp), %zmm0 /* reload x0_14.3 */
-	vmovdqa64 %zmm0, 3264(%rsp) /* spill x0_14.2 */
-	vmovdqa64 5504(%rsp), %zmm0 /* reload x0_15.3 */
-	vmovdqa64 %zmm0, 2240(%rsp) /* spill x0_15.2 */
-	vmovdqa64 6720(%rsp), %zmm0 /* reload x0_20.3 */
-	vmovdqa64 %zmm0, 1856(%rsp) /* spill x0_20.2 */
-	vmovdqa64 6656(%rsp), %zmm0 /* reload x0_21.3 */
-	vmovdqa64 %zmm0, 1344(%rsp) /* spill x0_21.2 */
-	vmovdqa64 6592(%rsp), %zmm0 /* reload x0_22.3 */
-	vmovdqa64 %zmm0, 4032(%rsp) /* spill x0_22.2 */
-	vmovdqa64 6528(%rsp), %zmm0 /* reload x0_23.3 */
-	vmovdqa64 %zmm0, 3968(%rsp) /* spill x0_23.2 */
-	vmovdqa64 %zmm4, 3136(%rsp) /* spill x0_24.2 */
-	vmovdqa64 %zmm5, 3200(%rsp) /* spill x0_25.2 */
-	vmovdqa64 %zmm6, 3904(%rsp) /* spill x0_26.2 */
-	vmovdqa64 %zmm7, 3584(%rsp) /* spill x0_27.2 */
-	vmovdqa64 3008(%rsp), %zmm0 /* reload x1_2.3 */
-	vmovdqa64 %zmm0, 3392(%rsp) /* spill x1_2.2 */
-	vmovdqa64 2944(%rsp), %zmm0 /* reload x1_3.3 */
-	vmovdqa64 %zmm0, 3456(%rsp) /* spill x1_3.2 */
-	vmovdqa64 1152(%rsp), %zmm0 /* reload x1_6.3 */
-	vmovdqa64 %zmm0, 3648(%rsp) /* spill x1_6.2 */
-	vmovdqa64 2304(%rsp), %zmm0 /* reload x1_7.3 */
-	vmovdqa64 %zmm0, 3712(%rsp) /* spill x1_7.2 */
-	vmovdqa64 5440(%rsp), %zmm0 /* reload x1_8.3 */
-	vmovdqa64 %zmm0, 3776(%rsp) /* spill x1_8.2 */
-	vmovdqa64 5376(%rsp), %zmm0 /* reload x1_9.3 */
-	vmovdqa64 %zmm0, 3840(%rsp) /* spill x1_9.2 */
-	vmovdqa64 5056(%rsp), %zmm0 /* reload x1_14.3 */
-	vmovdqa64 %zmm0, 4160(%rsp) /* spill x1_14.2 */
-	vmovdqa64 4992(%rsp), %zmm0 /* reload x1_15.3 */
-	vmovdqa64 %zmm0, 4224(%rsp) /* spill x1_15.2 */
-	vmovdqa64 6400(%rsp), %zmm0 /* reload x1_17.3 */
-	vmovdqa64 %zmm0, 4480(%rsp) /* spill x1_17.2 */
-	vmovdqa64 6208(%rsp), %zmm0 /* reload x1_20.3 */
-	vmovdqa64 %zmm0, 4544(%rsp) /* spill x1_20.2 */
-	vmovdqa64 6144(%rsp), %zmm0 /* reload x1_21.3 */
-	vmovdqa64 %zmm0, 4608(%rsp) /* spill x1_21.2 */
-	vmovdqa64 6080(%rsp), %zmm0 /* reload x1_22.3 */
-	vmovdqa64 %zmm0, 4672(%rsp) /* spill x1_22.2 */
-	vmovdqa64 6016(%rsp), %zmm0 /* reload x1_23.3 */
-	vmovdqa64 %zmm0, 4736(%rsp) /* spill x1_23.2 */
+	vpternlogd $0x96, %zmm12, %zmm5, %zmm28 /* y0_31_5 = ternlog(y1_24_3, y0_26_4, y0_31_4) */
+	vpternlogd $0x96, %zmm14, %zmm5, %zmm31 /* y1_24_5 = ternlog(y1_24_3, y0_26_4, y0_24_5) */
+	vpternlogd $0x96, %zmm15, %zmm6, %zmm30 /* y1_25_5 = ternlog(y1_25_3, y0_27_4, y0_25_5) */
+	vpternlogd $0x96, %zmm16, %zmm7, %zmm29 /* y1_26_5 = ternlog(y1_26_3, y0_28_4, y0_26_5) */
+	vpternlogd $0x96, %zmm17, %zmm8, %zmm26 /* y1_27_5 = ternlog(y1_27_3, y0_29_4, y0_27_5) */
+	vpternlogd $0x96, %zmm18, %zmm10, %zmm25 /* y1_28_5 = ternlog(y1_28_3, y0_30_4, y0_28_5) */
+	vpternlogd $0x96, %zmm19, %zmm12, %zmm24 /* y1_29_5 = ternlog(y1_29_3, y0_31_4, y0_29_5) */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm23 /* y1_30_5 = ternlog(y1_30_3, y0_24_4, y0_30_5) */
+	vpternlogd $0x96, %zmm28, %zmm3, %zmm22 /* y1_31_5 = ternlog(y1_31_3, y0_25_4, y0_31_5) */
+	vmovdqa64 %zmm11, 4416(%rsp) /* spill x0_4.2 */
+	vmovdqa64 %zmm13, 4352(%rsp) /* spill x0_5.2 */
+	vmovdqa64 %zmm20, 1408(%rsp) /* spill x0_6.2 */
+	vmovdqa64 %zmm21, 1792(%rsp) /* spill x0_7.2 */
+	vmovdqa64 %zmm14, 3136(%rsp) /* spill x0_24.2 */
+	vmovdqa64 %zmm15, 3200(%rsp) /* spill x0_25.2 */
+	vmovdqa64 %zmm16, 3904(%rsp) /* spill x0_26.2 */
+	vmovdqa64 %zmm17, 3584(%rsp) /* spill x0_27.2 */
 	vmovdqa64 %zmm31, 4800(%rsp) /* spill x1_24.2 */
 	vmovdqa64 %zmm30, 4864(%rsp) /* spill x1_25.2 */
-	vmovdqa64 %zmm19, 4928(%rsp) /* spill x1_28.2 */
-	vmovdqa64 6976(%rsp), %zmm0 /* reload x0_16.3 */
-	vmovdqa64 %zmm2, %zmm1 /* x0_0.3 */
-	vmovdqa64 5184(%rsp), %zmm2 /* reload x1_12.3 */
-	vmovdqa64 %zmm9, %zmm3 /* x0_1.3 */
-	vmovdqa64 %zmm15, %zmm4 /* x0_29.3 */
-	vmovdqa64 %zmm11, %zmm5 /* x0_2.3 */
-	vmovdqa64 6784(%rsp), %zmm6 /* reload x0_19.3 */
-	vmovdqa64 %zmm18, %zmm7 /* x0_3.3 */
-	vmovdqa64 %zmm28, %zmm8 /* x0_31.3 */
-	vmovdqa64 6272(%rsp), %zmm9 /* reload x1_19.3 */
-	vmovdqa64 6336(%rsp), %zmm11 /* reload x1_18.3 */
-	vmovdqa64 %zmm27, %zmm12 /* x0_30.3 */
-	vmovdqa64 6848(%rsp), %zmm15 /* reload x0_18.3 */
-	vmovdqa64 6912(%rsp), %zmm17 /* reload x0_17.3 */
-	vmovdqa64 2432(%rsp), %zmm18 /* reload x1_5.3 */
-	vmovdqa64 %zmm14, %zmm19 /* x1_30.3 */
-	vmovdqa64 5248(%rsp), %zmm14 /* reload x1_11.3 */
-	vmovdqa64 %zmm22, %zmm21 /* x1_26.3 */
-	vmovdqa64 %zmm20, %zmm22 /* x1_27.3 */
-	vmovdqa64 2816(%rsp), %zmm20 /* reload x1_0.3 */
-	vmovdqa64 2880(%rsp), %zmm23 /* reload x1_4.3 */
-	vmovdqa64 5120(%rsp), %zmm24 /* reload x1_13.3 */
-	vmovdqa64 5952(%rsp), %zmm25 /* reload x0_8.3 */
-	vmovdqa64 5888(%rsp), %zmm26 /* reload x0_9.3 */
-	vmovdqa64 5824(%rsp), %zmm27 /* reload x0_10.3 */
-	vmovdqa64 5760(%rsp), %zmm28 /* reload x0_11.3 */
-	vmovdqa64 %zmm16, %zmm29 /* x1_29.3 */
-	vmovdqa64 %zmm10, %zmm16 /* x1_31.3 */
-	vmovdqa64 5312(%rsp), %zmm10 /* reload x1_10.3 */
-	vmovdqa64 6464(%rsp), %zmm30 /* reload x1_16.3 */
-	vmovdqa64 3072(%rsp), %zmm31 /* reload x1_1.3 */
+	vmovdqa64 %zmm25, 4928(%rsp) /* spill x1_28.2 */
+	vmovdqa64 %zmm24, 256(%rsp) /* spill x1_29.2 */
+	vmovdqa64 %zmm23, 448(%rsp) /* spill x1_30.2 */
+	vmovdqa64 %zmm22, 512(%rsp) /* spill x1_31.2 */
+	vmovdqa64 2112(%rsp), %zmm1 /* reload x0_12.3 */
+	vmovdqa64 %zmm1, 4288(%rsp) /* spill x0_12.2 */
+	vmovdqa64 2048(%rsp), %zmm1 /* reload x0_13.3 */
+	vmovdqa64 %zmm1, 4096(%rsp) /* spill x0_13.2 */
+	vmovdqa64 1280(%rsp), %zmm1 /* reload x0_14.3 */
+	vmovdqa64 %zmm1, 3264(%rsp) /* spill x0_14.2 */
+	vmovdqa64 1216(%rsp), %zmm1 /* reload x0_15.3 */
+	vmovdqa64 %zmm1, 2240(%rsp) /* spill x0_15.2 */
+	vmovdqa64 5184(%rsp), %zmm1 /* reload x0_20.3 */
+	vmovdqa64 %zmm1, 1856(%rsp) /* spill x0_20.2 */
+	vmovdqa64 5120(%rsp), %zmm1 /* reload x0_21.3 */
+	vmovdqa64 %zmm1, 1344(%rsp) /* spill x0_21.2 */
+	vmovdqa64 5056(%rsp), %zmm1 /* reload x0_22.3 */
+	vmovdqa64 %zmm1, 4032(%rsp) /* spill x0_22.2 */
+	vmovdqa64 4992(%rsp), %zmm1 /* reload x0_23.3 */
+	vmovdqa64 %zmm1, 3968(%rsp) /* spill x0_23.2 */
+	vmovdqa64 320(%rsp), %zmm1 /* reload x1_0.3 */
+	vmovdqa64 %zmm1, 640(%rsp) /* spill x1_0.2 */
+	vmovdqa64 128(%rsp), %zmm1 /* reload x1_1.3 */
+	vmovdqa64 %zmm1, 704(%rsp) /* spill x1_1.2 */
+	vmovdqa64 576(%rsp), %zmm1 /* reload x1_2.3 */
+	vmovdqa64 %zmm1, 3392(%rsp) /* spill x1_2.2 */
+	vmovdqa64 384(%rsp), %zmm1 /* reload x1_3.3 */
+	vmovdqa64 %zmm1, 3456(%rsp) /* spill x1_3.2 */
+	vmovdqa64 960(%rsp), %zmm1 /* reload x1_6.3 */
+	vmovdqa64 %zmm1, 3648(%rsp) /* spill x1_6.2 */
+	vmovdqa64 896(%rsp), %zmm1 /* reload x1_7.3 */
+	vmovdqa64 %zmm1, 3712(%rsp) /* spill x1_7.2 */
+	vmovdqa64 2752(%rsp), %zmm1 /* reload x1_8.3 */
+	vmovdqa64 %zmm1, 3776(%rsp) /* spill x1_8.2 */
+	vmovdqa64 2688(%rsp), %zmm1 /* reload x1_9.3 */
+	vmovdqa64 %zmm1, 3840(%rsp) /* spill x1_9.2 */
+	vmovdqa64 2624(%rsp), %zmm1 /* reload x1_10.3 */
+	vmovdqa64 %zmm1, 768(%rsp) /* spill x1_10.2 */
+	vmovdqa64 2560(%rsp), %zmm1 /* reload x1_11.3 */
+	vmovdqa64 %zmm1, 832(%rsp) /* spill x1_11.2 */
+	vmovdqa64 64(%rsp), %zmm1 /* reload x1_14.3 */
+	vmovdqa64 %zmm1, 4160(%rsp) /* spill x1_14.2 */
+	vmovdqa64 0(%rsp), %zmm1 /* reload x1_15.3 */
+	vmovdqa64 %zmm1, 4224(%rsp) /* spill x1_15.2 */
+	vmovdqa64 2816(%rsp), %zmm1 /* reload x1_16.3 */
+	vmovdqa64 %zmm1, 192(%rsp) /* spill x1_16.2 */
+	vmovdqa64 3072(%rsp), %zmm1 /* reload x1_17.3 */
+	vmovdqa64 %zmm1, 4480(%rsp) /* spill x1_17.2 */
+	vmovdqa64 2880(%rsp), %zmm1 /* reload x1_20.3 */
+	vmovdqa64 %zmm1, 4544(%rsp) /* spill x1_20.2 */
+	vmovdqa64 2432(%rsp), %zmm1 /* reload x1_21.3 */
+	vmovdqa64 %zmm1, 4608(%rsp) /* spill x1_21.2 */
+	vmovdqa64 1152(%rsp), %zmm1 /* reload x1_22.3 */
+	vmovdqa64 %zmm1, 4672(%rsp) /* spill x1_22.2 */
+	vmovdqa64 2304(%rsp), %zmm1 /* reload x1_23.3 */
+	vmovdqa64 %zmm1, 4736(%rsp) /* spill x1_23.2 */
+	vmovdqa64 %zmm0, %zmm1 /* x0_0.3 */
+	vmovdqa64 1024(%rsp), %zmm0 /* reload x1_5.3 */
+	vmovdqa64 %zmm2, %zmm3 /* x0_1.3 */
+	vmovdqa64 2496(%rsp), %zmm2 /* reload x1_12.3 */
+	vmovdqa64 %zmm4, %zmm5 /* x0_2.3 */
+	vmovdqa64 1088(%rsp), %zmm4 /* reload x1_4.3 */
+	vmovdqa64 %zmm27, %zmm6 /* x0_30.3 */
+	vmovdqa64 %zmm9, %zmm7 /* x0_3.3 */
+	vmovdqa64 5376(%rsp), %zmm8 /* reload x0_17.3 */
+	vmovdqa64 2944(%rsp), %zmm9 /* reload x1_19.3 */
+	vmovdqa64 5440(%rsp), %zmm10 /* reload x0_16.3 */
+	vmovdqa64 3008(%rsp), %zmm11 /* reload x1_18.3 */
+	vmovdqa64 5312(%rsp), %zmm12 /* reload x0_18.3 */
+	vmovdqa64 %zmm26, %zmm13 /* x1_27.3 */
+	vmovdqa64 5248(%rsp), %zmm14 /* reload x0_19.3 */
+	vmovdqa64 %zmm18, %zmm15 /* x0_28.3 */
+	vmovdqa64 %zmm19, %zmm16 /* x0_29.3 */
+	vmovdqa64 %zmm29, %zmm20 /* x1_26.3 */
+	vmovdqa64 %zmm28, %zmm23 /* x0_31.3 */
+	vmovdqa64 2368(%rsp), %zmm24 /* reload x1_13.3 */
+	vmovdqa64 1728(%rsp), %zmm25 /* reload x0_8.3 */
+	vmovdqa64 2176(%rsp), %zmm26 /* reload x0_9.3 */
+	vmovdqa64 1536(%rsp), %zmm27 /* reload x0_10.3 */
+	vmovdqa64 1472(%rsp), %zmm28 /* reload x0_11.3 */
 	add $1024, %rcx
 	cmp $23552, %rcx
 	jne .Lublock_nibbleslice_avx512_asm_11_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
-	vmovdqa64 %zmm16, 2560(%rsp) /* spill x1_31.2 */
-	vbroadcasti32x4 23552(%rdi), %zmm16 /* t0_0_1 = bcast128() */
-	vpshufb %zmm1, %zmm16, %zmm1 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	vbroadcasti32x4 23568(%rdi), %zmm16 /* t0_1_1 = bcast128() */
-	vpshufb %zmm3, %zmm16, %zmm3 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	vbroadcasti32x4 23584(%rdi), %zmm16 /* t0_2_1 = bcast128() */
-	vpshufb %zmm5, %zmm16, %zmm5 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	vbroadcasti32x4 23600(%rdi), %zmm16 /* t0_3_1 = bcast128() */
-	vpshufb %zmm7, %zmm16, %zmm7 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	vbroadcasti32x4 23616(%rdi), %zmm16 /* t0_4_1 = bcast128() */
-	vmovdqa64 %zmm7, 2624(%rsp) /* spill s0_3_1 */
-	vmovdqa64 4416(%rsp), %zmm7 /* reload x0_4.2 */
-	vpshufb %zmm7, %zmm16, %zmm7 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	vbroadcasti32x4 23632(%rdi), %zmm16 /* t0_5_1 = bcast128() */
-	vmovdqa64 %zmm7, 4416(%rsp) /* spill s0_4_1 */
-	vmovdqa64 4352(%rsp), %zmm7 /* reload x0_5.2 */
-	vpshufb %zmm7, %zmm16, %zmm7 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	vbroadcasti32x4 23648(%rdi), %zmm16 /* t0_6_1 = bcast128() */
-	vmovdqa64 %zmm7, 4352(%rsp) /* spill s0_5_1 */
-	vmovdqa64 1408(%rsp), %zmm7 /* reload x0_6.2 */
-	vpshufb %zmm7, %zmm16, %zmm7 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	vbroadcasti32x4 23664(%rdi), %zmm16 /* t0_7_1 = bcast128() */
-	vmovdqa64 %zmm7, 1408(%rsp) /* spill s0_6_1 */
-	vmovdqa64 1792(%rsp), %zmm7 /* reload x0_7.2 */
-	vpshufb %zmm7, %zmm16, %zmm7 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	vbroadcasti32x4 23680(%rdi), %zmm16 /* t0_8_1 = bcast128() */
-	vpshufb %zmm25, %zmm16, %zmm16 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	vbroadcasti32x4 23552(%rdi), %zmm17 /* t0_0_1 = bcast128() */
+	vpshufb %zmm1, %zmm17, %zmm1 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
+	vbroadcasti32x4 23568(%rdi), %zmm17 /* t0_1_1 = bcast128() */
+	vpshufb %zmm3, %zmm17, %zmm3 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
+	vbroadcasti32x4 23584(%rdi), %zmm17 /* t0_2_1 = bcast128() */
+	vpshufb %zmm5, %zmm17, %zmm5 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
+	vbroadcasti32x4 23600(%rdi), %zmm17 /* t0_3_1 = bcast128() */
+	vpshufb %zmm7, %zmm17, %zmm7 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
+	vbroadcasti32x4 23616(%rdi), %zmm17 /* t0_4_1 = bcast128() */
+	vpshufb 4416(%rsp), %zmm17, %zmm17 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
+	vbroadcasti32x4 23632(%rdi), %zmm18 /* t0_5_1 = bcast128() */
+	vpshufb 4352(%rsp), %zmm18, %zmm18 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
+	vbroadcasti32x4 23648(%rdi), %zmm19 /* t0_6_1 = bcast128() */
+	vpshufb 1408(%rsp), %zmm19, %zmm19 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
+	vbroadcasti32x4 23664(%rdi), %zmm21 /* t0_7_1 = bcast128() */
+	vpshufb 1792(%rsp), %zmm21, %zmm21 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
+	vbroadcasti32x4 23680(%rdi), %zmm22 /* t0_8_1 = bcast128() */
+	vpshufb %zmm25, %zmm22, %zmm22 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
 	vbroadcasti32x4 23696(%rdi), %zmm25 /* t0_9_1 = bcast128() */
 	vpshufb %zmm26, %zmm25, %zmm25 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
 	vbroadcasti32x4 23712(%rdi), %zmm26 /* t0_10_1 = bcast128() */
@@ -7817,506 +7455,455 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vbroadcasti32x4 23728(%rdi), %zmm27 /* t0_11_1 = bcast128() */
 	vpshufb %zmm28, %zmm27, %zmm27 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
 	vbroadcasti32x4 23744(%rdi), %zmm28 /* t0_12_1 = bcast128() */
-	vmovdqa64 %zmm27, 1792(%rsp) /* spill s0_11_1 */
-	vmovdqa64 4288(%rsp), %zmm27 /* reload x0_12.2 */
-	vpshufb %zmm27, %zmm28, %zmm27 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	vbroadcasti32x4 23760(%rdi), %zmm28 /* t0_13_1 = bcast128() */
-	vmovdqa64 %zmm27, 4288(%rsp) /* spill s0_12_1 */
-	vmovdqa64 4096(%rsp), %zmm27 /* reload x0_13.2 */
-	vpshufb %zmm27, %zmm28, %zmm27 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	vbroadcasti32x4 23776(%rdi), %zmm28 /* t0_14_1 = bcast128() */
-	vmovdqa64 %zmm27, 4096(%rsp) /* spill s0_13_1 */
-	vmovdqa64 3264(%rsp), %zmm27 /* reload x0_14.2 */
-	vpshufb %zmm27, %zmm28, %zmm27 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	vbroadcasti32x4 23792(%rdi), %zmm28 /* t0_15_1 = bcast128() */
-	vmovdqa64 %zmm27, 3264(%rsp) /* spill s0_14_1 */
-	vmovdqa64 2240(%rsp), %zmm27 /* reload x0_15.2 */
-	vpshufb %zmm27, %zmm28, %zmm27 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	vbroadcasti32x4 23808(%rdi), %zmm28 /* t0_16_1 = bcast128() */
-	vpshufb %zmm0, %zmm28, %zmm0 /* s0_16_1 = lookup16(t0_16_1, x0_16) */
-	vbroadcasti32x4 23824(%rdi), %zmm28 /* t0_17_1 = bcast128() */
-	vpshufb %zmm17, %zmm28, %zmm17 /* s0_17_1 = lookup16(t0_17_1, x0_17) */
-	vbroadcasti32x4 23840(%rdi), %zmm28 /* t0_18_1 = bcast128() */
-	vpshufb %zmm15, %zmm28, %zmm15 /* s0_18_1 = lookup16(t0_18_1, x0_18) */
-	vbroadcasti32x4 23856(%rdi), %zmm28 /* t0_19_1 = bcast128() */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_19_1 = lookup16(t0_19_1, x0_19) */
-	vbroadcasti32x4 23872(%rdi), %zmm28 /* t0_20_1 = bcast128() */
-	vmovdqa64 %zmm6, 2240(%rsp) /* spill s0_19_1 */
-	vmovdqa64 1856(%rsp), %zmm6 /* reload x0_20.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_20_1 = lookup16(t0_20_1, x0_20) */
-	vbroadcasti32x4 23888(%rdi), %zmm28 /* t0_21_1 = bcast128() */
-	vmovdqa64 %zmm6, 1856(%rsp) /* spill s0_20_1 */
-	vmovdqa64 1344(%rsp), %zmm6 /* reload x0_21.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_21_1 = lookup16(t0_21_1, x0_21) */
-	vbroadcasti32x4 23904(%rdi), %zmm28 /* t0_22_1 = bcast128() */
-	vmovdqa64 %zmm6, 1344(%rsp) /* spill s0_21_1 */
-	vmovdqa64 4032(%rsp), %zmm6 /* reload x0_22.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_22_1 = lookup16(t0_22_1, x0_22) */
-	vbroadcasti32x4 23920(%rdi), %zmm28 /* t0_23_1 = bcast128() */
-	vmovdqa64 %zmm6, 4032(%rsp) /* spill s0_22_1 */
-	vmovdqa64 3968(%rsp), %zmm6 /* reload x0_23.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_23_1 = lookup16(t0_23_1, x0_23) */
-	vbroadcasti32x4 23936(%rdi), %zmm28 /* t0_24_1 = bcast128() */
-	vmovdqa64 %zmm6, 3968(%rsp) /* spill s0_23_1 */
-	vmovdqa64 3136(%rsp), %zmm6 /* reload x0_24.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_24_1 = lookup16(t0_24_1, x0_24) */
-	vbroadcasti32x4 23952(%rdi), %zmm28 /* t0_25_1 = bcast128() */
-	vmovdqa64 %zmm6, 3136(%rsp) /* spill s0_24_1 */
-	vmovdqa64 3200(%rsp), %zmm6 /* reload x0_25.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_25_1 = lookup16(t0_25_1, x0_25) */
-	vbroadcasti32x4 23968(%rdi), %zmm28 /* t0_26_1 = bcast128() */
-	vmovdqa64 %zmm6, 3200(%rsp) /* spill s0_25_1 */
-	vmovdqa64 3904(%rsp), %zmm6 /* reload x0_26.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_26_1 = lookup16(t0_26_1, x0_26) */
-	vbroadcasti32x4 23984(%rdi), %zmm28 /* t0_27_1 = bcast128() */
-	vmovdqa64 %zmm6, 3904(%rsp) /* spill s0_26_1 */
-	vmovdqa64 3584(%rsp), %zmm6 /* reload x0_27.2 */
-	vpshufb %zmm6, %zmm28, %zmm6 /* s0_27_1 = lookup16(t0_27_1, x0_27) */
-	vbroadcasti32x4 24000(%rdi), %zmm28 /* t0_28_1 = bcast128() */
-	vpshufb %zmm13, %zmm28, %zmm13 /* s0_28_1 = lookup16(t0_28_1, x0_28) */
-	vbroadcasti32x4 24016(%rdi), %zmm28 /* t0_29_1 = bcast128() */
-	vpshufb %zmm4, %zmm28, %zmm4 /* s0_29_1 = lookup16(t0_29_1, x0_29) */
-	vbroadcasti32x4 24032(%rdi), %zmm28 /* t0_30_1 = bcast128() */
-	vpshufb %zmm12, %zmm28, %zmm12 /* s0_30_1 = lookup16(t0_30_1, x0_30) */
-	vbroadcasti32x4 24048(%rdi), %zmm28 /* t0_31_1 = bcast128() */
-	vpshufb %zmm8, %zmm28, %zmm8 /* s0_31_1 = lookup16(t0_31_1, x0_31) */
-	vbroadcasti32x4 24064(%rdi), %zmm28 /* t1_0_1 = bcast128() */
-	vpshufb %zmm20, %zmm28, %zmm20 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	vbroadcasti32x4 24080(%rdi), %zmm28 /* t1_1_1 = bcast128() */
-	vpshufb %zmm31, %zmm28, %zmm28 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	vpshufb 4288(%rsp), %zmm28, %zmm28 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	vbroadcasti32x4 23760(%rdi), %zmm29 /* t0_13_1 = bcast128() */
+	vpshufb 4096(%rsp), %zmm29, %zmm29 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
+	vbroadcasti32x4 23776(%rdi), %zmm30 /* t0_14_1 = bcast128() */
+	vpshufb 3264(%rsp), %zmm30, %zmm30 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	vbroadcasti32x4 23792(%rdi), %zmm31 /* t0_15_1 = bcast128() */
+	vpshufb 2240(%rsp), %zmm31, %zmm31 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	vmovdqa64 %zmm31, 2240(%rsp) /* spill s0_15_1 */
+	vbroadcasti32x4 23808(%rdi), %zmm31 /* t0_16_1 = bcast128() */
+	vpshufb %zmm10, %zmm31, %zmm10 /* s0_16_1 = lookup16(t0_16_1, x0_16) */
+	vbroadcasti32x4 23824(%rdi), %zmm31 /* t0_17_1 = bcast128() */
+	vpshufb %zmm8, %zmm31, %zmm8 /* s0_17_1 = lookup16(t0_17_1, x0_17) */
+	vbroadcasti32x4 23840(%rdi), %zmm31 /* t0_18_1 = bcast128() */
+	vpshufb %zmm12, %zmm31, %zmm12 /* s0_18_1 = lookup16(t0_18_1, x0_18) */
+	vbroadcasti32x4 23856(%rdi), %zmm31 /* t0_19_1 = bcast128() */
+	vpshufb %zmm14, %zmm31, %zmm14 /* s0_19_1 = lookup16(t0_19_1, x0_19) */
+	vbroadcasti32x4 23872(%rdi), %zmm31 /* t0_20_1 = bcast128() */
+	vpshufb 1856(%rsp), %zmm31, %zmm31 /* s0_20_1 = lookup16(t0_20_1, x0_20) */
+	vmovdqa64 %zmm31, 1856(%rsp) /* spill s0_20_1 */
+	vbroadcasti32x4 23888(%rdi), %zmm31 /* t0_21_1 = bcast128() */
+	vpshufb 1344(%rsp), %zmm31, %zmm31 /* s0_21_1 = lookup16(t0_21_1, x0_21) */
+	vmovdqa64 %zmm31, 1344(%rsp) /* spill s0_21_1 */
+	vbroadcasti32x4 23904(%rdi), %zmm31 /* t0_22_1 = bcast128() */
+	vpshufb 4032(%rsp), %zmm31, %zmm31 /* s0_22_1 = lookup16(t0_22_1, x0_22) */
+	vmovdqa64 %zmm31, 4032(%rsp) /* spill s0_22_1 */
+	vbroadcasti32x4 23920(%rdi), %zmm31 /* t0_23_1 = bcast128() */
+	vpshufb 3968(%rsp), %zmm31, %zmm31 /* s0_23_1 = lookup16(t0_23_1, x0_23) */
+	vmovdqa64 %zmm31, 3968(%rsp) /* spill s0_23_1 */
+	vbroadcasti32x4 23936(%rdi), %zmm31 /* t0_24_1 = bcast128() */
+	vpshufb 3136(%rsp), %zmm31, %zmm31 /* s0_24_1 = lookup16(t0_24_1, x0_24) */
+	vmovdqa64 %zmm31, 3136(%rsp) /* spill s0_24_1 */
+	vbroadcasti32x4 23952(%rdi), %zmm31 /* t0_25_1 = bcast128() */
+	vpshufb 3200(%rsp), %zmm31, %zmm31 /* s0_25_1 = lookup16(t0_25_1, x0_25) */
+	vmovdqa64 %zmm31, 3200(%rsp) /* spill s0_25_1 */
+	vbroadcasti32x4 23968(%rdi), %zmm31 /* t0_26_1 = bcast128() */
+	vpshufb 3904(%rsp), %zmm31, %zmm31 /* s0_26_1 = lookup16(t0_26_1, x0_26) */
+	vmovdqa64 %zmm31, 3904(%rsp) /* spill s0_26_1 */
+	vbroadcasti32x4 23984(%rdi), %zmm31 /* t0_27_1 = bcast128() */
+	vpshufb 3584(%rsp), %zmm31, %zmm31 /* s0_27_1 = lookup16(t0_27_1, x0_27) */
+	vmovdqa64 %zmm31, 3584(%rsp) /* spill s0_27_1 */
+	vbroadcasti32x4 24000(%rdi), %zmm31 /* t0_28_1 = bcast128() */
+	vpshufb %zmm15, %zmm31, %zmm15 /* s0_28_1 = lookup16(t0_28_1, x0_28) */
+	vbroadcasti32x4 24016(%rdi), %zmm31 /* t0_29_1 = bcast128() */
+	vpshufb %zmm16, %zmm31, %zmm16 /* s0_29_1 = lookup16(t0_29_1, x0_29) */
+	vbroadcasti32x4 24032(%rdi), %zmm31 /* t0_30_1 = bcast128() */
+	vpshufb %zmm6, %zmm31, %zmm6 /* s0_30_1 = lookup16(t0_30_1, x0_30) */
+	vbroadcasti32x4 24048(%rdi), %zmm31 /* t0_31_1 = bcast128() */
+	vpshufb %zmm23, %zmm31, %zmm23 /* s0_31_1 = lookup16(t0_31_1, x0_31) */
+	vbroadcasti32x4 24064(%rdi), %zmm31 /* t1_0_1 = bcast128() */
+	vpshufb 640(%rsp), %zmm31, %zmm31 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	vmovdqa64 %zmm31, 640(%rsp) /* spill s1_0_1 */
+	vbroadcasti32x4 24080(%rdi), %zmm31 /* t1_1_1 = bcast128() */
+	vpshufb 704(%rsp), %zmm31, %zmm31 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	vmovdqa64 %zmm31, 704(%rsp) /* spill s1_1_1 */
 	vbroadcasti32x4 24096(%rdi), %zmm31 /* t1_2_1 = bcast128() */
-	vmovdqa64 %zmm28, 3584(%rsp) /* spill s1_1_1 */
-	vmovdqa64 3392(%rsp), %zmm28 /* reload x1_2.2 */
-	vpshufb %zmm28, %zmm31, %zmm28 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	vpshufb 3392(%rsp), %zmm31, %zmm31 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	vmovdqa64 %zmm31, 3392(%rsp) /* spill s1_2_1 */
 	vbroadcasti32x4 24112(%rdi), %zmm31 /* t1_3_1 = bcast128() */
-	vmovdqa64 %zmm28, 3392(%rsp) /* spill s1_2_1 */
-	vmovdqa64 3456(%rsp), %zmm28 /* reload x1_3.2 */
-	vpshufb %zmm28, %zmm31, %zmm28 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	vpshufb 3456(%rsp), %zmm31, %zmm31 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	vmovdqa64 %zmm31, 3456(%rsp) /* spill s1_3_1 */
 	vbroadcasti32x4 24128(%rdi), %zmm31 /* t1_4_1 = bcast128() */
-	vpshufb %zmm23, %zmm31, %zmm23 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	vpshufb %zmm4, %zmm31, %zmm4 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
 	vbroadcasti32x4 24144(%rdi), %zmm31 /* t1_5_1 = bcast128() */
-	vpshufb %zmm18, %zmm31, %zmm18 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
+	vpshufb %zmm0, %zmm31, %zmm0 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
 	vbroadcasti32x4 24160(%rdi), %zmm31 /* t1_6_1 = bcast128() */
-	vmovdqa64 %zmm18, 3456(%rsp) /* spill s1_5_1 */
-	vmovdqa64 3648(%rsp), %zmm18 /* reload x1_6.2 */
-	vpshufb %zmm18, %zmm31, %zmm18 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	vpshufb 3648(%rsp), %zmm31, %zmm31 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	vmovdqa64 %zmm31, 3648(%rsp) /* spill s1_6_1 */
 	vbroadcasti32x4 24176(%rdi), %zmm31 /* t1_7_1 = bcast128() */
-	vmovdqa64 %zmm18, 3648(%rsp) /* spill s1_6_1 */
-	vmovdqa64 3712(%rsp), %zmm18 /* reload x1_7.2 */
-	vpshufb %zmm18, %zmm31, %zmm18 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	vpshufb 3712(%rsp), %zmm31, %zmm31 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	vmovdqa64 %zmm31, 3712(%rsp) /* spill s1_7_1 */
 	vbroadcasti32x4 24192(%rdi), %zmm31 /* t1_8_1 = bcast128() */
-	vmovdqa64 %zmm18, 3712(%rsp) /* spill s1_7_1 */
-	vmovdqa64 3776(%rsp), %zmm18 /* reload x1_8.2 */
-	vpshufb %zmm18, %zmm31, %zmm18 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	vpshufb 3776(%rsp), %zmm31, %zmm31 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	vmovdqa64 %zmm31, 3776(%rsp) /* spill s1_8_1 */
 	vbroadcasti32x4 24208(%rdi), %zmm31 /* t1_9_1 = bcast128() */
-	vmovdqa64 %zmm18, 3776(%rsp) /* spill s1_8_1 */
-	vmovdqa64 3840(%rsp), %zmm18 /* reload x1_9.2 */
-	vpshufb %zmm18, %zmm31, %zmm18 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	vpshufb 3840(%rsp), %zmm31, %zmm31 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	vmovdqa64 %zmm31, 3840(%rsp) /* spill s1_9_1 */
 	vbroadcasti32x4 24224(%rdi), %zmm31 /* t1_10_1 = bcast128() */
-	vpshufb %zmm10, %zmm31, %zmm10 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	vpshufb 768(%rsp), %zmm31, %zmm31 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	vmovdqa64 %zmm31, 768(%rsp) /* spill s1_10_1 */
 	vbroadcasti32x4 24240(%rdi), %zmm31 /* t1_11_1 = bcast128() */
-	vpshufb %zmm14, %zmm31, %zmm14 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	vpshufb 832(%rsp), %zmm31, %zmm31 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	vmovdqa64 %zmm31, 832(%rsp) /* spill s1_11_1 */
 	vbroadcasti32x4 24256(%rdi), %zmm31 /* t1_12_1 = bcast128() */
 	vpshufb %zmm2, %zmm31, %zmm2 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
 	vbroadcasti32x4 24272(%rdi), %zmm31 /* t1_13_1 = bcast128() */
 	vpshufb %zmm24, %zmm31, %zmm24 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
 	vbroadcasti32x4 24288(%rdi), %zmm31 /* t1_14_1 = bcast128() */
-	vmovdqa64 %zmm24, 3840(%rsp) /* spill s1_13_1 */
-	vmovdqa64 4160(%rsp), %zmm24 /* reload x1_14.2 */
-	vpshufb %zmm24, %zmm31, %zmm24 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	vpshufb 4160(%rsp), %zmm31, %zmm31 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	vmovdqa64 %zmm31, 4160(%rsp) /* spill s1_14_1 */
 	vbroadcasti32x4 24304(%rdi), %zmm31 /* t1_15_1 = bcast128() */
-	vmovdqa64 %zmm24, 4160(%rsp) /* spill s1_14_1 */
-	vmovdqa64 4224(%rsp), %zmm24 /* reload x1_15.2 */
-	vpshufb %zmm24, %zmm31, %zmm24 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	vpshufb 4224(%rsp), %zmm31, %zmm31 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	vmovdqa64 %zmm31, 4224(%rsp) /* spill s1_15_1 */
 	vbroadcasti32x4 24320(%rdi), %zmm31 /* t1_16_1 = bcast128() */
-	vpshufb %zmm30, %zmm31, %zmm30 /* s1_16_1 = lookup16(t1_16_1, x1_16) */
+	vpshufb 192(%rsp), %zmm31, %zmm31 /* s1_16_1 = lookup16(t1_16_1, x1_16) */
+	vmovdqa64 %zmm31, 192(%rsp) /* spill s1_16_1 */
 	vbroadcasti32x4 24336(%rdi), %zmm31 /* t1_17_1 = bcast128() */
-	vmovdqa64 %zmm30, 4224(%rsp) /* spill s1_16_1 */
-	vmovdqa64 4480(%rsp), %zmm30 /* reload x1_17.2 */
-	vpshufb %zmm30, %zmm31, %zmm30 /* s1_17_1 = lookup16(t1_17_1, x1_17) */
+	vpshufb 4480(%rsp), %zmm31, %zmm31 /* s1_17_1 = lookup16(t1_17_1, x1_17) */
+	vmovdqa64 %zmm31, 4480(%rsp) /* spill s1_17_1 */
 	vbroadcasti32x4 24352(%rdi), %zmm31 /* t1_18_1 = bcast128() */
 	vpshufb %zmm11, %zmm31, %zmm11 /* s1_18_1 = lookup16(t1_18_1, x1_18) */
 	vbroadcasti32x4 24368(%rdi), %zmm31 /* t1_19_1 = bcast128() */
 	vpshufb %zmm9, %zmm31, %zmm9 /* s1_19_1 = lookup16(t1_19_1, x1_19) */
 	vbroadcasti32x4 24384(%rdi), %zmm31 /* t1_20_1 = bcast128() */
-	vmovdqa64 %zmm9, 4480(%rsp) /* spill s1_19_1 */
-	vmovdqa64 4544(%rsp), %zmm9 /* reload x1_20.2 */
-	vpshufb %zmm9, %zmm31, %zmm9 /* s1_20_1 = lookup16(t1_20_1, x1_20) */
+	vpshufb 4544(%rsp), %zmm31, %zmm31 /* s1_20_1 = lookup16(t1_20_1, x1_20) */
+	vmovdqa64 %zmm31, 4544(%rsp) /* spill s1_20_1 */
 	vbroadcasti32x4 24400(%rdi), %zmm31 /* t1_21_1 = bcast128() */
-	vmovdqa64 %zmm9, 4544(%rsp) /* spill s1_20_1 */
-	vmovdqa64 4608(%rsp), %zmm9 /* reload x1_21.2 */
-	vpshufb %zmm9, %zmm31, %zmm9 /* s1_21_1 = lookup16(t1_21_1, x1_21) */
+	vpshufb 4608(%rsp), %zmm31, %zmm31 /* s1_21_1 = lookup16(t1_21_1, x1_21) */
+	vmovdqa64 %zmm31, 4608(%rsp) /* spill s1_21_1 */
 	vbroadcasti32x4 24416(%rdi), %zmm31 /* t1_22_1 = bcast128() */
-	vmovdqa64 %zmm9, 4608(%rsp) /* spill s1_21_1 */
-	vmovdqa64 4672(%rsp), %zmm9 /* reload x1_22.2 */
-	vpshufb %zmm9, %zmm31, %zmm9 /* s1_22_1 = lookup16(t1_22_1, x1_22) */
+	vpshufb 4672(%rsp), %zmm31, %zmm31 /* s1_22_1 = lookup16(t1_22_1, x1_22) */
+	vmovdqa64 %zmm31, 4672(%rsp) /* spill s1_22_1 */
 	vbroadcasti32x4 24432(%rdi), %zmm31 /* t1_23_1 = bcast128() */
-	vmovdqa64 %zmm9, 4672(%rsp) /* spill s1_22_1 */
-	vmovdqa64 4736(%rsp), %zmm9 /* reload x1_23.2 */
-	vpshufb %zmm9, %zmm31, %zmm9 /* s1_23_1 = lookup16(t1_23_1, x1_23) */
+	vpshufb 4736(%rsp), %zmm31, %zmm31 /* s1_23_1 = lookup16(t1_23_1, x1_23) */
+	vmovdqa64 %zmm31, 4736(%rsp) /* spill s1_23_1 */
 	vbroadcasti32x4 24448(%rdi), %zmm31 /* t1_24_1 = bcast128() */
-	vmovdqa64 %zmm9, 4736(%rsp) /* spill s1_23_1 */
-	vmovdqa64 4800(%rsp), %zmm9 /* reload x1_24.2 */
-	vpshufb %zmm9, %zmm31, %zmm9 /* s1_24_1 = lookup16(t1_24_1, x1_24) */
+	vpshufb 4800(%rsp), %zmm31, %zmm31 /* s1_24_1 = lookup16(t1_24_1, x1_24) */
+	vmovdqa64 %zmm31, 4800(%rsp) /* spill s1_24_1 */
 	vbroadcasti32x4 24464(%rdi), %zmm31 /* t1_25_1 = bcast128() */
-	vmovdqa64 %zmm9, 4800(%rsp) /* spill s1_24_1 */
-	vmovdqa64 4864(%rsp), %zmm9 /* reload x1_25.2 */
-	vpshufb %zmm9, %zmm31, %zmm9 /* s1_25_1 = lookup16(t1_25_1, x1_25) */
+	vpshufb 4864(%rsp), %zmm31, %zmm31 /* s1_25_1 = lookup16(t1_25_1, x1_25) */
+	vmovdqa64 %zmm31, 4864(%rsp) /* spill s1_25_1 */
 	vbroadcasti32x4 24480(%rdi), %zmm31 /* t1_26_1 = bcast128() */
-	vpshufb %zmm21, %zmm31, %zmm21 /* s1_26_1 = lookup16(t1_26_1, x1_26) */
+	vpshufb %zmm20, %zmm31, %zmm20 /* s1_26_1 = lookup16(t1_26_1, x1_26) */
 	vbroadcasti32x4 24496(%rdi), %zmm31 /* t1_27_1 = bcast128() */
-	vpshufb %zmm22, %zmm31, %zmm22 /* s1_27_1 = lookup16(t1_27_1, x1_27) */
+	vpshufb %zmm13, %zmm31, %zmm13 /* s1_27_1 = lookup16(t1_27_1, x1_27) */
 	vbroadcasti32x4 24512(%rdi), %zmm31 /* t1_28_1 = bcast128() */
-	vmovdqa64 %zmm22, 4864(%rsp) /* spill s1_27_1 */
-	vmovdqa64 4928(%rsp), %zmm22 /* reload x1_28.2 */
-	vpshufb %zmm22, %zmm31, %zmm22 /* s1_28_1 = lookup16(t1_28_1, x1_28) */
+	vpshufb 4928(%rsp), %zmm31, %zmm31 /* s1_28_1 = lookup16(t1_28_1, x1_28) */
+	vmovdqa64 %zmm31, 4928(%rsp) /* spill s1_28_1 */
 	vbroadcasti32x4 24528(%rdi), %zmm31 /* t1_29_1 = bcast128() */
-	vpshufb %zmm29, %zmm31, %zmm29 /* s1_29_1 = lookup16(t1_29_1, x1_29) */
+	vpshufb 256(%rsp), %zmm31, %zmm31 /* s1_29_1 = lookup16(t1_29_1, x1_29) */
+	vmovdqa64 %zmm31, 256(%rsp) /* spill s1_29_1 */
 	vbroadcasti32x4 24544(%rdi), %zmm31 /* t1_30_1 = bcast128() */
-	vpshufb %zmm19, %zmm31, %zmm19 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	vpshufb 448(%rsp), %zmm31, %zmm31 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	vmovdqa64 %zmm31, 448(%rsp) /* spill s1_30_1 */
 	vbroadcasti32x4 24560(%rdi), %zmm31 /* t1_31_1 = bcast128() */
-	vmovdqa64 %zmm19, 4928(%rsp) /* spill s1_30_1 */
-	vmovdqa64 2560(%rsp), %zmm19 /* reload x1_31.2 */
-	vpshufb %zmm19, %zmm31, %zmm19 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	vpshufb 512(%rsp), %zmm31, %zmm31 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	vpsllw $4, %zmm1, %zmm1 /* hi_up = shl(s0_0_1) */
 	vpord %zmm3, %zmm1, %zmm1 /* byte = or(hi_up, s0_1_1) */
 	vpsllw $4, %zmm5, %zmm3 /* hi_up_1 = shl(s0_2_1) */
-	vmovdqa64 2624(%rsp), %zmm5 /* reload s0_3_1 */
-	vpord %zmm5, %zmm3, %zmm3 /* byte_1 = or(hi_up_1, s0_3_1) */
-	vmovdqa64 4416(%rsp), %zmm5 /* reload s0_4_1 */
-	vpsllw $4, %zmm5, %zmm5 /* hi_up_2 = shl(s0_4_1) */
-	vmovdqa64 4352(%rsp), %zmm31 /* reload s0_5_1 */
-	vpord %zmm31, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, s0_5_1) */
-	vmovdqa64 1408(%rsp), %zmm31 /* reload s0_6_1 */
-	vpsllw $4, %zmm31, %zmm31 /* hi_up_3 = shl(s0_6_1) */
-	vpord %zmm7, %zmm31, %zmm7 /* byte_3 = or(hi_up_3, s0_7_1) */
-	vpsllw $4, %zmm16, %zmm16 /* hi_up_4 = shl(s0_8_1) */
-	vpord %zmm25, %zmm16, %zmm16 /* byte_4 = or(hi_up_4, s0_9_1) */
-	vpsllw $4, %zmm26, %zmm25 /* hi_up_5 = shl(s0_10_1) */
-	vmovdqa64 1792(%rsp), %zmm26 /* reload s0_11_1 */
-	vpord %zmm26, %zmm25, %zmm25 /* byte_5 = or(hi_up_5, s0_11_1) */
-	vmovdqa64 4288(%rsp), %zmm26 /* reload s0_12_1 */
-	vpsllw $4, %zmm26, %zmm26 /* hi_up_6 = shl(s0_12_1) */
-	vmovdqa64 4096(%rsp), %zmm31 /* reload s0_13_1 */
-	vpord %zmm31, %zmm26, %zmm26 /* byte_6 = or(hi_up_6, s0_13_1) */
-	vmovdqa64 3264(%rsp), %zmm31 /* reload s0_14_1 */
-	vpsllw $4, %zmm31, %zmm31 /* hi_up_7 = shl(s0_14_1) */
-	vpord %zmm27, %zmm31, %zmm27 /* byte_7 = or(hi_up_7, s0_15_1) */
-	vpsllw $4, %zmm0, %zmm0 /* hi_up_8 = shl(s0_16_1) */
-	vpord %zmm17, %zmm0, %zmm0 /* byte_8 = or(hi_up_8, s0_17_1) */
-	vpsllw $4, %zmm15, %zmm15 /* hi_up_9 = shl(s0_18_1) */
-	vmovdqa64 2240(%rsp), %zmm17 /* reload s0_19_1 */
-	vpord %zmm17, %zmm15, %zmm15 /* byte_9 = or(hi_up_9, s0_19_1) */
-	vmovdqa64 1856(%rsp), %zmm17 /* reload s0_20_1 */
-	vpsllw $4, %zmm17, %zmm17 /* hi_up_10 = shl(s0_20_1) */
-	vmovdqa64 1344(%rsp), %zmm31 /* reload s0_21_1 */
-	vpord %zmm31, %zmm17, %zmm17 /* byte_10 = or(hi_up_10, s0_21_1) */
-	vmovdqa64 4032(%rsp), %zmm31 /* reload s0_22_1 */
-	vpsllw $4, %zmm31, %zmm31 /* hi_up_11 = shl(s0_22_1) */
-	vmovdqa64 %zmm27, 4032(%rsp) /* spill byte_7 */
-	vmovdqa64 3968(%rsp), %zmm27 /* reload s0_23_1 */
-	vpord %zmm27, %zmm31, %zmm27 /* byte_11 = or(hi_up_11, s0_23_1) */
-	vmovdqa64 3136(%rsp), %zmm31 /* reload s0_24_1 */
-	vpsllw $4, %zmm31, %zmm31 /* hi_up_12 = shl(s0_24_1) */
-	vmovdqa64 %zmm26, 3136(%rsp) /* spill byte_6 */
-	vmovdqa64 3200(%rsp), %zmm26 /* reload s0_25_1 */
-	vpord %zmm26, %zmm31, %zmm26 /* byte_12 = or(hi_up_12, s0_25_1) */
-	vmovdqa64 3904(%rsp), %zmm31 /* reload s0_26_1 */
-	vpsllw $4, %zmm31, %zmm31 /* hi_up_13 = shl(s0_26_1) */
-	vpord %zmm6, %zmm31, %zmm6 /* byte_13 = or(hi_up_13, s0_27_1) */
-	vpsllw $4, %zmm13, %zmm13 /* hi_up_14 = shl(s0_28_1) */
-	vpord %zmm4, %zmm13, %zmm4 /* byte_14 = or(hi_up_14, s0_29_1) */
-	vpsllw $4, %zmm12, %zmm12 /* hi_up_15 = shl(s0_30_1) */
-	vpord %zmm8, %zmm12, %zmm8 /* byte_15 = or(hi_up_15, s0_31_1) */
-	vpsllw $4, %zmm20, %zmm12 /* hi_up_16 = shl(s1_0_1) */
-	vmovdqa64 3584(%rsp), %zmm13 /* reload s1_1_1 */
-	vpord %zmm13, %zmm12, %zmm12 /* byte_16 = or(hi_up_16, s1_1_1) */
-	vmovdqa64 3392(%rsp), %zmm13 /* reload s1_2_1 */
-	vpsllw $4, %zmm13, %zmm13 /* hi_up_17 = shl(s1_2_1) */
-	vpord %zmm28, %zmm13, %zmm13 /* byte_17 = or(hi_up_17, s1_3_1) */
-	vpsllw $4, %zmm23, %zmm20 /* hi_up_18 = shl(s1_4_1) */
-	vmovdqa64 3456(%rsp), %zmm23 /* reload s1_5_1 */
-	vpord %zmm23, %zmm20, %zmm20 /* byte_18 = or(hi_up_18, s1_5_1) */
-	vmovdqa64 3648(%rsp), %zmm23 /* reload s1_6_1 */
-	vpsllw $4, %zmm23, %zmm23 /* hi_up_19 = shl(s1_6_1) */
-	vmovdqa64 3712(%rsp), %zmm28 /* reload s1_7_1 */
-	vpord %zmm28, %zmm23, %zmm23 /* byte_19 = or(hi_up_19, s1_7_1) */
-	vmovdqa64 3776(%rsp), %zmm28 /* reload s1_8_1 */
-	vpsllw $4, %zmm28, %zmm28 /* hi_up_20 = shl(s1_8_1) */
-	vpord %zmm18, %zmm28, %zmm18 /* byte_20 = or(hi_up_20, s1_9_1) */
-	vpsllw $4, %zmm10, %zmm10 /* hi_up_21 = shl(s1_10_1) */
-	vpord %zmm14, %zmm10, %zmm10 /* byte_21 = or(hi_up_21, s1_11_1) */
+	vpord %zmm7, %zmm3, %zmm3 /* byte_1 = or(hi_up_1, s0_3_1) */
+	vpsllw $4, %zmm17, %zmm5 /* hi_up_2 = shl(s0_4_1) */
+	vpord %zmm18, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, s0_5_1) */
+	vpsllw $4, %zmm19, %zmm7 /* hi_up_3 = shl(s0_6_1) */
+	vpord %zmm21, %zmm7, %zmm7 /* byte_3 = or(hi_up_3, s0_7_1) */
+	vpsllw $4, %zmm22, %zmm17 /* hi_up_4 = shl(s0_8_1) */
+	vpord %zmm25, %zmm17, %zmm17 /* byte_4 = or(hi_up_4, s0_9_1) */
+	vpsllw $4, %zmm26, %zmm18 /* hi_up_5 = shl(s0_10_1) */
+	vpord %zmm27, %zmm18, %zmm18 /* byte_5 = or(hi_up_5, s0_11_1) */
+	vpsllw $4, %zmm28, %zmm19 /* hi_up_6 = shl(s0_12_1) */
+	vpord %zmm29, %zmm19, %zmm19 /* byte_6 = or(hi_up_6, s0_13_1) */
+	vpsllw $4, %zmm30, %zmm21 /* hi_up_7 = shl(s0_14_1) */
+	vpord 2240(%rsp), %zmm21, %zmm21 /* byte_7 = or(hi_up_7, s0_15_1) */
+	vpsllw $4, %zmm10, %zmm10 /* hi_up_8 = shl(s0_16_1) */
+	vpord %zmm8, %zmm10, %zmm8 /* byte_8 = or(hi_up_8, s0_17_1) */
+	vpsllw $4, %zmm12, %zmm10 /* hi_up_9 = shl(s0_18_1) */
+	vpord %zmm14, %zmm10, %zmm10 /* byte_9 = or(hi_up_9, s0_19_1) */
+	vmovdqa64 1856(%rsp), %zmm12 /* reload s0_20_1 */
+	vpsllw $4, %zmm12, %zmm12 /* hi_up_10 = shl(s0_20_1) */
+	vpord 1344(%rsp), %zmm12, %zmm12 /* byte_10 = or(hi_up_10, s0_21_1) */
+	vmovdqa64 4032(%rsp), %zmm14 /* reload s0_22_1 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_11 = shl(s0_22_1) */
+	vpord 3968(%rsp), %zmm14, %zmm14 /* byte_11 = or(hi_up_11, s0_23_1) */
+	vmovdqa64 3136(%rsp), %zmm22 /* reload s0_24_1 */
+	vpsllw $4, %zmm22, %zmm22 /* hi_up_12 = shl(s0_24_1) */
+	vpord 3200(%rsp), %zmm22, %zmm22 /* byte_12 = or(hi_up_12, s0_25_1) */
+	vmovdqa64 3904(%rsp), %zmm25 /* reload s0_26_1 */
+	vpsllw $4, %zmm25, %zmm25 /* hi_up_13 = shl(s0_26_1) */
+	vpord 3584(%rsp), %zmm25, %zmm25 /* byte_13 = or(hi_up_13, s0_27_1) */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_14 = shl(s0_28_1) */
+	vpord %zmm16, %zmm15, %zmm15 /* byte_14 = or(hi_up_14, s0_29_1) */
+	vpsllw $4, %zmm6, %zmm6 /* hi_up_15 = shl(s0_30_1) */
+	vpord %zmm23, %zmm6, %zmm6 /* byte_15 = or(hi_up_15, s0_31_1) */
+	vmovdqa64 640(%rsp), %zmm16 /* reload s1_0_1 */
+	vpsllw $4, %zmm16, %zmm16 /* hi_up_16 = shl(s1_0_1) */
+	vpord 704(%rsp), %zmm16, %zmm16 /* byte_16 = or(hi_up_16, s1_1_1) */
+	vmovdqa64 3392(%rsp), %zmm23 /* reload s1_2_1 */
+	vpsllw $4, %zmm23, %zmm23 /* hi_up_17 = shl(s1_2_1) */
+	vpord 3456(%rsp), %zmm23, %zmm23 /* byte_17 = or(hi_up_17, s1_3_1) */
+	vpsllw $4, %zmm4, %zmm4 /* hi_up_18 = shl(s1_4_1) */
+	vpord %zmm0, %zmm4, %zmm0 /* byte_18 = or(hi_up_18, s1_5_1) */
+	vmovdqa64 3648(%rsp), %zmm4 /* reload s1_6_1 */
+	vpsllw $4, %zmm4, %zmm4 /* hi_up_19 = shl(s1_6_1) */
+	vpord 3712(%rsp), %zmm4, %zmm4 /* byte_19 = or(hi_up_19, s1_7_1) */
+	vmovdqa64 3776(%rsp), %zmm26 /* reload s1_8_1 */
+	vpsllw $4, %zmm26, %zmm26 /* hi_up_20 = shl(s1_8_1) */
+	vpord 3840(%rsp), %zmm26, %zmm26 /* byte_20 = or(hi_up_20, s1_9_1) */
+	vmovdqa64 768(%rsp), %zmm27 /* reload s1_10_1 */
+	vpsllw $4, %zmm27, %zmm27 /* hi_up_21 = shl(s1_10_1) */
+	vpord 832(%rsp), %zmm27, %zmm27 /* byte_21 = or(hi_up_21, s1_11_1) */
 	vpsllw $4, %zmm2, %zmm2 /* hi_up_22 = shl(s1_12_1) */
-	vmovdqa64 3840(%rsp), %zmm14 /* reload s1_13_1 */
-	vpord %zmm14, %zmm2, %zmm2 /* byte_22 = or(hi_up_22, s1_13_1) */
-	vmovdqa64 4160(%rsp), %zmm14 /* reload s1_14_1 */
-	vpsllw $4, %zmm14, %zmm14 /* hi_up_23 = shl(s1_14_1) */
-	vpord %zmm24, %zmm14, %zmm14 /* byte_23 = or(hi_up_23, s1_15_1) */
-	vmovdqa64 4224(%rsp), %zmm24 /* reload s1_16_1 */
-	vpsllw $4, %zmm24, %zmm24 /* hi_up_24 = shl(s1_16_1) */
-	vpord %zmm30, %zmm24, %zmm24 /* byte_24 = or(hi_up_24, s1_17_1) */
+	vpord %zmm24, %zmm2, %zmm2 /* byte_22 = or(hi_up_22, s1_13_1) */
+	vmovdqa64 4160(%rsp), %zmm24 /* reload s1_14_1 */
+	vpsllw $4, %zmm24, %zmm24 /* hi_up_23 = shl(s1_14_1) */
+	vpord 4224(%rsp), %zmm24, %zmm24 /* byte_23 = or(hi_up_23, s1_15_1) */
+	vmovdqa64 192(%rsp), %zmm28 /* reload s1_16_1 */
+	vpsllw $4, %zmm28, %zmm28 /* hi_up_24 = shl(s1_16_1) */
+	vpord 4480(%rsp), %zmm28, %zmm28 /* byte_24 = or(hi_up_24, s1_17_1) */
 	vpsllw $4, %zmm11, %zmm11 /* hi_up_25 = shl(s1_18_1) */
-	vmovdqa64 4480(%rsp), %zmm28 /* reload s1_19_1 */
-	vpord %zmm28, %zmm11, %zmm11 /* byte_25 = or(hi_up_25, s1_19_1) */
-	vmovdqa64 4544(%rsp), %zmm28 /* reload s1_20_1 */
-	vpsllw $4, %zmm28, %zmm28 /* hi_up_26 = shl(s1_20_1) */
-	vmovdqa64 4608(%rsp), %zmm30 /* reload s1_21_1 */
-	vpord %zmm30, %zmm28, %zmm28 /* byte_26 = or(hi_up_26, s1_21_1) */
-	vmovdqa64 4672(%rsp), %zmm30 /* reload s1_22_1 */
-	vpsllw $4, %zmm30, %zmm30 /* hi_up_27 = shl(s1_22_1) */
-	vmovdqa64 4736(%rsp), %zmm31 /* reload s1_23_1 */
-	vpord %zmm31, %zmm30, %zmm30 /* byte_27 = or(hi_up_27, s1_23_1) */
-	vmovdqa64 4800(%rsp), %zmm31 /* reload s1_24_1 */
-	vpsllw $4, %zmm31, %zmm31 /* hi_up_28 = shl(s1_24_1) */
-	vpord %zmm9, %zmm31, %zmm9 /* byte_28 = or(hi_up_28, s1_25_1) */
-	vpsllw $4, %zmm21, %zmm21 /* hi_up_29 = shl(s1_26_1) */
-	vmovdqa64 4864(%rsp), %zmm31 /* reload s1_27_1 */
-	vpord %zmm31, %zmm21, %zmm21 /* byte_29 = or(hi_up_29, s1_27_1) */
-	vpsllw $4, %zmm22, %zmm22 /* hi_up_30 = shl(s1_28_1) */
-	vpord %zmm29, %zmm22, %zmm22 /* byte_30 = or(hi_up_30, s1_29_1) */
-	vmovdqa64 4928(%rsp), %zmm29 /* reload s1_30_1 */
-	vpsllw $4, %zmm29, %zmm29 /* hi_up_31 = shl(s1_30_1) */
-	vpord %zmm19, %zmm29, %zmm19 /* byte_31 = or(hi_up_31, s1_31_1) */
-	vpunpcklbw %zmm0, %zmm1, %zmm29 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm15, %zmm3, %zmm1 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm15, %zmm3, %zmm3 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm17, %zmm5, %zmm15 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm17, %zmm5, %zmm5 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm27, %zmm7, %zmm17 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm27, %zmm7, %zmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm26, %zmm16, %zmm27 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm26, %zmm16, %zmm16 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm6, %zmm25, %zmm26 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm6, %zmm25, %zmm6 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vmovdqa64 3136(%rsp), %zmm25 /* reload byte_6 */
-	vpunpcklbw %zmm4, %zmm25, %zmm31 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm4, %zmm25, %zmm4 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vmovdqa64 4032(%rsp), %zmm25 /* reload byte_7 */
-	vmovdqa64 %zmm14, 3136(%rsp) /* spill byte_23 */
-	vpunpcklbw %zmm8, %zmm25, %zmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm8, %zmm25, %zmm8 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm27, %zmm29, %zmm25 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm27, %zmm29, %zmm27 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm16, %zmm0, %zmm29 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm16, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm26, %zmm1, %zmm16 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm26, %zmm1, %zmm1 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm6, %zmm3, %zmm26 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm6, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm31, %zmm15, %zmm6 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm31, %zmm15, %zmm15 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm4, %zmm5, %zmm31 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm4, %zmm5, %zmm4 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm14, %zmm17, %zmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm14, %zmm17, %zmm14 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm8, %zmm7, %zmm17 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm8, %zmm7, %zmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm6, %zmm25, %zmm8 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm6, %zmm25, %zmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm15, %zmm27, %zmm25 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm15, %zmm27, %zmm15 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm31, %zmm29, %zmm27 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm31, %zmm29, %zmm29 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm4, %zmm0, %zmm31 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm5, %zmm16, %zmm4 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm5, %zmm16, %zmm5 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm14, %zmm1, %zmm16 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm14, %zmm1, %zmm1 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm17, %zmm26, %zmm14 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm17, %zmm26, %zmm17 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm7, %zmm3, %zmm26 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm7, %zmm3, %zmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm4, %zmm8, %zmm7 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm4, %zmm8, %zmm4 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm5, %zmm6, %zmm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm5, %zmm6, %zmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm16, %zmm25, %zmm6 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm16, %zmm25, %zmm16 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm1, %zmm15, %zmm25 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm1, %zmm15, %zmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm14, %zmm27, %zmm15 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm14, %zmm27, %zmm14 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm17, %zmm29, %zmm27 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm17, %zmm29, %zmm17 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm26, %zmm31, %zmm29 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm26, %zmm31, %zmm26 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm3, %zmm0, %zmm31 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm3, %zmm0, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vpunpcklbw %zmm24, %zmm12, %zmm3 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	vpunpckhbw %zmm24, %zmm12, %zmm12 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	vpunpcklbw %zmm11, %zmm13, %zmm24 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	vpunpckhbw %zmm11, %zmm13, %zmm11 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	vpunpcklbw %zmm28, %zmm20, %zmm13 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	vpunpckhbw %zmm28, %zmm20, %zmm20 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	vpunpcklbw %zmm30, %zmm23, %zmm28 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	vpunpckhbw %zmm30, %zmm23, %zmm23 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	vpunpcklbw %zmm9, %zmm18, %zmm30 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	vpunpckhbw %zmm9, %zmm18, %zmm9 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	vpunpcklbw %zmm21, %zmm10, %zmm18 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	vpunpckhbw %zmm21, %zmm10, %zmm10 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	vpunpcklbw %zmm22, %zmm2, %zmm21 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	vpunpckhbw %zmm22, %zmm2, %zmm2 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	vmovdqa64 3136(%rsp), %zmm22 /* reload byte_23 */
-	vmovdqa64 %zmm0, 4032(%rsp) /* spill tro3_15 */
-	vpunpcklbw %zmm19, %zmm22, %zmm0 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	vpunpckhbw %zmm19, %zmm22, %zmm19 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	vpunpcklbw %zmm30, %zmm3, %zmm22 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	vpunpckhbw %zmm30, %zmm3, %zmm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %zmm9, %zmm12, %zmm30 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	vpunpckhbw %zmm9, %zmm12, %zmm9 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	vpunpcklbw %zmm18, %zmm24, %zmm12 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	vpunpckhbw %zmm18, %zmm24, %zmm18 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	vpunpcklbw %zmm10, %zmm11, %zmm24 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	vpunpckhbw %zmm10, %zmm11, %zmm10 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	vpunpcklbw %zmm21, %zmm13, %zmm11 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	vpunpckhbw %zmm21, %zmm13, %zmm13 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	vpunpcklbw %zmm2, %zmm20, %zmm21 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	vpunpckhbw %zmm2, %zmm20, %zmm2 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	vpunpcklbw %zmm0, %zmm28, %zmm20 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	vpunpckhbw %zmm0, %zmm28, %zmm0 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	vpunpcklbw %zmm19, %zmm23, %zmm28 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	vpunpckhbw %zmm19, %zmm23, %zmm19 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	vpunpcklbw %zmm11, %zmm22, %zmm23 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	vpunpckhbw %zmm11, %zmm22, %zmm11 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %zmm13, %zmm3, %zmm22 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %zmm13, %zmm3, %zmm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	vpunpcklbw %zmm21, %zmm30, %zmm13 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	vpunpckhbw %zmm21, %zmm30, %zmm21 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %zmm2, %zmm9, %zmm30 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	vpunpckhbw %zmm2, %zmm9, %zmm2 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	vpunpcklbw %zmm20, %zmm12, %zmm9 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	vpunpckhbw %zmm20, %zmm12, %zmm12 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	vpunpcklbw %zmm0, %zmm18, %zmm20 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	vpunpckhbw %zmm0, %zmm18, %zmm0 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	vpunpcklbw %zmm28, %zmm24, %zmm18 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	vpunpckhbw %zmm28, %zmm24, %zmm24 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	vpunpcklbw %zmm19, %zmm10, %zmm28 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	vpunpckhbw %zmm19, %zmm10, %zmm10 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	vpunpcklbw %zmm9, %zmm23, %zmm19 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	vpunpckhbw %zmm9, %zmm23, %zmm9 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	vpunpcklbw %zmm12, %zmm11, %zmm23 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	vpunpckhbw %zmm12, %zmm11, %zmm11 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	vpunpcklbw %zmm20, %zmm22, %zmm12 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	vpunpckhbw %zmm20, %zmm22, %zmm20 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %zmm0, %zmm3, %zmm22 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	vpunpckhbw %zmm0, %zmm3, %zmm0 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	vpunpcklbw %zmm18, %zmm13, %zmm3 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	vpunpckhbw %zmm18, %zmm13, %zmm13 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	vpunpcklbw %zmm24, %zmm21, %zmm18 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	vpunpckhbw %zmm24, %zmm21, %zmm21 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	vpunpcklbw %zmm28, %zmm30, %zmm24 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	vpunpckhbw %zmm28, %zmm30, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vpunpcklbw %zmm10, %zmm2, %zmm30 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_picks(%rip), %zmm10 /* row_out_picks = const() */
-	vmovdqa64 %zmm2, 3136(%rsp) /* spill tro3_31 */
-	vmovdqa64 %zmm10, %zmm2 /* row_out_picks */
-	vpermi2q %zmm19, %zmm7, %zmm2 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
-	vmovdqa64 %zmm2, 4928(%rsp) /* spill row_out */
-	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_1_picks(%rip), %zmm2 /* row_out_1_picks = const() */
+	vpord %zmm9, %zmm11, %zmm9 /* byte_25 = or(hi_up_25, s1_19_1) */
+	vmovdqa64 4544(%rsp), %zmm11 /* reload s1_20_1 */
+	vpsllw $4, %zmm11, %zmm11 /* hi_up_26 = shl(s1_20_1) */
+	vpord 4608(%rsp), %zmm11, %zmm11 /* byte_26 = or(hi_up_26, s1_21_1) */
+	vmovdqa64 4672(%rsp), %zmm29 /* reload s1_22_1 */
+	vpsllw $4, %zmm29, %zmm29 /* hi_up_27 = shl(s1_22_1) */
+	vpord 4736(%rsp), %zmm29, %zmm29 /* byte_27 = or(hi_up_27, s1_23_1) */
+	vmovdqa64 4800(%rsp), %zmm30 /* reload s1_24_1 */
+	vpsllw $4, %zmm30, %zmm30 /* hi_up_28 = shl(s1_24_1) */
+	vpord 4864(%rsp), %zmm30, %zmm30 /* byte_28 = or(hi_up_28, s1_25_1) */
+	vpsllw $4, %zmm20, %zmm20 /* hi_up_29 = shl(s1_26_1) */
+	vpord %zmm13, %zmm20, %zmm13 /* byte_29 = or(hi_up_29, s1_27_1) */
+	vmovdqa64 4928(%rsp), %zmm20 /* reload s1_28_1 */
+	vpsllw $4, %zmm20, %zmm20 /* hi_up_30 = shl(s1_28_1) */
+	vpord 256(%rsp), %zmm20, %zmm20 /* byte_30 = or(hi_up_30, s1_29_1) */
+	vmovdqa64 %zmm24, 256(%rsp) /* spill byte_23 */
+	vmovdqa64 448(%rsp), %zmm24 /* reload s1_30_1 */
+	vpsllw $4, %zmm24, %zmm24 /* hi_up_31 = shl(s1_30_1) */
+	vpord %zmm31, %zmm24, %zmm24 /* byte_31 = or(hi_up_31, s1_31_1) */
+	vpunpcklbw %zmm8, %zmm1, %zmm31 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm8, %zmm1, %zmm1 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm10, %zmm3, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm10, %zmm3, %zmm3 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm12, %zmm5, %zmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm12, %zmm5, %zmm5 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm14, %zmm7, %zmm12 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm14, %zmm7, %zmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm22, %zmm17, %zmm14 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm22, %zmm17, %zmm17 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm25, %zmm18, %zmm22 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm25, %zmm18, %zmm18 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm15, %zmm19, %zmm25 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm15, %zmm19, %zmm15 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm6, %zmm21, %zmm19 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm6, %zmm21, %zmm6 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm14, %zmm31, %zmm21 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm14, %zmm31, %zmm14 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm17, %zmm1, %zmm31 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm17, %zmm1, %zmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm22, %zmm8, %zmm17 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm22, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm18, %zmm3, %zmm22 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm18, %zmm3, %zmm3 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm25, %zmm10, %zmm18 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm25, %zmm10, %zmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm15, %zmm5, %zmm25 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm15, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm19, %zmm12, %zmm15 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm19, %zmm12, %zmm12 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm6, %zmm7, %zmm19 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm6, %zmm7, %zmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm18, %zmm21, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm18, %zmm21, %zmm18 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm10, %zmm14, %zmm21 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm10, %zmm14, %zmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm25, %zmm31, %zmm14 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm25, %zmm31, %zmm25 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm5, %zmm1, %zmm31 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm5, %zmm1, %zmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm15, %zmm17, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm15, %zmm17, %zmm15 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm12, %zmm8, %zmm17 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm19, %zmm22, %zmm12 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm19, %zmm22, %zmm19 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm6, %zmm3, %zmm22 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm6, %zmm3, %zmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm5, %zmm7, %zmm6 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm5, %zmm7, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm15, %zmm18, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm15, %zmm18, %zmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm17, %zmm21, %zmm18 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm17, %zmm21, %zmm17 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm10, %zmm21 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm12, %zmm14, %zmm10 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm12, %zmm14, %zmm12 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm19, %zmm25, %zmm14 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm19, %zmm25, %zmm19 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm22, %zmm31, %zmm25 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm22, %zmm31, %zmm22 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm3, %zmm1, %zmm31 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpunpcklbw %zmm28, %zmm16, %zmm3 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	vpunpckhbw %zmm28, %zmm16, %zmm16 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	vpunpcklbw %zmm9, %zmm23, %zmm28 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	vpunpckhbw %zmm9, %zmm23, %zmm9 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	vpunpcklbw %zmm11, %zmm0, %zmm23 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	vpunpckhbw %zmm11, %zmm0, %zmm0 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	vpunpcklbw %zmm29, %zmm4, %zmm11 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	vpunpckhbw %zmm29, %zmm4, %zmm4 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	vpunpcklbw %zmm30, %zmm26, %zmm29 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	vpunpckhbw %zmm30, %zmm26, %zmm26 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	vpunpcklbw %zmm13, %zmm27, %zmm30 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	vpunpckhbw %zmm13, %zmm27, %zmm13 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	vpunpcklbw %zmm20, %zmm2, %zmm27 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	vpunpckhbw %zmm20, %zmm2, %zmm2 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	vmovdqa64 256(%rsp), %zmm20 /* reload byte_23 */
+	vmovdqa64 %zmm1, 448(%rsp) /* spill tro3_15 */
+	vpunpcklbw %zmm24, %zmm20, %zmm1 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	vpunpckhbw %zmm24, %zmm20, %zmm20 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	vpunpcklbw %zmm29, %zmm3, %zmm24 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %zmm29, %zmm3, %zmm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %zmm26, %zmm16, %zmm29 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %zmm26, %zmm16, %zmm16 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %zmm30, %zmm28, %zmm26 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %zmm30, %zmm28, %zmm28 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %zmm13, %zmm9, %zmm30 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %zmm27, %zmm23, %zmm13 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %zmm27, %zmm23, %zmm23 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %zmm2, %zmm0, %zmm27 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %zmm1, %zmm11, %zmm2 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %zmm1, %zmm11, %zmm1 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vpunpcklbw %zmm20, %zmm4, %zmm11 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %zmm20, %zmm4, %zmm4 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %zmm13, %zmm24, %zmm20 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %zmm13, %zmm24, %zmm13 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %zmm23, %zmm3, %zmm24 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %zmm23, %zmm3, %zmm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %zmm27, %zmm29, %zmm23 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpckhbw %zmm27, %zmm29, %zmm27 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	vpunpcklbw %zmm0, %zmm16, %zmm29 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %zmm0, %zmm16, %zmm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %zmm2, %zmm26, %zmm16 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %zmm2, %zmm26, %zmm2 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %zmm1, %zmm28, %zmm26 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %zmm1, %zmm28, %zmm1 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %zmm11, %zmm30, %zmm28 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %zmm11, %zmm30, %zmm11 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vpunpcklbw %zmm4, %zmm9, %zmm30 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpckhbw %zmm4, %zmm9, %zmm4 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	vpunpcklbw %zmm16, %zmm20, %zmm9 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %zmm16, %zmm20, %zmm16 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %zmm2, %zmm13, %zmm20 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %zmm2, %zmm13, %zmm2 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %zmm26, %zmm24, %zmm13 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %zmm26, %zmm24, %zmm24 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %zmm1, %zmm3, %zmm26 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %zmm1, %zmm3, %zmm1 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %zmm28, %zmm23, %zmm3 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %zmm28, %zmm23, %zmm23 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %zmm11, %zmm27, %zmm28 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %zmm11, %zmm27, %zmm11 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %zmm30, %zmm29, %zmm27 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %zmm30, %zmm29, %zmm29 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vpunpcklbw %zmm4, %zmm0, %zmm30 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %zmm4, %zmm0, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_picks(%rip), %zmm4 /* row_out_picks = const() */
+	vmovdqa64 %zmm0, 256(%rsp) /* spill tro3_31 */
+	vmovdqa64 %zmm4, %zmm0 /* row_out_picks */
+	vpermi2q %zmm9, %zmm6, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
+	vmovdqa64 %zmm0, 4928(%rsp) /* spill row_out */
+	vmovdqa64 .Lublock_nibbleslice_avx512_asm_11_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks = const() */
 	vmovdqa64 %zmm30, 4864(%rsp) /* spill tro3_30 */
-	vmovdqa64 %zmm2, %zmm30 /* row_out_1_picks */
-	vpermi2q %zmm19, %zmm7, %zmm30 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
-	vmovdqa64 %zmm10, %zmm7 /* row_out_picks */
-	vpermi2q %zmm9, %zmm4, %zmm7 /* row_out_2 = permute2q(row_out_picks, tro3_1, tro3_17) */
-	vmovdqa64 %zmm2, %zmm19 /* row_out_1_picks */
-	vpermi2q %zmm9, %zmm4, %zmm19 /* row_out_3 = permute2q(row_out_1_picks, tro3_1, tro3_17) */
-	vmovdqa64 %zmm10, %zmm4 /* row_out_picks */
-	vpermi2q %zmm23, %zmm8, %zmm4 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
-	vmovdqa64 %zmm2, %zmm9 /* row_out_1_picks */
-	vpermi2q %zmm23, %zmm8, %zmm9 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
-	vmovdqa64 %zmm10, %zmm8 /* row_out_picks */
-	vpermi2q %zmm11, %zmm5, %zmm8 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm2, %zmm23 /* row_out_1_picks */
-	vpermi2q %zmm11, %zmm5, %zmm23 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm10, %zmm5 /* row_out_picks */
-	vpermi2q %zmm12, %zmm6, %zmm5 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm2, %zmm11 /* row_out_1_picks */
-	vpermi2q %zmm12, %zmm6, %zmm11 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm10, %zmm6 /* row_out_picks */
-	vpermi2q %zmm20, %zmm16, %zmm6 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm2, %zmm12 /* row_out_1_picks */
-	vpermi2q %zmm20, %zmm16, %zmm12 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm10, %zmm16 /* row_out_picks */
-	vpermi2q %zmm22, %zmm25, %zmm16 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
-	vmovdqa64 %zmm2, %zmm20 /* row_out_1_picks */
-	vpermi2q %zmm22, %zmm25, %zmm20 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
-	vmovdqa64 %zmm10, %zmm22 /* row_out_picks */
-	vpermi2q %zmm0, %zmm1, %zmm22 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
-	vmovdqa64 %zmm2, %zmm25 /* row_out_1_picks */
-	vpermi2q %zmm0, %zmm1, %zmm25 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
-	vmovdqa64 %zmm10, %zmm0 /* row_out_picks */
-	vpermi2q %zmm3, %zmm15, %zmm0 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm2, %zmm1 /* row_out_1_picks */
-	vpermi2q %zmm3, %zmm15, %zmm1 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm10, %zmm3 /* row_out_picks */
-	vpermi2q %zmm13, %zmm14, %zmm3 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
-	vmovdqa64 %zmm2, %zmm15 /* row_out_1_picks */
-	vpermi2q %zmm13, %zmm14, %zmm15 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
-	vmovdqa64 %zmm10, %zmm13 /* row_out_picks */
-	vpermi2q %zmm18, %zmm27, %zmm13 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
-	vmovdqa64 %zmm2, %zmm14 /* row_out_1_picks */
-	vpermi2q %zmm18, %zmm27, %zmm14 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
-	vmovdqa64 %zmm10, %zmm18 /* row_out_picks */
-	vpermi2q %zmm21, %zmm17, %zmm18 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
-	vmovdqa64 %zmm2, %zmm27 /* row_out_1_picks */
-	vpermi2q %zmm21, %zmm17, %zmm27 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
-	vmovdqa64 %zmm10, %zmm17 /* row_out_picks */
-	vpermi2q %zmm24, %zmm29, %zmm17 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
-	vmovdqa64 %zmm2, %zmm21 /* row_out_1_picks */
-	vpermi2q %zmm24, %zmm29, %zmm21 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
-	vmovdqa64 %zmm10, %zmm24 /* row_out_picks */
-	vpermi2q %zmm28, %zmm26, %zmm24 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
-	vmovdqa64 %zmm2, %zmm29 /* row_out_1_picks */
-	vpermi2q %zmm28, %zmm26, %zmm29 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
-	vmovdqa64 4864(%rsp), %zmm26 /* reload tro3_30 */
-	vmovdqa64 %zmm10, %zmm28 /* row_out_picks */
-	vpermi2q %zmm26, %zmm31, %zmm28 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
-	vmovdqa64 %zmm28, 4800(%rsp) /* spill row_out_28 */
-	vmovdqa64 %zmm2, %zmm28 /* row_out_1_picks */
-	vpermi2q %zmm26, %zmm31, %zmm28 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
-	vmovdqa64 4032(%rsp), %zmm26 /* reload tro3_15 */
-	vmovdqa64 3136(%rsp), %zmm31 /* reload tro3_31 */
-	vpermi2q %zmm31, %zmm26, %zmm10 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
-	vpermi2q %zmm31, %zmm26, %zmm2 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
-	vmovdqa64 4928(%rsp), %zmm26 /* reload row_out */
-	vmovdqu64 %zmm26, (%rdx) /* store row_out */
+	vmovdqa64 %zmm0, %zmm30 /* row_out_1_picks */
+	vpermi2q %zmm9, %zmm6, %zmm30 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
+	vmovdqa64 %zmm4, %zmm6 /* row_out_picks */
+	vpermi2q %zmm16, %zmm5, %zmm6 /* row_out_2 = permute2q(row_out_picks, tro3_1, tro3_17) */
+	vmovdqa64 %zmm0, %zmm9 /* row_out_1_picks */
+	vpermi2q %zmm16, %zmm5, %zmm9 /* row_out_3 = permute2q(row_out_1_picks, tro3_1, tro3_17) */
+	vmovdqa64 %zmm4, %zmm5 /* row_out_picks */
+	vpermi2q %zmm20, %zmm7, %zmm5 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
+	vmovdqa64 %zmm0, %zmm16 /* row_out_1_picks */
+	vpermi2q %zmm20, %zmm7, %zmm16 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
+	vmovdqa64 %zmm4, %zmm7 /* row_out_picks */
+	vpermi2q %zmm2, %zmm15, %zmm7 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
+	vmovdqa64 %zmm0, %zmm20 /* row_out_1_picks */
+	vpermi2q %zmm2, %zmm15, %zmm20 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
+	vmovdqa64 %zmm4, %zmm2 /* row_out_picks */
+	vpermi2q %zmm13, %zmm18, %zmm2 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm0, %zmm15 /* row_out_1_picks */
+	vpermi2q %zmm13, %zmm18, %zmm15 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm4, %zmm13 /* row_out_picks */
+	vpermi2q %zmm24, %zmm17, %zmm13 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm0, %zmm18 /* row_out_1_picks */
+	vpermi2q %zmm24, %zmm17, %zmm18 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm4, %zmm17 /* row_out_picks */
+	vpermi2q %zmm26, %zmm21, %zmm17 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
+	vmovdqa64 %zmm0, %zmm24 /* row_out_1_picks */
+	vpermi2q %zmm26, %zmm21, %zmm24 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
+	vmovdqa64 %zmm4, %zmm21 /* row_out_picks */
+	vpermi2q %zmm1, %zmm8, %zmm21 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm0, %zmm26 /* row_out_1_picks */
+	vpermi2q %zmm1, %zmm8, %zmm26 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm4, %zmm1 /* row_out_picks */
+	vpermi2q %zmm3, %zmm10, %zmm1 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm0, %zmm8 /* row_out_1_picks */
+	vpermi2q %zmm3, %zmm10, %zmm8 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm4, %zmm3 /* row_out_picks */
+	vpermi2q %zmm23, %zmm12, %zmm3 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm0, %zmm10 /* row_out_1_picks */
+	vpermi2q %zmm23, %zmm12, %zmm10 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm4, %zmm12 /* row_out_picks */
+	vpermi2q %zmm28, %zmm14, %zmm12 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
+	vmovdqa64 %zmm0, %zmm23 /* row_out_1_picks */
+	vpermi2q %zmm28, %zmm14, %zmm23 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
+	vmovdqa64 %zmm4, %zmm14 /* row_out_picks */
+	vpermi2q %zmm11, %zmm19, %zmm14 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm0, %zmm28 /* row_out_1_picks */
+	vpermi2q %zmm11, %zmm19, %zmm28 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm4, %zmm11 /* row_out_picks */
+	vpermi2q %zmm27, %zmm25, %zmm11 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
+	vmovdqa64 %zmm0, %zmm19 /* row_out_1_picks */
+	vpermi2q %zmm27, %zmm25, %zmm19 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
+	vmovdqa64 %zmm4, %zmm25 /* row_out_picks */
+	vpermi2q %zmm29, %zmm22, %zmm25 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
+	vmovdqa64 %zmm0, %zmm27 /* row_out_1_picks */
+	vpermi2q %zmm29, %zmm22, %zmm27 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
+	vmovdqa64 %zmm4, %zmm22 /* row_out_picks */
+	vpermi2q 4864(%rsp), %zmm31, %zmm22 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
+	vmovdqa64 %zmm0, %zmm29 /* row_out_1_picks */
+	vpermi2q 4864(%rsp), %zmm31, %zmm29 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
+	vmovdqa64 448(%rsp), %zmm31 /* reload tro3_15 */
+	vpermi2q 256(%rsp), %zmm31, %zmm4 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
+	vpermi2q 256(%rsp), %zmm31, %zmm0 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
+	vmovdqa64 4928(%rsp), %zmm31 /* reload row_out */
+	vmovdqu64 %zmm31, (%rdx) /* store row_out */
 	vmovdqu64 %zmm30, 64(%rdx) /* store row_out_1 */
-	vmovdqu64 %zmm7, 128(%rdx) /* store row_out_2 */
-	vmovdqu64 %zmm19, 192(%rdx) /* store row_out_3 */
-	vmovdqu64 %zmm4, 256(%rdx) /* store row_out_4 */
-	vmovdqu64 %zmm9, 320(%rdx) /* store row_out_5 */
-	vmovdqu64 %zmm8, 384(%rdx) /* store row_out_6 */
-	vmovdqu64 %zmm23, 448(%rdx) /* store row_out_7 */
-	vmovdqu64 %zmm5, 512(%rdx) /* store row_out_8 */
-	vmovdqu64 %zmm11, 576(%rdx) /* store row_out_9 */
-	vmovdqu64 %zmm6, 640(%rdx) /* store row_out_10 */
-	vmovdqu64 %zmm12, 704(%rdx) /* store row_out_11 */
-	vmovdqu64 %zmm16, 768(%rdx) /* store row_out_12 */
-	vmovdqu64 %zmm20, 832(%rdx) /* store row_out_13 */
-	vmovdqu64 %zmm22, 896(%rdx) /* store row_out_14 */
-	vmovdqu64 %zmm25, 960(%rdx) /* store row_out_15 */
-	vmovdqu64 %zmm0, 1024(%rdx) /* store row_out_16 */
-	vmovdqu64 %zmm1, 1088(%rdx) /* store row_out_17 */
+	vmovdqu64 %zmm6, 128(%rdx) /* store row_out_2 */
+	vmovdqu64 %zmm9, 192(%rdx) /* store row_out_3 */
+	vmovdqu64 %zmm5, 256(%rdx) /* store row_out_4 */
+	vmovdqu64 %zmm16, 320(%rdx) /* store row_out_5 */
+	vmovdqu64 %zmm7, 384(%rdx) /* store row_out_6 */
+	vmovdqu64 %zmm20, 448(%rdx) /* store row_out_7 */
+	vmovdqu64 %zmm2, 512(%rdx) /* store row_out_8 */
+	vmovdqu64 %zmm15, 576(%rdx) /* store row_out_9 */
+	vmovdqu64 %zmm13, 640(%rdx) /* store row_out_10 */
+	vmovdqu64 %zmm18, 704(%rdx) /* store row_out_11 */
+	vmovdqu64 %zmm17, 768(%rdx) /* store row_out_12 */
+	vmovdqu64 %zmm24, 832(%rdx) /* store row_out_13 */
+	vmovdqu64 %zmm21, 896(%rdx) /* store row_out_14 */
+	vmovdqu64 %zmm26, 960(%rdx) /* store row_out_15 */
+	vmovdqu64 %zmm1, 1024(%rdx) /* store row_out_16 */
+	vmovdqu64 %zmm8, 1088(%rdx) /* store row_out_17 */
 	vmovdqu64 %zmm3, 1152(%rdx) /* store row_out_18 */
-	vmovdqu64 %zmm15, 1216(%rdx) /* store row_out_19 */
-	vmovdqu64 %zmm13, 1280(%rdx) /* store row_out_20 */
-	vmovdqu64 %zmm14, 1344(%rdx) /* store row_out_21 */
-	vmovdqu64 %zmm18, 1408(%rdx) /* store row_out_22 */
-	vmovdqu64 %zmm27, 1472(%rdx) /* store row_out_23 */
-	vmovdqu64 %zmm17, 1536(%rdx) /* store row_out_24 */
-	vmovdqu64 %zmm21, 1600(%rdx) /* store row_out_25 */
-	vmovdqu64 %zmm24, 1664(%rdx) /* store row_out_26 */
-	vmovdqu64 %zmm29, 1728(%rdx) /* store row_out_27 */
-	vmovdqa64 4800(%rsp), %zmm0 /* reload row_out_28 */
-	vmovdqu64 %zmm0, 1792(%rdx) /* store row_out_28 */
-	vmovdqu64 %zmm28, 1856(%rdx) /* store row_out_29 */
-	vmovdqu64 %zmm10, 1920(%rdx) /* store row_out_30 */
-	vmovdqu64 %zmm2, 1984(%rdx) /* store row_out_31 */
+	vmovdqu64 %zmm10, 1216(%rdx) /* store row_out_19 */
+	vmovdqu64 %zmm12, 1280(%rdx) /* store row_out_20 */
+	vmovdqu64 %zmm23, 1344(%rdx) /* store row_out_21 */
+	vmovdqu64 %zmm14, 1408(%rdx) /* store row_out_22 */
+	vmovdqu64 %zmm28, 1472(%rdx) /* store row_out_23 */
+	vmovdqu64 %zmm11, 1536(%rdx) /* store row_out_24 */
+	vmovdqu64 %zmm19, 1600(%rdx) /* store row_out_25 */
+	vmovdqu64 %zmm25, 1664(%rdx) /* store row_out_26 */
+	vmovdqu64 %zmm27, 1728(%rdx) /* store row_out_27 */
+	vmovdqu64 %zmm22, 1792(%rdx) /* store row_out_28 */
+	vmovdqu64 %zmm29, 1856(%rdx) /* store row_out_29 */
+	vmovdqu64 %zmm4, 1920(%rdx) /* store row_out_30 */
+	vmovdqu64 %zmm0, 1984(%rdx) /* store row_out_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper
@@ -8563,409 +8150,352 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
 	vbroadcasti32x4 160(%rdi), %zmm6 /* t0_10 = bcast128() */
 	vpshufb %zmm21, %zmm6, %zmm6 /* s0_10 = lookup16(t0_10, pair_10) */
 	vbroadcasti32x4 176(%rdi), %zmm18 /* t0_11 = bcast128() */
-	vmovdqa64 1280(%rsp), %zmm19 /* reload pair_11 */
-	vpshufb %zmm19, %zmm18, %zmm18 /* s0_11 = lookup16(t0_11, pair_11) */
+	vpshufb 1280(%rsp), %zmm18, %zmm18 /* s0_11 = lookup16(t0_11, pair_11) */
 	vbroadcasti32x4 192(%rdi), %zmm19 /* t0_12 = bcast128() */
-	vmovdqa64 1216(%rsp), %zmm21 /* reload pair_12 */
-	vpshufb %zmm21, %zmm19, %zmm19 /* s0_12 = lookup16(t0_12, pair_12) */
+	vpshufb 1216(%rsp), %zmm19, %zmm19 /* s0_12 = lookup16(t0_12, pair_12) */
 	vbroadcasti32x4 208(%rdi), %zmm21 /* t0_13 = bcast128() */
-	vmovdqa64 1152(%rsp), %zmm23 /* reload pair_13 */
-	vpshufb %zmm23, %zmm21, %zmm21 /* s0_13 = lookup16(t0_13, pair_13) */
+	vpshufb 1152(%rsp), %zmm21, %zmm21 /* s0_13 = lookup16(t0_13, pair_13) */
 	vbroadcasti32x4 224(%rdi), %zmm23 /* t0_14 = bcast128() */
-	vmovdqa64 1088(%rsp), %zmm24 /* reload pair_14 */
-	vpshufb %zmm24, %zmm23, %zmm23 /* s0_14 = lookup16(t0_14, pair_14) */
+	vpshufb 1088(%rsp), %zmm23, %zmm23 /* s0_14 = lookup16(t0_14, pair_14) */
 	vbroadcasti32x4 240(%rdi), %zmm24 /* t0_15 = bcast128() */
-	vmovdqa64 1024(%rsp), %zmm25 /* reload pair_15 */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s0_15 = lookup16(t0_15, pair_15) */
+	vpshufb 1024(%rsp), %zmm24, %zmm24 /* s0_15 = lookup16(t0_15, pair_15) */
 	vbroadcasti32x4 640(%rdi), %zmm25 /* t1_8 = bcast128() */
-	vmovdqa64 1344(%rsp), %zmm27 /* reload pair_40 */
-	vpshufb %zmm27, %zmm25, %zmm25 /* s1_8 = lookup16(t1_8, pair_40) */
+	vpshufb 1344(%rsp), %zmm25, %zmm25 /* s1_8 = lookup16(t1_8, pair_40) */
 	vbroadcasti32x4 656(%rdi), %zmm27 /* t1_9 = bcast128() */
-	vmovdqa64 1408(%rsp), %zmm28 /* reload pair_41 */
-	vpshufb %zmm28, %zmm27, %zmm27 /* s1_9 = lookup16(t1_9, pair_41) */
+	vpshufb 1408(%rsp), %zmm27, %zmm27 /* s1_9 = lookup16(t1_9, pair_41) */
 	vbroadcasti32x4 672(%rdi), %zmm28 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm15, 1408(%rsp) /* spill y1_6_2 */
-	vmovdqa64 1472(%rsp), %zmm15 /* reload pair_42 */
-	vpshufb %zmm15, %zmm28, %zmm15 /* s1_10 = lookup16(t1_10, pair_42) */
-	vbroadcasti32x4 688(%rdi), %zmm28 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm16, 1472(%rsp) /* spill y1_7_2 */
-	vmovdqa64 1536(%rsp), %zmm16 /* reload pair_43 */
-	vpshufb %zmm16, %zmm28, %zmm16 /* s1_11 = lookup16(t1_11, pair_43) */
-	vbroadcasti32x4 704(%rdi), %zmm28 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm12, 1536(%rsp) /* spill y1_4_2 */
-	vmovdqa64 1600(%rsp), %zmm12 /* reload pair_44 */
-	vpshufb %zmm12, %zmm28, %zmm12 /* s1_12 = lookup16(t1_12, pair_44) */
-	vbroadcasti32x4 720(%rdi), %zmm28 /* t1_13 = bcast128() */
-	vpshufb %zmm22, %zmm28, %zmm22 /* s1_13 = lookup16(t1_13, pair_45) */
-	vbroadcasti32x4 736(%rdi), %zmm28 /* t1_14 = bcast128() */
-	vpshufb %zmm3, %zmm28, %zmm3 /* s1_14 = lookup16(t1_14, pair_46) */
-	vbroadcasti32x4 752(%rdi), %zmm28 /* t1_15 = bcast128() */
-	vpshufb %zmm26, %zmm28, %zmm26 /* s1_15 = lookup16(t1_15, pair_47) */
-	vmovdqa64 %zmm27, %zmm28 /* s1_9 */
-	vpternlogd $0x96, %zmm2, %zmm5, %zmm28 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm13, 1600(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm15, %zmm13 /* s1_10 */
+	vpshufb 1472(%rsp), %zmm28, %zmm28 /* s1_10 = lookup16(t1_10, pair_42) */
+	vmovdqa64 %zmm15, 1472(%rsp) /* spill y1_6_2 */
+	vbroadcasti32x4 688(%rdi), %zmm15 /* t1_11 = bcast128() */
+	vpshufb 1536(%rsp), %zmm15, %zmm15 /* s1_11 = lookup16(t1_11, pair_43) */
+	vmovdqa64 %zmm16, 1536(%rsp) /* spill y1_7_2 */
+	vbroadcasti32x4 704(%rdi), %zmm16 /* t1_12 = bcast128() */
+	vpshufb 1600(%rsp), %zmm16, %zmm16 /* s1_12 = lookup16(t1_12, pair_44) */
+	vmovdqa64 %zmm12, 1600(%rsp) /* spill y1_4_2 */
+	vbroadcasti32x4 720(%rdi), %zmm12 /* t1_13 = bcast128() */
+	vpshufb %zmm22, %zmm12, %zmm12 /* s1_13 = lookup16(t1_13, pair_45) */
+	vbroadcasti32x4 736(%rdi), %zmm22 /* t1_14 = bcast128() */
+	vpshufb %zmm3, %zmm22, %zmm3 /* s1_14 = lookup16(t1_14, pair_46) */
+	vbroadcasti32x4 752(%rdi), %zmm22 /* t1_15 = bcast128() */
+	vpshufb %zmm26, %zmm22, %zmm22 /* s1_15 = lookup16(t1_15, pair_47) */
+	vmovdqa64 %zmm27, %zmm26 /* s1_9 */
+	vpternlogd $0x96, %zmm2, %zmm5, %zmm26 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm13, 1408(%rsp) /* spill y1_5_2 */
+	vmovdqa64 %zmm28, %zmm13 /* s1_10 */
 	vpternlogd $0x96, %zmm5, %zmm6, %zmm13 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
 	vmovdqa64 %zmm9, 1344(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm16, %zmm9 /* s1_11 */
+	vmovdqa64 %zmm15, %zmm9 /* s1_11 */
 	vpternlogd $0x96, %zmm6, %zmm18, %zmm9 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
 	vmovdqa64 %zmm10, 1024(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm12, %zmm10 /* s1_12 */
+	vmovdqa64 %zmm16, %zmm10 /* s1_12 */
 	vpternlogd $0x96, %zmm18, %zmm19, %zmm10 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
 	vmovdqa64 %zmm4, 1088(%rsp) /* spill y1_0_2 */
-	vmovdqa64 %zmm22, %zmm4 /* s1_13 */
+	vmovdqa64 %zmm12, %zmm4 /* s1_13 */
 	vpternlogd $0x96, %zmm19, %zmm21, %zmm4 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
 	vmovdqa64 %zmm7, 1152(%rsp) /* spill y1_1_2 */
 	vmovdqa64 %zmm3, %zmm7 /* s1_14 */
 	vpternlogd $0x96, %zmm21, %zmm23, %zmm7 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
 	vmovdqa64 %zmm8, 1216(%rsp) /* spill y0_7_2 */
-	vmovdqa64 %zmm26, %zmm8 /* s1_15 */
+	vmovdqa64 %zmm22, %zmm8 /* s1_15 */
 	vpternlogd $0x96, %zmm23, %zmm24, %zmm8 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
 	vmovdqa64 %zmm11, 1280(%rsp) /* spill y0_6_2 */
 	vmovdqa64 %zmm25, %zmm11 /* s1_8 */
 	vpternlogd $0x96, %zmm24, %zmm2, %zmm11 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
 	vpternlogd $0x96, %zmm9, %zmm2, %zmm25 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
 	vpternlogd $0x96, %zmm10, %zmm5, %zmm27 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
-	vpternlogd $0x96, %zmm4, %zmm6, %zmm15 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
-	vpternlogd $0x96, %zmm7, %zmm18, %zmm16 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
-	vpternlogd $0x96, %zmm8, %zmm19, %zmm12 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
-	vpternlogd $0x96, %zmm11, %zmm21, %zmm22 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
-	vpternlogd $0x96, %zmm28, %zmm23, %zmm3 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
-	vpternlogd $0x96, %zmm13, %zmm24, %zmm26 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
+	vpternlogd $0x96, %zmm4, %zmm6, %zmm28 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
+	vpternlogd $0x96, %zmm7, %zmm18, %zmm15 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
+	vpternlogd $0x96, %zmm8, %zmm19, %zmm16 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
+	vpternlogd $0x96, %zmm11, %zmm21, %zmm12 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
+	vpternlogd $0x96, %zmm26, %zmm23, %zmm3 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
+	vpternlogd $0x96, %zmm13, %zmm24, %zmm22 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
 	vmovdqa64 %zmm7, %zmm2 /* y0_13 */
-	vpternlogd $0x96, %zmm25, %zmm26, %zmm2 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
+	vpternlogd $0x96, %zmm25, %zmm22, %zmm2 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
 	vmovdqa64 %zmm8, %zmm5 /* y0_14 */
 	vpternlogd $0x96, %zmm27, %zmm25, %zmm5 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
 	vmovdqa64 %zmm11, %zmm6 /* y0_15 */
-	vpternlogd $0x96, %zmm15, %zmm27, %zmm6 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
-	vmovdqa64 %zmm28, %zmm18 /* y0_8 */
-	vpternlogd $0x96, %zmm16, %zmm15, %zmm18 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm6 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
+	vmovdqa64 %zmm26, %zmm18 /* y0_8 */
+	vpternlogd $0x96, %zmm15, %zmm28, %zmm18 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
 	vmovdqa64 %zmm13, %zmm19 /* y0_9 */
-	vpternlogd $0x96, %zmm12, %zmm16, %zmm19 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
+	vpternlogd $0x96, %zmm16, %zmm15, %zmm19 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
 	vmovdqa64 %zmm9, %zmm21 /* y0_10 */
-	vpternlogd $0x96, %zmm22, %zmm12, %zmm21 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
+	vpternlogd $0x96, %zmm12, %zmm16, %zmm21 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
 	vmovdqa64 %zmm10, %zmm23 /* y0_11 */
-	vpternlogd $0x96, %zmm3, %zmm22, %zmm23 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
+	vpternlogd $0x96, %zmm3, %zmm12, %zmm23 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
 	vmovdqa64 %zmm4, %zmm24 /* y0_12 */
-	vpternlogd $0x96, %zmm26, %zmm3, %zmm24 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
-	vpternlogd $0x96, %zmm2, %zmm15, %zmm28 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
-	vpternlogd $0x96, %zmm5, %zmm16, %zmm13 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
-	vpternlogd $0x96, %zmm6, %zmm12, %zmm9 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
-	vpternlogd $0x96, %zmm18, %zmm22, %zmm10 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
+	vpternlogd $0x96, %zmm22, %zmm3, %zmm24 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm2, %zmm28, %zmm26 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
+	vpternlogd $0x96, %zmm5, %zmm15, %zmm13 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
+	vpternlogd $0x96, %zmm6, %zmm16, %zmm9 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
+	vpternlogd $0x96, %zmm18, %zmm12, %zmm10 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
 	vpternlogd $0x96, %zmm19, %zmm3, %zmm4 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
-	vpternlogd $0x96, %zmm21, %zmm26, %zmm7 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
+	vpternlogd $0x96, %zmm21, %zmm22, %zmm7 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
 	vpternlogd $0x96, %zmm23, %zmm25, %zmm8 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
 	vpternlogd $0x96, %zmm24, %zmm27, %zmm11 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
 	vbroadcasti32x4 256(%rdi), %zmm3 /* t0_16 = bcast128() */
-	vmovdqa64 960(%rsp), %zmm12 /* reload pair_16 */
-	vpshufb %zmm12, %zmm3, %zmm3 /* s0_16 = lookup16(t0_16, pair_16) */
+	vpshufb 960(%rsp), %zmm3, %zmm3 /* s0_16 = lookup16(t0_16, pair_16) */
 	vbroadcasti32x4 272(%rdi), %zmm12 /* t0_17 = bcast128() */
-	vmovdqa64 896(%rsp), %zmm15 /* reload pair_17 */
-	vpshufb %zmm15, %zmm12, %zmm12 /* s0_17 = lookup16(t0_17, pair_17) */
+	vpshufb 896(%rsp), %zmm12, %zmm12 /* s0_17 = lookup16(t0_17, pair_17) */
 	vbroadcasti32x4 288(%rdi), %zmm15 /* t0_18 = bcast128() */
-	vmovdqa64 832(%rsp), %zmm16 /* reload pair_18 */
-	vpshufb %zmm16, %zmm15, %zmm15 /* s0_18 = lookup16(t0_18, pair_18) */
+	vpshufb 832(%rsp), %zmm15, %zmm15 /* s0_18 = lookup16(t0_18, pair_18) */
 	vbroadcasti32x4 304(%rdi), %zmm16 /* t0_19 = bcast128() */
-	vmovdqa64 768(%rsp), %zmm22 /* reload pair_19 */
-	vpshufb %zmm22, %zmm16, %zmm16 /* s0_19 = lookup16(t0_19, pair_19) */
+	vpshufb 768(%rsp), %zmm16, %zmm16 /* s0_19 = lookup16(t0_19, pair_19) */
 	vbroadcasti32x4 320(%rdi), %zmm22 /* t0_20 = bcast128() */
-	vmovdqa64 0(%rsp), %zmm25 /* reload pair_20 */
-	vpshufb %zmm25, %zmm22, %zmm22 /* s0_20 = lookup16(t0_20, pair_20) */
+	vpshufb 0(%rsp), %zmm22, %zmm22 /* s0_20 = lookup16(t0_20, pair_20) */
 	vbroadcasti32x4 336(%rdi), %zmm25 /* t0_21 = bcast128() */
-	vmovdqa64 64(%rsp), %zmm26 /* reload pair_21 */
-	vpshufb %zmm26, %zmm25, %zmm25 /* s0_21 = lookup16(t0_21, pair_21) */
-	vbroadcasti32x4 352(%rdi), %zmm26 /* t0_22 = bcast128() */
-	vmovdqa64 128(%rsp), %zmm27 /* reload pair_22 */
-	vpshufb %zmm27, %zmm26, %zmm26 /* s0_22 = lookup16(t0_22, pair_22) */
-	vbroadcasti32x4 368(%rdi), %zmm27 /* t0_23 = bcast128() */
-	vmovdqa64 %zmm23, 128(%rsp) /* spill y1_14_2 */
-	vmovdqa64 192(%rsp), %zmm23 /* reload pair_23 */
-	vpshufb %zmm23, %zmm27, %zmm23 /* s0_23 = lookup16(t0_23, pair_23) */
-	vbroadcasti32x4 768(%rdi), %zmm27 /* t1_16 = bcast128() */
-	vpshufb %zmm29, %zmm27, %zmm27 /* s1_16 = lookup16(t1_16, pair_48) */
+	vpshufb 64(%rsp), %zmm25, %zmm25 /* s0_21 = lookup16(t0_21, pair_21) */
+	vbroadcasti32x4 352(%rdi), %zmm27 /* t0_22 = bcast128() */
+	vpshufb 128(%rsp), %zmm27, %zmm27 /* s0_22 = lookup16(t0_22, pair_22) */
+	vbroadcasti32x4 368(%rdi), %zmm28 /* t0_23 = bcast128() */
+	vpshufb 192(%rsp), %zmm28, %zmm28 /* s0_23 = lookup16(t0_23, pair_23) */
+	vmovdqa64 %zmm23, 192(%rsp) /* spill y1_14_2 */
+	vbroadcasti32x4 768(%rdi), %zmm23 /* t1_16 = bcast128() */
+	vpshufb %zmm29, %zmm23, %zmm23 /* s1_16 = lookup16(t1_16, pair_48) */
 	vbroadcasti32x4 784(%rdi), %zmm29 /* t1_17 = bcast128() */
-	vmovdqa64 %zmm24, 192(%rsp) /* spill y1_15_2 */
-	vmovdqa64 1664(%rsp), %zmm24 /* reload pair_49 */
-	vpshufb %zmm24, %zmm29, %zmm24 /* s1_17 = lookup16(t1_17, pair_49) */
-	vbroadcasti32x4 800(%rdi), %zmm29 /* t1_18 = bcast128() */
-	vpshufb %zmm1, %zmm29, %zmm1 /* s1_18 = lookup16(t1_18, pair_50) */
-	vbroadcasti32x4 816(%rdi), %zmm29 /* t1_19 = bcast128() */
-	vmovdqa64 %zmm19, 1664(%rsp) /* spill y1_12_2 */
-	vmovdqa64 1728(%rsp), %zmm19 /* reload pair_51 */
-	vpshufb %zmm19, %zmm29, %zmm19 /* s1_19 = lookup16(t1_19, pair_51) */
-	vbroadcasti32x4 832(%rdi), %zmm29 /* t1_20 = bcast128() */
-	vmovdqa64 %zmm21, 1728(%rsp) /* spill y1_13_2 */
-	vmovdqa64 2368(%rsp), %zmm21 /* reload pair_52 */
-	vpshufb %zmm21, %zmm29, %zmm21 /* s1_20 = lookup16(t1_20, pair_52) */
-	vbroadcasti32x4 848(%rdi), %zmm29 /* t1_21 = bcast128() */
-	vmovdqa64 %zmm6, 2368(%rsp) /* spill y1_10_2 */
-	vmovdqa64 1792(%rsp), %zmm6 /* reload pair_53 */
-	vpshufb %zmm6, %zmm29, %zmm6 /* s1_21 = lookup16(t1_21, pair_53) */
-	vbroadcasti32x4 864(%rdi), %zmm29 /* t1_22 = bcast128() */
-	vmovdqa64 %zmm18, 1792(%rsp) /* spill y1_11_2 */
-	vmovdqa64 2304(%rsp), %zmm18 /* reload pair_54 */
-	vpshufb %zmm18, %zmm29, %zmm18 /* s1_22 = lookup16(t1_22, pair_54) */
-	vbroadcasti32x4 880(%rdi), %zmm29 /* t1_23 = bcast128() */
-	vmovdqa64 %zmm2, 2304(%rsp) /* spill y1_8_2 */
-	vmovdqa64 1856(%rsp), %zmm2 /* reload pair_55 */
-	vpshufb %zmm2, %zmm29, %zmm2 /* s1_23 = lookup16(t1_23, pair_55) */
-	vmovdqa64 %zmm24, %zmm29 /* s1_17 */
-	vpternlogd $0x96, %zmm3, %zmm12, %zmm29 /* y0_16 = ternlog(s1_17, s0_17, s0_16) */
-	vmovdqa64 %zmm5, 1856(%rsp) /* spill y1_9_2 */
+	vpshufb 1664(%rsp), %zmm29, %zmm29 /* s1_17 = lookup16(t1_17, pair_49) */
+	vmovdqa64 %zmm24, 1664(%rsp) /* spill y1_15_2 */
+	vbroadcasti32x4 800(%rdi), %zmm24 /* t1_18 = bcast128() */
+	vpshufb %zmm1, %zmm24, %zmm1 /* s1_18 = lookup16(t1_18, pair_50) */
+	vbroadcasti32x4 816(%rdi), %zmm24 /* t1_19 = bcast128() */
+	vpshufb 1728(%rsp), %zmm24, %zmm24 /* s1_19 = lookup16(t1_19, pair_51) */
+	vmovdqa64 %zmm19, 1728(%rsp) /* spill y1_12_2 */
+	vbroadcasti32x4 832(%rdi), %zmm19 /* t1_20 = bcast128() */
+	vpshufb 2368(%rsp), %zmm19, %zmm19 /* s1_20 = lookup16(t1_20, pair_52) */
+	vmovdqa64 %zmm21, 2368(%rsp) /* spill y1_13_2 */
+	vbroadcasti32x4 848(%rdi), %zmm21 /* t1_21 = bcast128() */
+	vpshufb 1792(%rsp), %zmm21, %zmm21 /* s1_21 = lookup16(t1_21, pair_53) */
+	vmovdqa64 %zmm6, 1792(%rsp) /* spill y1_10_2 */
+	vbroadcasti32x4 864(%rdi), %zmm6 /* t1_22 = bcast128() */
+	vpshufb 2304(%rsp), %zmm6, %zmm6 /* s1_22 = lookup16(t1_22, pair_54) */
+	vmovdqa64 %zmm18, 2304(%rsp) /* spill y1_11_2 */
+	vbroadcasti32x4 880(%rdi), %zmm18 /* t1_23 = bcast128() */
+	vpshufb 1856(%rsp), %zmm18, %zmm18 /* s1_23 = lookup16(t1_23, pair_55) */
+	vmovdqa64 %zmm2, 1856(%rsp) /* spill y1_8_2 */
+	vmovdqa64 %zmm29, %zmm2 /* s1_17 */
+	vpternlogd $0x96, %zmm3, %zmm12, %zmm2 /* y0_16 = ternlog(s1_17, s0_17, s0_16) */
+	vmovdqa64 %zmm5, 128(%rsp) /* spill y1_9_2 */
 	vmovdqa64 %zmm1, %zmm5 /* s1_18 */
 	vpternlogd $0x96, %zmm12, %zmm15, %zmm5 /* y0_17 = ternlog(s1_18, s0_18, s0_17) */
 	vmovdqa64 %zmm8, 64(%rsp) /* spill y0_14_2 */
-	vmovdqa64 %zmm19, %zmm8 /* s1_19 */
+	vmovdqa64 %zmm24, %zmm8 /* s1_19 */
 	vpternlogd $0x96, %zmm15, %zmm16, %zmm8 /* y0_18 = ternlog(s1_19, s0_19, s0_18) */
 	vmovdqa64 %zmm11, 0(%rsp) /* spill y0_15_2 */
-	vmovdqa64 %zmm21, %zmm11 /* s1_20 */
+	vmovdqa64 %zmm19, %zmm11 /* s1_20 */
 	vpternlogd $0x96, %zmm16, %zmm22, %zmm11 /* y0_19 = ternlog(s1_20, s0_20, s0_19) */
 	vmovdqa64 %zmm4, 768(%rsp) /* spill y0_12_2 */
-	vmovdqa64 %zmm6, %zmm4 /* s1_21 */
+	vmovdqa64 %zmm21, %zmm4 /* s1_21 */
 	vpternlogd $0x96, %zmm22, %zmm25, %zmm4 /* y0_20 = ternlog(s1_21, s0_21, s0_20) */
 	vmovdqa64 %zmm7, 832(%rsp) /* spill y0_13_2 */
-	vmovdqa64 %zmm18, %zmm7 /* s1_22 */
-	vpternlogd $0x96, %zmm25, %zmm26, %zmm7 /* y0_21 = ternlog(s1_22, s0_22, s0_21) */
+	vmovdqa64 %zmm6, %zmm7 /* s1_22 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm7 /* y0_21 = ternlog(s1_22, s0_22, s0_21) */
 	vmovdqa64 %zmm9, 896(%rsp) /* spill y0_10_2 */
-	vmovdqa64 %zmm2, %zmm9 /* s1_23 */
-	vpternlogd $0x96, %zmm26, %zmm23, %zmm9 /* y0_22 = ternlog(s1_23, s0_23, s0_22) */
+	vmovdqa64 %zmm18, %zmm9 /* s1_23 */
+	vpternlogd $0x96, %zmm27, %zmm28, %zmm9 /* y0_22 = ternlog(s1_23, s0_23, s0_22) */
 	vmovdqa64 %zmm10, 960(%rsp) /* spill y0_11_2 */
-	vmovdqa64 %zmm27, %zmm10 /* s1_16 */
-	vpternlogd $0x96, %zmm23, %zmm3, %zmm10 /* y0_23 = ternlog(s1_16, s0_16, s0_23) */
-	vpternlogd $0x96, %zmm8, %zmm3, %zmm27 /* y1_16_1 = ternlog(s1_16, s0_16, y0_18) */
-	vpternlogd $0x96, %zmm11, %zmm12, %zmm24 /* y1_17_1 = ternlog(s1_17, s0_17, y0_19) */
+	vmovdqa64 %zmm23, %zmm10 /* s1_16 */
+	vpternlogd $0x96, %zmm28, %zmm3, %zmm10 /* y0_23 = ternlog(s1_16, s0_16, s0_23) */
+	vpternlogd $0x96, %zmm8, %zmm3, %zmm23 /* y1_16_1 = ternlog(s1_16, s0_16, y0_18) */
+	vpternlogd $0x96, %zmm11, %zmm12, %zmm29 /* y1_17_1 = ternlog(s1_17, s0_17, y0_19) */
 	vpternlogd $0x96, %zmm4, %zmm15, %zmm1 /* y1_18_1 = ternlog(s1_18, s0_18, y0_20) */
-	vpternlogd $0x96, %zmm7, %zmm16, %zmm19 /* y1_19_1 = ternlog(s1_19, s0_19, y0_21) */
-	vpternlogd $0x96, %zmm9, %zmm22, %zmm21 /* y1_20_1 = ternlog(s1_20, s0_20, y0_22) */
-	vpternlogd $0x96, %zmm10, %zmm25, %zmm6 /* y1_21_1 = ternlog(s1_21, s0_21, y0_23) */
-	vpternlogd $0x96, %zmm29, %zmm26, %zmm18 /* y1_22_1 = ternlog(s1_22, s0_22, y0_16) */
-	vpternlogd $0x96, %zmm5, %zmm23, %zmm2 /* y1_23_1 = ternlog(s1_23, s0_23, y0_17) */
+	vpternlogd $0x96, %zmm7, %zmm16, %zmm24 /* y1_19_1 = ternlog(s1_19, s0_19, y0_21) */
+	vpternlogd $0x96, %zmm9, %zmm22, %zmm19 /* y1_20_1 = ternlog(s1_20, s0_20, y0_22) */
+	vpternlogd $0x96, %zmm10, %zmm25, %zmm21 /* y1_21_1 = ternlog(s1_21, s0_21, y0_23) */
+	vpternlogd $0x96, %zmm2, %zmm27, %zmm6 /* y1_22_1 = ternlog(s1_22, s0_22, y0_16) */
+	vpternlogd $0x96, %zmm5, %zmm28, %zmm18 /* y1_23_1 = ternlog(s1_23, s0_23, y0_17) */
 	vmovdqa64 %zmm7, %zmm3 /* y0_21 */
-	vpternlogd $0x96, %zmm27, %zmm2, %zmm3 /* y1_16_2 = ternlog(y0_21, y1_23_1, y1_16_1) */
+	vpternlogd $0x96, %zmm23, %zmm18, %zmm3 /* y1_16_2 = ternlog(y0_21, y1_23_1, y1_16_1) */
 	vmovdqa64 %zmm9, %zmm12 /* y0_22 */
-	vpternlogd $0x96, %zmm24, %zmm27, %zmm12 /* y1_17_2 = ternlog(y0_22, y1_16_1, y1_17_1) */
+	vpternlogd $0x96, %zmm29, %zmm23, %zmm12 /* y1_17_2 = ternlog(y0_22, y1_16_1, y1_17_1) */
 	vmovdqa64 %zmm10, %zmm15 /* y0_23 */
-	vpternlogd $0x96, %zmm1, %zmm24, %zmm15 /* y1_18_2 = ternlog(y0_23, y1_17_1, y1_18_1) */
-	vmovdqa64 %zmm29, %zmm16 /* y0_16 */
-	vpternlogd $0x96, %zmm19, %zmm1, %zmm16 /* y1_19_2 = ternlog(y0_16, y1_18_1, y1_19_1) */
+	vpternlogd $0x96, %zmm1, %zmm29, %zmm15 /* y1_18_2 = ternlog(y0_23, y1_17_1, y1_18_1) */
+	vmovdqa64 %zmm2, %zmm16 /* y0_16 */
+	vpternlogd $0x96, %zmm24, %zmm1, %zmm16 /* y1_19_2 = ternlog(y0_16, y1_18_1, y1_19_1) */
 	vmovdqa64 %zmm5, %zmm22 /* y0_17 */
-	vpternlogd $0x96, %zmm21, %zmm19, %zmm22 /* y1_20_2 = ternlog(y0_17, y1_19_1, y1_20_1) */
-	vmovdqa64 %zmm8, %zmm23 /* y0_18 */
-	vpternlogd $0x96, %zmm6, %zmm21, %zmm23 /* y1_21_2 = ternlog(y0_18, y1_20_1, y1_21_1) */
-	vmovdqa64 %zmm11, %zmm25 /* y0_19 */
-	vpternlogd $0x96, %zmm18, %zmm6, %zmm25 /* y1_22_2 = ternlog(y0_19, y1_21_1, y1_22_1) */
-	vmovdqa64 %zmm4, %zmm26 /* y0_20 */
-	vpternlogd $0x96, %zmm2, %zmm18, %zmm26 /* y1_23_2 = ternlog(y0_20, y1_22_1, y1_23_1) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm29 /* y0_16_2 = ternlog(y0_16, y1_18_1, y1_16_2) */
-	vpternlogd $0x96, %zmm12, %zmm19, %zmm5 /* y0_17_2 = ternlog(y0_17, y1_19_1, y1_17_2) */
-	vpternlogd $0x96, %zmm15, %zmm21, %zmm8 /* y0_18_2 = ternlog(y0_18, y1_20_1, y1_18_2) */
-	vpternlogd $0x96, %zmm16, %zmm6, %zmm11 /* y0_19_2 = ternlog(y0_19, y1_21_1, y1_19_2) */
-	vpternlogd $0x96, %zmm22, %zmm18, %zmm4 /* y0_20_2 = ternlog(y0_20, y1_22_1, y1_20_2) */
-	vpternlogd $0x96, %zmm23, %zmm2, %zmm7 /* y0_21_2 = ternlog(y0_21, y1_23_1, y1_21_2) */
-	vpternlogd $0x96, %zmm25, %zmm27, %zmm9 /* y0_22_2 = ternlog(y0_22, y1_16_1, y1_22_2) */
-	vpternlogd $0x96, %zmm26, %zmm24, %zmm10 /* y0_23_2 = ternlog(y0_23, y1_17_1, y1_23_2) */
+	vpternlogd $0x96, %zmm19, %zmm24, %zmm22 /* y1_20_2 = ternlog(y0_17, y1_19_1, y1_20_1) */
+	vmovdqa64 %zmm8, %zmm25 /* y0_18 */
+	vpternlogd $0x96, %zmm21, %zmm19, %zmm25 /* y1_21_2 = ternlog(y0_18, y1_20_1, y1_21_1) */
+	vmovdqa64 %zmm11, %zmm27 /* y0_19 */
+	vpternlogd $0x96, %zmm6, %zmm21, %zmm27 /* y1_22_2 = ternlog(y0_19, y1_21_1, y1_22_1) */
+	vmovdqa64 %zmm4, %zmm28 /* y0_20 */
+	vpternlogd $0x96, %zmm18, %zmm6, %zmm28 /* y1_23_2 = ternlog(y0_20, y1_22_1, y1_23_1) */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm2 /* y0_16_2 = ternlog(y0_16, y1_18_1, y1_16_2) */
+	vpternlogd $0x96, %zmm12, %zmm24, %zmm5 /* y0_17_2 = ternlog(y0_17, y1_19_1, y1_17_2) */
+	vpternlogd $0x96, %zmm15, %zmm19, %zmm8 /* y0_18_2 = ternlog(y0_18, y1_20_1, y1_18_2) */
+	vpternlogd $0x96, %zmm16, %zmm21, %zmm11 /* y0_19_2 = ternlog(y0_19, y1_21_1, y1_19_2) */
+	vpternlogd $0x96, %zmm22, %zmm6, %zmm4 /* y0_20_2 = ternlog(y0_20, y1_22_1, y1_20_2) */
+	vpternlogd $0x96, %zmm25, %zmm18, %zmm7 /* y0_21_2 = ternlog(y0_21, y1_23_1, y1_21_2) */
+	vpternlogd $0x96, %zmm27, %zmm23, %zmm9 /* y0_22_2 = ternlog(y0_22, y1_16_1, y1_22_2) */
+	vpternlogd $0x96, %zmm28, %zmm29, %zmm10 /* y0_23_2 = ternlog(y0_23, y1_17_1, y1_23_2) */
 	vbroadcasti32x4 384(%rdi), %zmm1 /* t0_24 = bcast128() */
-	vmovdqa64 256(%rsp), %zmm2 /* reload pair_24 */
-	vpshufb %zmm2, %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, pair_24) */
-	vbroadcasti32x4 400(%rdi), %zmm2 /* t0_25 = bcast128() */
-	vmovdqa64 320(%rsp), %zmm6 /* reload pair_25 */
-	vpshufb %zmm6, %zmm2, %zmm2 /* s0_25 = lookup16(t0_25, pair_25) */
-	vbroadcasti32x4 416(%rdi), %zmm6 /* t0_26 = bcast128() */
-	vmovdqa64 384(%rsp), %zmm18 /* reload pair_26 */
-	vpshufb %zmm18, %zmm6, %zmm6 /* s0_26 = lookup16(t0_26, pair_26) */
-	vbroadcasti32x4 432(%rdi), %zmm18 /* t0_27 = bcast128() */
-	vmovdqa64 448(%rsp), %zmm19 /* reload pair_27 */
-	vpshufb %zmm19, %zmm18, %zmm18 /* s0_27 = lookup16(t0_27, pair_27) */
-	vbroadcasti32x4 448(%rdi), %zmm19 /* t0_28 = bcast128() */
-	vmovdqa64 512(%rsp), %zmm21 /* reload pair_28 */
-	vpshufb %zmm21, %zmm19, %zmm19 /* s0_28 = lookup16(t0_28, pair_28) */
-	vbroadcasti32x4 464(%rdi), %zmm21 /* t0_29 = bcast128() */
-	vmovdqa64 704(%rsp), %zmm24 /* reload pair_29 */
-	vpshufb %zmm24, %zmm21, %zmm21 /* s0_29 = lookup16(t0_29, pair_29) */
+	vpshufb 256(%rsp), %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, pair_24) */
+	vbroadcasti32x4 400(%rdi), %zmm6 /* t0_25 = bcast128() */
+	vpshufb 320(%rsp), %zmm6, %zmm6 /* s0_25 = lookup16(t0_25, pair_25) */
+	vbroadcasti32x4 416(%rdi), %zmm18 /* t0_26 = bcast128() */
+	vpshufb 384(%rsp), %zmm18, %zmm18 /* s0_26 = lookup16(t0_26, pair_26) */
+	vbroadcasti32x4 432(%rdi), %zmm19 /* t0_27 = bcast128() */
+	vpshufb 448(%rsp), %zmm19, %zmm19 /* s0_27 = lookup16(t0_27, pair_27) */
+	vbroadcasti32x4 448(%rdi), %zmm21 /* t0_28 = bcast128() */
+	vpshufb 512(%rsp), %zmm21, %zmm21 /* s0_28 = lookup16(t0_28, pair_28) */
+	vbroadcasti32x4 464(%rdi), %zmm23 /* t0_29 = bcast128() */
+	vpshufb 704(%rsp), %zmm23, %zmm23 /* s0_29 = lookup16(t0_29, pair_29) */
 	vbroadcasti32x4 480(%rdi), %zmm24 /* t0_30 = bcast128() */
-	vmovdqa64 640(%rsp), %zmm27 /* reload pair_30 */
-	vpshufb %zmm27, %zmm24, %zmm24 /* s0_30 = lookup16(t0_30, pair_30) */
-	vbroadcasti32x4 496(%rdi), %zmm27 /* t0_31 = bcast128() */
-	vmovdqa64 %zmm25, 640(%rsp) /* spill y1_22_2 */
-	vmovdqa64 576(%rsp), %zmm25 /* reload pair_31 */
-	vpshufb %zmm25, %zmm27, %zmm25 /* s0_31 = lookup16(t0_31, pair_31) */
+	vpshufb 640(%rsp), %zmm24, %zmm24 /* s0_30 = lookup16(t0_30, pair_30) */
+	vbroadcasti32x4 496(%rdi), %zmm29 /* t0_31 = bcast128() */
+	vpshufb 576(%rsp), %zmm29, %zmm29 /* s0_31 = lookup16(t0_31, pair_31) */
+	vmovdqa64 %zmm27, 576(%rsp) /* spill y1_22_2 */
 	vbroadcasti32x4 896(%rdi), %zmm27 /* t1_24 = bcast128() */
-	vmovdqa64 %zmm26, 576(%rsp) /* spill y1_23_2 */
-	vmovdqa64 2240(%rsp), %zmm26 /* reload pair_56 */
-	vpshufb %zmm26, %zmm27, %zmm26 /* s1_24 = lookup16(t1_24, pair_56) */
-	vbroadcasti32x4 912(%rdi), %zmm27 /* t1_25 = bcast128() */
-	vmovdqa64 %zmm22, 2240(%rsp) /* spill y1_20_2 */
-	vmovdqa64 1920(%rsp), %zmm22 /* reload pair_57 */
-	vpshufb %zmm22, %zmm27, %zmm22 /* s1_25 = lookup16(t1_25, pair_57) */
-	vbroadcasti32x4 928(%rdi), %zmm27 /* t1_26 = bcast128() */
-	vmovdqa64 %zmm23, 1920(%rsp) /* spill y1_21_2 */
-	vmovdqa64 2176(%rsp), %zmm23 /* reload pair_58 */
-	vpshufb %zmm23, %zmm27, %zmm23 /* s1_26 = lookup16(t1_26, pair_58) */
-	vbroadcasti32x4 944(%rdi), %zmm27 /* t1_27 = bcast128() */
-	vmovdqa64 %zmm15, 2176(%rsp) /* spill y1_18_2 */
-	vmovdqa64 2112(%rsp), %zmm15 /* reload pair_59 */
-	vpshufb %zmm15, %zmm27, %zmm15 /* s1_27 = lookup16(t1_27, pair_59) */
-	vbroadcasti32x4 960(%rdi), %zmm27 /* t1_28 = bcast128() */
-	vmovdqa64 %zmm16, 2112(%rsp) /* spill y1_19_2 */
-	vmovdqa64 2048(%rsp), %zmm16 /* reload pair_60 */
-	vpshufb %zmm16, %zmm27, %zmm16 /* s1_28 = lookup16(t1_28, pair_60) */
-	vbroadcasti32x4 976(%rdi), %zmm27 /* t1_29 = bcast128() */
-	vmovdqa64 %zmm3, 2048(%rsp) /* spill y1_16_2 */
-	vmovdqa64 1984(%rsp), %zmm3 /* reload pair_61 */
-	vpshufb %zmm3, %zmm27, %zmm3 /* s1_29 = lookup16(t1_29, pair_61) */
-	vmovdqa64 %zmm22, %zmm27 /* s1_25 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm27 /* y0_24 = ternlog(s1_25, s0_25, s0_24) */
-	vmovdqa64 %zmm12, 1984(%rsp) /* spill y1_17_2 */
-	vmovdqa64 %zmm23, %zmm12 /* s1_26 */
-	vpternlogd $0x96, %zmm2, %zmm6, %zmm12 /* y0_25 = ternlog(s1_26, s0_26, s0_25) */
+	vpshufb 2240(%rsp), %zmm27, %zmm27 /* s1_24 = lookup16(t1_24, pair_56) */
+	vmovdqa64 %zmm28, 2240(%rsp) /* spill y1_23_2 */
+	vbroadcasti32x4 912(%rdi), %zmm28 /* t1_25 = bcast128() */
+	vpshufb 1920(%rsp), %zmm28, %zmm28 /* s1_25 = lookup16(t1_25, pair_57) */
+	vmovdqa64 %zmm22, 1920(%rsp) /* spill y1_20_2 */
+	vbroadcasti32x4 928(%rdi), %zmm22 /* t1_26 = bcast128() */
+	vpshufb 2176(%rsp), %zmm22, %zmm22 /* s1_26 = lookup16(t1_26, pair_58) */
+	vmovdqa64 %zmm25, 2176(%rsp) /* spill y1_21_2 */
+	vbroadcasti32x4 944(%rdi), %zmm25 /* t1_27 = bcast128() */
+	vpshufb 2112(%rsp), %zmm25, %zmm25 /* s1_27 = lookup16(t1_27, pair_59) */
+	vmovdqa64 %zmm15, 2112(%rsp) /* spill y1_18_2 */
+	vbroadcasti32x4 960(%rdi), %zmm15 /* t1_28 = bcast128() */
+	vpshufb 2048(%rsp), %zmm15, %zmm15 /* s1_28 = lookup16(t1_28, pair_60) */
+	vmovdqa64 %zmm16, 2048(%rsp) /* spill y1_19_2 */
+	vbroadcasti32x4 976(%rdi), %zmm16 /* t1_29 = bcast128() */
+	vpshufb 1984(%rsp), %zmm16, %zmm16 /* s1_29 = lookup16(t1_29, pair_61) */
+	vmovdqa64 %zmm3, 1984(%rsp) /* spill y1_16_2 */
+	vmovdqa64 %zmm28, %zmm3 /* s1_25 */
+	vpternlogd $0x96, %zmm1, %zmm6, %zmm3 /* y0_24 = ternlog(s1_25, s0_25, s0_24) */
+	vmovdqa64 %zmm12, 640(%rsp) /* spill y1_17_2 */
+	vmovdqa64 %zmm22, %zmm12 /* s1_26 */
+	vpternlogd $0x96, %zmm6, %zmm18, %zmm12 /* y0_25 = ternlog(s1_26, s0_26, s0_25) */
 	vmovdqa64 %zmm9, 704(%rsp) /* spill y0_22_2 */
-	vmovdqa64 %zmm15, %zmm9 /* s1_27 */
-	vpternlogd $0x96, %zmm6, %zmm18, %zmm9 /* y0_26 = ternlog(s1_27, s0_27, s0_26) */
+	vmovdqa64 %zmm25, %zmm9 /* s1_27 */
+	vpternlogd $0x96, %zmm18, %zmm19, %zmm9 /* y0_26 = ternlog(s1_27, s0_27, s0_26) */
 	vmovdqa64 %zmm10, 512(%rsp) /* spill y0_23_2 */
-	vmovdqa64 %zmm16, %zmm10 /* s1_28 */
-	vpternlogd $0x96, %zmm18, %zmm19, %zmm10 /* y0_27 = ternlog(s1_28, s0_28, s0_27) */
+	vmovdqa64 %zmm15, %zmm10 /* s1_28 */
+	vpternlogd $0x96, %zmm19, %zmm21, %zmm10 /* y0_27 = ternlog(s1_28, s0_28, s0_27) */
 	vmovdqa64 %zmm4, 448(%rsp) /* spill y0_20_2 */
-	vmovdqa64 %zmm3, %zmm4 /* s1_29 */
-	vpternlogd $0x96, %zmm19, %zmm21, %zmm4 /* y0_28 = ternlog(s1_29, s0_29, s0_28) */
+	vmovdqa64 %zmm16, %zmm4 /* s1_29 */
+	vpternlogd $0x96, %zmm21, %zmm23, %zmm4 /* y0_28 = ternlog(s1_29, s0_29, s0_28) */
 	vmovdqa64 %zmm7, 384(%rsp) /* spill y0_21_2 */
-	vpxord %zmm24, %zmm21, %zmm7 /* y0_29 = xor(s0_29, s0_30) */
+	vpxord %zmm24, %zmm23, %zmm7 /* y0_29 = xor(s0_29, s0_30) */
 	vmovdqa64 %zmm8, 320(%rsp) /* spill y0_18_2 */
-	vpxord %zmm25, %zmm24, %zmm8 /* y0_30 = xor(s0_30, s0_31) */
+	vpxord %zmm29, %zmm24, %zmm8 /* y0_30 = xor(s0_30, s0_31) */
 	vmovdqa64 %zmm11, 256(%rsp) /* spill y0_19_2 */
-	vmovdqa64 %zmm26, %zmm11 /* s1_24 */
-	vpternlogd $0x96, %zmm25, %zmm1, %zmm11 /* y0_31 = ternlog(s1_24, s0_24, s0_31) */
-	vpternlogd $0x96, %zmm9, %zmm1, %zmm26 /* y1_24_1 = ternlog(s1_24, s0_24, y0_26) */
-	vpternlogd $0x96, %zmm10, %zmm2, %zmm22 /* y1_25_1 = ternlog(s1_25, s0_25, y0_27) */
-	vpternlogd $0x96, %zmm4, %zmm6, %zmm23 /* y1_26_1 = ternlog(s1_26, s0_26, y0_28) */
-	vpternlogd $0x96, %zmm7, %zmm18, %zmm15 /* y1_27_1 = ternlog(s1_27, s0_27, y0_29) */
-	vpternlogd $0x96, %zmm8, %zmm19, %zmm16 /* y1_28_1 = ternlog(s1_28, s0_28, y0_30) */
-	vpternlogd $0x96, %zmm11, %zmm21, %zmm3 /* y1_29_1 = ternlog(s1_29, s0_29, y0_31) */
-	vpxord %zmm3, %zmm10, %zmm1 /* y0_27_1 = xor(y0_27, y1_29_1) */
-	vmovdqa64 %zmm24, %zmm2 /* s0_30 */
-	vpternlogd $0x96, %zmm4, %zmm27, %zmm2 /* y0_28_1 = ternlog(s0_30, y0_24, y0_28) */
-	vmovdqa64 %zmm25, %zmm4 /* s0_31 */
+	vmovdqa64 %zmm27, %zmm11 /* s1_24 */
+	vpternlogd $0x96, %zmm29, %zmm1, %zmm11 /* y0_31 = ternlog(s1_24, s0_24, s0_31) */
+	vpternlogd $0x96, %zmm9, %zmm1, %zmm27 /* y1_24_1 = ternlog(s1_24, s0_24, y0_26) */
+	vpternlogd $0x96, %zmm10, %zmm6, %zmm28 /* y1_25_1 = ternlog(s1_25, s0_25, y0_27) */
+	vpternlogd $0x96, %zmm4, %zmm18, %zmm22 /* y1_26_1 = ternlog(s1_26, s0_26, y0_28) */
+	vpternlogd $0x96, %zmm7, %zmm19, %zmm25 /* y1_27_1 = ternlog(s1_27, s0_27, y0_29) */
+	vpternlogd $0x96, %zmm8, %zmm21, %zmm15 /* y1_28_1 = ternlog(s1_28, s0_28, y0_30) */
+	vpternlogd $0x96, %zmm11, %zmm23, %zmm16 /* y1_29_1 = ternlog(s1_29, s0_29, y0_31) */
+	vpxord %zmm16, %zmm10, %zmm1 /* y0_27_1 = xor(y0_27, y1_29_1) */
+	vmovdqa64 %zmm24, %zmm6 /* s0_30 */
+	vpternlogd $0x96, %zmm4, %zmm3, %zmm6 /* y0_28_1 = ternlog(s0_30, y0_24, y0_28) */
+	vmovdqa64 %zmm29, %zmm4 /* s0_31 */
 	vpternlogd $0x96, %zmm7, %zmm12, %zmm4 /* y0_29_1 = ternlog(s0_31, y0_25, y0_29) */
-	vpxord %zmm4, %zmm26, %zmm6 /* y1_24_2 = xor(y1_24_1, y0_29_1) */
-	vmovdqa64 %zmm8, %zmm7 /* y0_30 */
-	vpternlogd $0x96, %zmm22, %zmm26, %zmm7 /* y1_25_2 = ternlog(y0_30, y1_24_1, y1_25_1) */
-	vmovdqa64 %zmm11, %zmm10 /* y0_31 */
-	vpternlogd $0x96, %zmm23, %zmm22, %zmm10 /* y1_26_2 = ternlog(y0_31, y1_25_1, y1_26_1) */
-	vmovdqa64 %zmm27, %zmm18 /* y0_24 */
-	vpternlogd $0x96, %zmm15, %zmm23, %zmm18 /* y1_27_2 = ternlog(y0_24, y1_26_1, y1_27_1) */
-	vmovdqa64 %zmm12, %zmm19 /* y0_25 */
-	vpternlogd $0x96, %zmm16, %zmm15, %zmm19 /* y1_28_2 = ternlog(y0_25, y1_27_1, y1_28_1) */
-	vmovdqa64 %zmm9, %zmm21 /* y0_26 */
-	vpternlogd $0x96, %zmm3, %zmm16, %zmm21 /* y1_29_2 = ternlog(y0_26, y1_28_1, y1_29_1) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm24 /* y0_30_3 = ternlog(s0_30, y0_24, y0_27_1) */
-	vpternlogd $0x96, %zmm2, %zmm12, %zmm25 /* y0_31_3 = ternlog(s0_31, y0_25, y0_28_1) */
-	vpternlogd $0x96, %zmm6, %zmm23, %zmm27 /* y0_24_2 = ternlog(y0_24, y1_26_1, y1_24_2) */
-	vpternlogd $0x96, %zmm7, %zmm15, %zmm12 /* y0_25_2 = ternlog(y0_25, y1_27_1, y1_25_2) */
-	vpternlogd $0x96, %zmm10, %zmm16, %zmm9 /* y0_26_2 = ternlog(y0_26, y1_28_1, y1_26_2) */
-	vpxord %zmm18, %zmm1, %zmm1 /* y0_27_2 = xor(y0_27_1, y1_27_2) */
-	vpxord %zmm19, %zmm2, %zmm2 /* y0_28_2 = xor(y0_28_1, y1_28_2) */
-	vpxord %zmm21, %zmm4, %zmm3 /* y0_29_2 = xor(y0_29_1, y1_29_2) */
-	vpternlogd $0x96, %zmm24, %zmm26, %zmm8 /* y0_30_4 = ternlog(y0_30, y1_24_1, y0_30_3) */
-	vpternlogd $0x96, %zmm25, %zmm22, %zmm11 /* y0_31_4 = ternlog(y0_31, y1_25_1, y0_31_3) */
+	vpxord %zmm4, %zmm27, %zmm7 /* y1_24_2 = xor(y1_24_1, y0_29_1) */
+	vmovdqa64 %zmm8, %zmm10 /* y0_30 */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm10 /* y1_25_2 = ternlog(y0_30, y1_24_1, y1_25_1) */
+	vmovdqa64 %zmm11, %zmm18 /* y0_31 */
+	vpternlogd $0x96, %zmm22, %zmm28, %zmm18 /* y1_26_2 = ternlog(y0_31, y1_25_1, y1_26_1) */
+	vmovdqa64 %zmm3, %zmm19 /* y0_24 */
+	vpternlogd $0x96, %zmm25, %zmm22, %zmm19 /* y1_27_2 = ternlog(y0_24, y1_26_1, y1_27_1) */
+	vmovdqa64 %zmm12, %zmm21 /* y0_25 */
+	vpternlogd $0x96, %zmm15, %zmm25, %zmm21 /* y1_28_2 = ternlog(y0_25, y1_27_1, y1_28_1) */
+	vmovdqa64 %zmm9, %zmm23 /* y0_26 */
+	vpternlogd $0x96, %zmm16, %zmm15, %zmm23 /* y1_29_2 = ternlog(y0_26, y1_28_1, y1_29_1) */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm24 /* y0_30_3 = ternlog(s0_30, y0_24, y0_27_1) */
+	vpternlogd $0x96, %zmm6, %zmm12, %zmm29 /* y0_31_3 = ternlog(s0_31, y0_25, y0_28_1) */
+	vpternlogd $0x96, %zmm7, %zmm22, %zmm3 /* y0_24_2 = ternlog(y0_24, y1_26_1, y1_24_2) */
+	vpternlogd $0x96, %zmm10, %zmm25, %zmm12 /* y0_25_2 = ternlog(y0_25, y1_27_1, y1_25_2) */
+	vpternlogd $0x96, %zmm18, %zmm15, %zmm9 /* y0_26_2 = ternlog(y0_26, y1_28_1, y1_26_2) */
+	vpxord %zmm19, %zmm1, %zmm1 /* y0_27_2 = xor(y0_27_1, y1_27_2) */
+	vpxord %zmm21, %zmm6, %zmm6 /* y0_28_2 = xor(y0_28_1, y1_28_2) */
+	vpxord %zmm23, %zmm4, %zmm4 /* y0_29_2 = xor(y0_29_1, y1_29_2) */
+	vpternlogd $0x96, %zmm24, %zmm27, %zmm8 /* y0_30_4 = ternlog(y0_30, y1_24_1, y0_30_3) */
+	vpternlogd $0x96, %zmm29, %zmm28, %zmm11 /* y0_31_4 = ternlog(y0_31, y1_25_1, y0_31_3) */
 
 	/* Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them. */
 	vpunpcklwd %zmm0, %zmm31, %zmm0 /* pack = unpacklo(y0_0_2, y0_1_2) */
-	vpunpcklwd %zmm20, %zmm30, %zmm4 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
+	vpunpcklwd %zmm20, %zmm30, %zmm15 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
 	vpunpcklwd %zmm14, %zmm17, %zmm14 /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
-	vmovdqa64 1280(%rsp), %zmm15 /* reload y0_6_2 */
-	vmovdqa64 1216(%rsp), %zmm16 /* reload y0_7_2 */
-	vpunpcklwd %zmm16, %zmm15, %zmm15 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
-	vpunpckldq %zmm4, %zmm0, %zmm0 /* pack_4 = unpacklo(pack, pack_1) */
-	vpunpckldq %zmm15, %zmm14, %zmm4 /* pack_5 = unpacklo(pack_2, pack_3) */
-	vpunpcklqdq %zmm4, %zmm0, %zmm0 /* pack_6 = unpacklo(pack_4, pack_5) */
+	vmovdqa64 1280(%rsp), %zmm16 /* reload y0_6_2 */
+	vpunpcklwd 1216(%rsp), %zmm16, %zmm16 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
+	vpunpckldq %zmm15, %zmm0, %zmm0 /* pack_4 = unpacklo(pack, pack_1) */
+	vpunpckldq %zmm16, %zmm14, %zmm14 /* pack_5 = unpacklo(pack_2, pack_3) */
+	vpunpcklqdq %zmm14, %zmm0, %zmm0 /* pack_6 = unpacklo(pack_4, pack_5) */
 	vmovdqu64 %zmm0, 64(%rdx) /* store pack_6 */
-	vpunpcklwd %zmm13, %zmm28, %zmm0 /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
-	vmovdqa64 896(%rsp), %zmm4 /* reload y0_10_2 */
-	vmovdqa64 960(%rsp), %zmm13 /* reload y0_11_2 */
-	vpunpcklwd %zmm13, %zmm4, %zmm4 /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
-	vmovdqa64 768(%rsp), %zmm13 /* reload y0_12_2 */
-	vmovdqa64 832(%rsp), %zmm14 /* reload y0_13_2 */
-	vpunpcklwd %zmm14, %zmm13, %zmm13 /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
-	vmovdqa64 64(%rsp), %zmm14 /* reload y0_14_2 */
-	vmovdqa64 0(%rsp), %zmm15 /* reload y0_15_2 */
-	vpunpcklwd %zmm15, %zmm14, %zmm14 /* pack_10 = unpacklo(y0_14_2, y0_15_2) */
-	vpunpckldq %zmm4, %zmm0, %zmm0 /* pack_11 = unpacklo(pack_7, pack_8) */
-	vpunpckldq %zmm14, %zmm13, %zmm4 /* pack_12 = unpacklo(pack_9, pack_10) */
-	vpunpcklqdq %zmm4, %zmm0, %zmm0 /* pack_13 = unpacklo(pack_11, pack_12) */
+	vpunpcklwd %zmm13, %zmm26, %zmm0 /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
+	vmovdqa64 896(%rsp), %zmm13 /* reload y0_10_2 */
+	vpunpcklwd 960(%rsp), %zmm13, %zmm13 /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
+	vmovdqa64 768(%rsp), %zmm14 /* reload y0_12_2 */
+	vpunpcklwd 832(%rsp), %zmm14, %zmm14 /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
+	vmovdqa64 64(%rsp), %zmm15 /* reload y0_14_2 */
+	vpunpcklwd 0(%rsp), %zmm15, %zmm15 /* pack_10 = unpacklo(y0_14_2, y0_15_2) */
+	vpunpckldq %zmm13, %zmm0, %zmm0 /* pack_11 = unpacklo(pack_7, pack_8) */
+	vpunpckldq %zmm15, %zmm14, %zmm13 /* pack_12 = unpacklo(pack_9, pack_10) */
+	vpunpcklqdq %zmm13, %zmm0, %zmm0 /* pack_13 = unpacklo(pack_11, pack_12) */
 	vmovdqu64 %zmm0, 128(%rdx) /* store pack_13 */
-	vpunpcklwd %zmm5, %zmm29, %zmm0 /* pack_14 = unpacklo(y0_16_2, y0_17_2) */
-	vmovdqa64 320(%rsp), %zmm4 /* reload y0_18_2 */
-	vmovdqa64 256(%rsp), %zmm5 /* reload y0_19_2 */
-	vpunpcklwd %zmm5, %zmm4, %zmm4 /* pack_15 = unpacklo(y0_18_2, y0_19_2) */
+	vpunpcklwd %zmm5, %zmm2, %zmm0 /* pack_14 = unpacklo(y0_16_2, y0_17_2) */
+	vmovdqa64 320(%rsp), %zmm2 /* reload y0_18_2 */
+	vpunpcklwd 256(%rsp), %zmm2, %zmm2 /* pack_15 = unpacklo(y0_18_2, y0_19_2) */
 	vmovdqa64 448(%rsp), %zmm5 /* reload y0_20_2 */
-	vmovdqa64 384(%rsp), %zmm13 /* reload y0_21_2 */
-	vpunpcklwd %zmm13, %zmm5, %zmm5 /* pack_16 = unpacklo(y0_20_2, y0_21_2) */
+	vpunpcklwd 384(%rsp), %zmm5, %zmm5 /* pack_16 = unpacklo(y0_20_2, y0_21_2) */
 	vmovdqa64 704(%rsp), %zmm13 /* reload y0_22_2 */
-	vmovdqa64 512(%rsp), %zmm14 /* reload y0_23_2 */
-	vpunpcklwd %zmm14, %zmm13, %zmm13 /* pack_17 = unpacklo(y0_22_2, y0_23_2) */
-	vpunpckldq %zmm4, %zmm0, %zmm0 /* pack_18 = unpacklo(pack_14, pack_15) */
-	vpunpckldq %zmm13, %zmm5, %zmm4 /* pack_19 = unpacklo(pack_16, pack_17) */
-	vpunpcklqdq %zmm4, %zmm0, %zmm0 /* pack_20 = unpacklo(pack_18, pack_19) */
+	vpunpcklwd 512(%rsp), %zmm13, %zmm13 /* pack_17 = unpacklo(y0_22_2, y0_23_2) */
+	vpunpckldq %zmm2, %zmm0, %zmm0 /* pack_18 = unpacklo(pack_14, pack_15) */
+	vpunpckldq %zmm13, %zmm5, %zmm2 /* pack_19 = unpacklo(pack_16, pack_17) */
+	vpunpcklqdq %zmm2, %zmm0, %zmm0 /* pack_20 = unpacklo(pack_18, pack_19) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store pack_20 */
-	vpunpcklwd %zmm12, %zmm27, %zmm0 /* pack_21 = unpacklo(y0_24_2, y0_25_2) */
+	vpunpcklwd %zmm12, %zmm3, %zmm0 /* pack_21 = unpacklo(y0_24_2, y0_25_2) */
 	vpunpcklwd %zmm1, %zmm9, %zmm1 /* pack_22 = unpacklo(y0_26_2, y0_27_2) */
-	vpunpcklwd %zmm3, %zmm2, %zmm2 /* pack_23 = unpacklo(y0_28_2, y0_29_2) */
+	vpunpcklwd %zmm4, %zmm6, %zmm2 /* pack_23 = unpacklo(y0_28_2, y0_29_2) */
 	vpunpcklwd %zmm11, %zmm8, %zmm3 /* pack_24 = unpacklo(y0_30_4, y0_31_4) */
 	vpunpckldq %zmm1, %zmm0, %zmm0 /* pack_25 = unpacklo(pack_21, pack_22) */
 	vpunpckldq %zmm3, %zmm2, %zmm1 /* pack_26 = unpacklo(pack_23, pack_24) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm0 /* pack_27 = unpacklo(pack_25, pack_26) */
 	vmovdqu64 %zmm0, 256(%rdx) /* store pack_27 */
 	vmovdqa64 1088(%rsp), %zmm0 /* reload y1_0_2 */
-	vmovdqa64 1152(%rsp), %zmm1 /* reload y1_1_2 */
-	vpunpcklwd %zmm1, %zmm0, %zmm0 /* pack_28 = unpacklo(y1_0_2, y1_1_2) */
+	vpunpcklwd 1152(%rsp), %zmm0, %zmm0 /* pack_28 = unpacklo(y1_0_2, y1_1_2) */
 	vmovdqa64 1344(%rsp), %zmm1 /* reload y1_2_2 */
-	vmovdqa64 1024(%rsp), %zmm2 /* reload y1_3_2 */
-	vpunpcklwd %zmm2, %zmm1, %zmm1 /* pack_29 = unpacklo(y1_2_2, y1_3_2) */
-	vmovdqa64 1536(%rsp), %zmm2 /* reload y1_4_2 */
-	vmovdqa64 1600(%rsp), %zmm3 /* reload y1_5_2 */
-	vpunpcklwd %zmm3, %zmm2, %zmm2 /* pack_30 = unpacklo(y1_4_2, y1_5_2) */
-	vmovdqa64 1408(%rsp), %zmm3 /* reload y1_6_2 */
-	vmovdqa64 1472(%rsp), %zmm4 /* reload y1_7_2 */
-	vpunpcklwd %zmm4, %zmm3, %zmm3 /* pack_31 = unpacklo(y1_6_2, y1_7_2) */
+	vpunpcklwd 1024(%rsp), %zmm1, %zmm1 /* pack_29 = unpacklo(y1_2_2, y1_3_2) */
+	vmovdqa64 1600(%rsp), %zmm2 /* reload y1_4_2 */
+	vpunpcklwd 1408(%rsp), %zmm2, %zmm2 /* pack_30 = unpacklo(y1_4_2, y1_5_2) */
+	vmovdqa64 1472(%rsp), %zmm3 /* reload y1_6_2 */
+	vpunpcklwd 1536(%rsp), %zmm3, %zmm3 /* pack_31 = unpacklo(y1_6_2, y1_7_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm0 /* pack_32 = unpacklo(pack_28, pack_29) */
 	vpunpckldq %zmm3, %zmm2, %zmm1 /* pack_33 = unpacklo(pack_30, pack_31) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm0 /* pack_34 = unpacklo(pack_32, pack_33) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store pack_34 */
-	vmovdqa64 2304(%rsp), %zmm0 /* reload y1_8_2 */
-	vmovdqa64 1856(%rsp), %zmm1 /* reload y1_9_2 */
-	vpunpcklwd %zmm1, %zmm0, %zmm0 /* pack_35 = unpacklo(y1_8_2, y1_9_2) */
-	vmovdqa64 2368(%rsp), %zmm1 /* reload y1_10_2 */
-	vmovdqa64 1792(%rsp), %zmm2 /* reload y1_11_2 */
-	vpunpcklwd %zmm2, %zmm1, %zmm1 /* pack_36 = unpacklo(y1_10_2, y1_11_2) */
-	vmovdqa64 1664(%rsp), %zmm2 /* reload y1_12_2 */
-	vmovdqa64 1728(%rsp), %zmm3 /* reload y1_13_2 */
-	vpunpcklwd %zmm3, %zmm2, %zmm2 /* pack_37 = unpacklo(y1_12_2, y1_13_2) */
-	vmovdqa64 128(%rsp), %zmm3 /* reload y1_14_2 */
-	vmovdqa64 192(%rsp), %zmm4 /* reload y1_15_2 */
-	vpunpcklwd %zmm4, %zmm3, %zmm3 /* pack_38 = unpacklo(y1_14_2, y1_15_2) */
+	vmovdqa64 1856(%rsp), %zmm0 /* reload y1_8_2 */
+	vpunpcklwd 128(%rsp), %zmm0, %zmm0 /* pack_35 = unpacklo(y1_8_2, y1_9_2) */
+	vmovdqa64 1792(%rsp), %zmm1 /* reload y1_10_2 */
+	vpunpcklwd 2304(%rsp), %zmm1, %zmm1 /* pack_36 = unpacklo(y1_10_2, y1_11_2) */
+	vmovdqa64 1728(%rsp), %zmm2 /* reload y1_12_2 */
+	vpunpcklwd 2368(%rsp), %zmm2, %zmm2 /* pack_37 = unpacklo(y1_12_2, y1_13_2) */
+	vmovdqa64 192(%rsp), %zmm3 /* reload y1_14_2 */
+	vpunpcklwd 1664(%rsp), %zmm3, %zmm3 /* pack_38 = unpacklo(y1_14_2, y1_15_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm0 /* pack_39 = unpacklo(pack_35, pack_36) */
 	vpunpckldq %zmm3, %zmm2, %zmm1 /* pack_40 = unpacklo(pack_37, pack_38) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm0 /* pack_41 = unpacklo(pack_39, pack_40) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store pack_41 */
-	vmovdqa64 2048(%rsp), %zmm0 /* reload y1_16_2 */
-	vmovdqa64 1984(%rsp), %zmm1 /* reload y1_17_2 */
-	vpunpcklwd %zmm1, %zmm0, %zmm0 /* pack_42 = unpacklo(y1_16_2, y1_17_2) */
-	vmovdqa64 2176(%rsp), %zmm1 /* reload y1_18_2 */
-	vmovdqa64 2112(%rsp), %zmm2 /* reload y1_19_2 */
-	vpunpcklwd %zmm2, %zmm1, %zmm1 /* pack_43 = unpacklo(y1_18_2, y1_19_2) */
-	vmovdqa64 2240(%rsp), %zmm2 /* reload y1_20_2 */
-	vmovdqa64 1920(%rsp), %zmm3 /* reload y1_21_2 */
-	vpunpcklwd %zmm3, %zmm2, %zmm2 /* pack_44 = unpacklo(y1_20_2, y1_21_2) */
-	vmovdqa64 640(%rsp), %zmm3 /* reload y1_22_2 */
-	vmovdqa64 576(%rsp), %zmm4 /* reload y1_23_2 */
-	vpunpcklwd %zmm4, %zmm3, %zmm3 /* pack_45 = unpacklo(y1_22_2, y1_23_2) */
+	vmovdqa64 1984(%rsp), %zmm0 /* reload y1_16_2 */
+	vpunpcklwd 640(%rsp), %zmm0, %zmm0 /* pack_42 = unpacklo(y1_16_2, y1_17_2) */
+	vmovdqa64 2112(%rsp), %zmm1 /* reload y1_18_2 */
+	vpunpcklwd 2048(%rsp), %zmm1, %zmm1 /* pack_43 = unpacklo(y1_18_2, y1_19_2) */
+	vmovdqa64 1920(%rsp), %zmm2 /* reload y1_20_2 */
+	vpunpcklwd 2176(%rsp), %zmm2, %zmm2 /* pack_44 = unpacklo(y1_20_2, y1_21_2) */
+	vmovdqa64 576(%rsp), %zmm3 /* reload y1_22_2 */
+	vpunpcklwd 2240(%rsp), %zmm3, %zmm3 /* pack_45 = unpacklo(y1_22_2, y1_23_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm0 /* pack_46 = unpacklo(pack_42, pack_43) */
 	vpunpckldq %zmm3, %zmm2, %zmm1 /* pack_47 = unpacklo(pack_44, pack_45) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm0 /* pack_48 = unpacklo(pack_46, pack_47) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store pack_48 */
-	vpunpcklwd %zmm7, %zmm6, %zmm0 /* pack_49 = unpacklo(y1_24_2, y1_25_2) */
-	vpunpcklwd %zmm18, %zmm10, %zmm1 /* pack_50 = unpacklo(y1_26_2, y1_27_2) */
-	vpunpcklwd %zmm21, %zmm19, %zmm2 /* pack_51 = unpacklo(y1_28_2, y1_29_2) */
-	vpunpcklwd %zmm25, %zmm24, %zmm3 /* pack_52 = unpacklo(y0_30_3, y0_31_3) */
+	vpunpcklwd %zmm10, %zmm7, %zmm0 /* pack_49 = unpacklo(y1_24_2, y1_25_2) */
+	vpunpcklwd %zmm19, %zmm18, %zmm1 /* pack_50 = unpacklo(y1_26_2, y1_27_2) */
+	vpunpcklwd %zmm23, %zmm21, %zmm2 /* pack_51 = unpacklo(y1_28_2, y1_29_2) */
+	vpunpcklwd %zmm29, %zmm24, %zmm3 /* pack_52 = unpacklo(y0_30_3, y0_31_3) */
 	vpunpckldq %zmm1, %zmm0, %zmm0 /* pack_53 = unpacklo(pack_49, pack_50) */
 	vpunpckldq %zmm3, %zmm2, %zmm1 /* pack_54 = unpacklo(pack_51, pack_52) */
 	vpunpcklqdq %zmm1, %zmm0, %zmm0 /* pack_55 = unpacklo(pack_53, pack_54) */
@@ -8983,7 +8513,7 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_pairs_asm:
  *   %rcx: src
  *   %r8: 1024 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 6976 bytes (109 spill slots of 64 bytes)
+ *   frame: 5440 bytes (85 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm
 	.hidden ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm
@@ -8993,7 +8523,7 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $6976, %rsp
+	sub $5440, %rsp
 
 	/* The 64 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	vpbroadcastb (%rsi), %zmm0 /* low = bcast8() */
@@ -9248,598 +8778,530 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	vmovdqa64 1536(%rsp), %zmm2 /* reload x1_30.2 */
 	vmovdqa64 %zmm2, 4608(%rsp) /* spill x1_30.2 */
 	vmovdqa64 1600(%rsp), %zmm2 /* reload x1_31.2 */
+	vmovdqa64 %zmm23, 1600(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm11, 1536(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm5, 1920(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm4, 1856(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm19, 1344(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm9, 1408(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm6, 2176(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm2, 2112(%rsp) /* spill x1_31.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_avx512_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm2, 1600(%rsp) /* spill x1_31.2 */
 	vbroadcasti32x4 1024(%rdi,%r8), %zmm2 /* t0_0 = bcast128() */
 	vpshufb %zmm24, %zmm2, %zmm2 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm24, 1536(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 1040(%rdi,%r8), %zmm24 /* t0_1 = bcast128() */
-	vpshufb %zmm25, %zmm24, %zmm24 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm25, 1920(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 1056(%rdi,%r8), %zmm25 /* t0_2 = bcast128() */
-	vpshufb %zmm20, %zmm25, %zmm25 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm20, 1856(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 1072(%rdi,%r8), %zmm20 /* t0_3 = bcast128() */
-	vpshufb %zmm13, %zmm20, %zmm20 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm13, 1344(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 1088(%rdi,%r8), %zmm13 /* t0_4 = bcast128() */
-	vpshufb %zmm30, %zmm13, %zmm13 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm30, 1408(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 1104(%rdi,%r8), %zmm30 /* t0_5 = bcast128() */
-	vpshufb %zmm29, %zmm30, %zmm30 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm29, 2176(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 1120(%rdi,%r8), %zmm29 /* t0_6 = bcast128() */
-	vpshufb %zmm14, %zmm29, %zmm29 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm14, 2112(%rsp) /* spill x0_6.2 */
+	vbroadcasti32x4 1040(%rdi,%r8), %zmm4 /* t0_1 = bcast128() */
+	vpshufb %zmm25, %zmm4, %zmm4 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 1056(%rdi,%r8), %zmm5 /* t0_2 = bcast128() */
+	vpshufb %zmm20, %zmm5, %zmm5 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 1072(%rdi,%r8), %zmm6 /* t0_3 = bcast128() */
+	vpshufb %zmm13, %zmm6, %zmm6 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 1088(%rdi,%r8), %zmm9 /* t0_4 = bcast128() */
+	vpshufb %zmm30, %zmm9, %zmm9 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 1104(%rdi,%r8), %zmm11 /* t0_5 = bcast128() */
+	vpshufb %zmm29, %zmm11, %zmm11 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 1120(%rdi,%r8), %zmm13 /* t0_6 = bcast128() */
+	vpshufb %zmm14, %zmm13, %zmm13 /* s0_6 = lookup16(t0_6, x0_6) */
 	vbroadcasti32x4 1136(%rdi,%r8), %zmm14 /* t0_7 = bcast128() */
 	vpshufb %zmm22, %zmm14, %zmm14 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm22, 1024(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 1536(%rdi,%r8), %zmm22 /* t1_0 = bcast128() */
-	vpshufb %zmm15, %zmm22, %zmm22 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm15, 960(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 1552(%rdi,%r8), %zmm15 /* t1_1 = bcast128() */
-	vpshufb %zmm1, %zmm15, %zmm15 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm1, 1792(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 1568(%rdi,%r8), %zmm1 /* t1_2 = bcast128() */
-	vpshufb %zmm16, %zmm1, %zmm1 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm16, 1984(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 1584(%rdi,%r8), %zmm16 /* t1_3 = bcast128() */
-	vpshufb %zmm18, %zmm16, %zmm16 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm18, 1280(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 1600(%rdi,%r8), %zmm18 /* t1_4 = bcast128() */
-	vpshufb %zmm3, %zmm18, %zmm18 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm3, 1216(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 1616(%rdi,%r8), %zmm3 /* t1_5 = bcast128() */
-	vpshufb %zmm10, %zmm3, %zmm3 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm10, 1472(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 1632(%rdi,%r8), %zmm10 /* t1_6 = bcast128() */
-	vpshufb %zmm17, %zmm10, %zmm10 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm17, 1664(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 1648(%rdi,%r8), %zmm17 /* t1_7 = bcast128() */
-	vpshufb %zmm0, %zmm17, %zmm17 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 1536(%rdi,%r8), %zmm19 /* t1_0 = bcast128() */
+	vpshufb %zmm15, %zmm19, %zmm15 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 1552(%rdi,%r8), %zmm19 /* t1_1 = bcast128() */
+	vpshufb %zmm1, %zmm19, %zmm1 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 1568(%rdi,%r8), %zmm19 /* t1_2 = bcast128() */
+	vpshufb %zmm16, %zmm19, %zmm16 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 1584(%rdi,%r8), %zmm19 /* t1_3 = bcast128() */
+	vpshufb %zmm18, %zmm19, %zmm18 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 1600(%rdi,%r8), %zmm19 /* t1_4 = bcast128() */
+	vpshufb %zmm3, %zmm19, %zmm3 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 1616(%rdi,%r8), %zmm19 /* t1_5 = bcast128() */
+	vpshufb %zmm10, %zmm19, %zmm10 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 1632(%rdi,%r8), %zmm19 /* t1_6 = bcast128() */
+	vpshufb %zmm17, %zmm19, %zmm17 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 1648(%rdi,%r8), %zmm19 /* t1_7 = bcast128() */
+	vpshufb %zmm0, %zmm19, %zmm0 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm0, 2048(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm15, %zmm0 /* s1_1 */
-	vpternlogd $0x96, %zmm2, %zmm24, %zmm0 /* y0_0_1 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm6, 2240(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm1, %zmm6 /* s1_2 */
-	vpternlogd $0x96, %zmm24, %zmm25, %zmm6 /* y0_1_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm9, 1152(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm16, %zmm9 /* s1_3 */
-	vpternlogd $0x96, %zmm25, %zmm20, %zmm9 /* y0_2_1 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm19, 1088(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm18, %zmm19 /* s1_4 */
-	vpternlogd $0x96, %zmm20, %zmm13, %zmm19 /* y0_3_1 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm4, 1728(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm3, %zmm4 /* s1_5 */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm4 /* y0_4_1 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm5, 0(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm10, %zmm5 /* s1_6 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm5 /* y0_5_1 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm11, 64(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm17, %zmm11 /* s1_7 */
-	vpternlogd $0x96, %zmm29, %zmm14, %zmm11 /* y0_6_1 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm23, 128(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm22, %zmm23 /* s1_0 */
-	vpternlogd $0x96, %zmm14, %zmm2, %zmm23 /* y0_7_1 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm9, %zmm2, %zmm22 /* y1_0_2 = ternlog(s1_0, s0_0, y0_2_1) */
-	vpternlogd $0x96, %zmm19, %zmm24, %zmm15 /* y1_1_2 = ternlog(s1_1, s0_1, y0_3_1) */
-	vpternlogd $0x96, %zmm4, %zmm25, %zmm1 /* y1_2_2 = ternlog(s1_2, s0_2, y0_4_1) */
-	vpternlogd $0x96, %zmm5, %zmm20, %zmm16 /* y1_3_2 = ternlog(s1_3, s0_3, y0_5_1) */
-	vpternlogd $0x96, %zmm11, %zmm13, %zmm18 /* y1_4_2 = ternlog(s1_4, s0_4, y0_6_1) */
-	vpternlogd $0x96, %zmm23, %zmm30, %zmm3 /* y1_5_2 = ternlog(s1_5, s0_5, y0_7_1) */
-	vpternlogd $0x96, %zmm0, %zmm29, %zmm10 /* y1_6_2 = ternlog(s1_6, s0_6, y0_0_1) */
-	vpternlogd $0x96, %zmm6, %zmm14, %zmm17 /* y1_7_2 = ternlog(s1_7, s0_7, y0_1_1) */
-	vmovdqa64 %zmm5, %zmm2 /* y0_5_1 */
-	vpternlogd $0x96, %zmm22, %zmm17, %zmm2 /* y1_0_3 = ternlog(y0_5_1, y1_7_2, y1_0_2) */
-	vmovdqa64 %zmm11, %zmm13 /* y0_6_1 */
-	vpternlogd $0x96, %zmm15, %zmm22, %zmm13 /* y1_1_3 = ternlog(y0_6_1, y1_0_2, y1_1_2) */
-	vmovdqa64 %zmm23, %zmm14 /* y0_7_1 */
-	vpternlogd $0x96, %zmm1, %zmm15, %zmm14 /* y1_2_3 = ternlog(y0_7_1, y1_1_2, y1_2_2) */
-	vmovdqa64 %zmm0, %zmm20 /* y0_0_1 */
-	vpternlogd $0x96, %zmm16, %zmm1, %zmm20 /* y1_3_3 = ternlog(y0_0_1, y1_2_2, y1_3_2) */
-	vmovdqa64 %zmm6, %zmm24 /* y0_1_1 */
-	vpternlogd $0x96, %zmm18, %zmm16, %zmm24 /* y1_4_3 = ternlog(y0_1_1, y1_3_2, y1_4_2) */
-	vmovdqa64 %zmm9, %zmm25 /* y0_2_1 */
-	vpternlogd $0x96, %zmm3, %zmm18, %zmm25 /* y1_5_3 = ternlog(y0_2_1, y1_4_2, y1_5_2) */
-	vmovdqa64 %zmm19, %zmm29 /* y0_3_1 */
-	vpternlogd $0x96, %zmm10, %zmm3, %zmm29 /* y1_6_3 = ternlog(y0_3_1, y1_5_2, y1_6_2) */
-	vmovdqa64 %zmm4, %zmm30 /* y0_4_1 */
-	vpternlogd $0x96, %zmm17, %zmm10, %zmm30 /* y1_7_3 = ternlog(y0_4_1, y1_6_2, y1_7_2) */
-	vpternlogd $0x96, %zmm2, %zmm1, %zmm0 /* y0_0_3 = ternlog(y0_0_1, y1_2_2, y1_0_3) */
-	vpternlogd $0x96, %zmm13, %zmm16, %zmm6 /* y0_1_3 = ternlog(y0_1_1, y1_3_2, y1_1_3) */
-	vpternlogd $0x96, %zmm14, %zmm18, %zmm9 /* y0_2_3 = ternlog(y0_2_1, y1_4_2, y1_2_3) */
-	vpternlogd $0x96, %zmm20, %zmm3, %zmm19 /* y0_3_3 = ternlog(y0_3_1, y1_5_2, y1_3_3) */
-	vpternlogd $0x96, %zmm24, %zmm10, %zmm4 /* y0_4_3 = ternlog(y0_4_1, y1_6_2, y1_4_3) */
-	vpternlogd $0x96, %zmm25, %zmm17, %zmm5 /* y0_5_3 = ternlog(y0_5_1, y1_7_2, y1_5_3) */
-	vpternlogd $0x96, %zmm29, %zmm22, %zmm11 /* y0_6_3 = ternlog(y0_6_1, y1_0_2, y1_6_3) */
-	vpternlogd $0x96, %zmm30, %zmm15, %zmm23 /* y0_7_3 = ternlog(y0_7_1, y1_1_2, y1_7_3) */
+	vmovdqa64 %zmm1, %zmm19 /* s1_1 */
+	vpternlogd $0x96, %zmm2, %zmm4, %zmm19 /* y0_0_1 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm16, %zmm20 /* s1_2 */
+	vpternlogd $0x96, %zmm4, %zmm5, %zmm20 /* y0_1_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm18, %zmm22 /* s1_3 */
+	vpternlogd $0x96, %zmm5, %zmm6, %zmm22 /* y0_2_1 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm3, %zmm23 /* s1_4 */
+	vpternlogd $0x96, %zmm6, %zmm9, %zmm23 /* y0_3_1 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm10, %zmm24 /* s1_5 */
+	vpternlogd $0x96, %zmm9, %zmm11, %zmm24 /* y0_4_1 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm17, %zmm25 /* s1_6 */
+	vpternlogd $0x96, %zmm11, %zmm13, %zmm25 /* y0_5_1 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm0, %zmm29 /* s1_7 */
+	vpternlogd $0x96, %zmm13, %zmm14, %zmm29 /* y0_6_1 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm15, %zmm30 /* s1_0 */
+	vpternlogd $0x96, %zmm14, %zmm2, %zmm30 /* y0_7_1 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm22, %zmm2, %zmm15 /* y1_0_2 = ternlog(s1_0, s0_0, y0_2_1) */
+	vpternlogd $0x96, %zmm23, %zmm4, %zmm1 /* y1_1_2 = ternlog(s1_1, s0_1, y0_3_1) */
+	vpternlogd $0x96, %zmm24, %zmm5, %zmm16 /* y1_2_2 = ternlog(s1_2, s0_2, y0_4_1) */
+	vpternlogd $0x96, %zmm25, %zmm6, %zmm18 /* y1_3_2 = ternlog(s1_3, s0_3, y0_5_1) */
+	vpternlogd $0x96, %zmm29, %zmm9, %zmm3 /* y1_4_2 = ternlog(s1_4, s0_4, y0_6_1) */
+	vpternlogd $0x96, %zmm30, %zmm11, %zmm10 /* y1_5_2 = ternlog(s1_5, s0_5, y0_7_1) */
+	vpternlogd $0x96, %zmm19, %zmm13, %zmm17 /* y1_6_2 = ternlog(s1_6, s0_6, y0_0_1) */
+	vpternlogd $0x96, %zmm20, %zmm14, %zmm0 /* y1_7_2 = ternlog(s1_7, s0_7, y0_1_1) */
+	vmovdqa64 %zmm25, %zmm2 /* y0_5_1 */
+	vpternlogd $0x96, %zmm15, %zmm0, %zmm2 /* y1_0_3 = ternlog(y0_5_1, y1_7_2, y1_0_2) */
+	vmovdqa64 %zmm29, %zmm4 /* y0_6_1 */
+	vpternlogd $0x96, %zmm1, %zmm15, %zmm4 /* y1_1_3 = ternlog(y0_6_1, y1_0_2, y1_1_2) */
+	vmovdqa64 %zmm30, %zmm5 /* y0_7_1 */
+	vpternlogd $0x96, %zmm16, %zmm1, %zmm5 /* y1_2_3 = ternlog(y0_7_1, y1_1_2, y1_2_2) */
+	vmovdqa64 %zmm19, %zmm6 /* y0_0_1 */
+	vpternlogd $0x96, %zmm18, %zmm16, %zmm6 /* y1_3_3 = ternlog(y0_0_1, y1_2_2, y1_3_2) */
+	vmovdqa64 %zmm20, %zmm9 /* y0_1_1 */
+	vpternlogd $0x96, %zmm3, %zmm18, %zmm9 /* y1_4_3 = ternlog(y0_1_1, y1_3_2, y1_4_2) */
+	vmovdqa64 %zmm22, %zmm11 /* y0_2_1 */
+	vpternlogd $0x96, %zmm10, %zmm3, %zmm11 /* y1_5_3 = ternlog(y0_2_1, y1_4_2, y1_5_2) */
+	vmovdqa64 %zmm23, %zmm13 /* y0_3_1 */
+	vpternlogd $0x96, %zmm17, %zmm10, %zmm13 /* y1_6_3 = ternlog(y0_3_1, y1_5_2, y1_6_2) */
+	vmovdqa64 %zmm24, %zmm14 /* y0_4_1 */
+	vpternlogd $0x96, %zmm0, %zmm17, %zmm14 /* y1_7_3 = ternlog(y0_4_1, y1_6_2, y1_7_2) */
+	vpternlogd $0x96, %zmm2, %zmm16, %zmm19 /* y0_0_3 = ternlog(y0_0_1, y1_2_2, y1_0_3) */
+	vpternlogd $0x96, %zmm4, %zmm18, %zmm20 /* y0_1_3 = ternlog(y0_1_1, y1_3_2, y1_1_3) */
+	vpternlogd $0x96, %zmm5, %zmm3, %zmm22 /* y0_2_3 = ternlog(y0_2_1, y1_4_2, y1_2_3) */
+	vpternlogd $0x96, %zmm6, %zmm10, %zmm23 /* y0_3_3 = ternlog(y0_3_1, y1_5_2, y1_3_3) */
+	vpternlogd $0x96, %zmm9, %zmm17, %zmm24 /* y0_4_3 = ternlog(y0_4_1, y1_6_2, y1_4_3) */
+	vpternlogd $0x96, %zmm11, %zmm0, %zmm25 /* y0_5_3 = ternlog(y0_5_1, y1_7_2, y1_5_3) */
+	vpternlogd $0x96, %zmm13, %zmm15, %zmm29 /* y0_6_3 = ternlog(y0_6_1, y1_0_2, y1_6_3) */
+	vpternlogd $0x96, %zmm14, %zmm1, %zmm30 /* y0_7_3 = ternlog(y0_7_1, y1_1_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 1152(%rdi,%r8), %zmm1 /* t0_8 = bcast128() */
-	vpshufb %zmm26, %zmm1, %zmm1 /* s0_8 = lookup16(t0_8, x0_8) */
-	vbroadcasti32x4 1168(%rdi,%r8), %zmm3 /* t0_9 = bcast128() */
-	vpshufb %zmm12, %zmm3, %zmm3 /* s0_9 = lookup16(t0_9, x0_9) */
-	vbroadcasti32x4 1184(%rdi,%r8), %zmm10 /* t0_10 = bcast128() */
-	vpshufb %zmm31, %zmm10, %zmm10 /* s0_10 = lookup16(t0_10, x0_10) */
-	vbroadcasti32x4 1200(%rdi,%r8), %zmm15 /* t0_11 = bcast128() */
-	vpshufb %zmm21, %zmm15, %zmm15 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 1216(%rdi,%r8), %zmm16 /* t0_12 = bcast128() */
-	vpshufb %zmm28, %zmm16, %zmm16 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 1232(%rdi,%r8), %zmm17 /* t0_13 = bcast128() */
-	vpshufb %zmm27, %zmm17, %zmm17 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 1248(%rdi,%r8), %zmm18 /* t0_14 = bcast128() */
-	vpshufb %zmm7, %zmm18, %zmm18 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 1264(%rdi,%r8), %zmm22 /* t0_15 = bcast128() */
-	vpshufb %zmm8, %zmm22, %zmm22 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm8, 192(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 1664(%rdi,%r8), %zmm8 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm7, 576(%rsp) /* spill x0_14.2 */
-	vmovdqa64 128(%rsp), %zmm7 /* reload x1_8.2 */
-	vpshufb %zmm7, %zmm8, %zmm8 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 1680(%rdi,%r8), %zmm7 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm27, 640(%rsp) /* spill x0_13.2 */
-	vmovdqa64 64(%rsp), %zmm27 /* reload x1_9.2 */
-	vpshufb %zmm27, %zmm7, %zmm7 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 1696(%rdi,%r8), %zmm27 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm28, 896(%rsp) /* spill x0_12.2 */
-	vmovdqa64 0(%rsp), %zmm28 /* reload x1_10.2 */
-	vpshufb %zmm28, %zmm27, %zmm27 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 1712(%rdi,%r8), %zmm28 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm21, 512(%rsp) /* spill x0_11.2 */
-	vmovdqa64 1728(%rsp), %zmm21 /* reload x1_11.2 */
-	vpshufb %zmm21, %zmm28, %zmm28 /* s1_11 = lookup16(t1_11, x1_11) */
-	vbroadcasti32x4 1728(%rdi,%r8), %zmm21 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm31, 448(%rsp) /* spill x0_10.2 */
-	vmovdqa64 1088(%rsp), %zmm31 /* reload x1_12.2 */
-	vpshufb %zmm31, %zmm21, %zmm21 /* s1_12 = lookup16(t1_12, x1_12) */
-	vbroadcasti32x4 1744(%rdi,%r8), %zmm31 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm12, 256(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1152(%rsp), %zmm12 /* reload x1_13.2 */
-	vpshufb %zmm12, %zmm31, %zmm31 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 1760(%rdi,%r8), %zmm12 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm26, 320(%rsp) /* spill x0_8.2 */
-	vmovdqa64 2240(%rsp), %zmm26 /* reload x1_14.2 */
-	vpshufb %zmm26, %zmm12, %zmm12 /* s1_14 = lookup16(t1_14, x1_14) */
-	vbroadcasti32x4 1776(%rdi,%r8), %zmm26 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm30, 384(%rsp) /* spill y1_7_3 */
-	vmovdqa64 3648(%rsp), %zmm30 /* reload x1_15.2 */
-	vpshufb %zmm30, %zmm26, %zmm26 /* s1_15 = lookup16(t1_15, x1_15) */
+	vbroadcasti32x4 1152(%rdi,%r8), %zmm0 /* t0_8 = bcast128() */
+	vpshufb %zmm26, %zmm0, %zmm0 /* s0_8 = lookup16(t0_8, x0_8) */
+	vbroadcasti32x4 1168(%rdi,%r8), %zmm1 /* t0_9 = bcast128() */
+	vpshufb %zmm12, %zmm1, %zmm1 /* s0_9 = lookup16(t0_9, x0_9) */
+	vbroadcasti32x4 1184(%rdi,%r8), %zmm3 /* t0_10 = bcast128() */
+	vpshufb %zmm31, %zmm3, %zmm3 /* s0_10 = lookup16(t0_10, x0_10) */
+	vbroadcasti32x4 1200(%rdi,%r8), %zmm10 /* t0_11 = bcast128() */
+	vpshufb %zmm21, %zmm10, %zmm10 /* s0_11 = lookup16(t0_11, x0_11) */
+	vbroadcasti32x4 1216(%rdi,%r8), %zmm12 /* t0_12 = bcast128() */
+	vpshufb %zmm28, %zmm12, %zmm12 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 1232(%rdi,%r8), %zmm15 /* t0_13 = bcast128() */
+	vpshufb %zmm27, %zmm15, %zmm15 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 1248(%rdi,%r8), %zmm16 /* t0_14 = bcast128() */
+	vpshufb %zmm7, %zmm16, %zmm7 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 1264(%rdi,%r8), %zmm16 /* t0_15 = bcast128() */
+	vpshufb %zmm8, %zmm16, %zmm8 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 1664(%rdi,%r8), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 1600(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 1680(%rdi,%r8), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 1536(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 1696(%rdi,%r8), %zmm18 /* t1_10 = bcast128() */
+	vpshufb 1920(%rsp), %zmm18, %zmm18 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 1712(%rdi,%r8), %zmm21 /* t1_11 = bcast128() */
+	vpshufb 1856(%rsp), %zmm21, %zmm21 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 1728(%rdi,%r8), %zmm26 /* t1_12 = bcast128() */
+	vpshufb 1344(%rsp), %zmm26, %zmm26 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 1744(%rdi,%r8), %zmm27 /* t1_13 = bcast128() */
+	vpshufb 1408(%rsp), %zmm27, %zmm27 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 1760(%rdi,%r8), %zmm28 /* t1_14 = bcast128() */
+	vpshufb 2176(%rsp), %zmm28, %zmm28 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 1776(%rdi,%r8), %zmm31 /* t1_15 = bcast128() */
+	vpshufb 3648(%rsp), %zmm31, %zmm31 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm7, %zmm30 /* s1_9 */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm30 /* y0_8_1 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm29, 704(%rsp) /* spill y1_6_3 */
-	vmovdqa64 %zmm27, %zmm29 /* s1_10 */
-	vpternlogd $0x96, %zmm3, %zmm10, %zmm29 /* y0_9_1 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm13, 768(%rsp) /* spill y1_1_3 */
-	vmovdqa64 %zmm28, %zmm13 /* s1_11 */
-	vpternlogd $0x96, %zmm10, %zmm15, %zmm13 /* y0_10_1 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm2, 832(%rsp) /* spill y1_0_3 */
-	vmovdqa64 %zmm21, %zmm2 /* s1_12 */
-	vpternlogd $0x96, %zmm15, %zmm16, %zmm2 /* y0_11_1 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm25, 4672(%rsp) /* spill y1_5_3 */
-	vmovdqa64 %zmm31, %zmm25 /* s1_13 */
-	vpternlogd $0x96, %zmm16, %zmm17, %zmm25 /* y0_12_1 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm24, 4736(%rsp) /* spill y1_4_3 */
-	vmovdqa64 %zmm12, %zmm24 /* s1_14 */
-	vpternlogd $0x96, %zmm17, %zmm18, %zmm24 /* y0_13_1 = ternlog(s1_14, s0_14, s0_13) */
-	vmovdqa64 %zmm20, 4800(%rsp) /* spill y1_3_3 */
-	vmovdqa64 %zmm26, %zmm20 /* s1_15 */
-	vpternlogd $0x96, %zmm18, %zmm22, %zmm20 /* y0_14_1 = ternlog(s1_15, s0_15, s0_14) */
-	vmovdqa64 %zmm14, 4864(%rsp) /* spill y1_2_3 */
-	vmovdqa64 %zmm8, %zmm14 /* s1_8 */
-	vpternlogd $0x96, %zmm22, %zmm1, %zmm14 /* y0_15_1 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm13, %zmm1, %zmm8 /* y1_8_2 = ternlog(s1_8, s0_8, y0_10_1) */
-	vpternlogd $0x96, %zmm2, %zmm3, %zmm7 /* y1_9_2 = ternlog(s1_9, s0_9, y0_11_1) */
-	vpternlogd $0x96, %zmm25, %zmm10, %zmm27 /* y1_10_2 = ternlog(s1_10, s0_10, y0_12_1) */
-	vpternlogd $0x96, %zmm24, %zmm15, %zmm28 /* y1_11_2 = ternlog(s1_11, s0_11, y0_13_1) */
-	vpternlogd $0x96, %zmm20, %zmm16, %zmm21 /* y1_12_2 = ternlog(s1_12, s0_12, y0_14_1) */
-	vpternlogd $0x96, %zmm14, %zmm17, %zmm31 /* y1_13_2 = ternlog(s1_13, s0_13, y0_15_1) */
-	vpternlogd $0x96, %zmm30, %zmm18, %zmm12 /* y1_14_2 = ternlog(s1_14, s0_14, y0_8_1) */
-	vpternlogd $0x96, %zmm29, %zmm22, %zmm26 /* y1_15_2 = ternlog(s1_15, s0_15, y0_9_1) */
-	vmovdqa64 %zmm24, %zmm1 /* y0_13_1 */
-	vpternlogd $0x96, %zmm8, %zmm26, %zmm1 /* y1_8_3 = ternlog(y0_13_1, y1_15_2, y1_8_2) */
-	vmovdqa64 %zmm20, %zmm3 /* y0_14_1 */
-	vpternlogd $0x96, %zmm7, %zmm8, %zmm3 /* y1_9_3 = ternlog(y0_14_1, y1_8_2, y1_9_2) */
-	vmovdqa64 %zmm14, %zmm10 /* y0_15_1 */
-	vpternlogd $0x96, %zmm27, %zmm7, %zmm10 /* y1_10_3 = ternlog(y0_15_1, y1_9_2, y1_10_2) */
-	vmovdqa64 %zmm30, %zmm15 /* y0_8_1 */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm15 /* y1_11_3 = ternlog(y0_8_1, y1_10_2, y1_11_2) */
-	vmovdqa64 %zmm29, %zmm16 /* y0_9_1 */
-	vpternlogd $0x96, %zmm21, %zmm28, %zmm16 /* y1_12_3 = ternlog(y0_9_1, y1_11_2, y1_12_2) */
-	vmovdqa64 %zmm13, %zmm17 /* y0_10_1 */
-	vpternlogd $0x96, %zmm31, %zmm21, %zmm17 /* y1_13_3 = ternlog(y0_10_1, y1_12_2, y1_13_2) */
-	vmovdqa64 %zmm2, %zmm18 /* y0_11_1 */
-	vpternlogd $0x96, %zmm12, %zmm31, %zmm18 /* y1_14_3 = ternlog(y0_11_1, y1_13_2, y1_14_2) */
-	vmovdqa64 %zmm25, %zmm22 /* y0_12_1 */
-	vpternlogd $0x96, %zmm26, %zmm12, %zmm22 /* y1_15_3 = ternlog(y0_12_1, y1_14_2, y1_15_2) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm30 /* y0_8_3 = ternlog(y0_8_1, y1_10_2, y1_8_3) */
-	vpternlogd $0x96, %zmm3, %zmm28, %zmm29 /* y0_9_3 = ternlog(y0_9_1, y1_11_2, y1_9_3) */
-	vpternlogd $0x96, %zmm10, %zmm21, %zmm13 /* y0_10_3 = ternlog(y0_10_1, y1_12_2, y1_10_3) */
-	vpternlogd $0x96, %zmm15, %zmm31, %zmm2 /* y0_11_3 = ternlog(y0_11_1, y1_13_2, y1_11_3) */
-	vpternlogd $0x96, %zmm16, %zmm12, %zmm25 /* y0_12_3 = ternlog(y0_12_1, y1_14_2, y1_12_3) */
-	vpternlogd $0x96, %zmm17, %zmm26, %zmm24 /* y0_13_3 = ternlog(y0_13_1, y1_15_2, y1_13_3) */
-	vpternlogd $0x96, %zmm18, %zmm8, %zmm20 /* y0_14_3 = ternlog(y0_14_1, y1_8_2, y1_14_3) */
-	vpternlogd $0x96, %zmm22, %zmm7, %zmm14 /* y0_15_3 = ternlog(y0_15_1, y1_9_2, y1_15_3) */
+	vmovdqa64 %zmm14, 1024(%rsp) /* spill y1_7_3 */
+	vmovdqa64 %zmm17, %zmm14 /* s1_9 */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm14 /* y0_8_1 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm13, 960(%rsp) /* spill y1_6_3 */
+	vmovdqa64 %zmm18, %zmm13 /* s1_10 */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm13 /* y0_9_1 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm4, 1792(%rsp) /* spill y1_1_3 */
+	vmovdqa64 %zmm21, %zmm4 /* s1_11 */
+	vpternlogd $0x96, %zmm3, %zmm10, %zmm4 /* y0_10_1 = ternlog(s1_11, s0_11, s0_10) */
+	vmovdqa64 %zmm2, 1984(%rsp) /* spill y1_0_3 */
+	vmovdqa64 %zmm26, %zmm2 /* s1_12 */
+	vpternlogd $0x96, %zmm10, %zmm12, %zmm2 /* y0_11_1 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm11, 1280(%rsp) /* spill y1_5_3 */
+	vmovdqa64 %zmm27, %zmm11 /* s1_13 */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm11 /* y0_12_1 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm9, 1216(%rsp) /* spill y1_4_3 */
+	vmovdqa64 %zmm28, %zmm9 /* s1_14 */
+	vpternlogd $0x96, %zmm15, %zmm7, %zmm9 /* y0_13_1 = ternlog(s1_14, s0_14, s0_13) */
+	vmovdqa64 %zmm6, 1472(%rsp) /* spill y1_3_3 */
+	vmovdqa64 %zmm31, %zmm6 /* s1_15 */
+	vpternlogd $0x96, %zmm7, %zmm8, %zmm6 /* y0_14_1 = ternlog(s1_15, s0_15, s0_14) */
+	vmovdqa64 %zmm5, 1664(%rsp) /* spill y1_2_3 */
+	vmovdqa64 %zmm16, %zmm5 /* s1_8 */
+	vpternlogd $0x96, %zmm8, %zmm0, %zmm5 /* y0_15_1 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm4, %zmm0, %zmm16 /* y1_8_2 = ternlog(s1_8, s0_8, y0_10_1) */
+	vpternlogd $0x96, %zmm2, %zmm1, %zmm17 /* y1_9_2 = ternlog(s1_9, s0_9, y0_11_1) */
+	vpternlogd $0x96, %zmm11, %zmm3, %zmm18 /* y1_10_2 = ternlog(s1_10, s0_10, y0_12_1) */
+	vpternlogd $0x96, %zmm9, %zmm10, %zmm21 /* y1_11_2 = ternlog(s1_11, s0_11, y0_13_1) */
+	vpternlogd $0x96, %zmm6, %zmm12, %zmm26 /* y1_12_2 = ternlog(s1_12, s0_12, y0_14_1) */
+	vpternlogd $0x96, %zmm5, %zmm15, %zmm27 /* y1_13_2 = ternlog(s1_13, s0_13, y0_15_1) */
+	vpternlogd $0x96, %zmm14, %zmm7, %zmm28 /* y1_14_2 = ternlog(s1_14, s0_14, y0_8_1) */
+	vpternlogd $0x96, %zmm13, %zmm8, %zmm31 /* y1_15_2 = ternlog(s1_15, s0_15, y0_9_1) */
+	vmovdqa64 %zmm9, %zmm0 /* y0_13_1 */
+	vpternlogd $0x96, %zmm16, %zmm31, %zmm0 /* y1_8_3 = ternlog(y0_13_1, y1_15_2, y1_8_2) */
+	vmovdqa64 %zmm6, %zmm1 /* y0_14_1 */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm1 /* y1_9_3 = ternlog(y0_14_1, y1_8_2, y1_9_2) */
+	vmovdqa64 %zmm5, %zmm3 /* y0_15_1 */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm3 /* y1_10_3 = ternlog(y0_15_1, y1_9_2, y1_10_2) */
+	vmovdqa64 %zmm14, %zmm7 /* y0_8_1 */
+	vpternlogd $0x96, %zmm21, %zmm18, %zmm7 /* y1_11_3 = ternlog(y0_8_1, y1_10_2, y1_11_2) */
+	vmovdqa64 %zmm13, %zmm8 /* y0_9_1 */
+	vpternlogd $0x96, %zmm26, %zmm21, %zmm8 /* y1_12_3 = ternlog(y0_9_1, y1_11_2, y1_12_2) */
+	vmovdqa64 %zmm4, %zmm10 /* y0_10_1 */
+	vpternlogd $0x96, %zmm27, %zmm26, %zmm10 /* y1_13_3 = ternlog(y0_10_1, y1_12_2, y1_13_2) */
+	vmovdqa64 %zmm2, %zmm12 /* y0_11_1 */
+	vpternlogd $0x96, %zmm28, %zmm27, %zmm12 /* y1_14_3 = ternlog(y0_11_1, y1_13_2, y1_14_2) */
+	vmovdqa64 %zmm11, %zmm15 /* y0_12_1 */
+	vpternlogd $0x96, %zmm31, %zmm28, %zmm15 /* y1_15_3 = ternlog(y0_12_1, y1_14_2, y1_15_2) */
+	vpternlogd $0x96, %zmm0, %zmm18, %zmm14 /* y0_8_3 = ternlog(y0_8_1, y1_10_2, y1_8_3) */
+	vpternlogd $0x96, %zmm1, %zmm21, %zmm13 /* y0_9_3 = ternlog(y0_9_1, y1_11_2, y1_9_3) */
+	vpternlogd $0x96, %zmm3, %zmm26, %zmm4 /* y0_10_3 = ternlog(y0_10_1, y1_12_2, y1_10_3) */
+	vpternlogd $0x96, %zmm7, %zmm27, %zmm2 /* y0_11_3 = ternlog(y0_11_1, y1_13_2, y1_11_3) */
+	vpternlogd $0x96, %zmm8, %zmm28, %zmm11 /* y0_12_3 = ternlog(y0_12_1, y1_14_2, y1_12_3) */
+	vpternlogd $0x96, %zmm10, %zmm31, %zmm9 /* y0_13_3 = ternlog(y0_13_1, y1_15_2, y1_13_3) */
+	vpternlogd $0x96, %zmm12, %zmm16, %zmm6 /* y0_14_3 = ternlog(y0_14_1, y1_8_2, y1_14_3) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm5 /* y0_15_3 = ternlog(y0_15_1, y1_9_2, y1_15_3) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 1280(%rdi,%r8), %zmm7 /* t0_16 = bcast128() */
-	vmovdqa64 3584(%rsp), %zmm8 /* reload x0_16.2 */
-	vpshufb %zmm8, %zmm7, %zmm7 /* s0_16 = lookup16(t0_16, x0_16) */
-	vbroadcasti32x4 1296(%rdi,%r8), %zmm12 /* t0_17 = bcast128() */
-	vmovdqa64 3520(%rsp), %zmm21 /* reload x0_17.2 */
-	vpshufb %zmm21, %zmm12, %zmm12 /* s0_17 = lookup16(t0_17, x0_17) */
-	vbroadcasti32x4 1312(%rdi,%r8), %zmm26 /* t0_18 = bcast128() */
-	vmovdqa64 3456(%rsp), %zmm27 /* reload x0_18.2 */
-	vpshufb %zmm27, %zmm26, %zmm26 /* s0_18 = lookup16(t0_18, x0_18) */
-	vbroadcasti32x4 1328(%rdi,%r8), %zmm28 /* t0_19 = bcast128() */
-	vmovdqa64 3392(%rsp), %zmm31 /* reload x0_19.2 */
-	vpshufb %zmm31, %zmm28, %zmm28 /* s0_19 = lookup16(t0_19, x0_19) */
-	vbroadcasti32x4 1344(%rdi,%r8), %zmm31 /* t0_20 = bcast128() */
-	vmovdqa64 3328(%rsp), %zmm27 /* reload x0_20.2 */
-	vpshufb %zmm27, %zmm31, %zmm31 /* s0_20 = lookup16(t0_20, x0_20) */
+	vbroadcasti32x4 1280(%rdi,%r8), %zmm16 /* t0_16 = bcast128() */
+	vpshufb 3584(%rsp), %zmm16, %zmm16 /* s0_16 = lookup16(t0_16, x0_16) */
+	vbroadcasti32x4 1296(%rdi,%r8), %zmm17 /* t0_17 = bcast128() */
+	vpshufb 3520(%rsp), %zmm17, %zmm17 /* s0_17 = lookup16(t0_17, x0_17) */
+	vbroadcasti32x4 1312(%rdi,%r8), %zmm18 /* t0_18 = bcast128() */
+	vpshufb 3456(%rsp), %zmm18, %zmm18 /* s0_18 = lookup16(t0_18, x0_18) */
+	vbroadcasti32x4 1328(%rdi,%r8), %zmm21 /* t0_19 = bcast128() */
+	vpshufb 3392(%rsp), %zmm21, %zmm21 /* s0_19 = lookup16(t0_19, x0_19) */
+	vbroadcasti32x4 1344(%rdi,%r8), %zmm26 /* t0_20 = bcast128() */
+	vpshufb 3328(%rsp), %zmm26, %zmm26 /* s0_20 = lookup16(t0_20, x0_20) */
 	vbroadcasti32x4 1360(%rdi,%r8), %zmm27 /* t0_21 = bcast128() */
-	vmovdqa64 3264(%rsp), %zmm21 /* reload x0_21.2 */
-	vpshufb %zmm21, %zmm27, %zmm27 /* s0_21 = lookup16(t0_21, x0_21) */
-	vbroadcasti32x4 1376(%rdi,%r8), %zmm21 /* t0_22 = bcast128() */
-	vmovdqa64 3200(%rsp), %zmm8 /* reload x0_22.2 */
-	vpshufb %zmm8, %zmm21, %zmm21 /* s0_22 = lookup16(t0_22, x0_22) */
-	vbroadcasti32x4 1392(%rdi,%r8), %zmm8 /* t0_23 = bcast128() */
-	vmovdqa64 %zmm15, 4928(%rsp) /* spill y1_11_3 */
-	vmovdqa64 3136(%rsp), %zmm15 /* reload x0_23.2 */
-	vpshufb %zmm15, %zmm8, %zmm8 /* s0_23 = lookup16(t0_23, x0_23) */
-	vbroadcasti32x4 1792(%rdi,%r8), %zmm15 /* t1_16 = bcast128() */
-	vmovdqa64 %zmm10, 4992(%rsp) /* spill y1_10_3 */
-	vmovdqa64 3712(%rsp), %zmm10 /* reload x1_16.2 */
-	vpshufb %zmm10, %zmm15, %zmm15 /* s1_16 = lookup16(t1_16, x1_16) */
-	vbroadcasti32x4 1808(%rdi,%r8), %zmm10 /* t1_17 = bcast128() */
-	vmovdqa64 %zmm22, 5056(%rsp) /* spill y1_15_3 */
-	vmovdqa64 3776(%rsp), %zmm22 /* reload x1_17.2 */
-	vpshufb %zmm22, %zmm10, %zmm10 /* s1_17 = lookup16(t1_17, x1_17) */
-	vbroadcasti32x4 1824(%rdi,%r8), %zmm22 /* t1_18 = bcast128() */
-	vmovdqa64 %zmm18, 5120(%rsp) /* spill y1_14_3 */
-	vmovdqa64 3840(%rsp), %zmm18 /* reload x1_18.2 */
-	vpshufb %zmm18, %zmm22, %zmm22 /* s1_18 = lookup16(t1_18, x1_18) */
-	vbroadcasti32x4 1840(%rdi,%r8), %zmm18 /* t1_19 = bcast128() */
-	vmovdqa64 %zmm3, 5184(%rsp) /* spill y1_9_3 */
-	vmovdqa64 3904(%rsp), %zmm3 /* reload x1_19.2 */
-	vpshufb %zmm3, %zmm18, %zmm18 /* s1_19 = lookup16(t1_19, x1_19) */
-	vbroadcasti32x4 1856(%rdi,%r8), %zmm3 /* t1_20 = bcast128() */
-	vmovdqa64 %zmm1, 5248(%rsp) /* spill y1_8_3 */
-	vmovdqa64 3968(%rsp), %zmm1 /* reload x1_20.2 */
-	vpshufb %zmm1, %zmm3, %zmm3 /* s1_20 = lookup16(t1_20, x1_20) */
-	vbroadcasti32x4 1872(%rdi,%r8), %zmm1 /* t1_21 = bcast128() */
-	vmovdqa64 %zmm17, 5312(%rsp) /* spill y1_13_3 */
-	vmovdqa64 4032(%rsp), %zmm17 /* reload x1_21.2 */
-	vpshufb %zmm17, %zmm1, %zmm1 /* s1_21 = lookup16(t1_21, x1_21) */
-	vbroadcasti32x4 1888(%rdi,%r8), %zmm17 /* t1_22 = bcast128() */
-	vmovdqa64 %zmm16, 5376(%rsp) /* spill y1_12_3 */
-	vmovdqa64 4096(%rsp), %zmm16 /* reload x1_22.2 */
-	vpshufb %zmm16, %zmm17, %zmm17 /* s1_22 = lookup16(t1_22, x1_22) */
-	vbroadcasti32x4 1904(%rdi,%r8), %zmm16 /* t1_23 = bcast128() */
-	vmovdqa64 %zmm6, 5440(%rsp) /* spill y0_1_3 */
-	vmovdqa64 4160(%rsp), %zmm6 /* reload x1_23.2 */
-	vpshufb %zmm6, %zmm16, %zmm16 /* s1_23 = lookup16(t1_23, x1_23) */
+	vpshufb 3264(%rsp), %zmm27, %zmm27 /* s0_21 = lookup16(t0_21, x0_21) */
+	vbroadcasti32x4 1376(%rdi,%r8), %zmm28 /* t0_22 = bcast128() */
+	vpshufb 3200(%rsp), %zmm28, %zmm28 /* s0_22 = lookup16(t0_22, x0_22) */
+	vbroadcasti32x4 1392(%rdi,%r8), %zmm31 /* t0_23 = bcast128() */
+	vpshufb 3136(%rsp), %zmm31, %zmm31 /* s0_23 = lookup16(t0_23, x0_23) */
+	vmovdqa64 %zmm7, 2048(%rsp) /* spill y1_11_3 */
+	vbroadcasti32x4 1792(%rdi,%r8), %zmm7 /* t1_16 = bcast128() */
+	vpshufb 3712(%rsp), %zmm7, %zmm7 /* s1_16 = lookup16(t1_16, x1_16) */
+	vmovdqa64 %zmm3, 2240(%rsp) /* spill y1_10_3 */
+	vbroadcasti32x4 1808(%rdi,%r8), %zmm3 /* t1_17 = bcast128() */
+	vpshufb 3776(%rsp), %zmm3, %zmm3 /* s1_17 = lookup16(t1_17, x1_17) */
+	vmovdqa64 %zmm15, 1152(%rsp) /* spill y1_15_3 */
+	vbroadcasti32x4 1824(%rdi,%r8), %zmm15 /* t1_18 = bcast128() */
+	vpshufb 3840(%rsp), %zmm15, %zmm15 /* s1_18 = lookup16(t1_18, x1_18) */
+	vmovdqa64 %zmm12, 1088(%rsp) /* spill y1_14_3 */
+	vbroadcasti32x4 1840(%rdi,%r8), %zmm12 /* t1_19 = bcast128() */
+	vpshufb 3904(%rsp), %zmm12, %zmm12 /* s1_19 = lookup16(t1_19, x1_19) */
+	vmovdqa64 %zmm1, 1728(%rsp) /* spill y1_9_3 */
+	vbroadcasti32x4 1856(%rdi,%r8), %zmm1 /* t1_20 = bcast128() */
+	vpshufb 3968(%rsp), %zmm1, %zmm1 /* s1_20 = lookup16(t1_20, x1_20) */
+	vmovdqa64 %zmm0, 0(%rsp) /* spill y1_8_3 */
+	vbroadcasti32x4 1872(%rdi,%r8), %zmm0 /* t1_21 = bcast128() */
+	vpshufb 4032(%rsp), %zmm0, %zmm0 /* s1_21 = lookup16(t1_21, x1_21) */
+	vmovdqa64 %zmm10, 64(%rsp) /* spill y1_13_3 */
+	vbroadcasti32x4 1888(%rdi,%r8), %zmm10 /* t1_22 = bcast128() */
+	vpshufb 4096(%rsp), %zmm10, %zmm10 /* s1_22 = lookup16(t1_22, x1_22) */
+	vmovdqa64 %zmm8, 128(%rsp) /* spill y1_12_3 */
+	vbroadcasti32x4 1904(%rdi,%r8), %zmm8 /* t1_23 = bcast128() */
+	vpshufb 4160(%rsp), %zmm8, %zmm8 /* s1_23 = lookup16(t1_23, x1_23) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm10, %zmm6 /* s1_17 */
-	vpternlogd $0x96, %zmm7, %zmm12, %zmm6 /* y0_16_1 = ternlog(s1_17, s0_17, s0_16) */
-	vmovdqa64 %zmm0, 5504(%rsp) /* spill y0_0_3 */
-	vmovdqa64 %zmm22, %zmm0 /* s1_18 */
-	vpternlogd $0x96, %zmm12, %zmm26, %zmm0 /* y0_17_1 = ternlog(s1_18, s0_18, s0_17) */
-	vmovdqa64 %zmm2, 5568(%rsp) /* spill y0_11_3 */
-	vmovdqa64 %zmm18, %zmm2 /* s1_19 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm2 /* y0_18_1 = ternlog(s1_19, s0_19, s0_18) */
-	vmovdqa64 %zmm13, 5632(%rsp) /* spill y0_10_3 */
-	vmovdqa64 %zmm3, %zmm13 /* s1_20 */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm13 /* y0_19_1 = ternlog(s1_20, s0_20, s0_19) */
-	vmovdqa64 %zmm29, 5696(%rsp) /* spill y0_9_3 */
-	vmovdqa64 %zmm1, %zmm29 /* s1_21 */
-	vpternlogd $0x96, %zmm31, %zmm27, %zmm29 /* y0_20_1 = ternlog(s1_21, s0_21, s0_20) */
-	vmovdqa64 %zmm30, 5760(%rsp) /* spill y0_8_3 */
-	vmovdqa64 %zmm17, %zmm30 /* s1_22 */
-	vpternlogd $0x96, %zmm27, %zmm21, %zmm30 /* y0_21_1 = ternlog(s1_22, s0_22, s0_21) */
-	vmovdqa64 %zmm19, 5824(%rsp) /* spill y0_3_3 */
-	vmovdqa64 %zmm16, %zmm19 /* s1_23 */
-	vpternlogd $0x96, %zmm21, %zmm8, %zmm19 /* y0_22_1 = ternlog(s1_23, s0_23, s0_22) */
-	vmovdqa64 %zmm9, 5888(%rsp) /* spill y0_2_3 */
-	vmovdqa64 %zmm15, %zmm9 /* s1_16 */
-	vpternlogd $0x96, %zmm8, %zmm7, %zmm9 /* y0_23_1 = ternlog(s1_16, s0_16, s0_23) */
-	vpternlogd $0x96, %zmm2, %zmm7, %zmm15 /* y1_16_2 = ternlog(s1_16, s0_16, y0_18_1) */
-	vpternlogd $0x96, %zmm13, %zmm12, %zmm10 /* y1_17_2 = ternlog(s1_17, s0_17, y0_19_1) */
-	vpternlogd $0x96, %zmm29, %zmm26, %zmm22 /* y1_18_2 = ternlog(s1_18, s0_18, y0_20_1) */
-	vpternlogd $0x96, %zmm30, %zmm28, %zmm18 /* y1_19_2 = ternlog(s1_19, s0_19, y0_21_1) */
-	vpternlogd $0x96, %zmm19, %zmm31, %zmm3 /* y1_20_2 = ternlog(s1_20, s0_20, y0_22_1) */
-	vpternlogd $0x96, %zmm9, %zmm27, %zmm1 /* y1_21_2 = ternlog(s1_21, s0_21, y0_23_1) */
-	vpternlogd $0x96, %zmm6, %zmm21, %zmm17 /* y1_22_2 = ternlog(s1_22, s0_22, y0_16_1) */
-	vpternlogd $0x96, %zmm0, %zmm8, %zmm16 /* y1_23_2 = ternlog(s1_23, s0_23, y0_17_1) */
-	vmovdqa64 %zmm30, %zmm7 /* y0_21_1 */
-	vpternlogd $0x96, %zmm15, %zmm16, %zmm7 /* y1_16_3 = ternlog(y0_21_1, y1_23_2, y1_16_2) */
-	vmovdqa64 %zmm19, %zmm8 /* y0_22_1 */
-	vpternlogd $0x96, %zmm10, %zmm15, %zmm8 /* y1_17_3 = ternlog(y0_22_1, y1_16_2, y1_17_2) */
-	vmovdqa64 %zmm9, %zmm12 /* y0_23_1 */
-	vpternlogd $0x96, %zmm22, %zmm10, %zmm12 /* y1_18_3 = ternlog(y0_23_1, y1_17_2, y1_18_2) */
-	vmovdqa64 %zmm6, %zmm21 /* y0_16_1 */
-	vpternlogd $0x96, %zmm18, %zmm22, %zmm21 /* y1_19_3 = ternlog(y0_16_1, y1_18_2, y1_19_2) */
-	vmovdqa64 %zmm0, %zmm26 /* y0_17_1 */
-	vpternlogd $0x96, %zmm3, %zmm18, %zmm26 /* y1_20_3 = ternlog(y0_17_1, y1_19_2, y1_20_2) */
+	vmovdqa64 %zmm20, 192(%rsp) /* spill y0_1_3 */
+	vmovdqa64 %zmm3, %zmm20 /* s1_17 */
+	vpternlogd $0x96, %zmm16, %zmm17, %zmm20 /* y0_16_1 = ternlog(s1_17, s0_17, s0_16) */
+	vmovdqa64 %zmm19, 576(%rsp) /* spill y0_0_3 */
+	vmovdqa64 %zmm15, %zmm19 /* s1_18 */
+	vpternlogd $0x96, %zmm17, %zmm18, %zmm19 /* y0_17_1 = ternlog(s1_18, s0_18, s0_17) */
+	vmovdqa64 %zmm2, 640(%rsp) /* spill y0_11_3 */
+	vmovdqa64 %zmm12, %zmm2 /* s1_19 */
+	vpternlogd $0x96, %zmm18, %zmm21, %zmm2 /* y0_18_1 = ternlog(s1_19, s0_19, s0_18) */
+	vmovdqa64 %zmm4, 896(%rsp) /* spill y0_10_3 */
+	vmovdqa64 %zmm1, %zmm4 /* s1_20 */
+	vpternlogd $0x96, %zmm21, %zmm26, %zmm4 /* y0_19_1 = ternlog(s1_20, s0_20, s0_19) */
+	vmovdqa64 %zmm13, 512(%rsp) /* spill y0_9_3 */
+	vmovdqa64 %zmm0, %zmm13 /* s1_21 */
+	vpternlogd $0x96, %zmm26, %zmm27, %zmm13 /* y0_20_1 = ternlog(s1_21, s0_21, s0_20) */
+	vmovdqa64 %zmm14, 448(%rsp) /* spill y0_8_3 */
+	vmovdqa64 %zmm10, %zmm14 /* s1_22 */
+	vpternlogd $0x96, %zmm27, %zmm28, %zmm14 /* y0_21_1 = ternlog(s1_22, s0_22, s0_21) */
+	vmovdqa64 %zmm23, 256(%rsp) /* spill y0_3_3 */
+	vmovdqa64 %zmm8, %zmm23 /* s1_23 */
+	vpternlogd $0x96, %zmm28, %zmm31, %zmm23 /* y0_22_1 = ternlog(s1_23, s0_23, s0_22) */
+	vmovdqa64 %zmm22, 320(%rsp) /* spill y0_2_3 */
+	vmovdqa64 %zmm7, %zmm22 /* s1_16 */
+	vpternlogd $0x96, %zmm31, %zmm16, %zmm22 /* y0_23_1 = ternlog(s1_16, s0_16, s0_23) */
+	vpternlogd $0x96, %zmm2, %zmm16, %zmm7 /* y1_16_2 = ternlog(s1_16, s0_16, y0_18_1) */
+	vpternlogd $0x96, %zmm4, %zmm17, %zmm3 /* y1_17_2 = ternlog(s1_17, s0_17, y0_19_1) */
+	vpternlogd $0x96, %zmm13, %zmm18, %zmm15 /* y1_18_2 = ternlog(s1_18, s0_18, y0_20_1) */
+	vpternlogd $0x96, %zmm14, %zmm21, %zmm12 /* y1_19_2 = ternlog(s1_19, s0_19, y0_21_1) */
+	vpternlogd $0x96, %zmm23, %zmm26, %zmm1 /* y1_20_2 = ternlog(s1_20, s0_20, y0_22_1) */
+	vpternlogd $0x96, %zmm22, %zmm27, %zmm0 /* y1_21_2 = ternlog(s1_21, s0_21, y0_23_1) */
+	vpternlogd $0x96, %zmm20, %zmm28, %zmm10 /* y1_22_2 = ternlog(s1_22, s0_22, y0_16_1) */
+	vpternlogd $0x96, %zmm19, %zmm31, %zmm8 /* y1_23_2 = ternlog(s1_23, s0_23, y0_17_1) */
+	vmovdqa64 %zmm14, %zmm16 /* y0_21_1 */
+	vpternlogd $0x96, %zmm7, %zmm8, %zmm16 /* y1_16_3 = ternlog(y0_21_1, y1_23_2, y1_16_2) */
+	vmovdqa64 %zmm23, %zmm17 /* y0_22_1 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm17 /* y1_17_3 = ternlog(y0_22_1, y1_16_2, y1_17_2) */
+	vmovdqa64 %zmm22, %zmm18 /* y0_23_1 */
+	vpternlogd $0x96, %zmm15, %zmm3, %zmm18 /* y1_18_3 = ternlog(y0_23_1, y1_17_2, y1_18_2) */
+	vmovdqa64 %zmm20, %zmm21 /* y0_16_1 */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm21 /* y1_19_3 = ternlog(y0_16_1, y1_18_2, y1_19_2) */
+	vmovdqa64 %zmm19, %zmm26 /* y0_17_1 */
+	vpternlogd $0x96, %zmm1, %zmm12, %zmm26 /* y1_20_3 = ternlog(y0_17_1, y1_19_2, y1_20_2) */
 	vmovdqa64 %zmm2, %zmm27 /* y0_18_1 */
-	vpternlogd $0x96, %zmm1, %zmm3, %zmm27 /* y1_21_3 = ternlog(y0_18_1, y1_20_2, y1_21_2) */
-	vmovdqa64 %zmm13, %zmm28 /* y0_19_1 */
-	vpternlogd $0x96, %zmm17, %zmm1, %zmm28 /* y1_22_3 = ternlog(y0_19_1, y1_21_2, y1_22_2) */
-	vmovdqa64 %zmm29, %zmm31 /* y0_20_1 */
-	vpternlogd $0x96, %zmm16, %zmm17, %zmm31 /* y1_23_3 = ternlog(y0_20_1, y1_22_2, y1_23_2) */
-	vpternlogd $0x96, %zmm7, %zmm22, %zmm6 /* y0_16_3 = ternlog(y0_16_1, y1_18_2, y1_16_3) */
-	vpternlogd $0x96, %zmm8, %zmm18, %zmm0 /* y0_17_3 = ternlog(y0_17_1, y1_19_2, y1_17_3) */
-	vpternlogd $0x96, %zmm12, %zmm3, %zmm2 /* y0_18_3 = ternlog(y0_18_1, y1_20_2, y1_18_3) */
-	vpternlogd $0x96, %zmm21, %zmm1, %zmm13 /* y0_19_3 = ternlog(y0_19_1, y1_21_2, y1_19_3) */
-	vpternlogd $0x96, %zmm26, %zmm17, %zmm29 /* y0_20_3 = ternlog(y0_20_1, y1_22_2, y1_20_3) */
-	vpternlogd $0x96, %zmm27, %zmm16, %zmm30 /* y0_21_3 = ternlog(y0_21_1, y1_23_2, y1_21_3) */
-	vpternlogd $0x96, %zmm28, %zmm15, %zmm19 /* y0_22_3 = ternlog(y0_22_1, y1_16_2, y1_22_3) */
-	vpternlogd $0x96, %zmm31, %zmm10, %zmm9 /* y0_23_3 = ternlog(y0_23_1, y1_17_2, y1_23_3) */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm27 /* y1_21_3 = ternlog(y0_18_1, y1_20_2, y1_21_2) */
+	vmovdqa64 %zmm4, %zmm28 /* y0_19_1 */
+	vpternlogd $0x96, %zmm10, %zmm0, %zmm28 /* y1_22_3 = ternlog(y0_19_1, y1_21_2, y1_22_2) */
+	vmovdqa64 %zmm13, %zmm31 /* y0_20_1 */
+	vpternlogd $0x96, %zmm8, %zmm10, %zmm31 /* y1_23_3 = ternlog(y0_20_1, y1_22_2, y1_23_2) */
+	vpternlogd $0x96, %zmm16, %zmm15, %zmm20 /* y0_16_3 = ternlog(y0_16_1, y1_18_2, y1_16_3) */
+	vpternlogd $0x96, %zmm17, %zmm12, %zmm19 /* y0_17_3 = ternlog(y0_17_1, y1_19_2, y1_17_3) */
+	vpternlogd $0x96, %zmm18, %zmm1, %zmm2 /* y0_18_3 = ternlog(y0_18_1, y1_20_2, y1_18_3) */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm4 /* y0_19_3 = ternlog(y0_19_1, y1_21_2, y1_19_3) */
+	vpternlogd $0x96, %zmm26, %zmm10, %zmm13 /* y0_20_3 = ternlog(y0_20_1, y1_22_2, y1_20_3) */
+	vpternlogd $0x96, %zmm27, %zmm8, %zmm14 /* y0_21_3 = ternlog(y0_21_1, y1_23_2, y1_21_3) */
+	vpternlogd $0x96, %zmm28, %zmm7, %zmm23 /* y0_22_3 = ternlog(y0_22_1, y1_16_2, y1_22_3) */
+	vpternlogd $0x96, %zmm31, %zmm3, %zmm22 /* y0_23_3 = ternlog(y0_23_1, y1_17_2, y1_23_3) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 1408(%rdi,%r8), %zmm1 /* t0_24 = bcast128() */
-	vmovdqa64 2624(%rsp), %zmm3 /* reload x0_24.2 */
-	vpshufb %zmm3, %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, x0_24) */
-	vbroadcasti32x4 1424(%rdi,%r8), %zmm10 /* t0_25 = bcast128() */
-	vmovdqa64 2688(%rsp), %zmm15 /* reload x0_25.2 */
-	vpshufb %zmm15, %zmm10, %zmm10 /* s0_25 = lookup16(t0_25, x0_25) */
-	vbroadcasti32x4 1440(%rdi,%r8), %zmm16 /* t0_26 = bcast128() */
-	vmovdqa64 2752(%rsp), %zmm17 /* reload x0_26.2 */
-	vpshufb %zmm17, %zmm16, %zmm16 /* s0_26 = lookup16(t0_26, x0_26) */
-	vbroadcasti32x4 1456(%rdi,%r8), %zmm18 /* t0_27 = bcast128() */
-	vmovdqa64 2816(%rsp), %zmm22 /* reload x0_27.2 */
-	vpshufb %zmm22, %zmm18, %zmm18 /* s0_27 = lookup16(t0_27, x0_27) */
-	vbroadcasti32x4 1472(%rdi,%r8), %zmm22 /* t0_28 = bcast128() */
-	vmovdqa64 2880(%rsp), %zmm17 /* reload x0_28.2 */
-	vpshufb %zmm17, %zmm22, %zmm22 /* s0_28 = lookup16(t0_28, x0_28) */
-	vbroadcasti32x4 1488(%rdi,%r8), %zmm17 /* t0_29 = bcast128() */
-	vmovdqa64 2944(%rsp), %zmm15 /* reload x0_29.2 */
-	vpshufb %zmm15, %zmm17, %zmm17 /* s0_29 = lookup16(t0_29, x0_29) */
-	vbroadcasti32x4 1504(%rdi,%r8), %zmm15 /* t0_30 = bcast128() */
-	vmovdqa64 3008(%rsp), %zmm3 /* reload x0_30.2 */
-	vpshufb %zmm3, %zmm15, %zmm15 /* s0_30 = lookup16(t0_30, x0_30) */
-	vbroadcasti32x4 1520(%rdi,%r8), %zmm3 /* t0_31 = bcast128() */
-	vmovdqa64 %zmm8, 5952(%rsp) /* spill y1_17_3 */
-	vmovdqa64 3072(%rsp), %zmm8 /* reload x0_31.2 */
-	vpshufb %zmm8, %zmm3, %zmm3 /* s0_31 = lookup16(t0_31, x0_31) */
-	vbroadcasti32x4 1920(%rdi,%r8), %zmm8 /* t1_24 = bcast128() */
-	vmovdqa64 %zmm7, 6016(%rsp) /* spill y1_16_3 */
-	vmovdqa64 4224(%rsp), %zmm7 /* reload x1_24.2 */
-	vpshufb %zmm7, %zmm8, %zmm8 /* s1_24 = lookup16(t1_24, x1_24) */
-	vbroadcasti32x4 1936(%rdi,%r8), %zmm7 /* t1_25 = bcast128() */
-	vmovdqa64 %zmm27, 6080(%rsp) /* spill y1_21_3 */
-	vmovdqa64 4288(%rsp), %zmm27 /* reload x1_25.2 */
-	vpshufb %zmm27, %zmm7, %zmm7 /* s1_25 = lookup16(t1_25, x1_25) */
+	vbroadcasti32x4 1408(%rdi,%r8), %zmm0 /* t0_24 = bcast128() */
+	vpshufb 2624(%rsp), %zmm0, %zmm0 /* s0_24 = lookup16(t0_24, x0_24) */
+	vbroadcasti32x4 1424(%rdi,%r8), %zmm1 /* t0_25 = bcast128() */
+	vpshufb 2688(%rsp), %zmm1, %zmm1 /* s0_25 = lookup16(t0_25, x0_25) */
+	vbroadcasti32x4 1440(%rdi,%r8), %zmm3 /* t0_26 = bcast128() */
+	vpshufb 2752(%rsp), %zmm3, %zmm3 /* s0_26 = lookup16(t0_26, x0_26) */
+	vbroadcasti32x4 1456(%rdi,%r8), %zmm7 /* t0_27 = bcast128() */
+	vpshufb 2816(%rsp), %zmm7, %zmm7 /* s0_27 = lookup16(t0_27, x0_27) */
+	vbroadcasti32x4 1472(%rdi,%r8), %zmm8 /* t0_28 = bcast128() */
+	vpshufb 2880(%rsp), %zmm8, %zmm8 /* s0_28 = lookup16(t0_28, x0_28) */
+	vbroadcasti32x4 1488(%rdi,%r8), %zmm10 /* t0_29 = bcast128() */
+	vpshufb 2944(%rsp), %zmm10, %zmm10 /* s0_29 = lookup16(t0_29, x0_29) */
+	vbroadcasti32x4 1504(%rdi,%r8), %zmm12 /* t0_30 = bcast128() */
+	vpshufb 3008(%rsp), %zmm12, %zmm12 /* s0_30 = lookup16(t0_30, x0_30) */
+	vbroadcasti32x4 1520(%rdi,%r8), %zmm15 /* t0_31 = bcast128() */
+	vpshufb 3072(%rsp), %zmm15, %zmm15 /* s0_31 = lookup16(t0_31, x0_31) */
+	vmovdqa64 %zmm17, 384(%rsp) /* spill y1_17_3 */
+	vbroadcasti32x4 1920(%rdi,%r8), %zmm17 /* t1_24 = bcast128() */
+	vpshufb 4224(%rsp), %zmm17, %zmm17 /* s1_24 = lookup16(t1_24, x1_24) */
+	vmovdqa64 %zmm16, 704(%rsp) /* spill y1_16_3 */
+	vbroadcasti32x4 1936(%rdi,%r8), %zmm16 /* t1_25 = bcast128() */
+	vpshufb 4288(%rsp), %zmm16, %zmm16 /* s1_25 = lookup16(t1_25, x1_25) */
+	vmovdqa64 %zmm27, 768(%rsp) /* spill y1_21_3 */
 	vbroadcasti32x4 1952(%rdi,%r8), %zmm27 /* t1_26 = bcast128() */
-	vmovdqa64 %zmm26, 6144(%rsp) /* spill y1_20_3 */
-	vmovdqa64 4352(%rsp), %zmm26 /* reload x1_26.2 */
-	vpshufb %zmm26, %zmm27, %zmm27 /* s1_26 = lookup16(t1_26, x1_26) */
+	vpshufb 4352(%rsp), %zmm27, %zmm27 /* s1_26 = lookup16(t1_26, x1_26) */
+	vmovdqa64 %zmm26, 832(%rsp) /* spill y1_20_3 */
 	vbroadcasti32x4 1968(%rdi,%r8), %zmm26 /* t1_27 = bcast128() */
-	vmovdqa64 %zmm21, 6208(%rsp) /* spill y1_19_3 */
-	vmovdqa64 4416(%rsp), %zmm21 /* reload x1_27.2 */
-	vpshufb %zmm21, %zmm26, %zmm26 /* s1_27 = lookup16(t1_27, x1_27) */
+	vpshufb 4416(%rsp), %zmm26, %zmm26 /* s1_27 = lookup16(t1_27, x1_27) */
+	vmovdqa64 %zmm21, 4672(%rsp) /* spill y1_19_3 */
 	vbroadcasti32x4 1984(%rdi,%r8), %zmm21 /* t1_28 = bcast128() */
-	vmovdqa64 %zmm12, 6272(%rsp) /* spill y1_18_3 */
-	vmovdqa64 4480(%rsp), %zmm12 /* reload x1_28.2 */
-	vpshufb %zmm12, %zmm21, %zmm21 /* s1_28 = lookup16(t1_28, x1_28) */
-	vbroadcasti32x4 2000(%rdi,%r8), %zmm12 /* t1_29 = bcast128() */
-	vmovdqa64 %zmm31, 6336(%rsp) /* spill y1_23_3 */
-	vmovdqa64 4544(%rsp), %zmm31 /* reload x1_29.2 */
-	vpshufb %zmm31, %zmm12, %zmm12 /* s1_29 = lookup16(t1_29, x1_29) */
+	vpshufb 4480(%rsp), %zmm21, %zmm21 /* s1_28 = lookup16(t1_28, x1_28) */
+	vmovdqa64 %zmm18, 4736(%rsp) /* spill y1_18_3 */
+	vbroadcasti32x4 2000(%rdi,%r8), %zmm18 /* t1_29 = bcast128() */
+	vpshufb 4544(%rsp), %zmm18, %zmm18 /* s1_29 = lookup16(t1_29, x1_29) */
+	vmovdqa64 %zmm31, 4800(%rsp) /* spill y1_23_3 */
 	vbroadcasti32x4 2016(%rdi,%r8), %zmm31 /* t1_30_1 = bcast128() */
-	vmovdqa64 %zmm28, 6400(%rsp) /* spill y1_22_3 */
-	vmovdqa64 4608(%rsp), %zmm28 /* reload x1_30.2 */
-	vpshufb %zmm28, %zmm31, %zmm31 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	vpshufb 4608(%rsp), %zmm31, %zmm31 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	vmovdqa64 %zmm28, 4864(%rsp) /* spill y1_22_3 */
 	vbroadcasti32x4 2032(%rdi,%r8), %zmm28 /* t1_31_1 = bcast128() */
-	vmovdqa64 %zmm9, 6464(%rsp) /* spill y0_23_3 */
-	vmovdqa64 1600(%rsp), %zmm9 /* reload x1_31.2 */
-	vpshufb %zmm9, %zmm28, %zmm28 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	vpshufb 2112(%rsp), %zmm28, %zmm28 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm7, %zmm9 /* s1_25 */
-	vpternlogd $0x96, %zmm1, %zmm10, %zmm9 /* y0_24_2 = ternlog(s1_25, s0_25, s0_24) */
-	vmovdqa64 %zmm19, 6528(%rsp) /* spill y0_22_3 */
-	vmovdqa64 %zmm27, %zmm19 /* s1_26 */
-	vpternlogd $0x96, %zmm10, %zmm16, %zmm19 /* y0_25_2 = ternlog(s1_26, s0_26, s0_25) */
-	vmovdqa64 %zmm30, 6592(%rsp) /* spill y0_21_3 */
-	vmovdqa64 %zmm26, %zmm30 /* s1_27 */
-	vpternlogd $0x96, %zmm16, %zmm18, %zmm30 /* y0_26_2 = ternlog(s1_27, s0_27, s0_26) */
-	vmovdqa64 %zmm29, 6656(%rsp) /* spill y0_20_3 */
-	vmovdqa64 %zmm21, %zmm29 /* s1_28 */
-	vpternlogd $0x96, %zmm18, %zmm22, %zmm29 /* y0_27_2 = ternlog(s1_28, s0_28, s0_27) */
-	vmovdqa64 %zmm13, 6720(%rsp) /* spill y0_19_3 */
-	vmovdqa64 %zmm12, %zmm13 /* s1_29 */
-	vpternlogd $0x96, %zmm22, %zmm17, %zmm13 /* y0_28_2 = ternlog(s1_29, s0_29, s0_28) */
-	vmovdqa64 %zmm2, 6784(%rsp) /* spill y0_18_3 */
+	vmovdqa64 %zmm22, 4928(%rsp) /* spill y0_23_3 */
+	vmovdqa64 %zmm16, %zmm22 /* s1_25 */
+	vpternlogd $0x96, %zmm0, %zmm1, %zmm22 /* y0_24_2 = ternlog(s1_25, s0_25, s0_24) */
+	vmovdqa64 %zmm23, 4992(%rsp) /* spill y0_22_3 */
+	vmovdqa64 %zmm27, %zmm23 /* s1_26 */
+	vpternlogd $0x96, %zmm1, %zmm3, %zmm23 /* y0_25_2 = ternlog(s1_26, s0_26, s0_25) */
+	vmovdqa64 %zmm14, 5056(%rsp) /* spill y0_21_3 */
+	vmovdqa64 %zmm26, %zmm14 /* s1_27 */
+	vpternlogd $0x96, %zmm3, %zmm7, %zmm14 /* y0_26_2 = ternlog(s1_27, s0_27, s0_26) */
+	vmovdqa64 %zmm13, 5120(%rsp) /* spill y0_20_3 */
+	vmovdqa64 %zmm21, %zmm13 /* s1_28 */
+	vpternlogd $0x96, %zmm7, %zmm8, %zmm13 /* y0_27_2 = ternlog(s1_28, s0_28, s0_27) */
+	vmovdqa64 %zmm4, 5184(%rsp) /* spill y0_19_3 */
+	vmovdqa64 %zmm18, %zmm4 /* s1_29 */
+	vpternlogd $0x96, %zmm8, %zmm10, %zmm4 /* y0_28_2 = ternlog(s1_29, s0_29, s0_28) */
+	vmovdqa64 %zmm2, 5248(%rsp) /* spill y0_18_3 */
 	vmovdqa64 %zmm31, %zmm2 /* s1_30_1 */
-	vpternlogd $0x96, %zmm17, %zmm15, %zmm2 /* y0_29_2 = ternlog(s1_30_1, s0_30, s0_29) */
-	vmovdqa64 %zmm24, 6848(%rsp) /* spill y0_13_3 */
-	vmovdqa64 %zmm28, %zmm24 /* s1_31_1 */
-	vpternlogd $0x96, %zmm15, %zmm3, %zmm24 /* y0_30_2 = ternlog(s1_31_1, s0_31, s0_30) */
-	vmovdqa64 %zmm25, 6912(%rsp) /* spill y0_12_3 */
-	vmovdqa64 %zmm8, %zmm25 /* s1_24 */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm25 /* y0_31_2 = ternlog(s1_24, s0_24, s0_31) */
-	vpternlogd $0x96, %zmm30, %zmm1, %zmm8 /* y1_24_3 = ternlog(s1_24, s0_24, y0_26_2) */
-	vpternlogd $0x96, %zmm29, %zmm10, %zmm7 /* y1_25_3 = ternlog(s1_25, s0_25, y0_27_2) */
-	vpternlogd $0x96, %zmm13, %zmm16, %zmm27 /* y1_26_2 = ternlog(s1_26, s0_26, y0_28_2) */
-	vpternlogd $0x96, %zmm2, %zmm18, %zmm26 /* y1_27_3 = ternlog(s1_27, s0_27, y0_29_2) */
-	vpternlogd $0x96, %zmm24, %zmm22, %zmm21 /* y1_28_3 = ternlog(s1_28, s0_28, y0_30_2) */
-	vpternlogd $0x96, %zmm25, %zmm17, %zmm12 /* y1_29_3 = ternlog(s1_29, s0_29, y0_31_2) */
-	vpternlogd $0x96, %zmm9, %zmm15, %zmm31 /* y1_30_7 = ternlog(s1_30_1, s0_30, y0_24_2) */
-	vpternlogd $0x96, %zmm19, %zmm3, %zmm28 /* y1_31_6 = ternlog(s1_31_1, s0_31, y0_25_2) */
-	vmovdqa64 %zmm2, %zmm1 /* y0_29_2 */
-	vpternlogd $0x96, %zmm8, %zmm28, %zmm1 /* y1_24_4 = ternlog(y0_29_2, y1_31_6, y1_24_3) */
-	vmovdqa64 %zmm24, %zmm3 /* y0_30_2 */
-	vpternlogd $0x96, %zmm7, %zmm8, %zmm3 /* y1_25_4 = ternlog(y0_30_2, y1_24_3, y1_25_3) */
-	vmovdqa64 %zmm25, %zmm10 /* y0_31_2 */
-	vpternlogd $0x96, %zmm27, %zmm7, %zmm10 /* y1_26_3 = ternlog(y0_31_2, y1_25_3, y1_26_2) */
-	vmovdqa64 %zmm9, %zmm15 /* y0_24_2 */
-	vpternlogd $0x96, %zmm26, %zmm27, %zmm15 /* y1_27_4 = ternlog(y0_24_2, y1_26_2, y1_27_3) */
-	vmovdqa64 %zmm19, %zmm16 /* y0_25_2 */
-	vpternlogd $0x96, %zmm21, %zmm26, %zmm16 /* y1_28_4 = ternlog(y0_25_2, y1_27_3, y1_28_3) */
-	vmovdqa64 %zmm30, %zmm17 /* y0_26_2 */
-	vpternlogd $0x96, %zmm12, %zmm21, %zmm17 /* y1_29_4 = ternlog(y0_26_2, y1_28_3, y1_29_3) */
-	vmovdqa64 %zmm29, %zmm18 /* y0_27_2 */
-	vpternlogd $0x96, %zmm31, %zmm12, %zmm18 /* y1_30_8 = ternlog(y0_27_2, y1_29_3, y1_30_7) */
-	vmovdqa64 %zmm13, %zmm22 /* y0_28_2 */
-	vpternlogd $0x96, %zmm28, %zmm31, %zmm22 /* y1_31_7 = ternlog(y0_28_2, y1_30_7, y1_31_6) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm9 /* y0_24_4 = ternlog(y0_24_2, y1_26_2, y1_24_4) */
-	vpternlogd $0x96, %zmm3, %zmm26, %zmm19 /* y0_25_4 = ternlog(y0_25_2, y1_27_3, y1_25_4) */
-	vpternlogd $0x96, %zmm10, %zmm21, %zmm30 /* y0_26_4 = ternlog(y0_26_2, y1_28_3, y1_26_3) */
-	vpternlogd $0x96, %zmm15, %zmm12, %zmm29 /* y0_27_4 = ternlog(y0_27_2, y1_29_3, y1_27_4) */
-	vpternlogd $0x96, %zmm16, %zmm31, %zmm13 /* y0_28_4 = ternlog(y0_28_2, y1_30_7, y1_28_4) */
-	vpternlogd $0x96, %zmm17, %zmm28, %zmm2 /* y0_29_4 = ternlog(y0_29_2, y1_31_6, y1_29_4) */
-	vpternlogd $0x96, %zmm18, %zmm8, %zmm24 /* y0_30_4 = ternlog(y0_30_2, y1_24_3, y1_30_8) */
-	vpternlogd $0x96, %zmm22, %zmm7, %zmm25 /* y0_31_4 = ternlog(y0_31_2, y1_25_3, y1_31_7) */
+	vpternlogd $0x96, %zmm10, %zmm12, %zmm2 /* y0_29_2 = ternlog(s1_30_1, s0_30, s0_29) */
+	vmovdqa64 %zmm9, 5312(%rsp) /* spill y0_13_3 */
+	vmovdqa64 %zmm28, %zmm9 /* s1_31_1 */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm9 /* y0_30_2 = ternlog(s1_31_1, s0_31, s0_30) */
+	vmovdqa64 %zmm11, 5376(%rsp) /* spill y0_12_3 */
+	vmovdqa64 %zmm17, %zmm11 /* s1_24 */
+	vpternlogd $0x96, %zmm15, %zmm0, %zmm11 /* y0_31_2 = ternlog(s1_24, s0_24, s0_31) */
+	vpternlogd $0x96, %zmm14, %zmm0, %zmm17 /* y1_24_3 = ternlog(s1_24, s0_24, y0_26_2) */
+	vpternlogd $0x96, %zmm13, %zmm1, %zmm16 /* y1_25_3 = ternlog(s1_25, s0_25, y0_27_2) */
+	vpternlogd $0x96, %zmm4, %zmm3, %zmm27 /* y1_26_2 = ternlog(s1_26, s0_26, y0_28_2) */
+	vpternlogd $0x96, %zmm2, %zmm7, %zmm26 /* y1_27_3 = ternlog(s1_27, s0_27, y0_29_2) */
+	vpternlogd $0x96, %zmm9, %zmm8, %zmm21 /* y1_28_3 = ternlog(s1_28, s0_28, y0_30_2) */
+	vpternlogd $0x96, %zmm11, %zmm10, %zmm18 /* y1_29_3 = ternlog(s1_29, s0_29, y0_31_2) */
+	vpternlogd $0x96, %zmm22, %zmm12, %zmm31 /* y1_30_7 = ternlog(s1_30_1, s0_30, y0_24_2) */
+	vpternlogd $0x96, %zmm23, %zmm15, %zmm28 /* y1_31_6 = ternlog(s1_31_1, s0_31, y0_25_2) */
+	vmovdqa64 %zmm2, %zmm0 /* y0_29_2 */
+	vpternlogd $0x96, %zmm17, %zmm28, %zmm0 /* y1_24_4 = ternlog(y0_29_2, y1_31_6, y1_24_3) */
+	vmovdqa64 %zmm9, %zmm1 /* y0_30_2 */
+	vpternlogd $0x96, %zmm16, %zmm17, %zmm1 /* y1_25_4 = ternlog(y0_30_2, y1_24_3, y1_25_3) */
+	vmovdqa64 %zmm11, %zmm3 /* y0_31_2 */
+	vpternlogd $0x96, %zmm27, %zmm16, %zmm3 /* y1_26_3 = ternlog(y0_31_2, y1_25_3, y1_26_2) */
+	vmovdqa64 %zmm22, %zmm7 /* y0_24_2 */
+	vpternlogd $0x96, %zmm26, %zmm27, %zmm7 /* y1_27_4 = ternlog(y0_24_2, y1_26_2, y1_27_3) */
+	vmovdqa64 %zmm23, %zmm8 /* y0_25_2 */
+	vpternlogd $0x96, %zmm21, %zmm26, %zmm8 /* y1_28_4 = ternlog(y0_25_2, y1_27_3, y1_28_3) */
+	vmovdqa64 %zmm14, %zmm10 /* y0_26_2 */
+	vpternlogd $0x96, %zmm18, %zmm21, %zmm10 /* y1_29_4 = ternlog(y0_26_2, y1_28_3, y1_29_3) */
+	vmovdqa64 %zmm13, %zmm12 /* y0_27_2 */
+	vpternlogd $0x96, %zmm31, %zmm18, %zmm12 /* y1_30_8 = ternlog(y0_27_2, y1_29_3, y1_30_7) */
+	vmovdqa64 %zmm4, %zmm15 /* y0_28_2 */
+	vpternlogd $0x96, %zmm28, %zmm31, %zmm15 /* y1_31_7 = ternlog(y0_28_2, y1_30_7, y1_31_6) */
+	vpternlogd $0x96, %zmm0, %zmm27, %zmm22 /* y0_24_4 = ternlog(y0_24_2, y1_26_2, y1_24_4) */
+	vpternlogd $0x96, %zmm1, %zmm26, %zmm23 /* y0_25_4 = ternlog(y0_25_2, y1_27_3, y1_25_4) */
+	vpternlogd $0x96, %zmm3, %zmm21, %zmm14 /* y0_26_4 = ternlog(y0_26_2, y1_28_3, y1_26_3) */
+	vpternlogd $0x96, %zmm7, %zmm18, %zmm13 /* y0_27_4 = ternlog(y0_27_2, y1_29_3, y1_27_4) */
+	vpternlogd $0x96, %zmm8, %zmm31, %zmm4 /* y0_28_4 = ternlog(y0_28_2, y1_30_7, y1_28_4) */
+	vpternlogd $0x96, %zmm10, %zmm28, %zmm2 /* y0_29_4 = ternlog(y0_29_2, y1_31_6, y1_29_4) */
+	vpternlogd $0x96, %zmm12, %zmm17, %zmm9 /* y0_30_4 = ternlog(y0_30_2, y1_24_3, y1_30_8) */
+	vpternlogd $0x96, %zmm15, %zmm16, %zmm11 /* y0_31_4 = ternlog(y0_31_2, y1_25_3, y1_31_7) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 5888(%rsp), %zmm7 /* reload x0_16.3 */
-	vmovdqa64 %zmm7, 3584(%rsp) /* spill x0_16.2 */
-	vmovdqa64 5824(%rsp), %zmm7 /* reload x0_17.3 */
-	vmovdqa64 %zmm7, 3520(%rsp) /* spill x0_17.2 */
-	vmovdqa64 5760(%rsp), %zmm7 /* reload x0_18.3 */
-	vmovdqa64 %zmm7, 3456(%rsp) /* spill x0_18.2 */
-	vmovdqa64 5696(%rsp), %zmm7 /* reload x0_19.3 */
-	vmovdqa64 %zmm7, 3392(%rsp) /* spill x0_19.2 */
-	vmovdqa64 %zmm24, 3328(%rsp) /* spill x0_20.2 */
-	vmovdqa64 %zmm25, 3264(%rsp) /* spill x0_21.2 */
-	vmovdqa64 6656(%rsp), %zmm7 /* reload x0_22.3 */
-	vmovdqa64 %zmm7, 3200(%rsp) /* spill x0_22.2 */
-	vmovdqa64 6592(%rsp), %zmm7 /* reload x0_23.3 */
-	vmovdqa64 %zmm7, 3136(%rsp) /* spill x0_23.2 */
-	vmovdqa64 %zmm13, 2624(%rsp) /* spill x0_24.2 */
+	vmovdqa64 %zmm9, 3328(%rsp) /* spill x0_20.2 */
+	vmovdqa64 %zmm11, 3264(%rsp) /* spill x0_21.2 */
+	vmovdqa64 %zmm4, 2624(%rsp) /* spill x0_24.2 */
 	vmovdqa64 %zmm2, 2688(%rsp) /* spill x0_25.2 */
-	vmovdqa64 6528(%rsp), %zmm7 /* reload x0_26.3 */
-	vmovdqa64 %zmm7, 2752(%rsp) /* spill x0_26.2 */
-	vmovdqa64 6464(%rsp), %zmm7 /* reload x0_27.3 */
-	vmovdqa64 %zmm7, 2816(%rsp) /* spill x0_27.2 */
-	vmovdqa64 5632(%rsp), %zmm7 /* reload x0_28.3 */
-	vmovdqa64 %zmm7, 2880(%rsp) /* spill x0_28.2 */
-	vmovdqa64 5568(%rsp), %zmm7 /* reload x0_29.3 */
-	vmovdqa64 %zmm7, 2944(%rsp) /* spill x0_29.2 */
-	vmovdqa64 5504(%rsp), %zmm7 /* reload x0_30.3 */
-	vmovdqa64 %zmm7, 3008(%rsp) /* spill x0_30.2 */
-	vmovdqa64 5440(%rsp), %zmm7 /* reload x0_31.3 */
-	vmovdqa64 %zmm7, 3072(%rsp) /* spill x0_31.2 */
-	vmovdqa64 %zmm22, 3648(%rsp) /* spill x1_15.2 */
-	vmovdqa64 5120(%rsp), %zmm7 /* reload x1_16.3 */
-	vmovdqa64 %zmm7, 3712(%rsp) /* spill x1_16.2 */
-	vmovdqa64 5056(%rsp), %zmm7 /* reload x1_17.3 */
-	vmovdqa64 %zmm7, 3776(%rsp) /* spill x1_17.2 */
-	vmovdqa64 832(%rsp), %zmm7 /* reload x1_18.3 */
-	vmovdqa64 %zmm7, 3840(%rsp) /* spill x1_18.2 */
-	vmovdqa64 768(%rsp), %zmm7 /* reload x1_19.3 */
-	vmovdqa64 %zmm7, 3904(%rsp) /* spill x1_19.2 */
-	vmovdqa64 %zmm10, 3968(%rsp) /* spill x1_20.2 */
-	vmovdqa64 %zmm15, 4032(%rsp) /* spill x1_21.2 */
-	vmovdqa64 6144(%rsp), %zmm7 /* reload x1_22.3 */
-	vmovdqa64 %zmm7, 4096(%rsp) /* spill x1_22.2 */
-	vmovdqa64 6080(%rsp), %zmm7 /* reload x1_23.3 */
-	vmovdqa64 %zmm7, 4160(%rsp) /* spill x1_23.2 */
-	vmovdqa64 %zmm16, 4224(%rsp) /* spill x1_24.2 */
-	vmovdqa64 %zmm17, 4288(%rsp) /* spill x1_25.2 */
-	vmovdqa64 704(%rsp), %zmm7 /* reload x1_26.3 */
-	vmovdqa64 %zmm7, 4352(%rsp) /* spill x1_26.2 */
-	vmovdqa64 384(%rsp), %zmm7 /* reload x1_27.3 */
-	vmovdqa64 %zmm7, 4416(%rsp) /* spill x1_27.2 */
-	vmovdqa64 6016(%rsp), %zmm7 /* reload x1_28.3 */
-	vmovdqa64 %zmm7, 4480(%rsp) /* spill x1_28.2 */
-	vmovdqa64 5952(%rsp), %zmm7 /* reload x1_29.3 */
-	vmovdqa64 %zmm7, 4544(%rsp) /* spill x1_29.2 */
-	vmovdqa64 4992(%rsp), %zmm7 /* reload x1_30.3 */
-	vmovdqa64 %zmm7, 4608(%rsp) /* spill x1_30.2 */
-	vmovdqa64 4928(%rsp), %zmm2 /* reload x1_31.3 */
-	vmovdqa64 %zmm9, %zmm7 /* x0_14.3 */
-	vmovdqa64 %zmm19, %zmm8 /* x0_15.3 */
-	vmovdqa64 4672(%rsp), %zmm9 /* reload x1_13.3 */
-	vmovdqa64 4800(%rsp), %zmm10 /* reload x1_5.3 */
-	vmovdqa64 %zmm23, %zmm12 /* x0_9.3 */
-	vmovdqa64 %zmm14, %zmm13 /* x0_3.3 */
-	vmovdqa64 %zmm30, %zmm14 /* x0_6.3 */
-	vmovdqa64 5376(%rsp), %zmm15 /* reload x1_0.3 */
-	vmovdqa64 6400(%rsp), %zmm16 /* reload x1_2.3 */
-	vmovdqa64 %zmm1, %zmm17 /* x1_6.3 */
-	vmovdqa64 5312(%rsp), %zmm1 /* reload x1_1.3 */
-	vmovdqa64 4736(%rsp), %zmm19 /* reload x1_12.3 */
-	vmovdqa64 6848(%rsp), %zmm21 /* reload x0_11.3 */
-	vmovdqa64 %zmm29, %zmm22 /* x0_7.3 */
-	vmovdqa64 6272(%rsp), %zmm23 /* reload x1_8.3 */
-	vmovdqa64 %zmm4, %zmm24 /* x0_0.3 */
-	vmovdqa64 5184(%rsp), %zmm4 /* reload x1_11.3 */
-	vmovdqa64 %zmm5, %zmm25 /* x0_1.3 */
-	vmovdqa64 5248(%rsp), %zmm5 /* reload x1_10.3 */
-	vmovdqa64 %zmm11, %zmm26 /* x0_8.3 */
-	vmovdqa64 6208(%rsp), %zmm11 /* reload x1_9.3 */
-	vmovdqa64 6720(%rsp), %zmm27 /* reload x0_13.3 */
-	vmovdqa64 6784(%rsp), %zmm28 /* reload x0_12.3 */
-	vmovdqa64 %zmm0, %zmm29 /* x0_5.3 */
-	vmovdqa64 %zmm3, %zmm0 /* x1_7.3 */
-	vmovdqa64 4864(%rsp), %zmm3 /* reload x1_4.3 */
-	vmovdqa64 %zmm6, %zmm30 /* x0_4.3 */
-	vmovdqa64 %zmm18, %zmm6 /* x1_14.3 */
-	vmovdqa64 6336(%rsp), %zmm18 /* reload x1_3.3 */
-	vmovdqa64 6912(%rsp), %zmm31 /* reload x0_10.3 */
+	vmovdqa64 %zmm12, 2176(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm15, 3648(%rsp) /* spill x1_15.2 */
+	vmovdqa64 %zmm3, 3968(%rsp) /* spill x1_20.2 */
+	vmovdqa64 %zmm7, 4032(%rsp) /* spill x1_21.2 */
+	vmovdqa64 %zmm8, 4224(%rsp) /* spill x1_24.2 */
+	vmovdqa64 %zmm10, 4288(%rsp) /* spill x1_25.2 */
+	vmovdqa64 320(%rsp), %zmm16 /* reload x0_16.3 */
+	vmovdqa64 %zmm16, 3584(%rsp) /* spill x0_16.2 */
+	vmovdqa64 256(%rsp), %zmm16 /* reload x0_17.3 */
+	vmovdqa64 %zmm16, 3520(%rsp) /* spill x0_17.2 */
+	vmovdqa64 448(%rsp), %zmm16 /* reload x0_18.3 */
+	vmovdqa64 %zmm16, 3456(%rsp) /* spill x0_18.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x0_19.3 */
+	vmovdqa64 %zmm16, 3392(%rsp) /* spill x0_19.2 */
+	vmovdqa64 5120(%rsp), %zmm16 /* reload x0_22.3 */
+	vmovdqa64 %zmm16, 3200(%rsp) /* spill x0_22.2 */
+	vmovdqa64 5056(%rsp), %zmm16 /* reload x0_23.3 */
+	vmovdqa64 %zmm16, 3136(%rsp) /* spill x0_23.2 */
+	vmovdqa64 4992(%rsp), %zmm16 /* reload x0_26.3 */
+	vmovdqa64 %zmm16, 2752(%rsp) /* spill x0_26.2 */
+	vmovdqa64 4928(%rsp), %zmm16 /* reload x0_27.3 */
+	vmovdqa64 %zmm16, 2816(%rsp) /* spill x0_27.2 */
+	vmovdqa64 896(%rsp), %zmm16 /* reload x0_28.3 */
+	vmovdqa64 %zmm16, 2880(%rsp) /* spill x0_28.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x0_29.3 */
+	vmovdqa64 %zmm16, 2944(%rsp) /* spill x0_29.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x0_30.3 */
+	vmovdqa64 %zmm16, 3008(%rsp) /* spill x0_30.2 */
+	vmovdqa64 192(%rsp), %zmm16 /* reload x0_31.3 */
+	vmovdqa64 %zmm16, 3072(%rsp) /* spill x0_31.2 */
+	vmovdqa64 4736(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 1600(%rsp) /* spill x1_8.2 */
+	vmovdqa64 4672(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 1536(%rsp) /* spill x1_9.2 */
+	vmovdqa64 0(%rsp), %zmm16 /* reload x1_10.3 */
+	vmovdqa64 %zmm16, 1920(%rsp) /* spill x1_10.2 */
+	vmovdqa64 1728(%rsp), %zmm16 /* reload x1_11.3 */
+	vmovdqa64 %zmm16, 1856(%rsp) /* spill x1_11.2 */
+	vmovdqa64 1216(%rsp), %zmm16 /* reload x1_12.3 */
+	vmovdqa64 %zmm16, 1344(%rsp) /* spill x1_12.2 */
+	vmovdqa64 1280(%rsp), %zmm16 /* reload x1_13.3 */
+	vmovdqa64 %zmm16, 1408(%rsp) /* spill x1_13.2 */
+	vmovdqa64 1088(%rsp), %zmm16 /* reload x1_16.3 */
+	vmovdqa64 %zmm16, 3712(%rsp) /* spill x1_16.2 */
+	vmovdqa64 1152(%rsp), %zmm16 /* reload x1_17.3 */
+	vmovdqa64 %zmm16, 3776(%rsp) /* spill x1_17.2 */
+	vmovdqa64 1984(%rsp), %zmm16 /* reload x1_18.3 */
+	vmovdqa64 %zmm16, 3840(%rsp) /* spill x1_18.2 */
+	vmovdqa64 1792(%rsp), %zmm16 /* reload x1_19.3 */
+	vmovdqa64 %zmm16, 3904(%rsp) /* spill x1_19.2 */
+	vmovdqa64 832(%rsp), %zmm16 /* reload x1_22.3 */
+	vmovdqa64 %zmm16, 4096(%rsp) /* spill x1_22.2 */
+	vmovdqa64 768(%rsp), %zmm16 /* reload x1_23.3 */
+	vmovdqa64 %zmm16, 4160(%rsp) /* spill x1_23.2 */
+	vmovdqa64 960(%rsp), %zmm16 /* reload x1_26.3 */
+	vmovdqa64 %zmm16, 4352(%rsp) /* spill x1_26.2 */
+	vmovdqa64 1024(%rsp), %zmm16 /* reload x1_27.3 */
+	vmovdqa64 %zmm16, 4416(%rsp) /* spill x1_27.2 */
+	vmovdqa64 704(%rsp), %zmm16 /* reload x1_28.3 */
+	vmovdqa64 %zmm16, 4480(%rsp) /* spill x1_28.2 */
+	vmovdqa64 384(%rsp), %zmm16 /* reload x1_29.3 */
+	vmovdqa64 %zmm16, 4544(%rsp) /* spill x1_29.2 */
+	vmovdqa64 2240(%rsp), %zmm16 /* reload x1_30.3 */
+	vmovdqa64 %zmm16, 4608(%rsp) /* spill x1_30.2 */
+	vmovdqa64 2048(%rsp), %zmm16 /* reload x1_31.3 */
+	vmovdqa64 %zmm16, 2112(%rsp) /* spill x1_31.2 */
+	vmovdqa64 1664(%rsp), %zmm3 /* reload x1_4.3 */
+	vmovdqa64 %zmm22, %zmm7 /* x0_14.3 */
+	vmovdqa64 %zmm23, %zmm8 /* x0_15.3 */
+	vmovdqa64 1472(%rsp), %zmm10 /* reload x1_5.3 */
+	vmovdqa64 %zmm30, %zmm12 /* x0_9.3 */
+	vmovdqa64 128(%rsp), %zmm15 /* reload x1_0.3 */
+	vmovdqa64 4864(%rsp), %zmm16 /* reload x1_2.3 */
+	vmovdqa64 %zmm0, %zmm17 /* x1_6.3 */
+	vmovdqa64 %zmm1, %zmm0 /* x1_7.3 */
+	vmovdqa64 64(%rsp), %zmm1 /* reload x1_1.3 */
+	vmovdqa64 4800(%rsp), %zmm18 /* reload x1_3.3 */
+	vmovdqa64 5312(%rsp), %zmm21 /* reload x0_11.3 */
+	vmovdqa64 %zmm13, %zmm22 /* x0_7.3 */
+	vmovdqa64 %zmm5, %zmm13 /* x0_3.3 */
+	vmovdqa64 %zmm29, %zmm26 /* x0_8.3 */
+	vmovdqa64 5184(%rsp), %zmm27 /* reload x0_13.3 */
+	vmovdqa64 5248(%rsp), %zmm28 /* reload x0_12.3 */
+	vmovdqa64 %zmm19, %zmm29 /* x0_5.3 */
+	vmovdqa64 %zmm20, %zmm30 /* x0_4.3 */
+	vmovdqa64 %zmm6, %zmm20 /* x0_2.3 */
+	vmovdqa64 5376(%rsp), %zmm31 /* reload x0_10.3 */
 	add $1024, %r8
 	cmp $23552, %r8
 	jne .Lublock_nibbleslice_avx512_asm_13_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	vpsllw $4, %zmm24, %zmm24 /* hi_up = shl(x0_0) */
-	vpord %zmm25, %zmm24, %zmm24 /* byte = or(hi_up, x0_1) */
-	vpsllw $4, %zmm20, %zmm20 /* hi_up_1 = shl(x0_2) */
-	vpord %zmm13, %zmm20, %zmm13 /* byte_1 = or(hi_up_1, x0_3) */
-	vpsllw $4, %zmm30, %zmm20 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm29, %zmm20, %zmm20 /* byte_2 = or(hi_up_2, x0_5) */
-	vpsllw $4, %zmm14, %zmm14 /* hi_up_3 = shl(x0_6) */
-	vpord %zmm22, %zmm14, %zmm14 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm26, %zmm22 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm12, %zmm22, %zmm12 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm31, %zmm22 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm21, %zmm22, %zmm21 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm28, %zmm22 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm27, %zmm22, %zmm22 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm24, %zmm2 /* hi_up = shl(x0_0) */
+	vpord %zmm25, %zmm2, %zmm2 /* byte = or(hi_up, x0_1) */
+	vpsllw $4, %zmm20, %zmm4 /* hi_up_1 = shl(x0_2) */
+	vpord %zmm13, %zmm4, %zmm4 /* byte_1 = or(hi_up_1, x0_3) */
+	vpsllw $4, %zmm30, %zmm5 /* hi_up_2 = shl(x0_4) */
+	vpord %zmm29, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, x0_5) */
+	vpsllw $4, %zmm14, %zmm6 /* hi_up_3 = shl(x0_6) */
+	vpord %zmm22, %zmm6, %zmm6 /* byte_3 = or(hi_up_3, x0_7) */
+	vpsllw $4, %zmm26, %zmm9 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm12, %zmm9, %zmm9 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm31, %zmm11 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm21, %zmm11, %zmm11 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm28, %zmm12 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm27, %zmm12, %zmm12 /* byte_6 = or(hi_up_6, x0_13) */
 	vpsllw $4, %zmm7, %zmm7 /* hi_up_7 = shl(x0_14) */
 	vpord %zmm8, %zmm7, %zmm7 /* byte_7 = or(hi_up_7, x0_15) */
 	vmovdqa64 3584(%rsp), %zmm8 /* reload x0_16.2 */
 	vpsllw $4, %zmm8, %zmm8 /* hi_up_8 = shl(x0_16) */
-	vmovdqa64 3520(%rsp), %zmm25 /* reload x0_17.2 */
-	vpord %zmm25, %zmm8, %zmm8 /* byte_8 = or(hi_up_8, x0_17) */
-	vmovdqa64 3456(%rsp), %zmm25 /* reload x0_18.2 */
-	vpsllw $4, %zmm25, %zmm25 /* hi_up_9 = shl(x0_18) */
-	vmovdqa64 3392(%rsp), %zmm26 /* reload x0_19.2 */
-	vpord %zmm26, %zmm25, %zmm25 /* byte_9 = or(hi_up_9, x0_19) */
-	vmovdqa64 3328(%rsp), %zmm26 /* reload x0_20.2 */
-	vpsllw $4, %zmm26, %zmm26 /* hi_up_10 = shl(x0_20) */
-	vmovdqa64 3264(%rsp), %zmm27 /* reload x0_21.2 */
-	vpord %zmm27, %zmm26, %zmm26 /* byte_10 = or(hi_up_10, x0_21) */
-	vmovdqa64 3200(%rsp), %zmm27 /* reload x0_22.2 */
-	vpsllw $4, %zmm27, %zmm27 /* hi_up_11 = shl(x0_22) */
-	vmovdqa64 3136(%rsp), %zmm28 /* reload x0_23.2 */
-	vpord %zmm28, %zmm27, %zmm27 /* byte_11 = or(hi_up_11, x0_23) */
-	vmovdqa64 2624(%rsp), %zmm28 /* reload x0_24.2 */
-	vpsllw $4, %zmm28, %zmm28 /* hi_up_12 = shl(x0_24) */
-	vmovdqa64 2688(%rsp), %zmm29 /* reload x0_25.2 */
-	vpord %zmm29, %zmm28, %zmm28 /* byte_12 = or(hi_up_12, x0_25) */
-	vmovdqa64 2752(%rsp), %zmm29 /* reload x0_26.2 */
-	vpsllw $4, %zmm29, %zmm29 /* hi_up_13 = shl(x0_26) */
-	vmovdqa64 2816(%rsp), %zmm30 /* reload x0_27.2 */
-	vpord %zmm30, %zmm29, %zmm29 /* byte_13 = or(hi_up_13, x0_27) */
-	vmovdqa64 2880(%rsp), %zmm30 /* reload x0_28.2 */
-	vpsllw $4, %zmm30, %zmm30 /* hi_up_14 = shl(x0_28) */
-	vmovdqa64 2944(%rsp), %zmm31 /* reload x0_29.2 */
-	vpord %zmm31, %zmm30, %zmm30 /* byte_14 = or(hi_up_14, x0_29) */
-	vmovdqa64 3008(%rsp), %zmm31 /* reload x0_30.2 */
-	vpsllw $4, %zmm31, %zmm31 /* hi_up_15 = shl(x0_30) */
-	vmovdqa64 %zmm7, 3008(%rsp) /* spill byte_7 */
-	vmovdqa64 3072(%rsp), %zmm7 /* reload x0_31.2 */
-	vpord %zmm7, %zmm31, %zmm7 /* byte_15 = or(hi_up_15, x0_31) */
+	vpord 3520(%rsp), %zmm8, %zmm8 /* byte_8 = or(hi_up_8, x0_17) */
+	vmovdqa64 3456(%rsp), %zmm13 /* reload x0_18.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_9 = shl(x0_18) */
+	vpord 3392(%rsp), %zmm13, %zmm13 /* byte_9 = or(hi_up_9, x0_19) */
+	vmovdqa64 3328(%rsp), %zmm14 /* reload x0_20.2 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_10 = shl(x0_20) */
+	vpord 3264(%rsp), %zmm14, %zmm14 /* byte_10 = or(hi_up_10, x0_21) */
+	vmovdqa64 3200(%rsp), %zmm19 /* reload x0_22.2 */
+	vpsllw $4, %zmm19, %zmm19 /* hi_up_11 = shl(x0_22) */
+	vpord 3136(%rsp), %zmm19, %zmm19 /* byte_11 = or(hi_up_11, x0_23) */
+	vmovdqa64 2624(%rsp), %zmm20 /* reload x0_24.2 */
+	vpsllw $4, %zmm20, %zmm20 /* hi_up_12 = shl(x0_24) */
+	vpord 2688(%rsp), %zmm20, %zmm20 /* byte_12 = or(hi_up_12, x0_25) */
+	vmovdqa64 2752(%rsp), %zmm21 /* reload x0_26.2 */
+	vpsllw $4, %zmm21, %zmm21 /* hi_up_13 = shl(x0_26) */
+	vpord 2816(%rsp), %zmm21, %zmm21 /* byte_13 = or(hi_up_13, x0_27) */
+	vmovdqa64 2880(%rsp), %zmm22 /* reload x0_28.2 */
+	vpsllw $4, %zmm22, %zmm22 /* hi_up_14 = shl(x0_28) */
+	vpord 2944(%rsp), %zmm22, %zmm22 /* byte_14 = or(hi_up_14, x0_29) */
+	vmovdqa64 3008(%rsp), %zmm23 /* reload x0_30.2 */
+	vpsllw $4, %zmm23, %zmm23 /* hi_up_15 = shl(x0_30) */
+	vpord 3072(%rsp), %zmm23, %zmm23 /* byte_15 = or(hi_up_15, x0_31) */
 	vpsllw $4, %zmm15, %zmm15 /* hi_up_16 = shl(x1_0) */
 	vpord %zmm1, %zmm15, %zmm1 /* byte_16 = or(hi_up_16, x1_1) */
 	vpsllw $4, %zmm16, %zmm15 /* hi_up_17 = shl(x1_2) */
@@ -9848,333 +9310,327 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	vpord %zmm10, %zmm3, %zmm3 /* byte_18 = or(hi_up_18, x1_5) */
 	vpsllw $4, %zmm17, %zmm10 /* hi_up_19 = shl(x1_6) */
 	vpord %zmm0, %zmm10, %zmm0 /* byte_19 = or(hi_up_19, x1_7) */
-	vpsllw $4, %zmm23, %zmm10 /* hi_up_20 = shl(x1_8) */
-	vpord %zmm11, %zmm10, %zmm10 /* byte_20 = or(hi_up_20, x1_9) */
-	vpsllw $4, %zmm5, %zmm5 /* hi_up_21 = shl(x1_10) */
-	vpord %zmm4, %zmm5, %zmm4 /* byte_21 = or(hi_up_21, x1_11) */
-	vpsllw $4, %zmm19, %zmm5 /* hi_up_22 = shl(x1_12) */
-	vpord %zmm9, %zmm5, %zmm5 /* byte_22 = or(hi_up_22, x1_13) */
-	vpsllw $4, %zmm6, %zmm6 /* hi_up_23 = shl(x1_14) */
-	vmovdqa64 3648(%rsp), %zmm9 /* reload x1_15.2 */
-	vpord %zmm9, %zmm6, %zmm6 /* byte_23 = or(hi_up_23, x1_15) */
-	vmovdqa64 3712(%rsp), %zmm9 /* reload x1_16.2 */
-	vpsllw $4, %zmm9, %zmm9 /* hi_up_24 = shl(x1_16) */
-	vmovdqa64 3776(%rsp), %zmm11 /* reload x1_17.2 */
-	vpord %zmm11, %zmm9, %zmm9 /* byte_24 = or(hi_up_24, x1_17) */
-	vmovdqa64 3840(%rsp), %zmm11 /* reload x1_18.2 */
-	vpsllw $4, %zmm11, %zmm11 /* hi_up_25 = shl(x1_18) */
-	vmovdqa64 3904(%rsp), %zmm16 /* reload x1_19.2 */
-	vpord %zmm16, %zmm11, %zmm11 /* byte_25 = or(hi_up_25, x1_19) */
-	vmovdqa64 3968(%rsp), %zmm16 /* reload x1_20.2 */
-	vpsllw $4, %zmm16, %zmm16 /* hi_up_26 = shl(x1_20) */
-	vmovdqa64 4032(%rsp), %zmm17 /* reload x1_21.2 */
-	vpord %zmm17, %zmm16, %zmm16 /* byte_26 = or(hi_up_26, x1_21) */
-	vmovdqa64 4096(%rsp), %zmm17 /* reload x1_22.2 */
-	vpsllw $4, %zmm17, %zmm17 /* hi_up_27 = shl(x1_22) */
-	vmovdqa64 4160(%rsp), %zmm18 /* reload x1_23.2 */
-	vpord %zmm18, %zmm17, %zmm17 /* byte_27 = or(hi_up_27, x1_23) */
-	vmovdqa64 4224(%rsp), %zmm18 /* reload x1_24.2 */
-	vpsllw $4, %zmm18, %zmm18 /* hi_up_28 = shl(x1_24) */
-	vmovdqa64 4288(%rsp), %zmm19 /* reload x1_25.2 */
-	vpord %zmm19, %zmm18, %zmm18 /* byte_28 = or(hi_up_28, x1_25) */
-	vmovdqa64 4352(%rsp), %zmm19 /* reload x1_26.2 */
-	vpsllw $4, %zmm19, %zmm19 /* hi_up_29 = shl(x1_26) */
-	vmovdqa64 4416(%rsp), %zmm23 /* reload x1_27.2 */
-	vpord %zmm23, %zmm19, %zmm19 /* byte_29 = or(hi_up_29, x1_27) */
-	vmovdqa64 4480(%rsp), %zmm23 /* reload x1_28.2 */
-	vpsllw $4, %zmm23, %zmm23 /* hi_up_30 = shl(x1_28) */
-	vmovdqa64 4544(%rsp), %zmm31 /* reload x1_29.2 */
-	vpord %zmm31, %zmm23, %zmm23 /* byte_30 = or(hi_up_30, x1_29) */
+	vmovdqa64 1600(%rsp), %zmm10 /* reload x1_8.2 */
+	vpsllw $4, %zmm10, %zmm10 /* hi_up_20 = shl(x1_8) */
+	vpord 1536(%rsp), %zmm10, %zmm10 /* byte_20 = or(hi_up_20, x1_9) */
+	vmovdqa64 1920(%rsp), %zmm16 /* reload x1_10.2 */
+	vpsllw $4, %zmm16, %zmm16 /* hi_up_21 = shl(x1_10) */
+	vpord 1856(%rsp), %zmm16, %zmm16 /* byte_21 = or(hi_up_21, x1_11) */
+	vmovdqa64 1344(%rsp), %zmm17 /* reload x1_12.2 */
+	vpsllw $4, %zmm17, %zmm17 /* hi_up_22 = shl(x1_12) */
+	vpord 1408(%rsp), %zmm17, %zmm17 /* byte_22 = or(hi_up_22, x1_13) */
+	vmovdqa64 2176(%rsp), %zmm18 /* reload x1_14.2 */
+	vpsllw $4, %zmm18, %zmm18 /* hi_up_23 = shl(x1_14) */
+	vpord 3648(%rsp), %zmm18, %zmm18 /* byte_23 = or(hi_up_23, x1_15) */
+	vmovdqa64 3712(%rsp), %zmm24 /* reload x1_16.2 */
+	vpsllw $4, %zmm24, %zmm24 /* hi_up_24 = shl(x1_16) */
+	vpord 3776(%rsp), %zmm24, %zmm24 /* byte_24 = or(hi_up_24, x1_17) */
+	vmovdqa64 3840(%rsp), %zmm25 /* reload x1_18.2 */
+	vpsllw $4, %zmm25, %zmm25 /* hi_up_25 = shl(x1_18) */
+	vpord 3904(%rsp), %zmm25, %zmm25 /* byte_25 = or(hi_up_25, x1_19) */
+	vmovdqa64 3968(%rsp), %zmm26 /* reload x1_20.2 */
+	vpsllw $4, %zmm26, %zmm26 /* hi_up_26 = shl(x1_20) */
+	vpord 4032(%rsp), %zmm26, %zmm26 /* byte_26 = or(hi_up_26, x1_21) */
+	vmovdqa64 4096(%rsp), %zmm27 /* reload x1_22.2 */
+	vpsllw $4, %zmm27, %zmm27 /* hi_up_27 = shl(x1_22) */
+	vpord 4160(%rsp), %zmm27, %zmm27 /* byte_27 = or(hi_up_27, x1_23) */
+	vmovdqa64 4224(%rsp), %zmm28 /* reload x1_24.2 */
+	vpsllw $4, %zmm28, %zmm28 /* hi_up_28 = shl(x1_24) */
+	vpord 4288(%rsp), %zmm28, %zmm28 /* byte_28 = or(hi_up_28, x1_25) */
+	vmovdqa64 4352(%rsp), %zmm29 /* reload x1_26.2 */
+	vpsllw $4, %zmm29, %zmm29 /* hi_up_29 = shl(x1_26) */
+	vpord 4416(%rsp), %zmm29, %zmm29 /* byte_29 = or(hi_up_29, x1_27) */
+	vmovdqa64 4480(%rsp), %zmm30 /* reload x1_28.2 */
+	vpsllw $4, %zmm30, %zmm30 /* hi_up_30 = shl(x1_28) */
+	vpord 4544(%rsp), %zmm30, %zmm30 /* byte_30 = or(hi_up_30, x1_29) */
 	vmovdqa64 4608(%rsp), %zmm31 /* reload x1_30.2 */
 	vpsllw $4, %zmm31, %zmm31 /* hi_up_31 = shl(x1_30) */
-	vpord %zmm2, %zmm31, %zmm2 /* byte_31 = or(hi_up_31, x1_31) */
-	vpunpcklbw %zmm8, %zmm24, %zmm31 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm8, %zmm24, %zmm8 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm25, %zmm13, %zmm24 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm25, %zmm13, %zmm13 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm26, %zmm20, %zmm25 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm26, %zmm20, %zmm20 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm27, %zmm14, %zmm26 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm27, %zmm14, %zmm14 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm28, %zmm12, %zmm27 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm28, %zmm12, %zmm12 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm29, %zmm21, %zmm28 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm29, %zmm21, %zmm21 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm30, %zmm22, %zmm29 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm30, %zmm22, %zmm22 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vmovdqa64 3008(%rsp), %zmm30 /* reload byte_7 */
-	vmovdqa64 %zmm2, 4608(%rsp) /* spill byte_31 */
-	vpunpcklbw %zmm7, %zmm30, %zmm2 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm7, %zmm30, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm27, %zmm31, %zmm30 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm27, %zmm31, %zmm27 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm12, %zmm8, %zmm31 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm28, %zmm24, %zmm12 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm28, %zmm24, %zmm24 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm21, %zmm13, %zmm28 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm21, %zmm13, %zmm13 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm29, %zmm25, %zmm21 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm29, %zmm25, %zmm25 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm22, %zmm20, %zmm29 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm22, %zmm20, %zmm20 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm2, %zmm26, %zmm22 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm2, %zmm26, %zmm2 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm7, %zmm14, %zmm26 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm7, %zmm14, %zmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm21, %zmm30, %zmm14 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm21, %zmm30, %zmm21 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm25, %zmm27, %zmm30 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm25, %zmm27, %zmm25 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm29, %zmm31, %zmm27 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm29, %zmm31, %zmm29 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm20, %zmm8, %zmm31 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	vpunpckhbw %zmm20, %zmm8, %zmm8 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm22, %zmm12, %zmm20 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm22, %zmm12, %zmm12 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm2, %zmm24, %zmm22 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm2, %zmm24, %zmm2 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm26, %zmm28, %zmm24 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm26, %zmm28, %zmm26 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm7, %zmm13, %zmm28 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %zmm7, %zmm13, %zmm7 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm20, %zmm14, %zmm13 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm20, %zmm14, %zmm14 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm12, %zmm21, %zmm20 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm12, %zmm21, %zmm12 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm22, %zmm30, %zmm21 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm22, %zmm30, %zmm22 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm2, %zmm25, %zmm30 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm2, %zmm25, %zmm2 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm24, %zmm27, %zmm25 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm24, %zmm27, %zmm24 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm26, %zmm29, %zmm27 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm26, %zmm29, %zmm26 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm28, %zmm31, %zmm29 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm28, %zmm31, %zmm28 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm7, %zmm8, %zmm31 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %zmm7, %zmm8, %zmm7 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vpunpcklbw %zmm9, %zmm1, %zmm8 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	vpunpckhbw %zmm9, %zmm1, %zmm1 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	vpunpcklbw %zmm11, %zmm15, %zmm9 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	vpunpckhbw %zmm11, %zmm15, %zmm11 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	vpunpcklbw %zmm16, %zmm3, %zmm15 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	vpunpckhbw %zmm16, %zmm3, %zmm3 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	vpunpcklbw %zmm17, %zmm0, %zmm16 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	vpunpckhbw %zmm17, %zmm0, %zmm0 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	vpunpcklbw %zmm18, %zmm10, %zmm17 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	vpunpckhbw %zmm18, %zmm10, %zmm10 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	vpunpcklbw %zmm19, %zmm4, %zmm18 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	vpunpckhbw %zmm19, %zmm4, %zmm4 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	vpunpcklbw %zmm23, %zmm5, %zmm19 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	vpunpckhbw %zmm23, %zmm5, %zmm5 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	vmovdqa64 4608(%rsp), %zmm23 /* reload byte_31 */
-	vmovdqa64 %zmm7, 3008(%rsp) /* spill tro3_15 */
-	vpunpcklbw %zmm23, %zmm6, %zmm7 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	vpunpckhbw %zmm23, %zmm6, %zmm6 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	vpunpcklbw %zmm17, %zmm8, %zmm23 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	vpunpckhbw %zmm17, %zmm8, %zmm8 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %zmm10, %zmm1, %zmm17 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpord 2112(%rsp), %zmm31, %zmm31 /* byte_31 = or(hi_up_31, x1_31) */
+	vmovdqa64 %zmm18, 2112(%rsp) /* spill byte_23 */
+	vpunpcklbw %zmm8, %zmm2, %zmm18 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm8, %zmm2, %zmm2 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm13, %zmm4, %zmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm13, %zmm4, %zmm4 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm14, %zmm5, %zmm13 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm14, %zmm5, %zmm5 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm19, %zmm6, %zmm14 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm19, %zmm6, %zmm6 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm20, %zmm9, %zmm19 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm20, %zmm9, %zmm9 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm21, %zmm11, %zmm20 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm21, %zmm11, %zmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm22, %zmm12, %zmm21 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm22, %zmm12, %zmm12 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm23, %zmm7, %zmm22 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm23, %zmm7, %zmm7 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm19, %zmm18, %zmm23 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm19, %zmm18, %zmm18 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm9, %zmm2, %zmm19 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm9, %zmm2, %zmm2 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm20, %zmm8, %zmm9 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm20, %zmm8, %zmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm11, %zmm4, %zmm20 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm11, %zmm4, %zmm4 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm21, %zmm13, %zmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm21, %zmm13, %zmm13 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm12, %zmm5, %zmm21 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm12, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm22, %zmm14, %zmm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm22, %zmm14, %zmm14 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm7, %zmm6, %zmm22 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm7, %zmm6, %zmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm11, %zmm23, %zmm7 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm11, %zmm23, %zmm11 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm13, %zmm18, %zmm23 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm13, %zmm18, %zmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm21, %zmm19, %zmm18 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm21, %zmm19, %zmm19 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm5, %zmm2, %zmm21 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpunpckhbw %zmm5, %zmm2, %zmm2 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	vpunpcklbw %zmm12, %zmm9, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm12, %zmm9, %zmm9 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm14, %zmm8, %zmm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm14, %zmm8, %zmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm22, %zmm20, %zmm14 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm22, %zmm20, %zmm20 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm6, %zmm4, %zmm22 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %zmm6, %zmm4, %zmm4 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %zmm5, %zmm7, %zmm6 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm5, %zmm7, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm9, %zmm11, %zmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm12, %zmm23, %zmm11 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm12, %zmm23, %zmm12 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm8, %zmm13, %zmm23 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm8, %zmm13, %zmm8 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm14, %zmm18, %zmm13 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm14, %zmm18, %zmm14 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm20, %zmm19, %zmm18 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm20, %zmm19, %zmm19 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm22, %zmm21, %zmm20 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm22, %zmm21, %zmm21 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm4, %zmm2, %zmm22 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %zmm4, %zmm2, %zmm2 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vpunpcklbw %zmm24, %zmm1, %zmm4 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	vpunpckhbw %zmm24, %zmm1, %zmm1 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	vpunpcklbw %zmm25, %zmm15, %zmm24 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	vpunpckhbw %zmm25, %zmm15, %zmm15 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	vpunpcklbw %zmm26, %zmm3, %zmm25 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	vpunpckhbw %zmm26, %zmm3, %zmm3 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	vpunpcklbw %zmm27, %zmm0, %zmm26 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	vpunpckhbw %zmm27, %zmm0, %zmm0 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	vpunpcklbw %zmm28, %zmm10, %zmm27 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	vpunpckhbw %zmm28, %zmm10, %zmm10 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	vpunpcklbw %zmm29, %zmm16, %zmm28 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	vpunpckhbw %zmm29, %zmm16, %zmm16 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	vpunpcklbw %zmm30, %zmm17, %zmm29 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	vpunpckhbw %zmm30, %zmm17, %zmm17 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	vmovdqa64 2112(%rsp), %zmm30 /* reload byte_23 */
+	vmovdqa64 %zmm2, 4608(%rsp) /* spill tro3_15 */
+	vpunpcklbw %zmm31, %zmm30, %zmm2 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	vpunpckhbw %zmm31, %zmm30, %zmm30 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	vpunpcklbw %zmm27, %zmm4, %zmm31 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %zmm27, %zmm4, %zmm4 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %zmm10, %zmm1, %zmm27 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
 	vpunpckhbw %zmm10, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	vpunpcklbw %zmm18, %zmm9, %zmm10 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	vpunpckhbw %zmm18, %zmm9, %zmm9 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	vpunpcklbw %zmm4, %zmm11, %zmm18 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	vpunpckhbw %zmm4, %zmm11, %zmm4 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	vpunpcklbw %zmm19, %zmm15, %zmm11 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	vpunpckhbw %zmm19, %zmm15, %zmm15 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	vpunpcklbw %zmm5, %zmm3, %zmm19 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	vpunpckhbw %zmm5, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	vpunpcklbw %zmm7, %zmm16, %zmm5 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	vpunpckhbw %zmm7, %zmm16, %zmm7 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	vpunpcklbw %zmm6, %zmm0, %zmm16 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	vpunpckhbw %zmm6, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	vpunpcklbw %zmm11, %zmm23, %zmm6 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	vpunpckhbw %zmm11, %zmm23, %zmm11 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %zmm15, %zmm8, %zmm23 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %zmm15, %zmm8, %zmm8 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	vpunpcklbw %zmm19, %zmm17, %zmm15 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	vpunpckhbw %zmm19, %zmm17, %zmm17 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %zmm3, %zmm1, %zmm19 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpcklbw %zmm28, %zmm24, %zmm10 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %zmm28, %zmm24, %zmm24 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %zmm16, %zmm15, %zmm28 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %zmm16, %zmm15, %zmm15 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %zmm29, %zmm25, %zmm16 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %zmm29, %zmm25, %zmm25 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %zmm17, %zmm3, %zmm29 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %zmm17, %zmm3, %zmm3 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %zmm2, %zmm26, %zmm17 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %zmm2, %zmm26, %zmm2 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vpunpcklbw %zmm30, %zmm0, %zmm26 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %zmm30, %zmm0, %zmm0 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %zmm16, %zmm31, %zmm30 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %zmm16, %zmm31, %zmm16 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %zmm25, %zmm4, %zmm31 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %zmm25, %zmm4, %zmm4 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %zmm29, %zmm27, %zmm25 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpckhbw %zmm29, %zmm27, %zmm27 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	vpunpcklbw %zmm3, %zmm1, %zmm29 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
 	vpunpckhbw %zmm3, %zmm1, %zmm1 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	vpunpcklbw %zmm5, %zmm10, %zmm3 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	vpunpckhbw %zmm5, %zmm10, %zmm5 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	vpunpcklbw %zmm7, %zmm9, %zmm10 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	vpunpckhbw %zmm7, %zmm9, %zmm7 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	vpunpcklbw %zmm16, %zmm18, %zmm9 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	vpunpckhbw %zmm16, %zmm18, %zmm16 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	vpunpcklbw %zmm0, %zmm4, %zmm18 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	vpunpckhbw %zmm0, %zmm4, %zmm0 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	vpunpcklbw %zmm3, %zmm6, %zmm4 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	vpunpckhbw %zmm3, %zmm6, %zmm3 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	vpunpcklbw %zmm5, %zmm11, %zmm6 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	vpunpckhbw %zmm5, %zmm11, %zmm5 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	vpunpcklbw %zmm10, %zmm23, %zmm11 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	vpunpckhbw %zmm10, %zmm23, %zmm10 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %zmm7, %zmm8, %zmm23 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	vpunpckhbw %zmm7, %zmm8, %zmm7 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	vpunpcklbw %zmm9, %zmm15, %zmm8 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	vpunpckhbw %zmm9, %zmm15, %zmm9 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	vpunpcklbw %zmm16, %zmm17, %zmm15 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	vpunpckhbw %zmm16, %zmm17, %zmm16 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	vpunpcklbw %zmm18, %zmm19, %zmm17 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	vpunpckhbw %zmm18, %zmm19, %zmm18 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vpunpcklbw %zmm0, %zmm1, %zmm19 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpcklbw %zmm17, %zmm10, %zmm3 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %zmm17, %zmm10, %zmm10 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %zmm2, %zmm24, %zmm17 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %zmm2, %zmm24, %zmm2 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %zmm26, %zmm28, %zmm24 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %zmm26, %zmm28, %zmm26 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vpunpcklbw %zmm0, %zmm15, %zmm28 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpckhbw %zmm0, %zmm15, %zmm0 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	vpunpcklbw %zmm3, %zmm30, %zmm15 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %zmm3, %zmm30, %zmm3 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %zmm10, %zmm16, %zmm30 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %zmm10, %zmm16, %zmm10 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %zmm17, %zmm31, %zmm16 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %zmm17, %zmm31, %zmm17 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %zmm2, %zmm4, %zmm31 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %zmm2, %zmm4, %zmm2 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %zmm24, %zmm25, %zmm4 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %zmm24, %zmm25, %zmm24 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %zmm26, %zmm27, %zmm25 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %zmm26, %zmm27, %zmm26 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %zmm28, %zmm29, %zmm27 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %zmm28, %zmm29, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vpunpcklbw %zmm0, %zmm1, %zmm29 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm0, %zmm1, %zmm0 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
 	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_picks(%rip), %zmm1 /* row_out_picks = const() */
-	vmovdqa64 %zmm0, 4608(%rsp) /* spill tro3_31 */
+	vmovdqa64 %zmm0, 2112(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm1, %zmm0 /* row_out_picks */
-	vpermi2q %zmm4, %zmm13, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
+	vpermi2q %zmm15, %zmm6, %zmm0 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm0, 4544(%rsp) /* spill row_out */
 	vmovdqa64 .Lublock_nibbleslice_avx512_asm_13_row_out_1_picks(%rip), %zmm0 /* row_out_1_picks = const() */
-	vmovdqa64 %zmm19, 4480(%rsp) /* spill tro3_30 */
-	vmovdqa64 %zmm0, %zmm19 /* row_out_1_picks */
-	vpermi2q %zmm4, %zmm13, %zmm19 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
-	vmovdqa64 %zmm1, %zmm4 /* row_out_picks */
-	vpermi2q %zmm3, %zmm14, %zmm4 /* row_out_2 = permute2q(row_out_picks, tro3_1, tro3_17) */
-	vmovdqa64 %zmm0, %zmm13 /* row_out_1_picks */
-	vpermi2q %zmm3, %zmm14, %zmm13 /* row_out_3 = permute2q(row_out_1_picks, tro3_1, tro3_17) */
-	vmovdqa64 %zmm1, %zmm3 /* row_out_picks */
-	vpermi2q %zmm6, %zmm20, %zmm3 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
-	vmovdqa64 %zmm0, %zmm14 /* row_out_1_picks */
-	vpermi2q %zmm6, %zmm20, %zmm14 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
-	vmovdqa64 %zmm1, %zmm6 /* row_out_picks */
-	vpermi2q %zmm5, %zmm12, %zmm6 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm0, %zmm20 /* row_out_1_picks */
-	vpermi2q %zmm5, %zmm12, %zmm20 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm1, %zmm5 /* row_out_picks */
-	vpermi2q %zmm11, %zmm21, %zmm5 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm0, %zmm12 /* row_out_1_picks */
-	vpermi2q %zmm11, %zmm21, %zmm12 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm1, %zmm11 /* row_out_picks */
-	vpermi2q %zmm10, %zmm22, %zmm11 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm0, %zmm21 /* row_out_1_picks */
-	vpermi2q %zmm10, %zmm22, %zmm21 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm1, %zmm10 /* row_out_picks */
-	vpermi2q %zmm23, %zmm30, %zmm10 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
+	vmovdqa64 %zmm22, 4480(%rsp) /* spill tro3_14 */
 	vmovdqa64 %zmm0, %zmm22 /* row_out_1_picks */
-	vpermi2q %zmm23, %zmm30, %zmm22 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
-	vmovdqa64 %zmm1, %zmm23 /* row_out_picks */
-	vpermi2q %zmm7, %zmm2, %zmm23 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
+	vpermi2q %zmm15, %zmm6, %zmm22 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
+	vmovdqa64 %zmm1, %zmm6 /* row_out_picks */
+	vpermi2q %zmm3, %zmm5, %zmm6 /* row_out_2 = permute2q(row_out_picks, tro3_1, tro3_17) */
+	vmovdqa64 %zmm0, %zmm15 /* row_out_1_picks */
+	vpermi2q %zmm3, %zmm5, %zmm15 /* row_out_3 = permute2q(row_out_1_picks, tro3_1, tro3_17) */
+	vmovdqa64 %zmm1, %zmm3 /* row_out_picks */
+	vpermi2q %zmm30, %zmm7, %zmm3 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
+	vmovdqa64 %zmm0, %zmm5 /* row_out_1_picks */
+	vpermi2q %zmm30, %zmm7, %zmm5 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
+	vmovdqa64 %zmm1, %zmm7 /* row_out_picks */
+	vpermi2q %zmm10, %zmm9, %zmm7 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
 	vmovdqa64 %zmm0, %zmm30 /* row_out_1_picks */
-	vpermi2q %zmm7, %zmm2, %zmm30 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
-	vmovdqa64 %zmm1, %zmm2 /* row_out_picks */
-	vpermi2q %zmm8, %zmm25, %zmm2 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm0, %zmm7 /* row_out_1_picks */
-	vpermi2q %zmm8, %zmm25, %zmm7 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm1, %zmm8 /* row_out_picks */
-	vpermi2q %zmm9, %zmm24, %zmm8 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
-	vmovdqa64 %zmm0, %zmm25 /* row_out_1_picks */
-	vpermi2q %zmm9, %zmm24, %zmm25 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
+	vpermi2q %zmm10, %zmm9, %zmm30 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
 	vmovdqa64 %zmm1, %zmm9 /* row_out_picks */
-	vpermi2q %zmm15, %zmm27, %zmm9 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
+	vpermi2q %zmm16, %zmm11, %zmm9 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm0, %zmm10 /* row_out_1_picks */
+	vpermi2q %zmm16, %zmm11, %zmm10 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm1, %zmm11 /* row_out_picks */
+	vpermi2q %zmm17, %zmm12, %zmm11 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm0, %zmm16 /* row_out_1_picks */
+	vpermi2q %zmm17, %zmm12, %zmm16 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm1, %zmm12 /* row_out_picks */
+	vpermi2q %zmm31, %zmm23, %zmm12 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
+	vmovdqa64 %zmm0, %zmm17 /* row_out_1_picks */
+	vpermi2q %zmm31, %zmm23, %zmm17 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
+	vmovdqa64 %zmm1, %zmm23 /* row_out_picks */
+	vpermi2q %zmm2, %zmm8, %zmm23 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm0, %zmm31 /* row_out_1_picks */
+	vpermi2q %zmm2, %zmm8, %zmm31 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm1, %zmm2 /* row_out_picks */
+	vpermi2q %zmm4, %zmm13, %zmm2 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm0, %zmm8 /* row_out_1_picks */
+	vpermi2q %zmm4, %zmm13, %zmm8 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm1, %zmm4 /* row_out_picks */
+	vpermi2q %zmm24, %zmm14, %zmm4 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm0, %zmm13 /* row_out_1_picks */
+	vpermi2q %zmm24, %zmm14, %zmm13 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm1, %zmm14 /* row_out_picks */
+	vpermi2q %zmm25, %zmm18, %zmm14 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
 	vmovdqa64 %zmm0, %zmm24 /* row_out_1_picks */
-	vpermi2q %zmm15, %zmm27, %zmm24 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
-	vmovdqa64 %zmm1, %zmm15 /* row_out_picks */
-	vpermi2q %zmm16, %zmm26, %zmm15 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
-	vmovdqa64 %zmm0, %zmm27 /* row_out_1_picks */
-	vpermi2q %zmm16, %zmm26, %zmm27 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
-	vmovdqa64 %zmm1, %zmm16 /* row_out_picks */
-	vpermi2q %zmm17, %zmm29, %zmm16 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
+	vpermi2q %zmm25, %zmm18, %zmm24 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
+	vmovdqa64 %zmm1, %zmm18 /* row_out_picks */
+	vpermi2q %zmm26, %zmm19, %zmm18 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm0, %zmm25 /* row_out_1_picks */
+	vpermi2q %zmm26, %zmm19, %zmm25 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm1, %zmm19 /* row_out_picks */
+	vpermi2q %zmm27, %zmm20, %zmm19 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
 	vmovdqa64 %zmm0, %zmm26 /* row_out_1_picks */
-	vpermi2q %zmm17, %zmm29, %zmm26 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
-	vmovdqa64 %zmm1, %zmm17 /* row_out_picks */
-	vpermi2q %zmm18, %zmm28, %zmm17 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
-	vmovdqa64 %zmm0, %zmm29 /* row_out_1_picks */
-	vpermi2q %zmm18, %zmm28, %zmm29 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
-	vmovdqa64 4480(%rsp), %zmm18 /* reload tro3_30 */
+	vpermi2q %zmm27, %zmm20, %zmm26 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
+	vmovdqa64 %zmm1, %zmm20 /* row_out_picks */
+	vpermi2q %zmm28, %zmm21, %zmm20 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
+	vmovdqa64 %zmm0, %zmm27 /* row_out_1_picks */
+	vpermi2q %zmm28, %zmm21, %zmm27 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
+	vmovdqa64 4480(%rsp), %zmm21 /* reload tro3_14 */
 	vmovdqa64 %zmm1, %zmm28 /* row_out_picks */
-	vpermi2q %zmm18, %zmm31, %zmm28 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
+	vpermi2q %zmm29, %zmm21, %zmm28 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
 	vmovdqa64 %zmm28, 4416(%rsp) /* spill row_out_28 */
 	vmovdqa64 %zmm0, %zmm28 /* row_out_1_picks */
-	vpermi2q %zmm18, %zmm31, %zmm28 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
-	vmovdqa64 3008(%rsp), %zmm18 /* reload tro3_15 */
-	vmovdqa64 4608(%rsp), %zmm31 /* reload tro3_31 */
-	vpermi2q %zmm31, %zmm18, %zmm1 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
-	vpermi2q %zmm31, %zmm18, %zmm0 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
-	vmovdqu64 (%rcx), %zmm18 /* msg = load() */
-	vmovdqa64 4544(%rsp), %zmm31 /* reload row_out */
-	vpxord %zmm18, %zmm31, %zmm18 /* ct = xor(row_out, msg) */
-	vmovdqu64 %zmm18, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm18 /* msg_1 = load() */
-	vpxord %zmm18, %zmm19, %zmm18 /* ct_1 = xor(row_out_1, msg_1) */
-	vmovdqu64 %zmm18, 64(%rdx) /* store ct_1 */
-	vmovdqu64 128(%rcx), %zmm18 /* msg_2 = load() */
-	vpxord %zmm18, %zmm4, %zmm4 /* ct_2 = xor(row_out_2, msg_2) */
-	vmovdqu64 %zmm4, 128(%rdx) /* store ct_2 */
-	vmovdqu64 192(%rcx), %zmm4 /* msg_3 = load() */
-	vpxord %zmm4, %zmm13, %zmm4 /* ct_3 = xor(row_out_3, msg_3) */
-	vmovdqu64 %zmm4, 192(%rdx) /* store ct_3 */
-	vmovdqu64 256(%rcx), %zmm4 /* msg_4 = load() */
-	vpxord %zmm4, %zmm3, %zmm3 /* ct_4 = xor(row_out_4, msg_4) */
+	vpermi2q %zmm29, %zmm21, %zmm28 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
+	vmovdqa64 4608(%rsp), %zmm21 /* reload tro3_15 */
+	vpermi2q 2112(%rsp), %zmm21, %zmm1 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
+	vpermi2q 2112(%rsp), %zmm21, %zmm0 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
+	vmovdqu64 (%rcx), %zmm21 /* msg = load() */
+	vmovdqa64 4544(%rsp), %zmm29 /* reload row_out */
+	vpxord %zmm21, %zmm29, %zmm21 /* ct = xor(row_out, msg) */
+	vmovdqu64 %zmm21, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm21 /* msg_1 = load() */
+	vpxord %zmm21, %zmm22, %zmm21 /* ct_1 = xor(row_out_1, msg_1) */
+	vmovdqu64 %zmm21, 64(%rdx) /* store ct_1 */
+	vmovdqu64 128(%rcx), %zmm21 /* msg_2 = load() */
+	vpxord %zmm21, %zmm6, %zmm6 /* ct_2 = xor(row_out_2, msg_2) */
+	vmovdqu64 %zmm6, 128(%rdx) /* store ct_2 */
+	vmovdqu64 192(%rcx), %zmm6 /* msg_3 = load() */
+	vpxord %zmm6, %zmm15, %zmm6 /* ct_3 = xor(row_out_3, msg_3) */
+	vmovdqu64 %zmm6, 192(%rdx) /* store ct_3 */
+	vmovdqu64 256(%rcx), %zmm6 /* msg_4 = load() */
+	vpxord %zmm6, %zmm3, %zmm3 /* ct_4 = xor(row_out_4, msg_4) */
 	vmovdqu64 %zmm3, 256(%rdx) /* store ct_4 */
 	vmovdqu64 320(%rcx), %zmm3 /* msg_5 = load() */
-	vpxord %zmm3, %zmm14, %zmm3 /* ct_5 = xor(row_out_5, msg_5) */
+	vpxord %zmm3, %zmm5, %zmm3 /* ct_5 = xor(row_out_5, msg_5) */
 	vmovdqu64 %zmm3, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
-	vpxord %zmm3, %zmm6, %zmm3 /* ct_6 = xor(row_out_6, msg_6) */
+	vpxord %zmm3, %zmm7, %zmm3 /* ct_6 = xor(row_out_6, msg_6) */
 	vmovdqu64 %zmm3, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm3 /* msg_7 = load() */
-	vpxord %zmm3, %zmm20, %zmm3 /* ct_7 = xor(row_out_7, msg_7) */
+	vpxord %zmm3, %zmm30, %zmm3 /* ct_7 = xor(row_out_7, msg_7) */
 	vmovdqu64 %zmm3, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm3 /* msg_8 = load() */
-	vpxord %zmm3, %zmm5, %zmm3 /* ct_8 = xor(row_out_8, msg_8) */
+	vpxord %zmm3, %zmm9, %zmm3 /* ct_8 = xor(row_out_8, msg_8) */
 	vmovdqu64 %zmm3, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm3 /* msg_9 = load() */
-	vpxord %zmm3, %zmm12, %zmm3 /* ct_9 = xor(row_out_9, msg_9) */
+	vpxord %zmm3, %zmm10, %zmm3 /* ct_9 = xor(row_out_9, msg_9) */
 	vmovdqu64 %zmm3, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
 	vpxord %zmm3, %zmm11, %zmm3 /* ct_10 = xor(row_out_10, msg_10) */
 	vmovdqu64 %zmm3, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm3 /* msg_11 = load() */
-	vpxord %zmm3, %zmm21, %zmm3 /* ct_11 = xor(row_out_11, msg_11) */
+	vpxord %zmm3, %zmm16, %zmm3 /* ct_11 = xor(row_out_11, msg_11) */
 	vmovdqu64 %zmm3, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm3 /* msg_12 = load() */
-	vpxord %zmm3, %zmm10, %zmm3 /* ct_12 = xor(row_out_12, msg_12) */
+	vpxord %zmm3, %zmm12, %zmm3 /* ct_12 = xor(row_out_12, msg_12) */
 	vmovdqu64 %zmm3, 768(%rdx) /* store ct_12 */
 	vmovdqu64 832(%rcx), %zmm3 /* msg_13 = load() */
-	vpxord %zmm3, %zmm22, %zmm3 /* ct_13 = xor(row_out_13, msg_13) */
+	vpxord %zmm3, %zmm17, %zmm3 /* ct_13 = xor(row_out_13, msg_13) */
 	vmovdqu64 %zmm3, 832(%rdx) /* store ct_13 */
 	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
 	vpxord %zmm3, %zmm23, %zmm3 /* ct_14 = xor(row_out_14, msg_14) */
 	vmovdqu64 %zmm3, 896(%rdx) /* store ct_14 */
 	vmovdqu64 960(%rcx), %zmm3 /* msg_15 = load() */
-	vpxord %zmm3, %zmm30, %zmm3 /* ct_15 = xor(row_out_15, msg_15) */
+	vpxord %zmm3, %zmm31, %zmm3 /* ct_15 = xor(row_out_15, msg_15) */
 	vmovdqu64 %zmm3, 960(%rdx) /* store ct_15 */
 	vmovdqu64 1024(%rcx), %zmm3 /* msg_16 = load() */
 	vpxord %zmm3, %zmm2, %zmm2 /* ct_16 = xor(row_out_16, msg_16) */
 	vmovdqu64 %zmm2, 1024(%rdx) /* store ct_16 */
 	vmovdqu64 1088(%rcx), %zmm2 /* msg_17 = load() */
-	vpxord %zmm2, %zmm7, %zmm2 /* ct_17 = xor(row_out_17, msg_17) */
+	vpxord %zmm2, %zmm8, %zmm2 /* ct_17 = xor(row_out_17, msg_17) */
 	vmovdqu64 %zmm2, 1088(%rdx) /* store ct_17 */
 	vmovdqu64 1152(%rcx), %zmm2 /* msg_18 = load() */
-	vpxord %zmm2, %zmm8, %zmm2 /* ct_18 = xor(row_out_18, msg_18) */
+	vpxord %zmm2, %zmm4, %zmm2 /* ct_18 = xor(row_out_18, msg_18) */
 	vmovdqu64 %zmm2, 1152(%rdx) /* store ct_18 */
 	vmovdqu64 1216(%rcx), %zmm2 /* msg_19 = load() */
-	vpxord %zmm2, %zmm25, %zmm2 /* ct_19 = xor(row_out_19, msg_19) */
+	vpxord %zmm2, %zmm13, %zmm2 /* ct_19 = xor(row_out_19, msg_19) */
 	vmovdqu64 %zmm2, 1216(%rdx) /* store ct_19 */
 	vmovdqu64 1280(%rcx), %zmm2 /* msg_20 = load() */
-	vpxord %zmm2, %zmm9, %zmm2 /* ct_20 = xor(row_out_20, msg_20) */
+	vpxord %zmm2, %zmm14, %zmm2 /* ct_20 = xor(row_out_20, msg_20) */
 	vmovdqu64 %zmm2, 1280(%rdx) /* store ct_20 */
 	vmovdqu64 1344(%rcx), %zmm2 /* msg_21 = load() */
 	vpxord %zmm2, %zmm24, %zmm2 /* ct_21 = xor(row_out_21, msg_21) */
 	vmovdqu64 %zmm2, 1344(%rdx) /* store ct_21 */
 	vmovdqu64 1408(%rcx), %zmm2 /* msg_22 = load() */
-	vpxord %zmm2, %zmm15, %zmm2 /* ct_22 = xor(row_out_22, msg_22) */
+	vpxord %zmm2, %zmm18, %zmm2 /* ct_22 = xor(row_out_22, msg_22) */
 	vmovdqu64 %zmm2, 1408(%rdx) /* store ct_22 */
 	vmovdqu64 1472(%rcx), %zmm2 /* msg_23 = load() */
-	vpxord %zmm2, %zmm27, %zmm2 /* ct_23 = xor(row_out_23, msg_23) */
+	vpxord %zmm2, %zmm25, %zmm2 /* ct_23 = xor(row_out_23, msg_23) */
 	vmovdqu64 %zmm2, 1472(%rdx) /* store ct_23 */
 	vmovdqu64 1536(%rcx), %zmm2 /* msg_24 = load() */
-	vpxord %zmm2, %zmm16, %zmm2 /* ct_24 = xor(row_out_24, msg_24) */
+	vpxord %zmm2, %zmm19, %zmm2 /* ct_24 = xor(row_out_24, msg_24) */
 	vmovdqu64 %zmm2, 1536(%rdx) /* store ct_24 */
 	vmovdqu64 1600(%rcx), %zmm2 /* msg_25 = load() */
 	vpxord %zmm2, %zmm26, %zmm2 /* ct_25 = xor(row_out_25, msg_25) */
 	vmovdqu64 %zmm2, 1600(%rdx) /* store ct_25 */
 	vmovdqu64 1664(%rcx), %zmm2 /* msg_26 = load() */
-	vpxord %zmm2, %zmm17, %zmm2 /* ct_26 = xor(row_out_26, msg_26) */
+	vpxord %zmm2, %zmm20, %zmm2 /* ct_26 = xor(row_out_26, msg_26) */
 	vmovdqu64 %zmm2, 1664(%rdx) /* store ct_26 */
 	vmovdqu64 1728(%rcx), %zmm2 /* msg_27 = load() */
-	vpxord %zmm2, %zmm29, %zmm2 /* ct_27 = xor(row_out_27, msg_27) */
+	vpxord %zmm2, %zmm27, %zmm2 /* ct_27 = xor(row_out_27, msg_27) */
 	vmovdqu64 %zmm2, 1728(%rdx) /* store ct_27 */
 	vmovdqu64 1792(%rcx), %zmm2 /* msg_28 = load() */
 	vmovdqa64 4416(%rsp), %zmm3 /* reload row_out_28 */
@@ -10202,7 +9658,7 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
  *   %rcx: src
  *   %r8: 1024 x r (and the loop count)
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 7360 bytes (115 spill slots of 64 bytes)
+ *   frame: 5824 bytes (91 spill slots of 64 bytes)
  */
 	.globl ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm
 	.hidden ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm
@@ -10212,7 +9668,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $7360, %rsp
+	sub $5824, %rsp
 
 	/* Load 64 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -10428,11 +9884,10 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %zmm28, %zmm12, %zmm12 /* tr0_29 = unpackhi(rowhi_6, rowhi_14) */
 	vmovdqa64 64(%rsp), %zmm28 /* reload rowhi_7 */
 	vmovdqa64 %zmm31, 1152(%rsp) /* spill hi_15 */
-	vmovdqa64 0(%rsp), %zmm31 /* reload rowhi_15 */
-	vmovdqa64 %zmm30, 1216(%rsp) /* spill hi_14 */
-	vpunpcklbw %zmm31, %zmm28, %zmm30 /* tr0_30 = unpacklo(rowhi_7, rowhi_15) */
-	vpunpckhbw %zmm31, %zmm28, %zmm28 /* tr0_31 = unpackhi(rowhi_7, rowhi_15) */
-	vpunpcklbw %zmm22, %zmm1, %zmm31 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpcklbw 0(%rsp), %zmm28, %zmm31 /* tr0_30 = unpacklo(rowhi_7, rowhi_15) */
+	vpunpckhbw 0(%rsp), %zmm28, %zmm28 /* tr0_31 = unpackhi(rowhi_7, rowhi_15) */
+	vmovdqa64 %zmm30, 0(%rsp) /* spill hi_14 */
+	vpunpcklbw %zmm22, %zmm1, %zmm30 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
 	vpunpckhbw %zmm22, %zmm1, %zmm1 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
 	vpunpcklbw %zmm8, %zmm0, %zmm22 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
 	vpunpckhbw %zmm8, %zmm0, %zmm0 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
@@ -10444,13 +9899,13 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %zmm26, %zmm18, %zmm18 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
 	vpunpcklbw %zmm12, %zmm4, %zmm26 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
 	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %zmm30, %zmm20, %zmm12 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %zmm30, %zmm20, %zmm20 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vpunpcklbw %zmm28, %zmm6, %zmm30 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpcklbw %zmm31, %zmm20, %zmm12 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %zmm31, %zmm20, %zmm20 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vpunpcklbw %zmm28, %zmm6, %zmm31 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
 	vpunpckhbw %zmm28, %zmm6, %zmm6 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %zmm10, %zmm31, %zmm28 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %zmm10, %zmm31, %zmm10 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %zmm18, %zmm1, %zmm31 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpcklbw %zmm10, %zmm30, %zmm28 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %zmm10, %zmm30, %zmm10 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %zmm18, %zmm1, %zmm30 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
 	vpunpckhbw %zmm18, %zmm1, %zmm1 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
 	vpunpcklbw %zmm26, %zmm22, %zmm18 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
 	vpunpckhbw %zmm26, %zmm22, %zmm22 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
@@ -10460,34 +9915,34 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
 	vpunpcklbw %zmm20, %zmm16, %zmm12 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
 	vpunpckhbw %zmm20, %zmm16, %zmm16 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %zmm30, %zmm24, %zmm20 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	vpunpckhbw %zmm30, %zmm24, %zmm24 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	vpunpcklbw %zmm6, %zmm2, %zmm30 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	vpunpcklbw %zmm31, %zmm24, %zmm20 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpckhbw %zmm31, %zmm24, %zmm24 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	vpunpcklbw %zmm6, %zmm2, %zmm31 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
 	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
 	vpunpcklbw %zmm4, %zmm28, %zmm6 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
 	vpunpckhbw %zmm4, %zmm28, %zmm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
 	vpunpcklbw %zmm8, %zmm10, %zmm28 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
 	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %zmm12, %zmm31, %zmm10 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %zmm12, %zmm31, %zmm12 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %zmm16, %zmm1, %zmm31 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpcklbw %zmm12, %zmm30, %zmm10 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %zmm12, %zmm30, %zmm12 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %zmm16, %zmm1, %zmm30 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	vpunpckhbw %zmm16, %zmm1, %zmm1 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
 	vpunpcklbw %zmm20, %zmm18, %zmm16 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
 	vpunpckhbw %zmm20, %zmm18, %zmm18 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
 	vpunpcklbw %zmm24, %zmm22, %zmm20 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
 	vpunpckhbw %zmm24, %zmm22, %zmm22 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %zmm30, %zmm26, %zmm24 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %zmm30, %zmm26, %zmm26 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vpunpcklbw %zmm2, %zmm0, %zmm30 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpcklbw %zmm31, %zmm26, %zmm24 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %zmm31, %zmm26, %zmm26 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vpunpcklbw %zmm2, %zmm0, %zmm31 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
 	vpunpckhbw %zmm2, %zmm0, %zmm0 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
 	vpsrlw $4, %zmm6, %zmm2 /* hi_shifted_16 = shr(tr3_16) */
 	vpandd %zmm29, %zmm2, %zmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
 	vpandd %zmm29, %zmm6, %zmm6 /* lo_16 = and(tr3_16, nibble_mask) */
-	vmovdqa64 %zmm6, 0(%rsp) /* spill lo_16 */
+	vmovdqa64 %zmm6, 64(%rsp) /* spill lo_16 */
 	vpsrlw $4, %zmm4, %zmm6 /* hi_shifted_17 = shr(tr3_17) */
 	vpandd %zmm29, %zmm6, %zmm6 /* hi_17 = and(hi_shifted_17, nibble_mask) */
 	vpandd %zmm29, %zmm4, %zmm4 /* lo_17 = and(tr3_17, nibble_mask) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill lo_17 */
+	vmovdqa64 %zmm4, 1216(%rsp) /* spill lo_17 */
 	vpsrlw $4, %zmm28, %zmm4 /* hi_shifted_18 = shr(tr3_18) */
 	vpandd %zmm29, %zmm4, %zmm4 /* hi_18 = and(hi_shifted_18, nibble_mask) */
 	vpandd %zmm29, %zmm28, %zmm28 /* lo_18 = and(tr3_18, nibble_mask) */
@@ -10504,12 +9959,12 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpandd %zmm29, %zmm10, %zmm10 /* hi_21 = and(hi_shifted_21, nibble_mask) */
 	vpandd %zmm29, %zmm12, %zmm12 /* lo_21 = and(tr3_21, nibble_mask) */
 	vmovdqa64 %zmm12, 1472(%rsp) /* spill lo_21 */
-	vpsrlw $4, %zmm31, %zmm12 /* hi_shifted_22 = shr(tr3_22) */
+	vpsrlw $4, %zmm30, %zmm12 /* hi_shifted_22 = shr(tr3_22) */
 	vpandd %zmm29, %zmm12, %zmm12 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	vpandd %zmm29, %zmm31, %zmm31 /* lo_22 = and(tr3_22, nibble_mask) */
-	vmovdqa64 %zmm31, 1536(%rsp) /* spill lo_22 */
-	vpsrlw $4, %zmm1, %zmm31 /* hi_shifted_23 = shr(tr3_23) */
-	vpandd %zmm29, %zmm31, %zmm31 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	vpandd %zmm29, %zmm30, %zmm30 /* lo_22 = and(tr3_22, nibble_mask) */
+	vmovdqa64 %zmm30, 1536(%rsp) /* spill lo_22 */
+	vpsrlw $4, %zmm1, %zmm30 /* hi_shifted_23 = shr(tr3_23) */
+	vpandd %zmm29, %zmm30, %zmm30 /* hi_23 = and(hi_shifted_23, nibble_mask) */
 	vpandd %zmm29, %zmm1, %zmm1 /* lo_23 = and(tr3_23, nibble_mask) */
 	vmovdqa64 %zmm1, 1600(%rsp) /* spill lo_23 */
 	vpsrlw $4, %zmm16, %zmm1 /* hi_shifted_24 = shr(tr3_24) */
@@ -10536,18 +9991,18 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpandd %zmm29, %zmm24, %zmm24 /* hi_29 = and(hi_shifted_29, nibble_mask) */
 	vpandd %zmm29, %zmm26, %zmm26 /* lo_29 = and(tr3_29, nibble_mask) */
 	vmovdqa64 %zmm26, 1984(%rsp) /* spill lo_29 */
-	vpsrlw $4, %zmm30, %zmm26 /* hi_shifted_30 = shr(tr3_30) */
+	vpsrlw $4, %zmm31, %zmm26 /* hi_shifted_30 = shr(tr3_30) */
 	vpandd %zmm29, %zmm26, %zmm26 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	vpandd %zmm29, %zmm30, %zmm30 /* lo_30 = and(tr3_30, nibble_mask) */
-	vmovdqa64 %zmm30, 2048(%rsp) /* spill lo_30 */
-	vpsrlw $4, %zmm0, %zmm30 /* hi_shifted_31 = shr(tr3_31) */
-	vpandd %zmm29, %zmm30, %zmm30 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	vpandd %zmm29, %zmm31, %zmm31 /* lo_30 = and(tr3_30, nibble_mask) */
+	vmovdqa64 %zmm31, 2048(%rsp) /* spill lo_30 */
+	vpsrlw $4, %zmm0, %zmm31 /* hi_shifted_31 = shr(tr3_31) */
+	vpandd %zmm29, %zmm31, %zmm31 /* hi_31 = and(hi_shifted_31, nibble_mask) */
 	vpandd %zmm29, %zmm0, %zmm0 /* lo_31 = and(tr3_31, nibble_mask) */
 	vmovdqa64 128(%rsp), %zmm29 /* reload x0_1.2 */
 	vmovdqa64 %zmm0, 2112(%rsp) /* spill x1_31.2 */
 	vmovdqa64 192(%rsp), %zmm0 /* reload x0_3.2 */
-	vmovdqa64 %zmm30, 2176(%rsp) /* spill x1_30.2 */
-	vmovdqa64 256(%rsp), %zmm30 /* reload x0_5.2 */
+	vmovdqa64 %zmm31, 2176(%rsp) /* spill x1_30.2 */
+	vmovdqa64 256(%rsp), %zmm31 /* reload x0_5.2 */
 	vmovdqa64 %zmm26, 2240(%rsp) /* spill x1_28.2 */
 	vmovdqa64 320(%rsp), %zmm26 /* reload x0_7.2 */
 	vmovdqa64 %zmm24, 2304(%rsp) /* spill x1_26.2 */
@@ -10575,7 +10030,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 %zmm1, 3008(%rsp) /* spill x0_26.2 */
 	vmovdqa64 960(%rsp), %zmm1 /* reload x0_27.2 */
 	vmovdqa64 %zmm1, 3072(%rsp) /* spill x0_27.2 */
-	vmovdqa64 1216(%rsp), %zmm1 /* reload x0_28.2 */
+	vmovdqa64 0(%rsp), %zmm1 /* reload x0_28.2 */
 	vmovdqa64 %zmm1, 3136(%rsp) /* spill x0_28.2 */
 	vmovdqa64 1024(%rsp), %zmm1 /* reload x0_29.2 */
 	vmovdqa64 %zmm1, 3200(%rsp) /* spill x0_29.2 */
@@ -10583,9 +10038,9 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 %zmm1, 3264(%rsp) /* spill x0_30.2 */
 	vmovdqa64 1088(%rsp), %zmm1 /* reload x0_31.2 */
 	vmovdqa64 %zmm1, 3328(%rsp) /* spill x0_31.2 */
-	vmovdqa64 0(%rsp), %zmm1 /* reload x1_1.2 */
+	vmovdqa64 64(%rsp), %zmm1 /* reload x1_1.2 */
 	vmovdqa64 %zmm23, 3392(%rsp) /* spill x0_22.2 */
-	vmovdqa64 64(%rsp), %zmm23 /* reload x1_3.2 */
+	vmovdqa64 1216(%rsp), %zmm23 /* reload x1_3.2 */
 	vmovdqa64 %zmm16, 3456(%rsp) /* spill x0_21.2 */
 	vmovdqa64 1280(%rsp), %zmm16 /* reload x1_5.2 */
 	vmovdqa64 %zmm21, 3520(%rsp) /* spill x0_20.2 */
@@ -10630,116 +10085,100 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 2176(%rsp), %zmm17 /* reload x1_30.2 */
 	vmovdqa64 %zmm17, 4800(%rsp) /* spill x1_30.2 */
 	vmovdqa64 2112(%rsp), %zmm17 /* reload x1_31.2 */
+	vmovdqa64 %zmm8, 2048(%rsp) /* spill x1_8.2 */
+	vmovdqa64 %zmm18, 1984(%rsp) /* spill x1_9.2 */
+	vmovdqa64 %zmm10, 1920(%rsp) /* spill x1_10.2 */
+	vmovdqa64 %zmm19, 1856(%rsp) /* spill x1_11.2 */
+	vmovdqa64 %zmm12, 1792(%rsp) /* spill x1_12.2 */
+	vmovdqa64 %zmm20, 1728(%rsp) /* spill x1_13.2 */
+	vmovdqa64 %zmm30, 1664(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm17, 1600(%rsp) /* spill x1_31.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_avx512_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	vmovdqa64 %zmm17, 2048(%rsp) /* spill x1_31.2 */
-	vbroadcasti32x4 (%rdi,%r8), %zmm17 /* t0_0 = bcast128() */
-	vpshufb %zmm3, %zmm17, %zmm17 /* s0_0 = lookup16(t0_0, x0_0) */
-	vmovdqa64 %zmm3, 1984(%rsp) /* spill x0_0.2 */
-	vbroadcasti32x4 16(%rdi,%r8), %zmm3 /* t0_1 = bcast128() */
-	vpshufb %zmm29, %zmm3, %zmm3 /* s0_1 = lookup16(t0_1, x0_1) */
-	vmovdqa64 %zmm29, 1920(%rsp) /* spill x0_1.2 */
-	vbroadcasti32x4 32(%rdi,%r8), %zmm29 /* t0_2 = bcast128() */
-	vpshufb %zmm5, %zmm29, %zmm29 /* s0_2 = lookup16(t0_2, x0_2) */
-	vmovdqa64 %zmm5, 1856(%rsp) /* spill x0_2.2 */
-	vbroadcasti32x4 48(%rdi,%r8), %zmm5 /* t0_3 = bcast128() */
-	vpshufb %zmm0, %zmm5, %zmm5 /* s0_3 = lookup16(t0_3, x0_3) */
-	vmovdqa64 %zmm0, 1792(%rsp) /* spill x0_3.2 */
-	vbroadcasti32x4 64(%rdi,%r8), %zmm0 /* t0_4 = bcast128() */
-	vpshufb %zmm7, %zmm0, %zmm0 /* s0_4 = lookup16(t0_4, x0_4) */
-	vmovdqa64 %zmm7, 1728(%rsp) /* spill x0_4.2 */
-	vbroadcasti32x4 80(%rdi,%r8), %zmm7 /* t0_5 = bcast128() */
-	vpshufb %zmm30, %zmm7, %zmm7 /* s0_5 = lookup16(t0_5, x0_5) */
-	vmovdqa64 %zmm30, 1664(%rsp) /* spill x0_5.2 */
-	vbroadcasti32x4 96(%rdi,%r8), %zmm30 /* t0_6 = bcast128() */
-	vpshufb %zmm13, %zmm30, %zmm30 /* s0_6 = lookup16(t0_6, x0_6) */
-	vmovdqa64 %zmm13, 1600(%rsp) /* spill x0_6.2 */
+	vbroadcasti32x4 (%rdi,%r8), %zmm8 /* t0_0 = bcast128() */
+	vpshufb %zmm3, %zmm8, %zmm3 /* s0_0 = lookup16(t0_0, x0_0) */
+	vbroadcasti32x4 16(%rdi,%r8), %zmm8 /* t0_1 = bcast128() */
+	vpshufb %zmm29, %zmm8, %zmm8 /* s0_1 = lookup16(t0_1, x0_1) */
+	vbroadcasti32x4 32(%rdi,%r8), %zmm10 /* t0_2 = bcast128() */
+	vpshufb %zmm5, %zmm10, %zmm5 /* s0_2 = lookup16(t0_2, x0_2) */
+	vbroadcasti32x4 48(%rdi,%r8), %zmm10 /* t0_3 = bcast128() */
+	vpshufb %zmm0, %zmm10, %zmm0 /* s0_3 = lookup16(t0_3, x0_3) */
+	vbroadcasti32x4 64(%rdi,%r8), %zmm10 /* t0_4 = bcast128() */
+	vpshufb %zmm7, %zmm10, %zmm7 /* s0_4 = lookup16(t0_4, x0_4) */
+	vbroadcasti32x4 80(%rdi,%r8), %zmm10 /* t0_5 = bcast128() */
+	vpshufb %zmm31, %zmm10, %zmm10 /* s0_5 = lookup16(t0_5, x0_5) */
+	vbroadcasti32x4 96(%rdi,%r8), %zmm12 /* t0_6 = bcast128() */
+	vpshufb %zmm13, %zmm12, %zmm12 /* s0_6 = lookup16(t0_6, x0_6) */
 	vbroadcasti32x4 112(%rdi,%r8), %zmm13 /* t0_7 = bcast128() */
 	vpshufb %zmm26, %zmm13, %zmm13 /* s0_7 = lookup16(t0_7, x0_7) */
-	vmovdqa64 %zmm26, 1536(%rsp) /* spill x0_7.2 */
-	vbroadcasti32x4 512(%rdi,%r8), %zmm26 /* t1_0 = bcast128() */
-	vpshufb %zmm2, %zmm26, %zmm26 /* s1_0 = lookup16(t1_0, x1_0) */
-	vmovdqa64 %zmm2, 1472(%rsp) /* spill x1_0.2 */
-	vbroadcasti32x4 528(%rdi,%r8), %zmm2 /* t1_1 = bcast128() */
-	vpshufb %zmm1, %zmm2, %zmm2 /* s1_1 = lookup16(t1_1, x1_1) */
-	vmovdqa64 %zmm1, 1408(%rsp) /* spill x1_1.2 */
-	vbroadcasti32x4 544(%rdi,%r8), %zmm1 /* t1_2 = bcast128() */
-	vpshufb %zmm6, %zmm1, %zmm1 /* s1_2 = lookup16(t1_2, x1_2) */
-	vmovdqa64 %zmm6, 1344(%rsp) /* spill x1_2.2 */
-	vbroadcasti32x4 560(%rdi,%r8), %zmm6 /* t1_3 = bcast128() */
-	vpshufb %zmm23, %zmm6, %zmm6 /* s1_3 = lookup16(t1_3, x1_3) */
-	vmovdqa64 %zmm23, 1280(%rsp) /* spill x1_3.2 */
-	vbroadcasti32x4 576(%rdi,%r8), %zmm23 /* t1_4 = bcast128() */
-	vpshufb %zmm4, %zmm23, %zmm23 /* s1_4 = lookup16(t1_4, x1_4) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill x1_4.2 */
-	vbroadcasti32x4 592(%rdi,%r8), %zmm4 /* t1_5 = bcast128() */
-	vpshufb %zmm16, %zmm4, %zmm4 /* s1_5 = lookup16(t1_5, x1_5) */
-	vmovdqa64 %zmm16, 0(%rsp) /* spill x1_5.2 */
-	vbroadcasti32x4 608(%rdi,%r8), %zmm16 /* t1_6 = bcast128() */
-	vpshufb %zmm28, %zmm16, %zmm16 /* s1_6 = lookup16(t1_6, x1_6) */
-	vmovdqa64 %zmm28, 1088(%rsp) /* spill x1_6.2 */
-	vbroadcasti32x4 624(%rdi,%r8), %zmm28 /* t1_7 = bcast128() */
-	vpshufb %zmm21, %zmm28, %zmm28 /* s1_7 = lookup16(t1_7, x1_7) */
+	vbroadcasti32x4 512(%rdi,%r8), %zmm17 /* t1_0 = bcast128() */
+	vpshufb %zmm2, %zmm17, %zmm2 /* s1_0 = lookup16(t1_0, x1_0) */
+	vbroadcasti32x4 528(%rdi,%r8), %zmm17 /* t1_1 = bcast128() */
+	vpshufb %zmm1, %zmm17, %zmm1 /* s1_1 = lookup16(t1_1, x1_1) */
+	vbroadcasti32x4 544(%rdi,%r8), %zmm17 /* t1_2 = bcast128() */
+	vpshufb %zmm6, %zmm17, %zmm6 /* s1_2 = lookup16(t1_2, x1_2) */
+	vbroadcasti32x4 560(%rdi,%r8), %zmm17 /* t1_3 = bcast128() */
+	vpshufb %zmm23, %zmm17, %zmm17 /* s1_3 = lookup16(t1_3, x1_3) */
+	vbroadcasti32x4 576(%rdi,%r8), %zmm18 /* t1_4 = bcast128() */
+	vpshufb %zmm4, %zmm18, %zmm4 /* s1_4 = lookup16(t1_4, x1_4) */
+	vbroadcasti32x4 592(%rdi,%r8), %zmm18 /* t1_5 = bcast128() */
+	vpshufb %zmm16, %zmm18, %zmm16 /* s1_5 = lookup16(t1_5, x1_5) */
+	vbroadcasti32x4 608(%rdi,%r8), %zmm18 /* t1_6 = bcast128() */
+	vpshufb %zmm28, %zmm18, %zmm18 /* s1_6 = lookup16(t1_6, x1_6) */
+	vbroadcasti32x4 624(%rdi,%r8), %zmm19 /* t1_7 = bcast128() */
+	vpshufb %zmm21, %zmm19, %zmm19 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm21, 1152(%rsp) /* spill x1_7.2 */
-	vmovdqa64 %zmm2, %zmm21 /* s1_1 */
-	vpternlogd $0x96, %zmm17, %zmm3, %zmm21 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
-	vmovdqa64 %zmm31, 1024(%rsp) /* spill x1_14.2 */
-	vmovdqa64 %zmm1, %zmm31 /* s1_2 */
-	vpternlogd $0x96, %zmm3, %zmm29, %zmm31 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
-	vmovdqa64 %zmm20, 1216(%rsp) /* spill x1_13.2 */
-	vmovdqa64 %zmm6, %zmm20 /* s1_3 */
-	vpternlogd $0x96, %zmm29, %zmm5, %zmm20 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
-	vmovdqa64 %zmm12, 960(%rsp) /* spill x1_12.2 */
-	vmovdqa64 %zmm23, %zmm12 /* s1_4 */
-	vpternlogd $0x96, %zmm5, %zmm0, %zmm12 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
-	vmovdqa64 %zmm19, 896(%rsp) /* spill x1_11.2 */
-	vmovdqa64 %zmm4, %zmm19 /* s1_5 */
-	vpternlogd $0x96, %zmm0, %zmm7, %zmm19 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
-	vmovdqa64 %zmm10, 832(%rsp) /* spill x1_10.2 */
-	vmovdqa64 %zmm16, %zmm10 /* s1_6 */
-	vpternlogd $0x96, %zmm7, %zmm30, %zmm10 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
-	vmovdqa64 %zmm18, 768(%rsp) /* spill x1_9.2 */
-	vmovdqa64 %zmm28, %zmm18 /* s1_7 */
-	vpternlogd $0x96, %zmm30, %zmm13, %zmm18 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
-	vmovdqa64 %zmm8, 704(%rsp) /* spill x1_8.2 */
-	vmovdqa64 %zmm26, %zmm8 /* s1_0 */
-	vpternlogd $0x96, %zmm13, %zmm17, %zmm8 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
-	vpternlogd $0x96, %zmm20, %zmm17, %zmm26 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
-	vpternlogd $0x96, %zmm12, %zmm3, %zmm2 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
-	vpternlogd $0x96, %zmm19, %zmm29, %zmm1 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
-	vpternlogd $0x96, %zmm10, %zmm5, %zmm6 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
-	vpternlogd $0x96, %zmm18, %zmm0, %zmm23 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
-	vpternlogd $0x96, %zmm8, %zmm7, %zmm4 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
-	vpternlogd $0x96, %zmm21, %zmm30, %zmm16 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
-	vpternlogd $0x96, %zmm31, %zmm13, %zmm28 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
-	vmovdqa64 %zmm10, %zmm0 /* y0_5 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
-	vmovdqa64 %zmm18, %zmm3 /* y0_6 */
-	vpternlogd $0x96, %zmm2, %zmm26, %zmm3 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
-	vmovdqa64 %zmm8, %zmm5 /* y0_7 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm5 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
-	vmovdqa64 %zmm21, %zmm7 /* y0_0 */
-	vpternlogd $0x96, %zmm6, %zmm1, %zmm7 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
-	vmovdqa64 %zmm31, %zmm13 /* y0_1 */
-	vpternlogd $0x96, %zmm23, %zmm6, %zmm13 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
-	vmovdqa64 %zmm20, %zmm17 /* y0_2 */
-	vpternlogd $0x96, %zmm4, %zmm23, %zmm17 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
-	vmovdqa64 %zmm12, %zmm29 /* y0_3 */
-	vpternlogd $0x96, %zmm16, %zmm4, %zmm29 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
-	vmovdqa64 %zmm19, %zmm30 /* y0_4 */
-	vpternlogd $0x96, %zmm28, %zmm16, %zmm30 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
-	vpternlogd $0x96, %zmm0, %zmm1, %zmm21 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
-	vpternlogd $0x96, %zmm3, %zmm6, %zmm31 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
-	vpternlogd $0x96, %zmm5, %zmm23, %zmm20 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
-	vpternlogd $0x96, %zmm7, %zmm4, %zmm12 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
-	vpternlogd $0x96, %zmm13, %zmm16, %zmm19 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
-	vpternlogd $0x96, %zmm17, %zmm28, %zmm10 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
-	vpternlogd $0x96, %zmm29, %zmm26, %zmm18 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
-	vpternlogd $0x96, %zmm30, %zmm2, %zmm8 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
+	vmovdqa64 %zmm1, %zmm20 /* s1_1 */
+	vpternlogd $0x96, %zmm3, %zmm8, %zmm20 /* y0_0 = ternlog(s1_1, s0_1, s0_0) */
+	vmovdqa64 %zmm6, %zmm21 /* s1_2 */
+	vpternlogd $0x96, %zmm8, %zmm5, %zmm21 /* y0_1 = ternlog(s1_2, s0_2, s0_1) */
+	vmovdqa64 %zmm17, %zmm23 /* s1_3 */
+	vpternlogd $0x96, %zmm5, %zmm0, %zmm23 /* y0_2 = ternlog(s1_3, s0_3, s0_2) */
+	vmovdqa64 %zmm4, %zmm26 /* s1_4 */
+	vpternlogd $0x96, %zmm0, %zmm7, %zmm26 /* y0_3 = ternlog(s1_4, s0_4, s0_3) */
+	vmovdqa64 %zmm16, %zmm28 /* s1_5 */
+	vpternlogd $0x96, %zmm7, %zmm10, %zmm28 /* y0_4 = ternlog(s1_5, s0_5, s0_4) */
+	vmovdqa64 %zmm18, %zmm29 /* s1_6 */
+	vpternlogd $0x96, %zmm10, %zmm12, %zmm29 /* y0_5 = ternlog(s1_6, s0_6, s0_5) */
+	vmovdqa64 %zmm19, %zmm30 /* s1_7 */
+	vpternlogd $0x96, %zmm12, %zmm13, %zmm30 /* y0_6 = ternlog(s1_7, s0_7, s0_6) */
+	vmovdqa64 %zmm2, %zmm31 /* s1_0 */
+	vpternlogd $0x96, %zmm13, %zmm3, %zmm31 /* y0_7 = ternlog(s1_0, s0_0, s0_7) */
+	vpternlogd $0x96, %zmm23, %zmm3, %zmm2 /* y1_0_1 = ternlog(s1_0, s0_0, y0_2) */
+	vpternlogd $0x96, %zmm26, %zmm8, %zmm1 /* y1_1_1 = ternlog(s1_1, s0_1, y0_3) */
+	vpternlogd $0x96, %zmm28, %zmm5, %zmm6 /* y1_2_1 = ternlog(s1_2, s0_2, y0_4) */
+	vpternlogd $0x96, %zmm29, %zmm0, %zmm17 /* y1_3_1 = ternlog(s1_3, s0_3, y0_5) */
+	vpternlogd $0x96, %zmm30, %zmm7, %zmm4 /* y1_4_1 = ternlog(s1_4, s0_4, y0_6) */
+	vpternlogd $0x96, %zmm31, %zmm10, %zmm16 /* y1_5_1 = ternlog(s1_5, s0_5, y0_7) */
+	vpternlogd $0x96, %zmm20, %zmm12, %zmm18 /* y1_6_1 = ternlog(s1_6, s0_6, y0_0) */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm19 /* y1_7_1 = ternlog(s1_7, s0_7, y0_1) */
+	vmovdqa64 %zmm29, %zmm0 /* y0_5 */
+	vpternlogd $0x96, %zmm2, %zmm19, %zmm0 /* y1_0_2 = ternlog(y0_5, y1_7_1, y1_0_1) */
+	vmovdqa64 %zmm30, %zmm3 /* y0_6 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm3 /* y1_1_2 = ternlog(y0_6, y1_0_1, y1_1_1) */
+	vmovdqa64 %zmm31, %zmm5 /* y0_7 */
+	vpternlogd $0x96, %zmm6, %zmm1, %zmm5 /* y1_2_2 = ternlog(y0_7, y1_1_1, y1_2_1) */
+	vmovdqa64 %zmm20, %zmm7 /* y0_0 */
+	vpternlogd $0x96, %zmm17, %zmm6, %zmm7 /* y1_3_2 = ternlog(y0_0, y1_2_1, y1_3_1) */
+	vmovdqa64 %zmm21, %zmm8 /* y0_1 */
+	vpternlogd $0x96, %zmm4, %zmm17, %zmm8 /* y1_4_2 = ternlog(y0_1, y1_3_1, y1_4_1) */
+	vmovdqa64 %zmm23, %zmm10 /* y0_2 */
+	vpternlogd $0x96, %zmm16, %zmm4, %zmm10 /* y1_5_2 = ternlog(y0_2, y1_4_1, y1_5_1) */
+	vmovdqa64 %zmm26, %zmm12 /* y0_3 */
+	vpternlogd $0x96, %zmm18, %zmm16, %zmm12 /* y1_6_2 = ternlog(y0_3, y1_5_1, y1_6_1) */
+	vmovdqa64 %zmm28, %zmm13 /* y0_4 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm13 /* y1_7_2 = ternlog(y0_4, y1_6_1, y1_7_1) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm20 /* y0_0_2 = ternlog(y0_0, y1_2_1, y1_0_2) */
+	vpternlogd $0x96, %zmm3, %zmm17, %zmm21 /* y0_1_2 = ternlog(y0_1, y1_3_1, y1_1_2) */
+	vpternlogd $0x96, %zmm5, %zmm4, %zmm23 /* y0_2_2 = ternlog(y0_2, y1_4_1, y1_2_2) */
+	vpternlogd $0x96, %zmm7, %zmm16, %zmm26 /* y0_3_2 = ternlog(y0_3, y1_5_1, y1_3_2) */
+	vpternlogd $0x96, %zmm8, %zmm18, %zmm28 /* y0_4_2 = ternlog(y0_4, y1_6_1, y1_4_2) */
+	vpternlogd $0x96, %zmm10, %zmm19, %zmm29 /* y0_5_2 = ternlog(y0_5, y1_7_1, y1_5_2) */
+	vpternlogd $0x96, %zmm12, %zmm2, %zmm30 /* y0_6_2 = ternlog(y0_6, y1_0_1, y1_6_2) */
+	vpternlogd $0x96, %zmm13, %zmm1, %zmm31 /* y0_7_2 = ternlog(y0_7, y1_1_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 128(%rdi,%r8), %zmm1 /* t0_8 = bcast128() */
@@ -10750,425 +10189,382 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpshufb %zmm11, %zmm4, %zmm4 /* s0_10 = lookup16(t0_10, x0_10) */
 	vbroadcasti32x4 176(%rdi,%r8), %zmm6 /* t0_11 = bcast128() */
 	vpshufb %zmm22, %zmm6, %zmm6 /* s0_11 = lookup16(t0_11, x0_11) */
-	vbroadcasti32x4 192(%rdi,%r8), %zmm16 /* t0_12 = bcast128() */
-	vpshufb %zmm14, %zmm16, %zmm16 /* s0_12 = lookup16(t0_12, x0_12) */
-	vbroadcasti32x4 208(%rdi,%r8), %zmm23 /* t0_13 = bcast128() */
-	vpshufb %zmm27, %zmm23, %zmm23 /* s0_13 = lookup16(t0_13, x0_13) */
-	vbroadcasti32x4 224(%rdi,%r8), %zmm26 /* t0_14 = bcast128() */
-	vpshufb %zmm15, %zmm26, %zmm26 /* s0_14 = lookup16(t0_14, x0_14) */
-	vbroadcasti32x4 240(%rdi,%r8), %zmm28 /* t0_15 = bcast128() */
-	vpshufb %zmm25, %zmm28, %zmm28 /* s0_15 = lookup16(t0_15, x0_15) */
-	vmovdqa64 %zmm25, 640(%rsp) /* spill x0_15.2 */
-	vbroadcasti32x4 640(%rdi,%r8), %zmm25 /* t1_8 = bcast128() */
-	vmovdqa64 %zmm15, 576(%rsp) /* spill x0_14.2 */
-	vmovdqa64 704(%rsp), %zmm15 /* reload x1_8.2 */
-	vpshufb %zmm15, %zmm25, %zmm25 /* s1_8 = lookup16(t1_8, x1_8) */
-	vbroadcasti32x4 656(%rdi,%r8), %zmm15 /* t1_9 = bcast128() */
-	vmovdqa64 %zmm27, 512(%rsp) /* spill x0_13.2 */
-	vmovdqa64 768(%rsp), %zmm27 /* reload x1_9.2 */
-	vpshufb %zmm27, %zmm15, %zmm15 /* s1_9 = lookup16(t1_9, x1_9) */
-	vbroadcasti32x4 672(%rdi,%r8), %zmm27 /* t1_10 = bcast128() */
-	vmovdqa64 %zmm14, 448(%rsp) /* spill x0_12.2 */
-	vmovdqa64 832(%rsp), %zmm14 /* reload x1_10.2 */
-	vpshufb %zmm14, %zmm27, %zmm27 /* s1_10 = lookup16(t1_10, x1_10) */
-	vbroadcasti32x4 688(%rdi,%r8), %zmm14 /* t1_11 = bcast128() */
-	vmovdqa64 %zmm22, 384(%rsp) /* spill x0_11.2 */
-	vmovdqa64 896(%rsp), %zmm22 /* reload x1_11.2 */
-	vpshufb %zmm22, %zmm14, %zmm14 /* s1_11 = lookup16(t1_11, x1_11) */
+	vbroadcasti32x4 192(%rdi,%r8), %zmm9 /* t0_12 = bcast128() */
+	vpshufb %zmm14, %zmm9, %zmm9 /* s0_12 = lookup16(t0_12, x0_12) */
+	vbroadcasti32x4 208(%rdi,%r8), %zmm11 /* t0_13 = bcast128() */
+	vpshufb %zmm27, %zmm11, %zmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	vbroadcasti32x4 224(%rdi,%r8), %zmm14 /* t0_14 = bcast128() */
+	vpshufb %zmm15, %zmm14, %zmm14 /* s0_14 = lookup16(t0_14, x0_14) */
+	vbroadcasti32x4 240(%rdi,%r8), %zmm15 /* t0_15 = bcast128() */
+	vpshufb %zmm25, %zmm15, %zmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	vbroadcasti32x4 640(%rdi,%r8), %zmm16 /* t1_8 = bcast128() */
+	vpshufb 2048(%rsp), %zmm16, %zmm16 /* s1_8 = lookup16(t1_8, x1_8) */
+	vbroadcasti32x4 656(%rdi,%r8), %zmm17 /* t1_9 = bcast128() */
+	vpshufb 1984(%rsp), %zmm17, %zmm17 /* s1_9 = lookup16(t1_9, x1_9) */
+	vbroadcasti32x4 672(%rdi,%r8), %zmm18 /* t1_10 = bcast128() */
+	vpshufb 1920(%rsp), %zmm18, %zmm18 /* s1_10 = lookup16(t1_10, x1_10) */
+	vbroadcasti32x4 688(%rdi,%r8), %zmm19 /* t1_11 = bcast128() */
+	vpshufb 1856(%rsp), %zmm19, %zmm19 /* s1_11 = lookup16(t1_11, x1_11) */
 	vbroadcasti32x4 704(%rdi,%r8), %zmm22 /* t1_12 = bcast128() */
-	vmovdqa64 %zmm11, 320(%rsp) /* spill x0_10.2 */
-	vmovdqa64 960(%rsp), %zmm11 /* reload x1_12.2 */
-	vpshufb %zmm11, %zmm22, %zmm22 /* s1_12 = lookup16(t1_12, x1_12) */
-	vbroadcasti32x4 720(%rdi,%r8), %zmm11 /* t1_13 = bcast128() */
-	vmovdqa64 %zmm24, 256(%rsp) /* spill x0_9.2 */
-	vmovdqa64 1216(%rsp), %zmm24 /* reload x1_13.2 */
-	vpshufb %zmm24, %zmm11, %zmm11 /* s1_13 = lookup16(t1_13, x1_13) */
-	vbroadcasti32x4 736(%rdi,%r8), %zmm24 /* t1_14 = bcast128() */
-	vmovdqa64 %zmm9, 192(%rsp) /* spill x0_8.2 */
-	vmovdqa64 1024(%rsp), %zmm9 /* reload x1_14.2 */
-	vpshufb %zmm9, %zmm24, %zmm24 /* s1_14 = lookup16(t1_14, x1_14) */
-	vbroadcasti32x4 752(%rdi,%r8), %zmm9 /* t1_15 = bcast128() */
-	vmovdqa64 %zmm30, 128(%rsp) /* spill y1_7_2 */
-	vmovdqa64 3840(%rsp), %zmm30 /* reload x1_15.2 */
-	vpshufb %zmm30, %zmm9, %zmm9 /* s1_15 = lookup16(t1_15, x1_15) */
+	vpshufb 1792(%rsp), %zmm22, %zmm22 /* s1_12 = lookup16(t1_12, x1_12) */
+	vbroadcasti32x4 720(%rdi,%r8), %zmm24 /* t1_13 = bcast128() */
+	vpshufb 1728(%rsp), %zmm24, %zmm24 /* s1_13 = lookup16(t1_13, x1_13) */
+	vbroadcasti32x4 736(%rdi,%r8), %zmm25 /* t1_14 = bcast128() */
+	vpshufb 1664(%rsp), %zmm25, %zmm25 /* s1_14 = lookup16(t1_14, x1_14) */
+	vbroadcasti32x4 752(%rdi,%r8), %zmm27 /* t1_15 = bcast128() */
+	vpshufb 3840(%rsp), %zmm27, %zmm27 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm15, %zmm30 /* s1_9 */
-	vpternlogd $0x96, %zmm1, %zmm2, %zmm30 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
-	vmovdqa64 %zmm29, 4864(%rsp) /* spill y1_6_2 */
-	vmovdqa64 %zmm27, %zmm29 /* s1_10 */
-	vpternlogd $0x96, %zmm2, %zmm4, %zmm29 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
-	vmovdqa64 %zmm3, 4928(%rsp) /* spill y1_1_2 */
-	vmovdqa64 %zmm14, %zmm3 /* s1_11 */
+	vmovdqa64 %zmm13, 1536(%rsp) /* spill y1_7_2 */
+	vmovdqa64 %zmm17, %zmm13 /* s1_9 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm13 /* y0_8 = ternlog(s1_9, s0_9, s0_8) */
+	vmovdqa64 %zmm12, 1472(%rsp) /* spill y1_6_2 */
+	vmovdqa64 %zmm18, %zmm12 /* s1_10 */
+	vpternlogd $0x96, %zmm2, %zmm4, %zmm12 /* y0_9 = ternlog(s1_10, s0_10, s0_9) */
+	vmovdqa64 %zmm3, 1408(%rsp) /* spill y1_1_2 */
+	vmovdqa64 %zmm19, %zmm3 /* s1_11 */
 	vpternlogd $0x96, %zmm4, %zmm6, %zmm3 /* y0_10 = ternlog(s1_11, s0_11, s0_10) */
-	vmovdqa64 %zmm0, 4992(%rsp) /* spill y1_0_2 */
+	vmovdqa64 %zmm0, 1344(%rsp) /* spill y1_0_2 */
 	vmovdqa64 %zmm22, %zmm0 /* s1_12 */
-	vpternlogd $0x96, %zmm6, %zmm16, %zmm0 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
-	vmovdqa64 %zmm17, 5056(%rsp) /* spill y1_5_2 */
-	vmovdqa64 %zmm11, %zmm17 /* s1_13 */
-	vpternlogd $0x96, %zmm16, %zmm23, %zmm17 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
-	vmovdqa64 %zmm13, 5120(%rsp) /* spill y1_4_2 */
-	vmovdqa64 %zmm24, %zmm13 /* s1_14 */
-	vpternlogd $0x96, %zmm23, %zmm26, %zmm13 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
-	vmovdqa64 %zmm7, 5184(%rsp) /* spill y1_3_2 */
-	vmovdqa64 %zmm9, %zmm7 /* s1_15 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
-	vmovdqa64 %zmm5, 5248(%rsp) /* spill y1_2_2 */
-	vmovdqa64 %zmm25, %zmm5 /* s1_8 */
-	vpternlogd $0x96, %zmm28, %zmm1, %zmm5 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm25 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
-	vpternlogd $0x96, %zmm0, %zmm2, %zmm15 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
-	vpternlogd $0x96, %zmm17, %zmm4, %zmm27 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
-	vpternlogd $0x96, %zmm13, %zmm6, %zmm14 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
-	vpternlogd $0x96, %zmm7, %zmm16, %zmm22 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
-	vpternlogd $0x96, %zmm5, %zmm23, %zmm11 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
-	vpternlogd $0x96, %zmm30, %zmm26, %zmm24 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm9 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
-	vmovdqa64 %zmm13, %zmm1 /* y0_13 */
-	vpternlogd $0x96, %zmm25, %zmm9, %zmm1 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
+	vpternlogd $0x96, %zmm6, %zmm9, %zmm0 /* y0_11 = ternlog(s1_12, s0_12, s0_11) */
+	vmovdqa64 %zmm10, 1280(%rsp) /* spill y1_5_2 */
+	vmovdqa64 %zmm24, %zmm10 /* s1_13 */
+	vpternlogd $0x96, %zmm9, %zmm11, %zmm10 /* y0_12 = ternlog(s1_13, s0_13, s0_12) */
+	vmovdqa64 %zmm8, 1216(%rsp) /* spill y1_4_2 */
+	vmovdqa64 %zmm25, %zmm8 /* s1_14 */
+	vpternlogd $0x96, %zmm11, %zmm14, %zmm8 /* y0_13 = ternlog(s1_14, s0_14, s0_13) */
+	vmovdqa64 %zmm7, 64(%rsp) /* spill y1_3_2 */
+	vmovdqa64 %zmm27, %zmm7 /* s1_15 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm7 /* y0_14 = ternlog(s1_15, s0_15, s0_14) */
+	vmovdqa64 %zmm5, 1088(%rsp) /* spill y1_2_2 */
+	vmovdqa64 %zmm16, %zmm5 /* s1_8 */
+	vpternlogd $0x96, %zmm15, %zmm1, %zmm5 /* y0_15 = ternlog(s1_8, s0_8, s0_15) */
+	vpternlogd $0x96, %zmm3, %zmm1, %zmm16 /* y1_8_1 = ternlog(s1_8, s0_8, y0_10) */
+	vpternlogd $0x96, %zmm0, %zmm2, %zmm17 /* y1_9_1 = ternlog(s1_9, s0_9, y0_11) */
+	vpternlogd $0x96, %zmm10, %zmm4, %zmm18 /* y1_10_1 = ternlog(s1_10, s0_10, y0_12) */
+	vpternlogd $0x96, %zmm8, %zmm6, %zmm19 /* y1_11_1 = ternlog(s1_11, s0_11, y0_13) */
+	vpternlogd $0x96, %zmm7, %zmm9, %zmm22 /* y1_12_1 = ternlog(s1_12, s0_12, y0_14) */
+	vpternlogd $0x96, %zmm5, %zmm11, %zmm24 /* y1_13_1 = ternlog(s1_13, s0_13, y0_15) */
+	vpternlogd $0x96, %zmm13, %zmm14, %zmm25 /* y1_14_1 = ternlog(s1_14, s0_14, y0_8) */
+	vpternlogd $0x96, %zmm12, %zmm15, %zmm27 /* y1_15_1 = ternlog(s1_15, s0_15, y0_9) */
+	vmovdqa64 %zmm8, %zmm1 /* y0_13 */
+	vpternlogd $0x96, %zmm16, %zmm27, %zmm1 /* y1_8_2 = ternlog(y0_13, y1_15_1, y1_8_1) */
 	vmovdqa64 %zmm7, %zmm2 /* y0_14 */
-	vpternlogd $0x96, %zmm15, %zmm25, %zmm2 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
+	vpternlogd $0x96, %zmm17, %zmm16, %zmm2 /* y1_9_2 = ternlog(y0_14, y1_8_1, y1_9_1) */
 	vmovdqa64 %zmm5, %zmm4 /* y0_15 */
-	vpternlogd $0x96, %zmm27, %zmm15, %zmm4 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
-	vmovdqa64 %zmm30, %zmm6 /* y0_8 */
-	vpternlogd $0x96, %zmm14, %zmm27, %zmm6 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
-	vmovdqa64 %zmm29, %zmm16 /* y0_9 */
-	vpternlogd $0x96, %zmm22, %zmm14, %zmm16 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
-	vmovdqa64 %zmm3, %zmm23 /* y0_10 */
-	vpternlogd $0x96, %zmm11, %zmm22, %zmm23 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
-	vmovdqa64 %zmm0, %zmm26 /* y0_11 */
-	vpternlogd $0x96, %zmm24, %zmm11, %zmm26 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
-	vmovdqa64 %zmm17, %zmm28 /* y0_12 */
-	vpternlogd $0x96, %zmm9, %zmm24, %zmm28 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
-	vpternlogd $0x96, %zmm1, %zmm27, %zmm30 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
-	vpternlogd $0x96, %zmm2, %zmm14, %zmm29 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
+	vpternlogd $0x96, %zmm18, %zmm17, %zmm4 /* y1_10_2 = ternlog(y0_15, y1_9_1, y1_10_1) */
+	vmovdqa64 %zmm13, %zmm6 /* y0_8 */
+	vpternlogd $0x96, %zmm19, %zmm18, %zmm6 /* y1_11_2 = ternlog(y0_8, y1_10_1, y1_11_1) */
+	vmovdqa64 %zmm12, %zmm9 /* y0_9 */
+	vpternlogd $0x96, %zmm22, %zmm19, %zmm9 /* y1_12_2 = ternlog(y0_9, y1_11_1, y1_12_1) */
+	vmovdqa64 %zmm3, %zmm11 /* y0_10 */
+	vpternlogd $0x96, %zmm24, %zmm22, %zmm11 /* y1_13_2 = ternlog(y0_10, y1_12_1, y1_13_1) */
+	vmovdqa64 %zmm0, %zmm14 /* y0_11 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm14 /* y1_14_2 = ternlog(y0_11, y1_13_1, y1_14_1) */
+	vmovdqa64 %zmm10, %zmm15 /* y0_12 */
+	vpternlogd $0x96, %zmm27, %zmm25, %zmm15 /* y1_15_2 = ternlog(y0_12, y1_14_1, y1_15_1) */
+	vpternlogd $0x96, %zmm1, %zmm18, %zmm13 /* y0_8_2 = ternlog(y0_8, y1_10_1, y1_8_2) */
+	vpternlogd $0x96, %zmm2, %zmm19, %zmm12 /* y0_9_2 = ternlog(y0_9, y1_11_1, y1_9_2) */
 	vpternlogd $0x96, %zmm4, %zmm22, %zmm3 /* y0_10_2 = ternlog(y0_10, y1_12_1, y1_10_2) */
-	vpternlogd $0x96, %zmm6, %zmm11, %zmm0 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
-	vpternlogd $0x96, %zmm16, %zmm24, %zmm17 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
-	vpternlogd $0x96, %zmm23, %zmm9, %zmm13 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
-	vpternlogd $0x96, %zmm28, %zmm15, %zmm5 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
+	vpternlogd $0x96, %zmm6, %zmm24, %zmm0 /* y0_11_2 = ternlog(y0_11, y1_13_1, y1_11_2) */
+	vpternlogd $0x96, %zmm9, %zmm25, %zmm10 /* y0_12_2 = ternlog(y0_12, y1_14_1, y1_12_2) */
+	vpternlogd $0x96, %zmm11, %zmm27, %zmm8 /* y0_13_2 = ternlog(y0_13, y1_15_1, y1_13_2) */
+	vpternlogd $0x96, %zmm14, %zmm16, %zmm7 /* y0_14_2 = ternlog(y0_14, y1_8_1, y1_14_2) */
+	vpternlogd $0x96, %zmm15, %zmm17, %zmm5 /* y0_15_2 = ternlog(y0_15, y1_9_1, y1_15_2) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
-	vbroadcasti32x4 256(%rdi,%r8), %zmm9 /* t0_16 = bcast128() */
-	vmovdqa64 3776(%rsp), %zmm11 /* reload x0_16.2 */
-	vpshufb %zmm11, %zmm9, %zmm9 /* s0_16 = lookup16(t0_16, x0_16) */
-	vbroadcasti32x4 272(%rdi,%r8), %zmm14 /* t0_17 = bcast128() */
-	vmovdqa64 3712(%rsp), %zmm15 /* reload x0_17.2 */
-	vpshufb %zmm15, %zmm14, %zmm14 /* s0_17 = lookup16(t0_17, x0_17) */
-	vbroadcasti32x4 288(%rdi,%r8), %zmm22 /* t0_18 = bcast128() */
-	vmovdqa64 3648(%rsp), %zmm24 /* reload x0_18.2 */
-	vpshufb %zmm24, %zmm22, %zmm22 /* s0_18 = lookup16(t0_18, x0_18) */
-	vbroadcasti32x4 304(%rdi,%r8), %zmm25 /* t0_19 = bcast128() */
-	vmovdqa64 3584(%rsp), %zmm27 /* reload x0_19.2 */
-	vpshufb %zmm27, %zmm25, %zmm25 /* s0_19 = lookup16(t0_19, x0_19) */
-	vbroadcasti32x4 320(%rdi,%r8), %zmm27 /* t0_20 = bcast128() */
-	vmovdqa64 3520(%rsp), %zmm24 /* reload x0_20.2 */
-	vpshufb %zmm24, %zmm27, %zmm27 /* s0_20 = lookup16(t0_20, x0_20) */
+	vbroadcasti32x4 256(%rdi,%r8), %zmm16 /* t0_16 = bcast128() */
+	vpshufb 3776(%rsp), %zmm16, %zmm16 /* s0_16 = lookup16(t0_16, x0_16) */
+	vbroadcasti32x4 272(%rdi,%r8), %zmm17 /* t0_17 = bcast128() */
+	vpshufb 3712(%rsp), %zmm17, %zmm17 /* s0_17 = lookup16(t0_17, x0_17) */
+	vbroadcasti32x4 288(%rdi,%r8), %zmm18 /* t0_18 = bcast128() */
+	vpshufb 3648(%rsp), %zmm18, %zmm18 /* s0_18 = lookup16(t0_18, x0_18) */
+	vbroadcasti32x4 304(%rdi,%r8), %zmm19 /* t0_19 = bcast128() */
+	vpshufb 3584(%rsp), %zmm19, %zmm19 /* s0_19 = lookup16(t0_19, x0_19) */
+	vbroadcasti32x4 320(%rdi,%r8), %zmm22 /* t0_20 = bcast128() */
+	vpshufb 3520(%rsp), %zmm22, %zmm22 /* s0_20 = lookup16(t0_20, x0_20) */
 	vbroadcasti32x4 336(%rdi,%r8), %zmm24 /* t0_21 = bcast128() */
-	vmovdqa64 3456(%rsp), %zmm15 /* reload x0_21.2 */
-	vpshufb %zmm15, %zmm24, %zmm24 /* s0_21 = lookup16(t0_21, x0_21) */
-	vbroadcasti32x4 352(%rdi,%r8), %zmm15 /* t0_22 = bcast128() */
-	vmovdqa64 3392(%rsp), %zmm11 /* reload x0_22.2 */
-	vpshufb %zmm11, %zmm15, %zmm15 /* s0_22 = lookup16(t0_22, x0_22) */
-	vbroadcasti32x4 368(%rdi,%r8), %zmm11 /* t0_23 = bcast128() */
-	vmovdqa64 %zmm6, 5312(%rsp) /* spill y1_11_2 */
-	vmovdqa64 2816(%rsp), %zmm6 /* reload x0_23.2 */
-	vpshufb %zmm6, %zmm11, %zmm11 /* s0_23 = lookup16(t0_23, x0_23) */
+	vpshufb 3456(%rsp), %zmm24, %zmm24 /* s0_21 = lookup16(t0_21, x0_21) */
+	vbroadcasti32x4 352(%rdi,%r8), %zmm25 /* t0_22 = bcast128() */
+	vpshufb 3392(%rsp), %zmm25, %zmm25 /* s0_22 = lookup16(t0_22, x0_22) */
+	vbroadcasti32x4 368(%rdi,%r8), %zmm27 /* t0_23 = bcast128() */
+	vpshufb 2816(%rsp), %zmm27, %zmm27 /* s0_23 = lookup16(t0_23, x0_23) */
+	vmovdqa64 %zmm6, 1152(%rsp) /* spill y1_11_2 */
 	vbroadcasti32x4 768(%rdi,%r8), %zmm6 /* t1_16 = bcast128() */
-	vmovdqa64 %zmm4, 5376(%rsp) /* spill y1_10_2 */
-	vmovdqa64 3904(%rsp), %zmm4 /* reload x1_16.2 */
-	vpshufb %zmm4, %zmm6, %zmm6 /* s1_16 = lookup16(t1_16, x1_16) */
+	vpshufb 3904(%rsp), %zmm6, %zmm6 /* s1_16 = lookup16(t1_16, x1_16) */
+	vmovdqa64 %zmm4, 1024(%rsp) /* spill y1_10_2 */
 	vbroadcasti32x4 784(%rdi,%r8), %zmm4 /* t1_17 = bcast128() */
-	vmovdqa64 %zmm28, 5440(%rsp) /* spill y1_15_2 */
-	vmovdqa64 3968(%rsp), %zmm28 /* reload x1_17.2 */
-	vpshufb %zmm28, %zmm4, %zmm4 /* s1_17 = lookup16(t1_17, x1_17) */
-	vbroadcasti32x4 800(%rdi,%r8), %zmm28 /* t1_18 = bcast128() */
-	vmovdqa64 %zmm26, 5504(%rsp) /* spill y1_14_2 */
-	vmovdqa64 4032(%rsp), %zmm26 /* reload x1_18.2 */
-	vpshufb %zmm26, %zmm28, %zmm28 /* s1_18 = lookup16(t1_18, x1_18) */
-	vbroadcasti32x4 816(%rdi,%r8), %zmm26 /* t1_19 = bcast128() */
-	vmovdqa64 %zmm2, 5568(%rsp) /* spill y1_9_2 */
-	vmovdqa64 4096(%rsp), %zmm2 /* reload x1_19.2 */
-	vpshufb %zmm2, %zmm26, %zmm26 /* s1_19 = lookup16(t1_19, x1_19) */
+	vpshufb 3968(%rsp), %zmm4, %zmm4 /* s1_17 = lookup16(t1_17, x1_17) */
+	vmovdqa64 %zmm15, 0(%rsp) /* spill y1_15_2 */
+	vbroadcasti32x4 800(%rdi,%r8), %zmm15 /* t1_18 = bcast128() */
+	vpshufb 4032(%rsp), %zmm15, %zmm15 /* s1_18 = lookup16(t1_18, x1_18) */
+	vmovdqa64 %zmm14, 960(%rsp) /* spill y1_14_2 */
+	vbroadcasti32x4 816(%rdi,%r8), %zmm14 /* t1_19 = bcast128() */
+	vpshufb 4096(%rsp), %zmm14, %zmm14 /* s1_19 = lookup16(t1_19, x1_19) */
+	vmovdqa64 %zmm2, 896(%rsp) /* spill y1_9_2 */
 	vbroadcasti32x4 832(%rdi,%r8), %zmm2 /* t1_20 = bcast128() */
-	vmovdqa64 %zmm1, 5632(%rsp) /* spill y1_8_2 */
-	vmovdqa64 4160(%rsp), %zmm1 /* reload x1_20.2 */
-	vpshufb %zmm1, %zmm2, %zmm2 /* s1_20 = lookup16(t1_20, x1_20) */
+	vpshufb 4160(%rsp), %zmm2, %zmm2 /* s1_20 = lookup16(t1_20, x1_20) */
+	vmovdqa64 %zmm1, 832(%rsp) /* spill y1_8_2 */
 	vbroadcasti32x4 848(%rdi,%r8), %zmm1 /* t1_21 = bcast128() */
-	vmovdqa64 %zmm23, 5696(%rsp) /* spill y1_13_2 */
-	vmovdqa64 4224(%rsp), %zmm23 /* reload x1_21.2 */
-	vpshufb %zmm23, %zmm1, %zmm1 /* s1_21 = lookup16(t1_21, x1_21) */
-	vbroadcasti32x4 864(%rdi,%r8), %zmm23 /* t1_22 = bcast128() */
-	vmovdqa64 %zmm16, 5760(%rsp) /* spill y1_12_2 */
-	vmovdqa64 4288(%rsp), %zmm16 /* reload x1_22.2 */
-	vpshufb %zmm16, %zmm23, %zmm23 /* s1_22 = lookup16(t1_22, x1_22) */
-	vbroadcasti32x4 880(%rdi,%r8), %zmm16 /* t1_23 = bcast128() */
-	vmovdqa64 %zmm31, 5824(%rsp) /* spill y0_1_2 */
-	vmovdqa64 4352(%rsp), %zmm31 /* reload x1_23.2 */
-	vpshufb %zmm31, %zmm16, %zmm16 /* s1_23 = lookup16(t1_23, x1_23) */
+	vpshufb 4224(%rsp), %zmm1, %zmm1 /* s1_21 = lookup16(t1_21, x1_21) */
+	vmovdqa64 %zmm11, 768(%rsp) /* spill y1_13_2 */
+	vbroadcasti32x4 864(%rdi,%r8), %zmm11 /* t1_22 = bcast128() */
+	vpshufb 4288(%rsp), %zmm11, %zmm11 /* s1_22 = lookup16(t1_22, x1_22) */
+	vmovdqa64 %zmm9, 704(%rsp) /* spill y1_12_2 */
+	vbroadcasti32x4 880(%rdi,%r8), %zmm9 /* t1_23 = bcast128() */
+	vpshufb 4352(%rsp), %zmm9, %zmm9 /* s1_23 = lookup16(t1_23, x1_23) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm4, %zmm31 /* s1_17 */
-	vpternlogd $0x96, %zmm9, %zmm14, %zmm31 /* y0_16 = ternlog(s1_17, s0_17, s0_16) */
-	vmovdqa64 %zmm21, 5888(%rsp) /* spill y0_0_2 */
-	vmovdqa64 %zmm28, %zmm21 /* s1_18 */
-	vpternlogd $0x96, %zmm14, %zmm22, %zmm21 /* y0_17 = ternlog(s1_18, s0_18, s0_17) */
-	vmovdqa64 %zmm0, 5952(%rsp) /* spill y0_11_2 */
-	vmovdqa64 %zmm26, %zmm0 /* s1_19 */
-	vpternlogd $0x96, %zmm22, %zmm25, %zmm0 /* y0_18 = ternlog(s1_19, s0_19, s0_18) */
-	vmovdqa64 %zmm3, 6016(%rsp) /* spill y0_10_2 */
+	vmovdqa64 %zmm21, 640(%rsp) /* spill y0_1_2 */
+	vmovdqa64 %zmm4, %zmm21 /* s1_17 */
+	vpternlogd $0x96, %zmm16, %zmm17, %zmm21 /* y0_16 = ternlog(s1_17, s0_17, s0_16) */
+	vmovdqa64 %zmm20, 576(%rsp) /* spill y0_0_2 */
+	vmovdqa64 %zmm15, %zmm20 /* s1_18 */
+	vpternlogd $0x96, %zmm17, %zmm18, %zmm20 /* y0_17 = ternlog(s1_18, s0_18, s0_17) */
+	vmovdqa64 %zmm0, 512(%rsp) /* spill y0_11_2 */
+	vmovdqa64 %zmm14, %zmm0 /* s1_19 */
+	vpternlogd $0x96, %zmm18, %zmm19, %zmm0 /* y0_18 = ternlog(s1_19, s0_19, s0_18) */
+	vmovdqa64 %zmm3, 448(%rsp) /* spill y0_10_2 */
 	vmovdqa64 %zmm2, %zmm3 /* s1_20 */
-	vpternlogd $0x96, %zmm25, %zmm27, %zmm3 /* y0_19 = ternlog(s1_20, s0_20, s0_19) */
-	vmovdqa64 %zmm29, 6080(%rsp) /* spill y0_9_2 */
-	vmovdqa64 %zmm1, %zmm29 /* s1_21 */
-	vpternlogd $0x96, %zmm27, %zmm24, %zmm29 /* y0_20 = ternlog(s1_21, s0_21, s0_20) */
-	vmovdqa64 %zmm30, 6144(%rsp) /* spill y0_8_2 */
-	vmovdqa64 %zmm23, %zmm30 /* s1_22 */
-	vpternlogd $0x96, %zmm24, %zmm15, %zmm30 /* y0_21 = ternlog(s1_22, s0_22, s0_21) */
-	vmovdqa64 %zmm12, 6208(%rsp) /* spill y0_3_2 */
-	vmovdqa64 %zmm16, %zmm12 /* s1_23 */
-	vpternlogd $0x96, %zmm15, %zmm11, %zmm12 /* y0_22 = ternlog(s1_23, s0_23, s0_22) */
-	vmovdqa64 %zmm20, 6272(%rsp) /* spill y0_2_2 */
-	vmovdqa64 %zmm6, %zmm20 /* s1_16 */
-	vpternlogd $0x96, %zmm11, %zmm9, %zmm20 /* y0_23 = ternlog(s1_16, s0_16, s0_23) */
-	vpternlogd $0x96, %zmm0, %zmm9, %zmm6 /* y1_16_1 = ternlog(s1_16, s0_16, y0_18) */
-	vpternlogd $0x96, %zmm3, %zmm14, %zmm4 /* y1_17_1 = ternlog(s1_17, s0_17, y0_19) */
-	vpternlogd $0x96, %zmm29, %zmm22, %zmm28 /* y1_18_1 = ternlog(s1_18, s0_18, y0_20) */
-	vpternlogd $0x96, %zmm30, %zmm25, %zmm26 /* y1_19_1 = ternlog(s1_19, s0_19, y0_21) */
-	vpternlogd $0x96, %zmm12, %zmm27, %zmm2 /* y1_20_1 = ternlog(s1_20, s0_20, y0_22) */
-	vpternlogd $0x96, %zmm20, %zmm24, %zmm1 /* y1_21_1 = ternlog(s1_21, s0_21, y0_23) */
-	vpternlogd $0x96, %zmm31, %zmm15, %zmm23 /* y1_22_1 = ternlog(s1_22, s0_22, y0_16) */
-	vpternlogd $0x96, %zmm21, %zmm11, %zmm16 /* y1_23_1 = ternlog(s1_23, s0_23, y0_17) */
-	vmovdqa64 %zmm30, %zmm9 /* y0_21 */
-	vpternlogd $0x96, %zmm6, %zmm16, %zmm9 /* y1_16_2 = ternlog(y0_21, y1_23_1, y1_16_1) */
-	vmovdqa64 %zmm12, %zmm11 /* y0_22 */
-	vpternlogd $0x96, %zmm4, %zmm6, %zmm11 /* y1_17_2 = ternlog(y0_22, y1_16_1, y1_17_1) */
-	vmovdqa64 %zmm20, %zmm14 /* y0_23 */
-	vpternlogd $0x96, %zmm28, %zmm4, %zmm14 /* y1_18_2 = ternlog(y0_23, y1_17_1, y1_18_1) */
-	vmovdqa64 %zmm31, %zmm15 /* y0_16 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm15 /* y1_19_2 = ternlog(y0_16, y1_18_1, y1_19_1) */
-	vmovdqa64 %zmm21, %zmm22 /* y0_17 */
-	vpternlogd $0x96, %zmm2, %zmm26, %zmm22 /* y1_20_2 = ternlog(y0_17, y1_19_1, y1_20_1) */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm3 /* y0_19 = ternlog(s1_20, s0_20, s0_19) */
+	vmovdqa64 %zmm12, 384(%rsp) /* spill y0_9_2 */
+	vmovdqa64 %zmm1, %zmm12 /* s1_21 */
+	vpternlogd $0x96, %zmm22, %zmm24, %zmm12 /* y0_20 = ternlog(s1_21, s0_21, s0_20) */
+	vmovdqa64 %zmm13, 320(%rsp) /* spill y0_8_2 */
+	vmovdqa64 %zmm11, %zmm13 /* s1_22 */
+	vpternlogd $0x96, %zmm24, %zmm25, %zmm13 /* y0_21 = ternlog(s1_22, s0_22, s0_21) */
+	vmovdqa64 %zmm26, 256(%rsp) /* spill y0_3_2 */
+	vmovdqa64 %zmm9, %zmm26 /* s1_23 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm26 /* y0_22 = ternlog(s1_23, s0_23, s0_22) */
+	vmovdqa64 %zmm23, 192(%rsp) /* spill y0_2_2 */
+	vmovdqa64 %zmm6, %zmm23 /* s1_16 */
+	vpternlogd $0x96, %zmm27, %zmm16, %zmm23 /* y0_23 = ternlog(s1_16, s0_16, s0_23) */
+	vpternlogd $0x96, %zmm0, %zmm16, %zmm6 /* y1_16_1 = ternlog(s1_16, s0_16, y0_18) */
+	vpternlogd $0x96, %zmm3, %zmm17, %zmm4 /* y1_17_1 = ternlog(s1_17, s0_17, y0_19) */
+	vpternlogd $0x96, %zmm12, %zmm18, %zmm15 /* y1_18_1 = ternlog(s1_18, s0_18, y0_20) */
+	vpternlogd $0x96, %zmm13, %zmm19, %zmm14 /* y1_19_1 = ternlog(s1_19, s0_19, y0_21) */
+	vpternlogd $0x96, %zmm26, %zmm22, %zmm2 /* y1_20_1 = ternlog(s1_20, s0_20, y0_22) */
+	vpternlogd $0x96, %zmm23, %zmm24, %zmm1 /* y1_21_1 = ternlog(s1_21, s0_21, y0_23) */
+	vpternlogd $0x96, %zmm21, %zmm25, %zmm11 /* y1_22_1 = ternlog(s1_22, s0_22, y0_16) */
+	vpternlogd $0x96, %zmm20, %zmm27, %zmm9 /* y1_23_1 = ternlog(s1_23, s0_23, y0_17) */
+	vmovdqa64 %zmm13, %zmm16 /* y0_21 */
+	vpternlogd $0x96, %zmm6, %zmm9, %zmm16 /* y1_16_2 = ternlog(y0_21, y1_23_1, y1_16_1) */
+	vmovdqa64 %zmm26, %zmm17 /* y0_22 */
+	vpternlogd $0x96, %zmm4, %zmm6, %zmm17 /* y1_17_2 = ternlog(y0_22, y1_16_1, y1_17_1) */
+	vmovdqa64 %zmm23, %zmm18 /* y0_23 */
+	vpternlogd $0x96, %zmm15, %zmm4, %zmm18 /* y1_18_2 = ternlog(y0_23, y1_17_1, y1_18_1) */
+	vmovdqa64 %zmm21, %zmm19 /* y0_16 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm19 /* y1_19_2 = ternlog(y0_16, y1_18_1, y1_19_1) */
+	vmovdqa64 %zmm20, %zmm22 /* y0_17 */
+	vpternlogd $0x96, %zmm2, %zmm14, %zmm22 /* y1_20_2 = ternlog(y0_17, y1_19_1, y1_20_1) */
 	vmovdqa64 %zmm0, %zmm24 /* y0_18 */
 	vpternlogd $0x96, %zmm1, %zmm2, %zmm24 /* y1_21_2 = ternlog(y0_18, y1_20_1, y1_21_1) */
 	vmovdqa64 %zmm3, %zmm25 /* y0_19 */
-	vpternlogd $0x96, %zmm23, %zmm1, %zmm25 /* y1_22_2 = ternlog(y0_19, y1_21_1, y1_22_1) */
-	vmovdqa64 %zmm29, %zmm27 /* y0_20 */
-	vpternlogd $0x96, %zmm16, %zmm23, %zmm27 /* y1_23_2 = ternlog(y0_20, y1_22_1, y1_23_1) */
-	vpternlogd $0x96, %zmm9, %zmm28, %zmm31 /* y0_16_2 = ternlog(y0_16, y1_18_1, y1_16_2) */
-	vpternlogd $0x96, %zmm11, %zmm26, %zmm21 /* y0_17_2 = ternlog(y0_17, y1_19_1, y1_17_2) */
-	vpternlogd $0x96, %zmm14, %zmm2, %zmm0 /* y0_18_2 = ternlog(y0_18, y1_20_1, y1_18_2) */
-	vpternlogd $0x96, %zmm15, %zmm1, %zmm3 /* y0_19_2 = ternlog(y0_19, y1_21_1, y1_19_2) */
-	vpternlogd $0x96, %zmm22, %zmm23, %zmm29 /* y0_20_2 = ternlog(y0_20, y1_22_1, y1_20_2) */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm30 /* y0_21_2 = ternlog(y0_21, y1_23_1, y1_21_2) */
-	vpternlogd $0x96, %zmm25, %zmm6, %zmm12 /* y0_22_2 = ternlog(y0_22, y1_16_1, y1_22_2) */
-	vpternlogd $0x96, %zmm27, %zmm4, %zmm20 /* y0_23_2 = ternlog(y0_23, y1_17_1, y1_23_2) */
+	vpternlogd $0x96, %zmm11, %zmm1, %zmm25 /* y1_22_2 = ternlog(y0_19, y1_21_1, y1_22_1) */
+	vmovdqa64 %zmm12, %zmm27 /* y0_20 */
+	vpternlogd $0x96, %zmm9, %zmm11, %zmm27 /* y1_23_2 = ternlog(y0_20, y1_22_1, y1_23_1) */
+	vpternlogd $0x96, %zmm16, %zmm15, %zmm21 /* y0_16_2 = ternlog(y0_16, y1_18_1, y1_16_2) */
+	vpternlogd $0x96, %zmm17, %zmm14, %zmm20 /* y0_17_2 = ternlog(y0_17, y1_19_1, y1_17_2) */
+	vpternlogd $0x96, %zmm18, %zmm2, %zmm0 /* y0_18_2 = ternlog(y0_18, y1_20_1, y1_18_2) */
+	vpternlogd $0x96, %zmm19, %zmm1, %zmm3 /* y0_19_2 = ternlog(y0_19, y1_21_1, y1_19_2) */
+	vpternlogd $0x96, %zmm22, %zmm11, %zmm12 /* y0_20_2 = ternlog(y0_20, y1_22_1, y1_20_2) */
+	vpternlogd $0x96, %zmm24, %zmm9, %zmm13 /* y0_21_2 = ternlog(y0_21, y1_23_1, y1_21_2) */
+	vpternlogd $0x96, %zmm25, %zmm6, %zmm26 /* y0_22_2 = ternlog(y0_22, y1_16_1, y1_22_2) */
+	vpternlogd $0x96, %zmm27, %zmm4, %zmm23 /* y0_23_2 = ternlog(y0_23, y1_17_1, y1_23_2) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
 	vbroadcasti32x4 384(%rdi,%r8), %zmm1 /* t0_24 = bcast128() */
-	vmovdqa64 2880(%rsp), %zmm2 /* reload x0_24.2 */
-	vpshufb %zmm2, %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, x0_24) */
-	vbroadcasti32x4 400(%rdi,%r8), %zmm4 /* t0_25 = bcast128() */
-	vmovdqa64 2944(%rsp), %zmm6 /* reload x0_25.2 */
-	vpshufb %zmm6, %zmm4, %zmm4 /* s0_25 = lookup16(t0_25, x0_25) */
-	vbroadcasti32x4 416(%rdi,%r8), %zmm16 /* t0_26 = bcast128() */
-	vmovdqa64 3008(%rsp), %zmm23 /* reload x0_26.2 */
-	vpshufb %zmm23, %zmm16, %zmm16 /* s0_26 = lookup16(t0_26, x0_26) */
-	vbroadcasti32x4 432(%rdi,%r8), %zmm26 /* t0_27 = bcast128() */
-	vmovdqa64 3072(%rsp), %zmm28 /* reload x0_27.2 */
-	vpshufb %zmm28, %zmm26, %zmm26 /* s0_27 = lookup16(t0_27, x0_27) */
-	vbroadcasti32x4 448(%rdi,%r8), %zmm28 /* t0_28 = bcast128() */
-	vmovdqa64 3136(%rsp), %zmm23 /* reload x0_28.2 */
-	vpshufb %zmm23, %zmm28, %zmm28 /* s0_28 = lookup16(t0_28, x0_28) */
-	vbroadcasti32x4 464(%rdi,%r8), %zmm23 /* t0_29 = bcast128() */
-	vmovdqa64 3200(%rsp), %zmm6 /* reload x0_29.2 */
-	vpshufb %zmm6, %zmm23, %zmm23 /* s0_29 = lookup16(t0_29, x0_29) */
-	vbroadcasti32x4 480(%rdi,%r8), %zmm6 /* t0_30 = bcast128() */
-	vmovdqa64 3264(%rsp), %zmm2 /* reload x0_30.2 */
-	vpshufb %zmm2, %zmm6, %zmm6 /* s0_30 = lookup16(t0_30, x0_30) */
-	vbroadcasti32x4 496(%rdi,%r8), %zmm2 /* t0_31 = bcast128() */
-	vmovdqa64 %zmm11, 6336(%rsp) /* spill y1_17_2 */
-	vmovdqa64 3328(%rsp), %zmm11 /* reload x0_31.2 */
-	vpshufb %zmm11, %zmm2, %zmm2 /* s0_31 = lookup16(t0_31, x0_31) */
-	vbroadcasti32x4 896(%rdi,%r8), %zmm11 /* t1_24 = bcast128() */
-	vmovdqa64 %zmm9, 6400(%rsp) /* spill y1_16_2 */
-	vmovdqa64 4416(%rsp), %zmm9 /* reload x1_24.2 */
-	vpshufb %zmm9, %zmm11, %zmm11 /* s1_24 = lookup16(t1_24, x1_24) */
-	vbroadcasti32x4 912(%rdi,%r8), %zmm9 /* t1_25 = bcast128() */
-	vmovdqa64 %zmm24, 6464(%rsp) /* spill y1_21_2 */
-	vmovdqa64 4480(%rsp), %zmm24 /* reload x1_25.2 */
-	vpshufb %zmm24, %zmm9, %zmm9 /* s1_25 = lookup16(t1_25, x1_25) */
+	vpshufb 2880(%rsp), %zmm1, %zmm1 /* s0_24 = lookup16(t0_24, x0_24) */
+	vbroadcasti32x4 400(%rdi,%r8), %zmm2 /* t0_25 = bcast128() */
+	vpshufb 2944(%rsp), %zmm2, %zmm2 /* s0_25 = lookup16(t0_25, x0_25) */
+	vbroadcasti32x4 416(%rdi,%r8), %zmm4 /* t0_26 = bcast128() */
+	vpshufb 3008(%rsp), %zmm4, %zmm4 /* s0_26 = lookup16(t0_26, x0_26) */
+	vbroadcasti32x4 432(%rdi,%r8), %zmm6 /* t0_27 = bcast128() */
+	vpshufb 3072(%rsp), %zmm6, %zmm6 /* s0_27 = lookup16(t0_27, x0_27) */
+	vbroadcasti32x4 448(%rdi,%r8), %zmm9 /* t0_28 = bcast128() */
+	vpshufb 3136(%rsp), %zmm9, %zmm9 /* s0_28 = lookup16(t0_28, x0_28) */
+	vbroadcasti32x4 464(%rdi,%r8), %zmm11 /* t0_29 = bcast128() */
+	vpshufb 3200(%rsp), %zmm11, %zmm11 /* s0_29 = lookup16(t0_29, x0_29) */
+	vbroadcasti32x4 480(%rdi,%r8), %zmm14 /* t0_30 = bcast128() */
+	vpshufb 3264(%rsp), %zmm14, %zmm14 /* s0_30 = lookup16(t0_30, x0_30) */
+	vbroadcasti32x4 496(%rdi,%r8), %zmm15 /* t0_31 = bcast128() */
+	vpshufb 3328(%rsp), %zmm15, %zmm15 /* s0_31 = lookup16(t0_31, x0_31) */
+	vmovdqa64 %zmm17, 128(%rsp) /* spill y1_17_2 */
+	vbroadcasti32x4 896(%rdi,%r8), %zmm17 /* t1_24 = bcast128() */
+	vpshufb 4416(%rsp), %zmm17, %zmm17 /* s1_24 = lookup16(t1_24, x1_24) */
+	vmovdqa64 %zmm16, 4864(%rsp) /* spill y1_16_2 */
+	vbroadcasti32x4 912(%rdi,%r8), %zmm16 /* t1_25 = bcast128() */
+	vpshufb 4480(%rsp), %zmm16, %zmm16 /* s1_25 = lookup16(t1_25, x1_25) */
+	vmovdqa64 %zmm24, 4928(%rsp) /* spill y1_21_2 */
 	vbroadcasti32x4 928(%rdi,%r8), %zmm24 /* t1_26 = bcast128() */
-	vmovdqa64 %zmm22, 6528(%rsp) /* spill y1_20_2 */
-	vmovdqa64 4544(%rsp), %zmm22 /* reload x1_26.2 */
-	vpshufb %zmm22, %zmm24, %zmm24 /* s1_26 = lookup16(t1_26, x1_26) */
+	vpshufb 4544(%rsp), %zmm24, %zmm24 /* s1_26 = lookup16(t1_26, x1_26) */
+	vmovdqa64 %zmm22, 4992(%rsp) /* spill y1_20_2 */
 	vbroadcasti32x4 944(%rdi,%r8), %zmm22 /* t1_27 = bcast128() */
-	vmovdqa64 %zmm15, 6592(%rsp) /* spill y1_19_2 */
-	vmovdqa64 4608(%rsp), %zmm15 /* reload x1_27.2 */
-	vpshufb %zmm15, %zmm22, %zmm22 /* s1_27 = lookup16(t1_27, x1_27) */
-	vbroadcasti32x4 960(%rdi,%r8), %zmm15 /* t1_28 = bcast128() */
-	vmovdqa64 %zmm14, 6656(%rsp) /* spill y1_18_2 */
-	vmovdqa64 4672(%rsp), %zmm14 /* reload x1_28.2 */
-	vpshufb %zmm14, %zmm15, %zmm15 /* s1_28 = lookup16(t1_28, x1_28) */
-	vbroadcasti32x4 976(%rdi,%r8), %zmm14 /* t1_29 = bcast128() */
-	vmovdqa64 %zmm27, 6720(%rsp) /* spill y1_23_2 */
-	vmovdqa64 4736(%rsp), %zmm27 /* reload x1_29.2 */
-	vpshufb %zmm27, %zmm14, %zmm14 /* s1_29 = lookup16(t1_29, x1_29) */
+	vpshufb 4608(%rsp), %zmm22, %zmm22 /* s1_27 = lookup16(t1_27, x1_27) */
+	vmovdqa64 %zmm19, 5056(%rsp) /* spill y1_19_2 */
+	vbroadcasti32x4 960(%rdi,%r8), %zmm19 /* t1_28 = bcast128() */
+	vpshufb 4672(%rsp), %zmm19, %zmm19 /* s1_28 = lookup16(t1_28, x1_28) */
+	vmovdqa64 %zmm18, 5120(%rsp) /* spill y1_18_2 */
+	vbroadcasti32x4 976(%rdi,%r8), %zmm18 /* t1_29 = bcast128() */
+	vpshufb 4736(%rsp), %zmm18, %zmm18 /* s1_29 = lookup16(t1_29, x1_29) */
+	vmovdqa64 %zmm27, 5184(%rsp) /* spill y1_23_2 */
 	vbroadcasti32x4 992(%rdi,%r8), %zmm27 /* t1_30 = bcast128() */
-	vmovdqa64 %zmm25, 6784(%rsp) /* spill y1_22_2 */
-	vmovdqa64 4800(%rsp), %zmm25 /* reload x1_30.2 */
-	vpshufb %zmm25, %zmm27, %zmm27 /* s1_30 = lookup16(t1_30, x1_30) */
+	vpshufb 4800(%rsp), %zmm27, %zmm27 /* s1_30 = lookup16(t1_30, x1_30) */
+	vmovdqa64 %zmm25, 5248(%rsp) /* spill y1_22_2 */
 	vbroadcasti32x4 1008(%rdi,%r8), %zmm25 /* t1_31 = bcast128() */
-	vmovdqa64 %zmm20, 6848(%rsp) /* spill y0_23_2 */
-	vmovdqa64 2048(%rsp), %zmm20 /* reload x1_31.2 */
-	vpshufb %zmm20, %zmm25, %zmm25 /* s1_31 = lookup16(t1_31, x1_31) */
+	vpshufb 1600(%rsp), %zmm25, %zmm25 /* s1_31 = lookup16(t1_31, x1_31) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	vmovdqa64 %zmm9, %zmm20 /* s1_25 */
-	vpternlogd $0x96, %zmm1, %zmm4, %zmm20 /* y0_24 = ternlog(s1_25, s0_25, s0_24) */
-	vmovdqa64 %zmm12, 6912(%rsp) /* spill y0_22_2 */
-	vmovdqa64 %zmm24, %zmm12 /* s1_26 */
-	vpternlogd $0x96, %zmm4, %zmm16, %zmm12 /* y0_25 = ternlog(s1_26, s0_26, s0_25) */
-	vmovdqa64 %zmm30, 6976(%rsp) /* spill y0_21_2 */
-	vmovdqa64 %zmm22, %zmm30 /* s1_27 */
-	vpternlogd $0x96, %zmm16, %zmm26, %zmm30 /* y0_26 = ternlog(s1_27, s0_27, s0_26) */
-	vmovdqa64 %zmm29, 7040(%rsp) /* spill y0_20_2 */
-	vmovdqa64 %zmm15, %zmm29 /* s1_28 */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm29 /* y0_27 = ternlog(s1_28, s0_28, s0_27) */
-	vmovdqa64 %zmm3, 7104(%rsp) /* spill y0_19_2 */
-	vmovdqa64 %zmm14, %zmm3 /* s1_29 */
-	vpternlogd $0x96, %zmm28, %zmm23, %zmm3 /* y0_28 = ternlog(s1_29, s0_29, s0_28) */
-	vmovdqa64 %zmm0, 7168(%rsp) /* spill y0_18_2 */
+	vmovdqa64 %zmm23, 5312(%rsp) /* spill y0_23_2 */
+	vmovdqa64 %zmm16, %zmm23 /* s1_25 */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm23 /* y0_24 = ternlog(s1_25, s0_25, s0_24) */
+	vmovdqa64 %zmm26, 5376(%rsp) /* spill y0_22_2 */
+	vmovdqa64 %zmm24, %zmm26 /* s1_26 */
+	vpternlogd $0x96, %zmm2, %zmm4, %zmm26 /* y0_25 = ternlog(s1_26, s0_26, s0_25) */
+	vmovdqa64 %zmm13, 5440(%rsp) /* spill y0_21_2 */
+	vmovdqa64 %zmm22, %zmm13 /* s1_27 */
+	vpternlogd $0x96, %zmm4, %zmm6, %zmm13 /* y0_26 = ternlog(s1_27, s0_27, s0_26) */
+	vmovdqa64 %zmm12, 5504(%rsp) /* spill y0_20_2 */
+	vmovdqa64 %zmm19, %zmm12 /* s1_28 */
+	vpternlogd $0x96, %zmm6, %zmm9, %zmm12 /* y0_27 = ternlog(s1_28, s0_28, s0_27) */
+	vmovdqa64 %zmm3, 5568(%rsp) /* spill y0_19_2 */
+	vmovdqa64 %zmm18, %zmm3 /* s1_29 */
+	vpternlogd $0x96, %zmm9, %zmm11, %zmm3 /* y0_28 = ternlog(s1_29, s0_29, s0_28) */
+	vmovdqa64 %zmm0, 5632(%rsp) /* spill y0_18_2 */
 	vmovdqa64 %zmm27, %zmm0 /* s1_30 */
-	vpternlogd $0x96, %zmm23, %zmm6, %zmm0 /* y0_29 = ternlog(s1_30, s0_30, s0_29) */
-	vmovdqa64 %zmm13, 7232(%rsp) /* spill y0_13_2 */
-	vmovdqa64 %zmm25, %zmm13 /* s1_31 */
-	vpternlogd $0x96, %zmm6, %zmm2, %zmm13 /* y0_30 = ternlog(s1_31, s0_31, s0_30) */
-	vmovdqa64 %zmm17, 7296(%rsp) /* spill y0_12_2 */
-	vmovdqa64 %zmm11, %zmm17 /* s1_24 */
-	vpternlogd $0x96, %zmm2, %zmm1, %zmm17 /* y0_31 = ternlog(s1_24, s0_24, s0_31) */
-	vpternlogd $0x96, %zmm30, %zmm1, %zmm11 /* y1_24_1 = ternlog(s1_24, s0_24, y0_26) */
-	vpternlogd $0x96, %zmm29, %zmm4, %zmm9 /* y1_25_1 = ternlog(s1_25, s0_25, y0_27) */
-	vpternlogd $0x96, %zmm3, %zmm16, %zmm24 /* y1_26_1 = ternlog(s1_26, s0_26, y0_28) */
-	vpternlogd $0x96, %zmm0, %zmm26, %zmm22 /* y1_27_1 = ternlog(s1_27, s0_27, y0_29) */
-	vpternlogd $0x96, %zmm13, %zmm28, %zmm15 /* y1_28_1 = ternlog(s1_28, s0_28, y0_30) */
-	vpternlogd $0x96, %zmm17, %zmm23, %zmm14 /* y1_29_1 = ternlog(s1_29, s0_29, y0_31) */
-	vpternlogd $0x96, %zmm20, %zmm6, %zmm27 /* y1_30_1 = ternlog(s1_30, s0_30, y0_24) */
-	vpternlogd $0x96, %zmm12, %zmm2, %zmm25 /* y1_31_1 = ternlog(s1_31, s0_31, y0_25) */
+	vpternlogd $0x96, %zmm11, %zmm14, %zmm0 /* y0_29 = ternlog(s1_30, s0_30, s0_29) */
+	vmovdqa64 %zmm8, 5696(%rsp) /* spill y0_13_2 */
+	vmovdqa64 %zmm25, %zmm8 /* s1_31 */
+	vpternlogd $0x96, %zmm14, %zmm15, %zmm8 /* y0_30 = ternlog(s1_31, s0_31, s0_30) */
+	vmovdqa64 %zmm10, 5760(%rsp) /* spill y0_12_2 */
+	vmovdqa64 %zmm17, %zmm10 /* s1_24 */
+	vpternlogd $0x96, %zmm15, %zmm1, %zmm10 /* y0_31 = ternlog(s1_24, s0_24, s0_31) */
+	vpternlogd $0x96, %zmm13, %zmm1, %zmm17 /* y1_24_1 = ternlog(s1_24, s0_24, y0_26) */
+	vpternlogd $0x96, %zmm12, %zmm2, %zmm16 /* y1_25_1 = ternlog(s1_25, s0_25, y0_27) */
+	vpternlogd $0x96, %zmm3, %zmm4, %zmm24 /* y1_26_1 = ternlog(s1_26, s0_26, y0_28) */
+	vpternlogd $0x96, %zmm0, %zmm6, %zmm22 /* y1_27_1 = ternlog(s1_27, s0_27, y0_29) */
+	vpternlogd $0x96, %zmm8, %zmm9, %zmm19 /* y1_28_1 = ternlog(s1_28, s0_28, y0_30) */
+	vpternlogd $0x96, %zmm10, %zmm11, %zmm18 /* y1_29_1 = ternlog(s1_29, s0_29, y0_31) */
+	vpternlogd $0x96, %zmm23, %zmm14, %zmm27 /* y1_30_1 = ternlog(s1_30, s0_30, y0_24) */
+	vpternlogd $0x96, %zmm26, %zmm15, %zmm25 /* y1_31_1 = ternlog(s1_31, s0_31, y0_25) */
 	vmovdqa64 %zmm0, %zmm1 /* y0_29 */
-	vpternlogd $0x96, %zmm11, %zmm25, %zmm1 /* y1_24_2 = ternlog(y0_29, y1_31_1, y1_24_1) */
-	vmovdqa64 %zmm13, %zmm2 /* y0_30 */
-	vpternlogd $0x96, %zmm9, %zmm11, %zmm2 /* y1_25_2 = ternlog(y0_30, y1_24_1, y1_25_1) */
-	vmovdqa64 %zmm17, %zmm4 /* y0_31 */
-	vpternlogd $0x96, %zmm24, %zmm9, %zmm4 /* y1_26_2 = ternlog(y0_31, y1_25_1, y1_26_1) */
-	vmovdqa64 %zmm20, %zmm6 /* y0_24 */
+	vpternlogd $0x96, %zmm17, %zmm25, %zmm1 /* y1_24_2 = ternlog(y0_29, y1_31_1, y1_24_1) */
+	vmovdqa64 %zmm8, %zmm2 /* y0_30 */
+	vpternlogd $0x96, %zmm16, %zmm17, %zmm2 /* y1_25_2 = ternlog(y0_30, y1_24_1, y1_25_1) */
+	vmovdqa64 %zmm10, %zmm4 /* y0_31 */
+	vpternlogd $0x96, %zmm24, %zmm16, %zmm4 /* y1_26_2 = ternlog(y0_31, y1_25_1, y1_26_1) */
+	vmovdqa64 %zmm23, %zmm6 /* y0_24 */
 	vpternlogd $0x96, %zmm22, %zmm24, %zmm6 /* y1_27_2 = ternlog(y0_24, y1_26_1, y1_27_1) */
-	vmovdqa64 %zmm12, %zmm16 /* y0_25 */
-	vpternlogd $0x96, %zmm15, %zmm22, %zmm16 /* y1_28_2 = ternlog(y0_25, y1_27_1, y1_28_1) */
-	vmovdqa64 %zmm30, %zmm23 /* y0_26 */
-	vpternlogd $0x96, %zmm14, %zmm15, %zmm23 /* y1_29_2 = ternlog(y0_26, y1_28_1, y1_29_1) */
-	vmovdqa64 %zmm29, %zmm26 /* y0_27 */
-	vpternlogd $0x96, %zmm27, %zmm14, %zmm26 /* y1_30_2 = ternlog(y0_27, y1_29_1, y1_30_1) */
-	vmovdqa64 %zmm3, %zmm28 /* y0_28 */
-	vpternlogd $0x96, %zmm25, %zmm27, %zmm28 /* y1_31_2 = ternlog(y0_28, y1_30_1, y1_31_1) */
-	vpternlogd $0x96, %zmm1, %zmm24, %zmm20 /* y0_24_2 = ternlog(y0_24, y1_26_1, y1_24_2) */
-	vpternlogd $0x96, %zmm2, %zmm22, %zmm12 /* y0_25_2 = ternlog(y0_25, y1_27_1, y1_25_2) */
-	vpternlogd $0x96, %zmm4, %zmm15, %zmm30 /* y0_26_2 = ternlog(y0_26, y1_28_1, y1_26_2) */
-	vpternlogd $0x96, %zmm6, %zmm14, %zmm29 /* y0_27_2 = ternlog(y0_27, y1_29_1, y1_27_2) */
-	vpternlogd $0x96, %zmm16, %zmm27, %zmm3 /* y0_28_2 = ternlog(y0_28, y1_30_1, y1_28_2) */
-	vpternlogd $0x96, %zmm23, %zmm25, %zmm0 /* y0_29_2 = ternlog(y0_29, y1_31_1, y1_29_2) */
-	vpternlogd $0x96, %zmm26, %zmm11, %zmm13 /* y0_30_2 = ternlog(y0_30, y1_24_1, y1_30_2) */
-	vpternlogd $0x96, %zmm28, %zmm9, %zmm17 /* y0_31_2 = ternlog(y0_31, y1_25_1, y1_31_2) */
+	vmovdqa64 %zmm26, %zmm9 /* y0_25 */
+	vpternlogd $0x96, %zmm19, %zmm22, %zmm9 /* y1_28_2 = ternlog(y0_25, y1_27_1, y1_28_1) */
+	vmovdqa64 %zmm13, %zmm11 /* y0_26 */
+	vpternlogd $0x96, %zmm18, %zmm19, %zmm11 /* y1_29_2 = ternlog(y0_26, y1_28_1, y1_29_1) */
+	vmovdqa64 %zmm12, %zmm14 /* y0_27 */
+	vpternlogd $0x96, %zmm27, %zmm18, %zmm14 /* y1_30_2 = ternlog(y0_27, y1_29_1, y1_30_1) */
+	vmovdqa64 %zmm3, %zmm15 /* y0_28 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm15 /* y1_31_2 = ternlog(y0_28, y1_30_1, y1_31_1) */
+	vpternlogd $0x96, %zmm1, %zmm24, %zmm23 /* y0_24_2 = ternlog(y0_24, y1_26_1, y1_24_2) */
+	vpternlogd $0x96, %zmm2, %zmm22, %zmm26 /* y0_25_2 = ternlog(y0_25, y1_27_1, y1_25_2) */
+	vpternlogd $0x96, %zmm4, %zmm19, %zmm13 /* y0_26_2 = ternlog(y0_26, y1_28_1, y1_26_2) */
+	vpternlogd $0x96, %zmm6, %zmm18, %zmm12 /* y0_27_2 = ternlog(y0_27, y1_29_1, y1_27_2) */
+	vpternlogd $0x96, %zmm9, %zmm27, %zmm3 /* y0_28_2 = ternlog(y0_28, y1_30_1, y1_28_2) */
+	vpternlogd $0x96, %zmm11, %zmm25, %zmm0 /* y0_29_2 = ternlog(y0_29, y1_31_1, y1_29_2) */
+	vpternlogd $0x96, %zmm14, %zmm17, %zmm8 /* y0_30_2 = ternlog(y0_30, y1_24_1, y1_30_2) */
+	vpternlogd $0x96, %zmm15, %zmm16, %zmm10 /* y0_31_2 = ternlog(y0_31, y1_25_1, y1_31_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	vmovdqa64 6272(%rsp), %zmm9 /* reload x0_16.3 */
-	vmovdqa64 %zmm9, 3776(%rsp) /* spill x0_16.2 */
-	vmovdqa64 6208(%rsp), %zmm9 /* reload x0_17.3 */
-	vmovdqa64 %zmm9, 3712(%rsp) /* spill x0_17.2 */
-	vmovdqa64 6144(%rsp), %zmm9 /* reload x0_18.3 */
-	vmovdqa64 %zmm9, 3648(%rsp) /* spill x0_18.2 */
-	vmovdqa64 6080(%rsp), %zmm9 /* reload x0_19.3 */
-	vmovdqa64 %zmm9, 3584(%rsp) /* spill x0_19.2 */
-	vmovdqa64 %zmm13, 3520(%rsp) /* spill x0_20.2 */
-	vmovdqa64 %zmm17, 3456(%rsp) /* spill x0_21.2 */
-	vmovdqa64 7040(%rsp), %zmm9 /* reload x0_22.3 */
-	vmovdqa64 %zmm9, 3392(%rsp) /* spill x0_22.2 */
-	vmovdqa64 6976(%rsp), %zmm9 /* reload x0_23.3 */
-	vmovdqa64 %zmm9, 2816(%rsp) /* spill x0_23.2 */
+	vmovdqa64 %zmm8, 3520(%rsp) /* spill x0_20.2 */
+	vmovdqa64 %zmm10, 3456(%rsp) /* spill x0_21.2 */
 	vmovdqa64 %zmm3, 2880(%rsp) /* spill x0_24.2 */
 	vmovdqa64 %zmm0, 2944(%rsp) /* spill x0_25.2 */
-	vmovdqa64 6912(%rsp), %zmm9 /* reload x0_26.3 */
-	vmovdqa64 %zmm9, 3008(%rsp) /* spill x0_26.2 */
-	vmovdqa64 6848(%rsp), %zmm9 /* reload x0_27.3 */
-	vmovdqa64 %zmm9, 3072(%rsp) /* spill x0_27.2 */
-	vmovdqa64 6016(%rsp), %zmm9 /* reload x0_28.3 */
-	vmovdqa64 %zmm9, 3136(%rsp) /* spill x0_28.2 */
-	vmovdqa64 5952(%rsp), %zmm9 /* reload x0_29.3 */
-	vmovdqa64 %zmm9, 3200(%rsp) /* spill x0_29.2 */
-	vmovdqa64 5888(%rsp), %zmm9 /* reload x0_30.3 */
-	vmovdqa64 %zmm9, 3264(%rsp) /* spill x0_30.2 */
-	vmovdqa64 5824(%rsp), %zmm9 /* reload x0_31.3 */
-	vmovdqa64 %zmm9, 3328(%rsp) /* spill x0_31.2 */
-	vmovdqa64 %zmm28, 3840(%rsp) /* spill x1_15.2 */
-	vmovdqa64 5504(%rsp), %zmm9 /* reload x1_16.3 */
-	vmovdqa64 %zmm9, 3904(%rsp) /* spill x1_16.2 */
-	vmovdqa64 5440(%rsp), %zmm9 /* reload x1_17.3 */
-	vmovdqa64 %zmm9, 3968(%rsp) /* spill x1_17.2 */
-	vmovdqa64 4992(%rsp), %zmm9 /* reload x1_18.3 */
-	vmovdqa64 %zmm9, 4032(%rsp) /* spill x1_18.2 */
-	vmovdqa64 4928(%rsp), %zmm9 /* reload x1_19.3 */
-	vmovdqa64 %zmm9, 4096(%rsp) /* spill x1_19.2 */
+	vmovdqa64 %zmm14, 1664(%rsp) /* spill x1_14.2 */
+	vmovdqa64 %zmm15, 3840(%rsp) /* spill x1_15.2 */
 	vmovdqa64 %zmm4, 4160(%rsp) /* spill x1_20.2 */
 	vmovdqa64 %zmm6, 4224(%rsp) /* spill x1_21.2 */
-	vmovdqa64 6528(%rsp), %zmm9 /* reload x1_22.3 */
-	vmovdqa64 %zmm9, 4288(%rsp) /* spill x1_22.2 */
-	vmovdqa64 6464(%rsp), %zmm9 /* reload x1_23.3 */
-	vmovdqa64 %zmm9, 4352(%rsp) /* spill x1_23.2 */
-	vmovdqa64 %zmm16, 4416(%rsp) /* spill x1_24.2 */
-	vmovdqa64 %zmm23, 4480(%rsp) /* spill x1_25.2 */
-	vmovdqa64 4864(%rsp), %zmm9 /* reload x1_26.3 */
-	vmovdqa64 %zmm9, 4544(%rsp) /* spill x1_26.2 */
-	vmovdqa64 128(%rsp), %zmm9 /* reload x1_27.3 */
-	vmovdqa64 %zmm9, 4608(%rsp) /* spill x1_27.2 */
-	vmovdqa64 6400(%rsp), %zmm9 /* reload x1_28.3 */
-	vmovdqa64 %zmm9, 4672(%rsp) /* spill x1_28.2 */
-	vmovdqa64 6336(%rsp), %zmm9 /* reload x1_29.3 */
-	vmovdqa64 %zmm9, 4736(%rsp) /* spill x1_29.2 */
-	vmovdqa64 5376(%rsp), %zmm9 /* reload x1_30.3 */
-	vmovdqa64 %zmm9, 4800(%rsp) /* spill x1_30.2 */
+	vmovdqa64 %zmm9, 4416(%rsp) /* spill x1_24.2 */
+	vmovdqa64 %zmm11, 4480(%rsp) /* spill x1_25.2 */
+	vmovdqa64 192(%rsp), %zmm16 /* reload x0_16.3 */
+	vmovdqa64 %zmm16, 3776(%rsp) /* spill x0_16.2 */
+	vmovdqa64 256(%rsp), %zmm16 /* reload x0_17.3 */
+	vmovdqa64 %zmm16, 3712(%rsp) /* spill x0_17.2 */
+	vmovdqa64 320(%rsp), %zmm16 /* reload x0_18.3 */
+	vmovdqa64 %zmm16, 3648(%rsp) /* spill x0_18.2 */
+	vmovdqa64 384(%rsp), %zmm16 /* reload x0_19.3 */
+	vmovdqa64 %zmm16, 3584(%rsp) /* spill x0_19.2 */
+	vmovdqa64 5504(%rsp), %zmm16 /* reload x0_22.3 */
+	vmovdqa64 %zmm16, 3392(%rsp) /* spill x0_22.2 */
+	vmovdqa64 5440(%rsp), %zmm16 /* reload x0_23.3 */
+	vmovdqa64 %zmm16, 2816(%rsp) /* spill x0_23.2 */
+	vmovdqa64 5376(%rsp), %zmm16 /* reload x0_26.3 */
+	vmovdqa64 %zmm16, 3008(%rsp) /* spill x0_26.2 */
+	vmovdqa64 5312(%rsp), %zmm16 /* reload x0_27.3 */
+	vmovdqa64 %zmm16, 3072(%rsp) /* spill x0_27.2 */
+	vmovdqa64 448(%rsp), %zmm16 /* reload x0_28.3 */
+	vmovdqa64 %zmm16, 3136(%rsp) /* spill x0_28.2 */
+	vmovdqa64 512(%rsp), %zmm16 /* reload x0_29.3 */
+	vmovdqa64 %zmm16, 3200(%rsp) /* spill x0_29.2 */
+	vmovdqa64 576(%rsp), %zmm16 /* reload x0_30.3 */
+	vmovdqa64 %zmm16, 3264(%rsp) /* spill x0_30.2 */
+	vmovdqa64 640(%rsp), %zmm16 /* reload x0_31.3 */
+	vmovdqa64 %zmm16, 3328(%rsp) /* spill x0_31.2 */
+	vmovdqa64 5120(%rsp), %zmm16 /* reload x1_8.3 */
+	vmovdqa64 %zmm16, 2048(%rsp) /* spill x1_8.2 */
+	vmovdqa64 5056(%rsp), %zmm16 /* reload x1_9.3 */
+	vmovdqa64 %zmm16, 1984(%rsp) /* spill x1_9.2 */
+	vmovdqa64 832(%rsp), %zmm16 /* reload x1_10.3 */
+	vmovdqa64 %zmm16, 1920(%rsp) /* spill x1_10.2 */
+	vmovdqa64 896(%rsp), %zmm16 /* reload x1_11.3 */
+	vmovdqa64 %zmm16, 1856(%rsp) /* spill x1_11.2 */
+	vmovdqa64 1216(%rsp), %zmm16 /* reload x1_12.3 */
+	vmovdqa64 %zmm16, 1792(%rsp) /* spill x1_12.2 */
+	vmovdqa64 1280(%rsp), %zmm16 /* reload x1_13.3 */
+	vmovdqa64 %zmm16, 1728(%rsp) /* spill x1_13.2 */
+	vmovdqa64 960(%rsp), %zmm16 /* reload x1_16.3 */
+	vmovdqa64 %zmm16, 3904(%rsp) /* spill x1_16.2 */
+	vmovdqa64 0(%rsp), %zmm16 /* reload x1_17.3 */
+	vmovdqa64 %zmm16, 3968(%rsp) /* spill x1_17.2 */
+	vmovdqa64 1344(%rsp), %zmm16 /* reload x1_18.3 */
+	vmovdqa64 %zmm16, 4032(%rsp) /* spill x1_18.2 */
+	vmovdqa64 1408(%rsp), %zmm16 /* reload x1_19.3 */
+	vmovdqa64 %zmm16, 4096(%rsp) /* spill x1_19.2 */
+	vmovdqa64 4992(%rsp), %zmm16 /* reload x1_22.3 */
+	vmovdqa64 %zmm16, 4288(%rsp) /* spill x1_22.2 */
+	vmovdqa64 4928(%rsp), %zmm16 /* reload x1_23.3 */
+	vmovdqa64 %zmm16, 4352(%rsp) /* spill x1_23.2 */
+	vmovdqa64 1472(%rsp), %zmm16 /* reload x1_26.3 */
+	vmovdqa64 %zmm16, 4544(%rsp) /* spill x1_26.2 */
+	vmovdqa64 1536(%rsp), %zmm16 /* reload x1_27.3 */
+	vmovdqa64 %zmm16, 4608(%rsp) /* spill x1_27.2 */
+	vmovdqa64 4864(%rsp), %zmm16 /* reload x1_28.3 */
+	vmovdqa64 %zmm16, 4672(%rsp) /* spill x1_28.2 */
+	vmovdqa64 128(%rsp), %zmm16 /* reload x1_29.3 */
+	vmovdqa64 %zmm16, 4736(%rsp) /* spill x1_29.2 */
+	vmovdqa64 1024(%rsp), %zmm16 /* reload x1_30.3 */
+	vmovdqa64 %zmm16, 4800(%rsp) /* spill x1_30.2 */
+	vmovdqa64 1152(%rsp), %zmm16 /* reload x1_31.3 */
+	vmovdqa64 %zmm16, 1600(%rsp) /* spill x1_31.2 */
 	vmovdqa64 %zmm5, %zmm0 /* x0_3.3 */
-	vmovdqa64 %zmm19, %zmm3 /* x0_0.3 */
-	vmovdqa64 5248(%rsp), %zmm4 /* reload x1_4.3 */
+	vmovdqa64 %zmm28, %zmm3 /* x0_0.3 */
+	vmovdqa64 1088(%rsp), %zmm4 /* reload x1_4.3 */
 	vmovdqa64 %zmm7, %zmm5 /* x0_2.3 */
-	vmovdqa64 6784(%rsp), %zmm6 /* reload x1_2.3 */
-	vmovdqa64 %zmm31, %zmm7 /* x0_4.3 */
-	vmovdqa64 %zmm18, %zmm9 /* x0_8.3 */
-	vmovdqa64 7296(%rsp), %zmm11 /* reload x0_10.3 */
-	vmovdqa64 %zmm30, %zmm13 /* x0_6.3 */
-	vmovdqa64 7168(%rsp), %zmm14 /* reload x0_12.3 */
-	vmovdqa64 %zmm20, %zmm15 /* x0_14.3 */
-	vmovdqa64 5184(%rsp), %zmm16 /* reload x1_5.3 */
-	vmovdqa64 5312(%rsp), %zmm17 /* reload x1_31.3 */
-	vmovdqa64 6592(%rsp), %zmm18 /* reload x1_9.3 */
-	vmovdqa64 5568(%rsp), %zmm19 /* reload x1_11.3 */
-	vmovdqa64 5056(%rsp), %zmm20 /* reload x1_13.3 */
-	vmovdqa64 7232(%rsp), %zmm22 /* reload x0_11.3 */
-	vmovdqa64 6720(%rsp), %zmm23 /* reload x1_3.3 */
-	vmovdqa64 %zmm8, %zmm24 /* x0_9.3 */
-	vmovdqa64 6656(%rsp), %zmm8 /* reload x1_8.3 */
-	vmovdqa64 %zmm12, %zmm25 /* x0_15.3 */
-	vmovdqa64 5120(%rsp), %zmm12 /* reload x1_12.3 */
-	vmovdqa64 7104(%rsp), %zmm27 /* reload x0_13.3 */
-	vmovdqa64 %zmm1, %zmm28 /* x1_6.3 */
-	vmovdqa64 5696(%rsp), %zmm1 /* reload x1_1.3 */
-	vmovdqa64 %zmm21, %zmm30 /* x0_5.3 */
+	vmovdqa64 5248(%rsp), %zmm6 /* reload x1_2.3 */
+	vmovdqa64 %zmm21, %zmm7 /* x0_4.3 */
+	vmovdqa64 %zmm30, %zmm9 /* x0_8.3 */
+	vmovdqa64 5760(%rsp), %zmm11 /* reload x0_10.3 */
+	vmovdqa64 5632(%rsp), %zmm14 /* reload x0_12.3 */
+	vmovdqa64 %zmm23, %zmm15 /* x0_14.3 */
+	vmovdqa64 64(%rsp), %zmm16 /* reload x1_5.3 */
 	vmovdqa64 %zmm2, %zmm21 /* x1_7.3 */
-	vmovdqa64 5760(%rsp), %zmm2 /* reload x1_0.3 */
-	vmovdqa64 %zmm26, %zmm31 /* x1_14.3 */
-	vmovdqa64 %zmm29, %zmm26 /* x0_7.3 */
-	vmovdqa64 %zmm10, %zmm29 /* x0_1.3 */
-	vmovdqa64 5632(%rsp), %zmm10 /* reload x1_10.3 */
+	vmovdqa64 704(%rsp), %zmm2 /* reload x1_0.3 */
+	vmovdqa64 5696(%rsp), %zmm22 /* reload x0_11.3 */
+	vmovdqa64 5184(%rsp), %zmm23 /* reload x1_3.3 */
+	vmovdqa64 %zmm31, %zmm24 /* x0_9.3 */
+	vmovdqa64 %zmm26, %zmm25 /* x0_15.3 */
+	vmovdqa64 %zmm12, %zmm26 /* x0_7.3 */
+	vmovdqa64 5568(%rsp), %zmm27 /* reload x0_13.3 */
+	vmovdqa64 %zmm1, %zmm28 /* x1_6.3 */
+	vmovdqa64 768(%rsp), %zmm1 /* reload x1_1.3 */
+	vmovdqa64 %zmm20, %zmm31 /* x0_5.3 */
 	add $1024, %r8
 	cmp $24576, %r8
 	jne .Lublock_nibbleslice_avx512_asm_14_loop_r0
@@ -11179,50 +10575,41 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpsllw $4, %zmm5, %zmm5 /* hi_up_1 = shl(x0_2) */
 	vpord %zmm0, %zmm5, %zmm0 /* byte_1 = or(hi_up_1, x0_3) */
 	vpsllw $4, %zmm7, %zmm5 /* hi_up_2 = shl(x0_4) */
-	vpord %zmm30, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, x0_5) */
+	vpord %zmm31, %zmm5, %zmm5 /* byte_2 = or(hi_up_2, x0_5) */
 	vpsllw $4, %zmm13, %zmm7 /* hi_up_3 = shl(x0_6) */
 	vpord %zmm26, %zmm7, %zmm7 /* byte_3 = or(hi_up_3, x0_7) */
-	vpsllw $4, %zmm9, %zmm9 /* hi_up_4 = shl(x0_8) */
-	vpord %zmm24, %zmm9, %zmm9 /* byte_4 = or(hi_up_4, x0_9) */
-	vpsllw $4, %zmm11, %zmm11 /* hi_up_5 = shl(x0_10) */
-	vpord %zmm22, %zmm11, %zmm11 /* byte_5 = or(hi_up_5, x0_11) */
-	vpsllw $4, %zmm14, %zmm13 /* hi_up_6 = shl(x0_12) */
-	vpord %zmm27, %zmm13, %zmm13 /* byte_6 = or(hi_up_6, x0_13) */
-	vpsllw $4, %zmm15, %zmm14 /* hi_up_7 = shl(x0_14) */
-	vpord %zmm25, %zmm14, %zmm14 /* byte_7 = or(hi_up_7, x0_15) */
-	vmovdqa64 3776(%rsp), %zmm15 /* reload x0_16.2 */
-	vpsllw $4, %zmm15, %zmm15 /* hi_up_8 = shl(x0_16) */
-	vmovdqa64 3712(%rsp), %zmm22 /* reload x0_17.2 */
-	vpord %zmm22, %zmm15, %zmm15 /* byte_8 = or(hi_up_8, x0_17) */
-	vmovdqa64 3648(%rsp), %zmm22 /* reload x0_18.2 */
-	vpsllw $4, %zmm22, %zmm22 /* hi_up_9 = shl(x0_18) */
-	vmovdqa64 3584(%rsp), %zmm24 /* reload x0_19.2 */
-	vpord %zmm24, %zmm22, %zmm22 /* byte_9 = or(hi_up_9, x0_19) */
-	vmovdqa64 3520(%rsp), %zmm24 /* reload x0_20.2 */
-	vpsllw $4, %zmm24, %zmm24 /* hi_up_10 = shl(x0_20) */
-	vmovdqa64 3456(%rsp), %zmm25 /* reload x0_21.2 */
-	vpord %zmm25, %zmm24, %zmm24 /* byte_10 = or(hi_up_10, x0_21) */
-	vmovdqa64 3392(%rsp), %zmm25 /* reload x0_22.2 */
-	vpsllw $4, %zmm25, %zmm25 /* hi_up_11 = shl(x0_22) */
-	vmovdqa64 2816(%rsp), %zmm26 /* reload x0_23.2 */
-	vpord %zmm26, %zmm25, %zmm25 /* byte_11 = or(hi_up_11, x0_23) */
-	vmovdqa64 2880(%rsp), %zmm26 /* reload x0_24.2 */
-	vpsllw $4, %zmm26, %zmm26 /* hi_up_12 = shl(x0_24) */
-	vmovdqa64 2944(%rsp), %zmm27 /* reload x0_25.2 */
-	vpord %zmm27, %zmm26, %zmm26 /* byte_12 = or(hi_up_12, x0_25) */
-	vmovdqa64 3008(%rsp), %zmm27 /* reload x0_26.2 */
-	vpsllw $4, %zmm27, %zmm27 /* hi_up_13 = shl(x0_26) */
-	vmovdqa64 3072(%rsp), %zmm29 /* reload x0_27.2 */
-	vpord %zmm29, %zmm27, %zmm27 /* byte_13 = or(hi_up_13, x0_27) */
-	vmovdqa64 3136(%rsp), %zmm29 /* reload x0_28.2 */
-	vpsllw $4, %zmm29, %zmm29 /* hi_up_14 = shl(x0_28) */
-	vmovdqa64 3200(%rsp), %zmm30 /* reload x0_29.2 */
-	vpord %zmm30, %zmm29, %zmm29 /* byte_14 = or(hi_up_14, x0_29) */
-	vmovdqa64 3264(%rsp), %zmm30 /* reload x0_30.2 */
-	vpsllw $4, %zmm30, %zmm30 /* hi_up_15 = shl(x0_30) */
-	vmovdqa64 %zmm14, 3264(%rsp) /* spill byte_7 */
-	vmovdqa64 3328(%rsp), %zmm14 /* reload x0_31.2 */
-	vpord %zmm14, %zmm30, %zmm14 /* byte_15 = or(hi_up_15, x0_31) */
+	vpsllw $4, %zmm9, %zmm8 /* hi_up_4 = shl(x0_8) */
+	vpord %zmm24, %zmm8, %zmm8 /* byte_4 = or(hi_up_4, x0_9) */
+	vpsllw $4, %zmm11, %zmm9 /* hi_up_5 = shl(x0_10) */
+	vpord %zmm22, %zmm9, %zmm9 /* byte_5 = or(hi_up_5, x0_11) */
+	vpsllw $4, %zmm14, %zmm10 /* hi_up_6 = shl(x0_12) */
+	vpord %zmm27, %zmm10, %zmm10 /* byte_6 = or(hi_up_6, x0_13) */
+	vpsllw $4, %zmm15, %zmm11 /* hi_up_7 = shl(x0_14) */
+	vpord %zmm25, %zmm11, %zmm11 /* byte_7 = or(hi_up_7, x0_15) */
+	vmovdqa64 3776(%rsp), %zmm12 /* reload x0_16.2 */
+	vpsllw $4, %zmm12, %zmm12 /* hi_up_8 = shl(x0_16) */
+	vpord 3712(%rsp), %zmm12, %zmm12 /* byte_8 = or(hi_up_8, x0_17) */
+	vmovdqa64 3648(%rsp), %zmm13 /* reload x0_18.2 */
+	vpsllw $4, %zmm13, %zmm13 /* hi_up_9 = shl(x0_18) */
+	vpord 3584(%rsp), %zmm13, %zmm13 /* byte_9 = or(hi_up_9, x0_19) */
+	vmovdqa64 3520(%rsp), %zmm14 /* reload x0_20.2 */
+	vpsllw $4, %zmm14, %zmm14 /* hi_up_10 = shl(x0_20) */
+	vpord 3456(%rsp), %zmm14, %zmm14 /* byte_10 = or(hi_up_10, x0_21) */
+	vmovdqa64 3392(%rsp), %zmm15 /* reload x0_22.2 */
+	vpsllw $4, %zmm15, %zmm15 /* hi_up_11 = shl(x0_22) */
+	vpord 2816(%rsp), %zmm15, %zmm15 /* byte_11 = or(hi_up_11, x0_23) */
+	vmovdqa64 2880(%rsp), %zmm17 /* reload x0_24.2 */
+	vpsllw $4, %zmm17, %zmm17 /* hi_up_12 = shl(x0_24) */
+	vpord 2944(%rsp), %zmm17, %zmm17 /* byte_12 = or(hi_up_12, x0_25) */
+	vmovdqa64 3008(%rsp), %zmm18 /* reload x0_26.2 */
+	vpsllw $4, %zmm18, %zmm18 /* hi_up_13 = shl(x0_26) */
+	vpord 3072(%rsp), %zmm18, %zmm18 /* byte_13 = or(hi_up_13, x0_27) */
+	vmovdqa64 3136(%rsp), %zmm19 /* reload x0_28.2 */
+	vpsllw $4, %zmm19, %zmm19 /* hi_up_14 = shl(x0_28) */
+	vpord 3200(%rsp), %zmm19, %zmm19 /* byte_14 = or(hi_up_14, x0_29) */
+	vmovdqa64 3264(%rsp), %zmm20 /* reload x0_30.2 */
+	vpsllw $4, %zmm20, %zmm20 /* hi_up_15 = shl(x0_30) */
+	vpord 3328(%rsp), %zmm20, %zmm20 /* byte_15 = or(hi_up_15, x0_31) */
 	vpsllw $4, %zmm2, %zmm2 /* hi_up_16 = shl(x1_0) */
 	vpord %zmm1, %zmm2, %zmm1 /* byte_16 = or(hi_up_16, x1_1) */
 	vpsllw $4, %zmm6, %zmm2 /* hi_up_17 = shl(x1_2) */
@@ -11231,258 +10618,252 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpord %zmm16, %zmm4, %zmm4 /* byte_18 = or(hi_up_18, x1_5) */
 	vpsllw $4, %zmm28, %zmm6 /* hi_up_19 = shl(x1_6) */
 	vpord %zmm21, %zmm6, %zmm6 /* byte_19 = or(hi_up_19, x1_7) */
-	vpsllw $4, %zmm8, %zmm8 /* hi_up_20 = shl(x1_8) */
-	vpord %zmm18, %zmm8, %zmm8 /* byte_20 = or(hi_up_20, x1_9) */
-	vpsllw $4, %zmm10, %zmm10 /* hi_up_21 = shl(x1_10) */
-	vpord %zmm19, %zmm10, %zmm10 /* byte_21 = or(hi_up_21, x1_11) */
-	vpsllw $4, %zmm12, %zmm12 /* hi_up_22 = shl(x1_12) */
-	vpord %zmm20, %zmm12, %zmm12 /* byte_22 = or(hi_up_22, x1_13) */
-	vpsllw $4, %zmm31, %zmm16 /* hi_up_23 = shl(x1_14) */
-	vmovdqa64 3840(%rsp), %zmm18 /* reload x1_15.2 */
-	vpord %zmm18, %zmm16, %zmm16 /* byte_23 = or(hi_up_23, x1_15) */
-	vmovdqa64 3904(%rsp), %zmm18 /* reload x1_16.2 */
-	vpsllw $4, %zmm18, %zmm18 /* hi_up_24 = shl(x1_16) */
-	vmovdqa64 3968(%rsp), %zmm19 /* reload x1_17.2 */
-	vpord %zmm19, %zmm18, %zmm18 /* byte_24 = or(hi_up_24, x1_17) */
-	vmovdqa64 4032(%rsp), %zmm19 /* reload x1_18.2 */
-	vpsllw $4, %zmm19, %zmm19 /* hi_up_25 = shl(x1_18) */
-	vmovdqa64 4096(%rsp), %zmm20 /* reload x1_19.2 */
-	vpord %zmm20, %zmm19, %zmm19 /* byte_25 = or(hi_up_25, x1_19) */
-	vmovdqa64 4160(%rsp), %zmm20 /* reload x1_20.2 */
-	vpsllw $4, %zmm20, %zmm20 /* hi_up_26 = shl(x1_20) */
-	vmovdqa64 4224(%rsp), %zmm21 /* reload x1_21.2 */
-	vpord %zmm21, %zmm20, %zmm20 /* byte_26 = or(hi_up_26, x1_21) */
-	vmovdqa64 4288(%rsp), %zmm21 /* reload x1_22.2 */
-	vpsllw $4, %zmm21, %zmm21 /* hi_up_27 = shl(x1_22) */
-	vmovdqa64 4352(%rsp), %zmm23 /* reload x1_23.2 */
-	vpord %zmm23, %zmm21, %zmm21 /* byte_27 = or(hi_up_27, x1_23) */
-	vmovdqa64 4416(%rsp), %zmm23 /* reload x1_24.2 */
-	vpsllw $4, %zmm23, %zmm23 /* hi_up_28 = shl(x1_24) */
-	vmovdqa64 4480(%rsp), %zmm28 /* reload x1_25.2 */
-	vpord %zmm28, %zmm23, %zmm23 /* byte_28 = or(hi_up_28, x1_25) */
-	vmovdqa64 4544(%rsp), %zmm28 /* reload x1_26.2 */
-	vpsllw $4, %zmm28, %zmm28 /* hi_up_29 = shl(x1_26) */
-	vmovdqa64 4608(%rsp), %zmm30 /* reload x1_27.2 */
-	vpord %zmm30, %zmm28, %zmm28 /* byte_29 = or(hi_up_29, x1_27) */
+	vmovdqa64 2048(%rsp), %zmm16 /* reload x1_8.2 */
+	vpsllw $4, %zmm16, %zmm16 /* hi_up_20 = shl(x1_8) */
+	vpord 1984(%rsp), %zmm16, %zmm16 /* byte_20 = or(hi_up_20, x1_9) */
+	vmovdqa64 1920(%rsp), %zmm21 /* reload x1_10.2 */
+	vpsllw $4, %zmm21, %zmm21 /* hi_up_21 = shl(x1_10) */
+	vpord 1856(%rsp), %zmm21, %zmm21 /* byte_21 = or(hi_up_21, x1_11) */
+	vmovdqa64 1792(%rsp), %zmm22 /* reload x1_12.2 */
+	vpsllw $4, %zmm22, %zmm22 /* hi_up_22 = shl(x1_12) */
+	vpord 1728(%rsp), %zmm22, %zmm22 /* byte_22 = or(hi_up_22, x1_13) */
+	vmovdqa64 1664(%rsp), %zmm23 /* reload x1_14.2 */
+	vpsllw $4, %zmm23, %zmm23 /* hi_up_23 = shl(x1_14) */
+	vpord 3840(%rsp), %zmm23, %zmm23 /* byte_23 = or(hi_up_23, x1_15) */
+	vmovdqa64 3904(%rsp), %zmm24 /* reload x1_16.2 */
+	vpsllw $4, %zmm24, %zmm24 /* hi_up_24 = shl(x1_16) */
+	vpord 3968(%rsp), %zmm24, %zmm24 /* byte_24 = or(hi_up_24, x1_17) */
+	vmovdqa64 4032(%rsp), %zmm25 /* reload x1_18.2 */
+	vpsllw $4, %zmm25, %zmm25 /* hi_up_25 = shl(x1_18) */
+	vpord 4096(%rsp), %zmm25, %zmm25 /* byte_25 = or(hi_up_25, x1_19) */
+	vmovdqa64 4160(%rsp), %zmm26 /* reload x1_20.2 */
+	vpsllw $4, %zmm26, %zmm26 /* hi_up_26 = shl(x1_20) */
+	vpord 4224(%rsp), %zmm26, %zmm26 /* byte_26 = or(hi_up_26, x1_21) */
+	vmovdqa64 4288(%rsp), %zmm27 /* reload x1_22.2 */
+	vpsllw $4, %zmm27, %zmm27 /* hi_up_27 = shl(x1_22) */
+	vpord 4352(%rsp), %zmm27, %zmm27 /* byte_27 = or(hi_up_27, x1_23) */
+	vmovdqa64 4416(%rsp), %zmm28 /* reload x1_24.2 */
+	vpsllw $4, %zmm28, %zmm28 /* hi_up_28 = shl(x1_24) */
+	vpord 4480(%rsp), %zmm28, %zmm28 /* byte_28 = or(hi_up_28, x1_25) */
+	vmovdqa64 4544(%rsp), %zmm29 /* reload x1_26.2 */
+	vpsllw $4, %zmm29, %zmm29 /* hi_up_29 = shl(x1_26) */
+	vpord 4608(%rsp), %zmm29, %zmm29 /* byte_29 = or(hi_up_29, x1_27) */
 	vmovdqa64 4672(%rsp), %zmm30 /* reload x1_28.2 */
 	vpsllw $4, %zmm30, %zmm30 /* hi_up_30 = shl(x1_28) */
-	vmovdqa64 4736(%rsp), %zmm31 /* reload x1_29.2 */
-	vpord %zmm31, %zmm30, %zmm30 /* byte_30 = or(hi_up_30, x1_29) */
+	vpord 4736(%rsp), %zmm30, %zmm30 /* byte_30 = or(hi_up_30, x1_29) */
 	vmovdqa64 4800(%rsp), %zmm31 /* reload x1_30.2 */
 	vpsllw $4, %zmm31, %zmm31 /* hi_up_31 = shl(x1_30) */
-	vpord %zmm17, %zmm31, %zmm17 /* byte_31 = or(hi_up_31, x1_31) */
-	vpunpcklbw %zmm15, %zmm3, %zmm31 /* tro0 = unpacklo(byte, byte_8) */
-	vpunpckhbw %zmm15, %zmm3, %zmm3 /* tro0_1 = unpackhi(byte, byte_8) */
-	vpunpcklbw %zmm22, %zmm0, %zmm15 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	vpunpckhbw %zmm22, %zmm0, %zmm0 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	vpunpcklbw %zmm24, %zmm5, %zmm22 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	vpunpckhbw %zmm24, %zmm5, %zmm5 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	vpunpcklbw %zmm25, %zmm7, %zmm24 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	vpunpckhbw %zmm25, %zmm7, %zmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	vpunpcklbw %zmm26, %zmm9, %zmm25 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	vpunpckhbw %zmm26, %zmm9, %zmm9 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	vpunpcklbw %zmm27, %zmm11, %zmm26 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	vpunpckhbw %zmm27, %zmm11, %zmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	vpunpcklbw %zmm29, %zmm13, %zmm27 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	vpunpckhbw %zmm29, %zmm13, %zmm13 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	vmovdqa64 3264(%rsp), %zmm29 /* reload byte_7 */
-	vmovdqa64 %zmm16, 4800(%rsp) /* spill byte_23 */
-	vpunpcklbw %zmm14, %zmm29, %zmm16 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	vpunpckhbw %zmm14, %zmm29, %zmm14 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	vpunpcklbw %zmm25, %zmm31, %zmm29 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %zmm25, %zmm31, %zmm25 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %zmm9, %zmm3, %zmm31 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %zmm9, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %zmm26, %zmm15, %zmm9 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %zmm26, %zmm15, %zmm15 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %zmm11, %zmm0, %zmm26 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %zmm11, %zmm0, %zmm0 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %zmm27, %zmm22, %zmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %zmm27, %zmm22, %zmm22 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %zmm13, %zmm5, %zmm27 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %zmm13, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %zmm16, %zmm24, %zmm13 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %zmm16, %zmm24, %zmm16 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vpunpcklbw %zmm14, %zmm7, %zmm24 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %zmm14, %zmm7, %zmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %zmm11, %zmm29, %zmm14 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %zmm11, %zmm29, %zmm11 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %zmm22, %zmm25, %zmm29 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %zmm22, %zmm25, %zmm22 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %zmm27, %zmm31, %zmm25 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %zmm27, %zmm31, %zmm27 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %zmm5, %zmm3, %zmm31 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpord 1600(%rsp), %zmm31, %zmm31 /* byte_31 = or(hi_up_31, x1_31) */
+	vmovdqa64 %zmm23, 1600(%rsp) /* spill byte_23 */
+	vpunpcklbw %zmm12, %zmm3, %zmm23 /* tro0 = unpacklo(byte, byte_8) */
+	vpunpckhbw %zmm12, %zmm3, %zmm3 /* tro0_1 = unpackhi(byte, byte_8) */
+	vpunpcklbw %zmm13, %zmm0, %zmm12 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	vpunpckhbw %zmm13, %zmm0, %zmm0 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	vpunpcklbw %zmm14, %zmm5, %zmm13 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	vpunpckhbw %zmm14, %zmm5, %zmm5 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	vpunpcklbw %zmm15, %zmm7, %zmm14 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	vpunpckhbw %zmm15, %zmm7, %zmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	vpunpcklbw %zmm17, %zmm8, %zmm15 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	vpunpckhbw %zmm17, %zmm8, %zmm8 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	vpunpcklbw %zmm18, %zmm9, %zmm17 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	vpunpckhbw %zmm18, %zmm9, %zmm9 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	vpunpcklbw %zmm19, %zmm10, %zmm18 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	vpunpckhbw %zmm19, %zmm10, %zmm10 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	vpunpcklbw %zmm20, %zmm11, %zmm19 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	vpunpckhbw %zmm20, %zmm11, %zmm11 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	vpunpcklbw %zmm15, %zmm23, %zmm20 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %zmm15, %zmm23, %zmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %zmm8, %zmm3, %zmm23 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %zmm8, %zmm3, %zmm3 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %zmm17, %zmm12, %zmm8 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %zmm17, %zmm12, %zmm12 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %zmm9, %zmm0, %zmm17 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %zmm9, %zmm0, %zmm0 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %zmm18, %zmm13, %zmm9 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %zmm18, %zmm13, %zmm13 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %zmm10, %zmm5, %zmm18 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %zmm10, %zmm5, %zmm5 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %zmm19, %zmm14, %zmm10 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %zmm19, %zmm14, %zmm14 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vpunpcklbw %zmm11, %zmm7, %zmm19 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %zmm11, %zmm7, %zmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %zmm9, %zmm20, %zmm11 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %zmm9, %zmm20, %zmm9 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %zmm13, %zmm15, %zmm20 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %zmm13, %zmm15, %zmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %zmm18, %zmm23, %zmm15 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %zmm18, %zmm23, %zmm18 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %zmm5, %zmm3, %zmm23 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	vpunpckhbw %zmm5, %zmm3, %zmm3 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %zmm13, %zmm9, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %zmm13, %zmm9, %zmm9 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %zmm16, %zmm15, %zmm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %zmm16, %zmm15, %zmm15 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %zmm24, %zmm26, %zmm16 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %zmm24, %zmm26, %zmm24 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vpunpcklbw %zmm7, %zmm0, %zmm26 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpcklbw %zmm10, %zmm8, %zmm5 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %zmm10, %zmm8, %zmm8 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %zmm14, %zmm12, %zmm10 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %zmm14, %zmm12, %zmm12 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %zmm19, %zmm17, %zmm14 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %zmm19, %zmm17, %zmm17 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vpunpcklbw %zmm7, %zmm0, %zmm19 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
 	vpunpckhbw %zmm7, %zmm0, %zmm0 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %zmm5, %zmm14, %zmm7 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %zmm5, %zmm14, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %zmm9, %zmm11, %zmm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %zmm9, %zmm11, %zmm9 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %zmm13, %zmm29, %zmm11 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %zmm13, %zmm29, %zmm13 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %zmm15, %zmm22, %zmm29 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %zmm15, %zmm22, %zmm15 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %zmm16, %zmm25, %zmm22 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %zmm16, %zmm25, %zmm16 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %zmm24, %zmm27, %zmm25 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %zmm24, %zmm27, %zmm24 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %zmm26, %zmm31, %zmm27 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %zmm26, %zmm31, %zmm26 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vpunpcklbw %zmm0, %zmm3, %zmm31 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpcklbw %zmm5, %zmm11, %zmm7 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %zmm5, %zmm11, %zmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %zmm8, %zmm9, %zmm11 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %zmm8, %zmm9, %zmm8 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %zmm10, %zmm20, %zmm9 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %zmm10, %zmm20, %zmm10 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %zmm12, %zmm13, %zmm20 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %zmm12, %zmm13, %zmm12 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %zmm14, %zmm15, %zmm13 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %zmm14, %zmm15, %zmm14 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %zmm17, %zmm18, %zmm15 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %zmm17, %zmm18, %zmm17 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %zmm19, %zmm23, %zmm18 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %zmm19, %zmm23, %zmm19 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vpunpcklbw %zmm0, %zmm3, %zmm23 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	vpunpckhbw %zmm0, %zmm3, %zmm0 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vpunpcklbw %zmm18, %zmm1, %zmm3 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	vpunpckhbw %zmm18, %zmm1, %zmm1 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	vpunpcklbw %zmm19, %zmm2, %zmm18 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	vpunpckhbw %zmm19, %zmm2, %zmm2 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	vpunpcklbw %zmm20, %zmm4, %zmm19 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	vpunpckhbw %zmm20, %zmm4, %zmm4 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	vpunpcklbw %zmm21, %zmm6, %zmm20 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	vpunpckhbw %zmm21, %zmm6, %zmm6 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	vpunpcklbw %zmm23, %zmm8, %zmm21 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	vpunpckhbw %zmm23, %zmm8, %zmm8 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	vpunpcklbw %zmm28, %zmm10, %zmm23 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	vpunpckhbw %zmm28, %zmm10, %zmm10 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	vpunpcklbw %zmm30, %zmm12, %zmm28 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	vpunpckhbw %zmm30, %zmm12, %zmm12 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	vmovdqa64 4800(%rsp), %zmm30 /* reload byte_23 */
-	vmovdqa64 %zmm0, 3264(%rsp) /* spill tro3_15 */
-	vpunpcklbw %zmm17, %zmm30, %zmm0 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	vpunpckhbw %zmm17, %zmm30, %zmm17 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	vpunpcklbw %zmm21, %zmm3, %zmm30 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	vpunpckhbw %zmm21, %zmm3, %zmm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %zmm8, %zmm1, %zmm21 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	vpunpckhbw %zmm8, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	vpunpcklbw %zmm23, %zmm18, %zmm8 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	vpunpckhbw %zmm23, %zmm18, %zmm18 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	vpunpcklbw %zmm10, %zmm2, %zmm23 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	vpunpckhbw %zmm10, %zmm2, %zmm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	vpunpcklbw %zmm28, %zmm19, %zmm10 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	vpunpckhbw %zmm28, %zmm19, %zmm19 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	vpunpcklbw %zmm12, %zmm4, %zmm28 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	vpunpckhbw %zmm12, %zmm4, %zmm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	vpunpcklbw %zmm0, %zmm20, %zmm12 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	vpunpckhbw %zmm0, %zmm20, %zmm0 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	vpunpcklbw %zmm17, %zmm6, %zmm20 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	vpunpckhbw %zmm17, %zmm6, %zmm6 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	vpunpcklbw %zmm10, %zmm30, %zmm17 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	vpunpckhbw %zmm10, %zmm30, %zmm10 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %zmm19, %zmm3, %zmm30 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %zmm19, %zmm3, %zmm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	vpunpcklbw %zmm28, %zmm21, %zmm19 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	vpunpckhbw %zmm28, %zmm21, %zmm21 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %zmm4, %zmm1, %zmm28 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpcklbw %zmm24, %zmm1, %zmm3 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	vpunpckhbw %zmm24, %zmm1, %zmm1 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	vpunpcklbw %zmm25, %zmm2, %zmm24 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	vpunpckhbw %zmm25, %zmm2, %zmm2 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	vpunpcklbw %zmm26, %zmm4, %zmm25 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	vpunpckhbw %zmm26, %zmm4, %zmm4 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	vpunpcklbw %zmm27, %zmm6, %zmm26 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	vpunpckhbw %zmm27, %zmm6, %zmm6 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	vpunpcklbw %zmm28, %zmm16, %zmm27 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	vpunpckhbw %zmm28, %zmm16, %zmm16 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	vpunpcklbw %zmm29, %zmm21, %zmm28 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	vpunpckhbw %zmm29, %zmm21, %zmm21 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	vpunpcklbw %zmm30, %zmm22, %zmm29 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	vpunpckhbw %zmm30, %zmm22, %zmm22 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	vmovdqa64 1600(%rsp), %zmm30 /* reload byte_23 */
+	vmovdqa64 %zmm0, 4800(%rsp) /* spill tro3_15 */
+	vpunpcklbw %zmm31, %zmm30, %zmm0 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	vpunpckhbw %zmm31, %zmm30, %zmm30 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	vpunpcklbw %zmm27, %zmm3, %zmm31 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	vpunpckhbw %zmm27, %zmm3, %zmm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	vpunpcklbw %zmm16, %zmm1, %zmm27 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %zmm16, %zmm1, %zmm1 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %zmm28, %zmm24, %zmm16 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %zmm28, %zmm24, %zmm24 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %zmm21, %zmm2, %zmm28 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %zmm21, %zmm2, %zmm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %zmm29, %zmm25, %zmm21 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %zmm29, %zmm25, %zmm25 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %zmm22, %zmm4, %zmm29 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %zmm22, %zmm4, %zmm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %zmm0, %zmm26, %zmm22 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %zmm0, %zmm26, %zmm0 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vpunpcklbw %zmm30, %zmm6, %zmm26 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %zmm30, %zmm6, %zmm6 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %zmm21, %zmm31, %zmm30 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %zmm21, %zmm31, %zmm21 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %zmm25, %zmm3, %zmm31 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %zmm25, %zmm3, %zmm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %zmm29, %zmm27, %zmm25 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpckhbw %zmm29, %zmm27, %zmm27 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	vpunpcklbw %zmm4, %zmm1, %zmm29 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
 	vpunpckhbw %zmm4, %zmm1, %zmm1 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	vpunpcklbw %zmm12, %zmm8, %zmm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	vpunpckhbw %zmm12, %zmm8, %zmm8 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	vpunpcklbw %zmm0, %zmm18, %zmm12 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	vpunpckhbw %zmm0, %zmm18, %zmm0 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	vpunpcklbw %zmm20, %zmm23, %zmm18 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	vpunpckhbw %zmm20, %zmm23, %zmm20 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	vpunpcklbw %zmm6, %zmm2, %zmm23 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpcklbw %zmm22, %zmm16, %zmm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %zmm22, %zmm16, %zmm16 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %zmm0, %zmm24, %zmm22 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %zmm0, %zmm24, %zmm0 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %zmm26, %zmm28, %zmm24 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %zmm26, %zmm28, %zmm26 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vpunpcklbw %zmm6, %zmm2, %zmm28 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
 	vpunpckhbw %zmm6, %zmm2, %zmm2 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	vpunpcklbw %zmm4, %zmm17, %zmm6 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	vpunpckhbw %zmm4, %zmm17, %zmm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	vpunpcklbw %zmm8, %zmm10, %zmm17 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	vpunpckhbw %zmm8, %zmm10, %zmm8 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	vpunpcklbw %zmm12, %zmm30, %zmm10 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	vpunpckhbw %zmm12, %zmm30, %zmm12 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %zmm0, %zmm3, %zmm30 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpcklbw %zmm4, %zmm30, %zmm6 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %zmm4, %zmm30, %zmm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %zmm16, %zmm21, %zmm30 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %zmm16, %zmm21, %zmm16 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %zmm22, %zmm31, %zmm21 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %zmm22, %zmm31, %zmm22 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %zmm0, %zmm3, %zmm31 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
 	vpunpckhbw %zmm0, %zmm3, %zmm0 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	vpunpcklbw %zmm18, %zmm19, %zmm3 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	vpunpckhbw %zmm18, %zmm19, %zmm18 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	vpunpcklbw %zmm20, %zmm21, %zmm19 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	vpunpckhbw %zmm20, %zmm21, %zmm20 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	vpunpcklbw %zmm23, %zmm28, %zmm21 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	vpunpckhbw %zmm23, %zmm28, %zmm23 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vpunpcklbw %zmm2, %zmm1, %zmm28 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpcklbw %zmm24, %zmm25, %zmm3 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %zmm24, %zmm25, %zmm24 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %zmm26, %zmm27, %zmm25 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %zmm26, %zmm27, %zmm26 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %zmm28, %zmm29, %zmm27 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	vpunpckhbw %zmm28, %zmm29, %zmm28 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	vpunpcklbw %zmm2, %zmm1, %zmm29 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
 	vpunpckhbw %zmm2, %zmm1, %zmm1 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
 	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_picks(%rip), %zmm2 /* row_out_picks = const() */
-	vmovdqa64 %zmm1, 4800(%rsp) /* spill tro3_31 */
+	vmovdqa64 %zmm1, 1600(%rsp) /* spill tro3_31 */
 	vmovdqa64 %zmm2, %zmm1 /* row_out_picks */
 	vpermi2q %zmm6, %zmm7, %zmm1 /* row_out = permute2q(row_out_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm1, 4736(%rsp) /* spill row_out */
 	vmovdqa64 .Lublock_nibbleslice_avx512_asm_14_row_out_1_picks(%rip), %zmm1 /* row_out_1_picks = const() */
-	vmovdqa64 %zmm28, 4672(%rsp) /* spill tro3_30 */
-	vmovdqa64 %zmm1, %zmm28 /* row_out_1_picks */
-	vpermi2q %zmm6, %zmm7, %zmm28 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
+	vmovdqa64 %zmm23, 4672(%rsp) /* spill tro3_14 */
+	vmovdqa64 %zmm1, %zmm23 /* row_out_1_picks */
+	vpermi2q %zmm6, %zmm7, %zmm23 /* row_out_1 = permute2q(row_out_1_picks, tro3, tro3_16) */
 	vmovdqa64 %zmm2, %zmm6 /* row_out_picks */
 	vpermi2q %zmm4, %zmm5, %zmm6 /* row_out_2 = permute2q(row_out_picks, tro3_1, tro3_17) */
 	vmovdqa64 %zmm1, %zmm7 /* row_out_1_picks */
 	vpermi2q %zmm4, %zmm5, %zmm7 /* row_out_3 = permute2q(row_out_1_picks, tro3_1, tro3_17) */
 	vmovdqa64 %zmm2, %zmm4 /* row_out_picks */
-	vpermi2q %zmm17, %zmm14, %zmm4 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
+	vpermi2q %zmm30, %zmm11, %zmm4 /* row_out_4 = permute2q(row_out_picks, tro3_2, tro3_18) */
 	vmovdqa64 %zmm1, %zmm5 /* row_out_1_picks */
-	vpermi2q %zmm17, %zmm14, %zmm5 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
-	vmovdqa64 %zmm2, %zmm14 /* row_out_picks */
-	vpermi2q %zmm8, %zmm9, %zmm14 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm1, %zmm17 /* row_out_1_picks */
-	vpermi2q %zmm8, %zmm9, %zmm17 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
-	vmovdqa64 %zmm2, %zmm8 /* row_out_picks */
-	vpermi2q %zmm10, %zmm11, %zmm8 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm1, %zmm9 /* row_out_1_picks */
-	vpermi2q %zmm10, %zmm11, %zmm9 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
-	vmovdqa64 %zmm2, %zmm10 /* row_out_picks */
-	vpermi2q %zmm12, %zmm13, %zmm10 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm1, %zmm11 /* row_out_1_picks */
-	vpermi2q %zmm12, %zmm13, %zmm11 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
-	vmovdqa64 %zmm2, %zmm12 /* row_out_picks */
-	vpermi2q %zmm30, %zmm29, %zmm12 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
-	vmovdqa64 %zmm1, %zmm13 /* row_out_1_picks */
-	vpermi2q %zmm30, %zmm29, %zmm13 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
-	vmovdqa64 %zmm2, %zmm29 /* row_out_picks */
-	vpermi2q %zmm0, %zmm15, %zmm29 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
+	vpermi2q %zmm30, %zmm11, %zmm5 /* row_out_5 = permute2q(row_out_1_picks, tro3_2, tro3_18) */
+	vmovdqa64 %zmm2, %zmm11 /* row_out_picks */
+	vpermi2q %zmm16, %zmm8, %zmm11 /* row_out_6 = permute2q(row_out_picks, tro3_3, tro3_19) */
 	vmovdqa64 %zmm1, %zmm30 /* row_out_1_picks */
-	vpermi2q %zmm0, %zmm15, %zmm30 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
-	vmovdqa64 %zmm2, %zmm0 /* row_out_picks */
-	vpermi2q %zmm3, %zmm22, %zmm0 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm1, %zmm15 /* row_out_1_picks */
-	vpermi2q %zmm3, %zmm22, %zmm15 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
-	vmovdqa64 %zmm2, %zmm3 /* row_out_picks */
-	vpermi2q %zmm18, %zmm16, %zmm3 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
+	vpermi2q %zmm16, %zmm8, %zmm30 /* row_out_7 = permute2q(row_out_1_picks, tro3_3, tro3_19) */
+	vmovdqa64 %zmm2, %zmm8 /* row_out_picks */
+	vpermi2q %zmm21, %zmm9, %zmm8 /* row_out_8 = permute2q(row_out_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm1, %zmm16 /* row_out_1_picks */
+	vpermi2q %zmm21, %zmm9, %zmm16 /* row_out_9 = permute2q(row_out_1_picks, tro3_4, tro3_20) */
+	vmovdqa64 %zmm2, %zmm9 /* row_out_picks */
+	vpermi2q %zmm22, %zmm10, %zmm9 /* row_out_10 = permute2q(row_out_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm1, %zmm21 /* row_out_1_picks */
+	vpermi2q %zmm22, %zmm10, %zmm21 /* row_out_11 = permute2q(row_out_1_picks, tro3_5, tro3_21) */
+	vmovdqa64 %zmm2, %zmm10 /* row_out_picks */
+	vpermi2q %zmm31, %zmm20, %zmm10 /* row_out_12 = permute2q(row_out_picks, tro3_6, tro3_22) */
 	vmovdqa64 %zmm1, %zmm22 /* row_out_1_picks */
-	vpermi2q %zmm18, %zmm16, %zmm22 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
-	vmovdqa64 %zmm2, %zmm16 /* row_out_picks */
-	vpermi2q %zmm19, %zmm25, %zmm16 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
-	vmovdqa64 %zmm1, %zmm18 /* row_out_1_picks */
-	vpermi2q %zmm19, %zmm25, %zmm18 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
-	vmovdqa64 %zmm2, %zmm19 /* row_out_picks */
-	vpermi2q %zmm20, %zmm24, %zmm19 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
-	vmovdqa64 %zmm1, %zmm25 /* row_out_1_picks */
-	vpermi2q %zmm20, %zmm24, %zmm25 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
+	vpermi2q %zmm31, %zmm20, %zmm22 /* row_out_13 = permute2q(row_out_1_picks, tro3_6, tro3_22) */
 	vmovdqa64 %zmm2, %zmm20 /* row_out_picks */
-	vpermi2q %zmm21, %zmm27, %zmm20 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
+	vpermi2q %zmm0, %zmm12, %zmm20 /* row_out_14 = permute2q(row_out_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm1, %zmm31 /* row_out_1_picks */
+	vpermi2q %zmm0, %zmm12, %zmm31 /* row_out_15 = permute2q(row_out_1_picks, tro3_7, tro3_23) */
+	vmovdqa64 %zmm2, %zmm0 /* row_out_picks */
+	vpermi2q %zmm3, %zmm13, %zmm0 /* row_out_16 = permute2q(row_out_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm1, %zmm12 /* row_out_1_picks */
+	vpermi2q %zmm3, %zmm13, %zmm12 /* row_out_17 = permute2q(row_out_1_picks, tro3_8, tro3_24) */
+	vmovdqa64 %zmm2, %zmm3 /* row_out_picks */
+	vpermi2q %zmm24, %zmm14, %zmm3 /* row_out_18 = permute2q(row_out_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm1, %zmm13 /* row_out_1_picks */
+	vpermi2q %zmm24, %zmm14, %zmm13 /* row_out_19 = permute2q(row_out_1_picks, tro3_9, tro3_25) */
+	vmovdqa64 %zmm2, %zmm14 /* row_out_picks */
+	vpermi2q %zmm25, %zmm15, %zmm14 /* row_out_20 = permute2q(row_out_picks, tro3_10, tro3_26) */
 	vmovdqa64 %zmm1, %zmm24 /* row_out_1_picks */
-	vpermi2q %zmm21, %zmm27, %zmm24 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
-	vmovdqa64 %zmm2, %zmm21 /* row_out_picks */
-	vpermi2q %zmm23, %zmm26, %zmm21 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
-	vmovdqa64 %zmm1, %zmm27 /* row_out_1_picks */
-	vpermi2q %zmm23, %zmm26, %zmm27 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
-	vmovdqa64 4672(%rsp), %zmm23 /* reload tro3_30 */
-	vmovdqa64 %zmm2, %zmm26 /* row_out_picks */
-	vpermi2q %zmm23, %zmm31, %zmm26 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
-	vmovdqa64 %zmm26, 4608(%rsp) /* spill row_out_28 */
+	vpermi2q %zmm25, %zmm15, %zmm24 /* row_out_21 = permute2q(row_out_1_picks, tro3_10, tro3_26) */
+	vmovdqa64 %zmm2, %zmm15 /* row_out_picks */
+	vpermi2q %zmm26, %zmm17, %zmm15 /* row_out_22 = permute2q(row_out_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm1, %zmm25 /* row_out_1_picks */
+	vpermi2q %zmm26, %zmm17, %zmm25 /* row_out_23 = permute2q(row_out_1_picks, tro3_11, tro3_27) */
+	vmovdqa64 %zmm2, %zmm17 /* row_out_picks */
+	vpermi2q %zmm27, %zmm18, %zmm17 /* row_out_24 = permute2q(row_out_picks, tro3_12, tro3_28) */
 	vmovdqa64 %zmm1, %zmm26 /* row_out_1_picks */
-	vpermi2q %zmm23, %zmm31, %zmm26 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
-	vmovdqa64 3264(%rsp), %zmm23 /* reload tro3_15 */
-	vmovdqa64 4800(%rsp), %zmm31 /* reload tro3_31 */
-	vpermi2q %zmm31, %zmm23, %zmm2 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
-	vpermi2q %zmm31, %zmm23, %zmm1 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
-	vmovdqu64 (%rcx), %zmm23 /* msg = load() */
-	vmovdqa64 4736(%rsp), %zmm31 /* reload row_out */
-	vpxord %zmm23, %zmm31, %zmm23 /* ct = xor(row_out, msg) */
-	vmovdqu64 %zmm23, (%rdx) /* store ct */
-	vmovdqu64 64(%rcx), %zmm23 /* msg_1 = load() */
-	vpxord %zmm23, %zmm28, %zmm23 /* ct_1 = xor(row_out_1, msg_1) */
-	vmovdqu64 %zmm23, 64(%rdx) /* store ct_1 */
-	vmovdqu64 128(%rcx), %zmm23 /* msg_2 = load() */
-	vpxord %zmm23, %zmm6, %zmm6 /* ct_2 = xor(row_out_2, msg_2) */
+	vpermi2q %zmm27, %zmm18, %zmm26 /* row_out_25 = permute2q(row_out_1_picks, tro3_12, tro3_28) */
+	vmovdqa64 %zmm2, %zmm18 /* row_out_picks */
+	vpermi2q %zmm28, %zmm19, %zmm18 /* row_out_26 = permute2q(row_out_picks, tro3_13, tro3_29) */
+	vmovdqa64 %zmm1, %zmm27 /* row_out_1_picks */
+	vpermi2q %zmm28, %zmm19, %zmm27 /* row_out_27 = permute2q(row_out_1_picks, tro3_13, tro3_29) */
+	vmovdqa64 4672(%rsp), %zmm19 /* reload tro3_14 */
+	vmovdqa64 %zmm2, %zmm28 /* row_out_picks */
+	vpermi2q %zmm29, %zmm19, %zmm28 /* row_out_28 = permute2q(row_out_picks, tro3_14, tro3_30) */
+	vmovdqa64 %zmm28, 4608(%rsp) /* spill row_out_28 */
+	vmovdqa64 %zmm1, %zmm28 /* row_out_1_picks */
+	vpermi2q %zmm29, %zmm19, %zmm28 /* row_out_29 = permute2q(row_out_1_picks, tro3_14, tro3_30) */
+	vmovdqa64 4800(%rsp), %zmm19 /* reload tro3_15 */
+	vpermi2q 1600(%rsp), %zmm19, %zmm2 /* row_out_30 = permute2q(row_out_picks, tro3_15, tro3_31) */
+	vpermi2q 1600(%rsp), %zmm19, %zmm1 /* row_out_31 = permute2q(row_out_1_picks, tro3_15, tro3_31) */
+	vmovdqu64 (%rcx), %zmm19 /* msg = load() */
+	vmovdqa64 4736(%rsp), %zmm29 /* reload row_out */
+	vpxord %zmm19, %zmm29, %zmm19 /* ct = xor(row_out, msg) */
+	vmovdqu64 %zmm19, (%rdx) /* store ct */
+	vmovdqu64 64(%rcx), %zmm19 /* msg_1 = load() */
+	vpxord %zmm19, %zmm23, %zmm19 /* ct_1 = xor(row_out_1, msg_1) */
+	vmovdqu64 %zmm19, 64(%rdx) /* store ct_1 */
+	vmovdqu64 128(%rcx), %zmm19 /* msg_2 = load() */
+	vpxord %zmm19, %zmm6, %zmm6 /* ct_2 = xor(row_out_2, msg_2) */
 	vmovdqu64 %zmm6, 128(%rdx) /* store ct_2 */
 	vmovdqu64 192(%rcx), %zmm6 /* msg_3 = load() */
 	vpxord %zmm6, %zmm7, %zmm6 /* ct_3 = xor(row_out_3, msg_3) */
@@ -11494,67 +10875,67 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpxord %zmm4, %zmm5, %zmm4 /* ct_5 = xor(row_out_5, msg_5) */
 	vmovdqu64 %zmm4, 320(%rdx) /* store ct_5 */
 	vmovdqu64 384(%rcx), %zmm4 /* msg_6 = load() */
-	vpxord %zmm4, %zmm14, %zmm4 /* ct_6 = xor(row_out_6, msg_6) */
+	vpxord %zmm4, %zmm11, %zmm4 /* ct_6 = xor(row_out_6, msg_6) */
 	vmovdqu64 %zmm4, 384(%rdx) /* store ct_6 */
 	vmovdqu64 448(%rcx), %zmm4 /* msg_7 = load() */
-	vpxord %zmm4, %zmm17, %zmm4 /* ct_7 = xor(row_out_7, msg_7) */
+	vpxord %zmm4, %zmm30, %zmm4 /* ct_7 = xor(row_out_7, msg_7) */
 	vmovdqu64 %zmm4, 448(%rdx) /* store ct_7 */
 	vmovdqu64 512(%rcx), %zmm4 /* msg_8 = load() */
 	vpxord %zmm4, %zmm8, %zmm4 /* ct_8 = xor(row_out_8, msg_8) */
 	vmovdqu64 %zmm4, 512(%rdx) /* store ct_8 */
 	vmovdqu64 576(%rcx), %zmm4 /* msg_9 = load() */
-	vpxord %zmm4, %zmm9, %zmm4 /* ct_9 = xor(row_out_9, msg_9) */
+	vpxord %zmm4, %zmm16, %zmm4 /* ct_9 = xor(row_out_9, msg_9) */
 	vmovdqu64 %zmm4, 576(%rdx) /* store ct_9 */
 	vmovdqu64 640(%rcx), %zmm4 /* msg_10 = load() */
-	vpxord %zmm4, %zmm10, %zmm4 /* ct_10 = xor(row_out_10, msg_10) */
+	vpxord %zmm4, %zmm9, %zmm4 /* ct_10 = xor(row_out_10, msg_10) */
 	vmovdqu64 %zmm4, 640(%rdx) /* store ct_10 */
 	vmovdqu64 704(%rcx), %zmm4 /* msg_11 = load() */
-	vpxord %zmm4, %zmm11, %zmm4 /* ct_11 = xor(row_out_11, msg_11) */
+	vpxord %zmm4, %zmm21, %zmm4 /* ct_11 = xor(row_out_11, msg_11) */
 	vmovdqu64 %zmm4, 704(%rdx) /* store ct_11 */
 	vmovdqu64 768(%rcx), %zmm4 /* msg_12 = load() */
-	vpxord %zmm4, %zmm12, %zmm4 /* ct_12 = xor(row_out_12, msg_12) */
+	vpxord %zmm4, %zmm10, %zmm4 /* ct_12 = xor(row_out_12, msg_12) */
 	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
 	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
-	vpxord %zmm4, %zmm13, %zmm4 /* ct_13 = xor(row_out_13, msg_13) */
+	vpxord %zmm4, %zmm22, %zmm4 /* ct_13 = xor(row_out_13, msg_13) */
 	vmovdqu64 %zmm4, 832(%rdx) /* store ct_13 */
 	vmovdqu64 896(%rcx), %zmm4 /* msg_14 = load() */
-	vpxord %zmm4, %zmm29, %zmm4 /* ct_14 = xor(row_out_14, msg_14) */
+	vpxord %zmm4, %zmm20, %zmm4 /* ct_14 = xor(row_out_14, msg_14) */
 	vmovdqu64 %zmm4, 896(%rdx) /* store ct_14 */
 	vmovdqu64 960(%rcx), %zmm4 /* msg_15 = load() */
-	vpxord %zmm4, %zmm30, %zmm4 /* ct_15 = xor(row_out_15, msg_15) */
+	vpxord %zmm4, %zmm31, %zmm4 /* ct_15 = xor(row_out_15, msg_15) */
 	vmovdqu64 %zmm4, 960(%rdx) /* store ct_15 */
 	vmovdqu64 1024(%rcx), %zmm4 /* msg_16 = load() */
 	vpxord %zmm4, %zmm0, %zmm0 /* ct_16 = xor(row_out_16, msg_16) */
 	vmovdqu64 %zmm0, 1024(%rdx) /* store ct_16 */
 	vmovdqu64 1088(%rcx), %zmm0 /* msg_17 = load() */
-	vpxord %zmm0, %zmm15, %zmm0 /* ct_17 = xor(row_out_17, msg_17) */
+	vpxord %zmm0, %zmm12, %zmm0 /* ct_17 = xor(row_out_17, msg_17) */
 	vmovdqu64 %zmm0, 1088(%rdx) /* store ct_17 */
 	vmovdqu64 1152(%rcx), %zmm0 /* msg_18 = load() */
 	vpxord %zmm0, %zmm3, %zmm0 /* ct_18 = xor(row_out_18, msg_18) */
 	vmovdqu64 %zmm0, 1152(%rdx) /* store ct_18 */
 	vmovdqu64 1216(%rcx), %zmm0 /* msg_19 = load() */
-	vpxord %zmm0, %zmm22, %zmm0 /* ct_19 = xor(row_out_19, msg_19) */
+	vpxord %zmm0, %zmm13, %zmm0 /* ct_19 = xor(row_out_19, msg_19) */
 	vmovdqu64 %zmm0, 1216(%rdx) /* store ct_19 */
 	vmovdqu64 1280(%rcx), %zmm0 /* msg_20 = load() */
-	vpxord %zmm0, %zmm16, %zmm0 /* ct_20 = xor(row_out_20, msg_20) */
+	vpxord %zmm0, %zmm14, %zmm0 /* ct_20 = xor(row_out_20, msg_20) */
 	vmovdqu64 %zmm0, 1280(%rdx) /* store ct_20 */
 	vmovdqu64 1344(%rcx), %zmm0 /* msg_21 = load() */
-	vpxord %zmm0, %zmm18, %zmm0 /* ct_21 = xor(row_out_21, msg_21) */
+	vpxord %zmm0, %zmm24, %zmm0 /* ct_21 = xor(row_out_21, msg_21) */
 	vmovdqu64 %zmm0, 1344(%rdx) /* store ct_21 */
 	vmovdqu64 1408(%rcx), %zmm0 /* msg_22 = load() */
-	vpxord %zmm0, %zmm19, %zmm0 /* ct_22 = xor(row_out_22, msg_22) */
+	vpxord %zmm0, %zmm15, %zmm0 /* ct_22 = xor(row_out_22, msg_22) */
 	vmovdqu64 %zmm0, 1408(%rdx) /* store ct_22 */
 	vmovdqu64 1472(%rcx), %zmm0 /* msg_23 = load() */
 	vpxord %zmm0, %zmm25, %zmm0 /* ct_23 = xor(row_out_23, msg_23) */
 	vmovdqu64 %zmm0, 1472(%rdx) /* store ct_23 */
 	vmovdqu64 1536(%rcx), %zmm0 /* msg_24 = load() */
-	vpxord %zmm0, %zmm20, %zmm0 /* ct_24 = xor(row_out_24, msg_24) */
+	vpxord %zmm0, %zmm17, %zmm0 /* ct_24 = xor(row_out_24, msg_24) */
 	vmovdqu64 %zmm0, 1536(%rdx) /* store ct_24 */
 	vmovdqu64 1600(%rcx), %zmm0 /* msg_25 = load() */
-	vpxord %zmm0, %zmm24, %zmm0 /* ct_25 = xor(row_out_25, msg_25) */
+	vpxord %zmm0, %zmm26, %zmm0 /* ct_25 = xor(row_out_25, msg_25) */
 	vmovdqu64 %zmm0, 1600(%rdx) /* store ct_25 */
 	vmovdqu64 1664(%rcx), %zmm0 /* msg_26 = load() */
-	vpxord %zmm0, %zmm21, %zmm0 /* ct_26 = xor(row_out_26, msg_26) */
+	vpxord %zmm0, %zmm18, %zmm0 /* ct_26 = xor(row_out_26, msg_26) */
 	vmovdqu64 %zmm0, 1664(%rdx) /* store ct_26 */
 	vmovdqu64 1728(%rcx), %zmm0 /* msg_27 = load() */
 	vpxord %zmm0, %zmm27, %zmm0 /* ct_27 = xor(row_out_27, msg_27) */
@@ -11564,7 +10945,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vpxord %zmm0, %zmm3, %zmm0 /* ct_28 = xor(row_out_28, msg_28) */
 	vmovdqu64 %zmm0, 1792(%rdx) /* store ct_28 */
 	vmovdqu64 1856(%rcx), %zmm0 /* msg_29 = load() */
-	vpxord %zmm0, %zmm26, %zmm0 /* ct_29 = xor(row_out_29, msg_29) */
+	vpxord %zmm0, %zmm28, %zmm0 /* ct_29 = xor(row_out_29, msg_29) */
 	vmovdqu64 %zmm0, 1856(%rdx) /* store ct_29 */
 	vmovdqu64 1920(%rcx), %zmm0 /* msg_30 = load() */
 	vpxord %zmm0, %zmm2, %zmm0 /* ct_30 = xor(row_out_30, msg_30) */

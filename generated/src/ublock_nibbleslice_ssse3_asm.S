@@ -11,7 +11,7 @@
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 896 bytes (54 spill slots of 16 bytes)
+ *   frame: 640 bytes (39 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm
@@ -21,7 +21,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $896, %rsp
+	sub $640, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -273,60 +273,43 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	movdqa 288(%rsp), %xmm15 /* reload x1_14.2 */
 	movdqa %xmm15, 592(%rsp) /* spill x1_14.2 */
 	movdqa 16(%rsp), %xmm15 /* reload x1_15.2 */
+	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_ssse3_asm_0_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	movdqu (%rdi,%rcx), %xmm15 /* t0_0 = bcast128() */
 	pshufb %xmm1, %xmm15 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm1, 272(%rsp) /* spill x0_0.2 */
 	movdqu 16(%rdi,%rcx), %xmm1 /* t0_1 = bcast128() */
 	pshufb %xmm0, %xmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm0, 0(%rsp) /* spill x0_1.2 */
 	movdqu 32(%rdi,%rcx), %xmm0 /* t0_2 = bcast128() */
 	pshufb %xmm3, %xmm0 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm3, 224(%rsp) /* spill x0_2.2 */
 	movdqu 48(%rdi,%rcx), %xmm3 /* t0_3 = bcast128() */
 	pshufb %xmm13, %xmm3 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm13, 240(%rsp) /* spill x0_3.2 */
 	movdqu 64(%rdi,%rcx), %xmm13 /* t0_4 = bcast128() */
 	pshufb %xmm14, %xmm13 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm14, 208(%rsp) /* spill x0_4.2 */
 	movdqu 80(%rdi,%rcx), %xmm14 /* t0_5 = bcast128() */
 	pshufb %xmm12, %xmm14 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm12, 192(%rsp) /* spill x0_5.2 */
 	movdqu 96(%rdi,%rcx), %xmm12 /* t0_6 = bcast128() */
 	pshufb %xmm2, %xmm12 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm2, 176(%rsp) /* spill x0_6.2 */
 	movdqu 112(%rdi,%rcx), %xmm2 /* t0_7 = bcast128() */
 	pshufb %xmm11, %xmm2 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm11, 160(%rsp) /* spill x0_7.2 */
 	movdqu 256(%rdi,%rcx), %xmm11 /* t1_0 = bcast128() */
 	pshufb %xmm7, %xmm11 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm7, 144(%rsp) /* spill x1_0.2 */
 	movdqu 272(%rdi,%rcx), %xmm7 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm7 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm5, 128(%rsp) /* spill x1_1.2 */
 	movdqu 288(%rdi,%rcx), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm8, %xmm5 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm8, 112(%rsp) /* spill x1_2.2 */
 	movdqu 304(%rdi,%rcx), %xmm8 /* t1_3 = bcast128() */
 	pshufb %xmm4, %xmm8 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm4, 96(%rsp) /* spill x1_3.2 */
 	movdqu 320(%rdi,%rcx), %xmm4 /* t1_4 = bcast128() */
 	pshufb %xmm9, %xmm4 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm9, 80(%rsp) /* spill x1_4.2 */
 	movdqu 336(%rdi,%rcx), %xmm9 /* t1_5 = bcast128() */
 	pshufb %xmm6, %xmm9 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm6, 64(%rsp) /* spill x1_5.2 */
 	movdqu 352(%rdi,%rcx), %xmm6 /* t1_6 = bcast128() */
 	pshufb %xmm10, %xmm6 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm10, 48(%rsp) /* spill x1_6.2 */
 	movdqu 368(%rdi,%rcx), %xmm10 /* t1_7 = bcast128() */
-	movdqa %xmm2, 32(%rsp) /* spill s0_7 */
-	movdqa 480(%rsp), %xmm2 /* reload x1_7.2 */
-	pshufb %xmm2, %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb 480(%rsp), %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm15, %xmm11 /* y1_0 = xor(s1_0, s0_0) */
@@ -336,7 +319,6 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	pxor %xmm13, %xmm4 /* y1_4 = xor(s1_4, s0_4) */
 	pxor %xmm14, %xmm9 /* y1_5 = xor(s1_5, s0_5) */
 	pxor %xmm12, %xmm6 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 32(%rsp), %xmm2 /* reload s0_7 */
 	pxor %xmm2, %xmm10 /* y1_7 = xor(s1_7, s0_7) */
 	pxor %xmm7, %xmm15 /* y0_0 = xor(s0_0, y1_1) */
 	pxor %xmm5, %xmm1 /* y0_1 = xor(s0_1, y1_2) */
@@ -380,71 +362,54 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	pxor %xmm10, %xmm2 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm10, 32(%rsp) /* spill y1_7_2 */
+	movdqa %xmm10, 272(%rsp) /* spill y1_7_2 */
 	movdqu 128(%rdi,%rcx), %xmm10 /* t0_8 = bcast128() */
-	movdqa %xmm6, 608(%rsp) /* spill y1_6_2 */
-	movdqa 464(%rsp), %xmm6 /* reload x0_8.2 */
-	pshufb %xmm6, %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	pshufb 464(%rsp), %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm6, 0(%rsp) /* spill y1_6_2 */
 	movdqu 144(%rdi,%rcx), %xmm6 /* t0_9 = bcast128() */
-	movdqa %xmm8, 624(%rsp) /* spill y1_3_2 */
-	movdqa 448(%rsp), %xmm8 /* reload x0_9.2 */
-	pshufb %xmm8, %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	pshufb 448(%rsp), %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm8, 224(%rsp) /* spill y1_3_2 */
 	movdqu 160(%rdi,%rcx), %xmm8 /* t0_10 = bcast128() */
-	movdqa %xmm5, 640(%rsp) /* spill y1_2_2 */
-	movdqa 432(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	pshufb 432(%rsp), %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm5, 240(%rsp) /* spill y1_2_2 */
 	movdqu 176(%rdi,%rcx), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm7, 656(%rsp) /* spill y1_1_2 */
-	movdqa 352(%rsp), %xmm7 /* reload x0_11.2 */
-	pshufb %xmm7, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	pshufb 352(%rsp), %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm7, 208(%rsp) /* spill y1_1_2 */
 	movdqu 192(%rdi,%rcx), %xmm7 /* t0_12 = bcast128() */
-	movdqa %xmm11, 672(%rsp) /* spill y1_0_2 */
-	movdqa 368(%rsp), %xmm11 /* reload x0_12.2 */
-	pshufb %xmm11, %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	pshufb 368(%rsp), %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm11, 192(%rsp) /* spill y1_0_2 */
 	movdqu 208(%rdi,%rcx), %xmm11 /* t0_13 = bcast128() */
-	movdqa %xmm9, 688(%rsp) /* spill y1_5_2 */
-	movdqa 384(%rsp), %xmm9 /* reload x0_13.2 */
-	pshufb %xmm9, %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	pshufb 384(%rsp), %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm9, 176(%rsp) /* spill y1_5_2 */
 	movdqu 224(%rdi,%rcx), %xmm9 /* t0_14 = bcast128() */
-	movdqa %xmm4, 704(%rsp) /* spill y1_4_2 */
-	movdqa 400(%rsp), %xmm4 /* reload x0_14.2 */
-	pshufb %xmm4, %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	pshufb 400(%rsp), %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm4, 160(%rsp) /* spill y1_4_2 */
 	movdqu 240(%rdi,%rcx), %xmm4 /* t0_15 = bcast128() */
-	movdqa %xmm14, 720(%rsp) /* spill y0_5_2 */
-	movdqa 416(%rsp), %xmm14 /* reload x0_15.2 */
-	pshufb %xmm14, %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	pshufb 416(%rsp), %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm14, 144(%rsp) /* spill y0_5_2 */
 	movdqu 384(%rdi,%rcx), %xmm14 /* t1_8 = bcast128() */
-	movdqa %xmm13, 736(%rsp) /* spill y0_4_2 */
-	movdqa 496(%rsp), %xmm13 /* reload x1_8.2 */
-	pshufb %xmm13, %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 496(%rsp), %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm13, 128(%rsp) /* spill y0_4_2 */
 	movdqu 400(%rdi,%rcx), %xmm13 /* t1_9 = bcast128() */
-	movdqa %xmm1, 752(%rsp) /* spill y0_1_2 */
-	movdqa 512(%rsp), %xmm1 /* reload x1_9.2 */
-	pshufb %xmm1, %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	pshufb 512(%rsp), %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm1, 112(%rsp) /* spill y0_1_2 */
 	movdqu 416(%rdi,%rcx), %xmm1 /* t1_10 = bcast128() */
-	movdqa %xmm15, 768(%rsp) /* spill y0_0_2 */
-	movdqa 528(%rsp), %xmm15 /* reload x1_10.2 */
-	pshufb %xmm15, %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	pshufb 528(%rsp), %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm15, 96(%rsp) /* spill y0_0_2 */
 	movdqu 432(%rdi,%rcx), %xmm15 /* t1_11 = bcast128() */
-	movdqa %xmm2, 784(%rsp) /* spill y0_7_2 */
-	movdqa 544(%rsp), %xmm2 /* reload x1_11.2 */
-	pshufb %xmm2, %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	pshufb 544(%rsp), %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm2, 80(%rsp) /* spill y0_7_2 */
 	movdqu 448(%rdi,%rcx), %xmm2 /* t1_12 = bcast128() */
-	movdqa %xmm12, 800(%rsp) /* spill y0_6_2 */
-	movdqa 560(%rsp), %xmm12 /* reload x1_12.2 */
-	pshufb %xmm12, %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	pshufb 560(%rsp), %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm12, 64(%rsp) /* spill y0_6_2 */
 	movdqu 464(%rdi,%rcx), %xmm12 /* t1_13 = bcast128() */
-	movdqa %xmm3, 816(%rsp) /* spill y0_3_2 */
-	movdqa 576(%rsp), %xmm3 /* reload x1_13.2 */
-	pshufb %xmm3, %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	pshufb 576(%rsp), %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm3, 48(%rsp) /* spill y0_3_2 */
 	movdqu 480(%rdi,%rcx), %xmm3 /* t1_14 = bcast128() */
-	movdqa %xmm0, 832(%rsp) /* spill y0_2_2 */
-	movdqa 592(%rsp), %xmm0 /* reload x1_14.2 */
-	pshufb %xmm0, %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	pshufb 592(%rsp), %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm0, 32(%rsp) /* spill y0_2_2 */
 	movdqu 496(%rdi,%rcx), %xmm0 /* t1_15 = bcast128() */
-	movdqa %xmm4, 848(%rsp) /* spill s0_15 */
-	movdqa 256(%rsp), %xmm4 /* reload x1_15.2 */
-	pshufb %xmm4, %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 256(%rsp), %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm10, %xmm14 /* y1_8 = xor(s1_8, s0_8) */
@@ -454,7 +419,6 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	pxor %xmm7, %xmm2 /* y1_12 = xor(s1_12, s0_12) */
 	pxor %xmm11, %xmm12 /* y1_13 = xor(s1_13, s0_13) */
 	pxor %xmm9, %xmm3 /* y1_14 = xor(s1_14, s0_14) */
-	movdqa 848(%rsp), %xmm4 /* reload s0_15 */
 	pxor %xmm4, %xmm0 /* y1_15 = xor(s1_15, s0_15) */
 	pxor %xmm13, %xmm10 /* y0_8 = xor(s0_8, y1_9) */
 	pxor %xmm1, %xmm6 /* y0_9 = xor(s0_9, y1_10) */
@@ -498,61 +462,48 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	pxor %xmm0, %xmm4 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 768(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 752(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm9, 368(%rsp) /* spill x0_12.2 */
 	movdqa %xmm4, 384(%rsp) /* spill x0_13.2 */
 	movdqa %xmm8, 400(%rsp) /* spill x0_14.2 */
 	movdqa %xmm5, 416(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 656(%rsp), %xmm0 /* reload x1_7.3 */
-	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 640(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 624(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm2, 528(%rsp) /* spill x1_10.2 */
 	movdqa %xmm12, 544(%rsp) /* spill x1_11.2 */
 	movdqa %xmm14, 560(%rsp) /* spill x1_12.2 */
 	movdqa %xmm13, 576(%rsp) /* spill x1_13.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 608(%rsp), %xmm0 /* reload x1_14.3 */
+	movdqa %xmm0, 608(%rsp) /* spill x1_3.3 */
+	movdqa 96(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
+	movdqa 112(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
+	movdqa 128(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
+	movdqa 144(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x1_7.3 */
+	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
+	movdqa 0(%rsp), %xmm0 /* reload x1_14.3 */
 	movdqa %xmm0, 592(%rsp) /* spill x1_14.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_15.3 */
+	movdqa %xmm0, 256(%rsp) /* spill x1_15.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm7, %xmm2 /* x0_6.3 */
 	movdqa %xmm0, %xmm4 /* x1_3.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x0_1.3 */
-	movdqa 688(%rsp), %xmm5 /* reload x1_1.3 */
-	movdqa 704(%rsp), %xmm7 /* reload x1_0.3 */
+	movdqa 48(%rsp), %xmm0 /* reload x0_1.3 */
+	movdqa 176(%rsp), %xmm5 /* reload x1_1.3 */
+	movdqa 160(%rsp), %xmm7 /* reload x1_0.3 */
 	movdqa %xmm3, %xmm8 /* x1_2.3 */
-	movdqa 800(%rsp), %xmm3 /* reload x0_2.3 */
+	movdqa 64(%rsp), %xmm3 /* reload x0_2.3 */
 	movdqa %xmm1, %xmm9 /* x1_4.3 */
-	movdqa 832(%rsp), %xmm1 /* reload x0_0.3 */
+	movdqa 32(%rsp), %xmm1 /* reload x0_0.3 */
 	movdqa %xmm6, %xmm12 /* x0_5.3 */
 	movdqa %xmm15, %xmm6 /* x1_5.3 */
-	movdqa 784(%rsp), %xmm13 /* reload x0_3.3 */
+	movdqa 80(%rsp), %xmm13 /* reload x0_3.3 */
 	movdqa %xmm10, %xmm14 /* x0_4.3 */
-	movdqa 672(%rsp), %xmm10 /* reload x1_6.3 */
-	movdqa 32(%rsp), %xmm15 /* reload x1_15.3 */
+	movdqa 192(%rsp), %xmm10 /* reload x1_6.3 */
 	add $512, %rcx
 	cmp $8192, %rcx
 	jne .Lublock_nibbleslice_ssse3_asm_0_loop_r0
@@ -568,21 +519,16 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	por %xmm11, %xmm2 /* byte_3 = or(hi_up_3, x0_7) */
 	movdqa 464(%rsp), %xmm0 /* reload x0_8.2 */
 	psllw $4, %xmm0 /* hi_up_4 = shl(x0_8) */
-	movdqa 448(%rsp), %xmm11 /* reload x0_9.2 */
-	por %xmm11, %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
+	por 448(%rsp), %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
 	movdqa 432(%rsp), %xmm11 /* reload x0_10.2 */
 	psllw $4, %xmm11 /* hi_up_5 = shl(x0_10) */
-	movdqa 352(%rsp), %xmm12 /* reload x0_11.2 */
-	por %xmm12, %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
+	por 352(%rsp), %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
 	movdqa 368(%rsp), %xmm12 /* reload x0_12.2 */
 	psllw $4, %xmm12 /* hi_up_6 = shl(x0_12) */
-	movdqa 384(%rsp), %xmm13 /* reload x0_13.2 */
-	por %xmm13, %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
+	por 384(%rsp), %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
 	movdqa 400(%rsp), %xmm13 /* reload x0_14.2 */
 	psllw $4, %xmm13 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm12, 400(%rsp) /* spill byte_6 */
-	movdqa 416(%rsp), %xmm12 /* reload x0_15.2 */
-	por %xmm12, %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
+	por 416(%rsp), %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
 	psllw $4, %xmm7 /* hi_up_8 = shl(x1_0) */
 	por %xmm5, %xmm7 /* byte_8 = or(hi_up_8, x1_1) */
 	psllw $4, %xmm8 /* hi_up_9 = shl(x1_2) */
@@ -590,25 +536,22 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	psllw $4, %xmm9 /* hi_up_10 = shl(x1_4) */
 	por %xmm6, %xmm9 /* byte_10 = or(hi_up_10, x1_5) */
 	psllw $4, %xmm10 /* hi_up_11 = shl(x1_6) */
-	movdqa 480(%rsp), %xmm4 /* reload x1_7.2 */
-	por %xmm4, %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
+	por 480(%rsp), %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
 	movdqa 496(%rsp), %xmm4 /* reload x1_8.2 */
 	psllw $4, %xmm4 /* hi_up_12 = shl(x1_8) */
-	movdqa 512(%rsp), %xmm5 /* reload x1_9.2 */
-	por %xmm5, %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
+	por 512(%rsp), %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
 	movdqa 528(%rsp), %xmm5 /* reload x1_10.2 */
 	psllw $4, %xmm5 /* hi_up_13 = shl(x1_10) */
-	movdqa 544(%rsp), %xmm6 /* reload x1_11.2 */
-	por %xmm6, %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
+	por 544(%rsp), %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
 	movdqa 560(%rsp), %xmm6 /* reload x1_12.2 */
 	psllw $4, %xmm6 /* hi_up_14 = shl(x1_12) */
-	movdqa 576(%rsp), %xmm12 /* reload x1_13.2 */
-	por %xmm12, %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
-	movdqa 592(%rsp), %xmm12 /* reload x1_14.2 */
-	psllw $4, %xmm12 /* hi_up_15 = shl(x1_14) */
-	por %xmm15, %xmm12 /* byte_15 = or(hi_up_15, x1_15) */
-	movdqa %xmm1, %xmm15 /* byte */
-	punpcklbw %xmm7, %xmm15 /* tro0 = unpacklo(byte, byte_8) */
+	por 576(%rsp), %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
+	movdqa 592(%rsp), %xmm15 /* reload x1_14.2 */
+	psllw $4, %xmm15 /* hi_up_15 = shl(x1_14) */
+	por 256(%rsp), %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	movdqa %xmm13, 256(%rsp) /* spill byte_7 */
+	movdqa %xmm1, %xmm13 /* byte */
+	punpcklbw %xmm7, %xmm13 /* tro0 = unpacklo(byte, byte_8) */
 	punpckhbw %xmm7, %xmm1 /* tro0_1 = unpackhi(byte, byte_8) */
 	movdqa %xmm3, %xmm7 /* byte_1 */
 	punpcklbw %xmm8, %xmm7 /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -625,17 +568,17 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	movdqa %xmm11, %xmm4 /* byte_5 */
 	punpcklbw %xmm5, %xmm4 /* tro0_10 = unpacklo(byte_5, byte_13) */
 	punpckhbw %xmm5, %xmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 400(%rsp), %xmm5 /* reload byte_6 */
+	movdqa %xmm12, %xmm5 /* byte_6 */
+	punpcklbw %xmm6, %xmm5 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm6, %xmm12 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 256(%rsp), %xmm6 /* reload byte_7 */
 	movdqa %xmm2, 592(%rsp) /* spill tro0_7 */
-	movdqa %xmm5, %xmm2 /* byte_6 */
-	punpcklbw %xmm6, %xmm2 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm6, %xmm5 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa %xmm13, %xmm6 /* byte_7 */
-	punpcklbw %xmm12, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm12, %xmm13 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm15, %xmm12 /* tro0 */
-	punpcklbw %xmm10, %xmm12 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm10, %xmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm6, %xmm2 /* byte_7 */
+	punpcklbw %xmm15, %xmm2 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm15, %xmm6 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm13, %xmm15 /* tro0 */
+	punpcklbw %xmm10, %xmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm10, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_8) */
 	movdqa %xmm1, %xmm10 /* tro0_1 */
 	punpcklbw %xmm0, %xmm10 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	punpckhbw %xmm0, %xmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
@@ -646,87 +589,87 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	punpcklbw %xmm11, %xmm4 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	punpckhbw %xmm11, %xmm3 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	movdqa %xmm8, %xmm11 /* tro0_4 */
-	punpcklbw %xmm2, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm2, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm14, %xmm2 /* tro0_5 */
-	punpcklbw %xmm5, %xmm2 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm5, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm9, %xmm5 /* tro0_6 */
-	punpcklbw %xmm6, %xmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm6, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 592(%rsp), %xmm6 /* reload tro0_7 */
-	movdqa %xmm3, 400(%rsp) /* spill tro1_7 */
-	movdqa %xmm6, %xmm3 /* tro0_7 */
-	punpcklbw %xmm13, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm13, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm12, %xmm13 /* tro1 */
-	punpcklbw %xmm11, %xmm13 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm11, %xmm12 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm15, %xmm11 /* tro1_1 */
+	punpcklbw %xmm5, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm5, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm14, %xmm5 /* tro0_5 */
+	punpcklbw %xmm12, %xmm5 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm12, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm9, %xmm12 /* tro0_6 */
+	punpcklbw %xmm2, %xmm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm2, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 592(%rsp), %xmm2 /* reload tro0_7 */
+	movdqa %xmm3, 256(%rsp) /* spill tro1_7 */
+	movdqa %xmm2, %xmm3 /* tro0_7 */
+	punpcklbw %xmm6, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm6, %xmm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm15, %xmm6 /* tro1 */
+	punpcklbw %xmm11, %xmm6 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm11, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm13, %xmm11 /* tro1_1 */
 	punpcklbw %xmm8, %xmm11 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm8, %xmm15 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	punpckhbw %xmm8, %xmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	movdqa %xmm10, %xmm8 /* tro1_2 */
-	punpcklbw %xmm2, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm2, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm1, %xmm2 /* tro1_3 */
-	punpcklbw %xmm14, %xmm2 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpcklbw %xmm5, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm5, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm1, %xmm5 /* tro1_3 */
+	punpcklbw %xmm14, %xmm5 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	punpckhbw %xmm14, %xmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	movdqa %xmm0, %xmm14 /* tro1_4 */
-	punpcklbw %xmm5, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm5, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm7, %xmm5 /* tro1_5 */
-	punpcklbw %xmm9, %xmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpcklbw %xmm12, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm12, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm7, %xmm12 /* tro1_5 */
+	punpcklbw %xmm9, %xmm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	punpckhbw %xmm9, %xmm7 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	movdqa %xmm4, %xmm9 /* tro1_6 */
 	punpcklbw %xmm3, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	punpckhbw %xmm3, %xmm4 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 400(%rsp), %xmm3 /* reload tro1_7 */
+	movdqa 256(%rsp), %xmm3 /* reload tro1_7 */
 	movdqa %xmm1, 592(%rsp) /* spill tro2_7 */
 	movdqa %xmm3, %xmm1 /* tro1_7 */
-	punpcklbw %xmm6, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm6, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm13, %xmm6 /* tro2 */
-	punpcklbw %xmm14, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm14, %xmm13 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm12, %xmm14 /* tro2_1 */
+	punpcklbw %xmm2, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm2, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm6, %xmm2 /* tro2 */
+	punpcklbw %xmm14, %xmm2 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm14, %xmm6 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm15, %xmm14 /* tro2_1 */
 	punpcklbw %xmm0, %xmm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm0, %xmm12 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	punpckhbw %xmm0, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	movdqa %xmm11, %xmm0 /* tro2_2 */
-	punpcklbw %xmm5, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm5, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm15, %xmm5 /* tro2_3 */
-	punpcklbw %xmm7, %xmm5 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm7, %xmm15 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	punpcklbw %xmm12, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm12, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm13, %xmm12 /* tro2_3 */
+	punpcklbw %xmm7, %xmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm7, %xmm13 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	movdqa %xmm8, %xmm7 /* tro2_4 */
 	punpcklbw %xmm9, %xmm7 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	punpckhbw %xmm9, %xmm8 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	movdqa %xmm10, %xmm9 /* tro2_5 */
 	punpcklbw %xmm4, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	punpckhbw %xmm4, %xmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm2, %xmm4 /* tro2_6 */
+	movdqa %xmm5, %xmm4 /* tro2_6 */
 	punpcklbw %xmm1, %xmm4 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm1, %xmm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	punpckhbw %xmm1, %xmm5 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	movdqa 592(%rsp), %xmm1 /* reload tro2_7 */
-	movdqa %xmm2, 400(%rsp) /* spill tro3_13 */
-	movdqa %xmm1, %xmm2 /* tro2_7 */
-	punpcklbw %xmm3, %xmm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	movdqa %xmm5, 256(%rsp) /* spill tro3_13 */
+	movdqa %xmm1, %xmm5 /* tro2_7 */
+	punpcklbw %xmm3, %xmm5 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	punpckhbw %xmm3, %xmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqu %xmm6, (%rdx) /* store tro3 */
-	movdqu %xmm13, 16(%rdx) /* store tro3_1 */
+	movdqu %xmm2, (%rdx) /* store tro3 */
+	movdqu %xmm6, 16(%rdx) /* store tro3_1 */
 	movdqu %xmm14, 32(%rdx) /* store tro3_2 */
-	movdqu %xmm12, 48(%rdx) /* store tro3_3 */
+	movdqu %xmm15, 48(%rdx) /* store tro3_3 */
 	movdqu %xmm0, 64(%rdx) /* store tro3_4 */
 	movdqu %xmm11, 80(%rdx) /* store tro3_5 */
-	movdqu %xmm5, 96(%rdx) /* store tro3_6 */
-	movdqu %xmm15, 112(%rdx) /* store tro3_7 */
+	movdqu %xmm12, 96(%rdx) /* store tro3_6 */
+	movdqu %xmm13, 112(%rdx) /* store tro3_7 */
 	movdqu %xmm7, 128(%rdx) /* store tro3_8 */
 	movdqu %xmm8, 144(%rdx) /* store tro3_9 */
 	movdqu %xmm9, 160(%rdx) /* store tro3_10 */
 	movdqu %xmm10, 176(%rdx) /* store tro3_11 */
 	movdqu %xmm4, 192(%rdx) /* store tro3_12 */
-	movdqa 400(%rsp), %xmm0 /* reload tro3_13 */
+	movdqa 256(%rsp), %xmm0 /* reload tro3_13 */
 	movdqu %xmm0, 208(%rdx) /* store tro3_13 */
-	movdqu %xmm2, 224(%rdx) /* store tro3_14 */
+	movdqu %xmm5, 224(%rdx) /* store tro3_14 */
 	movdqu %xmm1, 240(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -739,7 +682,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 960 bytes (58 spill slots of 16 bytes)
+ *   frame: 704 bytes (42 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm
@@ -749,7 +692,7 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $960, %rsp
+	sub $704, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -1017,688 +960,611 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm9, 48(%rsp) /* spill y1_7_2 */
 	movdqa 112(%rsp), %xmm9 /* reload hi_2 */
-	movdqa %xmm13, 16(%rsp) /* spill y1_6_2 */
-	movdqa 32(%rsp), %xmm13 /* reload hi_14 */
-	pxor %xmm13, %xmm9 /* y0_8 = xor(hi_2, hi_14) */
-	movdqa %xmm8, 112(%rsp) /* spill y1_5_2 */
-	movdqa 64(%rsp), %xmm8 /* reload lo_2 */
-	movdqa %xmm14, 288(%rsp) /* spill y1_4_2 */
-	movdqa 272(%rsp), %xmm14 /* reload lo_14 */
-	pxor %xmm14, %xmm8 /* y0_9 = xor(lo_2, lo_14) */
-	movdqa %xmm12, 64(%rsp) /* spill y1_3_2 */
-	movdqa 224(%rsp), %xmm12 /* reload hi_7 */
-	movdqa %xmm10, 304(%rsp) /* spill y1_2_2 */
-	movdqa 240(%rsp), %xmm10 /* reload hi_10 */
-	pxor %xmm10, %xmm12 /* y0_10 = xor(hi_7, hi_10) */
-	movdqa %xmm11, 224(%rsp) /* spill y1_1_2 */
-	movdqa 160(%rsp), %xmm11 /* reload lo_7 */
-	movdqa %xmm7, 320(%rsp) /* spill y1_0_2 */
-	movdqa 208(%rsp), %xmm7 /* reload lo_10 */
-	pxor %xmm7, %xmm11 /* y0_11 = xor(lo_7, lo_10) */
-	movdqa %xmm6, 160(%rsp) /* spill y0_7_2 */
-	movdqa 96(%rsp), %xmm6 /* reload hi_3 */
-	movdqa %xmm3, 336(%rsp) /* spill y0_6_2 */
-	movdqa 256(%rsp), %xmm3 /* reload hi_13 */
-	pxor %xmm3, %xmm6 /* y0_12 = xor(hi_3, hi_13) */
-	movdqa %xmm5, 96(%rsp) /* spill y0_5_2 */
-	movdqa 80(%rsp), %xmm5 /* reload lo_3 */
-	movdqa %xmm2, 352(%rsp) /* spill y0_4_2 */
-	movdqa 0(%rsp), %xmm2 /* reload lo_13 */
-	pxor %xmm2, %xmm5 /* y0_13 = xor(lo_3, lo_13) */
-	movdqa %xmm0, 80(%rsp) /* spill y0_3_2 */
-	movdqa 144(%rsp), %xmm0 /* reload hi_6 */
-	movdqa %xmm1, 368(%rsp) /* spill y0_2_2 */
-	movdqa 192(%rsp), %xmm1 /* reload hi_9 */
-	pxor %xmm1, %xmm0 /* y0_14 = xor(hi_6, hi_9) */
-	movdqa %xmm4, 144(%rsp) /* spill y0_1_2 */
-	movdqa 128(%rsp), %xmm4 /* reload lo_6 */
-	movdqa %xmm15, 384(%rsp) /* spill y0_0_2 */
+	pxor 32(%rsp), %xmm9 /* y0_8 = xor(hi_2, hi_14) */
+	movdqa %xmm13, 112(%rsp) /* spill y1_6_2 */
+	movdqa 64(%rsp), %xmm13 /* reload lo_2 */
+	pxor 272(%rsp), %xmm13 /* y0_9 = xor(lo_2, lo_14) */
+	movdqa %xmm8, 64(%rsp) /* spill y1_5_2 */
+	movdqa 224(%rsp), %xmm8 /* reload hi_7 */
+	pxor 240(%rsp), %xmm8 /* y0_10 = xor(hi_7, hi_10) */
+	movdqa %xmm14, 224(%rsp) /* spill y1_4_2 */
+	movdqa 160(%rsp), %xmm14 /* reload lo_7 */
+	pxor 208(%rsp), %xmm14 /* y0_11 = xor(lo_7, lo_10) */
+	movdqa %xmm12, 160(%rsp) /* spill y1_3_2 */
+	movdqa 96(%rsp), %xmm12 /* reload hi_3 */
+	pxor 256(%rsp), %xmm12 /* y0_12 = xor(hi_3, hi_13) */
+	movdqa %xmm10, 96(%rsp) /* spill y1_2_2 */
+	movdqa 80(%rsp), %xmm10 /* reload lo_3 */
+	pxor 0(%rsp), %xmm10 /* y0_13 = xor(lo_3, lo_13) */
+	movdqa %xmm11, 80(%rsp) /* spill y1_1_2 */
+	movdqa 144(%rsp), %xmm11 /* reload hi_6 */
+	pxor 192(%rsp), %xmm11 /* y0_14 = xor(hi_6, hi_9) */
+	movdqa %xmm7, 144(%rsp) /* spill y1_0_2 */
+	movdqa 128(%rsp), %xmm7 /* reload lo_6 */
+	pxor 176(%rsp), %xmm7 /* y0_15 = xor(lo_6, lo_9) */
+	movdqa %xmm6, 128(%rsp) /* spill y0_7_2 */
+	movdqa 32(%rsp), %xmm6 /* reload hi_14 */
+	pxor %xmm10, %xmm6 /* y1_8 = xor(hi_14, y0_13) */
+	movdqa %xmm3, 32(%rsp) /* spill y0_6_2 */
+	movdqa 272(%rsp), %xmm3 /* reload lo_14 */
+	pxor %xmm11, %xmm3 /* y1_9 = xor(lo_14, y0_14) */
+	movdqa %xmm5, 272(%rsp) /* spill y0_5_2 */
+	movdqa 240(%rsp), %xmm5 /* reload hi_10 */
+	pxor %xmm7, %xmm5 /* y1_10 = xor(hi_10, y0_15) */
+	movdqa %xmm2, 240(%rsp) /* spill y0_4_2 */
+	movdqa 208(%rsp), %xmm2 /* reload lo_10 */
+	pxor %xmm9, %xmm2 /* y1_11 = xor(lo_10, y0_8) */
+	movdqa %xmm0, 208(%rsp) /* spill y0_3_2 */
+	movdqa 256(%rsp), %xmm0 /* reload hi_13 */
+	pxor %xmm13, %xmm0 /* y1_12 = xor(hi_13, y0_9) */
+	movdqa %xmm1, 256(%rsp) /* spill y0_2_2 */
+	movdqa 0(%rsp), %xmm1 /* reload lo_13 */
+	pxor %xmm8, %xmm1 /* y1_13 = xor(lo_13, y0_10) */
+	movdqa %xmm4, 0(%rsp) /* spill y0_1_2 */
+	movdqa 192(%rsp), %xmm4 /* reload hi_9 */
+	pxor %xmm14, %xmm4 /* y1_14 = xor(hi_9, y0_11) */
+	movdqa %xmm15, 192(%rsp) /* spill y0_0_2 */
 	movdqa 176(%rsp), %xmm15 /* reload lo_9 */
-	pxor %xmm15, %xmm4 /* y0_15 = xor(lo_6, lo_9) */
-	pxor %xmm5, %xmm13 /* y1_8 = xor(hi_14, y0_13) */
-	pxor %xmm0, %xmm14 /* y1_9 = xor(lo_14, y0_14) */
-	pxor %xmm4, %xmm10 /* y1_10 = xor(hi_10, y0_15) */
-	pxor %xmm9, %xmm7 /* y1_11 = xor(lo_10, y0_8) */
-	pxor %xmm8, %xmm3 /* y1_12 = xor(hi_13, y0_9) */
-	pxor %xmm12, %xmm2 /* y1_13 = xor(lo_13, y0_10) */
-	pxor %xmm11, %xmm1 /* y1_14 = xor(hi_9, y0_11) */
-	pxor %xmm6, %xmm15 /* y1_15 = xor(lo_9, y0_12) */
-	pxor %xmm10, %xmm9 /* y0_8_1 = xor(y0_8, y1_10) */
-	pxor %xmm7, %xmm8 /* y0_9_1 = xor(y0_9, y1_11) */
-	pxor %xmm3, %xmm12 /* y0_10_1 = xor(y0_10, y1_12) */
-	pxor %xmm2, %xmm11 /* y0_11_1 = xor(y0_11, y1_13) */
-	pxor %xmm1, %xmm6 /* y0_12_1 = xor(y0_12, y1_14) */
-	pxor %xmm15, %xmm5 /* y0_13_1 = xor(y0_13, y1_15) */
-	pxor %xmm13, %xmm0 /* y0_14_1 = xor(y0_14, y1_8) */
-	pxor %xmm14, %xmm4 /* y0_15_1 = xor(y0_15, y1_9) */
-	pxor %xmm12, %xmm13 /* y1_8_1 = xor(y1_8, y0_10_1) */
-	pxor %xmm11, %xmm14 /* y1_9_1 = xor(y1_9, y0_11_1) */
-	pxor %xmm6, %xmm10 /* y1_10_1 = xor(y1_10, y0_12_1) */
-	pxor %xmm5, %xmm7 /* y1_11_1 = xor(y1_11, y0_13_1) */
-	pxor %xmm0, %xmm3 /* y1_12_1 = xor(y1_12, y0_14_1) */
-	pxor %xmm4, %xmm2 /* y1_13_1 = xor(y1_13, y0_15_1) */
-	pxor %xmm9, %xmm1 /* y1_14_1 = xor(y1_14, y0_8_1) */
-	pxor %xmm8, %xmm15 /* y1_15_1 = xor(y1_15, y0_9_1) */
-	pxor %xmm14, %xmm9 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
-	pxor %xmm10, %xmm8 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
-	pxor %xmm7, %xmm12 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
-	pxor %xmm3, %xmm11 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
-	pxor %xmm2, %xmm6 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
-	pxor %xmm1, %xmm5 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	pxor %xmm15, %xmm0 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
-	pxor %xmm13, %xmm4 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
-	pxor %xmm9, %xmm13 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
-	pxor %xmm8, %xmm14 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
-	pxor %xmm12, %xmm10 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
-	pxor %xmm11, %xmm7 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
-	pxor %xmm6, %xmm3 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
-	pxor %xmm5, %xmm2 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
-	pxor %xmm0, %xmm1 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	pxor %xmm4, %xmm15 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
-	movdqa %xmm7, 176(%rsp) /* spill x1_11.2 */
-	movdqa 384(%rsp), %xmm7 /* reload x0_0.2 */
-	movdqa %xmm10, 192(%rsp) /* spill x1_10.2 */
-	movdqa 144(%rsp), %xmm10 /* reload x0_1.2 */
-	movdqa %xmm2, 0(%rsp) /* spill x1_13.2 */
-	movdqa 368(%rsp), %xmm2 /* reload x0_2.2 */
-	movdqa %xmm3, 256(%rsp) /* spill x1_12.2 */
-	movdqa 80(%rsp), %xmm3 /* reload x0_3.2 */
-	movdqa %xmm5, 208(%rsp) /* spill x0_13.2 */
-	movdqa 352(%rsp), %xmm5 /* reload x0_4.2 */
-	movdqa %xmm6, 240(%rsp) /* spill x0_12.2 */
-	movdqa 96(%rsp), %xmm6 /* reload x0_5.2 */
-	movdqa %xmm4, 272(%rsp) /* spill x0_15.2 */
-	movdqa 336(%rsp), %xmm4 /* reload x0_6.2 */
-	movdqa %xmm4, 32(%rsp) /* spill x0_6.2 */
-	movdqa 160(%rsp), %xmm4 /* reload x0_7.2 */
-	movdqa %xmm4, 128(%rsp) /* spill x0_7.2 */
-	movdqa 240(%rsp), %xmm4 /* reload x0_12.2 */
-	movdqa %xmm4, 400(%rsp) /* spill x0_12.2 */
-	movdqa 208(%rsp), %xmm4 /* reload x0_13.2 */
-	movdqa %xmm4, 416(%rsp) /* spill x0_13.2 */
-	movdqa 272(%rsp), %xmm4 /* reload x0_15.2 */
-	movdqa %xmm4, 432(%rsp) /* spill x0_15.2 */
-	movdqa 320(%rsp), %xmm4 /* reload x1_0.2 */
-	movdqa %xmm0, 448(%rsp) /* spill x0_14.2 */
-	movdqa 224(%rsp), %xmm0 /* reload x1_1.2 */
-	movdqa %xmm6, 464(%rsp) /* spill x0_5.2 */
-	movdqa 304(%rsp), %xmm6 /* reload x1_2.2 */
-	movdqa %xmm6, 480(%rsp) /* spill x1_2.2 */
-	movdqa 64(%rsp), %xmm6 /* reload x1_3.2 */
-	movdqa %xmm6, 496(%rsp) /* spill x1_3.2 */
-	movdqa 288(%rsp), %xmm6 /* reload x1_4.2 */
-	movdqa %xmm6, 512(%rsp) /* spill x1_4.2 */
-	movdqa 112(%rsp), %xmm6 /* reload x1_5.2 */
-	movdqa %xmm6, 528(%rsp) /* spill x1_5.2 */
-	movdqa 16(%rsp), %xmm6 /* reload x1_6.2 */
-	movdqa %xmm5, 544(%rsp) /* spill x0_4.2 */
-	movdqa 48(%rsp), %xmm5 /* reload x1_7.2 */
+	pxor %xmm12, %xmm15 /* y1_15 = xor(lo_9, y0_12) */
+	pxor %xmm5, %xmm9 /* y0_8_1 = xor(y0_8, y1_10) */
+	pxor %xmm2, %xmm13 /* y0_9_1 = xor(y0_9, y1_11) */
+	pxor %xmm0, %xmm8 /* y0_10_1 = xor(y0_10, y1_12) */
+	pxor %xmm1, %xmm14 /* y0_11_1 = xor(y0_11, y1_13) */
+	pxor %xmm4, %xmm12 /* y0_12_1 = xor(y0_12, y1_14) */
+	pxor %xmm15, %xmm10 /* y0_13_1 = xor(y0_13, y1_15) */
+	pxor %xmm6, %xmm11 /* y0_14_1 = xor(y0_14, y1_8) */
+	pxor %xmm3, %xmm7 /* y0_15_1 = xor(y0_15, y1_9) */
+	pxor %xmm8, %xmm6 /* y1_8_1 = xor(y1_8, y0_10_1) */
+	pxor %xmm14, %xmm3 /* y1_9_1 = xor(y1_9, y0_11_1) */
+	pxor %xmm12, %xmm5 /* y1_10_1 = xor(y1_10, y0_12_1) */
+	pxor %xmm10, %xmm2 /* y1_11_1 = xor(y1_11, y0_13_1) */
+	pxor %xmm11, %xmm0 /* y1_12_1 = xor(y1_12, y0_14_1) */
+	pxor %xmm7, %xmm1 /* y1_13_1 = xor(y1_13, y0_15_1) */
+	pxor %xmm9, %xmm4 /* y1_14_1 = xor(y1_14, y0_8_1) */
+	pxor %xmm13, %xmm15 /* y1_15_1 = xor(y1_15, y0_9_1) */
+	pxor %xmm3, %xmm9 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
+	pxor %xmm5, %xmm13 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
+	pxor %xmm2, %xmm8 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
+	pxor %xmm0, %xmm14 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
+	pxor %xmm1, %xmm12 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
+	pxor %xmm4, %xmm10 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
+	pxor %xmm15, %xmm11 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	pxor %xmm6, %xmm7 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
+	pxor %xmm9, %xmm6 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
+	pxor %xmm13, %xmm3 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
+	pxor %xmm8, %xmm5 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
+	pxor %xmm14, %xmm2 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
+	pxor %xmm12, %xmm0 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
+	pxor %xmm10, %xmm1 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
+	pxor %xmm11, %xmm4 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
+	pxor %xmm7, %xmm15 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	movdqa %xmm2, 176(%rsp) /* spill x1_11.2 */
+	movdqa 192(%rsp), %xmm2 /* reload x0_0.2 */
+	movdqa %xmm5, 16(%rsp) /* spill x1_10.2 */
+	movdqa 0(%rsp), %xmm5 /* reload x0_1.2 */
+	movdqa %xmm1, 288(%rsp) /* spill x1_13.2 */
+	movdqa 256(%rsp), %xmm1 /* reload x0_2.2 */
+	movdqa %xmm0, 304(%rsp) /* spill x1_12.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x0_3.2 */
+	movdqa %xmm10, 320(%rsp) /* spill x0_13.2 */
+	movdqa 240(%rsp), %xmm10 /* reload x0_4.2 */
+	movdqa %xmm12, 336(%rsp) /* spill x0_12.2 */
+	movdqa 272(%rsp), %xmm12 /* reload x0_5.2 */
+	movdqa %xmm7, 352(%rsp) /* spill x0_15.2 */
+	movdqa 32(%rsp), %xmm7 /* reload x0_6.2 */
+	movdqa %xmm7, 368(%rsp) /* spill x0_6.2 */
+	movdqa 128(%rsp), %xmm7 /* reload x0_7.2 */
+	movdqa %xmm7, 384(%rsp) /* spill x0_7.2 */
+	movdqa 336(%rsp), %xmm7 /* reload x0_12.2 */
+	movdqa %xmm7, 400(%rsp) /* spill x0_12.2 */
+	movdqa 320(%rsp), %xmm7 /* reload x0_13.2 */
+	movdqa %xmm7, 416(%rsp) /* spill x0_13.2 */
+	movdqa 352(%rsp), %xmm7 /* reload x0_15.2 */
+	movdqa %xmm7, 432(%rsp) /* spill x0_15.2 */
+	movdqa 144(%rsp), %xmm7 /* reload x1_0.2 */
+	movdqa %xmm11, 448(%rsp) /* spill x0_14.2 */
+	movdqa 80(%rsp), %xmm11 /* reload x1_1.2 */
+	movdqa %xmm12, 464(%rsp) /* spill x0_5.2 */
+	movdqa 96(%rsp), %xmm12 /* reload x1_2.2 */
+	movdqa %xmm12, 480(%rsp) /* spill x1_2.2 */
+	movdqa 160(%rsp), %xmm12 /* reload x1_3.2 */
+	movdqa %xmm12, 496(%rsp) /* spill x1_3.2 */
+	movdqa 224(%rsp), %xmm12 /* reload x1_4.2 */
+	movdqa %xmm12, 512(%rsp) /* spill x1_4.2 */
+	movdqa 64(%rsp), %xmm12 /* reload x1_5.2 */
+	movdqa %xmm12, 528(%rsp) /* spill x1_5.2 */
+	movdqa 112(%rsp), %xmm12 /* reload x1_6.2 */
+	movdqa %xmm10, 544(%rsp) /* spill x0_4.2 */
+	movdqa 48(%rsp), %xmm10 /* reload x1_7.2 */
 	movdqa %xmm15, 560(%rsp) /* spill x1_15.2 */
-	movdqa 192(%rsp), %xmm15 /* reload x1_10.2 */
+	movdqa 16(%rsp), %xmm15 /* reload x1_10.2 */
 	movdqa %xmm15, 576(%rsp) /* spill x1_10.2 */
 	movdqa 176(%rsp), %xmm15 /* reload x1_11.2 */
 	movdqa %xmm15, 592(%rsp) /* spill x1_11.2 */
-	movdqa 256(%rsp), %xmm15 /* reload x1_12.2 */
+	movdqa 304(%rsp), %xmm15 /* reload x1_12.2 */
 	movdqa %xmm15, 608(%rsp) /* spill x1_12.2 */
-	movdqa 0(%rsp), %xmm15 /* reload x1_13.2 */
+	movdqa 288(%rsp), %xmm15 /* reload x1_13.2 */
 	movdqa %xmm15, 624(%rsp) /* spill x1_13.2 */
 	movdqa 560(%rsp), %xmm15 /* reload x1_15.2 */
+	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_ssse3_asm_1_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
 	movdqu 128(%rdi,%rcx), %xmm15 /* t0_8 = bcast128() */
 	pshufb %xmm9, %xmm15 /* s0_8 = lookup16(t0_8, x0_8) */
-	movdqa %xmm9, 16(%rsp) /* spill x0_8.2 */
 	movdqu 144(%rdi,%rcx), %xmm9 /* t0_9 = bcast128() */
-	pshufb %xmm8, %xmm9 /* s0_9 = lookup16(t0_9, x0_9) */
-	movdqa %xmm8, 112(%rsp) /* spill x0_9.2 */
-	movdqu (%rdi,%rcx), %xmm8 /* t0_0 = bcast128() */
-	pshufb %xmm7, %xmm8 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm7, 288(%rsp) /* spill x0_0.2 */
-	movdqu 16(%rdi,%rcx), %xmm7 /* t0_1 = bcast128() */
-	pshufb %xmm10, %xmm7 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm10, 64(%rsp) /* spill x0_1.2 */
-	movdqu 160(%rdi,%rcx), %xmm10 /* t0_10 = bcast128() */
-	pshufb %xmm12, %xmm10 /* s0_10 = lookup16(t0_10, x0_10) */
-	movdqa %xmm12, 304(%rsp) /* spill x0_10.2 */
-	movdqu 176(%rdi,%rcx), %xmm12 /* t0_11 = bcast128() */
-	pshufb %xmm11, %xmm12 /* s0_11 = lookup16(t0_11, x0_11) */
-	movdqa %xmm11, 224(%rsp) /* spill x0_11.2 */
-	movdqu 32(%rdi,%rcx), %xmm11 /* t0_2 = bcast128() */
-	pshufb %xmm2, %xmm11 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm2, 320(%rsp) /* spill x0_2.2 */
-	movdqu 48(%rdi,%rcx), %xmm2 /* t0_3 = bcast128() */
-	pshufb %xmm3, %xmm2 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm3, 160(%rsp) /* spill x0_3.2 */
-	movdqu 352(%rdi,%rcx), %xmm3 /* t1_6 = bcast128() */
-	pshufb %xmm6, %xmm3 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm6, 336(%rsp) /* spill x1_6.2 */
-	movdqu 368(%rdi,%rcx), %xmm6 /* t1_7 = bcast128() */
-	pshufb %xmm5, %xmm6 /* s1_7 = lookup16(t1_7, x1_7) */
-	movdqa %xmm5, 96(%rsp) /* spill x1_7.2 */
-	movdqu 384(%rdi,%rcx), %xmm5 /* t1_8 = bcast128() */
-	pshufb %xmm13, %xmm5 /* s1_8 = lookup16(t1_8, x1_8) */
-	movdqa %xmm13, 352(%rsp) /* spill x1_8.2 */
-	movdqu 400(%rdi,%rcx), %xmm13 /* t1_9 = bcast128() */
-	pshufb %xmm14, %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
-	movdqa %xmm14, 80(%rsp) /* spill x1_9.2 */
-	movdqu 256(%rdi,%rcx), %xmm14 /* t1_0 = bcast128() */
-	pshufb %xmm4, %xmm14 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm4, 368(%rsp) /* spill x1_0.2 */
-	movdqu 272(%rdi,%rcx), %xmm4 /* t1_1 = bcast128() */
-	pshufb %xmm0, %xmm4 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm0, 144(%rsp) /* spill x1_1.2 */
-	movdqu 480(%rdi,%rcx), %xmm0 /* t1_14 = bcast128() */
-	pshufb %xmm1, %xmm0 /* s1_14 = lookup16(t1_14, x1_14) */
-	movdqa %xmm1, 384(%rsp) /* spill x1_14.2 */
-	movdqu 496(%rdi,%rcx), %xmm1 /* t1_15 = bcast128() */
-	movdqa %xmm2, 640(%rsp) /* spill s0_3 */
-	movdqa 48(%rsp), %xmm2 /* reload x1_15.2 */
-	pshufb %xmm2, %xmm1 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb %xmm13, %xmm9 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqu (%rdi,%rcx), %xmm13 /* t0_0 = bcast128() */
+	pshufb %xmm2, %xmm13 /* s0_0 = lookup16(t0_0, x0_0) */
+	movdqu 16(%rdi,%rcx), %xmm2 /* t0_1 = bcast128() */
+	pshufb %xmm5, %xmm2 /* s0_1 = lookup16(t0_1, x0_1) */
+	movdqu 160(%rdi,%rcx), %xmm5 /* t0_10 = bcast128() */
+	pshufb %xmm8, %xmm5 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqu 176(%rdi,%rcx), %xmm8 /* t0_11 = bcast128() */
+	pshufb %xmm14, %xmm8 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqu 32(%rdi,%rcx), %xmm14 /* t0_2 = bcast128() */
+	pshufb %xmm1, %xmm14 /* s0_2 = lookup16(t0_2, x0_2) */
+	movdqu 48(%rdi,%rcx), %xmm1 /* t0_3 = bcast128() */
+	pshufb %xmm0, %xmm1 /* s0_3 = lookup16(t0_3, x0_3) */
+	movdqu 352(%rdi,%rcx), %xmm0 /* t1_6 = bcast128() */
+	pshufb %xmm12, %xmm0 /* s1_6 = lookup16(t1_6, x1_6) */
+	movdqu 368(%rdi,%rcx), %xmm12 /* t1_7 = bcast128() */
+	pshufb %xmm10, %xmm12 /* s1_7 = lookup16(t1_7, x1_7) */
+	movdqu 384(%rdi,%rcx), %xmm10 /* t1_8 = bcast128() */
+	pshufb %xmm6, %xmm10 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqu 400(%rdi,%rcx), %xmm6 /* t1_9 = bcast128() */
+	pshufb %xmm3, %xmm6 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqu 256(%rdi,%rcx), %xmm3 /* t1_0 = bcast128() */
+	pshufb %xmm7, %xmm3 /* s1_0 = lookup16(t1_0, x1_0) */
+	movdqu 272(%rdi,%rcx), %xmm7 /* t1_1 = bcast128() */
+	pshufb %xmm11, %xmm7 /* s1_1 = lookup16(t1_1, x1_1) */
+	movdqu 480(%rdi,%rcx), %xmm11 /* t1_14 = bcast128() */
+	pshufb %xmm4, %xmm11 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqu 496(%rdi,%rcx), %xmm4 /* t1_15 = bcast128() */
+	pshufb 48(%rsp), %xmm4 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm3, %xmm15 /* y0_0_3 = xor(s0_8, s1_6) */
-	pxor %xmm6, %xmm9 /* y0_1_3 = xor(s0_9, s1_7) */
-	pxor %xmm5, %xmm8 /* y0_2_3 = xor(s0_0, s1_8) */
-	pxor %xmm13, %xmm7 /* y0_3_3 = xor(s0_1, s1_9) */
-	pxor %xmm14, %xmm10 /* y0_4_3 = xor(s0_10, s1_0) */
-	pxor %xmm4, %xmm12 /* y0_5_3 = xor(s0_11, s1_1) */
-	pxor %xmm0, %xmm11 /* y0_6_3 = xor(s0_2, s1_14) */
-	movdqa 640(%rsp), %xmm2 /* reload s0_3 */
-	pxor %xmm1, %xmm2 /* y0_7_3 = xor(s0_3, s1_15) */
-	pxor %xmm12, %xmm3 /* y1_0_3 = xor(s1_6, y0_5_3) */
-	pxor %xmm11, %xmm6 /* y1_1_3 = xor(s1_7, y0_6_3) */
-	pxor %xmm2, %xmm5 /* y1_2_3 = xor(s1_8, y0_7_3) */
-	pxor %xmm15, %xmm13 /* y1_3_3 = xor(s1_9, y0_0_3) */
-	pxor %xmm9, %xmm14 /* y1_4_3 = xor(s1_0, y0_1_3) */
-	pxor %xmm8, %xmm4 /* y1_5_3 = xor(s1_1, y0_2_3) */
-	pxor %xmm7, %xmm0 /* y1_6_3 = xor(s1_14, y0_3_3) */
-	pxor %xmm10, %xmm1 /* y1_7_3 = xor(s1_15, y0_4_3) */
-	pxor %xmm5, %xmm15 /* y0_0_4 = xor(y0_0_3, y1_2_3) */
-	pxor %xmm13, %xmm9 /* y0_1_4 = xor(y0_1_3, y1_3_3) */
-	pxor %xmm14, %xmm8 /* y0_2_4 = xor(y0_2_3, y1_4_3) */
-	pxor %xmm4, %xmm7 /* y0_3_4 = xor(y0_3_3, y1_5_3) */
-	pxor %xmm0, %xmm10 /* y0_4_4 = xor(y0_4_3, y1_6_3) */
-	pxor %xmm1, %xmm12 /* y0_5_4 = xor(y0_5_3, y1_7_3) */
-	pxor %xmm3, %xmm11 /* y0_6_4 = xor(y0_6_3, y1_0_3) */
-	pxor %xmm6, %xmm2 /* y0_7_4 = xor(y0_7_3, y1_1_3) */
-	pxor %xmm8, %xmm3 /* y1_0_4 = xor(y1_0_3, y0_2_4) */
-	pxor %xmm7, %xmm6 /* y1_1_4 = xor(y1_1_3, y0_3_4) */
-	pxor %xmm10, %xmm5 /* y1_2_4 = xor(y1_2_3, y0_4_4) */
-	pxor %xmm12, %xmm13 /* y1_3_4 = xor(y1_3_3, y0_5_4) */
-	pxor %xmm11, %xmm14 /* y1_4_4 = xor(y1_4_3, y0_6_4) */
-	pxor %xmm2, %xmm4 /* y1_5_4 = xor(y1_5_3, y0_7_4) */
-	pxor %xmm15, %xmm0 /* y1_6_4 = xor(y1_6_3, y0_0_4) */
-	pxor %xmm9, %xmm1 /* y1_7_4 = xor(y1_7_3, y0_1_4) */
-	pxor %xmm6, %xmm15 /* y0_0_5 = xor(y0_0_4, y1_1_4) */
-	pxor %xmm5, %xmm9 /* y0_1_5 = xor(y0_1_4, y1_2_4) */
-	pxor %xmm13, %xmm8 /* y0_2_5 = xor(y0_2_4, y1_3_4) */
-	pxor %xmm14, %xmm7 /* y0_3_5 = xor(y0_3_4, y1_4_4) */
-	pxor %xmm4, %xmm10 /* y0_4_5 = xor(y0_4_4, y1_5_4) */
-	pxor %xmm0, %xmm12 /* y0_5_5 = xor(y0_5_4, y1_6_4) */
-	pxor %xmm1, %xmm11 /* y0_6_5 = xor(y0_6_4, y1_7_4) */
-	pxor %xmm3, %xmm2 /* y0_7_5 = xor(y0_7_4, y1_0_4) */
-	pxor %xmm15, %xmm3 /* y1_0_5 = xor(y1_0_4, y0_0_5) */
-	pxor %xmm9, %xmm6 /* y1_1_5 = xor(y1_1_4, y0_1_5) */
-	pxor %xmm8, %xmm5 /* y1_2_5 = xor(y1_2_4, y0_2_5) */
-	pxor %xmm7, %xmm13 /* y1_3_5 = xor(y1_3_4, y0_3_5) */
-	pxor %xmm10, %xmm14 /* y1_4_5 = xor(y1_4_4, y0_4_5) */
-	pxor %xmm12, %xmm4 /* y1_5_5 = xor(y1_5_4, y0_5_5) */
-	pxor %xmm11, %xmm0 /* y1_6_5 = xor(y1_6_4, y0_6_5) */
-	pxor %xmm2, %xmm1 /* y1_7_5 = xor(y1_7_4, y0_7_5) */
+	pxor %xmm0, %xmm15 /* y0_0_3 = xor(s0_8, s1_6) */
+	pxor %xmm12, %xmm9 /* y0_1_3 = xor(s0_9, s1_7) */
+	pxor %xmm10, %xmm13 /* y0_2_3 = xor(s0_0, s1_8) */
+	pxor %xmm6, %xmm2 /* y0_3_3 = xor(s0_1, s1_9) */
+	pxor %xmm3, %xmm5 /* y0_4_3 = xor(s0_10, s1_0) */
+	pxor %xmm7, %xmm8 /* y0_5_3 = xor(s0_11, s1_1) */
+	pxor %xmm11, %xmm14 /* y0_6_3 = xor(s0_2, s1_14) */
+	pxor %xmm4, %xmm1 /* y0_7_3 = xor(s0_3, s1_15) */
+	pxor %xmm8, %xmm0 /* y1_0_3 = xor(s1_6, y0_5_3) */
+	pxor %xmm14, %xmm12 /* y1_1_3 = xor(s1_7, y0_6_3) */
+	pxor %xmm1, %xmm10 /* y1_2_3 = xor(s1_8, y0_7_3) */
+	pxor %xmm15, %xmm6 /* y1_3_3 = xor(s1_9, y0_0_3) */
+	pxor %xmm9, %xmm3 /* y1_4_3 = xor(s1_0, y0_1_3) */
+	pxor %xmm13, %xmm7 /* y1_5_3 = xor(s1_1, y0_2_3) */
+	pxor %xmm2, %xmm11 /* y1_6_3 = xor(s1_14, y0_3_3) */
+	pxor %xmm5, %xmm4 /* y1_7_3 = xor(s1_15, y0_4_3) */
+	pxor %xmm10, %xmm15 /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	pxor %xmm6, %xmm9 /* y0_1_4 = xor(y0_1_3, y1_3_3) */
+	pxor %xmm3, %xmm13 /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	pxor %xmm7, %xmm2 /* y0_3_4 = xor(y0_3_3, y1_5_3) */
+	pxor %xmm11, %xmm5 /* y0_4_4 = xor(y0_4_3, y1_6_3) */
+	pxor %xmm4, %xmm8 /* y0_5_4 = xor(y0_5_3, y1_7_3) */
+	pxor %xmm0, %xmm14 /* y0_6_4 = xor(y0_6_3, y1_0_3) */
+	pxor %xmm12, %xmm1 /* y0_7_4 = xor(y0_7_3, y1_1_3) */
+	pxor %xmm13, %xmm0 /* y1_0_4 = xor(y1_0_3, y0_2_4) */
+	pxor %xmm2, %xmm12 /* y1_1_4 = xor(y1_1_3, y0_3_4) */
+	pxor %xmm5, %xmm10 /* y1_2_4 = xor(y1_2_3, y0_4_4) */
+	pxor %xmm8, %xmm6 /* y1_3_4 = xor(y1_3_3, y0_5_4) */
+	pxor %xmm14, %xmm3 /* y1_4_4 = xor(y1_4_3, y0_6_4) */
+	pxor %xmm1, %xmm7 /* y1_5_4 = xor(y1_5_3, y0_7_4) */
+	pxor %xmm15, %xmm11 /* y1_6_4 = xor(y1_6_3, y0_0_4) */
+	pxor %xmm9, %xmm4 /* y1_7_4 = xor(y1_7_3, y0_1_4) */
+	pxor %xmm12, %xmm15 /* y0_0_5 = xor(y0_0_4, y1_1_4) */
+	pxor %xmm10, %xmm9 /* y0_1_5 = xor(y0_1_4, y1_2_4) */
+	pxor %xmm6, %xmm13 /* y0_2_5 = xor(y0_2_4, y1_3_4) */
+	pxor %xmm3, %xmm2 /* y0_3_5 = xor(y0_3_4, y1_4_4) */
+	pxor %xmm7, %xmm5 /* y0_4_5 = xor(y0_4_4, y1_5_4) */
+	pxor %xmm11, %xmm8 /* y0_5_5 = xor(y0_5_4, y1_6_4) */
+	pxor %xmm4, %xmm14 /* y0_6_5 = xor(y0_6_4, y1_7_4) */
+	pxor %xmm0, %xmm1 /* y0_7_5 = xor(y0_7_4, y1_0_4) */
+	pxor %xmm15, %xmm0 /* y1_0_5 = xor(y1_0_4, y0_0_5) */
+	pxor %xmm9, %xmm12 /* y1_1_5 = xor(y1_1_4, y0_1_5) */
+	pxor %xmm13, %xmm10 /* y1_2_5 = xor(y1_2_4, y0_2_5) */
+	pxor %xmm2, %xmm6 /* y1_3_5 = xor(y1_3_4, y0_3_5) */
+	pxor %xmm5, %xmm3 /* y1_4_5 = xor(y1_4_4, y0_4_5) */
+	pxor %xmm8, %xmm7 /* y1_5_5 = xor(y1_5_4, y0_5_5) */
+	pxor %xmm14, %xmm11 /* y1_6_5 = xor(y1_6_4, y0_6_5) */
+	pxor %xmm1, %xmm4 /* y1_7_5 = xor(y1_7_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm1, 640(%rsp) /* spill y1_7_5 */
-	movdqu 64(%rdi,%rcx), %xmm1 /* t0_4 = bcast128() */
-	movdqa %xmm0, 656(%rsp) /* spill y1_6_5 */
-	movdqa 544(%rsp), %xmm0 /* reload x0_4.2 */
-	pshufb %xmm0, %xmm1 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqu 80(%rdi,%rcx), %xmm0 /* t0_5 = bcast128() */
-	movdqa %xmm4, 672(%rsp) /* spill y1_5_5 */
-	movdqa 464(%rsp), %xmm4 /* reload x0_5.2 */
-	pshufb %xmm4, %xmm0 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqu 224(%rdi,%rcx), %xmm4 /* t0_14 = bcast128() */
-	movdqa %xmm14, 688(%rsp) /* spill y1_4_5 */
-	movdqa 448(%rsp), %xmm14 /* reload x0_14.2 */
-	pshufb %xmm14, %xmm4 /* s0_14 = lookup16(t0_14, x0_14) */
-	movdqu 240(%rdi,%rcx), %xmm14 /* t0_15 = bcast128() */
-	movdqa %xmm13, 704(%rsp) /* spill y1_3_5 */
-	movdqa 432(%rsp), %xmm13 /* reload x0_15.2 */
-	pshufb %xmm13, %xmm14 /* s0_15 = lookup16(t0_15, x0_15) */
-	movdqu 96(%rdi,%rcx), %xmm13 /* t0_6 = bcast128() */
-	movdqa %xmm5, 720(%rsp) /* spill y1_2_5 */
-	movdqa 32(%rsp), %xmm5 /* reload x0_6.2 */
-	pshufb %xmm5, %xmm13 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqu 112(%rdi,%rcx), %xmm5 /* t0_7 = bcast128() */
-	movdqa %xmm6, 736(%rsp) /* spill y1_1_5 */
-	movdqa 128(%rsp), %xmm6 /* reload x0_7.2 */
-	pshufb %xmm6, %xmm5 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqu 192(%rdi,%rcx), %xmm6 /* t0_12 = bcast128() */
-	movdqa %xmm3, 752(%rsp) /* spill y1_0_5 */
-	movdqa 400(%rsp), %xmm3 /* reload x0_12.2 */
-	pshufb %xmm3, %xmm6 /* s0_12 = lookup16(t0_12, x0_12) */
-	movdqu 208(%rdi,%rcx), %xmm3 /* t0_13 = bcast128() */
-	movdqa %xmm2, 768(%rsp) /* spill y0_7_5 */
-	movdqa 416(%rsp), %xmm2 /* reload x0_13.2 */
-	pshufb %xmm2, %xmm3 /* s0_13 = lookup16(t0_13, x0_13) */
-	movdqu 448(%rdi,%rcx), %xmm2 /* t1_12 = bcast128() */
-	movdqa %xmm11, 784(%rsp) /* spill y0_6_5 */
-	movdqa 608(%rsp), %xmm11 /* reload x1_12.2 */
-	pshufb %xmm11, %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
-	movdqu 464(%rdi,%rcx), %xmm11 /* t1_13 = bcast128() */
-	movdqa %xmm12, 800(%rsp) /* spill y0_5_5 */
-	movdqa 624(%rsp), %xmm12 /* reload x1_13.2 */
-	pshufb %xmm12, %xmm11 /* s1_13 = lookup16(t1_13, x1_13) */
-	movdqu 320(%rdi,%rcx), %xmm12 /* t1_4 = bcast128() */
-	movdqa %xmm10, 816(%rsp) /* spill y0_4_5 */
-	movdqa 512(%rsp), %xmm10 /* reload x1_4.2 */
-	pshufb %xmm10, %xmm12 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqu 336(%rdi,%rcx), %xmm10 /* t1_5 = bcast128() */
-	movdqa %xmm7, 832(%rsp) /* spill y0_3_5 */
-	movdqa 528(%rsp), %xmm7 /* reload x1_5.2 */
-	pshufb %xmm7, %xmm10 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqu 416(%rdi,%rcx), %xmm7 /* t1_10 = bcast128() */
-	movdqa %xmm8, 848(%rsp) /* spill y0_2_5 */
-	movdqa 576(%rsp), %xmm8 /* reload x1_10.2 */
-	pshufb %xmm8, %xmm7 /* s1_10 = lookup16(t1_10, x1_10) */
-	movdqu 432(%rdi,%rcx), %xmm8 /* t1_11 = bcast128() */
-	movdqa %xmm9, 864(%rsp) /* spill y0_1_5 */
-	movdqa 592(%rsp), %xmm9 /* reload x1_11.2 */
-	pshufb %xmm9, %xmm8 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm4, 112(%rsp) /* spill y1_7_5 */
+	movdqu 64(%rdi,%rcx), %xmm4 /* t0_4 = bcast128() */
+	pshufb 544(%rsp), %xmm4 /* s0_4 = lookup16(t0_4, x0_4) */
+	movdqa %xmm11, 64(%rsp) /* spill y1_6_5 */
+	movdqu 80(%rdi,%rcx), %xmm11 /* t0_5 = bcast128() */
+	pshufb 464(%rsp), %xmm11 /* s0_5 = lookup16(t0_5, x0_5) */
+	movdqa %xmm7, 224(%rsp) /* spill y1_5_5 */
+	movdqu 224(%rdi,%rcx), %xmm7 /* t0_14 = bcast128() */
+	pshufb 448(%rsp), %xmm7 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm3, 160(%rsp) /* spill y1_4_5 */
+	movdqu 240(%rdi,%rcx), %xmm3 /* t0_15 = bcast128() */
+	pshufb 432(%rsp), %xmm3 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm6, 96(%rsp) /* spill y1_3_5 */
+	movdqu 96(%rdi,%rcx), %xmm6 /* t0_6 = bcast128() */
+	pshufb 368(%rsp), %xmm6 /* s0_6 = lookup16(t0_6, x0_6) */
+	movdqa %xmm10, 80(%rsp) /* spill y1_2_5 */
+	movdqu 112(%rdi,%rcx), %xmm10 /* t0_7 = bcast128() */
+	pshufb 384(%rsp), %xmm10 /* s0_7 = lookup16(t0_7, x0_7) */
+	movdqa %xmm12, 144(%rsp) /* spill y1_1_5 */
+	movdqu 192(%rdi,%rcx), %xmm12 /* t0_12 = bcast128() */
+	pshufb 400(%rsp), %xmm12 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm0, 128(%rsp) /* spill y1_0_5 */
+	movdqu 208(%rdi,%rcx), %xmm0 /* t0_13 = bcast128() */
+	pshufb 416(%rsp), %xmm0 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm1, 32(%rsp) /* spill y0_7_5 */
+	movdqu 448(%rdi,%rcx), %xmm1 /* t1_12 = bcast128() */
+	pshufb 608(%rsp), %xmm1 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm14, 272(%rsp) /* spill y0_6_5 */
+	movdqu 464(%rdi,%rcx), %xmm14 /* t1_13 = bcast128() */
+	pshufb 624(%rsp), %xmm14 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm8, 240(%rsp) /* spill y0_5_5 */
+	movdqu 320(%rdi,%rcx), %xmm8 /* t1_4 = bcast128() */
+	pshufb 512(%rsp), %xmm8 /* s1_4 = lookup16(t1_4, x1_4) */
+	movdqa %xmm5, 208(%rsp) /* spill y0_4_5 */
+	movdqu 336(%rdi,%rcx), %xmm5 /* t1_5 = bcast128() */
+	pshufb 528(%rsp), %xmm5 /* s1_5 = lookup16(t1_5, x1_5) */
+	movdqa %xmm2, 256(%rsp) /* spill y0_3_5 */
+	movdqu 416(%rdi,%rcx), %xmm2 /* t1_10 = bcast128() */
+	pshufb 576(%rsp), %xmm2 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm13, 0(%rsp) /* spill y0_2_5 */
+	movdqu 432(%rdi,%rcx), %xmm13 /* t1_11 = bcast128() */
+	pshufb 592(%rsp), %xmm13 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm9, 192(%rsp) /* spill y0_1_5 */
 	movdqu 288(%rdi,%rcx), %xmm9 /* t1_2 = bcast128() */
-	movdqa %xmm15, 880(%rsp) /* spill y0_0_5 */
-	movdqa 480(%rsp), %xmm15 /* reload x1_2.2 */
-	pshufb %xmm15, %xmm9 /* s1_2 = lookup16(t1_2, x1_2) */
+	pshufb 480(%rsp), %xmm9 /* s1_2 = lookup16(t1_2, x1_2) */
+	movdqa %xmm15, 640(%rsp) /* spill y0_0_5 */
 	movdqu 304(%rdi,%rcx), %xmm15 /* t1_3 = bcast128() */
-	movdqa %xmm3, 896(%rsp) /* spill s0_13 */
-	movdqa 496(%rsp), %xmm3 /* reload x1_3.2 */
-	pshufb %xmm3, %xmm15 /* s1_3 = lookup16(t1_3, x1_3) */
+	pshufb 496(%rsp), %xmm15 /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm2, %xmm1 /* y0_8_3 = xor(s0_4, s1_12) */
-	pxor %xmm11, %xmm0 /* y0_9_3 = xor(s0_5, s1_13) */
-	pxor %xmm12, %xmm4 /* y0_10_3 = xor(s0_14, s1_4) */
-	pxor %xmm10, %xmm14 /* y0_11_3 = xor(s0_15, s1_5) */
-	pxor %xmm7, %xmm13 /* y0_12_3 = xor(s0_6, s1_10) */
-	pxor %xmm8, %xmm5 /* y0_13_3 = xor(s0_7, s1_11) */
-	pxor %xmm9, %xmm6 /* y0_14_3 = xor(s0_12, s1_2) */
-	movdqa 896(%rsp), %xmm3 /* reload s0_13 */
-	pxor %xmm15, %xmm3 /* y0_15_3 = xor(s0_13, s1_3) */
-	pxor %xmm5, %xmm2 /* y1_8_3 = xor(s1_12, y0_13_3) */
-	pxor %xmm6, %xmm11 /* y1_9_3 = xor(s1_13, y0_14_3) */
-	pxor %xmm3, %xmm12 /* y1_10_3 = xor(s1_4, y0_15_3) */
-	pxor %xmm1, %xmm10 /* y1_11_3 = xor(s1_5, y0_8_3) */
-	pxor %xmm0, %xmm7 /* y1_12_3 = xor(s1_10, y0_9_3) */
-	pxor %xmm4, %xmm8 /* y1_13_3 = xor(s1_11, y0_10_3) */
-	pxor %xmm14, %xmm9 /* y1_14_3 = xor(s1_2, y0_11_3) */
-	pxor %xmm13, %xmm15 /* y1_15_3 = xor(s1_3, y0_12_3) */
-	pxor %xmm12, %xmm1 /* y0_8_4 = xor(y0_8_3, y1_10_3) */
-	pxor %xmm10, %xmm0 /* y0_9_4 = xor(y0_9_3, y1_11_3) */
-	pxor %xmm7, %xmm4 /* y0_10_4 = xor(y0_10_3, y1_12_3) */
-	pxor %xmm8, %xmm14 /* y0_11_4 = xor(y0_11_3, y1_13_3) */
-	pxor %xmm9, %xmm13 /* y0_12_4 = xor(y0_12_3, y1_14_3) */
-	pxor %xmm15, %xmm5 /* y0_13_4 = xor(y0_13_3, y1_15_3) */
-	pxor %xmm2, %xmm6 /* y0_14_4 = xor(y0_14_3, y1_8_3) */
-	pxor %xmm11, %xmm3 /* y0_15_4 = xor(y0_15_3, y1_9_3) */
-	pxor %xmm4, %xmm2 /* y1_8_4 = xor(y1_8_3, y0_10_4) */
-	pxor %xmm14, %xmm11 /* y1_9_4 = xor(y1_9_3, y0_11_4) */
-	pxor %xmm13, %xmm12 /* y1_10_4 = xor(y1_10_3, y0_12_4) */
-	pxor %xmm5, %xmm10 /* y1_11_4 = xor(y1_11_3, y0_13_4) */
-	pxor %xmm6, %xmm7 /* y1_12_4 = xor(y1_12_3, y0_14_4) */
-	pxor %xmm3, %xmm8 /* y1_13_4 = xor(y1_13_3, y0_15_4) */
-	pxor %xmm1, %xmm9 /* y1_14_4 = xor(y1_14_3, y0_8_4) */
-	pxor %xmm0, %xmm15 /* y1_15_4 = xor(y1_15_3, y0_9_4) */
-	pxor %xmm11, %xmm1 /* y0_8_5 = xor(y0_8_4, y1_9_4) */
-	pxor %xmm12, %xmm0 /* y0_9_5 = xor(y0_9_4, y1_10_4) */
-	pxor %xmm10, %xmm4 /* y0_10_5 = xor(y0_10_4, y1_11_4) */
-	pxor %xmm7, %xmm14 /* y0_11_5 = xor(y0_11_4, y1_12_4) */
-	pxor %xmm8, %xmm13 /* y0_12_5 = xor(y0_12_4, y1_13_4) */
-	pxor %xmm9, %xmm5 /* y0_13_5 = xor(y0_13_4, y1_14_4) */
-	pxor %xmm15, %xmm6 /* y0_14_5 = xor(y0_14_4, y1_15_4) */
-	pxor %xmm2, %xmm3 /* y0_15_5 = xor(y0_15_4, y1_8_4) */
-	pxor %xmm1, %xmm2 /* y1_8_5 = xor(y1_8_4, y0_8_5) */
-	pxor %xmm0, %xmm11 /* y1_9_5 = xor(y1_9_4, y0_9_5) */
-	pxor %xmm4, %xmm12 /* y1_10_5 = xor(y1_10_4, y0_10_5) */
-	pxor %xmm14, %xmm10 /* y1_11_5 = xor(y1_11_4, y0_11_5) */
-	pxor %xmm13, %xmm7 /* y1_12_5 = xor(y1_12_4, y0_12_5) */
-	pxor %xmm5, %xmm8 /* y1_13_5 = xor(y1_13_4, y0_13_5) */
-	pxor %xmm6, %xmm9 /* y1_14_5 = xor(y1_14_4, y0_14_5) */
-	pxor %xmm3, %xmm15 /* y1_15_5 = xor(y1_15_4, y0_15_5) */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x0_4.3 */
+	pxor %xmm1, %xmm4 /* y0_8_3 = xor(s0_4, s1_12) */
+	pxor %xmm14, %xmm11 /* y0_9_3 = xor(s0_5, s1_13) */
+	pxor %xmm8, %xmm7 /* y0_10_3 = xor(s0_14, s1_4) */
+	pxor %xmm5, %xmm3 /* y0_11_3 = xor(s0_15, s1_5) */
+	pxor %xmm2, %xmm6 /* y0_12_3 = xor(s0_6, s1_10) */
+	pxor %xmm13, %xmm10 /* y0_13_3 = xor(s0_7, s1_11) */
+	pxor %xmm9, %xmm12 /* y0_14_3 = xor(s0_12, s1_2) */
+	pxor %xmm15, %xmm0 /* y0_15_3 = xor(s0_13, s1_3) */
+	pxor %xmm10, %xmm1 /* y1_8_3 = xor(s1_12, y0_13_3) */
+	pxor %xmm12, %xmm14 /* y1_9_3 = xor(s1_13, y0_14_3) */
+	pxor %xmm0, %xmm8 /* y1_10_3 = xor(s1_4, y0_15_3) */
+	pxor %xmm4, %xmm5 /* y1_11_3 = xor(s1_5, y0_8_3) */
+	pxor %xmm11, %xmm2 /* y1_12_3 = xor(s1_10, y0_9_3) */
+	pxor %xmm7, %xmm13 /* y1_13_3 = xor(s1_11, y0_10_3) */
+	pxor %xmm3, %xmm9 /* y1_14_3 = xor(s1_2, y0_11_3) */
+	pxor %xmm6, %xmm15 /* y1_15_3 = xor(s1_3, y0_12_3) */
+	pxor %xmm8, %xmm4 /* y0_8_4 = xor(y0_8_3, y1_10_3) */
+	pxor %xmm5, %xmm11 /* y0_9_4 = xor(y0_9_3, y1_11_3) */
+	pxor %xmm2, %xmm7 /* y0_10_4 = xor(y0_10_3, y1_12_3) */
+	pxor %xmm13, %xmm3 /* y0_11_4 = xor(y0_11_3, y1_13_3) */
+	pxor %xmm9, %xmm6 /* y0_12_4 = xor(y0_12_3, y1_14_3) */
+	pxor %xmm15, %xmm10 /* y0_13_4 = xor(y0_13_3, y1_15_3) */
+	pxor %xmm1, %xmm12 /* y0_14_4 = xor(y0_14_3, y1_8_3) */
+	pxor %xmm14, %xmm0 /* y0_15_4 = xor(y0_15_3, y1_9_3) */
+	pxor %xmm7, %xmm1 /* y1_8_4 = xor(y1_8_3, y0_10_4) */
+	pxor %xmm3, %xmm14 /* y1_9_4 = xor(y1_9_3, y0_11_4) */
+	pxor %xmm6, %xmm8 /* y1_10_4 = xor(y1_10_3, y0_12_4) */
+	pxor %xmm10, %xmm5 /* y1_11_4 = xor(y1_11_3, y0_13_4) */
+	pxor %xmm12, %xmm2 /* y1_12_4 = xor(y1_12_3, y0_14_4) */
+	pxor %xmm0, %xmm13 /* y1_13_4 = xor(y1_13_3, y0_15_4) */
+	pxor %xmm4, %xmm9 /* y1_14_4 = xor(y1_14_3, y0_8_4) */
+	pxor %xmm11, %xmm15 /* y1_15_4 = xor(y1_15_3, y0_9_4) */
+	pxor %xmm14, %xmm4 /* y0_8_5 = xor(y0_8_4, y1_9_4) */
+	pxor %xmm8, %xmm11 /* y0_9_5 = xor(y0_9_4, y1_10_4) */
+	pxor %xmm5, %xmm7 /* y0_10_5 = xor(y0_10_4, y1_11_4) */
+	pxor %xmm2, %xmm3 /* y0_11_5 = xor(y0_11_4, y1_12_4) */
+	pxor %xmm13, %xmm6 /* y0_12_5 = xor(y0_12_4, y1_13_4) */
+	pxor %xmm9, %xmm10 /* y0_13_5 = xor(y0_13_4, y1_14_4) */
+	pxor %xmm15, %xmm12 /* y0_14_5 = xor(y0_14_4, y1_15_4) */
+	pxor %xmm1, %xmm0 /* y0_15_5 = xor(y0_15_4, y1_8_4) */
+	pxor %xmm4, %xmm1 /* y1_8_5 = xor(y1_8_4, y0_8_5) */
+	pxor %xmm11, %xmm14 /* y1_9_5 = xor(y1_9_4, y0_9_5) */
+	pxor %xmm7, %xmm8 /* y1_10_5 = xor(y1_10_4, y0_10_5) */
+	pxor %xmm3, %xmm5 /* y1_11_5 = xor(y1_11_4, y0_11_5) */
+	pxor %xmm6, %xmm2 /* y1_12_5 = xor(y1_12_4, y0_12_5) */
+	pxor %xmm10, %xmm13 /* y1_13_5 = xor(y1_13_4, y0_13_5) */
+	pxor %xmm12, %xmm9 /* y1_14_5 = xor(y1_14_4, y0_14_5) */
+	pxor %xmm0, %xmm15 /* y1_15_5 = xor(y1_15_4, y0_15_5) */
+	movdqa %xmm6, 400(%rsp) /* spill x0_12.2 */
+	movdqa %xmm10, 416(%rsp) /* spill x0_13.2 */
+	movdqa %xmm12, 448(%rsp) /* spill x0_14.2 */
+	movdqa %xmm0, 432(%rsp) /* spill x0_15.2 */
+	movdqa %xmm8, 576(%rsp) /* spill x1_10.2 */
+	movdqa %xmm5, 592(%rsp) /* spill x1_11.2 */
+	movdqa %xmm2, 608(%rsp) /* spill x1_12.2 */
+	movdqa %xmm13, 624(%rsp) /* spill x1_13.2 */
+	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
+	movdqa %xmm0, 656(%rsp) /* spill x0_15.3 */
+	movdqa 208(%rsp), %xmm0 /* reload x0_4.3 */
 	movdqa %xmm0, 544(%rsp) /* spill x0_4.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 800(%rsp), %xmm0 /* reload x0_5.3 */
+	movdqa 240(%rsp), %xmm0 /* reload x0_5.3 */
 	movdqa %xmm0, 464(%rsp) /* spill x0_5.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 784(%rsp), %xmm0 /* reload x0_6.3 */
-	movdqa %xmm0, 32(%rsp) /* spill x0_6.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 768(%rsp), %xmm0 /* reload x0_7.3 */
-	movdqa %xmm0, 128(%rsp) /* spill x0_7.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm13, 400(%rsp) /* spill x0_12.2 */
-	movdqa %xmm5, 416(%rsp) /* spill x0_13.2 */
-	movdqa %xmm6, 448(%rsp) /* spill x0_14.2 */
-	movdqa %xmm3, 432(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x1_2.3 */
+	movdqa 272(%rsp), %xmm0 /* reload x0_6.3 */
+	movdqa %xmm0, 368(%rsp) /* spill x0_6.2 */
+	movdqa 32(%rsp), %xmm0 /* reload x0_7.3 */
+	movdqa %xmm0, 384(%rsp) /* spill x0_7.2 */
+	movdqa 80(%rsp), %xmm0 /* reload x1_2.3 */
 	movdqa %xmm0, 480(%rsp) /* spill x1_2.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 704(%rsp), %xmm0 /* reload x1_3.3 */
+	movdqa 96(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm0, 496(%rsp) /* spill x1_3.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 688(%rsp), %xmm0 /* reload x1_4.3 */
+	movdqa 160(%rsp), %xmm0 /* reload x1_4.3 */
 	movdqa %xmm0, 512(%rsp) /* spill x1_4.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 672(%rsp), %xmm0 /* reload x1_5.3 */
+	movdqa 224(%rsp), %xmm0 /* reload x1_5.3 */
 	movdqa %xmm0, 528(%rsp) /* spill x1_5.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm12, 576(%rsp) /* spill x1_10.2 */
-	movdqa %xmm10, 592(%rsp) /* spill x1_11.2 */
-	movdqa %xmm7, 608(%rsp) /* spill x1_12.2 */
-	movdqa %xmm8, 624(%rsp) /* spill x1_13.2 */
-	movdqa 832(%rsp), %xmm3 /* reload x0_3.3 */
-	movdqa 640(%rsp), %xmm5 /* reload x1_7.3 */
-	movdqa 656(%rsp), %xmm6 /* reload x1_6.3 */
-	movdqa 880(%rsp), %xmm7 /* reload x0_0.3 */
-	movdqa %xmm0, %xmm8 /* x0_9.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x1_1.3 */
-	movdqa 864(%rsp), %xmm10 /* reload x0_1.3 */
-	movdqa %xmm4, %xmm12 /* x0_10.3 */
-	movdqa 752(%rsp), %xmm4 /* reload x1_0.3 */
-	movdqa %xmm2, %xmm13 /* x1_8.3 */
-	movdqa 848(%rsp), %xmm2 /* reload x0_2.3 */
-	movdqa %xmm1, 896(%rsp) /* spill x0_8.3 */
-	movdqa %xmm9, %xmm1 /* x1_14.3 */
-	movdqa 896(%rsp), %xmm9 /* reload x0_8.3 */
-	movdqa %xmm11, 912(%rsp) /* spill x1_9.3 */
-	movdqa %xmm14, %xmm11 /* x0_11.3 */
-	movdqa 912(%rsp), %xmm14 /* reload x1_9.3 */
+	movdqa 656(%rsp), %xmm0 /* reload x0_15.3 */
+	movdqa 256(%rsp), %xmm0 /* reload x0_3.3 */
+	movdqa 640(%rsp), %xmm2 /* reload x0_0.3 */
+	movdqa 192(%rsp), %xmm5 /* reload x0_1.3 */
+	movdqa %xmm1, %xmm6 /* x1_8.3 */
+	movdqa 0(%rsp), %xmm1 /* reload x0_2.3 */
+	movdqa %xmm7, %xmm8 /* x0_10.3 */
+	movdqa 128(%rsp), %xmm7 /* reload x1_0.3 */
+	movdqa 112(%rsp), %xmm10 /* reload x1_7.3 */
+	movdqa 64(%rsp), %xmm12 /* reload x1_6.3 */
+	movdqa %xmm11, %xmm13 /* x0_9.3 */
+	movdqa 144(%rsp), %xmm11 /* reload x1_1.3 */
+	movdqa %xmm3, %xmm15 /* x0_11.3 */
+	movdqa %xmm14, %xmm3 /* x1_9.3 */
+	movdqa %xmm15, %xmm14 /* x0_11.3 */
+	movdqa %xmm4, %xmm15 /* x0_8.3 */
+	movdqa %xmm9, %xmm4 /* x1_14.3 */
+	movdqa %xmm15, %xmm9 /* x0_8.3 */
 	add $512, %rcx
 	cmp $7680, %rcx
 	jne .Lublock_nibbleslice_ssse3_asm_1_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
-	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
 	movdqu 7680(%rdi), %xmm15 /* t0_0_1 = bcast128() */
-	pshufb %xmm7, %xmm15 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	movdqu 7696(%rdi), %xmm7 /* t0_1_1 = bcast128() */
-	pshufb %xmm10, %xmm7 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	movdqu 7712(%rdi), %xmm10 /* t0_2_1 = bcast128() */
-	pshufb %xmm2, %xmm10 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	movdqu 7728(%rdi), %xmm2 /* t0_3_1 = bcast128() */
-	pshufb %xmm3, %xmm2 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	movdqu 7744(%rdi), %xmm3 /* t0_4_1 = bcast128() */
-	movdqa %xmm2, 384(%rsp) /* spill s0_3_1 */
-	movdqa 544(%rsp), %xmm2 /* reload x0_4.2 */
-	pshufb %xmm2, %xmm3 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	movdqu 7760(%rdi), %xmm2 /* t0_5_1 = bcast128() */
-	movdqa %xmm3, 544(%rsp) /* spill s0_4_1 */
-	movdqa 464(%rsp), %xmm3 /* reload x0_5.2 */
-	pshufb %xmm3, %xmm2 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	movdqu 7776(%rdi), %xmm3 /* t0_6_1 = bcast128() */
-	movdqa %xmm2, 464(%rsp) /* spill s0_5_1 */
-	movdqa 32(%rsp), %xmm2 /* reload x0_6.2 */
-	pshufb %xmm2, %xmm3 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	movdqu 7792(%rdi), %xmm2 /* t0_7_1 = bcast128() */
-	movdqa %xmm3, 32(%rsp) /* spill s0_6_1 */
-	movdqa 128(%rsp), %xmm3 /* reload x0_7.2 */
-	pshufb %xmm3, %xmm2 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	movdqu 7808(%rdi), %xmm3 /* t0_8_1 = bcast128() */
-	pshufb %xmm9, %xmm3 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	pshufb %xmm2, %xmm15 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
+	movdqu 7696(%rdi), %xmm2 /* t0_1_1 = bcast128() */
+	pshufb %xmm5, %xmm2 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
+	movdqu 7712(%rdi), %xmm5 /* t0_2_1 = bcast128() */
+	pshufb %xmm1, %xmm5 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
+	movdqu 7728(%rdi), %xmm1 /* t0_3_1 = bcast128() */
+	pshufb %xmm0, %xmm1 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
+	movdqu 7744(%rdi), %xmm0 /* t0_4_1 = bcast128() */
+	pshufb 544(%rsp), %xmm0 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
+	movdqa %xmm0, 544(%rsp) /* spill s0_4_1 */
+	movdqu 7760(%rdi), %xmm0 /* t0_5_1 = bcast128() */
+	pshufb 464(%rsp), %xmm0 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
+	movdqa %xmm0, 464(%rsp) /* spill s0_5_1 */
+	movdqu 7776(%rdi), %xmm0 /* t0_6_1 = bcast128() */
+	pshufb 368(%rsp), %xmm0 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
+	movdqa %xmm0, 368(%rsp) /* spill s0_6_1 */
+	movdqu 7792(%rdi), %xmm0 /* t0_7_1 = bcast128() */
+	pshufb 384(%rsp), %xmm0 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
+	movdqa %xmm0, 384(%rsp) /* spill s0_7_1 */
+	movdqu 7808(%rdi), %xmm0 /* t0_8_1 = bcast128() */
+	pshufb %xmm9, %xmm0 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
 	movdqu 7824(%rdi), %xmm9 /* t0_9_1 = bcast128() */
-	pshufb %xmm8, %xmm9 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	movdqu 7840(%rdi), %xmm8 /* t0_10_1 = bcast128() */
-	pshufb %xmm12, %xmm8 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	movdqu 7856(%rdi), %xmm12 /* t0_11_1 = bcast128() */
-	pshufb %xmm11, %xmm12 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	movdqu 7872(%rdi), %xmm11 /* t0_12_1 = bcast128() */
-	movdqa %xmm12, 128(%rsp) /* spill s0_11_1 */
-	movdqa 400(%rsp), %xmm12 /* reload x0_12.2 */
-	pshufb %xmm12, %xmm11 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	movdqu 7888(%rdi), %xmm12 /* t0_13_1 = bcast128() */
-	movdqa %xmm11, 400(%rsp) /* spill s0_12_1 */
-	movdqa 416(%rsp), %xmm11 /* reload x0_13.2 */
-	pshufb %xmm11, %xmm12 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	movdqu 7904(%rdi), %xmm11 /* t0_14_1 = bcast128() */
-	movdqa %xmm12, 416(%rsp) /* spill s0_13_1 */
-	movdqa 448(%rsp), %xmm12 /* reload x0_14.2 */
-	pshufb %xmm12, %xmm11 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	movdqu 7920(%rdi), %xmm12 /* t0_15_1 = bcast128() */
-	movdqa %xmm11, 448(%rsp) /* spill s0_14_1 */
-	movdqa 432(%rsp), %xmm11 /* reload x0_15.2 */
-	pshufb %xmm11, %xmm12 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	movdqu 7936(%rdi), %xmm11 /* t1_0_1 = bcast128() */
-	pshufb %xmm4, %xmm11 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	movdqu 7952(%rdi), %xmm4 /* t1_1_1 = bcast128() */
-	pshufb %xmm0, %xmm4 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	movdqu 7968(%rdi), %xmm0 /* t1_2_1 = bcast128() */
-	movdqa %xmm4, 432(%rsp) /* spill s1_1_1 */
-	movdqa 480(%rsp), %xmm4 /* reload x1_2.2 */
-	pshufb %xmm4, %xmm0 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	movdqu 7984(%rdi), %xmm4 /* t1_3_1 = bcast128() */
-	movdqa %xmm0, 480(%rsp) /* spill s1_2_1 */
-	movdqa 496(%rsp), %xmm0 /* reload x1_3.2 */
-	pshufb %xmm0, %xmm4 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	movdqu 8000(%rdi), %xmm0 /* t1_4_1 = bcast128() */
-	movdqa %xmm4, 496(%rsp) /* spill s1_3_1 */
-	movdqa 512(%rsp), %xmm4 /* reload x1_4.2 */
-	pshufb %xmm4, %xmm0 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	movdqu 8016(%rdi), %xmm4 /* t1_5_1 = bcast128() */
-	movdqa %xmm0, 512(%rsp) /* spill s1_4_1 */
-	movdqa 528(%rsp), %xmm0 /* reload x1_5.2 */
-	pshufb %xmm0, %xmm4 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	movdqu 8032(%rdi), %xmm0 /* t1_6_1 = bcast128() */
-	pshufb %xmm6, %xmm0 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	movdqu 8048(%rdi), %xmm6 /* t1_7_1 = bcast128() */
-	pshufb %xmm5, %xmm6 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	movdqu 8064(%rdi), %xmm5 /* t1_8_1 = bcast128() */
-	pshufb %xmm13, %xmm5 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	movdqu 8080(%rdi), %xmm13 /* t1_9_1 = bcast128() */
-	pshufb %xmm14, %xmm13 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	movdqu 8096(%rdi), %xmm14 /* t1_10_1 = bcast128() */
-	movdqa %xmm13, 528(%rsp) /* spill s1_9_1 */
-	movdqa 576(%rsp), %xmm13 /* reload x1_10.2 */
-	pshufb %xmm13, %xmm14 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	movdqu 8112(%rdi), %xmm13 /* t1_11_1 = bcast128() */
-	movdqa %xmm14, 576(%rsp) /* spill s1_10_1 */
-	movdqa 592(%rsp), %xmm14 /* reload x1_11.2 */
-	pshufb %xmm14, %xmm13 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	movdqu 8128(%rdi), %xmm14 /* t1_12_1 = bcast128() */
-	movdqa %xmm13, 592(%rsp) /* spill s1_11_1 */
-	movdqa 608(%rsp), %xmm13 /* reload x1_12.2 */
-	pshufb %xmm13, %xmm14 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	movdqu 8144(%rdi), %xmm13 /* t1_13_1 = bcast128() */
-	movdqa %xmm14, 608(%rsp) /* spill s1_12_1 */
-	movdqa 624(%rsp), %xmm14 /* reload x1_13.2 */
-	pshufb %xmm14, %xmm13 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	movdqu 8160(%rdi), %xmm14 /* t1_14_1 = bcast128() */
-	pshufb %xmm1, %xmm14 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	movdqu 8176(%rdi), %xmm1 /* t1_15_1 = bcast128() */
-	movdqa %xmm14, 624(%rsp) /* spill s1_14_1 */
-	movdqa 48(%rsp), %xmm14 /* reload x1_15.2 */
-	pshufb %xmm14, %xmm1 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	pshufb %xmm13, %xmm9 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
+	movdqu 7840(%rdi), %xmm13 /* t0_10_1 = bcast128() */
+	pshufb %xmm8, %xmm13 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	movdqu 7856(%rdi), %xmm8 /* t0_11_1 = bcast128() */
+	pshufb %xmm14, %xmm8 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
+	movdqu 7872(%rdi), %xmm14 /* t0_12_1 = bcast128() */
+	pshufb 400(%rsp), %xmm14 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	movdqa %xmm14, 400(%rsp) /* spill s0_12_1 */
+	movdqu 7888(%rdi), %xmm14 /* t0_13_1 = bcast128() */
+	pshufb 416(%rsp), %xmm14 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
+	movdqa %xmm14, 416(%rsp) /* spill s0_13_1 */
+	movdqu 7904(%rdi), %xmm14 /* t0_14_1 = bcast128() */
+	pshufb 448(%rsp), %xmm14 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	movdqa %xmm14, 448(%rsp) /* spill s0_14_1 */
+	movdqu 7920(%rdi), %xmm14 /* t0_15_1 = bcast128() */
+	pshufb 432(%rsp), %xmm14 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	movdqa %xmm14, 432(%rsp) /* spill s0_15_1 */
+	movdqu 7936(%rdi), %xmm14 /* t1_0_1 = bcast128() */
+	pshufb %xmm7, %xmm14 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	movdqu 7952(%rdi), %xmm7 /* t1_1_1 = bcast128() */
+	pshufb %xmm11, %xmm7 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	movdqu 7968(%rdi), %xmm11 /* t1_2_1 = bcast128() */
+	pshufb 480(%rsp), %xmm11 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	movdqa %xmm11, 480(%rsp) /* spill s1_2_1 */
+	movdqu 7984(%rdi), %xmm11 /* t1_3_1 = bcast128() */
+	pshufb 496(%rsp), %xmm11 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	movdqa %xmm11, 496(%rsp) /* spill s1_3_1 */
+	movdqu 8000(%rdi), %xmm11 /* t1_4_1 = bcast128() */
+	pshufb 512(%rsp), %xmm11 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	movdqa %xmm11, 512(%rsp) /* spill s1_4_1 */
+	movdqu 8016(%rdi), %xmm11 /* t1_5_1 = bcast128() */
+	pshufb 528(%rsp), %xmm11 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
+	movdqa %xmm11, 528(%rsp) /* spill s1_5_1 */
+	movdqu 8032(%rdi), %xmm11 /* t1_6_1 = bcast128() */
+	pshufb %xmm12, %xmm11 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	movdqu 8048(%rdi), %xmm12 /* t1_7_1 = bcast128() */
+	pshufb %xmm10, %xmm12 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	movdqu 8064(%rdi), %xmm10 /* t1_8_1 = bcast128() */
+	pshufb %xmm6, %xmm10 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	movdqu 8080(%rdi), %xmm6 /* t1_9_1 = bcast128() */
+	pshufb %xmm3, %xmm6 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	movdqu 8096(%rdi), %xmm3 /* t1_10_1 = bcast128() */
+	pshufb 576(%rsp), %xmm3 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	movdqa %xmm3, 576(%rsp) /* spill s1_10_1 */
+	movdqu 8112(%rdi), %xmm3 /* t1_11_1 = bcast128() */
+	pshufb 592(%rsp), %xmm3 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	movdqa %xmm3, 592(%rsp) /* spill s1_11_1 */
+	movdqu 8128(%rdi), %xmm3 /* t1_12_1 = bcast128() */
+	pshufb 608(%rsp), %xmm3 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	movdqa %xmm3, 608(%rsp) /* spill s1_12_1 */
+	movdqu 8144(%rdi), %xmm3 /* t1_13_1 = bcast128() */
+	pshufb 624(%rsp), %xmm3 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	movdqa %xmm3, 624(%rsp) /* spill s1_13_1 */
+	movdqu 8160(%rdi), %xmm3 /* t1_14_1 = bcast128() */
+	pshufb %xmm4, %xmm3 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	movdqu 8176(%rdi), %xmm4 /* t1_15_1 = bcast128() */
+	pshufb 48(%rsp), %xmm4 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm15 /* hi_up = shl(s0_0_1) */
-	por %xmm7, %xmm15 /* byte = or(hi_up, s0_1_1) */
-	psllw $4, %xmm10 /* hi_up_1 = shl(s0_2_1) */
-	movdqa 384(%rsp), %xmm7 /* reload s0_3_1 */
-	por %xmm7, %xmm10 /* byte_1 = or(hi_up_1, s0_3_1) */
-	movdqa 544(%rsp), %xmm7 /* reload s0_4_1 */
-	psllw $4, %xmm7 /* hi_up_2 = shl(s0_4_1) */
-	movdqa 464(%rsp), %xmm14 /* reload s0_5_1 */
-	por %xmm14, %xmm7 /* byte_2 = or(hi_up_2, s0_5_1) */
-	movdqa 32(%rsp), %xmm14 /* reload s0_6_1 */
-	psllw $4, %xmm14 /* hi_up_3 = shl(s0_6_1) */
-	por %xmm2, %xmm14 /* byte_3 = or(hi_up_3, s0_7_1) */
-	psllw $4, %xmm3 /* hi_up_4 = shl(s0_8_1) */
-	por %xmm9, %xmm3 /* byte_4 = or(hi_up_4, s0_9_1) */
-	psllw $4, %xmm8 /* hi_up_5 = shl(s0_10_1) */
-	movdqa 128(%rsp), %xmm2 /* reload s0_11_1 */
-	por %xmm2, %xmm8 /* byte_5 = or(hi_up_5, s0_11_1) */
-	movdqa 400(%rsp), %xmm2 /* reload s0_12_1 */
-	psllw $4, %xmm2 /* hi_up_6 = shl(s0_12_1) */
-	movdqa 416(%rsp), %xmm9 /* reload s0_13_1 */
-	por %xmm9, %xmm2 /* byte_6 = or(hi_up_6, s0_13_1) */
+	por %xmm2, %xmm15 /* byte = or(hi_up, s0_1_1) */
+	psllw $4, %xmm5 /* hi_up_1 = shl(s0_2_1) */
+	por %xmm1, %xmm5 /* byte_1 = or(hi_up_1, s0_3_1) */
+	movdqa 544(%rsp), %xmm1 /* reload s0_4_1 */
+	psllw $4, %xmm1 /* hi_up_2 = shl(s0_4_1) */
+	por 464(%rsp), %xmm1 /* byte_2 = or(hi_up_2, s0_5_1) */
+	movdqa 368(%rsp), %xmm2 /* reload s0_6_1 */
+	psllw $4, %xmm2 /* hi_up_3 = shl(s0_6_1) */
+	por 384(%rsp), %xmm2 /* byte_3 = or(hi_up_3, s0_7_1) */
+	psllw $4, %xmm0 /* hi_up_4 = shl(s0_8_1) */
+	por %xmm9, %xmm0 /* byte_4 = or(hi_up_4, s0_9_1) */
+	psllw $4, %xmm13 /* hi_up_5 = shl(s0_10_1) */
+	por %xmm8, %xmm13 /* byte_5 = or(hi_up_5, s0_11_1) */
+	movdqa 400(%rsp), %xmm8 /* reload s0_12_1 */
+	psllw $4, %xmm8 /* hi_up_6 = shl(s0_12_1) */
+	por 416(%rsp), %xmm8 /* byte_6 = or(hi_up_6, s0_13_1) */
 	movdqa 448(%rsp), %xmm9 /* reload s0_14_1 */
 	psllw $4, %xmm9 /* hi_up_7 = shl(s0_14_1) */
-	por %xmm12, %xmm9 /* byte_7 = or(hi_up_7, s0_15_1) */
-	psllw $4, %xmm11 /* hi_up_8 = shl(s1_0_1) */
-	movdqa 432(%rsp), %xmm12 /* reload s1_1_1 */
-	por %xmm12, %xmm11 /* byte_8 = or(hi_up_8, s1_1_1) */
-	movdqa 480(%rsp), %xmm12 /* reload s1_2_1 */
-	psllw $4, %xmm12 /* hi_up_9 = shl(s1_2_1) */
-	movdqa %xmm9, 480(%rsp) /* spill byte_7 */
-	movdqa 496(%rsp), %xmm9 /* reload s1_3_1 */
-	por %xmm9, %xmm12 /* byte_9 = or(hi_up_9, s1_3_1) */
+	por 432(%rsp), %xmm9 /* byte_7 = or(hi_up_7, s0_15_1) */
+	psllw $4, %xmm14 /* hi_up_8 = shl(s1_0_1) */
+	por %xmm7, %xmm14 /* byte_8 = or(hi_up_8, s1_1_1) */
+	movdqa 480(%rsp), %xmm7 /* reload s1_2_1 */
+	psllw $4, %xmm7 /* hi_up_9 = shl(s1_2_1) */
+	por 496(%rsp), %xmm7 /* byte_9 = or(hi_up_9, s1_3_1) */
+	movdqa %xmm9, 496(%rsp) /* spill byte_7 */
 	movdqa 512(%rsp), %xmm9 /* reload s1_4_1 */
 	psllw $4, %xmm9 /* hi_up_10 = shl(s1_4_1) */
-	por %xmm4, %xmm9 /* byte_10 = or(hi_up_10, s1_5_1) */
-	psllw $4, %xmm0 /* hi_up_11 = shl(s1_6_1) */
-	por %xmm6, %xmm0 /* byte_11 = or(hi_up_11, s1_7_1) */
-	psllw $4, %xmm5 /* hi_up_12 = shl(s1_8_1) */
-	movdqa 528(%rsp), %xmm4 /* reload s1_9_1 */
-	por %xmm4, %xmm5 /* byte_12 = or(hi_up_12, s1_9_1) */
-	movdqa 576(%rsp), %xmm4 /* reload s1_10_1 */
-	psllw $4, %xmm4 /* hi_up_13 = shl(s1_10_1) */
-	movdqa 592(%rsp), %xmm6 /* reload s1_11_1 */
-	por %xmm6, %xmm4 /* byte_13 = or(hi_up_13, s1_11_1) */
-	movdqa 608(%rsp), %xmm6 /* reload s1_12_1 */
-	psllw $4, %xmm6 /* hi_up_14 = shl(s1_12_1) */
-	por %xmm13, %xmm6 /* byte_14 = or(hi_up_14, s1_13_1) */
-	movdqa 624(%rsp), %xmm13 /* reload s1_14_1 */
-	psllw $4, %xmm13 /* hi_up_15 = shl(s1_14_1) */
-	por %xmm1, %xmm13 /* byte_15 = or(hi_up_15, s1_15_1) */
-	movdqa %xmm15, %xmm1 /* byte */
-	punpcklbw %xmm11, %xmm1 /* tro0 = unpacklo(byte, byte_8) */
-	punpckhbw %xmm11, %xmm15 /* tro0_1 = unpackhi(byte, byte_8) */
-	movdqa %xmm10, %xmm11 /* byte_1 */
-	punpcklbw %xmm12, %xmm11 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	punpckhbw %xmm12, %xmm10 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	movdqa %xmm7, %xmm12 /* byte_2 */
-	punpcklbw %xmm9, %xmm12 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	punpckhbw %xmm9, %xmm7 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	movdqa %xmm14, %xmm9 /* byte_3 */
-	punpcklbw %xmm0, %xmm9 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	punpckhbw %xmm0, %xmm14 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa %xmm3, %xmm0 /* byte_4 */
-	punpcklbw %xmm5, %xmm0 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm5, %xmm3 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa %xmm8, %xmm5 /* byte_5 */
-	punpcklbw %xmm4, %xmm5 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm4, %xmm8 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa %xmm2, %xmm4 /* byte_6 */
-	punpcklbw %xmm6, %xmm4 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm6, %xmm2 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa 480(%rsp), %xmm6 /* reload byte_7 */
-	movdqa %xmm14, 624(%rsp) /* spill tro0_7 */
-	movdqa %xmm6, %xmm14 /* byte_7 */
-	punpcklbw %xmm13, %xmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm13, %xmm6 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm1, %xmm13 /* tro0 */
-	punpcklbw %xmm0, %xmm13 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm0, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	movdqa %xmm15, %xmm0 /* tro0_1 */
-	punpcklbw %xmm3, %xmm0 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm3, %xmm15 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm11, %xmm3 /* tro0_2 */
-	punpcklbw %xmm5, %xmm3 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	punpckhbw %xmm5, %xmm11 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	movdqa %xmm10, %xmm5 /* tro0_3 */
-	punpcklbw %xmm8, %xmm5 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm8, %xmm10 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm12, %xmm8 /* tro0_4 */
-	punpcklbw %xmm4, %xmm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm4, %xmm12 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm7, %xmm4 /* tro0_5 */
-	punpcklbw %xmm2, %xmm4 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm2, %xmm7 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm9, %xmm2 /* tro0_6 */
-	punpcklbw %xmm14, %xmm2 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm14, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 624(%rsp), %xmm14 /* reload tro0_7 */
-	movdqa %xmm10, 480(%rsp) /* spill tro1_7 */
-	movdqa %xmm14, %xmm10 /* tro0_7 */
-	punpcklbw %xmm6, %xmm10 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm6, %xmm14 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm13, %xmm6 /* tro1 */
-	punpcklbw %xmm8, %xmm6 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm8, %xmm13 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm8 /* tro1_1 */
-	punpcklbw %xmm12, %xmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm12, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	movdqa %xmm0, %xmm12 /* tro1_2 */
-	punpcklbw %xmm4, %xmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm4, %xmm0 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm15, %xmm4 /* tro1_3 */
-	punpcklbw %xmm7, %xmm4 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	punpckhbw %xmm7, %xmm15 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm3, %xmm7 /* tro1_4 */
-	punpcklbw %xmm2, %xmm7 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm2, %xmm3 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm11, %xmm2 /* tro1_5 */
-	punpcklbw %xmm9, %xmm2 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	punpckhbw %xmm9, %xmm11 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	movdqa %xmm5, %xmm9 /* tro1_6 */
-	punpcklbw %xmm10, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	punpckhbw %xmm10, %xmm5 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 480(%rsp), %xmm10 /* reload tro1_7 */
+	por 528(%rsp), %xmm9 /* byte_10 = or(hi_up_10, s1_5_1) */
+	psllw $4, %xmm11 /* hi_up_11 = shl(s1_6_1) */
+	por %xmm12, %xmm11 /* byte_11 = or(hi_up_11, s1_7_1) */
+	psllw $4, %xmm10 /* hi_up_12 = shl(s1_8_1) */
+	por %xmm6, %xmm10 /* byte_12 = or(hi_up_12, s1_9_1) */
+	movdqa 576(%rsp), %xmm6 /* reload s1_10_1 */
+	psllw $4, %xmm6 /* hi_up_13 = shl(s1_10_1) */
+	por 592(%rsp), %xmm6 /* byte_13 = or(hi_up_13, s1_11_1) */
+	movdqa 608(%rsp), %xmm12 /* reload s1_12_1 */
+	psllw $4, %xmm12 /* hi_up_14 = shl(s1_12_1) */
+	por 624(%rsp), %xmm12 /* byte_14 = or(hi_up_14, s1_13_1) */
+	psllw $4, %xmm3 /* hi_up_15 = shl(s1_14_1) */
+	por %xmm4, %xmm3 /* byte_15 = or(hi_up_15, s1_15_1) */
+	movdqa %xmm15, %xmm4 /* byte */
+	punpcklbw %xmm14, %xmm4 /* tro0 = unpacklo(byte, byte_8) */
+	punpckhbw %xmm14, %xmm15 /* tro0_1 = unpackhi(byte, byte_8) */
+	movdqa %xmm5, %xmm14 /* byte_1 */
+	punpcklbw %xmm7, %xmm14 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	punpckhbw %xmm7, %xmm5 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	movdqa %xmm1, %xmm7 /* byte_2 */
+	punpcklbw %xmm9, %xmm7 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	punpckhbw %xmm9, %xmm1 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	movdqa %xmm2, %xmm9 /* byte_3 */
+	punpcklbw %xmm11, %xmm9 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	punpckhbw %xmm11, %xmm2 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	movdqa %xmm0, %xmm11 /* byte_4 */
+	punpcklbw %xmm10, %xmm11 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	punpckhbw %xmm10, %xmm0 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm13, %xmm10 /* byte_5 */
+	punpcklbw %xmm6, %xmm10 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	punpckhbw %xmm6, %xmm13 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm8, %xmm6 /* byte_6 */
+	punpcklbw %xmm12, %xmm6 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm12, %xmm8 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 496(%rsp), %xmm12 /* reload byte_7 */
+	movdqa %xmm2, 624(%rsp) /* spill tro0_7 */
+	movdqa %xmm12, %xmm2 /* byte_7 */
+	punpcklbw %xmm3, %xmm2 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm3, %xmm12 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm4, %xmm3 /* tro0 */
+	punpcklbw %xmm11, %xmm3 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm11, %xmm4 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm15, %xmm11 /* tro0_1 */
+	punpcklbw %xmm0, %xmm11 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm0, %xmm15 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm14, %xmm0 /* tro0_2 */
+	punpcklbw %xmm10, %xmm0 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm10, %xmm14 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm5, %xmm10 /* tro0_3 */
+	punpcklbw %xmm13, %xmm10 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm13, %xmm5 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm7, %xmm13 /* tro0_4 */
+	punpcklbw %xmm6, %xmm13 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm6, %xmm7 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm1, %xmm6 /* tro0_5 */
+	punpcklbw %xmm8, %xmm6 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm8, %xmm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm9, %xmm8 /* tro0_6 */
+	punpcklbw %xmm2, %xmm8 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm2, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 624(%rsp), %xmm2 /* reload tro0_7 */
+	movdqa %xmm5, 496(%rsp) /* spill tro1_7 */
+	movdqa %xmm2, %xmm5 /* tro0_7 */
+	punpcklbw %xmm12, %xmm5 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm12, %xmm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm3, %xmm12 /* tro1 */
+	punpcklbw %xmm13, %xmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm13, %xmm3 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm4, %xmm13 /* tro1_1 */
+	punpcklbw %xmm7, %xmm13 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm7, %xmm4 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm11, %xmm7 /* tro1_2 */
+	punpcklbw %xmm6, %xmm7 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm6, %xmm11 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm15, %xmm6 /* tro1_3 */
+	punpcklbw %xmm1, %xmm6 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm1, %xmm15 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm0, %xmm1 /* tro1_4 */
+	punpcklbw %xmm8, %xmm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm8, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm14, %xmm8 /* tro1_5 */
+	punpcklbw %xmm9, %xmm8 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm9, %xmm14 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm10, %xmm9 /* tro1_6 */
+	punpcklbw %xmm5, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm5, %xmm10 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa 496(%rsp), %xmm5 /* reload tro1_7 */
 	movdqa %xmm15, 624(%rsp) /* spill tro2_7 */
-	movdqa %xmm10, %xmm15 /* tro1_7 */
-	punpcklbw %xmm14, %xmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm14, %xmm10 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm6, %xmm14 /* tro2 */
-	punpcklbw %xmm7, %xmm14 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm7, %xmm6 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm13, %xmm7 /* tro2_1 */
-	punpcklbw %xmm3, %xmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm3, %xmm13 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm8, %xmm3 /* tro2_2 */
-	punpcklbw %xmm2, %xmm3 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm2, %xmm8 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm2 /* tro2_3 */
-	punpcklbw %xmm11, %xmm2 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm11, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	movdqa %xmm12, %xmm11 /* tro2_4 */
-	punpcklbw %xmm9, %xmm11 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	punpckhbw %xmm9, %xmm12 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	movdqa %xmm0, %xmm9 /* tro2_5 */
-	punpcklbw %xmm5, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	punpckhbw %xmm5, %xmm0 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm4, %xmm5 /* tro2_6 */
-	punpcklbw %xmm15, %xmm5 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm15, %xmm4 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa %xmm5, %xmm15 /* tro1_7 */
+	punpcklbw %xmm2, %xmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm2, %xmm5 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm12, %xmm2 /* tro2 */
+	punpcklbw %xmm1, %xmm2 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm1, %xmm12 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm3, %xmm1 /* tro2_1 */
+	punpcklbw %xmm0, %xmm1 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm0, %xmm3 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm13, %xmm0 /* tro2_2 */
+	punpcklbw %xmm8, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm8, %xmm13 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm4, %xmm8 /* tro2_3 */
+	punpcklbw %xmm14, %xmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm14, %xmm4 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm7, %xmm14 /* tro2_4 */
+	punpcklbw %xmm9, %xmm14 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm9, %xmm7 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm11, %xmm9 /* tro2_5 */
+	punpcklbw %xmm10, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm10, %xmm11 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm6, %xmm10 /* tro2_6 */
+	punpcklbw %xmm15, %xmm10 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm15, %xmm6 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	movdqa 624(%rsp), %xmm15 /* reload tro2_7 */
-	movdqa %xmm4, 480(%rsp) /* spill tro3_13 */
-	movdqa %xmm15, %xmm4 /* tro2_7 */
-	punpcklbw %xmm10, %xmm4 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	punpckhbw %xmm10, %xmm15 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqu %xmm14, (%rdx) /* store tro3 */
-	movdqu %xmm6, 16(%rdx) /* store tro3_1 */
-	movdqu %xmm7, 32(%rdx) /* store tro3_2 */
-	movdqu %xmm13, 48(%rdx) /* store tro3_3 */
-	movdqu %xmm3, 64(%rdx) /* store tro3_4 */
-	movdqu %xmm8, 80(%rdx) /* store tro3_5 */
-	movdqu %xmm2, 96(%rdx) /* store tro3_6 */
-	movdqu %xmm1, 112(%rdx) /* store tro3_7 */
-	movdqu %xmm11, 128(%rdx) /* store tro3_8 */
-	movdqu %xmm12, 144(%rdx) /* store tro3_9 */
+	movdqa %xmm6, 496(%rsp) /* spill tro3_13 */
+	movdqa %xmm15, %xmm6 /* tro2_7 */
+	punpcklbw %xmm5, %xmm6 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm5, %xmm15 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	movdqu %xmm2, (%rdx) /* store tro3 */
+	movdqu %xmm12, 16(%rdx) /* store tro3_1 */
+	movdqu %xmm1, 32(%rdx) /* store tro3_2 */
+	movdqu %xmm3, 48(%rdx) /* store tro3_3 */
+	movdqu %xmm0, 64(%rdx) /* store tro3_4 */
+	movdqu %xmm13, 80(%rdx) /* store tro3_5 */
+	movdqu %xmm8, 96(%rdx) /* store tro3_6 */
+	movdqu %xmm4, 112(%rdx) /* store tro3_7 */
+	movdqu %xmm14, 128(%rdx) /* store tro3_8 */
+	movdqu %xmm7, 144(%rdx) /* store tro3_9 */
 	movdqu %xmm9, 160(%rdx) /* store tro3_10 */
-	movdqu %xmm0, 176(%rdx) /* store tro3_11 */
-	movdqu %xmm5, 192(%rdx) /* store tro3_12 */
-	movdqa 480(%rsp), %xmm0 /* reload tro3_13 */
+	movdqu %xmm11, 176(%rdx) /* store tro3_11 */
+	movdqu %xmm10, 192(%rdx) /* store tro3_12 */
+	movdqa 496(%rsp), %xmm0 /* reload tro3_13 */
 	movdqu %xmm0, 208(%rdx) /* store tro3_13 */
-	movdqu %xmm4, 224(%rdx) /* store tro3_14 */
+	movdqu %xmm6, 224(%rdx) /* store tro3_14 */
 	movdqu %xmm15, 240(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -1710,7 +1576,7 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 320 bytes (18 spill slots of 16 bytes)
+ *   frame: 320 bytes (17 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm
@@ -1831,20 +1697,16 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	movdqu 48(%rdi), %xmm8 /* t0_3 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_3 = lookup16(t0_3, pair_3) */
 	movdqu 64(%rdi), %xmm9 /* t0_4 = bcast128() */
-	movdqa 112(%rsp), %xmm14 /* reload pair_4 */
-	pshufb %xmm14, %xmm9 /* s0_4 = lookup16(t0_4, pair_4) */
+	pshufb 112(%rsp), %xmm9 /* s0_4 = lookup16(t0_4, pair_4) */
 	movdqu 80(%rdi), %xmm14 /* t0_5 = bcast128() */
-	movdqa %xmm0, 112(%rsp) /* spill pair_29 */
-	movdqa 64(%rsp), %xmm0 /* reload pair_5 */
-	pshufb %xmm0, %xmm14 /* s0_5 = lookup16(t0_5, pair_5) */
+	pshufb 64(%rsp), %xmm14 /* s0_5 = lookup16(t0_5, pair_5) */
+	movdqa %xmm0, 64(%rsp) /* spill pair_29 */
 	movdqu 96(%rdi), %xmm0 /* t0_6 = bcast128() */
-	movdqa %xmm2, 64(%rsp) /* spill pair_28 */
-	movdqa 16(%rsp), %xmm2 /* reload pair_6 */
-	pshufb %xmm2, %xmm0 /* s0_6 = lookup16(t0_6, pair_6) */
+	pshufb 16(%rsp), %xmm0 /* s0_6 = lookup16(t0_6, pair_6) */
+	movdqa %xmm2, 16(%rsp) /* spill pair_28 */
 	movdqu 112(%rdi), %xmm2 /* t0_7 = bcast128() */
-	movdqa %xmm15, 16(%rsp) /* spill pair_27 */
-	movdqa 0(%rsp), %xmm15 /* reload pair_7 */
-	pshufb %xmm15, %xmm2 /* s0_7 = lookup16(t0_7, pair_7) */
+	pshufb 0(%rsp), %xmm2 /* s0_7 = lookup16(t0_7, pair_7) */
+	movdqa %xmm15, 0(%rsp) /* spill pair_27 */
 	movdqu 256(%rdi), %xmm15 /* t1_0 = bcast128() */
 	pshufb %xmm11, %xmm15 /* s1_0 = lookup16(t1_0, pair_16) */
 	movdqu 272(%rdi), %xmm11 /* t1_1 = bcast128() */
@@ -1854,15 +1716,13 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	movdqu 304(%rdi), %xmm1 /* t1_3 = bcast128() */
 	pshufb %xmm3, %xmm1 /* s1_3 = lookup16(t1_3, pair_19) */
 	movdqu 320(%rdi), %xmm3 /* t1_4 = bcast128() */
-	movdqa %xmm13, 0(%rsp) /* spill pair_25 */
-	movdqa 192(%rsp), %xmm13 /* reload pair_20 */
-	pshufb %xmm13, %xmm3 /* s1_4 = lookup16(t1_4, pair_20) */
+	pshufb 192(%rsp), %xmm3 /* s1_4 = lookup16(t1_4, pair_20) */
+	movdqa %xmm13, 192(%rsp) /* spill pair_25 */
 	movdqu 336(%rdi), %xmm13 /* t1_5 = bcast128() */
 	pshufb %xmm7, %xmm13 /* s1_5 = lookup16(t1_5, pair_21) */
 	movdqu 352(%rdi), %xmm7 /* t1_6 = bcast128() */
-	movdqa %xmm2, 192(%rsp) /* spill s0_7 */
-	movdqa 208(%rsp), %xmm2 /* reload pair_22 */
-	pshufb %xmm2, %xmm7 /* s1_6 = lookup16(t1_6, pair_22) */
+	pshufb 208(%rsp), %xmm7 /* s1_6 = lookup16(t1_6, pair_22) */
+	movdqa %xmm2, 208(%rsp) /* spill s0_7 */
 	movdqu 368(%rdi), %xmm2 /* t1_7 = bcast128() */
 	pshufb %xmm10, %xmm2 /* s1_7 = lookup16(t1_7, pair_23) */
 	pxor %xmm12, %xmm15 /* y1_0 = xor(s1_0, s0_0) */
@@ -1872,8 +1732,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	pxor %xmm9, %xmm3 /* y1_4 = xor(s1_4, s0_4) */
 	pxor %xmm14, %xmm13 /* y1_5 = xor(s1_5, s0_5) */
 	pxor %xmm0, %xmm7 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 192(%rsp), %xmm10 /* reload s0_7 */
-	pxor %xmm10, %xmm2 /* y1_7 = xor(s1_7, s0_7) */
+	pxor 208(%rsp), %xmm2 /* y1_7 = xor(s1_7, s0_7) */
 	pxor %xmm11, %xmm12 /* y0_0 = xor(s0_0, y1_1) */
 	pxor %xmm5, %xmm4 /* y0_1 = xor(s0_1, y1_2) */
 	pxor %xmm1, %xmm6 /* y0_2 = xor(s0_2, y1_3) */
@@ -1881,6 +1740,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	pxor %xmm13, %xmm9 /* y0_4 = xor(s0_4, y1_5) */
 	pxor %xmm7, %xmm14 /* y0_5 = xor(s0_5, y1_6) */
 	pxor %xmm2, %xmm0 /* y0_6 = xor(s0_6, y1_7) */
+	movdqa 208(%rsp), %xmm10 /* reload s0_7 */
 	pxor %xmm15, %xmm10 /* y0_7 = xor(s0_7, y1_0) */
 	pxor %xmm6, %xmm15 /* y1_0_1 = xor(y1_0, y0_2) */
 	pxor %xmm8, %xmm11 /* y1_1_1 = xor(y1_1, y0_3) */
@@ -1914,63 +1774,48 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	pxor %xmm13, %xmm14 /* y0_5_2 = xor(y0_5_1, y1_5_2) */
 	pxor %xmm7, %xmm0 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	pxor %xmm2, %xmm10 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
-	movdqa %xmm2, 192(%rsp) /* spill y1_7_2 */
+	movdqa %xmm2, 208(%rsp) /* spill y1_7_2 */
 	movdqu 128(%rdi), %xmm2 /* t0_8 = bcast128() */
-	movdqa %xmm7, 208(%rsp) /* spill y1_6_2 */
-	movdqa 32(%rsp), %xmm7 /* reload pair_8 */
-	pshufb %xmm7, %xmm2 /* s0_8 = lookup16(t0_8, pair_8) */
+	pshufb 32(%rsp), %xmm2 /* s0_8 = lookup16(t0_8, pair_8) */
+	movdqa %xmm7, 32(%rsp) /* spill y1_6_2 */
 	movdqu 144(%rdi), %xmm7 /* t0_9 = bcast128() */
-	movdqa %xmm3, 32(%rsp) /* spill y1_4_2 */
-	movdqa 48(%rsp), %xmm3 /* reload pair_9 */
-	pshufb %xmm3, %xmm7 /* s0_9 = lookup16(t0_9, pair_9) */
+	pshufb 48(%rsp), %xmm7 /* s0_9 = lookup16(t0_9, pair_9) */
+	movdqa %xmm3, 48(%rsp) /* spill y1_4_2 */
 	movdqu 160(%rdi), %xmm3 /* t0_10 = bcast128() */
-	movdqa %xmm13, 48(%rsp) /* spill y1_5_2 */
-	movdqa 80(%rsp), %xmm13 /* reload pair_10 */
-	pshufb %xmm13, %xmm3 /* s0_10 = lookup16(t0_10, pair_10) */
+	pshufb 80(%rsp), %xmm3 /* s0_10 = lookup16(t0_10, pair_10) */
+	movdqa %xmm13, 80(%rsp) /* spill y1_5_2 */
 	movdqu 176(%rdi), %xmm13 /* t0_11 = bcast128() */
-	movdqa %xmm1, 80(%rsp) /* spill y1_3_2 */
-	movdqa 96(%rsp), %xmm1 /* reload pair_11 */
-	pshufb %xmm1, %xmm13 /* s0_11 = lookup16(t0_11, pair_11) */
+	pshufb 96(%rsp), %xmm13 /* s0_11 = lookup16(t0_11, pair_11) */
+	movdqa %xmm1, 96(%rsp) /* spill y1_3_2 */
 	movdqu 192(%rdi), %xmm1 /* t0_12 = bcast128() */
-	movdqa %xmm5, 96(%rsp) /* spill y1_2_2 */
-	movdqa 128(%rsp), %xmm5 /* reload pair_12 */
-	pshufb %xmm5, %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
+	pshufb 128(%rsp), %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
+	movdqa %xmm5, 128(%rsp) /* spill y1_2_2 */
 	movdqu 208(%rdi), %xmm5 /* t0_13 = bcast128() */
-	movdqa %xmm11, 128(%rsp) /* spill y1_1_2 */
-	movdqa 144(%rsp), %xmm11 /* reload pair_13 */
-	pshufb %xmm11, %xmm5 /* s0_13 = lookup16(t0_13, pair_13) */
+	pshufb 144(%rsp), %xmm5 /* s0_13 = lookup16(t0_13, pair_13) */
+	movdqa %xmm11, 144(%rsp) /* spill y1_1_2 */
 	movdqu 224(%rdi), %xmm11 /* t0_14 = bcast128() */
-	movdqa %xmm15, 144(%rsp) /* spill y1_0_2 */
-	movdqa 176(%rsp), %xmm15 /* reload pair_14 */
-	pshufb %xmm15, %xmm11 /* s0_14 = lookup16(t0_14, pair_14) */
+	pshufb 176(%rsp), %xmm11 /* s0_14 = lookup16(t0_14, pair_14) */
+	movdqa %xmm15, 176(%rsp) /* spill y1_0_2 */
 	movdqu 240(%rdi), %xmm15 /* t0_15 = bcast128() */
-	movdqa %xmm0, 176(%rsp) /* spill y0_6_2 */
-	movdqa 160(%rsp), %xmm0 /* reload pair_15 */
-	pshufb %xmm0, %xmm15 /* s0_15 = lookup16(t0_15, pair_15) */
+	pshufb 160(%rsp), %xmm15 /* s0_15 = lookup16(t0_15, pair_15) */
+	movdqa %xmm0, 160(%rsp) /* spill y0_6_2 */
 	movdqu 384(%rdi), %xmm0 /* t1_8 = bcast128() */
-	movdqa %xmm10, 160(%rsp) /* spill y0_7_2 */
-	movdqa 224(%rsp), %xmm10 /* reload pair_24 */
-	pshufb %xmm10, %xmm0 /* s1_8 = lookup16(t1_8, pair_24) */
+	pshufb 224(%rsp), %xmm0 /* s1_8 = lookup16(t1_8, pair_24) */
+	movdqa %xmm10, 224(%rsp) /* spill y0_7_2 */
 	movdqu 400(%rdi), %xmm10 /* t1_9 = bcast128() */
-	movdqa %xmm9, 224(%rsp) /* spill y0_4_2 */
-	movdqa 0(%rsp), %xmm9 /* reload pair_25 */
-	pshufb %xmm9, %xmm10 /* s1_9 = lookup16(t1_9, pair_25) */
+	pshufb 192(%rsp), %xmm10 /* s1_9 = lookup16(t1_9, pair_25) */
+	movdqa %xmm9, 192(%rsp) /* spill y0_4_2 */
 	movdqu 416(%rdi), %xmm9 /* t1_10 = bcast128() */
-	movdqa %xmm14, 0(%rsp) /* spill y0_5_2 */
-	movdqa 240(%rsp), %xmm14 /* reload pair_26 */
-	pshufb %xmm14, %xmm9 /* s1_10 = lookup16(t1_10, pair_26) */
+	pshufb 240(%rsp), %xmm9 /* s1_10 = lookup16(t1_10, pair_26) */
+	movdqa %xmm14, 240(%rsp) /* spill y0_5_2 */
 	movdqu 432(%rdi), %xmm14 /* t1_11 = bcast128() */
-	movdqa %xmm6, 240(%rsp) /* spill y0_2_2 */
-	movdqa 16(%rsp), %xmm6 /* reload pair_27 */
-	pshufb %xmm6, %xmm14 /* s1_11 = lookup16(t1_11, pair_27) */
+	pshufb 0(%rsp), %xmm14 /* s1_11 = lookup16(t1_11, pair_27) */
+	movdqa %xmm6, 0(%rsp) /* spill y0_2_2 */
 	movdqu 448(%rdi), %xmm6 /* t1_12 = bcast128() */
+	pshufb 16(%rsp), %xmm6 /* s1_12 = lookup16(t1_12, pair_28) */
 	movdqa %xmm8, 16(%rsp) /* spill y0_3_2 */
-	movdqa 64(%rsp), %xmm8 /* reload pair_28 */
-	pshufb %xmm8, %xmm6 /* s1_12 = lookup16(t1_12, pair_28) */
 	movdqu 464(%rdi), %xmm8 /* t1_13 = bcast128() */
-	movdqa %xmm4, 64(%rsp) /* spill y0_1_2 */
-	movdqa 112(%rsp), %xmm4 /* reload pair_29 */
-	pshufb %xmm4, %xmm8 /* s1_13 = lookup16(t1_13, pair_29) */
+	pshufb 64(%rsp), %xmm8 /* s1_13 = lookup16(t1_13, pair_29) */
 	pxor %xmm2, %xmm0 /* y1_8 = xor(s1_8, s0_8) */
 	pxor %xmm7, %xmm10 /* y1_9 = xor(s1_9, s0_9) */
 	pxor %xmm3, %xmm9 /* y1_10 = xor(s1_10, s0_10) */
@@ -1983,6 +1828,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	pxor %xmm6, %xmm13 /* y0_11 = xor(s0_11, y1_12) */
 	pxor %xmm8, %xmm1 /* y0_12 = xor(s0_12, y1_13) */
 	pxor %xmm11, %xmm5 /* y0_13 = xor(s0_13, s0_14) */
+	movdqa %xmm4, 64(%rsp) /* spill y0_1_2 */
 	movdqa %xmm11, %xmm4 /* s0_14 */
 	pxor %xmm15, %xmm4 /* y0_14 = xor(s0_14, s0_15) */
 	movdqa %xmm12, 112(%rsp) /* spill y0_0_2 */
@@ -2024,21 +1870,16 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	/* Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them. */
 	movdqa %xmm11, 256(%rsp) /* spill y0_14_3 */
 	movdqa 112(%rsp), %xmm11 /* reload y0_0_2 */
-	movdqa %xmm15, 272(%rsp) /* spill y0_15_3 */
-	movdqa 64(%rsp), %xmm15 /* reload y0_1_2 */
-	punpcklwd %xmm15, %xmm11 /* pack = unpacklo(y0_0_2, y0_1_2) */
-	movdqa 240(%rsp), %xmm15 /* reload y0_2_2 */
-	movdqa %xmm6, 64(%rsp) /* spill y1_12_2 */
-	movdqa 16(%rsp), %xmm6 /* reload y0_3_2 */
-	punpcklwd %xmm6, %xmm15 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
-	movdqa 224(%rsp), %xmm6 /* reload y0_4_2 */
-	movdqa %xmm8, 16(%rsp) /* spill y1_13_2 */
-	movdqa 0(%rsp), %xmm8 /* reload y0_5_2 */
-	punpcklwd %xmm8, %xmm6 /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
-	movdqa 176(%rsp), %xmm8 /* reload y0_6_2 */
-	movdqa %xmm9, 0(%rsp) /* spill y1_10_2 */
-	movdqa 160(%rsp), %xmm9 /* reload y0_7_2 */
-	punpcklwd %xmm9, %xmm8 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
+	punpcklwd 64(%rsp), %xmm11 /* pack = unpacklo(y0_0_2, y0_1_2) */
+	movdqa %xmm15, 64(%rsp) /* spill y0_15_3 */
+	movdqa 0(%rsp), %xmm15 /* reload y0_2_2 */
+	punpcklwd 16(%rsp), %xmm15 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
+	movdqa %xmm6, 16(%rsp) /* spill y1_12_2 */
+	movdqa 192(%rsp), %xmm6 /* reload y0_4_2 */
+	punpcklwd 240(%rsp), %xmm6 /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
+	movdqa %xmm8, 240(%rsp) /* spill y1_13_2 */
+	movdqa 160(%rsp), %xmm8 /* reload y0_6_2 */
+	punpcklwd 224(%rsp), %xmm8 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
 	punpckldq %xmm15, %xmm11 /* pack_4 = unpacklo(pack, pack_1) */
 	punpckldq %xmm8, %xmm6 /* pack_5 = unpacklo(pack_2, pack_3) */
 	punpcklqdq %xmm6, %xmm11 /* pack_6 = unpacklo(pack_4, pack_5) */
@@ -2051,34 +1892,27 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
 	punpckldq %xmm4, %xmm1 /* pack_12 = unpacklo(pack_9, pack_10) */
 	punpcklqdq %xmm1, %xmm2 /* pack_13 = unpacklo(pack_11, pack_12) */
 	movdqu %xmm2, 80(%rdx) /* store pack_13 */
-	movdqa 144(%rsp), %xmm1 /* reload y1_0_2 */
-	movdqa 128(%rsp), %xmm2 /* reload y1_1_2 */
-	punpcklwd %xmm2, %xmm1 /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
-	movdqa 96(%rsp), %xmm2 /* reload y1_2_2 */
-	movdqa 80(%rsp), %xmm3 /* reload y1_3_2 */
-	punpcklwd %xmm3, %xmm2 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
-	movdqa 32(%rsp), %xmm3 /* reload y1_4_2 */
-	movdqa 48(%rsp), %xmm4 /* reload y1_5_2 */
-	punpcklwd %xmm4, %xmm3 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
-	movdqa 208(%rsp), %xmm4 /* reload y1_6_2 */
-	movdqa 192(%rsp), %xmm5 /* reload y1_7_2 */
-	punpcklwd %xmm5, %xmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
+	movdqa 176(%rsp), %xmm1 /* reload y1_0_2 */
+	punpcklwd 144(%rsp), %xmm1 /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
+	movdqa 128(%rsp), %xmm2 /* reload y1_2_2 */
+	punpcklwd 96(%rsp), %xmm2 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
+	movdqa 48(%rsp), %xmm3 /* reload y1_4_2 */
+	punpcklwd 80(%rsp), %xmm3 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
+	movdqa 32(%rsp), %xmm4 /* reload y1_6_2 */
+	punpcklwd 208(%rsp), %xmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
 	punpckldq %xmm2, %xmm1 /* pack_18 = unpacklo(pack_14, pack_15) */
 	punpckldq %xmm4, %xmm3 /* pack_19 = unpacklo(pack_16, pack_17) */
 	punpcklqdq %xmm3, %xmm1 /* pack_20 = unpacklo(pack_18, pack_19) */
 	movdqu %xmm1, 96(%rdx) /* store pack_20 */
 	punpcklwd %xmm10, %xmm0 /* pack_21 = unpacklo(y1_8_2, y1_9_2) */
-	movdqa 0(%rsp), %xmm1 /* reload y1_10_2 */
-	punpcklwd %xmm14, %xmm1 /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
-	movdqa 64(%rsp), %xmm2 /* reload y1_12_2 */
-	movdqa 16(%rsp), %xmm3 /* reload y1_13_2 */
-	punpcklwd %xmm3, %xmm2 /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
-	movdqa 256(%rsp), %xmm3 /* reload y0_14_3 */
-	movdqa 272(%rsp), %xmm4 /* reload y0_15_3 */
-	punpcklwd %xmm4, %xmm3 /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
-	punpckldq %xmm1, %xmm0 /* pack_25 = unpacklo(pack_21, pack_22) */
-	punpckldq %xmm3, %xmm2 /* pack_26 = unpacklo(pack_23, pack_24) */
-	punpcklqdq %xmm2, %xmm0 /* pack_27 = unpacklo(pack_25, pack_26) */
+	punpcklwd %xmm14, %xmm9 /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
+	movdqa 16(%rsp), %xmm1 /* reload y1_12_2 */
+	punpcklwd 240(%rsp), %xmm1 /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
+	movdqa 256(%rsp), %xmm2 /* reload y0_14_3 */
+	punpcklwd 64(%rsp), %xmm2 /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
+	punpckldq %xmm9, %xmm0 /* pack_25 = unpacklo(pack_21, pack_22) */
+	punpckldq %xmm2, %xmm1 /* pack_26 = unpacklo(pack_23, pack_24) */
+	punpcklqdq %xmm1, %xmm0 /* pack_27 = unpacklo(pack_25, pack_26) */
 	movdqu %xmm0, 112(%rdx) /* store pack_27 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -2092,7 +1926,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_pairs_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 896 bytes (53 spill slots of 16 bytes)
+ *   frame: 704 bytes (41 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm
@@ -2102,7 +1936,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $896, %rsp
+	sub $704, %rsp
 
 	/* The 16 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	movzbl (%rsi), %eax
@@ -2223,38 +2057,36 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm13, %xmm12 /* y0_13_1 = xor(y0_13, y1_14_3) */
 	movdqa %xmm15, %xmm13 /* pairs_1 */
 	pshufb %xmm8, %xmm13 /* y0_14 = lookup16(pairs_1, pick_5) */
-	movdqa %xmm12, 224(%rsp) /* spill y0_13_1 */
-	movdqa 0(%rsp), %xmm12 /* reload y1_15 */
-	pxor %xmm12, %xmm13 /* y0_14_1 = xor(y0_14, y1_15) */
+	pxor 0(%rsp), %xmm13 /* y0_14_1 = xor(y0_14, y1_15) */
 	pshufb %xmm9, %xmm15 /* y0_15 = lookup16(pairs_1, pick_6) */
-	pxor %xmm12, %xmm15 /* y0_15_1 = xor(y0_15, y1_15) */
-	movdqa %xmm15, 240(%rsp) /* spill y0_15_1 */
+	pxor 0(%rsp), %xmm15 /* y0_15_1 = xor(y0_15, y1_15) */
+	movdqa %xmm15, 224(%rsp) /* spill y0_15_1 */
 	movdqa 16(%rsp), %xmm15 /* reload pairs_2 */
-	movdqa %xmm13, 256(%rsp) /* spill y0_14_1 */
+	movdqa %xmm13, 240(%rsp) /* spill y0_14_1 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm3, %xmm13 /* y1_0 = lookup16(pairs_2, carry) */
-	movdqa %xmm13, 272(%rsp) /* spill y1_0 */
+	movdqa %xmm13, 256(%rsp) /* spill y1_0 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm2, %xmm13 /* y1_1 = lookup16(pairs_2, pick) */
-	movdqa %xmm13, 288(%rsp) /* spill y1_1 */
+	movdqa %xmm13, 272(%rsp) /* spill y1_1 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm4, %xmm13 /* y1_2 = lookup16(pairs_2, pick_1) */
-	movdqa %xmm13, 304(%rsp) /* spill y1_2 */
+	movdqa %xmm13, 288(%rsp) /* spill y1_2 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm5, %xmm13 /* y1_3 = lookup16(pairs_2, pick_2) */
-	movdqa %xmm13, 320(%rsp) /* spill y1_3 */
+	movdqa %xmm13, 304(%rsp) /* spill y1_3 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm6, %xmm13 /* y1_4 = lookup16(pairs_2, pick_3) */
-	movdqa %xmm13, 336(%rsp) /* spill y1_4 */
+	movdqa %xmm13, 320(%rsp) /* spill y1_4 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm7, %xmm13 /* y1_5 = lookup16(pairs_2, pick_4) */
-	movdqa %xmm13, 352(%rsp) /* spill y1_5 */
+	movdqa %xmm13, 336(%rsp) /* spill y1_5 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm8, %xmm13 /* y1_6 = lookup16(pairs_2, pick_5) */
 	pshufb %xmm9, %xmm15 /* y1_7 = lookup16(pairs_2, pick_6) */
 	movdqa %xmm15, 16(%rsp) /* spill y1_7 */
 	movdqa 32(%rsp), %xmm15 /* reload pairs_3 */
-	movdqa %xmm13, 368(%rsp) /* spill y1_6 */
+	movdqa %xmm13, 352(%rsp) /* spill y1_6 */
 	movdqa %xmm15, %xmm13 /* pairs_3 */
 	pshufb %xmm3, %xmm13 /* y1_8 = lookup16(pairs_3, carry) */
 	pxor %xmm1, %xmm13 /* y1_8_1 = xor(y1_8, y1_14) */
@@ -2268,7 +2100,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm10, %xmm3 /* y1_11_1 = xor(y1_11, s1_14) */
 	movdqa %xmm15, %xmm4 /* pairs_3 */
 	pshufb %xmm6, %xmm4 /* y1_12 = lookup16(pairs_3, pick_3) */
-	pxor %xmm12, %xmm4 /* y1_12_1 = xor(y1_12, y1_15) */
+	pxor 0(%rsp), %xmm4 /* y1_12_1 = xor(y1_12, y1_15) */
 	movdqa %xmm15, %xmm5 /* pairs_3 */
 	pshufb %xmm7, %xmm5 /* y1_13 = lookup16(pairs_3, pick_4) */
 	pxor %xmm0, %xmm5 /* y1_13_1 = xor(y1_13, s1_15) */
@@ -2276,7 +2108,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pshufb %xmm8, %xmm0 /* y1_14_4 = lookup16(pairs_3, pick_5) */
 	pxor %xmm10, %xmm0 /* y1_14_5 = xor(y1_14_4, s1_14) */
 	pshufb %xmm9, %xmm15 /* y1_15_3 = lookup16(pairs_3, pick_6) */
-	pxor %xmm12, %xmm15 /* y1_15_4 = xor(y1_15_3, y1_15) */
+	pxor 0(%rsp), %xmm15 /* y1_15_4 = xor(y1_15_3, y1_15) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
 	movdqa 80(%rsp), %xmm6 /* reload x0_0.2 */
@@ -2284,101 +2116,83 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa 144(%rsp), %xmm8 /* reload x0_3.2 */
 	movdqa 160(%rsp), %xmm9 /* reload x0_4.2 */
 	movdqa 176(%rsp), %xmm10 /* reload x0_5.2 */
-	movdqa 224(%rsp), %xmm12 /* reload x0_7.2 */
 	movdqa %xmm1, 0(%rsp) /* spill x1_13.2 */
 	movdqa 48(%rsp), %xmm1 /* reload x0_8.2 */
 	movdqa %xmm13, 32(%rsp) /* spill x1_12.2 */
 	movdqa 64(%rsp), %xmm13 /* reload x0_9.2 */
-	movdqa %xmm5, 384(%rsp) /* spill x1_11.2 */
+	movdqa %xmm5, 368(%rsp) /* spill x1_11.2 */
 	movdqa 112(%rsp), %xmm5 /* reload x0_10.2 */
-	movdqa %xmm4, 400(%rsp) /* spill x1_10.2 */
+	movdqa %xmm4, 384(%rsp) /* spill x1_10.2 */
 	movdqa 128(%rsp), %xmm4 /* reload x0_11.2 */
-	movdqa %xmm4, 416(%rsp) /* spill x0_11.2 */
-	movdqa 256(%rsp), %xmm4 /* reload x0_12.2 */
-	movdqa %xmm4, 432(%rsp) /* spill x0_12.2 */
-	movdqa 240(%rsp), %xmm4 /* reload x0_13.2 */
-	movdqa %xmm4, 448(%rsp) /* spill x0_13.2 */
+	movdqa %xmm4, 400(%rsp) /* spill x0_11.2 */
+	movdqa 240(%rsp), %xmm4 /* reload x0_12.2 */
+	movdqa %xmm4, 416(%rsp) /* spill x0_12.2 */
+	movdqa 224(%rsp), %xmm4 /* reload x0_13.2 */
+	movdqa %xmm4, 432(%rsp) /* spill x0_13.2 */
 	movdqa 192(%rsp), %xmm4 /* reload x0_14.2 */
-	movdqa %xmm4, 464(%rsp) /* spill x0_14.2 */
+	movdqa %xmm4, 448(%rsp) /* spill x0_14.2 */
 	movdqa 208(%rsp), %xmm4 /* reload x0_15.2 */
-	movdqa %xmm4, 480(%rsp) /* spill x0_15.2 */
-	movdqa 336(%rsp), %xmm4 /* reload x1_0.2 */
-	movdqa %xmm5, 496(%rsp) /* spill x0_10.2 */
-	movdqa 352(%rsp), %xmm5 /* reload x1_1.2 */
-	movdqa %xmm13, 512(%rsp) /* spill x0_9.2 */
-	movdqa 272(%rsp), %xmm13 /* reload x1_6.2 */
-	movdqa %xmm1, 528(%rsp) /* spill x0_8.2 */
-	movdqa 288(%rsp), %xmm1 /* reload x1_7.2 */
-	movdqa %xmm1, 544(%rsp) /* spill x1_7.2 */
-	movdqa 304(%rsp), %xmm1 /* reload x1_8.2 */
-	movdqa %xmm1, 560(%rsp) /* spill x1_8.2 */
-	movdqa 320(%rsp), %xmm1 /* reload x1_9.2 */
-	movdqa %xmm1, 576(%rsp) /* spill x1_9.2 */
-	movdqa 400(%rsp), %xmm1 /* reload x1_10.2 */
-	movdqa %xmm1, 592(%rsp) /* spill x1_10.2 */
-	movdqa 384(%rsp), %xmm1 /* reload x1_11.2 */
-	movdqa %xmm1, 608(%rsp) /* spill x1_11.2 */
+	movdqa %xmm4, 464(%rsp) /* spill x0_15.2 */
+	movdqa 320(%rsp), %xmm4 /* reload x1_0.2 */
+	movdqa %xmm5, 480(%rsp) /* spill x0_10.2 */
+	movdqa 336(%rsp), %xmm5 /* reload x1_1.2 */
+	movdqa %xmm13, 496(%rsp) /* spill x0_9.2 */
+	movdqa 256(%rsp), %xmm13 /* reload x1_6.2 */
+	movdqa %xmm1, 512(%rsp) /* spill x0_8.2 */
+	movdqa 272(%rsp), %xmm1 /* reload x1_7.2 */
+	movdqa %xmm1, 528(%rsp) /* spill x1_7.2 */
+	movdqa 288(%rsp), %xmm1 /* reload x1_8.2 */
+	movdqa %xmm1, 544(%rsp) /* spill x1_8.2 */
+	movdqa 304(%rsp), %xmm1 /* reload x1_9.2 */
+	movdqa %xmm1, 560(%rsp) /* spill x1_9.2 */
+	movdqa 384(%rsp), %xmm1 /* reload x1_10.2 */
+	movdqa %xmm1, 576(%rsp) /* spill x1_10.2 */
+	movdqa 368(%rsp), %xmm1 /* reload x1_11.2 */
+	movdqa %xmm1, 592(%rsp) /* spill x1_11.2 */
 	movdqa 32(%rsp), %xmm1 /* reload x1_12.2 */
-	movdqa %xmm1, 624(%rsp) /* spill x1_12.2 */
+	movdqa %xmm1, 608(%rsp) /* spill x1_12.2 */
 	movdqa 0(%rsp), %xmm1 /* reload x1_13.2 */
-	movdqa %xmm1, 640(%rsp) /* spill x1_13.2 */
-	movdqa 368(%rsp), %xmm1 /* reload x1_14.2 */
-	movdqa %xmm1, 656(%rsp) /* spill x1_14.2 */
+	movdqa %xmm1, 624(%rsp) /* spill x1_13.2 */
+	movdqa 352(%rsp), %xmm1 /* reload x1_14.2 */
+	movdqa %xmm1, 640(%rsp) /* spill x1_14.2 */
 	movdqa 16(%rsp), %xmm1 /* reload x1_15.2 */
+	movdqa %xmm1, 16(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_ssse3_asm_3_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm1, 16(%rsp) /* spill x1_15.2 */
 	movdqu 512(%rdi,%r8), %xmm1 /* t0_0 = bcast128() */
 	pshufb %xmm6, %xmm1 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm6, 368(%rsp) /* spill x0_0.2 */
 	movdqu 528(%rdi,%r8), %xmm6 /* t0_1 = bcast128() */
 	pshufb %xmm7, %xmm6 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm7, 320(%rsp) /* spill x0_1.2 */
 	movdqu 544(%rdi,%r8), %xmm7 /* t0_2 = bcast128() */
 	pshufb %xmm11, %xmm7 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm11, 304(%rsp) /* spill x0_2.2 */
 	movdqu 560(%rdi,%r8), %xmm11 /* t0_3 = bcast128() */
 	pshufb %xmm8, %xmm11 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm8, 288(%rsp) /* spill x0_3.2 */
 	movdqu 576(%rdi,%r8), %xmm8 /* t0_4 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm9, 272(%rsp) /* spill x0_4.2 */
 	movdqu 592(%rdi,%r8), %xmm9 /* t0_5 = bcast128() */
 	pshufb %xmm10, %xmm9 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm10, 352(%rsp) /* spill x0_5.2 */
 	movdqu 608(%rdi,%r8), %xmm10 /* t0_6 = bcast128() */
 	pshufb %xmm14, %xmm10 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm14, 336(%rsp) /* spill x0_6.2 */
 	movdqu 624(%rdi,%r8), %xmm14 /* t0_7 = bcast128() */
 	pshufb %xmm12, %xmm14 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm12, 208(%rsp) /* spill x0_7.2 */
 	movdqu 768(%rdi,%r8), %xmm12 /* t1_0 = bcast128() */
 	pshufb %xmm4, %xmm12 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm4, 192(%rsp) /* spill x1_0.2 */
 	movdqu 784(%rdi,%r8), %xmm4 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm4 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm5, 240(%rsp) /* spill x1_1.2 */
 	movdqu 800(%rdi,%r8), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm0, %xmm5 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm0, 256(%rsp) /* spill x1_2.2 */
 	movdqu 816(%rdi,%r8), %xmm0 /* t1_3 = bcast128() */
 	pshufb %xmm15, %xmm0 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm15, 128(%rsp) /* spill x1_3.2 */
 	movdqu 832(%rdi,%r8), %xmm15 /* t1_4 = bcast128() */
 	pshufb %xmm2, %xmm15 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm2, 112(%rsp) /* spill x1_4.2 */
 	movdqu 848(%rdi,%r8), %xmm2 /* t1_5 = bcast128() */
 	pshufb %xmm3, %xmm2 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm3, 64(%rsp) /* spill x1_5.2 */
 	movdqu 864(%rdi,%r8), %xmm3 /* t1_6 = bcast128() */
 	pshufb %xmm13, %xmm3 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm13, 48(%rsp) /* spill x1_6.2 */
 	movdqu 880(%rdi,%r8), %xmm13 /* t1_7 = bcast128() */
-	movdqa %xmm14, 224(%rsp) /* spill s0_7 */
-	movdqa 544(%rsp), %xmm14 /* reload x1_7.2 */
-	pshufb %xmm14, %xmm13 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb 528(%rsp), %xmm13 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm1, %xmm12 /* y1_0_1 = xor(s1_0, s0_0) */
@@ -2388,7 +2202,6 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm8, %xmm15 /* y1_4_1 = xor(s1_4, s0_4) */
 	pxor %xmm9, %xmm2 /* y1_5_1 = xor(s1_5, s0_5) */
 	pxor %xmm10, %xmm3 /* y1_6_1 = xor(s1_6, s0_6) */
-	movdqa 224(%rsp), %xmm14 /* reload s0_7 */
 	pxor %xmm14, %xmm13 /* y1_7_1 = xor(s1_7, s0_7) */
 	pxor %xmm4, %xmm1 /* y0_0_1 = xor(s0_0, y1_1_1) */
 	pxor %xmm5, %xmm6 /* y0_1_1 = xor(s0_1, y1_2_1) */
@@ -2432,71 +2245,54 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm13, %xmm14 /* y0_7_3 = xor(y0_7_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm13, 224(%rsp) /* spill y1_7_3 */
+	movdqa %xmm13, 352(%rsp) /* spill y1_7_3 */
 	movdqu 640(%rdi,%r8), %xmm13 /* t0_8 = bcast128() */
-	movdqa %xmm3, 176(%rsp) /* spill y1_6_3 */
-	movdqa 528(%rsp), %xmm3 /* reload x0_8.2 */
-	pshufb %xmm3, %xmm13 /* s0_8 = lookup16(t0_8, x0_8) */
+	pshufb 512(%rsp), %xmm13 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm3, 304(%rsp) /* spill y1_6_3 */
 	movdqu 656(%rdi,%r8), %xmm3 /* t0_9 = bcast128() */
-	movdqa %xmm0, 160(%rsp) /* spill y1_3_3 */
-	movdqa 512(%rsp), %xmm0 /* reload x0_9.2 */
-	pshufb %xmm0, %xmm3 /* s0_9 = lookup16(t0_9, x0_9) */
+	pshufb 496(%rsp), %xmm3 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm0, 288(%rsp) /* spill y1_3_3 */
 	movdqu 672(%rdi,%r8), %xmm0 /* t0_10 = bcast128() */
-	movdqa %xmm5, 144(%rsp) /* spill y1_2_3 */
-	movdqa 496(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm0 /* s0_10 = lookup16(t0_10, x0_10) */
+	pshufb 480(%rsp), %xmm0 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm5, 272(%rsp) /* spill y1_2_3 */
 	movdqu 688(%rdi,%r8), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm4, 96(%rsp) /* spill y1_1_3 */
-	movdqa 416(%rsp), %xmm4 /* reload x0_11.2 */
-	pshufb %xmm4, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	pshufb 400(%rsp), %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm4, 256(%rsp) /* spill y1_1_3 */
 	movdqu 704(%rdi,%r8), %xmm4 /* t0_12 = bcast128() */
-	movdqa %xmm12, 80(%rsp) /* spill y1_0_3 */
-	movdqa 432(%rsp), %xmm12 /* reload x0_12.2 */
-	pshufb %xmm12, %xmm4 /* s0_12 = lookup16(t0_12, x0_12) */
+	pshufb 416(%rsp), %xmm4 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm12, 336(%rsp) /* spill y1_0_3 */
 	movdqu 720(%rdi,%r8), %xmm12 /* t0_13 = bcast128() */
-	movdqa %xmm2, 672(%rsp) /* spill y1_5_3 */
-	movdqa 448(%rsp), %xmm2 /* reload x0_13.2 */
-	pshufb %xmm2, %xmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	pshufb 432(%rsp), %xmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm2, 320(%rsp) /* spill y1_5_3 */
 	movdqu 736(%rdi,%r8), %xmm2 /* t0_14 = bcast128() */
-	movdqa %xmm15, 688(%rsp) /* spill y1_4_3 */
-	movdqa 464(%rsp), %xmm15 /* reload x0_14.2 */
-	pshufb %xmm15, %xmm2 /* s0_14 = lookup16(t0_14, x0_14) */
+	pshufb 448(%rsp), %xmm2 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm15, 208(%rsp) /* spill y1_4_3 */
 	movdqu 752(%rdi,%r8), %xmm15 /* t0_15 = bcast128() */
-	movdqa %xmm9, 704(%rsp) /* spill y0_5_3 */
-	movdqa 480(%rsp), %xmm9 /* reload x0_15.2 */
-	pshufb %xmm9, %xmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	pshufb 464(%rsp), %xmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm9, 192(%rsp) /* spill y0_5_3 */
 	movdqu 896(%rdi,%r8), %xmm9 /* t1_8 = bcast128() */
-	movdqa %xmm8, 720(%rsp) /* spill y0_4_3 */
-	movdqa 560(%rsp), %xmm8 /* reload x1_8.2 */
-	pshufb %xmm8, %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 544(%rsp), %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm8, 224(%rsp) /* spill y0_4_3 */
 	movdqu 912(%rdi,%r8), %xmm8 /* t1_9 = bcast128() */
-	movdqa %xmm6, 736(%rsp) /* spill y0_1_3 */
-	movdqa 576(%rsp), %xmm6 /* reload x1_9.2 */
-	pshufb %xmm6, %xmm8 /* s1_9 = lookup16(t1_9, x1_9) */
+	pshufb 560(%rsp), %xmm8 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm6, 240(%rsp) /* spill y0_1_3 */
 	movdqu 928(%rdi,%r8), %xmm6 /* t1_10 = bcast128() */
-	movdqa %xmm1, 752(%rsp) /* spill y0_0_3 */
-	movdqa 592(%rsp), %xmm1 /* reload x1_10.2 */
-	pshufb %xmm1, %xmm6 /* s1_10 = lookup16(t1_10, x1_10) */
+	pshufb 576(%rsp), %xmm6 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm1, 128(%rsp) /* spill y0_0_3 */
 	movdqu 944(%rdi,%r8), %xmm1 /* t1_11 = bcast128() */
-	movdqa %xmm14, 768(%rsp) /* spill y0_7_3 */
-	movdqa 608(%rsp), %xmm14 /* reload x1_11.2 */
-	pshufb %xmm14, %xmm1 /* s1_11 = lookup16(t1_11, x1_11) */
+	pshufb 592(%rsp), %xmm1 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm14, 112(%rsp) /* spill y0_7_3 */
 	movdqu 960(%rdi,%r8), %xmm14 /* t1_12 = bcast128() */
-	movdqa %xmm10, 784(%rsp) /* spill y0_6_3 */
-	movdqa 624(%rsp), %xmm10 /* reload x1_12.2 */
-	pshufb %xmm10, %xmm14 /* s1_12 = lookup16(t1_12, x1_12) */
+	pshufb 608(%rsp), %xmm14 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm10, 64(%rsp) /* spill y0_6_3 */
 	movdqu 976(%rdi,%r8), %xmm10 /* t1_13 = bcast128() */
-	movdqa %xmm11, 800(%rsp) /* spill y0_3_3 */
-	movdqa 640(%rsp), %xmm11 /* reload x1_13.2 */
-	pshufb %xmm11, %xmm10 /* s1_13 = lookup16(t1_13, x1_13) */
+	pshufb 624(%rsp), %xmm10 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm11, 48(%rsp) /* spill y0_3_3 */
 	movdqu 992(%rdi,%r8), %xmm11 /* t1_14_1 = bcast128() */
-	movdqa %xmm7, 816(%rsp) /* spill y0_2_3 */
-	movdqa 656(%rsp), %xmm7 /* reload x1_14.2 */
-	pshufb %xmm7, %xmm11 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	pshufb 640(%rsp), %xmm11 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	movdqa %xmm7, 176(%rsp) /* spill y0_2_3 */
 	movdqu 1008(%rdi,%r8), %xmm7 /* t1_15_1 = bcast128() */
-	movdqa %xmm15, 832(%rsp) /* spill s0_15 */
-	movdqa 16(%rsp), %xmm15 /* reload x1_15.2 */
-	pshufb %xmm15, %xmm7 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	pshufb 16(%rsp), %xmm7 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm13, %xmm9 /* y1_8_2 = xor(s1_8, s0_8) */
@@ -2506,7 +2302,6 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm4, %xmm14 /* y1_12_2 = xor(s1_12, s0_12) */
 	pxor %xmm12, %xmm10 /* y1_13_2 = xor(s1_13, s0_13) */
 	pxor %xmm2, %xmm11 /* y1_14_6 = xor(s1_14_1, s0_14) */
-	movdqa 832(%rsp), %xmm15 /* reload s0_15 */
 	pxor %xmm15, %xmm7 /* y1_15_5 = xor(s1_15_1, s0_15) */
 	pxor %xmm8, %xmm13 /* y0_8_2 = xor(s0_8, y1_9_2) */
 	pxor %xmm6, %xmm3 /* y0_9_2 = xor(s0_9, y1_10_1) */
@@ -2550,61 +2345,48 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm7, %xmm15 /* y0_15_4 = xor(y0_15_3, y1_15_7) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 752(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 528(%rsp) /* spill x0_8.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 512(%rsp) /* spill x0_9.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 496(%rsp) /* spill x0_10.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 704(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 416(%rsp) /* spill x0_11.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm2, 432(%rsp) /* spill x0_12.2 */
-	movdqa %xmm15, 448(%rsp) /* spill x0_13.2 */
-	movdqa %xmm0, 464(%rsp) /* spill x0_14.2 */
-	movdqa %xmm5, 480(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 96(%rsp), %xmm0 /* reload x1_7.3 */
-	movdqa %xmm0, 544(%rsp) /* spill x1_7.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 144(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 560(%rsp) /* spill x1_8.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 160(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 576(%rsp) /* spill x1_9.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm14, 592(%rsp) /* spill x1_10.2 */
-	movdqa %xmm10, 608(%rsp) /* spill x1_11.2 */
-	movdqa %xmm9, 624(%rsp) /* spill x1_12.2 */
-	movdqa %xmm8, 640(%rsp) /* spill x1_13.2 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 176(%rsp), %xmm0 /* reload x1_14.3 */
-	movdqa %xmm0, 656(%rsp) /* spill x1_14.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
+	movdqa %xmm2, 416(%rsp) /* spill x0_12.2 */
+	movdqa %xmm15, 432(%rsp) /* spill x0_13.2 */
+	movdqa %xmm0, 448(%rsp) /* spill x0_14.2 */
+	movdqa %xmm5, 464(%rsp) /* spill x0_15.2 */
+	movdqa %xmm14, 576(%rsp) /* spill x1_10.2 */
+	movdqa %xmm10, 592(%rsp) /* spill x1_11.2 */
+	movdqa %xmm9, 608(%rsp) /* spill x1_12.2 */
+	movdqa %xmm8, 624(%rsp) /* spill x1_13.2 */
+	movdqa %xmm0, 160(%rsp) /* spill x0_14.3 */
+	movdqa 128(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 512(%rsp) /* spill x0_8.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 496(%rsp) /* spill x0_9.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 480(%rsp) /* spill x0_10.2 */
+	movdqa 192(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 400(%rsp) /* spill x0_11.2 */
+	movdqa 256(%rsp), %xmm0 /* reload x1_7.3 */
+	movdqa %xmm0, 528(%rsp) /* spill x1_7.2 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 544(%rsp) /* spill x1_8.2 */
+	movdqa 288(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 560(%rsp) /* spill x1_9.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x1_14.3 */
+	movdqa %xmm0, 640(%rsp) /* spill x1_14.2 */
+	movdqa 352(%rsp), %xmm0 /* reload x1_15.3 */
+	movdqa %xmm0, 16(%rsp) /* spill x1_15.2 */
+	movdqa 160(%rsp), %xmm0 /* reload x0_14.3 */
 	movdqa %xmm11, %xmm0 /* x1_2.3 */
 	movdqa %xmm6, %xmm2 /* x1_4.3 */
-	movdqa 672(%rsp), %xmm5 /* reload x1_1.3 */
-	movdqa 816(%rsp), %xmm6 /* reload x0_0.3 */
-	movdqa 768(%rsp), %xmm8 /* reload x0_3.3 */
+	movdqa 320(%rsp), %xmm5 /* reload x1_1.3 */
+	movdqa 176(%rsp), %xmm6 /* reload x0_0.3 */
+	movdqa 112(%rsp), %xmm8 /* reload x0_3.3 */
 	movdqa %xmm13, %xmm9 /* x0_4.3 */
 	movdqa %xmm3, %xmm10 /* x0_5.3 */
 	movdqa %xmm1, %xmm3 /* x1_5.3 */
-	movdqa 224(%rsp), %xmm1 /* reload x1_15.3 */
-	movdqa 784(%rsp), %xmm11 /* reload x0_2.3 */
-	movdqa 80(%rsp), %xmm13 /* reload x1_6.3 */
+	movdqa 64(%rsp), %xmm11 /* reload x0_2.3 */
+	movdqa 336(%rsp), %xmm13 /* reload x1_6.3 */
 	movdqa %xmm4, %xmm14 /* x0_6.3 */
-	movdqa 688(%rsp), %xmm4 /* reload x1_0.3 */
+	movdqa 208(%rsp), %xmm4 /* reload x1_0.3 */
 	movdqa %xmm7, %xmm15 /* x1_3.3 */
-	movdqa 800(%rsp), %xmm7 /* reload x0_1.3 */
+	movdqa 48(%rsp), %xmm7 /* reload x0_1.3 */
 	add $512, %r8
 	cmp $7680, %r8
 	jne .Lublock_nibbleslice_ssse3_asm_3_loop_r0
@@ -2618,23 +2400,18 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	por %xmm10, %xmm9 /* byte_2 = or(hi_up_2, x0_5) */
 	psllw $4, %xmm14 /* hi_up_3 = shl(x0_6) */
 	por %xmm12, %xmm14 /* byte_3 = or(hi_up_3, x0_7) */
-	movdqa 528(%rsp), %xmm7 /* reload x0_8.2 */
-	psllw $4, %xmm7 /* hi_up_4 = shl(x0_8) */
-	movdqa 512(%rsp), %xmm8 /* reload x0_9.2 */
-	por %xmm8, %xmm7 /* byte_4 = or(hi_up_4, x0_9) */
-	movdqa 496(%rsp), %xmm8 /* reload x0_10.2 */
-	psllw $4, %xmm8 /* hi_up_5 = shl(x0_10) */
-	movdqa 416(%rsp), %xmm10 /* reload x0_11.2 */
-	por %xmm10, %xmm8 /* byte_5 = or(hi_up_5, x0_11) */
-	movdqa 432(%rsp), %xmm10 /* reload x0_12.2 */
-	psllw $4, %xmm10 /* hi_up_6 = shl(x0_12) */
-	movdqa 448(%rsp), %xmm12 /* reload x0_13.2 */
-	por %xmm12, %xmm10 /* byte_6 = or(hi_up_6, x0_13) */
-	movdqa 464(%rsp), %xmm12 /* reload x0_14.2 */
-	psllw $4, %xmm12 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm10, 464(%rsp) /* spill byte_6 */
-	movdqa 480(%rsp), %xmm10 /* reload x0_15.2 */
-	por %xmm10, %xmm12 /* byte_7 = or(hi_up_7, x0_15) */
+	movdqa 512(%rsp), %xmm1 /* reload x0_8.2 */
+	psllw $4, %xmm1 /* hi_up_4 = shl(x0_8) */
+	por 496(%rsp), %xmm1 /* byte_4 = or(hi_up_4, x0_9) */
+	movdqa 480(%rsp), %xmm7 /* reload x0_10.2 */
+	psllw $4, %xmm7 /* hi_up_5 = shl(x0_10) */
+	por 400(%rsp), %xmm7 /* byte_5 = or(hi_up_5, x0_11) */
+	movdqa 416(%rsp), %xmm8 /* reload x0_12.2 */
+	psllw $4, %xmm8 /* hi_up_6 = shl(x0_12) */
+	por 432(%rsp), %xmm8 /* byte_6 = or(hi_up_6, x0_13) */
+	movdqa 448(%rsp), %xmm10 /* reload x0_14.2 */
+	psllw $4, %xmm10 /* hi_up_7 = shl(x0_14) */
+	por 464(%rsp), %xmm10 /* byte_7 = or(hi_up_7, x0_15) */
 	psllw $4, %xmm4 /* hi_up_8 = shl(x1_0) */
 	por %xmm5, %xmm4 /* byte_8 = or(hi_up_8, x1_1) */
 	psllw $4, %xmm0 /* hi_up_9 = shl(x1_2) */
@@ -2642,25 +2419,22 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	psllw $4, %xmm2 /* hi_up_10 = shl(x1_4) */
 	por %xmm3, %xmm2 /* byte_10 = or(hi_up_10, x1_5) */
 	psllw $4, %xmm13 /* hi_up_11 = shl(x1_6) */
-	movdqa 544(%rsp), %xmm3 /* reload x1_7.2 */
-	por %xmm3, %xmm13 /* byte_11 = or(hi_up_11, x1_7) */
-	movdqa 560(%rsp), %xmm3 /* reload x1_8.2 */
+	por 528(%rsp), %xmm13 /* byte_11 = or(hi_up_11, x1_7) */
+	movdqa 544(%rsp), %xmm3 /* reload x1_8.2 */
 	psllw $4, %xmm3 /* hi_up_12 = shl(x1_8) */
-	movdqa 576(%rsp), %xmm5 /* reload x1_9.2 */
-	por %xmm5, %xmm3 /* byte_12 = or(hi_up_12, x1_9) */
-	movdqa 592(%rsp), %xmm5 /* reload x1_10.2 */
+	por 560(%rsp), %xmm3 /* byte_12 = or(hi_up_12, x1_9) */
+	movdqa 576(%rsp), %xmm5 /* reload x1_10.2 */
 	psllw $4, %xmm5 /* hi_up_13 = shl(x1_10) */
-	movdqa 608(%rsp), %xmm10 /* reload x1_11.2 */
-	por %xmm10, %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
-	movdqa 624(%rsp), %xmm10 /* reload x1_12.2 */
-	psllw $4, %xmm10 /* hi_up_14 = shl(x1_12) */
-	movdqa 640(%rsp), %xmm15 /* reload x1_13.2 */
-	por %xmm15, %xmm10 /* byte_14 = or(hi_up_14, x1_13) */
-	movdqa 656(%rsp), %xmm15 /* reload x1_14.2 */
+	por 592(%rsp), %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
+	movdqa 608(%rsp), %xmm12 /* reload x1_12.2 */
+	psllw $4, %xmm12 /* hi_up_14 = shl(x1_12) */
+	por 624(%rsp), %xmm12 /* byte_14 = or(hi_up_14, x1_13) */
+	movdqa 640(%rsp), %xmm15 /* reload x1_14.2 */
 	psllw $4, %xmm15 /* hi_up_15 = shl(x1_14) */
-	por %xmm1, %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
-	movdqa %xmm6, %xmm1 /* byte */
-	punpcklbw %xmm4, %xmm1 /* tro0 = unpacklo(byte, byte_8) */
+	por 16(%rsp), %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	movdqa %xmm10, 16(%rsp) /* spill byte_7 */
+	movdqa %xmm6, %xmm10 /* byte */
+	punpcklbw %xmm4, %xmm10 /* tro0 = unpacklo(byte, byte_8) */
 	punpckhbw %xmm4, %xmm6 /* tro0_1 = unpackhi(byte, byte_8) */
 	movdqa %xmm11, %xmm4 /* byte_1 */
 	punpcklbw %xmm0, %xmm4 /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -2671,122 +2445,122 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa %xmm14, %xmm2 /* byte_3 */
 	punpcklbw %xmm13, %xmm2 /* tro0_6 = unpacklo(byte_3, byte_11) */
 	punpckhbw %xmm13, %xmm14 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa %xmm7, %xmm13 /* byte_4 */
+	movdqa %xmm1, %xmm13 /* byte_4 */
 	punpcklbw %xmm3, %xmm13 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm3, %xmm7 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa %xmm8, %xmm3 /* byte_5 */
+	punpckhbw %xmm3, %xmm1 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm7, %xmm3 /* byte_5 */
 	punpcklbw %xmm5, %xmm3 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm5, %xmm8 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 464(%rsp), %xmm5 /* reload byte_6 */
-	movdqa %xmm14, 656(%rsp) /* spill tro0_7 */
-	movdqa %xmm5, %xmm14 /* byte_6 */
-	punpcklbw %xmm10, %xmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm10, %xmm5 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa %xmm12, %xmm10 /* byte_7 */
-	punpcklbw %xmm15, %xmm10 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm5, %xmm7 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm8, %xmm5 /* byte_6 */
+	punpcklbw %xmm12, %xmm5 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm12, %xmm8 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 16(%rsp), %xmm12 /* reload byte_7 */
+	movdqa %xmm14, 640(%rsp) /* spill tro0_7 */
+	movdqa %xmm12, %xmm14 /* byte_7 */
+	punpcklbw %xmm15, %xmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
 	punpckhbw %xmm15, %xmm12 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm1, %xmm15 /* tro0 */
+	movdqa %xmm10, %xmm15 /* tro0 */
 	punpcklbw %xmm13, %xmm15 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm13, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	punpckhbw %xmm13, %xmm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
 	movdqa %xmm6, %xmm13 /* tro0_1 */
-	punpcklbw %xmm7, %xmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm7, %xmm6 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm4, %xmm7 /* tro0_2 */
-	punpcklbw %xmm3, %xmm7 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpcklbw %xmm1, %xmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm1, %xmm6 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm4, %xmm1 /* tro0_2 */
+	punpcklbw %xmm3, %xmm1 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	punpckhbw %xmm3, %xmm4 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
 	movdqa %xmm11, %xmm3 /* tro0_3 */
-	punpcklbw %xmm8, %xmm3 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm8, %xmm11 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm0, %xmm8 /* tro0_4 */
-	punpcklbw %xmm14, %xmm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm14, %xmm0 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm9, %xmm14 /* tro0_5 */
-	punpcklbw %xmm5, %xmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm5, %xmm9 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm2, %xmm5 /* tro0_6 */
-	punpcklbw %xmm10, %xmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm10, %xmm2 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 656(%rsp), %xmm10 /* reload tro0_7 */
-	movdqa %xmm11, 464(%rsp) /* spill tro1_7 */
-	movdqa %xmm10, %xmm11 /* tro0_7 */
+	punpcklbw %xmm7, %xmm3 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm7, %xmm11 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm0, %xmm7 /* tro0_4 */
+	punpcklbw %xmm5, %xmm7 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm5, %xmm0 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm9, %xmm5 /* tro0_5 */
+	punpcklbw %xmm8, %xmm5 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm8, %xmm9 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm2, %xmm8 /* tro0_6 */
+	punpcklbw %xmm14, %xmm8 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm14, %xmm2 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 640(%rsp), %xmm14 /* reload tro0_7 */
+	movdqa %xmm11, 16(%rsp) /* spill tro1_7 */
+	movdqa %xmm14, %xmm11 /* tro0_7 */
 	punpcklbw %xmm12, %xmm11 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm12, %xmm10 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	punpckhbw %xmm12, %xmm14 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	movdqa %xmm15, %xmm12 /* tro1 */
-	punpcklbw %xmm8, %xmm12 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm8, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm8 /* tro1_1 */
-	punpcklbw %xmm0, %xmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm0, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	punpcklbw %xmm7, %xmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm7, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm10, %xmm7 /* tro1_1 */
+	punpcklbw %xmm0, %xmm7 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm0, %xmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	movdqa %xmm13, %xmm0 /* tro1_2 */
-	punpcklbw %xmm14, %xmm0 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm14, %xmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm6, %xmm14 /* tro1_3 */
-	punpcklbw %xmm9, %xmm14 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpcklbw %xmm5, %xmm0 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm5, %xmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm6, %xmm5 /* tro1_3 */
+	punpcklbw %xmm9, %xmm5 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	punpckhbw %xmm9, %xmm6 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm7, %xmm9 /* tro1_4 */
-	punpcklbw %xmm5, %xmm9 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm5, %xmm7 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm4, %xmm5 /* tro1_5 */
-	punpcklbw %xmm2, %xmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	movdqa %xmm1, %xmm9 /* tro1_4 */
+	punpcklbw %xmm8, %xmm9 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm8, %xmm1 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm4, %xmm8 /* tro1_5 */
+	punpcklbw %xmm2, %xmm8 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	punpckhbw %xmm2, %xmm4 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	movdqa %xmm3, %xmm2 /* tro1_6 */
 	punpcklbw %xmm11, %xmm2 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	punpckhbw %xmm11, %xmm3 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 464(%rsp), %xmm11 /* reload tro1_7 */
-	movdqa %xmm6, 656(%rsp) /* spill tro2_7 */
+	movdqa 16(%rsp), %xmm11 /* reload tro1_7 */
+	movdqa %xmm6, 640(%rsp) /* spill tro2_7 */
 	movdqa %xmm11, %xmm6 /* tro1_7 */
-	punpcklbw %xmm10, %xmm6 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm10, %xmm11 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm12, %xmm10 /* tro2 */
-	punpcklbw %xmm9, %xmm10 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpcklbw %xmm14, %xmm6 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm14, %xmm11 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm12, %xmm14 /* tro2 */
+	punpcklbw %xmm9, %xmm14 /* tro3 = unpacklo(tro2, tro2_8) */
 	punpckhbw %xmm9, %xmm12 /* tro3_1 = unpackhi(tro2, tro2_8) */
 	movdqa %xmm15, %xmm9 /* tro2_1 */
-	punpcklbw %xmm7, %xmm9 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm7, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm8, %xmm7 /* tro2_2 */
-	punpcklbw %xmm5, %xmm7 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm5, %xmm8 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm5 /* tro2_3 */
-	punpcklbw %xmm4, %xmm5 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm4, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	punpcklbw %xmm1, %xmm9 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm1, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm7, %xmm1 /* tro2_2 */
+	punpcklbw %xmm8, %xmm1 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm8, %xmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm10, %xmm8 /* tro2_3 */
+	punpcklbw %xmm4, %xmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm4, %xmm10 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	movdqa %xmm0, %xmm4 /* tro2_4 */
 	punpcklbw %xmm2, %xmm4 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	punpckhbw %xmm2, %xmm0 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	movdqa %xmm13, %xmm2 /* tro2_5 */
 	punpcklbw %xmm3, %xmm2 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	punpckhbw %xmm3, %xmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm14, %xmm3 /* tro2_6 */
+	movdqa %xmm5, %xmm3 /* tro2_6 */
 	punpcklbw %xmm6, %xmm3 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm6, %xmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 656(%rsp), %xmm6 /* reload tro2_7 */
-	movdqa %xmm14, 464(%rsp) /* spill tro3_13 */
-	movdqa %xmm6, %xmm14 /* tro2_7 */
-	punpcklbw %xmm11, %xmm14 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm6, %xmm5 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 640(%rsp), %xmm6 /* reload tro2_7 */
+	movdqa %xmm5, 16(%rsp) /* spill tro3_13 */
+	movdqa %xmm6, %xmm5 /* tro2_7 */
+	punpcklbw %xmm11, %xmm5 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	punpckhbw %xmm11, %xmm6 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	movdqu (%rcx), %xmm11 /* msg = load() */
-	pxor %xmm11, %xmm10 /* ct = xor(tro3, msg) */
-	movdqu %xmm10, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm10 /* msg_1 = load() */
-	pxor %xmm10, %xmm12 /* ct_1 = xor(tro3_1, msg_1) */
+	pxor %xmm11, %xmm14 /* ct = xor(tro3, msg) */
+	movdqu %xmm14, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm11 /* msg_1 = load() */
+	pxor %xmm11, %xmm12 /* ct_1 = xor(tro3_1, msg_1) */
 	movdqu %xmm12, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm10 /* msg_2 = load() */
-	pxor %xmm10, %xmm9 /* ct_2 = xor(tro3_2, msg_2) */
+	movdqu 32(%rcx), %xmm11 /* msg_2 = load() */
+	pxor %xmm11, %xmm9 /* ct_2 = xor(tro3_2, msg_2) */
 	movdqu %xmm9, 32(%rdx) /* store ct_2 */
 	movdqu 48(%rcx), %xmm9 /* msg_3 = load() */
 	pxor %xmm9, %xmm15 /* ct_3 = xor(tro3_3, msg_3) */
 	movdqu %xmm15, 48(%rdx) /* store ct_3 */
 	movdqu 64(%rcx), %xmm9 /* msg_4 = load() */
-	pxor %xmm9, %xmm7 /* ct_4 = xor(tro3_4, msg_4) */
-	movdqu %xmm7, 64(%rdx) /* store ct_4 */
-	movdqu 80(%rcx), %xmm7 /* msg_5 = load() */
-	pxor %xmm7, %xmm8 /* ct_5 = xor(tro3_5, msg_5) */
-	movdqu %xmm8, 80(%rdx) /* store ct_5 */
-	movdqu 96(%rcx), %xmm7 /* msg_6 = load() */
-	pxor %xmm7, %xmm5 /* ct_6 = xor(tro3_6, msg_6) */
-	movdqu %xmm5, 96(%rdx) /* store ct_6 */
-	movdqu 112(%rcx), %xmm5 /* msg_7 = load() */
-	pxor %xmm5, %xmm1 /* ct_7 = xor(tro3_7, msg_7) */
-	movdqu %xmm1, 112(%rdx) /* store ct_7 */
+	pxor %xmm9, %xmm1 /* ct_4 = xor(tro3_4, msg_4) */
+	movdqu %xmm1, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm1 /* msg_5 = load() */
+	pxor %xmm1, %xmm7 /* ct_5 = xor(tro3_5, msg_5) */
+	movdqu %xmm7, 80(%rdx) /* store ct_5 */
+	movdqu 96(%rcx), %xmm1 /* msg_6 = load() */
+	pxor %xmm1, %xmm8 /* ct_6 = xor(tro3_6, msg_6) */
+	movdqu %xmm8, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm1 /* msg_7 = load() */
+	pxor %xmm1, %xmm10 /* ct_7 = xor(tro3_7, msg_7) */
+	movdqu %xmm10, 112(%rdx) /* store ct_7 */
 	movdqu 128(%rcx), %xmm1 /* msg_8 = load() */
 	pxor %xmm1, %xmm4 /* ct_8 = xor(tro3_8, msg_8) */
 	movdqu %xmm4, 128(%rdx) /* store ct_8 */
@@ -2803,12 +2577,12 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	pxor %xmm0, %xmm3 /* ct_12 = xor(tro3_12, msg_12) */
 	movdqu %xmm3, 192(%rdx) /* store ct_12 */
 	movdqu 208(%rcx), %xmm0 /* msg_13 = load() */
-	movdqa 464(%rsp), %xmm1 /* reload tro3_13 */
+	movdqa 16(%rsp), %xmm1 /* reload tro3_13 */
 	pxor %xmm0, %xmm1 /* ct_13 = xor(tro3_13, msg_13) */
 	movdqu %xmm1, 208(%rdx) /* store ct_13 */
 	movdqu 224(%rcx), %xmm0 /* msg_14 = load() */
-	pxor %xmm0, %xmm14 /* ct_14 = xor(tro3_14, msg_14) */
-	movdqu %xmm14, 224(%rdx) /* store ct_14 */
+	pxor %xmm0, %xmm5 /* ct_14 = xor(tro3_14, msg_14) */
+	movdqu %xmm5, 224(%rdx) /* store ct_14 */
 	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
 	pxor %xmm0, %xmm6 /* ct_15 = xor(tro3_15, msg_15) */
 	movdqu %xmm6, 240(%rdx) /* store ct_15 */
@@ -2824,7 +2598,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 896 bytes (54 spill slots of 16 bytes)
+ *   frame: 640 bytes (39 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm
@@ -2834,7 +2608,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $896, %rsp
+	sub $640, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -3086,60 +2860,43 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa 288(%rsp), %xmm15 /* reload x1_14.2 */
 	movdqa %xmm15, 592(%rsp) /* spill x1_14.2 */
 	movdqa 16(%rsp), %xmm15 /* reload x1_15.2 */
+	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_ssse3_asm_4_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	movdqu (%rdi,%r8), %xmm15 /* t0_0 = bcast128() */
 	pshufb %xmm1, %xmm15 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm1, 272(%rsp) /* spill x0_0.2 */
 	movdqu 16(%rdi,%r8), %xmm1 /* t0_1 = bcast128() */
 	pshufb %xmm0, %xmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm0, 0(%rsp) /* spill x0_1.2 */
 	movdqu 32(%rdi,%r8), %xmm0 /* t0_2 = bcast128() */
 	pshufb %xmm3, %xmm0 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm3, 224(%rsp) /* spill x0_2.2 */
 	movdqu 48(%rdi,%r8), %xmm3 /* t0_3 = bcast128() */
 	pshufb %xmm13, %xmm3 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm13, 240(%rsp) /* spill x0_3.2 */
 	movdqu 64(%rdi,%r8), %xmm13 /* t0_4 = bcast128() */
 	pshufb %xmm14, %xmm13 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm14, 208(%rsp) /* spill x0_4.2 */
 	movdqu 80(%rdi,%r8), %xmm14 /* t0_5 = bcast128() */
 	pshufb %xmm12, %xmm14 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm12, 192(%rsp) /* spill x0_5.2 */
 	movdqu 96(%rdi,%r8), %xmm12 /* t0_6 = bcast128() */
 	pshufb %xmm2, %xmm12 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm2, 176(%rsp) /* spill x0_6.2 */
 	movdqu 112(%rdi,%r8), %xmm2 /* t0_7 = bcast128() */
 	pshufb %xmm11, %xmm2 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm11, 160(%rsp) /* spill x0_7.2 */
 	movdqu 256(%rdi,%r8), %xmm11 /* t1_0 = bcast128() */
 	pshufb %xmm7, %xmm11 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm7, 144(%rsp) /* spill x1_0.2 */
 	movdqu 272(%rdi,%r8), %xmm7 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm7 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm5, 128(%rsp) /* spill x1_1.2 */
 	movdqu 288(%rdi,%r8), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm8, %xmm5 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm8, 112(%rsp) /* spill x1_2.2 */
 	movdqu 304(%rdi,%r8), %xmm8 /* t1_3 = bcast128() */
 	pshufb %xmm4, %xmm8 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm4, 96(%rsp) /* spill x1_3.2 */
 	movdqu 320(%rdi,%r8), %xmm4 /* t1_4 = bcast128() */
 	pshufb %xmm9, %xmm4 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm9, 80(%rsp) /* spill x1_4.2 */
 	movdqu 336(%rdi,%r8), %xmm9 /* t1_5 = bcast128() */
 	pshufb %xmm6, %xmm9 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm6, 64(%rsp) /* spill x1_5.2 */
 	movdqu 352(%rdi,%r8), %xmm6 /* t1_6 = bcast128() */
 	pshufb %xmm10, %xmm6 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm10, 48(%rsp) /* spill x1_6.2 */
 	movdqu 368(%rdi,%r8), %xmm10 /* t1_7 = bcast128() */
-	movdqa %xmm2, 32(%rsp) /* spill s0_7 */
-	movdqa 480(%rsp), %xmm2 /* reload x1_7.2 */
-	pshufb %xmm2, %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb 480(%rsp), %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm15, %xmm11 /* y1_0 = xor(s1_0, s0_0) */
@@ -3149,7 +2906,6 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	pxor %xmm13, %xmm4 /* y1_4 = xor(s1_4, s0_4) */
 	pxor %xmm14, %xmm9 /* y1_5 = xor(s1_5, s0_5) */
 	pxor %xmm12, %xmm6 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 32(%rsp), %xmm2 /* reload s0_7 */
 	pxor %xmm2, %xmm10 /* y1_7 = xor(s1_7, s0_7) */
 	pxor %xmm7, %xmm15 /* y0_0 = xor(s0_0, y1_1) */
 	pxor %xmm5, %xmm1 /* y0_1 = xor(s0_1, y1_2) */
@@ -3193,71 +2949,54 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	pxor %xmm10, %xmm2 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm10, 32(%rsp) /* spill y1_7_2 */
+	movdqa %xmm10, 272(%rsp) /* spill y1_7_2 */
 	movdqu 128(%rdi,%r8), %xmm10 /* t0_8 = bcast128() */
-	movdqa %xmm6, 608(%rsp) /* spill y1_6_2 */
-	movdqa 464(%rsp), %xmm6 /* reload x0_8.2 */
-	pshufb %xmm6, %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	pshufb 464(%rsp), %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm6, 0(%rsp) /* spill y1_6_2 */
 	movdqu 144(%rdi,%r8), %xmm6 /* t0_9 = bcast128() */
-	movdqa %xmm8, 624(%rsp) /* spill y1_3_2 */
-	movdqa 448(%rsp), %xmm8 /* reload x0_9.2 */
-	pshufb %xmm8, %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	pshufb 448(%rsp), %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm8, 224(%rsp) /* spill y1_3_2 */
 	movdqu 160(%rdi,%r8), %xmm8 /* t0_10 = bcast128() */
-	movdqa %xmm5, 640(%rsp) /* spill y1_2_2 */
-	movdqa 432(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	pshufb 432(%rsp), %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm5, 240(%rsp) /* spill y1_2_2 */
 	movdqu 176(%rdi,%r8), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm7, 656(%rsp) /* spill y1_1_2 */
-	movdqa 352(%rsp), %xmm7 /* reload x0_11.2 */
-	pshufb %xmm7, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	pshufb 352(%rsp), %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm7, 208(%rsp) /* spill y1_1_2 */
 	movdqu 192(%rdi,%r8), %xmm7 /* t0_12 = bcast128() */
-	movdqa %xmm11, 672(%rsp) /* spill y1_0_2 */
-	movdqa 368(%rsp), %xmm11 /* reload x0_12.2 */
-	pshufb %xmm11, %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	pshufb 368(%rsp), %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm11, 192(%rsp) /* spill y1_0_2 */
 	movdqu 208(%rdi,%r8), %xmm11 /* t0_13 = bcast128() */
-	movdqa %xmm9, 688(%rsp) /* spill y1_5_2 */
-	movdqa 384(%rsp), %xmm9 /* reload x0_13.2 */
-	pshufb %xmm9, %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	pshufb 384(%rsp), %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm9, 176(%rsp) /* spill y1_5_2 */
 	movdqu 224(%rdi,%r8), %xmm9 /* t0_14 = bcast128() */
-	movdqa %xmm4, 704(%rsp) /* spill y1_4_2 */
-	movdqa 400(%rsp), %xmm4 /* reload x0_14.2 */
-	pshufb %xmm4, %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	pshufb 400(%rsp), %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm4, 160(%rsp) /* spill y1_4_2 */
 	movdqu 240(%rdi,%r8), %xmm4 /* t0_15 = bcast128() */
-	movdqa %xmm14, 720(%rsp) /* spill y0_5_2 */
-	movdqa 416(%rsp), %xmm14 /* reload x0_15.2 */
-	pshufb %xmm14, %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	pshufb 416(%rsp), %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm14, 144(%rsp) /* spill y0_5_2 */
 	movdqu 384(%rdi,%r8), %xmm14 /* t1_8 = bcast128() */
-	movdqa %xmm13, 736(%rsp) /* spill y0_4_2 */
-	movdqa 496(%rsp), %xmm13 /* reload x1_8.2 */
-	pshufb %xmm13, %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 496(%rsp), %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm13, 128(%rsp) /* spill y0_4_2 */
 	movdqu 400(%rdi,%r8), %xmm13 /* t1_9 = bcast128() */
-	movdqa %xmm1, 752(%rsp) /* spill y0_1_2 */
-	movdqa 512(%rsp), %xmm1 /* reload x1_9.2 */
-	pshufb %xmm1, %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	pshufb 512(%rsp), %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm1, 112(%rsp) /* spill y0_1_2 */
 	movdqu 416(%rdi,%r8), %xmm1 /* t1_10 = bcast128() */
-	movdqa %xmm15, 768(%rsp) /* spill y0_0_2 */
-	movdqa 528(%rsp), %xmm15 /* reload x1_10.2 */
-	pshufb %xmm15, %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	pshufb 528(%rsp), %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm15, 96(%rsp) /* spill y0_0_2 */
 	movdqu 432(%rdi,%r8), %xmm15 /* t1_11 = bcast128() */
-	movdqa %xmm2, 784(%rsp) /* spill y0_7_2 */
-	movdqa 544(%rsp), %xmm2 /* reload x1_11.2 */
-	pshufb %xmm2, %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	pshufb 544(%rsp), %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm2, 80(%rsp) /* spill y0_7_2 */
 	movdqu 448(%rdi,%r8), %xmm2 /* t1_12 = bcast128() */
-	movdqa %xmm12, 800(%rsp) /* spill y0_6_2 */
-	movdqa 560(%rsp), %xmm12 /* reload x1_12.2 */
-	pshufb %xmm12, %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	pshufb 560(%rsp), %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm12, 64(%rsp) /* spill y0_6_2 */
 	movdqu 464(%rdi,%r8), %xmm12 /* t1_13 = bcast128() */
-	movdqa %xmm3, 816(%rsp) /* spill y0_3_2 */
-	movdqa 576(%rsp), %xmm3 /* reload x1_13.2 */
-	pshufb %xmm3, %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	pshufb 576(%rsp), %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm3, 48(%rsp) /* spill y0_3_2 */
 	movdqu 480(%rdi,%r8), %xmm3 /* t1_14 = bcast128() */
-	movdqa %xmm0, 832(%rsp) /* spill y0_2_2 */
-	movdqa 592(%rsp), %xmm0 /* reload x1_14.2 */
-	pshufb %xmm0, %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	pshufb 592(%rsp), %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm0, 32(%rsp) /* spill y0_2_2 */
 	movdqu 496(%rdi,%r8), %xmm0 /* t1_15 = bcast128() */
-	movdqa %xmm4, 848(%rsp) /* spill s0_15 */
-	movdqa 256(%rsp), %xmm4 /* reload x1_15.2 */
-	pshufb %xmm4, %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 256(%rsp), %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm10, %xmm14 /* y1_8 = xor(s1_8, s0_8) */
@@ -3267,7 +3006,6 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	pxor %xmm7, %xmm2 /* y1_12 = xor(s1_12, s0_12) */
 	pxor %xmm11, %xmm12 /* y1_13 = xor(s1_13, s0_13) */
 	pxor %xmm9, %xmm3 /* y1_14 = xor(s1_14, s0_14) */
-	movdqa 848(%rsp), %xmm4 /* reload s0_15 */
 	pxor %xmm4, %xmm0 /* y1_15 = xor(s1_15, s0_15) */
 	pxor %xmm13, %xmm10 /* y0_8 = xor(s0_8, y1_9) */
 	pxor %xmm1, %xmm6 /* y0_9 = xor(s0_9, y1_10) */
@@ -3311,61 +3049,48 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	pxor %xmm0, %xmm4 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 768(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 752(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm9, 368(%rsp) /* spill x0_12.2 */
 	movdqa %xmm4, 384(%rsp) /* spill x0_13.2 */
 	movdqa %xmm8, 400(%rsp) /* spill x0_14.2 */
 	movdqa %xmm5, 416(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 656(%rsp), %xmm0 /* reload x1_7.3 */
-	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 640(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 624(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm2, 528(%rsp) /* spill x1_10.2 */
 	movdqa %xmm12, 544(%rsp) /* spill x1_11.2 */
 	movdqa %xmm14, 560(%rsp) /* spill x1_12.2 */
 	movdqa %xmm13, 576(%rsp) /* spill x1_13.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 608(%rsp), %xmm0 /* reload x1_14.3 */
+	movdqa %xmm0, 608(%rsp) /* spill x1_3.3 */
+	movdqa 96(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
+	movdqa 112(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
+	movdqa 128(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
+	movdqa 144(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x1_7.3 */
+	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
+	movdqa 0(%rsp), %xmm0 /* reload x1_14.3 */
 	movdqa %xmm0, 592(%rsp) /* spill x1_14.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_15.3 */
+	movdqa %xmm0, 256(%rsp) /* spill x1_15.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm7, %xmm2 /* x0_6.3 */
 	movdqa %xmm0, %xmm4 /* x1_3.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x0_1.3 */
-	movdqa 688(%rsp), %xmm5 /* reload x1_1.3 */
-	movdqa 704(%rsp), %xmm7 /* reload x1_0.3 */
+	movdqa 48(%rsp), %xmm0 /* reload x0_1.3 */
+	movdqa 176(%rsp), %xmm5 /* reload x1_1.3 */
+	movdqa 160(%rsp), %xmm7 /* reload x1_0.3 */
 	movdqa %xmm3, %xmm8 /* x1_2.3 */
-	movdqa 800(%rsp), %xmm3 /* reload x0_2.3 */
+	movdqa 64(%rsp), %xmm3 /* reload x0_2.3 */
 	movdqa %xmm1, %xmm9 /* x1_4.3 */
-	movdqa 832(%rsp), %xmm1 /* reload x0_0.3 */
+	movdqa 32(%rsp), %xmm1 /* reload x0_0.3 */
 	movdqa %xmm6, %xmm12 /* x0_5.3 */
 	movdqa %xmm15, %xmm6 /* x1_5.3 */
-	movdqa 784(%rsp), %xmm13 /* reload x0_3.3 */
+	movdqa 80(%rsp), %xmm13 /* reload x0_3.3 */
 	movdqa %xmm10, %xmm14 /* x0_4.3 */
-	movdqa 672(%rsp), %xmm10 /* reload x1_6.3 */
-	movdqa 32(%rsp), %xmm15 /* reload x1_15.3 */
+	movdqa 192(%rsp), %xmm10 /* reload x1_6.3 */
 	add $512, %r8
 	cmp $8192, %r8
 	jne .Lublock_nibbleslice_ssse3_asm_4_loop_r0
@@ -3381,21 +3106,16 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	por %xmm11, %xmm2 /* byte_3 = or(hi_up_3, x0_7) */
 	movdqa 464(%rsp), %xmm0 /* reload x0_8.2 */
 	psllw $4, %xmm0 /* hi_up_4 = shl(x0_8) */
-	movdqa 448(%rsp), %xmm11 /* reload x0_9.2 */
-	por %xmm11, %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
+	por 448(%rsp), %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
 	movdqa 432(%rsp), %xmm11 /* reload x0_10.2 */
 	psllw $4, %xmm11 /* hi_up_5 = shl(x0_10) */
-	movdqa 352(%rsp), %xmm12 /* reload x0_11.2 */
-	por %xmm12, %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
+	por 352(%rsp), %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
 	movdqa 368(%rsp), %xmm12 /* reload x0_12.2 */
 	psllw $4, %xmm12 /* hi_up_6 = shl(x0_12) */
-	movdqa 384(%rsp), %xmm13 /* reload x0_13.2 */
-	por %xmm13, %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
+	por 384(%rsp), %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
 	movdqa 400(%rsp), %xmm13 /* reload x0_14.2 */
 	psllw $4, %xmm13 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm12, 400(%rsp) /* spill byte_6 */
-	movdqa 416(%rsp), %xmm12 /* reload x0_15.2 */
-	por %xmm12, %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
+	por 416(%rsp), %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
 	psllw $4, %xmm7 /* hi_up_8 = shl(x1_0) */
 	por %xmm5, %xmm7 /* byte_8 = or(hi_up_8, x1_1) */
 	psllw $4, %xmm8 /* hi_up_9 = shl(x1_2) */
@@ -3403,25 +3123,22 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	psllw $4, %xmm9 /* hi_up_10 = shl(x1_4) */
 	por %xmm6, %xmm9 /* byte_10 = or(hi_up_10, x1_5) */
 	psllw $4, %xmm10 /* hi_up_11 = shl(x1_6) */
-	movdqa 480(%rsp), %xmm4 /* reload x1_7.2 */
-	por %xmm4, %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
+	por 480(%rsp), %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
 	movdqa 496(%rsp), %xmm4 /* reload x1_8.2 */
 	psllw $4, %xmm4 /* hi_up_12 = shl(x1_8) */
-	movdqa 512(%rsp), %xmm5 /* reload x1_9.2 */
-	por %xmm5, %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
+	por 512(%rsp), %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
 	movdqa 528(%rsp), %xmm5 /* reload x1_10.2 */
 	psllw $4, %xmm5 /* hi_up_13 = shl(x1_10) */
-	movdqa 544(%rsp), %xmm6 /* reload x1_11.2 */
-	por %xmm6, %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
+	por 544(%rsp), %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
 	movdqa 560(%rsp), %xmm6 /* reload x1_12.2 */
 	psllw $4, %xmm6 /* hi_up_14 = shl(x1_12) */
-	movdqa 576(%rsp), %xmm12 /* reload x1_13.2 */
-	por %xmm12, %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
-	movdqa 592(%rsp), %xmm12 /* reload x1_14.2 */
-	psllw $4, %xmm12 /* hi_up_15 = shl(x1_14) */
-	por %xmm15, %xmm12 /* byte_15 = or(hi_up_15, x1_15) */
-	movdqa %xmm1, %xmm15 /* byte */
-	punpcklbw %xmm7, %xmm15 /* tro0 = unpacklo(byte, byte_8) */
+	por 576(%rsp), %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
+	movdqa 592(%rsp), %xmm15 /* reload x1_14.2 */
+	psllw $4, %xmm15 /* hi_up_15 = shl(x1_14) */
+	por 256(%rsp), %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	movdqa %xmm13, 256(%rsp) /* spill byte_7 */
+	movdqa %xmm1, %xmm13 /* byte */
+	punpcklbw %xmm7, %xmm13 /* tro0 = unpacklo(byte, byte_8) */
 	punpckhbw %xmm7, %xmm1 /* tro0_1 = unpackhi(byte, byte_8) */
 	movdqa %xmm3, %xmm7 /* byte_1 */
 	punpcklbw %xmm8, %xmm7 /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -3438,17 +3155,17 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm11, %xmm4 /* byte_5 */
 	punpcklbw %xmm5, %xmm4 /* tro0_10 = unpacklo(byte_5, byte_13) */
 	punpckhbw %xmm5, %xmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 400(%rsp), %xmm5 /* reload byte_6 */
+	movdqa %xmm12, %xmm5 /* byte_6 */
+	punpcklbw %xmm6, %xmm5 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm6, %xmm12 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 256(%rsp), %xmm6 /* reload byte_7 */
 	movdqa %xmm2, 592(%rsp) /* spill tro0_7 */
-	movdqa %xmm5, %xmm2 /* byte_6 */
-	punpcklbw %xmm6, %xmm2 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm6, %xmm5 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa %xmm13, %xmm6 /* byte_7 */
-	punpcklbw %xmm12, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm12, %xmm13 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm15, %xmm12 /* tro0 */
-	punpcklbw %xmm10, %xmm12 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm10, %xmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm6, %xmm2 /* byte_7 */
+	punpcklbw %xmm15, %xmm2 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm15, %xmm6 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm13, %xmm15 /* tro0 */
+	punpcklbw %xmm10, %xmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm10, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_8) */
 	movdqa %xmm1, %xmm10 /* tro0_1 */
 	punpcklbw %xmm0, %xmm10 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	punpckhbw %xmm0, %xmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
@@ -3459,95 +3176,95 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	punpcklbw %xmm11, %xmm4 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	punpckhbw %xmm11, %xmm3 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	movdqa %xmm8, %xmm11 /* tro0_4 */
-	punpcklbw %xmm2, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm2, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm14, %xmm2 /* tro0_5 */
-	punpcklbw %xmm5, %xmm2 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm5, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm9, %xmm5 /* tro0_6 */
-	punpcklbw %xmm6, %xmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm6, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 592(%rsp), %xmm6 /* reload tro0_7 */
-	movdqa %xmm3, 400(%rsp) /* spill tro1_7 */
-	movdqa %xmm6, %xmm3 /* tro0_7 */
-	punpcklbw %xmm13, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm13, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm12, %xmm13 /* tro1 */
-	punpcklbw %xmm11, %xmm13 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm11, %xmm12 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm15, %xmm11 /* tro1_1 */
+	punpcklbw %xmm5, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm5, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm14, %xmm5 /* tro0_5 */
+	punpcklbw %xmm12, %xmm5 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm12, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm9, %xmm12 /* tro0_6 */
+	punpcklbw %xmm2, %xmm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm2, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 592(%rsp), %xmm2 /* reload tro0_7 */
+	movdqa %xmm3, 256(%rsp) /* spill tro1_7 */
+	movdqa %xmm2, %xmm3 /* tro0_7 */
+	punpcklbw %xmm6, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm6, %xmm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm15, %xmm6 /* tro1 */
+	punpcklbw %xmm11, %xmm6 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm11, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm13, %xmm11 /* tro1_1 */
 	punpcklbw %xmm8, %xmm11 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm8, %xmm15 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	punpckhbw %xmm8, %xmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	movdqa %xmm10, %xmm8 /* tro1_2 */
-	punpcklbw %xmm2, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm2, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm1, %xmm2 /* tro1_3 */
-	punpcklbw %xmm14, %xmm2 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpcklbw %xmm5, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm5, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm1, %xmm5 /* tro1_3 */
+	punpcklbw %xmm14, %xmm5 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	punpckhbw %xmm14, %xmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	movdqa %xmm0, %xmm14 /* tro1_4 */
-	punpcklbw %xmm5, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm5, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm7, %xmm5 /* tro1_5 */
-	punpcklbw %xmm9, %xmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpcklbw %xmm12, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm12, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm7, %xmm12 /* tro1_5 */
+	punpcklbw %xmm9, %xmm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	punpckhbw %xmm9, %xmm7 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	movdqa %xmm4, %xmm9 /* tro1_6 */
 	punpcklbw %xmm3, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	punpckhbw %xmm3, %xmm4 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 400(%rsp), %xmm3 /* reload tro1_7 */
+	movdqa 256(%rsp), %xmm3 /* reload tro1_7 */
 	movdqa %xmm1, 592(%rsp) /* spill tro2_7 */
 	movdqa %xmm3, %xmm1 /* tro1_7 */
-	punpcklbw %xmm6, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm6, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm13, %xmm6 /* tro2 */
-	punpcklbw %xmm14, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm14, %xmm13 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm12, %xmm14 /* tro2_1 */
+	punpcklbw %xmm2, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm2, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm6, %xmm2 /* tro2 */
+	punpcklbw %xmm14, %xmm2 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm14, %xmm6 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm15, %xmm14 /* tro2_1 */
 	punpcklbw %xmm0, %xmm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm0, %xmm12 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	punpckhbw %xmm0, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	movdqa %xmm11, %xmm0 /* tro2_2 */
-	punpcklbw %xmm5, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm5, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm15, %xmm5 /* tro2_3 */
-	punpcklbw %xmm7, %xmm5 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm7, %xmm15 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	punpcklbw %xmm12, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm12, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm13, %xmm12 /* tro2_3 */
+	punpcklbw %xmm7, %xmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm7, %xmm13 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	movdqa %xmm8, %xmm7 /* tro2_4 */
 	punpcklbw %xmm9, %xmm7 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	punpckhbw %xmm9, %xmm8 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	movdqa %xmm10, %xmm9 /* tro2_5 */
 	punpcklbw %xmm4, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	punpckhbw %xmm4, %xmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm2, %xmm4 /* tro2_6 */
+	movdqa %xmm5, %xmm4 /* tro2_6 */
 	punpcklbw %xmm1, %xmm4 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm1, %xmm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	punpckhbw %xmm1, %xmm5 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	movdqa 592(%rsp), %xmm1 /* reload tro2_7 */
-	movdqa %xmm2, 400(%rsp) /* spill tro3_13 */
-	movdqa %xmm1, %xmm2 /* tro2_7 */
-	punpcklbw %xmm3, %xmm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	movdqa %xmm5, 256(%rsp) /* spill tro3_13 */
+	movdqa %xmm1, %xmm5 /* tro2_7 */
+	punpcklbw %xmm3, %xmm5 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	punpckhbw %xmm3, %xmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	movdqu (%rcx), %xmm3 /* msg = load() */
-	pxor %xmm3, %xmm6 /* ct = xor(tro3, msg) */
-	movdqu %xmm6, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm3 /* msg_1 = load() */
-	pxor %xmm3, %xmm13 /* ct_1 = xor(tro3_1, msg_1) */
-	movdqu %xmm13, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm3 /* msg_2 = load() */
-	pxor %xmm3, %xmm14 /* ct_2 = xor(tro3_2, msg_2) */
+	pxor %xmm3, %xmm2 /* ct = xor(tro3, msg) */
+	movdqu %xmm2, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
+	pxor %xmm2, %xmm6 /* ct_1 = xor(tro3_1, msg_1) */
+	movdqu %xmm6, 16(%rdx) /* store ct_1 */
+	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
+	pxor %xmm2, %xmm14 /* ct_2 = xor(tro3_2, msg_2) */
 	movdqu %xmm14, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm3 /* msg_3 = load() */
-	pxor %xmm3, %xmm12 /* ct_3 = xor(tro3_3, msg_3) */
-	movdqu %xmm12, 48(%rdx) /* store ct_3 */
-	movdqu 64(%rcx), %xmm3 /* msg_4 = load() */
-	pxor %xmm3, %xmm0 /* ct_4 = xor(tro3_4, msg_4) */
+	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
+	pxor %xmm2, %xmm15 /* ct_3 = xor(tro3_3, msg_3) */
+	movdqu %xmm15, 48(%rdx) /* store ct_3 */
+	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
+	pxor %xmm2, %xmm0 /* ct_4 = xor(tro3_4, msg_4) */
 	movdqu %xmm0, 64(%rdx) /* store ct_4 */
 	movdqu 80(%rcx), %xmm0 /* msg_5 = load() */
 	pxor %xmm0, %xmm11 /* ct_5 = xor(tro3_5, msg_5) */
 	movdqu %xmm11, 80(%rdx) /* store ct_5 */
 	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
-	pxor %xmm0, %xmm5 /* ct_6 = xor(tro3_6, msg_6) */
-	movdqu %xmm5, 96(%rdx) /* store ct_6 */
+	pxor %xmm0, %xmm12 /* ct_6 = xor(tro3_6, msg_6) */
+	movdqu %xmm12, 96(%rdx) /* store ct_6 */
 	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
-	pxor %xmm0, %xmm15 /* ct_7 = xor(tro3_7, msg_7) */
-	movdqu %xmm15, 112(%rdx) /* store ct_7 */
+	pxor %xmm0, %xmm13 /* ct_7 = xor(tro3_7, msg_7) */
+	movdqu %xmm13, 112(%rdx) /* store ct_7 */
 	movdqu 128(%rcx), %xmm0 /* msg_8 = load() */
 	pxor %xmm0, %xmm7 /* ct_8 = xor(tro3_8, msg_8) */
 	movdqu %xmm7, 128(%rdx) /* store ct_8 */
@@ -3564,12 +3281,12 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	pxor %xmm0, %xmm4 /* ct_12 = xor(tro3_12, msg_12) */
 	movdqu %xmm4, 192(%rdx) /* store ct_12 */
 	movdqu 208(%rcx), %xmm0 /* msg_13 = load() */
-	movdqa 400(%rsp), %xmm3 /* reload tro3_13 */
-	pxor %xmm0, %xmm3 /* ct_13 = xor(tro3_13, msg_13) */
-	movdqu %xmm3, 208(%rdx) /* store ct_13 */
+	movdqa 256(%rsp), %xmm2 /* reload tro3_13 */
+	pxor %xmm0, %xmm2 /* ct_13 = xor(tro3_13, msg_13) */
+	movdqu %xmm2, 208(%rdx) /* store ct_13 */
 	movdqu 224(%rcx), %xmm0 /* msg_14 = load() */
-	pxor %xmm0, %xmm2 /* ct_14 = xor(tro3_14, msg_14) */
-	movdqu %xmm2, 224(%rdx) /* store ct_14 */
+	pxor %xmm0, %xmm5 /* ct_14 = xor(tro3_14, msg_14) */
+	movdqu %xmm5, 224(%rdx) /* store ct_14 */
 	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
 	pxor %xmm0, %xmm1 /* ct_15 = xor(tro3_15, msg_15) */
 	movdqu %xmm1, 240(%rdx) /* store ct_15 */
@@ -3584,7 +3301,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 896 bytes (54 spill slots of 16 bytes)
+ *   frame: 640 bytes (39 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm
@@ -3594,7 +3311,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $896, %rsp
+	sub $640, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -3846,60 +3563,43 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	movdqa 288(%rsp), %xmm15 /* reload x1_14.2 */
 	movdqa %xmm15, 592(%rsp) /* spill x1_14.2 */
 	movdqa 16(%rsp), %xmm15 /* reload x1_15.2 */
+	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_ssse3_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	movdqu (%rdi,%rcx), %xmm15 /* t0_0 = bcast128() */
 	pshufb %xmm1, %xmm15 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm1, 272(%rsp) /* spill x0_0.2 */
 	movdqu 16(%rdi,%rcx), %xmm1 /* t0_1 = bcast128() */
 	pshufb %xmm0, %xmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm0, 0(%rsp) /* spill x0_1.2 */
 	movdqu 32(%rdi,%rcx), %xmm0 /* t0_2 = bcast128() */
 	pshufb %xmm3, %xmm0 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm3, 224(%rsp) /* spill x0_2.2 */
 	movdqu 48(%rdi,%rcx), %xmm3 /* t0_3 = bcast128() */
 	pshufb %xmm13, %xmm3 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm13, 240(%rsp) /* spill x0_3.2 */
 	movdqu 64(%rdi,%rcx), %xmm13 /* t0_4 = bcast128() */
 	pshufb %xmm14, %xmm13 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm14, 208(%rsp) /* spill x0_4.2 */
 	movdqu 80(%rdi,%rcx), %xmm14 /* t0_5 = bcast128() */
 	pshufb %xmm12, %xmm14 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm12, 192(%rsp) /* spill x0_5.2 */
 	movdqu 96(%rdi,%rcx), %xmm12 /* t0_6 = bcast128() */
 	pshufb %xmm2, %xmm12 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm2, 176(%rsp) /* spill x0_6.2 */
 	movdqu 112(%rdi,%rcx), %xmm2 /* t0_7 = bcast128() */
 	pshufb %xmm11, %xmm2 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm11, 160(%rsp) /* spill x0_7.2 */
 	movdqu 256(%rdi,%rcx), %xmm11 /* t1_0 = bcast128() */
 	pshufb %xmm7, %xmm11 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm7, 144(%rsp) /* spill x1_0.2 */
 	movdqu 272(%rdi,%rcx), %xmm7 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm7 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm5, 128(%rsp) /* spill x1_1.2 */
 	movdqu 288(%rdi,%rcx), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm8, %xmm5 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm8, 112(%rsp) /* spill x1_2.2 */
 	movdqu 304(%rdi,%rcx), %xmm8 /* t1_3 = bcast128() */
 	pshufb %xmm4, %xmm8 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm4, 96(%rsp) /* spill x1_3.2 */
 	movdqu 320(%rdi,%rcx), %xmm4 /* t1_4 = bcast128() */
 	pshufb %xmm9, %xmm4 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm9, 80(%rsp) /* spill x1_4.2 */
 	movdqu 336(%rdi,%rcx), %xmm9 /* t1_5 = bcast128() */
 	pshufb %xmm6, %xmm9 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm6, 64(%rsp) /* spill x1_5.2 */
 	movdqu 352(%rdi,%rcx), %xmm6 /* t1_6 = bcast128() */
 	pshufb %xmm10, %xmm6 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm10, 48(%rsp) /* spill x1_6.2 */
 	movdqu 368(%rdi,%rcx), %xmm10 /* t1_7 = bcast128() */
-	movdqa %xmm2, 32(%rsp) /* spill s0_7 */
-	movdqa 480(%rsp), %xmm2 /* reload x1_7.2 */
-	pshufb %xmm2, %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb 480(%rsp), %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm15, %xmm11 /* y1_0 = xor(s1_0, s0_0) */
@@ -3909,7 +3609,6 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	pxor %xmm13, %xmm4 /* y1_4 = xor(s1_4, s0_4) */
 	pxor %xmm14, %xmm9 /* y1_5 = xor(s1_5, s0_5) */
 	pxor %xmm12, %xmm6 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 32(%rsp), %xmm2 /* reload s0_7 */
 	pxor %xmm2, %xmm10 /* y1_7 = xor(s1_7, s0_7) */
 	pxor %xmm7, %xmm15 /* y0_0 = xor(s0_0, y1_1) */
 	pxor %xmm5, %xmm1 /* y0_1 = xor(s0_1, y1_2) */
@@ -3953,71 +3652,54 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	pxor %xmm10, %xmm2 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm10, 32(%rsp) /* spill y1_7_2 */
+	movdqa %xmm10, 272(%rsp) /* spill y1_7_2 */
 	movdqu 128(%rdi,%rcx), %xmm10 /* t0_8 = bcast128() */
-	movdqa %xmm6, 608(%rsp) /* spill y1_6_2 */
-	movdqa 464(%rsp), %xmm6 /* reload x0_8.2 */
-	pshufb %xmm6, %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	pshufb 464(%rsp), %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm6, 0(%rsp) /* spill y1_6_2 */
 	movdqu 144(%rdi,%rcx), %xmm6 /* t0_9 = bcast128() */
-	movdqa %xmm8, 624(%rsp) /* spill y1_3_2 */
-	movdqa 448(%rsp), %xmm8 /* reload x0_9.2 */
-	pshufb %xmm8, %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	pshufb 448(%rsp), %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm8, 224(%rsp) /* spill y1_3_2 */
 	movdqu 160(%rdi,%rcx), %xmm8 /* t0_10 = bcast128() */
-	movdqa %xmm5, 640(%rsp) /* spill y1_2_2 */
-	movdqa 432(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	pshufb 432(%rsp), %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm5, 240(%rsp) /* spill y1_2_2 */
 	movdqu 176(%rdi,%rcx), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm7, 656(%rsp) /* spill y1_1_2 */
-	movdqa 352(%rsp), %xmm7 /* reload x0_11.2 */
-	pshufb %xmm7, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	pshufb 352(%rsp), %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm7, 208(%rsp) /* spill y1_1_2 */
 	movdqu 192(%rdi,%rcx), %xmm7 /* t0_12 = bcast128() */
-	movdqa %xmm11, 672(%rsp) /* spill y1_0_2 */
-	movdqa 368(%rsp), %xmm11 /* reload x0_12.2 */
-	pshufb %xmm11, %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	pshufb 368(%rsp), %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm11, 192(%rsp) /* spill y1_0_2 */
 	movdqu 208(%rdi,%rcx), %xmm11 /* t0_13 = bcast128() */
-	movdqa %xmm9, 688(%rsp) /* spill y1_5_2 */
-	movdqa 384(%rsp), %xmm9 /* reload x0_13.2 */
-	pshufb %xmm9, %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	pshufb 384(%rsp), %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm9, 176(%rsp) /* spill y1_5_2 */
 	movdqu 224(%rdi,%rcx), %xmm9 /* t0_14 = bcast128() */
-	movdqa %xmm4, 704(%rsp) /* spill y1_4_2 */
-	movdqa 400(%rsp), %xmm4 /* reload x0_14.2 */
-	pshufb %xmm4, %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	pshufb 400(%rsp), %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm4, 160(%rsp) /* spill y1_4_2 */
 	movdqu 240(%rdi,%rcx), %xmm4 /* t0_15 = bcast128() */
-	movdqa %xmm14, 720(%rsp) /* spill y0_5_2 */
-	movdqa 416(%rsp), %xmm14 /* reload x0_15.2 */
-	pshufb %xmm14, %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	pshufb 416(%rsp), %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm14, 144(%rsp) /* spill y0_5_2 */
 	movdqu 384(%rdi,%rcx), %xmm14 /* t1_8 = bcast128() */
-	movdqa %xmm13, 736(%rsp) /* spill y0_4_2 */
-	movdqa 496(%rsp), %xmm13 /* reload x1_8.2 */
-	pshufb %xmm13, %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 496(%rsp), %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm13, 128(%rsp) /* spill y0_4_2 */
 	movdqu 400(%rdi,%rcx), %xmm13 /* t1_9 = bcast128() */
-	movdqa %xmm1, 752(%rsp) /* spill y0_1_2 */
-	movdqa 512(%rsp), %xmm1 /* reload x1_9.2 */
-	pshufb %xmm1, %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	pshufb 512(%rsp), %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm1, 112(%rsp) /* spill y0_1_2 */
 	movdqu 416(%rdi,%rcx), %xmm1 /* t1_10 = bcast128() */
-	movdqa %xmm15, 768(%rsp) /* spill y0_0_2 */
-	movdqa 528(%rsp), %xmm15 /* reload x1_10.2 */
-	pshufb %xmm15, %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	pshufb 528(%rsp), %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm15, 96(%rsp) /* spill y0_0_2 */
 	movdqu 432(%rdi,%rcx), %xmm15 /* t1_11 = bcast128() */
-	movdqa %xmm2, 784(%rsp) /* spill y0_7_2 */
-	movdqa 544(%rsp), %xmm2 /* reload x1_11.2 */
-	pshufb %xmm2, %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	pshufb 544(%rsp), %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm2, 80(%rsp) /* spill y0_7_2 */
 	movdqu 448(%rdi,%rcx), %xmm2 /* t1_12 = bcast128() */
-	movdqa %xmm12, 800(%rsp) /* spill y0_6_2 */
-	movdqa 560(%rsp), %xmm12 /* reload x1_12.2 */
-	pshufb %xmm12, %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	pshufb 560(%rsp), %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm12, 64(%rsp) /* spill y0_6_2 */
 	movdqu 464(%rdi,%rcx), %xmm12 /* t1_13 = bcast128() */
-	movdqa %xmm3, 816(%rsp) /* spill y0_3_2 */
-	movdqa 576(%rsp), %xmm3 /* reload x1_13.2 */
-	pshufb %xmm3, %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	pshufb 576(%rsp), %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm3, 48(%rsp) /* spill y0_3_2 */
 	movdqu 480(%rdi,%rcx), %xmm3 /* t1_14 = bcast128() */
-	movdqa %xmm0, 832(%rsp) /* spill y0_2_2 */
-	movdqa 592(%rsp), %xmm0 /* reload x1_14.2 */
-	pshufb %xmm0, %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	pshufb 592(%rsp), %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm0, 32(%rsp) /* spill y0_2_2 */
 	movdqu 496(%rdi,%rcx), %xmm0 /* t1_15 = bcast128() */
-	movdqa %xmm4, 848(%rsp) /* spill s0_15 */
-	movdqa 256(%rsp), %xmm4 /* reload x1_15.2 */
-	pshufb %xmm4, %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 256(%rsp), %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm10, %xmm14 /* y1_8 = xor(s1_8, s0_8) */
@@ -4027,7 +3709,6 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	pxor %xmm7, %xmm2 /* y1_12 = xor(s1_12, s0_12) */
 	pxor %xmm11, %xmm12 /* y1_13 = xor(s1_13, s0_13) */
 	pxor %xmm9, %xmm3 /* y1_14 = xor(s1_14, s0_14) */
-	movdqa 848(%rsp), %xmm4 /* reload s0_15 */
 	pxor %xmm4, %xmm0 /* y1_15 = xor(s1_15, s0_15) */
 	pxor %xmm13, %xmm10 /* y0_8 = xor(s0_8, y1_9) */
 	pxor %xmm1, %xmm6 /* y0_9 = xor(s0_9, y1_10) */
@@ -4071,61 +3752,48 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	pxor %xmm0, %xmm4 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 768(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 752(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm9, 368(%rsp) /* spill x0_12.2 */
 	movdqa %xmm4, 384(%rsp) /* spill x0_13.2 */
 	movdqa %xmm8, 400(%rsp) /* spill x0_14.2 */
 	movdqa %xmm5, 416(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 656(%rsp), %xmm0 /* reload x1_7.3 */
-	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 640(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 624(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm2, 528(%rsp) /* spill x1_10.2 */
 	movdqa %xmm12, 544(%rsp) /* spill x1_11.2 */
 	movdqa %xmm14, 560(%rsp) /* spill x1_12.2 */
 	movdqa %xmm13, 576(%rsp) /* spill x1_13.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 608(%rsp), %xmm0 /* reload x1_14.3 */
+	movdqa %xmm0, 608(%rsp) /* spill x1_3.3 */
+	movdqa 96(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
+	movdqa 112(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
+	movdqa 128(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
+	movdqa 144(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x1_7.3 */
+	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
+	movdqa 0(%rsp), %xmm0 /* reload x1_14.3 */
 	movdqa %xmm0, 592(%rsp) /* spill x1_14.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_15.3 */
+	movdqa %xmm0, 256(%rsp) /* spill x1_15.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm7, %xmm2 /* x0_6.3 */
 	movdqa %xmm0, %xmm4 /* x1_3.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x0_1.3 */
-	movdqa 688(%rsp), %xmm5 /* reload x1_1.3 */
-	movdqa 704(%rsp), %xmm7 /* reload x1_0.3 */
+	movdqa 48(%rsp), %xmm0 /* reload x0_1.3 */
+	movdqa 176(%rsp), %xmm5 /* reload x1_1.3 */
+	movdqa 160(%rsp), %xmm7 /* reload x1_0.3 */
 	movdqa %xmm3, %xmm8 /* x1_2.3 */
-	movdqa 800(%rsp), %xmm3 /* reload x0_2.3 */
+	movdqa 64(%rsp), %xmm3 /* reload x0_2.3 */
 	movdqa %xmm1, %xmm9 /* x1_4.3 */
-	movdqa 832(%rsp), %xmm1 /* reload x0_0.3 */
+	movdqa 32(%rsp), %xmm1 /* reload x0_0.3 */
 	movdqa %xmm6, %xmm12 /* x0_5.3 */
 	movdqa %xmm15, %xmm6 /* x1_5.3 */
-	movdqa 784(%rsp), %xmm13 /* reload x0_3.3 */
+	movdqa 80(%rsp), %xmm13 /* reload x0_3.3 */
 	movdqa %xmm10, %xmm14 /* x0_4.3 */
-	movdqa 672(%rsp), %xmm10 /* reload x1_6.3 */
-	movdqa 32(%rsp), %xmm15 /* reload x1_15.3 */
+	movdqa 192(%rsp), %xmm10 /* reload x1_6.3 */
 	add $512, %rcx
 	cmp $12288, %rcx
 	jne .Lublock_nibbleslice_ssse3_asm_5_loop_r0
@@ -4141,21 +3809,16 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	por %xmm11, %xmm2 /* byte_3 = or(hi_up_3, x0_7) */
 	movdqa 464(%rsp), %xmm0 /* reload x0_8.2 */
 	psllw $4, %xmm0 /* hi_up_4 = shl(x0_8) */
-	movdqa 448(%rsp), %xmm11 /* reload x0_9.2 */
-	por %xmm11, %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
+	por 448(%rsp), %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
 	movdqa 432(%rsp), %xmm11 /* reload x0_10.2 */
 	psllw $4, %xmm11 /* hi_up_5 = shl(x0_10) */
-	movdqa 352(%rsp), %xmm12 /* reload x0_11.2 */
-	por %xmm12, %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
+	por 352(%rsp), %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
 	movdqa 368(%rsp), %xmm12 /* reload x0_12.2 */
 	psllw $4, %xmm12 /* hi_up_6 = shl(x0_12) */
-	movdqa 384(%rsp), %xmm13 /* reload x0_13.2 */
-	por %xmm13, %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
+	por 384(%rsp), %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
 	movdqa 400(%rsp), %xmm13 /* reload x0_14.2 */
 	psllw $4, %xmm13 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm12, 400(%rsp) /* spill byte_6 */
-	movdqa 416(%rsp), %xmm12 /* reload x0_15.2 */
-	por %xmm12, %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
+	por 416(%rsp), %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
 	psllw $4, %xmm7 /* hi_up_8 = shl(x1_0) */
 	por %xmm5, %xmm7 /* byte_8 = or(hi_up_8, x1_1) */
 	psllw $4, %xmm8 /* hi_up_9 = shl(x1_2) */
@@ -4163,25 +3826,22 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	psllw $4, %xmm9 /* hi_up_10 = shl(x1_4) */
 	por %xmm6, %xmm9 /* byte_10 = or(hi_up_10, x1_5) */
 	psllw $4, %xmm10 /* hi_up_11 = shl(x1_6) */
-	movdqa 480(%rsp), %xmm4 /* reload x1_7.2 */
-	por %xmm4, %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
+	por 480(%rsp), %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
 	movdqa 496(%rsp), %xmm4 /* reload x1_8.2 */
 	psllw $4, %xmm4 /* hi_up_12 = shl(x1_8) */
-	movdqa 512(%rsp), %xmm5 /* reload x1_9.2 */
-	por %xmm5, %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
+	por 512(%rsp), %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
 	movdqa 528(%rsp), %xmm5 /* reload x1_10.2 */
 	psllw $4, %xmm5 /* hi_up_13 = shl(x1_10) */
-	movdqa 544(%rsp), %xmm6 /* reload x1_11.2 */
-	por %xmm6, %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
+	por 544(%rsp), %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
 	movdqa 560(%rsp), %xmm6 /* reload x1_12.2 */
 	psllw $4, %xmm6 /* hi_up_14 = shl(x1_12) */
-	movdqa 576(%rsp), %xmm12 /* reload x1_13.2 */
-	por %xmm12, %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
-	movdqa 592(%rsp), %xmm12 /* reload x1_14.2 */
-	psllw $4, %xmm12 /* hi_up_15 = shl(x1_14) */
-	por %xmm15, %xmm12 /* byte_15 = or(hi_up_15, x1_15) */
-	movdqa %xmm1, %xmm15 /* byte */
-	punpcklbw %xmm7, %xmm15 /* tro0 = unpacklo(byte, byte_8) */
+	por 576(%rsp), %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
+	movdqa 592(%rsp), %xmm15 /* reload x1_14.2 */
+	psllw $4, %xmm15 /* hi_up_15 = shl(x1_14) */
+	por 256(%rsp), %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	movdqa %xmm13, 256(%rsp) /* spill byte_7 */
+	movdqa %xmm1, %xmm13 /* byte */
+	punpcklbw %xmm7, %xmm13 /* tro0 = unpacklo(byte, byte_8) */
 	punpckhbw %xmm7, %xmm1 /* tro0_1 = unpackhi(byte, byte_8) */
 	movdqa %xmm3, %xmm7 /* byte_1 */
 	punpcklbw %xmm8, %xmm7 /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -4198,17 +3858,17 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm11, %xmm4 /* byte_5 */
 	punpcklbw %xmm5, %xmm4 /* tro0_10 = unpacklo(byte_5, byte_13) */
 	punpckhbw %xmm5, %xmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 400(%rsp), %xmm5 /* reload byte_6 */
+	movdqa %xmm12, %xmm5 /* byte_6 */
+	punpcklbw %xmm6, %xmm5 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm6, %xmm12 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 256(%rsp), %xmm6 /* reload byte_7 */
 	movdqa %xmm2, 592(%rsp) /* spill tro0_7 */
-	movdqa %xmm5, %xmm2 /* byte_6 */
-	punpcklbw %xmm6, %xmm2 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm6, %xmm5 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa %xmm13, %xmm6 /* byte_7 */
-	punpcklbw %xmm12, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm12, %xmm13 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm15, %xmm12 /* tro0 */
-	punpcklbw %xmm10, %xmm12 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm10, %xmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm6, %xmm2 /* byte_7 */
+	punpcklbw %xmm15, %xmm2 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm15, %xmm6 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm13, %xmm15 /* tro0 */
+	punpcklbw %xmm10, %xmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm10, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_8) */
 	movdqa %xmm1, %xmm10 /* tro0_1 */
 	punpcklbw %xmm0, %xmm10 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	punpckhbw %xmm0, %xmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
@@ -4219,87 +3879,87 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	punpcklbw %xmm11, %xmm4 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	punpckhbw %xmm11, %xmm3 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	movdqa %xmm8, %xmm11 /* tro0_4 */
-	punpcklbw %xmm2, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm2, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm14, %xmm2 /* tro0_5 */
-	punpcklbw %xmm5, %xmm2 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm5, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm9, %xmm5 /* tro0_6 */
-	punpcklbw %xmm6, %xmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm6, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 592(%rsp), %xmm6 /* reload tro0_7 */
-	movdqa %xmm3, 400(%rsp) /* spill tro1_7 */
-	movdqa %xmm6, %xmm3 /* tro0_7 */
-	punpcklbw %xmm13, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm13, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm12, %xmm13 /* tro1 */
-	punpcklbw %xmm11, %xmm13 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm11, %xmm12 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm15, %xmm11 /* tro1_1 */
+	punpcklbw %xmm5, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm5, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm14, %xmm5 /* tro0_5 */
+	punpcklbw %xmm12, %xmm5 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm12, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm9, %xmm12 /* tro0_6 */
+	punpcklbw %xmm2, %xmm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm2, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 592(%rsp), %xmm2 /* reload tro0_7 */
+	movdqa %xmm3, 256(%rsp) /* spill tro1_7 */
+	movdqa %xmm2, %xmm3 /* tro0_7 */
+	punpcklbw %xmm6, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm6, %xmm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm15, %xmm6 /* tro1 */
+	punpcklbw %xmm11, %xmm6 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm11, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm13, %xmm11 /* tro1_1 */
 	punpcklbw %xmm8, %xmm11 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm8, %xmm15 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	punpckhbw %xmm8, %xmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	movdqa %xmm10, %xmm8 /* tro1_2 */
-	punpcklbw %xmm2, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm2, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm1, %xmm2 /* tro1_3 */
-	punpcklbw %xmm14, %xmm2 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpcklbw %xmm5, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm5, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm1, %xmm5 /* tro1_3 */
+	punpcklbw %xmm14, %xmm5 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	punpckhbw %xmm14, %xmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	movdqa %xmm0, %xmm14 /* tro1_4 */
-	punpcklbw %xmm5, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm5, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm7, %xmm5 /* tro1_5 */
-	punpcklbw %xmm9, %xmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpcklbw %xmm12, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm12, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm7, %xmm12 /* tro1_5 */
+	punpcklbw %xmm9, %xmm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	punpckhbw %xmm9, %xmm7 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	movdqa %xmm4, %xmm9 /* tro1_6 */
 	punpcklbw %xmm3, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	punpckhbw %xmm3, %xmm4 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 400(%rsp), %xmm3 /* reload tro1_7 */
+	movdqa 256(%rsp), %xmm3 /* reload tro1_7 */
 	movdqa %xmm1, 592(%rsp) /* spill tro2_7 */
 	movdqa %xmm3, %xmm1 /* tro1_7 */
-	punpcklbw %xmm6, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm6, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm13, %xmm6 /* tro2 */
-	punpcklbw %xmm14, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm14, %xmm13 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm12, %xmm14 /* tro2_1 */
+	punpcklbw %xmm2, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm2, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm6, %xmm2 /* tro2 */
+	punpcklbw %xmm14, %xmm2 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm14, %xmm6 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm15, %xmm14 /* tro2_1 */
 	punpcklbw %xmm0, %xmm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm0, %xmm12 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	punpckhbw %xmm0, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	movdqa %xmm11, %xmm0 /* tro2_2 */
-	punpcklbw %xmm5, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm5, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm15, %xmm5 /* tro2_3 */
-	punpcklbw %xmm7, %xmm5 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm7, %xmm15 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	punpcklbw %xmm12, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm12, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm13, %xmm12 /* tro2_3 */
+	punpcklbw %xmm7, %xmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm7, %xmm13 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	movdqa %xmm8, %xmm7 /* tro2_4 */
 	punpcklbw %xmm9, %xmm7 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	punpckhbw %xmm9, %xmm8 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	movdqa %xmm10, %xmm9 /* tro2_5 */
 	punpcklbw %xmm4, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	punpckhbw %xmm4, %xmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm2, %xmm4 /* tro2_6 */
+	movdqa %xmm5, %xmm4 /* tro2_6 */
 	punpcklbw %xmm1, %xmm4 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm1, %xmm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	punpckhbw %xmm1, %xmm5 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	movdqa 592(%rsp), %xmm1 /* reload tro2_7 */
-	movdqa %xmm2, 400(%rsp) /* spill tro3_13 */
-	movdqa %xmm1, %xmm2 /* tro2_7 */
-	punpcklbw %xmm3, %xmm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	movdqa %xmm5, 256(%rsp) /* spill tro3_13 */
+	movdqa %xmm1, %xmm5 /* tro2_7 */
+	punpcklbw %xmm3, %xmm5 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	punpckhbw %xmm3, %xmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqu %xmm6, (%rdx) /* store tro3 */
-	movdqu %xmm13, 16(%rdx) /* store tro3_1 */
+	movdqu %xmm2, (%rdx) /* store tro3 */
+	movdqu %xmm6, 16(%rdx) /* store tro3_1 */
 	movdqu %xmm14, 32(%rdx) /* store tro3_2 */
-	movdqu %xmm12, 48(%rdx) /* store tro3_3 */
+	movdqu %xmm15, 48(%rdx) /* store tro3_3 */
 	movdqu %xmm0, 64(%rdx) /* store tro3_4 */
 	movdqu %xmm11, 80(%rdx) /* store tro3_5 */
-	movdqu %xmm5, 96(%rdx) /* store tro3_6 */
-	movdqu %xmm15, 112(%rdx) /* store tro3_7 */
+	movdqu %xmm12, 96(%rdx) /* store tro3_6 */
+	movdqu %xmm13, 112(%rdx) /* store tro3_7 */
 	movdqu %xmm7, 128(%rdx) /* store tro3_8 */
 	movdqu %xmm8, 144(%rdx) /* store tro3_9 */
 	movdqu %xmm9, 160(%rdx) /* store tro3_10 */
 	movdqu %xmm10, 176(%rdx) /* store tro3_11 */
 	movdqu %xmm4, 192(%rdx) /* store tro3_12 */
-	movdqa 400(%rsp), %xmm0 /* reload tro3_13 */
+	movdqa 256(%rsp), %xmm0 /* reload tro3_13 */
 	movdqu %xmm0, 208(%rdx) /* store tro3_13 */
-	movdqu %xmm2, 224(%rdx) /* store tro3_14 */
+	movdqu %xmm5, 224(%rdx) /* store tro3_14 */
 	movdqu %xmm1, 240(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -4312,7 +3972,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
  *   %rdx: out
  *   %rcx: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 960 bytes (58 spill slots of 16 bytes)
+ *   frame: 704 bytes (42 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm
@@ -4322,7 +3982,7 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $960, %rsp
+	sub $704, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -4590,688 +4250,611 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm9, 48(%rsp) /* spill y1_7_2 */
 	movdqa 112(%rsp), %xmm9 /* reload hi_2 */
-	movdqa %xmm13, 16(%rsp) /* spill y1_6_2 */
-	movdqa 32(%rsp), %xmm13 /* reload hi_14 */
-	pxor %xmm13, %xmm9 /* y0_8 = xor(hi_2, hi_14) */
-	movdqa %xmm8, 112(%rsp) /* spill y1_5_2 */
-	movdqa 64(%rsp), %xmm8 /* reload lo_2 */
-	movdqa %xmm14, 288(%rsp) /* spill y1_4_2 */
-	movdqa 272(%rsp), %xmm14 /* reload lo_14 */
-	pxor %xmm14, %xmm8 /* y0_9 = xor(lo_2, lo_14) */
-	movdqa %xmm12, 64(%rsp) /* spill y1_3_2 */
-	movdqa 224(%rsp), %xmm12 /* reload hi_7 */
-	movdqa %xmm10, 304(%rsp) /* spill y1_2_2 */
-	movdqa 240(%rsp), %xmm10 /* reload hi_10 */
-	pxor %xmm10, %xmm12 /* y0_10 = xor(hi_7, hi_10) */
-	movdqa %xmm11, 224(%rsp) /* spill y1_1_2 */
-	movdqa 160(%rsp), %xmm11 /* reload lo_7 */
-	movdqa %xmm7, 320(%rsp) /* spill y1_0_2 */
-	movdqa 208(%rsp), %xmm7 /* reload lo_10 */
-	pxor %xmm7, %xmm11 /* y0_11 = xor(lo_7, lo_10) */
-	movdqa %xmm6, 160(%rsp) /* spill y0_7_2 */
-	movdqa 96(%rsp), %xmm6 /* reload hi_3 */
-	movdqa %xmm3, 336(%rsp) /* spill y0_6_2 */
-	movdqa 256(%rsp), %xmm3 /* reload hi_13 */
-	pxor %xmm3, %xmm6 /* y0_12 = xor(hi_3, hi_13) */
-	movdqa %xmm5, 96(%rsp) /* spill y0_5_2 */
-	movdqa 80(%rsp), %xmm5 /* reload lo_3 */
-	movdqa %xmm2, 352(%rsp) /* spill y0_4_2 */
-	movdqa 0(%rsp), %xmm2 /* reload lo_13 */
-	pxor %xmm2, %xmm5 /* y0_13 = xor(lo_3, lo_13) */
-	movdqa %xmm0, 80(%rsp) /* spill y0_3_2 */
-	movdqa 144(%rsp), %xmm0 /* reload hi_6 */
-	movdqa %xmm1, 368(%rsp) /* spill y0_2_2 */
-	movdqa 192(%rsp), %xmm1 /* reload hi_9 */
-	pxor %xmm1, %xmm0 /* y0_14 = xor(hi_6, hi_9) */
-	movdqa %xmm4, 144(%rsp) /* spill y0_1_2 */
-	movdqa 128(%rsp), %xmm4 /* reload lo_6 */
-	movdqa %xmm15, 384(%rsp) /* spill y0_0_2 */
+	pxor 32(%rsp), %xmm9 /* y0_8 = xor(hi_2, hi_14) */
+	movdqa %xmm13, 112(%rsp) /* spill y1_6_2 */
+	movdqa 64(%rsp), %xmm13 /* reload lo_2 */
+	pxor 272(%rsp), %xmm13 /* y0_9 = xor(lo_2, lo_14) */
+	movdqa %xmm8, 64(%rsp) /* spill y1_5_2 */
+	movdqa 224(%rsp), %xmm8 /* reload hi_7 */
+	pxor 240(%rsp), %xmm8 /* y0_10 = xor(hi_7, hi_10) */
+	movdqa %xmm14, 224(%rsp) /* spill y1_4_2 */
+	movdqa 160(%rsp), %xmm14 /* reload lo_7 */
+	pxor 208(%rsp), %xmm14 /* y0_11 = xor(lo_7, lo_10) */
+	movdqa %xmm12, 160(%rsp) /* spill y1_3_2 */
+	movdqa 96(%rsp), %xmm12 /* reload hi_3 */
+	pxor 256(%rsp), %xmm12 /* y0_12 = xor(hi_3, hi_13) */
+	movdqa %xmm10, 96(%rsp) /* spill y1_2_2 */
+	movdqa 80(%rsp), %xmm10 /* reload lo_3 */
+	pxor 0(%rsp), %xmm10 /* y0_13 = xor(lo_3, lo_13) */
+	movdqa %xmm11, 80(%rsp) /* spill y1_1_2 */
+	movdqa 144(%rsp), %xmm11 /* reload hi_6 */
+	pxor 192(%rsp), %xmm11 /* y0_14 = xor(hi_6, hi_9) */
+	movdqa %xmm7, 144(%rsp) /* spill y1_0_2 */
+	movdqa 128(%rsp), %xmm7 /* reload lo_6 */
+	pxor 176(%rsp), %xmm7 /* y0_15 = xor(lo_6, lo_9) */
+	movdqa %xmm6, 128(%rsp) /* spill y0_7_2 */
+	movdqa 32(%rsp), %xmm6 /* reload hi_14 */
+	pxor %xmm10, %xmm6 /* y1_8 = xor(hi_14, y0_13) */
+	movdqa %xmm3, 32(%rsp) /* spill y0_6_2 */
+	movdqa 272(%rsp), %xmm3 /* reload lo_14 */
+	pxor %xmm11, %xmm3 /* y1_9 = xor(lo_14, y0_14) */
+	movdqa %xmm5, 272(%rsp) /* spill y0_5_2 */
+	movdqa 240(%rsp), %xmm5 /* reload hi_10 */
+	pxor %xmm7, %xmm5 /* y1_10 = xor(hi_10, y0_15) */
+	movdqa %xmm2, 240(%rsp) /* spill y0_4_2 */
+	movdqa 208(%rsp), %xmm2 /* reload lo_10 */
+	pxor %xmm9, %xmm2 /* y1_11 = xor(lo_10, y0_8) */
+	movdqa %xmm0, 208(%rsp) /* spill y0_3_2 */
+	movdqa 256(%rsp), %xmm0 /* reload hi_13 */
+	pxor %xmm13, %xmm0 /* y1_12 = xor(hi_13, y0_9) */
+	movdqa %xmm1, 256(%rsp) /* spill y0_2_2 */
+	movdqa 0(%rsp), %xmm1 /* reload lo_13 */
+	pxor %xmm8, %xmm1 /* y1_13 = xor(lo_13, y0_10) */
+	movdqa %xmm4, 0(%rsp) /* spill y0_1_2 */
+	movdqa 192(%rsp), %xmm4 /* reload hi_9 */
+	pxor %xmm14, %xmm4 /* y1_14 = xor(hi_9, y0_11) */
+	movdqa %xmm15, 192(%rsp) /* spill y0_0_2 */
 	movdqa 176(%rsp), %xmm15 /* reload lo_9 */
-	pxor %xmm15, %xmm4 /* y0_15 = xor(lo_6, lo_9) */
-	pxor %xmm5, %xmm13 /* y1_8 = xor(hi_14, y0_13) */
-	pxor %xmm0, %xmm14 /* y1_9 = xor(lo_14, y0_14) */
-	pxor %xmm4, %xmm10 /* y1_10 = xor(hi_10, y0_15) */
-	pxor %xmm9, %xmm7 /* y1_11 = xor(lo_10, y0_8) */
-	pxor %xmm8, %xmm3 /* y1_12 = xor(hi_13, y0_9) */
-	pxor %xmm12, %xmm2 /* y1_13 = xor(lo_13, y0_10) */
-	pxor %xmm11, %xmm1 /* y1_14 = xor(hi_9, y0_11) */
-	pxor %xmm6, %xmm15 /* y1_15 = xor(lo_9, y0_12) */
-	pxor %xmm10, %xmm9 /* y0_8_1 = xor(y0_8, y1_10) */
-	pxor %xmm7, %xmm8 /* y0_9_1 = xor(y0_9, y1_11) */
-	pxor %xmm3, %xmm12 /* y0_10_1 = xor(y0_10, y1_12) */
-	pxor %xmm2, %xmm11 /* y0_11_1 = xor(y0_11, y1_13) */
-	pxor %xmm1, %xmm6 /* y0_12_1 = xor(y0_12, y1_14) */
-	pxor %xmm15, %xmm5 /* y0_13_1 = xor(y0_13, y1_15) */
-	pxor %xmm13, %xmm0 /* y0_14_1 = xor(y0_14, y1_8) */
-	pxor %xmm14, %xmm4 /* y0_15_1 = xor(y0_15, y1_9) */
-	pxor %xmm12, %xmm13 /* y1_8_1 = xor(y1_8, y0_10_1) */
-	pxor %xmm11, %xmm14 /* y1_9_1 = xor(y1_9, y0_11_1) */
-	pxor %xmm6, %xmm10 /* y1_10_1 = xor(y1_10, y0_12_1) */
-	pxor %xmm5, %xmm7 /* y1_11_1 = xor(y1_11, y0_13_1) */
-	pxor %xmm0, %xmm3 /* y1_12_1 = xor(y1_12, y0_14_1) */
-	pxor %xmm4, %xmm2 /* y1_13_1 = xor(y1_13, y0_15_1) */
-	pxor %xmm9, %xmm1 /* y1_14_1 = xor(y1_14, y0_8_1) */
-	pxor %xmm8, %xmm15 /* y1_15_1 = xor(y1_15, y0_9_1) */
-	pxor %xmm14, %xmm9 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
-	pxor %xmm10, %xmm8 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
-	pxor %xmm7, %xmm12 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
-	pxor %xmm3, %xmm11 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
-	pxor %xmm2, %xmm6 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
-	pxor %xmm1, %xmm5 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	pxor %xmm15, %xmm0 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
-	pxor %xmm13, %xmm4 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
-	pxor %xmm9, %xmm13 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
-	pxor %xmm8, %xmm14 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
-	pxor %xmm12, %xmm10 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
-	pxor %xmm11, %xmm7 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
-	pxor %xmm6, %xmm3 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
-	pxor %xmm5, %xmm2 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
-	pxor %xmm0, %xmm1 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	pxor %xmm4, %xmm15 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
-	movdqa %xmm7, 176(%rsp) /* spill x1_11.2 */
-	movdqa 384(%rsp), %xmm7 /* reload x0_0.2 */
-	movdqa %xmm10, 192(%rsp) /* spill x1_10.2 */
-	movdqa 144(%rsp), %xmm10 /* reload x0_1.2 */
-	movdqa %xmm2, 0(%rsp) /* spill x1_13.2 */
-	movdqa 368(%rsp), %xmm2 /* reload x0_2.2 */
-	movdqa %xmm3, 256(%rsp) /* spill x1_12.2 */
-	movdqa 80(%rsp), %xmm3 /* reload x0_3.2 */
-	movdqa %xmm5, 208(%rsp) /* spill x0_13.2 */
-	movdqa 352(%rsp), %xmm5 /* reload x0_4.2 */
-	movdqa %xmm6, 240(%rsp) /* spill x0_12.2 */
-	movdqa 96(%rsp), %xmm6 /* reload x0_5.2 */
-	movdqa %xmm4, 272(%rsp) /* spill x0_15.2 */
-	movdqa 336(%rsp), %xmm4 /* reload x0_6.2 */
-	movdqa %xmm4, 32(%rsp) /* spill x0_6.2 */
-	movdqa 160(%rsp), %xmm4 /* reload x0_7.2 */
-	movdqa %xmm4, 128(%rsp) /* spill x0_7.2 */
-	movdqa 240(%rsp), %xmm4 /* reload x0_12.2 */
-	movdqa %xmm4, 400(%rsp) /* spill x0_12.2 */
-	movdqa 208(%rsp), %xmm4 /* reload x0_13.2 */
-	movdqa %xmm4, 416(%rsp) /* spill x0_13.2 */
-	movdqa 272(%rsp), %xmm4 /* reload x0_15.2 */
-	movdqa %xmm4, 432(%rsp) /* spill x0_15.2 */
-	movdqa 320(%rsp), %xmm4 /* reload x1_0.2 */
-	movdqa %xmm0, 448(%rsp) /* spill x0_14.2 */
-	movdqa 224(%rsp), %xmm0 /* reload x1_1.2 */
-	movdqa %xmm6, 464(%rsp) /* spill x0_5.2 */
-	movdqa 304(%rsp), %xmm6 /* reload x1_2.2 */
-	movdqa %xmm6, 480(%rsp) /* spill x1_2.2 */
-	movdqa 64(%rsp), %xmm6 /* reload x1_3.2 */
-	movdqa %xmm6, 496(%rsp) /* spill x1_3.2 */
-	movdqa 288(%rsp), %xmm6 /* reload x1_4.2 */
-	movdqa %xmm6, 512(%rsp) /* spill x1_4.2 */
-	movdqa 112(%rsp), %xmm6 /* reload x1_5.2 */
-	movdqa %xmm6, 528(%rsp) /* spill x1_5.2 */
-	movdqa 16(%rsp), %xmm6 /* reload x1_6.2 */
-	movdqa %xmm5, 544(%rsp) /* spill x0_4.2 */
-	movdqa 48(%rsp), %xmm5 /* reload x1_7.2 */
+	pxor %xmm12, %xmm15 /* y1_15 = xor(lo_9, y0_12) */
+	pxor %xmm5, %xmm9 /* y0_8_1 = xor(y0_8, y1_10) */
+	pxor %xmm2, %xmm13 /* y0_9_1 = xor(y0_9, y1_11) */
+	pxor %xmm0, %xmm8 /* y0_10_1 = xor(y0_10, y1_12) */
+	pxor %xmm1, %xmm14 /* y0_11_1 = xor(y0_11, y1_13) */
+	pxor %xmm4, %xmm12 /* y0_12_1 = xor(y0_12, y1_14) */
+	pxor %xmm15, %xmm10 /* y0_13_1 = xor(y0_13, y1_15) */
+	pxor %xmm6, %xmm11 /* y0_14_1 = xor(y0_14, y1_8) */
+	pxor %xmm3, %xmm7 /* y0_15_1 = xor(y0_15, y1_9) */
+	pxor %xmm8, %xmm6 /* y1_8_1 = xor(y1_8, y0_10_1) */
+	pxor %xmm14, %xmm3 /* y1_9_1 = xor(y1_9, y0_11_1) */
+	pxor %xmm12, %xmm5 /* y1_10_1 = xor(y1_10, y0_12_1) */
+	pxor %xmm10, %xmm2 /* y1_11_1 = xor(y1_11, y0_13_1) */
+	pxor %xmm11, %xmm0 /* y1_12_1 = xor(y1_12, y0_14_1) */
+	pxor %xmm7, %xmm1 /* y1_13_1 = xor(y1_13, y0_15_1) */
+	pxor %xmm9, %xmm4 /* y1_14_1 = xor(y1_14, y0_8_1) */
+	pxor %xmm13, %xmm15 /* y1_15_1 = xor(y1_15, y0_9_1) */
+	pxor %xmm3, %xmm9 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
+	pxor %xmm5, %xmm13 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
+	pxor %xmm2, %xmm8 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
+	pxor %xmm0, %xmm14 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
+	pxor %xmm1, %xmm12 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
+	pxor %xmm4, %xmm10 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
+	pxor %xmm15, %xmm11 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	pxor %xmm6, %xmm7 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
+	pxor %xmm9, %xmm6 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
+	pxor %xmm13, %xmm3 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
+	pxor %xmm8, %xmm5 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
+	pxor %xmm14, %xmm2 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
+	pxor %xmm12, %xmm0 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
+	pxor %xmm10, %xmm1 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
+	pxor %xmm11, %xmm4 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
+	pxor %xmm7, %xmm15 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	movdqa %xmm2, 176(%rsp) /* spill x1_11.2 */
+	movdqa 192(%rsp), %xmm2 /* reload x0_0.2 */
+	movdqa %xmm5, 16(%rsp) /* spill x1_10.2 */
+	movdqa 0(%rsp), %xmm5 /* reload x0_1.2 */
+	movdqa %xmm1, 288(%rsp) /* spill x1_13.2 */
+	movdqa 256(%rsp), %xmm1 /* reload x0_2.2 */
+	movdqa %xmm0, 304(%rsp) /* spill x1_12.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x0_3.2 */
+	movdqa %xmm10, 320(%rsp) /* spill x0_13.2 */
+	movdqa 240(%rsp), %xmm10 /* reload x0_4.2 */
+	movdqa %xmm12, 336(%rsp) /* spill x0_12.2 */
+	movdqa 272(%rsp), %xmm12 /* reload x0_5.2 */
+	movdqa %xmm7, 352(%rsp) /* spill x0_15.2 */
+	movdqa 32(%rsp), %xmm7 /* reload x0_6.2 */
+	movdqa %xmm7, 368(%rsp) /* spill x0_6.2 */
+	movdqa 128(%rsp), %xmm7 /* reload x0_7.2 */
+	movdqa %xmm7, 384(%rsp) /* spill x0_7.2 */
+	movdqa 336(%rsp), %xmm7 /* reload x0_12.2 */
+	movdqa %xmm7, 400(%rsp) /* spill x0_12.2 */
+	movdqa 320(%rsp), %xmm7 /* reload x0_13.2 */
+	movdqa %xmm7, 416(%rsp) /* spill x0_13.2 */
+	movdqa 352(%rsp), %xmm7 /* reload x0_15.2 */
+	movdqa %xmm7, 432(%rsp) /* spill x0_15.2 */
+	movdqa 144(%rsp), %xmm7 /* reload x1_0.2 */
+	movdqa %xmm11, 448(%rsp) /* spill x0_14.2 */
+	movdqa 80(%rsp), %xmm11 /* reload x1_1.2 */
+	movdqa %xmm12, 464(%rsp) /* spill x0_5.2 */
+	movdqa 96(%rsp), %xmm12 /* reload x1_2.2 */
+	movdqa %xmm12, 480(%rsp) /* spill x1_2.2 */
+	movdqa 160(%rsp), %xmm12 /* reload x1_3.2 */
+	movdqa %xmm12, 496(%rsp) /* spill x1_3.2 */
+	movdqa 224(%rsp), %xmm12 /* reload x1_4.2 */
+	movdqa %xmm12, 512(%rsp) /* spill x1_4.2 */
+	movdqa 64(%rsp), %xmm12 /* reload x1_5.2 */
+	movdqa %xmm12, 528(%rsp) /* spill x1_5.2 */
+	movdqa 112(%rsp), %xmm12 /* reload x1_6.2 */
+	movdqa %xmm10, 544(%rsp) /* spill x0_4.2 */
+	movdqa 48(%rsp), %xmm10 /* reload x1_7.2 */
 	movdqa %xmm15, 560(%rsp) /* spill x1_15.2 */
-	movdqa 192(%rsp), %xmm15 /* reload x1_10.2 */
+	movdqa 16(%rsp), %xmm15 /* reload x1_10.2 */
 	movdqa %xmm15, 576(%rsp) /* spill x1_10.2 */
 	movdqa 176(%rsp), %xmm15 /* reload x1_11.2 */
 	movdqa %xmm15, 592(%rsp) /* spill x1_11.2 */
-	movdqa 256(%rsp), %xmm15 /* reload x1_12.2 */
+	movdqa 304(%rsp), %xmm15 /* reload x1_12.2 */
 	movdqa %xmm15, 608(%rsp) /* spill x1_12.2 */
-	movdqa 0(%rsp), %xmm15 /* reload x1_13.2 */
+	movdqa 288(%rsp), %xmm15 /* reload x1_13.2 */
 	movdqa %xmm15, 624(%rsp) /* spill x1_13.2 */
 	movdqa 560(%rsp), %xmm15 /* reload x1_15.2 */
+	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_ssse3_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
 	movdqu 128(%rdi,%rcx), %xmm15 /* t0_8 = bcast128() */
 	pshufb %xmm9, %xmm15 /* s0_8 = lookup16(t0_8, x0_8) */
-	movdqa %xmm9, 16(%rsp) /* spill x0_8.2 */
 	movdqu 144(%rdi,%rcx), %xmm9 /* t0_9 = bcast128() */
-	pshufb %xmm8, %xmm9 /* s0_9 = lookup16(t0_9, x0_9) */
-	movdqa %xmm8, 112(%rsp) /* spill x0_9.2 */
-	movdqu (%rdi,%rcx), %xmm8 /* t0_0 = bcast128() */
-	pshufb %xmm7, %xmm8 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm7, 288(%rsp) /* spill x0_0.2 */
-	movdqu 16(%rdi,%rcx), %xmm7 /* t0_1 = bcast128() */
-	pshufb %xmm10, %xmm7 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm10, 64(%rsp) /* spill x0_1.2 */
-	movdqu 160(%rdi,%rcx), %xmm10 /* t0_10 = bcast128() */
-	pshufb %xmm12, %xmm10 /* s0_10 = lookup16(t0_10, x0_10) */
-	movdqa %xmm12, 304(%rsp) /* spill x0_10.2 */
-	movdqu 176(%rdi,%rcx), %xmm12 /* t0_11 = bcast128() */
-	pshufb %xmm11, %xmm12 /* s0_11 = lookup16(t0_11, x0_11) */
-	movdqa %xmm11, 224(%rsp) /* spill x0_11.2 */
-	movdqu 32(%rdi,%rcx), %xmm11 /* t0_2 = bcast128() */
-	pshufb %xmm2, %xmm11 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm2, 320(%rsp) /* spill x0_2.2 */
-	movdqu 48(%rdi,%rcx), %xmm2 /* t0_3 = bcast128() */
-	pshufb %xmm3, %xmm2 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm3, 160(%rsp) /* spill x0_3.2 */
-	movdqu 352(%rdi,%rcx), %xmm3 /* t1_6 = bcast128() */
-	pshufb %xmm6, %xmm3 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm6, 336(%rsp) /* spill x1_6.2 */
-	movdqu 368(%rdi,%rcx), %xmm6 /* t1_7 = bcast128() */
-	pshufb %xmm5, %xmm6 /* s1_7 = lookup16(t1_7, x1_7) */
-	movdqa %xmm5, 96(%rsp) /* spill x1_7.2 */
-	movdqu 384(%rdi,%rcx), %xmm5 /* t1_8 = bcast128() */
-	pshufb %xmm13, %xmm5 /* s1_8 = lookup16(t1_8, x1_8) */
-	movdqa %xmm13, 352(%rsp) /* spill x1_8.2 */
-	movdqu 400(%rdi,%rcx), %xmm13 /* t1_9 = bcast128() */
-	pshufb %xmm14, %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
-	movdqa %xmm14, 80(%rsp) /* spill x1_9.2 */
-	movdqu 256(%rdi,%rcx), %xmm14 /* t1_0 = bcast128() */
-	pshufb %xmm4, %xmm14 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm4, 368(%rsp) /* spill x1_0.2 */
-	movdqu 272(%rdi,%rcx), %xmm4 /* t1_1 = bcast128() */
-	pshufb %xmm0, %xmm4 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm0, 144(%rsp) /* spill x1_1.2 */
-	movdqu 480(%rdi,%rcx), %xmm0 /* t1_14 = bcast128() */
-	pshufb %xmm1, %xmm0 /* s1_14 = lookup16(t1_14, x1_14) */
-	movdqa %xmm1, 384(%rsp) /* spill x1_14.2 */
-	movdqu 496(%rdi,%rcx), %xmm1 /* t1_15 = bcast128() */
-	movdqa %xmm2, 640(%rsp) /* spill s0_3 */
-	movdqa 48(%rsp), %xmm2 /* reload x1_15.2 */
-	pshufb %xmm2, %xmm1 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb %xmm13, %xmm9 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqu (%rdi,%rcx), %xmm13 /* t0_0 = bcast128() */
+	pshufb %xmm2, %xmm13 /* s0_0 = lookup16(t0_0, x0_0) */
+	movdqu 16(%rdi,%rcx), %xmm2 /* t0_1 = bcast128() */
+	pshufb %xmm5, %xmm2 /* s0_1 = lookup16(t0_1, x0_1) */
+	movdqu 160(%rdi,%rcx), %xmm5 /* t0_10 = bcast128() */
+	pshufb %xmm8, %xmm5 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqu 176(%rdi,%rcx), %xmm8 /* t0_11 = bcast128() */
+	pshufb %xmm14, %xmm8 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqu 32(%rdi,%rcx), %xmm14 /* t0_2 = bcast128() */
+	pshufb %xmm1, %xmm14 /* s0_2 = lookup16(t0_2, x0_2) */
+	movdqu 48(%rdi,%rcx), %xmm1 /* t0_3 = bcast128() */
+	pshufb %xmm0, %xmm1 /* s0_3 = lookup16(t0_3, x0_3) */
+	movdqu 352(%rdi,%rcx), %xmm0 /* t1_6 = bcast128() */
+	pshufb %xmm12, %xmm0 /* s1_6 = lookup16(t1_6, x1_6) */
+	movdqu 368(%rdi,%rcx), %xmm12 /* t1_7 = bcast128() */
+	pshufb %xmm10, %xmm12 /* s1_7 = lookup16(t1_7, x1_7) */
+	movdqu 384(%rdi,%rcx), %xmm10 /* t1_8 = bcast128() */
+	pshufb %xmm6, %xmm10 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqu 400(%rdi,%rcx), %xmm6 /* t1_9 = bcast128() */
+	pshufb %xmm3, %xmm6 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqu 256(%rdi,%rcx), %xmm3 /* t1_0 = bcast128() */
+	pshufb %xmm7, %xmm3 /* s1_0 = lookup16(t1_0, x1_0) */
+	movdqu 272(%rdi,%rcx), %xmm7 /* t1_1 = bcast128() */
+	pshufb %xmm11, %xmm7 /* s1_1 = lookup16(t1_1, x1_1) */
+	movdqu 480(%rdi,%rcx), %xmm11 /* t1_14 = bcast128() */
+	pshufb %xmm4, %xmm11 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqu 496(%rdi,%rcx), %xmm4 /* t1_15 = bcast128() */
+	pshufb 48(%rsp), %xmm4 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm3, %xmm15 /* y0_0_3 = xor(s0_8, s1_6) */
-	pxor %xmm6, %xmm9 /* y0_1_3 = xor(s0_9, s1_7) */
-	pxor %xmm5, %xmm8 /* y0_2_3 = xor(s0_0, s1_8) */
-	pxor %xmm13, %xmm7 /* y0_3_3 = xor(s0_1, s1_9) */
-	pxor %xmm14, %xmm10 /* y0_4_3 = xor(s0_10, s1_0) */
-	pxor %xmm4, %xmm12 /* y0_5_3 = xor(s0_11, s1_1) */
-	pxor %xmm0, %xmm11 /* y0_6_3 = xor(s0_2, s1_14) */
-	movdqa 640(%rsp), %xmm2 /* reload s0_3 */
-	pxor %xmm1, %xmm2 /* y0_7_3 = xor(s0_3, s1_15) */
-	pxor %xmm12, %xmm3 /* y1_0_3 = xor(s1_6, y0_5_3) */
-	pxor %xmm11, %xmm6 /* y1_1_3 = xor(s1_7, y0_6_3) */
-	pxor %xmm2, %xmm5 /* y1_2_3 = xor(s1_8, y0_7_3) */
-	pxor %xmm15, %xmm13 /* y1_3_3 = xor(s1_9, y0_0_3) */
-	pxor %xmm9, %xmm14 /* y1_4_3 = xor(s1_0, y0_1_3) */
-	pxor %xmm8, %xmm4 /* y1_5_3 = xor(s1_1, y0_2_3) */
-	pxor %xmm7, %xmm0 /* y1_6_3 = xor(s1_14, y0_3_3) */
-	pxor %xmm10, %xmm1 /* y1_7_3 = xor(s1_15, y0_4_3) */
-	pxor %xmm5, %xmm15 /* y0_0_4 = xor(y0_0_3, y1_2_3) */
-	pxor %xmm13, %xmm9 /* y0_1_4 = xor(y0_1_3, y1_3_3) */
-	pxor %xmm14, %xmm8 /* y0_2_4 = xor(y0_2_3, y1_4_3) */
-	pxor %xmm4, %xmm7 /* y0_3_4 = xor(y0_3_3, y1_5_3) */
-	pxor %xmm0, %xmm10 /* y0_4_4 = xor(y0_4_3, y1_6_3) */
-	pxor %xmm1, %xmm12 /* y0_5_4 = xor(y0_5_3, y1_7_3) */
-	pxor %xmm3, %xmm11 /* y0_6_4 = xor(y0_6_3, y1_0_3) */
-	pxor %xmm6, %xmm2 /* y0_7_4 = xor(y0_7_3, y1_1_3) */
-	pxor %xmm8, %xmm3 /* y1_0_4 = xor(y1_0_3, y0_2_4) */
-	pxor %xmm7, %xmm6 /* y1_1_4 = xor(y1_1_3, y0_3_4) */
-	pxor %xmm10, %xmm5 /* y1_2_4 = xor(y1_2_3, y0_4_4) */
-	pxor %xmm12, %xmm13 /* y1_3_4 = xor(y1_3_3, y0_5_4) */
-	pxor %xmm11, %xmm14 /* y1_4_4 = xor(y1_4_3, y0_6_4) */
-	pxor %xmm2, %xmm4 /* y1_5_4 = xor(y1_5_3, y0_7_4) */
-	pxor %xmm15, %xmm0 /* y1_6_4 = xor(y1_6_3, y0_0_4) */
-	pxor %xmm9, %xmm1 /* y1_7_4 = xor(y1_7_3, y0_1_4) */
-	pxor %xmm6, %xmm15 /* y0_0_5 = xor(y0_0_4, y1_1_4) */
-	pxor %xmm5, %xmm9 /* y0_1_5 = xor(y0_1_4, y1_2_4) */
-	pxor %xmm13, %xmm8 /* y0_2_5 = xor(y0_2_4, y1_3_4) */
-	pxor %xmm14, %xmm7 /* y0_3_5 = xor(y0_3_4, y1_4_4) */
-	pxor %xmm4, %xmm10 /* y0_4_5 = xor(y0_4_4, y1_5_4) */
-	pxor %xmm0, %xmm12 /* y0_5_5 = xor(y0_5_4, y1_6_4) */
-	pxor %xmm1, %xmm11 /* y0_6_5 = xor(y0_6_4, y1_7_4) */
-	pxor %xmm3, %xmm2 /* y0_7_5 = xor(y0_7_4, y1_0_4) */
-	pxor %xmm15, %xmm3 /* y1_0_5 = xor(y1_0_4, y0_0_5) */
-	pxor %xmm9, %xmm6 /* y1_1_5 = xor(y1_1_4, y0_1_5) */
-	pxor %xmm8, %xmm5 /* y1_2_5 = xor(y1_2_4, y0_2_5) */
-	pxor %xmm7, %xmm13 /* y1_3_5 = xor(y1_3_4, y0_3_5) */
-	pxor %xmm10, %xmm14 /* y1_4_5 = xor(y1_4_4, y0_4_5) */
-	pxor %xmm12, %xmm4 /* y1_5_5 = xor(y1_5_4, y0_5_5) */
-	pxor %xmm11, %xmm0 /* y1_6_5 = xor(y1_6_4, y0_6_5) */
-	pxor %xmm2, %xmm1 /* y1_7_5 = xor(y1_7_4, y0_7_5) */
+	pxor %xmm0, %xmm15 /* y0_0_3 = xor(s0_8, s1_6) */
+	pxor %xmm12, %xmm9 /* y0_1_3 = xor(s0_9, s1_7) */
+	pxor %xmm10, %xmm13 /* y0_2_3 = xor(s0_0, s1_8) */
+	pxor %xmm6, %xmm2 /* y0_3_3 = xor(s0_1, s1_9) */
+	pxor %xmm3, %xmm5 /* y0_4_3 = xor(s0_10, s1_0) */
+	pxor %xmm7, %xmm8 /* y0_5_3 = xor(s0_11, s1_1) */
+	pxor %xmm11, %xmm14 /* y0_6_3 = xor(s0_2, s1_14) */
+	pxor %xmm4, %xmm1 /* y0_7_3 = xor(s0_3, s1_15) */
+	pxor %xmm8, %xmm0 /* y1_0_3 = xor(s1_6, y0_5_3) */
+	pxor %xmm14, %xmm12 /* y1_1_3 = xor(s1_7, y0_6_3) */
+	pxor %xmm1, %xmm10 /* y1_2_3 = xor(s1_8, y0_7_3) */
+	pxor %xmm15, %xmm6 /* y1_3_3 = xor(s1_9, y0_0_3) */
+	pxor %xmm9, %xmm3 /* y1_4_3 = xor(s1_0, y0_1_3) */
+	pxor %xmm13, %xmm7 /* y1_5_3 = xor(s1_1, y0_2_3) */
+	pxor %xmm2, %xmm11 /* y1_6_3 = xor(s1_14, y0_3_3) */
+	pxor %xmm5, %xmm4 /* y1_7_3 = xor(s1_15, y0_4_3) */
+	pxor %xmm10, %xmm15 /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	pxor %xmm6, %xmm9 /* y0_1_4 = xor(y0_1_3, y1_3_3) */
+	pxor %xmm3, %xmm13 /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	pxor %xmm7, %xmm2 /* y0_3_4 = xor(y0_3_3, y1_5_3) */
+	pxor %xmm11, %xmm5 /* y0_4_4 = xor(y0_4_3, y1_6_3) */
+	pxor %xmm4, %xmm8 /* y0_5_4 = xor(y0_5_3, y1_7_3) */
+	pxor %xmm0, %xmm14 /* y0_6_4 = xor(y0_6_3, y1_0_3) */
+	pxor %xmm12, %xmm1 /* y0_7_4 = xor(y0_7_3, y1_1_3) */
+	pxor %xmm13, %xmm0 /* y1_0_4 = xor(y1_0_3, y0_2_4) */
+	pxor %xmm2, %xmm12 /* y1_1_4 = xor(y1_1_3, y0_3_4) */
+	pxor %xmm5, %xmm10 /* y1_2_4 = xor(y1_2_3, y0_4_4) */
+	pxor %xmm8, %xmm6 /* y1_3_4 = xor(y1_3_3, y0_5_4) */
+	pxor %xmm14, %xmm3 /* y1_4_4 = xor(y1_4_3, y0_6_4) */
+	pxor %xmm1, %xmm7 /* y1_5_4 = xor(y1_5_3, y0_7_4) */
+	pxor %xmm15, %xmm11 /* y1_6_4 = xor(y1_6_3, y0_0_4) */
+	pxor %xmm9, %xmm4 /* y1_7_4 = xor(y1_7_3, y0_1_4) */
+	pxor %xmm12, %xmm15 /* y0_0_5 = xor(y0_0_4, y1_1_4) */
+	pxor %xmm10, %xmm9 /* y0_1_5 = xor(y0_1_4, y1_2_4) */
+	pxor %xmm6, %xmm13 /* y0_2_5 = xor(y0_2_4, y1_3_4) */
+	pxor %xmm3, %xmm2 /* y0_3_5 = xor(y0_3_4, y1_4_4) */
+	pxor %xmm7, %xmm5 /* y0_4_5 = xor(y0_4_4, y1_5_4) */
+	pxor %xmm11, %xmm8 /* y0_5_5 = xor(y0_5_4, y1_6_4) */
+	pxor %xmm4, %xmm14 /* y0_6_5 = xor(y0_6_4, y1_7_4) */
+	pxor %xmm0, %xmm1 /* y0_7_5 = xor(y0_7_4, y1_0_4) */
+	pxor %xmm15, %xmm0 /* y1_0_5 = xor(y1_0_4, y0_0_5) */
+	pxor %xmm9, %xmm12 /* y1_1_5 = xor(y1_1_4, y0_1_5) */
+	pxor %xmm13, %xmm10 /* y1_2_5 = xor(y1_2_4, y0_2_5) */
+	pxor %xmm2, %xmm6 /* y1_3_5 = xor(y1_3_4, y0_3_5) */
+	pxor %xmm5, %xmm3 /* y1_4_5 = xor(y1_4_4, y0_4_5) */
+	pxor %xmm8, %xmm7 /* y1_5_5 = xor(y1_5_4, y0_5_5) */
+	pxor %xmm14, %xmm11 /* y1_6_5 = xor(y1_6_4, y0_6_5) */
+	pxor %xmm1, %xmm4 /* y1_7_5 = xor(y1_7_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm1, 640(%rsp) /* spill y1_7_5 */
-	movdqu 64(%rdi,%rcx), %xmm1 /* t0_4 = bcast128() */
-	movdqa %xmm0, 656(%rsp) /* spill y1_6_5 */
-	movdqa 544(%rsp), %xmm0 /* reload x0_4.2 */
-	pshufb %xmm0, %xmm1 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqu 80(%rdi,%rcx), %xmm0 /* t0_5 = bcast128() */
-	movdqa %xmm4, 672(%rsp) /* spill y1_5_5 */
-	movdqa 464(%rsp), %xmm4 /* reload x0_5.2 */
-	pshufb %xmm4, %xmm0 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqu 224(%rdi,%rcx), %xmm4 /* t0_14 = bcast128() */
-	movdqa %xmm14, 688(%rsp) /* spill y1_4_5 */
-	movdqa 448(%rsp), %xmm14 /* reload x0_14.2 */
-	pshufb %xmm14, %xmm4 /* s0_14 = lookup16(t0_14, x0_14) */
-	movdqu 240(%rdi,%rcx), %xmm14 /* t0_15 = bcast128() */
-	movdqa %xmm13, 704(%rsp) /* spill y1_3_5 */
-	movdqa 432(%rsp), %xmm13 /* reload x0_15.2 */
-	pshufb %xmm13, %xmm14 /* s0_15 = lookup16(t0_15, x0_15) */
-	movdqu 96(%rdi,%rcx), %xmm13 /* t0_6 = bcast128() */
-	movdqa %xmm5, 720(%rsp) /* spill y1_2_5 */
-	movdqa 32(%rsp), %xmm5 /* reload x0_6.2 */
-	pshufb %xmm5, %xmm13 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqu 112(%rdi,%rcx), %xmm5 /* t0_7 = bcast128() */
-	movdqa %xmm6, 736(%rsp) /* spill y1_1_5 */
-	movdqa 128(%rsp), %xmm6 /* reload x0_7.2 */
-	pshufb %xmm6, %xmm5 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqu 192(%rdi,%rcx), %xmm6 /* t0_12 = bcast128() */
-	movdqa %xmm3, 752(%rsp) /* spill y1_0_5 */
-	movdqa 400(%rsp), %xmm3 /* reload x0_12.2 */
-	pshufb %xmm3, %xmm6 /* s0_12 = lookup16(t0_12, x0_12) */
-	movdqu 208(%rdi,%rcx), %xmm3 /* t0_13 = bcast128() */
-	movdqa %xmm2, 768(%rsp) /* spill y0_7_5 */
-	movdqa 416(%rsp), %xmm2 /* reload x0_13.2 */
-	pshufb %xmm2, %xmm3 /* s0_13 = lookup16(t0_13, x0_13) */
-	movdqu 448(%rdi,%rcx), %xmm2 /* t1_12 = bcast128() */
-	movdqa %xmm11, 784(%rsp) /* spill y0_6_5 */
-	movdqa 608(%rsp), %xmm11 /* reload x1_12.2 */
-	pshufb %xmm11, %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
-	movdqu 464(%rdi,%rcx), %xmm11 /* t1_13 = bcast128() */
-	movdqa %xmm12, 800(%rsp) /* spill y0_5_5 */
-	movdqa 624(%rsp), %xmm12 /* reload x1_13.2 */
-	pshufb %xmm12, %xmm11 /* s1_13 = lookup16(t1_13, x1_13) */
-	movdqu 320(%rdi,%rcx), %xmm12 /* t1_4 = bcast128() */
-	movdqa %xmm10, 816(%rsp) /* spill y0_4_5 */
-	movdqa 512(%rsp), %xmm10 /* reload x1_4.2 */
-	pshufb %xmm10, %xmm12 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqu 336(%rdi,%rcx), %xmm10 /* t1_5 = bcast128() */
-	movdqa %xmm7, 832(%rsp) /* spill y0_3_5 */
-	movdqa 528(%rsp), %xmm7 /* reload x1_5.2 */
-	pshufb %xmm7, %xmm10 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqu 416(%rdi,%rcx), %xmm7 /* t1_10 = bcast128() */
-	movdqa %xmm8, 848(%rsp) /* spill y0_2_5 */
-	movdqa 576(%rsp), %xmm8 /* reload x1_10.2 */
-	pshufb %xmm8, %xmm7 /* s1_10 = lookup16(t1_10, x1_10) */
-	movdqu 432(%rdi,%rcx), %xmm8 /* t1_11 = bcast128() */
-	movdqa %xmm9, 864(%rsp) /* spill y0_1_5 */
-	movdqa 592(%rsp), %xmm9 /* reload x1_11.2 */
-	pshufb %xmm9, %xmm8 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm4, 112(%rsp) /* spill y1_7_5 */
+	movdqu 64(%rdi,%rcx), %xmm4 /* t0_4 = bcast128() */
+	pshufb 544(%rsp), %xmm4 /* s0_4 = lookup16(t0_4, x0_4) */
+	movdqa %xmm11, 64(%rsp) /* spill y1_6_5 */
+	movdqu 80(%rdi,%rcx), %xmm11 /* t0_5 = bcast128() */
+	pshufb 464(%rsp), %xmm11 /* s0_5 = lookup16(t0_5, x0_5) */
+	movdqa %xmm7, 224(%rsp) /* spill y1_5_5 */
+	movdqu 224(%rdi,%rcx), %xmm7 /* t0_14 = bcast128() */
+	pshufb 448(%rsp), %xmm7 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm3, 160(%rsp) /* spill y1_4_5 */
+	movdqu 240(%rdi,%rcx), %xmm3 /* t0_15 = bcast128() */
+	pshufb 432(%rsp), %xmm3 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm6, 96(%rsp) /* spill y1_3_5 */
+	movdqu 96(%rdi,%rcx), %xmm6 /* t0_6 = bcast128() */
+	pshufb 368(%rsp), %xmm6 /* s0_6 = lookup16(t0_6, x0_6) */
+	movdqa %xmm10, 80(%rsp) /* spill y1_2_5 */
+	movdqu 112(%rdi,%rcx), %xmm10 /* t0_7 = bcast128() */
+	pshufb 384(%rsp), %xmm10 /* s0_7 = lookup16(t0_7, x0_7) */
+	movdqa %xmm12, 144(%rsp) /* spill y1_1_5 */
+	movdqu 192(%rdi,%rcx), %xmm12 /* t0_12 = bcast128() */
+	pshufb 400(%rsp), %xmm12 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm0, 128(%rsp) /* spill y1_0_5 */
+	movdqu 208(%rdi,%rcx), %xmm0 /* t0_13 = bcast128() */
+	pshufb 416(%rsp), %xmm0 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm1, 32(%rsp) /* spill y0_7_5 */
+	movdqu 448(%rdi,%rcx), %xmm1 /* t1_12 = bcast128() */
+	pshufb 608(%rsp), %xmm1 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm14, 272(%rsp) /* spill y0_6_5 */
+	movdqu 464(%rdi,%rcx), %xmm14 /* t1_13 = bcast128() */
+	pshufb 624(%rsp), %xmm14 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm8, 240(%rsp) /* spill y0_5_5 */
+	movdqu 320(%rdi,%rcx), %xmm8 /* t1_4 = bcast128() */
+	pshufb 512(%rsp), %xmm8 /* s1_4 = lookup16(t1_4, x1_4) */
+	movdqa %xmm5, 208(%rsp) /* spill y0_4_5 */
+	movdqu 336(%rdi,%rcx), %xmm5 /* t1_5 = bcast128() */
+	pshufb 528(%rsp), %xmm5 /* s1_5 = lookup16(t1_5, x1_5) */
+	movdqa %xmm2, 256(%rsp) /* spill y0_3_5 */
+	movdqu 416(%rdi,%rcx), %xmm2 /* t1_10 = bcast128() */
+	pshufb 576(%rsp), %xmm2 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm13, 0(%rsp) /* spill y0_2_5 */
+	movdqu 432(%rdi,%rcx), %xmm13 /* t1_11 = bcast128() */
+	pshufb 592(%rsp), %xmm13 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm9, 192(%rsp) /* spill y0_1_5 */
 	movdqu 288(%rdi,%rcx), %xmm9 /* t1_2 = bcast128() */
-	movdqa %xmm15, 880(%rsp) /* spill y0_0_5 */
-	movdqa 480(%rsp), %xmm15 /* reload x1_2.2 */
-	pshufb %xmm15, %xmm9 /* s1_2 = lookup16(t1_2, x1_2) */
+	pshufb 480(%rsp), %xmm9 /* s1_2 = lookup16(t1_2, x1_2) */
+	movdqa %xmm15, 640(%rsp) /* spill y0_0_5 */
 	movdqu 304(%rdi,%rcx), %xmm15 /* t1_3 = bcast128() */
-	movdqa %xmm3, 896(%rsp) /* spill s0_13 */
-	movdqa 496(%rsp), %xmm3 /* reload x1_3.2 */
-	pshufb %xmm3, %xmm15 /* s1_3 = lookup16(t1_3, x1_3) */
+	pshufb 496(%rsp), %xmm15 /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm2, %xmm1 /* y0_8_3 = xor(s0_4, s1_12) */
-	pxor %xmm11, %xmm0 /* y0_9_3 = xor(s0_5, s1_13) */
-	pxor %xmm12, %xmm4 /* y0_10_3 = xor(s0_14, s1_4) */
-	pxor %xmm10, %xmm14 /* y0_11_3 = xor(s0_15, s1_5) */
-	pxor %xmm7, %xmm13 /* y0_12_3 = xor(s0_6, s1_10) */
-	pxor %xmm8, %xmm5 /* y0_13_3 = xor(s0_7, s1_11) */
-	pxor %xmm9, %xmm6 /* y0_14_3 = xor(s0_12, s1_2) */
-	movdqa 896(%rsp), %xmm3 /* reload s0_13 */
-	pxor %xmm15, %xmm3 /* y0_15_3 = xor(s0_13, s1_3) */
-	pxor %xmm5, %xmm2 /* y1_8_3 = xor(s1_12, y0_13_3) */
-	pxor %xmm6, %xmm11 /* y1_9_3 = xor(s1_13, y0_14_3) */
-	pxor %xmm3, %xmm12 /* y1_10_3 = xor(s1_4, y0_15_3) */
-	pxor %xmm1, %xmm10 /* y1_11_3 = xor(s1_5, y0_8_3) */
-	pxor %xmm0, %xmm7 /* y1_12_3 = xor(s1_10, y0_9_3) */
-	pxor %xmm4, %xmm8 /* y1_13_3 = xor(s1_11, y0_10_3) */
-	pxor %xmm14, %xmm9 /* y1_14_3 = xor(s1_2, y0_11_3) */
-	pxor %xmm13, %xmm15 /* y1_15_3 = xor(s1_3, y0_12_3) */
-	pxor %xmm12, %xmm1 /* y0_8_4 = xor(y0_8_3, y1_10_3) */
-	pxor %xmm10, %xmm0 /* y0_9_4 = xor(y0_9_3, y1_11_3) */
-	pxor %xmm7, %xmm4 /* y0_10_4 = xor(y0_10_3, y1_12_3) */
-	pxor %xmm8, %xmm14 /* y0_11_4 = xor(y0_11_3, y1_13_3) */
-	pxor %xmm9, %xmm13 /* y0_12_4 = xor(y0_12_3, y1_14_3) */
-	pxor %xmm15, %xmm5 /* y0_13_4 = xor(y0_13_3, y1_15_3) */
-	pxor %xmm2, %xmm6 /* y0_14_4 = xor(y0_14_3, y1_8_3) */
-	pxor %xmm11, %xmm3 /* y0_15_4 = xor(y0_15_3, y1_9_3) */
-	pxor %xmm4, %xmm2 /* y1_8_4 = xor(y1_8_3, y0_10_4) */
-	pxor %xmm14, %xmm11 /* y1_9_4 = xor(y1_9_3, y0_11_4) */
-	pxor %xmm13, %xmm12 /* y1_10_4 = xor(y1_10_3, y0_12_4) */
-	pxor %xmm5, %xmm10 /* y1_11_4 = xor(y1_11_3, y0_13_4) */
-	pxor %xmm6, %xmm7 /* y1_12_4 = xor(y1_12_3, y0_14_4) */
-	pxor %xmm3, %xmm8 /* y1_13_4 = xor(y1_13_3, y0_15_4) */
-	pxor %xmm1, %xmm9 /* y1_14_4 = xor(y1_14_3, y0_8_4) */
-	pxor %xmm0, %xmm15 /* y1_15_4 = xor(y1_15_3, y0_9_4) */
-	pxor %xmm11, %xmm1 /* y0_8_5 = xor(y0_8_4, y1_9_4) */
-	pxor %xmm12, %xmm0 /* y0_9_5 = xor(y0_9_4, y1_10_4) */
-	pxor %xmm10, %xmm4 /* y0_10_5 = xor(y0_10_4, y1_11_4) */
-	pxor %xmm7, %xmm14 /* y0_11_5 = xor(y0_11_4, y1_12_4) */
-	pxor %xmm8, %xmm13 /* y0_12_5 = xor(y0_12_4, y1_13_4) */
-	pxor %xmm9, %xmm5 /* y0_13_5 = xor(y0_13_4, y1_14_4) */
-	pxor %xmm15, %xmm6 /* y0_14_5 = xor(y0_14_4, y1_15_4) */
-	pxor %xmm2, %xmm3 /* y0_15_5 = xor(y0_15_4, y1_8_4) */
-	pxor %xmm1, %xmm2 /* y1_8_5 = xor(y1_8_4, y0_8_5) */
-	pxor %xmm0, %xmm11 /* y1_9_5 = xor(y1_9_4, y0_9_5) */
-	pxor %xmm4, %xmm12 /* y1_10_5 = xor(y1_10_4, y0_10_5) */
-	pxor %xmm14, %xmm10 /* y1_11_5 = xor(y1_11_4, y0_11_5) */
-	pxor %xmm13, %xmm7 /* y1_12_5 = xor(y1_12_4, y0_12_5) */
-	pxor %xmm5, %xmm8 /* y1_13_5 = xor(y1_13_4, y0_13_5) */
-	pxor %xmm6, %xmm9 /* y1_14_5 = xor(y1_14_4, y0_14_5) */
-	pxor %xmm3, %xmm15 /* y1_15_5 = xor(y1_15_4, y0_15_5) */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x0_4.3 */
+	pxor %xmm1, %xmm4 /* y0_8_3 = xor(s0_4, s1_12) */
+	pxor %xmm14, %xmm11 /* y0_9_3 = xor(s0_5, s1_13) */
+	pxor %xmm8, %xmm7 /* y0_10_3 = xor(s0_14, s1_4) */
+	pxor %xmm5, %xmm3 /* y0_11_3 = xor(s0_15, s1_5) */
+	pxor %xmm2, %xmm6 /* y0_12_3 = xor(s0_6, s1_10) */
+	pxor %xmm13, %xmm10 /* y0_13_3 = xor(s0_7, s1_11) */
+	pxor %xmm9, %xmm12 /* y0_14_3 = xor(s0_12, s1_2) */
+	pxor %xmm15, %xmm0 /* y0_15_3 = xor(s0_13, s1_3) */
+	pxor %xmm10, %xmm1 /* y1_8_3 = xor(s1_12, y0_13_3) */
+	pxor %xmm12, %xmm14 /* y1_9_3 = xor(s1_13, y0_14_3) */
+	pxor %xmm0, %xmm8 /* y1_10_3 = xor(s1_4, y0_15_3) */
+	pxor %xmm4, %xmm5 /* y1_11_3 = xor(s1_5, y0_8_3) */
+	pxor %xmm11, %xmm2 /* y1_12_3 = xor(s1_10, y0_9_3) */
+	pxor %xmm7, %xmm13 /* y1_13_3 = xor(s1_11, y0_10_3) */
+	pxor %xmm3, %xmm9 /* y1_14_3 = xor(s1_2, y0_11_3) */
+	pxor %xmm6, %xmm15 /* y1_15_3 = xor(s1_3, y0_12_3) */
+	pxor %xmm8, %xmm4 /* y0_8_4 = xor(y0_8_3, y1_10_3) */
+	pxor %xmm5, %xmm11 /* y0_9_4 = xor(y0_9_3, y1_11_3) */
+	pxor %xmm2, %xmm7 /* y0_10_4 = xor(y0_10_3, y1_12_3) */
+	pxor %xmm13, %xmm3 /* y0_11_4 = xor(y0_11_3, y1_13_3) */
+	pxor %xmm9, %xmm6 /* y0_12_4 = xor(y0_12_3, y1_14_3) */
+	pxor %xmm15, %xmm10 /* y0_13_4 = xor(y0_13_3, y1_15_3) */
+	pxor %xmm1, %xmm12 /* y0_14_4 = xor(y0_14_3, y1_8_3) */
+	pxor %xmm14, %xmm0 /* y0_15_4 = xor(y0_15_3, y1_9_3) */
+	pxor %xmm7, %xmm1 /* y1_8_4 = xor(y1_8_3, y0_10_4) */
+	pxor %xmm3, %xmm14 /* y1_9_4 = xor(y1_9_3, y0_11_4) */
+	pxor %xmm6, %xmm8 /* y1_10_4 = xor(y1_10_3, y0_12_4) */
+	pxor %xmm10, %xmm5 /* y1_11_4 = xor(y1_11_3, y0_13_4) */
+	pxor %xmm12, %xmm2 /* y1_12_4 = xor(y1_12_3, y0_14_4) */
+	pxor %xmm0, %xmm13 /* y1_13_4 = xor(y1_13_3, y0_15_4) */
+	pxor %xmm4, %xmm9 /* y1_14_4 = xor(y1_14_3, y0_8_4) */
+	pxor %xmm11, %xmm15 /* y1_15_4 = xor(y1_15_3, y0_9_4) */
+	pxor %xmm14, %xmm4 /* y0_8_5 = xor(y0_8_4, y1_9_4) */
+	pxor %xmm8, %xmm11 /* y0_9_5 = xor(y0_9_4, y1_10_4) */
+	pxor %xmm5, %xmm7 /* y0_10_5 = xor(y0_10_4, y1_11_4) */
+	pxor %xmm2, %xmm3 /* y0_11_5 = xor(y0_11_4, y1_12_4) */
+	pxor %xmm13, %xmm6 /* y0_12_5 = xor(y0_12_4, y1_13_4) */
+	pxor %xmm9, %xmm10 /* y0_13_5 = xor(y0_13_4, y1_14_4) */
+	pxor %xmm15, %xmm12 /* y0_14_5 = xor(y0_14_4, y1_15_4) */
+	pxor %xmm1, %xmm0 /* y0_15_5 = xor(y0_15_4, y1_8_4) */
+	pxor %xmm4, %xmm1 /* y1_8_5 = xor(y1_8_4, y0_8_5) */
+	pxor %xmm11, %xmm14 /* y1_9_5 = xor(y1_9_4, y0_9_5) */
+	pxor %xmm7, %xmm8 /* y1_10_5 = xor(y1_10_4, y0_10_5) */
+	pxor %xmm3, %xmm5 /* y1_11_5 = xor(y1_11_4, y0_11_5) */
+	pxor %xmm6, %xmm2 /* y1_12_5 = xor(y1_12_4, y0_12_5) */
+	pxor %xmm10, %xmm13 /* y1_13_5 = xor(y1_13_4, y0_13_5) */
+	pxor %xmm12, %xmm9 /* y1_14_5 = xor(y1_14_4, y0_14_5) */
+	pxor %xmm0, %xmm15 /* y1_15_5 = xor(y1_15_4, y0_15_5) */
+	movdqa %xmm6, 400(%rsp) /* spill x0_12.2 */
+	movdqa %xmm10, 416(%rsp) /* spill x0_13.2 */
+	movdqa %xmm12, 448(%rsp) /* spill x0_14.2 */
+	movdqa %xmm0, 432(%rsp) /* spill x0_15.2 */
+	movdqa %xmm8, 576(%rsp) /* spill x1_10.2 */
+	movdqa %xmm5, 592(%rsp) /* spill x1_11.2 */
+	movdqa %xmm2, 608(%rsp) /* spill x1_12.2 */
+	movdqa %xmm13, 624(%rsp) /* spill x1_13.2 */
+	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
+	movdqa %xmm0, 656(%rsp) /* spill x0_15.3 */
+	movdqa 208(%rsp), %xmm0 /* reload x0_4.3 */
 	movdqa %xmm0, 544(%rsp) /* spill x0_4.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 800(%rsp), %xmm0 /* reload x0_5.3 */
+	movdqa 240(%rsp), %xmm0 /* reload x0_5.3 */
 	movdqa %xmm0, 464(%rsp) /* spill x0_5.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 784(%rsp), %xmm0 /* reload x0_6.3 */
-	movdqa %xmm0, 32(%rsp) /* spill x0_6.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 768(%rsp), %xmm0 /* reload x0_7.3 */
-	movdqa %xmm0, 128(%rsp) /* spill x0_7.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm13, 400(%rsp) /* spill x0_12.2 */
-	movdqa %xmm5, 416(%rsp) /* spill x0_13.2 */
-	movdqa %xmm6, 448(%rsp) /* spill x0_14.2 */
-	movdqa %xmm3, 432(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x1_2.3 */
+	movdqa 272(%rsp), %xmm0 /* reload x0_6.3 */
+	movdqa %xmm0, 368(%rsp) /* spill x0_6.2 */
+	movdqa 32(%rsp), %xmm0 /* reload x0_7.3 */
+	movdqa %xmm0, 384(%rsp) /* spill x0_7.2 */
+	movdqa 80(%rsp), %xmm0 /* reload x1_2.3 */
 	movdqa %xmm0, 480(%rsp) /* spill x1_2.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 704(%rsp), %xmm0 /* reload x1_3.3 */
+	movdqa 96(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm0, 496(%rsp) /* spill x1_3.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 688(%rsp), %xmm0 /* reload x1_4.3 */
+	movdqa 160(%rsp), %xmm0 /* reload x1_4.3 */
 	movdqa %xmm0, 512(%rsp) /* spill x1_4.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 896(%rsp) /* spill x0_9.3 */
-	movdqa 672(%rsp), %xmm0 /* reload x1_5.3 */
+	movdqa 224(%rsp), %xmm0 /* reload x1_5.3 */
 	movdqa %xmm0, 528(%rsp) /* spill x1_5.2 */
-	movdqa 896(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm12, 576(%rsp) /* spill x1_10.2 */
-	movdqa %xmm10, 592(%rsp) /* spill x1_11.2 */
-	movdqa %xmm7, 608(%rsp) /* spill x1_12.2 */
-	movdqa %xmm8, 624(%rsp) /* spill x1_13.2 */
-	movdqa 832(%rsp), %xmm3 /* reload x0_3.3 */
-	movdqa 640(%rsp), %xmm5 /* reload x1_7.3 */
-	movdqa 656(%rsp), %xmm6 /* reload x1_6.3 */
-	movdqa 880(%rsp), %xmm7 /* reload x0_0.3 */
-	movdqa %xmm0, %xmm8 /* x0_9.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x1_1.3 */
-	movdqa 864(%rsp), %xmm10 /* reload x0_1.3 */
-	movdqa %xmm4, %xmm12 /* x0_10.3 */
-	movdqa 752(%rsp), %xmm4 /* reload x1_0.3 */
-	movdqa %xmm2, %xmm13 /* x1_8.3 */
-	movdqa 848(%rsp), %xmm2 /* reload x0_2.3 */
-	movdqa %xmm1, 896(%rsp) /* spill x0_8.3 */
-	movdqa %xmm9, %xmm1 /* x1_14.3 */
-	movdqa 896(%rsp), %xmm9 /* reload x0_8.3 */
-	movdqa %xmm11, 912(%rsp) /* spill x1_9.3 */
-	movdqa %xmm14, %xmm11 /* x0_11.3 */
-	movdqa 912(%rsp), %xmm14 /* reload x1_9.3 */
+	movdqa 656(%rsp), %xmm0 /* reload x0_15.3 */
+	movdqa 256(%rsp), %xmm0 /* reload x0_3.3 */
+	movdqa 640(%rsp), %xmm2 /* reload x0_0.3 */
+	movdqa 192(%rsp), %xmm5 /* reload x0_1.3 */
+	movdqa %xmm1, %xmm6 /* x1_8.3 */
+	movdqa 0(%rsp), %xmm1 /* reload x0_2.3 */
+	movdqa %xmm7, %xmm8 /* x0_10.3 */
+	movdqa 128(%rsp), %xmm7 /* reload x1_0.3 */
+	movdqa 112(%rsp), %xmm10 /* reload x1_7.3 */
+	movdqa 64(%rsp), %xmm12 /* reload x1_6.3 */
+	movdqa %xmm11, %xmm13 /* x0_9.3 */
+	movdqa 144(%rsp), %xmm11 /* reload x1_1.3 */
+	movdqa %xmm3, %xmm15 /* x0_11.3 */
+	movdqa %xmm14, %xmm3 /* x1_9.3 */
+	movdqa %xmm15, %xmm14 /* x0_11.3 */
+	movdqa %xmm4, %xmm15 /* x0_8.3 */
+	movdqa %xmm9, %xmm4 /* x1_14.3 */
+	movdqa %xmm15, %xmm9 /* x0_8.3 */
 	add $512, %rcx
 	cmp $11776, %rcx
 	jne .Lublock_nibbleslice_ssse3_asm_6_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
-	movdqa %xmm15, 48(%rsp) /* spill x1_15.2 */
 	movdqu 11776(%rdi), %xmm15 /* t0_0_1 = bcast128() */
-	pshufb %xmm7, %xmm15 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
-	movdqu 11792(%rdi), %xmm7 /* t0_1_1 = bcast128() */
-	pshufb %xmm10, %xmm7 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	movdqu 11808(%rdi), %xmm10 /* t0_2_1 = bcast128() */
-	pshufb %xmm2, %xmm10 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	movdqu 11824(%rdi), %xmm2 /* t0_3_1 = bcast128() */
-	pshufb %xmm3, %xmm2 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	movdqu 11840(%rdi), %xmm3 /* t0_4_1 = bcast128() */
-	movdqa %xmm2, 384(%rsp) /* spill s0_3_1 */
-	movdqa 544(%rsp), %xmm2 /* reload x0_4.2 */
-	pshufb %xmm2, %xmm3 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	movdqu 11856(%rdi), %xmm2 /* t0_5_1 = bcast128() */
-	movdqa %xmm3, 544(%rsp) /* spill s0_4_1 */
-	movdqa 464(%rsp), %xmm3 /* reload x0_5.2 */
-	pshufb %xmm3, %xmm2 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	movdqu 11872(%rdi), %xmm3 /* t0_6_1 = bcast128() */
-	movdqa %xmm2, 464(%rsp) /* spill s0_5_1 */
-	movdqa 32(%rsp), %xmm2 /* reload x0_6.2 */
-	pshufb %xmm2, %xmm3 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	movdqu 11888(%rdi), %xmm2 /* t0_7_1 = bcast128() */
-	movdqa %xmm3, 32(%rsp) /* spill s0_6_1 */
-	movdqa 128(%rsp), %xmm3 /* reload x0_7.2 */
-	pshufb %xmm3, %xmm2 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	movdqu 11904(%rdi), %xmm3 /* t0_8_1 = bcast128() */
-	pshufb %xmm9, %xmm3 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	pshufb %xmm2, %xmm15 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
+	movdqu 11792(%rdi), %xmm2 /* t0_1_1 = bcast128() */
+	pshufb %xmm5, %xmm2 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
+	movdqu 11808(%rdi), %xmm5 /* t0_2_1 = bcast128() */
+	pshufb %xmm1, %xmm5 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
+	movdqu 11824(%rdi), %xmm1 /* t0_3_1 = bcast128() */
+	pshufb %xmm0, %xmm1 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
+	movdqu 11840(%rdi), %xmm0 /* t0_4_1 = bcast128() */
+	pshufb 544(%rsp), %xmm0 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
+	movdqa %xmm0, 544(%rsp) /* spill s0_4_1 */
+	movdqu 11856(%rdi), %xmm0 /* t0_5_1 = bcast128() */
+	pshufb 464(%rsp), %xmm0 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
+	movdqa %xmm0, 464(%rsp) /* spill s0_5_1 */
+	movdqu 11872(%rdi), %xmm0 /* t0_6_1 = bcast128() */
+	pshufb 368(%rsp), %xmm0 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
+	movdqa %xmm0, 368(%rsp) /* spill s0_6_1 */
+	movdqu 11888(%rdi), %xmm0 /* t0_7_1 = bcast128() */
+	pshufb 384(%rsp), %xmm0 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
+	movdqa %xmm0, 384(%rsp) /* spill s0_7_1 */
+	movdqu 11904(%rdi), %xmm0 /* t0_8_1 = bcast128() */
+	pshufb %xmm9, %xmm0 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
 	movdqu 11920(%rdi), %xmm9 /* t0_9_1 = bcast128() */
-	pshufb %xmm8, %xmm9 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	movdqu 11936(%rdi), %xmm8 /* t0_10_1 = bcast128() */
-	pshufb %xmm12, %xmm8 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	movdqu 11952(%rdi), %xmm12 /* t0_11_1 = bcast128() */
-	pshufb %xmm11, %xmm12 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	movdqu 11968(%rdi), %xmm11 /* t0_12_1 = bcast128() */
-	movdqa %xmm12, 128(%rsp) /* spill s0_11_1 */
-	movdqa 400(%rsp), %xmm12 /* reload x0_12.2 */
-	pshufb %xmm12, %xmm11 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	movdqu 11984(%rdi), %xmm12 /* t0_13_1 = bcast128() */
-	movdqa %xmm11, 400(%rsp) /* spill s0_12_1 */
-	movdqa 416(%rsp), %xmm11 /* reload x0_13.2 */
-	pshufb %xmm11, %xmm12 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	movdqu 12000(%rdi), %xmm11 /* t0_14_1 = bcast128() */
-	movdqa %xmm12, 416(%rsp) /* spill s0_13_1 */
-	movdqa 448(%rsp), %xmm12 /* reload x0_14.2 */
-	pshufb %xmm12, %xmm11 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	movdqu 12016(%rdi), %xmm12 /* t0_15_1 = bcast128() */
-	movdqa %xmm11, 448(%rsp) /* spill s0_14_1 */
-	movdqa 432(%rsp), %xmm11 /* reload x0_15.2 */
-	pshufb %xmm11, %xmm12 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	movdqu 12032(%rdi), %xmm11 /* t1_0_1 = bcast128() */
-	pshufb %xmm4, %xmm11 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	movdqu 12048(%rdi), %xmm4 /* t1_1_1 = bcast128() */
-	pshufb %xmm0, %xmm4 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	movdqu 12064(%rdi), %xmm0 /* t1_2_1 = bcast128() */
-	movdqa %xmm4, 432(%rsp) /* spill s1_1_1 */
-	movdqa 480(%rsp), %xmm4 /* reload x1_2.2 */
-	pshufb %xmm4, %xmm0 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	movdqu 12080(%rdi), %xmm4 /* t1_3_1 = bcast128() */
-	movdqa %xmm0, 480(%rsp) /* spill s1_2_1 */
-	movdqa 496(%rsp), %xmm0 /* reload x1_3.2 */
-	pshufb %xmm0, %xmm4 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	movdqu 12096(%rdi), %xmm0 /* t1_4_1 = bcast128() */
-	movdqa %xmm4, 496(%rsp) /* spill s1_3_1 */
-	movdqa 512(%rsp), %xmm4 /* reload x1_4.2 */
-	pshufb %xmm4, %xmm0 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
-	movdqu 12112(%rdi), %xmm4 /* t1_5_1 = bcast128() */
-	movdqa %xmm0, 512(%rsp) /* spill s1_4_1 */
-	movdqa 528(%rsp), %xmm0 /* reload x1_5.2 */
-	pshufb %xmm0, %xmm4 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	movdqu 12128(%rdi), %xmm0 /* t1_6_1 = bcast128() */
-	pshufb %xmm6, %xmm0 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	movdqu 12144(%rdi), %xmm6 /* t1_7_1 = bcast128() */
-	pshufb %xmm5, %xmm6 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	movdqu 12160(%rdi), %xmm5 /* t1_8_1 = bcast128() */
-	pshufb %xmm13, %xmm5 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	movdqu 12176(%rdi), %xmm13 /* t1_9_1 = bcast128() */
-	pshufb %xmm14, %xmm13 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	movdqu 12192(%rdi), %xmm14 /* t1_10_1 = bcast128() */
-	movdqa %xmm13, 528(%rsp) /* spill s1_9_1 */
-	movdqa 576(%rsp), %xmm13 /* reload x1_10.2 */
-	pshufb %xmm13, %xmm14 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	movdqu 12208(%rdi), %xmm13 /* t1_11_1 = bcast128() */
-	movdqa %xmm14, 576(%rsp) /* spill s1_10_1 */
-	movdqa 592(%rsp), %xmm14 /* reload x1_11.2 */
-	pshufb %xmm14, %xmm13 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	movdqu 12224(%rdi), %xmm14 /* t1_12_1 = bcast128() */
-	movdqa %xmm13, 592(%rsp) /* spill s1_11_1 */
-	movdqa 608(%rsp), %xmm13 /* reload x1_12.2 */
-	pshufb %xmm13, %xmm14 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
-	movdqu 12240(%rdi), %xmm13 /* t1_13_1 = bcast128() */
-	movdqa %xmm14, 608(%rsp) /* spill s1_12_1 */
-	movdqa 624(%rsp), %xmm14 /* reload x1_13.2 */
-	pshufb %xmm14, %xmm13 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	movdqu 12256(%rdi), %xmm14 /* t1_14_1 = bcast128() */
-	pshufb %xmm1, %xmm14 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	movdqu 12272(%rdi), %xmm1 /* t1_15_1 = bcast128() */
-	movdqa %xmm14, 624(%rsp) /* spill s1_14_1 */
-	movdqa 48(%rsp), %xmm14 /* reload x1_15.2 */
-	pshufb %xmm14, %xmm1 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	pshufb %xmm13, %xmm9 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
+	movdqu 11936(%rdi), %xmm13 /* t0_10_1 = bcast128() */
+	pshufb %xmm8, %xmm13 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	movdqu 11952(%rdi), %xmm8 /* t0_11_1 = bcast128() */
+	pshufb %xmm14, %xmm8 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
+	movdqu 11968(%rdi), %xmm14 /* t0_12_1 = bcast128() */
+	pshufb 400(%rsp), %xmm14 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	movdqa %xmm14, 400(%rsp) /* spill s0_12_1 */
+	movdqu 11984(%rdi), %xmm14 /* t0_13_1 = bcast128() */
+	pshufb 416(%rsp), %xmm14 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
+	movdqa %xmm14, 416(%rsp) /* spill s0_13_1 */
+	movdqu 12000(%rdi), %xmm14 /* t0_14_1 = bcast128() */
+	pshufb 448(%rsp), %xmm14 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	movdqa %xmm14, 448(%rsp) /* spill s0_14_1 */
+	movdqu 12016(%rdi), %xmm14 /* t0_15_1 = bcast128() */
+	pshufb 432(%rsp), %xmm14 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	movdqa %xmm14, 432(%rsp) /* spill s0_15_1 */
+	movdqu 12032(%rdi), %xmm14 /* t1_0_1 = bcast128() */
+	pshufb %xmm7, %xmm14 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	movdqu 12048(%rdi), %xmm7 /* t1_1_1 = bcast128() */
+	pshufb %xmm11, %xmm7 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	movdqu 12064(%rdi), %xmm11 /* t1_2_1 = bcast128() */
+	pshufb 480(%rsp), %xmm11 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	movdqa %xmm11, 480(%rsp) /* spill s1_2_1 */
+	movdqu 12080(%rdi), %xmm11 /* t1_3_1 = bcast128() */
+	pshufb 496(%rsp), %xmm11 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	movdqa %xmm11, 496(%rsp) /* spill s1_3_1 */
+	movdqu 12096(%rdi), %xmm11 /* t1_4_1 = bcast128() */
+	pshufb 512(%rsp), %xmm11 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	movdqa %xmm11, 512(%rsp) /* spill s1_4_1 */
+	movdqu 12112(%rdi), %xmm11 /* t1_5_1 = bcast128() */
+	pshufb 528(%rsp), %xmm11 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
+	movdqa %xmm11, 528(%rsp) /* spill s1_5_1 */
+	movdqu 12128(%rdi), %xmm11 /* t1_6_1 = bcast128() */
+	pshufb %xmm12, %xmm11 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	movdqu 12144(%rdi), %xmm12 /* t1_7_1 = bcast128() */
+	pshufb %xmm10, %xmm12 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	movdqu 12160(%rdi), %xmm10 /* t1_8_1 = bcast128() */
+	pshufb %xmm6, %xmm10 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	movdqu 12176(%rdi), %xmm6 /* t1_9_1 = bcast128() */
+	pshufb %xmm3, %xmm6 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	movdqu 12192(%rdi), %xmm3 /* t1_10_1 = bcast128() */
+	pshufb 576(%rsp), %xmm3 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	movdqa %xmm3, 576(%rsp) /* spill s1_10_1 */
+	movdqu 12208(%rdi), %xmm3 /* t1_11_1 = bcast128() */
+	pshufb 592(%rsp), %xmm3 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	movdqa %xmm3, 592(%rsp) /* spill s1_11_1 */
+	movdqu 12224(%rdi), %xmm3 /* t1_12_1 = bcast128() */
+	pshufb 608(%rsp), %xmm3 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	movdqa %xmm3, 608(%rsp) /* spill s1_12_1 */
+	movdqu 12240(%rdi), %xmm3 /* t1_13_1 = bcast128() */
+	pshufb 624(%rsp), %xmm3 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	movdqa %xmm3, 624(%rsp) /* spill s1_13_1 */
+	movdqu 12256(%rdi), %xmm3 /* t1_14_1 = bcast128() */
+	pshufb %xmm4, %xmm3 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	movdqu 12272(%rdi), %xmm4 /* t1_15_1 = bcast128() */
+	pshufb 48(%rsp), %xmm4 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm15 /* hi_up = shl(s0_0_1) */
-	por %xmm7, %xmm15 /* byte = or(hi_up, s0_1_1) */
-	psllw $4, %xmm10 /* hi_up_1 = shl(s0_2_1) */
-	movdqa 384(%rsp), %xmm7 /* reload s0_3_1 */
-	por %xmm7, %xmm10 /* byte_1 = or(hi_up_1, s0_3_1) */
-	movdqa 544(%rsp), %xmm7 /* reload s0_4_1 */
-	psllw $4, %xmm7 /* hi_up_2 = shl(s0_4_1) */
-	movdqa 464(%rsp), %xmm14 /* reload s0_5_1 */
-	por %xmm14, %xmm7 /* byte_2 = or(hi_up_2, s0_5_1) */
-	movdqa 32(%rsp), %xmm14 /* reload s0_6_1 */
-	psllw $4, %xmm14 /* hi_up_3 = shl(s0_6_1) */
-	por %xmm2, %xmm14 /* byte_3 = or(hi_up_3, s0_7_1) */
-	psllw $4, %xmm3 /* hi_up_4 = shl(s0_8_1) */
-	por %xmm9, %xmm3 /* byte_4 = or(hi_up_4, s0_9_1) */
-	psllw $4, %xmm8 /* hi_up_5 = shl(s0_10_1) */
-	movdqa 128(%rsp), %xmm2 /* reload s0_11_1 */
-	por %xmm2, %xmm8 /* byte_5 = or(hi_up_5, s0_11_1) */
-	movdqa 400(%rsp), %xmm2 /* reload s0_12_1 */
-	psllw $4, %xmm2 /* hi_up_6 = shl(s0_12_1) */
-	movdqa 416(%rsp), %xmm9 /* reload s0_13_1 */
-	por %xmm9, %xmm2 /* byte_6 = or(hi_up_6, s0_13_1) */
+	por %xmm2, %xmm15 /* byte = or(hi_up, s0_1_1) */
+	psllw $4, %xmm5 /* hi_up_1 = shl(s0_2_1) */
+	por %xmm1, %xmm5 /* byte_1 = or(hi_up_1, s0_3_1) */
+	movdqa 544(%rsp), %xmm1 /* reload s0_4_1 */
+	psllw $4, %xmm1 /* hi_up_2 = shl(s0_4_1) */
+	por 464(%rsp), %xmm1 /* byte_2 = or(hi_up_2, s0_5_1) */
+	movdqa 368(%rsp), %xmm2 /* reload s0_6_1 */
+	psllw $4, %xmm2 /* hi_up_3 = shl(s0_6_1) */
+	por 384(%rsp), %xmm2 /* byte_3 = or(hi_up_3, s0_7_1) */
+	psllw $4, %xmm0 /* hi_up_4 = shl(s0_8_1) */
+	por %xmm9, %xmm0 /* byte_4 = or(hi_up_4, s0_9_1) */
+	psllw $4, %xmm13 /* hi_up_5 = shl(s0_10_1) */
+	por %xmm8, %xmm13 /* byte_5 = or(hi_up_5, s0_11_1) */
+	movdqa 400(%rsp), %xmm8 /* reload s0_12_1 */
+	psllw $4, %xmm8 /* hi_up_6 = shl(s0_12_1) */
+	por 416(%rsp), %xmm8 /* byte_6 = or(hi_up_6, s0_13_1) */
 	movdqa 448(%rsp), %xmm9 /* reload s0_14_1 */
 	psllw $4, %xmm9 /* hi_up_7 = shl(s0_14_1) */
-	por %xmm12, %xmm9 /* byte_7 = or(hi_up_7, s0_15_1) */
-	psllw $4, %xmm11 /* hi_up_8 = shl(s1_0_1) */
-	movdqa 432(%rsp), %xmm12 /* reload s1_1_1 */
-	por %xmm12, %xmm11 /* byte_8 = or(hi_up_8, s1_1_1) */
-	movdqa 480(%rsp), %xmm12 /* reload s1_2_1 */
-	psllw $4, %xmm12 /* hi_up_9 = shl(s1_2_1) */
-	movdqa %xmm9, 480(%rsp) /* spill byte_7 */
-	movdqa 496(%rsp), %xmm9 /* reload s1_3_1 */
-	por %xmm9, %xmm12 /* byte_9 = or(hi_up_9, s1_3_1) */
+	por 432(%rsp), %xmm9 /* byte_7 = or(hi_up_7, s0_15_1) */
+	psllw $4, %xmm14 /* hi_up_8 = shl(s1_0_1) */
+	por %xmm7, %xmm14 /* byte_8 = or(hi_up_8, s1_1_1) */
+	movdqa 480(%rsp), %xmm7 /* reload s1_2_1 */
+	psllw $4, %xmm7 /* hi_up_9 = shl(s1_2_1) */
+	por 496(%rsp), %xmm7 /* byte_9 = or(hi_up_9, s1_3_1) */
+	movdqa %xmm9, 496(%rsp) /* spill byte_7 */
 	movdqa 512(%rsp), %xmm9 /* reload s1_4_1 */
 	psllw $4, %xmm9 /* hi_up_10 = shl(s1_4_1) */
-	por %xmm4, %xmm9 /* byte_10 = or(hi_up_10, s1_5_1) */
-	psllw $4, %xmm0 /* hi_up_11 = shl(s1_6_1) */
-	por %xmm6, %xmm0 /* byte_11 = or(hi_up_11, s1_7_1) */
-	psllw $4, %xmm5 /* hi_up_12 = shl(s1_8_1) */
-	movdqa 528(%rsp), %xmm4 /* reload s1_9_1 */
-	por %xmm4, %xmm5 /* byte_12 = or(hi_up_12, s1_9_1) */
-	movdqa 576(%rsp), %xmm4 /* reload s1_10_1 */
-	psllw $4, %xmm4 /* hi_up_13 = shl(s1_10_1) */
-	movdqa 592(%rsp), %xmm6 /* reload s1_11_1 */
-	por %xmm6, %xmm4 /* byte_13 = or(hi_up_13, s1_11_1) */
-	movdqa 608(%rsp), %xmm6 /* reload s1_12_1 */
-	psllw $4, %xmm6 /* hi_up_14 = shl(s1_12_1) */
-	por %xmm13, %xmm6 /* byte_14 = or(hi_up_14, s1_13_1) */
-	movdqa 624(%rsp), %xmm13 /* reload s1_14_1 */
-	psllw $4, %xmm13 /* hi_up_15 = shl(s1_14_1) */
-	por %xmm1, %xmm13 /* byte_15 = or(hi_up_15, s1_15_1) */
-	movdqa %xmm15, %xmm1 /* byte */
-	punpcklbw %xmm11, %xmm1 /* tro0 = unpacklo(byte, byte_8) */
-	punpckhbw %xmm11, %xmm15 /* tro0_1 = unpackhi(byte, byte_8) */
-	movdqa %xmm10, %xmm11 /* byte_1 */
-	punpcklbw %xmm12, %xmm11 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	punpckhbw %xmm12, %xmm10 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	movdqa %xmm7, %xmm12 /* byte_2 */
-	punpcklbw %xmm9, %xmm12 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	punpckhbw %xmm9, %xmm7 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	movdqa %xmm14, %xmm9 /* byte_3 */
-	punpcklbw %xmm0, %xmm9 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	punpckhbw %xmm0, %xmm14 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa %xmm3, %xmm0 /* byte_4 */
-	punpcklbw %xmm5, %xmm0 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm5, %xmm3 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa %xmm8, %xmm5 /* byte_5 */
-	punpcklbw %xmm4, %xmm5 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm4, %xmm8 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa %xmm2, %xmm4 /* byte_6 */
-	punpcklbw %xmm6, %xmm4 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm6, %xmm2 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa 480(%rsp), %xmm6 /* reload byte_7 */
-	movdqa %xmm14, 624(%rsp) /* spill tro0_7 */
-	movdqa %xmm6, %xmm14 /* byte_7 */
-	punpcklbw %xmm13, %xmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm13, %xmm6 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm1, %xmm13 /* tro0 */
-	punpcklbw %xmm0, %xmm13 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm0, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	movdqa %xmm15, %xmm0 /* tro0_1 */
-	punpcklbw %xmm3, %xmm0 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm3, %xmm15 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm11, %xmm3 /* tro0_2 */
-	punpcklbw %xmm5, %xmm3 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	punpckhbw %xmm5, %xmm11 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	movdqa %xmm10, %xmm5 /* tro0_3 */
-	punpcklbw %xmm8, %xmm5 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm8, %xmm10 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm12, %xmm8 /* tro0_4 */
-	punpcklbw %xmm4, %xmm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm4, %xmm12 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm7, %xmm4 /* tro0_5 */
-	punpcklbw %xmm2, %xmm4 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm2, %xmm7 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm9, %xmm2 /* tro0_6 */
-	punpcklbw %xmm14, %xmm2 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm14, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 624(%rsp), %xmm14 /* reload tro0_7 */
-	movdqa %xmm10, 480(%rsp) /* spill tro1_7 */
-	movdqa %xmm14, %xmm10 /* tro0_7 */
-	punpcklbw %xmm6, %xmm10 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm6, %xmm14 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm13, %xmm6 /* tro1 */
-	punpcklbw %xmm8, %xmm6 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm8, %xmm13 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm8 /* tro1_1 */
-	punpcklbw %xmm12, %xmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm12, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	movdqa %xmm0, %xmm12 /* tro1_2 */
-	punpcklbw %xmm4, %xmm12 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm4, %xmm0 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm15, %xmm4 /* tro1_3 */
-	punpcklbw %xmm7, %xmm4 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	punpckhbw %xmm7, %xmm15 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm3, %xmm7 /* tro1_4 */
-	punpcklbw %xmm2, %xmm7 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm2, %xmm3 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm11, %xmm2 /* tro1_5 */
-	punpcklbw %xmm9, %xmm2 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	punpckhbw %xmm9, %xmm11 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	movdqa %xmm5, %xmm9 /* tro1_6 */
-	punpcklbw %xmm10, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	punpckhbw %xmm10, %xmm5 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 480(%rsp), %xmm10 /* reload tro1_7 */
+	por 528(%rsp), %xmm9 /* byte_10 = or(hi_up_10, s1_5_1) */
+	psllw $4, %xmm11 /* hi_up_11 = shl(s1_6_1) */
+	por %xmm12, %xmm11 /* byte_11 = or(hi_up_11, s1_7_1) */
+	psllw $4, %xmm10 /* hi_up_12 = shl(s1_8_1) */
+	por %xmm6, %xmm10 /* byte_12 = or(hi_up_12, s1_9_1) */
+	movdqa 576(%rsp), %xmm6 /* reload s1_10_1 */
+	psllw $4, %xmm6 /* hi_up_13 = shl(s1_10_1) */
+	por 592(%rsp), %xmm6 /* byte_13 = or(hi_up_13, s1_11_1) */
+	movdqa 608(%rsp), %xmm12 /* reload s1_12_1 */
+	psllw $4, %xmm12 /* hi_up_14 = shl(s1_12_1) */
+	por 624(%rsp), %xmm12 /* byte_14 = or(hi_up_14, s1_13_1) */
+	psllw $4, %xmm3 /* hi_up_15 = shl(s1_14_1) */
+	por %xmm4, %xmm3 /* byte_15 = or(hi_up_15, s1_15_1) */
+	movdqa %xmm15, %xmm4 /* byte */
+	punpcklbw %xmm14, %xmm4 /* tro0 = unpacklo(byte, byte_8) */
+	punpckhbw %xmm14, %xmm15 /* tro0_1 = unpackhi(byte, byte_8) */
+	movdqa %xmm5, %xmm14 /* byte_1 */
+	punpcklbw %xmm7, %xmm14 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	punpckhbw %xmm7, %xmm5 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	movdqa %xmm1, %xmm7 /* byte_2 */
+	punpcklbw %xmm9, %xmm7 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	punpckhbw %xmm9, %xmm1 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	movdqa %xmm2, %xmm9 /* byte_3 */
+	punpcklbw %xmm11, %xmm9 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	punpckhbw %xmm11, %xmm2 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	movdqa %xmm0, %xmm11 /* byte_4 */
+	punpcklbw %xmm10, %xmm11 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	punpckhbw %xmm10, %xmm0 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm13, %xmm10 /* byte_5 */
+	punpcklbw %xmm6, %xmm10 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	punpckhbw %xmm6, %xmm13 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm8, %xmm6 /* byte_6 */
+	punpcklbw %xmm12, %xmm6 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm12, %xmm8 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 496(%rsp), %xmm12 /* reload byte_7 */
+	movdqa %xmm2, 624(%rsp) /* spill tro0_7 */
+	movdqa %xmm12, %xmm2 /* byte_7 */
+	punpcklbw %xmm3, %xmm2 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm3, %xmm12 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm4, %xmm3 /* tro0 */
+	punpcklbw %xmm11, %xmm3 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm11, %xmm4 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm15, %xmm11 /* tro0_1 */
+	punpcklbw %xmm0, %xmm11 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm0, %xmm15 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm14, %xmm0 /* tro0_2 */
+	punpcklbw %xmm10, %xmm0 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm10, %xmm14 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm5, %xmm10 /* tro0_3 */
+	punpcklbw %xmm13, %xmm10 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm13, %xmm5 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm7, %xmm13 /* tro0_4 */
+	punpcklbw %xmm6, %xmm13 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm6, %xmm7 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm1, %xmm6 /* tro0_5 */
+	punpcklbw %xmm8, %xmm6 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm8, %xmm1 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm9, %xmm8 /* tro0_6 */
+	punpcklbw %xmm2, %xmm8 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm2, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 624(%rsp), %xmm2 /* reload tro0_7 */
+	movdqa %xmm5, 496(%rsp) /* spill tro1_7 */
+	movdqa %xmm2, %xmm5 /* tro0_7 */
+	punpcklbw %xmm12, %xmm5 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm12, %xmm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm3, %xmm12 /* tro1 */
+	punpcklbw %xmm13, %xmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm13, %xmm3 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm4, %xmm13 /* tro1_1 */
+	punpcklbw %xmm7, %xmm13 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm7, %xmm4 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm11, %xmm7 /* tro1_2 */
+	punpcklbw %xmm6, %xmm7 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm6, %xmm11 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm15, %xmm6 /* tro1_3 */
+	punpcklbw %xmm1, %xmm6 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm1, %xmm15 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm0, %xmm1 /* tro1_4 */
+	punpcklbw %xmm8, %xmm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm8, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm14, %xmm8 /* tro1_5 */
+	punpcklbw %xmm9, %xmm8 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm9, %xmm14 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm10, %xmm9 /* tro1_6 */
+	punpcklbw %xmm5, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm5, %xmm10 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa 496(%rsp), %xmm5 /* reload tro1_7 */
 	movdqa %xmm15, 624(%rsp) /* spill tro2_7 */
-	movdqa %xmm10, %xmm15 /* tro1_7 */
-	punpcklbw %xmm14, %xmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm14, %xmm10 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm6, %xmm14 /* tro2 */
-	punpcklbw %xmm7, %xmm14 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm7, %xmm6 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm13, %xmm7 /* tro2_1 */
-	punpcklbw %xmm3, %xmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm3, %xmm13 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm8, %xmm3 /* tro2_2 */
-	punpcklbw %xmm2, %xmm3 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm2, %xmm8 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm2 /* tro2_3 */
-	punpcklbw %xmm11, %xmm2 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm11, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	movdqa %xmm12, %xmm11 /* tro2_4 */
-	punpcklbw %xmm9, %xmm11 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	punpckhbw %xmm9, %xmm12 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	movdqa %xmm0, %xmm9 /* tro2_5 */
-	punpcklbw %xmm5, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	punpckhbw %xmm5, %xmm0 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm4, %xmm5 /* tro2_6 */
-	punpcklbw %xmm15, %xmm5 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm15, %xmm4 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa %xmm5, %xmm15 /* tro1_7 */
+	punpcklbw %xmm2, %xmm15 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm2, %xmm5 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm12, %xmm2 /* tro2 */
+	punpcklbw %xmm1, %xmm2 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm1, %xmm12 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm3, %xmm1 /* tro2_1 */
+	punpcklbw %xmm0, %xmm1 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm0, %xmm3 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm13, %xmm0 /* tro2_2 */
+	punpcklbw %xmm8, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm8, %xmm13 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm4, %xmm8 /* tro2_3 */
+	punpcklbw %xmm14, %xmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm14, %xmm4 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm7, %xmm14 /* tro2_4 */
+	punpcklbw %xmm9, %xmm14 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm9, %xmm7 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm11, %xmm9 /* tro2_5 */
+	punpcklbw %xmm10, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm10, %xmm11 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm6, %xmm10 /* tro2_6 */
+	punpcklbw %xmm15, %xmm10 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm15, %xmm6 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	movdqa 624(%rsp), %xmm15 /* reload tro2_7 */
-	movdqa %xmm4, 480(%rsp) /* spill tro3_13 */
-	movdqa %xmm15, %xmm4 /* tro2_7 */
-	punpcklbw %xmm10, %xmm4 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	punpckhbw %xmm10, %xmm15 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqu %xmm14, (%rdx) /* store tro3 */
-	movdqu %xmm6, 16(%rdx) /* store tro3_1 */
-	movdqu %xmm7, 32(%rdx) /* store tro3_2 */
-	movdqu %xmm13, 48(%rdx) /* store tro3_3 */
-	movdqu %xmm3, 64(%rdx) /* store tro3_4 */
-	movdqu %xmm8, 80(%rdx) /* store tro3_5 */
-	movdqu %xmm2, 96(%rdx) /* store tro3_6 */
-	movdqu %xmm1, 112(%rdx) /* store tro3_7 */
-	movdqu %xmm11, 128(%rdx) /* store tro3_8 */
-	movdqu %xmm12, 144(%rdx) /* store tro3_9 */
+	movdqa %xmm6, 496(%rsp) /* spill tro3_13 */
+	movdqa %xmm15, %xmm6 /* tro2_7 */
+	punpcklbw %xmm5, %xmm6 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm5, %xmm15 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	movdqu %xmm2, (%rdx) /* store tro3 */
+	movdqu %xmm12, 16(%rdx) /* store tro3_1 */
+	movdqu %xmm1, 32(%rdx) /* store tro3_2 */
+	movdqu %xmm3, 48(%rdx) /* store tro3_3 */
+	movdqu %xmm0, 64(%rdx) /* store tro3_4 */
+	movdqu %xmm13, 80(%rdx) /* store tro3_5 */
+	movdqu %xmm8, 96(%rdx) /* store tro3_6 */
+	movdqu %xmm4, 112(%rdx) /* store tro3_7 */
+	movdqu %xmm14, 128(%rdx) /* store tro3_8 */
+	movdqu %xmm7, 144(%rdx) /* store tro3_9 */
 	movdqu %xmm9, 160(%rdx) /* store tro3_10 */
-	movdqu %xmm0, 176(%rdx) /* store tro3_11 */
-	movdqu %xmm5, 192(%rdx) /* store tro3_12 */
-	movdqa 480(%rsp), %xmm0 /* reload tro3_13 */
+	movdqu %xmm11, 176(%rdx) /* store tro3_11 */
+	movdqu %xmm10, 192(%rdx) /* store tro3_12 */
+	movdqa 496(%rsp), %xmm0 /* reload tro3_13 */
 	movdqu %xmm0, 208(%rdx) /* store tro3_13 */
-	movdqu %xmm4, 224(%rdx) /* store tro3_14 */
+	movdqu %xmm6, 224(%rdx) /* store tro3_14 */
 	movdqu %xmm15, 240(%rdx) /* store tro3_15 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -5283,7 +4866,7 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 320 bytes (18 spill slots of 16 bytes)
+ *   frame: 320 bytes (17 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm
@@ -5404,20 +4987,16 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	movdqu 48(%rdi), %xmm8 /* t0_3 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_3 = lookup16(t0_3, pair_3) */
 	movdqu 64(%rdi), %xmm9 /* t0_4 = bcast128() */
-	movdqa 112(%rsp), %xmm14 /* reload pair_4 */
-	pshufb %xmm14, %xmm9 /* s0_4 = lookup16(t0_4, pair_4) */
+	pshufb 112(%rsp), %xmm9 /* s0_4 = lookup16(t0_4, pair_4) */
 	movdqu 80(%rdi), %xmm14 /* t0_5 = bcast128() */
-	movdqa %xmm0, 112(%rsp) /* spill pair_29 */
-	movdqa 64(%rsp), %xmm0 /* reload pair_5 */
-	pshufb %xmm0, %xmm14 /* s0_5 = lookup16(t0_5, pair_5) */
+	pshufb 64(%rsp), %xmm14 /* s0_5 = lookup16(t0_5, pair_5) */
+	movdqa %xmm0, 64(%rsp) /* spill pair_29 */
 	movdqu 96(%rdi), %xmm0 /* t0_6 = bcast128() */
-	movdqa %xmm2, 64(%rsp) /* spill pair_28 */
-	movdqa 16(%rsp), %xmm2 /* reload pair_6 */
-	pshufb %xmm2, %xmm0 /* s0_6 = lookup16(t0_6, pair_6) */
+	pshufb 16(%rsp), %xmm0 /* s0_6 = lookup16(t0_6, pair_6) */
+	movdqa %xmm2, 16(%rsp) /* spill pair_28 */
 	movdqu 112(%rdi), %xmm2 /* t0_7 = bcast128() */
-	movdqa %xmm15, 16(%rsp) /* spill pair_27 */
-	movdqa 0(%rsp), %xmm15 /* reload pair_7 */
-	pshufb %xmm15, %xmm2 /* s0_7 = lookup16(t0_7, pair_7) */
+	pshufb 0(%rsp), %xmm2 /* s0_7 = lookup16(t0_7, pair_7) */
+	movdqa %xmm15, 0(%rsp) /* spill pair_27 */
 	movdqu 256(%rdi), %xmm15 /* t1_0 = bcast128() */
 	pshufb %xmm11, %xmm15 /* s1_0 = lookup16(t1_0, pair_16) */
 	movdqu 272(%rdi), %xmm11 /* t1_1 = bcast128() */
@@ -5427,15 +5006,13 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	movdqu 304(%rdi), %xmm1 /* t1_3 = bcast128() */
 	pshufb %xmm3, %xmm1 /* s1_3 = lookup16(t1_3, pair_19) */
 	movdqu 320(%rdi), %xmm3 /* t1_4 = bcast128() */
-	movdqa %xmm13, 0(%rsp) /* spill pair_25 */
-	movdqa 192(%rsp), %xmm13 /* reload pair_20 */
-	pshufb %xmm13, %xmm3 /* s1_4 = lookup16(t1_4, pair_20) */
+	pshufb 192(%rsp), %xmm3 /* s1_4 = lookup16(t1_4, pair_20) */
+	movdqa %xmm13, 192(%rsp) /* spill pair_25 */
 	movdqu 336(%rdi), %xmm13 /* t1_5 = bcast128() */
 	pshufb %xmm7, %xmm13 /* s1_5 = lookup16(t1_5, pair_21) */
 	movdqu 352(%rdi), %xmm7 /* t1_6 = bcast128() */
-	movdqa %xmm2, 192(%rsp) /* spill s0_7 */
-	movdqa 208(%rsp), %xmm2 /* reload pair_22 */
-	pshufb %xmm2, %xmm7 /* s1_6 = lookup16(t1_6, pair_22) */
+	pshufb 208(%rsp), %xmm7 /* s1_6 = lookup16(t1_6, pair_22) */
+	movdqa %xmm2, 208(%rsp) /* spill s0_7 */
 	movdqu 368(%rdi), %xmm2 /* t1_7 = bcast128() */
 	pshufb %xmm10, %xmm2 /* s1_7 = lookup16(t1_7, pair_23) */
 	pxor %xmm12, %xmm15 /* y1_0 = xor(s1_0, s0_0) */
@@ -5445,8 +5022,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	pxor %xmm9, %xmm3 /* y1_4 = xor(s1_4, s0_4) */
 	pxor %xmm14, %xmm13 /* y1_5 = xor(s1_5, s0_5) */
 	pxor %xmm0, %xmm7 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 192(%rsp), %xmm10 /* reload s0_7 */
-	pxor %xmm10, %xmm2 /* y1_7 = xor(s1_7, s0_7) */
+	pxor 208(%rsp), %xmm2 /* y1_7 = xor(s1_7, s0_7) */
 	pxor %xmm11, %xmm12 /* y0_0 = xor(s0_0, y1_1) */
 	pxor %xmm5, %xmm4 /* y0_1 = xor(s0_1, y1_2) */
 	pxor %xmm1, %xmm6 /* y0_2 = xor(s0_2, y1_3) */
@@ -5454,6 +5030,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	pxor %xmm13, %xmm9 /* y0_4 = xor(s0_4, y1_5) */
 	pxor %xmm7, %xmm14 /* y0_5 = xor(s0_5, y1_6) */
 	pxor %xmm2, %xmm0 /* y0_6 = xor(s0_6, y1_7) */
+	movdqa 208(%rsp), %xmm10 /* reload s0_7 */
 	pxor %xmm15, %xmm10 /* y0_7 = xor(s0_7, y1_0) */
 	pxor %xmm6, %xmm15 /* y1_0_1 = xor(y1_0, y0_2) */
 	pxor %xmm8, %xmm11 /* y1_1_1 = xor(y1_1, y0_3) */
@@ -5487,63 +5064,48 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	pxor %xmm13, %xmm14 /* y0_5_2 = xor(y0_5_1, y1_5_2) */
 	pxor %xmm7, %xmm0 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	pxor %xmm2, %xmm10 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
-	movdqa %xmm2, 192(%rsp) /* spill y1_7_2 */
+	movdqa %xmm2, 208(%rsp) /* spill y1_7_2 */
 	movdqu 128(%rdi), %xmm2 /* t0_8 = bcast128() */
-	movdqa %xmm7, 208(%rsp) /* spill y1_6_2 */
-	movdqa 32(%rsp), %xmm7 /* reload pair_8 */
-	pshufb %xmm7, %xmm2 /* s0_8 = lookup16(t0_8, pair_8) */
+	pshufb 32(%rsp), %xmm2 /* s0_8 = lookup16(t0_8, pair_8) */
+	movdqa %xmm7, 32(%rsp) /* spill y1_6_2 */
 	movdqu 144(%rdi), %xmm7 /* t0_9 = bcast128() */
-	movdqa %xmm3, 32(%rsp) /* spill y1_4_2 */
-	movdqa 48(%rsp), %xmm3 /* reload pair_9 */
-	pshufb %xmm3, %xmm7 /* s0_9 = lookup16(t0_9, pair_9) */
+	pshufb 48(%rsp), %xmm7 /* s0_9 = lookup16(t0_9, pair_9) */
+	movdqa %xmm3, 48(%rsp) /* spill y1_4_2 */
 	movdqu 160(%rdi), %xmm3 /* t0_10 = bcast128() */
-	movdqa %xmm13, 48(%rsp) /* spill y1_5_2 */
-	movdqa 80(%rsp), %xmm13 /* reload pair_10 */
-	pshufb %xmm13, %xmm3 /* s0_10 = lookup16(t0_10, pair_10) */
+	pshufb 80(%rsp), %xmm3 /* s0_10 = lookup16(t0_10, pair_10) */
+	movdqa %xmm13, 80(%rsp) /* spill y1_5_2 */
 	movdqu 176(%rdi), %xmm13 /* t0_11 = bcast128() */
-	movdqa %xmm1, 80(%rsp) /* spill y1_3_2 */
-	movdqa 96(%rsp), %xmm1 /* reload pair_11 */
-	pshufb %xmm1, %xmm13 /* s0_11 = lookup16(t0_11, pair_11) */
+	pshufb 96(%rsp), %xmm13 /* s0_11 = lookup16(t0_11, pair_11) */
+	movdqa %xmm1, 96(%rsp) /* spill y1_3_2 */
 	movdqu 192(%rdi), %xmm1 /* t0_12 = bcast128() */
-	movdqa %xmm5, 96(%rsp) /* spill y1_2_2 */
-	movdqa 128(%rsp), %xmm5 /* reload pair_12 */
-	pshufb %xmm5, %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
+	pshufb 128(%rsp), %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
+	movdqa %xmm5, 128(%rsp) /* spill y1_2_2 */
 	movdqu 208(%rdi), %xmm5 /* t0_13 = bcast128() */
-	movdqa %xmm11, 128(%rsp) /* spill y1_1_2 */
-	movdqa 144(%rsp), %xmm11 /* reload pair_13 */
-	pshufb %xmm11, %xmm5 /* s0_13 = lookup16(t0_13, pair_13) */
+	pshufb 144(%rsp), %xmm5 /* s0_13 = lookup16(t0_13, pair_13) */
+	movdqa %xmm11, 144(%rsp) /* spill y1_1_2 */
 	movdqu 224(%rdi), %xmm11 /* t0_14 = bcast128() */
-	movdqa %xmm15, 144(%rsp) /* spill y1_0_2 */
-	movdqa 176(%rsp), %xmm15 /* reload pair_14 */
-	pshufb %xmm15, %xmm11 /* s0_14 = lookup16(t0_14, pair_14) */
+	pshufb 176(%rsp), %xmm11 /* s0_14 = lookup16(t0_14, pair_14) */
+	movdqa %xmm15, 176(%rsp) /* spill y1_0_2 */
 	movdqu 240(%rdi), %xmm15 /* t0_15 = bcast128() */
-	movdqa %xmm0, 176(%rsp) /* spill y0_6_2 */
-	movdqa 160(%rsp), %xmm0 /* reload pair_15 */
-	pshufb %xmm0, %xmm15 /* s0_15 = lookup16(t0_15, pair_15) */
+	pshufb 160(%rsp), %xmm15 /* s0_15 = lookup16(t0_15, pair_15) */
+	movdqa %xmm0, 160(%rsp) /* spill y0_6_2 */
 	movdqu 384(%rdi), %xmm0 /* t1_8 = bcast128() */
-	movdqa %xmm10, 160(%rsp) /* spill y0_7_2 */
-	movdqa 224(%rsp), %xmm10 /* reload pair_24 */
-	pshufb %xmm10, %xmm0 /* s1_8 = lookup16(t1_8, pair_24) */
+	pshufb 224(%rsp), %xmm0 /* s1_8 = lookup16(t1_8, pair_24) */
+	movdqa %xmm10, 224(%rsp) /* spill y0_7_2 */
 	movdqu 400(%rdi), %xmm10 /* t1_9 = bcast128() */
-	movdqa %xmm9, 224(%rsp) /* spill y0_4_2 */
-	movdqa 0(%rsp), %xmm9 /* reload pair_25 */
-	pshufb %xmm9, %xmm10 /* s1_9 = lookup16(t1_9, pair_25) */
+	pshufb 192(%rsp), %xmm10 /* s1_9 = lookup16(t1_9, pair_25) */
+	movdqa %xmm9, 192(%rsp) /* spill y0_4_2 */
 	movdqu 416(%rdi), %xmm9 /* t1_10 = bcast128() */
-	movdqa %xmm14, 0(%rsp) /* spill y0_5_2 */
-	movdqa 240(%rsp), %xmm14 /* reload pair_26 */
-	pshufb %xmm14, %xmm9 /* s1_10 = lookup16(t1_10, pair_26) */
+	pshufb 240(%rsp), %xmm9 /* s1_10 = lookup16(t1_10, pair_26) */
+	movdqa %xmm14, 240(%rsp) /* spill y0_5_2 */
 	movdqu 432(%rdi), %xmm14 /* t1_11 = bcast128() */
-	movdqa %xmm6, 240(%rsp) /* spill y0_2_2 */
-	movdqa 16(%rsp), %xmm6 /* reload pair_27 */
-	pshufb %xmm6, %xmm14 /* s1_11 = lookup16(t1_11, pair_27) */
+	pshufb 0(%rsp), %xmm14 /* s1_11 = lookup16(t1_11, pair_27) */
+	movdqa %xmm6, 0(%rsp) /* spill y0_2_2 */
 	movdqu 448(%rdi), %xmm6 /* t1_12 = bcast128() */
+	pshufb 16(%rsp), %xmm6 /* s1_12 = lookup16(t1_12, pair_28) */
 	movdqa %xmm8, 16(%rsp) /* spill y0_3_2 */
-	movdqa 64(%rsp), %xmm8 /* reload pair_28 */
-	pshufb %xmm8, %xmm6 /* s1_12 = lookup16(t1_12, pair_28) */
 	movdqu 464(%rdi), %xmm8 /* t1_13 = bcast128() */
-	movdqa %xmm4, 64(%rsp) /* spill y0_1_2 */
-	movdqa 112(%rsp), %xmm4 /* reload pair_29 */
-	pshufb %xmm4, %xmm8 /* s1_13 = lookup16(t1_13, pair_29) */
+	pshufb 64(%rsp), %xmm8 /* s1_13 = lookup16(t1_13, pair_29) */
 	pxor %xmm2, %xmm0 /* y1_8 = xor(s1_8, s0_8) */
 	pxor %xmm7, %xmm10 /* y1_9 = xor(s1_9, s0_9) */
 	pxor %xmm3, %xmm9 /* y1_10 = xor(s1_10, s0_10) */
@@ -5556,6 +5118,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	pxor %xmm6, %xmm13 /* y0_11 = xor(s0_11, y1_12) */
 	pxor %xmm8, %xmm1 /* y0_12 = xor(s0_12, y1_13) */
 	pxor %xmm11, %xmm5 /* y0_13 = xor(s0_13, s0_14) */
+	movdqa %xmm4, 64(%rsp) /* spill y0_1_2 */
 	movdqa %xmm11, %xmm4 /* s0_14 */
 	pxor %xmm15, %xmm4 /* y0_14 = xor(s0_14, s0_15) */
 	movdqa %xmm12, 112(%rsp) /* spill y0_0_2 */
@@ -5597,21 +5160,16 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	/* Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them. */
 	movdqa %xmm11, 256(%rsp) /* spill y0_14_3 */
 	movdqa 112(%rsp), %xmm11 /* reload y0_0_2 */
-	movdqa %xmm15, 272(%rsp) /* spill y0_15_3 */
-	movdqa 64(%rsp), %xmm15 /* reload y0_1_2 */
-	punpcklwd %xmm15, %xmm11 /* pack = unpacklo(y0_0_2, y0_1_2) */
-	movdqa 240(%rsp), %xmm15 /* reload y0_2_2 */
-	movdqa %xmm6, 64(%rsp) /* spill y1_12_2 */
-	movdqa 16(%rsp), %xmm6 /* reload y0_3_2 */
-	punpcklwd %xmm6, %xmm15 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
-	movdqa 224(%rsp), %xmm6 /* reload y0_4_2 */
-	movdqa %xmm8, 16(%rsp) /* spill y1_13_2 */
-	movdqa 0(%rsp), %xmm8 /* reload y0_5_2 */
-	punpcklwd %xmm8, %xmm6 /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
-	movdqa 176(%rsp), %xmm8 /* reload y0_6_2 */
-	movdqa %xmm9, 0(%rsp) /* spill y1_10_2 */
-	movdqa 160(%rsp), %xmm9 /* reload y0_7_2 */
-	punpcklwd %xmm9, %xmm8 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
+	punpcklwd 64(%rsp), %xmm11 /* pack = unpacklo(y0_0_2, y0_1_2) */
+	movdqa %xmm15, 64(%rsp) /* spill y0_15_3 */
+	movdqa 0(%rsp), %xmm15 /* reload y0_2_2 */
+	punpcklwd 16(%rsp), %xmm15 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
+	movdqa %xmm6, 16(%rsp) /* spill y1_12_2 */
+	movdqa 192(%rsp), %xmm6 /* reload y0_4_2 */
+	punpcklwd 240(%rsp), %xmm6 /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
+	movdqa %xmm8, 240(%rsp) /* spill y1_13_2 */
+	movdqa 160(%rsp), %xmm8 /* reload y0_6_2 */
+	punpcklwd 224(%rsp), %xmm8 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
 	punpckldq %xmm15, %xmm11 /* pack_4 = unpacklo(pack, pack_1) */
 	punpckldq %xmm8, %xmm6 /* pack_5 = unpacklo(pack_2, pack_3) */
 	punpcklqdq %xmm6, %xmm11 /* pack_6 = unpacklo(pack_4, pack_5) */
@@ -5624,34 +5182,27 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
 	punpckldq %xmm4, %xmm1 /* pack_12 = unpacklo(pack_9, pack_10) */
 	punpcklqdq %xmm1, %xmm2 /* pack_13 = unpacklo(pack_11, pack_12) */
 	movdqu %xmm2, 80(%rdx) /* store pack_13 */
-	movdqa 144(%rsp), %xmm1 /* reload y1_0_2 */
-	movdqa 128(%rsp), %xmm2 /* reload y1_1_2 */
-	punpcklwd %xmm2, %xmm1 /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
-	movdqa 96(%rsp), %xmm2 /* reload y1_2_2 */
-	movdqa 80(%rsp), %xmm3 /* reload y1_3_2 */
-	punpcklwd %xmm3, %xmm2 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
-	movdqa 32(%rsp), %xmm3 /* reload y1_4_2 */
-	movdqa 48(%rsp), %xmm4 /* reload y1_5_2 */
-	punpcklwd %xmm4, %xmm3 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
-	movdqa 208(%rsp), %xmm4 /* reload y1_6_2 */
-	movdqa 192(%rsp), %xmm5 /* reload y1_7_2 */
-	punpcklwd %xmm5, %xmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
+	movdqa 176(%rsp), %xmm1 /* reload y1_0_2 */
+	punpcklwd 144(%rsp), %xmm1 /* pack_14 = unpacklo(y1_0_2, y1_1_2) */
+	movdqa 128(%rsp), %xmm2 /* reload y1_2_2 */
+	punpcklwd 96(%rsp), %xmm2 /* pack_15 = unpacklo(y1_2_2, y1_3_2) */
+	movdqa 48(%rsp), %xmm3 /* reload y1_4_2 */
+	punpcklwd 80(%rsp), %xmm3 /* pack_16 = unpacklo(y1_4_2, y1_5_2) */
+	movdqa 32(%rsp), %xmm4 /* reload y1_6_2 */
+	punpcklwd 208(%rsp), %xmm4 /* pack_17 = unpacklo(y1_6_2, y1_7_2) */
 	punpckldq %xmm2, %xmm1 /* pack_18 = unpacklo(pack_14, pack_15) */
 	punpckldq %xmm4, %xmm3 /* pack_19 = unpacklo(pack_16, pack_17) */
 	punpcklqdq %xmm3, %xmm1 /* pack_20 = unpacklo(pack_18, pack_19) */
 	movdqu %xmm1, 96(%rdx) /* store pack_20 */
 	punpcklwd %xmm10, %xmm0 /* pack_21 = unpacklo(y1_8_2, y1_9_2) */
-	movdqa 0(%rsp), %xmm1 /* reload y1_10_2 */
-	punpcklwd %xmm14, %xmm1 /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
-	movdqa 64(%rsp), %xmm2 /* reload y1_12_2 */
-	movdqa 16(%rsp), %xmm3 /* reload y1_13_2 */
-	punpcklwd %xmm3, %xmm2 /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
-	movdqa 256(%rsp), %xmm3 /* reload y0_14_3 */
-	movdqa 272(%rsp), %xmm4 /* reload y0_15_3 */
-	punpcklwd %xmm4, %xmm3 /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
-	punpckldq %xmm1, %xmm0 /* pack_25 = unpacklo(pack_21, pack_22) */
-	punpckldq %xmm3, %xmm2 /* pack_26 = unpacklo(pack_23, pack_24) */
-	punpcklqdq %xmm2, %xmm0 /* pack_27 = unpacklo(pack_25, pack_26) */
+	punpcklwd %xmm14, %xmm9 /* pack_22 = unpacklo(y1_10_2, y1_11_2) */
+	movdqa 16(%rsp), %xmm1 /* reload y1_12_2 */
+	punpcklwd 240(%rsp), %xmm1 /* pack_23 = unpacklo(y1_12_2, y1_13_2) */
+	movdqa 256(%rsp), %xmm2 /* reload y0_14_3 */
+	punpcklwd 64(%rsp), %xmm2 /* pack_24 = unpacklo(y0_14_3, y0_15_3) */
+	punpckldq %xmm9, %xmm0 /* pack_25 = unpacklo(pack_21, pack_22) */
+	punpckldq %xmm2, %xmm1 /* pack_26 = unpacklo(pack_23, pack_24) */
+	punpcklqdq %xmm1, %xmm0 /* pack_27 = unpacklo(pack_25, pack_26) */
 	movdqu %xmm0, 112(%rdx) /* store pack_27 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -5665,7 +5216,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_pairs_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 896 bytes (53 spill slots of 16 bytes)
+ *   frame: 704 bytes (41 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm
@@ -5675,7 +5226,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $896, %rsp
+	sub $704, %rsp
 
 	/* The 16 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	movzbl (%rsi), %eax
@@ -5796,38 +5347,36 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm13, %xmm12 /* y0_13_1 = xor(y0_13, y1_14_3) */
 	movdqa %xmm15, %xmm13 /* pairs_1 */
 	pshufb %xmm8, %xmm13 /* y0_14 = lookup16(pairs_1, pick_5) */
-	movdqa %xmm12, 224(%rsp) /* spill y0_13_1 */
-	movdqa 0(%rsp), %xmm12 /* reload y1_15 */
-	pxor %xmm12, %xmm13 /* y0_14_1 = xor(y0_14, y1_15) */
+	pxor 0(%rsp), %xmm13 /* y0_14_1 = xor(y0_14, y1_15) */
 	pshufb %xmm9, %xmm15 /* y0_15 = lookup16(pairs_1, pick_6) */
-	pxor %xmm12, %xmm15 /* y0_15_1 = xor(y0_15, y1_15) */
-	movdqa %xmm15, 240(%rsp) /* spill y0_15_1 */
+	pxor 0(%rsp), %xmm15 /* y0_15_1 = xor(y0_15, y1_15) */
+	movdqa %xmm15, 224(%rsp) /* spill y0_15_1 */
 	movdqa 16(%rsp), %xmm15 /* reload pairs_2 */
-	movdqa %xmm13, 256(%rsp) /* spill y0_14_1 */
+	movdqa %xmm13, 240(%rsp) /* spill y0_14_1 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm3, %xmm13 /* y1_0 = lookup16(pairs_2, carry) */
-	movdqa %xmm13, 272(%rsp) /* spill y1_0 */
+	movdqa %xmm13, 256(%rsp) /* spill y1_0 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm2, %xmm13 /* y1_1 = lookup16(pairs_2, pick) */
-	movdqa %xmm13, 288(%rsp) /* spill y1_1 */
+	movdqa %xmm13, 272(%rsp) /* spill y1_1 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm4, %xmm13 /* y1_2 = lookup16(pairs_2, pick_1) */
-	movdqa %xmm13, 304(%rsp) /* spill y1_2 */
+	movdqa %xmm13, 288(%rsp) /* spill y1_2 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm5, %xmm13 /* y1_3 = lookup16(pairs_2, pick_2) */
-	movdqa %xmm13, 320(%rsp) /* spill y1_3 */
+	movdqa %xmm13, 304(%rsp) /* spill y1_3 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm6, %xmm13 /* y1_4 = lookup16(pairs_2, pick_3) */
-	movdqa %xmm13, 336(%rsp) /* spill y1_4 */
+	movdqa %xmm13, 320(%rsp) /* spill y1_4 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm7, %xmm13 /* y1_5 = lookup16(pairs_2, pick_4) */
-	movdqa %xmm13, 352(%rsp) /* spill y1_5 */
+	movdqa %xmm13, 336(%rsp) /* spill y1_5 */
 	movdqa %xmm15, %xmm13 /* pairs_2 */
 	pshufb %xmm8, %xmm13 /* y1_6 = lookup16(pairs_2, pick_5) */
 	pshufb %xmm9, %xmm15 /* y1_7 = lookup16(pairs_2, pick_6) */
 	movdqa %xmm15, 16(%rsp) /* spill y1_7 */
 	movdqa 32(%rsp), %xmm15 /* reload pairs_3 */
-	movdqa %xmm13, 368(%rsp) /* spill y1_6 */
+	movdqa %xmm13, 352(%rsp) /* spill y1_6 */
 	movdqa %xmm15, %xmm13 /* pairs_3 */
 	pshufb %xmm3, %xmm13 /* y1_8 = lookup16(pairs_3, carry) */
 	pxor %xmm1, %xmm13 /* y1_8_1 = xor(y1_8, y1_14) */
@@ -5841,7 +5390,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm10, %xmm3 /* y1_11_1 = xor(y1_11, s1_14) */
 	movdqa %xmm15, %xmm4 /* pairs_3 */
 	pshufb %xmm6, %xmm4 /* y1_12 = lookup16(pairs_3, pick_3) */
-	pxor %xmm12, %xmm4 /* y1_12_1 = xor(y1_12, y1_15) */
+	pxor 0(%rsp), %xmm4 /* y1_12_1 = xor(y1_12, y1_15) */
 	movdqa %xmm15, %xmm5 /* pairs_3 */
 	pshufb %xmm7, %xmm5 /* y1_13 = lookup16(pairs_3, pick_4) */
 	pxor %xmm0, %xmm5 /* y1_13_1 = xor(y1_13, s1_15) */
@@ -5849,7 +5398,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pshufb %xmm8, %xmm0 /* y1_14_4 = lookup16(pairs_3, pick_5) */
 	pxor %xmm10, %xmm0 /* y1_14_5 = xor(y1_14_4, s1_14) */
 	pshufb %xmm9, %xmm15 /* y1_15_3 = lookup16(pairs_3, pick_6) */
-	pxor %xmm12, %xmm15 /* y1_15_4 = xor(y1_15_3, y1_15) */
+	pxor 0(%rsp), %xmm15 /* y1_15_4 = xor(y1_15_3, y1_15) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
 	movdqa 80(%rsp), %xmm6 /* reload x0_0.2 */
@@ -5857,101 +5406,83 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa 144(%rsp), %xmm8 /* reload x0_3.2 */
 	movdqa 160(%rsp), %xmm9 /* reload x0_4.2 */
 	movdqa 176(%rsp), %xmm10 /* reload x0_5.2 */
-	movdqa 224(%rsp), %xmm12 /* reload x0_7.2 */
 	movdqa %xmm1, 0(%rsp) /* spill x1_13.2 */
 	movdqa 48(%rsp), %xmm1 /* reload x0_8.2 */
 	movdqa %xmm13, 32(%rsp) /* spill x1_12.2 */
 	movdqa 64(%rsp), %xmm13 /* reload x0_9.2 */
-	movdqa %xmm5, 384(%rsp) /* spill x1_11.2 */
+	movdqa %xmm5, 368(%rsp) /* spill x1_11.2 */
 	movdqa 112(%rsp), %xmm5 /* reload x0_10.2 */
-	movdqa %xmm4, 400(%rsp) /* spill x1_10.2 */
+	movdqa %xmm4, 384(%rsp) /* spill x1_10.2 */
 	movdqa 128(%rsp), %xmm4 /* reload x0_11.2 */
-	movdqa %xmm4, 416(%rsp) /* spill x0_11.2 */
-	movdqa 256(%rsp), %xmm4 /* reload x0_12.2 */
-	movdqa %xmm4, 432(%rsp) /* spill x0_12.2 */
-	movdqa 240(%rsp), %xmm4 /* reload x0_13.2 */
-	movdqa %xmm4, 448(%rsp) /* spill x0_13.2 */
+	movdqa %xmm4, 400(%rsp) /* spill x0_11.2 */
+	movdqa 240(%rsp), %xmm4 /* reload x0_12.2 */
+	movdqa %xmm4, 416(%rsp) /* spill x0_12.2 */
+	movdqa 224(%rsp), %xmm4 /* reload x0_13.2 */
+	movdqa %xmm4, 432(%rsp) /* spill x0_13.2 */
 	movdqa 192(%rsp), %xmm4 /* reload x0_14.2 */
-	movdqa %xmm4, 464(%rsp) /* spill x0_14.2 */
+	movdqa %xmm4, 448(%rsp) /* spill x0_14.2 */
 	movdqa 208(%rsp), %xmm4 /* reload x0_15.2 */
-	movdqa %xmm4, 480(%rsp) /* spill x0_15.2 */
-	movdqa 336(%rsp), %xmm4 /* reload x1_0.2 */
-	movdqa %xmm5, 496(%rsp) /* spill x0_10.2 */
-	movdqa 352(%rsp), %xmm5 /* reload x1_1.2 */
-	movdqa %xmm13, 512(%rsp) /* spill x0_9.2 */
-	movdqa 272(%rsp), %xmm13 /* reload x1_6.2 */
-	movdqa %xmm1, 528(%rsp) /* spill x0_8.2 */
-	movdqa 288(%rsp), %xmm1 /* reload x1_7.2 */
-	movdqa %xmm1, 544(%rsp) /* spill x1_7.2 */
-	movdqa 304(%rsp), %xmm1 /* reload x1_8.2 */
-	movdqa %xmm1, 560(%rsp) /* spill x1_8.2 */
-	movdqa 320(%rsp), %xmm1 /* reload x1_9.2 */
-	movdqa %xmm1, 576(%rsp) /* spill x1_9.2 */
-	movdqa 400(%rsp), %xmm1 /* reload x1_10.2 */
-	movdqa %xmm1, 592(%rsp) /* spill x1_10.2 */
-	movdqa 384(%rsp), %xmm1 /* reload x1_11.2 */
-	movdqa %xmm1, 608(%rsp) /* spill x1_11.2 */
+	movdqa %xmm4, 464(%rsp) /* spill x0_15.2 */
+	movdqa 320(%rsp), %xmm4 /* reload x1_0.2 */
+	movdqa %xmm5, 480(%rsp) /* spill x0_10.2 */
+	movdqa 336(%rsp), %xmm5 /* reload x1_1.2 */
+	movdqa %xmm13, 496(%rsp) /* spill x0_9.2 */
+	movdqa 256(%rsp), %xmm13 /* reload x1_6.2 */
+	movdqa %xmm1, 512(%rsp) /* spill x0_8.2 */
+	movdqa 272(%rsp), %xmm1 /* reload x1_7.2 */
+	movdqa %xmm1, 528(%rsp) /* spill x1_7.2 */
+	movdqa 288(%rsp), %xmm1 /* reload x1_8.2 */
+	movdqa %xmm1, 544(%rsp) /* spill x1_8.2 */
+	movdqa 304(%rsp), %xmm1 /* reload x1_9.2 */
+	movdqa %xmm1, 560(%rsp) /* spill x1_9.2 */
+	movdqa 384(%rsp), %xmm1 /* reload x1_10.2 */
+	movdqa %xmm1, 576(%rsp) /* spill x1_10.2 */
+	movdqa 368(%rsp), %xmm1 /* reload x1_11.2 */
+	movdqa %xmm1, 592(%rsp) /* spill x1_11.2 */
 	movdqa 32(%rsp), %xmm1 /* reload x1_12.2 */
-	movdqa %xmm1, 624(%rsp) /* spill x1_12.2 */
+	movdqa %xmm1, 608(%rsp) /* spill x1_12.2 */
 	movdqa 0(%rsp), %xmm1 /* reload x1_13.2 */
-	movdqa %xmm1, 640(%rsp) /* spill x1_13.2 */
-	movdqa 368(%rsp), %xmm1 /* reload x1_14.2 */
-	movdqa %xmm1, 656(%rsp) /* spill x1_14.2 */
+	movdqa %xmm1, 624(%rsp) /* spill x1_13.2 */
+	movdqa 352(%rsp), %xmm1 /* reload x1_14.2 */
+	movdqa %xmm1, 640(%rsp) /* spill x1_14.2 */
 	movdqa 16(%rsp), %xmm1 /* reload x1_15.2 */
+	movdqa %xmm1, 16(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_ssse3_asm_8_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm1, 16(%rsp) /* spill x1_15.2 */
 	movdqu 512(%rdi,%r8), %xmm1 /* t0_0 = bcast128() */
 	pshufb %xmm6, %xmm1 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm6, 368(%rsp) /* spill x0_0.2 */
 	movdqu 528(%rdi,%r8), %xmm6 /* t0_1 = bcast128() */
 	pshufb %xmm7, %xmm6 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm7, 320(%rsp) /* spill x0_1.2 */
 	movdqu 544(%rdi,%r8), %xmm7 /* t0_2 = bcast128() */
 	pshufb %xmm11, %xmm7 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm11, 304(%rsp) /* spill x0_2.2 */
 	movdqu 560(%rdi,%r8), %xmm11 /* t0_3 = bcast128() */
 	pshufb %xmm8, %xmm11 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm8, 288(%rsp) /* spill x0_3.2 */
 	movdqu 576(%rdi,%r8), %xmm8 /* t0_4 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm9, 272(%rsp) /* spill x0_4.2 */
 	movdqu 592(%rdi,%r8), %xmm9 /* t0_5 = bcast128() */
 	pshufb %xmm10, %xmm9 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm10, 352(%rsp) /* spill x0_5.2 */
 	movdqu 608(%rdi,%r8), %xmm10 /* t0_6 = bcast128() */
 	pshufb %xmm14, %xmm10 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm14, 336(%rsp) /* spill x0_6.2 */
 	movdqu 624(%rdi,%r8), %xmm14 /* t0_7 = bcast128() */
 	pshufb %xmm12, %xmm14 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm12, 208(%rsp) /* spill x0_7.2 */
 	movdqu 768(%rdi,%r8), %xmm12 /* t1_0 = bcast128() */
 	pshufb %xmm4, %xmm12 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm4, 192(%rsp) /* spill x1_0.2 */
 	movdqu 784(%rdi,%r8), %xmm4 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm4 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm5, 240(%rsp) /* spill x1_1.2 */
 	movdqu 800(%rdi,%r8), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm0, %xmm5 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm0, 256(%rsp) /* spill x1_2.2 */
 	movdqu 816(%rdi,%r8), %xmm0 /* t1_3 = bcast128() */
 	pshufb %xmm15, %xmm0 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm15, 128(%rsp) /* spill x1_3.2 */
 	movdqu 832(%rdi,%r8), %xmm15 /* t1_4 = bcast128() */
 	pshufb %xmm2, %xmm15 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm2, 112(%rsp) /* spill x1_4.2 */
 	movdqu 848(%rdi,%r8), %xmm2 /* t1_5 = bcast128() */
 	pshufb %xmm3, %xmm2 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm3, 64(%rsp) /* spill x1_5.2 */
 	movdqu 864(%rdi,%r8), %xmm3 /* t1_6 = bcast128() */
 	pshufb %xmm13, %xmm3 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm13, 48(%rsp) /* spill x1_6.2 */
 	movdqu 880(%rdi,%r8), %xmm13 /* t1_7 = bcast128() */
-	movdqa %xmm14, 224(%rsp) /* spill s0_7 */
-	movdqa 544(%rsp), %xmm14 /* reload x1_7.2 */
-	pshufb %xmm14, %xmm13 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb 528(%rsp), %xmm13 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm1, %xmm12 /* y1_0_1 = xor(s1_0, s0_0) */
@@ -5961,7 +5492,6 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm8, %xmm15 /* y1_4_1 = xor(s1_4, s0_4) */
 	pxor %xmm9, %xmm2 /* y1_5_1 = xor(s1_5, s0_5) */
 	pxor %xmm10, %xmm3 /* y1_6_1 = xor(s1_6, s0_6) */
-	movdqa 224(%rsp), %xmm14 /* reload s0_7 */
 	pxor %xmm14, %xmm13 /* y1_7_1 = xor(s1_7, s0_7) */
 	pxor %xmm4, %xmm1 /* y0_0_1 = xor(s0_0, y1_1_1) */
 	pxor %xmm5, %xmm6 /* y0_1_1 = xor(s0_1, y1_2_1) */
@@ -6005,71 +5535,54 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm13, %xmm14 /* y0_7_3 = xor(y0_7_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm13, 224(%rsp) /* spill y1_7_3 */
+	movdqa %xmm13, 352(%rsp) /* spill y1_7_3 */
 	movdqu 640(%rdi,%r8), %xmm13 /* t0_8 = bcast128() */
-	movdqa %xmm3, 176(%rsp) /* spill y1_6_3 */
-	movdqa 528(%rsp), %xmm3 /* reload x0_8.2 */
-	pshufb %xmm3, %xmm13 /* s0_8 = lookup16(t0_8, x0_8) */
+	pshufb 512(%rsp), %xmm13 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm3, 304(%rsp) /* spill y1_6_3 */
 	movdqu 656(%rdi,%r8), %xmm3 /* t0_9 = bcast128() */
-	movdqa %xmm0, 160(%rsp) /* spill y1_3_3 */
-	movdqa 512(%rsp), %xmm0 /* reload x0_9.2 */
-	pshufb %xmm0, %xmm3 /* s0_9 = lookup16(t0_9, x0_9) */
+	pshufb 496(%rsp), %xmm3 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm0, 288(%rsp) /* spill y1_3_3 */
 	movdqu 672(%rdi,%r8), %xmm0 /* t0_10 = bcast128() */
-	movdqa %xmm5, 144(%rsp) /* spill y1_2_3 */
-	movdqa 496(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm0 /* s0_10 = lookup16(t0_10, x0_10) */
+	pshufb 480(%rsp), %xmm0 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm5, 272(%rsp) /* spill y1_2_3 */
 	movdqu 688(%rdi,%r8), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm4, 96(%rsp) /* spill y1_1_3 */
-	movdqa 416(%rsp), %xmm4 /* reload x0_11.2 */
-	pshufb %xmm4, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	pshufb 400(%rsp), %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm4, 256(%rsp) /* spill y1_1_3 */
 	movdqu 704(%rdi,%r8), %xmm4 /* t0_12 = bcast128() */
-	movdqa %xmm12, 80(%rsp) /* spill y1_0_3 */
-	movdqa 432(%rsp), %xmm12 /* reload x0_12.2 */
-	pshufb %xmm12, %xmm4 /* s0_12 = lookup16(t0_12, x0_12) */
+	pshufb 416(%rsp), %xmm4 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm12, 336(%rsp) /* spill y1_0_3 */
 	movdqu 720(%rdi,%r8), %xmm12 /* t0_13 = bcast128() */
-	movdqa %xmm2, 672(%rsp) /* spill y1_5_3 */
-	movdqa 448(%rsp), %xmm2 /* reload x0_13.2 */
-	pshufb %xmm2, %xmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	pshufb 432(%rsp), %xmm12 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm2, 320(%rsp) /* spill y1_5_3 */
 	movdqu 736(%rdi,%r8), %xmm2 /* t0_14 = bcast128() */
-	movdqa %xmm15, 688(%rsp) /* spill y1_4_3 */
-	movdqa 464(%rsp), %xmm15 /* reload x0_14.2 */
-	pshufb %xmm15, %xmm2 /* s0_14 = lookup16(t0_14, x0_14) */
+	pshufb 448(%rsp), %xmm2 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm15, 208(%rsp) /* spill y1_4_3 */
 	movdqu 752(%rdi,%r8), %xmm15 /* t0_15 = bcast128() */
-	movdqa %xmm9, 704(%rsp) /* spill y0_5_3 */
-	movdqa 480(%rsp), %xmm9 /* reload x0_15.2 */
-	pshufb %xmm9, %xmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	pshufb 464(%rsp), %xmm15 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm9, 192(%rsp) /* spill y0_5_3 */
 	movdqu 896(%rdi,%r8), %xmm9 /* t1_8 = bcast128() */
-	movdqa %xmm8, 720(%rsp) /* spill y0_4_3 */
-	movdqa 560(%rsp), %xmm8 /* reload x1_8.2 */
-	pshufb %xmm8, %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 544(%rsp), %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm8, 224(%rsp) /* spill y0_4_3 */
 	movdqu 912(%rdi,%r8), %xmm8 /* t1_9 = bcast128() */
-	movdqa %xmm6, 736(%rsp) /* spill y0_1_3 */
-	movdqa 576(%rsp), %xmm6 /* reload x1_9.2 */
-	pshufb %xmm6, %xmm8 /* s1_9 = lookup16(t1_9, x1_9) */
+	pshufb 560(%rsp), %xmm8 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm6, 240(%rsp) /* spill y0_1_3 */
 	movdqu 928(%rdi,%r8), %xmm6 /* t1_10 = bcast128() */
-	movdqa %xmm1, 752(%rsp) /* spill y0_0_3 */
-	movdqa 592(%rsp), %xmm1 /* reload x1_10.2 */
-	pshufb %xmm1, %xmm6 /* s1_10 = lookup16(t1_10, x1_10) */
+	pshufb 576(%rsp), %xmm6 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm1, 128(%rsp) /* spill y0_0_3 */
 	movdqu 944(%rdi,%r8), %xmm1 /* t1_11 = bcast128() */
-	movdqa %xmm14, 768(%rsp) /* spill y0_7_3 */
-	movdqa 608(%rsp), %xmm14 /* reload x1_11.2 */
-	pshufb %xmm14, %xmm1 /* s1_11 = lookup16(t1_11, x1_11) */
+	pshufb 592(%rsp), %xmm1 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm14, 112(%rsp) /* spill y0_7_3 */
 	movdqu 960(%rdi,%r8), %xmm14 /* t1_12 = bcast128() */
-	movdqa %xmm10, 784(%rsp) /* spill y0_6_3 */
-	movdqa 624(%rsp), %xmm10 /* reload x1_12.2 */
-	pshufb %xmm10, %xmm14 /* s1_12 = lookup16(t1_12, x1_12) */
+	pshufb 608(%rsp), %xmm14 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm10, 64(%rsp) /* spill y0_6_3 */
 	movdqu 976(%rdi,%r8), %xmm10 /* t1_13 = bcast128() */
-	movdqa %xmm11, 800(%rsp) /* spill y0_3_3 */
-	movdqa 640(%rsp), %xmm11 /* reload x1_13.2 */
-	pshufb %xmm11, %xmm10 /* s1_13 = lookup16(t1_13, x1_13) */
+	pshufb 624(%rsp), %xmm10 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm11, 48(%rsp) /* spill y0_3_3 */
 	movdqu 992(%rdi,%r8), %xmm11 /* t1_14_1 = bcast128() */
-	movdqa %xmm7, 816(%rsp) /* spill y0_2_3 */
-	movdqa 656(%rsp), %xmm7 /* reload x1_14.2 */
-	pshufb %xmm7, %xmm11 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	pshufb 640(%rsp), %xmm11 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	movdqa %xmm7, 176(%rsp) /* spill y0_2_3 */
 	movdqu 1008(%rdi,%r8), %xmm7 /* t1_15_1 = bcast128() */
-	movdqa %xmm15, 832(%rsp) /* spill s0_15 */
-	movdqa 16(%rsp), %xmm15 /* reload x1_15.2 */
-	pshufb %xmm15, %xmm7 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	pshufb 16(%rsp), %xmm7 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm13, %xmm9 /* y1_8_2 = xor(s1_8, s0_8) */
@@ -6079,7 +5592,6 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm4, %xmm14 /* y1_12_2 = xor(s1_12, s0_12) */
 	pxor %xmm12, %xmm10 /* y1_13_2 = xor(s1_13, s0_13) */
 	pxor %xmm2, %xmm11 /* y1_14_6 = xor(s1_14_1, s0_14) */
-	movdqa 832(%rsp), %xmm15 /* reload s0_15 */
 	pxor %xmm15, %xmm7 /* y1_15_5 = xor(s1_15_1, s0_15) */
 	pxor %xmm8, %xmm13 /* y0_8_2 = xor(s0_8, y1_9_2) */
 	pxor %xmm6, %xmm3 /* y0_9_2 = xor(s0_9, y1_10_1) */
@@ -6123,61 +5635,48 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm7, %xmm15 /* y0_15_4 = xor(y0_15_3, y1_15_7) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 752(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 528(%rsp) /* spill x0_8.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 512(%rsp) /* spill x0_9.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 496(%rsp) /* spill x0_10.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 704(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 416(%rsp) /* spill x0_11.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm2, 432(%rsp) /* spill x0_12.2 */
-	movdqa %xmm15, 448(%rsp) /* spill x0_13.2 */
-	movdqa %xmm0, 464(%rsp) /* spill x0_14.2 */
-	movdqa %xmm5, 480(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 96(%rsp), %xmm0 /* reload x1_7.3 */
-	movdqa %xmm0, 544(%rsp) /* spill x1_7.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 144(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 560(%rsp) /* spill x1_8.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 160(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 576(%rsp) /* spill x1_9.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm14, 592(%rsp) /* spill x1_10.2 */
-	movdqa %xmm10, 608(%rsp) /* spill x1_11.2 */
-	movdqa %xmm9, 624(%rsp) /* spill x1_12.2 */
-	movdqa %xmm8, 640(%rsp) /* spill x1_13.2 */
-	movdqa %xmm0, 832(%rsp) /* spill x0_14.3 */
-	movdqa 176(%rsp), %xmm0 /* reload x1_14.3 */
-	movdqa %xmm0, 656(%rsp) /* spill x1_14.2 */
-	movdqa 832(%rsp), %xmm0 /* reload x0_14.3 */
+	movdqa %xmm2, 416(%rsp) /* spill x0_12.2 */
+	movdqa %xmm15, 432(%rsp) /* spill x0_13.2 */
+	movdqa %xmm0, 448(%rsp) /* spill x0_14.2 */
+	movdqa %xmm5, 464(%rsp) /* spill x0_15.2 */
+	movdqa %xmm14, 576(%rsp) /* spill x1_10.2 */
+	movdqa %xmm10, 592(%rsp) /* spill x1_11.2 */
+	movdqa %xmm9, 608(%rsp) /* spill x1_12.2 */
+	movdqa %xmm8, 624(%rsp) /* spill x1_13.2 */
+	movdqa %xmm0, 160(%rsp) /* spill x0_14.3 */
+	movdqa 128(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 512(%rsp) /* spill x0_8.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 496(%rsp) /* spill x0_9.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 480(%rsp) /* spill x0_10.2 */
+	movdqa 192(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 400(%rsp) /* spill x0_11.2 */
+	movdqa 256(%rsp), %xmm0 /* reload x1_7.3 */
+	movdqa %xmm0, 528(%rsp) /* spill x1_7.2 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 544(%rsp) /* spill x1_8.2 */
+	movdqa 288(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 560(%rsp) /* spill x1_9.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x1_14.3 */
+	movdqa %xmm0, 640(%rsp) /* spill x1_14.2 */
+	movdqa 352(%rsp), %xmm0 /* reload x1_15.3 */
+	movdqa %xmm0, 16(%rsp) /* spill x1_15.2 */
+	movdqa 160(%rsp), %xmm0 /* reload x0_14.3 */
 	movdqa %xmm11, %xmm0 /* x1_2.3 */
 	movdqa %xmm6, %xmm2 /* x1_4.3 */
-	movdqa 672(%rsp), %xmm5 /* reload x1_1.3 */
-	movdqa 816(%rsp), %xmm6 /* reload x0_0.3 */
-	movdqa 768(%rsp), %xmm8 /* reload x0_3.3 */
+	movdqa 320(%rsp), %xmm5 /* reload x1_1.3 */
+	movdqa 176(%rsp), %xmm6 /* reload x0_0.3 */
+	movdqa 112(%rsp), %xmm8 /* reload x0_3.3 */
 	movdqa %xmm13, %xmm9 /* x0_4.3 */
 	movdqa %xmm3, %xmm10 /* x0_5.3 */
 	movdqa %xmm1, %xmm3 /* x1_5.3 */
-	movdqa 224(%rsp), %xmm1 /* reload x1_15.3 */
-	movdqa 784(%rsp), %xmm11 /* reload x0_2.3 */
-	movdqa 80(%rsp), %xmm13 /* reload x1_6.3 */
+	movdqa 64(%rsp), %xmm11 /* reload x0_2.3 */
+	movdqa 336(%rsp), %xmm13 /* reload x1_6.3 */
 	movdqa %xmm4, %xmm14 /* x0_6.3 */
-	movdqa 688(%rsp), %xmm4 /* reload x1_0.3 */
+	movdqa 208(%rsp), %xmm4 /* reload x1_0.3 */
 	movdqa %xmm7, %xmm15 /* x1_3.3 */
-	movdqa 800(%rsp), %xmm7 /* reload x0_1.3 */
+	movdqa 48(%rsp), %xmm7 /* reload x0_1.3 */
 	add $512, %r8
 	cmp $11776, %r8
 	jne .Lublock_nibbleslice_ssse3_asm_8_loop_r0
@@ -6191,23 +5690,18 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	por %xmm10, %xmm9 /* byte_2 = or(hi_up_2, x0_5) */
 	psllw $4, %xmm14 /* hi_up_3 = shl(x0_6) */
 	por %xmm12, %xmm14 /* byte_3 = or(hi_up_3, x0_7) */
-	movdqa 528(%rsp), %xmm7 /* reload x0_8.2 */
-	psllw $4, %xmm7 /* hi_up_4 = shl(x0_8) */
-	movdqa 512(%rsp), %xmm8 /* reload x0_9.2 */
-	por %xmm8, %xmm7 /* byte_4 = or(hi_up_4, x0_9) */
-	movdqa 496(%rsp), %xmm8 /* reload x0_10.2 */
-	psllw $4, %xmm8 /* hi_up_5 = shl(x0_10) */
-	movdqa 416(%rsp), %xmm10 /* reload x0_11.2 */
-	por %xmm10, %xmm8 /* byte_5 = or(hi_up_5, x0_11) */
-	movdqa 432(%rsp), %xmm10 /* reload x0_12.2 */
-	psllw $4, %xmm10 /* hi_up_6 = shl(x0_12) */
-	movdqa 448(%rsp), %xmm12 /* reload x0_13.2 */
-	por %xmm12, %xmm10 /* byte_6 = or(hi_up_6, x0_13) */
-	movdqa 464(%rsp), %xmm12 /* reload x0_14.2 */
-	psllw $4, %xmm12 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm10, 464(%rsp) /* spill byte_6 */
-	movdqa 480(%rsp), %xmm10 /* reload x0_15.2 */
-	por %xmm10, %xmm12 /* byte_7 = or(hi_up_7, x0_15) */
+	movdqa 512(%rsp), %xmm1 /* reload x0_8.2 */
+	psllw $4, %xmm1 /* hi_up_4 = shl(x0_8) */
+	por 496(%rsp), %xmm1 /* byte_4 = or(hi_up_4, x0_9) */
+	movdqa 480(%rsp), %xmm7 /* reload x0_10.2 */
+	psllw $4, %xmm7 /* hi_up_5 = shl(x0_10) */
+	por 400(%rsp), %xmm7 /* byte_5 = or(hi_up_5, x0_11) */
+	movdqa 416(%rsp), %xmm8 /* reload x0_12.2 */
+	psllw $4, %xmm8 /* hi_up_6 = shl(x0_12) */
+	por 432(%rsp), %xmm8 /* byte_6 = or(hi_up_6, x0_13) */
+	movdqa 448(%rsp), %xmm10 /* reload x0_14.2 */
+	psllw $4, %xmm10 /* hi_up_7 = shl(x0_14) */
+	por 464(%rsp), %xmm10 /* byte_7 = or(hi_up_7, x0_15) */
 	psllw $4, %xmm4 /* hi_up_8 = shl(x1_0) */
 	por %xmm5, %xmm4 /* byte_8 = or(hi_up_8, x1_1) */
 	psllw $4, %xmm0 /* hi_up_9 = shl(x1_2) */
@@ -6215,25 +5709,22 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	psllw $4, %xmm2 /* hi_up_10 = shl(x1_4) */
 	por %xmm3, %xmm2 /* byte_10 = or(hi_up_10, x1_5) */
 	psllw $4, %xmm13 /* hi_up_11 = shl(x1_6) */
-	movdqa 544(%rsp), %xmm3 /* reload x1_7.2 */
-	por %xmm3, %xmm13 /* byte_11 = or(hi_up_11, x1_7) */
-	movdqa 560(%rsp), %xmm3 /* reload x1_8.2 */
+	por 528(%rsp), %xmm13 /* byte_11 = or(hi_up_11, x1_7) */
+	movdqa 544(%rsp), %xmm3 /* reload x1_8.2 */
 	psllw $4, %xmm3 /* hi_up_12 = shl(x1_8) */
-	movdqa 576(%rsp), %xmm5 /* reload x1_9.2 */
-	por %xmm5, %xmm3 /* byte_12 = or(hi_up_12, x1_9) */
-	movdqa 592(%rsp), %xmm5 /* reload x1_10.2 */
+	por 560(%rsp), %xmm3 /* byte_12 = or(hi_up_12, x1_9) */
+	movdqa 576(%rsp), %xmm5 /* reload x1_10.2 */
 	psllw $4, %xmm5 /* hi_up_13 = shl(x1_10) */
-	movdqa 608(%rsp), %xmm10 /* reload x1_11.2 */
-	por %xmm10, %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
-	movdqa 624(%rsp), %xmm10 /* reload x1_12.2 */
-	psllw $4, %xmm10 /* hi_up_14 = shl(x1_12) */
-	movdqa 640(%rsp), %xmm15 /* reload x1_13.2 */
-	por %xmm15, %xmm10 /* byte_14 = or(hi_up_14, x1_13) */
-	movdqa 656(%rsp), %xmm15 /* reload x1_14.2 */
+	por 592(%rsp), %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
+	movdqa 608(%rsp), %xmm12 /* reload x1_12.2 */
+	psllw $4, %xmm12 /* hi_up_14 = shl(x1_12) */
+	por 624(%rsp), %xmm12 /* byte_14 = or(hi_up_14, x1_13) */
+	movdqa 640(%rsp), %xmm15 /* reload x1_14.2 */
 	psllw $4, %xmm15 /* hi_up_15 = shl(x1_14) */
-	por %xmm1, %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
-	movdqa %xmm6, %xmm1 /* byte */
-	punpcklbw %xmm4, %xmm1 /* tro0 = unpacklo(byte, byte_8) */
+	por 16(%rsp), %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	movdqa %xmm10, 16(%rsp) /* spill byte_7 */
+	movdqa %xmm6, %xmm10 /* byte */
+	punpcklbw %xmm4, %xmm10 /* tro0 = unpacklo(byte, byte_8) */
 	punpckhbw %xmm4, %xmm6 /* tro0_1 = unpackhi(byte, byte_8) */
 	movdqa %xmm11, %xmm4 /* byte_1 */
 	punpcklbw %xmm0, %xmm4 /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -6244,122 +5735,122 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa %xmm14, %xmm2 /* byte_3 */
 	punpcklbw %xmm13, %xmm2 /* tro0_6 = unpacklo(byte_3, byte_11) */
 	punpckhbw %xmm13, %xmm14 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa %xmm7, %xmm13 /* byte_4 */
+	movdqa %xmm1, %xmm13 /* byte_4 */
 	punpcklbw %xmm3, %xmm13 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm3, %xmm7 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa %xmm8, %xmm3 /* byte_5 */
+	punpckhbw %xmm3, %xmm1 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm7, %xmm3 /* byte_5 */
 	punpcklbw %xmm5, %xmm3 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm5, %xmm8 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 464(%rsp), %xmm5 /* reload byte_6 */
-	movdqa %xmm14, 656(%rsp) /* spill tro0_7 */
-	movdqa %xmm5, %xmm14 /* byte_6 */
-	punpcklbw %xmm10, %xmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm10, %xmm5 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa %xmm12, %xmm10 /* byte_7 */
-	punpcklbw %xmm15, %xmm10 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm5, %xmm7 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm8, %xmm5 /* byte_6 */
+	punpcklbw %xmm12, %xmm5 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm12, %xmm8 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 16(%rsp), %xmm12 /* reload byte_7 */
+	movdqa %xmm14, 640(%rsp) /* spill tro0_7 */
+	movdqa %xmm12, %xmm14 /* byte_7 */
+	punpcklbw %xmm15, %xmm14 /* tro0_14 = unpacklo(byte_7, byte_15) */
 	punpckhbw %xmm15, %xmm12 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm1, %xmm15 /* tro0 */
+	movdqa %xmm10, %xmm15 /* tro0 */
 	punpcklbw %xmm13, %xmm15 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm13, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	punpckhbw %xmm13, %xmm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
 	movdqa %xmm6, %xmm13 /* tro0_1 */
-	punpcklbw %xmm7, %xmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm7, %xmm6 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm4, %xmm7 /* tro0_2 */
-	punpcklbw %xmm3, %xmm7 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpcklbw %xmm1, %xmm13 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm1, %xmm6 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm4, %xmm1 /* tro0_2 */
+	punpcklbw %xmm3, %xmm1 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
 	punpckhbw %xmm3, %xmm4 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
 	movdqa %xmm11, %xmm3 /* tro0_3 */
-	punpcklbw %xmm8, %xmm3 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm8, %xmm11 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm0, %xmm8 /* tro0_4 */
-	punpcklbw %xmm14, %xmm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm14, %xmm0 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm9, %xmm14 /* tro0_5 */
-	punpcklbw %xmm5, %xmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm5, %xmm9 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm2, %xmm5 /* tro0_6 */
-	punpcklbw %xmm10, %xmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm10, %xmm2 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 656(%rsp), %xmm10 /* reload tro0_7 */
-	movdqa %xmm11, 464(%rsp) /* spill tro1_7 */
-	movdqa %xmm10, %xmm11 /* tro0_7 */
+	punpcklbw %xmm7, %xmm3 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm7, %xmm11 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm0, %xmm7 /* tro0_4 */
+	punpcklbw %xmm5, %xmm7 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm5, %xmm0 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm9, %xmm5 /* tro0_5 */
+	punpcklbw %xmm8, %xmm5 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm8, %xmm9 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm2, %xmm8 /* tro0_6 */
+	punpcklbw %xmm14, %xmm8 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm14, %xmm2 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 640(%rsp), %xmm14 /* reload tro0_7 */
+	movdqa %xmm11, 16(%rsp) /* spill tro1_7 */
+	movdqa %xmm14, %xmm11 /* tro0_7 */
 	punpcklbw %xmm12, %xmm11 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm12, %xmm10 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	punpckhbw %xmm12, %xmm14 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
 	movdqa %xmm15, %xmm12 /* tro1 */
-	punpcklbw %xmm8, %xmm12 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm8, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm8 /* tro1_1 */
-	punpcklbw %xmm0, %xmm8 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm0, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	punpcklbw %xmm7, %xmm12 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm7, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm10, %xmm7 /* tro1_1 */
+	punpcklbw %xmm0, %xmm7 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm0, %xmm10 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	movdqa %xmm13, %xmm0 /* tro1_2 */
-	punpcklbw %xmm14, %xmm0 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm14, %xmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm6, %xmm14 /* tro1_3 */
-	punpcklbw %xmm9, %xmm14 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpcklbw %xmm5, %xmm0 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm5, %xmm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm6, %xmm5 /* tro1_3 */
+	punpcklbw %xmm9, %xmm5 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	punpckhbw %xmm9, %xmm6 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm7, %xmm9 /* tro1_4 */
-	punpcklbw %xmm5, %xmm9 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm5, %xmm7 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm4, %xmm5 /* tro1_5 */
-	punpcklbw %xmm2, %xmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	movdqa %xmm1, %xmm9 /* tro1_4 */
+	punpcklbw %xmm8, %xmm9 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm8, %xmm1 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm4, %xmm8 /* tro1_5 */
+	punpcklbw %xmm2, %xmm8 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	punpckhbw %xmm2, %xmm4 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	movdqa %xmm3, %xmm2 /* tro1_6 */
 	punpcklbw %xmm11, %xmm2 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	punpckhbw %xmm11, %xmm3 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 464(%rsp), %xmm11 /* reload tro1_7 */
-	movdqa %xmm6, 656(%rsp) /* spill tro2_7 */
+	movdqa 16(%rsp), %xmm11 /* reload tro1_7 */
+	movdqa %xmm6, 640(%rsp) /* spill tro2_7 */
 	movdqa %xmm11, %xmm6 /* tro1_7 */
-	punpcklbw %xmm10, %xmm6 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm10, %xmm11 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm12, %xmm10 /* tro2 */
-	punpcklbw %xmm9, %xmm10 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpcklbw %xmm14, %xmm6 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm14, %xmm11 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm12, %xmm14 /* tro2 */
+	punpcklbw %xmm9, %xmm14 /* tro3 = unpacklo(tro2, tro2_8) */
 	punpckhbw %xmm9, %xmm12 /* tro3_1 = unpackhi(tro2, tro2_8) */
 	movdqa %xmm15, %xmm9 /* tro2_1 */
-	punpcklbw %xmm7, %xmm9 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm7, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm8, %xmm7 /* tro2_2 */
-	punpcklbw %xmm5, %xmm7 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm5, %xmm8 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm5 /* tro2_3 */
-	punpcklbw %xmm4, %xmm5 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm4, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	punpcklbw %xmm1, %xmm9 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm1, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm7, %xmm1 /* tro2_2 */
+	punpcklbw %xmm8, %xmm1 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm8, %xmm7 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm10, %xmm8 /* tro2_3 */
+	punpcklbw %xmm4, %xmm8 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm4, %xmm10 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	movdqa %xmm0, %xmm4 /* tro2_4 */
 	punpcklbw %xmm2, %xmm4 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	punpckhbw %xmm2, %xmm0 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	movdqa %xmm13, %xmm2 /* tro2_5 */
 	punpcklbw %xmm3, %xmm2 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	punpckhbw %xmm3, %xmm13 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm14, %xmm3 /* tro2_6 */
+	movdqa %xmm5, %xmm3 /* tro2_6 */
 	punpcklbw %xmm6, %xmm3 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm6, %xmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 656(%rsp), %xmm6 /* reload tro2_7 */
-	movdqa %xmm14, 464(%rsp) /* spill tro3_13 */
-	movdqa %xmm6, %xmm14 /* tro2_7 */
-	punpcklbw %xmm11, %xmm14 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm6, %xmm5 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 640(%rsp), %xmm6 /* reload tro2_7 */
+	movdqa %xmm5, 16(%rsp) /* spill tro3_13 */
+	movdqa %xmm6, %xmm5 /* tro2_7 */
+	punpcklbw %xmm11, %xmm5 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	punpckhbw %xmm11, %xmm6 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	movdqu (%rcx), %xmm11 /* msg = load() */
-	pxor %xmm11, %xmm10 /* ct = xor(tro3, msg) */
-	movdqu %xmm10, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm10 /* msg_1 = load() */
-	pxor %xmm10, %xmm12 /* ct_1 = xor(tro3_1, msg_1) */
+	pxor %xmm11, %xmm14 /* ct = xor(tro3, msg) */
+	movdqu %xmm14, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm11 /* msg_1 = load() */
+	pxor %xmm11, %xmm12 /* ct_1 = xor(tro3_1, msg_1) */
 	movdqu %xmm12, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm10 /* msg_2 = load() */
-	pxor %xmm10, %xmm9 /* ct_2 = xor(tro3_2, msg_2) */
+	movdqu 32(%rcx), %xmm11 /* msg_2 = load() */
+	pxor %xmm11, %xmm9 /* ct_2 = xor(tro3_2, msg_2) */
 	movdqu %xmm9, 32(%rdx) /* store ct_2 */
 	movdqu 48(%rcx), %xmm9 /* msg_3 = load() */
 	pxor %xmm9, %xmm15 /* ct_3 = xor(tro3_3, msg_3) */
 	movdqu %xmm15, 48(%rdx) /* store ct_3 */
 	movdqu 64(%rcx), %xmm9 /* msg_4 = load() */
-	pxor %xmm9, %xmm7 /* ct_4 = xor(tro3_4, msg_4) */
-	movdqu %xmm7, 64(%rdx) /* store ct_4 */
-	movdqu 80(%rcx), %xmm7 /* msg_5 = load() */
-	pxor %xmm7, %xmm8 /* ct_5 = xor(tro3_5, msg_5) */
-	movdqu %xmm8, 80(%rdx) /* store ct_5 */
-	movdqu 96(%rcx), %xmm7 /* msg_6 = load() */
-	pxor %xmm7, %xmm5 /* ct_6 = xor(tro3_6, msg_6) */
-	movdqu %xmm5, 96(%rdx) /* store ct_6 */
-	movdqu 112(%rcx), %xmm5 /* msg_7 = load() */
-	pxor %xmm5, %xmm1 /* ct_7 = xor(tro3_7, msg_7) */
-	movdqu %xmm1, 112(%rdx) /* store ct_7 */
+	pxor %xmm9, %xmm1 /* ct_4 = xor(tro3_4, msg_4) */
+	movdqu %xmm1, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm1 /* msg_5 = load() */
+	pxor %xmm1, %xmm7 /* ct_5 = xor(tro3_5, msg_5) */
+	movdqu %xmm7, 80(%rdx) /* store ct_5 */
+	movdqu 96(%rcx), %xmm1 /* msg_6 = load() */
+	pxor %xmm1, %xmm8 /* ct_6 = xor(tro3_6, msg_6) */
+	movdqu %xmm8, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm1 /* msg_7 = load() */
+	pxor %xmm1, %xmm10 /* ct_7 = xor(tro3_7, msg_7) */
+	movdqu %xmm10, 112(%rdx) /* store ct_7 */
 	movdqu 128(%rcx), %xmm1 /* msg_8 = load() */
 	pxor %xmm1, %xmm4 /* ct_8 = xor(tro3_8, msg_8) */
 	movdqu %xmm4, 128(%rdx) /* store ct_8 */
@@ -6376,12 +5867,12 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	pxor %xmm0, %xmm3 /* ct_12 = xor(tro3_12, msg_12) */
 	movdqu %xmm3, 192(%rdx) /* store ct_12 */
 	movdqu 208(%rcx), %xmm0 /* msg_13 = load() */
-	movdqa 464(%rsp), %xmm1 /* reload tro3_13 */
+	movdqa 16(%rsp), %xmm1 /* reload tro3_13 */
 	pxor %xmm0, %xmm1 /* ct_13 = xor(tro3_13, msg_13) */
 	movdqu %xmm1, 208(%rdx) /* store ct_13 */
 	movdqu 224(%rcx), %xmm0 /* msg_14 = load() */
-	pxor %xmm0, %xmm14 /* ct_14 = xor(tro3_14, msg_14) */
-	movdqu %xmm14, 224(%rdx) /* store ct_14 */
+	pxor %xmm0, %xmm5 /* ct_14 = xor(tro3_14, msg_14) */
+	movdqu %xmm5, 224(%rdx) /* store ct_14 */
 	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
 	pxor %xmm0, %xmm6 /* ct_15 = xor(tro3_15, msg_15) */
 	movdqu %xmm6, 240(%rdx) /* store ct_15 */
@@ -6397,7 +5888,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
  *   %rcx: src
  *   %r8: 512 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 896 bytes (54 spill slots of 16 bytes)
+ *   frame: 640 bytes (39 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm
 	.hidden ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm
@@ -6407,7 +5898,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $896, %rsp
+	sub $640, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -6659,60 +6150,43 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa 288(%rsp), %xmm15 /* reload x1_14.2 */
 	movdqa %xmm15, 592(%rsp) /* spill x1_14.2 */
 	movdqa 16(%rsp), %xmm15 /* reload x1_15.2 */
+	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_ssse3_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm15, 256(%rsp) /* spill x1_15.2 */
 	movdqu (%rdi,%r8), %xmm15 /* t0_0 = bcast128() */
 	pshufb %xmm1, %xmm15 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm1, 272(%rsp) /* spill x0_0.2 */
 	movdqu 16(%rdi,%r8), %xmm1 /* t0_1 = bcast128() */
 	pshufb %xmm0, %xmm1 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm0, 0(%rsp) /* spill x0_1.2 */
 	movdqu 32(%rdi,%r8), %xmm0 /* t0_2 = bcast128() */
 	pshufb %xmm3, %xmm0 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm3, 224(%rsp) /* spill x0_2.2 */
 	movdqu 48(%rdi,%r8), %xmm3 /* t0_3 = bcast128() */
 	pshufb %xmm13, %xmm3 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm13, 240(%rsp) /* spill x0_3.2 */
 	movdqu 64(%rdi,%r8), %xmm13 /* t0_4 = bcast128() */
 	pshufb %xmm14, %xmm13 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm14, 208(%rsp) /* spill x0_4.2 */
 	movdqu 80(%rdi,%r8), %xmm14 /* t0_5 = bcast128() */
 	pshufb %xmm12, %xmm14 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm12, 192(%rsp) /* spill x0_5.2 */
 	movdqu 96(%rdi,%r8), %xmm12 /* t0_6 = bcast128() */
 	pshufb %xmm2, %xmm12 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm2, 176(%rsp) /* spill x0_6.2 */
 	movdqu 112(%rdi,%r8), %xmm2 /* t0_7 = bcast128() */
 	pshufb %xmm11, %xmm2 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm11, 160(%rsp) /* spill x0_7.2 */
 	movdqu 256(%rdi,%r8), %xmm11 /* t1_0 = bcast128() */
 	pshufb %xmm7, %xmm11 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm7, 144(%rsp) /* spill x1_0.2 */
 	movdqu 272(%rdi,%r8), %xmm7 /* t1_1 = bcast128() */
 	pshufb %xmm5, %xmm7 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm5, 128(%rsp) /* spill x1_1.2 */
 	movdqu 288(%rdi,%r8), %xmm5 /* t1_2 = bcast128() */
 	pshufb %xmm8, %xmm5 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm8, 112(%rsp) /* spill x1_2.2 */
 	movdqu 304(%rdi,%r8), %xmm8 /* t1_3 = bcast128() */
 	pshufb %xmm4, %xmm8 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm4, 96(%rsp) /* spill x1_3.2 */
 	movdqu 320(%rdi,%r8), %xmm4 /* t1_4 = bcast128() */
 	pshufb %xmm9, %xmm4 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm9, 80(%rsp) /* spill x1_4.2 */
 	movdqu 336(%rdi,%r8), %xmm9 /* t1_5 = bcast128() */
 	pshufb %xmm6, %xmm9 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm6, 64(%rsp) /* spill x1_5.2 */
 	movdqu 352(%rdi,%r8), %xmm6 /* t1_6 = bcast128() */
 	pshufb %xmm10, %xmm6 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm10, 48(%rsp) /* spill x1_6.2 */
 	movdqu 368(%rdi,%r8), %xmm10 /* t1_7 = bcast128() */
-	movdqa %xmm2, 32(%rsp) /* spill s0_7 */
-	movdqa 480(%rsp), %xmm2 /* reload x1_7.2 */
-	pshufb %xmm2, %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb 480(%rsp), %xmm10 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm15, %xmm11 /* y1_0 = xor(s1_0, s0_0) */
@@ -6722,7 +6196,6 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	pxor %xmm13, %xmm4 /* y1_4 = xor(s1_4, s0_4) */
 	pxor %xmm14, %xmm9 /* y1_5 = xor(s1_5, s0_5) */
 	pxor %xmm12, %xmm6 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 32(%rsp), %xmm2 /* reload s0_7 */
 	pxor %xmm2, %xmm10 /* y1_7 = xor(s1_7, s0_7) */
 	pxor %xmm7, %xmm15 /* y0_0 = xor(s0_0, y1_1) */
 	pxor %xmm5, %xmm1 /* y0_1 = xor(s0_1, y1_2) */
@@ -6766,71 +6239,54 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	pxor %xmm10, %xmm2 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm10, 32(%rsp) /* spill y1_7_2 */
+	movdqa %xmm10, 272(%rsp) /* spill y1_7_2 */
 	movdqu 128(%rdi,%r8), %xmm10 /* t0_8 = bcast128() */
-	movdqa %xmm6, 608(%rsp) /* spill y1_6_2 */
-	movdqa 464(%rsp), %xmm6 /* reload x0_8.2 */
-	pshufb %xmm6, %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	pshufb 464(%rsp), %xmm10 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm6, 0(%rsp) /* spill y1_6_2 */
 	movdqu 144(%rdi,%r8), %xmm6 /* t0_9 = bcast128() */
-	movdqa %xmm8, 624(%rsp) /* spill y1_3_2 */
-	movdqa 448(%rsp), %xmm8 /* reload x0_9.2 */
-	pshufb %xmm8, %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	pshufb 448(%rsp), %xmm6 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm8, 224(%rsp) /* spill y1_3_2 */
 	movdqu 160(%rdi,%r8), %xmm8 /* t0_10 = bcast128() */
-	movdqa %xmm5, 640(%rsp) /* spill y1_2_2 */
-	movdqa 432(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	pshufb 432(%rsp), %xmm8 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm5, 240(%rsp) /* spill y1_2_2 */
 	movdqu 176(%rdi,%r8), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm7, 656(%rsp) /* spill y1_1_2 */
-	movdqa 352(%rsp), %xmm7 /* reload x0_11.2 */
-	pshufb %xmm7, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	pshufb 352(%rsp), %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm7, 208(%rsp) /* spill y1_1_2 */
 	movdqu 192(%rdi,%r8), %xmm7 /* t0_12 = bcast128() */
-	movdqa %xmm11, 672(%rsp) /* spill y1_0_2 */
-	movdqa 368(%rsp), %xmm11 /* reload x0_12.2 */
-	pshufb %xmm11, %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	pshufb 368(%rsp), %xmm7 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm11, 192(%rsp) /* spill y1_0_2 */
 	movdqu 208(%rdi,%r8), %xmm11 /* t0_13 = bcast128() */
-	movdqa %xmm9, 688(%rsp) /* spill y1_5_2 */
-	movdqa 384(%rsp), %xmm9 /* reload x0_13.2 */
-	pshufb %xmm9, %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	pshufb 384(%rsp), %xmm11 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm9, 176(%rsp) /* spill y1_5_2 */
 	movdqu 224(%rdi,%r8), %xmm9 /* t0_14 = bcast128() */
-	movdqa %xmm4, 704(%rsp) /* spill y1_4_2 */
-	movdqa 400(%rsp), %xmm4 /* reload x0_14.2 */
-	pshufb %xmm4, %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	pshufb 400(%rsp), %xmm9 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm4, 160(%rsp) /* spill y1_4_2 */
 	movdqu 240(%rdi,%r8), %xmm4 /* t0_15 = bcast128() */
-	movdqa %xmm14, 720(%rsp) /* spill y0_5_2 */
-	movdqa 416(%rsp), %xmm14 /* reload x0_15.2 */
-	pshufb %xmm14, %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	pshufb 416(%rsp), %xmm4 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm14, 144(%rsp) /* spill y0_5_2 */
 	movdqu 384(%rdi,%r8), %xmm14 /* t1_8 = bcast128() */
-	movdqa %xmm13, 736(%rsp) /* spill y0_4_2 */
-	movdqa 496(%rsp), %xmm13 /* reload x1_8.2 */
-	pshufb %xmm13, %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 496(%rsp), %xmm14 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm13, 128(%rsp) /* spill y0_4_2 */
 	movdqu 400(%rdi,%r8), %xmm13 /* t1_9 = bcast128() */
-	movdqa %xmm1, 752(%rsp) /* spill y0_1_2 */
-	movdqa 512(%rsp), %xmm1 /* reload x1_9.2 */
-	pshufb %xmm1, %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	pshufb 512(%rsp), %xmm13 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm1, 112(%rsp) /* spill y0_1_2 */
 	movdqu 416(%rdi,%r8), %xmm1 /* t1_10 = bcast128() */
-	movdqa %xmm15, 768(%rsp) /* spill y0_0_2 */
-	movdqa 528(%rsp), %xmm15 /* reload x1_10.2 */
-	pshufb %xmm15, %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	pshufb 528(%rsp), %xmm1 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm15, 96(%rsp) /* spill y0_0_2 */
 	movdqu 432(%rdi,%r8), %xmm15 /* t1_11 = bcast128() */
-	movdqa %xmm2, 784(%rsp) /* spill y0_7_2 */
-	movdqa 544(%rsp), %xmm2 /* reload x1_11.2 */
-	pshufb %xmm2, %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	pshufb 544(%rsp), %xmm15 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm2, 80(%rsp) /* spill y0_7_2 */
 	movdqu 448(%rdi,%r8), %xmm2 /* t1_12 = bcast128() */
-	movdqa %xmm12, 800(%rsp) /* spill y0_6_2 */
-	movdqa 560(%rsp), %xmm12 /* reload x1_12.2 */
-	pshufb %xmm12, %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	pshufb 560(%rsp), %xmm2 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm12, 64(%rsp) /* spill y0_6_2 */
 	movdqu 464(%rdi,%r8), %xmm12 /* t1_13 = bcast128() */
-	movdqa %xmm3, 816(%rsp) /* spill y0_3_2 */
-	movdqa 576(%rsp), %xmm3 /* reload x1_13.2 */
-	pshufb %xmm3, %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	pshufb 576(%rsp), %xmm12 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm3, 48(%rsp) /* spill y0_3_2 */
 	movdqu 480(%rdi,%r8), %xmm3 /* t1_14 = bcast128() */
-	movdqa %xmm0, 832(%rsp) /* spill y0_2_2 */
-	movdqa 592(%rsp), %xmm0 /* reload x1_14.2 */
-	pshufb %xmm0, %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	pshufb 592(%rsp), %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm0, 32(%rsp) /* spill y0_2_2 */
 	movdqu 496(%rdi,%r8), %xmm0 /* t1_15 = bcast128() */
-	movdqa %xmm4, 848(%rsp) /* spill s0_15 */
-	movdqa 256(%rsp), %xmm4 /* reload x1_15.2 */
-	pshufb %xmm4, %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 256(%rsp), %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
 	pxor %xmm10, %xmm14 /* y1_8 = xor(s1_8, s0_8) */
@@ -6840,7 +6296,6 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	pxor %xmm7, %xmm2 /* y1_12 = xor(s1_12, s0_12) */
 	pxor %xmm11, %xmm12 /* y1_13 = xor(s1_13, s0_13) */
 	pxor %xmm9, %xmm3 /* y1_14 = xor(s1_14, s0_14) */
-	movdqa 848(%rsp), %xmm4 /* reload s0_15 */
 	pxor %xmm4, %xmm0 /* y1_15 = xor(s1_15, s0_15) */
 	pxor %xmm13, %xmm10 /* y0_8 = xor(s0_8, y1_9) */
 	pxor %xmm1, %xmm6 /* y0_9 = xor(s0_9, y1_10) */
@@ -6884,61 +6339,48 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	pxor %xmm0, %xmm4 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 768(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 752(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 736(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 720(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm9, 368(%rsp) /* spill x0_12.2 */
 	movdqa %xmm4, 384(%rsp) /* spill x0_13.2 */
 	movdqa %xmm8, 400(%rsp) /* spill x0_14.2 */
 	movdqa %xmm5, 416(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 656(%rsp), %xmm0 /* reload x1_7.3 */
-	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 640(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 624(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm2, 528(%rsp) /* spill x1_10.2 */
 	movdqa %xmm12, 544(%rsp) /* spill x1_11.2 */
 	movdqa %xmm14, 560(%rsp) /* spill x1_12.2 */
 	movdqa %xmm13, 576(%rsp) /* spill x1_13.2 */
-	movdqa %xmm0, 848(%rsp) /* spill x1_3.3 */
-	movdqa 608(%rsp), %xmm0 /* reload x1_14.3 */
+	movdqa %xmm0, 608(%rsp) /* spill x1_3.3 */
+	movdqa 96(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 464(%rsp) /* spill x0_8.2 */
+	movdqa 112(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 448(%rsp) /* spill x0_9.2 */
+	movdqa 128(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 432(%rsp) /* spill x0_10.2 */
+	movdqa 144(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 352(%rsp) /* spill x0_11.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x1_7.3 */
+	movdqa %xmm0, 480(%rsp) /* spill x1_7.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 496(%rsp) /* spill x1_8.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 512(%rsp) /* spill x1_9.2 */
+	movdqa 0(%rsp), %xmm0 /* reload x1_14.3 */
 	movdqa %xmm0, 592(%rsp) /* spill x1_14.2 */
-	movdqa 848(%rsp), %xmm0 /* reload x1_3.3 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_15.3 */
+	movdqa %xmm0, 256(%rsp) /* spill x1_15.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x1_3.3 */
 	movdqa %xmm7, %xmm2 /* x0_6.3 */
 	movdqa %xmm0, %xmm4 /* x1_3.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x0_1.3 */
-	movdqa 688(%rsp), %xmm5 /* reload x1_1.3 */
-	movdqa 704(%rsp), %xmm7 /* reload x1_0.3 */
+	movdqa 48(%rsp), %xmm0 /* reload x0_1.3 */
+	movdqa 176(%rsp), %xmm5 /* reload x1_1.3 */
+	movdqa 160(%rsp), %xmm7 /* reload x1_0.3 */
 	movdqa %xmm3, %xmm8 /* x1_2.3 */
-	movdqa 800(%rsp), %xmm3 /* reload x0_2.3 */
+	movdqa 64(%rsp), %xmm3 /* reload x0_2.3 */
 	movdqa %xmm1, %xmm9 /* x1_4.3 */
-	movdqa 832(%rsp), %xmm1 /* reload x0_0.3 */
+	movdqa 32(%rsp), %xmm1 /* reload x0_0.3 */
 	movdqa %xmm6, %xmm12 /* x0_5.3 */
 	movdqa %xmm15, %xmm6 /* x1_5.3 */
-	movdqa 784(%rsp), %xmm13 /* reload x0_3.3 */
+	movdqa 80(%rsp), %xmm13 /* reload x0_3.3 */
 	movdqa %xmm10, %xmm14 /* x0_4.3 */
-	movdqa 672(%rsp), %xmm10 /* reload x1_6.3 */
-	movdqa 32(%rsp), %xmm15 /* reload x1_15.3 */
+	movdqa 192(%rsp), %xmm10 /* reload x1_6.3 */
 	add $512, %r8
 	cmp $12288, %r8
 	jne .Lublock_nibbleslice_ssse3_asm_9_loop_r0
@@ -6954,21 +6396,16 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	por %xmm11, %xmm2 /* byte_3 = or(hi_up_3, x0_7) */
 	movdqa 464(%rsp), %xmm0 /* reload x0_8.2 */
 	psllw $4, %xmm0 /* hi_up_4 = shl(x0_8) */
-	movdqa 448(%rsp), %xmm11 /* reload x0_9.2 */
-	por %xmm11, %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
+	por 448(%rsp), %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
 	movdqa 432(%rsp), %xmm11 /* reload x0_10.2 */
 	psllw $4, %xmm11 /* hi_up_5 = shl(x0_10) */
-	movdqa 352(%rsp), %xmm12 /* reload x0_11.2 */
-	por %xmm12, %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
+	por 352(%rsp), %xmm11 /* byte_5 = or(hi_up_5, x0_11) */
 	movdqa 368(%rsp), %xmm12 /* reload x0_12.2 */
 	psllw $4, %xmm12 /* hi_up_6 = shl(x0_12) */
-	movdqa 384(%rsp), %xmm13 /* reload x0_13.2 */
-	por %xmm13, %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
+	por 384(%rsp), %xmm12 /* byte_6 = or(hi_up_6, x0_13) */
 	movdqa 400(%rsp), %xmm13 /* reload x0_14.2 */
 	psllw $4, %xmm13 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm12, 400(%rsp) /* spill byte_6 */
-	movdqa 416(%rsp), %xmm12 /* reload x0_15.2 */
-	por %xmm12, %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
+	por 416(%rsp), %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
 	psllw $4, %xmm7 /* hi_up_8 = shl(x1_0) */
 	por %xmm5, %xmm7 /* byte_8 = or(hi_up_8, x1_1) */
 	psllw $4, %xmm8 /* hi_up_9 = shl(x1_2) */
@@ -6976,25 +6413,22 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	psllw $4, %xmm9 /* hi_up_10 = shl(x1_4) */
 	por %xmm6, %xmm9 /* byte_10 = or(hi_up_10, x1_5) */
 	psllw $4, %xmm10 /* hi_up_11 = shl(x1_6) */
-	movdqa 480(%rsp), %xmm4 /* reload x1_7.2 */
-	por %xmm4, %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
+	por 480(%rsp), %xmm10 /* byte_11 = or(hi_up_11, x1_7) */
 	movdqa 496(%rsp), %xmm4 /* reload x1_8.2 */
 	psllw $4, %xmm4 /* hi_up_12 = shl(x1_8) */
-	movdqa 512(%rsp), %xmm5 /* reload x1_9.2 */
-	por %xmm5, %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
+	por 512(%rsp), %xmm4 /* byte_12 = or(hi_up_12, x1_9) */
 	movdqa 528(%rsp), %xmm5 /* reload x1_10.2 */
 	psllw $4, %xmm5 /* hi_up_13 = shl(x1_10) */
-	movdqa 544(%rsp), %xmm6 /* reload x1_11.2 */
-	por %xmm6, %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
+	por 544(%rsp), %xmm5 /* byte_13 = or(hi_up_13, x1_11) */
 	movdqa 560(%rsp), %xmm6 /* reload x1_12.2 */
 	psllw $4, %xmm6 /* hi_up_14 = shl(x1_12) */
-	movdqa 576(%rsp), %xmm12 /* reload x1_13.2 */
-	por %xmm12, %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
-	movdqa 592(%rsp), %xmm12 /* reload x1_14.2 */
-	psllw $4, %xmm12 /* hi_up_15 = shl(x1_14) */
-	por %xmm15, %xmm12 /* byte_15 = or(hi_up_15, x1_15) */
-	movdqa %xmm1, %xmm15 /* byte */
-	punpcklbw %xmm7, %xmm15 /* tro0 = unpacklo(byte, byte_8) */
+	por 576(%rsp), %xmm6 /* byte_14 = or(hi_up_14, x1_13) */
+	movdqa 592(%rsp), %xmm15 /* reload x1_14.2 */
+	psllw $4, %xmm15 /* hi_up_15 = shl(x1_14) */
+	por 256(%rsp), %xmm15 /* byte_15 = or(hi_up_15, x1_15) */
+	movdqa %xmm13, 256(%rsp) /* spill byte_7 */
+	movdqa %xmm1, %xmm13 /* byte */
+	punpcklbw %xmm7, %xmm13 /* tro0 = unpacklo(byte, byte_8) */
 	punpckhbw %xmm7, %xmm1 /* tro0_1 = unpackhi(byte, byte_8) */
 	movdqa %xmm3, %xmm7 /* byte_1 */
 	punpcklbw %xmm8, %xmm7 /* tro0_2 = unpacklo(byte_1, byte_9) */
@@ -7011,17 +6445,17 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm11, %xmm4 /* byte_5 */
 	punpcklbw %xmm5, %xmm4 /* tro0_10 = unpacklo(byte_5, byte_13) */
 	punpckhbw %xmm5, %xmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 400(%rsp), %xmm5 /* reload byte_6 */
+	movdqa %xmm12, %xmm5 /* byte_6 */
+	punpcklbw %xmm6, %xmm5 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm6, %xmm12 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 256(%rsp), %xmm6 /* reload byte_7 */
 	movdqa %xmm2, 592(%rsp) /* spill tro0_7 */
-	movdqa %xmm5, %xmm2 /* byte_6 */
-	punpcklbw %xmm6, %xmm2 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm6, %xmm5 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa %xmm13, %xmm6 /* byte_7 */
-	punpcklbw %xmm12, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm12, %xmm13 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm15, %xmm12 /* tro0 */
-	punpcklbw %xmm10, %xmm12 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm10, %xmm15 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm6, %xmm2 /* byte_7 */
+	punpcklbw %xmm15, %xmm2 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm15, %xmm6 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm13, %xmm15 /* tro0 */
+	punpcklbw %xmm10, %xmm15 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm10, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_8) */
 	movdqa %xmm1, %xmm10 /* tro0_1 */
 	punpcklbw %xmm0, %xmm10 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
 	punpckhbw %xmm0, %xmm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
@@ -7032,95 +6466,95 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	punpcklbw %xmm11, %xmm4 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
 	punpckhbw %xmm11, %xmm3 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
 	movdqa %xmm8, %xmm11 /* tro0_4 */
-	punpcklbw %xmm2, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm2, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm14, %xmm2 /* tro0_5 */
-	punpcklbw %xmm5, %xmm2 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm5, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm9, %xmm5 /* tro0_6 */
-	punpcklbw %xmm6, %xmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm6, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 592(%rsp), %xmm6 /* reload tro0_7 */
-	movdqa %xmm3, 400(%rsp) /* spill tro1_7 */
-	movdqa %xmm6, %xmm3 /* tro0_7 */
-	punpcklbw %xmm13, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm13, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm12, %xmm13 /* tro1 */
-	punpcklbw %xmm11, %xmm13 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm11, %xmm12 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm15, %xmm11 /* tro1_1 */
+	punpcklbw %xmm5, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm5, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm14, %xmm5 /* tro0_5 */
+	punpcklbw %xmm12, %xmm5 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm12, %xmm14 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm9, %xmm12 /* tro0_6 */
+	punpcklbw %xmm2, %xmm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm2, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 592(%rsp), %xmm2 /* reload tro0_7 */
+	movdqa %xmm3, 256(%rsp) /* spill tro1_7 */
+	movdqa %xmm2, %xmm3 /* tro0_7 */
+	punpcklbw %xmm6, %xmm3 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm6, %xmm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm15, %xmm6 /* tro1 */
+	punpcklbw %xmm11, %xmm6 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm11, %xmm15 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm13, %xmm11 /* tro1_1 */
 	punpcklbw %xmm8, %xmm11 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm8, %xmm15 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	punpckhbw %xmm8, %xmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
 	movdqa %xmm10, %xmm8 /* tro1_2 */
-	punpcklbw %xmm2, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm2, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm1, %xmm2 /* tro1_3 */
-	punpcklbw %xmm14, %xmm2 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpcklbw %xmm5, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm5, %xmm10 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm1, %xmm5 /* tro1_3 */
+	punpcklbw %xmm14, %xmm5 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	punpckhbw %xmm14, %xmm1 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
 	movdqa %xmm0, %xmm14 /* tro1_4 */
-	punpcklbw %xmm5, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm5, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm7, %xmm5 /* tro1_5 */
-	punpcklbw %xmm9, %xmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpcklbw %xmm12, %xmm14 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm12, %xmm0 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm7, %xmm12 /* tro1_5 */
+	punpcklbw %xmm9, %xmm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
 	punpckhbw %xmm9, %xmm7 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
 	movdqa %xmm4, %xmm9 /* tro1_6 */
 	punpcklbw %xmm3, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
 	punpckhbw %xmm3, %xmm4 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 400(%rsp), %xmm3 /* reload tro1_7 */
+	movdqa 256(%rsp), %xmm3 /* reload tro1_7 */
 	movdqa %xmm1, 592(%rsp) /* spill tro2_7 */
 	movdqa %xmm3, %xmm1 /* tro1_7 */
-	punpcklbw %xmm6, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm6, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm13, %xmm6 /* tro2 */
-	punpcklbw %xmm14, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm14, %xmm13 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm12, %xmm14 /* tro2_1 */
+	punpcklbw %xmm2, %xmm1 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm2, %xmm3 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm6, %xmm2 /* tro2 */
+	punpcklbw %xmm14, %xmm2 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm14, %xmm6 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm15, %xmm14 /* tro2_1 */
 	punpcklbw %xmm0, %xmm14 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm0, %xmm12 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	punpckhbw %xmm0, %xmm15 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
 	movdqa %xmm11, %xmm0 /* tro2_2 */
-	punpcklbw %xmm5, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm5, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm15, %xmm5 /* tro2_3 */
-	punpcklbw %xmm7, %xmm5 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm7, %xmm15 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	punpcklbw %xmm12, %xmm0 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm12, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm13, %xmm12 /* tro2_3 */
+	punpcklbw %xmm7, %xmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm7, %xmm13 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
 	movdqa %xmm8, %xmm7 /* tro2_4 */
 	punpcklbw %xmm9, %xmm7 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
 	punpckhbw %xmm9, %xmm8 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
 	movdqa %xmm10, %xmm9 /* tro2_5 */
 	punpcklbw %xmm4, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
 	punpckhbw %xmm4, %xmm10 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm2, %xmm4 /* tro2_6 */
+	movdqa %xmm5, %xmm4 /* tro2_6 */
 	punpcklbw %xmm1, %xmm4 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm1, %xmm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	punpckhbw %xmm1, %xmm5 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
 	movdqa 592(%rsp), %xmm1 /* reload tro2_7 */
-	movdqa %xmm2, 400(%rsp) /* spill tro3_13 */
-	movdqa %xmm1, %xmm2 /* tro2_7 */
-	punpcklbw %xmm3, %xmm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	movdqa %xmm5, 256(%rsp) /* spill tro3_13 */
+	movdqa %xmm1, %xmm5 /* tro2_7 */
+	punpcklbw %xmm3, %xmm5 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
 	punpckhbw %xmm3, %xmm1 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
 	movdqu (%rcx), %xmm3 /* msg = load() */
-	pxor %xmm3, %xmm6 /* ct = xor(tro3, msg) */
-	movdqu %xmm6, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm3 /* msg_1 = load() */
-	pxor %xmm3, %xmm13 /* ct_1 = xor(tro3_1, msg_1) */
-	movdqu %xmm13, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm3 /* msg_2 = load() */
-	pxor %xmm3, %xmm14 /* ct_2 = xor(tro3_2, msg_2) */
+	pxor %xmm3, %xmm2 /* ct = xor(tro3, msg) */
+	movdqu %xmm2, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm2 /* msg_1 = load() */
+	pxor %xmm2, %xmm6 /* ct_1 = xor(tro3_1, msg_1) */
+	movdqu %xmm6, 16(%rdx) /* store ct_1 */
+	movdqu 32(%rcx), %xmm2 /* msg_2 = load() */
+	pxor %xmm2, %xmm14 /* ct_2 = xor(tro3_2, msg_2) */
 	movdqu %xmm14, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm3 /* msg_3 = load() */
-	pxor %xmm3, %xmm12 /* ct_3 = xor(tro3_3, msg_3) */
-	movdqu %xmm12, 48(%rdx) /* store ct_3 */
-	movdqu 64(%rcx), %xmm3 /* msg_4 = load() */
-	pxor %xmm3, %xmm0 /* ct_4 = xor(tro3_4, msg_4) */
+	movdqu 48(%rcx), %xmm2 /* msg_3 = load() */
+	pxor %xmm2, %xmm15 /* ct_3 = xor(tro3_3, msg_3) */
+	movdqu %xmm15, 48(%rdx) /* store ct_3 */
+	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
+	pxor %xmm2, %xmm0 /* ct_4 = xor(tro3_4, msg_4) */
 	movdqu %xmm0, 64(%rdx) /* store ct_4 */
 	movdqu 80(%rcx), %xmm0 /* msg_5 = load() */
 	pxor %xmm0, %xmm11 /* ct_5 = xor(tro3_5, msg_5) */
 	movdqu %xmm11, 80(%rdx) /* store ct_5 */
 	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
-	pxor %xmm0, %xmm5 /* ct_6 = xor(tro3_6, msg_6) */
-	movdqu %xmm5, 96(%rdx) /* store ct_6 */
+	pxor %xmm0, %xmm12 /* ct_6 = xor(tro3_6, msg_6) */
+	movdqu %xmm12, 96(%rdx) /* store ct_6 */
 	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
-	pxor %xmm0, %xmm15 /* ct_7 = xor(tro3_7, msg_7) */
-	movdqu %xmm15, 112(%rdx) /* store ct_7 */
+	pxor %xmm0, %xmm13 /* ct_7 = xor(tro3_7, msg_7) */
+	movdqu %xmm13, 112(%rdx) /* store ct_7 */
 	movdqu 128(%rcx), %xmm0 /* msg_8 = load() */
 	pxor %xmm0, %xmm7 /* ct_8 = xor(tro3_8, msg_8) */
 	movdqu %xmm7, 128(%rdx) /* store ct_8 */
@@ -7137,12 +6571,12 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	pxor %xmm0, %xmm4 /* ct_12 = xor(tro3_12, msg_12) */
 	movdqu %xmm4, 192(%rdx) /* store ct_12 */
 	movdqu 208(%rcx), %xmm0 /* msg_13 = load() */
-	movdqa 400(%rsp), %xmm3 /* reload tro3_13 */
-	pxor %xmm0, %xmm3 /* ct_13 = xor(tro3_13, msg_13) */
-	movdqu %xmm3, 208(%rdx) /* store ct_13 */
+	movdqa 256(%rsp), %xmm2 /* reload tro3_13 */
+	pxor %xmm0, %xmm2 /* ct_13 = xor(tro3_13, msg_13) */
+	movdqu %xmm2, 208(%rdx) /* store ct_13 */
 	movdqu 224(%rcx), %xmm0 /* msg_14 = load() */
-	pxor %xmm0, %xmm2 /* ct_14 = xor(tro3_14, msg_14) */
-	movdqu %xmm2, 224(%rdx) /* store ct_14 */
+	pxor %xmm0, %xmm5 /* ct_14 = xor(tro3_14, msg_14) */
+	movdqu %xmm5, 224(%rdx) /* store ct_14 */
 	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
 	pxor %xmm0, %xmm1 /* ct_15 = xor(tro3_15, msg_15) */
 	movdqu %xmm1, 240(%rdx) /* store ct_15 */
@@ -7157,7 +6591,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
  *   %rdx: out
  *   %rcx: 1024 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 1984 bytes (124 spill slots of 16 bytes)
+ *   frame: 1792 bytes (109 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
 	.hidden ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm
@@ -7167,7 +6601,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1984, %rsp
+	sub $1792, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -7240,13 +6674,12 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm12, %xmm9 /* row_12 */
 	punpcklbw %xmm1, %xmm9 /* tr0_12 = unpacklo(row_12, row_28) */
 	punpckhbw %xmm1, %xmm12 /* tr0_13 = unpackhi(row_12, row_28) */
-	movdqa 240(%rsp), %xmm1 /* reload row_30 */
-	movdqa %xmm6, 272(%rsp) /* spill tr0_7 */
-	movdqa %xmm14, %xmm6 /* row_14 */
-	punpcklbw %xmm1, %xmm6 /* tr0_14 = unpacklo(row_14, row_30) */
-	punpckhbw %xmm1, %xmm14 /* tr0_15 = unpackhi(row_14, row_30) */
-	movdqa %xmm13, %xmm1 /* tr0 */
-	punpcklbw %xmm5, %xmm1 /* tr1 = unpacklo(tr0, tr0_8) */
+	movdqa %xmm14, %xmm1 /* row_14 */
+	punpcklbw 240(%rsp), %xmm1 /* tr0_14 = unpacklo(row_14, row_30) */
+	punpckhbw 240(%rsp), %xmm14 /* tr0_15 = unpackhi(row_14, row_30) */
+	movdqa %xmm6, 240(%rsp) /* spill tr0_7 */
+	movdqa %xmm13, %xmm6 /* tr0 */
+	punpcklbw %xmm5, %xmm6 /* tr1 = unpacklo(tr0, tr0_8) */
 	punpckhbw %xmm5, %xmm13 /* tr1_1 = unpackhi(tr0, tr0_8) */
 	movdqa %xmm0, %xmm5 /* tr0_1 */
 	punpcklbw %xmm8, %xmm5 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
@@ -7264,16 +6697,16 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	punpcklbw %xmm12, %xmm9 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
 	punpckhbw %xmm12, %xmm4 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
 	movdqa %xmm7, %xmm12 /* tr0_6 */
-	punpcklbw %xmm6, %xmm12 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	punpckhbw %xmm6, %xmm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	movdqa 272(%rsp), %xmm6 /* reload tr0_7 */
-	movdqa %xmm2, 240(%rsp) /* spill tr1_7 */
-	movdqa %xmm6, %xmm2 /* tr0_7 */
+	punpcklbw %xmm1, %xmm12 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	punpckhbw %xmm1, %xmm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	movdqa 240(%rsp), %xmm1 /* reload tr0_7 */
+	movdqa %xmm2, 272(%rsp) /* spill tr1_7 */
+	movdqa %xmm1, %xmm2 /* tr0_7 */
 	punpcklbw %xmm14, %xmm2 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	punpckhbw %xmm14, %xmm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	movdqa %xmm1, %xmm14 /* tr1 */
+	punpckhbw %xmm14, %xmm1 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	movdqa %xmm6, %xmm14 /* tr1 */
 	punpcklbw %xmm10, %xmm14 /* tr2 = unpacklo(tr1, tr1_8) */
-	punpckhbw %xmm10, %xmm1 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	punpckhbw %xmm10, %xmm6 /* tr2_1 = unpackhi(tr1, tr1_8) */
 	movdqa %xmm13, %xmm10 /* tr1_1 */
 	punpcklbw %xmm11, %xmm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
 	punpckhbw %xmm11, %xmm13 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
@@ -7292,17 +6725,17 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm3, %xmm7 /* tr1_6 */
 	punpcklbw %xmm2, %xmm7 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	punpckhbw %xmm2, %xmm3 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	movdqa 240(%rsp), %xmm2 /* reload tr1_7 */
-	movdqa %xmm0, 272(%rsp) /* spill tr2_7 */
+	movdqa 272(%rsp), %xmm2 /* reload tr1_7 */
+	movdqa %xmm0, 240(%rsp) /* spill tr2_7 */
 	movdqa %xmm2, %xmm0 /* tr1_7 */
-	punpcklbw %xmm6, %xmm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	punpckhbw %xmm6, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	movdqa %xmm14, %xmm6 /* tr2 */
-	punpcklbw %xmm4, %xmm6 /* tr3 = unpacklo(tr2, tr2_8) */
+	punpcklbw %xmm1, %xmm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	punpckhbw %xmm1, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	movdqa %xmm14, %xmm1 /* tr2 */
+	punpcklbw %xmm4, %xmm1 /* tr3 = unpacklo(tr2, tr2_8) */
 	punpckhbw %xmm4, %xmm14 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	movdqa %xmm1, %xmm4 /* tr2_1 */
+	movdqa %xmm6, %xmm4 /* tr2_1 */
 	punpcklbw %xmm8, %xmm4 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	punpckhbw %xmm8, %xmm1 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	punpckhbw %xmm8, %xmm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
 	movdqa %xmm10, %xmm8 /* tr2_2 */
 	punpcklbw %xmm12, %xmm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
 	punpckhbw %xmm12, %xmm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
@@ -7318,21 +6751,21 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm9, %xmm3 /* tr2_6 */
 	punpcklbw %xmm0, %xmm3 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
 	punpckhbw %xmm0, %xmm9 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	movdqa 272(%rsp), %xmm0 /* reload tr2_7 */
-	movdqa %xmm9, 240(%rsp) /* spill tr3_13 */
+	movdqa 240(%rsp), %xmm0 /* reload tr2_7 */
+	movdqa %xmm9, 272(%rsp) /* spill tr3_13 */
 	movdqa %xmm0, %xmm9 /* tr2_7 */
 	punpcklbw %xmm2, %xmm9 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	punpckhbw %xmm2, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
-	movdqa %xmm6, %xmm2 /* tr3 */
+	movdqa %xmm1, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
-	movdqa %xmm0, 272(%rsp) /* spill tr3_15 */
+	movdqa %xmm0, 240(%rsp) /* spill tr3_15 */
 	movdqa .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand %xmm0, %xmm6 /* lo = and(tr3, nibble_mask) */
-	movdqa %xmm6, 288(%rsp) /* spill lo */
-	movdqa %xmm14, %xmm6 /* tr3_1 */
-	psrlw $4, %xmm6 /* hi_shifted_1 = shr(tr3_1) */
-	pand %xmm0, %xmm6 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand %xmm0, %xmm1 /* lo = and(tr3, nibble_mask) */
+	movdqa %xmm1, 288(%rsp) /* spill lo */
+	movdqa %xmm14, %xmm1 /* tr3_1 */
+	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
+	pand %xmm0, %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
 	pand %xmm0, %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm14, 304(%rsp) /* spill lo_1 */
 	movdqa %xmm4, %xmm14 /* tr3_2 */
@@ -7340,14 +6773,14 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	pand %xmm0, %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
 	pand %xmm0, %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm4, 320(%rsp) /* spill lo_2 */
-	movdqa %xmm1, %xmm4 /* tr3_3 */
+	movdqa %xmm6, %xmm4 /* tr3_3 */
 	psrlw $4, %xmm4 /* hi_shifted_3 = shr(tr3_3) */
 	pand %xmm0, %xmm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand %xmm0, %xmm1 /* lo_3 = and(tr3_3, nibble_mask) */
-	movdqa %xmm1, 336(%rsp) /* spill lo_3 */
-	movdqa %xmm8, %xmm1 /* tr3_4 */
-	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand %xmm0, %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand %xmm0, %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
+	movdqa %xmm6, 336(%rsp) /* spill lo_3 */
+	movdqa %xmm8, %xmm6 /* tr3_4 */
+	psrlw $4, %xmm6 /* hi_shifted_4 = shr(tr3_4) */
+	pand %xmm0, %xmm6 /* hi_4 = and(hi_shifted_4, nibble_mask) */
 	pand %xmm0, %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm8, 352(%rsp) /* spill lo_4 */
 	movdqa %xmm10, %xmm8 /* tr3_5 */
@@ -7390,1429 +6823,1241 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	pand %xmm0, %xmm5 /* hi_12 = and(hi_shifted_12, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm3, 480(%rsp) /* spill lo_12 */
-	movdqa 240(%rsp), %xmm3 /* reload tr3_13 */
+	movdqa 272(%rsp), %xmm3 /* reload tr3_13 */
 	movdqa %xmm5, 496(%rsp) /* spill hi_12 */
 	movdqa %xmm3, %xmm5 /* tr3_13 */
 	psrlw $4, %xmm5 /* hi_shifted_13 = shr(tr3_13) */
 	pand %xmm0, %xmm5 /* hi_13 = and(hi_shifted_13, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo_13 = and(tr3_13, nibble_mask) */
-	movdqa %xmm3, 240(%rsp) /* spill lo_13 */
+	movdqa %xmm3, 272(%rsp) /* spill lo_13 */
 	movdqa %xmm9, %xmm3 /* tr3_14 */
 	psrlw $4, %xmm3 /* hi_shifted_14 = shr(tr3_14) */
 	pand %xmm0, %xmm3 /* hi_14 = and(hi_shifted_14, nibble_mask) */
 	pand %xmm0, %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm9, 512(%rsp) /* spill lo_14 */
-	movdqa 272(%rsp), %xmm9 /* reload tr3_15 */
+	movdqa 240(%rsp), %xmm9 /* reload tr3_15 */
 	movdqa %xmm3, 528(%rsp) /* spill hi_14 */
 	movdqa %xmm9, %xmm3 /* tr3_15 */
 	psrlw $4, %xmm3 /* hi_shifted_15 = shr(tr3_15) */
 	pand %xmm0, %xmm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
 	pand %xmm0, %xmm9 /* lo_15 = and(tr3_15, nibble_mask) */
-	movdqa %xmm9, 272(%rsp) /* spill lo_15 */
+	movdqa %xmm9, 240(%rsp) /* spill lo_15 */
 	movdqa 176(%rsp), %xmm9 /* reload row_1 */
 	movdqa %xmm3, 544(%rsp) /* spill hi_15 */
-	movdqa 208(%rsp), %xmm3 /* reload row_17 */
-	movdqa %xmm5, 560(%rsp) /* spill hi_13 */
-	movdqa %xmm9, %xmm5 /* row_1 */
-	punpcklbw %xmm3, %xmm5 /* tr0_16 = unpacklo(row_1, row_17) */
-	punpckhbw %xmm3, %xmm9 /* tr0_17 = unpackhi(row_1, row_17) */
-	movdqa 112(%rsp), %xmm3 /* reload row_3 */
-	movdqa %xmm7, 208(%rsp) /* spill hi_11 */
-	movdqa 144(%rsp), %xmm7 /* reload row_19 */
-	movdqa %xmm11, 176(%rsp) /* spill hi_10 */
-	movdqa %xmm3, %xmm11 /* row_3 */
-	punpcklbw %xmm7, %xmm11 /* tr0_18 = unpacklo(row_3, row_19) */
-	punpckhbw %xmm7, %xmm3 /* tr0_19 = unpackhi(row_3, row_19) */
-	movdqa 80(%rsp), %xmm7 /* reload row_5 */
-	movdqa %xmm15, 144(%rsp) /* spill hi_9 */
-	movdqa 96(%rsp), %xmm15 /* reload row_21 */
-	movdqa %xmm13, 112(%rsp) /* spill hi_8 */
-	movdqa %xmm7, %xmm13 /* row_5 */
-	punpcklbw %xmm15, %xmm13 /* tr0_20 = unpacklo(row_5, row_21) */
-	punpckhbw %xmm15, %xmm7 /* tr0_21 = unpackhi(row_5, row_21) */
-	movdqa 64(%rsp), %xmm15 /* reload row_7 */
-	movdqa %xmm12, 96(%rsp) /* spill hi_7 */
-	movdqa 128(%rsp), %xmm12 /* reload row_23 */
-	movdqa %xmm15, %xmm0 /* row_7 */
-	punpcklbw %xmm12, %xmm0 /* tr0_22 = unpacklo(row_7, row_23) */
-	punpckhbw %xmm12, %xmm15 /* tr0_23 = unpackhi(row_7, row_23) */
-	movdqa 48(%rsp), %xmm12 /* reload row_9 */
+	movdqa %xmm9, %xmm3 /* row_1 */
+	punpcklbw 208(%rsp), %xmm3 /* tr0_16 = unpacklo(row_1, row_17) */
+	punpckhbw 208(%rsp), %xmm9 /* tr0_17 = unpackhi(row_1, row_17) */
+	movdqa %xmm5, 208(%rsp) /* spill hi_13 */
+	movdqa 112(%rsp), %xmm5 /* reload row_3 */
+	movdqa %xmm7, 176(%rsp) /* spill hi_11 */
+	movdqa %xmm5, %xmm7 /* row_3 */
+	punpcklbw 144(%rsp), %xmm7 /* tr0_18 = unpacklo(row_3, row_19) */
+	punpckhbw 144(%rsp), %xmm5 /* tr0_19 = unpackhi(row_3, row_19) */
+	movdqa %xmm11, 144(%rsp) /* spill hi_10 */
+	movdqa 80(%rsp), %xmm11 /* reload row_5 */
+	movdqa %xmm15, 112(%rsp) /* spill hi_9 */
+	movdqa %xmm11, %xmm15 /* row_5 */
+	punpcklbw 96(%rsp), %xmm15 /* tr0_20 = unpacklo(row_5, row_21) */
+	punpckhbw 96(%rsp), %xmm11 /* tr0_21 = unpackhi(row_5, row_21) */
+	movdqa %xmm13, 96(%rsp) /* spill hi_8 */
+	movdqa 64(%rsp), %xmm13 /* reload row_7 */
+	movdqa %xmm12, 80(%rsp) /* spill hi_7 */
+	movdqa %xmm13, %xmm12 /* row_7 */
+	punpcklbw 128(%rsp), %xmm12 /* tr0_22 = unpacklo(row_7, row_23) */
+	punpckhbw 128(%rsp), %xmm13 /* tr0_23 = unpackhi(row_7, row_23) */
 	movdqa %xmm10, 128(%rsp) /* spill hi_6 */
-	movdqa 160(%rsp), %xmm10 /* reload row_25 */
-	movdqa %xmm8, 64(%rsp) /* spill hi_5 */
-	movdqa %xmm12, %xmm8 /* row_9 */
-	punpcklbw %xmm10, %xmm8 /* tr0_24 = unpacklo(row_9, row_25) */
-	punpckhbw %xmm10, %xmm12 /* tr0_25 = unpackhi(row_9, row_25) */
-	movdqa 32(%rsp), %xmm10 /* reload row_11 */
-	movdqa %xmm1, 160(%rsp) /* spill hi_4 */
-	movdqa 192(%rsp), %xmm1 /* reload row_27 */
-	movdqa %xmm4, 48(%rsp) /* spill hi_3 */
-	movdqa %xmm10, %xmm4 /* row_11 */
-	punpcklbw %xmm1, %xmm4 /* tr0_26 = unpacklo(row_11, row_27) */
-	punpckhbw %xmm1, %xmm10 /* tr0_27 = unpackhi(row_11, row_27) */
-	movdqa 16(%rsp), %xmm1 /* reload row_13 */
-	movdqa %xmm14, 192(%rsp) /* spill hi_2 */
-	movdqa 224(%rsp), %xmm14 /* reload row_29 */
-	movdqa %xmm6, 32(%rsp) /* spill hi_1 */
-	movdqa %xmm1, %xmm6 /* row_13 */
-	punpcklbw %xmm14, %xmm6 /* tr0_28 = unpacklo(row_13, row_29) */
-	punpckhbw %xmm14, %xmm1 /* tr0_29 = unpackhi(row_13, row_29) */
-	movdqa 0(%rsp), %xmm14 /* reload row_15 */
-	movdqa %xmm2, 224(%rsp) /* spill hi */
-	movdqa 256(%rsp), %xmm2 /* reload row_31 */
-	movdqa %xmm15, 16(%rsp) /* spill tr0_23 */
-	movdqa %xmm14, %xmm15 /* row_15 */
-	punpcklbw %xmm2, %xmm15 /* tr0_30 = unpacklo(row_15, row_31) */
-	punpckhbw %xmm2, %xmm14 /* tr0_31 = unpackhi(row_15, row_31) */
-	movdqa %xmm5, %xmm2 /* tr0_16 */
-	punpcklbw %xmm8, %xmm2 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	punpckhbw %xmm8, %xmm5 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	movdqa %xmm9, %xmm8 /* tr0_17 */
-	punpcklbw %xmm12, %xmm8 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	punpckhbw %xmm12, %xmm9 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	movdqa %xmm11, %xmm12 /* tr0_18 */
-	punpcklbw %xmm4, %xmm12 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	punpckhbw %xmm4, %xmm11 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	movdqa %xmm3, %xmm4 /* tr0_19 */
-	punpcklbw %xmm10, %xmm4 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	punpckhbw %xmm10, %xmm3 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	movdqa %xmm13, %xmm10 /* tr0_20 */
-	punpcklbw %xmm6, %xmm10 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	punpckhbw %xmm6, %xmm13 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	movdqa %xmm7, %xmm6 /* tr0_21 */
-	punpcklbw %xmm1, %xmm6 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	punpckhbw %xmm1, %xmm7 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	movdqa %xmm0, %xmm1 /* tr0_22 */
-	punpcklbw %xmm15, %xmm1 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	punpckhbw %xmm15, %xmm0 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	movdqa 16(%rsp), %xmm15 /* reload tr0_23 */
-	movdqa %xmm3, 256(%rsp) /* spill tr1_23 */
-	movdqa %xmm15, %xmm3 /* tr0_23 */
-	punpcklbw %xmm14, %xmm3 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	punpckhbw %xmm14, %xmm15 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	movdqa %xmm2, %xmm14 /* tr1_16 */
-	punpcklbw %xmm10, %xmm14 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	punpckhbw %xmm10, %xmm2 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	movdqa %xmm5, %xmm10 /* tr1_17 */
-	punpcklbw %xmm13, %xmm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	punpckhbw %xmm13, %xmm5 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	movdqa %xmm8, %xmm13 /* tr1_18 */
-	punpcklbw %xmm6, %xmm13 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	punpckhbw %xmm6, %xmm8 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	movdqa %xmm9, %xmm6 /* tr1_19 */
-	punpcklbw %xmm7, %xmm6 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	punpckhbw %xmm7, %xmm9 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	movdqa %xmm12, %xmm7 /* tr1_20 */
-	punpcklbw %xmm1, %xmm7 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	punpckhbw %xmm1, %xmm12 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	movdqa %xmm11, %xmm1 /* tr1_21 */
-	punpcklbw %xmm0, %xmm1 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	punpckhbw %xmm0, %xmm11 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	movdqa %xmm4, %xmm0 /* tr1_22 */
-	punpcklbw %xmm3, %xmm0 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	punpckhbw %xmm3, %xmm4 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	movdqa 256(%rsp), %xmm3 /* reload tr1_23 */
-	movdqa %xmm9, 16(%rsp) /* spill tr2_23 */
-	movdqa %xmm3, %xmm9 /* tr1_23 */
-	punpcklbw %xmm15, %xmm9 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	punpckhbw %xmm15, %xmm3 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	movdqa %xmm14, %xmm15 /* tr2_16 */
-	punpcklbw %xmm7, %xmm15 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	punpckhbw %xmm7, %xmm14 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	movdqa %xmm2, %xmm7 /* tr2_17 */
-	punpcklbw %xmm12, %xmm7 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	punpckhbw %xmm12, %xmm2 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	movdqa %xmm10, %xmm12 /* tr2_18 */
-	punpcklbw %xmm1, %xmm12 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	punpckhbw %xmm1, %xmm10 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	movdqa %xmm5, %xmm1 /* tr2_19 */
-	punpcklbw %xmm11, %xmm1 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	punpckhbw %xmm11, %xmm5 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	movdqa %xmm13, %xmm11 /* tr2_20 */
-	punpcklbw %xmm0, %xmm11 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	punpckhbw %xmm0, %xmm13 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	movdqa %xmm8, %xmm0 /* tr2_21 */
-	punpcklbw %xmm4, %xmm0 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	punpckhbw %xmm4, %xmm8 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	movdqa %xmm6, %xmm4 /* tr2_22 */
-	punpcklbw %xmm9, %xmm4 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	punpckhbw %xmm9, %xmm6 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	movdqa 16(%rsp), %xmm9 /* reload tr2_23 */
-	movdqa %xmm6, 256(%rsp) /* spill tr3_29 */
-	movdqa %xmm9, %xmm6 /* tr2_23 */
-	punpcklbw %xmm3, %xmm6 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	punpckhbw %xmm3, %xmm9 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	movdqa %xmm15, %xmm3 /* tr3_16 */
-	psrlw $4, %xmm3 /* hi_shifted_16 = shr(tr3_16) */
-	movdqa %xmm9, 16(%rsp) /* spill tr3_31 */
+	movdqa 48(%rsp), %xmm10 /* reload row_9 */
+	movdqa %xmm10, %xmm0 /* row_9 */
+	punpcklbw 160(%rsp), %xmm0 /* tr0_24 = unpacklo(row_9, row_25) */
+	punpckhbw 160(%rsp), %xmm10 /* tr0_25 = unpackhi(row_9, row_25) */
+	movdqa %xmm8, 160(%rsp) /* spill hi_5 */
+	movdqa 32(%rsp), %xmm8 /* reload row_11 */
+	movdqa %xmm6, 48(%rsp) /* spill hi_4 */
+	movdqa %xmm8, %xmm6 /* row_11 */
+	punpcklbw 192(%rsp), %xmm6 /* tr0_26 = unpacklo(row_11, row_27) */
+	punpckhbw 192(%rsp), %xmm8 /* tr0_27 = unpackhi(row_11, row_27) */
+	movdqa %xmm4, 192(%rsp) /* spill hi_3 */
+	movdqa 16(%rsp), %xmm4 /* reload row_13 */
+	movdqa %xmm14, 32(%rsp) /* spill hi_2 */
+	movdqa %xmm4, %xmm14 /* row_13 */
+	punpcklbw 224(%rsp), %xmm14 /* tr0_28 = unpacklo(row_13, row_29) */
+	punpckhbw 224(%rsp), %xmm4 /* tr0_29 = unpackhi(row_13, row_29) */
+	movdqa %xmm1, 224(%rsp) /* spill hi_1 */
+	movdqa 0(%rsp), %xmm1 /* reload row_15 */
+	movdqa %xmm2, 16(%rsp) /* spill hi */
+	movdqa %xmm1, %xmm2 /* row_15 */
+	punpcklbw 256(%rsp), %xmm2 /* tr0_30 = unpacklo(row_15, row_31) */
+	punpckhbw 256(%rsp), %xmm1 /* tr0_31 = unpackhi(row_15, row_31) */
+	movdqa %xmm1, 256(%rsp) /* spill tr0_31 */
+	movdqa %xmm3, %xmm1 /* tr0_16 */
+	punpcklbw %xmm0, %xmm1 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	punpckhbw %xmm0, %xmm3 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	movdqa %xmm9, %xmm0 /* tr0_17 */
+	punpcklbw %xmm10, %xmm0 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	punpckhbw %xmm10, %xmm9 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	movdqa %xmm7, %xmm10 /* tr0_18 */
+	punpcklbw %xmm6, %xmm10 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	punpckhbw %xmm6, %xmm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	movdqa %xmm5, %xmm6 /* tr0_19 */
+	punpcklbw %xmm8, %xmm6 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	punpckhbw %xmm8, %xmm5 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	movdqa %xmm15, %xmm8 /* tr0_20 */
+	punpcklbw %xmm14, %xmm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	punpckhbw %xmm14, %xmm15 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	movdqa %xmm11, %xmm14 /* tr0_21 */
+	punpcklbw %xmm4, %xmm14 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	punpckhbw %xmm4, %xmm11 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	movdqa %xmm12, %xmm4 /* tr0_22 */
+	punpcklbw %xmm2, %xmm4 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	punpckhbw %xmm2, %xmm12 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	movdqa %xmm13, %xmm2 /* tr0_23 */
+	punpcklbw 256(%rsp), %xmm2 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	punpckhbw 256(%rsp), %xmm13 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	movdqa %xmm5, 256(%rsp) /* spill tr1_23 */
+	movdqa %xmm1, %xmm5 /* tr1_16 */
+	punpcklbw %xmm8, %xmm5 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	punpckhbw %xmm8, %xmm1 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	movdqa %xmm3, %xmm8 /* tr1_17 */
+	punpcklbw %xmm15, %xmm8 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	punpckhbw %xmm15, %xmm3 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	movdqa %xmm0, %xmm15 /* tr1_18 */
+	punpcklbw %xmm14, %xmm15 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	punpckhbw %xmm14, %xmm0 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	movdqa %xmm9, %xmm14 /* tr1_19 */
+	punpcklbw %xmm11, %xmm14 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	punpckhbw %xmm11, %xmm9 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	movdqa %xmm10, %xmm11 /* tr1_20 */
+	punpcklbw %xmm4, %xmm11 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	punpckhbw %xmm4, %xmm10 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	movdqa %xmm7, %xmm4 /* tr1_21 */
+	punpcklbw %xmm12, %xmm4 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	punpckhbw %xmm12, %xmm7 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	movdqa %xmm6, %xmm12 /* tr1_22 */
+	punpcklbw %xmm2, %xmm12 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	punpckhbw %xmm2, %xmm6 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	movdqa 256(%rsp), %xmm2 /* reload tr1_23 */
+	movdqa %xmm9, 0(%rsp) /* spill tr2_23 */
+	movdqa %xmm2, %xmm9 /* tr1_23 */
+	punpcklbw %xmm13, %xmm9 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	punpckhbw %xmm13, %xmm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	movdqa %xmm5, %xmm13 /* tr2_16 */
+	punpcklbw %xmm11, %xmm13 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	punpckhbw %xmm11, %xmm5 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	movdqa %xmm1, %xmm11 /* tr2_17 */
+	punpcklbw %xmm10, %xmm11 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	punpckhbw %xmm10, %xmm1 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	movdqa %xmm8, %xmm10 /* tr2_18 */
+	punpcklbw %xmm4, %xmm10 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	punpckhbw %xmm4, %xmm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	movdqa %xmm3, %xmm4 /* tr2_19 */
+	punpcklbw %xmm7, %xmm4 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	punpckhbw %xmm7, %xmm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	movdqa %xmm15, %xmm7 /* tr2_20 */
+	punpcklbw %xmm12, %xmm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	punpckhbw %xmm12, %xmm15 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	movdqa %xmm0, %xmm12 /* tr2_21 */
+	punpcklbw %xmm6, %xmm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	punpckhbw %xmm6, %xmm0 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	movdqa %xmm14, %xmm6 /* tr2_22 */
+	punpcklbw %xmm9, %xmm6 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	punpckhbw %xmm9, %xmm14 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	movdqa 0(%rsp), %xmm9 /* reload tr2_23 */
+	movdqa %xmm14, 256(%rsp) /* spill tr3_29 */
+	movdqa %xmm9, %xmm14 /* tr2_23 */
+	punpcklbw %xmm2, %xmm14 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	punpckhbw %xmm2, %xmm9 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	movdqa %xmm13, %xmm2 /* tr3_16 */
+	psrlw $4, %xmm2 /* hi_shifted_16 = shr(tr3_16) */
+	movdqa %xmm9, 0(%rsp) /* spill tr3_31 */
 	movdqa .Lublock_nibbleslice_ssse3_asm_10_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
-	pand %xmm9, %xmm3 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	pand %xmm9, %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
-	movdqa %xmm15, 0(%rsp) /* spill lo_16 */
-	movdqa %xmm14, %xmm15 /* tr3_17 */
-	psrlw $4, %xmm15 /* hi_shifted_17 = shr(tr3_17) */
-	pand %xmm9, %xmm15 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	pand %xmm9, %xmm14 /* lo_17 = and(tr3_17, nibble_mask) */
-	movdqa %xmm14, 80(%rsp) /* spill lo_17 */
-	movdqa %xmm7, %xmm14 /* tr3_18 */
-	psrlw $4, %xmm14 /* hi_shifted_18 = shr(tr3_18) */
-	pand %xmm9, %xmm14 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	pand %xmm9, %xmm7 /* lo_18 = and(tr3_18, nibble_mask) */
-	movdqa %xmm7, 576(%rsp) /* spill lo_18 */
-	movdqa %xmm2, %xmm7 /* tr3_19 */
-	psrlw $4, %xmm7 /* hi_shifted_19 = shr(tr3_19) */
-	pand %xmm9, %xmm7 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	pand %xmm9, %xmm2 /* lo_19 = and(tr3_19, nibble_mask) */
-	movdqa %xmm2, 592(%rsp) /* spill lo_19 */
-	movdqa %xmm12, %xmm2 /* tr3_20 */
-	psrlw $4, %xmm2 /* hi_shifted_20 = shr(tr3_20) */
-	pand %xmm9, %xmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	pand %xmm9, %xmm12 /* lo_20 = and(tr3_20, nibble_mask) */
-	movdqa %xmm12, 608(%rsp) /* spill lo_20 */
-	movdqa %xmm10, %xmm12 /* tr3_21 */
-	psrlw $4, %xmm12 /* hi_shifted_21 = shr(tr3_21) */
-	pand %xmm9, %xmm12 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	pand %xmm9, %xmm10 /* lo_21 = and(tr3_21, nibble_mask) */
-	movdqa %xmm10, 624(%rsp) /* spill lo_21 */
-	movdqa %xmm1, %xmm10 /* tr3_22 */
-	psrlw $4, %xmm10 /* hi_shifted_22 = shr(tr3_22) */
-	pand %xmm9, %xmm10 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	pand %xmm9, %xmm1 /* lo_22 = and(tr3_22, nibble_mask) */
-	movdqa %xmm1, 640(%rsp) /* spill lo_22 */
-	movdqa %xmm5, %xmm1 /* tr3_23 */
-	psrlw $4, %xmm1 /* hi_shifted_23 = shr(tr3_23) */
-	pand %xmm9, %xmm1 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	pand %xmm9, %xmm5 /* lo_23 = and(tr3_23, nibble_mask) */
-	movdqa %xmm5, 656(%rsp) /* spill lo_23 */
-	movdqa %xmm11, %xmm5 /* tr3_24 */
-	psrlw $4, %xmm5 /* hi_shifted_24 = shr(tr3_24) */
-	pand %xmm9, %xmm5 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	pand %xmm9, %xmm11 /* lo_24 = and(tr3_24, nibble_mask) */
-	movdqa %xmm11, 672(%rsp) /* spill lo_24 */
-	movdqa %xmm13, %xmm11 /* tr3_25 */
-	psrlw $4, %xmm11 /* hi_shifted_25 = shr(tr3_25) */
-	pand %xmm9, %xmm11 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	pand %xmm9, %xmm13 /* lo_25 = and(tr3_25, nibble_mask) */
-	movdqa %xmm13, 688(%rsp) /* spill lo_25 */
-	movdqa %xmm0, %xmm13 /* tr3_26 */
-	psrlw $4, %xmm13 /* hi_shifted_26 = shr(tr3_26) */
-	pand %xmm9, %xmm13 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	pand %xmm9, %xmm0 /* lo_26 = and(tr3_26, nibble_mask) */
-	movdqa %xmm0, 704(%rsp) /* spill lo_26 */
-	movdqa %xmm8, %xmm0 /* tr3_27 */
-	psrlw $4, %xmm0 /* hi_shifted_27 = shr(tr3_27) */
-	pand %xmm9, %xmm0 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	pand %xmm9, %xmm8 /* lo_27 = and(tr3_27, nibble_mask) */
-	movdqa %xmm8, 720(%rsp) /* spill lo_27 */
-	movdqa %xmm4, %xmm8 /* tr3_28 */
-	psrlw $4, %xmm8 /* hi_shifted_28 = shr(tr3_28) */
-	pand %xmm9, %xmm8 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	pand %xmm9, %xmm4 /* lo_28 = and(tr3_28, nibble_mask) */
-	movdqa %xmm4, 736(%rsp) /* spill lo_28 */
-	movdqa 256(%rsp), %xmm4 /* reload tr3_29 */
-	movdqa %xmm8, 752(%rsp) /* spill hi_28 */
-	movdqa %xmm4, %xmm8 /* tr3_29 */
-	psrlw $4, %xmm8 /* hi_shifted_29 = shr(tr3_29) */
-	pand %xmm9, %xmm8 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	pand %xmm9, %xmm4 /* lo_29 = and(tr3_29, nibble_mask) */
-	movdqa %xmm4, 256(%rsp) /* spill lo_29 */
-	movdqa %xmm6, %xmm4 /* tr3_30 */
-	psrlw $4, %xmm4 /* hi_shifted_30 = shr(tr3_30) */
-	pand %xmm9, %xmm4 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	pand %xmm9, %xmm6 /* lo_30 = and(tr3_30, nibble_mask) */
-	movdqa %xmm6, 768(%rsp) /* spill lo_30 */
-	movdqa 16(%rsp), %xmm6 /* reload tr3_31 */
-	movdqa %xmm4, 784(%rsp) /* spill hi_30 */
-	movdqa %xmm6, %xmm4 /* tr3_31 */
-	psrlw $4, %xmm4 /* hi_shifted_31 = shr(tr3_31) */
-	pand %xmm9, %xmm4 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	pand %xmm9, %xmm6 /* lo_31 = and(tr3_31, nibble_mask) */
-	movdqa 224(%rsp), %xmm9 /* reload x0_0.2 */
-	movdqa %xmm6, 16(%rsp) /* spill x1_31.2 */
-	movdqa 288(%rsp), %xmm6 /* reload x0_1.2 */
-	movdqa %xmm4, 800(%rsp) /* spill x1_30.2 */
-	movdqa 32(%rsp), %xmm4 /* reload x0_2.2 */
-	movdqa %xmm8, 816(%rsp) /* spill x1_26.2 */
-	movdqa 304(%rsp), %xmm8 /* reload x0_3.2 */
-	movdqa %xmm0, 832(%rsp) /* spill x1_22.2 */
-	movdqa 192(%rsp), %xmm0 /* reload x0_4.2 */
-	movdqa %xmm13, 848(%rsp) /* spill x1_20.2 */
-	movdqa 320(%rsp), %xmm13 /* reload x0_5.2 */
-	movdqa %xmm11, 864(%rsp) /* spill x1_18.2 */
-	movdqa 48(%rsp), %xmm11 /* reload x0_6.2 */
-	movdqa %xmm5, 880(%rsp) /* spill x1_16.2 */
-	movdqa 336(%rsp), %xmm5 /* reload x0_7.2 */
-	movdqa %xmm1, 896(%rsp) /* spill x1_14.2 */
-	movdqa 160(%rsp), %xmm1 /* reload x0_8.2 */
-	movdqa %xmm10, 912(%rsp) /* spill x1_12.2 */
-	movdqa 352(%rsp), %xmm10 /* reload x0_9.2 */
-	movdqa %xmm12, 928(%rsp) /* spill x1_10.2 */
-	movdqa 64(%rsp), %xmm12 /* reload x0_10.2 */
-	movdqa %xmm2, 944(%rsp) /* spill x1_8.2 */
-	movdqa 368(%rsp), %xmm2 /* reload x0_11.2 */
-	movdqa %xmm2, 960(%rsp) /* spill x0_11.2 */
-	movdqa 128(%rsp), %xmm2 /* reload x0_12.2 */
-	movdqa %xmm2, 976(%rsp) /* spill x0_12.2 */
-	movdqa 384(%rsp), %xmm2 /* reload x0_13.2 */
-	movdqa %xmm2, 992(%rsp) /* spill x0_13.2 */
-	movdqa 96(%rsp), %xmm2 /* reload x0_14.2 */
-	movdqa %xmm2, 1008(%rsp) /* spill x0_14.2 */
-	movdqa 400(%rsp), %xmm2 /* reload x0_15.2 */
-	movdqa %xmm2, 1024(%rsp) /* spill x0_15.2 */
-	movdqa 112(%rsp), %xmm2 /* reload x0_16.2 */
-	movdqa %xmm2, 1040(%rsp) /* spill x0_16.2 */
-	movdqa 416(%rsp), %xmm2 /* reload x0_17.2 */
-	movdqa %xmm2, 1056(%rsp) /* spill x0_17.2 */
-	movdqa 144(%rsp), %xmm2 /* reload x0_18.2 */
-	movdqa %xmm2, 1072(%rsp) /* spill x0_18.2 */
-	movdqa 432(%rsp), %xmm2 /* reload x0_19.2 */
-	movdqa %xmm2, 1088(%rsp) /* spill x0_19.2 */
-	movdqa 176(%rsp), %xmm2 /* reload x0_20.2 */
-	movdqa %xmm2, 1104(%rsp) /* spill x0_20.2 */
-	movdqa 448(%rsp), %xmm2 /* reload x0_21.2 */
-	movdqa %xmm2, 1120(%rsp) /* spill x0_21.2 */
-	movdqa 208(%rsp), %xmm2 /* reload x0_22.2 */
-	movdqa %xmm2, 1136(%rsp) /* spill x0_22.2 */
-	movdqa 464(%rsp), %xmm2 /* reload x0_23.2 */
-	movdqa %xmm2, 1152(%rsp) /* spill x0_23.2 */
-	movdqa 496(%rsp), %xmm2 /* reload x0_24.2 */
-	movdqa %xmm2, 1168(%rsp) /* spill x0_24.2 */
-	movdqa 480(%rsp), %xmm2 /* reload x0_25.2 */
-	movdqa %xmm2, 1184(%rsp) /* spill x0_25.2 */
-	movdqa 560(%rsp), %xmm2 /* reload x0_26.2 */
-	movdqa %xmm2, 1200(%rsp) /* spill x0_26.2 */
-	movdqa 240(%rsp), %xmm2 /* reload x0_27.2 */
-	movdqa %xmm2, 1216(%rsp) /* spill x0_27.2 */
-	movdqa 528(%rsp), %xmm2 /* reload x0_28.2 */
-	movdqa %xmm2, 1232(%rsp) /* spill x0_28.2 */
-	movdqa 512(%rsp), %xmm2 /* reload x0_29.2 */
-	movdqa %xmm2, 1248(%rsp) /* spill x0_29.2 */
-	movdqa 544(%rsp), %xmm2 /* reload x0_30.2 */
-	movdqa %xmm2, 1264(%rsp) /* spill x0_30.2 */
-	movdqa 272(%rsp), %xmm2 /* reload x0_31.2 */
-	movdqa %xmm2, 1280(%rsp) /* spill x0_31.2 */
-	movdqa 0(%rsp), %xmm2 /* reload x1_1.2 */
-	movdqa %xmm12, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 80(%rsp), %xmm12 /* reload x1_3.2 */
-	movdqa %xmm10, 1312(%rsp) /* spill x0_9.2 */
-	movdqa 576(%rsp), %xmm10 /* reload x1_5.2 */
-	movdqa %xmm1, 1328(%rsp) /* spill x0_8.2 */
-	movdqa 592(%rsp), %xmm1 /* reload x1_7.2 */
-	movdqa %xmm1, 1344(%rsp) /* spill x1_7.2 */
-	movdqa 944(%rsp), %xmm1 /* reload x1_8.2 */
-	movdqa %xmm1, 1360(%rsp) /* spill x1_8.2 */
-	movdqa 608(%rsp), %xmm1 /* reload x1_9.2 */
-	movdqa %xmm1, 1376(%rsp) /* spill x1_9.2 */
-	movdqa 928(%rsp), %xmm1 /* reload x1_10.2 */
-	movdqa %xmm1, 1392(%rsp) /* spill x1_10.2 */
-	movdqa 624(%rsp), %xmm1 /* reload x1_11.2 */
-	movdqa %xmm1, 1408(%rsp) /* spill x1_11.2 */
-	movdqa 912(%rsp), %xmm1 /* reload x1_12.2 */
-	movdqa %xmm1, 1424(%rsp) /* spill x1_12.2 */
-	movdqa 640(%rsp), %xmm1 /* reload x1_13.2 */
-	movdqa %xmm1, 1440(%rsp) /* spill x1_13.2 */
-	movdqa 896(%rsp), %xmm1 /* reload x1_14.2 */
-	movdqa %xmm1, 1456(%rsp) /* spill x1_14.2 */
-	movdqa 656(%rsp), %xmm1 /* reload x1_15.2 */
-	movdqa %xmm1, 1472(%rsp) /* spill x1_15.2 */
-	movdqa 880(%rsp), %xmm1 /* reload x1_16.2 */
-	movdqa %xmm1, 1488(%rsp) /* spill x1_16.2 */
-	movdqa 672(%rsp), %xmm1 /* reload x1_17.2 */
-	movdqa %xmm1, 1504(%rsp) /* spill x1_17.2 */
-	movdqa 864(%rsp), %xmm1 /* reload x1_18.2 */
-	movdqa %xmm1, 1520(%rsp) /* spill x1_18.2 */
-	movdqa 688(%rsp), %xmm1 /* reload x1_19.2 */
-	movdqa %xmm1, 1536(%rsp) /* spill x1_19.2 */
-	movdqa 848(%rsp), %xmm1 /* reload x1_20.2 */
-	movdqa %xmm1, 1552(%rsp) /* spill x1_20.2 */
-	movdqa 704(%rsp), %xmm1 /* reload x1_21.2 */
-	movdqa %xmm1, 1568(%rsp) /* spill x1_21.2 */
-	movdqa 832(%rsp), %xmm1 /* reload x1_22.2 */
-	movdqa %xmm1, 1584(%rsp) /* spill x1_22.2 */
-	movdqa 720(%rsp), %xmm1 /* reload x1_23.2 */
-	movdqa %xmm1, 1600(%rsp) /* spill x1_23.2 */
-	movdqa 752(%rsp), %xmm1 /* reload x1_24.2 */
-	movdqa %xmm1, 1616(%rsp) /* spill x1_24.2 */
-	movdqa 736(%rsp), %xmm1 /* reload x1_25.2 */
-	movdqa %xmm1, 1632(%rsp) /* spill x1_25.2 */
-	movdqa 816(%rsp), %xmm1 /* reload x1_26.2 */
-	movdqa %xmm1, 1648(%rsp) /* spill x1_26.2 */
-	movdqa 256(%rsp), %xmm1 /* reload x1_27.2 */
-	movdqa %xmm1, 1664(%rsp) /* spill x1_27.2 */
-	movdqa 784(%rsp), %xmm1 /* reload x1_28.2 */
-	movdqa %xmm1, 1680(%rsp) /* spill x1_28.2 */
-	movdqa 768(%rsp), %xmm1 /* reload x1_29.2 */
-	movdqa %xmm1, 1696(%rsp) /* spill x1_29.2 */
-	movdqa 800(%rsp), %xmm1 /* reload x1_30.2 */
-	movdqa %xmm1, 1712(%rsp) /* spill x1_30.2 */
-	movdqa 16(%rsp), %xmm1 /* reload x1_31.2 */
+	pand %xmm9, %xmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	pand %xmm9, %xmm13 /* lo_16 = and(tr3_16, nibble_mask) */
+	movdqa %xmm13, 64(%rsp) /* spill lo_16 */
+	movdqa %xmm5, %xmm13 /* tr3_17 */
+	psrlw $4, %xmm13 /* hi_shifted_17 = shr(tr3_17) */
+	pand %xmm9, %xmm13 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	pand %xmm9, %xmm5 /* lo_17 = and(tr3_17, nibble_mask) */
+	movdqa %xmm5, 560(%rsp) /* spill lo_17 */
+	movdqa %xmm11, %xmm5 /* tr3_18 */
+	psrlw $4, %xmm5 /* hi_shifted_18 = shr(tr3_18) */
+	pand %xmm9, %xmm5 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	pand %xmm9, %xmm11 /* lo_18 = and(tr3_18, nibble_mask) */
+	movdqa %xmm11, 576(%rsp) /* spill lo_18 */
+	movdqa %xmm1, %xmm11 /* tr3_19 */
+	psrlw $4, %xmm11 /* hi_shifted_19 = shr(tr3_19) */
+	pand %xmm9, %xmm11 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	pand %xmm9, %xmm1 /* lo_19 = and(tr3_19, nibble_mask) */
+	movdqa %xmm1, 592(%rsp) /* spill lo_19 */
+	movdqa %xmm10, %xmm1 /* tr3_20 */
+	psrlw $4, %xmm1 /* hi_shifted_20 = shr(tr3_20) */
+	pand %xmm9, %xmm1 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	pand %xmm9, %xmm10 /* lo_20 = and(tr3_20, nibble_mask) */
+	movdqa %xmm10, 608(%rsp) /* spill lo_20 */
+	movdqa %xmm8, %xmm10 /* tr3_21 */
+	psrlw $4, %xmm10 /* hi_shifted_21 = shr(tr3_21) */
+	pand %xmm9, %xmm10 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	pand %xmm9, %xmm8 /* lo_21 = and(tr3_21, nibble_mask) */
+	movdqa %xmm8, 624(%rsp) /* spill lo_21 */
+	movdqa %xmm4, %xmm8 /* tr3_22 */
+	psrlw $4, %xmm8 /* hi_shifted_22 = shr(tr3_22) */
+	pand %xmm9, %xmm8 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	pand %xmm9, %xmm4 /* lo_22 = and(tr3_22, nibble_mask) */
+	movdqa %xmm4, 640(%rsp) /* spill lo_22 */
+	movdqa %xmm3, %xmm4 /* tr3_23 */
+	psrlw $4, %xmm4 /* hi_shifted_23 = shr(tr3_23) */
+	pand %xmm9, %xmm4 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	pand %xmm9, %xmm3 /* lo_23 = and(tr3_23, nibble_mask) */
+	movdqa %xmm3, 656(%rsp) /* spill lo_23 */
+	movdqa %xmm7, %xmm3 /* tr3_24 */
+	psrlw $4, %xmm3 /* hi_shifted_24 = shr(tr3_24) */
+	pand %xmm9, %xmm3 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	pand %xmm9, %xmm7 /* lo_24 = and(tr3_24, nibble_mask) */
+	movdqa %xmm7, 672(%rsp) /* spill lo_24 */
+	movdqa %xmm15, %xmm7 /* tr3_25 */
+	psrlw $4, %xmm7 /* hi_shifted_25 = shr(tr3_25) */
+	pand %xmm9, %xmm7 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	pand %xmm9, %xmm15 /* lo_25 = and(tr3_25, nibble_mask) */
+	movdqa %xmm15, 688(%rsp) /* spill lo_25 */
+	movdqa %xmm12, %xmm15 /* tr3_26 */
+	psrlw $4, %xmm15 /* hi_shifted_26 = shr(tr3_26) */
+	pand %xmm9, %xmm15 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	pand %xmm9, %xmm12 /* lo_26 = and(tr3_26, nibble_mask) */
+	movdqa %xmm12, 704(%rsp) /* spill lo_26 */
+	movdqa %xmm0, %xmm12 /* tr3_27 */
+	psrlw $4, %xmm12 /* hi_shifted_27 = shr(tr3_27) */
+	pand %xmm9, %xmm12 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	pand %xmm9, %xmm0 /* lo_27 = and(tr3_27, nibble_mask) */
+	movdqa %xmm0, 720(%rsp) /* spill lo_27 */
+	movdqa %xmm6, %xmm0 /* tr3_28 */
+	psrlw $4, %xmm0 /* hi_shifted_28 = shr(tr3_28) */
+	pand %xmm9, %xmm0 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	pand %xmm9, %xmm6 /* lo_28 = and(tr3_28, nibble_mask) */
+	movdqa %xmm6, 736(%rsp) /* spill lo_28 */
+	movdqa 256(%rsp), %xmm6 /* reload tr3_29 */
+	movdqa %xmm0, 752(%rsp) /* spill hi_28 */
+	movdqa %xmm6, %xmm0 /* tr3_29 */
+	psrlw $4, %xmm0 /* hi_shifted_29 = shr(tr3_29) */
+	pand %xmm9, %xmm0 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	pand %xmm9, %xmm6 /* lo_29 = and(tr3_29, nibble_mask) */
+	movdqa %xmm6, 256(%rsp) /* spill lo_29 */
+	movdqa %xmm14, %xmm6 /* tr3_30 */
+	psrlw $4, %xmm6 /* hi_shifted_30 = shr(tr3_30) */
+	pand %xmm9, %xmm6 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	pand %xmm9, %xmm14 /* lo_30 = and(tr3_30, nibble_mask) */
+	movdqa %xmm14, 768(%rsp) /* spill lo_30 */
+	movdqa 0(%rsp), %xmm14 /* reload tr3_31 */
+	movdqa %xmm6, 784(%rsp) /* spill hi_30 */
+	movdqa %xmm14, %xmm6 /* tr3_31 */
+	psrlw $4, %xmm6 /* hi_shifted_31 = shr(tr3_31) */
+	pand %xmm9, %xmm6 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	pand %xmm9, %xmm14 /* lo_31 = and(tr3_31, nibble_mask) */
+	movdqa 16(%rsp), %xmm9 /* reload x0_0.2 */
+	movdqa %xmm14, 0(%rsp) /* spill x1_31.2 */
+	movdqa 288(%rsp), %xmm14 /* reload x0_1.2 */
+	movdqa %xmm6, 800(%rsp) /* spill x1_30.2 */
+	movdqa 224(%rsp), %xmm6 /* reload x0_2.2 */
+	movdqa %xmm0, 816(%rsp) /* spill x1_26.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x0_3.2 */
+	movdqa %xmm12, 832(%rsp) /* spill x1_22.2 */
+	movdqa 32(%rsp), %xmm12 /* reload x0_4.2 */
+	movdqa %xmm15, 848(%rsp) /* spill x1_20.2 */
+	movdqa 320(%rsp), %xmm15 /* reload x0_5.2 */
+	movdqa %xmm7, 864(%rsp) /* spill x1_18.2 */
+	movdqa 192(%rsp), %xmm7 /* reload x0_6.2 */
+	movdqa %xmm3, 880(%rsp) /* spill x1_16.2 */
+	movdqa 336(%rsp), %xmm3 /* reload x0_7.2 */
+	movdqa %xmm4, 896(%rsp) /* spill x1_14.2 */
+	movdqa 48(%rsp), %xmm4 /* reload x0_8.2 */
+	movdqa %xmm8, 912(%rsp) /* spill x1_12.2 */
+	movdqa 352(%rsp), %xmm8 /* reload x0_9.2 */
+	movdqa %xmm10, 928(%rsp) /* spill x1_10.2 */
+	movdqa 160(%rsp), %xmm10 /* reload x0_10.2 */
+	movdqa %xmm1, 944(%rsp) /* spill x1_8.2 */
+	movdqa 368(%rsp), %xmm1 /* reload x0_11.2 */
+	movdqa %xmm1, 960(%rsp) /* spill x0_11.2 */
+	movdqa 128(%rsp), %xmm1 /* reload x0_12.2 */
+	movdqa %xmm1, 976(%rsp) /* spill x0_12.2 */
+	movdqa 384(%rsp), %xmm1 /* reload x0_13.2 */
+	movdqa %xmm1, 992(%rsp) /* spill x0_13.2 */
+	movdqa 80(%rsp), %xmm1 /* reload x0_14.2 */
+	movdqa %xmm1, 1008(%rsp) /* spill x0_14.2 */
+	movdqa 400(%rsp), %xmm1 /* reload x0_15.2 */
+	movdqa %xmm1, 1024(%rsp) /* spill x0_15.2 */
+	movdqa 96(%rsp), %xmm1 /* reload x0_16.2 */
+	movdqa %xmm1, 1040(%rsp) /* spill x0_16.2 */
+	movdqa 416(%rsp), %xmm1 /* reload x0_17.2 */
+	movdqa %xmm1, 1056(%rsp) /* spill x0_17.2 */
+	movdqa 112(%rsp), %xmm1 /* reload x0_18.2 */
+	movdqa %xmm1, 1072(%rsp) /* spill x0_18.2 */
+	movdqa 432(%rsp), %xmm1 /* reload x0_19.2 */
+	movdqa %xmm1, 1088(%rsp) /* spill x0_19.2 */
+	movdqa 144(%rsp), %xmm1 /* reload x0_20.2 */
+	movdqa %xmm1, 1104(%rsp) /* spill x0_20.2 */
+	movdqa 448(%rsp), %xmm1 /* reload x0_21.2 */
+	movdqa %xmm1, 1120(%rsp) /* spill x0_21.2 */
+	movdqa 176(%rsp), %xmm1 /* reload x0_22.2 */
+	movdqa %xmm1, 1136(%rsp) /* spill x0_22.2 */
+	movdqa 464(%rsp), %xmm1 /* reload x0_23.2 */
+	movdqa %xmm1, 1152(%rsp) /* spill x0_23.2 */
+	movdqa 496(%rsp), %xmm1 /* reload x0_24.2 */
+	movdqa %xmm1, 1168(%rsp) /* spill x0_24.2 */
+	movdqa 480(%rsp), %xmm1 /* reload x0_25.2 */
+	movdqa %xmm1, 1184(%rsp) /* spill x0_25.2 */
+	movdqa 208(%rsp), %xmm1 /* reload x0_26.2 */
+	movdqa %xmm1, 1200(%rsp) /* spill x0_26.2 */
+	movdqa 272(%rsp), %xmm1 /* reload x0_27.2 */
+	movdqa %xmm1, 1216(%rsp) /* spill x0_27.2 */
+	movdqa 528(%rsp), %xmm1 /* reload x0_28.2 */
+	movdqa %xmm1, 1232(%rsp) /* spill x0_28.2 */
+	movdqa 512(%rsp), %xmm1 /* reload x0_29.2 */
+	movdqa %xmm1, 1248(%rsp) /* spill x0_29.2 */
+	movdqa 544(%rsp), %xmm1 /* reload x0_30.2 */
+	movdqa %xmm1, 1264(%rsp) /* spill x0_30.2 */
+	movdqa 240(%rsp), %xmm1 /* reload x0_31.2 */
+	movdqa %xmm1, 1280(%rsp) /* spill x0_31.2 */
+	movdqa 64(%rsp), %xmm1 /* reload x1_1.2 */
+	movdqa %xmm10, 1296(%rsp) /* spill x0_10.2 */
+	movdqa 560(%rsp), %xmm10 /* reload x1_3.2 */
+	movdqa %xmm8, 1312(%rsp) /* spill x0_9.2 */
+	movdqa 576(%rsp), %xmm8 /* reload x1_5.2 */
+	movdqa %xmm4, 1328(%rsp) /* spill x0_8.2 */
+	movdqa 592(%rsp), %xmm4 /* reload x1_7.2 */
+	movdqa %xmm4, 1344(%rsp) /* spill x1_7.2 */
+	movdqa 944(%rsp), %xmm4 /* reload x1_8.2 */
+	movdqa %xmm4, 1360(%rsp) /* spill x1_8.2 */
+	movdqa 608(%rsp), %xmm4 /* reload x1_9.2 */
+	movdqa %xmm4, 1376(%rsp) /* spill x1_9.2 */
+	movdqa 928(%rsp), %xmm4 /* reload x1_10.2 */
+	movdqa %xmm4, 1392(%rsp) /* spill x1_10.2 */
+	movdqa 624(%rsp), %xmm4 /* reload x1_11.2 */
+	movdqa %xmm4, 1408(%rsp) /* spill x1_11.2 */
+	movdqa 912(%rsp), %xmm4 /* reload x1_12.2 */
+	movdqa %xmm4, 1424(%rsp) /* spill x1_12.2 */
+	movdqa 640(%rsp), %xmm4 /* reload x1_13.2 */
+	movdqa %xmm4, 1440(%rsp) /* spill x1_13.2 */
+	movdqa 896(%rsp), %xmm4 /* reload x1_14.2 */
+	movdqa %xmm4, 1456(%rsp) /* spill x1_14.2 */
+	movdqa 656(%rsp), %xmm4 /* reload x1_15.2 */
+	movdqa %xmm4, 1472(%rsp) /* spill x1_15.2 */
+	movdqa 880(%rsp), %xmm4 /* reload x1_16.2 */
+	movdqa %xmm4, 1488(%rsp) /* spill x1_16.2 */
+	movdqa 672(%rsp), %xmm4 /* reload x1_17.2 */
+	movdqa %xmm4, 1504(%rsp) /* spill x1_17.2 */
+	movdqa 864(%rsp), %xmm4 /* reload x1_18.2 */
+	movdqa %xmm4, 1520(%rsp) /* spill x1_18.2 */
+	movdqa 688(%rsp), %xmm4 /* reload x1_19.2 */
+	movdqa %xmm4, 1536(%rsp) /* spill x1_19.2 */
+	movdqa 848(%rsp), %xmm4 /* reload x1_20.2 */
+	movdqa %xmm4, 1552(%rsp) /* spill x1_20.2 */
+	movdqa 704(%rsp), %xmm4 /* reload x1_21.2 */
+	movdqa %xmm4, 1568(%rsp) /* spill x1_21.2 */
+	movdqa 832(%rsp), %xmm4 /* reload x1_22.2 */
+	movdqa %xmm4, 1584(%rsp) /* spill x1_22.2 */
+	movdqa 720(%rsp), %xmm4 /* reload x1_23.2 */
+	movdqa %xmm4, 1600(%rsp) /* spill x1_23.2 */
+	movdqa 752(%rsp), %xmm4 /* reload x1_24.2 */
+	movdqa %xmm4, 1616(%rsp) /* spill x1_24.2 */
+	movdqa 736(%rsp), %xmm4 /* reload x1_25.2 */
+	movdqa %xmm4, 1632(%rsp) /* spill x1_25.2 */
+	movdqa 816(%rsp), %xmm4 /* reload x1_26.2 */
+	movdqa %xmm4, 1648(%rsp) /* spill x1_26.2 */
+	movdqa 256(%rsp), %xmm4 /* reload x1_27.2 */
+	movdqa %xmm4, 1664(%rsp) /* spill x1_27.2 */
+	movdqa 784(%rsp), %xmm4 /* reload x1_28.2 */
+	movdqa %xmm4, 1680(%rsp) /* spill x1_28.2 */
+	movdqa 768(%rsp), %xmm4 /* reload x1_29.2 */
+	movdqa %xmm4, 1696(%rsp) /* spill x1_29.2 */
+	movdqa 800(%rsp), %xmm4 /* reload x1_30.2 */
+	movdqa %xmm4, 1712(%rsp) /* spill x1_30.2 */
+	movdqa 0(%rsp), %xmm4 /* reload x1_31.2 */
+	movdqa %xmm4, 768(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_ssse3_asm_10_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm1, 768(%rsp) /* spill x1_31.2 */
-	movdqu (%rdi,%rcx), %xmm1 /* t0_0 = bcast128() */
-	pshufb %xmm9, %xmm1 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm9, 784(%rsp) /* spill x0_0.2 */
+	movdqu (%rdi,%rcx), %xmm4 /* t0_0 = bcast128() */
+	pshufb %xmm9, %xmm4 /* s0_0 = lookup16(t0_0, x0_0) */
 	movdqu 16(%rdi,%rcx), %xmm9 /* t0_1 = bcast128() */
-	pshufb %xmm6, %xmm9 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm6, 256(%rsp) /* spill x0_1.2 */
-	movdqu 32(%rdi,%rcx), %xmm6 /* t0_2 = bcast128() */
-	pshufb %xmm4, %xmm6 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm4, 736(%rsp) /* spill x0_2.2 */
-	movdqu 48(%rdi,%rcx), %xmm4 /* t0_3 = bcast128() */
-	pshufb %xmm8, %xmm4 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm8, 752(%rsp) /* spill x0_3.2 */
-	movdqu 64(%rdi,%rcx), %xmm8 /* t0_4 = bcast128() */
-	pshufb %xmm0, %xmm8 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm0, 720(%rsp) /* spill x0_4.2 */
-	movdqu 80(%rdi,%rcx), %xmm0 /* t0_5 = bcast128() */
-	pshufb %xmm13, %xmm0 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm13, 704(%rsp) /* spill x0_5.2 */
-	movdqu 96(%rdi,%rcx), %xmm13 /* t0_6 = bcast128() */
-	pshufb %xmm11, %xmm13 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm11, 688(%rsp) /* spill x0_6.2 */
-	movdqu 112(%rdi,%rcx), %xmm11 /* t0_7 = bcast128() */
-	pshufb %xmm5, %xmm11 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm5, 672(%rsp) /* spill x0_7.2 */
-	movdqu 512(%rdi,%rcx), %xmm5 /* t1_0 = bcast128() */
-	pshufb %xmm3, %xmm5 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm3, 656(%rsp) /* spill x1_0.2 */
-	movdqu 528(%rdi,%rcx), %xmm3 /* t1_1 = bcast128() */
-	pshufb %xmm2, %xmm3 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm2, 640(%rsp) /* spill x1_1.2 */
-	movdqu 544(%rdi,%rcx), %xmm2 /* t1_2 = bcast128() */
-	pshufb %xmm15, %xmm2 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm15, 624(%rsp) /* spill x1_2.2 */
-	movdqu 560(%rdi,%rcx), %xmm15 /* t1_3 = bcast128() */
-	pshufb %xmm12, %xmm15 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm12, 608(%rsp) /* spill x1_3.2 */
-	movdqu 576(%rdi,%rcx), %xmm12 /* t1_4 = bcast128() */
-	pshufb %xmm14, %xmm12 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm14, 592(%rsp) /* spill x1_4.2 */
-	movdqu 592(%rdi,%rcx), %xmm14 /* t1_5 = bcast128() */
-	pshufb %xmm10, %xmm14 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm10, 576(%rsp) /* spill x1_5.2 */
-	movdqu 608(%rdi,%rcx), %xmm10 /* t1_6 = bcast128() */
-	pshufb %xmm7, %xmm10 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm7, 80(%rsp) /* spill x1_6.2 */
-	movdqu 624(%rdi,%rcx), %xmm7 /* t1_7 = bcast128() */
-	movdqa %xmm11, 0(%rsp) /* spill s0_7 */
-	movdqa 1344(%rsp), %xmm11 /* reload x1_7.2 */
-	pshufb %xmm11, %xmm7 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb %xmm14, %xmm9 /* s0_1 = lookup16(t0_1, x0_1) */
+	movdqu 32(%rdi,%rcx), %xmm14 /* t0_2 = bcast128() */
+	pshufb %xmm6, %xmm14 /* s0_2 = lookup16(t0_2, x0_2) */
+	movdqu 48(%rdi,%rcx), %xmm6 /* t0_3 = bcast128() */
+	pshufb %xmm0, %xmm6 /* s0_3 = lookup16(t0_3, x0_3) */
+	movdqu 64(%rdi,%rcx), %xmm0 /* t0_4 = bcast128() */
+	pshufb %xmm12, %xmm0 /* s0_4 = lookup16(t0_4, x0_4) */
+	movdqu 80(%rdi,%rcx), %xmm12 /* t0_5 = bcast128() */
+	pshufb %xmm15, %xmm12 /* s0_5 = lookup16(t0_5, x0_5) */
+	movdqu 96(%rdi,%rcx), %xmm15 /* t0_6 = bcast128() */
+	pshufb %xmm7, %xmm15 /* s0_6 = lookup16(t0_6, x0_6) */
+	movdqu 112(%rdi,%rcx), %xmm7 /* t0_7 = bcast128() */
+	pshufb %xmm3, %xmm7 /* s0_7 = lookup16(t0_7, x0_7) */
+	movdqu 512(%rdi,%rcx), %xmm3 /* t1_0 = bcast128() */
+	pshufb %xmm2, %xmm3 /* s1_0 = lookup16(t1_0, x1_0) */
+	movdqu 528(%rdi,%rcx), %xmm2 /* t1_1 = bcast128() */
+	pshufb %xmm1, %xmm2 /* s1_1 = lookup16(t1_1, x1_1) */
+	movdqu 544(%rdi,%rcx), %xmm1 /* t1_2 = bcast128() */
+	pshufb %xmm13, %xmm1 /* s1_2 = lookup16(t1_2, x1_2) */
+	movdqu 560(%rdi,%rcx), %xmm13 /* t1_3 = bcast128() */
+	pshufb %xmm10, %xmm13 /* s1_3 = lookup16(t1_3, x1_3) */
+	movdqu 576(%rdi,%rcx), %xmm10 /* t1_4 = bcast128() */
+	pshufb %xmm5, %xmm10 /* s1_4 = lookup16(t1_4, x1_4) */
+	movdqu 592(%rdi,%rcx), %xmm5 /* t1_5 = bcast128() */
+	pshufb %xmm8, %xmm5 /* s1_5 = lookup16(t1_5, x1_5) */
+	movdqu 608(%rdi,%rcx), %xmm8 /* t1_6 = bcast128() */
+	pshufb %xmm11, %xmm8 /* s1_6 = lookup16(t1_6, x1_6) */
+	movdqu 624(%rdi,%rcx), %xmm11 /* t1_7 = bcast128() */
+	pshufb 1344(%rsp), %xmm11 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm1, %xmm5 /* y1_0 = xor(s1_0, s0_0) */
-	pxor %xmm9, %xmm3 /* y1_1 = xor(s1_1, s0_1) */
-	pxor %xmm6, %xmm2 /* y1_2 = xor(s1_2, s0_2) */
-	pxor %xmm4, %xmm15 /* y1_3 = xor(s1_3, s0_3) */
-	pxor %xmm8, %xmm12 /* y1_4 = xor(s1_4, s0_4) */
-	pxor %xmm0, %xmm14 /* y1_5 = xor(s1_5, s0_5) */
-	pxor %xmm13, %xmm10 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 0(%rsp), %xmm11 /* reload s0_7 */
-	pxor %xmm11, %xmm7 /* y1_7 = xor(s1_7, s0_7) */
-	pxor %xmm3, %xmm1 /* y0_0 = xor(s0_0, y1_1) */
-	pxor %xmm2, %xmm9 /* y0_1 = xor(s0_1, y1_2) */
-	pxor %xmm15, %xmm6 /* y0_2 = xor(s0_2, y1_3) */
-	pxor %xmm12, %xmm4 /* y0_3 = xor(s0_3, y1_4) */
-	pxor %xmm14, %xmm8 /* y0_4 = xor(s0_4, y1_5) */
-	pxor %xmm10, %xmm0 /* y0_5 = xor(s0_5, y1_6) */
-	pxor %xmm7, %xmm13 /* y0_6 = xor(s0_6, y1_7) */
-	pxor %xmm5, %xmm11 /* y0_7 = xor(s0_7, y1_0) */
-	pxor %xmm6, %xmm5 /* y1_0_1 = xor(y1_0, y0_2) */
-	pxor %xmm4, %xmm3 /* y1_1_1 = xor(y1_1, y0_3) */
-	pxor %xmm8, %xmm2 /* y1_2_1 = xor(y1_2, y0_4) */
-	pxor %xmm0, %xmm15 /* y1_3_1 = xor(y1_3, y0_5) */
-	pxor %xmm13, %xmm12 /* y1_4_1 = xor(y1_4, y0_6) */
-	pxor %xmm11, %xmm14 /* y1_5_1 = xor(y1_5, y0_7) */
-	pxor %xmm1, %xmm10 /* y1_6_1 = xor(y1_6, y0_0) */
-	pxor %xmm9, %xmm7 /* y1_7_1 = xor(y1_7, y0_1) */
-	pxor %xmm2, %xmm1 /* y0_0_1 = xor(y0_0, y1_2_1) */
-	pxor %xmm15, %xmm9 /* y0_1_1 = xor(y0_1, y1_3_1) */
-	pxor %xmm12, %xmm6 /* y0_2_1 = xor(y0_2, y1_4_1) */
-	pxor %xmm14, %xmm4 /* y0_3_1 = xor(y0_3, y1_5_1) */
-	pxor %xmm10, %xmm8 /* y0_4_1 = xor(y0_4, y1_6_1) */
-	pxor %xmm7, %xmm0 /* y0_5_1 = xor(y0_5, y1_7_1) */
-	pxor %xmm5, %xmm13 /* y0_6_1 = xor(y0_6, y1_0_1) */
-	pxor %xmm3, %xmm11 /* y0_7_1 = xor(y0_7, y1_1_1) */
-	pxor %xmm0, %xmm5 /* y1_0_2 = xor(y1_0_1, y0_5_1) */
-	pxor %xmm13, %xmm3 /* y1_1_2 = xor(y1_1_1, y0_6_1) */
-	pxor %xmm11, %xmm2 /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	pxor %xmm1, %xmm15 /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	pxor %xmm9, %xmm12 /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	pxor %xmm6, %xmm14 /* y1_5_2 = xor(y1_5_1, y0_2_1) */
-	pxor %xmm4, %xmm10 /* y1_6_2 = xor(y1_6_1, y0_3_1) */
-	pxor %xmm8, %xmm7 /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	pxor %xmm5, %xmm1 /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	pxor %xmm3, %xmm9 /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	pxor %xmm2, %xmm6 /* y0_2_2 = xor(y0_2_1, y1_2_2) */
-	pxor %xmm15, %xmm4 /* y0_3_2 = xor(y0_3_1, y1_3_2) */
-	pxor %xmm12, %xmm8 /* y0_4_2 = xor(y0_4_1, y1_4_2) */
-	pxor %xmm14, %xmm0 /* y0_5_2 = xor(y0_5_1, y1_5_2) */
-	pxor %xmm10, %xmm13 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
-	pxor %xmm7, %xmm11 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
+	pxor %xmm4, %xmm3 /* y1_0 = xor(s1_0, s0_0) */
+	pxor %xmm9, %xmm2 /* y1_1 = xor(s1_1, s0_1) */
+	pxor %xmm14, %xmm1 /* y1_2 = xor(s1_2, s0_2) */
+	pxor %xmm6, %xmm13 /* y1_3 = xor(s1_3, s0_3) */
+	pxor %xmm0, %xmm10 /* y1_4 = xor(s1_4, s0_4) */
+	pxor %xmm12, %xmm5 /* y1_5 = xor(s1_5, s0_5) */
+	pxor %xmm15, %xmm8 /* y1_6 = xor(s1_6, s0_6) */
+	pxor %xmm7, %xmm11 /* y1_7 = xor(s1_7, s0_7) */
+	pxor %xmm2, %xmm4 /* y0_0 = xor(s0_0, y1_1) */
+	pxor %xmm1, %xmm9 /* y0_1 = xor(s0_1, y1_2) */
+	pxor %xmm13, %xmm14 /* y0_2 = xor(s0_2, y1_3) */
+	pxor %xmm10, %xmm6 /* y0_3 = xor(s0_3, y1_4) */
+	pxor %xmm5, %xmm0 /* y0_4 = xor(s0_4, y1_5) */
+	pxor %xmm8, %xmm12 /* y0_5 = xor(s0_5, y1_6) */
+	pxor %xmm11, %xmm15 /* y0_6 = xor(s0_6, y1_7) */
+	pxor %xmm3, %xmm7 /* y0_7 = xor(s0_7, y1_0) */
+	pxor %xmm14, %xmm3 /* y1_0_1 = xor(y1_0, y0_2) */
+	pxor %xmm6, %xmm2 /* y1_1_1 = xor(y1_1, y0_3) */
+	pxor %xmm0, %xmm1 /* y1_2_1 = xor(y1_2, y0_4) */
+	pxor %xmm12, %xmm13 /* y1_3_1 = xor(y1_3, y0_5) */
+	pxor %xmm15, %xmm10 /* y1_4_1 = xor(y1_4, y0_6) */
+	pxor %xmm7, %xmm5 /* y1_5_1 = xor(y1_5, y0_7) */
+	pxor %xmm4, %xmm8 /* y1_6_1 = xor(y1_6, y0_0) */
+	pxor %xmm9, %xmm11 /* y1_7_1 = xor(y1_7, y0_1) */
+	pxor %xmm1, %xmm4 /* y0_0_1 = xor(y0_0, y1_2_1) */
+	pxor %xmm13, %xmm9 /* y0_1_1 = xor(y0_1, y1_3_1) */
+	pxor %xmm10, %xmm14 /* y0_2_1 = xor(y0_2, y1_4_1) */
+	pxor %xmm5, %xmm6 /* y0_3_1 = xor(y0_3, y1_5_1) */
+	pxor %xmm8, %xmm0 /* y0_4_1 = xor(y0_4, y1_6_1) */
+	pxor %xmm11, %xmm12 /* y0_5_1 = xor(y0_5, y1_7_1) */
+	pxor %xmm3, %xmm15 /* y0_6_1 = xor(y0_6, y1_0_1) */
+	pxor %xmm2, %xmm7 /* y0_7_1 = xor(y0_7, y1_1_1) */
+	pxor %xmm12, %xmm3 /* y1_0_2 = xor(y1_0_1, y0_5_1) */
+	pxor %xmm15, %xmm2 /* y1_1_2 = xor(y1_1_1, y0_6_1) */
+	pxor %xmm7, %xmm1 /* y1_2_2 = xor(y1_2_1, y0_7_1) */
+	pxor %xmm4, %xmm13 /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	pxor %xmm9, %xmm10 /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	pxor %xmm14, %xmm5 /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	pxor %xmm6, %xmm8 /* y1_6_2 = xor(y1_6_1, y0_3_1) */
+	pxor %xmm0, %xmm11 /* y1_7_2 = xor(y1_7_1, y0_4_1) */
+	pxor %xmm3, %xmm4 /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	pxor %xmm2, %xmm9 /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	pxor %xmm1, %xmm14 /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	pxor %xmm13, %xmm6 /* y0_3_2 = xor(y0_3_1, y1_3_2) */
+	pxor %xmm10, %xmm0 /* y0_4_2 = xor(y0_4_1, y1_4_2) */
+	pxor %xmm5, %xmm12 /* y0_5_2 = xor(y0_5_1, y1_5_2) */
+	pxor %xmm8, %xmm15 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
+	pxor %xmm11, %xmm7 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm7, 0(%rsp) /* spill y1_7_2 */
-	movdqu 128(%rdi,%rcx), %xmm7 /* t0_8 = bcast128() */
-	movdqa %xmm10, 272(%rsp) /* spill y1_6_2 */
-	movdqa 1328(%rsp), %xmm10 /* reload x0_8.2 */
-	pshufb %xmm10, %xmm7 /* s0_8 = lookup16(t0_8, x0_8) */
-	movdqu 144(%rdi,%rcx), %xmm10 /* t0_9 = bcast128() */
-	movdqa %xmm3, 544(%rsp) /* spill y1_1_2 */
-	movdqa 1312(%rsp), %xmm3 /* reload x0_9.2 */
-	pshufb %xmm3, %xmm10 /* s0_9 = lookup16(t0_9, x0_9) */
-	movdqu 160(%rdi,%rcx), %xmm3 /* t0_10 = bcast128() */
-	movdqa %xmm5, 512(%rsp) /* spill y1_0_2 */
-	movdqa 1296(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm3 /* s0_10 = lookup16(t0_10, x0_10) */
-	movdqu 176(%rdi,%rcx), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm14, 528(%rsp) /* spill y1_5_2 */
-	movdqa 960(%rsp), %xmm14 /* reload x0_11.2 */
-	pshufb %xmm14, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
-	movdqu 192(%rdi,%rcx), %xmm14 /* t0_12 = bcast128() */
-	movdqa %xmm12, 240(%rsp) /* spill y1_4_2 */
-	movdqa 976(%rsp), %xmm12 /* reload x0_12.2 */
-	pshufb %xmm12, %xmm14 /* s0_12 = lookup16(t0_12, x0_12) */
-	movdqu 208(%rdi,%rcx), %xmm12 /* t0_13 = bcast128() */
-	movdqa %xmm15, 560(%rsp) /* spill y1_3_2 */
-	movdqa 992(%rsp), %xmm15 /* reload x0_13.2 */
-	pshufb %xmm15, %xmm12 /* s0_13 = lookup16(t0_13, x0_13) */
-	movdqu 224(%rdi,%rcx), %xmm15 /* t0_14 = bcast128() */
-	movdqa %xmm2, 480(%rsp) /* spill y1_2_2 */
-	movdqa 1008(%rsp), %xmm2 /* reload x0_14.2 */
-	pshufb %xmm2, %xmm15 /* s0_14 = lookup16(t0_14, x0_14) */
-	movdqu 240(%rdi,%rcx), %xmm2 /* t0_15 = bcast128() */
-	movdqa %xmm9, 496(%rsp) /* spill y0_1_2 */
-	movdqa 1024(%rsp), %xmm9 /* reload x0_15.2 */
-	pshufb %xmm9, %xmm2 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm11, 784(%rsp) /* spill y1_7_2 */
+	movdqu 128(%rdi,%rcx), %xmm11 /* t0_8 = bcast128() */
+	pshufb 1328(%rsp), %xmm11 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm8, 256(%rsp) /* spill y1_6_2 */
+	movdqu 144(%rdi,%rcx), %xmm8 /* t0_9 = bcast128() */
+	pshufb 1312(%rsp), %xmm8 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm2, 736(%rsp) /* spill y1_1_2 */
+	movdqu 160(%rdi,%rcx), %xmm2 /* t0_10 = bcast128() */
+	pshufb 1296(%rsp), %xmm2 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm3, 752(%rsp) /* spill y1_0_2 */
+	movdqu 176(%rdi,%rcx), %xmm3 /* t0_11 = bcast128() */
+	pshufb 960(%rsp), %xmm3 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm5, 720(%rsp) /* spill y1_5_2 */
+	movdqu 192(%rdi,%rcx), %xmm5 /* t0_12 = bcast128() */
+	pshufb 976(%rsp), %xmm5 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm10, 704(%rsp) /* spill y1_4_2 */
+	movdqu 208(%rdi,%rcx), %xmm10 /* t0_13 = bcast128() */
+	pshufb 992(%rsp), %xmm10 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm13, 688(%rsp) /* spill y1_3_2 */
+	movdqu 224(%rdi,%rcx), %xmm13 /* t0_14 = bcast128() */
+	pshufb 1008(%rsp), %xmm13 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm1, 672(%rsp) /* spill y1_2_2 */
+	movdqu 240(%rdi,%rcx), %xmm1 /* t0_15 = bcast128() */
+	pshufb 1024(%rsp), %xmm1 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm9, 656(%rsp) /* spill y0_1_2 */
 	movdqu 640(%rdi,%rcx), %xmm9 /* t1_8 = bcast128() */
-	movdqa %xmm1, 464(%rsp) /* spill y0_0_2 */
-	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
-	pshufb %xmm1, %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
-	movdqu 656(%rdi,%rcx), %xmm1 /* t1_9 = bcast128() */
-	movdqa %xmm4, 208(%rsp) /* spill y0_3_2 */
-	movdqa 1376(%rsp), %xmm4 /* reload x1_9.2 */
-	pshufb %xmm4, %xmm1 /* s1_9 = lookup16(t1_9, x1_9) */
-	movdqu 672(%rdi,%rcx), %xmm4 /* t1_10 = bcast128() */
-	movdqa %xmm6, 448(%rsp) /* spill y0_2_2 */
-	movdqa 1392(%rsp), %xmm6 /* reload x1_10.2 */
-	pshufb %xmm6, %xmm4 /* s1_10 = lookup16(t1_10, x1_10) */
-	movdqu 688(%rdi,%rcx), %xmm6 /* t1_11 = bcast128() */
-	movdqa %xmm11, 176(%rsp) /* spill y0_7_2 */
-	movdqa 1408(%rsp), %xmm11 /* reload x1_11.2 */
-	pshufb %xmm11, %xmm6 /* s1_11 = lookup16(t1_11, x1_11) */
-	movdqu 704(%rdi,%rcx), %xmm11 /* t1_12 = bcast128() */
-	movdqa %xmm13, 432(%rsp) /* spill y0_6_2 */
-	movdqa 1424(%rsp), %xmm13 /* reload x1_12.2 */
-	pshufb %xmm13, %xmm11 /* s1_12 = lookup16(t1_12, x1_12) */
-	movdqu 720(%rdi,%rcx), %xmm13 /* t1_13 = bcast128() */
-	movdqa %xmm0, 144(%rsp) /* spill y0_5_2 */
-	movdqa 1440(%rsp), %xmm0 /* reload x1_13.2 */
-	pshufb %xmm0, %xmm13 /* s1_13 = lookup16(t1_13, x1_13) */
-	movdqu 736(%rdi,%rcx), %xmm0 /* t1_14 = bcast128() */
-	movdqa %xmm8, 416(%rsp) /* spill y0_4_2 */
-	movdqa 1456(%rsp), %xmm8 /* reload x1_14.2 */
-	pshufb %xmm8, %xmm0 /* s1_14 = lookup16(t1_14, x1_14) */
-	movdqu 752(%rdi,%rcx), %xmm8 /* t1_15 = bcast128() */
-	movdqa %xmm2, 112(%rsp) /* spill s0_15 */
-	movdqa 1472(%rsp), %xmm2 /* reload x1_15.2 */
-	pshufb %xmm2, %xmm8 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 1360(%rsp), %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm4, 640(%rsp) /* spill y0_0_2 */
+	movdqu 656(%rdi,%rcx), %xmm4 /* t1_9 = bcast128() */
+	pshufb 1376(%rsp), %xmm4 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm6, 624(%rsp) /* spill y0_3_2 */
+	movdqu 672(%rdi,%rcx), %xmm6 /* t1_10 = bcast128() */
+	pshufb 1392(%rsp), %xmm6 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm14, 608(%rsp) /* spill y0_2_2 */
+	movdqu 688(%rdi,%rcx), %xmm14 /* t1_11 = bcast128() */
+	pshufb 1408(%rsp), %xmm14 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm7, 592(%rsp) /* spill y0_7_2 */
+	movdqu 704(%rdi,%rcx), %xmm7 /* t1_12 = bcast128() */
+	pshufb 1424(%rsp), %xmm7 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm15, 576(%rsp) /* spill y0_6_2 */
+	movdqu 720(%rdi,%rcx), %xmm15 /* t1_13 = bcast128() */
+	pshufb 1440(%rsp), %xmm15 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm12, 560(%rsp) /* spill y0_5_2 */
+	movdqu 736(%rdi,%rcx), %xmm12 /* t1_14 = bcast128() */
+	pshufb 1456(%rsp), %xmm12 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm0, 64(%rsp) /* spill y0_4_2 */
+	movdqu 752(%rdi,%rcx), %xmm0 /* t1_15 = bcast128() */
+	pshufb 1472(%rsp), %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm7, %xmm9 /* y1_8 = xor(s1_8, s0_8) */
-	pxor %xmm10, %xmm1 /* y1_9 = xor(s1_9, s0_9) */
-	pxor %xmm3, %xmm4 /* y1_10 = xor(s1_10, s0_10) */
-	pxor %xmm5, %xmm6 /* y1_11 = xor(s1_11, s0_11) */
-	pxor %xmm14, %xmm11 /* y1_12 = xor(s1_12, s0_12) */
-	pxor %xmm12, %xmm13 /* y1_13 = xor(s1_13, s0_13) */
-	pxor %xmm15, %xmm0 /* y1_14 = xor(s1_14, s0_14) */
-	movdqa 112(%rsp), %xmm2 /* reload s0_15 */
-	pxor %xmm2, %xmm8 /* y1_15 = xor(s1_15, s0_15) */
-	pxor %xmm1, %xmm7 /* y0_8 = xor(s0_8, y1_9) */
-	pxor %xmm4, %xmm10 /* y0_9 = xor(s0_9, y1_10) */
-	pxor %xmm6, %xmm3 /* y0_10 = xor(s0_10, y1_11) */
-	pxor %xmm11, %xmm5 /* y0_11 = xor(s0_11, y1_12) */
-	pxor %xmm13, %xmm14 /* y0_12 = xor(s0_12, y1_13) */
-	pxor %xmm0, %xmm12 /* y0_13 = xor(s0_13, y1_14) */
-	pxor %xmm8, %xmm15 /* y0_14 = xor(s0_14, y1_15) */
-	pxor %xmm9, %xmm2 /* y0_15 = xor(s0_15, y1_8) */
-	pxor %xmm3, %xmm9 /* y1_8_1 = xor(y1_8, y0_10) */
-	pxor %xmm5, %xmm1 /* y1_9_1 = xor(y1_9, y0_11) */
-	pxor %xmm14, %xmm4 /* y1_10_1 = xor(y1_10, y0_12) */
-	pxor %xmm12, %xmm6 /* y1_11_1 = xor(y1_11, y0_13) */
-	pxor %xmm15, %xmm11 /* y1_12_1 = xor(y1_12, y0_14) */
-	pxor %xmm2, %xmm13 /* y1_13_1 = xor(y1_13, y0_15) */
-	pxor %xmm7, %xmm0 /* y1_14_1 = xor(y1_14, y0_8) */
-	pxor %xmm10, %xmm8 /* y1_15_1 = xor(y1_15, y0_9) */
-	pxor %xmm4, %xmm7 /* y0_8_1 = xor(y0_8, y1_10_1) */
-	pxor %xmm6, %xmm10 /* y0_9_1 = xor(y0_9, y1_11_1) */
-	pxor %xmm11, %xmm3 /* y0_10_1 = xor(y0_10, y1_12_1) */
-	pxor %xmm13, %xmm5 /* y0_11_1 = xor(y0_11, y1_13_1) */
-	pxor %xmm0, %xmm14 /* y0_12_1 = xor(y0_12, y1_14_1) */
-	pxor %xmm8, %xmm12 /* y0_13_1 = xor(y0_13, y1_15_1) */
-	pxor %xmm9, %xmm15 /* y0_14_1 = xor(y0_14, y1_8_1) */
-	pxor %xmm1, %xmm2 /* y0_15_1 = xor(y0_15, y1_9_1) */
-	pxor %xmm12, %xmm9 /* y1_8_2 = xor(y1_8_1, y0_13_1) */
-	pxor %xmm15, %xmm1 /* y1_9_2 = xor(y1_9_1, y0_14_1) */
-	pxor %xmm2, %xmm4 /* y1_10_2 = xor(y1_10_1, y0_15_1) */
-	pxor %xmm7, %xmm6 /* y1_11_2 = xor(y1_11_1, y0_8_1) */
-	pxor %xmm10, %xmm11 /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	pxor %xmm3, %xmm13 /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	pxor %xmm5, %xmm0 /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	pxor %xmm14, %xmm8 /* y1_15_2 = xor(y1_15_1, y0_12_1) */
-	pxor %xmm9, %xmm7 /* y0_8_2 = xor(y0_8_1, y1_8_2) */
-	pxor %xmm1, %xmm10 /* y0_9_2 = xor(y0_9_1, y1_9_2) */
-	pxor %xmm4, %xmm3 /* y0_10_2 = xor(y0_10_1, y1_10_2) */
-	pxor %xmm6, %xmm5 /* y0_11_2 = xor(y0_11_1, y1_11_2) */
-	pxor %xmm11, %xmm14 /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	pxor %xmm13, %xmm12 /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	pxor %xmm0, %xmm15 /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	pxor %xmm8, %xmm2 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	pxor %xmm11, %xmm9 /* y1_8 = xor(s1_8, s0_8) */
+	pxor %xmm8, %xmm4 /* y1_9 = xor(s1_9, s0_9) */
+	pxor %xmm2, %xmm6 /* y1_10 = xor(s1_10, s0_10) */
+	pxor %xmm3, %xmm14 /* y1_11 = xor(s1_11, s0_11) */
+	pxor %xmm5, %xmm7 /* y1_12 = xor(s1_12, s0_12) */
+	pxor %xmm10, %xmm15 /* y1_13 = xor(s1_13, s0_13) */
+	pxor %xmm13, %xmm12 /* y1_14 = xor(s1_14, s0_14) */
+	pxor %xmm1, %xmm0 /* y1_15 = xor(s1_15, s0_15) */
+	pxor %xmm4, %xmm11 /* y0_8 = xor(s0_8, y1_9) */
+	pxor %xmm6, %xmm8 /* y0_9 = xor(s0_9, y1_10) */
+	pxor %xmm14, %xmm2 /* y0_10 = xor(s0_10, y1_11) */
+	pxor %xmm7, %xmm3 /* y0_11 = xor(s0_11, y1_12) */
+	pxor %xmm15, %xmm5 /* y0_12 = xor(s0_12, y1_13) */
+	pxor %xmm12, %xmm10 /* y0_13 = xor(s0_13, y1_14) */
+	pxor %xmm0, %xmm13 /* y0_14 = xor(s0_14, y1_15) */
+	pxor %xmm9, %xmm1 /* y0_15 = xor(s0_15, y1_8) */
+	pxor %xmm2, %xmm9 /* y1_8_1 = xor(y1_8, y0_10) */
+	pxor %xmm3, %xmm4 /* y1_9_1 = xor(y1_9, y0_11) */
+	pxor %xmm5, %xmm6 /* y1_10_1 = xor(y1_10, y0_12) */
+	pxor %xmm10, %xmm14 /* y1_11_1 = xor(y1_11, y0_13) */
+	pxor %xmm13, %xmm7 /* y1_12_1 = xor(y1_12, y0_14) */
+	pxor %xmm1, %xmm15 /* y1_13_1 = xor(y1_13, y0_15) */
+	pxor %xmm11, %xmm12 /* y1_14_1 = xor(y1_14, y0_8) */
+	pxor %xmm8, %xmm0 /* y1_15_1 = xor(y1_15, y0_9) */
+	pxor %xmm6, %xmm11 /* y0_8_1 = xor(y0_8, y1_10_1) */
+	pxor %xmm14, %xmm8 /* y0_9_1 = xor(y0_9, y1_11_1) */
+	pxor %xmm7, %xmm2 /* y0_10_1 = xor(y0_10, y1_12_1) */
+	pxor %xmm15, %xmm3 /* y0_11_1 = xor(y0_11, y1_13_1) */
+	pxor %xmm12, %xmm5 /* y0_12_1 = xor(y0_12, y1_14_1) */
+	pxor %xmm0, %xmm10 /* y0_13_1 = xor(y0_13, y1_15_1) */
+	pxor %xmm9, %xmm13 /* y0_14_1 = xor(y0_14, y1_8_1) */
+	pxor %xmm4, %xmm1 /* y0_15_1 = xor(y0_15, y1_9_1) */
+	pxor %xmm10, %xmm9 /* y1_8_2 = xor(y1_8_1, y0_13_1) */
+	pxor %xmm13, %xmm4 /* y1_9_2 = xor(y1_9_1, y0_14_1) */
+	pxor %xmm1, %xmm6 /* y1_10_2 = xor(y1_10_1, y0_15_1) */
+	pxor %xmm11, %xmm14 /* y1_11_2 = xor(y1_11_1, y0_8_1) */
+	pxor %xmm8, %xmm7 /* y1_12_2 = xor(y1_12_1, y0_9_1) */
+	pxor %xmm2, %xmm15 /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	pxor %xmm3, %xmm12 /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	pxor %xmm5, %xmm0 /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	pxor %xmm9, %xmm11 /* y0_8_2 = xor(y0_8_1, y1_8_2) */
+	pxor %xmm4, %xmm8 /* y0_9_2 = xor(y0_9_1, y1_9_2) */
+	pxor %xmm6, %xmm2 /* y0_10_2 = xor(y0_10_1, y1_10_2) */
+	pxor %xmm14, %xmm3 /* y0_11_2 = xor(y0_11_1, y1_11_2) */
+	pxor %xmm7, %xmm5 /* y0_12_2 = xor(y0_12_1, y1_12_2) */
+	pxor %xmm15, %xmm10 /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	pxor %xmm12, %xmm13 /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	pxor %xmm0, %xmm1 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm6, 112(%rsp) /* spill y1_11_2 */
-	movdqu 256(%rdi,%rcx), %xmm6 /* t0_16 = bcast128() */
-	movdqa %xmm4, 400(%rsp) /* spill y1_10_2 */
-	movdqa 1040(%rsp), %xmm4 /* reload x0_16.2 */
-	pshufb %xmm4, %xmm6 /* s0_16 = lookup16(t0_16, x0_16) */
-	movdqu 272(%rdi,%rcx), %xmm4 /* t0_17 = bcast128() */
-	movdqa %xmm8, 96(%rsp) /* spill y1_15_2 */
-	movdqa 1056(%rsp), %xmm8 /* reload x0_17.2 */
-	pshufb %xmm8, %xmm4 /* s0_17 = lookup16(t0_17, x0_17) */
-	movdqu 288(%rdi,%rcx), %xmm8 /* t0_18 = bcast128() */
-	movdqa %xmm0, 384(%rsp) /* spill y1_14_2 */
-	movdqa 1072(%rsp), %xmm0 /* reload x0_18.2 */
-	pshufb %xmm0, %xmm8 /* s0_18 = lookup16(t0_18, x0_18) */
-	movdqu 304(%rdi,%rcx), %xmm0 /* t0_19 = bcast128() */
-	movdqa %xmm1, 128(%rsp) /* spill y1_9_2 */
-	movdqa 1088(%rsp), %xmm1 /* reload x0_19.2 */
-	pshufb %xmm1, %xmm0 /* s0_19 = lookup16(t0_19, x0_19) */
-	movdqu 320(%rdi,%rcx), %xmm1 /* t0_20 = bcast128() */
-	movdqa %xmm9, 368(%rsp) /* spill y1_8_2 */
-	movdqa 1104(%rsp), %xmm9 /* reload x0_20.2 */
-	pshufb %xmm9, %xmm1 /* s0_20 = lookup16(t0_20, x0_20) */
+	movdqa %xmm14, 240(%rsp) /* spill y1_11_2 */
+	movdqu 256(%rdi,%rcx), %xmm14 /* t0_16 = bcast128() */
+	pshufb 1040(%rsp), %xmm14 /* s0_16 = lookup16(t0_16, x0_16) */
+	movdqa %xmm6, 544(%rsp) /* spill y1_10_2 */
+	movdqu 272(%rdi,%rcx), %xmm6 /* t0_17 = bcast128() */
+	pshufb 1056(%rsp), %xmm6 /* s0_17 = lookup16(t0_17, x0_17) */
+	movdqa %xmm0, 512(%rsp) /* spill y1_15_2 */
+	movdqu 288(%rdi,%rcx), %xmm0 /* t0_18 = bcast128() */
+	pshufb 1072(%rsp), %xmm0 /* s0_18 = lookup16(t0_18, x0_18) */
+	movdqa %xmm12, 528(%rsp) /* spill y1_14_2 */
+	movdqu 304(%rdi,%rcx), %xmm12 /* t0_19 = bcast128() */
+	pshufb 1088(%rsp), %xmm12 /* s0_19 = lookup16(t0_19, x0_19) */
+	movdqa %xmm4, 272(%rsp) /* spill y1_9_2 */
+	movdqu 320(%rdi,%rcx), %xmm4 /* t0_20 = bcast128() */
+	pshufb 1104(%rsp), %xmm4 /* s0_20 = lookup16(t0_20, x0_20) */
+	movdqa %xmm9, 208(%rsp) /* spill y1_8_2 */
 	movdqu 336(%rdi,%rcx), %xmm9 /* t0_21 = bcast128() */
-	movdqa %xmm13, 64(%rsp) /* spill y1_13_2 */
-	movdqa 1120(%rsp), %xmm13 /* reload x0_21.2 */
-	pshufb %xmm13, %xmm9 /* s0_21 = lookup16(t0_21, x0_21) */
-	movdqu 352(%rdi,%rcx), %xmm13 /* t0_22 = bcast128() */
-	movdqa %xmm11, 352(%rsp) /* spill y1_12_2 */
-	movdqa 1136(%rsp), %xmm11 /* reload x0_22.2 */
-	pshufb %xmm11, %xmm13 /* s0_22 = lookup16(t0_22, x0_22) */
-	movdqu 368(%rdi,%rcx), %xmm11 /* t0_23 = bcast128() */
-	movdqa %xmm5, 160(%rsp) /* spill y0_11_2 */
-	movdqa 1152(%rsp), %xmm5 /* reload x0_23.2 */
-	pshufb %xmm5, %xmm11 /* s0_23 = lookup16(t0_23, x0_23) */
-	movdqu 768(%rdi,%rcx), %xmm5 /* t1_16 = bcast128() */
-	movdqa %xmm3, 336(%rsp) /* spill y0_10_2 */
-	movdqa 1488(%rsp), %xmm3 /* reload x1_16.2 */
-	pshufb %xmm3, %xmm5 /* s1_16 = lookup16(t1_16, x1_16) */
-	movdqu 784(%rdi,%rcx), %xmm3 /* t1_17 = bcast128() */
-	movdqa %xmm10, 48(%rsp) /* spill y0_9_2 */
-	movdqa 1504(%rsp), %xmm10 /* reload x1_17.2 */
-	pshufb %xmm10, %xmm3 /* s1_17 = lookup16(t1_17, x1_17) */
-	movdqu 800(%rdi,%rcx), %xmm10 /* t1_18 = bcast128() */
-	movdqa %xmm7, 320(%rsp) /* spill y0_8_2 */
-	movdqa 1520(%rsp), %xmm7 /* reload x1_18.2 */
-	pshufb %xmm7, %xmm10 /* s1_18 = lookup16(t1_18, x1_18) */
-	movdqu 816(%rdi,%rcx), %xmm7 /* t1_19 = bcast128() */
-	movdqa %xmm12, 192(%rsp) /* spill y0_13_2 */
-	movdqa 1536(%rsp), %xmm12 /* reload x1_19.2 */
-	pshufb %xmm12, %xmm7 /* s1_19 = lookup16(t1_19, x1_19) */
-	movdqu 832(%rdi,%rcx), %xmm12 /* t1_20 = bcast128() */
-	movdqa %xmm14, 304(%rsp) /* spill y0_12_2 */
-	movdqa 1552(%rsp), %xmm14 /* reload x1_20.2 */
-	pshufb %xmm14, %xmm12 /* s1_20 = lookup16(t1_20, x1_20) */
-	movdqu 848(%rdi,%rcx), %xmm14 /* t1_21 = bcast128() */
-	movdqa %xmm2, 32(%rsp) /* spill y0_15_2 */
-	movdqa 1568(%rsp), %xmm2 /* reload x1_21.2 */
-	pshufb %xmm2, %xmm14 /* s1_21 = lookup16(t1_21, x1_21) */
-	movdqu 864(%rdi,%rcx), %xmm2 /* t1_22 = bcast128() */
-	movdqa %xmm15, 288(%rsp) /* spill y0_14_2 */
-	movdqa 1584(%rsp), %xmm15 /* reload x1_22.2 */
-	pshufb %xmm15, %xmm2 /* s1_22 = lookup16(t1_22, x1_22) */
-	movdqu 880(%rdi,%rcx), %xmm15 /* t1_23 = bcast128() */
-	movdqa %xmm11, 224(%rsp) /* spill s0_23 */
-	movdqa 1600(%rsp), %xmm11 /* reload x1_23.2 */
-	pshufb %xmm11, %xmm15 /* s1_23 = lookup16(t1_23, x1_23) */
+	pshufb 1120(%rsp), %xmm9 /* s0_21 = lookup16(t0_21, x0_21) */
+	movdqa %xmm15, 480(%rsp) /* spill y1_13_2 */
+	movdqu 352(%rdi,%rcx), %xmm15 /* t0_22 = bcast128() */
+	pshufb 1136(%rsp), %xmm15 /* s0_22 = lookup16(t0_22, x0_22) */
+	movdqa %xmm7, 496(%rsp) /* spill y1_12_2 */
+	movdqu 368(%rdi,%rcx), %xmm7 /* t0_23 = bcast128() */
+	pshufb 1152(%rsp), %xmm7 /* s0_23 = lookup16(t0_23, x0_23) */
+	movdqa %xmm3, 464(%rsp) /* spill y0_11_2 */
+	movdqu 768(%rdi,%rcx), %xmm3 /* t1_16 = bcast128() */
+	pshufb 1488(%rsp), %xmm3 /* s1_16 = lookup16(t1_16, x1_16) */
+	movdqa %xmm2, 176(%rsp) /* spill y0_10_2 */
+	movdqu 784(%rdi,%rcx), %xmm2 /* t1_17 = bcast128() */
+	pshufb 1504(%rsp), %xmm2 /* s1_17 = lookup16(t1_17, x1_17) */
+	movdqa %xmm8, 448(%rsp) /* spill y0_9_2 */
+	movdqu 800(%rdi,%rcx), %xmm8 /* t1_18 = bcast128() */
+	pshufb 1520(%rsp), %xmm8 /* s1_18 = lookup16(t1_18, x1_18) */
+	movdqa %xmm11, 144(%rsp) /* spill y0_8_2 */
+	movdqu 816(%rdi,%rcx), %xmm11 /* t1_19 = bcast128() */
+	pshufb 1536(%rsp), %xmm11 /* s1_19 = lookup16(t1_19, x1_19) */
+	movdqa %xmm10, 432(%rsp) /* spill y0_13_2 */
+	movdqu 832(%rdi,%rcx), %xmm10 /* t1_20 = bcast128() */
+	pshufb 1552(%rsp), %xmm10 /* s1_20 = lookup16(t1_20, x1_20) */
+	movdqa %xmm5, 112(%rsp) /* spill y0_12_2 */
+	movdqu 848(%rdi,%rcx), %xmm5 /* t1_21 = bcast128() */
+	pshufb 1568(%rsp), %xmm5 /* s1_21 = lookup16(t1_21, x1_21) */
+	movdqa %xmm1, 416(%rsp) /* spill y0_15_2 */
+	movdqu 864(%rdi,%rcx), %xmm1 /* t1_22 = bcast128() */
+	pshufb 1584(%rsp), %xmm1 /* s1_22 = lookup16(t1_22, x1_22) */
+	movdqa %xmm13, 96(%rsp) /* spill y0_14_2 */
+	movdqu 880(%rdi,%rcx), %xmm13 /* t1_23 = bcast128() */
+	pshufb 1600(%rsp), %xmm13 /* s1_23 = lookup16(t1_23, x1_23) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm6, %xmm5 /* y1_16 = xor(s1_16, s0_16) */
-	pxor %xmm4, %xmm3 /* y1_17 = xor(s1_17, s0_17) */
-	pxor %xmm8, %xmm10 /* y1_18 = xor(s1_18, s0_18) */
-	pxor %xmm0, %xmm7 /* y1_19 = xor(s1_19, s0_19) */
-	pxor %xmm1, %xmm12 /* y1_20 = xor(s1_20, s0_20) */
-	pxor %xmm9, %xmm14 /* y1_21 = xor(s1_21, s0_21) */
-	pxor %xmm13, %xmm2 /* y1_22 = xor(s1_22, s0_22) */
-	movdqa 224(%rsp), %xmm11 /* reload s0_23 */
-	pxor %xmm11, %xmm15 /* y1_23 = xor(s1_23, s0_23) */
-	pxor %xmm3, %xmm6 /* y0_16 = xor(s0_16, y1_17) */
-	pxor %xmm10, %xmm4 /* y0_17 = xor(s0_17, y1_18) */
-	pxor %xmm7, %xmm8 /* y0_18 = xor(s0_18, y1_19) */
-	pxor %xmm12, %xmm0 /* y0_19 = xor(s0_19, y1_20) */
-	pxor %xmm14, %xmm1 /* y0_20 = xor(s0_20, y1_21) */
-	pxor %xmm2, %xmm9 /* y0_21 = xor(s0_21, y1_22) */
-	pxor %xmm15, %xmm13 /* y0_22 = xor(s0_22, y1_23) */
-	pxor %xmm5, %xmm11 /* y0_23 = xor(s0_23, y1_16) */
-	pxor %xmm8, %xmm5 /* y1_16_1 = xor(y1_16, y0_18) */
-	pxor %xmm0, %xmm3 /* y1_17_1 = xor(y1_17, y0_19) */
-	pxor %xmm1, %xmm10 /* y1_18_1 = xor(y1_18, y0_20) */
-	pxor %xmm9, %xmm7 /* y1_19_1 = xor(y1_19, y0_21) */
-	pxor %xmm13, %xmm12 /* y1_20_1 = xor(y1_20, y0_22) */
-	pxor %xmm11, %xmm14 /* y1_21_1 = xor(y1_21, y0_23) */
-	pxor %xmm6, %xmm2 /* y1_22_1 = xor(y1_22, y0_16) */
-	pxor %xmm4, %xmm15 /* y1_23_1 = xor(y1_23, y0_17) */
-	pxor %xmm10, %xmm6 /* y0_16_1 = xor(y0_16, y1_18_1) */
-	pxor %xmm7, %xmm4 /* y0_17_1 = xor(y0_17, y1_19_1) */
-	pxor %xmm12, %xmm8 /* y0_18_1 = xor(y0_18, y1_20_1) */
-	pxor %xmm14, %xmm0 /* y0_19_1 = xor(y0_19, y1_21_1) */
-	pxor %xmm2, %xmm1 /* y0_20_1 = xor(y0_20, y1_22_1) */
-	pxor %xmm15, %xmm9 /* y0_21_1 = xor(y0_21, y1_23_1) */
-	pxor %xmm5, %xmm13 /* y0_22_1 = xor(y0_22, y1_16_1) */
-	pxor %xmm3, %xmm11 /* y0_23_1 = xor(y0_23, y1_17_1) */
-	pxor %xmm9, %xmm5 /* y1_16_2 = xor(y1_16_1, y0_21_1) */
-	pxor %xmm13, %xmm3 /* y1_17_2 = xor(y1_17_1, y0_22_1) */
-	pxor %xmm11, %xmm10 /* y1_18_2 = xor(y1_18_1, y0_23_1) */
-	pxor %xmm6, %xmm7 /* y1_19_2 = xor(y1_19_1, y0_16_1) */
-	pxor %xmm4, %xmm12 /* y1_20_2 = xor(y1_20_1, y0_17_1) */
-	pxor %xmm8, %xmm14 /* y1_21_2 = xor(y1_21_1, y0_18_1) */
-	pxor %xmm0, %xmm2 /* y1_22_2 = xor(y1_22_1, y0_19_1) */
-	pxor %xmm1, %xmm15 /* y1_23_2 = xor(y1_23_1, y0_20_1) */
-	pxor %xmm5, %xmm6 /* y0_16_2 = xor(y0_16_1, y1_16_2) */
-	pxor %xmm3, %xmm4 /* y0_17_2 = xor(y0_17_1, y1_17_2) */
-	pxor %xmm10, %xmm8 /* y0_18_2 = xor(y0_18_1, y1_18_2) */
-	pxor %xmm7, %xmm0 /* y0_19_2 = xor(y0_19_1, y1_19_2) */
-	pxor %xmm12, %xmm1 /* y0_20_2 = xor(y0_20_1, y1_20_2) */
-	pxor %xmm14, %xmm9 /* y0_21_2 = xor(y0_21_1, y1_21_2) */
-	pxor %xmm2, %xmm13 /* y0_22_2 = xor(y0_22_1, y1_22_2) */
-	pxor %xmm15, %xmm11 /* y0_23_2 = xor(y0_23_1, y1_23_2) */
+	pxor %xmm14, %xmm3 /* y1_16 = xor(s1_16, s0_16) */
+	pxor %xmm6, %xmm2 /* y1_17 = xor(s1_17, s0_17) */
+	pxor %xmm0, %xmm8 /* y1_18 = xor(s1_18, s0_18) */
+	pxor %xmm12, %xmm11 /* y1_19 = xor(s1_19, s0_19) */
+	pxor %xmm4, %xmm10 /* y1_20 = xor(s1_20, s0_20) */
+	pxor %xmm9, %xmm5 /* y1_21 = xor(s1_21, s0_21) */
+	pxor %xmm15, %xmm1 /* y1_22 = xor(s1_22, s0_22) */
+	pxor %xmm7, %xmm13 /* y1_23 = xor(s1_23, s0_23) */
+	pxor %xmm2, %xmm14 /* y0_16 = xor(s0_16, y1_17) */
+	pxor %xmm8, %xmm6 /* y0_17 = xor(s0_17, y1_18) */
+	pxor %xmm11, %xmm0 /* y0_18 = xor(s0_18, y1_19) */
+	pxor %xmm10, %xmm12 /* y0_19 = xor(s0_19, y1_20) */
+	pxor %xmm5, %xmm4 /* y0_20 = xor(s0_20, y1_21) */
+	pxor %xmm1, %xmm9 /* y0_21 = xor(s0_21, y1_22) */
+	pxor %xmm13, %xmm15 /* y0_22 = xor(s0_22, y1_23) */
+	pxor %xmm3, %xmm7 /* y0_23 = xor(s0_23, y1_16) */
+	pxor %xmm0, %xmm3 /* y1_16_1 = xor(y1_16, y0_18) */
+	pxor %xmm12, %xmm2 /* y1_17_1 = xor(y1_17, y0_19) */
+	pxor %xmm4, %xmm8 /* y1_18_1 = xor(y1_18, y0_20) */
+	pxor %xmm9, %xmm11 /* y1_19_1 = xor(y1_19, y0_21) */
+	pxor %xmm15, %xmm10 /* y1_20_1 = xor(y1_20, y0_22) */
+	pxor %xmm7, %xmm5 /* y1_21_1 = xor(y1_21, y0_23) */
+	pxor %xmm14, %xmm1 /* y1_22_1 = xor(y1_22, y0_16) */
+	pxor %xmm6, %xmm13 /* y1_23_1 = xor(y1_23, y0_17) */
+	pxor %xmm8, %xmm14 /* y0_16_1 = xor(y0_16, y1_18_1) */
+	pxor %xmm11, %xmm6 /* y0_17_1 = xor(y0_17, y1_19_1) */
+	pxor %xmm10, %xmm0 /* y0_18_1 = xor(y0_18, y1_20_1) */
+	pxor %xmm5, %xmm12 /* y0_19_1 = xor(y0_19, y1_21_1) */
+	pxor %xmm1, %xmm4 /* y0_20_1 = xor(y0_20, y1_22_1) */
+	pxor %xmm13, %xmm9 /* y0_21_1 = xor(y0_21, y1_23_1) */
+	pxor %xmm3, %xmm15 /* y0_22_1 = xor(y0_22, y1_16_1) */
+	pxor %xmm2, %xmm7 /* y0_23_1 = xor(y0_23, y1_17_1) */
+	pxor %xmm9, %xmm3 /* y1_16_2 = xor(y1_16_1, y0_21_1) */
+	pxor %xmm15, %xmm2 /* y1_17_2 = xor(y1_17_1, y0_22_1) */
+	pxor %xmm7, %xmm8 /* y1_18_2 = xor(y1_18_1, y0_23_1) */
+	pxor %xmm14, %xmm11 /* y1_19_2 = xor(y1_19_1, y0_16_1) */
+	pxor %xmm6, %xmm10 /* y1_20_2 = xor(y1_20_1, y0_17_1) */
+	pxor %xmm0, %xmm5 /* y1_21_2 = xor(y1_21_1, y0_18_1) */
+	pxor %xmm12, %xmm1 /* y1_22_2 = xor(y1_22_1, y0_19_1) */
+	pxor %xmm4, %xmm13 /* y1_23_2 = xor(y1_23_1, y0_20_1) */
+	pxor %xmm3, %xmm14 /* y0_16_2 = xor(y0_16_1, y1_16_2) */
+	pxor %xmm2, %xmm6 /* y0_17_2 = xor(y0_17_1, y1_17_2) */
+	pxor %xmm8, %xmm0 /* y0_18_2 = xor(y0_18_1, y1_18_2) */
+	pxor %xmm11, %xmm12 /* y0_19_2 = xor(y0_19_1, y1_19_2) */
+	pxor %xmm10, %xmm4 /* y0_20_2 = xor(y0_20_1, y1_20_2) */
+	pxor %xmm5, %xmm9 /* y0_21_2 = xor(y0_21_1, y1_21_2) */
+	pxor %xmm1, %xmm15 /* y0_22_2 = xor(y0_22_1, y1_22_2) */
+	pxor %xmm13, %xmm7 /* y0_23_2 = xor(y0_23_1, y1_23_2) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm3, 224(%rsp) /* spill y1_17_2 */
-	movdqu 384(%rdi,%rcx), %xmm3 /* t0_24 = bcast128() */
-	movdqa %xmm5, 1728(%rsp) /* spill y1_16_2 */
-	movdqa 1168(%rsp), %xmm5 /* reload x0_24.2 */
-	pshufb %xmm5, %xmm3 /* s0_24 = lookup16(t0_24, x0_24) */
-	movdqu 400(%rdi,%rcx), %xmm5 /* t0_25 = bcast128() */
-	movdqa %xmm14, 1744(%rsp) /* spill y1_21_2 */
-	movdqa 1184(%rsp), %xmm14 /* reload x0_25.2 */
-	pshufb %xmm14, %xmm5 /* s0_25 = lookup16(t0_25, x0_25) */
-	movdqu 416(%rdi,%rcx), %xmm14 /* t0_26 = bcast128() */
-	movdqa %xmm12, 1760(%rsp) /* spill y1_20_2 */
-	movdqa 1200(%rsp), %xmm12 /* reload x0_26.2 */
-	pshufb %xmm12, %xmm14 /* s0_26 = lookup16(t0_26, x0_26) */
-	movdqu 432(%rdi,%rcx), %xmm12 /* t0_27 = bcast128() */
-	movdqa %xmm7, 1776(%rsp) /* spill y1_19_2 */
-	movdqa 1216(%rsp), %xmm7 /* reload x0_27.2 */
-	pshufb %xmm7, %xmm12 /* s0_27 = lookup16(t0_27, x0_27) */
-	movdqu 448(%rdi,%rcx), %xmm7 /* t0_28 = bcast128() */
-	movdqa %xmm10, 1792(%rsp) /* spill y1_18_2 */
-	movdqa 1232(%rsp), %xmm10 /* reload x0_28.2 */
-	pshufb %xmm10, %xmm7 /* s0_28 = lookup16(t0_28, x0_28) */
-	movdqu 464(%rdi,%rcx), %xmm10 /* t0_29 = bcast128() */
-	movdqa %xmm15, 1808(%rsp) /* spill y1_23_2 */
-	movdqa 1248(%rsp), %xmm15 /* reload x0_29.2 */
-	pshufb %xmm15, %xmm10 /* s0_29 = lookup16(t0_29, x0_29) */
-	movdqu 480(%rdi,%rcx), %xmm15 /* t0_30 = bcast128() */
-	movdqa %xmm2, 1824(%rsp) /* spill y1_22_2 */
-	movdqa 1264(%rsp), %xmm2 /* reload x0_30.2 */
-	pshufb %xmm2, %xmm15 /* s0_30 = lookup16(t0_30, x0_30) */
-	movdqu 496(%rdi,%rcx), %xmm2 /* t0_31 = bcast128() */
-	movdqa %xmm11, 1840(%rsp) /* spill y0_23_2 */
-	movdqa 1280(%rsp), %xmm11 /* reload x0_31.2 */
-	pshufb %xmm11, %xmm2 /* s0_31 = lookup16(t0_31, x0_31) */
-	movdqu 896(%rdi,%rcx), %xmm11 /* t1_24 = bcast128() */
-	movdqa %xmm13, 1856(%rsp) /* spill y0_22_2 */
-	movdqa 1616(%rsp), %xmm13 /* reload x1_24.2 */
-	pshufb %xmm13, %xmm11 /* s1_24 = lookup16(t1_24, x1_24) */
-	movdqu 912(%rdi,%rcx), %xmm13 /* t1_25 = bcast128() */
-	movdqa %xmm9, 1872(%rsp) /* spill y0_21_2 */
-	movdqa 1632(%rsp), %xmm9 /* reload x1_25.2 */
-	pshufb %xmm9, %xmm13 /* s1_25 = lookup16(t1_25, x1_25) */
+	movdqa %xmm2, 400(%rsp) /* spill y1_17_2 */
+	movdqu 384(%rdi,%rcx), %xmm2 /* t0_24 = bcast128() */
+	pshufb 1168(%rsp), %xmm2 /* s0_24 = lookup16(t0_24, x0_24) */
+	movdqa %xmm3, 80(%rsp) /* spill y1_16_2 */
+	movdqu 400(%rdi,%rcx), %xmm3 /* t0_25 = bcast128() */
+	pshufb 1184(%rsp), %xmm3 /* s0_25 = lookup16(t0_25, x0_25) */
+	movdqa %xmm5, 384(%rsp) /* spill y1_21_2 */
+	movdqu 416(%rdi,%rcx), %xmm5 /* t0_26 = bcast128() */
+	pshufb 1200(%rsp), %xmm5 /* s0_26 = lookup16(t0_26, x0_26) */
+	movdqa %xmm10, 128(%rsp) /* spill y1_20_2 */
+	movdqu 432(%rdi,%rcx), %xmm10 /* t0_27 = bcast128() */
+	pshufb 1216(%rsp), %xmm10 /* s0_27 = lookup16(t0_27, x0_27) */
+	movdqa %xmm11, 368(%rsp) /* spill y1_19_2 */
+	movdqu 448(%rdi,%rcx), %xmm11 /* t0_28 = bcast128() */
+	pshufb 1232(%rsp), %xmm11 /* s0_28 = lookup16(t0_28, x0_28) */
+	movdqa %xmm8, 160(%rsp) /* spill y1_18_2 */
+	movdqu 464(%rdi,%rcx), %xmm8 /* t0_29 = bcast128() */
+	pshufb 1248(%rsp), %xmm8 /* s0_29 = lookup16(t0_29, x0_29) */
+	movdqa %xmm13, 352(%rsp) /* spill y1_23_2 */
+	movdqu 480(%rdi,%rcx), %xmm13 /* t0_30 = bcast128() */
+	pshufb 1264(%rsp), %xmm13 /* s0_30 = lookup16(t0_30, x0_30) */
+	movdqa %xmm1, 48(%rsp) /* spill y1_22_2 */
+	movdqu 496(%rdi,%rcx), %xmm1 /* t0_31 = bcast128() */
+	pshufb 1280(%rsp), %xmm1 /* s0_31 = lookup16(t0_31, x0_31) */
+	movdqa %xmm7, 336(%rsp) /* spill y0_23_2 */
+	movdqu 896(%rdi,%rcx), %xmm7 /* t1_24 = bcast128() */
+	pshufb 1616(%rsp), %xmm7 /* s1_24 = lookup16(t1_24, x1_24) */
+	movdqa %xmm15, 192(%rsp) /* spill y0_22_2 */
+	movdqu 912(%rdi,%rcx), %xmm15 /* t1_25 = bcast128() */
+	pshufb 1632(%rsp), %xmm15 /* s1_25 = lookup16(t1_25, x1_25) */
+	movdqa %xmm9, 320(%rsp) /* spill y0_21_2 */
 	movdqu 928(%rdi,%rcx), %xmm9 /* t1_26 = bcast128() */
-	movdqa %xmm1, 1888(%rsp) /* spill y0_20_2 */
-	movdqa 1648(%rsp), %xmm1 /* reload x1_26.2 */
-	pshufb %xmm1, %xmm9 /* s1_26 = lookup16(t1_26, x1_26) */
-	movdqu 944(%rdi,%rcx), %xmm1 /* t1_27 = bcast128() */
-	movdqa %xmm0, 1904(%rsp) /* spill y0_19_2 */
-	movdqa 1664(%rsp), %xmm0 /* reload x1_27.2 */
-	pshufb %xmm0, %xmm1 /* s1_27 = lookup16(t1_27, x1_27) */
-	movdqu 960(%rdi,%rcx), %xmm0 /* t1_28 = bcast128() */
-	movdqa %xmm8, 1920(%rsp) /* spill y0_18_2 */
-	movdqa 1680(%rsp), %xmm8 /* reload x1_28.2 */
-	pshufb %xmm8, %xmm0 /* s1_28 = lookup16(t1_28, x1_28) */
-	movdqu 976(%rdi,%rcx), %xmm8 /* t1_29 = bcast128() */
-	movdqa %xmm4, 1936(%rsp) /* spill y0_17_2 */
-	movdqa 1696(%rsp), %xmm4 /* reload x1_29.2 */
-	pshufb %xmm4, %xmm8 /* s1_29 = lookup16(t1_29, x1_29) */
-	movdqu 992(%rdi,%rcx), %xmm4 /* t1_30 = bcast128() */
-	movdqa %xmm6, 1952(%rsp) /* spill y0_16_2 */
-	movdqa 1712(%rsp), %xmm6 /* reload x1_30.2 */
-	pshufb %xmm6, %xmm4 /* s1_30 = lookup16(t1_30, x1_30) */
-	movdqu 1008(%rdi,%rcx), %xmm6 /* t1_31 = bcast128() */
-	movdqa %xmm2, 1968(%rsp) /* spill s0_31 */
-	movdqa 768(%rsp), %xmm2 /* reload x1_31.2 */
-	pshufb %xmm2, %xmm6 /* s1_31 = lookup16(t1_31, x1_31) */
+	pshufb 1648(%rsp), %xmm9 /* s1_26 = lookup16(t1_26, x1_26) */
+	movdqa %xmm4, 32(%rsp) /* spill y0_20_2 */
+	movdqu 944(%rdi,%rcx), %xmm4 /* t1_27 = bcast128() */
+	pshufb 1664(%rsp), %xmm4 /* s1_27 = lookup16(t1_27, x1_27) */
+	movdqa %xmm12, 304(%rsp) /* spill y0_19_2 */
+	movdqu 960(%rdi,%rcx), %xmm12 /* t1_28 = bcast128() */
+	pshufb 1680(%rsp), %xmm12 /* s1_28 = lookup16(t1_28, x1_28) */
+	movdqa %xmm0, 224(%rsp) /* spill y0_18_2 */
+	movdqu 976(%rdi,%rcx), %xmm0 /* t1_29 = bcast128() */
+	pshufb 1696(%rsp), %xmm0 /* s1_29 = lookup16(t1_29, x1_29) */
+	movdqa %xmm6, 288(%rsp) /* spill y0_17_2 */
+	movdqu 992(%rdi,%rcx), %xmm6 /* t1_30 = bcast128() */
+	pshufb 1712(%rsp), %xmm6 /* s1_30 = lookup16(t1_30, x1_30) */
+	movdqa %xmm14, 16(%rsp) /* spill y0_16_2 */
+	movdqu 1008(%rdi,%rcx), %xmm14 /* t1_31 = bcast128() */
+	pshufb 768(%rsp), %xmm14 /* s1_31 = lookup16(t1_31, x1_31) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm3, %xmm11 /* y1_24 = xor(s1_24, s0_24) */
-	pxor %xmm5, %xmm13 /* y1_25 = xor(s1_25, s0_25) */
-	pxor %xmm14, %xmm9 /* y1_26 = xor(s1_26, s0_26) */
-	pxor %xmm12, %xmm1 /* y1_27 = xor(s1_27, s0_27) */
-	pxor %xmm7, %xmm0 /* y1_28 = xor(s1_28, s0_28) */
-	pxor %xmm10, %xmm8 /* y1_29 = xor(s1_29, s0_29) */
-	pxor %xmm15, %xmm4 /* y1_30 = xor(s1_30, s0_30) */
-	movdqa 1968(%rsp), %xmm2 /* reload s0_31 */
-	pxor %xmm2, %xmm6 /* y1_31 = xor(s1_31, s0_31) */
-	pxor %xmm13, %xmm3 /* y0_24 = xor(s0_24, y1_25) */
-	pxor %xmm9, %xmm5 /* y0_25 = xor(s0_25, y1_26) */
-	pxor %xmm1, %xmm14 /* y0_26 = xor(s0_26, y1_27) */
-	pxor %xmm0, %xmm12 /* y0_27 = xor(s0_27, y1_28) */
-	pxor %xmm8, %xmm7 /* y0_28 = xor(s0_28, y1_29) */
-	pxor %xmm4, %xmm10 /* y0_29 = xor(s0_29, y1_30) */
-	pxor %xmm6, %xmm15 /* y0_30 = xor(s0_30, y1_31) */
-	pxor %xmm11, %xmm2 /* y0_31 = xor(s0_31, y1_24) */
-	pxor %xmm14, %xmm11 /* y1_24_1 = xor(y1_24, y0_26) */
-	pxor %xmm12, %xmm13 /* y1_25_1 = xor(y1_25, y0_27) */
-	pxor %xmm7, %xmm9 /* y1_26_1 = xor(y1_26, y0_28) */
-	pxor %xmm10, %xmm1 /* y1_27_1 = xor(y1_27, y0_29) */
-	pxor %xmm15, %xmm0 /* y1_28_1 = xor(y1_28, y0_30) */
-	pxor %xmm2, %xmm8 /* y1_29_1 = xor(y1_29, y0_31) */
-	pxor %xmm3, %xmm4 /* y1_30_1 = xor(y1_30, y0_24) */
-	pxor %xmm5, %xmm6 /* y1_31_1 = xor(y1_31, y0_25) */
-	pxor %xmm9, %xmm3 /* y0_24_1 = xor(y0_24, y1_26_1) */
-	pxor %xmm1, %xmm5 /* y0_25_1 = xor(y0_25, y1_27_1) */
-	pxor %xmm0, %xmm14 /* y0_26_1 = xor(y0_26, y1_28_1) */
-	pxor %xmm8, %xmm12 /* y0_27_1 = xor(y0_27, y1_29_1) */
-	pxor %xmm4, %xmm7 /* y0_28_1 = xor(y0_28, y1_30_1) */
-	pxor %xmm6, %xmm10 /* y0_29_1 = xor(y0_29, y1_31_1) */
-	pxor %xmm11, %xmm15 /* y0_30_1 = xor(y0_30, y1_24_1) */
-	pxor %xmm13, %xmm2 /* y0_31_1 = xor(y0_31, y1_25_1) */
-	pxor %xmm10, %xmm11 /* y1_24_2 = xor(y1_24_1, y0_29_1) */
-	pxor %xmm15, %xmm13 /* y1_25_2 = xor(y1_25_1, y0_30_1) */
-	pxor %xmm2, %xmm9 /* y1_26_2 = xor(y1_26_1, y0_31_1) */
-	pxor %xmm3, %xmm1 /* y1_27_2 = xor(y1_27_1, y0_24_1) */
-	pxor %xmm5, %xmm0 /* y1_28_2 = xor(y1_28_1, y0_25_1) */
-	pxor %xmm14, %xmm8 /* y1_29_2 = xor(y1_29_1, y0_26_1) */
-	pxor %xmm12, %xmm4 /* y1_30_2 = xor(y1_30_1, y0_27_1) */
-	pxor %xmm7, %xmm6 /* y1_31_2 = xor(y1_31_1, y0_28_1) */
-	pxor %xmm11, %xmm3 /* y0_24_2 = xor(y0_24_1, y1_24_2) */
-	pxor %xmm13, %xmm5 /* y0_25_2 = xor(y0_25_1, y1_25_2) */
-	pxor %xmm9, %xmm14 /* y0_26_2 = xor(y0_26_1, y1_26_2) */
-	pxor %xmm1, %xmm12 /* y0_27_2 = xor(y0_27_1, y1_27_2) */
-	pxor %xmm0, %xmm7 /* y0_28_2 = xor(y0_28_1, y1_28_2) */
-	pxor %xmm8, %xmm10 /* y0_29_2 = xor(y0_29_1, y1_29_2) */
-	pxor %xmm4, %xmm15 /* y0_30_2 = xor(y0_30_1, y1_30_2) */
-	pxor %xmm6, %xmm2 /* y0_31_2 = xor(y0_31_1, y1_31_2) */
+	pxor %xmm2, %xmm7 /* y1_24 = xor(s1_24, s0_24) */
+	pxor %xmm3, %xmm15 /* y1_25 = xor(s1_25, s0_25) */
+	pxor %xmm5, %xmm9 /* y1_26 = xor(s1_26, s0_26) */
+	pxor %xmm10, %xmm4 /* y1_27 = xor(s1_27, s0_27) */
+	pxor %xmm11, %xmm12 /* y1_28 = xor(s1_28, s0_28) */
+	pxor %xmm8, %xmm0 /* y1_29 = xor(s1_29, s0_29) */
+	pxor %xmm13, %xmm6 /* y1_30 = xor(s1_30, s0_30) */
+	pxor %xmm1, %xmm14 /* y1_31 = xor(s1_31, s0_31) */
+	pxor %xmm15, %xmm2 /* y0_24 = xor(s0_24, y1_25) */
+	pxor %xmm9, %xmm3 /* y0_25 = xor(s0_25, y1_26) */
+	pxor %xmm4, %xmm5 /* y0_26 = xor(s0_26, y1_27) */
+	pxor %xmm12, %xmm10 /* y0_27 = xor(s0_27, y1_28) */
+	pxor %xmm0, %xmm11 /* y0_28 = xor(s0_28, y1_29) */
+	pxor %xmm6, %xmm8 /* y0_29 = xor(s0_29, y1_30) */
+	pxor %xmm14, %xmm13 /* y0_30 = xor(s0_30, y1_31) */
+	pxor %xmm7, %xmm1 /* y0_31 = xor(s0_31, y1_24) */
+	pxor %xmm5, %xmm7 /* y1_24_1 = xor(y1_24, y0_26) */
+	pxor %xmm10, %xmm15 /* y1_25_1 = xor(y1_25, y0_27) */
+	pxor %xmm11, %xmm9 /* y1_26_1 = xor(y1_26, y0_28) */
+	pxor %xmm8, %xmm4 /* y1_27_1 = xor(y1_27, y0_29) */
+	pxor %xmm13, %xmm12 /* y1_28_1 = xor(y1_28, y0_30) */
+	pxor %xmm1, %xmm0 /* y1_29_1 = xor(y1_29, y0_31) */
+	pxor %xmm2, %xmm6 /* y1_30_1 = xor(y1_30, y0_24) */
+	pxor %xmm3, %xmm14 /* y1_31_1 = xor(y1_31, y0_25) */
+	pxor %xmm9, %xmm2 /* y0_24_1 = xor(y0_24, y1_26_1) */
+	pxor %xmm4, %xmm3 /* y0_25_1 = xor(y0_25, y1_27_1) */
+	pxor %xmm12, %xmm5 /* y0_26_1 = xor(y0_26, y1_28_1) */
+	pxor %xmm0, %xmm10 /* y0_27_1 = xor(y0_27, y1_29_1) */
+	pxor %xmm6, %xmm11 /* y0_28_1 = xor(y0_28, y1_30_1) */
+	pxor %xmm14, %xmm8 /* y0_29_1 = xor(y0_29, y1_31_1) */
+	pxor %xmm7, %xmm13 /* y0_30_1 = xor(y0_30, y1_24_1) */
+	pxor %xmm15, %xmm1 /* y0_31_1 = xor(y0_31, y1_25_1) */
+	pxor %xmm8, %xmm7 /* y1_24_2 = xor(y1_24_1, y0_29_1) */
+	pxor %xmm13, %xmm15 /* y1_25_2 = xor(y1_25_1, y0_30_1) */
+	pxor %xmm1, %xmm9 /* y1_26_2 = xor(y1_26_1, y0_31_1) */
+	pxor %xmm2, %xmm4 /* y1_27_2 = xor(y1_27_1, y0_24_1) */
+	pxor %xmm3, %xmm12 /* y1_28_2 = xor(y1_28_1, y0_25_1) */
+	pxor %xmm5, %xmm0 /* y1_29_2 = xor(y1_29_1, y0_26_1) */
+	pxor %xmm10, %xmm6 /* y1_30_2 = xor(y1_30_1, y0_27_1) */
+	pxor %xmm11, %xmm14 /* y1_31_2 = xor(y1_31_1, y0_28_1) */
+	pxor %xmm7, %xmm2 /* y0_24_2 = xor(y0_24_1, y1_24_2) */
+	pxor %xmm15, %xmm3 /* y0_25_2 = xor(y0_25_1, y1_25_2) */
+	pxor %xmm9, %xmm5 /* y0_26_2 = xor(y0_26_1, y1_26_2) */
+	pxor %xmm4, %xmm10 /* y0_27_2 = xor(y0_27_1, y1_27_2) */
+	pxor %xmm12, %xmm11 /* y0_28_2 = xor(y0_28_1, y1_28_2) */
+	pxor %xmm0, %xmm8 /* y0_29_2 = xor(y0_29_1, y1_29_2) */
+	pxor %xmm6, %xmm13 /* y0_30_2 = xor(y0_30_1, y1_30_2) */
+	pxor %xmm14, %xmm1 /* y0_31_2 = xor(y0_31_1, y1_31_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 432(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 1328(%rsp) /* spill x0_8.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 176(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 1312(%rsp) /* spill x0_9.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 304(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 192(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 960(%rsp) /* spill x0_11.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1920(%rsp), %xmm0 /* reload x0_12.3 */
-	movdqa %xmm0, 976(%rsp) /* spill x0_12.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_13.3 */
-	movdqa %xmm0, 992(%rsp) /* spill x0_13.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm3, 1008(%rsp) /* spill x0_14.2 */
-	movdqa %xmm5, 1024(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 448(%rsp), %xmm0 /* reload x0_16.3 */
-	movdqa %xmm0, 1040(%rsp) /* spill x0_16.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 208(%rsp), %xmm0 /* reload x0_17.3 */
-	movdqa %xmm0, 1056(%rsp) /* spill x0_17.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 320(%rsp), %xmm0 /* reload x0_18.3 */
-	movdqa %xmm0, 1072(%rsp) /* spill x0_18.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 48(%rsp), %xmm0 /* reload x0_19.3 */
-	movdqa %xmm0, 1088(%rsp) /* spill x0_19.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm15, 1104(%rsp) /* spill x0_20.2 */
-	movdqa %xmm2, 1120(%rsp) /* spill x0_21.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1888(%rsp), %xmm0 /* reload x0_22.3 */
-	movdqa %xmm0, 1136(%rsp) /* spill x0_22.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1872(%rsp), %xmm0 /* reload x0_23.3 */
-	movdqa %xmm0, 1152(%rsp) /* spill x0_23.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm7, 1168(%rsp) /* spill x0_24.2 */
-	movdqa %xmm10, 1184(%rsp) /* spill x0_25.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1856(%rsp), %xmm0 /* reload x0_26.3 */
-	movdqa %xmm0, 1200(%rsp) /* spill x0_26.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1840(%rsp), %xmm0 /* reload x0_27.3 */
-	movdqa %xmm0, 1216(%rsp) /* spill x0_27.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 336(%rsp), %xmm0 /* reload x0_28.3 */
-	movdqa %xmm0, 1232(%rsp) /* spill x0_28.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 160(%rsp), %xmm0 /* reload x0_29.3 */
-	movdqa %xmm0, 1248(%rsp) /* spill x0_29.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 464(%rsp), %xmm0 /* reload x0_30.3 */
-	movdqa %xmm0, 1264(%rsp) /* spill x0_30.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 496(%rsp), %xmm0 /* reload x0_31.3 */
-	movdqa %xmm0, 1280(%rsp) /* spill x0_31.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm13, 1344(%rsp) /* spill x1_7.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1792(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 1360(%rsp) /* spill x1_8.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1776(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 1376(%rsp) /* spill x1_9.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 368(%rsp), %xmm0 /* reload x1_10.3 */
-	movdqa %xmm0, 1392(%rsp) /* spill x1_10.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 128(%rsp), %xmm0 /* reload x1_11.3 */
-	movdqa %xmm0, 1408(%rsp) /* spill x1_11.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 240(%rsp), %xmm0 /* reload x1_12.3 */
-	movdqa %xmm0, 1424(%rsp) /* spill x1_12.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 528(%rsp), %xmm0 /* reload x1_13.3 */
-	movdqa %xmm0, 1440(%rsp) /* spill x1_13.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm4, 1456(%rsp) /* spill x1_14.2 */
-	movdqa %xmm6, 1472(%rsp) /* spill x1_15.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 384(%rsp), %xmm0 /* reload x1_16.3 */
-	movdqa %xmm0, 1488(%rsp) /* spill x1_16.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 96(%rsp), %xmm0 /* reload x1_17.3 */
-	movdqa %xmm0, 1504(%rsp) /* spill x1_17.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 512(%rsp), %xmm0 /* reload x1_18.3 */
-	movdqa %xmm0, 1520(%rsp) /* spill x1_18.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 544(%rsp), %xmm0 /* reload x1_19.3 */
-	movdqa %xmm0, 1536(%rsp) /* spill x1_19.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
+	movdqa %xmm2, 1008(%rsp) /* spill x0_14.2 */
+	movdqa %xmm3, 1024(%rsp) /* spill x0_15.2 */
+	movdqa %xmm13, 1104(%rsp) /* spill x0_20.2 */
+	movdqa %xmm1, 1120(%rsp) /* spill x0_21.2 */
+	movdqa %xmm11, 1168(%rsp) /* spill x0_24.2 */
+	movdqa %xmm8, 1184(%rsp) /* spill x0_25.2 */
+	movdqa %xmm15, 1344(%rsp) /* spill x1_7.2 */
+	movdqa %xmm6, 1456(%rsp) /* spill x1_14.2 */
+	movdqa %xmm14, 1472(%rsp) /* spill x1_15.2 */
 	movdqa %xmm9, 1552(%rsp) /* spill x1_20.2 */
-	movdqa %xmm1, 1568(%rsp) /* spill x1_21.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1760(%rsp), %xmm0 /* reload x1_22.3 */
+	movdqa %xmm4, 1568(%rsp) /* spill x1_21.2 */
+	movdqa %xmm12, 1616(%rsp) /* spill x1_24.2 */
+	movdqa %xmm0, 1632(%rsp) /* spill x1_25.2 */
+	movdqa %xmm0, 1728(%rsp) /* spill x1_25.3 */
+	movdqa 576(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 1328(%rsp) /* spill x0_8.2 */
+	movdqa 592(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 1312(%rsp) /* spill x0_9.2 */
+	movdqa 112(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 1296(%rsp) /* spill x0_10.2 */
+	movdqa 432(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 960(%rsp) /* spill x0_11.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x0_12.3 */
+	movdqa %xmm0, 976(%rsp) /* spill x0_12.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x0_13.3 */
+	movdqa %xmm0, 992(%rsp) /* spill x0_13.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x0_16.3 */
+	movdqa %xmm0, 1040(%rsp) /* spill x0_16.2 */
+	movdqa 624(%rsp), %xmm0 /* reload x0_17.3 */
+	movdqa %xmm0, 1056(%rsp) /* spill x0_17.2 */
+	movdqa 144(%rsp), %xmm0 /* reload x0_18.3 */
+	movdqa %xmm0, 1072(%rsp) /* spill x0_18.2 */
+	movdqa 448(%rsp), %xmm0 /* reload x0_19.3 */
+	movdqa %xmm0, 1088(%rsp) /* spill x0_19.2 */
+	movdqa 32(%rsp), %xmm0 /* reload x0_22.3 */
+	movdqa %xmm0, 1136(%rsp) /* spill x0_22.2 */
+	movdqa 320(%rsp), %xmm0 /* reload x0_23.3 */
+	movdqa %xmm0, 1152(%rsp) /* spill x0_23.2 */
+	movdqa 192(%rsp), %xmm0 /* reload x0_26.3 */
+	movdqa %xmm0, 1200(%rsp) /* spill x0_26.2 */
+	movdqa 336(%rsp), %xmm0 /* reload x0_27.3 */
+	movdqa %xmm0, 1216(%rsp) /* spill x0_27.2 */
+	movdqa 176(%rsp), %xmm0 /* reload x0_28.3 */
+	movdqa %xmm0, 1232(%rsp) /* spill x0_28.2 */
+	movdqa 464(%rsp), %xmm0 /* reload x0_29.3 */
+	movdqa %xmm0, 1248(%rsp) /* spill x0_29.2 */
+	movdqa 640(%rsp), %xmm0 /* reload x0_30.3 */
+	movdqa %xmm0, 1264(%rsp) /* spill x0_30.2 */
+	movdqa 656(%rsp), %xmm0 /* reload x0_31.3 */
+	movdqa %xmm0, 1280(%rsp) /* spill x0_31.2 */
+	movdqa 160(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 1360(%rsp) /* spill x1_8.2 */
+	movdqa 368(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 1376(%rsp) /* spill x1_9.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x1_10.3 */
+	movdqa %xmm0, 1392(%rsp) /* spill x1_10.2 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_11.3 */
+	movdqa %xmm0, 1408(%rsp) /* spill x1_11.2 */
+	movdqa 704(%rsp), %xmm0 /* reload x1_12.3 */
+	movdqa %xmm0, 1424(%rsp) /* spill x1_12.2 */
+	movdqa 720(%rsp), %xmm0 /* reload x1_13.3 */
+	movdqa %xmm0, 1440(%rsp) /* spill x1_13.2 */
+	movdqa 528(%rsp), %xmm0 /* reload x1_16.3 */
+	movdqa %xmm0, 1488(%rsp) /* spill x1_16.2 */
+	movdqa 512(%rsp), %xmm0 /* reload x1_17.3 */
+	movdqa %xmm0, 1504(%rsp) /* spill x1_17.2 */
+	movdqa 752(%rsp), %xmm0 /* reload x1_18.3 */
+	movdqa %xmm0, 1520(%rsp) /* spill x1_18.2 */
+	movdqa 736(%rsp), %xmm0 /* reload x1_19.3 */
+	movdqa %xmm0, 1536(%rsp) /* spill x1_19.2 */
+	movdqa 128(%rsp), %xmm0 /* reload x1_22.3 */
 	movdqa %xmm0, 1584(%rsp) /* spill x1_22.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1744(%rsp), %xmm0 /* reload x1_23.3 */
+	movdqa 384(%rsp), %xmm0 /* reload x1_23.3 */
 	movdqa %xmm0, 1600(%rsp) /* spill x1_23.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1616(%rsp) /* spill x1_24.2 */
-	movdqa %xmm8, 1632(%rsp) /* spill x1_25.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 272(%rsp), %xmm0 /* reload x1_26.3 */
+	movdqa 256(%rsp), %xmm0 /* reload x1_26.3 */
 	movdqa %xmm0, 1648(%rsp) /* spill x1_26.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 0(%rsp), %xmm0 /* reload x1_27.3 */
+	movdqa 784(%rsp), %xmm0 /* reload x1_27.3 */
 	movdqa %xmm0, 1664(%rsp) /* spill x1_27.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1728(%rsp), %xmm0 /* reload x1_28.3 */
+	movdqa 80(%rsp), %xmm0 /* reload x1_28.3 */
 	movdqa %xmm0, 1680(%rsp) /* spill x1_28.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 224(%rsp), %xmm0 /* reload x1_29.3 */
+	movdqa 400(%rsp), %xmm0 /* reload x1_29.3 */
 	movdqa %xmm0, 1696(%rsp) /* spill x1_29.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 400(%rsp), %xmm0 /* reload x1_30.3 */
+	movdqa 544(%rsp), %xmm0 /* reload x1_30.3 */
 	movdqa %xmm0, 1712(%rsp) /* spill x1_30.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa 1952(%rsp), %xmm0 /* reload x0_4.3 */
-	movdqa 112(%rsp), %xmm1 /* reload x1_31.3 */
-	movdqa 64(%rsp), %xmm2 /* reload x1_1.3 */
-	movdqa 352(%rsp), %xmm3 /* reload x1_0.3 */
-	movdqa 288(%rsp), %xmm4 /* reload x0_2.3 */
-	movdqa %xmm12, %xmm5 /* x0_7.3 */
-	movdqa 144(%rsp), %xmm6 /* reload x0_1.3 */
-	movdqa %xmm11, %xmm7 /* x1_6.3 */
-	movdqa 32(%rsp), %xmm8 /* reload x0_3.3 */
-	movdqa 416(%rsp), %xmm9 /* reload x0_0.3 */
-	movdqa 560(%rsp), %xmm10 /* reload x1_5.3 */
-	movdqa %xmm14, %xmm11 /* x0_6.3 */
-	movdqa 1808(%rsp), %xmm12 /* reload x1_3.3 */
-	movdqa 1936(%rsp), %xmm13 /* reload x0_5.3 */
-	movdqa 480(%rsp), %xmm14 /* reload x1_4.3 */
-	movdqa 1824(%rsp), %xmm15 /* reload x1_2.3 */
+	movdqa 240(%rsp), %xmm0 /* reload x1_31.3 */
+	movdqa %xmm0, 768(%rsp) /* spill x1_31.2 */
+	movdqa 1728(%rsp), %xmm0 /* reload x1_25.3 */
+	movdqa 416(%rsp), %xmm0 /* reload x0_3.3 */
+	movdqa 480(%rsp), %xmm1 /* reload x1_1.3 */
+	movdqa 496(%rsp), %xmm2 /* reload x1_0.3 */
+	movdqa %xmm10, %xmm3 /* x0_7.3 */
+	movdqa 96(%rsp), %xmm6 /* reload x0_2.3 */
+	movdqa 688(%rsp), %xmm8 /* reload x1_5.3 */
+	movdqa 64(%rsp), %xmm9 /* reload x0_0.3 */
+	movdqa 352(%rsp), %xmm10 /* reload x1_3.3 */
+	movdqa %xmm7, %xmm11 /* x1_6.3 */
+	movdqa %xmm5, %xmm7 /* x0_6.3 */
+	movdqa 672(%rsp), %xmm5 /* reload x1_4.3 */
+	movdqa 16(%rsp), %xmm12 /* reload x0_4.3 */
+	movdqa 48(%rsp), %xmm13 /* reload x1_2.3 */
+	movdqa 560(%rsp), %xmm14 /* reload x0_1.3 */
+	movdqa 288(%rsp), %xmm15 /* reload x0_5.3 */
 	add $1024, %rcx
 	cmp $24576, %rcx
 	jne .Lublock_nibbleslice_ssse3_asm_10_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm9 /* hi_up = shl(x0_0) */
-	por %xmm6, %xmm9 /* byte = or(hi_up, x0_1) */
-	psllw $4, %xmm4 /* hi_up_1 = shl(x0_2) */
-	por %xmm8, %xmm4 /* byte_1 = or(hi_up_1, x0_3) */
-	psllw $4, %xmm0 /* hi_up_2 = shl(x0_4) */
-	por %xmm13, %xmm0 /* byte_2 = or(hi_up_2, x0_5) */
-	psllw $4, %xmm11 /* hi_up_3 = shl(x0_6) */
-	por %xmm5, %xmm11 /* byte_3 = or(hi_up_3, x0_7) */
-	movdqa 1328(%rsp), %xmm5 /* reload x0_8.2 */
-	psllw $4, %xmm5 /* hi_up_4 = shl(x0_8) */
-	movdqa 1312(%rsp), %xmm6 /* reload x0_9.2 */
-	por %xmm6, %xmm5 /* byte_4 = or(hi_up_4, x0_9) */
-	movdqa 1296(%rsp), %xmm6 /* reload x0_10.2 */
-	psllw $4, %xmm6 /* hi_up_5 = shl(x0_10) */
-	movdqa 960(%rsp), %xmm8 /* reload x0_11.2 */
-	por %xmm8, %xmm6 /* byte_5 = or(hi_up_5, x0_11) */
-	movdqa 976(%rsp), %xmm8 /* reload x0_12.2 */
-	psllw $4, %xmm8 /* hi_up_6 = shl(x0_12) */
-	movdqa 992(%rsp), %xmm13 /* reload x0_13.2 */
-	por %xmm13, %xmm8 /* byte_6 = or(hi_up_6, x0_13) */
-	movdqa 1008(%rsp), %xmm13 /* reload x0_14.2 */
-	psllw $4, %xmm13 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm8, 1008(%rsp) /* spill byte_6 */
-	movdqa 1024(%rsp), %xmm8 /* reload x0_15.2 */
-	por %xmm8, %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
-	movdqa 1040(%rsp), %xmm8 /* reload x0_16.2 */
-	psllw $4, %xmm8 /* hi_up_8 = shl(x0_16) */
-	movdqa %xmm13, 1040(%rsp) /* spill byte_7 */
-	movdqa 1056(%rsp), %xmm13 /* reload x0_17.2 */
-	por %xmm13, %xmm8 /* byte_8 = or(hi_up_8, x0_17) */
-	movdqa 1072(%rsp), %xmm13 /* reload x0_18.2 */
-	psllw $4, %xmm13 /* hi_up_9 = shl(x0_18) */
-	movdqa %xmm6, 1072(%rsp) /* spill byte_5 */
-	movdqa 1088(%rsp), %xmm6 /* reload x0_19.2 */
-	por %xmm6, %xmm13 /* byte_9 = or(hi_up_9, x0_19) */
-	movdqa 1104(%rsp), %xmm6 /* reload x0_20.2 */
-	psllw $4, %xmm6 /* hi_up_10 = shl(x0_20) */
-	movdqa %xmm5, 1104(%rsp) /* spill byte_4 */
-	movdqa 1120(%rsp), %xmm5 /* reload x0_21.2 */
-	por %xmm5, %xmm6 /* byte_10 = or(hi_up_10, x0_21) */
-	movdqa 1136(%rsp), %xmm5 /* reload x0_22.2 */
-	psllw $4, %xmm5 /* hi_up_11 = shl(x0_22) */
-	movdqa %xmm11, 1136(%rsp) /* spill byte_3 */
-	movdqa 1152(%rsp), %xmm11 /* reload x0_23.2 */
-	por %xmm11, %xmm5 /* byte_11 = or(hi_up_11, x0_23) */
-	movdqa 1168(%rsp), %xmm11 /* reload x0_24.2 */
-	psllw $4, %xmm11 /* hi_up_12 = shl(x0_24) */
-	movdqa %xmm5, 1168(%rsp) /* spill byte_11 */
-	movdqa 1184(%rsp), %xmm5 /* reload x0_25.2 */
-	por %xmm5, %xmm11 /* byte_12 = or(hi_up_12, x0_25) */
-	movdqa 1200(%rsp), %xmm5 /* reload x0_26.2 */
-	psllw $4, %xmm5 /* hi_up_13 = shl(x0_26) */
-	movdqa %xmm11, 1200(%rsp) /* spill byte_12 */
-	movdqa 1216(%rsp), %xmm11 /* reload x0_27.2 */
-	por %xmm11, %xmm5 /* byte_13 = or(hi_up_13, x0_27) */
-	movdqa 1232(%rsp), %xmm11 /* reload x0_28.2 */
-	psllw $4, %xmm11 /* hi_up_14 = shl(x0_28) */
-	movdqa %xmm5, 1232(%rsp) /* spill byte_13 */
-	movdqa 1248(%rsp), %xmm5 /* reload x0_29.2 */
-	por %xmm5, %xmm11 /* byte_14 = or(hi_up_14, x0_29) */
-	movdqa 1264(%rsp), %xmm5 /* reload x0_30.2 */
-	psllw $4, %xmm5 /* hi_up_15 = shl(x0_30) */
-	movdqa %xmm11, 1264(%rsp) /* spill byte_14 */
-	movdqa 1280(%rsp), %xmm11 /* reload x0_31.2 */
-	por %xmm11, %xmm5 /* byte_15 = or(hi_up_15, x0_31) */
-	psllw $4, %xmm3 /* hi_up_16 = shl(x1_0) */
-	por %xmm2, %xmm3 /* byte_16 = or(hi_up_16, x1_1) */
-	psllw $4, %xmm15 /* hi_up_17 = shl(x1_2) */
-	por %xmm12, %xmm15 /* byte_17 = or(hi_up_17, x1_3) */
-	psllw $4, %xmm14 /* hi_up_18 = shl(x1_4) */
-	por %xmm10, %xmm14 /* byte_18 = or(hi_up_18, x1_5) */
-	psllw $4, %xmm7 /* hi_up_19 = shl(x1_6) */
-	movdqa 1344(%rsp), %xmm2 /* reload x1_7.2 */
-	por %xmm2, %xmm7 /* byte_19 = or(hi_up_19, x1_7) */
-	movdqa 1360(%rsp), %xmm2 /* reload x1_8.2 */
-	psllw $4, %xmm2 /* hi_up_20 = shl(x1_8) */
-	movdqa 1376(%rsp), %xmm10 /* reload x1_9.2 */
-	por %xmm10, %xmm2 /* byte_20 = or(hi_up_20, x1_9) */
-	movdqa 1392(%rsp), %xmm10 /* reload x1_10.2 */
-	psllw $4, %xmm10 /* hi_up_21 = shl(x1_10) */
-	movdqa 1408(%rsp), %xmm11 /* reload x1_11.2 */
-	por %xmm11, %xmm10 /* byte_21 = or(hi_up_21, x1_11) */
-	movdqa 1424(%rsp), %xmm11 /* reload x1_12.2 */
-	psllw $4, %xmm11 /* hi_up_22 = shl(x1_12) */
-	movdqa 1440(%rsp), %xmm12 /* reload x1_13.2 */
-	por %xmm12, %xmm11 /* byte_22 = or(hi_up_22, x1_13) */
-	movdqa 1456(%rsp), %xmm12 /* reload x1_14.2 */
-	psllw $4, %xmm12 /* hi_up_23 = shl(x1_14) */
-	movdqa %xmm11, 1456(%rsp) /* spill byte_22 */
-	movdqa 1472(%rsp), %xmm11 /* reload x1_15.2 */
-	por %xmm11, %xmm12 /* byte_23 = or(hi_up_23, x1_15) */
-	movdqa 1488(%rsp), %xmm11 /* reload x1_16.2 */
-	psllw $4, %xmm11 /* hi_up_24 = shl(x1_16) */
-	movdqa %xmm12, 1488(%rsp) /* spill byte_23 */
-	movdqa 1504(%rsp), %xmm12 /* reload x1_17.2 */
-	por %xmm12, %xmm11 /* byte_24 = or(hi_up_24, x1_17) */
-	movdqa 1520(%rsp), %xmm12 /* reload x1_18.2 */
-	psllw $4, %xmm12 /* hi_up_25 = shl(x1_18) */
-	movdqa %xmm10, 1520(%rsp) /* spill byte_21 */
-	movdqa 1536(%rsp), %xmm10 /* reload x1_19.2 */
-	por %xmm10, %xmm12 /* byte_25 = or(hi_up_25, x1_19) */
-	movdqa 1552(%rsp), %xmm10 /* reload x1_20.2 */
-	psllw $4, %xmm10 /* hi_up_26 = shl(x1_20) */
-	movdqa %xmm2, 1552(%rsp) /* spill byte_20 */
-	movdqa 1568(%rsp), %xmm2 /* reload x1_21.2 */
-	por %xmm2, %xmm10 /* byte_26 = or(hi_up_26, x1_21) */
-	movdqa 1584(%rsp), %xmm2 /* reload x1_22.2 */
-	psllw $4, %xmm2 /* hi_up_27 = shl(x1_22) */
-	movdqa %xmm7, 1584(%rsp) /* spill byte_19 */
-	movdqa 1600(%rsp), %xmm7 /* reload x1_23.2 */
-	por %xmm7, %xmm2 /* byte_27 = or(hi_up_27, x1_23) */
-	movdqa 1616(%rsp), %xmm7 /* reload x1_24.2 */
-	psllw $4, %xmm7 /* hi_up_28 = shl(x1_24) */
-	movdqa %xmm2, 1616(%rsp) /* spill byte_27 */
-	movdqa 1632(%rsp), %xmm2 /* reload x1_25.2 */
-	por %xmm2, %xmm7 /* byte_28 = or(hi_up_28, x1_25) */
-	movdqa 1648(%rsp), %xmm2 /* reload x1_26.2 */
-	psllw $4, %xmm2 /* hi_up_29 = shl(x1_26) */
-	movdqa %xmm7, 1648(%rsp) /* spill byte_28 */
-	movdqa 1664(%rsp), %xmm7 /* reload x1_27.2 */
-	por %xmm7, %xmm2 /* byte_29 = or(hi_up_29, x1_27) */
-	movdqa 1680(%rsp), %xmm7 /* reload x1_28.2 */
-	psllw $4, %xmm7 /* hi_up_30 = shl(x1_28) */
-	movdqa %xmm2, 1680(%rsp) /* spill byte_29 */
-	movdqa 1696(%rsp), %xmm2 /* reload x1_29.2 */
-	por %xmm2, %xmm7 /* byte_30 = or(hi_up_30, x1_29) */
-	movdqa 1712(%rsp), %xmm2 /* reload x1_30.2 */
-	psllw $4, %xmm2 /* hi_up_31 = shl(x1_30) */
-	por %xmm1, %xmm2 /* byte_31 = or(hi_up_31, x1_31) */
-	movdqa %xmm9, %xmm1 /* byte */
-	punpcklbw %xmm8, %xmm1 /* tro0 = unpacklo(byte, byte_8) */
-	punpckhbw %xmm8, %xmm9 /* tro0_1 = unpackhi(byte, byte_8) */
-	movdqa %xmm4, %xmm8 /* byte_1 */
-	punpcklbw %xmm13, %xmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	punpckhbw %xmm13, %xmm4 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	movdqa %xmm0, %xmm13 /* byte_2 */
-	punpcklbw %xmm6, %xmm13 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	punpckhbw %xmm6, %xmm0 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	movdqa 1136(%rsp), %xmm6 /* reload byte_3 */
-	movdqa %xmm2, 1712(%rsp) /* spill byte_31 */
-	movdqa 1168(%rsp), %xmm2 /* reload byte_11 */
-	movdqa %xmm7, 1696(%rsp) /* spill byte_30 */
-	movdqa %xmm6, %xmm7 /* byte_3 */
-	punpcklbw %xmm2, %xmm7 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	punpckhbw %xmm2, %xmm6 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa 1104(%rsp), %xmm2 /* reload byte_4 */
-	movdqa %xmm10, 1168(%rsp) /* spill byte_26 */
-	movdqa 1200(%rsp), %xmm10 /* reload byte_12 */
-	movdqa %xmm14, 1136(%rsp) /* spill byte_18 */
-	movdqa %xmm2, %xmm14 /* byte_4 */
-	punpcklbw %xmm10, %xmm14 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm10, %xmm2 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa 1072(%rsp), %xmm10 /* reload byte_5 */
-	movdqa %xmm12, 1200(%rsp) /* spill byte_25 */
-	movdqa 1232(%rsp), %xmm12 /* reload byte_13 */
-	movdqa %xmm15, 1104(%rsp) /* spill byte_17 */
-	movdqa %xmm10, %xmm15 /* byte_5 */
-	punpcklbw %xmm12, %xmm15 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm12, %xmm10 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 1008(%rsp), %xmm12 /* reload byte_6 */
-	movdqa %xmm3, 1232(%rsp) /* spill byte_16 */
-	movdqa 1264(%rsp), %xmm3 /* reload byte_14 */
-	movdqa %xmm11, 1072(%rsp) /* spill byte_24 */
-	movdqa %xmm12, %xmm11 /* byte_6 */
-	punpcklbw %xmm3, %xmm11 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm3, %xmm12 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa 1040(%rsp), %xmm3 /* reload byte_7 */
-	movdqa %xmm6, 1264(%rsp) /* spill tro0_7 */
-	movdqa %xmm3, %xmm6 /* byte_7 */
-	punpcklbw %xmm5, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm5, %xmm3 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm1, %xmm5 /* tro0 */
-	punpcklbw %xmm14, %xmm5 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm14, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	movdqa %xmm9, %xmm14 /* tro0_1 */
-	punpcklbw %xmm2, %xmm14 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm2, %xmm9 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm8, %xmm2 /* tro0_2 */
-	punpcklbw %xmm15, %xmm2 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	punpckhbw %xmm15, %xmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	movdqa %xmm4, %xmm15 /* tro0_3 */
-	punpcklbw %xmm10, %xmm15 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm10, %xmm4 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm13, %xmm10 /* tro0_4 */
-	punpcklbw %xmm11, %xmm10 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm11, %xmm13 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm0, %xmm11 /* tro0_5 */
-	punpcklbw %xmm12, %xmm11 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm12, %xmm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm7, %xmm12 /* tro0_6 */
-	punpcklbw %xmm6, %xmm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm6, %xmm7 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 1264(%rsp), %xmm6 /* reload tro0_7 */
-	movdqa %xmm4, 1040(%rsp) /* spill tro1_7 */
-	movdqa %xmm6, %xmm4 /* tro0_7 */
-	punpcklbw %xmm3, %xmm4 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm3, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm5, %xmm3 /* tro1 */
-	punpcklbw %xmm10, %xmm3 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm10, %xmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm10 /* tro1_1 */
-	punpcklbw %xmm13, %xmm10 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm13, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	movdqa %xmm14, %xmm13 /* tro1_2 */
-	punpcklbw %xmm11, %xmm13 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm11, %xmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm9, %xmm11 /* tro1_3 */
-	punpcklbw %xmm0, %xmm11 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	punpckhbw %xmm0, %xmm9 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm2, %xmm0 /* tro1_4 */
-	punpcklbw %xmm12, %xmm0 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm12, %xmm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm8, %xmm12 /* tro1_5 */
-	punpcklbw %xmm7, %xmm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	punpckhbw %xmm7, %xmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	movdqa %xmm15, %xmm7 /* tro1_6 */
-	punpcklbw %xmm4, %xmm7 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	punpckhbw %xmm4, %xmm15 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 1040(%rsp), %xmm4 /* reload tro1_7 */
-	movdqa %xmm9, 1264(%rsp) /* spill tro2_7 */
-	movdqa %xmm4, %xmm9 /* tro1_7 */
-	punpcklbw %xmm6, %xmm9 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm6, %xmm4 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm3, %xmm6 /* tro2 */
-	punpcklbw %xmm0, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm0, %xmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm5, %xmm0 /* tro2_1 */
-	punpcklbw %xmm2, %xmm0 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm2, %xmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm10, %xmm2 /* tro2_2 */
-	punpcklbw %xmm12, %xmm2 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm12, %xmm10 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm12 /* tro2_3 */
-	punpcklbw %xmm8, %xmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm8, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	movdqa %xmm13, %xmm8 /* tro2_4 */
-	punpcklbw %xmm7, %xmm8 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	punpckhbw %xmm7, %xmm13 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	movdqa %xmm14, %xmm7 /* tro2_5 */
-	punpcklbw %xmm15, %xmm7 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	punpckhbw %xmm15, %xmm14 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm11, %xmm15 /* tro2_6 */
-	punpcklbw %xmm9, %xmm15 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm9, %xmm11 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 1264(%rsp), %xmm9 /* reload tro2_7 */
-	movdqa %xmm11, 1040(%rsp) /* spill tro3_13 */
-	movdqa %xmm9, %xmm11 /* tro2_7 */
-	punpcklbw %xmm4, %xmm11 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	punpckhbw %xmm4, %xmm9 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqa 1232(%rsp), %xmm4 /* reload byte_16 */
-	movdqa %xmm9, 1264(%rsp) /* spill tro3_15 */
-	movdqa 1072(%rsp), %xmm9 /* reload byte_24 */
-	movdqa %xmm11, 1008(%rsp) /* spill tro3_14 */
-	movdqa %xmm4, %xmm11 /* byte_16 */
-	punpcklbw %xmm9, %xmm11 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	punpckhbw %xmm9, %xmm4 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	movdqa 1104(%rsp), %xmm9 /* reload byte_17 */
-	movdqa %xmm15, 1072(%rsp) /* spill tro3_12 */
-	movdqa 1200(%rsp), %xmm15 /* reload byte_25 */
-	movdqa %xmm14, 1232(%rsp) /* spill tro3_11 */
-	movdqa %xmm9, %xmm14 /* byte_17 */
-	punpcklbw %xmm15, %xmm14 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	punpckhbw %xmm15, %xmm9 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	movdqa 1136(%rsp), %xmm15 /* reload byte_18 */
-	movdqa %xmm7, 1200(%rsp) /* spill tro3_10 */
-	movdqa 1168(%rsp), %xmm7 /* reload byte_26 */
-	movdqa %xmm13, 1104(%rsp) /* spill tro3_9 */
-	movdqa %xmm15, %xmm13 /* byte_18 */
-	punpcklbw %xmm7, %xmm13 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	punpckhbw %xmm7, %xmm15 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	movdqa 1584(%rsp), %xmm7 /* reload byte_19 */
-	movdqa %xmm8, 1168(%rsp) /* spill tro3_8 */
-	movdqa 1616(%rsp), %xmm8 /* reload byte_27 */
-	movdqa %xmm1, 1136(%rsp) /* spill tro3_7 */
-	movdqa %xmm7, %xmm1 /* byte_19 */
-	punpcklbw %xmm8, %xmm1 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	punpckhbw %xmm8, %xmm7 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	movdqa 1552(%rsp), %xmm8 /* reload byte_20 */
-	movdqa %xmm12, 1616(%rsp) /* spill tro3_6 */
-	movdqa 1648(%rsp), %xmm12 /* reload byte_28 */
-	movdqa %xmm10, 1584(%rsp) /* spill tro3_5 */
-	movdqa %xmm8, %xmm10 /* byte_20 */
-	punpcklbw %xmm12, %xmm10 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	punpckhbw %xmm12, %xmm8 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	movdqa 1520(%rsp), %xmm12 /* reload byte_21 */
-	movdqa %xmm2, 1648(%rsp) /* spill tro3_4 */
-	movdqa 1680(%rsp), %xmm2 /* reload byte_29 */
-	movdqa %xmm5, 1552(%rsp) /* spill tro3_3 */
-	movdqa %xmm12, %xmm5 /* byte_21 */
-	punpcklbw %xmm2, %xmm5 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	punpckhbw %xmm2, %xmm12 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	movdqa 1456(%rsp), %xmm2 /* reload byte_22 */
-	movdqa %xmm0, 1680(%rsp) /* spill tro3_2 */
-	movdqa 1696(%rsp), %xmm0 /* reload byte_30 */
-	movdqa %xmm3, 1520(%rsp) /* spill tro3_1 */
-	movdqa %xmm2, %xmm3 /* byte_22 */
-	punpcklbw %xmm0, %xmm3 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	punpckhbw %xmm0, %xmm2 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	movdqa 1488(%rsp), %xmm0 /* reload byte_23 */
-	movdqa %xmm6, 1696(%rsp) /* spill tro3 */
-	movdqa 1712(%rsp), %xmm6 /* reload byte_31 */
-	movdqa %xmm7, 1456(%rsp) /* spill tro0_23 */
-	movdqa %xmm0, %xmm7 /* byte_23 */
-	punpcklbw %xmm6, %xmm7 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	punpckhbw %xmm6, %xmm0 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	movdqa %xmm11, %xmm6 /* tro0_16 */
-	punpcklbw %xmm10, %xmm6 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	punpckhbw %xmm10, %xmm11 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	movdqa %xmm4, %xmm10 /* tro0_17 */
-	punpcklbw %xmm8, %xmm10 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	punpckhbw %xmm8, %xmm4 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	movdqa %xmm14, %xmm8 /* tro0_18 */
-	punpcklbw %xmm5, %xmm8 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	punpckhbw %xmm5, %xmm14 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	movdqa %xmm9, %xmm5 /* tro0_19 */
-	punpcklbw %xmm12, %xmm5 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	punpckhbw %xmm12, %xmm9 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	movdqa %xmm13, %xmm12 /* tro0_20 */
-	punpcklbw %xmm3, %xmm12 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	punpckhbw %xmm3, %xmm13 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	movdqa %xmm15, %xmm3 /* tro0_21 */
-	punpcklbw %xmm2, %xmm3 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	punpckhbw %xmm2, %xmm15 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	movdqa %xmm1, %xmm2 /* tro0_22 */
-	punpcklbw %xmm7, %xmm2 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	punpckhbw %xmm7, %xmm1 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	movdqa 1456(%rsp), %xmm7 /* reload tro0_23 */
-	movdqa %xmm9, 1712(%rsp) /* spill tro1_23 */
-	movdqa %xmm7, %xmm9 /* tro0_23 */
-	punpcklbw %xmm0, %xmm9 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	punpckhbw %xmm0, %xmm7 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	movdqa %xmm6, %xmm0 /* tro1_16 */
-	punpcklbw %xmm12, %xmm0 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	punpckhbw %xmm12, %xmm6 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	movdqa %xmm11, %xmm12 /* tro1_17 */
-	punpcklbw %xmm13, %xmm12 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	punpckhbw %xmm13, %xmm11 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	movdqa %xmm10, %xmm13 /* tro1_18 */
-	punpcklbw %xmm3, %xmm13 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	punpckhbw %xmm3, %xmm10 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	movdqa %xmm4, %xmm3 /* tro1_19 */
-	punpcklbw %xmm15, %xmm3 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	punpckhbw %xmm15, %xmm4 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	movdqa %xmm8, %xmm15 /* tro1_20 */
-	punpcklbw %xmm2, %xmm15 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	punpckhbw %xmm2, %xmm8 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	movdqa %xmm14, %xmm2 /* tro1_21 */
-	punpcklbw %xmm1, %xmm2 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	punpckhbw %xmm1, %xmm14 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	movdqa %xmm5, %xmm1 /* tro1_22 */
-	punpcklbw %xmm9, %xmm1 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	punpckhbw %xmm9, %xmm5 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	movdqa 1712(%rsp), %xmm9 /* reload tro1_23 */
-	movdqa %xmm4, 1456(%rsp) /* spill tro2_23 */
-	movdqa %xmm9, %xmm4 /* tro1_23 */
-	punpcklbw %xmm7, %xmm4 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	punpckhbw %xmm7, %xmm9 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	movdqa %xmm0, %xmm7 /* tro2_16 */
-	punpcklbw %xmm15, %xmm7 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	punpckhbw %xmm15, %xmm0 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	movdqa %xmm6, %xmm15 /* tro2_17 */
-	punpcklbw %xmm8, %xmm15 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	punpckhbw %xmm8, %xmm6 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	movdqa %xmm12, %xmm8 /* tro2_18 */
-	punpcklbw %xmm2, %xmm8 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	punpckhbw %xmm2, %xmm12 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	movdqa %xmm11, %xmm2 /* tro2_19 */
-	punpcklbw %xmm14, %xmm2 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	punpckhbw %xmm14, %xmm11 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	movdqa %xmm13, %xmm14 /* tro2_20 */
-	punpcklbw %xmm1, %xmm14 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	punpckhbw %xmm1, %xmm13 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	movdqa %xmm10, %xmm1 /* tro2_21 */
-	punpcklbw %xmm5, %xmm1 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	punpckhbw %xmm5, %xmm10 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	movdqa %xmm3, %xmm5 /* tro2_22 */
-	punpcklbw %xmm4, %xmm5 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	punpckhbw %xmm4, %xmm3 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	movdqa 1456(%rsp), %xmm4 /* reload tro2_23 */
-	movdqa %xmm3, 1712(%rsp) /* spill tro3_29 */
-	movdqa %xmm4, %xmm3 /* tro2_23 */
-	punpcklbw %xmm9, %xmm3 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	punpckhbw %xmm9, %xmm4 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	movdqa 1696(%rsp), %xmm9 /* reload tro3 */
-	movdqu %xmm9, (%rdx) /* store tro3 */
-	movdqu %xmm7, 16(%rdx) /* store tro3_16 */
-	movdqa 1520(%rsp), %xmm7 /* reload tro3_1 */
+	por %xmm14, %xmm9 /* byte = or(hi_up, x0_1) */
+	psllw $4, %xmm6 /* hi_up_1 = shl(x0_2) */
+	por %xmm0, %xmm6 /* byte_1 = or(hi_up_1, x0_3) */
+	psllw $4, %xmm12 /* hi_up_2 = shl(x0_4) */
+	por %xmm15, %xmm12 /* byte_2 = or(hi_up_2, x0_5) */
+	psllw $4, %xmm7 /* hi_up_3 = shl(x0_6) */
+	por %xmm3, %xmm7 /* byte_3 = or(hi_up_3, x0_7) */
+	movdqa 1328(%rsp), %xmm0 /* reload x0_8.2 */
+	psllw $4, %xmm0 /* hi_up_4 = shl(x0_8) */
+	por 1312(%rsp), %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
+	movdqa 1296(%rsp), %xmm3 /* reload x0_10.2 */
+	psllw $4, %xmm3 /* hi_up_5 = shl(x0_10) */
+	por 960(%rsp), %xmm3 /* byte_5 = or(hi_up_5, x0_11) */
+	movdqa 976(%rsp), %xmm4 /* reload x0_12.2 */
+	psllw $4, %xmm4 /* hi_up_6 = shl(x0_12) */
+	por 992(%rsp), %xmm4 /* byte_6 = or(hi_up_6, x0_13) */
+	movdqa 1008(%rsp), %xmm14 /* reload x0_14.2 */
+	psllw $4, %xmm14 /* hi_up_7 = shl(x0_14) */
+	por 1024(%rsp), %xmm14 /* byte_7 = or(hi_up_7, x0_15) */
+	movdqa 1040(%rsp), %xmm15 /* reload x0_16.2 */
+	psllw $4, %xmm15 /* hi_up_8 = shl(x0_16) */
+	por 1056(%rsp), %xmm15 /* byte_8 = or(hi_up_8, x0_17) */
+	movdqa %xmm14, 1056(%rsp) /* spill byte_7 */
+	movdqa 1072(%rsp), %xmm14 /* reload x0_18.2 */
+	psllw $4, %xmm14 /* hi_up_9 = shl(x0_18) */
+	por 1088(%rsp), %xmm14 /* byte_9 = or(hi_up_9, x0_19) */
+	movdqa %xmm4, 1088(%rsp) /* spill byte_6 */
+	movdqa 1104(%rsp), %xmm4 /* reload x0_20.2 */
+	psllw $4, %xmm4 /* hi_up_10 = shl(x0_20) */
+	por 1120(%rsp), %xmm4 /* byte_10 = or(hi_up_10, x0_21) */
+	movdqa %xmm3, 1120(%rsp) /* spill byte_5 */
+	movdqa 1136(%rsp), %xmm3 /* reload x0_22.2 */
+	psllw $4, %xmm3 /* hi_up_11 = shl(x0_22) */
+	por 1152(%rsp), %xmm3 /* byte_11 = or(hi_up_11, x0_23) */
+	movdqa %xmm0, 1152(%rsp) /* spill byte_4 */
+	movdqa 1168(%rsp), %xmm0 /* reload x0_24.2 */
+	psllw $4, %xmm0 /* hi_up_12 = shl(x0_24) */
+	por 1184(%rsp), %xmm0 /* byte_12 = or(hi_up_12, x0_25) */
+	movdqa %xmm0, 1184(%rsp) /* spill byte_12 */
+	movdqa 1200(%rsp), %xmm0 /* reload x0_26.2 */
+	psllw $4, %xmm0 /* hi_up_13 = shl(x0_26) */
+	por 1216(%rsp), %xmm0 /* byte_13 = or(hi_up_13, x0_27) */
+	movdqa %xmm0, 1216(%rsp) /* spill byte_13 */
+	movdqa 1232(%rsp), %xmm0 /* reload x0_28.2 */
+	psllw $4, %xmm0 /* hi_up_14 = shl(x0_28) */
+	por 1248(%rsp), %xmm0 /* byte_14 = or(hi_up_14, x0_29) */
+	movdqa %xmm0, 1248(%rsp) /* spill byte_14 */
+	movdqa 1264(%rsp), %xmm0 /* reload x0_30.2 */
+	psllw $4, %xmm0 /* hi_up_15 = shl(x0_30) */
+	por 1280(%rsp), %xmm0 /* byte_15 = or(hi_up_15, x0_31) */
+	psllw $4, %xmm2 /* hi_up_16 = shl(x1_0) */
+	por %xmm1, %xmm2 /* byte_16 = or(hi_up_16, x1_1) */
+	psllw $4, %xmm13 /* hi_up_17 = shl(x1_2) */
+	por %xmm10, %xmm13 /* byte_17 = or(hi_up_17, x1_3) */
+	psllw $4, %xmm5 /* hi_up_18 = shl(x1_4) */
+	por %xmm8, %xmm5 /* byte_18 = or(hi_up_18, x1_5) */
+	psllw $4, %xmm11 /* hi_up_19 = shl(x1_6) */
+	por 1344(%rsp), %xmm11 /* byte_19 = or(hi_up_19, x1_7) */
+	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
+	psllw $4, %xmm1 /* hi_up_20 = shl(x1_8) */
+	por 1376(%rsp), %xmm1 /* byte_20 = or(hi_up_20, x1_9) */
+	movdqa 1392(%rsp), %xmm8 /* reload x1_10.2 */
+	psllw $4, %xmm8 /* hi_up_21 = shl(x1_10) */
+	por 1408(%rsp), %xmm8 /* byte_21 = or(hi_up_21, x1_11) */
+	movdqa 1424(%rsp), %xmm10 /* reload x1_12.2 */
+	psllw $4, %xmm10 /* hi_up_22 = shl(x1_12) */
+	por 1440(%rsp), %xmm10 /* byte_22 = or(hi_up_22, x1_13) */
+	movdqa %xmm10, 1440(%rsp) /* spill byte_22 */
+	movdqa 1456(%rsp), %xmm10 /* reload x1_14.2 */
+	psllw $4, %xmm10 /* hi_up_23 = shl(x1_14) */
+	por 1472(%rsp), %xmm10 /* byte_23 = or(hi_up_23, x1_15) */
+	movdqa %xmm10, 1472(%rsp) /* spill byte_23 */
+	movdqa 1488(%rsp), %xmm10 /* reload x1_16.2 */
+	psllw $4, %xmm10 /* hi_up_24 = shl(x1_16) */
+	por 1504(%rsp), %xmm10 /* byte_24 = or(hi_up_24, x1_17) */
+	movdqa %xmm8, 1504(%rsp) /* spill byte_21 */
+	movdqa 1520(%rsp), %xmm8 /* reload x1_18.2 */
+	psllw $4, %xmm8 /* hi_up_25 = shl(x1_18) */
+	por 1536(%rsp), %xmm8 /* byte_25 = or(hi_up_25, x1_19) */
+	movdqa %xmm1, 1536(%rsp) /* spill byte_20 */
+	movdqa 1552(%rsp), %xmm1 /* reload x1_20.2 */
+	psllw $4, %xmm1 /* hi_up_26 = shl(x1_20) */
+	por 1568(%rsp), %xmm1 /* byte_26 = or(hi_up_26, x1_21) */
+	movdqa %xmm11, 1568(%rsp) /* spill byte_19 */
+	movdqa 1584(%rsp), %xmm11 /* reload x1_22.2 */
+	psllw $4, %xmm11 /* hi_up_27 = shl(x1_22) */
+	por 1600(%rsp), %xmm11 /* byte_27 = or(hi_up_27, x1_23) */
+	movdqa %xmm11, 1600(%rsp) /* spill byte_27 */
+	movdqa 1616(%rsp), %xmm11 /* reload x1_24.2 */
+	psllw $4, %xmm11 /* hi_up_28 = shl(x1_24) */
+	por 1632(%rsp), %xmm11 /* byte_28 = or(hi_up_28, x1_25) */
+	movdqa %xmm11, 1632(%rsp) /* spill byte_28 */
+	movdqa 1648(%rsp), %xmm11 /* reload x1_26.2 */
+	psllw $4, %xmm11 /* hi_up_29 = shl(x1_26) */
+	por 1664(%rsp), %xmm11 /* byte_29 = or(hi_up_29, x1_27) */
+	movdqa %xmm11, 1664(%rsp) /* spill byte_29 */
+	movdqa 1680(%rsp), %xmm11 /* reload x1_28.2 */
+	psllw $4, %xmm11 /* hi_up_30 = shl(x1_28) */
+	por 1696(%rsp), %xmm11 /* byte_30 = or(hi_up_30, x1_29) */
+	movdqa %xmm11, 1696(%rsp) /* spill byte_30 */
+	movdqa 1712(%rsp), %xmm11 /* reload x1_30.2 */
+	psllw $4, %xmm11 /* hi_up_31 = shl(x1_30) */
+	por 768(%rsp), %xmm11 /* byte_31 = or(hi_up_31, x1_31) */
+	movdqa %xmm11, 768(%rsp) /* spill byte_31 */
+	movdqa %xmm9, %xmm11 /* byte */
+	punpcklbw %xmm15, %xmm11 /* tro0 = unpacklo(byte, byte_8) */
+	punpckhbw %xmm15, %xmm9 /* tro0_1 = unpackhi(byte, byte_8) */
+	movdqa %xmm6, %xmm15 /* byte_1 */
+	punpcklbw %xmm14, %xmm15 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	punpckhbw %xmm14, %xmm6 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	movdqa %xmm12, %xmm14 /* byte_2 */
+	punpcklbw %xmm4, %xmm14 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	punpckhbw %xmm4, %xmm12 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	movdqa %xmm7, %xmm4 /* byte_3 */
+	punpcklbw %xmm3, %xmm4 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	punpckhbw %xmm3, %xmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	movdqa 1152(%rsp), %xmm3 /* reload byte_4 */
+	movdqa %xmm1, 1712(%rsp) /* spill byte_26 */
+	movdqa %xmm3, %xmm1 /* byte_4 */
+	punpcklbw 1184(%rsp), %xmm1 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	punpckhbw 1184(%rsp), %xmm3 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm5, 1184(%rsp) /* spill byte_18 */
+	movdqa 1120(%rsp), %xmm5 /* reload byte_5 */
+	movdqa %xmm8, 1152(%rsp) /* spill byte_25 */
+	movdqa %xmm5, %xmm8 /* byte_5 */
+	punpcklbw 1216(%rsp), %xmm8 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	punpckhbw 1216(%rsp), %xmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm13, 1216(%rsp) /* spill byte_17 */
+	movdqa 1088(%rsp), %xmm13 /* reload byte_6 */
+	movdqa %xmm2, 1120(%rsp) /* spill byte_16 */
+	movdqa %xmm13, %xmm2 /* byte_6 */
+	punpcklbw 1248(%rsp), %xmm2 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw 1248(%rsp), %xmm13 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa %xmm10, 1248(%rsp) /* spill byte_24 */
+	movdqa 1056(%rsp), %xmm10 /* reload byte_7 */
+	movdqa %xmm7, 1088(%rsp) /* spill tro0_7 */
+	movdqa %xmm10, %xmm7 /* byte_7 */
+	punpcklbw %xmm0, %xmm7 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm0, %xmm10 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm11, %xmm0 /* tro0 */
+	punpcklbw %xmm1, %xmm0 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm1, %xmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm9, %xmm1 /* tro0_1 */
+	punpcklbw %xmm3, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm3, %xmm9 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm15, %xmm3 /* tro0_2 */
+	punpcklbw %xmm8, %xmm3 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm8, %xmm15 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm6, %xmm8 /* tro0_3 */
+	punpcklbw %xmm5, %xmm8 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm5, %xmm6 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm14, %xmm5 /* tro0_4 */
+	punpcklbw %xmm2, %xmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm2, %xmm14 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm12, %xmm2 /* tro0_5 */
+	punpcklbw %xmm13, %xmm2 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm13, %xmm12 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm4, %xmm13 /* tro0_6 */
+	punpcklbw %xmm7, %xmm13 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm7, %xmm4 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 1088(%rsp), %xmm7 /* reload tro0_7 */
+	movdqa %xmm6, 1056(%rsp) /* spill tro1_7 */
+	movdqa %xmm7, %xmm6 /* tro0_7 */
+	punpcklbw %xmm10, %xmm6 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm10, %xmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm0, %xmm10 /* tro1 */
+	punpcklbw %xmm5, %xmm10 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm5, %xmm0 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm11, %xmm5 /* tro1_1 */
+	punpcklbw %xmm14, %xmm5 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm14, %xmm11 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm1, %xmm14 /* tro1_2 */
+	punpcklbw %xmm2, %xmm14 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm2, %xmm1 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm9, %xmm2 /* tro1_3 */
+	punpcklbw %xmm12, %xmm2 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm12, %xmm9 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm3, %xmm12 /* tro1_4 */
+	punpcklbw %xmm13, %xmm12 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm13, %xmm3 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm15, %xmm13 /* tro1_5 */
+	punpcklbw %xmm4, %xmm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm4, %xmm15 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm8, %xmm4 /* tro1_6 */
+	punpcklbw %xmm6, %xmm4 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm6, %xmm8 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa 1056(%rsp), %xmm6 /* reload tro1_7 */
+	movdqa %xmm9, 1088(%rsp) /* spill tro2_7 */
+	movdqa %xmm6, %xmm9 /* tro1_7 */
+	punpcklbw %xmm7, %xmm9 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm7, %xmm6 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm10, %xmm7 /* tro2 */
+	punpcklbw %xmm12, %xmm7 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm12, %xmm10 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm0, %xmm12 /* tro2_1 */
+	punpcklbw %xmm3, %xmm12 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm3, %xmm0 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm5, %xmm3 /* tro2_2 */
+	punpcklbw %xmm13, %xmm3 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm13, %xmm5 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm11, %xmm13 /* tro2_3 */
+	punpcklbw %xmm15, %xmm13 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm15, %xmm11 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm14, %xmm15 /* tro2_4 */
+	punpcklbw %xmm4, %xmm15 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm4, %xmm14 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm1, %xmm4 /* tro2_5 */
+	punpcklbw %xmm8, %xmm4 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm8, %xmm1 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm2, %xmm8 /* tro2_6 */
+	punpcklbw %xmm9, %xmm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm9, %xmm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 1088(%rsp), %xmm9 /* reload tro2_7 */
+	movdqa %xmm2, 1056(%rsp) /* spill tro3_13 */
+	movdqa %xmm9, %xmm2 /* tro2_7 */
+	punpcklbw %xmm6, %xmm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm6, %xmm9 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	movdqa 1120(%rsp), %xmm6 /* reload byte_16 */
+	movdqa %xmm9, 1088(%rsp) /* spill tro3_15 */
+	movdqa %xmm6, %xmm9 /* byte_16 */
+	punpcklbw 1248(%rsp), %xmm9 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	punpckhbw 1248(%rsp), %xmm6 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	movdqa %xmm2, 1248(%rsp) /* spill tro3_14 */
+	movdqa 1216(%rsp), %xmm2 /* reload byte_17 */
+	movdqa %xmm8, 1120(%rsp) /* spill tro3_12 */
+	movdqa %xmm2, %xmm8 /* byte_17 */
+	punpcklbw 1152(%rsp), %xmm8 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	punpckhbw 1152(%rsp), %xmm2 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	movdqa %xmm1, 1152(%rsp) /* spill tro3_11 */
+	movdqa 1184(%rsp), %xmm1 /* reload byte_18 */
+	movdqa %xmm4, 1216(%rsp) /* spill tro3_10 */
+	movdqa %xmm1, %xmm4 /* byte_18 */
+	punpcklbw 1712(%rsp), %xmm4 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	punpckhbw 1712(%rsp), %xmm1 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	movdqa %xmm14, 1712(%rsp) /* spill tro3_9 */
+	movdqa 1568(%rsp), %xmm14 /* reload byte_19 */
+	movdqa %xmm15, 1184(%rsp) /* spill tro3_8 */
+	movdqa %xmm14, %xmm15 /* byte_19 */
+	punpcklbw 1600(%rsp), %xmm15 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	punpckhbw 1600(%rsp), %xmm14 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	movdqa %xmm11, 1600(%rsp) /* spill tro3_7 */
+	movdqa 1536(%rsp), %xmm11 /* reload byte_20 */
+	movdqa %xmm13, 1568(%rsp) /* spill tro3_6 */
+	movdqa %xmm11, %xmm13 /* byte_20 */
+	punpcklbw 1632(%rsp), %xmm13 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	punpckhbw 1632(%rsp), %xmm11 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	movdqa %xmm5, 1632(%rsp) /* spill tro3_5 */
+	movdqa 1504(%rsp), %xmm5 /* reload byte_21 */
+	movdqa %xmm3, 1536(%rsp) /* spill tro3_4 */
+	movdqa %xmm5, %xmm3 /* byte_21 */
+	punpcklbw 1664(%rsp), %xmm3 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	punpckhbw 1664(%rsp), %xmm5 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	movdqa %xmm0, 1664(%rsp) /* spill tro3_3 */
+	movdqa 1440(%rsp), %xmm0 /* reload byte_22 */
+	movdqa %xmm12, 1504(%rsp) /* spill tro3_2 */
+	movdqa %xmm0, %xmm12 /* byte_22 */
+	punpcklbw 1696(%rsp), %xmm12 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	punpckhbw 1696(%rsp), %xmm0 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	movdqa %xmm10, 1696(%rsp) /* spill tro3_1 */
+	movdqa 1472(%rsp), %xmm10 /* reload byte_23 */
+	movdqa %xmm7, 1440(%rsp) /* spill tro3 */
+	movdqa %xmm10, %xmm7 /* byte_23 */
+	punpcklbw 768(%rsp), %xmm7 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	punpckhbw 768(%rsp), %xmm10 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	movdqa %xmm10, 768(%rsp) /* spill tro0_31 */
+	movdqa %xmm9, %xmm10 /* tro0_16 */
+	punpcklbw %xmm13, %xmm10 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	punpckhbw %xmm13, %xmm9 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	movdqa %xmm6, %xmm13 /* tro0_17 */
+	punpcklbw %xmm11, %xmm13 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	punpckhbw %xmm11, %xmm6 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	movdqa %xmm8, %xmm11 /* tro0_18 */
+	punpcklbw %xmm3, %xmm11 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	punpckhbw %xmm3, %xmm8 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	movdqa %xmm2, %xmm3 /* tro0_19 */
+	punpcklbw %xmm5, %xmm3 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	punpckhbw %xmm5, %xmm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	movdqa %xmm4, %xmm5 /* tro0_20 */
+	punpcklbw %xmm12, %xmm5 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	punpckhbw %xmm12, %xmm4 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	movdqa %xmm1, %xmm12 /* tro0_21 */
+	punpcklbw %xmm0, %xmm12 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	punpckhbw %xmm0, %xmm1 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	movdqa %xmm15, %xmm0 /* tro0_22 */
+	punpcklbw %xmm7, %xmm0 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	punpckhbw %xmm7, %xmm15 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	movdqa %xmm14, %xmm7 /* tro0_23 */
+	punpcklbw 768(%rsp), %xmm7 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	punpckhbw 768(%rsp), %xmm14 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	movdqa %xmm2, 768(%rsp) /* spill tro1_23 */
+	movdqa %xmm10, %xmm2 /* tro1_16 */
+	punpcklbw %xmm5, %xmm2 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	punpckhbw %xmm5, %xmm10 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	movdqa %xmm9, %xmm5 /* tro1_17 */
+	punpcklbw %xmm4, %xmm5 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	punpckhbw %xmm4, %xmm9 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	movdqa %xmm13, %xmm4 /* tro1_18 */
+	punpcklbw %xmm12, %xmm4 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	punpckhbw %xmm12, %xmm13 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	movdqa %xmm6, %xmm12 /* tro1_19 */
+	punpcklbw %xmm1, %xmm12 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	punpckhbw %xmm1, %xmm6 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	movdqa %xmm11, %xmm1 /* tro1_20 */
+	punpcklbw %xmm0, %xmm1 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	punpckhbw %xmm0, %xmm11 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	movdqa %xmm8, %xmm0 /* tro1_21 */
+	punpcklbw %xmm15, %xmm0 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	punpckhbw %xmm15, %xmm8 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	movdqa %xmm3, %xmm15 /* tro1_22 */
+	punpcklbw %xmm7, %xmm15 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	punpckhbw %xmm7, %xmm3 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	movdqa 768(%rsp), %xmm7 /* reload tro1_23 */
+	movdqa %xmm6, 1472(%rsp) /* spill tro2_23 */
+	movdqa %xmm7, %xmm6 /* tro1_23 */
+	punpcklbw %xmm14, %xmm6 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	punpckhbw %xmm14, %xmm7 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	movdqa %xmm2, %xmm14 /* tro2_16 */
+	punpcklbw %xmm1, %xmm14 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	punpckhbw %xmm1, %xmm2 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	movdqa %xmm10, %xmm1 /* tro2_17 */
+	punpcklbw %xmm11, %xmm1 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	punpckhbw %xmm11, %xmm10 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	movdqa %xmm5, %xmm11 /* tro2_18 */
+	punpcklbw %xmm0, %xmm11 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	punpckhbw %xmm0, %xmm5 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	movdqa %xmm9, %xmm0 /* tro2_19 */
+	punpcklbw %xmm8, %xmm0 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	punpckhbw %xmm8, %xmm9 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	movdqa %xmm4, %xmm8 /* tro2_20 */
+	punpcklbw %xmm15, %xmm8 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	punpckhbw %xmm15, %xmm4 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	movdqa %xmm13, %xmm15 /* tro2_21 */
+	punpcklbw %xmm3, %xmm15 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	punpckhbw %xmm3, %xmm13 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	movdqa %xmm12, %xmm3 /* tro2_22 */
+	punpcklbw %xmm6, %xmm3 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	punpckhbw %xmm6, %xmm12 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	movdqa 1472(%rsp), %xmm6 /* reload tro2_23 */
+	movdqa %xmm12, 768(%rsp) /* spill tro3_29 */
+	movdqa %xmm6, %xmm12 /* tro2_23 */
+	punpcklbw %xmm7, %xmm12 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	punpckhbw %xmm7, %xmm6 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	movdqa 1440(%rsp), %xmm7 /* reload tro3 */
+	movdqu %xmm7, (%rdx) /* store tro3 */
+	movdqu %xmm14, 16(%rdx) /* store tro3_16 */
+	movdqa 1696(%rsp), %xmm7 /* reload tro3_1 */
 	movdqu %xmm7, 32(%rdx) /* store tro3_1 */
-	movdqu %xmm0, 48(%rdx) /* store tro3_17 */
-	movdqa 1680(%rsp), %xmm0 /* reload tro3_2 */
-	movdqu %xmm0, 64(%rdx) /* store tro3_2 */
-	movdqu %xmm15, 80(%rdx) /* store tro3_18 */
-	movdqa 1552(%rsp), %xmm0 /* reload tro3_3 */
-	movdqu %xmm0, 96(%rdx) /* store tro3_3 */
-	movdqu %xmm6, 112(%rdx) /* store tro3_19 */
-	movdqa 1648(%rsp), %xmm0 /* reload tro3_4 */
-	movdqu %xmm0, 128(%rdx) /* store tro3_4 */
-	movdqu %xmm8, 144(%rdx) /* store tro3_20 */
-	movdqa 1584(%rsp), %xmm0 /* reload tro3_5 */
-	movdqu %xmm0, 160(%rdx) /* store tro3_5 */
-	movdqu %xmm12, 176(%rdx) /* store tro3_21 */
-	movdqa 1616(%rsp), %xmm0 /* reload tro3_6 */
-	movdqu %xmm0, 192(%rdx) /* store tro3_6 */
-	movdqu %xmm2, 208(%rdx) /* store tro3_22 */
-	movdqa 1136(%rsp), %xmm0 /* reload tro3_7 */
+	movdqu %xmm2, 48(%rdx) /* store tro3_17 */
+	movdqa 1504(%rsp), %xmm2 /* reload tro3_2 */
+	movdqu %xmm2, 64(%rdx) /* store tro3_2 */
+	movdqu %xmm1, 80(%rdx) /* store tro3_18 */
+	movdqa 1664(%rsp), %xmm1 /* reload tro3_3 */
+	movdqu %xmm1, 96(%rdx) /* store tro3_3 */
+	movdqu %xmm10, 112(%rdx) /* store tro3_19 */
+	movdqa 1536(%rsp), %xmm1 /* reload tro3_4 */
+	movdqu %xmm1, 128(%rdx) /* store tro3_4 */
+	movdqu %xmm11, 144(%rdx) /* store tro3_20 */
+	movdqa 1632(%rsp), %xmm1 /* reload tro3_5 */
+	movdqu %xmm1, 160(%rdx) /* store tro3_5 */
+	movdqu %xmm5, 176(%rdx) /* store tro3_21 */
+	movdqa 1568(%rsp), %xmm1 /* reload tro3_6 */
+	movdqu %xmm1, 192(%rdx) /* store tro3_6 */
+	movdqu %xmm0, 208(%rdx) /* store tro3_22 */
+	movdqa 1600(%rsp), %xmm0 /* reload tro3_7 */
 	movdqu %xmm0, 224(%rdx) /* store tro3_7 */
-	movdqu %xmm11, 240(%rdx) /* store tro3_23 */
-	movdqa 1168(%rsp), %xmm0 /* reload tro3_8 */
+	movdqu %xmm9, 240(%rdx) /* store tro3_23 */
+	movdqa 1184(%rsp), %xmm0 /* reload tro3_8 */
 	movdqu %xmm0, 256(%rdx) /* store tro3_8 */
-	movdqu %xmm14, 272(%rdx) /* store tro3_24 */
-	movdqa 1104(%rsp), %xmm0 /* reload tro3_9 */
+	movdqu %xmm8, 272(%rdx) /* store tro3_24 */
+	movdqa 1712(%rsp), %xmm0 /* reload tro3_9 */
 	movdqu %xmm0, 288(%rdx) /* store tro3_9 */
-	movdqu %xmm13, 304(%rdx) /* store tro3_25 */
-	movdqa 1200(%rsp), %xmm0 /* reload tro3_10 */
+	movdqu %xmm4, 304(%rdx) /* store tro3_25 */
+	movdqa 1216(%rsp), %xmm0 /* reload tro3_10 */
 	movdqu %xmm0, 320(%rdx) /* store tro3_10 */
-	movdqu %xmm1, 336(%rdx) /* store tro3_26 */
-	movdqa 1232(%rsp), %xmm0 /* reload tro3_11 */
+	movdqu %xmm15, 336(%rdx) /* store tro3_26 */
+	movdqa 1152(%rsp), %xmm0 /* reload tro3_11 */
 	movdqu %xmm0, 352(%rdx) /* store tro3_11 */
-	movdqu %xmm10, 368(%rdx) /* store tro3_27 */
-	movdqa 1072(%rsp), %xmm0 /* reload tro3_12 */
+	movdqu %xmm13, 368(%rdx) /* store tro3_27 */
+	movdqa 1120(%rsp), %xmm0 /* reload tro3_12 */
 	movdqu %xmm0, 384(%rdx) /* store tro3_12 */
-	movdqu %xmm5, 400(%rdx) /* store tro3_28 */
-	movdqa 1040(%rsp), %xmm0 /* reload tro3_13 */
+	movdqu %xmm3, 400(%rdx) /* store tro3_28 */
+	movdqa 1056(%rsp), %xmm0 /* reload tro3_13 */
 	movdqu %xmm0, 416(%rdx) /* store tro3_13 */
-	movdqa 1712(%rsp), %xmm0 /* reload tro3_29 */
+	movdqa 768(%rsp), %xmm0 /* reload tro3_29 */
 	movdqu %xmm0, 432(%rdx) /* store tro3_29 */
-	movdqa 1008(%rsp), %xmm0 /* reload tro3_14 */
+	movdqa 1248(%rsp), %xmm0 /* reload tro3_14 */
 	movdqu %xmm0, 448(%rdx) /* store tro3_14 */
-	movdqu %xmm3, 464(%rdx) /* store tro3_30 */
-	movdqa 1264(%rsp), %xmm0 /* reload tro3_15 */
+	movdqu %xmm12, 464(%rdx) /* store tro3_30 */
+	movdqa 1088(%rsp), %xmm0 /* reload tro3_15 */
 	movdqu %xmm0, 480(%rdx) /* store tro3_15 */
-	movdqu %xmm4, 496(%rdx) /* store tro3_31 */
+	movdqu %xmm6, 496(%rdx) /* store tro3_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	ret
@@ -8824,7 +8069,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
  *   %rdx: out
  *   %rcx: 1024 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 1984 bytes (124 spill slots of 16 bytes)
+ *   frame: 1792 bytes (109 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
 	.hidden ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm
@@ -8834,7 +8079,7 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1984, %rsp
+	sub $1792, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -8907,13 +8152,12 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm12, %xmm9 /* row_12 */
 	punpcklbw %xmm1, %xmm9 /* tr0_12 = unpacklo(row_12, row_28) */
 	punpckhbw %xmm1, %xmm12 /* tr0_13 = unpackhi(row_12, row_28) */
-	movdqa 240(%rsp), %xmm1 /* reload row_30 */
-	movdqa %xmm6, 272(%rsp) /* spill tr0_7 */
-	movdqa %xmm14, %xmm6 /* row_14 */
-	punpcklbw %xmm1, %xmm6 /* tr0_14 = unpacklo(row_14, row_30) */
-	punpckhbw %xmm1, %xmm14 /* tr0_15 = unpackhi(row_14, row_30) */
-	movdqa %xmm13, %xmm1 /* tr0 */
-	punpcklbw %xmm5, %xmm1 /* tr1 = unpacklo(tr0, tr0_8) */
+	movdqa %xmm14, %xmm1 /* row_14 */
+	punpcklbw 240(%rsp), %xmm1 /* tr0_14 = unpacklo(row_14, row_30) */
+	punpckhbw 240(%rsp), %xmm14 /* tr0_15 = unpackhi(row_14, row_30) */
+	movdqa %xmm6, 240(%rsp) /* spill tr0_7 */
+	movdqa %xmm13, %xmm6 /* tr0 */
+	punpcklbw %xmm5, %xmm6 /* tr1 = unpacklo(tr0, tr0_8) */
 	punpckhbw %xmm5, %xmm13 /* tr1_1 = unpackhi(tr0, tr0_8) */
 	movdqa %xmm0, %xmm5 /* tr0_1 */
 	punpcklbw %xmm8, %xmm5 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
@@ -8931,16 +8175,16 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	punpcklbw %xmm12, %xmm9 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
 	punpckhbw %xmm12, %xmm4 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
 	movdqa %xmm7, %xmm12 /* tr0_6 */
-	punpcklbw %xmm6, %xmm12 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	punpckhbw %xmm6, %xmm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	movdqa 272(%rsp), %xmm6 /* reload tr0_7 */
-	movdqa %xmm2, 240(%rsp) /* spill tr1_7 */
-	movdqa %xmm6, %xmm2 /* tr0_7 */
+	punpcklbw %xmm1, %xmm12 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	punpckhbw %xmm1, %xmm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	movdqa 240(%rsp), %xmm1 /* reload tr0_7 */
+	movdqa %xmm2, 272(%rsp) /* spill tr1_7 */
+	movdqa %xmm1, %xmm2 /* tr0_7 */
 	punpcklbw %xmm14, %xmm2 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	punpckhbw %xmm14, %xmm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	movdqa %xmm1, %xmm14 /* tr1 */
+	punpckhbw %xmm14, %xmm1 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	movdqa %xmm6, %xmm14 /* tr1 */
 	punpcklbw %xmm10, %xmm14 /* tr2 = unpacklo(tr1, tr1_8) */
-	punpckhbw %xmm10, %xmm1 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	punpckhbw %xmm10, %xmm6 /* tr2_1 = unpackhi(tr1, tr1_8) */
 	movdqa %xmm13, %xmm10 /* tr1_1 */
 	punpcklbw %xmm11, %xmm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
 	punpckhbw %xmm11, %xmm13 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
@@ -8959,17 +8203,17 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm3, %xmm7 /* tr1_6 */
 	punpcklbw %xmm2, %xmm7 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	punpckhbw %xmm2, %xmm3 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	movdqa 240(%rsp), %xmm2 /* reload tr1_7 */
-	movdqa %xmm0, 272(%rsp) /* spill tr2_7 */
+	movdqa 272(%rsp), %xmm2 /* reload tr1_7 */
+	movdqa %xmm0, 240(%rsp) /* spill tr2_7 */
 	movdqa %xmm2, %xmm0 /* tr1_7 */
-	punpcklbw %xmm6, %xmm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	punpckhbw %xmm6, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	movdqa %xmm14, %xmm6 /* tr2 */
-	punpcklbw %xmm4, %xmm6 /* tr3 = unpacklo(tr2, tr2_8) */
+	punpcklbw %xmm1, %xmm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	punpckhbw %xmm1, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	movdqa %xmm14, %xmm1 /* tr2 */
+	punpcklbw %xmm4, %xmm1 /* tr3 = unpacklo(tr2, tr2_8) */
 	punpckhbw %xmm4, %xmm14 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	movdqa %xmm1, %xmm4 /* tr2_1 */
+	movdqa %xmm6, %xmm4 /* tr2_1 */
 	punpcklbw %xmm8, %xmm4 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	punpckhbw %xmm8, %xmm1 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	punpckhbw %xmm8, %xmm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
 	movdqa %xmm10, %xmm8 /* tr2_2 */
 	punpcklbw %xmm12, %xmm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
 	punpckhbw %xmm12, %xmm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
@@ -8985,21 +8229,21 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa %xmm9, %xmm3 /* tr2_6 */
 	punpcklbw %xmm0, %xmm3 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
 	punpckhbw %xmm0, %xmm9 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	movdqa 272(%rsp), %xmm0 /* reload tr2_7 */
-	movdqa %xmm9, 240(%rsp) /* spill tr3_13 */
+	movdqa 240(%rsp), %xmm0 /* reload tr2_7 */
+	movdqa %xmm9, 272(%rsp) /* spill tr3_13 */
 	movdqa %xmm0, %xmm9 /* tr2_7 */
 	punpcklbw %xmm2, %xmm9 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	punpckhbw %xmm2, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
-	movdqa %xmm6, %xmm2 /* tr3 */
+	movdqa %xmm1, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
-	movdqa %xmm0, 272(%rsp) /* spill tr3_15 */
+	movdqa %xmm0, 240(%rsp) /* spill tr3_15 */
 	movdqa .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand %xmm0, %xmm6 /* lo = and(tr3, nibble_mask) */
-	movdqa %xmm6, 288(%rsp) /* spill lo */
-	movdqa %xmm14, %xmm6 /* tr3_1 */
-	psrlw $4, %xmm6 /* hi_shifted_1 = shr(tr3_1) */
-	pand %xmm0, %xmm6 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand %xmm0, %xmm1 /* lo = and(tr3, nibble_mask) */
+	movdqa %xmm1, 288(%rsp) /* spill lo */
+	movdqa %xmm14, %xmm1 /* tr3_1 */
+	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
+	pand %xmm0, %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
 	pand %xmm0, %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm14, 304(%rsp) /* spill lo_1 */
 	movdqa %xmm4, %xmm14 /* tr3_2 */
@@ -9007,14 +8251,14 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	pand %xmm0, %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
 	pand %xmm0, %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm4, 320(%rsp) /* spill lo_2 */
-	movdqa %xmm1, %xmm4 /* tr3_3 */
+	movdqa %xmm6, %xmm4 /* tr3_3 */
 	psrlw $4, %xmm4 /* hi_shifted_3 = shr(tr3_3) */
 	pand %xmm0, %xmm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand %xmm0, %xmm1 /* lo_3 = and(tr3_3, nibble_mask) */
-	movdqa %xmm1, 336(%rsp) /* spill lo_3 */
-	movdqa %xmm8, %xmm1 /* tr3_4 */
-	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand %xmm0, %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand %xmm0, %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
+	movdqa %xmm6, 336(%rsp) /* spill lo_3 */
+	movdqa %xmm8, %xmm6 /* tr3_4 */
+	psrlw $4, %xmm6 /* hi_shifted_4 = shr(tr3_4) */
+	pand %xmm0, %xmm6 /* hi_4 = and(hi_shifted_4, nibble_mask) */
 	pand %xmm0, %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm4, 352(%rsp) /* spill hi_3 */
 	movdqa %xmm10, %xmm4 /* tr3_5 */
@@ -9057,1973 +8301,1735 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	pand %xmm0, %xmm14 /* hi_12 = and(hi_shifted_12, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm3, 480(%rsp) /* spill lo_12 */
-	movdqa 240(%rsp), %xmm3 /* reload tr3_13 */
+	movdqa 272(%rsp), %xmm3 /* reload tr3_13 */
 	movdqa %xmm14, 496(%rsp) /* spill hi_12 */
 	movdqa %xmm3, %xmm14 /* tr3_13 */
 	psrlw $4, %xmm14 /* hi_shifted_13 = shr(tr3_13) */
 	pand %xmm0, %xmm14 /* hi_13 = and(hi_shifted_13, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo_13 = and(tr3_13, nibble_mask) */
-	movdqa %xmm3, 240(%rsp) /* spill lo_13 */
+	movdqa %xmm3, 272(%rsp) /* spill lo_13 */
 	movdqa %xmm9, %xmm3 /* tr3_14 */
 	psrlw $4, %xmm3 /* hi_shifted_14 = shr(tr3_14) */
 	pand %xmm0, %xmm3 /* hi_14 = and(hi_shifted_14, nibble_mask) */
 	pand %xmm0, %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm14, 512(%rsp) /* spill hi_13 */
-	movdqa 272(%rsp), %xmm14 /* reload tr3_15 */
+	movdqa 240(%rsp), %xmm14 /* reload tr3_15 */
 	movdqa %xmm5, 528(%rsp) /* spill lo_11 */
 	movdqa %xmm14, %xmm5 /* tr3_15 */
 	psrlw $4, %xmm5 /* hi_shifted_15 = shr(tr3_15) */
 	pand %xmm0, %xmm5 /* hi_15 = and(hi_shifted_15, nibble_mask) */
 	pand %xmm0, %xmm14 /* lo_15 = and(tr3_15, nibble_mask) */
-	movdqa %xmm7, 272(%rsp) /* spill hi_11 */
+	movdqa %xmm7, 240(%rsp) /* spill hi_11 */
 	movdqa 176(%rsp), %xmm7 /* reload row_1 */
-	movdqa %xmm6, 544(%rsp) /* spill hi_1 */
-	movdqa 208(%rsp), %xmm6 /* reload row_17 */
-	movdqa %xmm10, 560(%rsp) /* spill lo_5 */
-	movdqa %xmm7, %xmm10 /* row_1 */
-	punpcklbw %xmm6, %xmm10 /* tr0_16 = unpacklo(row_1, row_17) */
-	punpckhbw %xmm6, %xmm7 /* tr0_17 = unpackhi(row_1, row_17) */
-	movdqa 112(%rsp), %xmm6 /* reload row_3 */
-	movdqa %xmm4, 208(%rsp) /* spill hi_5 */
-	movdqa 144(%rsp), %xmm4 /* reload row_19 */
-	movdqa %xmm9, 176(%rsp) /* spill lo_14 */
-	movdqa %xmm6, %xmm9 /* row_3 */
-	punpcklbw %xmm4, %xmm9 /* tr0_18 = unpacklo(row_3, row_19) */
-	punpckhbw %xmm4, %xmm6 /* tr0_19 = unpackhi(row_3, row_19) */
-	movdqa 80(%rsp), %xmm4 /* reload row_5 */
-	movdqa %xmm3, 144(%rsp) /* spill hi_14 */
-	movdqa 96(%rsp), %xmm3 /* reload row_21 */
-	movdqa %xmm11, 112(%rsp) /* spill lo_9 */
-	movdqa %xmm4, %xmm11 /* row_5 */
-	punpcklbw %xmm3, %xmm11 /* tr0_20 = unpacklo(row_5, row_21) */
-	punpckhbw %xmm3, %xmm4 /* tr0_21 = unpackhi(row_5, row_21) */
-	movdqa 64(%rsp), %xmm3 /* reload row_7 */
-	movdqa %xmm12, 96(%rsp) /* spill hi_9 */
-	movdqa 128(%rsp), %xmm12 /* reload row_23 */
-	movdqa %xmm3, %xmm0 /* row_7 */
-	punpcklbw %xmm12, %xmm0 /* tr0_22 = unpacklo(row_7, row_23) */
-	punpckhbw %xmm12, %xmm3 /* tr0_23 = unpackhi(row_7, row_23) */
-	movdqa 48(%rsp), %xmm12 /* reload row_9 */
+	movdqa %xmm1, 544(%rsp) /* spill hi_1 */
+	movdqa %xmm7, %xmm1 /* row_1 */
+	punpcklbw 208(%rsp), %xmm1 /* tr0_16 = unpacklo(row_1, row_17) */
+	punpckhbw 208(%rsp), %xmm7 /* tr0_17 = unpackhi(row_1, row_17) */
+	movdqa %xmm10, 208(%rsp) /* spill lo_5 */
+	movdqa 112(%rsp), %xmm10 /* reload row_3 */
+	movdqa %xmm4, 176(%rsp) /* spill hi_5 */
+	movdqa %xmm10, %xmm4 /* row_3 */
+	punpcklbw 144(%rsp), %xmm4 /* tr0_18 = unpacklo(row_3, row_19) */
+	punpckhbw 144(%rsp), %xmm10 /* tr0_19 = unpackhi(row_3, row_19) */
+	movdqa %xmm9, 144(%rsp) /* spill lo_14 */
+	movdqa 80(%rsp), %xmm9 /* reload row_5 */
+	movdqa %xmm3, 112(%rsp) /* spill hi_14 */
+	movdqa %xmm9, %xmm3 /* row_5 */
+	punpcklbw 96(%rsp), %xmm3 /* tr0_20 = unpacklo(row_5, row_21) */
+	punpckhbw 96(%rsp), %xmm9 /* tr0_21 = unpackhi(row_5, row_21) */
+	movdqa %xmm11, 96(%rsp) /* spill lo_9 */
+	movdqa 64(%rsp), %xmm11 /* reload row_7 */
+	movdqa %xmm12, 80(%rsp) /* spill hi_9 */
+	movdqa %xmm11, %xmm12 /* row_7 */
+	punpcklbw 128(%rsp), %xmm12 /* tr0_22 = unpacklo(row_7, row_23) */
+	punpckhbw 128(%rsp), %xmm11 /* tr0_23 = unpackhi(row_7, row_23) */
+	movdqa 48(%rsp), %xmm0 /* reload row_9 */
 	movdqa %xmm8, 128(%rsp) /* spill lo_4 */
-	movdqa 160(%rsp), %xmm8 /* reload row_25 */
-	movdqa %xmm1, 64(%rsp) /* spill hi_4 */
-	movdqa %xmm12, %xmm1 /* row_9 */
-	punpcklbw %xmm8, %xmm1 /* tr0_24 = unpacklo(row_9, row_25) */
-	punpckhbw %xmm8, %xmm12 /* tr0_25 = unpackhi(row_9, row_25) */
-	movdqa 32(%rsp), %xmm8 /* reload row_11 */
-	movdqa %xmm2, 160(%rsp) /* spill hi */
-	movdqa 192(%rsp), %xmm2 /* reload row_27 */
-	movdqa %xmm15, 48(%rsp) /* spill lo_8 */
-	movdqa %xmm8, %xmm15 /* row_11 */
-	punpcklbw %xmm2, %xmm15 /* tr0_26 = unpacklo(row_11, row_27) */
-	punpckhbw %xmm2, %xmm8 /* tr0_27 = unpackhi(row_11, row_27) */
-	movdqa 16(%rsp), %xmm2 /* reload row_13 */
-	movdqa %xmm13, 192(%rsp) /* spill hi_8 */
-	movdqa 224(%rsp), %xmm13 /* reload row_29 */
-	movdqa %xmm14, 32(%rsp) /* spill lo_15 */
-	movdqa %xmm2, %xmm14 /* row_13 */
-	punpcklbw %xmm13, %xmm14 /* tr0_28 = unpacklo(row_13, row_29) */
-	punpckhbw %xmm13, %xmm2 /* tr0_29 = unpackhi(row_13, row_29) */
-	movdqa 0(%rsp), %xmm13 /* reload row_15 */
-	movdqa %xmm5, 224(%rsp) /* spill hi_15 */
-	movdqa 256(%rsp), %xmm5 /* reload row_31 */
-	movdqa %xmm3, 16(%rsp) /* spill tr0_23 */
-	movdqa %xmm13, %xmm3 /* row_15 */
-	punpcklbw %xmm5, %xmm3 /* tr0_30 = unpacklo(row_15, row_31) */
-	punpckhbw %xmm5, %xmm13 /* tr0_31 = unpackhi(row_15, row_31) */
-	movdqa %xmm10, %xmm5 /* tr0_16 */
-	punpcklbw %xmm1, %xmm5 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	punpckhbw %xmm1, %xmm10 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	movdqa %xmm7, %xmm1 /* tr0_17 */
-	punpcklbw %xmm12, %xmm1 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	punpckhbw %xmm12, %xmm7 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	movdqa %xmm9, %xmm12 /* tr0_18 */
-	punpcklbw %xmm15, %xmm12 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	punpckhbw %xmm15, %xmm9 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	movdqa %xmm6, %xmm15 /* tr0_19 */
-	punpcklbw %xmm8, %xmm15 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	punpckhbw %xmm8, %xmm6 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	movdqa %xmm11, %xmm8 /* tr0_20 */
-	punpcklbw %xmm14, %xmm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	punpckhbw %xmm14, %xmm11 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	movdqa %xmm4, %xmm14 /* tr0_21 */
-	punpcklbw %xmm2, %xmm14 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	punpckhbw %xmm2, %xmm4 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	movdqa %xmm0, %xmm2 /* tr0_22 */
-	punpcklbw %xmm3, %xmm2 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	punpckhbw %xmm3, %xmm0 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	movdqa 16(%rsp), %xmm3 /* reload tr0_23 */
-	movdqa %xmm6, 256(%rsp) /* spill tr1_23 */
-	movdqa %xmm3, %xmm6 /* tr0_23 */
-	punpcklbw %xmm13, %xmm6 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	punpckhbw %xmm13, %xmm3 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	movdqa %xmm5, %xmm13 /* tr1_16 */
-	punpcklbw %xmm8, %xmm13 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	punpckhbw %xmm8, %xmm5 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	movdqa %xmm10, %xmm8 /* tr1_17 */
-	punpcklbw %xmm11, %xmm8 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	punpckhbw %xmm11, %xmm10 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	movdqa %xmm1, %xmm11 /* tr1_18 */
-	punpcklbw %xmm14, %xmm11 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	punpckhbw %xmm14, %xmm1 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	movdqa %xmm7, %xmm14 /* tr1_19 */
-	punpcklbw %xmm4, %xmm14 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	punpckhbw %xmm4, %xmm7 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	movdqa %xmm12, %xmm4 /* tr1_20 */
-	punpcklbw %xmm2, %xmm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	punpckhbw %xmm2, %xmm12 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	movdqa %xmm9, %xmm2 /* tr1_21 */
-	punpcklbw %xmm0, %xmm2 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	punpckhbw %xmm0, %xmm9 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	movdqa %xmm15, %xmm0 /* tr1_22 */
-	punpcklbw %xmm6, %xmm0 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	punpckhbw %xmm6, %xmm15 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	movdqa 256(%rsp), %xmm6 /* reload tr1_23 */
-	movdqa %xmm7, 16(%rsp) /* spill tr2_23 */
-	movdqa %xmm6, %xmm7 /* tr1_23 */
-	punpcklbw %xmm3, %xmm7 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	punpckhbw %xmm3, %xmm6 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	movdqa %xmm13, %xmm3 /* tr2_16 */
-	punpcklbw %xmm4, %xmm3 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	punpckhbw %xmm4, %xmm13 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	movdqa %xmm5, %xmm4 /* tr2_17 */
-	punpcklbw %xmm12, %xmm4 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	punpckhbw %xmm12, %xmm5 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	movdqa %xmm8, %xmm12 /* tr2_18 */
-	punpcklbw %xmm2, %xmm12 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	punpckhbw %xmm2, %xmm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	movdqa %xmm10, %xmm2 /* tr2_19 */
-	punpcklbw %xmm9, %xmm2 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	punpckhbw %xmm9, %xmm10 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	movdqa %xmm11, %xmm9 /* tr2_20 */
-	punpcklbw %xmm0, %xmm9 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	punpckhbw %xmm0, %xmm11 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	movdqa %xmm1, %xmm0 /* tr2_21 */
-	punpcklbw %xmm15, %xmm0 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	punpckhbw %xmm15, %xmm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	movdqa %xmm14, %xmm15 /* tr2_22 */
-	punpcklbw %xmm7, %xmm15 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	punpckhbw %xmm7, %xmm14 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	movdqa 16(%rsp), %xmm7 /* reload tr2_23 */
-	movdqa %xmm14, 256(%rsp) /* spill tr3_29 */
-	movdqa %xmm7, %xmm14 /* tr2_23 */
-	punpcklbw %xmm6, %xmm14 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	punpckhbw %xmm6, %xmm7 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	movdqa %xmm3, %xmm6 /* tr3_16 */
-	psrlw $4, %xmm6 /* hi_shifted_16 = shr(tr3_16) */
-	movdqa %xmm7, 16(%rsp) /* spill tr3_31 */
+	movdqa %xmm0, %xmm8 /* row_9 */
+	punpcklbw 160(%rsp), %xmm8 /* tr0_24 = unpacklo(row_9, row_25) */
+	punpckhbw 160(%rsp), %xmm0 /* tr0_25 = unpackhi(row_9, row_25) */
+	movdqa %xmm6, 160(%rsp) /* spill hi_4 */
+	movdqa 32(%rsp), %xmm6 /* reload row_11 */
+	movdqa %xmm2, 48(%rsp) /* spill hi */
+	movdqa %xmm6, %xmm2 /* row_11 */
+	punpcklbw 192(%rsp), %xmm2 /* tr0_26 = unpacklo(row_11, row_27) */
+	punpckhbw 192(%rsp), %xmm6 /* tr0_27 = unpackhi(row_11, row_27) */
+	movdqa %xmm15, 192(%rsp) /* spill lo_8 */
+	movdqa 16(%rsp), %xmm15 /* reload row_13 */
+	movdqa %xmm13, 32(%rsp) /* spill hi_8 */
+	movdqa %xmm15, %xmm13 /* row_13 */
+	punpcklbw 224(%rsp), %xmm13 /* tr0_28 = unpacklo(row_13, row_29) */
+	punpckhbw 224(%rsp), %xmm15 /* tr0_29 = unpackhi(row_13, row_29) */
+	movdqa %xmm14, 224(%rsp) /* spill lo_15 */
+	movdqa 0(%rsp), %xmm14 /* reload row_15 */
+	movdqa %xmm5, 16(%rsp) /* spill hi_15 */
+	movdqa %xmm14, %xmm5 /* row_15 */
+	punpcklbw 256(%rsp), %xmm5 /* tr0_30 = unpacklo(row_15, row_31) */
+	punpckhbw 256(%rsp), %xmm14 /* tr0_31 = unpackhi(row_15, row_31) */
+	movdqa %xmm11, 256(%rsp) /* spill tr0_23 */
+	movdqa %xmm1, %xmm11 /* tr0_16 */
+	punpcklbw %xmm8, %xmm11 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	punpckhbw %xmm8, %xmm1 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	movdqa %xmm7, %xmm8 /* tr0_17 */
+	punpcklbw %xmm0, %xmm8 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	punpckhbw %xmm0, %xmm7 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	movdqa %xmm4, %xmm0 /* tr0_18 */
+	punpcklbw %xmm2, %xmm0 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	punpckhbw %xmm2, %xmm4 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	movdqa %xmm10, %xmm2 /* tr0_19 */
+	punpcklbw %xmm6, %xmm2 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	punpckhbw %xmm6, %xmm10 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	movdqa %xmm3, %xmm6 /* tr0_20 */
+	punpcklbw %xmm13, %xmm6 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	punpckhbw %xmm13, %xmm3 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	movdqa %xmm9, %xmm13 /* tr0_21 */
+	punpcklbw %xmm15, %xmm13 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	punpckhbw %xmm15, %xmm9 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	movdqa %xmm12, %xmm15 /* tr0_22 */
+	punpcklbw %xmm5, %xmm15 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	punpckhbw %xmm5, %xmm12 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	movdqa 256(%rsp), %xmm5 /* reload tr0_23 */
+	movdqa %xmm10, 0(%rsp) /* spill tr1_23 */
+	movdqa %xmm5, %xmm10 /* tr0_23 */
+	punpcklbw %xmm14, %xmm10 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	punpckhbw %xmm14, %xmm5 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	movdqa %xmm11, %xmm14 /* tr1_16 */
+	punpcklbw %xmm6, %xmm14 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	punpckhbw %xmm6, %xmm11 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	movdqa %xmm1, %xmm6 /* tr1_17 */
+	punpcklbw %xmm3, %xmm6 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	punpckhbw %xmm3, %xmm1 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	movdqa %xmm8, %xmm3 /* tr1_18 */
+	punpcklbw %xmm13, %xmm3 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	punpckhbw %xmm13, %xmm8 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	movdqa %xmm7, %xmm13 /* tr1_19 */
+	punpcklbw %xmm9, %xmm13 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	punpckhbw %xmm9, %xmm7 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	movdqa %xmm0, %xmm9 /* tr1_20 */
+	punpcklbw %xmm15, %xmm9 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	punpckhbw %xmm15, %xmm0 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	movdqa %xmm4, %xmm15 /* tr1_21 */
+	punpcklbw %xmm12, %xmm15 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	punpckhbw %xmm12, %xmm4 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	movdqa %xmm2, %xmm12 /* tr1_22 */
+	punpcklbw %xmm10, %xmm12 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	punpckhbw %xmm10, %xmm2 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	movdqa 0(%rsp), %xmm10 /* reload tr1_23 */
+	movdqa %xmm7, 256(%rsp) /* spill tr2_23 */
+	movdqa %xmm10, %xmm7 /* tr1_23 */
+	punpcklbw %xmm5, %xmm7 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	punpckhbw %xmm5, %xmm10 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	movdqa %xmm14, %xmm5 /* tr2_16 */
+	punpcklbw %xmm9, %xmm5 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	punpckhbw %xmm9, %xmm14 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	movdqa %xmm11, %xmm9 /* tr2_17 */
+	punpcklbw %xmm0, %xmm9 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	punpckhbw %xmm0, %xmm11 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	movdqa %xmm6, %xmm0 /* tr2_18 */
+	punpcklbw %xmm15, %xmm0 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	punpckhbw %xmm15, %xmm6 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	movdqa %xmm1, %xmm15 /* tr2_19 */
+	punpcklbw %xmm4, %xmm15 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	punpckhbw %xmm4, %xmm1 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	movdqa %xmm3, %xmm4 /* tr2_20 */
+	punpcklbw %xmm12, %xmm4 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	punpckhbw %xmm12, %xmm3 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	movdqa %xmm8, %xmm12 /* tr2_21 */
+	punpcklbw %xmm2, %xmm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	punpckhbw %xmm2, %xmm8 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	movdqa %xmm13, %xmm2 /* tr2_22 */
+	punpcklbw %xmm7, %xmm2 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	punpckhbw %xmm7, %xmm13 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	movdqa 256(%rsp), %xmm7 /* reload tr2_23 */
+	movdqa %xmm13, 0(%rsp) /* spill tr3_29 */
+	movdqa %xmm7, %xmm13 /* tr2_23 */
+	punpcklbw %xmm10, %xmm13 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	punpckhbw %xmm10, %xmm7 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	movdqa %xmm5, %xmm10 /* tr3_16 */
+	psrlw $4, %xmm10 /* hi_shifted_16 = shr(tr3_16) */
+	movdqa %xmm7, 256(%rsp) /* spill tr3_31 */
 	movdqa .Lublock_nibbleslice_ssse3_asm_11_nibble_mask(%rip), %xmm7 /* nibble_mask = const() */
-	pand %xmm7, %xmm6 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	pand %xmm7, %xmm3 /* lo_16 = and(tr3_16, nibble_mask) */
-	movdqa %xmm3, 0(%rsp) /* spill lo_16 */
-	movdqa %xmm13, %xmm3 /* tr3_17 */
-	psrlw $4, %xmm3 /* hi_shifted_17 = shr(tr3_17) */
-	pand %xmm7, %xmm3 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	pand %xmm7, %xmm13 /* lo_17 = and(tr3_17, nibble_mask) */
-	movdqa %xmm13, 80(%rsp) /* spill lo_17 */
-	movdqa %xmm4, %xmm13 /* tr3_18 */
-	psrlw $4, %xmm13 /* hi_shifted_18 = shr(tr3_18) */
-	pand %xmm7, %xmm13 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	pand %xmm7, %xmm4 /* lo_18 = and(tr3_18, nibble_mask) */
-	movdqa %xmm3, 576(%rsp) /* spill hi_17 */
-	movdqa %xmm5, %xmm3 /* tr3_19 */
-	psrlw $4, %xmm3 /* hi_shifted_19 = shr(tr3_19) */
-	pand %xmm7, %xmm3 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	pand %xmm7, %xmm5 /* lo_19 = and(tr3_19, nibble_mask) */
-	movdqa %xmm5, 592(%rsp) /* spill lo_19 */
-	movdqa %xmm12, %xmm5 /* tr3_20 */
-	psrlw $4, %xmm5 /* hi_shifted_20 = shr(tr3_20) */
-	pand %xmm7, %xmm5 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	pand %xmm7, %xmm12 /* lo_20 = and(tr3_20, nibble_mask) */
-	movdqa %xmm3, 608(%rsp) /* spill hi_19 */
-	movdqa %xmm8, %xmm3 /* tr3_21 */
-	psrlw $4, %xmm3 /* hi_shifted_21 = shr(tr3_21) */
-	pand %xmm7, %xmm3 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	pand %xmm7, %xmm8 /* lo_21 = and(tr3_21, nibble_mask) */
-	movdqa %xmm12, 624(%rsp) /* spill lo_20 */
-	movdqa %xmm2, %xmm12 /* tr3_22 */
-	psrlw $4, %xmm12 /* hi_shifted_22 = shr(tr3_22) */
-	pand %xmm7, %xmm12 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	pand %xmm7, %xmm2 /* lo_22 = and(tr3_22, nibble_mask) */
-	movdqa %xmm5, 640(%rsp) /* spill hi_20 */
-	movdqa %xmm10, %xmm5 /* tr3_23 */
-	psrlw $4, %xmm5 /* hi_shifted_23 = shr(tr3_23) */
-	pand %xmm7, %xmm5 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	pand %xmm7, %xmm10 /* lo_23 = and(tr3_23, nibble_mask) */
-	movdqa %xmm10, 656(%rsp) /* spill lo_23 */
-	movdqa %xmm9, %xmm10 /* tr3_24 */
-	psrlw $4, %xmm10 /* hi_shifted_24 = shr(tr3_24) */
-	pand %xmm7, %xmm10 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	pand %xmm7, %xmm9 /* lo_24 = and(tr3_24, nibble_mask) */
-	movdqa %xmm5, 672(%rsp) /* spill hi_23 */
-	movdqa %xmm11, %xmm5 /* tr3_25 */
-	psrlw $4, %xmm5 /* hi_shifted_25 = shr(tr3_25) */
-	pand %xmm7, %xmm5 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	pand %xmm7, %xmm11 /* lo_25 = and(tr3_25, nibble_mask) */
-	movdqa %xmm9, 688(%rsp) /* spill lo_24 */
-	movdqa %xmm0, %xmm9 /* tr3_26 */
-	psrlw $4, %xmm9 /* hi_shifted_26 = shr(tr3_26) */
-	pand %xmm7, %xmm9 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	pand %xmm7, %xmm0 /* lo_26 = and(tr3_26, nibble_mask) */
-	movdqa %xmm0, 704(%rsp) /* spill lo_26 */
-	movdqa %xmm1, %xmm0 /* tr3_27 */
-	psrlw $4, %xmm0 /* hi_shifted_27 = shr(tr3_27) */
-	pand %xmm7, %xmm0 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	pand %xmm7, %xmm1 /* lo_27 = and(tr3_27, nibble_mask) */
-	movdqa %xmm9, 720(%rsp) /* spill hi_26 */
-	movdqa %xmm15, %xmm9 /* tr3_28 */
-	psrlw $4, %xmm9 /* hi_shifted_28 = shr(tr3_28) */
-	pand %xmm7, %xmm9 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	pand %xmm7, %xmm15 /* lo_28 = and(tr3_28, nibble_mask) */
-	movdqa %xmm15, 736(%rsp) /* spill lo_28 */
-	movdqa 256(%rsp), %xmm15 /* reload tr3_29 */
-	movdqa %xmm9, 752(%rsp) /* spill hi_28 */
-	movdqa %xmm15, %xmm9 /* tr3_29 */
-	psrlw $4, %xmm9 /* hi_shifted_29 = shr(tr3_29) */
-	pand %xmm7, %xmm9 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	pand %xmm7, %xmm15 /* lo_29 = and(tr3_29, nibble_mask) */
-	movdqa %xmm1, 256(%rsp) /* spill lo_27 */
-	movdqa %xmm14, %xmm1 /* tr3_30 */
-	psrlw $4, %xmm1 /* hi_shifted_30 = shr(tr3_30) */
-	pand %xmm7, %xmm1 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	pand %xmm7, %xmm14 /* lo_30 = and(tr3_30, nibble_mask) */
-	movdqa %xmm0, 768(%rsp) /* spill hi_27 */
-	movdqa 16(%rsp), %xmm0 /* reload tr3_31 */
-	movdqa %xmm14, 784(%rsp) /* spill lo_30 */
-	movdqa %xmm0, %xmm14 /* tr3_31 */
-	psrlw $4, %xmm14 /* hi_shifted_31 = shr(tr3_31) */
-	pand %xmm7, %xmm14 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	pand %xmm7, %xmm0 /* lo_31 = and(tr3_31, nibble_mask) */
+	pand %xmm7, %xmm10 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	pand %xmm7, %xmm5 /* lo_16 = and(tr3_16, nibble_mask) */
+	movdqa %xmm5, 64(%rsp) /* spill lo_16 */
+	movdqa %xmm14, %xmm5 /* tr3_17 */
+	psrlw $4, %xmm5 /* hi_shifted_17 = shr(tr3_17) */
+	pand %xmm7, %xmm5 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	pand %xmm7, %xmm14 /* lo_17 = and(tr3_17, nibble_mask) */
+	movdqa %xmm14, 560(%rsp) /* spill lo_17 */
+	movdqa %xmm9, %xmm14 /* tr3_18 */
+	psrlw $4, %xmm14 /* hi_shifted_18 = shr(tr3_18) */
+	pand %xmm7, %xmm14 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	pand %xmm7, %xmm9 /* lo_18 = and(tr3_18, nibble_mask) */
+	movdqa %xmm5, 576(%rsp) /* spill hi_17 */
+	movdqa %xmm11, %xmm5 /* tr3_19 */
+	psrlw $4, %xmm5 /* hi_shifted_19 = shr(tr3_19) */
+	pand %xmm7, %xmm5 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	pand %xmm7, %xmm11 /* lo_19 = and(tr3_19, nibble_mask) */
+	movdqa %xmm11, 592(%rsp) /* spill lo_19 */
+	movdqa %xmm0, %xmm11 /* tr3_20 */
+	psrlw $4, %xmm11 /* hi_shifted_20 = shr(tr3_20) */
+	pand %xmm7, %xmm11 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	pand %xmm7, %xmm0 /* lo_20 = and(tr3_20, nibble_mask) */
+	movdqa %xmm5, 608(%rsp) /* spill hi_19 */
+	movdqa %xmm6, %xmm5 /* tr3_21 */
+	psrlw $4, %xmm5 /* hi_shifted_21 = shr(tr3_21) */
+	pand %xmm7, %xmm5 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	pand %xmm7, %xmm6 /* lo_21 = and(tr3_21, nibble_mask) */
+	movdqa %xmm0, 624(%rsp) /* spill lo_20 */
+	movdqa %xmm15, %xmm0 /* tr3_22 */
+	psrlw $4, %xmm0 /* hi_shifted_22 = shr(tr3_22) */
+	pand %xmm7, %xmm0 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	pand %xmm7, %xmm15 /* lo_22 = and(tr3_22, nibble_mask) */
+	movdqa %xmm11, 640(%rsp) /* spill hi_20 */
+	movdqa %xmm1, %xmm11 /* tr3_23 */
+	psrlw $4, %xmm11 /* hi_shifted_23 = shr(tr3_23) */
+	pand %xmm7, %xmm11 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	pand %xmm7, %xmm1 /* lo_23 = and(tr3_23, nibble_mask) */
+	movdqa %xmm1, 656(%rsp) /* spill lo_23 */
+	movdqa %xmm4, %xmm1 /* tr3_24 */
+	psrlw $4, %xmm1 /* hi_shifted_24 = shr(tr3_24) */
+	pand %xmm7, %xmm1 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	pand %xmm7, %xmm4 /* lo_24 = and(tr3_24, nibble_mask) */
+	movdqa %xmm11, 672(%rsp) /* spill hi_23 */
+	movdqa %xmm3, %xmm11 /* tr3_25 */
+	psrlw $4, %xmm11 /* hi_shifted_25 = shr(tr3_25) */
+	pand %xmm7, %xmm11 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	pand %xmm7, %xmm3 /* lo_25 = and(tr3_25, nibble_mask) */
+	movdqa %xmm4, 688(%rsp) /* spill lo_24 */
+	movdqa %xmm12, %xmm4 /* tr3_26 */
+	psrlw $4, %xmm4 /* hi_shifted_26 = shr(tr3_26) */
+	pand %xmm7, %xmm4 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	pand %xmm7, %xmm12 /* lo_26 = and(tr3_26, nibble_mask) */
+	movdqa %xmm12, 704(%rsp) /* spill lo_26 */
+	movdqa %xmm8, %xmm12 /* tr3_27 */
+	psrlw $4, %xmm12 /* hi_shifted_27 = shr(tr3_27) */
+	pand %xmm7, %xmm12 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	pand %xmm7, %xmm8 /* lo_27 = and(tr3_27, nibble_mask) */
+	movdqa %xmm4, 720(%rsp) /* spill hi_26 */
+	movdqa %xmm2, %xmm4 /* tr3_28 */
+	psrlw $4, %xmm4 /* hi_shifted_28 = shr(tr3_28) */
+	pand %xmm7, %xmm4 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	pand %xmm7, %xmm2 /* lo_28 = and(tr3_28, nibble_mask) */
+	movdqa %xmm2, 736(%rsp) /* spill lo_28 */
+	movdqa 0(%rsp), %xmm2 /* reload tr3_29 */
+	movdqa %xmm4, 752(%rsp) /* spill hi_28 */
+	movdqa %xmm2, %xmm4 /* tr3_29 */
+	psrlw $4, %xmm4 /* hi_shifted_29 = shr(tr3_29) */
+	pand %xmm7, %xmm4 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	pand %xmm7, %xmm2 /* lo_29 = and(tr3_29, nibble_mask) */
+	movdqa %xmm8, 0(%rsp) /* spill lo_27 */
+	movdqa %xmm13, %xmm8 /* tr3_30 */
+	psrlw $4, %xmm8 /* hi_shifted_30 = shr(tr3_30) */
+	pand %xmm7, %xmm8 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	pand %xmm7, %xmm13 /* lo_30 = and(tr3_30, nibble_mask) */
+	movdqa %xmm12, 768(%rsp) /* spill hi_27 */
+	movdqa 256(%rsp), %xmm12 /* reload tr3_31 */
+	movdqa %xmm13, 784(%rsp) /* spill lo_30 */
+	movdqa %xmm12, %xmm13 /* tr3_31 */
+	psrlw $4, %xmm13 /* hi_shifted_31 = shr(tr3_31) */
+	pand %xmm7, %xmm13 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	pand %xmm7, %xmm12 /* lo_31 = and(tr3_31, nibble_mask) */
 
 	/* Algorithm 2, rotated: every iteration starts with the S^-1 table lookups and ends with the next round's XORs, as in encryption.  Here the first round's PL^-1, PR^-1 and inverse linear layer, on Y: the first S^-1 tables take RK^24 off their index. */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	movdqa 224(%rsp), %xmm7 /* reload hi_15 */
-	pxor %xmm5, %xmm7 /* y0_0 = xor(hi_15, hi_25) */
-	movdqa %xmm1, 224(%rsp) /* spill hi_30 */
-	movdqa 32(%rsp), %xmm1 /* reload lo_15 */
-	pxor %xmm11, %xmm1 /* y0_1 = xor(lo_15, lo_25) */
-	movdqa %xmm10, 32(%rsp) /* spill hi_24 */
-	movdqa 192(%rsp), %xmm10 /* reload hi_8 */
-	pxor %xmm13, %xmm10 /* y0_2 = xor(hi_8, hi_18) */
-	movdqa %xmm6, 192(%rsp) /* spill hi_16 */
-	movdqa 48(%rsp), %xmm6 /* reload lo_8 */
-	pxor %xmm4, %xmm6 /* y0_3 = xor(lo_8, lo_18) */
-	movdqa %xmm0, 48(%rsp) /* spill lo_31 */
-	movdqa 160(%rsp), %xmm0 /* reload hi */
-	pxor %xmm12, %xmm0 /* y0_4 = xor(hi, hi_22) */
-	movdqa %xmm14, 160(%rsp) /* spill hi_31 */
-	movdqa 288(%rsp), %xmm14 /* reload lo */
-	pxor %xmm2, %xmm14 /* y0_5 = xor(lo, lo_22) */
-	movdqa %xmm8, 288(%rsp) /* spill lo_21 */
-	movdqa 64(%rsp), %xmm8 /* reload hi_4 */
-	pxor %xmm9, %xmm8 /* y0_6 = xor(hi_4, hi_29) */
-	movdqa %xmm3, 64(%rsp) /* spill hi_21 */
-	movdqa 128(%rsp), %xmm3 /* reload lo_4 */
-	pxor %xmm15, %xmm3 /* y0_7 = xor(lo_4, lo_29) */
-	pxor %xmm14, %xmm5 /* y1_0 = xor(hi_25, y0_5) */
-	pxor %xmm8, %xmm11 /* y1_1 = xor(lo_25, y0_6) */
-	pxor %xmm3, %xmm13 /* y1_2 = xor(hi_18, y0_7) */
-	pxor %xmm7, %xmm4 /* y1_3 = xor(lo_18, y0_0) */
-	pxor %xmm1, %xmm12 /* y1_4 = xor(hi_22, y0_1) */
-	pxor %xmm10, %xmm2 /* y1_5 = xor(lo_22, y0_2) */
-	pxor %xmm6, %xmm9 /* y1_6 = xor(hi_29, y0_3) */
-	pxor %xmm0, %xmm15 /* y1_7 = xor(lo_29, y0_4) */
-	pxor %xmm13, %xmm7 /* y0_0_1 = xor(y0_0, y1_2) */
-	pxor %xmm4, %xmm1 /* y0_1_1 = xor(y0_1, y1_3) */
-	pxor %xmm12, %xmm10 /* y0_2_1 = xor(y0_2, y1_4) */
-	pxor %xmm2, %xmm6 /* y0_3_1 = xor(y0_3, y1_5) */
-	pxor %xmm9, %xmm0 /* y0_4_1 = xor(y0_4, y1_6) */
-	pxor %xmm15, %xmm14 /* y0_5_1 = xor(y0_5, y1_7) */
-	pxor %xmm5, %xmm8 /* y0_6_1 = xor(y0_6, y1_0) */
-	pxor %xmm11, %xmm3 /* y0_7_1 = xor(y0_7, y1_1) */
-	pxor %xmm10, %xmm5 /* y1_0_1 = xor(y1_0, y0_2_1) */
-	pxor %xmm6, %xmm11 /* y1_1_1 = xor(y1_1, y0_3_1) */
-	pxor %xmm0, %xmm13 /* y1_2_1 = xor(y1_2, y0_4_1) */
-	pxor %xmm14, %xmm4 /* y1_3_1 = xor(y1_3, y0_5_1) */
-	pxor %xmm8, %xmm12 /* y1_4_1 = xor(y1_4, y0_6_1) */
-	pxor %xmm3, %xmm2 /* y1_5_1 = xor(y1_5, y0_7_1) */
-	pxor %xmm7, %xmm9 /* y1_6_1 = xor(y1_6, y0_0_1) */
-	pxor %xmm1, %xmm15 /* y1_7_1 = xor(y1_7, y0_1_1) */
-	pxor %xmm11, %xmm7 /* y0_0_2 = xor(y0_0_1, y1_1_1) */
-	pxor %xmm13, %xmm1 /* y0_1_2 = xor(y0_1_1, y1_2_1) */
-	pxor %xmm4, %xmm10 /* y0_2_2 = xor(y0_2_1, y1_3_1) */
-	pxor %xmm12, %xmm6 /* y0_3_2 = xor(y0_3_1, y1_4_1) */
-	pxor %xmm2, %xmm0 /* y0_4_2 = xor(y0_4_1, y1_5_1) */
-	pxor %xmm9, %xmm14 /* y0_5_2 = xor(y0_5_1, y1_6_1) */
-	pxor %xmm15, %xmm8 /* y0_6_2 = xor(y0_6_1, y1_7_1) */
-	pxor %xmm5, %xmm3 /* y0_7_2 = xor(y0_7_1, y1_0_1) */
-	pxor %xmm7, %xmm5 /* y1_0_2 = xor(y1_0_1, y0_0_2) */
-	pxor %xmm1, %xmm11 /* y1_1_2 = xor(y1_1_1, y0_1_2) */
-	pxor %xmm10, %xmm13 /* y1_2_2 = xor(y1_2_1, y0_2_2) */
-	pxor %xmm6, %xmm4 /* y1_3_2 = xor(y1_3_1, y0_3_2) */
-	pxor %xmm0, %xmm12 /* y1_4_2 = xor(y1_4_1, y0_4_2) */
-	pxor %xmm14, %xmm2 /* y1_5_2 = xor(y1_5_1, y0_5_2) */
-	pxor %xmm8, %xmm9 /* y1_6_2 = xor(y1_6_1, y0_6_2) */
-	pxor %xmm3, %xmm15 /* y1_7_2 = xor(y1_7_1, y0_7_2) */
+	movdqa 16(%rsp), %xmm7 /* reload hi_15 */
+	pxor %xmm11, %xmm7 /* y0_0 = xor(hi_15, hi_25) */
+	movdqa %xmm8, 16(%rsp) /* spill hi_30 */
+	movdqa 224(%rsp), %xmm8 /* reload lo_15 */
+	pxor %xmm3, %xmm8 /* y0_1 = xor(lo_15, lo_25) */
+	movdqa %xmm1, 224(%rsp) /* spill hi_24 */
+	movdqa 32(%rsp), %xmm1 /* reload hi_8 */
+	pxor %xmm14, %xmm1 /* y0_2 = xor(hi_8, hi_18) */
+	movdqa %xmm10, 32(%rsp) /* spill hi_16 */
+	movdqa 192(%rsp), %xmm10 /* reload lo_8 */
+	pxor %xmm9, %xmm10 /* y0_3 = xor(lo_8, lo_18) */
+	movdqa %xmm12, 192(%rsp) /* spill lo_31 */
+	movdqa 48(%rsp), %xmm12 /* reload hi */
+	pxor %xmm0, %xmm12 /* y0_4 = xor(hi, hi_22) */
+	movdqa %xmm13, 48(%rsp) /* spill hi_31 */
+	movdqa 288(%rsp), %xmm13 /* reload lo */
+	pxor %xmm15, %xmm13 /* y0_5 = xor(lo, lo_22) */
+	movdqa %xmm6, 288(%rsp) /* spill lo_21 */
+	movdqa 160(%rsp), %xmm6 /* reload hi_4 */
+	pxor %xmm4, %xmm6 /* y0_6 = xor(hi_4, hi_29) */
+	movdqa %xmm5, 160(%rsp) /* spill hi_21 */
+	movdqa 128(%rsp), %xmm5 /* reload lo_4 */
+	pxor %xmm2, %xmm5 /* y0_7 = xor(lo_4, lo_29) */
+	pxor %xmm13, %xmm11 /* y1_0 = xor(hi_25, y0_5) */
+	pxor %xmm6, %xmm3 /* y1_1 = xor(lo_25, y0_6) */
+	pxor %xmm5, %xmm14 /* y1_2 = xor(hi_18, y0_7) */
+	pxor %xmm7, %xmm9 /* y1_3 = xor(lo_18, y0_0) */
+	pxor %xmm8, %xmm0 /* y1_4 = xor(hi_22, y0_1) */
+	pxor %xmm1, %xmm15 /* y1_5 = xor(lo_22, y0_2) */
+	pxor %xmm10, %xmm4 /* y1_6 = xor(hi_29, y0_3) */
+	pxor %xmm12, %xmm2 /* y1_7 = xor(lo_29, y0_4) */
+	pxor %xmm14, %xmm7 /* y0_0_1 = xor(y0_0, y1_2) */
+	pxor %xmm9, %xmm8 /* y0_1_1 = xor(y0_1, y1_3) */
+	pxor %xmm0, %xmm1 /* y0_2_1 = xor(y0_2, y1_4) */
+	pxor %xmm15, %xmm10 /* y0_3_1 = xor(y0_3, y1_5) */
+	pxor %xmm4, %xmm12 /* y0_4_1 = xor(y0_4, y1_6) */
+	pxor %xmm2, %xmm13 /* y0_5_1 = xor(y0_5, y1_7) */
+	pxor %xmm11, %xmm6 /* y0_6_1 = xor(y0_6, y1_0) */
+	pxor %xmm3, %xmm5 /* y0_7_1 = xor(y0_7, y1_1) */
+	pxor %xmm1, %xmm11 /* y1_0_1 = xor(y1_0, y0_2_1) */
+	pxor %xmm10, %xmm3 /* y1_1_1 = xor(y1_1, y0_3_1) */
+	pxor %xmm12, %xmm14 /* y1_2_1 = xor(y1_2, y0_4_1) */
+	pxor %xmm13, %xmm9 /* y1_3_1 = xor(y1_3, y0_5_1) */
+	pxor %xmm6, %xmm0 /* y1_4_1 = xor(y1_4, y0_6_1) */
+	pxor %xmm5, %xmm15 /* y1_5_1 = xor(y1_5, y0_7_1) */
+	pxor %xmm7, %xmm4 /* y1_6_1 = xor(y1_6, y0_0_1) */
+	pxor %xmm8, %xmm2 /* y1_7_1 = xor(y1_7, y0_1_1) */
+	pxor %xmm3, %xmm7 /* y0_0_2 = xor(y0_0_1, y1_1_1) */
+	pxor %xmm14, %xmm8 /* y0_1_2 = xor(y0_1_1, y1_2_1) */
+	pxor %xmm9, %xmm1 /* y0_2_2 = xor(y0_2_1, y1_3_1) */
+	pxor %xmm0, %xmm10 /* y0_3_2 = xor(y0_3_1, y1_4_1) */
+	pxor %xmm15, %xmm12 /* y0_4_2 = xor(y0_4_1, y1_5_1) */
+	pxor %xmm4, %xmm13 /* y0_5_2 = xor(y0_5_1, y1_6_1) */
+	pxor %xmm2, %xmm6 /* y0_6_2 = xor(y0_6_1, y1_7_1) */
+	pxor %xmm11, %xmm5 /* y0_7_2 = xor(y0_7_1, y1_0_1) */
+	pxor %xmm7, %xmm11 /* y1_0_2 = xor(y1_0_1, y0_0_2) */
+	pxor %xmm8, %xmm3 /* y1_1_2 = xor(y1_1_1, y0_1_2) */
+	pxor %xmm1, %xmm14 /* y1_2_2 = xor(y1_2_1, y0_2_2) */
+	pxor %xmm10, %xmm9 /* y1_3_2 = xor(y1_3_1, y0_3_2) */
+	pxor %xmm12, %xmm0 /* y1_4_2 = xor(y1_4_1, y0_4_2) */
+	pxor %xmm13, %xmm15 /* y1_5_2 = xor(y1_5_1, y0_5_2) */
+	pxor %xmm6, %xmm4 /* y1_6_2 = xor(y1_6_1, y0_6_2) */
+	pxor %xmm5, %xmm2 /* y1_7_2 = xor(y1_7_1, y0_7_2) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	movdqa %xmm15, 128(%rsp) /* spill y1_7_2 */
-	movdqa 96(%rsp), %xmm15 /* reload hi_9 */
-	movdqa %xmm9, 16(%rsp) /* spill y1_6_2 */
-	movdqa 64(%rsp), %xmm9 /* reload hi_21 */
-	pxor %xmm9, %xmm15 /* y0_8 = xor(hi_9, hi_21) */
-	movdqa %xmm2, 96(%rsp) /* spill y1_5_2 */
-	movdqa 112(%rsp), %xmm2 /* reload lo_9 */
-	movdqa %xmm12, 800(%rsp) /* spill y1_4_2 */
-	movdqa 288(%rsp), %xmm12 /* reload lo_21 */
-	pxor %xmm12, %xmm2 /* y0_9 = xor(lo_9, lo_21) */
-	movdqa %xmm4, 112(%rsp) /* spill y1_3_2 */
-	movdqa 144(%rsp), %xmm4 /* reload hi_14 */
-	movdqa %xmm13, 816(%rsp) /* spill y1_2_2 */
-	movdqa 160(%rsp), %xmm13 /* reload hi_31 */
-	pxor %xmm13, %xmm4 /* y0_10 = xor(hi_14, hi_31) */
-	movdqa %xmm11, 144(%rsp) /* spill y1_1_2 */
-	movdqa 176(%rsp), %xmm11 /* reload lo_14 */
-	movdqa %xmm5, 832(%rsp) /* spill y1_0_2 */
-	movdqa 48(%rsp), %xmm5 /* reload lo_31 */
-	pxor %xmm5, %xmm11 /* y0_11 = xor(lo_14, lo_31) */
-	movdqa %xmm3, 176(%rsp) /* spill y0_7_2 */
-	movdqa 208(%rsp), %xmm3 /* reload hi_5 */
-	movdqa %xmm8, 848(%rsp) /* spill y0_6_2 */
-	movdqa 192(%rsp), %xmm8 /* reload hi_16 */
-	pxor %xmm8, %xmm3 /* y0_12 = xor(hi_5, hi_16) */
-	movdqa %xmm14, 208(%rsp) /* spill y0_5_2 */
-	movdqa 560(%rsp), %xmm14 /* reload lo_5 */
-	movdqa %xmm0, 864(%rsp) /* spill y0_4_2 */
-	movdqa 0(%rsp), %xmm0 /* reload lo_16 */
-	pxor %xmm0, %xmm14 /* y0_13 = xor(lo_5, lo_16) */
-	movdqa %xmm6, 560(%rsp) /* spill y0_3_2 */
-	movdqa 544(%rsp), %xmm6 /* reload hi_1 */
-	movdqa %xmm10, 880(%rsp) /* spill y0_2_2 */
-	movdqa 32(%rsp), %xmm10 /* reload hi_24 */
-	pxor %xmm10, %xmm6 /* y0_14 = xor(hi_1, hi_24) */
-	movdqa %xmm1, 544(%rsp) /* spill y0_1_2 */
-	movdqa 304(%rsp), %xmm1 /* reload lo_1 */
-	movdqa %xmm7, 896(%rsp) /* spill y0_0_2 */
+	movdqa %xmm2, 128(%rsp) /* spill y1_7_2 */
+	movdqa 80(%rsp), %xmm2 /* reload hi_9 */
+	pxor 160(%rsp), %xmm2 /* y0_8 = xor(hi_9, hi_21) */
+	movdqa %xmm4, 80(%rsp) /* spill y1_6_2 */
+	movdqa 96(%rsp), %xmm4 /* reload lo_9 */
+	pxor 288(%rsp), %xmm4 /* y0_9 = xor(lo_9, lo_21) */
+	movdqa %xmm15, 96(%rsp) /* spill y1_5_2 */
+	movdqa 112(%rsp), %xmm15 /* reload hi_14 */
+	pxor 48(%rsp), %xmm15 /* y0_10 = xor(hi_14, hi_31) */
+	movdqa %xmm0, 112(%rsp) /* spill y1_4_2 */
+	movdqa 144(%rsp), %xmm0 /* reload lo_14 */
+	pxor 192(%rsp), %xmm0 /* y0_11 = xor(lo_14, lo_31) */
+	movdqa %xmm9, 144(%rsp) /* spill y1_3_2 */
+	movdqa 176(%rsp), %xmm9 /* reload hi_5 */
+	pxor 32(%rsp), %xmm9 /* y0_12 = xor(hi_5, hi_16) */
+	movdqa %xmm14, 176(%rsp) /* spill y1_2_2 */
+	movdqa 208(%rsp), %xmm14 /* reload lo_5 */
+	pxor 64(%rsp), %xmm14 /* y0_13 = xor(lo_5, lo_16) */
+	movdqa %xmm3, 208(%rsp) /* spill y1_1_2 */
+	movdqa 544(%rsp), %xmm3 /* reload hi_1 */
+	pxor 224(%rsp), %xmm3 /* y0_14 = xor(hi_1, hi_24) */
+	movdqa %xmm11, 544(%rsp) /* spill y1_0_2 */
+	movdqa 304(%rsp), %xmm11 /* reload lo_1 */
+	pxor 688(%rsp), %xmm11 /* y0_15 = xor(lo_1, lo_24) */
+	movdqa %xmm5, 304(%rsp) /* spill y0_7_2 */
+	movdqa 160(%rsp), %xmm5 /* reload hi_21 */
+	pxor %xmm14, %xmm5 /* y1_8 = xor(hi_21, y0_13) */
+	movdqa %xmm6, 160(%rsp) /* spill y0_6_2 */
+	movdqa 288(%rsp), %xmm6 /* reload lo_21 */
+	pxor %xmm3, %xmm6 /* y1_9 = xor(lo_21, y0_14) */
+	movdqa %xmm13, 288(%rsp) /* spill y0_5_2 */
+	movdqa 48(%rsp), %xmm13 /* reload hi_31 */
+	pxor %xmm11, %xmm13 /* y1_10 = xor(hi_31, y0_15) */
+	movdqa %xmm12, 48(%rsp) /* spill y0_4_2 */
+	movdqa 192(%rsp), %xmm12 /* reload lo_31 */
+	pxor %xmm2, %xmm12 /* y1_11 = xor(lo_31, y0_8) */
+	movdqa %xmm10, 192(%rsp) /* spill y0_3_2 */
+	movdqa 32(%rsp), %xmm10 /* reload hi_16 */
+	pxor %xmm4, %xmm10 /* y1_12 = xor(hi_16, y0_9) */
+	movdqa %xmm1, 32(%rsp) /* spill y0_2_2 */
+	movdqa 64(%rsp), %xmm1 /* reload lo_16 */
+	pxor %xmm15, %xmm1 /* y1_13 = xor(lo_16, y0_10) */
+	movdqa %xmm8, 64(%rsp) /* spill y0_1_2 */
+	movdqa 224(%rsp), %xmm8 /* reload hi_24 */
+	pxor %xmm0, %xmm8 /* y1_14 = xor(hi_24, y0_11) */
+	movdqa %xmm7, 224(%rsp) /* spill y0_0_2 */
 	movdqa 688(%rsp), %xmm7 /* reload lo_24 */
-	pxor %xmm7, %xmm1 /* y0_15 = xor(lo_1, lo_24) */
-	pxor %xmm14, %xmm9 /* y1_8 = xor(hi_21, y0_13) */
-	pxor %xmm6, %xmm12 /* y1_9 = xor(lo_21, y0_14) */
-	pxor %xmm1, %xmm13 /* y1_10 = xor(hi_31, y0_15) */
-	pxor %xmm15, %xmm5 /* y1_11 = xor(lo_31, y0_8) */
-	pxor %xmm2, %xmm8 /* y1_12 = xor(hi_16, y0_9) */
-	pxor %xmm4, %xmm0 /* y1_13 = xor(lo_16, y0_10) */
-	pxor %xmm11, %xmm10 /* y1_14 = xor(hi_24, y0_11) */
-	pxor %xmm3, %xmm7 /* y1_15 = xor(lo_24, y0_12) */
-	pxor %xmm13, %xmm15 /* y0_8_1 = xor(y0_8, y1_10) */
-	pxor %xmm5, %xmm2 /* y0_9_1 = xor(y0_9, y1_11) */
-	pxor %xmm8, %xmm4 /* y0_10_1 = xor(y0_10, y1_12) */
-	pxor %xmm0, %xmm11 /* y0_11_1 = xor(y0_11, y1_13) */
-	pxor %xmm10, %xmm3 /* y0_12_1 = xor(y0_12, y1_14) */
+	pxor %xmm9, %xmm7 /* y1_15 = xor(lo_24, y0_12) */
+	pxor %xmm13, %xmm2 /* y0_8_1 = xor(y0_8, y1_10) */
+	pxor %xmm12, %xmm4 /* y0_9_1 = xor(y0_9, y1_11) */
+	pxor %xmm10, %xmm15 /* y0_10_1 = xor(y0_10, y1_12) */
+	pxor %xmm1, %xmm0 /* y0_11_1 = xor(y0_11, y1_13) */
+	pxor %xmm8, %xmm9 /* y0_12_1 = xor(y0_12, y1_14) */
 	pxor %xmm7, %xmm14 /* y0_13_1 = xor(y0_13, y1_15) */
-	pxor %xmm9, %xmm6 /* y0_14_1 = xor(y0_14, y1_8) */
-	pxor %xmm12, %xmm1 /* y0_15_1 = xor(y0_15, y1_9) */
-	pxor %xmm4, %xmm9 /* y1_8_1 = xor(y1_8, y0_10_1) */
-	pxor %xmm11, %xmm12 /* y1_9_1 = xor(y1_9, y0_11_1) */
-	pxor %xmm3, %xmm13 /* y1_10_1 = xor(y1_10, y0_12_1) */
-	pxor %xmm14, %xmm5 /* y1_11_1 = xor(y1_11, y0_13_1) */
-	pxor %xmm6, %xmm8 /* y1_12_1 = xor(y1_12, y0_14_1) */
-	pxor %xmm1, %xmm0 /* y1_13_1 = xor(y1_13, y0_15_1) */
-	pxor %xmm15, %xmm10 /* y1_14_1 = xor(y1_14, y0_8_1) */
-	pxor %xmm2, %xmm7 /* y1_15_1 = xor(y1_15, y0_9_1) */
-	pxor %xmm12, %xmm15 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
-	pxor %xmm13, %xmm2 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
-	pxor %xmm5, %xmm4 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
-	pxor %xmm8, %xmm11 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
-	pxor %xmm0, %xmm3 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
-	pxor %xmm10, %xmm14 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
-	pxor %xmm7, %xmm6 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
-	pxor %xmm9, %xmm1 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
-	pxor %xmm15, %xmm9 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
-	pxor %xmm2, %xmm12 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
-	pxor %xmm4, %xmm13 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
-	pxor %xmm11, %xmm5 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
-	pxor %xmm3, %xmm8 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
-	pxor %xmm14, %xmm0 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
-	pxor %xmm6, %xmm10 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
-	pxor %xmm1, %xmm7 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
+	pxor %xmm5, %xmm3 /* y0_14_1 = xor(y0_14, y1_8) */
+	pxor %xmm6, %xmm11 /* y0_15_1 = xor(y0_15, y1_9) */
+	pxor %xmm15, %xmm5 /* y1_8_1 = xor(y1_8, y0_10_1) */
+	pxor %xmm0, %xmm6 /* y1_9_1 = xor(y1_9, y0_11_1) */
+	pxor %xmm9, %xmm13 /* y1_10_1 = xor(y1_10, y0_12_1) */
+	pxor %xmm14, %xmm12 /* y1_11_1 = xor(y1_11, y0_13_1) */
+	pxor %xmm3, %xmm10 /* y1_12_1 = xor(y1_12, y0_14_1) */
+	pxor %xmm11, %xmm1 /* y1_13_1 = xor(y1_13, y0_15_1) */
+	pxor %xmm2, %xmm8 /* y1_14_1 = xor(y1_14, y0_8_1) */
+	pxor %xmm4, %xmm7 /* y1_15_1 = xor(y1_15, y0_9_1) */
+	pxor %xmm6, %xmm2 /* y0_8_2 = xor(y0_8_1, y1_9_1) */
+	pxor %xmm13, %xmm4 /* y0_9_2 = xor(y0_9_1, y1_10_1) */
+	pxor %xmm12, %xmm15 /* y0_10_2 = xor(y0_10_1, y1_11_1) */
+	pxor %xmm10, %xmm0 /* y0_11_2 = xor(y0_11_1, y1_12_1) */
+	pxor %xmm1, %xmm9 /* y0_12_2 = xor(y0_12_1, y1_13_1) */
+	pxor %xmm8, %xmm14 /* y0_13_2 = xor(y0_13_1, y1_14_1) */
+	pxor %xmm7, %xmm3 /* y0_14_2 = xor(y0_14_1, y1_15_1) */
+	pxor %xmm5, %xmm11 /* y0_15_2 = xor(y0_15_1, y1_8_1) */
+	pxor %xmm2, %xmm5 /* y1_8_2 = xor(y1_8_1, y0_8_2) */
+	pxor %xmm4, %xmm6 /* y1_9_2 = xor(y1_9_1, y0_9_2) */
+	pxor %xmm15, %xmm13 /* y1_10_2 = xor(y1_10_1, y0_10_2) */
+	pxor %xmm0, %xmm12 /* y1_11_2 = xor(y1_11_1, y0_11_2) */
+	pxor %xmm9, %xmm10 /* y1_12_2 = xor(y1_12_1, y0_12_2) */
+	pxor %xmm14, %xmm1 /* y1_13_2 = xor(y1_13_1, y0_13_2) */
+	pxor %xmm3, %xmm8 /* y1_14_2 = xor(y1_14_1, y0_14_2) */
+	pxor %xmm11, %xmm7 /* y1_15_2 = xor(y1_15_1, y0_15_2) */
 
 	/* Word pair 2: inverse linear layer (algorithm 2), XORs only. */
 	movdqa %xmm7, 688(%rsp) /* spill y1_15_2 */
 	movdqa 368(%rsp), %xmm7 /* reload hi_2 */
-	movdqa %xmm10, 32(%rsp) /* spill y1_14_2 */
-	movdqa 224(%rsp), %xmm10 /* reload hi_30 */
-	pxor %xmm10, %xmm7 /* y0_16 = xor(hi_2, hi_30) */
-	movdqa %xmm0, 368(%rsp) /* spill y1_13_2 */
-	movdqa 320(%rsp), %xmm0 /* reload lo_2 */
-	movdqa %xmm8, 0(%rsp) /* spill y1_12_2 */
-	movdqa 784(%rsp), %xmm8 /* reload lo_30 */
-	pxor %xmm8, %xmm0 /* y0_17 = xor(lo_2, lo_30) */
-	movdqa %xmm5, 320(%rsp) /* spill y1_11_2 */
-	movdqa 432(%rsp), %xmm5 /* reload hi_6 */
-	movdqa %xmm13, 192(%rsp) /* spill y1_10_2 */
-	movdqa 640(%rsp), %xmm13 /* reload hi_20 */
-	pxor %xmm13, %xmm5 /* y0_18 = xor(hi_6, hi_20) */
-	movdqa %xmm12, 432(%rsp) /* spill y1_9_2 */
-	movdqa 384(%rsp), %xmm12 /* reload lo_6 */
-	movdqa %xmm9, 48(%rsp) /* spill y1_8_2 */
+	pxor 16(%rsp), %xmm7 /* y0_16 = xor(hi_2, hi_30) */
+	movdqa %xmm8, 368(%rsp) /* spill y1_14_2 */
+	movdqa 320(%rsp), %xmm8 /* reload lo_2 */
+	pxor 784(%rsp), %xmm8 /* y0_17 = xor(lo_2, lo_30) */
+	movdqa %xmm1, 320(%rsp) /* spill y1_13_2 */
+	movdqa 432(%rsp), %xmm1 /* reload hi_6 */
+	pxor 640(%rsp), %xmm1 /* y0_18 = xor(hi_6, hi_20) */
+	movdqa %xmm10, 432(%rsp) /* spill y1_12_2 */
+	movdqa 384(%rsp), %xmm10 /* reload lo_6 */
+	pxor 624(%rsp), %xmm10 /* y0_19 = xor(lo_6, lo_20) */
+	movdqa %xmm12, 384(%rsp) /* spill y1_11_2 */
+	movdqa 240(%rsp), %xmm12 /* reload hi_11 */
+	pxor 768(%rsp), %xmm12 /* y0_20 = xor(hi_11, hi_27) */
+	movdqa %xmm13, 240(%rsp) /* spill y1_10_2 */
+	movdqa 528(%rsp), %xmm13 /* reload lo_11 */
+	pxor 0(%rsp), %xmm13 /* y0_21 = xor(lo_11, lo_27) */
+	movdqa %xmm6, 528(%rsp) /* spill y1_9_2 */
+	movdqa 512(%rsp), %xmm6 /* reload hi_13 */
+	pxor 576(%rsp), %xmm6 /* y0_22 = xor(hi_13, hi_17) */
+	movdqa %xmm5, 512(%rsp) /* spill y1_8_2 */
+	movdqa 272(%rsp), %xmm5 /* reload lo_13 */
+	pxor 560(%rsp), %xmm5 /* y0_23 = xor(lo_13, lo_17) */
+	movdqa %xmm11, 272(%rsp) /* spill y0_15_2 */
+	movdqa 16(%rsp), %xmm11 /* reload hi_30 */
+	pxor %xmm13, %xmm11 /* y1_16 = xor(hi_30, y0_21) */
+	movdqa %xmm3, 16(%rsp) /* spill y0_14_2 */
+	movdqa 784(%rsp), %xmm3 /* reload lo_30 */
+	pxor %xmm6, %xmm3 /* y1_17 = xor(lo_30, y0_22) */
+	movdqa %xmm14, 784(%rsp) /* spill y0_13_2 */
+	movdqa 640(%rsp), %xmm14 /* reload hi_20 */
+	pxor %xmm5, %xmm14 /* y1_18 = xor(hi_20, y0_23) */
+	movdqa %xmm9, 640(%rsp) /* spill y0_12_2 */
 	movdqa 624(%rsp), %xmm9 /* reload lo_20 */
-	pxor %xmm9, %xmm12 /* y0_19 = xor(lo_6, lo_20) */
-	movdqa %xmm1, 384(%rsp) /* spill y0_15_2 */
-	movdqa 272(%rsp), %xmm1 /* reload hi_11 */
-	movdqa %xmm6, 160(%rsp) /* spill y0_14_2 */
-	movdqa 768(%rsp), %xmm6 /* reload hi_27 */
-	pxor %xmm6, %xmm1 /* y0_20 = xor(hi_11, hi_27) */
-	movdqa %xmm14, 272(%rsp) /* spill y0_13_2 */
-	movdqa 528(%rsp), %xmm14 /* reload lo_11 */
-	movdqa %xmm3, 288(%rsp) /* spill y0_12_2 */
-	movdqa 256(%rsp), %xmm3 /* reload lo_27 */
-	pxor %xmm3, %xmm14 /* y0_21 = xor(lo_11, lo_27) */
-	movdqa %xmm11, 528(%rsp) /* spill y0_11_2 */
-	movdqa 512(%rsp), %xmm11 /* reload hi_13 */
-	movdqa %xmm4, 64(%rsp) /* spill y0_10_2 */
-	movdqa 576(%rsp), %xmm4 /* reload hi_17 */
-	pxor %xmm4, %xmm11 /* y0_22 = xor(hi_13, hi_17) */
-	movdqa %xmm2, 512(%rsp) /* spill y0_9_2 */
-	movdqa 240(%rsp), %xmm2 /* reload lo_13 */
-	movdqa %xmm15, 304(%rsp) /* spill y0_8_2 */
-	movdqa 80(%rsp), %xmm15 /* reload lo_17 */
-	pxor %xmm15, %xmm2 /* y0_23 = xor(lo_13, lo_17) */
-	pxor %xmm14, %xmm10 /* y1_16 = xor(hi_30, y0_21) */
-	pxor %xmm11, %xmm8 /* y1_17 = xor(lo_30, y0_22) */
-	pxor %xmm2, %xmm13 /* y1_18 = xor(hi_20, y0_23) */
 	pxor %xmm7, %xmm9 /* y1_19 = xor(lo_20, y0_16) */
-	pxor %xmm0, %xmm6 /* y1_20 = xor(hi_27, y0_17) */
-	pxor %xmm5, %xmm3 /* y1_21 = xor(lo_27, y0_18) */
-	pxor %xmm12, %xmm4 /* y1_22 = xor(hi_17, y0_19) */
-	pxor %xmm1, %xmm15 /* y1_23 = xor(lo_17, y0_20) */
-	pxor %xmm13, %xmm7 /* y0_16_1 = xor(y0_16, y1_18) */
-	pxor %xmm9, %xmm0 /* y0_17_1 = xor(y0_17, y1_19) */
-	pxor %xmm6, %xmm5 /* y0_18_1 = xor(y0_18, y1_20) */
-	pxor %xmm3, %xmm12 /* y0_19_1 = xor(y0_19, y1_21) */
-	pxor %xmm4, %xmm1 /* y0_20_1 = xor(y0_20, y1_22) */
-	pxor %xmm15, %xmm14 /* y0_21_1 = xor(y0_21, y1_23) */
-	pxor %xmm10, %xmm11 /* y0_22_1 = xor(y0_22, y1_16) */
-	pxor %xmm8, %xmm2 /* y0_23_1 = xor(y0_23, y1_17) */
-	pxor %xmm5, %xmm10 /* y1_16_1 = xor(y1_16, y0_18_1) */
-	pxor %xmm12, %xmm8 /* y1_17_1 = xor(y1_17, y0_19_1) */
-	pxor %xmm1, %xmm13 /* y1_18_1 = xor(y1_18, y0_20_1) */
-	pxor %xmm14, %xmm9 /* y1_19_1 = xor(y1_19, y0_21_1) */
-	pxor %xmm11, %xmm6 /* y1_20_1 = xor(y1_20, y0_22_1) */
-	pxor %xmm2, %xmm3 /* y1_21_1 = xor(y1_21, y0_23_1) */
+	movdqa %xmm0, 624(%rsp) /* spill y0_11_2 */
+	movdqa 768(%rsp), %xmm0 /* reload hi_27 */
+	pxor %xmm8, %xmm0 /* y1_20 = xor(hi_27, y0_17) */
+	movdqa %xmm15, 768(%rsp) /* spill y0_10_2 */
+	movdqa 0(%rsp), %xmm15 /* reload lo_27 */
+	pxor %xmm1, %xmm15 /* y1_21 = xor(lo_27, y0_18) */
+	movdqa %xmm4, 0(%rsp) /* spill y0_9_2 */
+	movdqa 576(%rsp), %xmm4 /* reload hi_17 */
+	pxor %xmm10, %xmm4 /* y1_22 = xor(hi_17, y0_19) */
+	movdqa %xmm2, 576(%rsp) /* spill y0_8_2 */
+	movdqa 560(%rsp), %xmm2 /* reload lo_17 */
+	pxor %xmm12, %xmm2 /* y1_23 = xor(lo_17, y0_20) */
+	pxor %xmm14, %xmm7 /* y0_16_1 = xor(y0_16, y1_18) */
+	pxor %xmm9, %xmm8 /* y0_17_1 = xor(y0_17, y1_19) */
+	pxor %xmm0, %xmm1 /* y0_18_1 = xor(y0_18, y1_20) */
+	pxor %xmm15, %xmm10 /* y0_19_1 = xor(y0_19, y1_21) */
+	pxor %xmm4, %xmm12 /* y0_20_1 = xor(y0_20, y1_22) */
+	pxor %xmm2, %xmm13 /* y0_21_1 = xor(y0_21, y1_23) */
+	pxor %xmm11, %xmm6 /* y0_22_1 = xor(y0_22, y1_16) */
+	pxor %xmm3, %xmm5 /* y0_23_1 = xor(y0_23, y1_17) */
+	pxor %xmm1, %xmm11 /* y1_16_1 = xor(y1_16, y0_18_1) */
+	pxor %xmm10, %xmm3 /* y1_17_1 = xor(y1_17, y0_19_1) */
+	pxor %xmm12, %xmm14 /* y1_18_1 = xor(y1_18, y0_20_1) */
+	pxor %xmm13, %xmm9 /* y1_19_1 = xor(y1_19, y0_21_1) */
+	pxor %xmm6, %xmm0 /* y1_20_1 = xor(y1_20, y0_22_1) */
+	pxor %xmm5, %xmm15 /* y1_21_1 = xor(y1_21, y0_23_1) */
 	pxor %xmm7, %xmm4 /* y1_22_1 = xor(y1_22, y0_16_1) */
-	pxor %xmm0, %xmm15 /* y1_23_1 = xor(y1_23, y0_17_1) */
-	pxor %xmm8, %xmm7 /* y0_16_2 = xor(y0_16_1, y1_17_1) */
-	pxor %xmm13, %xmm0 /* y0_17_2 = xor(y0_17_1, y1_18_1) */
-	pxor %xmm9, %xmm5 /* y0_18_2 = xor(y0_18_1, y1_19_1) */
-	pxor %xmm6, %xmm12 /* y0_19_2 = xor(y0_19_1, y1_20_1) */
-	pxor %xmm3, %xmm1 /* y0_20_2 = xor(y0_20_1, y1_21_1) */
-	pxor %xmm4, %xmm14 /* y0_21_2 = xor(y0_21_1, y1_22_1) */
-	pxor %xmm15, %xmm11 /* y0_22_2 = xor(y0_22_1, y1_23_1) */
-	pxor %xmm10, %xmm2 /* y0_23_2 = xor(y0_23_1, y1_16_1) */
-	pxor %xmm7, %xmm10 /* y1_16_2 = xor(y1_16_1, y0_16_2) */
-	pxor %xmm0, %xmm8 /* y1_17_2 = xor(y1_17_1, y0_17_2) */
-	pxor %xmm5, %xmm13 /* y1_18_2 = xor(y1_18_1, y0_18_2) */
-	pxor %xmm12, %xmm9 /* y1_19_2 = xor(y1_19_1, y0_19_2) */
-	pxor %xmm1, %xmm6 /* y1_20_2 = xor(y1_20_1, y0_20_2) */
-	pxor %xmm14, %xmm3 /* y1_21_2 = xor(y1_21_1, y0_21_2) */
-	pxor %xmm11, %xmm4 /* y1_22_2 = xor(y1_22_1, y0_22_2) */
-	pxor %xmm2, %xmm15 /* y1_23_2 = xor(y1_23_1, y0_23_2) */
+	pxor %xmm8, %xmm2 /* y1_23_1 = xor(y1_23, y0_17_1) */
+	pxor %xmm3, %xmm7 /* y0_16_2 = xor(y0_16_1, y1_17_1) */
+	pxor %xmm14, %xmm8 /* y0_17_2 = xor(y0_17_1, y1_18_1) */
+	pxor %xmm9, %xmm1 /* y0_18_2 = xor(y0_18_1, y1_19_1) */
+	pxor %xmm0, %xmm10 /* y0_19_2 = xor(y0_19_1, y1_20_1) */
+	pxor %xmm15, %xmm12 /* y0_20_2 = xor(y0_20_1, y1_21_1) */
+	pxor %xmm4, %xmm13 /* y0_21_2 = xor(y0_21_1, y1_22_1) */
+	pxor %xmm2, %xmm6 /* y0_22_2 = xor(y0_22_1, y1_23_1) */
+	pxor %xmm11, %xmm5 /* y0_23_2 = xor(y0_23_1, y1_16_1) */
+	pxor %xmm7, %xmm11 /* y1_16_2 = xor(y1_16_1, y0_16_2) */
+	pxor %xmm8, %xmm3 /* y1_17_2 = xor(y1_17_1, y0_17_2) */
+	pxor %xmm1, %xmm14 /* y1_18_2 = xor(y1_18_1, y0_18_2) */
+	pxor %xmm10, %xmm9 /* y1_19_2 = xor(y1_19_1, y0_19_2) */
+	pxor %xmm12, %xmm0 /* y1_20_2 = xor(y1_20_1, y0_20_2) */
+	pxor %xmm13, %xmm15 /* y1_21_2 = xor(y1_21_1, y0_21_2) */
+	pxor %xmm6, %xmm4 /* y1_22_2 = xor(y1_22_1, y0_22_2) */
+	pxor %xmm5, %xmm2 /* y1_23_2 = xor(y1_23_1, y0_23_2) */
 
 	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
-	movdqa %xmm15, 80(%rsp) /* spill y1_23_2 */
-	movdqa 416(%rsp), %xmm15 /* reload hi_7 */
-	movdqa %xmm4, 576(%rsp) /* spill y1_22_2 */
-	movdqa 608(%rsp), %xmm4 /* reload hi_19 */
-	pxor %xmm4, %xmm15 /* y0_24 = xor(hi_7, hi_19) */
-	movdqa %xmm3, 416(%rsp) /* spill y1_21_2 */
-	movdqa 400(%rsp), %xmm3 /* reload lo_7 */
-	movdqa %xmm6, 256(%rsp) /* spill y1_20_2 */
-	movdqa 592(%rsp), %xmm6 /* reload lo_19 */
-	pxor %xmm6, %xmm3 /* y0_25 = xor(lo_7, lo_19) */
-	movdqa %xmm9, 400(%rsp) /* spill y1_19_2 */
-	movdqa 352(%rsp), %xmm9 /* reload hi_3 */
-	movdqa %xmm13, 768(%rsp) /* spill y1_18_2 */
-	movdqa 720(%rsp), %xmm13 /* reload hi_26 */
-	pxor %xmm13, %xmm9 /* y0_26 = xor(hi_3, hi_26) */
-	movdqa %xmm8, 352(%rsp) /* spill y1_17_2 */
-	movdqa 336(%rsp), %xmm8 /* reload lo_3 */
-	movdqa %xmm10, 624(%rsp) /* spill y1_16_2 */
-	movdqa 704(%rsp), %xmm10 /* reload lo_26 */
-	pxor %xmm10, %xmm8 /* y0_27 = xor(lo_3, lo_26) */
-	movdqa %xmm2, 336(%rsp) /* spill y0_23_2 */
-	movdqa 496(%rsp), %xmm2 /* reload hi_12 */
-	movdqa %xmm11, 640(%rsp) /* spill y0_22_2 */
-	movdqa 752(%rsp), %xmm11 /* reload hi_28 */
-	pxor %xmm11, %xmm2 /* y0_28 = xor(hi_12, hi_28) */
-	movdqa %xmm14, 496(%rsp) /* spill y0_21_2 */
+	movdqa %xmm2, 560(%rsp) /* spill y1_23_2 */
+	movdqa 416(%rsp), %xmm2 /* reload hi_7 */
+	pxor 608(%rsp), %xmm2 /* y0_24 = xor(hi_7, hi_19) */
+	movdqa %xmm4, 416(%rsp) /* spill y1_22_2 */
+	movdqa 400(%rsp), %xmm4 /* reload lo_7 */
+	pxor 592(%rsp), %xmm4 /* y0_25 = xor(lo_7, lo_19) */
+	movdqa %xmm15, 400(%rsp) /* spill y1_21_2 */
+	movdqa 352(%rsp), %xmm15 /* reload hi_3 */
+	pxor 720(%rsp), %xmm15 /* y0_26 = xor(hi_3, hi_26) */
+	movdqa %xmm0, 352(%rsp) /* spill y1_20_2 */
+	movdqa 336(%rsp), %xmm0 /* reload lo_3 */
+	pxor 704(%rsp), %xmm0 /* y0_27 = xor(lo_3, lo_26) */
+	movdqa %xmm9, 336(%rsp) /* spill y1_19_2 */
+	movdqa 496(%rsp), %xmm9 /* reload hi_12 */
+	pxor 752(%rsp), %xmm9 /* y0_28 = xor(hi_12, hi_28) */
+	movdqa %xmm14, 496(%rsp) /* spill y1_18_2 */
 	movdqa 480(%rsp), %xmm14 /* reload lo_12 */
-	movdqa %xmm1, 784(%rsp) /* spill y0_20_2 */
+	pxor 736(%rsp), %xmm14 /* y0_29 = xor(lo_12, lo_28) */
+	movdqa %xmm3, 480(%rsp) /* spill y1_17_2 */
+	movdqa 464(%rsp), %xmm3 /* reload hi_10 */
+	pxor 672(%rsp), %xmm3 /* y0_30 = xor(hi_10, hi_23) */
+	movdqa %xmm11, 464(%rsp) /* spill y1_16_2 */
+	movdqa 448(%rsp), %xmm11 /* reload lo_10 */
+	pxor 656(%rsp), %xmm11 /* y0_31 = xor(lo_10, lo_23) */
+	movdqa %xmm5, 448(%rsp) /* spill y0_23_2 */
+	movdqa 608(%rsp), %xmm5 /* reload hi_19 */
+	pxor %xmm14, %xmm5 /* y1_24 = xor(hi_19, y0_29) */
+	movdqa %xmm6, 608(%rsp) /* spill y0_22_2 */
+	movdqa 592(%rsp), %xmm6 /* reload lo_19 */
+	pxor %xmm3, %xmm6 /* y1_25 = xor(lo_19, y0_30) */
+	movdqa %xmm13, 592(%rsp) /* spill y0_21_2 */
+	movdqa 720(%rsp), %xmm13 /* reload hi_26 */
+	pxor %xmm11, %xmm13 /* y1_26 = xor(hi_26, y0_31) */
+	movdqa %xmm12, 720(%rsp) /* spill y0_20_2 */
+	movdqa 704(%rsp), %xmm12 /* reload lo_26 */
+	pxor %xmm2, %xmm12 /* y1_27 = xor(lo_26, y0_24) */
+	movdqa %xmm10, 704(%rsp) /* spill y0_19_2 */
+	movdqa 752(%rsp), %xmm10 /* reload hi_28 */
+	pxor %xmm4, %xmm10 /* y1_28 = xor(hi_28, y0_25) */
+	movdqa %xmm1, 752(%rsp) /* spill y0_18_2 */
 	movdqa 736(%rsp), %xmm1 /* reload lo_28 */
-	pxor %xmm1, %xmm14 /* y0_29 = xor(lo_12, lo_28) */
-	movdqa %xmm12, 480(%rsp) /* spill y0_19_2 */
-	movdqa 464(%rsp), %xmm12 /* reload hi_10 */
-	movdqa %xmm5, 224(%rsp) /* spill y0_18_2 */
-	movdqa 672(%rsp), %xmm5 /* reload hi_23 */
-	pxor %xmm5, %xmm12 /* y0_30 = xor(hi_10, hi_23) */
-	movdqa %xmm0, 464(%rsp) /* spill y0_17_2 */
-	movdqa 448(%rsp), %xmm0 /* reload lo_10 */
-	movdqa %xmm7, 240(%rsp) /* spill y0_16_2 */
+	pxor %xmm15, %xmm1 /* y1_29 = xor(lo_28, y0_26) */
+	movdqa %xmm8, 736(%rsp) /* spill y0_17_2 */
+	movdqa 672(%rsp), %xmm8 /* reload hi_23 */
+	pxor %xmm0, %xmm8 /* y1_30 = xor(hi_23, y0_27) */
+	movdqa %xmm7, 672(%rsp) /* spill y0_16_2 */
 	movdqa 656(%rsp), %xmm7 /* reload lo_23 */
-	pxor %xmm7, %xmm0 /* y0_31 = xor(lo_10, lo_23) */
-	pxor %xmm14, %xmm4 /* y1_24 = xor(hi_19, y0_29) */
-	pxor %xmm12, %xmm6 /* y1_25 = xor(lo_19, y0_30) */
-	pxor %xmm0, %xmm13 /* y1_26 = xor(hi_26, y0_31) */
-	pxor %xmm15, %xmm10 /* y1_27 = xor(lo_26, y0_24) */
-	pxor %xmm3, %xmm11 /* y1_28 = xor(hi_28, y0_25) */
-	pxor %xmm9, %xmm1 /* y1_29 = xor(lo_28, y0_26) */
-	pxor %xmm8, %xmm5 /* y1_30 = xor(hi_23, y0_27) */
-	pxor %xmm2, %xmm7 /* y1_31 = xor(lo_23, y0_28) */
-	pxor %xmm13, %xmm15 /* y0_24_1 = xor(y0_24, y1_26) */
-	pxor %xmm10, %xmm3 /* y0_25_1 = xor(y0_25, y1_27) */
-	pxor %xmm11, %xmm9 /* y0_26_1 = xor(y0_26, y1_28) */
-	pxor %xmm1, %xmm8 /* y0_27_1 = xor(y0_27, y1_29) */
-	pxor %xmm5, %xmm2 /* y0_28_1 = xor(y0_28, y1_30) */
+	pxor %xmm9, %xmm7 /* y1_31 = xor(lo_23, y0_28) */
+	pxor %xmm13, %xmm2 /* y0_24_1 = xor(y0_24, y1_26) */
+	pxor %xmm12, %xmm4 /* y0_25_1 = xor(y0_25, y1_27) */
+	pxor %xmm10, %xmm15 /* y0_26_1 = xor(y0_26, y1_28) */
+	pxor %xmm1, %xmm0 /* y0_27_1 = xor(y0_27, y1_29) */
+	pxor %xmm8, %xmm9 /* y0_28_1 = xor(y0_28, y1_30) */
 	pxor %xmm7, %xmm14 /* y0_29_1 = xor(y0_29, y1_31) */
-	pxor %xmm4, %xmm12 /* y0_30_1 = xor(y0_30, y1_24) */
-	pxor %xmm6, %xmm0 /* y0_31_1 = xor(y0_31, y1_25) */
-	pxor %xmm9, %xmm4 /* y1_24_1 = xor(y1_24, y0_26_1) */
-	pxor %xmm8, %xmm6 /* y1_25_1 = xor(y1_25, y0_27_1) */
-	pxor %xmm2, %xmm13 /* y1_26_1 = xor(y1_26, y0_28_1) */
-	pxor %xmm14, %xmm10 /* y1_27_1 = xor(y1_27, y0_29_1) */
-	pxor %xmm12, %xmm11 /* y1_28_1 = xor(y1_28, y0_30_1) */
-	pxor %xmm0, %xmm1 /* y1_29_1 = xor(y1_29, y0_31_1) */
-	pxor %xmm15, %xmm5 /* y1_30_1 = xor(y1_30, y0_24_1) */
-	pxor %xmm3, %xmm7 /* y1_31_1 = xor(y1_31, y0_25_1) */
-	pxor %xmm6, %xmm15 /* y0_24_2 = xor(y0_24_1, y1_25_1) */
-	pxor %xmm13, %xmm3 /* y0_25_2 = xor(y0_25_1, y1_26_1) */
-	pxor %xmm10, %xmm9 /* y0_26_2 = xor(y0_26_1, y1_27_1) */
-	pxor %xmm11, %xmm8 /* y0_27_2 = xor(y0_27_1, y1_28_1) */
-	pxor %xmm1, %xmm2 /* y0_28_2 = xor(y0_28_1, y1_29_1) */
-	pxor %xmm5, %xmm14 /* y0_29_2 = xor(y0_29_1, y1_30_1) */
-	pxor %xmm7, %xmm12 /* y0_30_2 = xor(y0_30_1, y1_31_1) */
-	pxor %xmm4, %xmm0 /* y0_31_2 = xor(y0_31_1, y1_24_1) */
-	pxor %xmm15, %xmm4 /* y1_24_2 = xor(y1_24_1, y0_24_2) */
-	pxor %xmm3, %xmm6 /* y1_25_2 = xor(y1_25_1, y0_25_2) */
-	pxor %xmm9, %xmm13 /* y1_26_2 = xor(y1_26_1, y0_26_2) */
-	pxor %xmm8, %xmm10 /* y1_27_2 = xor(y1_27_1, y0_27_2) */
-	pxor %xmm2, %xmm11 /* y1_28_2 = xor(y1_28_1, y0_28_2) */
+	pxor %xmm5, %xmm3 /* y0_30_1 = xor(y0_30, y1_24) */
+	pxor %xmm6, %xmm11 /* y0_31_1 = xor(y0_31, y1_25) */
+	pxor %xmm15, %xmm5 /* y1_24_1 = xor(y1_24, y0_26_1) */
+	pxor %xmm0, %xmm6 /* y1_25_1 = xor(y1_25, y0_27_1) */
+	pxor %xmm9, %xmm13 /* y1_26_1 = xor(y1_26, y0_28_1) */
+	pxor %xmm14, %xmm12 /* y1_27_1 = xor(y1_27, y0_29_1) */
+	pxor %xmm3, %xmm10 /* y1_28_1 = xor(y1_28, y0_30_1) */
+	pxor %xmm11, %xmm1 /* y1_29_1 = xor(y1_29, y0_31_1) */
+	pxor %xmm2, %xmm8 /* y1_30_1 = xor(y1_30, y0_24_1) */
+	pxor %xmm4, %xmm7 /* y1_31_1 = xor(y1_31, y0_25_1) */
+	pxor %xmm6, %xmm2 /* y0_24_2 = xor(y0_24_1, y1_25_1) */
+	pxor %xmm13, %xmm4 /* y0_25_2 = xor(y0_25_1, y1_26_1) */
+	pxor %xmm12, %xmm15 /* y0_26_2 = xor(y0_26_1, y1_27_1) */
+	pxor %xmm10, %xmm0 /* y0_27_2 = xor(y0_27_1, y1_28_1) */
+	pxor %xmm1, %xmm9 /* y0_28_2 = xor(y0_28_1, y1_29_1) */
+	pxor %xmm8, %xmm14 /* y0_29_2 = xor(y0_29_1, y1_30_1) */
+	pxor %xmm7, %xmm3 /* y0_30_2 = xor(y0_30_1, y1_31_1) */
+	pxor %xmm5, %xmm11 /* y0_31_2 = xor(y0_31_1, y1_24_1) */
+	pxor %xmm2, %xmm5 /* y1_24_2 = xor(y1_24_1, y0_24_2) */
+	pxor %xmm4, %xmm6 /* y1_25_2 = xor(y1_25_1, y0_25_2) */
+	pxor %xmm15, %xmm13 /* y1_26_2 = xor(y1_26_1, y0_26_2) */
+	pxor %xmm0, %xmm12 /* y1_27_2 = xor(y1_27_1, y0_27_2) */
+	pxor %xmm9, %xmm10 /* y1_28_2 = xor(y1_28_1, y0_28_2) */
 	pxor %xmm14, %xmm1 /* y1_29_2 = xor(y1_29_1, y0_29_2) */
-	pxor %xmm12, %xmm5 /* y1_30_2 = xor(y1_30_1, y0_30_2) */
-	pxor %xmm0, %xmm7 /* y1_31_2 = xor(y1_31_1, y0_31_2) */
+	pxor %xmm3, %xmm8 /* y1_30_2 = xor(y1_30_1, y0_30_2) */
+	pxor %xmm11, %xmm7 /* y1_31_2 = xor(y1_31_1, y0_31_2) */
 	movdqa %xmm6, 656(%rsp) /* spill x1_25.2 */
-	movdqa 896(%rsp), %xmm6 /* reload x0_0.2 */
-	movdqa %xmm4, 672(%rsp) /* spill x1_24.2 */
-	movdqa 544(%rsp), %xmm4 /* reload x0_1.2 */
-	movdqa %xmm3, 736(%rsp) /* spill x0_25.2 */
-	movdqa 880(%rsp), %xmm3 /* reload x0_2.2 */
-	movdqa %xmm15, 752(%rsp) /* spill x0_24.2 */
-	movdqa 560(%rsp), %xmm15 /* reload x0_3.2 */
-	movdqa %xmm1, 704(%rsp) /* spill x1_29.2 */
-	movdqa 864(%rsp), %xmm1 /* reload x0_4.2 */
-	movdqa %xmm11, 720(%rsp) /* spill x1_28.2 */
-	movdqa 208(%rsp), %xmm11 /* reload x0_5.2 */
-	movdqa %xmm8, 592(%rsp) /* spill x0_27.2 */
-	movdqa 848(%rsp), %xmm8 /* reload x0_6.2 */
-	movdqa %xmm8, 608(%rsp) /* spill x0_6.2 */
-	movdqa 176(%rsp), %xmm8 /* reload x0_7.2 */
-	movdqa %xmm8, 448(%rsp) /* spill x0_7.2 */
-	movdqa 304(%rsp), %xmm8 /* reload x0_8.2 */
-	movdqa %xmm9, 912(%rsp) /* spill x0_26.2 */
-	movdqa 512(%rsp), %xmm9 /* reload x0_9.2 */
-	movdqa %xmm11, 928(%rsp) /* spill x0_5.2 */
-	movdqa 64(%rsp), %xmm11 /* reload x0_10.2 */
+	movdqa 224(%rsp), %xmm6 /* reload x0_0.2 */
+	movdqa %xmm5, 256(%rsp) /* spill x1_24.2 */
+	movdqa 64(%rsp), %xmm5 /* reload x0_1.2 */
+	movdqa %xmm4, 800(%rsp) /* spill x0_25.2 */
+	movdqa 32(%rsp), %xmm4 /* reload x0_2.2 */
+	movdqa %xmm2, 816(%rsp) /* spill x0_24.2 */
+	movdqa 192(%rsp), %xmm2 /* reload x0_3.2 */
+	movdqa %xmm1, 832(%rsp) /* spill x1_29.2 */
+	movdqa 48(%rsp), %xmm1 /* reload x0_4.2 */
+	movdqa %xmm10, 848(%rsp) /* spill x1_28.2 */
+	movdqa 288(%rsp), %xmm10 /* reload x0_5.2 */
+	movdqa %xmm0, 864(%rsp) /* spill x0_27.2 */
+	movdqa 160(%rsp), %xmm0 /* reload x0_6.2 */
+	movdqa %xmm0, 880(%rsp) /* spill x0_6.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x0_7.2 */
+	movdqa %xmm0, 896(%rsp) /* spill x0_7.2 */
+	movdqa 576(%rsp), %xmm0 /* reload x0_8.2 */
+	movdqa %xmm15, 912(%rsp) /* spill x0_26.2 */
+	movdqa 0(%rsp), %xmm15 /* reload x0_9.2 */
+	movdqa %xmm10, 928(%rsp) /* spill x0_5.2 */
+	movdqa 768(%rsp), %xmm10 /* reload x0_10.2 */
 	movdqa %xmm1, 944(%rsp) /* spill x0_4.2 */
-	movdqa 528(%rsp), %xmm1 /* reload x0_11.2 */
+	movdqa 624(%rsp), %xmm1 /* reload x0_11.2 */
 	movdqa %xmm7, 960(%rsp) /* spill x1_31.2 */
-	movdqa 288(%rsp), %xmm7 /* reload x0_12.2 */
+	movdqa 640(%rsp), %xmm7 /* reload x0_12.2 */
 	movdqa %xmm7, 976(%rsp) /* spill x0_12.2 */
-	movdqa 272(%rsp), %xmm7 /* reload x0_13.2 */
+	movdqa 784(%rsp), %xmm7 /* reload x0_13.2 */
 	movdqa %xmm7, 992(%rsp) /* spill x0_13.2 */
-	movdqa 160(%rsp), %xmm7 /* reload x0_14.2 */
+	movdqa 16(%rsp), %xmm7 /* reload x0_14.2 */
 	movdqa %xmm7, 1008(%rsp) /* spill x0_14.2 */
-	movdqa 384(%rsp), %xmm7 /* reload x0_15.2 */
+	movdqa 272(%rsp), %xmm7 /* reload x0_15.2 */
 	movdqa %xmm7, 1024(%rsp) /* spill x0_15.2 */
-	movdqa 240(%rsp), %xmm7 /* reload x0_16.2 */
-	movdqa %xmm5, 1040(%rsp) /* spill x1_30.2 */
-	movdqa 464(%rsp), %xmm5 /* reload x0_17.2 */
-	movdqa %xmm15, 1056(%rsp) /* spill x0_3.2 */
-	movdqa 224(%rsp), %xmm15 /* reload x0_18.2 */
-	movdqa %xmm3, 1072(%rsp) /* spill x0_2.2 */
-	movdqa 480(%rsp), %xmm3 /* reload x0_19.2 */
+	movdqa 672(%rsp), %xmm7 /* reload x0_16.2 */
+	movdqa %xmm8, 1040(%rsp) /* spill x1_30.2 */
+	movdqa 736(%rsp), %xmm8 /* reload x0_17.2 */
+	movdqa %xmm2, 1056(%rsp) /* spill x0_3.2 */
+	movdqa 752(%rsp), %xmm2 /* reload x0_18.2 */
+	movdqa %xmm4, 1072(%rsp) /* spill x0_2.2 */
+	movdqa 704(%rsp), %xmm4 /* reload x0_19.2 */
 	movdqa %xmm1, 1088(%rsp) /* spill x0_11.2 */
-	movdqa 784(%rsp), %xmm1 /* reload x0_20.2 */
+	movdqa 720(%rsp), %xmm1 /* reload x0_20.2 */
 	movdqa %xmm1, 1104(%rsp) /* spill x0_20.2 */
-	movdqa 496(%rsp), %xmm1 /* reload x0_21.2 */
+	movdqa 592(%rsp), %xmm1 /* reload x0_21.2 */
 	movdqa %xmm1, 1120(%rsp) /* spill x0_21.2 */
-	movdqa 640(%rsp), %xmm1 /* reload x0_22.2 */
+	movdqa 608(%rsp), %xmm1 /* reload x0_22.2 */
 	movdqa %xmm1, 1136(%rsp) /* spill x0_22.2 */
-	movdqa 336(%rsp), %xmm1 /* reload x0_23.2 */
+	movdqa 448(%rsp), %xmm1 /* reload x0_23.2 */
 	movdqa %xmm1, 1152(%rsp) /* spill x0_23.2 */
-	movdqa 752(%rsp), %xmm1 /* reload x0_24.2 */
+	movdqa 816(%rsp), %xmm1 /* reload x0_24.2 */
 	movdqa %xmm1, 1168(%rsp) /* spill x0_24.2 */
-	movdqa 736(%rsp), %xmm1 /* reload x0_25.2 */
+	movdqa 800(%rsp), %xmm1 /* reload x0_25.2 */
 	movdqa %xmm1, 1184(%rsp) /* spill x0_25.2 */
 	movdqa 912(%rsp), %xmm1 /* reload x0_26.2 */
 	movdqa %xmm1, 1200(%rsp) /* spill x0_26.2 */
-	movdqa 592(%rsp), %xmm1 /* reload x0_27.2 */
+	movdqa 864(%rsp), %xmm1 /* reload x0_27.2 */
 	movdqa %xmm1, 1216(%rsp) /* spill x0_27.2 */
-	movdqa 832(%rsp), %xmm1 /* reload x1_0.2 */
+	movdqa 544(%rsp), %xmm1 /* reload x1_0.2 */
 	movdqa %xmm1, 1232(%rsp) /* spill x1_0.2 */
-	movdqa 144(%rsp), %xmm1 /* reload x1_1.2 */
+	movdqa 208(%rsp), %xmm1 /* reload x1_1.2 */
 	movdqa %xmm1, 1248(%rsp) /* spill x1_1.2 */
-	movdqa 816(%rsp), %xmm1 /* reload x1_2.2 */
+	movdqa 176(%rsp), %xmm1 /* reload x1_2.2 */
 	movdqa %xmm1, 1264(%rsp) /* spill x1_2.2 */
-	movdqa 112(%rsp), %xmm1 /* reload x1_3.2 */
+	movdqa 144(%rsp), %xmm1 /* reload x1_3.2 */
 	movdqa %xmm1, 1280(%rsp) /* spill x1_3.2 */
-	movdqa 800(%rsp), %xmm1 /* reload x1_4.2 */
-	movdqa %xmm11, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 96(%rsp), %xmm11 /* reload x1_5.2 */
+	movdqa 112(%rsp), %xmm1 /* reload x1_4.2 */
+	movdqa %xmm10, 1296(%rsp) /* spill x0_10.2 */
+	movdqa 96(%rsp), %xmm10 /* reload x1_5.2 */
 	movdqa %xmm14, 1312(%rsp) /* spill x0_29.2 */
-	movdqa 16(%rsp), %xmm14 /* reload x1_6.2 */
+	movdqa 80(%rsp), %xmm14 /* reload x1_6.2 */
 	movdqa %xmm14, 1328(%rsp) /* spill x1_6.2 */
 	movdqa 128(%rsp), %xmm14 /* reload x1_7.2 */
 	movdqa %xmm14, 1344(%rsp) /* spill x1_7.2 */
-	movdqa 48(%rsp), %xmm14 /* reload x1_8.2 */
+	movdqa 512(%rsp), %xmm14 /* reload x1_8.2 */
 	movdqa %xmm14, 1360(%rsp) /* spill x1_8.2 */
-	movdqa 432(%rsp), %xmm14 /* reload x1_9.2 */
+	movdqa 528(%rsp), %xmm14 /* reload x1_9.2 */
 	movdqa %xmm14, 1376(%rsp) /* spill x1_9.2 */
-	movdqa 192(%rsp), %xmm14 /* reload x1_10.2 */
+	movdqa 240(%rsp), %xmm14 /* reload x1_10.2 */
 	movdqa %xmm14, 1392(%rsp) /* spill x1_10.2 */
-	movdqa 320(%rsp), %xmm14 /* reload x1_11.2 */
+	movdqa 384(%rsp), %xmm14 /* reload x1_11.2 */
 	movdqa %xmm14, 1408(%rsp) /* spill x1_11.2 */
-	movdqa 0(%rsp), %xmm14 /* reload x1_12.2 */
-	movdqa %xmm2, 1424(%rsp) /* spill x0_28.2 */
-	movdqa 368(%rsp), %xmm2 /* reload x1_13.2 */
-	movdqa %xmm3, 1440(%rsp) /* spill x0_19.2 */
-	movdqa 32(%rsp), %xmm3 /* reload x1_14.2 */
-	movdqa %xmm3, 1456(%rsp) /* spill x1_14.2 */
-	movdqa 688(%rsp), %xmm3 /* reload x1_15.2 */
-	movdqa %xmm3, 1472(%rsp) /* spill x1_15.2 */
-	movdqa 624(%rsp), %xmm3 /* reload x1_16.2 */
-	movdqa %xmm3, 1488(%rsp) /* spill x1_16.2 */
-	movdqa 352(%rsp), %xmm3 /* reload x1_17.2 */
-	movdqa %xmm3, 1504(%rsp) /* spill x1_17.2 */
-	movdqa 768(%rsp), %xmm3 /* reload x1_18.2 */
-	movdqa %xmm15, 1520(%rsp) /* spill x0_18.2 */
-	movdqa 400(%rsp), %xmm15 /* reload x1_19.2 */
-	movdqa %xmm10, 1536(%rsp) /* spill x1_27.2 */
-	movdqa 256(%rsp), %xmm10 /* reload x1_20.2 */
-	movdqa %xmm10, 1552(%rsp) /* spill x1_20.2 */
-	movdqa 416(%rsp), %xmm10 /* reload x1_21.2 */
-	movdqa %xmm10, 1568(%rsp) /* spill x1_21.2 */
-	movdqa 576(%rsp), %xmm10 /* reload x1_22.2 */
-	movdqa %xmm10, 1584(%rsp) /* spill x1_22.2 */
-	movdqa 80(%rsp), %xmm10 /* reload x1_23.2 */
-	movdqa %xmm10, 1600(%rsp) /* spill x1_23.2 */
-	movdqa 672(%rsp), %xmm10 /* reload x1_24.2 */
-	movdqa %xmm10, 1616(%rsp) /* spill x1_24.2 */
-	movdqa 656(%rsp), %xmm10 /* reload x1_25.2 */
-	movdqa %xmm10, 1632(%rsp) /* spill x1_25.2 */
-	movdqa 1536(%rsp), %xmm10 /* reload x1_27.2 */
-	movdqa %xmm10, 1648(%rsp) /* spill x1_27.2 */
-	movdqa 720(%rsp), %xmm10 /* reload x1_28.2 */
-	movdqa %xmm10, 1664(%rsp) /* spill x1_28.2 */
-	movdqa 704(%rsp), %xmm10 /* reload x1_29.2 */
-	movdqa %xmm10, 1680(%rsp) /* spill x1_29.2 */
-	movdqa 1040(%rsp), %xmm10 /* reload x1_30.2 */
-	movdqa %xmm10, 1696(%rsp) /* spill x1_30.2 */
-	movdqa 960(%rsp), %xmm10 /* reload x1_31.2 */
+	movdqa 432(%rsp), %xmm14 /* reload x1_12.2 */
+	movdqa %xmm9, 1424(%rsp) /* spill x0_28.2 */
+	movdqa 320(%rsp), %xmm9 /* reload x1_13.2 */
+	movdqa %xmm4, 1440(%rsp) /* spill x0_19.2 */
+	movdqa 368(%rsp), %xmm4 /* reload x1_14.2 */
+	movdqa %xmm4, 1456(%rsp) /* spill x1_14.2 */
+	movdqa 688(%rsp), %xmm4 /* reload x1_15.2 */
+	movdqa %xmm4, 1472(%rsp) /* spill x1_15.2 */
+	movdqa 464(%rsp), %xmm4 /* reload x1_16.2 */
+	movdqa %xmm4, 1488(%rsp) /* spill x1_16.2 */
+	movdqa 480(%rsp), %xmm4 /* reload x1_17.2 */
+	movdqa %xmm4, 1504(%rsp) /* spill x1_17.2 */
+	movdqa 496(%rsp), %xmm4 /* reload x1_18.2 */
+	movdqa %xmm2, 1520(%rsp) /* spill x0_18.2 */
+	movdqa 336(%rsp), %xmm2 /* reload x1_19.2 */
+	movdqa %xmm12, 1536(%rsp) /* spill x1_27.2 */
+	movdqa 352(%rsp), %xmm12 /* reload x1_20.2 */
+	movdqa %xmm12, 1552(%rsp) /* spill x1_20.2 */
+	movdqa 400(%rsp), %xmm12 /* reload x1_21.2 */
+	movdqa %xmm12, 1568(%rsp) /* spill x1_21.2 */
+	movdqa 416(%rsp), %xmm12 /* reload x1_22.2 */
+	movdqa %xmm12, 1584(%rsp) /* spill x1_22.2 */
+	movdqa 560(%rsp), %xmm12 /* reload x1_23.2 */
+	movdqa %xmm12, 1600(%rsp) /* spill x1_23.2 */
+	movdqa 256(%rsp), %xmm12 /* reload x1_24.2 */
+	movdqa %xmm12, 1616(%rsp) /* spill x1_24.2 */
+	movdqa 656(%rsp), %xmm12 /* reload x1_25.2 */
+	movdqa %xmm12, 1632(%rsp) /* spill x1_25.2 */
+	movdqa 1536(%rsp), %xmm12 /* reload x1_27.2 */
+	movdqa %xmm12, 1648(%rsp) /* spill x1_27.2 */
+	movdqa 848(%rsp), %xmm12 /* reload x1_28.2 */
+	movdqa %xmm12, 1664(%rsp) /* spill x1_28.2 */
+	movdqa 832(%rsp), %xmm12 /* reload x1_29.2 */
+	movdqa %xmm12, 1680(%rsp) /* spill x1_29.2 */
+	movdqa 1040(%rsp), %xmm12 /* reload x1_30.2 */
+	movdqa %xmm12, 1696(%rsp) /* spill x1_30.2 */
+	movdqa 960(%rsp), %xmm12 /* reload x1_31.2 */
+	movdqa %xmm12, 560(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
 .Lublock_nibbleslice_ssse3_asm_11_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm10, 80(%rsp) /* spill x1_31.2 */
-	movdqu 480(%rdi,%rcx), %xmm10 /* t0_30 = bcast128() */
-	pshufb %xmm12, %xmm10 /* s0_30 = lookup16(t0_30, x0_30) */
-	movdqa %xmm12, 576(%rsp) /* spill x0_30.2 */
-	movdqu 496(%rdi,%rcx), %xmm12 /* t0_31 = bcast128() */
-	pshufb %xmm0, %xmm12 /* s0_31 = lookup16(t0_31, x0_31) */
-	movdqa %xmm0, 416(%rsp) /* spill x0_31.2 */
-	movdqu 256(%rdi,%rcx), %xmm0 /* t0_16 = bcast128() */
-	pshufb %xmm7, %xmm0 /* s0_16 = lookup16(t0_16, x0_16) */
-	movdqa %xmm7, 256(%rsp) /* spill x0_16.2 */
+	movdqu 480(%rdi,%rcx), %xmm12 /* t0_30 = bcast128() */
+	pshufb %xmm3, %xmm12 /* s0_30 = lookup16(t0_30, x0_30) */
+	movdqu 496(%rdi,%rcx), %xmm3 /* t0_31 = bcast128() */
+	pshufb %xmm11, %xmm3 /* s0_31 = lookup16(t0_31, x0_31) */
+	movdqu 256(%rdi,%rcx), %xmm11 /* t0_16 = bcast128() */
+	pshufb %xmm7, %xmm11 /* s0_16 = lookup16(t0_16, x0_16) */
 	movdqu 272(%rdi,%rcx), %xmm7 /* t0_17 = bcast128() */
-	pshufb %xmm5, %xmm7 /* s0_17 = lookup16(t0_17, x0_17) */
-	movdqa %xmm5, 400(%rsp) /* spill x0_17.2 */
-	movdqu (%rdi,%rcx), %xmm5 /* t0_0 = bcast128() */
-	pshufb %xmm6, %xmm5 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm6, 768(%rsp) /* spill x0_0.2 */
+	pshufb %xmm8, %xmm7 /* s0_17 = lookup16(t0_17, x0_17) */
+	movdqu (%rdi,%rcx), %xmm8 /* t0_0 = bcast128() */
+	pshufb %xmm6, %xmm8 /* s0_0 = lookup16(t0_0, x0_0) */
 	movdqu 16(%rdi,%rcx), %xmm6 /* t0_1 = bcast128() */
-	pshufb %xmm4, %xmm6 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm4, 352(%rsp) /* spill x0_1.2 */
-	movdqu 128(%rdi,%rcx), %xmm4 /* t0_8 = bcast128() */
-	pshufb %xmm8, %xmm4 /* s0_8 = lookup16(t0_8, x0_8) */
-	movdqa %xmm8, 624(%rsp) /* spill x0_8.2 */
-	movdqu 144(%rdi,%rcx), %xmm8 /* t0_9 = bcast128() */
-	pshufb %xmm9, %xmm8 /* s0_9 = lookup16(t0_9, x0_9) */
-	movdqa %xmm9, 688(%rsp) /* spill x0_9.2 */
-	movdqu 800(%rdi,%rcx), %xmm9 /* t1_18 = bcast128() */
-	pshufb %xmm3, %xmm9 /* s1_18 = lookup16(t1_18, x1_18) */
-	movdqa %xmm3, 32(%rsp) /* spill x1_18.2 */
-	movdqu 816(%rdi,%rcx), %xmm3 /* t1_19 = bcast128() */
-	pshufb %xmm15, %xmm3 /* s1_19 = lookup16(t1_19, x1_19) */
-	movdqa %xmm15, 368(%rsp) /* spill x1_19.2 */
-	movdqu 576(%rdi,%rcx), %xmm15 /* t1_4 = bcast128() */
-	pshufb %xmm1, %xmm15 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm1, 0(%rsp) /* spill x1_4.2 */
+	pshufb %xmm5, %xmm6 /* s0_1 = lookup16(t0_1, x0_1) */
+	movdqu 128(%rdi,%rcx), %xmm5 /* t0_8 = bcast128() */
+	pshufb %xmm0, %xmm5 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqu 144(%rdi,%rcx), %xmm0 /* t0_9 = bcast128() */
+	pshufb %xmm15, %xmm0 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqu 800(%rdi,%rcx), %xmm15 /* t1_18 = bcast128() */
+	pshufb %xmm4, %xmm15 /* s1_18 = lookup16(t1_18, x1_18) */
+	movdqu 816(%rdi,%rcx), %xmm4 /* t1_19 = bcast128() */
+	pshufb %xmm2, %xmm4 /* s1_19 = lookup16(t1_19, x1_19) */
+	movdqu 576(%rdi,%rcx), %xmm2 /* t1_4 = bcast128() */
+	pshufb %xmm1, %xmm2 /* s1_4 = lookup16(t1_4, x1_4) */
 	movdqu 592(%rdi,%rcx), %xmm1 /* t1_5 = bcast128() */
-	pshufb %xmm11, %xmm1 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm11, 320(%rsp) /* spill x1_5.2 */
-	movdqu 704(%rdi,%rcx), %xmm11 /* t1_12 = bcast128() */
-	pshufb %xmm14, %xmm11 /* s1_12 = lookup16(t1_12, x1_12) */
-	movdqa %xmm14, 192(%rsp) /* spill x1_12.2 */
+	pshufb %xmm10, %xmm1 /* s1_5 = lookup16(t1_5, x1_5) */
+	movdqu 704(%rdi,%rcx), %xmm10 /* t1_12 = bcast128() */
+	pshufb %xmm14, %xmm10 /* s1_12 = lookup16(t1_12, x1_12) */
 	movdqu 720(%rdi,%rcx), %xmm14 /* t1_13 = bcast128() */
-	pshufb %xmm2, %xmm14 /* s1_13 = lookup16(t1_13, x1_13) */
-	movdqa %xmm2, 432(%rsp) /* spill x1_13.2 */
-	movdqu 928(%rdi,%rcx), %xmm2 /* t1_26 = bcast128() */
-	pshufb %xmm13, %xmm2 /* s1_26 = lookup16(t1_26, x1_26) */
-	movdqa %xmm13, 48(%rsp) /* spill x1_26.2 */
+	pshufb %xmm9, %xmm14 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqu 928(%rdi,%rcx), %xmm9 /* t1_26 = bcast128() */
+	pshufb %xmm13, %xmm9 /* s1_26 = lookup16(t1_26, x1_26) */
 	movdqu 944(%rdi,%rcx), %xmm13 /* t1_27 = bcast128() */
-	movdqa %xmm8, 128(%rsp) /* spill s0_9 */
-	movdqa 1648(%rsp), %xmm8 /* reload x1_27.2 */
-	pshufb %xmm8, %xmm13 /* s1_27 = lookup16(t1_27, x1_27) */
+	pshufb 1648(%rsp), %xmm13 /* s1_27 = lookup16(t1_27, x1_27) */
 
 	/* Word pair 0: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm9, %xmm10 /* y0_0_3 = xor(s0_30, s1_18) */
-	pxor %xmm3, %xmm12 /* y0_1_3 = xor(s0_31, s1_19) */
-	pxor %xmm15, %xmm0 /* y0_2_3 = xor(s0_16, s1_4) */
+	pxor %xmm15, %xmm12 /* y0_0_3 = xor(s0_30, s1_18) */
+	pxor %xmm4, %xmm3 /* y0_1_3 = xor(s0_31, s1_19) */
+	pxor %xmm2, %xmm11 /* y0_2_3 = xor(s0_16, s1_4) */
 	pxor %xmm1, %xmm7 /* y0_3_3 = xor(s0_17, s1_5) */
-	pxor %xmm11, %xmm5 /* y0_4_3 = xor(s0_0, s1_12) */
+	pxor %xmm10, %xmm8 /* y0_4_3 = xor(s0_0, s1_12) */
 	pxor %xmm14, %xmm6 /* y0_5_3 = xor(s0_1, s1_13) */
-	pxor %xmm2, %xmm4 /* y0_6_3 = xor(s0_8, s1_26) */
-	movdqa 128(%rsp), %xmm8 /* reload s0_9 */
-	pxor %xmm13, %xmm8 /* y0_7_3 = xor(s0_9, s1_27) */
-	pxor %xmm6, %xmm9 /* y1_0_3 = xor(s1_18, y0_5_3) */
-	pxor %xmm4, %xmm3 /* y1_1_3 = xor(s1_19, y0_6_3) */
-	pxor %xmm8, %xmm15 /* y1_2_3 = xor(s1_4, y0_7_3) */
-	pxor %xmm10, %xmm1 /* y1_3_3 = xor(s1_5, y0_0_3) */
-	pxor %xmm12, %xmm11 /* y1_4_3 = xor(s1_12, y0_1_3) */
-	pxor %xmm0, %xmm14 /* y1_5_3 = xor(s1_13, y0_2_3) */
-	pxor %xmm7, %xmm2 /* y1_6_3 = xor(s1_26, y0_3_3) */
-	pxor %xmm5, %xmm13 /* y1_7_3 = xor(s1_27, y0_4_3) */
-	pxor %xmm15, %xmm10 /* y0_0_4 = xor(y0_0_3, y1_2_3) */
-	pxor %xmm1, %xmm12 /* y0_1_4 = xor(y0_1_3, y1_3_3) */
-	pxor %xmm11, %xmm0 /* y0_2_4 = xor(y0_2_3, y1_4_3) */
+	pxor %xmm9, %xmm5 /* y0_6_3 = xor(s0_8, s1_26) */
+	pxor %xmm13, %xmm0 /* y0_7_3 = xor(s0_9, s1_27) */
+	pxor %xmm6, %xmm15 /* y1_0_3 = xor(s1_18, y0_5_3) */
+	pxor %xmm5, %xmm4 /* y1_1_3 = xor(s1_19, y0_6_3) */
+	pxor %xmm0, %xmm2 /* y1_2_3 = xor(s1_4, y0_7_3) */
+	pxor %xmm12, %xmm1 /* y1_3_3 = xor(s1_5, y0_0_3) */
+	pxor %xmm3, %xmm10 /* y1_4_3 = xor(s1_12, y0_1_3) */
+	pxor %xmm11, %xmm14 /* y1_5_3 = xor(s1_13, y0_2_3) */
+	pxor %xmm7, %xmm9 /* y1_6_3 = xor(s1_26, y0_3_3) */
+	pxor %xmm8, %xmm13 /* y1_7_3 = xor(s1_27, y0_4_3) */
+	pxor %xmm2, %xmm12 /* y0_0_4 = xor(y0_0_3, y1_2_3) */
+	pxor %xmm1, %xmm3 /* y0_1_4 = xor(y0_1_3, y1_3_3) */
+	pxor %xmm10, %xmm11 /* y0_2_4 = xor(y0_2_3, y1_4_3) */
 	pxor %xmm14, %xmm7 /* y0_3_4 = xor(y0_3_3, y1_5_3) */
-	pxor %xmm2, %xmm5 /* y0_4_4 = xor(y0_4_3, y1_6_3) */
+	pxor %xmm9, %xmm8 /* y0_4_4 = xor(y0_4_3, y1_6_3) */
 	pxor %xmm13, %xmm6 /* y0_5_4 = xor(y0_5_3, y1_7_3) */
-	pxor %xmm9, %xmm4 /* y0_6_4 = xor(y0_6_3, y1_0_3) */
-	pxor %xmm3, %xmm8 /* y0_7_4 = xor(y0_7_3, y1_1_3) */
-	pxor %xmm0, %xmm9 /* y1_0_4 = xor(y1_0_3, y0_2_4) */
-	pxor %xmm7, %xmm3 /* y1_1_4 = xor(y1_1_3, y0_3_4) */
-	pxor %xmm5, %xmm15 /* y1_2_4 = xor(y1_2_3, y0_4_4) */
+	pxor %xmm15, %xmm5 /* y0_6_4 = xor(y0_6_3, y1_0_3) */
+	pxor %xmm4, %xmm0 /* y0_7_4 = xor(y0_7_3, y1_1_3) */
+	pxor %xmm11, %xmm15 /* y1_0_4 = xor(y1_0_3, y0_2_4) */
+	pxor %xmm7, %xmm4 /* y1_1_4 = xor(y1_1_3, y0_3_4) */
+	pxor %xmm8, %xmm2 /* y1_2_4 = xor(y1_2_3, y0_4_4) */
 	pxor %xmm6, %xmm1 /* y1_3_4 = xor(y1_3_3, y0_5_4) */
-	pxor %xmm4, %xmm11 /* y1_4_4 = xor(y1_4_3, y0_6_4) */
-	pxor %xmm8, %xmm14 /* y1_5_4 = xor(y1_5_3, y0_7_4) */
-	pxor %xmm10, %xmm2 /* y1_6_4 = xor(y1_6_3, y0_0_4) */
-	pxor %xmm12, %xmm13 /* y1_7_4 = xor(y1_7_3, y0_1_4) */
-	pxor %xmm3, %xmm10 /* y0_0_5 = xor(y0_0_4, y1_1_4) */
-	pxor %xmm15, %xmm12 /* y0_1_5 = xor(y0_1_4, y1_2_4) */
-	pxor %xmm1, %xmm0 /* y0_2_5 = xor(y0_2_4, y1_3_4) */
-	pxor %xmm11, %xmm7 /* y0_3_5 = xor(y0_3_4, y1_4_4) */
-	pxor %xmm14, %xmm5 /* y0_4_5 = xor(y0_4_4, y1_5_4) */
-	pxor %xmm2, %xmm6 /* y0_5_5 = xor(y0_5_4, y1_6_4) */
-	pxor %xmm13, %xmm4 /* y0_6_5 = xor(y0_6_4, y1_7_4) */
-	pxor %xmm9, %xmm8 /* y0_7_5 = xor(y0_7_4, y1_0_4) */
-	pxor %xmm10, %xmm9 /* y1_0_5 = xor(y1_0_4, y0_0_5) */
-	pxor %xmm12, %xmm3 /* y1_1_5 = xor(y1_1_4, y0_1_5) */
-	pxor %xmm0, %xmm15 /* y1_2_5 = xor(y1_2_4, y0_2_5) */
+	pxor %xmm5, %xmm10 /* y1_4_4 = xor(y1_4_3, y0_6_4) */
+	pxor %xmm0, %xmm14 /* y1_5_4 = xor(y1_5_3, y0_7_4) */
+	pxor %xmm12, %xmm9 /* y1_6_4 = xor(y1_6_3, y0_0_4) */
+	pxor %xmm3, %xmm13 /* y1_7_4 = xor(y1_7_3, y0_1_4) */
+	pxor %xmm4, %xmm12 /* y0_0_5 = xor(y0_0_4, y1_1_4) */
+	pxor %xmm2, %xmm3 /* y0_1_5 = xor(y0_1_4, y1_2_4) */
+	pxor %xmm1, %xmm11 /* y0_2_5 = xor(y0_2_4, y1_3_4) */
+	pxor %xmm10, %xmm7 /* y0_3_5 = xor(y0_3_4, y1_4_4) */
+	pxor %xmm14, %xmm8 /* y0_4_5 = xor(y0_4_4, y1_5_4) */
+	pxor %xmm9, %xmm6 /* y0_5_5 = xor(y0_5_4, y1_6_4) */
+	pxor %xmm13, %xmm5 /* y0_6_5 = xor(y0_6_4, y1_7_4) */
+	pxor %xmm15, %xmm0 /* y0_7_5 = xor(y0_7_4, y1_0_4) */
+	pxor %xmm12, %xmm15 /* y1_0_5 = xor(y1_0_4, y0_0_5) */
+	pxor %xmm3, %xmm4 /* y1_1_5 = xor(y1_1_4, y0_1_5) */
+	pxor %xmm11, %xmm2 /* y1_2_5 = xor(y1_2_4, y0_2_5) */
 	pxor %xmm7, %xmm1 /* y1_3_5 = xor(y1_3_4, y0_3_5) */
-	pxor %xmm5, %xmm11 /* y1_4_5 = xor(y1_4_4, y0_4_5) */
+	pxor %xmm8, %xmm10 /* y1_4_5 = xor(y1_4_4, y0_4_5) */
 	pxor %xmm6, %xmm14 /* y1_5_5 = xor(y1_5_4, y0_5_5) */
-	pxor %xmm4, %xmm2 /* y1_6_5 = xor(y1_6_4, y0_6_5) */
-	pxor %xmm8, %xmm13 /* y1_7_5 = xor(y1_7_4, y0_7_5) */
+	pxor %xmm5, %xmm9 /* y1_6_5 = xor(y1_6_4, y0_6_5) */
+	pxor %xmm0, %xmm13 /* y1_7_5 = xor(y1_7_4, y0_7_5) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm13, 128(%rsp) /* spill y1_7_5 */
+	movdqa %xmm13, 416(%rsp) /* spill y1_7_5 */
 	movdqu 288(%rdi,%rcx), %xmm13 /* t0_18 = bcast128() */
-	movdqa %xmm2, 16(%rsp) /* spill y1_6_5 */
-	movdqa 1520(%rsp), %xmm2 /* reload x0_18.2 */
-	pshufb %xmm2, %xmm13 /* s0_18 = lookup16(t0_18, x0_18) */
-	movdqu 304(%rdi,%rcx), %xmm2 /* t0_19 = bcast128() */
-	movdqa %xmm14, 96(%rsp) /* spill y1_5_5 */
-	movdqa 1440(%rsp), %xmm14 /* reload x0_19.2 */
-	pshufb %xmm14, %xmm2 /* s0_19 = lookup16(t0_19, x0_19) */
+	pshufb 1520(%rsp), %xmm13 /* s0_18 = lookup16(t0_18, x0_18) */
+	movdqa %xmm9, 400(%rsp) /* spill y1_6_5 */
+	movdqu 304(%rdi,%rcx), %xmm9 /* t0_19 = bcast128() */
+	pshufb 1440(%rsp), %xmm9 /* s0_19 = lookup16(t0_19, x0_19) */
+	movdqa %xmm14, 352(%rsp) /* spill y1_5_5 */
 	movdqu 448(%rdi,%rcx), %xmm14 /* t0_28 = bcast128() */
-	movdqa %xmm11, 800(%rsp) /* spill y1_4_5 */
-	movdqa 1424(%rsp), %xmm11 /* reload x0_28.2 */
-	pshufb %xmm11, %xmm14 /* s0_28 = lookup16(t0_28, x0_28) */
-	movdqu 464(%rdi,%rcx), %xmm11 /* t0_29 = bcast128() */
-	movdqa %xmm1, 112(%rsp) /* spill y1_3_5 */
-	movdqa 1312(%rsp), %xmm1 /* reload x0_29.2 */
-	pshufb %xmm1, %xmm11 /* s0_29 = lookup16(t0_29, x0_29) */
+	pshufb 1424(%rsp), %xmm14 /* s0_28 = lookup16(t0_28, x0_28) */
+	movdqa %xmm10, 336(%rsp) /* spill y1_4_5 */
+	movdqu 464(%rdi,%rcx), %xmm10 /* t0_29 = bcast128() */
+	pshufb 1312(%rsp), %xmm10 /* s0_29 = lookup16(t0_29, x0_29) */
+	movdqa %xmm1, 496(%rsp) /* spill y1_3_5 */
 	movdqu 160(%rdi,%rcx), %xmm1 /* t0_10 = bcast128() */
-	movdqa %xmm15, 816(%rsp) /* spill y1_2_5 */
-	movdqa 1296(%rsp), %xmm15 /* reload x0_10.2 */
-	pshufb %xmm15, %xmm1 /* s0_10 = lookup16(t0_10, x0_10) */
-	movdqu 176(%rdi,%rcx), %xmm15 /* t0_11 = bcast128() */
-	movdqa %xmm3, 144(%rsp) /* spill y1_1_5 */
-	movdqa 1088(%rsp), %xmm3 /* reload x0_11.2 */
-	pshufb %xmm3, %xmm15 /* s0_11 = lookup16(t0_11, x0_11) */
-	movdqu 32(%rdi,%rcx), %xmm3 /* t0_2 = bcast128() */
-	movdqa %xmm9, 832(%rsp) /* spill y1_0_5 */
-	movdqa 1072(%rsp), %xmm9 /* reload x0_2.2 */
-	pshufb %xmm9, %xmm3 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqu 48(%rdi,%rcx), %xmm9 /* t0_3 = bcast128() */
-	movdqa %xmm8, 336(%rsp) /* spill y0_7_5 */
-	movdqa 1056(%rsp), %xmm8 /* reload x0_3.2 */
-	pshufb %xmm8, %xmm9 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqu 672(%rdi,%rcx), %xmm8 /* t1_10 = bcast128() */
-	movdqa %xmm4, 640(%rsp) /* spill y0_6_5 */
-	movdqa 1392(%rsp), %xmm4 /* reload x1_10.2 */
-	pshufb %xmm4, %xmm8 /* s1_10 = lookup16(t1_10, x1_10) */
-	movdqu 688(%rdi,%rcx), %xmm4 /* t1_11 = bcast128() */
-	movdqa %xmm6, 496(%rsp) /* spill y0_5_5 */
-	movdqa 1408(%rsp), %xmm6 /* reload x1_11.2 */
-	pshufb %xmm6, %xmm4 /* s1_11 = lookup16(t1_11, x1_11) */
+	pshufb 1296(%rsp), %xmm1 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm2, 480(%rsp) /* spill y1_2_5 */
+	movdqu 176(%rdi,%rcx), %xmm2 /* t0_11 = bcast128() */
+	pshufb 1088(%rsp), %xmm2 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm4, 464(%rsp) /* spill y1_1_5 */
+	movdqu 32(%rdi,%rcx), %xmm4 /* t0_2 = bcast128() */
+	pshufb 1072(%rsp), %xmm4 /* s0_2 = lookup16(t0_2, x0_2) */
+	movdqa %xmm15, 688(%rsp) /* spill y1_0_5 */
+	movdqu 48(%rdi,%rcx), %xmm15 /* t0_3 = bcast128() */
+	pshufb 1056(%rsp), %xmm15 /* s0_3 = lookup16(t0_3, x0_3) */
+	movdqa %xmm0, 368(%rsp) /* spill y0_7_5 */
+	movdqu 672(%rdi,%rcx), %xmm0 /* t1_10 = bcast128() */
+	pshufb 1392(%rsp), %xmm0 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm5, 320(%rsp) /* spill y0_6_5 */
+	movdqu 688(%rdi,%rcx), %xmm5 /* t1_11 = bcast128() */
+	pshufb 1408(%rsp), %xmm5 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm6, 432(%rsp) /* spill y0_5_5 */
 	movdqu 992(%rdi,%rcx), %xmm6 /* t1_30 = bcast128() */
-	movdqa %xmm5, 784(%rsp) /* spill y0_4_5 */
-	movdqa 1696(%rsp), %xmm5 /* reload x1_30.2 */
-	pshufb %xmm5, %xmm6 /* s1_30 = lookup16(t1_30, x1_30) */
-	movdqu 1008(%rdi,%rcx), %xmm5 /* t1_31 = bcast128() */
-	movdqa %xmm7, 480(%rsp) /* spill y0_3_5 */
-	movdqa 80(%rsp), %xmm7 /* reload x1_31.2 */
-	pshufb %xmm7, %xmm5 /* s1_31 = lookup16(t1_31, x1_31) */
+	pshufb 1696(%rsp), %xmm6 /* s1_30 = lookup16(t1_30, x1_30) */
+	movdqa %xmm8, 384(%rsp) /* spill y0_4_5 */
+	movdqu 1008(%rdi,%rcx), %xmm8 /* t1_31 = bcast128() */
+	pshufb 560(%rsp), %xmm8 /* s1_31 = lookup16(t1_31, x1_31) */
+	movdqa %xmm7, 240(%rsp) /* spill y0_3_5 */
 	movdqu 512(%rdi,%rcx), %xmm7 /* t1_0 = bcast128() */
-	movdqa %xmm0, 224(%rsp) /* spill y0_2_5 */
-	movdqa 1232(%rsp), %xmm0 /* reload x1_0.2 */
-	pshufb %xmm0, %xmm7 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqu 528(%rdi,%rcx), %xmm0 /* t1_1 = bcast128() */
-	movdqa %xmm12, 464(%rsp) /* spill y0_1_5 */
-	movdqa 1248(%rsp), %xmm12 /* reload x1_1.2 */
-	pshufb %xmm12, %xmm0 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqu 768(%rdi,%rcx), %xmm12 /* t1_16 = bcast128() */
-	movdqa %xmm10, 240(%rsp) /* spill y0_0_5 */
-	movdqa 1488(%rsp), %xmm10 /* reload x1_16.2 */
-	pshufb %xmm10, %xmm12 /* s1_16 = lookup16(t1_16, x1_16) */
-	movdqu 784(%rdi,%rcx), %xmm10 /* t1_17 = bcast128() */
-	movdqa %xmm9, 384(%rsp) /* spill s0_3 */
-	movdqa 1504(%rsp), %xmm9 /* reload x1_17.2 */
-	pshufb %xmm9, %xmm10 /* s1_17 = lookup16(t1_17, x1_17) */
+	pshufb 1232(%rsp), %xmm7 /* s1_0 = lookup16(t1_0, x1_0) */
+	movdqa %xmm11, 528(%rsp) /* spill y0_2_5 */
+	movdqu 528(%rdi,%rcx), %xmm11 /* t1_1 = bcast128() */
+	pshufb 1248(%rsp), %xmm11 /* s1_1 = lookup16(t1_1, x1_1) */
+	movdqa %xmm3, 512(%rsp) /* spill y0_1_5 */
+	movdqu 768(%rdi,%rcx), %xmm3 /* t1_16 = bcast128() */
+	pshufb 1488(%rsp), %xmm3 /* s1_16 = lookup16(t1_16, x1_16) */
+	movdqa %xmm12, 128(%rsp) /* spill y0_0_5 */
+	movdqu 784(%rdi,%rcx), %xmm12 /* t1_17 = bcast128() */
+	pshufb 1504(%rsp), %xmm12 /* s1_17 = lookup16(t1_17, x1_17) */
 
 	/* Word pair 1: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm8, %xmm13 /* y0_8_3 = xor(s0_18, s1_10) */
-	pxor %xmm4, %xmm2 /* y0_9_3 = xor(s0_19, s1_11) */
+	pxor %xmm0, %xmm13 /* y0_8_3 = xor(s0_18, s1_10) */
+	pxor %xmm5, %xmm9 /* y0_9_3 = xor(s0_19, s1_11) */
 	pxor %xmm6, %xmm14 /* y0_10_3 = xor(s0_28, s1_30) */
-	pxor %xmm5, %xmm11 /* y0_11_3 = xor(s0_29, s1_31) */
+	pxor %xmm8, %xmm10 /* y0_11_3 = xor(s0_29, s1_31) */
 	pxor %xmm7, %xmm1 /* y0_12_3 = xor(s0_10, s1_0) */
-	pxor %xmm0, %xmm15 /* y0_13_3 = xor(s0_11, s1_1) */
-	pxor %xmm12, %xmm3 /* y0_14_3 = xor(s0_2, s1_16) */
-	movdqa 384(%rsp), %xmm9 /* reload s0_3 */
-	pxor %xmm10, %xmm9 /* y0_15_3 = xor(s0_3, s1_17) */
-	pxor %xmm15, %xmm8 /* y1_8_3 = xor(s1_10, y0_13_3) */
-	pxor %xmm3, %xmm4 /* y1_9_3 = xor(s1_11, y0_14_3) */
-	pxor %xmm9, %xmm6 /* y1_10_3 = xor(s1_30, y0_15_3) */
-	pxor %xmm13, %xmm5 /* y1_11_3 = xor(s1_31, y0_8_3) */
-	pxor %xmm2, %xmm7 /* y1_12_3 = xor(s1_0, y0_9_3) */
-	pxor %xmm14, %xmm0 /* y1_13_3 = xor(s1_1, y0_10_3) */
-	pxor %xmm11, %xmm12 /* y1_14_3 = xor(s1_16, y0_11_3) */
-	pxor %xmm1, %xmm10 /* y1_15_3 = xor(s1_17, y0_12_3) */
+	pxor %xmm11, %xmm2 /* y0_13_3 = xor(s0_11, s1_1) */
+	pxor %xmm3, %xmm4 /* y0_14_3 = xor(s0_2, s1_16) */
+	pxor %xmm12, %xmm15 /* y0_15_3 = xor(s0_3, s1_17) */
+	pxor %xmm2, %xmm0 /* y1_8_3 = xor(s1_10, y0_13_3) */
+	pxor %xmm4, %xmm5 /* y1_9_3 = xor(s1_11, y0_14_3) */
+	pxor %xmm15, %xmm6 /* y1_10_3 = xor(s1_30, y0_15_3) */
+	pxor %xmm13, %xmm8 /* y1_11_3 = xor(s1_31, y0_8_3) */
+	pxor %xmm9, %xmm7 /* y1_12_3 = xor(s1_0, y0_9_3) */
+	pxor %xmm14, %xmm11 /* y1_13_3 = xor(s1_1, y0_10_3) */
+	pxor %xmm10, %xmm3 /* y1_14_3 = xor(s1_16, y0_11_3) */
+	pxor %xmm1, %xmm12 /* y1_15_3 = xor(s1_17, y0_12_3) */
 	pxor %xmm6, %xmm13 /* y0_8_4 = xor(y0_8_3, y1_10_3) */
-	pxor %xmm5, %xmm2 /* y0_9_4 = xor(y0_9_3, y1_11_3) */
+	pxor %xmm8, %xmm9 /* y0_9_4 = xor(y0_9_3, y1_11_3) */
 	pxor %xmm7, %xmm14 /* y0_10_4 = xor(y0_10_3, y1_12_3) */
-	pxor %xmm0, %xmm11 /* y0_11_4 = xor(y0_11_3, y1_13_3) */
-	pxor %xmm12, %xmm1 /* y0_12_4 = xor(y0_12_3, y1_14_3) */
-	pxor %xmm10, %xmm15 /* y0_13_4 = xor(y0_13_3, y1_15_3) */
-	pxor %xmm8, %xmm3 /* y0_14_4 = xor(y0_14_3, y1_8_3) */
-	pxor %xmm4, %xmm9 /* y0_15_4 = xor(y0_15_3, y1_9_3) */
-	pxor %xmm14, %xmm8 /* y1_8_4 = xor(y1_8_3, y0_10_4) */
-	pxor %xmm11, %xmm4 /* y1_9_4 = xor(y1_9_3, y0_11_4) */
+	pxor %xmm11, %xmm10 /* y0_11_4 = xor(y0_11_3, y1_13_3) */
+	pxor %xmm3, %xmm1 /* y0_12_4 = xor(y0_12_3, y1_14_3) */
+	pxor %xmm12, %xmm2 /* y0_13_4 = xor(y0_13_3, y1_15_3) */
+	pxor %xmm0, %xmm4 /* y0_14_4 = xor(y0_14_3, y1_8_3) */
+	pxor %xmm5, %xmm15 /* y0_15_4 = xor(y0_15_3, y1_9_3) */
+	pxor %xmm14, %xmm0 /* y1_8_4 = xor(y1_8_3, y0_10_4) */
+	pxor %xmm10, %xmm5 /* y1_9_4 = xor(y1_9_3, y0_11_4) */
 	pxor %xmm1, %xmm6 /* y1_10_4 = xor(y1_10_3, y0_12_4) */
-	pxor %xmm15, %xmm5 /* y1_11_4 = xor(y1_11_3, y0_13_4) */
-	pxor %xmm3, %xmm7 /* y1_12_4 = xor(y1_12_3, y0_14_4) */
-	pxor %xmm9, %xmm0 /* y1_13_4 = xor(y1_13_3, y0_15_4) */
-	pxor %xmm13, %xmm12 /* y1_14_4 = xor(y1_14_3, y0_8_4) */
-	pxor %xmm2, %xmm10 /* y1_15_4 = xor(y1_15_3, y0_9_4) */
-	pxor %xmm4, %xmm13 /* y0_8_5 = xor(y0_8_4, y1_9_4) */
-	pxor %xmm6, %xmm2 /* y0_9_5 = xor(y0_9_4, y1_10_4) */
-	pxor %xmm5, %xmm14 /* y0_10_5 = xor(y0_10_4, y1_11_4) */
-	pxor %xmm7, %xmm11 /* y0_11_5 = xor(y0_11_4, y1_12_4) */
-	pxor %xmm0, %xmm1 /* y0_12_5 = xor(y0_12_4, y1_13_4) */
-	pxor %xmm12, %xmm15 /* y0_13_5 = xor(y0_13_4, y1_14_4) */
-	pxor %xmm10, %xmm3 /* y0_14_5 = xor(y0_14_4, y1_15_4) */
-	pxor %xmm8, %xmm9 /* y0_15_5 = xor(y0_15_4, y1_8_4) */
-	pxor %xmm13, %xmm8 /* y1_8_5 = xor(y1_8_4, y0_8_5) */
-	pxor %xmm2, %xmm4 /* y1_9_5 = xor(y1_9_4, y0_9_5) */
+	pxor %xmm2, %xmm8 /* y1_11_4 = xor(y1_11_3, y0_13_4) */
+	pxor %xmm4, %xmm7 /* y1_12_4 = xor(y1_12_3, y0_14_4) */
+	pxor %xmm15, %xmm11 /* y1_13_4 = xor(y1_13_3, y0_15_4) */
+	pxor %xmm13, %xmm3 /* y1_14_4 = xor(y1_14_3, y0_8_4) */
+	pxor %xmm9, %xmm12 /* y1_15_4 = xor(y1_15_3, y0_9_4) */
+	pxor %xmm5, %xmm13 /* y0_8_5 = xor(y0_8_4, y1_9_4) */
+	pxor %xmm6, %xmm9 /* y0_9_5 = xor(y0_9_4, y1_10_4) */
+	pxor %xmm8, %xmm14 /* y0_10_5 = xor(y0_10_4, y1_11_4) */
+	pxor %xmm7, %xmm10 /* y0_11_5 = xor(y0_11_4, y1_12_4) */
+	pxor %xmm11, %xmm1 /* y0_12_5 = xor(y0_12_4, y1_13_4) */
+	pxor %xmm3, %xmm2 /* y0_13_5 = xor(y0_13_4, y1_14_4) */
+	pxor %xmm12, %xmm4 /* y0_14_5 = xor(y0_14_4, y1_15_4) */
+	pxor %xmm0, %xmm15 /* y0_15_5 = xor(y0_15_4, y1_8_4) */
+	pxor %xmm13, %xmm0 /* y1_8_5 = xor(y1_8_4, y0_8_5) */
+	pxor %xmm9, %xmm5 /* y1_9_5 = xor(y1_9_4, y0_9_5) */
 	pxor %xmm14, %xmm6 /* y1_10_5 = xor(y1_10_4, y0_10_5) */
-	pxor %xmm11, %xmm5 /* y1_11_5 = xor(y1_11_4, y0_11_5) */
+	pxor %xmm10, %xmm8 /* y1_11_5 = xor(y1_11_4, y0_11_5) */
 	pxor %xmm1, %xmm7 /* y1_12_5 = xor(y1_12_4, y0_12_5) */
-	pxor %xmm15, %xmm0 /* y1_13_5 = xor(y1_13_4, y0_13_5) */
-	pxor %xmm3, %xmm12 /* y1_14_5 = xor(y1_14_4, y0_14_5) */
-	pxor %xmm9, %xmm10 /* y1_15_5 = xor(y1_15_4, y0_15_5) */
+	pxor %xmm2, %xmm11 /* y1_13_5 = xor(y1_13_4, y0_13_5) */
+	pxor %xmm4, %xmm3 /* y1_14_5 = xor(y1_14_4, y0_14_5) */
+	pxor %xmm15, %xmm12 /* y1_15_5 = xor(y1_15_4, y0_15_5) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm10, 384(%rsp) /* spill y1_15_5 */
-	movdqu 64(%rdi,%rcx), %xmm10 /* t0_4 = bcast128() */
-	movdqa %xmm12, 160(%rsp) /* spill y1_14_5 */
-	movdqa 944(%rsp), %xmm12 /* reload x0_4.2 */
-	pshufb %xmm12, %xmm10 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqu 80(%rdi,%rcx), %xmm12 /* t0_5 = bcast128() */
-	movdqa %xmm0, 272(%rsp) /* spill y1_13_5 */
-	movdqa 928(%rsp), %xmm0 /* reload x0_5.2 */
-	pshufb %xmm0, %xmm12 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqu 192(%rdi,%rcx), %xmm0 /* t0_12 = bcast128() */
-	movdqa %xmm7, 288(%rsp) /* spill y1_12_5 */
-	movdqa 976(%rsp), %xmm7 /* reload x0_12.2 */
-	pshufb %xmm7, %xmm0 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm12, 80(%rsp) /* spill y1_15_5 */
+	movdqu 64(%rdi,%rcx), %xmm12 /* t0_4 = bcast128() */
+	pshufb 944(%rsp), %xmm12 /* s0_4 = lookup16(t0_4, x0_4) */
+	movdqa %xmm3, 96(%rsp) /* spill y1_14_5 */
+	movdqu 80(%rdi,%rcx), %xmm3 /* t0_5 = bcast128() */
+	pshufb 928(%rsp), %xmm3 /* s0_5 = lookup16(t0_5, x0_5) */
+	movdqa %xmm11, 112(%rsp) /* spill y1_13_5 */
+	movdqu 192(%rdi,%rcx), %xmm11 /* t0_12 = bcast128() */
+	pshufb 976(%rsp), %xmm11 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm7, 144(%rsp) /* spill y1_12_5 */
 	movdqu 208(%rdi,%rcx), %xmm7 /* t0_13 = bcast128() */
-	movdqa %xmm5, 528(%rsp) /* spill y1_11_5 */
-	movdqa 992(%rsp), %xmm5 /* reload x0_13.2 */
-	pshufb %xmm5, %xmm7 /* s0_13 = lookup16(t0_13, x0_13) */
-	movdqu 352(%rdi,%rcx), %xmm5 /* t0_22 = bcast128() */
-	movdqa %xmm6, 64(%rsp) /* spill y1_10_5 */
-	movdqa 1136(%rsp), %xmm6 /* reload x0_22.2 */
-	pshufb %xmm6, %xmm5 /* s0_22 = lookup16(t0_22, x0_22) */
+	pshufb 992(%rsp), %xmm7 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm8, 176(%rsp) /* spill y1_11_5 */
+	movdqu 352(%rdi,%rcx), %xmm8 /* t0_22 = bcast128() */
+	pshufb 1136(%rsp), %xmm8 /* s0_22 = lookup16(t0_22, x0_22) */
+	movdqa %xmm6, 208(%rsp) /* spill y1_10_5 */
 	movdqu 368(%rdi,%rcx), %xmm6 /* t0_23 = bcast128() */
-	movdqa %xmm4, 512(%rsp) /* spill y1_9_5 */
-	movdqa 1152(%rsp), %xmm4 /* reload x0_23.2 */
-	pshufb %xmm4, %xmm6 /* s0_23 = lookup16(t0_23, x0_23) */
-	movdqu 416(%rdi,%rcx), %xmm4 /* t0_26 = bcast128() */
-	movdqa %xmm8, 304(%rsp) /* spill y1_8_5 */
-	movdqa 1200(%rsp), %xmm8 /* reload x0_26.2 */
-	pshufb %xmm8, %xmm4 /* s0_26 = lookup16(t0_26, x0_26) */
-	movdqu 432(%rdi,%rcx), %xmm8 /* t0_27 = bcast128() */
-	movdqa %xmm9, 176(%rsp) /* spill y0_15_5 */
-	movdqa 1216(%rsp), %xmm9 /* reload x0_27.2 */
-	pshufb %xmm9, %xmm8 /* s0_27 = lookup16(t0_27, x0_27) */
-	movdqu 960(%rdi,%rcx), %xmm9 /* t1_28 = bcast128() */
-	movdqa %xmm3, 848(%rsp) /* spill y0_14_5 */
-	movdqa 1664(%rsp), %xmm3 /* reload x1_28.2 */
-	pshufb %xmm3, %xmm9 /* s1_28 = lookup16(t1_28, x1_28) */
-	movdqu 976(%rdi,%rcx), %xmm3 /* t1_29 = bcast128() */
-	movdqa %xmm15, 208(%rsp) /* spill y0_13_5 */
-	movdqa 1680(%rsp), %xmm15 /* reload x1_29.2 */
-	pshufb %xmm15, %xmm3 /* s1_29 = lookup16(t1_29, x1_29) */
-	movdqu 640(%rdi,%rcx), %xmm15 /* t1_8 = bcast128() */
-	movdqa %xmm1, 864(%rsp) /* spill y0_12_5 */
-	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
-	pshufb %xmm1, %xmm15 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 1152(%rsp), %xmm6 /* s0_23 = lookup16(t0_23, x0_23) */
+	movdqa %xmm5, 544(%rsp) /* spill y1_9_5 */
+	movdqu 416(%rdi,%rcx), %xmm5 /* t0_26 = bcast128() */
+	pshufb 1200(%rsp), %xmm5 /* s0_26 = lookup16(t0_26, x0_26) */
+	movdqa %xmm0, 448(%rsp) /* spill y1_8_5 */
+	movdqu 432(%rdi,%rcx), %xmm0 /* t0_27 = bcast128() */
+	pshufb 1216(%rsp), %xmm0 /* s0_27 = lookup16(t0_27, x0_27) */
+	movdqa %xmm15, 608(%rsp) /* spill y0_15_5 */
+	movdqu 960(%rdi,%rcx), %xmm15 /* t1_28 = bcast128() */
+	pshufb 1664(%rsp), %xmm15 /* s1_28 = lookup16(t1_28, x1_28) */
+	movdqa %xmm4, 592(%rsp) /* spill y0_14_5 */
+	movdqu 976(%rdi,%rcx), %xmm4 /* t1_29 = bcast128() */
+	pshufb 1680(%rsp), %xmm4 /* s1_29 = lookup16(t1_29, x1_29) */
+	movdqa %xmm2, 720(%rsp) /* spill y0_13_5 */
+	movdqu 640(%rdi,%rcx), %xmm2 /* t1_8 = bcast128() */
+	pshufb 1360(%rsp), %xmm2 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm1, 704(%rsp) /* spill y0_12_5 */
 	movdqu 656(%rdi,%rcx), %xmm1 /* t1_9 = bcast128() */
-	movdqa %xmm11, 560(%rsp) /* spill y0_11_5 */
-	movdqa 1376(%rsp), %xmm11 /* reload x1_9.2 */
-	pshufb %xmm11, %xmm1 /* s1_9 = lookup16(t1_9, x1_9) */
-	movdqu 864(%rdi,%rcx), %xmm11 /* t1_22 = bcast128() */
-	movdqa %xmm14, 880(%rsp) /* spill y0_10_5 */
-	movdqa 1584(%rsp), %xmm14 /* reload x1_22.2 */
-	pshufb %xmm14, %xmm11 /* s1_22 = lookup16(t1_22, x1_22) */
+	pshufb 1376(%rsp), %xmm1 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm10, 752(%rsp) /* spill y0_11_5 */
+	movdqu 864(%rdi,%rcx), %xmm10 /* t1_22 = bcast128() */
+	pshufb 1584(%rsp), %xmm10 /* s1_22 = lookup16(t1_22, x1_22) */
+	movdqa %xmm14, 736(%rsp) /* spill y0_10_5 */
 	movdqu 880(%rdi,%rcx), %xmm14 /* t1_23 = bcast128() */
-	movdqa %xmm2, 544(%rsp) /* spill y0_9_5 */
-	movdqa 1600(%rsp), %xmm2 /* reload x1_23.2 */
-	pshufb %xmm2, %xmm14 /* s1_23 = lookup16(t1_23, x1_23) */
-	movdqu 544(%rdi,%rcx), %xmm2 /* t1_2 = bcast128() */
-	movdqa %xmm13, 896(%rsp) /* spill y0_8_5 */
-	movdqa 1264(%rsp), %xmm13 /* reload x1_2.2 */
-	pshufb %xmm13, %xmm2 /* s1_2 = lookup16(t1_2, x1_2) */
+	pshufb 1600(%rsp), %xmm14 /* s1_23 = lookup16(t1_23, x1_23) */
+	movdqa %xmm9, 672(%rsp) /* spill y0_9_5 */
+	movdqu 544(%rdi,%rcx), %xmm9 /* t1_2 = bcast128() */
+	pshufb 1264(%rsp), %xmm9 /* s1_2 = lookup16(t1_2, x1_2) */
+	movdqa %xmm13, 272(%rsp) /* spill y0_8_5 */
 	movdqu 560(%rdi,%rcx), %xmm13 /* t1_3 = bcast128() */
-	movdqa %xmm8, 1712(%rsp) /* spill s0_27 */
-	movdqa 1280(%rsp), %xmm8 /* reload x1_3.2 */
-	pshufb %xmm8, %xmm13 /* s1_3 = lookup16(t1_3, x1_3) */
+	pshufb 1280(%rsp), %xmm13 /* s1_3 = lookup16(t1_3, x1_3) */
 
 	/* Word pair 2: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm9, %xmm10 /* y0_16_3 = xor(s0_4, s1_28) */
-	pxor %xmm3, %xmm12 /* y0_17_3 = xor(s0_5, s1_29) */
-	pxor %xmm15, %xmm0 /* y0_18_3 = xor(s0_12, s1_8) */
+	pxor %xmm15, %xmm12 /* y0_16_3 = xor(s0_4, s1_28) */
+	pxor %xmm4, %xmm3 /* y0_17_3 = xor(s0_5, s1_29) */
+	pxor %xmm2, %xmm11 /* y0_18_3 = xor(s0_12, s1_8) */
 	pxor %xmm1, %xmm7 /* y0_19_3 = xor(s0_13, s1_9) */
-	pxor %xmm11, %xmm5 /* y0_20_3 = xor(s0_22, s1_22) */
+	pxor %xmm10, %xmm8 /* y0_20_3 = xor(s0_22, s1_22) */
 	pxor %xmm14, %xmm6 /* y0_21_3 = xor(s0_23, s1_23) */
-	pxor %xmm2, %xmm4 /* y0_22_3 = xor(s0_26, s1_2) */
-	movdqa 1712(%rsp), %xmm8 /* reload s0_27 */
-	pxor %xmm13, %xmm8 /* y0_23_3 = xor(s0_27, s1_3) */
-	pxor %xmm6, %xmm9 /* y1_16_3 = xor(s1_28, y0_21_3) */
-	pxor %xmm4, %xmm3 /* y1_17_3 = xor(s1_29, y0_22_3) */
-	pxor %xmm8, %xmm15 /* y1_18_3 = xor(s1_8, y0_23_3) */
-	pxor %xmm10, %xmm1 /* y1_19_3 = xor(s1_9, y0_16_3) */
-	pxor %xmm12, %xmm11 /* y1_20_3 = xor(s1_22, y0_17_3) */
-	pxor %xmm0, %xmm14 /* y1_21_3 = xor(s1_23, y0_18_3) */
-	pxor %xmm7, %xmm2 /* y1_22_3 = xor(s1_2, y0_19_3) */
-	pxor %xmm5, %xmm13 /* y1_23_3 = xor(s1_3, y0_20_3) */
-	pxor %xmm15, %xmm10 /* y0_16_4 = xor(y0_16_3, y1_18_3) */
-	pxor %xmm1, %xmm12 /* y0_17_4 = xor(y0_17_3, y1_19_3) */
-	pxor %xmm11, %xmm0 /* y0_18_4 = xor(y0_18_3, y1_20_3) */
+	pxor %xmm9, %xmm5 /* y0_22_3 = xor(s0_26, s1_2) */
+	pxor %xmm13, %xmm0 /* y0_23_3 = xor(s0_27, s1_3) */
+	pxor %xmm6, %xmm15 /* y1_16_3 = xor(s1_28, y0_21_3) */
+	pxor %xmm5, %xmm4 /* y1_17_3 = xor(s1_29, y0_22_3) */
+	pxor %xmm0, %xmm2 /* y1_18_3 = xor(s1_8, y0_23_3) */
+	pxor %xmm12, %xmm1 /* y1_19_3 = xor(s1_9, y0_16_3) */
+	pxor %xmm3, %xmm10 /* y1_20_3 = xor(s1_22, y0_17_3) */
+	pxor %xmm11, %xmm14 /* y1_21_3 = xor(s1_23, y0_18_3) */
+	pxor %xmm7, %xmm9 /* y1_22_3 = xor(s1_2, y0_19_3) */
+	pxor %xmm8, %xmm13 /* y1_23_3 = xor(s1_3, y0_20_3) */
+	pxor %xmm2, %xmm12 /* y0_16_4 = xor(y0_16_3, y1_18_3) */
+	pxor %xmm1, %xmm3 /* y0_17_4 = xor(y0_17_3, y1_19_3) */
+	pxor %xmm10, %xmm11 /* y0_18_4 = xor(y0_18_3, y1_20_3) */
 	pxor %xmm14, %xmm7 /* y0_19_4 = xor(y0_19_3, y1_21_3) */
-	pxor %xmm2, %xmm5 /* y0_20_4 = xor(y0_20_3, y1_22_3) */
+	pxor %xmm9, %xmm8 /* y0_20_4 = xor(y0_20_3, y1_22_3) */
 	pxor %xmm13, %xmm6 /* y0_21_4 = xor(y0_21_3, y1_23_3) */
-	pxor %xmm9, %xmm4 /* y0_22_4 = xor(y0_22_3, y1_16_3) */
-	pxor %xmm3, %xmm8 /* y0_23_4 = xor(y0_23_3, y1_17_3) */
-	pxor %xmm0, %xmm9 /* y1_16_4 = xor(y1_16_3, y0_18_4) */
-	pxor %xmm7, %xmm3 /* y1_17_4 = xor(y1_17_3, y0_19_4) */
-	pxor %xmm5, %xmm15 /* y1_18_4 = xor(y1_18_3, y0_20_4) */
+	pxor %xmm15, %xmm5 /* y0_22_4 = xor(y0_22_3, y1_16_3) */
+	pxor %xmm4, %xmm0 /* y0_23_4 = xor(y0_23_3, y1_17_3) */
+	pxor %xmm11, %xmm15 /* y1_16_4 = xor(y1_16_3, y0_18_4) */
+	pxor %xmm7, %xmm4 /* y1_17_4 = xor(y1_17_3, y0_19_4) */
+	pxor %xmm8, %xmm2 /* y1_18_4 = xor(y1_18_3, y0_20_4) */
 	pxor %xmm6, %xmm1 /* y1_19_4 = xor(y1_19_3, y0_21_4) */
-	pxor %xmm4, %xmm11 /* y1_20_4 = xor(y1_20_3, y0_22_4) */
-	pxor %xmm8, %xmm14 /* y1_21_4 = xor(y1_21_3, y0_23_4) */
-	pxor %xmm10, %xmm2 /* y1_22_4 = xor(y1_22_3, y0_16_4) */
-	pxor %xmm12, %xmm13 /* y1_23_4 = xor(y1_23_3, y0_17_4) */
-	pxor %xmm3, %xmm10 /* y0_16_5 = xor(y0_16_4, y1_17_4) */
-	pxor %xmm15, %xmm12 /* y0_17_5 = xor(y0_17_4, y1_18_4) */
-	pxor %xmm1, %xmm0 /* y0_18_5 = xor(y0_18_4, y1_19_4) */
-	pxor %xmm11, %xmm7 /* y0_19_5 = xor(y0_19_4, y1_20_4) */
-	pxor %xmm14, %xmm5 /* y0_20_5 = xor(y0_20_4, y1_21_4) */
-	pxor %xmm2, %xmm6 /* y0_21_5 = xor(y0_21_4, y1_22_4) */
-	pxor %xmm13, %xmm4 /* y0_22_5 = xor(y0_22_4, y1_23_4) */
-	pxor %xmm9, %xmm8 /* y0_23_5 = xor(y0_23_4, y1_16_4) */
-	pxor %xmm10, %xmm9 /* y1_16_5 = xor(y1_16_4, y0_16_5) */
-	pxor %xmm12, %xmm3 /* y1_17_5 = xor(y1_17_4, y0_17_5) */
-	pxor %xmm0, %xmm15 /* y1_18_5 = xor(y1_18_4, y0_18_5) */
+	pxor %xmm5, %xmm10 /* y1_20_4 = xor(y1_20_3, y0_22_4) */
+	pxor %xmm0, %xmm14 /* y1_21_4 = xor(y1_21_3, y0_23_4) */
+	pxor %xmm12, %xmm9 /* y1_22_4 = xor(y1_22_3, y0_16_4) */
+	pxor %xmm3, %xmm13 /* y1_23_4 = xor(y1_23_3, y0_17_4) */
+	pxor %xmm4, %xmm12 /* y0_16_5 = xor(y0_16_4, y1_17_4) */
+	pxor %xmm2, %xmm3 /* y0_17_5 = xor(y0_17_4, y1_18_4) */
+	pxor %xmm1, %xmm11 /* y0_18_5 = xor(y0_18_4, y1_19_4) */
+	pxor %xmm10, %xmm7 /* y0_19_5 = xor(y0_19_4, y1_20_4) */
+	pxor %xmm14, %xmm8 /* y0_20_5 = xor(y0_20_4, y1_21_4) */
+	pxor %xmm9, %xmm6 /* y0_21_5 = xor(y0_21_4, y1_22_4) */
+	pxor %xmm13, %xmm5 /* y0_22_5 = xor(y0_22_4, y1_23_4) */
+	pxor %xmm15, %xmm0 /* y0_23_5 = xor(y0_23_4, y1_16_4) */
+	pxor %xmm12, %xmm15 /* y1_16_5 = xor(y1_16_4, y0_16_5) */
+	pxor %xmm3, %xmm4 /* y1_17_5 = xor(y1_17_4, y0_17_5) */
+	pxor %xmm11, %xmm2 /* y1_18_5 = xor(y1_18_4, y0_18_5) */
 	pxor %xmm7, %xmm1 /* y1_19_5 = xor(y1_19_4, y0_19_5) */
-	pxor %xmm5, %xmm11 /* y1_20_5 = xor(y1_20_4, y0_20_5) */
+	pxor %xmm8, %xmm10 /* y1_20_5 = xor(y1_20_4, y0_20_5) */
 	pxor %xmm6, %xmm14 /* y1_21_5 = xor(y1_21_4, y0_21_5) */
-	pxor %xmm4, %xmm2 /* y1_22_5 = xor(y1_22_4, y0_22_5) */
-	pxor %xmm8, %xmm13 /* y1_23_5 = xor(y1_23_4, y0_23_5) */
+	pxor %xmm5, %xmm9 /* y1_22_5 = xor(y1_22_4, y0_22_5) */
+	pxor %xmm0, %xmm13 /* y1_23_5 = xor(y1_23_4, y0_23_5) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
-	movdqa %xmm13, 1712(%rsp) /* spill y1_23_5 */
+	movdqa %xmm13, 16(%rsp) /* spill y1_23_5 */
 	movdqu 224(%rdi,%rcx), %xmm13 /* t0_14 = bcast128() */
-	movdqa %xmm2, 1728(%rsp) /* spill y1_22_5 */
-	movdqa 1008(%rsp), %xmm2 /* reload x0_14.2 */
-	pshufb %xmm2, %xmm13 /* s0_14 = lookup16(t0_14, x0_14) */
-	movdqu 240(%rdi,%rcx), %xmm2 /* t0_15 = bcast128() */
-	movdqa %xmm14, 1744(%rsp) /* spill y1_21_5 */
-	movdqa 1024(%rsp), %xmm14 /* reload x0_15.2 */
-	pshufb %xmm14, %xmm2 /* s0_15 = lookup16(t0_15, x0_15) */
+	pshufb 1008(%rsp), %xmm13 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm9, 784(%rsp) /* spill y1_22_5 */
+	movdqu 240(%rdi,%rcx), %xmm9 /* t0_15 = bcast128() */
+	pshufb 1024(%rsp), %xmm9 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm14, 640(%rsp) /* spill y1_21_5 */
 	movdqu 96(%rdi,%rcx), %xmm14 /* t0_6 = bcast128() */
-	movdqa %xmm11, 1760(%rsp) /* spill y1_20_5 */
-	movdqa 608(%rsp), %xmm11 /* reload x0_6.2 */
-	pshufb %xmm11, %xmm14 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqu 112(%rdi,%rcx), %xmm11 /* t0_7 = bcast128() */
-	movdqa %xmm1, 1776(%rsp) /* spill y1_19_5 */
-	movdqa 448(%rsp), %xmm1 /* reload x0_7.2 */
-	pshufb %xmm1, %xmm11 /* s0_7 = lookup16(t0_7, x0_7) */
+	pshufb 880(%rsp), %xmm14 /* s0_6 = lookup16(t0_6, x0_6) */
+	movdqa %xmm10, 624(%rsp) /* spill y1_20_5 */
+	movdqu 112(%rdi,%rcx), %xmm10 /* t0_7 = bcast128() */
+	pshufb 896(%rsp), %xmm10 /* s0_7 = lookup16(t0_7, x0_7) */
+	movdqa %xmm1, 768(%rsp) /* spill y1_19_5 */
 	movdqu 384(%rdi,%rcx), %xmm1 /* t0_24 = bcast128() */
-	movdqa %xmm15, 1792(%rsp) /* spill y1_18_5 */
-	movdqa 1168(%rsp), %xmm15 /* reload x0_24.2 */
-	pshufb %xmm15, %xmm1 /* s0_24 = lookup16(t0_24, x0_24) */
-	movdqu 400(%rdi,%rcx), %xmm15 /* t0_25 = bcast128() */
-	movdqa %xmm3, 1808(%rsp) /* spill y1_17_5 */
-	movdqa 1184(%rsp), %xmm3 /* reload x0_25.2 */
-	pshufb %xmm3, %xmm15 /* s0_25 = lookup16(t0_25, x0_25) */
-	movdqu 320(%rdi,%rcx), %xmm3 /* t0_20 = bcast128() */
-	movdqa %xmm9, 1824(%rsp) /* spill y1_16_5 */
-	movdqa 1104(%rsp), %xmm9 /* reload x0_20.2 */
-	pshufb %xmm9, %xmm3 /* s0_20 = lookup16(t0_20, x0_20) */
-	movdqu 336(%rdi,%rcx), %xmm9 /* t0_21 = bcast128() */
-	movdqa %xmm8, 1840(%rsp) /* spill y0_23_5 */
-	movdqa 1120(%rsp), %xmm8 /* reload x0_21.2 */
-	pshufb %xmm8, %xmm9 /* s0_21 = lookup16(t0_21, x0_21) */
-	movdqu 608(%rdi,%rcx), %xmm8 /* t1_6 = bcast128() */
-	movdqa %xmm4, 1856(%rsp) /* spill y0_22_5 */
-	movdqa 1328(%rsp), %xmm4 /* reload x1_6.2 */
-	pshufb %xmm4, %xmm8 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqu 624(%rdi,%rcx), %xmm4 /* t1_7 = bcast128() */
-	movdqa %xmm6, 1872(%rsp) /* spill y0_21_5 */
-	movdqa 1344(%rsp), %xmm6 /* reload x1_7.2 */
-	pshufb %xmm6, %xmm4 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb 1168(%rsp), %xmm1 /* s0_24 = lookup16(t0_24, x0_24) */
+	movdqa %xmm2, 0(%rsp) /* spill y1_18_5 */
+	movdqu 400(%rdi,%rcx), %xmm2 /* t0_25 = bcast128() */
+	pshufb 1184(%rsp), %xmm2 /* s0_25 = lookup16(t0_25, x0_25) */
+	movdqa %xmm4, 576(%rsp) /* spill y1_17_5 */
+	movdqu 320(%rdi,%rcx), %xmm4 /* t0_20 = bcast128() */
+	pshufb 1104(%rsp), %xmm4 /* s0_20 = lookup16(t0_20, x0_20) */
+	movdqa %xmm15, 304(%rsp) /* spill y1_16_5 */
+	movdqu 336(%rdi,%rcx), %xmm15 /* t0_21 = bcast128() */
+	pshufb 1120(%rsp), %xmm15 /* s0_21 = lookup16(t0_21, x0_21) */
+	movdqa %xmm0, 160(%rsp) /* spill y0_23_5 */
+	movdqu 608(%rdi,%rcx), %xmm0 /* t1_6 = bcast128() */
+	pshufb 1328(%rsp), %xmm0 /* s1_6 = lookup16(t1_6, x1_6) */
+	movdqa %xmm5, 288(%rsp) /* spill y0_22_5 */
+	movdqu 624(%rdi,%rcx), %xmm5 /* t1_7 = bcast128() */
+	pshufb 1344(%rsp), %xmm5 /* s1_7 = lookup16(t1_7, x1_7) */
+	movdqa %xmm6, 48(%rsp) /* spill y0_21_5 */
 	movdqu 832(%rdi,%rcx), %xmm6 /* t1_20 = bcast128() */
-	movdqa %xmm5, 1888(%rsp) /* spill y0_20_5 */
-	movdqa 1552(%rsp), %xmm5 /* reload x1_20.2 */
-	pshufb %xmm5, %xmm6 /* s1_20 = lookup16(t1_20, x1_20) */
-	movdqu 848(%rdi,%rcx), %xmm5 /* t1_21 = bcast128() */
-	movdqa %xmm7, 1904(%rsp) /* spill y0_19_5 */
-	movdqa 1568(%rsp), %xmm7 /* reload x1_21.2 */
-	pshufb %xmm7, %xmm5 /* s1_21 = lookup16(t1_21, x1_21) */
+	pshufb 1552(%rsp), %xmm6 /* s1_20 = lookup16(t1_20, x1_20) */
+	movdqa %xmm8, 192(%rsp) /* spill y0_20_5 */
+	movdqu 848(%rdi,%rcx), %xmm8 /* t1_21 = bcast128() */
+	pshufb 1568(%rsp), %xmm8 /* s1_21 = lookup16(t1_21, x1_21) */
+	movdqa %xmm7, 32(%rsp) /* spill y0_19_5 */
 	movdqu 896(%rdi,%rcx), %xmm7 /* t1_24 = bcast128() */
-	movdqa %xmm0, 1920(%rsp) /* spill y0_18_5 */
-	movdqa 1616(%rsp), %xmm0 /* reload x1_24.2 */
-	pshufb %xmm0, %xmm7 /* s1_24 = lookup16(t1_24, x1_24) */
-	movdqu 912(%rdi,%rcx), %xmm0 /* t1_25 = bcast128() */
-	movdqa %xmm12, 1936(%rsp) /* spill y0_17_5 */
-	movdqa 1632(%rsp), %xmm12 /* reload x1_25.2 */
-	pshufb %xmm12, %xmm0 /* s1_25 = lookup16(t1_25, x1_25) */
-	movdqu 736(%rdi,%rcx), %xmm12 /* t1_14 = bcast128() */
-	movdqa %xmm10, 1952(%rsp) /* spill y0_16_5 */
-	movdqa 1456(%rsp), %xmm10 /* reload x1_14.2 */
-	pshufb %xmm10, %xmm12 /* s1_14 = lookup16(t1_14, x1_14) */
-	movdqu 752(%rdi,%rcx), %xmm10 /* t1_15 = bcast128() */
-	movdqa %xmm9, 1968(%rsp) /* spill s0_21 */
-	movdqa 1472(%rsp), %xmm9 /* reload x1_15.2 */
-	pshufb %xmm9, %xmm10 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 1616(%rsp), %xmm7 /* s1_24 = lookup16(t1_24, x1_24) */
+	movdqa %xmm11, 64(%rsp) /* spill y0_18_5 */
+	movdqu 912(%rdi,%rcx), %xmm11 /* t1_25 = bcast128() */
+	pshufb 1632(%rsp), %xmm11 /* s1_25 = lookup16(t1_25, x1_25) */
+	movdqa %xmm3, 224(%rsp) /* spill y0_17_5 */
+	movdqu 736(%rdi,%rcx), %xmm3 /* t1_14 = bcast128() */
+	pshufb 1456(%rsp), %xmm3 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm12, 1712(%rsp) /* spill y0_16_5 */
+	movdqu 752(%rdi,%rcx), %xmm12 /* t1_15 = bcast128() */
+	pshufb 1472(%rsp), %xmm12 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 3: inverse linear layer (algorithm 2), XORs only. */
-	pxor %xmm8, %xmm13 /* y0_24_3 = xor(s0_14, s1_6) */
-	pxor %xmm4, %xmm2 /* y0_25_3 = xor(s0_15, s1_7) */
+	pxor %xmm0, %xmm13 /* y0_24_3 = xor(s0_14, s1_6) */
+	pxor %xmm5, %xmm9 /* y0_25_3 = xor(s0_15, s1_7) */
 	pxor %xmm6, %xmm14 /* y0_26_3 = xor(s0_6, s1_20) */
-	pxor %xmm5, %xmm11 /* y0_27_3 = xor(s0_7, s1_21) */
+	pxor %xmm8, %xmm10 /* y0_27_3 = xor(s0_7, s1_21) */
 	pxor %xmm7, %xmm1 /* y0_28_3 = xor(s0_24, s1_24) */
-	pxor %xmm0, %xmm15 /* y0_29_3 = xor(s0_25, s1_25) */
-	pxor %xmm12, %xmm3 /* y0_30_3 = xor(s0_20, s1_14) */
-	movdqa 1968(%rsp), %xmm9 /* reload s0_21 */
-	pxor %xmm10, %xmm9 /* y0_31_3 = xor(s0_21, s1_15) */
-	pxor %xmm15, %xmm8 /* y1_24_3 = xor(s1_6, y0_29_3) */
-	pxor %xmm3, %xmm4 /* y1_25_3 = xor(s1_7, y0_30_3) */
-	pxor %xmm9, %xmm6 /* y1_26_3 = xor(s1_20, y0_31_3) */
-	pxor %xmm13, %xmm5 /* y1_27_3 = xor(s1_21, y0_24_3) */
-	pxor %xmm2, %xmm7 /* y1_28_3 = xor(s1_24, y0_25_3) */
-	pxor %xmm14, %xmm0 /* y1_29_3 = xor(s1_25, y0_26_3) */
-	pxor %xmm11, %xmm12 /* y1_30_3 = xor(s1_14, y0_27_3) */
-	pxor %xmm1, %xmm10 /* y1_31_3 = xor(s1_15, y0_28_3) */
+	pxor %xmm11, %xmm2 /* y0_29_3 = xor(s0_25, s1_25) */
+	pxor %xmm3, %xmm4 /* y0_30_3 = xor(s0_20, s1_14) */
+	pxor %xmm12, %xmm15 /* y0_31_3 = xor(s0_21, s1_15) */
+	pxor %xmm2, %xmm0 /* y1_24_3 = xor(s1_6, y0_29_3) */
+	pxor %xmm4, %xmm5 /* y1_25_3 = xor(s1_7, y0_30_3) */
+	pxor %xmm15, %xmm6 /* y1_26_3 = xor(s1_20, y0_31_3) */
+	pxor %xmm13, %xmm8 /* y1_27_3 = xor(s1_21, y0_24_3) */
+	pxor %xmm9, %xmm7 /* y1_28_3 = xor(s1_24, y0_25_3) */
+	pxor %xmm14, %xmm11 /* y1_29_3 = xor(s1_25, y0_26_3) */
+	pxor %xmm10, %xmm3 /* y1_30_3 = xor(s1_14, y0_27_3) */
+	pxor %xmm1, %xmm12 /* y1_31_3 = xor(s1_15, y0_28_3) */
 	pxor %xmm6, %xmm13 /* y0_24_4 = xor(y0_24_3, y1_26_3) */
-	pxor %xmm5, %xmm2 /* y0_25_4 = xor(y0_25_3, y1_27_3) */
+	pxor %xmm8, %xmm9 /* y0_25_4 = xor(y0_25_3, y1_27_3) */
 	pxor %xmm7, %xmm14 /* y0_26_4 = xor(y0_26_3, y1_28_3) */
-	pxor %xmm0, %xmm11 /* y0_27_4 = xor(y0_27_3, y1_29_3) */
-	pxor %xmm12, %xmm1 /* y0_28_4 = xor(y0_28_3, y1_30_3) */
-	pxor %xmm10, %xmm15 /* y0_29_4 = xor(y0_29_3, y1_31_3) */
-	pxor %xmm8, %xmm3 /* y0_30_4 = xor(y0_30_3, y1_24_3) */
-	pxor %xmm4, %xmm9 /* y0_31_4 = xor(y0_31_3, y1_25_3) */
-	pxor %xmm14, %xmm8 /* y1_24_4 = xor(y1_24_3, y0_26_4) */
-	pxor %xmm11, %xmm4 /* y1_25_4 = xor(y1_25_3, y0_27_4) */
+	pxor %xmm11, %xmm10 /* y0_27_4 = xor(y0_27_3, y1_29_3) */
+	pxor %xmm3, %xmm1 /* y0_28_4 = xor(y0_28_3, y1_30_3) */
+	pxor %xmm12, %xmm2 /* y0_29_4 = xor(y0_29_3, y1_31_3) */
+	pxor %xmm0, %xmm4 /* y0_30_4 = xor(y0_30_3, y1_24_3) */
+	pxor %xmm5, %xmm15 /* y0_31_4 = xor(y0_31_3, y1_25_3) */
+	pxor %xmm14, %xmm0 /* y1_24_4 = xor(y1_24_3, y0_26_4) */
+	pxor %xmm10, %xmm5 /* y1_25_4 = xor(y1_25_3, y0_27_4) */
 	pxor %xmm1, %xmm6 /* y1_26_4 = xor(y1_26_3, y0_28_4) */
-	pxor %xmm15, %xmm5 /* y1_27_4 = xor(y1_27_3, y0_29_4) */
-	pxor %xmm3, %xmm7 /* y1_28_4 = xor(y1_28_3, y0_30_4) */
-	pxor %xmm9, %xmm0 /* y1_29_4 = xor(y1_29_3, y0_31_4) */
-	pxor %xmm13, %xmm12 /* y1_30_4 = xor(y1_30_3, y0_24_4) */
-	pxor %xmm2, %xmm10 /* y1_31_4 = xor(y1_31_3, y0_25_4) */
-	pxor %xmm4, %xmm13 /* y0_24_5 = xor(y0_24_4, y1_25_4) */
-	pxor %xmm6, %xmm2 /* y0_25_5 = xor(y0_25_4, y1_26_4) */
-	pxor %xmm5, %xmm14 /* y0_26_5 = xor(y0_26_4, y1_27_4) */
-	pxor %xmm7, %xmm11 /* y0_27_5 = xor(y0_27_4, y1_28_4) */
-	pxor %xmm0, %xmm1 /* y0_28_5 = xor(y0_28_4, y1_29_4) */
-	pxor %xmm12, %xmm15 /* y0_29_5 = xor(y0_29_4, y1_30_4) */
-	pxor %xmm10, %xmm3 /* y0_30_5 = xor(y0_30_4, y1_31_4) */
-	pxor %xmm8, %xmm9 /* y0_31_5 = xor(y0_31_4, y1_24_4) */
-	pxor %xmm13, %xmm8 /* y1_24_5 = xor(y1_24_4, y0_24_5) */
-	pxor %xmm2, %xmm4 /* y1_25_5 = xor(y1_25_4, y0_25_5) */
+	pxor %xmm2, %xmm8 /* y1_27_4 = xor(y1_27_3, y0_29_4) */
+	pxor %xmm4, %xmm7 /* y1_28_4 = xor(y1_28_3, y0_30_4) */
+	pxor %xmm15, %xmm11 /* y1_29_4 = xor(y1_29_3, y0_31_4) */
+	pxor %xmm13, %xmm3 /* y1_30_4 = xor(y1_30_3, y0_24_4) */
+	pxor %xmm9, %xmm12 /* y1_31_4 = xor(y1_31_3, y0_25_4) */
+	pxor %xmm5, %xmm13 /* y0_24_5 = xor(y0_24_4, y1_25_4) */
+	pxor %xmm6, %xmm9 /* y0_25_5 = xor(y0_25_4, y1_26_4) */
+	pxor %xmm8, %xmm14 /* y0_26_5 = xor(y0_26_4, y1_27_4) */
+	pxor %xmm7, %xmm10 /* y0_27_5 = xor(y0_27_4, y1_28_4) */
+	pxor %xmm11, %xmm1 /* y0_28_5 = xor(y0_28_4, y1_29_4) */
+	pxor %xmm3, %xmm2 /* y0_29_5 = xor(y0_29_4, y1_30_4) */
+	pxor %xmm12, %xmm4 /* y0_30_5 = xor(y0_30_4, y1_31_4) */
+	pxor %xmm0, %xmm15 /* y0_31_5 = xor(y0_31_4, y1_24_4) */
+	pxor %xmm13, %xmm0 /* y1_24_5 = xor(y1_24_4, y0_24_5) */
+	pxor %xmm9, %xmm5 /* y1_25_5 = xor(y1_25_4, y0_25_5) */
 	pxor %xmm14, %xmm6 /* y1_26_5 = xor(y1_26_4, y0_26_5) */
-	pxor %xmm11, %xmm5 /* y1_27_5 = xor(y1_27_4, y0_27_5) */
+	pxor %xmm10, %xmm8 /* y1_27_5 = xor(y1_27_4, y0_27_5) */
 	pxor %xmm1, %xmm7 /* y1_28_5 = xor(y1_28_4, y0_28_5) */
-	pxor %xmm15, %xmm0 /* y1_29_5 = xor(y1_29_4, y0_29_5) */
-	pxor %xmm3, %xmm12 /* y1_30_5 = xor(y1_30_4, y0_30_5) */
-	pxor %xmm9, %xmm10 /* y1_31_5 = xor(y1_31_4, y0_31_5) */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 224(%rsp), %xmm0 /* reload x0_2.3 */
-	movdqa %xmm0, 1072(%rsp) /* spill x0_2.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 480(%rsp), %xmm0 /* reload x0_3.3 */
-	movdqa %xmm0, 1056(%rsp) /* spill x0_3.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 784(%rsp), %xmm0 /* reload x0_4.3 */
-	movdqa %xmm0, 944(%rsp) /* spill x0_4.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 496(%rsp), %xmm0 /* reload x0_5.3 */
-	movdqa %xmm0, 928(%rsp) /* spill x0_5.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 640(%rsp), %xmm0 /* reload x0_6.3 */
-	movdqa %xmm0, 608(%rsp) /* spill x0_6.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 336(%rsp), %xmm0 /* reload x0_7.3 */
-	movdqa %xmm0, 448(%rsp) /* spill x0_7.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 880(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 560(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 1088(%rsp) /* spill x0_11.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 864(%rsp), %xmm0 /* reload x0_12.3 */
-	movdqa %xmm0, 976(%rsp) /* spill x0_12.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 208(%rsp), %xmm0 /* reload x0_13.3 */
-	movdqa %xmm0, 992(%rsp) /* spill x0_13.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 848(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1008(%rsp) /* spill x0_14.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 176(%rsp), %xmm0 /* reload x0_15.3 */
-	movdqa %xmm0, 1024(%rsp) /* spill x0_15.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1920(%rsp), %xmm0 /* reload x0_18.3 */
-	movdqa %xmm0, 1520(%rsp) /* spill x0_18.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_19.3 */
-	movdqa %xmm0, 1440(%rsp) /* spill x0_19.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1888(%rsp), %xmm0 /* reload x0_20.3 */
-	movdqa %xmm0, 1104(%rsp) /* spill x0_20.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1872(%rsp), %xmm0 /* reload x0_21.3 */
-	movdqa %xmm0, 1120(%rsp) /* spill x0_21.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1856(%rsp), %xmm0 /* reload x0_22.3 */
-	movdqa %xmm0, 1136(%rsp) /* spill x0_22.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1840(%rsp), %xmm0 /* reload x0_23.3 */
-	movdqa %xmm0, 1152(%rsp) /* spill x0_23.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
+	pxor %xmm2, %xmm11 /* y1_29_5 = xor(y1_29_4, y0_29_5) */
+	pxor %xmm4, %xmm3 /* y1_30_5 = xor(y1_30_4, y0_30_5) */
+	pxor %xmm15, %xmm12 /* y1_31_5 = xor(y1_31_4, y0_31_5) */
 	movdqa %xmm13, 1168(%rsp) /* spill x0_24.2 */
-	movdqa %xmm2, 1184(%rsp) /* spill x0_25.2 */
+	movdqa %xmm9, 1184(%rsp) /* spill x0_25.2 */
 	movdqa %xmm14, 1200(%rsp) /* spill x0_26.2 */
-	movdqa %xmm11, 1216(%rsp) /* spill x0_27.2 */
+	movdqa %xmm10, 1216(%rsp) /* spill x0_27.2 */
 	movdqa %xmm1, 1424(%rsp) /* spill x0_28.2 */
-	movdqa %xmm15, 1312(%rsp) /* spill x0_29.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 832(%rsp), %xmm0 /* reload x1_0.3 */
-	movdqa %xmm0, 1232(%rsp) /* spill x1_0.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 144(%rsp), %xmm0 /* reload x1_1.3 */
-	movdqa %xmm0, 1248(%rsp) /* spill x1_1.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x1_2.3 */
-	movdqa %xmm0, 1264(%rsp) /* spill x1_2.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 112(%rsp), %xmm0 /* reload x1_3.3 */
-	movdqa %xmm0, 1280(%rsp) /* spill x1_3.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 16(%rsp), %xmm0 /* reload x1_6.3 */
-	movdqa %xmm0, 1328(%rsp) /* spill x1_6.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 128(%rsp), %xmm0 /* reload x1_7.3 */
-	movdqa %xmm0, 1344(%rsp) /* spill x1_7.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 304(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 1360(%rsp) /* spill x1_8.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 512(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 1376(%rsp) /* spill x1_9.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 64(%rsp), %xmm0 /* reload x1_10.3 */
-	movdqa %xmm0, 1392(%rsp) /* spill x1_10.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 528(%rsp), %xmm0 /* reload x1_11.3 */
-	movdqa %xmm0, 1408(%rsp) /* spill x1_11.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 160(%rsp), %xmm0 /* reload x1_14.3 */
-	movdqa %xmm0, 1456(%rsp) /* spill x1_14.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 384(%rsp), %xmm0 /* reload x1_15.3 */
-	movdqa %xmm0, 1472(%rsp) /* spill x1_15.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1824(%rsp), %xmm0 /* reload x1_16.3 */
-	movdqa %xmm0, 1488(%rsp) /* spill x1_16.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1808(%rsp), %xmm0 /* reload x1_17.3 */
-	movdqa %xmm0, 1504(%rsp) /* spill x1_17.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1760(%rsp), %xmm0 /* reload x1_20.3 */
-	movdqa %xmm0, 1552(%rsp) /* spill x1_20.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1744(%rsp), %xmm0 /* reload x1_21.3 */
-	movdqa %xmm0, 1568(%rsp) /* spill x1_21.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1728(%rsp), %xmm0 /* reload x1_22.3 */
-	movdqa %xmm0, 1584(%rsp) /* spill x1_22.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_29.3 */
-	movdqa 1712(%rsp), %xmm0 /* reload x1_23.3 */
-	movdqa %xmm0, 1600(%rsp) /* spill x1_23.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm8, 1616(%rsp) /* spill x1_24.2 */
-	movdqa %xmm4, 1632(%rsp) /* spill x1_25.2 */
-	movdqa %xmm5, 1648(%rsp) /* spill x1_27.2 */
+	movdqa %xmm2, 1312(%rsp) /* spill x0_29.2 */
+	movdqa %xmm0, 1616(%rsp) /* spill x1_24.2 */
+	movdqa %xmm5, 1632(%rsp) /* spill x1_25.2 */
+	movdqa %xmm8, 1648(%rsp) /* spill x1_27.2 */
 	movdqa %xmm7, 1664(%rsp) /* spill x1_28.2 */
-	movdqa %xmm0, 1680(%rsp) /* spill x1_29.2 */
-	movdqa %xmm12, 1696(%rsp) /* spill x1_30.2 */
-	movdqa %xmm9, %xmm0 /* x0_31.3 */
-	movdqa 800(%rsp), %xmm1 /* reload x1_4.3 */
-	movdqa 272(%rsp), %xmm2 /* reload x1_13.3 */
-	movdqa 464(%rsp), %xmm4 /* reload x0_1.3 */
-	movdqa 1936(%rsp), %xmm5 /* reload x0_17.3 */
-	movdqa 1952(%rsp), %xmm7 /* reload x0_16.3 */
-	movdqa 896(%rsp), %xmm8 /* reload x0_8.3 */
-	movdqa 544(%rsp), %xmm9 /* reload x0_9.3 */
-	movdqa 96(%rsp), %xmm11 /* reload x1_5.3 */
-	movdqa %xmm3, %xmm12 /* x0_30.3 */
-	movdqa 1792(%rsp), %xmm3 /* reload x1_18.3 */
+	movdqa %xmm11, 1680(%rsp) /* spill x1_29.2 */
+	movdqa %xmm3, 1696(%rsp) /* spill x1_30.2 */
+	movdqa %xmm12, 560(%rsp) /* spill x1_31.2 */
+	movdqa %xmm0, 1728(%rsp) /* spill x1_24.3 */
+	movdqa 528(%rsp), %xmm0 /* reload x0_2.3 */
+	movdqa %xmm0, 1072(%rsp) /* spill x0_2.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x0_3.3 */
+	movdqa %xmm0, 1056(%rsp) /* spill x0_3.2 */
+	movdqa 384(%rsp), %xmm0 /* reload x0_4.3 */
+	movdqa %xmm0, 944(%rsp) /* spill x0_4.2 */
+	movdqa 432(%rsp), %xmm0 /* reload x0_5.3 */
+	movdqa %xmm0, 928(%rsp) /* spill x0_5.2 */
+	movdqa 320(%rsp), %xmm0 /* reload x0_6.3 */
+	movdqa %xmm0, 880(%rsp) /* spill x0_6.2 */
+	movdqa 368(%rsp), %xmm0 /* reload x0_7.3 */
+	movdqa %xmm0, 896(%rsp) /* spill x0_7.2 */
+	movdqa 736(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 1296(%rsp) /* spill x0_10.2 */
+	movdqa 752(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 1088(%rsp) /* spill x0_11.2 */
+	movdqa 704(%rsp), %xmm0 /* reload x0_12.3 */
+	movdqa %xmm0, 976(%rsp) /* spill x0_12.2 */
+	movdqa 720(%rsp), %xmm0 /* reload x0_13.3 */
+	movdqa %xmm0, 992(%rsp) /* spill x0_13.2 */
+	movdqa 592(%rsp), %xmm0 /* reload x0_14.3 */
+	movdqa %xmm0, 1008(%rsp) /* spill x0_14.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x0_15.3 */
+	movdqa %xmm0, 1024(%rsp) /* spill x0_15.2 */
+	movdqa 64(%rsp), %xmm0 /* reload x0_18.3 */
+	movdqa %xmm0, 1520(%rsp) /* spill x0_18.2 */
+	movdqa 32(%rsp), %xmm0 /* reload x0_19.3 */
+	movdqa %xmm0, 1440(%rsp) /* spill x0_19.2 */
+	movdqa 192(%rsp), %xmm0 /* reload x0_20.3 */
+	movdqa %xmm0, 1104(%rsp) /* spill x0_20.2 */
+	movdqa 48(%rsp), %xmm0 /* reload x0_21.3 */
+	movdqa %xmm0, 1120(%rsp) /* spill x0_21.2 */
+	movdqa 288(%rsp), %xmm0 /* reload x0_22.3 */
+	movdqa %xmm0, 1136(%rsp) /* spill x0_22.2 */
+	movdqa 160(%rsp), %xmm0 /* reload x0_23.3 */
+	movdqa %xmm0, 1152(%rsp) /* spill x0_23.2 */
+	movdqa 688(%rsp), %xmm0 /* reload x1_0.3 */
+	movdqa %xmm0, 1232(%rsp) /* spill x1_0.2 */
+	movdqa 464(%rsp), %xmm0 /* reload x1_1.3 */
+	movdqa %xmm0, 1248(%rsp) /* spill x1_1.2 */
+	movdqa 480(%rsp), %xmm0 /* reload x1_2.3 */
+	movdqa %xmm0, 1264(%rsp) /* spill x1_2.2 */
+	movdqa 496(%rsp), %xmm0 /* reload x1_3.3 */
+	movdqa %xmm0, 1280(%rsp) /* spill x1_3.2 */
+	movdqa 400(%rsp), %xmm0 /* reload x1_6.3 */
+	movdqa %xmm0, 1328(%rsp) /* spill x1_6.2 */
+	movdqa 416(%rsp), %xmm0 /* reload x1_7.3 */
+	movdqa %xmm0, 1344(%rsp) /* spill x1_7.2 */
+	movdqa 448(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 1360(%rsp) /* spill x1_8.2 */
+	movdqa 544(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 1376(%rsp) /* spill x1_9.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x1_10.3 */
+	movdqa %xmm0, 1392(%rsp) /* spill x1_10.2 */
+	movdqa 176(%rsp), %xmm0 /* reload x1_11.3 */
+	movdqa %xmm0, 1408(%rsp) /* spill x1_11.2 */
+	movdqa 96(%rsp), %xmm0 /* reload x1_14.3 */
+	movdqa %xmm0, 1456(%rsp) /* spill x1_14.2 */
+	movdqa 80(%rsp), %xmm0 /* reload x1_15.3 */
+	movdqa %xmm0, 1472(%rsp) /* spill x1_15.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x1_16.3 */
+	movdqa %xmm0, 1488(%rsp) /* spill x1_16.2 */
+	movdqa 576(%rsp), %xmm0 /* reload x1_17.3 */
+	movdqa %xmm0, 1504(%rsp) /* spill x1_17.2 */
+	movdqa 624(%rsp), %xmm0 /* reload x1_20.3 */
+	movdqa %xmm0, 1552(%rsp) /* spill x1_20.2 */
+	movdqa 640(%rsp), %xmm0 /* reload x1_21.3 */
+	movdqa %xmm0, 1568(%rsp) /* spill x1_21.2 */
+	movdqa 784(%rsp), %xmm0 /* reload x1_22.3 */
+	movdqa %xmm0, 1584(%rsp) /* spill x1_22.2 */
+	movdqa 16(%rsp), %xmm0 /* reload x1_23.3 */
+	movdqa %xmm0, 1600(%rsp) /* spill x1_23.2 */
+	movdqa 1728(%rsp), %xmm0 /* reload x1_24.3 */
+	movdqa 272(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa 336(%rsp), %xmm1 /* reload x1_4.3 */
+	movdqa 768(%rsp), %xmm2 /* reload x1_19.3 */
+	movdqa %xmm4, %xmm3 /* x0_30.3 */
+	movdqa 0(%rsp), %xmm4 /* reload x1_18.3 */
+	movdqa 512(%rsp), %xmm5 /* reload x0_1.3 */
+	movdqa 1712(%rsp), %xmm7 /* reload x0_16.3 */
+	movdqa 224(%rsp), %xmm8 /* reload x0_17.3 */
+	movdqa 112(%rsp), %xmm9 /* reload x1_13.3 */
+	movdqa 352(%rsp), %xmm10 /* reload x1_5.3 */
+	movdqa %xmm15, %xmm11 /* x0_31.3 */
 	movdqa %xmm6, %xmm13 /* x1_26.3 */
-	movdqa 240(%rsp), %xmm6 /* reload x0_0.3 */
-	movdqa 288(%rsp), %xmm14 /* reload x1_12.3 */
-	movdqa 1776(%rsp), %xmm15 /* reload x1_19.3 */
+	movdqa 128(%rsp), %xmm6 /* reload x0_0.3 */
+	movdqa 144(%rsp), %xmm14 /* reload x1_12.3 */
+	movdqa 672(%rsp), %xmm15 /* reload x0_9.3 */
 	add $1024, %rcx
 	cmp $23552, %rcx
 	jne .Lublock_nibbleslice_ssse3_asm_11_loop_r0
 
 	/* The last S^-1, with RK^0 folded in. */
-	movdqa %xmm10, 80(%rsp) /* spill x1_31.2 */
-	movdqu 23552(%rdi), %xmm10 /* t0_0_1 = bcast128() */
-	pshufb %xmm6, %xmm10 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
+	movdqu 23552(%rdi), %xmm12 /* t0_0_1 = bcast128() */
+	pshufb %xmm6, %xmm12 /* s0_0_1 = lookup16(t0_0_1, x0_0) */
 	movdqu 23568(%rdi), %xmm6 /* t0_1_1 = bcast128() */
-	pshufb %xmm4, %xmm6 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
-	movdqu 23584(%rdi), %xmm4 /* t0_2_1 = bcast128() */
-	movdqa %xmm6, 48(%rsp) /* spill s0_1_1 */
-	movdqa 1072(%rsp), %xmm6 /* reload x0_2.2 */
-	pshufb %xmm6, %xmm4 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
-	movdqu 23600(%rdi), %xmm6 /* t0_3_1 = bcast128() */
-	movdqa %xmm4, 1072(%rsp) /* spill s0_2_1 */
-	movdqa 1056(%rsp), %xmm4 /* reload x0_3.2 */
-	pshufb %xmm4, %xmm6 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
-	movdqu 23616(%rdi), %xmm4 /* t0_4_1 = bcast128() */
-	movdqa %xmm6, 1056(%rsp) /* spill s0_3_1 */
-	movdqa 944(%rsp), %xmm6 /* reload x0_4.2 */
-	pshufb %xmm6, %xmm4 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
-	movdqu 23632(%rdi), %xmm6 /* t0_5_1 = bcast128() */
-	movdqa %xmm4, 944(%rsp) /* spill s0_4_1 */
-	movdqa 928(%rsp), %xmm4 /* reload x0_5.2 */
-	pshufb %xmm4, %xmm6 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
-	movdqu 23648(%rdi), %xmm4 /* t0_6_1 = bcast128() */
-	movdqa %xmm6, 928(%rsp) /* spill s0_5_1 */
-	movdqa 608(%rsp), %xmm6 /* reload x0_6.2 */
-	pshufb %xmm6, %xmm4 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
-	movdqu 23664(%rdi), %xmm6 /* t0_7_1 = bcast128() */
-	movdqa %xmm4, 608(%rsp) /* spill s0_6_1 */
-	movdqa 448(%rsp), %xmm4 /* reload x0_7.2 */
-	pshufb %xmm4, %xmm6 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
-	movdqu 23680(%rdi), %xmm4 /* t0_8_1 = bcast128() */
-	pshufb %xmm8, %xmm4 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
-	movdqu 23696(%rdi), %xmm8 /* t0_9_1 = bcast128() */
-	pshufb %xmm9, %xmm8 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
-	movdqu 23712(%rdi), %xmm9 /* t0_10_1 = bcast128() */
-	movdqa %xmm8, 448(%rsp) /* spill s0_9_1 */
-	movdqa 1296(%rsp), %xmm8 /* reload x0_10.2 */
-	pshufb %xmm8, %xmm9 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
-	movdqu 23728(%rdi), %xmm8 /* t0_11_1 = bcast128() */
-	movdqa %xmm9, 1296(%rsp) /* spill s0_10_1 */
-	movdqa 1088(%rsp), %xmm9 /* reload x0_11.2 */
-	pshufb %xmm9, %xmm8 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
-	movdqu 23744(%rdi), %xmm9 /* t0_12_1 = bcast128() */
-	movdqa %xmm8, 1088(%rsp) /* spill s0_11_1 */
-	movdqa 976(%rsp), %xmm8 /* reload x0_12.2 */
-	pshufb %xmm8, %xmm9 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
-	movdqu 23760(%rdi), %xmm8 /* t0_13_1 = bcast128() */
-	movdqa %xmm9, 976(%rsp) /* spill s0_12_1 */
-	movdqa 992(%rsp), %xmm9 /* reload x0_13.2 */
-	pshufb %xmm9, %xmm8 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
-	movdqu 23776(%rdi), %xmm9 /* t0_14_1 = bcast128() */
-	movdqa %xmm8, 992(%rsp) /* spill s0_13_1 */
-	movdqa 1008(%rsp), %xmm8 /* reload x0_14.2 */
-	pshufb %xmm8, %xmm9 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
-	movdqu 23792(%rdi), %xmm8 /* t0_15_1 = bcast128() */
-	movdqa %xmm9, 1008(%rsp) /* spill s0_14_1 */
-	movdqa 1024(%rsp), %xmm9 /* reload x0_15.2 */
-	pshufb %xmm9, %xmm8 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
-	movdqu 23808(%rdi), %xmm9 /* t0_16_1 = bcast128() */
-	pshufb %xmm7, %xmm9 /* s0_16_1 = lookup16(t0_16_1, x0_16) */
+	pshufb %xmm5, %xmm6 /* s0_1_1 = lookup16(t0_1_1, x0_1) */
+	movdqu 23584(%rdi), %xmm5 /* t0_2_1 = bcast128() */
+	pshufb 1072(%rsp), %xmm5 /* s0_2_1 = lookup16(t0_2_1, x0_2) */
+	movdqa %xmm5, 1072(%rsp) /* spill s0_2_1 */
+	movdqu 23600(%rdi), %xmm5 /* t0_3_1 = bcast128() */
+	pshufb 1056(%rsp), %xmm5 /* s0_3_1 = lookup16(t0_3_1, x0_3) */
+	movdqa %xmm5, 1056(%rsp) /* spill s0_3_1 */
+	movdqu 23616(%rdi), %xmm5 /* t0_4_1 = bcast128() */
+	pshufb 944(%rsp), %xmm5 /* s0_4_1 = lookup16(t0_4_1, x0_4) */
+	movdqa %xmm5, 944(%rsp) /* spill s0_4_1 */
+	movdqu 23632(%rdi), %xmm5 /* t0_5_1 = bcast128() */
+	pshufb 928(%rsp), %xmm5 /* s0_5_1 = lookup16(t0_5_1, x0_5) */
+	movdqa %xmm5, 928(%rsp) /* spill s0_5_1 */
+	movdqu 23648(%rdi), %xmm5 /* t0_6_1 = bcast128() */
+	pshufb 880(%rsp), %xmm5 /* s0_6_1 = lookup16(t0_6_1, x0_6) */
+	movdqa %xmm5, 880(%rsp) /* spill s0_6_1 */
+	movdqu 23664(%rdi), %xmm5 /* t0_7_1 = bcast128() */
+	pshufb 896(%rsp), %xmm5 /* s0_7_1 = lookup16(t0_7_1, x0_7) */
+	movdqa %xmm5, 896(%rsp) /* spill s0_7_1 */
+	movdqu 23680(%rdi), %xmm5 /* t0_8_1 = bcast128() */
+	pshufb %xmm0, %xmm5 /* s0_8_1 = lookup16(t0_8_1, x0_8) */
+	movdqu 23696(%rdi), %xmm0 /* t0_9_1 = bcast128() */
+	pshufb %xmm15, %xmm0 /* s0_9_1 = lookup16(t0_9_1, x0_9) */
+	movdqu 23712(%rdi), %xmm15 /* t0_10_1 = bcast128() */
+	pshufb 1296(%rsp), %xmm15 /* s0_10_1 = lookup16(t0_10_1, x0_10) */
+	movdqa %xmm15, 1296(%rsp) /* spill s0_10_1 */
+	movdqu 23728(%rdi), %xmm15 /* t0_11_1 = bcast128() */
+	pshufb 1088(%rsp), %xmm15 /* s0_11_1 = lookup16(t0_11_1, x0_11) */
+	movdqa %xmm15, 1088(%rsp) /* spill s0_11_1 */
+	movdqu 23744(%rdi), %xmm15 /* t0_12_1 = bcast128() */
+	pshufb 976(%rsp), %xmm15 /* s0_12_1 = lookup16(t0_12_1, x0_12) */
+	movdqa %xmm15, 976(%rsp) /* spill s0_12_1 */
+	movdqu 23760(%rdi), %xmm15 /* t0_13_1 = bcast128() */
+	pshufb 992(%rsp), %xmm15 /* s0_13_1 = lookup16(t0_13_1, x0_13) */
+	movdqa %xmm15, 992(%rsp) /* spill s0_13_1 */
+	movdqu 23776(%rdi), %xmm15 /* t0_14_1 = bcast128() */
+	pshufb 1008(%rsp), %xmm15 /* s0_14_1 = lookup16(t0_14_1, x0_14) */
+	movdqa %xmm15, 1008(%rsp) /* spill s0_14_1 */
+	movdqu 23792(%rdi), %xmm15 /* t0_15_1 = bcast128() */
+	pshufb 1024(%rsp), %xmm15 /* s0_15_1 = lookup16(t0_15_1, x0_15) */
+	movdqa %xmm15, 1024(%rsp) /* spill s0_15_1 */
+	movdqu 23808(%rdi), %xmm15 /* t0_16_1 = bcast128() */
+	pshufb %xmm7, %xmm15 /* s0_16_1 = lookup16(t0_16_1, x0_16) */
 	movdqu 23824(%rdi), %xmm7 /* t0_17_1 = bcast128() */
-	pshufb %xmm5, %xmm7 /* s0_17_1 = lookup16(t0_17_1, x0_17) */
-	movdqu 23840(%rdi), %xmm5 /* t0_18_1 = bcast128() */
-	movdqa %xmm7, 1024(%rsp) /* spill s0_17_1 */
-	movdqa 1520(%rsp), %xmm7 /* reload x0_18.2 */
-	pshufb %xmm7, %xmm5 /* s0_18_1 = lookup16(t0_18_1, x0_18) */
-	movdqu 23856(%rdi), %xmm7 /* t0_19_1 = bcast128() */
-	movdqa %xmm5, 1520(%rsp) /* spill s0_18_1 */
-	movdqa 1440(%rsp), %xmm5 /* reload x0_19.2 */
-	pshufb %xmm5, %xmm7 /* s0_19_1 = lookup16(t0_19_1, x0_19) */
-	movdqu 23872(%rdi), %xmm5 /* t0_20_1 = bcast128() */
-	movdqa %xmm7, 1440(%rsp) /* spill s0_19_1 */
-	movdqa 1104(%rsp), %xmm7 /* reload x0_20.2 */
-	pshufb %xmm7, %xmm5 /* s0_20_1 = lookup16(t0_20_1, x0_20) */
-	movdqu 23888(%rdi), %xmm7 /* t0_21_1 = bcast128() */
-	movdqa %xmm5, 1104(%rsp) /* spill s0_20_1 */
-	movdqa 1120(%rsp), %xmm5 /* reload x0_21.2 */
-	pshufb %xmm5, %xmm7 /* s0_21_1 = lookup16(t0_21_1, x0_21) */
-	movdqu 23904(%rdi), %xmm5 /* t0_22_1 = bcast128() */
-	movdqa %xmm7, 1120(%rsp) /* spill s0_21_1 */
-	movdqa 1136(%rsp), %xmm7 /* reload x0_22.2 */
-	pshufb %xmm7, %xmm5 /* s0_22_1 = lookup16(t0_22_1, x0_22) */
-	movdqu 23920(%rdi), %xmm7 /* t0_23_1 = bcast128() */
-	movdqa %xmm5, 1136(%rsp) /* spill s0_22_1 */
-	movdqa 1152(%rsp), %xmm5 /* reload x0_23.2 */
-	pshufb %xmm5, %xmm7 /* s0_23_1 = lookup16(t0_23_1, x0_23) */
-	movdqu 23936(%rdi), %xmm5 /* t0_24_1 = bcast128() */
-	movdqa %xmm7, 1152(%rsp) /* spill s0_23_1 */
-	movdqa 1168(%rsp), %xmm7 /* reload x0_24.2 */
-	pshufb %xmm7, %xmm5 /* s0_24_1 = lookup16(t0_24_1, x0_24) */
-	movdqu 23952(%rdi), %xmm7 /* t0_25_1 = bcast128() */
-	movdqa %xmm5, 1168(%rsp) /* spill s0_24_1 */
-	movdqa 1184(%rsp), %xmm5 /* reload x0_25.2 */
-	pshufb %xmm5, %xmm7 /* s0_25_1 = lookup16(t0_25_1, x0_25) */
-	movdqu 23968(%rdi), %xmm5 /* t0_26_1 = bcast128() */
-	movdqa %xmm7, 1184(%rsp) /* spill s0_25_1 */
-	movdqa 1200(%rsp), %xmm7 /* reload x0_26.2 */
-	pshufb %xmm7, %xmm5 /* s0_26_1 = lookup16(t0_26_1, x0_26) */
-	movdqu 23984(%rdi), %xmm7 /* t0_27_1 = bcast128() */
-	movdqa %xmm5, 1200(%rsp) /* spill s0_26_1 */
-	movdqa 1216(%rsp), %xmm5 /* reload x0_27.2 */
-	pshufb %xmm5, %xmm7 /* s0_27_1 = lookup16(t0_27_1, x0_27) */
-	movdqu 24000(%rdi), %xmm5 /* t0_28_1 = bcast128() */
-	movdqa %xmm7, 1216(%rsp) /* spill s0_27_1 */
-	movdqa 1424(%rsp), %xmm7 /* reload x0_28.2 */
-	pshufb %xmm7, %xmm5 /* s0_28_1 = lookup16(t0_28_1, x0_28) */
-	movdqu 24016(%rdi), %xmm7 /* t0_29_1 = bcast128() */
-	movdqa %xmm5, 1424(%rsp) /* spill s0_28_1 */
-	movdqa 1312(%rsp), %xmm5 /* reload x0_29.2 */
-	pshufb %xmm5, %xmm7 /* s0_29_1 = lookup16(t0_29_1, x0_29) */
-	movdqu 24032(%rdi), %xmm5 /* t0_30_1 = bcast128() */
-	pshufb %xmm12, %xmm5 /* s0_30_1 = lookup16(t0_30_1, x0_30) */
-	movdqu 24048(%rdi), %xmm12 /* t0_31_1 = bcast128() */
-	pshufb %xmm0, %xmm12 /* s0_31_1 = lookup16(t0_31_1, x0_31) */
-	movdqu 24064(%rdi), %xmm0 /* t1_0_1 = bcast128() */
-	movdqa %xmm12, 1312(%rsp) /* spill s0_31_1 */
-	movdqa 1232(%rsp), %xmm12 /* reload x1_0.2 */
-	pshufb %xmm12, %xmm0 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
-	movdqu 24080(%rdi), %xmm12 /* t1_1_1 = bcast128() */
-	movdqa %xmm0, 1232(%rsp) /* spill s1_0_1 */
-	movdqa 1248(%rsp), %xmm0 /* reload x1_1.2 */
-	pshufb %xmm0, %xmm12 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
-	movdqu 24096(%rdi), %xmm0 /* t1_2_1 = bcast128() */
-	movdqa %xmm12, 1248(%rsp) /* spill s1_1_1 */
-	movdqa 1264(%rsp), %xmm12 /* reload x1_2.2 */
-	pshufb %xmm12, %xmm0 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
-	movdqu 24112(%rdi), %xmm12 /* t1_3_1 = bcast128() */
-	movdqa %xmm0, 1264(%rsp) /* spill s1_2_1 */
-	movdqa 1280(%rsp), %xmm0 /* reload x1_3.2 */
-	pshufb %xmm0, %xmm12 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
-	movdqu 24128(%rdi), %xmm0 /* t1_4_1 = bcast128() */
-	pshufb %xmm1, %xmm0 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
+	pshufb %xmm8, %xmm7 /* s0_17_1 = lookup16(t0_17_1, x0_17) */
+	movdqu 23840(%rdi), %xmm8 /* t0_18_1 = bcast128() */
+	pshufb 1520(%rsp), %xmm8 /* s0_18_1 = lookup16(t0_18_1, x0_18) */
+	movdqa %xmm8, 1520(%rsp) /* spill s0_18_1 */
+	movdqu 23856(%rdi), %xmm8 /* t0_19_1 = bcast128() */
+	pshufb 1440(%rsp), %xmm8 /* s0_19_1 = lookup16(t0_19_1, x0_19) */
+	movdqa %xmm8, 1440(%rsp) /* spill s0_19_1 */
+	movdqu 23872(%rdi), %xmm8 /* t0_20_1 = bcast128() */
+	pshufb 1104(%rsp), %xmm8 /* s0_20_1 = lookup16(t0_20_1, x0_20) */
+	movdqa %xmm8, 1104(%rsp) /* spill s0_20_1 */
+	movdqu 23888(%rdi), %xmm8 /* t0_21_1 = bcast128() */
+	pshufb 1120(%rsp), %xmm8 /* s0_21_1 = lookup16(t0_21_1, x0_21) */
+	movdqa %xmm8, 1120(%rsp) /* spill s0_21_1 */
+	movdqu 23904(%rdi), %xmm8 /* t0_22_1 = bcast128() */
+	pshufb 1136(%rsp), %xmm8 /* s0_22_1 = lookup16(t0_22_1, x0_22) */
+	movdqa %xmm8, 1136(%rsp) /* spill s0_22_1 */
+	movdqu 23920(%rdi), %xmm8 /* t0_23_1 = bcast128() */
+	pshufb 1152(%rsp), %xmm8 /* s0_23_1 = lookup16(t0_23_1, x0_23) */
+	movdqa %xmm8, 1152(%rsp) /* spill s0_23_1 */
+	movdqu 23936(%rdi), %xmm8 /* t0_24_1 = bcast128() */
+	pshufb 1168(%rsp), %xmm8 /* s0_24_1 = lookup16(t0_24_1, x0_24) */
+	movdqa %xmm8, 1168(%rsp) /* spill s0_24_1 */
+	movdqu 23952(%rdi), %xmm8 /* t0_25_1 = bcast128() */
+	pshufb 1184(%rsp), %xmm8 /* s0_25_1 = lookup16(t0_25_1, x0_25) */
+	movdqa %xmm8, 1184(%rsp) /* spill s0_25_1 */
+	movdqu 23968(%rdi), %xmm8 /* t0_26_1 = bcast128() */
+	pshufb 1200(%rsp), %xmm8 /* s0_26_1 = lookup16(t0_26_1, x0_26) */
+	movdqa %xmm8, 1200(%rsp) /* spill s0_26_1 */
+	movdqu 23984(%rdi), %xmm8 /* t0_27_1 = bcast128() */
+	pshufb 1216(%rsp), %xmm8 /* s0_27_1 = lookup16(t0_27_1, x0_27) */
+	movdqa %xmm8, 1216(%rsp) /* spill s0_27_1 */
+	movdqu 24000(%rdi), %xmm8 /* t0_28_1 = bcast128() */
+	pshufb 1424(%rsp), %xmm8 /* s0_28_1 = lookup16(t0_28_1, x0_28) */
+	movdqa %xmm8, 1424(%rsp) /* spill s0_28_1 */
+	movdqu 24016(%rdi), %xmm8 /* t0_29_1 = bcast128() */
+	pshufb 1312(%rsp), %xmm8 /* s0_29_1 = lookup16(t0_29_1, x0_29) */
+	movdqa %xmm8, 1312(%rsp) /* spill s0_29_1 */
+	movdqu 24032(%rdi), %xmm8 /* t0_30_1 = bcast128() */
+	pshufb %xmm3, %xmm8 /* s0_30_1 = lookup16(t0_30_1, x0_30) */
+	movdqu 24048(%rdi), %xmm3 /* t0_31_1 = bcast128() */
+	pshufb %xmm11, %xmm3 /* s0_31_1 = lookup16(t0_31_1, x0_31) */
+	movdqu 24064(%rdi), %xmm11 /* t1_0_1 = bcast128() */
+	pshufb 1232(%rsp), %xmm11 /* s1_0_1 = lookup16(t1_0_1, x1_0) */
+	movdqa %xmm11, 1232(%rsp) /* spill s1_0_1 */
+	movdqu 24080(%rdi), %xmm11 /* t1_1_1 = bcast128() */
+	pshufb 1248(%rsp), %xmm11 /* s1_1_1 = lookup16(t1_1_1, x1_1) */
+	movdqa %xmm11, 1248(%rsp) /* spill s1_1_1 */
+	movdqu 24096(%rdi), %xmm11 /* t1_2_1 = bcast128() */
+	pshufb 1264(%rsp), %xmm11 /* s1_2_1 = lookup16(t1_2_1, x1_2) */
+	movdqa %xmm11, 1264(%rsp) /* spill s1_2_1 */
+	movdqu 24112(%rdi), %xmm11 /* t1_3_1 = bcast128() */
+	pshufb 1280(%rsp), %xmm11 /* s1_3_1 = lookup16(t1_3_1, x1_3) */
+	movdqa %xmm11, 1280(%rsp) /* spill s1_3_1 */
+	movdqu 24128(%rdi), %xmm11 /* t1_4_1 = bcast128() */
+	pshufb %xmm1, %xmm11 /* s1_4_1 = lookup16(t1_4_1, x1_4) */
 	movdqu 24144(%rdi), %xmm1 /* t1_5_1 = bcast128() */
-	pshufb %xmm11, %xmm1 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
-	movdqu 24160(%rdi), %xmm11 /* t1_6_1 = bcast128() */
-	movdqa %xmm1, 1280(%rsp) /* spill s1_5_1 */
-	movdqa 1328(%rsp), %xmm1 /* reload x1_6.2 */
-	pshufb %xmm1, %xmm11 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
-	movdqu 24176(%rdi), %xmm1 /* t1_7_1 = bcast128() */
-	movdqa %xmm11, 1328(%rsp) /* spill s1_6_1 */
-	movdqa 1344(%rsp), %xmm11 /* reload x1_7.2 */
-	pshufb %xmm11, %xmm1 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
-	movdqu 24192(%rdi), %xmm11 /* t1_8_1 = bcast128() */
-	movdqa %xmm1, 1344(%rsp) /* spill s1_7_1 */
-	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
-	pshufb %xmm1, %xmm11 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
-	movdqu 24208(%rdi), %xmm1 /* t1_9_1 = bcast128() */
-	movdqa %xmm11, 1360(%rsp) /* spill s1_8_1 */
-	movdqa 1376(%rsp), %xmm11 /* reload x1_9.2 */
-	pshufb %xmm11, %xmm1 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
-	movdqu 24224(%rdi), %xmm11 /* t1_10_1 = bcast128() */
-	movdqa %xmm1, 1376(%rsp) /* spill s1_9_1 */
-	movdqa 1392(%rsp), %xmm1 /* reload x1_10.2 */
-	pshufb %xmm1, %xmm11 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
-	movdqu 24240(%rdi), %xmm1 /* t1_11_1 = bcast128() */
-	movdqa %xmm11, 1392(%rsp) /* spill s1_10_1 */
-	movdqa 1408(%rsp), %xmm11 /* reload x1_11.2 */
-	pshufb %xmm11, %xmm1 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
-	movdqu 24256(%rdi), %xmm11 /* t1_12_1 = bcast128() */
-	pshufb %xmm14, %xmm11 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
+	pshufb %xmm10, %xmm1 /* s1_5_1 = lookup16(t1_5_1, x1_5) */
+	movdqu 24160(%rdi), %xmm10 /* t1_6_1 = bcast128() */
+	pshufb 1328(%rsp), %xmm10 /* s1_6_1 = lookup16(t1_6_1, x1_6) */
+	movdqa %xmm10, 1328(%rsp) /* spill s1_6_1 */
+	movdqu 24176(%rdi), %xmm10 /* t1_7_1 = bcast128() */
+	pshufb 1344(%rsp), %xmm10 /* s1_7_1 = lookup16(t1_7_1, x1_7) */
+	movdqa %xmm10, 1344(%rsp) /* spill s1_7_1 */
+	movdqu 24192(%rdi), %xmm10 /* t1_8_1 = bcast128() */
+	pshufb 1360(%rsp), %xmm10 /* s1_8_1 = lookup16(t1_8_1, x1_8) */
+	movdqa %xmm10, 1360(%rsp) /* spill s1_8_1 */
+	movdqu 24208(%rdi), %xmm10 /* t1_9_1 = bcast128() */
+	pshufb 1376(%rsp), %xmm10 /* s1_9_1 = lookup16(t1_9_1, x1_9) */
+	movdqa %xmm10, 1376(%rsp) /* spill s1_9_1 */
+	movdqu 24224(%rdi), %xmm10 /* t1_10_1 = bcast128() */
+	pshufb 1392(%rsp), %xmm10 /* s1_10_1 = lookup16(t1_10_1, x1_10) */
+	movdqa %xmm10, 1392(%rsp) /* spill s1_10_1 */
+	movdqu 24240(%rdi), %xmm10 /* t1_11_1 = bcast128() */
+	pshufb 1408(%rsp), %xmm10 /* s1_11_1 = lookup16(t1_11_1, x1_11) */
+	movdqa %xmm10, 1408(%rsp) /* spill s1_11_1 */
+	movdqu 24256(%rdi), %xmm10 /* t1_12_1 = bcast128() */
+	pshufb %xmm14, %xmm10 /* s1_12_1 = lookup16(t1_12_1, x1_12) */
 	movdqu 24272(%rdi), %xmm14 /* t1_13_1 = bcast128() */
-	pshufb %xmm2, %xmm14 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
-	movdqu 24288(%rdi), %xmm2 /* t1_14_1 = bcast128() */
-	movdqa %xmm14, 1408(%rsp) /* spill s1_13_1 */
-	movdqa 1456(%rsp), %xmm14 /* reload x1_14.2 */
-	pshufb %xmm14, %xmm2 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
-	movdqu 24304(%rdi), %xmm14 /* t1_15_1 = bcast128() */
-	movdqa %xmm2, 1456(%rsp) /* spill s1_14_1 */
-	movdqa 1472(%rsp), %xmm2 /* reload x1_15.2 */
-	pshufb %xmm2, %xmm14 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
-	movdqu 24320(%rdi), %xmm2 /* t1_16_1 = bcast128() */
-	movdqa %xmm14, 1472(%rsp) /* spill s1_15_1 */
-	movdqa 1488(%rsp), %xmm14 /* reload x1_16.2 */
-	pshufb %xmm14, %xmm2 /* s1_16_1 = lookup16(t1_16_1, x1_16) */
-	movdqu 24336(%rdi), %xmm14 /* t1_17_1 = bcast128() */
-	movdqa %xmm2, 1488(%rsp) /* spill s1_16_1 */
-	movdqa 1504(%rsp), %xmm2 /* reload x1_17.2 */
-	pshufb %xmm2, %xmm14 /* s1_17_1 = lookup16(t1_17_1, x1_17) */
-	movdqu 24352(%rdi), %xmm2 /* t1_18_1 = bcast128() */
-	pshufb %xmm3, %xmm2 /* s1_18_1 = lookup16(t1_18_1, x1_18) */
-	movdqu 24368(%rdi), %xmm3 /* t1_19_1 = bcast128() */
-	pshufb %xmm15, %xmm3 /* s1_19_1 = lookup16(t1_19_1, x1_19) */
-	movdqu 24384(%rdi), %xmm15 /* t1_20_1 = bcast128() */
-	movdqa %xmm3, 1504(%rsp) /* spill s1_19_1 */
-	movdqa 1552(%rsp), %xmm3 /* reload x1_20.2 */
-	pshufb %xmm3, %xmm15 /* s1_20_1 = lookup16(t1_20_1, x1_20) */
-	movdqu 24400(%rdi), %xmm3 /* t1_21_1 = bcast128() */
-	movdqa %xmm15, 1552(%rsp) /* spill s1_20_1 */
-	movdqa 1568(%rsp), %xmm15 /* reload x1_21.2 */
-	pshufb %xmm15, %xmm3 /* s1_21_1 = lookup16(t1_21_1, x1_21) */
-	movdqu 24416(%rdi), %xmm15 /* t1_22_1 = bcast128() */
-	movdqa %xmm3, 1568(%rsp) /* spill s1_21_1 */
-	movdqa 1584(%rsp), %xmm3 /* reload x1_22.2 */
-	pshufb %xmm3, %xmm15 /* s1_22_1 = lookup16(t1_22_1, x1_22) */
-	movdqu 24432(%rdi), %xmm3 /* t1_23_1 = bcast128() */
-	movdqa %xmm15, 1584(%rsp) /* spill s1_22_1 */
-	movdqa 1600(%rsp), %xmm15 /* reload x1_23.2 */
-	pshufb %xmm15, %xmm3 /* s1_23_1 = lookup16(t1_23_1, x1_23) */
-	movdqu 24448(%rdi), %xmm15 /* t1_24_1 = bcast128() */
-	movdqa %xmm3, 1600(%rsp) /* spill s1_23_1 */
-	movdqa 1616(%rsp), %xmm3 /* reload x1_24.2 */
-	pshufb %xmm3, %xmm15 /* s1_24_1 = lookup16(t1_24_1, x1_24) */
-	movdqu 24464(%rdi), %xmm3 /* t1_25_1 = bcast128() */
-	movdqa %xmm15, 1616(%rsp) /* spill s1_24_1 */
-	movdqa 1632(%rsp), %xmm15 /* reload x1_25.2 */
-	pshufb %xmm15, %xmm3 /* s1_25_1 = lookup16(t1_25_1, x1_25) */
-	movdqu 24480(%rdi), %xmm15 /* t1_26_1 = bcast128() */
-	pshufb %xmm13, %xmm15 /* s1_26_1 = lookup16(t1_26_1, x1_26) */
+	pshufb %xmm9, %xmm14 /* s1_13_1 = lookup16(t1_13_1, x1_13) */
+	movdqu 24288(%rdi), %xmm9 /* t1_14_1 = bcast128() */
+	pshufb 1456(%rsp), %xmm9 /* s1_14_1 = lookup16(t1_14_1, x1_14) */
+	movdqa %xmm9, 1456(%rsp) /* spill s1_14_1 */
+	movdqu 24304(%rdi), %xmm9 /* t1_15_1 = bcast128() */
+	pshufb 1472(%rsp), %xmm9 /* s1_15_1 = lookup16(t1_15_1, x1_15) */
+	movdqa %xmm9, 1472(%rsp) /* spill s1_15_1 */
+	movdqu 24320(%rdi), %xmm9 /* t1_16_1 = bcast128() */
+	pshufb 1488(%rsp), %xmm9 /* s1_16_1 = lookup16(t1_16_1, x1_16) */
+	movdqa %xmm9, 1488(%rsp) /* spill s1_16_1 */
+	movdqu 24336(%rdi), %xmm9 /* t1_17_1 = bcast128() */
+	pshufb 1504(%rsp), %xmm9 /* s1_17_1 = lookup16(t1_17_1, x1_17) */
+	movdqa %xmm9, 1504(%rsp) /* spill s1_17_1 */
+	movdqu 24352(%rdi), %xmm9 /* t1_18_1 = bcast128() */
+	pshufb %xmm4, %xmm9 /* s1_18_1 = lookup16(t1_18_1, x1_18) */
+	movdqu 24368(%rdi), %xmm4 /* t1_19_1 = bcast128() */
+	pshufb %xmm2, %xmm4 /* s1_19_1 = lookup16(t1_19_1, x1_19) */
+	movdqu 24384(%rdi), %xmm2 /* t1_20_1 = bcast128() */
+	pshufb 1552(%rsp), %xmm2 /* s1_20_1 = lookup16(t1_20_1, x1_20) */
+	movdqa %xmm2, 1552(%rsp) /* spill s1_20_1 */
+	movdqu 24400(%rdi), %xmm2 /* t1_21_1 = bcast128() */
+	pshufb 1568(%rsp), %xmm2 /* s1_21_1 = lookup16(t1_21_1, x1_21) */
+	movdqa %xmm2, 1568(%rsp) /* spill s1_21_1 */
+	movdqu 24416(%rdi), %xmm2 /* t1_22_1 = bcast128() */
+	pshufb 1584(%rsp), %xmm2 /* s1_22_1 = lookup16(t1_22_1, x1_22) */
+	movdqa %xmm2, 1584(%rsp) /* spill s1_22_1 */
+	movdqu 24432(%rdi), %xmm2 /* t1_23_1 = bcast128() */
+	pshufb 1600(%rsp), %xmm2 /* s1_23_1 = lookup16(t1_23_1, x1_23) */
+	movdqa %xmm2, 1600(%rsp) /* spill s1_23_1 */
+	movdqu 24448(%rdi), %xmm2 /* t1_24_1 = bcast128() */
+	pshufb 1616(%rsp), %xmm2 /* s1_24_1 = lookup16(t1_24_1, x1_24) */
+	movdqa %xmm2, 1616(%rsp) /* spill s1_24_1 */
+	movdqu 24464(%rdi), %xmm2 /* t1_25_1 = bcast128() */
+	pshufb 1632(%rsp), %xmm2 /* s1_25_1 = lookup16(t1_25_1, x1_25) */
+	movdqa %xmm2, 1632(%rsp) /* spill s1_25_1 */
+	movdqu 24480(%rdi), %xmm2 /* t1_26_1 = bcast128() */
+	pshufb %xmm13, %xmm2 /* s1_26_1 = lookup16(t1_26_1, x1_26) */
 	movdqu 24496(%rdi), %xmm13 /* t1_27_1 = bcast128() */
-	movdqa %xmm15, 1632(%rsp) /* spill s1_26_1 */
-	movdqa 1648(%rsp), %xmm15 /* reload x1_27.2 */
-	pshufb %xmm15, %xmm13 /* s1_27_1 = lookup16(t1_27_1, x1_27) */
-	movdqu 24512(%rdi), %xmm15 /* t1_28_1 = bcast128() */
+	pshufb 1648(%rsp), %xmm13 /* s1_27_1 = lookup16(t1_27_1, x1_27) */
 	movdqa %xmm13, 1648(%rsp) /* spill s1_27_1 */
-	movdqa 1664(%rsp), %xmm13 /* reload x1_28.2 */
-	pshufb %xmm13, %xmm15 /* s1_28_1 = lookup16(t1_28_1, x1_28) */
+	movdqu 24512(%rdi), %xmm13 /* t1_28_1 = bcast128() */
+	pshufb 1664(%rsp), %xmm13 /* s1_28_1 = lookup16(t1_28_1, x1_28) */
+	movdqa %xmm13, 1664(%rsp) /* spill s1_28_1 */
 	movdqu 24528(%rdi), %xmm13 /* t1_29_1 = bcast128() */
-	movdqa %xmm15, 1664(%rsp) /* spill s1_28_1 */
-	movdqa 1680(%rsp), %xmm15 /* reload x1_29.2 */
-	pshufb %xmm15, %xmm13 /* s1_29_1 = lookup16(t1_29_1, x1_29) */
-	movdqu 24544(%rdi), %xmm15 /* t1_30_1 = bcast128() */
+	pshufb 1680(%rsp), %xmm13 /* s1_29_1 = lookup16(t1_29_1, x1_29) */
 	movdqa %xmm13, 1680(%rsp) /* spill s1_29_1 */
-	movdqa 1696(%rsp), %xmm13 /* reload x1_30.2 */
-	pshufb %xmm13, %xmm15 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	movdqu 24544(%rdi), %xmm13 /* t1_30_1 = bcast128() */
+	pshufb 1696(%rsp), %xmm13 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	movdqa %xmm13, 1696(%rsp) /* spill s1_30_1 */
 	movdqu 24560(%rdi), %xmm13 /* t1_31_1 = bcast128() */
-	movdqa %xmm15, 1696(%rsp) /* spill s1_30_1 */
-	movdqa 80(%rsp), %xmm15 /* reload x1_31.2 */
-	pshufb %xmm15, %xmm13 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	pshufb 560(%rsp), %xmm13 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	psllw $4, %xmm10 /* hi_up = shl(s0_0_1) */
-	movdqa 48(%rsp), %xmm15 /* reload s0_1_1 */
-	por %xmm15, %xmm10 /* byte = or(hi_up, s0_1_1) */
-	movdqa 1072(%rsp), %xmm15 /* reload s0_2_1 */
-	psllw $4, %xmm15 /* hi_up_1 = shl(s0_2_1) */
-	movdqa %xmm10, 1072(%rsp) /* spill byte */
-	movdqa 1056(%rsp), %xmm10 /* reload s0_3_1 */
-	por %xmm10, %xmm15 /* byte_1 = or(hi_up_1, s0_3_1) */
-	movdqa 944(%rsp), %xmm10 /* reload s0_4_1 */
-	psllw $4, %xmm10 /* hi_up_2 = shl(s0_4_1) */
-	movdqa %xmm15, 944(%rsp) /* spill byte_1 */
-	movdqa 928(%rsp), %xmm15 /* reload s0_5_1 */
-	por %xmm15, %xmm10 /* byte_2 = or(hi_up_2, s0_5_1) */
-	movdqa 608(%rsp), %xmm15 /* reload s0_6_1 */
-	psllw $4, %xmm15 /* hi_up_3 = shl(s0_6_1) */
-	por %xmm6, %xmm15 /* byte_3 = or(hi_up_3, s0_7_1) */
-	psllw $4, %xmm4 /* hi_up_4 = shl(s0_8_1) */
-	movdqa 448(%rsp), %xmm6 /* reload s0_9_1 */
-	por %xmm6, %xmm4 /* byte_4 = or(hi_up_4, s0_9_1) */
-	movdqa 1296(%rsp), %xmm6 /* reload s0_10_1 */
-	psllw $4, %xmm6 /* hi_up_5 = shl(s0_10_1) */
-	movdqa %xmm4, 1296(%rsp) /* spill byte_4 */
-	movdqa 1088(%rsp), %xmm4 /* reload s0_11_1 */
-	por %xmm4, %xmm6 /* byte_5 = or(hi_up_5, s0_11_1) */
-	movdqa 976(%rsp), %xmm4 /* reload s0_12_1 */
-	psllw $4, %xmm4 /* hi_up_6 = shl(s0_12_1) */
-	movdqa %xmm6, 976(%rsp) /* spill byte_5 */
-	movdqa 992(%rsp), %xmm6 /* reload s0_13_1 */
-	por %xmm6, %xmm4 /* byte_6 = or(hi_up_6, s0_13_1) */
-	movdqa 1008(%rsp), %xmm6 /* reload s0_14_1 */
-	psllw $4, %xmm6 /* hi_up_7 = shl(s0_14_1) */
-	por %xmm8, %xmm6 /* byte_7 = or(hi_up_7, s0_15_1) */
-	psllw $4, %xmm9 /* hi_up_8 = shl(s0_16_1) */
-	movdqa 1024(%rsp), %xmm8 /* reload s0_17_1 */
-	por %xmm8, %xmm9 /* byte_8 = or(hi_up_8, s0_17_1) */
-	movdqa 1520(%rsp), %xmm8 /* reload s0_18_1 */
-	psllw $4, %xmm8 /* hi_up_9 = shl(s0_18_1) */
-	movdqa %xmm6, 1520(%rsp) /* spill byte_7 */
-	movdqa 1440(%rsp), %xmm6 /* reload s0_19_1 */
-	por %xmm6, %xmm8 /* byte_9 = or(hi_up_9, s0_19_1) */
-	movdqa 1104(%rsp), %xmm6 /* reload s0_20_1 */
-	psllw $4, %xmm6 /* hi_up_10 = shl(s0_20_1) */
-	movdqa %xmm4, 1104(%rsp) /* spill byte_6 */
-	movdqa 1120(%rsp), %xmm4 /* reload s0_21_1 */
-	por %xmm4, %xmm6 /* byte_10 = or(hi_up_10, s0_21_1) */
-	movdqa 1136(%rsp), %xmm4 /* reload s0_22_1 */
-	psllw $4, %xmm4 /* hi_up_11 = shl(s0_22_1) */
-	movdqa %xmm15, 1136(%rsp) /* spill byte_3 */
-	movdqa 1152(%rsp), %xmm15 /* reload s0_23_1 */
-	por %xmm15, %xmm4 /* byte_11 = or(hi_up_11, s0_23_1) */
-	movdqa 1168(%rsp), %xmm15 /* reload s0_24_1 */
-	psllw $4, %xmm15 /* hi_up_12 = shl(s0_24_1) */
-	movdqa %xmm4, 1168(%rsp) /* spill byte_11 */
-	movdqa 1184(%rsp), %xmm4 /* reload s0_25_1 */
-	por %xmm4, %xmm15 /* byte_12 = or(hi_up_12, s0_25_1) */
-	movdqa 1200(%rsp), %xmm4 /* reload s0_26_1 */
-	psllw $4, %xmm4 /* hi_up_13 = shl(s0_26_1) */
-	movdqa %xmm15, 1200(%rsp) /* spill byte_12 */
-	movdqa 1216(%rsp), %xmm15 /* reload s0_27_1 */
-	por %xmm15, %xmm4 /* byte_13 = or(hi_up_13, s0_27_1) */
-	movdqa 1424(%rsp), %xmm15 /* reload s0_28_1 */
-	psllw $4, %xmm15 /* hi_up_14 = shl(s0_28_1) */
-	por %xmm7, %xmm15 /* byte_14 = or(hi_up_14, s0_29_1) */
-	psllw $4, %xmm5 /* hi_up_15 = shl(s0_30_1) */
-	movdqa 1312(%rsp), %xmm7 /* reload s0_31_1 */
-	por %xmm7, %xmm5 /* byte_15 = or(hi_up_15, s0_31_1) */
-	movdqa 1232(%rsp), %xmm7 /* reload s1_0_1 */
-	psllw $4, %xmm7 /* hi_up_16 = shl(s1_0_1) */
-	movdqa %xmm5, 1232(%rsp) /* spill byte_15 */
-	movdqa 1248(%rsp), %xmm5 /* reload s1_1_1 */
-	por %xmm5, %xmm7 /* byte_16 = or(hi_up_16, s1_1_1) */
-	movdqa 1264(%rsp), %xmm5 /* reload s1_2_1 */
-	psllw $4, %xmm5 /* hi_up_17 = shl(s1_2_1) */
-	por %xmm12, %xmm5 /* byte_17 = or(hi_up_17, s1_3_1) */
-	psllw $4, %xmm0 /* hi_up_18 = shl(s1_4_1) */
-	movdqa 1280(%rsp), %xmm12 /* reload s1_5_1 */
-	por %xmm12, %xmm0 /* byte_18 = or(hi_up_18, s1_5_1) */
-	movdqa 1328(%rsp), %xmm12 /* reload s1_6_1 */
-	psllw $4, %xmm12 /* hi_up_19 = shl(s1_6_1) */
-	movdqa %xmm0, 1328(%rsp) /* spill byte_18 */
-	movdqa 1344(%rsp), %xmm0 /* reload s1_7_1 */
-	por %xmm0, %xmm12 /* byte_19 = or(hi_up_19, s1_7_1) */
-	movdqa 1360(%rsp), %xmm0 /* reload s1_8_1 */
-	psllw $4, %xmm0 /* hi_up_20 = shl(s1_8_1) */
-	movdqa %xmm12, 1360(%rsp) /* spill byte_19 */
-	movdqa 1376(%rsp), %xmm12 /* reload s1_9_1 */
-	por %xmm12, %xmm0 /* byte_20 = or(hi_up_20, s1_9_1) */
-	movdqa 1392(%rsp), %xmm12 /* reload s1_10_1 */
-	psllw $4, %xmm12 /* hi_up_21 = shl(s1_10_1) */
-	por %xmm1, %xmm12 /* byte_21 = or(hi_up_21, s1_11_1) */
-	psllw $4, %xmm11 /* hi_up_22 = shl(s1_12_1) */
-	movdqa 1408(%rsp), %xmm1 /* reload s1_13_1 */
-	por %xmm1, %xmm11 /* byte_22 = or(hi_up_22, s1_13_1) */
-	movdqa 1456(%rsp), %xmm1 /* reload s1_14_1 */
-	psllw $4, %xmm1 /* hi_up_23 = shl(s1_14_1) */
-	movdqa %xmm11, 1456(%rsp) /* spill byte_22 */
-	movdqa 1472(%rsp), %xmm11 /* reload s1_15_1 */
-	por %xmm11, %xmm1 /* byte_23 = or(hi_up_23, s1_15_1) */
-	movdqa 1488(%rsp), %xmm11 /* reload s1_16_1 */
-	psllw $4, %xmm11 /* hi_up_24 = shl(s1_16_1) */
-	por %xmm14, %xmm11 /* byte_24 = or(hi_up_24, s1_17_1) */
-	psllw $4, %xmm2 /* hi_up_25 = shl(s1_18_1) */
-	movdqa 1504(%rsp), %xmm14 /* reload s1_19_1 */
-	por %xmm14, %xmm2 /* byte_25 = or(hi_up_25, s1_19_1) */
-	movdqa 1552(%rsp), %xmm14 /* reload s1_20_1 */
-	psllw $4, %xmm14 /* hi_up_26 = shl(s1_20_1) */
-	movdqa %xmm1, 1552(%rsp) /* spill byte_23 */
-	movdqa 1568(%rsp), %xmm1 /* reload s1_21_1 */
-	por %xmm1, %xmm14 /* byte_26 = or(hi_up_26, s1_21_1) */
-	movdqa 1584(%rsp), %xmm1 /* reload s1_22_1 */
-	psllw $4, %xmm1 /* hi_up_27 = shl(s1_22_1) */
-	movdqa %xmm12, 1584(%rsp) /* spill byte_21 */
-	movdqa 1600(%rsp), %xmm12 /* reload s1_23_1 */
-	por %xmm12, %xmm1 /* byte_27 = or(hi_up_27, s1_23_1) */
-	movdqa 1616(%rsp), %xmm12 /* reload s1_24_1 */
-	psllw $4, %xmm12 /* hi_up_28 = shl(s1_24_1) */
-	por %xmm3, %xmm12 /* byte_28 = or(hi_up_28, s1_25_1) */
-	movdqa 1632(%rsp), %xmm3 /* reload s1_26_1 */
-	psllw $4, %xmm3 /* hi_up_29 = shl(s1_26_1) */
-	movdqa %xmm0, 1632(%rsp) /* spill byte_20 */
-	movdqa 1648(%rsp), %xmm0 /* reload s1_27_1 */
-	por %xmm0, %xmm3 /* byte_29 = or(hi_up_29, s1_27_1) */
-	movdqa 1664(%rsp), %xmm0 /* reload s1_28_1 */
-	psllw $4, %xmm0 /* hi_up_30 = shl(s1_28_1) */
-	movdqa %xmm3, 1664(%rsp) /* spill byte_29 */
-	movdqa 1680(%rsp), %xmm3 /* reload s1_29_1 */
-	por %xmm3, %xmm0 /* byte_30 = or(hi_up_30, s1_29_1) */
-	movdqa 1696(%rsp), %xmm3 /* reload s1_30_1 */
-	psllw $4, %xmm3 /* hi_up_31 = shl(s1_30_1) */
-	por %xmm13, %xmm3 /* byte_31 = or(hi_up_31, s1_31_1) */
-	movdqa 1072(%rsp), %xmm13 /* reload byte */
-	movdqa %xmm3, 1696(%rsp) /* spill byte_31 */
-	movdqa %xmm13, %xmm3 /* byte */
-	punpcklbw %xmm9, %xmm3 /* tro0 = unpacklo(byte, byte_8) */
-	punpckhbw %xmm9, %xmm13 /* tro0_1 = unpackhi(byte, byte_8) */
-	movdqa 944(%rsp), %xmm9 /* reload byte_1 */
-	movdqa %xmm0, 1072(%rsp) /* spill byte_30 */
-	movdqa %xmm9, %xmm0 /* byte_1 */
-	punpcklbw %xmm8, %xmm0 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	punpckhbw %xmm8, %xmm9 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	movdqa %xmm10, %xmm8 /* byte_2 */
-	punpcklbw %xmm6, %xmm8 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	punpckhbw %xmm6, %xmm10 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	movdqa 1136(%rsp), %xmm6 /* reload byte_3 */
-	movdqa %xmm12, 944(%rsp) /* spill byte_28 */
-	movdqa 1168(%rsp), %xmm12 /* reload byte_11 */
-	movdqa %xmm1, 1680(%rsp) /* spill byte_27 */
-	movdqa %xmm6, %xmm1 /* byte_3 */
-	punpcklbw %xmm12, %xmm1 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	punpckhbw %xmm12, %xmm6 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa 1296(%rsp), %xmm12 /* reload byte_4 */
-	movdqa %xmm14, 1168(%rsp) /* spill byte_26 */
-	movdqa 1200(%rsp), %xmm14 /* reload byte_12 */
-	movdqa %xmm2, 1136(%rsp) /* spill byte_25 */
-	movdqa %xmm12, %xmm2 /* byte_4 */
-	punpcklbw %xmm14, %xmm2 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm14, %xmm12 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa 976(%rsp), %xmm14 /* reload byte_5 */
-	movdqa %xmm5, 1200(%rsp) /* spill byte_17 */
-	movdqa %xmm14, %xmm5 /* byte_5 */
-	punpcklbw %xmm4, %xmm5 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm4, %xmm14 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 1104(%rsp), %xmm4 /* reload byte_6 */
-	movdqa %xmm7, 976(%rsp) /* spill byte_16 */
-	movdqa %xmm4, %xmm7 /* byte_6 */
-	punpcklbw %xmm15, %xmm7 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm15, %xmm4 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa 1520(%rsp), %xmm15 /* reload byte_7 */
-	movdqa %xmm11, 1104(%rsp) /* spill byte_24 */
-	movdqa 1232(%rsp), %xmm11 /* reload byte_15 */
-	movdqa %xmm6, 1296(%rsp) /* spill tro0_7 */
-	movdqa %xmm15, %xmm6 /* byte_7 */
-	punpcklbw %xmm11, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm11, %xmm15 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm3, %xmm11 /* tro0 */
-	punpcklbw %xmm2, %xmm11 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm2, %xmm3 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	movdqa %xmm13, %xmm2 /* tro0_1 */
-	punpcklbw %xmm12, %xmm2 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm12, %xmm13 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm0, %xmm12 /* tro0_2 */
-	punpcklbw %xmm5, %xmm12 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	punpckhbw %xmm5, %xmm0 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	movdqa %xmm9, %xmm5 /* tro0_3 */
-	punpcklbw %xmm14, %xmm5 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm14, %xmm9 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm8, %xmm14 /* tro0_4 */
-	punpcklbw %xmm7, %xmm14 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm7, %xmm8 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm10, %xmm7 /* tro0_5 */
-	punpcklbw %xmm4, %xmm7 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm4, %xmm10 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm1, %xmm4 /* tro0_6 */
-	punpcklbw %xmm6, %xmm4 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm6, %xmm1 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 1296(%rsp), %xmm6 /* reload tro0_7 */
-	movdqa %xmm9, 1232(%rsp) /* spill tro1_7 */
-	movdqa %xmm6, %xmm9 /* tro0_7 */
-	punpcklbw %xmm15, %xmm9 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm15, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm11, %xmm15 /* tro1 */
-	punpcklbw %xmm14, %xmm15 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm14, %xmm11 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm3, %xmm14 /* tro1_1 */
-	punpcklbw %xmm8, %xmm14 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm8, %xmm3 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	movdqa %xmm2, %xmm8 /* tro1_2 */
-	punpcklbw %xmm7, %xmm8 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm7, %xmm2 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm13, %xmm7 /* tro1_3 */
-	punpcklbw %xmm10, %xmm7 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	punpckhbw %xmm10, %xmm13 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm12, %xmm10 /* tro1_4 */
-	punpcklbw %xmm4, %xmm10 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm4, %xmm12 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm0, %xmm4 /* tro1_5 */
-	punpcklbw %xmm1, %xmm4 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	punpckhbw %xmm1, %xmm0 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	movdqa %xmm5, %xmm1 /* tro1_6 */
-	punpcklbw %xmm9, %xmm1 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	punpckhbw %xmm9, %xmm5 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 1232(%rsp), %xmm9 /* reload tro1_7 */
-	movdqa %xmm13, 1296(%rsp) /* spill tro2_7 */
-	movdqa %xmm9, %xmm13 /* tro1_7 */
-	punpcklbw %xmm6, %xmm13 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm6, %xmm9 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm15, %xmm6 /* tro2 */
-	punpcklbw %xmm10, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm10, %xmm15 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm11, %xmm10 /* tro2_1 */
-	punpcklbw %xmm12, %xmm10 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm12, %xmm11 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm14, %xmm12 /* tro2_2 */
-	punpcklbw %xmm4, %xmm12 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm4, %xmm14 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm3, %xmm4 /* tro2_3 */
-	punpcklbw %xmm0, %xmm4 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm0, %xmm3 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	movdqa %xmm8, %xmm0 /* tro2_4 */
-	punpcklbw %xmm1, %xmm0 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	punpckhbw %xmm1, %xmm8 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	movdqa %xmm2, %xmm1 /* tro2_5 */
-	punpcklbw %xmm5, %xmm1 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	punpckhbw %xmm5, %xmm2 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm7, %xmm5 /* tro2_6 */
-	punpcklbw %xmm13, %xmm5 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm13, %xmm7 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 1296(%rsp), %xmm13 /* reload tro2_7 */
-	movdqa %xmm7, 1232(%rsp) /* spill tro3_13 */
-	movdqa %xmm13, %xmm7 /* tro2_7 */
-	punpcklbw %xmm9, %xmm7 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	punpckhbw %xmm9, %xmm13 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqa 976(%rsp), %xmm9 /* reload byte_16 */
-	movdqa %xmm13, 1296(%rsp) /* spill tro3_15 */
-	movdqa 1104(%rsp), %xmm13 /* reload byte_24 */
-	movdqa %xmm7, 1520(%rsp) /* spill tro3_14 */
-	movdqa %xmm9, %xmm7 /* byte_16 */
-	punpcklbw %xmm13, %xmm7 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	punpckhbw %xmm13, %xmm9 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	movdqa 1200(%rsp), %xmm13 /* reload byte_17 */
-	movdqa %xmm5, 1104(%rsp) /* spill tro3_12 */
-	movdqa 1136(%rsp), %xmm5 /* reload byte_25 */
-	movdqa %xmm2, 976(%rsp) /* spill tro3_11 */
-	movdqa %xmm13, %xmm2 /* byte_17 */
-	punpcklbw %xmm5, %xmm2 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	punpckhbw %xmm5, %xmm13 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	movdqa 1328(%rsp), %xmm5 /* reload byte_18 */
-	movdqa %xmm1, 1136(%rsp) /* spill tro3_10 */
-	movdqa 1168(%rsp), %xmm1 /* reload byte_26 */
-	movdqa %xmm8, 1200(%rsp) /* spill tro3_9 */
-	movdqa %xmm5, %xmm8 /* byte_18 */
-	punpcklbw %xmm1, %xmm8 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	punpckhbw %xmm1, %xmm5 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	movdqa 1360(%rsp), %xmm1 /* reload byte_19 */
-	movdqa %xmm0, 1168(%rsp) /* spill tro3_8 */
-	movdqa 1680(%rsp), %xmm0 /* reload byte_27 */
-	movdqa %xmm3, 1328(%rsp) /* spill tro3_7 */
-	movdqa %xmm1, %xmm3 /* byte_19 */
-	punpcklbw %xmm0, %xmm3 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	punpckhbw %xmm0, %xmm1 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	movdqa 1632(%rsp), %xmm0 /* reload byte_20 */
-	movdqa %xmm4, 1680(%rsp) /* spill tro3_6 */
-	movdqa 944(%rsp), %xmm4 /* reload byte_28 */
-	movdqa %xmm14, 1360(%rsp) /* spill tro3_5 */
-	movdqa %xmm0, %xmm14 /* byte_20 */
-	punpcklbw %xmm4, %xmm14 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	punpckhbw %xmm4, %xmm0 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	movdqa 1584(%rsp), %xmm4 /* reload byte_21 */
-	movdqa %xmm12, 944(%rsp) /* spill tro3_4 */
-	movdqa 1664(%rsp), %xmm12 /* reload byte_29 */
-	movdqa %xmm11, 1632(%rsp) /* spill tro3_3 */
-	movdqa %xmm4, %xmm11 /* byte_21 */
-	punpcklbw %xmm12, %xmm11 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	punpckhbw %xmm12, %xmm4 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	movdqa 1456(%rsp), %xmm12 /* reload byte_22 */
-	movdqa %xmm10, 1664(%rsp) /* spill tro3_2 */
-	movdqa 1072(%rsp), %xmm10 /* reload byte_30 */
-	movdqa %xmm15, 1584(%rsp) /* spill tro3_1 */
-	movdqa %xmm12, %xmm15 /* byte_22 */
-	punpcklbw %xmm10, %xmm15 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	punpckhbw %xmm10, %xmm12 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	movdqa 1552(%rsp), %xmm10 /* reload byte_23 */
-	movdqa %xmm6, 1072(%rsp) /* spill tro3 */
-	movdqa 1696(%rsp), %xmm6 /* reload byte_31 */
-	movdqa %xmm1, 1456(%rsp) /* spill tro0_23 */
-	movdqa %xmm10, %xmm1 /* byte_23 */
-	punpcklbw %xmm6, %xmm1 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	punpckhbw %xmm6, %xmm10 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	movdqa %xmm7, %xmm6 /* tro0_16 */
-	punpcklbw %xmm14, %xmm6 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	punpckhbw %xmm14, %xmm7 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	movdqa %xmm9, %xmm14 /* tro0_17 */
-	punpcklbw %xmm0, %xmm14 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	punpckhbw %xmm0, %xmm9 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	movdqa %xmm2, %xmm0 /* tro0_18 */
-	punpcklbw %xmm11, %xmm0 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	punpckhbw %xmm11, %xmm2 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	movdqa %xmm13, %xmm11 /* tro0_19 */
-	punpcklbw %xmm4, %xmm11 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	punpckhbw %xmm4, %xmm13 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	movdqa %xmm8, %xmm4 /* tro0_20 */
-	punpcklbw %xmm15, %xmm4 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	punpckhbw %xmm15, %xmm8 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	movdqa %xmm5, %xmm15 /* tro0_21 */
-	punpcklbw %xmm12, %xmm15 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	punpckhbw %xmm12, %xmm5 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	movdqa %xmm3, %xmm12 /* tro0_22 */
-	punpcklbw %xmm1, %xmm12 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	punpckhbw %xmm1, %xmm3 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	movdqa 1456(%rsp), %xmm1 /* reload tro0_23 */
-	movdqa %xmm13, 1696(%rsp) /* spill tro1_23 */
-	movdqa %xmm1, %xmm13 /* tro0_23 */
-	punpcklbw %xmm10, %xmm13 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	punpckhbw %xmm10, %xmm1 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	movdqa %xmm6, %xmm10 /* tro1_16 */
-	punpcklbw %xmm4, %xmm10 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	punpckhbw %xmm4, %xmm6 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	movdqa %xmm7, %xmm4 /* tro1_17 */
-	punpcklbw %xmm8, %xmm4 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	punpckhbw %xmm8, %xmm7 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	movdqa %xmm14, %xmm8 /* tro1_18 */
-	punpcklbw %xmm15, %xmm8 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	punpckhbw %xmm15, %xmm14 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	movdqa %xmm9, %xmm15 /* tro1_19 */
-	punpcklbw %xmm5, %xmm15 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	punpckhbw %xmm5, %xmm9 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	movdqa %xmm0, %xmm5 /* tro1_20 */
-	punpcklbw %xmm12, %xmm5 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	punpckhbw %xmm12, %xmm0 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	movdqa %xmm2, %xmm12 /* tro1_21 */
-	punpcklbw %xmm3, %xmm12 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	punpckhbw %xmm3, %xmm2 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	movdqa %xmm11, %xmm3 /* tro1_22 */
-	punpcklbw %xmm13, %xmm3 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	punpckhbw %xmm13, %xmm11 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	movdqa 1696(%rsp), %xmm13 /* reload tro1_23 */
-	movdqa %xmm9, 1456(%rsp) /* spill tro2_23 */
-	movdqa %xmm13, %xmm9 /* tro1_23 */
-	punpcklbw %xmm1, %xmm9 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	punpckhbw %xmm1, %xmm13 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	movdqa %xmm10, %xmm1 /* tro2_16 */
-	punpcklbw %xmm5, %xmm1 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	punpckhbw %xmm5, %xmm10 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	movdqa %xmm6, %xmm5 /* tro2_17 */
-	punpcklbw %xmm0, %xmm5 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	punpckhbw %xmm0, %xmm6 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	movdqa %xmm4, %xmm0 /* tro2_18 */
-	punpcklbw %xmm12, %xmm0 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	punpckhbw %xmm12, %xmm4 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	movdqa %xmm7, %xmm12 /* tro2_19 */
-	punpcklbw %xmm2, %xmm12 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	punpckhbw %xmm2, %xmm7 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	movdqa %xmm8, %xmm2 /* tro2_20 */
-	punpcklbw %xmm3, %xmm2 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	punpckhbw %xmm3, %xmm8 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	movdqa %xmm14, %xmm3 /* tro2_21 */
-	punpcklbw %xmm11, %xmm3 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	punpckhbw %xmm11, %xmm14 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	movdqa %xmm15, %xmm11 /* tro2_22 */
-	punpcklbw %xmm9, %xmm11 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	punpckhbw %xmm9, %xmm15 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	movdqa 1456(%rsp), %xmm9 /* reload tro2_23 */
-	movdqa %xmm15, 1696(%rsp) /* spill tro3_29 */
-	movdqa %xmm9, %xmm15 /* tro2_23 */
-	punpcklbw %xmm13, %xmm15 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	punpckhbw %xmm13, %xmm9 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	movdqa 1072(%rsp), %xmm13 /* reload tro3 */
-	movdqu %xmm13, (%rdx) /* store tro3 */
-	movdqu %xmm1, 16(%rdx) /* store tro3_16 */
-	movdqa 1584(%rsp), %xmm1 /* reload tro3_1 */
-	movdqu %xmm1, 32(%rdx) /* store tro3_1 */
-	movdqu %xmm10, 48(%rdx) /* store tro3_17 */
-	movdqa 1664(%rsp), %xmm1 /* reload tro3_2 */
-	movdqu %xmm1, 64(%rdx) /* store tro3_2 */
-	movdqu %xmm5, 80(%rdx) /* store tro3_18 */
-	movdqa 1632(%rsp), %xmm1 /* reload tro3_3 */
-	movdqu %xmm1, 96(%rdx) /* store tro3_3 */
-	movdqu %xmm6, 112(%rdx) /* store tro3_19 */
-	movdqa 944(%rsp), %xmm1 /* reload tro3_4 */
+	psllw $4, %xmm12 /* hi_up = shl(s0_0_1) */
+	por %xmm6, %xmm12 /* byte = or(hi_up, s0_1_1) */
+	movdqa 1072(%rsp), %xmm6 /* reload s0_2_1 */
+	psllw $4, %xmm6 /* hi_up_1 = shl(s0_2_1) */
+	por 1056(%rsp), %xmm6 /* byte_1 = or(hi_up_1, s0_3_1) */
+	movdqa %xmm6, 1056(%rsp) /* spill byte_1 */
+	movdqa 944(%rsp), %xmm6 /* reload s0_4_1 */
+	psllw $4, %xmm6 /* hi_up_2 = shl(s0_4_1) */
+	por 928(%rsp), %xmm6 /* byte_2 = or(hi_up_2, s0_5_1) */
+	movdqa %xmm6, 928(%rsp) /* spill byte_2 */
+	movdqa 880(%rsp), %xmm6 /* reload s0_6_1 */
+	psllw $4, %xmm6 /* hi_up_3 = shl(s0_6_1) */
+	por 896(%rsp), %xmm6 /* byte_3 = or(hi_up_3, s0_7_1) */
+	psllw $4, %xmm5 /* hi_up_4 = shl(s0_8_1) */
+	por %xmm0, %xmm5 /* byte_4 = or(hi_up_4, s0_9_1) */
+	movdqa 1296(%rsp), %xmm0 /* reload s0_10_1 */
+	psllw $4, %xmm0 /* hi_up_5 = shl(s0_10_1) */
+	por 1088(%rsp), %xmm0 /* byte_5 = or(hi_up_5, s0_11_1) */
+	movdqa %xmm0, 1088(%rsp) /* spill byte_5 */
+	movdqa 976(%rsp), %xmm0 /* reload s0_12_1 */
+	psllw $4, %xmm0 /* hi_up_6 = shl(s0_12_1) */
+	por 992(%rsp), %xmm0 /* byte_6 = or(hi_up_6, s0_13_1) */
+	movdqa %xmm0, 992(%rsp) /* spill byte_6 */
+	movdqa 1008(%rsp), %xmm0 /* reload s0_14_1 */
+	psllw $4, %xmm0 /* hi_up_7 = shl(s0_14_1) */
+	por 1024(%rsp), %xmm0 /* byte_7 = or(hi_up_7, s0_15_1) */
+	psllw $4, %xmm15 /* hi_up_8 = shl(s0_16_1) */
+	por %xmm7, %xmm15 /* byte_8 = or(hi_up_8, s0_17_1) */
+	movdqa 1520(%rsp), %xmm7 /* reload s0_18_1 */
+	psllw $4, %xmm7 /* hi_up_9 = shl(s0_18_1) */
+	por 1440(%rsp), %xmm7 /* byte_9 = or(hi_up_9, s0_19_1) */
+	movdqa %xmm0, 1440(%rsp) /* spill byte_7 */
+	movdqa 1104(%rsp), %xmm0 /* reload s0_20_1 */
+	psllw $4, %xmm0 /* hi_up_10 = shl(s0_20_1) */
+	por 1120(%rsp), %xmm0 /* byte_10 = or(hi_up_10, s0_21_1) */
+	movdqa %xmm5, 1120(%rsp) /* spill byte_4 */
+	movdqa 1136(%rsp), %xmm5 /* reload s0_22_1 */
+	psllw $4, %xmm5 /* hi_up_11 = shl(s0_22_1) */
+	por 1152(%rsp), %xmm5 /* byte_11 = or(hi_up_11, s0_23_1) */
+	movdqa %xmm5, 1152(%rsp) /* spill byte_11 */
+	movdqa 1168(%rsp), %xmm5 /* reload s0_24_1 */
+	psllw $4, %xmm5 /* hi_up_12 = shl(s0_24_1) */
+	por 1184(%rsp), %xmm5 /* byte_12 = or(hi_up_12, s0_25_1) */
+	movdqa %xmm5, 1184(%rsp) /* spill byte_12 */
+	movdqa 1200(%rsp), %xmm5 /* reload s0_26_1 */
+	psllw $4, %xmm5 /* hi_up_13 = shl(s0_26_1) */
+	por 1216(%rsp), %xmm5 /* byte_13 = or(hi_up_13, s0_27_1) */
+	movdqa %xmm5, 1216(%rsp) /* spill byte_13 */
+	movdqa 1424(%rsp), %xmm5 /* reload s0_28_1 */
+	psllw $4, %xmm5 /* hi_up_14 = shl(s0_28_1) */
+	por 1312(%rsp), %xmm5 /* byte_14 = or(hi_up_14, s0_29_1) */
+	psllw $4, %xmm8 /* hi_up_15 = shl(s0_30_1) */
+	por %xmm3, %xmm8 /* byte_15 = or(hi_up_15, s0_31_1) */
+	movdqa 1232(%rsp), %xmm3 /* reload s1_0_1 */
+	psllw $4, %xmm3 /* hi_up_16 = shl(s1_0_1) */
+	por 1248(%rsp), %xmm3 /* byte_16 = or(hi_up_16, s1_1_1) */
+	movdqa %xmm3, 1248(%rsp) /* spill byte_16 */
+	movdqa 1264(%rsp), %xmm3 /* reload s1_2_1 */
+	psllw $4, %xmm3 /* hi_up_17 = shl(s1_2_1) */
+	por 1280(%rsp), %xmm3 /* byte_17 = or(hi_up_17, s1_3_1) */
+	psllw $4, %xmm11 /* hi_up_18 = shl(s1_4_1) */
+	por %xmm1, %xmm11 /* byte_18 = or(hi_up_18, s1_5_1) */
+	movdqa 1328(%rsp), %xmm1 /* reload s1_6_1 */
+	psllw $4, %xmm1 /* hi_up_19 = shl(s1_6_1) */
+	por 1344(%rsp), %xmm1 /* byte_19 = or(hi_up_19, s1_7_1) */
+	movdqa %xmm1, 1344(%rsp) /* spill byte_19 */
+	movdqa 1360(%rsp), %xmm1 /* reload s1_8_1 */
+	psllw $4, %xmm1 /* hi_up_20 = shl(s1_8_1) */
+	por 1376(%rsp), %xmm1 /* byte_20 = or(hi_up_20, s1_9_1) */
+	movdqa %xmm1, 1376(%rsp) /* spill byte_20 */
+	movdqa 1392(%rsp), %xmm1 /* reload s1_10_1 */
+	psllw $4, %xmm1 /* hi_up_21 = shl(s1_10_1) */
+	por 1408(%rsp), %xmm1 /* byte_21 = or(hi_up_21, s1_11_1) */
+	psllw $4, %xmm10 /* hi_up_22 = shl(s1_12_1) */
+	por %xmm14, %xmm10 /* byte_22 = or(hi_up_22, s1_13_1) */
+	movdqa 1456(%rsp), %xmm14 /* reload s1_14_1 */
+	psllw $4, %xmm14 /* hi_up_23 = shl(s1_14_1) */
+	por 1472(%rsp), %xmm14 /* byte_23 = or(hi_up_23, s1_15_1) */
+	movdqa %xmm14, 1472(%rsp) /* spill byte_23 */
+	movdqa 1488(%rsp), %xmm14 /* reload s1_16_1 */
+	psllw $4, %xmm14 /* hi_up_24 = shl(s1_16_1) */
+	por 1504(%rsp), %xmm14 /* byte_24 = or(hi_up_24, s1_17_1) */
+	psllw $4, %xmm9 /* hi_up_25 = shl(s1_18_1) */
+	por %xmm4, %xmm9 /* byte_25 = or(hi_up_25, s1_19_1) */
+	movdqa 1552(%rsp), %xmm4 /* reload s1_20_1 */
+	psllw $4, %xmm4 /* hi_up_26 = shl(s1_20_1) */
+	por 1568(%rsp), %xmm4 /* byte_26 = or(hi_up_26, s1_21_1) */
+	movdqa %xmm10, 1568(%rsp) /* spill byte_22 */
+	movdqa 1584(%rsp), %xmm10 /* reload s1_22_1 */
+	psllw $4, %xmm10 /* hi_up_27 = shl(s1_22_1) */
+	por 1600(%rsp), %xmm10 /* byte_27 = or(hi_up_27, s1_23_1) */
+	movdqa %xmm1, 1600(%rsp) /* spill byte_21 */
+	movdqa 1616(%rsp), %xmm1 /* reload s1_24_1 */
+	psllw $4, %xmm1 /* hi_up_28 = shl(s1_24_1) */
+	por 1632(%rsp), %xmm1 /* byte_28 = or(hi_up_28, s1_25_1) */
+	psllw $4, %xmm2 /* hi_up_29 = shl(s1_26_1) */
+	por 1648(%rsp), %xmm2 /* byte_29 = or(hi_up_29, s1_27_1) */
+	movdqa %xmm2, 1648(%rsp) /* spill byte_29 */
+	movdqa 1664(%rsp), %xmm2 /* reload s1_28_1 */
+	psllw $4, %xmm2 /* hi_up_30 = shl(s1_28_1) */
+	por 1680(%rsp), %xmm2 /* byte_30 = or(hi_up_30, s1_29_1) */
+	movdqa %xmm2, 1680(%rsp) /* spill byte_30 */
+	movdqa 1696(%rsp), %xmm2 /* reload s1_30_1 */
+	psllw $4, %xmm2 /* hi_up_31 = shl(s1_30_1) */
+	por %xmm13, %xmm2 /* byte_31 = or(hi_up_31, s1_31_1) */
+	movdqa %xmm12, %xmm13 /* byte */
+	punpcklbw %xmm15, %xmm13 /* tro0 = unpacklo(byte, byte_8) */
+	punpckhbw %xmm15, %xmm12 /* tro0_1 = unpackhi(byte, byte_8) */
+	movdqa 1056(%rsp), %xmm15 /* reload byte_1 */
+	movdqa %xmm2, 1696(%rsp) /* spill byte_31 */
+	movdqa %xmm15, %xmm2 /* byte_1 */
+	punpcklbw %xmm7, %xmm2 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	punpckhbw %xmm7, %xmm15 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	movdqa 928(%rsp), %xmm7 /* reload byte_2 */
+	movdqa %xmm1, 1056(%rsp) /* spill byte_28 */
+	movdqa %xmm7, %xmm1 /* byte_2 */
+	punpcklbw %xmm0, %xmm1 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	punpckhbw %xmm0, %xmm7 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	movdqa %xmm6, %xmm0 /* byte_3 */
+	punpcklbw 1152(%rsp), %xmm0 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	punpckhbw 1152(%rsp), %xmm6 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	movdqa %xmm10, 1152(%rsp) /* spill byte_27 */
+	movdqa 1120(%rsp), %xmm10 /* reload byte_4 */
+	movdqa %xmm4, 928(%rsp) /* spill byte_26 */
+	movdqa %xmm10, %xmm4 /* byte_4 */
+	punpcklbw 1184(%rsp), %xmm4 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	punpckhbw 1184(%rsp), %xmm10 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm11, 1184(%rsp) /* spill byte_18 */
+	movdqa 1088(%rsp), %xmm11 /* reload byte_5 */
+	movdqa %xmm3, 1120(%rsp) /* spill byte_17 */
+	movdqa %xmm11, %xmm3 /* byte_5 */
+	punpcklbw 1216(%rsp), %xmm3 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	punpckhbw 1216(%rsp), %xmm11 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm9, 1216(%rsp) /* spill byte_25 */
+	movdqa 992(%rsp), %xmm9 /* reload byte_6 */
+	movdqa %xmm14, 1088(%rsp) /* spill byte_24 */
+	movdqa %xmm9, %xmm14 /* byte_6 */
+	punpcklbw %xmm5, %xmm14 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw %xmm5, %xmm9 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa 1440(%rsp), %xmm5 /* reload byte_7 */
+	movdqa %xmm6, 992(%rsp) /* spill tro0_7 */
+	movdqa %xmm5, %xmm6 /* byte_7 */
+	punpcklbw %xmm8, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm8, %xmm5 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm13, %xmm8 /* tro0 */
+	punpcklbw %xmm4, %xmm8 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm4, %xmm13 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm12, %xmm4 /* tro0_1 */
+	punpcklbw %xmm10, %xmm4 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm10, %xmm12 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm2, %xmm10 /* tro0_2 */
+	punpcklbw %xmm3, %xmm10 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm3, %xmm2 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm15, %xmm3 /* tro0_3 */
+	punpcklbw %xmm11, %xmm3 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm11, %xmm15 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm1, %xmm11 /* tro0_4 */
+	punpcklbw %xmm14, %xmm11 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm14, %xmm1 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm7, %xmm14 /* tro0_5 */
+	punpcklbw %xmm9, %xmm14 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm9, %xmm7 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm0, %xmm9 /* tro0_6 */
+	punpcklbw %xmm6, %xmm9 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm6, %xmm0 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 992(%rsp), %xmm6 /* reload tro0_7 */
+	movdqa %xmm15, 1440(%rsp) /* spill tro1_7 */
+	movdqa %xmm6, %xmm15 /* tro0_7 */
+	punpcklbw %xmm5, %xmm15 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm5, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm8, %xmm5 /* tro1 */
+	punpcklbw %xmm11, %xmm5 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm11, %xmm8 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm13, %xmm11 /* tro1_1 */
+	punpcklbw %xmm1, %xmm11 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm1, %xmm13 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm4, %xmm1 /* tro1_2 */
+	punpcklbw %xmm14, %xmm1 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm14, %xmm4 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm12, %xmm14 /* tro1_3 */
+	punpcklbw %xmm7, %xmm14 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm7, %xmm12 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm10, %xmm7 /* tro1_4 */
+	punpcklbw %xmm9, %xmm7 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm9, %xmm10 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm2, %xmm9 /* tro1_5 */
+	punpcklbw %xmm0, %xmm9 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm0, %xmm2 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm3, %xmm0 /* tro1_6 */
+	punpcklbw %xmm15, %xmm0 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm15, %xmm3 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa 1440(%rsp), %xmm15 /* reload tro1_7 */
+	movdqa %xmm12, 992(%rsp) /* spill tro2_7 */
+	movdqa %xmm15, %xmm12 /* tro1_7 */
+	punpcklbw %xmm6, %xmm12 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm6, %xmm15 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm5, %xmm6 /* tro2 */
+	punpcklbw %xmm7, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm7, %xmm5 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm8, %xmm7 /* tro2_1 */
+	punpcklbw %xmm10, %xmm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm10, %xmm8 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm11, %xmm10 /* tro2_2 */
+	punpcklbw %xmm9, %xmm10 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm9, %xmm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm13, %xmm9 /* tro2_3 */
+	punpcklbw %xmm2, %xmm9 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm2, %xmm13 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm1, %xmm2 /* tro2_4 */
+	punpcklbw %xmm0, %xmm2 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm0, %xmm1 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm4, %xmm0 /* tro2_5 */
+	punpcklbw %xmm3, %xmm0 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm3, %xmm4 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm14, %xmm3 /* tro2_6 */
+	punpcklbw %xmm12, %xmm3 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm12, %xmm14 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 992(%rsp), %xmm12 /* reload tro2_7 */
+	movdqa %xmm14, 1440(%rsp) /* spill tro3_13 */
+	movdqa %xmm12, %xmm14 /* tro2_7 */
+	punpcklbw %xmm15, %xmm14 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm15, %xmm12 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	movdqa 1248(%rsp), %xmm15 /* reload byte_16 */
+	movdqa %xmm12, 992(%rsp) /* spill tro3_15 */
+	movdqa %xmm15, %xmm12 /* byte_16 */
+	punpcklbw 1088(%rsp), %xmm12 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	punpckhbw 1088(%rsp), %xmm15 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	movdqa %xmm14, 1088(%rsp) /* spill tro3_14 */
+	movdqa 1120(%rsp), %xmm14 /* reload byte_17 */
+	movdqa %xmm3, 1248(%rsp) /* spill tro3_12 */
+	movdqa %xmm14, %xmm3 /* byte_17 */
+	punpcklbw 1216(%rsp), %xmm3 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	punpckhbw 1216(%rsp), %xmm14 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	movdqa %xmm4, 1216(%rsp) /* spill tro3_11 */
+	movdqa 1184(%rsp), %xmm4 /* reload byte_18 */
+	movdqa %xmm0, 1120(%rsp) /* spill tro3_10 */
+	movdqa %xmm4, %xmm0 /* byte_18 */
+	punpcklbw 928(%rsp), %xmm0 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	punpckhbw 928(%rsp), %xmm4 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	movdqa %xmm1, 928(%rsp) /* spill tro3_9 */
+	movdqa 1344(%rsp), %xmm1 /* reload byte_19 */
+	movdqa %xmm2, 1184(%rsp) /* spill tro3_8 */
+	movdqa %xmm1, %xmm2 /* byte_19 */
+	punpcklbw 1152(%rsp), %xmm2 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	punpckhbw 1152(%rsp), %xmm1 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	movdqa %xmm13, 1152(%rsp) /* spill tro3_7 */
+	movdqa 1376(%rsp), %xmm13 /* reload byte_20 */
+	movdqa %xmm9, 1344(%rsp) /* spill tro3_6 */
+	movdqa %xmm13, %xmm9 /* byte_20 */
+	punpcklbw 1056(%rsp), %xmm9 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	punpckhbw 1056(%rsp), %xmm13 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	movdqa %xmm11, 1056(%rsp) /* spill tro3_5 */
+	movdqa 1600(%rsp), %xmm11 /* reload byte_21 */
+	movdqa %xmm10, 1376(%rsp) /* spill tro3_4 */
+	movdqa %xmm11, %xmm10 /* byte_21 */
+	punpcklbw 1648(%rsp), %xmm10 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	punpckhbw 1648(%rsp), %xmm11 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	movdqa %xmm8, 1648(%rsp) /* spill tro3_3 */
+	movdqa 1568(%rsp), %xmm8 /* reload byte_22 */
+	movdqa %xmm7, 1600(%rsp) /* spill tro3_2 */
+	movdqa %xmm8, %xmm7 /* byte_22 */
+	punpcklbw 1680(%rsp), %xmm7 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	punpckhbw 1680(%rsp), %xmm8 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	movdqa %xmm5, 1680(%rsp) /* spill tro3_1 */
+	movdqa 1472(%rsp), %xmm5 /* reload byte_23 */
+	movdqa %xmm6, 1568(%rsp) /* spill tro3 */
+	movdqa %xmm5, %xmm6 /* byte_23 */
+	punpcklbw 1696(%rsp), %xmm6 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	punpckhbw 1696(%rsp), %xmm5 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	movdqa %xmm1, 1696(%rsp) /* spill tro0_23 */
+	movdqa %xmm12, %xmm1 /* tro0_16 */
+	punpcklbw %xmm9, %xmm1 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	punpckhbw %xmm9, %xmm12 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	movdqa %xmm15, %xmm9 /* tro0_17 */
+	punpcklbw %xmm13, %xmm9 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	punpckhbw %xmm13, %xmm15 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	movdqa %xmm3, %xmm13 /* tro0_18 */
+	punpcklbw %xmm10, %xmm13 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	punpckhbw %xmm10, %xmm3 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	movdqa %xmm14, %xmm10 /* tro0_19 */
+	punpcklbw %xmm11, %xmm10 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	punpckhbw %xmm11, %xmm14 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	movdqa %xmm0, %xmm11 /* tro0_20 */
+	punpcklbw %xmm7, %xmm11 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	punpckhbw %xmm7, %xmm0 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	movdqa %xmm4, %xmm7 /* tro0_21 */
+	punpcklbw %xmm8, %xmm7 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	punpckhbw %xmm8, %xmm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	movdqa %xmm2, %xmm8 /* tro0_22 */
+	punpcklbw %xmm6, %xmm8 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	punpckhbw %xmm6, %xmm2 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	movdqa 1696(%rsp), %xmm6 /* reload tro0_23 */
+	movdqa %xmm14, 1472(%rsp) /* spill tro1_23 */
+	movdqa %xmm6, %xmm14 /* tro0_23 */
+	punpcklbw %xmm5, %xmm14 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	punpckhbw %xmm5, %xmm6 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	movdqa %xmm1, %xmm5 /* tro1_16 */
+	punpcklbw %xmm11, %xmm5 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	punpckhbw %xmm11, %xmm1 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	movdqa %xmm12, %xmm11 /* tro1_17 */
+	punpcklbw %xmm0, %xmm11 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	punpckhbw %xmm0, %xmm12 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	movdqa %xmm9, %xmm0 /* tro1_18 */
+	punpcklbw %xmm7, %xmm0 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	punpckhbw %xmm7, %xmm9 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	movdqa %xmm15, %xmm7 /* tro1_19 */
+	punpcklbw %xmm4, %xmm7 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	punpckhbw %xmm4, %xmm15 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	movdqa %xmm13, %xmm4 /* tro1_20 */
+	punpcklbw %xmm8, %xmm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	punpckhbw %xmm8, %xmm13 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	movdqa %xmm3, %xmm8 /* tro1_21 */
+	punpcklbw %xmm2, %xmm8 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	punpckhbw %xmm2, %xmm3 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	movdqa %xmm10, %xmm2 /* tro1_22 */
+	punpcklbw %xmm14, %xmm2 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	punpckhbw %xmm14, %xmm10 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	movdqa 1472(%rsp), %xmm14 /* reload tro1_23 */
+	movdqa %xmm15, 1696(%rsp) /* spill tro2_23 */
+	movdqa %xmm14, %xmm15 /* tro1_23 */
+	punpcklbw %xmm6, %xmm15 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	punpckhbw %xmm6, %xmm14 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	movdqa %xmm5, %xmm6 /* tro2_16 */
+	punpcklbw %xmm4, %xmm6 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	punpckhbw %xmm4, %xmm5 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	movdqa %xmm1, %xmm4 /* tro2_17 */
+	punpcklbw %xmm13, %xmm4 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	punpckhbw %xmm13, %xmm1 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	movdqa %xmm11, %xmm13 /* tro2_18 */
+	punpcklbw %xmm8, %xmm13 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	punpckhbw %xmm8, %xmm11 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	movdqa %xmm12, %xmm8 /* tro2_19 */
+	punpcklbw %xmm3, %xmm8 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	punpckhbw %xmm3, %xmm12 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	movdqa %xmm0, %xmm3 /* tro2_20 */
+	punpcklbw %xmm2, %xmm3 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	punpckhbw %xmm2, %xmm0 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	movdqa %xmm9, %xmm2 /* tro2_21 */
+	punpcklbw %xmm10, %xmm2 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	punpckhbw %xmm10, %xmm9 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	movdqa %xmm7, %xmm10 /* tro2_22 */
+	punpcklbw %xmm15, %xmm10 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	punpckhbw %xmm15, %xmm7 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	movdqa 1696(%rsp), %xmm15 /* reload tro2_23 */
+	movdqa %xmm7, 1472(%rsp) /* spill tro3_29 */
+	movdqa %xmm15, %xmm7 /* tro2_23 */
+	punpcklbw %xmm14, %xmm7 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	punpckhbw %xmm14, %xmm15 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	movdqa 1568(%rsp), %xmm14 /* reload tro3 */
+	movdqu %xmm14, (%rdx) /* store tro3 */
+	movdqu %xmm6, 16(%rdx) /* store tro3_16 */
+	movdqa 1680(%rsp), %xmm6 /* reload tro3_1 */
+	movdqu %xmm6, 32(%rdx) /* store tro3_1 */
+	movdqu %xmm5, 48(%rdx) /* store tro3_17 */
+	movdqa 1600(%rsp), %xmm5 /* reload tro3_2 */
+	movdqu %xmm5, 64(%rdx) /* store tro3_2 */
+	movdqu %xmm4, 80(%rdx) /* store tro3_18 */
+	movdqa 1648(%rsp), %xmm4 /* reload tro3_3 */
+	movdqu %xmm4, 96(%rdx) /* store tro3_3 */
+	movdqu %xmm1, 112(%rdx) /* store tro3_19 */
+	movdqa 1376(%rsp), %xmm1 /* reload tro3_4 */
 	movdqu %xmm1, 128(%rdx) /* store tro3_4 */
-	movdqu %xmm0, 144(%rdx) /* store tro3_20 */
-	movdqa 1360(%rsp), %xmm0 /* reload tro3_5 */
-	movdqu %xmm0, 160(%rdx) /* store tro3_5 */
-	movdqu %xmm4, 176(%rdx) /* store tro3_21 */
-	movdqa 1680(%rsp), %xmm0 /* reload tro3_6 */
-	movdqu %xmm0, 192(%rdx) /* store tro3_6 */
-	movdqu %xmm12, 208(%rdx) /* store tro3_22 */
-	movdqa 1328(%rsp), %xmm0 /* reload tro3_7 */
-	movdqu %xmm0, 224(%rdx) /* store tro3_7 */
-	movdqu %xmm7, 240(%rdx) /* store tro3_23 */
-	movdqa 1168(%rsp), %xmm0 /* reload tro3_8 */
-	movdqu %xmm0, 256(%rdx) /* store tro3_8 */
-	movdqu %xmm2, 272(%rdx) /* store tro3_24 */
-	movdqa 1200(%rsp), %xmm0 /* reload tro3_9 */
-	movdqu %xmm0, 288(%rdx) /* store tro3_9 */
-	movdqu %xmm8, 304(%rdx) /* store tro3_25 */
-	movdqa 1136(%rsp), %xmm0 /* reload tro3_10 */
+	movdqu %xmm13, 144(%rdx) /* store tro3_20 */
+	movdqa 1056(%rsp), %xmm1 /* reload tro3_5 */
+	movdqu %xmm1, 160(%rdx) /* store tro3_5 */
+	movdqu %xmm11, 176(%rdx) /* store tro3_21 */
+	movdqa 1344(%rsp), %xmm1 /* reload tro3_6 */
+	movdqu %xmm1, 192(%rdx) /* store tro3_6 */
+	movdqu %xmm8, 208(%rdx) /* store tro3_22 */
+	movdqa 1152(%rsp), %xmm1 /* reload tro3_7 */
+	movdqu %xmm1, 224(%rdx) /* store tro3_7 */
+	movdqu %xmm12, 240(%rdx) /* store tro3_23 */
+	movdqa 1184(%rsp), %xmm1 /* reload tro3_8 */
+	movdqu %xmm1, 256(%rdx) /* store tro3_8 */
+	movdqu %xmm3, 272(%rdx) /* store tro3_24 */
+	movdqa 928(%rsp), %xmm1 /* reload tro3_9 */
+	movdqu %xmm1, 288(%rdx) /* store tro3_9 */
+	movdqu %xmm0, 304(%rdx) /* store tro3_25 */
+	movdqa 1120(%rsp), %xmm0 /* reload tro3_10 */
 	movdqu %xmm0, 320(%rdx) /* store tro3_10 */
-	movdqu %xmm3, 336(%rdx) /* store tro3_26 */
-	movdqa 976(%rsp), %xmm0 /* reload tro3_11 */
+	movdqu %xmm2, 336(%rdx) /* store tro3_26 */
+	movdqa 1216(%rsp), %xmm0 /* reload tro3_11 */
 	movdqu %xmm0, 352(%rdx) /* store tro3_11 */
-	movdqu %xmm14, 368(%rdx) /* store tro3_27 */
-	movdqa 1104(%rsp), %xmm0 /* reload tro3_12 */
+	movdqu %xmm9, 368(%rdx) /* store tro3_27 */
+	movdqa 1248(%rsp), %xmm0 /* reload tro3_12 */
 	movdqu %xmm0, 384(%rdx) /* store tro3_12 */
-	movdqu %xmm11, 400(%rdx) /* store tro3_28 */
-	movdqa 1232(%rsp), %xmm0 /* reload tro3_13 */
+	movdqu %xmm10, 400(%rdx) /* store tro3_28 */
+	movdqa 1440(%rsp), %xmm0 /* reload tro3_13 */
 	movdqu %xmm0, 416(%rdx) /* store tro3_13 */
-	movdqa 1696(%rsp), %xmm0 /* reload tro3_29 */
+	movdqa 1472(%rsp), %xmm0 /* reload tro3_29 */
 	movdqu %xmm0, 432(%rdx) /* store tro3_29 */
-	movdqa 1520(%rsp), %xmm0 /* reload tro3_14 */
+	movdqa 1088(%rsp), %xmm0 /* reload tro3_14 */
 	movdqu %xmm0, 448(%rdx) /* store tro3_14 */
-	movdqu %xmm15, 464(%rdx) /* store tro3_30 */
-	movdqa 1296(%rsp), %xmm0 /* reload tro3_15 */
+	movdqu %xmm7, 464(%rdx) /* store tro3_30 */
+	movdqa 992(%rsp), %xmm0 /* reload tro3_15 */
 	movdqu %xmm0, 480(%rdx) /* store tro3_15 */
-	movdqu %xmm9, 496(%rdx) /* store tro3_31 */
+	movdqu %xmm15, 496(%rdx) /* store tro3_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	ret
@@ -11034,7 +10040,7 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 832 bytes (50 spill slots of 16 bytes)
+ *   frame: 832 bytes (49 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm
 	.hidden ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm
@@ -11259,58 +10265,44 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	movdqu 16(%rdi), %xmm4 /* t0_1 = bcast128() */
 	pshufb %xmm7, %xmm4 /* s0_1 = lookup16(t0_1, pair_1) */
 	movdqu 32(%rdi), %xmm7 /* t0_2 = bcast128() */
-	movdqa 464(%rsp), %xmm13 /* reload pair_2 */
-	pshufb %xmm13, %xmm7 /* s0_2 = lookup16(t0_2, pair_2) */
+	pshufb 464(%rsp), %xmm7 /* s0_2 = lookup16(t0_2, pair_2) */
 	movdqu 48(%rdi), %xmm13 /* t0_3 = bcast128() */
-	movdqa %xmm0, 464(%rsp) /* spill pair_61 */
-	movdqa 128(%rsp), %xmm0 /* reload pair_3 */
-	pshufb %xmm0, %xmm13 /* s0_3 = lookup16(t0_3, pair_3) */
+	pshufb 128(%rsp), %xmm13 /* s0_3 = lookup16(t0_3, pair_3) */
+	movdqa %xmm0, 128(%rsp) /* spill pair_61 */
 	movdqu 64(%rdi), %xmm0 /* t0_4 = bcast128() */
-	movdqa %xmm6, 128(%rsp) /* spill pair_60 */
-	movdqa 80(%rsp), %xmm6 /* reload pair_4 */
-	pshufb %xmm6, %xmm0 /* s0_4 = lookup16(t0_4, pair_4) */
+	pshufb 80(%rsp), %xmm0 /* s0_4 = lookup16(t0_4, pair_4) */
+	movdqa %xmm6, 80(%rsp) /* spill pair_60 */
 	movdqu 80(%rdi), %xmm6 /* t0_5 = bcast128() */
-	movdqa %xmm15, 80(%rsp) /* spill pair_59 */
-	movdqa 32(%rsp), %xmm15 /* reload pair_5 */
-	pshufb %xmm15, %xmm6 /* s0_5 = lookup16(t0_5, pair_5) */
+	pshufb 32(%rsp), %xmm6 /* s0_5 = lookup16(t0_5, pair_5) */
+	movdqa %xmm15, 32(%rsp) /* spill pair_59 */
 	movdqu 96(%rdi), %xmm15 /* t0_6 = bcast128() */
-	movdqa %xmm14, 32(%rsp) /* spill pair_57 */
-	movdqa 0(%rsp), %xmm14 /* reload pair_6 */
-	pshufb %xmm14, %xmm15 /* s0_6 = lookup16(t0_6, pair_6) */
+	pshufb 0(%rsp), %xmm15 /* s0_6 = lookup16(t0_6, pair_6) */
+	movdqa %xmm14, 0(%rsp) /* spill pair_57 */
 	movdqu 112(%rdi), %xmm14 /* t0_7 = bcast128() */
-	movdqa %xmm11, 0(%rsp) /* spill pair_55 */
-	movdqa 16(%rsp), %xmm11 /* reload pair_7 */
-	pshufb %xmm11, %xmm14 /* s0_7 = lookup16(t0_7, pair_7) */
+	pshufb 16(%rsp), %xmm14 /* s0_7 = lookup16(t0_7, pair_7) */
+	movdqa %xmm11, 16(%rsp) /* spill pair_55 */
 	movdqu 512(%rdi), %xmm11 /* t1_0 = bcast128() */
 	pshufb %xmm2, %xmm11 /* s1_0 = lookup16(t1_0, pair_32) */
 	movdqu 528(%rdi), %xmm2 /* t1_1 = bcast128() */
-	movdqa %xmm8, 16(%rsp) /* spill pair_53 */
-	movdqa 480(%rsp), %xmm8 /* reload pair_33 */
-	pshufb %xmm8, %xmm2 /* s1_1 = lookup16(t1_1, pair_33) */
+	pshufb 480(%rsp), %xmm2 /* s1_1 = lookup16(t1_1, pair_33) */
+	movdqa %xmm8, 480(%rsp) /* spill pair_53 */
 	movdqu 544(%rdi), %xmm8 /* t1_2 = bcast128() */
-	movdqa %xmm1, 480(%rsp) /* spill pair_51 */
-	movdqa 496(%rsp), %xmm1 /* reload pair_34 */
-	pshufb %xmm1, %xmm8 /* s1_2 = lookup16(t1_2, pair_34) */
+	pshufb 496(%rsp), %xmm8 /* s1_2 = lookup16(t1_2, pair_34) */
+	movdqa %xmm1, 496(%rsp) /* spill pair_51 */
 	movdqu 560(%rdi), %xmm1 /* t1_3 = bcast128() */
-	movdqa %xmm10, 496(%rsp) /* spill pair_49 */
-	movdqa 512(%rsp), %xmm10 /* reload pair_35 */
-	pshufb %xmm10, %xmm1 /* s1_3 = lookup16(t1_3, pair_35) */
+	pshufb 512(%rsp), %xmm1 /* s1_3 = lookup16(t1_3, pair_35) */
+	movdqa %xmm10, 512(%rsp) /* spill pair_49 */
 	movdqu 576(%rdi), %xmm10 /* t1_4 = bcast128() */
-	movdqa %xmm9, 512(%rsp) /* spill pair_47 */
-	movdqa 528(%rsp), %xmm9 /* reload pair_36 */
-	pshufb %xmm9, %xmm10 /* s1_4 = lookup16(t1_4, pair_36) */
+	pshufb 528(%rsp), %xmm10 /* s1_4 = lookup16(t1_4, pair_36) */
+	movdqa %xmm9, 528(%rsp) /* spill pair_47 */
 	movdqu 592(%rdi), %xmm9 /* t1_5 = bcast128() */
-	movdqa %xmm3, 528(%rsp) /* spill pair_46 */
-	movdqa 544(%rsp), %xmm3 /* reload pair_37 */
-	pshufb %xmm3, %xmm9 /* s1_5 = lookup16(t1_5, pair_37) */
+	pshufb 544(%rsp), %xmm9 /* s1_5 = lookup16(t1_5, pair_37) */
+	movdqa %xmm3, 544(%rsp) /* spill pair_46 */
 	movdqu 608(%rdi), %xmm3 /* t1_6 = bcast128() */
-	movdqa %xmm5, 544(%rsp) /* spill pair_45 */
-	movdqa 560(%rsp), %xmm5 /* reload pair_38 */
-	pshufb %xmm5, %xmm3 /* s1_6 = lookup16(t1_6, pair_38) */
+	pshufb 560(%rsp), %xmm3 /* s1_6 = lookup16(t1_6, pair_38) */
+	movdqa %xmm5, 560(%rsp) /* spill pair_45 */
 	movdqu 624(%rdi), %xmm5 /* t1_7 = bcast128() */
-	movdqa %xmm14, 560(%rsp) /* spill s0_7 */
-	movdqa 576(%rsp), %xmm14 /* reload pair_39 */
-	pshufb %xmm14, %xmm5 /* s1_7 = lookup16(t1_7, pair_39) */
+	pshufb 576(%rsp), %xmm5 /* s1_7 = lookup16(t1_7, pair_39) */
 	pxor %xmm12, %xmm11 /* y1_0 = xor(s1_0, s0_0) */
 	pxor %xmm4, %xmm2 /* y1_1 = xor(s1_1, s0_1) */
 	pxor %xmm7, %xmm8 /* y1_2 = xor(s1_2, s0_2) */
@@ -11318,7 +10310,6 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm0, %xmm10 /* y1_4 = xor(s1_4, s0_4) */
 	pxor %xmm6, %xmm9 /* y1_5 = xor(s1_5, s0_5) */
 	pxor %xmm15, %xmm3 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 560(%rsp), %xmm14 /* reload s0_7 */
 	pxor %xmm14, %xmm5 /* y1_7 = xor(s1_7, s0_7) */
 	pxor %xmm2, %xmm12 /* y0_0 = xor(s0_0, y1_1) */
 	pxor %xmm8, %xmm4 /* y0_1 = xor(s0_1, y1_2) */
@@ -11360,71 +10351,54 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm9, %xmm6 /* y0_5_2 = xor(y0_5_1, y1_5_2) */
 	pxor %xmm3, %xmm15 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
 	pxor %xmm5, %xmm14 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
-	movdqa %xmm3, 560(%rsp) /* spill y1_6_2 */
+	movdqa %xmm3, 576(%rsp) /* spill y1_6_2 */
 	movdqu 128(%rdi), %xmm3 /* t0_8 = bcast128() */
-	movdqa %xmm5, 576(%rsp) /* spill y1_7_2 */
-	movdqa 48(%rsp), %xmm5 /* reload pair_8 */
-	pshufb %xmm5, %xmm3 /* s0_8 = lookup16(t0_8, pair_8) */
+	pshufb 48(%rsp), %xmm3 /* s0_8 = lookup16(t0_8, pair_8) */
+	movdqa %xmm5, 48(%rsp) /* spill y1_7_2 */
 	movdqu 144(%rdi), %xmm5 /* t0_9 = bcast128() */
-	movdqa %xmm9, 48(%rsp) /* spill y1_5_2 */
-	movdqa 64(%rsp), %xmm9 /* reload pair_9 */
-	pshufb %xmm9, %xmm5 /* s0_9 = lookup16(t0_9, pair_9) */
+	pshufb 64(%rsp), %xmm5 /* s0_9 = lookup16(t0_9, pair_9) */
+	movdqa %xmm9, 64(%rsp) /* spill y1_5_2 */
 	movdqu 160(%rdi), %xmm9 /* t0_10 = bcast128() */
-	movdqa %xmm10, 64(%rsp) /* spill y1_4_2 */
-	movdqa 96(%rsp), %xmm10 /* reload pair_10 */
-	pshufb %xmm10, %xmm9 /* s0_10 = lookup16(t0_10, pair_10) */
+	pshufb 96(%rsp), %xmm9 /* s0_10 = lookup16(t0_10, pair_10) */
+	movdqa %xmm10, 96(%rsp) /* spill y1_4_2 */
 	movdqu 176(%rdi), %xmm10 /* t0_11 = bcast128() */
-	movdqa %xmm1, 96(%rsp) /* spill y1_3_2 */
-	movdqa 112(%rsp), %xmm1 /* reload pair_11 */
-	pshufb %xmm1, %xmm10 /* s0_11 = lookup16(t0_11, pair_11) */
+	pshufb 112(%rsp), %xmm10 /* s0_11 = lookup16(t0_11, pair_11) */
+	movdqa %xmm1, 112(%rsp) /* spill y1_3_2 */
 	movdqu 192(%rdi), %xmm1 /* t0_12 = bcast128() */
-	movdqa %xmm8, 112(%rsp) /* spill y1_2_2 */
-	movdqa 144(%rsp), %xmm8 /* reload pair_12 */
-	pshufb %xmm8, %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
+	pshufb 144(%rsp), %xmm1 /* s0_12 = lookup16(t0_12, pair_12) */
+	movdqa %xmm8, 144(%rsp) /* spill y1_2_2 */
 	movdqu 208(%rdi), %xmm8 /* t0_13 = bcast128() */
-	movdqa %xmm2, 144(%rsp) /* spill y1_1_2 */
-	movdqa 160(%rsp), %xmm2 /* reload pair_13 */
-	pshufb %xmm2, %xmm8 /* s0_13 = lookup16(t0_13, pair_13) */
+	pshufb 160(%rsp), %xmm8 /* s0_13 = lookup16(t0_13, pair_13) */
+	movdqa %xmm2, 160(%rsp) /* spill y1_1_2 */
 	movdqu 224(%rdi), %xmm2 /* t0_14 = bcast128() */
-	movdqa %xmm11, 160(%rsp) /* spill y1_0_2 */
-	movdqa 448(%rsp), %xmm11 /* reload pair_14 */
-	pshufb %xmm11, %xmm2 /* s0_14 = lookup16(t0_14, pair_14) */
+	pshufb 448(%rsp), %xmm2 /* s0_14 = lookup16(t0_14, pair_14) */
+	movdqa %xmm11, 448(%rsp) /* spill y1_0_2 */
 	movdqu 240(%rdi), %xmm11 /* t0_15 = bcast128() */
-	movdqa %xmm14, 448(%rsp) /* spill y0_7_2 */
-	movdqa 176(%rsp), %xmm14 /* reload pair_15 */
-	pshufb %xmm14, %xmm11 /* s0_15 = lookup16(t0_15, pair_15) */
+	pshufb 176(%rsp), %xmm11 /* s0_15 = lookup16(t0_15, pair_15) */
+	movdqa %xmm14, 176(%rsp) /* spill y0_7_2 */
 	movdqu 640(%rdi), %xmm14 /* t1_8 = bcast128() */
-	movdqa %xmm15, 176(%rsp) /* spill y0_6_2 */
-	movdqa 592(%rsp), %xmm15 /* reload pair_40 */
-	pshufb %xmm15, %xmm14 /* s1_8 = lookup16(t1_8, pair_40) */
+	pshufb 592(%rsp), %xmm14 /* s1_8 = lookup16(t1_8, pair_40) */
+	movdqa %xmm15, 592(%rsp) /* spill y0_6_2 */
 	movdqu 656(%rdi), %xmm15 /* t1_9 = bcast128() */
-	movdqa %xmm0, 592(%rsp) /* spill y0_4_2 */
-	movdqa 608(%rsp), %xmm0 /* reload pair_41 */
-	pshufb %xmm0, %xmm15 /* s1_9 = lookup16(t1_9, pair_41) */
+	pshufb 608(%rsp), %xmm15 /* s1_9 = lookup16(t1_9, pair_41) */
+	movdqa %xmm0, 608(%rsp) /* spill y0_4_2 */
 	movdqu 672(%rdi), %xmm0 /* t1_10 = bcast128() */
-	movdqa %xmm6, 608(%rsp) /* spill y0_5_2 */
-	movdqa 624(%rsp), %xmm6 /* reload pair_42 */
-	pshufb %xmm6, %xmm0 /* s1_10 = lookup16(t1_10, pair_42) */
+	pshufb 624(%rsp), %xmm0 /* s1_10 = lookup16(t1_10, pair_42) */
+	movdqa %xmm6, 624(%rsp) /* spill y0_5_2 */
 	movdqu 688(%rdi), %xmm6 /* t1_11 = bcast128() */
-	movdqa %xmm7, 624(%rsp) /* spill y0_2_2 */
-	movdqa 640(%rsp), %xmm7 /* reload pair_43 */
-	pshufb %xmm7, %xmm6 /* s1_11 = lookup16(t1_11, pair_43) */
+	pshufb 640(%rsp), %xmm6 /* s1_11 = lookup16(t1_11, pair_43) */
+	movdqa %xmm7, 640(%rsp) /* spill y0_2_2 */
 	movdqu 704(%rdi), %xmm7 /* t1_12 = bcast128() */
-	movdqa %xmm13, 640(%rsp) /* spill y0_3_2 */
-	movdqa 656(%rsp), %xmm13 /* reload pair_44 */
-	pshufb %xmm13, %xmm7 /* s1_12 = lookup16(t1_12, pair_44) */
+	pshufb 656(%rsp), %xmm7 /* s1_12 = lookup16(t1_12, pair_44) */
+	movdqa %xmm13, 656(%rsp) /* spill y0_3_2 */
 	movdqu 720(%rdi), %xmm13 /* t1_13 = bcast128() */
-	movdqa %xmm4, 656(%rsp) /* spill y0_1_2 */
-	movdqa 544(%rsp), %xmm4 /* reload pair_45 */
-	pshufb %xmm4, %xmm13 /* s1_13 = lookup16(t1_13, pair_45) */
+	pshufb 560(%rsp), %xmm13 /* s1_13 = lookup16(t1_13, pair_45) */
+	movdqa %xmm4, 560(%rsp) /* spill y0_1_2 */
 	movdqu 736(%rdi), %xmm4 /* t1_14 = bcast128() */
+	pshufb 544(%rsp), %xmm4 /* s1_14 = lookup16(t1_14, pair_46) */
 	movdqa %xmm12, 544(%rsp) /* spill y0_0_2 */
-	movdqa 528(%rsp), %xmm12 /* reload pair_46 */
-	pshufb %xmm12, %xmm4 /* s1_14 = lookup16(t1_14, pair_46) */
 	movdqu 752(%rdi), %xmm12 /* t1_15 = bcast128() */
-	movdqa %xmm11, 528(%rsp) /* spill s0_15 */
-	movdqa 512(%rsp), %xmm11 /* reload pair_47 */
-	pshufb %xmm11, %xmm12 /* s1_15 = lookup16(t1_15, pair_47) */
+	pshufb 528(%rsp), %xmm12 /* s1_15 = lookup16(t1_15, pair_47) */
 	pxor %xmm3, %xmm14 /* y1_8 = xor(s1_8, s0_8) */
 	pxor %xmm5, %xmm15 /* y1_9 = xor(s1_9, s0_9) */
 	pxor %xmm9, %xmm0 /* y1_10 = xor(s1_10, s0_10) */
@@ -11432,7 +10406,6 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm1, %xmm7 /* y1_12 = xor(s1_12, s0_12) */
 	pxor %xmm8, %xmm13 /* y1_13 = xor(s1_13, s0_13) */
 	pxor %xmm2, %xmm4 /* y1_14 = xor(s1_14, s0_14) */
-	movdqa 528(%rsp), %xmm11 /* reload s0_15 */
 	pxor %xmm11, %xmm12 /* y1_15 = xor(s1_15, s0_15) */
 	pxor %xmm15, %xmm3 /* y0_8 = xor(s0_8, y1_9) */
 	pxor %xmm0, %xmm5 /* y0_9 = xor(s0_9, y1_10) */
@@ -11476,69 +10449,52 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm12, %xmm11 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 	movdqa %xmm4, 528(%rsp) /* spill y1_14_2 */
 	movdqu 256(%rdi), %xmm4 /* t0_16 = bcast128() */
-	movdqa %xmm12, 512(%rsp) /* spill y1_15_2 */
-	movdqa 192(%rsp), %xmm12 /* reload pair_16 */
-	pshufb %xmm12, %xmm4 /* s0_16 = lookup16(t0_16, pair_16) */
+	pshufb 192(%rsp), %xmm4 /* s0_16 = lookup16(t0_16, pair_16) */
+	movdqa %xmm12, 192(%rsp) /* spill y1_15_2 */
 	movdqu 272(%rdi), %xmm12 /* t0_17 = bcast128() */
-	movdqa %xmm7, 192(%rsp) /* spill y1_12_2 */
-	movdqa 208(%rsp), %xmm7 /* reload pair_17 */
-	pshufb %xmm7, %xmm12 /* s0_17 = lookup16(t0_17, pair_17) */
+	pshufb 208(%rsp), %xmm12 /* s0_17 = lookup16(t0_17, pair_17) */
+	movdqa %xmm7, 208(%rsp) /* spill y1_12_2 */
 	movdqu 288(%rdi), %xmm7 /* t0_18 = bcast128() */
-	movdqa %xmm13, 208(%rsp) /* spill y1_13_2 */
-	movdqa 224(%rsp), %xmm13 /* reload pair_18 */
-	pshufb %xmm13, %xmm7 /* s0_18 = lookup16(t0_18, pair_18) */
+	pshufb 224(%rsp), %xmm7 /* s0_18 = lookup16(t0_18, pair_18) */
+	movdqa %xmm13, 224(%rsp) /* spill y1_13_2 */
 	movdqu 304(%rdi), %xmm13 /* t0_19 = bcast128() */
-	movdqa %xmm0, 224(%rsp) /* spill y1_10_2 */
-	movdqa 240(%rsp), %xmm0 /* reload pair_19 */
-	pshufb %xmm0, %xmm13 /* s0_19 = lookup16(t0_19, pair_19) */
+	pshufb 240(%rsp), %xmm13 /* s0_19 = lookup16(t0_19, pair_19) */
+	movdqa %xmm0, 240(%rsp) /* spill y1_10_2 */
 	movdqu 320(%rdi), %xmm0 /* t0_20 = bcast128() */
-	movdqa %xmm6, 240(%rsp) /* spill y1_11_2 */
-	movdqa 256(%rsp), %xmm6 /* reload pair_20 */
-	pshufb %xmm6, %xmm0 /* s0_20 = lookup16(t0_20, pair_20) */
+	pshufb 256(%rsp), %xmm0 /* s0_20 = lookup16(t0_20, pair_20) */
+	movdqa %xmm6, 256(%rsp) /* spill y1_11_2 */
 	movdqu 336(%rdi), %xmm6 /* t0_21 = bcast128() */
-	movdqa %xmm14, 256(%rsp) /* spill y1_8_2 */
-	movdqa 272(%rsp), %xmm14 /* reload pair_21 */
-	pshufb %xmm14, %xmm6 /* s0_21 = lookup16(t0_21, pair_21) */
+	pshufb 272(%rsp), %xmm6 /* s0_21 = lookup16(t0_21, pair_21) */
+	movdqa %xmm14, 272(%rsp) /* spill y1_8_2 */
 	movdqu 352(%rdi), %xmm14 /* t0_22 = bcast128() */
-	movdqa %xmm15, 272(%rsp) /* spill y1_9_2 */
-	movdqa 288(%rsp), %xmm15 /* reload pair_22 */
-	pshufb %xmm15, %xmm14 /* s0_22 = lookup16(t0_22, pair_22) */
+	pshufb 288(%rsp), %xmm14 /* s0_22 = lookup16(t0_22, pair_22) */
+	movdqa %xmm15, 288(%rsp) /* spill y1_9_2 */
 	movdqu 368(%rdi), %xmm15 /* t0_23 = bcast128() */
-	movdqa %xmm2, 288(%rsp) /* spill y0_14_2 */
-	movdqa 304(%rsp), %xmm2 /* reload pair_23 */
-	pshufb %xmm2, %xmm15 /* s0_23 = lookup16(t0_23, pair_23) */
+	pshufb 304(%rsp), %xmm15 /* s0_23 = lookup16(t0_23, pair_23) */
+	movdqa %xmm2, 304(%rsp) /* spill y0_14_2 */
 	movdqu 768(%rdi), %xmm2 /* t1_16 = bcast128() */
-	movdqa %xmm11, 304(%rsp) /* spill y0_15_2 */
-	movdqa 672(%rsp), %xmm11 /* reload pair_48 */
-	pshufb %xmm11, %xmm2 /* s1_16 = lookup16(t1_16, pair_48) */
+	pshufb 672(%rsp), %xmm2 /* s1_16 = lookup16(t1_16, pair_48) */
+	movdqa %xmm11, 672(%rsp) /* spill y0_15_2 */
 	movdqu 784(%rdi), %xmm11 /* t1_17 = bcast128() */
-	movdqa %xmm1, 672(%rsp) /* spill y0_12_2 */
-	movdqa 496(%rsp), %xmm1 /* reload pair_49 */
-	pshufb %xmm1, %xmm11 /* s1_17 = lookup16(t1_17, pair_49) */
+	pshufb 512(%rsp), %xmm11 /* s1_17 = lookup16(t1_17, pair_49) */
+	movdqa %xmm1, 512(%rsp) /* spill y0_12_2 */
 	movdqu 800(%rdi), %xmm1 /* t1_18 = bcast128() */
-	movdqa %xmm8, 496(%rsp) /* spill y0_13_2 */
-	movdqa 688(%rsp), %xmm8 /* reload pair_50 */
-	pshufb %xmm8, %xmm1 /* s1_18 = lookup16(t1_18, pair_50) */
+	pshufb 688(%rsp), %xmm1 /* s1_18 = lookup16(t1_18, pair_50) */
+	movdqa %xmm8, 688(%rsp) /* spill y0_13_2 */
 	movdqu 816(%rdi), %xmm8 /* t1_19 = bcast128() */
-	movdqa %xmm9, 688(%rsp) /* spill y0_10_2 */
-	movdqa 480(%rsp), %xmm9 /* reload pair_51 */
-	pshufb %xmm9, %xmm8 /* s1_19 = lookup16(t1_19, pair_51) */
+	pshufb 496(%rsp), %xmm8 /* s1_19 = lookup16(t1_19, pair_51) */
+	movdqa %xmm9, 496(%rsp) /* spill y0_10_2 */
 	movdqu 832(%rdi), %xmm9 /* t1_20 = bcast128() */
-	movdqa %xmm10, 480(%rsp) /* spill y0_11_2 */
-	movdqa 704(%rsp), %xmm10 /* reload pair_52 */
-	pshufb %xmm10, %xmm9 /* s1_20 = lookup16(t1_20, pair_52) */
+	pshufb 704(%rsp), %xmm9 /* s1_20 = lookup16(t1_20, pair_52) */
+	movdqa %xmm10, 704(%rsp) /* spill y0_11_2 */
 	movdqu 848(%rdi), %xmm10 /* t1_21 = bcast128() */
-	movdqa %xmm3, 704(%rsp) /* spill y0_8_2 */
-	movdqa 16(%rsp), %xmm3 /* reload pair_53 */
-	pshufb %xmm3, %xmm10 /* s1_21 = lookup16(t1_21, pair_53) */
+	pshufb 480(%rsp), %xmm10 /* s1_21 = lookup16(t1_21, pair_53) */
+	movdqa %xmm3, 480(%rsp) /* spill y0_8_2 */
 	movdqu 864(%rdi), %xmm3 /* t1_22 = bcast128() */
-	movdqa %xmm5, 16(%rsp) /* spill y0_9_2 */
-	movdqa 720(%rsp), %xmm5 /* reload pair_54 */
-	pshufb %xmm5, %xmm3 /* s1_22 = lookup16(t1_22, pair_54) */
+	pshufb 720(%rsp), %xmm3 /* s1_22 = lookup16(t1_22, pair_54) */
+	movdqa %xmm5, 720(%rsp) /* spill y0_9_2 */
 	movdqu 880(%rdi), %xmm5 /* t1_23 = bcast128() */
-	movdqa %xmm15, 720(%rsp) /* spill s0_23 */
-	movdqa 0(%rsp), %xmm15 /* reload pair_55 */
-	pshufb %xmm15, %xmm5 /* s1_23 = lookup16(t1_23, pair_55) */
+	pshufb 16(%rsp), %xmm5 /* s1_23 = lookup16(t1_23, pair_55) */
 	pxor %xmm4, %xmm2 /* y1_16 = xor(s1_16, s0_16) */
 	pxor %xmm12, %xmm11 /* y1_17 = xor(s1_17, s0_17) */
 	pxor %xmm7, %xmm1 /* y1_18 = xor(s1_18, s0_18) */
@@ -11546,7 +10502,6 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm0, %xmm9 /* y1_20 = xor(s1_20, s0_20) */
 	pxor %xmm6, %xmm10 /* y1_21 = xor(s1_21, s0_21) */
 	pxor %xmm14, %xmm3 /* y1_22 = xor(s1_22, s0_22) */
-	movdqa 720(%rsp), %xmm15 /* reload s0_23 */
 	pxor %xmm15, %xmm5 /* y1_23 = xor(s1_23, s0_23) */
 	pxor %xmm11, %xmm4 /* y0_16 = xor(s0_16, y1_17) */
 	pxor %xmm1, %xmm12 /* y0_17 = xor(s0_17, y1_18) */
@@ -11588,63 +10543,48 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm10, %xmm6 /* y0_21_2 = xor(y0_21_1, y1_21_2) */
 	pxor %xmm3, %xmm14 /* y0_22_2 = xor(y0_22_1, y1_22_2) */
 	pxor %xmm5, %xmm15 /* y0_23_2 = xor(y0_23_1, y1_23_2) */
-	movdqa %xmm3, 720(%rsp) /* spill y1_22_2 */
+	movdqa %xmm3, 16(%rsp) /* spill y1_22_2 */
 	movdqu 384(%rdi), %xmm3 /* t0_24 = bcast128() */
-	movdqa %xmm5, 0(%rsp) /* spill y1_23_2 */
-	movdqa 320(%rsp), %xmm5 /* reload pair_24 */
-	pshufb %xmm5, %xmm3 /* s0_24 = lookup16(t0_24, pair_24) */
+	pshufb 320(%rsp), %xmm3 /* s0_24 = lookup16(t0_24, pair_24) */
+	movdqa %xmm5, 320(%rsp) /* spill y1_23_2 */
 	movdqu 400(%rdi), %xmm5 /* t0_25 = bcast128() */
-	movdqa %xmm9, 320(%rsp) /* spill y1_20_2 */
-	movdqa 336(%rsp), %xmm9 /* reload pair_25 */
-	pshufb %xmm9, %xmm5 /* s0_25 = lookup16(t0_25, pair_25) */
+	pshufb 336(%rsp), %xmm5 /* s0_25 = lookup16(t0_25, pair_25) */
+	movdqa %xmm9, 336(%rsp) /* spill y1_20_2 */
 	movdqu 416(%rdi), %xmm9 /* t0_26 = bcast128() */
-	movdqa %xmm10, 336(%rsp) /* spill y1_21_2 */
-	movdqa 352(%rsp), %xmm10 /* reload pair_26 */
-	pshufb %xmm10, %xmm9 /* s0_26 = lookup16(t0_26, pair_26) */
+	pshufb 352(%rsp), %xmm9 /* s0_26 = lookup16(t0_26, pair_26) */
+	movdqa %xmm10, 352(%rsp) /* spill y1_21_2 */
 	movdqu 432(%rdi), %xmm10 /* t0_27 = bcast128() */
-	movdqa %xmm1, 352(%rsp) /* spill y1_18_2 */
-	movdqa 368(%rsp), %xmm1 /* reload pair_27 */
-	pshufb %xmm1, %xmm10 /* s0_27 = lookup16(t0_27, pair_27) */
+	pshufb 368(%rsp), %xmm10 /* s0_27 = lookup16(t0_27, pair_27) */
+	movdqa %xmm1, 368(%rsp) /* spill y1_18_2 */
 	movdqu 448(%rdi), %xmm1 /* t0_28 = bcast128() */
-	movdqa %xmm8, 368(%rsp) /* spill y1_19_2 */
-	movdqa 384(%rsp), %xmm8 /* reload pair_28 */
-	pshufb %xmm8, %xmm1 /* s0_28 = lookup16(t0_28, pair_28) */
+	pshufb 384(%rsp), %xmm1 /* s0_28 = lookup16(t0_28, pair_28) */
+	movdqa %xmm8, 384(%rsp) /* spill y1_19_2 */
 	movdqu 464(%rdi), %xmm8 /* t0_29 = bcast128() */
-	movdqa %xmm2, 384(%rsp) /* spill y1_16_2 */
-	movdqa 432(%rsp), %xmm2 /* reload pair_29 */
-	pshufb %xmm2, %xmm8 /* s0_29 = lookup16(t0_29, pair_29) */
+	pshufb 432(%rsp), %xmm8 /* s0_29 = lookup16(t0_29, pair_29) */
+	movdqa %xmm2, 432(%rsp) /* spill y1_16_2 */
 	movdqu 480(%rdi), %xmm2 /* t0_30 = bcast128() */
-	movdqa %xmm11, 432(%rsp) /* spill y1_17_2 */
-	movdqa 416(%rsp), %xmm11 /* reload pair_30 */
-	pshufb %xmm11, %xmm2 /* s0_30 = lookup16(t0_30, pair_30) */
+	pshufb 416(%rsp), %xmm2 /* s0_30 = lookup16(t0_30, pair_30) */
+	movdqa %xmm11, 416(%rsp) /* spill y1_17_2 */
 	movdqu 496(%rdi), %xmm11 /* t0_31 = bcast128() */
-	movdqa %xmm14, 416(%rsp) /* spill y0_22_2 */
-	movdqa 400(%rsp), %xmm14 /* reload pair_31 */
-	pshufb %xmm14, %xmm11 /* s0_31 = lookup16(t0_31, pair_31) */
+	pshufb 400(%rsp), %xmm11 /* s0_31 = lookup16(t0_31, pair_31) */
+	movdqa %xmm14, 400(%rsp) /* spill y0_22_2 */
 	movdqu 896(%rdi), %xmm14 /* t1_24 = bcast128() */
-	movdqa %xmm15, 400(%rsp) /* spill y0_23_2 */
-	movdqa 736(%rsp), %xmm15 /* reload pair_56 */
-	pshufb %xmm15, %xmm14 /* s1_24 = lookup16(t1_24, pair_56) */
+	pshufb 736(%rsp), %xmm14 /* s1_24 = lookup16(t1_24, pair_56) */
+	movdqa %xmm15, 736(%rsp) /* spill y0_23_2 */
 	movdqu 912(%rdi), %xmm15 /* t1_25 = bcast128() */
-	movdqa %xmm0, 736(%rsp) /* spill y0_20_2 */
-	movdqa 32(%rsp), %xmm0 /* reload pair_57 */
-	pshufb %xmm0, %xmm15 /* s1_25 = lookup16(t1_25, pair_57) */
+	pshufb 0(%rsp), %xmm15 /* s1_25 = lookup16(t1_25, pair_57) */
+	movdqa %xmm0, 0(%rsp) /* spill y0_20_2 */
 	movdqu 928(%rdi), %xmm0 /* t1_26 = bcast128() */
-	movdqa %xmm6, 32(%rsp) /* spill y0_21_2 */
-	movdqa 752(%rsp), %xmm6 /* reload pair_58 */
-	pshufb %xmm6, %xmm0 /* s1_26 = lookup16(t1_26, pair_58) */
+	pshufb 752(%rsp), %xmm0 /* s1_26 = lookup16(t1_26, pair_58) */
+	movdqa %xmm6, 752(%rsp) /* spill y0_21_2 */
 	movdqu 944(%rdi), %xmm6 /* t1_27 = bcast128() */
-	movdqa %xmm7, 752(%rsp) /* spill y0_18_2 */
-	movdqa 80(%rsp), %xmm7 /* reload pair_59 */
-	pshufb %xmm7, %xmm6 /* s1_27 = lookup16(t1_27, pair_59) */
+	pshufb 32(%rsp), %xmm6 /* s1_27 = lookup16(t1_27, pair_59) */
+	movdqa %xmm7, 32(%rsp) /* spill y0_18_2 */
 	movdqu 960(%rdi), %xmm7 /* t1_28 = bcast128() */
+	pshufb 80(%rsp), %xmm7 /* s1_28 = lookup16(t1_28, pair_60) */
 	movdqa %xmm13, 80(%rsp) /* spill y0_19_2 */
-	movdqa 128(%rsp), %xmm13 /* reload pair_60 */
-	pshufb %xmm13, %xmm7 /* s1_28 = lookup16(t1_28, pair_60) */
 	movdqu 976(%rdi), %xmm13 /* t1_29 = bcast128() */
-	movdqa %xmm4, 128(%rsp) /* spill y0_16_2 */
-	movdqa 464(%rsp), %xmm4 /* reload pair_61 */
-	pshufb %xmm4, %xmm13 /* s1_29 = lookup16(t1_29, pair_61) */
+	pshufb 128(%rsp), %xmm13 /* s1_29 = lookup16(t1_29, pair_61) */
 	pxor %xmm3, %xmm14 /* y1_24 = xor(s1_24, s0_24) */
 	pxor %xmm5, %xmm15 /* y1_25 = xor(s1_25, s0_25) */
 	pxor %xmm9, %xmm0 /* y1_26 = xor(s1_26, s0_26) */
@@ -11657,6 +10597,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	pxor %xmm7, %xmm10 /* y0_27 = xor(s0_27, y1_28) */
 	pxor %xmm13, %xmm1 /* y0_28 = xor(s0_28, y1_29) */
 	pxor %xmm2, %xmm8 /* y0_29 = xor(s0_29, s0_30) */
+	movdqa %xmm4, 128(%rsp) /* spill y0_16_2 */
 	movdqa %xmm2, %xmm4 /* s0_30 */
 	pxor %xmm11, %xmm4 /* y0_30 = xor(s0_30, s0_31) */
 	movdqa %xmm12, 464(%rsp) /* spill y0_17_2 */
@@ -11698,57 +10639,44 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	/* Pack eight outputs' pairs into each table (bytes 2i, 2i + 1: output i) and store them. */
 	movdqa %xmm2, 768(%rsp) /* spill y0_30_3 */
 	movdqa 544(%rsp), %xmm2 /* reload y0_0_2 */
-	movdqa %xmm11, 784(%rsp) /* spill y0_31_3 */
-	movdqa 656(%rsp), %xmm11 /* reload y0_1_2 */
-	punpcklwd %xmm11, %xmm2 /* pack = unpacklo(y0_0_2, y0_1_2) */
-	movdqa 624(%rsp), %xmm11 /* reload y0_2_2 */
+	punpcklwd 560(%rsp), %xmm2 /* pack = unpacklo(y0_0_2, y0_1_2) */
+	movdqa %xmm11, 560(%rsp) /* spill y0_31_3 */
+	movdqa 640(%rsp), %xmm11 /* reload y0_2_2 */
+	punpcklwd 656(%rsp), %xmm11 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
 	movdqa %xmm7, 656(%rsp) /* spill y1_28_2 */
-	movdqa 640(%rsp), %xmm7 /* reload y0_3_2 */
-	punpcklwd %xmm7, %xmm11 /* pack_1 = unpacklo(y0_2_2, y0_3_2) */
-	movdqa 592(%rsp), %xmm7 /* reload y0_4_2 */
-	movdqa %xmm13, 640(%rsp) /* spill y1_29_2 */
-	movdqa 608(%rsp), %xmm13 /* reload y0_5_2 */
-	punpcklwd %xmm13, %xmm7 /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
-	movdqa 176(%rsp), %xmm13 /* reload y0_6_2 */
-	movdqa %xmm0, 608(%rsp) /* spill y1_26_2 */
-	movdqa 448(%rsp), %xmm0 /* reload y0_7_2 */
-	punpcklwd %xmm0, %xmm13 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
+	movdqa 608(%rsp), %xmm7 /* reload y0_4_2 */
+	punpcklwd 624(%rsp), %xmm7 /* pack_2 = unpacklo(y0_4_2, y0_5_2) */
+	movdqa %xmm13, 624(%rsp) /* spill y1_29_2 */
+	movdqa 592(%rsp), %xmm13 /* reload y0_6_2 */
+	punpcklwd 176(%rsp), %xmm13 /* pack_3 = unpacklo(y0_6_2, y0_7_2) */
 	punpckldq %xmm11, %xmm2 /* pack_4 = unpacklo(pack, pack_1) */
 	punpckldq %xmm13, %xmm7 /* pack_5 = unpacklo(pack_2, pack_3) */
 	punpcklqdq %xmm7, %xmm2 /* pack_6 = unpacklo(pack_4, pack_5) */
 	movdqu %xmm2, 64(%rdx) /* store pack_6 */
-	movdqa 704(%rsp), %xmm0 /* reload y0_8_2 */
-	movdqa 16(%rsp), %xmm2 /* reload y0_9_2 */
-	punpcklwd %xmm2, %xmm0 /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
-	movdqa 688(%rsp), %xmm2 /* reload y0_10_2 */
-	movdqa 480(%rsp), %xmm7 /* reload y0_11_2 */
-	punpcklwd %xmm7, %xmm2 /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
-	movdqa 672(%rsp), %xmm7 /* reload y0_12_2 */
-	movdqa 496(%rsp), %xmm11 /* reload y0_13_2 */
-	punpcklwd %xmm11, %xmm7 /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
-	movdqa 288(%rsp), %xmm11 /* reload y0_14_2 */
-	movdqa 304(%rsp), %xmm13 /* reload y0_15_2 */
-	punpcklwd %xmm13, %xmm11 /* pack_10 = unpacklo(y0_14_2, y0_15_2) */
-	punpckldq %xmm2, %xmm0 /* pack_11 = unpacklo(pack_7, pack_8) */
-	punpckldq %xmm11, %xmm7 /* pack_12 = unpacklo(pack_9, pack_10) */
-	punpcklqdq %xmm7, %xmm0 /* pack_13 = unpacklo(pack_11, pack_12) */
-	movdqu %xmm0, 80(%rdx) /* store pack_13 */
-	movdqa 128(%rsp), %xmm0 /* reload y0_16_2 */
-	movdqa 464(%rsp), %xmm2 /* reload y0_17_2 */
-	punpcklwd %xmm2, %xmm0 /* pack_14 = unpacklo(y0_16_2, y0_17_2) */
-	movdqa 752(%rsp), %xmm2 /* reload y0_18_2 */
-	movdqa 80(%rsp), %xmm7 /* reload y0_19_2 */
-	punpcklwd %xmm7, %xmm2 /* pack_15 = unpacklo(y0_18_2, y0_19_2) */
-	movdqa 736(%rsp), %xmm7 /* reload y0_20_2 */
-	movdqa 32(%rsp), %xmm11 /* reload y0_21_2 */
-	punpcklwd %xmm11, %xmm7 /* pack_16 = unpacklo(y0_20_2, y0_21_2) */
-	movdqa 416(%rsp), %xmm11 /* reload y0_22_2 */
-	movdqa 400(%rsp), %xmm13 /* reload y0_23_2 */
-	punpcklwd %xmm13, %xmm11 /* pack_17 = unpacklo(y0_22_2, y0_23_2) */
-	punpckldq %xmm2, %xmm0 /* pack_18 = unpacklo(pack_14, pack_15) */
-	punpckldq %xmm11, %xmm7 /* pack_19 = unpacklo(pack_16, pack_17) */
-	punpcklqdq %xmm7, %xmm0 /* pack_20 = unpacklo(pack_18, pack_19) */
-	movdqu %xmm0, 96(%rdx) /* store pack_20 */
+	movdqa 480(%rsp), %xmm2 /* reload y0_8_2 */
+	punpcklwd 720(%rsp), %xmm2 /* pack_7 = unpacklo(y0_8_2, y0_9_2) */
+	movdqa 496(%rsp), %xmm7 /* reload y0_10_2 */
+	punpcklwd 704(%rsp), %xmm7 /* pack_8 = unpacklo(y0_10_2, y0_11_2) */
+	movdqa 512(%rsp), %xmm11 /* reload y0_12_2 */
+	punpcklwd 688(%rsp), %xmm11 /* pack_9 = unpacklo(y0_12_2, y0_13_2) */
+	movdqa 304(%rsp), %xmm13 /* reload y0_14_2 */
+	punpcklwd 672(%rsp), %xmm13 /* pack_10 = unpacklo(y0_14_2, y0_15_2) */
+	punpckldq %xmm7, %xmm2 /* pack_11 = unpacklo(pack_7, pack_8) */
+	punpckldq %xmm13, %xmm11 /* pack_12 = unpacklo(pack_9, pack_10) */
+	punpcklqdq %xmm11, %xmm2 /* pack_13 = unpacklo(pack_11, pack_12) */
+	movdqu %xmm2, 80(%rdx) /* store pack_13 */
+	movdqa 128(%rsp), %xmm2 /* reload y0_16_2 */
+	punpcklwd 464(%rsp), %xmm2 /* pack_14 = unpacklo(y0_16_2, y0_17_2) */
+	movdqa 32(%rsp), %xmm7 /* reload y0_18_2 */
+	punpcklwd 80(%rsp), %xmm7 /* pack_15 = unpacklo(y0_18_2, y0_19_2) */
+	movdqa 0(%rsp), %xmm11 /* reload y0_20_2 */
+	punpcklwd 752(%rsp), %xmm11 /* pack_16 = unpacklo(y0_20_2, y0_21_2) */
+	movdqa 400(%rsp), %xmm13 /* reload y0_22_2 */
+	punpcklwd 736(%rsp), %xmm13 /* pack_17 = unpacklo(y0_22_2, y0_23_2) */
+	punpckldq %xmm7, %xmm2 /* pack_18 = unpacklo(pack_14, pack_15) */
+	punpckldq %xmm13, %xmm11 /* pack_19 = unpacklo(pack_16, pack_17) */
+	punpcklqdq %xmm11, %xmm2 /* pack_20 = unpacklo(pack_18, pack_19) */
+	movdqu %xmm2, 96(%rdx) /* store pack_20 */
 	punpcklwd %xmm5, %xmm3 /* pack_21 = unpacklo(y0_24_2, y0_25_2) */
 	punpcklwd %xmm10, %xmm9 /* pack_22 = unpacklo(y0_26_2, y0_27_2) */
 	punpcklwd %xmm8, %xmm1 /* pack_23 = unpacklo(y0_28_2, y0_29_2) */
@@ -11757,63 +10685,48 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
 	punpckldq %xmm4, %xmm1 /* pack_26 = unpacklo(pack_23, pack_24) */
 	punpcklqdq %xmm1, %xmm3 /* pack_27 = unpacklo(pack_25, pack_26) */
 	movdqu %xmm3, 112(%rdx) /* store pack_27 */
-	movdqa 160(%rsp), %xmm0 /* reload y1_0_2 */
-	movdqa 144(%rsp), %xmm1 /* reload y1_1_2 */
-	punpcklwd %xmm1, %xmm0 /* pack_28 = unpacklo(y1_0_2, y1_1_2) */
-	movdqa 112(%rsp), %xmm1 /* reload y1_2_2 */
-	movdqa 96(%rsp), %xmm2 /* reload y1_3_2 */
-	punpcklwd %xmm2, %xmm1 /* pack_29 = unpacklo(y1_2_2, y1_3_2) */
-	movdqa 64(%rsp), %xmm2 /* reload y1_4_2 */
-	movdqa 48(%rsp), %xmm3 /* reload y1_5_2 */
-	punpcklwd %xmm3, %xmm2 /* pack_30 = unpacklo(y1_4_2, y1_5_2) */
-	movdqa 560(%rsp), %xmm3 /* reload y1_6_2 */
-	movdqa 576(%rsp), %xmm4 /* reload y1_7_2 */
-	punpcklwd %xmm4, %xmm3 /* pack_31 = unpacklo(y1_6_2, y1_7_2) */
-	punpckldq %xmm1, %xmm0 /* pack_32 = unpacklo(pack_28, pack_29) */
-	punpckldq %xmm3, %xmm2 /* pack_33 = unpacklo(pack_30, pack_31) */
-	punpcklqdq %xmm2, %xmm0 /* pack_34 = unpacklo(pack_32, pack_33) */
-	movdqu %xmm0, 128(%rdx) /* store pack_34 */
-	movdqa 256(%rsp), %xmm0 /* reload y1_8_2 */
-	movdqa 272(%rsp), %xmm1 /* reload y1_9_2 */
-	punpcklwd %xmm1, %xmm0 /* pack_35 = unpacklo(y1_8_2, y1_9_2) */
-	movdqa 224(%rsp), %xmm1 /* reload y1_10_2 */
-	movdqa 240(%rsp), %xmm2 /* reload y1_11_2 */
-	punpcklwd %xmm2, %xmm1 /* pack_36 = unpacklo(y1_10_2, y1_11_2) */
-	movdqa 192(%rsp), %xmm2 /* reload y1_12_2 */
-	movdqa 208(%rsp), %xmm3 /* reload y1_13_2 */
-	punpcklwd %xmm3, %xmm2 /* pack_37 = unpacklo(y1_12_2, y1_13_2) */
-	movdqa 528(%rsp), %xmm3 /* reload y1_14_2 */
-	movdqa 512(%rsp), %xmm4 /* reload y1_15_2 */
-	punpcklwd %xmm4, %xmm3 /* pack_38 = unpacklo(y1_14_2, y1_15_2) */
-	punpckldq %xmm1, %xmm0 /* pack_39 = unpacklo(pack_35, pack_36) */
-	punpckldq %xmm3, %xmm2 /* pack_40 = unpacklo(pack_37, pack_38) */
-	punpcklqdq %xmm2, %xmm0 /* pack_41 = unpacklo(pack_39, pack_40) */
-	movdqu %xmm0, 144(%rdx) /* store pack_41 */
-	movdqa 384(%rsp), %xmm0 /* reload y1_16_2 */
-	movdqa 432(%rsp), %xmm1 /* reload y1_17_2 */
-	punpcklwd %xmm1, %xmm0 /* pack_42 = unpacklo(y1_16_2, y1_17_2) */
-	movdqa 352(%rsp), %xmm1 /* reload y1_18_2 */
-	movdqa 368(%rsp), %xmm2 /* reload y1_19_2 */
-	punpcklwd %xmm2, %xmm1 /* pack_43 = unpacklo(y1_18_2, y1_19_2) */
-	movdqa 320(%rsp), %xmm2 /* reload y1_20_2 */
-	movdqa 336(%rsp), %xmm3 /* reload y1_21_2 */
-	punpcklwd %xmm3, %xmm2 /* pack_44 = unpacklo(y1_20_2, y1_21_2) */
-	movdqa 720(%rsp), %xmm3 /* reload y1_22_2 */
-	movdqa 0(%rsp), %xmm4 /* reload y1_23_2 */
-	punpcklwd %xmm4, %xmm3 /* pack_45 = unpacklo(y1_22_2, y1_23_2) */
-	punpckldq %xmm1, %xmm0 /* pack_46 = unpacklo(pack_42, pack_43) */
-	punpckldq %xmm3, %xmm2 /* pack_47 = unpacklo(pack_44, pack_45) */
-	punpcklqdq %xmm2, %xmm0 /* pack_48 = unpacklo(pack_46, pack_47) */
-	movdqu %xmm0, 160(%rdx) /* store pack_48 */
+	movdqa 448(%rsp), %xmm1 /* reload y1_0_2 */
+	punpcklwd 160(%rsp), %xmm1 /* pack_28 = unpacklo(y1_0_2, y1_1_2) */
+	movdqa 144(%rsp), %xmm2 /* reload y1_2_2 */
+	punpcklwd 112(%rsp), %xmm2 /* pack_29 = unpacklo(y1_2_2, y1_3_2) */
+	movdqa 96(%rsp), %xmm3 /* reload y1_4_2 */
+	punpcklwd 64(%rsp), %xmm3 /* pack_30 = unpacklo(y1_4_2, y1_5_2) */
+	movdqa 576(%rsp), %xmm4 /* reload y1_6_2 */
+	punpcklwd 48(%rsp), %xmm4 /* pack_31 = unpacklo(y1_6_2, y1_7_2) */
+	punpckldq %xmm2, %xmm1 /* pack_32 = unpacklo(pack_28, pack_29) */
+	punpckldq %xmm4, %xmm3 /* pack_33 = unpacklo(pack_30, pack_31) */
+	punpcklqdq %xmm3, %xmm1 /* pack_34 = unpacklo(pack_32, pack_33) */
+	movdqu %xmm1, 128(%rdx) /* store pack_34 */
+	movdqa 272(%rsp), %xmm1 /* reload y1_8_2 */
+	punpcklwd 288(%rsp), %xmm1 /* pack_35 = unpacklo(y1_8_2, y1_9_2) */
+	movdqa 240(%rsp), %xmm2 /* reload y1_10_2 */
+	punpcklwd 256(%rsp), %xmm2 /* pack_36 = unpacklo(y1_10_2, y1_11_2) */
+	movdqa 208(%rsp), %xmm3 /* reload y1_12_2 */
+	punpcklwd 224(%rsp), %xmm3 /* pack_37 = unpacklo(y1_12_2, y1_13_2) */
+	movdqa 528(%rsp), %xmm4 /* reload y1_14_2 */
+	punpcklwd 192(%rsp), %xmm4 /* pack_38 = unpacklo(y1_14_2, y1_15_2) */
+	punpckldq %xmm2, %xmm1 /* pack_39 = unpacklo(pack_35, pack_36) */
+	punpckldq %xmm4, %xmm3 /* pack_40 = unpacklo(pack_37, pack_38) */
+	punpcklqdq %xmm3, %xmm1 /* pack_41 = unpacklo(pack_39, pack_40) */
+	movdqu %xmm1, 144(%rdx) /* store pack_41 */
+	movdqa 432(%rsp), %xmm1 /* reload y1_16_2 */
+	punpcklwd 416(%rsp), %xmm1 /* pack_42 = unpacklo(y1_16_2, y1_17_2) */
+	movdqa 368(%rsp), %xmm2 /* reload y1_18_2 */
+	punpcklwd 384(%rsp), %xmm2 /* pack_43 = unpacklo(y1_18_2, y1_19_2) */
+	movdqa 336(%rsp), %xmm3 /* reload y1_20_2 */
+	punpcklwd 352(%rsp), %xmm3 /* pack_44 = unpacklo(y1_20_2, y1_21_2) */
+	movdqa 16(%rsp), %xmm4 /* reload y1_22_2 */
+	punpcklwd 320(%rsp), %xmm4 /* pack_45 = unpacklo(y1_22_2, y1_23_2) */
+	punpckldq %xmm2, %xmm1 /* pack_46 = unpacklo(pack_42, pack_43) */
+	punpckldq %xmm4, %xmm3 /* pack_47 = unpacklo(pack_44, pack_45) */
+	punpcklqdq %xmm3, %xmm1 /* pack_48 = unpacklo(pack_46, pack_47) */
+	movdqu %xmm1, 160(%rdx) /* store pack_48 */
 	punpcklwd %xmm15, %xmm14 /* pack_49 = unpacklo(y1_24_2, y1_25_2) */
-	movdqa 608(%rsp), %xmm0 /* reload y1_26_2 */
 	punpcklwd %xmm6, %xmm0 /* pack_50 = unpacklo(y1_26_2, y1_27_2) */
 	movdqa 656(%rsp), %xmm1 /* reload y1_28_2 */
-	movdqa 640(%rsp), %xmm2 /* reload y1_29_2 */
-	punpcklwd %xmm2, %xmm1 /* pack_51 = unpacklo(y1_28_2, y1_29_2) */
+	punpcklwd 624(%rsp), %xmm1 /* pack_51 = unpacklo(y1_28_2, y1_29_2) */
 	movdqa 768(%rsp), %xmm2 /* reload y0_30_3 */
-	movdqa 784(%rsp), %xmm3 /* reload y0_31_3 */
-	punpcklwd %xmm3, %xmm2 /* pack_52 = unpacklo(y0_30_3, y0_31_3) */
+	punpcklwd 560(%rsp), %xmm2 /* pack_52 = unpacklo(y0_30_3, y0_31_3) */
 	punpckldq %xmm0, %xmm14 /* pack_53 = unpacklo(pack_49, pack_50) */
 	punpckldq %xmm2, %xmm1 /* pack_54 = unpacklo(pack_51, pack_52) */
 	punpcklqdq %xmm1, %xmm14 /* pack_55 = unpacklo(pack_53, pack_54) */
@@ -11830,7 +10743,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_pairs_asm:
  *   %rcx: src
  *   %r8: 1024 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 1920 bytes (120 spill slots of 16 bytes)
+ *   frame: 1728 bytes (107 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm
 	.hidden ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm
@@ -11840,7 +10753,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1920, %rsp
+	sub $1728, %rsp
 
 	/* The 16 counter blocks V + j0 + j after the first round, from the group's pair tables: register p = nibble p of every block, one block per byte. */
 	movzbl (%rsi), %eax
@@ -12007,1366 +10920,1182 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa %xmm11, 496(%rsp) /* spill y0_27_1 */
 	movdqa %xmm13, %xmm11 /* pairs_3 */
 	pshufb %xmm6, %xmm11 /* y0_28 = lookup16(pairs_3, pick_3) */
-	movdqa %xmm12, 512(%rsp) /* spill y0_26_1 */
-	movdqa 32(%rsp), %xmm12 /* reload y1_30_2 */
-	pxor %xmm12, %xmm11 /* y0_28_1 = xor(y0_28, y1_30_2) */
-	movdqa %xmm13, %xmm12 /* pairs_3 */
-	pshufb %xmm7, %xmm12 /* y0_29 = lookup16(pairs_3, pick_4) */
+	pxor 32(%rsp), %xmm11 /* y0_28_1 = xor(y0_28, y1_30_2) */
 	movdqa %xmm11, 32(%rsp) /* spill y0_28_1 */
-	movdqa 16(%rsp), %xmm11 /* reload y1_30_3 */
-	pxor %xmm11, %xmm12 /* y0_29_1 = xor(y0_29, y1_30_3) */
+	movdqa %xmm13, %xmm11 /* pairs_3 */
+	pshufb %xmm7, %xmm11 /* y0_29 = lookup16(pairs_3, pick_4) */
+	pxor 16(%rsp), %xmm11 /* y0_29_1 = xor(y0_29, y1_30_3) */
+	movdqa %xmm11, 16(%rsp) /* spill y0_29_1 */
 	movdqa %xmm13, %xmm11 /* pairs_3 */
 	pshufb %xmm8, %xmm11 /* y0_30 = lookup16(pairs_3, pick_5) */
-	movdqa %xmm12, 16(%rsp) /* spill y0_29_1 */
-	movdqa 0(%rsp), %xmm12 /* reload y1_31 */
-	pxor %xmm12, %xmm11 /* y0_30_1 = xor(y0_30, y1_31) */
+	pxor 0(%rsp), %xmm11 /* y0_30_1 = xor(y0_30, y1_31) */
 	pshufb %xmm9, %xmm13 /* y0_31 = lookup16(pairs_3, pick_6) */
-	pxor %xmm12, %xmm13 /* y0_31_1 = xor(y0_31, y1_31) */
-	movdqa 48(%rsp), %xmm12 /* reload pairs_4 */
-	movdqa %xmm13, 528(%rsp) /* spill y0_31_1 */
-	movdqa %xmm12, %xmm13 /* pairs_4 */
-	pshufb %xmm3, %xmm13 /* y1_0 = lookup16(pairs_4, carry) */
-	movdqa %xmm13, 544(%rsp) /* spill y1_0 */
-	movdqa %xmm12, %xmm13 /* pairs_4 */
-	pshufb %xmm2, %xmm13 /* y1_1 = lookup16(pairs_4, pick) */
-	movdqa %xmm13, 560(%rsp) /* spill y1_1 */
-	movdqa %xmm12, %xmm13 /* pairs_4 */
-	pshufb %xmm4, %xmm13 /* y1_2 = lookup16(pairs_4, pick_1) */
-	movdqa %xmm13, 576(%rsp) /* spill y1_2 */
-	movdqa %xmm12, %xmm13 /* pairs_4 */
-	pshufb %xmm5, %xmm13 /* y1_3 = lookup16(pairs_4, pick_2) */
-	movdqa %xmm13, 592(%rsp) /* spill y1_3 */
-	movdqa %xmm12, %xmm13 /* pairs_4 */
-	pshufb %xmm6, %xmm13 /* y1_4 = lookup16(pairs_4, pick_3) */
-	movdqa %xmm13, 608(%rsp) /* spill y1_4 */
-	movdqa %xmm12, %xmm13 /* pairs_4 */
-	pshufb %xmm7, %xmm13 /* y1_5 = lookup16(pairs_4, pick_4) */
-	movdqa %xmm13, 624(%rsp) /* spill y1_5 */
-	movdqa %xmm12, %xmm13 /* pairs_4 */
-	pshufb %xmm8, %xmm13 /* y1_6 = lookup16(pairs_4, pick_5) */
-	pshufb %xmm9, %xmm12 /* y1_7 = lookup16(pairs_4, pick_6) */
-	movdqa %xmm12, 48(%rsp) /* spill y1_7 */
-	movdqa 64(%rsp), %xmm12 /* reload pairs_5 */
-	movdqa %xmm13, 640(%rsp) /* spill y1_6 */
-	movdqa %xmm12, %xmm13 /* pairs_5 */
-	pshufb %xmm3, %xmm13 /* y1_8 = lookup16(pairs_5, carry) */
-	movdqa %xmm13, 656(%rsp) /* spill y1_8 */
-	movdqa %xmm12, %xmm13 /* pairs_5 */
-	pshufb %xmm2, %xmm13 /* y1_9 = lookup16(pairs_5, pick) */
-	movdqa %xmm13, 672(%rsp) /* spill y1_9 */
-	movdqa %xmm12, %xmm13 /* pairs_5 */
-	pshufb %xmm4, %xmm13 /* y1_10 = lookup16(pairs_5, pick_1) */
-	movdqa %xmm13, 688(%rsp) /* spill y1_10 */
-	movdqa %xmm12, %xmm13 /* pairs_5 */
-	pshufb %xmm5, %xmm13 /* y1_11 = lookup16(pairs_5, pick_2) */
-	movdqa %xmm13, 704(%rsp) /* spill y1_11 */
-	movdqa %xmm12, %xmm13 /* pairs_5 */
-	pshufb %xmm6, %xmm13 /* y1_12 = lookup16(pairs_5, pick_3) */
-	movdqa %xmm13, 720(%rsp) /* spill y1_12 */
-	movdqa %xmm12, %xmm13 /* pairs_5 */
-	pshufb %xmm7, %xmm13 /* y1_13 = lookup16(pairs_5, pick_4) */
-	movdqa %xmm13, 736(%rsp) /* spill y1_13 */
-	movdqa %xmm12, %xmm13 /* pairs_5 */
-	pshufb %xmm8, %xmm13 /* y1_14 = lookup16(pairs_5, pick_5) */
-	pshufb %xmm9, %xmm12 /* y1_15 = lookup16(pairs_5, pick_6) */
-	movdqa %xmm12, 64(%rsp) /* spill y1_15 */
-	movdqa 80(%rsp), %xmm12 /* reload pairs_6 */
-	movdqa %xmm13, 752(%rsp) /* spill y1_14 */
-	movdqa %xmm12, %xmm13 /* pairs_6 */
-	pshufb %xmm3, %xmm13 /* y1_16 = lookup16(pairs_6, carry) */
-	movdqa %xmm13, 768(%rsp) /* spill y1_16 */
-	movdqa %xmm12, %xmm13 /* pairs_6 */
-	pshufb %xmm2, %xmm13 /* y1_17 = lookup16(pairs_6, pick) */
-	movdqa %xmm13, 784(%rsp) /* spill y1_17 */
-	movdqa %xmm12, %xmm13 /* pairs_6 */
-	pshufb %xmm4, %xmm13 /* y1_18 = lookup16(pairs_6, pick_1) */
-	movdqa %xmm13, 800(%rsp) /* spill y1_18 */
-	movdqa %xmm12, %xmm13 /* pairs_6 */
-	pshufb %xmm5, %xmm13 /* y1_19 = lookup16(pairs_6, pick_2) */
-	movdqa %xmm13, 816(%rsp) /* spill y1_19 */
-	movdqa %xmm12, %xmm13 /* pairs_6 */
-	pshufb %xmm6, %xmm13 /* y1_20 = lookup16(pairs_6, pick_3) */
-	movdqa %xmm13, 832(%rsp) /* spill y1_20 */
-	movdqa %xmm12, %xmm13 /* pairs_6 */
-	pshufb %xmm7, %xmm13 /* y1_21 = lookup16(pairs_6, pick_4) */
-	movdqa %xmm13, 848(%rsp) /* spill y1_21 */
-	movdqa %xmm12, %xmm13 /* pairs_6 */
-	pshufb %xmm8, %xmm13 /* y1_22 = lookup16(pairs_6, pick_5) */
-	pshufb %xmm9, %xmm12 /* y1_23 = lookup16(pairs_6, pick_6) */
-	movdqa %xmm12, 80(%rsp) /* spill y1_23 */
-	movdqa 96(%rsp), %xmm12 /* reload pairs_7 */
-	movdqa %xmm13, 864(%rsp) /* spill y1_22 */
-	movdqa %xmm12, %xmm13 /* pairs_7 */
-	pshufb %xmm3, %xmm13 /* y1_24 = lookup16(pairs_7, carry) */
-	pxor %xmm1, %xmm13 /* y1_24_1 = xor(y1_24, y1_30) */
-	movdqa %xmm12, %xmm1 /* pairs_7 */
+	pxor 0(%rsp), %xmm13 /* y0_31_1 = xor(y0_31, y1_31) */
+	movdqa %xmm13, 512(%rsp) /* spill y0_31_1 */
+	movdqa 48(%rsp), %xmm13 /* reload pairs_4 */
+	movdqa %xmm11, 528(%rsp) /* spill y0_30_1 */
+	movdqa %xmm13, %xmm11 /* pairs_4 */
+	pshufb %xmm3, %xmm11 /* y1_0 = lookup16(pairs_4, carry) */
+	movdqa %xmm11, 544(%rsp) /* spill y1_0 */
+	movdqa %xmm13, %xmm11 /* pairs_4 */
+	pshufb %xmm2, %xmm11 /* y1_1 = lookup16(pairs_4, pick) */
+	movdqa %xmm11, 560(%rsp) /* spill y1_1 */
+	movdqa %xmm13, %xmm11 /* pairs_4 */
+	pshufb %xmm4, %xmm11 /* y1_2 = lookup16(pairs_4, pick_1) */
+	movdqa %xmm11, 576(%rsp) /* spill y1_2 */
+	movdqa %xmm13, %xmm11 /* pairs_4 */
+	pshufb %xmm5, %xmm11 /* y1_3 = lookup16(pairs_4, pick_2) */
+	movdqa %xmm11, 592(%rsp) /* spill y1_3 */
+	movdqa %xmm13, %xmm11 /* pairs_4 */
+	pshufb %xmm6, %xmm11 /* y1_4 = lookup16(pairs_4, pick_3) */
+	movdqa %xmm11, 608(%rsp) /* spill y1_4 */
+	movdqa %xmm13, %xmm11 /* pairs_4 */
+	pshufb %xmm7, %xmm11 /* y1_5 = lookup16(pairs_4, pick_4) */
+	movdqa %xmm11, 624(%rsp) /* spill y1_5 */
+	movdqa %xmm13, %xmm11 /* pairs_4 */
+	pshufb %xmm8, %xmm11 /* y1_6 = lookup16(pairs_4, pick_5) */
+	pshufb %xmm9, %xmm13 /* y1_7 = lookup16(pairs_4, pick_6) */
+	movdqa %xmm13, 48(%rsp) /* spill y1_7 */
+	movdqa 64(%rsp), %xmm13 /* reload pairs_5 */
+	movdqa %xmm11, 640(%rsp) /* spill y1_6 */
+	movdqa %xmm13, %xmm11 /* pairs_5 */
+	pshufb %xmm3, %xmm11 /* y1_8 = lookup16(pairs_5, carry) */
+	movdqa %xmm11, 656(%rsp) /* spill y1_8 */
+	movdqa %xmm13, %xmm11 /* pairs_5 */
+	pshufb %xmm2, %xmm11 /* y1_9 = lookup16(pairs_5, pick) */
+	movdqa %xmm11, 672(%rsp) /* spill y1_9 */
+	movdqa %xmm13, %xmm11 /* pairs_5 */
+	pshufb %xmm4, %xmm11 /* y1_10 = lookup16(pairs_5, pick_1) */
+	movdqa %xmm11, 688(%rsp) /* spill y1_10 */
+	movdqa %xmm13, %xmm11 /* pairs_5 */
+	pshufb %xmm5, %xmm11 /* y1_11 = lookup16(pairs_5, pick_2) */
+	movdqa %xmm11, 704(%rsp) /* spill y1_11 */
+	movdqa %xmm13, %xmm11 /* pairs_5 */
+	pshufb %xmm6, %xmm11 /* y1_12 = lookup16(pairs_5, pick_3) */
+	movdqa %xmm11, 720(%rsp) /* spill y1_12 */
+	movdqa %xmm13, %xmm11 /* pairs_5 */
+	pshufb %xmm7, %xmm11 /* y1_13 = lookup16(pairs_5, pick_4) */
+	movdqa %xmm11, 736(%rsp) /* spill y1_13 */
+	movdqa %xmm13, %xmm11 /* pairs_5 */
+	pshufb %xmm8, %xmm11 /* y1_14 = lookup16(pairs_5, pick_5) */
+	pshufb %xmm9, %xmm13 /* y1_15 = lookup16(pairs_5, pick_6) */
+	movdqa %xmm13, 64(%rsp) /* spill y1_15 */
+	movdqa 80(%rsp), %xmm13 /* reload pairs_6 */
+	movdqa %xmm11, 752(%rsp) /* spill y1_14 */
+	movdqa %xmm13, %xmm11 /* pairs_6 */
+	pshufb %xmm3, %xmm11 /* y1_16 = lookup16(pairs_6, carry) */
+	movdqa %xmm11, 768(%rsp) /* spill y1_16 */
+	movdqa %xmm13, %xmm11 /* pairs_6 */
+	pshufb %xmm2, %xmm11 /* y1_17 = lookup16(pairs_6, pick) */
+	movdqa %xmm11, 784(%rsp) /* spill y1_17 */
+	movdqa %xmm13, %xmm11 /* pairs_6 */
+	pshufb %xmm4, %xmm11 /* y1_18 = lookup16(pairs_6, pick_1) */
+	movdqa %xmm11, 800(%rsp) /* spill y1_18 */
+	movdqa %xmm13, %xmm11 /* pairs_6 */
+	pshufb %xmm5, %xmm11 /* y1_19 = lookup16(pairs_6, pick_2) */
+	movdqa %xmm11, 816(%rsp) /* spill y1_19 */
+	movdqa %xmm13, %xmm11 /* pairs_6 */
+	pshufb %xmm6, %xmm11 /* y1_20 = lookup16(pairs_6, pick_3) */
+	movdqa %xmm11, 832(%rsp) /* spill y1_20 */
+	movdqa %xmm13, %xmm11 /* pairs_6 */
+	pshufb %xmm7, %xmm11 /* y1_21 = lookup16(pairs_6, pick_4) */
+	movdqa %xmm11, 848(%rsp) /* spill y1_21 */
+	movdqa %xmm13, %xmm11 /* pairs_6 */
+	pshufb %xmm8, %xmm11 /* y1_22 = lookup16(pairs_6, pick_5) */
+	pshufb %xmm9, %xmm13 /* y1_23 = lookup16(pairs_6, pick_6) */
+	movdqa %xmm13, 80(%rsp) /* spill y1_23 */
+	movdqa 96(%rsp), %xmm13 /* reload pairs_7 */
+	movdqa %xmm11, 864(%rsp) /* spill y1_22 */
+	movdqa %xmm13, %xmm11 /* pairs_7 */
+	pshufb %xmm3, %xmm11 /* y1_24 = lookup16(pairs_7, carry) */
+	pxor %xmm1, %xmm11 /* y1_24_1 = xor(y1_24, y1_30) */
+	movdqa %xmm13, %xmm1 /* pairs_7 */
 	pshufb %xmm2, %xmm1 /* y1_25 = lookup16(pairs_7, pick) */
 	pxor %xmm0, %xmm1 /* y1_25_1 = xor(y1_25, s1_31) */
-	movdqa %xmm12, %xmm2 /* pairs_7 */
+	movdqa %xmm13, %xmm2 /* pairs_7 */
 	pshufb %xmm4, %xmm2 /* y1_26 = lookup16(pairs_7, pick_1) */
-	movdqa %xmm12, %xmm3 /* pairs_7 */
+	movdqa %xmm13, %xmm3 /* pairs_7 */
 	pshufb %xmm5, %xmm3 /* y1_27 = lookup16(pairs_7, pick_2) */
 	pxor %xmm10, %xmm3 /* y1_27_1 = xor(y1_27, s1_30) */
-	movdqa %xmm12, %xmm4 /* pairs_7 */
+	movdqa %xmm13, %xmm4 /* pairs_7 */
 	pshufb %xmm6, %xmm4 /* y1_28 = lookup16(pairs_7, pick_3) */
-	movdqa 0(%rsp), %xmm5 /* reload y1_31 */
-	pxor %xmm5, %xmm4 /* y1_28_1 = xor(y1_28, y1_31) */
-	movdqa %xmm12, %xmm6 /* pairs_7 */
-	pshufb %xmm7, %xmm6 /* y1_29 = lookup16(pairs_7, pick_4) */
-	pxor %xmm0, %xmm6 /* y1_29_1 = xor(y1_29, s1_31) */
-	movdqa %xmm12, %xmm0 /* pairs_7 */
+	pxor 0(%rsp), %xmm4 /* y1_28_1 = xor(y1_28, y1_31) */
+	movdqa %xmm13, %xmm5 /* pairs_7 */
+	pshufb %xmm7, %xmm5 /* y1_29 = lookup16(pairs_7, pick_4) */
+	pxor %xmm0, %xmm5 /* y1_29_1 = xor(y1_29, s1_31) */
+	movdqa %xmm13, %xmm0 /* pairs_7 */
 	pshufb %xmm8, %xmm0 /* y1_30_4 = lookup16(pairs_7, pick_5) */
 	pxor %xmm10, %xmm0 /* y1_30_5 = xor(y1_30_4, s1_30) */
-	pshufb %xmm9, %xmm12 /* y1_31_3 = lookup16(pairs_7, pick_6) */
-	pxor %xmm5, %xmm12 /* y1_31_4 = xor(y1_31_3, y1_31) */
+	pshufb %xmm9, %xmm13 /* y1_31_3 = lookup16(pairs_7, pick_6) */
+	pxor 0(%rsp), %xmm13 /* y1_31_4 = xor(y1_31_3, y1_31) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa 176(%rsp), %xmm5 /* reload x0_0.2 */
+	movdqa 176(%rsp), %xmm6 /* reload x0_0.2 */
 	movdqa 192(%rsp), %xmm7 /* reload x0_1.2 */
 	movdqa 336(%rsp), %xmm8 /* reload x0_4.2 */
 	movdqa 352(%rsp), %xmm9 /* reload x0_5.2 */
-	movdqa 512(%rsp), %xmm10 /* reload x0_6.2 */
-	movdqa %xmm6, 0(%rsp) /* spill x1_25.2 */
-	movdqa 496(%rsp), %xmm6 /* reload x0_7.2 */
+	movdqa 496(%rsp), %xmm10 /* reload x0_7.2 */
+	movdqa %xmm5, 0(%rsp) /* spill x1_25.2 */
+	movdqa 320(%rsp), %xmm5 /* reload x0_8.2 */
 	movdqa %xmm4, 96(%rsp) /* spill x1_24.2 */
-	movdqa 320(%rsp), %xmm4 /* reload x0_8.2 */
+	movdqa 208(%rsp), %xmm4 /* reload x0_9.2 */
 	movdqa %xmm3, 880(%rsp) /* spill x1_21.2 */
-	movdqa 208(%rsp), %xmm3 /* reload x0_9.2 */
+	movdqa 288(%rsp), %xmm3 /* reload x0_10.2 */
 	movdqa %xmm2, 896(%rsp) /* spill x1_20.2 */
-	movdqa 288(%rsp), %xmm2 /* reload x0_10.2 */
-	movdqa %xmm11, 912(%rsp) /* spill x0_20.2 */
-	movdqa 304(%rsp), %xmm11 /* reload x0_11.2 */
-	movdqa %xmm12, 928(%rsp) /* spill x1_15.2 */
-	movdqa 368(%rsp), %xmm12 /* reload x0_12.2 */
-	movdqa %xmm0, 944(%rsp) /* spill x1_14.2 */
+	movdqa 304(%rsp), %xmm2 /* reload x0_11.2 */
+	movdqa %xmm13, 912(%rsp) /* spill x1_15.2 */
+	movdqa 368(%rsp), %xmm13 /* reload x0_12.2 */
+	movdqa %xmm0, 928(%rsp) /* spill x1_14.2 */
 	movdqa 384(%rsp), %xmm0 /* reload x0_13.2 */
-	movdqa %xmm0, 960(%rsp) /* spill x0_13.2 */
+	movdqa %xmm0, 944(%rsp) /* spill x0_13.2 */
 	movdqa 480(%rsp), %xmm0 /* reload x0_14.2 */
-	movdqa %xmm0, 976(%rsp) /* spill x0_14.2 */
+	movdqa %xmm0, 960(%rsp) /* spill x0_14.2 */
 	movdqa 464(%rsp), %xmm0 /* reload x0_15.2 */
-	movdqa %xmm0, 992(%rsp) /* spill x0_15.2 */
+	movdqa %xmm0, 976(%rsp) /* spill x0_15.2 */
 	movdqa 144(%rsp), %xmm0 /* reload x0_16.2 */
-	movdqa %xmm0, 1008(%rsp) /* spill x0_16.2 */
+	movdqa %xmm0, 992(%rsp) /* spill x0_16.2 */
 	movdqa 160(%rsp), %xmm0 /* reload x0_17.2 */
-	movdqa %xmm0, 1024(%rsp) /* spill x0_17.2 */
+	movdqa %xmm0, 1008(%rsp) /* spill x0_17.2 */
 	movdqa 224(%rsp), %xmm0 /* reload x0_18.2 */
-	movdqa %xmm0, 1040(%rsp) /* spill x0_18.2 */
+	movdqa %xmm0, 1024(%rsp) /* spill x0_18.2 */
 	movdqa 240(%rsp), %xmm0 /* reload x0_19.2 */
-	movdqa %xmm0, 1056(%rsp) /* spill x0_19.2 */
-	movdqa 912(%rsp), %xmm0 /* reload x0_20.2 */
-	movdqa %xmm0, 1072(%rsp) /* spill x0_20.2 */
-	movdqa 528(%rsp), %xmm0 /* reload x0_21.2 */
-	movdqa %xmm0, 1088(%rsp) /* spill x0_21.2 */
+	movdqa %xmm0, 1040(%rsp) /* spill x0_19.2 */
+	movdqa 528(%rsp), %xmm0 /* reload x0_20.2 */
+	movdqa %xmm0, 1056(%rsp) /* spill x0_20.2 */
+	movdqa 512(%rsp), %xmm0 /* reload x0_21.2 */
+	movdqa %xmm0, 1072(%rsp) /* spill x0_21.2 */
 	movdqa 400(%rsp), %xmm0 /* reload x0_22.2 */
-	movdqa %xmm0, 1104(%rsp) /* spill x0_22.2 */
+	movdqa %xmm0, 1088(%rsp) /* spill x0_22.2 */
 	movdqa 416(%rsp), %xmm0 /* reload x0_23.2 */
-	movdqa %xmm0, 1120(%rsp) /* spill x0_23.2 */
+	movdqa %xmm0, 1104(%rsp) /* spill x0_23.2 */
 	movdqa 32(%rsp), %xmm0 /* reload x0_24.2 */
-	movdqa %xmm0, 1136(%rsp) /* spill x0_24.2 */
+	movdqa %xmm0, 1120(%rsp) /* spill x0_24.2 */
 	movdqa 16(%rsp), %xmm0 /* reload x0_25.2 */
-	movdqa %xmm0, 1152(%rsp) /* spill x0_25.2 */
+	movdqa %xmm0, 1136(%rsp) /* spill x0_25.2 */
 	movdqa 448(%rsp), %xmm0 /* reload x0_26.2 */
-	movdqa %xmm0, 1168(%rsp) /* spill x0_26.2 */
+	movdqa %xmm0, 1152(%rsp) /* spill x0_26.2 */
 	movdqa 432(%rsp), %xmm0 /* reload x0_27.2 */
-	movdqa %xmm0, 1184(%rsp) /* spill x0_27.2 */
+	movdqa %xmm0, 1168(%rsp) /* spill x0_27.2 */
 	movdqa 256(%rsp), %xmm0 /* reload x0_28.2 */
-	movdqa %xmm0, 1200(%rsp) /* spill x0_28.2 */
+	movdqa %xmm0, 1184(%rsp) /* spill x0_28.2 */
 	movdqa 272(%rsp), %xmm0 /* reload x0_29.2 */
-	movdqa %xmm0, 1216(%rsp) /* spill x0_29.2 */
+	movdqa %xmm0, 1200(%rsp) /* spill x0_29.2 */
 	movdqa 112(%rsp), %xmm0 /* reload x0_30.2 */
-	movdqa %xmm0, 1232(%rsp) /* spill x0_30.2 */
+	movdqa %xmm0, 1216(%rsp) /* spill x0_30.2 */
 	movdqa 128(%rsp), %xmm0 /* reload x0_31.2 */
-	movdqa %xmm0, 1248(%rsp) /* spill x0_31.2 */
+	movdqa %xmm0, 1232(%rsp) /* spill x0_31.2 */
 	movdqa 720(%rsp), %xmm0 /* reload x1_0.2 */
-	movdqa %xmm12, 1264(%rsp) /* spill x0_12.2 */
-	movdqa 736(%rsp), %xmm12 /* reload x1_1.2 */
-	movdqa %xmm11, 1280(%rsp) /* spill x0_11.2 */
-	movdqa 864(%rsp), %xmm11 /* reload x1_2.2 */
-	movdqa %xmm2, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 80(%rsp), %xmm2 /* reload x1_3.2 */
-	movdqa %xmm3, 1312(%rsp) /* spill x0_9.2 */
-	movdqa 576(%rsp), %xmm3 /* reload x1_4.2 */
-	movdqa %xmm4, 1328(%rsp) /* spill x0_8.2 */
-	movdqa 592(%rsp), %xmm4 /* reload x1_5.2 */
-	movdqa %xmm1, 1344(%rsp) /* spill x1_7.2 */
+	movdqa %xmm13, 1248(%rsp) /* spill x0_12.2 */
+	movdqa 736(%rsp), %xmm13 /* reload x1_1.2 */
+	movdqa %xmm2, 1264(%rsp) /* spill x0_11.2 */
+	movdqa 864(%rsp), %xmm2 /* reload x1_2.2 */
+	movdqa %xmm3, 1280(%rsp) /* spill x0_10.2 */
+	movdqa 80(%rsp), %xmm3 /* reload x1_3.2 */
+	movdqa %xmm4, 1296(%rsp) /* spill x0_9.2 */
+	movdqa 576(%rsp), %xmm4 /* reload x1_4.2 */
+	movdqa %xmm5, 1312(%rsp) /* spill x0_8.2 */
+	movdqa 592(%rsp), %xmm5 /* reload x1_5.2 */
+	movdqa %xmm1, 1328(%rsp) /* spill x1_7.2 */
 	movdqa 800(%rsp), %xmm1 /* reload x1_8.2 */
-	movdqa %xmm1, 1360(%rsp) /* spill x1_8.2 */
+	movdqa %xmm1, 1344(%rsp) /* spill x1_8.2 */
 	movdqa 816(%rsp), %xmm1 /* reload x1_9.2 */
-	movdqa %xmm1, 1376(%rsp) /* spill x1_9.2 */
+	movdqa %xmm1, 1360(%rsp) /* spill x1_9.2 */
 	movdqa 656(%rsp), %xmm1 /* reload x1_10.2 */
-	movdqa %xmm1, 1392(%rsp) /* spill x1_10.2 */
+	movdqa %xmm1, 1376(%rsp) /* spill x1_10.2 */
 	movdqa 672(%rsp), %xmm1 /* reload x1_11.2 */
-	movdqa %xmm1, 1408(%rsp) /* spill x1_11.2 */
+	movdqa %xmm1, 1392(%rsp) /* spill x1_11.2 */
 	movdqa 608(%rsp), %xmm1 /* reload x1_12.2 */
-	movdqa %xmm1, 1424(%rsp) /* spill x1_12.2 */
+	movdqa %xmm1, 1408(%rsp) /* spill x1_12.2 */
 	movdqa 624(%rsp), %xmm1 /* reload x1_13.2 */
-	movdqa %xmm1, 1440(%rsp) /* spill x1_13.2 */
-	movdqa 944(%rsp), %xmm1 /* reload x1_14.2 */
-	movdqa %xmm1, 1456(%rsp) /* spill x1_14.2 */
-	movdqa 928(%rsp), %xmm1 /* reload x1_15.2 */
-	movdqa %xmm1, 1472(%rsp) /* spill x1_15.2 */
+	movdqa %xmm1, 1424(%rsp) /* spill x1_13.2 */
+	movdqa 928(%rsp), %xmm1 /* reload x1_14.2 */
+	movdqa %xmm1, 1440(%rsp) /* spill x1_14.2 */
+	movdqa 912(%rsp), %xmm1 /* reload x1_15.2 */
+	movdqa %xmm1, 1456(%rsp) /* spill x1_15.2 */
 	movdqa 752(%rsp), %xmm1 /* reload x1_16.2 */
-	movdqa %xmm1, 1488(%rsp) /* spill x1_16.2 */
+	movdqa %xmm1, 1472(%rsp) /* spill x1_16.2 */
 	movdqa 64(%rsp), %xmm1 /* reload x1_17.2 */
-	movdqa %xmm1, 1504(%rsp) /* spill x1_17.2 */
+	movdqa %xmm1, 1488(%rsp) /* spill x1_17.2 */
 	movdqa 544(%rsp), %xmm1 /* reload x1_18.2 */
-	movdqa %xmm1, 1520(%rsp) /* spill x1_18.2 */
+	movdqa %xmm1, 1504(%rsp) /* spill x1_18.2 */
 	movdqa 560(%rsp), %xmm1 /* reload x1_19.2 */
-	movdqa %xmm1, 1536(%rsp) /* spill x1_19.2 */
+	movdqa %xmm1, 1520(%rsp) /* spill x1_19.2 */
 	movdqa 896(%rsp), %xmm1 /* reload x1_20.2 */
-	movdqa %xmm1, 1552(%rsp) /* spill x1_20.2 */
+	movdqa %xmm1, 1536(%rsp) /* spill x1_20.2 */
 	movdqa 880(%rsp), %xmm1 /* reload x1_21.2 */
-	movdqa %xmm1, 1568(%rsp) /* spill x1_21.2 */
+	movdqa %xmm1, 1552(%rsp) /* spill x1_21.2 */
 	movdqa 832(%rsp), %xmm1 /* reload x1_22.2 */
-	movdqa %xmm1, 1584(%rsp) /* spill x1_22.2 */
+	movdqa %xmm1, 1568(%rsp) /* spill x1_22.2 */
 	movdqa 848(%rsp), %xmm1 /* reload x1_23.2 */
-	movdqa %xmm1, 1600(%rsp) /* spill x1_23.2 */
+	movdqa %xmm1, 1584(%rsp) /* spill x1_23.2 */
 	movdqa 96(%rsp), %xmm1 /* reload x1_24.2 */
-	movdqa %xmm1, 1616(%rsp) /* spill x1_24.2 */
+	movdqa %xmm1, 1600(%rsp) /* spill x1_24.2 */
 	movdqa 0(%rsp), %xmm1 /* reload x1_25.2 */
-	movdqa %xmm1, 1632(%rsp) /* spill x1_25.2 */
+	movdqa %xmm1, 1616(%rsp) /* spill x1_25.2 */
 	movdqa 640(%rsp), %xmm1 /* reload x1_26.2 */
-	movdqa %xmm1, 1648(%rsp) /* spill x1_26.2 */
+	movdqa %xmm1, 1632(%rsp) /* spill x1_26.2 */
 	movdqa 48(%rsp), %xmm1 /* reload x1_27.2 */
-	movdqa %xmm1, 1664(%rsp) /* spill x1_27.2 */
+	movdqa %xmm1, 1648(%rsp) /* spill x1_27.2 */
 	movdqa 768(%rsp), %xmm1 /* reload x1_28.2 */
-	movdqa %xmm1, 1680(%rsp) /* spill x1_28.2 */
+	movdqa %xmm1, 1664(%rsp) /* spill x1_28.2 */
 	movdqa 784(%rsp), %xmm1 /* reload x1_29.2 */
-	movdqa %xmm1, 1696(%rsp) /* spill x1_29.2 */
+	movdqa %xmm1, 1680(%rsp) /* spill x1_29.2 */
 	movdqa 688(%rsp), %xmm1 /* reload x1_30.2 */
-	movdqa %xmm1, 1712(%rsp) /* spill x1_30.2 */
+	movdqa %xmm1, 1696(%rsp) /* spill x1_30.2 */
 	movdqa 704(%rsp), %xmm1 /* reload x1_31.2 */
+	movdqa %xmm1, 704(%rsp) /* spill x1_31.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_ssse3_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm1, 704(%rsp) /* spill x1_31.2 */
 	movdqu 1024(%rdi,%r8), %xmm1 /* t0_0 = bcast128() */
-	pshufb %xmm5, %xmm1 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm5, 688(%rsp) /* spill x0_0.2 */
-	movdqu 1040(%rdi,%r8), %xmm5 /* t0_1 = bcast128() */
-	pshufb %xmm7, %xmm5 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm7, 784(%rsp) /* spill x0_1.2 */
+	pshufb %xmm6, %xmm1 /* s0_0 = lookup16(t0_0, x0_0) */
+	movdqu 1040(%rdi,%r8), %xmm6 /* t0_1 = bcast128() */
+	pshufb %xmm7, %xmm6 /* s0_1 = lookup16(t0_1, x0_1) */
 	movdqu 1056(%rdi,%r8), %xmm7 /* t0_2 = bcast128() */
 	pshufb %xmm14, %xmm7 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm14, 768(%rsp) /* spill x0_2.2 */
 	movdqu 1072(%rdi,%r8), %xmm14 /* t0_3 = bcast128() */
 	pshufb %xmm15, %xmm14 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm15, 48(%rsp) /* spill x0_3.2 */
 	movdqu 1088(%rdi,%r8), %xmm15 /* t0_4 = bcast128() */
 	pshufb %xmm8, %xmm15 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm8, 640(%rsp) /* spill x0_4.2 */
 	movdqu 1104(%rdi,%r8), %xmm8 /* t0_5 = bcast128() */
 	pshufb %xmm9, %xmm8 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm9, 848(%rsp) /* spill x0_5.2 */
 	movdqu 1120(%rdi,%r8), %xmm9 /* t0_6 = bcast128() */
-	pshufb %xmm10, %xmm9 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm10, 832(%rsp) /* spill x0_6.2 */
-	movdqu 1136(%rdi,%r8), %xmm10 /* t0_7 = bcast128() */
-	pshufb %xmm6, %xmm10 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm6, 560(%rsp) /* spill x0_7.2 */
-	movdqu 1536(%rdi,%r8), %xmm6 /* t1_0 = bcast128() */
-	pshufb %xmm0, %xmm6 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm0, 544(%rsp) /* spill x1_0.2 */
+	pshufb %xmm12, %xmm9 /* s0_6 = lookup16(t0_6, x0_6) */
+	movdqu 1136(%rdi,%r8), %xmm12 /* t0_7 = bcast128() */
+	pshufb %xmm10, %xmm12 /* s0_7 = lookup16(t0_7, x0_7) */
+	movdqu 1536(%rdi,%r8), %xmm10 /* t1_0 = bcast128() */
+	pshufb %xmm0, %xmm10 /* s1_0 = lookup16(t1_0, x1_0) */
 	movdqu 1552(%rdi,%r8), %xmm0 /* t1_1 = bcast128() */
-	pshufb %xmm12, %xmm0 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm12, 64(%rsp) /* spill x1_1.2 */
-	movdqu 1568(%rdi,%r8), %xmm12 /* t1_2 = bcast128() */
-	pshufb %xmm11, %xmm12 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm11, 752(%rsp) /* spill x1_2.2 */
-	movdqu 1584(%rdi,%r8), %xmm11 /* t1_3 = bcast128() */
-	pshufb %xmm2, %xmm11 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm2, 624(%rsp) /* spill x1_3.2 */
-	movdqu 1600(%rdi,%r8), %xmm2 /* t1_4 = bcast128() */
-	pshufb %xmm3, %xmm2 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm3, 608(%rsp) /* spill x1_4.2 */
-	movdqu 1616(%rdi,%r8), %xmm3 /* t1_5 = bcast128() */
-	pshufb %xmm4, %xmm3 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm4, 672(%rsp) /* spill x1_5.2 */
-	movdqu 1632(%rdi,%r8), %xmm4 /* t1_6 = bcast128() */
-	pshufb %xmm13, %xmm4 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm13, 656(%rsp) /* spill x1_6.2 */
-	movdqu 1648(%rdi,%r8), %xmm13 /* t1_7 = bcast128() */
-	movdqa %xmm10, 816(%rsp) /* spill s0_7 */
-	movdqa 1344(%rsp), %xmm10 /* reload x1_7.2 */
-	pshufb %xmm10, %xmm13 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb %xmm13, %xmm0 /* s1_1 = lookup16(t1_1, x1_1) */
+	movdqu 1568(%rdi,%r8), %xmm13 /* t1_2 = bcast128() */
+	pshufb %xmm2, %xmm13 /* s1_2 = lookup16(t1_2, x1_2) */
+	movdqu 1584(%rdi,%r8), %xmm2 /* t1_3 = bcast128() */
+	pshufb %xmm3, %xmm2 /* s1_3 = lookup16(t1_3, x1_3) */
+	movdqu 1600(%rdi,%r8), %xmm3 /* t1_4 = bcast128() */
+	pshufb %xmm4, %xmm3 /* s1_4 = lookup16(t1_4, x1_4) */
+	movdqu 1616(%rdi,%r8), %xmm4 /* t1_5 = bcast128() */
+	pshufb %xmm5, %xmm4 /* s1_5 = lookup16(t1_5, x1_5) */
+	movdqu 1632(%rdi,%r8), %xmm5 /* t1_6 = bcast128() */
+	pshufb %xmm11, %xmm5 /* s1_6 = lookup16(t1_6, x1_6) */
+	movdqu 1648(%rdi,%r8), %xmm11 /* t1_7 = bcast128() */
+	pshufb 1328(%rsp), %xmm11 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm1, %xmm6 /* y1_0_1 = xor(s1_0, s0_0) */
-	pxor %xmm5, %xmm0 /* y1_1_1 = xor(s1_1, s0_1) */
-	pxor %xmm7, %xmm12 /* y1_2_1 = xor(s1_2, s0_2) */
-	pxor %xmm14, %xmm11 /* y1_3_1 = xor(s1_3, s0_3) */
-	pxor %xmm15, %xmm2 /* y1_4_1 = xor(s1_4, s0_4) */
-	pxor %xmm8, %xmm3 /* y1_5_1 = xor(s1_5, s0_5) */
-	pxor %xmm9, %xmm4 /* y1_6_1 = xor(s1_6, s0_6) */
-	movdqa 816(%rsp), %xmm10 /* reload s0_7 */
-	pxor %xmm10, %xmm13 /* y1_7_1 = xor(s1_7, s0_7) */
+	pxor %xmm1, %xmm10 /* y1_0_1 = xor(s1_0, s0_0) */
+	pxor %xmm6, %xmm0 /* y1_1_1 = xor(s1_1, s0_1) */
+	pxor %xmm7, %xmm13 /* y1_2_1 = xor(s1_2, s0_2) */
+	pxor %xmm14, %xmm2 /* y1_3_1 = xor(s1_3, s0_3) */
+	pxor %xmm15, %xmm3 /* y1_4_1 = xor(s1_4, s0_4) */
+	pxor %xmm8, %xmm4 /* y1_5_1 = xor(s1_5, s0_5) */
+	pxor %xmm9, %xmm5 /* y1_6_1 = xor(s1_6, s0_6) */
+	pxor %xmm12, %xmm11 /* y1_7_1 = xor(s1_7, s0_7) */
 	pxor %xmm0, %xmm1 /* y0_0_1 = xor(s0_0, y1_1_1) */
-	pxor %xmm12, %xmm5 /* y0_1_1 = xor(s0_1, y1_2_1) */
-	pxor %xmm11, %xmm7 /* y0_2_1 = xor(s0_2, y1_3_1) */
-	pxor %xmm2, %xmm14 /* y0_3_1 = xor(s0_3, y1_4_1) */
-	pxor %xmm3, %xmm15 /* y0_4_1 = xor(s0_4, y1_5_1) */
-	pxor %xmm4, %xmm8 /* y0_5_1 = xor(s0_5, y1_6_1) */
-	pxor %xmm13, %xmm9 /* y0_6_1 = xor(s0_6, y1_7_1) */
-	pxor %xmm6, %xmm10 /* y0_7_1 = xor(s0_7, y1_0_1) */
-	pxor %xmm7, %xmm6 /* y1_0_2 = xor(y1_0_1, y0_2_1) */
+	pxor %xmm13, %xmm6 /* y0_1_1 = xor(s0_1, y1_2_1) */
+	pxor %xmm2, %xmm7 /* y0_2_1 = xor(s0_2, y1_3_1) */
+	pxor %xmm3, %xmm14 /* y0_3_1 = xor(s0_3, y1_4_1) */
+	pxor %xmm4, %xmm15 /* y0_4_1 = xor(s0_4, y1_5_1) */
+	pxor %xmm5, %xmm8 /* y0_5_1 = xor(s0_5, y1_6_1) */
+	pxor %xmm11, %xmm9 /* y0_6_1 = xor(s0_6, y1_7_1) */
+	pxor %xmm10, %xmm12 /* y0_7_1 = xor(s0_7, y1_0_1) */
+	pxor %xmm7, %xmm10 /* y1_0_2 = xor(y1_0_1, y0_2_1) */
 	pxor %xmm14, %xmm0 /* y1_1_2 = xor(y1_1_1, y0_3_1) */
-	pxor %xmm15, %xmm12 /* y1_2_2 = xor(y1_2_1, y0_4_1) */
-	pxor %xmm8, %xmm11 /* y1_3_2 = xor(y1_3_1, y0_5_1) */
-	pxor %xmm9, %xmm2 /* y1_4_2 = xor(y1_4_1, y0_6_1) */
-	pxor %xmm10, %xmm3 /* y1_5_2 = xor(y1_5_1, y0_7_1) */
-	pxor %xmm1, %xmm4 /* y1_6_2 = xor(y1_6_1, y0_0_1) */
-	pxor %xmm5, %xmm13 /* y1_7_2 = xor(y1_7_1, y0_1_1) */
-	pxor %xmm12, %xmm1 /* y0_0_2 = xor(y0_0_1, y1_2_2) */
-	pxor %xmm11, %xmm5 /* y0_1_2 = xor(y0_1_1, y1_3_2) */
-	pxor %xmm2, %xmm7 /* y0_2_2 = xor(y0_2_1, y1_4_2) */
-	pxor %xmm3, %xmm14 /* y0_3_2 = xor(y0_3_1, y1_5_2) */
-	pxor %xmm4, %xmm15 /* y0_4_2 = xor(y0_4_1, y1_6_2) */
-	pxor %xmm13, %xmm8 /* y0_5_2 = xor(y0_5_1, y1_7_2) */
-	pxor %xmm6, %xmm9 /* y0_6_2 = xor(y0_6_1, y1_0_2) */
-	pxor %xmm0, %xmm10 /* y0_7_2 = xor(y0_7_1, y1_1_2) */
-	pxor %xmm8, %xmm6 /* y1_0_3 = xor(y1_0_2, y0_5_2) */
+	pxor %xmm15, %xmm13 /* y1_2_2 = xor(y1_2_1, y0_4_1) */
+	pxor %xmm8, %xmm2 /* y1_3_2 = xor(y1_3_1, y0_5_1) */
+	pxor %xmm9, %xmm3 /* y1_4_2 = xor(y1_4_1, y0_6_1) */
+	pxor %xmm12, %xmm4 /* y1_5_2 = xor(y1_5_1, y0_7_1) */
+	pxor %xmm1, %xmm5 /* y1_6_2 = xor(y1_6_1, y0_0_1) */
+	pxor %xmm6, %xmm11 /* y1_7_2 = xor(y1_7_1, y0_1_1) */
+	pxor %xmm13, %xmm1 /* y0_0_2 = xor(y0_0_1, y1_2_2) */
+	pxor %xmm2, %xmm6 /* y0_1_2 = xor(y0_1_1, y1_3_2) */
+	pxor %xmm3, %xmm7 /* y0_2_2 = xor(y0_2_1, y1_4_2) */
+	pxor %xmm4, %xmm14 /* y0_3_2 = xor(y0_3_1, y1_5_2) */
+	pxor %xmm5, %xmm15 /* y0_4_2 = xor(y0_4_1, y1_6_2) */
+	pxor %xmm11, %xmm8 /* y0_5_2 = xor(y0_5_1, y1_7_2) */
+	pxor %xmm10, %xmm9 /* y0_6_2 = xor(y0_6_1, y1_0_2) */
+	pxor %xmm0, %xmm12 /* y0_7_2 = xor(y0_7_1, y1_1_2) */
+	pxor %xmm8, %xmm10 /* y1_0_3 = xor(y1_0_2, y0_5_2) */
 	pxor %xmm9, %xmm0 /* y1_1_3 = xor(y1_1_2, y0_6_2) */
-	pxor %xmm10, %xmm12 /* y1_2_3 = xor(y1_2_2, y0_7_2) */
-	pxor %xmm1, %xmm11 /* y1_3_3 = xor(y1_3_2, y0_0_2) */
-	pxor %xmm5, %xmm2 /* y1_4_3 = xor(y1_4_2, y0_1_2) */
-	pxor %xmm7, %xmm3 /* y1_5_3 = xor(y1_5_2, y0_2_2) */
-	pxor %xmm14, %xmm4 /* y1_6_3 = xor(y1_6_2, y0_3_2) */
-	pxor %xmm15, %xmm13 /* y1_7_3 = xor(y1_7_2, y0_4_2) */
-	pxor %xmm6, %xmm1 /* y0_0_3 = xor(y0_0_2, y1_0_3) */
-	pxor %xmm0, %xmm5 /* y0_1_3 = xor(y0_1_2, y1_1_3) */
-	pxor %xmm12, %xmm7 /* y0_2_3 = xor(y0_2_2, y1_2_3) */
-	pxor %xmm11, %xmm14 /* y0_3_3 = xor(y0_3_2, y1_3_3) */
-	pxor %xmm2, %xmm15 /* y0_4_3 = xor(y0_4_2, y1_4_3) */
-	pxor %xmm3, %xmm8 /* y0_5_3 = xor(y0_5_2, y1_5_3) */
-	pxor %xmm4, %xmm9 /* y0_6_3 = xor(y0_6_2, y1_6_3) */
-	pxor %xmm13, %xmm10 /* y0_7_3 = xor(y0_7_2, y1_7_3) */
+	pxor %xmm12, %xmm13 /* y1_2_3 = xor(y1_2_2, y0_7_2) */
+	pxor %xmm1, %xmm2 /* y1_3_3 = xor(y1_3_2, y0_0_2) */
+	pxor %xmm6, %xmm3 /* y1_4_3 = xor(y1_4_2, y0_1_2) */
+	pxor %xmm7, %xmm4 /* y1_5_3 = xor(y1_5_2, y0_2_2) */
+	pxor %xmm14, %xmm5 /* y1_6_3 = xor(y1_6_2, y0_3_2) */
+	pxor %xmm15, %xmm11 /* y1_7_3 = xor(y1_7_2, y0_4_2) */
+	pxor %xmm10, %xmm1 /* y0_0_3 = xor(y0_0_2, y1_0_3) */
+	pxor %xmm0, %xmm6 /* y0_1_3 = xor(y0_1_2, y1_1_3) */
+	pxor %xmm13, %xmm7 /* y0_2_3 = xor(y0_2_2, y1_2_3) */
+	pxor %xmm2, %xmm14 /* y0_3_3 = xor(y0_3_2, y1_3_3) */
+	pxor %xmm3, %xmm15 /* y0_4_3 = xor(y0_4_2, y1_4_3) */
+	pxor %xmm4, %xmm8 /* y0_5_3 = xor(y0_5_2, y1_5_3) */
+	pxor %xmm5, %xmm9 /* y0_6_3 = xor(y0_6_2, y1_6_3) */
+	pxor %xmm11, %xmm12 /* y0_7_3 = xor(y0_7_2, y1_7_3) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm13, 816(%rsp) /* spill y1_7_3 */
-	movdqu 1152(%rdi,%r8), %xmm13 /* t0_8 = bcast128() */
-	movdqa %xmm4, 800(%rsp) /* spill y1_6_3 */
-	movdqa 1328(%rsp), %xmm4 /* reload x0_8.2 */
-	pshufb %xmm4, %xmm13 /* s0_8 = lookup16(t0_8, x0_8) */
-	movdqu 1168(%rdi,%r8), %xmm4 /* t0_9 = bcast128() */
-	movdqa %xmm0, 592(%rsp) /* spill y1_1_3 */
-	movdqa 1312(%rsp), %xmm0 /* reload x0_9.2 */
-	pshufb %xmm0, %xmm4 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm11, 688(%rsp) /* spill y1_7_3 */
+	movdqu 1152(%rdi,%r8), %xmm11 /* t0_8 = bcast128() */
+	pshufb 1312(%rsp), %xmm11 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm5, 784(%rsp) /* spill y1_6_3 */
+	movdqu 1168(%rdi,%r8), %xmm5 /* t0_9 = bcast128() */
+	pshufb 1296(%rsp), %xmm5 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm0, 768(%rsp) /* spill y1_1_3 */
 	movdqu 1184(%rdi,%r8), %xmm0 /* t0_10 = bcast128() */
-	movdqa %xmm6, 576(%rsp) /* spill y1_0_3 */
-	movdqa 1296(%rsp), %xmm6 /* reload x0_10.2 */
-	pshufb %xmm6, %xmm0 /* s0_10 = lookup16(t0_10, x0_10) */
-	movdqu 1200(%rdi,%r8), %xmm6 /* t0_11 = bcast128() */
-	movdqa %xmm3, 80(%rsp) /* spill y1_5_3 */
-	movdqa 1280(%rsp), %xmm3 /* reload x0_11.2 */
-	pshufb %xmm3, %xmm6 /* s0_11 = lookup16(t0_11, x0_11) */
-	movdqu 1216(%rdi,%r8), %xmm3 /* t0_12 = bcast128() */
-	movdqa %xmm2, 864(%rsp) /* spill y1_4_3 */
-	movdqa 1264(%rsp), %xmm2 /* reload x0_12.2 */
-	pshufb %xmm2, %xmm3 /* s0_12 = lookup16(t0_12, x0_12) */
-	movdqu 1232(%rdi,%r8), %xmm2 /* t0_13 = bcast128() */
-	movdqa %xmm11, 736(%rsp) /* spill y1_3_3 */
-	movdqa 960(%rsp), %xmm11 /* reload x0_13.2 */
-	pshufb %xmm11, %xmm2 /* s0_13 = lookup16(t0_13, x0_13) */
-	movdqu 1248(%rdi,%r8), %xmm11 /* t0_14 = bcast128() */
-	movdqa %xmm12, 720(%rsp) /* spill y1_2_3 */
-	movdqa 976(%rsp), %xmm12 /* reload x0_14.2 */
-	pshufb %xmm12, %xmm11 /* s0_14 = lookup16(t0_14, x0_14) */
-	movdqu 1264(%rdi,%r8), %xmm12 /* t0_15 = bcast128() */
-	movdqa %xmm5, 128(%rsp) /* spill y0_1_3 */
-	movdqa 992(%rsp), %xmm5 /* reload x0_15.2 */
-	pshufb %xmm5, %xmm12 /* s0_15 = lookup16(t0_15, x0_15) */
-	movdqu 1664(%rdi,%r8), %xmm5 /* t1_8 = bcast128() */
-	movdqa %xmm1, 112(%rsp) /* spill y0_0_3 */
-	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
-	pshufb %xmm1, %xmm5 /* s1_8 = lookup16(t1_8, x1_8) */
+	pshufb 1280(%rsp), %xmm0 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm10, 48(%rsp) /* spill y1_0_3 */
+	movdqu 1200(%rdi,%r8), %xmm10 /* t0_11 = bcast128() */
+	pshufb 1264(%rsp), %xmm10 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm4, 640(%rsp) /* spill y1_5_3 */
+	movdqu 1216(%rdi,%r8), %xmm4 /* t0_12 = bcast128() */
+	pshufb 1248(%rsp), %xmm4 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm3, 848(%rsp) /* spill y1_4_3 */
+	movdqu 1232(%rdi,%r8), %xmm3 /* t0_13 = bcast128() */
+	pshufb 944(%rsp), %xmm3 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm2, 832(%rsp) /* spill y1_3_3 */
+	movdqu 1248(%rdi,%r8), %xmm2 /* t0_14 = bcast128() */
+	pshufb 960(%rsp), %xmm2 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm13, 560(%rsp) /* spill y1_2_3 */
+	movdqu 1264(%rdi,%r8), %xmm13 /* t0_15 = bcast128() */
+	pshufb 976(%rsp), %xmm13 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm6, 544(%rsp) /* spill y0_1_3 */
+	movdqu 1664(%rdi,%r8), %xmm6 /* t1_8 = bcast128() */
+	pshufb 1344(%rsp), %xmm6 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm1, 64(%rsp) /* spill y0_0_3 */
 	movdqu 1680(%rdi,%r8), %xmm1 /* t1_9 = bcast128() */
-	movdqa %xmm14, 272(%rsp) /* spill y0_3_3 */
-	movdqa 1376(%rsp), %xmm14 /* reload x1_9.2 */
-	pshufb %xmm14, %xmm1 /* s1_9 = lookup16(t1_9, x1_9) */
+	pshufb 1360(%rsp), %xmm1 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm14, 752(%rsp) /* spill y0_3_3 */
 	movdqu 1696(%rdi,%r8), %xmm14 /* t1_10 = bcast128() */
-	movdqa %xmm7, 256(%rsp) /* spill y0_2_3 */
-	movdqa 1392(%rsp), %xmm7 /* reload x1_10.2 */
-	pshufb %xmm7, %xmm14 /* s1_10 = lookup16(t1_10, x1_10) */
+	pshufb 1376(%rsp), %xmm14 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm7, 624(%rsp) /* spill y0_2_3 */
 	movdqu 1712(%rdi,%r8), %xmm7 /* t1_11 = bcast128() */
-	movdqa %xmm10, 432(%rsp) /* spill y0_7_3 */
-	movdqa 1408(%rsp), %xmm10 /* reload x1_11.2 */
-	pshufb %xmm10, %xmm7 /* s1_11 = lookup16(t1_11, x1_11) */
-	movdqu 1728(%rdi,%r8), %xmm10 /* t1_12 = bcast128() */
-	movdqa %xmm9, 448(%rsp) /* spill y0_6_3 */
-	movdqa 1424(%rsp), %xmm9 /* reload x1_12.2 */
-	pshufb %xmm9, %xmm10 /* s1_12 = lookup16(t1_12, x1_12) */
+	pshufb 1392(%rsp), %xmm7 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm12, 608(%rsp) /* spill y0_7_3 */
+	movdqu 1728(%rdi,%r8), %xmm12 /* t1_12 = bcast128() */
+	pshufb 1408(%rsp), %xmm12 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm9, 672(%rsp) /* spill y0_6_3 */
 	movdqu 1744(%rdi,%r8), %xmm9 /* t1_13 = bcast128() */
-	movdqa %xmm8, 16(%rsp) /* spill y0_5_3 */
-	movdqa 1440(%rsp), %xmm8 /* reload x1_13.2 */
-	pshufb %xmm8, %xmm9 /* s1_13 = lookup16(t1_13, x1_13) */
+	pshufb 1424(%rsp), %xmm9 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm8, 656(%rsp) /* spill y0_5_3 */
 	movdqu 1760(%rdi,%r8), %xmm8 /* t1_14 = bcast128() */
-	movdqa %xmm15, 32(%rsp) /* spill y0_4_3 */
-	movdqa 1456(%rsp), %xmm15 /* reload x1_14.2 */
-	pshufb %xmm15, %xmm8 /* s1_14 = lookup16(t1_14, x1_14) */
+	pshufb 1440(%rsp), %xmm8 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm15, 816(%rsp) /* spill y0_4_3 */
 	movdqu 1776(%rdi,%r8), %xmm15 /* t1_15 = bcast128() */
-	movdqa %xmm12, 416(%rsp) /* spill s0_15 */
-	movdqa 1472(%rsp), %xmm12 /* reload x1_15.2 */
-	pshufb %xmm12, %xmm15 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 1456(%rsp), %xmm15 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm13, %xmm5 /* y1_8_1 = xor(s1_8, s0_8) */
-	pxor %xmm4, %xmm1 /* y1_9_1 = xor(s1_9, s0_9) */
+	pxor %xmm11, %xmm6 /* y1_8_1 = xor(s1_8, s0_8) */
+	pxor %xmm5, %xmm1 /* y1_9_1 = xor(s1_9, s0_9) */
 	pxor %xmm0, %xmm14 /* y1_10_1 = xor(s1_10, s0_10) */
-	pxor %xmm6, %xmm7 /* y1_11_1 = xor(s1_11, s0_11) */
-	pxor %xmm3, %xmm10 /* y1_12_1 = xor(s1_12, s0_12) */
-	pxor %xmm2, %xmm9 /* y1_13_1 = xor(s1_13, s0_13) */
-	pxor %xmm11, %xmm8 /* y1_14_1 = xor(s1_14, s0_14) */
-	movdqa 416(%rsp), %xmm12 /* reload s0_15 */
-	pxor %xmm12, %xmm15 /* y1_15_1 = xor(s1_15, s0_15) */
-	pxor %xmm1, %xmm13 /* y0_8_1 = xor(s0_8, y1_9_1) */
-	pxor %xmm14, %xmm4 /* y0_9_1 = xor(s0_9, y1_10_1) */
+	pxor %xmm10, %xmm7 /* y1_11_1 = xor(s1_11, s0_11) */
+	pxor %xmm4, %xmm12 /* y1_12_1 = xor(s1_12, s0_12) */
+	pxor %xmm3, %xmm9 /* y1_13_1 = xor(s1_13, s0_13) */
+	pxor %xmm2, %xmm8 /* y1_14_1 = xor(s1_14, s0_14) */
+	pxor %xmm13, %xmm15 /* y1_15_1 = xor(s1_15, s0_15) */
+	pxor %xmm1, %xmm11 /* y0_8_1 = xor(s0_8, y1_9_1) */
+	pxor %xmm14, %xmm5 /* y0_9_1 = xor(s0_9, y1_10_1) */
 	pxor %xmm7, %xmm0 /* y0_10_1 = xor(s0_10, y1_11_1) */
-	pxor %xmm10, %xmm6 /* y0_11_1 = xor(s0_11, y1_12_1) */
-	pxor %xmm9, %xmm3 /* y0_12_1 = xor(s0_12, y1_13_1) */
-	pxor %xmm8, %xmm2 /* y0_13_1 = xor(s0_13, y1_14_1) */
-	pxor %xmm15, %xmm11 /* y0_14_1 = xor(s0_14, y1_15_1) */
-	pxor %xmm5, %xmm12 /* y0_15_1 = xor(s0_15, y1_8_1) */
-	pxor %xmm0, %xmm5 /* y1_8_2 = xor(y1_8_1, y0_10_1) */
-	pxor %xmm6, %xmm1 /* y1_9_2 = xor(y1_9_1, y0_11_1) */
-	pxor %xmm3, %xmm14 /* y1_10_2 = xor(y1_10_1, y0_12_1) */
-	pxor %xmm2, %xmm7 /* y1_11_2 = xor(y1_11_1, y0_13_1) */
-	pxor %xmm11, %xmm10 /* y1_12_2 = xor(y1_12_1, y0_14_1) */
-	pxor %xmm12, %xmm9 /* y1_13_2 = xor(y1_13_1, y0_15_1) */
-	pxor %xmm13, %xmm8 /* y1_14_2 = xor(y1_14_1, y0_8_1) */
-	pxor %xmm4, %xmm15 /* y1_15_2 = xor(y1_15_1, y0_9_1) */
-	pxor %xmm14, %xmm13 /* y0_8_2 = xor(y0_8_1, y1_10_2) */
-	pxor %xmm7, %xmm4 /* y0_9_2 = xor(y0_9_1, y1_11_2) */
-	pxor %xmm10, %xmm0 /* y0_10_2 = xor(y0_10_1, y1_12_2) */
-	pxor %xmm9, %xmm6 /* y0_11_2 = xor(y0_11_1, y1_13_2) */
-	pxor %xmm8, %xmm3 /* y0_12_2 = xor(y0_12_1, y1_14_2) */
-	pxor %xmm15, %xmm2 /* y0_13_2 = xor(y0_13_1, y1_15_2) */
-	pxor %xmm5, %xmm11 /* y0_14_2 = xor(y0_14_1, y1_8_2) */
-	pxor %xmm1, %xmm12 /* y0_15_2 = xor(y0_15_1, y1_9_2) */
-	pxor %xmm2, %xmm5 /* y1_8_3 = xor(y1_8_2, y0_13_2) */
-	pxor %xmm11, %xmm1 /* y1_9_3 = xor(y1_9_2, y0_14_2) */
-	pxor %xmm12, %xmm14 /* y1_10_3 = xor(y1_10_2, y0_15_2) */
-	pxor %xmm13, %xmm7 /* y1_11_3 = xor(y1_11_2, y0_8_2) */
-	pxor %xmm4, %xmm10 /* y1_12_3 = xor(y1_12_2, y0_9_2) */
+	pxor %xmm12, %xmm10 /* y0_11_1 = xor(s0_11, y1_12_1) */
+	pxor %xmm9, %xmm4 /* y0_12_1 = xor(s0_12, y1_13_1) */
+	pxor %xmm8, %xmm3 /* y0_13_1 = xor(s0_13, y1_14_1) */
+	pxor %xmm15, %xmm2 /* y0_14_1 = xor(s0_14, y1_15_1) */
+	pxor %xmm6, %xmm13 /* y0_15_1 = xor(s0_15, y1_8_1) */
+	pxor %xmm0, %xmm6 /* y1_8_2 = xor(y1_8_1, y0_10_1) */
+	pxor %xmm10, %xmm1 /* y1_9_2 = xor(y1_9_1, y0_11_1) */
+	pxor %xmm4, %xmm14 /* y1_10_2 = xor(y1_10_1, y0_12_1) */
+	pxor %xmm3, %xmm7 /* y1_11_2 = xor(y1_11_1, y0_13_1) */
+	pxor %xmm2, %xmm12 /* y1_12_2 = xor(y1_12_1, y0_14_1) */
+	pxor %xmm13, %xmm9 /* y1_13_2 = xor(y1_13_1, y0_15_1) */
+	pxor %xmm11, %xmm8 /* y1_14_2 = xor(y1_14_1, y0_8_1) */
+	pxor %xmm5, %xmm15 /* y1_15_2 = xor(y1_15_1, y0_9_1) */
+	pxor %xmm14, %xmm11 /* y0_8_2 = xor(y0_8_1, y1_10_2) */
+	pxor %xmm7, %xmm5 /* y0_9_2 = xor(y0_9_1, y1_11_2) */
+	pxor %xmm12, %xmm0 /* y0_10_2 = xor(y0_10_1, y1_12_2) */
+	pxor %xmm9, %xmm10 /* y0_11_2 = xor(y0_11_1, y1_13_2) */
+	pxor %xmm8, %xmm4 /* y0_12_2 = xor(y0_12_1, y1_14_2) */
+	pxor %xmm15, %xmm3 /* y0_13_2 = xor(y0_13_1, y1_15_2) */
+	pxor %xmm6, %xmm2 /* y0_14_2 = xor(y0_14_1, y1_8_2) */
+	pxor %xmm1, %xmm13 /* y0_15_2 = xor(y0_15_1, y1_9_2) */
+	pxor %xmm3, %xmm6 /* y1_8_3 = xor(y1_8_2, y0_13_2) */
+	pxor %xmm2, %xmm1 /* y1_9_3 = xor(y1_9_2, y0_14_2) */
+	pxor %xmm13, %xmm14 /* y1_10_3 = xor(y1_10_2, y0_15_2) */
+	pxor %xmm11, %xmm7 /* y1_11_3 = xor(y1_11_2, y0_8_2) */
+	pxor %xmm5, %xmm12 /* y1_12_3 = xor(y1_12_2, y0_9_2) */
 	pxor %xmm0, %xmm9 /* y1_13_3 = xor(y1_13_2, y0_10_2) */
-	pxor %xmm6, %xmm8 /* y1_14_3 = xor(y1_14_2, y0_11_2) */
-	pxor %xmm3, %xmm15 /* y1_15_3 = xor(y1_15_2, y0_12_2) */
-	pxor %xmm5, %xmm13 /* y0_8_3 = xor(y0_8_2, y1_8_3) */
-	pxor %xmm1, %xmm4 /* y0_9_3 = xor(y0_9_2, y1_9_3) */
+	pxor %xmm10, %xmm8 /* y1_14_3 = xor(y1_14_2, y0_11_2) */
+	pxor %xmm4, %xmm15 /* y1_15_3 = xor(y1_15_2, y0_12_2) */
+	pxor %xmm6, %xmm11 /* y0_8_3 = xor(y0_8_2, y1_8_3) */
+	pxor %xmm1, %xmm5 /* y0_9_3 = xor(y0_9_2, y1_9_3) */
 	pxor %xmm14, %xmm0 /* y0_10_3 = xor(y0_10_2, y1_10_3) */
-	pxor %xmm7, %xmm6 /* y0_11_3 = xor(y0_11_2, y1_11_3) */
-	pxor %xmm10, %xmm3 /* y0_12_3 = xor(y0_12_2, y1_12_3) */
-	pxor %xmm9, %xmm2 /* y0_13_3 = xor(y0_13_2, y1_13_3) */
-	pxor %xmm8, %xmm11 /* y0_14_3 = xor(y0_14_2, y1_14_3) */
-	pxor %xmm15, %xmm12 /* y0_15_3 = xor(y0_15_2, y1_15_3) */
+	pxor %xmm7, %xmm10 /* y0_11_3 = xor(y0_11_2, y1_11_3) */
+	pxor %xmm12, %xmm4 /* y0_12_3 = xor(y0_12_2, y1_12_3) */
+	pxor %xmm9, %xmm3 /* y0_13_3 = xor(y0_13_2, y1_13_3) */
+	pxor %xmm8, %xmm2 /* y0_14_3 = xor(y0_14_2, y1_14_3) */
+	pxor %xmm15, %xmm13 /* y0_15_3 = xor(y0_15_2, y1_15_3) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm7, 416(%rsp) /* spill y1_11_3 */
+	movdqa %xmm7, 800(%rsp) /* spill y1_11_3 */
 	movdqu 1280(%rdi,%r8), %xmm7 /* t0_16 = bcast128() */
-	movdqa %xmm14, 400(%rsp) /* spill y1_10_3 */
-	movdqa 1008(%rsp), %xmm14 /* reload x0_16.2 */
-	pshufb %xmm14, %xmm7 /* s0_16 = lookup16(t0_16, x0_16) */
+	pshufb 992(%rsp), %xmm7 /* s0_16 = lookup16(t0_16, x0_16) */
+	movdqa %xmm14, 592(%rsp) /* spill y1_10_3 */
 	movdqu 1296(%rdi,%r8), %xmm14 /* t0_17 = bcast128() */
-	movdqa %xmm15, 528(%rsp) /* spill y1_15_3 */
-	movdqa 1024(%rsp), %xmm15 /* reload x0_17.2 */
-	pshufb %xmm15, %xmm14 /* s0_17 = lookup16(t0_17, x0_17) */
+	pshufb 1008(%rsp), %xmm14 /* s0_17 = lookup16(t0_17, x0_17) */
+	movdqa %xmm15, 576(%rsp) /* spill y1_15_3 */
 	movdqu 1312(%rdi,%r8), %xmm15 /* t0_18 = bcast128() */
-	movdqa %xmm8, 240(%rsp) /* spill y1_14_3 */
-	movdqa 1040(%rsp), %xmm8 /* reload x0_18.2 */
-	pshufb %xmm8, %xmm15 /* s0_18 = lookup16(t0_18, x0_18) */
+	pshufb 1024(%rsp), %xmm15 /* s0_18 = lookup16(t0_18, x0_18) */
+	movdqa %xmm8, 80(%rsp) /* spill y1_14_3 */
 	movdqu 1328(%rdi,%r8), %xmm8 /* t0_19 = bcast128() */
-	movdqa %xmm1, 224(%rsp) /* spill y1_9_3 */
-	movdqa 1056(%rsp), %xmm1 /* reload x0_19.2 */
-	pshufb %xmm1, %xmm8 /* s0_19 = lookup16(t0_19, x0_19) */
+	pshufb 1040(%rsp), %xmm8 /* s0_19 = lookup16(t0_19, x0_19) */
+	movdqa %xmm1, 864(%rsp) /* spill y1_9_3 */
 	movdqu 1344(%rdi,%r8), %xmm1 /* t0_20 = bcast128() */
-	movdqa %xmm5, 160(%rsp) /* spill y1_8_3 */
-	movdqa 1072(%rsp), %xmm5 /* reload x0_20.2 */
-	pshufb %xmm5, %xmm1 /* s0_20 = lookup16(t0_20, x0_20) */
-	movdqu 1360(%rdi,%r8), %xmm5 /* t0_21 = bcast128() */
-	movdqa %xmm9, 144(%rsp) /* spill y1_13_3 */
-	movdqa 1088(%rsp), %xmm9 /* reload x0_21.2 */
-	pshufb %xmm9, %xmm5 /* s0_21 = lookup16(t0_21, x0_21) */
+	pshufb 1056(%rsp), %xmm1 /* s0_20 = lookup16(t0_20, x0_20) */
+	movdqa %xmm6, 736(%rsp) /* spill y1_8_3 */
+	movdqu 1360(%rdi,%r8), %xmm6 /* t0_21 = bcast128() */
+	pshufb 1072(%rsp), %xmm6 /* s0_21 = lookup16(t0_21, x0_21) */
+	movdqa %xmm9, 720(%rsp) /* spill y1_13_3 */
 	movdqu 1376(%rdi,%r8), %xmm9 /* t0_22 = bcast128() */
-	movdqa %xmm10, 464(%rsp) /* spill y1_12_3 */
-	movdqa 1104(%rsp), %xmm10 /* reload x0_22.2 */
-	pshufb %xmm10, %xmm9 /* s0_22 = lookup16(t0_22, x0_22) */
-	movdqu 1392(%rdi,%r8), %xmm10 /* t0_23 = bcast128() */
-	movdqa %xmm6, 480(%rsp) /* spill y0_11_3 */
-	movdqa 1120(%rsp), %xmm6 /* reload x0_23.2 */
-	pshufb %xmm6, %xmm10 /* s0_23 = lookup16(t0_23, x0_23) */
-	movdqu 1792(%rdi,%r8), %xmm6 /* t1_16 = bcast128() */
-	movdqa %xmm0, 384(%rsp) /* spill y0_10_3 */
-	movdqa 1488(%rsp), %xmm0 /* reload x1_16.2 */
-	pshufb %xmm0, %xmm6 /* s1_16 = lookup16(t1_16, x1_16) */
+	pshufb 1088(%rsp), %xmm9 /* s0_22 = lookup16(t0_22, x0_22) */
+	movdqa %xmm12, 128(%rsp) /* spill y1_12_3 */
+	movdqu 1392(%rdi,%r8), %xmm12 /* t0_23 = bcast128() */
+	pshufb 1104(%rsp), %xmm12 /* s0_23 = lookup16(t0_23, x0_23) */
+	movdqa %xmm10, 112(%rsp) /* spill y0_11_3 */
+	movdqu 1792(%rdi,%r8), %xmm10 /* t1_16 = bcast128() */
+	pshufb 1472(%rsp), %xmm10 /* s1_16 = lookup16(t1_16, x1_16) */
+	movdqa %xmm0, 272(%rsp) /* spill y0_10_3 */
 	movdqu 1808(%rdi,%r8), %xmm0 /* t1_17 = bcast128() */
-	movdqa %xmm4, 368(%rsp) /* spill y0_9_3 */
-	movdqa 1504(%rsp), %xmm4 /* reload x1_17.2 */
-	pshufb %xmm4, %xmm0 /* s1_17 = lookup16(t1_17, x1_17) */
-	movdqu 1824(%rdi,%r8), %xmm4 /* t1_18 = bcast128() */
-	movdqa %xmm13, 304(%rsp) /* spill y0_8_3 */
-	movdqa 1520(%rsp), %xmm13 /* reload x1_18.2 */
-	pshufb %xmm13, %xmm4 /* s1_18 = lookup16(t1_18, x1_18) */
-	movdqu 1840(%rdi,%r8), %xmm13 /* t1_19 = bcast128() */
-	movdqa %xmm2, 288(%rsp) /* spill y0_13_3 */
-	movdqa 1536(%rsp), %xmm2 /* reload x1_19.2 */
-	pshufb %xmm2, %xmm13 /* s1_19 = lookup16(t1_19, x1_19) */
-	movdqu 1856(%rdi,%r8), %xmm2 /* t1_20 = bcast128() */
-	movdqa %xmm3, 208(%rsp) /* spill y0_12_3 */
-	movdqa 1552(%rsp), %xmm3 /* reload x1_20.2 */
-	pshufb %xmm3, %xmm2 /* s1_20 = lookup16(t1_20, x1_20) */
-	movdqu 1872(%rdi,%r8), %xmm3 /* t1_21 = bcast128() */
-	movdqa %xmm12, 320(%rsp) /* spill y0_15_3 */
-	movdqa 1568(%rsp), %xmm12 /* reload x1_21.2 */
-	pshufb %xmm12, %xmm3 /* s1_21 = lookup16(t1_21, x1_21) */
-	movdqu 1888(%rdi,%r8), %xmm12 /* t1_22 = bcast128() */
-	movdqa %xmm11, 496(%rsp) /* spill y0_14_3 */
-	movdqa 1584(%rsp), %xmm11 /* reload x1_22.2 */
-	pshufb %xmm11, %xmm12 /* s1_22 = lookup16(t1_22, x1_22) */
-	movdqu 1904(%rdi,%r8), %xmm11 /* t1_23 = bcast128() */
-	movdqa %xmm10, 512(%rsp) /* spill s0_23 */
-	movdqa 1600(%rsp), %xmm10 /* reload x1_23.2 */
-	pshufb %xmm10, %xmm11 /* s1_23 = lookup16(t1_23, x1_23) */
+	pshufb 1488(%rsp), %xmm0 /* s1_17 = lookup16(t1_17, x1_17) */
+	movdqa %xmm5, 256(%rsp) /* spill y0_9_3 */
+	movdqu 1824(%rdi,%r8), %xmm5 /* t1_18 = bcast128() */
+	pshufb 1504(%rsp), %xmm5 /* s1_18 = lookup16(t1_18, x1_18) */
+	movdqa %xmm11, 432(%rsp) /* spill y0_8_3 */
+	movdqu 1840(%rdi,%r8), %xmm11 /* t1_19 = bcast128() */
+	pshufb 1520(%rsp), %xmm11 /* s1_19 = lookup16(t1_19, x1_19) */
+	movdqa %xmm3, 448(%rsp) /* spill y0_13_3 */
+	movdqu 1856(%rdi,%r8), %xmm3 /* t1_20 = bcast128() */
+	pshufb 1536(%rsp), %xmm3 /* s1_20 = lookup16(t1_20, x1_20) */
+	movdqa %xmm4, 16(%rsp) /* spill y0_12_3 */
+	movdqu 1872(%rdi,%r8), %xmm4 /* t1_21 = bcast128() */
+	pshufb 1552(%rsp), %xmm4 /* s1_21 = lookup16(t1_21, x1_21) */
+	movdqa %xmm13, 32(%rsp) /* spill y0_15_3 */
+	movdqu 1888(%rdi,%r8), %xmm13 /* t1_22 = bcast128() */
+	pshufb 1568(%rsp), %xmm13 /* s1_22 = lookup16(t1_22, x1_22) */
+	movdqa %xmm2, 416(%rsp) /* spill y0_14_3 */
+	movdqu 1904(%rdi,%r8), %xmm2 /* t1_23 = bcast128() */
+	pshufb 1584(%rsp), %xmm2 /* s1_23 = lookup16(t1_23, x1_23) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm7, %xmm6 /* y1_16_1 = xor(s1_16, s0_16) */
+	pxor %xmm7, %xmm10 /* y1_16_1 = xor(s1_16, s0_16) */
 	pxor %xmm14, %xmm0 /* y1_17_1 = xor(s1_17, s0_17) */
-	pxor %xmm15, %xmm4 /* y1_18_1 = xor(s1_18, s0_18) */
-	pxor %xmm8, %xmm13 /* y1_19_1 = xor(s1_19, s0_19) */
-	pxor %xmm1, %xmm2 /* y1_20_1 = xor(s1_20, s0_20) */
-	pxor %xmm5, %xmm3 /* y1_21_1 = xor(s1_21, s0_21) */
-	pxor %xmm9, %xmm12 /* y1_22_1 = xor(s1_22, s0_22) */
-	movdqa 512(%rsp), %xmm10 /* reload s0_23 */
-	pxor %xmm10, %xmm11 /* y1_23_1 = xor(s1_23, s0_23) */
+	pxor %xmm15, %xmm5 /* y1_18_1 = xor(s1_18, s0_18) */
+	pxor %xmm8, %xmm11 /* y1_19_1 = xor(s1_19, s0_19) */
+	pxor %xmm1, %xmm3 /* y1_20_1 = xor(s1_20, s0_20) */
+	pxor %xmm6, %xmm4 /* y1_21_1 = xor(s1_21, s0_21) */
+	pxor %xmm9, %xmm13 /* y1_22_1 = xor(s1_22, s0_22) */
+	pxor %xmm12, %xmm2 /* y1_23_1 = xor(s1_23, s0_23) */
 	pxor %xmm0, %xmm7 /* y0_16_1 = xor(s0_16, y1_17_1) */
-	pxor %xmm4, %xmm14 /* y0_17_1 = xor(s0_17, y1_18_1) */
-	pxor %xmm13, %xmm15 /* y0_18_1 = xor(s0_18, y1_19_1) */
-	pxor %xmm2, %xmm8 /* y0_19_1 = xor(s0_19, y1_20_1) */
-	pxor %xmm3, %xmm1 /* y0_20_1 = xor(s0_20, y1_21_1) */
-	pxor %xmm12, %xmm5 /* y0_21_1 = xor(s0_21, y1_22_1) */
-	pxor %xmm11, %xmm9 /* y0_22_1 = xor(s0_22, y1_23_1) */
-	pxor %xmm6, %xmm10 /* y0_23_1 = xor(s0_23, y1_16_1) */
-	pxor %xmm15, %xmm6 /* y1_16_2 = xor(y1_16_1, y0_18_1) */
+	pxor %xmm5, %xmm14 /* y0_17_1 = xor(s0_17, y1_18_1) */
+	pxor %xmm11, %xmm15 /* y0_18_1 = xor(s0_18, y1_19_1) */
+	pxor %xmm3, %xmm8 /* y0_19_1 = xor(s0_19, y1_20_1) */
+	pxor %xmm4, %xmm1 /* y0_20_1 = xor(s0_20, y1_21_1) */
+	pxor %xmm13, %xmm6 /* y0_21_1 = xor(s0_21, y1_22_1) */
+	pxor %xmm2, %xmm9 /* y0_22_1 = xor(s0_22, y1_23_1) */
+	pxor %xmm10, %xmm12 /* y0_23_1 = xor(s0_23, y1_16_1) */
+	pxor %xmm15, %xmm10 /* y1_16_2 = xor(y1_16_1, y0_18_1) */
 	pxor %xmm8, %xmm0 /* y1_17_2 = xor(y1_17_1, y0_19_1) */
-	pxor %xmm1, %xmm4 /* y1_18_2 = xor(y1_18_1, y0_20_1) */
-	pxor %xmm5, %xmm13 /* y1_19_2 = xor(y1_19_1, y0_21_1) */
-	pxor %xmm9, %xmm2 /* y1_20_2 = xor(y1_20_1, y0_22_1) */
-	pxor %xmm10, %xmm3 /* y1_21_2 = xor(y1_21_1, y0_23_1) */
-	pxor %xmm7, %xmm12 /* y1_22_2 = xor(y1_22_1, y0_16_1) */
-	pxor %xmm14, %xmm11 /* y1_23_2 = xor(y1_23_1, y0_17_1) */
-	pxor %xmm4, %xmm7 /* y0_16_2 = xor(y0_16_1, y1_18_2) */
-	pxor %xmm13, %xmm14 /* y0_17_2 = xor(y0_17_1, y1_19_2) */
-	pxor %xmm2, %xmm15 /* y0_18_2 = xor(y0_18_1, y1_20_2) */
-	pxor %xmm3, %xmm8 /* y0_19_2 = xor(y0_19_1, y1_21_2) */
-	pxor %xmm12, %xmm1 /* y0_20_2 = xor(y0_20_1, y1_22_2) */
-	pxor %xmm11, %xmm5 /* y0_21_2 = xor(y0_21_1, y1_23_2) */
-	pxor %xmm6, %xmm9 /* y0_22_2 = xor(y0_22_1, y1_16_2) */
-	pxor %xmm0, %xmm10 /* y0_23_2 = xor(y0_23_1, y1_17_2) */
-	pxor %xmm5, %xmm6 /* y1_16_3 = xor(y1_16_2, y0_21_2) */
+	pxor %xmm1, %xmm5 /* y1_18_2 = xor(y1_18_1, y0_20_1) */
+	pxor %xmm6, %xmm11 /* y1_19_2 = xor(y1_19_1, y0_21_1) */
+	pxor %xmm9, %xmm3 /* y1_20_2 = xor(y1_20_1, y0_22_1) */
+	pxor %xmm12, %xmm4 /* y1_21_2 = xor(y1_21_1, y0_23_1) */
+	pxor %xmm7, %xmm13 /* y1_22_2 = xor(y1_22_1, y0_16_1) */
+	pxor %xmm14, %xmm2 /* y1_23_2 = xor(y1_23_1, y0_17_1) */
+	pxor %xmm5, %xmm7 /* y0_16_2 = xor(y0_16_1, y1_18_2) */
+	pxor %xmm11, %xmm14 /* y0_17_2 = xor(y0_17_1, y1_19_2) */
+	pxor %xmm3, %xmm15 /* y0_18_2 = xor(y0_18_1, y1_20_2) */
+	pxor %xmm4, %xmm8 /* y0_19_2 = xor(y0_19_1, y1_21_2) */
+	pxor %xmm13, %xmm1 /* y0_20_2 = xor(y0_20_1, y1_22_2) */
+	pxor %xmm2, %xmm6 /* y0_21_2 = xor(y0_21_1, y1_23_2) */
+	pxor %xmm10, %xmm9 /* y0_22_2 = xor(y0_22_1, y1_16_2) */
+	pxor %xmm0, %xmm12 /* y0_23_2 = xor(y0_23_1, y1_17_2) */
+	pxor %xmm6, %xmm10 /* y1_16_3 = xor(y1_16_2, y0_21_2) */
 	pxor %xmm9, %xmm0 /* y1_17_3 = xor(y1_17_2, y0_22_2) */
-	pxor %xmm10, %xmm4 /* y1_18_3 = xor(y1_18_2, y0_23_2) */
-	pxor %xmm7, %xmm13 /* y1_19_3 = xor(y1_19_2, y0_16_2) */
-	pxor %xmm14, %xmm2 /* y1_20_3 = xor(y1_20_2, y0_17_2) */
-	pxor %xmm15, %xmm3 /* y1_21_3 = xor(y1_21_2, y0_18_2) */
-	pxor %xmm8, %xmm12 /* y1_22_3 = xor(y1_22_2, y0_19_2) */
-	pxor %xmm1, %xmm11 /* y1_23_3 = xor(y1_23_2, y0_20_2) */
-	pxor %xmm6, %xmm7 /* y0_16_3 = xor(y0_16_2, y1_16_3) */
+	pxor %xmm12, %xmm5 /* y1_18_3 = xor(y1_18_2, y0_23_2) */
+	pxor %xmm7, %xmm11 /* y1_19_3 = xor(y1_19_2, y0_16_2) */
+	pxor %xmm14, %xmm3 /* y1_20_3 = xor(y1_20_2, y0_17_2) */
+	pxor %xmm15, %xmm4 /* y1_21_3 = xor(y1_21_2, y0_18_2) */
+	pxor %xmm8, %xmm13 /* y1_22_3 = xor(y1_22_2, y0_19_2) */
+	pxor %xmm1, %xmm2 /* y1_23_3 = xor(y1_23_2, y0_20_2) */
+	pxor %xmm10, %xmm7 /* y0_16_3 = xor(y0_16_2, y1_16_3) */
 	pxor %xmm0, %xmm14 /* y0_17_3 = xor(y0_17_2, y1_17_3) */
-	pxor %xmm4, %xmm15 /* y0_18_3 = xor(y0_18_2, y1_18_3) */
-	pxor %xmm13, %xmm8 /* y0_19_3 = xor(y0_19_2, y1_19_3) */
-	pxor %xmm2, %xmm1 /* y0_20_3 = xor(y0_20_2, y1_20_3) */
-	pxor %xmm3, %xmm5 /* y0_21_3 = xor(y0_21_2, y1_21_3) */
-	pxor %xmm12, %xmm9 /* y0_22_3 = xor(y0_22_2, y1_22_3) */
-	pxor %xmm11, %xmm10 /* y0_23_3 = xor(y0_23_2, y1_23_3) */
+	pxor %xmm5, %xmm15 /* y0_18_3 = xor(y0_18_2, y1_18_3) */
+	pxor %xmm11, %xmm8 /* y0_19_3 = xor(y0_19_2, y1_19_3) */
+	pxor %xmm3, %xmm1 /* y0_20_3 = xor(y0_20_2, y1_20_3) */
+	pxor %xmm4, %xmm6 /* y0_21_3 = xor(y0_21_2, y1_21_3) */
+	pxor %xmm13, %xmm9 /* y0_22_3 = xor(y0_22_2, y1_22_3) */
+	pxor %xmm2, %xmm12 /* y0_23_3 = xor(y0_23_2, y1_23_3) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm0, 512(%rsp) /* spill y1_17_3 */
+	movdqa %xmm0, 400(%rsp) /* spill y1_17_3 */
 	movdqu 1408(%rdi,%r8), %xmm0 /* t0_24 = bcast128() */
-	movdqa %xmm6, 352(%rsp) /* spill y1_16_3 */
-	movdqa 1136(%rsp), %xmm6 /* reload x0_24.2 */
-	pshufb %xmm6, %xmm0 /* s0_24 = lookup16(t0_24, x0_24) */
-	movdqu 1424(%rdi,%r8), %xmm6 /* t0_25 = bcast128() */
-	movdqa %xmm3, 336(%rsp) /* spill y1_21_3 */
-	movdqa 1152(%rsp), %xmm3 /* reload x0_25.2 */
-	pshufb %xmm3, %xmm6 /* s0_25 = lookup16(t0_25, x0_25) */
-	movdqu 1440(%rdi,%r8), %xmm3 /* t0_26 = bcast128() */
-	movdqa %xmm2, 192(%rsp) /* spill y1_20_3 */
-	movdqa 1168(%rsp), %xmm2 /* reload x0_26.2 */
-	pshufb %xmm2, %xmm3 /* s0_26 = lookup16(t0_26, x0_26) */
-	movdqu 1456(%rdi,%r8), %xmm2 /* t0_27 = bcast128() */
-	movdqa %xmm13, 176(%rsp) /* spill y1_19_3 */
-	movdqa 1184(%rsp), %xmm13 /* reload x0_27.2 */
-	pshufb %xmm13, %xmm2 /* s0_27 = lookup16(t0_27, x0_27) */
-	movdqu 1472(%rdi,%r8), %xmm13 /* t0_28 = bcast128() */
-	movdqa %xmm4, 1728(%rsp) /* spill y1_18_3 */
-	movdqa 1200(%rsp), %xmm4 /* reload x0_28.2 */
-	pshufb %xmm4, %xmm13 /* s0_28 = lookup16(t0_28, x0_28) */
-	movdqu 1488(%rdi,%r8), %xmm4 /* t0_29 = bcast128() */
-	movdqa %xmm11, 1744(%rsp) /* spill y1_23_3 */
-	movdqa 1216(%rsp), %xmm11 /* reload x0_29.2 */
-	pshufb %xmm11, %xmm4 /* s0_29 = lookup16(t0_29, x0_29) */
-	movdqu 1504(%rdi,%r8), %xmm11 /* t0_30 = bcast128() */
-	movdqa %xmm12, 1760(%rsp) /* spill y1_22_3 */
-	movdqa 1232(%rsp), %xmm12 /* reload x0_30.2 */
-	pshufb %xmm12, %xmm11 /* s0_30 = lookup16(t0_30, x0_30) */
-	movdqu 1520(%rdi,%r8), %xmm12 /* t0_31 = bcast128() */
-	movdqa %xmm10, 1776(%rsp) /* spill y0_23_3 */
-	movdqa 1248(%rsp), %xmm10 /* reload x0_31.2 */
-	pshufb %xmm10, %xmm12 /* s0_31 = lookup16(t0_31, x0_31) */
-	movdqu 1920(%rdi,%r8), %xmm10 /* t1_24 = bcast128() */
-	movdqa %xmm9, 1792(%rsp) /* spill y0_22_3 */
-	movdqa 1616(%rsp), %xmm9 /* reload x1_24.2 */
-	pshufb %xmm9, %xmm10 /* s1_24 = lookup16(t1_24, x1_24) */
+	pshufb 1120(%rsp), %xmm0 /* s0_24 = lookup16(t0_24, x0_24) */
+	movdqa %xmm10, 512(%rsp) /* spill y1_16_3 */
+	movdqu 1424(%rdi,%r8), %xmm10 /* t0_25 = bcast128() */
+	pshufb 1136(%rsp), %xmm10 /* s0_25 = lookup16(t0_25, x0_25) */
+	movdqa %xmm4, 528(%rsp) /* spill y1_21_3 */
+	movdqu 1440(%rdi,%r8), %xmm4 /* t0_26 = bcast128() */
+	pshufb 1152(%rsp), %xmm4 /* s0_26 = lookup16(t0_26, x0_26) */
+	movdqa %xmm3, 240(%rsp) /* spill y1_20_3 */
+	movdqu 1456(%rdi,%r8), %xmm3 /* t0_27 = bcast128() */
+	pshufb 1168(%rsp), %xmm3 /* s0_27 = lookup16(t0_27, x0_27) */
+	movdqa %xmm11, 224(%rsp) /* spill y1_19_3 */
+	movdqu 1472(%rdi,%r8), %xmm11 /* t0_28 = bcast128() */
+	pshufb 1184(%rsp), %xmm11 /* s0_28 = lookup16(t0_28, x0_28) */
+	movdqa %xmm5, 160(%rsp) /* spill y1_18_3 */
+	movdqu 1488(%rdi,%r8), %xmm5 /* t0_29 = bcast128() */
+	pshufb 1200(%rsp), %xmm5 /* s0_29 = lookup16(t0_29, x0_29) */
+	movdqa %xmm2, 144(%rsp) /* spill y1_23_3 */
+	movdqu 1504(%rdi,%r8), %xmm2 /* t0_30 = bcast128() */
+	pshufb 1216(%rsp), %xmm2 /* s0_30 = lookup16(t0_30, x0_30) */
+	movdqa %xmm13, 464(%rsp) /* spill y1_22_3 */
+	movdqu 1520(%rdi,%r8), %xmm13 /* t0_31 = bcast128() */
+	pshufb 1232(%rsp), %xmm13 /* s0_31 = lookup16(t0_31, x0_31) */
+	movdqa %xmm12, 480(%rsp) /* spill y0_23_3 */
+	movdqu 1920(%rdi,%r8), %xmm12 /* t1_24 = bcast128() */
+	pshufb 1600(%rsp), %xmm12 /* s1_24 = lookup16(t1_24, x1_24) */
+	movdqa %xmm9, 384(%rsp) /* spill y0_22_3 */
 	movdqu 1936(%rdi,%r8), %xmm9 /* t1_25 = bcast128() */
-	movdqa %xmm5, 1808(%rsp) /* spill y0_21_3 */
-	movdqa 1632(%rsp), %xmm5 /* reload x1_25.2 */
-	pshufb %xmm5, %xmm9 /* s1_25 = lookup16(t1_25, x1_25) */
-	movdqu 1952(%rdi,%r8), %xmm5 /* t1_26 = bcast128() */
-	movdqa %xmm1, 1824(%rsp) /* spill y0_20_3 */
-	movdqa 1648(%rsp), %xmm1 /* reload x1_26.2 */
-	pshufb %xmm1, %xmm5 /* s1_26 = lookup16(t1_26, x1_26) */
+	pshufb 1616(%rsp), %xmm9 /* s1_25 = lookup16(t1_25, x1_25) */
+	movdqa %xmm6, 368(%rsp) /* spill y0_21_3 */
+	movdqu 1952(%rdi,%r8), %xmm6 /* t1_26 = bcast128() */
+	pshufb 1632(%rsp), %xmm6 /* s1_26 = lookup16(t1_26, x1_26) */
+	movdqa %xmm1, 304(%rsp) /* spill y0_20_3 */
 	movdqu 1968(%rdi,%r8), %xmm1 /* t1_27 = bcast128() */
-	movdqa %xmm8, 1840(%rsp) /* spill y0_19_3 */
-	movdqa 1664(%rsp), %xmm8 /* reload x1_27.2 */
-	pshufb %xmm8, %xmm1 /* s1_27 = lookup16(t1_27, x1_27) */
+	pshufb 1648(%rsp), %xmm1 /* s1_27 = lookup16(t1_27, x1_27) */
+	movdqa %xmm8, 288(%rsp) /* spill y0_19_3 */
 	movdqu 1984(%rdi,%r8), %xmm8 /* t1_28 = bcast128() */
-	movdqa %xmm15, 1856(%rsp) /* spill y0_18_3 */
-	movdqa 1680(%rsp), %xmm15 /* reload x1_28.2 */
-	pshufb %xmm15, %xmm8 /* s1_28 = lookup16(t1_28, x1_28) */
+	pshufb 1664(%rsp), %xmm8 /* s1_28 = lookup16(t1_28, x1_28) */
+	movdqa %xmm15, 208(%rsp) /* spill y0_18_3 */
 	movdqu 2000(%rdi,%r8), %xmm15 /* t1_29 = bcast128() */
-	movdqa %xmm14, 1872(%rsp) /* spill y0_17_3 */
-	movdqa 1696(%rsp), %xmm14 /* reload x1_29.2 */
-	pshufb %xmm14, %xmm15 /* s1_29 = lookup16(t1_29, x1_29) */
+	pshufb 1680(%rsp), %xmm15 /* s1_29 = lookup16(t1_29, x1_29) */
+	movdqa %xmm14, 320(%rsp) /* spill y0_17_3 */
 	movdqu 2016(%rdi,%r8), %xmm14 /* t1_30_1 = bcast128() */
-	movdqa %xmm7, 1888(%rsp) /* spill y0_16_3 */
-	movdqa 1712(%rsp), %xmm7 /* reload x1_30.2 */
-	pshufb %xmm7, %xmm14 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	pshufb 1696(%rsp), %xmm14 /* s1_30_1 = lookup16(t1_30_1, x1_30) */
+	movdqa %xmm7, 496(%rsp) /* spill y0_16_3 */
 	movdqu 2032(%rdi,%r8), %xmm7 /* t1_31_1 = bcast128() */
-	movdqa %xmm12, 1904(%rsp) /* spill s0_31 */
-	movdqa 704(%rsp), %xmm12 /* reload x1_31.2 */
-	pshufb %xmm12, %xmm7 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
+	pshufb 704(%rsp), %xmm7 /* s1_31_1 = lookup16(t1_31_1, x1_31) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm0, %xmm10 /* y1_24_2 = xor(s1_24, s0_24) */
-	pxor %xmm6, %xmm9 /* y1_25_2 = xor(s1_25, s0_25) */
-	pxor %xmm3, %xmm5 /* y1_26_1 = xor(s1_26, s0_26) */
-	pxor %xmm2, %xmm1 /* y1_27_2 = xor(s1_27, s0_27) */
-	pxor %xmm13, %xmm8 /* y1_28_2 = xor(s1_28, s0_28) */
-	pxor %xmm4, %xmm15 /* y1_29_2 = xor(s1_29, s0_29) */
-	pxor %xmm11, %xmm14 /* y1_30_6 = xor(s1_30_1, s0_30) */
-	movdqa 1904(%rsp), %xmm12 /* reload s0_31 */
-	pxor %xmm12, %xmm7 /* y1_31_5 = xor(s1_31_1, s0_31) */
+	pxor %xmm0, %xmm12 /* y1_24_2 = xor(s1_24, s0_24) */
+	pxor %xmm10, %xmm9 /* y1_25_2 = xor(s1_25, s0_25) */
+	pxor %xmm4, %xmm6 /* y1_26_1 = xor(s1_26, s0_26) */
+	pxor %xmm3, %xmm1 /* y1_27_2 = xor(s1_27, s0_27) */
+	pxor %xmm11, %xmm8 /* y1_28_2 = xor(s1_28, s0_28) */
+	pxor %xmm5, %xmm15 /* y1_29_2 = xor(s1_29, s0_29) */
+	pxor %xmm2, %xmm14 /* y1_30_6 = xor(s1_30_1, s0_30) */
+	pxor %xmm13, %xmm7 /* y1_31_5 = xor(s1_31_1, s0_31) */
 	pxor %xmm9, %xmm0 /* y0_24_2 = xor(s0_24, y1_25_2) */
-	pxor %xmm5, %xmm6 /* y0_25_2 = xor(s0_25, y1_26_1) */
-	pxor %xmm1, %xmm3 /* y0_26_2 = xor(s0_26, y1_27_2) */
-	pxor %xmm8, %xmm2 /* y0_27_2 = xor(s0_27, y1_28_2) */
-	pxor %xmm15, %xmm13 /* y0_28_2 = xor(s0_28, y1_29_2) */
-	pxor %xmm14, %xmm4 /* y0_29_2 = xor(s0_29, y1_30_6) */
-	pxor %xmm7, %xmm11 /* y0_30_2 = xor(s0_30, y1_31_5) */
-	pxor %xmm10, %xmm12 /* y0_31_2 = xor(s0_31, y1_24_2) */
-	pxor %xmm3, %xmm10 /* y1_24_3 = xor(y1_24_2, y0_26_2) */
-	pxor %xmm2, %xmm9 /* y1_25_3 = xor(y1_25_2, y0_27_2) */
-	pxor %xmm13, %xmm5 /* y1_26_2 = xor(y1_26_1, y0_28_2) */
-	pxor %xmm4, %xmm1 /* y1_27_3 = xor(y1_27_2, y0_29_2) */
-	pxor %xmm11, %xmm8 /* y1_28_3 = xor(y1_28_2, y0_30_2) */
-	pxor %xmm12, %xmm15 /* y1_29_3 = xor(y1_29_2, y0_31_2) */
+	pxor %xmm6, %xmm10 /* y0_25_2 = xor(s0_25, y1_26_1) */
+	pxor %xmm1, %xmm4 /* y0_26_2 = xor(s0_26, y1_27_2) */
+	pxor %xmm8, %xmm3 /* y0_27_2 = xor(s0_27, y1_28_2) */
+	pxor %xmm15, %xmm11 /* y0_28_2 = xor(s0_28, y1_29_2) */
+	pxor %xmm14, %xmm5 /* y0_29_2 = xor(s0_29, y1_30_6) */
+	pxor %xmm7, %xmm2 /* y0_30_2 = xor(s0_30, y1_31_5) */
+	pxor %xmm12, %xmm13 /* y0_31_2 = xor(s0_31, y1_24_2) */
+	pxor %xmm4, %xmm12 /* y1_24_3 = xor(y1_24_2, y0_26_2) */
+	pxor %xmm3, %xmm9 /* y1_25_3 = xor(y1_25_2, y0_27_2) */
+	pxor %xmm11, %xmm6 /* y1_26_2 = xor(y1_26_1, y0_28_2) */
+	pxor %xmm5, %xmm1 /* y1_27_3 = xor(y1_27_2, y0_29_2) */
+	pxor %xmm2, %xmm8 /* y1_28_3 = xor(y1_28_2, y0_30_2) */
+	pxor %xmm13, %xmm15 /* y1_29_3 = xor(y1_29_2, y0_31_2) */
 	pxor %xmm0, %xmm14 /* y1_30_7 = xor(y1_30_6, y0_24_2) */
-	pxor %xmm6, %xmm7 /* y1_31_6 = xor(y1_31_5, y0_25_2) */
-	pxor %xmm5, %xmm0 /* y0_24_3 = xor(y0_24_2, y1_26_2) */
-	pxor %xmm1, %xmm6 /* y0_25_3 = xor(y0_25_2, y1_27_3) */
-	pxor %xmm8, %xmm3 /* y0_26_3 = xor(y0_26_2, y1_28_3) */
-	pxor %xmm15, %xmm2 /* y0_27_3 = xor(y0_27_2, y1_29_3) */
-	pxor %xmm14, %xmm13 /* y0_28_3 = xor(y0_28_2, y1_30_7) */
-	pxor %xmm7, %xmm4 /* y0_29_3 = xor(y0_29_2, y1_31_6) */
-	pxor %xmm10, %xmm11 /* y0_30_3 = xor(y0_30_2, y1_24_3) */
-	pxor %xmm9, %xmm12 /* y0_31_3 = xor(y0_31_2, y1_25_3) */
-	pxor %xmm4, %xmm10 /* y1_24_4 = xor(y1_24_3, y0_29_3) */
-	pxor %xmm11, %xmm9 /* y1_25_4 = xor(y1_25_3, y0_30_3) */
-	pxor %xmm12, %xmm5 /* y1_26_3 = xor(y1_26_2, y0_31_3) */
+	pxor %xmm10, %xmm7 /* y1_31_6 = xor(y1_31_5, y0_25_2) */
+	pxor %xmm6, %xmm0 /* y0_24_3 = xor(y0_24_2, y1_26_2) */
+	pxor %xmm1, %xmm10 /* y0_25_3 = xor(y0_25_2, y1_27_3) */
+	pxor %xmm8, %xmm4 /* y0_26_3 = xor(y0_26_2, y1_28_3) */
+	pxor %xmm15, %xmm3 /* y0_27_3 = xor(y0_27_2, y1_29_3) */
+	pxor %xmm14, %xmm11 /* y0_28_3 = xor(y0_28_2, y1_30_7) */
+	pxor %xmm7, %xmm5 /* y0_29_3 = xor(y0_29_2, y1_31_6) */
+	pxor %xmm12, %xmm2 /* y0_30_3 = xor(y0_30_2, y1_24_3) */
+	pxor %xmm9, %xmm13 /* y0_31_3 = xor(y0_31_2, y1_25_3) */
+	pxor %xmm5, %xmm12 /* y1_24_4 = xor(y1_24_3, y0_29_3) */
+	pxor %xmm2, %xmm9 /* y1_25_4 = xor(y1_25_3, y0_30_3) */
+	pxor %xmm13, %xmm6 /* y1_26_3 = xor(y1_26_2, y0_31_3) */
 	pxor %xmm0, %xmm1 /* y1_27_4 = xor(y1_27_3, y0_24_3) */
-	pxor %xmm6, %xmm8 /* y1_28_4 = xor(y1_28_3, y0_25_3) */
-	pxor %xmm3, %xmm15 /* y1_29_4 = xor(y1_29_3, y0_26_3) */
-	pxor %xmm2, %xmm14 /* y1_30_8 = xor(y1_30_7, y0_27_3) */
-	pxor %xmm13, %xmm7 /* y1_31_7 = xor(y1_31_6, y0_28_3) */
-	pxor %xmm10, %xmm0 /* y0_24_4 = xor(y0_24_3, y1_24_4) */
-	pxor %xmm9, %xmm6 /* y0_25_4 = xor(y0_25_3, y1_25_4) */
-	pxor %xmm5, %xmm3 /* y0_26_4 = xor(y0_26_3, y1_26_3) */
-	pxor %xmm1, %xmm2 /* y0_27_4 = xor(y0_27_3, y1_27_4) */
-	pxor %xmm8, %xmm13 /* y0_28_4 = xor(y0_28_3, y1_28_4) */
-	pxor %xmm15, %xmm4 /* y0_29_4 = xor(y0_29_3, y1_29_4) */
-	pxor %xmm14, %xmm11 /* y0_30_4 = xor(y0_30_3, y1_30_8) */
-	pxor %xmm7, %xmm12 /* y0_31_4 = xor(y0_31_3, y1_31_7) */
+	pxor %xmm10, %xmm8 /* y1_28_4 = xor(y1_28_3, y0_25_3) */
+	pxor %xmm4, %xmm15 /* y1_29_4 = xor(y1_29_3, y0_26_3) */
+	pxor %xmm3, %xmm14 /* y1_30_8 = xor(y1_30_7, y0_27_3) */
+	pxor %xmm11, %xmm7 /* y1_31_7 = xor(y1_31_6, y0_28_3) */
+	pxor %xmm12, %xmm0 /* y0_24_4 = xor(y0_24_3, y1_24_4) */
+	pxor %xmm9, %xmm10 /* y0_25_4 = xor(y0_25_3, y1_25_4) */
+	pxor %xmm6, %xmm4 /* y0_26_4 = xor(y0_26_3, y1_26_3) */
+	pxor %xmm1, %xmm3 /* y0_27_4 = xor(y0_27_3, y1_27_4) */
+	pxor %xmm8, %xmm11 /* y0_28_4 = xor(y0_28_3, y1_28_4) */
+	pxor %xmm15, %xmm5 /* y0_29_4 = xor(y0_29_3, y1_29_4) */
+	pxor %xmm14, %xmm2 /* y0_30_4 = xor(y0_30_3, y1_30_8) */
+	pxor %xmm7, %xmm13 /* y0_31_4 = xor(y0_31_3, y1_31_7) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 448(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 1328(%rsp) /* spill x0_8.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 432(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 1312(%rsp) /* spill x0_9.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 208(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 288(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 1280(%rsp) /* spill x0_11.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 1856(%rsp), %xmm0 /* reload x0_12.3 */
-	movdqa %xmm0, 1264(%rsp) /* spill x0_12.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 1840(%rsp), %xmm0 /* reload x0_13.3 */
-	movdqa %xmm0, 960(%rsp) /* spill x0_13.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 976(%rsp) /* spill x0_14.2 */
-	movdqa %xmm6, 992(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 256(%rsp), %xmm0 /* reload x0_16.3 */
-	movdqa %xmm0, 1008(%rsp) /* spill x0_16.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 272(%rsp), %xmm0 /* reload x0_17.3 */
-	movdqa %xmm0, 1024(%rsp) /* spill x0_17.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 304(%rsp), %xmm0 /* reload x0_18.3 */
-	movdqa %xmm0, 1040(%rsp) /* spill x0_18.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 368(%rsp), %xmm0 /* reload x0_19.3 */
-	movdqa %xmm0, 1056(%rsp) /* spill x0_19.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm11, 1072(%rsp) /* spill x0_20.2 */
-	movdqa %xmm12, 1088(%rsp) /* spill x0_21.2 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 1824(%rsp), %xmm0 /* reload x0_22.3 */
-	movdqa %xmm0, 1104(%rsp) /* spill x0_22.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 1808(%rsp), %xmm0 /* reload x0_23.3 */
-	movdqa %xmm0, 1120(%rsp) /* spill x0_23.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm13, 1136(%rsp) /* spill x0_24.2 */
-	movdqa %xmm4, 1152(%rsp) /* spill x0_25.2 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 1792(%rsp), %xmm0 /* reload x0_26.3 */
-	movdqa %xmm0, 1168(%rsp) /* spill x0_26.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 1776(%rsp), %xmm0 /* reload x0_27.3 */
-	movdqa %xmm0, 1184(%rsp) /* spill x0_27.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 384(%rsp), %xmm0 /* reload x0_28.3 */
-	movdqa %xmm0, 1200(%rsp) /* spill x0_28.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 480(%rsp), %xmm0 /* reload x0_29.3 */
-	movdqa %xmm0, 1216(%rsp) /* spill x0_29.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 112(%rsp), %xmm0 /* reload x0_30.3 */
-	movdqa %xmm0, 1232(%rsp) /* spill x0_30.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 128(%rsp), %xmm0 /* reload x0_31.3 */
-	movdqa %xmm0, 1248(%rsp) /* spill x0_31.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm9, 1344(%rsp) /* spill x1_7.2 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 1728(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 1360(%rsp) /* spill x1_8.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 176(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 1376(%rsp) /* spill x1_9.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 160(%rsp), %xmm0 /* reload x1_10.3 */
-	movdqa %xmm0, 1392(%rsp) /* spill x1_10.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 224(%rsp), %xmm0 /* reload x1_11.3 */
-	movdqa %xmm0, 1408(%rsp) /* spill x1_11.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 864(%rsp), %xmm0 /* reload x1_12.3 */
-	movdqa %xmm0, 1424(%rsp) /* spill x1_12.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 80(%rsp), %xmm0 /* reload x1_13.3 */
-	movdqa %xmm0, 1440(%rsp) /* spill x1_13.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm14, 1456(%rsp) /* spill x1_14.2 */
-	movdqa %xmm7, 1472(%rsp) /* spill x1_15.2 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 240(%rsp), %xmm0 /* reload x1_16.3 */
-	movdqa %xmm0, 1488(%rsp) /* spill x1_16.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 528(%rsp), %xmm0 /* reload x1_17.3 */
-	movdqa %xmm0, 1504(%rsp) /* spill x1_17.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 576(%rsp), %xmm0 /* reload x1_18.3 */
-	movdqa %xmm0, 1520(%rsp) /* spill x1_18.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 592(%rsp), %xmm0 /* reload x1_19.3 */
-	movdqa %xmm0, 1536(%rsp) /* spill x1_19.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm5, 1552(%rsp) /* spill x1_20.2 */
-	movdqa %xmm1, 1568(%rsp) /* spill x1_21.2 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 192(%rsp), %xmm0 /* reload x1_22.3 */
-	movdqa %xmm0, 1584(%rsp) /* spill x1_22.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 336(%rsp), %xmm0 /* reload x1_23.3 */
-	movdqa %xmm0, 1600(%rsp) /* spill x1_23.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm8, 1616(%rsp) /* spill x1_24.2 */
-	movdqa %xmm15, 1632(%rsp) /* spill x1_25.2 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 800(%rsp), %xmm0 /* reload x1_26.3 */
-	movdqa %xmm0, 1648(%rsp) /* spill x1_26.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 816(%rsp), %xmm0 /* reload x1_27.3 */
-	movdqa %xmm0, 1664(%rsp) /* spill x1_27.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 352(%rsp), %xmm0 /* reload x1_28.3 */
-	movdqa %xmm0, 1680(%rsp) /* spill x1_28.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 512(%rsp), %xmm0 /* reload x1_29.3 */
-	movdqa %xmm0, 1696(%rsp) /* spill x1_29.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa %xmm0, 1904(%rsp) /* spill x0_14.3 */
-	movdqa 400(%rsp), %xmm0 /* reload x1_30.3 */
-	movdqa %xmm0, 1712(%rsp) /* spill x1_30.2 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_14.3 */
-	movdqa 464(%rsp), %xmm0 /* reload x1_0.3 */
-	movdqa 416(%rsp), %xmm1 /* reload x1_31.3 */
-	movdqa 736(%rsp), %xmm4 /* reload x1_5.3 */
-	movdqa 32(%rsp), %xmm5 /* reload x0_0.3 */
-	movdqa %xmm2, %xmm6 /* x0_7.3 */
-	movdqa 1744(%rsp), %xmm2 /* reload x1_3.3 */
-	movdqa 16(%rsp), %xmm7 /* reload x0_1.3 */
-	movdqa 1888(%rsp), %xmm8 /* reload x0_4.3 */
-	movdqa 1872(%rsp), %xmm9 /* reload x0_5.3 */
-	movdqa 1760(%rsp), %xmm11 /* reload x1_2.3 */
-	movdqa 144(%rsp), %xmm12 /* reload x1_1.3 */
-	movdqa %xmm10, %xmm13 /* x1_6.3 */
-	movdqa %xmm3, %xmm10 /* x0_6.3 */
-	movdqa 720(%rsp), %xmm3 /* reload x1_4.3 */
-	movdqa 496(%rsp), %xmm14 /* reload x0_2.3 */
-	movdqa 320(%rsp), %xmm15 /* reload x0_3.3 */
+	movdqa %xmm0, 960(%rsp) /* spill x0_14.2 */
+	movdqa %xmm10, 976(%rsp) /* spill x0_15.2 */
+	movdqa %xmm2, 1056(%rsp) /* spill x0_20.2 */
+	movdqa %xmm13, 1072(%rsp) /* spill x0_21.2 */
+	movdqa %xmm11, 1120(%rsp) /* spill x0_24.2 */
+	movdqa %xmm5, 1136(%rsp) /* spill x0_25.2 */
+	movdqa %xmm9, 1328(%rsp) /* spill x1_7.2 */
+	movdqa %xmm14, 1440(%rsp) /* spill x1_14.2 */
+	movdqa %xmm7, 1456(%rsp) /* spill x1_15.2 */
+	movdqa %xmm6, 1536(%rsp) /* spill x1_20.2 */
+	movdqa %xmm1, 1552(%rsp) /* spill x1_21.2 */
+	movdqa %xmm8, 1600(%rsp) /* spill x1_24.2 */
+	movdqa %xmm15, 1616(%rsp) /* spill x1_25.2 */
+	movdqa %xmm0, 352(%rsp) /* spill x0_14.3 */
+	movdqa 672(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 1312(%rsp) /* spill x0_8.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 1296(%rsp) /* spill x0_9.2 */
+	movdqa 16(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 1280(%rsp) /* spill x0_10.2 */
+	movdqa 448(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 1264(%rsp) /* spill x0_11.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x0_12.3 */
+	movdqa %xmm0, 1248(%rsp) /* spill x0_12.2 */
+	movdqa 288(%rsp), %xmm0 /* reload x0_13.3 */
+	movdqa %xmm0, 944(%rsp) /* spill x0_13.2 */
+	movdqa 624(%rsp), %xmm0 /* reload x0_16.3 */
+	movdqa %xmm0, 992(%rsp) /* spill x0_16.2 */
+	movdqa 752(%rsp), %xmm0 /* reload x0_17.3 */
+	movdqa %xmm0, 1008(%rsp) /* spill x0_17.2 */
+	movdqa 432(%rsp), %xmm0 /* reload x0_18.3 */
+	movdqa %xmm0, 1024(%rsp) /* spill x0_18.2 */
+	movdqa 256(%rsp), %xmm0 /* reload x0_19.3 */
+	movdqa %xmm0, 1040(%rsp) /* spill x0_19.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x0_22.3 */
+	movdqa %xmm0, 1088(%rsp) /* spill x0_22.2 */
+	movdqa 368(%rsp), %xmm0 /* reload x0_23.3 */
+	movdqa %xmm0, 1104(%rsp) /* spill x0_23.2 */
+	movdqa 384(%rsp), %xmm0 /* reload x0_26.3 */
+	movdqa %xmm0, 1152(%rsp) /* spill x0_26.2 */
+	movdqa 480(%rsp), %xmm0 /* reload x0_27.3 */
+	movdqa %xmm0, 1168(%rsp) /* spill x0_27.2 */
+	movdqa 272(%rsp), %xmm0 /* reload x0_28.3 */
+	movdqa %xmm0, 1184(%rsp) /* spill x0_28.2 */
+	movdqa 112(%rsp), %xmm0 /* reload x0_29.3 */
+	movdqa %xmm0, 1200(%rsp) /* spill x0_29.2 */
+	movdqa 64(%rsp), %xmm0 /* reload x0_30.3 */
+	movdqa %xmm0, 1216(%rsp) /* spill x0_30.2 */
+	movdqa 544(%rsp), %xmm0 /* reload x0_31.3 */
+	movdqa %xmm0, 1232(%rsp) /* spill x0_31.2 */
+	movdqa 160(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 1344(%rsp) /* spill x1_8.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 1360(%rsp) /* spill x1_9.2 */
+	movdqa 736(%rsp), %xmm0 /* reload x1_10.3 */
+	movdqa %xmm0, 1376(%rsp) /* spill x1_10.2 */
+	movdqa 864(%rsp), %xmm0 /* reload x1_11.3 */
+	movdqa %xmm0, 1392(%rsp) /* spill x1_11.2 */
+	movdqa 848(%rsp), %xmm0 /* reload x1_12.3 */
+	movdqa %xmm0, 1408(%rsp) /* spill x1_12.2 */
+	movdqa 640(%rsp), %xmm0 /* reload x1_13.3 */
+	movdqa %xmm0, 1424(%rsp) /* spill x1_13.2 */
+	movdqa 80(%rsp), %xmm0 /* reload x1_16.3 */
+	movdqa %xmm0, 1472(%rsp) /* spill x1_16.2 */
+	movdqa 576(%rsp), %xmm0 /* reload x1_17.3 */
+	movdqa %xmm0, 1488(%rsp) /* spill x1_17.2 */
+	movdqa 48(%rsp), %xmm0 /* reload x1_18.3 */
+	movdqa %xmm0, 1504(%rsp) /* spill x1_18.2 */
+	movdqa 768(%rsp), %xmm0 /* reload x1_19.3 */
+	movdqa %xmm0, 1520(%rsp) /* spill x1_19.2 */
+	movdqa 240(%rsp), %xmm0 /* reload x1_22.3 */
+	movdqa %xmm0, 1568(%rsp) /* spill x1_22.2 */
+	movdqa 528(%rsp), %xmm0 /* reload x1_23.3 */
+	movdqa %xmm0, 1584(%rsp) /* spill x1_23.2 */
+	movdqa 784(%rsp), %xmm0 /* reload x1_26.3 */
+	movdqa %xmm0, 1632(%rsp) /* spill x1_26.2 */
+	movdqa 688(%rsp), %xmm0 /* reload x1_27.3 */
+	movdqa %xmm0, 1648(%rsp) /* spill x1_27.2 */
+	movdqa 512(%rsp), %xmm0 /* reload x1_28.3 */
+	movdqa %xmm0, 1664(%rsp) /* spill x1_28.2 */
+	movdqa 400(%rsp), %xmm0 /* reload x1_29.3 */
+	movdqa %xmm0, 1680(%rsp) /* spill x1_29.2 */
+	movdqa 592(%rsp), %xmm0 /* reload x1_30.3 */
+	movdqa %xmm0, 1696(%rsp) /* spill x1_30.2 */
+	movdqa 800(%rsp), %xmm0 /* reload x1_31.3 */
+	movdqa %xmm0, 704(%rsp) /* spill x1_31.2 */
+	movdqa 352(%rsp), %xmm0 /* reload x0_14.3 */
+	movdqa 128(%rsp), %xmm0 /* reload x1_0.3 */
+	movdqa 464(%rsp), %xmm2 /* reload x1_2.3 */
+	movdqa 832(%rsp), %xmm5 /* reload x1_5.3 */
+	movdqa 816(%rsp), %xmm6 /* reload x0_0.3 */
+	movdqa 656(%rsp), %xmm7 /* reload x0_1.3 */
+	movdqa 496(%rsp), %xmm8 /* reload x0_4.3 */
+	movdqa 320(%rsp), %xmm9 /* reload x0_5.3 */
+	movdqa %xmm3, %xmm10 /* x0_7.3 */
+	movdqa 144(%rsp), %xmm3 /* reload x1_3.3 */
+	movdqa %xmm12, %xmm11 /* x1_6.3 */
+	movdqa %xmm4, %xmm12 /* x0_6.3 */
+	movdqa 560(%rsp), %xmm4 /* reload x1_4.3 */
+	movdqa 720(%rsp), %xmm13 /* reload x1_1.3 */
+	movdqa 416(%rsp), %xmm14 /* reload x0_2.3 */
+	movdqa 32(%rsp), %xmm15 /* reload x0_3.3 */
 	add $1024, %r8
 	cmp $23552, %r8
 	jne .Lublock_nibbleslice_ssse3_asm_13_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
-	psllw $4, %xmm5 /* hi_up = shl(x0_0) */
-	por %xmm7, %xmm5 /* byte = or(hi_up, x0_1) */
+	psllw $4, %xmm6 /* hi_up = shl(x0_0) */
+	por %xmm7, %xmm6 /* byte = or(hi_up, x0_1) */
 	psllw $4, %xmm14 /* hi_up_1 = shl(x0_2) */
 	por %xmm15, %xmm14 /* byte_1 = or(hi_up_1, x0_3) */
 	psllw $4, %xmm8 /* hi_up_2 = shl(x0_4) */
 	por %xmm9, %xmm8 /* byte_2 = or(hi_up_2, x0_5) */
-	psllw $4, %xmm10 /* hi_up_3 = shl(x0_6) */
-	por %xmm6, %xmm10 /* byte_3 = or(hi_up_3, x0_7) */
-	movdqa 1328(%rsp), %xmm6 /* reload x0_8.2 */
-	psllw $4, %xmm6 /* hi_up_4 = shl(x0_8) */
-	movdqa 1312(%rsp), %xmm7 /* reload x0_9.2 */
-	por %xmm7, %xmm6 /* byte_4 = or(hi_up_4, x0_9) */
-	movdqa 1296(%rsp), %xmm7 /* reload x0_10.2 */
+	psllw $4, %xmm12 /* hi_up_3 = shl(x0_6) */
+	por %xmm10, %xmm12 /* byte_3 = or(hi_up_3, x0_7) */
+	movdqa 1312(%rsp), %xmm1 /* reload x0_8.2 */
+	psllw $4, %xmm1 /* hi_up_4 = shl(x0_8) */
+	por 1296(%rsp), %xmm1 /* byte_4 = or(hi_up_4, x0_9) */
+	movdqa 1280(%rsp), %xmm7 /* reload x0_10.2 */
 	psllw $4, %xmm7 /* hi_up_5 = shl(x0_10) */
-	movdqa 1280(%rsp), %xmm9 /* reload x0_11.2 */
-	por %xmm9, %xmm7 /* byte_5 = or(hi_up_5, x0_11) */
-	movdqa 1264(%rsp), %xmm9 /* reload x0_12.2 */
+	por 1264(%rsp), %xmm7 /* byte_5 = or(hi_up_5, x0_11) */
+	movdqa 1248(%rsp), %xmm9 /* reload x0_12.2 */
 	psllw $4, %xmm9 /* hi_up_6 = shl(x0_12) */
-	movdqa 960(%rsp), %xmm15 /* reload x0_13.2 */
-	por %xmm15, %xmm9 /* byte_6 = or(hi_up_6, x0_13) */
-	movdqa 976(%rsp), %xmm15 /* reload x0_14.2 */
-	psllw $4, %xmm15 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm9, 976(%rsp) /* spill byte_6 */
-	movdqa 992(%rsp), %xmm9 /* reload x0_15.2 */
-	por %xmm9, %xmm15 /* byte_7 = or(hi_up_7, x0_15) */
-	movdqa 1008(%rsp), %xmm9 /* reload x0_16.2 */
-	psllw $4, %xmm9 /* hi_up_8 = shl(x0_16) */
-	movdqa %xmm15, 1008(%rsp) /* spill byte_7 */
-	movdqa 1024(%rsp), %xmm15 /* reload x0_17.2 */
-	por %xmm15, %xmm9 /* byte_8 = or(hi_up_8, x0_17) */
-	movdqa 1040(%rsp), %xmm15 /* reload x0_18.2 */
-	psllw $4, %xmm15 /* hi_up_9 = shl(x0_18) */
-	movdqa %xmm7, 1040(%rsp) /* spill byte_5 */
-	movdqa 1056(%rsp), %xmm7 /* reload x0_19.2 */
-	por %xmm7, %xmm15 /* byte_9 = or(hi_up_9, x0_19) */
-	movdqa 1072(%rsp), %xmm7 /* reload x0_20.2 */
-	psllw $4, %xmm7 /* hi_up_10 = shl(x0_20) */
-	movdqa %xmm6, 1072(%rsp) /* spill byte_4 */
-	movdqa 1088(%rsp), %xmm6 /* reload x0_21.2 */
-	por %xmm6, %xmm7 /* byte_10 = or(hi_up_10, x0_21) */
-	movdqa 1104(%rsp), %xmm6 /* reload x0_22.2 */
-	psllw $4, %xmm6 /* hi_up_11 = shl(x0_22) */
-	movdqa %xmm10, 1104(%rsp) /* spill byte_3 */
-	movdqa 1120(%rsp), %xmm10 /* reload x0_23.2 */
-	por %xmm10, %xmm6 /* byte_11 = or(hi_up_11, x0_23) */
-	movdqa 1136(%rsp), %xmm10 /* reload x0_24.2 */
-	psllw $4, %xmm10 /* hi_up_12 = shl(x0_24) */
-	movdqa %xmm6, 1136(%rsp) /* spill byte_11 */
-	movdqa 1152(%rsp), %xmm6 /* reload x0_25.2 */
-	por %xmm6, %xmm10 /* byte_12 = or(hi_up_12, x0_25) */
-	movdqa 1168(%rsp), %xmm6 /* reload x0_26.2 */
-	psllw $4, %xmm6 /* hi_up_13 = shl(x0_26) */
-	movdqa %xmm10, 1168(%rsp) /* spill byte_12 */
-	movdqa 1184(%rsp), %xmm10 /* reload x0_27.2 */
-	por %xmm10, %xmm6 /* byte_13 = or(hi_up_13, x0_27) */
-	movdqa 1200(%rsp), %xmm10 /* reload x0_28.2 */
-	psllw $4, %xmm10 /* hi_up_14 = shl(x0_28) */
-	movdqa %xmm6, 1200(%rsp) /* spill byte_13 */
-	movdqa 1216(%rsp), %xmm6 /* reload x0_29.2 */
-	por %xmm6, %xmm10 /* byte_14 = or(hi_up_14, x0_29) */
-	movdqa 1232(%rsp), %xmm6 /* reload x0_30.2 */
-	psllw $4, %xmm6 /* hi_up_15 = shl(x0_30) */
-	movdqa %xmm10, 1232(%rsp) /* spill byte_14 */
-	movdqa 1248(%rsp), %xmm10 /* reload x0_31.2 */
-	por %xmm10, %xmm6 /* byte_15 = or(hi_up_15, x0_31) */
+	por 944(%rsp), %xmm9 /* byte_6 = or(hi_up_6, x0_13) */
+	movdqa 960(%rsp), %xmm10 /* reload x0_14.2 */
+	psllw $4, %xmm10 /* hi_up_7 = shl(x0_14) */
+	por 976(%rsp), %xmm10 /* byte_7 = or(hi_up_7, x0_15) */
+	movdqa 992(%rsp), %xmm15 /* reload x0_16.2 */
+	psllw $4, %xmm15 /* hi_up_8 = shl(x0_16) */
+	por 1008(%rsp), %xmm15 /* byte_8 = or(hi_up_8, x0_17) */
+	movdqa %xmm10, 1008(%rsp) /* spill byte_7 */
+	movdqa 1024(%rsp), %xmm10 /* reload x0_18.2 */
+	psllw $4, %xmm10 /* hi_up_9 = shl(x0_18) */
+	por 1040(%rsp), %xmm10 /* byte_9 = or(hi_up_9, x0_19) */
+	movdqa %xmm9, 1040(%rsp) /* spill byte_6 */
+	movdqa 1056(%rsp), %xmm9 /* reload x0_20.2 */
+	psllw $4, %xmm9 /* hi_up_10 = shl(x0_20) */
+	por 1072(%rsp), %xmm9 /* byte_10 = or(hi_up_10, x0_21) */
+	movdqa %xmm7, 1072(%rsp) /* spill byte_5 */
+	movdqa 1088(%rsp), %xmm7 /* reload x0_22.2 */
+	psllw $4, %xmm7 /* hi_up_11 = shl(x0_22) */
+	por 1104(%rsp), %xmm7 /* byte_11 = or(hi_up_11, x0_23) */
+	movdqa %xmm1, 1104(%rsp) /* spill byte_4 */
+	movdqa 1120(%rsp), %xmm1 /* reload x0_24.2 */
+	psllw $4, %xmm1 /* hi_up_12 = shl(x0_24) */
+	por 1136(%rsp), %xmm1 /* byte_12 = or(hi_up_12, x0_25) */
+	movdqa %xmm1, 1136(%rsp) /* spill byte_12 */
+	movdqa 1152(%rsp), %xmm1 /* reload x0_26.2 */
+	psllw $4, %xmm1 /* hi_up_13 = shl(x0_26) */
+	por 1168(%rsp), %xmm1 /* byte_13 = or(hi_up_13, x0_27) */
+	movdqa %xmm1, 1168(%rsp) /* spill byte_13 */
+	movdqa 1184(%rsp), %xmm1 /* reload x0_28.2 */
+	psllw $4, %xmm1 /* hi_up_14 = shl(x0_28) */
+	por 1200(%rsp), %xmm1 /* byte_14 = or(hi_up_14, x0_29) */
+	movdqa %xmm1, 1200(%rsp) /* spill byte_14 */
+	movdqa 1216(%rsp), %xmm1 /* reload x0_30.2 */
+	psllw $4, %xmm1 /* hi_up_15 = shl(x0_30) */
+	por 1232(%rsp), %xmm1 /* byte_15 = or(hi_up_15, x0_31) */
 	psllw $4, %xmm0 /* hi_up_16 = shl(x1_0) */
-	por %xmm12, %xmm0 /* byte_16 = or(hi_up_16, x1_1) */
-	psllw $4, %xmm11 /* hi_up_17 = shl(x1_2) */
-	por %xmm2, %xmm11 /* byte_17 = or(hi_up_17, x1_3) */
-	psllw $4, %xmm3 /* hi_up_18 = shl(x1_4) */
-	por %xmm4, %xmm3 /* byte_18 = or(hi_up_18, x1_5) */
-	psllw $4, %xmm13 /* hi_up_19 = shl(x1_6) */
-	movdqa 1344(%rsp), %xmm2 /* reload x1_7.2 */
-	por %xmm2, %xmm13 /* byte_19 = or(hi_up_19, x1_7) */
-	movdqa 1360(%rsp), %xmm2 /* reload x1_8.2 */
-	psllw $4, %xmm2 /* hi_up_20 = shl(x1_8) */
-	movdqa 1376(%rsp), %xmm4 /* reload x1_9.2 */
-	por %xmm4, %xmm2 /* byte_20 = or(hi_up_20, x1_9) */
-	movdqa 1392(%rsp), %xmm4 /* reload x1_10.2 */
-	psllw $4, %xmm4 /* hi_up_21 = shl(x1_10) */
-	movdqa 1408(%rsp), %xmm10 /* reload x1_11.2 */
-	por %xmm10, %xmm4 /* byte_21 = or(hi_up_21, x1_11) */
-	movdqa 1424(%rsp), %xmm10 /* reload x1_12.2 */
-	psllw $4, %xmm10 /* hi_up_22 = shl(x1_12) */
-	movdqa 1440(%rsp), %xmm12 /* reload x1_13.2 */
-	por %xmm12, %xmm10 /* byte_22 = or(hi_up_22, x1_13) */
-	movdqa 1456(%rsp), %xmm12 /* reload x1_14.2 */
-	psllw $4, %xmm12 /* hi_up_23 = shl(x1_14) */
-	movdqa %xmm10, 1456(%rsp) /* spill byte_22 */
-	movdqa 1472(%rsp), %xmm10 /* reload x1_15.2 */
-	por %xmm10, %xmm12 /* byte_23 = or(hi_up_23, x1_15) */
-	movdqa 1488(%rsp), %xmm10 /* reload x1_16.2 */
-	psllw $4, %xmm10 /* hi_up_24 = shl(x1_16) */
-	movdqa %xmm12, 1488(%rsp) /* spill byte_23 */
-	movdqa 1504(%rsp), %xmm12 /* reload x1_17.2 */
-	por %xmm12, %xmm10 /* byte_24 = or(hi_up_24, x1_17) */
-	movdqa 1520(%rsp), %xmm12 /* reload x1_18.2 */
-	psllw $4, %xmm12 /* hi_up_25 = shl(x1_18) */
-	movdqa %xmm4, 1520(%rsp) /* spill byte_21 */
-	movdqa 1536(%rsp), %xmm4 /* reload x1_19.2 */
-	por %xmm4, %xmm12 /* byte_25 = or(hi_up_25, x1_19) */
-	movdqa 1552(%rsp), %xmm4 /* reload x1_20.2 */
-	psllw $4, %xmm4 /* hi_up_26 = shl(x1_20) */
-	movdqa %xmm2, 1552(%rsp) /* spill byte_20 */
-	movdqa 1568(%rsp), %xmm2 /* reload x1_21.2 */
-	por %xmm2, %xmm4 /* byte_26 = or(hi_up_26, x1_21) */
-	movdqa 1584(%rsp), %xmm2 /* reload x1_22.2 */
-	psllw $4, %xmm2 /* hi_up_27 = shl(x1_22) */
-	movdqa %xmm13, 1584(%rsp) /* spill byte_19 */
-	movdqa 1600(%rsp), %xmm13 /* reload x1_23.2 */
-	por %xmm13, %xmm2 /* byte_27 = or(hi_up_27, x1_23) */
-	movdqa 1616(%rsp), %xmm13 /* reload x1_24.2 */
-	psllw $4, %xmm13 /* hi_up_28 = shl(x1_24) */
-	movdqa %xmm2, 1616(%rsp) /* spill byte_27 */
-	movdqa 1632(%rsp), %xmm2 /* reload x1_25.2 */
-	por %xmm2, %xmm13 /* byte_28 = or(hi_up_28, x1_25) */
-	movdqa 1648(%rsp), %xmm2 /* reload x1_26.2 */
-	psllw $4, %xmm2 /* hi_up_29 = shl(x1_26) */
-	movdqa %xmm13, 1648(%rsp) /* spill byte_28 */
-	movdqa 1664(%rsp), %xmm13 /* reload x1_27.2 */
-	por %xmm13, %xmm2 /* byte_29 = or(hi_up_29, x1_27) */
-	movdqa 1680(%rsp), %xmm13 /* reload x1_28.2 */
-	psllw $4, %xmm13 /* hi_up_30 = shl(x1_28) */
-	movdqa %xmm2, 1680(%rsp) /* spill byte_29 */
-	movdqa 1696(%rsp), %xmm2 /* reload x1_29.2 */
-	por %xmm2, %xmm13 /* byte_30 = or(hi_up_30, x1_29) */
-	movdqa 1712(%rsp), %xmm2 /* reload x1_30.2 */
-	psllw $4, %xmm2 /* hi_up_31 = shl(x1_30) */
-	por %xmm1, %xmm2 /* byte_31 = or(hi_up_31, x1_31) */
-	movdqa %xmm5, %xmm1 /* byte */
-	punpcklbw %xmm9, %xmm1 /* tro0 = unpacklo(byte, byte_8) */
-	punpckhbw %xmm9, %xmm5 /* tro0_1 = unpackhi(byte, byte_8) */
-	movdqa %xmm14, %xmm9 /* byte_1 */
-	punpcklbw %xmm15, %xmm9 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	punpckhbw %xmm15, %xmm14 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	movdqa %xmm8, %xmm15 /* byte_2 */
-	punpcklbw %xmm7, %xmm15 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	punpckhbw %xmm7, %xmm8 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	movdqa 1104(%rsp), %xmm7 /* reload byte_3 */
-	movdqa %xmm2, 1712(%rsp) /* spill byte_31 */
-	movdqa 1136(%rsp), %xmm2 /* reload byte_11 */
-	movdqa %xmm13, 1696(%rsp) /* spill byte_30 */
-	movdqa %xmm7, %xmm13 /* byte_3 */
-	punpcklbw %xmm2, %xmm13 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	punpckhbw %xmm2, %xmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa 1072(%rsp), %xmm2 /* reload byte_4 */
-	movdqa %xmm3, 1136(%rsp) /* spill byte_18 */
-	movdqa 1168(%rsp), %xmm3 /* reload byte_12 */
-	movdqa %xmm4, 1104(%rsp) /* spill byte_26 */
-	movdqa %xmm2, %xmm4 /* byte_4 */
-	punpcklbw %xmm3, %xmm4 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm3, %xmm2 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa 1040(%rsp), %xmm3 /* reload byte_5 */
-	movdqa %xmm11, 1168(%rsp) /* spill byte_17 */
-	movdqa 1200(%rsp), %xmm11 /* reload byte_13 */
-	movdqa %xmm12, 1072(%rsp) /* spill byte_25 */
-	movdqa %xmm3, %xmm12 /* byte_5 */
-	punpcklbw %xmm11, %xmm12 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm11, %xmm3 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 976(%rsp), %xmm11 /* reload byte_6 */
-	movdqa %xmm0, 1200(%rsp) /* spill byte_16 */
-	movdqa 1232(%rsp), %xmm0 /* reload byte_14 */
-	movdqa %xmm10, 1040(%rsp) /* spill byte_24 */
-	movdqa %xmm11, %xmm10 /* byte_6 */
-	punpcklbw %xmm0, %xmm10 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm0, %xmm11 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa 1008(%rsp), %xmm0 /* reload byte_7 */
-	movdqa %xmm7, 1232(%rsp) /* spill tro0_7 */
-	movdqa %xmm0, %xmm7 /* byte_7 */
-	punpcklbw %xmm6, %xmm7 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm6, %xmm0 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm1, %xmm6 /* tro0 */
-	punpcklbw %xmm4, %xmm6 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm4, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	movdqa %xmm5, %xmm4 /* tro0_1 */
-	punpcklbw %xmm2, %xmm4 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm2, %xmm5 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm9, %xmm2 /* tro0_2 */
-	punpcklbw %xmm12, %xmm2 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	punpckhbw %xmm12, %xmm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	movdqa %xmm14, %xmm12 /* tro0_3 */
-	punpcklbw %xmm3, %xmm12 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm3, %xmm14 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm15, %xmm3 /* tro0_4 */
-	punpcklbw %xmm10, %xmm3 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm10, %xmm15 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm8, %xmm10 /* tro0_5 */
-	punpcklbw %xmm11, %xmm10 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm11, %xmm8 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm13, %xmm11 /* tro0_6 */
-	punpcklbw %xmm7, %xmm11 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm7, %xmm13 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 1232(%rsp), %xmm7 /* reload tro0_7 */
+	por %xmm13, %xmm0 /* byte_16 = or(hi_up_16, x1_1) */
+	psllw $4, %xmm2 /* hi_up_17 = shl(x1_2) */
+	por %xmm3, %xmm2 /* byte_17 = or(hi_up_17, x1_3) */
+	psllw $4, %xmm4 /* hi_up_18 = shl(x1_4) */
+	por %xmm5, %xmm4 /* byte_18 = or(hi_up_18, x1_5) */
+	psllw $4, %xmm11 /* hi_up_19 = shl(x1_6) */
+	por 1328(%rsp), %xmm11 /* byte_19 = or(hi_up_19, x1_7) */
+	movdqa 1344(%rsp), %xmm3 /* reload x1_8.2 */
+	psllw $4, %xmm3 /* hi_up_20 = shl(x1_8) */
+	por 1360(%rsp), %xmm3 /* byte_20 = or(hi_up_20, x1_9) */
+	movdqa 1376(%rsp), %xmm5 /* reload x1_10.2 */
+	psllw $4, %xmm5 /* hi_up_21 = shl(x1_10) */
+	por 1392(%rsp), %xmm5 /* byte_21 = or(hi_up_21, x1_11) */
+	movdqa 1408(%rsp), %xmm13 /* reload x1_12.2 */
+	psllw $4, %xmm13 /* hi_up_22 = shl(x1_12) */
+	por 1424(%rsp), %xmm13 /* byte_22 = or(hi_up_22, x1_13) */
+	movdqa %xmm13, 1424(%rsp) /* spill byte_22 */
+	movdqa 1440(%rsp), %xmm13 /* reload x1_14.2 */
+	psllw $4, %xmm13 /* hi_up_23 = shl(x1_14) */
+	por 1456(%rsp), %xmm13 /* byte_23 = or(hi_up_23, x1_15) */
+	movdqa %xmm13, 1456(%rsp) /* spill byte_23 */
+	movdqa 1472(%rsp), %xmm13 /* reload x1_16.2 */
+	psllw $4, %xmm13 /* hi_up_24 = shl(x1_16) */
+	por 1488(%rsp), %xmm13 /* byte_24 = or(hi_up_24, x1_17) */
+	movdqa %xmm5, 1488(%rsp) /* spill byte_21 */
+	movdqa 1504(%rsp), %xmm5 /* reload x1_18.2 */
+	psllw $4, %xmm5 /* hi_up_25 = shl(x1_18) */
+	por 1520(%rsp), %xmm5 /* byte_25 = or(hi_up_25, x1_19) */
+	movdqa %xmm3, 1520(%rsp) /* spill byte_20 */
+	movdqa 1536(%rsp), %xmm3 /* reload x1_20.2 */
+	psllw $4, %xmm3 /* hi_up_26 = shl(x1_20) */
+	por 1552(%rsp), %xmm3 /* byte_26 = or(hi_up_26, x1_21) */
+	movdqa %xmm11, 1552(%rsp) /* spill byte_19 */
+	movdqa 1568(%rsp), %xmm11 /* reload x1_22.2 */
+	psllw $4, %xmm11 /* hi_up_27 = shl(x1_22) */
+	por 1584(%rsp), %xmm11 /* byte_27 = or(hi_up_27, x1_23) */
+	movdqa %xmm11, 1584(%rsp) /* spill byte_27 */
+	movdqa 1600(%rsp), %xmm11 /* reload x1_24.2 */
+	psllw $4, %xmm11 /* hi_up_28 = shl(x1_24) */
+	por 1616(%rsp), %xmm11 /* byte_28 = or(hi_up_28, x1_25) */
+	movdqa %xmm11, 1616(%rsp) /* spill byte_28 */
+	movdqa 1632(%rsp), %xmm11 /* reload x1_26.2 */
+	psllw $4, %xmm11 /* hi_up_29 = shl(x1_26) */
+	por 1648(%rsp), %xmm11 /* byte_29 = or(hi_up_29, x1_27) */
+	movdqa %xmm11, 1648(%rsp) /* spill byte_29 */
+	movdqa 1664(%rsp), %xmm11 /* reload x1_28.2 */
+	psllw $4, %xmm11 /* hi_up_30 = shl(x1_28) */
+	por 1680(%rsp), %xmm11 /* byte_30 = or(hi_up_30, x1_29) */
+	movdqa %xmm11, 1680(%rsp) /* spill byte_30 */
+	movdqa 1696(%rsp), %xmm11 /* reload x1_30.2 */
+	psllw $4, %xmm11 /* hi_up_31 = shl(x1_30) */
+	por 704(%rsp), %xmm11 /* byte_31 = or(hi_up_31, x1_31) */
+	movdqa %xmm11, 704(%rsp) /* spill byte_31 */
+	movdqa %xmm6, %xmm11 /* byte */
+	punpcklbw %xmm15, %xmm11 /* tro0 = unpacklo(byte, byte_8) */
+	punpckhbw %xmm15, %xmm6 /* tro0_1 = unpackhi(byte, byte_8) */
+	movdqa %xmm14, %xmm15 /* byte_1 */
+	punpcklbw %xmm10, %xmm15 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	punpckhbw %xmm10, %xmm14 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	movdqa %xmm8, %xmm10 /* byte_2 */
+	punpcklbw %xmm9, %xmm10 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	punpckhbw %xmm9, %xmm8 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	movdqa %xmm12, %xmm9 /* byte_3 */
+	punpcklbw %xmm7, %xmm9 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	punpckhbw %xmm7, %xmm12 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	movdqa 1104(%rsp), %xmm7 /* reload byte_4 */
+	movdqa %xmm3, 1696(%rsp) /* spill byte_26 */
+	movdqa %xmm7, %xmm3 /* byte_4 */
+	punpcklbw 1136(%rsp), %xmm3 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	punpckhbw 1136(%rsp), %xmm7 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm4, 1136(%rsp) /* spill byte_18 */
+	movdqa 1072(%rsp), %xmm4 /* reload byte_5 */
+	movdqa %xmm2, 1104(%rsp) /* spill byte_17 */
+	movdqa %xmm4, %xmm2 /* byte_5 */
+	punpcklbw 1168(%rsp), %xmm2 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	punpckhbw 1168(%rsp), %xmm4 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm5, 1168(%rsp) /* spill byte_25 */
+	movdqa 1040(%rsp), %xmm5 /* reload byte_6 */
+	movdqa %xmm0, 1072(%rsp) /* spill byte_16 */
+	movdqa %xmm5, %xmm0 /* byte_6 */
+	punpcklbw 1200(%rsp), %xmm0 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw 1200(%rsp), %xmm5 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa %xmm13, 1200(%rsp) /* spill byte_24 */
+	movdqa 1008(%rsp), %xmm13 /* reload byte_7 */
+	movdqa %xmm12, 1040(%rsp) /* spill tro0_7 */
+	movdqa %xmm13, %xmm12 /* byte_7 */
+	punpcklbw %xmm1, %xmm12 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm1, %xmm13 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm11, %xmm1 /* tro0 */
+	punpcklbw %xmm3, %xmm1 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm3, %xmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm6, %xmm3 /* tro0_1 */
+	punpcklbw %xmm7, %xmm3 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm7, %xmm6 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm15, %xmm7 /* tro0_2 */
+	punpcklbw %xmm2, %xmm7 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm2, %xmm15 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm14, %xmm2 /* tro0_3 */
+	punpcklbw %xmm4, %xmm2 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm4, %xmm14 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm10, %xmm4 /* tro0_4 */
+	punpcklbw %xmm0, %xmm4 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm0, %xmm10 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm8, %xmm0 /* tro0_5 */
+	punpcklbw %xmm5, %xmm0 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm5, %xmm8 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm9, %xmm5 /* tro0_6 */
+	punpcklbw %xmm12, %xmm5 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm12, %xmm9 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 1040(%rsp), %xmm12 /* reload tro0_7 */
 	movdqa %xmm14, 1008(%rsp) /* spill tro1_7 */
-	movdqa %xmm7, %xmm14 /* tro0_7 */
-	punpcklbw %xmm0, %xmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm0, %xmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm6, %xmm0 /* tro1 */
-	punpcklbw %xmm3, %xmm0 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm3, %xmm6 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm3 /* tro1_1 */
-	punpcklbw %xmm15, %xmm3 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm15, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	movdqa %xmm4, %xmm15 /* tro1_2 */
-	punpcklbw %xmm10, %xmm15 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm10, %xmm4 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm5, %xmm10 /* tro1_3 */
-	punpcklbw %xmm8, %xmm10 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	punpckhbw %xmm8, %xmm5 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm2, %xmm8 /* tro1_4 */
-	punpcklbw %xmm11, %xmm8 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm11, %xmm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm9, %xmm11 /* tro1_5 */
-	punpcklbw %xmm13, %xmm11 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	punpckhbw %xmm13, %xmm9 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	movdqa %xmm12, %xmm13 /* tro1_6 */
-	punpcklbw %xmm14, %xmm13 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	punpckhbw %xmm14, %xmm12 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa %xmm12, %xmm14 /* tro0_7 */
+	punpcklbw %xmm13, %xmm14 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm13, %xmm12 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm1, %xmm13 /* tro1 */
+	punpcklbw %xmm4, %xmm13 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm4, %xmm1 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm11, %xmm4 /* tro1_1 */
+	punpcklbw %xmm10, %xmm4 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm10, %xmm11 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm3, %xmm10 /* tro1_2 */
+	punpcklbw %xmm0, %xmm10 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm0, %xmm3 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm6, %xmm0 /* tro1_3 */
+	punpcklbw %xmm8, %xmm0 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm8, %xmm6 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm7, %xmm8 /* tro1_4 */
+	punpcklbw %xmm5, %xmm8 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm5, %xmm7 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm15, %xmm5 /* tro1_5 */
+	punpcklbw %xmm9, %xmm5 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm9, %xmm15 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm2, %xmm9 /* tro1_6 */
+	punpcklbw %xmm14, %xmm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm14, %xmm2 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
 	movdqa 1008(%rsp), %xmm14 /* reload tro1_7 */
-	movdqa %xmm5, 1232(%rsp) /* spill tro2_7 */
-	movdqa %xmm14, %xmm5 /* tro1_7 */
-	punpcklbw %xmm7, %xmm5 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm7, %xmm14 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm0, %xmm7 /* tro2 */
-	punpcklbw %xmm8, %xmm7 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm8, %xmm0 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm6, %xmm8 /* tro2_1 */
-	punpcklbw %xmm2, %xmm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm2, %xmm6 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm3, %xmm2 /* tro2_2 */
-	punpcklbw %xmm11, %xmm2 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm11, %xmm3 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm11 /* tro2_3 */
-	punpcklbw %xmm9, %xmm11 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm9, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	movdqa %xmm15, %xmm9 /* tro2_4 */
-	punpcklbw %xmm13, %xmm9 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	punpckhbw %xmm13, %xmm15 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	movdqa %xmm4, %xmm13 /* tro2_5 */
-	punpcklbw %xmm12, %xmm13 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	punpckhbw %xmm12, %xmm4 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm10, %xmm12 /* tro2_6 */
-	punpcklbw %xmm5, %xmm12 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm5, %xmm10 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 1232(%rsp), %xmm5 /* reload tro2_7 */
-	movdqa %xmm10, 1008(%rsp) /* spill tro3_13 */
-	movdqa %xmm5, %xmm10 /* tro2_7 */
-	punpcklbw %xmm14, %xmm10 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	punpckhbw %xmm14, %xmm5 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqa 1200(%rsp), %xmm14 /* reload byte_16 */
-	movdqa %xmm5, 1232(%rsp) /* spill tro3_15 */
-	movdqa 1040(%rsp), %xmm5 /* reload byte_24 */
-	movdqa %xmm10, 976(%rsp) /* spill tro3_14 */
-	movdqa %xmm14, %xmm10 /* byte_16 */
-	punpcklbw %xmm5, %xmm10 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	punpckhbw %xmm5, %xmm14 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	movdqa 1168(%rsp), %xmm5 /* reload byte_17 */
-	movdqa %xmm12, 1040(%rsp) /* spill tro3_12 */
-	movdqa 1072(%rsp), %xmm12 /* reload byte_25 */
-	movdqa %xmm4, 1200(%rsp) /* spill tro3_11 */
-	movdqa %xmm5, %xmm4 /* byte_17 */
-	punpcklbw %xmm12, %xmm4 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	punpckhbw %xmm12, %xmm5 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	movdqa 1136(%rsp), %xmm12 /* reload byte_18 */
-	movdqa %xmm13, 1072(%rsp) /* spill tro3_10 */
-	movdqa 1104(%rsp), %xmm13 /* reload byte_26 */
-	movdqa %xmm15, 1168(%rsp) /* spill tro3_9 */
-	movdqa %xmm12, %xmm15 /* byte_18 */
-	punpcklbw %xmm13, %xmm15 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	punpckhbw %xmm13, %xmm12 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	movdqa 1584(%rsp), %xmm13 /* reload byte_19 */
-	movdqa %xmm9, 1104(%rsp) /* spill tro3_8 */
-	movdqa 1616(%rsp), %xmm9 /* reload byte_27 */
-	movdqa %xmm1, 1136(%rsp) /* spill tro3_7 */
-	movdqa %xmm13, %xmm1 /* byte_19 */
-	punpcklbw %xmm9, %xmm1 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	punpckhbw %xmm9, %xmm13 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	movdqa 1552(%rsp), %xmm9 /* reload byte_20 */
-	movdqa %xmm11, 1616(%rsp) /* spill tro3_6 */
-	movdqa 1648(%rsp), %xmm11 /* reload byte_28 */
-	movdqa %xmm3, 1584(%rsp) /* spill tro3_5 */
-	movdqa %xmm9, %xmm3 /* byte_20 */
-	punpcklbw %xmm11, %xmm3 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	punpckhbw %xmm11, %xmm9 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	movdqa 1520(%rsp), %xmm11 /* reload byte_21 */
-	movdqa %xmm2, 1648(%rsp) /* spill tro3_4 */
-	movdqa 1680(%rsp), %xmm2 /* reload byte_29 */
-	movdqa %xmm6, 1552(%rsp) /* spill tro3_3 */
-	movdqa %xmm11, %xmm6 /* byte_21 */
-	punpcklbw %xmm2, %xmm6 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	punpckhbw %xmm2, %xmm11 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	movdqa 1456(%rsp), %xmm2 /* reload byte_22 */
-	movdqa %xmm8, 1680(%rsp) /* spill tro3_2 */
-	movdqa 1696(%rsp), %xmm8 /* reload byte_30 */
-	movdqa %xmm0, 1520(%rsp) /* spill tro3_1 */
-	movdqa %xmm2, %xmm0 /* byte_22 */
-	punpcklbw %xmm8, %xmm0 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	punpckhbw %xmm8, %xmm2 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	movdqa 1488(%rsp), %xmm8 /* reload byte_23 */
-	movdqa %xmm7, 1696(%rsp) /* spill tro3 */
-	movdqa 1712(%rsp), %xmm7 /* reload byte_31 */
-	movdqa %xmm13, 1456(%rsp) /* spill tro0_23 */
-	movdqa %xmm8, %xmm13 /* byte_23 */
-	punpcklbw %xmm7, %xmm13 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	punpckhbw %xmm7, %xmm8 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	movdqa %xmm10, %xmm7 /* tro0_16 */
-	punpcklbw %xmm3, %xmm7 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	punpckhbw %xmm3, %xmm10 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	movdqa %xmm14, %xmm3 /* tro0_17 */
-	punpcklbw %xmm9, %xmm3 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	punpckhbw %xmm9, %xmm14 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	movdqa %xmm4, %xmm9 /* tro0_18 */
-	punpcklbw %xmm6, %xmm9 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	punpckhbw %xmm6, %xmm4 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	movdqa %xmm5, %xmm6 /* tro0_19 */
-	punpcklbw %xmm11, %xmm6 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	punpckhbw %xmm11, %xmm5 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	movdqa %xmm15, %xmm11 /* tro0_20 */
-	punpcklbw %xmm0, %xmm11 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	punpckhbw %xmm0, %xmm15 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	movdqa %xmm12, %xmm0 /* tro0_21 */
-	punpcklbw %xmm2, %xmm0 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	punpckhbw %xmm2, %xmm12 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	movdqa %xmm1, %xmm2 /* tro0_22 */
-	punpcklbw %xmm13, %xmm2 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	punpckhbw %xmm13, %xmm1 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	movdqa 1456(%rsp), %xmm13 /* reload tro0_23 */
-	movdqa %xmm5, 1712(%rsp) /* spill tro1_23 */
-	movdqa %xmm13, %xmm5 /* tro0_23 */
-	punpcklbw %xmm8, %xmm5 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	punpckhbw %xmm8, %xmm13 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	movdqa %xmm7, %xmm8 /* tro1_16 */
-	punpcklbw %xmm11, %xmm8 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	punpckhbw %xmm11, %xmm7 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	movdqa %xmm10, %xmm11 /* tro1_17 */
-	punpcklbw %xmm15, %xmm11 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	punpckhbw %xmm15, %xmm10 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	movdqa %xmm3, %xmm15 /* tro1_18 */
-	punpcklbw %xmm0, %xmm15 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	punpckhbw %xmm0, %xmm3 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	movdqa %xmm14, %xmm0 /* tro1_19 */
-	punpcklbw %xmm12, %xmm0 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	punpckhbw %xmm12, %xmm14 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	movdqa %xmm9, %xmm12 /* tro1_20 */
-	punpcklbw %xmm2, %xmm12 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	punpckhbw %xmm2, %xmm9 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	movdqa %xmm4, %xmm2 /* tro1_21 */
-	punpcklbw %xmm1, %xmm2 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	punpckhbw %xmm1, %xmm4 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	movdqa %xmm6, %xmm1 /* tro1_22 */
-	punpcklbw %xmm5, %xmm1 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	punpckhbw %xmm5, %xmm6 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	movdqa 1712(%rsp), %xmm5 /* reload tro1_23 */
-	movdqa %xmm14, 1456(%rsp) /* spill tro2_23 */
-	movdqa %xmm5, %xmm14 /* tro1_23 */
-	punpcklbw %xmm13, %xmm14 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	punpckhbw %xmm13, %xmm5 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	movdqa %xmm8, %xmm13 /* tro2_16 */
-	punpcklbw %xmm12, %xmm13 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	punpckhbw %xmm12, %xmm8 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	movdqa %xmm7, %xmm12 /* tro2_17 */
-	punpcklbw %xmm9, %xmm12 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	punpckhbw %xmm9, %xmm7 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	movdqa %xmm11, %xmm9 /* tro2_18 */
-	punpcklbw %xmm2, %xmm9 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	punpckhbw %xmm2, %xmm11 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	movdqa %xmm10, %xmm2 /* tro2_19 */
-	punpcklbw %xmm4, %xmm2 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	punpckhbw %xmm4, %xmm10 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	movdqa %xmm15, %xmm4 /* tro2_20 */
-	punpcklbw %xmm1, %xmm4 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	punpckhbw %xmm1, %xmm15 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	movdqa %xmm3, %xmm1 /* tro2_21 */
-	punpcklbw %xmm6, %xmm1 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	punpckhbw %xmm6, %xmm3 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	movdqa %xmm0, %xmm6 /* tro2_22 */
-	punpcklbw %xmm14, %xmm6 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	punpckhbw %xmm14, %xmm0 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	movdqa 1456(%rsp), %xmm14 /* reload tro2_23 */
-	movdqa %xmm0, 1712(%rsp) /* spill tro3_29 */
-	movdqa %xmm14, %xmm0 /* tro2_23 */
-	punpcklbw %xmm5, %xmm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	punpckhbw %xmm5, %xmm14 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	movdqu (%rcx), %xmm5 /* msg = load() */
-	movdqa %xmm14, 1456(%rsp) /* spill tro3_31 */
-	movdqa 1696(%rsp), %xmm14 /* reload tro3 */
-	pxor %xmm5, %xmm14 /* ct = xor(tro3, msg) */
+	movdqa %xmm6, 1040(%rsp) /* spill tro2_7 */
+	movdqa %xmm14, %xmm6 /* tro1_7 */
+	punpcklbw %xmm12, %xmm6 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm12, %xmm14 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm13, %xmm12 /* tro2 */
+	punpcklbw %xmm8, %xmm12 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm8, %xmm13 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm1, %xmm8 /* tro2_1 */
+	punpcklbw %xmm7, %xmm8 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm7, %xmm1 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm4, %xmm7 /* tro2_2 */
+	punpcklbw %xmm5, %xmm7 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm5, %xmm4 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm11, %xmm5 /* tro2_3 */
+	punpcklbw %xmm15, %xmm5 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm15, %xmm11 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm10, %xmm15 /* tro2_4 */
+	punpcklbw %xmm9, %xmm15 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm9, %xmm10 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm3, %xmm9 /* tro2_5 */
+	punpcklbw %xmm2, %xmm9 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm2, %xmm3 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm0, %xmm2 /* tro2_6 */
+	punpcklbw %xmm6, %xmm2 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm6, %xmm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 1040(%rsp), %xmm6 /* reload tro2_7 */
+	movdqa %xmm0, 1008(%rsp) /* spill tro3_13 */
+	movdqa %xmm6, %xmm0 /* tro2_7 */
+	punpcklbw %xmm14, %xmm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm14, %xmm6 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	movdqa 1072(%rsp), %xmm14 /* reload byte_16 */
+	movdqa %xmm6, 1040(%rsp) /* spill tro3_15 */
+	movdqa %xmm14, %xmm6 /* byte_16 */
+	punpcklbw 1200(%rsp), %xmm6 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	punpckhbw 1200(%rsp), %xmm14 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	movdqa %xmm0, 1200(%rsp) /* spill tro3_14 */
+	movdqa 1104(%rsp), %xmm0 /* reload byte_17 */
+	movdqa %xmm2, 1072(%rsp) /* spill tro3_12 */
+	movdqa %xmm0, %xmm2 /* byte_17 */
+	punpcklbw 1168(%rsp), %xmm2 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	punpckhbw 1168(%rsp), %xmm0 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	movdqa %xmm3, 1168(%rsp) /* spill tro3_11 */
+	movdqa 1136(%rsp), %xmm3 /* reload byte_18 */
+	movdqa %xmm9, 1104(%rsp) /* spill tro3_10 */
+	movdqa %xmm3, %xmm9 /* byte_18 */
+	punpcklbw 1696(%rsp), %xmm9 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	punpckhbw 1696(%rsp), %xmm3 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	movdqa %xmm10, 1696(%rsp) /* spill tro3_9 */
+	movdqa 1552(%rsp), %xmm10 /* reload byte_19 */
+	movdqa %xmm15, 1136(%rsp) /* spill tro3_8 */
+	movdqa %xmm10, %xmm15 /* byte_19 */
+	punpcklbw 1584(%rsp), %xmm15 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	punpckhbw 1584(%rsp), %xmm10 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	movdqa %xmm11, 1584(%rsp) /* spill tro3_7 */
+	movdqa 1520(%rsp), %xmm11 /* reload byte_20 */
+	movdqa %xmm5, 1552(%rsp) /* spill tro3_6 */
+	movdqa %xmm11, %xmm5 /* byte_20 */
+	punpcklbw 1616(%rsp), %xmm5 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	punpckhbw 1616(%rsp), %xmm11 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	movdqa %xmm4, 1616(%rsp) /* spill tro3_5 */
+	movdqa 1488(%rsp), %xmm4 /* reload byte_21 */
+	movdqa %xmm7, 1520(%rsp) /* spill tro3_4 */
+	movdqa %xmm4, %xmm7 /* byte_21 */
+	punpcklbw 1648(%rsp), %xmm7 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	punpckhbw 1648(%rsp), %xmm4 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	movdqa %xmm1, 1648(%rsp) /* spill tro3_3 */
+	movdqa 1424(%rsp), %xmm1 /* reload byte_22 */
+	movdqa %xmm8, 1488(%rsp) /* spill tro3_2 */
+	movdqa %xmm1, %xmm8 /* byte_22 */
+	punpcklbw 1680(%rsp), %xmm8 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	punpckhbw 1680(%rsp), %xmm1 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	movdqa %xmm13, 1680(%rsp) /* spill tro3_1 */
+	movdqa 1456(%rsp), %xmm13 /* reload byte_23 */
+	movdqa %xmm12, 1424(%rsp) /* spill tro3 */
+	movdqa %xmm13, %xmm12 /* byte_23 */
+	punpcklbw 704(%rsp), %xmm12 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	punpckhbw 704(%rsp), %xmm13 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	movdqa %xmm10, 704(%rsp) /* spill tro0_23 */
+	movdqa %xmm6, %xmm10 /* tro0_16 */
+	punpcklbw %xmm5, %xmm10 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	punpckhbw %xmm5, %xmm6 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	movdqa %xmm14, %xmm5 /* tro0_17 */
+	punpcklbw %xmm11, %xmm5 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	punpckhbw %xmm11, %xmm14 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	movdqa %xmm2, %xmm11 /* tro0_18 */
+	punpcklbw %xmm7, %xmm11 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	punpckhbw %xmm7, %xmm2 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	movdqa %xmm0, %xmm7 /* tro0_19 */
+	punpcklbw %xmm4, %xmm7 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	punpckhbw %xmm4, %xmm0 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	movdqa %xmm9, %xmm4 /* tro0_20 */
+	punpcklbw %xmm8, %xmm4 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	punpckhbw %xmm8, %xmm9 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	movdqa %xmm3, %xmm8 /* tro0_21 */
+	punpcklbw %xmm1, %xmm8 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	punpckhbw %xmm1, %xmm3 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	movdqa %xmm15, %xmm1 /* tro0_22 */
+	punpcklbw %xmm12, %xmm1 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	punpckhbw %xmm12, %xmm15 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	movdqa 704(%rsp), %xmm12 /* reload tro0_23 */
+	movdqa %xmm0, 1456(%rsp) /* spill tro1_23 */
+	movdqa %xmm12, %xmm0 /* tro0_23 */
+	punpcklbw %xmm13, %xmm0 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	punpckhbw %xmm13, %xmm12 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	movdqa %xmm10, %xmm13 /* tro1_16 */
+	punpcklbw %xmm4, %xmm13 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	punpckhbw %xmm4, %xmm10 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	movdqa %xmm6, %xmm4 /* tro1_17 */
+	punpcklbw %xmm9, %xmm4 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	punpckhbw %xmm9, %xmm6 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	movdqa %xmm5, %xmm9 /* tro1_18 */
+	punpcklbw %xmm8, %xmm9 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	punpckhbw %xmm8, %xmm5 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	movdqa %xmm14, %xmm8 /* tro1_19 */
+	punpcklbw %xmm3, %xmm8 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	punpckhbw %xmm3, %xmm14 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	movdqa %xmm11, %xmm3 /* tro1_20 */
+	punpcklbw %xmm1, %xmm3 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	punpckhbw %xmm1, %xmm11 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	movdqa %xmm2, %xmm1 /* tro1_21 */
+	punpcklbw %xmm15, %xmm1 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	punpckhbw %xmm15, %xmm2 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	movdqa %xmm7, %xmm15 /* tro1_22 */
+	punpcklbw %xmm0, %xmm15 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	punpckhbw %xmm0, %xmm7 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	movdqa 1456(%rsp), %xmm0 /* reload tro1_23 */
+	movdqa %xmm14, 704(%rsp) /* spill tro2_23 */
+	movdqa %xmm0, %xmm14 /* tro1_23 */
+	punpcklbw %xmm12, %xmm14 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	punpckhbw %xmm12, %xmm0 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	movdqa %xmm13, %xmm12 /* tro2_16 */
+	punpcklbw %xmm3, %xmm12 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	punpckhbw %xmm3, %xmm13 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	movdqa %xmm10, %xmm3 /* tro2_17 */
+	punpcklbw %xmm11, %xmm3 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	punpckhbw %xmm11, %xmm10 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	movdqa %xmm4, %xmm11 /* tro2_18 */
+	punpcklbw %xmm1, %xmm11 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	punpckhbw %xmm1, %xmm4 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	movdqa %xmm6, %xmm1 /* tro2_19 */
+	punpcklbw %xmm2, %xmm1 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	punpckhbw %xmm2, %xmm6 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	movdqa %xmm9, %xmm2 /* tro2_20 */
+	punpcklbw %xmm15, %xmm2 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	punpckhbw %xmm15, %xmm9 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	movdqa %xmm5, %xmm15 /* tro2_21 */
+	punpcklbw %xmm7, %xmm15 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	punpckhbw %xmm7, %xmm5 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	movdqa %xmm8, %xmm7 /* tro2_22 */
+	punpcklbw %xmm14, %xmm7 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	punpckhbw %xmm14, %xmm8 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	movdqa 704(%rsp), %xmm14 /* reload tro2_23 */
+	movdqa %xmm8, 1456(%rsp) /* spill tro3_29 */
+	movdqa %xmm14, %xmm8 /* tro2_23 */
+	punpcklbw %xmm0, %xmm8 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	punpckhbw %xmm0, %xmm14 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	movdqu (%rcx), %xmm0 /* msg = load() */
+	movdqa %xmm14, 704(%rsp) /* spill tro3_31 */
+	movdqa 1424(%rsp), %xmm14 /* reload tro3 */
+	pxor %xmm0, %xmm14 /* ct = xor(tro3, msg) */
 	movdqu %xmm14, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm5 /* msg_1 = load() */
-	pxor %xmm5, %xmm13 /* ct_1 = xor(tro3_16, msg_1) */
-	movdqu %xmm13, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm5 /* msg_2 = load() */
-	movdqa 1520(%rsp), %xmm13 /* reload tro3_1 */
-	pxor %xmm5, %xmm13 /* ct_2 = xor(tro3_1, msg_2) */
-	movdqu %xmm13, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm5 /* msg_3 = load() */
-	pxor %xmm5, %xmm8 /* ct_3 = xor(tro3_17, msg_3) */
-	movdqu %xmm8, 48(%rdx) /* store ct_3 */
-	movdqu 64(%rcx), %xmm5 /* msg_4 = load() */
-	movdqa 1680(%rsp), %xmm8 /* reload tro3_2 */
-	pxor %xmm5, %xmm8 /* ct_4 = xor(tro3_2, msg_4) */
-	movdqu %xmm8, 64(%rdx) /* store ct_4 */
-	movdqu 80(%rcx), %xmm5 /* msg_5 = load() */
-	pxor %xmm5, %xmm12 /* ct_5 = xor(tro3_18, msg_5) */
-	movdqu %xmm12, 80(%rdx) /* store ct_5 */
-	movdqu 96(%rcx), %xmm5 /* msg_6 = load() */
-	movdqa 1552(%rsp), %xmm8 /* reload tro3_3 */
-	pxor %xmm5, %xmm8 /* ct_6 = xor(tro3_3, msg_6) */
-	movdqu %xmm8, 96(%rdx) /* store ct_6 */
-	movdqu 112(%rcx), %xmm5 /* msg_7 = load() */
-	pxor %xmm5, %xmm7 /* ct_7 = xor(tro3_19, msg_7) */
-	movdqu %xmm7, 112(%rdx) /* store ct_7 */
-	movdqu 128(%rcx), %xmm5 /* msg_8 = load() */
-	movdqa 1648(%rsp), %xmm7 /* reload tro3_4 */
-	pxor %xmm5, %xmm7 /* ct_8 = xor(tro3_4, msg_8) */
-	movdqu %xmm7, 128(%rdx) /* store ct_8 */
-	movdqu 144(%rcx), %xmm5 /* msg_9 = load() */
-	pxor %xmm5, %xmm9 /* ct_9 = xor(tro3_20, msg_9) */
-	movdqu %xmm9, 144(%rdx) /* store ct_9 */
-	movdqu 160(%rcx), %xmm5 /* msg_10 = load() */
-	movdqa 1584(%rsp), %xmm7 /* reload tro3_5 */
-	pxor %xmm5, %xmm7 /* ct_10 = xor(tro3_5, msg_10) */
-	movdqu %xmm7, 160(%rdx) /* store ct_10 */
-	movdqu 176(%rcx), %xmm5 /* msg_11 = load() */
-	pxor %xmm5, %xmm11 /* ct_11 = xor(tro3_21, msg_11) */
-	movdqu %xmm11, 176(%rdx) /* store ct_11 */
-	movdqu 192(%rcx), %xmm5 /* msg_12 = load() */
-	movdqa 1616(%rsp), %xmm7 /* reload tro3_6 */
-	pxor %xmm5, %xmm7 /* ct_12 = xor(tro3_6, msg_12) */
-	movdqu %xmm7, 192(%rdx) /* store ct_12 */
-	movdqu 208(%rcx), %xmm5 /* msg_13 = load() */
-	pxor %xmm5, %xmm2 /* ct_13 = xor(tro3_22, msg_13) */
-	movdqu %xmm2, 208(%rdx) /* store ct_13 */
-	movdqu 224(%rcx), %xmm2 /* msg_14 = load() */
-	movdqa 1136(%rsp), %xmm5 /* reload tro3_7 */
-	pxor %xmm2, %xmm5 /* ct_14 = xor(tro3_7, msg_14) */
-	movdqu %xmm5, 224(%rdx) /* store ct_14 */
-	movdqu 240(%rcx), %xmm2 /* msg_15 = load() */
-	pxor %xmm2, %xmm10 /* ct_15 = xor(tro3_23, msg_15) */
-	movdqu %xmm10, 240(%rdx) /* store ct_15 */
-	movdqu 256(%rcx), %xmm2 /* msg_16 = load() */
-	movdqa 1104(%rsp), %xmm5 /* reload tro3_8 */
-	pxor %xmm2, %xmm5 /* ct_16 = xor(tro3_8, msg_16) */
-	movdqu %xmm5, 256(%rdx) /* store ct_16 */
-	movdqu 272(%rcx), %xmm2 /* msg_17 = load() */
-	pxor %xmm2, %xmm4 /* ct_17 = xor(tro3_24, msg_17) */
-	movdqu %xmm4, 272(%rdx) /* store ct_17 */
-	movdqu 288(%rcx), %xmm2 /* msg_18 = load() */
-	movdqa 1168(%rsp), %xmm4 /* reload tro3_9 */
-	pxor %xmm2, %xmm4 /* ct_18 = xor(tro3_9, msg_18) */
-	movdqu %xmm4, 288(%rdx) /* store ct_18 */
-	movdqu 304(%rcx), %xmm2 /* msg_19 = load() */
-	pxor %xmm2, %xmm15 /* ct_19 = xor(tro3_25, msg_19) */
-	movdqu %xmm15, 304(%rdx) /* store ct_19 */
-	movdqu 320(%rcx), %xmm2 /* msg_20 = load() */
-	movdqa 1072(%rsp), %xmm4 /* reload tro3_10 */
-	pxor %xmm2, %xmm4 /* ct_20 = xor(tro3_10, msg_20) */
-	movdqu %xmm4, 320(%rdx) /* store ct_20 */
-	movdqu 336(%rcx), %xmm2 /* msg_21 = load() */
-	pxor %xmm2, %xmm1 /* ct_21 = xor(tro3_26, msg_21) */
-	movdqu %xmm1, 336(%rdx) /* store ct_21 */
-	movdqu 352(%rcx), %xmm1 /* msg_22 = load() */
-	movdqa 1200(%rsp), %xmm2 /* reload tro3_11 */
-	pxor %xmm1, %xmm2 /* ct_22 = xor(tro3_11, msg_22) */
-	movdqu %xmm2, 352(%rdx) /* store ct_22 */
-	movdqu 368(%rcx), %xmm1 /* msg_23 = load() */
-	pxor %xmm1, %xmm3 /* ct_23 = xor(tro3_27, msg_23) */
-	movdqu %xmm3, 368(%rdx) /* store ct_23 */
-	movdqu 384(%rcx), %xmm1 /* msg_24 = load() */
-	movdqa 1040(%rsp), %xmm2 /* reload tro3_12 */
-	pxor %xmm1, %xmm2 /* ct_24 = xor(tro3_12, msg_24) */
-	movdqu %xmm2, 384(%rdx) /* store ct_24 */
-	movdqu 400(%rcx), %xmm1 /* msg_25 = load() */
-	pxor %xmm1, %xmm6 /* ct_25 = xor(tro3_28, msg_25) */
-	movdqu %xmm6, 400(%rdx) /* store ct_25 */
-	movdqu 416(%rcx), %xmm1 /* msg_26 = load() */
-	movdqa 1008(%rsp), %xmm2 /* reload tro3_13 */
-	pxor %xmm1, %xmm2 /* ct_26 = xor(tro3_13, msg_26) */
-	movdqu %xmm2, 416(%rdx) /* store ct_26 */
-	movdqu 432(%rcx), %xmm1 /* msg_27 = load() */
-	movdqa 1712(%rsp), %xmm2 /* reload tro3_29 */
-	pxor %xmm1, %xmm2 /* ct_27 = xor(tro3_29, msg_27) */
-	movdqu %xmm2, 432(%rdx) /* store ct_27 */
-	movdqu 448(%rcx), %xmm1 /* msg_28 = load() */
-	movdqa 976(%rsp), %xmm2 /* reload tro3_14 */
-	pxor %xmm1, %xmm2 /* ct_28 = xor(tro3_14, msg_28) */
-	movdqu %xmm2, 448(%rdx) /* store ct_28 */
-	movdqu 464(%rcx), %xmm1 /* msg_29 = load() */
-	pxor %xmm1, %xmm0 /* ct_29 = xor(tro3_30, msg_29) */
-	movdqu %xmm0, 464(%rdx) /* store ct_29 */
+	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
+	pxor %xmm0, %xmm12 /* ct_1 = xor(tro3_16, msg_1) */
+	movdqu %xmm12, 16(%rdx) /* store ct_1 */
+	movdqu 32(%rcx), %xmm0 /* msg_2 = load() */
+	movdqa 1680(%rsp), %xmm12 /* reload tro3_1 */
+	pxor %xmm0, %xmm12 /* ct_2 = xor(tro3_1, msg_2) */
+	movdqu %xmm12, 32(%rdx) /* store ct_2 */
+	movdqu 48(%rcx), %xmm0 /* msg_3 = load() */
+	pxor %xmm0, %xmm13 /* ct_3 = xor(tro3_17, msg_3) */
+	movdqu %xmm13, 48(%rdx) /* store ct_3 */
+	movdqu 64(%rcx), %xmm0 /* msg_4 = load() */
+	movdqa 1488(%rsp), %xmm12 /* reload tro3_2 */
+	pxor %xmm0, %xmm12 /* ct_4 = xor(tro3_2, msg_4) */
+	movdqu %xmm12, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm0 /* msg_5 = load() */
+	pxor %xmm0, %xmm3 /* ct_5 = xor(tro3_18, msg_5) */
+	movdqu %xmm3, 80(%rdx) /* store ct_5 */
+	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
+	movdqa 1648(%rsp), %xmm3 /* reload tro3_3 */
+	pxor %xmm0, %xmm3 /* ct_6 = xor(tro3_3, msg_6) */
+	movdqu %xmm3, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
+	pxor %xmm0, %xmm10 /* ct_7 = xor(tro3_19, msg_7) */
+	movdqu %xmm10, 112(%rdx) /* store ct_7 */
+	movdqu 128(%rcx), %xmm0 /* msg_8 = load() */
+	movdqa 1520(%rsp), %xmm3 /* reload tro3_4 */
+	pxor %xmm0, %xmm3 /* ct_8 = xor(tro3_4, msg_8) */
+	movdqu %xmm3, 128(%rdx) /* store ct_8 */
+	movdqu 144(%rcx), %xmm0 /* msg_9 = load() */
+	pxor %xmm0, %xmm11 /* ct_9 = xor(tro3_20, msg_9) */
+	movdqu %xmm11, 144(%rdx) /* store ct_9 */
+	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
+	movdqa 1616(%rsp), %xmm3 /* reload tro3_5 */
+	pxor %xmm0, %xmm3 /* ct_10 = xor(tro3_5, msg_10) */
+	movdqu %xmm3, 160(%rdx) /* store ct_10 */
+	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
+	pxor %xmm0, %xmm4 /* ct_11 = xor(tro3_21, msg_11) */
+	movdqu %xmm4, 176(%rdx) /* store ct_11 */
+	movdqu 192(%rcx), %xmm0 /* msg_12 = load() */
+	movdqa 1552(%rsp), %xmm3 /* reload tro3_6 */
+	pxor %xmm0, %xmm3 /* ct_12 = xor(tro3_6, msg_12) */
+	movdqu %xmm3, 192(%rdx) /* store ct_12 */
+	movdqu 208(%rcx), %xmm0 /* msg_13 = load() */
+	pxor %xmm0, %xmm1 /* ct_13 = xor(tro3_22, msg_13) */
+	movdqu %xmm1, 208(%rdx) /* store ct_13 */
+	movdqu 224(%rcx), %xmm0 /* msg_14 = load() */
+	movdqa 1584(%rsp), %xmm1 /* reload tro3_7 */
+	pxor %xmm0, %xmm1 /* ct_14 = xor(tro3_7, msg_14) */
+	movdqu %xmm1, 224(%rdx) /* store ct_14 */
+	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
+	pxor %xmm0, %xmm6 /* ct_15 = xor(tro3_23, msg_15) */
+	movdqu %xmm6, 240(%rdx) /* store ct_15 */
+	movdqu 256(%rcx), %xmm0 /* msg_16 = load() */
+	movdqa 1136(%rsp), %xmm1 /* reload tro3_8 */
+	pxor %xmm0, %xmm1 /* ct_16 = xor(tro3_8, msg_16) */
+	movdqu %xmm1, 256(%rdx) /* store ct_16 */
+	movdqu 272(%rcx), %xmm0 /* msg_17 = load() */
+	pxor %xmm0, %xmm2 /* ct_17 = xor(tro3_24, msg_17) */
+	movdqu %xmm2, 272(%rdx) /* store ct_17 */
+	movdqu 288(%rcx), %xmm0 /* msg_18 = load() */
+	movdqa 1696(%rsp), %xmm1 /* reload tro3_9 */
+	pxor %xmm0, %xmm1 /* ct_18 = xor(tro3_9, msg_18) */
+	movdqu %xmm1, 288(%rdx) /* store ct_18 */
+	movdqu 304(%rcx), %xmm0 /* msg_19 = load() */
+	pxor %xmm0, %xmm9 /* ct_19 = xor(tro3_25, msg_19) */
+	movdqu %xmm9, 304(%rdx) /* store ct_19 */
+	movdqu 320(%rcx), %xmm0 /* msg_20 = load() */
+	movdqa 1104(%rsp), %xmm1 /* reload tro3_10 */
+	pxor %xmm0, %xmm1 /* ct_20 = xor(tro3_10, msg_20) */
+	movdqu %xmm1, 320(%rdx) /* store ct_20 */
+	movdqu 336(%rcx), %xmm0 /* msg_21 = load() */
+	pxor %xmm0, %xmm15 /* ct_21 = xor(tro3_26, msg_21) */
+	movdqu %xmm15, 336(%rdx) /* store ct_21 */
+	movdqu 352(%rcx), %xmm0 /* msg_22 = load() */
+	movdqa 1168(%rsp), %xmm1 /* reload tro3_11 */
+	pxor %xmm0, %xmm1 /* ct_22 = xor(tro3_11, msg_22) */
+	movdqu %xmm1, 352(%rdx) /* store ct_22 */
+	movdqu 368(%rcx), %xmm0 /* msg_23 = load() */
+	pxor %xmm0, %xmm5 /* ct_23 = xor(tro3_27, msg_23) */
+	movdqu %xmm5, 368(%rdx) /* store ct_23 */
+	movdqu 384(%rcx), %xmm0 /* msg_24 = load() */
+	movdqa 1072(%rsp), %xmm1 /* reload tro3_12 */
+	pxor %xmm0, %xmm1 /* ct_24 = xor(tro3_12, msg_24) */
+	movdqu %xmm1, 384(%rdx) /* store ct_24 */
+	movdqu 400(%rcx), %xmm0 /* msg_25 = load() */
+	pxor %xmm0, %xmm7 /* ct_25 = xor(tro3_28, msg_25) */
+	movdqu %xmm7, 400(%rdx) /* store ct_25 */
+	movdqu 416(%rcx), %xmm0 /* msg_26 = load() */
+	movdqa 1008(%rsp), %xmm1 /* reload tro3_13 */
+	pxor %xmm0, %xmm1 /* ct_26 = xor(tro3_13, msg_26) */
+	movdqu %xmm1, 416(%rdx) /* store ct_26 */
+	movdqu 432(%rcx), %xmm0 /* msg_27 = load() */
+	movdqa 1456(%rsp), %xmm1 /* reload tro3_29 */
+	pxor %xmm0, %xmm1 /* ct_27 = xor(tro3_29, msg_27) */
+	movdqu %xmm1, 432(%rdx) /* store ct_27 */
+	movdqu 448(%rcx), %xmm0 /* msg_28 = load() */
+	movdqa 1200(%rsp), %xmm1 /* reload tro3_14 */
+	pxor %xmm0, %xmm1 /* ct_28 = xor(tro3_14, msg_28) */
+	movdqu %xmm1, 448(%rdx) /* store ct_28 */
+	movdqu 464(%rcx), %xmm0 /* msg_29 = load() */
+	pxor %xmm0, %xmm8 /* ct_29 = xor(tro3_30, msg_29) */
+	movdqu %xmm8, 464(%rdx) /* store ct_29 */
 	movdqu 480(%rcx), %xmm0 /* msg_30 = load() */
-	movdqa 1232(%rsp), %xmm1 /* reload tro3_15 */
+	movdqa 1040(%rsp), %xmm1 /* reload tro3_15 */
 	pxor %xmm0, %xmm1 /* ct_30 = xor(tro3_15, msg_30) */
 	movdqu %xmm1, 480(%rdx) /* store ct_30 */
 	movdqu 496(%rcx), %xmm0 /* msg_31 = load() */
-	movdqa 1456(%rsp), %xmm1 /* reload tro3_31 */
+	movdqa 704(%rsp), %xmm1 /* reload tro3_31 */
 	pxor %xmm0, %xmm1 /* ct_31 = xor(tro3_31, msg_31) */
 	movdqu %xmm1, 496(%rdx) /* store ct_31 */
 	mov %rbp, %rsp
@@ -13381,7 +12110,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
  *   %rcx: src
  *   %r8: 1024 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 1984 bytes (124 spill slots of 16 bytes)
+ *   frame: 1792 bytes (109 spill slots of 16 bytes)
  */
 	.globl ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm
 	.hidden ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm
@@ -13391,7 +12120,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $1984, %rsp
+	sub $1792, %rsp
 
 	/* Load 16 blocks and transpose: register p = nibble p of every block, one block per byte. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -13464,13 +12193,12 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm12, %xmm9 /* row_12 */
 	punpcklbw %xmm1, %xmm9 /* tr0_12 = unpacklo(row_12, row_28) */
 	punpckhbw %xmm1, %xmm12 /* tr0_13 = unpackhi(row_12, row_28) */
-	movdqa 240(%rsp), %xmm1 /* reload row_30 */
-	movdqa %xmm6, 272(%rsp) /* spill tr0_7 */
-	movdqa %xmm14, %xmm6 /* row_14 */
-	punpcklbw %xmm1, %xmm6 /* tr0_14 = unpacklo(row_14, row_30) */
-	punpckhbw %xmm1, %xmm14 /* tr0_15 = unpackhi(row_14, row_30) */
-	movdqa %xmm13, %xmm1 /* tr0 */
-	punpcklbw %xmm5, %xmm1 /* tr1 = unpacklo(tr0, tr0_8) */
+	movdqa %xmm14, %xmm1 /* row_14 */
+	punpcklbw 240(%rsp), %xmm1 /* tr0_14 = unpacklo(row_14, row_30) */
+	punpckhbw 240(%rsp), %xmm14 /* tr0_15 = unpackhi(row_14, row_30) */
+	movdqa %xmm6, 240(%rsp) /* spill tr0_7 */
+	movdqa %xmm13, %xmm6 /* tr0 */
+	punpcklbw %xmm5, %xmm6 /* tr1 = unpacklo(tr0, tr0_8) */
 	punpckhbw %xmm5, %xmm13 /* tr1_1 = unpackhi(tr0, tr0_8) */
 	movdqa %xmm0, %xmm5 /* tr0_1 */
 	punpcklbw %xmm8, %xmm5 /* tr1_2 = unpacklo(tr0_1, tr0_9) */
@@ -13488,16 +12216,16 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	punpcklbw %xmm12, %xmm9 /* tr1_10 = unpacklo(tr0_5, tr0_13) */
 	punpckhbw %xmm12, %xmm4 /* tr1_11 = unpackhi(tr0_5, tr0_13) */
 	movdqa %xmm7, %xmm12 /* tr0_6 */
-	punpcklbw %xmm6, %xmm12 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
-	punpckhbw %xmm6, %xmm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
-	movdqa 272(%rsp), %xmm6 /* reload tr0_7 */
-	movdqa %xmm2, 240(%rsp) /* spill tr1_7 */
-	movdqa %xmm6, %xmm2 /* tr0_7 */
+	punpcklbw %xmm1, %xmm12 /* tr1_12 = unpacklo(tr0_6, tr0_14) */
+	punpckhbw %xmm1, %xmm7 /* tr1_13 = unpackhi(tr0_6, tr0_14) */
+	movdqa 240(%rsp), %xmm1 /* reload tr0_7 */
+	movdqa %xmm2, 272(%rsp) /* spill tr1_7 */
+	movdqa %xmm1, %xmm2 /* tr0_7 */
 	punpcklbw %xmm14, %xmm2 /* tr1_14 = unpacklo(tr0_7, tr0_15) */
-	punpckhbw %xmm14, %xmm6 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
-	movdqa %xmm1, %xmm14 /* tr1 */
+	punpckhbw %xmm14, %xmm1 /* tr1_15 = unpackhi(tr0_7, tr0_15) */
+	movdqa %xmm6, %xmm14 /* tr1 */
 	punpcklbw %xmm10, %xmm14 /* tr2 = unpacklo(tr1, tr1_8) */
-	punpckhbw %xmm10, %xmm1 /* tr2_1 = unpackhi(tr1, tr1_8) */
+	punpckhbw %xmm10, %xmm6 /* tr2_1 = unpackhi(tr1, tr1_8) */
 	movdqa %xmm13, %xmm10 /* tr1_1 */
 	punpcklbw %xmm11, %xmm10 /* tr2_2 = unpacklo(tr1_1, tr1_9) */
 	punpckhbw %xmm11, %xmm13 /* tr2_3 = unpackhi(tr1_1, tr1_9) */
@@ -13516,17 +12244,17 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm3, %xmm7 /* tr1_6 */
 	punpcklbw %xmm2, %xmm7 /* tr2_12 = unpacklo(tr1_6, tr1_14) */
 	punpckhbw %xmm2, %xmm3 /* tr2_13 = unpackhi(tr1_6, tr1_14) */
-	movdqa 240(%rsp), %xmm2 /* reload tr1_7 */
-	movdqa %xmm0, 272(%rsp) /* spill tr2_7 */
+	movdqa 272(%rsp), %xmm2 /* reload tr1_7 */
+	movdqa %xmm0, 240(%rsp) /* spill tr2_7 */
 	movdqa %xmm2, %xmm0 /* tr1_7 */
-	punpcklbw %xmm6, %xmm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
-	punpckhbw %xmm6, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
-	movdqa %xmm14, %xmm6 /* tr2 */
-	punpcklbw %xmm4, %xmm6 /* tr3 = unpacklo(tr2, tr2_8) */
+	punpcklbw %xmm1, %xmm0 /* tr2_14 = unpacklo(tr1_7, tr1_15) */
+	punpckhbw %xmm1, %xmm2 /* tr2_15 = unpackhi(tr1_7, tr1_15) */
+	movdqa %xmm14, %xmm1 /* tr2 */
+	punpcklbw %xmm4, %xmm1 /* tr3 = unpacklo(tr2, tr2_8) */
 	punpckhbw %xmm4, %xmm14 /* tr3_1 = unpackhi(tr2, tr2_8) */
-	movdqa %xmm1, %xmm4 /* tr2_1 */
+	movdqa %xmm6, %xmm4 /* tr2_1 */
 	punpcklbw %xmm8, %xmm4 /* tr3_2 = unpacklo(tr2_1, tr2_9) */
-	punpckhbw %xmm8, %xmm1 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
+	punpckhbw %xmm8, %xmm6 /* tr3_3 = unpackhi(tr2_1, tr2_9) */
 	movdqa %xmm10, %xmm8 /* tr2_2 */
 	punpcklbw %xmm12, %xmm8 /* tr3_4 = unpacklo(tr2_2, tr2_10) */
 	punpckhbw %xmm12, %xmm10 /* tr3_5 = unpackhi(tr2_2, tr2_10) */
@@ -13542,21 +12270,21 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm9, %xmm3 /* tr2_6 */
 	punpcklbw %xmm0, %xmm3 /* tr3_12 = unpacklo(tr2_6, tr2_14) */
 	punpckhbw %xmm0, %xmm9 /* tr3_13 = unpackhi(tr2_6, tr2_14) */
-	movdqa 272(%rsp), %xmm0 /* reload tr2_7 */
-	movdqa %xmm9, 240(%rsp) /* spill tr3_13 */
+	movdqa 240(%rsp), %xmm0 /* reload tr2_7 */
+	movdqa %xmm9, 272(%rsp) /* spill tr3_13 */
 	movdqa %xmm0, %xmm9 /* tr2_7 */
 	punpcklbw %xmm2, %xmm9 /* tr3_14 = unpacklo(tr2_7, tr2_15) */
 	punpckhbw %xmm2, %xmm0 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
-	movdqa %xmm6, %xmm2 /* tr3 */
+	movdqa %xmm1, %xmm2 /* tr3 */
 	psrlw $4, %xmm2 /* hi_shifted = shr(tr3) */
-	movdqa %xmm0, 272(%rsp) /* spill tr3_15 */
+	movdqa %xmm0, 240(%rsp) /* spill tr3_15 */
 	movdqa .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm0 /* nibble_mask = const() */
 	pand %xmm0, %xmm2 /* hi = and(hi_shifted, nibble_mask) */
-	pand %xmm0, %xmm6 /* lo = and(tr3, nibble_mask) */
-	movdqa %xmm6, 288(%rsp) /* spill lo */
-	movdqa %xmm14, %xmm6 /* tr3_1 */
-	psrlw $4, %xmm6 /* hi_shifted_1 = shr(tr3_1) */
-	pand %xmm0, %xmm6 /* hi_1 = and(hi_shifted_1, nibble_mask) */
+	pand %xmm0, %xmm1 /* lo = and(tr3, nibble_mask) */
+	movdqa %xmm1, 288(%rsp) /* spill lo */
+	movdqa %xmm14, %xmm1 /* tr3_1 */
+	psrlw $4, %xmm1 /* hi_shifted_1 = shr(tr3_1) */
+	pand %xmm0, %xmm1 /* hi_1 = and(hi_shifted_1, nibble_mask) */
 	pand %xmm0, %xmm14 /* lo_1 = and(tr3_1, nibble_mask) */
 	movdqa %xmm14, 304(%rsp) /* spill lo_1 */
 	movdqa %xmm4, %xmm14 /* tr3_2 */
@@ -13564,14 +12292,14 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	pand %xmm0, %xmm14 /* hi_2 = and(hi_shifted_2, nibble_mask) */
 	pand %xmm0, %xmm4 /* lo_2 = and(tr3_2, nibble_mask) */
 	movdqa %xmm4, 320(%rsp) /* spill lo_2 */
-	movdqa %xmm1, %xmm4 /* tr3_3 */
+	movdqa %xmm6, %xmm4 /* tr3_3 */
 	psrlw $4, %xmm4 /* hi_shifted_3 = shr(tr3_3) */
 	pand %xmm0, %xmm4 /* hi_3 = and(hi_shifted_3, nibble_mask) */
-	pand %xmm0, %xmm1 /* lo_3 = and(tr3_3, nibble_mask) */
-	movdqa %xmm1, 336(%rsp) /* spill lo_3 */
-	movdqa %xmm8, %xmm1 /* tr3_4 */
-	psrlw $4, %xmm1 /* hi_shifted_4 = shr(tr3_4) */
-	pand %xmm0, %xmm1 /* hi_4 = and(hi_shifted_4, nibble_mask) */
+	pand %xmm0, %xmm6 /* lo_3 = and(tr3_3, nibble_mask) */
+	movdqa %xmm6, 336(%rsp) /* spill lo_3 */
+	movdqa %xmm8, %xmm6 /* tr3_4 */
+	psrlw $4, %xmm6 /* hi_shifted_4 = shr(tr3_4) */
+	pand %xmm0, %xmm6 /* hi_4 = and(hi_shifted_4, nibble_mask) */
 	pand %xmm0, %xmm8 /* lo_4 = and(tr3_4, nibble_mask) */
 	movdqa %xmm8, 352(%rsp) /* spill lo_4 */
 	movdqa %xmm10, %xmm8 /* tr3_5 */
@@ -13614,1493 +12342,1305 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	pand %xmm0, %xmm5 /* hi_12 = and(hi_shifted_12, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo_12 = and(tr3_12, nibble_mask) */
 	movdqa %xmm3, 480(%rsp) /* spill lo_12 */
-	movdqa 240(%rsp), %xmm3 /* reload tr3_13 */
+	movdqa 272(%rsp), %xmm3 /* reload tr3_13 */
 	movdqa %xmm5, 496(%rsp) /* spill hi_12 */
 	movdqa %xmm3, %xmm5 /* tr3_13 */
 	psrlw $4, %xmm5 /* hi_shifted_13 = shr(tr3_13) */
 	pand %xmm0, %xmm5 /* hi_13 = and(hi_shifted_13, nibble_mask) */
 	pand %xmm0, %xmm3 /* lo_13 = and(tr3_13, nibble_mask) */
-	movdqa %xmm3, 240(%rsp) /* spill lo_13 */
+	movdqa %xmm3, 272(%rsp) /* spill lo_13 */
 	movdqa %xmm9, %xmm3 /* tr3_14 */
 	psrlw $4, %xmm3 /* hi_shifted_14 = shr(tr3_14) */
 	pand %xmm0, %xmm3 /* hi_14 = and(hi_shifted_14, nibble_mask) */
 	pand %xmm0, %xmm9 /* lo_14 = and(tr3_14, nibble_mask) */
 	movdqa %xmm9, 512(%rsp) /* spill lo_14 */
-	movdqa 272(%rsp), %xmm9 /* reload tr3_15 */
+	movdqa 240(%rsp), %xmm9 /* reload tr3_15 */
 	movdqa %xmm3, 528(%rsp) /* spill hi_14 */
 	movdqa %xmm9, %xmm3 /* tr3_15 */
 	psrlw $4, %xmm3 /* hi_shifted_15 = shr(tr3_15) */
 	pand %xmm0, %xmm3 /* hi_15 = and(hi_shifted_15, nibble_mask) */
 	pand %xmm0, %xmm9 /* lo_15 = and(tr3_15, nibble_mask) */
-	movdqa %xmm9, 272(%rsp) /* spill lo_15 */
+	movdqa %xmm9, 240(%rsp) /* spill lo_15 */
 	movdqa 176(%rsp), %xmm9 /* reload row_1 */
 	movdqa %xmm3, 544(%rsp) /* spill hi_15 */
-	movdqa 208(%rsp), %xmm3 /* reload row_17 */
-	movdqa %xmm5, 560(%rsp) /* spill hi_13 */
-	movdqa %xmm9, %xmm5 /* row_1 */
-	punpcklbw %xmm3, %xmm5 /* tr0_16 = unpacklo(row_1, row_17) */
-	punpckhbw %xmm3, %xmm9 /* tr0_17 = unpackhi(row_1, row_17) */
-	movdqa 112(%rsp), %xmm3 /* reload row_3 */
-	movdqa %xmm7, 208(%rsp) /* spill hi_11 */
-	movdqa 144(%rsp), %xmm7 /* reload row_19 */
-	movdqa %xmm11, 176(%rsp) /* spill hi_10 */
-	movdqa %xmm3, %xmm11 /* row_3 */
-	punpcklbw %xmm7, %xmm11 /* tr0_18 = unpacklo(row_3, row_19) */
-	punpckhbw %xmm7, %xmm3 /* tr0_19 = unpackhi(row_3, row_19) */
-	movdqa 80(%rsp), %xmm7 /* reload row_5 */
-	movdqa %xmm15, 144(%rsp) /* spill hi_9 */
-	movdqa 96(%rsp), %xmm15 /* reload row_21 */
-	movdqa %xmm13, 112(%rsp) /* spill hi_8 */
-	movdqa %xmm7, %xmm13 /* row_5 */
-	punpcklbw %xmm15, %xmm13 /* tr0_20 = unpacklo(row_5, row_21) */
-	punpckhbw %xmm15, %xmm7 /* tr0_21 = unpackhi(row_5, row_21) */
-	movdqa 64(%rsp), %xmm15 /* reload row_7 */
-	movdqa %xmm12, 96(%rsp) /* spill hi_7 */
-	movdqa 128(%rsp), %xmm12 /* reload row_23 */
-	movdqa %xmm15, %xmm0 /* row_7 */
-	punpcklbw %xmm12, %xmm0 /* tr0_22 = unpacklo(row_7, row_23) */
-	punpckhbw %xmm12, %xmm15 /* tr0_23 = unpackhi(row_7, row_23) */
-	movdqa 48(%rsp), %xmm12 /* reload row_9 */
+	movdqa %xmm9, %xmm3 /* row_1 */
+	punpcklbw 208(%rsp), %xmm3 /* tr0_16 = unpacklo(row_1, row_17) */
+	punpckhbw 208(%rsp), %xmm9 /* tr0_17 = unpackhi(row_1, row_17) */
+	movdqa %xmm5, 208(%rsp) /* spill hi_13 */
+	movdqa 112(%rsp), %xmm5 /* reload row_3 */
+	movdqa %xmm7, 176(%rsp) /* spill hi_11 */
+	movdqa %xmm5, %xmm7 /* row_3 */
+	punpcklbw 144(%rsp), %xmm7 /* tr0_18 = unpacklo(row_3, row_19) */
+	punpckhbw 144(%rsp), %xmm5 /* tr0_19 = unpackhi(row_3, row_19) */
+	movdqa %xmm11, 144(%rsp) /* spill hi_10 */
+	movdqa 80(%rsp), %xmm11 /* reload row_5 */
+	movdqa %xmm15, 112(%rsp) /* spill hi_9 */
+	movdqa %xmm11, %xmm15 /* row_5 */
+	punpcklbw 96(%rsp), %xmm15 /* tr0_20 = unpacklo(row_5, row_21) */
+	punpckhbw 96(%rsp), %xmm11 /* tr0_21 = unpackhi(row_5, row_21) */
+	movdqa %xmm13, 96(%rsp) /* spill hi_8 */
+	movdqa 64(%rsp), %xmm13 /* reload row_7 */
+	movdqa %xmm12, 80(%rsp) /* spill hi_7 */
+	movdqa %xmm13, %xmm12 /* row_7 */
+	punpcklbw 128(%rsp), %xmm12 /* tr0_22 = unpacklo(row_7, row_23) */
+	punpckhbw 128(%rsp), %xmm13 /* tr0_23 = unpackhi(row_7, row_23) */
 	movdqa %xmm10, 128(%rsp) /* spill hi_6 */
-	movdqa 160(%rsp), %xmm10 /* reload row_25 */
-	movdqa %xmm8, 64(%rsp) /* spill hi_5 */
-	movdqa %xmm12, %xmm8 /* row_9 */
-	punpcklbw %xmm10, %xmm8 /* tr0_24 = unpacklo(row_9, row_25) */
-	punpckhbw %xmm10, %xmm12 /* tr0_25 = unpackhi(row_9, row_25) */
-	movdqa 32(%rsp), %xmm10 /* reload row_11 */
-	movdqa %xmm1, 160(%rsp) /* spill hi_4 */
-	movdqa 192(%rsp), %xmm1 /* reload row_27 */
-	movdqa %xmm4, 48(%rsp) /* spill hi_3 */
-	movdqa %xmm10, %xmm4 /* row_11 */
-	punpcklbw %xmm1, %xmm4 /* tr0_26 = unpacklo(row_11, row_27) */
-	punpckhbw %xmm1, %xmm10 /* tr0_27 = unpackhi(row_11, row_27) */
-	movdqa 16(%rsp), %xmm1 /* reload row_13 */
-	movdqa %xmm14, 192(%rsp) /* spill hi_2 */
-	movdqa 224(%rsp), %xmm14 /* reload row_29 */
-	movdqa %xmm6, 32(%rsp) /* spill hi_1 */
-	movdqa %xmm1, %xmm6 /* row_13 */
-	punpcklbw %xmm14, %xmm6 /* tr0_28 = unpacklo(row_13, row_29) */
-	punpckhbw %xmm14, %xmm1 /* tr0_29 = unpackhi(row_13, row_29) */
-	movdqa 0(%rsp), %xmm14 /* reload row_15 */
-	movdqa %xmm2, 224(%rsp) /* spill hi */
-	movdqa 256(%rsp), %xmm2 /* reload row_31 */
-	movdqa %xmm15, 16(%rsp) /* spill tr0_23 */
-	movdqa %xmm14, %xmm15 /* row_15 */
-	punpcklbw %xmm2, %xmm15 /* tr0_30 = unpacklo(row_15, row_31) */
-	punpckhbw %xmm2, %xmm14 /* tr0_31 = unpackhi(row_15, row_31) */
-	movdqa %xmm5, %xmm2 /* tr0_16 */
-	punpcklbw %xmm8, %xmm2 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
-	punpckhbw %xmm8, %xmm5 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
-	movdqa %xmm9, %xmm8 /* tr0_17 */
-	punpcklbw %xmm12, %xmm8 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
-	punpckhbw %xmm12, %xmm9 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	movdqa %xmm11, %xmm12 /* tr0_18 */
-	punpcklbw %xmm4, %xmm12 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	punpckhbw %xmm4, %xmm11 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
-	movdqa %xmm3, %xmm4 /* tr0_19 */
-	punpcklbw %xmm10, %xmm4 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
-	punpckhbw %xmm10, %xmm3 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	movdqa %xmm13, %xmm10 /* tr0_20 */
-	punpcklbw %xmm6, %xmm10 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	punpckhbw %xmm6, %xmm13 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	movdqa %xmm7, %xmm6 /* tr0_21 */
-	punpcklbw %xmm1, %xmm6 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
-	punpckhbw %xmm1, %xmm7 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	movdqa %xmm0, %xmm1 /* tr0_22 */
-	punpcklbw %xmm15, %xmm1 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	punpckhbw %xmm15, %xmm0 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	movdqa 16(%rsp), %xmm15 /* reload tr0_23 */
-	movdqa %xmm3, 256(%rsp) /* spill tr1_23 */
-	movdqa %xmm15, %xmm3 /* tr0_23 */
-	punpcklbw %xmm14, %xmm3 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	punpckhbw %xmm14, %xmm15 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	movdqa %xmm2, %xmm14 /* tr1_16 */
-	punpcklbw %xmm10, %xmm14 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	punpckhbw %xmm10, %xmm2 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	movdqa %xmm5, %xmm10 /* tr1_17 */
-	punpcklbw %xmm13, %xmm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
-	punpckhbw %xmm13, %xmm5 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	movdqa %xmm8, %xmm13 /* tr1_18 */
-	punpcklbw %xmm6, %xmm13 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	punpckhbw %xmm6, %xmm8 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	movdqa %xmm9, %xmm6 /* tr1_19 */
-	punpcklbw %xmm7, %xmm6 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
-	punpckhbw %xmm7, %xmm9 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
-	movdqa %xmm12, %xmm7 /* tr1_20 */
-	punpcklbw %xmm1, %xmm7 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
-	punpckhbw %xmm1, %xmm12 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	movdqa %xmm11, %xmm1 /* tr1_21 */
-	punpcklbw %xmm0, %xmm1 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	punpckhbw %xmm0, %xmm11 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	movdqa %xmm4, %xmm0 /* tr1_22 */
-	punpcklbw %xmm3, %xmm0 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
-	punpckhbw %xmm3, %xmm4 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
-	movdqa 256(%rsp), %xmm3 /* reload tr1_23 */
-	movdqa %xmm9, 16(%rsp) /* spill tr2_23 */
-	movdqa %xmm3, %xmm9 /* tr1_23 */
-	punpcklbw %xmm15, %xmm9 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
-	punpckhbw %xmm15, %xmm3 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	movdqa %xmm14, %xmm15 /* tr2_16 */
-	punpcklbw %xmm7, %xmm15 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	punpckhbw %xmm7, %xmm14 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	movdqa %xmm2, %xmm7 /* tr2_17 */
-	punpcklbw %xmm12, %xmm7 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
-	punpckhbw %xmm12, %xmm2 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	movdqa %xmm10, %xmm12 /* tr2_18 */
-	punpcklbw %xmm1, %xmm12 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	punpckhbw %xmm1, %xmm10 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	movdqa %xmm5, %xmm1 /* tr2_19 */
-	punpcklbw %xmm11, %xmm1 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
-	punpckhbw %xmm11, %xmm5 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	movdqa %xmm13, %xmm11 /* tr2_20 */
-	punpcklbw %xmm0, %xmm11 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	punpckhbw %xmm0, %xmm13 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	movdqa %xmm8, %xmm0 /* tr2_21 */
-	punpcklbw %xmm4, %xmm0 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	punpckhbw %xmm4, %xmm8 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	movdqa %xmm6, %xmm4 /* tr2_22 */
-	punpcklbw %xmm9, %xmm4 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	punpckhbw %xmm9, %xmm6 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	movdqa 16(%rsp), %xmm9 /* reload tr2_23 */
-	movdqa %xmm6, 256(%rsp) /* spill tr3_29 */
-	movdqa %xmm9, %xmm6 /* tr2_23 */
-	punpcklbw %xmm3, %xmm6 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	punpckhbw %xmm3, %xmm9 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	movdqa %xmm15, %xmm3 /* tr3_16 */
-	psrlw $4, %xmm3 /* hi_shifted_16 = shr(tr3_16) */
-	movdqa %xmm9, 16(%rsp) /* spill tr3_31 */
+	movdqa 48(%rsp), %xmm10 /* reload row_9 */
+	movdqa %xmm10, %xmm0 /* row_9 */
+	punpcklbw 160(%rsp), %xmm0 /* tr0_24 = unpacklo(row_9, row_25) */
+	punpckhbw 160(%rsp), %xmm10 /* tr0_25 = unpackhi(row_9, row_25) */
+	movdqa %xmm8, 160(%rsp) /* spill hi_5 */
+	movdqa 32(%rsp), %xmm8 /* reload row_11 */
+	movdqa %xmm6, 48(%rsp) /* spill hi_4 */
+	movdqa %xmm8, %xmm6 /* row_11 */
+	punpcklbw 192(%rsp), %xmm6 /* tr0_26 = unpacklo(row_11, row_27) */
+	punpckhbw 192(%rsp), %xmm8 /* tr0_27 = unpackhi(row_11, row_27) */
+	movdqa %xmm4, 192(%rsp) /* spill hi_3 */
+	movdqa 16(%rsp), %xmm4 /* reload row_13 */
+	movdqa %xmm14, 32(%rsp) /* spill hi_2 */
+	movdqa %xmm4, %xmm14 /* row_13 */
+	punpcklbw 224(%rsp), %xmm14 /* tr0_28 = unpacklo(row_13, row_29) */
+	punpckhbw 224(%rsp), %xmm4 /* tr0_29 = unpackhi(row_13, row_29) */
+	movdqa %xmm1, 224(%rsp) /* spill hi_1 */
+	movdqa 0(%rsp), %xmm1 /* reload row_15 */
+	movdqa %xmm2, 16(%rsp) /* spill hi */
+	movdqa %xmm1, %xmm2 /* row_15 */
+	punpcklbw 256(%rsp), %xmm2 /* tr0_30 = unpacklo(row_15, row_31) */
+	punpckhbw 256(%rsp), %xmm1 /* tr0_31 = unpackhi(row_15, row_31) */
+	movdqa %xmm1, 256(%rsp) /* spill tr0_31 */
+	movdqa %xmm3, %xmm1 /* tr0_16 */
+	punpcklbw %xmm0, %xmm1 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	punpckhbw %xmm0, %xmm3 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
+	movdqa %xmm9, %xmm0 /* tr0_17 */
+	punpcklbw %xmm10, %xmm0 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
+	punpckhbw %xmm10, %xmm9 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
+	movdqa %xmm7, %xmm10 /* tr0_18 */
+	punpcklbw %xmm6, %xmm10 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	punpckhbw %xmm6, %xmm7 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	movdqa %xmm5, %xmm6 /* tr0_19 */
+	punpcklbw %xmm8, %xmm6 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
+	punpckhbw %xmm8, %xmm5 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
+	movdqa %xmm15, %xmm8 /* tr0_20 */
+	punpcklbw %xmm14, %xmm8 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	punpckhbw %xmm14, %xmm15 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	movdqa %xmm11, %xmm14 /* tr0_21 */
+	punpcklbw %xmm4, %xmm14 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	punpckhbw %xmm4, %xmm11 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
+	movdqa %xmm12, %xmm4 /* tr0_22 */
+	punpcklbw %xmm2, %xmm4 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	punpckhbw %xmm2, %xmm12 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	movdqa %xmm13, %xmm2 /* tr0_23 */
+	punpcklbw 256(%rsp), %xmm2 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	punpckhbw 256(%rsp), %xmm13 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	movdqa %xmm5, 256(%rsp) /* spill tr1_23 */
+	movdqa %xmm1, %xmm5 /* tr1_16 */
+	punpcklbw %xmm8, %xmm5 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	punpckhbw %xmm8, %xmm1 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	movdqa %xmm3, %xmm8 /* tr1_17 */
+	punpcklbw %xmm15, %xmm8 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	punpckhbw %xmm15, %xmm3 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
+	movdqa %xmm0, %xmm15 /* tr1_18 */
+	punpcklbw %xmm14, %xmm15 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	punpckhbw %xmm14, %xmm0 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	movdqa %xmm9, %xmm14 /* tr1_19 */
+	punpcklbw %xmm11, %xmm14 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	punpckhbw %xmm11, %xmm9 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
+	movdqa %xmm10, %xmm11 /* tr1_20 */
+	punpcklbw %xmm4, %xmm11 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
+	punpckhbw %xmm4, %xmm10 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
+	movdqa %xmm7, %xmm4 /* tr1_21 */
+	punpcklbw %xmm12, %xmm4 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	punpckhbw %xmm12, %xmm7 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	movdqa %xmm6, %xmm12 /* tr1_22 */
+	punpcklbw %xmm2, %xmm12 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	punpckhbw %xmm2, %xmm6 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
+	movdqa 256(%rsp), %xmm2 /* reload tr1_23 */
+	movdqa %xmm9, 0(%rsp) /* spill tr2_23 */
+	movdqa %xmm2, %xmm9 /* tr1_23 */
+	punpcklbw %xmm13, %xmm9 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
+	punpckhbw %xmm13, %xmm2 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
+	movdqa %xmm5, %xmm13 /* tr2_16 */
+	punpcklbw %xmm11, %xmm13 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	punpckhbw %xmm11, %xmm5 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	movdqa %xmm1, %xmm11 /* tr2_17 */
+	punpcklbw %xmm10, %xmm11 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	punpckhbw %xmm10, %xmm1 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
+	movdqa %xmm8, %xmm10 /* tr2_18 */
+	punpcklbw %xmm4, %xmm10 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	punpckhbw %xmm4, %xmm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	movdqa %xmm3, %xmm4 /* tr2_19 */
+	punpcklbw %xmm7, %xmm4 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	punpckhbw %xmm7, %xmm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
+	movdqa %xmm15, %xmm7 /* tr2_20 */
+	punpcklbw %xmm12, %xmm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	punpckhbw %xmm12, %xmm15 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	movdqa %xmm0, %xmm12 /* tr2_21 */
+	punpcklbw %xmm6, %xmm12 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	punpckhbw %xmm6, %xmm0 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	movdqa %xmm14, %xmm6 /* tr2_22 */
+	punpcklbw %xmm9, %xmm6 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	punpckhbw %xmm9, %xmm14 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	movdqa 0(%rsp), %xmm9 /* reload tr2_23 */
+	movdqa %xmm14, 256(%rsp) /* spill tr3_29 */
+	movdqa %xmm9, %xmm14 /* tr2_23 */
+	punpcklbw %xmm2, %xmm14 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	punpckhbw %xmm2, %xmm9 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	movdqa %xmm13, %xmm2 /* tr3_16 */
+	psrlw $4, %xmm2 /* hi_shifted_16 = shr(tr3_16) */
+	movdqa %xmm9, 0(%rsp) /* spill tr3_31 */
 	movdqa .Lublock_nibbleslice_ssse3_asm_14_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
-	pand %xmm9, %xmm3 /* hi_16 = and(hi_shifted_16, nibble_mask) */
-	pand %xmm9, %xmm15 /* lo_16 = and(tr3_16, nibble_mask) */
-	movdqa %xmm15, 0(%rsp) /* spill lo_16 */
-	movdqa %xmm14, %xmm15 /* tr3_17 */
-	psrlw $4, %xmm15 /* hi_shifted_17 = shr(tr3_17) */
-	pand %xmm9, %xmm15 /* hi_17 = and(hi_shifted_17, nibble_mask) */
-	pand %xmm9, %xmm14 /* lo_17 = and(tr3_17, nibble_mask) */
-	movdqa %xmm14, 80(%rsp) /* spill lo_17 */
-	movdqa %xmm7, %xmm14 /* tr3_18 */
-	psrlw $4, %xmm14 /* hi_shifted_18 = shr(tr3_18) */
-	pand %xmm9, %xmm14 /* hi_18 = and(hi_shifted_18, nibble_mask) */
-	pand %xmm9, %xmm7 /* lo_18 = and(tr3_18, nibble_mask) */
-	movdqa %xmm7, 576(%rsp) /* spill lo_18 */
-	movdqa %xmm2, %xmm7 /* tr3_19 */
-	psrlw $4, %xmm7 /* hi_shifted_19 = shr(tr3_19) */
-	pand %xmm9, %xmm7 /* hi_19 = and(hi_shifted_19, nibble_mask) */
-	pand %xmm9, %xmm2 /* lo_19 = and(tr3_19, nibble_mask) */
-	movdqa %xmm2, 592(%rsp) /* spill lo_19 */
-	movdqa %xmm12, %xmm2 /* tr3_20 */
-	psrlw $4, %xmm2 /* hi_shifted_20 = shr(tr3_20) */
-	pand %xmm9, %xmm2 /* hi_20 = and(hi_shifted_20, nibble_mask) */
-	pand %xmm9, %xmm12 /* lo_20 = and(tr3_20, nibble_mask) */
-	movdqa %xmm12, 608(%rsp) /* spill lo_20 */
-	movdqa %xmm10, %xmm12 /* tr3_21 */
-	psrlw $4, %xmm12 /* hi_shifted_21 = shr(tr3_21) */
-	pand %xmm9, %xmm12 /* hi_21 = and(hi_shifted_21, nibble_mask) */
-	pand %xmm9, %xmm10 /* lo_21 = and(tr3_21, nibble_mask) */
-	movdqa %xmm10, 624(%rsp) /* spill lo_21 */
-	movdqa %xmm1, %xmm10 /* tr3_22 */
-	psrlw $4, %xmm10 /* hi_shifted_22 = shr(tr3_22) */
-	pand %xmm9, %xmm10 /* hi_22 = and(hi_shifted_22, nibble_mask) */
-	pand %xmm9, %xmm1 /* lo_22 = and(tr3_22, nibble_mask) */
-	movdqa %xmm1, 640(%rsp) /* spill lo_22 */
-	movdqa %xmm5, %xmm1 /* tr3_23 */
-	psrlw $4, %xmm1 /* hi_shifted_23 = shr(tr3_23) */
-	pand %xmm9, %xmm1 /* hi_23 = and(hi_shifted_23, nibble_mask) */
-	pand %xmm9, %xmm5 /* lo_23 = and(tr3_23, nibble_mask) */
-	movdqa %xmm5, 656(%rsp) /* spill lo_23 */
-	movdqa %xmm11, %xmm5 /* tr3_24 */
-	psrlw $4, %xmm5 /* hi_shifted_24 = shr(tr3_24) */
-	pand %xmm9, %xmm5 /* hi_24 = and(hi_shifted_24, nibble_mask) */
-	pand %xmm9, %xmm11 /* lo_24 = and(tr3_24, nibble_mask) */
-	movdqa %xmm11, 672(%rsp) /* spill lo_24 */
-	movdqa %xmm13, %xmm11 /* tr3_25 */
-	psrlw $4, %xmm11 /* hi_shifted_25 = shr(tr3_25) */
-	pand %xmm9, %xmm11 /* hi_25 = and(hi_shifted_25, nibble_mask) */
-	pand %xmm9, %xmm13 /* lo_25 = and(tr3_25, nibble_mask) */
-	movdqa %xmm13, 688(%rsp) /* spill lo_25 */
-	movdqa %xmm0, %xmm13 /* tr3_26 */
-	psrlw $4, %xmm13 /* hi_shifted_26 = shr(tr3_26) */
-	pand %xmm9, %xmm13 /* hi_26 = and(hi_shifted_26, nibble_mask) */
-	pand %xmm9, %xmm0 /* lo_26 = and(tr3_26, nibble_mask) */
-	movdqa %xmm0, 704(%rsp) /* spill lo_26 */
-	movdqa %xmm8, %xmm0 /* tr3_27 */
-	psrlw $4, %xmm0 /* hi_shifted_27 = shr(tr3_27) */
-	pand %xmm9, %xmm0 /* hi_27 = and(hi_shifted_27, nibble_mask) */
-	pand %xmm9, %xmm8 /* lo_27 = and(tr3_27, nibble_mask) */
-	movdqa %xmm8, 720(%rsp) /* spill lo_27 */
-	movdqa %xmm4, %xmm8 /* tr3_28 */
-	psrlw $4, %xmm8 /* hi_shifted_28 = shr(tr3_28) */
-	pand %xmm9, %xmm8 /* hi_28 = and(hi_shifted_28, nibble_mask) */
-	pand %xmm9, %xmm4 /* lo_28 = and(tr3_28, nibble_mask) */
-	movdqa %xmm4, 736(%rsp) /* spill lo_28 */
-	movdqa 256(%rsp), %xmm4 /* reload tr3_29 */
-	movdqa %xmm8, 752(%rsp) /* spill hi_28 */
-	movdqa %xmm4, %xmm8 /* tr3_29 */
-	psrlw $4, %xmm8 /* hi_shifted_29 = shr(tr3_29) */
-	pand %xmm9, %xmm8 /* hi_29 = and(hi_shifted_29, nibble_mask) */
-	pand %xmm9, %xmm4 /* lo_29 = and(tr3_29, nibble_mask) */
-	movdqa %xmm4, 256(%rsp) /* spill lo_29 */
-	movdqa %xmm6, %xmm4 /* tr3_30 */
-	psrlw $4, %xmm4 /* hi_shifted_30 = shr(tr3_30) */
-	pand %xmm9, %xmm4 /* hi_30 = and(hi_shifted_30, nibble_mask) */
-	pand %xmm9, %xmm6 /* lo_30 = and(tr3_30, nibble_mask) */
-	movdqa %xmm6, 768(%rsp) /* spill lo_30 */
-	movdqa 16(%rsp), %xmm6 /* reload tr3_31 */
-	movdqa %xmm4, 784(%rsp) /* spill hi_30 */
-	movdqa %xmm6, %xmm4 /* tr3_31 */
-	psrlw $4, %xmm4 /* hi_shifted_31 = shr(tr3_31) */
-	pand %xmm9, %xmm4 /* hi_31 = and(hi_shifted_31, nibble_mask) */
-	pand %xmm9, %xmm6 /* lo_31 = and(tr3_31, nibble_mask) */
-	movdqa 224(%rsp), %xmm9 /* reload x0_0.2 */
-	movdqa %xmm6, 16(%rsp) /* spill x1_31.2 */
-	movdqa 288(%rsp), %xmm6 /* reload x0_1.2 */
-	movdqa %xmm4, 800(%rsp) /* spill x1_30.2 */
-	movdqa 32(%rsp), %xmm4 /* reload x0_2.2 */
-	movdqa %xmm8, 816(%rsp) /* spill x1_26.2 */
-	movdqa 304(%rsp), %xmm8 /* reload x0_3.2 */
-	movdqa %xmm0, 832(%rsp) /* spill x1_22.2 */
-	movdqa 192(%rsp), %xmm0 /* reload x0_4.2 */
-	movdqa %xmm13, 848(%rsp) /* spill x1_20.2 */
-	movdqa 320(%rsp), %xmm13 /* reload x0_5.2 */
-	movdqa %xmm11, 864(%rsp) /* spill x1_18.2 */
-	movdqa 48(%rsp), %xmm11 /* reload x0_6.2 */
-	movdqa %xmm5, 880(%rsp) /* spill x1_16.2 */
-	movdqa 336(%rsp), %xmm5 /* reload x0_7.2 */
-	movdqa %xmm1, 896(%rsp) /* spill x1_14.2 */
-	movdqa 160(%rsp), %xmm1 /* reload x0_8.2 */
-	movdqa %xmm10, 912(%rsp) /* spill x1_12.2 */
-	movdqa 352(%rsp), %xmm10 /* reload x0_9.2 */
-	movdqa %xmm12, 928(%rsp) /* spill x1_10.2 */
-	movdqa 64(%rsp), %xmm12 /* reload x0_10.2 */
-	movdqa %xmm2, 944(%rsp) /* spill x1_8.2 */
-	movdqa 368(%rsp), %xmm2 /* reload x0_11.2 */
-	movdqa %xmm2, 960(%rsp) /* spill x0_11.2 */
-	movdqa 128(%rsp), %xmm2 /* reload x0_12.2 */
-	movdqa %xmm2, 976(%rsp) /* spill x0_12.2 */
-	movdqa 384(%rsp), %xmm2 /* reload x0_13.2 */
-	movdqa %xmm2, 992(%rsp) /* spill x0_13.2 */
-	movdqa 96(%rsp), %xmm2 /* reload x0_14.2 */
-	movdqa %xmm2, 1008(%rsp) /* spill x0_14.2 */
-	movdqa 400(%rsp), %xmm2 /* reload x0_15.2 */
-	movdqa %xmm2, 1024(%rsp) /* spill x0_15.2 */
-	movdqa 112(%rsp), %xmm2 /* reload x0_16.2 */
-	movdqa %xmm2, 1040(%rsp) /* spill x0_16.2 */
-	movdqa 416(%rsp), %xmm2 /* reload x0_17.2 */
-	movdqa %xmm2, 1056(%rsp) /* spill x0_17.2 */
-	movdqa 144(%rsp), %xmm2 /* reload x0_18.2 */
-	movdqa %xmm2, 1072(%rsp) /* spill x0_18.2 */
-	movdqa 432(%rsp), %xmm2 /* reload x0_19.2 */
-	movdqa %xmm2, 1088(%rsp) /* spill x0_19.2 */
-	movdqa 176(%rsp), %xmm2 /* reload x0_20.2 */
-	movdqa %xmm2, 1104(%rsp) /* spill x0_20.2 */
-	movdqa 448(%rsp), %xmm2 /* reload x0_21.2 */
-	movdqa %xmm2, 1120(%rsp) /* spill x0_21.2 */
-	movdqa 208(%rsp), %xmm2 /* reload x0_22.2 */
-	movdqa %xmm2, 1136(%rsp) /* spill x0_22.2 */
-	movdqa 464(%rsp), %xmm2 /* reload x0_23.2 */
-	movdqa %xmm2, 1152(%rsp) /* spill x0_23.2 */
-	movdqa 496(%rsp), %xmm2 /* reload x0_24.2 */
-	movdqa %xmm2, 1168(%rsp) /* spill x0_24.2 */
-	movdqa 480(%rsp), %xmm2 /* reload x0_25.2 */
-	movdqa %xmm2, 1184(%rsp) /* spill x0_25.2 */
-	movdqa 560(%rsp), %xmm2 /* reload x0_26.2 */
-	movdqa %xmm2, 1200(%rsp) /* spill x0_26.2 */
-	movdqa 240(%rsp), %xmm2 /* reload x0_27.2 */
-	movdqa %xmm2, 1216(%rsp) /* spill x0_27.2 */
-	movdqa 528(%rsp), %xmm2 /* reload x0_28.2 */
-	movdqa %xmm2, 1232(%rsp) /* spill x0_28.2 */
-	movdqa 512(%rsp), %xmm2 /* reload x0_29.2 */
-	movdqa %xmm2, 1248(%rsp) /* spill x0_29.2 */
-	movdqa 544(%rsp), %xmm2 /* reload x0_30.2 */
-	movdqa %xmm2, 1264(%rsp) /* spill x0_30.2 */
-	movdqa 272(%rsp), %xmm2 /* reload x0_31.2 */
-	movdqa %xmm2, 1280(%rsp) /* spill x0_31.2 */
-	movdqa 0(%rsp), %xmm2 /* reload x1_1.2 */
-	movdqa %xmm12, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 80(%rsp), %xmm12 /* reload x1_3.2 */
-	movdqa %xmm10, 1312(%rsp) /* spill x0_9.2 */
-	movdqa 576(%rsp), %xmm10 /* reload x1_5.2 */
-	movdqa %xmm1, 1328(%rsp) /* spill x0_8.2 */
-	movdqa 592(%rsp), %xmm1 /* reload x1_7.2 */
-	movdqa %xmm1, 1344(%rsp) /* spill x1_7.2 */
-	movdqa 944(%rsp), %xmm1 /* reload x1_8.2 */
-	movdqa %xmm1, 1360(%rsp) /* spill x1_8.2 */
-	movdqa 608(%rsp), %xmm1 /* reload x1_9.2 */
-	movdqa %xmm1, 1376(%rsp) /* spill x1_9.2 */
-	movdqa 928(%rsp), %xmm1 /* reload x1_10.2 */
-	movdqa %xmm1, 1392(%rsp) /* spill x1_10.2 */
-	movdqa 624(%rsp), %xmm1 /* reload x1_11.2 */
-	movdqa %xmm1, 1408(%rsp) /* spill x1_11.2 */
-	movdqa 912(%rsp), %xmm1 /* reload x1_12.2 */
-	movdqa %xmm1, 1424(%rsp) /* spill x1_12.2 */
-	movdqa 640(%rsp), %xmm1 /* reload x1_13.2 */
-	movdqa %xmm1, 1440(%rsp) /* spill x1_13.2 */
-	movdqa 896(%rsp), %xmm1 /* reload x1_14.2 */
-	movdqa %xmm1, 1456(%rsp) /* spill x1_14.2 */
-	movdqa 656(%rsp), %xmm1 /* reload x1_15.2 */
-	movdqa %xmm1, 1472(%rsp) /* spill x1_15.2 */
-	movdqa 880(%rsp), %xmm1 /* reload x1_16.2 */
-	movdqa %xmm1, 1488(%rsp) /* spill x1_16.2 */
-	movdqa 672(%rsp), %xmm1 /* reload x1_17.2 */
-	movdqa %xmm1, 1504(%rsp) /* spill x1_17.2 */
-	movdqa 864(%rsp), %xmm1 /* reload x1_18.2 */
-	movdqa %xmm1, 1520(%rsp) /* spill x1_18.2 */
-	movdqa 688(%rsp), %xmm1 /* reload x1_19.2 */
-	movdqa %xmm1, 1536(%rsp) /* spill x1_19.2 */
-	movdqa 848(%rsp), %xmm1 /* reload x1_20.2 */
-	movdqa %xmm1, 1552(%rsp) /* spill x1_20.2 */
-	movdqa 704(%rsp), %xmm1 /* reload x1_21.2 */
-	movdqa %xmm1, 1568(%rsp) /* spill x1_21.2 */
-	movdqa 832(%rsp), %xmm1 /* reload x1_22.2 */
-	movdqa %xmm1, 1584(%rsp) /* spill x1_22.2 */
-	movdqa 720(%rsp), %xmm1 /* reload x1_23.2 */
-	movdqa %xmm1, 1600(%rsp) /* spill x1_23.2 */
-	movdqa 752(%rsp), %xmm1 /* reload x1_24.2 */
-	movdqa %xmm1, 1616(%rsp) /* spill x1_24.2 */
-	movdqa 736(%rsp), %xmm1 /* reload x1_25.2 */
-	movdqa %xmm1, 1632(%rsp) /* spill x1_25.2 */
-	movdqa 816(%rsp), %xmm1 /* reload x1_26.2 */
-	movdqa %xmm1, 1648(%rsp) /* spill x1_26.2 */
-	movdqa 256(%rsp), %xmm1 /* reload x1_27.2 */
-	movdqa %xmm1, 1664(%rsp) /* spill x1_27.2 */
-	movdqa 784(%rsp), %xmm1 /* reload x1_28.2 */
-	movdqa %xmm1, 1680(%rsp) /* spill x1_28.2 */
-	movdqa 768(%rsp), %xmm1 /* reload x1_29.2 */
-	movdqa %xmm1, 1696(%rsp) /* spill x1_29.2 */
-	movdqa 800(%rsp), %xmm1 /* reload x1_30.2 */
-	movdqa %xmm1, 1712(%rsp) /* spill x1_30.2 */
-	movdqa 16(%rsp), %xmm1 /* reload x1_31.2 */
+	pand %xmm9, %xmm2 /* hi_16 = and(hi_shifted_16, nibble_mask) */
+	pand %xmm9, %xmm13 /* lo_16 = and(tr3_16, nibble_mask) */
+	movdqa %xmm13, 64(%rsp) /* spill lo_16 */
+	movdqa %xmm5, %xmm13 /* tr3_17 */
+	psrlw $4, %xmm13 /* hi_shifted_17 = shr(tr3_17) */
+	pand %xmm9, %xmm13 /* hi_17 = and(hi_shifted_17, nibble_mask) */
+	pand %xmm9, %xmm5 /* lo_17 = and(tr3_17, nibble_mask) */
+	movdqa %xmm5, 560(%rsp) /* spill lo_17 */
+	movdqa %xmm11, %xmm5 /* tr3_18 */
+	psrlw $4, %xmm5 /* hi_shifted_18 = shr(tr3_18) */
+	pand %xmm9, %xmm5 /* hi_18 = and(hi_shifted_18, nibble_mask) */
+	pand %xmm9, %xmm11 /* lo_18 = and(tr3_18, nibble_mask) */
+	movdqa %xmm11, 576(%rsp) /* spill lo_18 */
+	movdqa %xmm1, %xmm11 /* tr3_19 */
+	psrlw $4, %xmm11 /* hi_shifted_19 = shr(tr3_19) */
+	pand %xmm9, %xmm11 /* hi_19 = and(hi_shifted_19, nibble_mask) */
+	pand %xmm9, %xmm1 /* lo_19 = and(tr3_19, nibble_mask) */
+	movdqa %xmm1, 592(%rsp) /* spill lo_19 */
+	movdqa %xmm10, %xmm1 /* tr3_20 */
+	psrlw $4, %xmm1 /* hi_shifted_20 = shr(tr3_20) */
+	pand %xmm9, %xmm1 /* hi_20 = and(hi_shifted_20, nibble_mask) */
+	pand %xmm9, %xmm10 /* lo_20 = and(tr3_20, nibble_mask) */
+	movdqa %xmm10, 608(%rsp) /* spill lo_20 */
+	movdqa %xmm8, %xmm10 /* tr3_21 */
+	psrlw $4, %xmm10 /* hi_shifted_21 = shr(tr3_21) */
+	pand %xmm9, %xmm10 /* hi_21 = and(hi_shifted_21, nibble_mask) */
+	pand %xmm9, %xmm8 /* lo_21 = and(tr3_21, nibble_mask) */
+	movdqa %xmm8, 624(%rsp) /* spill lo_21 */
+	movdqa %xmm4, %xmm8 /* tr3_22 */
+	psrlw $4, %xmm8 /* hi_shifted_22 = shr(tr3_22) */
+	pand %xmm9, %xmm8 /* hi_22 = and(hi_shifted_22, nibble_mask) */
+	pand %xmm9, %xmm4 /* lo_22 = and(tr3_22, nibble_mask) */
+	movdqa %xmm4, 640(%rsp) /* spill lo_22 */
+	movdqa %xmm3, %xmm4 /* tr3_23 */
+	psrlw $4, %xmm4 /* hi_shifted_23 = shr(tr3_23) */
+	pand %xmm9, %xmm4 /* hi_23 = and(hi_shifted_23, nibble_mask) */
+	pand %xmm9, %xmm3 /* lo_23 = and(tr3_23, nibble_mask) */
+	movdqa %xmm3, 656(%rsp) /* spill lo_23 */
+	movdqa %xmm7, %xmm3 /* tr3_24 */
+	psrlw $4, %xmm3 /* hi_shifted_24 = shr(tr3_24) */
+	pand %xmm9, %xmm3 /* hi_24 = and(hi_shifted_24, nibble_mask) */
+	pand %xmm9, %xmm7 /* lo_24 = and(tr3_24, nibble_mask) */
+	movdqa %xmm7, 672(%rsp) /* spill lo_24 */
+	movdqa %xmm15, %xmm7 /* tr3_25 */
+	psrlw $4, %xmm7 /* hi_shifted_25 = shr(tr3_25) */
+	pand %xmm9, %xmm7 /* hi_25 = and(hi_shifted_25, nibble_mask) */
+	pand %xmm9, %xmm15 /* lo_25 = and(tr3_25, nibble_mask) */
+	movdqa %xmm15, 688(%rsp) /* spill lo_25 */
+	movdqa %xmm12, %xmm15 /* tr3_26 */
+	psrlw $4, %xmm15 /* hi_shifted_26 = shr(tr3_26) */
+	pand %xmm9, %xmm15 /* hi_26 = and(hi_shifted_26, nibble_mask) */
+	pand %xmm9, %xmm12 /* lo_26 = and(tr3_26, nibble_mask) */
+	movdqa %xmm12, 704(%rsp) /* spill lo_26 */
+	movdqa %xmm0, %xmm12 /* tr3_27 */
+	psrlw $4, %xmm12 /* hi_shifted_27 = shr(tr3_27) */
+	pand %xmm9, %xmm12 /* hi_27 = and(hi_shifted_27, nibble_mask) */
+	pand %xmm9, %xmm0 /* lo_27 = and(tr3_27, nibble_mask) */
+	movdqa %xmm0, 720(%rsp) /* spill lo_27 */
+	movdqa %xmm6, %xmm0 /* tr3_28 */
+	psrlw $4, %xmm0 /* hi_shifted_28 = shr(tr3_28) */
+	pand %xmm9, %xmm0 /* hi_28 = and(hi_shifted_28, nibble_mask) */
+	pand %xmm9, %xmm6 /* lo_28 = and(tr3_28, nibble_mask) */
+	movdqa %xmm6, 736(%rsp) /* spill lo_28 */
+	movdqa 256(%rsp), %xmm6 /* reload tr3_29 */
+	movdqa %xmm0, 752(%rsp) /* spill hi_28 */
+	movdqa %xmm6, %xmm0 /* tr3_29 */
+	psrlw $4, %xmm0 /* hi_shifted_29 = shr(tr3_29) */
+	pand %xmm9, %xmm0 /* hi_29 = and(hi_shifted_29, nibble_mask) */
+	pand %xmm9, %xmm6 /* lo_29 = and(tr3_29, nibble_mask) */
+	movdqa %xmm6, 256(%rsp) /* spill lo_29 */
+	movdqa %xmm14, %xmm6 /* tr3_30 */
+	psrlw $4, %xmm6 /* hi_shifted_30 = shr(tr3_30) */
+	pand %xmm9, %xmm6 /* hi_30 = and(hi_shifted_30, nibble_mask) */
+	pand %xmm9, %xmm14 /* lo_30 = and(tr3_30, nibble_mask) */
+	movdqa %xmm14, 768(%rsp) /* spill lo_30 */
+	movdqa 0(%rsp), %xmm14 /* reload tr3_31 */
+	movdqa %xmm6, 784(%rsp) /* spill hi_30 */
+	movdqa %xmm14, %xmm6 /* tr3_31 */
+	psrlw $4, %xmm6 /* hi_shifted_31 = shr(tr3_31) */
+	pand %xmm9, %xmm6 /* hi_31 = and(hi_shifted_31, nibble_mask) */
+	pand %xmm9, %xmm14 /* lo_31 = and(tr3_31, nibble_mask) */
+	movdqa 16(%rsp), %xmm9 /* reload x0_0.2 */
+	movdqa %xmm14, 0(%rsp) /* spill x1_31.2 */
+	movdqa 288(%rsp), %xmm14 /* reload x0_1.2 */
+	movdqa %xmm6, 800(%rsp) /* spill x1_30.2 */
+	movdqa 224(%rsp), %xmm6 /* reload x0_2.2 */
+	movdqa %xmm0, 816(%rsp) /* spill x1_26.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x0_3.2 */
+	movdqa %xmm12, 832(%rsp) /* spill x1_22.2 */
+	movdqa 32(%rsp), %xmm12 /* reload x0_4.2 */
+	movdqa %xmm15, 848(%rsp) /* spill x1_20.2 */
+	movdqa 320(%rsp), %xmm15 /* reload x0_5.2 */
+	movdqa %xmm7, 864(%rsp) /* spill x1_18.2 */
+	movdqa 192(%rsp), %xmm7 /* reload x0_6.2 */
+	movdqa %xmm3, 880(%rsp) /* spill x1_16.2 */
+	movdqa 336(%rsp), %xmm3 /* reload x0_7.2 */
+	movdqa %xmm4, 896(%rsp) /* spill x1_14.2 */
+	movdqa 48(%rsp), %xmm4 /* reload x0_8.2 */
+	movdqa %xmm8, 912(%rsp) /* spill x1_12.2 */
+	movdqa 352(%rsp), %xmm8 /* reload x0_9.2 */
+	movdqa %xmm10, 928(%rsp) /* spill x1_10.2 */
+	movdqa 160(%rsp), %xmm10 /* reload x0_10.2 */
+	movdqa %xmm1, 944(%rsp) /* spill x1_8.2 */
+	movdqa 368(%rsp), %xmm1 /* reload x0_11.2 */
+	movdqa %xmm1, 960(%rsp) /* spill x0_11.2 */
+	movdqa 128(%rsp), %xmm1 /* reload x0_12.2 */
+	movdqa %xmm1, 976(%rsp) /* spill x0_12.2 */
+	movdqa 384(%rsp), %xmm1 /* reload x0_13.2 */
+	movdqa %xmm1, 992(%rsp) /* spill x0_13.2 */
+	movdqa 80(%rsp), %xmm1 /* reload x0_14.2 */
+	movdqa %xmm1, 1008(%rsp) /* spill x0_14.2 */
+	movdqa 400(%rsp), %xmm1 /* reload x0_15.2 */
+	movdqa %xmm1, 1024(%rsp) /* spill x0_15.2 */
+	movdqa 96(%rsp), %xmm1 /* reload x0_16.2 */
+	movdqa %xmm1, 1040(%rsp) /* spill x0_16.2 */
+	movdqa 416(%rsp), %xmm1 /* reload x0_17.2 */
+	movdqa %xmm1, 1056(%rsp) /* spill x0_17.2 */
+	movdqa 112(%rsp), %xmm1 /* reload x0_18.2 */
+	movdqa %xmm1, 1072(%rsp) /* spill x0_18.2 */
+	movdqa 432(%rsp), %xmm1 /* reload x0_19.2 */
+	movdqa %xmm1, 1088(%rsp) /* spill x0_19.2 */
+	movdqa 144(%rsp), %xmm1 /* reload x0_20.2 */
+	movdqa %xmm1, 1104(%rsp) /* spill x0_20.2 */
+	movdqa 448(%rsp), %xmm1 /* reload x0_21.2 */
+	movdqa %xmm1, 1120(%rsp) /* spill x0_21.2 */
+	movdqa 176(%rsp), %xmm1 /* reload x0_22.2 */
+	movdqa %xmm1, 1136(%rsp) /* spill x0_22.2 */
+	movdqa 464(%rsp), %xmm1 /* reload x0_23.2 */
+	movdqa %xmm1, 1152(%rsp) /* spill x0_23.2 */
+	movdqa 496(%rsp), %xmm1 /* reload x0_24.2 */
+	movdqa %xmm1, 1168(%rsp) /* spill x0_24.2 */
+	movdqa 480(%rsp), %xmm1 /* reload x0_25.2 */
+	movdqa %xmm1, 1184(%rsp) /* spill x0_25.2 */
+	movdqa 208(%rsp), %xmm1 /* reload x0_26.2 */
+	movdqa %xmm1, 1200(%rsp) /* spill x0_26.2 */
+	movdqa 272(%rsp), %xmm1 /* reload x0_27.2 */
+	movdqa %xmm1, 1216(%rsp) /* spill x0_27.2 */
+	movdqa 528(%rsp), %xmm1 /* reload x0_28.2 */
+	movdqa %xmm1, 1232(%rsp) /* spill x0_28.2 */
+	movdqa 512(%rsp), %xmm1 /* reload x0_29.2 */
+	movdqa %xmm1, 1248(%rsp) /* spill x0_29.2 */
+	movdqa 544(%rsp), %xmm1 /* reload x0_30.2 */
+	movdqa %xmm1, 1264(%rsp) /* spill x0_30.2 */
+	movdqa 240(%rsp), %xmm1 /* reload x0_31.2 */
+	movdqa %xmm1, 1280(%rsp) /* spill x0_31.2 */
+	movdqa 64(%rsp), %xmm1 /* reload x1_1.2 */
+	movdqa %xmm10, 1296(%rsp) /* spill x0_10.2 */
+	movdqa 560(%rsp), %xmm10 /* reload x1_3.2 */
+	movdqa %xmm8, 1312(%rsp) /* spill x0_9.2 */
+	movdqa 576(%rsp), %xmm8 /* reload x1_5.2 */
+	movdqa %xmm4, 1328(%rsp) /* spill x0_8.2 */
+	movdqa 592(%rsp), %xmm4 /* reload x1_7.2 */
+	movdqa %xmm4, 1344(%rsp) /* spill x1_7.2 */
+	movdqa 944(%rsp), %xmm4 /* reload x1_8.2 */
+	movdqa %xmm4, 1360(%rsp) /* spill x1_8.2 */
+	movdqa 608(%rsp), %xmm4 /* reload x1_9.2 */
+	movdqa %xmm4, 1376(%rsp) /* spill x1_9.2 */
+	movdqa 928(%rsp), %xmm4 /* reload x1_10.2 */
+	movdqa %xmm4, 1392(%rsp) /* spill x1_10.2 */
+	movdqa 624(%rsp), %xmm4 /* reload x1_11.2 */
+	movdqa %xmm4, 1408(%rsp) /* spill x1_11.2 */
+	movdqa 912(%rsp), %xmm4 /* reload x1_12.2 */
+	movdqa %xmm4, 1424(%rsp) /* spill x1_12.2 */
+	movdqa 640(%rsp), %xmm4 /* reload x1_13.2 */
+	movdqa %xmm4, 1440(%rsp) /* spill x1_13.2 */
+	movdqa 896(%rsp), %xmm4 /* reload x1_14.2 */
+	movdqa %xmm4, 1456(%rsp) /* spill x1_14.2 */
+	movdqa 656(%rsp), %xmm4 /* reload x1_15.2 */
+	movdqa %xmm4, 1472(%rsp) /* spill x1_15.2 */
+	movdqa 880(%rsp), %xmm4 /* reload x1_16.2 */
+	movdqa %xmm4, 1488(%rsp) /* spill x1_16.2 */
+	movdqa 672(%rsp), %xmm4 /* reload x1_17.2 */
+	movdqa %xmm4, 1504(%rsp) /* spill x1_17.2 */
+	movdqa 864(%rsp), %xmm4 /* reload x1_18.2 */
+	movdqa %xmm4, 1520(%rsp) /* spill x1_18.2 */
+	movdqa 688(%rsp), %xmm4 /* reload x1_19.2 */
+	movdqa %xmm4, 1536(%rsp) /* spill x1_19.2 */
+	movdqa 848(%rsp), %xmm4 /* reload x1_20.2 */
+	movdqa %xmm4, 1552(%rsp) /* spill x1_20.2 */
+	movdqa 704(%rsp), %xmm4 /* reload x1_21.2 */
+	movdqa %xmm4, 1568(%rsp) /* spill x1_21.2 */
+	movdqa 832(%rsp), %xmm4 /* reload x1_22.2 */
+	movdqa %xmm4, 1584(%rsp) /* spill x1_22.2 */
+	movdqa 720(%rsp), %xmm4 /* reload x1_23.2 */
+	movdqa %xmm4, 1600(%rsp) /* spill x1_23.2 */
+	movdqa 752(%rsp), %xmm4 /* reload x1_24.2 */
+	movdqa %xmm4, 1616(%rsp) /* spill x1_24.2 */
+	movdqa 736(%rsp), %xmm4 /* reload x1_25.2 */
+	movdqa %xmm4, 1632(%rsp) /* spill x1_25.2 */
+	movdqa 816(%rsp), %xmm4 /* reload x1_26.2 */
+	movdqa %xmm4, 1648(%rsp) /* spill x1_26.2 */
+	movdqa 256(%rsp), %xmm4 /* reload x1_27.2 */
+	movdqa %xmm4, 1664(%rsp) /* spill x1_27.2 */
+	movdqa 784(%rsp), %xmm4 /* reload x1_28.2 */
+	movdqa %xmm4, 1680(%rsp) /* spill x1_28.2 */
+	movdqa 768(%rsp), %xmm4 /* reload x1_29.2 */
+	movdqa %xmm4, 1696(%rsp) /* spill x1_29.2 */
+	movdqa 800(%rsp), %xmm4 /* reload x1_30.2 */
+	movdqa %xmm4, 1712(%rsp) /* spill x1_30.2 */
+	movdqa 0(%rsp), %xmm4 /* reload x1_31.2 */
+	movdqa %xmm4, 768(%rsp) /* spill x1_31.2 */
 	xor %r8, %r8
 .Lublock_nibbleslice_ssse3_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm1, 768(%rsp) /* spill x1_31.2 */
-	movdqu (%rdi,%r8), %xmm1 /* t0_0 = bcast128() */
-	pshufb %xmm9, %xmm1 /* s0_0 = lookup16(t0_0, x0_0) */
-	movdqa %xmm9, 784(%rsp) /* spill x0_0.2 */
+	movdqu (%rdi,%r8), %xmm4 /* t0_0 = bcast128() */
+	pshufb %xmm9, %xmm4 /* s0_0 = lookup16(t0_0, x0_0) */
 	movdqu 16(%rdi,%r8), %xmm9 /* t0_1 = bcast128() */
-	pshufb %xmm6, %xmm9 /* s0_1 = lookup16(t0_1, x0_1) */
-	movdqa %xmm6, 256(%rsp) /* spill x0_1.2 */
-	movdqu 32(%rdi,%r8), %xmm6 /* t0_2 = bcast128() */
-	pshufb %xmm4, %xmm6 /* s0_2 = lookup16(t0_2, x0_2) */
-	movdqa %xmm4, 736(%rsp) /* spill x0_2.2 */
-	movdqu 48(%rdi,%r8), %xmm4 /* t0_3 = bcast128() */
-	pshufb %xmm8, %xmm4 /* s0_3 = lookup16(t0_3, x0_3) */
-	movdqa %xmm8, 752(%rsp) /* spill x0_3.2 */
-	movdqu 64(%rdi,%r8), %xmm8 /* t0_4 = bcast128() */
-	pshufb %xmm0, %xmm8 /* s0_4 = lookup16(t0_4, x0_4) */
-	movdqa %xmm0, 720(%rsp) /* spill x0_4.2 */
-	movdqu 80(%rdi,%r8), %xmm0 /* t0_5 = bcast128() */
-	pshufb %xmm13, %xmm0 /* s0_5 = lookup16(t0_5, x0_5) */
-	movdqa %xmm13, 704(%rsp) /* spill x0_5.2 */
-	movdqu 96(%rdi,%r8), %xmm13 /* t0_6 = bcast128() */
-	pshufb %xmm11, %xmm13 /* s0_6 = lookup16(t0_6, x0_6) */
-	movdqa %xmm11, 688(%rsp) /* spill x0_6.2 */
-	movdqu 112(%rdi,%r8), %xmm11 /* t0_7 = bcast128() */
-	pshufb %xmm5, %xmm11 /* s0_7 = lookup16(t0_7, x0_7) */
-	movdqa %xmm5, 672(%rsp) /* spill x0_7.2 */
-	movdqu 512(%rdi,%r8), %xmm5 /* t1_0 = bcast128() */
-	pshufb %xmm3, %xmm5 /* s1_0 = lookup16(t1_0, x1_0) */
-	movdqa %xmm3, 656(%rsp) /* spill x1_0.2 */
-	movdqu 528(%rdi,%r8), %xmm3 /* t1_1 = bcast128() */
-	pshufb %xmm2, %xmm3 /* s1_1 = lookup16(t1_1, x1_1) */
-	movdqa %xmm2, 640(%rsp) /* spill x1_1.2 */
-	movdqu 544(%rdi,%r8), %xmm2 /* t1_2 = bcast128() */
-	pshufb %xmm15, %xmm2 /* s1_2 = lookup16(t1_2, x1_2) */
-	movdqa %xmm15, 624(%rsp) /* spill x1_2.2 */
-	movdqu 560(%rdi,%r8), %xmm15 /* t1_3 = bcast128() */
-	pshufb %xmm12, %xmm15 /* s1_3 = lookup16(t1_3, x1_3) */
-	movdqa %xmm12, 608(%rsp) /* spill x1_3.2 */
-	movdqu 576(%rdi,%r8), %xmm12 /* t1_4 = bcast128() */
-	pshufb %xmm14, %xmm12 /* s1_4 = lookup16(t1_4, x1_4) */
-	movdqa %xmm14, 592(%rsp) /* spill x1_4.2 */
-	movdqu 592(%rdi,%r8), %xmm14 /* t1_5 = bcast128() */
-	pshufb %xmm10, %xmm14 /* s1_5 = lookup16(t1_5, x1_5) */
-	movdqa %xmm10, 576(%rsp) /* spill x1_5.2 */
-	movdqu 608(%rdi,%r8), %xmm10 /* t1_6 = bcast128() */
-	pshufb %xmm7, %xmm10 /* s1_6 = lookup16(t1_6, x1_6) */
-	movdqa %xmm7, 80(%rsp) /* spill x1_6.2 */
-	movdqu 624(%rdi,%r8), %xmm7 /* t1_7 = bcast128() */
-	movdqa %xmm11, 0(%rsp) /* spill s0_7 */
-	movdqa 1344(%rsp), %xmm11 /* reload x1_7.2 */
-	pshufb %xmm11, %xmm7 /* s1_7 = lookup16(t1_7, x1_7) */
+	pshufb %xmm14, %xmm9 /* s0_1 = lookup16(t0_1, x0_1) */
+	movdqu 32(%rdi,%r8), %xmm14 /* t0_2 = bcast128() */
+	pshufb %xmm6, %xmm14 /* s0_2 = lookup16(t0_2, x0_2) */
+	movdqu 48(%rdi,%r8), %xmm6 /* t0_3 = bcast128() */
+	pshufb %xmm0, %xmm6 /* s0_3 = lookup16(t0_3, x0_3) */
+	movdqu 64(%rdi,%r8), %xmm0 /* t0_4 = bcast128() */
+	pshufb %xmm12, %xmm0 /* s0_4 = lookup16(t0_4, x0_4) */
+	movdqu 80(%rdi,%r8), %xmm12 /* t0_5 = bcast128() */
+	pshufb %xmm15, %xmm12 /* s0_5 = lookup16(t0_5, x0_5) */
+	movdqu 96(%rdi,%r8), %xmm15 /* t0_6 = bcast128() */
+	pshufb %xmm7, %xmm15 /* s0_6 = lookup16(t0_6, x0_6) */
+	movdqu 112(%rdi,%r8), %xmm7 /* t0_7 = bcast128() */
+	pshufb %xmm3, %xmm7 /* s0_7 = lookup16(t0_7, x0_7) */
+	movdqu 512(%rdi,%r8), %xmm3 /* t1_0 = bcast128() */
+	pshufb %xmm2, %xmm3 /* s1_0 = lookup16(t1_0, x1_0) */
+	movdqu 528(%rdi,%r8), %xmm2 /* t1_1 = bcast128() */
+	pshufb %xmm1, %xmm2 /* s1_1 = lookup16(t1_1, x1_1) */
+	movdqu 544(%rdi,%r8), %xmm1 /* t1_2 = bcast128() */
+	pshufb %xmm13, %xmm1 /* s1_2 = lookup16(t1_2, x1_2) */
+	movdqu 560(%rdi,%r8), %xmm13 /* t1_3 = bcast128() */
+	pshufb %xmm10, %xmm13 /* s1_3 = lookup16(t1_3, x1_3) */
+	movdqu 576(%rdi,%r8), %xmm10 /* t1_4 = bcast128() */
+	pshufb %xmm5, %xmm10 /* s1_4 = lookup16(t1_4, x1_4) */
+	movdqu 592(%rdi,%r8), %xmm5 /* t1_5 = bcast128() */
+	pshufb %xmm8, %xmm5 /* s1_5 = lookup16(t1_5, x1_5) */
+	movdqu 608(%rdi,%r8), %xmm8 /* t1_6 = bcast128() */
+	pshufb %xmm11, %xmm8 /* s1_6 = lookup16(t1_6, x1_6) */
+	movdqu 624(%rdi,%r8), %xmm11 /* t1_7 = bcast128() */
+	pshufb 1344(%rsp), %xmm11 /* s1_7 = lookup16(t1_7, x1_7) */
 
 	/* Word pair 0: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm1, %xmm5 /* y1_0 = xor(s1_0, s0_0) */
-	pxor %xmm9, %xmm3 /* y1_1 = xor(s1_1, s0_1) */
-	pxor %xmm6, %xmm2 /* y1_2 = xor(s1_2, s0_2) */
-	pxor %xmm4, %xmm15 /* y1_3 = xor(s1_3, s0_3) */
-	pxor %xmm8, %xmm12 /* y1_4 = xor(s1_4, s0_4) */
-	pxor %xmm0, %xmm14 /* y1_5 = xor(s1_5, s0_5) */
-	pxor %xmm13, %xmm10 /* y1_6 = xor(s1_6, s0_6) */
-	movdqa 0(%rsp), %xmm11 /* reload s0_7 */
-	pxor %xmm11, %xmm7 /* y1_7 = xor(s1_7, s0_7) */
-	pxor %xmm3, %xmm1 /* y0_0 = xor(s0_0, y1_1) */
-	pxor %xmm2, %xmm9 /* y0_1 = xor(s0_1, y1_2) */
-	pxor %xmm15, %xmm6 /* y0_2 = xor(s0_2, y1_3) */
-	pxor %xmm12, %xmm4 /* y0_3 = xor(s0_3, y1_4) */
-	pxor %xmm14, %xmm8 /* y0_4 = xor(s0_4, y1_5) */
-	pxor %xmm10, %xmm0 /* y0_5 = xor(s0_5, y1_6) */
-	pxor %xmm7, %xmm13 /* y0_6 = xor(s0_6, y1_7) */
-	pxor %xmm5, %xmm11 /* y0_7 = xor(s0_7, y1_0) */
-	pxor %xmm6, %xmm5 /* y1_0_1 = xor(y1_0, y0_2) */
-	pxor %xmm4, %xmm3 /* y1_1_1 = xor(y1_1, y0_3) */
-	pxor %xmm8, %xmm2 /* y1_2_1 = xor(y1_2, y0_4) */
-	pxor %xmm0, %xmm15 /* y1_3_1 = xor(y1_3, y0_5) */
-	pxor %xmm13, %xmm12 /* y1_4_1 = xor(y1_4, y0_6) */
-	pxor %xmm11, %xmm14 /* y1_5_1 = xor(y1_5, y0_7) */
-	pxor %xmm1, %xmm10 /* y1_6_1 = xor(y1_6, y0_0) */
-	pxor %xmm9, %xmm7 /* y1_7_1 = xor(y1_7, y0_1) */
-	pxor %xmm2, %xmm1 /* y0_0_1 = xor(y0_0, y1_2_1) */
-	pxor %xmm15, %xmm9 /* y0_1_1 = xor(y0_1, y1_3_1) */
-	pxor %xmm12, %xmm6 /* y0_2_1 = xor(y0_2, y1_4_1) */
-	pxor %xmm14, %xmm4 /* y0_3_1 = xor(y0_3, y1_5_1) */
-	pxor %xmm10, %xmm8 /* y0_4_1 = xor(y0_4, y1_6_1) */
-	pxor %xmm7, %xmm0 /* y0_5_1 = xor(y0_5, y1_7_1) */
-	pxor %xmm5, %xmm13 /* y0_6_1 = xor(y0_6, y1_0_1) */
-	pxor %xmm3, %xmm11 /* y0_7_1 = xor(y0_7, y1_1_1) */
-	pxor %xmm0, %xmm5 /* y1_0_2 = xor(y1_0_1, y0_5_1) */
-	pxor %xmm13, %xmm3 /* y1_1_2 = xor(y1_1_1, y0_6_1) */
-	pxor %xmm11, %xmm2 /* y1_2_2 = xor(y1_2_1, y0_7_1) */
-	pxor %xmm1, %xmm15 /* y1_3_2 = xor(y1_3_1, y0_0_1) */
-	pxor %xmm9, %xmm12 /* y1_4_2 = xor(y1_4_1, y0_1_1) */
-	pxor %xmm6, %xmm14 /* y1_5_2 = xor(y1_5_1, y0_2_1) */
-	pxor %xmm4, %xmm10 /* y1_6_2 = xor(y1_6_1, y0_3_1) */
-	pxor %xmm8, %xmm7 /* y1_7_2 = xor(y1_7_1, y0_4_1) */
-	pxor %xmm5, %xmm1 /* y0_0_2 = xor(y0_0_1, y1_0_2) */
-	pxor %xmm3, %xmm9 /* y0_1_2 = xor(y0_1_1, y1_1_2) */
-	pxor %xmm2, %xmm6 /* y0_2_2 = xor(y0_2_1, y1_2_2) */
-	pxor %xmm15, %xmm4 /* y0_3_2 = xor(y0_3_1, y1_3_2) */
-	pxor %xmm12, %xmm8 /* y0_4_2 = xor(y0_4_1, y1_4_2) */
-	pxor %xmm14, %xmm0 /* y0_5_2 = xor(y0_5_1, y1_5_2) */
-	pxor %xmm10, %xmm13 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
-	pxor %xmm7, %xmm11 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
+	pxor %xmm4, %xmm3 /* y1_0 = xor(s1_0, s0_0) */
+	pxor %xmm9, %xmm2 /* y1_1 = xor(s1_1, s0_1) */
+	pxor %xmm14, %xmm1 /* y1_2 = xor(s1_2, s0_2) */
+	pxor %xmm6, %xmm13 /* y1_3 = xor(s1_3, s0_3) */
+	pxor %xmm0, %xmm10 /* y1_4 = xor(s1_4, s0_4) */
+	pxor %xmm12, %xmm5 /* y1_5 = xor(s1_5, s0_5) */
+	pxor %xmm15, %xmm8 /* y1_6 = xor(s1_6, s0_6) */
+	pxor %xmm7, %xmm11 /* y1_7 = xor(s1_7, s0_7) */
+	pxor %xmm2, %xmm4 /* y0_0 = xor(s0_0, y1_1) */
+	pxor %xmm1, %xmm9 /* y0_1 = xor(s0_1, y1_2) */
+	pxor %xmm13, %xmm14 /* y0_2 = xor(s0_2, y1_3) */
+	pxor %xmm10, %xmm6 /* y0_3 = xor(s0_3, y1_4) */
+	pxor %xmm5, %xmm0 /* y0_4 = xor(s0_4, y1_5) */
+	pxor %xmm8, %xmm12 /* y0_5 = xor(s0_5, y1_6) */
+	pxor %xmm11, %xmm15 /* y0_6 = xor(s0_6, y1_7) */
+	pxor %xmm3, %xmm7 /* y0_7 = xor(s0_7, y1_0) */
+	pxor %xmm14, %xmm3 /* y1_0_1 = xor(y1_0, y0_2) */
+	pxor %xmm6, %xmm2 /* y1_1_1 = xor(y1_1, y0_3) */
+	pxor %xmm0, %xmm1 /* y1_2_1 = xor(y1_2, y0_4) */
+	pxor %xmm12, %xmm13 /* y1_3_1 = xor(y1_3, y0_5) */
+	pxor %xmm15, %xmm10 /* y1_4_1 = xor(y1_4, y0_6) */
+	pxor %xmm7, %xmm5 /* y1_5_1 = xor(y1_5, y0_7) */
+	pxor %xmm4, %xmm8 /* y1_6_1 = xor(y1_6, y0_0) */
+	pxor %xmm9, %xmm11 /* y1_7_1 = xor(y1_7, y0_1) */
+	pxor %xmm1, %xmm4 /* y0_0_1 = xor(y0_0, y1_2_1) */
+	pxor %xmm13, %xmm9 /* y0_1_1 = xor(y0_1, y1_3_1) */
+	pxor %xmm10, %xmm14 /* y0_2_1 = xor(y0_2, y1_4_1) */
+	pxor %xmm5, %xmm6 /* y0_3_1 = xor(y0_3, y1_5_1) */
+	pxor %xmm8, %xmm0 /* y0_4_1 = xor(y0_4, y1_6_1) */
+	pxor %xmm11, %xmm12 /* y0_5_1 = xor(y0_5, y1_7_1) */
+	pxor %xmm3, %xmm15 /* y0_6_1 = xor(y0_6, y1_0_1) */
+	pxor %xmm2, %xmm7 /* y0_7_1 = xor(y0_7, y1_1_1) */
+	pxor %xmm12, %xmm3 /* y1_0_2 = xor(y1_0_1, y0_5_1) */
+	pxor %xmm15, %xmm2 /* y1_1_2 = xor(y1_1_1, y0_6_1) */
+	pxor %xmm7, %xmm1 /* y1_2_2 = xor(y1_2_1, y0_7_1) */
+	pxor %xmm4, %xmm13 /* y1_3_2 = xor(y1_3_1, y0_0_1) */
+	pxor %xmm9, %xmm10 /* y1_4_2 = xor(y1_4_1, y0_1_1) */
+	pxor %xmm14, %xmm5 /* y1_5_2 = xor(y1_5_1, y0_2_1) */
+	pxor %xmm6, %xmm8 /* y1_6_2 = xor(y1_6_1, y0_3_1) */
+	pxor %xmm0, %xmm11 /* y1_7_2 = xor(y1_7_1, y0_4_1) */
+	pxor %xmm3, %xmm4 /* y0_0_2 = xor(y0_0_1, y1_0_2) */
+	pxor %xmm2, %xmm9 /* y0_1_2 = xor(y0_1_1, y1_1_2) */
+	pxor %xmm1, %xmm14 /* y0_2_2 = xor(y0_2_1, y1_2_2) */
+	pxor %xmm13, %xmm6 /* y0_3_2 = xor(y0_3_1, y1_3_2) */
+	pxor %xmm10, %xmm0 /* y0_4_2 = xor(y0_4_1, y1_4_2) */
+	pxor %xmm5, %xmm12 /* y0_5_2 = xor(y0_5_1, y1_5_2) */
+	pxor %xmm8, %xmm15 /* y0_6_2 = xor(y0_6_1, y1_6_2) */
+	pxor %xmm11, %xmm7 /* y0_7_2 = xor(y0_7_1, y1_7_2) */
 
 	/* Word pair 1 (X0, X1 nibbles 8..15): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm7, 0(%rsp) /* spill y1_7_2 */
-	movdqu 128(%rdi,%r8), %xmm7 /* t0_8 = bcast128() */
-	movdqa %xmm10, 272(%rsp) /* spill y1_6_2 */
-	movdqa 1328(%rsp), %xmm10 /* reload x0_8.2 */
-	pshufb %xmm10, %xmm7 /* s0_8 = lookup16(t0_8, x0_8) */
-	movdqu 144(%rdi,%r8), %xmm10 /* t0_9 = bcast128() */
-	movdqa %xmm3, 544(%rsp) /* spill y1_1_2 */
-	movdqa 1312(%rsp), %xmm3 /* reload x0_9.2 */
-	pshufb %xmm3, %xmm10 /* s0_9 = lookup16(t0_9, x0_9) */
-	movdqu 160(%rdi,%r8), %xmm3 /* t0_10 = bcast128() */
-	movdqa %xmm5, 512(%rsp) /* spill y1_0_2 */
-	movdqa 1296(%rsp), %xmm5 /* reload x0_10.2 */
-	pshufb %xmm5, %xmm3 /* s0_10 = lookup16(t0_10, x0_10) */
-	movdqu 176(%rdi,%r8), %xmm5 /* t0_11 = bcast128() */
-	movdqa %xmm14, 528(%rsp) /* spill y1_5_2 */
-	movdqa 960(%rsp), %xmm14 /* reload x0_11.2 */
-	pshufb %xmm14, %xmm5 /* s0_11 = lookup16(t0_11, x0_11) */
-	movdqu 192(%rdi,%r8), %xmm14 /* t0_12 = bcast128() */
-	movdqa %xmm12, 240(%rsp) /* spill y1_4_2 */
-	movdqa 976(%rsp), %xmm12 /* reload x0_12.2 */
-	pshufb %xmm12, %xmm14 /* s0_12 = lookup16(t0_12, x0_12) */
-	movdqu 208(%rdi,%r8), %xmm12 /* t0_13 = bcast128() */
-	movdqa %xmm15, 560(%rsp) /* spill y1_3_2 */
-	movdqa 992(%rsp), %xmm15 /* reload x0_13.2 */
-	pshufb %xmm15, %xmm12 /* s0_13 = lookup16(t0_13, x0_13) */
-	movdqu 224(%rdi,%r8), %xmm15 /* t0_14 = bcast128() */
-	movdqa %xmm2, 480(%rsp) /* spill y1_2_2 */
-	movdqa 1008(%rsp), %xmm2 /* reload x0_14.2 */
-	pshufb %xmm2, %xmm15 /* s0_14 = lookup16(t0_14, x0_14) */
-	movdqu 240(%rdi,%r8), %xmm2 /* t0_15 = bcast128() */
-	movdqa %xmm9, 496(%rsp) /* spill y0_1_2 */
-	movdqa 1024(%rsp), %xmm9 /* reload x0_15.2 */
-	pshufb %xmm9, %xmm2 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm11, 784(%rsp) /* spill y1_7_2 */
+	movdqu 128(%rdi,%r8), %xmm11 /* t0_8 = bcast128() */
+	pshufb 1328(%rsp), %xmm11 /* s0_8 = lookup16(t0_8, x0_8) */
+	movdqa %xmm8, 256(%rsp) /* spill y1_6_2 */
+	movdqu 144(%rdi,%r8), %xmm8 /* t0_9 = bcast128() */
+	pshufb 1312(%rsp), %xmm8 /* s0_9 = lookup16(t0_9, x0_9) */
+	movdqa %xmm2, 736(%rsp) /* spill y1_1_2 */
+	movdqu 160(%rdi,%r8), %xmm2 /* t0_10 = bcast128() */
+	pshufb 1296(%rsp), %xmm2 /* s0_10 = lookup16(t0_10, x0_10) */
+	movdqa %xmm3, 752(%rsp) /* spill y1_0_2 */
+	movdqu 176(%rdi,%r8), %xmm3 /* t0_11 = bcast128() */
+	pshufb 960(%rsp), %xmm3 /* s0_11 = lookup16(t0_11, x0_11) */
+	movdqa %xmm5, 720(%rsp) /* spill y1_5_2 */
+	movdqu 192(%rdi,%r8), %xmm5 /* t0_12 = bcast128() */
+	pshufb 976(%rsp), %xmm5 /* s0_12 = lookup16(t0_12, x0_12) */
+	movdqa %xmm10, 704(%rsp) /* spill y1_4_2 */
+	movdqu 208(%rdi,%r8), %xmm10 /* t0_13 = bcast128() */
+	pshufb 992(%rsp), %xmm10 /* s0_13 = lookup16(t0_13, x0_13) */
+	movdqa %xmm13, 688(%rsp) /* spill y1_3_2 */
+	movdqu 224(%rdi,%r8), %xmm13 /* t0_14 = bcast128() */
+	pshufb 1008(%rsp), %xmm13 /* s0_14 = lookup16(t0_14, x0_14) */
+	movdqa %xmm1, 672(%rsp) /* spill y1_2_2 */
+	movdqu 240(%rdi,%r8), %xmm1 /* t0_15 = bcast128() */
+	pshufb 1024(%rsp), %xmm1 /* s0_15 = lookup16(t0_15, x0_15) */
+	movdqa %xmm9, 656(%rsp) /* spill y0_1_2 */
 	movdqu 640(%rdi,%r8), %xmm9 /* t1_8 = bcast128() */
-	movdqa %xmm1, 464(%rsp) /* spill y0_0_2 */
-	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
-	pshufb %xmm1, %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
-	movdqu 656(%rdi,%r8), %xmm1 /* t1_9 = bcast128() */
-	movdqa %xmm4, 208(%rsp) /* spill y0_3_2 */
-	movdqa 1376(%rsp), %xmm4 /* reload x1_9.2 */
-	pshufb %xmm4, %xmm1 /* s1_9 = lookup16(t1_9, x1_9) */
-	movdqu 672(%rdi,%r8), %xmm4 /* t1_10 = bcast128() */
-	movdqa %xmm6, 448(%rsp) /* spill y0_2_2 */
-	movdqa 1392(%rsp), %xmm6 /* reload x1_10.2 */
-	pshufb %xmm6, %xmm4 /* s1_10 = lookup16(t1_10, x1_10) */
-	movdqu 688(%rdi,%r8), %xmm6 /* t1_11 = bcast128() */
-	movdqa %xmm11, 176(%rsp) /* spill y0_7_2 */
-	movdqa 1408(%rsp), %xmm11 /* reload x1_11.2 */
-	pshufb %xmm11, %xmm6 /* s1_11 = lookup16(t1_11, x1_11) */
-	movdqu 704(%rdi,%r8), %xmm11 /* t1_12 = bcast128() */
-	movdqa %xmm13, 432(%rsp) /* spill y0_6_2 */
-	movdqa 1424(%rsp), %xmm13 /* reload x1_12.2 */
-	pshufb %xmm13, %xmm11 /* s1_12 = lookup16(t1_12, x1_12) */
-	movdqu 720(%rdi,%r8), %xmm13 /* t1_13 = bcast128() */
-	movdqa %xmm0, 144(%rsp) /* spill y0_5_2 */
-	movdqa 1440(%rsp), %xmm0 /* reload x1_13.2 */
-	pshufb %xmm0, %xmm13 /* s1_13 = lookup16(t1_13, x1_13) */
-	movdqu 736(%rdi,%r8), %xmm0 /* t1_14 = bcast128() */
-	movdqa %xmm8, 416(%rsp) /* spill y0_4_2 */
-	movdqa 1456(%rsp), %xmm8 /* reload x1_14.2 */
-	pshufb %xmm8, %xmm0 /* s1_14 = lookup16(t1_14, x1_14) */
-	movdqu 752(%rdi,%r8), %xmm8 /* t1_15 = bcast128() */
-	movdqa %xmm2, 112(%rsp) /* spill s0_15 */
-	movdqa 1472(%rsp), %xmm2 /* reload x1_15.2 */
-	pshufb %xmm2, %xmm8 /* s1_15 = lookup16(t1_15, x1_15) */
+	pshufb 1360(%rsp), %xmm9 /* s1_8 = lookup16(t1_8, x1_8) */
+	movdqa %xmm4, 640(%rsp) /* spill y0_0_2 */
+	movdqu 656(%rdi,%r8), %xmm4 /* t1_9 = bcast128() */
+	pshufb 1376(%rsp), %xmm4 /* s1_9 = lookup16(t1_9, x1_9) */
+	movdqa %xmm6, 624(%rsp) /* spill y0_3_2 */
+	movdqu 672(%rdi,%r8), %xmm6 /* t1_10 = bcast128() */
+	pshufb 1392(%rsp), %xmm6 /* s1_10 = lookup16(t1_10, x1_10) */
+	movdqa %xmm14, 608(%rsp) /* spill y0_2_2 */
+	movdqu 688(%rdi,%r8), %xmm14 /* t1_11 = bcast128() */
+	pshufb 1408(%rsp), %xmm14 /* s1_11 = lookup16(t1_11, x1_11) */
+	movdqa %xmm7, 592(%rsp) /* spill y0_7_2 */
+	movdqu 704(%rdi,%r8), %xmm7 /* t1_12 = bcast128() */
+	pshufb 1424(%rsp), %xmm7 /* s1_12 = lookup16(t1_12, x1_12) */
+	movdqa %xmm15, 576(%rsp) /* spill y0_6_2 */
+	movdqu 720(%rdi,%r8), %xmm15 /* t1_13 = bcast128() */
+	pshufb 1440(%rsp), %xmm15 /* s1_13 = lookup16(t1_13, x1_13) */
+	movdqa %xmm12, 560(%rsp) /* spill y0_5_2 */
+	movdqu 736(%rdi,%r8), %xmm12 /* t1_14 = bcast128() */
+	pshufb 1456(%rsp), %xmm12 /* s1_14 = lookup16(t1_14, x1_14) */
+	movdqa %xmm0, 64(%rsp) /* spill y0_4_2 */
+	movdqu 752(%rdi,%r8), %xmm0 /* t1_15 = bcast128() */
+	pshufb 1472(%rsp), %xmm0 /* s1_15 = lookup16(t1_15, x1_15) */
 
 	/* Word pair 1: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm7, %xmm9 /* y1_8 = xor(s1_8, s0_8) */
-	pxor %xmm10, %xmm1 /* y1_9 = xor(s1_9, s0_9) */
-	pxor %xmm3, %xmm4 /* y1_10 = xor(s1_10, s0_10) */
-	pxor %xmm5, %xmm6 /* y1_11 = xor(s1_11, s0_11) */
-	pxor %xmm14, %xmm11 /* y1_12 = xor(s1_12, s0_12) */
-	pxor %xmm12, %xmm13 /* y1_13 = xor(s1_13, s0_13) */
-	pxor %xmm15, %xmm0 /* y1_14 = xor(s1_14, s0_14) */
-	movdqa 112(%rsp), %xmm2 /* reload s0_15 */
-	pxor %xmm2, %xmm8 /* y1_15 = xor(s1_15, s0_15) */
-	pxor %xmm1, %xmm7 /* y0_8 = xor(s0_8, y1_9) */
-	pxor %xmm4, %xmm10 /* y0_9 = xor(s0_9, y1_10) */
-	pxor %xmm6, %xmm3 /* y0_10 = xor(s0_10, y1_11) */
-	pxor %xmm11, %xmm5 /* y0_11 = xor(s0_11, y1_12) */
-	pxor %xmm13, %xmm14 /* y0_12 = xor(s0_12, y1_13) */
-	pxor %xmm0, %xmm12 /* y0_13 = xor(s0_13, y1_14) */
-	pxor %xmm8, %xmm15 /* y0_14 = xor(s0_14, y1_15) */
-	pxor %xmm9, %xmm2 /* y0_15 = xor(s0_15, y1_8) */
-	pxor %xmm3, %xmm9 /* y1_8_1 = xor(y1_8, y0_10) */
-	pxor %xmm5, %xmm1 /* y1_9_1 = xor(y1_9, y0_11) */
-	pxor %xmm14, %xmm4 /* y1_10_1 = xor(y1_10, y0_12) */
-	pxor %xmm12, %xmm6 /* y1_11_1 = xor(y1_11, y0_13) */
-	pxor %xmm15, %xmm11 /* y1_12_1 = xor(y1_12, y0_14) */
-	pxor %xmm2, %xmm13 /* y1_13_1 = xor(y1_13, y0_15) */
-	pxor %xmm7, %xmm0 /* y1_14_1 = xor(y1_14, y0_8) */
-	pxor %xmm10, %xmm8 /* y1_15_1 = xor(y1_15, y0_9) */
-	pxor %xmm4, %xmm7 /* y0_8_1 = xor(y0_8, y1_10_1) */
-	pxor %xmm6, %xmm10 /* y0_9_1 = xor(y0_9, y1_11_1) */
-	pxor %xmm11, %xmm3 /* y0_10_1 = xor(y0_10, y1_12_1) */
-	pxor %xmm13, %xmm5 /* y0_11_1 = xor(y0_11, y1_13_1) */
-	pxor %xmm0, %xmm14 /* y0_12_1 = xor(y0_12, y1_14_1) */
-	pxor %xmm8, %xmm12 /* y0_13_1 = xor(y0_13, y1_15_1) */
-	pxor %xmm9, %xmm15 /* y0_14_1 = xor(y0_14, y1_8_1) */
-	pxor %xmm1, %xmm2 /* y0_15_1 = xor(y0_15, y1_9_1) */
-	pxor %xmm12, %xmm9 /* y1_8_2 = xor(y1_8_1, y0_13_1) */
-	pxor %xmm15, %xmm1 /* y1_9_2 = xor(y1_9_1, y0_14_1) */
-	pxor %xmm2, %xmm4 /* y1_10_2 = xor(y1_10_1, y0_15_1) */
-	pxor %xmm7, %xmm6 /* y1_11_2 = xor(y1_11_1, y0_8_1) */
-	pxor %xmm10, %xmm11 /* y1_12_2 = xor(y1_12_1, y0_9_1) */
-	pxor %xmm3, %xmm13 /* y1_13_2 = xor(y1_13_1, y0_10_1) */
-	pxor %xmm5, %xmm0 /* y1_14_2 = xor(y1_14_1, y0_11_1) */
-	pxor %xmm14, %xmm8 /* y1_15_2 = xor(y1_15_1, y0_12_1) */
-	pxor %xmm9, %xmm7 /* y0_8_2 = xor(y0_8_1, y1_8_2) */
-	pxor %xmm1, %xmm10 /* y0_9_2 = xor(y0_9_1, y1_9_2) */
-	pxor %xmm4, %xmm3 /* y0_10_2 = xor(y0_10_1, y1_10_2) */
-	pxor %xmm6, %xmm5 /* y0_11_2 = xor(y0_11_1, y1_11_2) */
-	pxor %xmm11, %xmm14 /* y0_12_2 = xor(y0_12_1, y1_12_2) */
-	pxor %xmm13, %xmm12 /* y0_13_2 = xor(y0_13_1, y1_13_2) */
-	pxor %xmm0, %xmm15 /* y0_14_2 = xor(y0_14_1, y1_14_2) */
-	pxor %xmm8, %xmm2 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
+	pxor %xmm11, %xmm9 /* y1_8 = xor(s1_8, s0_8) */
+	pxor %xmm8, %xmm4 /* y1_9 = xor(s1_9, s0_9) */
+	pxor %xmm2, %xmm6 /* y1_10 = xor(s1_10, s0_10) */
+	pxor %xmm3, %xmm14 /* y1_11 = xor(s1_11, s0_11) */
+	pxor %xmm5, %xmm7 /* y1_12 = xor(s1_12, s0_12) */
+	pxor %xmm10, %xmm15 /* y1_13 = xor(s1_13, s0_13) */
+	pxor %xmm13, %xmm12 /* y1_14 = xor(s1_14, s0_14) */
+	pxor %xmm1, %xmm0 /* y1_15 = xor(s1_15, s0_15) */
+	pxor %xmm4, %xmm11 /* y0_8 = xor(s0_8, y1_9) */
+	pxor %xmm6, %xmm8 /* y0_9 = xor(s0_9, y1_10) */
+	pxor %xmm14, %xmm2 /* y0_10 = xor(s0_10, y1_11) */
+	pxor %xmm7, %xmm3 /* y0_11 = xor(s0_11, y1_12) */
+	pxor %xmm15, %xmm5 /* y0_12 = xor(s0_12, y1_13) */
+	pxor %xmm12, %xmm10 /* y0_13 = xor(s0_13, y1_14) */
+	pxor %xmm0, %xmm13 /* y0_14 = xor(s0_14, y1_15) */
+	pxor %xmm9, %xmm1 /* y0_15 = xor(s0_15, y1_8) */
+	pxor %xmm2, %xmm9 /* y1_8_1 = xor(y1_8, y0_10) */
+	pxor %xmm3, %xmm4 /* y1_9_1 = xor(y1_9, y0_11) */
+	pxor %xmm5, %xmm6 /* y1_10_1 = xor(y1_10, y0_12) */
+	pxor %xmm10, %xmm14 /* y1_11_1 = xor(y1_11, y0_13) */
+	pxor %xmm13, %xmm7 /* y1_12_1 = xor(y1_12, y0_14) */
+	pxor %xmm1, %xmm15 /* y1_13_1 = xor(y1_13, y0_15) */
+	pxor %xmm11, %xmm12 /* y1_14_1 = xor(y1_14, y0_8) */
+	pxor %xmm8, %xmm0 /* y1_15_1 = xor(y1_15, y0_9) */
+	pxor %xmm6, %xmm11 /* y0_8_1 = xor(y0_8, y1_10_1) */
+	pxor %xmm14, %xmm8 /* y0_9_1 = xor(y0_9, y1_11_1) */
+	pxor %xmm7, %xmm2 /* y0_10_1 = xor(y0_10, y1_12_1) */
+	pxor %xmm15, %xmm3 /* y0_11_1 = xor(y0_11, y1_13_1) */
+	pxor %xmm12, %xmm5 /* y0_12_1 = xor(y0_12, y1_14_1) */
+	pxor %xmm0, %xmm10 /* y0_13_1 = xor(y0_13, y1_15_1) */
+	pxor %xmm9, %xmm13 /* y0_14_1 = xor(y0_14, y1_8_1) */
+	pxor %xmm4, %xmm1 /* y0_15_1 = xor(y0_15, y1_9_1) */
+	pxor %xmm10, %xmm9 /* y1_8_2 = xor(y1_8_1, y0_13_1) */
+	pxor %xmm13, %xmm4 /* y1_9_2 = xor(y1_9_1, y0_14_1) */
+	pxor %xmm1, %xmm6 /* y1_10_2 = xor(y1_10_1, y0_15_1) */
+	pxor %xmm11, %xmm14 /* y1_11_2 = xor(y1_11_1, y0_8_1) */
+	pxor %xmm8, %xmm7 /* y1_12_2 = xor(y1_12_1, y0_9_1) */
+	pxor %xmm2, %xmm15 /* y1_13_2 = xor(y1_13_1, y0_10_1) */
+	pxor %xmm3, %xmm12 /* y1_14_2 = xor(y1_14_1, y0_11_1) */
+	pxor %xmm5, %xmm0 /* y1_15_2 = xor(y1_15_1, y0_12_1) */
+	pxor %xmm9, %xmm11 /* y0_8_2 = xor(y0_8_1, y1_8_2) */
+	pxor %xmm4, %xmm8 /* y0_9_2 = xor(y0_9_1, y1_9_2) */
+	pxor %xmm6, %xmm2 /* y0_10_2 = xor(y0_10_1, y1_10_2) */
+	pxor %xmm14, %xmm3 /* y0_11_2 = xor(y0_11_1, y1_11_2) */
+	pxor %xmm7, %xmm5 /* y0_12_2 = xor(y0_12_1, y1_12_2) */
+	pxor %xmm15, %xmm10 /* y0_13_2 = xor(y0_13_1, y1_13_2) */
+	pxor %xmm12, %xmm13 /* y0_14_2 = xor(y0_14_1, y1_14_2) */
+	pxor %xmm0, %xmm1 /* y0_15_2 = xor(y0_15_1, y1_15_2) */
 
 	/* Word pair 2 (X0, X1 nibbles 16..23): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm6, 112(%rsp) /* spill y1_11_2 */
-	movdqu 256(%rdi,%r8), %xmm6 /* t0_16 = bcast128() */
-	movdqa %xmm4, 400(%rsp) /* spill y1_10_2 */
-	movdqa 1040(%rsp), %xmm4 /* reload x0_16.2 */
-	pshufb %xmm4, %xmm6 /* s0_16 = lookup16(t0_16, x0_16) */
-	movdqu 272(%rdi,%r8), %xmm4 /* t0_17 = bcast128() */
-	movdqa %xmm8, 96(%rsp) /* spill y1_15_2 */
-	movdqa 1056(%rsp), %xmm8 /* reload x0_17.2 */
-	pshufb %xmm8, %xmm4 /* s0_17 = lookup16(t0_17, x0_17) */
-	movdqu 288(%rdi,%r8), %xmm8 /* t0_18 = bcast128() */
-	movdqa %xmm0, 384(%rsp) /* spill y1_14_2 */
-	movdqa 1072(%rsp), %xmm0 /* reload x0_18.2 */
-	pshufb %xmm0, %xmm8 /* s0_18 = lookup16(t0_18, x0_18) */
-	movdqu 304(%rdi,%r8), %xmm0 /* t0_19 = bcast128() */
-	movdqa %xmm1, 128(%rsp) /* spill y1_9_2 */
-	movdqa 1088(%rsp), %xmm1 /* reload x0_19.2 */
-	pshufb %xmm1, %xmm0 /* s0_19 = lookup16(t0_19, x0_19) */
-	movdqu 320(%rdi,%r8), %xmm1 /* t0_20 = bcast128() */
-	movdqa %xmm9, 368(%rsp) /* spill y1_8_2 */
-	movdqa 1104(%rsp), %xmm9 /* reload x0_20.2 */
-	pshufb %xmm9, %xmm1 /* s0_20 = lookup16(t0_20, x0_20) */
+	movdqa %xmm14, 240(%rsp) /* spill y1_11_2 */
+	movdqu 256(%rdi,%r8), %xmm14 /* t0_16 = bcast128() */
+	pshufb 1040(%rsp), %xmm14 /* s0_16 = lookup16(t0_16, x0_16) */
+	movdqa %xmm6, 544(%rsp) /* spill y1_10_2 */
+	movdqu 272(%rdi,%r8), %xmm6 /* t0_17 = bcast128() */
+	pshufb 1056(%rsp), %xmm6 /* s0_17 = lookup16(t0_17, x0_17) */
+	movdqa %xmm0, 512(%rsp) /* spill y1_15_2 */
+	movdqu 288(%rdi,%r8), %xmm0 /* t0_18 = bcast128() */
+	pshufb 1072(%rsp), %xmm0 /* s0_18 = lookup16(t0_18, x0_18) */
+	movdqa %xmm12, 528(%rsp) /* spill y1_14_2 */
+	movdqu 304(%rdi,%r8), %xmm12 /* t0_19 = bcast128() */
+	pshufb 1088(%rsp), %xmm12 /* s0_19 = lookup16(t0_19, x0_19) */
+	movdqa %xmm4, 272(%rsp) /* spill y1_9_2 */
+	movdqu 320(%rdi,%r8), %xmm4 /* t0_20 = bcast128() */
+	pshufb 1104(%rsp), %xmm4 /* s0_20 = lookup16(t0_20, x0_20) */
+	movdqa %xmm9, 208(%rsp) /* spill y1_8_2 */
 	movdqu 336(%rdi,%r8), %xmm9 /* t0_21 = bcast128() */
-	movdqa %xmm13, 64(%rsp) /* spill y1_13_2 */
-	movdqa 1120(%rsp), %xmm13 /* reload x0_21.2 */
-	pshufb %xmm13, %xmm9 /* s0_21 = lookup16(t0_21, x0_21) */
-	movdqu 352(%rdi,%r8), %xmm13 /* t0_22 = bcast128() */
-	movdqa %xmm11, 352(%rsp) /* spill y1_12_2 */
-	movdqa 1136(%rsp), %xmm11 /* reload x0_22.2 */
-	pshufb %xmm11, %xmm13 /* s0_22 = lookup16(t0_22, x0_22) */
-	movdqu 368(%rdi,%r8), %xmm11 /* t0_23 = bcast128() */
-	movdqa %xmm5, 160(%rsp) /* spill y0_11_2 */
-	movdqa 1152(%rsp), %xmm5 /* reload x0_23.2 */
-	pshufb %xmm5, %xmm11 /* s0_23 = lookup16(t0_23, x0_23) */
-	movdqu 768(%rdi,%r8), %xmm5 /* t1_16 = bcast128() */
-	movdqa %xmm3, 336(%rsp) /* spill y0_10_2 */
-	movdqa 1488(%rsp), %xmm3 /* reload x1_16.2 */
-	pshufb %xmm3, %xmm5 /* s1_16 = lookup16(t1_16, x1_16) */
-	movdqu 784(%rdi,%r8), %xmm3 /* t1_17 = bcast128() */
-	movdqa %xmm10, 48(%rsp) /* spill y0_9_2 */
-	movdqa 1504(%rsp), %xmm10 /* reload x1_17.2 */
-	pshufb %xmm10, %xmm3 /* s1_17 = lookup16(t1_17, x1_17) */
-	movdqu 800(%rdi,%r8), %xmm10 /* t1_18 = bcast128() */
-	movdqa %xmm7, 320(%rsp) /* spill y0_8_2 */
-	movdqa 1520(%rsp), %xmm7 /* reload x1_18.2 */
-	pshufb %xmm7, %xmm10 /* s1_18 = lookup16(t1_18, x1_18) */
-	movdqu 816(%rdi,%r8), %xmm7 /* t1_19 = bcast128() */
-	movdqa %xmm12, 192(%rsp) /* spill y0_13_2 */
-	movdqa 1536(%rsp), %xmm12 /* reload x1_19.2 */
-	pshufb %xmm12, %xmm7 /* s1_19 = lookup16(t1_19, x1_19) */
-	movdqu 832(%rdi,%r8), %xmm12 /* t1_20 = bcast128() */
-	movdqa %xmm14, 304(%rsp) /* spill y0_12_2 */
-	movdqa 1552(%rsp), %xmm14 /* reload x1_20.2 */
-	pshufb %xmm14, %xmm12 /* s1_20 = lookup16(t1_20, x1_20) */
-	movdqu 848(%rdi,%r8), %xmm14 /* t1_21 = bcast128() */
-	movdqa %xmm2, 32(%rsp) /* spill y0_15_2 */
-	movdqa 1568(%rsp), %xmm2 /* reload x1_21.2 */
-	pshufb %xmm2, %xmm14 /* s1_21 = lookup16(t1_21, x1_21) */
-	movdqu 864(%rdi,%r8), %xmm2 /* t1_22 = bcast128() */
-	movdqa %xmm15, 288(%rsp) /* spill y0_14_2 */
-	movdqa 1584(%rsp), %xmm15 /* reload x1_22.2 */
-	pshufb %xmm15, %xmm2 /* s1_22 = lookup16(t1_22, x1_22) */
-	movdqu 880(%rdi,%r8), %xmm15 /* t1_23 = bcast128() */
-	movdqa %xmm11, 224(%rsp) /* spill s0_23 */
-	movdqa 1600(%rsp), %xmm11 /* reload x1_23.2 */
-	pshufb %xmm11, %xmm15 /* s1_23 = lookup16(t1_23, x1_23) */
+	pshufb 1120(%rsp), %xmm9 /* s0_21 = lookup16(t0_21, x0_21) */
+	movdqa %xmm15, 480(%rsp) /* spill y1_13_2 */
+	movdqu 352(%rdi,%r8), %xmm15 /* t0_22 = bcast128() */
+	pshufb 1136(%rsp), %xmm15 /* s0_22 = lookup16(t0_22, x0_22) */
+	movdqa %xmm7, 496(%rsp) /* spill y1_12_2 */
+	movdqu 368(%rdi,%r8), %xmm7 /* t0_23 = bcast128() */
+	pshufb 1152(%rsp), %xmm7 /* s0_23 = lookup16(t0_23, x0_23) */
+	movdqa %xmm3, 464(%rsp) /* spill y0_11_2 */
+	movdqu 768(%rdi,%r8), %xmm3 /* t1_16 = bcast128() */
+	pshufb 1488(%rsp), %xmm3 /* s1_16 = lookup16(t1_16, x1_16) */
+	movdqa %xmm2, 176(%rsp) /* spill y0_10_2 */
+	movdqu 784(%rdi,%r8), %xmm2 /* t1_17 = bcast128() */
+	pshufb 1504(%rsp), %xmm2 /* s1_17 = lookup16(t1_17, x1_17) */
+	movdqa %xmm8, 448(%rsp) /* spill y0_9_2 */
+	movdqu 800(%rdi,%r8), %xmm8 /* t1_18 = bcast128() */
+	pshufb 1520(%rsp), %xmm8 /* s1_18 = lookup16(t1_18, x1_18) */
+	movdqa %xmm11, 144(%rsp) /* spill y0_8_2 */
+	movdqu 816(%rdi,%r8), %xmm11 /* t1_19 = bcast128() */
+	pshufb 1536(%rsp), %xmm11 /* s1_19 = lookup16(t1_19, x1_19) */
+	movdqa %xmm10, 432(%rsp) /* spill y0_13_2 */
+	movdqu 832(%rdi,%r8), %xmm10 /* t1_20 = bcast128() */
+	pshufb 1552(%rsp), %xmm10 /* s1_20 = lookup16(t1_20, x1_20) */
+	movdqa %xmm5, 112(%rsp) /* spill y0_12_2 */
+	movdqu 848(%rdi,%r8), %xmm5 /* t1_21 = bcast128() */
+	pshufb 1568(%rsp), %xmm5 /* s1_21 = lookup16(t1_21, x1_21) */
+	movdqa %xmm1, 416(%rsp) /* spill y0_15_2 */
+	movdqu 864(%rdi,%r8), %xmm1 /* t1_22 = bcast128() */
+	pshufb 1584(%rsp), %xmm1 /* s1_22 = lookup16(t1_22, x1_22) */
+	movdqa %xmm13, 96(%rsp) /* spill y0_14_2 */
+	movdqu 880(%rdi,%r8), %xmm13 /* t1_23 = bcast128() */
+	pshufb 1600(%rsp), %xmm13 /* s1_23 = lookup16(t1_23, x1_23) */
 
 	/* Word pair 2: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm6, %xmm5 /* y1_16 = xor(s1_16, s0_16) */
-	pxor %xmm4, %xmm3 /* y1_17 = xor(s1_17, s0_17) */
-	pxor %xmm8, %xmm10 /* y1_18 = xor(s1_18, s0_18) */
-	pxor %xmm0, %xmm7 /* y1_19 = xor(s1_19, s0_19) */
-	pxor %xmm1, %xmm12 /* y1_20 = xor(s1_20, s0_20) */
-	pxor %xmm9, %xmm14 /* y1_21 = xor(s1_21, s0_21) */
-	pxor %xmm13, %xmm2 /* y1_22 = xor(s1_22, s0_22) */
-	movdqa 224(%rsp), %xmm11 /* reload s0_23 */
-	pxor %xmm11, %xmm15 /* y1_23 = xor(s1_23, s0_23) */
-	pxor %xmm3, %xmm6 /* y0_16 = xor(s0_16, y1_17) */
-	pxor %xmm10, %xmm4 /* y0_17 = xor(s0_17, y1_18) */
-	pxor %xmm7, %xmm8 /* y0_18 = xor(s0_18, y1_19) */
-	pxor %xmm12, %xmm0 /* y0_19 = xor(s0_19, y1_20) */
-	pxor %xmm14, %xmm1 /* y0_20 = xor(s0_20, y1_21) */
-	pxor %xmm2, %xmm9 /* y0_21 = xor(s0_21, y1_22) */
-	pxor %xmm15, %xmm13 /* y0_22 = xor(s0_22, y1_23) */
-	pxor %xmm5, %xmm11 /* y0_23 = xor(s0_23, y1_16) */
-	pxor %xmm8, %xmm5 /* y1_16_1 = xor(y1_16, y0_18) */
-	pxor %xmm0, %xmm3 /* y1_17_1 = xor(y1_17, y0_19) */
-	pxor %xmm1, %xmm10 /* y1_18_1 = xor(y1_18, y0_20) */
-	pxor %xmm9, %xmm7 /* y1_19_1 = xor(y1_19, y0_21) */
-	pxor %xmm13, %xmm12 /* y1_20_1 = xor(y1_20, y0_22) */
-	pxor %xmm11, %xmm14 /* y1_21_1 = xor(y1_21, y0_23) */
-	pxor %xmm6, %xmm2 /* y1_22_1 = xor(y1_22, y0_16) */
-	pxor %xmm4, %xmm15 /* y1_23_1 = xor(y1_23, y0_17) */
-	pxor %xmm10, %xmm6 /* y0_16_1 = xor(y0_16, y1_18_1) */
-	pxor %xmm7, %xmm4 /* y0_17_1 = xor(y0_17, y1_19_1) */
-	pxor %xmm12, %xmm8 /* y0_18_1 = xor(y0_18, y1_20_1) */
-	pxor %xmm14, %xmm0 /* y0_19_1 = xor(y0_19, y1_21_1) */
-	pxor %xmm2, %xmm1 /* y0_20_1 = xor(y0_20, y1_22_1) */
-	pxor %xmm15, %xmm9 /* y0_21_1 = xor(y0_21, y1_23_1) */
-	pxor %xmm5, %xmm13 /* y0_22_1 = xor(y0_22, y1_16_1) */
-	pxor %xmm3, %xmm11 /* y0_23_1 = xor(y0_23, y1_17_1) */
-	pxor %xmm9, %xmm5 /* y1_16_2 = xor(y1_16_1, y0_21_1) */
-	pxor %xmm13, %xmm3 /* y1_17_2 = xor(y1_17_1, y0_22_1) */
-	pxor %xmm11, %xmm10 /* y1_18_2 = xor(y1_18_1, y0_23_1) */
-	pxor %xmm6, %xmm7 /* y1_19_2 = xor(y1_19_1, y0_16_1) */
-	pxor %xmm4, %xmm12 /* y1_20_2 = xor(y1_20_1, y0_17_1) */
-	pxor %xmm8, %xmm14 /* y1_21_2 = xor(y1_21_1, y0_18_1) */
-	pxor %xmm0, %xmm2 /* y1_22_2 = xor(y1_22_1, y0_19_1) */
-	pxor %xmm1, %xmm15 /* y1_23_2 = xor(y1_23_1, y0_20_1) */
-	pxor %xmm5, %xmm6 /* y0_16_2 = xor(y0_16_1, y1_16_2) */
-	pxor %xmm3, %xmm4 /* y0_17_2 = xor(y0_17_1, y1_17_2) */
-	pxor %xmm10, %xmm8 /* y0_18_2 = xor(y0_18_1, y1_18_2) */
-	pxor %xmm7, %xmm0 /* y0_19_2 = xor(y0_19_1, y1_19_2) */
-	pxor %xmm12, %xmm1 /* y0_20_2 = xor(y0_20_1, y1_20_2) */
-	pxor %xmm14, %xmm9 /* y0_21_2 = xor(y0_21_1, y1_21_2) */
-	pxor %xmm2, %xmm13 /* y0_22_2 = xor(y0_22_1, y1_22_2) */
-	pxor %xmm15, %xmm11 /* y0_23_2 = xor(y0_23_1, y1_23_2) */
+	pxor %xmm14, %xmm3 /* y1_16 = xor(s1_16, s0_16) */
+	pxor %xmm6, %xmm2 /* y1_17 = xor(s1_17, s0_17) */
+	pxor %xmm0, %xmm8 /* y1_18 = xor(s1_18, s0_18) */
+	pxor %xmm12, %xmm11 /* y1_19 = xor(s1_19, s0_19) */
+	pxor %xmm4, %xmm10 /* y1_20 = xor(s1_20, s0_20) */
+	pxor %xmm9, %xmm5 /* y1_21 = xor(s1_21, s0_21) */
+	pxor %xmm15, %xmm1 /* y1_22 = xor(s1_22, s0_22) */
+	pxor %xmm7, %xmm13 /* y1_23 = xor(s1_23, s0_23) */
+	pxor %xmm2, %xmm14 /* y0_16 = xor(s0_16, y1_17) */
+	pxor %xmm8, %xmm6 /* y0_17 = xor(s0_17, y1_18) */
+	pxor %xmm11, %xmm0 /* y0_18 = xor(s0_18, y1_19) */
+	pxor %xmm10, %xmm12 /* y0_19 = xor(s0_19, y1_20) */
+	pxor %xmm5, %xmm4 /* y0_20 = xor(s0_20, y1_21) */
+	pxor %xmm1, %xmm9 /* y0_21 = xor(s0_21, y1_22) */
+	pxor %xmm13, %xmm15 /* y0_22 = xor(s0_22, y1_23) */
+	pxor %xmm3, %xmm7 /* y0_23 = xor(s0_23, y1_16) */
+	pxor %xmm0, %xmm3 /* y1_16_1 = xor(y1_16, y0_18) */
+	pxor %xmm12, %xmm2 /* y1_17_1 = xor(y1_17, y0_19) */
+	pxor %xmm4, %xmm8 /* y1_18_1 = xor(y1_18, y0_20) */
+	pxor %xmm9, %xmm11 /* y1_19_1 = xor(y1_19, y0_21) */
+	pxor %xmm15, %xmm10 /* y1_20_1 = xor(y1_20, y0_22) */
+	pxor %xmm7, %xmm5 /* y1_21_1 = xor(y1_21, y0_23) */
+	pxor %xmm14, %xmm1 /* y1_22_1 = xor(y1_22, y0_16) */
+	pxor %xmm6, %xmm13 /* y1_23_1 = xor(y1_23, y0_17) */
+	pxor %xmm8, %xmm14 /* y0_16_1 = xor(y0_16, y1_18_1) */
+	pxor %xmm11, %xmm6 /* y0_17_1 = xor(y0_17, y1_19_1) */
+	pxor %xmm10, %xmm0 /* y0_18_1 = xor(y0_18, y1_20_1) */
+	pxor %xmm5, %xmm12 /* y0_19_1 = xor(y0_19, y1_21_1) */
+	pxor %xmm1, %xmm4 /* y0_20_1 = xor(y0_20, y1_22_1) */
+	pxor %xmm13, %xmm9 /* y0_21_1 = xor(y0_21, y1_23_1) */
+	pxor %xmm3, %xmm15 /* y0_22_1 = xor(y0_22, y1_16_1) */
+	pxor %xmm2, %xmm7 /* y0_23_1 = xor(y0_23, y1_17_1) */
+	pxor %xmm9, %xmm3 /* y1_16_2 = xor(y1_16_1, y0_21_1) */
+	pxor %xmm15, %xmm2 /* y1_17_2 = xor(y1_17_1, y0_22_1) */
+	pxor %xmm7, %xmm8 /* y1_18_2 = xor(y1_18_1, y0_23_1) */
+	pxor %xmm14, %xmm11 /* y1_19_2 = xor(y1_19_1, y0_16_1) */
+	pxor %xmm6, %xmm10 /* y1_20_2 = xor(y1_20_1, y0_17_1) */
+	pxor %xmm0, %xmm5 /* y1_21_2 = xor(y1_21_1, y0_18_1) */
+	pxor %xmm12, %xmm1 /* y1_22_2 = xor(y1_22_1, y0_19_1) */
+	pxor %xmm4, %xmm13 /* y1_23_2 = xor(y1_23_1, y0_20_1) */
+	pxor %xmm3, %xmm14 /* y0_16_2 = xor(y0_16_1, y1_16_2) */
+	pxor %xmm2, %xmm6 /* y0_17_2 = xor(y0_17_1, y1_17_2) */
+	pxor %xmm8, %xmm0 /* y0_18_2 = xor(y0_18_1, y1_18_2) */
+	pxor %xmm11, %xmm12 /* y0_19_2 = xor(y0_19_1, y1_19_2) */
+	pxor %xmm10, %xmm4 /* y0_20_2 = xor(y0_20_1, y1_20_2) */
+	pxor %xmm5, %xmm9 /* y0_21_2 = xor(y0_21_1, y1_21_2) */
+	pxor %xmm1, %xmm15 /* y0_22_2 = xor(y0_22_1, y1_22_2) */
+	pxor %xmm13, %xmm7 /* y0_23_2 = xor(y0_23_1, y1_23_2) */
 
 	/* Word pair 3 (X0, X1 nibbles 24..31): S-box with RK^r folded in, one table per nibble. */
-	movdqa %xmm3, 224(%rsp) /* spill y1_17_2 */
-	movdqu 384(%rdi,%r8), %xmm3 /* t0_24 = bcast128() */
-	movdqa %xmm5, 1728(%rsp) /* spill y1_16_2 */
-	movdqa 1168(%rsp), %xmm5 /* reload x0_24.2 */
-	pshufb %xmm5, %xmm3 /* s0_24 = lookup16(t0_24, x0_24) */
-	movdqu 400(%rdi,%r8), %xmm5 /* t0_25 = bcast128() */
-	movdqa %xmm14, 1744(%rsp) /* spill y1_21_2 */
-	movdqa 1184(%rsp), %xmm14 /* reload x0_25.2 */
-	pshufb %xmm14, %xmm5 /* s0_25 = lookup16(t0_25, x0_25) */
-	movdqu 416(%rdi,%r8), %xmm14 /* t0_26 = bcast128() */
-	movdqa %xmm12, 1760(%rsp) /* spill y1_20_2 */
-	movdqa 1200(%rsp), %xmm12 /* reload x0_26.2 */
-	pshufb %xmm12, %xmm14 /* s0_26 = lookup16(t0_26, x0_26) */
-	movdqu 432(%rdi,%r8), %xmm12 /* t0_27 = bcast128() */
-	movdqa %xmm7, 1776(%rsp) /* spill y1_19_2 */
-	movdqa 1216(%rsp), %xmm7 /* reload x0_27.2 */
-	pshufb %xmm7, %xmm12 /* s0_27 = lookup16(t0_27, x0_27) */
-	movdqu 448(%rdi,%r8), %xmm7 /* t0_28 = bcast128() */
-	movdqa %xmm10, 1792(%rsp) /* spill y1_18_2 */
-	movdqa 1232(%rsp), %xmm10 /* reload x0_28.2 */
-	pshufb %xmm10, %xmm7 /* s0_28 = lookup16(t0_28, x0_28) */
-	movdqu 464(%rdi,%r8), %xmm10 /* t0_29 = bcast128() */
-	movdqa %xmm15, 1808(%rsp) /* spill y1_23_2 */
-	movdqa 1248(%rsp), %xmm15 /* reload x0_29.2 */
-	pshufb %xmm15, %xmm10 /* s0_29 = lookup16(t0_29, x0_29) */
-	movdqu 480(%rdi,%r8), %xmm15 /* t0_30 = bcast128() */
-	movdqa %xmm2, 1824(%rsp) /* spill y1_22_2 */
-	movdqa 1264(%rsp), %xmm2 /* reload x0_30.2 */
-	pshufb %xmm2, %xmm15 /* s0_30 = lookup16(t0_30, x0_30) */
-	movdqu 496(%rdi,%r8), %xmm2 /* t0_31 = bcast128() */
-	movdqa %xmm11, 1840(%rsp) /* spill y0_23_2 */
-	movdqa 1280(%rsp), %xmm11 /* reload x0_31.2 */
-	pshufb %xmm11, %xmm2 /* s0_31 = lookup16(t0_31, x0_31) */
-	movdqu 896(%rdi,%r8), %xmm11 /* t1_24 = bcast128() */
-	movdqa %xmm13, 1856(%rsp) /* spill y0_22_2 */
-	movdqa 1616(%rsp), %xmm13 /* reload x1_24.2 */
-	pshufb %xmm13, %xmm11 /* s1_24 = lookup16(t1_24, x1_24) */
-	movdqu 912(%rdi,%r8), %xmm13 /* t1_25 = bcast128() */
-	movdqa %xmm9, 1872(%rsp) /* spill y0_21_2 */
-	movdqa 1632(%rsp), %xmm9 /* reload x1_25.2 */
-	pshufb %xmm9, %xmm13 /* s1_25 = lookup16(t1_25, x1_25) */
+	movdqa %xmm2, 400(%rsp) /* spill y1_17_2 */
+	movdqu 384(%rdi,%r8), %xmm2 /* t0_24 = bcast128() */
+	pshufb 1168(%rsp), %xmm2 /* s0_24 = lookup16(t0_24, x0_24) */
+	movdqa %xmm3, 80(%rsp) /* spill y1_16_2 */
+	movdqu 400(%rdi,%r8), %xmm3 /* t0_25 = bcast128() */
+	pshufb 1184(%rsp), %xmm3 /* s0_25 = lookup16(t0_25, x0_25) */
+	movdqa %xmm5, 384(%rsp) /* spill y1_21_2 */
+	movdqu 416(%rdi,%r8), %xmm5 /* t0_26 = bcast128() */
+	pshufb 1200(%rsp), %xmm5 /* s0_26 = lookup16(t0_26, x0_26) */
+	movdqa %xmm10, 128(%rsp) /* spill y1_20_2 */
+	movdqu 432(%rdi,%r8), %xmm10 /* t0_27 = bcast128() */
+	pshufb 1216(%rsp), %xmm10 /* s0_27 = lookup16(t0_27, x0_27) */
+	movdqa %xmm11, 368(%rsp) /* spill y1_19_2 */
+	movdqu 448(%rdi,%r8), %xmm11 /* t0_28 = bcast128() */
+	pshufb 1232(%rsp), %xmm11 /* s0_28 = lookup16(t0_28, x0_28) */
+	movdqa %xmm8, 160(%rsp) /* spill y1_18_2 */
+	movdqu 464(%rdi,%r8), %xmm8 /* t0_29 = bcast128() */
+	pshufb 1248(%rsp), %xmm8 /* s0_29 = lookup16(t0_29, x0_29) */
+	movdqa %xmm13, 352(%rsp) /* spill y1_23_2 */
+	movdqu 480(%rdi,%r8), %xmm13 /* t0_30 = bcast128() */
+	pshufb 1264(%rsp), %xmm13 /* s0_30 = lookup16(t0_30, x0_30) */
+	movdqa %xmm1, 48(%rsp) /* spill y1_22_2 */
+	movdqu 496(%rdi,%r8), %xmm1 /* t0_31 = bcast128() */
+	pshufb 1280(%rsp), %xmm1 /* s0_31 = lookup16(t0_31, x0_31) */
+	movdqa %xmm7, 336(%rsp) /* spill y0_23_2 */
+	movdqu 896(%rdi,%r8), %xmm7 /* t1_24 = bcast128() */
+	pshufb 1616(%rsp), %xmm7 /* s1_24 = lookup16(t1_24, x1_24) */
+	movdqa %xmm15, 192(%rsp) /* spill y0_22_2 */
+	movdqu 912(%rdi,%r8), %xmm15 /* t1_25 = bcast128() */
+	pshufb 1632(%rsp), %xmm15 /* s1_25 = lookup16(t1_25, x1_25) */
+	movdqa %xmm9, 320(%rsp) /* spill y0_21_2 */
 	movdqu 928(%rdi,%r8), %xmm9 /* t1_26 = bcast128() */
-	movdqa %xmm1, 1888(%rsp) /* spill y0_20_2 */
-	movdqa 1648(%rsp), %xmm1 /* reload x1_26.2 */
-	pshufb %xmm1, %xmm9 /* s1_26 = lookup16(t1_26, x1_26) */
-	movdqu 944(%rdi,%r8), %xmm1 /* t1_27 = bcast128() */
-	movdqa %xmm0, 1904(%rsp) /* spill y0_19_2 */
-	movdqa 1664(%rsp), %xmm0 /* reload x1_27.2 */
-	pshufb %xmm0, %xmm1 /* s1_27 = lookup16(t1_27, x1_27) */
-	movdqu 960(%rdi,%r8), %xmm0 /* t1_28 = bcast128() */
-	movdqa %xmm8, 1920(%rsp) /* spill y0_18_2 */
-	movdqa 1680(%rsp), %xmm8 /* reload x1_28.2 */
-	pshufb %xmm8, %xmm0 /* s1_28 = lookup16(t1_28, x1_28) */
-	movdqu 976(%rdi,%r8), %xmm8 /* t1_29 = bcast128() */
-	movdqa %xmm4, 1936(%rsp) /* spill y0_17_2 */
-	movdqa 1696(%rsp), %xmm4 /* reload x1_29.2 */
-	pshufb %xmm4, %xmm8 /* s1_29 = lookup16(t1_29, x1_29) */
-	movdqu 992(%rdi,%r8), %xmm4 /* t1_30 = bcast128() */
-	movdqa %xmm6, 1952(%rsp) /* spill y0_16_2 */
-	movdqa 1712(%rsp), %xmm6 /* reload x1_30.2 */
-	pshufb %xmm6, %xmm4 /* s1_30 = lookup16(t1_30, x1_30) */
-	movdqu 1008(%rdi,%r8), %xmm6 /* t1_31 = bcast128() */
-	movdqa %xmm2, 1968(%rsp) /* spill s0_31 */
-	movdqa 768(%rsp), %xmm2 /* reload x1_31.2 */
-	pshufb %xmm2, %xmm6 /* s1_31 = lookup16(t1_31, x1_31) */
+	pshufb 1648(%rsp), %xmm9 /* s1_26 = lookup16(t1_26, x1_26) */
+	movdqa %xmm4, 32(%rsp) /* spill y0_20_2 */
+	movdqu 944(%rdi,%r8), %xmm4 /* t1_27 = bcast128() */
+	pshufb 1664(%rsp), %xmm4 /* s1_27 = lookup16(t1_27, x1_27) */
+	movdqa %xmm12, 304(%rsp) /* spill y0_19_2 */
+	movdqu 960(%rdi,%r8), %xmm12 /* t1_28 = bcast128() */
+	pshufb 1680(%rsp), %xmm12 /* s1_28 = lookup16(t1_28, x1_28) */
+	movdqa %xmm0, 224(%rsp) /* spill y0_18_2 */
+	movdqu 976(%rdi,%r8), %xmm0 /* t1_29 = bcast128() */
+	pshufb 1696(%rsp), %xmm0 /* s1_29 = lookup16(t1_29, x1_29) */
+	movdqa %xmm6, 288(%rsp) /* spill y0_17_2 */
+	movdqu 992(%rdi,%r8), %xmm6 /* t1_30 = bcast128() */
+	pshufb 1712(%rsp), %xmm6 /* s1_30 = lookup16(t1_30, x1_30) */
+	movdqa %xmm14, 16(%rsp) /* spill y0_16_2 */
+	movdqu 1008(%rdi,%r8), %xmm14 /* t1_31 = bcast128() */
+	pshufb 768(%rsp), %xmm14 /* s1_31 = lookup16(t1_31, x1_31) */
 
 	/* Word pair 3: linear layer (algorithm 1, steps 6-11), XORs only; <<<_32 4, 8, 8, 20 are renamings. */
-	pxor %xmm3, %xmm11 /* y1_24 = xor(s1_24, s0_24) */
-	pxor %xmm5, %xmm13 /* y1_25 = xor(s1_25, s0_25) */
-	pxor %xmm14, %xmm9 /* y1_26 = xor(s1_26, s0_26) */
-	pxor %xmm12, %xmm1 /* y1_27 = xor(s1_27, s0_27) */
-	pxor %xmm7, %xmm0 /* y1_28 = xor(s1_28, s0_28) */
-	pxor %xmm10, %xmm8 /* y1_29 = xor(s1_29, s0_29) */
-	pxor %xmm15, %xmm4 /* y1_30 = xor(s1_30, s0_30) */
-	movdqa 1968(%rsp), %xmm2 /* reload s0_31 */
-	pxor %xmm2, %xmm6 /* y1_31 = xor(s1_31, s0_31) */
-	pxor %xmm13, %xmm3 /* y0_24 = xor(s0_24, y1_25) */
-	pxor %xmm9, %xmm5 /* y0_25 = xor(s0_25, y1_26) */
-	pxor %xmm1, %xmm14 /* y0_26 = xor(s0_26, y1_27) */
-	pxor %xmm0, %xmm12 /* y0_27 = xor(s0_27, y1_28) */
-	pxor %xmm8, %xmm7 /* y0_28 = xor(s0_28, y1_29) */
-	pxor %xmm4, %xmm10 /* y0_29 = xor(s0_29, y1_30) */
-	pxor %xmm6, %xmm15 /* y0_30 = xor(s0_30, y1_31) */
-	pxor %xmm11, %xmm2 /* y0_31 = xor(s0_31, y1_24) */
-	pxor %xmm14, %xmm11 /* y1_24_1 = xor(y1_24, y0_26) */
-	pxor %xmm12, %xmm13 /* y1_25_1 = xor(y1_25, y0_27) */
-	pxor %xmm7, %xmm9 /* y1_26_1 = xor(y1_26, y0_28) */
-	pxor %xmm10, %xmm1 /* y1_27_1 = xor(y1_27, y0_29) */
-	pxor %xmm15, %xmm0 /* y1_28_1 = xor(y1_28, y0_30) */
-	pxor %xmm2, %xmm8 /* y1_29_1 = xor(y1_29, y0_31) */
-	pxor %xmm3, %xmm4 /* y1_30_1 = xor(y1_30, y0_24) */
-	pxor %xmm5, %xmm6 /* y1_31_1 = xor(y1_31, y0_25) */
-	pxor %xmm9, %xmm3 /* y0_24_1 = xor(y0_24, y1_26_1) */
-	pxor %xmm1, %xmm5 /* y0_25_1 = xor(y0_25, y1_27_1) */
-	pxor %xmm0, %xmm14 /* y0_26_1 = xor(y0_26, y1_28_1) */
-	pxor %xmm8, %xmm12 /* y0_27_1 = xor(y0_27, y1_29_1) */
-	pxor %xmm4, %xmm7 /* y0_28_1 = xor(y0_28, y1_30_1) */
-	pxor %xmm6, %xmm10 /* y0_29_1 = xor(y0_29, y1_31_1) */
-	pxor %xmm11, %xmm15 /* y0_30_1 = xor(y0_30, y1_24_1) */
-	pxor %xmm13, %xmm2 /* y0_31_1 = xor(y0_31, y1_25_1) */
-	pxor %xmm10, %xmm11 /* y1_24_2 = xor(y1_24_1, y0_29_1) */
-	pxor %xmm15, %xmm13 /* y1_25_2 = xor(y1_25_1, y0_30_1) */
-	pxor %xmm2, %xmm9 /* y1_26_2 = xor(y1_26_1, y0_31_1) */
-	pxor %xmm3, %xmm1 /* y1_27_2 = xor(y1_27_1, y0_24_1) */
-	pxor %xmm5, %xmm0 /* y1_28_2 = xor(y1_28_1, y0_25_1) */
-	pxor %xmm14, %xmm8 /* y1_29_2 = xor(y1_29_1, y0_26_1) */
-	pxor %xmm12, %xmm4 /* y1_30_2 = xor(y1_30_1, y0_27_1) */
-	pxor %xmm7, %xmm6 /* y1_31_2 = xor(y1_31_1, y0_28_1) */
-	pxor %xmm11, %xmm3 /* y0_24_2 = xor(y0_24_1, y1_24_2) */
-	pxor %xmm13, %xmm5 /* y0_25_2 = xor(y0_25_1, y1_25_2) */
-	pxor %xmm9, %xmm14 /* y0_26_2 = xor(y0_26_1, y1_26_2) */
-	pxor %xmm1, %xmm12 /* y0_27_2 = xor(y0_27_1, y1_27_2) */
-	pxor %xmm0, %xmm7 /* y0_28_2 = xor(y0_28_1, y1_28_2) */
-	pxor %xmm8, %xmm10 /* y0_29_2 = xor(y0_29_1, y1_29_2) */
-	pxor %xmm4, %xmm15 /* y0_30_2 = xor(y0_30_1, y1_30_2) */
-	pxor %xmm6, %xmm2 /* y0_31_2 = xor(y0_31_1, y1_31_2) */
+	pxor %xmm2, %xmm7 /* y1_24 = xor(s1_24, s0_24) */
+	pxor %xmm3, %xmm15 /* y1_25 = xor(s1_25, s0_25) */
+	pxor %xmm5, %xmm9 /* y1_26 = xor(s1_26, s0_26) */
+	pxor %xmm10, %xmm4 /* y1_27 = xor(s1_27, s0_27) */
+	pxor %xmm11, %xmm12 /* y1_28 = xor(s1_28, s0_28) */
+	pxor %xmm8, %xmm0 /* y1_29 = xor(s1_29, s0_29) */
+	pxor %xmm13, %xmm6 /* y1_30 = xor(s1_30, s0_30) */
+	pxor %xmm1, %xmm14 /* y1_31 = xor(s1_31, s0_31) */
+	pxor %xmm15, %xmm2 /* y0_24 = xor(s0_24, y1_25) */
+	pxor %xmm9, %xmm3 /* y0_25 = xor(s0_25, y1_26) */
+	pxor %xmm4, %xmm5 /* y0_26 = xor(s0_26, y1_27) */
+	pxor %xmm12, %xmm10 /* y0_27 = xor(s0_27, y1_28) */
+	pxor %xmm0, %xmm11 /* y0_28 = xor(s0_28, y1_29) */
+	pxor %xmm6, %xmm8 /* y0_29 = xor(s0_29, y1_30) */
+	pxor %xmm14, %xmm13 /* y0_30 = xor(s0_30, y1_31) */
+	pxor %xmm7, %xmm1 /* y0_31 = xor(s0_31, y1_24) */
+	pxor %xmm5, %xmm7 /* y1_24_1 = xor(y1_24, y0_26) */
+	pxor %xmm10, %xmm15 /* y1_25_1 = xor(y1_25, y0_27) */
+	pxor %xmm11, %xmm9 /* y1_26_1 = xor(y1_26, y0_28) */
+	pxor %xmm8, %xmm4 /* y1_27_1 = xor(y1_27, y0_29) */
+	pxor %xmm13, %xmm12 /* y1_28_1 = xor(y1_28, y0_30) */
+	pxor %xmm1, %xmm0 /* y1_29_1 = xor(y1_29, y0_31) */
+	pxor %xmm2, %xmm6 /* y1_30_1 = xor(y1_30, y0_24) */
+	pxor %xmm3, %xmm14 /* y1_31_1 = xor(y1_31, y0_25) */
+	pxor %xmm9, %xmm2 /* y0_24_1 = xor(y0_24, y1_26_1) */
+	pxor %xmm4, %xmm3 /* y0_25_1 = xor(y0_25, y1_27_1) */
+	pxor %xmm12, %xmm5 /* y0_26_1 = xor(y0_26, y1_28_1) */
+	pxor %xmm0, %xmm10 /* y0_27_1 = xor(y0_27, y1_29_1) */
+	pxor %xmm6, %xmm11 /* y0_28_1 = xor(y0_28, y1_30_1) */
+	pxor %xmm14, %xmm8 /* y0_29_1 = xor(y0_29, y1_31_1) */
+	pxor %xmm7, %xmm13 /* y0_30_1 = xor(y0_30, y1_24_1) */
+	pxor %xmm15, %xmm1 /* y0_31_1 = xor(y0_31, y1_25_1) */
+	pxor %xmm8, %xmm7 /* y1_24_2 = xor(y1_24_1, y0_29_1) */
+	pxor %xmm13, %xmm15 /* y1_25_2 = xor(y1_25_1, y0_30_1) */
+	pxor %xmm1, %xmm9 /* y1_26_2 = xor(y1_26_1, y0_31_1) */
+	pxor %xmm2, %xmm4 /* y1_27_2 = xor(y1_27_1, y0_24_1) */
+	pxor %xmm3, %xmm12 /* y1_28_2 = xor(y1_28_1, y0_25_1) */
+	pxor %xmm5, %xmm0 /* y1_29_2 = xor(y1_29_1, y0_26_1) */
+	pxor %xmm10, %xmm6 /* y1_30_2 = xor(y1_30_1, y0_27_1) */
+	pxor %xmm11, %xmm14 /* y1_31_2 = xor(y1_31_1, y0_28_1) */
+	pxor %xmm7, %xmm2 /* y0_24_2 = xor(y0_24_1, y1_24_2) */
+	pxor %xmm15, %xmm3 /* y0_25_2 = xor(y0_25_1, y1_25_2) */
+	pxor %xmm9, %xmm5 /* y0_26_2 = xor(y0_26_1, y1_26_2) */
+	pxor %xmm4, %xmm10 /* y0_27_2 = xor(y0_27_1, y1_27_2) */
+	pxor %xmm12, %xmm11 /* y0_28_2 = xor(y0_28_1, y1_28_2) */
+	pxor %xmm0, %xmm8 /* y0_29_2 = xor(y0_29_1, y1_29_2) */
+	pxor %xmm6, %xmm13 /* y0_30_2 = xor(y0_30_1, y1_30_2) */
+	pxor %xmm14, %xmm1 /* y0_31_2 = xor(y0_31_1, y1_31_2) */
 
 	/* PL and PR: the new state is the old one renamed (no instruction). */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 432(%rsp), %xmm0 /* reload x0_8.3 */
-	movdqa %xmm0, 1328(%rsp) /* spill x0_8.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 176(%rsp), %xmm0 /* reload x0_9.3 */
-	movdqa %xmm0, 1312(%rsp) /* spill x0_9.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 304(%rsp), %xmm0 /* reload x0_10.3 */
-	movdqa %xmm0, 1296(%rsp) /* spill x0_10.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 192(%rsp), %xmm0 /* reload x0_11.3 */
-	movdqa %xmm0, 960(%rsp) /* spill x0_11.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1920(%rsp), %xmm0 /* reload x0_12.3 */
-	movdqa %xmm0, 976(%rsp) /* spill x0_12.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1904(%rsp), %xmm0 /* reload x0_13.3 */
-	movdqa %xmm0, 992(%rsp) /* spill x0_13.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm3, 1008(%rsp) /* spill x0_14.2 */
-	movdqa %xmm5, 1024(%rsp) /* spill x0_15.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 448(%rsp), %xmm0 /* reload x0_16.3 */
-	movdqa %xmm0, 1040(%rsp) /* spill x0_16.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 208(%rsp), %xmm0 /* reload x0_17.3 */
-	movdqa %xmm0, 1056(%rsp) /* spill x0_17.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 320(%rsp), %xmm0 /* reload x0_18.3 */
-	movdqa %xmm0, 1072(%rsp) /* spill x0_18.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 48(%rsp), %xmm0 /* reload x0_19.3 */
-	movdqa %xmm0, 1088(%rsp) /* spill x0_19.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm15, 1104(%rsp) /* spill x0_20.2 */
-	movdqa %xmm2, 1120(%rsp) /* spill x0_21.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1888(%rsp), %xmm0 /* reload x0_22.3 */
-	movdqa %xmm0, 1136(%rsp) /* spill x0_22.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1872(%rsp), %xmm0 /* reload x0_23.3 */
-	movdqa %xmm0, 1152(%rsp) /* spill x0_23.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm7, 1168(%rsp) /* spill x0_24.2 */
-	movdqa %xmm10, 1184(%rsp) /* spill x0_25.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1856(%rsp), %xmm0 /* reload x0_26.3 */
-	movdqa %xmm0, 1200(%rsp) /* spill x0_26.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1840(%rsp), %xmm0 /* reload x0_27.3 */
-	movdqa %xmm0, 1216(%rsp) /* spill x0_27.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 336(%rsp), %xmm0 /* reload x0_28.3 */
-	movdqa %xmm0, 1232(%rsp) /* spill x0_28.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 160(%rsp), %xmm0 /* reload x0_29.3 */
-	movdqa %xmm0, 1248(%rsp) /* spill x0_29.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 464(%rsp), %xmm0 /* reload x0_30.3 */
-	movdqa %xmm0, 1264(%rsp) /* spill x0_30.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 496(%rsp), %xmm0 /* reload x0_31.3 */
-	movdqa %xmm0, 1280(%rsp) /* spill x0_31.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm13, 1344(%rsp) /* spill x1_7.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1792(%rsp), %xmm0 /* reload x1_8.3 */
-	movdqa %xmm0, 1360(%rsp) /* spill x1_8.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1776(%rsp), %xmm0 /* reload x1_9.3 */
-	movdqa %xmm0, 1376(%rsp) /* spill x1_9.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 368(%rsp), %xmm0 /* reload x1_10.3 */
-	movdqa %xmm0, 1392(%rsp) /* spill x1_10.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 128(%rsp), %xmm0 /* reload x1_11.3 */
-	movdqa %xmm0, 1408(%rsp) /* spill x1_11.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 240(%rsp), %xmm0 /* reload x1_12.3 */
-	movdqa %xmm0, 1424(%rsp) /* spill x1_12.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 528(%rsp), %xmm0 /* reload x1_13.3 */
-	movdqa %xmm0, 1440(%rsp) /* spill x1_13.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm4, 1456(%rsp) /* spill x1_14.2 */
-	movdqa %xmm6, 1472(%rsp) /* spill x1_15.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 384(%rsp), %xmm0 /* reload x1_16.3 */
-	movdqa %xmm0, 1488(%rsp) /* spill x1_16.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 96(%rsp), %xmm0 /* reload x1_17.3 */
-	movdqa %xmm0, 1504(%rsp) /* spill x1_17.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 512(%rsp), %xmm0 /* reload x1_18.3 */
-	movdqa %xmm0, 1520(%rsp) /* spill x1_18.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 544(%rsp), %xmm0 /* reload x1_19.3 */
-	movdqa %xmm0, 1536(%rsp) /* spill x1_19.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
+	movdqa %xmm2, 1008(%rsp) /* spill x0_14.2 */
+	movdqa %xmm3, 1024(%rsp) /* spill x0_15.2 */
+	movdqa %xmm13, 1104(%rsp) /* spill x0_20.2 */
+	movdqa %xmm1, 1120(%rsp) /* spill x0_21.2 */
+	movdqa %xmm11, 1168(%rsp) /* spill x0_24.2 */
+	movdqa %xmm8, 1184(%rsp) /* spill x0_25.2 */
+	movdqa %xmm15, 1344(%rsp) /* spill x1_7.2 */
+	movdqa %xmm6, 1456(%rsp) /* spill x1_14.2 */
+	movdqa %xmm14, 1472(%rsp) /* spill x1_15.2 */
 	movdqa %xmm9, 1552(%rsp) /* spill x1_20.2 */
-	movdqa %xmm1, 1568(%rsp) /* spill x1_21.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1760(%rsp), %xmm0 /* reload x1_22.3 */
+	movdqa %xmm4, 1568(%rsp) /* spill x1_21.2 */
+	movdqa %xmm12, 1616(%rsp) /* spill x1_24.2 */
+	movdqa %xmm0, 1632(%rsp) /* spill x1_25.2 */
+	movdqa %xmm0, 1728(%rsp) /* spill x1_25.3 */
+	movdqa 576(%rsp), %xmm0 /* reload x0_8.3 */
+	movdqa %xmm0, 1328(%rsp) /* spill x0_8.2 */
+	movdqa 592(%rsp), %xmm0 /* reload x0_9.3 */
+	movdqa %xmm0, 1312(%rsp) /* spill x0_9.2 */
+	movdqa 112(%rsp), %xmm0 /* reload x0_10.3 */
+	movdqa %xmm0, 1296(%rsp) /* spill x0_10.2 */
+	movdqa 432(%rsp), %xmm0 /* reload x0_11.3 */
+	movdqa %xmm0, 960(%rsp) /* spill x0_11.2 */
+	movdqa 224(%rsp), %xmm0 /* reload x0_12.3 */
+	movdqa %xmm0, 976(%rsp) /* spill x0_12.2 */
+	movdqa 304(%rsp), %xmm0 /* reload x0_13.3 */
+	movdqa %xmm0, 992(%rsp) /* spill x0_13.2 */
+	movdqa 608(%rsp), %xmm0 /* reload x0_16.3 */
+	movdqa %xmm0, 1040(%rsp) /* spill x0_16.2 */
+	movdqa 624(%rsp), %xmm0 /* reload x0_17.3 */
+	movdqa %xmm0, 1056(%rsp) /* spill x0_17.2 */
+	movdqa 144(%rsp), %xmm0 /* reload x0_18.3 */
+	movdqa %xmm0, 1072(%rsp) /* spill x0_18.2 */
+	movdqa 448(%rsp), %xmm0 /* reload x0_19.3 */
+	movdqa %xmm0, 1088(%rsp) /* spill x0_19.2 */
+	movdqa 32(%rsp), %xmm0 /* reload x0_22.3 */
+	movdqa %xmm0, 1136(%rsp) /* spill x0_22.2 */
+	movdqa 320(%rsp), %xmm0 /* reload x0_23.3 */
+	movdqa %xmm0, 1152(%rsp) /* spill x0_23.2 */
+	movdqa 192(%rsp), %xmm0 /* reload x0_26.3 */
+	movdqa %xmm0, 1200(%rsp) /* spill x0_26.2 */
+	movdqa 336(%rsp), %xmm0 /* reload x0_27.3 */
+	movdqa %xmm0, 1216(%rsp) /* spill x0_27.2 */
+	movdqa 176(%rsp), %xmm0 /* reload x0_28.3 */
+	movdqa %xmm0, 1232(%rsp) /* spill x0_28.2 */
+	movdqa 464(%rsp), %xmm0 /* reload x0_29.3 */
+	movdqa %xmm0, 1248(%rsp) /* spill x0_29.2 */
+	movdqa 640(%rsp), %xmm0 /* reload x0_30.3 */
+	movdqa %xmm0, 1264(%rsp) /* spill x0_30.2 */
+	movdqa 656(%rsp), %xmm0 /* reload x0_31.3 */
+	movdqa %xmm0, 1280(%rsp) /* spill x0_31.2 */
+	movdqa 160(%rsp), %xmm0 /* reload x1_8.3 */
+	movdqa %xmm0, 1360(%rsp) /* spill x1_8.2 */
+	movdqa 368(%rsp), %xmm0 /* reload x1_9.3 */
+	movdqa %xmm0, 1376(%rsp) /* spill x1_9.2 */
+	movdqa 208(%rsp), %xmm0 /* reload x1_10.3 */
+	movdqa %xmm0, 1392(%rsp) /* spill x1_10.2 */
+	movdqa 272(%rsp), %xmm0 /* reload x1_11.3 */
+	movdqa %xmm0, 1408(%rsp) /* spill x1_11.2 */
+	movdqa 704(%rsp), %xmm0 /* reload x1_12.3 */
+	movdqa %xmm0, 1424(%rsp) /* spill x1_12.2 */
+	movdqa 720(%rsp), %xmm0 /* reload x1_13.3 */
+	movdqa %xmm0, 1440(%rsp) /* spill x1_13.2 */
+	movdqa 528(%rsp), %xmm0 /* reload x1_16.3 */
+	movdqa %xmm0, 1488(%rsp) /* spill x1_16.2 */
+	movdqa 512(%rsp), %xmm0 /* reload x1_17.3 */
+	movdqa %xmm0, 1504(%rsp) /* spill x1_17.2 */
+	movdqa 752(%rsp), %xmm0 /* reload x1_18.3 */
+	movdqa %xmm0, 1520(%rsp) /* spill x1_18.2 */
+	movdqa 736(%rsp), %xmm0 /* reload x1_19.3 */
+	movdqa %xmm0, 1536(%rsp) /* spill x1_19.2 */
+	movdqa 128(%rsp), %xmm0 /* reload x1_22.3 */
 	movdqa %xmm0, 1584(%rsp) /* spill x1_22.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1744(%rsp), %xmm0 /* reload x1_23.3 */
+	movdqa 384(%rsp), %xmm0 /* reload x1_23.3 */
 	movdqa %xmm0, 1600(%rsp) /* spill x1_23.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1616(%rsp) /* spill x1_24.2 */
-	movdqa %xmm8, 1632(%rsp) /* spill x1_25.2 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 272(%rsp), %xmm0 /* reload x1_26.3 */
+	movdqa 256(%rsp), %xmm0 /* reload x1_26.3 */
 	movdqa %xmm0, 1648(%rsp) /* spill x1_26.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 0(%rsp), %xmm0 /* reload x1_27.3 */
+	movdqa 784(%rsp), %xmm0 /* reload x1_27.3 */
 	movdqa %xmm0, 1664(%rsp) /* spill x1_27.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 1728(%rsp), %xmm0 /* reload x1_28.3 */
+	movdqa 80(%rsp), %xmm0 /* reload x1_28.3 */
 	movdqa %xmm0, 1680(%rsp) /* spill x1_28.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 224(%rsp), %xmm0 /* reload x1_29.3 */
+	movdqa 400(%rsp), %xmm0 /* reload x1_29.3 */
 	movdqa %xmm0, 1696(%rsp) /* spill x1_29.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa %xmm0, 1968(%rsp) /* spill x1_24.3 */
-	movdqa 400(%rsp), %xmm0 /* reload x1_30.3 */
+	movdqa 544(%rsp), %xmm0 /* reload x1_30.3 */
 	movdqa %xmm0, 1712(%rsp) /* spill x1_30.2 */
-	movdqa 1968(%rsp), %xmm0 /* reload x1_24.3 */
-	movdqa 1952(%rsp), %xmm0 /* reload x0_4.3 */
-	movdqa 112(%rsp), %xmm1 /* reload x1_31.3 */
-	movdqa 64(%rsp), %xmm2 /* reload x1_1.3 */
-	movdqa 352(%rsp), %xmm3 /* reload x1_0.3 */
-	movdqa 288(%rsp), %xmm4 /* reload x0_2.3 */
-	movdqa %xmm12, %xmm5 /* x0_7.3 */
-	movdqa 144(%rsp), %xmm6 /* reload x0_1.3 */
-	movdqa %xmm11, %xmm7 /* x1_6.3 */
-	movdqa 32(%rsp), %xmm8 /* reload x0_3.3 */
-	movdqa 416(%rsp), %xmm9 /* reload x0_0.3 */
-	movdqa 560(%rsp), %xmm10 /* reload x1_5.3 */
-	movdqa %xmm14, %xmm11 /* x0_6.3 */
-	movdqa 1808(%rsp), %xmm12 /* reload x1_3.3 */
-	movdqa 1936(%rsp), %xmm13 /* reload x0_5.3 */
-	movdqa 480(%rsp), %xmm14 /* reload x1_4.3 */
-	movdqa 1824(%rsp), %xmm15 /* reload x1_2.3 */
+	movdqa 240(%rsp), %xmm0 /* reload x1_31.3 */
+	movdqa %xmm0, 768(%rsp) /* spill x1_31.2 */
+	movdqa 1728(%rsp), %xmm0 /* reload x1_25.3 */
+	movdqa 416(%rsp), %xmm0 /* reload x0_3.3 */
+	movdqa 480(%rsp), %xmm1 /* reload x1_1.3 */
+	movdqa 496(%rsp), %xmm2 /* reload x1_0.3 */
+	movdqa %xmm10, %xmm3 /* x0_7.3 */
+	movdqa 96(%rsp), %xmm6 /* reload x0_2.3 */
+	movdqa 688(%rsp), %xmm8 /* reload x1_5.3 */
+	movdqa 64(%rsp), %xmm9 /* reload x0_0.3 */
+	movdqa 352(%rsp), %xmm10 /* reload x1_3.3 */
+	movdqa %xmm7, %xmm11 /* x1_6.3 */
+	movdqa %xmm5, %xmm7 /* x0_6.3 */
+	movdqa 672(%rsp), %xmm5 /* reload x1_4.3 */
+	movdqa 16(%rsp), %xmm12 /* reload x0_4.3 */
+	movdqa 48(%rsp), %xmm13 /* reload x1_2.3 */
+	movdqa 560(%rsp), %xmm14 /* reload x0_1.3 */
+	movdqa 288(%rsp), %xmm15 /* reload x0_5.3 */
 	add $1024, %r8
 	cmp $24576, %r8
 	jne .Lublock_nibbleslice_ssse3_asm_14_loop_r0
 
 	/* Pack nibble pairs into bytes, transpose back and store. */
 	psllw $4, %xmm9 /* hi_up = shl(x0_0) */
-	por %xmm6, %xmm9 /* byte = or(hi_up, x0_1) */
-	psllw $4, %xmm4 /* hi_up_1 = shl(x0_2) */
-	por %xmm8, %xmm4 /* byte_1 = or(hi_up_1, x0_3) */
-	psllw $4, %xmm0 /* hi_up_2 = shl(x0_4) */
-	por %xmm13, %xmm0 /* byte_2 = or(hi_up_2, x0_5) */
-	psllw $4, %xmm11 /* hi_up_3 = shl(x0_6) */
-	por %xmm5, %xmm11 /* byte_3 = or(hi_up_3, x0_7) */
-	movdqa 1328(%rsp), %xmm5 /* reload x0_8.2 */
-	psllw $4, %xmm5 /* hi_up_4 = shl(x0_8) */
-	movdqa 1312(%rsp), %xmm6 /* reload x0_9.2 */
-	por %xmm6, %xmm5 /* byte_4 = or(hi_up_4, x0_9) */
-	movdqa 1296(%rsp), %xmm6 /* reload x0_10.2 */
-	psllw $4, %xmm6 /* hi_up_5 = shl(x0_10) */
-	movdqa 960(%rsp), %xmm8 /* reload x0_11.2 */
-	por %xmm8, %xmm6 /* byte_5 = or(hi_up_5, x0_11) */
-	movdqa 976(%rsp), %xmm8 /* reload x0_12.2 */
-	psllw $4, %xmm8 /* hi_up_6 = shl(x0_12) */
-	movdqa 992(%rsp), %xmm13 /* reload x0_13.2 */
-	por %xmm13, %xmm8 /* byte_6 = or(hi_up_6, x0_13) */
-	movdqa 1008(%rsp), %xmm13 /* reload x0_14.2 */
-	psllw $4, %xmm13 /* hi_up_7 = shl(x0_14) */
-	movdqa %xmm8, 1008(%rsp) /* spill byte_6 */
-	movdqa 1024(%rsp), %xmm8 /* reload x0_15.2 */
-	por %xmm8, %xmm13 /* byte_7 = or(hi_up_7, x0_15) */
-	movdqa 1040(%rsp), %xmm8 /* reload x0_16.2 */
-	psllw $4, %xmm8 /* hi_up_8 = shl(x0_16) */
-	movdqa %xmm13, 1040(%rsp) /* spill byte_7 */
-	movdqa 1056(%rsp), %xmm13 /* reload x0_17.2 */
-	por %xmm13, %xmm8 /* byte_8 = or(hi_up_8, x0_17) */
-	movdqa 1072(%rsp), %xmm13 /* reload x0_18.2 */
-	psllw $4, %xmm13 /* hi_up_9 = shl(x0_18) */
-	movdqa %xmm6, 1072(%rsp) /* spill byte_5 */
-	movdqa 1088(%rsp), %xmm6 /* reload x0_19.2 */
-	por %xmm6, %xmm13 /* byte_9 = or(hi_up_9, x0_19) */
-	movdqa 1104(%rsp), %xmm6 /* reload x0_20.2 */
-	psllw $4, %xmm6 /* hi_up_10 = shl(x0_20) */
-	movdqa %xmm5, 1104(%rsp) /* spill byte_4 */
-	movdqa 1120(%rsp), %xmm5 /* reload x0_21.2 */
-	por %xmm5, %xmm6 /* byte_10 = or(hi_up_10, x0_21) */
-	movdqa 1136(%rsp), %xmm5 /* reload x0_22.2 */
-	psllw $4, %xmm5 /* hi_up_11 = shl(x0_22) */
-	movdqa %xmm11, 1136(%rsp) /* spill byte_3 */
-	movdqa 1152(%rsp), %xmm11 /* reload x0_23.2 */
-	por %xmm11, %xmm5 /* byte_11 = or(hi_up_11, x0_23) */
-	movdqa 1168(%rsp), %xmm11 /* reload x0_24.2 */
-	psllw $4, %xmm11 /* hi_up_12 = shl(x0_24) */
-	movdqa %xmm5, 1168(%rsp) /* spill byte_11 */
-	movdqa 1184(%rsp), %xmm5 /* reload x0_25.2 */
-	por %xmm5, %xmm11 /* byte_12 = or(hi_up_12, x0_25) */
-	movdqa 1200(%rsp), %xmm5 /* reload x0_26.2 */
-	psllw $4, %xmm5 /* hi_up_13 = shl(x0_26) */
-	movdqa %xmm11, 1200(%rsp) /* spill byte_12 */
-	movdqa 1216(%rsp), %xmm11 /* reload x0_27.2 */
-	por %xmm11, %xmm5 /* byte_13 = or(hi_up_13, x0_27) */
-	movdqa 1232(%rsp), %xmm11 /* reload x0_28.2 */
-	psllw $4, %xmm11 /* hi_up_14 = shl(x0_28) */
-	movdqa %xmm5, 1232(%rsp) /* spill byte_13 */
-	movdqa 1248(%rsp), %xmm5 /* reload x0_29.2 */
-	por %xmm5, %xmm11 /* byte_14 = or(hi_up_14, x0_29) */
-	movdqa 1264(%rsp), %xmm5 /* reload x0_30.2 */
-	psllw $4, %xmm5 /* hi_up_15 = shl(x0_30) */
-	movdqa %xmm11, 1264(%rsp) /* spill byte_14 */
-	movdqa 1280(%rsp), %xmm11 /* reload x0_31.2 */
-	por %xmm11, %xmm5 /* byte_15 = or(hi_up_15, x0_31) */
-	psllw $4, %xmm3 /* hi_up_16 = shl(x1_0) */
-	por %xmm2, %xmm3 /* byte_16 = or(hi_up_16, x1_1) */
-	psllw $4, %xmm15 /* hi_up_17 = shl(x1_2) */
-	por %xmm12, %xmm15 /* byte_17 = or(hi_up_17, x1_3) */
-	psllw $4, %xmm14 /* hi_up_18 = shl(x1_4) */
-	por %xmm10, %xmm14 /* byte_18 = or(hi_up_18, x1_5) */
-	psllw $4, %xmm7 /* hi_up_19 = shl(x1_6) */
-	movdqa 1344(%rsp), %xmm2 /* reload x1_7.2 */
-	por %xmm2, %xmm7 /* byte_19 = or(hi_up_19, x1_7) */
-	movdqa 1360(%rsp), %xmm2 /* reload x1_8.2 */
-	psllw $4, %xmm2 /* hi_up_20 = shl(x1_8) */
-	movdqa 1376(%rsp), %xmm10 /* reload x1_9.2 */
-	por %xmm10, %xmm2 /* byte_20 = or(hi_up_20, x1_9) */
-	movdqa 1392(%rsp), %xmm10 /* reload x1_10.2 */
-	psllw $4, %xmm10 /* hi_up_21 = shl(x1_10) */
-	movdqa 1408(%rsp), %xmm11 /* reload x1_11.2 */
-	por %xmm11, %xmm10 /* byte_21 = or(hi_up_21, x1_11) */
-	movdqa 1424(%rsp), %xmm11 /* reload x1_12.2 */
-	psllw $4, %xmm11 /* hi_up_22 = shl(x1_12) */
-	movdqa 1440(%rsp), %xmm12 /* reload x1_13.2 */
-	por %xmm12, %xmm11 /* byte_22 = or(hi_up_22, x1_13) */
-	movdqa 1456(%rsp), %xmm12 /* reload x1_14.2 */
-	psllw $4, %xmm12 /* hi_up_23 = shl(x1_14) */
-	movdqa %xmm11, 1456(%rsp) /* spill byte_22 */
-	movdqa 1472(%rsp), %xmm11 /* reload x1_15.2 */
-	por %xmm11, %xmm12 /* byte_23 = or(hi_up_23, x1_15) */
-	movdqa 1488(%rsp), %xmm11 /* reload x1_16.2 */
-	psllw $4, %xmm11 /* hi_up_24 = shl(x1_16) */
-	movdqa %xmm12, 1488(%rsp) /* spill byte_23 */
-	movdqa 1504(%rsp), %xmm12 /* reload x1_17.2 */
-	por %xmm12, %xmm11 /* byte_24 = or(hi_up_24, x1_17) */
-	movdqa 1520(%rsp), %xmm12 /* reload x1_18.2 */
-	psllw $4, %xmm12 /* hi_up_25 = shl(x1_18) */
-	movdqa %xmm10, 1520(%rsp) /* spill byte_21 */
-	movdqa 1536(%rsp), %xmm10 /* reload x1_19.2 */
-	por %xmm10, %xmm12 /* byte_25 = or(hi_up_25, x1_19) */
-	movdqa 1552(%rsp), %xmm10 /* reload x1_20.2 */
-	psllw $4, %xmm10 /* hi_up_26 = shl(x1_20) */
-	movdqa %xmm2, 1552(%rsp) /* spill byte_20 */
-	movdqa 1568(%rsp), %xmm2 /* reload x1_21.2 */
-	por %xmm2, %xmm10 /* byte_26 = or(hi_up_26, x1_21) */
-	movdqa 1584(%rsp), %xmm2 /* reload x1_22.2 */
-	psllw $4, %xmm2 /* hi_up_27 = shl(x1_22) */
-	movdqa %xmm7, 1584(%rsp) /* spill byte_19 */
-	movdqa 1600(%rsp), %xmm7 /* reload x1_23.2 */
-	por %xmm7, %xmm2 /* byte_27 = or(hi_up_27, x1_23) */
-	movdqa 1616(%rsp), %xmm7 /* reload x1_24.2 */
-	psllw $4, %xmm7 /* hi_up_28 = shl(x1_24) */
-	movdqa %xmm2, 1616(%rsp) /* spill byte_27 */
-	movdqa 1632(%rsp), %xmm2 /* reload x1_25.2 */
-	por %xmm2, %xmm7 /* byte_28 = or(hi_up_28, x1_25) */
-	movdqa 1648(%rsp), %xmm2 /* reload x1_26.2 */
-	psllw $4, %xmm2 /* hi_up_29 = shl(x1_26) */
-	movdqa %xmm7, 1648(%rsp) /* spill byte_28 */
-	movdqa 1664(%rsp), %xmm7 /* reload x1_27.2 */
-	por %xmm7, %xmm2 /* byte_29 = or(hi_up_29, x1_27) */
-	movdqa 1680(%rsp), %xmm7 /* reload x1_28.2 */
-	psllw $4, %xmm7 /* hi_up_30 = shl(x1_28) */
-	movdqa %xmm2, 1680(%rsp) /* spill byte_29 */
-	movdqa 1696(%rsp), %xmm2 /* reload x1_29.2 */
-	por %xmm2, %xmm7 /* byte_30 = or(hi_up_30, x1_29) */
-	movdqa 1712(%rsp), %xmm2 /* reload x1_30.2 */
-	psllw $4, %xmm2 /* hi_up_31 = shl(x1_30) */
-	por %xmm1, %xmm2 /* byte_31 = or(hi_up_31, x1_31) */
-	movdqa %xmm9, %xmm1 /* byte */
-	punpcklbw %xmm8, %xmm1 /* tro0 = unpacklo(byte, byte_8) */
-	punpckhbw %xmm8, %xmm9 /* tro0_1 = unpackhi(byte, byte_8) */
-	movdqa %xmm4, %xmm8 /* byte_1 */
-	punpcklbw %xmm13, %xmm8 /* tro0_2 = unpacklo(byte_1, byte_9) */
-	punpckhbw %xmm13, %xmm4 /* tro0_3 = unpackhi(byte_1, byte_9) */
-	movdqa %xmm0, %xmm13 /* byte_2 */
-	punpcklbw %xmm6, %xmm13 /* tro0_4 = unpacklo(byte_2, byte_10) */
-	punpckhbw %xmm6, %xmm0 /* tro0_5 = unpackhi(byte_2, byte_10) */
-	movdqa 1136(%rsp), %xmm6 /* reload byte_3 */
-	movdqa %xmm2, 1712(%rsp) /* spill byte_31 */
-	movdqa 1168(%rsp), %xmm2 /* reload byte_11 */
-	movdqa %xmm7, 1696(%rsp) /* spill byte_30 */
-	movdqa %xmm6, %xmm7 /* byte_3 */
-	punpcklbw %xmm2, %xmm7 /* tro0_6 = unpacklo(byte_3, byte_11) */
-	punpckhbw %xmm2, %xmm6 /* tro0_7 = unpackhi(byte_3, byte_11) */
-	movdqa 1104(%rsp), %xmm2 /* reload byte_4 */
-	movdqa %xmm10, 1168(%rsp) /* spill byte_26 */
-	movdqa 1200(%rsp), %xmm10 /* reload byte_12 */
-	movdqa %xmm14, 1136(%rsp) /* spill byte_18 */
-	movdqa %xmm2, %xmm14 /* byte_4 */
-	punpcklbw %xmm10, %xmm14 /* tro0_8 = unpacklo(byte_4, byte_12) */
-	punpckhbw %xmm10, %xmm2 /* tro0_9 = unpackhi(byte_4, byte_12) */
-	movdqa 1072(%rsp), %xmm10 /* reload byte_5 */
-	movdqa %xmm12, 1200(%rsp) /* spill byte_25 */
-	movdqa 1232(%rsp), %xmm12 /* reload byte_13 */
-	movdqa %xmm15, 1104(%rsp) /* spill byte_17 */
-	movdqa %xmm10, %xmm15 /* byte_5 */
-	punpcklbw %xmm12, %xmm15 /* tro0_10 = unpacklo(byte_5, byte_13) */
-	punpckhbw %xmm12, %xmm10 /* tro0_11 = unpackhi(byte_5, byte_13) */
-	movdqa 1008(%rsp), %xmm12 /* reload byte_6 */
-	movdqa %xmm3, 1232(%rsp) /* spill byte_16 */
-	movdqa 1264(%rsp), %xmm3 /* reload byte_14 */
-	movdqa %xmm11, 1072(%rsp) /* spill byte_24 */
-	movdqa %xmm12, %xmm11 /* byte_6 */
-	punpcklbw %xmm3, %xmm11 /* tro0_12 = unpacklo(byte_6, byte_14) */
-	punpckhbw %xmm3, %xmm12 /* tro0_13 = unpackhi(byte_6, byte_14) */
-	movdqa 1040(%rsp), %xmm3 /* reload byte_7 */
-	movdqa %xmm6, 1264(%rsp) /* spill tro0_7 */
-	movdqa %xmm3, %xmm6 /* byte_7 */
-	punpcklbw %xmm5, %xmm6 /* tro0_14 = unpacklo(byte_7, byte_15) */
-	punpckhbw %xmm5, %xmm3 /* tro0_15 = unpackhi(byte_7, byte_15) */
-	movdqa %xmm1, %xmm5 /* tro0 */
-	punpcklbw %xmm14, %xmm5 /* tro1 = unpacklo(tro0, tro0_8) */
-	punpckhbw %xmm14, %xmm1 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	movdqa %xmm9, %xmm14 /* tro0_1 */
-	punpcklbw %xmm2, %xmm14 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	punpckhbw %xmm2, %xmm9 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	movdqa %xmm8, %xmm2 /* tro0_2 */
-	punpcklbw %xmm15, %xmm2 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	punpckhbw %xmm15, %xmm8 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	movdqa %xmm4, %xmm15 /* tro0_3 */
-	punpcklbw %xmm10, %xmm15 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	punpckhbw %xmm10, %xmm4 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	movdqa %xmm13, %xmm10 /* tro0_4 */
-	punpcklbw %xmm11, %xmm10 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	punpckhbw %xmm11, %xmm13 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	movdqa %xmm0, %xmm11 /* tro0_5 */
-	punpcklbw %xmm12, %xmm11 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	punpckhbw %xmm12, %xmm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	movdqa %xmm7, %xmm12 /* tro0_6 */
-	punpcklbw %xmm6, %xmm12 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	punpckhbw %xmm6, %xmm7 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	movdqa 1264(%rsp), %xmm6 /* reload tro0_7 */
-	movdqa %xmm4, 1040(%rsp) /* spill tro1_7 */
-	movdqa %xmm6, %xmm4 /* tro0_7 */
-	punpcklbw %xmm3, %xmm4 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	punpckhbw %xmm3, %xmm6 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	movdqa %xmm5, %xmm3 /* tro1 */
-	punpcklbw %xmm10, %xmm3 /* tro2 = unpacklo(tro1, tro1_8) */
-	punpckhbw %xmm10, %xmm5 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	movdqa %xmm1, %xmm10 /* tro1_1 */
-	punpcklbw %xmm13, %xmm10 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	punpckhbw %xmm13, %xmm1 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	movdqa %xmm14, %xmm13 /* tro1_2 */
-	punpcklbw %xmm11, %xmm13 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	punpckhbw %xmm11, %xmm14 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	movdqa %xmm9, %xmm11 /* tro1_3 */
-	punpcklbw %xmm0, %xmm11 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
-	punpckhbw %xmm0, %xmm9 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	movdqa %xmm2, %xmm0 /* tro1_4 */
-	punpcklbw %xmm12, %xmm0 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	punpckhbw %xmm12, %xmm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	movdqa %xmm8, %xmm12 /* tro1_5 */
-	punpcklbw %xmm7, %xmm12 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	punpckhbw %xmm7, %xmm8 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	movdqa %xmm15, %xmm7 /* tro1_6 */
-	punpcklbw %xmm4, %xmm7 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	punpckhbw %xmm4, %xmm15 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	movdqa 1040(%rsp), %xmm4 /* reload tro1_7 */
-	movdqa %xmm9, 1264(%rsp) /* spill tro2_7 */
-	movdqa %xmm4, %xmm9 /* tro1_7 */
-	punpcklbw %xmm6, %xmm9 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	punpckhbw %xmm6, %xmm4 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	movdqa %xmm3, %xmm6 /* tro2 */
-	punpcklbw %xmm0, %xmm6 /* tro3 = unpacklo(tro2, tro2_8) */
-	punpckhbw %xmm0, %xmm3 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	movdqa %xmm5, %xmm0 /* tro2_1 */
-	punpcklbw %xmm2, %xmm0 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	punpckhbw %xmm2, %xmm5 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	movdqa %xmm10, %xmm2 /* tro2_2 */
-	punpcklbw %xmm12, %xmm2 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	punpckhbw %xmm12, %xmm10 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	movdqa %xmm1, %xmm12 /* tro2_3 */
-	punpcklbw %xmm8, %xmm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	punpckhbw %xmm8, %xmm1 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	movdqa %xmm13, %xmm8 /* tro2_4 */
-	punpcklbw %xmm7, %xmm8 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	punpckhbw %xmm7, %xmm13 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	movdqa %xmm14, %xmm7 /* tro2_5 */
-	punpcklbw %xmm15, %xmm7 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	punpckhbw %xmm15, %xmm14 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	movdqa %xmm11, %xmm15 /* tro2_6 */
-	punpcklbw %xmm9, %xmm15 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	punpckhbw %xmm9, %xmm11 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	movdqa 1264(%rsp), %xmm9 /* reload tro2_7 */
-	movdqa %xmm11, 1040(%rsp) /* spill tro3_13 */
-	movdqa %xmm9, %xmm11 /* tro2_7 */
-	punpcklbw %xmm4, %xmm11 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	punpckhbw %xmm4, %xmm9 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	movdqa 1232(%rsp), %xmm4 /* reload byte_16 */
-	movdqa %xmm9, 1264(%rsp) /* spill tro3_15 */
-	movdqa 1072(%rsp), %xmm9 /* reload byte_24 */
-	movdqa %xmm11, 1008(%rsp) /* spill tro3_14 */
-	movdqa %xmm4, %xmm11 /* byte_16 */
-	punpcklbw %xmm9, %xmm11 /* tro0_16 = unpacklo(byte_16, byte_24) */
-	punpckhbw %xmm9, %xmm4 /* tro0_17 = unpackhi(byte_16, byte_24) */
-	movdqa 1104(%rsp), %xmm9 /* reload byte_17 */
-	movdqa %xmm15, 1072(%rsp) /* spill tro3_12 */
-	movdqa 1200(%rsp), %xmm15 /* reload byte_25 */
-	movdqa %xmm14, 1232(%rsp) /* spill tro3_11 */
-	movdqa %xmm9, %xmm14 /* byte_17 */
-	punpcklbw %xmm15, %xmm14 /* tro0_18 = unpacklo(byte_17, byte_25) */
-	punpckhbw %xmm15, %xmm9 /* tro0_19 = unpackhi(byte_17, byte_25) */
-	movdqa 1136(%rsp), %xmm15 /* reload byte_18 */
-	movdqa %xmm7, 1200(%rsp) /* spill tro3_10 */
-	movdqa 1168(%rsp), %xmm7 /* reload byte_26 */
-	movdqa %xmm13, 1104(%rsp) /* spill tro3_9 */
-	movdqa %xmm15, %xmm13 /* byte_18 */
-	punpcklbw %xmm7, %xmm13 /* tro0_20 = unpacklo(byte_18, byte_26) */
-	punpckhbw %xmm7, %xmm15 /* tro0_21 = unpackhi(byte_18, byte_26) */
-	movdqa 1584(%rsp), %xmm7 /* reload byte_19 */
-	movdqa %xmm8, 1168(%rsp) /* spill tro3_8 */
-	movdqa 1616(%rsp), %xmm8 /* reload byte_27 */
-	movdqa %xmm1, 1136(%rsp) /* spill tro3_7 */
-	movdqa %xmm7, %xmm1 /* byte_19 */
-	punpcklbw %xmm8, %xmm1 /* tro0_22 = unpacklo(byte_19, byte_27) */
-	punpckhbw %xmm8, %xmm7 /* tro0_23 = unpackhi(byte_19, byte_27) */
-	movdqa 1552(%rsp), %xmm8 /* reload byte_20 */
-	movdqa %xmm12, 1616(%rsp) /* spill tro3_6 */
-	movdqa 1648(%rsp), %xmm12 /* reload byte_28 */
-	movdqa %xmm10, 1584(%rsp) /* spill tro3_5 */
-	movdqa %xmm8, %xmm10 /* byte_20 */
-	punpcklbw %xmm12, %xmm10 /* tro0_24 = unpacklo(byte_20, byte_28) */
-	punpckhbw %xmm12, %xmm8 /* tro0_25 = unpackhi(byte_20, byte_28) */
-	movdqa 1520(%rsp), %xmm12 /* reload byte_21 */
-	movdqa %xmm2, 1648(%rsp) /* spill tro3_4 */
-	movdqa 1680(%rsp), %xmm2 /* reload byte_29 */
-	movdqa %xmm5, 1552(%rsp) /* spill tro3_3 */
-	movdqa %xmm12, %xmm5 /* byte_21 */
-	punpcklbw %xmm2, %xmm5 /* tro0_26 = unpacklo(byte_21, byte_29) */
-	punpckhbw %xmm2, %xmm12 /* tro0_27 = unpackhi(byte_21, byte_29) */
-	movdqa 1456(%rsp), %xmm2 /* reload byte_22 */
-	movdqa %xmm0, 1680(%rsp) /* spill tro3_2 */
-	movdqa 1696(%rsp), %xmm0 /* reload byte_30 */
-	movdqa %xmm3, 1520(%rsp) /* spill tro3_1 */
-	movdqa %xmm2, %xmm3 /* byte_22 */
-	punpcklbw %xmm0, %xmm3 /* tro0_28 = unpacklo(byte_22, byte_30) */
-	punpckhbw %xmm0, %xmm2 /* tro0_29 = unpackhi(byte_22, byte_30) */
-	movdqa 1488(%rsp), %xmm0 /* reload byte_23 */
-	movdqa %xmm6, 1696(%rsp) /* spill tro3 */
-	movdqa 1712(%rsp), %xmm6 /* reload byte_31 */
-	movdqa %xmm7, 1456(%rsp) /* spill tro0_23 */
-	movdqa %xmm0, %xmm7 /* byte_23 */
-	punpcklbw %xmm6, %xmm7 /* tro0_30 = unpacklo(byte_23, byte_31) */
-	punpckhbw %xmm6, %xmm0 /* tro0_31 = unpackhi(byte_23, byte_31) */
-	movdqa %xmm11, %xmm6 /* tro0_16 */
-	punpcklbw %xmm10, %xmm6 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
-	punpckhbw %xmm10, %xmm11 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	movdqa %xmm4, %xmm10 /* tro0_17 */
-	punpcklbw %xmm8, %xmm10 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	punpckhbw %xmm8, %xmm4 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	movdqa %xmm14, %xmm8 /* tro0_18 */
-	punpcklbw %xmm5, %xmm8 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	punpckhbw %xmm5, %xmm14 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	movdqa %xmm9, %xmm5 /* tro0_19 */
-	punpcklbw %xmm12, %xmm5 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	punpckhbw %xmm12, %xmm9 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	movdqa %xmm13, %xmm12 /* tro0_20 */
-	punpcklbw %xmm3, %xmm12 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	punpckhbw %xmm3, %xmm13 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	movdqa %xmm15, %xmm3 /* tro0_21 */
-	punpcklbw %xmm2, %xmm3 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	punpckhbw %xmm2, %xmm15 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	movdqa %xmm1, %xmm2 /* tro0_22 */
-	punpcklbw %xmm7, %xmm2 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	punpckhbw %xmm7, %xmm1 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	movdqa 1456(%rsp), %xmm7 /* reload tro0_23 */
-	movdqa %xmm9, 1712(%rsp) /* spill tro1_23 */
-	movdqa %xmm7, %xmm9 /* tro0_23 */
-	punpcklbw %xmm0, %xmm9 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	punpckhbw %xmm0, %xmm7 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	movdqa %xmm6, %xmm0 /* tro1_16 */
-	punpcklbw %xmm12, %xmm0 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	punpckhbw %xmm12, %xmm6 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	movdqa %xmm11, %xmm12 /* tro1_17 */
-	punpcklbw %xmm13, %xmm12 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	punpckhbw %xmm13, %xmm11 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	movdqa %xmm10, %xmm13 /* tro1_18 */
-	punpcklbw %xmm3, %xmm13 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
-	punpckhbw %xmm3, %xmm10 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	movdqa %xmm4, %xmm3 /* tro1_19 */
-	punpcklbw %xmm15, %xmm3 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	punpckhbw %xmm15, %xmm4 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	movdqa %xmm8, %xmm15 /* tro1_20 */
-	punpcklbw %xmm2, %xmm15 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	punpckhbw %xmm2, %xmm8 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	movdqa %xmm14, %xmm2 /* tro1_21 */
-	punpcklbw %xmm1, %xmm2 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	punpckhbw %xmm1, %xmm14 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	movdqa %xmm5, %xmm1 /* tro1_22 */
-	punpcklbw %xmm9, %xmm1 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	punpckhbw %xmm9, %xmm5 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	movdqa 1712(%rsp), %xmm9 /* reload tro1_23 */
-	movdqa %xmm4, 1456(%rsp) /* spill tro2_23 */
-	movdqa %xmm9, %xmm4 /* tro1_23 */
-	punpcklbw %xmm7, %xmm4 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	punpckhbw %xmm7, %xmm9 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	movdqa %xmm0, %xmm7 /* tro2_16 */
-	punpcklbw %xmm15, %xmm7 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	punpckhbw %xmm15, %xmm0 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	movdqa %xmm6, %xmm15 /* tro2_17 */
-	punpcklbw %xmm8, %xmm15 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	punpckhbw %xmm8, %xmm6 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	movdqa %xmm12, %xmm8 /* tro2_18 */
-	punpcklbw %xmm2, %xmm8 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	punpckhbw %xmm2, %xmm12 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	movdqa %xmm11, %xmm2 /* tro2_19 */
-	punpcklbw %xmm14, %xmm2 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	punpckhbw %xmm14, %xmm11 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	movdqa %xmm13, %xmm14 /* tro2_20 */
-	punpcklbw %xmm1, %xmm14 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	punpckhbw %xmm1, %xmm13 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	movdqa %xmm10, %xmm1 /* tro2_21 */
-	punpcklbw %xmm5, %xmm1 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	punpckhbw %xmm5, %xmm10 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
-	movdqa %xmm3, %xmm5 /* tro2_22 */
-	punpcklbw %xmm4, %xmm5 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
-	punpckhbw %xmm4, %xmm3 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	movdqa 1456(%rsp), %xmm4 /* reload tro2_23 */
-	movdqa %xmm3, 1712(%rsp) /* spill tro3_29 */
-	movdqa %xmm4, %xmm3 /* tro2_23 */
-	punpcklbw %xmm9, %xmm3 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	punpckhbw %xmm9, %xmm4 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
-	movdqu (%rcx), %xmm9 /* msg = load() */
-	movdqa %xmm4, 1456(%rsp) /* spill tro3_31 */
-	movdqa 1696(%rsp), %xmm4 /* reload tro3 */
-	pxor %xmm9, %xmm4 /* ct = xor(tro3, msg) */
-	movdqu %xmm4, (%rdx) /* store ct */
-	movdqu 16(%rcx), %xmm4 /* msg_1 = load() */
-	pxor %xmm4, %xmm7 /* ct_1 = xor(tro3_16, msg_1) */
-	movdqu %xmm7, 16(%rdx) /* store ct_1 */
-	movdqu 32(%rcx), %xmm4 /* msg_2 = load() */
-	movdqa 1520(%rsp), %xmm7 /* reload tro3_1 */
-	pxor %xmm4, %xmm7 /* ct_2 = xor(tro3_1, msg_2) */
+	por %xmm14, %xmm9 /* byte = or(hi_up, x0_1) */
+	psllw $4, %xmm6 /* hi_up_1 = shl(x0_2) */
+	por %xmm0, %xmm6 /* byte_1 = or(hi_up_1, x0_3) */
+	psllw $4, %xmm12 /* hi_up_2 = shl(x0_4) */
+	por %xmm15, %xmm12 /* byte_2 = or(hi_up_2, x0_5) */
+	psllw $4, %xmm7 /* hi_up_3 = shl(x0_6) */
+	por %xmm3, %xmm7 /* byte_3 = or(hi_up_3, x0_7) */
+	movdqa 1328(%rsp), %xmm0 /* reload x0_8.2 */
+	psllw $4, %xmm0 /* hi_up_4 = shl(x0_8) */
+	por 1312(%rsp), %xmm0 /* byte_4 = or(hi_up_4, x0_9) */
+	movdqa 1296(%rsp), %xmm3 /* reload x0_10.2 */
+	psllw $4, %xmm3 /* hi_up_5 = shl(x0_10) */
+	por 960(%rsp), %xmm3 /* byte_5 = or(hi_up_5, x0_11) */
+	movdqa 976(%rsp), %xmm4 /* reload x0_12.2 */
+	psllw $4, %xmm4 /* hi_up_6 = shl(x0_12) */
+	por 992(%rsp), %xmm4 /* byte_6 = or(hi_up_6, x0_13) */
+	movdqa 1008(%rsp), %xmm14 /* reload x0_14.2 */
+	psllw $4, %xmm14 /* hi_up_7 = shl(x0_14) */
+	por 1024(%rsp), %xmm14 /* byte_7 = or(hi_up_7, x0_15) */
+	movdqa 1040(%rsp), %xmm15 /* reload x0_16.2 */
+	psllw $4, %xmm15 /* hi_up_8 = shl(x0_16) */
+	por 1056(%rsp), %xmm15 /* byte_8 = or(hi_up_8, x0_17) */
+	movdqa %xmm14, 1056(%rsp) /* spill byte_7 */
+	movdqa 1072(%rsp), %xmm14 /* reload x0_18.2 */
+	psllw $4, %xmm14 /* hi_up_9 = shl(x0_18) */
+	por 1088(%rsp), %xmm14 /* byte_9 = or(hi_up_9, x0_19) */
+	movdqa %xmm4, 1088(%rsp) /* spill byte_6 */
+	movdqa 1104(%rsp), %xmm4 /* reload x0_20.2 */
+	psllw $4, %xmm4 /* hi_up_10 = shl(x0_20) */
+	por 1120(%rsp), %xmm4 /* byte_10 = or(hi_up_10, x0_21) */
+	movdqa %xmm3, 1120(%rsp) /* spill byte_5 */
+	movdqa 1136(%rsp), %xmm3 /* reload x0_22.2 */
+	psllw $4, %xmm3 /* hi_up_11 = shl(x0_22) */
+	por 1152(%rsp), %xmm3 /* byte_11 = or(hi_up_11, x0_23) */
+	movdqa %xmm0, 1152(%rsp) /* spill byte_4 */
+	movdqa 1168(%rsp), %xmm0 /* reload x0_24.2 */
+	psllw $4, %xmm0 /* hi_up_12 = shl(x0_24) */
+	por 1184(%rsp), %xmm0 /* byte_12 = or(hi_up_12, x0_25) */
+	movdqa %xmm0, 1184(%rsp) /* spill byte_12 */
+	movdqa 1200(%rsp), %xmm0 /* reload x0_26.2 */
+	psllw $4, %xmm0 /* hi_up_13 = shl(x0_26) */
+	por 1216(%rsp), %xmm0 /* byte_13 = or(hi_up_13, x0_27) */
+	movdqa %xmm0, 1216(%rsp) /* spill byte_13 */
+	movdqa 1232(%rsp), %xmm0 /* reload x0_28.2 */
+	psllw $4, %xmm0 /* hi_up_14 = shl(x0_28) */
+	por 1248(%rsp), %xmm0 /* byte_14 = or(hi_up_14, x0_29) */
+	movdqa %xmm0, 1248(%rsp) /* spill byte_14 */
+	movdqa 1264(%rsp), %xmm0 /* reload x0_30.2 */
+	psllw $4, %xmm0 /* hi_up_15 = shl(x0_30) */
+	por 1280(%rsp), %xmm0 /* byte_15 = or(hi_up_15, x0_31) */
+	psllw $4, %xmm2 /* hi_up_16 = shl(x1_0) */
+	por %xmm1, %xmm2 /* byte_16 = or(hi_up_16, x1_1) */
+	psllw $4, %xmm13 /* hi_up_17 = shl(x1_2) */
+	por %xmm10, %xmm13 /* byte_17 = or(hi_up_17, x1_3) */
+	psllw $4, %xmm5 /* hi_up_18 = shl(x1_4) */
+	por %xmm8, %xmm5 /* byte_18 = or(hi_up_18, x1_5) */
+	psllw $4, %xmm11 /* hi_up_19 = shl(x1_6) */
+	por 1344(%rsp), %xmm11 /* byte_19 = or(hi_up_19, x1_7) */
+	movdqa 1360(%rsp), %xmm1 /* reload x1_8.2 */
+	psllw $4, %xmm1 /* hi_up_20 = shl(x1_8) */
+	por 1376(%rsp), %xmm1 /* byte_20 = or(hi_up_20, x1_9) */
+	movdqa 1392(%rsp), %xmm8 /* reload x1_10.2 */
+	psllw $4, %xmm8 /* hi_up_21 = shl(x1_10) */
+	por 1408(%rsp), %xmm8 /* byte_21 = or(hi_up_21, x1_11) */
+	movdqa 1424(%rsp), %xmm10 /* reload x1_12.2 */
+	psllw $4, %xmm10 /* hi_up_22 = shl(x1_12) */
+	por 1440(%rsp), %xmm10 /* byte_22 = or(hi_up_22, x1_13) */
+	movdqa %xmm10, 1440(%rsp) /* spill byte_22 */
+	movdqa 1456(%rsp), %xmm10 /* reload x1_14.2 */
+	psllw $4, %xmm10 /* hi_up_23 = shl(x1_14) */
+	por 1472(%rsp), %xmm10 /* byte_23 = or(hi_up_23, x1_15) */
+	movdqa %xmm10, 1472(%rsp) /* spill byte_23 */
+	movdqa 1488(%rsp), %xmm10 /* reload x1_16.2 */
+	psllw $4, %xmm10 /* hi_up_24 = shl(x1_16) */
+	por 1504(%rsp), %xmm10 /* byte_24 = or(hi_up_24, x1_17) */
+	movdqa %xmm8, 1504(%rsp) /* spill byte_21 */
+	movdqa 1520(%rsp), %xmm8 /* reload x1_18.2 */
+	psllw $4, %xmm8 /* hi_up_25 = shl(x1_18) */
+	por 1536(%rsp), %xmm8 /* byte_25 = or(hi_up_25, x1_19) */
+	movdqa %xmm1, 1536(%rsp) /* spill byte_20 */
+	movdqa 1552(%rsp), %xmm1 /* reload x1_20.2 */
+	psllw $4, %xmm1 /* hi_up_26 = shl(x1_20) */
+	por 1568(%rsp), %xmm1 /* byte_26 = or(hi_up_26, x1_21) */
+	movdqa %xmm11, 1568(%rsp) /* spill byte_19 */
+	movdqa 1584(%rsp), %xmm11 /* reload x1_22.2 */
+	psllw $4, %xmm11 /* hi_up_27 = shl(x1_22) */
+	por 1600(%rsp), %xmm11 /* byte_27 = or(hi_up_27, x1_23) */
+	movdqa %xmm11, 1600(%rsp) /* spill byte_27 */
+	movdqa 1616(%rsp), %xmm11 /* reload x1_24.2 */
+	psllw $4, %xmm11 /* hi_up_28 = shl(x1_24) */
+	por 1632(%rsp), %xmm11 /* byte_28 = or(hi_up_28, x1_25) */
+	movdqa %xmm11, 1632(%rsp) /* spill byte_28 */
+	movdqa 1648(%rsp), %xmm11 /* reload x1_26.2 */
+	psllw $4, %xmm11 /* hi_up_29 = shl(x1_26) */
+	por 1664(%rsp), %xmm11 /* byte_29 = or(hi_up_29, x1_27) */
+	movdqa %xmm11, 1664(%rsp) /* spill byte_29 */
+	movdqa 1680(%rsp), %xmm11 /* reload x1_28.2 */
+	psllw $4, %xmm11 /* hi_up_30 = shl(x1_28) */
+	por 1696(%rsp), %xmm11 /* byte_30 = or(hi_up_30, x1_29) */
+	movdqa %xmm11, 1696(%rsp) /* spill byte_30 */
+	movdqa 1712(%rsp), %xmm11 /* reload x1_30.2 */
+	psllw $4, %xmm11 /* hi_up_31 = shl(x1_30) */
+	por 768(%rsp), %xmm11 /* byte_31 = or(hi_up_31, x1_31) */
+	movdqa %xmm11, 768(%rsp) /* spill byte_31 */
+	movdqa %xmm9, %xmm11 /* byte */
+	punpcklbw %xmm15, %xmm11 /* tro0 = unpacklo(byte, byte_8) */
+	punpckhbw %xmm15, %xmm9 /* tro0_1 = unpackhi(byte, byte_8) */
+	movdqa %xmm6, %xmm15 /* byte_1 */
+	punpcklbw %xmm14, %xmm15 /* tro0_2 = unpacklo(byte_1, byte_9) */
+	punpckhbw %xmm14, %xmm6 /* tro0_3 = unpackhi(byte_1, byte_9) */
+	movdqa %xmm12, %xmm14 /* byte_2 */
+	punpcklbw %xmm4, %xmm14 /* tro0_4 = unpacklo(byte_2, byte_10) */
+	punpckhbw %xmm4, %xmm12 /* tro0_5 = unpackhi(byte_2, byte_10) */
+	movdqa %xmm7, %xmm4 /* byte_3 */
+	punpcklbw %xmm3, %xmm4 /* tro0_6 = unpacklo(byte_3, byte_11) */
+	punpckhbw %xmm3, %xmm7 /* tro0_7 = unpackhi(byte_3, byte_11) */
+	movdqa 1152(%rsp), %xmm3 /* reload byte_4 */
+	movdqa %xmm1, 1712(%rsp) /* spill byte_26 */
+	movdqa %xmm3, %xmm1 /* byte_4 */
+	punpcklbw 1184(%rsp), %xmm1 /* tro0_8 = unpacklo(byte_4, byte_12) */
+	punpckhbw 1184(%rsp), %xmm3 /* tro0_9 = unpackhi(byte_4, byte_12) */
+	movdqa %xmm5, 1184(%rsp) /* spill byte_18 */
+	movdqa 1120(%rsp), %xmm5 /* reload byte_5 */
+	movdqa %xmm8, 1152(%rsp) /* spill byte_25 */
+	movdqa %xmm5, %xmm8 /* byte_5 */
+	punpcklbw 1216(%rsp), %xmm8 /* tro0_10 = unpacklo(byte_5, byte_13) */
+	punpckhbw 1216(%rsp), %xmm5 /* tro0_11 = unpackhi(byte_5, byte_13) */
+	movdqa %xmm13, 1216(%rsp) /* spill byte_17 */
+	movdqa 1088(%rsp), %xmm13 /* reload byte_6 */
+	movdqa %xmm2, 1120(%rsp) /* spill byte_16 */
+	movdqa %xmm13, %xmm2 /* byte_6 */
+	punpcklbw 1248(%rsp), %xmm2 /* tro0_12 = unpacklo(byte_6, byte_14) */
+	punpckhbw 1248(%rsp), %xmm13 /* tro0_13 = unpackhi(byte_6, byte_14) */
+	movdqa %xmm10, 1248(%rsp) /* spill byte_24 */
+	movdqa 1056(%rsp), %xmm10 /* reload byte_7 */
+	movdqa %xmm7, 1088(%rsp) /* spill tro0_7 */
+	movdqa %xmm10, %xmm7 /* byte_7 */
+	punpcklbw %xmm0, %xmm7 /* tro0_14 = unpacklo(byte_7, byte_15) */
+	punpckhbw %xmm0, %xmm10 /* tro0_15 = unpackhi(byte_7, byte_15) */
+	movdqa %xmm11, %xmm0 /* tro0 */
+	punpcklbw %xmm1, %xmm0 /* tro1 = unpacklo(tro0, tro0_8) */
+	punpckhbw %xmm1, %xmm11 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	movdqa %xmm9, %xmm1 /* tro0_1 */
+	punpcklbw %xmm3, %xmm1 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	punpckhbw %xmm3, %xmm9 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	movdqa %xmm15, %xmm3 /* tro0_2 */
+	punpcklbw %xmm8, %xmm3 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	punpckhbw %xmm8, %xmm15 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	movdqa %xmm6, %xmm8 /* tro0_3 */
+	punpcklbw %xmm5, %xmm8 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	punpckhbw %xmm5, %xmm6 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	movdqa %xmm14, %xmm5 /* tro0_4 */
+	punpcklbw %xmm2, %xmm5 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	punpckhbw %xmm2, %xmm14 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	movdqa %xmm12, %xmm2 /* tro0_5 */
+	punpcklbw %xmm13, %xmm2 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	punpckhbw %xmm13, %xmm12 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	movdqa %xmm4, %xmm13 /* tro0_6 */
+	punpcklbw %xmm7, %xmm13 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	punpckhbw %xmm7, %xmm4 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	movdqa 1088(%rsp), %xmm7 /* reload tro0_7 */
+	movdqa %xmm6, 1056(%rsp) /* spill tro1_7 */
+	movdqa %xmm7, %xmm6 /* tro0_7 */
+	punpcklbw %xmm10, %xmm6 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	punpckhbw %xmm10, %xmm7 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	movdqa %xmm0, %xmm10 /* tro1 */
+	punpcklbw %xmm5, %xmm10 /* tro2 = unpacklo(tro1, tro1_8) */
+	punpckhbw %xmm5, %xmm0 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	movdqa %xmm11, %xmm5 /* tro1_1 */
+	punpcklbw %xmm14, %xmm5 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	punpckhbw %xmm14, %xmm11 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	movdqa %xmm1, %xmm14 /* tro1_2 */
+	punpcklbw %xmm2, %xmm14 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	punpckhbw %xmm2, %xmm1 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	movdqa %xmm9, %xmm2 /* tro1_3 */
+	punpcklbw %xmm12, %xmm2 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	punpckhbw %xmm12, %xmm9 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
+	movdqa %xmm3, %xmm12 /* tro1_4 */
+	punpcklbw %xmm13, %xmm12 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	punpckhbw %xmm13, %xmm3 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	movdqa %xmm15, %xmm13 /* tro1_5 */
+	punpcklbw %xmm4, %xmm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	punpckhbw %xmm4, %xmm15 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	movdqa %xmm8, %xmm4 /* tro1_6 */
+	punpcklbw %xmm6, %xmm4 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	punpckhbw %xmm6, %xmm8 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	movdqa 1056(%rsp), %xmm6 /* reload tro1_7 */
+	movdqa %xmm9, 1088(%rsp) /* spill tro2_7 */
+	movdqa %xmm6, %xmm9 /* tro1_7 */
+	punpcklbw %xmm7, %xmm9 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	punpckhbw %xmm7, %xmm6 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	movdqa %xmm10, %xmm7 /* tro2 */
+	punpcklbw %xmm12, %xmm7 /* tro3 = unpacklo(tro2, tro2_8) */
+	punpckhbw %xmm12, %xmm10 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	movdqa %xmm0, %xmm12 /* tro2_1 */
+	punpcklbw %xmm3, %xmm12 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	punpckhbw %xmm3, %xmm0 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	movdqa %xmm5, %xmm3 /* tro2_2 */
+	punpcklbw %xmm13, %xmm3 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	punpckhbw %xmm13, %xmm5 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	movdqa %xmm11, %xmm13 /* tro2_3 */
+	punpcklbw %xmm15, %xmm13 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	punpckhbw %xmm15, %xmm11 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	movdqa %xmm14, %xmm15 /* tro2_4 */
+	punpcklbw %xmm4, %xmm15 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	punpckhbw %xmm4, %xmm14 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	movdqa %xmm1, %xmm4 /* tro2_5 */
+	punpcklbw %xmm8, %xmm4 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	punpckhbw %xmm8, %xmm1 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	movdqa %xmm2, %xmm8 /* tro2_6 */
+	punpcklbw %xmm9, %xmm8 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	punpckhbw %xmm9, %xmm2 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	movdqa 1088(%rsp), %xmm9 /* reload tro2_7 */
+	movdqa %xmm2, 1056(%rsp) /* spill tro3_13 */
+	movdqa %xmm9, %xmm2 /* tro2_7 */
+	punpcklbw %xmm6, %xmm2 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	punpckhbw %xmm6, %xmm9 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	movdqa 1120(%rsp), %xmm6 /* reload byte_16 */
+	movdqa %xmm9, 1088(%rsp) /* spill tro3_15 */
+	movdqa %xmm6, %xmm9 /* byte_16 */
+	punpcklbw 1248(%rsp), %xmm9 /* tro0_16 = unpacklo(byte_16, byte_24) */
+	punpckhbw 1248(%rsp), %xmm6 /* tro0_17 = unpackhi(byte_16, byte_24) */
+	movdqa %xmm2, 1248(%rsp) /* spill tro3_14 */
+	movdqa 1216(%rsp), %xmm2 /* reload byte_17 */
+	movdqa %xmm8, 1120(%rsp) /* spill tro3_12 */
+	movdqa %xmm2, %xmm8 /* byte_17 */
+	punpcklbw 1152(%rsp), %xmm8 /* tro0_18 = unpacklo(byte_17, byte_25) */
+	punpckhbw 1152(%rsp), %xmm2 /* tro0_19 = unpackhi(byte_17, byte_25) */
+	movdqa %xmm1, 1152(%rsp) /* spill tro3_11 */
+	movdqa 1184(%rsp), %xmm1 /* reload byte_18 */
+	movdqa %xmm4, 1216(%rsp) /* spill tro3_10 */
+	movdqa %xmm1, %xmm4 /* byte_18 */
+	punpcklbw 1712(%rsp), %xmm4 /* tro0_20 = unpacklo(byte_18, byte_26) */
+	punpckhbw 1712(%rsp), %xmm1 /* tro0_21 = unpackhi(byte_18, byte_26) */
+	movdqa %xmm14, 1712(%rsp) /* spill tro3_9 */
+	movdqa 1568(%rsp), %xmm14 /* reload byte_19 */
+	movdqa %xmm15, 1184(%rsp) /* spill tro3_8 */
+	movdqa %xmm14, %xmm15 /* byte_19 */
+	punpcklbw 1600(%rsp), %xmm15 /* tro0_22 = unpacklo(byte_19, byte_27) */
+	punpckhbw 1600(%rsp), %xmm14 /* tro0_23 = unpackhi(byte_19, byte_27) */
+	movdqa %xmm11, 1600(%rsp) /* spill tro3_7 */
+	movdqa 1536(%rsp), %xmm11 /* reload byte_20 */
+	movdqa %xmm13, 1568(%rsp) /* spill tro3_6 */
+	movdqa %xmm11, %xmm13 /* byte_20 */
+	punpcklbw 1632(%rsp), %xmm13 /* tro0_24 = unpacklo(byte_20, byte_28) */
+	punpckhbw 1632(%rsp), %xmm11 /* tro0_25 = unpackhi(byte_20, byte_28) */
+	movdqa %xmm5, 1632(%rsp) /* spill tro3_5 */
+	movdqa 1504(%rsp), %xmm5 /* reload byte_21 */
+	movdqa %xmm3, 1536(%rsp) /* spill tro3_4 */
+	movdqa %xmm5, %xmm3 /* byte_21 */
+	punpcklbw 1664(%rsp), %xmm3 /* tro0_26 = unpacklo(byte_21, byte_29) */
+	punpckhbw 1664(%rsp), %xmm5 /* tro0_27 = unpackhi(byte_21, byte_29) */
+	movdqa %xmm0, 1664(%rsp) /* spill tro3_3 */
+	movdqa 1440(%rsp), %xmm0 /* reload byte_22 */
+	movdqa %xmm12, 1504(%rsp) /* spill tro3_2 */
+	movdqa %xmm0, %xmm12 /* byte_22 */
+	punpcklbw 1696(%rsp), %xmm12 /* tro0_28 = unpacklo(byte_22, byte_30) */
+	punpckhbw 1696(%rsp), %xmm0 /* tro0_29 = unpackhi(byte_22, byte_30) */
+	movdqa %xmm10, 1696(%rsp) /* spill tro3_1 */
+	movdqa 1472(%rsp), %xmm10 /* reload byte_23 */
+	movdqa %xmm7, 1440(%rsp) /* spill tro3 */
+	movdqa %xmm10, %xmm7 /* byte_23 */
+	punpcklbw 768(%rsp), %xmm7 /* tro0_30 = unpacklo(byte_23, byte_31) */
+	punpckhbw 768(%rsp), %xmm10 /* tro0_31 = unpackhi(byte_23, byte_31) */
+	movdqa %xmm10, 768(%rsp) /* spill tro0_31 */
+	movdqa %xmm9, %xmm10 /* tro0_16 */
+	punpcklbw %xmm13, %xmm10 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
+	punpckhbw %xmm13, %xmm9 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
+	movdqa %xmm6, %xmm13 /* tro0_17 */
+	punpcklbw %xmm11, %xmm13 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	punpckhbw %xmm11, %xmm6 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	movdqa %xmm8, %xmm11 /* tro0_18 */
+	punpcklbw %xmm3, %xmm11 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	punpckhbw %xmm3, %xmm8 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	movdqa %xmm2, %xmm3 /* tro0_19 */
+	punpcklbw %xmm5, %xmm3 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	punpckhbw %xmm5, %xmm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	movdqa %xmm4, %xmm5 /* tro0_20 */
+	punpcklbw %xmm12, %xmm5 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	punpckhbw %xmm12, %xmm4 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	movdqa %xmm1, %xmm12 /* tro0_21 */
+	punpcklbw %xmm0, %xmm12 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	punpckhbw %xmm0, %xmm1 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	movdqa %xmm15, %xmm0 /* tro0_22 */
+	punpcklbw %xmm7, %xmm0 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	punpckhbw %xmm7, %xmm15 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	movdqa %xmm14, %xmm7 /* tro0_23 */
+	punpcklbw 768(%rsp), %xmm7 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	punpckhbw 768(%rsp), %xmm14 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	movdqa %xmm2, 768(%rsp) /* spill tro1_23 */
+	movdqa %xmm10, %xmm2 /* tro1_16 */
+	punpcklbw %xmm5, %xmm2 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	punpckhbw %xmm5, %xmm10 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	movdqa %xmm9, %xmm5 /* tro1_17 */
+	punpcklbw %xmm4, %xmm5 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	punpckhbw %xmm4, %xmm9 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	movdqa %xmm13, %xmm4 /* tro1_18 */
+	punpcklbw %xmm12, %xmm4 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	punpckhbw %xmm12, %xmm13 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
+	movdqa %xmm6, %xmm12 /* tro1_19 */
+	punpcklbw %xmm1, %xmm12 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	punpckhbw %xmm1, %xmm6 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	movdqa %xmm11, %xmm1 /* tro1_20 */
+	punpcklbw %xmm0, %xmm1 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	punpckhbw %xmm0, %xmm11 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	movdqa %xmm8, %xmm0 /* tro1_21 */
+	punpcklbw %xmm15, %xmm0 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	punpckhbw %xmm15, %xmm8 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	movdqa %xmm3, %xmm15 /* tro1_22 */
+	punpcklbw %xmm7, %xmm15 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	punpckhbw %xmm7, %xmm3 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	movdqa 768(%rsp), %xmm7 /* reload tro1_23 */
+	movdqa %xmm6, 1472(%rsp) /* spill tro2_23 */
+	movdqa %xmm7, %xmm6 /* tro1_23 */
+	punpcklbw %xmm14, %xmm6 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	punpckhbw %xmm14, %xmm7 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	movdqa %xmm2, %xmm14 /* tro2_16 */
+	punpcklbw %xmm1, %xmm14 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	punpckhbw %xmm1, %xmm2 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	movdqa %xmm10, %xmm1 /* tro2_17 */
+	punpcklbw %xmm11, %xmm1 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	punpckhbw %xmm11, %xmm10 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	movdqa %xmm5, %xmm11 /* tro2_18 */
+	punpcklbw %xmm0, %xmm11 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	punpckhbw %xmm0, %xmm5 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	movdqa %xmm9, %xmm0 /* tro2_19 */
+	punpcklbw %xmm8, %xmm0 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	punpckhbw %xmm8, %xmm9 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	movdqa %xmm4, %xmm8 /* tro2_20 */
+	punpcklbw %xmm15, %xmm8 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	punpckhbw %xmm15, %xmm4 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	movdqa %xmm13, %xmm15 /* tro2_21 */
+	punpcklbw %xmm3, %xmm15 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	punpckhbw %xmm3, %xmm13 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	movdqa %xmm12, %xmm3 /* tro2_22 */
+	punpcklbw %xmm6, %xmm3 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
+	punpckhbw %xmm6, %xmm12 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
+	movdqa 1472(%rsp), %xmm6 /* reload tro2_23 */
+	movdqa %xmm12, 768(%rsp) /* spill tro3_29 */
+	movdqa %xmm6, %xmm12 /* tro2_23 */
+	punpcklbw %xmm7, %xmm12 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	punpckhbw %xmm7, %xmm6 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	movdqu (%rcx), %xmm7 /* msg = load() */
+	movdqa %xmm6, 1472(%rsp) /* spill tro3_31 */
+	movdqa 1440(%rsp), %xmm6 /* reload tro3 */
+	pxor %xmm7, %xmm6 /* ct = xor(tro3, msg) */
+	movdqu %xmm6, (%rdx) /* store ct */
+	movdqu 16(%rcx), %xmm6 /* msg_1 = load() */
+	pxor %xmm6, %xmm14 /* ct_1 = xor(tro3_16, msg_1) */
+	movdqu %xmm14, 16(%rdx) /* store ct_1 */
+	movdqu 32(%rcx), %xmm6 /* msg_2 = load() */
+	movdqa 1696(%rsp), %xmm7 /* reload tro3_1 */
+	pxor %xmm6, %xmm7 /* ct_2 = xor(tro3_1, msg_2) */
 	movdqu %xmm7, 32(%rdx) /* store ct_2 */
-	movdqu 48(%rcx), %xmm4 /* msg_3 = load() */
-	pxor %xmm4, %xmm0 /* ct_3 = xor(tro3_17, msg_3) */
-	movdqu %xmm0, 48(%rdx) /* store ct_3 */
-	movdqu 64(%rcx), %xmm0 /* msg_4 = load() */
-	movdqa 1680(%rsp), %xmm4 /* reload tro3_2 */
-	pxor %xmm0, %xmm4 /* ct_4 = xor(tro3_2, msg_4) */
-	movdqu %xmm4, 64(%rdx) /* store ct_4 */
-	movdqu 80(%rcx), %xmm0 /* msg_5 = load() */
-	pxor %xmm0, %xmm15 /* ct_5 = xor(tro3_18, msg_5) */
-	movdqu %xmm15, 80(%rdx) /* store ct_5 */
-	movdqu 96(%rcx), %xmm0 /* msg_6 = load() */
-	movdqa 1552(%rsp), %xmm4 /* reload tro3_3 */
-	pxor %xmm0, %xmm4 /* ct_6 = xor(tro3_3, msg_6) */
-	movdqu %xmm4, 96(%rdx) /* store ct_6 */
-	movdqu 112(%rcx), %xmm0 /* msg_7 = load() */
-	pxor %xmm0, %xmm6 /* ct_7 = xor(tro3_19, msg_7) */
-	movdqu %xmm6, 112(%rdx) /* store ct_7 */
-	movdqu 128(%rcx), %xmm0 /* msg_8 = load() */
-	movdqa 1648(%rsp), %xmm4 /* reload tro3_4 */
-	pxor %xmm0, %xmm4 /* ct_8 = xor(tro3_4, msg_8) */
-	movdqu %xmm4, 128(%rdx) /* store ct_8 */
-	movdqu 144(%rcx), %xmm0 /* msg_9 = load() */
-	pxor %xmm0, %xmm8 /* ct_9 = xor(tro3_20, msg_9) */
-	movdqu %xmm8, 144(%rdx) /* store ct_9 */
-	movdqu 160(%rcx), %xmm0 /* msg_10 = load() */
-	movdqa 1584(%rsp), %xmm4 /* reload tro3_5 */
-	pxor %xmm0, %xmm4 /* ct_10 = xor(tro3_5, msg_10) */
-	movdqu %xmm4, 160(%rdx) /* store ct_10 */
-	movdqu 176(%rcx), %xmm0 /* msg_11 = load() */
-	pxor %xmm0, %xmm12 /* ct_11 = xor(tro3_21, msg_11) */
-	movdqu %xmm12, 176(%rdx) /* store ct_11 */
-	movdqu 192(%rcx), %xmm0 /* msg_12 = load() */
-	movdqa 1616(%rsp), %xmm4 /* reload tro3_6 */
-	pxor %xmm0, %xmm4 /* ct_12 = xor(tro3_6, msg_12) */
-	movdqu %xmm4, 192(%rdx) /* store ct_12 */
-	movdqu 208(%rcx), %xmm0 /* msg_13 = load() */
-	pxor %xmm0, %xmm2 /* ct_13 = xor(tro3_22, msg_13) */
-	movdqu %xmm2, 208(%rdx) /* store ct_13 */
+	movdqu 48(%rcx), %xmm6 /* msg_3 = load() */
+	pxor %xmm6, %xmm2 /* ct_3 = xor(tro3_17, msg_3) */
+	movdqu %xmm2, 48(%rdx) /* store ct_3 */
+	movdqu 64(%rcx), %xmm2 /* msg_4 = load() */
+	movdqa 1504(%rsp), %xmm6 /* reload tro3_2 */
+	pxor %xmm2, %xmm6 /* ct_4 = xor(tro3_2, msg_4) */
+	movdqu %xmm6, 64(%rdx) /* store ct_4 */
+	movdqu 80(%rcx), %xmm2 /* msg_5 = load() */
+	pxor %xmm2, %xmm1 /* ct_5 = xor(tro3_18, msg_5) */
+	movdqu %xmm1, 80(%rdx) /* store ct_5 */
+	movdqu 96(%rcx), %xmm1 /* msg_6 = load() */
+	movdqa 1664(%rsp), %xmm2 /* reload tro3_3 */
+	pxor %xmm1, %xmm2 /* ct_6 = xor(tro3_3, msg_6) */
+	movdqu %xmm2, 96(%rdx) /* store ct_6 */
+	movdqu 112(%rcx), %xmm1 /* msg_7 = load() */
+	pxor %xmm1, %xmm10 /* ct_7 = xor(tro3_19, msg_7) */
+	movdqu %xmm10, 112(%rdx) /* store ct_7 */
+	movdqu 128(%rcx), %xmm1 /* msg_8 = load() */
+	movdqa 1536(%rsp), %xmm2 /* reload tro3_4 */
+	pxor %xmm1, %xmm2 /* ct_8 = xor(tro3_4, msg_8) */
+	movdqu %xmm2, 128(%rdx) /* store ct_8 */
+	movdqu 144(%rcx), %xmm1 /* msg_9 = load() */
+	pxor %xmm1, %xmm11 /* ct_9 = xor(tro3_20, msg_9) */
+	movdqu %xmm11, 144(%rdx) /* store ct_9 */
+	movdqu 160(%rcx), %xmm1 /* msg_10 = load() */
+	movdqa 1632(%rsp), %xmm2 /* reload tro3_5 */
+	pxor %xmm1, %xmm2 /* ct_10 = xor(tro3_5, msg_10) */
+	movdqu %xmm2, 160(%rdx) /* store ct_10 */
+	movdqu 176(%rcx), %xmm1 /* msg_11 = load() */
+	pxor %xmm1, %xmm5 /* ct_11 = xor(tro3_21, msg_11) */
+	movdqu %xmm5, 176(%rdx) /* store ct_11 */
+	movdqu 192(%rcx), %xmm1 /* msg_12 = load() */
+	movdqa 1568(%rsp), %xmm2 /* reload tro3_6 */
+	pxor %xmm1, %xmm2 /* ct_12 = xor(tro3_6, msg_12) */
+	movdqu %xmm2, 192(%rdx) /* store ct_12 */
+	movdqu 208(%rcx), %xmm1 /* msg_13 = load() */
+	pxor %xmm1, %xmm0 /* ct_13 = xor(tro3_22, msg_13) */
+	movdqu %xmm0, 208(%rdx) /* store ct_13 */
 	movdqu 224(%rcx), %xmm0 /* msg_14 = load() */
-	movdqa 1136(%rsp), %xmm2 /* reload tro3_7 */
-	pxor %xmm0, %xmm2 /* ct_14 = xor(tro3_7, msg_14) */
-	movdqu %xmm2, 224(%rdx) /* store ct_14 */
+	movdqa 1600(%rsp), %xmm1 /* reload tro3_7 */
+	pxor %xmm0, %xmm1 /* ct_14 = xor(tro3_7, msg_14) */
+	movdqu %xmm1, 224(%rdx) /* store ct_14 */
 	movdqu 240(%rcx), %xmm0 /* msg_15 = load() */
-	pxor %xmm0, %xmm11 /* ct_15 = xor(tro3_23, msg_15) */
-	movdqu %xmm11, 240(%rdx) /* store ct_15 */
+	pxor %xmm0, %xmm9 /* ct_15 = xor(tro3_23, msg_15) */
+	movdqu %xmm9, 240(%rdx) /* store ct_15 */
 	movdqu 256(%rcx), %xmm0 /* msg_16 = load() */
-	movdqa 1168(%rsp), %xmm2 /* reload tro3_8 */
-	pxor %xmm0, %xmm2 /* ct_16 = xor(tro3_8, msg_16) */
-	movdqu %xmm2, 256(%rdx) /* store ct_16 */
+	movdqa 1184(%rsp), %xmm1 /* reload tro3_8 */
+	pxor %xmm0, %xmm1 /* ct_16 = xor(tro3_8, msg_16) */
+	movdqu %xmm1, 256(%rdx) /* store ct_16 */
 	movdqu 272(%rcx), %xmm0 /* msg_17 = load() */
-	pxor %xmm0, %xmm14 /* ct_17 = xor(tro3_24, msg_17) */
-	movdqu %xmm14, 272(%rdx) /* store ct_17 */
+	pxor %xmm0, %xmm8 /* ct_17 = xor(tro3_24, msg_17) */
+	movdqu %xmm8, 272(%rdx) /* store ct_17 */
 	movdqu 288(%rcx), %xmm0 /* msg_18 = load() */
-	movdqa 1104(%rsp), %xmm2 /* reload tro3_9 */
-	pxor %xmm0, %xmm2 /* ct_18 = xor(tro3_9, msg_18) */
-	movdqu %xmm2, 288(%rdx) /* store ct_18 */
+	movdqa 1712(%rsp), %xmm1 /* reload tro3_9 */
+	pxor %xmm0, %xmm1 /* ct_18 = xor(tro3_9, msg_18) */
+	movdqu %xmm1, 288(%rdx) /* store ct_18 */
 	movdqu 304(%rcx), %xmm0 /* msg_19 = load() */
-	pxor %xmm0, %xmm13 /* ct_19 = xor(tro3_25, msg_19) */
-	movdqu %xmm13, 304(%rdx) /* store ct_19 */
+	pxor %xmm0, %xmm4 /* ct_19 = xor(tro3_25, msg_19) */
+	movdqu %xmm4, 304(%rdx) /* store ct_19 */
 	movdqu 320(%rcx), %xmm0 /* msg_20 = load() */
-	movdqa 1200(%rsp), %xmm2 /* reload tro3_10 */
-	pxor %xmm0, %xmm2 /* ct_20 = xor(tro3_10, msg_20) */
-	movdqu %xmm2, 320(%rdx) /* store ct_20 */
+	movdqa 1216(%rsp), %xmm1 /* reload tro3_10 */
+	pxor %xmm0, %xmm1 /* ct_20 = xor(tro3_10, msg_20) */
+	movdqu %xmm1, 320(%rdx) /* store ct_20 */
 	movdqu 336(%rcx), %xmm0 /* msg_21 = load() */
-	pxor %xmm0, %xmm1 /* ct_21 = xor(tro3_26, msg_21) */
-	movdqu %xmm1, 336(%rdx) /* store ct_21 */
+	pxor %xmm0, %xmm15 /* ct_21 = xor(tro3_26, msg_21) */
+	movdqu %xmm15, 336(%rdx) /* store ct_21 */
 	movdqu 352(%rcx), %xmm0 /* msg_22 = load() */
-	movdqa 1232(%rsp), %xmm1 /* reload tro3_11 */
+	movdqa 1152(%rsp), %xmm1 /* reload tro3_11 */
 	pxor %xmm0, %xmm1 /* ct_22 = xor(tro3_11, msg_22) */
 	movdqu %xmm1, 352(%rdx) /* store ct_22 */
 	movdqu 368(%rcx), %xmm0 /* msg_23 = load() */
-	pxor %xmm0, %xmm10 /* ct_23 = xor(tro3_27, msg_23) */
-	movdqu %xmm10, 368(%rdx) /* store ct_23 */
+	pxor %xmm0, %xmm13 /* ct_23 = xor(tro3_27, msg_23) */
+	movdqu %xmm13, 368(%rdx) /* store ct_23 */
 	movdqu 384(%rcx), %xmm0 /* msg_24 = load() */
-	movdqa 1072(%rsp), %xmm1 /* reload tro3_12 */
+	movdqa 1120(%rsp), %xmm1 /* reload tro3_12 */
 	pxor %xmm0, %xmm1 /* ct_24 = xor(tro3_12, msg_24) */
 	movdqu %xmm1, 384(%rdx) /* store ct_24 */
 	movdqu 400(%rcx), %xmm0 /* msg_25 = load() */
-	pxor %xmm0, %xmm5 /* ct_25 = xor(tro3_28, msg_25) */
-	movdqu %xmm5, 400(%rdx) /* store ct_25 */
+	pxor %xmm0, %xmm3 /* ct_25 = xor(tro3_28, msg_25) */
+	movdqu %xmm3, 400(%rdx) /* store ct_25 */
 	movdqu 416(%rcx), %xmm0 /* msg_26 = load() */
-	movdqa 1040(%rsp), %xmm1 /* reload tro3_13 */
+	movdqa 1056(%rsp), %xmm1 /* reload tro3_13 */
 	pxor %xmm0, %xmm1 /* ct_26 = xor(tro3_13, msg_26) */
 	movdqu %xmm1, 416(%rdx) /* store ct_26 */
 	movdqu 432(%rcx), %xmm0 /* msg_27 = load() */
-	movdqa 1712(%rsp), %xmm1 /* reload tro3_29 */
+	movdqa 768(%rsp), %xmm1 /* reload tro3_29 */
 	pxor %xmm0, %xmm1 /* ct_27 = xor(tro3_29, msg_27) */
 	movdqu %xmm1, 432(%rdx) /* store ct_27 */
 	movdqu 448(%rcx), %xmm0 /* msg_28 = load() */
-	movdqa 1008(%rsp), %xmm1 /* reload tro3_14 */
+	movdqa 1248(%rsp), %xmm1 /* reload tro3_14 */
 	pxor %xmm0, %xmm1 /* ct_28 = xor(tro3_14, msg_28) */
 	movdqu %xmm1, 448(%rdx) /* store ct_28 */
 	movdqu 464(%rcx), %xmm0 /* msg_29 = load() */
-	pxor %xmm0, %xmm3 /* ct_29 = xor(tro3_30, msg_29) */
-	movdqu %xmm3, 464(%rdx) /* store ct_29 */
+	pxor %xmm0, %xmm12 /* ct_29 = xor(tro3_30, msg_29) */
+	movdqu %xmm12, 464(%rdx) /* store ct_29 */
 	movdqu 480(%rcx), %xmm0 /* msg_30 = load() */
-	movdqa 1264(%rsp), %xmm1 /* reload tro3_15 */
+	movdqa 1088(%rsp), %xmm1 /* reload tro3_15 */
 	pxor %xmm0, %xmm1 /* ct_30 = xor(tro3_15, msg_30) */
 	movdqu %xmm1, 480(%rdx) /* store ct_30 */
 	movdqu 496(%rcx), %xmm0 /* msg_31 = load() */
-	movdqa 1456(%rsp), %xmm1 /* reload tro3_31 */
+	movdqa 1472(%rsp), %xmm1 /* reload tro3_31 */
 	pxor %xmm0, %xmm1 /* ct_31 = xor(tro3_31, msg_31) */
 	movdqu %xmm1, 496(%rdx) /* store ct_31 */
 	mov %rbp, %rsp

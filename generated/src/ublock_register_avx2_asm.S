@@ -10,7 +10,7 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-13: vectors, as allocated (14 used)
+ *   ymm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_128_encrypt_asm
@@ -47,43 +47,39 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm11 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm12 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm11, %ymm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm11, %ymm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm11, %ymm13, %ymm11 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm12, %ymm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm12, %ymm12 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm12, %ymm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm12, %ymm5, %ymm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm12, %ymm13, %ymm12 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm11, %ymm12, %ymm12 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm12, %ymm13 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm11, %ymm13 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm12, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm11, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm12, %ymm11, %ymm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm12, %ymm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa %ymm12, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm11, %ymm1 /* g0x0.3 */
+	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
+	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
+	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx2_asm_0_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 = load() */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 = load() */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -108,7 +104,7 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-13: vectors, as allocated (14 used)
+ *   ymm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_128_decrypt_asm
@@ -145,43 +141,39 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxor %ymm11, %ymm1, %ymm11 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm12 /* k1 = xor(g0x1, rk1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %ymm8, %ymm12, %ymm12 /* pr = lookup16(k1, pr_mask) */
-	vpxor %ymm12, %ymm11, %ymm11 /* y0 = xor(pl, pr) */
-	vpshufb %ymm9, %ymm11, %ymm13 /* rot20 = lookup16(y0, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm12 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm4, %ymm12, %ymm13 /* rot8 = lookup16(y1, rotl48) */
-	vpxor %ymm13, %ymm11, %ymm11 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm4, %ymm11, %ymm13 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxor %ymm13, %ymm12, %ymm12 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %ymm10, %ymm12, %ymm13 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxor %ymm13, %ymm11, %ymm11 /* y0_2 = xor(y0_1, rot4) */
-	vpxor %ymm11, %ymm12, %ymm12 /* y1_2 = xor(y1_1, y0_2) */
-	vpand %ymm2, %ymm11, %ymm13 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh = shr(y0_2) */
-	vpand %ymm2, %ymm11, %ymm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpor %ymm11, %ymm13, %ymm11 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm12, %ymm13 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %ymm12, %ymm12 /* s1_sh = shr(y1_2) */
-	vpand %ymm2, %ymm12, %ymm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %ymm12, %ymm5, %ymm12 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpor %ymm12, %ymm13, %ymm12 /* s1 = or(s1_l, s1_h) */
-	vmovdqa %ymm12, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm11, %ymm1 /* g0x0.3 */
+	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
+	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
+	vpshufb %ymm4, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %ymm11, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %ymm4, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %ymm11, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %ymm11, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %ymm1, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(y0_2) */
+	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
+	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx2_asm_1_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 = load() */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 = load() */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
+	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
@@ -207,7 +199,7 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   ymm0-13: vectors, as allocated (14 used)
+ *   ymm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_128_encrypt_xor_asm
@@ -244,43 +236,39 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	vmovdqu 64(%rdi,%r8), %ymm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm11 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm12 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm11, %ymm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm11, %ymm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm11, %ymm13, %ymm11 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm12, %ymm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm12, %ymm12 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm12, %ymm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm12, %ymm5, %ymm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm12, %ymm13, %ymm12 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm11, %ymm12, %ymm12 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm12, %ymm13 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm11, %ymm13 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm12, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm11, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm12, %ymm11, %ymm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm12, %ymm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa %ymm12, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm11, %ymm1 /* g0x0.3 */
+	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
+	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
+	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_avx2_asm_2_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 2048(%rdi), %ymm11 /* rk0_1 = load() */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 2112(%rdi), %ymm11 /* rk1_1 = load() */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -309,7 +297,7 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-13: vectors, as allocated (14 used)
+ *   ymm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_256_encrypt_asm
@@ -346,43 +334,39 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm11 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm12 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm11, %ymm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm11, %ymm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm11, %ymm13, %ymm11 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm12, %ymm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm12, %ymm12 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm12, %ymm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm12, %ymm5, %ymm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm12, %ymm13, %ymm12 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm11, %ymm12, %ymm12 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm12, %ymm13 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm11, %ymm13 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm12, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm11, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm12, %ymm11, %ymm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm12, %ymm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa %ymm12, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm11, %ymm1 /* g0x0.3 */
+	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
+	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
+	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_3_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 = load() */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 = load() */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -407,7 +391,7 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-13: vectors, as allocated (14 used)
+ *   ymm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_256_decrypt_asm
@@ -444,43 +428,39 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxor %ymm11, %ymm1, %ymm11 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm12 /* k1 = xor(g0x1, rk1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %ymm8, %ymm12, %ymm12 /* pr = lookup16(k1, pr_mask) */
-	vpxor %ymm12, %ymm11, %ymm11 /* y0 = xor(pl, pr) */
-	vpshufb %ymm9, %ymm11, %ymm13 /* rot20 = lookup16(y0, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm12 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm4, %ymm12, %ymm13 /* rot8 = lookup16(y1, rotl48) */
-	vpxor %ymm13, %ymm11, %ymm11 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm4, %ymm11, %ymm13 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxor %ymm13, %ymm12, %ymm12 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %ymm10, %ymm12, %ymm13 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxor %ymm13, %ymm11, %ymm11 /* y0_2 = xor(y0_1, rot4) */
-	vpxor %ymm11, %ymm12, %ymm12 /* y1_2 = xor(y1_1, y0_2) */
-	vpand %ymm2, %ymm11, %ymm13 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh = shr(y0_2) */
-	vpand %ymm2, %ymm11, %ymm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpor %ymm11, %ymm13, %ymm11 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm12, %ymm13 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %ymm12, %ymm12 /* s1_sh = shr(y1_2) */
-	vpand %ymm2, %ymm12, %ymm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %ymm12, %ymm5, %ymm12 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpor %ymm12, %ymm13, %ymm12 /* s1 = or(s1_l, s1_h) */
-	vmovdqa %ymm12, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm11, %ymm1 /* g0x0.3 */
+	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(k1, pr_mask) */
+	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
+	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
+	vpshufb %ymm4, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %ymm11, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %ymm4, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %ymm11, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %ymm11, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %ymm1, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(y0_2) */
+	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
+	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_4_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 = load() */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 = load() */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
+	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
@@ -506,7 +486,7 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   ymm0-13: vectors, as allocated (14 used)
+ *   ymm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock128_256_encrypt_xor_asm
@@ -543,43 +523,39 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqu 64(%rdi,%r8), %ymm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm11, %ymm1, %ymm11 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm12, %ymm0, %ymm12 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm2, %ymm11, %ymm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm11, %ymm11 /* s0_sh = shr(k0) */
-	vpand %ymm2, %ymm11, %ymm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm11, %ymm5, %ymm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm11, %ymm13, %ymm11 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm2, %ymm12, %ymm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm12, %ymm12 /* s1_sh = shr(k1) */
-	vpand %ymm2, %ymm12, %ymm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm12, %ymm5, %ymm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm12, %ymm13, %ymm12 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm11, %ymm12, %ymm12 /* x1 = xor(s1, s0) */
-	vpshufb %ymm10, %ymm12, %ymm13 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm11, %ymm13 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm12, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm13, %ymm11, %ymm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm9, %ymm11, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm13, %ymm12, %ymm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm12, %ymm11, %ymm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %ymm8, %ymm12, %ymm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa %ymm12, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm11, %ymm1 /* g0x0.3 */
+	vpxor %ymm11, %ymm1, %ymm1 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm12, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm2, %ymm1, %ymm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm1, %ymm1 /* s0_sh = shr(k0) */
+	vpand %ymm2, %ymm1, %ymm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm1, %ymm5, %ymm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm1, %ymm11, %ymm1 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm2, %ymm0, %ymm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
+	vpand %ymm2, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm11, %ymm6, %ymm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm11, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm1, %ymm1 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %ymm7, %ymm1, %ymm1 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %ymm8, %ymm0, %ymm0 /* pr = lookup16(x1_2, pr_mask) */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx2_asm_5_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm11 /* rk0_1 = load() */
-	vpxor %ymm11, %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm11 /* rk1_1 = load() */
-	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm11 /* deinterleave = const() */
 	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -608,7 +584,7 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-15: vectors, as allocated (16 used)
+ *   ymm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock256_256_encrypt_asm
@@ -649,49 +625,45 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm13, %ymm2, %ymm13 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm0, %ymm14 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm1, %ymm13, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm13, %ymm13 /* s0_sh = shr(k0) */
-	vpand %ymm1, %ymm13, %ymm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm13, %ymm5, %ymm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm13, %ymm15, %ymm13 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm14, %ymm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm14, %ymm14 /* s1_sh = shr(k1) */
-	vpand %ymm1, %ymm14, %ymm14 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm14, %ymm5, %ymm14 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm14, %ymm15, %ymm14 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm13, %ymm14, %ymm14 /* x1 = xor(s1, s0) */
-	vpshufb %ymm12, %ymm14, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm13, %ymm13 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm13, %ymm15 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm15, %ymm14, %ymm14 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm14, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm13, %ymm13 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm11, %ymm13, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm14 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm14, %ymm13, %ymm13 /* x0_2 = xor(x0_1, x1_2) */
-	vpermq $0x4e, %ymm13, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %ymm7, %ymm13, %ymm13 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %ymm8, %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxor %ymm15, %ymm13, %ymm13 /* pl = xor(pl_f, pl_r) */
-	vpermq $0x4e, %ymm14, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %ymm9, %ymm14, %ymm14 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %ymm10, %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxor %ymm15, %ymm14, %ymm14 /* pr = xor(pr_f, pr_r) */
-	vmovdqa %ymm14, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm13, %ymm2 /* g0x0.3 */
+	vpxor %ymm13, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm1, %ymm2, %ymm13 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s0_sh = shr(k0) */
+	vpand %ymm1, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm2, %ymm5, %ymm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm2, %ymm13, %ymm2 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm1, %ymm0, %ymm13 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
+	vpand %ymm1, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm13, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm13, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm4, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm13, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm4, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm13, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm13, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm2, %ymm2 /* x0_2 = xor(x0_1, x1_2) */
+	vpermq $0x4e, %ymm2, %ymm13 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %ymm7, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %ymm8, %ymm13, %ymm13 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxor %ymm13, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
+	vpermq $0x4e, %ymm0, %ymm13 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %ymm9, %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %ymm10, %ymm13, %ymm13 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxor %ymm13, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_6_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 = load() */
-	vpxor %ymm13, %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 = load() */
-	vpxor %ymm13, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2 /* deinterleave = const() */
@@ -718,7 +690,7 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   ymm0-15: vectors, as allocated (16 used)
+ *   ymm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock256_256_decrypt_asm
@@ -759,49 +731,45 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxor %ymm13, %ymm2, %ymm13 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm0, %ymm14 /* k1 = xor(g0x1, rk1) */
-	vpermq $0x4e, %ymm13, %ymm15 /* pl_swap = blocks128(k0, k0) */
-	vpshufb %ymm7, %ymm13, %ymm13 /* pl_f = lookup16(k0, pl_front) */
-	vpshufb %ymm8, %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxor %ymm15, %ymm13, %ymm13 /* pl = xor(pl_f, pl_r) */
-	vpermq $0x4e, %ymm14, %ymm15 /* pr_swap = blocks128(k1, k1) */
-	vpshufb %ymm9, %ymm14, %ymm14 /* pr_f = lookup16(k1, pr_front) */
-	vpshufb %ymm10, %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxor %ymm15, %ymm14, %ymm14 /* pr = xor(pr_f, pr_r) */
-	vpxor %ymm14, %ymm13, %ymm13 /* y0 = xor(pl, pr) */
-	vpshufb %ymm11, %ymm13, %ymm15 /* rot20 = lookup16(y0, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm14 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm4, %ymm14, %ymm15 /* rot8 = lookup16(y1, rotl48) */
-	vpxor %ymm15, %ymm13, %ymm13 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm4, %ymm13, %ymm15 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxor %ymm15, %ymm14, %ymm14 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %ymm12, %ymm14, %ymm15 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxor %ymm15, %ymm13, %ymm13 /* y0_2 = xor(y0_1, rot4) */
-	vpxor %ymm13, %ymm14, %ymm14 /* y1_2 = xor(y1_1, y0_2) */
-	vpand %ymm1, %ymm13, %ymm15 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %ymm13, %ymm13 /* s0_sh = shr(y0_2) */
-	vpand %ymm1, %ymm13, %ymm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %ymm13, %ymm5, %ymm13 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpor %ymm13, %ymm15, %ymm13 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm14, %ymm15 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %ymm14, %ymm14 /* s1_sh = shr(y1_2) */
-	vpand %ymm1, %ymm14, %ymm14 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %ymm14, %ymm5, %ymm14 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpor %ymm14, %ymm15, %ymm14 /* s1 = or(s1_l, s1_h) */
-	vmovdqa %ymm14, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm13, %ymm2 /* g0x0.3 */
+	vpxor %ymm13, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpermq $0x4e, %ymm2, %ymm13 /* pl_swap = blocks128(k0, k0) */
+	vpshufb %ymm7, %ymm2, %ymm2 /* pl_f = lookup16(k0, pl_front) */
+	vpshufb %ymm8, %ymm13, %ymm13 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxor %ymm13, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
+	vpermq $0x4e, %ymm0, %ymm13 /* pr_swap = blocks128(k1, k1) */
+	vpshufb %ymm9, %ymm0, %ymm0 /* pr_f = lookup16(k1, pr_front) */
+	vpshufb %ymm10, %ymm13, %ymm13 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxor %ymm13, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
+	vpxor %ymm0, %ymm2, %ymm2 /* y0 = xor(pl, pr) */
+	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(y0, rotl24) */
+	vpxor %ymm13, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
+	vpshufb %ymm4, %ymm0, %ymm13 /* rot8 = lookup16(y1, rotl48) */
+	vpxor %ymm13, %ymm2, %ymm2 /* y0_1 = xor(y0, rot8) */
+	vpshufb %ymm4, %ymm2, %ymm13 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxor %ymm13, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxor %ymm13, %ymm2, %ymm2 /* y0_2 = xor(y0_1, rot4) */
+	vpxor %ymm2, %ymm0, %ymm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpand %ymm1, %ymm2, %ymm13 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s0_sh = shr(y0_2) */
+	vpand %ymm1, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %ymm2, %ymm5, %ymm2 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpor %ymm2, %ymm13, %ymm2 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm1, %ymm0, %ymm13 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(y1_2) */
+	vpand %ymm1, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpor %ymm0, %ymm13, %ymm0 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx2_asm_7_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 = load() */
-	vpxor %ymm13, %ymm2, %ymm2 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 = load() */
-	vpxor %ymm13, %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
+	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0_3 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0_3, y1_3) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0_3, y1_3) */
 	vbroadcasti128 .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm2 /* deinterleave = const() */
@@ -829,7 +797,7 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   ymm0-15: vectors, as allocated (16 used)
+ *   ymm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 32 bytes)
  */
 	.globl ublock_register_avx2_ublock256_256_encrypt_xor_asm
@@ -870,49 +838,45 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxor %ymm13, %ymm2, %ymm13 /* k0 = xor(g0x0, rk0) */
-	vpxor %ymm14, %ymm0, %ymm14 /* k1 = xor(g0x1, rk1) */
-	vpand %ymm1, %ymm13, %ymm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %ymm13, %ymm13 /* s0_sh = shr(k0) */
-	vpand %ymm1, %ymm13, %ymm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %ymm13, %ymm5, %ymm13 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpor %ymm13, %ymm15, %ymm13 /* s0 = or(s0_l, s0_h) */
-	vpand %ymm1, %ymm14, %ymm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %ymm14, %ymm14 /* s1_sh = shr(k1) */
-	vpand %ymm1, %ymm14, %ymm14 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %ymm15, %ymm6, %ymm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %ymm14, %ymm5, %ymm14 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpor %ymm14, %ymm15, %ymm14 /* s1 = or(s1_l, s1_h) */
-	vpxor %ymm13, %ymm14, %ymm14 /* x1 = xor(s1, s0) */
-	vpshufb %ymm12, %ymm14, %ymm15 /* rot4 = lookup16(x1, rotl56) */
-	vpxor %ymm15, %ymm13, %ymm13 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm13, %ymm15 /* rot8 = lookup16(x0, rotl48) */
-	vpxor %ymm15, %ymm14, %ymm14 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm14, %ymm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxor %ymm15, %ymm13, %ymm13 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %ymm11, %ymm13, %ymm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxor %ymm15, %ymm14, %ymm14 /* x1_2 = xor(x1_1, rot20) */
-	vpxor %ymm14, %ymm13, %ymm13 /* x0_2 = xor(x0_1, x1_2) */
-	vpermq $0x4e, %ymm13, %ymm15 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %ymm7, %ymm13, %ymm13 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %ymm8, %ymm15, %ymm15 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxor %ymm15, %ymm13, %ymm13 /* pl = xor(pl_f, pl_r) */
-	vpermq $0x4e, %ymm14, %ymm15 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %ymm9, %ymm14, %ymm14 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %ymm10, %ymm15, %ymm15 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxor %ymm15, %ymm14, %ymm14 /* pr = xor(pr_f, pr_r) */
-	vmovdqa %ymm14, %ymm0 /* g0x1.3 */
-	vmovdqa %ymm13, %ymm2 /* g0x0.3 */
+	vpxor %ymm13, %ymm2, %ymm2 /* k0 = xor(g0x0, rk0) */
+	vpxor %ymm14, %ymm0, %ymm0 /* k1 = xor(g0x1, rk1) */
+	vpand %ymm1, %ymm2, %ymm13 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %ymm2, %ymm2 /* s0_sh = shr(k0) */
+	vpand %ymm1, %ymm2, %ymm2 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %ymm2, %ymm5, %ymm2 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpor %ymm2, %ymm13, %ymm2 /* s0 = or(s0_l, s0_h) */
+	vpand %ymm1, %ymm0, %ymm13 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %ymm0, %ymm0 /* s1_sh = shr(k1) */
+	vpand %ymm1, %ymm0, %ymm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %ymm13, %ymm6, %ymm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %ymm0, %ymm5, %ymm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpor %ymm0, %ymm13, %ymm0 /* s1 = or(s1_l, s1_h) */
+	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
+	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(x1, rotl56) */
+	vpxor %ymm13, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
+	vpshufb %ymm4, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
+	vpxor %ymm13, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
+	vpshufb %ymm4, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxor %ymm13, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxor %ymm13, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
+	vpxor %ymm0, %ymm2, %ymm2 /* x0_2 = xor(x0_1, x1_2) */
+	vpermq $0x4e, %ymm2, %ymm13 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %ymm7, %ymm2, %ymm2 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %ymm8, %ymm13, %ymm13 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxor %ymm13, %ymm2, %ymm2 /* pl = xor(pl_f, pl_r) */
+	vpermq $0x4e, %ymm0, %ymm13 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %ymm9, %ymm0, %ymm0 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %ymm10, %ymm13, %ymm13 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxor %ymm13, %ymm0, %ymm0 /* pr = xor(pr_f, pr_r) */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx2_asm_8_loop_r0
 
 	/* Final key addition. */
-	vmovdqu 3072(%rdi), %ymm13 /* rk0_1 = load() */
-	vpxor %ymm13, %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu 3136(%rdi), %ymm13 /* rk1_1 = load() */
-	vpxor %ymm13, %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxor 3072(%rdi), %ymm2, %ymm2 /* y0 = xor(g0x0, rk0_1) */
+	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
 	vbroadcasti128 .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2 /* deinterleave = const() */

@@ -10,7 +10,7 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-13: vectors, as allocated (14 used)
+ *   zmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_encrypt_asm
@@ -43,42 +43,41 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm11 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm12 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm11, %zmm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm11, %zmm11 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm11, %zmm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm11, %zmm5, %zmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm11, %zmm13, %zmm11 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm12, %zmm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm12, %zmm12 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm12, %zmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm12, %zmm5, %zmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm11, %zmm12, %zmm13 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm13, %zmm12 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm11, %zmm12 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm12, %zmm13, %zmm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm12, %zmm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm13, %zmm11, %zmm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm11, %zmm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm13, %zmm12, %zmm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm11, %zmm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm12, %zmm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm12, %zmm0 /* g0x1.3 */
+	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
 	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx512_asm_0_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 = load() */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 = load() */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -100,7 +99,7 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-13: vectors, as allocated (14 used)
+ *   zmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_decrypt_asm
@@ -133,43 +132,39 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm11, %zmm1, %zmm11 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm12 /* k1 = xor(g0x1, rk1) */
-	vpshufb %zmm7, %zmm11, %zmm11 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %zmm8, %zmm12, %zmm12 /* pr = lookup16(k1, pr_mask) */
-	vpxord %zmm12, %zmm11, %zmm11 /* y0 = xor(pl, pr) */
-	vpshufb %zmm9, %zmm11, %zmm13 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm13, %zmm12, %zmm12 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm4, %zmm12, %zmm13 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm13, %zmm11, %zmm11 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm4, %zmm11, %zmm13 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm13, %zmm12, %zmm12 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm10, %zmm12, %zmm13 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm13, %zmm11, %zmm11 /* y0_2 = xor(y0_1, rot4) */
-	vpxord %zmm11, %zmm12, %zmm12 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm2, %zmm11, %zmm13 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %zmm11, %zmm11 /* s0_sh = shr(y0_2) */
-	vpandd %zmm2, %zmm11, %zmm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm11, %zmm5, %zmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm11, %zmm13, %zmm11 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm12, %zmm13 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %zmm12, %zmm12 /* s1_sh = shr(y1_2) */
-	vpandd %zmm2, %zmm12, %zmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm12, %zmm5, %zmm12 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm12, %zmm13, %zmm12 /* s1 = or(s1_l, s1_h) */
-	vmovdqa64 %zmm12, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
+	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %zmm7, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %zmm8, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxord %zmm0, %zmm1, %zmm1 /* y0 = xor(pl, pr) */
+	vpshufb %zmm9, %zmm1, %zmm11 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm4, %zmm0, %zmm11 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm11, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm11, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm10, %zmm0, %zmm11 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm11, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
+	vpxord %zmm1, %zmm0, %zmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(y0_2) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(y1_2) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm0, %zmm11, %zmm0 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx512_asm_1_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 = load() */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 = load() */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
+	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
@@ -192,7 +187,7 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-13: vectors, as allocated (14 used)
+ *   zmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_encrypt_xor_asm
@@ -225,42 +220,41 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm11 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm12 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm11, %zmm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm11, %zmm11 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm11, %zmm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm11, %zmm5, %zmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm11, %zmm13, %zmm11 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm12, %zmm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm12, %zmm12 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm12, %zmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm12, %zmm5, %zmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm11, %zmm12, %zmm13 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm13, %zmm12 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm11, %zmm12 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm12, %zmm13, %zmm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm12, %zmm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm13, %zmm11, %zmm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm11, %zmm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm13, %zmm12, %zmm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm11, %zmm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm12, %zmm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm12, %zmm0 /* g0x1.3 */
+	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
 	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_avx512_asm_2_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 2048(%rdi), %zmm11 /* rk0_1 = load() */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 2112(%rdi), %zmm11 /* rk1_1 = load() */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -286,7 +280,7 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-13: vectors, as allocated (14 used)
+ *   zmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_encrypt_asm
@@ -319,42 +313,41 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm11 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm12 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm11, %zmm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm11, %zmm11 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm11, %zmm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm11, %zmm5, %zmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm11, %zmm13, %zmm11 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm12, %zmm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm12, %zmm12 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm12, %zmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm12, %zmm5, %zmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm11, %zmm12, %zmm13 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm13, %zmm12 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm11, %zmm12 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm12, %zmm13, %zmm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm12, %zmm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm13, %zmm11, %zmm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm11, %zmm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm13, %zmm12, %zmm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm11, %zmm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm12, %zmm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm12, %zmm0 /* g0x1.3 */
+	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
 	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_3_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 = load() */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 = load() */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -376,7 +369,7 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-13: vectors, as allocated (14 used)
+ *   zmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_decrypt_asm
@@ -409,43 +402,39 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm11, %zmm1, %zmm11 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm12 /* k1 = xor(g0x1, rk1) */
-	vpshufb %zmm7, %zmm11, %zmm11 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %zmm8, %zmm12, %zmm12 /* pr = lookup16(k1, pr_mask) */
-	vpxord %zmm12, %zmm11, %zmm11 /* y0 = xor(pl, pr) */
-	vpshufb %zmm9, %zmm11, %zmm13 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm13, %zmm12, %zmm12 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm4, %zmm12, %zmm13 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm13, %zmm11, %zmm11 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm4, %zmm11, %zmm13 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm13, %zmm12, %zmm12 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm10, %zmm12, %zmm13 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm13, %zmm11, %zmm11 /* y0_2 = xor(y0_1, rot4) */
-	vpxord %zmm11, %zmm12, %zmm12 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm2, %zmm11, %zmm13 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %zmm11, %zmm11 /* s0_sh = shr(y0_2) */
-	vpandd %zmm2, %zmm11, %zmm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm11, %zmm5, %zmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm11, %zmm13, %zmm11 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm12, %zmm13 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %zmm12, %zmm12 /* s1_sh = shr(y1_2) */
-	vpandd %zmm2, %zmm12, %zmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm12, %zmm5, %zmm12 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm12, %zmm13, %zmm12 /* s1 = or(s1_l, s1_h) */
-	vmovdqa64 %zmm12, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
+	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %zmm7, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %zmm8, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxord %zmm0, %zmm1, %zmm1 /* y0 = xor(pl, pr) */
+	vpshufb %zmm9, %zmm1, %zmm11 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm4, %zmm0, %zmm11 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm11, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm11, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm10, %zmm0, %zmm11 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm11, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
+	vpxord %zmm1, %zmm0, %zmm0 /* y1_2 = xor(y1_1, y0_2) */
+	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(y0_2) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(y1_2) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm0, %zmm11, %zmm0 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_4_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 = load() */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 = load() */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
+	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
@@ -468,7 +457,7 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-13: vectors, as allocated (14 used)
+ *   zmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_encrypt_xor_asm
@@ -501,42 +490,41 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm11 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm12 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm11, %zmm13 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm11, %zmm11 /* s0_sh = shr(k0) */
-	vpandd %zmm2, %zmm11, %zmm11 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm11, %zmm5, %zmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm11, %zmm13, %zmm11 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm12, %zmm13 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm12, %zmm12 /* s1_sh = shr(k1) */
-	vpandd %zmm2, %zmm12, %zmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm13, %zmm6, %zmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm12, %zmm5, %zmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm11, %zmm12, %zmm13 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm13, %zmm12 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm11, %zmm12 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm12, %zmm13, %zmm12 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm12, %zmm13 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm13, %zmm11, %zmm11 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm11, %zmm13 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm13, %zmm12, %zmm12 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm12, %zmm11, %zmm11 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm11, %zmm11 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm12, %zmm12 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm12, %zmm0 /* g0x1.3 */
+	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
+	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
+	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
+	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
 	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_5_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm11 /* rk0_1 = load() */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm11 /* rk1_1 = load() */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
+	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm11 /* deinterleave = const() */
 	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
 	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
@@ -562,7 +550,7 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-17: vectors, as allocated (18 used)
+ *   zmm0-16: vectors, as allocated (17 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_encrypt_asm
@@ -603,48 +591,44 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vmovdqu64 64(%rdi,%rcx), %zmm16 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm15, %zmm4, %zmm15 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm16, %zmm6, %zmm16 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm0, %zmm15, %zmm17 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm15, %zmm15 /* s0_sh = shr(k0) */
-	vpandd %zmm0, %zmm15, %zmm15 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm17, %zmm8, %zmm17 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm15, %zmm7, %zmm15 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm15, %zmm17, %zmm15 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm16, %zmm17 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm16, %zmm16 /* s1_sh = shr(k1) */
-	vpandd %zmm0, %zmm16, %zmm16 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm17, %zmm8, %zmm17 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm16, %zmm7, %zmm16 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm15, %zmm16, %zmm17 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm14, %zmm17, %zmm16 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm16, %zmm15, %zmm15 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm1, %zmm15, %zmm16 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm16, %zmm17, %zmm16 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm1, %zmm16, %zmm17 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm17, %zmm15, %zmm15 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm13, %zmm15, %zmm17 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm17, %zmm16, %zmm16 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm16, %zmm15, %zmm15 /* x0_2 = xor(x0_1, x1_2) */
-	vshufi32x4 $0xb1, %zmm15, %zmm15, %zmm17 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %zmm9, %zmm15, %zmm15 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %zmm10, %zmm17, %zmm17 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxord %zmm17, %zmm15, %zmm15 /* pl = xor(pl_f, pl_r) */
-	vshufi32x4 $0xb1, %zmm16, %zmm16, %zmm17 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %zmm11, %zmm16, %zmm16 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %zmm12, %zmm17, %zmm17 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm17, %zmm16, %zmm16 /* pr = xor(pr_f, pr_r) */
-	vmovdqa64 %zmm15, %zmm4 /* g0x0.3 */
-	vmovdqa64 %zmm16, %zmm6 /* g0x1.3 */
+	vpxord %zmm15, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm16, %zmm6, %zmm6 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm0, %zmm4, %zmm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(k0) */
+	vpandd %zmm0, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm15, %zmm8, %zmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm4, %zmm7, %zmm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm4, %zmm15, %zmm4 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm6, %zmm15 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh = shr(k1) */
+	vpandd %zmm0, %zmm6, %zmm6 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm15, %zmm8, %zmm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm6, %zmm7, %zmm6 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm4, %zmm6, %zmm15 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm14, %zmm15, %zmm6 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm6, %zmm4, %zmm4 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm1, %zmm4, %zmm6 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm6, %zmm15, %zmm6 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm1, %zmm6, %zmm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm15, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm13, %zmm4, %zmm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm15, %zmm6, %zmm6 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm6, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
+	vshufi32x4 $0xb1, %zmm4, %zmm4, %zmm15 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %zmm9, %zmm4, %zmm4 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %zmm10, %zmm15, %zmm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxord %zmm15, %zmm4, %zmm4 /* pl = xor(pl_f, pl_r) */
+	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm15 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %zmm11, %zmm6, %zmm6 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %zmm12, %zmm15, %zmm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm15, %zmm6, %zmm6 /* pr = xor(pr_f, pr_r) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_6_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 = load() */
-	vpxord %zmm15, %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 = load() */
-	vpxord %zmm15, %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
+	vpxord 3072(%rdi), %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
 	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
 	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4 /* deinterleave = const() */
@@ -668,7 +652,7 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-18: vectors, as allocated (19 used)
+ *   zmm0-16: vectors, as allocated (17 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_decrypt_asm
@@ -709,48 +693,44 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vmovdqu64 64(%rdi,%rcx), %zmm16 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm15, %zmm4, %zmm15 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm16, %zmm6, %zmm16 /* k1 = xor(g0x1, rk1) */
-	vshufi32x4 $0xb1, %zmm15, %zmm15, %zmm17 /* pl_swap = blocks128(k0, k0) */
-	vpshufb %zmm9, %zmm15, %zmm15 /* pl_f = lookup16(k0, pl_front) */
-	vpshufb %zmm10, %zmm17, %zmm17 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vshufi32x4 $0xb1, %zmm16, %zmm16, %zmm18 /* pr_swap = blocks128(k1, k1) */
-	vpshufb %zmm11, %zmm16, %zmm16 /* pr_f = lookup16(k1, pr_front) */
-	vpshufb %zmm12, %zmm18, %zmm18 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm18, %zmm16, %zmm16 /* pr = xor(pr_f, pr_r) */
-	vpternlogd $0x96, %zmm16, %zmm17, %zmm15 /* y0 = ternlog(pl_f, pl_r, pr) */
-	vpshufb %zmm13, %zmm15, %zmm17 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm17, %zmm16, %zmm16 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm1, %zmm16, %zmm17 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm17, %zmm15, %zmm15 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm1, %zmm15, %zmm17 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm17, %zmm16, %zmm16 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm14, %zmm16, %zmm17 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm17, %zmm15, %zmm15 /* y0_2 = xor(y0_1, rot4) */
-	vpxord %zmm15, %zmm16, %zmm16 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm0, %zmm15, %zmm17 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %zmm15, %zmm15 /* s0_sh = shr(y0_2) */
-	vpandd %zmm0, %zmm15, %zmm15 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm17, %zmm8, %zmm17 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm15, %zmm7, %zmm15 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm15, %zmm17, %zmm15 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm16, %zmm17 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %zmm16, %zmm16 /* s1_sh = shr(y1_2) */
-	vpandd %zmm0, %zmm16, %zmm16 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm17, %zmm8, %zmm17 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm16, %zmm7, %zmm16 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm16, %zmm17, %zmm16 /* s1 = or(s1_l, s1_h) */
-	vmovdqa64 %zmm15, %zmm4 /* g0x0.3 */
-	vmovdqa64 %zmm16, %zmm6 /* g0x1.3 */
+	vpxord %zmm15, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm16, %zmm6, %zmm6 /* k1 = xor(g0x1, rk1) */
+	vshufi32x4 $0xb1, %zmm4, %zmm4, %zmm15 /* pl_swap = blocks128(k0, k0) */
+	vpshufb %zmm9, %zmm4, %zmm4 /* pl_f = lookup16(k0, pl_front) */
+	vpshufb %zmm10, %zmm15, %zmm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm16 /* pr_swap = blocks128(k1, k1) */
+	vpshufb %zmm11, %zmm6, %zmm6 /* pr_f = lookup16(k1, pr_front) */
+	vpshufb %zmm12, %zmm16, %zmm16 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm16, %zmm6, %zmm6 /* pr = xor(pr_f, pr_r) */
+	vpternlogd $0x96, %zmm6, %zmm15, %zmm4 /* y0 = ternlog(pl_f, pl_r, pr) */
+	vpshufb %zmm13, %zmm4, %zmm15 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm15, %zmm6, %zmm6 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm1, %zmm6, %zmm15 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm15, %zmm4, %zmm4 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm1, %zmm4, %zmm15 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm15, %zmm6, %zmm6 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm14, %zmm6, %zmm15 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm15, %zmm4, %zmm4 /* y0_2 = xor(y0_1, rot4) */
+	vpxord %zmm4, %zmm6, %zmm6 /* y1_2 = xor(y1_1, y0_2) */
+	vpandd %zmm0, %zmm4, %zmm15 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(y0_2) */
+	vpandd %zmm0, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm15, %zmm8, %zmm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm4, %zmm7, %zmm4 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm4, %zmm15, %zmm4 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm6, %zmm15 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh = shr(y1_2) */
+	vpandd %zmm0, %zmm6, %zmm6 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm15, %zmm8, %zmm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm6, %zmm7, %zmm6 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm6, %zmm15, %zmm6 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_7_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 = load() */
-	vpxord %zmm15, %zmm4, %zmm4 /* y0_3 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 = load() */
-	vpxord %zmm15, %zmm6, %zmm6 /* y1_3 = xor(g0x1, rk1_1) */
+	vpxord 3072(%rdi), %zmm4, %zmm4 /* y0_3 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm6, %zmm6 /* y1_3 = xor(g0x1, rk1_1) */
 	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0_3, y1_3) */
 	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0_3, y1_3) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm4 /* deinterleave = const() */
@@ -775,7 +755,7 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-17: vectors, as allocated (18 used)
+ *   zmm0-16: vectors, as allocated (17 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_encrypt_xor_asm
@@ -816,48 +796,44 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqu64 64(%rdi,%r8), %zmm16 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm15, %zmm4, %zmm15 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm16, %zmm6, %zmm16 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm0, %zmm15, %zmm17 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm15, %zmm15 /* s0_sh = shr(k0) */
-	vpandd %zmm0, %zmm15, %zmm15 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm17, %zmm8, %zmm17 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm15, %zmm7, %zmm15 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm15, %zmm17, %zmm15 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm16, %zmm17 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm16, %zmm16 /* s1_sh = shr(k1) */
-	vpandd %zmm0, %zmm16, %zmm16 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm17, %zmm8, %zmm17 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm16, %zmm7, %zmm16 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm15, %zmm16, %zmm17 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm14, %zmm17, %zmm16 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm16, %zmm15, %zmm15 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm1, %zmm15, %zmm16 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm16, %zmm17, %zmm16 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm1, %zmm16, %zmm17 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm17, %zmm15, %zmm15 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm13, %zmm15, %zmm17 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm17, %zmm16, %zmm16 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm16, %zmm15, %zmm15 /* x0_2 = xor(x0_1, x1_2) */
-	vshufi32x4 $0xb1, %zmm15, %zmm15, %zmm17 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %zmm9, %zmm15, %zmm15 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %zmm10, %zmm17, %zmm17 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxord %zmm17, %zmm15, %zmm15 /* pl = xor(pl_f, pl_r) */
-	vshufi32x4 $0xb1, %zmm16, %zmm16, %zmm17 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %zmm11, %zmm16, %zmm16 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %zmm12, %zmm17, %zmm17 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm17, %zmm16, %zmm16 /* pr = xor(pr_f, pr_r) */
-	vmovdqa64 %zmm15, %zmm4 /* g0x0.3 */
-	vmovdqa64 %zmm16, %zmm6 /* g0x1.3 */
+	vpxord %zmm15, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm16, %zmm6, %zmm6 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm0, %zmm4, %zmm15 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(k0) */
+	vpandd %zmm0, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm15, %zmm8, %zmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm4, %zmm7, %zmm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm4, %zmm15, %zmm4 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm6, %zmm15 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm6, %zmm6 /* s1_sh = shr(k1) */
+	vpandd %zmm0, %zmm6, %zmm6 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm15, %zmm8, %zmm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm6, %zmm7, %zmm6 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm4, %zmm6, %zmm15 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm14, %zmm15, %zmm6 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm6, %zmm4, %zmm4 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm1, %zmm4, %zmm6 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm6, %zmm15, %zmm6 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm1, %zmm6, %zmm15 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm15, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm13, %zmm4, %zmm15 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm15, %zmm6, %zmm6 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm6, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
+	vshufi32x4 $0xb1, %zmm4, %zmm4, %zmm15 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %zmm9, %zmm4, %zmm4 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %zmm10, %zmm15, %zmm15 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxord %zmm15, %zmm4, %zmm4 /* pl = xor(pl_f, pl_r) */
+	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm15 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %zmm11, %zmm6, %zmm6 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %zmm12, %zmm15, %zmm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm15, %zmm6, %zmm6 /* pr = xor(pr_f, pr_r) */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_8_loop_r0
 
 	/* Final key addition. */
-	vmovdqu64 3072(%rdi), %zmm15 /* rk0_1 = load() */
-	vpxord %zmm15, %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
-	vmovdqu64 3136(%rdi), %zmm15 /* rk1_1 = load() */
-	vpxord %zmm15, %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
+	vpxord 3072(%rdi), %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
 	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
 	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
 	vbroadcasti32x4 .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4 /* deinterleave = const() */

@@ -10,7 +10,7 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-14: vectors, as allocated (15 used)
+ *   xmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_128_encrypt_asm
@@ -52,46 +52,44 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	movdqa %xmm0, %xmm13 /* g0x0.2 */
-	pxor %xmm11, %xmm13 /* k0 = xor(g0x0, rk0) */
-	movdqa %xmm4, %xmm11 /* g0x1.2 */
-	pxor %xmm12, %xmm11 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm13, %xmm12 /* k0 */
-	pand %xmm1, %xmm12 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm13 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm14 /* sbox_lo */
-	pshufb %xmm12, %xmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm13, %xmm12 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm12, %xmm14 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm11, %xmm12 /* k1 */
-	pand %xmm1, %xmm12 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm11 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm11 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm6, %xmm13 /* sbox_lo */
-	pshufb %xmm12, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm11, %xmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm12, %xmm13 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm14, %xmm13 /* x1 = xor(s1, s0) */
-	movdqa %xmm13, %xmm11 /* x1 */
-	pshufb %xmm10, %xmm11 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm11, %xmm14 /* x0 = xor(s0, rot4) */
-	movdqa %xmm14, %xmm11 /* x0 */
-	pshufb %xmm2, %xmm11 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm11, %xmm13 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm13, %xmm11 /* x1_1 */
-	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm11, %xmm14 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm14, %xmm11 /* x0_1 */
-	pshufb %xmm9, %xmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm11, %xmm13 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm13, %xmm14 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm14 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm13 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm14, %xmm0 /* g0x0.3 */
-	movdqa %xmm13, %xmm4 /* g0x1.3 */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm0, %xmm11 /* k0 */
+	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* k1 */
+	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
+	movdqa %xmm11, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm2, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm11, %xmm0 /* x1_1 */
+	pshufb %xmm2, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm12, %xmm0 /* x0_1 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_ssse3_asm_0_loop_r0
@@ -127,7 +125,7 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-14: vectors, as allocated (15 used)
+ *   xmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_128_decrypt_asm
@@ -169,46 +167,44 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	movdqa %xmm0, %xmm13 /* g0x0.2 */
-	pxor %xmm11, %xmm13 /* k0 = xor(g0x0, rk0) */
-	movdqa %xmm4, %xmm11 /* g0x1.2 */
-	pxor %xmm12, %xmm11 /* k1 = xor(g0x1, rk1) */
-	pshufb %xmm7, %xmm13 /* pl = lookup16(k0, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(k1, pr_mask) */
-	pxor %xmm11, %xmm13 /* y0 = xor(pl, pr) */
-	movdqa %xmm13, %xmm12 /* y0 */
-	pshufb %xmm9, %xmm12 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm12, %xmm11 /* y1 = xor(pr, rot20) */
-	movdqa %xmm11, %xmm12 /* y1 */
-	pshufb %xmm2, %xmm12 /* rot8 = lookup16(y1, rotl48) */
-	pxor %xmm12, %xmm13 /* y0_1 = xor(y0, rot8) */
-	movdqa %xmm13, %xmm12 /* y0_1 */
-	pshufb %xmm2, %xmm12 /* rot8_1 = lookup16(y0_1, rotl48) */
-	pxor %xmm12, %xmm11 /* y1_1 = xor(y1, rot8_1) */
-	movdqa %xmm11, %xmm12 /* y1_1 */
-	pshufb %xmm10, %xmm12 /* rot4 = lookup16(y1_1, rotl56) */
-	pxor %xmm12, %xmm13 /* y0_2 = xor(y0_1, rot4) */
-	pxor %xmm13, %xmm11 /* y1_2 = xor(y1_1, y0_2) */
-	movdqa %xmm13, %xmm12 /* y0_2 */
-	pand %xmm1, %xmm12 /* s0_lo = and(y0_2, low_nibbles) */
-	psrlw $4, %xmm13 /* s0_sh = shr(y0_2) */
-	pand %xmm1, %xmm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm14 /* sbox_inv_lo */
-	pshufb %xmm12, %xmm14 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_inv_hi */
-	pshufb %xmm13, %xmm12 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm12, %xmm14 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm11, %xmm12 /* y1_2 */
-	pand %xmm1, %xmm12 /* s1_lo = and(y1_2, low_nibbles) */
-	psrlw $4, %xmm11 /* s1_sh = shr(y1_2) */
-	pand %xmm1, %xmm11 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm6, %xmm13 /* sbox_inv_lo */
-	pshufb %xmm12, %xmm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_inv_hi */
-	pshufb %xmm11, %xmm12 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm12, %xmm13 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm14, %xmm0 /* g0x0.3 */
-	movdqa %xmm13, %xmm4 /* g0x1.3 */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pshufb %xmm7, %xmm0 /* pl = lookup16(k0, pl_mask) */
+	pshufb %xmm8, %xmm4 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm4, %xmm0 /* y0 = xor(pl, pr) */
+	movdqa %xmm0, %xmm11 /* y0 */
+	pshufb %xmm9, %xmm11 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm11, %xmm4 /* y1 = xor(pr, rot20) */
+	movdqa %xmm4, %xmm11 /* y1 */
+	pshufb %xmm2, %xmm11 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm11, %xmm0 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm0, %xmm11 /* y0_1 */
+	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm11, %xmm4 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm4, %xmm11 /* y1_1 */
+	pshufb %xmm10, %xmm11 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm11, %xmm0 /* y0_2 = xor(y0_1, rot4) */
+	pxor %xmm0, %xmm4 /* y1_2 = xor(y1_1, y0_2) */
+	movdqa %xmm0, %xmm11 /* y0_2 */
+	pand %xmm1, %xmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(y0_2) */
+	pand %xmm1, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_inv_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_inv_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* y1_2 */
+	pand %xmm1, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh = shr(y1_2) */
+	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_ssse3_asm_1_loop_r0
@@ -245,7 +241,7 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-14: vectors, as allocated (15 used)
+ *   xmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_128_encrypt_xor_asm
@@ -287,46 +283,44 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	movdqa %xmm0, %xmm13 /* g0x0.2 */
-	pxor %xmm11, %xmm13 /* k0 = xor(g0x0, rk0) */
-	movdqa %xmm4, %xmm11 /* g0x1.2 */
-	pxor %xmm12, %xmm11 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm13, %xmm12 /* k0 */
-	pand %xmm1, %xmm12 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm13 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm14 /* sbox_lo */
-	pshufb %xmm12, %xmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm13, %xmm12 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm12, %xmm14 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm11, %xmm12 /* k1 */
-	pand %xmm1, %xmm12 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm11 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm11 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm6, %xmm13 /* sbox_lo */
-	pshufb %xmm12, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm11, %xmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm12, %xmm13 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm14, %xmm13 /* x1 = xor(s1, s0) */
-	movdqa %xmm13, %xmm11 /* x1 */
-	pshufb %xmm10, %xmm11 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm11, %xmm14 /* x0 = xor(s0, rot4) */
-	movdqa %xmm14, %xmm11 /* x0 */
-	pshufb %xmm2, %xmm11 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm11, %xmm13 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm13, %xmm11 /* x1_1 */
-	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm11, %xmm14 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm14, %xmm11 /* x0_1 */
-	pshufb %xmm9, %xmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm11, %xmm13 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm13, %xmm14 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm14 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm13 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm14, %xmm0 /* g0x0.3 */
-	movdqa %xmm13, %xmm4 /* g0x1.3 */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm0, %xmm11 /* k0 */
+	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* k1 */
+	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
+	movdqa %xmm11, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm2, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm11, %xmm0 /* x1_1 */
+	pshufb %xmm2, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm12, %xmm0 /* x0_1 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_ssse3_asm_2_loop_r0
@@ -366,7 +360,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-14: vectors, as allocated (15 used)
+ *   xmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_256_encrypt_asm
@@ -408,46 +402,44 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	movdqa %xmm0, %xmm13 /* g0x0.2 */
-	pxor %xmm11, %xmm13 /* k0 = xor(g0x0, rk0) */
-	movdqa %xmm4, %xmm11 /* g0x1.2 */
-	pxor %xmm12, %xmm11 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm13, %xmm12 /* k0 */
-	pand %xmm1, %xmm12 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm13 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm14 /* sbox_lo */
-	pshufb %xmm12, %xmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm13, %xmm12 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm12, %xmm14 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm11, %xmm12 /* k1 */
-	pand %xmm1, %xmm12 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm11 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm11 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm6, %xmm13 /* sbox_lo */
-	pshufb %xmm12, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm11, %xmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm12, %xmm13 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm14, %xmm13 /* x1 = xor(s1, s0) */
-	movdqa %xmm13, %xmm11 /* x1 */
-	pshufb %xmm10, %xmm11 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm11, %xmm14 /* x0 = xor(s0, rot4) */
-	movdqa %xmm14, %xmm11 /* x0 */
-	pshufb %xmm2, %xmm11 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm11, %xmm13 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm13, %xmm11 /* x1_1 */
-	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm11, %xmm14 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm14, %xmm11 /* x0_1 */
-	pshufb %xmm9, %xmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm11, %xmm13 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm13, %xmm14 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm14 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm13 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm14, %xmm0 /* g0x0.3 */
-	movdqa %xmm13, %xmm4 /* g0x1.3 */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm0, %xmm11 /* k0 */
+	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* k1 */
+	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
+	movdqa %xmm11, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm2, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm11, %xmm0 /* x1_1 */
+	pshufb %xmm2, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm12, %xmm0 /* x0_1 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_3_loop_r0
@@ -483,7 +475,7 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-14: vectors, as allocated (15 used)
+ *   xmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_256_decrypt_asm
@@ -525,46 +517,44 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	movdqa %xmm0, %xmm13 /* g0x0.2 */
-	pxor %xmm11, %xmm13 /* k0 = xor(g0x0, rk0) */
-	movdqa %xmm4, %xmm11 /* g0x1.2 */
-	pxor %xmm12, %xmm11 /* k1 = xor(g0x1, rk1) */
-	pshufb %xmm7, %xmm13 /* pl = lookup16(k0, pl_mask) */
-	pshufb %xmm8, %xmm11 /* pr = lookup16(k1, pr_mask) */
-	pxor %xmm11, %xmm13 /* y0 = xor(pl, pr) */
-	movdqa %xmm13, %xmm12 /* y0 */
-	pshufb %xmm9, %xmm12 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm12, %xmm11 /* y1 = xor(pr, rot20) */
-	movdqa %xmm11, %xmm12 /* y1 */
-	pshufb %xmm2, %xmm12 /* rot8 = lookup16(y1, rotl48) */
-	pxor %xmm12, %xmm13 /* y0_1 = xor(y0, rot8) */
-	movdqa %xmm13, %xmm12 /* y0_1 */
-	pshufb %xmm2, %xmm12 /* rot8_1 = lookup16(y0_1, rotl48) */
-	pxor %xmm12, %xmm11 /* y1_1 = xor(y1, rot8_1) */
-	movdqa %xmm11, %xmm12 /* y1_1 */
-	pshufb %xmm10, %xmm12 /* rot4 = lookup16(y1_1, rotl56) */
-	pxor %xmm12, %xmm13 /* y0_2 = xor(y0_1, rot4) */
-	pxor %xmm13, %xmm11 /* y1_2 = xor(y1_1, y0_2) */
-	movdqa %xmm13, %xmm12 /* y0_2 */
-	pand %xmm1, %xmm12 /* s0_lo = and(y0_2, low_nibbles) */
-	psrlw $4, %xmm13 /* s0_sh = shr(y0_2) */
-	pand %xmm1, %xmm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm14 /* sbox_inv_lo */
-	pshufb %xmm12, %xmm14 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_inv_hi */
-	pshufb %xmm13, %xmm12 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm12, %xmm14 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm11, %xmm12 /* y1_2 */
-	pand %xmm1, %xmm12 /* s1_lo = and(y1_2, low_nibbles) */
-	psrlw $4, %xmm11 /* s1_sh = shr(y1_2) */
-	pand %xmm1, %xmm11 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm6, %xmm13 /* sbox_inv_lo */
-	pshufb %xmm12, %xmm13 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_inv_hi */
-	pshufb %xmm11, %xmm12 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm12, %xmm13 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm14, %xmm0 /* g0x0.3 */
-	movdqa %xmm13, %xmm4 /* g0x1.3 */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pshufb %xmm7, %xmm0 /* pl = lookup16(k0, pl_mask) */
+	pshufb %xmm8, %xmm4 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm4, %xmm0 /* y0 = xor(pl, pr) */
+	movdqa %xmm0, %xmm11 /* y0 */
+	pshufb %xmm9, %xmm11 /* rot20 = lookup16(y0, rotl24) */
+	pxor %xmm11, %xmm4 /* y1 = xor(pr, rot20) */
+	movdqa %xmm4, %xmm11 /* y1 */
+	pshufb %xmm2, %xmm11 /* rot8 = lookup16(y1, rotl48) */
+	pxor %xmm11, %xmm0 /* y0_1 = xor(y0, rot8) */
+	movdqa %xmm0, %xmm11 /* y0_1 */
+	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	pxor %xmm11, %xmm4 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm4, %xmm11 /* y1_1 */
+	pshufb %xmm10, %xmm11 /* rot4 = lookup16(y1_1, rotl56) */
+	pxor %xmm11, %xmm0 /* y0_2 = xor(y0_1, rot4) */
+	pxor %xmm0, %xmm4 /* y1_2 = xor(y1_1, y0_2) */
+	movdqa %xmm0, %xmm11 /* y0_2 */
+	pand %xmm1, %xmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(y0_2) */
+	pand %xmm1, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_inv_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_inv_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* y1_2 */
+	pand %xmm1, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh = shr(y1_2) */
+	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_4_loop_r0
@@ -601,7 +591,7 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-14: vectors, as allocated (15 used)
+ *   xmm0-12: vectors, as allocated (13 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock128_256_encrypt_xor_asm
@@ -643,46 +633,44 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	movdqa %xmm0, %xmm13 /* g0x0.2 */
-	pxor %xmm11, %xmm13 /* k0 = xor(g0x0, rk0) */
-	movdqa %xmm4, %xmm11 /* g0x1.2 */
-	pxor %xmm12, %xmm11 /* k1 = xor(g0x1, rk1) */
-	movdqa %xmm13, %xmm12 /* k0 */
-	pand %xmm1, %xmm12 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm13 /* s0_sh = shr(k0) */
-	pand %xmm1, %xmm13 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm6, %xmm14 /* sbox_lo */
-	pshufb %xmm12, %xmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm13, %xmm12 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm12, %xmm14 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm11, %xmm12 /* k1 */
-	pand %xmm1, %xmm12 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm11 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm11 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm6, %xmm13 /* sbox_lo */
-	pshufb %xmm12, %xmm13 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm5, %xmm12 /* sbox_hi */
-	pshufb %xmm11, %xmm12 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm12, %xmm13 /* s1 = or(s1_l, s1_h) */
-	pxor %xmm14, %xmm13 /* x1 = xor(s1, s0) */
-	movdqa %xmm13, %xmm11 /* x1 */
-	pshufb %xmm10, %xmm11 /* rot4 = lookup16(x1, rotl56) */
-	pxor %xmm11, %xmm14 /* x0 = xor(s0, rot4) */
-	movdqa %xmm14, %xmm11 /* x0 */
-	pshufb %xmm2, %xmm11 /* rot8 = lookup16(x0, rotl48) */
-	pxor %xmm11, %xmm13 /* x1_1 = xor(x1, rot8) */
-	movdqa %xmm13, %xmm11 /* x1_1 */
-	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	pxor %xmm11, %xmm14 /* x0_1 = xor(x0, rot8_1) */
-	movdqa %xmm14, %xmm11 /* x0_1 */
-	pshufb %xmm9, %xmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	pxor %xmm11, %xmm13 /* x1_2 = xor(x1_1, rot20) */
-	pxor %xmm13, %xmm14 /* x0_2 = xor(x0_1, x1_2) */
-	pshufb %xmm7, %xmm14 /* pl = lookup16(x0_2, pl_mask) */
-	pshufb %xmm8, %xmm13 /* pr = lookup16(x1_2, pr_mask) */
-	movdqa %xmm14, %xmm0 /* g0x0.3 */
-	movdqa %xmm13, %xmm4 /* g0x1.3 */
+	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
+	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	movdqa %xmm0, %xmm11 /* k0 */
+	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm1, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm6, %xmm12 /* sbox_lo */
+	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm5, %xmm11 /* sbox_hi */
+	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm4, %xmm0 /* k1 */
+	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm6, %xmm11 /* sbox_lo */
+	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm5, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
+	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
+	movdqa %xmm11, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm2, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	pxor %xmm0, %xmm11 /* x1_1 = xor(x1, rot8) */
+	movdqa %xmm11, %xmm0 /* x1_1 */
+	pshufb %xmm2, %xmm0 /* rot8_1 = lookup16(x1_1, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_1 = xor(x0, rot8_1) */
+	movdqa %xmm12, %xmm0 /* x0_1 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_1, rotl24) */
+	pxor %xmm0, %xmm11 /* x1_2 = xor(x1_1, rot20) */
+	pxor %xmm11, %xmm12 /* x0_2 = xor(x0_1, x1_2) */
+	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
+	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
+	movdqa %xmm12, %xmm0 /* g0x0.3 */
+	movdqa %xmm11, %xmm4 /* g0x1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_5_loop_r0
@@ -782,108 +770,100 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	movdqa %xmm0, %xmm15 /* g0x0_0.2 */
-	pxor %xmm5, %xmm15 /* k0 = xor(g0x0_0, rk0) */
-	movdqa %xmm6, %xmm5 /* g0x0_1.2 */
-	pxor %xmm12, %xmm5 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqa %xmm1, %xmm12 /* g0x1_0.2 */
-	pxor %xmm13, %xmm12 /* k1 = xor(g0x1_0, rk1) */
-	movdqa %xmm4, %xmm13 /* g0x1_1.2 */
-	pxor %xmm14, %xmm13 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm15, %xmm14 /* k0 */
-	pand %xmm2, %xmm14 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm15 /* s0_sh = shr(k0) */
-	pand %xmm2, %xmm15 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm11 /* sbox_lo */
-	pshufb %xmm14, %xmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm14 /* sbox_hi */
-	pshufb %xmm15, %xmm14 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm14, %xmm11 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm5, %xmm14 /* k0_1 */
-	pand %xmm2, %xmm14 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm2, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm15 /* sbox_lo */
-	pshufb %xmm14, %xmm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm14 /* sbox_hi */
-	pshufb %xmm5, %xmm14 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm14, %xmm15 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm12, %xmm5 /* k1 */
-	pand %xmm2, %xmm5 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm12 /* s1_sh = shr(k1) */
-	pand %xmm2, %xmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm14 /* sbox_lo */
-	pshufb %xmm5, %xmm14 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm12, %xmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm5, %xmm14 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm13, %xmm5 /* k1_1 */
-	pand %xmm2, %xmm5 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	psrlw $4, %xmm13 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm2, %xmm13 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	pxor %xmm5, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm12, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm13, %xmm1 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm14, %xmm4 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm0, %xmm5 /* k0 */
+	pand %xmm2, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm5, %xmm12 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
 	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm13, %xmm5 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm5, %xmm12 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm11, %xmm14 /* x1 = xor(s1, s0) */
-	pxor %xmm15, %xmm12 /* x1_1 = xor(s1_1, s0_1) */
-	movdqa %xmm14, %xmm5 /* x1 */
-	pshufb %xmm10, %xmm5 /* rot4 = lookup16(x1, rotl56) */
-	movdqa %xmm12, %xmm13 /* x1_1 */
-	pshufb %xmm10, %xmm13 /* rot4_1 = lookup16(x1_1, rotl56) */
-	pxor %xmm5, %xmm11 /* x0 = xor(s0, rot4) */
-	pxor %xmm13, %xmm15 /* x0_1 = xor(s0_1, rot4_1) */
-	movdqa %xmm11, %xmm5 /* x0 */
-	pshufb %xmm3, %xmm5 /* rot8 = lookup16(x0, rotl48) */
-	movdqa %xmm15, %xmm13 /* x0_1 */
-	pshufb %xmm3, %xmm13 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm5, %xmm14 /* x1_2 = xor(x1, rot8) */
-	pxor %xmm13, %xmm12 /* x1_3 = xor(x1_1, rot8_1) */
-	movdqa %xmm14, %xmm5 /* x1_2 */
-	pshufb %xmm3, %xmm5 /* rot8_2 = lookup16(x1_2, rotl48) */
-	movdqa %xmm12, %xmm13 /* x1_3 */
-	pshufb %xmm3, %xmm13 /* rot8_3 = lookup16(x1_3, rotl48) */
-	pxor %xmm5, %xmm11 /* x0_2 = xor(x0, rot8_2) */
-	pxor %xmm13, %xmm15 /* x0_3 = xor(x0_1, rot8_3) */
-	movdqa %xmm11, %xmm5 /* x0_2 */
-	pshufb %xmm9, %xmm5 /* rot20 = lookup16(x0_2, rotl24) */
-	movdqa %xmm15, %xmm13 /* x0_3 */
-	pshufb %xmm9, %xmm13 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm5, %xmm14 /* x1_4 = xor(x1_2, rot20) */
-	pxor %xmm13, %xmm12 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm14, %xmm11 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm12, %xmm15 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm5 /* pl_front0 = const() */
-	movdqa %xmm11, %xmm13 /* x0_4 */
-	pshufb %xmm5, %xmm13 /* pl_f = lookup16(x0_4, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_rear0(%rip), %xmm5 /* pl_rear0 = const() */
-	movdqa %xmm15, %xmm9 /* x0_5 */
-	pshufb %xmm5, %xmm9 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm9, %xmm13 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front1(%rip), %xmm9 /* pl_front1 = const() */
-	pshufb %xmm9, %xmm15 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_rear1(%rip), %xmm9 /* pl_rear1 = const() */
-	pshufb %xmm9, %xmm11 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	pxor %xmm11, %xmm15 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_front0(%rip), %xmm11 /* pr_front0 = const() */
-	movdqa %xmm14, %xmm9 /* x1_4 */
-	pshufb %xmm11, %xmm9 /* pr_f = lookup16(x1_4, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_rear0(%rip), %xmm11 /* pr_rear0 = const() */
-	movdqa %xmm12, %xmm5 /* x1_5 */
-	pshufb %xmm11, %xmm5 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm5, %xmm9 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_front1(%rip), %xmm5 /* pr_front1 = const() */
-	pshufb %xmm5, %xmm12 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_rear1(%rip), %xmm5 /* pr_rear1 = const() */
-	pshufb %xmm5, %xmm14 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	pxor %xmm14, %xmm12 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	movdqa %xmm13, %xmm0 /* g0x0_0.3 */
-	movdqa %xmm9, %xmm1 /* g0x1_0.3 */
-	movdqa %xmm12, %xmm4 /* g0x1_1.3 */
-	movdqa %xmm15, %xmm6 /* g0x0_1.3 */
-	movdqa .Lublock_register_ssse3_asm_6_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	pshufb %xmm0, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm6, %xmm0 /* k0_1 */
+	pand %xmm2, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm6 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm2, %xmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* k1 */
+	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh = shr(k1) */
+	pand %xmm2, %xmm1 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm8, %xmm6 /* sbox_lo */
+	pshufb %xmm0, %xmm6 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm1, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm6 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm4, %xmm0 /* k1_1 */
+	pand %xmm2, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm2, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm1 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm12, %xmm6 /* x1 = xor(s1, s0) */
+	pxor %xmm5, %xmm1 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm6, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	movdqa %xmm1, %xmm4 /* x1_1 */
+	pshufb %xmm10, %xmm4 /* rot4_1 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	pxor %xmm4, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	movdqa %xmm5, %xmm4 /* x0_1 */
+	pshufb %xmm3, %xmm4 /* rot8_1 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm6 /* x1_2 = xor(x1, rot8) */
+	pxor %xmm4, %xmm1 /* x1_3 = xor(x1_1, rot8_1) */
+	movdqa %xmm6, %xmm0 /* x1_2 */
+	pshufb %xmm3, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	movdqa %xmm1, %xmm4 /* x1_3 */
+	pshufb %xmm3, %xmm4 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
+	pxor %xmm4, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
+	movdqa %xmm12, %xmm0 /* x0_2 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	movdqa %xmm5, %xmm4 /* x0_3 */
+	pshufb %xmm9, %xmm4 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm6 /* x1_4 = xor(x1_2, rot20) */
+	pxor %xmm4, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm6, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm1, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm12, %xmm0 /* x0_4 */
+	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	movdqa .Lublock_register_ssse3_asm_6_pl_rear0(%rip), %xmm4 /* pl_rear0 = const() */
+	movdqa %xmm5, %xmm13 /* x0_5 */
+	pshufb %xmm4, %xmm13 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm13, %xmm0 /* pl = xor(pl_f, pl_r) */
+	movdqa .Lublock_register_ssse3_asm_6_pl_front1(%rip), %xmm13 /* pl_front1 = const() */
+	pshufb %xmm13, %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	movdqa .Lublock_register_ssse3_asm_6_pl_rear1(%rip), %xmm14 /* pl_rear1 = const() */
+	pshufb %xmm14, %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa .Lublock_register_ssse3_asm_6_pr_front0(%rip), %xmm12 /* pr_front0 = const() */
+	movdqa %xmm6, %xmm15 /* x1_4 */
+	pshufb %xmm12, %xmm15 /* pr_f = lookup16(x1_4, pr_front0) */
+	movdqa .Lublock_register_ssse3_asm_6_pr_rear0(%rip), %xmm12 /* pr_rear0 = const() */
+	movdqa %xmm1, %xmm14 /* x1_5 */
+	pshufb %xmm12, %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm14, %xmm15 /* pr = xor(pr_f, pr_r) */
+	movdqa .Lublock_register_ssse3_asm_6_pr_front1(%rip), %xmm14 /* pr_front1 = const() */
+	pshufb %xmm14, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	movdqa .Lublock_register_ssse3_asm_6_pr_rear1(%rip), %xmm14 /* pr_rear1 = const() */
+	pshufb %xmm14, %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	pxor %xmm6, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm1, %xmm4 /* g0x1_1.3 */
+	movdqa %xmm15, %xmm1 /* g0x1_0.3 */
+	movdqa %xmm5, %xmm6 /* g0x0_1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_6_loop_r0
@@ -1002,109 +982,101 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	movdqa %xmm0, %xmm15 /* g0x0_0.2 */
-	pxor %xmm5, %xmm15 /* k0 = xor(g0x0_0, rk0) */
-	movdqa %xmm6, %xmm5 /* g0x0_1.2 */
-	pxor %xmm12, %xmm5 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqa %xmm1, %xmm12 /* g0x1_0.2 */
-	pxor %xmm13, %xmm12 /* k1 = xor(g0x1_0, rk1) */
-	movdqa %xmm4, %xmm13 /* g0x1_1.2 */
-	pxor %xmm14, %xmm13 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm15, %xmm14 /* k0 */
-	pshufb %xmm11, %xmm14 /* pl_f = lookup16(k0, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_rear0(%rip), %xmm11 /* pl_rear0 = const() */
-	movdqa %xmm5, %xmm7 /* k0_1 */
-	pshufb %xmm11, %xmm7 /* pl_r = lookup16(k0_1, pl_rear0) */
-	pxor %xmm7, %xmm14 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_front1(%rip), %xmm7 /* pl_front1 = const() */
-	pshufb %xmm7, %xmm5 /* pl_f_1 = lookup16(k0_1, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_rear1(%rip), %xmm7 /* pl_rear1 = const() */
-	pshufb %xmm7, %xmm15 /* pl_r_1 = lookup16(k0, pl_rear1) */
-	pxor %xmm15, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_front0(%rip), %xmm15 /* pr_front0 = const() */
-	movdqa %xmm12, %xmm7 /* k1 */
-	pshufb %xmm15, %xmm7 /* pr_f = lookup16(k1, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_rear0(%rip), %xmm15 /* pr_rear0 = const() */
-	movdqa %xmm13, %xmm11 /* k1_1 */
-	pshufb %xmm15, %xmm11 /* pr_r = lookup16(k1_1, pr_rear0) */
-	pxor %xmm11, %xmm7 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_front1(%rip), %xmm11 /* pr_front1 = const() */
-	pshufb %xmm11, %xmm13 /* pr_f_1 = lookup16(k1_1, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_rear1(%rip), %xmm11 /* pr_rear1 = const() */
-	pshufb %xmm11, %xmm12 /* pr_r_1 = lookup16(k1, pr_rear1) */
-	pxor %xmm12, %xmm13 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	pxor %xmm7, %xmm14 /* y0 = xor(pl, pr) */
-	pxor %xmm13, %xmm5 /* y0_1 = xor(pl_1, pr_1) */
-	movdqa %xmm14, %xmm12 /* y0 */
-	pshufb %xmm9, %xmm12 /* rot20 = lookup16(y0, rotl24) */
-	movdqa %xmm5, %xmm11 /* y0_1 */
-	pshufb %xmm9, %xmm11 /* rot20_1 = lookup16(y0_1, rotl24) */
-	pxor %xmm12, %xmm7 /* y1 = xor(pr, rot20) */
-	pxor %xmm11, %xmm13 /* y1_1 = xor(pr_1, rot20_1) */
-	movdqa %xmm7, %xmm11 /* y1 */
-	pshufb %xmm3, %xmm11 /* rot8 = lookup16(y1, rotl48) */
-	movdqa %xmm13, %xmm12 /* y1_1 */
-	pshufb %xmm3, %xmm12 /* rot8_1 = lookup16(y1_1, rotl48) */
-	pxor %xmm11, %xmm14 /* y0_2 = xor(y0, rot8) */
-	pxor %xmm12, %xmm5 /* y0_3 = xor(y0_1, rot8_1) */
-	movdqa %xmm14, %xmm11 /* y0_2 */
-	pshufb %xmm3, %xmm11 /* rot8_2 = lookup16(y0_2, rotl48) */
-	movdqa %xmm5, %xmm12 /* y0_3 */
-	pshufb %xmm3, %xmm12 /* rot8_3 = lookup16(y0_3, rotl48) */
-	pxor %xmm11, %xmm7 /* y1_2 = xor(y1, rot8_2) */
-	pxor %xmm12, %xmm13 /* y1_3 = xor(y1_1, rot8_3) */
-	movdqa %xmm7, %xmm11 /* y1_2 */
-	pshufb %xmm10, %xmm11 /* rot4 = lookup16(y1_2, rotl56) */
-	movdqa %xmm13, %xmm12 /* y1_3 */
-	pshufb %xmm10, %xmm12 /* rot4_1 = lookup16(y1_3, rotl56) */
-	pxor %xmm11, %xmm14 /* y0_4 = xor(y0_2, rot4) */
-	pxor %xmm12, %xmm5 /* y0_5 = xor(y0_3, rot4_1) */
-	pxor %xmm14, %xmm7 /* y1_4 = xor(y1_2, y0_4) */
-	pxor %xmm5, %xmm13 /* y1_5 = xor(y1_3, y0_5) */
-	movdqa %xmm14, %xmm11 /* y0_4 */
-	pand %xmm2, %xmm11 /* s0_lo = and(y0_4, low_nibbles) */
-	psrlw $4, %xmm14 /* s0_sh = shr(y0_4) */
-	pand %xmm2, %xmm14 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm12 /* sbox_inv_lo */
-	pshufb %xmm11, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	movdqa .Lublock_register_ssse3_asm_7_sbox_inv_hi(%rip), %xmm11 /* sbox_inv_hi = const() */
-	movdqa %xmm11, %xmm10 /* sbox_inv_hi */
-	pshufb %xmm14, %xmm10 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm10, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm5, %xmm10 /* y0_5 */
-	pand %xmm2, %xmm10 /* s0_lo_1 = and(y0_5, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh_1 = shr(y0_5) */
-	pand %xmm2, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	pxor %xmm5, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm12, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm13, %xmm1 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm14, %xmm4 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm0, %xmm5 /* k0 */
+	pshufb %xmm11, %xmm5 /* pl_f = lookup16(k0, pl_front0) */
+	movdqa .Lublock_register_ssse3_asm_7_pl_rear0(%rip), %xmm12 /* pl_rear0 = const() */
+	movdqa %xmm6, %xmm13 /* k0_1 */
+	pshufb %xmm12, %xmm13 /* pl_r = lookup16(k0_1, pl_rear0) */
+	pxor %xmm13, %xmm5 /* pl = xor(pl_f, pl_r) */
+	movdqa .Lublock_register_ssse3_asm_7_pl_front1(%rip), %xmm13 /* pl_front1 = const() */
+	pshufb %xmm13, %xmm6 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	movdqa .Lublock_register_ssse3_asm_7_pl_rear1(%rip), %xmm14 /* pl_rear1 = const() */
+	pshufb %xmm14, %xmm0 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	pxor %xmm0, %xmm6 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa .Lublock_register_ssse3_asm_7_pr_front0(%rip), %xmm0 /* pr_front0 = const() */
+	movdqa %xmm1, %xmm15 /* k1 */
+	pshufb %xmm0, %xmm15 /* pr_f = lookup16(k1, pr_front0) */
+	movdqa .Lublock_register_ssse3_asm_7_pr_rear0(%rip), %xmm0 /* pr_rear0 = const() */
+	movdqa %xmm4, %xmm14 /* k1_1 */
+	pshufb %xmm0, %xmm14 /* pr_r = lookup16(k1_1, pr_rear0) */
+	pxor %xmm14, %xmm15 /* pr = xor(pr_f, pr_r) */
+	movdqa .Lublock_register_ssse3_asm_7_pr_front1(%rip), %xmm14 /* pr_front1 = const() */
+	pshufb %xmm14, %xmm4 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	movdqa .Lublock_register_ssse3_asm_7_pr_rear1(%rip), %xmm14 /* pr_rear1 = const() */
+	pshufb %xmm14, %xmm1 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	pxor %xmm1, %xmm4 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	pxor %xmm15, %xmm5 /* y0 = xor(pl, pr) */
+	pxor %xmm4, %xmm6 /* y0_1 = xor(pl_1, pr_1) */
+	movdqa %xmm5, %xmm1 /* y0 */
+	pshufb %xmm9, %xmm1 /* rot20 = lookup16(y0, rotl24) */
+	movdqa %xmm6, %xmm14 /* y0_1 */
+	pshufb %xmm9, %xmm14 /* rot20_1 = lookup16(y0_1, rotl24) */
+	pxor %xmm1, %xmm15 /* y1 = xor(pr, rot20) */
+	pxor %xmm14, %xmm4 /* y1_1 = xor(pr_1, rot20_1) */
+	movdqa %xmm15, %xmm1 /* y1 */
+	pshufb %xmm3, %xmm1 /* rot8 = lookup16(y1, rotl48) */
+	movdqa %xmm4, %xmm14 /* y1_1 */
+	pshufb %xmm3, %xmm14 /* rot8_1 = lookup16(y1_1, rotl48) */
+	pxor %xmm1, %xmm5 /* y0_2 = xor(y0, rot8) */
+	pxor %xmm14, %xmm6 /* y0_3 = xor(y0_1, rot8_1) */
+	movdqa %xmm5, %xmm1 /* y0_2 */
+	pshufb %xmm3, %xmm1 /* rot8_2 = lookup16(y0_2, rotl48) */
+	movdqa %xmm6, %xmm14 /* y0_3 */
+	pshufb %xmm3, %xmm14 /* rot8_3 = lookup16(y0_3, rotl48) */
+	pxor %xmm1, %xmm15 /* y1_2 = xor(y1, rot8_2) */
+	pxor %xmm14, %xmm4 /* y1_3 = xor(y1_1, rot8_3) */
+	movdqa %xmm15, %xmm1 /* y1_2 */
+	pshufb %xmm10, %xmm1 /* rot4 = lookup16(y1_2, rotl56) */
+	movdqa %xmm4, %xmm14 /* y1_3 */
+	pshufb %xmm10, %xmm14 /* rot4_1 = lookup16(y1_3, rotl56) */
+	pxor %xmm1, %xmm5 /* y0_4 = xor(y0_2, rot4) */
+	pxor %xmm14, %xmm6 /* y0_5 = xor(y0_3, rot4_1) */
+	pxor %xmm5, %xmm15 /* y1_4 = xor(y1_2, y0_4) */
+	pxor %xmm6, %xmm4 /* y1_5 = xor(y1_3, y0_5) */
+	movdqa %xmm5, %xmm1 /* y0_4 */
+	pand %xmm2, %xmm1 /* s0_lo = and(y0_4, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh = shr(y0_4) */
+	pand %xmm2, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa %xmm8, %xmm14 /* sbox_inv_lo */
-	pshufb %xmm10, %xmm14 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
-	movdqa %xmm11, %xmm10 /* sbox_inv_hi */
-	pshufb %xmm5, %xmm10 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
-	por %xmm10, %xmm14 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm7, %xmm5 /* y1_4 */
-	pand %xmm2, %xmm5 /* s1_lo = and(y1_4, low_nibbles) */
-	psrlw $4, %xmm7 /* s1_sh = shr(y1_4) */
-	pand %xmm2, %xmm7 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm10 /* sbox_inv_lo */
-	pshufb %xmm5, %xmm10 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	movdqa %xmm11, %xmm5 /* sbox_inv_hi */
-	pshufb %xmm7, %xmm5 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm5, %xmm10 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm13, %xmm5 /* y1_5 */
-	pand %xmm2, %xmm5 /* s1_lo_1 = and(y1_5, low_nibbles) */
-	psrlw $4, %xmm13 /* s1_sh_1 = shr(y1_5) */
-	pand %xmm2, %xmm13 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm7 /* sbox_inv_lo */
-	pshufb %xmm5, %xmm7 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
-	movdqa %xmm11, %xmm5 /* sbox_inv_hi */
-	pshufb %xmm13, %xmm5 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
-	por %xmm5, %xmm7 /* s1_1 = or(s1_l_1, s1_h_1) */
-	movdqa %xmm12, %xmm0 /* g0x0_0.3 */
-	movdqa %xmm10, %xmm1 /* g0x1_0.3 */
-	movdqa %xmm7, %xmm4 /* g0x1_1.3 */
-	movdqa %xmm14, %xmm6 /* g0x0_1.3 */
-	movdqa %xmm11, %xmm7 /* sbox_inv_hi */
-	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 = const() */
-	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	pshufb %xmm1, %xmm14 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
+	pshufb %xmm5, %xmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm1, %xmm14 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm6, %xmm1 /* y0_5 */
+	pand %xmm2, %xmm1 /* s0_lo_1 = and(y0_5, low_nibbles) */
+	psrlw $4, %xmm6 /* s0_sh_1 = shr(y0_5) */
+	pand %xmm2, %xmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm5 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm5 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
+	pshufb %xmm6, %xmm1 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	por %xmm1, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm15, %xmm1 /* y1_4 */
+	pand %xmm2, %xmm1 /* s1_lo = and(y1_4, low_nibbles) */
+	psrlw $4, %xmm15 /* s1_sh = shr(y1_4) */
+	pand %xmm2, %xmm15 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm8, %xmm6 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm6 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
+	pshufb %xmm15, %xmm1 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	por %xmm1, %xmm6 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm4, %xmm1 /* y1_5 */
+	pand %xmm2, %xmm1 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_1 = shr(y1_5) */
+	pand %xmm2, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm15 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm15 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
+	pshufb %xmm4, %xmm1 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	por %xmm1, %xmm15 /* s1_1 = or(s1_l_1, s1_h_1) */
+	movdqa %xmm14, %xmm0 /* g0x0_0.3 */
+	movdqa %xmm6, %xmm1 /* g0x1_0.3 */
+	movdqa %xmm15, %xmm4 /* g0x1_1.3 */
+	movdqa %xmm5, %xmm6 /* g0x0_1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_7_loop_r0
@@ -1224,108 +1196,100 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqu 80(%rdi,%r8), %xmm14 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	movdqa %xmm0, %xmm15 /* g0x0_0.2 */
-	pxor %xmm5, %xmm15 /* k0 = xor(g0x0_0, rk0) */
-	movdqa %xmm6, %xmm5 /* g0x0_1.2 */
-	pxor %xmm12, %xmm5 /* k0_1 = xor(g0x0_1, rk0_1) */
-	movdqa %xmm1, %xmm12 /* g0x1_0.2 */
-	pxor %xmm13, %xmm12 /* k1 = xor(g0x1_0, rk1) */
-	movdqa %xmm4, %xmm13 /* g0x1_1.2 */
-	pxor %xmm14, %xmm13 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm15, %xmm14 /* k0 */
-	pand %xmm2, %xmm14 /* s0_lo = and(k0, low_nibbles) */
-	psrlw $4, %xmm15 /* s0_sh = shr(k0) */
-	pand %xmm2, %xmm15 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm11 /* sbox_lo */
-	pshufb %xmm14, %xmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm14 /* sbox_hi */
-	pshufb %xmm15, %xmm14 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm14, %xmm11 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm5, %xmm14 /* k0_1 */
-	pand %xmm2, %xmm14 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm2, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm15 /* sbox_lo */
-	pshufb %xmm14, %xmm15 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm14 /* sbox_hi */
-	pshufb %xmm5, %xmm14 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm14, %xmm15 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm12, %xmm5 /* k1 */
-	pand %xmm2, %xmm5 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm12 /* s1_sh = shr(k1) */
-	pand %xmm2, %xmm12 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm14 /* sbox_lo */
-	pshufb %xmm5, %xmm14 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm12, %xmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm5, %xmm14 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm13, %xmm5 /* k1_1 */
-	pand %xmm2, %xmm5 /* s1_lo_1 = and(k1_1, low_nibbles) */
-	psrlw $4, %xmm13 /* s1_sh_1 = shr(k1_1) */
-	pand %xmm2, %xmm13 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	pxor %xmm5, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm12, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm13, %xmm1 /* k1 = xor(g0x1_0, rk1) */
+	pxor %xmm14, %xmm4 /* k1_1 = xor(g0x1_1, rk1_1) */
+	movdqa %xmm0, %xmm5 /* k0 */
+	pand %xmm2, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
+	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm5, %xmm12 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
 	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm13, %xmm5 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
-	por %xmm5, %xmm12 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm11, %xmm14 /* x1 = xor(s1, s0) */
-	pxor %xmm15, %xmm12 /* x1_1 = xor(s1_1, s0_1) */
-	movdqa %xmm14, %xmm5 /* x1 */
-	pshufb %xmm10, %xmm5 /* rot4 = lookup16(x1, rotl56) */
-	movdqa %xmm12, %xmm13 /* x1_1 */
-	pshufb %xmm10, %xmm13 /* rot4_1 = lookup16(x1_1, rotl56) */
-	pxor %xmm5, %xmm11 /* x0 = xor(s0, rot4) */
-	pxor %xmm13, %xmm15 /* x0_1 = xor(s0_1, rot4_1) */
-	movdqa %xmm11, %xmm5 /* x0 */
-	pshufb %xmm3, %xmm5 /* rot8 = lookup16(x0, rotl48) */
-	movdqa %xmm15, %xmm13 /* x0_1 */
-	pshufb %xmm3, %xmm13 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm5, %xmm14 /* x1_2 = xor(x1, rot8) */
-	pxor %xmm13, %xmm12 /* x1_3 = xor(x1_1, rot8_1) */
-	movdqa %xmm14, %xmm5 /* x1_2 */
-	pshufb %xmm3, %xmm5 /* rot8_2 = lookup16(x1_2, rotl48) */
-	movdqa %xmm12, %xmm13 /* x1_3 */
-	pshufb %xmm3, %xmm13 /* rot8_3 = lookup16(x1_3, rotl48) */
-	pxor %xmm5, %xmm11 /* x0_2 = xor(x0, rot8_2) */
-	pxor %xmm13, %xmm15 /* x0_3 = xor(x0_1, rot8_3) */
-	movdqa %xmm11, %xmm5 /* x0_2 */
-	pshufb %xmm9, %xmm5 /* rot20 = lookup16(x0_2, rotl24) */
-	movdqa %xmm15, %xmm13 /* x0_3 */
-	pshufb %xmm9, %xmm13 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm5, %xmm14 /* x1_4 = xor(x1_2, rot20) */
-	pxor %xmm13, %xmm12 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm14, %xmm11 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm12, %xmm15 /* x0_5 = xor(x0_3, x1_5) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm5 /* pl_front0 = const() */
-	movdqa %xmm11, %xmm13 /* x0_4 */
-	pshufb %xmm5, %xmm13 /* pl_f = lookup16(x0_4, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_rear0(%rip), %xmm5 /* pl_rear0 = const() */
-	movdqa %xmm15, %xmm9 /* x0_5 */
-	pshufb %xmm5, %xmm9 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm9, %xmm13 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front1(%rip), %xmm9 /* pl_front1 = const() */
-	pshufb %xmm9, %xmm15 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_rear1(%rip), %xmm9 /* pl_rear1 = const() */
-	pshufb %xmm9, %xmm11 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	pxor %xmm11, %xmm15 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_front0(%rip), %xmm11 /* pr_front0 = const() */
-	movdqa %xmm14, %xmm9 /* x1_4 */
-	pshufb %xmm11, %xmm9 /* pr_f = lookup16(x1_4, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_rear0(%rip), %xmm11 /* pr_rear0 = const() */
-	movdqa %xmm12, %xmm5 /* x1_5 */
-	pshufb %xmm11, %xmm5 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm5, %xmm9 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_front1(%rip), %xmm5 /* pr_front1 = const() */
-	pshufb %xmm5, %xmm12 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_rear1(%rip), %xmm5 /* pr_rear1 = const() */
-	pshufb %xmm5, %xmm14 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	pxor %xmm14, %xmm12 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	movdqa %xmm13, %xmm0 /* g0x0_0.3 */
-	movdqa %xmm9, %xmm1 /* g0x1_0.3 */
-	movdqa %xmm12, %xmm4 /* g0x1_1.3 */
-	movdqa %xmm15, %xmm6 /* g0x0_1.3 */
-	movdqa .Lublock_register_ssse3_asm_8_rotl24(%rip), %xmm9 /* rotl24 = const() */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
+	pshufb %xmm0, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm6, %xmm0 /* k0_1 */
+	pand %xmm2, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
+	psrlw $4, %xmm6 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm2, %xmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm6, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm1, %xmm0 /* k1 */
+	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
+	psrlw $4, %xmm1 /* s1_sh = shr(k1) */
+	pand %xmm2, %xmm1 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm8, %xmm6 /* sbox_lo */
+	pshufb %xmm0, %xmm6 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm1, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	por %xmm0, %xmm6 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm4, %xmm0 /* k1_1 */
+	pand %xmm2, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
+	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
+	pand %xmm2, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm1 /* sbox_lo */
+	pshufb %xmm0, %xmm1 /* s1_l_1 = lookup16(sbox_lo, s1_lo_1) */
+	movdqa %xmm7, %xmm0 /* sbox_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
+	por %xmm0, %xmm1 /* s1_1 = or(s1_l_1, s1_h_1) */
+	pxor %xmm12, %xmm6 /* x1 = xor(s1, s0) */
+	pxor %xmm5, %xmm1 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm6, %xmm0 /* x1 */
+	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
+	movdqa %xmm1, %xmm4 /* x1_1 */
+	pshufb %xmm10, %xmm4 /* rot4_1 = lookup16(x1_1, rotl56) */
+	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
+	pxor %xmm4, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
+	movdqa %xmm12, %xmm0 /* x0 */
+	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
+	movdqa %xmm5, %xmm4 /* x0_1 */
+	pshufb %xmm3, %xmm4 /* rot8_1 = lookup16(x0_1, rotl48) */
+	pxor %xmm0, %xmm6 /* x1_2 = xor(x1, rot8) */
+	pxor %xmm4, %xmm1 /* x1_3 = xor(x1_1, rot8_1) */
+	movdqa %xmm6, %xmm0 /* x1_2 */
+	pshufb %xmm3, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
+	movdqa %xmm1, %xmm4 /* x1_3 */
+	pshufb %xmm3, %xmm4 /* rot8_3 = lookup16(x1_3, rotl48) */
+	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
+	pxor %xmm4, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
+	movdqa %xmm12, %xmm0 /* x0_2 */
+	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
+	movdqa %xmm5, %xmm4 /* x0_3 */
+	pshufb %xmm9, %xmm4 /* rot20_1 = lookup16(x0_3, rotl24) */
+	pxor %xmm0, %xmm6 /* x1_4 = xor(x1_2, rot20) */
+	pxor %xmm4, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
+	pxor %xmm6, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm1, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
+	movdqa %xmm12, %xmm0 /* x0_4 */
+	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
+	movdqa .Lublock_register_ssse3_asm_8_pl_rear0(%rip), %xmm4 /* pl_rear0 = const() */
+	movdqa %xmm5, %xmm13 /* x0_5 */
+	pshufb %xmm4, %xmm13 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm13, %xmm0 /* pl = xor(pl_f, pl_r) */
+	movdqa .Lublock_register_ssse3_asm_8_pl_front1(%rip), %xmm13 /* pl_front1 = const() */
+	pshufb %xmm13, %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	movdqa .Lublock_register_ssse3_asm_8_pl_rear1(%rip), %xmm14 /* pl_rear1 = const() */
+	pshufb %xmm14, %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa .Lublock_register_ssse3_asm_8_pr_front0(%rip), %xmm12 /* pr_front0 = const() */
+	movdqa %xmm6, %xmm15 /* x1_4 */
+	pshufb %xmm12, %xmm15 /* pr_f = lookup16(x1_4, pr_front0) */
+	movdqa .Lublock_register_ssse3_asm_8_pr_rear0(%rip), %xmm12 /* pr_rear0 = const() */
+	movdqa %xmm1, %xmm14 /* x1_5 */
+	pshufb %xmm12, %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm14, %xmm15 /* pr = xor(pr_f, pr_r) */
+	movdqa .Lublock_register_ssse3_asm_8_pr_front1(%rip), %xmm14 /* pr_front1 = const() */
+	pshufb %xmm14, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	movdqa .Lublock_register_ssse3_asm_8_pr_rear1(%rip), %xmm14 /* pr_rear1 = const() */
+	pshufb %xmm14, %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	pxor %xmm6, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm1, %xmm4 /* g0x1_1.3 */
+	movdqa %xmm15, %xmm1 /* g0x1_0.3 */
+	movdqa %xmm5, %xmm6 /* g0x0_1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_8_loop_r0

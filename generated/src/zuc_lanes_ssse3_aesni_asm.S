@@ -9,7 +9,7 @@
  *   %rdi: state
  *   %rsi: r, the loop count
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 768 bytes (45 spill slots of 16 bytes)
+ *   frame: 640 bytes (38 spill slots of 16 bytes)
  */
 	.globl zuc_lanes_ssse3_aesni_init_asm
 	.hidden zuc_lanes_ssse3_aesni_init_asm
@@ -19,7 +19,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $768, %rsp
+	sub $640, %rsp
 
 	/* Load the loaded key and IV of 4 lanes; R1 = R2 = 0. */
 	movdqu (%rdi), %xmm0 /* g0s0 = load() */
@@ -46,2703 +46,2687 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa 0(%rsp), %xmm3 /* reload g0s15_1.2 */
 	movdqa %xmm2, 48(%rsp) /* spill g0s2_1.2 */
 	movdqa 16(%rsp), %xmm2 /* reload g0r1_1.2 */
+	movdqa %xmm1, 16(%rsp) /* spill g0s1_1.2 */
+	movdqa %xmm6, 0(%rsp) /* spill g0s6_1.2 */
+	movdqa %xmm8, 64(%rsp) /* spill g0s8_1.2 */
+	movdqa %xmm12, 80(%rsp) /* spill g0s12_1.2 */
 	xor %rsi, %rsi
 .Lzuc_lanes_ssse3_aesni_asm_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm1, 16(%rsp) /* spill g0s1_1.2 */
 	movdqa %xmm3, %xmm1 /* g0s15_1.2 */
 	paddd %xmm3, %xmm1 /* dbl = add(g0s15_1, g0s15_1) */
-	movdqa %xmm8, 0(%rsp) /* spill g0s8_1.2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm8 /* high16 = const() */
-	movdqa %xmm6, 64(%rsp) /* spill g0s6_1.2 */
-	movdqa %xmm1, %xmm6 /* dbl */
-	pand %xmm8, %xmm6 /* x0_b = and(dbl, high16) */
-	movdqa %xmm12, 80(%rsp) /* spill g0s12_1.2 */
-	movdqa %xmm8, %xmm12 /* high16 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm6 /* high16 = const() */
+	movdqa %xmm1, %xmm8 /* dbl */
+	pand %xmm6, %xmm8 /* x0_b = and(dbl, high16) */
+	movdqa %xmm6, %xmm12 /* high16 */
 	pandn %xmm14, %xmm12 /* x0_a = andnot(high16, g0s14_1) */
-	por %xmm12, %xmm6 /* x0 = or(x0_b, x0_a) */
+	por %xmm12, %xmm8 /* x0 = or(x0_b, x0_a) */
 	movdqa %xmm9, %xmm12 /* g0s9_1.2 */
 	paddd %xmm9, %xmm12 /* dbl_1 = add(g0s9_1, g0s9_1) */
 	movdqa %xmm9, 96(%rsp) /* spill g0s9_1.2 */
 	movdqa %xmm11, %xmm9 /* g0s11_1.2 */
 	pslld $16, %xmm9 /* x1_l = shl(g0s11_1) */
-	movdqa %xmm12, %xmm8 /* dbl_1 */
-	psrld $16, %xmm8 /* x1_r = shr(dbl_1) */
-	por %xmm8, %xmm9 /* x1 = or(x1_l, x1_r) */
-	movdqa %xmm5, %xmm8 /* g0s5_1.2 */
-	paddd %xmm5, %xmm8 /* dbl_2 = add(g0s5_1, g0s5_1) */
+	movdqa %xmm12, %xmm6 /* dbl_1 */
+	psrld $16, %xmm6 /* x1_r = shr(dbl_1) */
+	por %xmm6, %xmm9 /* x1 = or(x1_l, x1_r) */
+	movdqa %xmm5, %xmm6 /* g0s5_1.2 */
+	paddd %xmm5, %xmm6 /* dbl_2 = add(g0s5_1, g0s5_1) */
 	movdqa %xmm12, 112(%rsp) /* spill dbl_1 */
 	movdqa %xmm7, %xmm12 /* g0s7_1.2 */
 	pslld $16, %xmm12 /* x2_l = shl(g0s7_1) */
 	movdqa %xmm7, 128(%rsp) /* spill g0s7_1.2 */
-	movdqa %xmm8, %xmm7 /* dbl_2 */
+	movdqa %xmm6, %xmm7 /* dbl_2 */
 	psrld $16, %xmm7 /* x2_r = shr(dbl_2) */
 	por %xmm7, %xmm12 /* x2 = or(x2_l, x2_r) */
-	pxor %xmm2, %xmm6 /* x0r1 = xor(x0, g0r1_1) */
-	paddd %xmm15, %xmm6 /* w = add(x0r1, g0r2_1) */
-	movdqa %xmm2, %xmm7 /* g0r1_1.2 */
-	paddd %xmm9, %xmm7 /* w1 = add(g0r1_1, x1) */
-	movdqa %xmm2, 144(%rsp) /* spill g0r1_1.2 */
-	movdqa %xmm15, %xmm2 /* g0r2_1.2 */
-	pxor %xmm12, %xmm2 /* w2 = xor(g0r2_1, x2) */
-	movdqa %xmm7, %xmm12 /* w1 */
-	pslld $16, %xmm12 /* l1in_l = shl(w1) */
-	movdqa %xmm15, 160(%rsp) /* spill g0r2_1.2 */
-	movdqa %xmm2, %xmm15 /* w2 */
-	psrld $16, %xmm15 /* l1in_r = shr(w2) */
-	por %xmm15, %xmm12 /* l1in = or(l1in_l, l1in_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm15 /* rotl24 = const() */
-	movdqa %xmm9, 176(%rsp) /* spill x1 */
-	movdqa %xmm12, %xmm9 /* l1in */
-	pshufb %xmm15, %xmm9 /* ur24 = lookup16(l1in, rotl24) */
-	movdqa %xmm14, 192(%rsp) /* spill g0s14_1.2 */
+	pxor %xmm2, %xmm8 /* x0r1 = xor(x0, g0r1_1) */
+	paddd %xmm15, %xmm8 /* w = add(x0r1, g0r2_1) */
+	paddd %xmm9, %xmm2 /* w1 = add(g0r1_1, x1) */
+	pxor %xmm12, %xmm15 /* w2 = xor(g0r2_1, x2) */
+	movdqa %xmm2, %xmm7 /* w1 */
+	pslld $16, %xmm7 /* l1in_l = shl(w1) */
+	movdqa %xmm15, %xmm12 /* w2 */
+	psrld $16, %xmm12 /* l1in_r = shr(w2) */
+	por %xmm12, %xmm7 /* l1in = or(l1in_l, l1in_r) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm12 /* rotl24 = const() */
+	movdqa %xmm9, 144(%rsp) /* spill x1 */
+	movdqa %xmm7, %xmm9 /* l1in */
+	pshufb %xmm12, %xmm9 /* ur24 = lookup16(l1in, rotl24) */
+	movdqa %xmm14, 160(%rsp) /* spill g0s14_1.2 */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl8(%rip), %xmm14 /* rotl8 = const() */
-	movdqa %xmm11, 208(%rsp) /* spill g0s11_1.2 */
-	movdqa %xmm12, %xmm11 /* l1in */
+	movdqa %xmm11, 176(%rsp) /* spill g0s11_1.2 */
+	movdqa %xmm7, %xmm11 /* l1in */
 	pshufb %xmm14, %xmm11 /* ur8 = lookup16(l1in, rotl8) */
-	movdqa %xmm8, 224(%rsp) /* spill dbl_2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
-	movdqa %xmm5, 240(%rsp) /* spill g0s5_1.2 */
-	movdqa %xmm12, %xmm5 /* l1in */
-	pshufb %xmm8, %xmm5 /* ur16 = lookup16(l1in, rotl16) */
-	movdqa %xmm6, 256(%rsp) /* spill w */
-	movdqa %xmm12, %xmm6 /* l1in */
-	pxor %xmm11, %xmm6 /* ug_acc = xor(l1in, ur8) */
-	pxor %xmm5, %xmm6 /* ug = xor(ug_acc, ur16) */
-	movdqa %xmm6, %xmm5 /* ug */
+	movdqa %xmm6, 192(%rsp) /* spill dbl_2 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm6 /* rotl16 = const() */
+	movdqa %xmm5, 208(%rsp) /* spill g0s5_1.2 */
+	movdqa %xmm7, %xmm5 /* l1in */
+	pshufb %xmm6, %xmm5 /* ur16 = lookup16(l1in, rotl16) */
+	movdqa %xmm8, 224(%rsp) /* spill w */
+	movdqa %xmm7, %xmm8 /* l1in */
+	pxor %xmm11, %xmm8 /* ug_acc = xor(l1in, ur8) */
+	pxor %xmm5, %xmm8 /* ug = xor(ug_acc, ur16) */
+	movdqa %xmm8, %xmm5 /* ug */
 	pslld $2, %xmm5 /* ur2_l = shl(ug) */
-	psrld $30, %xmm6 /* ur2_r = shr(ug) */
-	por %xmm6, %xmm5 /* ur2 = or(ur2_l, ur2_r) */
-	pxor %xmm9, %xmm12 /* u_acc = xor(l1in, ur24) */
-	pxor %xmm5, %xmm12 /* u = xor(u_acc, ur2) */
-	pslld $16, %xmm2 /* l2in_l = shl(w2) */
-	psrld $16, %xmm7 /* l2in_r = shr(w1) */
-	por %xmm7, %xmm2 /* l2in = or(l2in_l, l2in_r) */
-	movdqa %xmm2, %xmm5 /* l2in */
-	pshufb %xmm14, %xmm5 /* v8r8 = lookup16(l2in, rotl8) */
-	movdqa %xmm2, %xmm6 /* l2in */
-	pshufb %xmm8, %xmm6 /* v8r16 = lookup16(l2in, rotl16) */
-	movdqa %xmm2, %xmm7 /* l2in */
-	pshufb %xmm15, %xmm7 /* v8r24 = lookup16(l2in, rotl24) */
-	pxor %xmm6, %xmm2 /* v8g_acc = xor(l2in, v8r16) */
-	pxor %xmm7, %xmm2 /* v8g = xor(v8g_acc, v8r24) */
-	movdqa %xmm2, %xmm7 /* v8g */
-	pslld $6, %xmm7 /* v8r6_l = shl(v8g) */
-	psrld $26, %xmm2 /* v8r6_r = shr(v8g) */
-	por %xmm2, %xmm7 /* v8r6 = or(v8r6_l, v8r6_r) */
-	pxor %xmm6, %xmm5 /* v8_acc = xor(v8r8, v8r16) */
-	pxor %xmm7, %xmm5 /* v8 = xor(v8_acc, v8r6) */
-	movdqa %xmm5, %xmm2 /* v8 */
-	pxor %xmm12, %xmm2 /* sb_in_xy = xor(v8, u) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
-	pand %xmm6, %xmm2 /* sb_in_d = and(sb_in_xy, odd_bytes) */
-	pxor %xmm2, %xmm5 /* sb_in_x = xor(v8, sb_in_d) */
-	pxor %xmm2, %xmm12 /* sb_in_y = xor(u, sb_in_d) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm7 /* sb_in_x */
-	pand %xmm2, %xmm7 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
-	psrlw $4, %xmm5 /* sb_s0_xs = shr(sb_in_x) */
-	pand %xmm2, %xmm5 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm9 /* s0_p1 = const() */
-	movdqa %xmm9, %xmm11 /* s0_p1 */
-	pshufb %xmm7, %xmm11 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
-	pxor %xmm5, %xmm11 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm9 /* s0_p2 */
-	pshufb %xmm11, %xmm9 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
-	pxor %xmm7, %xmm9 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm7 /* s0_p3_rot = const() */
-	movdqa %xmm7, %xmm5 /* s0_p3_rot */
-	pshufb %xmm9, %xmm5 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
-	pxor %xmm11, %xmm5 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
-	movdqa %xmm12, %xmm9 /* sb_in_y */
-	pand %xmm2, %xmm9 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_in_y_sh = shr(sb_in_y) */
-	pand %xmm2, %xmm12 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm7 /* tbl_lo */
-	pshufb %xmm9, %xmm7 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm9 /* tbl_hi = const() */
-	movdqa %xmm9, %xmm11 /* tbl_hi */
-	pshufb %xmm12, %xmm11 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
-	pxor %xmm11, %xmm7 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm7 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
-	aesenclast %xmm12, %xmm7 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
-	movdqa %xmm7, %xmm12 /* sb_s1_aes */
-	pand %xmm2, %xmm12 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
-	psrlw $4, %xmm7 /* sb_s1_aes_sh = shr(sb_s1_aes) */
-	pand %xmm2, %xmm7 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm9 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
-	movdqa %xmm12, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm7, %xmm11 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
-	pxor %xmm11, %xmm9 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
-	movdqa %xmm9, %xmm7 /* sb_s1 */
-	pxor %xmm5, %xmm7 /* sb_out_xy = xor(sb_s1, sb_s0) */
-	pand %xmm6, %xmm7 /* sb_out_d = and(sb_out_xy, odd_bytes) */
-	pxor %xmm7, %xmm9 /* sb_out_x = xor(sb_s1, sb_out_d) */
-	pxor %xmm7, %xmm5 /* sb_out_y = xor(sb_s0, sb_out_d) */
-	pshufb %xmm15, %xmm5 /* r2 = lookup16(sb_out_y, rotl24) */
+	psrld $30, %xmm8 /* ur2_r = shr(ug) */
+	por %xmm8, %xmm5 /* ur2 = or(ur2_l, ur2_r) */
+	pxor %xmm9, %xmm7 /* u_acc = xor(l1in, ur24) */
+	pxor %xmm5, %xmm7 /* u = xor(u_acc, ur2) */
+	pslld $16, %xmm15 /* l2in_l = shl(w2) */
+	psrld $16, %xmm2 /* l2in_r = shr(w1) */
+	por %xmm2, %xmm15 /* l2in = or(l2in_l, l2in_r) */
+	movdqa %xmm15, %xmm2 /* l2in */
+	pshufb %xmm14, %xmm2 /* v8r8 = lookup16(l2in, rotl8) */
+	movdqa %xmm15, %xmm5 /* l2in */
+	pshufb %xmm6, %xmm5 /* v8r16 = lookup16(l2in, rotl16) */
+	movdqa %xmm15, %xmm8 /* l2in */
+	pshufb %xmm12, %xmm8 /* v8r24 = lookup16(l2in, rotl24) */
+	pxor %xmm5, %xmm15 /* v8g_acc = xor(l2in, v8r16) */
+	pxor %xmm8, %xmm15 /* v8g = xor(v8g_acc, v8r24) */
+	movdqa %xmm15, %xmm8 /* v8g */
+	pslld $6, %xmm8 /* v8r6_l = shl(v8g) */
+	psrld $26, %xmm15 /* v8r6_r = shr(v8g) */
+	por %xmm15, %xmm8 /* v8r6 = or(v8r6_l, v8r6_r) */
+	pxor %xmm5, %xmm2 /* v8_acc = xor(v8r8, v8r16) */
+	pxor %xmm8, %xmm2 /* v8 = xor(v8_acc, v8r6) */
+	movdqa %xmm2, %xmm5 /* v8 */
+	pxor %xmm7, %xmm5 /* sb_in_xy = xor(v8, u) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
+	pand %xmm8, %xmm5 /* sb_in_d = and(sb_in_xy, odd_bytes) */
+	pxor %xmm5, %xmm2 /* sb_in_x = xor(v8, sb_in_d) */
+	pxor %xmm5, %xmm7 /* sb_in_y = xor(u, sb_in_d) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
+	movdqa %xmm2, %xmm9 /* sb_in_x */
+	pand %xmm5, %xmm9 /* sb_s0_xl = and(sb_in_x, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_s0_xs = shr(sb_in_x) */
+	pand %xmm5, %xmm2 /* sb_s0_xh = and(sb_s0_xs, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
+	movdqa %xmm11, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1 = lookup16(s0_p1, sb_s0_xl) */
+	pxor %xmm2, %xmm15 /* sb_s0_t = xor(sb_s0_p1, sb_s0_xh) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm11 /* s0_p2 */
+	pshufb %xmm15, %xmm11 /* sb_s0_p2 = lookup16(s0_p2, sb_s0_t) */
+	pxor %xmm9, %xmm11 /* sb_s0_ol = xor(sb_s0_p2, sb_s0_xl) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm2 /* s0_p3_rot */
+	pshufb %xmm11, %xmm2 /* sb_s0_p3 = lookup16(s0_p3_rot, sb_s0_ol) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2 = add(sb_s0_t, sb_s0_t) */
+	pxor %xmm15, %xmm2 /* sb_s0 = xor(sb_s0_p3, sb_s0_t2) */
+	movdqa %xmm7, %xmm11 /* sb_in_y */
+	pand %xmm5, %xmm11 /* sb_in_y_lo = and(sb_in_y, nibble_mask) */
+	psrlw $4, %xmm7 /* sb_in_y_sh = shr(sb_in_y) */
+	pand %xmm5, %xmm7 /* sb_in_y_hi = and(sb_in_y_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm11, %xmm9 /* sb_s1_k_l = lookup16(tbl_lo, sb_in_y_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm15 /* tbl_hi */
+	pshufb %xmm7, %xmm15 /* sb_s1_k_h = lookup16(tbl_hi, sb_in_y_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k = xor(sb_s1_k_l, sb_s1_k_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm7 /* inv_shift_rows = const() */
+	pshufb %xmm7, %xmm9 /* sb_s1_sr = lookup16(sb_s1_k, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_aes = aesenclast(sb_s1_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_aes */
+	pand %xmm5, %xmm15 /* sb_s1_aes_lo = and(sb_s1_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_aes_sh = shr(sb_s1_aes) */
+	pand %xmm5, %xmm9 /* sb_s1_aes_hi = and(sb_s1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm7 /* tbl_lo_1 = const() */
+	movdqa %xmm7, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm11 /* sb_s1_l = lookup16(tbl_lo_1, sb_s1_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm7 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm7 /* sb_s1_h = lookup16(tbl_hi_1, sb_s1_aes_hi) */
+	pxor %xmm7, %xmm11 /* sb_s1 = xor(sb_s1_l, sb_s1_h) */
+	movdqa %xmm11, %xmm7 /* sb_s1 */
+	pxor %xmm2, %xmm7 /* sb_out_xy = xor(sb_s1, sb_s0) */
+	pand %xmm8, %xmm7 /* sb_out_d = and(sb_out_xy, odd_bytes) */
+	pxor %xmm7, %xmm11 /* sb_out_x = xor(sb_s1, sb_out_d) */
+	pxor %xmm7, %xmm2 /* sb_out_y = xor(sb_s0, sb_out_d) */
+	pshufb %xmm12, %xmm2 /* r2 = lookup16(sb_out_y, rotl24) */
 	movdqa %xmm0, %xmm7 /* g0s0_1.2 */
 	paddd %xmm0, %xmm7 /* dbl_3 = add(g0s0_1, g0s0_1) */
-	movdqa %xmm0, %xmm11 /* g0s0_1.2 */
-	pslld $8, %xmm11 /* s0k_o_l = shl(g0s0_1) */
+	movdqa %xmm0, %xmm9 /* g0s0_1.2 */
+	pslld $8, %xmm9 /* s0k_o_l = shl(g0s0_1) */
 	psrld $24, %xmm7 /* s0k_o_r = shr(dbl_3) */
-	por %xmm7, %xmm11 /* s0k_o = or(s0k_o_l, s0k_o_r) */
+	por %xmm7, %xmm9 /* s0k_o = or(s0k_o_l, s0k_o_r) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_modulus(%rip), %xmm7 /* modulus = const() */
-	pand %xmm7, %xmm11 /* s0k = and(s0k_o, modulus) */
-	movdqa %xmm4, %xmm12 /* g0s4_1.2 */
-	paddd %xmm4, %xmm12 /* dbl_4 = add(g0s4_1, g0s4_1) */
-	movdqa %xmm4, %xmm2 /* g0s4_1.2 */
-	pslld $20, %xmm2 /* s4k_o_l = shl(g0s4_1) */
-	movdqa %xmm4, 272(%rsp) /* spill g0s4_1.2 */
-	movdqa %xmm12, %xmm4 /* dbl_4 */
+	pand %xmm7, %xmm9 /* s0k = and(s0k_o, modulus) */
+	movdqa %xmm4, %xmm15 /* g0s4_1.2 */
+	paddd %xmm4, %xmm15 /* dbl_4 = add(g0s4_1, g0s4_1) */
+	movdqa %xmm4, %xmm5 /* g0s4_1.2 */
+	pslld $20, %xmm5 /* s4k_o_l = shl(g0s4_1) */
+	movdqa %xmm4, 240(%rsp) /* spill g0s4_1.2 */
+	movdqa %xmm15, %xmm4 /* dbl_4 */
 	psrld $12, %xmm4 /* s4k_o_r = shr(dbl_4) */
-	por %xmm4, %xmm2 /* s4k_o = or(s4k_o_l, s4k_o_r) */
-	pand %xmm7, %xmm2 /* s4k = and(s4k_o, modulus) */
+	por %xmm4, %xmm5 /* s4k_o = or(s4k_o_l, s4k_o_r) */
+	pand %xmm7, %xmm5 /* s4k = and(s4k_o, modulus) */
 	movdqa %xmm10, %xmm4 /* g0s10_1.2 */
 	paddd %xmm10, %xmm4 /* dbl_5 = add(g0s10_1, g0s10_1) */
-	movdqa %xmm12, 288(%rsp) /* spill dbl_4 */
-	movdqa %xmm10, %xmm12 /* g0s10_1.2 */
-	pslld $21, %xmm12 /* s10k_o_l = shl(g0s10_1) */
-	movdqa %xmm10, 304(%rsp) /* spill g0s10_1.2 */
+	movdqa %xmm15, 256(%rsp) /* spill dbl_4 */
+	movdqa %xmm10, %xmm15 /* g0s10_1.2 */
+	pslld $21, %xmm15 /* s10k_o_l = shl(g0s10_1) */
+	movdqa %xmm10, 272(%rsp) /* spill g0s10_1.2 */
 	movdqa %xmm4, %xmm10 /* dbl_5 */
 	psrld $11, %xmm10 /* s10k_o_r = shr(dbl_5) */
-	por %xmm10, %xmm12 /* s10k_o = or(s10k_o_l, s10k_o_r) */
-	pand %xmm7, %xmm12 /* s10k = and(s10k_o, modulus) */
+	por %xmm10, %xmm15 /* s10k_o = or(s10k_o_l, s10k_o_r) */
+	pand %xmm7, %xmm15 /* s10k = and(s10k_o, modulus) */
 	movdqa %xmm13, %xmm10 /* g0s13_1.2 */
 	paddd %xmm13, %xmm10 /* dbl_6 = add(g0s13_1, g0s13_1) */
-	movdqa %xmm13, %xmm6 /* g0s13_1.2 */
-	pslld $17, %xmm6 /* s13k_o_l = shl(g0s13_1) */
-	movdqa %xmm13, 320(%rsp) /* spill g0s13_1.2 */
+	movdqa %xmm13, %xmm8 /* g0s13_1.2 */
+	pslld $17, %xmm8 /* s13k_o_l = shl(g0s13_1) */
+	movdqa %xmm13, 288(%rsp) /* spill g0s13_1.2 */
 	movdqa %xmm10, %xmm13 /* dbl_6 */
 	psrld $15, %xmm13 /* s13k_o_r = shr(dbl_6) */
-	por %xmm13, %xmm6 /* s13k_o = or(s13k_o_l, s13k_o_r) */
-	pand %xmm7, %xmm6 /* s13k = and(s13k_o, modulus) */
+	por %xmm13, %xmm8 /* s13k_o = or(s13k_o_l, s13k_o_r) */
+	pand %xmm7, %xmm8 /* s13k = and(s13k_o, modulus) */
 	movdqa %xmm3, %xmm13 /* g0s15_1.2 */
 	pslld $15, %xmm13 /* s15k_o_l = shl(g0s15_1) */
-	movdqa %xmm10, 336(%rsp) /* spill dbl_6 */
+	movdqa %xmm10, 304(%rsp) /* spill dbl_6 */
 	movdqa %xmm1, %xmm10 /* dbl */
 	psrld $17, %xmm10 /* s15k_o_r = shr(dbl) */
 	por %xmm10, %xmm13 /* s15k_o = or(s15k_o_l, s15k_o_r) */
 	pand %xmm7, %xmm13 /* s15k = and(s15k_o, modulus) */
-	movdqa 256(%rsp), %xmm10 /* reload w */
+	movdqa 224(%rsp), %xmm10 /* reload w */
 	psrld $1, %xmm10 /* w_half = shr(w) */
-	paddd %xmm2, %xmm11 /* fb0_s = add(s0k, s4k) */
-	movdqa %xmm11, %xmm2 /* fb0_s */
-	pand %xmm7, %xmm2 /* fb0_m = and(fb0_s, modulus) */
-	psrld $31, %xmm11 /* fb0_c = shr(fb0_s) */
-	paddd %xmm11, %xmm2 /* fb0 = add(fb0_m, fb0_c) */
-	paddd %xmm6, %xmm12 /* fb0_s_1 = add(s10k, s13k) */
-	movdqa %xmm12, %xmm6 /* fb0_s_1 */
-	pand %xmm7, %xmm6 /* fb0_m_1 = and(fb0_s_1, modulus) */
-	psrld $31, %xmm12 /* fb0_c_1 = shr(fb0_s_1) */
-	paddd %xmm12, %xmm6 /* fb0_1 = add(fb0_m_1, fb0_c_1) */
+	paddd %xmm5, %xmm9 /* fb0_s = add(s0k, s4k) */
+	movdqa %xmm9, %xmm5 /* fb0_s */
+	pand %xmm7, %xmm5 /* fb0_m = and(fb0_s, modulus) */
+	psrld $31, %xmm9 /* fb0_c = shr(fb0_s) */
+	paddd %xmm9, %xmm5 /* fb0 = add(fb0_m, fb0_c) */
+	paddd %xmm8, %xmm15 /* fb0_s_1 = add(s10k, s13k) */
+	movdqa %xmm15, %xmm8 /* fb0_s_1 */
+	pand %xmm7, %xmm8 /* fb0_m_1 = and(fb0_s_1, modulus) */
+	psrld $31, %xmm15 /* fb0_c_1 = shr(fb0_s_1) */
+	paddd %xmm15, %xmm8 /* fb0_1 = add(fb0_m_1, fb0_c_1) */
 	paddd %xmm10, %xmm13 /* fb0_s_2 = add(s15k, w_half) */
-	movdqa %xmm13, %xmm10 /* fb0_s_2 */
-	pand %xmm7, %xmm10 /* fb0_m_2 = and(fb0_s_2, modulus) */
+	movdqa %xmm13, %xmm9 /* fb0_s_2 */
+	pand %xmm7, %xmm9 /* fb0_m_2 = and(fb0_s_2, modulus) */
 	psrld $31, %xmm13 /* fb0_c_2 = shr(fb0_s_2) */
-	paddd %xmm13, %xmm10 /* fb0_2 = add(fb0_m_2, fb0_c_2) */
-	paddd %xmm6, %xmm2 /* fb1_s = add(fb0, fb0_1) */
-	movdqa %xmm2, %xmm6 /* fb1_s */
-	pand %xmm7, %xmm6 /* fb1_m = and(fb1_s, modulus) */
-	psrld $31, %xmm2 /* fb1_c = shr(fb1_s) */
-	paddd %xmm2, %xmm6 /* fb1 = add(fb1_m, fb1_c) */
-	paddd %xmm10, %xmm6 /* fb2_s = add(fb1, fb0_2) */
-	movdqa %xmm6, %xmm2 /* fb2_s */
-	pand %xmm7, %xmm2 /* fb2_m = and(fb2_s, modulus) */
-	psrld $31, %xmm6 /* fb2_c = shr(fb2_s) */
-	paddd %xmm6, %xmm2 /* fb2 = add(fb2_m, fb2_c) */
-	paddd %xmm0, %xmm2 /* fb_s = add(fb2, g0s0_1) */
-	movdqa %xmm2, %xmm6 /* fb_s */
-	pand %xmm7, %xmm6 /* fb_m = and(fb_s, modulus) */
-	psrld $31, %xmm2 /* fb_c = shr(fb_s) */
-	paddd %xmm2, %xmm6 /* fb = add(fb_m, fb_c) */
+	paddd %xmm13, %xmm9 /* fb0_2 = add(fb0_m_2, fb0_c_2) */
+	paddd %xmm8, %xmm5 /* fb1_s = add(fb0, fb0_1) */
+	movdqa %xmm5, %xmm8 /* fb1_s */
+	pand %xmm7, %xmm8 /* fb1_m = and(fb1_s, modulus) */
+	psrld $31, %xmm5 /* fb1_c = shr(fb1_s) */
+	paddd %xmm5, %xmm8 /* fb1 = add(fb1_m, fb1_c) */
+	paddd %xmm9, %xmm8 /* fb2_s = add(fb1, fb0_2) */
+	movdqa %xmm8, %xmm5 /* fb2_s */
+	pand %xmm7, %xmm5 /* fb2_m = and(fb2_s, modulus) */
+	psrld $31, %xmm8 /* fb2_c = shr(fb2_s) */
+	paddd %xmm8, %xmm5 /* fb2 = add(fb2_m, fb2_c) */
+	paddd %xmm0, %xmm5 /* fb_s = add(fb2, g0s0_1) */
+	movdqa %xmm5, %xmm0 /* fb_s */
+	pand %xmm7, %xmm0 /* fb_m = and(fb_s, modulus) */
+	psrld $31, %xmm5 /* fb_c = shr(fb_s) */
+	paddd %xmm5, %xmm0 /* fb = add(fb_m, fb_c) */
 
 	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm6, %xmm2 /* fb */
-	paddd %xmm6, %xmm2 /* dbl_8 = add(fb, fb) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm10 /* high16 = const() */
-	movdqa %xmm2, %xmm11 /* dbl_8 */
-	pand %xmm10, %xmm11 /* x0_1_b = and(dbl_8, high16) */
-	movdqa %xmm10, %xmm12 /* high16 */
-	pandn %xmm3, %xmm12 /* x0_1_a = andnot(high16, g0s15_1) */
-	por %xmm12, %xmm11 /* x0_1 = or(x0_1_b, x0_1_a) */
-	movdqa 80(%rsp), %xmm12 /* reload g0s12_1.2 */
-	movdqa %xmm12, %xmm13 /* g0s12_1.2 */
+	movdqa %xmm0, %xmm5 /* fb */
+	paddd %xmm0, %xmm5 /* dbl_8 = add(fb, fb) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm8 /* high16 = const() */
+	movdqa %xmm5, %xmm9 /* dbl_8 */
+	pand %xmm8, %xmm9 /* x0_1_b = and(dbl_8, high16) */
+	movdqa %xmm8, %xmm10 /* high16 */
+	pandn %xmm3, %xmm10 /* x0_1_a = andnot(high16, g0s15_1) */
+	por %xmm10, %xmm9 /* x0_1 = or(x0_1_b, x0_1_a) */
+	movdqa 80(%rsp), %xmm10 /* reload g0s12_1.2 */
+	movdqa %xmm10, %xmm13 /* g0s12_1.2 */
 	pslld $16, %xmm13 /* x1_1_l = shl(g0s12_1) */
-	movdqa %xmm0, 256(%rsp) /* spill g0s0_1.2 */
-	movdqa %xmm4, %xmm0 /* dbl_5 */
-	psrld $16, %xmm0 /* x1_1_r = shr(dbl_5) */
-	por %xmm0, %xmm13 /* x1_1 = or(x1_1_l, x1_1_r) */
-	movdqa 64(%rsp), %xmm0 /* reload g0s6_1.2 */
-	movdqa %xmm4, 352(%rsp) /* spill dbl_5 */
-	movdqa %xmm0, %xmm4 /* g0s6_1.2 */
-	paddd %xmm0, %xmm4 /* dbl_10 = add(g0s6_1, g0s6_1) */
-	movdqa 0(%rsp), %xmm12 /* reload g0s8_1.2 */
-	movdqa %xmm12, %xmm0 /* g0s8_1.2 */
-	pslld $16, %xmm0 /* x2_1_l = shl(g0s8_1) */
-	movdqa %xmm4, %xmm12 /* dbl_10 */
-	psrld $16, %xmm12 /* x2_1_r = shr(dbl_10) */
-	por %xmm12, %xmm0 /* x2_1 = or(x2_1_l, x2_1_r) */
-	pxor %xmm9, %xmm11 /* x0r1_1 = xor(x0_1, sb_out_x) */
-	paddd %xmm5, %xmm11 /* w_1 = add(x0r1_1, r2) */
-	paddd %xmm13, %xmm9 /* w1_1 = add(sb_out_x, x1_1) */
-	pxor %xmm0, %xmm5 /* w2_1 = xor(r2, x2_1) */
-	movdqa %xmm9, %xmm0 /* w1_1 */
-	pslld $16, %xmm0 /* l1in_1_l = shl(w1_1) */
-	movdqa %xmm5, %xmm12 /* w2_1 */
-	psrld $16, %xmm12 /* l1in_1_r = shr(w2_1) */
-	por %xmm12, %xmm0 /* l1in_1 = or(l1in_1_l, l1in_1_r) */
-	movdqa %xmm0, %xmm12 /* l1in_1 */
-	pshufb %xmm15, %xmm12 /* ur24_1 = lookup16(l1in_1, rotl24) */
-	movdqa %xmm13, 368(%rsp) /* spill x1_1 */
-	movdqa %xmm0, %xmm13 /* l1in_1 */
+	movdqa %xmm4, %xmm15 /* dbl_5 */
+	psrld $16, %xmm15 /* x1_1_r = shr(dbl_5) */
+	por %xmm15, %xmm13 /* x1_1 = or(x1_1_l, x1_1_r) */
+	movdqa 0(%rsp), %xmm15 /* reload g0s6_1.2 */
+	movdqa %xmm4, 224(%rsp) /* spill dbl_5 */
+	movdqa %xmm15, %xmm4 /* g0s6_1.2 */
+	paddd %xmm15, %xmm4 /* dbl_10 = add(g0s6_1, g0s6_1) */
+	movdqa 64(%rsp), %xmm10 /* reload g0s8_1.2 */
+	movdqa %xmm10, %xmm15 /* g0s8_1.2 */
+	pslld $16, %xmm15 /* x2_1_l = shl(g0s8_1) */
+	movdqa %xmm4, %xmm10 /* dbl_10 */
+	psrld $16, %xmm10 /* x2_1_r = shr(dbl_10) */
+	por %xmm10, %xmm15 /* x2_1 = or(x2_1_l, x2_1_r) */
+	pxor %xmm11, %xmm9 /* x0r1_1 = xor(x0_1, sb_out_x) */
+	paddd %xmm2, %xmm9 /* w_1 = add(x0r1_1, r2) */
+	paddd %xmm13, %xmm11 /* w1_1 = add(sb_out_x, x1_1) */
+	pxor %xmm15, %xmm2 /* w2_1 = xor(r2, x2_1) */
+	movdqa %xmm11, %xmm10 /* w1_1 */
+	pslld $16, %xmm10 /* l1in_1_l = shl(w1_1) */
+	movdqa %xmm2, %xmm15 /* w2_1 */
+	psrld $16, %xmm15 /* l1in_1_r = shr(w2_1) */
+	por %xmm15, %xmm10 /* l1in_1 = or(l1in_1_l, l1in_1_r) */
+	movdqa %xmm10, %xmm15 /* l1in_1 */
+	pshufb %xmm12, %xmm15 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	movdqa %xmm13, 320(%rsp) /* spill x1_1 */
+	movdqa %xmm10, %xmm13 /* l1in_1 */
 	pshufb %xmm14, %xmm13 /* ur8_1 = lookup16(l1in_1, rotl8) */
-	movdqa %xmm0, %xmm10 /* l1in_1 */
-	pshufb %xmm8, %xmm10 /* ur16_1 = lookup16(l1in_1, rotl16) */
-	movdqa %xmm1, 384(%rsp) /* spill dbl */
-	movdqa %xmm0, %xmm1 /* l1in_1 */
+	movdqa %xmm10, %xmm8 /* l1in_1 */
+	pshufb %xmm6, %xmm8 /* ur16_1 = lookup16(l1in_1, rotl16) */
+	movdqa %xmm1, 336(%rsp) /* spill dbl */
+	movdqa %xmm10, %xmm1 /* l1in_1 */
 	pxor %xmm13, %xmm1 /* ug_acc_1 = xor(l1in_1, ur8_1) */
-	pxor %xmm10, %xmm1 /* ug_1 = xor(ug_acc_1, ur16_1) */
-	movdqa %xmm1, %xmm10 /* ug_1 */
-	pslld $2, %xmm10 /* ur2_1_l = shl(ug_1) */
+	pxor %xmm8, %xmm1 /* ug_1 = xor(ug_acc_1, ur16_1) */
+	movdqa %xmm1, %xmm8 /* ug_1 */
+	pslld $2, %xmm8 /* ur2_1_l = shl(ug_1) */
 	psrld $30, %xmm1 /* ur2_1_r = shr(ug_1) */
-	por %xmm1, %xmm10 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
-	pxor %xmm12, %xmm0 /* u_acc_1 = xor(l1in_1, ur24_1) */
-	pxor %xmm10, %xmm0 /* u_1 = xor(u_acc_1, ur2_1) */
-	pslld $16, %xmm5 /* l2in_1_l = shl(w2_1) */
-	psrld $16, %xmm9 /* l2in_1_r = shr(w1_1) */
-	por %xmm9, %xmm5 /* l2in_1 = or(l2in_1_l, l2in_1_r) */
-	movdqa %xmm5, %xmm1 /* l2in_1 */
+	por %xmm1, %xmm8 /* ur2_1 = or(ur2_1_l, ur2_1_r) */
+	pxor %xmm15, %xmm10 /* u_acc_1 = xor(l1in_1, ur24_1) */
+	pxor %xmm8, %xmm10 /* u_1 = xor(u_acc_1, ur2_1) */
+	pslld $16, %xmm2 /* l2in_1_l = shl(w2_1) */
+	psrld $16, %xmm11 /* l2in_1_r = shr(w1_1) */
+	por %xmm11, %xmm2 /* l2in_1 = or(l2in_1_l, l2in_1_r) */
+	movdqa %xmm2, %xmm1 /* l2in_1 */
 	pshufb %xmm14, %xmm1 /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	movdqa %xmm5, %xmm9 /* l2in_1 */
-	pshufb %xmm8, %xmm9 /* v8r16_1 = lookup16(l2in_1, rotl16) */
-	movdqa %xmm5, %xmm10 /* l2in_1 */
-	pshufb %xmm15, %xmm10 /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	pxor %xmm9, %xmm5 /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
-	pxor %xmm10, %xmm5 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
-	movdqa %xmm5, %xmm10 /* v8g_1 */
-	pslld $6, %xmm10 /* v8r6_1_l = shl(v8g_1) */
-	psrld $26, %xmm5 /* v8r6_1_r = shr(v8g_1) */
-	por %xmm5, %xmm10 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
-	pxor %xmm9, %xmm1 /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
-	pxor %xmm10, %xmm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
-	movdqa %xmm1, %xmm5 /* v8_1 */
-	pxor %xmm0, %xmm5 /* sb_in_xy_1 = xor(v8_1, u_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
-	pand %xmm9, %xmm5 /* sb_in_d_1 = and(sb_in_xy_1, odd_bytes) */
-	pxor %xmm5, %xmm1 /* sb_in_x_1 = xor(v8_1, sb_in_d_1) */
-	pxor %xmm5, %xmm0 /* sb_in_y_1 = xor(u_1, sb_in_d_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm1, %xmm10 /* sb_in_x_1 */
-	pand %xmm5, %xmm10 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
+	movdqa %xmm2, %xmm8 /* l2in_1 */
+	pshufb %xmm6, %xmm8 /* v8r16_1 = lookup16(l2in_1, rotl16) */
+	movdqa %xmm2, %xmm11 /* l2in_1 */
+	pshufb %xmm12, %xmm11 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	pxor %xmm8, %xmm2 /* v8g_acc_1 = xor(l2in_1, v8r16_1) */
+	pxor %xmm11, %xmm2 /* v8g_1 = xor(v8g_acc_1, v8r24_1) */
+	movdqa %xmm2, %xmm11 /* v8g_1 */
+	pslld $6, %xmm11 /* v8r6_1_l = shl(v8g_1) */
+	psrld $26, %xmm2 /* v8r6_1_r = shr(v8g_1) */
+	por %xmm2, %xmm11 /* v8r6_1 = or(v8r6_1_l, v8r6_1_r) */
+	pxor %xmm8, %xmm1 /* v8_acc_1 = xor(v8r8_1, v8r16_1) */
+	pxor %xmm11, %xmm1 /* v8_1 = xor(v8_acc_1, v8r6_1) */
+	movdqa %xmm1, %xmm2 /* v8_1 */
+	pxor %xmm10, %xmm2 /* sb_in_xy_1 = xor(v8_1, u_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
+	pand %xmm8, %xmm2 /* sb_in_d_1 = and(sb_in_xy_1, odd_bytes) */
+	pxor %xmm2, %xmm1 /* sb_in_x_1 = xor(v8_1, sb_in_d_1) */
+	pxor %xmm2, %xmm10 /* sb_in_y_1 = xor(u_1, sb_in_d_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa %xmm1, %xmm11 /* sb_in_x_1 */
+	pand %xmm2, %xmm11 /* sb_s0_xl_1 = and(sb_in_x_1, nibble_mask) */
 	psrlw $4, %xmm1 /* sb_s0_xs_1 = shr(sb_in_x_1) */
-	pand %xmm5, %xmm1 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm10, %xmm13 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
-	pxor %xmm1, %xmm13 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
+	pand %xmm2, %xmm1 /* sb_s0_xh_1 = and(sb_s0_xs_1, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_1 = lookup16(s0_p1, sb_s0_xl_1) */
+	pxor %xmm1, %xmm15 /* sb_s0_t_1 = xor(sb_s0_p1_1, sb_s0_xh_1) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm1 /* s0_p2 = const() */
-	movdqa %xmm1, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
-	pxor %xmm10, %xmm12 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm10, %xmm1 /* s0_p3_rot */
-	pshufb %xmm12, %xmm1 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
-	pxor %xmm13, %xmm1 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
-	movdqa %xmm0, %xmm12 /* sb_in_y_1 */
-	pand %xmm5, %xmm12 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
-	psrlw $4, %xmm0 /* sb_in_y_1_sh = shr(sb_in_y_1) */
-	pand %xmm5, %xmm0 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm12, %xmm10 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm0, %xmm13 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
-	pxor %xmm13, %xmm10 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm0 /* inv_shift_rows = const() */
-	pshufb %xmm0, %xmm10 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm10 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm13 /* sb_s1_1_aes */
-	pand %xmm5, %xmm13 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
-	pand %xmm5, %xmm10 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm0 /* tbl_lo_1 = const() */
-	movdqa %xmm0, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm12 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm0 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm0 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
-	pxor %xmm0, %xmm12 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
-	movdqa %xmm12, %xmm0 /* sb_s1_1 */
-	pxor %xmm1, %xmm0 /* sb_out_xy_1 = xor(sb_s1_1, sb_s0_1) */
-	pand %xmm9, %xmm0 /* sb_out_d_1 = and(sb_out_xy_1, odd_bytes) */
-	pxor %xmm0, %xmm12 /* sb_out_x_1 = xor(sb_s1_1, sb_out_d_1) */
-	pxor %xmm0, %xmm1 /* sb_out_y_1 = xor(sb_s0_1, sb_out_d_1) */
-	pshufb %xmm15, %xmm1 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
-	movdqa 16(%rsp), %xmm0 /* reload g0s1_1.2 */
-	movdqa %xmm0, %xmm10 /* g0s1_1.2 */
-	paddd %xmm0, %xmm10 /* dbl_11 = add(g0s1_1, g0s1_1) */
-	movdqa %xmm0, %xmm13 /* g0s1_1.2 */
-	pslld $8, %xmm13 /* s0k_o_1_l = shl(g0s1_1) */
-	psrld $24, %xmm10 /* s0k_o_1_r = shr(dbl_11) */
-	por %xmm10, %xmm13 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
-	pand %xmm7, %xmm13 /* s0k_1 = and(s0k_o_1, modulus) */
-	movdqa 240(%rsp), %xmm10 /* reload g0s5_1.2 */
-	movdqa %xmm10, %xmm5 /* g0s5_1.2 */
-	pslld $20, %xmm5 /* s4k_o_1_l = shl(g0s5_1) */
-	movdqa 224(%rsp), %xmm10 /* reload dbl_2 */
-	movdqa %xmm10, %xmm9 /* dbl_2 */
-	psrld $12, %xmm9 /* s4k_o_1_r = shr(dbl_2) */
-	por %xmm9, %xmm5 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
-	pand %xmm7, %xmm5 /* s4k_1 = and(s4k_o_1, modulus) */
-	movdqa 208(%rsp), %xmm9 /* reload g0s11_1.2 */
-	movdqa %xmm9, %xmm10 /* g0s11_1.2 */
-	paddd %xmm9, %xmm10 /* dbl_13 = add(g0s11_1, g0s11_1) */
-	movdqa %xmm3, 400(%rsp) /* spill g0s15_1.2 */
-	movdqa %xmm9, %xmm3 /* g0s11_1.2 */
+	movdqa %xmm1, %xmm13 /* s0_p2 */
+	pshufb %xmm15, %xmm13 /* sb_s0_p2_1 = lookup16(s0_p2, sb_s0_t_1) */
+	pxor %xmm11, %xmm13 /* sb_s0_ol_1 = xor(sb_s0_p2_1, sb_s0_xl_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
+	movdqa %xmm11, %xmm1 /* s0_p3_rot */
+	pshufb %xmm13, %xmm1 /* sb_s0_p3_1 = lookup16(s0_p3_rot, sb_s0_ol_1) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_1 = add(sb_s0_t_1, sb_s0_t_1) */
+	pxor %xmm15, %xmm1 /* sb_s0_1 = xor(sb_s0_p3_1, sb_s0_t2_1) */
+	movdqa %xmm10, %xmm13 /* sb_in_y_1 */
+	pand %xmm2, %xmm13 /* sb_in_y_1_lo = and(sb_in_y_1, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_in_y_1_sh = shr(sb_in_y_1) */
+	pand %xmm2, %xmm10 /* sb_in_y_1_hi = and(sb_in_y_1_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
+	pshufb %xmm13, %xmm11 /* sb_s1_k_1_l = lookup16(tbl_lo, sb_in_y_1_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
+	movdqa %xmm13, %xmm15 /* tbl_hi */
+	pshufb %xmm10, %xmm15 /* sb_s1_k_1_h = lookup16(tbl_hi, sb_in_y_1_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_1 = xor(sb_s1_k_1_l, sb_s1_k_1_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
+	pshufb %xmm10, %xmm11 /* sb_s1_1_sr = lookup16(sb_s1_k_1, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm11 /* sb_s1_1_aes = aesenclast(sb_s1_1_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm15 /* sb_s1_1_aes */
+	pand %xmm2, %xmm15 /* sb_s1_1_aes_lo = and(sb_s1_1_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s1_1_aes_sh = shr(sb_s1_1_aes) */
+	pand %xmm2, %xmm11 /* sb_s1_1_aes_hi = and(sb_s1_1_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
+	movdqa %xmm10, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm13 /* sb_s1_1_l = lookup16(tbl_lo_1, sb_s1_1_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm10 /* tbl_hi_1 */
+	pshufb %xmm11, %xmm10 /* sb_s1_1_h = lookup16(tbl_hi_1, sb_s1_1_aes_hi) */
+	pxor %xmm10, %xmm13 /* sb_s1_1 = xor(sb_s1_1_l, sb_s1_1_h) */
+	movdqa %xmm13, %xmm10 /* sb_s1_1 */
+	pxor %xmm1, %xmm10 /* sb_out_xy_1 = xor(sb_s1_1, sb_s0_1) */
+	pand %xmm8, %xmm10 /* sb_out_d_1 = and(sb_out_xy_1, odd_bytes) */
+	pxor %xmm10, %xmm13 /* sb_out_x_1 = xor(sb_s1_1, sb_out_d_1) */
+	pxor %xmm10, %xmm1 /* sb_out_y_1 = xor(sb_s0_1, sb_out_d_1) */
+	pshufb %xmm12, %xmm1 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	movdqa 16(%rsp), %xmm10 /* reload g0s1_1.2 */
+	movdqa %xmm10, %xmm11 /* g0s1_1.2 */
+	paddd %xmm10, %xmm11 /* dbl_11 = add(g0s1_1, g0s1_1) */
+	movdqa %xmm10, %xmm15 /* g0s1_1.2 */
+	pslld $8, %xmm15 /* s0k_o_1_l = shl(g0s1_1) */
+	psrld $24, %xmm11 /* s0k_o_1_r = shr(dbl_11) */
+	por %xmm11, %xmm15 /* s0k_o_1 = or(s0k_o_1_l, s0k_o_1_r) */
+	pand %xmm7, %xmm15 /* s0k_1 = and(s0k_o_1, modulus) */
+	movdqa 208(%rsp), %xmm11 /* reload g0s5_1.2 */
+	movdqa %xmm11, %xmm2 /* g0s5_1.2 */
+	pslld $20, %xmm2 /* s4k_o_1_l = shl(g0s5_1) */
+	movdqa 192(%rsp), %xmm11 /* reload dbl_2 */
+	movdqa %xmm11, %xmm8 /* dbl_2 */
+	psrld $12, %xmm8 /* s4k_o_1_r = shr(dbl_2) */
+	por %xmm8, %xmm2 /* s4k_o_1 = or(s4k_o_1_l, s4k_o_1_r) */
+	pand %xmm7, %xmm2 /* s4k_1 = and(s4k_o_1, modulus) */
+	movdqa 176(%rsp), %xmm8 /* reload g0s11_1.2 */
+	movdqa %xmm8, %xmm11 /* g0s11_1.2 */
+	paddd %xmm8, %xmm11 /* dbl_13 = add(g0s11_1, g0s11_1) */
+	movdqa %xmm3, 352(%rsp) /* spill g0s15_1.2 */
+	movdqa %xmm8, %xmm3 /* g0s11_1.2 */
 	pslld $21, %xmm3 /* s10k_o_1_l = shl(g0s11_1) */
-	movdqa %xmm10, %xmm9 /* dbl_13 */
-	psrld $11, %xmm9 /* s10k_o_1_r = shr(dbl_13) */
-	por %xmm9, %xmm3 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
+	movdqa %xmm11, %xmm8 /* dbl_13 */
+	psrld $11, %xmm8 /* s10k_o_1_r = shr(dbl_13) */
+	por %xmm8, %xmm3 /* s10k_o_1 = or(s10k_o_1_l, s10k_o_1_r) */
 	pand %xmm7, %xmm3 /* s10k_1 = and(s10k_o_1, modulus) */
-	movdqa 192(%rsp), %xmm9 /* reload g0s14_1.2 */
-	movdqa %xmm4, 416(%rsp) /* spill dbl_10 */
-	movdqa %xmm9, %xmm4 /* g0s14_1.2 */
-	paddd %xmm9, %xmm4 /* dbl_14 = add(g0s14_1, g0s14_1) */
-	movdqa %xmm9, %xmm8 /* g0s14_1.2 */
-	pslld $17, %xmm8 /* s13k_o_1_l = shl(g0s14_1) */
-	movdqa %xmm4, %xmm9 /* dbl_14 */
-	psrld $15, %xmm9 /* s13k_o_1_r = shr(dbl_14) */
-	por %xmm9, %xmm8 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
-	pand %xmm7, %xmm8 /* s13k_1 = and(s13k_o_1, modulus) */
-	movdqa %xmm6, %xmm9 /* fb */
-	pslld $15, %xmm9 /* s15k_o_1_l = shl(fb) */
-	movdqa %xmm4, 432(%rsp) /* spill dbl_14 */
-	movdqa %xmm2, %xmm4 /* dbl_8 */
+	movdqa 160(%rsp), %xmm8 /* reload g0s14_1.2 */
+	movdqa %xmm4, 368(%rsp) /* spill dbl_10 */
+	movdqa %xmm8, %xmm4 /* g0s14_1.2 */
+	paddd %xmm8, %xmm4 /* dbl_14 = add(g0s14_1, g0s14_1) */
+	movdqa %xmm8, %xmm6 /* g0s14_1.2 */
+	pslld $17, %xmm6 /* s13k_o_1_l = shl(g0s14_1) */
+	movdqa %xmm4, %xmm8 /* dbl_14 */
+	psrld $15, %xmm8 /* s13k_o_1_r = shr(dbl_14) */
+	por %xmm8, %xmm6 /* s13k_o_1 = or(s13k_o_1_l, s13k_o_1_r) */
+	pand %xmm7, %xmm6 /* s13k_1 = and(s13k_o_1, modulus) */
+	movdqa %xmm0, %xmm8 /* fb */
+	pslld $15, %xmm8 /* s15k_o_1_l = shl(fb) */
+	movdqa %xmm4, 384(%rsp) /* spill dbl_14 */
+	movdqa %xmm5, %xmm4 /* dbl_8 */
 	psrld $17, %xmm4 /* s15k_o_1_r = shr(dbl_8) */
-	por %xmm4, %xmm9 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
-	pand %xmm7, %xmm9 /* s15k_1 = and(s15k_o_1, modulus) */
-	psrld $1, %xmm11 /* w_half_1 = shr(w_1) */
-	paddd %xmm5, %xmm13 /* fb0_s_3 = add(s0k_1, s4k_1) */
-	movdqa %xmm13, %xmm4 /* fb0_s_3 */
-	pand %xmm7, %xmm4 /* fb0_m_3 = and(fb0_s_3, modulus) */
-	psrld $31, %xmm13 /* fb0_c_3 = shr(fb0_s_3) */
-	paddd %xmm13, %xmm4 /* fb0_3 = add(fb0_m_3, fb0_c_3) */
-	paddd %xmm8, %xmm3 /* fb0_s_4 = add(s10k_1, s13k_1) */
-	movdqa %xmm3, %xmm5 /* fb0_s_4 */
-	pand %xmm7, %xmm5 /* fb0_m_4 = and(fb0_s_4, modulus) */
+	por %xmm4, %xmm8 /* s15k_o_1 = or(s15k_o_1_l, s15k_o_1_r) */
+	pand %xmm7, %xmm8 /* s15k_1 = and(s15k_o_1, modulus) */
+	psrld $1, %xmm9 /* w_half_1 = shr(w_1) */
+	paddd %xmm2, %xmm15 /* fb0_s_3 = add(s0k_1, s4k_1) */
+	movdqa %xmm15, %xmm2 /* fb0_s_3 */
+	pand %xmm7, %xmm2 /* fb0_m_3 = and(fb0_s_3, modulus) */
+	psrld $31, %xmm15 /* fb0_c_3 = shr(fb0_s_3) */
+	paddd %xmm15, %xmm2 /* fb0_3 = add(fb0_m_3, fb0_c_3) */
+	paddd %xmm6, %xmm3 /* fb0_s_4 = add(s10k_1, s13k_1) */
+	movdqa %xmm3, %xmm4 /* fb0_s_4 */
+	pand %xmm7, %xmm4 /* fb0_m_4 = and(fb0_s_4, modulus) */
 	psrld $31, %xmm3 /* fb0_c_4 = shr(fb0_s_4) */
-	paddd %xmm3, %xmm5 /* fb0_4 = add(fb0_m_4, fb0_c_4) */
-	paddd %xmm11, %xmm9 /* fb0_s_5 = add(s15k_1, w_half_1) */
-	movdqa %xmm9, %xmm3 /* fb0_s_5 */
+	paddd %xmm3, %xmm4 /* fb0_4 = add(fb0_m_4, fb0_c_4) */
+	paddd %xmm9, %xmm8 /* fb0_s_5 = add(s15k_1, w_half_1) */
+	movdqa %xmm8, %xmm3 /* fb0_s_5 */
 	pand %xmm7, %xmm3 /* fb0_m_5 = and(fb0_s_5, modulus) */
-	psrld $31, %xmm9 /* fb0_c_5 = shr(fb0_s_5) */
-	paddd %xmm9, %xmm3 /* fb0_5 = add(fb0_m_5, fb0_c_5) */
-	paddd %xmm5, %xmm4 /* fb1_s_1 = add(fb0_3, fb0_4) */
-	movdqa %xmm4, %xmm5 /* fb1_s_1 */
-	pand %xmm7, %xmm5 /* fb1_m_1 = and(fb1_s_1, modulus) */
-	psrld $31, %xmm4 /* fb1_c_1 = shr(fb1_s_1) */
-	paddd %xmm4, %xmm5 /* fb1_1 = add(fb1_m_1, fb1_c_1) */
-	paddd %xmm3, %xmm5 /* fb2_s_1 = add(fb1_1, fb0_5) */
-	movdqa %xmm5, %xmm3 /* fb2_s_1 */
-	pand %xmm7, %xmm3 /* fb2_m_1 = and(fb2_s_1, modulus) */
-	psrld $31, %xmm5 /* fb2_c_1 = shr(fb2_s_1) */
-	paddd %xmm5, %xmm3 /* fb2_1 = add(fb2_m_1, fb2_c_1) */
-	paddd %xmm0, %xmm3 /* fb_s_1 = add(fb2_1, g0s1_1) */
-	movdqa %xmm3, %xmm4 /* fb_s_1 */
-	pand %xmm7, %xmm4 /* fb_m_1 = and(fb_s_1, modulus) */
-	psrld $31, %xmm3 /* fb_c_1 = shr(fb_s_1) */
-	paddd %xmm3, %xmm4 /* fb_1 = add(fb_m_1, fb_c_1) */
+	psrld $31, %xmm8 /* fb0_c_5 = shr(fb0_s_5) */
+	paddd %xmm8, %xmm3 /* fb0_5 = add(fb0_m_5, fb0_c_5) */
+	paddd %xmm4, %xmm2 /* fb1_s_1 = add(fb0_3, fb0_4) */
+	movdqa %xmm2, %xmm4 /* fb1_s_1 */
+	pand %xmm7, %xmm4 /* fb1_m_1 = and(fb1_s_1, modulus) */
+	psrld $31, %xmm2 /* fb1_c_1 = shr(fb1_s_1) */
+	paddd %xmm2, %xmm4 /* fb1_1 = add(fb1_m_1, fb1_c_1) */
+	paddd %xmm3, %xmm4 /* fb2_s_1 = add(fb1_1, fb0_5) */
+	movdqa %xmm4, %xmm2 /* fb2_s_1 */
+	pand %xmm7, %xmm2 /* fb2_m_1 = and(fb2_s_1, modulus) */
+	psrld $31, %xmm4 /* fb2_c_1 = shr(fb2_s_1) */
+	paddd %xmm4, %xmm2 /* fb2_1 = add(fb2_m_1, fb2_c_1) */
+	paddd %xmm10, %xmm2 /* fb_s_1 = add(fb2_1, g0s1_1) */
+	movdqa %xmm2, %xmm3 /* fb_s_1 */
+	pand %xmm7, %xmm3 /* fb_m_1 = and(fb_s_1, modulus) */
+	psrld $31, %xmm2 /* fb_c_1 = shr(fb_s_1) */
+	paddd %xmm2, %xmm3 /* fb_1 = add(fb_m_1, fb_c_1) */
 
 	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm4, %xmm3 /* fb_1 */
-	paddd %xmm4, %xmm3 /* dbl_16 = add(fb_1, fb_1) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
-	movdqa %xmm3, %xmm8 /* dbl_16 */
-	pand %xmm5, %xmm8 /* x0_2_b = and(dbl_16, high16) */
-	movdqa %xmm5, %xmm9 /* high16 */
-	pandn %xmm6, %xmm9 /* x0_2_a = andnot(high16, fb) */
-	por %xmm9, %xmm8 /* x0_2 = or(x0_2_b, x0_2_a) */
-	movdqa 320(%rsp), %xmm9 /* reload g0s13_1.2 */
-	movdqa %xmm9, %xmm11 /* g0s13_1.2 */
-	pslld $16, %xmm11 /* x1_2_l = shl(g0s13_1) */
-	movdqa %xmm10, %xmm13 /* dbl_13 */
-	psrld $16, %xmm13 /* x1_2_r = shr(dbl_13) */
-	por %xmm13, %xmm11 /* x1_2 = or(x1_2_l, x1_2_r) */
-	movdqa 128(%rsp), %xmm13 /* reload g0s7_1.2 */
-	movdqa %xmm13, %xmm0 /* g0s7_1.2 */
-	paddd %xmm13, %xmm0 /* dbl_18 = add(g0s7_1, g0s7_1) */
-	movdqa %xmm10, 448(%rsp) /* spill dbl_13 */
-	movdqa 96(%rsp), %xmm10 /* reload g0s9_1.2 */
-	movdqa %xmm10, %xmm9 /* g0s9_1.2 */
-	pslld $16, %xmm9 /* x2_2_l = shl(g0s9_1) */
-	movdqa %xmm0, %xmm10 /* dbl_18 */
-	psrld $16, %xmm10 /* x2_2_r = shr(dbl_18) */
-	por %xmm10, %xmm9 /* x2_2 = or(x2_2_l, x2_2_r) */
-	pxor %xmm12, %xmm8 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
-	paddd %xmm1, %xmm8 /* w_2 = add(x0r1_2, r2_1) */
-	paddd %xmm11, %xmm12 /* w1_2 = add(sb_out_x_1, x1_2) */
-	pxor %xmm9, %xmm1 /* w2_2 = xor(r2_1, x2_2) */
-	movdqa %xmm12, %xmm9 /* w1_2 */
-	pslld $16, %xmm9 /* l1in_2_l = shl(w1_2) */
-	movdqa %xmm1, %xmm10 /* w2_2 */
-	psrld $16, %xmm10 /* l1in_2_r = shr(w2_2) */
-	por %xmm10, %xmm9 /* l1in_2 = or(l1in_2_l, l1in_2_r) */
-	movdqa %xmm9, %xmm10 /* l1in_2 */
-	pshufb %xmm15, %xmm10 /* ur24_2 = lookup16(l1in_2, rotl24) */
-	movdqa %xmm11, 464(%rsp) /* spill x1_2 */
-	movdqa %xmm9, %xmm11 /* l1in_2 */
-	pshufb %xmm14, %xmm11 /* ur8_2 = lookup16(l1in_2, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm13 /* rotl16 = const() */
-	movdqa %xmm9, %xmm5 /* l1in_2 */
-	pshufb %xmm13, %xmm5 /* ur16_2 = lookup16(l1in_2, rotl16) */
-	movdqa %xmm2, 480(%rsp) /* spill dbl_8 */
-	movdqa %xmm9, %xmm2 /* l1in_2 */
-	pxor %xmm11, %xmm2 /* ug_acc_2 = xor(l1in_2, ur8_2) */
-	pxor %xmm5, %xmm2 /* ug_2 = xor(ug_acc_2, ur16_2) */
-	movdqa %xmm2, %xmm5 /* ug_2 */
-	pslld $2, %xmm5 /* ur2_2_l = shl(ug_2) */
-	psrld $30, %xmm2 /* ur2_2_r = shr(ug_2) */
-	por %xmm2, %xmm5 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
-	pxor %xmm10, %xmm9 /* u_acc_2 = xor(l1in_2, ur24_2) */
-	pxor %xmm5, %xmm9 /* u_2 = xor(u_acc_2, ur2_2) */
+	movdqa %xmm3, %xmm2 /* fb_1 */
+	paddd %xmm3, %xmm2 /* dbl_16 = add(fb_1, fb_1) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm4 /* high16 = const() */
+	movdqa %xmm2, %xmm6 /* dbl_16 */
+	pand %xmm4, %xmm6 /* x0_2_b = and(dbl_16, high16) */
+	movdqa %xmm4, %xmm8 /* high16 */
+	pandn %xmm0, %xmm8 /* x0_2_a = andnot(high16, fb) */
+	por %xmm8, %xmm6 /* x0_2 = or(x0_2_b, x0_2_a) */
+	movdqa 288(%rsp), %xmm8 /* reload g0s13_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s13_1.2 */
+	pslld $16, %xmm9 /* x1_2_l = shl(g0s13_1) */
+	movdqa %xmm11, %xmm10 /* dbl_13 */
+	psrld $16, %xmm10 /* x1_2_r = shr(dbl_13) */
+	por %xmm10, %xmm9 /* x1_2 = or(x1_2_l, x1_2_r) */
+	movdqa 128(%rsp), %xmm10 /* reload g0s7_1.2 */
+	movdqa %xmm10, %xmm15 /* g0s7_1.2 */
+	paddd %xmm10, %xmm15 /* dbl_18 = add(g0s7_1, g0s7_1) */
+	movdqa %xmm11, 400(%rsp) /* spill dbl_13 */
+	movdqa 96(%rsp), %xmm11 /* reload g0s9_1.2 */
+	movdqa %xmm11, %xmm8 /* g0s9_1.2 */
+	pslld $16, %xmm8 /* x2_2_l = shl(g0s9_1) */
+	movdqa %xmm15, %xmm11 /* dbl_18 */
+	psrld $16, %xmm11 /* x2_2_r = shr(dbl_18) */
+	por %xmm11, %xmm8 /* x2_2 = or(x2_2_l, x2_2_r) */
+	pxor %xmm13, %xmm6 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
+	paddd %xmm1, %xmm6 /* w_2 = add(x0r1_2, r2_1) */
+	paddd %xmm9, %xmm13 /* w1_2 = add(sb_out_x_1, x1_2) */
+	pxor %xmm8, %xmm1 /* w2_2 = xor(r2_1, x2_2) */
+	movdqa %xmm13, %xmm8 /* w1_2 */
+	pslld $16, %xmm8 /* l1in_2_l = shl(w1_2) */
+	movdqa %xmm1, %xmm11 /* w2_2 */
+	psrld $16, %xmm11 /* l1in_2_r = shr(w2_2) */
+	por %xmm11, %xmm8 /* l1in_2 = or(l1in_2_l, l1in_2_r) */
+	movdqa %xmm8, %xmm11 /* l1in_2 */
+	pshufb %xmm12, %xmm11 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	movdqa %xmm9, 416(%rsp) /* spill x1_2 */
+	movdqa %xmm8, %xmm9 /* l1in_2 */
+	pshufb %xmm14, %xmm9 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm10 /* rotl16 = const() */
+	movdqa %xmm8, %xmm4 /* l1in_2 */
+	pshufb %xmm10, %xmm4 /* ur16_2 = lookup16(l1in_2, rotl16) */
+	movdqa %xmm5, 432(%rsp) /* spill dbl_8 */
+	movdqa %xmm8, %xmm5 /* l1in_2 */
+	pxor %xmm9, %xmm5 /* ug_acc_2 = xor(l1in_2, ur8_2) */
+	pxor %xmm4, %xmm5 /* ug_2 = xor(ug_acc_2, ur16_2) */
+	movdqa %xmm5, %xmm4 /* ug_2 */
+	pslld $2, %xmm4 /* ur2_2_l = shl(ug_2) */
+	psrld $30, %xmm5 /* ur2_2_r = shr(ug_2) */
+	por %xmm5, %xmm4 /* ur2_2 = or(ur2_2_l, ur2_2_r) */
+	pxor %xmm11, %xmm8 /* u_acc_2 = xor(l1in_2, ur24_2) */
+	pxor %xmm4, %xmm8 /* u_2 = xor(u_acc_2, ur2_2) */
 	pslld $16, %xmm1 /* l2in_2_l = shl(w2_2) */
-	psrld $16, %xmm12 /* l2in_2_r = shr(w1_2) */
-	por %xmm12, %xmm1 /* l2in_2 = or(l2in_2_l, l2in_2_r) */
-	movdqa %xmm1, %xmm2 /* l2in_2 */
-	pshufb %xmm14, %xmm2 /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	psrld $16, %xmm13 /* l2in_2_r = shr(w1_2) */
+	por %xmm13, %xmm1 /* l2in_2 = or(l2in_2_l, l2in_2_r) */
+	movdqa %xmm1, %xmm4 /* l2in_2 */
+	pshufb %xmm14, %xmm4 /* v8r8_2 = lookup16(l2in_2, rotl8) */
 	movdqa %xmm1, %xmm5 /* l2in_2 */
-	pshufb %xmm13, %xmm5 /* v8r16_2 = lookup16(l2in_2, rotl16) */
-	movdqa %xmm1, %xmm10 /* l2in_2 */
-	pshufb %xmm15, %xmm10 /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	pshufb %xmm10, %xmm5 /* v8r16_2 = lookup16(l2in_2, rotl16) */
+	movdqa %xmm1, %xmm9 /* l2in_2 */
+	pshufb %xmm12, %xmm9 /* v8r24_2 = lookup16(l2in_2, rotl24) */
 	pxor %xmm5, %xmm1 /* v8g_acc_2 = xor(l2in_2, v8r16_2) */
-	pxor %xmm10, %xmm1 /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
-	movdqa %xmm1, %xmm10 /* v8g_2 */
-	pslld $6, %xmm10 /* v8r6_2_l = shl(v8g_2) */
+	pxor %xmm9, %xmm1 /* v8g_2 = xor(v8g_acc_2, v8r24_2) */
+	movdqa %xmm1, %xmm9 /* v8g_2 */
+	pslld $6, %xmm9 /* v8r6_2_l = shl(v8g_2) */
 	psrld $26, %xmm1 /* v8r6_2_r = shr(v8g_2) */
-	por %xmm1, %xmm10 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
-	pxor %xmm5, %xmm2 /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
-	pxor %xmm10, %xmm2 /* v8_2 = xor(v8_acc_2, v8r6_2) */
-	movdqa %xmm2, %xmm1 /* v8_2 */
-	pxor %xmm9, %xmm1 /* sb_in_xy_2 = xor(v8_2, u_2) */
+	por %xmm1, %xmm9 /* v8r6_2 = or(v8r6_2_l, v8r6_2_r) */
+	pxor %xmm5, %xmm4 /* v8_acc_2 = xor(v8r8_2, v8r16_2) */
+	pxor %xmm9, %xmm4 /* v8_2 = xor(v8_acc_2, v8r6_2) */
+	movdqa %xmm4, %xmm1 /* v8_2 */
+	pxor %xmm8, %xmm1 /* sb_in_xy_2 = xor(v8_2, u_2) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
 	pand %xmm5, %xmm1 /* sb_in_d_2 = and(sb_in_xy_2, odd_bytes) */
-	pxor %xmm1, %xmm2 /* sb_in_x_2 = xor(v8_2, sb_in_d_2) */
-	pxor %xmm1, %xmm9 /* sb_in_y_2 = xor(u_2, sb_in_d_2) */
+	pxor %xmm1, %xmm4 /* sb_in_x_2 = xor(v8_2, sb_in_d_2) */
+	pxor %xmm1, %xmm8 /* sb_in_y_2 = xor(u_2, sb_in_d_2) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm1 /* nibble_mask = const() */
-	movdqa %xmm2, %xmm10 /* sb_in_x_2 */
-	pand %xmm1, %xmm10 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
-	psrlw $4, %xmm2 /* sb_s0_xs_2 = shr(sb_in_x_2) */
-	pand %xmm1, %xmm2 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
+	movdqa %xmm4, %xmm9 /* sb_in_x_2 */
+	pand %xmm1, %xmm9 /* sb_s0_xl_2 = and(sb_in_x_2, nibble_mask) */
+	psrlw $4, %xmm4 /* sb_s0_xs_2 = shr(sb_in_x_2) */
+	pand %xmm1, %xmm4 /* sb_s0_xh_2 = and(sb_s0_xs_2, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
-	movdqa %xmm11, %xmm12 /* s0_p1 */
-	pshufb %xmm10, %xmm12 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
-	pxor %xmm2, %xmm12 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
-	movdqa %xmm2, %xmm11 /* s0_p2 */
-	pshufb %xmm12, %xmm11 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
-	pxor %xmm10, %xmm11 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm10, %xmm2 /* s0_p3_rot */
-	pshufb %xmm11, %xmm2 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
-	paddb %xmm12, %xmm12 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
-	pxor %xmm12, %xmm2 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
-	movdqa %xmm9, %xmm11 /* sb_in_y_2 */
+	movdqa %xmm11, %xmm13 /* s0_p1 */
+	pshufb %xmm9, %xmm13 /* sb_s0_p1_2 = lookup16(s0_p1, sb_s0_xl_2) */
+	pxor %xmm4, %xmm13 /* sb_s0_t_2 = xor(sb_s0_p1_2, sb_s0_xh_2) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
+	movdqa %xmm4, %xmm11 /* s0_p2 */
+	pshufb %xmm13, %xmm11 /* sb_s0_p2_2 = lookup16(s0_p2, sb_s0_t_2) */
+	pxor %xmm9, %xmm11 /* sb_s0_ol_2 = xor(sb_s0_p2_2, sb_s0_xl_2) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm4 /* s0_p3_rot */
+	pshufb %xmm11, %xmm4 /* sb_s0_p3_2 = lookup16(s0_p3_rot, sb_s0_ol_2) */
+	paddb %xmm13, %xmm13 /* sb_s0_t2_2 = add(sb_s0_t_2, sb_s0_t_2) */
+	pxor %xmm13, %xmm4 /* sb_s0_2 = xor(sb_s0_p3_2, sb_s0_t2_2) */
+	movdqa %xmm8, %xmm11 /* sb_in_y_2 */
 	pand %xmm1, %xmm11 /* sb_in_y_2_lo = and(sb_in_y_2, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_in_y_2_sh = shr(sb_in_y_2) */
-	pand %xmm1, %xmm9 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
-	movdqa %xmm12, %xmm10 /* tbl_lo */
-	pshufb %xmm11, %xmm10 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
+	psrlw $4, %xmm8 /* sb_in_y_2_sh = shr(sb_in_y_2) */
+	pand %xmm1, %xmm8 /* sb_in_y_2_hi = and(sb_in_y_2_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
+	movdqa %xmm13, %xmm9 /* tbl_lo */
+	pshufb %xmm11, %xmm9 /* sb_s1_k_2_l = lookup16(tbl_lo, sb_in_y_2_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm12 /* tbl_hi */
-	pshufb %xmm9, %xmm12 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
-	pxor %xmm12, %xmm10 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
-	pshufb %xmm9, %xmm10 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
-	aesenclast %xmm12, %xmm10 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm12 /* sb_s1_2_aes */
-	pand %xmm1, %xmm12 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
-	pand %xmm1, %xmm10 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
-	movdqa %xmm9, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
-	movdqa %xmm12, %xmm9 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm9 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
-	pxor %xmm9, %xmm11 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
-	movdqa %xmm11, %xmm9 /* sb_s1_2 */
-	pxor %xmm2, %xmm9 /* sb_out_xy_2 = xor(sb_s1_2, sb_s0_2) */
-	pand %xmm5, %xmm9 /* sb_out_d_2 = and(sb_out_xy_2, odd_bytes) */
-	pxor %xmm9, %xmm11 /* sb_out_x_2 = xor(sb_s1_2, sb_out_d_2) */
-	pxor %xmm9, %xmm2 /* sb_out_y_2 = xor(sb_s0_2, sb_out_d_2) */
-	pshufb %xmm15, %xmm2 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
-	movdqa 48(%rsp), %xmm9 /* reload g0s2_1.2 */
-	movdqa %xmm9, %xmm10 /* g0s2_1.2 */
-	paddd %xmm9, %xmm10 /* dbl_19 = add(g0s2_1, g0s2_1) */
-	movdqa %xmm9, %xmm12 /* g0s2_1.2 */
-	pslld $8, %xmm12 /* s0k_o_2_l = shl(g0s2_1) */
-	psrld $24, %xmm10 /* s0k_o_2_r = shr(dbl_19) */
-	por %xmm10, %xmm12 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
-	pand %xmm7, %xmm12 /* s0k_2 = and(s0k_o_2, modulus) */
-	movdqa 64(%rsp), %xmm10 /* reload g0s6_1.2 */
-	movdqa %xmm10, %xmm1 /* g0s6_1.2 */
+	movdqa %xmm11, %xmm13 /* tbl_hi */
+	pshufb %xmm8, %xmm13 /* sb_s1_k_2_h = lookup16(tbl_hi, sb_in_y_2_hi) */
+	pxor %xmm13, %xmm9 /* sb_s1_k_2 = xor(sb_s1_k_2_l, sb_s1_k_2_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows = const() */
+	pshufb %xmm8, %xmm9 /* sb_s1_2_sr = lookup16(sb_s1_k_2, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
+	aesenclast %xmm13, %xmm9 /* sb_s1_2_aes = aesenclast(sb_s1_2_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm13 /* sb_s1_2_aes */
+	pand %xmm1, %xmm13 /* sb_s1_2_aes_lo = and(sb_s1_2_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_2_aes_sh = shr(sb_s1_2_aes) */
+	pand %xmm1, %xmm9 /* sb_s1_2_aes_hi = and(sb_s1_2_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
+	movdqa %xmm8, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm11 /* sb_s1_2_l = lookup16(tbl_lo_1, sb_s1_2_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
+	movdqa %xmm13, %xmm8 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm8 /* sb_s1_2_h = lookup16(tbl_hi_1, sb_s1_2_aes_hi) */
+	pxor %xmm8, %xmm11 /* sb_s1_2 = xor(sb_s1_2_l, sb_s1_2_h) */
+	movdqa %xmm11, %xmm8 /* sb_s1_2 */
+	pxor %xmm4, %xmm8 /* sb_out_xy_2 = xor(sb_s1_2, sb_s0_2) */
+	pand %xmm5, %xmm8 /* sb_out_d_2 = and(sb_out_xy_2, odd_bytes) */
+	pxor %xmm8, %xmm11 /* sb_out_x_2 = xor(sb_s1_2, sb_out_d_2) */
+	pxor %xmm8, %xmm4 /* sb_out_y_2 = xor(sb_s0_2, sb_out_d_2) */
+	pshufb %xmm12, %xmm4 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	movdqa 48(%rsp), %xmm8 /* reload g0s2_1.2 */
+	movdqa %xmm8, %xmm9 /* g0s2_1.2 */
+	paddd %xmm8, %xmm9 /* dbl_19 = add(g0s2_1, g0s2_1) */
+	movdqa %xmm8, %xmm13 /* g0s2_1.2 */
+	pslld $8, %xmm13 /* s0k_o_2_l = shl(g0s2_1) */
+	psrld $24, %xmm9 /* s0k_o_2_r = shr(dbl_19) */
+	por %xmm9, %xmm13 /* s0k_o_2 = or(s0k_o_2_l, s0k_o_2_r) */
+	pand %xmm7, %xmm13 /* s0k_2 = and(s0k_o_2, modulus) */
+	movdqa 0(%rsp), %xmm9 /* reload g0s6_1.2 */
+	movdqa %xmm9, %xmm1 /* g0s6_1.2 */
 	pslld $20, %xmm1 /* s4k_o_2_l = shl(g0s6_1) */
-	movdqa 416(%rsp), %xmm10 /* reload dbl_10 */
-	movdqa %xmm10, %xmm5 /* dbl_10 */
+	movdqa 368(%rsp), %xmm9 /* reload dbl_10 */
+	movdqa %xmm9, %xmm5 /* dbl_10 */
 	psrld $12, %xmm5 /* s4k_o_2_r = shr(dbl_10) */
 	por %xmm5, %xmm1 /* s4k_o_2 = or(s4k_o_2_l, s4k_o_2_r) */
 	pand %xmm7, %xmm1 /* s4k_2 = and(s4k_o_2, modulus) */
 	movdqa 80(%rsp), %xmm5 /* reload g0s12_1.2 */
-	movdqa %xmm5, %xmm10 /* g0s12_1.2 */
-	paddd %xmm5, %xmm10 /* dbl_21 = add(g0s12_1, g0s12_1) */
-	movdqa %xmm6, 496(%rsp) /* spill fb */
-	movdqa %xmm5, %xmm6 /* g0s12_1.2 */
-	pslld $21, %xmm6 /* s10k_o_2_l = shl(g0s12_1) */
-	movdqa %xmm10, %xmm5 /* dbl_21 */
+	movdqa %xmm5, %xmm9 /* g0s12_1.2 */
+	paddd %xmm5, %xmm9 /* dbl_21 = add(g0s12_1, g0s12_1) */
+	movdqa %xmm0, 448(%rsp) /* spill fb */
+	movdqa %xmm5, %xmm0 /* g0s12_1.2 */
+	pslld $21, %xmm0 /* s10k_o_2_l = shl(g0s12_1) */
+	movdqa %xmm9, %xmm5 /* dbl_21 */
 	psrld $11, %xmm5 /* s10k_o_2_r = shr(dbl_21) */
-	por %xmm5, %xmm6 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
-	pand %xmm7, %xmm6 /* s10k_2 = and(s10k_o_2, modulus) */
-	movdqa 400(%rsp), %xmm5 /* reload g0s15_1.2 */
-	movdqa %xmm0, 512(%rsp) /* spill dbl_18 */
-	movdqa %xmm5, %xmm0 /* g0s15_1.2 */
-	pslld $17, %xmm0 /* s13k_o_2_l = shl(g0s15_1) */
-	movdqa 384(%rsp), %xmm5 /* reload dbl */
-	movdqa %xmm5, %xmm13 /* dbl */
-	psrld $15, %xmm13 /* s13k_o_2_r = shr(dbl) */
-	por %xmm13, %xmm0 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
-	pand %xmm7, %xmm0 /* s13k_2 = and(s13k_o_2, modulus) */
-	movdqa %xmm4, %xmm13 /* fb_1 */
-	pslld $15, %xmm13 /* s15k_o_2_l = shl(fb_1) */
-	movdqa %xmm3, %xmm5 /* dbl_16 */
+	por %xmm5, %xmm0 /* s10k_o_2 = or(s10k_o_2_l, s10k_o_2_r) */
+	pand %xmm7, %xmm0 /* s10k_2 = and(s10k_o_2, modulus) */
+	movdqa 352(%rsp), %xmm5 /* reload g0s15_1.2 */
+	movdqa %xmm15, 464(%rsp) /* spill dbl_18 */
+	movdqa %xmm5, %xmm15 /* g0s15_1.2 */
+	pslld $17, %xmm15 /* s13k_o_2_l = shl(g0s15_1) */
+	movdqa 336(%rsp), %xmm5 /* reload dbl */
+	movdqa %xmm5, %xmm10 /* dbl */
+	psrld $15, %xmm10 /* s13k_o_2_r = shr(dbl) */
+	por %xmm10, %xmm15 /* s13k_o_2 = or(s13k_o_2_l, s13k_o_2_r) */
+	pand %xmm7, %xmm15 /* s13k_2 = and(s13k_o_2, modulus) */
+	movdqa %xmm3, %xmm10 /* fb_1 */
+	pslld $15, %xmm10 /* s15k_o_2_l = shl(fb_1) */
+	movdqa %xmm2, %xmm5 /* dbl_16 */
 	psrld $17, %xmm5 /* s15k_o_2_r = shr(dbl_16) */
-	por %xmm5, %xmm13 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
-	pand %xmm7, %xmm13 /* s15k_2 = and(s15k_o_2, modulus) */
-	psrld $1, %xmm8 /* w_half_2 = shr(w_2) */
-	paddd %xmm1, %xmm12 /* fb0_s_6 = add(s0k_2, s4k_2) */
-	movdqa %xmm12, %xmm1 /* fb0_s_6 */
+	por %xmm5, %xmm10 /* s15k_o_2 = or(s15k_o_2_l, s15k_o_2_r) */
+	pand %xmm7, %xmm10 /* s15k_2 = and(s15k_o_2, modulus) */
+	psrld $1, %xmm6 /* w_half_2 = shr(w_2) */
+	paddd %xmm1, %xmm13 /* fb0_s_6 = add(s0k_2, s4k_2) */
+	movdqa %xmm13, %xmm1 /* fb0_s_6 */
 	pand %xmm7, %xmm1 /* fb0_m_6 = and(fb0_s_6, modulus) */
-	psrld $31, %xmm12 /* fb0_c_6 = shr(fb0_s_6) */
-	paddd %xmm12, %xmm1 /* fb0_6 = add(fb0_m_6, fb0_c_6) */
-	paddd %xmm0, %xmm6 /* fb0_s_7 = add(s10k_2, s13k_2) */
-	movdqa %xmm6, %xmm0 /* fb0_s_7 */
-	pand %xmm7, %xmm0 /* fb0_m_7 = and(fb0_s_7, modulus) */
-	psrld $31, %xmm6 /* fb0_c_7 = shr(fb0_s_7) */
-	paddd %xmm6, %xmm0 /* fb0_7 = add(fb0_m_7, fb0_c_7) */
-	paddd %xmm8, %xmm13 /* fb0_s_8 = add(s15k_2, w_half_2) */
-	movdqa %xmm13, %xmm5 /* fb0_s_8 */
-	pand %xmm7, %xmm5 /* fb0_m_8 = and(fb0_s_8, modulus) */
-	psrld $31, %xmm13 /* fb0_c_8 = shr(fb0_s_8) */
-	paddd %xmm13, %xmm5 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
-	paddd %xmm0, %xmm1 /* fb1_s_2 = add(fb0_6, fb0_7) */
-	movdqa %xmm1, %xmm0 /* fb1_s_2 */
-	pand %xmm7, %xmm0 /* fb1_m_2 = and(fb1_s_2, modulus) */
+	psrld $31, %xmm13 /* fb0_c_6 = shr(fb0_s_6) */
+	paddd %xmm13, %xmm1 /* fb0_6 = add(fb0_m_6, fb0_c_6) */
+	paddd %xmm15, %xmm0 /* fb0_s_7 = add(s10k_2, s13k_2) */
+	movdqa %xmm0, %xmm5 /* fb0_s_7 */
+	pand %xmm7, %xmm5 /* fb0_m_7 = and(fb0_s_7, modulus) */
+	psrld $31, %xmm0 /* fb0_c_7 = shr(fb0_s_7) */
+	paddd %xmm0, %xmm5 /* fb0_7 = add(fb0_m_7, fb0_c_7) */
+	paddd %xmm6, %xmm10 /* fb0_s_8 = add(s15k_2, w_half_2) */
+	movdqa %xmm10, %xmm0 /* fb0_s_8 */
+	pand %xmm7, %xmm0 /* fb0_m_8 = and(fb0_s_8, modulus) */
+	psrld $31, %xmm10 /* fb0_c_8 = shr(fb0_s_8) */
+	paddd %xmm10, %xmm0 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
+	paddd %xmm5, %xmm1 /* fb1_s_2 = add(fb0_6, fb0_7) */
+	movdqa %xmm1, %xmm5 /* fb1_s_2 */
+	pand %xmm7, %xmm5 /* fb1_m_2 = and(fb1_s_2, modulus) */
 	psrld $31, %xmm1 /* fb1_c_2 = shr(fb1_s_2) */
-	paddd %xmm1, %xmm0 /* fb1_2 = add(fb1_m_2, fb1_c_2) */
-	paddd %xmm5, %xmm0 /* fb2_s_2 = add(fb1_2, fb0_8) */
-	movdqa %xmm0, %xmm1 /* fb2_s_2 */
-	pand %xmm7, %xmm1 /* fb2_m_2 = and(fb2_s_2, modulus) */
-	psrld $31, %xmm0 /* fb2_c_2 = shr(fb2_s_2) */
-	paddd %xmm0, %xmm1 /* fb2_2 = add(fb2_m_2, fb2_c_2) */
-	paddd %xmm9, %xmm1 /* fb_s_2 = add(fb2_2, g0s2_1) */
-	movdqa %xmm1, %xmm0 /* fb_s_2 */
-	pand %xmm7, %xmm0 /* fb_m_2 = and(fb_s_2, modulus) */
-	psrld $31, %xmm1 /* fb_c_2 = shr(fb_s_2) */
-	paddd %xmm1, %xmm0 /* fb_2 = add(fb_m_2, fb_c_2) */
+	paddd %xmm1, %xmm5 /* fb1_2 = add(fb1_m_2, fb1_c_2) */
+	paddd %xmm0, %xmm5 /* fb2_s_2 = add(fb1_2, fb0_8) */
+	movdqa %xmm5, %xmm0 /* fb2_s_2 */
+	pand %xmm7, %xmm0 /* fb2_m_2 = and(fb2_s_2, modulus) */
+	psrld $31, %xmm5 /* fb2_c_2 = shr(fb2_s_2) */
+	paddd %xmm5, %xmm0 /* fb2_2 = add(fb2_m_2, fb2_c_2) */
+	paddd %xmm8, %xmm0 /* fb_s_2 = add(fb2_2, g0s2_1) */
+	movdqa %xmm0, %xmm1 /* fb_s_2 */
+	pand %xmm7, %xmm1 /* fb_m_2 = and(fb_s_2, modulus) */
+	psrld $31, %xmm0 /* fb_c_2 = shr(fb_s_2) */
+	paddd %xmm0, %xmm1 /* fb_2 = add(fb_m_2, fb_c_2) */
 
 	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm0, %xmm1 /* fb_2 */
-	paddd %xmm0, %xmm1 /* dbl_24 = add(fb_2, fb_2) */
+	movdqa %xmm1, %xmm0 /* fb_2 */
+	paddd %xmm1, %xmm0 /* dbl_24 = add(fb_2, fb_2) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
-	movdqa %xmm1, %xmm6 /* dbl_24 */
+	movdqa %xmm0, %xmm6 /* dbl_24 */
 	pand %xmm5, %xmm6 /* x0_3_b = and(dbl_24, high16) */
 	movdqa %xmm5, %xmm8 /* high16 */
-	pandn %xmm4, %xmm8 /* x0_3_a = andnot(high16, fb_1) */
+	pandn %xmm3, %xmm8 /* x0_3_a = andnot(high16, fb_1) */
 	por %xmm8, %xmm6 /* x0_3 = or(x0_3_b, x0_3_a) */
-	movdqa 192(%rsp), %xmm8 /* reload g0s14_1.2 */
-	movdqa %xmm8, %xmm12 /* g0s14_1.2 */
-	pslld $16, %xmm12 /* x1_3_l = shl(g0s14_1) */
-	movdqa %xmm10, %xmm13 /* dbl_21 */
+	movdqa 160(%rsp), %xmm8 /* reload g0s14_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s14_1.2 */
+	pslld $16, %xmm10 /* x1_3_l = shl(g0s14_1) */
+	movdqa %xmm9, %xmm13 /* dbl_21 */
 	psrld $16, %xmm13 /* x1_3_r = shr(dbl_21) */
-	por %xmm13, %xmm12 /* x1_3 = or(x1_3_l, x1_3_r) */
-	movdqa 0(%rsp), %xmm13 /* reload g0s8_1.2 */
-	movdqa %xmm13, %xmm9 /* g0s8_1.2 */
-	paddd %xmm13, %xmm9 /* dbl_26 = add(g0s8_1, g0s8_1) */
-	movdqa %xmm10, 528(%rsp) /* spill dbl_21 */
-	movdqa 304(%rsp), %xmm10 /* reload g0s10_1.2 */
-	movdqa %xmm10, %xmm8 /* g0s10_1.2 */
+	por %xmm13, %xmm10 /* x1_3 = or(x1_3_l, x1_3_r) */
+	movdqa 64(%rsp), %xmm13 /* reload g0s8_1.2 */
+	movdqa %xmm13, %xmm15 /* g0s8_1.2 */
+	paddd %xmm13, %xmm15 /* dbl_26 = add(g0s8_1, g0s8_1) */
+	movdqa %xmm9, 480(%rsp) /* spill dbl_21 */
+	movdqa 272(%rsp), %xmm9 /* reload g0s10_1.2 */
+	movdqa %xmm9, %xmm8 /* g0s10_1.2 */
 	pslld $16, %xmm8 /* x2_3_l = shl(g0s10_1) */
-	movdqa %xmm9, %xmm10 /* dbl_26 */
-	psrld $16, %xmm10 /* x2_3_r = shr(dbl_26) */
-	por %xmm10, %xmm8 /* x2_3 = or(x2_3_l, x2_3_r) */
+	movdqa %xmm15, %xmm9 /* dbl_26 */
+	psrld $16, %xmm9 /* x2_3_r = shr(dbl_26) */
+	por %xmm9, %xmm8 /* x2_3 = or(x2_3_l, x2_3_r) */
 	pxor %xmm11, %xmm6 /* x0r1_3 = xor(x0_3, sb_out_x_2) */
-	paddd %xmm2, %xmm6 /* w_3 = add(x0r1_3, r2_2) */
-	paddd %xmm12, %xmm11 /* w1_3 = add(sb_out_x_2, x1_3) */
-	pxor %xmm8, %xmm2 /* w2_3 = xor(r2_2, x2_3) */
+	paddd %xmm4, %xmm6 /* w_3 = add(x0r1_3, r2_2) */
+	paddd %xmm10, %xmm11 /* w1_3 = add(sb_out_x_2, x1_3) */
+	pxor %xmm8, %xmm4 /* w2_3 = xor(r2_2, x2_3) */
 	movdqa %xmm11, %xmm8 /* w1_3 */
 	pslld $16, %xmm8 /* l1in_3_l = shl(w1_3) */
-	movdqa %xmm2, %xmm10 /* w2_3 */
-	psrld $16, %xmm10 /* l1in_3_r = shr(w2_3) */
-	por %xmm10, %xmm8 /* l1in_3 = or(l1in_3_l, l1in_3_r) */
+	movdqa %xmm4, %xmm9 /* w2_3 */
+	psrld $16, %xmm9 /* l1in_3_r = shr(w2_3) */
+	por %xmm9, %xmm8 /* l1in_3 = or(l1in_3_l, l1in_3_r) */
+	movdqa %xmm8, %xmm9 /* l1in_3 */
+	pshufb %xmm12, %xmm9 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	movdqa %xmm10, 496(%rsp) /* spill x1_3 */
 	movdqa %xmm8, %xmm10 /* l1in_3 */
-	pshufb %xmm15, %xmm10 /* ur24_3 = lookup16(l1in_3, rotl24) */
-	movdqa %xmm12, 544(%rsp) /* spill x1_3 */
-	movdqa %xmm8, %xmm12 /* l1in_3 */
-	pshufb %xmm14, %xmm12 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	pshufb %xmm14, %xmm10 /* ur8_3 = lookup16(l1in_3, rotl8) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm13 /* rotl16 = const() */
 	movdqa %xmm8, %xmm5 /* l1in_3 */
 	pshufb %xmm13, %xmm5 /* ur16_3 = lookup16(l1in_3, rotl16) */
-	movdqa %xmm3, 560(%rsp) /* spill dbl_16 */
-	movdqa %xmm8, %xmm3 /* l1in_3 */
-	pxor %xmm12, %xmm3 /* ug_acc_3 = xor(l1in_3, ur8_3) */
-	pxor %xmm5, %xmm3 /* ug_3 = xor(ug_acc_3, ur16_3) */
-	movdqa %xmm3, %xmm5 /* ug_3 */
+	movdqa %xmm2, 512(%rsp) /* spill dbl_16 */
+	movdqa %xmm8, %xmm2 /* l1in_3 */
+	pxor %xmm10, %xmm2 /* ug_acc_3 = xor(l1in_3, ur8_3) */
+	pxor %xmm5, %xmm2 /* ug_3 = xor(ug_acc_3, ur16_3) */
+	movdqa %xmm2, %xmm5 /* ug_3 */
 	pslld $2, %xmm5 /* ur2_3_l = shl(ug_3) */
-	psrld $30, %xmm3 /* ur2_3_r = shr(ug_3) */
-	por %xmm3, %xmm5 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
-	pxor %xmm10, %xmm8 /* u_acc_3 = xor(l1in_3, ur24_3) */
+	psrld $30, %xmm2 /* ur2_3_r = shr(ug_3) */
+	por %xmm2, %xmm5 /* ur2_3 = or(ur2_3_l, ur2_3_r) */
+	pxor %xmm9, %xmm8 /* u_acc_3 = xor(l1in_3, ur24_3) */
 	pxor %xmm5, %xmm8 /* u_3 = xor(u_acc_3, ur2_3) */
-	pslld $16, %xmm2 /* l2in_3_l = shl(w2_3) */
+	pslld $16, %xmm4 /* l2in_3_l = shl(w2_3) */
 	psrld $16, %xmm11 /* l2in_3_r = shr(w1_3) */
-	por %xmm11, %xmm2 /* l2in_3 = or(l2in_3_l, l2in_3_r) */
-	movdqa %xmm2, %xmm3 /* l2in_3 */
-	pshufb %xmm14, %xmm3 /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	movdqa %xmm2, %xmm5 /* l2in_3 */
+	por %xmm11, %xmm4 /* l2in_3 = or(l2in_3_l, l2in_3_r) */
+	movdqa %xmm4, %xmm2 /* l2in_3 */
+	pshufb %xmm14, %xmm2 /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	movdqa %xmm4, %xmm5 /* l2in_3 */
 	pshufb %xmm13, %xmm5 /* v8r16_3 = lookup16(l2in_3, rotl16) */
-	movdqa %xmm2, %xmm10 /* l2in_3 */
-	pshufb %xmm15, %xmm10 /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	pxor %xmm5, %xmm2 /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
-	pxor %xmm10, %xmm2 /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
-	movdqa %xmm2, %xmm10 /* v8g_3 */
-	pslld $6, %xmm10 /* v8r6_3_l = shl(v8g_3) */
-	psrld $26, %xmm2 /* v8r6_3_r = shr(v8g_3) */
-	por %xmm2, %xmm10 /* v8r6_3 = or(v8r6_3_l, v8r6_3_r) */
-	pxor %xmm5, %xmm3 /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
-	pxor %xmm10, %xmm3 /* v8_3 = xor(v8_acc_3, v8r6_3) */
-	movdqa %xmm3, %xmm2 /* v8_3 */
-	pxor %xmm8, %xmm2 /* sb_in_xy_3 = xor(v8_3, u_3) */
+	movdqa %xmm4, %xmm9 /* l2in_3 */
+	pshufb %xmm12, %xmm9 /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	pxor %xmm5, %xmm4 /* v8g_acc_3 = xor(l2in_3, v8r16_3) */
+	pxor %xmm9, %xmm4 /* v8g_3 = xor(v8g_acc_3, v8r24_3) */
+	movdqa %xmm4, %xmm9 /* v8g_3 */
+	pslld $6, %xmm9 /* v8r6_3_l = shl(v8g_3) */
+	psrld $26, %xmm4 /* v8r6_3_r = shr(v8g_3) */
+	por %xmm4, %xmm9 /* v8r6_3 = or(v8r6_3_l, v8r6_3_r) */
+	pxor %xmm5, %xmm2 /* v8_acc_3 = xor(v8r8_3, v8r16_3) */
+	pxor %xmm9, %xmm2 /* v8_3 = xor(v8_acc_3, v8r6_3) */
+	movdqa %xmm2, %xmm4 /* v8_3 */
+	pxor %xmm8, %xmm4 /* sb_in_xy_3 = xor(v8_3, u_3) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
-	pand %xmm5, %xmm2 /* sb_in_d_3 = and(sb_in_xy_3, odd_bytes) */
-	pxor %xmm2, %xmm3 /* sb_in_x_3 = xor(v8_3, sb_in_d_3) */
-	pxor %xmm2, %xmm8 /* sb_in_y_3 = xor(u_3, sb_in_d_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm10 /* sb_in_x_3 */
-	pand %xmm2, %xmm10 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_3 = shr(sb_in_x_3) */
-	pand %xmm2, %xmm3 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
-	movdqa %xmm11, %xmm12 /* s0_p1 */
-	pshufb %xmm10, %xmm12 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
-	pxor %xmm3, %xmm12 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm11 /* s0_p2 */
-	pshufb %xmm12, %xmm11 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
-	pxor %xmm10, %xmm11 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm10, %xmm3 /* s0_p3_rot */
-	pshufb %xmm11, %xmm3 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
-	paddb %xmm12, %xmm12 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
-	pxor %xmm12, %xmm3 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
-	movdqa %xmm8, %xmm11 /* sb_in_y_3 */
-	pand %xmm2, %xmm11 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
+	pand %xmm5, %xmm4 /* sb_in_d_3 = and(sb_in_xy_3, odd_bytes) */
+	pxor %xmm4, %xmm2 /* sb_in_x_3 = xor(v8_3, sb_in_d_3) */
+	pxor %xmm4, %xmm8 /* sb_in_y_3 = xor(u_3, sb_in_d_3) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
+	movdqa %xmm2, %xmm9 /* sb_in_x_3 */
+	pand %xmm4, %xmm9 /* sb_s0_xl_3 = and(sb_in_x_3, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_s0_xs_3 = shr(sb_in_x_3) */
+	pand %xmm4, %xmm2 /* sb_s0_xh_3 = and(sb_s0_xs_3, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
+	movdqa %xmm10, %xmm11 /* s0_p1 */
+	pshufb %xmm9, %xmm11 /* sb_s0_p1_3 = lookup16(s0_p1, sb_s0_xl_3) */
+	pxor %xmm2, %xmm11 /* sb_s0_t_3 = xor(sb_s0_p1_3, sb_s0_xh_3) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm10 /* s0_p2 */
+	pshufb %xmm11, %xmm10 /* sb_s0_p2_3 = lookup16(s0_p2, sb_s0_t_3) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_3 = xor(sb_s0_p2_3, sb_s0_xl_3) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm2 /* s0_p3_rot */
+	pshufb %xmm10, %xmm2 /* sb_s0_p3_3 = lookup16(s0_p3_rot, sb_s0_ol_3) */
+	paddb %xmm11, %xmm11 /* sb_s0_t2_3 = add(sb_s0_t_3, sb_s0_t_3) */
+	pxor %xmm11, %xmm2 /* sb_s0_3 = xor(sb_s0_p3_3, sb_s0_t2_3) */
+	movdqa %xmm8, %xmm10 /* sb_in_y_3 */
+	pand %xmm4, %xmm10 /* sb_in_y_3_lo = and(sb_in_y_3, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_in_y_3_sh = shr(sb_in_y_3) */
-	pand %xmm2, %xmm8 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
-	movdqa %xmm12, %xmm10 /* tbl_lo */
-	pshufb %xmm11, %xmm10 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm12 /* tbl_hi */
-	pshufb %xmm8, %xmm12 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
-	pxor %xmm12, %xmm10 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
+	pand %xmm4, %xmm8 /* sb_in_y_3_hi = and(sb_in_y_3_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
+	movdqa %xmm11, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_3_l = lookup16(tbl_lo, sb_in_y_3_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
+	movdqa %xmm10, %xmm11 /* tbl_hi */
+	pshufb %xmm8, %xmm11 /* sb_s1_k_3_h = lookup16(tbl_hi, sb_in_y_3_hi) */
+	pxor %xmm11, %xmm9 /* sb_s1_k_3 = xor(sb_s1_k_3_l, sb_s1_k_3_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows = const() */
-	pshufb %xmm8, %xmm10 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm12 /* aes_cancel_key = const() */
-	aesenclast %xmm12, %xmm10 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm12 /* sb_s1_3_aes */
-	pand %xmm2, %xmm12 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
-	pand %xmm2, %xmm10 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
+	pshufb %xmm8, %xmm9 /* sb_s1_3_sr = lookup16(sb_s1_k_3, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm11 /* aes_cancel_key = const() */
+	aesenclast %xmm11, %xmm9 /* sb_s1_3_aes = aesenclast(sb_s1_3_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm11 /* sb_s1_3_aes */
+	pand %xmm4, %xmm11 /* sb_s1_3_aes_lo = and(sb_s1_3_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_3_aes_sh = shr(sb_s1_3_aes) */
+	pand %xmm4, %xmm9 /* sb_s1_3_aes_hi = and(sb_s1_3_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
-	movdqa %xmm8, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm12, %xmm11 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
-	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm8 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
-	pxor %xmm8, %xmm11 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
-	movdqa %xmm11, %xmm8 /* sb_s1_3 */
-	pxor %xmm3, %xmm8 /* sb_out_xy_3 = xor(sb_s1_3, sb_s0_3) */
+	movdqa %xmm8, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm11, %xmm10 /* sb_s1_3_l = lookup16(tbl_lo_1, sb_s1_3_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
+	movdqa %xmm11, %xmm8 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm8 /* sb_s1_3_h = lookup16(tbl_hi_1, sb_s1_3_aes_hi) */
+	pxor %xmm8, %xmm10 /* sb_s1_3 = xor(sb_s1_3_l, sb_s1_3_h) */
+	movdqa %xmm10, %xmm8 /* sb_s1_3 */
+	pxor %xmm2, %xmm8 /* sb_out_xy_3 = xor(sb_s1_3, sb_s0_3) */
 	pand %xmm5, %xmm8 /* sb_out_d_3 = and(sb_out_xy_3, odd_bytes) */
-	pxor %xmm8, %xmm11 /* sb_out_x_3 = xor(sb_s1_3, sb_out_d_3) */
-	pxor %xmm8, %xmm3 /* sb_out_y_3 = xor(sb_s0_3, sb_out_d_3) */
-	pshufb %xmm15, %xmm3 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	pxor %xmm8, %xmm10 /* sb_out_x_3 = xor(sb_s1_3, sb_out_d_3) */
+	pxor %xmm8, %xmm2 /* sb_out_y_3 = xor(sb_s0_3, sb_out_d_3) */
+	pshufb %xmm12, %xmm2 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
 	movdqa 32(%rsp), %xmm8 /* reload g0s3_1.2 */
-	movdqa %xmm8, %xmm10 /* g0s3_1.2 */
-	paddd %xmm8, %xmm10 /* dbl_27 = add(g0s3_1, g0s3_1) */
-	movdqa %xmm8, %xmm12 /* g0s3_1.2 */
-	pslld $8, %xmm12 /* s0k_o_3_l = shl(g0s3_1) */
-	psrld $24, %xmm10 /* s0k_o_3_r = shr(dbl_27) */
-	por %xmm10, %xmm12 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
-	pand %xmm7, %xmm12 /* s0k_3 = and(s0k_o_3, modulus) */
-	movdqa 128(%rsp), %xmm10 /* reload g0s7_1.2 */
-	movdqa %xmm10, %xmm2 /* g0s7_1.2 */
-	pslld $20, %xmm2 /* s4k_o_3_l = shl(g0s7_1) */
-	movdqa 512(%rsp), %xmm10 /* reload dbl_18 */
-	movdqa %xmm10, %xmm5 /* dbl_18 */
+	movdqa %xmm8, %xmm9 /* g0s3_1.2 */
+	paddd %xmm8, %xmm9 /* dbl_27 = add(g0s3_1, g0s3_1) */
+	movdqa %xmm8, %xmm11 /* g0s3_1.2 */
+	pslld $8, %xmm11 /* s0k_o_3_l = shl(g0s3_1) */
+	psrld $24, %xmm9 /* s0k_o_3_r = shr(dbl_27) */
+	por %xmm9, %xmm11 /* s0k_o_3 = or(s0k_o_3_l, s0k_o_3_r) */
+	pand %xmm7, %xmm11 /* s0k_3 = and(s0k_o_3, modulus) */
+	movdqa 128(%rsp), %xmm9 /* reload g0s7_1.2 */
+	movdqa %xmm9, %xmm4 /* g0s7_1.2 */
+	pslld $20, %xmm4 /* s4k_o_3_l = shl(g0s7_1) */
+	movdqa 464(%rsp), %xmm9 /* reload dbl_18 */
+	movdqa %xmm9, %xmm5 /* dbl_18 */
 	psrld $12, %xmm5 /* s4k_o_3_r = shr(dbl_18) */
-	por %xmm5, %xmm2 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
-	pand %xmm7, %xmm2 /* s4k_3 = and(s4k_o_3, modulus) */
-	movdqa 320(%rsp), %xmm5 /* reload g0s13_1.2 */
-	movdqa %xmm5, %xmm10 /* g0s13_1.2 */
-	pslld $21, %xmm10 /* s10k_o_3_l = shl(g0s13_1) */
-	movdqa 336(%rsp), %xmm5 /* reload dbl_6 */
-	movdqa %xmm4, 576(%rsp) /* spill fb_1 */
-	movdqa %xmm5, %xmm4 /* dbl_6 */
-	psrld $11, %xmm4 /* s10k_o_3_r = shr(dbl_6) */
-	por %xmm4, %xmm10 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
-	pand %xmm7, %xmm10 /* s10k_3 = and(s10k_o_3, modulus) */
-	movdqa 496(%rsp), %xmm4 /* reload fb */
-	movdqa %xmm9, 592(%rsp) /* spill dbl_26 */
-	movdqa %xmm4, %xmm9 /* fb */
-	pslld $17, %xmm9 /* s13k_o_3_l = shl(fb) */
-	movdqa 480(%rsp), %xmm4 /* reload dbl_8 */
-	movdqa %xmm4, %xmm13 /* dbl_8 */
+	por %xmm5, %xmm4 /* s4k_o_3 = or(s4k_o_3_l, s4k_o_3_r) */
+	pand %xmm7, %xmm4 /* s4k_3 = and(s4k_o_3, modulus) */
+	movdqa 288(%rsp), %xmm5 /* reload g0s13_1.2 */
+	movdqa %xmm5, %xmm9 /* g0s13_1.2 */
+	pslld $21, %xmm9 /* s10k_o_3_l = shl(g0s13_1) */
+	movdqa 304(%rsp), %xmm5 /* reload dbl_6 */
+	movdqa %xmm3, 528(%rsp) /* spill fb_1 */
+	movdqa %xmm5, %xmm3 /* dbl_6 */
+	psrld $11, %xmm3 /* s10k_o_3_r = shr(dbl_6) */
+	por %xmm3, %xmm9 /* s10k_o_3 = or(s10k_o_3_l, s10k_o_3_r) */
+	pand %xmm7, %xmm9 /* s10k_3 = and(s10k_o_3, modulus) */
+	movdqa 448(%rsp), %xmm3 /* reload fb */
+	movdqa %xmm15, 544(%rsp) /* spill dbl_26 */
+	movdqa %xmm3, %xmm15 /* fb */
+	pslld $17, %xmm15 /* s13k_o_3_l = shl(fb) */
+	movdqa 432(%rsp), %xmm3 /* reload dbl_8 */
+	movdqa %xmm3, %xmm13 /* dbl_8 */
 	psrld $15, %xmm13 /* s13k_o_3_r = shr(dbl_8) */
-	por %xmm13, %xmm9 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
-	pand %xmm7, %xmm9 /* s13k_3 = and(s13k_o_3, modulus) */
-	movdqa %xmm0, %xmm13 /* fb_2 */
+	por %xmm13, %xmm15 /* s13k_o_3 = or(s13k_o_3_l, s13k_o_3_r) */
+	pand %xmm7, %xmm15 /* s13k_3 = and(s13k_o_3, modulus) */
+	movdqa %xmm1, %xmm13 /* fb_2 */
 	pslld $15, %xmm13 /* s15k_o_3_l = shl(fb_2) */
-	movdqa %xmm1, %xmm4 /* dbl_24 */
-	psrld $17, %xmm4 /* s15k_o_3_r = shr(dbl_24) */
-	por %xmm4, %xmm13 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
+	movdqa %xmm0, %xmm3 /* dbl_24 */
+	psrld $17, %xmm3 /* s15k_o_3_r = shr(dbl_24) */
+	por %xmm3, %xmm13 /* s15k_o_3 = or(s15k_o_3_l, s15k_o_3_r) */
 	pand %xmm7, %xmm13 /* s15k_3 = and(s15k_o_3, modulus) */
 	psrld $1, %xmm6 /* w_half_3 = shr(w_3) */
-	paddd %xmm2, %xmm12 /* fb0_s_9 = add(s0k_3, s4k_3) */
-	movdqa %xmm12, %xmm2 /* fb0_s_9 */
-	pand %xmm7, %xmm2 /* fb0_m_9 = and(fb0_s_9, modulus) */
-	psrld $31, %xmm12 /* fb0_c_9 = shr(fb0_s_9) */
-	paddd %xmm12, %xmm2 /* fb0_9 = add(fb0_m_9, fb0_c_9) */
-	paddd %xmm9, %xmm10 /* fb0_s_10 = add(s10k_3, s13k_3) */
-	movdqa %xmm10, %xmm4 /* fb0_s_10 */
+	paddd %xmm4, %xmm11 /* fb0_s_9 = add(s0k_3, s4k_3) */
+	movdqa %xmm11, %xmm3 /* fb0_s_9 */
+	pand %xmm7, %xmm3 /* fb0_m_9 = and(fb0_s_9, modulus) */
+	psrld $31, %xmm11 /* fb0_c_9 = shr(fb0_s_9) */
+	paddd %xmm11, %xmm3 /* fb0_9 = add(fb0_m_9, fb0_c_9) */
+	paddd %xmm15, %xmm9 /* fb0_s_10 = add(s10k_3, s13k_3) */
+	movdqa %xmm9, %xmm4 /* fb0_s_10 */
 	pand %xmm7, %xmm4 /* fb0_m_10 = and(fb0_s_10, modulus) */
-	psrld $31, %xmm10 /* fb0_c_10 = shr(fb0_s_10) */
-	paddd %xmm10, %xmm4 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
+	psrld $31, %xmm9 /* fb0_c_10 = shr(fb0_s_10) */
+	paddd %xmm9, %xmm4 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
 	paddd %xmm6, %xmm13 /* fb0_s_11 = add(s15k_3, w_half_3) */
 	movdqa %xmm13, %xmm6 /* fb0_s_11 */
 	pand %xmm7, %xmm6 /* fb0_m_11 = and(fb0_s_11, modulus) */
 	psrld $31, %xmm13 /* fb0_c_11 = shr(fb0_s_11) */
 	paddd %xmm13, %xmm6 /* fb0_11 = add(fb0_m_11, fb0_c_11) */
-	paddd %xmm4, %xmm2 /* fb1_s_3 = add(fb0_9, fb0_10) */
-	movdqa %xmm2, %xmm4 /* fb1_s_3 */
+	paddd %xmm4, %xmm3 /* fb1_s_3 = add(fb0_9, fb0_10) */
+	movdqa %xmm3, %xmm4 /* fb1_s_3 */
 	pand %xmm7, %xmm4 /* fb1_m_3 = and(fb1_s_3, modulus) */
-	psrld $31, %xmm2 /* fb1_c_3 = shr(fb1_s_3) */
-	paddd %xmm2, %xmm4 /* fb1_3 = add(fb1_m_3, fb1_c_3) */
+	psrld $31, %xmm3 /* fb1_c_3 = shr(fb1_s_3) */
+	paddd %xmm3, %xmm4 /* fb1_3 = add(fb1_m_3, fb1_c_3) */
 	paddd %xmm6, %xmm4 /* fb2_s_3 = add(fb1_3, fb0_11) */
-	movdqa %xmm4, %xmm2 /* fb2_s_3 */
-	pand %xmm7, %xmm2 /* fb2_m_3 = and(fb2_s_3, modulus) */
+	movdqa %xmm4, %xmm3 /* fb2_s_3 */
+	pand %xmm7, %xmm3 /* fb2_m_3 = and(fb2_s_3, modulus) */
 	psrld $31, %xmm4 /* fb2_c_3 = shr(fb2_s_3) */
-	paddd %xmm4, %xmm2 /* fb2_3 = add(fb2_m_3, fb2_c_3) */
-	paddd %xmm8, %xmm2 /* fb_s_3 = add(fb2_3, g0s3_1) */
-	movdqa %xmm2, %xmm4 /* fb_s_3 */
+	paddd %xmm4, %xmm3 /* fb2_3 = add(fb2_m_3, fb2_c_3) */
+	paddd %xmm8, %xmm3 /* fb_s_3 = add(fb2_3, g0s3_1) */
+	movdqa %xmm3, %xmm4 /* fb_s_3 */
 	pand %xmm7, %xmm4 /* fb_m_3 = and(fb_s_3, modulus) */
-	psrld $31, %xmm2 /* fb_c_3 = shr(fb_s_3) */
-	paddd %xmm2, %xmm4 /* fb_3 = add(fb_m_3, fb_c_3) */
+	psrld $31, %xmm3 /* fb_c_3 = shr(fb_s_3) */
+	paddd %xmm3, %xmm4 /* fb_3 = add(fb_m_3, fb_c_3) */
 
 	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm4, %xmm2 /* fb_3 */
-	paddd %xmm4, %xmm2 /* dbl_32 = add(fb_3, fb_3) */
+	movdqa %xmm4, %xmm3 /* fb_3 */
+	paddd %xmm4, %xmm3 /* dbl_32 = add(fb_3, fb_3) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm6 /* high16 = const() */
-	movdqa %xmm2, %xmm9 /* dbl_32 */
-	pand %xmm6, %xmm9 /* x0_4_b = and(dbl_32, high16) */
-	movdqa %xmm6, %xmm10 /* high16 */
-	pandn %xmm0, %xmm10 /* x0_4_a = andnot(high16, fb_2) */
-	por %xmm10, %xmm9 /* x0_4 = or(x0_4_b, x0_4_a) */
-	movdqa 400(%rsp), %xmm10 /* reload g0s15_1.2 */
-	movdqa %xmm10, %xmm12 /* g0s15_1.2 */
-	pslld $16, %xmm12 /* x1_4_l = shl(g0s15_1) */
+	movdqa %xmm3, %xmm8 /* dbl_32 */
+	pand %xmm6, %xmm8 /* x0_4_b = and(dbl_32, high16) */
+	movdqa %xmm6, %xmm9 /* high16 */
+	pandn %xmm1, %xmm9 /* x0_4_a = andnot(high16, fb_2) */
+	por %xmm9, %xmm8 /* x0_4 = or(x0_4_b, x0_4_a) */
+	movdqa 352(%rsp), %xmm9 /* reload g0s15_1.2 */
+	movdqa %xmm9, %xmm11 /* g0s15_1.2 */
+	pslld $16, %xmm11 /* x1_4_l = shl(g0s15_1) */
 	movdqa %xmm5, %xmm13 /* dbl_6 */
 	psrld $16, %xmm13 /* x1_4_r = shr(dbl_6) */
-	por %xmm13, %xmm12 /* x1_4 = or(x1_4_l, x1_4_r) */
-	pxor %xmm11, %xmm9 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
-	paddd %xmm3, %xmm9 /* w_4 = add(x0r1_4, r2_3) */
-	paddd %xmm12, %xmm11 /* w1_4 = add(sb_out_x_3, x1_4) */
-	movdqa 176(%rsp), %xmm13 /* reload x1 */
-	pxor %xmm13, %xmm3 /* w2_4 = xor(r2_3, x1) */
-	movdqa %xmm11, %xmm13 /* w1_4 */
+	por %xmm13, %xmm11 /* x1_4 = or(x1_4_l, x1_4_r) */
+	pxor %xmm10, %xmm8 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
+	paddd %xmm2, %xmm8 /* w_4 = add(x0r1_4, r2_3) */
+	paddd %xmm11, %xmm10 /* w1_4 = add(sb_out_x_3, x1_4) */
+	pxor 144(%rsp), %xmm2 /* w2_4 = xor(r2_3, x1) */
+	movdqa %xmm10, %xmm13 /* w1_4 */
 	pslld $16, %xmm13 /* l1in_4_l = shl(w1_4) */
-	movdqa %xmm3, %xmm8 /* w2_4 */
-	psrld $16, %xmm8 /* l1in_4_r = shr(w2_4) */
-	por %xmm8, %xmm13 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
-	movdqa %xmm13, %xmm8 /* l1in_4 */
-	pshufb %xmm15, %xmm8 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	movdqa %xmm2, %xmm15 /* w2_4 */
+	psrld $16, %xmm15 /* l1in_4_r = shr(w2_4) */
+	por %xmm15, %xmm13 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
+	movdqa %xmm13, %xmm15 /* l1in_4 */
+	pshufb %xmm12, %xmm15 /* ur24_4 = lookup16(l1in_4, rotl24) */
 	movdqa %xmm13, %xmm5 /* l1in_4 */
 	pshufb %xmm14, %xmm5 /* ur8_4 = lookup16(l1in_4, rotl8) */
-	movdqa %xmm12, 176(%rsp) /* spill x1_4 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm13, %xmm10 /* l1in_4 */
-	pshufb %xmm12, %xmm10 /* ur16_4 = lookup16(l1in_4, rotl16) */
+	movdqa %xmm11, 144(%rsp) /* spill x1_4 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm13, %xmm9 /* l1in_4 */
+	pshufb %xmm11, %xmm9 /* ur16_4 = lookup16(l1in_4, rotl16) */
 	movdqa %xmm13, %xmm6 /* l1in_4 */
 	pxor %xmm5, %xmm6 /* ug_acc_4 = xor(l1in_4, ur8_4) */
-	pxor %xmm10, %xmm6 /* ug_4 = xor(ug_acc_4, ur16_4) */
+	pxor %xmm9, %xmm6 /* ug_4 = xor(ug_acc_4, ur16_4) */
 	movdqa %xmm6, %xmm5 /* ug_4 */
 	pslld $2, %xmm5 /* ur2_4_l = shl(ug_4) */
 	psrld $30, %xmm6 /* ur2_4_r = shr(ug_4) */
 	por %xmm6, %xmm5 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
-	pxor %xmm8, %xmm13 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	pxor %xmm15, %xmm13 /* u_acc_4 = xor(l1in_4, ur24_4) */
 	pxor %xmm5, %xmm13 /* u_4 = xor(u_acc_4, ur2_4) */
-	pslld $16, %xmm3 /* l2in_4_l = shl(w2_4) */
-	psrld $16, %xmm11 /* l2in_4_r = shr(w1_4) */
-	por %xmm11, %xmm3 /* l2in_4 = or(l2in_4_l, l2in_4_r) */
-	movdqa %xmm3, %xmm5 /* l2in_4 */
+	pslld $16, %xmm2 /* l2in_4_l = shl(w2_4) */
+	psrld $16, %xmm10 /* l2in_4_r = shr(w1_4) */
+	por %xmm10, %xmm2 /* l2in_4 = or(l2in_4_l, l2in_4_r) */
+	movdqa %xmm2, %xmm5 /* l2in_4 */
 	pshufb %xmm14, %xmm5 /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	movdqa %xmm3, %xmm6 /* l2in_4 */
-	pshufb %xmm12, %xmm6 /* v8r16_4 = lookup16(l2in_4, rotl16) */
-	movdqa %xmm3, %xmm8 /* l2in_4 */
-	pshufb %xmm15, %xmm8 /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	pxor %xmm6, %xmm3 /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
-	pxor %xmm8, %xmm3 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	movdqa %xmm3, %xmm8 /* v8g_4 */
-	pslld $6, %xmm8 /* v8r6_4_l = shl(v8g_4) */
-	psrld $26, %xmm3 /* v8r6_4_r = shr(v8g_4) */
-	por %xmm3, %xmm8 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
+	movdqa %xmm2, %xmm6 /* l2in_4 */
+	pshufb %xmm11, %xmm6 /* v8r16_4 = lookup16(l2in_4, rotl16) */
+	movdqa %xmm2, %xmm9 /* l2in_4 */
+	pshufb %xmm12, %xmm9 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	pxor %xmm6, %xmm2 /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
+	pxor %xmm9, %xmm2 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	movdqa %xmm2, %xmm9 /* v8g_4 */
+	pslld $6, %xmm9 /* v8r6_4_l = shl(v8g_4) */
+	psrld $26, %xmm2 /* v8r6_4_r = shr(v8g_4) */
+	por %xmm2, %xmm9 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
 	pxor %xmm6, %xmm5 /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
-	pxor %xmm8, %xmm5 /* v8_4 = xor(v8_acc_4, v8r6_4) */
-	movdqa %xmm5, %xmm3 /* v8_4 */
-	pxor %xmm13, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
+	pxor %xmm9, %xmm5 /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	movdqa %xmm5, %xmm2 /* v8_4 */
+	pxor %xmm13, %xmm2 /* sb_in_xy_4 = xor(v8_4, u_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
-	pand %xmm6, %xmm3 /* sb_in_d_4 = and(sb_in_xy_4, odd_bytes) */
-	pxor %xmm3, %xmm5 /* sb_in_x_4 = xor(v8_4, sb_in_d_4) */
-	pxor %xmm3, %xmm13 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm8 /* sb_in_x_4 */
-	pand %xmm3, %xmm8 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	pand %xmm6, %xmm2 /* sb_in_d_4 = and(sb_in_xy_4, odd_bytes) */
+	pxor %xmm2, %xmm5 /* sb_in_x_4 = xor(v8_4, sb_in_d_4) */
+	pxor %xmm2, %xmm13 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm9 /* sb_in_x_4 */
+	pand %xmm2, %xmm9 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_4 = shr(sb_in_x_4) */
-	pand %xmm3, %xmm5 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
+	pand %xmm2, %xmm5 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm11 /* s0_p1 */
-	pshufb %xmm8, %xmm11 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	pxor %xmm5, %xmm11 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	movdqa %xmm10, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
-	pshufb %xmm11, %xmm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	pxor %xmm8, %xmm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
-	movdqa %xmm8, %xmm5 /* s0_p3_rot */
+	pshufb %xmm15, %xmm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	pxor %xmm11, %xmm5 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	pxor %xmm15, %xmm5 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
 	movdqa %xmm13, %xmm10 /* sb_in_y_4 */
-	pand %xmm3, %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	pand %xmm2, %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_4_sh = shr(sb_in_y_4) */
-	pand %xmm3, %xmm13 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm8 /* tbl_lo */
-	pshufb %xmm10, %xmm8 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	pand %xmm2, %xmm13 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm11 /* tbl_hi */
-	pshufb %xmm13, %xmm11 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	pxor %xmm11, %xmm8 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm8 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm8 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm13 /* sb_s1_4_aes */
-	pand %xmm3, %xmm13 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
-	pand %xmm3, %xmm8 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm11 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	pxor %xmm11, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	movdqa %xmm10, %xmm8 /* sb_s1_4 */
-	pxor %xmm5, %xmm8 /* sb_out_xy_4 = xor(sb_s1_4, sb_s0_4) */
-	pand %xmm6, %xmm8 /* sb_out_d_4 = and(sb_out_xy_4, odd_bytes) */
-	pxor %xmm8, %xmm10 /* sb_out_x_4 = xor(sb_s1_4, sb_out_d_4) */
-	pxor %xmm8, %xmm5 /* sb_out_y_4 = xor(sb_s0_4, sb_out_d_4) */
-	pshufb %xmm15, %xmm5 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
-	movdqa 272(%rsp), %xmm8 /* reload g0s4_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s4_1.2 */
-	pslld $8, %xmm11 /* s0k_o_4_l = shl(g0s4_1) */
-	movdqa 288(%rsp), %xmm13 /* reload dbl_4 */
-	psrld $24, %xmm13 /* s0k_o_4_r = shr(dbl_4) */
-	por %xmm13, %xmm11 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
-	pand %xmm7, %xmm11 /* s0k_4 = and(s0k_o_4, modulus) */
-	movdqa 0(%rsp), %xmm13 /* reload g0s8_1.2 */
-	movdqa %xmm13, %xmm3 /* g0s8_1.2 */
-	pslld $20, %xmm3 /* s4k_o_4_l = shl(g0s8_1) */
-	movdqa 592(%rsp), %xmm13 /* reload dbl_26 */
-	movdqa %xmm13, %xmm6 /* dbl_26 */
+	movdqa %xmm10, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm9 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_4_aes */
+	pand %xmm2, %xmm15 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	pand %xmm2, %xmm9 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	movdqa %xmm10, %xmm9 /* sb_s1_4 */
+	pxor %xmm5, %xmm9 /* sb_out_xy_4 = xor(sb_s1_4, sb_s0_4) */
+	pand %xmm6, %xmm9 /* sb_out_d_4 = and(sb_out_xy_4, odd_bytes) */
+	pxor %xmm9, %xmm10 /* sb_out_x_4 = xor(sb_s1_4, sb_out_d_4) */
+	pxor %xmm9, %xmm5 /* sb_out_y_4 = xor(sb_s0_4, sb_out_d_4) */
+	pshufb %xmm12, %xmm5 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	movdqa 240(%rsp), %xmm9 /* reload g0s4_1.2 */
+	movdqa %xmm9, %xmm13 /* g0s4_1.2 */
+	pslld $8, %xmm13 /* s0k_o_4_l = shl(g0s4_1) */
+	movdqa 256(%rsp), %xmm15 /* reload dbl_4 */
+	psrld $24, %xmm15 /* s0k_o_4_r = shr(dbl_4) */
+	por %xmm15, %xmm13 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	pand %xmm7, %xmm13 /* s0k_4 = and(s0k_o_4, modulus) */
+	movdqa 64(%rsp), %xmm15 /* reload g0s8_1.2 */
+	movdqa %xmm15, %xmm2 /* g0s8_1.2 */
+	pslld $20, %xmm2 /* s4k_o_4_l = shl(g0s8_1) */
+	movdqa 544(%rsp), %xmm15 /* reload dbl_26 */
+	movdqa %xmm15, %xmm6 /* dbl_26 */
 	psrld $12, %xmm6 /* s4k_o_4_r = shr(dbl_26) */
-	por %xmm6, %xmm3 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
-	pand %xmm7, %xmm3 /* s4k_4 = and(s4k_o_4, modulus) */
-	movdqa 192(%rsp), %xmm6 /* reload g0s14_1.2 */
-	movdqa %xmm6, %xmm13 /* g0s14_1.2 */
-	pslld $21, %xmm13 /* s10k_o_4_l = shl(g0s14_1) */
-	movdqa 432(%rsp), %xmm6 /* reload dbl_14 */
-	movdqa %xmm1, 288(%rsp) /* spill dbl_24 */
-	movdqa %xmm6, %xmm1 /* dbl_14 */
-	psrld $11, %xmm1 /* s10k_o_4_r = shr(dbl_14) */
-	por %xmm1, %xmm13 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
-	pand %xmm7, %xmm13 /* s10k_4 = and(s10k_o_4, modulus) */
-	movdqa 576(%rsp), %xmm1 /* reload fb_1 */
-	movdqa %xmm0, 608(%rsp) /* spill fb_2 */
-	movdqa %xmm1, %xmm0 /* fb_1 */
-	pslld $17, %xmm0 /* s13k_o_4_l = shl(fb_1) */
-	movdqa 560(%rsp), %xmm1 /* reload dbl_16 */
-	movdqa %xmm1, %xmm12 /* dbl_16 */
-	psrld $15, %xmm12 /* s13k_o_4_r = shr(dbl_16) */
-	por %xmm12, %xmm0 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
-	pand %xmm7, %xmm0 /* s13k_4 = and(s13k_o_4, modulus) */
-	movdqa %xmm4, %xmm12 /* fb_3 */
-	pslld $15, %xmm12 /* s15k_o_4_l = shl(fb_3) */
-	movdqa %xmm2, %xmm1 /* dbl_32 */
-	psrld $17, %xmm1 /* s15k_o_4_r = shr(dbl_32) */
-	por %xmm1, %xmm12 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
-	pand %xmm7, %xmm12 /* s15k_4 = and(s15k_o_4, modulus) */
-	psrld $1, %xmm9 /* w_half_4 = shr(w_4) */
-	paddd %xmm3, %xmm11 /* fb0_s_12 = add(s0k_4, s4k_4) */
-	movdqa %xmm11, %xmm1 /* fb0_s_12 */
-	pand %xmm7, %xmm1 /* fb0_m_12 = and(fb0_s_12, modulus) */
-	psrld $31, %xmm11 /* fb0_c_12 = shr(fb0_s_12) */
-	paddd %xmm11, %xmm1 /* fb0_12 = add(fb0_m_12, fb0_c_12) */
-	paddd %xmm0, %xmm13 /* fb0_s_13 = add(s10k_4, s13k_4) */
-	movdqa %xmm13, %xmm0 /* fb0_s_13 */
-	pand %xmm7, %xmm0 /* fb0_m_13 = and(fb0_s_13, modulus) */
-	psrld $31, %xmm13 /* fb0_c_13 = shr(fb0_s_13) */
-	paddd %xmm13, %xmm0 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
-	paddd %xmm9, %xmm12 /* fb0_s_14 = add(s15k_4, w_half_4) */
-	movdqa %xmm12, %xmm3 /* fb0_s_14 */
-	pand %xmm7, %xmm3 /* fb0_m_14 = and(fb0_s_14, modulus) */
-	psrld $31, %xmm12 /* fb0_c_14 = shr(fb0_s_14) */
-	paddd %xmm12, %xmm3 /* fb0_14 = add(fb0_m_14, fb0_c_14) */
-	paddd %xmm0, %xmm1 /* fb1_s_4 = add(fb0_12, fb0_13) */
-	movdqa %xmm1, %xmm0 /* fb1_s_4 */
-	pand %xmm7, %xmm0 /* fb1_m_4 = and(fb1_s_4, modulus) */
-	psrld $31, %xmm1 /* fb1_c_4 = shr(fb1_s_4) */
-	paddd %xmm1, %xmm0 /* fb1_4 = add(fb1_m_4, fb1_c_4) */
-	paddd %xmm3, %xmm0 /* fb2_s_4 = add(fb1_4, fb0_14) */
-	movdqa %xmm0, %xmm1 /* fb2_s_4 */
-	pand %xmm7, %xmm1 /* fb2_m_4 = and(fb2_s_4, modulus) */
-	psrld $31, %xmm0 /* fb2_c_4 = shr(fb2_s_4) */
-	paddd %xmm0, %xmm1 /* fb2_4 = add(fb2_m_4, fb2_c_4) */
-	paddd %xmm8, %xmm1 /* fb_s_4 = add(fb2_4, g0s4_1) */
-	movdqa %xmm1, %xmm0 /* fb_s_4 */
-	pand %xmm7, %xmm0 /* fb_m_4 = and(fb_s_4, modulus) */
-	psrld $31, %xmm1 /* fb_c_4 = shr(fb_s_4) */
-	paddd %xmm1, %xmm0 /* fb_4 = add(fb_m_4, fb_c_4) */
+	por %xmm6, %xmm2 /* s4k_o_4 = or(s4k_o_4_l, s4k_o_4_r) */
+	pand %xmm7, %xmm2 /* s4k_4 = and(s4k_o_4, modulus) */
+	movdqa 160(%rsp), %xmm6 /* reload g0s14_1.2 */
+	movdqa %xmm6, %xmm15 /* g0s14_1.2 */
+	pslld $21, %xmm15 /* s10k_o_4_l = shl(g0s14_1) */
+	movdqa 384(%rsp), %xmm6 /* reload dbl_14 */
+	movdqa %xmm0, 256(%rsp) /* spill dbl_24 */
+	movdqa %xmm6, %xmm0 /* dbl_14 */
+	psrld $11, %xmm0 /* s10k_o_4_r = shr(dbl_14) */
+	por %xmm0, %xmm15 /* s10k_o_4 = or(s10k_o_4_l, s10k_o_4_r) */
+	pand %xmm7, %xmm15 /* s10k_4 = and(s10k_o_4, modulus) */
+	movdqa 528(%rsp), %xmm0 /* reload fb_1 */
+	movdqa %xmm1, 560(%rsp) /* spill fb_2 */
+	movdqa %xmm0, %xmm1 /* fb_1 */
+	pslld $17, %xmm1 /* s13k_o_4_l = shl(fb_1) */
+	movdqa 512(%rsp), %xmm0 /* reload dbl_16 */
+	movdqa %xmm0, %xmm11 /* dbl_16 */
+	psrld $15, %xmm11 /* s13k_o_4_r = shr(dbl_16) */
+	por %xmm11, %xmm1 /* s13k_o_4 = or(s13k_o_4_l, s13k_o_4_r) */
+	pand %xmm7, %xmm1 /* s13k_4 = and(s13k_o_4, modulus) */
+	movdqa %xmm4, %xmm11 /* fb_3 */
+	pslld $15, %xmm11 /* s15k_o_4_l = shl(fb_3) */
+	movdqa %xmm3, %xmm0 /* dbl_32 */
+	psrld $17, %xmm0 /* s15k_o_4_r = shr(dbl_32) */
+	por %xmm0, %xmm11 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
+	pand %xmm7, %xmm11 /* s15k_4 = and(s15k_o_4, modulus) */
+	psrld $1, %xmm8 /* w_half_4 = shr(w_4) */
+	paddd %xmm2, %xmm13 /* fb0_s_12 = add(s0k_4, s4k_4) */
+	movdqa %xmm13, %xmm0 /* fb0_s_12 */
+	pand %xmm7, %xmm0 /* fb0_m_12 = and(fb0_s_12, modulus) */
+	psrld $31, %xmm13 /* fb0_c_12 = shr(fb0_s_12) */
+	paddd %xmm13, %xmm0 /* fb0_12 = add(fb0_m_12, fb0_c_12) */
+	paddd %xmm1, %xmm15 /* fb0_s_13 = add(s10k_4, s13k_4) */
+	movdqa %xmm15, %xmm1 /* fb0_s_13 */
+	pand %xmm7, %xmm1 /* fb0_m_13 = and(fb0_s_13, modulus) */
+	psrld $31, %xmm15 /* fb0_c_13 = shr(fb0_s_13) */
+	paddd %xmm15, %xmm1 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
+	paddd %xmm8, %xmm11 /* fb0_s_14 = add(s15k_4, w_half_4) */
+	movdqa %xmm11, %xmm2 /* fb0_s_14 */
+	pand %xmm7, %xmm2 /* fb0_m_14 = and(fb0_s_14, modulus) */
+	psrld $31, %xmm11 /* fb0_c_14 = shr(fb0_s_14) */
+	paddd %xmm11, %xmm2 /* fb0_14 = add(fb0_m_14, fb0_c_14) */
+	paddd %xmm1, %xmm0 /* fb1_s_4 = add(fb0_12, fb0_13) */
+	movdqa %xmm0, %xmm1 /* fb1_s_4 */
+	pand %xmm7, %xmm1 /* fb1_m_4 = and(fb1_s_4, modulus) */
+	psrld $31, %xmm0 /* fb1_c_4 = shr(fb1_s_4) */
+	paddd %xmm0, %xmm1 /* fb1_4 = add(fb1_m_4, fb1_c_4) */
+	paddd %xmm2, %xmm1 /* fb2_s_4 = add(fb1_4, fb0_14) */
+	movdqa %xmm1, %xmm0 /* fb2_s_4 */
+	pand %xmm7, %xmm0 /* fb2_m_4 = and(fb2_s_4, modulus) */
+	psrld $31, %xmm1 /* fb2_c_4 = shr(fb2_s_4) */
+	paddd %xmm1, %xmm0 /* fb2_4 = add(fb2_m_4, fb2_c_4) */
+	paddd %xmm9, %xmm0 /* fb_s_4 = add(fb2_4, g0s4_1) */
+	movdqa %xmm0, %xmm1 /* fb_s_4 */
+	pand %xmm7, %xmm1 /* fb_m_4 = and(fb_s_4, modulus) */
+	psrld $31, %xmm0 /* fb_c_4 = shr(fb_s_4) */
+	paddd %xmm0, %xmm1 /* fb_4 = add(fb_m_4, fb_c_4) */
 
 	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm0, %xmm1 /* fb_4 */
-	paddd %xmm0, %xmm1 /* dbl_40 = add(fb_4, fb_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
-	movdqa %xmm1, %xmm9 /* dbl_40 */
-	pand %xmm3, %xmm9 /* x0_5_b = and(dbl_40, high16) */
-	movdqa %xmm3, %xmm11 /* high16 */
-	pandn %xmm4, %xmm11 /* x0_5_a = andnot(high16, fb_3) */
-	por %xmm11, %xmm9 /* x0_5 = or(x0_5_b, x0_5_a) */
-	movdqa 496(%rsp), %xmm11 /* reload fb */
-	movdqa %xmm11, %xmm12 /* fb */
-	pslld $16, %xmm12 /* x1_5_l = shl(fb) */
+	movdqa %xmm1, %xmm0 /* fb_4 */
+	paddd %xmm1, %xmm0 /* dbl_40 = add(fb_4, fb_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm2 /* high16 = const() */
+	movdqa %xmm0, %xmm8 /* dbl_40 */
+	pand %xmm2, %xmm8 /* x0_5_b = and(dbl_40, high16) */
+	movdqa %xmm2, %xmm9 /* high16 */
+	pandn %xmm4, %xmm9 /* x0_5_a = andnot(high16, fb_3) */
+	por %xmm9, %xmm8 /* x0_5 = or(x0_5_b, x0_5_a) */
+	movdqa 448(%rsp), %xmm9 /* reload fb */
+	movdqa %xmm9, %xmm11 /* fb */
+	pslld $16, %xmm11 /* x1_5_l = shl(fb) */
 	movdqa %xmm6, %xmm13 /* dbl_14 */
 	psrld $16, %xmm13 /* x1_5_r = shr(dbl_14) */
-	por %xmm13, %xmm12 /* x1_5 = or(x1_5_l, x1_5_r) */
-	pxor %xmm10, %xmm9 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
-	paddd %xmm5, %xmm9 /* w_5 = add(x0r1_5, r2_4) */
-	paddd %xmm12, %xmm10 /* w1_5 = add(sb_out_x_4, x1_5) */
-	movdqa 368(%rsp), %xmm13 /* reload x1_1 */
-	pxor %xmm13, %xmm5 /* w2_5 = xor(r2_4, x1_1) */
+	por %xmm13, %xmm11 /* x1_5 = or(x1_5_l, x1_5_r) */
+	pxor %xmm10, %xmm8 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	paddd %xmm5, %xmm8 /* w_5 = add(x0r1_5, r2_4) */
+	paddd %xmm11, %xmm10 /* w1_5 = add(sb_out_x_4, x1_5) */
+	pxor 320(%rsp), %xmm5 /* w2_5 = xor(r2_4, x1_1) */
 	movdqa %xmm10, %xmm13 /* w1_5 */
 	pslld $16, %xmm13 /* l1in_5_l = shl(w1_5) */
-	movdqa %xmm5, %xmm8 /* w2_5 */
-	psrld $16, %xmm8 /* l1in_5_r = shr(w2_5) */
-	por %xmm8, %xmm13 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
-	movdqa %xmm13, %xmm8 /* l1in_5 */
-	pshufb %xmm15, %xmm8 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	movdqa %xmm5, %xmm15 /* w2_5 */
+	psrld $16, %xmm15 /* l1in_5_r = shr(w2_5) */
+	por %xmm15, %xmm13 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
+	movdqa %xmm13, %xmm15 /* l1in_5 */
+	pshufb %xmm12, %xmm15 /* ur24_5 = lookup16(l1in_5, rotl24) */
 	movdqa %xmm13, %xmm6 /* l1in_5 */
 	pshufb %xmm14, %xmm6 /* ur8_5 = lookup16(l1in_5, rotl8) */
-	movdqa %xmm12, 368(%rsp) /* spill x1_5 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm13, %xmm11 /* l1in_5 */
-	pshufb %xmm12, %xmm11 /* ur16_5 = lookup16(l1in_5, rotl16) */
-	movdqa %xmm13, %xmm3 /* l1in_5 */
-	pxor %xmm6, %xmm3 /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	pxor %xmm11, %xmm3 /* ug_5 = xor(ug_acc_5, ur16_5) */
-	movdqa %xmm3, %xmm6 /* ug_5 */
+	movdqa %xmm11, 320(%rsp) /* spill x1_5 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm13, %xmm9 /* l1in_5 */
+	pshufb %xmm11, %xmm9 /* ur16_5 = lookup16(l1in_5, rotl16) */
+	movdqa %xmm13, %xmm2 /* l1in_5 */
+	pxor %xmm6, %xmm2 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	pxor %xmm9, %xmm2 /* ug_5 = xor(ug_acc_5, ur16_5) */
+	movdqa %xmm2, %xmm6 /* ug_5 */
 	pslld $2, %xmm6 /* ur2_5_l = shl(ug_5) */
-	psrld $30, %xmm3 /* ur2_5_r = shr(ug_5) */
-	por %xmm3, %xmm6 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
-	pxor %xmm8, %xmm13 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	psrld $30, %xmm2 /* ur2_5_r = shr(ug_5) */
+	por %xmm2, %xmm6 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	pxor %xmm15, %xmm13 /* u_acc_5 = xor(l1in_5, ur24_5) */
 	pxor %xmm6, %xmm13 /* u_5 = xor(u_acc_5, ur2_5) */
 	pslld $16, %xmm5 /* l2in_5_l = shl(w2_5) */
 	psrld $16, %xmm10 /* l2in_5_r = shr(w1_5) */
 	por %xmm10, %xmm5 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
-	movdqa %xmm5, %xmm3 /* l2in_5 */
-	pshufb %xmm14, %xmm3 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	movdqa %xmm5, %xmm2 /* l2in_5 */
+	pshufb %xmm14, %xmm2 /* v8r8_5 = lookup16(l2in_5, rotl8) */
 	movdqa %xmm5, %xmm6 /* l2in_5 */
-	pshufb %xmm12, %xmm6 /* v8r16_5 = lookup16(l2in_5, rotl16) */
-	movdqa %xmm5, %xmm8 /* l2in_5 */
-	pshufb %xmm15, %xmm8 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	pshufb %xmm11, %xmm6 /* v8r16_5 = lookup16(l2in_5, rotl16) */
+	movdqa %xmm5, %xmm9 /* l2in_5 */
+	pshufb %xmm12, %xmm9 /* v8r24_5 = lookup16(l2in_5, rotl24) */
 	pxor %xmm6, %xmm5 /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
-	pxor %xmm8, %xmm5 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
-	movdqa %xmm5, %xmm8 /* v8g_5 */
-	pslld $6, %xmm8 /* v8r6_5_l = shl(v8g_5) */
+	pxor %xmm9, %xmm5 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	movdqa %xmm5, %xmm9 /* v8g_5 */
+	pslld $6, %xmm9 /* v8r6_5_l = shl(v8g_5) */
 	psrld $26, %xmm5 /* v8r6_5_r = shr(v8g_5) */
-	por %xmm5, %xmm8 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
-	pxor %xmm6, %xmm3 /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
-	pxor %xmm8, %xmm3 /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	movdqa %xmm3, %xmm5 /* v8_5 */
+	por %xmm5, %xmm9 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
+	pxor %xmm6, %xmm2 /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
+	pxor %xmm9, %xmm2 /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	movdqa %xmm2, %xmm5 /* v8_5 */
 	pxor %xmm13, %xmm5 /* sb_in_xy_5 = xor(v8_5, u_5) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm5 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
-	pxor %xmm5, %xmm3 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
+	pxor %xmm5, %xmm2 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
 	pxor %xmm5, %xmm13 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm8 /* sb_in_x_5 */
-	pand %xmm5, %xmm8 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_5 = shr(sb_in_x_5) */
-	pand %xmm5, %xmm3 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	movdqa %xmm2, %xmm9 /* sb_in_x_5 */
+	pand %xmm5, %xmm9 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	pand %xmm5, %xmm2 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm11 /* s0_p1 */
-	pshufb %xmm8, %xmm11 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	pxor %xmm3, %xmm11 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm10 /* s0_p2 */
-	pshufb %xmm11, %xmm10 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	pxor %xmm8, %xmm10 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
-	movdqa %xmm8, %xmm3 /* s0_p3_rot */
-	pshufb %xmm10, %xmm3 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	pxor %xmm11, %xmm3 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	movdqa %xmm10, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	pxor %xmm2, %xmm15 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm10 /* s0_p2 */
+	pshufb %xmm15, %xmm10 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm2 /* s0_p3_rot */
+	pshufb %xmm10, %xmm2 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	pxor %xmm15, %xmm2 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
 	movdqa %xmm13, %xmm10 /* sb_in_y_5 */
 	pand %xmm5, %xmm10 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_5_sh = shr(sb_in_y_5) */
 	pand %xmm5, %xmm13 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm8 /* tbl_lo */
-	pshufb %xmm10, %xmm8 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm11 /* tbl_hi */
-	pshufb %xmm13, %xmm11 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	pxor %xmm11, %xmm8 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm8 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm8 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm13 /* sb_s1_5_aes */
-	pand %xmm5, %xmm13 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
-	pand %xmm5, %xmm8 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm10 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm11 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	pxor %xmm11, %xmm10 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	movdqa %xmm10, %xmm8 /* sb_s1_5 */
-	pxor %xmm3, %xmm8 /* sb_out_xy_5 = xor(sb_s1_5, sb_s0_5) */
-	pand %xmm6, %xmm8 /* sb_out_d_5 = and(sb_out_xy_5, odd_bytes) */
-	pxor %xmm8, %xmm10 /* sb_out_x_5 = xor(sb_s1_5, sb_out_d_5) */
-	pxor %xmm8, %xmm3 /* sb_out_y_5 = xor(sb_s0_5, sb_out_d_5) */
-	pshufb %xmm15, %xmm3 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
-	movdqa 240(%rsp), %xmm8 /* reload g0s5_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s5_1.2 */
-	pslld $8, %xmm11 /* s0k_o_5_l = shl(g0s5_1) */
-	movdqa 224(%rsp), %xmm13 /* reload dbl_2 */
-	psrld $24, %xmm13 /* s0k_o_5_r = shr(dbl_2) */
-	por %xmm13, %xmm11 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
-	pand %xmm7, %xmm11 /* s0k_5 = and(s0k_o_5, modulus) */
-	movdqa 96(%rsp), %xmm13 /* reload g0s9_1.2 */
-	movdqa %xmm13, %xmm5 /* g0s9_1.2 */
+	movdqa %xmm10, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm9 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_5_aes */
+	pand %xmm5, %xmm15 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	pand %xmm5, %xmm9 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm10 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	movdqa %xmm10, %xmm9 /* sb_s1_5 */
+	pxor %xmm2, %xmm9 /* sb_out_xy_5 = xor(sb_s1_5, sb_s0_5) */
+	pand %xmm6, %xmm9 /* sb_out_d_5 = and(sb_out_xy_5, odd_bytes) */
+	pxor %xmm9, %xmm10 /* sb_out_x_5 = xor(sb_s1_5, sb_out_d_5) */
+	pxor %xmm9, %xmm2 /* sb_out_y_5 = xor(sb_s0_5, sb_out_d_5) */
+	pshufb %xmm12, %xmm2 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	movdqa 208(%rsp), %xmm9 /* reload g0s5_1.2 */
+	movdqa %xmm9, %xmm13 /* g0s5_1.2 */
+	pslld $8, %xmm13 /* s0k_o_5_l = shl(g0s5_1) */
+	movdqa 192(%rsp), %xmm15 /* reload dbl_2 */
+	psrld $24, %xmm15 /* s0k_o_5_r = shr(dbl_2) */
+	por %xmm15, %xmm13 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	pand %xmm7, %xmm13 /* s0k_5 = and(s0k_o_5, modulus) */
+	movdqa 96(%rsp), %xmm15 /* reload g0s9_1.2 */
+	movdqa %xmm15, %xmm5 /* g0s9_1.2 */
 	pslld $20, %xmm5 /* s4k_o_5_l = shl(g0s9_1) */
-	movdqa 112(%rsp), %xmm13 /* reload dbl_1 */
-	movdqa %xmm13, %xmm6 /* dbl_1 */
+	movdqa 112(%rsp), %xmm15 /* reload dbl_1 */
+	movdqa %xmm15, %xmm6 /* dbl_1 */
 	psrld $12, %xmm6 /* s4k_o_5_r = shr(dbl_1) */
 	por %xmm6, %xmm5 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
 	pand %xmm7, %xmm5 /* s4k_5 = and(s4k_o_5, modulus) */
-	movdqa 400(%rsp), %xmm6 /* reload g0s15_1.2 */
-	movdqa %xmm6, %xmm13 /* g0s15_1.2 */
-	pslld $21, %xmm13 /* s10k_o_5_l = shl(g0s15_1) */
-	movdqa 384(%rsp), %xmm6 /* reload dbl */
-	movdqa %xmm2, 224(%rsp) /* spill dbl_32 */
-	movdqa %xmm6, %xmm2 /* dbl */
-	psrld $11, %xmm2 /* s10k_o_5_r = shr(dbl) */
-	por %xmm2, %xmm13 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
-	pand %xmm7, %xmm13 /* s10k_5 = and(s10k_o_5, modulus) */
-	movdqa 608(%rsp), %xmm2 /* reload fb_2 */
-	movdqa %xmm4, 624(%rsp) /* spill fb_3 */
-	movdqa %xmm2, %xmm4 /* fb_2 */
+	movdqa 352(%rsp), %xmm6 /* reload g0s15_1.2 */
+	movdqa %xmm6, %xmm15 /* g0s15_1.2 */
+	pslld $21, %xmm15 /* s10k_o_5_l = shl(g0s15_1) */
+	movdqa 336(%rsp), %xmm6 /* reload dbl */
+	movdqa %xmm3, 192(%rsp) /* spill dbl_32 */
+	movdqa %xmm6, %xmm3 /* dbl */
+	psrld $11, %xmm3 /* s10k_o_5_r = shr(dbl) */
+	por %xmm3, %xmm15 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
+	pand %xmm7, %xmm15 /* s10k_5 = and(s10k_o_5, modulus) */
+	movdqa 560(%rsp), %xmm3 /* reload fb_2 */
+	movdqa %xmm4, 240(%rsp) /* spill fb_3 */
+	movdqa %xmm3, %xmm4 /* fb_2 */
 	pslld $17, %xmm4 /* s13k_o_5_l = shl(fb_2) */
-	movdqa 288(%rsp), %xmm2 /* reload dbl_24 */
-	movdqa %xmm2, %xmm12 /* dbl_24 */
-	psrld $15, %xmm12 /* s13k_o_5_r = shr(dbl_24) */
-	por %xmm12, %xmm4 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
+	movdqa 256(%rsp), %xmm3 /* reload dbl_24 */
+	movdqa %xmm3, %xmm11 /* dbl_24 */
+	psrld $15, %xmm11 /* s13k_o_5_r = shr(dbl_24) */
+	por %xmm11, %xmm4 /* s13k_o_5 = or(s13k_o_5_l, s13k_o_5_r) */
 	pand %xmm7, %xmm4 /* s13k_5 = and(s13k_o_5, modulus) */
-	movdqa %xmm0, %xmm12 /* fb_4 */
-	pslld $15, %xmm12 /* s15k_o_5_l = shl(fb_4) */
-	movdqa %xmm1, %xmm2 /* dbl_40 */
-	psrld $17, %xmm2 /* s15k_o_5_r = shr(dbl_40) */
-	por %xmm2, %xmm12 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
-	pand %xmm7, %xmm12 /* s15k_5 = and(s15k_o_5, modulus) */
-	psrld $1, %xmm9 /* w_half_5 = shr(w_5) */
-	paddd %xmm5, %xmm11 /* fb0_s_15 = add(s0k_5, s4k_5) */
-	movdqa %xmm11, %xmm2 /* fb0_s_15 */
-	pand %xmm7, %xmm2 /* fb0_m_15 = and(fb0_s_15, modulus) */
-	psrld $31, %xmm11 /* fb0_c_15 = shr(fb0_s_15) */
-	paddd %xmm11, %xmm2 /* fb0_15 = add(fb0_m_15, fb0_c_15) */
-	paddd %xmm4, %xmm13 /* fb0_s_16 = add(s10k_5, s13k_5) */
-	movdqa %xmm13, %xmm4 /* fb0_s_16 */
+	movdqa %xmm1, %xmm11 /* fb_4 */
+	pslld $15, %xmm11 /* s15k_o_5_l = shl(fb_4) */
+	movdqa %xmm0, %xmm3 /* dbl_40 */
+	psrld $17, %xmm3 /* s15k_o_5_r = shr(dbl_40) */
+	por %xmm3, %xmm11 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
+	pand %xmm7, %xmm11 /* s15k_5 = and(s15k_o_5, modulus) */
+	psrld $1, %xmm8 /* w_half_5 = shr(w_5) */
+	paddd %xmm5, %xmm13 /* fb0_s_15 = add(s0k_5, s4k_5) */
+	movdqa %xmm13, %xmm3 /* fb0_s_15 */
+	pand %xmm7, %xmm3 /* fb0_m_15 = and(fb0_s_15, modulus) */
+	psrld $31, %xmm13 /* fb0_c_15 = shr(fb0_s_15) */
+	paddd %xmm13, %xmm3 /* fb0_15 = add(fb0_m_15, fb0_c_15) */
+	paddd %xmm4, %xmm15 /* fb0_s_16 = add(s10k_5, s13k_5) */
+	movdqa %xmm15, %xmm4 /* fb0_s_16 */
 	pand %xmm7, %xmm4 /* fb0_m_16 = and(fb0_s_16, modulus) */
-	psrld $31, %xmm13 /* fb0_c_16 = shr(fb0_s_16) */
-	paddd %xmm13, %xmm4 /* fb0_16 = add(fb0_m_16, fb0_c_16) */
-	paddd %xmm9, %xmm12 /* fb0_s_17 = add(s15k_5, w_half_5) */
-	movdqa %xmm12, %xmm5 /* fb0_s_17 */
+	psrld $31, %xmm15 /* fb0_c_16 = shr(fb0_s_16) */
+	paddd %xmm15, %xmm4 /* fb0_16 = add(fb0_m_16, fb0_c_16) */
+	paddd %xmm8, %xmm11 /* fb0_s_17 = add(s15k_5, w_half_5) */
+	movdqa %xmm11, %xmm5 /* fb0_s_17 */
 	pand %xmm7, %xmm5 /* fb0_m_17 = and(fb0_s_17, modulus) */
-	psrld $31, %xmm12 /* fb0_c_17 = shr(fb0_s_17) */
-	paddd %xmm12, %xmm5 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
-	paddd %xmm4, %xmm2 /* fb1_s_5 = add(fb0_15, fb0_16) */
-	movdqa %xmm2, %xmm4 /* fb1_s_5 */
+	psrld $31, %xmm11 /* fb0_c_17 = shr(fb0_s_17) */
+	paddd %xmm11, %xmm5 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
+	paddd %xmm4, %xmm3 /* fb1_s_5 = add(fb0_15, fb0_16) */
+	movdqa %xmm3, %xmm4 /* fb1_s_5 */
 	pand %xmm7, %xmm4 /* fb1_m_5 = and(fb1_s_5, modulus) */
-	psrld $31, %xmm2 /* fb1_c_5 = shr(fb1_s_5) */
-	paddd %xmm2, %xmm4 /* fb1_5 = add(fb1_m_5, fb1_c_5) */
+	psrld $31, %xmm3 /* fb1_c_5 = shr(fb1_s_5) */
+	paddd %xmm3, %xmm4 /* fb1_5 = add(fb1_m_5, fb1_c_5) */
 	paddd %xmm5, %xmm4 /* fb2_s_5 = add(fb1_5, fb0_17) */
-	movdqa %xmm4, %xmm2 /* fb2_s_5 */
-	pand %xmm7, %xmm2 /* fb2_m_5 = and(fb2_s_5, modulus) */
+	movdqa %xmm4, %xmm3 /* fb2_s_5 */
+	pand %xmm7, %xmm3 /* fb2_m_5 = and(fb2_s_5, modulus) */
 	psrld $31, %xmm4 /* fb2_c_5 = shr(fb2_s_5) */
-	paddd %xmm4, %xmm2 /* fb2_5 = add(fb2_m_5, fb2_c_5) */
-	paddd %xmm8, %xmm2 /* fb_s_5 = add(fb2_5, g0s5_1) */
-	movdqa %xmm2, %xmm4 /* fb_s_5 */
+	paddd %xmm4, %xmm3 /* fb2_5 = add(fb2_m_5, fb2_c_5) */
+	paddd %xmm9, %xmm3 /* fb_s_5 = add(fb2_5, g0s5_1) */
+	movdqa %xmm3, %xmm4 /* fb_s_5 */
 	pand %xmm7, %xmm4 /* fb_m_5 = and(fb_s_5, modulus) */
-	psrld $31, %xmm2 /* fb_c_5 = shr(fb_s_5) */
-	paddd %xmm2, %xmm4 /* fb_5 = add(fb_m_5, fb_c_5) */
+	psrld $31, %xmm3 /* fb_c_5 = shr(fb_s_5) */
+	paddd %xmm3, %xmm4 /* fb_5 = add(fb_m_5, fb_c_5) */
 
 	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm4, %xmm2 /* fb_5 */
-	paddd %xmm4, %xmm2 /* dbl_48 = add(fb_5, fb_5) */
+	movdqa %xmm4, %xmm3 /* fb_5 */
+	paddd %xmm4, %xmm3 /* dbl_48 = add(fb_5, fb_5) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
-	movdqa %xmm2, %xmm9 /* dbl_48 */
-	pand %xmm5, %xmm9 /* x0_6_b = and(dbl_48, high16) */
-	movdqa %xmm5, %xmm11 /* high16 */
-	pandn %xmm0, %xmm11 /* x0_6_a = andnot(high16, fb_4) */
-	por %xmm11, %xmm9 /* x0_6 = or(x0_6_b, x0_6_a) */
-	movdqa 576(%rsp), %xmm11 /* reload fb_1 */
-	movdqa %xmm11, %xmm12 /* fb_1 */
-	pslld $16, %xmm12 /* x1_6_l = shl(fb_1) */
+	movdqa %xmm3, %xmm8 /* dbl_48 */
+	pand %xmm5, %xmm8 /* x0_6_b = and(dbl_48, high16) */
+	movdqa %xmm5, %xmm9 /* high16 */
+	pandn %xmm1, %xmm9 /* x0_6_a = andnot(high16, fb_4) */
+	por %xmm9, %xmm8 /* x0_6 = or(x0_6_b, x0_6_a) */
+	movdqa 528(%rsp), %xmm9 /* reload fb_1 */
+	movdqa %xmm9, %xmm11 /* fb_1 */
+	pslld $16, %xmm11 /* x1_6_l = shl(fb_1) */
 	movdqa %xmm6, %xmm13 /* dbl */
 	psrld $16, %xmm13 /* x1_6_r = shr(dbl) */
-	por %xmm13, %xmm12 /* x1_6 = or(x1_6_l, x1_6_r) */
-	pxor %xmm10, %xmm9 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
-	paddd %xmm3, %xmm9 /* w_6 = add(x0r1_6, r2_5) */
-	paddd %xmm12, %xmm10 /* w1_6 = add(sb_out_x_5, x1_6) */
-	movdqa 464(%rsp), %xmm13 /* reload x1_2 */
-	pxor %xmm13, %xmm3 /* w2_6 = xor(r2_5, x1_2) */
+	por %xmm13, %xmm11 /* x1_6 = or(x1_6_l, x1_6_r) */
+	pxor %xmm10, %xmm8 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	paddd %xmm2, %xmm8 /* w_6 = add(x0r1_6, r2_5) */
+	paddd %xmm11, %xmm10 /* w1_6 = add(sb_out_x_5, x1_6) */
+	pxor 416(%rsp), %xmm2 /* w2_6 = xor(r2_5, x1_2) */
 	movdqa %xmm10, %xmm13 /* w1_6 */
 	pslld $16, %xmm13 /* l1in_6_l = shl(w1_6) */
-	movdqa %xmm3, %xmm8 /* w2_6 */
-	psrld $16, %xmm8 /* l1in_6_r = shr(w2_6) */
-	por %xmm8, %xmm13 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
-	movdqa %xmm13, %xmm8 /* l1in_6 */
-	pshufb %xmm15, %xmm8 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	movdqa %xmm2, %xmm15 /* w2_6 */
+	psrld $16, %xmm15 /* l1in_6_r = shr(w2_6) */
+	por %xmm15, %xmm13 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
+	movdqa %xmm13, %xmm15 /* l1in_6 */
+	pshufb %xmm12, %xmm15 /* ur24_6 = lookup16(l1in_6, rotl24) */
 	movdqa %xmm13, %xmm6 /* l1in_6 */
 	pshufb %xmm14, %xmm6 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	movdqa %xmm12, 464(%rsp) /* spill x1_6 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm13, %xmm11 /* l1in_6 */
-	pshufb %xmm12, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
+	movdqa %xmm11, 416(%rsp) /* spill x1_6 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm13, %xmm9 /* l1in_6 */
+	pshufb %xmm11, %xmm9 /* ur16_6 = lookup16(l1in_6, rotl16) */
 	movdqa %xmm13, %xmm5 /* l1in_6 */
 	pxor %xmm6, %xmm5 /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	pxor %xmm11, %xmm5 /* ug_6 = xor(ug_acc_6, ur16_6) */
+	pxor %xmm9, %xmm5 /* ug_6 = xor(ug_acc_6, ur16_6) */
 	movdqa %xmm5, %xmm6 /* ug_6 */
 	pslld $2, %xmm6 /* ur2_6_l = shl(ug_6) */
 	psrld $30, %xmm5 /* ur2_6_r = shr(ug_6) */
 	por %xmm5, %xmm6 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
-	pxor %xmm8, %xmm13 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	pxor %xmm15, %xmm13 /* u_acc_6 = xor(l1in_6, ur24_6) */
 	pxor %xmm6, %xmm13 /* u_6 = xor(u_acc_6, ur2_6) */
-	pslld $16, %xmm3 /* l2in_6_l = shl(w2_6) */
+	pslld $16, %xmm2 /* l2in_6_l = shl(w2_6) */
 	psrld $16, %xmm10 /* l2in_6_r = shr(w1_6) */
-	por %xmm10, %xmm3 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
-	movdqa %xmm3, %xmm5 /* l2in_6 */
+	por %xmm10, %xmm2 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
+	movdqa %xmm2, %xmm5 /* l2in_6 */
 	pshufb %xmm14, %xmm5 /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	movdqa %xmm3, %xmm6 /* l2in_6 */
-	pshufb %xmm12, %xmm6 /* v8r16_6 = lookup16(l2in_6, rotl16) */
-	movdqa %xmm3, %xmm8 /* l2in_6 */
-	pshufb %xmm15, %xmm8 /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	pxor %xmm6, %xmm3 /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
-	pxor %xmm8, %xmm3 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
-	movdqa %xmm3, %xmm8 /* v8g_6 */
-	pslld $6, %xmm8 /* v8r6_6_l = shl(v8g_6) */
-	psrld $26, %xmm3 /* v8r6_6_r = shr(v8g_6) */
-	por %xmm3, %xmm8 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
+	movdqa %xmm2, %xmm6 /* l2in_6 */
+	pshufb %xmm11, %xmm6 /* v8r16_6 = lookup16(l2in_6, rotl16) */
+	movdqa %xmm2, %xmm9 /* l2in_6 */
+	pshufb %xmm12, %xmm9 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	pxor %xmm6, %xmm2 /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
+	pxor %xmm9, %xmm2 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	movdqa %xmm2, %xmm9 /* v8g_6 */
+	pslld $6, %xmm9 /* v8r6_6_l = shl(v8g_6) */
+	psrld $26, %xmm2 /* v8r6_6_r = shr(v8g_6) */
+	por %xmm2, %xmm9 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
 	pxor %xmm6, %xmm5 /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
-	pxor %xmm8, %xmm5 /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	movdqa %xmm5, %xmm3 /* v8_6 */
-	pxor %xmm13, %xmm3 /* sb_in_xy_6 = xor(v8_6, u_6) */
+	pxor %xmm9, %xmm5 /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	movdqa %xmm5, %xmm2 /* v8_6 */
+	pxor %xmm13, %xmm2 /* sb_in_xy_6 = xor(v8_6, u_6) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
-	pand %xmm6, %xmm3 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
-	pxor %xmm3, %xmm5 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
-	pxor %xmm3, %xmm13 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm8 /* sb_in_x_6 */
-	pand %xmm3, %xmm8 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	pand %xmm6, %xmm2 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
+	pxor %xmm2, %xmm5 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
+	pxor %xmm2, %xmm13 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm9 /* sb_in_x_6 */
+	pand %xmm2, %xmm9 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_6 = shr(sb_in_x_6) */
-	pand %xmm3, %xmm5 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	pand %xmm2, %xmm5 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm11 /* s0_p1 */
-	pshufb %xmm8, %xmm11 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	pxor %xmm5, %xmm11 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	movdqa %xmm10, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
-	pshufb %xmm11, %xmm10 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	pxor %xmm8, %xmm10 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
-	movdqa %xmm8, %xmm5 /* s0_p3_rot */
+	pshufb %xmm15, %xmm10 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	pxor %xmm11, %xmm5 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	pxor %xmm15, %xmm5 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
 	movdqa %xmm13, %xmm10 /* sb_in_y_6 */
-	pand %xmm3, %xmm10 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	pand %xmm2, %xmm10 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_6_sh = shr(sb_in_y_6) */
-	pand %xmm3, %xmm13 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm8 /* tbl_lo */
-	pshufb %xmm10, %xmm8 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	pand %xmm2, %xmm13 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm11 /* tbl_hi */
-	pshufb %xmm13, %xmm11 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	pxor %xmm11, %xmm8 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm8 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm8 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm13 /* sb_s1_6_aes */
-	pand %xmm3, %xmm13 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
-	pand %xmm3, %xmm8 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm10 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm11 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	pxor %xmm11, %xmm10 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	movdqa %xmm10, %xmm8 /* sb_s1_6 */
-	pxor %xmm5, %xmm8 /* sb_out_xy_6 = xor(sb_s1_6, sb_s0_6) */
-	pand %xmm6, %xmm8 /* sb_out_d_6 = and(sb_out_xy_6, odd_bytes) */
-	pxor %xmm8, %xmm10 /* sb_out_x_6 = xor(sb_s1_6, sb_out_d_6) */
-	pxor %xmm8, %xmm5 /* sb_out_y_6 = xor(sb_s0_6, sb_out_d_6) */
-	pshufb %xmm15, %xmm5 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
-	movdqa 64(%rsp), %xmm8 /* reload g0s6_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s6_1.2 */
-	pslld $8, %xmm11 /* s0k_o_6_l = shl(g0s6_1) */
-	movdqa 416(%rsp), %xmm13 /* reload dbl_10 */
-	psrld $24, %xmm13 /* s0k_o_6_r = shr(dbl_10) */
-	por %xmm13, %xmm11 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
-	pand %xmm7, %xmm11 /* s0k_6 = and(s0k_o_6, modulus) */
-	movdqa 304(%rsp), %xmm13 /* reload g0s10_1.2 */
-	movdqa %xmm13, %xmm3 /* g0s10_1.2 */
-	pslld $20, %xmm3 /* s4k_o_6_l = shl(g0s10_1) */
-	movdqa 352(%rsp), %xmm13 /* reload dbl_5 */
-	movdqa %xmm13, %xmm6 /* dbl_5 */
+	movdqa %xmm10, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm9 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_6_aes */
+	pand %xmm2, %xmm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	pand %xmm2, %xmm9 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm10 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	movdqa %xmm10, %xmm9 /* sb_s1_6 */
+	pxor %xmm5, %xmm9 /* sb_out_xy_6 = xor(sb_s1_6, sb_s0_6) */
+	pand %xmm6, %xmm9 /* sb_out_d_6 = and(sb_out_xy_6, odd_bytes) */
+	pxor %xmm9, %xmm10 /* sb_out_x_6 = xor(sb_s1_6, sb_out_d_6) */
+	pxor %xmm9, %xmm5 /* sb_out_y_6 = xor(sb_s0_6, sb_out_d_6) */
+	pshufb %xmm12, %xmm5 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	movdqa 0(%rsp), %xmm9 /* reload g0s6_1.2 */
+	movdqa %xmm9, %xmm13 /* g0s6_1.2 */
+	pslld $8, %xmm13 /* s0k_o_6_l = shl(g0s6_1) */
+	movdqa 368(%rsp), %xmm15 /* reload dbl_10 */
+	psrld $24, %xmm15 /* s0k_o_6_r = shr(dbl_10) */
+	por %xmm15, %xmm13 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
+	pand %xmm7, %xmm13 /* s0k_6 = and(s0k_o_6, modulus) */
+	movdqa 272(%rsp), %xmm15 /* reload g0s10_1.2 */
+	movdqa %xmm15, %xmm2 /* g0s10_1.2 */
+	pslld $20, %xmm2 /* s4k_o_6_l = shl(g0s10_1) */
+	movdqa 224(%rsp), %xmm15 /* reload dbl_5 */
+	movdqa %xmm15, %xmm6 /* dbl_5 */
 	psrld $12, %xmm6 /* s4k_o_6_r = shr(dbl_5) */
-	por %xmm6, %xmm3 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
-	pand %xmm7, %xmm3 /* s4k_6 = and(s4k_o_6, modulus) */
-	movdqa 496(%rsp), %xmm6 /* reload fb */
-	movdqa %xmm6, %xmm13 /* fb */
-	pslld $21, %xmm13 /* s10k_o_6_l = shl(fb) */
-	movdqa 480(%rsp), %xmm6 /* reload dbl_8 */
-	movdqa %xmm1, 416(%rsp) /* spill dbl_40 */
-	movdqa %xmm6, %xmm1 /* dbl_8 */
-	psrld $11, %xmm1 /* s10k_o_6_r = shr(dbl_8) */
-	por %xmm1, %xmm13 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
-	pand %xmm7, %xmm13 /* s10k_6 = and(s10k_o_6, modulus) */
-	movdqa 624(%rsp), %xmm1 /* reload fb_3 */
-	movdqa %xmm0, 640(%rsp) /* spill fb_4 */
-	movdqa %xmm1, %xmm0 /* fb_3 */
-	pslld $17, %xmm0 /* s13k_o_6_l = shl(fb_3) */
-	movdqa 224(%rsp), %xmm1 /* reload dbl_32 */
-	movdqa %xmm1, %xmm12 /* dbl_32 */
-	psrld $15, %xmm12 /* s13k_o_6_r = shr(dbl_32) */
-	por %xmm12, %xmm0 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
-	pand %xmm7, %xmm0 /* s13k_6 = and(s13k_o_6, modulus) */
-	movdqa %xmm4, %xmm12 /* fb_5 */
-	pslld $15, %xmm12 /* s15k_o_6_l = shl(fb_5) */
-	movdqa %xmm2, %xmm1 /* dbl_48 */
-	psrld $17, %xmm1 /* s15k_o_6_r = shr(dbl_48) */
-	por %xmm1, %xmm12 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
-	pand %xmm7, %xmm12 /* s15k_6 = and(s15k_o_6, modulus) */
-	psrld $1, %xmm9 /* w_half_6 = shr(w_6) */
-	paddd %xmm3, %xmm11 /* fb0_s_18 = add(s0k_6, s4k_6) */
-	movdqa %xmm11, %xmm1 /* fb0_s_18 */
-	pand %xmm7, %xmm1 /* fb0_m_18 = and(fb0_s_18, modulus) */
-	psrld $31, %xmm11 /* fb0_c_18 = shr(fb0_s_18) */
-	paddd %xmm11, %xmm1 /* fb0_18 = add(fb0_m_18, fb0_c_18) */
-	paddd %xmm0, %xmm13 /* fb0_s_19 = add(s10k_6, s13k_6) */
-	movdqa %xmm13, %xmm0 /* fb0_s_19 */
-	pand %xmm7, %xmm0 /* fb0_m_19 = and(fb0_s_19, modulus) */
-	psrld $31, %xmm13 /* fb0_c_19 = shr(fb0_s_19) */
-	paddd %xmm13, %xmm0 /* fb0_19 = add(fb0_m_19, fb0_c_19) */
-	paddd %xmm9, %xmm12 /* fb0_s_20 = add(s15k_6, w_half_6) */
-	movdqa %xmm12, %xmm3 /* fb0_s_20 */
-	pand %xmm7, %xmm3 /* fb0_m_20 = and(fb0_s_20, modulus) */
-	psrld $31, %xmm12 /* fb0_c_20 = shr(fb0_s_20) */
-	paddd %xmm12, %xmm3 /* fb0_20 = add(fb0_m_20, fb0_c_20) */
-	paddd %xmm0, %xmm1 /* fb1_s_6 = add(fb0_18, fb0_19) */
-	movdqa %xmm1, %xmm0 /* fb1_s_6 */
-	pand %xmm7, %xmm0 /* fb1_m_6 = and(fb1_s_6, modulus) */
-	psrld $31, %xmm1 /* fb1_c_6 = shr(fb1_s_6) */
-	paddd %xmm1, %xmm0 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
-	paddd %xmm3, %xmm0 /* fb2_s_6 = add(fb1_6, fb0_20) */
-	movdqa %xmm0, %xmm1 /* fb2_s_6 */
-	pand %xmm7, %xmm1 /* fb2_m_6 = and(fb2_s_6, modulus) */
-	psrld $31, %xmm0 /* fb2_c_6 = shr(fb2_s_6) */
-	paddd %xmm0, %xmm1 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
-	paddd %xmm8, %xmm1 /* fb_s_6 = add(fb2_6, g0s6_1) */
-	movdqa %xmm1, %xmm0 /* fb_s_6 */
-	pand %xmm7, %xmm0 /* fb_m_6 = and(fb_s_6, modulus) */
-	psrld $31, %xmm1 /* fb_c_6 = shr(fb_s_6) */
-	paddd %xmm1, %xmm0 /* fb_6 = add(fb_m_6, fb_c_6) */
+	por %xmm6, %xmm2 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	pand %xmm7, %xmm2 /* s4k_6 = and(s4k_o_6, modulus) */
+	movdqa 448(%rsp), %xmm6 /* reload fb */
+	movdqa %xmm6, %xmm15 /* fb */
+	pslld $21, %xmm15 /* s10k_o_6_l = shl(fb) */
+	movdqa 432(%rsp), %xmm6 /* reload dbl_8 */
+	movdqa %xmm0, 368(%rsp) /* spill dbl_40 */
+	movdqa %xmm6, %xmm0 /* dbl_8 */
+	psrld $11, %xmm0 /* s10k_o_6_r = shr(dbl_8) */
+	por %xmm0, %xmm15 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
+	pand %xmm7, %xmm15 /* s10k_6 = and(s10k_o_6, modulus) */
+	movdqa 240(%rsp), %xmm0 /* reload fb_3 */
+	movdqa %xmm1, 208(%rsp) /* spill fb_4 */
+	movdqa %xmm0, %xmm1 /* fb_3 */
+	pslld $17, %xmm1 /* s13k_o_6_l = shl(fb_3) */
+	movdqa 192(%rsp), %xmm0 /* reload dbl_32 */
+	movdqa %xmm0, %xmm11 /* dbl_32 */
+	psrld $15, %xmm11 /* s13k_o_6_r = shr(dbl_32) */
+	por %xmm11, %xmm1 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	pand %xmm7, %xmm1 /* s13k_6 = and(s13k_o_6, modulus) */
+	movdqa %xmm4, %xmm11 /* fb_5 */
+	pslld $15, %xmm11 /* s15k_o_6_l = shl(fb_5) */
+	movdqa %xmm3, %xmm0 /* dbl_48 */
+	psrld $17, %xmm0 /* s15k_o_6_r = shr(dbl_48) */
+	por %xmm0, %xmm11 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	pand %xmm7, %xmm11 /* s15k_6 = and(s15k_o_6, modulus) */
+	psrld $1, %xmm8 /* w_half_6 = shr(w_6) */
+	paddd %xmm2, %xmm13 /* fb0_s_18 = add(s0k_6, s4k_6) */
+	movdqa %xmm13, %xmm0 /* fb0_s_18 */
+	pand %xmm7, %xmm0 /* fb0_m_18 = and(fb0_s_18, modulus) */
+	psrld $31, %xmm13 /* fb0_c_18 = shr(fb0_s_18) */
+	paddd %xmm13, %xmm0 /* fb0_18 = add(fb0_m_18, fb0_c_18) */
+	paddd %xmm1, %xmm15 /* fb0_s_19 = add(s10k_6, s13k_6) */
+	movdqa %xmm15, %xmm1 /* fb0_s_19 */
+	pand %xmm7, %xmm1 /* fb0_m_19 = and(fb0_s_19, modulus) */
+	psrld $31, %xmm15 /* fb0_c_19 = shr(fb0_s_19) */
+	paddd %xmm15, %xmm1 /* fb0_19 = add(fb0_m_19, fb0_c_19) */
+	paddd %xmm8, %xmm11 /* fb0_s_20 = add(s15k_6, w_half_6) */
+	movdqa %xmm11, %xmm2 /* fb0_s_20 */
+	pand %xmm7, %xmm2 /* fb0_m_20 = and(fb0_s_20, modulus) */
+	psrld $31, %xmm11 /* fb0_c_20 = shr(fb0_s_20) */
+	paddd %xmm11, %xmm2 /* fb0_20 = add(fb0_m_20, fb0_c_20) */
+	paddd %xmm1, %xmm0 /* fb1_s_6 = add(fb0_18, fb0_19) */
+	movdqa %xmm0, %xmm1 /* fb1_s_6 */
+	pand %xmm7, %xmm1 /* fb1_m_6 = and(fb1_s_6, modulus) */
+	psrld $31, %xmm0 /* fb1_c_6 = shr(fb1_s_6) */
+	paddd %xmm0, %xmm1 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
+	paddd %xmm2, %xmm1 /* fb2_s_6 = add(fb1_6, fb0_20) */
+	movdqa %xmm1, %xmm0 /* fb2_s_6 */
+	pand %xmm7, %xmm0 /* fb2_m_6 = and(fb2_s_6, modulus) */
+	psrld $31, %xmm1 /* fb2_c_6 = shr(fb2_s_6) */
+	paddd %xmm1, %xmm0 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
+	paddd %xmm9, %xmm0 /* fb_s_6 = add(fb2_6, g0s6_1) */
+	movdqa %xmm0, %xmm1 /* fb_s_6 */
+	pand %xmm7, %xmm1 /* fb_m_6 = and(fb_s_6, modulus) */
+	psrld $31, %xmm0 /* fb_c_6 = shr(fb_s_6) */
+	paddd %xmm0, %xmm1 /* fb_6 = add(fb_m_6, fb_c_6) */
 
 	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm0, %xmm1 /* fb_6 */
-	paddd %xmm0, %xmm1 /* dbl_56 = add(fb_6, fb_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
-	movdqa %xmm1, %xmm9 /* dbl_56 */
-	pand %xmm3, %xmm9 /* x0_7_b = and(dbl_56, high16) */
-	movdqa %xmm3, %xmm11 /* high16 */
-	pandn %xmm4, %xmm11 /* x0_7_a = andnot(high16, fb_5) */
-	por %xmm11, %xmm9 /* x0_7 = or(x0_7_b, x0_7_a) */
-	movdqa 608(%rsp), %xmm11 /* reload fb_2 */
-	movdqa %xmm11, %xmm12 /* fb_2 */
-	pslld $16, %xmm12 /* x1_7_l = shl(fb_2) */
+	movdqa %xmm1, %xmm0 /* fb_6 */
+	paddd %xmm1, %xmm0 /* dbl_56 = add(fb_6, fb_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm2 /* high16 = const() */
+	movdqa %xmm0, %xmm8 /* dbl_56 */
+	pand %xmm2, %xmm8 /* x0_7_b = and(dbl_56, high16) */
+	movdqa %xmm2, %xmm9 /* high16 */
+	pandn %xmm4, %xmm9 /* x0_7_a = andnot(high16, fb_5) */
+	por %xmm9, %xmm8 /* x0_7 = or(x0_7_b, x0_7_a) */
+	movdqa 560(%rsp), %xmm9 /* reload fb_2 */
+	movdqa %xmm9, %xmm11 /* fb_2 */
+	pslld $16, %xmm11 /* x1_7_l = shl(fb_2) */
 	movdqa %xmm6, %xmm13 /* dbl_8 */
 	psrld $16, %xmm13 /* x1_7_r = shr(dbl_8) */
-	por %xmm13, %xmm12 /* x1_7 = or(x1_7_l, x1_7_r) */
-	pxor %xmm10, %xmm9 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
-	paddd %xmm5, %xmm9 /* w_7 = add(x0r1_7, r2_6) */
-	paddd %xmm12, %xmm10 /* w1_7 = add(sb_out_x_6, x1_7) */
-	movdqa 544(%rsp), %xmm13 /* reload x1_3 */
-	pxor %xmm13, %xmm5 /* w2_7 = xor(r2_6, x1_3) */
+	por %xmm13, %xmm11 /* x1_7 = or(x1_7_l, x1_7_r) */
+	pxor %xmm10, %xmm8 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	paddd %xmm5, %xmm8 /* w_7 = add(x0r1_7, r2_6) */
+	paddd %xmm11, %xmm10 /* w1_7 = add(sb_out_x_6, x1_7) */
+	pxor 496(%rsp), %xmm5 /* w2_7 = xor(r2_6, x1_3) */
 	movdqa %xmm10, %xmm13 /* w1_7 */
 	pslld $16, %xmm13 /* l1in_7_l = shl(w1_7) */
-	movdqa %xmm5, %xmm8 /* w2_7 */
-	psrld $16, %xmm8 /* l1in_7_r = shr(w2_7) */
-	por %xmm8, %xmm13 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
-	movdqa %xmm13, %xmm8 /* l1in_7 */
-	pshufb %xmm15, %xmm8 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	movdqa %xmm5, %xmm15 /* w2_7 */
+	psrld $16, %xmm15 /* l1in_7_r = shr(w2_7) */
+	por %xmm15, %xmm13 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
+	movdqa %xmm13, %xmm15 /* l1in_7 */
+	pshufb %xmm12, %xmm15 /* ur24_7 = lookup16(l1in_7, rotl24) */
 	movdqa %xmm13, %xmm6 /* l1in_7 */
 	pshufb %xmm14, %xmm6 /* ur8_7 = lookup16(l1in_7, rotl8) */
-	movdqa %xmm12, 544(%rsp) /* spill x1_7 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm13, %xmm11 /* l1in_7 */
-	pshufb %xmm12, %xmm11 /* ur16_7 = lookup16(l1in_7, rotl16) */
-	movdqa %xmm13, %xmm3 /* l1in_7 */
-	pxor %xmm6, %xmm3 /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	pxor %xmm11, %xmm3 /* ug_7 = xor(ug_acc_7, ur16_7) */
-	movdqa %xmm3, %xmm6 /* ug_7 */
+	movdqa %xmm11, 496(%rsp) /* spill x1_7 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm13, %xmm9 /* l1in_7 */
+	pshufb %xmm11, %xmm9 /* ur16_7 = lookup16(l1in_7, rotl16) */
+	movdqa %xmm13, %xmm2 /* l1in_7 */
+	pxor %xmm6, %xmm2 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	pxor %xmm9, %xmm2 /* ug_7 = xor(ug_acc_7, ur16_7) */
+	movdqa %xmm2, %xmm6 /* ug_7 */
 	pslld $2, %xmm6 /* ur2_7_l = shl(ug_7) */
-	psrld $30, %xmm3 /* ur2_7_r = shr(ug_7) */
-	por %xmm3, %xmm6 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
-	pxor %xmm8, %xmm13 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	psrld $30, %xmm2 /* ur2_7_r = shr(ug_7) */
+	por %xmm2, %xmm6 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	pxor %xmm15, %xmm13 /* u_acc_7 = xor(l1in_7, ur24_7) */
 	pxor %xmm6, %xmm13 /* u_7 = xor(u_acc_7, ur2_7) */
 	pslld $16, %xmm5 /* l2in_7_l = shl(w2_7) */
 	psrld $16, %xmm10 /* l2in_7_r = shr(w1_7) */
 	por %xmm10, %xmm5 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
-	movdqa %xmm5, %xmm3 /* l2in_7 */
-	pshufb %xmm14, %xmm3 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	movdqa %xmm5, %xmm2 /* l2in_7 */
+	pshufb %xmm14, %xmm2 /* v8r8_7 = lookup16(l2in_7, rotl8) */
 	movdqa %xmm5, %xmm6 /* l2in_7 */
-	pshufb %xmm12, %xmm6 /* v8r16_7 = lookup16(l2in_7, rotl16) */
-	movdqa %xmm5, %xmm8 /* l2in_7 */
-	pshufb %xmm15, %xmm8 /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	pshufb %xmm11, %xmm6 /* v8r16_7 = lookup16(l2in_7, rotl16) */
+	movdqa %xmm5, %xmm9 /* l2in_7 */
+	pshufb %xmm12, %xmm9 /* v8r24_7 = lookup16(l2in_7, rotl24) */
 	pxor %xmm6, %xmm5 /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
-	pxor %xmm8, %xmm5 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	movdqa %xmm5, %xmm8 /* v8g_7 */
-	pslld $6, %xmm8 /* v8r6_7_l = shl(v8g_7) */
+	pxor %xmm9, %xmm5 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	movdqa %xmm5, %xmm9 /* v8g_7 */
+	pslld $6, %xmm9 /* v8r6_7_l = shl(v8g_7) */
 	psrld $26, %xmm5 /* v8r6_7_r = shr(v8g_7) */
-	por %xmm5, %xmm8 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
-	pxor %xmm6, %xmm3 /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
-	pxor %xmm8, %xmm3 /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	movdqa %xmm3, %xmm5 /* v8_7 */
+	por %xmm5, %xmm9 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
+	pxor %xmm6, %xmm2 /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	pxor %xmm9, %xmm2 /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	movdqa %xmm2, %xmm5 /* v8_7 */
 	pxor %xmm13, %xmm5 /* sb_in_xy_7 = xor(v8_7, u_7) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm5 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
-	pxor %xmm5, %xmm3 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
+	pxor %xmm5, %xmm2 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
 	pxor %xmm5, %xmm13 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm8 /* sb_in_x_7 */
-	pand %xmm5, %xmm8 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_7 = shr(sb_in_x_7) */
-	pand %xmm5, %xmm3 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	movdqa %xmm2, %xmm9 /* sb_in_x_7 */
+	pand %xmm5, %xmm9 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	pand %xmm5, %xmm2 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm11 /* s0_p1 */
-	pshufb %xmm8, %xmm11 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	pxor %xmm3, %xmm11 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm10 /* s0_p2 */
-	pshufb %xmm11, %xmm10 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
-	pxor %xmm8, %xmm10 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
-	movdqa %xmm8, %xmm3 /* s0_p3_rot */
-	pshufb %xmm10, %xmm3 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	pxor %xmm11, %xmm3 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	movdqa %xmm10, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	pxor %xmm2, %xmm15 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm10 /* s0_p2 */
+	pshufb %xmm15, %xmm10 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm2 /* s0_p3_rot */
+	pshufb %xmm10, %xmm2 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	pxor %xmm15, %xmm2 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
 	movdqa %xmm13, %xmm10 /* sb_in_y_7 */
 	pand %xmm5, %xmm10 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_7_sh = shr(sb_in_y_7) */
 	pand %xmm5, %xmm13 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm8 /* tbl_lo */
-	pshufb %xmm10, %xmm8 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm11 /* tbl_hi */
-	pshufb %xmm13, %xmm11 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
-	pxor %xmm11, %xmm8 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm8 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm8 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm13 /* sb_s1_7_aes */
-	pand %xmm5, %xmm13 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
-	pand %xmm5, %xmm8 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm10 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm11 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
-	pxor %xmm11, %xmm10 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
-	movdqa %xmm10, %xmm8 /* sb_s1_7 */
-	pxor %xmm3, %xmm8 /* sb_out_xy_7 = xor(sb_s1_7, sb_s0_7) */
-	pand %xmm6, %xmm8 /* sb_out_d_7 = and(sb_out_xy_7, odd_bytes) */
-	pxor %xmm8, %xmm10 /* sb_out_x_7 = xor(sb_s1_7, sb_out_d_7) */
-	pxor %xmm8, %xmm3 /* sb_out_y_7 = xor(sb_s0_7, sb_out_d_7) */
-	pshufb %xmm15, %xmm3 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
-	movdqa 128(%rsp), %xmm8 /* reload g0s7_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s7_1.2 */
-	pslld $8, %xmm11 /* s0k_o_7_l = shl(g0s7_1) */
-	movdqa 512(%rsp), %xmm13 /* reload dbl_18 */
-	psrld $24, %xmm13 /* s0k_o_7_r = shr(dbl_18) */
-	por %xmm13, %xmm11 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
-	pand %xmm7, %xmm11 /* s0k_7 = and(s0k_o_7, modulus) */
-	movdqa 208(%rsp), %xmm13 /* reload g0s11_1.2 */
-	movdqa %xmm13, %xmm5 /* g0s11_1.2 */
+	movdqa %xmm10, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm9 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_7_aes */
+	pand %xmm5, %xmm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
+	pand %xmm5, %xmm9 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm10 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
+	movdqa %xmm10, %xmm9 /* sb_s1_7 */
+	pxor %xmm2, %xmm9 /* sb_out_xy_7 = xor(sb_s1_7, sb_s0_7) */
+	pand %xmm6, %xmm9 /* sb_out_d_7 = and(sb_out_xy_7, odd_bytes) */
+	pxor %xmm9, %xmm10 /* sb_out_x_7 = xor(sb_s1_7, sb_out_d_7) */
+	pxor %xmm9, %xmm2 /* sb_out_y_7 = xor(sb_s0_7, sb_out_d_7) */
+	pshufb %xmm12, %xmm2 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	movdqa 128(%rsp), %xmm9 /* reload g0s7_1.2 */
+	movdqa %xmm9, %xmm13 /* g0s7_1.2 */
+	pslld $8, %xmm13 /* s0k_o_7_l = shl(g0s7_1) */
+	movdqa 464(%rsp), %xmm15 /* reload dbl_18 */
+	psrld $24, %xmm15 /* s0k_o_7_r = shr(dbl_18) */
+	por %xmm15, %xmm13 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
+	pand %xmm7, %xmm13 /* s0k_7 = and(s0k_o_7, modulus) */
+	movdqa 176(%rsp), %xmm15 /* reload g0s11_1.2 */
+	movdqa %xmm15, %xmm5 /* g0s11_1.2 */
 	pslld $20, %xmm5 /* s4k_o_7_l = shl(g0s11_1) */
-	movdqa 448(%rsp), %xmm13 /* reload dbl_13 */
-	movdqa %xmm13, %xmm6 /* dbl_13 */
+	movdqa 400(%rsp), %xmm15 /* reload dbl_13 */
+	movdqa %xmm15, %xmm6 /* dbl_13 */
 	psrld $12, %xmm6 /* s4k_o_7_r = shr(dbl_13) */
 	por %xmm6, %xmm5 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
 	pand %xmm7, %xmm5 /* s4k_7 = and(s4k_o_7, modulus) */
-	movdqa 576(%rsp), %xmm6 /* reload fb_1 */
-	movdqa %xmm6, %xmm13 /* fb_1 */
-	pslld $21, %xmm13 /* s10k_o_7_l = shl(fb_1) */
-	movdqa 560(%rsp), %xmm6 /* reload dbl_16 */
-	movdqa %xmm2, 512(%rsp) /* spill dbl_48 */
-	movdqa %xmm6, %xmm2 /* dbl_16 */
-	psrld $11, %xmm2 /* s10k_o_7_r = shr(dbl_16) */
-	por %xmm2, %xmm13 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
-	pand %xmm7, %xmm13 /* s10k_7 = and(s10k_o_7, modulus) */
-	movdqa 640(%rsp), %xmm2 /* reload fb_4 */
-	movdqa %xmm4, 656(%rsp) /* spill fb_5 */
-	movdqa %xmm2, %xmm4 /* fb_4 */
+	movdqa 528(%rsp), %xmm6 /* reload fb_1 */
+	movdqa %xmm6, %xmm15 /* fb_1 */
+	pslld $21, %xmm15 /* s10k_o_7_l = shl(fb_1) */
+	movdqa 512(%rsp), %xmm6 /* reload dbl_16 */
+	movdqa %xmm3, 464(%rsp) /* spill dbl_48 */
+	movdqa %xmm6, %xmm3 /* dbl_16 */
+	psrld $11, %xmm3 /* s10k_o_7_r = shr(dbl_16) */
+	por %xmm3, %xmm15 /* s10k_o_7 = or(s10k_o_7_l, s10k_o_7_r) */
+	pand %xmm7, %xmm15 /* s10k_7 = and(s10k_o_7, modulus) */
+	movdqa 208(%rsp), %xmm3 /* reload fb_4 */
+	movdqa %xmm4, 576(%rsp) /* spill fb_5 */
+	movdqa %xmm3, %xmm4 /* fb_4 */
 	pslld $17, %xmm4 /* s13k_o_7_l = shl(fb_4) */
-	movdqa 416(%rsp), %xmm2 /* reload dbl_40 */
-	movdqa %xmm2, %xmm12 /* dbl_40 */
-	psrld $15, %xmm12 /* s13k_o_7_r = shr(dbl_40) */
-	por %xmm12, %xmm4 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	movdqa 368(%rsp), %xmm3 /* reload dbl_40 */
+	movdqa %xmm3, %xmm11 /* dbl_40 */
+	psrld $15, %xmm11 /* s13k_o_7_r = shr(dbl_40) */
+	por %xmm11, %xmm4 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
 	pand %xmm7, %xmm4 /* s13k_7 = and(s13k_o_7, modulus) */
-	movdqa %xmm0, %xmm12 /* fb_6 */
-	pslld $15, %xmm12 /* s15k_o_7_l = shl(fb_6) */
-	movdqa %xmm1, %xmm2 /* dbl_56 */
-	psrld $17, %xmm2 /* s15k_o_7_r = shr(dbl_56) */
-	por %xmm2, %xmm12 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
-	pand %xmm7, %xmm12 /* s15k_7 = and(s15k_o_7, modulus) */
-	psrld $1, %xmm9 /* w_half_7 = shr(w_7) */
-	paddd %xmm5, %xmm11 /* fb0_s_21 = add(s0k_7, s4k_7) */
-	movdqa %xmm11, %xmm2 /* fb0_s_21 */
-	pand %xmm7, %xmm2 /* fb0_m_21 = and(fb0_s_21, modulus) */
-	psrld $31, %xmm11 /* fb0_c_21 = shr(fb0_s_21) */
-	paddd %xmm11, %xmm2 /* fb0_21 = add(fb0_m_21, fb0_c_21) */
-	paddd %xmm4, %xmm13 /* fb0_s_22 = add(s10k_7, s13k_7) */
-	movdqa %xmm13, %xmm4 /* fb0_s_22 */
+	movdqa %xmm1, %xmm11 /* fb_6 */
+	pslld $15, %xmm11 /* s15k_o_7_l = shl(fb_6) */
+	movdqa %xmm0, %xmm3 /* dbl_56 */
+	psrld $17, %xmm3 /* s15k_o_7_r = shr(dbl_56) */
+	por %xmm3, %xmm11 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	pand %xmm7, %xmm11 /* s15k_7 = and(s15k_o_7, modulus) */
+	psrld $1, %xmm8 /* w_half_7 = shr(w_7) */
+	paddd %xmm5, %xmm13 /* fb0_s_21 = add(s0k_7, s4k_7) */
+	movdqa %xmm13, %xmm3 /* fb0_s_21 */
+	pand %xmm7, %xmm3 /* fb0_m_21 = and(fb0_s_21, modulus) */
+	psrld $31, %xmm13 /* fb0_c_21 = shr(fb0_s_21) */
+	paddd %xmm13, %xmm3 /* fb0_21 = add(fb0_m_21, fb0_c_21) */
+	paddd %xmm4, %xmm15 /* fb0_s_22 = add(s10k_7, s13k_7) */
+	movdqa %xmm15, %xmm4 /* fb0_s_22 */
 	pand %xmm7, %xmm4 /* fb0_m_22 = and(fb0_s_22, modulus) */
-	psrld $31, %xmm13 /* fb0_c_22 = shr(fb0_s_22) */
-	paddd %xmm13, %xmm4 /* fb0_22 = add(fb0_m_22, fb0_c_22) */
-	paddd %xmm9, %xmm12 /* fb0_s_23 = add(s15k_7, w_half_7) */
-	movdqa %xmm12, %xmm5 /* fb0_s_23 */
+	psrld $31, %xmm15 /* fb0_c_22 = shr(fb0_s_22) */
+	paddd %xmm15, %xmm4 /* fb0_22 = add(fb0_m_22, fb0_c_22) */
+	paddd %xmm8, %xmm11 /* fb0_s_23 = add(s15k_7, w_half_7) */
+	movdqa %xmm11, %xmm5 /* fb0_s_23 */
 	pand %xmm7, %xmm5 /* fb0_m_23 = and(fb0_s_23, modulus) */
-	psrld $31, %xmm12 /* fb0_c_23 = shr(fb0_s_23) */
-	paddd %xmm12, %xmm5 /* fb0_23 = add(fb0_m_23, fb0_c_23) */
-	paddd %xmm4, %xmm2 /* fb1_s_7 = add(fb0_21, fb0_22) */
-	movdqa %xmm2, %xmm4 /* fb1_s_7 */
+	psrld $31, %xmm11 /* fb0_c_23 = shr(fb0_s_23) */
+	paddd %xmm11, %xmm5 /* fb0_23 = add(fb0_m_23, fb0_c_23) */
+	paddd %xmm4, %xmm3 /* fb1_s_7 = add(fb0_21, fb0_22) */
+	movdqa %xmm3, %xmm4 /* fb1_s_7 */
 	pand %xmm7, %xmm4 /* fb1_m_7 = and(fb1_s_7, modulus) */
-	psrld $31, %xmm2 /* fb1_c_7 = shr(fb1_s_7) */
-	paddd %xmm2, %xmm4 /* fb1_7 = add(fb1_m_7, fb1_c_7) */
+	psrld $31, %xmm3 /* fb1_c_7 = shr(fb1_s_7) */
+	paddd %xmm3, %xmm4 /* fb1_7 = add(fb1_m_7, fb1_c_7) */
 	paddd %xmm5, %xmm4 /* fb2_s_7 = add(fb1_7, fb0_23) */
-	movdqa %xmm4, %xmm2 /* fb2_s_7 */
-	pand %xmm7, %xmm2 /* fb2_m_7 = and(fb2_s_7, modulus) */
+	movdqa %xmm4, %xmm3 /* fb2_s_7 */
+	pand %xmm7, %xmm3 /* fb2_m_7 = and(fb2_s_7, modulus) */
 	psrld $31, %xmm4 /* fb2_c_7 = shr(fb2_s_7) */
-	paddd %xmm4, %xmm2 /* fb2_7 = add(fb2_m_7, fb2_c_7) */
-	paddd %xmm8, %xmm2 /* fb_s_7 = add(fb2_7, g0s7_1) */
-	movdqa %xmm2, %xmm4 /* fb_s_7 */
+	paddd %xmm4, %xmm3 /* fb2_7 = add(fb2_m_7, fb2_c_7) */
+	paddd %xmm9, %xmm3 /* fb_s_7 = add(fb2_7, g0s7_1) */
+	movdqa %xmm3, %xmm4 /* fb_s_7 */
 	pand %xmm7, %xmm4 /* fb_m_7 = and(fb_s_7, modulus) */
-	psrld $31, %xmm2 /* fb_c_7 = shr(fb_s_7) */
-	paddd %xmm2, %xmm4 /* fb_7 = add(fb_m_7, fb_c_7) */
+	psrld $31, %xmm3 /* fb_c_7 = shr(fb_s_7) */
+	paddd %xmm3, %xmm4 /* fb_7 = add(fb_m_7, fb_c_7) */
 
 	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm4, %xmm2 /* fb_7 */
-	paddd %xmm4, %xmm2 /* dbl_64 = add(fb_7, fb_7) */
+	movdqa %xmm4, %xmm3 /* fb_7 */
+	paddd %xmm4, %xmm3 /* dbl_64 = add(fb_7, fb_7) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
-	movdqa %xmm2, %xmm9 /* dbl_64 */
-	pand %xmm5, %xmm9 /* x0_8_b = and(dbl_64, high16) */
-	movdqa %xmm5, %xmm11 /* high16 */
-	pandn %xmm0, %xmm11 /* x0_8_a = andnot(high16, fb_6) */
-	por %xmm11, %xmm9 /* x0_8 = or(x0_8_b, x0_8_a) */
-	movdqa 624(%rsp), %xmm11 /* reload fb_3 */
-	movdqa %xmm11, %xmm12 /* fb_3 */
-	pslld $16, %xmm12 /* x1_8_l = shl(fb_3) */
+	movdqa %xmm3, %xmm8 /* dbl_64 */
+	pand %xmm5, %xmm8 /* x0_8_b = and(dbl_64, high16) */
+	movdqa %xmm5, %xmm9 /* high16 */
+	pandn %xmm1, %xmm9 /* x0_8_a = andnot(high16, fb_6) */
+	por %xmm9, %xmm8 /* x0_8 = or(x0_8_b, x0_8_a) */
+	movdqa 240(%rsp), %xmm9 /* reload fb_3 */
+	movdqa %xmm9, %xmm11 /* fb_3 */
+	pslld $16, %xmm11 /* x1_8_l = shl(fb_3) */
 	movdqa %xmm6, %xmm13 /* dbl_16 */
 	psrld $16, %xmm13 /* x1_8_r = shr(dbl_16) */
-	por %xmm13, %xmm12 /* x1_8 = or(x1_8_l, x1_8_r) */
-	pxor %xmm10, %xmm9 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	paddd %xmm3, %xmm9 /* w_8 = add(x0r1_8, r2_7) */
-	paddd %xmm12, %xmm10 /* w1_8 = add(sb_out_x_7, x1_8) */
-	movdqa 176(%rsp), %xmm13 /* reload x1_4 */
-	pxor %xmm13, %xmm3 /* w2_8 = xor(r2_7, x1_4) */
+	por %xmm13, %xmm11 /* x1_8 = or(x1_8_l, x1_8_r) */
+	pxor %xmm10, %xmm8 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	paddd %xmm2, %xmm8 /* w_8 = add(x0r1_8, r2_7) */
+	paddd %xmm11, %xmm10 /* w1_8 = add(sb_out_x_7, x1_8) */
+	pxor 144(%rsp), %xmm2 /* w2_8 = xor(r2_7, x1_4) */
 	movdqa %xmm10, %xmm13 /* w1_8 */
 	pslld $16, %xmm13 /* l1in_8_l = shl(w1_8) */
-	movdqa %xmm3, %xmm8 /* w2_8 */
-	psrld $16, %xmm8 /* l1in_8_r = shr(w2_8) */
-	por %xmm8, %xmm13 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
-	movdqa %xmm13, %xmm8 /* l1in_8 */
-	pshufb %xmm15, %xmm8 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	movdqa %xmm2, %xmm15 /* w2_8 */
+	psrld $16, %xmm15 /* l1in_8_r = shr(w2_8) */
+	por %xmm15, %xmm13 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
+	movdqa %xmm13, %xmm15 /* l1in_8 */
+	pshufb %xmm12, %xmm15 /* ur24_8 = lookup16(l1in_8, rotl24) */
 	movdqa %xmm13, %xmm6 /* l1in_8 */
 	pshufb %xmm14, %xmm6 /* ur8_8 = lookup16(l1in_8, rotl8) */
-	movdqa %xmm12, 176(%rsp) /* spill x1_8 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm13, %xmm11 /* l1in_8 */
-	pshufb %xmm12, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
+	movdqa %xmm11, 144(%rsp) /* spill x1_8 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm13, %xmm9 /* l1in_8 */
+	pshufb %xmm11, %xmm9 /* ur16_8 = lookup16(l1in_8, rotl16) */
 	movdqa %xmm13, %xmm5 /* l1in_8 */
 	pxor %xmm6, %xmm5 /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	pxor %xmm11, %xmm5 /* ug_8 = xor(ug_acc_8, ur16_8) */
+	pxor %xmm9, %xmm5 /* ug_8 = xor(ug_acc_8, ur16_8) */
 	movdqa %xmm5, %xmm6 /* ug_8 */
 	pslld $2, %xmm6 /* ur2_8_l = shl(ug_8) */
 	psrld $30, %xmm5 /* ur2_8_r = shr(ug_8) */
 	por %xmm5, %xmm6 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
-	pxor %xmm8, %xmm13 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	pxor %xmm15, %xmm13 /* u_acc_8 = xor(l1in_8, ur24_8) */
 	pxor %xmm6, %xmm13 /* u_8 = xor(u_acc_8, ur2_8) */
-	pslld $16, %xmm3 /* l2in_8_l = shl(w2_8) */
+	pslld $16, %xmm2 /* l2in_8_l = shl(w2_8) */
 	psrld $16, %xmm10 /* l2in_8_r = shr(w1_8) */
-	por %xmm10, %xmm3 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
-	movdqa %xmm3, %xmm5 /* l2in_8 */
+	por %xmm10, %xmm2 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
+	movdqa %xmm2, %xmm5 /* l2in_8 */
 	pshufb %xmm14, %xmm5 /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	movdqa %xmm3, %xmm6 /* l2in_8 */
-	pshufb %xmm12, %xmm6 /* v8r16_8 = lookup16(l2in_8, rotl16) */
-	movdqa %xmm3, %xmm8 /* l2in_8 */
-	pshufb %xmm15, %xmm8 /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	pxor %xmm6, %xmm3 /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
-	pxor %xmm8, %xmm3 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	movdqa %xmm3, %xmm8 /* v8g_8 */
-	pslld $6, %xmm8 /* v8r6_8_l = shl(v8g_8) */
-	psrld $26, %xmm3 /* v8r6_8_r = shr(v8g_8) */
-	por %xmm3, %xmm8 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
+	movdqa %xmm2, %xmm6 /* l2in_8 */
+	pshufb %xmm11, %xmm6 /* v8r16_8 = lookup16(l2in_8, rotl16) */
+	movdqa %xmm2, %xmm9 /* l2in_8 */
+	pshufb %xmm12, %xmm9 /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	pxor %xmm6, %xmm2 /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	pxor %xmm9, %xmm2 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	movdqa %xmm2, %xmm9 /* v8g_8 */
+	pslld $6, %xmm9 /* v8r6_8_l = shl(v8g_8) */
+	psrld $26, %xmm2 /* v8r6_8_r = shr(v8g_8) */
+	por %xmm2, %xmm9 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
 	pxor %xmm6, %xmm5 /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
-	pxor %xmm8, %xmm5 /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	movdqa %xmm5, %xmm3 /* v8_8 */
-	pxor %xmm13, %xmm3 /* sb_in_xy_8 = xor(v8_8, u_8) */
+	pxor %xmm9, %xmm5 /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	movdqa %xmm5, %xmm2 /* v8_8 */
+	pxor %xmm13, %xmm2 /* sb_in_xy_8 = xor(v8_8, u_8) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
-	pand %xmm6, %xmm3 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
-	pxor %xmm3, %xmm5 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
-	pxor %xmm3, %xmm13 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm8 /* sb_in_x_8 */
-	pand %xmm3, %xmm8 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	pand %xmm6, %xmm2 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
+	pxor %xmm2, %xmm5 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
+	pxor %xmm2, %xmm13 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm9 /* sb_in_x_8 */
+	pand %xmm2, %xmm9 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_8 = shr(sb_in_x_8) */
-	pand %xmm3, %xmm5 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	pand %xmm2, %xmm5 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm11 /* s0_p1 */
-	pshufb %xmm8, %xmm11 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	pxor %xmm5, %xmm11 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	movdqa %xmm10, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
-	pshufb %xmm11, %xmm10 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
-	pxor %xmm8, %xmm10 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
-	movdqa %xmm8, %xmm5 /* s0_p3_rot */
+	pshufb %xmm15, %xmm10 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	pxor %xmm11, %xmm5 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	pxor %xmm15, %xmm5 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
 	movdqa %xmm13, %xmm10 /* sb_in_y_8 */
-	pand %xmm3, %xmm10 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	pand %xmm2, %xmm10 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_8_sh = shr(sb_in_y_8) */
-	pand %xmm3, %xmm13 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm8 /* tbl_lo */
-	pshufb %xmm10, %xmm8 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
+	pand %xmm2, %xmm13 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm11 /* tbl_hi */
-	pshufb %xmm13, %xmm11 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	pxor %xmm11, %xmm8 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm8 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm8 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm13 /* sb_s1_8_aes */
-	pand %xmm3, %xmm13 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
-	pand %xmm3, %xmm8 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm10 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm11 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
-	pxor %xmm11, %xmm10 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
-	movdqa %xmm10, %xmm8 /* sb_s1_8 */
-	pxor %xmm5, %xmm8 /* sb_out_xy_8 = xor(sb_s1_8, sb_s0_8) */
-	pand %xmm6, %xmm8 /* sb_out_d_8 = and(sb_out_xy_8, odd_bytes) */
-	pxor %xmm8, %xmm10 /* sb_out_x_8 = xor(sb_s1_8, sb_out_d_8) */
-	pxor %xmm8, %xmm5 /* sb_out_y_8 = xor(sb_s0_8, sb_out_d_8) */
-	pshufb %xmm15, %xmm5 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
-	movdqa 0(%rsp), %xmm8 /* reload g0s8_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s8_1.2 */
-	pslld $8, %xmm11 /* s0k_o_8_l = shl(g0s8_1) */
-	movdqa 592(%rsp), %xmm13 /* reload dbl_26 */
-	psrld $24, %xmm13 /* s0k_o_8_r = shr(dbl_26) */
-	por %xmm13, %xmm11 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
-	pand %xmm7, %xmm11 /* s0k_8 = and(s0k_o_8, modulus) */
-	movdqa 80(%rsp), %xmm13 /* reload g0s12_1.2 */
-	movdqa %xmm13, %xmm3 /* g0s12_1.2 */
-	pslld $20, %xmm3 /* s4k_o_8_l = shl(g0s12_1) */
-	movdqa 528(%rsp), %xmm13 /* reload dbl_21 */
-	movdqa %xmm13, %xmm6 /* dbl_21 */
+	movdqa %xmm10, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm9 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_8_aes */
+	pand %xmm2, %xmm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
+	pand %xmm2, %xmm9 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm10 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
+	movdqa %xmm10, %xmm9 /* sb_s1_8 */
+	pxor %xmm5, %xmm9 /* sb_out_xy_8 = xor(sb_s1_8, sb_s0_8) */
+	pand %xmm6, %xmm9 /* sb_out_d_8 = and(sb_out_xy_8, odd_bytes) */
+	pxor %xmm9, %xmm10 /* sb_out_x_8 = xor(sb_s1_8, sb_out_d_8) */
+	pxor %xmm9, %xmm5 /* sb_out_y_8 = xor(sb_s0_8, sb_out_d_8) */
+	pshufb %xmm12, %xmm5 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	movdqa 64(%rsp), %xmm9 /* reload g0s8_1.2 */
+	movdqa %xmm9, %xmm13 /* g0s8_1.2 */
+	pslld $8, %xmm13 /* s0k_o_8_l = shl(g0s8_1) */
+	movdqa 544(%rsp), %xmm15 /* reload dbl_26 */
+	psrld $24, %xmm15 /* s0k_o_8_r = shr(dbl_26) */
+	por %xmm15, %xmm13 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
+	pand %xmm7, %xmm13 /* s0k_8 = and(s0k_o_8, modulus) */
+	movdqa 80(%rsp), %xmm15 /* reload g0s12_1.2 */
+	movdqa %xmm15, %xmm2 /* g0s12_1.2 */
+	pslld $20, %xmm2 /* s4k_o_8_l = shl(g0s12_1) */
+	movdqa 480(%rsp), %xmm15 /* reload dbl_21 */
+	movdqa %xmm15, %xmm6 /* dbl_21 */
 	psrld $12, %xmm6 /* s4k_o_8_r = shr(dbl_21) */
-	por %xmm6, %xmm3 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
-	pand %xmm7, %xmm3 /* s4k_8 = and(s4k_o_8, modulus) */
-	movdqa 608(%rsp), %xmm6 /* reload fb_2 */
-	movdqa %xmm6, %xmm13 /* fb_2 */
-	pslld $21, %xmm13 /* s10k_o_8_l = shl(fb_2) */
-	movdqa 288(%rsp), %xmm6 /* reload dbl_24 */
-	movdqa %xmm1, 592(%rsp) /* spill dbl_56 */
-	movdqa %xmm6, %xmm1 /* dbl_24 */
-	psrld $11, %xmm1 /* s10k_o_8_r = shr(dbl_24) */
-	por %xmm1, %xmm13 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
-	pand %xmm7, %xmm13 /* s10k_8 = and(s10k_o_8, modulus) */
-	movdqa 656(%rsp), %xmm1 /* reload fb_5 */
-	movdqa %xmm0, 672(%rsp) /* spill fb_6 */
-	movdqa %xmm1, %xmm0 /* fb_5 */
-	pslld $17, %xmm0 /* s13k_o_8_l = shl(fb_5) */
-	movdqa 512(%rsp), %xmm1 /* reload dbl_48 */
-	movdqa %xmm1, %xmm12 /* dbl_48 */
-	psrld $15, %xmm12 /* s13k_o_8_r = shr(dbl_48) */
-	por %xmm12, %xmm0 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
-	pand %xmm7, %xmm0 /* s13k_8 = and(s13k_o_8, modulus) */
-	movdqa %xmm4, %xmm12 /* fb_7 */
-	pslld $15, %xmm12 /* s15k_o_8_l = shl(fb_7) */
-	movdqa %xmm2, %xmm1 /* dbl_64 */
-	psrld $17, %xmm1 /* s15k_o_8_r = shr(dbl_64) */
-	por %xmm1, %xmm12 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
-	pand %xmm7, %xmm12 /* s15k_8 = and(s15k_o_8, modulus) */
-	psrld $1, %xmm9 /* w_half_8 = shr(w_8) */
-	paddd %xmm3, %xmm11 /* fb0_s_24 = add(s0k_8, s4k_8) */
-	movdqa %xmm11, %xmm1 /* fb0_s_24 */
-	pand %xmm7, %xmm1 /* fb0_m_24 = and(fb0_s_24, modulus) */
-	psrld $31, %xmm11 /* fb0_c_24 = shr(fb0_s_24) */
-	paddd %xmm11, %xmm1 /* fb0_24 = add(fb0_m_24, fb0_c_24) */
-	paddd %xmm0, %xmm13 /* fb0_s_25 = add(s10k_8, s13k_8) */
-	movdqa %xmm13, %xmm0 /* fb0_s_25 */
-	pand %xmm7, %xmm0 /* fb0_m_25 = and(fb0_s_25, modulus) */
-	psrld $31, %xmm13 /* fb0_c_25 = shr(fb0_s_25) */
-	paddd %xmm13, %xmm0 /* fb0_25 = add(fb0_m_25, fb0_c_25) */
-	paddd %xmm9, %xmm12 /* fb0_s_26 = add(s15k_8, w_half_8) */
-	movdqa %xmm12, %xmm3 /* fb0_s_26 */
-	pand %xmm7, %xmm3 /* fb0_m_26 = and(fb0_s_26, modulus) */
-	psrld $31, %xmm12 /* fb0_c_26 = shr(fb0_s_26) */
-	paddd %xmm12, %xmm3 /* fb0_26 = add(fb0_m_26, fb0_c_26) */
-	paddd %xmm0, %xmm1 /* fb1_s_8 = add(fb0_24, fb0_25) */
-	movdqa %xmm1, %xmm0 /* fb1_s_8 */
-	pand %xmm7, %xmm0 /* fb1_m_8 = and(fb1_s_8, modulus) */
-	psrld $31, %xmm1 /* fb1_c_8 = shr(fb1_s_8) */
-	paddd %xmm1, %xmm0 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
-	paddd %xmm3, %xmm0 /* fb2_s_8 = add(fb1_8, fb0_26) */
-	movdqa %xmm0, %xmm1 /* fb2_s_8 */
-	pand %xmm7, %xmm1 /* fb2_m_8 = and(fb2_s_8, modulus) */
-	psrld $31, %xmm0 /* fb2_c_8 = shr(fb2_s_8) */
-	paddd %xmm0, %xmm1 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
-	paddd %xmm8, %xmm1 /* fb_s_8 = add(fb2_8, g0s8_1) */
-	movdqa %xmm1, %xmm0 /* fb_s_8 */
-	pand %xmm7, %xmm0 /* fb_m_8 = and(fb_s_8, modulus) */
-	psrld $31, %xmm1 /* fb_c_8 = shr(fb_s_8) */
-	paddd %xmm1, %xmm0 /* fb_8 = add(fb_m_8, fb_c_8) */
+	por %xmm6, %xmm2 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	pand %xmm7, %xmm2 /* s4k_8 = and(s4k_o_8, modulus) */
+	movdqa 560(%rsp), %xmm6 /* reload fb_2 */
+	movdqa %xmm6, %xmm15 /* fb_2 */
+	pslld $21, %xmm15 /* s10k_o_8_l = shl(fb_2) */
+	movdqa 256(%rsp), %xmm6 /* reload dbl_24 */
+	movdqa %xmm0, 544(%rsp) /* spill dbl_56 */
+	movdqa %xmm6, %xmm0 /* dbl_24 */
+	psrld $11, %xmm0 /* s10k_o_8_r = shr(dbl_24) */
+	por %xmm0, %xmm15 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
+	pand %xmm7, %xmm15 /* s10k_8 = and(s10k_o_8, modulus) */
+	movdqa 576(%rsp), %xmm0 /* reload fb_5 */
+	movdqa %xmm1, 128(%rsp) /* spill fb_6 */
+	movdqa %xmm0, %xmm1 /* fb_5 */
+	pslld $17, %xmm1 /* s13k_o_8_l = shl(fb_5) */
+	movdqa 464(%rsp), %xmm0 /* reload dbl_48 */
+	movdqa %xmm0, %xmm11 /* dbl_48 */
+	psrld $15, %xmm11 /* s13k_o_8_r = shr(dbl_48) */
+	por %xmm11, %xmm1 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	pand %xmm7, %xmm1 /* s13k_8 = and(s13k_o_8, modulus) */
+	movdqa %xmm4, %xmm11 /* fb_7 */
+	pslld $15, %xmm11 /* s15k_o_8_l = shl(fb_7) */
+	movdqa %xmm3, %xmm0 /* dbl_64 */
+	psrld $17, %xmm0 /* s15k_o_8_r = shr(dbl_64) */
+	por %xmm0, %xmm11 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	pand %xmm7, %xmm11 /* s15k_8 = and(s15k_o_8, modulus) */
+	psrld $1, %xmm8 /* w_half_8 = shr(w_8) */
+	paddd %xmm2, %xmm13 /* fb0_s_24 = add(s0k_8, s4k_8) */
+	movdqa %xmm13, %xmm0 /* fb0_s_24 */
+	pand %xmm7, %xmm0 /* fb0_m_24 = and(fb0_s_24, modulus) */
+	psrld $31, %xmm13 /* fb0_c_24 = shr(fb0_s_24) */
+	paddd %xmm13, %xmm0 /* fb0_24 = add(fb0_m_24, fb0_c_24) */
+	paddd %xmm1, %xmm15 /* fb0_s_25 = add(s10k_8, s13k_8) */
+	movdqa %xmm15, %xmm1 /* fb0_s_25 */
+	pand %xmm7, %xmm1 /* fb0_m_25 = and(fb0_s_25, modulus) */
+	psrld $31, %xmm15 /* fb0_c_25 = shr(fb0_s_25) */
+	paddd %xmm15, %xmm1 /* fb0_25 = add(fb0_m_25, fb0_c_25) */
+	paddd %xmm8, %xmm11 /* fb0_s_26 = add(s15k_8, w_half_8) */
+	movdqa %xmm11, %xmm2 /* fb0_s_26 */
+	pand %xmm7, %xmm2 /* fb0_m_26 = and(fb0_s_26, modulus) */
+	psrld $31, %xmm11 /* fb0_c_26 = shr(fb0_s_26) */
+	paddd %xmm11, %xmm2 /* fb0_26 = add(fb0_m_26, fb0_c_26) */
+	paddd %xmm1, %xmm0 /* fb1_s_8 = add(fb0_24, fb0_25) */
+	movdqa %xmm0, %xmm1 /* fb1_s_8 */
+	pand %xmm7, %xmm1 /* fb1_m_8 = and(fb1_s_8, modulus) */
+	psrld $31, %xmm0 /* fb1_c_8 = shr(fb1_s_8) */
+	paddd %xmm0, %xmm1 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
+	paddd %xmm2, %xmm1 /* fb2_s_8 = add(fb1_8, fb0_26) */
+	movdqa %xmm1, %xmm0 /* fb2_s_8 */
+	pand %xmm7, %xmm0 /* fb2_m_8 = and(fb2_s_8, modulus) */
+	psrld $31, %xmm1 /* fb2_c_8 = shr(fb2_s_8) */
+	paddd %xmm1, %xmm0 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
+	paddd %xmm9, %xmm0 /* fb_s_8 = add(fb2_8, g0s8_1) */
+	movdqa %xmm0, %xmm1 /* fb_s_8 */
+	pand %xmm7, %xmm1 /* fb_m_8 = and(fb_s_8, modulus) */
+	psrld $31, %xmm0 /* fb_c_8 = shr(fb_s_8) */
+	paddd %xmm0, %xmm1 /* fb_8 = add(fb_m_8, fb_c_8) */
 
 	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm0, %xmm1 /* fb_8 */
-	paddd %xmm0, %xmm1 /* dbl_72 = add(fb_8, fb_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
-	movdqa %xmm1, %xmm9 /* dbl_72 */
-	pand %xmm3, %xmm9 /* x0_9_b = and(dbl_72, high16) */
-	movdqa %xmm3, %xmm11 /* high16 */
-	pandn %xmm4, %xmm11 /* x0_9_a = andnot(high16, fb_7) */
-	por %xmm11, %xmm9 /* x0_9 = or(x0_9_b, x0_9_a) */
-	movdqa 640(%rsp), %xmm11 /* reload fb_4 */
-	movdqa %xmm11, %xmm12 /* fb_4 */
-	pslld $16, %xmm12 /* x1_9_l = shl(fb_4) */
+	movdqa %xmm1, %xmm0 /* fb_8 */
+	paddd %xmm1, %xmm0 /* dbl_72 = add(fb_8, fb_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm2 /* high16 = const() */
+	movdqa %xmm0, %xmm8 /* dbl_72 */
+	pand %xmm2, %xmm8 /* x0_9_b = and(dbl_72, high16) */
+	movdqa %xmm2, %xmm9 /* high16 */
+	pandn %xmm4, %xmm9 /* x0_9_a = andnot(high16, fb_7) */
+	por %xmm9, %xmm8 /* x0_9 = or(x0_9_b, x0_9_a) */
+	movdqa 208(%rsp), %xmm9 /* reload fb_4 */
+	movdqa %xmm9, %xmm11 /* fb_4 */
+	pslld $16, %xmm11 /* x1_9_l = shl(fb_4) */
 	movdqa %xmm6, %xmm13 /* dbl_24 */
 	psrld $16, %xmm13 /* x1_9_r = shr(dbl_24) */
-	por %xmm13, %xmm12 /* x1_9 = or(x1_9_l, x1_9_r) */
-	pxor %xmm10, %xmm9 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	paddd %xmm5, %xmm9 /* w_9 = add(x0r1_9, r2_8) */
-	paddd %xmm12, %xmm10 /* w1_9 = add(sb_out_x_8, x1_9) */
-	movdqa 368(%rsp), %xmm13 /* reload x1_5 */
-	pxor %xmm13, %xmm5 /* w2_9 = xor(r2_8, x1_5) */
+	por %xmm13, %xmm11 /* x1_9 = or(x1_9_l, x1_9_r) */
+	pxor %xmm10, %xmm8 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	paddd %xmm5, %xmm8 /* w_9 = add(x0r1_9, r2_8) */
+	paddd %xmm11, %xmm10 /* w1_9 = add(sb_out_x_8, x1_9) */
+	pxor 320(%rsp), %xmm5 /* w2_9 = xor(r2_8, x1_5) */
 	movdqa %xmm10, %xmm13 /* w1_9 */
 	pslld $16, %xmm13 /* l1in_9_l = shl(w1_9) */
-	movdqa %xmm5, %xmm8 /* w2_9 */
-	psrld $16, %xmm8 /* l1in_9_r = shr(w2_9) */
-	por %xmm8, %xmm13 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
-	movdqa %xmm13, %xmm8 /* l1in_9 */
-	pshufb %xmm15, %xmm8 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	movdqa %xmm5, %xmm15 /* w2_9 */
+	psrld $16, %xmm15 /* l1in_9_r = shr(w2_9) */
+	por %xmm15, %xmm13 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
+	movdqa %xmm13, %xmm15 /* l1in_9 */
+	pshufb %xmm12, %xmm15 /* ur24_9 = lookup16(l1in_9, rotl24) */
 	movdqa %xmm13, %xmm6 /* l1in_9 */
 	pshufb %xmm14, %xmm6 /* ur8_9 = lookup16(l1in_9, rotl8) */
-	movdqa %xmm12, 368(%rsp) /* spill x1_9 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm13, %xmm11 /* l1in_9 */
-	pshufb %xmm12, %xmm11 /* ur16_9 = lookup16(l1in_9, rotl16) */
-	movdqa %xmm13, %xmm3 /* l1in_9 */
-	pxor %xmm6, %xmm3 /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	pxor %xmm11, %xmm3 /* ug_9 = xor(ug_acc_9, ur16_9) */
-	movdqa %xmm3, %xmm6 /* ug_9 */
+	movdqa %xmm11, 320(%rsp) /* spill x1_9 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm13, %xmm9 /* l1in_9 */
+	pshufb %xmm11, %xmm9 /* ur16_9 = lookup16(l1in_9, rotl16) */
+	movdqa %xmm13, %xmm2 /* l1in_9 */
+	pxor %xmm6, %xmm2 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	pxor %xmm9, %xmm2 /* ug_9 = xor(ug_acc_9, ur16_9) */
+	movdqa %xmm2, %xmm6 /* ug_9 */
 	pslld $2, %xmm6 /* ur2_9_l = shl(ug_9) */
-	psrld $30, %xmm3 /* ur2_9_r = shr(ug_9) */
-	por %xmm3, %xmm6 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
-	pxor %xmm8, %xmm13 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	psrld $30, %xmm2 /* ur2_9_r = shr(ug_9) */
+	por %xmm2, %xmm6 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	pxor %xmm15, %xmm13 /* u_acc_9 = xor(l1in_9, ur24_9) */
 	pxor %xmm6, %xmm13 /* u_9 = xor(u_acc_9, ur2_9) */
 	pslld $16, %xmm5 /* l2in_9_l = shl(w2_9) */
 	psrld $16, %xmm10 /* l2in_9_r = shr(w1_9) */
 	por %xmm10, %xmm5 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
-	movdqa %xmm5, %xmm3 /* l2in_9 */
-	pshufb %xmm14, %xmm3 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	movdqa %xmm5, %xmm2 /* l2in_9 */
+	pshufb %xmm14, %xmm2 /* v8r8_9 = lookup16(l2in_9, rotl8) */
 	movdqa %xmm5, %xmm6 /* l2in_9 */
-	pshufb %xmm12, %xmm6 /* v8r16_9 = lookup16(l2in_9, rotl16) */
-	movdqa %xmm5, %xmm8 /* l2in_9 */
-	pshufb %xmm15, %xmm8 /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	pshufb %xmm11, %xmm6 /* v8r16_9 = lookup16(l2in_9, rotl16) */
+	movdqa %xmm5, %xmm9 /* l2in_9 */
+	pshufb %xmm12, %xmm9 /* v8r24_9 = lookup16(l2in_9, rotl24) */
 	pxor %xmm6, %xmm5 /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
-	pxor %xmm8, %xmm5 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	movdqa %xmm5, %xmm8 /* v8g_9 */
-	pslld $6, %xmm8 /* v8r6_9_l = shl(v8g_9) */
+	pxor %xmm9, %xmm5 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	movdqa %xmm5, %xmm9 /* v8g_9 */
+	pslld $6, %xmm9 /* v8r6_9_l = shl(v8g_9) */
 	psrld $26, %xmm5 /* v8r6_9_r = shr(v8g_9) */
-	por %xmm5, %xmm8 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
-	pxor %xmm6, %xmm3 /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
-	pxor %xmm8, %xmm3 /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	movdqa %xmm3, %xmm5 /* v8_9 */
+	por %xmm5, %xmm9 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
+	pxor %xmm6, %xmm2 /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	pxor %xmm9, %xmm2 /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	movdqa %xmm2, %xmm5 /* v8_9 */
 	pxor %xmm13, %xmm5 /* sb_in_xy_9 = xor(v8_9, u_9) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
 	pand %xmm6, %xmm5 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
-	pxor %xmm5, %xmm3 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
+	pxor %xmm5, %xmm2 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
 	pxor %xmm5, %xmm13 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm8 /* sb_in_x_9 */
-	pand %xmm5, %xmm8 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_9 = shr(sb_in_x_9) */
-	pand %xmm5, %xmm3 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	movdqa %xmm2, %xmm9 /* sb_in_x_9 */
+	pand %xmm5, %xmm9 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	pand %xmm5, %xmm2 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm11 /* s0_p1 */
-	pshufb %xmm8, %xmm11 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	pxor %xmm3, %xmm11 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm10 /* s0_p2 */
-	pshufb %xmm11, %xmm10 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
-	pxor %xmm8, %xmm10 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
-	movdqa %xmm8, %xmm3 /* s0_p3_rot */
-	pshufb %xmm10, %xmm3 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	pxor %xmm11, %xmm3 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	movdqa %xmm10, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	pxor %xmm2, %xmm15 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm10 /* s0_p2 */
+	pshufb %xmm15, %xmm10 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm2 /* s0_p3_rot */
+	pshufb %xmm10, %xmm2 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	pxor %xmm15, %xmm2 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
 	movdqa %xmm13, %xmm10 /* sb_in_y_9 */
 	pand %xmm5, %xmm10 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_9_sh = shr(sb_in_y_9) */
 	pand %xmm5, %xmm13 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm8 /* tbl_lo */
-	pshufb %xmm10, %xmm8 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm11 /* tbl_hi */
-	pshufb %xmm13, %xmm11 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
-	pxor %xmm11, %xmm8 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm8 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm8 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm13 /* sb_s1_9_aes */
-	pand %xmm5, %xmm13 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
-	pand %xmm5, %xmm8 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm10 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm11 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
-	pxor %xmm11, %xmm10 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
-	movdqa %xmm10, %xmm8 /* sb_s1_9 */
-	pxor %xmm3, %xmm8 /* sb_out_xy_9 = xor(sb_s1_9, sb_s0_9) */
-	pand %xmm6, %xmm8 /* sb_out_d_9 = and(sb_out_xy_9, odd_bytes) */
-	pxor %xmm8, %xmm10 /* sb_out_x_9 = xor(sb_s1_9, sb_out_d_9) */
-	pxor %xmm8, %xmm3 /* sb_out_y_9 = xor(sb_s0_9, sb_out_d_9) */
-	pshufb %xmm15, %xmm3 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
-	movdqa 96(%rsp), %xmm8 /* reload g0s9_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s9_1.2 */
-	pslld $8, %xmm11 /* s0k_o_9_l = shl(g0s9_1) */
-	movdqa 112(%rsp), %xmm13 /* reload dbl_1 */
-	psrld $24, %xmm13 /* s0k_o_9_r = shr(dbl_1) */
-	por %xmm13, %xmm11 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
-	pand %xmm7, %xmm11 /* s0k_9 = and(s0k_o_9, modulus) */
-	movdqa 320(%rsp), %xmm13 /* reload g0s13_1.2 */
-	movdqa %xmm13, %xmm5 /* g0s13_1.2 */
+	movdqa %xmm10, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm9 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_9_aes */
+	pand %xmm5, %xmm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
+	pand %xmm5, %xmm9 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm10 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
+	movdqa %xmm10, %xmm9 /* sb_s1_9 */
+	pxor %xmm2, %xmm9 /* sb_out_xy_9 = xor(sb_s1_9, sb_s0_9) */
+	pand %xmm6, %xmm9 /* sb_out_d_9 = and(sb_out_xy_9, odd_bytes) */
+	pxor %xmm9, %xmm10 /* sb_out_x_9 = xor(sb_s1_9, sb_out_d_9) */
+	pxor %xmm9, %xmm2 /* sb_out_y_9 = xor(sb_s0_9, sb_out_d_9) */
+	pshufb %xmm12, %xmm2 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	movdqa 96(%rsp), %xmm9 /* reload g0s9_1.2 */
+	movdqa %xmm9, %xmm13 /* g0s9_1.2 */
+	pslld $8, %xmm13 /* s0k_o_9_l = shl(g0s9_1) */
+	movdqa 112(%rsp), %xmm15 /* reload dbl_1 */
+	psrld $24, %xmm15 /* s0k_o_9_r = shr(dbl_1) */
+	por %xmm15, %xmm13 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
+	pand %xmm7, %xmm13 /* s0k_9 = and(s0k_o_9, modulus) */
+	movdqa 288(%rsp), %xmm15 /* reload g0s13_1.2 */
+	movdqa %xmm15, %xmm5 /* g0s13_1.2 */
 	pslld $20, %xmm5 /* s4k_o_9_l = shl(g0s13_1) */
-	movdqa 336(%rsp), %xmm13 /* reload dbl_6 */
-	movdqa %xmm13, %xmm6 /* dbl_6 */
+	movdqa 304(%rsp), %xmm15 /* reload dbl_6 */
+	movdqa %xmm15, %xmm6 /* dbl_6 */
 	psrld $12, %xmm6 /* s4k_o_9_r = shr(dbl_6) */
 	por %xmm6, %xmm5 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
 	pand %xmm7, %xmm5 /* s4k_9 = and(s4k_o_9, modulus) */
-	movdqa 624(%rsp), %xmm6 /* reload fb_3 */
-	movdqa %xmm6, %xmm13 /* fb_3 */
-	pslld $21, %xmm13 /* s10k_o_9_l = shl(fb_3) */
-	movdqa 224(%rsp), %xmm6 /* reload dbl_32 */
-	movdqa %xmm2, 112(%rsp) /* spill dbl_64 */
-	movdqa %xmm6, %xmm2 /* dbl_32 */
-	psrld $11, %xmm2 /* s10k_o_9_r = shr(dbl_32) */
-	por %xmm2, %xmm13 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
-	pand %xmm7, %xmm13 /* s10k_9 = and(s10k_o_9, modulus) */
-	movdqa 672(%rsp), %xmm2 /* reload fb_6 */
-	movdqa %xmm4, 688(%rsp) /* spill fb_7 */
-	movdqa %xmm2, %xmm4 /* fb_6 */
+	movdqa 240(%rsp), %xmm6 /* reload fb_3 */
+	movdqa %xmm6, %xmm15 /* fb_3 */
+	pslld $21, %xmm15 /* s10k_o_9_l = shl(fb_3) */
+	movdqa 192(%rsp), %xmm6 /* reload dbl_32 */
+	movdqa %xmm3, 112(%rsp) /* spill dbl_64 */
+	movdqa %xmm6, %xmm3 /* dbl_32 */
+	psrld $11, %xmm3 /* s10k_o_9_r = shr(dbl_32) */
+	por %xmm3, %xmm15 /* s10k_o_9 = or(s10k_o_9_l, s10k_o_9_r) */
+	pand %xmm7, %xmm15 /* s10k_9 = and(s10k_o_9, modulus) */
+	movdqa 128(%rsp), %xmm3 /* reload fb_6 */
+	movdqa %xmm4, 592(%rsp) /* spill fb_7 */
+	movdqa %xmm3, %xmm4 /* fb_6 */
 	pslld $17, %xmm4 /* s13k_o_9_l = shl(fb_6) */
-	movdqa 592(%rsp), %xmm2 /* reload dbl_56 */
-	movdqa %xmm2, %xmm12 /* dbl_56 */
-	psrld $15, %xmm12 /* s13k_o_9_r = shr(dbl_56) */
-	por %xmm12, %xmm4 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
+	movdqa 544(%rsp), %xmm3 /* reload dbl_56 */
+	movdqa %xmm3, %xmm11 /* dbl_56 */
+	psrld $15, %xmm11 /* s13k_o_9_r = shr(dbl_56) */
+	por %xmm11, %xmm4 /* s13k_o_9 = or(s13k_o_9_l, s13k_o_9_r) */
 	pand %xmm7, %xmm4 /* s13k_9 = and(s13k_o_9, modulus) */
-	movdqa %xmm0, %xmm12 /* fb_8 */
-	pslld $15, %xmm12 /* s15k_o_9_l = shl(fb_8) */
-	movdqa %xmm1, %xmm2 /* dbl_72 */
-	psrld $17, %xmm2 /* s15k_o_9_r = shr(dbl_72) */
-	por %xmm2, %xmm12 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
-	pand %xmm7, %xmm12 /* s15k_9 = and(s15k_o_9, modulus) */
-	psrld $1, %xmm9 /* w_half_9 = shr(w_9) */
-	paddd %xmm5, %xmm11 /* fb0_s_27 = add(s0k_9, s4k_9) */
-	movdqa %xmm11, %xmm2 /* fb0_s_27 */
-	pand %xmm7, %xmm2 /* fb0_m_27 = and(fb0_s_27, modulus) */
-	psrld $31, %xmm11 /* fb0_c_27 = shr(fb0_s_27) */
-	paddd %xmm11, %xmm2 /* fb0_27 = add(fb0_m_27, fb0_c_27) */
-	paddd %xmm4, %xmm13 /* fb0_s_28 = add(s10k_9, s13k_9) */
-	movdqa %xmm13, %xmm4 /* fb0_s_28 */
+	movdqa %xmm1, %xmm11 /* fb_8 */
+	pslld $15, %xmm11 /* s15k_o_9_l = shl(fb_8) */
+	movdqa %xmm0, %xmm3 /* dbl_72 */
+	psrld $17, %xmm3 /* s15k_o_9_r = shr(dbl_72) */
+	por %xmm3, %xmm11 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
+	pand %xmm7, %xmm11 /* s15k_9 = and(s15k_o_9, modulus) */
+	psrld $1, %xmm8 /* w_half_9 = shr(w_9) */
+	paddd %xmm5, %xmm13 /* fb0_s_27 = add(s0k_9, s4k_9) */
+	movdqa %xmm13, %xmm3 /* fb0_s_27 */
+	pand %xmm7, %xmm3 /* fb0_m_27 = and(fb0_s_27, modulus) */
+	psrld $31, %xmm13 /* fb0_c_27 = shr(fb0_s_27) */
+	paddd %xmm13, %xmm3 /* fb0_27 = add(fb0_m_27, fb0_c_27) */
+	paddd %xmm4, %xmm15 /* fb0_s_28 = add(s10k_9, s13k_9) */
+	movdqa %xmm15, %xmm4 /* fb0_s_28 */
 	pand %xmm7, %xmm4 /* fb0_m_28 = and(fb0_s_28, modulus) */
-	psrld $31, %xmm13 /* fb0_c_28 = shr(fb0_s_28) */
-	paddd %xmm13, %xmm4 /* fb0_28 = add(fb0_m_28, fb0_c_28) */
-	paddd %xmm9, %xmm12 /* fb0_s_29 = add(s15k_9, w_half_9) */
-	movdqa %xmm12, %xmm5 /* fb0_s_29 */
+	psrld $31, %xmm15 /* fb0_c_28 = shr(fb0_s_28) */
+	paddd %xmm15, %xmm4 /* fb0_28 = add(fb0_m_28, fb0_c_28) */
+	paddd %xmm8, %xmm11 /* fb0_s_29 = add(s15k_9, w_half_9) */
+	movdqa %xmm11, %xmm5 /* fb0_s_29 */
 	pand %xmm7, %xmm5 /* fb0_m_29 = and(fb0_s_29, modulus) */
-	psrld $31, %xmm12 /* fb0_c_29 = shr(fb0_s_29) */
-	paddd %xmm12, %xmm5 /* fb0_29 = add(fb0_m_29, fb0_c_29) */
-	paddd %xmm4, %xmm2 /* fb1_s_9 = add(fb0_27, fb0_28) */
-	movdqa %xmm2, %xmm4 /* fb1_s_9 */
+	psrld $31, %xmm11 /* fb0_c_29 = shr(fb0_s_29) */
+	paddd %xmm11, %xmm5 /* fb0_29 = add(fb0_m_29, fb0_c_29) */
+	paddd %xmm4, %xmm3 /* fb1_s_9 = add(fb0_27, fb0_28) */
+	movdqa %xmm3, %xmm4 /* fb1_s_9 */
 	pand %xmm7, %xmm4 /* fb1_m_9 = and(fb1_s_9, modulus) */
-	psrld $31, %xmm2 /* fb1_c_9 = shr(fb1_s_9) */
-	paddd %xmm2, %xmm4 /* fb1_9 = add(fb1_m_9, fb1_c_9) */
+	psrld $31, %xmm3 /* fb1_c_9 = shr(fb1_s_9) */
+	paddd %xmm3, %xmm4 /* fb1_9 = add(fb1_m_9, fb1_c_9) */
 	paddd %xmm5, %xmm4 /* fb2_s_9 = add(fb1_9, fb0_29) */
-	movdqa %xmm4, %xmm2 /* fb2_s_9 */
-	pand %xmm7, %xmm2 /* fb2_m_9 = and(fb2_s_9, modulus) */
+	movdqa %xmm4, %xmm3 /* fb2_s_9 */
+	pand %xmm7, %xmm3 /* fb2_m_9 = and(fb2_s_9, modulus) */
 	psrld $31, %xmm4 /* fb2_c_9 = shr(fb2_s_9) */
-	paddd %xmm4, %xmm2 /* fb2_9 = add(fb2_m_9, fb2_c_9) */
-	paddd %xmm8, %xmm2 /* fb_s_9 = add(fb2_9, g0s9_1) */
-	movdqa %xmm2, %xmm4 /* fb_s_9 */
+	paddd %xmm4, %xmm3 /* fb2_9 = add(fb2_m_9, fb2_c_9) */
+	paddd %xmm9, %xmm3 /* fb_s_9 = add(fb2_9, g0s9_1) */
+	movdqa %xmm3, %xmm4 /* fb_s_9 */
 	pand %xmm7, %xmm4 /* fb_m_9 = and(fb_s_9, modulus) */
-	psrld $31, %xmm2 /* fb_c_9 = shr(fb_s_9) */
-	paddd %xmm2, %xmm4 /* fb_9 = add(fb_m_9, fb_c_9) */
+	psrld $31, %xmm3 /* fb_c_9 = shr(fb_s_9) */
+	paddd %xmm3, %xmm4 /* fb_9 = add(fb_m_9, fb_c_9) */
 
 	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm4, %xmm2 /* fb_9 */
-	paddd %xmm4, %xmm2 /* dbl_80 = add(fb_9, fb_9) */
+	movdqa %xmm4, %xmm3 /* fb_9 */
+	paddd %xmm4, %xmm3 /* dbl_80 = add(fb_9, fb_9) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
-	movdqa %xmm2, %xmm9 /* dbl_80 */
-	pand %xmm5, %xmm9 /* x0_10_b = and(dbl_80, high16) */
-	movdqa %xmm5, %xmm11 /* high16 */
-	pandn %xmm0, %xmm11 /* x0_10_a = andnot(high16, fb_8) */
-	por %xmm11, %xmm9 /* x0_10 = or(x0_10_b, x0_10_a) */
-	movdqa 656(%rsp), %xmm11 /* reload fb_5 */
-	movdqa %xmm11, %xmm12 /* fb_5 */
-	pslld $16, %xmm12 /* x1_10_l = shl(fb_5) */
+	movdqa %xmm3, %xmm8 /* dbl_80 */
+	pand %xmm5, %xmm8 /* x0_10_b = and(dbl_80, high16) */
+	movdqa %xmm5, %xmm9 /* high16 */
+	pandn %xmm1, %xmm9 /* x0_10_a = andnot(high16, fb_8) */
+	por %xmm9, %xmm8 /* x0_10 = or(x0_10_b, x0_10_a) */
+	movdqa 576(%rsp), %xmm9 /* reload fb_5 */
+	movdqa %xmm9, %xmm11 /* fb_5 */
+	pslld $16, %xmm11 /* x1_10_l = shl(fb_5) */
 	movdqa %xmm6, %xmm13 /* dbl_32 */
 	psrld $16, %xmm13 /* x1_10_r = shr(dbl_32) */
-	por %xmm13, %xmm12 /* x1_10 = or(x1_10_l, x1_10_r) */
-	pxor %xmm10, %xmm9 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	paddd %xmm3, %xmm9 /* w_10 = add(x0r1_10, r2_9) */
-	paddd %xmm12, %xmm10 /* w1_10 = add(sb_out_x_9, x1_10) */
-	movdqa 464(%rsp), %xmm13 /* reload x1_6 */
-	pxor %xmm13, %xmm3 /* w2_10 = xor(r2_9, x1_6) */
+	por %xmm13, %xmm11 /* x1_10 = or(x1_10_l, x1_10_r) */
+	pxor %xmm10, %xmm8 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	paddd %xmm2, %xmm8 /* w_10 = add(x0r1_10, r2_9) */
+	paddd %xmm11, %xmm10 /* w1_10 = add(sb_out_x_9, x1_10) */
+	pxor 416(%rsp), %xmm2 /* w2_10 = xor(r2_9, x1_6) */
 	movdqa %xmm10, %xmm13 /* w1_10 */
 	pslld $16, %xmm13 /* l1in_10_l = shl(w1_10) */
-	movdqa %xmm3, %xmm8 /* w2_10 */
-	psrld $16, %xmm8 /* l1in_10_r = shr(w2_10) */
-	por %xmm8, %xmm13 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
-	movdqa %xmm13, %xmm8 /* l1in_10 */
-	pshufb %xmm15, %xmm8 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	movdqa %xmm2, %xmm15 /* w2_10 */
+	psrld $16, %xmm15 /* l1in_10_r = shr(w2_10) */
+	por %xmm15, %xmm13 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
+	movdqa %xmm13, %xmm15 /* l1in_10 */
+	pshufb %xmm12, %xmm15 /* ur24_10 = lookup16(l1in_10, rotl24) */
 	movdqa %xmm13, %xmm6 /* l1in_10 */
 	pshufb %xmm14, %xmm6 /* ur8_10 = lookup16(l1in_10, rotl8) */
-	movdqa %xmm12, 464(%rsp) /* spill x1_10 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm13, %xmm11 /* l1in_10 */
-	pshufb %xmm12, %xmm11 /* ur16_10 = lookup16(l1in_10, rotl16) */
+	movdqa %xmm11, 416(%rsp) /* spill x1_10 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm13, %xmm9 /* l1in_10 */
+	pshufb %xmm11, %xmm9 /* ur16_10 = lookup16(l1in_10, rotl16) */
 	movdqa %xmm13, %xmm5 /* l1in_10 */
 	pxor %xmm6, %xmm5 /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	pxor %xmm11, %xmm5 /* ug_10 = xor(ug_acc_10, ur16_10) */
+	pxor %xmm9, %xmm5 /* ug_10 = xor(ug_acc_10, ur16_10) */
 	movdqa %xmm5, %xmm6 /* ug_10 */
 	pslld $2, %xmm6 /* ur2_10_l = shl(ug_10) */
 	psrld $30, %xmm5 /* ur2_10_r = shr(ug_10) */
 	por %xmm5, %xmm6 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
-	pxor %xmm8, %xmm13 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	pxor %xmm15, %xmm13 /* u_acc_10 = xor(l1in_10, ur24_10) */
 	pxor %xmm6, %xmm13 /* u_10 = xor(u_acc_10, ur2_10) */
-	pslld $16, %xmm3 /* l2in_10_l = shl(w2_10) */
+	pslld $16, %xmm2 /* l2in_10_l = shl(w2_10) */
 	psrld $16, %xmm10 /* l2in_10_r = shr(w1_10) */
-	por %xmm10, %xmm3 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
-	movdqa %xmm3, %xmm5 /* l2in_10 */
+	por %xmm10, %xmm2 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
+	movdqa %xmm2, %xmm5 /* l2in_10 */
 	pshufb %xmm14, %xmm5 /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	movdqa %xmm3, %xmm6 /* l2in_10 */
-	pshufb %xmm12, %xmm6 /* v8r16_10 = lookup16(l2in_10, rotl16) */
-	movdqa %xmm3, %xmm8 /* l2in_10 */
-	pshufb %xmm15, %xmm8 /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	pxor %xmm6, %xmm3 /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
-	pxor %xmm8, %xmm3 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	movdqa %xmm3, %xmm8 /* v8g_10 */
-	pslld $6, %xmm8 /* v8r6_10_l = shl(v8g_10) */
-	psrld $26, %xmm3 /* v8r6_10_r = shr(v8g_10) */
-	por %xmm3, %xmm8 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
+	movdqa %xmm2, %xmm6 /* l2in_10 */
+	pshufb %xmm11, %xmm6 /* v8r16_10 = lookup16(l2in_10, rotl16) */
+	movdqa %xmm2, %xmm9 /* l2in_10 */
+	pshufb %xmm12, %xmm9 /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	pxor %xmm6, %xmm2 /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	pxor %xmm9, %xmm2 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	movdqa %xmm2, %xmm9 /* v8g_10 */
+	pslld $6, %xmm9 /* v8r6_10_l = shl(v8g_10) */
+	psrld $26, %xmm2 /* v8r6_10_r = shr(v8g_10) */
+	por %xmm2, %xmm9 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
 	pxor %xmm6, %xmm5 /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
-	pxor %xmm8, %xmm5 /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	movdqa %xmm5, %xmm3 /* v8_10 */
-	pxor %xmm13, %xmm3 /* sb_in_xy_10 = xor(v8_10, u_10) */
+	pxor %xmm9, %xmm5 /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	movdqa %xmm5, %xmm2 /* v8_10 */
+	pxor %xmm13, %xmm2 /* sb_in_xy_10 = xor(v8_10, u_10) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm6 /* odd_bytes = const() */
-	pand %xmm6, %xmm3 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
-	pxor %xmm3, %xmm5 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
-	pxor %xmm3, %xmm13 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm8 /* sb_in_x_10 */
-	pand %xmm3, %xmm8 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	pand %xmm6, %xmm2 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
+	pxor %xmm2, %xmm5 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
+	pxor %xmm2, %xmm13 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm9 /* sb_in_x_10 */
+	pand %xmm2, %xmm9 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_10 = shr(sb_in_x_10) */
-	pand %xmm3, %xmm5 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	pand %xmm2, %xmm5 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm11 /* s0_p1 */
-	pshufb %xmm8, %xmm11 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	pxor %xmm5, %xmm11 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	movdqa %xmm10, %xmm15 /* s0_p1 */
+	pshufb %xmm9, %xmm15 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
 	movdqa %xmm5, %xmm10 /* s0_p2 */
-	pshufb %xmm11, %xmm10 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
-	pxor %xmm8, %xmm10 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm8 /* s0_p3_rot = const() */
-	movdqa %xmm8, %xmm5 /* s0_p3_rot */
+	pshufb %xmm15, %xmm10 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	pxor %xmm9, %xmm10 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
+	movdqa %xmm9, %xmm5 /* s0_p3_rot */
 	pshufb %xmm10, %xmm5 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	paddb %xmm11, %xmm11 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	pxor %xmm11, %xmm5 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	pxor %xmm15, %xmm5 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
 	movdqa %xmm13, %xmm10 /* sb_in_y_10 */
-	pand %xmm3, %xmm10 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	pand %xmm2, %xmm10 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
 	psrlw $4, %xmm13 /* sb_in_y_10_sh = shr(sb_in_y_10) */
-	pand %xmm3, %xmm13 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm11 /* tbl_lo = const() */
-	movdqa %xmm11, %xmm8 /* tbl_lo */
-	pshufb %xmm10, %xmm8 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
+	pand %xmm2, %xmm13 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm9 /* tbl_lo */
+	pshufb %xmm10, %xmm9 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm11 /* tbl_hi */
-	pshufb %xmm13, %xmm11 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	pxor %xmm11, %xmm8 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm11 /* inv_shift_rows = const() */
-	pshufb %xmm11, %xmm8 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm8 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
-	movdqa %xmm8, %xmm13 /* sb_s1_10_aes */
-	pand %xmm3, %xmm13 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
-	pand %xmm3, %xmm8 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm11 /* tbl_lo_1 = const() */
-	movdqa %xmm11, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm10 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_hi_1 */
-	pshufb %xmm8, %xmm11 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
-	pxor %xmm11, %xmm10 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
-	movdqa %xmm10, %xmm8 /* sb_s1_10 */
-	pxor %xmm5, %xmm8 /* sb_out_xy_10 = xor(sb_s1_10, sb_s0_10) */
-	pand %xmm6, %xmm8 /* sb_out_d_10 = and(sb_out_xy_10, odd_bytes) */
-	pxor %xmm8, %xmm10 /* sb_out_x_10 = xor(sb_s1_10, sb_out_d_10) */
-	pxor %xmm8, %xmm5 /* sb_out_y_10 = xor(sb_s0_10, sb_out_d_10) */
-	pshufb %xmm15, %xmm5 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
-	movdqa 304(%rsp), %xmm8 /* reload g0s10_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s10_1.2 */
-	pslld $8, %xmm11 /* s0k_o_10_l = shl(g0s10_1) */
-	movdqa 352(%rsp), %xmm13 /* reload dbl_5 */
-	psrld $24, %xmm13 /* s0k_o_10_r = shr(dbl_5) */
-	por %xmm13, %xmm11 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
-	pand %xmm7, %xmm11 /* s0k_10 = and(s0k_o_10, modulus) */
-	movdqa 192(%rsp), %xmm13 /* reload g0s14_1.2 */
-	movdqa %xmm13, %xmm3 /* g0s14_1.2 */
-	pslld $20, %xmm3 /* s4k_o_10_l = shl(g0s14_1) */
-	movdqa 432(%rsp), %xmm13 /* reload dbl_14 */
-	movdqa %xmm13, %xmm6 /* dbl_14 */
+	movdqa %xmm10, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	pxor %xmm15, %xmm9 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm9 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm9 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm15 /* sb_s1_10_aes */
+	pand %xmm2, %xmm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
+	pand %xmm2, %xmm9 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm10 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm13 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
+	movdqa %xmm10, %xmm9 /* sb_s1_10 */
+	pxor %xmm5, %xmm9 /* sb_out_xy_10 = xor(sb_s1_10, sb_s0_10) */
+	pand %xmm6, %xmm9 /* sb_out_d_10 = and(sb_out_xy_10, odd_bytes) */
+	pxor %xmm9, %xmm10 /* sb_out_x_10 = xor(sb_s1_10, sb_out_d_10) */
+	pxor %xmm9, %xmm5 /* sb_out_y_10 = xor(sb_s0_10, sb_out_d_10) */
+	pshufb %xmm12, %xmm5 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	movdqa 272(%rsp), %xmm9 /* reload g0s10_1.2 */
+	movdqa %xmm9, %xmm13 /* g0s10_1.2 */
+	pslld $8, %xmm13 /* s0k_o_10_l = shl(g0s10_1) */
+	movdqa 224(%rsp), %xmm15 /* reload dbl_5 */
+	psrld $24, %xmm15 /* s0k_o_10_r = shr(dbl_5) */
+	por %xmm15, %xmm13 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
+	pand %xmm7, %xmm13 /* s0k_10 = and(s0k_o_10, modulus) */
+	movdqa 160(%rsp), %xmm15 /* reload g0s14_1.2 */
+	movdqa %xmm15, %xmm2 /* g0s14_1.2 */
+	pslld $20, %xmm2 /* s4k_o_10_l = shl(g0s14_1) */
+	movdqa 384(%rsp), %xmm15 /* reload dbl_14 */
+	movdqa %xmm15, %xmm6 /* dbl_14 */
 	psrld $12, %xmm6 /* s4k_o_10_r = shr(dbl_14) */
-	por %xmm6, %xmm3 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
-	pand %xmm7, %xmm3 /* s4k_10 = and(s4k_o_10, modulus) */
-	movdqa 640(%rsp), %xmm6 /* reload fb_4 */
-	movdqa %xmm6, %xmm13 /* fb_4 */
-	pslld $21, %xmm13 /* s10k_o_10_l = shl(fb_4) */
-	movdqa 416(%rsp), %xmm6 /* reload dbl_40 */
-	movdqa %xmm1, 352(%rsp) /* spill dbl_72 */
-	movdqa %xmm6, %xmm1 /* dbl_40 */
-	psrld $11, %xmm1 /* s10k_o_10_r = shr(dbl_40) */
-	por %xmm1, %xmm13 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
-	pand %xmm7, %xmm13 /* s10k_10 = and(s10k_o_10, modulus) */
-	movdqa 688(%rsp), %xmm1 /* reload fb_7 */
-	movdqa %xmm0, 704(%rsp) /* spill fb_8 */
-	movdqa %xmm1, %xmm0 /* fb_7 */
-	pslld $17, %xmm0 /* s13k_o_10_l = shl(fb_7) */
-	movdqa 112(%rsp), %xmm1 /* reload dbl_64 */
-	movdqa %xmm1, %xmm12 /* dbl_64 */
-	psrld $15, %xmm12 /* s13k_o_10_r = shr(dbl_64) */
-	por %xmm12, %xmm0 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
-	pand %xmm7, %xmm0 /* s13k_10 = and(s13k_o_10, modulus) */
-	movdqa %xmm4, %xmm12 /* fb_9 */
-	pslld $15, %xmm12 /* s15k_o_10_l = shl(fb_9) */
-	movdqa %xmm2, %xmm1 /* dbl_80 */
-	psrld $17, %xmm1 /* s15k_o_10_r = shr(dbl_80) */
-	por %xmm1, %xmm12 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
-	pand %xmm7, %xmm12 /* s15k_10 = and(s15k_o_10, modulus) */
-	psrld $1, %xmm9 /* w_half_10 = shr(w_10) */
-	paddd %xmm3, %xmm11 /* fb0_s_30 = add(s0k_10, s4k_10) */
-	movdqa %xmm11, %xmm1 /* fb0_s_30 */
-	pand %xmm7, %xmm1 /* fb0_m_30 = and(fb0_s_30, modulus) */
-	psrld $31, %xmm11 /* fb0_c_30 = shr(fb0_s_30) */
-	paddd %xmm11, %xmm1 /* fb0_30 = add(fb0_m_30, fb0_c_30) */
-	paddd %xmm0, %xmm13 /* fb0_s_31 = add(s10k_10, s13k_10) */
-	movdqa %xmm13, %xmm0 /* fb0_s_31 */
-	pand %xmm7, %xmm0 /* fb0_m_31 = and(fb0_s_31, modulus) */
-	psrld $31, %xmm13 /* fb0_c_31 = shr(fb0_s_31) */
-	paddd %xmm13, %xmm0 /* fb0_31 = add(fb0_m_31, fb0_c_31) */
-	paddd %xmm9, %xmm12 /* fb0_s_32 = add(s15k_10, w_half_10) */
-	movdqa %xmm12, %xmm3 /* fb0_s_32 */
-	pand %xmm7, %xmm3 /* fb0_m_32 = and(fb0_s_32, modulus) */
-	psrld $31, %xmm12 /* fb0_c_32 = shr(fb0_s_32) */
-	paddd %xmm12, %xmm3 /* fb0_32 = add(fb0_m_32, fb0_c_32) */
-	paddd %xmm0, %xmm1 /* fb1_s_10 = add(fb0_30, fb0_31) */
-	movdqa %xmm1, %xmm0 /* fb1_s_10 */
-	pand %xmm7, %xmm0 /* fb1_m_10 = and(fb1_s_10, modulus) */
-	psrld $31, %xmm1 /* fb1_c_10 = shr(fb1_s_10) */
-	paddd %xmm1, %xmm0 /* fb1_10 = add(fb1_m_10, fb1_c_10) */
-	paddd %xmm3, %xmm0 /* fb2_s_10 = add(fb1_10, fb0_32) */
-	movdqa %xmm0, %xmm1 /* fb2_s_10 */
-	pand %xmm7, %xmm1 /* fb2_m_10 = and(fb2_s_10, modulus) */
-	psrld $31, %xmm0 /* fb2_c_10 = shr(fb2_s_10) */
-	paddd %xmm0, %xmm1 /* fb2_10 = add(fb2_m_10, fb2_c_10) */
-	paddd %xmm8, %xmm1 /* fb_s_10 = add(fb2_10, g0s10_1) */
-	movdqa %xmm1, %xmm0 /* fb_s_10 */
-	pand %xmm7, %xmm0 /* fb_m_10 = and(fb_s_10, modulus) */
-	psrld $31, %xmm1 /* fb_c_10 = shr(fb_s_10) */
-	paddd %xmm1, %xmm0 /* fb_10 = add(fb_m_10, fb_c_10) */
+	por %xmm6, %xmm2 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	pand %xmm7, %xmm2 /* s4k_10 = and(s4k_o_10, modulus) */
+	movdqa 208(%rsp), %xmm6 /* reload fb_4 */
+	movdqa %xmm6, %xmm15 /* fb_4 */
+	pslld $21, %xmm15 /* s10k_o_10_l = shl(fb_4) */
+	movdqa 368(%rsp), %xmm6 /* reload dbl_40 */
+	movdqa %xmm0, 224(%rsp) /* spill dbl_72 */
+	movdqa %xmm6, %xmm0 /* dbl_40 */
+	psrld $11, %xmm0 /* s10k_o_10_r = shr(dbl_40) */
+	por %xmm0, %xmm15 /* s10k_o_10 = or(s10k_o_10_l, s10k_o_10_r) */
+	pand %xmm7, %xmm15 /* s10k_10 = and(s10k_o_10, modulus) */
+	movdqa 592(%rsp), %xmm0 /* reload fb_7 */
+	movdqa %xmm1, 96(%rsp) /* spill fb_8 */
+	movdqa %xmm0, %xmm1 /* fb_7 */
+	pslld $17, %xmm1 /* s13k_o_10_l = shl(fb_7) */
+	movdqa 112(%rsp), %xmm0 /* reload dbl_64 */
+	movdqa %xmm0, %xmm11 /* dbl_64 */
+	psrld $15, %xmm11 /* s13k_o_10_r = shr(dbl_64) */
+	por %xmm11, %xmm1 /* s13k_o_10 = or(s13k_o_10_l, s13k_o_10_r) */
+	pand %xmm7, %xmm1 /* s13k_10 = and(s13k_o_10, modulus) */
+	movdqa %xmm4, %xmm11 /* fb_9 */
+	pslld $15, %xmm11 /* s15k_o_10_l = shl(fb_9) */
+	movdqa %xmm3, %xmm0 /* dbl_80 */
+	psrld $17, %xmm0 /* s15k_o_10_r = shr(dbl_80) */
+	por %xmm0, %xmm11 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
+	pand %xmm7, %xmm11 /* s15k_10 = and(s15k_o_10, modulus) */
+	psrld $1, %xmm8 /* w_half_10 = shr(w_10) */
+	paddd %xmm2, %xmm13 /* fb0_s_30 = add(s0k_10, s4k_10) */
+	movdqa %xmm13, %xmm0 /* fb0_s_30 */
+	pand %xmm7, %xmm0 /* fb0_m_30 = and(fb0_s_30, modulus) */
+	psrld $31, %xmm13 /* fb0_c_30 = shr(fb0_s_30) */
+	paddd %xmm13, %xmm0 /* fb0_30 = add(fb0_m_30, fb0_c_30) */
+	paddd %xmm1, %xmm15 /* fb0_s_31 = add(s10k_10, s13k_10) */
+	movdqa %xmm15, %xmm1 /* fb0_s_31 */
+	pand %xmm7, %xmm1 /* fb0_m_31 = and(fb0_s_31, modulus) */
+	psrld $31, %xmm15 /* fb0_c_31 = shr(fb0_s_31) */
+	paddd %xmm15, %xmm1 /* fb0_31 = add(fb0_m_31, fb0_c_31) */
+	paddd %xmm8, %xmm11 /* fb0_s_32 = add(s15k_10, w_half_10) */
+	movdqa %xmm11, %xmm2 /* fb0_s_32 */
+	pand %xmm7, %xmm2 /* fb0_m_32 = and(fb0_s_32, modulus) */
+	psrld $31, %xmm11 /* fb0_c_32 = shr(fb0_s_32) */
+	paddd %xmm11, %xmm2 /* fb0_32 = add(fb0_m_32, fb0_c_32) */
+	paddd %xmm1, %xmm0 /* fb1_s_10 = add(fb0_30, fb0_31) */
+	movdqa %xmm0, %xmm1 /* fb1_s_10 */
+	pand %xmm7, %xmm1 /* fb1_m_10 = and(fb1_s_10, modulus) */
+	psrld $31, %xmm0 /* fb1_c_10 = shr(fb1_s_10) */
+	paddd %xmm0, %xmm1 /* fb1_10 = add(fb1_m_10, fb1_c_10) */
+	paddd %xmm2, %xmm1 /* fb2_s_10 = add(fb1_10, fb0_32) */
+	movdqa %xmm1, %xmm0 /* fb2_s_10 */
+	pand %xmm7, %xmm0 /* fb2_m_10 = and(fb2_s_10, modulus) */
+	psrld $31, %xmm1 /* fb2_c_10 = shr(fb2_s_10) */
+	paddd %xmm1, %xmm0 /* fb2_10 = add(fb2_m_10, fb2_c_10) */
+	paddd %xmm9, %xmm0 /* fb_s_10 = add(fb2_10, g0s10_1) */
+	movdqa %xmm0, %xmm1 /* fb_s_10 */
+	pand %xmm7, %xmm1 /* fb_m_10 = and(fb_s_10, modulus) */
+	psrld $31, %xmm0 /* fb_c_10 = shr(fb_s_10) */
+	paddd %xmm0, %xmm1 /* fb_10 = add(fb_m_10, fb_c_10) */
 
 	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm0, %xmm1 /* fb_10 */
-	paddd %xmm0, %xmm1 /* dbl_88 = add(fb_10, fb_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
-	movdqa %xmm1, %xmm9 /* dbl_88 */
-	pand %xmm3, %xmm9 /* x0_11_b = and(dbl_88, high16) */
-	movdqa %xmm3, %xmm11 /* high16 */
-	pandn %xmm4, %xmm11 /* x0_11_a = andnot(high16, fb_9) */
-	por %xmm11, %xmm9 /* x0_11 = or(x0_11_b, x0_11_a) */
-	movdqa 672(%rsp), %xmm11 /* reload fb_6 */
-	movdqa %xmm11, %xmm12 /* fb_6 */
-	pslld $16, %xmm12 /* x1_11_l = shl(fb_6) */
+	movdqa %xmm1, %xmm0 /* fb_10 */
+	paddd %xmm1, %xmm0 /* dbl_88 = add(fb_10, fb_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm2 /* high16 = const() */
+	movdqa %xmm0, %xmm8 /* dbl_88 */
+	pand %xmm2, %xmm8 /* x0_11_b = and(dbl_88, high16) */
+	movdqa %xmm2, %xmm9 /* high16 */
+	pandn %xmm4, %xmm9 /* x0_11_a = andnot(high16, fb_9) */
+	por %xmm9, %xmm8 /* x0_11 = or(x0_11_b, x0_11_a) */
+	movdqa 128(%rsp), %xmm9 /* reload fb_6 */
+	movdqa %xmm9, %xmm11 /* fb_6 */
+	pslld $16, %xmm11 /* x1_11_l = shl(fb_6) */
 	psrld $16, %xmm6 /* x1_11_r = shr(dbl_40) */
-	por %xmm6, %xmm12 /* x1_11 = or(x1_11_l, x1_11_r) */
-	pxor %xmm10, %xmm9 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	paddd %xmm5, %xmm9 /* w_11 = add(x0r1_11, r2_10) */
-	paddd %xmm12, %xmm10 /* w1_11 = add(sb_out_x_10, x1_11) */
-	movdqa 544(%rsp), %xmm6 /* reload x1_7 */
-	pxor %xmm6, %xmm5 /* w2_11 = xor(r2_10, x1_7) */
+	por %xmm6, %xmm11 /* x1_11 = or(x1_11_l, x1_11_r) */
+	pxor %xmm10, %xmm8 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	paddd %xmm5, %xmm8 /* w_11 = add(x0r1_11, r2_10) */
+	paddd %xmm11, %xmm10 /* w1_11 = add(sb_out_x_10, x1_11) */
+	pxor 496(%rsp), %xmm5 /* w2_11 = xor(r2_10, x1_7) */
 	movdqa %xmm10, %xmm6 /* w1_11 */
 	pslld $16, %xmm6 /* l1in_11_l = shl(w1_11) */
 	movdqa %xmm5, %xmm13 /* w2_11 */
 	psrld $16, %xmm13 /* l1in_11_r = shr(w2_11) */
 	por %xmm13, %xmm6 /* l1in_11 = or(l1in_11_l, l1in_11_r) */
 	movdqa %xmm6, %xmm13 /* l1in_11 */
-	pshufb %xmm15, %xmm13 /* ur24_11 = lookup16(l1in_11, rotl24) */
-	movdqa %xmm6, %xmm8 /* l1in_11 */
-	pshufb %xmm14, %xmm8 /* ur8_11 = lookup16(l1in_11, rotl8) */
-	movdqa %xmm12, 544(%rsp) /* spill x1_11 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm6, %xmm11 /* l1in_11 */
-	pshufb %xmm12, %xmm11 /* ur16_11 = lookup16(l1in_11, rotl16) */
-	movdqa %xmm6, %xmm3 /* l1in_11 */
-	pxor %xmm8, %xmm3 /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	pxor %xmm11, %xmm3 /* ug_11 = xor(ug_acc_11, ur16_11) */
-	movdqa %xmm3, %xmm8 /* ug_11 */
-	pslld $2, %xmm8 /* ur2_11_l = shl(ug_11) */
-	psrld $30, %xmm3 /* ur2_11_r = shr(ug_11) */
-	por %xmm3, %xmm8 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	pshufb %xmm12, %xmm13 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	movdqa %xmm6, %xmm15 /* l1in_11 */
+	pshufb %xmm14, %xmm15 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	movdqa %xmm11, 496(%rsp) /* spill x1_11 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm11 /* rotl16 = const() */
+	movdqa %xmm6, %xmm9 /* l1in_11 */
+	pshufb %xmm11, %xmm9 /* ur16_11 = lookup16(l1in_11, rotl16) */
+	movdqa %xmm6, %xmm2 /* l1in_11 */
+	pxor %xmm15, %xmm2 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	pxor %xmm9, %xmm2 /* ug_11 = xor(ug_acc_11, ur16_11) */
+	movdqa %xmm2, %xmm9 /* ug_11 */
+	pslld $2, %xmm9 /* ur2_11_l = shl(ug_11) */
+	psrld $30, %xmm2 /* ur2_11_r = shr(ug_11) */
+	por %xmm2, %xmm9 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
 	pxor %xmm13, %xmm6 /* u_acc_11 = xor(l1in_11, ur24_11) */
-	pxor %xmm8, %xmm6 /* u_11 = xor(u_acc_11, ur2_11) */
+	pxor %xmm9, %xmm6 /* u_11 = xor(u_acc_11, ur2_11) */
 	pslld $16, %xmm5 /* l2in_11_l = shl(w2_11) */
 	psrld $16, %xmm10 /* l2in_11_r = shr(w1_11) */
 	por %xmm10, %xmm5 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
-	movdqa %xmm5, %xmm3 /* l2in_11 */
-	pshufb %xmm14, %xmm3 /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	movdqa %xmm5, %xmm8 /* l2in_11 */
-	pshufb %xmm12, %xmm8 /* v8r16_11 = lookup16(l2in_11, rotl16) */
+	movdqa %xmm5, %xmm2 /* l2in_11 */
+	pshufb %xmm14, %xmm2 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	movdqa %xmm5, %xmm9 /* l2in_11 */
+	pshufb %xmm11, %xmm9 /* v8r16_11 = lookup16(l2in_11, rotl16) */
 	movdqa %xmm5, %xmm10 /* l2in_11 */
-	pshufb %xmm15, %xmm10 /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	pxor %xmm8, %xmm5 /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	pshufb %xmm12, %xmm10 /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	pxor %xmm9, %xmm5 /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
 	pxor %xmm10, %xmm5 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
 	movdqa %xmm5, %xmm10 /* v8g_11 */
 	pslld $6, %xmm10 /* v8r6_11_l = shl(v8g_11) */
 	psrld $26, %xmm5 /* v8r6_11_r = shr(v8g_11) */
 	por %xmm5, %xmm10 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
-	pxor %xmm8, %xmm3 /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
-	pxor %xmm10, %xmm3 /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	movdqa %xmm3, %xmm5 /* v8_11 */
+	pxor %xmm9, %xmm2 /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	pxor %xmm10, %xmm2 /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	movdqa %xmm2, %xmm5 /* v8_11 */
 	pxor %xmm6, %xmm5 /* sb_in_xy_11 = xor(v8_11, u_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
-	pand %xmm8, %xmm5 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
-	pxor %xmm5, %xmm3 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
+	pand %xmm9, %xmm5 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
+	pxor %xmm5, %xmm2 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
 	pxor %xmm5, %xmm6 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm10 /* sb_in_x_11 */
+	movdqa %xmm2, %xmm10 /* sb_in_x_11 */
 	pand %xmm5, %xmm10 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_11 = shr(sb_in_x_11) */
-	pand %xmm5, %xmm3 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
-	movdqa %xmm11, %xmm13 /* s0_p1 */
-	pshufb %xmm10, %xmm13 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	pxor %xmm3, %xmm13 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm11 /* s0_p2 */
-	pshufb %xmm13, %xmm11 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
-	pxor %xmm10, %xmm11 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
+	psrlw $4, %xmm2 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	pand %xmm5, %xmm2 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
+	pxor %xmm2, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm13 /* s0_p2 */
+	pshufb %xmm15, %xmm13 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
+	pxor %xmm10, %xmm13 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm10, %xmm3 /* s0_p3_rot */
-	pshufb %xmm11, %xmm3 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	pxor %xmm13, %xmm3 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
-	movdqa %xmm6, %xmm11 /* sb_in_y_11 */
-	pand %xmm5, %xmm11 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	movdqa %xmm10, %xmm2 /* s0_p3_rot */
+	pshufb %xmm13, %xmm2 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
+	pxor %xmm15, %xmm2 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	movdqa %xmm6, %xmm13 /* sb_in_y_11 */
+	pand %xmm5, %xmm13 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	psrlw $4, %xmm6 /* sb_in_y_11_sh = shr(sb_in_y_11) */
 	pand %xmm5, %xmm6 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm11, %xmm10 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm13 /* tbl_hi */
-	pshufb %xmm6, %xmm13 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
-	pxor %xmm13, %xmm10 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm10 /* tbl_lo */
+	pshufb %xmm13, %xmm10 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
+	movdqa %xmm13, %xmm15 /* tbl_hi */
+	pshufb %xmm6, %xmm15 /* sb_s1_k_11_h = lookup16(tbl_hi, sb_in_y_11_hi) */
+	pxor %xmm15, %xmm10 /* sb_s1_k_11 = xor(sb_s1_k_11_l, sb_s1_k_11_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm6 /* inv_shift_rows = const() */
 	pshufb %xmm6, %xmm10 /* sb_s1_11_sr = lookup16(sb_s1_k_11, inv_shift_rows) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm10 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm13 /* sb_s1_11_aes */
-	pand %xmm5, %xmm13 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
+	aesenclast %xmm15, %xmm10 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm15 /* sb_s1_11_aes */
+	pand %xmm5, %xmm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
 	pand %xmm5, %xmm10 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm6 /* tbl_lo_1 = const() */
-	movdqa %xmm6, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm11 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm6 /* tbl_hi_1 */
+	movdqa %xmm6, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm13 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
+	movdqa %xmm15, %xmm6 /* tbl_hi_1 */
 	pshufb %xmm10, %xmm6 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
-	pxor %xmm6, %xmm11 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
-	movdqa %xmm11, %xmm6 /* sb_s1_11 */
-	pxor %xmm3, %xmm6 /* sb_out_xy_11 = xor(sb_s1_11, sb_s0_11) */
-	pand %xmm8, %xmm6 /* sb_out_d_11 = and(sb_out_xy_11, odd_bytes) */
-	pxor %xmm6, %xmm11 /* sb_out_x_11 = xor(sb_s1_11, sb_out_d_11) */
-	pxor %xmm6, %xmm3 /* sb_out_y_11 = xor(sb_s0_11, sb_out_d_11) */
-	pshufb %xmm15, %xmm3 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
-	movdqa 208(%rsp), %xmm6 /* reload g0s11_1.2 */
+	pxor %xmm6, %xmm13 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
+	movdqa %xmm13, %xmm6 /* sb_s1_11 */
+	pxor %xmm2, %xmm6 /* sb_out_xy_11 = xor(sb_s1_11, sb_s0_11) */
+	pand %xmm9, %xmm6 /* sb_out_d_11 = and(sb_out_xy_11, odd_bytes) */
+	pxor %xmm6, %xmm13 /* sb_out_x_11 = xor(sb_s1_11, sb_out_d_11) */
+	pxor %xmm6, %xmm2 /* sb_out_y_11 = xor(sb_s0_11, sb_out_d_11) */
+	pshufb %xmm12, %xmm2 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	movdqa 176(%rsp), %xmm6 /* reload g0s11_1.2 */
 	movdqa %xmm6, %xmm10 /* g0s11_1.2 */
 	pslld $8, %xmm10 /* s0k_o_11_l = shl(g0s11_1) */
-	movdqa 448(%rsp), %xmm13 /* reload dbl_13 */
-	psrld $24, %xmm13 /* s0k_o_11_r = shr(dbl_13) */
-	por %xmm13, %xmm10 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
+	movdqa 400(%rsp), %xmm15 /* reload dbl_13 */
+	psrld $24, %xmm15 /* s0k_o_11_r = shr(dbl_13) */
+	por %xmm15, %xmm10 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
 	pand %xmm7, %xmm10 /* s0k_11 = and(s0k_o_11, modulus) */
-	movdqa 400(%rsp), %xmm13 /* reload g0s15_1.2 */
-	movdqa %xmm13, %xmm5 /* g0s15_1.2 */
+	movdqa 352(%rsp), %xmm15 /* reload g0s15_1.2 */
+	movdqa %xmm15, %xmm5 /* g0s15_1.2 */
 	pslld $20, %xmm5 /* s4k_o_11_l = shl(g0s15_1) */
-	movdqa 384(%rsp), %xmm13 /* reload dbl */
-	movdqa %xmm13, %xmm8 /* dbl */
-	psrld $12, %xmm8 /* s4k_o_11_r = shr(dbl) */
-	por %xmm8, %xmm5 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	movdqa 336(%rsp), %xmm15 /* reload dbl */
+	movdqa %xmm15, %xmm9 /* dbl */
+	psrld $12, %xmm9 /* s4k_o_11_r = shr(dbl) */
+	por %xmm9, %xmm5 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
 	pand %xmm7, %xmm5 /* s4k_11 = and(s4k_o_11, modulus) */
-	movdqa 656(%rsp), %xmm8 /* reload fb_5 */
-	movdqa %xmm8, %xmm13 /* fb_5 */
-	pslld $21, %xmm13 /* s10k_o_11_l = shl(fb_5) */
-	movdqa 512(%rsp), %xmm8 /* reload dbl_48 */
-	movdqa %xmm2, 448(%rsp) /* spill dbl_80 */
-	movdqa %xmm8, %xmm2 /* dbl_48 */
-	psrld $11, %xmm2 /* s10k_o_11_r = shr(dbl_48) */
-	por %xmm2, %xmm13 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
-	pand %xmm7, %xmm13 /* s10k_11 = and(s10k_o_11, modulus) */
-	movdqa 704(%rsp), %xmm2 /* reload fb_8 */
-	movdqa %xmm4, 416(%rsp) /* spill fb_9 */
-	movdqa %xmm2, %xmm4 /* fb_8 */
+	movdqa 576(%rsp), %xmm9 /* reload fb_5 */
+	movdqa %xmm9, %xmm15 /* fb_5 */
+	pslld $21, %xmm15 /* s10k_o_11_l = shl(fb_5) */
+	movdqa 464(%rsp), %xmm9 /* reload dbl_48 */
+	movdqa %xmm3, 400(%rsp) /* spill dbl_80 */
+	movdqa %xmm9, %xmm3 /* dbl_48 */
+	psrld $11, %xmm3 /* s10k_o_11_r = shr(dbl_48) */
+	por %xmm3, %xmm15 /* s10k_o_11 = or(s10k_o_11_l, s10k_o_11_r) */
+	pand %xmm7, %xmm15 /* s10k_11 = and(s10k_o_11, modulus) */
+	movdqa 96(%rsp), %xmm3 /* reload fb_8 */
+	movdqa %xmm4, 368(%rsp) /* spill fb_9 */
+	movdqa %xmm3, %xmm4 /* fb_8 */
 	pslld $17, %xmm4 /* s13k_o_11_l = shl(fb_8) */
-	movdqa 352(%rsp), %xmm2 /* reload dbl_72 */
-	movdqa %xmm2, %xmm12 /* dbl_72 */
-	psrld $15, %xmm12 /* s13k_o_11_r = shr(dbl_72) */
-	por %xmm12, %xmm4 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
+	movdqa 224(%rsp), %xmm3 /* reload dbl_72 */
+	movdqa %xmm3, %xmm11 /* dbl_72 */
+	psrld $15, %xmm11 /* s13k_o_11_r = shr(dbl_72) */
+	por %xmm11, %xmm4 /* s13k_o_11 = or(s13k_o_11_l, s13k_o_11_r) */
 	pand %xmm7, %xmm4 /* s13k_11 = and(s13k_o_11, modulus) */
-	movdqa %xmm0, %xmm12 /* fb_10 */
-	pslld $15, %xmm12 /* s15k_o_11_l = shl(fb_10) */
-	movdqa %xmm1, %xmm2 /* dbl_88 */
-	psrld $17, %xmm2 /* s15k_o_11_r = shr(dbl_88) */
-	por %xmm2, %xmm12 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
-	pand %xmm7, %xmm12 /* s15k_11 = and(s15k_o_11, modulus) */
-	psrld $1, %xmm9 /* w_half_11 = shr(w_11) */
+	movdqa %xmm1, %xmm11 /* fb_10 */
+	pslld $15, %xmm11 /* s15k_o_11_l = shl(fb_10) */
+	movdqa %xmm0, %xmm3 /* dbl_88 */
+	psrld $17, %xmm3 /* s15k_o_11_r = shr(dbl_88) */
+	por %xmm3, %xmm11 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
+	pand %xmm7, %xmm11 /* s15k_11 = and(s15k_o_11, modulus) */
+	psrld $1, %xmm8 /* w_half_11 = shr(w_11) */
 	paddd %xmm5, %xmm10 /* fb0_s_33 = add(s0k_11, s4k_11) */
-	movdqa %xmm10, %xmm2 /* fb0_s_33 */
-	pand %xmm7, %xmm2 /* fb0_m_33 = and(fb0_s_33, modulus) */
+	movdqa %xmm10, %xmm3 /* fb0_s_33 */
+	pand %xmm7, %xmm3 /* fb0_m_33 = and(fb0_s_33, modulus) */
 	psrld $31, %xmm10 /* fb0_c_33 = shr(fb0_s_33) */
-	paddd %xmm10, %xmm2 /* fb0_33 = add(fb0_m_33, fb0_c_33) */
-	paddd %xmm4, %xmm13 /* fb0_s_34 = add(s10k_11, s13k_11) */
-	movdqa %xmm13, %xmm4 /* fb0_s_34 */
+	paddd %xmm10, %xmm3 /* fb0_33 = add(fb0_m_33, fb0_c_33) */
+	paddd %xmm4, %xmm15 /* fb0_s_34 = add(s10k_11, s13k_11) */
+	movdqa %xmm15, %xmm4 /* fb0_s_34 */
 	pand %xmm7, %xmm4 /* fb0_m_34 = and(fb0_s_34, modulus) */
-	psrld $31, %xmm13 /* fb0_c_34 = shr(fb0_s_34) */
-	paddd %xmm13, %xmm4 /* fb0_34 = add(fb0_m_34, fb0_c_34) */
-	paddd %xmm9, %xmm12 /* fb0_s_35 = add(s15k_11, w_half_11) */
-	movdqa %xmm12, %xmm5 /* fb0_s_35 */
+	psrld $31, %xmm15 /* fb0_c_34 = shr(fb0_s_34) */
+	paddd %xmm15, %xmm4 /* fb0_34 = add(fb0_m_34, fb0_c_34) */
+	paddd %xmm8, %xmm11 /* fb0_s_35 = add(s15k_11, w_half_11) */
+	movdqa %xmm11, %xmm5 /* fb0_s_35 */
 	pand %xmm7, %xmm5 /* fb0_m_35 = and(fb0_s_35, modulus) */
-	psrld $31, %xmm12 /* fb0_c_35 = shr(fb0_s_35) */
-	paddd %xmm12, %xmm5 /* fb0_35 = add(fb0_m_35, fb0_c_35) */
-	paddd %xmm4, %xmm2 /* fb1_s_11 = add(fb0_33, fb0_34) */
-	movdqa %xmm2, %xmm4 /* fb1_s_11 */
+	psrld $31, %xmm11 /* fb0_c_35 = shr(fb0_s_35) */
+	paddd %xmm11, %xmm5 /* fb0_35 = add(fb0_m_35, fb0_c_35) */
+	paddd %xmm4, %xmm3 /* fb1_s_11 = add(fb0_33, fb0_34) */
+	movdqa %xmm3, %xmm4 /* fb1_s_11 */
 	pand %xmm7, %xmm4 /* fb1_m_11 = and(fb1_s_11, modulus) */
-	psrld $31, %xmm2 /* fb1_c_11 = shr(fb1_s_11) */
-	paddd %xmm2, %xmm4 /* fb1_11 = add(fb1_m_11, fb1_c_11) */
+	psrld $31, %xmm3 /* fb1_c_11 = shr(fb1_s_11) */
+	paddd %xmm3, %xmm4 /* fb1_11 = add(fb1_m_11, fb1_c_11) */
 	paddd %xmm5, %xmm4 /* fb2_s_11 = add(fb1_11, fb0_35) */
-	movdqa %xmm4, %xmm2 /* fb2_s_11 */
-	pand %xmm7, %xmm2 /* fb2_m_11 = and(fb2_s_11, modulus) */
+	movdqa %xmm4, %xmm3 /* fb2_s_11 */
+	pand %xmm7, %xmm3 /* fb2_m_11 = and(fb2_s_11, modulus) */
 	psrld $31, %xmm4 /* fb2_c_11 = shr(fb2_s_11) */
-	paddd %xmm4, %xmm2 /* fb2_11 = add(fb2_m_11, fb2_c_11) */
-	paddd %xmm6, %xmm2 /* fb_s_11 = add(fb2_11, g0s11_1) */
-	movdqa %xmm2, %xmm4 /* fb_s_11 */
+	paddd %xmm4, %xmm3 /* fb2_11 = add(fb2_m_11, fb2_c_11) */
+	paddd %xmm6, %xmm3 /* fb_s_11 = add(fb2_11, g0s11_1) */
+	movdqa %xmm3, %xmm4 /* fb_s_11 */
 	pand %xmm7, %xmm4 /* fb_m_11 = and(fb_s_11, modulus) */
-	psrld $31, %xmm2 /* fb_c_11 = shr(fb_s_11) */
-	paddd %xmm2, %xmm4 /* fb_11 = add(fb_m_11, fb_c_11) */
+	psrld $31, %xmm3 /* fb_c_11 = shr(fb_s_11) */
+	paddd %xmm3, %xmm4 /* fb_11 = add(fb_m_11, fb_c_11) */
 
 	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm4, %xmm2 /* fb_11 */
-	paddd %xmm4, %xmm2 /* dbl_96 = add(fb_11, fb_11) */
+	movdqa %xmm4, %xmm3 /* fb_11 */
+	paddd %xmm4, %xmm3 /* dbl_96 = add(fb_11, fb_11) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
-	movdqa %xmm2, %xmm9 /* dbl_96 */
-	pand %xmm5, %xmm9 /* x0_12_b = and(dbl_96, high16) */
-	movdqa %xmm5, %xmm10 /* high16 */
-	pandn %xmm0, %xmm10 /* x0_12_a = andnot(high16, fb_10) */
-	por %xmm10, %xmm9 /* x0_12 = or(x0_12_b, x0_12_a) */
-	movdqa 688(%rsp), %xmm10 /* reload fb_7 */
-	movdqa %xmm10, %xmm12 /* fb_7 */
-	pslld $16, %xmm12 /* x1_12_l = shl(fb_7) */
-	psrld $16, %xmm8 /* x1_12_r = shr(dbl_48) */
-	por %xmm8, %xmm12 /* x1_12 = or(x1_12_l, x1_12_r) */
-	pxor %xmm11, %xmm9 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	paddd %xmm3, %xmm9 /* w_12 = add(x0r1_12, r2_11) */
-	paddd %xmm12, %xmm11 /* w1_12 = add(sb_out_x_11, x1_12) */
-	movdqa 176(%rsp), %xmm8 /* reload x1_8 */
-	pxor %xmm8, %xmm3 /* w2_12 = xor(r2_11, x1_8) */
-	movdqa %xmm11, %xmm8 /* w1_12 */
-	pslld $16, %xmm8 /* l1in_12_l = shl(w1_12) */
-	movdqa %xmm3, %xmm12 /* w2_12 */
-	psrld $16, %xmm12 /* l1in_12_r = shr(w2_12) */
-	por %xmm12, %xmm8 /* l1in_12 = or(l1in_12_l, l1in_12_r) */
-	movdqa %xmm8, %xmm12 /* l1in_12 */
-	pshufb %xmm15, %xmm12 /* ur24_12 = lookup16(l1in_12, rotl24) */
-	movdqa %xmm8, %xmm13 /* l1in_12 */
-	pshufb %xmm14, %xmm13 /* ur8_12 = lookup16(l1in_12, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm6 /* rotl16 = const() */
-	movdqa %xmm8, %xmm10 /* l1in_12 */
-	pshufb %xmm6, %xmm10 /* ur16_12 = lookup16(l1in_12, rotl16) */
-	movdqa %xmm8, %xmm5 /* l1in_12 */
-	pxor %xmm13, %xmm5 /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	pxor %xmm10, %xmm5 /* ug_12 = xor(ug_acc_12, ur16_12) */
-	movdqa %xmm5, %xmm10 /* ug_12 */
-	pslld $2, %xmm10 /* ur2_12_l = shl(ug_12) */
+	movdqa %xmm3, %xmm6 /* dbl_96 */
+	pand %xmm5, %xmm6 /* x0_12_b = and(dbl_96, high16) */
+	movdqa %xmm5, %xmm8 /* high16 */
+	pandn %xmm1, %xmm8 /* x0_12_a = andnot(high16, fb_10) */
+	por %xmm8, %xmm6 /* x0_12 = or(x0_12_b, x0_12_a) */
+	movdqa 592(%rsp), %xmm8 /* reload fb_7 */
+	movdqa %xmm8, %xmm10 /* fb_7 */
+	pslld $16, %xmm10 /* x1_12_l = shl(fb_7) */
+	psrld $16, %xmm9 /* x1_12_r = shr(dbl_48) */
+	por %xmm9, %xmm10 /* x1_12 = or(x1_12_l, x1_12_r) */
+	pxor %xmm13, %xmm6 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	paddd %xmm2, %xmm6 /* w_12 = add(x0r1_12, r2_11) */
+	paddd %xmm10, %xmm13 /* w1_12 = add(sb_out_x_11, x1_12) */
+	pxor 144(%rsp), %xmm2 /* w2_12 = xor(r2_11, x1_8) */
+	movdqa %xmm13, %xmm9 /* w1_12 */
+	pslld $16, %xmm9 /* l1in_12_l = shl(w1_12) */
+	movdqa %xmm2, %xmm10 /* w2_12 */
+	psrld $16, %xmm10 /* l1in_12_r = shr(w2_12) */
+	por %xmm10, %xmm9 /* l1in_12 = or(l1in_12_l, l1in_12_r) */
+	movdqa %xmm9, %xmm10 /* l1in_12 */
+	pshufb %xmm12, %xmm10 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	movdqa %xmm9, %xmm11 /* l1in_12 */
+	pshufb %xmm14, %xmm11 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm15 /* rotl16 = const() */
+	movdqa %xmm9, %xmm8 /* l1in_12 */
+	pshufb %xmm15, %xmm8 /* ur16_12 = lookup16(l1in_12, rotl16) */
+	movdqa %xmm9, %xmm5 /* l1in_12 */
+	pxor %xmm11, %xmm5 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	pxor %xmm8, %xmm5 /* ug_12 = xor(ug_acc_12, ur16_12) */
+	movdqa %xmm5, %xmm8 /* ug_12 */
+	pslld $2, %xmm8 /* ur2_12_l = shl(ug_12) */
 	psrld $30, %xmm5 /* ur2_12_r = shr(ug_12) */
-	por %xmm5, %xmm10 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
-	pxor %xmm12, %xmm8 /* u_acc_12 = xor(l1in_12, ur24_12) */
-	pxor %xmm10, %xmm8 /* u_12 = xor(u_acc_12, ur2_12) */
-	pslld $16, %xmm3 /* l2in_12_l = shl(w2_12) */
-	psrld $16, %xmm11 /* l2in_12_r = shr(w1_12) */
-	por %xmm11, %xmm3 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
-	movdqa %xmm3, %xmm5 /* l2in_12 */
+	por %xmm5, %xmm8 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	pxor %xmm10, %xmm9 /* u_acc_12 = xor(l1in_12, ur24_12) */
+	pxor %xmm8, %xmm9 /* u_12 = xor(u_acc_12, ur2_12) */
+	pslld $16, %xmm2 /* l2in_12_l = shl(w2_12) */
+	psrld $16, %xmm13 /* l2in_12_r = shr(w1_12) */
+	por %xmm13, %xmm2 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
+	movdqa %xmm2, %xmm5 /* l2in_12 */
 	pshufb %xmm14, %xmm5 /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	movdqa %xmm3, %xmm10 /* l2in_12 */
-	pshufb %xmm6, %xmm10 /* v8r16_12 = lookup16(l2in_12, rotl16) */
-	movdqa %xmm3, %xmm11 /* l2in_12 */
-	pshufb %xmm15, %xmm11 /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	pxor %xmm10, %xmm3 /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
-	pxor %xmm11, %xmm3 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	movdqa %xmm3, %xmm11 /* v8g_12 */
-	pslld $6, %xmm11 /* v8r6_12_l = shl(v8g_12) */
-	psrld $26, %xmm3 /* v8r6_12_r = shr(v8g_12) */
-	por %xmm3, %xmm11 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
-	pxor %xmm10, %xmm5 /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
-	pxor %xmm11, %xmm5 /* v8_12 = xor(v8_acc_12, v8r6_12) */
-	movdqa %xmm5, %xmm3 /* v8_12 */
-	pxor %xmm8, %xmm3 /* sb_in_xy_12 = xor(v8_12, u_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm3 /* sb_in_d_12 = and(sb_in_xy_12, odd_bytes) */
-	pxor %xmm3, %xmm5 /* sb_in_x_12 = xor(v8_12, sb_in_d_12) */
-	pxor %xmm3, %xmm8 /* sb_in_y_12 = xor(u_12, sb_in_d_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm11 /* sb_in_x_12 */
-	pand %xmm3, %xmm11 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
+	movdqa %xmm2, %xmm8 /* l2in_12 */
+	pshufb %xmm15, %xmm8 /* v8r16_12 = lookup16(l2in_12, rotl16) */
+	movdqa %xmm2, %xmm10 /* l2in_12 */
+	pshufb %xmm12, %xmm10 /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	pxor %xmm8, %xmm2 /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	pxor %xmm10, %xmm2 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	movdqa %xmm2, %xmm10 /* v8g_12 */
+	pslld $6, %xmm10 /* v8r6_12_l = shl(v8g_12) */
+	psrld $26, %xmm2 /* v8r6_12_r = shr(v8g_12) */
+	por %xmm2, %xmm10 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
+	pxor %xmm8, %xmm5 /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
+	pxor %xmm10, %xmm5 /* v8_12 = xor(v8_acc_12, v8r6_12) */
+	movdqa %xmm5, %xmm2 /* v8_12 */
+	pxor %xmm9, %xmm2 /* sb_in_xy_12 = xor(v8_12, u_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
+	pand %xmm8, %xmm2 /* sb_in_d_12 = and(sb_in_xy_12, odd_bytes) */
+	pxor %xmm2, %xmm5 /* sb_in_x_12 = xor(v8_12, sb_in_d_12) */
+	pxor %xmm2, %xmm9 /* sb_in_y_12 = xor(u_12, sb_in_d_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm10 /* sb_in_x_12 */
+	pand %xmm2, %xmm10 /* sb_s0_xl_12 = and(sb_in_x_12, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_12 = shr(sb_in_x_12) */
-	pand %xmm3, %xmm5 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
+	pand %xmm2, %xmm5 /* sb_s0_xh_12 = and(sb_s0_xs_12, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
+	movdqa %xmm11, %xmm13 /* s0_p1 */
+	pshufb %xmm10, %xmm13 /* sb_s0_p1_12 = lookup16(s0_p1, sb_s0_xl_12) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_12 = xor(sb_s0_p1_12, sb_s0_xh_12) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
-	pxor %xmm11, %xmm12 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm5 /* s0_p3_rot */
-	pshufb %xmm12, %xmm5 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
+	movdqa %xmm5, %xmm11 /* s0_p2 */
+	pshufb %xmm13, %xmm11 /* sb_s0_p2_12 = lookup16(s0_p2, sb_s0_t_12) */
+	pxor %xmm10, %xmm11 /* sb_s0_ol_12 = xor(sb_s0_p2_12, sb_s0_xl_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm5 /* s0_p3_rot */
+	pshufb %xmm11, %xmm5 /* sb_s0_p3_12 = lookup16(s0_p3_rot, sb_s0_ol_12) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_12 = add(sb_s0_t_12, sb_s0_t_12) */
 	pxor %xmm13, %xmm5 /* sb_s0_12 = xor(sb_s0_p3_12, sb_s0_t2_12) */
-	movdqa %xmm8, %xmm12 /* sb_in_y_12 */
-	pand %xmm3, %xmm12 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
-	psrlw $4, %xmm8 /* sb_in_y_12_sh = shr(sb_in_y_12) */
-	pand %xmm3, %xmm8 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
+	movdqa %xmm9, %xmm11 /* sb_in_y_12 */
+	pand %xmm2, %xmm11 /* sb_in_y_12_lo = and(sb_in_y_12, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_12_sh = shr(sb_in_y_12) */
+	pand %xmm2, %xmm9 /* sb_in_y_12_hi = and(sb_in_y_12_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
-	pshufb %xmm12, %xmm11 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm8, %xmm13 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows = const() */
-	pshufb %xmm8, %xmm11 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
+	movdqa %xmm13, %xmm10 /* tbl_lo */
+	pshufb %xmm11, %xmm10 /* sb_s1_k_12_l = lookup16(tbl_lo, sb_in_y_12_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm13 /* tbl_hi */
+	pshufb %xmm9, %xmm13 /* sb_s1_k_12_h = lookup16(tbl_hi, sb_in_y_12_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_k_12 = xor(sb_s1_k_12_l, sb_s1_k_12_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
+	pshufb %xmm9, %xmm10 /* sb_s1_12_sr = lookup16(sb_s1_k_12, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm11 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
-	movdqa %xmm11, %xmm13 /* sb_s1_12_aes */
-	pand %xmm3, %xmm13 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
-	pand %xmm3, %xmm11 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
-	movdqa %xmm8, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm12 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
+	aesenclast %xmm13, %xmm10 /* sb_s1_12_aes = aesenclast(sb_s1_12_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm13 /* sb_s1_12_aes */
+	pand %xmm2, %xmm13 /* sb_s1_12_aes_lo = and(sb_s1_12_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s1_12_aes_sh = shr(sb_s1_12_aes) */
+	pand %xmm2, %xmm10 /* sb_s1_12_aes_hi = and(sb_s1_12_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
+	movdqa %xmm9, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm11 /* sb_s1_12_l = lookup16(tbl_lo_1, sb_s1_12_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm8 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
-	pxor %xmm8, %xmm12 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
-	movdqa %xmm12, %xmm8 /* sb_s1_12 */
-	pxor %xmm5, %xmm8 /* sb_out_xy_12 = xor(sb_s1_12, sb_s0_12) */
-	pand %xmm10, %xmm8 /* sb_out_d_12 = and(sb_out_xy_12, odd_bytes) */
-	pxor %xmm8, %xmm12 /* sb_out_x_12 = xor(sb_s1_12, sb_out_d_12) */
-	pxor %xmm8, %xmm5 /* sb_out_y_12 = xor(sb_s0_12, sb_out_d_12) */
-	pshufb %xmm15, %xmm5 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
-	movdqa 80(%rsp), %xmm8 /* reload g0s12_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s12_1.2 */
-	pslld $8, %xmm11 /* s0k_o_12_l = shl(g0s12_1) */
-	movdqa 528(%rsp), %xmm13 /* reload dbl_21 */
+	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm9 /* sb_s1_12_h = lookup16(tbl_hi_1, sb_s1_12_aes_hi) */
+	pxor %xmm9, %xmm11 /* sb_s1_12 = xor(sb_s1_12_l, sb_s1_12_h) */
+	movdqa %xmm11, %xmm9 /* sb_s1_12 */
+	pxor %xmm5, %xmm9 /* sb_out_xy_12 = xor(sb_s1_12, sb_s0_12) */
+	pand %xmm8, %xmm9 /* sb_out_d_12 = and(sb_out_xy_12, odd_bytes) */
+	pxor %xmm9, %xmm11 /* sb_out_x_12 = xor(sb_s1_12, sb_out_d_12) */
+	pxor %xmm9, %xmm5 /* sb_out_y_12 = xor(sb_s0_12, sb_out_d_12) */
+	pshufb %xmm12, %xmm5 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	movdqa 80(%rsp), %xmm9 /* reload g0s12_1.2 */
+	movdqa %xmm9, %xmm10 /* g0s12_1.2 */
+	pslld $8, %xmm10 /* s0k_o_12_l = shl(g0s12_1) */
+	movdqa 480(%rsp), %xmm13 /* reload dbl_21 */
 	psrld $24, %xmm13 /* s0k_o_12_r = shr(dbl_21) */
-	por %xmm13, %xmm11 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
-	pand %xmm7, %xmm11 /* s0k_12 = and(s0k_o_12, modulus) */
-	movdqa 496(%rsp), %xmm13 /* reload fb */
-	movdqa %xmm13, %xmm3 /* fb */
-	pslld $20, %xmm3 /* s4k_o_12_l = shl(fb) */
-	movdqa 480(%rsp), %xmm13 /* reload dbl_8 */
+	por %xmm13, %xmm10 /* s0k_o_12 = or(s0k_o_12_l, s0k_o_12_r) */
+	pand %xmm7, %xmm10 /* s0k_12 = and(s0k_o_12, modulus) */
+	movdqa 448(%rsp), %xmm13 /* reload fb */
+	movdqa %xmm13, %xmm2 /* fb */
+	pslld $20, %xmm2 /* s4k_o_12_l = shl(fb) */
+	movdqa 432(%rsp), %xmm13 /* reload dbl_8 */
 	psrld $12, %xmm13 /* s4k_o_12_r = shr(dbl_8) */
-	por %xmm13, %xmm3 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
-	pand %xmm7, %xmm3 /* s4k_12 = and(s4k_o_12, modulus) */
-	movdqa 672(%rsp), %xmm13 /* reload fb_6 */
-	movdqa %xmm13, %xmm10 /* fb_6 */
-	pslld $21, %xmm10 /* s10k_o_12_l = shl(fb_6) */
-	movdqa 592(%rsp), %xmm13 /* reload dbl_56 */
-	movdqa %xmm1, 480(%rsp) /* spill dbl_88 */
-	movdqa %xmm13, %xmm1 /* dbl_56 */
-	psrld $11, %xmm1 /* s10k_o_12_r = shr(dbl_56) */
-	por %xmm1, %xmm10 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
-	pand %xmm7, %xmm10 /* s10k_12 = and(s10k_o_12, modulus) */
-	movdqa 416(%rsp), %xmm1 /* reload fb_9 */
-	movdqa %xmm0, 528(%rsp) /* spill fb_10 */
-	movdqa %xmm1, %xmm0 /* fb_9 */
-	pslld $17, %xmm0 /* s13k_o_12_l = shl(fb_9) */
-	movdqa 448(%rsp), %xmm1 /* reload dbl_80 */
-	movdqa %xmm1, %xmm6 /* dbl_80 */
-	psrld $15, %xmm6 /* s13k_o_12_r = shr(dbl_80) */
-	por %xmm6, %xmm0 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
-	pand %xmm7, %xmm0 /* s13k_12 = and(s13k_o_12, modulus) */
-	movdqa %xmm4, %xmm6 /* fb_11 */
-	pslld $15, %xmm6 /* s15k_o_12_l = shl(fb_11) */
-	movdqa %xmm2, %xmm1 /* dbl_96 */
-	psrld $17, %xmm1 /* s15k_o_12_r = shr(dbl_96) */
-	por %xmm1, %xmm6 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
-	pand %xmm7, %xmm6 /* s15k_12 = and(s15k_o_12, modulus) */
-	psrld $1, %xmm9 /* w_half_12 = shr(w_12) */
-	paddd %xmm3, %xmm11 /* fb0_s_36 = add(s0k_12, s4k_12) */
-	movdqa %xmm11, %xmm1 /* fb0_s_36 */
-	pand %xmm7, %xmm1 /* fb0_m_36 = and(fb0_s_36, modulus) */
-	psrld $31, %xmm11 /* fb0_c_36 = shr(fb0_s_36) */
-	paddd %xmm11, %xmm1 /* fb0_36 = add(fb0_m_36, fb0_c_36) */
-	paddd %xmm0, %xmm10 /* fb0_s_37 = add(s10k_12, s13k_12) */
-	movdqa %xmm10, %xmm0 /* fb0_s_37 */
-	pand %xmm7, %xmm0 /* fb0_m_37 = and(fb0_s_37, modulus) */
-	psrld $31, %xmm10 /* fb0_c_37 = shr(fb0_s_37) */
-	paddd %xmm10, %xmm0 /* fb0_37 = add(fb0_m_37, fb0_c_37) */
-	paddd %xmm9, %xmm6 /* fb0_s_38 = add(s15k_12, w_half_12) */
-	movdqa %xmm6, %xmm3 /* fb0_s_38 */
-	pand %xmm7, %xmm3 /* fb0_m_38 = and(fb0_s_38, modulus) */
-	psrld $31, %xmm6 /* fb0_c_38 = shr(fb0_s_38) */
-	paddd %xmm6, %xmm3 /* fb0_38 = add(fb0_m_38, fb0_c_38) */
-	paddd %xmm0, %xmm1 /* fb1_s_12 = add(fb0_36, fb0_37) */
-	movdqa %xmm1, %xmm0 /* fb1_s_12 */
-	pand %xmm7, %xmm0 /* fb1_m_12 = and(fb1_s_12, modulus) */
-	psrld $31, %xmm1 /* fb1_c_12 = shr(fb1_s_12) */
-	paddd %xmm1, %xmm0 /* fb1_12 = add(fb1_m_12, fb1_c_12) */
-	paddd %xmm3, %xmm0 /* fb2_s_12 = add(fb1_12, fb0_38) */
-	movdqa %xmm0, %xmm1 /* fb2_s_12 */
-	pand %xmm7, %xmm1 /* fb2_m_12 = and(fb2_s_12, modulus) */
-	psrld $31, %xmm0 /* fb2_c_12 = shr(fb2_s_12) */
-	paddd %xmm0, %xmm1 /* fb2_12 = add(fb2_m_12, fb2_c_12) */
-	paddd %xmm8, %xmm1 /* fb_s_12 = add(fb2_12, g0s12_1) */
-	movdqa %xmm1, %xmm0 /* fb_s_12 */
-	pand %xmm7, %xmm0 /* fb_m_12 = and(fb_s_12, modulus) */
-	psrld $31, %xmm1 /* fb_c_12 = shr(fb_s_12) */
-	paddd %xmm1, %xmm0 /* fb_12 = add(fb_m_12, fb_c_12) */
+	por %xmm13, %xmm2 /* s4k_o_12 = or(s4k_o_12_l, s4k_o_12_r) */
+	pand %xmm7, %xmm2 /* s4k_12 = and(s4k_o_12, modulus) */
+	movdqa 128(%rsp), %xmm13 /* reload fb_6 */
+	movdqa %xmm13, %xmm8 /* fb_6 */
+	pslld $21, %xmm8 /* s10k_o_12_l = shl(fb_6) */
+	movdqa 544(%rsp), %xmm13 /* reload dbl_56 */
+	movdqa %xmm0, 432(%rsp) /* spill dbl_88 */
+	movdqa %xmm13, %xmm0 /* dbl_56 */
+	psrld $11, %xmm0 /* s10k_o_12_r = shr(dbl_56) */
+	por %xmm0, %xmm8 /* s10k_o_12 = or(s10k_o_12_l, s10k_o_12_r) */
+	pand %xmm7, %xmm8 /* s10k_12 = and(s10k_o_12, modulus) */
+	movdqa 368(%rsp), %xmm0 /* reload fb_9 */
+	movdqa %xmm1, 480(%rsp) /* spill fb_10 */
+	movdqa %xmm0, %xmm1 /* fb_9 */
+	pslld $17, %xmm1 /* s13k_o_12_l = shl(fb_9) */
+	movdqa 400(%rsp), %xmm0 /* reload dbl_80 */
+	movdqa %xmm0, %xmm15 /* dbl_80 */
+	psrld $15, %xmm15 /* s13k_o_12_r = shr(dbl_80) */
+	por %xmm15, %xmm1 /* s13k_o_12 = or(s13k_o_12_l, s13k_o_12_r) */
+	pand %xmm7, %xmm1 /* s13k_12 = and(s13k_o_12, modulus) */
+	movdqa %xmm4, %xmm15 /* fb_11 */
+	pslld $15, %xmm15 /* s15k_o_12_l = shl(fb_11) */
+	movdqa %xmm3, %xmm0 /* dbl_96 */
+	psrld $17, %xmm0 /* s15k_o_12_r = shr(dbl_96) */
+	por %xmm0, %xmm15 /* s15k_o_12 = or(s15k_o_12_l, s15k_o_12_r) */
+	pand %xmm7, %xmm15 /* s15k_12 = and(s15k_o_12, modulus) */
+	psrld $1, %xmm6 /* w_half_12 = shr(w_12) */
+	paddd %xmm2, %xmm10 /* fb0_s_36 = add(s0k_12, s4k_12) */
+	movdqa %xmm10, %xmm0 /* fb0_s_36 */
+	pand %xmm7, %xmm0 /* fb0_m_36 = and(fb0_s_36, modulus) */
+	psrld $31, %xmm10 /* fb0_c_36 = shr(fb0_s_36) */
+	paddd %xmm10, %xmm0 /* fb0_36 = add(fb0_m_36, fb0_c_36) */
+	paddd %xmm1, %xmm8 /* fb0_s_37 = add(s10k_12, s13k_12) */
+	movdqa %xmm8, %xmm1 /* fb0_s_37 */
+	pand %xmm7, %xmm1 /* fb0_m_37 = and(fb0_s_37, modulus) */
+	psrld $31, %xmm8 /* fb0_c_37 = shr(fb0_s_37) */
+	paddd %xmm8, %xmm1 /* fb0_37 = add(fb0_m_37, fb0_c_37) */
+	paddd %xmm6, %xmm15 /* fb0_s_38 = add(s15k_12, w_half_12) */
+	movdqa %xmm15, %xmm2 /* fb0_s_38 */
+	pand %xmm7, %xmm2 /* fb0_m_38 = and(fb0_s_38, modulus) */
+	psrld $31, %xmm15 /* fb0_c_38 = shr(fb0_s_38) */
+	paddd %xmm15, %xmm2 /* fb0_38 = add(fb0_m_38, fb0_c_38) */
+	paddd %xmm1, %xmm0 /* fb1_s_12 = add(fb0_36, fb0_37) */
+	movdqa %xmm0, %xmm1 /* fb1_s_12 */
+	pand %xmm7, %xmm1 /* fb1_m_12 = and(fb1_s_12, modulus) */
+	psrld $31, %xmm0 /* fb1_c_12 = shr(fb1_s_12) */
+	paddd %xmm0, %xmm1 /* fb1_12 = add(fb1_m_12, fb1_c_12) */
+	paddd %xmm2, %xmm1 /* fb2_s_12 = add(fb1_12, fb0_38) */
+	movdqa %xmm1, %xmm0 /* fb2_s_12 */
+	pand %xmm7, %xmm0 /* fb2_m_12 = and(fb2_s_12, modulus) */
+	psrld $31, %xmm1 /* fb2_c_12 = shr(fb2_s_12) */
+	paddd %xmm1, %xmm0 /* fb2_12 = add(fb2_m_12, fb2_c_12) */
+	paddd %xmm9, %xmm0 /* fb_s_12 = add(fb2_12, g0s12_1) */
+	movdqa %xmm0, %xmm1 /* fb_s_12 */
+	pand %xmm7, %xmm1 /* fb_m_12 = and(fb_s_12, modulus) */
+	psrld $31, %xmm0 /* fb_c_12 = shr(fb_s_12) */
+	paddd %xmm0, %xmm1 /* fb_12 = add(fb_m_12, fb_c_12) */
 
 	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm0, %xmm1 /* fb_12 */
-	paddd %xmm0, %xmm1 /* dbl_104 = add(fb_12, fb_12) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
-	movdqa %xmm1, %xmm6 /* dbl_104 */
-	pand %xmm3, %xmm6 /* x0_13_b = and(dbl_104, high16) */
-	movdqa %xmm3, %xmm9 /* high16 */
-	pandn %xmm4, %xmm9 /* x0_13_a = andnot(high16, fb_11) */
-	por %xmm9, %xmm6 /* x0_13 = or(x0_13_b, x0_13_a) */
-	movdqa 704(%rsp), %xmm9 /* reload fb_8 */
-	movdqa %xmm9, %xmm10 /* fb_8 */
-	pslld $16, %xmm10 /* x1_13_l = shl(fb_8) */
+	movdqa %xmm1, %xmm0 /* fb_12 */
+	paddd %xmm1, %xmm0 /* dbl_104 = add(fb_12, fb_12) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm2 /* high16 = const() */
+	movdqa %xmm0, %xmm6 /* dbl_104 */
+	pand %xmm2, %xmm6 /* x0_13_b = and(dbl_104, high16) */
+	movdqa %xmm2, %xmm8 /* high16 */
+	pandn %xmm4, %xmm8 /* x0_13_a = andnot(high16, fb_11) */
+	por %xmm8, %xmm6 /* x0_13 = or(x0_13_b, x0_13_a) */
+	movdqa 96(%rsp), %xmm8 /* reload fb_8 */
+	movdqa %xmm8, %xmm9 /* fb_8 */
+	pslld $16, %xmm9 /* x1_13_l = shl(fb_8) */
 	psrld $16, %xmm13 /* x1_13_r = shr(dbl_56) */
-	por %xmm13, %xmm10 /* x1_13 = or(x1_13_l, x1_13_r) */
-	pxor %xmm12, %xmm6 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	por %xmm13, %xmm9 /* x1_13 = or(x1_13_l, x1_13_r) */
+	pxor %xmm11, %xmm6 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
 	paddd %xmm5, %xmm6 /* w_13 = add(x0r1_13, r2_12) */
-	paddd %xmm10, %xmm12 /* w1_13 = add(sb_out_x_12, x1_13) */
-	movdqa 368(%rsp), %xmm10 /* reload x1_9 */
-	pxor %xmm10, %xmm5 /* w2_13 = xor(r2_12, x1_9) */
-	movdqa %xmm12, %xmm10 /* w1_13 */
-	pslld $16, %xmm10 /* l1in_13_l = shl(w1_13) */
-	movdqa %xmm5, %xmm11 /* w2_13 */
-	psrld $16, %xmm11 /* l1in_13_r = shr(w2_13) */
-	por %xmm11, %xmm10 /* l1in_13 = or(l1in_13_l, l1in_13_r) */
-	movdqa %xmm10, %xmm11 /* l1in_13 */
-	pshufb %xmm15, %xmm11 /* ur24_13 = lookup16(l1in_13, rotl24) */
-	movdqa %xmm10, %xmm13 /* l1in_13 */
+	paddd %xmm9, %xmm11 /* w1_13 = add(sb_out_x_12, x1_13) */
+	pxor 320(%rsp), %xmm5 /* w2_13 = xor(r2_12, x1_9) */
+	movdqa %xmm11, %xmm9 /* w1_13 */
+	pslld $16, %xmm9 /* l1in_13_l = shl(w1_13) */
+	movdqa %xmm5, %xmm10 /* w2_13 */
+	psrld $16, %xmm10 /* l1in_13_r = shr(w2_13) */
+	por %xmm10, %xmm9 /* l1in_13 = or(l1in_13_l, l1in_13_r) */
+	movdqa %xmm9, %xmm10 /* l1in_13 */
+	pshufb %xmm12, %xmm10 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	movdqa %xmm9, %xmm13 /* l1in_13 */
 	pshufb %xmm14, %xmm13 /* ur8_13 = lookup16(l1in_13, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
-	movdqa %xmm10, %xmm9 /* l1in_13 */
-	pshufb %xmm8, %xmm9 /* ur16_13 = lookup16(l1in_13, rotl16) */
-	movdqa %xmm10, %xmm3 /* l1in_13 */
-	pxor %xmm13, %xmm3 /* ug_acc_13 = xor(l1in_13, ur8_13) */
-	pxor %xmm9, %xmm3 /* ug_13 = xor(ug_acc_13, ur16_13) */
-	movdqa %xmm3, %xmm9 /* ug_13 */
-	pslld $2, %xmm9 /* ur2_13_l = shl(ug_13) */
-	psrld $30, %xmm3 /* ur2_13_r = shr(ug_13) */
-	por %xmm3, %xmm9 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
-	pxor %xmm11, %xmm10 /* u_acc_13 = xor(l1in_13, ur24_13) */
-	pxor %xmm9, %xmm10 /* u_13 = xor(u_acc_13, ur2_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm15 /* rotl16 = const() */
+	movdqa %xmm9, %xmm8 /* l1in_13 */
+	pshufb %xmm15, %xmm8 /* ur16_13 = lookup16(l1in_13, rotl16) */
+	movdqa %xmm9, %xmm2 /* l1in_13 */
+	pxor %xmm13, %xmm2 /* ug_acc_13 = xor(l1in_13, ur8_13) */
+	pxor %xmm8, %xmm2 /* ug_13 = xor(ug_acc_13, ur16_13) */
+	movdqa %xmm2, %xmm8 /* ug_13 */
+	pslld $2, %xmm8 /* ur2_13_l = shl(ug_13) */
+	psrld $30, %xmm2 /* ur2_13_r = shr(ug_13) */
+	por %xmm2, %xmm8 /* ur2_13 = or(ur2_13_l, ur2_13_r) */
+	pxor %xmm10, %xmm9 /* u_acc_13 = xor(l1in_13, ur24_13) */
+	pxor %xmm8, %xmm9 /* u_13 = xor(u_acc_13, ur2_13) */
 	pslld $16, %xmm5 /* l2in_13_l = shl(w2_13) */
-	psrld $16, %xmm12 /* l2in_13_r = shr(w1_13) */
-	por %xmm12, %xmm5 /* l2in_13 = or(l2in_13_l, l2in_13_r) */
-	movdqa %xmm5, %xmm3 /* l2in_13 */
-	pshufb %xmm14, %xmm3 /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	movdqa %xmm5, %xmm9 /* l2in_13 */
-	pshufb %xmm8, %xmm9 /* v8r16_13 = lookup16(l2in_13, rotl16) */
-	movdqa %xmm5, %xmm11 /* l2in_13 */
-	pshufb %xmm15, %xmm11 /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	pxor %xmm9, %xmm5 /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
-	pxor %xmm11, %xmm5 /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
-	movdqa %xmm5, %xmm11 /* v8g_13 */
-	pslld $6, %xmm11 /* v8r6_13_l = shl(v8g_13) */
+	psrld $16, %xmm11 /* l2in_13_r = shr(w1_13) */
+	por %xmm11, %xmm5 /* l2in_13 = or(l2in_13_l, l2in_13_r) */
+	movdqa %xmm5, %xmm2 /* l2in_13 */
+	pshufb %xmm14, %xmm2 /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	movdqa %xmm5, %xmm8 /* l2in_13 */
+	pshufb %xmm15, %xmm8 /* v8r16_13 = lookup16(l2in_13, rotl16) */
+	movdqa %xmm5, %xmm10 /* l2in_13 */
+	pshufb %xmm12, %xmm10 /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	pxor %xmm8, %xmm5 /* v8g_acc_13 = xor(l2in_13, v8r16_13) */
+	pxor %xmm10, %xmm5 /* v8g_13 = xor(v8g_acc_13, v8r24_13) */
+	movdqa %xmm5, %xmm10 /* v8g_13 */
+	pslld $6, %xmm10 /* v8r6_13_l = shl(v8g_13) */
 	psrld $26, %xmm5 /* v8r6_13_r = shr(v8g_13) */
-	por %xmm5, %xmm11 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
-	pxor %xmm9, %xmm3 /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
-	pxor %xmm11, %xmm3 /* v8_13 = xor(v8_acc_13, v8r6_13) */
-	movdqa %xmm3, %xmm5 /* v8_13 */
-	pxor %xmm10, %xmm5 /* sb_in_xy_13 = xor(v8_13, u_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
-	pand %xmm9, %xmm5 /* sb_in_d_13 = and(sb_in_xy_13, odd_bytes) */
-	pxor %xmm5, %xmm3 /* sb_in_x_13 = xor(v8_13, sb_in_d_13) */
-	pxor %xmm5, %xmm10 /* sb_in_y_13 = xor(u_13, sb_in_d_13) */
+	por %xmm5, %xmm10 /* v8r6_13 = or(v8r6_13_l, v8r6_13_r) */
+	pxor %xmm8, %xmm2 /* v8_acc_13 = xor(v8r8_13, v8r16_13) */
+	pxor %xmm10, %xmm2 /* v8_13 = xor(v8_acc_13, v8r6_13) */
+	movdqa %xmm2, %xmm5 /* v8_13 */
+	pxor %xmm9, %xmm5 /* sb_in_xy_13 = xor(v8_13, u_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
+	pand %xmm8, %xmm5 /* sb_in_d_13 = and(sb_in_xy_13, odd_bytes) */
+	pxor %xmm5, %xmm2 /* sb_in_x_13 = xor(v8_13, sb_in_d_13) */
+	pxor %xmm5, %xmm9 /* sb_in_y_13 = xor(u_13, sb_in_d_13) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm11 /* sb_in_x_13 */
-	pand %xmm5, %xmm11 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_13 = shr(sb_in_x_13) */
-	pand %xmm5, %xmm3 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
-	pxor %xmm3, %xmm13 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
-	pxor %xmm11, %xmm12 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm3 /* s0_p3_rot */
-	pshufb %xmm12, %xmm3 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
+	movdqa %xmm2, %xmm10 /* sb_in_x_13 */
+	pand %xmm5, %xmm10 /* sb_s0_xl_13 = and(sb_in_x_13, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_s0_xs_13 = shr(sb_in_x_13) */
+	pand %xmm5, %xmm2 /* sb_s0_xh_13 = and(sb_s0_xs_13, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
+	movdqa %xmm11, %xmm13 /* s0_p1 */
+	pshufb %xmm10, %xmm13 /* sb_s0_p1_13 = lookup16(s0_p1, sb_s0_xl_13) */
+	pxor %xmm2, %xmm13 /* sb_s0_t_13 = xor(sb_s0_p1_13, sb_s0_xh_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm11 /* s0_p2 */
+	pshufb %xmm13, %xmm11 /* sb_s0_p2_13 = lookup16(s0_p2, sb_s0_t_13) */
+	pxor %xmm10, %xmm11 /* sb_s0_ol_13 = xor(sb_s0_p2_13, sb_s0_xl_13) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm2 /* s0_p3_rot */
+	pshufb %xmm11, %xmm2 /* sb_s0_p3_13 = lookup16(s0_p3_rot, sb_s0_ol_13) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_13 = add(sb_s0_t_13, sb_s0_t_13) */
-	pxor %xmm13, %xmm3 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
-	movdqa %xmm10, %xmm12 /* sb_in_y_13 */
-	pand %xmm5, %xmm12 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_in_y_13_sh = shr(sb_in_y_13) */
-	pand %xmm5, %xmm10 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
+	pxor %xmm13, %xmm2 /* sb_s0_13 = xor(sb_s0_p3_13, sb_s0_t2_13) */
+	movdqa %xmm9, %xmm11 /* sb_in_y_13 */
+	pand %xmm5, %xmm11 /* sb_in_y_13_lo = and(sb_in_y_13, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_13_sh = shr(sb_in_y_13) */
+	pand %xmm5, %xmm9 /* sb_in_y_13_hi = and(sb_in_y_13_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
-	pshufb %xmm12, %xmm11 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm10, %xmm13 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm10 /* inv_shift_rows = const() */
-	pshufb %xmm10, %xmm11 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
+	movdqa %xmm13, %xmm10 /* tbl_lo */
+	pshufb %xmm11, %xmm10 /* sb_s1_k_13_l = lookup16(tbl_lo, sb_in_y_13_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm13 /* tbl_hi */
+	pshufb %xmm9, %xmm13 /* sb_s1_k_13_h = lookup16(tbl_hi, sb_in_y_13_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_k_13 = xor(sb_s1_k_13_l, sb_s1_k_13_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
+	pshufb %xmm9, %xmm10 /* sb_s1_13_sr = lookup16(sb_s1_k_13, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm11 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
-	movdqa %xmm11, %xmm13 /* sb_s1_13_aes */
+	aesenclast %xmm13, %xmm10 /* sb_s1_13_aes = aesenclast(sb_s1_13_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm13 /* sb_s1_13_aes */
 	pand %xmm5, %xmm13 /* sb_s1_13_aes_lo = and(sb_s1_13_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
-	pand %xmm5, %xmm11 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
-	movdqa %xmm10, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm12 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
+	psrlw $4, %xmm10 /* sb_s1_13_aes_sh = shr(sb_s1_13_aes) */
+	pand %xmm5, %xmm10 /* sb_s1_13_aes_hi = and(sb_s1_13_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
+	movdqa %xmm9, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm11 /* sb_s1_13_l = lookup16(tbl_lo_1, sb_s1_13_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
-	movdqa %xmm13, %xmm10 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm10 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
-	pxor %xmm10, %xmm12 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
-	movdqa %xmm12, %xmm10 /* sb_s1_13 */
-	pxor %xmm3, %xmm10 /* sb_out_xy_13 = xor(sb_s1_13, sb_s0_13) */
-	pand %xmm9, %xmm10 /* sb_out_d_13 = and(sb_out_xy_13, odd_bytes) */
-	pxor %xmm10, %xmm12 /* sb_out_x_13 = xor(sb_s1_13, sb_out_d_13) */
-	pxor %xmm10, %xmm3 /* sb_out_y_13 = xor(sb_s0_13, sb_out_d_13) */
-	pshufb %xmm15, %xmm3 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
-	movdqa 320(%rsp), %xmm10 /* reload g0s13_1.2 */
-	movdqa %xmm10, %xmm11 /* g0s13_1.2 */
-	pslld $8, %xmm11 /* s0k_o_13_l = shl(g0s13_1) */
-	movdqa 336(%rsp), %xmm13 /* reload dbl_6 */
+	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm9 /* sb_s1_13_h = lookup16(tbl_hi_1, sb_s1_13_aes_hi) */
+	pxor %xmm9, %xmm11 /* sb_s1_13 = xor(sb_s1_13_l, sb_s1_13_h) */
+	movdqa %xmm11, %xmm9 /* sb_s1_13 */
+	pxor %xmm2, %xmm9 /* sb_out_xy_13 = xor(sb_s1_13, sb_s0_13) */
+	pand %xmm8, %xmm9 /* sb_out_d_13 = and(sb_out_xy_13, odd_bytes) */
+	pxor %xmm9, %xmm11 /* sb_out_x_13 = xor(sb_s1_13, sb_out_d_13) */
+	pxor %xmm9, %xmm2 /* sb_out_y_13 = xor(sb_s0_13, sb_out_d_13) */
+	pshufb %xmm12, %xmm2 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	movdqa 288(%rsp), %xmm9 /* reload g0s13_1.2 */
+	movdqa %xmm9, %xmm10 /* g0s13_1.2 */
+	pslld $8, %xmm10 /* s0k_o_13_l = shl(g0s13_1) */
+	movdqa 304(%rsp), %xmm13 /* reload dbl_6 */
 	psrld $24, %xmm13 /* s0k_o_13_r = shr(dbl_6) */
-	por %xmm13, %xmm11 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
-	pand %xmm7, %xmm11 /* s0k_13 = and(s0k_o_13, modulus) */
-	movdqa 576(%rsp), %xmm13 /* reload fb_1 */
+	por %xmm13, %xmm10 /* s0k_o_13 = or(s0k_o_13_l, s0k_o_13_r) */
+	pand %xmm7, %xmm10 /* s0k_13 = and(s0k_o_13, modulus) */
+	movdqa 528(%rsp), %xmm13 /* reload fb_1 */
 	movdqa %xmm13, %xmm5 /* fb_1 */
 	pslld $20, %xmm5 /* s4k_o_13_l = shl(fb_1) */
-	movdqa 560(%rsp), %xmm13 /* reload dbl_16 */
+	movdqa 512(%rsp), %xmm13 /* reload dbl_16 */
 	psrld $12, %xmm13 /* s4k_o_13_r = shr(dbl_16) */
 	por %xmm13, %xmm5 /* s4k_o_13 = or(s4k_o_13_l, s4k_o_13_r) */
 	pand %xmm7, %xmm5 /* s4k_13 = and(s4k_o_13, modulus) */
-	movdqa 688(%rsp), %xmm13 /* reload fb_7 */
-	movdqa %xmm13, %xmm9 /* fb_7 */
-	pslld $21, %xmm9 /* s10k_o_13_l = shl(fb_7) */
+	movdqa 592(%rsp), %xmm13 /* reload fb_7 */
+	movdqa %xmm13, %xmm8 /* fb_7 */
+	pslld $21, %xmm8 /* s10k_o_13_l = shl(fb_7) */
 	movdqa 112(%rsp), %xmm13 /* reload dbl_64 */
-	movdqa %xmm2, 560(%rsp) /* spill dbl_96 */
-	movdqa %xmm13, %xmm2 /* dbl_64 */
-	psrld $11, %xmm2 /* s10k_o_13_r = shr(dbl_64) */
-	por %xmm2, %xmm9 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
-	pand %xmm7, %xmm9 /* s10k_13 = and(s10k_o_13, modulus) */
-	movdqa 528(%rsp), %xmm2 /* reload fb_10 */
-	movdqa %xmm4, 336(%rsp) /* spill fb_11 */
-	movdqa %xmm2, %xmm4 /* fb_10 */
+	movdqa %xmm3, 512(%rsp) /* spill dbl_96 */
+	movdqa %xmm13, %xmm3 /* dbl_64 */
+	psrld $11, %xmm3 /* s10k_o_13_r = shr(dbl_64) */
+	por %xmm3, %xmm8 /* s10k_o_13 = or(s10k_o_13_l, s10k_o_13_r) */
+	pand %xmm7, %xmm8 /* s10k_13 = and(s10k_o_13, modulus) */
+	movdqa 480(%rsp), %xmm3 /* reload fb_10 */
+	movdqa %xmm4, 304(%rsp) /* spill fb_11 */
+	movdqa %xmm3, %xmm4 /* fb_10 */
 	pslld $17, %xmm4 /* s13k_o_13_l = shl(fb_10) */
-	movdqa 480(%rsp), %xmm2 /* reload dbl_88 */
-	psrld $15, %xmm2 /* s13k_o_13_r = shr(dbl_88) */
-	por %xmm2, %xmm4 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
+	movdqa 432(%rsp), %xmm3 /* reload dbl_88 */
+	psrld $15, %xmm3 /* s13k_o_13_r = shr(dbl_88) */
+	por %xmm3, %xmm4 /* s13k_o_13 = or(s13k_o_13_l, s13k_o_13_r) */
 	pand %xmm7, %xmm4 /* s13k_13 = and(s13k_o_13, modulus) */
-	movdqa %xmm0, %xmm2 /* fb_12 */
-	pslld $15, %xmm2 /* s15k_o_13_l = shl(fb_12) */
-	movdqa %xmm1, %xmm8 /* dbl_104 */
-	psrld $17, %xmm8 /* s15k_o_13_r = shr(dbl_104) */
-	por %xmm8, %xmm2 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
-	pand %xmm7, %xmm2 /* s15k_13 = and(s15k_o_13, modulus) */
+	movdqa %xmm1, %xmm3 /* fb_12 */
+	pslld $15, %xmm3 /* s15k_o_13_l = shl(fb_12) */
+	movdqa %xmm0, %xmm15 /* dbl_104 */
+	psrld $17, %xmm15 /* s15k_o_13_r = shr(dbl_104) */
+	por %xmm15, %xmm3 /* s15k_o_13 = or(s15k_o_13_l, s15k_o_13_r) */
+	pand %xmm7, %xmm3 /* s15k_13 = and(s15k_o_13, modulus) */
 	psrld $1, %xmm6 /* w_half_13 = shr(w_13) */
-	paddd %xmm5, %xmm11 /* fb0_s_39 = add(s0k_13, s4k_13) */
-	movdqa %xmm11, %xmm5 /* fb0_s_39 */
+	paddd %xmm5, %xmm10 /* fb0_s_39 = add(s0k_13, s4k_13) */
+	movdqa %xmm10, %xmm5 /* fb0_s_39 */
 	pand %xmm7, %xmm5 /* fb0_m_39 = and(fb0_s_39, modulus) */
-	psrld $31, %xmm11 /* fb0_c_39 = shr(fb0_s_39) */
-	paddd %xmm11, %xmm5 /* fb0_39 = add(fb0_m_39, fb0_c_39) */
-	paddd %xmm4, %xmm9 /* fb0_s_40 = add(s10k_13, s13k_13) */
-	movdqa %xmm9, %xmm4 /* fb0_s_40 */
+	psrld $31, %xmm10 /* fb0_c_39 = shr(fb0_s_39) */
+	paddd %xmm10, %xmm5 /* fb0_39 = add(fb0_m_39, fb0_c_39) */
+	paddd %xmm4, %xmm8 /* fb0_s_40 = add(s10k_13, s13k_13) */
+	movdqa %xmm8, %xmm4 /* fb0_s_40 */
 	pand %xmm7, %xmm4 /* fb0_m_40 = and(fb0_s_40, modulus) */
-	psrld $31, %xmm9 /* fb0_c_40 = shr(fb0_s_40) */
-	paddd %xmm9, %xmm4 /* fb0_40 = add(fb0_m_40, fb0_c_40) */
-	paddd %xmm6, %xmm2 /* fb0_s_41 = add(s15k_13, w_half_13) */
-	movdqa %xmm2, %xmm6 /* fb0_s_41 */
+	psrld $31, %xmm8 /* fb0_c_40 = shr(fb0_s_40) */
+	paddd %xmm8, %xmm4 /* fb0_40 = add(fb0_m_40, fb0_c_40) */
+	paddd %xmm6, %xmm3 /* fb0_s_41 = add(s15k_13, w_half_13) */
+	movdqa %xmm3, %xmm6 /* fb0_s_41 */
 	pand %xmm7, %xmm6 /* fb0_m_41 = and(fb0_s_41, modulus) */
-	psrld $31, %xmm2 /* fb0_c_41 = shr(fb0_s_41) */
-	paddd %xmm2, %xmm6 /* fb0_41 = add(fb0_m_41, fb0_c_41) */
+	psrld $31, %xmm3 /* fb0_c_41 = shr(fb0_s_41) */
+	paddd %xmm3, %xmm6 /* fb0_41 = add(fb0_m_41, fb0_c_41) */
 	paddd %xmm4, %xmm5 /* fb1_s_13 = add(fb0_39, fb0_40) */
-	movdqa %xmm5, %xmm2 /* fb1_s_13 */
-	pand %xmm7, %xmm2 /* fb1_m_13 = and(fb1_s_13, modulus) */
+	movdqa %xmm5, %xmm3 /* fb1_s_13 */
+	pand %xmm7, %xmm3 /* fb1_m_13 = and(fb1_s_13, modulus) */
 	psrld $31, %xmm5 /* fb1_c_13 = shr(fb1_s_13) */
-	paddd %xmm5, %xmm2 /* fb1_13 = add(fb1_m_13, fb1_c_13) */
-	paddd %xmm6, %xmm2 /* fb2_s_13 = add(fb1_13, fb0_41) */
-	movdqa %xmm2, %xmm4 /* fb2_s_13 */
+	paddd %xmm5, %xmm3 /* fb1_13 = add(fb1_m_13, fb1_c_13) */
+	paddd %xmm6, %xmm3 /* fb2_s_13 = add(fb1_13, fb0_41) */
+	movdqa %xmm3, %xmm4 /* fb2_s_13 */
 	pand %xmm7, %xmm4 /* fb2_m_13 = and(fb2_s_13, modulus) */
-	psrld $31, %xmm2 /* fb2_c_13 = shr(fb2_s_13) */
-	paddd %xmm2, %xmm4 /* fb2_13 = add(fb2_m_13, fb2_c_13) */
-	paddd %xmm10, %xmm4 /* fb_s_13 = add(fb2_13, g0s13_1) */
-	movdqa %xmm4, %xmm2 /* fb_s_13 */
-	pand %xmm7, %xmm2 /* fb_m_13 = and(fb_s_13, modulus) */
+	psrld $31, %xmm3 /* fb2_c_13 = shr(fb2_s_13) */
+	paddd %xmm3, %xmm4 /* fb2_13 = add(fb2_m_13, fb2_c_13) */
+	paddd %xmm9, %xmm4 /* fb_s_13 = add(fb2_13, g0s13_1) */
+	movdqa %xmm4, %xmm3 /* fb_s_13 */
+	pand %xmm7, %xmm3 /* fb_m_13 = and(fb_s_13, modulus) */
 	psrld $31, %xmm4 /* fb_c_13 = shr(fb_s_13) */
-	paddd %xmm4, %xmm2 /* fb_13 = add(fb_m_13, fb_c_13) */
+	paddd %xmm4, %xmm3 /* fb_13 = add(fb_m_13, fb_c_13) */
 
 	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
-	movdqa %xmm2, %xmm4 /* fb_13 */
-	paddd %xmm2, %xmm4 /* dbl_112 = add(fb_13, fb_13) */
+	movdqa %xmm3, %xmm4 /* fb_13 */
+	paddd %xmm3, %xmm4 /* dbl_112 = add(fb_13, fb_13) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm5 /* high16 = const() */
 	movdqa %xmm4, %xmm6 /* dbl_112 */
 	pand %xmm5, %xmm6 /* x0_14_b = and(dbl_112, high16) */
 	movdqa %xmm5, %xmm8 /* high16 */
-	pandn %xmm0, %xmm8 /* x0_14_a = andnot(high16, fb_12) */
+	pandn %xmm1, %xmm8 /* x0_14_a = andnot(high16, fb_12) */
 	por %xmm8, %xmm6 /* x0_14 = or(x0_14_b, x0_14_a) */
-	movdqa 416(%rsp), %xmm8 /* reload fb_9 */
+	movdqa 368(%rsp), %xmm8 /* reload fb_9 */
 	movdqa %xmm8, %xmm9 /* fb_9 */
 	pslld $16, %xmm9 /* x1_14_l = shl(fb_9) */
 	psrld $16, %xmm13 /* x1_14_r = shr(dbl_64) */
 	por %xmm13, %xmm9 /* x1_14 = or(x1_14_l, x1_14_r) */
-	pxor %xmm12, %xmm6 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
-	paddd %xmm3, %xmm6 /* w_14 = add(x0r1_14, r2_13) */
-	paddd %xmm9, %xmm12 /* w1_14 = add(sb_out_x_13, x1_14) */
-	movdqa 464(%rsp), %xmm9 /* reload x1_10 */
-	pxor %xmm9, %xmm3 /* w2_14 = xor(r2_13, x1_10) */
-	movdqa %xmm12, %xmm9 /* w1_14 */
+	pxor %xmm11, %xmm6 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	paddd %xmm2, %xmm6 /* w_14 = add(x0r1_14, r2_13) */
+	paddd %xmm9, %xmm11 /* w1_14 = add(sb_out_x_13, x1_14) */
+	pxor 416(%rsp), %xmm2 /* w2_14 = xor(r2_13, x1_10) */
+	movdqa %xmm11, %xmm9 /* w1_14 */
 	pslld $16, %xmm9 /* l1in_14_l = shl(w1_14) */
-	movdqa %xmm3, %xmm11 /* w2_14 */
-	psrld $16, %xmm11 /* l1in_14_r = shr(w2_14) */
-	por %xmm11, %xmm9 /* l1in_14 = or(l1in_14_l, l1in_14_r) */
-	movdqa %xmm9, %xmm11 /* l1in_14 */
-	pshufb %xmm15, %xmm11 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	movdqa %xmm2, %xmm10 /* w2_14 */
+	psrld $16, %xmm10 /* l1in_14_r = shr(w2_14) */
+	por %xmm10, %xmm9 /* l1in_14 = or(l1in_14_l, l1in_14_r) */
+	movdqa %xmm9, %xmm10 /* l1in_14 */
+	pshufb %xmm12, %xmm10 /* ur24_14 = lookup16(l1in_14, rotl24) */
 	movdqa %xmm9, %xmm13 /* l1in_14 */
 	pshufb %xmm14, %xmm13 /* ur8_14 = lookup16(l1in_14, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm10 /* rotl16 = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm15 /* rotl16 = const() */
 	movdqa %xmm9, %xmm8 /* l1in_14 */
-	pshufb %xmm10, %xmm8 /* ur16_14 = lookup16(l1in_14, rotl16) */
+	pshufb %xmm15, %xmm8 /* ur16_14 = lookup16(l1in_14, rotl16) */
 	movdqa %xmm9, %xmm5 /* l1in_14 */
 	pxor %xmm13, %xmm5 /* ug_acc_14 = xor(l1in_14, ur8_14) */
 	pxor %xmm8, %xmm5 /* ug_14 = xor(ug_acc_14, ur16_14) */
@@ -2750,138 +2734,138 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pslld $2, %xmm8 /* ur2_14_l = shl(ug_14) */
 	psrld $30, %xmm5 /* ur2_14_r = shr(ug_14) */
 	por %xmm5, %xmm8 /* ur2_14 = or(ur2_14_l, ur2_14_r) */
-	pxor %xmm11, %xmm9 /* u_acc_14 = xor(l1in_14, ur24_14) */
+	pxor %xmm10, %xmm9 /* u_acc_14 = xor(l1in_14, ur24_14) */
 	pxor %xmm8, %xmm9 /* u_14 = xor(u_acc_14, ur2_14) */
-	pslld $16, %xmm3 /* l2in_14_l = shl(w2_14) */
-	psrld $16, %xmm12 /* l2in_14_r = shr(w1_14) */
-	por %xmm12, %xmm3 /* l2in_14 = or(l2in_14_l, l2in_14_r) */
-	movdqa %xmm3, %xmm5 /* l2in_14 */
+	pslld $16, %xmm2 /* l2in_14_l = shl(w2_14) */
+	psrld $16, %xmm11 /* l2in_14_r = shr(w1_14) */
+	por %xmm11, %xmm2 /* l2in_14 = or(l2in_14_l, l2in_14_r) */
+	movdqa %xmm2, %xmm5 /* l2in_14 */
 	pshufb %xmm14, %xmm5 /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	movdqa %xmm3, %xmm8 /* l2in_14 */
-	pshufb %xmm10, %xmm8 /* v8r16_14 = lookup16(l2in_14, rotl16) */
-	movdqa %xmm3, %xmm11 /* l2in_14 */
-	pshufb %xmm15, %xmm11 /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	pxor %xmm8, %xmm3 /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
-	pxor %xmm11, %xmm3 /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
-	movdqa %xmm3, %xmm11 /* v8g_14 */
-	pslld $6, %xmm11 /* v8r6_14_l = shl(v8g_14) */
-	psrld $26, %xmm3 /* v8r6_14_r = shr(v8g_14) */
-	por %xmm3, %xmm11 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
+	movdqa %xmm2, %xmm8 /* l2in_14 */
+	pshufb %xmm15, %xmm8 /* v8r16_14 = lookup16(l2in_14, rotl16) */
+	movdqa %xmm2, %xmm10 /* l2in_14 */
+	pshufb %xmm12, %xmm10 /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	pxor %xmm8, %xmm2 /* v8g_acc_14 = xor(l2in_14, v8r16_14) */
+	pxor %xmm10, %xmm2 /* v8g_14 = xor(v8g_acc_14, v8r24_14) */
+	movdqa %xmm2, %xmm10 /* v8g_14 */
+	pslld $6, %xmm10 /* v8r6_14_l = shl(v8g_14) */
+	psrld $26, %xmm2 /* v8r6_14_r = shr(v8g_14) */
+	por %xmm2, %xmm10 /* v8r6_14 = or(v8r6_14_l, v8r6_14_r) */
 	pxor %xmm8, %xmm5 /* v8_acc_14 = xor(v8r8_14, v8r16_14) */
-	pxor %xmm11, %xmm5 /* v8_14 = xor(v8_acc_14, v8r6_14) */
-	movdqa %xmm5, %xmm3 /* v8_14 */
-	pxor %xmm9, %xmm3 /* sb_in_xy_14 = xor(v8_14, u_14) */
+	pxor %xmm10, %xmm5 /* v8_14 = xor(v8_acc_14, v8r6_14) */
+	movdqa %xmm5, %xmm2 /* v8_14 */
+	pxor %xmm9, %xmm2 /* sb_in_xy_14 = xor(v8_14, u_14) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm8 /* odd_bytes = const() */
-	pand %xmm8, %xmm3 /* sb_in_d_14 = and(sb_in_xy_14, odd_bytes) */
-	pxor %xmm3, %xmm5 /* sb_in_x_14 = xor(v8_14, sb_in_d_14) */
-	pxor %xmm3, %xmm9 /* sb_in_y_14 = xor(u_14, sb_in_d_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm11 /* sb_in_x_14 */
-	pand %xmm3, %xmm11 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
+	pand %xmm8, %xmm2 /* sb_in_d_14 = and(sb_in_xy_14, odd_bytes) */
+	pxor %xmm2, %xmm5 /* sb_in_x_14 = xor(v8_14, sb_in_d_14) */
+	pxor %xmm2, %xmm9 /* sb_in_y_14 = xor(u_14, sb_in_d_14) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm10 /* sb_in_x_14 */
+	pand %xmm2, %xmm10 /* sb_s0_xl_14 = and(sb_in_x_14, nibble_mask) */
 	psrlw $4, %xmm5 /* sb_s0_xs_14 = shr(sb_in_x_14) */
-	pand %xmm3, %xmm5 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
+	pand %xmm2, %xmm5 /* sb_s0_xh_14 = and(sb_s0_xs_14, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
+	movdqa %xmm11, %xmm13 /* s0_p1 */
+	pshufb %xmm10, %xmm13 /* sb_s0_p1_14 = lookup16(s0_p1, sb_s0_xl_14) */
 	pxor %xmm5, %xmm13 /* sb_s0_t_14 = xor(sb_s0_p1_14, sb_s0_xh_14) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
-	pxor %xmm11, %xmm12 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm5 /* s0_p3_rot */
-	pshufb %xmm12, %xmm5 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
+	movdqa %xmm5, %xmm11 /* s0_p2 */
+	pshufb %xmm13, %xmm11 /* sb_s0_p2_14 = lookup16(s0_p2, sb_s0_t_14) */
+	pxor %xmm10, %xmm11 /* sb_s0_ol_14 = xor(sb_s0_p2_14, sb_s0_xl_14) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm5 /* s0_p3_rot */
+	pshufb %xmm11, %xmm5 /* sb_s0_p3_14 = lookup16(s0_p3_rot, sb_s0_ol_14) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_14 = add(sb_s0_t_14, sb_s0_t_14) */
 	pxor %xmm13, %xmm5 /* sb_s0_14 = xor(sb_s0_p3_14, sb_s0_t2_14) */
-	movdqa %xmm9, %xmm12 /* sb_in_y_14 */
-	pand %xmm3, %xmm12 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
+	movdqa %xmm9, %xmm11 /* sb_in_y_14 */
+	pand %xmm2, %xmm11 /* sb_in_y_14_lo = and(sb_in_y_14, nibble_mask) */
 	psrlw $4, %xmm9 /* sb_in_y_14_sh = shr(sb_in_y_14) */
-	pand %xmm3, %xmm9 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
+	pand %xmm2, %xmm9 /* sb_in_y_14_hi = and(sb_in_y_14_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
-	pshufb %xmm12, %xmm11 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
+	movdqa %xmm13, %xmm10 /* tbl_lo */
+	pshufb %xmm11, %xmm10 /* sb_s1_k_14_l = lookup16(tbl_lo, sb_in_y_14_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm13 /* tbl_hi */
 	pshufb %xmm9, %xmm13 /* sb_s1_k_14_h = lookup16(tbl_hi, sb_in_y_14_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
+	pxor %xmm13, %xmm10 /* sb_s1_k_14 = xor(sb_s1_k_14_l, sb_s1_k_14_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
-	pshufb %xmm9, %xmm11 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
+	pshufb %xmm9, %xmm10 /* sb_s1_14_sr = lookup16(sb_s1_k_14, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm11 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
-	movdqa %xmm11, %xmm13 /* sb_s1_14_aes */
-	pand %xmm3, %xmm13 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
-	pand %xmm3, %xmm11 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
+	aesenclast %xmm13, %xmm10 /* sb_s1_14_aes = aesenclast(sb_s1_14_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm13 /* sb_s1_14_aes */
+	pand %xmm2, %xmm13 /* sb_s1_14_aes_lo = and(sb_s1_14_aes, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s1_14_aes_sh = shr(sb_s1_14_aes) */
+	pand %xmm2, %xmm10 /* sb_s1_14_aes_hi = and(sb_s1_14_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
-	movdqa %xmm9, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm12 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
+	movdqa %xmm9, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm11 /* sb_s1_14_l = lookup16(tbl_lo_1, sb_s1_14_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm9 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm9 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
-	pxor %xmm9, %xmm12 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
-	movdqa %xmm12, %xmm9 /* sb_s1_14 */
+	pshufb %xmm10, %xmm9 /* sb_s1_14_h = lookup16(tbl_hi_1, sb_s1_14_aes_hi) */
+	pxor %xmm9, %xmm11 /* sb_s1_14 = xor(sb_s1_14_l, sb_s1_14_h) */
+	movdqa %xmm11, %xmm9 /* sb_s1_14 */
 	pxor %xmm5, %xmm9 /* sb_out_xy_14 = xor(sb_s1_14, sb_s0_14) */
 	pand %xmm8, %xmm9 /* sb_out_d_14 = and(sb_out_xy_14, odd_bytes) */
-	pxor %xmm9, %xmm12 /* sb_out_x_14 = xor(sb_s1_14, sb_out_d_14) */
+	pxor %xmm9, %xmm11 /* sb_out_x_14 = xor(sb_s1_14, sb_out_d_14) */
 	pxor %xmm9, %xmm5 /* sb_out_y_14 = xor(sb_s0_14, sb_out_d_14) */
-	pshufb %xmm15, %xmm5 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
-	movdqa 192(%rsp), %xmm9 /* reload g0s14_1.2 */
-	movdqa %xmm9, %xmm11 /* g0s14_1.2 */
-	pslld $8, %xmm11 /* s0k_o_14_l = shl(g0s14_1) */
-	movdqa 432(%rsp), %xmm13 /* reload dbl_14 */
+	pshufb %xmm12, %xmm5 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	movdqa 160(%rsp), %xmm9 /* reload g0s14_1.2 */
+	movdqa %xmm9, %xmm10 /* g0s14_1.2 */
+	pslld $8, %xmm10 /* s0k_o_14_l = shl(g0s14_1) */
+	movdqa 384(%rsp), %xmm13 /* reload dbl_14 */
 	psrld $24, %xmm13 /* s0k_o_14_r = shr(dbl_14) */
-	por %xmm13, %xmm11 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
-	pand %xmm7, %xmm11 /* s0k_14 = and(s0k_o_14, modulus) */
-	movdqa 608(%rsp), %xmm13 /* reload fb_2 */
-	movdqa %xmm13, %xmm3 /* fb_2 */
-	pslld $20, %xmm3 /* s4k_o_14_l = shl(fb_2) */
-	movdqa 288(%rsp), %xmm13 /* reload dbl_24 */
+	por %xmm13, %xmm10 /* s0k_o_14 = or(s0k_o_14_l, s0k_o_14_r) */
+	pand %xmm7, %xmm10 /* s0k_14 = and(s0k_o_14, modulus) */
+	movdqa 560(%rsp), %xmm13 /* reload fb_2 */
+	movdqa %xmm13, %xmm2 /* fb_2 */
+	pslld $20, %xmm2 /* s4k_o_14_l = shl(fb_2) */
+	movdqa 256(%rsp), %xmm13 /* reload dbl_24 */
 	psrld $12, %xmm13 /* s4k_o_14_r = shr(dbl_24) */
-	por %xmm13, %xmm3 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
-	pand %xmm7, %xmm3 /* s4k_14 = and(s4k_o_14, modulus) */
-	movdqa 704(%rsp), %xmm13 /* reload fb_8 */
+	por %xmm13, %xmm2 /* s4k_o_14 = or(s4k_o_14_l, s4k_o_14_r) */
+	pand %xmm7, %xmm2 /* s4k_14 = and(s4k_o_14, modulus) */
+	movdqa 96(%rsp), %xmm13 /* reload fb_8 */
 	movdqa %xmm13, %xmm8 /* fb_8 */
 	pslld $21, %xmm8 /* s10k_o_14_l = shl(fb_8) */
-	movdqa 352(%rsp), %xmm13 /* reload dbl_72 */
-	movdqa %xmm1, 288(%rsp) /* spill dbl_104 */
-	movdqa %xmm13, %xmm1 /* dbl_72 */
-	psrld $11, %xmm1 /* s10k_o_14_r = shr(dbl_72) */
-	por %xmm1, %xmm8 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
+	movdqa 224(%rsp), %xmm13 /* reload dbl_72 */
+	movdqa %xmm0, 256(%rsp) /* spill dbl_104 */
+	movdqa %xmm13, %xmm0 /* dbl_72 */
+	psrld $11, %xmm0 /* s10k_o_14_r = shr(dbl_72) */
+	por %xmm0, %xmm8 /* s10k_o_14 = or(s10k_o_14_l, s10k_o_14_r) */
 	pand %xmm7, %xmm8 /* s10k_14 = and(s10k_o_14, modulus) */
-	movdqa 336(%rsp), %xmm1 /* reload fb_11 */
-	movdqa %xmm0, 432(%rsp) /* spill fb_12 */
-	movdqa %xmm1, %xmm0 /* fb_11 */
-	pslld $17, %xmm0 /* s13k_o_14_l = shl(fb_11) */
-	movdqa 560(%rsp), %xmm1 /* reload dbl_96 */
-	psrld $15, %xmm1 /* s13k_o_14_r = shr(dbl_96) */
-	por %xmm1, %xmm0 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
-	pand %xmm7, %xmm0 /* s13k_14 = and(s13k_o_14, modulus) */
-	movdqa %xmm2, %xmm1 /* fb_13 */
-	pslld $15, %xmm1 /* s15k_o_14_l = shl(fb_13) */
+	movdqa 304(%rsp), %xmm0 /* reload fb_11 */
+	movdqa %xmm1, 384(%rsp) /* spill fb_12 */
+	movdqa %xmm0, %xmm1 /* fb_11 */
+	pslld $17, %xmm1 /* s13k_o_14_l = shl(fb_11) */
+	movdqa 512(%rsp), %xmm0 /* reload dbl_96 */
+	psrld $15, %xmm0 /* s13k_o_14_r = shr(dbl_96) */
+	por %xmm0, %xmm1 /* s13k_o_14 = or(s13k_o_14_l, s13k_o_14_r) */
+	pand %xmm7, %xmm1 /* s13k_14 = and(s13k_o_14, modulus) */
+	movdqa %xmm3, %xmm0 /* fb_13 */
+	pslld $15, %xmm0 /* s15k_o_14_l = shl(fb_13) */
 	psrld $17, %xmm4 /* s15k_o_14_r = shr(dbl_112) */
-	por %xmm4, %xmm1 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
-	pand %xmm7, %xmm1 /* s15k_14 = and(s15k_o_14, modulus) */
+	por %xmm4, %xmm0 /* s15k_o_14 = or(s15k_o_14_l, s15k_o_14_r) */
+	pand %xmm7, %xmm0 /* s15k_14 = and(s15k_o_14, modulus) */
 	psrld $1, %xmm6 /* w_half_14 = shr(w_14) */
-	paddd %xmm3, %xmm11 /* fb0_s_42 = add(s0k_14, s4k_14) */
-	movdqa %xmm11, %xmm3 /* fb0_s_42 */
-	pand %xmm7, %xmm3 /* fb0_m_42 = and(fb0_s_42, modulus) */
-	psrld $31, %xmm11 /* fb0_c_42 = shr(fb0_s_42) */
-	paddd %xmm11, %xmm3 /* fb0_42 = add(fb0_m_42, fb0_c_42) */
-	paddd %xmm0, %xmm8 /* fb0_s_43 = add(s10k_14, s13k_14) */
-	movdqa %xmm8, %xmm0 /* fb0_s_43 */
-	pand %xmm7, %xmm0 /* fb0_m_43 = and(fb0_s_43, modulus) */
+	paddd %xmm2, %xmm10 /* fb0_s_42 = add(s0k_14, s4k_14) */
+	movdqa %xmm10, %xmm2 /* fb0_s_42 */
+	pand %xmm7, %xmm2 /* fb0_m_42 = and(fb0_s_42, modulus) */
+	psrld $31, %xmm10 /* fb0_c_42 = shr(fb0_s_42) */
+	paddd %xmm10, %xmm2 /* fb0_42 = add(fb0_m_42, fb0_c_42) */
+	paddd %xmm1, %xmm8 /* fb0_s_43 = add(s10k_14, s13k_14) */
+	movdqa %xmm8, %xmm1 /* fb0_s_43 */
+	pand %xmm7, %xmm1 /* fb0_m_43 = and(fb0_s_43, modulus) */
 	psrld $31, %xmm8 /* fb0_c_43 = shr(fb0_s_43) */
-	paddd %xmm8, %xmm0 /* fb0_43 = add(fb0_m_43, fb0_c_43) */
-	paddd %xmm6, %xmm1 /* fb0_s_44 = add(s15k_14, w_half_14) */
-	movdqa %xmm1, %xmm4 /* fb0_s_44 */
+	paddd %xmm8, %xmm1 /* fb0_43 = add(fb0_m_43, fb0_c_43) */
+	paddd %xmm6, %xmm0 /* fb0_s_44 = add(s15k_14, w_half_14) */
+	movdqa %xmm0, %xmm4 /* fb0_s_44 */
 	pand %xmm7, %xmm4 /* fb0_m_44 = and(fb0_s_44, modulus) */
-	psrld $31, %xmm1 /* fb0_c_44 = shr(fb0_s_44) */
-	paddd %xmm1, %xmm4 /* fb0_44 = add(fb0_m_44, fb0_c_44) */
-	paddd %xmm0, %xmm3 /* fb1_s_14 = add(fb0_42, fb0_43) */
-	movdqa %xmm3, %xmm0 /* fb1_s_14 */
+	psrld $31, %xmm0 /* fb0_c_44 = shr(fb0_s_44) */
+	paddd %xmm0, %xmm4 /* fb0_44 = add(fb0_m_44, fb0_c_44) */
+	paddd %xmm1, %xmm2 /* fb1_s_14 = add(fb0_42, fb0_43) */
+	movdqa %xmm2, %xmm0 /* fb1_s_14 */
 	pand %xmm7, %xmm0 /* fb1_m_14 = and(fb1_s_14, modulus) */
-	psrld $31, %xmm3 /* fb1_c_14 = shr(fb1_s_14) */
-	paddd %xmm3, %xmm0 /* fb1_14 = add(fb1_m_14, fb1_c_14) */
+	psrld $31, %xmm2 /* fb1_c_14 = shr(fb1_s_14) */
+	paddd %xmm2, %xmm0 /* fb1_14 = add(fb1_m_14, fb1_c_14) */
 	paddd %xmm4, %xmm0 /* fb2_s_14 = add(fb1_14, fb0_44) */
 	movdqa %xmm0, %xmm1 /* fb2_s_14 */
 	pand %xmm7, %xmm1 /* fb2_m_14 = and(fb2_s_14, modulus) */
@@ -2896,159 +2880,158 @@ zuc_lanes_ssse3_aesni_init_asm:
 	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
 	movdqa %xmm0, %xmm1 /* fb_14 */
 	paddd %xmm0, %xmm1 /* dbl_120 = add(fb_14, fb_14) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm3 /* high16 = const() */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_high16(%rip), %xmm2 /* high16 = const() */
 	movdqa %xmm1, %xmm4 /* dbl_120 */
-	pand %xmm3, %xmm4 /* x0_15_b = and(dbl_120, high16) */
-	movdqa %xmm3, %xmm6 /* high16 */
-	pandn %xmm2, %xmm6 /* x0_15_a = andnot(high16, fb_13) */
+	pand %xmm2, %xmm4 /* x0_15_b = and(dbl_120, high16) */
+	movdqa %xmm2, %xmm6 /* high16 */
+	pandn %xmm3, %xmm6 /* x0_15_a = andnot(high16, fb_13) */
 	por %xmm6, %xmm4 /* x0_15 = or(x0_15_b, x0_15_a) */
-	movdqa 528(%rsp), %xmm6 /* reload fb_10 */
+	movdqa 480(%rsp), %xmm6 /* reload fb_10 */
 	movdqa %xmm6, %xmm8 /* fb_10 */
 	pslld $16, %xmm8 /* x1_15_l = shl(fb_10) */
 	psrld $16, %xmm13 /* x1_15_r = shr(dbl_72) */
 	por %xmm13, %xmm8 /* x1_15 = or(x1_15_l, x1_15_r) */
-	pxor %xmm12, %xmm4 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	pxor %xmm11, %xmm4 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
 	paddd %xmm5, %xmm4 /* w_15 = add(x0r1_15, r2_14) */
-	paddd %xmm8, %xmm12 /* w1_15 = add(sb_out_x_14, x1_15) */
-	movdqa 544(%rsp), %xmm8 /* reload x1_11 */
-	pxor %xmm8, %xmm5 /* w2_15 = xor(r2_14, x1_11) */
-	movdqa %xmm12, %xmm8 /* w1_15 */
+	paddd %xmm8, %xmm11 /* w1_15 = add(sb_out_x_14, x1_15) */
+	pxor 496(%rsp), %xmm5 /* w2_15 = xor(r2_14, x1_11) */
+	movdqa %xmm11, %xmm8 /* w1_15 */
 	pslld $16, %xmm8 /* l1in_15_l = shl(w1_15) */
-	movdqa %xmm5, %xmm11 /* w2_15 */
-	psrld $16, %xmm11 /* l1in_15_r = shr(w2_15) */
-	por %xmm11, %xmm8 /* l1in_15 = or(l1in_15_l, l1in_15_r) */
-	movdqa %xmm8, %xmm11 /* l1in_15 */
-	pshufb %xmm15, %xmm11 /* ur24_15 = lookup16(l1in_15, rotl24) */
-	movdqa %xmm8, %xmm13 /* l1in_15 */
-	pshufb %xmm14, %xmm13 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	movdqa %xmm5, %xmm9 /* w2_15 */
+	psrld $16, %xmm9 /* l1in_15_r = shr(w2_15) */
+	por %xmm9, %xmm8 /* l1in_15 = or(l1in_15_l, l1in_15_r) */
 	movdqa %xmm8, %xmm9 /* l1in_15 */
-	pshufb %xmm10, %xmm9 /* ur16_15 = lookup16(l1in_15, rotl16) */
-	movdqa %xmm8, %xmm3 /* l1in_15 */
-	pxor %xmm13, %xmm3 /* ug_acc_15 = xor(l1in_15, ur8_15) */
-	pxor %xmm9, %xmm3 /* ug_15 = xor(ug_acc_15, ur16_15) */
-	movdqa %xmm3, %xmm9 /* ug_15 */
-	pslld $2, %xmm9 /* ur2_15_l = shl(ug_15) */
-	psrld $30, %xmm3 /* ur2_15_r = shr(ug_15) */
-	por %xmm3, %xmm9 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
-	pxor %xmm11, %xmm8 /* u_acc_15 = xor(l1in_15, ur24_15) */
-	pxor %xmm9, %xmm8 /* u_15 = xor(u_acc_15, ur2_15) */
+	pshufb %xmm12, %xmm9 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	movdqa %xmm8, %xmm10 /* l1in_15 */
+	pshufb %xmm14, %xmm10 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	movdqa %xmm8, %xmm13 /* l1in_15 */
+	pshufb %xmm15, %xmm13 /* ur16_15 = lookup16(l1in_15, rotl16) */
+	movdqa %xmm8, %xmm2 /* l1in_15 */
+	pxor %xmm10, %xmm2 /* ug_acc_15 = xor(l1in_15, ur8_15) */
+	pxor %xmm13, %xmm2 /* ug_15 = xor(ug_acc_15, ur16_15) */
+	movdqa %xmm2, %xmm10 /* ug_15 */
+	pslld $2, %xmm10 /* ur2_15_l = shl(ug_15) */
+	psrld $30, %xmm2 /* ur2_15_r = shr(ug_15) */
+	por %xmm2, %xmm10 /* ur2_15 = or(ur2_15_l, ur2_15_r) */
+	pxor %xmm9, %xmm8 /* u_acc_15 = xor(l1in_15, ur24_15) */
+	pxor %xmm10, %xmm8 /* u_15 = xor(u_acc_15, ur2_15) */
 	pslld $16, %xmm5 /* l2in_15_l = shl(w2_15) */
-	psrld $16, %xmm12 /* l2in_15_r = shr(w1_15) */
-	por %xmm12, %xmm5 /* l2in_15 = or(l2in_15_l, l2in_15_r) */
-	movdqa %xmm5, %xmm3 /* l2in_15 */
-	pshufb %xmm14, %xmm3 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	psrld $16, %xmm11 /* l2in_15_r = shr(w1_15) */
+	por %xmm11, %xmm5 /* l2in_15 = or(l2in_15_l, l2in_15_r) */
+	movdqa %xmm5, %xmm2 /* l2in_15 */
+	pshufb %xmm14, %xmm2 /* v8r8_15 = lookup16(l2in_15, rotl8) */
 	movdqa %xmm5, %xmm9 /* l2in_15 */
-	pshufb %xmm10, %xmm9 /* v8r16_15 = lookup16(l2in_15, rotl16) */
-	movdqa %xmm5, %xmm11 /* l2in_15 */
-	pshufb %xmm15, %xmm11 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	pshufb %xmm15, %xmm9 /* v8r16_15 = lookup16(l2in_15, rotl16) */
+	movdqa %xmm5, %xmm10 /* l2in_15 */
+	pshufb %xmm12, %xmm10 /* v8r24_15 = lookup16(l2in_15, rotl24) */
 	pxor %xmm9, %xmm5 /* v8g_acc_15 = xor(l2in_15, v8r16_15) */
-	pxor %xmm11, %xmm5 /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
-	movdqa %xmm5, %xmm11 /* v8g_15 */
-	pslld $6, %xmm11 /* v8r6_15_l = shl(v8g_15) */
+	pxor %xmm10, %xmm5 /* v8g_15 = xor(v8g_acc_15, v8r24_15) */
+	movdqa %xmm5, %xmm10 /* v8g_15 */
+	pslld $6, %xmm10 /* v8r6_15_l = shl(v8g_15) */
 	psrld $26, %xmm5 /* v8r6_15_r = shr(v8g_15) */
-	por %xmm5, %xmm11 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
-	pxor %xmm9, %xmm3 /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
-	pxor %xmm11, %xmm3 /* v8_15 = xor(v8_acc_15, v8r6_15) */
-	movdqa %xmm3, %xmm5 /* v8_15 */
+	por %xmm5, %xmm10 /* v8r6_15 = or(v8r6_15_l, v8r6_15_r) */
+	pxor %xmm9, %xmm2 /* v8_acc_15 = xor(v8r8_15, v8r16_15) */
+	pxor %xmm10, %xmm2 /* v8_15 = xor(v8_acc_15, v8r6_15) */
+	movdqa %xmm2, %xmm5 /* v8_15 */
 	pxor %xmm8, %xmm5 /* sb_in_xy_15 = xor(v8_15, u_15) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
 	pand %xmm9, %xmm5 /* sb_in_d_15 = and(sb_in_xy_15, odd_bytes) */
-	pxor %xmm5, %xmm3 /* sb_in_x_15 = xor(v8_15, sb_in_d_15) */
+	pxor %xmm5, %xmm2 /* sb_in_x_15 = xor(v8_15, sb_in_d_15) */
 	pxor %xmm5, %xmm8 /* sb_in_y_15 = xor(u_15, sb_in_d_15) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm11 /* sb_in_x_15 */
-	pand %xmm5, %xmm11 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_15 = shr(sb_in_x_15) */
-	pand %xmm5, %xmm3 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
-	pxor %xmm3, %xmm13 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
-	pxor %xmm11, %xmm12 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm3 /* s0_p3_rot */
-	pshufb %xmm12, %xmm3 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
+	movdqa %xmm2, %xmm10 /* sb_in_x_15 */
+	pand %xmm5, %xmm10 /* sb_s0_xl_15 = and(sb_in_x_15, nibble_mask) */
+	psrlw $4, %xmm2 /* sb_s0_xs_15 = shr(sb_in_x_15) */
+	pand %xmm5, %xmm2 /* sb_s0_xh_15 = and(sb_s0_xs_15, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
+	movdqa %xmm11, %xmm13 /* s0_p1 */
+	pshufb %xmm10, %xmm13 /* sb_s0_p1_15 = lookup16(s0_p1, sb_s0_xl_15) */
+	pxor %xmm2, %xmm13 /* sb_s0_t_15 = xor(sb_s0_p1_15, sb_s0_xh_15) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm2 /* s0_p2 = const() */
+	movdqa %xmm2, %xmm11 /* s0_p2 */
+	pshufb %xmm13, %xmm11 /* sb_s0_p2_15 = lookup16(s0_p2, sb_s0_t_15) */
+	pxor %xmm10, %xmm11 /* sb_s0_ol_15 = xor(sb_s0_p2_15, sb_s0_xl_15) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm2 /* s0_p3_rot */
+	pshufb %xmm11, %xmm2 /* sb_s0_p3_15 = lookup16(s0_p3_rot, sb_s0_ol_15) */
 	paddb %xmm13, %xmm13 /* sb_s0_t2_15 = add(sb_s0_t_15, sb_s0_t_15) */
-	pxor %xmm13, %xmm3 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
-	movdqa %xmm8, %xmm12 /* sb_in_y_15 */
-	pand %xmm5, %xmm12 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
+	pxor %xmm13, %xmm2 /* sb_s0_15 = xor(sb_s0_p3_15, sb_s0_t2_15) */
+	movdqa %xmm8, %xmm11 /* sb_in_y_15 */
+	pand %xmm5, %xmm11 /* sb_in_y_15_lo = and(sb_in_y_15, nibble_mask) */
 	psrlw $4, %xmm8 /* sb_in_y_15_sh = shr(sb_in_y_15) */
 	pand %xmm5, %xmm8 /* sb_in_y_15_hi = and(sb_in_y_15_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
-	pshufb %xmm12, %xmm11 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
+	movdqa %xmm13, %xmm10 /* tbl_lo */
+	pshufb %xmm11, %xmm10 /* sb_s1_k_15_l = lookup16(tbl_lo, sb_in_y_15_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
+	movdqa %xmm11, %xmm13 /* tbl_hi */
 	pshufb %xmm8, %xmm13 /* sb_s1_k_15_h = lookup16(tbl_hi, sb_in_y_15_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
+	pxor %xmm13, %xmm10 /* sb_s1_k_15 = xor(sb_s1_k_15_l, sb_s1_k_15_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm8 /* inv_shift_rows = const() */
-	pshufb %xmm8, %xmm11 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
+	pshufb %xmm8, %xmm10 /* sb_s1_15_sr = lookup16(sb_s1_k_15, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm13 /* aes_cancel_key = const() */
-	aesenclast %xmm13, %xmm11 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
-	movdqa %xmm11, %xmm13 /* sb_s1_15_aes */
+	aesenclast %xmm13, %xmm10 /* sb_s1_15_aes = aesenclast(sb_s1_15_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm13 /* sb_s1_15_aes */
 	pand %xmm5, %xmm13 /* sb_s1_15_aes_lo = and(sb_s1_15_aes, nibble_mask) */
-	psrlw $4, %xmm11 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
-	pand %xmm5, %xmm11 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
+	psrlw $4, %xmm10 /* sb_s1_15_aes_sh = shr(sb_s1_15_aes) */
+	pand %xmm5, %xmm10 /* sb_s1_15_aes_hi = and(sb_s1_15_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm8 /* tbl_lo_1 = const() */
-	movdqa %xmm8, %xmm12 /* tbl_lo_1 */
-	pshufb %xmm13, %xmm12 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
+	movdqa %xmm8, %xmm11 /* tbl_lo_1 */
+	pshufb %xmm13, %xmm11 /* sb_s1_15_l = lookup16(tbl_lo_1, sb_s1_15_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm13 /* tbl_hi_1 = const() */
 	movdqa %xmm13, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm11, %xmm8 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
-	pxor %xmm8, %xmm12 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
-	movdqa %xmm12, %xmm8 /* sb_s1_15 */
-	pxor %xmm3, %xmm8 /* sb_out_xy_15 = xor(sb_s1_15, sb_s0_15) */
+	pshufb %xmm10, %xmm8 /* sb_s1_15_h = lookup16(tbl_hi_1, sb_s1_15_aes_hi) */
+	pxor %xmm8, %xmm11 /* sb_s1_15 = xor(sb_s1_15_l, sb_s1_15_h) */
+	movdqa %xmm11, %xmm8 /* sb_s1_15 */
+	pxor %xmm2, %xmm8 /* sb_out_xy_15 = xor(sb_s1_15, sb_s0_15) */
 	pand %xmm9, %xmm8 /* sb_out_d_15 = and(sb_out_xy_15, odd_bytes) */
-	pxor %xmm8, %xmm12 /* sb_out_x_15 = xor(sb_s1_15, sb_out_d_15) */
-	pxor %xmm8, %xmm3 /* sb_out_y_15 = xor(sb_s0_15, sb_out_d_15) */
-	pshufb %xmm15, %xmm3 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
-	movdqa 400(%rsp), %xmm8 /* reload g0s15_1.2 */
-	movdqa %xmm8, %xmm11 /* g0s15_1.2 */
-	pslld $8, %xmm11 /* s0k_o_15_l = shl(g0s15_1) */
-	movdqa 384(%rsp), %xmm13 /* reload dbl */
+	pxor %xmm8, %xmm11 /* sb_out_x_15 = xor(sb_s1_15, sb_out_d_15) */
+	pxor %xmm8, %xmm2 /* sb_out_y_15 = xor(sb_s0_15, sb_out_d_15) */
+	pshufb %xmm12, %xmm2 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	movdqa 352(%rsp), %xmm8 /* reload g0s15_1.2 */
+	movdqa %xmm8, %xmm10 /* g0s15_1.2 */
+	pslld $8, %xmm10 /* s0k_o_15_l = shl(g0s15_1) */
+	movdqa 336(%rsp), %xmm13 /* reload dbl */
 	psrld $24, %xmm13 /* s0k_o_15_r = shr(dbl) */
-	por %xmm13, %xmm11 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
-	pand %xmm7, %xmm11 /* s0k_15 = and(s0k_o_15, modulus) */
-	movdqa 624(%rsp), %xmm13 /* reload fb_3 */
+	por %xmm13, %xmm10 /* s0k_o_15 = or(s0k_o_15_l, s0k_o_15_r) */
+	pand %xmm7, %xmm10 /* s0k_15 = and(s0k_o_15, modulus) */
+	movdqa 240(%rsp), %xmm13 /* reload fb_3 */
 	movdqa %xmm13, %xmm5 /* fb_3 */
 	pslld $20, %xmm5 /* s4k_o_15_l = shl(fb_3) */
-	movdqa 224(%rsp), %xmm9 /* reload dbl_32 */
+	movdqa 192(%rsp), %xmm9 /* reload dbl_32 */
 	psrld $12, %xmm9 /* s4k_o_15_r = shr(dbl_32) */
 	por %xmm9, %xmm5 /* s4k_o_15 = or(s4k_o_15_l, s4k_o_15_r) */
 	pand %xmm7, %xmm5 /* s4k_15 = and(s4k_o_15, modulus) */
-	movdqa 416(%rsp), %xmm9 /* reload fb_9 */
-	movdqa %xmm9, %xmm10 /* fb_9 */
-	pslld $21, %xmm10 /* s10k_o_15_l = shl(fb_9) */
-	movdqa 448(%rsp), %xmm14 /* reload dbl_80 */
+	movdqa 368(%rsp), %xmm9 /* reload fb_9 */
+	movdqa %xmm9, %xmm15 /* fb_9 */
+	pslld $21, %xmm15 /* s10k_o_15_l = shl(fb_9) */
+	movdqa 400(%rsp), %xmm14 /* reload dbl_80 */
 	psrld $11, %xmm14 /* s10k_o_15_r = shr(dbl_80) */
-	por %xmm14, %xmm10 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
-	pand %xmm7, %xmm10 /* s10k_15 = and(s10k_o_15, modulus) */
-	movdqa 432(%rsp), %xmm14 /* reload fb_12 */
-	movdqa %xmm14, %xmm15 /* fb_12 */
-	pslld $17, %xmm15 /* s13k_o_15_l = shl(fb_12) */
-	movdqa 288(%rsp), %xmm14 /* reload dbl_104 */
+	por %xmm14, %xmm15 /* s10k_o_15 = or(s10k_o_15_l, s10k_o_15_r) */
+	pand %xmm7, %xmm15 /* s10k_15 = and(s10k_o_15, modulus) */
+	movdqa 384(%rsp), %xmm14 /* reload fb_12 */
+	movdqa %xmm14, %xmm12 /* fb_12 */
+	pslld $17, %xmm12 /* s13k_o_15_l = shl(fb_12) */
+	movdqa 256(%rsp), %xmm14 /* reload dbl_104 */
 	psrld $15, %xmm14 /* s13k_o_15_r = shr(dbl_104) */
-	por %xmm14, %xmm15 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
-	pand %xmm7, %xmm15 /* s13k_15 = and(s13k_o_15, modulus) */
+	por %xmm14, %xmm12 /* s13k_o_15 = or(s13k_o_15_l, s13k_o_15_r) */
+	pand %xmm7, %xmm12 /* s13k_15 = and(s13k_o_15, modulus) */
 	movdqa %xmm0, %xmm14 /* fb_14 */
 	pslld $15, %xmm14 /* s15k_o_15_l = shl(fb_14) */
 	psrld $17, %xmm1 /* s15k_o_15_r = shr(dbl_120) */
 	por %xmm1, %xmm14 /* s15k_o_15 = or(s15k_o_15_l, s15k_o_15_r) */
 	pand %xmm7, %xmm14 /* s15k_15 = and(s15k_o_15, modulus) */
 	psrld $1, %xmm4 /* w_half_15 = shr(w_15) */
-	paddd %xmm5, %xmm11 /* fb0_s_45 = add(s0k_15, s4k_15) */
-	movdqa %xmm11, %xmm1 /* fb0_s_45 */
+	paddd %xmm5, %xmm10 /* fb0_s_45 = add(s0k_15, s4k_15) */
+	movdqa %xmm10, %xmm1 /* fb0_s_45 */
 	pand %xmm7, %xmm1 /* fb0_m_45 = and(fb0_s_45, modulus) */
-	psrld $31, %xmm11 /* fb0_c_45 = shr(fb0_s_45) */
-	paddd %xmm11, %xmm1 /* fb0_45 = add(fb0_m_45, fb0_c_45) */
-	paddd %xmm15, %xmm10 /* fb0_s_46 = add(s10k_15, s13k_15) */
-	movdqa %xmm10, %xmm5 /* fb0_s_46 */
+	psrld $31, %xmm10 /* fb0_c_45 = shr(fb0_s_45) */
+	paddd %xmm10, %xmm1 /* fb0_45 = add(fb0_m_45, fb0_c_45) */
+	paddd %xmm12, %xmm15 /* fb0_s_46 = add(s10k_15, s13k_15) */
+	movdqa %xmm15, %xmm5 /* fb0_s_46 */
 	pand %xmm7, %xmm5 /* fb0_m_46 = and(fb0_s_46, modulus) */
-	psrld $31, %xmm10 /* fb0_c_46 = shr(fb0_s_46) */
-	paddd %xmm10, %xmm5 /* fb0_46 = add(fb0_m_46, fb0_c_46) */
+	psrld $31, %xmm15 /* fb0_c_46 = shr(fb0_s_46) */
+	paddd %xmm15, %xmm5 /* fb0_46 = add(fb0_m_46, fb0_c_46) */
 	paddd %xmm4, %xmm14 /* fb0_s_47 = add(s15k_15, w_half_15) */
 	movdqa %xmm14, %xmm4 /* fb0_s_47 */
 	pand %xmm7, %xmm4 /* fb0_m_47 = and(fb0_s_47, modulus) */
@@ -3069,89 +3052,89 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm7, %xmm4 /* fb_m_15 = and(fb_s_15, modulus) */
 	psrld $31, %xmm1 /* fb_c_15 = shr(fb_s_15) */
 	paddd %xmm1, %xmm4 /* fb_15 = add(fb_m_15, fb_c_15) */
-	movdqa 608(%rsp), %xmm1 /* reload g0s2_1.3 */
-	movdqa %xmm1, 48(%rsp) /* spill g0s2_1.2 */
 	movdqa %xmm13, 32(%rsp) /* spill g0s3_1.2 */
-	movdqa 576(%rsp), %xmm1 /* reload g0s1_1.3 */
-	movdqa 656(%rsp), %xmm5 /* reload g0s5_1.3 */
-	movdqa 688(%rsp), %xmm7 /* reload g0s7_1.3 */
-	movdqa 704(%rsp), %xmm8 /* reload g0s8_1.3 */
+	movdqa 528(%rsp), %xmm1 /* reload g0s1_1.3 */
+	movdqa %xmm1, 16(%rsp) /* spill g0s1_1.2 */
+	movdqa 560(%rsp), %xmm1 /* reload g0s2_1.3 */
+	movdqa %xmm1, 48(%rsp) /* spill g0s2_1.2 */
+	movdqa 128(%rsp), %xmm1 /* reload g0s6_1.3 */
+	movdqa %xmm1, 0(%rsp) /* spill g0s6_1.2 */
+	movdqa 96(%rsp), %xmm1 /* reload g0s8_1.3 */
+	movdqa %xmm1, 64(%rsp) /* spill g0s8_1.2 */
+	movdqa 384(%rsp), %xmm1 /* reload g0s12_1.3 */
+	movdqa %xmm1, 80(%rsp) /* spill g0s12_1.2 */
+	movdqa 576(%rsp), %xmm5 /* reload g0s5_1.3 */
+	movdqa 592(%rsp), %xmm7 /* reload g0s7_1.3 */
 	movdqa %xmm6, %xmm10 /* g0s10_1.3 */
-	movdqa 672(%rsp), %xmm6 /* reload g0s6_1.3 */
-	movdqa 336(%rsp), %xmm11 /* reload g0s11_1.3 */
-	movdqa %xmm2, %xmm13 /* g0s13_1.3 */
-	movdqa %xmm12, %xmm2 /* g0r1_1.3 */
-	movdqa 432(%rsp), %xmm12 /* reload g0s12_1.3 */
-	movdqa %xmm0, %xmm14 /* g0s14_1.3 */
-	movdqa 496(%rsp), %xmm0 /* reload g0s0_1.3 */
-	movdqa %xmm3, %xmm15 /* g0r2_1.3 */
+	movdqa %xmm3, %xmm13 /* g0s13_1.3 */
 	movdqa %xmm4, %xmm3 /* g0s15_1.3 */
-	movdqa 640(%rsp), %xmm4 /* reload g0s4_1.3 */
+	movdqa 208(%rsp), %xmm4 /* reload g0s4_1.3 */
+	movdqa %xmm0, %xmm14 /* g0s14_1.3 */
+	movdqa 448(%rsp), %xmm0 /* reload g0s0_1.3 */
+	movdqa %xmm2, %xmm15 /* g0r2_1.3 */
+	movdqa %xmm11, %xmm2 /* g0r1_1.3 */
+	movdqa 304(%rsp), %xmm11 /* reload g0s11_1.3 */
 	add $1, %rsi
 	cmp $2, %rsi
 	jne .Lzuc_lanes_ssse3_aesni_asm_0_loop_r0
 
 	/* Work-mode round with its keystream word discarded, lanes 0... */
-	movdqa %xmm14, 160(%rsp) /* spill g0s14_1.2 */
-	movdqa %xmm3, %xmm14 /* g0s15_1.2 */
-	paddd %xmm3, %xmm14 /* dbl_128 = add(g0s15_1, g0s15_1) */
-	movdqa %xmm12, 144(%rsp) /* spill g0s12_1.2 */
-	movdqa %xmm9, %xmm12 /* g0s9_1.2 */
-	paddd %xmm9, %xmm12 /* dbl_129 = add(g0s9_1, g0s9_1) */
-	movdqa %xmm9, 400(%rsp) /* spill g0s9_1.2 */
-	movdqa %xmm11, %xmm9 /* g0s11_1.2 */
-	pslld $16, %xmm9 /* x1_16_l = shl(g0s11_1) */
-	psrld $16, %xmm12 /* x1_16_r = shr(dbl_129) */
-	por %xmm12, %xmm9 /* x1_16 = or(x1_16_l, x1_16_r) */
-	movdqa %xmm5, %xmm12 /* g0s5_1.2 */
-	paddd %xmm5, %xmm12 /* dbl_130 = add(g0s5_1, g0s5_1) */
-	movdqa %xmm11, 192(%rsp) /* spill g0s11_1.2 */
-	movdqa %xmm7, %xmm11 /* g0s7_1.2 */
-	pslld $16, %xmm11 /* x2_16_l = shl(g0s7_1) */
-	psrld $16, %xmm12 /* x2_16_r = shr(dbl_130) */
-	por %xmm12, %xmm11 /* x2_16 = or(x2_16_l, x2_16_r) */
-	movdqa %xmm0, %xmm12 /* g0s0_1.2 */
-	paddd %xmm0, %xmm12 /* dbl_131 = add(g0s0_1, g0s0_1) */
-	paddd %xmm9, %xmm2 /* w1_16 = add(g0r1_1, x1_16) */
-	pxor %xmm11, %xmm15 /* w2_16 = xor(g0r2_1, x2_16) */
-	movdqa %xmm2, %xmm9 /* w1_16 */
-	pslld $16, %xmm9 /* l1in_16_l = shl(w1_16) */
-	movdqa %xmm15, %xmm11 /* w2_16 */
-	psrld $16, %xmm11 /* l1in_16_r = shr(w2_16) */
-	por %xmm11, %xmm9 /* l1in_16 = or(l1in_16_l, l1in_16_r) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm11 /* rotl24 = const() */
-	movdqa %xmm8, 320(%rsp) /* spill g0s8_1.2 */
-	movdqa %xmm9, %xmm8 /* l1in_16 */
-	pshufb %xmm11, %xmm8 /* ur24_16 = lookup16(l1in_16, rotl24) */
-	movdqa %xmm7, 80(%rsp) /* spill g0s7_1.2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl8(%rip), %xmm7 /* rotl8 = const() */
-	movdqa %xmm6, 208(%rsp) /* spill g0s6_1.2 */
-	movdqa %xmm9, %xmm6 /* l1in_16 */
-	pshufb %xmm7, %xmm6 /* ur8_16 = lookup16(l1in_16, rotl8) */
-	movdqa %xmm5, 304(%rsp) /* spill g0s5_1.2 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm5 /* rotl16 = const() */
-	movdqa %xmm1, 96(%rsp) /* spill g0s1_1.2 */
-	movdqa %xmm9, %xmm1 /* l1in_16 */
-	pshufb %xmm5, %xmm1 /* ur16_16 = lookup16(l1in_16, rotl16) */
-	movdqa %xmm14, 0(%rsp) /* spill dbl_128 */
-	movdqa %xmm9, %xmm14 /* l1in_16 */
-	pxor %xmm6, %xmm14 /* ug_acc_16 = xor(l1in_16, ur8_16) */
-	pxor %xmm1, %xmm14 /* ug_16 = xor(ug_acc_16, ur16_16) */
-	movdqa %xmm14, %xmm1 /* ug_16 */
-	pslld $2, %xmm1 /* ur2_16_l = shl(ug_16) */
-	psrld $30, %xmm14 /* ur2_16_r = shr(ug_16) */
-	por %xmm14, %xmm1 /* ur2_16 = or(ur2_16_l, ur2_16_r) */
-	pxor %xmm8, %xmm9 /* u_acc_16 = xor(l1in_16, ur24_16) */
-	pxor %xmm1, %xmm9 /* u_16 = xor(u_acc_16, ur2_16) */
+	movdqa %xmm3, %xmm1 /* g0s15_1.2 */
+	paddd %xmm3, %xmm1 /* dbl_128 = add(g0s15_1, g0s15_1) */
+	movdqa %xmm9, %xmm6 /* g0s9_1.2 */
+	paddd %xmm9, %xmm6 /* dbl_129 = add(g0s9_1, g0s9_1) */
+	movdqa %xmm11, %xmm8 /* g0s11_1.2 */
+	pslld $16, %xmm8 /* x1_16_l = shl(g0s11_1) */
+	psrld $16, %xmm6 /* x1_16_r = shr(dbl_129) */
+	por %xmm6, %xmm8 /* x1_16 = or(x1_16_l, x1_16_r) */
+	movdqa %xmm5, %xmm6 /* g0s5_1.2 */
+	paddd %xmm5, %xmm6 /* dbl_130 = add(g0s5_1, g0s5_1) */
+	movdqa %xmm7, %xmm12 /* g0s7_1.2 */
+	pslld $16, %xmm12 /* x2_16_l = shl(g0s7_1) */
+	psrld $16, %xmm6 /* x2_16_r = shr(dbl_130) */
+	por %xmm6, %xmm12 /* x2_16 = or(x2_16_l, x2_16_r) */
+	movdqa %xmm0, %xmm6 /* g0s0_1.2 */
+	paddd %xmm0, %xmm6 /* dbl_131 = add(g0s0_1, g0s0_1) */
+	paddd %xmm8, %xmm2 /* w1_16 = add(g0r1_1, x1_16) */
+	pxor %xmm12, %xmm15 /* w2_16 = xor(g0r2_1, x2_16) */
+	movdqa %xmm2, %xmm8 /* w1_16 */
+	pslld $16, %xmm8 /* l1in_16_l = shl(w1_16) */
+	movdqa %xmm15, %xmm12 /* w2_16 */
+	psrld $16, %xmm12 /* l1in_16_r = shr(w2_16) */
+	por %xmm12, %xmm8 /* l1in_16 = or(l1in_16_l, l1in_16_r) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl24(%rip), %xmm12 /* rotl24 = const() */
+	movdqa %xmm14, 384(%rsp) /* spill g0s14_1.2 */
+	movdqa %xmm8, %xmm14 /* l1in_16 */
+	pshufb %xmm12, %xmm14 /* ur24_16 = lookup16(l1in_16, rotl24) */
+	movdqa %xmm11, 304(%rsp) /* spill g0s11_1.2 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl8(%rip), %xmm11 /* rotl8 = const() */
+	movdqa %xmm9, 480(%rsp) /* spill g0s9_1.2 */
+	movdqa %xmm8, %xmm9 /* l1in_16 */
+	pshufb %xmm11, %xmm9 /* ur8_16 = lookup16(l1in_16, rotl8) */
+	movdqa %xmm7, 368(%rsp) /* spill g0s7_1.2 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_rotl16(%rip), %xmm7 /* rotl16 = const() */
+	movdqa %xmm5, 96(%rsp) /* spill g0s5_1.2 */
+	movdqa %xmm8, %xmm5 /* l1in_16 */
+	pshufb %xmm7, %xmm5 /* ur16_16 = lookup16(l1in_16, rotl16) */
+	movdqa %xmm1, 592(%rsp) /* spill dbl_128 */
+	movdqa %xmm8, %xmm1 /* l1in_16 */
+	pxor %xmm9, %xmm1 /* ug_acc_16 = xor(l1in_16, ur8_16) */
+	pxor %xmm5, %xmm1 /* ug_16 = xor(ug_acc_16, ur16_16) */
+	movdqa %xmm1, %xmm5 /* ug_16 */
+	pslld $2, %xmm5 /* ur2_16_l = shl(ug_16) */
+	psrld $30, %xmm1 /* ur2_16_r = shr(ug_16) */
+	por %xmm1, %xmm5 /* ur2_16 = or(ur2_16_l, ur2_16_r) */
+	pxor %xmm14, %xmm8 /* u_acc_16 = xor(l1in_16, ur24_16) */
+	pxor %xmm5, %xmm8 /* u_16 = xor(u_acc_16, ur2_16) */
 	pslld $16, %xmm15 /* l2in_16_l = shl(w2_16) */
 	psrld $16, %xmm2 /* l2in_16_r = shr(w1_16) */
 	por %xmm2, %xmm15 /* l2in_16 = or(l2in_16_l, l2in_16_r) */
 	movdqa %xmm15, %xmm1 /* l2in_16 */
-	pshufb %xmm7, %xmm1 /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	pshufb %xmm11, %xmm1 /* v8r8_16 = lookup16(l2in_16, rotl8) */
 	movdqa %xmm15, %xmm2 /* l2in_16 */
-	pshufb %xmm5, %xmm2 /* v8r16_16 = lookup16(l2in_16, rotl16) */
+	pshufb %xmm7, %xmm2 /* v8r16_16 = lookup16(l2in_16, rotl16) */
 	movdqa %xmm15, %xmm5 /* l2in_16 */
-	pshufb %xmm11, %xmm5 /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	pshufb %xmm12, %xmm5 /* v8r24_16 = lookup16(l2in_16, rotl24) */
 	pxor %xmm2, %xmm15 /* v8g_acc_16 = xor(l2in_16, v8r16_16) */
 	pxor %xmm5, %xmm15 /* v8g_16 = xor(v8g_acc_16, v8r24_16) */
 	movdqa %xmm15, %xmm5 /* v8g_16 */
@@ -3161,87 +3144,87 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pxor %xmm2, %xmm1 /* v8_acc_16 = xor(v8r8_16, v8r16_16) */
 	pxor %xmm5, %xmm1 /* v8_16 = xor(v8_acc_16, v8r6_16) */
 	movdqa %xmm1, %xmm2 /* v8_16 */
-	pxor %xmm9, %xmm2 /* sb_in_xy_16 = xor(v8_16, u_16) */
+	pxor %xmm8, %xmm2 /* sb_in_xy_16 = xor(v8_16, u_16) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_odd_bytes(%rip), %xmm5 /* odd_bytes = const() */
 	pand %xmm5, %xmm2 /* sb_in_d_16 = and(sb_in_xy_16, odd_bytes) */
 	pxor %xmm2, %xmm1 /* sb_in_x_16 = xor(v8_16, sb_in_d_16) */
-	pxor %xmm2, %xmm9 /* sb_in_y_16 = xor(u_16, sb_in_d_16) */
+	pxor %xmm2, %xmm8 /* sb_in_y_16 = xor(u_16, sb_in_d_16) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_nibble_mask(%rip), %xmm2 /* nibble_mask = const() */
-	movdqa %xmm1, %xmm6 /* sb_in_x_16 */
-	pand %xmm2, %xmm6 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
+	movdqa %xmm1, %xmm7 /* sb_in_x_16 */
+	pand %xmm2, %xmm7 /* sb_s0_xl_16 = and(sb_in_x_16, nibble_mask) */
 	psrlw $4, %xmm1 /* sb_s0_xs_16 = shr(sb_in_x_16) */
 	pand %xmm2, %xmm1 /* sb_s0_xh_16 = and(sb_s0_xs_16, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm7 /* s0_p1 = const() */
-	pshufb %xmm6, %xmm7 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
-	pxor %xmm1, %xmm7 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p1(%rip), %xmm9 /* s0_p1 = const() */
+	pshufb %xmm7, %xmm9 /* sb_s0_p1_16 = lookup16(s0_p1, sb_s0_xl_16) */
+	pxor %xmm1, %xmm9 /* sb_s0_t_16 = xor(sb_s0_p1_16, sb_s0_xh_16) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p2(%rip), %xmm1 /* s0_p2 = const() */
-	pshufb %xmm7, %xmm1 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
-	pxor %xmm6, %xmm1 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm6 /* s0_p3_rot = const() */
-	pshufb %xmm1, %xmm6 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
-	paddb %xmm7, %xmm7 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
-	pxor %xmm7, %xmm6 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
-	movdqa %xmm9, %xmm1 /* sb_in_y_16 */
+	pshufb %xmm9, %xmm1 /* sb_s0_p2_16 = lookup16(s0_p2, sb_s0_t_16) */
+	pxor %xmm7, %xmm1 /* sb_s0_ol_16 = xor(sb_s0_p2_16, sb_s0_xl_16) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_s0_p3_rot(%rip), %xmm7 /* s0_p3_rot = const() */
+	pshufb %xmm1, %xmm7 /* sb_s0_p3_16 = lookup16(s0_p3_rot, sb_s0_ol_16) */
+	paddb %xmm9, %xmm9 /* sb_s0_t2_16 = add(sb_s0_t_16, sb_s0_t_16) */
+	pxor %xmm9, %xmm7 /* sb_s0_16 = xor(sb_s0_p3_16, sb_s0_t2_16) */
+	movdqa %xmm8, %xmm1 /* sb_in_y_16 */
 	pand %xmm2, %xmm1 /* sb_in_y_16_lo = and(sb_in_y_16, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_in_y_16_sh = shr(sb_in_y_16) */
-	pand %xmm2, %xmm9 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm7 /* tbl_lo = const() */
-	pshufb %xmm1, %xmm7 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
+	psrlw $4, %xmm8 /* sb_in_y_16_sh = shr(sb_in_y_16) */
+	pand %xmm2, %xmm8 /* sb_in_y_16_hi = and(sb_in_y_16_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm9 /* tbl_lo = const() */
+	pshufb %xmm1, %xmm9 /* sb_s1_k_16_l = lookup16(tbl_lo, sb_in_y_16_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi(%rip), %xmm1 /* tbl_hi = const() */
-	pshufb %xmm9, %xmm1 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
-	pxor %xmm1, %xmm7 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
+	pshufb %xmm8, %xmm1 /* sb_s1_k_16_h = lookup16(tbl_hi, sb_in_y_16_hi) */
+	pxor %xmm1, %xmm9 /* sb_s1_k_16 = xor(sb_s1_k_16_l, sb_s1_k_16_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_inv_shift_rows(%rip), %xmm1 /* inv_shift_rows = const() */
-	pshufb %xmm1, %xmm7 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
+	pshufb %xmm1, %xmm9 /* sb_s1_16_sr = lookup16(sb_s1_k_16, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_aes_cancel_key(%rip), %xmm1 /* aes_cancel_key = const() */
-	aesenclast %xmm1, %xmm7 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
-	movdqa %xmm7, %xmm1 /* sb_s1_16_aes */
+	aesenclast %xmm1, %xmm9 /* sb_s1_16_aes = aesenclast(sb_s1_16_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm1 /* sb_s1_16_aes */
 	pand %xmm2, %xmm1 /* sb_s1_16_aes_lo = and(sb_s1_16_aes, nibble_mask) */
-	psrlw $4, %xmm7 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
-	pand %xmm2, %xmm7 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s1_16_aes_sh = shr(sb_s1_16_aes) */
+	pand %xmm2, %xmm9 /* sb_s1_16_aes_hi = and(sb_s1_16_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_lo_1(%rip), %xmm2 /* tbl_lo_1 = const() */
 	pshufb %xmm1, %xmm2 /* sb_s1_16_l = lookup16(tbl_lo_1, sb_s1_16_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm1 /* tbl_hi_1 = const() */
-	pshufb %xmm7, %xmm1 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
+	pshufb %xmm9, %xmm1 /* sb_s1_16_h = lookup16(tbl_hi_1, sb_s1_16_aes_hi) */
 	pxor %xmm1, %xmm2 /* sb_s1_16 = xor(sb_s1_16_l, sb_s1_16_h) */
 	movdqa %xmm2, %xmm1 /* sb_s1_16 */
-	pxor %xmm6, %xmm1 /* sb_out_xy_16 = xor(sb_s1_16, sb_s0_16) */
+	pxor %xmm7, %xmm1 /* sb_out_xy_16 = xor(sb_s1_16, sb_s0_16) */
 	pand %xmm5, %xmm1 /* sb_out_d_16 = and(sb_out_xy_16, odd_bytes) */
 	pxor %xmm1, %xmm2 /* sb_out_x_16 = xor(sb_s1_16, sb_out_d_16) */
-	pxor %xmm1, %xmm6 /* sb_out_y_16 = xor(sb_s0_16, sb_out_d_16) */
-	pshufb %xmm11, %xmm6 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	pxor %xmm1, %xmm7 /* sb_out_y_16 = xor(sb_s0_16, sb_out_d_16) */
+	pshufb %xmm12, %xmm7 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
 	movdqa %xmm0, %xmm1 /* g0s0_1.2 */
 	pslld $8, %xmm1 /* s0k_o_16_l = shl(g0s0_1) */
-	psrld $24, %xmm12 /* s0k_o_16_r = shr(dbl_131) */
-	por %xmm12, %xmm1 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
+	psrld $24, %xmm6 /* s0k_o_16_r = shr(dbl_131) */
+	por %xmm6, %xmm1 /* s0k_o_16 = or(s0k_o_16_l, s0k_o_16_r) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_0_modulus(%rip), %xmm5 /* modulus = const() */
 	pand %xmm5, %xmm1 /* s0k_16 = and(s0k_o_16, modulus) */
-	movdqa %xmm4, %xmm7 /* g0s4_1.2 */
-	paddd %xmm4, %xmm7 /* dbl_133 = add(g0s4_1, g0s4_1) */
+	movdqa %xmm4, %xmm6 /* g0s4_1.2 */
+	paddd %xmm4, %xmm6 /* dbl_133 = add(g0s4_1, g0s4_1) */
 	movdqa %xmm4, %xmm8 /* g0s4_1.2 */
 	pslld $20, %xmm8 /* s4k_o_16_l = shl(g0s4_1) */
-	psrld $12, %xmm7 /* s4k_o_16_r = shr(dbl_133) */
-	por %xmm7, %xmm8 /* s4k_o_16 = or(s4k_o_16_l, s4k_o_16_r) */
+	psrld $12, %xmm6 /* s4k_o_16_r = shr(dbl_133) */
+	por %xmm6, %xmm8 /* s4k_o_16 = or(s4k_o_16_l, s4k_o_16_r) */
 	pand %xmm5, %xmm8 /* s4k_16 = and(s4k_o_16, modulus) */
-	movdqa %xmm10, %xmm7 /* g0s10_1.2 */
-	paddd %xmm10, %xmm7 /* dbl_134 = add(g0s10_1, g0s10_1) */
+	movdqa %xmm10, %xmm6 /* g0s10_1.2 */
+	paddd %xmm10, %xmm6 /* dbl_134 = add(g0s10_1, g0s10_1) */
 	movdqa %xmm10, %xmm9 /* g0s10_1.2 */
 	pslld $21, %xmm9 /* s10k_o_16_l = shl(g0s10_1) */
-	psrld $11, %xmm7 /* s10k_o_16_r = shr(dbl_134) */
-	por %xmm7, %xmm9 /* s10k_o_16 = or(s10k_o_16_l, s10k_o_16_r) */
+	psrld $11, %xmm6 /* s10k_o_16_r = shr(dbl_134) */
+	por %xmm6, %xmm9 /* s10k_o_16 = or(s10k_o_16_l, s10k_o_16_r) */
 	pand %xmm5, %xmm9 /* s10k_16 = and(s10k_o_16, modulus) */
-	movdqa %xmm13, %xmm7 /* g0s13_1.2 */
-	paddd %xmm13, %xmm7 /* dbl_135 = add(g0s13_1, g0s13_1) */
+	movdqa %xmm13, %xmm6 /* g0s13_1.2 */
+	paddd %xmm13, %xmm6 /* dbl_135 = add(g0s13_1, g0s13_1) */
 	movdqa %xmm13, %xmm11 /* g0s13_1.2 */
 	pslld $17, %xmm11 /* s13k_o_16_l = shl(g0s13_1) */
-	psrld $15, %xmm7 /* s13k_o_16_r = shr(dbl_135) */
-	por %xmm7, %xmm11 /* s13k_o_16 = or(s13k_o_16_l, s13k_o_16_r) */
+	psrld $15, %xmm6 /* s13k_o_16_r = shr(dbl_135) */
+	por %xmm6, %xmm11 /* s13k_o_16 = or(s13k_o_16_l, s13k_o_16_r) */
 	pand %xmm5, %xmm11 /* s13k_16 = and(s13k_o_16, modulus) */
-	movdqa %xmm3, %xmm7 /* g0s15_1.2 */
-	pslld $15, %xmm7 /* s15k_o_16_l = shl(g0s15_1) */
-	movdqa 0(%rsp), %xmm12 /* reload dbl_128 */
+	movdqa %xmm3, %xmm6 /* g0s15_1.2 */
+	pslld $15, %xmm6 /* s15k_o_16_l = shl(g0s15_1) */
+	movdqa 592(%rsp), %xmm12 /* reload dbl_128 */
 	psrld $17, %xmm12 /* s15k_o_16_r = shr(dbl_128) */
-	por %xmm12, %xmm7 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
-	pand %xmm5, %xmm7 /* s15k_16 = and(s15k_o_16, modulus) */
+	por %xmm12, %xmm6 /* s15k_o_16 = or(s15k_o_16_l, s15k_o_16_r) */
+	pand %xmm5, %xmm6 /* s15k_16 = and(s15k_o_16, modulus) */
 	paddd %xmm8, %xmm1 /* fb0_s_48 = add(s0k_16, s4k_16) */
 	movdqa %xmm1, %xmm8 /* fb0_s_48 */
 	pand %xmm5, %xmm8 /* fb0_m_48 = and(fb0_s_48, modulus) */
@@ -3257,47 +3240,47 @@ zuc_lanes_ssse3_aesni_init_asm:
 	pand %xmm5, %xmm1 /* fb1_m_16 = and(fb1_s_16, modulus) */
 	psrld $31, %xmm8 /* fb1_c_16 = shr(fb1_s_16) */
 	paddd %xmm8, %xmm1 /* fb1_16 = add(fb1_m_16, fb1_c_16) */
-	paddd %xmm7, %xmm1 /* fb2_s_16 = add(fb1_16, s15k_16) */
-	movdqa %xmm1, %xmm7 /* fb2_s_16 */
-	pand %xmm5, %xmm7 /* fb2_m_16 = and(fb2_s_16, modulus) */
+	paddd %xmm6, %xmm1 /* fb2_s_16 = add(fb1_16, s15k_16) */
+	movdqa %xmm1, %xmm6 /* fb2_s_16 */
+	pand %xmm5, %xmm6 /* fb2_m_16 = and(fb2_s_16, modulus) */
 	psrld $31, %xmm1 /* fb2_c_16 = shr(fb2_s_16) */
-	paddd %xmm1, %xmm7 /* fb2_16 = add(fb2_m_16, fb2_c_16) */
-	paddd %xmm0, %xmm7 /* fb_s_16 = add(fb2_16, g0s0_1) */
-	movdqa %xmm7, %xmm0 /* fb_s_16 */
+	paddd %xmm1, %xmm6 /* fb2_16 = add(fb2_m_16, fb2_c_16) */
+	paddd %xmm0, %xmm6 /* fb_s_16 = add(fb2_16, g0s0_1) */
+	movdqa %xmm6, %xmm0 /* fb_s_16 */
 	pand %xmm5, %xmm0 /* fb_m_16 = and(fb_s_16, modulus) */
-	psrld $31, %xmm7 /* fb_c_16 = shr(fb_s_16) */
-	paddd %xmm7, %xmm0 /* fb_16 = add(fb_m_16, fb_c_16) */
+	psrld $31, %xmm6 /* fb_c_16 = shr(fb_s_16) */
+	paddd %xmm6, %xmm0 /* fb_16 = add(fb_m_16, fb_c_16) */
 
 	/* Store the state. */
-	movdqa 96(%rsp), %xmm1 /* reload g0s1_1.2 */
+	movdqa 16(%rsp), %xmm1 /* reload g0s1_1.2 */
 	movdqu %xmm1, (%rdi) /* store g0s1_1 */
 	movdqa 48(%rsp), %xmm1 /* reload g0s2_1.2 */
 	movdqu %xmm1, 16(%rdi) /* store g0s2_1 */
 	movdqa 32(%rsp), %xmm1 /* reload g0s3_1.2 */
 	movdqu %xmm1, 32(%rdi) /* store g0s3_1 */
 	movdqu %xmm4, 48(%rdi) /* store g0s4_1 */
-	movdqa 304(%rsp), %xmm1 /* reload g0s5_1.2 */
+	movdqa 96(%rsp), %xmm1 /* reload g0s5_1.2 */
 	movdqu %xmm1, 64(%rdi) /* store g0s5_1 */
-	movdqa 208(%rsp), %xmm1 /* reload g0s6_1.2 */
+	movdqa 0(%rsp), %xmm1 /* reload g0s6_1.2 */
 	movdqu %xmm1, 80(%rdi) /* store g0s6_1 */
-	movdqa 80(%rsp), %xmm1 /* reload g0s7_1.2 */
+	movdqa 368(%rsp), %xmm1 /* reload g0s7_1.2 */
 	movdqu %xmm1, 96(%rdi) /* store g0s7_1 */
-	movdqa 320(%rsp), %xmm1 /* reload g0s8_1.2 */
+	movdqa 64(%rsp), %xmm1 /* reload g0s8_1.2 */
 	movdqu %xmm1, 112(%rdi) /* store g0s8_1 */
-	movdqa 400(%rsp), %xmm1 /* reload g0s9_1.2 */
+	movdqa 480(%rsp), %xmm1 /* reload g0s9_1.2 */
 	movdqu %xmm1, 128(%rdi) /* store g0s9_1 */
 	movdqu %xmm10, 144(%rdi) /* store g0s10_1 */
-	movdqa 192(%rsp), %xmm1 /* reload g0s11_1.2 */
+	movdqa 304(%rsp), %xmm1 /* reload g0s11_1.2 */
 	movdqu %xmm1, 160(%rdi) /* store g0s11_1 */
-	movdqa 144(%rsp), %xmm1 /* reload g0s12_1.2 */
+	movdqa 80(%rsp), %xmm1 /* reload g0s12_1.2 */
 	movdqu %xmm1, 176(%rdi) /* store g0s12_1 */
 	movdqu %xmm13, 192(%rdi) /* store g0s13_1 */
-	movdqa 160(%rsp), %xmm1 /* reload g0s14_1.2 */
+	movdqa 384(%rsp), %xmm1 /* reload g0s14_1.2 */
 	movdqu %xmm1, 208(%rdi) /* store g0s14_1 */
 	movdqu %xmm3, 224(%rdi) /* store g0s15_1 */
 	movdqu %xmm0, 240(%rdi) /* store fb_16 */
 	movdqu %xmm2, 256(%rdi) /* store sb_out_x_16 */
-	movdqu %xmm6, 272(%rdi) /* store r2_16 */
+	movdqu %xmm7, 272(%rdi) /* store r2_16 */
 	mov %rbp, %rsp
 	pop %rbp
 	ret
@@ -4181,30 +4164,29 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm9, %xmm15 /* x3_4 = or(x3_4_l, x3_4_r) */
 	pxor %xmm15, %xmm7 /* z_4 = xor(w_4, x3_4) */
 	paddd %xmm10, %xmm13 /* w1_4 = add(sb_out_x_3, x1_4) */
-	movdqa 208(%rsp), %xmm9 /* reload x1 */
-	pxor %xmm9, %xmm3 /* w2_4 = xor(r2_3, x1) */
-	movdqa %xmm13, %xmm15 /* w1_4 */
-	pslld $16, %xmm15 /* l1in_4_l = shl(w1_4) */
+	pxor 208(%rsp), %xmm3 /* w2_4 = xor(r2_3, x1) */
+	movdqa %xmm13, %xmm9 /* w1_4 */
+	pslld $16, %xmm9 /* l1in_4_l = shl(w1_4) */
+	movdqa %xmm3, %xmm15 /* w2_4 */
+	psrld $16, %xmm15 /* l1in_4_r = shr(w2_4) */
+	por %xmm15, %xmm9 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
+	movdqa %xmm9, %xmm15 /* l1in_4 */
+	pshufb %xmm14, %xmm15 /* ur24_4 = lookup16(l1in_4, rotl24) */
 	movdqa %xmm7, 0(%rsp) /* spill z_4 */
-	movdqa %xmm3, %xmm7 /* w2_4 */
-	psrld $16, %xmm7 /* l1in_4_r = shr(w2_4) */
-	por %xmm7, %xmm15 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
-	movdqa %xmm15, %xmm7 /* l1in_4 */
-	pshufb %xmm14, %xmm7 /* ur24_4 = lookup16(l1in_4, rotl24) */
-	movdqa %xmm15, %xmm9 /* l1in_4 */
-	pshufb %xmm8, %xmm9 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	movdqa %xmm9, %xmm7 /* l1in_4 */
+	pshufb %xmm8, %xmm7 /* ur8_4 = lookup16(l1in_4, rotl8) */
 	movdqa %xmm10, 656(%rsp) /* spill x1_4 */
-	movdqa %xmm15, %xmm10 /* l1in_4 */
+	movdqa %xmm9, %xmm10 /* l1in_4 */
 	pshufb %xmm11, %xmm10 /* ur16_4 = lookup16(l1in_4, rotl16) */
-	movdqa %xmm15, %xmm4 /* l1in_4 */
-	pxor %xmm9, %xmm4 /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	movdqa %xmm9, %xmm4 /* l1in_4 */
+	pxor %xmm7, %xmm4 /* ug_acc_4 = xor(l1in_4, ur8_4) */
 	pxor %xmm10, %xmm4 /* ug_4 = xor(ug_acc_4, ur16_4) */
-	movdqa %xmm4, %xmm9 /* ug_4 */
-	pslld $2, %xmm9 /* ur2_4_l = shl(ug_4) */
+	movdqa %xmm4, %xmm7 /* ug_4 */
+	pslld $2, %xmm7 /* ur2_4_l = shl(ug_4) */
 	psrld $30, %xmm4 /* ur2_4_r = shr(ug_4) */
-	por %xmm4, %xmm9 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
-	pxor %xmm7, %xmm15 /* u_acc_4 = xor(l1in_4, ur24_4) */
-	pxor %xmm9, %xmm15 /* u_4 = xor(u_acc_4, ur2_4) */
+	por %xmm4, %xmm7 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
+	pxor %xmm15, %xmm9 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	pxor %xmm7, %xmm9 /* u_4 = xor(u_acc_4, ur2_4) */
 	pslld $16, %xmm3 /* l2in_4_l = shl(w2_4) */
 	psrld $16, %xmm13 /* l2in_4_r = shr(w1_4) */
 	por %xmm13, %xmm3 /* l2in_4 = or(l2in_4_l, l2in_4_r) */
@@ -4212,78 +4194,78 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm8, %xmm4 /* v8r8_4 = lookup16(l2in_4, rotl8) */
 	movdqa %xmm3, %xmm7 /* l2in_4 */
 	pshufb %xmm11, %xmm7 /* v8r16_4 = lookup16(l2in_4, rotl16) */
-	movdqa %xmm3, %xmm9 /* l2in_4 */
-	pshufb %xmm14, %xmm9 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	movdqa %xmm3, %xmm10 /* l2in_4 */
+	pshufb %xmm14, %xmm10 /* v8r24_4 = lookup16(l2in_4, rotl24) */
 	pxor %xmm7, %xmm3 /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
-	pxor %xmm9, %xmm3 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	movdqa %xmm3, %xmm9 /* v8g_4 */
-	pslld $6, %xmm9 /* v8r6_4_l = shl(v8g_4) */
+	pxor %xmm10, %xmm3 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	movdqa %xmm3, %xmm10 /* v8g_4 */
+	pslld $6, %xmm10 /* v8r6_4_l = shl(v8g_4) */
 	psrld $26, %xmm3 /* v8r6_4_r = shr(v8g_4) */
-	por %xmm3, %xmm9 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
+	por %xmm3, %xmm10 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
 	pxor %xmm7, %xmm4 /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
-	pxor %xmm9, %xmm4 /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	pxor %xmm10, %xmm4 /* v8_4 = xor(v8_acc_4, v8r6_4) */
 	movdqa %xmm4, %xmm3 /* v8_4 */
-	pxor %xmm15, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
+	pxor %xmm9, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm3 /* sb_in_d_4 = and(sb_in_xy_4, odd_bytes) */
 	pxor %xmm3, %xmm4 /* sb_in_x_4 = xor(v8_4, sb_in_d_4) */
-	pxor %xmm3, %xmm15 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
+	pxor %xmm3, %xmm9 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm4, %xmm9 /* sb_in_x_4 */
-	pand %xmm3, %xmm9 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	movdqa %xmm4, %xmm10 /* sb_in_x_4 */
+	pand %xmm3, %xmm10 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	pand %xmm3, %xmm4 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm13 /* s0_p1 */
-	pshufb %xmm9, %xmm13 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	pxor %xmm4, %xmm13 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	pxor %xmm4, %xmm15 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
-	movdqa %xmm4, %xmm10 /* s0_p2 */
-	pshufb %xmm13, %xmm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	pxor %xmm9, %xmm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
-	movdqa %xmm9, %xmm4 /* s0_p3_rot */
-	pshufb %xmm10, %xmm4 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	pxor %xmm13, %xmm4 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	movdqa %xmm15, %xmm10 /* sb_in_y_4 */
-	pand %xmm3, %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_4_sh = shr(sb_in_y_4) */
-	pand %xmm3, %xmm15 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm9 /* tbl_lo */
-	pshufb %xmm10, %xmm9 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	pxor %xmm13, %xmm9 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
-	pshufb %xmm13, %xmm9 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	movdqa %xmm4, %xmm13 /* s0_p2 */
+	pshufb %xmm15, %xmm13 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	pxor %xmm10, %xmm13 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm4 /* s0_p3_rot */
+	pshufb %xmm13, %xmm4 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	pxor %xmm15, %xmm4 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	movdqa %xmm9, %xmm13 /* sb_in_y_4 */
+	pand %xmm3, %xmm13 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_4_sh = shr(sb_in_y_4) */
+	pand %xmm3, %xmm9 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm10 /* tbl_lo */
+	pshufb %xmm13, %xmm10 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
+	movdqa %xmm13, %xmm15 /* tbl_hi */
+	pshufb %xmm9, %xmm15 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	pxor %xmm15, %xmm10 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
+	pshufb %xmm9, %xmm10 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
-	aesenclast %xmm15, %xmm9 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm15 /* sb_s1_4_aes */
+	aesenclast %xmm15, %xmm10 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm15 /* sb_s1_4_aes */
 	pand %xmm3, %xmm15 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
-	pand %xmm3, %xmm9 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
-	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm15, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	psrlw $4, %xmm10 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	pand %xmm3, %xmm10 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
+	movdqa %xmm9, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm13 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
-	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm13 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	pxor %xmm13, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	movdqa %xmm10, %xmm9 /* sb_s1_4 */
+	movdqa %xmm15, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm9 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	pxor %xmm9, %xmm13 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	movdqa %xmm13, %xmm9 /* sb_s1_4 */
 	pxor %xmm4, %xmm9 /* sb_out_xy_4 = xor(sb_s1_4, sb_s0_4) */
 	pand %xmm7, %xmm9 /* sb_out_d_4 = and(sb_out_xy_4, odd_bytes) */
-	pxor %xmm9, %xmm10 /* sb_out_x_4 = xor(sb_s1_4, sb_out_d_4) */
+	pxor %xmm9, %xmm13 /* sb_out_x_4 = xor(sb_s1_4, sb_out_d_4) */
 	pxor %xmm9, %xmm4 /* sb_out_y_4 = xor(sb_s0_4, sb_out_d_4) */
 	pshufb %xmm14, %xmm4 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	movdqa 304(%rsp), %xmm9 /* reload g0s4 */
-	movdqa %xmm9, %xmm13 /* g0s4 */
-	pslld $8, %xmm13 /* s0k_o_4_l = shl(g0s4) */
+	movdqa %xmm9, %xmm10 /* g0s4 */
+	pslld $8, %xmm10 /* s0k_o_4_l = shl(g0s4) */
 	psrld $24, %xmm12 /* s0k_o_4_r = shr(dbl_5) */
-	por %xmm12, %xmm13 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
-	pand %xmm6, %xmm13 /* s0k_4 = and(s0k_o_4, modulus) */
+	por %xmm12, %xmm10 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	pand %xmm6, %xmm10 /* s0k_4 = and(s0k_o_4, modulus) */
 	movdqa 32(%rsp), %xmm12 /* reload g0s8 */
 	movdqa %xmm12, %xmm15 /* g0s8 */
 	pslld $20, %xmm15 /* s4k_o_4_l = shl(g0s8) */
@@ -4316,11 +4298,11 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	psrld $17, %xmm7 /* s15k_o_4_r = shr(dbl_36) */
 	por %xmm7, %xmm0 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
 	pand %xmm6, %xmm0 /* s15k_4 = and(s15k_o_4, modulus) */
-	paddd %xmm15, %xmm13 /* fb0_s_8 = add(s0k_4, s4k_4) */
-	movdqa %xmm13, %xmm7 /* fb0_s_8 */
+	paddd %xmm15, %xmm10 /* fb0_s_8 = add(s0k_4, s4k_4) */
+	movdqa %xmm10, %xmm7 /* fb0_s_8 */
 	pand %xmm6, %xmm7 /* fb0_m_8 = and(fb0_s_8, modulus) */
-	psrld $31, %xmm13 /* fb0_c_8 = shr(fb0_s_8) */
-	paddd %xmm13, %xmm7 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
+	psrld $31, %xmm10 /* fb0_c_8 = shr(fb0_s_8) */
+	paddd %xmm10, %xmm7 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
 	paddd %xmm5, %xmm12 /* fb0_s_9 = add(s10k_4, s13k_4) */
 	movdqa %xmm12, %xmm5 /* fb0_s_9 */
 	pand %xmm6, %xmm5 /* fb0_m_9 = and(fb0_s_9, modulus) */
@@ -4348,138 +4330,136 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_high16(%rip), %xmm7 /* high16 = const() */
 	movdqa %xmm0, %xmm9 /* dbl_45 */
 	pand %xmm7, %xmm9 /* x0_5_b = and(dbl_45, high16) */
-	movdqa %xmm7, %xmm12 /* high16 */
-	pandn %xmm1, %xmm12 /* x0_5_a = andnot(high16, fb_3) */
-	por %xmm12, %xmm9 /* x0_5 = or(x0_5_b, x0_5_a) */
-	movdqa 480(%rsp), %xmm12 /* reload fb */
-	movdqa %xmm12, %xmm13 /* fb */
-	pslld $16, %xmm13 /* x1_5_l = shl(fb) */
+	movdqa %xmm7, %xmm10 /* high16 */
+	pandn %xmm1, %xmm10 /* x0_5_a = andnot(high16, fb_3) */
+	por %xmm10, %xmm9 /* x0_5 = or(x0_5_b, x0_5_a) */
+	movdqa 480(%rsp), %xmm10 /* reload fb */
+	movdqa %xmm10, %xmm12 /* fb */
+	pslld $16, %xmm12 /* x1_5_l = shl(fb) */
 	movdqa %xmm3, %xmm15 /* dbl_16 */
 	psrld $16, %xmm15 /* x1_5_r = shr(dbl_16) */
-	por %xmm15, %xmm13 /* x1_5 = or(x1_5_l, x1_5_r) */
-	pxor %xmm10, %xmm9 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	por %xmm15, %xmm12 /* x1_5 = or(x1_5_l, x1_5_r) */
+	pxor %xmm13, %xmm9 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
 	paddd %xmm4, %xmm9 /* w_5 = add(x0r1_5, r2_4) */
-	movdqa 192(%rsp), %xmm15 /* reload x2 */
-	pxor %xmm15, %xmm9 /* z_5 = xor(w_5, x2) */
-	paddd %xmm13, %xmm10 /* w1_5 = add(sb_out_x_4, x1_5) */
-	movdqa 416(%rsp), %xmm15 /* reload x1_1 */
-	pxor %xmm15, %xmm4 /* w2_5 = xor(r2_4, x1_1) */
-	movdqa %xmm10, %xmm3 /* w1_5 */
-	pslld $16, %xmm3 /* l1in_5_l = shl(w1_5) */
+	pxor 192(%rsp), %xmm9 /* z_5 = xor(w_5, x2) */
+	paddd %xmm12, %xmm13 /* w1_5 = add(sb_out_x_4, x1_5) */
+	pxor 416(%rsp), %xmm4 /* w2_5 = xor(r2_4, x1_1) */
+	movdqa %xmm13, %xmm15 /* w1_5 */
+	pslld $16, %xmm15 /* l1in_5_l = shl(w1_5) */
+	movdqa %xmm4, %xmm3 /* w2_5 */
+	psrld $16, %xmm3 /* l1in_5_r = shr(w2_5) */
+	por %xmm3, %xmm15 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
+	movdqa %xmm15, %xmm3 /* l1in_5 */
+	pshufb %xmm14, %xmm3 /* ur24_5 = lookup16(l1in_5, rotl24) */
 	movdqa %xmm9, 192(%rsp) /* spill z_5 */
-	movdqa %xmm4, %xmm9 /* w2_5 */
-	psrld $16, %xmm9 /* l1in_5_r = shr(w2_5) */
-	por %xmm9, %xmm3 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
-	movdqa %xmm3, %xmm9 /* l1in_5 */
-	pshufb %xmm14, %xmm9 /* ur24_5 = lookup16(l1in_5, rotl24) */
-	movdqa %xmm3, %xmm15 /* l1in_5 */
-	pshufb %xmm8, %xmm15 /* ur8_5 = lookup16(l1in_5, rotl8) */
-	movdqa %xmm13, 304(%rsp) /* spill x1_5 */
-	movdqa %xmm3, %xmm13 /* l1in_5 */
-	pshufb %xmm11, %xmm13 /* ur16_5 = lookup16(l1in_5, rotl16) */
-	movdqa %xmm3, %xmm12 /* l1in_5 */
-	pxor %xmm15, %xmm12 /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	pxor %xmm13, %xmm12 /* ug_5 = xor(ug_acc_5, ur16_5) */
-	movdqa %xmm12, %xmm13 /* ug_5 */
-	pslld $2, %xmm13 /* ur2_5_l = shl(ug_5) */
-	psrld $30, %xmm12 /* ur2_5_r = shr(ug_5) */
-	por %xmm12, %xmm13 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
-	pxor %xmm9, %xmm3 /* u_acc_5 = xor(l1in_5, ur24_5) */
-	pxor %xmm13, %xmm3 /* u_5 = xor(u_acc_5, ur2_5) */
+	movdqa %xmm15, %xmm9 /* l1in_5 */
+	pshufb %xmm8, %xmm9 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	movdqa %xmm12, 304(%rsp) /* spill x1_5 */
+	movdqa %xmm15, %xmm12 /* l1in_5 */
+	pshufb %xmm11, %xmm12 /* ur16_5 = lookup16(l1in_5, rotl16) */
+	movdqa %xmm15, %xmm10 /* l1in_5 */
+	pxor %xmm9, %xmm10 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	pxor %xmm12, %xmm10 /* ug_5 = xor(ug_acc_5, ur16_5) */
+	movdqa %xmm10, %xmm9 /* ug_5 */
+	pslld $2, %xmm9 /* ur2_5_l = shl(ug_5) */
+	psrld $30, %xmm10 /* ur2_5_r = shr(ug_5) */
+	por %xmm10, %xmm9 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	pxor %xmm3, %xmm15 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	pxor %xmm9, %xmm15 /* u_5 = xor(u_acc_5, ur2_5) */
 	pslld $16, %xmm4 /* l2in_5_l = shl(w2_5) */
-	psrld $16, %xmm10 /* l2in_5_r = shr(w1_5) */
-	por %xmm10, %xmm4 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
+	psrld $16, %xmm13 /* l2in_5_r = shr(w1_5) */
+	por %xmm13, %xmm4 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
+	movdqa %xmm4, %xmm3 /* l2in_5 */
+	pshufb %xmm8, %xmm3 /* v8r8_5 = lookup16(l2in_5, rotl8) */
 	movdqa %xmm4, %xmm9 /* l2in_5 */
-	pshufb %xmm8, %xmm9 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	pshufb %xmm11, %xmm9 /* v8r16_5 = lookup16(l2in_5, rotl16) */
 	movdqa %xmm4, %xmm10 /* l2in_5 */
-	pshufb %xmm11, %xmm10 /* v8r16_5 = lookup16(l2in_5, rotl16) */
-	movdqa %xmm4, %xmm12 /* l2in_5 */
-	pshufb %xmm14, %xmm12 /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	pxor %xmm10, %xmm4 /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
-	pxor %xmm12, %xmm4 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
-	movdqa %xmm4, %xmm12 /* v8g_5 */
-	pslld $6, %xmm12 /* v8r6_5_l = shl(v8g_5) */
+	pshufb %xmm14, %xmm10 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	pxor %xmm9, %xmm4 /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
+	pxor %xmm10, %xmm4 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	movdqa %xmm4, %xmm10 /* v8g_5 */
+	pslld $6, %xmm10 /* v8r6_5_l = shl(v8g_5) */
 	psrld $26, %xmm4 /* v8r6_5_r = shr(v8g_5) */
-	por %xmm4, %xmm12 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
-	pxor %xmm10, %xmm9 /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
-	pxor %xmm12, %xmm9 /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	movdqa %xmm9, %xmm4 /* v8_5 */
-	pxor %xmm3, %xmm4 /* sb_in_xy_5 = xor(v8_5, u_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm4 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
-	pxor %xmm4, %xmm9 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
-	pxor %xmm4, %xmm3 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
+	por %xmm4, %xmm10 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
+	pxor %xmm9, %xmm3 /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
+	pxor %xmm10, %xmm3 /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	movdqa %xmm3, %xmm4 /* v8_5 */
+	pxor %xmm15, %xmm4 /* sb_in_xy_5 = xor(v8_5, u_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
+	pand %xmm9, %xmm4 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
+	pxor %xmm4, %xmm3 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
+	pxor %xmm4, %xmm15 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm12 /* sb_in_x_5 */
-	pand %xmm4, %xmm12 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
-	pand %xmm4, %xmm9 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
-	movdqa %xmm13, %xmm15 /* s0_p1 */
-	pshufb %xmm12, %xmm15 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	pxor %xmm9, %xmm15 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm13 /* s0_p2 */
-	pshufb %xmm15, %xmm13 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	pxor %xmm12, %xmm13 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
-	movdqa %xmm12, %xmm9 /* s0_p3_rot */
-	pshufb %xmm13, %xmm9 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	paddb %xmm15, %xmm15 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	pxor %xmm15, %xmm9 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	movdqa %xmm3, %xmm13 /* sb_in_y_5 */
-	pand %xmm4, %xmm13 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_in_y_5_sh = shr(sb_in_y_5) */
-	pand %xmm4, %xmm3 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
-	movdqa %xmm15, %xmm12 /* tbl_lo */
-	pshufb %xmm13, %xmm12 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
-	movdqa %xmm13, %xmm15 /* tbl_hi */
-	pshufb %xmm3, %xmm15 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	pxor %xmm15, %xmm12 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm3 /* inv_shift_rows = const() */
-	pshufb %xmm3, %xmm12 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	movdqa %xmm3, %xmm10 /* sb_in_x_5 */
+	pand %xmm4, %xmm10 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	psrlw $4, %xmm3 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	pand %xmm4, %xmm3 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm13 /* s0_p1 */
+	pshufb %xmm10, %xmm13 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	pxor %xmm3, %xmm13 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
+	movdqa %xmm3, %xmm12 /* s0_p2 */
+	pshufb %xmm13, %xmm12 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	pxor %xmm10, %xmm12 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm3 /* s0_p3_rot */
+	pshufb %xmm12, %xmm3 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	paddb %xmm13, %xmm13 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	pxor %xmm13, %xmm3 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	movdqa %xmm15, %xmm12 /* sb_in_y_5 */
+	pand %xmm4, %xmm12 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_in_y_5_sh = shr(sb_in_y_5) */
+	pand %xmm4, %xmm15 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo */
+	pshufb %xmm12, %xmm10 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
+	movdqa %xmm12, %xmm13 /* tbl_hi */
+	pshufb %xmm15, %xmm13 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm10 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
-	aesenclast %xmm15, %xmm12 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
-	movdqa %xmm12, %xmm15 /* sb_s1_5_aes */
+	aesenclast %xmm15, %xmm10 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm15 /* sb_s1_5_aes */
 	pand %xmm4, %xmm15 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
-	pand %xmm4, %xmm12 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 = const() */
-	movdqa %xmm3, %xmm13 /* tbl_lo_1 */
-	pshufb %xmm15, %xmm13 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	psrlw $4, %xmm10 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	pand %xmm4, %xmm10 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
-	movdqa %xmm15, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm3 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	pxor %xmm3, %xmm13 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	movdqa %xmm13, %xmm3 /* sb_s1_5 */
-	pxor %xmm9, %xmm3 /* sb_out_xy_5 = xor(sb_s1_5, sb_s0_5) */
-	pand %xmm10, %xmm3 /* sb_out_d_5 = and(sb_out_xy_5, odd_bytes) */
-	pxor %xmm3, %xmm13 /* sb_out_x_5 = xor(sb_s1_5, sb_out_d_5) */
-	pxor %xmm3, %xmm9 /* sb_out_y_5 = xor(sb_s0_5, sb_out_d_5) */
-	pshufb %xmm14, %xmm9 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
-	movdqa 256(%rsp), %xmm3 /* reload g0s5 */
-	movdqa %xmm3, %xmm12 /* g0s5 */
-	pslld $8, %xmm12 /* s0k_o_5_l = shl(g0s5) */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm13 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	pxor %xmm13, %xmm12 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	movdqa %xmm12, %xmm10 /* sb_s1_5 */
+	pxor %xmm3, %xmm10 /* sb_out_xy_5 = xor(sb_s1_5, sb_s0_5) */
+	pand %xmm9, %xmm10 /* sb_out_d_5 = and(sb_out_xy_5, odd_bytes) */
+	pxor %xmm10, %xmm12 /* sb_out_x_5 = xor(sb_s1_5, sb_out_d_5) */
+	pxor %xmm10, %xmm3 /* sb_out_y_5 = xor(sb_s0_5, sb_out_d_5) */
+	pshufb %xmm14, %xmm3 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	movdqa 256(%rsp), %xmm10 /* reload g0s5 */
+	movdqa %xmm10, %xmm13 /* g0s5 */
+	pslld $8, %xmm13 /* s0k_o_5_l = shl(g0s5) */
 	movdqa 240(%rsp), %xmm15 /* reload dbl_2 */
 	psrld $24, %xmm15 /* s0k_o_5_r = shr(dbl_2) */
-	por %xmm15, %xmm12 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
-	pand %xmm6, %xmm12 /* s0k_5 = and(s0k_o_5, modulus) */
+	por %xmm15, %xmm13 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	pand %xmm6, %xmm13 /* s0k_5 = and(s0k_o_5, modulus) */
 	movdqa 96(%rsp), %xmm15 /* reload g0s9 */
 	movdqa %xmm15, %xmm4 /* g0s9 */
 	pslld $20, %xmm4 /* s4k_o_5_l = shl(g0s9) */
 	movdqa 112(%rsp), %xmm15 /* reload dbl_1 */
-	movdqa %xmm15, %xmm10 /* dbl_1 */
-	psrld $12, %xmm10 /* s4k_o_5_r = shr(dbl_1) */
-	por %xmm10, %xmm4 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
+	movdqa %xmm15, %xmm9 /* dbl_1 */
+	psrld $12, %xmm9 /* s4k_o_5_r = shr(dbl_1) */
+	por %xmm9, %xmm4 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
 	pand %xmm6, %xmm4 /* s4k_5 = and(s4k_o_5, modulus) */
-	movdqa 368(%rsp), %xmm10 /* reload g0s15 */
-	movdqa %xmm10, %xmm15 /* g0s15 */
+	movdqa 368(%rsp), %xmm9 /* reload g0s15 */
+	movdqa %xmm9, %xmm15 /* g0s15 */
 	pslld $21, %xmm15 /* s10k_o_5_l = shl(g0s15) */
-	movdqa 80(%rsp), %xmm10 /* reload dbl */
+	movdqa 80(%rsp), %xmm9 /* reload dbl */
 	movdqa %xmm2, 240(%rsp) /* spill dbl_36 */
-	movdqa %xmm10, %xmm2 /* dbl */
+	movdqa %xmm9, %xmm2 /* dbl */
 	psrld $11, %xmm2 /* s10k_o_5_r = shr(dbl) */
 	por %xmm2, %xmm15 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
 	pand %xmm6, %xmm15 /* s10k_5 = and(s10k_o_5, modulus) */
@@ -4498,11 +4478,11 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	psrld $17, %xmm2 /* s15k_o_5_r = shr(dbl_45) */
 	por %xmm2, %xmm11 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
 	pand %xmm6, %xmm11 /* s15k_5 = and(s15k_o_5, modulus) */
-	paddd %xmm4, %xmm12 /* fb0_s_10 = add(s0k_5, s4k_5) */
-	movdqa %xmm12, %xmm2 /* fb0_s_10 */
+	paddd %xmm4, %xmm13 /* fb0_s_10 = add(s0k_5, s4k_5) */
+	movdqa %xmm13, %xmm2 /* fb0_s_10 */
 	pand %xmm6, %xmm2 /* fb0_m_10 = and(fb0_s_10, modulus) */
-	psrld $31, %xmm12 /* fb0_c_10 = shr(fb0_s_10) */
-	paddd %xmm12, %xmm2 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
+	psrld $31, %xmm13 /* fb0_c_10 = shr(fb0_s_10) */
+	paddd %xmm13, %xmm2 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
 	paddd %xmm1, %xmm15 /* fb0_s_11 = add(s10k_5, s13k_5) */
 	movdqa %xmm15, %xmm1 /* fb0_s_11 */
 	pand %xmm6, %xmm1 /* fb0_m_11 = and(fb0_s_11, modulus) */
@@ -4518,7 +4498,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm6, %xmm2 /* fb2_m_5 = and(fb2_s_5, modulus) */
 	psrld $31, %xmm1 /* fb2_c_5 = shr(fb2_s_5) */
 	paddd %xmm1, %xmm2 /* fb2_5 = add(fb2_m_5, fb2_c_5) */
-	paddd %xmm3, %xmm2 /* fb_s_5 = add(fb2_5, g0s5) */
+	paddd %xmm10, %xmm2 /* fb_s_5 = add(fb2_5, g0s5) */
 	movdqa %xmm2, %xmm1 /* fb_s_5 */
 	pand %xmm6, %xmm1 /* fb_m_5 = and(fb_s_5, modulus) */
 	psrld $31, %xmm2 /* fb_c_5 = shr(fb_s_5) */
@@ -4527,141 +4507,139 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	/* Round 6, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm2 /* fb_5 */
 	paddd %xmm1, %xmm2 /* dbl_54 = add(fb_5, fb_5) */
-	movdqa %xmm2, %xmm3 /* dbl_54 */
-	pand %xmm7, %xmm3 /* x0_6_b = and(dbl_54, high16) */
-	movdqa %xmm7, %xmm4 /* high16 */
-	pandn %xmm5, %xmm4 /* x0_6_a = andnot(high16, fb_4) */
-	por %xmm4, %xmm3 /* x0_6 = or(x0_6_b, x0_6_a) */
-	movdqa 576(%rsp), %xmm4 /* reload fb_1 */
-	movdqa %xmm4, %xmm11 /* fb_1 */
+	movdqa %xmm2, %xmm4 /* dbl_54 */
+	pand %xmm7, %xmm4 /* x0_6_b = and(dbl_54, high16) */
+	movdqa %xmm7, %xmm10 /* high16 */
+	pandn %xmm5, %xmm10 /* x0_6_a = andnot(high16, fb_4) */
+	por %xmm10, %xmm4 /* x0_6 = or(x0_6_b, x0_6_a) */
+	movdqa 576(%rsp), %xmm10 /* reload fb_1 */
+	movdqa %xmm10, %xmm11 /* fb_1 */
 	pslld $16, %xmm11 /* x1_6_l = shl(fb_1) */
-	movdqa %xmm10, %xmm12 /* dbl */
-	psrld $16, %xmm12 /* x1_6_r = shr(dbl) */
-	por %xmm12, %xmm11 /* x1_6 = or(x1_6_l, x1_6_r) */
-	pxor %xmm13, %xmm3 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
-	paddd %xmm9, %xmm3 /* w_6 = add(x0r1_6, r2_5) */
-	movdqa 400(%rsp), %xmm12 /* reload x2_1 */
-	pxor %xmm12, %xmm3 /* z_6 = xor(w_6, x2_1) */
-	paddd %xmm11, %xmm13 /* w1_6 = add(sb_out_x_5, x1_6) */
-	movdqa 528(%rsp), %xmm12 /* reload x1_2 */
-	pxor %xmm12, %xmm9 /* w2_6 = xor(r2_5, x1_2) */
-	movdqa %xmm13, %xmm15 /* w1_6 */
-	pslld $16, %xmm15 /* l1in_6_l = shl(w1_6) */
-	movdqa %xmm9, %xmm10 /* w2_6 */
-	psrld $16, %xmm10 /* l1in_6_r = shr(w2_6) */
-	por %xmm10, %xmm15 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
-	movdqa %xmm15, %xmm10 /* l1in_6 */
-	pshufb %xmm14, %xmm10 /* ur24_6 = lookup16(l1in_6, rotl24) */
-	movdqa %xmm3, 400(%rsp) /* spill z_6 */
-	movdqa %xmm15, %xmm3 /* l1in_6 */
-	pshufb %xmm8, %xmm3 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm12 /* rotl16 = const() */
+	movdqa %xmm9, %xmm13 /* dbl */
+	psrld $16, %xmm13 /* x1_6_r = shr(dbl) */
+	por %xmm13, %xmm11 /* x1_6 = or(x1_6_l, x1_6_r) */
+	pxor %xmm12, %xmm4 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	paddd %xmm3, %xmm4 /* w_6 = add(x0r1_6, r2_5) */
+	pxor 400(%rsp), %xmm4 /* z_6 = xor(w_6, x2_1) */
+	paddd %xmm11, %xmm12 /* w1_6 = add(sb_out_x_5, x1_6) */
+	pxor 528(%rsp), %xmm3 /* w2_6 = xor(r2_5, x1_2) */
+	movdqa %xmm12, %xmm13 /* w1_6 */
+	pslld $16, %xmm13 /* l1in_6_l = shl(w1_6) */
+	movdqa %xmm3, %xmm15 /* w2_6 */
+	psrld $16, %xmm15 /* l1in_6_r = shr(w2_6) */
+	por %xmm15, %xmm13 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
+	movdqa %xmm13, %xmm15 /* l1in_6 */
+	pshufb %xmm14, %xmm15 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	movdqa %xmm13, %xmm9 /* l1in_6 */
+	pshufb %xmm8, %xmm9 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	movdqa %xmm4, 400(%rsp) /* spill z_6 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 256(%rsp) /* spill x1_6 */
-	movdqa %xmm15, %xmm11 /* l1in_6 */
-	pshufb %xmm12, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
-	movdqa %xmm15, %xmm4 /* l1in_6 */
-	pxor %xmm3, %xmm4 /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	pxor %xmm11, %xmm4 /* ug_6 = xor(ug_acc_6, ur16_6) */
-	movdqa %xmm4, %xmm3 /* ug_6 */
-	pslld $2, %xmm3 /* ur2_6_l = shl(ug_6) */
-	psrld $30, %xmm4 /* ur2_6_r = shr(ug_6) */
-	por %xmm4, %xmm3 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
-	pxor %xmm10, %xmm15 /* u_acc_6 = xor(l1in_6, ur24_6) */
-	pxor %xmm3, %xmm15 /* u_6 = xor(u_acc_6, ur2_6) */
-	pslld $16, %xmm9 /* l2in_6_l = shl(w2_6) */
-	psrld $16, %xmm13 /* l2in_6_r = shr(w1_6) */
-	por %xmm13, %xmm9 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
-	movdqa %xmm9, %xmm3 /* l2in_6 */
-	pshufb %xmm8, %xmm3 /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	movdqa %xmm9, %xmm4 /* l2in_6 */
-	pshufb %xmm12, %xmm4 /* v8r16_6 = lookup16(l2in_6, rotl16) */
-	movdqa %xmm9, %xmm10 /* l2in_6 */
-	pshufb %xmm14, %xmm10 /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	pxor %xmm4, %xmm9 /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
-	pxor %xmm10, %xmm9 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
-	movdqa %xmm9, %xmm10 /* v8g_6 */
-	pslld $6, %xmm10 /* v8r6_6_l = shl(v8g_6) */
-	psrld $26, %xmm9 /* v8r6_6_r = shr(v8g_6) */
-	por %xmm9, %xmm10 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
-	pxor %xmm4, %xmm3 /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
-	pxor %xmm10, %xmm3 /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	movdqa %xmm3, %xmm4 /* v8_6 */
-	pxor %xmm15, %xmm4 /* sb_in_xy_6 = xor(v8_6, u_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
-	pand %xmm9, %xmm4 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
-	pxor %xmm4, %xmm3 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
-	pxor %xmm4, %xmm15 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm10 /* sb_in_x_6 */
-	pand %xmm4, %xmm10 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_6 = shr(sb_in_x_6) */
-	pand %xmm4, %xmm3 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
-	movdqa %xmm11, %xmm13 /* s0_p1 */
-	pshufb %xmm10, %xmm13 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	pxor %xmm3, %xmm13 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm11 /* s0_p2 */
-	pshufb %xmm13, %xmm11 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	pxor %xmm10, %xmm11 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm10, %xmm3 /* s0_p3_rot */
-	pshufb %xmm11, %xmm3 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	pxor %xmm13, %xmm3 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	movdqa %xmm15, %xmm11 /* sb_in_y_6 */
-	pand %xmm4, %xmm11 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_6_sh = shr(sb_in_y_6) */
-	pand %xmm4, %xmm15 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm11, %xmm10 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	pxor %xmm13, %xmm10 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	movdqa %xmm13, %xmm11 /* l1in_6 */
+	pshufb %xmm4, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
+	movdqa %xmm13, %xmm10 /* l1in_6 */
+	pxor %xmm9, %xmm10 /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	pxor %xmm11, %xmm10 /* ug_6 = xor(ug_acc_6, ur16_6) */
+	movdqa %xmm10, %xmm9 /* ug_6 */
+	pslld $2, %xmm9 /* ur2_6_l = shl(ug_6) */
+	psrld $30, %xmm10 /* ur2_6_r = shr(ug_6) */
+	por %xmm10, %xmm9 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
+	pxor %xmm15, %xmm13 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	pxor %xmm9, %xmm13 /* u_6 = xor(u_acc_6, ur2_6) */
+	pslld $16, %xmm3 /* l2in_6_l = shl(w2_6) */
+	psrld $16, %xmm12 /* l2in_6_r = shr(w1_6) */
+	por %xmm12, %xmm3 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
+	movdqa %xmm3, %xmm9 /* l2in_6 */
+	pshufb %xmm8, %xmm9 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	movdqa %xmm3, %xmm10 /* l2in_6 */
+	pshufb %xmm4, %xmm10 /* v8r16_6 = lookup16(l2in_6, rotl16) */
+	movdqa %xmm3, %xmm11 /* l2in_6 */
+	pshufb %xmm14, %xmm11 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	pxor %xmm10, %xmm3 /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
+	pxor %xmm11, %xmm3 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	movdqa %xmm3, %xmm11 /* v8g_6 */
+	pslld $6, %xmm11 /* v8r6_6_l = shl(v8g_6) */
+	psrld $26, %xmm3 /* v8r6_6_r = shr(v8g_6) */
+	por %xmm3, %xmm11 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
+	pxor %xmm10, %xmm9 /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
+	pxor %xmm11, %xmm9 /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	movdqa %xmm9, %xmm3 /* v8_6 */
+	pxor %xmm13, %xmm3 /* sb_in_xy_6 = xor(v8_6, u_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
+	pand %xmm10, %xmm3 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
+	pxor %xmm3, %xmm9 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
+	pxor %xmm3, %xmm13 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
+	movdqa %xmm9, %xmm11 /* sb_in_x_6 */
+	pand %xmm3, %xmm11 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	pand %xmm3, %xmm9 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	pxor %xmm11, %xmm12 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
+	movdqa %xmm11, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	pxor %xmm15, %xmm9 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_6 */
+	pand %xmm3, %xmm12 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_6_sh = shr(sb_in_y_6) */
+	pand %xmm3, %xmm13 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
+	pshufb %xmm12, %xmm11 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
-	pshufb %xmm13, %xmm10 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	pshufb %xmm13, %xmm11 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
-	aesenclast %xmm15, %xmm10 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm15 /* sb_s1_6_aes */
-	pand %xmm4, %xmm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
-	pand %xmm4, %xmm10 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	aesenclast %xmm15, %xmm11 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm15 /* sb_s1_6_aes */
+	pand %xmm3, %xmm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	pand %xmm3, %xmm11 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm15, %xmm11 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm13 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	movdqa %xmm11, %xmm10 /* sb_s1_6 */
-	pxor %xmm3, %xmm10 /* sb_out_xy_6 = xor(sb_s1_6, sb_s0_6) */
-	pand %xmm9, %xmm10 /* sb_out_d_6 = and(sb_out_xy_6, odd_bytes) */
-	pxor %xmm10, %xmm11 /* sb_out_x_6 = xor(sb_s1_6, sb_out_d_6) */
-	pxor %xmm10, %xmm3 /* sb_out_y_6 = xor(sb_s0_6, sb_out_d_6) */
-	pshufb %xmm14, %xmm3 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
-	movdqa 48(%rsp), %xmm10 /* reload g0s6 */
-	movdqa %xmm10, %xmm13 /* g0s6 */
+	pshufb %xmm11, %xmm13 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	pxor %xmm13, %xmm12 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	movdqa %xmm12, %xmm11 /* sb_s1_6 */
+	pxor %xmm9, %xmm11 /* sb_out_xy_6 = xor(sb_s1_6, sb_s0_6) */
+	pand %xmm10, %xmm11 /* sb_out_d_6 = and(sb_out_xy_6, odd_bytes) */
+	pxor %xmm11, %xmm12 /* sb_out_x_6 = xor(sb_s1_6, sb_out_d_6) */
+	pxor %xmm11, %xmm9 /* sb_out_y_6 = xor(sb_s0_6, sb_out_d_6) */
+	pshufb %xmm14, %xmm9 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	movdqa 48(%rsp), %xmm11 /* reload g0s6 */
+	movdqa %xmm11, %xmm13 /* g0s6 */
 	pslld $8, %xmm13 /* s0k_o_6_l = shl(g0s6) */
 	movdqa 432(%rsp), %xmm15 /* reload dbl_11 */
 	psrld $24, %xmm15 /* s0k_o_6_r = shr(dbl_11) */
 	por %xmm15, %xmm13 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
 	pand %xmm6, %xmm13 /* s0k_6 = and(s0k_o_6, modulus) */
 	movdqa 288(%rsp), %xmm15 /* reload g0s10 */
-	movdqa %xmm15, %xmm4 /* g0s10 */
-	pslld $20, %xmm4 /* s4k_o_6_l = shl(g0s10) */
+	movdqa %xmm15, %xmm3 /* g0s10 */
+	pslld $20, %xmm3 /* s4k_o_6_l = shl(g0s10) */
 	movdqa 352(%rsp), %xmm15 /* reload dbl_6 */
-	movdqa %xmm15, %xmm9 /* dbl_6 */
-	psrld $12, %xmm9 /* s4k_o_6_r = shr(dbl_6) */
-	por %xmm9, %xmm4 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
-	pand %xmm6, %xmm4 /* s4k_6 = and(s4k_o_6, modulus) */
-	movdqa 480(%rsp), %xmm9 /* reload fb */
-	movdqa %xmm9, %xmm15 /* fb */
+	movdqa %xmm15, %xmm10 /* dbl_6 */
+	psrld $12, %xmm10 /* s4k_o_6_r = shr(dbl_6) */
+	por %xmm10, %xmm3 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	pand %xmm6, %xmm3 /* s4k_6 = and(s4k_o_6, modulus) */
+	movdqa 480(%rsp), %xmm10 /* reload fb */
+	movdqa %xmm10, %xmm15 /* fb */
 	pslld $21, %xmm15 /* s10k_o_6_l = shl(fb) */
-	movdqa 464(%rsp), %xmm9 /* reload dbl_9 */
+	movdqa 464(%rsp), %xmm10 /* reload dbl_9 */
 	movdqa %xmm0, 432(%rsp) /* spill dbl_45 */
-	movdqa %xmm9, %xmm0 /* dbl_9 */
+	movdqa %xmm10, %xmm0 /* dbl_9 */
 	psrld $11, %xmm0 /* s10k_o_6_r = shr(dbl_9) */
 	por %xmm0, %xmm15 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
 	pand %xmm6, %xmm15 /* s10k_6 = and(s10k_o_6, modulus) */
@@ -4670,146 +4648,144 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm0, %xmm5 /* fb_3 */
 	pslld $17, %xmm5 /* s13k_o_6_l = shl(fb_3) */
 	movdqa 240(%rsp), %xmm0 /* reload dbl_36 */
-	movdqa %xmm0, %xmm12 /* dbl_36 */
-	psrld $15, %xmm12 /* s13k_o_6_r = shr(dbl_36) */
-	por %xmm12, %xmm5 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	movdqa %xmm0, %xmm4 /* dbl_36 */
+	psrld $15, %xmm4 /* s13k_o_6_r = shr(dbl_36) */
+	por %xmm4, %xmm5 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
 	pand %xmm6, %xmm5 /* s13k_6 = and(s13k_o_6, modulus) */
-	movdqa %xmm1, %xmm12 /* fb_5 */
-	pslld $15, %xmm12 /* s15k_o_6_l = shl(fb_5) */
+	movdqa %xmm1, %xmm4 /* fb_5 */
+	pslld $15, %xmm4 /* s15k_o_6_l = shl(fb_5) */
 	movdqa %xmm2, %xmm0 /* dbl_54 */
 	psrld $17, %xmm0 /* s15k_o_6_r = shr(dbl_54) */
-	por %xmm0, %xmm12 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
-	pand %xmm6, %xmm12 /* s15k_6 = and(s15k_o_6, modulus) */
-	paddd %xmm4, %xmm13 /* fb0_s_12 = add(s0k_6, s4k_6) */
+	por %xmm0, %xmm4 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	pand %xmm6, %xmm4 /* s15k_6 = and(s15k_o_6, modulus) */
+	paddd %xmm3, %xmm13 /* fb0_s_12 = add(s0k_6, s4k_6) */
 	movdqa %xmm13, %xmm0 /* fb0_s_12 */
 	pand %xmm6, %xmm0 /* fb0_m_12 = and(fb0_s_12, modulus) */
 	psrld $31, %xmm13 /* fb0_c_12 = shr(fb0_s_12) */
 	paddd %xmm13, %xmm0 /* fb0_12 = add(fb0_m_12, fb0_c_12) */
 	paddd %xmm5, %xmm15 /* fb0_s_13 = add(s10k_6, s13k_6) */
-	movdqa %xmm15, %xmm4 /* fb0_s_13 */
-	pand %xmm6, %xmm4 /* fb0_m_13 = and(fb0_s_13, modulus) */
+	movdqa %xmm15, %xmm3 /* fb0_s_13 */
+	pand %xmm6, %xmm3 /* fb0_m_13 = and(fb0_s_13, modulus) */
 	psrld $31, %xmm15 /* fb0_c_13 = shr(fb0_s_13) */
-	paddd %xmm15, %xmm4 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
-	paddd %xmm4, %xmm0 /* fb1_s_6 = add(fb0_12, fb0_13) */
-	movdqa %xmm0, %xmm4 /* fb1_s_6 */
-	pand %xmm6, %xmm4 /* fb1_m_6 = and(fb1_s_6, modulus) */
+	paddd %xmm15, %xmm3 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
+	paddd %xmm3, %xmm0 /* fb1_s_6 = add(fb0_12, fb0_13) */
+	movdqa %xmm0, %xmm3 /* fb1_s_6 */
+	pand %xmm6, %xmm3 /* fb1_m_6 = and(fb1_s_6, modulus) */
 	psrld $31, %xmm0 /* fb1_c_6 = shr(fb1_s_6) */
-	paddd %xmm0, %xmm4 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
-	paddd %xmm12, %xmm4 /* fb2_s_6 = add(fb1_6, s15k_6) */
-	movdqa %xmm4, %xmm0 /* fb2_s_6 */
+	paddd %xmm0, %xmm3 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
+	paddd %xmm4, %xmm3 /* fb2_s_6 = add(fb1_6, s15k_6) */
+	movdqa %xmm3, %xmm0 /* fb2_s_6 */
 	pand %xmm6, %xmm0 /* fb2_m_6 = and(fb2_s_6, modulus) */
-	psrld $31, %xmm4 /* fb2_c_6 = shr(fb2_s_6) */
-	paddd %xmm4, %xmm0 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
-	paddd %xmm10, %xmm0 /* fb_s_6 = add(fb2_6, g0s6) */
-	movdqa %xmm0, %xmm4 /* fb_s_6 */
-	pand %xmm6, %xmm4 /* fb_m_6 = and(fb_s_6, modulus) */
+	psrld $31, %xmm3 /* fb2_c_6 = shr(fb2_s_6) */
+	paddd %xmm3, %xmm0 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
+	paddd %xmm11, %xmm0 /* fb_s_6 = add(fb2_6, g0s6) */
+	movdqa %xmm0, %xmm3 /* fb_s_6 */
+	pand %xmm6, %xmm3 /* fb_m_6 = and(fb_s_6, modulus) */
 	psrld $31, %xmm0 /* fb_c_6 = shr(fb_s_6) */
-	paddd %xmm0, %xmm4 /* fb_6 = add(fb_m_6, fb_c_6) */
+	paddd %xmm0, %xmm3 /* fb_6 = add(fb_m_6, fb_c_6) */
 
 	/* Round 7, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm4, %xmm0 /* fb_6 */
-	paddd %xmm4, %xmm0 /* dbl_63 = add(fb_6, fb_6) */
-	movdqa %xmm0, %xmm5 /* dbl_63 */
-	pand %xmm7, %xmm5 /* x0_7_b = and(dbl_63, high16) */
-	movdqa %xmm7, %xmm10 /* high16 */
-	pandn %xmm1, %xmm10 /* x0_7_a = andnot(high16, fb_5) */
-	por %xmm10, %xmm5 /* x0_7 = or(x0_7_b, x0_7_a) */
-	movdqa 672(%rsp), %xmm10 /* reload fb_2 */
-	movdqa %xmm10, %xmm12 /* fb_2 */
-	pslld $16, %xmm12 /* x1_7_l = shl(fb_2) */
-	movdqa %xmm9, %xmm13 /* dbl_9 */
+	movdqa %xmm3, %xmm0 /* fb_6 */
+	paddd %xmm3, %xmm0 /* dbl_63 = add(fb_6, fb_6) */
+	movdqa %xmm0, %xmm4 /* dbl_63 */
+	pand %xmm7, %xmm4 /* x0_7_b = and(dbl_63, high16) */
+	movdqa %xmm7, %xmm5 /* high16 */
+	pandn %xmm1, %xmm5 /* x0_7_a = andnot(high16, fb_5) */
+	por %xmm5, %xmm4 /* x0_7 = or(x0_7_b, x0_7_a) */
+	movdqa 672(%rsp), %xmm5 /* reload fb_2 */
+	movdqa %xmm5, %xmm11 /* fb_2 */
+	pslld $16, %xmm11 /* x1_7_l = shl(fb_2) */
+	movdqa %xmm10, %xmm13 /* dbl_9 */
 	psrld $16, %xmm13 /* x1_7_r = shr(dbl_9) */
-	por %xmm13, %xmm12 /* x1_7 = or(x1_7_l, x1_7_r) */
-	pxor %xmm11, %xmm5 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
-	paddd %xmm3, %xmm5 /* w_7 = add(x0r1_7, r2_6) */
-	movdqa 512(%rsp), %xmm13 /* reload x2_2 */
-	pxor %xmm13, %xmm5 /* z_7 = xor(w_7, x2_2) */
-	paddd %xmm12, %xmm11 /* w1_7 = add(sb_out_x_6, x1_7) */
-	movdqa 624(%rsp), %xmm13 /* reload x1_3 */
-	pxor %xmm13, %xmm3 /* w2_7 = xor(r2_6, x1_3) */
-	movdqa %xmm11, %xmm15 /* w1_7 */
-	pslld $16, %xmm15 /* l1in_7_l = shl(w1_7) */
-	movdqa %xmm3, %xmm9 /* w2_7 */
-	psrld $16, %xmm9 /* l1in_7_r = shr(w2_7) */
-	por %xmm9, %xmm15 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
-	movdqa %xmm15, %xmm9 /* l1in_7 */
-	pshufb %xmm14, %xmm9 /* ur24_7 = lookup16(l1in_7, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_7 */
-	pshufb %xmm8, %xmm13 /* ur8_7 = lookup16(l1in_7, rotl8) */
-	movdqa %xmm5, 512(%rsp) /* spill z_7 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm5 /* rotl16 = const() */
-	movdqa %xmm12, 48(%rsp) /* spill x1_7 */
-	movdqa %xmm15, %xmm12 /* l1in_7 */
-	pshufb %xmm5, %xmm12 /* ur16_7 = lookup16(l1in_7, rotl16) */
-	movdqa %xmm15, %xmm10 /* l1in_7 */
-	pxor %xmm13, %xmm10 /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	pxor %xmm12, %xmm10 /* ug_7 = xor(ug_acc_7, ur16_7) */
-	movdqa %xmm10, %xmm12 /* ug_7 */
-	pslld $2, %xmm12 /* ur2_7_l = shl(ug_7) */
-	psrld $30, %xmm10 /* ur2_7_r = shr(ug_7) */
-	por %xmm10, %xmm12 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
-	pxor %xmm9, %xmm15 /* u_acc_7 = xor(l1in_7, ur24_7) */
-	pxor %xmm12, %xmm15 /* u_7 = xor(u_acc_7, ur2_7) */
-	pslld $16, %xmm3 /* l2in_7_l = shl(w2_7) */
-	psrld $16, %xmm11 /* l2in_7_r = shr(w1_7) */
-	por %xmm11, %xmm3 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
-	movdqa %xmm3, %xmm9 /* l2in_7 */
-	pshufb %xmm8, %xmm9 /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	movdqa %xmm3, %xmm10 /* l2in_7 */
-	pshufb %xmm5, %xmm10 /* v8r16_7 = lookup16(l2in_7, rotl16) */
-	movdqa %xmm3, %xmm11 /* l2in_7 */
+	por %xmm13, %xmm11 /* x1_7 = or(x1_7_l, x1_7_r) */
+	pxor %xmm12, %xmm4 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	paddd %xmm9, %xmm4 /* w_7 = add(x0r1_7, r2_6) */
+	pxor 512(%rsp), %xmm4 /* z_7 = xor(w_7, x2_2) */
+	paddd %xmm11, %xmm12 /* w1_7 = add(sb_out_x_6, x1_7) */
+	pxor 624(%rsp), %xmm9 /* w2_7 = xor(r2_6, x1_3) */
+	movdqa %xmm12, %xmm13 /* w1_7 */
+	pslld $16, %xmm13 /* l1in_7_l = shl(w1_7) */
+	movdqa %xmm9, %xmm15 /* w2_7 */
+	psrld $16, %xmm15 /* l1in_7_r = shr(w2_7) */
+	por %xmm15, %xmm13 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
+	movdqa %xmm13, %xmm15 /* l1in_7 */
+	pshufb %xmm14, %xmm15 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_7 */
+	pshufb %xmm8, %xmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	movdqa %xmm4, 512(%rsp) /* spill z_7 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
+	movdqa %xmm11, 48(%rsp) /* spill x1_7 */
+	movdqa %xmm13, %xmm11 /* l1in_7 */
+	pshufb %xmm4, %xmm11 /* ur16_7 = lookup16(l1in_7, rotl16) */
+	movdqa %xmm13, %xmm5 /* l1in_7 */
+	pxor %xmm10, %xmm5 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	pxor %xmm11, %xmm5 /* ug_7 = xor(ug_acc_7, ur16_7) */
+	movdqa %xmm5, %xmm10 /* ug_7 */
+	pslld $2, %xmm10 /* ur2_7_l = shl(ug_7) */
+	psrld $30, %xmm5 /* ur2_7_r = shr(ug_7) */
+	por %xmm5, %xmm10 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	pxor %xmm15, %xmm13 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	pxor %xmm10, %xmm13 /* u_7 = xor(u_acc_7, ur2_7) */
+	pslld $16, %xmm9 /* l2in_7_l = shl(w2_7) */
+	psrld $16, %xmm12 /* l2in_7_r = shr(w1_7) */
+	por %xmm12, %xmm9 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
+	movdqa %xmm9, %xmm5 /* l2in_7 */
+	pshufb %xmm8, %xmm5 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	movdqa %xmm9, %xmm10 /* l2in_7 */
+	pshufb %xmm4, %xmm10 /* v8r16_7 = lookup16(l2in_7, rotl16) */
+	movdqa %xmm9, %xmm11 /* l2in_7 */
 	pshufb %xmm14, %xmm11 /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	pxor %xmm10, %xmm3 /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
-	pxor %xmm11, %xmm3 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	movdqa %xmm3, %xmm11 /* v8g_7 */
+	pxor %xmm10, %xmm9 /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
+	pxor %xmm11, %xmm9 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	movdqa %xmm9, %xmm11 /* v8g_7 */
 	pslld $6, %xmm11 /* v8r6_7_l = shl(v8g_7) */
-	psrld $26, %xmm3 /* v8r6_7_r = shr(v8g_7) */
-	por %xmm3, %xmm11 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
-	pxor %xmm10, %xmm9 /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
-	pxor %xmm11, %xmm9 /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	movdqa %xmm9, %xmm3 /* v8_7 */
-	pxor %xmm15, %xmm3 /* sb_in_xy_7 = xor(v8_7, u_7) */
+	psrld $26, %xmm9 /* v8r6_7_r = shr(v8g_7) */
+	por %xmm9, %xmm11 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
+	pxor %xmm10, %xmm5 /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	pxor %xmm11, %xmm5 /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	movdqa %xmm5, %xmm9 /* v8_7 */
+	pxor %xmm13, %xmm9 /* sb_in_xy_7 = xor(v8_7, u_7) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm3 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
-	pxor %xmm3, %xmm9 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
-	pxor %xmm3, %xmm15 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm11 /* sb_in_x_7 */
-	pand %xmm3, %xmm11 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_7 = shr(sb_in_x_7) */
-	pand %xmm3, %xmm9 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	pand %xmm10, %xmm9 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
+	pxor %xmm9, %xmm5 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
+	pxor %xmm9, %xmm13 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm11 /* sb_in_x_7 */
+	pand %xmm9, %xmm11 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	psrlw $4, %xmm5 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	pand %xmm9, %xmm5 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	pxor %xmm9, %xmm13 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
+	movdqa %xmm5, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm9 /* s0_p3_rot */
-	pshufb %xmm12, %xmm9 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	pxor %xmm13, %xmm9 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_7 */
-	pand %xmm3, %xmm12 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_7_sh = shr(sb_in_y_7) */
-	pand %xmm3, %xmm15 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm5 /* s0_p3_rot */
+	pshufb %xmm12, %xmm5 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	pxor %xmm15, %xmm5 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_7 */
+	pand %xmm9, %xmm12 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_7_sh = shr(sb_in_y_7) */
+	pand %xmm9, %xmm13 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_7_aes */
-	pand %xmm3, %xmm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	pand %xmm9, %xmm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
-	pand %xmm3, %xmm11 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	pand %xmm9, %xmm11 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
@@ -4818,11 +4794,11 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_7 */
-	pxor %xmm9, %xmm11 /* sb_out_xy_7 = xor(sb_s1_7, sb_s0_7) */
+	pxor %xmm5, %xmm11 /* sb_out_xy_7 = xor(sb_s1_7, sb_s0_7) */
 	pand %xmm10, %xmm11 /* sb_out_d_7 = and(sb_out_xy_7, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_7 = xor(sb_s1_7, sb_out_d_7) */
-	pxor %xmm11, %xmm9 /* sb_out_y_7 = xor(sb_s0_7, sb_out_d_7) */
-	pshufb %xmm14, %xmm9 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	pxor %xmm11, %xmm5 /* sb_out_y_7 = xor(sb_s0_7, sb_out_d_7) */
+	pshufb %xmm14, %xmm5 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
 	movdqa 128(%rsp), %xmm11 /* reload g0s7 */
 	movdqa %xmm11, %xmm13 /* g0s7 */
 	pslld $8, %xmm13 /* s0k_o_7_l = shl(g0s7) */
@@ -4831,13 +4807,13 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm15, %xmm13 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
 	pand %xmm6, %xmm13 /* s0k_7 = and(s0k_o_7, modulus) */
 	movdqa 224(%rsp), %xmm15 /* reload g0s11 */
-	movdqa %xmm15, %xmm3 /* g0s11 */
-	pslld $20, %xmm3 /* s4k_o_7_l = shl(g0s11) */
+	movdqa %xmm15, %xmm9 /* g0s11 */
+	pslld $20, %xmm9 /* s4k_o_7_l = shl(g0s11) */
 	movdqa 16(%rsp), %xmm15 /* reload dbl_15 */
 	movdqa %xmm15, %xmm10 /* dbl_15 */
 	psrld $12, %xmm10 /* s4k_o_7_r = shr(dbl_15) */
-	por %xmm10, %xmm3 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
-	pand %xmm6, %xmm3 /* s4k_7 = and(s4k_o_7, modulus) */
+	por %xmm10, %xmm9 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
+	pand %xmm6, %xmm9 /* s4k_7 = and(s4k_o_7, modulus) */
 	movdqa 576(%rsp), %xmm10 /* reload fb_1 */
 	movdqa %xmm10, %xmm15 /* fb_1 */
 	pslld $21, %xmm15 /* s10k_o_7_l = shl(fb_1) */
@@ -4852,17 +4828,17 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm2, %xmm1 /* fb_4 */
 	pslld $17, %xmm1 /* s13k_o_7_l = shl(fb_4) */
 	movdqa 432(%rsp), %xmm2 /* reload dbl_45 */
-	movdqa %xmm2, %xmm5 /* dbl_45 */
-	psrld $15, %xmm5 /* s13k_o_7_r = shr(dbl_45) */
-	por %xmm5, %xmm1 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	movdqa %xmm2, %xmm4 /* dbl_45 */
+	psrld $15, %xmm4 /* s13k_o_7_r = shr(dbl_45) */
+	por %xmm4, %xmm1 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
 	pand %xmm6, %xmm1 /* s13k_7 = and(s13k_o_7, modulus) */
-	movdqa %xmm4, %xmm5 /* fb_6 */
-	pslld $15, %xmm5 /* s15k_o_7_l = shl(fb_6) */
+	movdqa %xmm3, %xmm4 /* fb_6 */
+	pslld $15, %xmm4 /* s15k_o_7_l = shl(fb_6) */
 	movdqa %xmm0, %xmm2 /* dbl_63 */
 	psrld $17, %xmm2 /* s15k_o_7_r = shr(dbl_63) */
-	por %xmm2, %xmm5 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
-	pand %xmm6, %xmm5 /* s15k_7 = and(s15k_o_7, modulus) */
-	paddd %xmm3, %xmm13 /* fb0_s_14 = add(s0k_7, s4k_7) */
+	por %xmm2, %xmm4 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	pand %xmm6, %xmm4 /* s15k_7 = and(s15k_o_7, modulus) */
+	paddd %xmm9, %xmm13 /* fb0_s_14 = add(s0k_7, s4k_7) */
 	movdqa %xmm13, %xmm2 /* fb0_s_14 */
 	pand %xmm6, %xmm2 /* fb0_m_14 = and(fb0_s_14, modulus) */
 	psrld $31, %xmm13 /* fb0_c_14 = shr(fb0_s_14) */
@@ -4877,7 +4853,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pand %xmm6, %xmm1 /* fb1_m_7 = and(fb1_s_7, modulus) */
 	psrld $31, %xmm2 /* fb1_c_7 = shr(fb1_s_7) */
 	paddd %xmm2, %xmm1 /* fb1_7 = add(fb1_m_7, fb1_c_7) */
-	paddd %xmm5, %xmm1 /* fb2_s_7 = add(fb1_7, s15k_7) */
+	paddd %xmm4, %xmm1 /* fb2_s_7 = add(fb1_7, s15k_7) */
 	movdqa %xmm1, %xmm2 /* fb2_s_7 */
 	pand %xmm6, %xmm2 /* fb2_m_7 = and(fb2_s_7, modulus) */
 	psrld $31, %xmm1 /* fb2_c_7 = shr(fb2_s_7) */
@@ -4891,107 +4867,105 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm2 /* fb_7 */
 	paddd %xmm1, %xmm2 /* dbl_72 = add(fb_7, fb_7) */
-	movdqa %xmm2, %xmm3 /* dbl_72 */
-	pand %xmm7, %xmm3 /* x0_8_b = and(dbl_72, high16) */
-	movdqa %xmm7, %xmm5 /* high16 */
-	pandn %xmm4, %xmm5 /* x0_8_a = andnot(high16, fb_6) */
-	por %xmm5, %xmm3 /* x0_8 = or(x0_8_b, x0_8_a) */
-	movdqa 688(%rsp), %xmm5 /* reload fb_3 */
-	movdqa %xmm5, %xmm11 /* fb_3 */
+	movdqa %xmm2, %xmm4 /* dbl_72 */
+	pand %xmm7, %xmm4 /* x0_8_b = and(dbl_72, high16) */
+	movdqa %xmm7, %xmm9 /* high16 */
+	pandn %xmm3, %xmm9 /* x0_8_a = andnot(high16, fb_6) */
+	por %xmm9, %xmm4 /* x0_8 = or(x0_8_b, x0_8_a) */
+	movdqa 688(%rsp), %xmm9 /* reload fb_3 */
+	movdqa %xmm9, %xmm11 /* fb_3 */
 	pslld $16, %xmm11 /* x1_8_l = shl(fb_3) */
 	movdqa %xmm10, %xmm13 /* dbl_18 */
 	psrld $16, %xmm13 /* x1_8_r = shr(dbl_18) */
 	por %xmm13, %xmm11 /* x1_8 = or(x1_8_l, x1_8_r) */
-	pxor %xmm12, %xmm3 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	paddd %xmm9, %xmm3 /* w_8 = add(x0r1_8, r2_7) */
-	movdqa 608(%rsp), %xmm13 /* reload x2_3 */
-	pxor %xmm13, %xmm3 /* z_8 = xor(w_8, x2_3) */
+	pxor %xmm12, %xmm4 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	paddd %xmm5, %xmm4 /* w_8 = add(x0r1_8, r2_7) */
+	pxor 608(%rsp), %xmm4 /* z_8 = xor(w_8, x2_3) */
 	paddd %xmm11, %xmm12 /* w1_8 = add(sb_out_x_7, x1_8) */
-	movdqa 656(%rsp), %xmm13 /* reload x1_4 */
-	pxor %xmm13, %xmm9 /* w2_8 = xor(r2_7, x1_4) */
-	movdqa %xmm12, %xmm15 /* w1_8 */
-	pslld $16, %xmm15 /* l1in_8_l = shl(w1_8) */
-	movdqa %xmm9, %xmm10 /* w2_8 */
-	psrld $16, %xmm10 /* l1in_8_r = shr(w2_8) */
-	por %xmm10, %xmm15 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
-	movdqa %xmm15, %xmm10 /* l1in_8 */
-	pshufb %xmm14, %xmm10 /* ur24_8 = lookup16(l1in_8, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_8 */
-	pshufb %xmm8, %xmm13 /* ur8_8 = lookup16(l1in_8, rotl8) */
-	movdqa %xmm3, 608(%rsp) /* spill z_8 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm3 /* rotl16 = const() */
+	pxor 656(%rsp), %xmm5 /* w2_8 = xor(r2_7, x1_4) */
+	movdqa %xmm12, %xmm13 /* w1_8 */
+	pslld $16, %xmm13 /* l1in_8_l = shl(w1_8) */
+	movdqa %xmm5, %xmm15 /* w2_8 */
+	psrld $16, %xmm15 /* l1in_8_r = shr(w2_8) */
+	por %xmm15, %xmm13 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
+	movdqa %xmm13, %xmm15 /* l1in_8 */
+	pshufb %xmm14, %xmm15 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_8 */
+	pshufb %xmm8, %xmm10 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	movdqa %xmm4, 608(%rsp) /* spill z_8 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 128(%rsp) /* spill x1_8 */
-	movdqa %xmm15, %xmm11 /* l1in_8 */
-	pshufb %xmm3, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
-	movdqa %xmm15, %xmm5 /* l1in_8 */
-	pxor %xmm13, %xmm5 /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	pxor %xmm11, %xmm5 /* ug_8 = xor(ug_acc_8, ur16_8) */
-	movdqa %xmm5, %xmm11 /* ug_8 */
-	pslld $2, %xmm11 /* ur2_8_l = shl(ug_8) */
-	psrld $30, %xmm5 /* ur2_8_r = shr(ug_8) */
-	por %xmm5, %xmm11 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
-	pxor %xmm10, %xmm15 /* u_acc_8 = xor(l1in_8, ur24_8) */
-	pxor %xmm11, %xmm15 /* u_8 = xor(u_acc_8, ur2_8) */
-	pslld $16, %xmm9 /* l2in_8_l = shl(w2_8) */
+	movdqa %xmm13, %xmm11 /* l1in_8 */
+	pshufb %xmm4, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
+	movdqa %xmm13, %xmm9 /* l1in_8 */
+	pxor %xmm10, %xmm9 /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	pxor %xmm11, %xmm9 /* ug_8 = xor(ug_acc_8, ur16_8) */
+	movdqa %xmm9, %xmm10 /* ug_8 */
+	pslld $2, %xmm10 /* ur2_8_l = shl(ug_8) */
+	psrld $30, %xmm9 /* ur2_8_r = shr(ug_8) */
+	por %xmm9, %xmm10 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
+	pxor %xmm15, %xmm13 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	pxor %xmm10, %xmm13 /* u_8 = xor(u_acc_8, ur2_8) */
+	pslld $16, %xmm5 /* l2in_8_l = shl(w2_8) */
 	psrld $16, %xmm12 /* l2in_8_r = shr(w1_8) */
-	por %xmm12, %xmm9 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
-	movdqa %xmm9, %xmm5 /* l2in_8 */
-	pshufb %xmm8, %xmm5 /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	movdqa %xmm9, %xmm10 /* l2in_8 */
-	pshufb %xmm3, %xmm10 /* v8r16_8 = lookup16(l2in_8, rotl16) */
-	movdqa %xmm9, %xmm11 /* l2in_8 */
+	por %xmm12, %xmm5 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
+	movdqa %xmm5, %xmm9 /* l2in_8 */
+	pshufb %xmm8, %xmm9 /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	movdqa %xmm5, %xmm10 /* l2in_8 */
+	pshufb %xmm4, %xmm10 /* v8r16_8 = lookup16(l2in_8, rotl16) */
+	movdqa %xmm5, %xmm11 /* l2in_8 */
 	pshufb %xmm14, %xmm11 /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	pxor %xmm10, %xmm9 /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
-	pxor %xmm11, %xmm9 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	movdqa %xmm9, %xmm11 /* v8g_8 */
+	pxor %xmm10, %xmm5 /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	pxor %xmm11, %xmm5 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	movdqa %xmm5, %xmm11 /* v8g_8 */
 	pslld $6, %xmm11 /* v8r6_8_l = shl(v8g_8) */
-	psrld $26, %xmm9 /* v8r6_8_r = shr(v8g_8) */
-	por %xmm9, %xmm11 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
-	pxor %xmm10, %xmm5 /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
-	pxor %xmm11, %xmm5 /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	movdqa %xmm5, %xmm9 /* v8_8 */
-	pxor %xmm15, %xmm9 /* sb_in_xy_8 = xor(v8_8, u_8) */
+	psrld $26, %xmm5 /* v8r6_8_r = shr(v8g_8) */
+	por %xmm5, %xmm11 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
+	pxor %xmm10, %xmm9 /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
+	pxor %xmm11, %xmm9 /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	movdqa %xmm9, %xmm5 /* v8_8 */
+	pxor %xmm13, %xmm5 /* sb_in_xy_8 = xor(v8_8, u_8) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm9 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
-	pxor %xmm9, %xmm5 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
-	pxor %xmm9, %xmm15 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm11 /* sb_in_x_8 */
-	pand %xmm9, %xmm11 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	psrlw $4, %xmm5 /* sb_s0_xs_8 = shr(sb_in_x_8) */
-	pand %xmm9, %xmm5 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	pand %xmm10, %xmm5 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
+	pxor %xmm5, %xmm9 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
+	pxor %xmm5, %xmm13 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
+	movdqa %xmm9, %xmm11 /* sb_in_x_8 */
+	pand %xmm5, %xmm11 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	pand %xmm5, %xmm9 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	pxor %xmm5, %xmm13 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm5 /* s0_p3_rot */
-	pshufb %xmm12, %xmm5 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	pxor %xmm13, %xmm5 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_8 */
-	pand %xmm9, %xmm12 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_8_sh = shr(sb_in_y_8) */
-	pand %xmm9, %xmm15 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	pxor %xmm15, %xmm9 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_8 */
+	pand %xmm5, %xmm12 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_8_sh = shr(sb_in_y_8) */
+	pand %xmm5, %xmm13 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_8_aes */
-	pand %xmm9, %xmm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	pand %xmm5, %xmm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
-	pand %xmm9, %xmm11 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	pand %xmm5, %xmm11 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
@@ -5000,11 +4974,11 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_8 */
-	pxor %xmm5, %xmm11 /* sb_out_xy_8 = xor(sb_s1_8, sb_s0_8) */
+	pxor %xmm9, %xmm11 /* sb_out_xy_8 = xor(sb_s1_8, sb_s0_8) */
 	pand %xmm10, %xmm11 /* sb_out_d_8 = and(sb_out_xy_8, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_8 = xor(sb_s1_8, sb_out_d_8) */
-	pxor %xmm11, %xmm5 /* sb_out_y_8 = xor(sb_s0_8, sb_out_d_8) */
-	pshufb %xmm14, %xmm5 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	pxor %xmm11, %xmm9 /* sb_out_y_8 = xor(sb_s0_8, sb_out_d_8) */
+	pshufb %xmm14, %xmm9 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
 	movdqa 32(%rsp), %xmm11 /* reload g0s8 */
 	movdqa %xmm11, %xmm13 /* g0s8 */
 	pslld $8, %xmm13 /* s0k_o_8_l = shl(g0s8) */
@@ -5013,13 +4987,13 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm15, %xmm13 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
 	pand %xmm6, %xmm13 /* s0k_8 = and(s0k_o_8, modulus) */
 	movdqa 64(%rsp), %xmm15 /* reload g0s12 */
-	movdqa %xmm15, %xmm9 /* g0s12 */
-	pslld $20, %xmm9 /* s4k_o_8_l = shl(g0s12) */
+	movdqa %xmm15, %xmm5 /* g0s12 */
+	pslld $20, %xmm5 /* s4k_o_8_l = shl(g0s12) */
 	movdqa 160(%rsp), %xmm15 /* reload dbl_24 */
 	movdqa %xmm15, %xmm10 /* dbl_24 */
 	psrld $12, %xmm10 /* s4k_o_8_r = shr(dbl_24) */
-	por %xmm10, %xmm9 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
-	pand %xmm6, %xmm9 /* s4k_8 = and(s4k_o_8, modulus) */
+	por %xmm10, %xmm5 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	pand %xmm6, %xmm5 /* s4k_8 = and(s4k_o_8, modulus) */
 	movdqa 672(%rsp), %xmm10 /* reload fb_2 */
 	movdqa %xmm10, %xmm15 /* fb_2 */
 	pslld $21, %xmm15 /* s10k_o_8_l = shl(fb_2) */
@@ -5030,40 +5004,40 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm0, %xmm15 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
 	pand %xmm6, %xmm15 /* s10k_8 = and(s10k_o_8, modulus) */
 	movdqa 720(%rsp), %xmm0 /* reload fb_5 */
-	movdqa %xmm4, 736(%rsp) /* spill fb_6 */
-	movdqa %xmm0, %xmm4 /* fb_5 */
-	pslld $17, %xmm4 /* s13k_o_8_l = shl(fb_5) */
+	movdqa %xmm3, 736(%rsp) /* spill fb_6 */
+	movdqa %xmm0, %xmm3 /* fb_5 */
+	pslld $17, %xmm3 /* s13k_o_8_l = shl(fb_5) */
 	movdqa 544(%rsp), %xmm0 /* reload dbl_54 */
-	movdqa %xmm0, %xmm3 /* dbl_54 */
-	psrld $15, %xmm3 /* s13k_o_8_r = shr(dbl_54) */
-	por %xmm3, %xmm4 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
-	pand %xmm6, %xmm4 /* s13k_8 = and(s13k_o_8, modulus) */
-	movdqa %xmm1, %xmm3 /* fb_7 */
-	pslld $15, %xmm3 /* s15k_o_8_l = shl(fb_7) */
+	movdqa %xmm0, %xmm4 /* dbl_54 */
+	psrld $15, %xmm4 /* s13k_o_8_r = shr(dbl_54) */
+	por %xmm4, %xmm3 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	pand %xmm6, %xmm3 /* s13k_8 = and(s13k_o_8, modulus) */
+	movdqa %xmm1, %xmm4 /* fb_7 */
+	pslld $15, %xmm4 /* s15k_o_8_l = shl(fb_7) */
 	movdqa %xmm2, %xmm0 /* dbl_72 */
 	psrld $17, %xmm0 /* s15k_o_8_r = shr(dbl_72) */
-	por %xmm0, %xmm3 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
-	pand %xmm6, %xmm3 /* s15k_8 = and(s15k_o_8, modulus) */
-	paddd %xmm9, %xmm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
+	por %xmm0, %xmm4 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	pand %xmm6, %xmm4 /* s15k_8 = and(s15k_o_8, modulus) */
+	paddd %xmm5, %xmm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
 	movdqa %xmm13, %xmm0 /* fb0_s_16 */
 	pand %xmm6, %xmm0 /* fb0_m_16 = and(fb0_s_16, modulus) */
 	psrld $31, %xmm13 /* fb0_c_16 = shr(fb0_s_16) */
 	paddd %xmm13, %xmm0 /* fb0_16 = add(fb0_m_16, fb0_c_16) */
-	paddd %xmm4, %xmm15 /* fb0_s_17 = add(s10k_8, s13k_8) */
-	movdqa %xmm15, %xmm4 /* fb0_s_17 */
-	pand %xmm6, %xmm4 /* fb0_m_17 = and(fb0_s_17, modulus) */
+	paddd %xmm3, %xmm15 /* fb0_s_17 = add(s10k_8, s13k_8) */
+	movdqa %xmm15, %xmm3 /* fb0_s_17 */
+	pand %xmm6, %xmm3 /* fb0_m_17 = and(fb0_s_17, modulus) */
 	psrld $31, %xmm15 /* fb0_c_17 = shr(fb0_s_17) */
-	paddd %xmm15, %xmm4 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
-	paddd %xmm4, %xmm0 /* fb1_s_8 = add(fb0_16, fb0_17) */
-	movdqa %xmm0, %xmm4 /* fb1_s_8 */
-	pand %xmm6, %xmm4 /* fb1_m_8 = and(fb1_s_8, modulus) */
+	paddd %xmm15, %xmm3 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
+	paddd %xmm3, %xmm0 /* fb1_s_8 = add(fb0_16, fb0_17) */
+	movdqa %xmm0, %xmm3 /* fb1_s_8 */
+	pand %xmm6, %xmm3 /* fb1_m_8 = and(fb1_s_8, modulus) */
 	psrld $31, %xmm0 /* fb1_c_8 = shr(fb1_s_8) */
-	paddd %xmm0, %xmm4 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
-	paddd %xmm3, %xmm4 /* fb2_s_8 = add(fb1_8, s15k_8) */
-	movdqa %xmm4, %xmm0 /* fb2_s_8 */
+	paddd %xmm0, %xmm3 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
+	paddd %xmm4, %xmm3 /* fb2_s_8 = add(fb1_8, s15k_8) */
+	movdqa %xmm3, %xmm0 /* fb2_s_8 */
 	pand %xmm6, %xmm0 /* fb2_m_8 = and(fb2_s_8, modulus) */
-	psrld $31, %xmm4 /* fb2_c_8 = shr(fb2_s_8) */
-	paddd %xmm4, %xmm0 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
+	psrld $31, %xmm3 /* fb2_c_8 = shr(fb2_s_8) */
+	paddd %xmm3, %xmm0 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
 	paddd %xmm11, %xmm0 /* fb_s_8 = add(fb2_8, g0s8) */
 	movdqa %xmm0, %xmm3 /* fb_s_8 */
 	pand %xmm6, %xmm3 /* fb_m_8 = and(fb_s_8, modulus) */
@@ -5075,105 +5049,103 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	paddd %xmm3, %xmm0 /* dbl_81 = add(fb_8, fb_8) */
 	movdqa %xmm0, %xmm4 /* dbl_81 */
 	pand %xmm7, %xmm4 /* x0_9_b = and(dbl_81, high16) */
-	movdqa %xmm7, %xmm9 /* high16 */
-	pandn %xmm1, %xmm9 /* x0_9_a = andnot(high16, fb_7) */
-	por %xmm9, %xmm4 /* x0_9 = or(x0_9_b, x0_9_a) */
-	movdqa 704(%rsp), %xmm9 /* reload fb_4 */
-	movdqa %xmm9, %xmm11 /* fb_4 */
+	movdqa %xmm7, %xmm5 /* high16 */
+	pandn %xmm1, %xmm5 /* x0_9_a = andnot(high16, fb_7) */
+	por %xmm5, %xmm4 /* x0_9 = or(x0_9_b, x0_9_a) */
+	movdqa 704(%rsp), %xmm5 /* reload fb_4 */
+	movdqa %xmm5, %xmm11 /* fb_4 */
 	pslld $16, %xmm11 /* x1_9_l = shl(fb_4) */
 	movdqa %xmm10, %xmm13 /* dbl_27 */
 	psrld $16, %xmm13 /* x1_9_r = shr(dbl_27) */
 	por %xmm13, %xmm11 /* x1_9 = or(x1_9_l, x1_9_r) */
 	pxor %xmm12, %xmm4 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	paddd %xmm5, %xmm4 /* w_9 = add(x0r1_9, r2_8) */
-	movdqa 208(%rsp), %xmm13 /* reload x1 */
-	pxor %xmm13, %xmm4 /* z_9 = xor(w_9, x1) */
+	paddd %xmm9, %xmm4 /* w_9 = add(x0r1_9, r2_8) */
+	pxor 208(%rsp), %xmm4 /* z_9 = xor(w_9, x1) */
 	paddd %xmm11, %xmm12 /* w1_9 = add(sb_out_x_8, x1_9) */
-	movdqa 304(%rsp), %xmm13 /* reload x1_5 */
-	pxor %xmm13, %xmm5 /* w2_9 = xor(r2_8, x1_5) */
-	movdqa %xmm12, %xmm15 /* w1_9 */
-	pslld $16, %xmm15 /* l1in_9_l = shl(w1_9) */
-	movdqa %xmm5, %xmm10 /* w2_9 */
-	psrld $16, %xmm10 /* l1in_9_r = shr(w2_9) */
-	por %xmm10, %xmm15 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
-	movdqa %xmm15, %xmm10 /* l1in_9 */
-	pshufb %xmm14, %xmm10 /* ur24_9 = lookup16(l1in_9, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_9 */
-	pshufb %xmm8, %xmm13 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	pxor 304(%rsp), %xmm9 /* w2_9 = xor(r2_8, x1_5) */
+	movdqa %xmm12, %xmm13 /* w1_9 */
+	pslld $16, %xmm13 /* l1in_9_l = shl(w1_9) */
+	movdqa %xmm9, %xmm15 /* w2_9 */
+	psrld $16, %xmm15 /* l1in_9_r = shr(w2_9) */
+	por %xmm15, %xmm13 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
+	movdqa %xmm13, %xmm15 /* l1in_9 */
+	pshufb %xmm14, %xmm15 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_9 */
+	pshufb %xmm8, %xmm10 /* ur8_9 = lookup16(l1in_9, rotl8) */
 	movdqa %xmm4, 208(%rsp) /* spill z_9 */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 32(%rsp) /* spill x1_9 */
-	movdqa %xmm15, %xmm11 /* l1in_9 */
+	movdqa %xmm13, %xmm11 /* l1in_9 */
 	pshufb %xmm4, %xmm11 /* ur16_9 = lookup16(l1in_9, rotl16) */
-	movdqa %xmm15, %xmm9 /* l1in_9 */
-	pxor %xmm13, %xmm9 /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	pxor %xmm11, %xmm9 /* ug_9 = xor(ug_acc_9, ur16_9) */
-	movdqa %xmm9, %xmm11 /* ug_9 */
-	pslld $2, %xmm11 /* ur2_9_l = shl(ug_9) */
-	psrld $30, %xmm9 /* ur2_9_r = shr(ug_9) */
-	por %xmm9, %xmm11 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
-	pxor %xmm10, %xmm15 /* u_acc_9 = xor(l1in_9, ur24_9) */
-	pxor %xmm11, %xmm15 /* u_9 = xor(u_acc_9, ur2_9) */
-	pslld $16, %xmm5 /* l2in_9_l = shl(w2_9) */
+	movdqa %xmm13, %xmm5 /* l1in_9 */
+	pxor %xmm10, %xmm5 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	pxor %xmm11, %xmm5 /* ug_9 = xor(ug_acc_9, ur16_9) */
+	movdqa %xmm5, %xmm10 /* ug_9 */
+	pslld $2, %xmm10 /* ur2_9_l = shl(ug_9) */
+	psrld $30, %xmm5 /* ur2_9_r = shr(ug_9) */
+	por %xmm5, %xmm10 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	pxor %xmm15, %xmm13 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	pxor %xmm10, %xmm13 /* u_9 = xor(u_acc_9, ur2_9) */
+	pslld $16, %xmm9 /* l2in_9_l = shl(w2_9) */
 	psrld $16, %xmm12 /* l2in_9_r = shr(w1_9) */
-	por %xmm12, %xmm5 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
-	movdqa %xmm5, %xmm9 /* l2in_9 */
-	pshufb %xmm8, %xmm9 /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	movdqa %xmm5, %xmm10 /* l2in_9 */
+	por %xmm12, %xmm9 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
+	movdqa %xmm9, %xmm5 /* l2in_9 */
+	pshufb %xmm8, %xmm5 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	movdqa %xmm9, %xmm10 /* l2in_9 */
 	pshufb %xmm4, %xmm10 /* v8r16_9 = lookup16(l2in_9, rotl16) */
-	movdqa %xmm5, %xmm11 /* l2in_9 */
+	movdqa %xmm9, %xmm11 /* l2in_9 */
 	pshufb %xmm14, %xmm11 /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	pxor %xmm10, %xmm5 /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
-	pxor %xmm11, %xmm5 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	movdqa %xmm5, %xmm11 /* v8g_9 */
+	pxor %xmm10, %xmm9 /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	pxor %xmm11, %xmm9 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	movdqa %xmm9, %xmm11 /* v8g_9 */
 	pslld $6, %xmm11 /* v8r6_9_l = shl(v8g_9) */
-	psrld $26, %xmm5 /* v8r6_9_r = shr(v8g_9) */
-	por %xmm5, %xmm11 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
-	pxor %xmm10, %xmm9 /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
-	pxor %xmm11, %xmm9 /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	movdqa %xmm9, %xmm5 /* v8_9 */
-	pxor %xmm15, %xmm5 /* sb_in_xy_9 = xor(v8_9, u_9) */
+	psrld $26, %xmm9 /* v8r6_9_r = shr(v8g_9) */
+	por %xmm9, %xmm11 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
+	pxor %xmm10, %xmm5 /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	pxor %xmm11, %xmm5 /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	movdqa %xmm5, %xmm9 /* v8_9 */
+	pxor %xmm13, %xmm9 /* sb_in_xy_9 = xor(v8_9, u_9) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm5 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
-	pxor %xmm5, %xmm9 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
-	pxor %xmm5, %xmm15 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm11 /* sb_in_x_9 */
-	pand %xmm5, %xmm11 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_9 = shr(sb_in_x_9) */
-	pand %xmm5, %xmm9 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	pand %xmm10, %xmm9 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
+	pxor %xmm9, %xmm5 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
+	pxor %xmm9, %xmm13 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm11 /* sb_in_x_9 */
+	pand %xmm9, %xmm11 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	psrlw $4, %xmm5 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	pand %xmm9, %xmm5 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	pxor %xmm9, %xmm13 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
+	movdqa %xmm5, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm9 /* s0_p3_rot */
-	pshufb %xmm12, %xmm9 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	pxor %xmm13, %xmm9 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_9 */
-	pand %xmm5, %xmm12 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_9_sh = shr(sb_in_y_9) */
-	pand %xmm5, %xmm15 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm5 /* s0_p3_rot */
+	pshufb %xmm12, %xmm5 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	pxor %xmm15, %xmm5 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_9 */
+	pand %xmm9, %xmm12 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_9_sh = shr(sb_in_y_9) */
+	pand %xmm9, %xmm13 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_9_aes */
-	pand %xmm5, %xmm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	pand %xmm9, %xmm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
-	pand %xmm5, %xmm11 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	pand %xmm9, %xmm11 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
@@ -5182,11 +5154,11 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_9 */
-	pxor %xmm9, %xmm11 /* sb_out_xy_9 = xor(sb_s1_9, sb_s0_9) */
+	pxor %xmm5, %xmm11 /* sb_out_xy_9 = xor(sb_s1_9, sb_s0_9) */
 	pand %xmm10, %xmm11 /* sb_out_d_9 = and(sb_out_xy_9, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_9 = xor(sb_s1_9, sb_out_d_9) */
-	pxor %xmm11, %xmm9 /* sb_out_y_9 = xor(sb_s0_9, sb_out_d_9) */
-	pshufb %xmm14, %xmm9 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	pxor %xmm11, %xmm5 /* sb_out_y_9 = xor(sb_s0_9, sb_out_d_9) */
+	pshufb %xmm14, %xmm5 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
 	movdqa 96(%rsp), %xmm11 /* reload g0s9 */
 	movdqa %xmm11, %xmm13 /* g0s9 */
 	pslld $8, %xmm13 /* s0k_o_9_l = shl(g0s9) */
@@ -5195,13 +5167,13 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm15, %xmm13 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
 	pand %xmm6, %xmm13 /* s0k_9 = and(s0k_o_9, modulus) */
 	movdqa 320(%rsp), %xmm15 /* reload g0s13 */
-	movdqa %xmm15, %xmm5 /* g0s13 */
-	pslld $20, %xmm5 /* s4k_o_9_l = shl(g0s13) */
+	movdqa %xmm15, %xmm9 /* g0s13 */
+	pslld $20, %xmm9 /* s4k_o_9_l = shl(g0s13) */
 	movdqa 336(%rsp), %xmm15 /* reload dbl_7 */
 	movdqa %xmm15, %xmm10 /* dbl_7 */
 	psrld $12, %xmm10 /* s4k_o_9_r = shr(dbl_7) */
-	por %xmm10, %xmm5 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
-	pand %xmm6, %xmm5 /* s4k_9 = and(s4k_o_9, modulus) */
+	por %xmm10, %xmm9 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
+	pand %xmm6, %xmm9 /* s4k_9 = and(s4k_o_9, modulus) */
 	movdqa 688(%rsp), %xmm10 /* reload fb_3 */
 	movdqa %xmm10, %xmm15 /* fb_3 */
 	pslld $21, %xmm15 /* s10k_o_9_l = shl(fb_3) */
@@ -5226,7 +5198,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	psrld $17, %xmm2 /* s15k_o_9_r = shr(dbl_81) */
 	por %xmm2, %xmm4 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
 	pand %xmm6, %xmm4 /* s15k_9 = and(s15k_o_9, modulus) */
-	paddd %xmm5, %xmm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
+	paddd %xmm9, %xmm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
 	movdqa %xmm13, %xmm2 /* fb0_s_18 */
 	pand %xmm6, %xmm2 /* fb0_m_18 = and(fb0_s_18, modulus) */
 	psrld $31, %xmm13 /* fb0_c_18 = shr(fb0_s_18) */
@@ -5257,105 +5229,103 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	paddd %xmm1, %xmm2 /* dbl_90 = add(fb_9, fb_9) */
 	movdqa %xmm2, %xmm4 /* dbl_90 */
 	pand %xmm7, %xmm4 /* x0_10_b = and(dbl_90, high16) */
-	movdqa %xmm7, %xmm5 /* high16 */
-	pandn %xmm3, %xmm5 /* x0_10_a = andnot(high16, fb_8) */
-	por %xmm5, %xmm4 /* x0_10 = or(x0_10_b, x0_10_a) */
-	movdqa 720(%rsp), %xmm5 /* reload fb_5 */
-	movdqa %xmm5, %xmm11 /* fb_5 */
+	movdqa %xmm7, %xmm9 /* high16 */
+	pandn %xmm3, %xmm9 /* x0_10_a = andnot(high16, fb_8) */
+	por %xmm9, %xmm4 /* x0_10 = or(x0_10_b, x0_10_a) */
+	movdqa 720(%rsp), %xmm9 /* reload fb_5 */
+	movdqa %xmm9, %xmm11 /* fb_5 */
 	pslld $16, %xmm11 /* x1_10_l = shl(fb_5) */
 	movdqa %xmm10, %xmm13 /* dbl_36 */
 	psrld $16, %xmm13 /* x1_10_r = shr(dbl_36) */
 	por %xmm13, %xmm11 /* x1_10 = or(x1_10_l, x1_10_r) */
 	pxor %xmm12, %xmm4 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	paddd %xmm9, %xmm4 /* w_10 = add(x0r1_10, r2_9) */
-	movdqa 416(%rsp), %xmm13 /* reload x1_1 */
-	pxor %xmm13, %xmm4 /* z_10 = xor(w_10, x1_1) */
+	paddd %xmm5, %xmm4 /* w_10 = add(x0r1_10, r2_9) */
+	pxor 416(%rsp), %xmm4 /* z_10 = xor(w_10, x1_1) */
 	paddd %xmm11, %xmm12 /* w1_10 = add(sb_out_x_9, x1_10) */
-	movdqa 256(%rsp), %xmm13 /* reload x1_6 */
-	pxor %xmm13, %xmm9 /* w2_10 = xor(r2_9, x1_6) */
-	movdqa %xmm12, %xmm15 /* w1_10 */
-	pslld $16, %xmm15 /* l1in_10_l = shl(w1_10) */
-	movdqa %xmm9, %xmm10 /* w2_10 */
-	psrld $16, %xmm10 /* l1in_10_r = shr(w2_10) */
-	por %xmm10, %xmm15 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
-	movdqa %xmm15, %xmm10 /* l1in_10 */
-	pshufb %xmm14, %xmm10 /* ur24_10 = lookup16(l1in_10, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_10 */
-	pshufb %xmm8, %xmm13 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	pxor 256(%rsp), %xmm5 /* w2_10 = xor(r2_9, x1_6) */
+	movdqa %xmm12, %xmm13 /* w1_10 */
+	pslld $16, %xmm13 /* l1in_10_l = shl(w1_10) */
+	movdqa %xmm5, %xmm15 /* w2_10 */
+	psrld $16, %xmm15 /* l1in_10_r = shr(w2_10) */
+	por %xmm15, %xmm13 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
+	movdqa %xmm13, %xmm15 /* l1in_10 */
+	pshufb %xmm14, %xmm15 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_10 */
+	pshufb %xmm8, %xmm10 /* ur8_10 = lookup16(l1in_10, rotl8) */
 	movdqa %xmm4, 416(%rsp) /* spill z_10 */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 96(%rsp) /* spill x1_10 */
-	movdqa %xmm15, %xmm11 /* l1in_10 */
+	movdqa %xmm13, %xmm11 /* l1in_10 */
 	pshufb %xmm4, %xmm11 /* ur16_10 = lookup16(l1in_10, rotl16) */
-	movdqa %xmm15, %xmm5 /* l1in_10 */
-	pxor %xmm13, %xmm5 /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	pxor %xmm11, %xmm5 /* ug_10 = xor(ug_acc_10, ur16_10) */
-	movdqa %xmm5, %xmm11 /* ug_10 */
-	pslld $2, %xmm11 /* ur2_10_l = shl(ug_10) */
-	psrld $30, %xmm5 /* ur2_10_r = shr(ug_10) */
-	por %xmm5, %xmm11 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
-	pxor %xmm10, %xmm15 /* u_acc_10 = xor(l1in_10, ur24_10) */
-	pxor %xmm11, %xmm15 /* u_10 = xor(u_acc_10, ur2_10) */
-	pslld $16, %xmm9 /* l2in_10_l = shl(w2_10) */
+	movdqa %xmm13, %xmm9 /* l1in_10 */
+	pxor %xmm10, %xmm9 /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	pxor %xmm11, %xmm9 /* ug_10 = xor(ug_acc_10, ur16_10) */
+	movdqa %xmm9, %xmm10 /* ug_10 */
+	pslld $2, %xmm10 /* ur2_10_l = shl(ug_10) */
+	psrld $30, %xmm9 /* ur2_10_r = shr(ug_10) */
+	por %xmm9, %xmm10 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
+	pxor %xmm15, %xmm13 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	pxor %xmm10, %xmm13 /* u_10 = xor(u_acc_10, ur2_10) */
+	pslld $16, %xmm5 /* l2in_10_l = shl(w2_10) */
 	psrld $16, %xmm12 /* l2in_10_r = shr(w1_10) */
-	por %xmm12, %xmm9 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
-	movdqa %xmm9, %xmm5 /* l2in_10 */
-	pshufb %xmm8, %xmm5 /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	movdqa %xmm9, %xmm10 /* l2in_10 */
+	por %xmm12, %xmm5 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
+	movdqa %xmm5, %xmm9 /* l2in_10 */
+	pshufb %xmm8, %xmm9 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	movdqa %xmm5, %xmm10 /* l2in_10 */
 	pshufb %xmm4, %xmm10 /* v8r16_10 = lookup16(l2in_10, rotl16) */
-	movdqa %xmm9, %xmm11 /* l2in_10 */
+	movdqa %xmm5, %xmm11 /* l2in_10 */
 	pshufb %xmm14, %xmm11 /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	pxor %xmm10, %xmm9 /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
-	pxor %xmm11, %xmm9 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	movdqa %xmm9, %xmm11 /* v8g_10 */
+	pxor %xmm10, %xmm5 /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	pxor %xmm11, %xmm5 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	movdqa %xmm5, %xmm11 /* v8g_10 */
 	pslld $6, %xmm11 /* v8r6_10_l = shl(v8g_10) */
-	psrld $26, %xmm9 /* v8r6_10_r = shr(v8g_10) */
-	por %xmm9, %xmm11 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
-	pxor %xmm10, %xmm5 /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
-	pxor %xmm11, %xmm5 /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	movdqa %xmm5, %xmm9 /* v8_10 */
-	pxor %xmm15, %xmm9 /* sb_in_xy_10 = xor(v8_10, u_10) */
+	psrld $26, %xmm5 /* v8r6_10_r = shr(v8g_10) */
+	por %xmm5, %xmm11 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
+	pxor %xmm10, %xmm9 /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
+	pxor %xmm11, %xmm9 /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	movdqa %xmm9, %xmm5 /* v8_10 */
+	pxor %xmm13, %xmm5 /* sb_in_xy_10 = xor(v8_10, u_10) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm9 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
-	pxor %xmm9, %xmm5 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
-	pxor %xmm9, %xmm15 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm11 /* sb_in_x_10 */
-	pand %xmm9, %xmm11 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	psrlw $4, %xmm5 /* sb_s0_xs_10 = shr(sb_in_x_10) */
-	pand %xmm9, %xmm5 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	pand %xmm10, %xmm5 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
+	pxor %xmm5, %xmm9 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
+	pxor %xmm5, %xmm13 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
+	movdqa %xmm9, %xmm11 /* sb_in_x_10 */
+	pand %xmm5, %xmm11 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	pand %xmm5, %xmm9 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	pxor %xmm5, %xmm13 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm5 /* s0_p3_rot */
-	pshufb %xmm12, %xmm5 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	pxor %xmm13, %xmm5 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_10 */
-	pand %xmm9, %xmm12 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_10_sh = shr(sb_in_y_10) */
-	pand %xmm9, %xmm15 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	pxor %xmm15, %xmm9 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_10 */
+	pand %xmm5, %xmm12 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_10_sh = shr(sb_in_y_10) */
+	pand %xmm5, %xmm13 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_10_aes */
-	pand %xmm9, %xmm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	pand %xmm5, %xmm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
-	pand %xmm9, %xmm11 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	pand %xmm5, %xmm11 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
@@ -5364,11 +5334,11 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_10 */
-	pxor %xmm5, %xmm11 /* sb_out_xy_10 = xor(sb_s1_10, sb_s0_10) */
+	pxor %xmm9, %xmm11 /* sb_out_xy_10 = xor(sb_s1_10, sb_s0_10) */
 	pand %xmm10, %xmm11 /* sb_out_d_10 = and(sb_out_xy_10, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_10 = xor(sb_s1_10, sb_out_d_10) */
-	pxor %xmm11, %xmm5 /* sb_out_y_10 = xor(sb_s0_10, sb_out_d_10) */
-	pshufb %xmm14, %xmm5 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	pxor %xmm11, %xmm9 /* sb_out_y_10 = xor(sb_s0_10, sb_out_d_10) */
+	pshufb %xmm14, %xmm9 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
 	movdqa 288(%rsp), %xmm11 /* reload g0s10 */
 	movdqa %xmm11, %xmm13 /* g0s10 */
 	pslld $8, %xmm13 /* s0k_o_10_l = shl(g0s10) */
@@ -5377,13 +5347,13 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm15, %xmm13 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
 	pand %xmm6, %xmm13 /* s0k_10 = and(s0k_o_10, modulus) */
 	movdqa 144(%rsp), %xmm15 /* reload g0s14 */
-	movdqa %xmm15, %xmm9 /* g0s14 */
-	pslld $20, %xmm9 /* s4k_o_10_l = shl(g0s14) */
+	movdqa %xmm15, %xmm5 /* g0s14 */
+	pslld $20, %xmm5 /* s4k_o_10_l = shl(g0s14) */
 	movdqa 448(%rsp), %xmm15 /* reload dbl_16 */
 	movdqa %xmm15, %xmm10 /* dbl_16 */
 	psrld $12, %xmm10 /* s4k_o_10_r = shr(dbl_16) */
-	por %xmm10, %xmm9 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
-	pand %xmm6, %xmm9 /* s4k_10 = and(s4k_o_10, modulus) */
+	por %xmm10, %xmm5 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	pand %xmm6, %xmm5 /* s4k_10 = and(s4k_o_10, modulus) */
 	movdqa 704(%rsp), %xmm10 /* reload fb_4 */
 	movdqa %xmm10, %xmm15 /* fb_4 */
 	pslld $21, %xmm15 /* s10k_o_10_l = shl(fb_4) */
@@ -5408,7 +5378,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	psrld $17, %xmm0 /* s15k_o_10_r = shr(dbl_90) */
 	por %xmm0, %xmm4 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
 	pand %xmm6, %xmm4 /* s15k_10 = and(s15k_o_10, modulus) */
-	paddd %xmm9, %xmm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
+	paddd %xmm5, %xmm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
 	movdqa %xmm13, %xmm0 /* fb0_s_20 */
 	pand %xmm6, %xmm0 /* fb0_m_20 = and(fb0_s_20, modulus) */
 	psrld $31, %xmm13 /* fb0_c_20 = shr(fb0_s_20) */
@@ -5439,24 +5409,22 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	paddd %xmm3, %xmm0 /* dbl_99 = add(fb_10, fb_10) */
 	movdqa %xmm0, %xmm4 /* dbl_99 */
 	pand %xmm7, %xmm4 /* x0_11_b = and(dbl_99, high16) */
-	movdqa %xmm7, %xmm9 /* high16 */
-	pandn %xmm1, %xmm9 /* x0_11_a = andnot(high16, fb_9) */
-	por %xmm9, %xmm4 /* x0_11 = or(x0_11_b, x0_11_a) */
-	movdqa 736(%rsp), %xmm9 /* reload fb_6 */
-	movdqa %xmm9, %xmm11 /* fb_6 */
+	movdqa %xmm7, %xmm5 /* high16 */
+	pandn %xmm1, %xmm5 /* x0_11_a = andnot(high16, fb_9) */
+	por %xmm5, %xmm4 /* x0_11 = or(x0_11_b, x0_11_a) */
+	movdqa 736(%rsp), %xmm5 /* reload fb_6 */
+	movdqa %xmm5, %xmm11 /* fb_6 */
 	pslld $16, %xmm11 /* x1_11_l = shl(fb_6) */
 	psrld $16, %xmm10 /* x1_11_r = shr(dbl_45) */
 	por %xmm10, %xmm11 /* x1_11 = or(x1_11_l, x1_11_r) */
 	pxor %xmm12, %xmm4 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	paddd %xmm5, %xmm4 /* w_11 = add(x0r1_11, r2_10) */
-	movdqa 528(%rsp), %xmm10 /* reload x1_2 */
-	pxor %xmm10, %xmm4 /* z_11 = xor(w_11, x1_2) */
+	paddd %xmm9, %xmm4 /* w_11 = add(x0r1_11, r2_10) */
+	pxor 528(%rsp), %xmm4 /* z_11 = xor(w_11, x1_2) */
 	paddd %xmm11, %xmm12 /* w1_11 = add(sb_out_x_10, x1_11) */
-	movdqa 48(%rsp), %xmm10 /* reload x1_7 */
-	pxor %xmm10, %xmm5 /* w2_11 = xor(r2_10, x1_7) */
+	pxor 48(%rsp), %xmm9 /* w2_11 = xor(r2_10, x1_7) */
 	movdqa %xmm12, %xmm10 /* w1_11 */
 	pslld $16, %xmm10 /* l1in_11_l = shl(w1_11) */
-	movdqa %xmm5, %xmm13 /* w2_11 */
+	movdqa %xmm9, %xmm13 /* w2_11 */
 	psrld $16, %xmm13 /* l1in_11_r = shr(w2_11) */
 	por %xmm13, %xmm10 /* l1in_11 = or(l1in_11_l, l1in_11_r) */
 	movdqa %xmm10, %xmm13 /* l1in_11 */
@@ -5468,60 +5436,60 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm11, 528(%rsp) /* spill x1_11 */
 	movdqa %xmm10, %xmm11 /* l1in_11 */
 	pshufb %xmm4, %xmm11 /* ur16_11 = lookup16(l1in_11, rotl16) */
-	movdqa %xmm10, %xmm9 /* l1in_11 */
-	pxor %xmm15, %xmm9 /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	pxor %xmm11, %xmm9 /* ug_11 = xor(ug_acc_11, ur16_11) */
-	movdqa %xmm9, %xmm11 /* ug_11 */
+	movdqa %xmm10, %xmm5 /* l1in_11 */
+	pxor %xmm15, %xmm5 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	pxor %xmm11, %xmm5 /* ug_11 = xor(ug_acc_11, ur16_11) */
+	movdqa %xmm5, %xmm11 /* ug_11 */
 	pslld $2, %xmm11 /* ur2_11_l = shl(ug_11) */
-	psrld $30, %xmm9 /* ur2_11_r = shr(ug_11) */
-	por %xmm9, %xmm11 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	psrld $30, %xmm5 /* ur2_11_r = shr(ug_11) */
+	por %xmm5, %xmm11 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
 	pxor %xmm13, %xmm10 /* u_acc_11 = xor(l1in_11, ur24_11) */
 	pxor %xmm11, %xmm10 /* u_11 = xor(u_acc_11, ur2_11) */
-	pslld $16, %xmm5 /* l2in_11_l = shl(w2_11) */
+	pslld $16, %xmm9 /* l2in_11_l = shl(w2_11) */
 	psrld $16, %xmm12 /* l2in_11_r = shr(w1_11) */
-	por %xmm12, %xmm5 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
-	movdqa %xmm5, %xmm9 /* l2in_11 */
-	pshufb %xmm8, %xmm9 /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	movdqa %xmm5, %xmm11 /* l2in_11 */
+	por %xmm12, %xmm9 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
+	movdqa %xmm9, %xmm5 /* l2in_11 */
+	pshufb %xmm8, %xmm5 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	movdqa %xmm9, %xmm11 /* l2in_11 */
 	pshufb %xmm4, %xmm11 /* v8r16_11 = lookup16(l2in_11, rotl16) */
-	movdqa %xmm5, %xmm12 /* l2in_11 */
+	movdqa %xmm9, %xmm12 /* l2in_11 */
 	pshufb %xmm14, %xmm12 /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	pxor %xmm11, %xmm5 /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
-	pxor %xmm12, %xmm5 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	movdqa %xmm5, %xmm12 /* v8g_11 */
+	pxor %xmm11, %xmm9 /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	pxor %xmm12, %xmm9 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	movdqa %xmm9, %xmm12 /* v8g_11 */
 	pslld $6, %xmm12 /* v8r6_11_l = shl(v8g_11) */
-	psrld $26, %xmm5 /* v8r6_11_r = shr(v8g_11) */
-	por %xmm5, %xmm12 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
-	pxor %xmm11, %xmm9 /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
-	pxor %xmm12, %xmm9 /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	movdqa %xmm9, %xmm5 /* v8_11 */
-	pxor %xmm10, %xmm5 /* sb_in_xy_11 = xor(v8_11, u_11) */
+	psrld $26, %xmm9 /* v8r6_11_r = shr(v8g_11) */
+	por %xmm9, %xmm12 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
+	pxor %xmm11, %xmm5 /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	pxor %xmm12, %xmm5 /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	movdqa %xmm5, %xmm9 /* v8_11 */
+	pxor %xmm10, %xmm9 /* sb_in_xy_11 = xor(v8_11, u_11) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
-	pand %xmm11, %xmm5 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
-	pxor %xmm5, %xmm9 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
-	pxor %xmm5, %xmm10 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm12 /* sb_in_x_11 */
-	pand %xmm5, %xmm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_11 = shr(sb_in_x_11) */
-	pand %xmm5, %xmm9 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	pand %xmm11, %xmm9 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
+	pxor %xmm9, %xmm5 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
+	pxor %xmm9, %xmm10 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm12 /* sb_in_x_11 */
+	pand %xmm9, %xmm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	psrlw $4, %xmm5 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	pand %xmm9, %xmm5 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	pxor %xmm9, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm13 /* s0_p2 */
+	pxor %xmm5, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
+	movdqa %xmm5, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
-	movdqa %xmm12, %xmm9 /* s0_p3_rot */
-	pshufb %xmm13, %xmm9 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	movdqa %xmm12, %xmm5 /* s0_p3_rot */
+	pshufb %xmm13, %xmm5 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	pxor %xmm15, %xmm9 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	pxor %xmm15, %xmm5 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
 	movdqa %xmm10, %xmm13 /* sb_in_y_11 */
-	pand %xmm5, %xmm13 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	pand %xmm9, %xmm13 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_11_sh = shr(sb_in_y_11) */
-	pand %xmm5, %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
+	pand %xmm9, %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
@@ -5534,9 +5502,9 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_11_aes */
-	pand %xmm5, %xmm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	pand %xmm9, %xmm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
-	pand %xmm5, %xmm12 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
+	pand %xmm9, %xmm12 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_1_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
@@ -5545,11 +5513,11 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	pshufb %xmm12, %xmm10 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	pxor %xmm10, %xmm13 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
 	movdqa %xmm13, %xmm10 /* sb_s1_11 */
-	pxor %xmm9, %xmm10 /* sb_out_xy_11 = xor(sb_s1_11, sb_s0_11) */
+	pxor %xmm5, %xmm10 /* sb_out_xy_11 = xor(sb_s1_11, sb_s0_11) */
 	pand %xmm11, %xmm10 /* sb_out_d_11 = and(sb_out_xy_11, odd_bytes) */
 	pxor %xmm10, %xmm13 /* sb_out_x_11 = xor(sb_s1_11, sb_out_d_11) */
-	pxor %xmm10, %xmm9 /* sb_out_y_11 = xor(sb_s0_11, sb_out_d_11) */
-	pshufb %xmm14, %xmm9 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	pxor %xmm10, %xmm5 /* sb_out_y_11 = xor(sb_s0_11, sb_out_d_11) */
+	pshufb %xmm14, %xmm5 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
 	movdqa 224(%rsp), %xmm10 /* reload g0s11 */
 	movdqa %xmm10, %xmm12 /* g0s11 */
 	pslld $8, %xmm12 /* s0k_o_11_l = shl(g0s11) */
@@ -5558,13 +5526,13 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm15, %xmm12 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
 	pand %xmm6, %xmm12 /* s0k_11 = and(s0k_o_11, modulus) */
 	movdqa 368(%rsp), %xmm15 /* reload g0s15 */
-	movdqa %xmm15, %xmm5 /* g0s15 */
-	pslld $20, %xmm5 /* s4k_o_11_l = shl(g0s15) */
+	movdqa %xmm15, %xmm9 /* g0s15 */
+	pslld $20, %xmm9 /* s4k_o_11_l = shl(g0s15) */
 	movdqa 80(%rsp), %xmm15 /* reload dbl */
 	movdqa %xmm15, %xmm11 /* dbl */
 	psrld $12, %xmm11 /* s4k_o_11_r = shr(dbl) */
-	por %xmm11, %xmm5 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
-	pand %xmm6, %xmm5 /* s4k_11 = and(s4k_o_11, modulus) */
+	por %xmm11, %xmm9 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	pand %xmm6, %xmm9 /* s4k_11 = and(s4k_o_11, modulus) */
 	movdqa 720(%rsp), %xmm11 /* reload fb_5 */
 	movdqa %xmm11, %xmm15 /* fb_5 */
 	pslld $21, %xmm15 /* s10k_o_11_l = shl(fb_5) */
@@ -5589,7 +5557,7 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	psrld $17, %xmm2 /* s15k_o_11_r = shr(dbl_99) */
 	por %xmm2, %xmm4 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
 	pand %xmm6, %xmm4 /* s15k_11 = and(s15k_o_11, modulus) */
-	paddd %xmm5, %xmm12 /* fb0_s_22 = add(s0k_11, s4k_11) */
+	paddd %xmm9, %xmm12 /* fb0_s_22 = add(s0k_11, s4k_11) */
 	movdqa %xmm12, %xmm2 /* fb0_s_22 */
 	pand %xmm6, %xmm2 /* fb0_m_22 = and(fb0_s_22, modulus) */
 	psrld $31, %xmm12 /* fb0_c_22 = shr(fb0_s_22) */
@@ -5620,24 +5588,22 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	paddd %xmm1, %xmm2 /* dbl_108 = add(fb_11, fb_11) */
 	movdqa %xmm2, %xmm4 /* dbl_108 */
 	pand %xmm7, %xmm4 /* x0_12_b = and(dbl_108, high16) */
-	movdqa %xmm7, %xmm5 /* high16 */
-	pandn %xmm3, %xmm5 /* x0_12_a = andnot(high16, fb_10) */
-	por %xmm5, %xmm4 /* x0_12 = or(x0_12_b, x0_12_a) */
-	movdqa 752(%rsp), %xmm5 /* reload fb_7 */
-	movdqa %xmm5, %xmm10 /* fb_7 */
+	movdqa %xmm7, %xmm9 /* high16 */
+	pandn %xmm3, %xmm9 /* x0_12_a = andnot(high16, fb_10) */
+	por %xmm9, %xmm4 /* x0_12 = or(x0_12_b, x0_12_a) */
+	movdqa 752(%rsp), %xmm9 /* reload fb_7 */
+	movdqa %xmm9, %xmm10 /* fb_7 */
 	pslld $16, %xmm10 /* x1_12_l = shl(fb_7) */
 	psrld $16, %xmm11 /* x1_12_r = shr(dbl_54) */
 	por %xmm11, %xmm10 /* x1_12 = or(x1_12_l, x1_12_r) */
 	pxor %xmm13, %xmm4 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	paddd %xmm9, %xmm4 /* w_12 = add(x0r1_12, r2_11) */
-	movdqa 624(%rsp), %xmm11 /* reload x1_3 */
-	pxor %xmm11, %xmm4 /* z_12 = xor(w_12, x1_3) */
+	paddd %xmm5, %xmm4 /* w_12 = add(x0r1_12, r2_11) */
+	pxor 624(%rsp), %xmm4 /* z_12 = xor(w_12, x1_3) */
 	paddd %xmm10, %xmm13 /* w1_12 = add(sb_out_x_11, x1_12) */
-	movdqa 128(%rsp), %xmm10 /* reload x1_8 */
-	pxor %xmm10, %xmm9 /* w2_12 = xor(r2_11, x1_8) */
+	pxor 128(%rsp), %xmm5 /* w2_12 = xor(r2_11, x1_8) */
 	movdqa %xmm13, %xmm10 /* w1_12 */
 	pslld $16, %xmm10 /* l1in_12_l = shl(w1_12) */
-	movdqa %xmm9, %xmm11 /* w2_12 */
+	movdqa %xmm5, %xmm11 /* w2_12 */
 	psrld $16, %xmm11 /* l1in_12_r = shr(w2_12) */
 	por %xmm11, %xmm10 /* l1in_12 = or(l1in_12_l, l1in_12_r) */
 	movdqa %xmm10, %xmm11 /* l1in_12 */
@@ -5648,31 +5614,31 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	movdqa %xmm4, 128(%rsp) /* spill z_12 */
 	movdqa %xmm10, %xmm4 /* l1in_12 */
 	pshufb %xmm15, %xmm4 /* ur16_12 = lookup16(l1in_12, rotl16) */
-	movdqa %xmm10, %xmm5 /* l1in_12 */
-	pxor %xmm12, %xmm5 /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	pxor %xmm4, %xmm5 /* ug_12 = xor(ug_acc_12, ur16_12) */
-	movdqa %xmm5, %xmm4 /* ug_12 */
+	movdqa %xmm10, %xmm9 /* l1in_12 */
+	pxor %xmm12, %xmm9 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	pxor %xmm4, %xmm9 /* ug_12 = xor(ug_acc_12, ur16_12) */
+	movdqa %xmm9, %xmm4 /* ug_12 */
 	pslld $2, %xmm4 /* ur2_12_l = shl(ug_12) */
-	psrld $30, %xmm5 /* ur2_12_r = shr(ug_12) */
-	por %xmm5, %xmm4 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	psrld $30, %xmm9 /* ur2_12_r = shr(ug_12) */
+	por %xmm9, %xmm4 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
 	pxor %xmm11, %xmm10 /* u_acc_12 = xor(l1in_12, ur24_12) */
 	pxor %xmm4, %xmm10 /* u_12 = xor(u_acc_12, ur2_12) */
-	pslld $16, %xmm9 /* l2in_12_l = shl(w2_12) */
+	pslld $16, %xmm5 /* l2in_12_l = shl(w2_12) */
 	psrld $16, %xmm13 /* l2in_12_r = shr(w1_12) */
-	por %xmm13, %xmm9 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
-	movdqa %xmm9, %xmm4 /* l2in_12 */
+	por %xmm13, %xmm5 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
+	movdqa %xmm5, %xmm4 /* l2in_12 */
 	pshufb %xmm8, %xmm4 /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	movdqa %xmm9, %xmm5 /* l2in_12 */
-	pshufb %xmm15, %xmm5 /* v8r16_12 = lookup16(l2in_12, rotl16) */
-	movdqa %xmm9, %xmm11 /* l2in_12 */
+	movdqa %xmm5, %xmm9 /* l2in_12 */
+	pshufb %xmm15, %xmm9 /* v8r16_12 = lookup16(l2in_12, rotl16) */
+	movdqa %xmm5, %xmm11 /* l2in_12 */
 	pshufb %xmm14, %xmm11 /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	pxor %xmm5, %xmm9 /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
-	pxor %xmm11, %xmm9 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	movdqa %xmm9, %xmm11 /* v8g_12 */
+	pxor %xmm9, %xmm5 /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	pxor %xmm11, %xmm5 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	movdqa %xmm5, %xmm11 /* v8g_12 */
 	pslld $6, %xmm11 /* v8r6_12_l = shl(v8g_12) */
-	psrld $26, %xmm9 /* v8r6_12_r = shr(v8g_12) */
-	por %xmm9, %xmm11 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
-	pxor %xmm5, %xmm4 /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
+	psrld $26, %xmm5 /* v8r6_12_r = shr(v8g_12) */
+	por %xmm5, %xmm11 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
+	pxor %xmm9, %xmm4 /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
 	pxor %xmm11, %xmm4 /* v8_12 = xor(v8_acc_12, v8r6_12) */
 	movdqa %xmm4, %xmm5 /* v8_12 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_12 = xor(v8_12, u_12) */
@@ -5809,11 +5775,9 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm13, %xmm10 /* x1_13 = or(x1_13_l, x1_13_r) */
 	pxor %xmm12, %xmm5 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
 	paddd %xmm4, %xmm5 /* w_13 = add(x0r1_13, r2_12) */
-	movdqa 656(%rsp), %xmm11 /* reload x1_4 */
-	pxor %xmm11, %xmm5 /* z_13 = xor(w_13, x1_4) */
+	pxor 656(%rsp), %xmm5 /* z_13 = xor(w_13, x1_4) */
 	paddd %xmm10, %xmm12 /* w1_13 = add(sb_out_x_12, x1_13) */
-	movdqa 32(%rsp), %xmm10 /* reload x1_9 */
-	pxor %xmm10, %xmm4 /* w2_13 = xor(r2_12, x1_9) */
+	pxor 32(%rsp), %xmm4 /* w2_13 = xor(r2_12, x1_9) */
 	movdqa %xmm12, %xmm10 /* w1_13 */
 	pslld $16, %xmm10 /* l1in_13_l = shl(w1_13) */
 	movdqa %xmm4, %xmm11 /* w2_13 */
@@ -5987,11 +5951,9 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm13, %xmm10 /* x1_14 = or(x1_14_l, x1_14_r) */
 	pxor %xmm12, %xmm4 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
 	paddd %xmm5, %xmm4 /* w_14 = add(x0r1_14, r2_13) */
-	movdqa 304(%rsp), %xmm11 /* reload x1_5 */
-	pxor %xmm11, %xmm4 /* z_14 = xor(w_14, x1_5) */
+	pxor 304(%rsp), %xmm4 /* z_14 = xor(w_14, x1_5) */
 	paddd %xmm10, %xmm12 /* w1_14 = add(sb_out_x_13, x1_14) */
-	movdqa 96(%rsp), %xmm10 /* reload x1_10 */
-	pxor %xmm10, %xmm5 /* w2_14 = xor(r2_13, x1_10) */
+	pxor 96(%rsp), %xmm5 /* w2_14 = xor(r2_13, x1_10) */
 	movdqa %xmm12, %xmm10 /* w1_14 */
 	pslld $16, %xmm10 /* l1in_14_l = shl(w1_14) */
 	movdqa %xmm5, %xmm11 /* w2_14 */
@@ -6163,11 +6125,9 @@ zuc_lanes_ssse3_aesni_keystream_asm:
 	por %xmm13, %xmm7 /* x1_15 = or(x1_15_l, x1_15_r) */
 	pxor %xmm12, %xmm3 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
 	paddd %xmm4, %xmm3 /* w_15 = add(x0r1_15, r2_14) */
-	movdqa 256(%rsp), %xmm9 /* reload x1_6 */
-	pxor %xmm9, %xmm3 /* z_15 = xor(w_15, x1_6) */
+	pxor 256(%rsp), %xmm3 /* z_15 = xor(w_15, x1_6) */
 	paddd %xmm7, %xmm12 /* w1_15 = add(sb_out_x_14, x1_15) */
-	movdqa 528(%rsp), %xmm7 /* reload x1_11 */
-	pxor %xmm7, %xmm4 /* w2_15 = xor(r2_14, x1_11) */
+	pxor 528(%rsp), %xmm4 /* w2_15 = xor(r2_14, x1_11) */
 	movdqa %xmm12, %xmm7 /* w1_15 */
 	pslld $16, %xmm7 /* l1in_15_l = shl(w1_15) */
 	movdqa %xmm4, %xmm9 /* w2_15 */
@@ -7357,30 +7317,29 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm9, %xmm15 /* x3_4 = or(x3_4_l, x3_4_r) */
 	pxor %xmm15, %xmm7 /* z_4 = xor(w_4, x3_4) */
 	paddd %xmm10, %xmm13 /* w1_4 = add(sb_out_x_3, x1_4) */
-	movdqa 208(%rsp), %xmm9 /* reload x1 */
-	pxor %xmm9, %xmm3 /* w2_4 = xor(r2_3, x1) */
-	movdqa %xmm13, %xmm15 /* w1_4 */
-	pslld $16, %xmm15 /* l1in_4_l = shl(w1_4) */
+	pxor 208(%rsp), %xmm3 /* w2_4 = xor(r2_3, x1) */
+	movdqa %xmm13, %xmm9 /* w1_4 */
+	pslld $16, %xmm9 /* l1in_4_l = shl(w1_4) */
+	movdqa %xmm3, %xmm15 /* w2_4 */
+	psrld $16, %xmm15 /* l1in_4_r = shr(w2_4) */
+	por %xmm15, %xmm9 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
+	movdqa %xmm9, %xmm15 /* l1in_4 */
+	pshufb %xmm14, %xmm15 /* ur24_4 = lookup16(l1in_4, rotl24) */
 	movdqa %xmm7, 0(%rsp) /* spill z_4 */
-	movdqa %xmm3, %xmm7 /* w2_4 */
-	psrld $16, %xmm7 /* l1in_4_r = shr(w2_4) */
-	por %xmm7, %xmm15 /* l1in_4 = or(l1in_4_l, l1in_4_r) */
-	movdqa %xmm15, %xmm7 /* l1in_4 */
-	pshufb %xmm14, %xmm7 /* ur24_4 = lookup16(l1in_4, rotl24) */
-	movdqa %xmm15, %xmm9 /* l1in_4 */
-	pshufb %xmm8, %xmm9 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	movdqa %xmm9, %xmm7 /* l1in_4 */
+	pshufb %xmm8, %xmm7 /* ur8_4 = lookup16(l1in_4, rotl8) */
 	movdqa %xmm10, 656(%rsp) /* spill x1_4 */
-	movdqa %xmm15, %xmm10 /* l1in_4 */
+	movdqa %xmm9, %xmm10 /* l1in_4 */
 	pshufb %xmm11, %xmm10 /* ur16_4 = lookup16(l1in_4, rotl16) */
-	movdqa %xmm15, %xmm4 /* l1in_4 */
-	pxor %xmm9, %xmm4 /* ug_acc_4 = xor(l1in_4, ur8_4) */
+	movdqa %xmm9, %xmm4 /* l1in_4 */
+	pxor %xmm7, %xmm4 /* ug_acc_4 = xor(l1in_4, ur8_4) */
 	pxor %xmm10, %xmm4 /* ug_4 = xor(ug_acc_4, ur16_4) */
-	movdqa %xmm4, %xmm9 /* ug_4 */
-	pslld $2, %xmm9 /* ur2_4_l = shl(ug_4) */
+	movdqa %xmm4, %xmm7 /* ug_4 */
+	pslld $2, %xmm7 /* ur2_4_l = shl(ug_4) */
 	psrld $30, %xmm4 /* ur2_4_r = shr(ug_4) */
-	por %xmm4, %xmm9 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
-	pxor %xmm7, %xmm15 /* u_acc_4 = xor(l1in_4, ur24_4) */
-	pxor %xmm9, %xmm15 /* u_4 = xor(u_acc_4, ur2_4) */
+	por %xmm4, %xmm7 /* ur2_4 = or(ur2_4_l, ur2_4_r) */
+	pxor %xmm15, %xmm9 /* u_acc_4 = xor(l1in_4, ur24_4) */
+	pxor %xmm7, %xmm9 /* u_4 = xor(u_acc_4, ur2_4) */
 	pslld $16, %xmm3 /* l2in_4_l = shl(w2_4) */
 	psrld $16, %xmm13 /* l2in_4_r = shr(w1_4) */
 	por %xmm13, %xmm3 /* l2in_4 = or(l2in_4_l, l2in_4_r) */
@@ -7388,78 +7347,78 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm8, %xmm4 /* v8r8_4 = lookup16(l2in_4, rotl8) */
 	movdqa %xmm3, %xmm7 /* l2in_4 */
 	pshufb %xmm11, %xmm7 /* v8r16_4 = lookup16(l2in_4, rotl16) */
-	movdqa %xmm3, %xmm9 /* l2in_4 */
-	pshufb %xmm14, %xmm9 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	movdqa %xmm3, %xmm10 /* l2in_4 */
+	pshufb %xmm14, %xmm10 /* v8r24_4 = lookup16(l2in_4, rotl24) */
 	pxor %xmm7, %xmm3 /* v8g_acc_4 = xor(l2in_4, v8r16_4) */
-	pxor %xmm9, %xmm3 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
-	movdqa %xmm3, %xmm9 /* v8g_4 */
-	pslld $6, %xmm9 /* v8r6_4_l = shl(v8g_4) */
+	pxor %xmm10, %xmm3 /* v8g_4 = xor(v8g_acc_4, v8r24_4) */
+	movdqa %xmm3, %xmm10 /* v8g_4 */
+	pslld $6, %xmm10 /* v8r6_4_l = shl(v8g_4) */
 	psrld $26, %xmm3 /* v8r6_4_r = shr(v8g_4) */
-	por %xmm3, %xmm9 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
+	por %xmm3, %xmm10 /* v8r6_4 = or(v8r6_4_l, v8r6_4_r) */
 	pxor %xmm7, %xmm4 /* v8_acc_4 = xor(v8r8_4, v8r16_4) */
-	pxor %xmm9, %xmm4 /* v8_4 = xor(v8_acc_4, v8r6_4) */
+	pxor %xmm10, %xmm4 /* v8_4 = xor(v8_acc_4, v8r6_4) */
 	movdqa %xmm4, %xmm3 /* v8_4 */
-	pxor %xmm15, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
+	pxor %xmm9, %xmm3 /* sb_in_xy_4 = xor(v8_4, u_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm7 /* odd_bytes = const() */
 	pand %xmm7, %xmm3 /* sb_in_d_4 = and(sb_in_xy_4, odd_bytes) */
 	pxor %xmm3, %xmm4 /* sb_in_x_4 = xor(v8_4, sb_in_d_4) */
-	pxor %xmm3, %xmm15 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
+	pxor %xmm3, %xmm9 /* sb_in_y_4 = xor(u_4, sb_in_d_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm4, %xmm9 /* sb_in_x_4 */
-	pand %xmm3, %xmm9 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
+	movdqa %xmm4, %xmm10 /* sb_in_x_4 */
+	pand %xmm3, %xmm10 /* sb_s0_xl_4 = and(sb_in_x_4, nibble_mask) */
 	psrlw $4, %xmm4 /* sb_s0_xs_4 = shr(sb_in_x_4) */
 	pand %xmm3, %xmm4 /* sb_s0_xh_4 = and(sb_s0_xs_4, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm10 /* s0_p1 = const() */
-	movdqa %xmm10, %xmm13 /* s0_p1 */
-	pshufb %xmm9, %xmm13 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
-	pxor %xmm4, %xmm13 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
+	movdqa %xmm13, %xmm15 /* s0_p1 */
+	pshufb %xmm10, %xmm15 /* sb_s0_p1_4 = lookup16(s0_p1, sb_s0_xl_4) */
+	pxor %xmm4, %xmm15 /* sb_s0_t_4 = xor(sb_s0_p1_4, sb_s0_xh_4) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm4 /* s0_p2 = const() */
-	movdqa %xmm4, %xmm10 /* s0_p2 */
-	pshufb %xmm13, %xmm10 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
-	pxor %xmm9, %xmm10 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm9 /* s0_p3_rot = const() */
-	movdqa %xmm9, %xmm4 /* s0_p3_rot */
-	pshufb %xmm10, %xmm4 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
-	pxor %xmm13, %xmm4 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
-	movdqa %xmm15, %xmm10 /* sb_in_y_4 */
-	pand %xmm3, %xmm10 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_4_sh = shr(sb_in_y_4) */
-	pand %xmm3, %xmm15 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm9 /* tbl_lo */
-	pshufb %xmm10, %xmm9 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm10 /* tbl_hi = const() */
-	movdqa %xmm10, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
-	pxor %xmm13, %xmm9 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
-	pshufb %xmm13, %xmm9 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
+	movdqa %xmm4, %xmm13 /* s0_p2 */
+	pshufb %xmm15, %xmm13 /* sb_s0_p2_4 = lookup16(s0_p2, sb_s0_t_4) */
+	pxor %xmm10, %xmm13 /* sb_s0_ol_4 = xor(sb_s0_p2_4, sb_s0_xl_4) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm4 /* s0_p3_rot */
+	pshufb %xmm13, %xmm4 /* sb_s0_p3_4 = lookup16(s0_p3_rot, sb_s0_ol_4) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_4 = add(sb_s0_t_4, sb_s0_t_4) */
+	pxor %xmm15, %xmm4 /* sb_s0_4 = xor(sb_s0_p3_4, sb_s0_t2_4) */
+	movdqa %xmm9, %xmm13 /* sb_in_y_4 */
+	pand %xmm3, %xmm13 /* sb_in_y_4_lo = and(sb_in_y_4, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_in_y_4_sh = shr(sb_in_y_4) */
+	pand %xmm3, %xmm9 /* sb_in_y_4_hi = and(sb_in_y_4_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm10 /* tbl_lo */
+	pshufb %xmm13, %xmm10 /* sb_s1_k_4_l = lookup16(tbl_lo, sb_in_y_4_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
+	movdqa %xmm13, %xmm15 /* tbl_hi */
+	pshufb %xmm9, %xmm15 /* sb_s1_k_4_h = lookup16(tbl_hi, sb_in_y_4_hi) */
+	pxor %xmm15, %xmm10 /* sb_s1_k_4 = xor(sb_s1_k_4_l, sb_s1_k_4_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm9 /* inv_shift_rows = const() */
+	pshufb %xmm9, %xmm10 /* sb_s1_4_sr = lookup16(sb_s1_k_4, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
-	aesenclast %xmm15, %xmm9 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
-	movdqa %xmm9, %xmm15 /* sb_s1_4_aes */
+	aesenclast %xmm15, %xmm10 /* sb_s1_4_aes = aesenclast(sb_s1_4_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm15 /* sb_s1_4_aes */
 	pand %xmm3, %xmm15 /* sb_s1_4_aes_lo = and(sb_s1_4_aes, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
-	pand %xmm3, %xmm9 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
-	movdqa %xmm13, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm15, %xmm10 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
+	psrlw $4, %xmm10 /* sb_s1_4_aes_sh = shr(sb_s1_4_aes) */
+	pand %xmm3, %xmm10 /* sb_s1_4_aes_hi = and(sb_s1_4_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm9 /* tbl_lo_1 = const() */
+	movdqa %xmm9, %xmm13 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm13 /* sb_s1_4_l = lookup16(tbl_lo_1, sb_s1_4_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
-	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm9, %xmm13 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
-	pxor %xmm13, %xmm10 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
-	movdqa %xmm10, %xmm9 /* sb_s1_4 */
+	movdqa %xmm15, %xmm9 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm9 /* sb_s1_4_h = lookup16(tbl_hi_1, sb_s1_4_aes_hi) */
+	pxor %xmm9, %xmm13 /* sb_s1_4 = xor(sb_s1_4_l, sb_s1_4_h) */
+	movdqa %xmm13, %xmm9 /* sb_s1_4 */
 	pxor %xmm4, %xmm9 /* sb_out_xy_4 = xor(sb_s1_4, sb_s0_4) */
 	pand %xmm7, %xmm9 /* sb_out_d_4 = and(sb_out_xy_4, odd_bytes) */
-	pxor %xmm9, %xmm10 /* sb_out_x_4 = xor(sb_s1_4, sb_out_d_4) */
+	pxor %xmm9, %xmm13 /* sb_out_x_4 = xor(sb_s1_4, sb_out_d_4) */
 	pxor %xmm9, %xmm4 /* sb_out_y_4 = xor(sb_s0_4, sb_out_d_4) */
 	pshufb %xmm14, %xmm4 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
 	movdqa 304(%rsp), %xmm9 /* reload g0s4 */
-	movdqa %xmm9, %xmm13 /* g0s4 */
-	pslld $8, %xmm13 /* s0k_o_4_l = shl(g0s4) */
+	movdqa %xmm9, %xmm10 /* g0s4 */
+	pslld $8, %xmm10 /* s0k_o_4_l = shl(g0s4) */
 	psrld $24, %xmm12 /* s0k_o_4_r = shr(dbl_5) */
-	por %xmm12, %xmm13 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
-	pand %xmm6, %xmm13 /* s0k_4 = and(s0k_o_4, modulus) */
+	por %xmm12, %xmm10 /* s0k_o_4 = or(s0k_o_4_l, s0k_o_4_r) */
+	pand %xmm6, %xmm10 /* s0k_4 = and(s0k_o_4, modulus) */
 	movdqa 32(%rsp), %xmm12 /* reload g0s8 */
 	movdqa %xmm12, %xmm15 /* g0s8 */
 	pslld $20, %xmm15 /* s4k_o_4_l = shl(g0s8) */
@@ -7492,11 +7451,11 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	psrld $17, %xmm7 /* s15k_o_4_r = shr(dbl_36) */
 	por %xmm7, %xmm0 /* s15k_o_4 = or(s15k_o_4_l, s15k_o_4_r) */
 	pand %xmm6, %xmm0 /* s15k_4 = and(s15k_o_4, modulus) */
-	paddd %xmm15, %xmm13 /* fb0_s_8 = add(s0k_4, s4k_4) */
-	movdqa %xmm13, %xmm7 /* fb0_s_8 */
+	paddd %xmm15, %xmm10 /* fb0_s_8 = add(s0k_4, s4k_4) */
+	movdqa %xmm10, %xmm7 /* fb0_s_8 */
 	pand %xmm6, %xmm7 /* fb0_m_8 = and(fb0_s_8, modulus) */
-	psrld $31, %xmm13 /* fb0_c_8 = shr(fb0_s_8) */
-	paddd %xmm13, %xmm7 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
+	psrld $31, %xmm10 /* fb0_c_8 = shr(fb0_s_8) */
+	paddd %xmm10, %xmm7 /* fb0_8 = add(fb0_m_8, fb0_c_8) */
 	paddd %xmm5, %xmm12 /* fb0_s_9 = add(s10k_4, s13k_4) */
 	movdqa %xmm12, %xmm5 /* fb0_s_9 */
 	pand %xmm6, %xmm5 /* fb0_m_9 = and(fb0_s_9, modulus) */
@@ -7524,138 +7483,136 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_high16(%rip), %xmm7 /* high16 = const() */
 	movdqa %xmm0, %xmm9 /* dbl_45 */
 	pand %xmm7, %xmm9 /* x0_5_b = and(dbl_45, high16) */
-	movdqa %xmm7, %xmm12 /* high16 */
-	pandn %xmm1, %xmm12 /* x0_5_a = andnot(high16, fb_3) */
-	por %xmm12, %xmm9 /* x0_5 = or(x0_5_b, x0_5_a) */
-	movdqa 480(%rsp), %xmm12 /* reload fb */
-	movdqa %xmm12, %xmm13 /* fb */
-	pslld $16, %xmm13 /* x1_5_l = shl(fb) */
+	movdqa %xmm7, %xmm10 /* high16 */
+	pandn %xmm1, %xmm10 /* x0_5_a = andnot(high16, fb_3) */
+	por %xmm10, %xmm9 /* x0_5 = or(x0_5_b, x0_5_a) */
+	movdqa 480(%rsp), %xmm10 /* reload fb */
+	movdqa %xmm10, %xmm12 /* fb */
+	pslld $16, %xmm12 /* x1_5_l = shl(fb) */
 	movdqa %xmm3, %xmm15 /* dbl_16 */
 	psrld $16, %xmm15 /* x1_5_r = shr(dbl_16) */
-	por %xmm15, %xmm13 /* x1_5 = or(x1_5_l, x1_5_r) */
-	pxor %xmm10, %xmm9 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	por %xmm15, %xmm12 /* x1_5 = or(x1_5_l, x1_5_r) */
+	pxor %xmm13, %xmm9 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
 	paddd %xmm4, %xmm9 /* w_5 = add(x0r1_5, r2_4) */
-	movdqa 192(%rsp), %xmm15 /* reload x2 */
-	pxor %xmm15, %xmm9 /* z_5 = xor(w_5, x2) */
-	paddd %xmm13, %xmm10 /* w1_5 = add(sb_out_x_4, x1_5) */
-	movdqa 416(%rsp), %xmm15 /* reload x1_1 */
-	pxor %xmm15, %xmm4 /* w2_5 = xor(r2_4, x1_1) */
-	movdqa %xmm10, %xmm3 /* w1_5 */
-	pslld $16, %xmm3 /* l1in_5_l = shl(w1_5) */
+	pxor 192(%rsp), %xmm9 /* z_5 = xor(w_5, x2) */
+	paddd %xmm12, %xmm13 /* w1_5 = add(sb_out_x_4, x1_5) */
+	pxor 416(%rsp), %xmm4 /* w2_5 = xor(r2_4, x1_1) */
+	movdqa %xmm13, %xmm15 /* w1_5 */
+	pslld $16, %xmm15 /* l1in_5_l = shl(w1_5) */
+	movdqa %xmm4, %xmm3 /* w2_5 */
+	psrld $16, %xmm3 /* l1in_5_r = shr(w2_5) */
+	por %xmm3, %xmm15 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
+	movdqa %xmm15, %xmm3 /* l1in_5 */
+	pshufb %xmm14, %xmm3 /* ur24_5 = lookup16(l1in_5, rotl24) */
 	movdqa %xmm9, 192(%rsp) /* spill z_5 */
-	movdqa %xmm4, %xmm9 /* w2_5 */
-	psrld $16, %xmm9 /* l1in_5_r = shr(w2_5) */
-	por %xmm9, %xmm3 /* l1in_5 = or(l1in_5_l, l1in_5_r) */
-	movdqa %xmm3, %xmm9 /* l1in_5 */
-	pshufb %xmm14, %xmm9 /* ur24_5 = lookup16(l1in_5, rotl24) */
-	movdqa %xmm3, %xmm15 /* l1in_5 */
-	pshufb %xmm8, %xmm15 /* ur8_5 = lookup16(l1in_5, rotl8) */
-	movdqa %xmm13, 304(%rsp) /* spill x1_5 */
-	movdqa %xmm3, %xmm13 /* l1in_5 */
-	pshufb %xmm11, %xmm13 /* ur16_5 = lookup16(l1in_5, rotl16) */
-	movdqa %xmm3, %xmm12 /* l1in_5 */
-	pxor %xmm15, %xmm12 /* ug_acc_5 = xor(l1in_5, ur8_5) */
-	pxor %xmm13, %xmm12 /* ug_5 = xor(ug_acc_5, ur16_5) */
-	movdqa %xmm12, %xmm13 /* ug_5 */
-	pslld $2, %xmm13 /* ur2_5_l = shl(ug_5) */
-	psrld $30, %xmm12 /* ur2_5_r = shr(ug_5) */
-	por %xmm12, %xmm13 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
-	pxor %xmm9, %xmm3 /* u_acc_5 = xor(l1in_5, ur24_5) */
-	pxor %xmm13, %xmm3 /* u_5 = xor(u_acc_5, ur2_5) */
+	movdqa %xmm15, %xmm9 /* l1in_5 */
+	pshufb %xmm8, %xmm9 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	movdqa %xmm12, 304(%rsp) /* spill x1_5 */
+	movdqa %xmm15, %xmm12 /* l1in_5 */
+	pshufb %xmm11, %xmm12 /* ur16_5 = lookup16(l1in_5, rotl16) */
+	movdqa %xmm15, %xmm10 /* l1in_5 */
+	pxor %xmm9, %xmm10 /* ug_acc_5 = xor(l1in_5, ur8_5) */
+	pxor %xmm12, %xmm10 /* ug_5 = xor(ug_acc_5, ur16_5) */
+	movdqa %xmm10, %xmm9 /* ug_5 */
+	pslld $2, %xmm9 /* ur2_5_l = shl(ug_5) */
+	psrld $30, %xmm10 /* ur2_5_r = shr(ug_5) */
+	por %xmm10, %xmm9 /* ur2_5 = or(ur2_5_l, ur2_5_r) */
+	pxor %xmm3, %xmm15 /* u_acc_5 = xor(l1in_5, ur24_5) */
+	pxor %xmm9, %xmm15 /* u_5 = xor(u_acc_5, ur2_5) */
 	pslld $16, %xmm4 /* l2in_5_l = shl(w2_5) */
-	psrld $16, %xmm10 /* l2in_5_r = shr(w1_5) */
-	por %xmm10, %xmm4 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
+	psrld $16, %xmm13 /* l2in_5_r = shr(w1_5) */
+	por %xmm13, %xmm4 /* l2in_5 = or(l2in_5_l, l2in_5_r) */
+	movdqa %xmm4, %xmm3 /* l2in_5 */
+	pshufb %xmm8, %xmm3 /* v8r8_5 = lookup16(l2in_5, rotl8) */
 	movdqa %xmm4, %xmm9 /* l2in_5 */
-	pshufb %xmm8, %xmm9 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	pshufb %xmm11, %xmm9 /* v8r16_5 = lookup16(l2in_5, rotl16) */
 	movdqa %xmm4, %xmm10 /* l2in_5 */
-	pshufb %xmm11, %xmm10 /* v8r16_5 = lookup16(l2in_5, rotl16) */
-	movdqa %xmm4, %xmm12 /* l2in_5 */
-	pshufb %xmm14, %xmm12 /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	pxor %xmm10, %xmm4 /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
-	pxor %xmm12, %xmm4 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
-	movdqa %xmm4, %xmm12 /* v8g_5 */
-	pslld $6, %xmm12 /* v8r6_5_l = shl(v8g_5) */
+	pshufb %xmm14, %xmm10 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	pxor %xmm9, %xmm4 /* v8g_acc_5 = xor(l2in_5, v8r16_5) */
+	pxor %xmm10, %xmm4 /* v8g_5 = xor(v8g_acc_5, v8r24_5) */
+	movdqa %xmm4, %xmm10 /* v8g_5 */
+	pslld $6, %xmm10 /* v8r6_5_l = shl(v8g_5) */
 	psrld $26, %xmm4 /* v8r6_5_r = shr(v8g_5) */
-	por %xmm4, %xmm12 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
-	pxor %xmm10, %xmm9 /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
-	pxor %xmm12, %xmm9 /* v8_5 = xor(v8_acc_5, v8r6_5) */
-	movdqa %xmm9, %xmm4 /* v8_5 */
-	pxor %xmm3, %xmm4 /* sb_in_xy_5 = xor(v8_5, u_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm4 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
-	pxor %xmm4, %xmm9 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
-	pxor %xmm4, %xmm3 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
+	por %xmm4, %xmm10 /* v8r6_5 = or(v8r6_5_l, v8r6_5_r) */
+	pxor %xmm9, %xmm3 /* v8_acc_5 = xor(v8r8_5, v8r16_5) */
+	pxor %xmm10, %xmm3 /* v8_5 = xor(v8_acc_5, v8r6_5) */
+	movdqa %xmm3, %xmm4 /* v8_5 */
+	pxor %xmm15, %xmm4 /* sb_in_xy_5 = xor(v8_5, u_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
+	pand %xmm9, %xmm4 /* sb_in_d_5 = and(sb_in_xy_5, odd_bytes) */
+	pxor %xmm4, %xmm3 /* sb_in_x_5 = xor(v8_5, sb_in_d_5) */
+	pxor %xmm4, %xmm15 /* sb_in_y_5 = xor(u_5, sb_in_d_5) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm12 /* sb_in_x_5 */
-	pand %xmm4, %xmm12 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_5 = shr(sb_in_x_5) */
-	pand %xmm4, %xmm9 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
-	movdqa %xmm13, %xmm15 /* s0_p1 */
-	pshufb %xmm12, %xmm15 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
-	pxor %xmm9, %xmm15 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm13 /* s0_p2 */
-	pshufb %xmm15, %xmm13 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
-	pxor %xmm12, %xmm13 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
-	movdqa %xmm12, %xmm9 /* s0_p3_rot */
-	pshufb %xmm13, %xmm9 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
-	paddb %xmm15, %xmm15 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
-	pxor %xmm15, %xmm9 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
-	movdqa %xmm3, %xmm13 /* sb_in_y_5 */
-	pand %xmm4, %xmm13 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_in_y_5_sh = shr(sb_in_y_5) */
-	pand %xmm4, %xmm3 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
-	movdqa %xmm15, %xmm12 /* tbl_lo */
-	pshufb %xmm13, %xmm12 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm13 /* tbl_hi = const() */
-	movdqa %xmm13, %xmm15 /* tbl_hi */
-	pshufb %xmm3, %xmm15 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
-	pxor %xmm15, %xmm12 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm3 /* inv_shift_rows = const() */
-	pshufb %xmm3, %xmm12 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
+	movdqa %xmm3, %xmm10 /* sb_in_x_5 */
+	pand %xmm4, %xmm10 /* sb_s0_xl_5 = and(sb_in_x_5, nibble_mask) */
+	psrlw $4, %xmm3 /* sb_s0_xs_5 = shr(sb_in_x_5) */
+	pand %xmm4, %xmm3 /* sb_s0_xh_5 = and(sb_s0_xs_5, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm13 /* s0_p1 */
+	pshufb %xmm10, %xmm13 /* sb_s0_p1_5 = lookup16(s0_p1, sb_s0_xl_5) */
+	pxor %xmm3, %xmm13 /* sb_s0_t_5 = xor(sb_s0_p1_5, sb_s0_xh_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
+	movdqa %xmm3, %xmm12 /* s0_p2 */
+	pshufb %xmm13, %xmm12 /* sb_s0_p2_5 = lookup16(s0_p2, sb_s0_t_5) */
+	pxor %xmm10, %xmm12 /* sb_s0_ol_5 = xor(sb_s0_p2_5, sb_s0_xl_5) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
+	movdqa %xmm10, %xmm3 /* s0_p3_rot */
+	pshufb %xmm12, %xmm3 /* sb_s0_p3_5 = lookup16(s0_p3_rot, sb_s0_ol_5) */
+	paddb %xmm13, %xmm13 /* sb_s0_t2_5 = add(sb_s0_t_5, sb_s0_t_5) */
+	pxor %xmm13, %xmm3 /* sb_s0_5 = xor(sb_s0_p3_5, sb_s0_t2_5) */
+	movdqa %xmm15, %xmm12 /* sb_in_y_5 */
+	pand %xmm4, %xmm12 /* sb_in_y_5_lo = and(sb_in_y_5, nibble_mask) */
+	psrlw $4, %xmm15 /* sb_in_y_5_sh = shr(sb_in_y_5) */
+	pand %xmm4, %xmm15 /* sb_in_y_5_hi = and(sb_in_y_5_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
+	movdqa %xmm13, %xmm10 /* tbl_lo */
+	pshufb %xmm12, %xmm10 /* sb_s1_k_5_l = lookup16(tbl_lo, sb_in_y_5_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
+	movdqa %xmm12, %xmm13 /* tbl_hi */
+	pshufb %xmm15, %xmm13 /* sb_s1_k_5_h = lookup16(tbl_hi, sb_in_y_5_hi) */
+	pxor %xmm13, %xmm10 /* sb_s1_k_5 = xor(sb_s1_k_5_l, sb_s1_k_5_h) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
+	pshufb %xmm13, %xmm10 /* sb_s1_5_sr = lookup16(sb_s1_k_5, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
-	aesenclast %xmm15, %xmm12 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
-	movdqa %xmm12, %xmm15 /* sb_s1_5_aes */
+	aesenclast %xmm15, %xmm10 /* sb_s1_5_aes = aesenclast(sb_s1_5_sr, aes_cancel_key) */
+	movdqa %xmm10, %xmm15 /* sb_s1_5_aes */
 	pand %xmm4, %xmm15 /* sb_s1_5_aes_lo = and(sb_s1_5_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
-	pand %xmm4, %xmm12 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm3 /* tbl_lo_1 = const() */
-	movdqa %xmm3, %xmm13 /* tbl_lo_1 */
-	pshufb %xmm15, %xmm13 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
+	psrlw $4, %xmm10 /* sb_s1_5_aes_sh = shr(sb_s1_5_aes) */
+	pand %xmm4, %xmm10 /* sb_s1_5_aes_hi = and(sb_s1_5_aes_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
+	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_5_l = lookup16(tbl_lo_1, sb_s1_5_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
-	movdqa %xmm15, %xmm3 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm3 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
-	pxor %xmm3, %xmm13 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
-	movdqa %xmm13, %xmm3 /* sb_s1_5 */
-	pxor %xmm9, %xmm3 /* sb_out_xy_5 = xor(sb_s1_5, sb_s0_5) */
-	pand %xmm10, %xmm3 /* sb_out_d_5 = and(sb_out_xy_5, odd_bytes) */
-	pxor %xmm3, %xmm13 /* sb_out_x_5 = xor(sb_s1_5, sb_out_d_5) */
-	pxor %xmm3, %xmm9 /* sb_out_y_5 = xor(sb_s0_5, sb_out_d_5) */
-	pshufb %xmm14, %xmm9 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
-	movdqa 256(%rsp), %xmm3 /* reload g0s5 */
-	movdqa %xmm3, %xmm12 /* g0s5 */
-	pslld $8, %xmm12 /* s0k_o_5_l = shl(g0s5) */
+	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
+	pshufb %xmm10, %xmm13 /* sb_s1_5_h = lookup16(tbl_hi_1, sb_s1_5_aes_hi) */
+	pxor %xmm13, %xmm12 /* sb_s1_5 = xor(sb_s1_5_l, sb_s1_5_h) */
+	movdqa %xmm12, %xmm10 /* sb_s1_5 */
+	pxor %xmm3, %xmm10 /* sb_out_xy_5 = xor(sb_s1_5, sb_s0_5) */
+	pand %xmm9, %xmm10 /* sb_out_d_5 = and(sb_out_xy_5, odd_bytes) */
+	pxor %xmm10, %xmm12 /* sb_out_x_5 = xor(sb_s1_5, sb_out_d_5) */
+	pxor %xmm10, %xmm3 /* sb_out_y_5 = xor(sb_s0_5, sb_out_d_5) */
+	pshufb %xmm14, %xmm3 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	movdqa 256(%rsp), %xmm10 /* reload g0s5 */
+	movdqa %xmm10, %xmm13 /* g0s5 */
+	pslld $8, %xmm13 /* s0k_o_5_l = shl(g0s5) */
 	movdqa 240(%rsp), %xmm15 /* reload dbl_2 */
 	psrld $24, %xmm15 /* s0k_o_5_r = shr(dbl_2) */
-	por %xmm15, %xmm12 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
-	pand %xmm6, %xmm12 /* s0k_5 = and(s0k_o_5, modulus) */
+	por %xmm15, %xmm13 /* s0k_o_5 = or(s0k_o_5_l, s0k_o_5_r) */
+	pand %xmm6, %xmm13 /* s0k_5 = and(s0k_o_5, modulus) */
 	movdqa 96(%rsp), %xmm15 /* reload g0s9 */
 	movdqa %xmm15, %xmm4 /* g0s9 */
 	pslld $20, %xmm4 /* s4k_o_5_l = shl(g0s9) */
 	movdqa 112(%rsp), %xmm15 /* reload dbl_1 */
-	movdqa %xmm15, %xmm10 /* dbl_1 */
-	psrld $12, %xmm10 /* s4k_o_5_r = shr(dbl_1) */
-	por %xmm10, %xmm4 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
+	movdqa %xmm15, %xmm9 /* dbl_1 */
+	psrld $12, %xmm9 /* s4k_o_5_r = shr(dbl_1) */
+	por %xmm9, %xmm4 /* s4k_o_5 = or(s4k_o_5_l, s4k_o_5_r) */
 	pand %xmm6, %xmm4 /* s4k_5 = and(s4k_o_5, modulus) */
-	movdqa 368(%rsp), %xmm10 /* reload g0s15 */
-	movdqa %xmm10, %xmm15 /* g0s15 */
+	movdqa 368(%rsp), %xmm9 /* reload g0s15 */
+	movdqa %xmm9, %xmm15 /* g0s15 */
 	pslld $21, %xmm15 /* s10k_o_5_l = shl(g0s15) */
-	movdqa 80(%rsp), %xmm10 /* reload dbl */
+	movdqa 80(%rsp), %xmm9 /* reload dbl */
 	movdqa %xmm2, 240(%rsp) /* spill dbl_36 */
-	movdqa %xmm10, %xmm2 /* dbl */
+	movdqa %xmm9, %xmm2 /* dbl */
 	psrld $11, %xmm2 /* s10k_o_5_r = shr(dbl) */
 	por %xmm2, %xmm15 /* s10k_o_5 = or(s10k_o_5_l, s10k_o_5_r) */
 	pand %xmm6, %xmm15 /* s10k_5 = and(s10k_o_5, modulus) */
@@ -7674,11 +7631,11 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	psrld $17, %xmm2 /* s15k_o_5_r = shr(dbl_45) */
 	por %xmm2, %xmm11 /* s15k_o_5 = or(s15k_o_5_l, s15k_o_5_r) */
 	pand %xmm6, %xmm11 /* s15k_5 = and(s15k_o_5, modulus) */
-	paddd %xmm4, %xmm12 /* fb0_s_10 = add(s0k_5, s4k_5) */
-	movdqa %xmm12, %xmm2 /* fb0_s_10 */
+	paddd %xmm4, %xmm13 /* fb0_s_10 = add(s0k_5, s4k_5) */
+	movdqa %xmm13, %xmm2 /* fb0_s_10 */
 	pand %xmm6, %xmm2 /* fb0_m_10 = and(fb0_s_10, modulus) */
-	psrld $31, %xmm12 /* fb0_c_10 = shr(fb0_s_10) */
-	paddd %xmm12, %xmm2 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
+	psrld $31, %xmm13 /* fb0_c_10 = shr(fb0_s_10) */
+	paddd %xmm13, %xmm2 /* fb0_10 = add(fb0_m_10, fb0_c_10) */
 	paddd %xmm1, %xmm15 /* fb0_s_11 = add(s10k_5, s13k_5) */
 	movdqa %xmm15, %xmm1 /* fb0_s_11 */
 	pand %xmm6, %xmm1 /* fb0_m_11 = and(fb0_s_11, modulus) */
@@ -7694,7 +7651,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm6, %xmm2 /* fb2_m_5 = and(fb2_s_5, modulus) */
 	psrld $31, %xmm1 /* fb2_c_5 = shr(fb2_s_5) */
 	paddd %xmm1, %xmm2 /* fb2_5 = add(fb2_m_5, fb2_c_5) */
-	paddd %xmm3, %xmm2 /* fb_s_5 = add(fb2_5, g0s5) */
+	paddd %xmm10, %xmm2 /* fb_s_5 = add(fb2_5, g0s5) */
 	movdqa %xmm2, %xmm1 /* fb_s_5 */
 	pand %xmm6, %xmm1 /* fb_m_5 = and(fb_s_5, modulus) */
 	psrld $31, %xmm2 /* fb_c_5 = shr(fb_s_5) */
@@ -7703,141 +7660,139 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	/* Round 6, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm2 /* fb_5 */
 	paddd %xmm1, %xmm2 /* dbl_54 = add(fb_5, fb_5) */
-	movdqa %xmm2, %xmm3 /* dbl_54 */
-	pand %xmm7, %xmm3 /* x0_6_b = and(dbl_54, high16) */
-	movdqa %xmm7, %xmm4 /* high16 */
-	pandn %xmm5, %xmm4 /* x0_6_a = andnot(high16, fb_4) */
-	por %xmm4, %xmm3 /* x0_6 = or(x0_6_b, x0_6_a) */
-	movdqa 576(%rsp), %xmm4 /* reload fb_1 */
-	movdqa %xmm4, %xmm11 /* fb_1 */
+	movdqa %xmm2, %xmm4 /* dbl_54 */
+	pand %xmm7, %xmm4 /* x0_6_b = and(dbl_54, high16) */
+	movdqa %xmm7, %xmm10 /* high16 */
+	pandn %xmm5, %xmm10 /* x0_6_a = andnot(high16, fb_4) */
+	por %xmm10, %xmm4 /* x0_6 = or(x0_6_b, x0_6_a) */
+	movdqa 576(%rsp), %xmm10 /* reload fb_1 */
+	movdqa %xmm10, %xmm11 /* fb_1 */
 	pslld $16, %xmm11 /* x1_6_l = shl(fb_1) */
-	movdqa %xmm10, %xmm12 /* dbl */
-	psrld $16, %xmm12 /* x1_6_r = shr(dbl) */
-	por %xmm12, %xmm11 /* x1_6 = or(x1_6_l, x1_6_r) */
-	pxor %xmm13, %xmm3 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
-	paddd %xmm9, %xmm3 /* w_6 = add(x0r1_6, r2_5) */
-	movdqa 400(%rsp), %xmm12 /* reload x2_1 */
-	pxor %xmm12, %xmm3 /* z_6 = xor(w_6, x2_1) */
-	paddd %xmm11, %xmm13 /* w1_6 = add(sb_out_x_5, x1_6) */
-	movdqa 528(%rsp), %xmm12 /* reload x1_2 */
-	pxor %xmm12, %xmm9 /* w2_6 = xor(r2_5, x1_2) */
-	movdqa %xmm13, %xmm15 /* w1_6 */
-	pslld $16, %xmm15 /* l1in_6_l = shl(w1_6) */
-	movdqa %xmm9, %xmm10 /* w2_6 */
-	psrld $16, %xmm10 /* l1in_6_r = shr(w2_6) */
-	por %xmm10, %xmm15 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
-	movdqa %xmm15, %xmm10 /* l1in_6 */
-	pshufb %xmm14, %xmm10 /* ur24_6 = lookup16(l1in_6, rotl24) */
-	movdqa %xmm3, 400(%rsp) /* spill z_6 */
-	movdqa %xmm15, %xmm3 /* l1in_6 */
-	pshufb %xmm8, %xmm3 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm12 /* rotl16 = const() */
+	movdqa %xmm9, %xmm13 /* dbl */
+	psrld $16, %xmm13 /* x1_6_r = shr(dbl) */
+	por %xmm13, %xmm11 /* x1_6 = or(x1_6_l, x1_6_r) */
+	pxor %xmm12, %xmm4 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	paddd %xmm3, %xmm4 /* w_6 = add(x0r1_6, r2_5) */
+	pxor 400(%rsp), %xmm4 /* z_6 = xor(w_6, x2_1) */
+	paddd %xmm11, %xmm12 /* w1_6 = add(sb_out_x_5, x1_6) */
+	pxor 528(%rsp), %xmm3 /* w2_6 = xor(r2_5, x1_2) */
+	movdqa %xmm12, %xmm13 /* w1_6 */
+	pslld $16, %xmm13 /* l1in_6_l = shl(w1_6) */
+	movdqa %xmm3, %xmm15 /* w2_6 */
+	psrld $16, %xmm15 /* l1in_6_r = shr(w2_6) */
+	por %xmm15, %xmm13 /* l1in_6 = or(l1in_6_l, l1in_6_r) */
+	movdqa %xmm13, %xmm15 /* l1in_6 */
+	pshufb %xmm14, %xmm15 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	movdqa %xmm13, %xmm9 /* l1in_6 */
+	pshufb %xmm8, %xmm9 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	movdqa %xmm4, 400(%rsp) /* spill z_6 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 256(%rsp) /* spill x1_6 */
-	movdqa %xmm15, %xmm11 /* l1in_6 */
-	pshufb %xmm12, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
-	movdqa %xmm15, %xmm4 /* l1in_6 */
-	pxor %xmm3, %xmm4 /* ug_acc_6 = xor(l1in_6, ur8_6) */
-	pxor %xmm11, %xmm4 /* ug_6 = xor(ug_acc_6, ur16_6) */
-	movdqa %xmm4, %xmm3 /* ug_6 */
-	pslld $2, %xmm3 /* ur2_6_l = shl(ug_6) */
-	psrld $30, %xmm4 /* ur2_6_r = shr(ug_6) */
-	por %xmm4, %xmm3 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
-	pxor %xmm10, %xmm15 /* u_acc_6 = xor(l1in_6, ur24_6) */
-	pxor %xmm3, %xmm15 /* u_6 = xor(u_acc_6, ur2_6) */
-	pslld $16, %xmm9 /* l2in_6_l = shl(w2_6) */
-	psrld $16, %xmm13 /* l2in_6_r = shr(w1_6) */
-	por %xmm13, %xmm9 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
-	movdqa %xmm9, %xmm3 /* l2in_6 */
-	pshufb %xmm8, %xmm3 /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	movdqa %xmm9, %xmm4 /* l2in_6 */
-	pshufb %xmm12, %xmm4 /* v8r16_6 = lookup16(l2in_6, rotl16) */
-	movdqa %xmm9, %xmm10 /* l2in_6 */
-	pshufb %xmm14, %xmm10 /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	pxor %xmm4, %xmm9 /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
-	pxor %xmm10, %xmm9 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
-	movdqa %xmm9, %xmm10 /* v8g_6 */
-	pslld $6, %xmm10 /* v8r6_6_l = shl(v8g_6) */
-	psrld $26, %xmm9 /* v8r6_6_r = shr(v8g_6) */
-	por %xmm9, %xmm10 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
-	pxor %xmm4, %xmm3 /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
-	pxor %xmm10, %xmm3 /* v8_6 = xor(v8_acc_6, v8r6_6) */
-	movdqa %xmm3, %xmm4 /* v8_6 */
-	pxor %xmm15, %xmm4 /* sb_in_xy_6 = xor(v8_6, u_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm9 /* odd_bytes = const() */
-	pand %xmm9, %xmm4 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
-	pxor %xmm4, %xmm3 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
-	pxor %xmm4, %xmm15 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm4 /* nibble_mask = const() */
-	movdqa %xmm3, %xmm10 /* sb_in_x_6 */
-	pand %xmm4, %xmm10 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
-	psrlw $4, %xmm3 /* sb_s0_xs_6 = shr(sb_in_x_6) */
-	pand %xmm4, %xmm3 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm11 /* s0_p1 = const() */
-	movdqa %xmm11, %xmm13 /* s0_p1 */
-	pshufb %xmm10, %xmm13 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
-	pxor %xmm3, %xmm13 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm3 /* s0_p2 = const() */
-	movdqa %xmm3, %xmm11 /* s0_p2 */
-	pshufb %xmm13, %xmm11 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
-	pxor %xmm10, %xmm11 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm10 /* s0_p3_rot = const() */
-	movdqa %xmm10, %xmm3 /* s0_p3_rot */
-	pshufb %xmm11, %xmm3 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
-	pxor %xmm13, %xmm3 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
-	movdqa %xmm15, %xmm11 /* sb_in_y_6 */
-	pand %xmm4, %xmm11 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_6_sh = shr(sb_in_y_6) */
-	pand %xmm4, %xmm15 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm11, %xmm10 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm11 /* tbl_hi = const() */
-	movdqa %xmm11, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
-	pxor %xmm13, %xmm10 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
+	movdqa %xmm13, %xmm11 /* l1in_6 */
+	pshufb %xmm4, %xmm11 /* ur16_6 = lookup16(l1in_6, rotl16) */
+	movdqa %xmm13, %xmm10 /* l1in_6 */
+	pxor %xmm9, %xmm10 /* ug_acc_6 = xor(l1in_6, ur8_6) */
+	pxor %xmm11, %xmm10 /* ug_6 = xor(ug_acc_6, ur16_6) */
+	movdqa %xmm10, %xmm9 /* ug_6 */
+	pslld $2, %xmm9 /* ur2_6_l = shl(ug_6) */
+	psrld $30, %xmm10 /* ur2_6_r = shr(ug_6) */
+	por %xmm10, %xmm9 /* ur2_6 = or(ur2_6_l, ur2_6_r) */
+	pxor %xmm15, %xmm13 /* u_acc_6 = xor(l1in_6, ur24_6) */
+	pxor %xmm9, %xmm13 /* u_6 = xor(u_acc_6, ur2_6) */
+	pslld $16, %xmm3 /* l2in_6_l = shl(w2_6) */
+	psrld $16, %xmm12 /* l2in_6_r = shr(w1_6) */
+	por %xmm12, %xmm3 /* l2in_6 = or(l2in_6_l, l2in_6_r) */
+	movdqa %xmm3, %xmm9 /* l2in_6 */
+	pshufb %xmm8, %xmm9 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	movdqa %xmm3, %xmm10 /* l2in_6 */
+	pshufb %xmm4, %xmm10 /* v8r16_6 = lookup16(l2in_6, rotl16) */
+	movdqa %xmm3, %xmm11 /* l2in_6 */
+	pshufb %xmm14, %xmm11 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	pxor %xmm10, %xmm3 /* v8g_acc_6 = xor(l2in_6, v8r16_6) */
+	pxor %xmm11, %xmm3 /* v8g_6 = xor(v8g_acc_6, v8r24_6) */
+	movdqa %xmm3, %xmm11 /* v8g_6 */
+	pslld $6, %xmm11 /* v8r6_6_l = shl(v8g_6) */
+	psrld $26, %xmm3 /* v8r6_6_r = shr(v8g_6) */
+	por %xmm3, %xmm11 /* v8r6_6 = or(v8r6_6_l, v8r6_6_r) */
+	pxor %xmm10, %xmm9 /* v8_acc_6 = xor(v8r8_6, v8r16_6) */
+	pxor %xmm11, %xmm9 /* v8_6 = xor(v8_acc_6, v8r6_6) */
+	movdqa %xmm9, %xmm3 /* v8_6 */
+	pxor %xmm13, %xmm3 /* sb_in_xy_6 = xor(v8_6, u_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
+	pand %xmm10, %xmm3 /* sb_in_d_6 = and(sb_in_xy_6, odd_bytes) */
+	pxor %xmm3, %xmm9 /* sb_in_x_6 = xor(v8_6, sb_in_d_6) */
+	pxor %xmm3, %xmm13 /* sb_in_y_6 = xor(u_6, sb_in_d_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
+	movdqa %xmm9, %xmm11 /* sb_in_x_6 */
+	pand %xmm3, %xmm11 /* sb_s0_xl_6 = and(sb_in_x_6, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_6 = shr(sb_in_x_6) */
+	pand %xmm3, %xmm9 /* sb_s0_xh_6 = and(sb_s0_xs_6, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_6 = lookup16(s0_p1, sb_s0_xl_6) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_6 = xor(sb_s0_p1_6, sb_s0_xh_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_6 = lookup16(s0_p2, sb_s0_t_6) */
+	pxor %xmm11, %xmm12 /* sb_s0_ol_6 = xor(sb_s0_p2_6, sb_s0_xl_6) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
+	movdqa %xmm11, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3_6 = lookup16(s0_p3_rot, sb_s0_ol_6) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_6 = add(sb_s0_t_6, sb_s0_t_6) */
+	pxor %xmm15, %xmm9 /* sb_s0_6 = xor(sb_s0_p3_6, sb_s0_t2_6) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_6 */
+	pand %xmm3, %xmm12 /* sb_in_y_6_lo = and(sb_in_y_6, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_6_sh = shr(sb_in_y_6) */
+	pand %xmm3, %xmm13 /* sb_in_y_6_hi = and(sb_in_y_6_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
+	pshufb %xmm12, %xmm11 /* sb_s1_k_6_l = lookup16(tbl_lo, sb_in_y_6_lo) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_6_h = lookup16(tbl_hi, sb_in_y_6_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_6 = xor(sb_s1_k_6_l, sb_s1_k_6_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
-	pshufb %xmm13, %xmm10 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
+	pshufb %xmm13, %xmm11 /* sb_s1_6_sr = lookup16(sb_s1_k_6, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
-	aesenclast %xmm15, %xmm10 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm15 /* sb_s1_6_aes */
-	pand %xmm4, %xmm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
-	pand %xmm4, %xmm10 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
+	aesenclast %xmm15, %xmm11 /* sb_s1_6_aes = aesenclast(sb_s1_6_sr, aes_cancel_key) */
+	movdqa %xmm11, %xmm15 /* sb_s1_6_aes */
+	pand %xmm3, %xmm15 /* sb_s1_6_aes_lo = and(sb_s1_6_aes, nibble_mask) */
+	psrlw $4, %xmm11 /* sb_s1_6_aes_sh = shr(sb_s1_6_aes) */
+	pand %xmm3, %xmm11 /* sb_s1_6_aes_hi = and(sb_s1_6_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo_1 */
-	pshufb %xmm15, %xmm11 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
+	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
+	pshufb %xmm15, %xmm12 /* sb_s1_6_l = lookup16(tbl_lo_1, sb_s1_6_aes_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi_1(%rip), %xmm15 /* tbl_hi_1 = const() */
 	movdqa %xmm15, %xmm13 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm13 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
-	movdqa %xmm11, %xmm10 /* sb_s1_6 */
-	pxor %xmm3, %xmm10 /* sb_out_xy_6 = xor(sb_s1_6, sb_s0_6) */
-	pand %xmm9, %xmm10 /* sb_out_d_6 = and(sb_out_xy_6, odd_bytes) */
-	pxor %xmm10, %xmm11 /* sb_out_x_6 = xor(sb_s1_6, sb_out_d_6) */
-	pxor %xmm10, %xmm3 /* sb_out_y_6 = xor(sb_s0_6, sb_out_d_6) */
-	pshufb %xmm14, %xmm3 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
-	movdqa 48(%rsp), %xmm10 /* reload g0s6 */
-	movdqa %xmm10, %xmm13 /* g0s6 */
+	pshufb %xmm11, %xmm13 /* sb_s1_6_h = lookup16(tbl_hi_1, sb_s1_6_aes_hi) */
+	pxor %xmm13, %xmm12 /* sb_s1_6 = xor(sb_s1_6_l, sb_s1_6_h) */
+	movdqa %xmm12, %xmm11 /* sb_s1_6 */
+	pxor %xmm9, %xmm11 /* sb_out_xy_6 = xor(sb_s1_6, sb_s0_6) */
+	pand %xmm10, %xmm11 /* sb_out_d_6 = and(sb_out_xy_6, odd_bytes) */
+	pxor %xmm11, %xmm12 /* sb_out_x_6 = xor(sb_s1_6, sb_out_d_6) */
+	pxor %xmm11, %xmm9 /* sb_out_y_6 = xor(sb_s0_6, sb_out_d_6) */
+	pshufb %xmm14, %xmm9 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	movdqa 48(%rsp), %xmm11 /* reload g0s6 */
+	movdqa %xmm11, %xmm13 /* g0s6 */
 	pslld $8, %xmm13 /* s0k_o_6_l = shl(g0s6) */
 	movdqa 432(%rsp), %xmm15 /* reload dbl_11 */
 	psrld $24, %xmm15 /* s0k_o_6_r = shr(dbl_11) */
 	por %xmm15, %xmm13 /* s0k_o_6 = or(s0k_o_6_l, s0k_o_6_r) */
 	pand %xmm6, %xmm13 /* s0k_6 = and(s0k_o_6, modulus) */
 	movdqa 288(%rsp), %xmm15 /* reload g0s10 */
-	movdqa %xmm15, %xmm4 /* g0s10 */
-	pslld $20, %xmm4 /* s4k_o_6_l = shl(g0s10) */
+	movdqa %xmm15, %xmm3 /* g0s10 */
+	pslld $20, %xmm3 /* s4k_o_6_l = shl(g0s10) */
 	movdqa 352(%rsp), %xmm15 /* reload dbl_6 */
-	movdqa %xmm15, %xmm9 /* dbl_6 */
-	psrld $12, %xmm9 /* s4k_o_6_r = shr(dbl_6) */
-	por %xmm9, %xmm4 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
-	pand %xmm6, %xmm4 /* s4k_6 = and(s4k_o_6, modulus) */
-	movdqa 480(%rsp), %xmm9 /* reload fb */
-	movdqa %xmm9, %xmm15 /* fb */
+	movdqa %xmm15, %xmm10 /* dbl_6 */
+	psrld $12, %xmm10 /* s4k_o_6_r = shr(dbl_6) */
+	por %xmm10, %xmm3 /* s4k_o_6 = or(s4k_o_6_l, s4k_o_6_r) */
+	pand %xmm6, %xmm3 /* s4k_6 = and(s4k_o_6, modulus) */
+	movdqa 480(%rsp), %xmm10 /* reload fb */
+	movdqa %xmm10, %xmm15 /* fb */
 	pslld $21, %xmm15 /* s10k_o_6_l = shl(fb) */
-	movdqa 464(%rsp), %xmm9 /* reload dbl_9 */
+	movdqa 464(%rsp), %xmm10 /* reload dbl_9 */
 	movdqa %xmm0, 432(%rsp) /* spill dbl_45 */
-	movdqa %xmm9, %xmm0 /* dbl_9 */
+	movdqa %xmm10, %xmm0 /* dbl_9 */
 	psrld $11, %xmm0 /* s10k_o_6_r = shr(dbl_9) */
 	por %xmm0, %xmm15 /* s10k_o_6 = or(s10k_o_6_l, s10k_o_6_r) */
 	pand %xmm6, %xmm15 /* s10k_6 = and(s10k_o_6, modulus) */
@@ -7846,146 +7801,144 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm0, %xmm5 /* fb_3 */
 	pslld $17, %xmm5 /* s13k_o_6_l = shl(fb_3) */
 	movdqa 240(%rsp), %xmm0 /* reload dbl_36 */
-	movdqa %xmm0, %xmm12 /* dbl_36 */
-	psrld $15, %xmm12 /* s13k_o_6_r = shr(dbl_36) */
-	por %xmm12, %xmm5 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
+	movdqa %xmm0, %xmm4 /* dbl_36 */
+	psrld $15, %xmm4 /* s13k_o_6_r = shr(dbl_36) */
+	por %xmm4, %xmm5 /* s13k_o_6 = or(s13k_o_6_l, s13k_o_6_r) */
 	pand %xmm6, %xmm5 /* s13k_6 = and(s13k_o_6, modulus) */
-	movdqa %xmm1, %xmm12 /* fb_5 */
-	pslld $15, %xmm12 /* s15k_o_6_l = shl(fb_5) */
+	movdqa %xmm1, %xmm4 /* fb_5 */
+	pslld $15, %xmm4 /* s15k_o_6_l = shl(fb_5) */
 	movdqa %xmm2, %xmm0 /* dbl_54 */
 	psrld $17, %xmm0 /* s15k_o_6_r = shr(dbl_54) */
-	por %xmm0, %xmm12 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
-	pand %xmm6, %xmm12 /* s15k_6 = and(s15k_o_6, modulus) */
-	paddd %xmm4, %xmm13 /* fb0_s_12 = add(s0k_6, s4k_6) */
+	por %xmm0, %xmm4 /* s15k_o_6 = or(s15k_o_6_l, s15k_o_6_r) */
+	pand %xmm6, %xmm4 /* s15k_6 = and(s15k_o_6, modulus) */
+	paddd %xmm3, %xmm13 /* fb0_s_12 = add(s0k_6, s4k_6) */
 	movdqa %xmm13, %xmm0 /* fb0_s_12 */
 	pand %xmm6, %xmm0 /* fb0_m_12 = and(fb0_s_12, modulus) */
 	psrld $31, %xmm13 /* fb0_c_12 = shr(fb0_s_12) */
 	paddd %xmm13, %xmm0 /* fb0_12 = add(fb0_m_12, fb0_c_12) */
 	paddd %xmm5, %xmm15 /* fb0_s_13 = add(s10k_6, s13k_6) */
-	movdqa %xmm15, %xmm4 /* fb0_s_13 */
-	pand %xmm6, %xmm4 /* fb0_m_13 = and(fb0_s_13, modulus) */
+	movdqa %xmm15, %xmm3 /* fb0_s_13 */
+	pand %xmm6, %xmm3 /* fb0_m_13 = and(fb0_s_13, modulus) */
 	psrld $31, %xmm15 /* fb0_c_13 = shr(fb0_s_13) */
-	paddd %xmm15, %xmm4 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
-	paddd %xmm4, %xmm0 /* fb1_s_6 = add(fb0_12, fb0_13) */
-	movdqa %xmm0, %xmm4 /* fb1_s_6 */
-	pand %xmm6, %xmm4 /* fb1_m_6 = and(fb1_s_6, modulus) */
+	paddd %xmm15, %xmm3 /* fb0_13 = add(fb0_m_13, fb0_c_13) */
+	paddd %xmm3, %xmm0 /* fb1_s_6 = add(fb0_12, fb0_13) */
+	movdqa %xmm0, %xmm3 /* fb1_s_6 */
+	pand %xmm6, %xmm3 /* fb1_m_6 = and(fb1_s_6, modulus) */
 	psrld $31, %xmm0 /* fb1_c_6 = shr(fb1_s_6) */
-	paddd %xmm0, %xmm4 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
-	paddd %xmm12, %xmm4 /* fb2_s_6 = add(fb1_6, s15k_6) */
-	movdqa %xmm4, %xmm0 /* fb2_s_6 */
+	paddd %xmm0, %xmm3 /* fb1_6 = add(fb1_m_6, fb1_c_6) */
+	paddd %xmm4, %xmm3 /* fb2_s_6 = add(fb1_6, s15k_6) */
+	movdqa %xmm3, %xmm0 /* fb2_s_6 */
 	pand %xmm6, %xmm0 /* fb2_m_6 = and(fb2_s_6, modulus) */
-	psrld $31, %xmm4 /* fb2_c_6 = shr(fb2_s_6) */
-	paddd %xmm4, %xmm0 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
-	paddd %xmm10, %xmm0 /* fb_s_6 = add(fb2_6, g0s6) */
-	movdqa %xmm0, %xmm4 /* fb_s_6 */
-	pand %xmm6, %xmm4 /* fb_m_6 = and(fb_s_6, modulus) */
+	psrld $31, %xmm3 /* fb2_c_6 = shr(fb2_s_6) */
+	paddd %xmm3, %xmm0 /* fb2_6 = add(fb2_m_6, fb2_c_6) */
+	paddd %xmm11, %xmm0 /* fb_s_6 = add(fb2_6, g0s6) */
+	movdqa %xmm0, %xmm3 /* fb_s_6 */
+	pand %xmm6, %xmm3 /* fb_m_6 = and(fb_s_6, modulus) */
 	psrld $31, %xmm0 /* fb_c_6 = shr(fb_s_6) */
-	paddd %xmm0, %xmm4 /* fb_6 = add(fb_m_6, fb_c_6) */
+	paddd %xmm0, %xmm3 /* fb_6 = add(fb_m_6, fb_c_6) */
 
 	/* Round 7, lanes 0..3: BR, F (Z out), LFSR feedback. */
-	movdqa %xmm4, %xmm0 /* fb_6 */
-	paddd %xmm4, %xmm0 /* dbl_63 = add(fb_6, fb_6) */
-	movdqa %xmm0, %xmm5 /* dbl_63 */
-	pand %xmm7, %xmm5 /* x0_7_b = and(dbl_63, high16) */
-	movdqa %xmm7, %xmm10 /* high16 */
-	pandn %xmm1, %xmm10 /* x0_7_a = andnot(high16, fb_5) */
-	por %xmm10, %xmm5 /* x0_7 = or(x0_7_b, x0_7_a) */
-	movdqa 672(%rsp), %xmm10 /* reload fb_2 */
-	movdqa %xmm10, %xmm12 /* fb_2 */
-	pslld $16, %xmm12 /* x1_7_l = shl(fb_2) */
-	movdqa %xmm9, %xmm13 /* dbl_9 */
+	movdqa %xmm3, %xmm0 /* fb_6 */
+	paddd %xmm3, %xmm0 /* dbl_63 = add(fb_6, fb_6) */
+	movdqa %xmm0, %xmm4 /* dbl_63 */
+	pand %xmm7, %xmm4 /* x0_7_b = and(dbl_63, high16) */
+	movdqa %xmm7, %xmm5 /* high16 */
+	pandn %xmm1, %xmm5 /* x0_7_a = andnot(high16, fb_5) */
+	por %xmm5, %xmm4 /* x0_7 = or(x0_7_b, x0_7_a) */
+	movdqa 672(%rsp), %xmm5 /* reload fb_2 */
+	movdqa %xmm5, %xmm11 /* fb_2 */
+	pslld $16, %xmm11 /* x1_7_l = shl(fb_2) */
+	movdqa %xmm10, %xmm13 /* dbl_9 */
 	psrld $16, %xmm13 /* x1_7_r = shr(dbl_9) */
-	por %xmm13, %xmm12 /* x1_7 = or(x1_7_l, x1_7_r) */
-	pxor %xmm11, %xmm5 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
-	paddd %xmm3, %xmm5 /* w_7 = add(x0r1_7, r2_6) */
-	movdqa 512(%rsp), %xmm13 /* reload x2_2 */
-	pxor %xmm13, %xmm5 /* z_7 = xor(w_7, x2_2) */
-	paddd %xmm12, %xmm11 /* w1_7 = add(sb_out_x_6, x1_7) */
-	movdqa 624(%rsp), %xmm13 /* reload x1_3 */
-	pxor %xmm13, %xmm3 /* w2_7 = xor(r2_6, x1_3) */
-	movdqa %xmm11, %xmm15 /* w1_7 */
-	pslld $16, %xmm15 /* l1in_7_l = shl(w1_7) */
-	movdqa %xmm3, %xmm9 /* w2_7 */
-	psrld $16, %xmm9 /* l1in_7_r = shr(w2_7) */
-	por %xmm9, %xmm15 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
-	movdqa %xmm15, %xmm9 /* l1in_7 */
-	pshufb %xmm14, %xmm9 /* ur24_7 = lookup16(l1in_7, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_7 */
-	pshufb %xmm8, %xmm13 /* ur8_7 = lookup16(l1in_7, rotl8) */
-	movdqa %xmm5, 512(%rsp) /* spill z_7 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm5 /* rotl16 = const() */
-	movdqa %xmm12, 48(%rsp) /* spill x1_7 */
-	movdqa %xmm15, %xmm12 /* l1in_7 */
-	pshufb %xmm5, %xmm12 /* ur16_7 = lookup16(l1in_7, rotl16) */
-	movdqa %xmm15, %xmm10 /* l1in_7 */
-	pxor %xmm13, %xmm10 /* ug_acc_7 = xor(l1in_7, ur8_7) */
-	pxor %xmm12, %xmm10 /* ug_7 = xor(ug_acc_7, ur16_7) */
-	movdqa %xmm10, %xmm12 /* ug_7 */
-	pslld $2, %xmm12 /* ur2_7_l = shl(ug_7) */
-	psrld $30, %xmm10 /* ur2_7_r = shr(ug_7) */
-	por %xmm10, %xmm12 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
-	pxor %xmm9, %xmm15 /* u_acc_7 = xor(l1in_7, ur24_7) */
-	pxor %xmm12, %xmm15 /* u_7 = xor(u_acc_7, ur2_7) */
-	pslld $16, %xmm3 /* l2in_7_l = shl(w2_7) */
-	psrld $16, %xmm11 /* l2in_7_r = shr(w1_7) */
-	por %xmm11, %xmm3 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
-	movdqa %xmm3, %xmm9 /* l2in_7 */
-	pshufb %xmm8, %xmm9 /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	movdqa %xmm3, %xmm10 /* l2in_7 */
-	pshufb %xmm5, %xmm10 /* v8r16_7 = lookup16(l2in_7, rotl16) */
-	movdqa %xmm3, %xmm11 /* l2in_7 */
+	por %xmm13, %xmm11 /* x1_7 = or(x1_7_l, x1_7_r) */
+	pxor %xmm12, %xmm4 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	paddd %xmm9, %xmm4 /* w_7 = add(x0r1_7, r2_6) */
+	pxor 512(%rsp), %xmm4 /* z_7 = xor(w_7, x2_2) */
+	paddd %xmm11, %xmm12 /* w1_7 = add(sb_out_x_6, x1_7) */
+	pxor 624(%rsp), %xmm9 /* w2_7 = xor(r2_6, x1_3) */
+	movdqa %xmm12, %xmm13 /* w1_7 */
+	pslld $16, %xmm13 /* l1in_7_l = shl(w1_7) */
+	movdqa %xmm9, %xmm15 /* w2_7 */
+	psrld $16, %xmm15 /* l1in_7_r = shr(w2_7) */
+	por %xmm15, %xmm13 /* l1in_7 = or(l1in_7_l, l1in_7_r) */
+	movdqa %xmm13, %xmm15 /* l1in_7 */
+	pshufb %xmm14, %xmm15 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_7 */
+	pshufb %xmm8, %xmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	movdqa %xmm4, 512(%rsp) /* spill z_7 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
+	movdqa %xmm11, 48(%rsp) /* spill x1_7 */
+	movdqa %xmm13, %xmm11 /* l1in_7 */
+	pshufb %xmm4, %xmm11 /* ur16_7 = lookup16(l1in_7, rotl16) */
+	movdqa %xmm13, %xmm5 /* l1in_7 */
+	pxor %xmm10, %xmm5 /* ug_acc_7 = xor(l1in_7, ur8_7) */
+	pxor %xmm11, %xmm5 /* ug_7 = xor(ug_acc_7, ur16_7) */
+	movdqa %xmm5, %xmm10 /* ug_7 */
+	pslld $2, %xmm10 /* ur2_7_l = shl(ug_7) */
+	psrld $30, %xmm5 /* ur2_7_r = shr(ug_7) */
+	por %xmm5, %xmm10 /* ur2_7 = or(ur2_7_l, ur2_7_r) */
+	pxor %xmm15, %xmm13 /* u_acc_7 = xor(l1in_7, ur24_7) */
+	pxor %xmm10, %xmm13 /* u_7 = xor(u_acc_7, ur2_7) */
+	pslld $16, %xmm9 /* l2in_7_l = shl(w2_7) */
+	psrld $16, %xmm12 /* l2in_7_r = shr(w1_7) */
+	por %xmm12, %xmm9 /* l2in_7 = or(l2in_7_l, l2in_7_r) */
+	movdqa %xmm9, %xmm5 /* l2in_7 */
+	pshufb %xmm8, %xmm5 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	movdqa %xmm9, %xmm10 /* l2in_7 */
+	pshufb %xmm4, %xmm10 /* v8r16_7 = lookup16(l2in_7, rotl16) */
+	movdqa %xmm9, %xmm11 /* l2in_7 */
 	pshufb %xmm14, %xmm11 /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	pxor %xmm10, %xmm3 /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
-	pxor %xmm11, %xmm3 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
-	movdqa %xmm3, %xmm11 /* v8g_7 */
+	pxor %xmm10, %xmm9 /* v8g_acc_7 = xor(l2in_7, v8r16_7) */
+	pxor %xmm11, %xmm9 /* v8g_7 = xor(v8g_acc_7, v8r24_7) */
+	movdqa %xmm9, %xmm11 /* v8g_7 */
 	pslld $6, %xmm11 /* v8r6_7_l = shl(v8g_7) */
-	psrld $26, %xmm3 /* v8r6_7_r = shr(v8g_7) */
-	por %xmm3, %xmm11 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
-	pxor %xmm10, %xmm9 /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
-	pxor %xmm11, %xmm9 /* v8_7 = xor(v8_acc_7, v8r6_7) */
-	movdqa %xmm9, %xmm3 /* v8_7 */
-	pxor %xmm15, %xmm3 /* sb_in_xy_7 = xor(v8_7, u_7) */
+	psrld $26, %xmm9 /* v8r6_7_r = shr(v8g_7) */
+	por %xmm9, %xmm11 /* v8r6_7 = or(v8r6_7_l, v8r6_7_r) */
+	pxor %xmm10, %xmm5 /* v8_acc_7 = xor(v8r8_7, v8r16_7) */
+	pxor %xmm11, %xmm5 /* v8_7 = xor(v8_acc_7, v8r6_7) */
+	movdqa %xmm5, %xmm9 /* v8_7 */
+	pxor %xmm13, %xmm9 /* sb_in_xy_7 = xor(v8_7, u_7) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm3 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
-	pxor %xmm3, %xmm9 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
-	pxor %xmm3, %xmm15 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm3 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm11 /* sb_in_x_7 */
-	pand %xmm3, %xmm11 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_7 = shr(sb_in_x_7) */
-	pand %xmm3, %xmm9 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
+	pand %xmm10, %xmm9 /* sb_in_d_7 = and(sb_in_xy_7, odd_bytes) */
+	pxor %xmm9, %xmm5 /* sb_in_x_7 = xor(v8_7, sb_in_d_7) */
+	pxor %xmm9, %xmm13 /* sb_in_y_7 = xor(u_7, sb_in_d_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm11 /* sb_in_x_7 */
+	pand %xmm9, %xmm11 /* sb_s0_xl_7 = and(sb_in_x_7, nibble_mask) */
+	psrlw $4, %xmm5 /* sb_s0_xs_7 = shr(sb_in_x_7) */
+	pand %xmm9, %xmm5 /* sb_s0_xh_7 = and(sb_s0_xs_7, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
-	pxor %xmm9, %xmm13 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_7 = lookup16(s0_p1, sb_s0_xl_7) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_7 = xor(sb_s0_p1_7, sb_s0_xh_7) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
+	movdqa %xmm5, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_7 = lookup16(s0_p2, sb_s0_t_7) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_7 = xor(sb_s0_p2_7, sb_s0_xl_7) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm9 /* s0_p3_rot */
-	pshufb %xmm12, %xmm9 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
-	pxor %xmm13, %xmm9 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_7 */
-	pand %xmm3, %xmm12 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_7_sh = shr(sb_in_y_7) */
-	pand %xmm3, %xmm15 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm5 /* s0_p3_rot */
+	pshufb %xmm12, %xmm5 /* sb_s0_p3_7 = lookup16(s0_p3_rot, sb_s0_ol_7) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_7 = add(sb_s0_t_7, sb_s0_t_7) */
+	pxor %xmm15, %xmm5 /* sb_s0_7 = xor(sb_s0_p3_7, sb_s0_t2_7) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_7 */
+	pand %xmm9, %xmm12 /* sb_in_y_7_lo = and(sb_in_y_7, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_7_sh = shr(sb_in_y_7) */
+	pand %xmm9, %xmm13 /* sb_in_y_7_hi = and(sb_in_y_7_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_7_l = lookup16(tbl_lo, sb_in_y_7_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_7_h = lookup16(tbl_hi, sb_in_y_7_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_7 = xor(sb_s1_k_7_l, sb_s1_k_7_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_7_sr = lookup16(sb_s1_k_7, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_7_aes = aesenclast(sb_s1_7_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_7_aes */
-	pand %xmm3, %xmm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
+	pand %xmm9, %xmm15 /* sb_s1_7_aes_lo = and(sb_s1_7_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_7_aes_sh = shr(sb_s1_7_aes) */
-	pand %xmm3, %xmm11 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
+	pand %xmm9, %xmm11 /* sb_s1_7_aes_hi = and(sb_s1_7_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_7_l = lookup16(tbl_lo_1, sb_s1_7_aes_lo) */
@@ -7994,11 +7947,11 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_7_h = lookup16(tbl_hi_1, sb_s1_7_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_7 = xor(sb_s1_7_l, sb_s1_7_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_7 */
-	pxor %xmm9, %xmm11 /* sb_out_xy_7 = xor(sb_s1_7, sb_s0_7) */
+	pxor %xmm5, %xmm11 /* sb_out_xy_7 = xor(sb_s1_7, sb_s0_7) */
 	pand %xmm10, %xmm11 /* sb_out_d_7 = and(sb_out_xy_7, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_7 = xor(sb_s1_7, sb_out_d_7) */
-	pxor %xmm11, %xmm9 /* sb_out_y_7 = xor(sb_s0_7, sb_out_d_7) */
-	pshufb %xmm14, %xmm9 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	pxor %xmm11, %xmm5 /* sb_out_y_7 = xor(sb_s0_7, sb_out_d_7) */
+	pshufb %xmm14, %xmm5 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
 	movdqa 128(%rsp), %xmm11 /* reload g0s7 */
 	movdqa %xmm11, %xmm13 /* g0s7 */
 	pslld $8, %xmm13 /* s0k_o_7_l = shl(g0s7) */
@@ -8007,13 +7960,13 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm15, %xmm13 /* s0k_o_7 = or(s0k_o_7_l, s0k_o_7_r) */
 	pand %xmm6, %xmm13 /* s0k_7 = and(s0k_o_7, modulus) */
 	movdqa 224(%rsp), %xmm15 /* reload g0s11 */
-	movdqa %xmm15, %xmm3 /* g0s11 */
-	pslld $20, %xmm3 /* s4k_o_7_l = shl(g0s11) */
+	movdqa %xmm15, %xmm9 /* g0s11 */
+	pslld $20, %xmm9 /* s4k_o_7_l = shl(g0s11) */
 	movdqa 16(%rsp), %xmm15 /* reload dbl_15 */
 	movdqa %xmm15, %xmm10 /* dbl_15 */
 	psrld $12, %xmm10 /* s4k_o_7_r = shr(dbl_15) */
-	por %xmm10, %xmm3 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
-	pand %xmm6, %xmm3 /* s4k_7 = and(s4k_o_7, modulus) */
+	por %xmm10, %xmm9 /* s4k_o_7 = or(s4k_o_7_l, s4k_o_7_r) */
+	pand %xmm6, %xmm9 /* s4k_7 = and(s4k_o_7, modulus) */
 	movdqa 576(%rsp), %xmm10 /* reload fb_1 */
 	movdqa %xmm10, %xmm15 /* fb_1 */
 	pslld $21, %xmm15 /* s10k_o_7_l = shl(fb_1) */
@@ -8028,17 +7981,17 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm2, %xmm1 /* fb_4 */
 	pslld $17, %xmm1 /* s13k_o_7_l = shl(fb_4) */
 	movdqa 432(%rsp), %xmm2 /* reload dbl_45 */
-	movdqa %xmm2, %xmm5 /* dbl_45 */
-	psrld $15, %xmm5 /* s13k_o_7_r = shr(dbl_45) */
-	por %xmm5, %xmm1 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
+	movdqa %xmm2, %xmm4 /* dbl_45 */
+	psrld $15, %xmm4 /* s13k_o_7_r = shr(dbl_45) */
+	por %xmm4, %xmm1 /* s13k_o_7 = or(s13k_o_7_l, s13k_o_7_r) */
 	pand %xmm6, %xmm1 /* s13k_7 = and(s13k_o_7, modulus) */
-	movdqa %xmm4, %xmm5 /* fb_6 */
-	pslld $15, %xmm5 /* s15k_o_7_l = shl(fb_6) */
+	movdqa %xmm3, %xmm4 /* fb_6 */
+	pslld $15, %xmm4 /* s15k_o_7_l = shl(fb_6) */
 	movdqa %xmm0, %xmm2 /* dbl_63 */
 	psrld $17, %xmm2 /* s15k_o_7_r = shr(dbl_63) */
-	por %xmm2, %xmm5 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
-	pand %xmm6, %xmm5 /* s15k_7 = and(s15k_o_7, modulus) */
-	paddd %xmm3, %xmm13 /* fb0_s_14 = add(s0k_7, s4k_7) */
+	por %xmm2, %xmm4 /* s15k_o_7 = or(s15k_o_7_l, s15k_o_7_r) */
+	pand %xmm6, %xmm4 /* s15k_7 = and(s15k_o_7, modulus) */
+	paddd %xmm9, %xmm13 /* fb0_s_14 = add(s0k_7, s4k_7) */
 	movdqa %xmm13, %xmm2 /* fb0_s_14 */
 	pand %xmm6, %xmm2 /* fb0_m_14 = and(fb0_s_14, modulus) */
 	psrld $31, %xmm13 /* fb0_c_14 = shr(fb0_s_14) */
@@ -8053,7 +8006,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pand %xmm6, %xmm1 /* fb1_m_7 = and(fb1_s_7, modulus) */
 	psrld $31, %xmm2 /* fb1_c_7 = shr(fb1_s_7) */
 	paddd %xmm2, %xmm1 /* fb1_7 = add(fb1_m_7, fb1_c_7) */
-	paddd %xmm5, %xmm1 /* fb2_s_7 = add(fb1_7, s15k_7) */
+	paddd %xmm4, %xmm1 /* fb2_s_7 = add(fb1_7, s15k_7) */
 	movdqa %xmm1, %xmm2 /* fb2_s_7 */
 	pand %xmm6, %xmm2 /* fb2_m_7 = and(fb2_s_7, modulus) */
 	psrld $31, %xmm1 /* fb2_c_7 = shr(fb2_s_7) */
@@ -8067,107 +8020,105 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	/* Round 8, lanes 0..3: BR, F (Z out), LFSR feedback. */
 	movdqa %xmm1, %xmm2 /* fb_7 */
 	paddd %xmm1, %xmm2 /* dbl_72 = add(fb_7, fb_7) */
-	movdqa %xmm2, %xmm3 /* dbl_72 */
-	pand %xmm7, %xmm3 /* x0_8_b = and(dbl_72, high16) */
-	movdqa %xmm7, %xmm5 /* high16 */
-	pandn %xmm4, %xmm5 /* x0_8_a = andnot(high16, fb_6) */
-	por %xmm5, %xmm3 /* x0_8 = or(x0_8_b, x0_8_a) */
-	movdqa 688(%rsp), %xmm5 /* reload fb_3 */
-	movdqa %xmm5, %xmm11 /* fb_3 */
+	movdqa %xmm2, %xmm4 /* dbl_72 */
+	pand %xmm7, %xmm4 /* x0_8_b = and(dbl_72, high16) */
+	movdqa %xmm7, %xmm9 /* high16 */
+	pandn %xmm3, %xmm9 /* x0_8_a = andnot(high16, fb_6) */
+	por %xmm9, %xmm4 /* x0_8 = or(x0_8_b, x0_8_a) */
+	movdqa 688(%rsp), %xmm9 /* reload fb_3 */
+	movdqa %xmm9, %xmm11 /* fb_3 */
 	pslld $16, %xmm11 /* x1_8_l = shl(fb_3) */
 	movdqa %xmm10, %xmm13 /* dbl_18 */
 	psrld $16, %xmm13 /* x1_8_r = shr(dbl_18) */
 	por %xmm13, %xmm11 /* x1_8 = or(x1_8_l, x1_8_r) */
-	pxor %xmm12, %xmm3 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	paddd %xmm9, %xmm3 /* w_8 = add(x0r1_8, r2_7) */
-	movdqa 608(%rsp), %xmm13 /* reload x2_3 */
-	pxor %xmm13, %xmm3 /* z_8 = xor(w_8, x2_3) */
+	pxor %xmm12, %xmm4 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	paddd %xmm5, %xmm4 /* w_8 = add(x0r1_8, r2_7) */
+	pxor 608(%rsp), %xmm4 /* z_8 = xor(w_8, x2_3) */
 	paddd %xmm11, %xmm12 /* w1_8 = add(sb_out_x_7, x1_8) */
-	movdqa 656(%rsp), %xmm13 /* reload x1_4 */
-	pxor %xmm13, %xmm9 /* w2_8 = xor(r2_7, x1_4) */
-	movdqa %xmm12, %xmm15 /* w1_8 */
-	pslld $16, %xmm15 /* l1in_8_l = shl(w1_8) */
-	movdqa %xmm9, %xmm10 /* w2_8 */
-	psrld $16, %xmm10 /* l1in_8_r = shr(w2_8) */
-	por %xmm10, %xmm15 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
-	movdqa %xmm15, %xmm10 /* l1in_8 */
-	pshufb %xmm14, %xmm10 /* ur24_8 = lookup16(l1in_8, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_8 */
-	pshufb %xmm8, %xmm13 /* ur8_8 = lookup16(l1in_8, rotl8) */
-	movdqa %xmm3, 608(%rsp) /* spill z_8 */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm3 /* rotl16 = const() */
+	pxor 656(%rsp), %xmm5 /* w2_8 = xor(r2_7, x1_4) */
+	movdqa %xmm12, %xmm13 /* w1_8 */
+	pslld $16, %xmm13 /* l1in_8_l = shl(w1_8) */
+	movdqa %xmm5, %xmm15 /* w2_8 */
+	psrld $16, %xmm15 /* l1in_8_r = shr(w2_8) */
+	por %xmm15, %xmm13 /* l1in_8 = or(l1in_8_l, l1in_8_r) */
+	movdqa %xmm13, %xmm15 /* l1in_8 */
+	pshufb %xmm14, %xmm15 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_8 */
+	pshufb %xmm8, %xmm10 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	movdqa %xmm4, 608(%rsp) /* spill z_8 */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 128(%rsp) /* spill x1_8 */
-	movdqa %xmm15, %xmm11 /* l1in_8 */
-	pshufb %xmm3, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
-	movdqa %xmm15, %xmm5 /* l1in_8 */
-	pxor %xmm13, %xmm5 /* ug_acc_8 = xor(l1in_8, ur8_8) */
-	pxor %xmm11, %xmm5 /* ug_8 = xor(ug_acc_8, ur16_8) */
-	movdqa %xmm5, %xmm11 /* ug_8 */
-	pslld $2, %xmm11 /* ur2_8_l = shl(ug_8) */
-	psrld $30, %xmm5 /* ur2_8_r = shr(ug_8) */
-	por %xmm5, %xmm11 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
-	pxor %xmm10, %xmm15 /* u_acc_8 = xor(l1in_8, ur24_8) */
-	pxor %xmm11, %xmm15 /* u_8 = xor(u_acc_8, ur2_8) */
-	pslld $16, %xmm9 /* l2in_8_l = shl(w2_8) */
+	movdqa %xmm13, %xmm11 /* l1in_8 */
+	pshufb %xmm4, %xmm11 /* ur16_8 = lookup16(l1in_8, rotl16) */
+	movdqa %xmm13, %xmm9 /* l1in_8 */
+	pxor %xmm10, %xmm9 /* ug_acc_8 = xor(l1in_8, ur8_8) */
+	pxor %xmm11, %xmm9 /* ug_8 = xor(ug_acc_8, ur16_8) */
+	movdqa %xmm9, %xmm10 /* ug_8 */
+	pslld $2, %xmm10 /* ur2_8_l = shl(ug_8) */
+	psrld $30, %xmm9 /* ur2_8_r = shr(ug_8) */
+	por %xmm9, %xmm10 /* ur2_8 = or(ur2_8_l, ur2_8_r) */
+	pxor %xmm15, %xmm13 /* u_acc_8 = xor(l1in_8, ur24_8) */
+	pxor %xmm10, %xmm13 /* u_8 = xor(u_acc_8, ur2_8) */
+	pslld $16, %xmm5 /* l2in_8_l = shl(w2_8) */
 	psrld $16, %xmm12 /* l2in_8_r = shr(w1_8) */
-	por %xmm12, %xmm9 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
-	movdqa %xmm9, %xmm5 /* l2in_8 */
-	pshufb %xmm8, %xmm5 /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	movdqa %xmm9, %xmm10 /* l2in_8 */
-	pshufb %xmm3, %xmm10 /* v8r16_8 = lookup16(l2in_8, rotl16) */
-	movdqa %xmm9, %xmm11 /* l2in_8 */
+	por %xmm12, %xmm5 /* l2in_8 = or(l2in_8_l, l2in_8_r) */
+	movdqa %xmm5, %xmm9 /* l2in_8 */
+	pshufb %xmm8, %xmm9 /* v8r8_8 = lookup16(l2in_8, rotl8) */
+	movdqa %xmm5, %xmm10 /* l2in_8 */
+	pshufb %xmm4, %xmm10 /* v8r16_8 = lookup16(l2in_8, rotl16) */
+	movdqa %xmm5, %xmm11 /* l2in_8 */
 	pshufb %xmm14, %xmm11 /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	pxor %xmm10, %xmm9 /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
-	pxor %xmm11, %xmm9 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
-	movdqa %xmm9, %xmm11 /* v8g_8 */
+	pxor %xmm10, %xmm5 /* v8g_acc_8 = xor(l2in_8, v8r16_8) */
+	pxor %xmm11, %xmm5 /* v8g_8 = xor(v8g_acc_8, v8r24_8) */
+	movdqa %xmm5, %xmm11 /* v8g_8 */
 	pslld $6, %xmm11 /* v8r6_8_l = shl(v8g_8) */
-	psrld $26, %xmm9 /* v8r6_8_r = shr(v8g_8) */
-	por %xmm9, %xmm11 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
-	pxor %xmm10, %xmm5 /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
-	pxor %xmm11, %xmm5 /* v8_8 = xor(v8_acc_8, v8r6_8) */
-	movdqa %xmm5, %xmm9 /* v8_8 */
-	pxor %xmm15, %xmm9 /* sb_in_xy_8 = xor(v8_8, u_8) */
+	psrld $26, %xmm5 /* v8r6_8_r = shr(v8g_8) */
+	por %xmm5, %xmm11 /* v8r6_8 = or(v8r6_8_l, v8r6_8_r) */
+	pxor %xmm10, %xmm9 /* v8_acc_8 = xor(v8r8_8, v8r16_8) */
+	pxor %xmm11, %xmm9 /* v8_8 = xor(v8_acc_8, v8r6_8) */
+	movdqa %xmm9, %xmm5 /* v8_8 */
+	pxor %xmm13, %xmm5 /* sb_in_xy_8 = xor(v8_8, u_8) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm9 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
-	pxor %xmm9, %xmm5 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
-	pxor %xmm9, %xmm15 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm11 /* sb_in_x_8 */
-	pand %xmm9, %xmm11 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
-	psrlw $4, %xmm5 /* sb_s0_xs_8 = shr(sb_in_x_8) */
-	pand %xmm9, %xmm5 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
+	pand %xmm10, %xmm5 /* sb_in_d_8 = and(sb_in_xy_8, odd_bytes) */
+	pxor %xmm5, %xmm9 /* sb_in_x_8 = xor(v8_8, sb_in_d_8) */
+	pxor %xmm5, %xmm13 /* sb_in_y_8 = xor(u_8, sb_in_d_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
+	movdqa %xmm9, %xmm11 /* sb_in_x_8 */
+	pand %xmm5, %xmm11 /* sb_s0_xl_8 = and(sb_in_x_8, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_8 = shr(sb_in_x_8) */
+	pand %xmm5, %xmm9 /* sb_s0_xh_8 = and(sb_s0_xs_8, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
-	pxor %xmm5, %xmm13 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_8 = lookup16(s0_p1, sb_s0_xl_8) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_8 = xor(sb_s0_p1_8, sb_s0_xh_8) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_8 = lookup16(s0_p2, sb_s0_t_8) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_8 = xor(sb_s0_p2_8, sb_s0_xl_8) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm5 /* s0_p3_rot */
-	pshufb %xmm12, %xmm5 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
-	pxor %xmm13, %xmm5 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_8 */
-	pand %xmm9, %xmm12 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_8_sh = shr(sb_in_y_8) */
-	pand %xmm9, %xmm15 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3_8 = lookup16(s0_p3_rot, sb_s0_ol_8) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_8 = add(sb_s0_t_8, sb_s0_t_8) */
+	pxor %xmm15, %xmm9 /* sb_s0_8 = xor(sb_s0_p3_8, sb_s0_t2_8) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_8 */
+	pand %xmm5, %xmm12 /* sb_in_y_8_lo = and(sb_in_y_8, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_8_sh = shr(sb_in_y_8) */
+	pand %xmm5, %xmm13 /* sb_in_y_8_hi = and(sb_in_y_8_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_8_l = lookup16(tbl_lo, sb_in_y_8_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_8_h = lookup16(tbl_hi, sb_in_y_8_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_8 = xor(sb_s1_k_8_l, sb_s1_k_8_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_8_sr = lookup16(sb_s1_k_8, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_8_aes = aesenclast(sb_s1_8_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_8_aes */
-	pand %xmm9, %xmm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
+	pand %xmm5, %xmm15 /* sb_s1_8_aes_lo = and(sb_s1_8_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_8_aes_sh = shr(sb_s1_8_aes) */
-	pand %xmm9, %xmm11 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
+	pand %xmm5, %xmm11 /* sb_s1_8_aes_hi = and(sb_s1_8_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_8_l = lookup16(tbl_lo_1, sb_s1_8_aes_lo) */
@@ -8176,11 +8127,11 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_8_h = lookup16(tbl_hi_1, sb_s1_8_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_8 = xor(sb_s1_8_l, sb_s1_8_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_8 */
-	pxor %xmm5, %xmm11 /* sb_out_xy_8 = xor(sb_s1_8, sb_s0_8) */
+	pxor %xmm9, %xmm11 /* sb_out_xy_8 = xor(sb_s1_8, sb_s0_8) */
 	pand %xmm10, %xmm11 /* sb_out_d_8 = and(sb_out_xy_8, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_8 = xor(sb_s1_8, sb_out_d_8) */
-	pxor %xmm11, %xmm5 /* sb_out_y_8 = xor(sb_s0_8, sb_out_d_8) */
-	pshufb %xmm14, %xmm5 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	pxor %xmm11, %xmm9 /* sb_out_y_8 = xor(sb_s0_8, sb_out_d_8) */
+	pshufb %xmm14, %xmm9 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
 	movdqa 32(%rsp), %xmm11 /* reload g0s8 */
 	movdqa %xmm11, %xmm13 /* g0s8 */
 	pslld $8, %xmm13 /* s0k_o_8_l = shl(g0s8) */
@@ -8189,13 +8140,13 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm15, %xmm13 /* s0k_o_8 = or(s0k_o_8_l, s0k_o_8_r) */
 	pand %xmm6, %xmm13 /* s0k_8 = and(s0k_o_8, modulus) */
 	movdqa 64(%rsp), %xmm15 /* reload g0s12 */
-	movdqa %xmm15, %xmm9 /* g0s12 */
-	pslld $20, %xmm9 /* s4k_o_8_l = shl(g0s12) */
+	movdqa %xmm15, %xmm5 /* g0s12 */
+	pslld $20, %xmm5 /* s4k_o_8_l = shl(g0s12) */
 	movdqa 160(%rsp), %xmm15 /* reload dbl_24 */
 	movdqa %xmm15, %xmm10 /* dbl_24 */
 	psrld $12, %xmm10 /* s4k_o_8_r = shr(dbl_24) */
-	por %xmm10, %xmm9 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
-	pand %xmm6, %xmm9 /* s4k_8 = and(s4k_o_8, modulus) */
+	por %xmm10, %xmm5 /* s4k_o_8 = or(s4k_o_8_l, s4k_o_8_r) */
+	pand %xmm6, %xmm5 /* s4k_8 = and(s4k_o_8, modulus) */
 	movdqa 672(%rsp), %xmm10 /* reload fb_2 */
 	movdqa %xmm10, %xmm15 /* fb_2 */
 	pslld $21, %xmm15 /* s10k_o_8_l = shl(fb_2) */
@@ -8206,40 +8157,40 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm0, %xmm15 /* s10k_o_8 = or(s10k_o_8_l, s10k_o_8_r) */
 	pand %xmm6, %xmm15 /* s10k_8 = and(s10k_o_8, modulus) */
 	movdqa 720(%rsp), %xmm0 /* reload fb_5 */
-	movdqa %xmm4, 736(%rsp) /* spill fb_6 */
-	movdqa %xmm0, %xmm4 /* fb_5 */
-	pslld $17, %xmm4 /* s13k_o_8_l = shl(fb_5) */
+	movdqa %xmm3, 736(%rsp) /* spill fb_6 */
+	movdqa %xmm0, %xmm3 /* fb_5 */
+	pslld $17, %xmm3 /* s13k_o_8_l = shl(fb_5) */
 	movdqa 544(%rsp), %xmm0 /* reload dbl_54 */
-	movdqa %xmm0, %xmm3 /* dbl_54 */
-	psrld $15, %xmm3 /* s13k_o_8_r = shr(dbl_54) */
-	por %xmm3, %xmm4 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
-	pand %xmm6, %xmm4 /* s13k_8 = and(s13k_o_8, modulus) */
-	movdqa %xmm1, %xmm3 /* fb_7 */
-	pslld $15, %xmm3 /* s15k_o_8_l = shl(fb_7) */
+	movdqa %xmm0, %xmm4 /* dbl_54 */
+	psrld $15, %xmm4 /* s13k_o_8_r = shr(dbl_54) */
+	por %xmm4, %xmm3 /* s13k_o_8 = or(s13k_o_8_l, s13k_o_8_r) */
+	pand %xmm6, %xmm3 /* s13k_8 = and(s13k_o_8, modulus) */
+	movdqa %xmm1, %xmm4 /* fb_7 */
+	pslld $15, %xmm4 /* s15k_o_8_l = shl(fb_7) */
 	movdqa %xmm2, %xmm0 /* dbl_72 */
 	psrld $17, %xmm0 /* s15k_o_8_r = shr(dbl_72) */
-	por %xmm0, %xmm3 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
-	pand %xmm6, %xmm3 /* s15k_8 = and(s15k_o_8, modulus) */
-	paddd %xmm9, %xmm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
+	por %xmm0, %xmm4 /* s15k_o_8 = or(s15k_o_8_l, s15k_o_8_r) */
+	pand %xmm6, %xmm4 /* s15k_8 = and(s15k_o_8, modulus) */
+	paddd %xmm5, %xmm13 /* fb0_s_16 = add(s0k_8, s4k_8) */
 	movdqa %xmm13, %xmm0 /* fb0_s_16 */
 	pand %xmm6, %xmm0 /* fb0_m_16 = and(fb0_s_16, modulus) */
 	psrld $31, %xmm13 /* fb0_c_16 = shr(fb0_s_16) */
 	paddd %xmm13, %xmm0 /* fb0_16 = add(fb0_m_16, fb0_c_16) */
-	paddd %xmm4, %xmm15 /* fb0_s_17 = add(s10k_8, s13k_8) */
-	movdqa %xmm15, %xmm4 /* fb0_s_17 */
-	pand %xmm6, %xmm4 /* fb0_m_17 = and(fb0_s_17, modulus) */
+	paddd %xmm3, %xmm15 /* fb0_s_17 = add(s10k_8, s13k_8) */
+	movdqa %xmm15, %xmm3 /* fb0_s_17 */
+	pand %xmm6, %xmm3 /* fb0_m_17 = and(fb0_s_17, modulus) */
 	psrld $31, %xmm15 /* fb0_c_17 = shr(fb0_s_17) */
-	paddd %xmm15, %xmm4 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
-	paddd %xmm4, %xmm0 /* fb1_s_8 = add(fb0_16, fb0_17) */
-	movdqa %xmm0, %xmm4 /* fb1_s_8 */
-	pand %xmm6, %xmm4 /* fb1_m_8 = and(fb1_s_8, modulus) */
+	paddd %xmm15, %xmm3 /* fb0_17 = add(fb0_m_17, fb0_c_17) */
+	paddd %xmm3, %xmm0 /* fb1_s_8 = add(fb0_16, fb0_17) */
+	movdqa %xmm0, %xmm3 /* fb1_s_8 */
+	pand %xmm6, %xmm3 /* fb1_m_8 = and(fb1_s_8, modulus) */
 	psrld $31, %xmm0 /* fb1_c_8 = shr(fb1_s_8) */
-	paddd %xmm0, %xmm4 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
-	paddd %xmm3, %xmm4 /* fb2_s_8 = add(fb1_8, s15k_8) */
-	movdqa %xmm4, %xmm0 /* fb2_s_8 */
+	paddd %xmm0, %xmm3 /* fb1_8 = add(fb1_m_8, fb1_c_8) */
+	paddd %xmm4, %xmm3 /* fb2_s_8 = add(fb1_8, s15k_8) */
+	movdqa %xmm3, %xmm0 /* fb2_s_8 */
 	pand %xmm6, %xmm0 /* fb2_m_8 = and(fb2_s_8, modulus) */
-	psrld $31, %xmm4 /* fb2_c_8 = shr(fb2_s_8) */
-	paddd %xmm4, %xmm0 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
+	psrld $31, %xmm3 /* fb2_c_8 = shr(fb2_s_8) */
+	paddd %xmm3, %xmm0 /* fb2_8 = add(fb2_m_8, fb2_c_8) */
 	paddd %xmm11, %xmm0 /* fb_s_8 = add(fb2_8, g0s8) */
 	movdqa %xmm0, %xmm3 /* fb_s_8 */
 	pand %xmm6, %xmm3 /* fb_m_8 = and(fb_s_8, modulus) */
@@ -8251,105 +8202,103 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	paddd %xmm3, %xmm0 /* dbl_81 = add(fb_8, fb_8) */
 	movdqa %xmm0, %xmm4 /* dbl_81 */
 	pand %xmm7, %xmm4 /* x0_9_b = and(dbl_81, high16) */
-	movdqa %xmm7, %xmm9 /* high16 */
-	pandn %xmm1, %xmm9 /* x0_9_a = andnot(high16, fb_7) */
-	por %xmm9, %xmm4 /* x0_9 = or(x0_9_b, x0_9_a) */
-	movdqa 704(%rsp), %xmm9 /* reload fb_4 */
-	movdqa %xmm9, %xmm11 /* fb_4 */
+	movdqa %xmm7, %xmm5 /* high16 */
+	pandn %xmm1, %xmm5 /* x0_9_a = andnot(high16, fb_7) */
+	por %xmm5, %xmm4 /* x0_9 = or(x0_9_b, x0_9_a) */
+	movdqa 704(%rsp), %xmm5 /* reload fb_4 */
+	movdqa %xmm5, %xmm11 /* fb_4 */
 	pslld $16, %xmm11 /* x1_9_l = shl(fb_4) */
 	movdqa %xmm10, %xmm13 /* dbl_27 */
 	psrld $16, %xmm13 /* x1_9_r = shr(dbl_27) */
 	por %xmm13, %xmm11 /* x1_9 = or(x1_9_l, x1_9_r) */
 	pxor %xmm12, %xmm4 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	paddd %xmm5, %xmm4 /* w_9 = add(x0r1_9, r2_8) */
-	movdqa 208(%rsp), %xmm13 /* reload x1 */
-	pxor %xmm13, %xmm4 /* z_9 = xor(w_9, x1) */
+	paddd %xmm9, %xmm4 /* w_9 = add(x0r1_9, r2_8) */
+	pxor 208(%rsp), %xmm4 /* z_9 = xor(w_9, x1) */
 	paddd %xmm11, %xmm12 /* w1_9 = add(sb_out_x_8, x1_9) */
-	movdqa 304(%rsp), %xmm13 /* reload x1_5 */
-	pxor %xmm13, %xmm5 /* w2_9 = xor(r2_8, x1_5) */
-	movdqa %xmm12, %xmm15 /* w1_9 */
-	pslld $16, %xmm15 /* l1in_9_l = shl(w1_9) */
-	movdqa %xmm5, %xmm10 /* w2_9 */
-	psrld $16, %xmm10 /* l1in_9_r = shr(w2_9) */
-	por %xmm10, %xmm15 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
-	movdqa %xmm15, %xmm10 /* l1in_9 */
-	pshufb %xmm14, %xmm10 /* ur24_9 = lookup16(l1in_9, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_9 */
-	pshufb %xmm8, %xmm13 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	pxor 304(%rsp), %xmm9 /* w2_9 = xor(r2_8, x1_5) */
+	movdqa %xmm12, %xmm13 /* w1_9 */
+	pslld $16, %xmm13 /* l1in_9_l = shl(w1_9) */
+	movdqa %xmm9, %xmm15 /* w2_9 */
+	psrld $16, %xmm15 /* l1in_9_r = shr(w2_9) */
+	por %xmm15, %xmm13 /* l1in_9 = or(l1in_9_l, l1in_9_r) */
+	movdqa %xmm13, %xmm15 /* l1in_9 */
+	pshufb %xmm14, %xmm15 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_9 */
+	pshufb %xmm8, %xmm10 /* ur8_9 = lookup16(l1in_9, rotl8) */
 	movdqa %xmm4, 208(%rsp) /* spill z_9 */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 32(%rsp) /* spill x1_9 */
-	movdqa %xmm15, %xmm11 /* l1in_9 */
+	movdqa %xmm13, %xmm11 /* l1in_9 */
 	pshufb %xmm4, %xmm11 /* ur16_9 = lookup16(l1in_9, rotl16) */
-	movdqa %xmm15, %xmm9 /* l1in_9 */
-	pxor %xmm13, %xmm9 /* ug_acc_9 = xor(l1in_9, ur8_9) */
-	pxor %xmm11, %xmm9 /* ug_9 = xor(ug_acc_9, ur16_9) */
-	movdqa %xmm9, %xmm11 /* ug_9 */
-	pslld $2, %xmm11 /* ur2_9_l = shl(ug_9) */
-	psrld $30, %xmm9 /* ur2_9_r = shr(ug_9) */
-	por %xmm9, %xmm11 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
-	pxor %xmm10, %xmm15 /* u_acc_9 = xor(l1in_9, ur24_9) */
-	pxor %xmm11, %xmm15 /* u_9 = xor(u_acc_9, ur2_9) */
-	pslld $16, %xmm5 /* l2in_9_l = shl(w2_9) */
+	movdqa %xmm13, %xmm5 /* l1in_9 */
+	pxor %xmm10, %xmm5 /* ug_acc_9 = xor(l1in_9, ur8_9) */
+	pxor %xmm11, %xmm5 /* ug_9 = xor(ug_acc_9, ur16_9) */
+	movdqa %xmm5, %xmm10 /* ug_9 */
+	pslld $2, %xmm10 /* ur2_9_l = shl(ug_9) */
+	psrld $30, %xmm5 /* ur2_9_r = shr(ug_9) */
+	por %xmm5, %xmm10 /* ur2_9 = or(ur2_9_l, ur2_9_r) */
+	pxor %xmm15, %xmm13 /* u_acc_9 = xor(l1in_9, ur24_9) */
+	pxor %xmm10, %xmm13 /* u_9 = xor(u_acc_9, ur2_9) */
+	pslld $16, %xmm9 /* l2in_9_l = shl(w2_9) */
 	psrld $16, %xmm12 /* l2in_9_r = shr(w1_9) */
-	por %xmm12, %xmm5 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
-	movdqa %xmm5, %xmm9 /* l2in_9 */
-	pshufb %xmm8, %xmm9 /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	movdqa %xmm5, %xmm10 /* l2in_9 */
+	por %xmm12, %xmm9 /* l2in_9 = or(l2in_9_l, l2in_9_r) */
+	movdqa %xmm9, %xmm5 /* l2in_9 */
+	pshufb %xmm8, %xmm5 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	movdqa %xmm9, %xmm10 /* l2in_9 */
 	pshufb %xmm4, %xmm10 /* v8r16_9 = lookup16(l2in_9, rotl16) */
-	movdqa %xmm5, %xmm11 /* l2in_9 */
+	movdqa %xmm9, %xmm11 /* l2in_9 */
 	pshufb %xmm14, %xmm11 /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	pxor %xmm10, %xmm5 /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
-	pxor %xmm11, %xmm5 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
-	movdqa %xmm5, %xmm11 /* v8g_9 */
+	pxor %xmm10, %xmm9 /* v8g_acc_9 = xor(l2in_9, v8r16_9) */
+	pxor %xmm11, %xmm9 /* v8g_9 = xor(v8g_acc_9, v8r24_9) */
+	movdqa %xmm9, %xmm11 /* v8g_9 */
 	pslld $6, %xmm11 /* v8r6_9_l = shl(v8g_9) */
-	psrld $26, %xmm5 /* v8r6_9_r = shr(v8g_9) */
-	por %xmm5, %xmm11 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
-	pxor %xmm10, %xmm9 /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
-	pxor %xmm11, %xmm9 /* v8_9 = xor(v8_acc_9, v8r6_9) */
-	movdqa %xmm9, %xmm5 /* v8_9 */
-	pxor %xmm15, %xmm5 /* sb_in_xy_9 = xor(v8_9, u_9) */
+	psrld $26, %xmm9 /* v8r6_9_r = shr(v8g_9) */
+	por %xmm9, %xmm11 /* v8r6_9 = or(v8r6_9_l, v8r6_9_r) */
+	pxor %xmm10, %xmm5 /* v8_acc_9 = xor(v8r8_9, v8r16_9) */
+	pxor %xmm11, %xmm5 /* v8_9 = xor(v8_acc_9, v8r6_9) */
+	movdqa %xmm5, %xmm9 /* v8_9 */
+	pxor %xmm13, %xmm9 /* sb_in_xy_9 = xor(v8_9, u_9) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm5 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
-	pxor %xmm5, %xmm9 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
-	pxor %xmm5, %xmm15 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm11 /* sb_in_x_9 */
-	pand %xmm5, %xmm11 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_9 = shr(sb_in_x_9) */
-	pand %xmm5, %xmm9 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
+	pand %xmm10, %xmm9 /* sb_in_d_9 = and(sb_in_xy_9, odd_bytes) */
+	pxor %xmm9, %xmm5 /* sb_in_x_9 = xor(v8_9, sb_in_d_9) */
+	pxor %xmm9, %xmm13 /* sb_in_y_9 = xor(u_9, sb_in_d_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm11 /* sb_in_x_9 */
+	pand %xmm9, %xmm11 /* sb_s0_xl_9 = and(sb_in_x_9, nibble_mask) */
+	psrlw $4, %xmm5 /* sb_s0_xs_9 = shr(sb_in_x_9) */
+	pand %xmm9, %xmm5 /* sb_s0_xh_9 = and(sb_s0_xs_9, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
-	pxor %xmm9, %xmm13 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_9 = lookup16(s0_p1, sb_s0_xl_9) */
+	pxor %xmm5, %xmm15 /* sb_s0_t_9 = xor(sb_s0_p1_9, sb_s0_xh_9) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
+	movdqa %xmm5, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_9 = lookup16(s0_p2, sb_s0_t_9) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_9 = xor(sb_s0_p2_9, sb_s0_xl_9) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm9 /* s0_p3_rot */
-	pshufb %xmm12, %xmm9 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
-	pxor %xmm13, %xmm9 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_9 */
-	pand %xmm5, %xmm12 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_9_sh = shr(sb_in_y_9) */
-	pand %xmm5, %xmm15 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm5 /* s0_p3_rot */
+	pshufb %xmm12, %xmm5 /* sb_s0_p3_9 = lookup16(s0_p3_rot, sb_s0_ol_9) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_9 = add(sb_s0_t_9, sb_s0_t_9) */
+	pxor %xmm15, %xmm5 /* sb_s0_9 = xor(sb_s0_p3_9, sb_s0_t2_9) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_9 */
+	pand %xmm9, %xmm12 /* sb_in_y_9_lo = and(sb_in_y_9, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_9_sh = shr(sb_in_y_9) */
+	pand %xmm9, %xmm13 /* sb_in_y_9_hi = and(sb_in_y_9_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_9_l = lookup16(tbl_lo, sb_in_y_9_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_9_h = lookup16(tbl_hi, sb_in_y_9_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_9 = xor(sb_s1_k_9_l, sb_s1_k_9_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_9_sr = lookup16(sb_s1_k_9, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_9_aes = aesenclast(sb_s1_9_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_9_aes */
-	pand %xmm5, %xmm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
+	pand %xmm9, %xmm15 /* sb_s1_9_aes_lo = and(sb_s1_9_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_9_aes_sh = shr(sb_s1_9_aes) */
-	pand %xmm5, %xmm11 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
+	pand %xmm9, %xmm11 /* sb_s1_9_aes_hi = and(sb_s1_9_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_9_l = lookup16(tbl_lo_1, sb_s1_9_aes_lo) */
@@ -8358,11 +8307,11 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_9_h = lookup16(tbl_hi_1, sb_s1_9_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_9 = xor(sb_s1_9_l, sb_s1_9_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_9 */
-	pxor %xmm9, %xmm11 /* sb_out_xy_9 = xor(sb_s1_9, sb_s0_9) */
+	pxor %xmm5, %xmm11 /* sb_out_xy_9 = xor(sb_s1_9, sb_s0_9) */
 	pand %xmm10, %xmm11 /* sb_out_d_9 = and(sb_out_xy_9, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_9 = xor(sb_s1_9, sb_out_d_9) */
-	pxor %xmm11, %xmm9 /* sb_out_y_9 = xor(sb_s0_9, sb_out_d_9) */
-	pshufb %xmm14, %xmm9 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	pxor %xmm11, %xmm5 /* sb_out_y_9 = xor(sb_s0_9, sb_out_d_9) */
+	pshufb %xmm14, %xmm5 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
 	movdqa 96(%rsp), %xmm11 /* reload g0s9 */
 	movdqa %xmm11, %xmm13 /* g0s9 */
 	pslld $8, %xmm13 /* s0k_o_9_l = shl(g0s9) */
@@ -8371,13 +8320,13 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm15, %xmm13 /* s0k_o_9 = or(s0k_o_9_l, s0k_o_9_r) */
 	pand %xmm6, %xmm13 /* s0k_9 = and(s0k_o_9, modulus) */
 	movdqa 320(%rsp), %xmm15 /* reload g0s13 */
-	movdqa %xmm15, %xmm5 /* g0s13 */
-	pslld $20, %xmm5 /* s4k_o_9_l = shl(g0s13) */
+	movdqa %xmm15, %xmm9 /* g0s13 */
+	pslld $20, %xmm9 /* s4k_o_9_l = shl(g0s13) */
 	movdqa 336(%rsp), %xmm15 /* reload dbl_7 */
 	movdqa %xmm15, %xmm10 /* dbl_7 */
 	psrld $12, %xmm10 /* s4k_o_9_r = shr(dbl_7) */
-	por %xmm10, %xmm5 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
-	pand %xmm6, %xmm5 /* s4k_9 = and(s4k_o_9, modulus) */
+	por %xmm10, %xmm9 /* s4k_o_9 = or(s4k_o_9_l, s4k_o_9_r) */
+	pand %xmm6, %xmm9 /* s4k_9 = and(s4k_o_9, modulus) */
 	movdqa 688(%rsp), %xmm10 /* reload fb_3 */
 	movdqa %xmm10, %xmm15 /* fb_3 */
 	pslld $21, %xmm15 /* s10k_o_9_l = shl(fb_3) */
@@ -8402,7 +8351,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	psrld $17, %xmm2 /* s15k_o_9_r = shr(dbl_81) */
 	por %xmm2, %xmm4 /* s15k_o_9 = or(s15k_o_9_l, s15k_o_9_r) */
 	pand %xmm6, %xmm4 /* s15k_9 = and(s15k_o_9, modulus) */
-	paddd %xmm5, %xmm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
+	paddd %xmm9, %xmm13 /* fb0_s_18 = add(s0k_9, s4k_9) */
 	movdqa %xmm13, %xmm2 /* fb0_s_18 */
 	pand %xmm6, %xmm2 /* fb0_m_18 = and(fb0_s_18, modulus) */
 	psrld $31, %xmm13 /* fb0_c_18 = shr(fb0_s_18) */
@@ -8433,105 +8382,103 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	paddd %xmm1, %xmm2 /* dbl_90 = add(fb_9, fb_9) */
 	movdqa %xmm2, %xmm4 /* dbl_90 */
 	pand %xmm7, %xmm4 /* x0_10_b = and(dbl_90, high16) */
-	movdqa %xmm7, %xmm5 /* high16 */
-	pandn %xmm3, %xmm5 /* x0_10_a = andnot(high16, fb_8) */
-	por %xmm5, %xmm4 /* x0_10 = or(x0_10_b, x0_10_a) */
-	movdqa 720(%rsp), %xmm5 /* reload fb_5 */
-	movdqa %xmm5, %xmm11 /* fb_5 */
+	movdqa %xmm7, %xmm9 /* high16 */
+	pandn %xmm3, %xmm9 /* x0_10_a = andnot(high16, fb_8) */
+	por %xmm9, %xmm4 /* x0_10 = or(x0_10_b, x0_10_a) */
+	movdqa 720(%rsp), %xmm9 /* reload fb_5 */
+	movdqa %xmm9, %xmm11 /* fb_5 */
 	pslld $16, %xmm11 /* x1_10_l = shl(fb_5) */
 	movdqa %xmm10, %xmm13 /* dbl_36 */
 	psrld $16, %xmm13 /* x1_10_r = shr(dbl_36) */
 	por %xmm13, %xmm11 /* x1_10 = or(x1_10_l, x1_10_r) */
 	pxor %xmm12, %xmm4 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	paddd %xmm9, %xmm4 /* w_10 = add(x0r1_10, r2_9) */
-	movdqa 416(%rsp), %xmm13 /* reload x1_1 */
-	pxor %xmm13, %xmm4 /* z_10 = xor(w_10, x1_1) */
+	paddd %xmm5, %xmm4 /* w_10 = add(x0r1_10, r2_9) */
+	pxor 416(%rsp), %xmm4 /* z_10 = xor(w_10, x1_1) */
 	paddd %xmm11, %xmm12 /* w1_10 = add(sb_out_x_9, x1_10) */
-	movdqa 256(%rsp), %xmm13 /* reload x1_6 */
-	pxor %xmm13, %xmm9 /* w2_10 = xor(r2_9, x1_6) */
-	movdqa %xmm12, %xmm15 /* w1_10 */
-	pslld $16, %xmm15 /* l1in_10_l = shl(w1_10) */
-	movdqa %xmm9, %xmm10 /* w2_10 */
-	psrld $16, %xmm10 /* l1in_10_r = shr(w2_10) */
-	por %xmm10, %xmm15 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
-	movdqa %xmm15, %xmm10 /* l1in_10 */
-	pshufb %xmm14, %xmm10 /* ur24_10 = lookup16(l1in_10, rotl24) */
-	movdqa %xmm15, %xmm13 /* l1in_10 */
-	pshufb %xmm8, %xmm13 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	pxor 256(%rsp), %xmm5 /* w2_10 = xor(r2_9, x1_6) */
+	movdqa %xmm12, %xmm13 /* w1_10 */
+	pslld $16, %xmm13 /* l1in_10_l = shl(w1_10) */
+	movdqa %xmm5, %xmm15 /* w2_10 */
+	psrld $16, %xmm15 /* l1in_10_r = shr(w2_10) */
+	por %xmm15, %xmm13 /* l1in_10 = or(l1in_10_l, l1in_10_r) */
+	movdqa %xmm13, %xmm15 /* l1in_10 */
+	pshufb %xmm14, %xmm15 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	movdqa %xmm13, %xmm10 /* l1in_10 */
+	pshufb %xmm8, %xmm10 /* ur8_10 = lookup16(l1in_10, rotl8) */
 	movdqa %xmm4, 416(%rsp) /* spill z_10 */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_rotl16(%rip), %xmm4 /* rotl16 = const() */
 	movdqa %xmm11, 96(%rsp) /* spill x1_10 */
-	movdqa %xmm15, %xmm11 /* l1in_10 */
+	movdqa %xmm13, %xmm11 /* l1in_10 */
 	pshufb %xmm4, %xmm11 /* ur16_10 = lookup16(l1in_10, rotl16) */
-	movdqa %xmm15, %xmm5 /* l1in_10 */
-	pxor %xmm13, %xmm5 /* ug_acc_10 = xor(l1in_10, ur8_10) */
-	pxor %xmm11, %xmm5 /* ug_10 = xor(ug_acc_10, ur16_10) */
-	movdqa %xmm5, %xmm11 /* ug_10 */
-	pslld $2, %xmm11 /* ur2_10_l = shl(ug_10) */
-	psrld $30, %xmm5 /* ur2_10_r = shr(ug_10) */
-	por %xmm5, %xmm11 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
-	pxor %xmm10, %xmm15 /* u_acc_10 = xor(l1in_10, ur24_10) */
-	pxor %xmm11, %xmm15 /* u_10 = xor(u_acc_10, ur2_10) */
-	pslld $16, %xmm9 /* l2in_10_l = shl(w2_10) */
+	movdqa %xmm13, %xmm9 /* l1in_10 */
+	pxor %xmm10, %xmm9 /* ug_acc_10 = xor(l1in_10, ur8_10) */
+	pxor %xmm11, %xmm9 /* ug_10 = xor(ug_acc_10, ur16_10) */
+	movdqa %xmm9, %xmm10 /* ug_10 */
+	pslld $2, %xmm10 /* ur2_10_l = shl(ug_10) */
+	psrld $30, %xmm9 /* ur2_10_r = shr(ug_10) */
+	por %xmm9, %xmm10 /* ur2_10 = or(ur2_10_l, ur2_10_r) */
+	pxor %xmm15, %xmm13 /* u_acc_10 = xor(l1in_10, ur24_10) */
+	pxor %xmm10, %xmm13 /* u_10 = xor(u_acc_10, ur2_10) */
+	pslld $16, %xmm5 /* l2in_10_l = shl(w2_10) */
 	psrld $16, %xmm12 /* l2in_10_r = shr(w1_10) */
-	por %xmm12, %xmm9 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
-	movdqa %xmm9, %xmm5 /* l2in_10 */
-	pshufb %xmm8, %xmm5 /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	movdqa %xmm9, %xmm10 /* l2in_10 */
+	por %xmm12, %xmm5 /* l2in_10 = or(l2in_10_l, l2in_10_r) */
+	movdqa %xmm5, %xmm9 /* l2in_10 */
+	pshufb %xmm8, %xmm9 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	movdqa %xmm5, %xmm10 /* l2in_10 */
 	pshufb %xmm4, %xmm10 /* v8r16_10 = lookup16(l2in_10, rotl16) */
-	movdqa %xmm9, %xmm11 /* l2in_10 */
+	movdqa %xmm5, %xmm11 /* l2in_10 */
 	pshufb %xmm14, %xmm11 /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	pxor %xmm10, %xmm9 /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
-	pxor %xmm11, %xmm9 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
-	movdqa %xmm9, %xmm11 /* v8g_10 */
+	pxor %xmm10, %xmm5 /* v8g_acc_10 = xor(l2in_10, v8r16_10) */
+	pxor %xmm11, %xmm5 /* v8g_10 = xor(v8g_acc_10, v8r24_10) */
+	movdqa %xmm5, %xmm11 /* v8g_10 */
 	pslld $6, %xmm11 /* v8r6_10_l = shl(v8g_10) */
-	psrld $26, %xmm9 /* v8r6_10_r = shr(v8g_10) */
-	por %xmm9, %xmm11 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
-	pxor %xmm10, %xmm5 /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
-	pxor %xmm11, %xmm5 /* v8_10 = xor(v8_acc_10, v8r6_10) */
-	movdqa %xmm5, %xmm9 /* v8_10 */
-	pxor %xmm15, %xmm9 /* sb_in_xy_10 = xor(v8_10, u_10) */
+	psrld $26, %xmm5 /* v8r6_10_r = shr(v8g_10) */
+	por %xmm5, %xmm11 /* v8r6_10 = or(v8r6_10_l, v8r6_10_r) */
+	pxor %xmm10, %xmm9 /* v8_acc_10 = xor(v8r8_10, v8r16_10) */
+	pxor %xmm11, %xmm9 /* v8_10 = xor(v8_acc_10, v8r6_10) */
+	movdqa %xmm9, %xmm5 /* v8_10 */
+	pxor %xmm13, %xmm5 /* sb_in_xy_10 = xor(v8_10, u_10) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm10 /* odd_bytes = const() */
-	pand %xmm10, %xmm9 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
-	pxor %xmm9, %xmm5 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
-	pxor %xmm9, %xmm15 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
-	movdqa %xmm5, %xmm11 /* sb_in_x_10 */
-	pand %xmm9, %xmm11 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
-	psrlw $4, %xmm5 /* sb_s0_xs_10 = shr(sb_in_x_10) */
-	pand %xmm9, %xmm5 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
+	pand %xmm10, %xmm5 /* sb_in_d_10 = and(sb_in_xy_10, odd_bytes) */
+	pxor %xmm5, %xmm9 /* sb_in_x_10 = xor(v8_10, sb_in_d_10) */
+	pxor %xmm5, %xmm13 /* sb_in_y_10 = xor(u_10, sb_in_d_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
+	movdqa %xmm9, %xmm11 /* sb_in_x_10 */
+	pand %xmm5, %xmm11 /* sb_s0_xl_10 = and(sb_in_x_10, nibble_mask) */
+	psrlw $4, %xmm9 /* sb_s0_xs_10 = shr(sb_in_x_10) */
+	pand %xmm5, %xmm9 /* sb_s0_xh_10 = and(sb_s0_xs_10, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm12 /* s0_p1 = const() */
-	movdqa %xmm12, %xmm13 /* s0_p1 */
-	pshufb %xmm11, %xmm13 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
-	pxor %xmm5, %xmm13 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
-	movdqa %xmm5, %xmm12 /* s0_p2 */
-	pshufb %xmm13, %xmm12 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
+	movdqa %xmm12, %xmm15 /* s0_p1 */
+	pshufb %xmm11, %xmm15 /* sb_s0_p1_10 = lookup16(s0_p1, sb_s0_xl_10) */
+	pxor %xmm9, %xmm15 /* sb_s0_t_10 = xor(sb_s0_p1_10, sb_s0_xh_10) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
+	movdqa %xmm9, %xmm12 /* s0_p2 */
+	pshufb %xmm15, %xmm12 /* sb_s0_p2_10 = lookup16(s0_p2, sb_s0_t_10) */
 	pxor %xmm11, %xmm12 /* sb_s0_ol_10 = xor(sb_s0_p2_10, sb_s0_xl_10) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm11 /* s0_p3_rot = const() */
-	movdqa %xmm11, %xmm5 /* s0_p3_rot */
-	pshufb %xmm12, %xmm5 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
-	paddb %xmm13, %xmm13 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
-	pxor %xmm13, %xmm5 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
-	movdqa %xmm15, %xmm12 /* sb_in_y_10 */
-	pand %xmm9, %xmm12 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
-	psrlw $4, %xmm15 /* sb_in_y_10_sh = shr(sb_in_y_10) */
-	pand %xmm9, %xmm15 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm13 /* tbl_lo = const() */
-	movdqa %xmm13, %xmm11 /* tbl_lo */
+	movdqa %xmm11, %xmm9 /* s0_p3_rot */
+	pshufb %xmm12, %xmm9 /* sb_s0_p3_10 = lookup16(s0_p3_rot, sb_s0_ol_10) */
+	paddb %xmm15, %xmm15 /* sb_s0_t2_10 = add(sb_s0_t_10, sb_s0_t_10) */
+	pxor %xmm15, %xmm9 /* sb_s0_10 = xor(sb_s0_p3_10, sb_s0_t2_10) */
+	movdqa %xmm13, %xmm12 /* sb_in_y_10 */
+	pand %xmm5, %xmm12 /* sb_in_y_10_lo = and(sb_in_y_10, nibble_mask) */
+	psrlw $4, %xmm13 /* sb_in_y_10_sh = shr(sb_in_y_10) */
+	pand %xmm5, %xmm13 /* sb_in_y_10_hi = and(sb_in_y_10_sh, nibble_mask) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
+	movdqa %xmm15, %xmm11 /* tbl_lo */
 	pshufb %xmm12, %xmm11 /* sb_s1_k_10_l = lookup16(tbl_lo, sb_in_y_10_lo) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_hi(%rip), %xmm12 /* tbl_hi = const() */
-	movdqa %xmm12, %xmm13 /* tbl_hi */
-	pshufb %xmm15, %xmm13 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
-	pxor %xmm13, %xmm11 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
+	movdqa %xmm12, %xmm15 /* tbl_hi */
+	pshufb %xmm13, %xmm15 /* sb_s1_k_10_h = lookup16(tbl_hi, sb_in_y_10_hi) */
+	pxor %xmm15, %xmm11 /* sb_s1_k_10 = xor(sb_s1_k_10_l, sb_s1_k_10_h) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_inv_shift_rows(%rip), %xmm13 /* inv_shift_rows = const() */
 	pshufb %xmm13, %xmm11 /* sb_s1_10_sr = lookup16(sb_s1_k_10, inv_shift_rows) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm11 /* sb_s1_10_aes = aesenclast(sb_s1_10_sr, aes_cancel_key) */
 	movdqa %xmm11, %xmm15 /* sb_s1_10_aes */
-	pand %xmm9, %xmm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
+	pand %xmm5, %xmm15 /* sb_s1_10_aes_lo = and(sb_s1_10_aes, nibble_mask) */
 	psrlw $4, %xmm11 /* sb_s1_10_aes_sh = shr(sb_s1_10_aes) */
-	pand %xmm9, %xmm11 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
+	pand %xmm5, %xmm11 /* sb_s1_10_aes_hi = and(sb_s1_10_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm13 /* tbl_lo_1 = const() */
 	movdqa %xmm13, %xmm12 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm12 /* sb_s1_10_l = lookup16(tbl_lo_1, sb_s1_10_aes_lo) */
@@ -8540,11 +8487,11 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm11, %xmm13 /* sb_s1_10_h = lookup16(tbl_hi_1, sb_s1_10_aes_hi) */
 	pxor %xmm13, %xmm12 /* sb_s1_10 = xor(sb_s1_10_l, sb_s1_10_h) */
 	movdqa %xmm12, %xmm11 /* sb_s1_10 */
-	pxor %xmm5, %xmm11 /* sb_out_xy_10 = xor(sb_s1_10, sb_s0_10) */
+	pxor %xmm9, %xmm11 /* sb_out_xy_10 = xor(sb_s1_10, sb_s0_10) */
 	pand %xmm10, %xmm11 /* sb_out_d_10 = and(sb_out_xy_10, odd_bytes) */
 	pxor %xmm11, %xmm12 /* sb_out_x_10 = xor(sb_s1_10, sb_out_d_10) */
-	pxor %xmm11, %xmm5 /* sb_out_y_10 = xor(sb_s0_10, sb_out_d_10) */
-	pshufb %xmm14, %xmm5 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	pxor %xmm11, %xmm9 /* sb_out_y_10 = xor(sb_s0_10, sb_out_d_10) */
+	pshufb %xmm14, %xmm9 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
 	movdqa 288(%rsp), %xmm11 /* reload g0s10 */
 	movdqa %xmm11, %xmm13 /* g0s10 */
 	pslld $8, %xmm13 /* s0k_o_10_l = shl(g0s10) */
@@ -8553,13 +8500,13 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm15, %xmm13 /* s0k_o_10 = or(s0k_o_10_l, s0k_o_10_r) */
 	pand %xmm6, %xmm13 /* s0k_10 = and(s0k_o_10, modulus) */
 	movdqa 144(%rsp), %xmm15 /* reload g0s14 */
-	movdqa %xmm15, %xmm9 /* g0s14 */
-	pslld $20, %xmm9 /* s4k_o_10_l = shl(g0s14) */
+	movdqa %xmm15, %xmm5 /* g0s14 */
+	pslld $20, %xmm5 /* s4k_o_10_l = shl(g0s14) */
 	movdqa 448(%rsp), %xmm15 /* reload dbl_16 */
 	movdqa %xmm15, %xmm10 /* dbl_16 */
 	psrld $12, %xmm10 /* s4k_o_10_r = shr(dbl_16) */
-	por %xmm10, %xmm9 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
-	pand %xmm6, %xmm9 /* s4k_10 = and(s4k_o_10, modulus) */
+	por %xmm10, %xmm5 /* s4k_o_10 = or(s4k_o_10_l, s4k_o_10_r) */
+	pand %xmm6, %xmm5 /* s4k_10 = and(s4k_o_10, modulus) */
 	movdqa 704(%rsp), %xmm10 /* reload fb_4 */
 	movdqa %xmm10, %xmm15 /* fb_4 */
 	pslld $21, %xmm15 /* s10k_o_10_l = shl(fb_4) */
@@ -8584,7 +8531,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	psrld $17, %xmm0 /* s15k_o_10_r = shr(dbl_90) */
 	por %xmm0, %xmm4 /* s15k_o_10 = or(s15k_o_10_l, s15k_o_10_r) */
 	pand %xmm6, %xmm4 /* s15k_10 = and(s15k_o_10, modulus) */
-	paddd %xmm9, %xmm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
+	paddd %xmm5, %xmm13 /* fb0_s_20 = add(s0k_10, s4k_10) */
 	movdqa %xmm13, %xmm0 /* fb0_s_20 */
 	pand %xmm6, %xmm0 /* fb0_m_20 = and(fb0_s_20, modulus) */
 	psrld $31, %xmm13 /* fb0_c_20 = shr(fb0_s_20) */
@@ -8615,24 +8562,22 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	paddd %xmm3, %xmm0 /* dbl_99 = add(fb_10, fb_10) */
 	movdqa %xmm0, %xmm4 /* dbl_99 */
 	pand %xmm7, %xmm4 /* x0_11_b = and(dbl_99, high16) */
-	movdqa %xmm7, %xmm9 /* high16 */
-	pandn %xmm1, %xmm9 /* x0_11_a = andnot(high16, fb_9) */
-	por %xmm9, %xmm4 /* x0_11 = or(x0_11_b, x0_11_a) */
-	movdqa 736(%rsp), %xmm9 /* reload fb_6 */
-	movdqa %xmm9, %xmm11 /* fb_6 */
+	movdqa %xmm7, %xmm5 /* high16 */
+	pandn %xmm1, %xmm5 /* x0_11_a = andnot(high16, fb_9) */
+	por %xmm5, %xmm4 /* x0_11 = or(x0_11_b, x0_11_a) */
+	movdqa 736(%rsp), %xmm5 /* reload fb_6 */
+	movdqa %xmm5, %xmm11 /* fb_6 */
 	pslld $16, %xmm11 /* x1_11_l = shl(fb_6) */
 	psrld $16, %xmm10 /* x1_11_r = shr(dbl_45) */
 	por %xmm10, %xmm11 /* x1_11 = or(x1_11_l, x1_11_r) */
 	pxor %xmm12, %xmm4 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	paddd %xmm5, %xmm4 /* w_11 = add(x0r1_11, r2_10) */
-	movdqa 528(%rsp), %xmm10 /* reload x1_2 */
-	pxor %xmm10, %xmm4 /* z_11 = xor(w_11, x1_2) */
+	paddd %xmm9, %xmm4 /* w_11 = add(x0r1_11, r2_10) */
+	pxor 528(%rsp), %xmm4 /* z_11 = xor(w_11, x1_2) */
 	paddd %xmm11, %xmm12 /* w1_11 = add(sb_out_x_10, x1_11) */
-	movdqa 48(%rsp), %xmm10 /* reload x1_7 */
-	pxor %xmm10, %xmm5 /* w2_11 = xor(r2_10, x1_7) */
+	pxor 48(%rsp), %xmm9 /* w2_11 = xor(r2_10, x1_7) */
 	movdqa %xmm12, %xmm10 /* w1_11 */
 	pslld $16, %xmm10 /* l1in_11_l = shl(w1_11) */
-	movdqa %xmm5, %xmm13 /* w2_11 */
+	movdqa %xmm9, %xmm13 /* w2_11 */
 	psrld $16, %xmm13 /* l1in_11_r = shr(w2_11) */
 	por %xmm13, %xmm10 /* l1in_11 = or(l1in_11_l, l1in_11_r) */
 	movdqa %xmm10, %xmm13 /* l1in_11 */
@@ -8644,60 +8589,60 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm11, 528(%rsp) /* spill x1_11 */
 	movdqa %xmm10, %xmm11 /* l1in_11 */
 	pshufb %xmm4, %xmm11 /* ur16_11 = lookup16(l1in_11, rotl16) */
-	movdqa %xmm10, %xmm9 /* l1in_11 */
-	pxor %xmm15, %xmm9 /* ug_acc_11 = xor(l1in_11, ur8_11) */
-	pxor %xmm11, %xmm9 /* ug_11 = xor(ug_acc_11, ur16_11) */
-	movdqa %xmm9, %xmm11 /* ug_11 */
+	movdqa %xmm10, %xmm5 /* l1in_11 */
+	pxor %xmm15, %xmm5 /* ug_acc_11 = xor(l1in_11, ur8_11) */
+	pxor %xmm11, %xmm5 /* ug_11 = xor(ug_acc_11, ur16_11) */
+	movdqa %xmm5, %xmm11 /* ug_11 */
 	pslld $2, %xmm11 /* ur2_11_l = shl(ug_11) */
-	psrld $30, %xmm9 /* ur2_11_r = shr(ug_11) */
-	por %xmm9, %xmm11 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
+	psrld $30, %xmm5 /* ur2_11_r = shr(ug_11) */
+	por %xmm5, %xmm11 /* ur2_11 = or(ur2_11_l, ur2_11_r) */
 	pxor %xmm13, %xmm10 /* u_acc_11 = xor(l1in_11, ur24_11) */
 	pxor %xmm11, %xmm10 /* u_11 = xor(u_acc_11, ur2_11) */
-	pslld $16, %xmm5 /* l2in_11_l = shl(w2_11) */
+	pslld $16, %xmm9 /* l2in_11_l = shl(w2_11) */
 	psrld $16, %xmm12 /* l2in_11_r = shr(w1_11) */
-	por %xmm12, %xmm5 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
-	movdqa %xmm5, %xmm9 /* l2in_11 */
-	pshufb %xmm8, %xmm9 /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	movdqa %xmm5, %xmm11 /* l2in_11 */
+	por %xmm12, %xmm9 /* l2in_11 = or(l2in_11_l, l2in_11_r) */
+	movdqa %xmm9, %xmm5 /* l2in_11 */
+	pshufb %xmm8, %xmm5 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	movdqa %xmm9, %xmm11 /* l2in_11 */
 	pshufb %xmm4, %xmm11 /* v8r16_11 = lookup16(l2in_11, rotl16) */
-	movdqa %xmm5, %xmm12 /* l2in_11 */
+	movdqa %xmm9, %xmm12 /* l2in_11 */
 	pshufb %xmm14, %xmm12 /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	pxor %xmm11, %xmm5 /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
-	pxor %xmm12, %xmm5 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
-	movdqa %xmm5, %xmm12 /* v8g_11 */
+	pxor %xmm11, %xmm9 /* v8g_acc_11 = xor(l2in_11, v8r16_11) */
+	pxor %xmm12, %xmm9 /* v8g_11 = xor(v8g_acc_11, v8r24_11) */
+	movdqa %xmm9, %xmm12 /* v8g_11 */
 	pslld $6, %xmm12 /* v8r6_11_l = shl(v8g_11) */
-	psrld $26, %xmm5 /* v8r6_11_r = shr(v8g_11) */
-	por %xmm5, %xmm12 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
-	pxor %xmm11, %xmm9 /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
-	pxor %xmm12, %xmm9 /* v8_11 = xor(v8_acc_11, v8r6_11) */
-	movdqa %xmm9, %xmm5 /* v8_11 */
-	pxor %xmm10, %xmm5 /* sb_in_xy_11 = xor(v8_11, u_11) */
+	psrld $26, %xmm9 /* v8r6_11_r = shr(v8g_11) */
+	por %xmm9, %xmm12 /* v8r6_11 = or(v8r6_11_l, v8r6_11_r) */
+	pxor %xmm11, %xmm5 /* v8_acc_11 = xor(v8r8_11, v8r16_11) */
+	pxor %xmm12, %xmm5 /* v8_11 = xor(v8_acc_11, v8r6_11) */
+	movdqa %xmm5, %xmm9 /* v8_11 */
+	pxor %xmm10, %xmm9 /* sb_in_xy_11 = xor(v8_11, u_11) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_odd_bytes(%rip), %xmm11 /* odd_bytes = const() */
-	pand %xmm11, %xmm5 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
-	pxor %xmm5, %xmm9 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
-	pxor %xmm5, %xmm10 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm5 /* nibble_mask = const() */
-	movdqa %xmm9, %xmm12 /* sb_in_x_11 */
-	pand %xmm5, %xmm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
-	psrlw $4, %xmm9 /* sb_s0_xs_11 = shr(sb_in_x_11) */
-	pand %xmm5, %xmm9 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
+	pand %xmm11, %xmm9 /* sb_in_d_11 = and(sb_in_xy_11, odd_bytes) */
+	pxor %xmm9, %xmm5 /* sb_in_x_11 = xor(v8_11, sb_in_d_11) */
+	pxor %xmm9, %xmm10 /* sb_in_y_11 = xor(u_11, sb_in_d_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_nibble_mask(%rip), %xmm9 /* nibble_mask = const() */
+	movdqa %xmm5, %xmm12 /* sb_in_x_11 */
+	pand %xmm9, %xmm12 /* sb_s0_xl_11 = and(sb_in_x_11, nibble_mask) */
+	psrlw $4, %xmm5 /* sb_s0_xs_11 = shr(sb_in_x_11) */
+	pand %xmm9, %xmm5 /* sb_s0_xh_11 = and(sb_s0_xs_11, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p1(%rip), %xmm13 /* s0_p1 = const() */
 	movdqa %xmm13, %xmm15 /* s0_p1 */
 	pshufb %xmm12, %xmm15 /* sb_s0_p1_11 = lookup16(s0_p1, sb_s0_xl_11) */
-	pxor %xmm9, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
-	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm9 /* s0_p2 = const() */
-	movdqa %xmm9, %xmm13 /* s0_p2 */
+	pxor %xmm5, %xmm15 /* sb_s0_t_11 = xor(sb_s0_p1_11, sb_s0_xh_11) */
+	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p2(%rip), %xmm5 /* s0_p2 = const() */
+	movdqa %xmm5, %xmm13 /* s0_p2 */
 	pshufb %xmm15, %xmm13 /* sb_s0_p2_11 = lookup16(s0_p2, sb_s0_t_11) */
 	pxor %xmm12, %xmm13 /* sb_s0_ol_11 = xor(sb_s0_p2_11, sb_s0_xl_11) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_s0_p3_rot(%rip), %xmm12 /* s0_p3_rot = const() */
-	movdqa %xmm12, %xmm9 /* s0_p3_rot */
-	pshufb %xmm13, %xmm9 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
+	movdqa %xmm12, %xmm5 /* s0_p3_rot */
+	pshufb %xmm13, %xmm5 /* sb_s0_p3_11 = lookup16(s0_p3_rot, sb_s0_ol_11) */
 	paddb %xmm15, %xmm15 /* sb_s0_t2_11 = add(sb_s0_t_11, sb_s0_t_11) */
-	pxor %xmm15, %xmm9 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
+	pxor %xmm15, %xmm5 /* sb_s0_11 = xor(sb_s0_p3_11, sb_s0_t2_11) */
 	movdqa %xmm10, %xmm13 /* sb_in_y_11 */
-	pand %xmm5, %xmm13 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
+	pand %xmm9, %xmm13 /* sb_in_y_11_lo = and(sb_in_y_11, nibble_mask) */
 	psrlw $4, %xmm10 /* sb_in_y_11_sh = shr(sb_in_y_11) */
-	pand %xmm5, %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
+	pand %xmm9, %xmm10 /* sb_in_y_11_hi = and(sb_in_y_11_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo(%rip), %xmm15 /* tbl_lo = const() */
 	movdqa %xmm15, %xmm12 /* tbl_lo */
 	pshufb %xmm13, %xmm12 /* sb_s1_k_11_l = lookup16(tbl_lo, sb_in_y_11_lo) */
@@ -8710,9 +8655,9 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_aes_cancel_key(%rip), %xmm15 /* aes_cancel_key = const() */
 	aesenclast %xmm15, %xmm12 /* sb_s1_11_aes = aesenclast(sb_s1_11_sr, aes_cancel_key) */
 	movdqa %xmm12, %xmm15 /* sb_s1_11_aes */
-	pand %xmm5, %xmm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
+	pand %xmm9, %xmm15 /* sb_s1_11_aes_lo = and(sb_s1_11_aes, nibble_mask) */
 	psrlw $4, %xmm12 /* sb_s1_11_aes_sh = shr(sb_s1_11_aes) */
-	pand %xmm5, %xmm12 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
+	pand %xmm9, %xmm12 /* sb_s1_11_aes_hi = and(sb_s1_11_aes_sh, nibble_mask) */
 	movdqa .Lzuc_lanes_ssse3_aesni_asm_2_tbl_lo_1(%rip), %xmm10 /* tbl_lo_1 = const() */
 	movdqa %xmm10, %xmm13 /* tbl_lo_1 */
 	pshufb %xmm15, %xmm13 /* sb_s1_11_l = lookup16(tbl_lo_1, sb_s1_11_aes_lo) */
@@ -8721,11 +8666,11 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	pshufb %xmm12, %xmm10 /* sb_s1_11_h = lookup16(tbl_hi_1, sb_s1_11_aes_hi) */
 	pxor %xmm10, %xmm13 /* sb_s1_11 = xor(sb_s1_11_l, sb_s1_11_h) */
 	movdqa %xmm13, %xmm10 /* sb_s1_11 */
-	pxor %xmm9, %xmm10 /* sb_out_xy_11 = xor(sb_s1_11, sb_s0_11) */
+	pxor %xmm5, %xmm10 /* sb_out_xy_11 = xor(sb_s1_11, sb_s0_11) */
 	pand %xmm11, %xmm10 /* sb_out_d_11 = and(sb_out_xy_11, odd_bytes) */
 	pxor %xmm10, %xmm13 /* sb_out_x_11 = xor(sb_s1_11, sb_out_d_11) */
-	pxor %xmm10, %xmm9 /* sb_out_y_11 = xor(sb_s0_11, sb_out_d_11) */
-	pshufb %xmm14, %xmm9 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	pxor %xmm10, %xmm5 /* sb_out_y_11 = xor(sb_s0_11, sb_out_d_11) */
+	pshufb %xmm14, %xmm5 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
 	movdqa 224(%rsp), %xmm10 /* reload g0s11 */
 	movdqa %xmm10, %xmm12 /* g0s11 */
 	pslld $8, %xmm12 /* s0k_o_11_l = shl(g0s11) */
@@ -8734,13 +8679,13 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm15, %xmm12 /* s0k_o_11 = or(s0k_o_11_l, s0k_o_11_r) */
 	pand %xmm6, %xmm12 /* s0k_11 = and(s0k_o_11, modulus) */
 	movdqa 368(%rsp), %xmm15 /* reload g0s15 */
-	movdqa %xmm15, %xmm5 /* g0s15 */
-	pslld $20, %xmm5 /* s4k_o_11_l = shl(g0s15) */
+	movdqa %xmm15, %xmm9 /* g0s15 */
+	pslld $20, %xmm9 /* s4k_o_11_l = shl(g0s15) */
 	movdqa 80(%rsp), %xmm15 /* reload dbl */
 	movdqa %xmm15, %xmm11 /* dbl */
 	psrld $12, %xmm11 /* s4k_o_11_r = shr(dbl) */
-	por %xmm11, %xmm5 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
-	pand %xmm6, %xmm5 /* s4k_11 = and(s4k_o_11, modulus) */
+	por %xmm11, %xmm9 /* s4k_o_11 = or(s4k_o_11_l, s4k_o_11_r) */
+	pand %xmm6, %xmm9 /* s4k_11 = and(s4k_o_11, modulus) */
 	movdqa 720(%rsp), %xmm11 /* reload fb_5 */
 	movdqa %xmm11, %xmm15 /* fb_5 */
 	pslld $21, %xmm15 /* s10k_o_11_l = shl(fb_5) */
@@ -8765,7 +8710,7 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	psrld $17, %xmm2 /* s15k_o_11_r = shr(dbl_99) */
 	por %xmm2, %xmm4 /* s15k_o_11 = or(s15k_o_11_l, s15k_o_11_r) */
 	pand %xmm6, %xmm4 /* s15k_11 = and(s15k_o_11, modulus) */
-	paddd %xmm5, %xmm12 /* fb0_s_22 = add(s0k_11, s4k_11) */
+	paddd %xmm9, %xmm12 /* fb0_s_22 = add(s0k_11, s4k_11) */
 	movdqa %xmm12, %xmm2 /* fb0_s_22 */
 	pand %xmm6, %xmm2 /* fb0_m_22 = and(fb0_s_22, modulus) */
 	psrld $31, %xmm12 /* fb0_c_22 = shr(fb0_s_22) */
@@ -8796,24 +8741,22 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	paddd %xmm1, %xmm2 /* dbl_108 = add(fb_11, fb_11) */
 	movdqa %xmm2, %xmm4 /* dbl_108 */
 	pand %xmm7, %xmm4 /* x0_12_b = and(dbl_108, high16) */
-	movdqa %xmm7, %xmm5 /* high16 */
-	pandn %xmm3, %xmm5 /* x0_12_a = andnot(high16, fb_10) */
-	por %xmm5, %xmm4 /* x0_12 = or(x0_12_b, x0_12_a) */
-	movdqa 752(%rsp), %xmm5 /* reload fb_7 */
-	movdqa %xmm5, %xmm10 /* fb_7 */
+	movdqa %xmm7, %xmm9 /* high16 */
+	pandn %xmm3, %xmm9 /* x0_12_a = andnot(high16, fb_10) */
+	por %xmm9, %xmm4 /* x0_12 = or(x0_12_b, x0_12_a) */
+	movdqa 752(%rsp), %xmm9 /* reload fb_7 */
+	movdqa %xmm9, %xmm10 /* fb_7 */
 	pslld $16, %xmm10 /* x1_12_l = shl(fb_7) */
 	psrld $16, %xmm11 /* x1_12_r = shr(dbl_54) */
 	por %xmm11, %xmm10 /* x1_12 = or(x1_12_l, x1_12_r) */
 	pxor %xmm13, %xmm4 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	paddd %xmm9, %xmm4 /* w_12 = add(x0r1_12, r2_11) */
-	movdqa 624(%rsp), %xmm11 /* reload x1_3 */
-	pxor %xmm11, %xmm4 /* z_12 = xor(w_12, x1_3) */
+	paddd %xmm5, %xmm4 /* w_12 = add(x0r1_12, r2_11) */
+	pxor 624(%rsp), %xmm4 /* z_12 = xor(w_12, x1_3) */
 	paddd %xmm10, %xmm13 /* w1_12 = add(sb_out_x_11, x1_12) */
-	movdqa 128(%rsp), %xmm10 /* reload x1_8 */
-	pxor %xmm10, %xmm9 /* w2_12 = xor(r2_11, x1_8) */
+	pxor 128(%rsp), %xmm5 /* w2_12 = xor(r2_11, x1_8) */
 	movdqa %xmm13, %xmm10 /* w1_12 */
 	pslld $16, %xmm10 /* l1in_12_l = shl(w1_12) */
-	movdqa %xmm9, %xmm11 /* w2_12 */
+	movdqa %xmm5, %xmm11 /* w2_12 */
 	psrld $16, %xmm11 /* l1in_12_r = shr(w2_12) */
 	por %xmm11, %xmm10 /* l1in_12 = or(l1in_12_l, l1in_12_r) */
 	movdqa %xmm10, %xmm11 /* l1in_12 */
@@ -8824,31 +8767,31 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	movdqa %xmm4, 128(%rsp) /* spill z_12 */
 	movdqa %xmm10, %xmm4 /* l1in_12 */
 	pshufb %xmm15, %xmm4 /* ur16_12 = lookup16(l1in_12, rotl16) */
-	movdqa %xmm10, %xmm5 /* l1in_12 */
-	pxor %xmm12, %xmm5 /* ug_acc_12 = xor(l1in_12, ur8_12) */
-	pxor %xmm4, %xmm5 /* ug_12 = xor(ug_acc_12, ur16_12) */
-	movdqa %xmm5, %xmm4 /* ug_12 */
+	movdqa %xmm10, %xmm9 /* l1in_12 */
+	pxor %xmm12, %xmm9 /* ug_acc_12 = xor(l1in_12, ur8_12) */
+	pxor %xmm4, %xmm9 /* ug_12 = xor(ug_acc_12, ur16_12) */
+	movdqa %xmm9, %xmm4 /* ug_12 */
 	pslld $2, %xmm4 /* ur2_12_l = shl(ug_12) */
-	psrld $30, %xmm5 /* ur2_12_r = shr(ug_12) */
-	por %xmm5, %xmm4 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
+	psrld $30, %xmm9 /* ur2_12_r = shr(ug_12) */
+	por %xmm9, %xmm4 /* ur2_12 = or(ur2_12_l, ur2_12_r) */
 	pxor %xmm11, %xmm10 /* u_acc_12 = xor(l1in_12, ur24_12) */
 	pxor %xmm4, %xmm10 /* u_12 = xor(u_acc_12, ur2_12) */
-	pslld $16, %xmm9 /* l2in_12_l = shl(w2_12) */
+	pslld $16, %xmm5 /* l2in_12_l = shl(w2_12) */
 	psrld $16, %xmm13 /* l2in_12_r = shr(w1_12) */
-	por %xmm13, %xmm9 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
-	movdqa %xmm9, %xmm4 /* l2in_12 */
+	por %xmm13, %xmm5 /* l2in_12 = or(l2in_12_l, l2in_12_r) */
+	movdqa %xmm5, %xmm4 /* l2in_12 */
 	pshufb %xmm8, %xmm4 /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	movdqa %xmm9, %xmm5 /* l2in_12 */
-	pshufb %xmm15, %xmm5 /* v8r16_12 = lookup16(l2in_12, rotl16) */
-	movdqa %xmm9, %xmm11 /* l2in_12 */
+	movdqa %xmm5, %xmm9 /* l2in_12 */
+	pshufb %xmm15, %xmm9 /* v8r16_12 = lookup16(l2in_12, rotl16) */
+	movdqa %xmm5, %xmm11 /* l2in_12 */
 	pshufb %xmm14, %xmm11 /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	pxor %xmm5, %xmm9 /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
-	pxor %xmm11, %xmm9 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
-	movdqa %xmm9, %xmm11 /* v8g_12 */
+	pxor %xmm9, %xmm5 /* v8g_acc_12 = xor(l2in_12, v8r16_12) */
+	pxor %xmm11, %xmm5 /* v8g_12 = xor(v8g_acc_12, v8r24_12) */
+	movdqa %xmm5, %xmm11 /* v8g_12 */
 	pslld $6, %xmm11 /* v8r6_12_l = shl(v8g_12) */
-	psrld $26, %xmm9 /* v8r6_12_r = shr(v8g_12) */
-	por %xmm9, %xmm11 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
-	pxor %xmm5, %xmm4 /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
+	psrld $26, %xmm5 /* v8r6_12_r = shr(v8g_12) */
+	por %xmm5, %xmm11 /* v8r6_12 = or(v8r6_12_l, v8r6_12_r) */
+	pxor %xmm9, %xmm4 /* v8_acc_12 = xor(v8r8_12, v8r16_12) */
 	pxor %xmm11, %xmm4 /* v8_12 = xor(v8_acc_12, v8r6_12) */
 	movdqa %xmm4, %xmm5 /* v8_12 */
 	pxor %xmm10, %xmm5 /* sb_in_xy_12 = xor(v8_12, u_12) */
@@ -8985,11 +8928,9 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm13, %xmm10 /* x1_13 = or(x1_13_l, x1_13_r) */
 	pxor %xmm12, %xmm5 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
 	paddd %xmm4, %xmm5 /* w_13 = add(x0r1_13, r2_12) */
-	movdqa 656(%rsp), %xmm11 /* reload x1_4 */
-	pxor %xmm11, %xmm5 /* z_13 = xor(w_13, x1_4) */
+	pxor 656(%rsp), %xmm5 /* z_13 = xor(w_13, x1_4) */
 	paddd %xmm10, %xmm12 /* w1_13 = add(sb_out_x_12, x1_13) */
-	movdqa 32(%rsp), %xmm10 /* reload x1_9 */
-	pxor %xmm10, %xmm4 /* w2_13 = xor(r2_12, x1_9) */
+	pxor 32(%rsp), %xmm4 /* w2_13 = xor(r2_12, x1_9) */
 	movdqa %xmm12, %xmm10 /* w1_13 */
 	pslld $16, %xmm10 /* l1in_13_l = shl(w1_13) */
 	movdqa %xmm4, %xmm11 /* w2_13 */
@@ -9163,11 +9104,9 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm13, %xmm10 /* x1_14 = or(x1_14_l, x1_14_r) */
 	pxor %xmm12, %xmm4 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
 	paddd %xmm5, %xmm4 /* w_14 = add(x0r1_14, r2_13) */
-	movdqa 304(%rsp), %xmm11 /* reload x1_5 */
-	pxor %xmm11, %xmm4 /* z_14 = xor(w_14, x1_5) */
+	pxor 304(%rsp), %xmm4 /* z_14 = xor(w_14, x1_5) */
 	paddd %xmm10, %xmm12 /* w1_14 = add(sb_out_x_13, x1_14) */
-	movdqa 96(%rsp), %xmm10 /* reload x1_10 */
-	pxor %xmm10, %xmm5 /* w2_14 = xor(r2_13, x1_10) */
+	pxor 96(%rsp), %xmm5 /* w2_14 = xor(r2_13, x1_10) */
 	movdqa %xmm12, %xmm10 /* w1_14 */
 	pslld $16, %xmm10 /* l1in_14_l = shl(w1_14) */
 	movdqa %xmm5, %xmm11 /* w2_14 */
@@ -9339,11 +9278,9 @@ zuc_lanes_ssse3_aesni_keystream_xor_asm:
 	por %xmm13, %xmm7 /* x1_15 = or(x1_15_l, x1_15_r) */
 	pxor %xmm12, %xmm3 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
 	paddd %xmm4, %xmm3 /* w_15 = add(x0r1_15, r2_14) */
-	movdqa 256(%rsp), %xmm9 /* reload x1_6 */
-	pxor %xmm9, %xmm3 /* z_15 = xor(w_15, x1_6) */
+	pxor 256(%rsp), %xmm3 /* z_15 = xor(w_15, x1_6) */
 	paddd %xmm7, %xmm12 /* w1_15 = add(sb_out_x_14, x1_15) */
-	movdqa 528(%rsp), %xmm7 /* reload x1_11 */
-	pxor %xmm7, %xmm4 /* w2_15 = xor(r2_14, x1_11) */
+	pxor 528(%rsp), %xmm4 /* w2_15 = xor(r2_14, x1_11) */
 	movdqa %xmm12, %xmm7 /* w1_15 */
 	pslld $16, %xmm7 /* l1in_15_l = shl(w1_15) */
 	movdqa %xmm4, %xmm9 /* w2_15 */

@@ -26,7 +26,7 @@ uses caller-saved general registers only (no callee-saved one to restore)."""
 from dataclasses import dataclass
 
 from .rules import shuffle_i32x4_picks
-from ..regalloc import Instr, MachineLoop, Move, Note, RegisterFile, Reload, Remat, Spill, allocate, walk
+from ..regalloc import InMemory, Instr, MachineLoop, Move, Note, RegisterFile, Reload, Remat, Spill, allocate, walk
 
 ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 # Caller-saved registers the SysV ABI leaves to a function: the arguments'
@@ -66,10 +66,24 @@ def register_file(target):
     """The vector registers of `target` as the allocator needs them."""
     kind = encoding(target)
     if kind == "evex":
-        return RegisterFile(32, limit=lambda op: 16 if _vex_only(op) else 32, destructive=_evex_destructive)
+        return RegisterFile(32, limit=lambda op: 16 if _vex_only(op) else 32, destructive=_evex_destructive,
+                            memory=_memory_operand)
     if kind == "vex":
-        return RegisterFile(16)
-    return RegisterFile(16, destructive=_sse_destructive)
+        return RegisterFile(16, memory=_memory_operand)
+    return RegisterFile(16, destructive=_sse_destructive, memory=_memory_operand, memory_recompute=False)
+
+
+# The operand each op may read from memory: Intel's last source (AT&T's first).
+_MEMORY_OPERAND = {op: 1 for op in ("xor", "and", "or", "andnot", "lookup16", "unpacklo", "unpackhi", "add",
+                                    "minu", "maxs", "gf2p8affine", "gf2p8affineinv", "aesenclast", "blendv",
+                                    "shld_native")}
+_MEMORY_OPERAND.update(ternlog=2, permute2b=2, permute2q=2)
+
+
+def _memory_operand(op):
+    if op.opcode == "blocks128" and op.result.bits == 256 and op.args[0] is not op.args[1]:
+        return 1                    # VPERM2I128's second source
+    return _MEMORY_OPERAND.get(op.opcode)
 
 
 def _evex_destructive(op):
@@ -124,6 +138,15 @@ class _Function:
     def slot(self, slot):
         return f"{self.slot_base + slot * self.slot_bytes}(%rsp)"
 
+    def memory(self, operand):
+        """An operand read from memory: its stack slot, or what its load reads."""
+        if operand.slot is not None:
+            return self.slot(operand.slot)
+        setup, mem = self.address(operand.load.attrs)
+        if setup:
+            raise ValueError("x86 asm: a memory operand through a row pointer")
+        return mem
+
 
 def _mov(kind, bits, aligned):
     if kind == "sse":
@@ -150,7 +173,7 @@ def instruction(fn, op, dst, srcs):
     code, attrs = op.opcode, op.attrs
     bits = op.result.bits if op.result is not None else op.args[0].bits
     d = vector(dst, bits) if dst is not None else None
-    s = [vector(r, a.bits) for r, a in zip(srcs, op.args)]
+    s = [fn.memory(r) if isinstance(r, InMemory) else vector(r, a.bits) for r, a in zip(srcs, op.args)]
     evex = kind == "evex" and bits == 512
     if code in ("load", "store"):
         setup, mem = fn.address(attrs)

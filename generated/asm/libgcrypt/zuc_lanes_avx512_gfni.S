@@ -12,7 +12,7 @@
  *   %rdi: state
  *   %rsi: r, the loop count
  *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 2304 bytes (36 spill slots of 64 bytes)
+ *   frame: 1664 bytes (26 spill slots of 64 bytes)
  */
 	.globl _gcry_zuc_lanes_avx512_gfni_init
 ELF(.type _gcry_zuc_lanes_avx512_gfni_init,@function;)
@@ -24,7 +24,7 @@ _gcry_zuc_lanes_avx512_gfni_init:
 	mov %rsp, %rbp
 	CFI_DEF_CFA_REGISTER(%rbp);
 	and $-64, %rsp
-	sub $2304, %rsp
+	sub $1664, %rsp
 
 	/* Load the loaded key and IV of 16 lanes; R1 = R2 = 0. */
 	vmovdqu64 (%rdi), %zmm0 /* g0s0 = load() */
@@ -51,1372 +51,1333 @@ _gcry_zuc_lanes_avx512_gfni_init:
 	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_high16(%rip), %zmm21 /* high16 = const() */
 	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_rotl24(%rip), %zmm22 /* rotl24 = const() */
 	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_rotl8(%rip), %zmm23 /* rotl8 = const() */
+	vmovdqa64 %zmm2, 0(%rsp) /* spill g0s2_1.2 */
+	vmovdqa64 %zmm3, 64(%rsp) /* spill g0s3_1.2 */
 	xor %rsi, %rsi
 .Lzuc_lanes_avx512_gfni_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm15, %zmm15, %zmm24 /* dbl = add(g0s15_1, g0s15_1) */
-	vmovdqa64 %zmm14, %zmm25 /* g0s14_1.2 */
-	vpternlogd $0xd8, %zmm21, %zmm24, %zmm25 /* x0 = ternlog(g0s14_1, dbl, high16) */
-	vpaddd %zmm9, %zmm9, %zmm26 /* dbl_1 = add(g0s9_1, g0s9_1) */
-	vpshldd $16, %zmm26, %zmm11, %zmm27 /* x1 = shld_native(g0s11_1, dbl_1) */
-	vpaddd %zmm5, %zmm5, %zmm28 /* dbl_2 = add(g0s5_1, g0s5_1) */
-	vpshldd $16, %zmm28, %zmm7, %zmm29 /* x2 = shld_native(g0s7_1, dbl_2) */
-	vpxord %zmm16, %zmm25, %zmm25 /* x0r1 = xor(x0, g0r1_1) */
-	vpaddd %zmm17, %zmm25, %zmm25 /* w = add(x0r1, g0r2_1) */
-	vpaddd %zmm27, %zmm16, %zmm30 /* w1 = add(g0r1_1, x1) */
-	vpxord %zmm29, %zmm17, %zmm29 /* w2 = xor(g0r2_1, x2) */
-	vpshldd $16, %zmm29, %zmm30, %zmm31 /* l1in = shld_native(w1, w2) */
-	vmovdqa64 %zmm17, 0(%rsp) /* spill g0r2_1.2 */
-	vmovdqa64 %zmm30, %zmm17 /* w1 */
-	vpternlogd $0xd8, %zmm21, %zmm29, %zmm17 /* l1in16 = ternlog(w1, w2, high16) */
-	vmovdqa64 %zmm16, 64(%rsp) /* spill g0r1_1.2 */
-	vpshufb %zmm22, %zmm31, %zmm16 /* ur24 = lookup16(l1in, rotl24) */
-	vmovdqa64 %zmm26, 128(%rsp) /* spill dbl_1 */
-	vpshufb %zmm23, %zmm31, %zmm26 /* ur8 = lookup16(l1in, rotl8) */
-	vmovdqa64 %zmm27, 192(%rsp) /* spill x1 */
-	vmovdqa64 %zmm31, %zmm27 /* l1in */
-	vpternlogd $0x96, %zmm17, %zmm26, %zmm27 /* ug = ternlog(l1in, ur8, l1in16) */
-	vprold $2, %zmm27, %zmm17 /* ur2 = rotl_native(ug) */
-	vpternlogd $0x96, %zmm17, %zmm16, %zmm31 /* u = ternlog(l1in, ur24, ur2) */
-	vpshldd $16, %zmm30, %zmm29, %zmm16 /* l2in = shld_native(w2, w1) */
-	vpternlogd $0xd8, %zmm21, %zmm30, %zmm29 /* l2in16 = ternlog(w2, w1, high16) */
-	vpshufb %zmm23, %zmm16, %zmm17 /* v8r8 = lookup16(l2in, rotl8) */
-	vpshufb %zmm22, %zmm16, %zmm26 /* v8r24 = lookup16(l2in, rotl24) */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm16 /* v8g = ternlog(l2in, l2in16, v8r24) */
-	vprold $6, %zmm16, %zmm16 /* v8r6 = rotl_native(v8g) */
-	vpternlogd $0x96, %zmm16, %zmm29, %zmm17 /* v8 = ternlog(v8r8, l2in16, v8r6) */
-	vmovdqa64 %zmm17, %zmm16 /* v8 */
-	vpternlogd $0xd8, %zmm20, %zmm31, %zmm16 /* sb_in_x = ternlog(v8, u, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm17, %zmm31 /* sb_in_y = ternlog(u, v8, odd_bytes) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t0(%rip), %zmm17 /* sb_s0_t0 = const() */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t1(%rip), %zmm26 /* sb_s0_t1 = const() */
-	vmovdqa64 %zmm16, %zmm27 /* sb_in_x */
-	vpermi2b %zmm26, %zmm17, %zmm27 /* sb_s0_lo = permute2b(sb_in_x, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t2(%rip), %zmm29 /* sb_s0_t2 = const() */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t3(%rip), %zmm30 /* sb_s0_t3 = const() */
-	vmovdqa64 %zmm3, 256(%rsp) /* spill g0s3_1.2 */
-	vmovdqa64 %zmm16, %zmm3 /* sb_in_x */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_hi = permute2b(sb_in_x, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm16, %k1
-	vpblendmb %zmm3, %zmm27, %zmm3{%k1} /* sb_s0 = blendv(sb_s0_lo, sb_s0_hi, sb_in_x) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
-	vgf2p8affineqb $0x0, %zmm16, %zmm31, %zmm27 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat_1(%rip), %zmm31 /* gfni_mat_1 = const() */
-	vgf2p8affineinvqb $0x55, %zmm31, %zmm27, %zmm27 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
-	vmovdqa64 %zmm2, 320(%rsp) /* spill g0s2_1.2 */
-	vmovdqa64 %zmm27, %zmm2 /* sb_s1 */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm2 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm27, %zmm3 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
-	vpshufb %zmm22, %zmm3, %zmm3 /* r2 = lookup16(sb_out_y, rotl24) */
+	vpaddd %zmm15, %zmm15, %zmm2 /* dbl = add(g0s15_1, g0s15_1) */
+	vmovdqa64 %zmm14, %zmm3 /* g0s14_1.2 */
+	vpternlogd $0xd8, %zmm21, %zmm2, %zmm3 /* x0 = ternlog(g0s14_1, dbl, high16) */
+	vpaddd %zmm9, %zmm9, %zmm24 /* dbl_1 = add(g0s9_1, g0s9_1) */
+	vpshldd $16, %zmm24, %zmm11, %zmm25 /* x1 = shld_native(g0s11_1, dbl_1) */
+	vpaddd %zmm5, %zmm5, %zmm26 /* dbl_2 = add(g0s5_1, g0s5_1) */
+	vpshldd $16, %zmm26, %zmm7, %zmm27 /* x2 = shld_native(g0s7_1, dbl_2) */
+	vpxord %zmm16, %zmm3, %zmm3 /* x0r1 = xor(x0, g0r1_1) */
+	vpaddd %zmm17, %zmm3, %zmm3 /* w = add(x0r1, g0r2_1) */
+	vpaddd %zmm25, %zmm16, %zmm16 /* w1 = add(g0r1_1, x1) */
+	vpxord %zmm27, %zmm17, %zmm17 /* w2 = xor(g0r2_1, x2) */
+	vpshldd $16, %zmm17, %zmm16, %zmm27 /* l1in = shld_native(w1, w2) */
+	vmovdqa64 %zmm16, %zmm28 /* w1 */
+	vpternlogd $0xd8, %zmm21, %zmm17, %zmm28 /* l1in16 = ternlog(w1, w2, high16) */
+	vpshufb %zmm22, %zmm27, %zmm29 /* ur24 = lookup16(l1in, rotl24) */
+	vpshufb %zmm23, %zmm27, %zmm30 /* ur8 = lookup16(l1in, rotl8) */
+	vmovdqa64 %zmm27, %zmm31 /* l1in */
+	vpternlogd $0x96, %zmm28, %zmm30, %zmm31 /* ug = ternlog(l1in, ur8, l1in16) */
+	vprold $2, %zmm31, %zmm28 /* ur2 = rotl_native(ug) */
+	vpternlogd $0x96, %zmm28, %zmm29, %zmm27 /* u = ternlog(l1in, ur24, ur2) */
+	vpshldd $16, %zmm16, %zmm17, %zmm28 /* l2in = shld_native(w2, w1) */
+	vpternlogd $0xd8, %zmm21, %zmm16, %zmm17 /* l2in16 = ternlog(w2, w1, high16) */
+	vpshufb %zmm23, %zmm28, %zmm16 /* v8r8 = lookup16(l2in, rotl8) */
+	vpshufb %zmm22, %zmm28, %zmm29 /* v8r24 = lookup16(l2in, rotl24) */
+	vpternlogd $0x96, %zmm29, %zmm17, %zmm28 /* v8g = ternlog(l2in, l2in16, v8r24) */
+	vprold $6, %zmm28, %zmm28 /* v8r6 = rotl_native(v8g) */
+	vpternlogd $0x96, %zmm28, %zmm17, %zmm16 /* v8 = ternlog(v8r8, l2in16, v8r6) */
+	vmovdqa64 %zmm16, %zmm17 /* v8 */
+	vpternlogd $0xd8, %zmm20, %zmm27, %zmm17 /* sb_in_x = ternlog(v8, u, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm16, %zmm27 /* sb_in_y = ternlog(u, v8, odd_bytes) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t0(%rip), %zmm16 /* sb_s0_t0 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t1(%rip), %zmm28 /* sb_s0_t1 = const() */
+	vmovdqa64 %zmm17, %zmm29 /* sb_in_x */
+	vpermi2b %zmm28, %zmm16, %zmm29 /* sb_s0_lo = permute2b(sb_in_x, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t2(%rip), %zmm30 /* sb_s0_t2 = const() */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t3(%rip), %zmm31 /* sb_s0_t3 = const() */
+	vmovdqa64 %zmm24, 128(%rsp) /* spill dbl_1 */
+	vmovdqa64 %zmm17, %zmm24 /* sb_in_x */
+	vpermi2b %zmm31, %zmm30, %zmm24 /* sb_s0_hi = permute2b(sb_in_x, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm17, %k1
+	vpblendmb %zmm24, %zmm29, %zmm17{%k1} /* sb_s0 = blendv(sb_s0_lo, sb_s0_hi, sb_in_x) */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat(%rip), %zmm24 /* gfni_mat = const() */
+	vgf2p8affineqb $0x0, %zmm24, %zmm27, %zmm27 /* sb_s1_k = gf2p8affine(sb_in_y, gfni_mat) */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat_1(%rip), %zmm29 /* gfni_mat_1 = const() */
+	vgf2p8affineinvqb $0x55, %zmm29, %zmm27, %zmm27 /* sb_s1 = gf2p8affineinv(sb_s1_k, gfni_mat_1) */
+	vmovdqa64 %zmm25, 192(%rsp) /* spill x1 */
+	vmovdqa64 %zmm27, %zmm25 /* sb_s1 */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm25 /* sb_out_x = ternlog(sb_s1, sb_s0, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm27, %zmm17 /* sb_out_y = ternlog(sb_s0, sb_s1, odd_bytes) */
+	vpshufb %zmm22, %zmm17, %zmm17 /* r2 = lookup16(sb_out_y, rotl24) */
 	vpaddd %zmm0, %zmm0, %zmm27 /* dbl_3 = add(g0s0_1, g0s0_1) */
 	vpshldd $8, %zmm27, %zmm0, %zmm27 /* s0k_o = shld_native(g0s0_1, dbl_3) */
 	vpandd %zmm19, %zmm27, %zmm27 /* s0k = and(s0k_o, modulus) */
-	vpaddd %zmm4, %zmm4, %zmm31 /* dbl_4 = add(g0s4_1, g0s4_1) */
-	vmovdqa64 %zmm4, 384(%rsp) /* spill g0s4_1.2 */
-	vpshldd $20, %zmm31, %zmm4, %zmm4 /* s4k_o = shld_native(g0s4_1, dbl_4) */
+	vpaddd %zmm4, %zmm4, %zmm29 /* dbl_4 = add(g0s4_1, g0s4_1) */
+	vmovdqa64 %zmm4, 256(%rsp) /* spill g0s4_1.2 */
+	vpshldd $20, %zmm29, %zmm4, %zmm4 /* s4k_o = shld_native(g0s4_1, dbl_4) */
 	vpandd %zmm19, %zmm4, %zmm4 /* s4k = and(s4k_o, modulus) */
-	vmovdqa64 %zmm31, 448(%rsp) /* spill dbl_4 */
-	vpaddd %zmm10, %zmm10, %zmm31 /* dbl_5 = add(g0s10_1, g0s10_1) */
-	vmovdqa64 %zmm10, 512(%rsp) /* spill g0s10_1.2 */
-	vpshldd $21, %zmm31, %zmm10, %zmm10 /* s10k_o = shld_native(g0s10_1, dbl_5) */
+	vmovdqa64 %zmm29, 320(%rsp) /* spill dbl_4 */
+	vpaddd %zmm10, %zmm10, %zmm29 /* dbl_5 = add(g0s10_1, g0s10_1) */
+	vmovdqa64 %zmm10, 384(%rsp) /* spill g0s10_1.2 */
+	vpshldd $21, %zmm29, %zmm10, %zmm10 /* s10k_o = shld_native(g0s10_1, dbl_5) */
 	vpandd %zmm19, %zmm10, %zmm10 /* s10k = and(s10k_o, modulus) */
-	vpaddd %zmm13, %zmm13, %zmm16 /* dbl_6 = add(g0s13_1, g0s13_1) */
-	vmovdqa64 %zmm16, 576(%rsp) /* spill dbl_6 */
-	vpshldd $17, %zmm16, %zmm13, %zmm16 /* s13k_o = shld_native(g0s13_1, dbl_6) */
-	vpandd %zmm19, %zmm16, %zmm16 /* s13k = and(s13k_o, modulus) */
-	vmovdqa64 %zmm24, 640(%rsp) /* spill dbl */
-	vpshldd $15, %zmm24, %zmm15, %zmm24 /* s15k_o = shld_native(g0s15_1, dbl) */
-	vpandd %zmm19, %zmm24, %zmm24 /* s15k = and(s15k_o, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half = shr(w) */
+	vpaddd %zmm13, %zmm13, %zmm24 /* dbl_6 = add(g0s13_1, g0s13_1) */
+	vmovdqa64 %zmm24, 448(%rsp) /* spill dbl_6 */
+	vpshldd $17, %zmm24, %zmm13, %zmm24 /* s13k_o = shld_native(g0s13_1, dbl_6) */
+	vpandd %zmm19, %zmm24, %zmm24 /* s13k = and(s13k_o, modulus) */
+	vmovdqa64 %zmm2, 512(%rsp) /* spill dbl */
+	vpshldd $15, %zmm2, %zmm15, %zmm2 /* s15k_o = shld_native(g0s15_1, dbl) */
+	vpandd %zmm19, %zmm2, %zmm2 /* s15k = and(s15k_o, modulus) */
+	vpsrld $1, %zmm3, %zmm3 /* w_half = shr(w) */
 	vpaddd %zmm4, %zmm27, %zmm4 /* fb0_s = add(s0k, s4k) */
 	vpaddd %zmm18, %zmm4, %zmm27 /* fb0_p = add(fb0_s, minus_modulus) */
 	vpminud %zmm27, %zmm4, %zmm4 /* fb0 = minu(fb0_s, fb0_p) */
-	vpaddd %zmm16, %zmm10, %zmm10 /* fb0_s_1 = add(s10k, s13k) */
-	vpaddd %zmm18, %zmm10, %zmm16 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
-	vpminud %zmm16, %zmm10, %zmm10 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
-	vpaddd %zmm25, %zmm24, %zmm16 /* fb0_s_2 = add(s15k, w_half) */
-	vpaddd %zmm18, %zmm16, %zmm24 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
-	vpminud %zmm24, %zmm16, %zmm16 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
-	vpaddd %zmm10, %zmm4, %zmm4 /* fb1_s = add(fb0, fb0_1) */
-	vpaddd %zmm18, %zmm4, %zmm10 /* fb1_p = add(fb1_s, minus_modulus) */
-	vpminud %zmm10, %zmm4, %zmm4 /* fb1 = minu(fb1_s, fb1_p) */
-	vpaddd %zmm16, %zmm4, %zmm4 /* fb2_s = add(fb1, fb0_2) */
-	vpaddd %zmm18, %zmm4, %zmm10 /* fb2_p = add(fb2_s, minus_modulus) */
-	vpminud %zmm10, %zmm4, %zmm4 /* fb2 = minu(fb2_s, fb2_p) */
-	vpaddd %zmm0, %zmm4, %zmm4 /* fb_s = add(fb2, g0s0_1) */
-	vpaddd %zmm18, %zmm4, %zmm10 /* fb_p = add(fb_s, minus_modulus) */
-	vpmaxsd %zmm10, %zmm4, %zmm4 /* fb = maxs(fb_s, fb_p) */
+	vpaddd %zmm24, %zmm10, %zmm10 /* fb0_s_1 = add(s10k, s13k) */
+	vpaddd %zmm18, %zmm10, %zmm24 /* fb0_p_1 = add(fb0_s_1, minus_modulus) */
+	vpminud %zmm24, %zmm10, %zmm10 /* fb0_1 = minu(fb0_s_1, fb0_p_1) */
+	vpaddd %zmm3, %zmm2, %zmm2 /* fb0_s_2 = add(s15k, w_half) */
+	vpaddd %zmm18, %zmm2, %zmm3 /* fb0_p_2 = add(fb0_s_2, minus_modulus) */
+	vpminud %zmm3, %zmm2, %zmm2 /* fb0_2 = minu(fb0_s_2, fb0_p_2) */
+	vpaddd %zmm10, %zmm4, %zmm3 /* fb1_s = add(fb0, fb0_1) */
+	vpaddd %zmm18, %zmm3, %zmm4 /* fb1_p = add(fb1_s, minus_modulus) */
+	vpminud %zmm4, %zmm3, %zmm3 /* fb1 = minu(fb1_s, fb1_p) */
+	vpaddd %zmm2, %zmm3, %zmm2 /* fb2_s = add(fb1, fb0_2) */
+	vpaddd %zmm18, %zmm2, %zmm3 /* fb2_p = add(fb2_s, minus_modulus) */
+	vpminud %zmm3, %zmm2, %zmm2 /* fb2 = minu(fb2_s, fb2_p) */
+	vpaddd %zmm0, %zmm2, %zmm0 /* fb_s = add(fb2, g0s0_1) */
+	vpaddd %zmm18, %zmm0, %zmm2 /* fb_p = add(fb_s, minus_modulus) */
+	vpmaxsd %zmm2, %zmm0, %zmm0 /* fb = maxs(fb_s, fb_p) */
 
 	/* Initialisation round 16r+1, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm4, %zmm4, %zmm10 /* dbl_8 = add(fb, fb) */
-	vmovdqa64 %zmm15, %zmm16 /* g0s15_1.2 */
-	vpternlogd $0xd8, %zmm21, %zmm10, %zmm16 /* x0_1 = ternlog(g0s15_1, dbl_8, high16) */
-	vpshldd $16, %zmm31, %zmm12, %zmm24 /* x1_1 = shld_native(g0s12_1, dbl_5) */
-	vpaddd %zmm6, %zmm6, %zmm25 /* dbl_10 = add(g0s6_1, g0s6_1) */
-	vpshldd $16, %zmm25, %zmm8, %zmm27 /* x2_1 = shld_native(g0s8_1, dbl_10) */
-	vpxord %zmm2, %zmm16, %zmm16 /* x0r1_1 = xor(x0_1, sb_out_x) */
-	vpaddd %zmm3, %zmm16, %zmm16 /* w_1 = add(x0r1_1, r2) */
-	vpaddd %zmm24, %zmm2, %zmm2 /* w1_1 = add(sb_out_x, x1_1) */
-	vpxord %zmm27, %zmm3, %zmm3 /* w2_1 = xor(r2, x2_1) */
-	vpshldd $16, %zmm3, %zmm2, %zmm27 /* l1in_1 = shld_native(w1_1, w2_1) */
-	vmovdqa64 %zmm0, 704(%rsp) /* spill g0s0_1.2 */
-	vmovdqa64 %zmm2, %zmm0 /* w1_1 */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l1in16_1 = ternlog(w1_1, w2_1, high16) */
-	vmovdqa64 %zmm31, 768(%rsp) /* spill dbl_5 */
-	vpshufb %zmm22, %zmm27, %zmm31 /* ur24_1 = lookup16(l1in_1, rotl24) */
-	vmovdqa64 %zmm24, 832(%rsp) /* spill x1_1 */
-	vpshufb %zmm23, %zmm27, %zmm24 /* ur8_1 = lookup16(l1in_1, rotl8) */
-	vmovdqa64 %zmm8, 896(%rsp) /* spill g0s8_1.2 */
-	vmovdqa64 %zmm27, %zmm8 /* l1in_1 */
-	vpternlogd $0x96, %zmm0, %zmm24, %zmm8 /* ug_1 = ternlog(l1in_1, ur8_1, l1in16_1) */
-	vprold $2, %zmm8, %zmm0 /* ur2_1 = rotl_native(ug_1) */
-	vpternlogd $0x96, %zmm0, %zmm31, %zmm27 /* u_1 = ternlog(l1in_1, ur24_1, ur2_1) */
-	vpshldd $16, %zmm2, %zmm3, %zmm0 /* l2in_1 = shld_native(w2_1, w1_1) */
-	vpternlogd $0xd8, %zmm21, %zmm2, %zmm3 /* l2in16_1 = ternlog(w2_1, w1_1, high16) */
-	vpshufb %zmm23, %zmm0, %zmm2 /* v8r8_1 = lookup16(l2in_1, rotl8) */
-	vpshufb %zmm22, %zmm0, %zmm8 /* v8r24_1 = lookup16(l2in_1, rotl24) */
-	vpternlogd $0x96, %zmm8, %zmm3, %zmm0 /* v8g_1 = ternlog(l2in_1, l2in16_1, v8r24_1) */
-	vprold $6, %zmm0, %zmm0 /* v8r6_1 = rotl_native(v8g_1) */
-	vpternlogd $0x96, %zmm0, %zmm3, %zmm2 /* v8_1 = ternlog(v8r8_1, l2in16_1, v8r6_1) */
-	vmovdqa64 %zmm2, %zmm0 /* v8_1 */
-	vpternlogd $0xd8, %zmm20, %zmm27, %zmm0 /* sb_in_x_1 = ternlog(v8_1, u_1, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm2, %zmm27 /* sb_in_y_1 = ternlog(u_1, v8_1, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm2 /* sb_in_x_1 */
-	vpermi2b %zmm26, %zmm17, %zmm2 /* sb_s0_1_lo = permute2b(sb_in_x_1, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_1 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_1_hi = permute2b(sb_in_x_1, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm2, %zmm0{%k1} /* sb_s0_1 = blendv(sb_s0_1_lo, sb_s0_1_hi, sb_in_x_1) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat(%rip), %zmm2 /* gfni_mat = const() */
-	vgf2p8affineqb $0x0, %zmm2, %zmm27, %zmm3 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat_1(%rip), %zmm8 /* gfni_mat_1 = const() */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm3, %zmm3 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
-	vmovdqa64 %zmm3, %zmm24 /* sb_s1_1 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm24 /* sb_out_x_1 = ternlog(sb_s1_1, sb_s0_1, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm0 /* sb_out_y_1 = ternlog(sb_s0_1, sb_s1_1, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
-	vpaddd %zmm1, %zmm1, %zmm3 /* dbl_11 = add(g0s1_1, g0s1_1) */
-	vpshldd $8, %zmm3, %zmm1, %zmm3 /* s0k_o_1 = shld_native(g0s1_1, dbl_11) */
-	vpandd %zmm19, %zmm3, %zmm3 /* s0k_1 = and(s0k_o_1, modulus) */
-	vpshldd $20, %zmm28, %zmm5, %zmm27 /* s4k_o_1 = shld_native(g0s5_1, dbl_2) */
+	vpaddd %zmm0, %zmm0, %zmm2 /* dbl_8 = add(fb, fb) */
+	vmovdqa64 %zmm15, %zmm3 /* g0s15_1.2 */
+	vpternlogd $0xd8, %zmm21, %zmm2, %zmm3 /* x0_1 = ternlog(g0s15_1, dbl_8, high16) */
+	vpshldd $16, %zmm29, %zmm12, %zmm4 /* x1_1 = shld_native(g0s12_1, dbl_5) */
+	vpaddd %zmm6, %zmm6, %zmm10 /* dbl_10 = add(g0s6_1, g0s6_1) */
+	vpshldd $16, %zmm10, %zmm8, %zmm24 /* x2_1 = shld_native(g0s8_1, dbl_10) */
+	vpxord %zmm25, %zmm3, %zmm3 /* x0r1_1 = xor(x0_1, sb_out_x) */
+	vpaddd %zmm17, %zmm3, %zmm3 /* w_1 = add(x0r1_1, r2) */
+	vpaddd %zmm4, %zmm25, %zmm25 /* w1_1 = add(sb_out_x, x1_1) */
+	vpxord %zmm24, %zmm17, %zmm17 /* w2_1 = xor(r2, x2_1) */
+	vpshldd $16, %zmm17, %zmm25, %zmm24 /* l1in_1 = shld_native(w1_1, w2_1) */
+	vmovdqa64 %zmm25, %zmm27 /* w1_1 */
+	vpternlogd $0xd8, %zmm21, %zmm17, %zmm27 /* l1in16_1 = ternlog(w1_1, w2_1, high16) */
+	vmovdqa64 %zmm29, 576(%rsp) /* spill dbl_5 */
+	vpshufb %zmm22, %zmm24, %zmm29 /* ur24_1 = lookup16(l1in_1, rotl24) */
+	vmovdqa64 %zmm4, 640(%rsp) /* spill x1_1 */
+	vpshufb %zmm23, %zmm24, %zmm4 /* ur8_1 = lookup16(l1in_1, rotl8) */
+	vmovdqa64 %zmm8, 704(%rsp) /* spill g0s8_1.2 */
+	vmovdqa64 %zmm24, %zmm8 /* l1in_1 */
+	vpternlogd $0x96, %zmm27, %zmm4, %zmm8 /* ug_1 = ternlog(l1in_1, ur8_1, l1in16_1) */
+	vprold $2, %zmm8, %zmm4 /* ur2_1 = rotl_native(ug_1) */
+	vpternlogd $0x96, %zmm4, %zmm29, %zmm24 /* u_1 = ternlog(l1in_1, ur24_1, ur2_1) */
+	vpshldd $16, %zmm25, %zmm17, %zmm4 /* l2in_1 = shld_native(w2_1, w1_1) */
+	vpternlogd $0xd8, %zmm21, %zmm25, %zmm17 /* l2in16_1 = ternlog(w2_1, w1_1, high16) */
+	vpshufb %zmm23, %zmm4, %zmm8 /* v8r8_1 = lookup16(l2in_1, rotl8) */
+	vpshufb %zmm22, %zmm4, %zmm25 /* v8r24_1 = lookup16(l2in_1, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm17, %zmm4 /* v8g_1 = ternlog(l2in_1, l2in16_1, v8r24_1) */
+	vprold $6, %zmm4, %zmm4 /* v8r6_1 = rotl_native(v8g_1) */
+	vpternlogd $0x96, %zmm4, %zmm17, %zmm8 /* v8_1 = ternlog(v8r8_1, l2in16_1, v8r6_1) */
+	vmovdqa64 %zmm8, %zmm4 /* v8_1 */
+	vpternlogd $0xd8, %zmm20, %zmm24, %zmm4 /* sb_in_x_1 = ternlog(v8_1, u_1, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm8, %zmm24 /* sb_in_y_1 = ternlog(u_1, v8_1, odd_bytes) */
+	vmovdqa64 %zmm4, %zmm8 /* sb_in_x_1 */
+	vpermi2b %zmm28, %zmm16, %zmm8 /* sb_s0_1_lo = permute2b(sb_in_x_1, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm4, %zmm17 /* sb_in_x_1 */
+	vpermi2b %zmm31, %zmm30, %zmm17 /* sb_s0_1_hi = permute2b(sb_in_x_1, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm4, %k1
+	vpblendmb %zmm17, %zmm8, %zmm4{%k1} /* sb_s0_1 = blendv(sb_s0_1_lo, sb_s0_1_hi, sb_in_x_1) */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat(%rip), %zmm8 /* gfni_mat = const() */
+	vgf2p8affineqb $0x0, %zmm8, %zmm24, %zmm17 /* sb_s1_k_1 = gf2p8affine(sb_in_y_1, gfni_mat) */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat_1(%rip), %zmm24 /* gfni_mat_1 = const() */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm17, %zmm17 /* sb_s1_1 = gf2p8affineinv(sb_s1_k_1, gfni_mat_1) */
+	vmovdqa64 %zmm17, %zmm25 /* sb_s1_1 */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm25 /* sb_out_x_1 = ternlog(sb_s1_1, sb_s0_1, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm4 /* sb_out_y_1 = ternlog(sb_s0_1, sb_s1_1, odd_bytes) */
+	vpshufb %zmm22, %zmm4, %zmm4 /* r2_1 = lookup16(sb_out_y_1, rotl24) */
+	vpaddd %zmm1, %zmm1, %zmm17 /* dbl_11 = add(g0s1_1, g0s1_1) */
+	vpshldd $8, %zmm17, %zmm1, %zmm17 /* s0k_o_1 = shld_native(g0s1_1, dbl_11) */
+	vpandd %zmm19, %zmm17, %zmm17 /* s0k_1 = and(s0k_o_1, modulus) */
+	vpshldd $20, %zmm26, %zmm5, %zmm27 /* s4k_o_1 = shld_native(g0s5_1, dbl_2) */
 	vpandd %zmm19, %zmm27, %zmm27 /* s4k_1 = and(s4k_o_1, modulus) */
-	vpaddd %zmm11, %zmm11, %zmm31 /* dbl_13 = add(g0s11_1, g0s11_1) */
-	vmovdqa64 %zmm11, 960(%rsp) /* spill g0s11_1.2 */
-	vpshldd $21, %zmm31, %zmm11, %zmm11 /* s10k_o_1 = shld_native(g0s11_1, dbl_13) */
+	vpaddd %zmm11, %zmm11, %zmm29 /* dbl_13 = add(g0s11_1, g0s11_1) */
+	vmovdqa64 %zmm11, 768(%rsp) /* spill g0s11_1.2 */
+	vpshldd $21, %zmm29, %zmm11, %zmm11 /* s10k_o_1 = shld_native(g0s11_1, dbl_13) */
 	vpandd %zmm19, %zmm11, %zmm11 /* s10k_1 = and(s10k_o_1, modulus) */
-	vmovdqa64 %zmm5, 1024(%rsp) /* spill g0s5_1.2 */
+	vmovdqa64 %zmm5, 832(%rsp) /* spill g0s5_1.2 */
 	vpaddd %zmm14, %zmm14, %zmm5 /* dbl_14 = add(g0s14_1, g0s14_1) */
-	vmovdqa64 %zmm28, 1088(%rsp) /* spill dbl_2 */
-	vpshldd $17, %zmm5, %zmm14, %zmm28 /* s13k_o_1 = shld_native(g0s14_1, dbl_14) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s13k_1 = and(s13k_o_1, modulus) */
-	vmovdqa64 %zmm5, 1152(%rsp) /* spill dbl_14 */
-	vpshldd $15, %zmm10, %zmm4, %zmm5 /* s15k_o_1 = shld_native(fb, dbl_8) */
+	vmovdqa64 %zmm26, 896(%rsp) /* spill dbl_2 */
+	vpshldd $17, %zmm5, %zmm14, %zmm26 /* s13k_o_1 = shld_native(g0s14_1, dbl_14) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_1 = and(s13k_o_1, modulus) */
+	vmovdqa64 %zmm5, 960(%rsp) /* spill dbl_14 */
+	vpshldd $15, %zmm2, %zmm0, %zmm5 /* s15k_o_1 = shld_native(fb, dbl_8) */
 	vpandd %zmm19, %zmm5, %zmm5 /* s15k_1 = and(s15k_o_1, modulus) */
-	vpsrld $1, %zmm16, %zmm16 /* w_half_1 = shr(w_1) */
-	vpaddd %zmm27, %zmm3, %zmm3 /* fb0_s_3 = add(s0k_1, s4k_1) */
-	vpaddd %zmm18, %zmm3, %zmm27 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
-	vpminud %zmm27, %zmm3, %zmm3 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
-	vpaddd %zmm28, %zmm11, %zmm11 /* fb0_s_4 = add(s10k_1, s13k_1) */
-	vpaddd %zmm18, %zmm11, %zmm27 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
-	vpminud %zmm27, %zmm11, %zmm11 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
-	vpaddd %zmm16, %zmm5, %zmm5 /* fb0_s_5 = add(s15k_1, w_half_1) */
-	vpaddd %zmm18, %zmm5, %zmm16 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
-	vpminud %zmm16, %zmm5, %zmm5 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
-	vpaddd %zmm11, %zmm3, %zmm3 /* fb1_s_1 = add(fb0_3, fb0_4) */
-	vpaddd %zmm18, %zmm3, %zmm11 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
-	vpminud %zmm11, %zmm3, %zmm3 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
-	vpaddd %zmm5, %zmm3, %zmm3 /* fb2_s_1 = add(fb1_1, fb0_5) */
+	vpsrld $1, %zmm3, %zmm3 /* w_half_1 = shr(w_1) */
+	vpaddd %zmm27, %zmm17, %zmm17 /* fb0_s_3 = add(s0k_1, s4k_1) */
+	vpaddd %zmm18, %zmm17, %zmm27 /* fb0_p_3 = add(fb0_s_3, minus_modulus) */
+	vpminud %zmm27, %zmm17, %zmm17 /* fb0_3 = minu(fb0_s_3, fb0_p_3) */
+	vpaddd %zmm26, %zmm11, %zmm11 /* fb0_s_4 = add(s10k_1, s13k_1) */
+	vpaddd %zmm18, %zmm11, %zmm26 /* fb0_p_4 = add(fb0_s_4, minus_modulus) */
+	vpminud %zmm26, %zmm11, %zmm11 /* fb0_4 = minu(fb0_s_4, fb0_p_4) */
+	vpaddd %zmm3, %zmm5, %zmm3 /* fb0_s_5 = add(s15k_1, w_half_1) */
+	vpaddd %zmm18, %zmm3, %zmm5 /* fb0_p_5 = add(fb0_s_5, minus_modulus) */
+	vpminud %zmm5, %zmm3, %zmm3 /* fb0_5 = minu(fb0_s_5, fb0_p_5) */
+	vpaddd %zmm11, %zmm17, %zmm5 /* fb1_s_1 = add(fb0_3, fb0_4) */
+	vpaddd %zmm18, %zmm5, %zmm11 /* fb1_p_1 = add(fb1_s_1, minus_modulus) */
+	vpminud %zmm11, %zmm5, %zmm5 /* fb1_1 = minu(fb1_s_1, fb1_p_1) */
+	vpaddd %zmm3, %zmm5, %zmm3 /* fb2_s_1 = add(fb1_1, fb0_5) */
 	vpaddd %zmm18, %zmm3, %zmm5 /* fb2_p_1 = add(fb2_s_1, minus_modulus) */
 	vpminud %zmm5, %zmm3, %zmm3 /* fb2_1 = minu(fb2_s_1, fb2_p_1) */
-	vpaddd %zmm1, %zmm3, %zmm3 /* fb_s_1 = add(fb2_1, g0s1_1) */
-	vpaddd %zmm18, %zmm3, %zmm5 /* fb_p_1 = add(fb_s_1, minus_modulus) */
-	vpmaxsd %zmm5, %zmm3, %zmm3 /* fb_1 = maxs(fb_s_1, fb_p_1) */
+	vpaddd %zmm1, %zmm3, %zmm1 /* fb_s_1 = add(fb2_1, g0s1_1) */
+	vpaddd %zmm18, %zmm1, %zmm3 /* fb_p_1 = add(fb_s_1, minus_modulus) */
+	vpmaxsd %zmm3, %zmm1, %zmm1 /* fb_1 = maxs(fb_s_1, fb_p_1) */
 
 	/* Initialisation round 16r+2, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm3, %zmm3, %zmm5 /* dbl_16 = add(fb_1, fb_1) */
-	vmovdqa64 %zmm4, %zmm11 /* fb */
-	vpternlogd $0xd8, %zmm21, %zmm5, %zmm11 /* x0_2 = ternlog(fb, dbl_16, high16) */
-	vpshldd $16, %zmm31, %zmm13, %zmm16 /* x1_2 = shld_native(g0s13_1, dbl_13) */
-	vpaddd %zmm7, %zmm7, %zmm27 /* dbl_18 = add(g0s7_1, g0s7_1) */
-	vpshldd $16, %zmm27, %zmm9, %zmm28 /* x2_2 = shld_native(g0s9_1, dbl_18) */
-	vpxord %zmm24, %zmm11, %zmm11 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
-	vpaddd %zmm0, %zmm11, %zmm11 /* w_2 = add(x0r1_2, r2_1) */
-	vpaddd %zmm16, %zmm24, %zmm24 /* w1_2 = add(sb_out_x_1, x1_2) */
-	vpxord %zmm28, %zmm0, %zmm0 /* w2_2 = xor(r2_1, x2_2) */
-	vpshldd $16, %zmm0, %zmm24, %zmm28 /* l1in_2 = shld_native(w1_2, w2_2) */
-	vmovdqa64 %zmm1, 1216(%rsp) /* spill g0s1_1.2 */
-	vmovdqa64 %zmm24, %zmm1 /* w1_2 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm1 /* l1in16_2 = ternlog(w1_2, w2_2, high16) */
-	vmovdqa64 %zmm31, 1280(%rsp) /* spill dbl_13 */
-	vpshufb %zmm22, %zmm28, %zmm31 /* ur24_2 = lookup16(l1in_2, rotl24) */
-	vmovdqa64 %zmm16, 1344(%rsp) /* spill x1_2 */
-	vpshufb %zmm23, %zmm28, %zmm16 /* ur8_2 = lookup16(l1in_2, rotl8) */
-	vmovdqa64 %zmm9, 1408(%rsp) /* spill g0s9_1.2 */
-	vmovdqa64 %zmm28, %zmm9 /* l1in_2 */
-	vpternlogd $0x96, %zmm1, %zmm16, %zmm9 /* ug_2 = ternlog(l1in_2, ur8_2, l1in16_2) */
-	vprold $2, %zmm9, %zmm1 /* ur2_2 = rotl_native(ug_2) */
-	vpternlogd $0x96, %zmm1, %zmm31, %zmm28 /* u_2 = ternlog(l1in_2, ur24_2, ur2_2) */
-	vpshldd $16, %zmm24, %zmm0, %zmm1 /* l2in_2 = shld_native(w2_2, w1_2) */
-	vpternlogd $0xd8, %zmm21, %zmm24, %zmm0 /* l2in16_2 = ternlog(w2_2, w1_2, high16) */
-	vpshufb %zmm23, %zmm1, %zmm9 /* v8r8_2 = lookup16(l2in_2, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm16 /* v8r24_2 = lookup16(l2in_2, rotl24) */
-	vpternlogd $0x96, %zmm16, %zmm0, %zmm1 /* v8g_2 = ternlog(l2in_2, l2in16_2, v8r24_2) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_2 = rotl_native(v8g_2) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm9 /* v8_2 = ternlog(v8r8_2, l2in16_2, v8r6_2) */
-	vmovdqa64 %zmm9, %zmm0 /* v8_2 */
-	vpternlogd $0xd8, %zmm20, %zmm28, %zmm0 /* sb_in_x_2 = ternlog(v8_2, u_2, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm9, %zmm28 /* sb_in_y_2 = ternlog(u_2, v8_2, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_2 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_2_lo = permute2b(sb_in_x_2, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm9 /* sb_in_x_2 */
-	vpermi2b %zmm30, %zmm29, %zmm9 /* sb_s0_2_hi = permute2b(sb_in_x_2, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm9, %zmm1, %zmm0{%k1} /* sb_s0_2 = blendv(sb_s0_2_lo, sb_s0_2_hi, sb_in_x_2) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm28, %zmm1 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm9 /* sb_s1_2 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm9 /* sb_out_x_2 = ternlog(sb_s1_2, sb_s0_2, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_2 = ternlog(sb_s0_2, sb_s1_2, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
-	vmovdqa64 320(%rsp), %zmm1 /* reload g0s2_1.2 */
-	vpaddd %zmm1, %zmm1, %zmm16 /* dbl_19 = add(g0s2_1, g0s2_1) */
-	vpshldd $8, %zmm16, %zmm1, %zmm16 /* s0k_o_2 = shld_native(g0s2_1, dbl_19) */
-	vpandd %zmm19, %zmm16, %zmm16 /* s0k_2 = and(s0k_o_2, modulus) */
-	vpshldd $20, %zmm25, %zmm6, %zmm24 /* s4k_o_2 = shld_native(g0s6_1, dbl_10) */
-	vpandd %zmm19, %zmm24, %zmm24 /* s4k_2 = and(s4k_o_2, modulus) */
-	vpaddd %zmm12, %zmm12, %zmm28 /* dbl_21 = add(g0s12_1, g0s12_1) */
-	vpshldd $21, %zmm28, %zmm12, %zmm31 /* s10k_o_2 = shld_native(g0s12_1, dbl_21) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s10k_2 = and(s10k_o_2, modulus) */
-	vmovdqa64 %zmm12, 1472(%rsp) /* spill g0s12_1.2 */
-	vmovdqa64 640(%rsp), %zmm12 /* reload dbl */
-	vpshldd $17, %zmm12, %zmm15, %zmm12 /* s13k_o_2 = shld_native(g0s15_1, dbl) */
+	vpaddd %zmm1, %zmm1, %zmm3 /* dbl_16 = add(fb_1, fb_1) */
+	vmovdqa64 %zmm0, %zmm5 /* fb */
+	vpternlogd $0xd8, %zmm21, %zmm3, %zmm5 /* x0_2 = ternlog(fb, dbl_16, high16) */
+	vpshldd $16, %zmm29, %zmm13, %zmm11 /* x1_2 = shld_native(g0s13_1, dbl_13) */
+	vpaddd %zmm7, %zmm7, %zmm17 /* dbl_18 = add(g0s7_1, g0s7_1) */
+	vpshldd $16, %zmm17, %zmm9, %zmm26 /* x2_2 = shld_native(g0s9_1, dbl_18) */
+	vpxord %zmm25, %zmm5, %zmm5 /* x0r1_2 = xor(x0_2, sb_out_x_1) */
+	vpaddd %zmm4, %zmm5, %zmm5 /* w_2 = add(x0r1_2, r2_1) */
+	vpaddd %zmm11, %zmm25, %zmm25 /* w1_2 = add(sb_out_x_1, x1_2) */
+	vpxord %zmm26, %zmm4, %zmm4 /* w2_2 = xor(r2_1, x2_2) */
+	vpshldd $16, %zmm4, %zmm25, %zmm26 /* l1in_2 = shld_native(w1_2, w2_2) */
+	vmovdqa64 %zmm25, %zmm27 /* w1_2 */
+	vpternlogd $0xd8, %zmm21, %zmm4, %zmm27 /* l1in16_2 = ternlog(w1_2, w2_2, high16) */
+	vmovdqa64 %zmm29, 1024(%rsp) /* spill dbl_13 */
+	vpshufb %zmm22, %zmm26, %zmm29 /* ur24_2 = lookup16(l1in_2, rotl24) */
+	vmovdqa64 %zmm11, 1088(%rsp) /* spill x1_2 */
+	vpshufb %zmm23, %zmm26, %zmm11 /* ur8_2 = lookup16(l1in_2, rotl8) */
+	vmovdqa64 %zmm9, 1152(%rsp) /* spill g0s9_1.2 */
+	vmovdqa64 %zmm26, %zmm9 /* l1in_2 */
+	vpternlogd $0x96, %zmm27, %zmm11, %zmm9 /* ug_2 = ternlog(l1in_2, ur8_2, l1in16_2) */
+	vprold $2, %zmm9, %zmm9 /* ur2_2 = rotl_native(ug_2) */
+	vpternlogd $0x96, %zmm9, %zmm29, %zmm26 /* u_2 = ternlog(l1in_2, ur24_2, ur2_2) */
+	vpshldd $16, %zmm25, %zmm4, %zmm9 /* l2in_2 = shld_native(w2_2, w1_2) */
+	vpternlogd $0xd8, %zmm21, %zmm25, %zmm4 /* l2in16_2 = ternlog(w2_2, w1_2, high16) */
+	vpshufb %zmm23, %zmm9, %zmm11 /* v8r8_2 = lookup16(l2in_2, rotl8) */
+	vpshufb %zmm22, %zmm9, %zmm25 /* v8r24_2 = lookup16(l2in_2, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm9 /* v8g_2 = ternlog(l2in_2, l2in16_2, v8r24_2) */
+	vprold $6, %zmm9, %zmm9 /* v8r6_2 = rotl_native(v8g_2) */
+	vpternlogd $0x96, %zmm9, %zmm4, %zmm11 /* v8_2 = ternlog(v8r8_2, l2in16_2, v8r6_2) */
+	vmovdqa64 %zmm11, %zmm4 /* v8_2 */
+	vpternlogd $0xd8, %zmm20, %zmm26, %zmm4 /* sb_in_x_2 = ternlog(v8_2, u_2, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm11, %zmm26 /* sb_in_y_2 = ternlog(u_2, v8_2, odd_bytes) */
+	vmovdqa64 %zmm4, %zmm9 /* sb_in_x_2 */
+	vpermi2b %zmm28, %zmm16, %zmm9 /* sb_s0_2_lo = permute2b(sb_in_x_2, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm4, %zmm11 /* sb_in_x_2 */
+	vpermi2b %zmm31, %zmm30, %zmm11 /* sb_s0_2_hi = permute2b(sb_in_x_2, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm4, %k1
+	vpblendmb %zmm11, %zmm9, %zmm4{%k1} /* sb_s0_2 = blendv(sb_s0_2_lo, sb_s0_2_hi, sb_in_x_2) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm26, %zmm9 /* sb_s1_k_2 = gf2p8affine(sb_in_y_2, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm9, %zmm9 /* sb_s1_2 = gf2p8affineinv(sb_s1_k_2, gfni_mat_1) */
+	vmovdqa64 %zmm9, %zmm11 /* sb_s1_2 */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm11 /* sb_out_x_2 = ternlog(sb_s1_2, sb_s0_2, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm9, %zmm4 /* sb_out_y_2 = ternlog(sb_s0_2, sb_s1_2, odd_bytes) */
+	vpshufb %zmm22, %zmm4, %zmm4 /* r2_2 = lookup16(sb_out_y_2, rotl24) */
+	vmovdqa64 0(%rsp), %zmm9 /* reload g0s2_1.2 */
+	vpaddd %zmm9, %zmm9, %zmm25 /* dbl_19 = add(g0s2_1, g0s2_1) */
+	vpshldd $8, %zmm25, %zmm9, %zmm25 /* s0k_o_2 = shld_native(g0s2_1, dbl_19) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_2 = and(s0k_o_2, modulus) */
+	vpshldd $20, %zmm10, %zmm6, %zmm26 /* s4k_o_2 = shld_native(g0s6_1, dbl_10) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s4k_2 = and(s4k_o_2, modulus) */
+	vpaddd %zmm12, %zmm12, %zmm27 /* dbl_21 = add(g0s12_1, g0s12_1) */
+	vpshldd $21, %zmm27, %zmm12, %zmm29 /* s10k_o_2 = shld_native(g0s12_1, dbl_21) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_2 = and(s10k_o_2, modulus) */
+	vmovdqa64 %zmm12, 1216(%rsp) /* spill g0s12_1.2 */
+	vpshldd $17, 512(%rsp), %zmm15, %zmm12 /* s13k_o_2 = shld_native(g0s15_1, dbl) */
 	vpandd %zmm19, %zmm12, %zmm12 /* s13k_2 = and(s13k_o_2, modulus) */
-	vmovdqa64 %zmm6, 1536(%rsp) /* spill g0s6_1.2 */
-	vpshldd $15, %zmm5, %zmm3, %zmm6 /* s15k_o_2 = shld_native(fb_1, dbl_16) */
+	vmovdqa64 %zmm6, 1280(%rsp) /* spill g0s6_1.2 */
+	vpshldd $15, %zmm3, %zmm1, %zmm6 /* s15k_o_2 = shld_native(fb_1, dbl_16) */
 	vpandd %zmm19, %zmm6, %zmm6 /* s15k_2 = and(s15k_o_2, modulus) */
-	vpsrld $1, %zmm11, %zmm11 /* w_half_2 = shr(w_2) */
-	vpaddd %zmm24, %zmm16, %zmm16 /* fb0_s_6 = add(s0k_2, s4k_2) */
-	vpaddd %zmm18, %zmm16, %zmm24 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
-	vpminud %zmm24, %zmm16, %zmm16 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
-	vpaddd %zmm12, %zmm31, %zmm12 /* fb0_s_7 = add(s10k_2, s13k_2) */
-	vpaddd %zmm18, %zmm12, %zmm24 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
-	vpminud %zmm24, %zmm12, %zmm12 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
-	vpaddd %zmm11, %zmm6, %zmm6 /* fb0_s_8 = add(s15k_2, w_half_2) */
-	vpaddd %zmm18, %zmm6, %zmm11 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
-	vpminud %zmm11, %zmm6, %zmm6 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
-	vpaddd %zmm12, %zmm16, %zmm11 /* fb1_s_2 = add(fb0_6, fb0_7) */
-	vpaddd %zmm18, %zmm11, %zmm12 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
-	vpminud %zmm12, %zmm11, %zmm11 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
-	vpaddd %zmm6, %zmm11, %zmm6 /* fb2_s_2 = add(fb1_2, fb0_8) */
-	vpaddd %zmm18, %zmm6, %zmm11 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
-	vpminud %zmm11, %zmm6, %zmm6 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
-	vpaddd %zmm1, %zmm6, %zmm6 /* fb_s_2 = add(fb2_2, g0s2_1) */
-	vpaddd %zmm18, %zmm6, %zmm11 /* fb_p_2 = add(fb_s_2, minus_modulus) */
-	vpmaxsd %zmm11, %zmm6, %zmm6 /* fb_2 = maxs(fb_s_2, fb_p_2) */
+	vpsrld $1, %zmm5, %zmm5 /* w_half_2 = shr(w_2) */
+	vpaddd %zmm26, %zmm25, %zmm25 /* fb0_s_6 = add(s0k_2, s4k_2) */
+	vpaddd %zmm18, %zmm25, %zmm26 /* fb0_p_6 = add(fb0_s_6, minus_modulus) */
+	vpminud %zmm26, %zmm25, %zmm25 /* fb0_6 = minu(fb0_s_6, fb0_p_6) */
+	vpaddd %zmm12, %zmm29, %zmm12 /* fb0_s_7 = add(s10k_2, s13k_2) */
+	vpaddd %zmm18, %zmm12, %zmm26 /* fb0_p_7 = add(fb0_s_7, minus_modulus) */
+	vpminud %zmm26, %zmm12, %zmm12 /* fb0_7 = minu(fb0_s_7, fb0_p_7) */
+	vpaddd %zmm5, %zmm6, %zmm5 /* fb0_s_8 = add(s15k_2, w_half_2) */
+	vpaddd %zmm18, %zmm5, %zmm6 /* fb0_p_8 = add(fb0_s_8, minus_modulus) */
+	vpminud %zmm6, %zmm5, %zmm5 /* fb0_8 = minu(fb0_s_8, fb0_p_8) */
+	vpaddd %zmm12, %zmm25, %zmm6 /* fb1_s_2 = add(fb0_6, fb0_7) */
+	vpaddd %zmm18, %zmm6, %zmm12 /* fb1_p_2 = add(fb1_s_2, minus_modulus) */
+	vpminud %zmm12, %zmm6, %zmm6 /* fb1_2 = minu(fb1_s_2, fb1_p_2) */
+	vpaddd %zmm5, %zmm6, %zmm5 /* fb2_s_2 = add(fb1_2, fb0_8) */
+	vpaddd %zmm18, %zmm5, %zmm6 /* fb2_p_2 = add(fb2_s_2, minus_modulus) */
+	vpminud %zmm6, %zmm5, %zmm5 /* fb2_2 = minu(fb2_s_2, fb2_p_2) */
+	vpaddd %zmm9, %zmm5, %zmm5 /* fb_s_2 = add(fb2_2, g0s2_1) */
+	vpaddd %zmm18, %zmm5, %zmm6 /* fb_p_2 = add(fb_s_2, minus_modulus) */
+	vpmaxsd %zmm6, %zmm5, %zmm5 /* fb_2 = maxs(fb_s_2, fb_p_2) */
 
 	/* Initialisation round 16r+3, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm6, %zmm6, %zmm11 /* dbl_24 = add(fb_2, fb_2) */
-	vmovdqa64 %zmm3, %zmm12 /* fb_1 */
-	vpternlogd $0xd8, %zmm21, %zmm11, %zmm12 /* x0_3 = ternlog(fb_1, dbl_24, high16) */
-	vpshldd $16, %zmm28, %zmm14, %zmm16 /* x1_3 = shld_native(g0s14_1, dbl_21) */
-	vmovdqa64 896(%rsp), %zmm24 /* reload g0s8_1.2 */
-	vpaddd %zmm24, %zmm24, %zmm31 /* dbl_26 = add(g0s8_1, g0s8_1) */
-	vmovdqa64 512(%rsp), %zmm1 /* reload g0s10_1.2 */
-	vpshldd $16, %zmm31, %zmm1, %zmm1 /* x2_3 = shld_native(g0s10_1, dbl_26) */
-	vpxord %zmm9, %zmm12, %zmm12 /* x0r1_3 = xor(x0_3, sb_out_x_2) */
-	vpaddd %zmm0, %zmm12, %zmm12 /* w_3 = add(x0r1_3, r2_2) */
-	vpaddd %zmm16, %zmm9, %zmm9 /* w1_3 = add(sb_out_x_2, x1_3) */
-	vpxord %zmm1, %zmm0, %zmm0 /* w2_3 = xor(r2_2, x2_3) */
-	vpshldd $16, %zmm0, %zmm9, %zmm1 /* l1in_3 = shld_native(w1_3, w2_3) */
-	vmovdqa64 %zmm28, 1600(%rsp) /* spill dbl_21 */
-	vmovdqa64 %zmm9, %zmm28 /* w1_3 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm28 /* l1in16_3 = ternlog(w1_3, w2_3, high16) */
-	vmovdqa64 %zmm16, 1664(%rsp) /* spill x1_3 */
-	vpshufb %zmm22, %zmm1, %zmm16 /* ur24_3 = lookup16(l1in_3, rotl24) */
-	vmovdqa64 %zmm25, 1728(%rsp) /* spill dbl_10 */
-	vpshufb %zmm23, %zmm1, %zmm25 /* ur8_3 = lookup16(l1in_3, rotl8) */
-	vmovdqa64 %zmm1, %zmm24 /* l1in_3 */
-	vpternlogd $0x96, %zmm28, %zmm25, %zmm24 /* ug_3 = ternlog(l1in_3, ur8_3, l1in16_3) */
-	vprold $2, %zmm24, %zmm24 /* ur2_3 = rotl_native(ug_3) */
-	vpternlogd $0x96, %zmm24, %zmm16, %zmm1 /* u_3 = ternlog(l1in_3, ur24_3, ur2_3) */
-	vpshldd $16, %zmm9, %zmm0, %zmm16 /* l2in_3 = shld_native(w2_3, w1_3) */
-	vpternlogd $0xd8, %zmm21, %zmm9, %zmm0 /* l2in16_3 = ternlog(w2_3, w1_3, high16) */
-	vpshufb %zmm23, %zmm16, %zmm9 /* v8r8_3 = lookup16(l2in_3, rotl8) */
-	vpshufb %zmm22, %zmm16, %zmm24 /* v8r24_3 = lookup16(l2in_3, rotl24) */
-	vpternlogd $0x96, %zmm24, %zmm0, %zmm16 /* v8g_3 = ternlog(l2in_3, l2in16_3, v8r24_3) */
-	vprold $6, %zmm16, %zmm16 /* v8r6_3 = rotl_native(v8g_3) */
-	vpternlogd $0x96, %zmm16, %zmm0, %zmm9 /* v8_3 = ternlog(v8r8_3, l2in16_3, v8r6_3) */
-	vmovdqa64 %zmm9, %zmm0 /* v8_3 */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_in_x_3 = ternlog(v8_3, u_3, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm9, %zmm1 /* sb_in_y_3 = ternlog(u_3, v8_3, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm9 /* sb_in_x_3 */
-	vpermi2b %zmm26, %zmm17, %zmm9 /* sb_s0_3_lo = permute2b(sb_in_x_3, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm16 /* sb_in_x_3 */
-	vpermi2b %zmm30, %zmm29, %zmm16 /* sb_s0_3_hi = permute2b(sb_in_x_3, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm16, %zmm9, %zmm0{%k1} /* sb_s0_3 = blendv(sb_s0_3_lo, sb_s0_3_hi, sb_in_x_3) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm1, %zmm1 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm9 /* sb_s1_3 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm9 /* sb_out_x_3 = ternlog(sb_s1_3, sb_s0_3, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_3 = ternlog(sb_s0_3, sb_s1_3, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
-	vmovdqa64 256(%rsp), %zmm1 /* reload g0s3_1.2 */
-	vpaddd %zmm1, %zmm1, %zmm16 /* dbl_27 = add(g0s3_1, g0s3_1) */
-	vpshldd $8, %zmm16, %zmm1, %zmm16 /* s0k_o_3 = shld_native(g0s3_1, dbl_27) */
-	vpandd %zmm19, %zmm16, %zmm16 /* s0k_3 = and(s0k_o_3, modulus) */
-	vpshldd $20, %zmm27, %zmm7, %zmm24 /* s4k_o_3 = shld_native(g0s7_1, dbl_18) */
-	vpandd %zmm19, %zmm24, %zmm24 /* s4k_3 = and(s4k_o_3, modulus) */
-	vmovdqa64 576(%rsp), %zmm25 /* reload dbl_6 */
-	vpshldd $21, %zmm25, %zmm13, %zmm28 /* s10k_o_3 = shld_native(g0s13_1, dbl_6) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s10k_3 = and(s10k_o_3, modulus) */
-	vmovdqa64 %zmm13, 1792(%rsp) /* spill g0s13_1.2 */
-	vpshldd $17, %zmm10, %zmm4, %zmm13 /* s13k_o_3 = shld_native(fb, dbl_8) */
-	vpandd %zmm19, %zmm13, %zmm13 /* s13k_3 = and(s13k_o_3, modulus) */
-	vmovdqa64 %zmm7, 1856(%rsp) /* spill g0s7_1.2 */
-	vpshldd $15, %zmm11, %zmm6, %zmm7 /* s15k_o_3 = shld_native(fb_2, dbl_24) */
-	vpandd %zmm19, %zmm7, %zmm7 /* s15k_3 = and(s15k_o_3, modulus) */
-	vpsrld $1, %zmm12, %zmm12 /* w_half_3 = shr(w_3) */
-	vpaddd %zmm24, %zmm16, %zmm16 /* fb0_s_9 = add(s0k_3, s4k_3) */
-	vpaddd %zmm18, %zmm16, %zmm24 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
-	vpminud %zmm24, %zmm16, %zmm16 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
-	vpaddd %zmm13, %zmm28, %zmm13 /* fb0_s_10 = add(s10k_3, s13k_3) */
-	vpaddd %zmm18, %zmm13, %zmm24 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
-	vpminud %zmm24, %zmm13, %zmm13 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
-	vpaddd %zmm12, %zmm7, %zmm7 /* fb0_s_11 = add(s15k_3, w_half_3) */
-	vpaddd %zmm18, %zmm7, %zmm12 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
-	vpminud %zmm12, %zmm7, %zmm7 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
-	vpaddd %zmm13, %zmm16, %zmm12 /* fb1_s_3 = add(fb0_9, fb0_10) */
+	vpaddd %zmm5, %zmm5, %zmm6 /* dbl_24 = add(fb_2, fb_2) */
+	vmovdqa64 %zmm1, %zmm9 /* fb_1 */
+	vpternlogd $0xd8, %zmm21, %zmm6, %zmm9 /* x0_3 = ternlog(fb_1, dbl_24, high16) */
+	vpshldd $16, %zmm27, %zmm14, %zmm12 /* x1_3 = shld_native(g0s14_1, dbl_21) */
+	vmovdqa64 704(%rsp), %zmm25 /* reload g0s8_1.2 */
+	vpaddd %zmm25, %zmm25, %zmm26 /* dbl_26 = add(g0s8_1, g0s8_1) */
+	vmovdqa64 384(%rsp), %zmm29 /* reload g0s10_1.2 */
+	vpshldd $16, %zmm26, %zmm29, %zmm29 /* x2_3 = shld_native(g0s10_1, dbl_26) */
+	vpxord %zmm11, %zmm9, %zmm9 /* x0r1_3 = xor(x0_3, sb_out_x_2) */
+	vpaddd %zmm4, %zmm9, %zmm9 /* w_3 = add(x0r1_3, r2_2) */
+	vpaddd %zmm12, %zmm11, %zmm11 /* w1_3 = add(sb_out_x_2, x1_3) */
+	vpxord %zmm29, %zmm4, %zmm4 /* w2_3 = xor(r2_2, x2_3) */
+	vpshldd $16, %zmm4, %zmm11, %zmm29 /* l1in_3 = shld_native(w1_3, w2_3) */
+	vmovdqa64 %zmm27, 1344(%rsp) /* spill dbl_21 */
+	vmovdqa64 %zmm11, %zmm27 /* w1_3 */
+	vpternlogd $0xd8, %zmm21, %zmm4, %zmm27 /* l1in16_3 = ternlog(w1_3, w2_3, high16) */
+	vmovdqa64 %zmm12, 1408(%rsp) /* spill x1_3 */
+	vpshufb %zmm22, %zmm29, %zmm12 /* ur24_3 = lookup16(l1in_3, rotl24) */
+	vmovdqa64 %zmm10, 1472(%rsp) /* spill dbl_10 */
+	vpshufb %zmm23, %zmm29, %zmm10 /* ur8_3 = lookup16(l1in_3, rotl8) */
+	vmovdqa64 %zmm29, %zmm25 /* l1in_3 */
+	vpternlogd $0x96, %zmm27, %zmm10, %zmm25 /* ug_3 = ternlog(l1in_3, ur8_3, l1in16_3) */
+	vprold $2, %zmm25, %zmm10 /* ur2_3 = rotl_native(ug_3) */
+	vpternlogd $0x96, %zmm10, %zmm12, %zmm29 /* u_3 = ternlog(l1in_3, ur24_3, ur2_3) */
+	vpshldd $16, %zmm11, %zmm4, %zmm10 /* l2in_3 = shld_native(w2_3, w1_3) */
+	vpternlogd $0xd8, %zmm21, %zmm11, %zmm4 /* l2in16_3 = ternlog(w2_3, w1_3, high16) */
+	vpshufb %zmm23, %zmm10, %zmm11 /* v8r8_3 = lookup16(l2in_3, rotl8) */
+	vpshufb %zmm22, %zmm10, %zmm12 /* v8r24_3 = lookup16(l2in_3, rotl24) */
+	vpternlogd $0x96, %zmm12, %zmm4, %zmm10 /* v8g_3 = ternlog(l2in_3, l2in16_3, v8r24_3) */
+	vprold $6, %zmm10, %zmm10 /* v8r6_3 = rotl_native(v8g_3) */
+	vpternlogd $0x96, %zmm10, %zmm4, %zmm11 /* v8_3 = ternlog(v8r8_3, l2in16_3, v8r6_3) */
+	vmovdqa64 %zmm11, %zmm4 /* v8_3 */
+	vpternlogd $0xd8, %zmm20, %zmm29, %zmm4 /* sb_in_x_3 = ternlog(v8_3, u_3, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm11, %zmm29 /* sb_in_y_3 = ternlog(u_3, v8_3, odd_bytes) */
+	vmovdqa64 %zmm4, %zmm10 /* sb_in_x_3 */
+	vpermi2b %zmm28, %zmm16, %zmm10 /* sb_s0_3_lo = permute2b(sb_in_x_3, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm4, %zmm11 /* sb_in_x_3 */
+	vpermi2b %zmm31, %zmm30, %zmm11 /* sb_s0_3_hi = permute2b(sb_in_x_3, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm4, %k1
+	vpblendmb %zmm11, %zmm10, %zmm4{%k1} /* sb_s0_3 = blendv(sb_s0_3_lo, sb_s0_3_hi, sb_in_x_3) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm29, %zmm10 /* sb_s1_k_3 = gf2p8affine(sb_in_y_3, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm10, %zmm10 /* sb_s1_3 = gf2p8affineinv(sb_s1_k_3, gfni_mat_1) */
+	vmovdqa64 %zmm10, %zmm11 /* sb_s1_3 */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm11 /* sb_out_x_3 = ternlog(sb_s1_3, sb_s0_3, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm10, %zmm4 /* sb_out_y_3 = ternlog(sb_s0_3, sb_s1_3, odd_bytes) */
+	vpshufb %zmm22, %zmm4, %zmm4 /* r2_3 = lookup16(sb_out_y_3, rotl24) */
+	vmovdqa64 64(%rsp), %zmm10 /* reload g0s3_1.2 */
+	vpaddd %zmm10, %zmm10, %zmm12 /* dbl_27 = add(g0s3_1, g0s3_1) */
+	vpshldd $8, %zmm12, %zmm10, %zmm12 /* s0k_o_3 = shld_native(g0s3_1, dbl_27) */
+	vpandd %zmm19, %zmm12, %zmm12 /* s0k_3 = and(s0k_o_3, modulus) */
+	vpshldd $20, %zmm17, %zmm7, %zmm25 /* s4k_o_3 = shld_native(g0s7_1, dbl_18) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s4k_3 = and(s4k_o_3, modulus) */
+	vpshldd $21, 448(%rsp), %zmm13, %zmm27 /* s10k_o_3 = shld_native(g0s13_1, dbl_6) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s10k_3 = and(s10k_o_3, modulus) */
+	vpshldd $17, %zmm2, %zmm0, %zmm29 /* s13k_o_3 = shld_native(fb, dbl_8) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s13k_3 = and(s13k_o_3, modulus) */
+	vmovdqa64 %zmm13, 1536(%rsp) /* spill g0s13_1.2 */
+	vpshldd $15, %zmm6, %zmm5, %zmm13 /* s15k_o_3 = shld_native(fb_2, dbl_24) */
+	vpandd %zmm19, %zmm13, %zmm13 /* s15k_3 = and(s15k_o_3, modulus) */
+	vpsrld $1, %zmm9, %zmm9 /* w_half_3 = shr(w_3) */
+	vpaddd %zmm25, %zmm12, %zmm12 /* fb0_s_9 = add(s0k_3, s4k_3) */
+	vpaddd %zmm18, %zmm12, %zmm25 /* fb0_p_9 = add(fb0_s_9, minus_modulus) */
+	vpminud %zmm25, %zmm12, %zmm12 /* fb0_9 = minu(fb0_s_9, fb0_p_9) */
+	vpaddd %zmm29, %zmm27, %zmm25 /* fb0_s_10 = add(s10k_3, s13k_3) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_10 = add(fb0_s_10, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_10 = minu(fb0_s_10, fb0_p_10) */
+	vpaddd %zmm9, %zmm13, %zmm9 /* fb0_s_11 = add(s15k_3, w_half_3) */
+	vpaddd %zmm18, %zmm9, %zmm13 /* fb0_p_11 = add(fb0_s_11, minus_modulus) */
+	vpminud %zmm13, %zmm9, %zmm9 /* fb0_11 = minu(fb0_s_11, fb0_p_11) */
+	vpaddd %zmm25, %zmm12, %zmm12 /* fb1_s_3 = add(fb0_9, fb0_10) */
 	vpaddd %zmm18, %zmm12, %zmm13 /* fb1_p_3 = add(fb1_s_3, minus_modulus) */
 	vpminud %zmm13, %zmm12, %zmm12 /* fb1_3 = minu(fb1_s_3, fb1_p_3) */
-	vpaddd %zmm7, %zmm12, %zmm7 /* fb2_s_3 = add(fb1_3, fb0_11) */
-	vpaddd %zmm18, %zmm7, %zmm12 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
-	vpminud %zmm12, %zmm7, %zmm7 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
-	vpaddd %zmm1, %zmm7, %zmm7 /* fb_s_3 = add(fb2_3, g0s3_1) */
-	vpaddd %zmm18, %zmm7, %zmm12 /* fb_p_3 = add(fb_s_3, minus_modulus) */
-	vpmaxsd %zmm12, %zmm7, %zmm7 /* fb_3 = maxs(fb_s_3, fb_p_3) */
+	vpaddd %zmm9, %zmm12, %zmm9 /* fb2_s_3 = add(fb1_3, fb0_11) */
+	vpaddd %zmm18, %zmm9, %zmm12 /* fb2_p_3 = add(fb2_s_3, minus_modulus) */
+	vpminud %zmm12, %zmm9, %zmm9 /* fb2_3 = minu(fb2_s_3, fb2_p_3) */
+	vpaddd %zmm10, %zmm9, %zmm9 /* fb_s_3 = add(fb2_3, g0s3_1) */
+	vpaddd %zmm18, %zmm9, %zmm10 /* fb_p_3 = add(fb_s_3, minus_modulus) */
+	vpmaxsd %zmm10, %zmm9, %zmm9 /* fb_3 = maxs(fb_s_3, fb_p_3) */
 
 	/* Initialisation round 16r+4, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm7, %zmm7, %zmm12 /* dbl_32 = add(fb_3, fb_3) */
-	vmovdqa64 %zmm6, %zmm13 /* fb_2 */
-	vpternlogd $0xd8, %zmm21, %zmm12, %zmm13 /* x0_4 = ternlog(fb_2, dbl_32, high16) */
-	vpshldd $16, %zmm25, %zmm15, %zmm16 /* x1_4 = shld_native(g0s15_1, dbl_6) */
-	vpxord %zmm9, %zmm13, %zmm13 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
-	vpaddd %zmm0, %zmm13, %zmm13 /* w_4 = add(x0r1_4, r2_3) */
-	vpaddd %zmm16, %zmm9, %zmm9 /* w1_4 = add(sb_out_x_3, x1_4) */
-	vmovdqa64 192(%rsp), %zmm24 /* reload x1 */
-	vpxord %zmm24, %zmm0, %zmm0 /* w2_4 = xor(r2_3, x1) */
-	vpshldd $16, %zmm0, %zmm9, %zmm24 /* l1in_4 = shld_native(w1_4, w2_4) */
-	vmovdqa64 %zmm9, %zmm28 /* w1_4 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm28 /* l1in16_4 = ternlog(w1_4, w2_4, high16) */
-	vpshufb %zmm22, %zmm24, %zmm1 /* ur24_4 = lookup16(l1in_4, rotl24) */
-	vpshufb %zmm23, %zmm24, %zmm25 /* ur8_4 = lookup16(l1in_4, rotl8) */
-	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_4 */
-	vmovdqa64 %zmm24, %zmm16 /* l1in_4 */
-	vpternlogd $0x96, %zmm28, %zmm25, %zmm16 /* ug_4 = ternlog(l1in_4, ur8_4, l1in16_4) */
-	vprold $2, %zmm16, %zmm16 /* ur2_4 = rotl_native(ug_4) */
-	vpternlogd $0x96, %zmm16, %zmm1, %zmm24 /* u_4 = ternlog(l1in_4, ur24_4, ur2_4) */
-	vpshldd $16, %zmm9, %zmm0, %zmm1 /* l2in_4 = shld_native(w2_4, w1_4) */
-	vpternlogd $0xd8, %zmm21, %zmm9, %zmm0 /* l2in16_4 = ternlog(w2_4, w1_4, high16) */
-	vpshufb %zmm23, %zmm1, %zmm9 /* v8r8_4 = lookup16(l2in_4, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm16 /* v8r24_4 = lookup16(l2in_4, rotl24) */
-	vpternlogd $0x96, %zmm16, %zmm0, %zmm1 /* v8g_4 = ternlog(l2in_4, l2in16_4, v8r24_4) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_4 = rotl_native(v8g_4) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm9 /* v8_4 = ternlog(v8r8_4, l2in16_4, v8r6_4) */
-	vmovdqa64 %zmm9, %zmm0 /* v8_4 */
-	vpternlogd $0xd8, %zmm20, %zmm24, %zmm0 /* sb_in_x_4 = ternlog(v8_4, u_4, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm9, %zmm24 /* sb_in_y_4 = ternlog(u_4, v8_4, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_4 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_4_lo = permute2b(sb_in_x_4, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm9 /* sb_in_x_4 */
-	vpermi2b %zmm30, %zmm29, %zmm9 /* sb_s0_4_hi = permute2b(sb_in_x_4, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm9, %zmm1, %zmm0{%k1} /* sb_s0_4 = blendv(sb_s0_4_lo, sb_s0_4_hi, sb_in_x_4) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm24, %zmm1 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm9 /* sb_s1_4 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm9 /* sb_out_x_4 = ternlog(sb_s1_4, sb_s0_4, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_4 = ternlog(sb_s0_4, sb_s1_4, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
-	vmovdqa64 384(%rsp), %zmm1 /* reload g0s4_1.2 */
-	vmovdqa64 448(%rsp), %zmm16 /* reload dbl_4 */
-	vpshldd $8, %zmm16, %zmm1, %zmm16 /* s0k_o_4 = shld_native(g0s4_1, dbl_4) */
-	vpandd %zmm19, %zmm16, %zmm16 /* s0k_4 = and(s0k_o_4, modulus) */
-	vmovdqa64 896(%rsp), %zmm24 /* reload g0s8_1.2 */
-	vpshldd $20, %zmm31, %zmm24, %zmm25 /* s4k_o_4 = shld_native(g0s8_1, dbl_26) */
-	vpandd %zmm19, %zmm25, %zmm25 /* s4k_4 = and(s4k_o_4, modulus) */
-	vmovdqa64 1152(%rsp), %zmm28 /* reload dbl_14 */
-	vpshldd $21, %zmm28, %zmm14, %zmm24 /* s10k_o_4 = shld_native(g0s14_1, dbl_14) */
-	vpandd %zmm19, %zmm24, %zmm24 /* s10k_4 = and(s10k_o_4, modulus) */
-	vmovdqa64 %zmm14, 448(%rsp) /* spill g0s14_1.2 */
-	vpshldd $17, %zmm5, %zmm3, %zmm14 /* s13k_o_4 = shld_native(fb_1, dbl_16) */
-	vpandd %zmm19, %zmm14, %zmm14 /* s13k_4 = and(s13k_o_4, modulus) */
-	vmovdqa64 %zmm31, 1920(%rsp) /* spill dbl_26 */
-	vpshldd $15, %zmm12, %zmm7, %zmm31 /* s15k_o_4 = shld_native(fb_3, dbl_32) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s15k_4 = and(s15k_o_4, modulus) */
-	vpsrld $1, %zmm13, %zmm13 /* w_half_4 = shr(w_4) */
-	vpaddd %zmm25, %zmm16, %zmm16 /* fb0_s_12 = add(s0k_4, s4k_4) */
-	vpaddd %zmm18, %zmm16, %zmm25 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
-	vpminud %zmm25, %zmm16, %zmm16 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
-	vpaddd %zmm14, %zmm24, %zmm14 /* fb0_s_13 = add(s10k_4, s13k_4) */
-	vpaddd %zmm18, %zmm14, %zmm24 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
-	vpminud %zmm24, %zmm14, %zmm14 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
-	vpaddd %zmm13, %zmm31, %zmm13 /* fb0_s_14 = add(s15k_4, w_half_4) */
-	vpaddd %zmm18, %zmm13, %zmm24 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
-	vpminud %zmm24, %zmm13, %zmm13 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
-	vpaddd %zmm14, %zmm16, %zmm14 /* fb1_s_4 = add(fb0_12, fb0_13) */
-	vpaddd %zmm18, %zmm14, %zmm16 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
-	vpminud %zmm16, %zmm14, %zmm14 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
-	vpaddd %zmm13, %zmm14, %zmm13 /* fb2_s_4 = add(fb1_4, fb0_14) */
-	vpaddd %zmm18, %zmm13, %zmm14 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
-	vpminud %zmm14, %zmm13, %zmm13 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
-	vpaddd %zmm1, %zmm13, %zmm13 /* fb_s_4 = add(fb2_4, g0s4_1) */
-	vpaddd %zmm18, %zmm13, %zmm14 /* fb_p_4 = add(fb_s_4, minus_modulus) */
-	vpmaxsd %zmm14, %zmm13, %zmm13 /* fb_4 = maxs(fb_s_4, fb_p_4) */
+	vpaddd %zmm9, %zmm9, %zmm10 /* dbl_32 = add(fb_3, fb_3) */
+	vmovdqa64 %zmm5, %zmm12 /* fb_2 */
+	vpternlogd $0xd8, %zmm21, %zmm10, %zmm12 /* x0_4 = ternlog(fb_2, dbl_32, high16) */
+	vpshldd $16, 448(%rsp), %zmm15, %zmm13 /* x1_4 = shld_native(g0s15_1, dbl_6) */
+	vpxord %zmm11, %zmm12, %zmm12 /* x0r1_4 = xor(x0_4, sb_out_x_3) */
+	vpaddd %zmm4, %zmm12, %zmm12 /* w_4 = add(x0r1_4, r2_3) */
+	vpaddd %zmm13, %zmm11, %zmm11 /* w1_4 = add(sb_out_x_3, x1_4) */
+	vpxord 192(%rsp), %zmm4, %zmm4 /* w2_4 = xor(r2_3, x1) */
+	vpshldd $16, %zmm4, %zmm11, %zmm25 /* l1in_4 = shld_native(w1_4, w2_4) */
+	vmovdqa64 %zmm11, %zmm27 /* w1_4 */
+	vpternlogd $0xd8, %zmm21, %zmm4, %zmm27 /* l1in16_4 = ternlog(w1_4, w2_4, high16) */
+	vpshufb %zmm22, %zmm25, %zmm29 /* ur24_4 = lookup16(l1in_4, rotl24) */
+	vmovdqa64 %zmm13, 192(%rsp) /* spill x1_4 */
+	vpshufb %zmm23, %zmm25, %zmm13 /* ur8_4 = lookup16(l1in_4, rotl8) */
+	vmovdqa64 %zmm7, 1600(%rsp) /* spill g0s7_1.2 */
+	vmovdqa64 %zmm25, %zmm7 /* l1in_4 */
+	vpternlogd $0x96, %zmm27, %zmm13, %zmm7 /* ug_4 = ternlog(l1in_4, ur8_4, l1in16_4) */
+	vprold $2, %zmm7, %zmm7 /* ur2_4 = rotl_native(ug_4) */
+	vpternlogd $0x96, %zmm7, %zmm29, %zmm25 /* u_4 = ternlog(l1in_4, ur24_4, ur2_4) */
+	vpshldd $16, %zmm11, %zmm4, %zmm7 /* l2in_4 = shld_native(w2_4, w1_4) */
+	vpternlogd $0xd8, %zmm21, %zmm11, %zmm4 /* l2in16_4 = ternlog(w2_4, w1_4, high16) */
+	vpshufb %zmm23, %zmm7, %zmm11 /* v8r8_4 = lookup16(l2in_4, rotl8) */
+	vpshufb %zmm22, %zmm7, %zmm13 /* v8r24_4 = lookup16(l2in_4, rotl24) */
+	vpternlogd $0x96, %zmm13, %zmm4, %zmm7 /* v8g_4 = ternlog(l2in_4, l2in16_4, v8r24_4) */
+	vprold $6, %zmm7, %zmm7 /* v8r6_4 = rotl_native(v8g_4) */
+	vpternlogd $0x96, %zmm7, %zmm4, %zmm11 /* v8_4 = ternlog(v8r8_4, l2in16_4, v8r6_4) */
+	vmovdqa64 %zmm11, %zmm4 /* v8_4 */
+	vpternlogd $0xd8, %zmm20, %zmm25, %zmm4 /* sb_in_x_4 = ternlog(v8_4, u_4, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm11, %zmm25 /* sb_in_y_4 = ternlog(u_4, v8_4, odd_bytes) */
+	vmovdqa64 %zmm4, %zmm7 /* sb_in_x_4 */
+	vpermi2b %zmm28, %zmm16, %zmm7 /* sb_s0_4_lo = permute2b(sb_in_x_4, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm4, %zmm11 /* sb_in_x_4 */
+	vpermi2b %zmm31, %zmm30, %zmm11 /* sb_s0_4_hi = permute2b(sb_in_x_4, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm4, %k1
+	vpblendmb %zmm11, %zmm7, %zmm4{%k1} /* sb_s0_4 = blendv(sb_s0_4_lo, sb_s0_4_hi, sb_in_x_4) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm25, %zmm7 /* sb_s1_k_4 = gf2p8affine(sb_in_y_4, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm7, %zmm7 /* sb_s1_4 = gf2p8affineinv(sb_s1_k_4, gfni_mat_1) */
+	vmovdqa64 %zmm7, %zmm11 /* sb_s1_4 */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm11 /* sb_out_x_4 = ternlog(sb_s1_4, sb_s0_4, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm7, %zmm4 /* sb_out_y_4 = ternlog(sb_s0_4, sb_s1_4, odd_bytes) */
+	vpshufb %zmm22, %zmm4, %zmm4 /* r2_4 = lookup16(sb_out_y_4, rotl24) */
+	vmovdqa64 256(%rsp), %zmm7 /* reload g0s4_1.2 */
+	vpshldd $8, 320(%rsp), %zmm7, %zmm13 /* s0k_o_4 = shld_native(g0s4_1, dbl_4) */
+	vpandd %zmm19, %zmm13, %zmm13 /* s0k_4 = and(s0k_o_4, modulus) */
+	vmovdqa64 704(%rsp), %zmm25 /* reload g0s8_1.2 */
+	vpshldd $20, %zmm26, %zmm25, %zmm27 /* s4k_o_4 = shld_native(g0s8_1, dbl_26) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_4 = and(s4k_o_4, modulus) */
+	vpshldd $21, 960(%rsp), %zmm14, %zmm29 /* s10k_o_4 = shld_native(g0s14_1, dbl_14) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_4 = and(s10k_o_4, modulus) */
+	vpshldd $17, %zmm3, %zmm1, %zmm25 /* s13k_o_4 = shld_native(fb_1, dbl_16) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s13k_4 = and(s13k_o_4, modulus) */
+	vmovdqa64 %zmm14, 320(%rsp) /* spill g0s14_1.2 */
+	vpshldd $15, %zmm10, %zmm9, %zmm14 /* s15k_o_4 = shld_native(fb_3, dbl_32) */
+	vpandd %zmm19, %zmm14, %zmm14 /* s15k_4 = and(s15k_o_4, modulus) */
+	vpsrld $1, %zmm12, %zmm12 /* w_half_4 = shr(w_4) */
+	vpaddd %zmm27, %zmm13, %zmm13 /* fb0_s_12 = add(s0k_4, s4k_4) */
+	vpaddd %zmm18, %zmm13, %zmm27 /* fb0_p_12 = add(fb0_s_12, minus_modulus) */
+	vpminud %zmm27, %zmm13, %zmm13 /* fb0_12 = minu(fb0_s_12, fb0_p_12) */
+	vpaddd %zmm25, %zmm29, %zmm25 /* fb0_s_13 = add(s10k_4, s13k_4) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_13 = add(fb0_s_13, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_13 = minu(fb0_s_13, fb0_p_13) */
+	vpaddd %zmm12, %zmm14, %zmm12 /* fb0_s_14 = add(s15k_4, w_half_4) */
+	vpaddd %zmm18, %zmm12, %zmm14 /* fb0_p_14 = add(fb0_s_14, minus_modulus) */
+	vpminud %zmm14, %zmm12, %zmm12 /* fb0_14 = minu(fb0_s_14, fb0_p_14) */
+	vpaddd %zmm25, %zmm13, %zmm13 /* fb1_s_4 = add(fb0_12, fb0_13) */
+	vpaddd %zmm18, %zmm13, %zmm14 /* fb1_p_4 = add(fb1_s_4, minus_modulus) */
+	vpminud %zmm14, %zmm13, %zmm13 /* fb1_4 = minu(fb1_s_4, fb1_p_4) */
+	vpaddd %zmm12, %zmm13, %zmm12 /* fb2_s_4 = add(fb1_4, fb0_14) */
+	vpaddd %zmm18, %zmm12, %zmm13 /* fb2_p_4 = add(fb2_s_4, minus_modulus) */
+	vpminud %zmm13, %zmm12, %zmm12 /* fb2_4 = minu(fb2_s_4, fb2_p_4) */
+	vpaddd %zmm7, %zmm12, %zmm7 /* fb_s_4 = add(fb2_4, g0s4_1) */
+	vpaddd %zmm18, %zmm7, %zmm12 /* fb_p_4 = add(fb_s_4, minus_modulus) */
+	vpmaxsd %zmm12, %zmm7, %zmm7 /* fb_4 = maxs(fb_s_4, fb_p_4) */
 
 	/* Initialisation round 16r+5, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm13, %zmm13, %zmm14 /* dbl_40 = add(fb_4, fb_4) */
-	vmovdqa64 %zmm7, %zmm16 /* fb_3 */
-	vpternlogd $0xd8, %zmm21, %zmm14, %zmm16 /* x0_5 = ternlog(fb_3, dbl_40, high16) */
-	vpshldd $16, %zmm28, %zmm4, %zmm24 /* x1_5 = shld_native(fb, dbl_14) */
-	vpxord %zmm9, %zmm16, %zmm16 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
-	vpaddd %zmm0, %zmm16, %zmm16 /* w_5 = add(x0r1_5, r2_4) */
-	vpaddd %zmm24, %zmm9, %zmm9 /* w1_5 = add(sb_out_x_4, x1_5) */
-	vmovdqa64 832(%rsp), %zmm25 /* reload x1_1 */
-	vpxord %zmm25, %zmm0, %zmm0 /* w2_5 = xor(r2_4, x1_1) */
-	vpshldd $16, %zmm0, %zmm9, %zmm25 /* l1in_5 = shld_native(w1_5, w2_5) */
-	vmovdqa64 %zmm9, %zmm31 /* w1_5 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm31 /* l1in16_5 = ternlog(w1_5, w2_5, high16) */
-	vpshufb %zmm22, %zmm25, %zmm1 /* ur24_5 = lookup16(l1in_5, rotl24) */
-	vpshufb %zmm23, %zmm25, %zmm28 /* ur8_5 = lookup16(l1in_5, rotl8) */
-	vmovdqa64 %zmm24, 832(%rsp) /* spill x1_5 */
-	vmovdqa64 %zmm25, %zmm24 /* l1in_5 */
-	vpternlogd $0x96, %zmm31, %zmm28, %zmm24 /* ug_5 = ternlog(l1in_5, ur8_5, l1in16_5) */
-	vprold $2, %zmm24, %zmm24 /* ur2_5 = rotl_native(ug_5) */
-	vpternlogd $0x96, %zmm24, %zmm1, %zmm25 /* u_5 = ternlog(l1in_5, ur24_5, ur2_5) */
-	vpshldd $16, %zmm9, %zmm0, %zmm1 /* l2in_5 = shld_native(w2_5, w1_5) */
-	vpternlogd $0xd8, %zmm21, %zmm9, %zmm0 /* l2in16_5 = ternlog(w2_5, w1_5, high16) */
-	vpshufb %zmm23, %zmm1, %zmm9 /* v8r8_5 = lookup16(l2in_5, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm24 /* v8r24_5 = lookup16(l2in_5, rotl24) */
-	vpternlogd $0x96, %zmm24, %zmm0, %zmm1 /* v8g_5 = ternlog(l2in_5, l2in16_5, v8r24_5) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_5 = rotl_native(v8g_5) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm9 /* v8_5 = ternlog(v8r8_5, l2in16_5, v8r6_5) */
-	vmovdqa64 %zmm9, %zmm0 /* v8_5 */
-	vpternlogd $0xd8, %zmm20, %zmm25, %zmm0 /* sb_in_x_5 = ternlog(v8_5, u_5, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm9, %zmm25 /* sb_in_y_5 = ternlog(u_5, v8_5, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_5 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_5_lo = permute2b(sb_in_x_5, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm9 /* sb_in_x_5 */
-	vpermi2b %zmm30, %zmm29, %zmm9 /* sb_s0_5_hi = permute2b(sb_in_x_5, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm9, %zmm1, %zmm0{%k1} /* sb_s0_5 = blendv(sb_s0_5_lo, sb_s0_5_hi, sb_in_x_5) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm25, %zmm1 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm9 /* sb_s1_5 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm9 /* sb_out_x_5 = ternlog(sb_s1_5, sb_s0_5, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_5 = ternlog(sb_s0_5, sb_s1_5, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
-	vmovdqa64 1024(%rsp), %zmm1 /* reload g0s5_1.2 */
-	vmovdqa64 1088(%rsp), %zmm24 /* reload dbl_2 */
-	vpshldd $8, %zmm24, %zmm1, %zmm24 /* s0k_o_5 = shld_native(g0s5_1, dbl_2) */
-	vpandd %zmm19, %zmm24, %zmm24 /* s0k_5 = and(s0k_o_5, modulus) */
-	vmovdqa64 1408(%rsp), %zmm25 /* reload g0s9_1.2 */
-	vmovdqa64 128(%rsp), %zmm28 /* reload dbl_1 */
-	vpshldd $20, %zmm28, %zmm25, %zmm31 /* s4k_o_5 = shld_native(g0s9_1, dbl_1) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s4k_5 = and(s4k_o_5, modulus) */
-	vmovdqa64 640(%rsp), %zmm25 /* reload dbl */
-	vpshldd $21, %zmm25, %zmm15, %zmm28 /* s10k_o_5 = shld_native(g0s15_1, dbl) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s10k_5 = and(s10k_o_5, modulus) */
-	vmovdqa64 %zmm15, 1088(%rsp) /* spill g0s15_1.2 */
-	vpshldd $17, %zmm11, %zmm6, %zmm15 /* s13k_o_5 = shld_native(fb_2, dbl_24) */
-	vpandd %zmm19, %zmm15, %zmm15 /* s13k_5 = and(s13k_o_5, modulus) */
-	vmovdqa64 %zmm11, 1984(%rsp) /* spill dbl_24 */
-	vpshldd $15, %zmm14, %zmm13, %zmm11 /* s15k_o_5 = shld_native(fb_4, dbl_40) */
-	vpandd %zmm19, %zmm11, %zmm11 /* s15k_5 = and(s15k_o_5, modulus) */
-	vpsrld $1, %zmm16, %zmm16 /* w_half_5 = shr(w_5) */
-	vpaddd %zmm31, %zmm24, %zmm24 /* fb0_s_15 = add(s0k_5, s4k_5) */
-	vpaddd %zmm18, %zmm24, %zmm31 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
-	vpminud %zmm31, %zmm24, %zmm24 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
-	vpaddd %zmm15, %zmm28, %zmm15 /* fb0_s_16 = add(s10k_5, s13k_5) */
-	vpaddd %zmm18, %zmm15, %zmm28 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
-	vpminud %zmm28, %zmm15, %zmm15 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
-	vpaddd %zmm16, %zmm11, %zmm11 /* fb0_s_17 = add(s15k_5, w_half_5) */
-	vpaddd %zmm18, %zmm11, %zmm16 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
-	vpminud %zmm16, %zmm11, %zmm11 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
-	vpaddd %zmm15, %zmm24, %zmm15 /* fb1_s_5 = add(fb0_15, fb0_16) */
-	vpaddd %zmm18, %zmm15, %zmm16 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
-	vpminud %zmm16, %zmm15, %zmm15 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
-	vpaddd %zmm11, %zmm15, %zmm11 /* fb2_s_5 = add(fb1_5, fb0_17) */
-	vpaddd %zmm18, %zmm11, %zmm15 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
-	vpminud %zmm15, %zmm11, %zmm11 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
-	vpaddd %zmm1, %zmm11, %zmm11 /* fb_s_5 = add(fb2_5, g0s5_1) */
-	vpaddd %zmm18, %zmm11, %zmm15 /* fb_p_5 = add(fb_s_5, minus_modulus) */
-	vpmaxsd %zmm15, %zmm11, %zmm11 /* fb_5 = maxs(fb_s_5, fb_p_5) */
+	vpaddd %zmm7, %zmm7, %zmm12 /* dbl_40 = add(fb_4, fb_4) */
+	vmovdqa64 %zmm9, %zmm13 /* fb_3 */
+	vpternlogd $0xd8, %zmm21, %zmm12, %zmm13 /* x0_5 = ternlog(fb_3, dbl_40, high16) */
+	vpshldd $16, 960(%rsp), %zmm0, %zmm14 /* x1_5 = shld_native(fb, dbl_14) */
+	vpxord %zmm11, %zmm13, %zmm13 /* x0r1_5 = xor(x0_5, sb_out_x_4) */
+	vpaddd %zmm4, %zmm13, %zmm13 /* w_5 = add(x0r1_5, r2_4) */
+	vpaddd %zmm14, %zmm11, %zmm11 /* w1_5 = add(sb_out_x_4, x1_5) */
+	vpxord 640(%rsp), %zmm4, %zmm4 /* w2_5 = xor(r2_4, x1_1) */
+	vpshldd $16, %zmm4, %zmm11, %zmm25 /* l1in_5 = shld_native(w1_5, w2_5) */
+	vmovdqa64 %zmm11, %zmm27 /* w1_5 */
+	vpternlogd $0xd8, %zmm21, %zmm4, %zmm27 /* l1in16_5 = ternlog(w1_5, w2_5, high16) */
+	vpshufb %zmm22, %zmm25, %zmm29 /* ur24_5 = lookup16(l1in_5, rotl24) */
+	vmovdqa64 %zmm14, 640(%rsp) /* spill x1_5 */
+	vpshufb %zmm23, %zmm25, %zmm14 /* ur8_5 = lookup16(l1in_5, rotl8) */
+	vmovdqa64 %zmm26, 256(%rsp) /* spill dbl_26 */
+	vmovdqa64 %zmm25, %zmm26 /* l1in_5 */
+	vpternlogd $0x96, %zmm27, %zmm14, %zmm26 /* ug_5 = ternlog(l1in_5, ur8_5, l1in16_5) */
+	vprold $2, %zmm26, %zmm14 /* ur2_5 = rotl_native(ug_5) */
+	vpternlogd $0x96, %zmm14, %zmm29, %zmm25 /* u_5 = ternlog(l1in_5, ur24_5, ur2_5) */
+	vpshldd $16, %zmm11, %zmm4, %zmm14 /* l2in_5 = shld_native(w2_5, w1_5) */
+	vpternlogd $0xd8, %zmm21, %zmm11, %zmm4 /* l2in16_5 = ternlog(w2_5, w1_5, high16) */
+	vpshufb %zmm23, %zmm14, %zmm11 /* v8r8_5 = lookup16(l2in_5, rotl8) */
+	vpshufb %zmm22, %zmm14, %zmm26 /* v8r24_5 = lookup16(l2in_5, rotl24) */
+	vpternlogd $0x96, %zmm26, %zmm4, %zmm14 /* v8g_5 = ternlog(l2in_5, l2in16_5, v8r24_5) */
+	vprold $6, %zmm14, %zmm14 /* v8r6_5 = rotl_native(v8g_5) */
+	vpternlogd $0x96, %zmm14, %zmm4, %zmm11 /* v8_5 = ternlog(v8r8_5, l2in16_5, v8r6_5) */
+	vmovdqa64 %zmm11, %zmm4 /* v8_5 */
+	vpternlogd $0xd8, %zmm20, %zmm25, %zmm4 /* sb_in_x_5 = ternlog(v8_5, u_5, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm11, %zmm25 /* sb_in_y_5 = ternlog(u_5, v8_5, odd_bytes) */
+	vmovdqa64 %zmm4, %zmm11 /* sb_in_x_5 */
+	vpermi2b %zmm28, %zmm16, %zmm11 /* sb_s0_5_lo = permute2b(sb_in_x_5, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm4, %zmm14 /* sb_in_x_5 */
+	vpermi2b %zmm31, %zmm30, %zmm14 /* sb_s0_5_hi = permute2b(sb_in_x_5, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm4, %k1
+	vpblendmb %zmm14, %zmm11, %zmm4{%k1} /* sb_s0_5 = blendv(sb_s0_5_lo, sb_s0_5_hi, sb_in_x_5) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm25, %zmm11 /* sb_s1_k_5 = gf2p8affine(sb_in_y_5, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm11, %zmm11 /* sb_s1_5 = gf2p8affineinv(sb_s1_k_5, gfni_mat_1) */
+	vmovdqa64 %zmm11, %zmm14 /* sb_s1_5 */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm14 /* sb_out_x_5 = ternlog(sb_s1_5, sb_s0_5, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm11, %zmm4 /* sb_out_y_5 = ternlog(sb_s0_5, sb_s1_5, odd_bytes) */
+	vpshufb %zmm22, %zmm4, %zmm4 /* r2_5 = lookup16(sb_out_y_5, rotl24) */
+	vmovdqa64 832(%rsp), %zmm11 /* reload g0s5_1.2 */
+	vpshldd $8, 896(%rsp), %zmm11, %zmm25 /* s0k_o_5 = shld_native(g0s5_1, dbl_2) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_5 = and(s0k_o_5, modulus) */
+	vmovdqa64 1152(%rsp), %zmm26 /* reload g0s9_1.2 */
+	vpshldd $20, 128(%rsp), %zmm26, %zmm27 /* s4k_o_5 = shld_native(g0s9_1, dbl_1) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_5 = and(s4k_o_5, modulus) */
+	vpshldd $21, 512(%rsp), %zmm15, %zmm29 /* s10k_o_5 = shld_native(g0s15_1, dbl) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_5 = and(s10k_o_5, modulus) */
+	vpshldd $17, %zmm6, %zmm5, %zmm26 /* s13k_o_5 = shld_native(fb_2, dbl_24) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_5 = and(s13k_o_5, modulus) */
+	vmovdqa64 %zmm15, 896(%rsp) /* spill g0s15_1.2 */
+	vpshldd $15, %zmm12, %zmm7, %zmm15 /* s15k_o_5 = shld_native(fb_4, dbl_40) */
+	vpandd %zmm19, %zmm15, %zmm15 /* s15k_5 = and(s15k_o_5, modulus) */
+	vpsrld $1, %zmm13, %zmm13 /* w_half_5 = shr(w_5) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_15 = add(s0k_5, s4k_5) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_15 = add(fb0_s_15, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_15 = minu(fb0_s_15, fb0_p_15) */
+	vpaddd %zmm26, %zmm29, %zmm26 /* fb0_s_16 = add(s10k_5, s13k_5) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_16 = add(fb0_s_16, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_16 = minu(fb0_s_16, fb0_p_16) */
+	vpaddd %zmm13, %zmm15, %zmm13 /* fb0_s_17 = add(s15k_5, w_half_5) */
+	vpaddd %zmm18, %zmm13, %zmm15 /* fb0_p_17 = add(fb0_s_17, minus_modulus) */
+	vpminud %zmm15, %zmm13, %zmm13 /* fb0_17 = minu(fb0_s_17, fb0_p_17) */
+	vpaddd %zmm26, %zmm25, %zmm15 /* fb1_s_5 = add(fb0_15, fb0_16) */
+	vpaddd %zmm18, %zmm15, %zmm25 /* fb1_p_5 = add(fb1_s_5, minus_modulus) */
+	vpminud %zmm25, %zmm15, %zmm15 /* fb1_5 = minu(fb1_s_5, fb1_p_5) */
+	vpaddd %zmm13, %zmm15, %zmm13 /* fb2_s_5 = add(fb1_5, fb0_17) */
+	vpaddd %zmm18, %zmm13, %zmm15 /* fb2_p_5 = add(fb2_s_5, minus_modulus) */
+	vpminud %zmm15, %zmm13, %zmm13 /* fb2_5 = minu(fb2_s_5, fb2_p_5) */
+	vpaddd %zmm11, %zmm13, %zmm11 /* fb_s_5 = add(fb2_5, g0s5_1) */
+	vpaddd %zmm18, %zmm11, %zmm13 /* fb_p_5 = add(fb_s_5, minus_modulus) */
+	vpmaxsd %zmm13, %zmm11, %zmm11 /* fb_5 = maxs(fb_s_5, fb_p_5) */
 
 	/* Initialisation round 16r+6, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm11, %zmm11, %zmm15 /* dbl_48 = add(fb_5, fb_5) */
-	vmovdqa64 %zmm13, %zmm16 /* fb_4 */
-	vpternlogd $0xd8, %zmm21, %zmm15, %zmm16 /* x0_6 = ternlog(fb_4, dbl_48, high16) */
-	vpshldd $16, %zmm25, %zmm3, %zmm24 /* x1_6 = shld_native(fb_1, dbl) */
-	vpxord %zmm9, %zmm16, %zmm16 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
-	vpaddd %zmm0, %zmm16, %zmm16 /* w_6 = add(x0r1_6, r2_5) */
-	vpaddd %zmm24, %zmm9, %zmm9 /* w1_6 = add(sb_out_x_5, x1_6) */
-	vmovdqa64 1344(%rsp), %zmm28 /* reload x1_2 */
-	vpxord %zmm28, %zmm0, %zmm0 /* w2_6 = xor(r2_5, x1_2) */
-	vpshldd $16, %zmm0, %zmm9, %zmm28 /* l1in_6 = shld_native(w1_6, w2_6) */
-	vmovdqa64 %zmm9, %zmm31 /* w1_6 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm31 /* l1in16_6 = ternlog(w1_6, w2_6, high16) */
-	vpshufb %zmm22, %zmm28, %zmm1 /* ur24_6 = lookup16(l1in_6, rotl24) */
-	vpshufb %zmm23, %zmm28, %zmm25 /* ur8_6 = lookup16(l1in_6, rotl8) */
-	vmovdqa64 %zmm24, 1344(%rsp) /* spill x1_6 */
-	vmovdqa64 %zmm28, %zmm24 /* l1in_6 */
-	vpternlogd $0x96, %zmm31, %zmm25, %zmm24 /* ug_6 = ternlog(l1in_6, ur8_6, l1in16_6) */
-	vprold $2, %zmm24, %zmm24 /* ur2_6 = rotl_native(ug_6) */
-	vpternlogd $0x96, %zmm24, %zmm1, %zmm28 /* u_6 = ternlog(l1in_6, ur24_6, ur2_6) */
-	vpshldd $16, %zmm9, %zmm0, %zmm1 /* l2in_6 = shld_native(w2_6, w1_6) */
-	vpternlogd $0xd8, %zmm21, %zmm9, %zmm0 /* l2in16_6 = ternlog(w2_6, w1_6, high16) */
-	vpshufb %zmm23, %zmm1, %zmm9 /* v8r8_6 = lookup16(l2in_6, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm24 /* v8r24_6 = lookup16(l2in_6, rotl24) */
-	vpternlogd $0x96, %zmm24, %zmm0, %zmm1 /* v8g_6 = ternlog(l2in_6, l2in16_6, v8r24_6) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_6 = rotl_native(v8g_6) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm9 /* v8_6 = ternlog(v8r8_6, l2in16_6, v8r6_6) */
-	vmovdqa64 %zmm9, %zmm0 /* v8_6 */
-	vpternlogd $0xd8, %zmm20, %zmm28, %zmm0 /* sb_in_x_6 = ternlog(v8_6, u_6, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm9, %zmm28 /* sb_in_y_6 = ternlog(u_6, v8_6, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_6 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_6_lo = permute2b(sb_in_x_6, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm9 /* sb_in_x_6 */
-	vpermi2b %zmm30, %zmm29, %zmm9 /* sb_s0_6_hi = permute2b(sb_in_x_6, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm9, %zmm1, %zmm0{%k1} /* sb_s0_6 = blendv(sb_s0_6_lo, sb_s0_6_hi, sb_in_x_6) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm28, %zmm1 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm9 /* sb_s1_6 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm9 /* sb_out_x_6 = ternlog(sb_s1_6, sb_s0_6, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_6 = ternlog(sb_s0_6, sb_s1_6, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
-	vmovdqa64 1536(%rsp), %zmm1 /* reload g0s6_1.2 */
-	vmovdqa64 1728(%rsp), %zmm24 /* reload dbl_10 */
-	vpshldd $8, %zmm24, %zmm1, %zmm24 /* s0k_o_6 = shld_native(g0s6_1, dbl_10) */
-	vpandd %zmm19, %zmm24, %zmm24 /* s0k_6 = and(s0k_o_6, modulus) */
-	vmovdqa64 512(%rsp), %zmm25 /* reload g0s10_1.2 */
-	vmovdqa64 768(%rsp), %zmm28 /* reload dbl_5 */
-	vpshldd $20, %zmm28, %zmm25, %zmm31 /* s4k_o_6 = shld_native(g0s10_1, dbl_5) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s4k_6 = and(s4k_o_6, modulus) */
-	vpshldd $21, %zmm10, %zmm4, %zmm25 /* s10k_o_6 = shld_native(fb, dbl_8) */
-	vpandd %zmm19, %zmm25, %zmm25 /* s10k_6 = and(s10k_o_6, modulus) */
-	vpshldd $17, %zmm12, %zmm7, %zmm28 /* s13k_o_6 = shld_native(fb_3, dbl_32) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s13k_6 = and(s13k_o_6, modulus) */
-	vmovdqa64 %zmm4, 1728(%rsp) /* spill fb */
-	vpshldd $15, %zmm15, %zmm11, %zmm4 /* s15k_o_6 = shld_native(fb_5, dbl_48) */
-	vpandd %zmm19, %zmm4, %zmm4 /* s15k_6 = and(s15k_o_6, modulus) */
-	vpsrld $1, %zmm16, %zmm16 /* w_half_6 = shr(w_6) */
-	vpaddd %zmm31, %zmm24, %zmm24 /* fb0_s_18 = add(s0k_6, s4k_6) */
-	vpaddd %zmm18, %zmm24, %zmm31 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
-	vpminud %zmm31, %zmm24, %zmm24 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
-	vpaddd %zmm28, %zmm25, %zmm25 /* fb0_s_19 = add(s10k_6, s13k_6) */
-	vpaddd %zmm18, %zmm25, %zmm28 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
-	vpminud %zmm28, %zmm25, %zmm25 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
-	vpaddd %zmm16, %zmm4, %zmm4 /* fb0_s_20 = add(s15k_6, w_half_6) */
-	vpaddd %zmm18, %zmm4, %zmm16 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
-	vpminud %zmm16, %zmm4, %zmm4 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
-	vpaddd %zmm25, %zmm24, %zmm16 /* fb1_s_6 = add(fb0_18, fb0_19) */
-	vpaddd %zmm18, %zmm16, %zmm24 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
-	vpminud %zmm24, %zmm16, %zmm16 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
-	vpaddd %zmm4, %zmm16, %zmm4 /* fb2_s_6 = add(fb1_6, fb0_20) */
-	vpaddd %zmm18, %zmm4, %zmm16 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
-	vpminud %zmm16, %zmm4, %zmm4 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
-	vpaddd %zmm1, %zmm4, %zmm4 /* fb_s_6 = add(fb2_6, g0s6_1) */
-	vpaddd %zmm18, %zmm4, %zmm16 /* fb_p_6 = add(fb_s_6, minus_modulus) */
-	vpmaxsd %zmm16, %zmm4, %zmm4 /* fb_6 = maxs(fb_s_6, fb_p_6) */
+	vpaddd %zmm11, %zmm11, %zmm13 /* dbl_48 = add(fb_5, fb_5) */
+	vmovdqa64 %zmm7, %zmm15 /* fb_4 */
+	vpternlogd $0xd8, %zmm21, %zmm13, %zmm15 /* x0_6 = ternlog(fb_4, dbl_48, high16) */
+	vpshldd $16, 512(%rsp), %zmm1, %zmm25 /* x1_6 = shld_native(fb_1, dbl) */
+	vpxord %zmm14, %zmm15, %zmm15 /* x0r1_6 = xor(x0_6, sb_out_x_5) */
+	vpaddd %zmm4, %zmm15, %zmm15 /* w_6 = add(x0r1_6, r2_5) */
+	vpaddd %zmm25, %zmm14, %zmm14 /* w1_6 = add(sb_out_x_5, x1_6) */
+	vpxord 1088(%rsp), %zmm4, %zmm4 /* w2_6 = xor(r2_5, x1_2) */
+	vpshldd $16, %zmm4, %zmm14, %zmm26 /* l1in_6 = shld_native(w1_6, w2_6) */
+	vmovdqa64 %zmm14, %zmm27 /* w1_6 */
+	vpternlogd $0xd8, %zmm21, %zmm4, %zmm27 /* l1in16_6 = ternlog(w1_6, w2_6, high16) */
+	vpshufb %zmm22, %zmm26, %zmm29 /* ur24_6 = lookup16(l1in_6, rotl24) */
+	vmovdqa64 %zmm25, 1088(%rsp) /* spill x1_6 */
+	vpshufb %zmm23, %zmm26, %zmm25 /* ur8_6 = lookup16(l1in_6, rotl8) */
+	vmovdqa64 %zmm6, 832(%rsp) /* spill dbl_24 */
+	vmovdqa64 %zmm26, %zmm6 /* l1in_6 */
+	vpternlogd $0x96, %zmm27, %zmm25, %zmm6 /* ug_6 = ternlog(l1in_6, ur8_6, l1in16_6) */
+	vprold $2, %zmm6, %zmm6 /* ur2_6 = rotl_native(ug_6) */
+	vpternlogd $0x96, %zmm6, %zmm29, %zmm26 /* u_6 = ternlog(l1in_6, ur24_6, ur2_6) */
+	vpshldd $16, %zmm14, %zmm4, %zmm6 /* l2in_6 = shld_native(w2_6, w1_6) */
+	vpternlogd $0xd8, %zmm21, %zmm14, %zmm4 /* l2in16_6 = ternlog(w2_6, w1_6, high16) */
+	vpshufb %zmm23, %zmm6, %zmm14 /* v8r8_6 = lookup16(l2in_6, rotl8) */
+	vpshufb %zmm22, %zmm6, %zmm25 /* v8r24_6 = lookup16(l2in_6, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm6 /* v8g_6 = ternlog(l2in_6, l2in16_6, v8r24_6) */
+	vprold $6, %zmm6, %zmm6 /* v8r6_6 = rotl_native(v8g_6) */
+	vpternlogd $0x96, %zmm6, %zmm4, %zmm14 /* v8_6 = ternlog(v8r8_6, l2in16_6, v8r6_6) */
+	vmovdqa64 %zmm14, %zmm4 /* v8_6 */
+	vpternlogd $0xd8, %zmm20, %zmm26, %zmm4 /* sb_in_x_6 = ternlog(v8_6, u_6, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm14, %zmm26 /* sb_in_y_6 = ternlog(u_6, v8_6, odd_bytes) */
+	vmovdqa64 %zmm4, %zmm6 /* sb_in_x_6 */
+	vpermi2b %zmm28, %zmm16, %zmm6 /* sb_s0_6_lo = permute2b(sb_in_x_6, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm4, %zmm14 /* sb_in_x_6 */
+	vpermi2b %zmm31, %zmm30, %zmm14 /* sb_s0_6_hi = permute2b(sb_in_x_6, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm4, %k1
+	vpblendmb %zmm14, %zmm6, %zmm4{%k1} /* sb_s0_6 = blendv(sb_s0_6_lo, sb_s0_6_hi, sb_in_x_6) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm26, %zmm6 /* sb_s1_k_6 = gf2p8affine(sb_in_y_6, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm6, %zmm6 /* sb_s1_6 = gf2p8affineinv(sb_s1_k_6, gfni_mat_1) */
+	vmovdqa64 %zmm6, %zmm14 /* sb_s1_6 */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm14 /* sb_out_x_6 = ternlog(sb_s1_6, sb_s0_6, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm6, %zmm4 /* sb_out_y_6 = ternlog(sb_s0_6, sb_s1_6, odd_bytes) */
+	vpshufb %zmm22, %zmm4, %zmm4 /* r2_6 = lookup16(sb_out_y_6, rotl24) */
+	vmovdqa64 1280(%rsp), %zmm6 /* reload g0s6_1.2 */
+	vpshldd $8, 1472(%rsp), %zmm6, %zmm25 /* s0k_o_6 = shld_native(g0s6_1, dbl_10) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_6 = and(s0k_o_6, modulus) */
+	vmovdqa64 384(%rsp), %zmm26 /* reload g0s10_1.2 */
+	vpshldd $20, 576(%rsp), %zmm26, %zmm27 /* s4k_o_6 = shld_native(g0s10_1, dbl_5) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_6 = and(s4k_o_6, modulus) */
+	vpshldd $21, %zmm2, %zmm0, %zmm29 /* s10k_o_6 = shld_native(fb, dbl_8) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_6 = and(s10k_o_6, modulus) */
+	vpshldd $17, %zmm10, %zmm9, %zmm26 /* s13k_o_6 = shld_native(fb_3, dbl_32) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_6 = and(s13k_o_6, modulus) */
+	vmovdqa64 %zmm0, 1472(%rsp) /* spill fb */
+	vpshldd $15, %zmm13, %zmm11, %zmm0 /* s15k_o_6 = shld_native(fb_5, dbl_48) */
+	vpandd %zmm19, %zmm0, %zmm0 /* s15k_6 = and(s15k_o_6, modulus) */
+	vpsrld $1, %zmm15, %zmm15 /* w_half_6 = shr(w_6) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_18 = add(s0k_6, s4k_6) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_18 = add(fb0_s_18, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_18 = minu(fb0_s_18, fb0_p_18) */
+	vpaddd %zmm26, %zmm29, %zmm26 /* fb0_s_19 = add(s10k_6, s13k_6) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_19 = add(fb0_s_19, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_19 = minu(fb0_s_19, fb0_p_19) */
+	vpaddd %zmm15, %zmm0, %zmm0 /* fb0_s_20 = add(s15k_6, w_half_6) */
+	vpaddd %zmm18, %zmm0, %zmm15 /* fb0_p_20 = add(fb0_s_20, minus_modulus) */
+	vpminud %zmm15, %zmm0, %zmm0 /* fb0_20 = minu(fb0_s_20, fb0_p_20) */
+	vpaddd %zmm26, %zmm25, %zmm15 /* fb1_s_6 = add(fb0_18, fb0_19) */
+	vpaddd %zmm18, %zmm15, %zmm25 /* fb1_p_6 = add(fb1_s_6, minus_modulus) */
+	vpminud %zmm25, %zmm15, %zmm15 /* fb1_6 = minu(fb1_s_6, fb1_p_6) */
+	vpaddd %zmm0, %zmm15, %zmm0 /* fb2_s_6 = add(fb1_6, fb0_20) */
+	vpaddd %zmm18, %zmm0, %zmm15 /* fb2_p_6 = add(fb2_s_6, minus_modulus) */
+	vpminud %zmm15, %zmm0, %zmm0 /* fb2_6 = minu(fb2_s_6, fb2_p_6) */
+	vpaddd %zmm6, %zmm0, %zmm0 /* fb_s_6 = add(fb2_6, g0s6_1) */
+	vpaddd %zmm18, %zmm0, %zmm6 /* fb_p_6 = add(fb_s_6, minus_modulus) */
+	vpmaxsd %zmm6, %zmm0, %zmm0 /* fb_6 = maxs(fb_s_6, fb_p_6) */
 
 	/* Initialisation round 16r+7, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm4, %zmm4, %zmm16 /* dbl_56 = add(fb_6, fb_6) */
-	vmovdqa64 %zmm11, %zmm24 /* fb_5 */
-	vpternlogd $0xd8, %zmm21, %zmm16, %zmm24 /* x0_7 = ternlog(fb_5, dbl_56, high16) */
-	vpshldd $16, %zmm10, %zmm6, %zmm25 /* x1_7 = shld_native(fb_2, dbl_8) */
-	vpxord %zmm9, %zmm24, %zmm24 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
-	vpaddd %zmm0, %zmm24, %zmm24 /* w_7 = add(x0r1_7, r2_6) */
-	vpaddd %zmm25, %zmm9, %zmm9 /* w1_7 = add(sb_out_x_6, x1_7) */
-	vmovdqa64 1664(%rsp), %zmm28 /* reload x1_3 */
-	vpxord %zmm28, %zmm0, %zmm0 /* w2_7 = xor(r2_6, x1_3) */
-	vpshldd $16, %zmm0, %zmm9, %zmm28 /* l1in_7 = shld_native(w1_7, w2_7) */
-	vmovdqa64 %zmm9, %zmm31 /* w1_7 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm31 /* l1in16_7 = ternlog(w1_7, w2_7, high16) */
-	vpshufb %zmm22, %zmm28, %zmm1 /* ur24_7 = lookup16(l1in_7, rotl24) */
-	vmovdqa64 %zmm10, 1664(%rsp) /* spill dbl_8 */
-	vpshufb %zmm23, %zmm28, %zmm10 /* ur8_7 = lookup16(l1in_7, rotl8) */
-	vmovdqa64 %zmm25, 2048(%rsp) /* spill x1_7 */
-	vmovdqa64 %zmm28, %zmm25 /* l1in_7 */
-	vpternlogd $0x96, %zmm31, %zmm10, %zmm25 /* ug_7 = ternlog(l1in_7, ur8_7, l1in16_7) */
-	vprold $2, %zmm25, %zmm10 /* ur2_7 = rotl_native(ug_7) */
-	vpternlogd $0x96, %zmm10, %zmm1, %zmm28 /* u_7 = ternlog(l1in_7, ur24_7, ur2_7) */
-	vpshldd $16, %zmm9, %zmm0, %zmm1 /* l2in_7 = shld_native(w2_7, w1_7) */
-	vpternlogd $0xd8, %zmm21, %zmm9, %zmm0 /* l2in16_7 = ternlog(w2_7, w1_7, high16) */
-	vpshufb %zmm23, %zmm1, %zmm9 /* v8r8_7 = lookup16(l2in_7, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm10 /* v8r24_7 = lookup16(l2in_7, rotl24) */
-	vpternlogd $0x96, %zmm10, %zmm0, %zmm1 /* v8g_7 = ternlog(l2in_7, l2in16_7, v8r24_7) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_7 = rotl_native(v8g_7) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm9 /* v8_7 = ternlog(v8r8_7, l2in16_7, v8r6_7) */
-	vmovdqa64 %zmm9, %zmm0 /* v8_7 */
-	vpternlogd $0xd8, %zmm20, %zmm28, %zmm0 /* sb_in_x_7 = ternlog(v8_7, u_7, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm9, %zmm28 /* sb_in_y_7 = ternlog(u_7, v8_7, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_7 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_7_lo = permute2b(sb_in_x_7, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm9 /* sb_in_x_7 */
-	vpermi2b %zmm30, %zmm29, %zmm9 /* sb_s0_7_hi = permute2b(sb_in_x_7, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm9, %zmm1, %zmm0{%k1} /* sb_s0_7 = blendv(sb_s0_7_lo, sb_s0_7_hi, sb_in_x_7) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm28, %zmm1 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm9 /* sb_s1_7 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm9 /* sb_out_x_7 = ternlog(sb_s1_7, sb_s0_7, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_7 = ternlog(sb_s0_7, sb_s1_7, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
-	vmovdqa64 1856(%rsp), %zmm1 /* reload g0s7_1.2 */
-	vpshldd $8, %zmm27, %zmm1, %zmm10 /* s0k_o_7 = shld_native(g0s7_1, dbl_18) */
-	vpandd %zmm19, %zmm10, %zmm10 /* s0k_7 = and(s0k_o_7, modulus) */
-	vmovdqa64 960(%rsp), %zmm25 /* reload g0s11_1.2 */
-	vmovdqa64 1280(%rsp), %zmm27 /* reload dbl_13 */
-	vpshldd $20, %zmm27, %zmm25, %zmm28 /* s4k_o_7 = shld_native(g0s11_1, dbl_13) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s4k_7 = and(s4k_o_7, modulus) */
-	vpshldd $21, %zmm5, %zmm3, %zmm31 /* s10k_o_7 = shld_native(fb_1, dbl_16) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s10k_7 = and(s10k_o_7, modulus) */
-	vpshldd $17, %zmm14, %zmm13, %zmm25 /* s13k_o_7 = shld_native(fb_4, dbl_40) */
-	vpandd %zmm19, %zmm25, %zmm25 /* s13k_7 = and(s13k_o_7, modulus) */
-	vpshldd $15, %zmm16, %zmm4, %zmm27 /* s15k_o_7 = shld_native(fb_6, dbl_56) */
-	vpandd %zmm19, %zmm27, %zmm27 /* s15k_7 = and(s15k_o_7, modulus) */
-	vpsrld $1, %zmm24, %zmm24 /* w_half_7 = shr(w_7) */
-	vpaddd %zmm28, %zmm10, %zmm10 /* fb0_s_21 = add(s0k_7, s4k_7) */
-	vpaddd %zmm18, %zmm10, %zmm28 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
-	vpminud %zmm28, %zmm10, %zmm10 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
-	vpaddd %zmm25, %zmm31, %zmm25 /* fb0_s_22 = add(s10k_7, s13k_7) */
-	vpaddd %zmm18, %zmm25, %zmm28 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
-	vpminud %zmm28, %zmm25, %zmm25 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
-	vpaddd %zmm24, %zmm27, %zmm24 /* fb0_s_23 = add(s15k_7, w_half_7) */
-	vpaddd %zmm18, %zmm24, %zmm27 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
-	vpminud %zmm27, %zmm24, %zmm24 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
-	vpaddd %zmm25, %zmm10, %zmm10 /* fb1_s_7 = add(fb0_21, fb0_22) */
-	vpaddd %zmm18, %zmm10, %zmm25 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
-	vpminud %zmm25, %zmm10, %zmm10 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
-	vpaddd %zmm24, %zmm10, %zmm10 /* fb2_s_7 = add(fb1_7, fb0_23) */
-	vpaddd %zmm18, %zmm10, %zmm24 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
-	vpminud %zmm24, %zmm10, %zmm10 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
-	vpaddd %zmm1, %zmm10, %zmm10 /* fb_s_7 = add(fb2_7, g0s7_1) */
-	vpaddd %zmm18, %zmm10, %zmm24 /* fb_p_7 = add(fb_s_7, minus_modulus) */
-	vpmaxsd %zmm24, %zmm10, %zmm10 /* fb_7 = maxs(fb_s_7, fb_p_7) */
+	vpaddd %zmm0, %zmm0, %zmm6 /* dbl_56 = add(fb_6, fb_6) */
+	vmovdqa64 %zmm11, %zmm15 /* fb_5 */
+	vpternlogd $0xd8, %zmm21, %zmm6, %zmm15 /* x0_7 = ternlog(fb_5, dbl_56, high16) */
+	vpshldd $16, %zmm2, %zmm5, %zmm25 /* x1_7 = shld_native(fb_2, dbl_8) */
+	vpxord %zmm14, %zmm15, %zmm15 /* x0r1_7 = xor(x0_7, sb_out_x_6) */
+	vpaddd %zmm4, %zmm15, %zmm15 /* w_7 = add(x0r1_7, r2_6) */
+	vpaddd %zmm25, %zmm14, %zmm14 /* w1_7 = add(sb_out_x_6, x1_7) */
+	vpxord 1408(%rsp), %zmm4, %zmm4 /* w2_7 = xor(r2_6, x1_3) */
+	vpshldd $16, %zmm4, %zmm14, %zmm26 /* l1in_7 = shld_native(w1_7, w2_7) */
+	vmovdqa64 %zmm14, %zmm27 /* w1_7 */
+	vpternlogd $0xd8, %zmm21, %zmm4, %zmm27 /* l1in16_7 = ternlog(w1_7, w2_7, high16) */
+	vpshufb %zmm22, %zmm26, %zmm29 /* ur24_7 = lookup16(l1in_7, rotl24) */
+	vmovdqa64 %zmm2, 1408(%rsp) /* spill dbl_8 */
+	vpshufb %zmm23, %zmm26, %zmm2 /* ur8_7 = lookup16(l1in_7, rotl8) */
+	vmovdqa64 %zmm25, 1280(%rsp) /* spill x1_7 */
+	vmovdqa64 %zmm26, %zmm25 /* l1in_7 */
+	vpternlogd $0x96, %zmm27, %zmm2, %zmm25 /* ug_7 = ternlog(l1in_7, ur8_7, l1in16_7) */
+	vprold $2, %zmm25, %zmm2 /* ur2_7 = rotl_native(ug_7) */
+	vpternlogd $0x96, %zmm2, %zmm29, %zmm26 /* u_7 = ternlog(l1in_7, ur24_7, ur2_7) */
+	vpshldd $16, %zmm14, %zmm4, %zmm2 /* l2in_7 = shld_native(w2_7, w1_7) */
+	vpternlogd $0xd8, %zmm21, %zmm14, %zmm4 /* l2in16_7 = ternlog(w2_7, w1_7, high16) */
+	vpshufb %zmm23, %zmm2, %zmm14 /* v8r8_7 = lookup16(l2in_7, rotl8) */
+	vpshufb %zmm22, %zmm2, %zmm25 /* v8r24_7 = lookup16(l2in_7, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm4, %zmm2 /* v8g_7 = ternlog(l2in_7, l2in16_7, v8r24_7) */
+	vprold $6, %zmm2, %zmm2 /* v8r6_7 = rotl_native(v8g_7) */
+	vpternlogd $0x96, %zmm2, %zmm4, %zmm14 /* v8_7 = ternlog(v8r8_7, l2in16_7, v8r6_7) */
+	vmovdqa64 %zmm14, %zmm2 /* v8_7 */
+	vpternlogd $0xd8, %zmm20, %zmm26, %zmm2 /* sb_in_x_7 = ternlog(v8_7, u_7, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm14, %zmm26 /* sb_in_y_7 = ternlog(u_7, v8_7, odd_bytes) */
+	vmovdqa64 %zmm2, %zmm4 /* sb_in_x_7 */
+	vpermi2b %zmm28, %zmm16, %zmm4 /* sb_s0_7_lo = permute2b(sb_in_x_7, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm2, %zmm14 /* sb_in_x_7 */
+	vpermi2b %zmm31, %zmm30, %zmm14 /* sb_s0_7_hi = permute2b(sb_in_x_7, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm2, %k1
+	vpblendmb %zmm14, %zmm4, %zmm2{%k1} /* sb_s0_7 = blendv(sb_s0_7_lo, sb_s0_7_hi, sb_in_x_7) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm26, %zmm4 /* sb_s1_k_7 = gf2p8affine(sb_in_y_7, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm4, %zmm4 /* sb_s1_7 = gf2p8affineinv(sb_s1_k_7, gfni_mat_1) */
+	vmovdqa64 %zmm4, %zmm14 /* sb_s1_7 */
+	vpternlogd $0xd8, %zmm20, %zmm2, %zmm14 /* sb_out_x_7 = ternlog(sb_s1_7, sb_s0_7, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm4, %zmm2 /* sb_out_y_7 = ternlog(sb_s0_7, sb_s1_7, odd_bytes) */
+	vpshufb %zmm22, %zmm2, %zmm2 /* r2_7 = lookup16(sb_out_y_7, rotl24) */
+	vmovdqa64 1600(%rsp), %zmm4 /* reload g0s7_1.2 */
+	vpshldd $8, %zmm17, %zmm4, %zmm17 /* s0k_o_7 = shld_native(g0s7_1, dbl_18) */
+	vpandd %zmm19, %zmm17, %zmm17 /* s0k_7 = and(s0k_o_7, modulus) */
+	vmovdqa64 768(%rsp), %zmm25 /* reload g0s11_1.2 */
+	vpshldd $20, 1024(%rsp), %zmm25, %zmm26 /* s4k_o_7 = shld_native(g0s11_1, dbl_13) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s4k_7 = and(s4k_o_7, modulus) */
+	vpshldd $21, %zmm3, %zmm1, %zmm27 /* s10k_o_7 = shld_native(fb_1, dbl_16) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s10k_7 = and(s10k_o_7, modulus) */
+	vpshldd $17, %zmm12, %zmm7, %zmm29 /* s13k_o_7 = shld_native(fb_4, dbl_40) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s13k_7 = and(s13k_o_7, modulus) */
+	vpshldd $15, %zmm6, %zmm0, %zmm25 /* s15k_o_7 = shld_native(fb_6, dbl_56) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s15k_7 = and(s15k_o_7, modulus) */
+	vpsrld $1, %zmm15, %zmm15 /* w_half_7 = shr(w_7) */
+	vpaddd %zmm26, %zmm17, %zmm17 /* fb0_s_21 = add(s0k_7, s4k_7) */
+	vpaddd %zmm18, %zmm17, %zmm26 /* fb0_p_21 = add(fb0_s_21, minus_modulus) */
+	vpminud %zmm26, %zmm17, %zmm17 /* fb0_21 = minu(fb0_s_21, fb0_p_21) */
+	vpaddd %zmm29, %zmm27, %zmm26 /* fb0_s_22 = add(s10k_7, s13k_7) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_22 = add(fb0_s_22, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_22 = minu(fb0_s_22, fb0_p_22) */
+	vpaddd %zmm15, %zmm25, %zmm15 /* fb0_s_23 = add(s15k_7, w_half_7) */
+	vpaddd %zmm18, %zmm15, %zmm25 /* fb0_p_23 = add(fb0_s_23, minus_modulus) */
+	vpminud %zmm25, %zmm15, %zmm15 /* fb0_23 = minu(fb0_s_23, fb0_p_23) */
+	vpaddd %zmm26, %zmm17, %zmm17 /* fb1_s_7 = add(fb0_21, fb0_22) */
+	vpaddd %zmm18, %zmm17, %zmm25 /* fb1_p_7 = add(fb1_s_7, minus_modulus) */
+	vpminud %zmm25, %zmm17, %zmm17 /* fb1_7 = minu(fb1_s_7, fb1_p_7) */
+	vpaddd %zmm15, %zmm17, %zmm15 /* fb2_s_7 = add(fb1_7, fb0_23) */
+	vpaddd %zmm18, %zmm15, %zmm17 /* fb2_p_7 = add(fb2_s_7, minus_modulus) */
+	vpminud %zmm17, %zmm15, %zmm15 /* fb2_7 = minu(fb2_s_7, fb2_p_7) */
+	vpaddd %zmm4, %zmm15, %zmm4 /* fb_s_7 = add(fb2_7, g0s7_1) */
+	vpaddd %zmm18, %zmm4, %zmm15 /* fb_p_7 = add(fb_s_7, minus_modulus) */
+	vpmaxsd %zmm15, %zmm4, %zmm4 /* fb_7 = maxs(fb_s_7, fb_p_7) */
 
 	/* Initialisation round 16r+8, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm10, %zmm10, %zmm24 /* dbl_64 = add(fb_7, fb_7) */
-	vmovdqa64 %zmm4, %zmm25 /* fb_6 */
-	vpternlogd $0xd8, %zmm21, %zmm24, %zmm25 /* x0_8 = ternlog(fb_6, dbl_64, high16) */
-	vpshldd $16, %zmm5, %zmm7, %zmm27 /* x1_8 = shld_native(fb_3, dbl_16) */
-	vpxord %zmm9, %zmm25, %zmm25 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
-	vpaddd %zmm0, %zmm25, %zmm25 /* w_8 = add(x0r1_8, r2_7) */
-	vpaddd %zmm27, %zmm9, %zmm9 /* w1_8 = add(sb_out_x_7, x1_8) */
-	vmovdqa64 192(%rsp), %zmm28 /* reload x1_4 */
-	vpxord %zmm28, %zmm0, %zmm0 /* w2_8 = xor(r2_7, x1_4) */
-	vpshldd $16, %zmm0, %zmm9, %zmm28 /* l1in_8 = shld_native(w1_8, w2_8) */
-	vmovdqa64 %zmm9, %zmm31 /* w1_8 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm31 /* l1in16_8 = ternlog(w1_8, w2_8, high16) */
-	vpshufb %zmm22, %zmm28, %zmm1 /* ur24_8 = lookup16(l1in_8, rotl24) */
-	vmovdqa64 %zmm3, 192(%rsp) /* spill fb_1 */
-	vpshufb %zmm23, %zmm28, %zmm3 /* ur8_8 = lookup16(l1in_8, rotl8) */
-	vmovdqa64 %zmm5, 2112(%rsp) /* spill dbl_16 */
-	vmovdqa64 %zmm28, %zmm5 /* l1in_8 */
-	vpternlogd $0x96, %zmm31, %zmm3, %zmm5 /* ug_8 = ternlog(l1in_8, ur8_8, l1in16_8) */
-	vprold $2, %zmm5, %zmm3 /* ur2_8 = rotl_native(ug_8) */
-	vpternlogd $0x96, %zmm3, %zmm1, %zmm28 /* u_8 = ternlog(l1in_8, ur24_8, ur2_8) */
-	vpshldd $16, %zmm9, %zmm0, %zmm1 /* l2in_8 = shld_native(w2_8, w1_8) */
-	vpternlogd $0xd8, %zmm21, %zmm9, %zmm0 /* l2in16_8 = ternlog(w2_8, w1_8, high16) */
+	vpaddd %zmm4, %zmm4, %zmm15 /* dbl_64 = add(fb_7, fb_7) */
+	vmovdqa64 %zmm0, %zmm17 /* fb_6 */
+	vpternlogd $0xd8, %zmm21, %zmm15, %zmm17 /* x0_8 = ternlog(fb_6, dbl_64, high16) */
+	vpshldd $16, %zmm3, %zmm9, %zmm25 /* x1_8 = shld_native(fb_3, dbl_16) */
+	vpxord %zmm14, %zmm17, %zmm17 /* x0r1_8 = xor(x0_8, sb_out_x_7) */
+	vpaddd %zmm2, %zmm17, %zmm17 /* w_8 = add(x0r1_8, r2_7) */
+	vpaddd %zmm25, %zmm14, %zmm14 /* w1_8 = add(sb_out_x_7, x1_8) */
+	vpxord 192(%rsp), %zmm2, %zmm2 /* w2_8 = xor(r2_7, x1_4) */
+	vpshldd $16, %zmm2, %zmm14, %zmm26 /* l1in_8 = shld_native(w1_8, w2_8) */
+	vmovdqa64 %zmm14, %zmm27 /* w1_8 */
+	vpternlogd $0xd8, %zmm21, %zmm2, %zmm27 /* l1in16_8 = ternlog(w1_8, w2_8, high16) */
+	vpshufb %zmm22, %zmm26, %zmm29 /* ur24_8 = lookup16(l1in_8, rotl24) */
+	vmovdqa64 %zmm1, 192(%rsp) /* spill fb_1 */
+	vpshufb %zmm23, %zmm26, %zmm1 /* ur8_8 = lookup16(l1in_8, rotl8) */
+	vmovdqa64 %zmm3, 1600(%rsp) /* spill dbl_16 */
+	vmovdqa64 %zmm26, %zmm3 /* l1in_8 */
+	vpternlogd $0x96, %zmm27, %zmm1, %zmm3 /* ug_8 = ternlog(l1in_8, ur8_8, l1in16_8) */
+	vprold $2, %zmm3, %zmm1 /* ur2_8 = rotl_native(ug_8) */
+	vpternlogd $0x96, %zmm1, %zmm29, %zmm26 /* u_8 = ternlog(l1in_8, ur24_8, ur2_8) */
+	vpshldd $16, %zmm14, %zmm2, %zmm1 /* l2in_8 = shld_native(w2_8, w1_8) */
+	vpternlogd $0xd8, %zmm21, %zmm14, %zmm2 /* l2in16_8 = ternlog(w2_8, w1_8, high16) */
 	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_8 = lookup16(l2in_8, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm5 /* v8r24_8 = lookup16(l2in_8, rotl24) */
-	vpternlogd $0x96, %zmm5, %zmm0, %zmm1 /* v8g_8 = ternlog(l2in_8, l2in16_8, v8r24_8) */
+	vpshufb %zmm22, %zmm1, %zmm14 /* v8r24_8 = lookup16(l2in_8, rotl24) */
+	vpternlogd $0x96, %zmm14, %zmm2, %zmm1 /* v8g_8 = ternlog(l2in_8, l2in16_8, v8r24_8) */
 	vprold $6, %zmm1, %zmm1 /* v8r6_8 = rotl_native(v8g_8) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_8 = ternlog(v8r8_8, l2in16_8, v8r6_8) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_8 */
-	vpternlogd $0xd8, %zmm20, %zmm28, %zmm0 /* sb_in_x_8 = ternlog(v8_8, u_8, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm28 /* sb_in_y_8 = ternlog(u_8, v8_8, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_8 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_8_lo = permute2b(sb_in_x_8, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_8 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_8_hi = permute2b(sb_in_x_8, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_8 = blendv(sb_s0_8_lo, sb_s0_8_hi, sb_in_x_8) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm28, %zmm1 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_8 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_8 = ternlog(sb_s1_8, sb_s0_8, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_8 = ternlog(sb_s0_8, sb_s1_8, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
-	vmovdqa64 896(%rsp), %zmm1 /* reload g0s8_1.2 */
-	vmovdqa64 1920(%rsp), %zmm5 /* reload dbl_26 */
-	vpshldd $8, %zmm5, %zmm1, %zmm5 /* s0k_o_8 = shld_native(g0s8_1, dbl_26) */
-	vpandd %zmm19, %zmm5, %zmm5 /* s0k_8 = and(s0k_o_8, modulus) */
-	vmovdqa64 1472(%rsp), %zmm9 /* reload g0s12_1.2 */
-	vmovdqa64 1600(%rsp), %zmm28 /* reload dbl_21 */
-	vpshldd $20, %zmm28, %zmm9, %zmm31 /* s4k_o_8 = shld_native(g0s12_1, dbl_21) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s4k_8 = and(s4k_o_8, modulus) */
-	vmovdqa64 1984(%rsp), %zmm9 /* reload dbl_24 */
-	vpshldd $21, %zmm9, %zmm6, %zmm28 /* s10k_o_8 = shld_native(fb_2, dbl_24) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s10k_8 = and(s10k_o_8, modulus) */
-	vmovdqa64 %zmm6, 1920(%rsp) /* spill fb_2 */
-	vpshldd $17, %zmm15, %zmm11, %zmm6 /* s13k_o_8 = shld_native(fb_5, dbl_48) */
-	vpandd %zmm19, %zmm6, %zmm6 /* s13k_8 = and(s13k_o_8, modulus) */
-	vmovdqa64 %zmm27, 2176(%rsp) /* spill x1_8 */
-	vpshldd $15, %zmm24, %zmm10, %zmm27 /* s15k_o_8 = shld_native(fb_7, dbl_64) */
-	vpandd %zmm19, %zmm27, %zmm27 /* s15k_8 = and(s15k_o_8, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half_8 = shr(w_8) */
-	vpaddd %zmm31, %zmm5, %zmm5 /* fb0_s_24 = add(s0k_8, s4k_8) */
-	vpaddd %zmm18, %zmm5, %zmm31 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
-	vpminud %zmm31, %zmm5, %zmm5 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
-	vpaddd %zmm6, %zmm28, %zmm6 /* fb0_s_25 = add(s10k_8, s13k_8) */
-	vpaddd %zmm18, %zmm6, %zmm28 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
-	vpminud %zmm28, %zmm6, %zmm6 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
-	vpaddd %zmm25, %zmm27, %zmm25 /* fb0_s_26 = add(s15k_8, w_half_8) */
-	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
-	vpminud %zmm27, %zmm25, %zmm25 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
-	vpaddd %zmm6, %zmm5, %zmm5 /* fb1_s_8 = add(fb0_24, fb0_25) */
-	vpaddd %zmm18, %zmm5, %zmm6 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
-	vpminud %zmm6, %zmm5, %zmm5 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
-	vpaddd %zmm25, %zmm5, %zmm5 /* fb2_s_8 = add(fb1_8, fb0_26) */
-	vpaddd %zmm18, %zmm5, %zmm6 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
-	vpminud %zmm6, %zmm5, %zmm5 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
-	vpaddd %zmm1, %zmm5, %zmm5 /* fb_s_8 = add(fb2_8, g0s8_1) */
-	vpaddd %zmm18, %zmm5, %zmm6 /* fb_p_8 = add(fb_s_8, minus_modulus) */
-	vpmaxsd %zmm6, %zmm5, %zmm5 /* fb_8 = maxs(fb_s_8, fb_p_8) */
+	vpternlogd $0x96, %zmm1, %zmm2, %zmm3 /* v8_8 = ternlog(v8r8_8, l2in16_8, v8r6_8) */
+	vmovdqa64 %zmm3, %zmm1 /* v8_8 */
+	vpternlogd $0xd8, %zmm20, %zmm26, %zmm1 /* sb_in_x_8 = ternlog(v8_8, u_8, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm3, %zmm26 /* sb_in_y_8 = ternlog(u_8, v8_8, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm2 /* sb_in_x_8 */
+	vpermi2b %zmm28, %zmm16, %zmm2 /* sb_s0_8_lo = permute2b(sb_in_x_8, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm3 /* sb_in_x_8 */
+	vpermi2b %zmm31, %zmm30, %zmm3 /* sb_s0_8_hi = permute2b(sb_in_x_8, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm3, %zmm2, %zmm1{%k1} /* sb_s0_8 = blendv(sb_s0_8_lo, sb_s0_8_hi, sb_in_x_8) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm26, %zmm2 /* sb_s1_k_8 = gf2p8affine(sb_in_y_8, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm2, %zmm2 /* sb_s1_8 = gf2p8affineinv(sb_s1_k_8, gfni_mat_1) */
+	vmovdqa64 %zmm2, %zmm3 /* sb_s1_8 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm3 /* sb_out_x_8 = ternlog(sb_s1_8, sb_s0_8, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm2, %zmm1 /* sb_out_y_8 = ternlog(sb_s0_8, sb_s1_8, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_8 = lookup16(sb_out_y_8, rotl24) */
+	vmovdqa64 704(%rsp), %zmm2 /* reload g0s8_1.2 */
+	vpshldd $8, 256(%rsp), %zmm2, %zmm14 /* s0k_o_8 = shld_native(g0s8_1, dbl_26) */
+	vpandd %zmm19, %zmm14, %zmm14 /* s0k_8 = and(s0k_o_8, modulus) */
+	vmovdqa64 1216(%rsp), %zmm26 /* reload g0s12_1.2 */
+	vpshldd $20, 1344(%rsp), %zmm26, %zmm27 /* s4k_o_8 = shld_native(g0s12_1, dbl_21) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_8 = and(s4k_o_8, modulus) */
+	vpshldd $21, 832(%rsp), %zmm5, %zmm29 /* s10k_o_8 = shld_native(fb_2, dbl_24) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_8 = and(s10k_o_8, modulus) */
+	vpshldd $17, %zmm13, %zmm11, %zmm26 /* s13k_o_8 = shld_native(fb_5, dbl_48) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_8 = and(s13k_o_8, modulus) */
+	vmovdqa64 %zmm5, 256(%rsp) /* spill fb_2 */
+	vpshldd $15, %zmm15, %zmm4, %zmm5 /* s15k_o_8 = shld_native(fb_7, dbl_64) */
+	vpandd %zmm19, %zmm5, %zmm5 /* s15k_8 = and(s15k_o_8, modulus) */
+	vpsrld $1, %zmm17, %zmm17 /* w_half_8 = shr(w_8) */
+	vpaddd %zmm27, %zmm14, %zmm14 /* fb0_s_24 = add(s0k_8, s4k_8) */
+	vpaddd %zmm18, %zmm14, %zmm27 /* fb0_p_24 = add(fb0_s_24, minus_modulus) */
+	vpminud %zmm27, %zmm14, %zmm14 /* fb0_24 = minu(fb0_s_24, fb0_p_24) */
+	vpaddd %zmm26, %zmm29, %zmm26 /* fb0_s_25 = add(s10k_8, s13k_8) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_25 = add(fb0_s_25, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_25 = minu(fb0_s_25, fb0_p_25) */
+	vpaddd %zmm17, %zmm5, %zmm5 /* fb0_s_26 = add(s15k_8, w_half_8) */
+	vpaddd %zmm18, %zmm5, %zmm17 /* fb0_p_26 = add(fb0_s_26, minus_modulus) */
+	vpminud %zmm17, %zmm5, %zmm5 /* fb0_26 = minu(fb0_s_26, fb0_p_26) */
+	vpaddd %zmm26, %zmm14, %zmm14 /* fb1_s_8 = add(fb0_24, fb0_25) */
+	vpaddd %zmm18, %zmm14, %zmm17 /* fb1_p_8 = add(fb1_s_8, minus_modulus) */
+	vpminud %zmm17, %zmm14, %zmm14 /* fb1_8 = minu(fb1_s_8, fb1_p_8) */
+	vpaddd %zmm5, %zmm14, %zmm5 /* fb2_s_8 = add(fb1_8, fb0_26) */
+	vpaddd %zmm18, %zmm5, %zmm14 /* fb2_p_8 = add(fb2_s_8, minus_modulus) */
+	vpminud %zmm14, %zmm5, %zmm5 /* fb2_8 = minu(fb2_s_8, fb2_p_8) */
+	vpaddd %zmm2, %zmm5, %zmm2 /* fb_s_8 = add(fb2_8, g0s8_1) */
+	vpaddd %zmm18, %zmm2, %zmm5 /* fb_p_8 = add(fb_s_8, minus_modulus) */
+	vpmaxsd %zmm5, %zmm2, %zmm2 /* fb_8 = maxs(fb_s_8, fb_p_8) */
 
 	/* Initialisation round 16r+9, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm5, %zmm5, %zmm6 /* dbl_72 = add(fb_8, fb_8) */
-	vmovdqa64 %zmm10, %zmm25 /* fb_7 */
-	vpternlogd $0xd8, %zmm21, %zmm6, %zmm25 /* x0_9 = ternlog(fb_7, dbl_72, high16) */
-	vpshldd $16, %zmm9, %zmm13, %zmm27 /* x1_9 = shld_native(fb_4, dbl_24) */
-	vpxord %zmm3, %zmm25, %zmm25 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
-	vpaddd %zmm0, %zmm25, %zmm25 /* w_9 = add(x0r1_9, r2_8) */
-	vpaddd %zmm27, %zmm3, %zmm3 /* w1_9 = add(sb_out_x_8, x1_9) */
-	vmovdqa64 832(%rsp), %zmm28 /* reload x1_5 */
-	vpxord %zmm28, %zmm0, %zmm0 /* w2_9 = xor(r2_8, x1_5) */
-	vpshldd $16, %zmm0, %zmm3, %zmm28 /* l1in_9 = shld_native(w1_9, w2_9) */
-	vmovdqa64 %zmm3, %zmm31 /* w1_9 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm31 /* l1in16_9 = ternlog(w1_9, w2_9, high16) */
-	vpshufb %zmm22, %zmm28, %zmm1 /* ur24_9 = lookup16(l1in_9, rotl24) */
-	vpshufb %zmm23, %zmm28, %zmm9 /* ur8_9 = lookup16(l1in_9, rotl8) */
-	vmovdqa64 %zmm27, 832(%rsp) /* spill x1_9 */
-	vmovdqa64 %zmm28, %zmm27 /* l1in_9 */
-	vpternlogd $0x96, %zmm31, %zmm9, %zmm27 /* ug_9 = ternlog(l1in_9, ur8_9, l1in16_9) */
-	vprold $2, %zmm27, %zmm9 /* ur2_9 = rotl_native(ug_9) */
-	vpternlogd $0x96, %zmm9, %zmm1, %zmm28 /* u_9 = ternlog(l1in_9, ur24_9, ur2_9) */
-	vpshldd $16, %zmm3, %zmm0, %zmm1 /* l2in_9 = shld_native(w2_9, w1_9) */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l2in16_9 = ternlog(w2_9, w1_9, high16) */
-	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_9 = lookup16(l2in_9, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm9 /* v8r24_9 = lookup16(l2in_9, rotl24) */
-	vpternlogd $0x96, %zmm9, %zmm0, %zmm1 /* v8g_9 = ternlog(l2in_9, l2in16_9, v8r24_9) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_9 = rotl_native(v8g_9) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_9 = ternlog(v8r8_9, l2in16_9, v8r6_9) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_9 */
-	vpternlogd $0xd8, %zmm20, %zmm28, %zmm0 /* sb_in_x_9 = ternlog(v8_9, u_9, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm28 /* sb_in_y_9 = ternlog(u_9, v8_9, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_9 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_9_lo = permute2b(sb_in_x_9, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_9 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_9_hi = permute2b(sb_in_x_9, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_9 = blendv(sb_s0_9_lo, sb_s0_9_hi, sb_in_x_9) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm28, %zmm1 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_9 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_9 = ternlog(sb_s1_9, sb_s0_9, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_9 = ternlog(sb_s0_9, sb_s1_9, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
-	vmovdqa64 1408(%rsp), %zmm1 /* reload g0s9_1.2 */
-	vmovdqa64 128(%rsp), %zmm9 /* reload dbl_1 */
-	vpshldd $8, %zmm9, %zmm1, %zmm9 /* s0k_o_9 = shld_native(g0s9_1, dbl_1) */
-	vpandd %zmm19, %zmm9, %zmm9 /* s0k_9 = and(s0k_o_9, modulus) */
-	vmovdqa64 1792(%rsp), %zmm27 /* reload g0s13_1.2 */
-	vmovdqa64 576(%rsp), %zmm28 /* reload dbl_6 */
-	vpshldd $20, %zmm28, %zmm27, %zmm31 /* s4k_o_9 = shld_native(g0s13_1, dbl_6) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s4k_9 = and(s4k_o_9, modulus) */
-	vpshldd $21, %zmm12, %zmm7, %zmm27 /* s10k_o_9 = shld_native(fb_3, dbl_32) */
-	vpandd %zmm19, %zmm27, %zmm27 /* s10k_9 = and(s10k_o_9, modulus) */
-	vpshldd $17, %zmm16, %zmm4, %zmm28 /* s13k_o_9 = shld_native(fb_6, dbl_56) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s13k_9 = and(s13k_o_9, modulus) */
-	vmovdqa64 %zmm7, 128(%rsp) /* spill fb_3 */
-	vpshldd $15, %zmm6, %zmm5, %zmm7 /* s15k_o_9 = shld_native(fb_8, dbl_72) */
-	vpandd %zmm19, %zmm7, %zmm7 /* s15k_9 = and(s15k_o_9, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half_9 = shr(w_9) */
-	vpaddd %zmm31, %zmm9, %zmm9 /* fb0_s_27 = add(s0k_9, s4k_9) */
-	vpaddd %zmm18, %zmm9, %zmm31 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
-	vpminud %zmm31, %zmm9, %zmm9 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
-	vpaddd %zmm28, %zmm27, %zmm27 /* fb0_s_28 = add(s10k_9, s13k_9) */
-	vpaddd %zmm18, %zmm27, %zmm28 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
-	vpminud %zmm28, %zmm27, %zmm27 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
-	vpaddd %zmm25, %zmm7, %zmm7 /* fb0_s_29 = add(s15k_9, w_half_9) */
-	vpaddd %zmm18, %zmm7, %zmm25 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
-	vpminud %zmm25, %zmm7, %zmm7 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
-	vpaddd %zmm27, %zmm9, %zmm9 /* fb1_s_9 = add(fb0_27, fb0_28) */
-	vpaddd %zmm18, %zmm9, %zmm25 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
-	vpminud %zmm25, %zmm9, %zmm9 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
-	vpaddd %zmm7, %zmm9, %zmm7 /* fb2_s_9 = add(fb1_9, fb0_29) */
-	vpaddd %zmm18, %zmm7, %zmm9 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
-	vpminud %zmm9, %zmm7, %zmm7 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
-	vpaddd %zmm1, %zmm7, %zmm7 /* fb_s_9 = add(fb2_9, g0s9_1) */
-	vpaddd %zmm18, %zmm7, %zmm9 /* fb_p_9 = add(fb_s_9, minus_modulus) */
-	vpmaxsd %zmm9, %zmm7, %zmm7 /* fb_9 = maxs(fb_s_9, fb_p_9) */
+	vpaddd %zmm2, %zmm2, %zmm5 /* dbl_72 = add(fb_8, fb_8) */
+	vmovdqa64 %zmm4, %zmm14 /* fb_7 */
+	vpternlogd $0xd8, %zmm21, %zmm5, %zmm14 /* x0_9 = ternlog(fb_7, dbl_72, high16) */
+	vpshldd $16, 832(%rsp), %zmm7, %zmm17 /* x1_9 = shld_native(fb_4, dbl_24) */
+	vpxord %zmm3, %zmm14, %zmm14 /* x0r1_9 = xor(x0_9, sb_out_x_8) */
+	vpaddd %zmm1, %zmm14, %zmm14 /* w_9 = add(x0r1_9, r2_8) */
+	vpaddd %zmm17, %zmm3, %zmm3 /* w1_9 = add(sb_out_x_8, x1_9) */
+	vpxord 640(%rsp), %zmm1, %zmm1 /* w2_9 = xor(r2_8, x1_5) */
+	vpshldd $16, %zmm1, %zmm3, %zmm26 /* l1in_9 = shld_native(w1_9, w2_9) */
+	vmovdqa64 %zmm3, %zmm27 /* w1_9 */
+	vpternlogd $0xd8, %zmm21, %zmm1, %zmm27 /* l1in16_9 = ternlog(w1_9, w2_9, high16) */
+	vpshufb %zmm22, %zmm26, %zmm29 /* ur24_9 = lookup16(l1in_9, rotl24) */
+	vmovdqa64 %zmm17, 640(%rsp) /* spill x1_9 */
+	vpshufb %zmm23, %zmm26, %zmm17 /* ur8_9 = lookup16(l1in_9, rotl8) */
+	vmovdqa64 %zmm25, 704(%rsp) /* spill x1_8 */
+	vmovdqa64 %zmm26, %zmm25 /* l1in_9 */
+	vpternlogd $0x96, %zmm27, %zmm17, %zmm25 /* ug_9 = ternlog(l1in_9, ur8_9, l1in16_9) */
+	vprold $2, %zmm25, %zmm17 /* ur2_9 = rotl_native(ug_9) */
+	vpternlogd $0x96, %zmm17, %zmm29, %zmm26 /* u_9 = ternlog(l1in_9, ur24_9, ur2_9) */
+	vpshldd $16, %zmm3, %zmm1, %zmm17 /* l2in_9 = shld_native(w2_9, w1_9) */
+	vpternlogd $0xd8, %zmm21, %zmm3, %zmm1 /* l2in16_9 = ternlog(w2_9, w1_9, high16) */
+	vpshufb %zmm23, %zmm17, %zmm3 /* v8r8_9 = lookup16(l2in_9, rotl8) */
+	vpshufb %zmm22, %zmm17, %zmm25 /* v8r24_9 = lookup16(l2in_9, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm1, %zmm17 /* v8g_9 = ternlog(l2in_9, l2in16_9, v8r24_9) */
+	vprold $6, %zmm17, %zmm17 /* v8r6_9 = rotl_native(v8g_9) */
+	vpternlogd $0x96, %zmm17, %zmm1, %zmm3 /* v8_9 = ternlog(v8r8_9, l2in16_9, v8r6_9) */
+	vmovdqa64 %zmm3, %zmm1 /* v8_9 */
+	vpternlogd $0xd8, %zmm20, %zmm26, %zmm1 /* sb_in_x_9 = ternlog(v8_9, u_9, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm3, %zmm26 /* sb_in_y_9 = ternlog(u_9, v8_9, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm3 /* sb_in_x_9 */
+	vpermi2b %zmm28, %zmm16, %zmm3 /* sb_s0_9_lo = permute2b(sb_in_x_9, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm17 /* sb_in_x_9 */
+	vpermi2b %zmm31, %zmm30, %zmm17 /* sb_s0_9_hi = permute2b(sb_in_x_9, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm17, %zmm3, %zmm1{%k1} /* sb_s0_9 = blendv(sb_s0_9_lo, sb_s0_9_hi, sb_in_x_9) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm26, %zmm3 /* sb_s1_k_9 = gf2p8affine(sb_in_y_9, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm3, %zmm3 /* sb_s1_9 = gf2p8affineinv(sb_s1_k_9, gfni_mat_1) */
+	vmovdqa64 %zmm3, %zmm17 /* sb_s1_9 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm17 /* sb_out_x_9 = ternlog(sb_s1_9, sb_s0_9, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm3, %zmm1 /* sb_out_y_9 = ternlog(sb_s0_9, sb_s1_9, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_9 = lookup16(sb_out_y_9, rotl24) */
+	vmovdqa64 1152(%rsp), %zmm3 /* reload g0s9_1.2 */
+	vpshldd $8, 128(%rsp), %zmm3, %zmm25 /* s0k_o_9 = shld_native(g0s9_1, dbl_1) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_9 = and(s0k_o_9, modulus) */
+	vmovdqa64 1536(%rsp), %zmm26 /* reload g0s13_1.2 */
+	vpshldd $20, 448(%rsp), %zmm26, %zmm27 /* s4k_o_9 = shld_native(g0s13_1, dbl_6) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_9 = and(s4k_o_9, modulus) */
+	vpshldd $21, %zmm10, %zmm9, %zmm29 /* s10k_o_9 = shld_native(fb_3, dbl_32) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_9 = and(s10k_o_9, modulus) */
+	vpshldd $17, %zmm6, %zmm0, %zmm26 /* s13k_o_9 = shld_native(fb_6, dbl_56) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_9 = and(s13k_o_9, modulus) */
+	vmovdqa64 %zmm9, 128(%rsp) /* spill fb_3 */
+	vpshldd $15, %zmm5, %zmm2, %zmm9 /* s15k_o_9 = shld_native(fb_8, dbl_72) */
+	vpandd %zmm19, %zmm9, %zmm9 /* s15k_9 = and(s15k_o_9, modulus) */
+	vpsrld $1, %zmm14, %zmm14 /* w_half_9 = shr(w_9) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_27 = add(s0k_9, s4k_9) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_27 = add(fb0_s_27, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_27 = minu(fb0_s_27, fb0_p_27) */
+	vpaddd %zmm26, %zmm29, %zmm26 /* fb0_s_28 = add(s10k_9, s13k_9) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_28 = add(fb0_s_28, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_28 = minu(fb0_s_28, fb0_p_28) */
+	vpaddd %zmm14, %zmm9, %zmm9 /* fb0_s_29 = add(s15k_9, w_half_9) */
+	vpaddd %zmm18, %zmm9, %zmm14 /* fb0_p_29 = add(fb0_s_29, minus_modulus) */
+	vpminud %zmm14, %zmm9, %zmm9 /* fb0_29 = minu(fb0_s_29, fb0_p_29) */
+	vpaddd %zmm26, %zmm25, %zmm14 /* fb1_s_9 = add(fb0_27, fb0_28) */
+	vpaddd %zmm18, %zmm14, %zmm25 /* fb1_p_9 = add(fb1_s_9, minus_modulus) */
+	vpminud %zmm25, %zmm14, %zmm14 /* fb1_9 = minu(fb1_s_9, fb1_p_9) */
+	vpaddd %zmm9, %zmm14, %zmm9 /* fb2_s_9 = add(fb1_9, fb0_29) */
+	vpaddd %zmm18, %zmm9, %zmm14 /* fb2_p_9 = add(fb2_s_9, minus_modulus) */
+	vpminud %zmm14, %zmm9, %zmm9 /* fb2_9 = minu(fb2_s_9, fb2_p_9) */
+	vpaddd %zmm3, %zmm9, %zmm3 /* fb_s_9 = add(fb2_9, g0s9_1) */
+	vpaddd %zmm18, %zmm3, %zmm9 /* fb_p_9 = add(fb_s_9, minus_modulus) */
+	vpmaxsd %zmm9, %zmm3, %zmm3 /* fb_9 = maxs(fb_s_9, fb_p_9) */
 
 	/* Initialisation round 16r+10, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm7, %zmm7, %zmm9 /* dbl_80 = add(fb_9, fb_9) */
-	vmovdqa64 %zmm5, %zmm25 /* fb_8 */
-	vpternlogd $0xd8, %zmm21, %zmm9, %zmm25 /* x0_10 = ternlog(fb_8, dbl_80, high16) */
-	vpshldd $16, %zmm12, %zmm11, %zmm27 /* x1_10 = shld_native(fb_5, dbl_32) */
-	vpxord %zmm3, %zmm25, %zmm25 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
-	vpaddd %zmm0, %zmm25, %zmm25 /* w_10 = add(x0r1_10, r2_9) */
-	vpaddd %zmm27, %zmm3, %zmm3 /* w1_10 = add(sb_out_x_9, x1_10) */
-	vmovdqa64 1344(%rsp), %zmm28 /* reload x1_6 */
-	vpxord %zmm28, %zmm0, %zmm0 /* w2_10 = xor(r2_9, x1_6) */
-	vpshldd $16, %zmm0, %zmm3, %zmm28 /* l1in_10 = shld_native(w1_10, w2_10) */
-	vmovdqa64 %zmm3, %zmm31 /* w1_10 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm31 /* l1in16_10 = ternlog(w1_10, w2_10, high16) */
-	vpshufb %zmm22, %zmm28, %zmm1 /* ur24_10 = lookup16(l1in_10, rotl24) */
-	vmovdqa64 %zmm12, 1344(%rsp) /* spill dbl_32 */
-	vpshufb %zmm23, %zmm28, %zmm12 /* ur8_10 = lookup16(l1in_10, rotl8) */
-	vmovdqa64 %zmm27, 2240(%rsp) /* spill x1_10 */
-	vmovdqa64 %zmm28, %zmm27 /* l1in_10 */
-	vpternlogd $0x96, %zmm31, %zmm12, %zmm27 /* ug_10 = ternlog(l1in_10, ur8_10, l1in16_10) */
-	vprold $2, %zmm27, %zmm12 /* ur2_10 = rotl_native(ug_10) */
-	vpternlogd $0x96, %zmm12, %zmm1, %zmm28 /* u_10 = ternlog(l1in_10, ur24_10, ur2_10) */
-	vpshldd $16, %zmm3, %zmm0, %zmm1 /* l2in_10 = shld_native(w2_10, w1_10) */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l2in16_10 = ternlog(w2_10, w1_10, high16) */
-	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_10 = lookup16(l2in_10, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm12 /* v8r24_10 = lookup16(l2in_10, rotl24) */
-	vpternlogd $0x96, %zmm12, %zmm0, %zmm1 /* v8g_10 = ternlog(l2in_10, l2in16_10, v8r24_10) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_10 = rotl_native(v8g_10) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_10 = ternlog(v8r8_10, l2in16_10, v8r6_10) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_10 */
-	vpternlogd $0xd8, %zmm20, %zmm28, %zmm0 /* sb_in_x_10 = ternlog(v8_10, u_10, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm28 /* sb_in_y_10 = ternlog(u_10, v8_10, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_10 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_10_lo = permute2b(sb_in_x_10, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_10 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_10_hi = permute2b(sb_in_x_10, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_10 = blendv(sb_s0_10_lo, sb_s0_10_hi, sb_in_x_10) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm28, %zmm1 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_10 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_10 = ternlog(sb_s1_10, sb_s0_10, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_10 = ternlog(sb_s0_10, sb_s1_10, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
-	vmovdqa64 512(%rsp), %zmm1 /* reload g0s10_1.2 */
-	vmovdqa64 768(%rsp), %zmm12 /* reload dbl_5 */
-	vpshldd $8, %zmm12, %zmm1, %zmm12 /* s0k_o_10 = shld_native(g0s10_1, dbl_5) */
-	vpandd %zmm19, %zmm12, %zmm12 /* s0k_10 = and(s0k_o_10, modulus) */
-	vmovdqa64 448(%rsp), %zmm27 /* reload g0s14_1.2 */
-	vmovdqa64 1152(%rsp), %zmm28 /* reload dbl_14 */
-	vpshldd $20, %zmm28, %zmm27, %zmm31 /* s4k_o_10 = shld_native(g0s14_1, dbl_14) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s4k_10 = and(s4k_o_10, modulus) */
-	vpshldd $21, %zmm14, %zmm13, %zmm27 /* s10k_o_10 = shld_native(fb_4, dbl_40) */
-	vpandd %zmm19, %zmm27, %zmm27 /* s10k_10 = and(s10k_o_10, modulus) */
-	vpshldd $17, %zmm24, %zmm10, %zmm28 /* s13k_o_10 = shld_native(fb_7, dbl_64) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s13k_10 = and(s13k_o_10, modulus) */
-	vmovdqa64 %zmm13, 768(%rsp) /* spill fb_4 */
-	vpshldd $15, %zmm9, %zmm7, %zmm13 /* s15k_o_10 = shld_native(fb_9, dbl_80) */
-	vpandd %zmm19, %zmm13, %zmm13 /* s15k_10 = and(s15k_o_10, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half_10 = shr(w_10) */
-	vpaddd %zmm31, %zmm12, %zmm12 /* fb0_s_30 = add(s0k_10, s4k_10) */
-	vpaddd %zmm18, %zmm12, %zmm31 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
-	vpminud %zmm31, %zmm12, %zmm12 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
-	vpaddd %zmm28, %zmm27, %zmm27 /* fb0_s_31 = add(s10k_10, s13k_10) */
-	vpaddd %zmm18, %zmm27, %zmm28 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
-	vpminud %zmm28, %zmm27, %zmm27 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
-	vpaddd %zmm25, %zmm13, %zmm13 /* fb0_s_32 = add(s15k_10, w_half_10) */
-	vpaddd %zmm18, %zmm13, %zmm25 /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
-	vpminud %zmm25, %zmm13, %zmm13 /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
-	vpaddd %zmm27, %zmm12, %zmm12 /* fb1_s_10 = add(fb0_30, fb0_31) */
-	vpaddd %zmm18, %zmm12, %zmm25 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
-	vpminud %zmm25, %zmm12, %zmm12 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
-	vpaddd %zmm13, %zmm12, %zmm12 /* fb2_s_10 = add(fb1_10, fb0_32) */
-	vpaddd %zmm18, %zmm12, %zmm13 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
-	vpminud %zmm13, %zmm12, %zmm12 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
-	vpaddd %zmm1, %zmm12, %zmm12 /* fb_s_10 = add(fb2_10, g0s10_1) */
-	vpaddd %zmm18, %zmm12, %zmm13 /* fb_p_10 = add(fb_s_10, minus_modulus) */
-	vpmaxsd %zmm13, %zmm12, %zmm12 /* fb_10 = maxs(fb_s_10, fb_p_10) */
+	vpaddd %zmm3, %zmm3, %zmm9 /* dbl_80 = add(fb_9, fb_9) */
+	vmovdqa64 %zmm2, %zmm14 /* fb_8 */
+	vpternlogd $0xd8, %zmm21, %zmm9, %zmm14 /* x0_10 = ternlog(fb_8, dbl_80, high16) */
+	vpshldd $16, %zmm10, %zmm11, %zmm25 /* x1_10 = shld_native(fb_5, dbl_32) */
+	vpxord %zmm17, %zmm14, %zmm14 /* x0r1_10 = xor(x0_10, sb_out_x_9) */
+	vpaddd %zmm1, %zmm14, %zmm14 /* w_10 = add(x0r1_10, r2_9) */
+	vpaddd %zmm25, %zmm17, %zmm17 /* w1_10 = add(sb_out_x_9, x1_10) */
+	vpxord 1088(%rsp), %zmm1, %zmm1 /* w2_10 = xor(r2_9, x1_6) */
+	vpshldd $16, %zmm1, %zmm17, %zmm26 /* l1in_10 = shld_native(w1_10, w2_10) */
+	vmovdqa64 %zmm17, %zmm27 /* w1_10 */
+	vpternlogd $0xd8, %zmm21, %zmm1, %zmm27 /* l1in16_10 = ternlog(w1_10, w2_10, high16) */
+	vpshufb %zmm22, %zmm26, %zmm29 /* ur24_10 = lookup16(l1in_10, rotl24) */
+	vmovdqa64 %zmm10, 1088(%rsp) /* spill dbl_32 */
+	vpshufb %zmm23, %zmm26, %zmm10 /* ur8_10 = lookup16(l1in_10, rotl8) */
+	vmovdqa64 %zmm25, 1152(%rsp) /* spill x1_10 */
+	vmovdqa64 %zmm26, %zmm25 /* l1in_10 */
+	vpternlogd $0x96, %zmm27, %zmm10, %zmm25 /* ug_10 = ternlog(l1in_10, ur8_10, l1in16_10) */
+	vprold $2, %zmm25, %zmm10 /* ur2_10 = rotl_native(ug_10) */
+	vpternlogd $0x96, %zmm10, %zmm29, %zmm26 /* u_10 = ternlog(l1in_10, ur24_10, ur2_10) */
+	vpshldd $16, %zmm17, %zmm1, %zmm10 /* l2in_10 = shld_native(w2_10, w1_10) */
+	vpternlogd $0xd8, %zmm21, %zmm17, %zmm1 /* l2in16_10 = ternlog(w2_10, w1_10, high16) */
+	vpshufb %zmm23, %zmm10, %zmm17 /* v8r8_10 = lookup16(l2in_10, rotl8) */
+	vpshufb %zmm22, %zmm10, %zmm25 /* v8r24_10 = lookup16(l2in_10, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm1, %zmm10 /* v8g_10 = ternlog(l2in_10, l2in16_10, v8r24_10) */
+	vprold $6, %zmm10, %zmm10 /* v8r6_10 = rotl_native(v8g_10) */
+	vpternlogd $0x96, %zmm10, %zmm1, %zmm17 /* v8_10 = ternlog(v8r8_10, l2in16_10, v8r6_10) */
+	vmovdqa64 %zmm17, %zmm1 /* v8_10 */
+	vpternlogd $0xd8, %zmm20, %zmm26, %zmm1 /* sb_in_x_10 = ternlog(v8_10, u_10, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm26 /* sb_in_y_10 = ternlog(u_10, v8_10, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm10 /* sb_in_x_10 */
+	vpermi2b %zmm28, %zmm16, %zmm10 /* sb_s0_10_lo = permute2b(sb_in_x_10, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm17 /* sb_in_x_10 */
+	vpermi2b %zmm31, %zmm30, %zmm17 /* sb_s0_10_hi = permute2b(sb_in_x_10, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm17, %zmm10, %zmm1{%k1} /* sb_s0_10 = blendv(sb_s0_10_lo, sb_s0_10_hi, sb_in_x_10) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm26, %zmm10 /* sb_s1_k_10 = gf2p8affine(sb_in_y_10, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm10, %zmm10 /* sb_s1_10 = gf2p8affineinv(sb_s1_k_10, gfni_mat_1) */
+	vmovdqa64 %zmm10, %zmm17 /* sb_s1_10 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm17 /* sb_out_x_10 = ternlog(sb_s1_10, sb_s0_10, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm10, %zmm1 /* sb_out_y_10 = ternlog(sb_s0_10, sb_s1_10, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_10 = lookup16(sb_out_y_10, rotl24) */
+	vmovdqa64 384(%rsp), %zmm10 /* reload g0s10_1.2 */
+	vpshldd $8, 576(%rsp), %zmm10, %zmm25 /* s0k_o_10 = shld_native(g0s10_1, dbl_5) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_10 = and(s0k_o_10, modulus) */
+	vmovdqa64 320(%rsp), %zmm26 /* reload g0s14_1.2 */
+	vpshldd $20, 960(%rsp), %zmm26, %zmm27 /* s4k_o_10 = shld_native(g0s14_1, dbl_14) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_10 = and(s4k_o_10, modulus) */
+	vpshldd $21, %zmm12, %zmm7, %zmm29 /* s10k_o_10 = shld_native(fb_4, dbl_40) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_10 = and(s10k_o_10, modulus) */
+	vpshldd $17, %zmm15, %zmm4, %zmm26 /* s13k_o_10 = shld_native(fb_7, dbl_64) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_10 = and(s13k_o_10, modulus) */
+	vmovdqa64 %zmm7, 576(%rsp) /* spill fb_4 */
+	vpshldd $15, %zmm9, %zmm3, %zmm7 /* s15k_o_10 = shld_native(fb_9, dbl_80) */
+	vpandd %zmm19, %zmm7, %zmm7 /* s15k_10 = and(s15k_o_10, modulus) */
+	vpsrld $1, %zmm14, %zmm14 /* w_half_10 = shr(w_10) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_30 = add(s0k_10, s4k_10) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_30 = add(fb0_s_30, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_30 = minu(fb0_s_30, fb0_p_30) */
+	vpaddd %zmm26, %zmm29, %zmm26 /* fb0_s_31 = add(s10k_10, s13k_10) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_31 = add(fb0_s_31, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_31 = minu(fb0_s_31, fb0_p_31) */
+	vpaddd %zmm14, %zmm7, %zmm7 /* fb0_s_32 = add(s15k_10, w_half_10) */
+	vpaddd %zmm18, %zmm7, %zmm14 /* fb0_p_32 = add(fb0_s_32, minus_modulus) */
+	vpminud %zmm14, %zmm7, %zmm7 /* fb0_32 = minu(fb0_s_32, fb0_p_32) */
+	vpaddd %zmm26, %zmm25, %zmm14 /* fb1_s_10 = add(fb0_30, fb0_31) */
+	vpaddd %zmm18, %zmm14, %zmm25 /* fb1_p_10 = add(fb1_s_10, minus_modulus) */
+	vpminud %zmm25, %zmm14, %zmm14 /* fb1_10 = minu(fb1_s_10, fb1_p_10) */
+	vpaddd %zmm7, %zmm14, %zmm7 /* fb2_s_10 = add(fb1_10, fb0_32) */
+	vpaddd %zmm18, %zmm7, %zmm14 /* fb2_p_10 = add(fb2_s_10, minus_modulus) */
+	vpminud %zmm14, %zmm7, %zmm7 /* fb2_10 = minu(fb2_s_10, fb2_p_10) */
+	vpaddd %zmm10, %zmm7, %zmm7 /* fb_s_10 = add(fb2_10, g0s10_1) */
+	vpaddd %zmm18, %zmm7, %zmm10 /* fb_p_10 = add(fb_s_10, minus_modulus) */
+	vpmaxsd %zmm10, %zmm7, %zmm7 /* fb_10 = maxs(fb_s_10, fb_p_10) */
 
 	/* Initialisation round 16r+11, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm12, %zmm12, %zmm13 /* dbl_88 = add(fb_10, fb_10) */
-	vmovdqa64 %zmm7, %zmm25 /* fb_9 */
-	vpternlogd $0xd8, %zmm21, %zmm13, %zmm25 /* x0_11 = ternlog(fb_9, dbl_88, high16) */
-	vpshldd $16, %zmm14, %zmm4, %zmm14 /* x1_11 = shld_native(fb_6, dbl_40) */
-	vpxord %zmm3, %zmm25, %zmm25 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
-	vpaddd %zmm0, %zmm25, %zmm25 /* w_11 = add(x0r1_11, r2_10) */
-	vpaddd %zmm14, %zmm3, %zmm3 /* w1_11 = add(sb_out_x_10, x1_11) */
-	vmovdqa64 2048(%rsp), %zmm27 /* reload x1_7 */
-	vpxord %zmm27, %zmm0, %zmm0 /* w2_11 = xor(r2_10, x1_7) */
-	vpshldd $16, %zmm0, %zmm3, %zmm27 /* l1in_11 = shld_native(w1_11, w2_11) */
-	vmovdqa64 %zmm3, %zmm28 /* w1_11 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm28 /* l1in16_11 = ternlog(w1_11, w2_11, high16) */
-	vpshufb %zmm22, %zmm27, %zmm31 /* ur24_11 = lookup16(l1in_11, rotl24) */
-	vpshufb %zmm23, %zmm27, %zmm1 /* ur8_11 = lookup16(l1in_11, rotl8) */
-	vmovdqa64 %zmm14, 2048(%rsp) /* spill x1_11 */
-	vmovdqa64 %zmm27, %zmm14 /* l1in_11 */
-	vpternlogd $0x96, %zmm28, %zmm1, %zmm14 /* ug_11 = ternlog(l1in_11, ur8_11, l1in16_11) */
-	vprold $2, %zmm14, %zmm1 /* ur2_11 = rotl_native(ug_11) */
-	vpternlogd $0x96, %zmm1, %zmm31, %zmm27 /* u_11 = ternlog(l1in_11, ur24_11, ur2_11) */
-	vpshldd $16, %zmm3, %zmm0, %zmm1 /* l2in_11 = shld_native(w2_11, w1_11) */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l2in16_11 = ternlog(w2_11, w1_11, high16) */
-	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_11 = lookup16(l2in_11, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm14 /* v8r24_11 = lookup16(l2in_11, rotl24) */
-	vpternlogd $0x96, %zmm14, %zmm0, %zmm1 /* v8g_11 = ternlog(l2in_11, l2in16_11, v8r24_11) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_11 = rotl_native(v8g_11) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_11 = ternlog(v8r8_11, l2in16_11, v8r6_11) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_11 */
-	vpternlogd $0xd8, %zmm20, %zmm27, %zmm0 /* sb_in_x_11 = ternlog(v8_11, u_11, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm27 /* sb_in_y_11 = ternlog(u_11, v8_11, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_11 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_11_lo = permute2b(sb_in_x_11, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_11 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_11_hi = permute2b(sb_in_x_11, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_11 = blendv(sb_s0_11_lo, sb_s0_11_hi, sb_in_x_11) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm27, %zmm1 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_11 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_11 = ternlog(sb_s1_11, sb_s0_11, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_11 = ternlog(sb_s0_11, sb_s1_11, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
-	vmovdqa64 960(%rsp), %zmm1 /* reload g0s11_1.2 */
-	vmovdqa64 1280(%rsp), %zmm14 /* reload dbl_13 */
-	vpshldd $8, %zmm14, %zmm1, %zmm14 /* s0k_o_11 = shld_native(g0s11_1, dbl_13) */
-	vpandd %zmm19, %zmm14, %zmm14 /* s0k_11 = and(s0k_o_11, modulus) */
-	vmovdqa64 1088(%rsp), %zmm27 /* reload g0s15_1.2 */
-	vmovdqa64 640(%rsp), %zmm28 /* reload dbl */
-	vpshldd $20, %zmm28, %zmm27, %zmm31 /* s4k_o_11 = shld_native(g0s15_1, dbl) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s4k_11 = and(s4k_o_11, modulus) */
-	vpshldd $21, %zmm15, %zmm11, %zmm27 /* s10k_o_11 = shld_native(fb_5, dbl_48) */
-	vpandd %zmm19, %zmm27, %zmm27 /* s10k_11 = and(s10k_o_11, modulus) */
-	vpshldd $17, %zmm6, %zmm5, %zmm28 /* s13k_o_11 = shld_native(fb_8, dbl_72) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s13k_11 = and(s13k_o_11, modulus) */
-	vmovdqa64 %zmm11, 1280(%rsp) /* spill fb_5 */
-	vpshldd $15, %zmm13, %zmm12, %zmm11 /* s15k_o_11 = shld_native(fb_10, dbl_88) */
+	vpaddd %zmm7, %zmm7, %zmm10 /* dbl_88 = add(fb_10, fb_10) */
+	vmovdqa64 %zmm3, %zmm14 /* fb_9 */
+	vpternlogd $0xd8, %zmm21, %zmm10, %zmm14 /* x0_11 = ternlog(fb_9, dbl_88, high16) */
+	vpshldd $16, %zmm12, %zmm0, %zmm12 /* x1_11 = shld_native(fb_6, dbl_40) */
+	vpxord %zmm17, %zmm14, %zmm14 /* x0r1_11 = xor(x0_11, sb_out_x_10) */
+	vpaddd %zmm1, %zmm14, %zmm14 /* w_11 = add(x0r1_11, r2_10) */
+	vpaddd %zmm12, %zmm17, %zmm17 /* w1_11 = add(sb_out_x_10, x1_11) */
+	vpxord 1280(%rsp), %zmm1, %zmm1 /* w2_11 = xor(r2_10, x1_7) */
+	vpshldd $16, %zmm1, %zmm17, %zmm25 /* l1in_11 = shld_native(w1_11, w2_11) */
+	vmovdqa64 %zmm17, %zmm26 /* w1_11 */
+	vpternlogd $0xd8, %zmm21, %zmm1, %zmm26 /* l1in16_11 = ternlog(w1_11, w2_11, high16) */
+	vpshufb %zmm22, %zmm25, %zmm27 /* ur24_11 = lookup16(l1in_11, rotl24) */
+	vpshufb %zmm23, %zmm25, %zmm29 /* ur8_11 = lookup16(l1in_11, rotl8) */
+	vmovdqa64 %zmm12, 1280(%rsp) /* spill x1_11 */
+	vmovdqa64 %zmm25, %zmm12 /* l1in_11 */
+	vpternlogd $0x96, %zmm26, %zmm29, %zmm12 /* ug_11 = ternlog(l1in_11, ur8_11, l1in16_11) */
+	vprold $2, %zmm12, %zmm12 /* ur2_11 = rotl_native(ug_11) */
+	vpternlogd $0x96, %zmm12, %zmm27, %zmm25 /* u_11 = ternlog(l1in_11, ur24_11, ur2_11) */
+	vpshldd $16, %zmm17, %zmm1, %zmm12 /* l2in_11 = shld_native(w2_11, w1_11) */
+	vpternlogd $0xd8, %zmm21, %zmm17, %zmm1 /* l2in16_11 = ternlog(w2_11, w1_11, high16) */
+	vpshufb %zmm23, %zmm12, %zmm17 /* v8r8_11 = lookup16(l2in_11, rotl8) */
+	vpshufb %zmm22, %zmm12, %zmm26 /* v8r24_11 = lookup16(l2in_11, rotl24) */
+	vpternlogd $0x96, %zmm26, %zmm1, %zmm12 /* v8g_11 = ternlog(l2in_11, l2in16_11, v8r24_11) */
+	vprold $6, %zmm12, %zmm12 /* v8r6_11 = rotl_native(v8g_11) */
+	vpternlogd $0x96, %zmm12, %zmm1, %zmm17 /* v8_11 = ternlog(v8r8_11, l2in16_11, v8r6_11) */
+	vmovdqa64 %zmm17, %zmm1 /* v8_11 */
+	vpternlogd $0xd8, %zmm20, %zmm25, %zmm1 /* sb_in_x_11 = ternlog(v8_11, u_11, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm25 /* sb_in_y_11 = ternlog(u_11, v8_11, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm12 /* sb_in_x_11 */
+	vpermi2b %zmm28, %zmm16, %zmm12 /* sb_s0_11_lo = permute2b(sb_in_x_11, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm17 /* sb_in_x_11 */
+	vpermi2b %zmm31, %zmm30, %zmm17 /* sb_s0_11_hi = permute2b(sb_in_x_11, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm17, %zmm12, %zmm1{%k1} /* sb_s0_11 = blendv(sb_s0_11_lo, sb_s0_11_hi, sb_in_x_11) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm25, %zmm12 /* sb_s1_k_11 = gf2p8affine(sb_in_y_11, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm12, %zmm12 /* sb_s1_11 = gf2p8affineinv(sb_s1_k_11, gfni_mat_1) */
+	vmovdqa64 %zmm12, %zmm17 /* sb_s1_11 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm17 /* sb_out_x_11 = ternlog(sb_s1_11, sb_s0_11, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm12, %zmm1 /* sb_out_y_11 = ternlog(sb_s0_11, sb_s1_11, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_11 = lookup16(sb_out_y_11, rotl24) */
+	vmovdqa64 768(%rsp), %zmm12 /* reload g0s11_1.2 */
+	vpshldd $8, 1024(%rsp), %zmm12, %zmm25 /* s0k_o_11 = shld_native(g0s11_1, dbl_13) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_11 = and(s0k_o_11, modulus) */
+	vmovdqa64 896(%rsp), %zmm26 /* reload g0s15_1.2 */
+	vpshldd $20, 512(%rsp), %zmm26, %zmm27 /* s4k_o_11 = shld_native(g0s15_1, dbl) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_11 = and(s4k_o_11, modulus) */
+	vpshldd $21, %zmm13, %zmm11, %zmm29 /* s10k_o_11 = shld_native(fb_5, dbl_48) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_11 = and(s10k_o_11, modulus) */
+	vpshldd $17, %zmm5, %zmm2, %zmm26 /* s13k_o_11 = shld_native(fb_8, dbl_72) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_11 = and(s13k_o_11, modulus) */
+	vmovdqa64 %zmm11, 1024(%rsp) /* spill fb_5 */
+	vpshldd $15, %zmm10, %zmm7, %zmm11 /* s15k_o_11 = shld_native(fb_10, dbl_88) */
 	vpandd %zmm19, %zmm11, %zmm11 /* s15k_11 = and(s15k_o_11, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half_11 = shr(w_11) */
-	vpaddd %zmm31, %zmm14, %zmm14 /* fb0_s_33 = add(s0k_11, s4k_11) */
-	vpaddd %zmm18, %zmm14, %zmm31 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
-	vpminud %zmm31, %zmm14, %zmm14 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
-	vpaddd %zmm28, %zmm27, %zmm27 /* fb0_s_34 = add(s10k_11, s13k_11) */
-	vpaddd %zmm18, %zmm27, %zmm28 /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
-	vpminud %zmm28, %zmm27, %zmm27 /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
-	vpaddd %zmm25, %zmm11, %zmm11 /* fb0_s_35 = add(s15k_11, w_half_11) */
-	vpaddd %zmm18, %zmm11, %zmm25 /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
-	vpminud %zmm25, %zmm11, %zmm11 /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
-	vpaddd %zmm27, %zmm14, %zmm14 /* fb1_s_11 = add(fb0_33, fb0_34) */
+	vpsrld $1, %zmm14, %zmm14 /* w_half_11 = shr(w_11) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_33 = add(s0k_11, s4k_11) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_33 = add(fb0_s_33, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_33 = minu(fb0_s_33, fb0_p_33) */
+	vpaddd %zmm26, %zmm29, %zmm26 /* fb0_s_34 = add(s10k_11, s13k_11) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_34 = add(fb0_s_34, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_34 = minu(fb0_s_34, fb0_p_34) */
+	vpaddd %zmm14, %zmm11, %zmm11 /* fb0_s_35 = add(s15k_11, w_half_11) */
+	vpaddd %zmm18, %zmm11, %zmm14 /* fb0_p_35 = add(fb0_s_35, minus_modulus) */
+	vpminud %zmm14, %zmm11, %zmm11 /* fb0_35 = minu(fb0_s_35, fb0_p_35) */
+	vpaddd %zmm26, %zmm25, %zmm14 /* fb1_s_11 = add(fb0_33, fb0_34) */
 	vpaddd %zmm18, %zmm14, %zmm25 /* fb1_p_11 = add(fb1_s_11, minus_modulus) */
 	vpminud %zmm25, %zmm14, %zmm14 /* fb1_11 = minu(fb1_s_11, fb1_p_11) */
 	vpaddd %zmm11, %zmm14, %zmm11 /* fb2_s_11 = add(fb1_11, fb0_35) */
 	vpaddd %zmm18, %zmm11, %zmm14 /* fb2_p_11 = add(fb2_s_11, minus_modulus) */
 	vpminud %zmm14, %zmm11, %zmm11 /* fb2_11 = minu(fb2_s_11, fb2_p_11) */
-	vpaddd %zmm1, %zmm11, %zmm11 /* fb_s_11 = add(fb2_11, g0s11_1) */
-	vpaddd %zmm18, %zmm11, %zmm14 /* fb_p_11 = add(fb_s_11, minus_modulus) */
-	vpmaxsd %zmm14, %zmm11, %zmm11 /* fb_11 = maxs(fb_s_11, fb_p_11) */
+	vpaddd %zmm12, %zmm11, %zmm11 /* fb_s_11 = add(fb2_11, g0s11_1) */
+	vpaddd %zmm18, %zmm11, %zmm12 /* fb_p_11 = add(fb_s_11, minus_modulus) */
+	vpmaxsd %zmm12, %zmm11, %zmm11 /* fb_11 = maxs(fb_s_11, fb_p_11) */
 
 	/* Initialisation round 16r+12, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm11, %zmm11, %zmm14 /* dbl_96 = add(fb_11, fb_11) */
-	vmovdqa64 %zmm12, %zmm25 /* fb_10 */
-	vpternlogd $0xd8, %zmm21, %zmm14, %zmm25 /* x0_12 = ternlog(fb_10, dbl_96, high16) */
-	vpshldd $16, %zmm15, %zmm10, %zmm15 /* x1_12 = shld_native(fb_7, dbl_48) */
-	vpxord %zmm3, %zmm25, %zmm25 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
-	vpaddd %zmm0, %zmm25, %zmm25 /* w_12 = add(x0r1_12, r2_11) */
-	vpaddd %zmm15, %zmm3, %zmm3 /* w1_12 = add(sb_out_x_11, x1_12) */
-	vmovdqa64 2176(%rsp), %zmm15 /* reload x1_8 */
-	vpxord %zmm15, %zmm0, %zmm0 /* w2_12 = xor(r2_11, x1_8) */
-	vpshldd $16, %zmm0, %zmm3, %zmm15 /* l1in_12 = shld_native(w1_12, w2_12) */
-	vmovdqa64 %zmm3, %zmm27 /* w1_12 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm27 /* l1in16_12 = ternlog(w1_12, w2_12, high16) */
-	vpshufb %zmm22, %zmm15, %zmm28 /* ur24_12 = lookup16(l1in_12, rotl24) */
-	vpshufb %zmm23, %zmm15, %zmm31 /* ur8_12 = lookup16(l1in_12, rotl8) */
-	vmovdqa64 %zmm15, %zmm1 /* l1in_12 */
-	vpternlogd $0x96, %zmm27, %zmm31, %zmm1 /* ug_12 = ternlog(l1in_12, ur8_12, l1in16_12) */
-	vprold $2, %zmm1, %zmm1 /* ur2_12 = rotl_native(ug_12) */
-	vpternlogd $0x96, %zmm1, %zmm28, %zmm15 /* u_12 = ternlog(l1in_12, ur24_12, ur2_12) */
-	vpshldd $16, %zmm3, %zmm0, %zmm1 /* l2in_12 = shld_native(w2_12, w1_12) */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l2in16_12 = ternlog(w2_12, w1_12, high16) */
-	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_12 = lookup16(l2in_12, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm27 /* v8r24_12 = lookup16(l2in_12, rotl24) */
-	vpternlogd $0x96, %zmm27, %zmm0, %zmm1 /* v8g_12 = ternlog(l2in_12, l2in16_12, v8r24_12) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_12 = rotl_native(v8g_12) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_12 = ternlog(v8r8_12, l2in16_12, v8r6_12) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_12 */
-	vpternlogd $0xd8, %zmm20, %zmm15, %zmm0 /* sb_in_x_12 = ternlog(v8_12, u_12, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm15 /* sb_in_y_12 = ternlog(u_12, v8_12, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_12 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_12_lo = permute2b(sb_in_x_12, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_12 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_12_hi = permute2b(sb_in_x_12, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_12 = blendv(sb_s0_12_lo, sb_s0_12_hi, sb_in_x_12) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm15, %zmm1 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_12 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_12 = ternlog(sb_s1_12, sb_s0_12, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_12 = ternlog(sb_s0_12, sb_s1_12, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
-	vmovdqa64 1472(%rsp), %zmm1 /* reload g0s12_1.2 */
-	vmovdqa64 1600(%rsp), %zmm15 /* reload dbl_21 */
-	vpshldd $8, %zmm15, %zmm1, %zmm15 /* s0k_o_12 = shld_native(g0s12_1, dbl_21) */
-	vpandd %zmm19, %zmm15, %zmm15 /* s0k_12 = and(s0k_o_12, modulus) */
-	vmovdqa64 1728(%rsp), %zmm27 /* reload fb */
-	vmovdqa64 1664(%rsp), %zmm28 /* reload dbl_8 */
-	vpshldd $20, %zmm28, %zmm27, %zmm28 /* s4k_o_12 = shld_native(fb, dbl_8) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s4k_12 = and(s4k_o_12, modulus) */
-	vpshldd $21, %zmm16, %zmm4, %zmm31 /* s10k_o_12 = shld_native(fb_6, dbl_56) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s10k_12 = and(s10k_o_12, modulus) */
-	vpshldd $17, %zmm9, %zmm7, %zmm27 /* s13k_o_12 = shld_native(fb_9, dbl_80) */
-	vpandd %zmm19, %zmm27, %zmm27 /* s13k_12 = and(s13k_o_12, modulus) */
-	vmovdqa64 %zmm4, 1664(%rsp) /* spill fb_6 */
-	vpshldd $15, %zmm14, %zmm11, %zmm4 /* s15k_o_12 = shld_native(fb_11, dbl_96) */
-	vpandd %zmm19, %zmm4, %zmm4 /* s15k_12 = and(s15k_o_12, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half_12 = shr(w_12) */
-	vpaddd %zmm28, %zmm15, %zmm15 /* fb0_s_36 = add(s0k_12, s4k_12) */
-	vpaddd %zmm18, %zmm15, %zmm28 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
-	vpminud %zmm28, %zmm15, %zmm15 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
-	vpaddd %zmm27, %zmm31, %zmm27 /* fb0_s_37 = add(s10k_12, s13k_12) */
-	vpaddd %zmm18, %zmm27, %zmm28 /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
-	vpminud %zmm28, %zmm27, %zmm27 /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
-	vpaddd %zmm25, %zmm4, %zmm4 /* fb0_s_38 = add(s15k_12, w_half_12) */
-	vpaddd %zmm18, %zmm4, %zmm25 /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
-	vpminud %zmm25, %zmm4, %zmm4 /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
-	vpaddd %zmm27, %zmm15, %zmm15 /* fb1_s_12 = add(fb0_36, fb0_37) */
-	vpaddd %zmm18, %zmm15, %zmm25 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
-	vpminud %zmm25, %zmm15, %zmm15 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
-	vpaddd %zmm4, %zmm15, %zmm4 /* fb2_s_12 = add(fb1_12, fb0_38) */
-	vpaddd %zmm18, %zmm4, %zmm15 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
-	vpminud %zmm15, %zmm4, %zmm4 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
-	vpaddd %zmm1, %zmm4, %zmm4 /* fb_s_12 = add(fb2_12, g0s12_1) */
-	vpaddd %zmm18, %zmm4, %zmm15 /* fb_p_12 = add(fb_s_12, minus_modulus) */
-	vpmaxsd %zmm15, %zmm4, %zmm4 /* fb_12 = maxs(fb_s_12, fb_p_12) */
+	vpaddd %zmm11, %zmm11, %zmm12 /* dbl_96 = add(fb_11, fb_11) */
+	vmovdqa64 %zmm7, %zmm14 /* fb_10 */
+	vpternlogd $0xd8, %zmm21, %zmm12, %zmm14 /* x0_12 = ternlog(fb_10, dbl_96, high16) */
+	vpshldd $16, %zmm13, %zmm4, %zmm13 /* x1_12 = shld_native(fb_7, dbl_48) */
+	vpxord %zmm17, %zmm14, %zmm14 /* x0r1_12 = xor(x0_12, sb_out_x_11) */
+	vpaddd %zmm1, %zmm14, %zmm14 /* w_12 = add(x0r1_12, r2_11) */
+	vpaddd %zmm13, %zmm17, %zmm13 /* w1_12 = add(sb_out_x_11, x1_12) */
+	vpxord 704(%rsp), %zmm1, %zmm1 /* w2_12 = xor(r2_11, x1_8) */
+	vpshldd $16, %zmm1, %zmm13, %zmm17 /* l1in_12 = shld_native(w1_12, w2_12) */
+	vmovdqa64 %zmm13, %zmm25 /* w1_12 */
+	vpternlogd $0xd8, %zmm21, %zmm1, %zmm25 /* l1in16_12 = ternlog(w1_12, w2_12, high16) */
+	vpshufb %zmm22, %zmm17, %zmm26 /* ur24_12 = lookup16(l1in_12, rotl24) */
+	vpshufb %zmm23, %zmm17, %zmm27 /* ur8_12 = lookup16(l1in_12, rotl8) */
+	vmovdqa64 %zmm17, %zmm29 /* l1in_12 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm29 /* ug_12 = ternlog(l1in_12, ur8_12, l1in16_12) */
+	vprold $2, %zmm29, %zmm25 /* ur2_12 = rotl_native(ug_12) */
+	vpternlogd $0x96, %zmm25, %zmm26, %zmm17 /* u_12 = ternlog(l1in_12, ur24_12, ur2_12) */
+	vpshldd $16, %zmm13, %zmm1, %zmm25 /* l2in_12 = shld_native(w2_12, w1_12) */
+	vpternlogd $0xd8, %zmm21, %zmm13, %zmm1 /* l2in16_12 = ternlog(w2_12, w1_12, high16) */
+	vpshufb %zmm23, %zmm25, %zmm13 /* v8r8_12 = lookup16(l2in_12, rotl8) */
+	vpshufb %zmm22, %zmm25, %zmm26 /* v8r24_12 = lookup16(l2in_12, rotl24) */
+	vpternlogd $0x96, %zmm26, %zmm1, %zmm25 /* v8g_12 = ternlog(l2in_12, l2in16_12, v8r24_12) */
+	vprold $6, %zmm25, %zmm25 /* v8r6_12 = rotl_native(v8g_12) */
+	vpternlogd $0x96, %zmm25, %zmm1, %zmm13 /* v8_12 = ternlog(v8r8_12, l2in16_12, v8r6_12) */
+	vmovdqa64 %zmm13, %zmm1 /* v8_12 */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm1 /* sb_in_x_12 = ternlog(v8_12, u_12, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm13, %zmm17 /* sb_in_y_12 = ternlog(u_12, v8_12, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm13 /* sb_in_x_12 */
+	vpermi2b %zmm28, %zmm16, %zmm13 /* sb_s0_12_lo = permute2b(sb_in_x_12, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm25 /* sb_in_x_12 */
+	vpermi2b %zmm31, %zmm30, %zmm25 /* sb_s0_12_hi = permute2b(sb_in_x_12, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm25, %zmm13, %zmm1{%k1} /* sb_s0_12 = blendv(sb_s0_12_lo, sb_s0_12_hi, sb_in_x_12) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm17, %zmm13 /* sb_s1_k_12 = gf2p8affine(sb_in_y_12, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm13, %zmm13 /* sb_s1_12 = gf2p8affineinv(sb_s1_k_12, gfni_mat_1) */
+	vmovdqa64 %zmm13, %zmm17 /* sb_s1_12 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm17 /* sb_out_x_12 = ternlog(sb_s1_12, sb_s0_12, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm13, %zmm1 /* sb_out_y_12 = ternlog(sb_s0_12, sb_s1_12, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_12 = lookup16(sb_out_y_12, rotl24) */
+	vmovdqa64 1216(%rsp), %zmm13 /* reload g0s12_1.2 */
+	vpshldd $8, 1344(%rsp), %zmm13, %zmm25 /* s0k_o_12 = shld_native(g0s12_1, dbl_21) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_12 = and(s0k_o_12, modulus) */
+	vmovdqa64 1472(%rsp), %zmm26 /* reload fb */
+	vpshldd $20, 1408(%rsp), %zmm26, %zmm27 /* s4k_o_12 = shld_native(fb, dbl_8) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_12 = and(s4k_o_12, modulus) */
+	vpshldd $21, %zmm6, %zmm0, %zmm29 /* s10k_o_12 = shld_native(fb_6, dbl_56) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_12 = and(s10k_o_12, modulus) */
+	vpshldd $17, %zmm9, %zmm3, %zmm26 /* s13k_o_12 = shld_native(fb_9, dbl_80) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s13k_12 = and(s13k_o_12, modulus) */
+	vmovdqa64 %zmm0, 1408(%rsp) /* spill fb_6 */
+	vpshldd $15, %zmm12, %zmm11, %zmm0 /* s15k_o_12 = shld_native(fb_11, dbl_96) */
+	vpandd %zmm19, %zmm0, %zmm0 /* s15k_12 = and(s15k_o_12, modulus) */
+	vpsrld $1, %zmm14, %zmm14 /* w_half_12 = shr(w_12) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_36 = add(s0k_12, s4k_12) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_36 = add(fb0_s_36, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_36 = minu(fb0_s_36, fb0_p_36) */
+	vpaddd %zmm26, %zmm29, %zmm26 /* fb0_s_37 = add(s10k_12, s13k_12) */
+	vpaddd %zmm18, %zmm26, %zmm27 /* fb0_p_37 = add(fb0_s_37, minus_modulus) */
+	vpminud %zmm27, %zmm26, %zmm26 /* fb0_37 = minu(fb0_s_37, fb0_p_37) */
+	vpaddd %zmm14, %zmm0, %zmm0 /* fb0_s_38 = add(s15k_12, w_half_12) */
+	vpaddd %zmm18, %zmm0, %zmm14 /* fb0_p_38 = add(fb0_s_38, minus_modulus) */
+	vpminud %zmm14, %zmm0, %zmm0 /* fb0_38 = minu(fb0_s_38, fb0_p_38) */
+	vpaddd %zmm26, %zmm25, %zmm14 /* fb1_s_12 = add(fb0_36, fb0_37) */
+	vpaddd %zmm18, %zmm14, %zmm25 /* fb1_p_12 = add(fb1_s_12, minus_modulus) */
+	vpminud %zmm25, %zmm14, %zmm14 /* fb1_12 = minu(fb1_s_12, fb1_p_12) */
+	vpaddd %zmm0, %zmm14, %zmm0 /* fb2_s_12 = add(fb1_12, fb0_38) */
+	vpaddd %zmm18, %zmm0, %zmm14 /* fb2_p_12 = add(fb2_s_12, minus_modulus) */
+	vpminud %zmm14, %zmm0, %zmm0 /* fb2_12 = minu(fb2_s_12, fb2_p_12) */
+	vpaddd %zmm13, %zmm0, %zmm0 /* fb_s_12 = add(fb2_12, g0s12_1) */
+	vpaddd %zmm18, %zmm0, %zmm13 /* fb_p_12 = add(fb_s_12, minus_modulus) */
+	vpmaxsd %zmm13, %zmm0, %zmm0 /* fb_12 = maxs(fb_s_12, fb_p_12) */
 
 	/* Initialisation round 16r+13, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm4, %zmm4, %zmm15 /* dbl_104 = add(fb_12, fb_12) */
-	vmovdqa64 %zmm11, %zmm25 /* fb_11 */
-	vpternlogd $0xd8, %zmm21, %zmm15, %zmm25 /* x0_13 = ternlog(fb_11, dbl_104, high16) */
-	vpshldd $16, %zmm16, %zmm5, %zmm16 /* x1_13 = shld_native(fb_8, dbl_56) */
-	vpxord %zmm3, %zmm25, %zmm25 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
-	vpaddd %zmm0, %zmm25, %zmm25 /* w_13 = add(x0r1_13, r2_12) */
-	vpaddd %zmm16, %zmm3, %zmm3 /* w1_13 = add(sb_out_x_12, x1_13) */
-	vmovdqa64 832(%rsp), %zmm16 /* reload x1_9 */
-	vpxord %zmm16, %zmm0, %zmm0 /* w2_13 = xor(r2_12, x1_9) */
-	vpshldd $16, %zmm0, %zmm3, %zmm16 /* l1in_13 = shld_native(w1_13, w2_13) */
-	vmovdqa64 %zmm3, %zmm27 /* w1_13 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm27 /* l1in16_13 = ternlog(w1_13, w2_13, high16) */
-	vpshufb %zmm22, %zmm16, %zmm28 /* ur24_13 = lookup16(l1in_13, rotl24) */
-	vpshufb %zmm23, %zmm16, %zmm31 /* ur8_13 = lookup16(l1in_13, rotl8) */
-	vmovdqa64 %zmm16, %zmm1 /* l1in_13 */
-	vpternlogd $0x96, %zmm27, %zmm31, %zmm1 /* ug_13 = ternlog(l1in_13, ur8_13, l1in16_13) */
-	vprold $2, %zmm1, %zmm1 /* ur2_13 = rotl_native(ug_13) */
-	vpternlogd $0x96, %zmm1, %zmm28, %zmm16 /* u_13 = ternlog(l1in_13, ur24_13, ur2_13) */
-	vpshldd $16, %zmm3, %zmm0, %zmm1 /* l2in_13 = shld_native(w2_13, w1_13) */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l2in16_13 = ternlog(w2_13, w1_13, high16) */
-	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_13 = lookup16(l2in_13, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm27 /* v8r24_13 = lookup16(l2in_13, rotl24) */
-	vpternlogd $0x96, %zmm27, %zmm0, %zmm1 /* v8g_13 = ternlog(l2in_13, l2in16_13, v8r24_13) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_13 = rotl_native(v8g_13) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_13 = ternlog(v8r8_13, l2in16_13, v8r6_13) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_13 */
-	vpternlogd $0xd8, %zmm20, %zmm16, %zmm0 /* sb_in_x_13 = ternlog(v8_13, u_13, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm16 /* sb_in_y_13 = ternlog(u_13, v8_13, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_13 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_13_lo = permute2b(sb_in_x_13, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_13 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_13_hi = permute2b(sb_in_x_13, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_13 = blendv(sb_s0_13_lo, sb_s0_13_hi, sb_in_x_13) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm16, %zmm1 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_13 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_13 = ternlog(sb_s1_13, sb_s0_13, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_13 = ternlog(sb_s0_13, sb_s1_13, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
-	vmovdqa64 1792(%rsp), %zmm1 /* reload g0s13_1.2 */
-	vmovdqa64 576(%rsp), %zmm16 /* reload dbl_6 */
-	vpshldd $8, %zmm16, %zmm1, %zmm16 /* s0k_o_13 = shld_native(g0s13_1, dbl_6) */
-	vpandd %zmm19, %zmm16, %zmm16 /* s0k_13 = and(s0k_o_13, modulus) */
-	vmovdqa64 192(%rsp), %zmm27 /* reload fb_1 */
-	vmovdqa64 2112(%rsp), %zmm28 /* reload dbl_16 */
-	vpshldd $20, %zmm28, %zmm27, %zmm28 /* s4k_o_13 = shld_native(fb_1, dbl_16) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s4k_13 = and(s4k_o_13, modulus) */
-	vpshldd $21, %zmm24, %zmm10, %zmm31 /* s10k_o_13 = shld_native(fb_7, dbl_64) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s10k_13 = and(s10k_o_13, modulus) */
-	vpshldd $17, %zmm13, %zmm12, %zmm13 /* s13k_o_13 = shld_native(fb_10, dbl_88) */
-	vpandd %zmm19, %zmm13, %zmm13 /* s13k_13 = and(s13k_o_13, modulus) */
-	vpshldd $15, %zmm15, %zmm4, %zmm27 /* s15k_o_13 = shld_native(fb_12, dbl_104) */
-	vpandd %zmm19, %zmm27, %zmm27 /* s15k_13 = and(s15k_o_13, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half_13 = shr(w_13) */
-	vpaddd %zmm28, %zmm16, %zmm16 /* fb0_s_39 = add(s0k_13, s4k_13) */
-	vpaddd %zmm18, %zmm16, %zmm28 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
-	vpminud %zmm28, %zmm16, %zmm16 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
-	vpaddd %zmm13, %zmm31, %zmm13 /* fb0_s_40 = add(s10k_13, s13k_13) */
-	vpaddd %zmm18, %zmm13, %zmm28 /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
-	vpminud %zmm28, %zmm13, %zmm13 /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
-	vpaddd %zmm25, %zmm27, %zmm25 /* fb0_s_41 = add(s15k_13, w_half_13) */
-	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
-	vpminud %zmm27, %zmm25, %zmm25 /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
-	vpaddd %zmm13, %zmm16, %zmm13 /* fb1_s_13 = add(fb0_39, fb0_40) */
-	vpaddd %zmm18, %zmm13, %zmm16 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
-	vpminud %zmm16, %zmm13, %zmm13 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
-	vpaddd %zmm25, %zmm13, %zmm13 /* fb2_s_13 = add(fb1_13, fb0_41) */
-	vpaddd %zmm18, %zmm13, %zmm16 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
-	vpminud %zmm16, %zmm13, %zmm13 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
-	vpaddd %zmm1, %zmm13, %zmm13 /* fb_s_13 = add(fb2_13, g0s13_1) */
-	vpaddd %zmm18, %zmm13, %zmm16 /* fb_p_13 = add(fb_s_13, minus_modulus) */
-	vpmaxsd %zmm16, %zmm13, %zmm13 /* fb_13 = maxs(fb_s_13, fb_p_13) */
+	vpaddd %zmm0, %zmm0, %zmm13 /* dbl_104 = add(fb_12, fb_12) */
+	vmovdqa64 %zmm11, %zmm14 /* fb_11 */
+	vpternlogd $0xd8, %zmm21, %zmm13, %zmm14 /* x0_13 = ternlog(fb_11, dbl_104, high16) */
+	vpshldd $16, %zmm6, %zmm2, %zmm6 /* x1_13 = shld_native(fb_8, dbl_56) */
+	vpxord %zmm17, %zmm14, %zmm14 /* x0r1_13 = xor(x0_13, sb_out_x_12) */
+	vpaddd %zmm1, %zmm14, %zmm14 /* w_13 = add(x0r1_13, r2_12) */
+	vpaddd %zmm6, %zmm17, %zmm6 /* w1_13 = add(sb_out_x_12, x1_13) */
+	vpxord 640(%rsp), %zmm1, %zmm1 /* w2_13 = xor(r2_12, x1_9) */
+	vpshldd $16, %zmm1, %zmm6, %zmm17 /* l1in_13 = shld_native(w1_13, w2_13) */
+	vmovdqa64 %zmm6, %zmm25 /* w1_13 */
+	vpternlogd $0xd8, %zmm21, %zmm1, %zmm25 /* l1in16_13 = ternlog(w1_13, w2_13, high16) */
+	vpshufb %zmm22, %zmm17, %zmm26 /* ur24_13 = lookup16(l1in_13, rotl24) */
+	vpshufb %zmm23, %zmm17, %zmm27 /* ur8_13 = lookup16(l1in_13, rotl8) */
+	vmovdqa64 %zmm17, %zmm29 /* l1in_13 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm29 /* ug_13 = ternlog(l1in_13, ur8_13, l1in16_13) */
+	vprold $2, %zmm29, %zmm25 /* ur2_13 = rotl_native(ug_13) */
+	vpternlogd $0x96, %zmm25, %zmm26, %zmm17 /* u_13 = ternlog(l1in_13, ur24_13, ur2_13) */
+	vpshldd $16, %zmm6, %zmm1, %zmm25 /* l2in_13 = shld_native(w2_13, w1_13) */
+	vpternlogd $0xd8, %zmm21, %zmm6, %zmm1 /* l2in16_13 = ternlog(w2_13, w1_13, high16) */
+	vpshufb %zmm23, %zmm25, %zmm6 /* v8r8_13 = lookup16(l2in_13, rotl8) */
+	vpshufb %zmm22, %zmm25, %zmm26 /* v8r24_13 = lookup16(l2in_13, rotl24) */
+	vpternlogd $0x96, %zmm26, %zmm1, %zmm25 /* v8g_13 = ternlog(l2in_13, l2in16_13, v8r24_13) */
+	vprold $6, %zmm25, %zmm25 /* v8r6_13 = rotl_native(v8g_13) */
+	vpternlogd $0x96, %zmm25, %zmm1, %zmm6 /* v8_13 = ternlog(v8r8_13, l2in16_13, v8r6_13) */
+	vmovdqa64 %zmm6, %zmm1 /* v8_13 */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm1 /* sb_in_x_13 = ternlog(v8_13, u_13, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm6, %zmm17 /* sb_in_y_13 = ternlog(u_13, v8_13, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm6 /* sb_in_x_13 */
+	vpermi2b %zmm28, %zmm16, %zmm6 /* sb_s0_13_lo = permute2b(sb_in_x_13, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm25 /* sb_in_x_13 */
+	vpermi2b %zmm31, %zmm30, %zmm25 /* sb_s0_13_hi = permute2b(sb_in_x_13, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm25, %zmm6, %zmm1{%k1} /* sb_s0_13 = blendv(sb_s0_13_lo, sb_s0_13_hi, sb_in_x_13) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm17, %zmm6 /* sb_s1_k_13 = gf2p8affine(sb_in_y_13, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm6, %zmm6 /* sb_s1_13 = gf2p8affineinv(sb_s1_k_13, gfni_mat_1) */
+	vmovdqa64 %zmm6, %zmm17 /* sb_s1_13 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm17 /* sb_out_x_13 = ternlog(sb_s1_13, sb_s0_13, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm6, %zmm1 /* sb_out_y_13 = ternlog(sb_s0_13, sb_s1_13, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_13 = lookup16(sb_out_y_13, rotl24) */
+	vmovdqa64 1536(%rsp), %zmm6 /* reload g0s13_1.2 */
+	vpshldd $8, 448(%rsp), %zmm6, %zmm25 /* s0k_o_13 = shld_native(g0s13_1, dbl_6) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_13 = and(s0k_o_13, modulus) */
+	vmovdqa64 192(%rsp), %zmm26 /* reload fb_1 */
+	vpshldd $20, 1600(%rsp), %zmm26, %zmm27 /* s4k_o_13 = shld_native(fb_1, dbl_16) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_13 = and(s4k_o_13, modulus) */
+	vpshldd $21, %zmm15, %zmm4, %zmm29 /* s10k_o_13 = shld_native(fb_7, dbl_64) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_13 = and(s10k_o_13, modulus) */
+	vpshldd $17, %zmm10, %zmm7, %zmm10 /* s13k_o_13 = shld_native(fb_10, dbl_88) */
+	vpandd %zmm19, %zmm10, %zmm10 /* s13k_13 = and(s13k_o_13, modulus) */
+	vpshldd $15, %zmm13, %zmm0, %zmm26 /* s15k_o_13 = shld_native(fb_12, dbl_104) */
+	vpandd %zmm19, %zmm26, %zmm26 /* s15k_13 = and(s15k_o_13, modulus) */
+	vpsrld $1, %zmm14, %zmm14 /* w_half_13 = shr(w_13) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_39 = add(s0k_13, s4k_13) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_39 = add(fb0_s_39, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_39 = minu(fb0_s_39, fb0_p_39) */
+	vpaddd %zmm10, %zmm29, %zmm10 /* fb0_s_40 = add(s10k_13, s13k_13) */
+	vpaddd %zmm18, %zmm10, %zmm27 /* fb0_p_40 = add(fb0_s_40, minus_modulus) */
+	vpminud %zmm27, %zmm10, %zmm10 /* fb0_40 = minu(fb0_s_40, fb0_p_40) */
+	vpaddd %zmm14, %zmm26, %zmm14 /* fb0_s_41 = add(s15k_13, w_half_13) */
+	vpaddd %zmm18, %zmm14, %zmm26 /* fb0_p_41 = add(fb0_s_41, minus_modulus) */
+	vpminud %zmm26, %zmm14, %zmm14 /* fb0_41 = minu(fb0_s_41, fb0_p_41) */
+	vpaddd %zmm10, %zmm25, %zmm10 /* fb1_s_13 = add(fb0_39, fb0_40) */
+	vpaddd %zmm18, %zmm10, %zmm25 /* fb1_p_13 = add(fb1_s_13, minus_modulus) */
+	vpminud %zmm25, %zmm10, %zmm10 /* fb1_13 = minu(fb1_s_13, fb1_p_13) */
+	vpaddd %zmm14, %zmm10, %zmm10 /* fb2_s_13 = add(fb1_13, fb0_41) */
+	vpaddd %zmm18, %zmm10, %zmm14 /* fb2_p_13 = add(fb2_s_13, minus_modulus) */
+	vpminud %zmm14, %zmm10, %zmm10 /* fb2_13 = minu(fb2_s_13, fb2_p_13) */
+	vpaddd %zmm6, %zmm10, %zmm6 /* fb_s_13 = add(fb2_13, g0s13_1) */
+	vpaddd %zmm18, %zmm6, %zmm10 /* fb_p_13 = add(fb_s_13, minus_modulus) */
+	vpmaxsd %zmm10, %zmm6, %zmm6 /* fb_13 = maxs(fb_s_13, fb_p_13) */
 
 	/* Initialisation round 16r+14, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm13, %zmm13, %zmm16 /* dbl_112 = add(fb_13, fb_13) */
-	vmovdqa64 %zmm4, %zmm25 /* fb_12 */
-	vpternlogd $0xd8, %zmm21, %zmm16, %zmm25 /* x0_14 = ternlog(fb_12, dbl_112, high16) */
-	vpshldd $16, %zmm24, %zmm7, %zmm24 /* x1_14 = shld_native(fb_9, dbl_64) */
-	vpxord %zmm3, %zmm25, %zmm25 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
-	vpaddd %zmm0, %zmm25, %zmm25 /* w_14 = add(x0r1_14, r2_13) */
-	vpaddd %zmm24, %zmm3, %zmm3 /* w1_14 = add(sb_out_x_13, x1_14) */
-	vmovdqa64 2240(%rsp), %zmm24 /* reload x1_10 */
-	vpxord %zmm24, %zmm0, %zmm0 /* w2_14 = xor(r2_13, x1_10) */
-	vpshldd $16, %zmm0, %zmm3, %zmm24 /* l1in_14 = shld_native(w1_14, w2_14) */
-	vmovdqa64 %zmm3, %zmm27 /* w1_14 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm27 /* l1in16_14 = ternlog(w1_14, w2_14, high16) */
-	vpshufb %zmm22, %zmm24, %zmm28 /* ur24_14 = lookup16(l1in_14, rotl24) */
-	vpshufb %zmm23, %zmm24, %zmm31 /* ur8_14 = lookup16(l1in_14, rotl8) */
-	vmovdqa64 %zmm24, %zmm1 /* l1in_14 */
-	vpternlogd $0x96, %zmm27, %zmm31, %zmm1 /* ug_14 = ternlog(l1in_14, ur8_14, l1in16_14) */
-	vprold $2, %zmm1, %zmm1 /* ur2_14 = rotl_native(ug_14) */
-	vpternlogd $0x96, %zmm1, %zmm28, %zmm24 /* u_14 = ternlog(l1in_14, ur24_14, ur2_14) */
-	vpshldd $16, %zmm3, %zmm0, %zmm1 /* l2in_14 = shld_native(w2_14, w1_14) */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l2in16_14 = ternlog(w2_14, w1_14, high16) */
-	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_14 = lookup16(l2in_14, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm27 /* v8r24_14 = lookup16(l2in_14, rotl24) */
-	vpternlogd $0x96, %zmm27, %zmm0, %zmm1 /* v8g_14 = ternlog(l2in_14, l2in16_14, v8r24_14) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_14 = rotl_native(v8g_14) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_14 = ternlog(v8r8_14, l2in16_14, v8r6_14) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_14 */
-	vpternlogd $0xd8, %zmm20, %zmm24, %zmm0 /* sb_in_x_14 = ternlog(v8_14, u_14, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm24 /* sb_in_y_14 = ternlog(u_14, v8_14, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_14 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_14_lo = permute2b(sb_in_x_14, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_14 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_14_hi = permute2b(sb_in_x_14, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_14 = blendv(sb_s0_14_lo, sb_s0_14_hi, sb_in_x_14) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm24, %zmm1 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_14 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_14 = ternlog(sb_s1_14, sb_s0_14, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_14 = ternlog(sb_s0_14, sb_s1_14, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
-	vmovdqa64 448(%rsp), %zmm1 /* reload g0s14_1.2 */
-	vmovdqa64 1152(%rsp), %zmm24 /* reload dbl_14 */
-	vpshldd $8, %zmm24, %zmm1, %zmm24 /* s0k_o_14 = shld_native(g0s14_1, dbl_14) */
-	vpandd %zmm19, %zmm24, %zmm24 /* s0k_14 = and(s0k_o_14, modulus) */
-	vmovdqa64 1920(%rsp), %zmm27 /* reload fb_2 */
-	vmovdqa64 1984(%rsp), %zmm28 /* reload dbl_24 */
-	vpshldd $20, %zmm28, %zmm27, %zmm28 /* s4k_o_14 = shld_native(fb_2, dbl_24) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s4k_14 = and(s4k_o_14, modulus) */
-	vpshldd $21, %zmm6, %zmm5, %zmm31 /* s10k_o_14 = shld_native(fb_8, dbl_72) */
-	vpandd %zmm19, %zmm31, %zmm31 /* s10k_14 = and(s10k_o_14, modulus) */
-	vpshldd $17, %zmm14, %zmm11, %zmm14 /* s13k_o_14 = shld_native(fb_11, dbl_96) */
-	vpandd %zmm19, %zmm14, %zmm14 /* s13k_14 = and(s13k_o_14, modulus) */
-	vpshldd $15, %zmm16, %zmm13, %zmm16 /* s15k_o_14 = shld_native(fb_13, dbl_112) */
-	vpandd %zmm19, %zmm16, %zmm16 /* s15k_14 = and(s15k_o_14, modulus) */
-	vpsrld $1, %zmm25, %zmm25 /* w_half_14 = shr(w_14) */
-	vpaddd %zmm28, %zmm24, %zmm24 /* fb0_s_42 = add(s0k_14, s4k_14) */
-	vpaddd %zmm18, %zmm24, %zmm28 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
-	vpminud %zmm28, %zmm24, %zmm24 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
-	vpaddd %zmm14, %zmm31, %zmm14 /* fb0_s_43 = add(s10k_14, s13k_14) */
-	vpaddd %zmm18, %zmm14, %zmm28 /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
-	vpminud %zmm28, %zmm14, %zmm14 /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
-	vpaddd %zmm25, %zmm16, %zmm16 /* fb0_s_44 = add(s15k_14, w_half_14) */
-	vpaddd %zmm18, %zmm16, %zmm25 /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
-	vpminud %zmm25, %zmm16, %zmm16 /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
-	vpaddd %zmm14, %zmm24, %zmm14 /* fb1_s_14 = add(fb0_42, fb0_43) */
-	vpaddd %zmm18, %zmm14, %zmm24 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
-	vpminud %zmm24, %zmm14, %zmm14 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
-	vpaddd %zmm16, %zmm14, %zmm14 /* fb2_s_14 = add(fb1_14, fb0_44) */
-	vpaddd %zmm18, %zmm14, %zmm16 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
-	vpminud %zmm16, %zmm14, %zmm14 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
-	vpaddd %zmm1, %zmm14, %zmm14 /* fb_s_14 = add(fb2_14, g0s14_1) */
-	vpaddd %zmm18, %zmm14, %zmm16 /* fb_p_14 = add(fb_s_14, minus_modulus) */
-	vpmaxsd %zmm16, %zmm14, %zmm14 /* fb_14 = maxs(fb_s_14, fb_p_14) */
+	vpaddd %zmm6, %zmm6, %zmm10 /* dbl_112 = add(fb_13, fb_13) */
+	vmovdqa64 %zmm0, %zmm14 /* fb_12 */
+	vpternlogd $0xd8, %zmm21, %zmm10, %zmm14 /* x0_14 = ternlog(fb_12, dbl_112, high16) */
+	vpshldd $16, %zmm15, %zmm3, %zmm15 /* x1_14 = shld_native(fb_9, dbl_64) */
+	vpxord %zmm17, %zmm14, %zmm14 /* x0r1_14 = xor(x0_14, sb_out_x_13) */
+	vpaddd %zmm1, %zmm14, %zmm14 /* w_14 = add(x0r1_14, r2_13) */
+	vpaddd %zmm15, %zmm17, %zmm15 /* w1_14 = add(sb_out_x_13, x1_14) */
+	vpxord 1152(%rsp), %zmm1, %zmm1 /* w2_14 = xor(r2_13, x1_10) */
+	vpshldd $16, %zmm1, %zmm15, %zmm17 /* l1in_14 = shld_native(w1_14, w2_14) */
+	vmovdqa64 %zmm15, %zmm25 /* w1_14 */
+	vpternlogd $0xd8, %zmm21, %zmm1, %zmm25 /* l1in16_14 = ternlog(w1_14, w2_14, high16) */
+	vpshufb %zmm22, %zmm17, %zmm26 /* ur24_14 = lookup16(l1in_14, rotl24) */
+	vpshufb %zmm23, %zmm17, %zmm27 /* ur8_14 = lookup16(l1in_14, rotl8) */
+	vmovdqa64 %zmm17, %zmm29 /* l1in_14 */
+	vpternlogd $0x96, %zmm25, %zmm27, %zmm29 /* ug_14 = ternlog(l1in_14, ur8_14, l1in16_14) */
+	vprold $2, %zmm29, %zmm25 /* ur2_14 = rotl_native(ug_14) */
+	vpternlogd $0x96, %zmm25, %zmm26, %zmm17 /* u_14 = ternlog(l1in_14, ur24_14, ur2_14) */
+	vpshldd $16, %zmm15, %zmm1, %zmm25 /* l2in_14 = shld_native(w2_14, w1_14) */
+	vpternlogd $0xd8, %zmm21, %zmm15, %zmm1 /* l2in16_14 = ternlog(w2_14, w1_14, high16) */
+	vpshufb %zmm23, %zmm25, %zmm15 /* v8r8_14 = lookup16(l2in_14, rotl8) */
+	vpshufb %zmm22, %zmm25, %zmm26 /* v8r24_14 = lookup16(l2in_14, rotl24) */
+	vpternlogd $0x96, %zmm26, %zmm1, %zmm25 /* v8g_14 = ternlog(l2in_14, l2in16_14, v8r24_14) */
+	vprold $6, %zmm25, %zmm25 /* v8r6_14 = rotl_native(v8g_14) */
+	vpternlogd $0x96, %zmm25, %zmm1, %zmm15 /* v8_14 = ternlog(v8r8_14, l2in16_14, v8r6_14) */
+	vmovdqa64 %zmm15, %zmm1 /* v8_14 */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm1 /* sb_in_x_14 = ternlog(v8_14, u_14, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm15, %zmm17 /* sb_in_y_14 = ternlog(u_14, v8_14, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm15 /* sb_in_x_14 */
+	vpermi2b %zmm28, %zmm16, %zmm15 /* sb_s0_14_lo = permute2b(sb_in_x_14, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm25 /* sb_in_x_14 */
+	vpermi2b %zmm31, %zmm30, %zmm25 /* sb_s0_14_hi = permute2b(sb_in_x_14, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm25, %zmm15, %zmm1{%k1} /* sb_s0_14 = blendv(sb_s0_14_lo, sb_s0_14_hi, sb_in_x_14) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm17, %zmm15 /* sb_s1_k_14 = gf2p8affine(sb_in_y_14, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm15, %zmm15 /* sb_s1_14 = gf2p8affineinv(sb_s1_k_14, gfni_mat_1) */
+	vmovdqa64 %zmm15, %zmm17 /* sb_s1_14 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm17 /* sb_out_x_14 = ternlog(sb_s1_14, sb_s0_14, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm15, %zmm1 /* sb_out_y_14 = ternlog(sb_s0_14, sb_s1_14, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_14 = lookup16(sb_out_y_14, rotl24) */
+	vmovdqa64 320(%rsp), %zmm15 /* reload g0s14_1.2 */
+	vpshldd $8, 960(%rsp), %zmm15, %zmm25 /* s0k_o_14 = shld_native(g0s14_1, dbl_14) */
+	vpandd %zmm19, %zmm25, %zmm25 /* s0k_14 = and(s0k_o_14, modulus) */
+	vmovdqa64 256(%rsp), %zmm26 /* reload fb_2 */
+	vpshldd $20, 832(%rsp), %zmm26, %zmm27 /* s4k_o_14 = shld_native(fb_2, dbl_24) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_14 = and(s4k_o_14, modulus) */
+	vpshldd $21, %zmm5, %zmm2, %zmm29 /* s10k_o_14 = shld_native(fb_8, dbl_72) */
+	vpandd %zmm19, %zmm29, %zmm29 /* s10k_14 = and(s10k_o_14, modulus) */
+	vpshldd $17, %zmm12, %zmm11, %zmm12 /* s13k_o_14 = shld_native(fb_11, dbl_96) */
+	vpandd %zmm19, %zmm12, %zmm12 /* s13k_14 = and(s13k_o_14, modulus) */
+	vpshldd $15, %zmm10, %zmm6, %zmm10 /* s15k_o_14 = shld_native(fb_13, dbl_112) */
+	vpandd %zmm19, %zmm10, %zmm10 /* s15k_14 = and(s15k_o_14, modulus) */
+	vpsrld $1, %zmm14, %zmm14 /* w_half_14 = shr(w_14) */
+	vpaddd %zmm27, %zmm25, %zmm25 /* fb0_s_42 = add(s0k_14, s4k_14) */
+	vpaddd %zmm18, %zmm25, %zmm27 /* fb0_p_42 = add(fb0_s_42, minus_modulus) */
+	vpminud %zmm27, %zmm25, %zmm25 /* fb0_42 = minu(fb0_s_42, fb0_p_42) */
+	vpaddd %zmm12, %zmm29, %zmm12 /* fb0_s_43 = add(s10k_14, s13k_14) */
+	vpaddd %zmm18, %zmm12, %zmm27 /* fb0_p_43 = add(fb0_s_43, minus_modulus) */
+	vpminud %zmm27, %zmm12, %zmm12 /* fb0_43 = minu(fb0_s_43, fb0_p_43) */
+	vpaddd %zmm14, %zmm10, %zmm10 /* fb0_s_44 = add(s15k_14, w_half_14) */
+	vpaddd %zmm18, %zmm10, %zmm14 /* fb0_p_44 = add(fb0_s_44, minus_modulus) */
+	vpminud %zmm14, %zmm10, %zmm10 /* fb0_44 = minu(fb0_s_44, fb0_p_44) */
+	vpaddd %zmm12, %zmm25, %zmm12 /* fb1_s_14 = add(fb0_42, fb0_43) */
+	vpaddd %zmm18, %zmm12, %zmm14 /* fb1_p_14 = add(fb1_s_14, minus_modulus) */
+	vpminud %zmm14, %zmm12, %zmm12 /* fb1_14 = minu(fb1_s_14, fb1_p_14) */
+	vpaddd %zmm10, %zmm12, %zmm10 /* fb2_s_14 = add(fb1_14, fb0_44) */
+	vpaddd %zmm18, %zmm10, %zmm12 /* fb2_p_14 = add(fb2_s_14, minus_modulus) */
+	vpminud %zmm12, %zmm10, %zmm10 /* fb2_14 = minu(fb2_s_14, fb2_p_14) */
+	vpaddd %zmm15, %zmm10, %zmm10 /* fb_s_14 = add(fb2_14, g0s14_1) */
+	vpaddd %zmm18, %zmm10, %zmm12 /* fb_p_14 = add(fb_s_14, minus_modulus) */
+	vpmaxsd %zmm12, %zmm10, %zmm10 /* fb_14 = maxs(fb_s_14, fb_p_14) */
 
 	/* Initialisation round 16r+15, lanes 0..: s16 = feedback + (W >> 1). */
-	vpaddd %zmm14, %zmm14, %zmm16 /* dbl_120 = add(fb_14, fb_14) */
-	vmovdqa64 %zmm13, %zmm24 /* fb_13 */
-	vpternlogd $0xd8, %zmm21, %zmm16, %zmm24 /* x0_15 = ternlog(fb_13, dbl_120, high16) */
-	vpshldd $16, %zmm6, %zmm12, %zmm6 /* x1_15 = shld_native(fb_10, dbl_72) */
-	vpxord %zmm3, %zmm24, %zmm24 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
-	vpaddd %zmm0, %zmm24, %zmm24 /* w_15 = add(x0r1_15, r2_14) */
-	vpaddd %zmm6, %zmm3, %zmm3 /* w1_15 = add(sb_out_x_14, x1_15) */
-	vmovdqa64 2048(%rsp), %zmm6 /* reload x1_11 */
-	vpxord %zmm6, %zmm0, %zmm0 /* w2_15 = xor(r2_14, x1_11) */
-	vpshldd $16, %zmm0, %zmm3, %zmm6 /* l1in_15 = shld_native(w1_15, w2_15) */
-	vmovdqa64 %zmm3, %zmm25 /* w1_15 */
-	vpternlogd $0xd8, %zmm21, %zmm0, %zmm25 /* l1in16_15 = ternlog(w1_15, w2_15, high16) */
-	vpshufb %zmm22, %zmm6, %zmm28 /* ur24_15 = lookup16(l1in_15, rotl24) */
-	vpshufb %zmm23, %zmm6, %zmm31 /* ur8_15 = lookup16(l1in_15, rotl8) */
-	vmovdqa64 %zmm6, %zmm1 /* l1in_15 */
-	vpternlogd $0x96, %zmm25, %zmm31, %zmm1 /* ug_15 = ternlog(l1in_15, ur8_15, l1in16_15) */
-	vprold $2, %zmm1, %zmm1 /* ur2_15 = rotl_native(ug_15) */
-	vpternlogd $0x96, %zmm1, %zmm28, %zmm6 /* u_15 = ternlog(l1in_15, ur24_15, ur2_15) */
-	vpshldd $16, %zmm3, %zmm0, %zmm1 /* l2in_15 = shld_native(w2_15, w1_15) */
-	vpternlogd $0xd8, %zmm21, %zmm3, %zmm0 /* l2in16_15 = ternlog(w2_15, w1_15, high16) */
-	vpshufb %zmm23, %zmm1, %zmm3 /* v8r8_15 = lookup16(l2in_15, rotl8) */
-	vpshufb %zmm22, %zmm1, %zmm25 /* v8r24_15 = lookup16(l2in_15, rotl24) */
-	vpternlogd $0x96, %zmm25, %zmm0, %zmm1 /* v8g_15 = ternlog(l2in_15, l2in16_15, v8r24_15) */
-	vprold $6, %zmm1, %zmm1 /* v8r6_15 = rotl_native(v8g_15) */
-	vpternlogd $0x96, %zmm1, %zmm0, %zmm3 /* v8_15 = ternlog(v8r8_15, l2in16_15, v8r6_15) */
-	vmovdqa64 %zmm3, %zmm0 /* v8_15 */
-	vpternlogd $0xd8, %zmm20, %zmm6, %zmm0 /* sb_in_x_15 = ternlog(v8_15, u_15, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm3, %zmm6 /* sb_in_y_15 = ternlog(u_15, v8_15, odd_bytes) */
-	vmovdqa64 %zmm0, %zmm1 /* sb_in_x_15 */
-	vpermi2b %zmm26, %zmm17, %zmm1 /* sb_s0_15_lo = permute2b(sb_in_x_15, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 %zmm0, %zmm3 /* sb_in_x_15 */
-	vpermi2b %zmm30, %zmm29, %zmm3 /* sb_s0_15_hi = permute2b(sb_in_x_15, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm0, %k1
-	vpblendmb %zmm3, %zmm1, %zmm0{%k1} /* sb_s0_15 = blendv(sb_s0_15_lo, sb_s0_15_hi, sb_in_x_15) */
-	vgf2p8affineqb $0x0, %zmm2, %zmm6, %zmm1 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
-	vgf2p8affineinvqb $0x55, %zmm8, %zmm1, %zmm1 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
-	vmovdqa64 %zmm1, %zmm3 /* sb_s1_15 */
-	vpternlogd $0xd8, %zmm20, %zmm0, %zmm3 /* sb_out_x_15 = ternlog(sb_s1_15, sb_s0_15, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm1, %zmm0 /* sb_out_y_15 = ternlog(sb_s0_15, sb_s1_15, odd_bytes) */
-	vpshufb %zmm22, %zmm0, %zmm0 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
-	vmovdqa64 1088(%rsp), %zmm1 /* reload g0s15_1.2 */
-	vmovdqa64 640(%rsp), %zmm6 /* reload dbl */
-	vpshldd $8, %zmm6, %zmm1, %zmm6 /* s0k_o_15 = shld_native(g0s15_1, dbl) */
-	vpandd %zmm19, %zmm6, %zmm6 /* s0k_15 = and(s0k_o_15, modulus) */
+	vpaddd %zmm10, %zmm10, %zmm12 /* dbl_120 = add(fb_14, fb_14) */
+	vmovdqa64 %zmm6, %zmm14 /* fb_13 */
+	vpternlogd $0xd8, %zmm21, %zmm12, %zmm14 /* x0_15 = ternlog(fb_13, dbl_120, high16) */
+	vpshldd $16, %zmm5, %zmm7, %zmm5 /* x1_15 = shld_native(fb_10, dbl_72) */
+	vpxord %zmm17, %zmm14, %zmm14 /* x0r1_15 = xor(x0_15, sb_out_x_14) */
+	vpaddd %zmm1, %zmm14, %zmm14 /* w_15 = add(x0r1_15, r2_14) */
+	vpaddd %zmm5, %zmm17, %zmm5 /* w1_15 = add(sb_out_x_14, x1_15) */
+	vpxord 1280(%rsp), %zmm1, %zmm1 /* w2_15 = xor(r2_14, x1_11) */
+	vpshldd $16, %zmm1, %zmm5, %zmm15 /* l1in_15 = shld_native(w1_15, w2_15) */
+	vmovdqa64 %zmm5, %zmm17 /* w1_15 */
+	vpternlogd $0xd8, %zmm21, %zmm1, %zmm17 /* l1in16_15 = ternlog(w1_15, w2_15, high16) */
+	vpshufb %zmm22, %zmm15, %zmm25 /* ur24_15 = lookup16(l1in_15, rotl24) */
+	vpshufb %zmm23, %zmm15, %zmm27 /* ur8_15 = lookup16(l1in_15, rotl8) */
+	vmovdqa64 %zmm15, %zmm29 /* l1in_15 */
+	vpternlogd $0x96, %zmm17, %zmm27, %zmm29 /* ug_15 = ternlog(l1in_15, ur8_15, l1in16_15) */
+	vprold $2, %zmm29, %zmm17 /* ur2_15 = rotl_native(ug_15) */
+	vpternlogd $0x96, %zmm17, %zmm25, %zmm15 /* u_15 = ternlog(l1in_15, ur24_15, ur2_15) */
+	vpshldd $16, %zmm5, %zmm1, %zmm17 /* l2in_15 = shld_native(w2_15, w1_15) */
+	vpternlogd $0xd8, %zmm21, %zmm5, %zmm1 /* l2in16_15 = ternlog(w2_15, w1_15, high16) */
+	vpshufb %zmm23, %zmm17, %zmm5 /* v8r8_15 = lookup16(l2in_15, rotl8) */
+	vpshufb %zmm22, %zmm17, %zmm25 /* v8r24_15 = lookup16(l2in_15, rotl24) */
+	vpternlogd $0x96, %zmm25, %zmm1, %zmm17 /* v8g_15 = ternlog(l2in_15, l2in16_15, v8r24_15) */
+	vprold $6, %zmm17, %zmm17 /* v8r6_15 = rotl_native(v8g_15) */
+	vpternlogd $0x96, %zmm17, %zmm1, %zmm5 /* v8_15 = ternlog(v8r8_15, l2in16_15, v8r6_15) */
+	vmovdqa64 %zmm5, %zmm1 /* v8_15 */
+	vpternlogd $0xd8, %zmm20, %zmm15, %zmm1 /* sb_in_x_15 = ternlog(v8_15, u_15, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm5, %zmm15 /* sb_in_y_15 = ternlog(u_15, v8_15, odd_bytes) */
+	vmovdqa64 %zmm1, %zmm5 /* sb_in_x_15 */
+	vpermi2b %zmm28, %zmm16, %zmm5 /* sb_s0_15_lo = permute2b(sb_in_x_15, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 %zmm1, %zmm17 /* sb_in_x_15 */
+	vpermi2b %zmm31, %zmm30, %zmm17 /* sb_s0_15_hi = permute2b(sb_in_x_15, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm1, %k1
+	vpblendmb %zmm17, %zmm5, %zmm1{%k1} /* sb_s0_15 = blendv(sb_s0_15_lo, sb_s0_15_hi, sb_in_x_15) */
+	vgf2p8affineqb $0x0, %zmm8, %zmm15, %zmm5 /* sb_s1_k_15 = gf2p8affine(sb_in_y_15, gfni_mat) */
+	vgf2p8affineinvqb $0x55, %zmm24, %zmm5, %zmm5 /* sb_s1_15 = gf2p8affineinv(sb_s1_k_15, gfni_mat_1) */
+	vmovdqa64 %zmm5, %zmm15 /* sb_s1_15 */
+	vpternlogd $0xd8, %zmm20, %zmm1, %zmm15 /* sb_out_x_15 = ternlog(sb_s1_15, sb_s0_15, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm5, %zmm1 /* sb_out_y_15 = ternlog(sb_s0_15, sb_s1_15, odd_bytes) */
+	vpshufb %zmm22, %zmm1, %zmm1 /* r2_15 = lookup16(sb_out_y_15, rotl24) */
+	vmovdqa64 896(%rsp), %zmm5 /* reload g0s15_1.2 */
+	vpshldd $8, 512(%rsp), %zmm5, %zmm17 /* s0k_o_15 = shld_native(g0s15_1, dbl) */
+	vpandd %zmm19, %zmm17, %zmm17 /* s0k_15 = and(s0k_o_15, modulus) */
 	vmovdqa64 128(%rsp), %zmm25 /* reload fb_3 */
-	vmovdqa64 1344(%rsp), %zmm28 /* reload dbl_32 */
-	vpshldd $20, %zmm28, %zmm25, %zmm28 /* s4k_o_15 = shld_native(fb_3, dbl_32) */
-	vpandd %zmm19, %zmm28, %zmm28 /* s4k_15 = and(s4k_o_15, modulus) */
-	vpshldd $21, %zmm9, %zmm7, %zmm9 /* s10k_o_15 = shld_native(fb_9, dbl_80) */
+	vpshldd $20, 1088(%rsp), %zmm25, %zmm27 /* s4k_o_15 = shld_native(fb_3, dbl_32) */
+	vpandd %zmm19, %zmm27, %zmm27 /* s4k_15 = and(s4k_o_15, modulus) */
+	vpshldd $21, %zmm9, %zmm3, %zmm9 /* s10k_o_15 = shld_native(fb_9, dbl_80) */
 	vpandd %zmm19, %zmm9, %zmm9 /* s10k_15 = and(s10k_o_15, modulus) */
-	vpshldd $17, %zmm15, %zmm4, %zmm15 /* s13k_o_15 = shld_native(fb_12, dbl_104) */
-	vpandd %zmm19, %zmm15, %zmm15 /* s13k_15 = and(s13k_o_15, modulus) */
-	vpshldd $15, %zmm16, %zmm14, %zmm16 /* s15k_o_15 = shld_native(fb_14, dbl_120) */
-	vpandd %zmm19, %zmm16, %zmm16 /* s15k_15 = and(s15k_o_15, modulus) */
-	vpsrld $1, %zmm24, %zmm24 /* w_half_15 = shr(w_15) */
-	vpaddd %zmm28, %zmm6, %zmm6 /* fb0_s_45 = add(s0k_15, s4k_15) */
-	vpaddd %zmm18, %zmm6, %zmm28 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
-	vpminud %zmm28, %zmm6, %zmm6 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
-	vpaddd %zmm15, %zmm9, %zmm9 /* fb0_s_46 = add(s10k_15, s13k_15) */
-	vpaddd %zmm18, %zmm9, %zmm15 /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
-	vpminud %zmm15, %zmm9, %zmm9 /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
-	vpaddd %zmm24, %zmm16, %zmm15 /* fb0_s_47 = add(s15k_15, w_half_15) */
-	vpaddd %zmm18, %zmm15, %zmm16 /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
-	vpminud %zmm16, %zmm15, %zmm15 /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
-	vpaddd %zmm9, %zmm6, %zmm6 /* fb1_s_15 = add(fb0_45, fb0_46) */
-	vpaddd %zmm18, %zmm6, %zmm9 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
-	vpminud %zmm9, %zmm6, %zmm6 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
-	vpaddd %zmm15, %zmm6, %zmm6 /* fb2_s_15 = add(fb1_15, fb0_47) */
-	vpaddd %zmm18, %zmm6, %zmm9 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
-	vpminud %zmm9, %zmm6, %zmm6 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
-	vpaddd %zmm1, %zmm6, %zmm6 /* fb_s_15 = add(fb2_15, g0s15_1) */
-	vpaddd %zmm18, %zmm6, %zmm9 /* fb_p_15 = add(fb_s_15, minus_modulus) */
-	vpmaxsd %zmm9, %zmm6, %zmm6 /* fb_15 = maxs(fb_s_15, fb_p_15) */
+	vpshldd $17, %zmm13, %zmm0, %zmm13 /* s13k_o_15 = shld_native(fb_12, dbl_104) */
+	vpandd %zmm19, %zmm13, %zmm13 /* s13k_15 = and(s13k_o_15, modulus) */
+	vpshldd $15, %zmm12, %zmm10, %zmm12 /* s15k_o_15 = shld_native(fb_14, dbl_120) */
+	vpandd %zmm19, %zmm12, %zmm12 /* s15k_15 = and(s15k_o_15, modulus) */
+	vpsrld $1, %zmm14, %zmm14 /* w_half_15 = shr(w_15) */
+	vpaddd %zmm27, %zmm17, %zmm17 /* fb0_s_45 = add(s0k_15, s4k_15) */
+	vpaddd %zmm18, %zmm17, %zmm27 /* fb0_p_45 = add(fb0_s_45, minus_modulus) */
+	vpminud %zmm27, %zmm17, %zmm17 /* fb0_45 = minu(fb0_s_45, fb0_p_45) */
+	vpaddd %zmm13, %zmm9, %zmm9 /* fb0_s_46 = add(s10k_15, s13k_15) */
+	vpaddd %zmm18, %zmm9, %zmm13 /* fb0_p_46 = add(fb0_s_46, minus_modulus) */
+	vpminud %zmm13, %zmm9, %zmm9 /* fb0_46 = minu(fb0_s_46, fb0_p_46) */
+	vpaddd %zmm14, %zmm12, %zmm12 /* fb0_s_47 = add(s15k_15, w_half_15) */
+	vpaddd %zmm18, %zmm12, %zmm13 /* fb0_p_47 = add(fb0_s_47, minus_modulus) */
+	vpminud %zmm13, %zmm12, %zmm12 /* fb0_47 = minu(fb0_s_47, fb0_p_47) */
+	vpaddd %zmm9, %zmm17, %zmm9 /* fb1_s_15 = add(fb0_45, fb0_46) */
+	vpaddd %zmm18, %zmm9, %zmm13 /* fb1_p_15 = add(fb1_s_15, minus_modulus) */
+	vpminud %zmm13, %zmm9, %zmm9 /* fb1_15 = minu(fb1_s_15, fb1_p_15) */
+	vpaddd %zmm12, %zmm9, %zmm9 /* fb2_s_15 = add(fb1_15, fb0_47) */
+	vpaddd %zmm18, %zmm9, %zmm12 /* fb2_p_15 = add(fb2_s_15, minus_modulus) */
+	vpminud %zmm12, %zmm9, %zmm9 /* fb2_15 = minu(fb2_s_15, fb2_p_15) */
+	vpaddd %zmm5, %zmm9, %zmm5 /* fb_s_15 = add(fb2_15, g0s15_1) */
+	vpaddd %zmm18, %zmm5, %zmm9 /* fb_p_15 = add(fb_s_15, minus_modulus) */
+	vpmaxsd %zmm9, %zmm5, %zmm5 /* fb_15 = maxs(fb_s_15, fb_p_15) */
+	vmovdqa64 %zmm26, 0(%rsp) /* spill g0s2_1.2 */
+	vmovdqa64 %zmm25, 64(%rsp) /* spill g0s3_1.2 */
+	vmovdqa64 %zmm2, %zmm8 /* g0s8_1.3 */
+	vmovdqa64 %zmm3, %zmm9 /* g0s9_1.3 */
+	vmovdqa64 %zmm0, %zmm12 /* g0s12_1.3 */
+	vmovdqa64 1472(%rsp), %zmm0 /* reload g0s0_1.3 */
+	vmovdqa64 %zmm6, %zmm13 /* g0s13_1.3 */
+	vmovdqa64 1408(%rsp), %zmm6 /* reload g0s6_1.3 */
+	vmovdqa64 %zmm10, %zmm14 /* g0s14_1.3 */
+	vmovdqa64 %zmm7, %zmm10 /* g0s10_1.3 */
+	vmovdqa64 %zmm4, %zmm7 /* g0s7_1.3 */
+	vmovdqa64 576(%rsp), %zmm4 /* reload g0s4_1.3 */
+	vmovdqa64 %zmm15, %zmm16 /* g0r1_1.3 */
+	vmovdqa64 %zmm5, %zmm15 /* g0s15_1.3 */
+	vmovdqa64 1024(%rsp), %zmm5 /* reload g0s5_1.3 */
+	vmovdqa64 %zmm1, %zmm17 /* g0r2_1.3 */
 	vmovdqa64 192(%rsp), %zmm1 /* reload g0s1_1.3 */
-	vmovdqa64 %zmm27, %zmm2 /* g0s2_1.3 */
-	vmovdqa64 %zmm5, %zmm8 /* g0s8_1.3 */
-	vmovdqa64 1280(%rsp), %zmm5 /* reload g0s5_1.3 */
-	vmovdqa64 %zmm7, %zmm9 /* g0s9_1.3 */
-	vmovdqa64 %zmm10, %zmm7 /* g0s7_1.3 */
-	vmovdqa64 %zmm12, %zmm10 /* g0s10_1.3 */
-	vmovdqa64 %zmm4, %zmm12 /* g0s12_1.3 */
-	vmovdqa64 768(%rsp), %zmm4 /* reload g0s4_1.3 */
-	vmovdqa64 %zmm6, %zmm15 /* g0s15_1.3 */
-	vmovdqa64 1664(%rsp), %zmm6 /* reload g0s6_1.3 */
-	vmovdqa64 %zmm3, %zmm16 /* g0r1_1.3 */
-	vmovdqa64 %zmm25, %zmm3 /* g0s3_1.3 */
-	vmovdqa64 %zmm0, %zmm17 /* g0r2_1.3 */
-	vmovdqa64 1728(%rsp), %zmm0 /* reload g0s0_1.3 */
 	add $1, %rsi
 	cmp $2, %rsi
 	jne .Lzuc_lanes_avx512_gfni_0_loop_r0
 
 	/* Work-mode round with its keystream word discarded, lanes 0... */
-	vpaddd %zmm15, %zmm15, %zmm24 /* dbl_128 = add(g0s15_1, g0s15_1) */
-	vpaddd %zmm9, %zmm9, %zmm25 /* dbl_129 = add(g0s9_1, g0s9_1) */
-	vpshldd $16, %zmm25, %zmm11, %zmm25 /* x1_16 = shld_native(g0s11_1, dbl_129) */
-	vpaddd %zmm5, %zmm5, %zmm26 /* dbl_130 = add(g0s5_1, g0s5_1) */
-	vpshldd $16, %zmm26, %zmm7, %zmm26 /* x2_16 = shld_native(g0s7_1, dbl_130) */
-	vpaddd %zmm0, %zmm0, %zmm27 /* dbl_131 = add(g0s0_1, g0s0_1) */
-	vpaddd %zmm25, %zmm16, %zmm16 /* w1_16 = add(g0r1_1, x1_16) */
-	vpxord %zmm26, %zmm17, %zmm17 /* w2_16 = xor(g0r2_1, x2_16) */
-	vpshldd $16, %zmm17, %zmm16, %zmm25 /* l1in_16 = shld_native(w1_16, w2_16) */
-	vmovdqa64 %zmm16, %zmm26 /* w1_16 */
-	vpternlogd $0xd8, %zmm21, %zmm17, %zmm26 /* l1in16_16 = ternlog(w1_16, w2_16, high16) */
-	vpshufb %zmm22, %zmm25, %zmm28 /* ur24_16 = lookup16(l1in_16, rotl24) */
-	vpshufb %zmm23, %zmm25, %zmm29 /* ur8_16 = lookup16(l1in_16, rotl8) */
-	vmovdqa64 %zmm25, %zmm30 /* l1in_16 */
-	vpternlogd $0x96, %zmm26, %zmm29, %zmm30 /* ug_16 = ternlog(l1in_16, ur8_16, l1in16_16) */
-	vprold $2, %zmm30, %zmm26 /* ur2_16 = rotl_native(ug_16) */
-	vpternlogd $0x96, %zmm26, %zmm28, %zmm25 /* u_16 = ternlog(l1in_16, ur24_16, ur2_16) */
-	vpshldd $16, %zmm16, %zmm17, %zmm26 /* l2in_16 = shld_native(w2_16, w1_16) */
-	vpternlogd $0xd8, %zmm21, %zmm16, %zmm17 /* l2in16_16 = ternlog(w2_16, w1_16, high16) */
-	vpshufb %zmm23, %zmm26, %zmm16 /* v8r8_16 = lookup16(l2in_16, rotl8) */
-	vpshufb %zmm22, %zmm26, %zmm21 /* v8r24_16 = lookup16(l2in_16, rotl24) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm26 /* v8g_16 = ternlog(l2in_16, l2in16_16, v8r24_16) */
-	vprold $6, %zmm26, %zmm21 /* v8r6_16 = rotl_native(v8g_16) */
-	vpternlogd $0x96, %zmm21, %zmm17, %zmm16 /* v8_16 = ternlog(v8r8_16, l2in16_16, v8r6_16) */
-	vmovdqa64 %zmm16, %zmm17 /* v8_16 */
-	vpternlogd $0xd8, %zmm20, %zmm25, %zmm17 /* sb_in_x_16 = ternlog(v8_16, u_16, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm16, %zmm25 /* sb_in_y_16 = ternlog(u_16, v8_16, odd_bytes) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t0(%rip), %zmm16 /* sb_s0_t0 = const() */
+	vpaddd %zmm15, %zmm15, %zmm2 /* dbl_128 = add(g0s15_1, g0s15_1) */
+	vpaddd %zmm9, %zmm9, %zmm3 /* dbl_129 = add(g0s9_1, g0s9_1) */
+	vpshldd $16, %zmm3, %zmm11, %zmm3 /* x1_16 = shld_native(g0s11_1, dbl_129) */
+	vpaddd %zmm5, %zmm5, %zmm24 /* dbl_130 = add(g0s5_1, g0s5_1) */
+	vpshldd $16, %zmm24, %zmm7, %zmm24 /* x2_16 = shld_native(g0s7_1, dbl_130) */
+	vpaddd %zmm0, %zmm0, %zmm25 /* dbl_131 = add(g0s0_1, g0s0_1) */
+	vpaddd %zmm3, %zmm16, %zmm3 /* w1_16 = add(g0r1_1, x1_16) */
+	vpxord %zmm24, %zmm17, %zmm16 /* w2_16 = xor(g0r2_1, x2_16) */
+	vpshldd $16, %zmm16, %zmm3, %zmm17 /* l1in_16 = shld_native(w1_16, w2_16) */
+	vmovdqa64 %zmm3, %zmm24 /* w1_16 */
+	vpternlogd $0xd8, %zmm21, %zmm16, %zmm24 /* l1in16_16 = ternlog(w1_16, w2_16, high16) */
+	vpshufb %zmm22, %zmm17, %zmm26 /* ur24_16 = lookup16(l1in_16, rotl24) */
+	vpshufb %zmm23, %zmm17, %zmm27 /* ur8_16 = lookup16(l1in_16, rotl8) */
+	vmovdqa64 %zmm17, %zmm28 /* l1in_16 */
+	vpternlogd $0x96, %zmm24, %zmm27, %zmm28 /* ug_16 = ternlog(l1in_16, ur8_16, l1in16_16) */
+	vprold $2, %zmm28, %zmm24 /* ur2_16 = rotl_native(ug_16) */
+	vpternlogd $0x96, %zmm24, %zmm26, %zmm17 /* u_16 = ternlog(l1in_16, ur24_16, ur2_16) */
+	vpshldd $16, %zmm3, %zmm16, %zmm24 /* l2in_16 = shld_native(w2_16, w1_16) */
+	vpternlogd $0xd8, %zmm21, %zmm3, %zmm16 /* l2in16_16 = ternlog(w2_16, w1_16, high16) */
+	vpshufb %zmm23, %zmm24, %zmm3 /* v8r8_16 = lookup16(l2in_16, rotl8) */
+	vpshufb %zmm22, %zmm24, %zmm21 /* v8r24_16 = lookup16(l2in_16, rotl24) */
+	vpternlogd $0x96, %zmm21, %zmm16, %zmm24 /* v8g_16 = ternlog(l2in_16, l2in16_16, v8r24_16) */
+	vprold $6, %zmm24, %zmm21 /* v8r6_16 = rotl_native(v8g_16) */
+	vpternlogd $0x96, %zmm21, %zmm16, %zmm3 /* v8_16 = ternlog(v8r8_16, l2in16_16, v8r6_16) */
+	vmovdqa64 %zmm3, %zmm16 /* v8_16 */
+	vpternlogd $0xd8, %zmm20, %zmm17, %zmm16 /* sb_in_x_16 = ternlog(v8_16, u_16, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm3, %zmm17 /* sb_in_y_16 = ternlog(u_16, v8_16, odd_bytes) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t0(%rip), %zmm3 /* sb_s0_t0 = const() */
 	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t1(%rip), %zmm21 /* sb_s0_t1 = const() */
-	vmovdqa64 %zmm17, %zmm23 /* sb_in_x_16 */
-	vpermi2b %zmm21, %zmm16, %zmm23 /* sb_s0_16_lo = permute2b(sb_in_x_16, sb_s0_t0, sb_s0_t1) */
-	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t2(%rip), %zmm16 /* sb_s0_t2 = const() */
+	vmovdqa64 %zmm16, %zmm23 /* sb_in_x_16 */
+	vpermi2b %zmm21, %zmm3, %zmm23 /* sb_s0_16_lo = permute2b(sb_in_x_16, sb_s0_t0, sb_s0_t1) */
+	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t2(%rip), %zmm3 /* sb_s0_t2 = const() */
 	vmovdqa64 .Lzuc_lanes_avx512_gfni_0_sb_s0_t3(%rip), %zmm21 /* sb_s0_t3 = const() */
-	vmovdqa64 %zmm17, %zmm26 /* sb_in_x_16 */
-	vpermi2b %zmm21, %zmm16, %zmm26 /* sb_s0_16_hi = permute2b(sb_in_x_16, sb_s0_t2, sb_s0_t3) */
-	vpmovb2m %zmm17, %k1
-	vpblendmb %zmm26, %zmm23, %zmm16{%k1} /* sb_s0_16 = blendv(sb_s0_16_lo, sb_s0_16_hi, sb_in_x_16) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat(%rip), %zmm17 /* gfni_mat = const() */
-	vgf2p8affineqb $0x0, %zmm17, %zmm25, %zmm17 /* sb_s1_k_16 = gf2p8affine(sb_in_y_16, gfni_mat) */
-	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat_1(%rip), %zmm21 /* gfni_mat_1 = const() */
-	vgf2p8affineinvqb $0x55, %zmm21, %zmm17, %zmm17 /* sb_s1_16 = gf2p8affineinv(sb_s1_k_16, gfni_mat_1) */
-	vmovdqa64 %zmm17, %zmm21 /* sb_s1_16 */
-	vpternlogd $0xd8, %zmm20, %zmm16, %zmm21 /* sb_out_x_16 = ternlog(sb_s1_16, sb_s0_16, odd_bytes) */
-	vpternlogd $0xd8, %zmm20, %zmm17, %zmm16 /* sb_out_y_16 = ternlog(sb_s0_16, sb_s1_16, odd_bytes) */
-	vpshufb %zmm22, %zmm16, %zmm16 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
-	vpshldd $8, %zmm27, %zmm0, %zmm17 /* s0k_o_16 = shld_native(g0s0_1, dbl_131) */
-	vpandd %zmm19, %zmm17, %zmm17 /* s0k_16 = and(s0k_o_16, modulus) */
+	vmovdqa64 %zmm16, %zmm24 /* sb_in_x_16 */
+	vpermi2b %zmm21, %zmm3, %zmm24 /* sb_s0_16_hi = permute2b(sb_in_x_16, sb_s0_t2, sb_s0_t3) */
+	vpmovb2m %zmm16, %k1
+	vpblendmb %zmm24, %zmm23, %zmm3{%k1} /* sb_s0_16 = blendv(sb_s0_16_lo, sb_s0_16_hi, sb_in_x_16) */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vgf2p8affineqb $0x0, %zmm16, %zmm17, %zmm16 /* sb_s1_k_16 = gf2p8affine(sb_in_y_16, gfni_mat) */
+	vbroadcasti32x4 .Lzuc_lanes_avx512_gfni_0_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vgf2p8affineinvqb $0x55, %zmm17, %zmm16, %zmm16 /* sb_s1_16 = gf2p8affineinv(sb_s1_k_16, gfni_mat_1) */
+	vmovdqa64 %zmm16, %zmm17 /* sb_s1_16 */
+	vpternlogd $0xd8, %zmm20, %zmm3, %zmm17 /* sb_out_x_16 = ternlog(sb_s1_16, sb_s0_16, odd_bytes) */
+	vpternlogd $0xd8, %zmm20, %zmm16, %zmm3 /* sb_out_y_16 = ternlog(sb_s0_16, sb_s1_16, odd_bytes) */
+	vpshufb %zmm22, %zmm3, %zmm3 /* r2_16 = lookup16(sb_out_y_16, rotl24) */
+	vpshldd $8, %zmm25, %zmm0, %zmm16 /* s0k_o_16 = shld_native(g0s0_1, dbl_131) */
+	vpandd %zmm19, %zmm16, %zmm16 /* s0k_16 = and(s0k_o_16, modulus) */
 	vpaddd %zmm4, %zmm4, %zmm20 /* dbl_133 = add(g0s4_1, g0s4_1) */
 	vpshldd $20, %zmm20, %zmm4, %zmm20 /* s4k_o_16 = shld_native(g0s4_1, dbl_133) */
 	vpandd %zmm19, %zmm20, %zmm20 /* s4k_16 = and(s4k_o_16, modulus) */
-	vpaddd %zmm10, %zmm10, %zmm22 /* dbl_134 = add(g0s10_1, g0s10_1) */
-	vpshldd $21, %zmm22, %zmm10, %zmm22 /* s10k_o_16 = shld_native(g0s10_1, dbl_134) */
-	vpandd %zmm19, %zmm22, %zmm22 /* s10k_16 = and(s10k_o_16, modulus) */
-	vpaddd %zmm13, %zmm13, %zmm23 /* dbl_135 = add(g0s13_1, g0s13_1) */
-	vpshldd $17, %zmm23, %zmm13, %zmm23 /* s13k_o_16 = shld_native(g0s13_1, dbl_135) */
-	vpandd %zmm19, %zmm23, %zmm23 /* s13k_16 = and(s13k_o_16, modulus) */
-	vpshldd $15, %zmm24, %zmm15, %zmm24 /* s15k_o_16 = shld_native(g0s15_1, dbl_128) */
-	vpandd %zmm19, %zmm24, %zmm19 /* s15k_16 = and(s15k_o_16, modulus) */
-	vpaddd %zmm20, %zmm17, %zmm17 /* fb0_s_48 = add(s0k_16, s4k_16) */
-	vpaddd %zmm18, %zmm17, %zmm20 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
-	vpminud %zmm20, %zmm17, %zmm17 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
-	vpaddd %zmm23, %zmm22, %zmm20 /* fb0_s_49 = add(s10k_16, s13k_16) */
-	vpaddd %zmm18, %zmm20, %zmm22 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
-	vpminud %zmm22, %zmm20, %zmm20 /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
-	vpaddd %zmm20, %zmm17, %zmm17 /* fb1_s_16 = add(fb0_48, fb0_49) */
-	vpaddd %zmm18, %zmm17, %zmm20 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
-	vpminud %zmm20, %zmm17, %zmm17 /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
-	vpaddd %zmm19, %zmm17, %zmm17 /* fb2_s_16 = add(fb1_16, s15k_16) */
-	vpaddd %zmm18, %zmm17, %zmm19 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
-	vpminud %zmm19, %zmm17, %zmm17 /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
-	vpaddd %zmm0, %zmm17, %zmm0 /* fb_s_16 = add(fb2_16, g0s0_1) */
-	vpaddd %zmm18, %zmm0, %zmm17 /* fb_p_16 = add(fb_s_16, minus_modulus) */
-	vpmaxsd %zmm17, %zmm0, %zmm0 /* fb_16 = maxs(fb_s_16, fb_p_16) */
+	vpaddd %zmm10, %zmm10, %zmm21 /* dbl_134 = add(g0s10_1, g0s10_1) */
+	vpshldd $21, %zmm21, %zmm10, %zmm21 /* s10k_o_16 = shld_native(g0s10_1, dbl_134) */
+	vpandd %zmm19, %zmm21, %zmm21 /* s10k_16 = and(s10k_o_16, modulus) */
+	vpaddd %zmm13, %zmm13, %zmm22 /* dbl_135 = add(g0s13_1, g0s13_1) */
+	vpshldd $17, %zmm22, %zmm13, %zmm22 /* s13k_o_16 = shld_native(g0s13_1, dbl_135) */
+	vpandd %zmm19, %zmm22, %zmm22 /* s13k_16 = and(s13k_o_16, modulus) */
+	vpshldd $15, %zmm2, %zmm15, %zmm2 /* s15k_o_16 = shld_native(g0s15_1, dbl_128) */
+	vpandd %zmm19, %zmm2, %zmm2 /* s15k_16 = and(s15k_o_16, modulus) */
+	vpaddd %zmm20, %zmm16, %zmm16 /* fb0_s_48 = add(s0k_16, s4k_16) */
+	vpaddd %zmm18, %zmm16, %zmm19 /* fb0_p_48 = add(fb0_s_48, minus_modulus) */
+	vpminud %zmm19, %zmm16, %zmm16 /* fb0_48 = minu(fb0_s_48, fb0_p_48) */
+	vpaddd %zmm22, %zmm21, %zmm19 /* fb0_s_49 = add(s10k_16, s13k_16) */
+	vpaddd %zmm18, %zmm19, %zmm20 /* fb0_p_49 = add(fb0_s_49, minus_modulus) */
+	vpminud %zmm20, %zmm19, %zmm19 /* fb0_49 = minu(fb0_s_49, fb0_p_49) */
+	vpaddd %zmm19, %zmm16, %zmm16 /* fb1_s_16 = add(fb0_48, fb0_49) */
+	vpaddd %zmm18, %zmm16, %zmm19 /* fb1_p_16 = add(fb1_s_16, minus_modulus) */
+	vpminud %zmm19, %zmm16, %zmm16 /* fb1_16 = minu(fb1_s_16, fb1_p_16) */
+	vpaddd %zmm2, %zmm16, %zmm2 /* fb2_s_16 = add(fb1_16, s15k_16) */
+	vpaddd %zmm18, %zmm2, %zmm16 /* fb2_p_16 = add(fb2_s_16, minus_modulus) */
+	vpminud %zmm16, %zmm2, %zmm2 /* fb2_16 = minu(fb2_s_16, fb2_p_16) */
+	vpaddd %zmm0, %zmm2, %zmm0 /* fb_s_16 = add(fb2_16, g0s0_1) */
+	vpaddd %zmm18, %zmm0, %zmm2 /* fb_p_16 = add(fb_s_16, minus_modulus) */
+	vpmaxsd %zmm2, %zmm0, %zmm0 /* fb_16 = maxs(fb_s_16, fb_p_16) */
 
 	/* Store the state. */
 	vmovdqu64 %zmm1, (%rdi) /* store g0s1_1 */
-	vmovdqu64 %zmm2, 64(%rdi) /* store g0s2_1 */
-	vmovdqu64 %zmm3, 128(%rdi) /* store g0s3_1 */
+	vmovdqa64 0(%rsp), %zmm1 /* reload g0s2_1.2 */
+	vmovdqu64 %zmm1, 64(%rdi) /* store g0s2_1 */
+	vmovdqa64 64(%rsp), %zmm1 /* reload g0s3_1.2 */
+	vmovdqu64 %zmm1, 128(%rdi) /* store g0s3_1 */
 	vmovdqu64 %zmm4, 192(%rdi) /* store g0s4_1 */
 	vmovdqu64 %zmm5, 256(%rdi) /* store g0s5_1 */
 	vmovdqu64 %zmm6, 320(%rdi) /* store g0s6_1 */
@@ -1430,8 +1391,8 @@ _gcry_zuc_lanes_avx512_gfni_init:
 	vmovdqu64 %zmm14, 832(%rdi) /* store g0s14_1 */
 	vmovdqu64 %zmm15, 896(%rdi) /* store g0s15_1 */
 	vmovdqu64 %zmm0, 960(%rdi) /* store fb_16 */
-	vmovdqu64 %zmm21, 1024(%rdi) /* store sb_out_x_16 */
-	vmovdqu64 %zmm16, 1088(%rdi) /* store r2_16 */
+	vmovdqu64 %zmm17, 1024(%rdi) /* store sb_out_x_16 */
+	vmovdqu64 %zmm3, 1088(%rdi) /* store r2_16 */
 	leave
 	CFI_LEAVE();
 	vzeroupper
@@ -2874,29 +2835,26 @@ _gcry_zuc_lanes_avx512_gfni_keystream:
 	vmovdqa64 %zmm5, %zmm14 /* unpackhi32_index */
 	vpermi2b %zmm23, %zmm11, %zmm14 /* ztr0_9 = permute2b(unpackhi32_index, z_8, z_10) */
 	vmovdqa64 0(%rsp), %zmm11 /* reload z_9 */
-	vmovdqa64 128(%rsp), %zmm15 /* reload z_11 */
-	vmovdqa64 %zmm1, %zmm16 /* unpacklo32_index */
-	vpermi2b %zmm15, %zmm11, %zmm16 /* ztr0_10 = permute2b(unpacklo32_index, z_9, z_11) */
-	vmovdqa64 %zmm5, %zmm17 /* unpackhi32_index */
-	vpermi2b %zmm15, %zmm11, %zmm17 /* ztr0_11 = permute2b(unpackhi32_index, z_9, z_11) */
-	vpunpckldq %zmm16, %zmm13, %zmm11 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	vpunpckhdq %zmm16, %zmm13, %zmm13 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	vpunpckldq %zmm17, %zmm14, %zmm15 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	vpunpckhdq %zmm17, %zmm14, %zmm14 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	vmovdqa64 %zmm1, %zmm15 /* unpacklo32_index */
+	vpermi2b 128(%rsp), %zmm11, %zmm15 /* ztr0_10 = permute2b(unpacklo32_index, z_9, z_11) */
+	vmovdqa64 %zmm5, %zmm16 /* unpackhi32_index */
+	vpermi2b 128(%rsp), %zmm11, %zmm16 /* ztr0_11 = permute2b(unpackhi32_index, z_9, z_11) */
+	vpunpckldq %zmm15, %zmm13, %zmm11 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	vpunpckhdq %zmm15, %zmm13, %zmm13 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	vpunpckldq %zmm16, %zmm14, %zmm15 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	vpunpckhdq %zmm16, %zmm14, %zmm14 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
 	vmovdqa64 192(%rsp), %zmm16 /* reload z_12 */
-	vmovdqa64 320(%rsp), %zmm17 /* reload z_14 */
-	vmovdqa64 %zmm1, %zmm18 /* unpacklo32_index */
-	vpermi2b %zmm17, %zmm16, %zmm18 /* ztr0_12 = permute2b(unpacklo32_index, z_12, z_14) */
-	vmovdqa64 %zmm5, %zmm19 /* unpackhi32_index */
-	vpermi2b %zmm17, %zmm16, %zmm19 /* ztr0_13 = permute2b(unpackhi32_index, z_12, z_14) */
+	vmovdqa64 %zmm1, %zmm17 /* unpacklo32_index */
+	vpermi2b 320(%rsp), %zmm16, %zmm17 /* ztr0_12 = permute2b(unpacklo32_index, z_12, z_14) */
+	vmovdqa64 %zmm5, %zmm18 /* unpackhi32_index */
+	vpermi2b 320(%rsp), %zmm16, %zmm18 /* ztr0_13 = permute2b(unpackhi32_index, z_12, z_14) */
 	vmovdqa64 256(%rsp), %zmm16 /* reload z_13 */
-	vmovdqa64 384(%rsp), %zmm17 /* reload z_15 */
-	vpermi2b %zmm17, %zmm16, %zmm1 /* ztr0_14 = permute2b(unpacklo32_index, z_13, z_15) */
-	vpermi2b %zmm17, %zmm16, %zmm5 /* ztr0_15 = permute2b(unpackhi32_index, z_13, z_15) */
-	vpunpckldq %zmm1, %zmm18, %zmm16 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	vpunpckhdq %zmm1, %zmm18, %zmm1 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	vpunpckldq %zmm5, %zmm19, %zmm17 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	vpunpckhdq %zmm5, %zmm19, %zmm5 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	vpermi2b 384(%rsp), %zmm16, %zmm1 /* ztr0_14 = permute2b(unpacklo32_index, z_13, z_15) */
+	vpermi2b 384(%rsp), %zmm16, %zmm5 /* ztr0_15 = permute2b(unpackhi32_index, z_13, z_15) */
+	vpunpckldq %zmm1, %zmm17, %zmm16 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	vpunpckhdq %zmm1, %zmm17, %zmm1 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	vpunpckldq %zmm5, %zmm18, %zmm17 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	vpunpckhdq %zmm5, %zmm18, %zmm5 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
 	vshufi32x4 $0x88, %zmm12, %zmm4, %zmm18 /* zq = blocks128(ztr1, ztr1_4) */
 	vshufi32x4 $0xdd, %zmm12, %zmm4, %zmm4 /* zq_1 = blocks128(ztr1, ztr1_4) */
 	vshufi32x4 $0x88, %zmm16, %zmm11, %zmm12 /* zq_2 = blocks128(ztr1_8, ztr1_12) */
@@ -4408,29 +4366,26 @@ _gcry_zuc_lanes_avx512_gfni_keystream_xor:
 	vmovdqa64 %zmm5, %zmm14 /* unpackhi32_index */
 	vpermi2b %zmm23, %zmm11, %zmm14 /* ztr0_9 = permute2b(unpackhi32_index, z_8, z_10) */
 	vmovdqa64 0(%rsp), %zmm11 /* reload z_9 */
-	vmovdqa64 128(%rsp), %zmm15 /* reload z_11 */
-	vmovdqa64 %zmm1, %zmm16 /* unpacklo32_index */
-	vpermi2b %zmm15, %zmm11, %zmm16 /* ztr0_10 = permute2b(unpacklo32_index, z_9, z_11) */
-	vmovdqa64 %zmm5, %zmm17 /* unpackhi32_index */
-	vpermi2b %zmm15, %zmm11, %zmm17 /* ztr0_11 = permute2b(unpackhi32_index, z_9, z_11) */
-	vpunpckldq %zmm16, %zmm13, %zmm11 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
-	vpunpckhdq %zmm16, %zmm13, %zmm13 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
-	vpunpckldq %zmm17, %zmm14, %zmm15 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
-	vpunpckhdq %zmm17, %zmm14, %zmm14 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
+	vmovdqa64 %zmm1, %zmm15 /* unpacklo32_index */
+	vpermi2b 128(%rsp), %zmm11, %zmm15 /* ztr0_10 = permute2b(unpacklo32_index, z_9, z_11) */
+	vmovdqa64 %zmm5, %zmm16 /* unpackhi32_index */
+	vpermi2b 128(%rsp), %zmm11, %zmm16 /* ztr0_11 = permute2b(unpackhi32_index, z_9, z_11) */
+	vpunpckldq %zmm15, %zmm13, %zmm11 /* ztr1_8 = unpacklo(ztr0_8, ztr0_10) */
+	vpunpckhdq %zmm15, %zmm13, %zmm13 /* ztr1_9 = unpackhi(ztr0_8, ztr0_10) */
+	vpunpckldq %zmm16, %zmm14, %zmm15 /* ztr1_10 = unpacklo(ztr0_9, ztr0_11) */
+	vpunpckhdq %zmm16, %zmm14, %zmm14 /* ztr1_11 = unpackhi(ztr0_9, ztr0_11) */
 	vmovdqa64 192(%rsp), %zmm16 /* reload z_12 */
-	vmovdqa64 320(%rsp), %zmm17 /* reload z_14 */
-	vmovdqa64 %zmm1, %zmm18 /* unpacklo32_index */
-	vpermi2b %zmm17, %zmm16, %zmm18 /* ztr0_12 = permute2b(unpacklo32_index, z_12, z_14) */
-	vmovdqa64 %zmm5, %zmm19 /* unpackhi32_index */
-	vpermi2b %zmm17, %zmm16, %zmm19 /* ztr0_13 = permute2b(unpackhi32_index, z_12, z_14) */
+	vmovdqa64 %zmm1, %zmm17 /* unpacklo32_index */
+	vpermi2b 320(%rsp), %zmm16, %zmm17 /* ztr0_12 = permute2b(unpacklo32_index, z_12, z_14) */
+	vmovdqa64 %zmm5, %zmm18 /* unpackhi32_index */
+	vpermi2b 320(%rsp), %zmm16, %zmm18 /* ztr0_13 = permute2b(unpackhi32_index, z_12, z_14) */
 	vmovdqa64 256(%rsp), %zmm16 /* reload z_13 */
-	vmovdqa64 384(%rsp), %zmm17 /* reload z_15 */
-	vpermi2b %zmm17, %zmm16, %zmm1 /* ztr0_14 = permute2b(unpacklo32_index, z_13, z_15) */
-	vpermi2b %zmm17, %zmm16, %zmm5 /* ztr0_15 = permute2b(unpackhi32_index, z_13, z_15) */
-	vpunpckldq %zmm1, %zmm18, %zmm16 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
-	vpunpckhdq %zmm1, %zmm18, %zmm1 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
-	vpunpckldq %zmm5, %zmm19, %zmm17 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
-	vpunpckhdq %zmm5, %zmm19, %zmm5 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
+	vpermi2b 384(%rsp), %zmm16, %zmm1 /* ztr0_14 = permute2b(unpacklo32_index, z_13, z_15) */
+	vpermi2b 384(%rsp), %zmm16, %zmm5 /* ztr0_15 = permute2b(unpackhi32_index, z_13, z_15) */
+	vpunpckldq %zmm1, %zmm17, %zmm16 /* ztr1_12 = unpacklo(ztr0_12, ztr0_14) */
+	vpunpckhdq %zmm1, %zmm17, %zmm1 /* ztr1_13 = unpackhi(ztr0_12, ztr0_14) */
+	vpunpckldq %zmm5, %zmm18, %zmm17 /* ztr1_14 = unpacklo(ztr0_13, ztr0_15) */
+	vpunpckhdq %zmm5, %zmm18, %zmm5 /* ztr1_15 = unpackhi(ztr0_13, ztr0_15) */
 	vshufi32x4 $0x88, %zmm12, %zmm4, %zmm18 /* zq = blocks128(ztr1, ztr1_4) */
 	vshufi32x4 $0xdd, %zmm12, %zmm4, %zmm4 /* zq_1 = blocks128(ztr1, ztr1_4) */
 	vshufi32x4 $0x88, %zmm16, %zmm11, %zmm12 /* zq_2 = blocks128(ztr1_8, ztr1_12) */

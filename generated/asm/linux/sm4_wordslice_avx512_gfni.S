@@ -11,15 +11,11 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 576 bytes (9 spill slots of 64 bytes)
+ *   zmm0-26: vectors, as allocated (27 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $576, %rsp
 
 	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -108,236 +104,211 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch)
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm26, %zmm24 /* g0lr2 = rotl_native(g0lg) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm22, %zmm1, %zmm22 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm5, %zmm23 /* g1x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm9, %zmm23 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm23, %zmm23 /* g1t = xor(g1t_acc_1, g1x3) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm23, %zmm23 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm23, %zmm23 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb %zmm19, %zmm23, %zmm24 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb %zmm20, %zmm23, %zmm25 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb %zmm18, %zmm23, %zmm26 /* g1lr16 = lookup16(g1s, rotl16) */
-	vmovdqa64 %zmm23, %zmm27 /* g1s */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm27 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm27, %zmm25 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm23 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm23, %zmm7, %zmm23 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm10, %zmm24 /* g2x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm13, %zmm24 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm24, %zmm24 /* g2t = xor(g2t_acc_1, g2x3) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm24, %zmm24 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm24, %zmm24 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb %zmm19, %zmm24, %zmm25 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb %zmm20, %zmm24, %zmm26 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb %zmm18, %zmm24, %zmm27 /* g2lr16 = lookup16(g2s, rotl16) */
-	vmovdqa64 %zmm24, %zmm28 /* g2s */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm28 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
-	vprold $2, %zmm28, %zmm26 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm24 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm24, %zmm11, %zmm24 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm4, %zmm25 /* g3x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm15, %zmm25 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm6, %zmm25, %zmm21 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxord %zmm22, %zmm1, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vmovdqa64 %zmm5, %zmm22 /* g1x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm22 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm8, %zmm22, %zmm22 /* g1t = xor(g1t_acc_1, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm22, %zmm7, %zmm7 /* g1x = xor(g1x0, g1l) */
+	vmovdqa64 %zmm10, %zmm22 /* g2x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm12, %zmm22, %zmm22 /* g2t = xor(g2t_acc_1, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm22, %zmm11, %zmm11 /* g2x = xor(g2x0, g2l) */
+	vmovdqa64 %zmm4, %zmm22 /* g3x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm6, %zmm22, %zmm21 /* g3t = xor(g3t_acc_1, g3x3) */
 	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb %zmm19, %zmm21, %zmm25 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb %zmm20, %zmm21, %zmm26 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %zmm18, %zmm21, %zmm27 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm21, %zmm28 /* g3s */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm28 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
-	vprold $2, %zmm28, %zmm26 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm21, %zmm14, %zmm21 /* g3x = xor(g3x0, g3l) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm21, %zmm14, %zmm14 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %zmm25 /* rkw_1 = bcast32() */
-	vmovdqa64 %zmm3, %zmm26 /* g0x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm2, %zmm26 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm22, %zmm26, %zmm26 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm26, %zmm26 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm26, %zmm26 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm26, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb %zmm20, %zmm26, %zmm28 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb %zmm18, %zmm26, %zmm29 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm26, %zmm30 /* g0s_1 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm30, %zmm28 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord %zmm26, %zmm0, %zmm26 /* g0x_1 = xor(g0x1, g0l_1) */
-	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm8, %zmm27 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm23, %zmm27, %zmm27 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm27, %zmm27 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm27, %zmm27 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm27, %zmm28 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb %zmm20, %zmm27, %zmm29 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb %zmm18, %zmm27, %zmm30 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g1s_1 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm31, %zmm29 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm27, %zmm5, %zmm27 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm13, %zmm28 /* g2x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm12, %zmm28 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm24, %zmm28, %zmm28 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm28, %zmm28 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm28, %zmm28 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm28, %zmm29 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb %zmm20, %zmm28, %zmm30 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb %zmm18, %zmm28, %zmm31 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm14, 0(%rsp) /* spill g3x0.2 */
-	vmovdqa64 %zmm28, %zmm14 /* g2s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm14, %zmm14 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm14, %zmm29, %zmm28 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm28, %zmm10, %zmm14 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm15, %zmm28 /* g3x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm6, %zmm28 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm21, %zmm28, %zmm25 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm25, %zmm25 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm25, %zmm25 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm25, %zmm28 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb %zmm20, %zmm25, %zmm29 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %zmm18, %zmm25, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm25, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm29 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm25 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm25, %zmm4, %zmm25 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpbroadcastd 4(%rdi,%rcx), %zmm21 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm3, %zmm22 /* g0x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm2, %zmm22 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm22, %zmm22 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord %zmm22, %zmm0, %zmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	vmovdqa64 %zmm9, %zmm22 /* g1x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm22 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm7, %zmm22, %zmm22 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm22, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vmovdqa64 %zmm13, %zmm22 /* g2x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm11, %zmm22, %zmm22 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm22, %zmm10, %zmm10 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa64 %zmm15, %zmm22 /* g3x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm22 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm14, %zmm22, %zmm21 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm21, %zmm4, %zmm4 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %zmm28 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm2, %zmm29 /* g0x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm22, %zmm29 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm26, %zmm29, %zmm29 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm29, %zmm29 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm29, %zmm29 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm29, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb %zmm20, %zmm29, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g3x1.2 */
-	vpshufb %zmm18, %zmm29, %zmm4 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm11, 128(%rsp) /* spill g2x0.2 */
-	vmovdqa64 %zmm29, %zmm11 /* g0s_2 */
-	vpternlogd $0x96, %zmm4, %zmm31, %zmm11 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm11, %zmm4 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm4, %zmm30, %zmm29 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord %zmm29, %zmm3, %zmm4 /* g0x_2 = xor(g0x2, g0l_2) */
-	vmovdqa64 %zmm8, %zmm11 /* g1x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm23, %zmm11 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm27, %zmm11, %zmm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm11, %zmm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm11, %zmm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm11, %zmm29 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb %zmm20, %zmm11, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb %zmm18, %zmm11, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm10, 192(%rsp) /* spill g2x1.2 */
-	vmovdqa64 %zmm11, %zmm10 /* g1s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm10 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
-	vprold $2, %zmm10, %zmm10 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm10, %zmm29, %zmm11 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord %zmm11, %zmm9, %zmm10 /* g1x_2 = xor(g1x2, g1l_2) */
-	vmovdqa64 %zmm12, %zmm11 /* g2x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm11 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm14, %zmm11, %zmm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm11, %zmm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm11, %zmm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm11, %zmm29 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb %zmm20, %zmm11, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb %zmm18, %zmm11, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm7, 256(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm11, %zmm7 /* g2s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm7 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
-	vprold $2, %zmm7, %zmm7 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm7, %zmm29, %zmm11 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm11, %zmm13, %zmm7 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm6, %zmm11 /* g3x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm21, %zmm11 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm25, %zmm11, %zmm11 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm11, %zmm11 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm11, %zmm11 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm11, %zmm28 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb %zmm20, %zmm11, %zmm29 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %zmm18, %zmm11, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm11, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm11 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm11, %zmm15, %zmm11 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpbroadcastd 8(%rdi,%rcx), %zmm21 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm2, %zmm22 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm1, %zmm22 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm0, %zmm22, %zmm22 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord %zmm22, %zmm3, %zmm3 /* g0x_2 = xor(g0x2, g0l_2) */
+	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord %zmm22, %zmm9, %zmm9 /* g1x_2 = xor(g1x2, g1l_2) */
+	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm22 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm10, %zmm22, %zmm22 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm22, %zmm13, %zmm13 /* g2x_2 = xor(g2x2, g2l_2) */
+	vmovdqa64 %zmm6, %zmm22 /* g3x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm4, %zmm22, %zmm21 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm21, %zmm15, %zmm15 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %zmm28 /* rkw_3 = bcast32() */
-	vmovdqa64 %zmm22, %zmm29 /* g0x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm26, %zmm29 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm4, %zmm29, %zmm29 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm29, %zmm29 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm29, %zmm29 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm29, %zmm30 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb %zmm20, %zmm29, %zmm31 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa64 %zmm15, 320(%rsp) /* spill g3x2.2 */
-	vpshufb %zmm18, %zmm29, %zmm15 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm13, 384(%rsp) /* spill g2x2.2 */
-	vmovdqa64 %zmm29, %zmm13 /* g0s_3 */
-	vpternlogd $0x96, %zmm15, %zmm31, %zmm13 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm13, %zmm13 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm29 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord %zmm29, %zmm2, %zmm13 /* g0x_3 = xor(g0x3, g0l_3) */
-	vmovdqa64 %zmm23, %zmm15 /* g1x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm15 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm10, %zmm15, %zmm15 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm15, %zmm15 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm15, %zmm15 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm15, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb %zmm20, %zmm15, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb %zmm18, %zmm15, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm23, 448(%rsp) /* spill g1x0.3 */
-	vmovdqa64 %zmm15, %zmm23 /* g1s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm23 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
-	vprold $2, %zmm23, %zmm23 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm23, %zmm29, %zmm15 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord %zmm15, %zmm8, %zmm15 /* g1x_3 = xor(g1x3, g1l_3) */
-	vmovdqa64 %zmm24, %zmm23 /* g2x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm14, %zmm23 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm7, %zmm23, %zmm23 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm23, %zmm23 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm23, %zmm23 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm23, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb %zmm20, %zmm23, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb %zmm18, %zmm23, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm24, 512(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm23, %zmm24 /* g2s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm24 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
-	vprold $2, %zmm24, %zmm24 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm24, %zmm29, %zmm23 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord %zmm23, %zmm12, %zmm23 /* g2x_3 = xor(g2x3, g2l_3) */
-	vmovdqa64 %zmm21, %zmm24 /* g3x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm25, %zmm24 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm11, %zmm24, %zmm24 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm24, %zmm24 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm24, %zmm24 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm24, %zmm28 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb %zmm20, %zmm24, %zmm29 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %zmm18, %zmm24, %zmm30 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g3s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm24 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm24, %zmm6, %zmm24 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa64 %zmm26, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm22, %zmm1 /* g0x0.3 */
-	vmovdqa64 %zmm13, %zmm2 /* g0x3.3 */
-	vmovdqa64 %zmm4, %zmm3 /* g0x2.3 */
-	vmovdqa64 %zmm25, %zmm4 /* g3x1.3 */
-	vmovdqa64 %zmm27, %zmm5 /* g1x1.3 */
-	vmovdqa64 %zmm24, %zmm6 /* g3x3.3 */
-	vmovdqa64 %zmm15, %zmm8 /* g1x3.3 */
-	vmovdqa64 %zmm10, %zmm9 /* g1x2.3 */
-	vmovdqa64 %zmm14, %zmm10 /* g2x1.3 */
-	vmovdqa64 %zmm23, %zmm12 /* g2x3.3 */
-	vmovdqa64 %zmm7, %zmm13 /* g2x2.3 */
-	vmovdqa64 448(%rsp), %zmm7 /* reload g1x0.3 */
-	vmovdqa64 %zmm21, %zmm14 /* g3x0.3 */
-	vmovdqa64 %zmm11, %zmm15 /* g3x2.3 */
-	vmovdqa64 512(%rsp), %zmm11 /* reload g2x0.3 */
+	vpbroadcastd 12(%rdi,%rcx), %zmm21 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm1, %zmm22 /* g0x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm3, %zmm22, %zmm22 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord %zmm22, %zmm2, %zmm2 /* g0x_3 = xor(g0x3, g0l_3) */
+	vmovdqa64 %zmm7, %zmm22 /* g1x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm9, %zmm22, %zmm22 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord %zmm22, %zmm8, %zmm8 /* g1x_3 = xor(g1x3, g1l_3) */
+	vmovdqa64 %zmm11, %zmm22 /* g2x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm22 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm13, %zmm22, %zmm22 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord %zmm22, %zmm12, %zmm12 /* g2x_3 = xor(g2x3, g2l_3) */
+	vmovdqa64 %zmm14, %zmm22 /* g3x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm15, %zmm22, %zmm21 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm21, %zmm6, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx512_gfni_0_loop_r0
@@ -408,8 +379,6 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch)
 	vmovdqu64 %zmm0, 896(%rdx) /* store outbe_14 */
 	vpshufb %zmm1, %zmm2, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store outbe_15 */
-	mov %rbp, %rsp
-	pop %rbp
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch)
@@ -420,15 +389,11 @@ SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch)
  *   %rdx: out
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
- *   zmm0-31: vectors, as allocated (32 used)
- *   frame: 576 bytes (9 spill slots of 64 bytes)
+ *   zmm0-26: vectors, as allocated (27 used)
+ *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xor)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $576, %rsp
 
 	/* Load 64 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu64 (%rsi), %zmm0 /* row = load() */
@@ -517,236 +482,211 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xor)
 	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg = ternlog(g0s, g0lr8, g0lr16) */
 	vprold $2, %zmm26, %zmm24 /* g0lr2 = rotl_native(g0lg) */
 	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l = ternlog(g0s, g0lr24, g0lr2) */
-	vpxord %zmm22, %zmm1, %zmm22 /* g0x = xor(g0x0, g0l) */
-	vmovdqa64 %zmm5, %zmm23 /* g1x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm9, %zmm23 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
-	vpxord %zmm8, %zmm23, %zmm23 /* g1t = xor(g1t_acc_1, g1x3) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm23, %zmm23 /* g1a = gf2p8affine(g1t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm23, %zmm23 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
-	vpshufb %zmm19, %zmm23, %zmm24 /* g1lr24 = lookup16(g1s, rotl24) */
-	vpshufb %zmm20, %zmm23, %zmm25 /* g1lr8 = lookup16(g1s, rotl8) */
-	vpshufb %zmm18, %zmm23, %zmm26 /* g1lr16 = lookup16(g1s, rotl16) */
-	vmovdqa64 %zmm23, %zmm27 /* g1s */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm27 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
-	vprold $2, %zmm27, %zmm25 /* g1lr2 = rotl_native(g1lg) */
-	vpternlogd $0x96, %zmm25, %zmm24, %zmm23 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
-	vpxord %zmm23, %zmm7, %zmm23 /* g1x = xor(g1x0, g1l) */
-	vmovdqa64 %zmm10, %zmm24 /* g2x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm13, %zmm24 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
-	vpxord %zmm12, %zmm24, %zmm24 /* g2t = xor(g2t_acc_1, g2x3) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm24, %zmm24 /* g2a = gf2p8affine(g2t, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm24, %zmm24 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
-	vpshufb %zmm19, %zmm24, %zmm25 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb %zmm20, %zmm24, %zmm26 /* g2lr8 = lookup16(g2s, rotl8) */
-	vpshufb %zmm18, %zmm24, %zmm27 /* g2lr16 = lookup16(g2s, rotl16) */
-	vmovdqa64 %zmm24, %zmm28 /* g2s */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm28 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
-	vprold $2, %zmm28, %zmm26 /* g2lr2 = rotl_native(g2lg) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm24 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
-	vpxord %zmm24, %zmm11, %zmm24 /* g2x = xor(g2x0, g2l) */
-	vmovdqa64 %zmm4, %zmm25 /* g3x1.2 */
-	vpternlogd $0x96, %zmm21, %zmm15, %zmm25 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
-	vpxord %zmm6, %zmm25, %zmm21 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpxord %zmm22, %zmm1, %zmm1 /* g0x = xor(g0x0, g0l) */
+	vmovdqa64 %zmm5, %zmm22 /* g1x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm9, %zmm22 /* g1t_acc_1 = ternlog(g1x1, g1x2, rkw) */
+	vpxord %zmm8, %zmm22, %zmm22 /* g1t = xor(g1t_acc_1, g1x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a = gf2p8affine(g1t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s = gf2p8affineinv(g1a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24 = lookup16(g1s, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8 = lookup16(g1s, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16 = lookup16(g1s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg = ternlog(g1s, g1lr8, g1lr16) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2 = rotl_native(g1lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l = ternlog(g1s, g1lr24, g1lr2) */
+	vpxord %zmm22, %zmm7, %zmm7 /* g1x = xor(g1x0, g1l) */
+	vmovdqa64 %zmm10, %zmm22 /* g2x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm13, %zmm22 /* g2t_acc_1 = ternlog(g2x1, g2x2, rkw) */
+	vpxord %zmm12, %zmm22, %zmm22 /* g2t = xor(g2t_acc_1, g2x3) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a = gf2p8affine(g2t, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s = gf2p8affineinv(g2a, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16 = lookup16(g2s, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg = ternlog(g2s, g2lr8, g2lr16) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2 = rotl_native(g2lg) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l = ternlog(g2s, g2lr24, g2lr2) */
+	vpxord %zmm22, %zmm11, %zmm11 /* g2x = xor(g2x0, g2l) */
+	vmovdqa64 %zmm4, %zmm22 /* g3x1.2 */
+	vpternlogd $0x96, %zmm21, %zmm15, %zmm22 /* g3t_acc_1 = ternlog(g3x1, g3x2, rkw) */
+	vpxord %zmm6, %zmm22, %zmm21 /* g3t = xor(g3t_acc_1, g3x3) */
 	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a = gf2p8affine(g3t, gfni_mat) */
 	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s = gf2p8affineinv(g3a, gfni_mat_1) */
-	vpshufb %zmm19, %zmm21, %zmm25 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb %zmm20, %zmm21, %zmm26 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %zmm18, %zmm21, %zmm27 /* g3lr16 = lookup16(g3s, rotl16) */
-	vmovdqa64 %zmm21, %zmm28 /* g3s */
-	vpternlogd $0x96, %zmm27, %zmm26, %zmm28 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
-	vprold $2, %zmm28, %zmm26 /* g3lr2 = rotl_native(g3lg) */
-	vpternlogd $0x96, %zmm26, %zmm25, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
-	vpxord %zmm21, %zmm14, %zmm21 /* g3x = xor(g3x0, g3l) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16 = lookup16(g3s, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg = ternlog(g3s, g3lr8, g3lr16) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2 = rotl_native(g3lg) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l = ternlog(g3s, g3lr24, g3lr2) */
+	vpxord %zmm21, %zmm14, %zmm14 /* g3x = xor(g3x0, g3l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %zmm25 /* rkw_1 = bcast32() */
-	vmovdqa64 %zmm3, %zmm26 /* g0x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm2, %zmm26 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
-	vpxord %zmm22, %zmm26, %zmm26 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm26, %zmm26 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm26, %zmm26 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm26, %zmm27 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	vpshufb %zmm20, %zmm26, %zmm28 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb %zmm18, %zmm26, %zmm29 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vmovdqa64 %zmm26, %zmm30 /* g0s_1 */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm30 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
-	vprold $2, %zmm30, %zmm28 /* g0lr2_1 = rotl_native(g0lg_1) */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm26 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
-	vpxord %zmm26, %zmm0, %zmm26 /* g0x_1 = xor(g0x1, g0l_1) */
-	vmovdqa64 %zmm9, %zmm27 /* g1x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm8, %zmm27 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
-	vpxord %zmm23, %zmm27, %zmm27 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm27, %zmm27 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm27, %zmm27 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm27, %zmm28 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb %zmm20, %zmm27, %zmm29 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vpshufb %zmm18, %zmm27, %zmm30 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vmovdqa64 %zmm27, %zmm31 /* g1s_1 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
-	vprold $2, %zmm31, %zmm29 /* g1lr2_1 = rotl_native(g1lg_1) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm27 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
-	vpxord %zmm27, %zmm5, %zmm27 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa64 %zmm13, %zmm28 /* g2x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm12, %zmm28 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
-	vpxord %zmm24, %zmm28, %zmm28 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm28, %zmm28 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm28, %zmm28 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm28, %zmm29 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb %zmm20, %zmm28, %zmm30 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vpshufb %zmm18, %zmm28, %zmm31 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vmovdqa64 %zmm14, 0(%rsp) /* spill g3x0.2 */
-	vmovdqa64 %zmm28, %zmm14 /* g2s_1 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm14 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
-	vprold $2, %zmm14, %zmm14 /* g2lr2_1 = rotl_native(g2lg_1) */
-	vpternlogd $0x96, %zmm14, %zmm29, %zmm28 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
-	vpxord %zmm28, %zmm10, %zmm14 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa64 %zmm15, %zmm28 /* g3x2.2 */
-	vpternlogd $0x96, %zmm25, %zmm6, %zmm28 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
-	vpxord %zmm21, %zmm28, %zmm25 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm25, %zmm25 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm25, %zmm25 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
-	vpshufb %zmm19, %zmm25, %zmm28 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb %zmm20, %zmm25, %zmm29 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %zmm18, %zmm25, %zmm30 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vmovdqa64 %zmm25, %zmm31 /* g3s_1 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
-	vprold $2, %zmm31, %zmm29 /* g3lr2_1 = rotl_native(g3lg_1) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm25 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
-	vpxord %zmm25, %zmm4, %zmm25 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpbroadcastd 4(%rdi,%r8), %zmm21 /* rkw_1 = bcast32() */
+	vmovdqa64 %zmm3, %zmm22 /* g0x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm2, %zmm22 /* g0t_acc_3 = ternlog(g0x2, g0x3, rkw_1) */
+	vpxord %zmm1, %zmm22, %zmm22 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g0a_1 = gf2p8affine(g0t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g0s_1 = gf2p8affineinv(g0a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_1 = ternlog(g0s_1, g0lr8_1, g0lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_1 = rotl_native(g0lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_1 = ternlog(g0s_1, g0lr24_1, g0lr2_1) */
+	vpxord %zmm22, %zmm0, %zmm0 /* g0x_1 = xor(g0x1, g0l_1) */
+	vmovdqa64 %zmm9, %zmm22 /* g1x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm8, %zmm22 /* g1t_acc_3 = ternlog(g1x2, g1x3, rkw_1) */
+	vpxord %zmm7, %zmm22, %zmm22 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a_1 = gf2p8affine(g1t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s_1 = gf2p8affineinv(g1a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_1 = ternlog(g1s_1, g1lr8_1, g1lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_1 = rotl_native(g1lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_1 = ternlog(g1s_1, g1lr24_1, g1lr2_1) */
+	vpxord %zmm22, %zmm5, %zmm5 /* g1x_1 = xor(g1x1, g1l_1) */
+	vmovdqa64 %zmm13, %zmm22 /* g2x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm12, %zmm22 /* g2t_acc_3 = ternlog(g2x2, g2x3, rkw_1) */
+	vpxord %zmm11, %zmm22, %zmm22 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a_1 = gf2p8affine(g2t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s_1 = gf2p8affineinv(g2a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_1 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_1 = ternlog(g2s_1, g2lr8_1, g2lr16_1) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_1 = rotl_native(g2lg_1) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_1 = ternlog(g2s_1, g2lr24_1, g2lr2_1) */
+	vpxord %zmm22, %zmm10, %zmm10 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa64 %zmm15, %zmm22 /* g3x2.2 */
+	vpternlogd $0x96, %zmm21, %zmm6, %zmm22 /* g3t_acc_3 = ternlog(g3x2, g3x3, rkw_1) */
+	vpxord %zmm14, %zmm22, %zmm21 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_1 = gf2p8affine(g3t_1, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_1 = gf2p8affineinv(g3a_1, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_1 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_1 = ternlog(g3s_1, g3lr8_1, g3lr16_1) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_1 = rotl_native(g3lg_1) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_1 = ternlog(g3s_1, g3lr24_1, g3lr2_1) */
+	vpxord %zmm21, %zmm4, %zmm4 /* g3x_1 = xor(g3x1, g3l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %zmm28 /* rkw_2 = bcast32() */
-	vmovdqa64 %zmm2, %zmm29 /* g0x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm22, %zmm29 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
-	vpxord %zmm26, %zmm29, %zmm29 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm29, %zmm29 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm29, %zmm29 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm29, %zmm30 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vpshufb %zmm20, %zmm29, %zmm31 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vmovdqa64 %zmm4, 64(%rsp) /* spill g3x1.2 */
-	vpshufb %zmm18, %zmm29, %zmm4 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vmovdqa64 %zmm11, 128(%rsp) /* spill g2x0.2 */
-	vmovdqa64 %zmm29, %zmm11 /* g0s_2 */
-	vpternlogd $0x96, %zmm4, %zmm31, %zmm11 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
-	vprold $2, %zmm11, %zmm4 /* g0lr2_2 = rotl_native(g0lg_2) */
-	vpternlogd $0x96, %zmm4, %zmm30, %zmm29 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
-	vpxord %zmm29, %zmm3, %zmm4 /* g0x_2 = xor(g0x2, g0l_2) */
-	vmovdqa64 %zmm8, %zmm11 /* g1x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm23, %zmm11 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
-	vpxord %zmm27, %zmm11, %zmm11 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm11, %zmm11 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm11, %zmm11 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm11, %zmm29 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb %zmm20, %zmm11, %zmm30 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vpshufb %zmm18, %zmm11, %zmm31 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vmovdqa64 %zmm10, 192(%rsp) /* spill g2x1.2 */
-	vmovdqa64 %zmm11, %zmm10 /* g1s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm10 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
-	vprold $2, %zmm10, %zmm10 /* g1lr2_2 = rotl_native(g1lg_2) */
-	vpternlogd $0x96, %zmm10, %zmm29, %zmm11 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
-	vpxord %zmm11, %zmm9, %zmm10 /* g1x_2 = xor(g1x2, g1l_2) */
-	vmovdqa64 %zmm12, %zmm11 /* g2x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm24, %zmm11 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
-	vpxord %zmm14, %zmm11, %zmm11 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm11, %zmm11 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm11, %zmm11 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm11, %zmm29 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb %zmm20, %zmm11, %zmm30 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vpshufb %zmm18, %zmm11, %zmm31 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vmovdqa64 %zmm7, 256(%rsp) /* spill g1x0.2 */
-	vmovdqa64 %zmm11, %zmm7 /* g2s_2 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm7 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
-	vprold $2, %zmm7, %zmm7 /* g2lr2_2 = rotl_native(g2lg_2) */
-	vpternlogd $0x96, %zmm7, %zmm29, %zmm11 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
-	vpxord %zmm11, %zmm13, %zmm7 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa64 %zmm6, %zmm11 /* g3x3.2 */
-	vpternlogd $0x96, %zmm28, %zmm21, %zmm11 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
-	vpxord %zmm25, %zmm11, %zmm11 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm11, %zmm11 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm11, %zmm11 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
-	vpshufb %zmm19, %zmm11, %zmm28 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb %zmm20, %zmm11, %zmm29 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %zmm18, %zmm11, %zmm30 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vmovdqa64 %zmm11, %zmm31 /* g3s_2 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
-	vprold $2, %zmm31, %zmm29 /* g3lr2_2 = rotl_native(g3lg_2) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm11 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
-	vpxord %zmm11, %zmm15, %zmm11 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpbroadcastd 8(%rdi,%r8), %zmm21 /* rkw_2 = bcast32() */
+	vmovdqa64 %zmm2, %zmm22 /* g0x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm1, %zmm22 /* g0t_acc_5 = ternlog(g0x3, g0x0, rkw_2) */
+	vpxord %zmm0, %zmm22, %zmm22 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g0a_2 = gf2p8affine(g0t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g0s_2 = gf2p8affineinv(g0a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_2 = ternlog(g0s_2, g0lr8_2, g0lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_2 = rotl_native(g0lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_2 = ternlog(g0s_2, g0lr24_2, g0lr2_2) */
+	vpxord %zmm22, %zmm3, %zmm3 /* g0x_2 = xor(g0x2, g0l_2) */
+	vmovdqa64 %zmm8, %zmm22 /* g1x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm7, %zmm22 /* g1t_acc_5 = ternlog(g1x3, g1x0, rkw_2) */
+	vpxord %zmm5, %zmm22, %zmm22 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a_2 = gf2p8affine(g1t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s_2 = gf2p8affineinv(g1a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_2 = ternlog(g1s_2, g1lr8_2, g1lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_2 = rotl_native(g1lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_2 = ternlog(g1s_2, g1lr24_2, g1lr2_2) */
+	vpxord %zmm22, %zmm9, %zmm9 /* g1x_2 = xor(g1x2, g1l_2) */
+	vmovdqa64 %zmm12, %zmm22 /* g2x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm11, %zmm22 /* g2t_acc_5 = ternlog(g2x3, g2x0, rkw_2) */
+	vpxord %zmm10, %zmm22, %zmm22 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a_2 = gf2p8affine(g2t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s_2 = gf2p8affineinv(g2a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_2 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_2 = ternlog(g2s_2, g2lr8_2, g2lr16_2) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_2 = rotl_native(g2lg_2) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_2 = ternlog(g2s_2, g2lr24_2, g2lr2_2) */
+	vpxord %zmm22, %zmm13, %zmm13 /* g2x_2 = xor(g2x2, g2l_2) */
+	vmovdqa64 %zmm6, %zmm22 /* g3x3.2 */
+	vpternlogd $0x96, %zmm21, %zmm14, %zmm22 /* g3t_acc_5 = ternlog(g3x3, g3x0, rkw_2) */
+	vpxord %zmm4, %zmm22, %zmm21 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_2 = gf2p8affine(g3t_2, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_2 = gf2p8affineinv(g3a_2, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_2 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_2 = ternlog(g3s_2, g3lr8_2, g3lr16_2) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_2 = rotl_native(g3lg_2) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_2 = ternlog(g3s_2, g3lr24_2, g3lr2_2) */
+	vpxord %zmm21, %zmm15, %zmm15 /* g3x_2 = xor(g3x2, g3l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %zmm28 /* rkw_3 = bcast32() */
-	vmovdqa64 %zmm22, %zmm29 /* g0x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm26, %zmm29 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
-	vpxord %zmm4, %zmm29, %zmm29 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm29, %zmm29 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm29, %zmm29 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm29, %zmm30 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vpshufb %zmm20, %zmm29, %zmm31 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vmovdqa64 %zmm15, 320(%rsp) /* spill g3x2.2 */
-	vpshufb %zmm18, %zmm29, %zmm15 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vmovdqa64 %zmm13, 384(%rsp) /* spill g2x2.2 */
-	vmovdqa64 %zmm29, %zmm13 /* g0s_3 */
-	vpternlogd $0x96, %zmm15, %zmm31, %zmm13 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
-	vprold $2, %zmm13, %zmm13 /* g0lr2_3 = rotl_native(g0lg_3) */
-	vpternlogd $0x96, %zmm13, %zmm30, %zmm29 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
-	vpxord %zmm29, %zmm2, %zmm13 /* g0x_3 = xor(g0x3, g0l_3) */
-	vmovdqa64 %zmm23, %zmm15 /* g1x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm27, %zmm15 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
-	vpxord %zmm10, %zmm15, %zmm15 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm15, %zmm15 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm15, %zmm15 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm15, %zmm29 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb %zmm20, %zmm15, %zmm30 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vpshufb %zmm18, %zmm15, %zmm31 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vmovdqa64 %zmm9, 448(%rsp) /* spill g1x2.2 */
-	vmovdqa64 %zmm15, %zmm9 /* g1s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm9 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
-	vprold $2, %zmm9, %zmm9 /* g1lr2_3 = rotl_native(g1lg_3) */
-	vpternlogd $0x96, %zmm9, %zmm29, %zmm15 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
-	vpxord %zmm15, %zmm8, %zmm9 /* g1x_3 = xor(g1x3, g1l_3) */
-	vmovdqa64 %zmm24, %zmm15 /* g2x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm14, %zmm15 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
-	vpxord %zmm7, %zmm15, %zmm15 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm15, %zmm15 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm15, %zmm15 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm15, %zmm29 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb %zmm20, %zmm15, %zmm30 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vpshufb %zmm18, %zmm15, %zmm31 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vmovdqa64 %zmm24, 512(%rsp) /* spill g2x0.3 */
-	vmovdqa64 %zmm15, %zmm24 /* g2s_3 */
-	vpternlogd $0x96, %zmm31, %zmm30, %zmm24 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
-	vprold $2, %zmm24, %zmm24 /* g2lr2_3 = rotl_native(g2lg_3) */
-	vpternlogd $0x96, %zmm24, %zmm29, %zmm15 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
-	vpxord %zmm15, %zmm12, %zmm15 /* g2x_3 = xor(g2x3, g2l_3) */
-	vmovdqa64 %zmm21, %zmm24 /* g3x0.3 */
-	vpternlogd $0x96, %zmm28, %zmm25, %zmm24 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
-	vpxord %zmm11, %zmm24, %zmm24 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vgf2p8affineqb $0x1b, %zmm16, %zmm24, %zmm24 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
-	vgf2p8affineinvqb $0xd3, %zmm17, %zmm24, %zmm24 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
-	vpshufb %zmm19, %zmm24, %zmm28 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb %zmm20, %zmm24, %zmm29 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %zmm18, %zmm24, %zmm30 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vmovdqa64 %zmm24, %zmm31 /* g3s_3 */
-	vpternlogd $0x96, %zmm30, %zmm29, %zmm31 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
-	vprold $2, %zmm31, %zmm29 /* g3lr2_3 = rotl_native(g3lg_3) */
-	vpternlogd $0x96, %zmm29, %zmm28, %zmm24 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
-	vpxord %zmm24, %zmm6, %zmm24 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa64 %zmm26, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm22, %zmm1 /* g0x0.3 */
-	vmovdqa64 %zmm13, %zmm2 /* g0x3.3 */
-	vmovdqa64 %zmm4, %zmm3 /* g0x2.3 */
-	vmovdqa64 %zmm25, %zmm4 /* g3x1.3 */
-	vmovdqa64 %zmm27, %zmm5 /* g1x1.3 */
-	vmovdqa64 %zmm24, %zmm6 /* g3x3.3 */
-	vmovdqa64 %zmm9, %zmm8 /* g1x3.3 */
-	vmovdqa64 %zmm10, %zmm9 /* g1x2.3 */
-	vmovdqa64 %zmm14, %zmm10 /* g2x1.3 */
-	vmovdqa64 %zmm15, %zmm12 /* g2x3.3 */
-	vmovdqa64 %zmm7, %zmm13 /* g2x2.3 */
-	vmovdqa64 %zmm23, %zmm7 /* g1x0.3 */
-	vmovdqa64 %zmm21, %zmm14 /* g3x0.3 */
-	vmovdqa64 %zmm11, %zmm15 /* g3x2.3 */
-	vmovdqa64 512(%rsp), %zmm11 /* reload g2x0.3 */
+	vpbroadcastd 12(%rdi,%r8), %zmm21 /* rkw_3 = bcast32() */
+	vmovdqa64 %zmm1, %zmm22 /* g0x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm0, %zmm22 /* g0t_acc_7 = ternlog(g0x0, g0x1, rkw_3) */
+	vpxord %zmm3, %zmm22, %zmm22 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g0a_3 = gf2p8affine(g0t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g0s_3 = gf2p8affineinv(g0a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g0s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g0lg_3 = ternlog(g0s_3, g0lr8_3, g0lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g0lr2_3 = rotl_native(g0lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g0l_3 = ternlog(g0s_3, g0lr24_3, g0lr2_3) */
+	vpxord %zmm22, %zmm2, %zmm2 /* g0x_3 = xor(g0x3, g0l_3) */
+	vmovdqa64 %zmm7, %zmm22 /* g1x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm5, %zmm22 /* g1t_acc_7 = ternlog(g1x0, g1x1, rkw_3) */
+	vpxord %zmm9, %zmm22, %zmm22 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g1a_3 = gf2p8affine(g1t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g1s_3 = gf2p8affineinv(g1a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g1s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g1lg_3 = ternlog(g1s_3, g1lr8_3, g1lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g1lr2_3 = rotl_native(g1lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g1l_3 = ternlog(g1s_3, g1lr24_3, g1lr2_3) */
+	vpxord %zmm22, %zmm8, %zmm8 /* g1x_3 = xor(g1x3, g1l_3) */
+	vmovdqa64 %zmm11, %zmm22 /* g2x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm10, %zmm22 /* g2t_acc_7 = ternlog(g2x0, g2x1, rkw_3) */
+	vpxord %zmm13, %zmm22, %zmm22 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm22, %zmm22 /* g2a_3 = gf2p8affine(g2t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm22, %zmm22 /* g2s_3 = gf2p8affineinv(g2a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm22, %zmm23 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb %zmm20, %zmm22, %zmm24 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vpshufb %zmm18, %zmm22, %zmm25 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vmovdqa64 %zmm22, %zmm26 /* g2s_3 */
+	vpternlogd $0x96, %zmm25, %zmm24, %zmm26 /* g2lg_3 = ternlog(g2s_3, g2lr8_3, g2lr16_3) */
+	vprold $2, %zmm26, %zmm24 /* g2lr2_3 = rotl_native(g2lg_3) */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm22 /* g2l_3 = ternlog(g2s_3, g2lr24_3, g2lr2_3) */
+	vpxord %zmm22, %zmm12, %zmm12 /* g2x_3 = xor(g2x3, g2l_3) */
+	vmovdqa64 %zmm14, %zmm22 /* g3x0.3 */
+	vpternlogd $0x96, %zmm21, %zmm4, %zmm22 /* g3t_acc_7 = ternlog(g3x0, g3x1, rkw_3) */
+	vpxord %zmm15, %zmm22, %zmm21 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vgf2p8affineqb $0x1b, %zmm16, %zmm21, %zmm21 /* g3a_3 = gf2p8affine(g3t_3, gfni_mat) */
+	vgf2p8affineinvqb $0xd3, %zmm17, %zmm21, %zmm21 /* g3s_3 = gf2p8affineinv(g3a_3, gfni_mat_1) */
+	vpshufb %zmm19, %zmm21, %zmm22 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb %zmm20, %zmm21, %zmm23 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb %zmm18, %zmm21, %zmm24 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vmovdqa64 %zmm21, %zmm25 /* g3s_3 */
+	vpternlogd $0x96, %zmm24, %zmm23, %zmm25 /* g3lg_3 = ternlog(g3s_3, g3lr8_3, g3lr16_3) */
+	vprold $2, %zmm25, %zmm23 /* g3lr2_3 = rotl_native(g3lg_3) */
+	vpternlogd $0x96, %zmm23, %zmm22, %zmm21 /* g3l_3 = ternlog(g3s_3, g3lr24_3, g3lr2_3) */
+	vpxord %zmm21, %zmm6, %zmm6 /* g3x_3 = xor(g3x3, g3l_3) */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx512_gfni_1_loop_r0
@@ -849,8 +789,6 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xor)
 	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
-	mov %rbp, %rsp
-	pop %rbp
 	vzeroupper
 	RET
 SYM_FUNC_END(sm4_wordslice_avx512_gfni_batch_xor)

@@ -12,14 +12,10 @@
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 64 bytes (1 spill slot of 16 bytes)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $64, %rsp
 
 	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -98,162 +94,152 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch)
 	por %xmm8, %xmm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	pxor %xmm1, %xmm6 /* g0l_acc = xor(g0s, g0lr24) */
 	pxor %xmm10, %xmm6 /* g0l = xor(g0l_acc, g0lr2) */
-	movdqa %xmm4, %xmm1 /* g0x0.2 */
-	pxor %xmm6, %xmm1 /* g0x = xor(g0x0, g0l) */
+	pxor %xmm6, %xmm4 /* g0x = xor(g0x0, g0l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%rcx), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rkw_1 = bcast32() */
-	movdqa %xmm3, %xmm8 /* g0x2.2 */
-	pxor %xmm0, %xmm8 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm6, %xmm8 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	pxor %xmm1, %xmm8 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	movdqa %xmm8, %xmm6 /* g0t_1 */
-	pand %xmm2, %xmm6 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	psrlw $4, %xmm8 /* g0t_1_sh = shr(g0t_1) */
-	pand %xmm2, %xmm8 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm6, %xmm10 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm11, %xmm6 /* tbl_hi */
-	pshufb %xmm8, %xmm6 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm6, %xmm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm7, %xmm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
-	aesenclast %xmm6, %xmm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm8 /* g0s_1_aes */
-	pand %xmm2, %xmm8 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand %xmm2, %xmm10 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
-	pshufb %xmm8, %xmm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm8 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm8, %xmm15 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm15, %xmm8 /* g0s_1 */
-	pshufb %xmm9, %xmm8 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl8(%rip), %xmm10 /* rotl8 = const() */
-	movdqa %xmm4, 0(%rsp) /* spill g0x0.2 */
-	movdqa %xmm15, %xmm4 /* g0s_1 */
-	pshufb %xmm10, %xmm4 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl16(%rip), %xmm10 /* rotl16 = const() */
-	movdqa %xmm15, %xmm9 /* g0s_1 */
-	pshufb %xmm10, %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	movdqa %xmm15, %xmm10 /* g0s_1 */
-	pxor %xmm4, %xmm10 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm9, %xmm10 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm10, %xmm4 /* g0lg_1 */
-	pslld $2, %xmm4 /* g0lr2_1_l = shl(g0lg_1) */
-	psrld $30, %xmm10 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm10, %xmm4 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm8, %xmm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm4, %xmm15 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	movdqa %xmm5, %xmm4 /* g0x1.2 */
-	pxor %xmm15, %xmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+	movd 4(%rdi,%rcx), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_1 = bcast32() */
+	movdqa %xmm3, %xmm6 /* g0x2.2 */
+	pxor %xmm0, %xmm6 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	pxor %xmm1, %xmm6 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	pxor %xmm4, %xmm6 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	movdqa %xmm6, %xmm1 /* g0t_1 */
+	pand %xmm2, %xmm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm6 /* g0t_1_sh = shr(g0t_1) */
+	pand %xmm2, %xmm6 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm13, %xmm8 /* tbl_lo */
+	pshufb %xmm1, %xmm8 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm11, %xmm1 /* tbl_hi */
+	pshufb %xmm6, %xmm1 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm1, %xmm8 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb %xmm7, %xmm8 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_aes_cancel_key(%rip), %xmm1 /* aes_cancel_key = const() */
+	aesenclast %xmm1, %xmm8 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm6 /* g0s_1_aes */
+	pand %xmm2, %xmm6 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand %xmm2, %xmm8 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm6, %xmm10 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm12, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm6 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm6, %xmm10 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm10, %xmm6 /* g0s_1 */
+	pshufb %xmm9, %xmm6 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl8(%rip), %xmm8 /* rotl8 = const() */
+	movdqa %xmm10, %xmm15 /* g0s_1 */
+	pshufb %xmm8, %xmm15 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa %xmm10, %xmm9 /* g0s_1 */
+	pshufb %xmm8, %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm10, %xmm8 /* g0s_1 */
+	pxor %xmm15, %xmm8 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm9, %xmm8 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm8, %xmm9 /* g0lg_1 */
+	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
+	psrld $30, %xmm8 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm8, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm6, %xmm10 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm9, %xmm10 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor %xmm10, %xmm5 /* g0x_1 = xor(g0x1, g0l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%rcx), %xmm8
-	pshufd $0, %xmm8, %xmm8 /* rkw_2 = bcast32() */
-	movdqa %xmm0, %xmm9 /* g0x3.2 */
-	pxor %xmm1, %xmm9 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm8, %xmm9 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	pxor %xmm4, %xmm9 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	movdqa %xmm9, %xmm8 /* g0t_2 */
-	pand %xmm2, %xmm8 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm9 /* g0t_2_sh = shr(g0t_2) */
-	pand %xmm2, %xmm9 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm8, %xmm10 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm11, %xmm8 /* tbl_hi */
-	pshufb %xmm9, %xmm8 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm8, %xmm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm7, %xmm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast %xmm6, %xmm10 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm8 /* g0s_2_aes */
-	pand %xmm2, %xmm8 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand %xmm2, %xmm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm8, %xmm9 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm8 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm8, %xmm9 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl24(%rip), %xmm8 /* rotl24 = const() */
-	movdqa %xmm9, %xmm10 /* g0s_2 */
-	pshufb %xmm8, %xmm10 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl8(%rip), %xmm15 /* rotl8 = const() */
-	movdqa %xmm9, %xmm8 /* g0s_2 */
-	pshufb %xmm15, %xmm8 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl16(%rip), %xmm15 /* rotl16 = const() */
-	movdqa %xmm9, %xmm12 /* g0s_2 */
-	pshufb %xmm15, %xmm12 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm9, %xmm15 /* g0s_2 */
-	pxor %xmm8, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm12, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm15, %xmm8 /* g0lg_2 */
-	pslld $2, %xmm8 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm15, %xmm8 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm10, %xmm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm8, %xmm9 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	movdqa %xmm3, %xmm8 /* g0x2.2 */
-	pxor %xmm9, %xmm8 /* g0x_2 = xor(g0x2, g0l_2) */
+	movd 8(%rdi,%rcx), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rkw_2 = bcast32() */
+	movdqa %xmm0, %xmm8 /* g0x3.2 */
+	pxor %xmm4, %xmm8 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	pxor %xmm6, %xmm8 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	pxor %xmm5, %xmm8 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	movdqa %xmm8, %xmm6 /* g0t_2 */
+	pand %xmm2, %xmm6 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm8 /* g0t_2_sh = shr(g0t_2) */
+	pand %xmm2, %xmm8 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm13, %xmm9 /* tbl_lo */
+	pshufb %xmm6, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm11, %xmm6 /* tbl_hi */
+	pshufb %xmm8, %xmm6 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm6, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb %xmm7, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast %xmm1, %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm6 /* g0s_2_aes */
+	pand %xmm2, %xmm6 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand %xmm2, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm6, %xmm8 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm12, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm6 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm6, %xmm8 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl24(%rip), %xmm6 /* rotl24 = const() */
+	movdqa %xmm8, %xmm9 /* g0s_2 */
+	pshufb %xmm6, %xmm9 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa %xmm8, %xmm15 /* g0s_2 */
+	pshufb %xmm10, %xmm15 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl16(%rip), %xmm10 /* rotl16 = const() */
+	movdqa %xmm8, %xmm6 /* g0s_2 */
+	pshufb %xmm10, %xmm6 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm8, %xmm10 /* g0s_2 */
+	pxor %xmm15, %xmm10 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm6, %xmm10 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm10, %xmm6 /* g0lg_2 */
+	pslld $2, %xmm6 /* g0lr2_2_l = shl(g0lg_2) */
+	psrld $30, %xmm10 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm10, %xmm6 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm9, %xmm8 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm6, %xmm8 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor %xmm8, %xmm3 /* g0x_2 = xor(g0x2, g0l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%rcx), %xmm9
-	pshufd $0, %xmm9, %xmm9 /* rkw_3 = bcast32() */
-	movdqa %xmm1, %xmm10 /* g0x0.3 */
-	pxor %xmm4, %xmm10 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm9, %xmm10 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	pxor %xmm8, %xmm10 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	movdqa %xmm10, %xmm9 /* g0t_3 */
-	pand %xmm2, %xmm9 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm10 /* g0t_3_sh = shr(g0t_3) */
-	pand %xmm2, %xmm10 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm13, %xmm12 /* tbl_lo */
-	pshufb %xmm9, %xmm12 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm11, %xmm9 /* tbl_hi */
-	pshufb %xmm10, %xmm9 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm9, %xmm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm7, %xmm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast %xmm6, %xmm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm12, %xmm9 /* g0s_3_aes */
-	pand %xmm2, %xmm9 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand %xmm2, %xmm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm9, %xmm10 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
-	movdqa %xmm9, %xmm15 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm15 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm15, %xmm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl24(%rip), %xmm12 /* rotl24 = const() */
-	movdqa %xmm10, %xmm15 /* g0s_3 */
-	pshufb %xmm12, %xmm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl8(%rip), %xmm12 /* rotl8 = const() */
-	movdqa %xmm10, %xmm9 /* g0s_3 */
-	pshufb %xmm12, %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm10, %xmm14 /* g0s_3 */
-	pshufb %xmm12, %xmm14 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm10, %xmm12 /* g0s_3 */
-	pxor %xmm9, %xmm12 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm14, %xmm12 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm12, %xmm9 /* g0lg_3 */
-	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm12 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm12, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm15, %xmm10 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm9, %xmm10 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	movdqa %xmm0, %xmm9 /* g0x3.2 */
-	pxor %xmm10, %xmm9 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa %xmm9, %xmm0 /* g0x3.3 */
-	movdqa %xmm8, %xmm3 /* g0x2.3 */
-	movdqa %xmm4, %xmm5 /* g0x1.3 */
-	movdqa %xmm1, %xmm4 /* g0x0.3 */
+	movd 12(%rdi,%rcx), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rkw_3 = bcast32() */
+	movdqa %xmm4, %xmm8 /* g0x0.3 */
+	pxor %xmm5, %xmm8 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	pxor %xmm6, %xmm8 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	pxor %xmm3, %xmm8 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	movdqa %xmm8, %xmm6 /* g0t_3 */
+	pand %xmm2, %xmm6 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm8 /* g0t_3_sh = shr(g0t_3) */
+	pand %xmm2, %xmm8 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm13, %xmm9 /* tbl_lo */
+	pshufb %xmm6, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm11, %xmm6 /* tbl_hi */
+	pshufb %xmm8, %xmm6 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm6, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb %xmm7, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast %xmm1, %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm6 /* g0s_3_aes */
+	pand %xmm2, %xmm6 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand %xmm2, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm6, %xmm8 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm12, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm6 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm6, %xmm8 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl24(%rip), %xmm6 /* rotl24 = const() */
+	movdqa %xmm8, %xmm9 /* g0s_3 */
+	pshufb %xmm6, %xmm9 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa %xmm8, %xmm15 /* g0s_3 */
+	pshufb %xmm10, %xmm15 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl16(%rip), %xmm10 /* rotl16 = const() */
+	movdqa %xmm8, %xmm6 /* g0s_3 */
+	pshufb %xmm10, %xmm6 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm8, %xmm10 /* g0s_3 */
+	pxor %xmm15, %xmm10 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm6, %xmm10 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm10, %xmm6 /* g0lg_3 */
+	pslld $2, %xmm6 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm10 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm10, %xmm6 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm9, %xmm8 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm6, %xmm8 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor %xmm8, %xmm0 /* g0x_3 = xor(g0x3, g0l_3) */
+	movdqa %xmm1, %xmm6 /* aes_cancel_key */
 	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl16(%rip), %xmm8 /* rotl16 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_0_rotl8(%rip), %xmm10 /* rotl8 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_0_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_ssse3_aesni_0_loop_r0
@@ -280,8 +266,6 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch)
 	movdqu %xmm5, 32(%rdx) /* store outbe_2 */
 	pshufb %xmm3, %xmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	movdqu %xmm0, 48(%rdx) /* store outbe_3 */
-	mov %rbp, %rsp
-	pop %rbp
 	RET
 SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch)
 
@@ -292,14 +276,10 @@ SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch)
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   xmm0-15: vectors, as allocated (16 used)
- *   frame: 64 bytes (1 spill slot of 16 bytes)
+ *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xor)
-	push %rbp
-	mov %rsp, %rbp
-	and $-64, %rsp
-	sub $64, %rsp
 
 	/* Load 4 blocks (1 groups), big-endian words to native, transpose 4x4 words. */
 	movdqu (%rsi), %xmm0 /* row = load() */
@@ -378,162 +358,152 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xor)
 	por %xmm8, %xmm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
 	pxor %xmm1, %xmm6 /* g0l_acc = xor(g0s, g0lr24) */
 	pxor %xmm10, %xmm6 /* g0l = xor(g0l_acc, g0lr2) */
-	movdqa %xmm4, %xmm1 /* g0x0.2 */
-	pxor %xmm6, %xmm1 /* g0x = xor(g0x0, g0l) */
+	pxor %xmm6, %xmm4 /* g0x = xor(g0x0, g0l) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	movd 4(%rdi,%r8), %xmm6
-	pshufd $0, %xmm6, %xmm6 /* rkw_1 = bcast32() */
-	movdqa %xmm3, %xmm8 /* g0x2.2 */
-	pxor %xmm0, %xmm8 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	pxor %xmm6, %xmm8 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	pxor %xmm1, %xmm8 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	movdqa %xmm8, %xmm6 /* g0t_1 */
-	pand %xmm2, %xmm6 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	psrlw $4, %xmm8 /* g0t_1_sh = shr(g0t_1) */
-	pand %xmm2, %xmm8 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm6, %xmm10 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	movdqa %xmm11, %xmm6 /* tbl_hi */
-	pshufb %xmm8, %xmm6 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	pxor %xmm6, %xmm10 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	pshufb %xmm7, %xmm10 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_aes_cancel_key(%rip), %xmm6 /* aes_cancel_key = const() */
-	aesenclast %xmm6, %xmm10 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm8 /* g0s_1_aes */
-	pand %xmm2, %xmm8 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	pand %xmm2, %xmm10 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm15 /* tbl_lo_1 */
-	pshufb %xmm8, %xmm15 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm8 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	pxor %xmm8, %xmm15 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	movdqa %xmm15, %xmm8 /* g0s_1 */
-	pshufb %xmm9, %xmm8 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl8(%rip), %xmm10 /* rotl8 = const() */
-	movdqa %xmm4, 0(%rsp) /* spill g0x0.2 */
-	movdqa %xmm15, %xmm4 /* g0s_1 */
-	pshufb %xmm10, %xmm4 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl16(%rip), %xmm10 /* rotl16 = const() */
-	movdqa %xmm15, %xmm9 /* g0s_1 */
-	pshufb %xmm10, %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	movdqa %xmm15, %xmm10 /* g0s_1 */
-	pxor %xmm4, %xmm10 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	pxor %xmm9, %xmm10 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	movdqa %xmm10, %xmm4 /* g0lg_1 */
-	pslld $2, %xmm4 /* g0lr2_1_l = shl(g0lg_1) */
-	psrld $30, %xmm10 /* g0lr2_1_r = shr(g0lg_1) */
-	por %xmm10, %xmm4 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	pxor %xmm8, %xmm15 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	pxor %xmm4, %xmm15 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	movdqa %xmm5, %xmm4 /* g0x1.2 */
-	pxor %xmm15, %xmm4 /* g0x_1 = xor(g0x1, g0l_1) */
+	movd 4(%rdi,%r8), %xmm1
+	pshufd $0, %xmm1, %xmm1 /* rkw_1 = bcast32() */
+	movdqa %xmm3, %xmm6 /* g0x2.2 */
+	pxor %xmm0, %xmm6 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	pxor %xmm1, %xmm6 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	pxor %xmm4, %xmm6 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	movdqa %xmm6, %xmm1 /* g0t_1 */
+	pand %xmm2, %xmm1 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	psrlw $4, %xmm6 /* g0t_1_sh = shr(g0t_1) */
+	pand %xmm2, %xmm6 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	movdqa %xmm13, %xmm8 /* tbl_lo */
+	pshufb %xmm1, %xmm8 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	movdqa %xmm11, %xmm1 /* tbl_hi */
+	pshufb %xmm6, %xmm1 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	pxor %xmm1, %xmm8 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	pshufb %xmm7, %xmm8 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_aes_cancel_key(%rip), %xmm1 /* aes_cancel_key = const() */
+	aesenclast %xmm1, %xmm8 /* g0s_1_aes = aesenclast(g0s_1_sr, aes_cancel_key) */
+	movdqa %xmm8, %xmm6 /* g0s_1_aes */
+	pand %xmm2, %xmm6 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	psrlw $4, %xmm8 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	pand %xmm2, %xmm8 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
+	pshufb %xmm6, %xmm10 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	movdqa %xmm12, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm8, %xmm6 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	pxor %xmm6, %xmm10 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	movdqa %xmm10, %xmm6 /* g0s_1 */
+	pshufb %xmm9, %xmm6 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl8(%rip), %xmm8 /* rotl8 = const() */
+	movdqa %xmm10, %xmm15 /* g0s_1 */
+	pshufb %xmm8, %xmm15 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl16(%rip), %xmm8 /* rotl16 = const() */
+	movdqa %xmm10, %xmm9 /* g0s_1 */
+	pshufb %xmm8, %xmm9 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	movdqa %xmm10, %xmm8 /* g0s_1 */
+	pxor %xmm15, %xmm8 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	pxor %xmm9, %xmm8 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	movdqa %xmm8, %xmm9 /* g0lg_1 */
+	pslld $2, %xmm9 /* g0lr2_1_l = shl(g0lg_1) */
+	psrld $30, %xmm8 /* g0lr2_1_r = shr(g0lg_1) */
+	por %xmm8, %xmm9 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	pxor %xmm6, %xmm10 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	pxor %xmm9, %xmm10 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	pxor %xmm10, %xmm5 /* g0x_1 = xor(g0x1, g0l_1) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	movd 8(%rdi,%r8), %xmm8
-	pshufd $0, %xmm8, %xmm8 /* rkw_2 = bcast32() */
-	movdqa %xmm0, %xmm9 /* g0x3.2 */
-	pxor %xmm1, %xmm9 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	pxor %xmm8, %xmm9 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	pxor %xmm4, %xmm9 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	movdqa %xmm9, %xmm8 /* g0t_2 */
-	pand %xmm2, %xmm8 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	psrlw $4, %xmm9 /* g0t_2_sh = shr(g0t_2) */
-	pand %xmm2, %xmm9 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	movdqa %xmm13, %xmm10 /* tbl_lo */
-	pshufb %xmm8, %xmm10 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	movdqa %xmm11, %xmm8 /* tbl_hi */
-	pshufb %xmm9, %xmm8 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	pxor %xmm8, %xmm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	pshufb %xmm7, %xmm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	aesenclast %xmm6, %xmm10 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
-	movdqa %xmm10, %xmm8 /* g0s_2_aes */
-	pand %xmm2, %xmm8 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	psrlw $4, %xmm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	pand %xmm2, %xmm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm9 /* tbl_lo_1 */
-	pshufb %xmm8, %xmm9 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	movdqa %xmm12, %xmm8 /* tbl_hi_1 */
-	pshufb %xmm10, %xmm8 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	pxor %xmm8, %xmm9 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl24(%rip), %xmm8 /* rotl24 = const() */
-	movdqa %xmm9, %xmm10 /* g0s_2 */
-	pshufb %xmm8, %xmm10 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl8(%rip), %xmm15 /* rotl8 = const() */
-	movdqa %xmm9, %xmm8 /* g0s_2 */
-	pshufb %xmm15, %xmm8 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl16(%rip), %xmm15 /* rotl16 = const() */
-	movdqa %xmm9, %xmm12 /* g0s_2 */
-	pshufb %xmm15, %xmm12 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	movdqa %xmm9, %xmm15 /* g0s_2 */
-	pxor %xmm8, %xmm15 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	pxor %xmm12, %xmm15 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	movdqa %xmm15, %xmm8 /* g0lg_2 */
-	pslld $2, %xmm8 /* g0lr2_2_l = shl(g0lg_2) */
-	psrld $30, %xmm15 /* g0lr2_2_r = shr(g0lg_2) */
-	por %xmm15, %xmm8 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	pxor %xmm10, %xmm9 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	pxor %xmm8, %xmm9 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	movdqa %xmm3, %xmm8 /* g0x2.2 */
-	pxor %xmm9, %xmm8 /* g0x_2 = xor(g0x2, g0l_2) */
+	movd 8(%rdi,%r8), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rkw_2 = bcast32() */
+	movdqa %xmm0, %xmm8 /* g0x3.2 */
+	pxor %xmm4, %xmm8 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	pxor %xmm6, %xmm8 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	pxor %xmm5, %xmm8 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	movdqa %xmm8, %xmm6 /* g0t_2 */
+	pand %xmm2, %xmm6 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	psrlw $4, %xmm8 /* g0t_2_sh = shr(g0t_2) */
+	pand %xmm2, %xmm8 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	movdqa %xmm13, %xmm9 /* tbl_lo */
+	pshufb %xmm6, %xmm9 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	movdqa %xmm11, %xmm6 /* tbl_hi */
+	pshufb %xmm8, %xmm6 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	pxor %xmm6, %xmm9 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	pshufb %xmm7, %xmm9 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	aesenclast %xmm1, %xmm9 /* g0s_2_aes = aesenclast(g0s_2_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm6 /* g0s_2_aes */
+	pand %xmm2, %xmm6 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	pand %xmm2, %xmm9 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm6, %xmm8 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	movdqa %xmm12, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm6 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	pxor %xmm6, %xmm8 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl24(%rip), %xmm6 /* rotl24 = const() */
+	movdqa %xmm8, %xmm9 /* g0s_2 */
+	pshufb %xmm6, %xmm9 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa %xmm8, %xmm15 /* g0s_2 */
+	pshufb %xmm10, %xmm15 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl16(%rip), %xmm10 /* rotl16 = const() */
+	movdqa %xmm8, %xmm6 /* g0s_2 */
+	pshufb %xmm10, %xmm6 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	movdqa %xmm8, %xmm10 /* g0s_2 */
+	pxor %xmm15, %xmm10 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	pxor %xmm6, %xmm10 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	movdqa %xmm10, %xmm6 /* g0lg_2 */
+	pslld $2, %xmm6 /* g0lr2_2_l = shl(g0lg_2) */
+	psrld $30, %xmm10 /* g0lr2_2_r = shr(g0lg_2) */
+	por %xmm10, %xmm6 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	pxor %xmm9, %xmm8 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	pxor %xmm6, %xmm8 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	pxor %xmm8, %xmm3 /* g0x_2 = xor(g0x2, g0l_2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	movd 12(%rdi,%r8), %xmm9
-	pshufd $0, %xmm9, %xmm9 /* rkw_3 = bcast32() */
-	movdqa %xmm1, %xmm10 /* g0x0.3 */
-	pxor %xmm4, %xmm10 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	pxor %xmm9, %xmm10 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	pxor %xmm8, %xmm10 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	movdqa %xmm10, %xmm9 /* g0t_3 */
-	pand %xmm2, %xmm9 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	psrlw $4, %xmm10 /* g0t_3_sh = shr(g0t_3) */
-	pand %xmm2, %xmm10 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	movdqa %xmm13, %xmm12 /* tbl_lo */
-	pshufb %xmm9, %xmm12 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	movdqa %xmm11, %xmm9 /* tbl_hi */
-	pshufb %xmm10, %xmm9 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	pxor %xmm9, %xmm12 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	pshufb %xmm7, %xmm12 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	aesenclast %xmm6, %xmm12 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
-	movdqa %xmm12, %xmm9 /* g0s_3_aes */
-	pand %xmm2, %xmm9 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	psrlw $4, %xmm12 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	pand %xmm2, %xmm12 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	movdqa %xmm14, %xmm10 /* tbl_lo_1 */
-	pshufb %xmm9, %xmm10 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_tbl_hi_1(%rip), %xmm9 /* tbl_hi_1 = const() */
-	movdqa %xmm9, %xmm15 /* tbl_hi_1 */
-	pshufb %xmm12, %xmm15 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	pxor %xmm15, %xmm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl24(%rip), %xmm12 /* rotl24 = const() */
-	movdqa %xmm10, %xmm15 /* g0s_3 */
-	pshufb %xmm12, %xmm15 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl8(%rip), %xmm12 /* rotl8 = const() */
-	movdqa %xmm10, %xmm9 /* g0s_3 */
-	pshufb %xmm12, %xmm9 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl16(%rip), %xmm12 /* rotl16 = const() */
-	movdqa %xmm10, %xmm14 /* g0s_3 */
-	pshufb %xmm12, %xmm14 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	movdqa %xmm10, %xmm12 /* g0s_3 */
-	pxor %xmm9, %xmm12 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	pxor %xmm14, %xmm12 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	movdqa %xmm12, %xmm9 /* g0lg_3 */
-	pslld $2, %xmm9 /* g0lr2_3_l = shl(g0lg_3) */
-	psrld $30, %xmm12 /* g0lr2_3_r = shr(g0lg_3) */
-	por %xmm12, %xmm9 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	pxor %xmm15, %xmm10 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	pxor %xmm9, %xmm10 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	movdqa %xmm0, %xmm9 /* g0x3.2 */
-	pxor %xmm10, %xmm9 /* g0x_3 = xor(g0x3, g0l_3) */
-	movdqa %xmm9, %xmm0 /* g0x3.3 */
-	movdqa %xmm8, %xmm3 /* g0x2.3 */
-	movdqa %xmm4, %xmm5 /* g0x1.3 */
-	movdqa %xmm1, %xmm4 /* g0x0.3 */
+	movd 12(%rdi,%r8), %xmm6
+	pshufd $0, %xmm6, %xmm6 /* rkw_3 = bcast32() */
+	movdqa %xmm4, %xmm8 /* g0x0.3 */
+	pxor %xmm5, %xmm8 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	pxor %xmm6, %xmm8 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	pxor %xmm3, %xmm8 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	movdqa %xmm8, %xmm6 /* g0t_3 */
+	pand %xmm2, %xmm6 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	psrlw $4, %xmm8 /* g0t_3_sh = shr(g0t_3) */
+	pand %xmm2, %xmm8 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	movdqa %xmm13, %xmm9 /* tbl_lo */
+	pshufb %xmm6, %xmm9 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	movdqa %xmm11, %xmm6 /* tbl_hi */
+	pshufb %xmm8, %xmm6 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	pxor %xmm6, %xmm9 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	pshufb %xmm7, %xmm9 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	aesenclast %xmm1, %xmm9 /* g0s_3_aes = aesenclast(g0s_3_sr, aes_cancel_key) */
+	movdqa %xmm9, %xmm6 /* g0s_3_aes */
+	pand %xmm2, %xmm6 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	psrlw $4, %xmm9 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	pand %xmm2, %xmm9 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	movdqa %xmm14, %xmm8 /* tbl_lo_1 */
+	pshufb %xmm6, %xmm8 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	movdqa %xmm12, %xmm6 /* tbl_hi_1 */
+	pshufb %xmm9, %xmm6 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	pxor %xmm6, %xmm8 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl24(%rip), %xmm6 /* rotl24 = const() */
+	movdqa %xmm8, %xmm9 /* g0s_3 */
+	pshufb %xmm6, %xmm9 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl8(%rip), %xmm10 /* rotl8 = const() */
+	movdqa %xmm8, %xmm15 /* g0s_3 */
+	pshufb %xmm10, %xmm15 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl16(%rip), %xmm10 /* rotl16 = const() */
+	movdqa %xmm8, %xmm6 /* g0s_3 */
+	pshufb %xmm10, %xmm6 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	movdqa %xmm8, %xmm10 /* g0s_3 */
+	pxor %xmm15, %xmm10 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	pxor %xmm6, %xmm10 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	movdqa %xmm10, %xmm6 /* g0lg_3 */
+	pslld $2, %xmm6 /* g0lr2_3_l = shl(g0lg_3) */
+	psrld $30, %xmm10 /* g0lr2_3_r = shr(g0lg_3) */
+	por %xmm10, %xmm6 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	pxor %xmm9, %xmm8 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	pxor %xmm6, %xmm8 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	pxor %xmm8, %xmm0 /* g0x_3 = xor(g0x3, g0l_3) */
+	movdqa %xmm1, %xmm6 /* aes_cancel_key */
 	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl16(%rip), %xmm8 /* rotl16 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_1_rotl8(%rip), %xmm10 /* rotl8 = const() */
-	movdqa .Lsm4_wordslice_ssse3_aesni_1_tbl_hi_1(%rip), %xmm12 /* tbl_hi_1 = const() */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_ssse3_aesni_1_loop_r0
@@ -568,8 +538,6 @@ SYM_FUNC_START(sm4_wordslice_ssse3_aesni_batch_xor)
 	movdqu 48(%rcx), %xmm1 /* msg_3 = load() */
 	pxor %xmm1, %xmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	movdqu %xmm0, 48(%rdx) /* store ct_3 */
-	mov %rbp, %rsp
-	pop %rbp
 	RET
 SYM_FUNC_END(sm4_wordslice_ssse3_aesni_batch_xor)
 
