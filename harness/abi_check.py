@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(HERE)
 sys.path.insert(0, REPO)
 
-from gen.backends import SIMD_TARGETS, cpu_features, kernels  # noqa: E402
+from gen.backends import SIMD_TARGETS, cpu_features, implementations  # noqa: E402
 from gen.backends.arch import X86_64  # noqa: E402
 from gen.cli import kernel_emitters  # noqa: E402
 from gen.emit import bodies, sm4_files  # noqa: E402
@@ -53,7 +53,7 @@ def entry_points():
     bodies.KernelBodies.__call__ = recording
     try:
         for cipher, emit in kernel_emitters(sm4_files.Options()).items():
-            for strategy, name in kernels(cipher):
+            for strategy, name in implementations(cipher):
                 target = SIMD_TARGETS[name]
                 if target.form == "asm" and target.arch == X86_64:
                     emit(strategy, target)

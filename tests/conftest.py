@@ -45,7 +45,7 @@ def generated_library(build, cipher_sources, name):
     """One cipher's native part of generated/ (and the shared sources) built
     by its own Makefile with gcc -O2 -fPIC into `build`, linked as a shared
     object and loaded: how the C-core tests drive the library through ctypes."""
-    objects = [str(build / f"{f.stem}.o") for f in (*build_files.SHARED_SOURCES, *cipher_sources.native)
+    objects = [str(build / f.object) for f in (*build_files.SHARED_SOURCES, *cipher_sources.native)
                if f.arch in (None, "x86_64")]  # this machine's kernels: gcc builds for x86-64
     subprocess.run(["make", "-s", "-C", str(ROOT / "generated"), f"BUILD={build}", "CC=gcc", "CFLAGS=-O2 -fPIC",
                     "-j4", *objects], check=True, capture_output=True, text=True)

@@ -122,7 +122,8 @@ def test_register_limits_per_op_are_kept(seed, ops):
 def test_operands_read_from_memory(seed, ops, state, count):
     """x86 reads an instruction's last source from memory: a spilled value
     from its slot, a key load from the key; never through a register."""
-    registers = RegisterFile(count, memory=lambda op: 1 if op.opcode in ("xor", "and", "add") else None)
+    registers = RegisterFile(count, memory=lambda op: 1 if op.opcode in ("xor", "and", "add") else None,
+                             memory_constants=True)
     allocation = check(random_program(seed, loop=True, ops=ops, state=state), registers)
     for step in walk(allocation.steps):
         if isinstance(step, Instr):

@@ -6,8 +6,7 @@ import zlib
 
 import pytest
 
-from gen.backends import SIMD_TARGETS
-from gen.emit import sm4_files
+from gen.backends import SIMD_TARGETS, kernels
 from gen.ir import Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
 from gen.ir.semantics import sm4_rounds4
@@ -46,7 +45,7 @@ def test_abstract_program_matches_reference(strategy, bits):
     check_program(STRATEGIES[strategy].program(bits, groups=1), seed=bits)
 
 
-@pytest.mark.parametrize("strategy, target", sm4_files.KERNELS)
+@pytest.mark.parametrize("strategy, target", kernels("sm4"))
 def test_lowered_program_matches_reference(strategy, target):
     t = SIMD_TARGETS[target]
     program = t.lower(STRATEGIES_ALL[strategy].program(t.bits, groups=t.groups(strategy)))

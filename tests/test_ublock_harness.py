@@ -514,6 +514,10 @@ def test_ctcheck_every_ublock_kernel(harness_build, impls):
     for strategy, target, _ in impls:
         unit = f"ublock_{strategy}_{target}"
         line = next((l for l in summary.splitlines() if f" {unit} [" in l), None)
+        if "avx512" in target and target.endswith("_asm"):
+            # Assembly has no SIMDe build, and valgrind 3.19 cannot run AVX-512: listed, not checked.
+            assert line and line.split()[0] == "SKIP" and "no SIMDe build" in line, (unit, line)
+            continue
         if "avx512" in target:
             # Valgrind 3.19 cannot run AVX-512: the SIMDe build stands in.
             assert line and "SIMDe build" in line, (unit, line)

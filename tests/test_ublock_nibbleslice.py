@@ -10,7 +10,7 @@ from operator import xor
 
 import pytest
 
-from gen.backends import SIMD_TARGETS
+from gen.backends import SIMD_TARGETS, kernels
 from gen.ir import Builder, Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
 from gen.kernels import ublock_nibbleslice as nibbleslice
@@ -19,12 +19,11 @@ from gen.kernels.ublock_constants import DIRECTIONS
 from gen.kernels.ublock_reference import (decrypt_block, encrypt_block, linear_layer, permute_bytes, round_keys,
                                           to_nibbles)
 from gen.specs import ublock
-from gen.emit import ublock_files
 
 from conftest import ctr_edge_counters
 
 VARIANTS = list(ublock.VARIANTS)  # (block bits, key bits)
-TARGETS = [t for s, t in ublock_files.KERNELS if s == "nibbleslice"]
+TARGETS = [t for s, t in kernels("ublock") if s == "nibbleslice"]
 WIDTHS = (128, 256, 512)
 
 

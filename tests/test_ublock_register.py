@@ -11,18 +11,17 @@ import zlib
 
 import pytest
 
-from gen.backends import SIMD_TARGETS
+from gen.backends import SIMD_TARGETS, kernels
 from gen.ir import Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
 from gen.kernels import ublock_reference as ref
 from gen.kernels import ublock_register as ur
 from gen.specs import ublock
-from gen.emit import ublock_files
 from compiled_kernels import run_compiled, why_not_runnable
 
 VARIANTS = sorted(ublock.VARIANTS)
 DIRECTIONS = ("encrypt", "decrypt")
-TARGETS = [t for s, t in ublock_files.KERNELS if s == "register"]
+TARGETS = [t for s, t in kernels("ublock") if s == "register"]
 
 
 def batch_case(program, block_bits, key_bits, seed, distinct_keys):

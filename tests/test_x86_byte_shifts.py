@@ -110,7 +110,7 @@ def test_a_byte_rotation_is_two_masked_shifts_without_gfni():
     assert run_on(lowered, data) == bytes(((v << 5) | (v >> 3)) & 0xFF for v in data)
 
 
-@pytest.mark.parametrize("target", sorted(t for t in SIMD_TARGETS if SIMD_TARGETS[t].arch == X86_64))
+@pytest.mark.parametrize("target", sorted(t for t in SIMD_TARGETS if SIMD_TARGETS[t].arch == X86_64 and SIMD_TARGETS[t].form == "c"))
 def test_every_x86_target_lowers_byte_shifts(target):
     """The C emitter has no 8-bit shift: no target may leave one."""
     t = SIMD_TARGETS[target]

@@ -40,6 +40,9 @@ from dataclasses import dataclass, field
 from ..ir import Assign, Comment, Loop, Op, Value, Var
 
 _FAR = 1 << 30
+# IR ops whose two operands may trade places (the allocator puts the one in
+# memory where the instruction can read memory).
+COMMUTATIVE = frozenset({"xor", "and", "or", "add", "minu", "maxs"})
 # Opcodes that read memory and recompute the same value when run again, as
 # long as nothing wrote that memory in between (`allocate`'s `invariant`).
 _MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
@@ -57,13 +60,15 @@ class RegisterFile:
     its result, or None; default: none does.  `memory(op)`: the index of the
     operand the instruction may read from memory (x86: the last source), or
     None; `memory_recompute`: whether that may be a load's own memory (legacy
-    SSE needs 16-byte-aligned memory operands: slots alone)."""
+    SSE needs 16-byte-aligned memory operands: slots alone); `memory_constants`:
+    whether it may be a constant's (the emitter holds constants at full width)."""
 
     count: int
     limit: object = None
     destructive: object = None
     memory: object = None            # op -> the index of the operand it may read from memory, or None
     memory_recompute: bool = True    # that operand may be any load's memory (else stack slots alone)
+    memory_constants: bool = False   # ... or a constant's, held at the register's full width
 
     def allowed(self, op):
         return self.count if self.limit is None else min(self.count, self.limit(op))
@@ -71,6 +76,10 @@ class RegisterFile:
     def memory_operand(self, op):
         """The operand `op` may read from memory instead of a register, or None."""
         return None if self.memory is None else self.memory(op)
+
+    def commutes(self, op):
+        """Whether `op`'s two operands may trade places."""
+        return op.opcode in COMMUTATIVE
 
     def tied(self, op):
         """The operand whose register the op's result overwrites (two-operand SSE,
@@ -91,7 +100,8 @@ class Instr:
 @dataclass(frozen=True)
 class InMemory:
     """An operand an instruction reads from memory: stack slot `slot`, or
-    the memory that `load` (a load no store of the function can change) reads."""
+    the memory that `load` (a load no store of the function can change, or a
+    constant) reads."""
     slot: int | None
     load: Op | None
 
@@ -443,13 +453,19 @@ class _Allocator:
         if step.result is not None and self._rematerializable(op):
             self.remat[step.result] = op   # made where it is first read, not here
             return
-        # Registers already holding this instruction's operands stay untouched while the rest come in.
-        keep = {self.where[n] for n in step.args if n in self.where and self.where[n] < limit}
-        srcs = []
         in_memory = self.registers.memory_operand(op)
-        self.unread.difference_update(step.args)
-        for index, name in enumerate(step.args):
-            operand = self._memory_operand(name, op) if index == in_memory and step.args.count(name) == 1 else None
+        args = step.args
+        if in_memory is not None and len(args) == 2 and self.registers.commutes(op) \
+                and args[in_memory] in self.where and self._memory_operand(args[1 - in_memory], op):
+            # A commutative op reads the operand that is in memory from there.
+            args = (args[1], args[0])
+            op = Op(op.opcode, op.result, args, op.attrs)
+        # Registers already holding this instruction's operands stay untouched while the rest come in.
+        keep = {self.where[n] for n in args if n in self.where and self.where[n] < limit}
+        srcs = []
+        self.unread.difference_update(args)
+        for index, name in enumerate(args):
+            operand = self._memory_operand(name, op) if index == in_memory and args.count(name) == 1 else None
             if operand is None:
                 operand = self._operand(name, limit, nu, position, out, keep)
                 keep.add(operand)
@@ -460,9 +476,9 @@ class _Allocator:
         if tied is not None and any(nu.read_later(n, position) for n in self.holder[srcs[tied]]):
             # The instruction overwrites this operand's register: work on a copy.
             copy = self._take_register(limit, nu, position, out, keep)
-            out.append(Move(copy, srcs[tied], step.args[tied]))
+            out.append(Move(copy, srcs[tied], args[tied]))
             srcs[tied] = copy
-        self._release_dead(step.args, nu, position)
+        self._release_dead(args, nu, position)
         dst = None
         if step.result is not None:
             if tied is not None:
@@ -484,8 +500,10 @@ class _Allocator:
         if name in self.slot:
             return InMemory(self.slot[name], None)
         source = self.remat.get(name)
-        if source is not None and source.opcode == "load" and source.result.bits == name.bits \
-                and self.registers.memory_recompute:
+        if source is None or source.result.bits != name.bits:
+            return None
+        if source.opcode == "load" and self.registers.memory_recompute \
+                or source.opcode == "const" and self.registers.memory_constants:
             return InMemory(None, source)
         return None
 

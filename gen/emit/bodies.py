@@ -8,6 +8,8 @@ intrinsics: the backend's assembly emitter, registers allocated by
 gen/backends/regalloc.py.  SM4's and ZUC's twins are also written in the
 dialects of the projects that ship those ciphers in assembly (DOWNSTREAM)."""
 
+from ..backends import tuned
+
 # The dialects other than the library's own (x86/asm.py's DIALECTS) that SM4
 # and ZUC kernels are written in, under generated/asm/<dialect>/.
 DOWNSTREAM = ("linux", "libgcrypt")
@@ -16,9 +18,10 @@ ASM_GLUE = "/* {file}: the same lowered program, in assembly (registers allocate
 
 
 class KernelBodies:
-    def __init__(self, target, prefix):
+    def __init__(self, target, prefix, strategy):
         self.target = target
         self.prefix = prefix
+        self.strategy = strategy
         self.functions = []     # (assembly symbol, lowered program)
 
     def __call__(self, program, name):
@@ -45,9 +48,11 @@ class KernelBodies:
         asm/<dialect>/, for maintainers to check in; nothing for a C target."""
         if self.target.form == "c":
             return {}
+        schedule = (self.strategy, self.target.base_name) in tuned("asm_pressure_schedule")
         write = self.target.assembler.assembly_file
-        files = {f"src/{self.prefix}.S": write(provenance, self.functions, self.target, self.prefix)}
+        files = {f"src/{self.prefix}.S": write(provenance, self.functions, self.target, self.prefix,
+                                               schedule=schedule)}
         for dialect in downstream:
             files[f"asm/{dialect}/{self.target_prefix}.S"] = write(provenance, self.functions, self.target,
-                                                                     self.target_prefix, dialect)
+                                                                     self.target_prefix, dialect, schedule)
         return files

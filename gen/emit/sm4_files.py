@@ -5,7 +5,7 @@ files come from build_files, over all ciphers' sources())."""
 import inspect
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS, cpu_features, kernels
+from ..backends import SIMD_TARGETS, cpu_features, implementations
 from ..ir.keystream import xor_into_stores
 from ..kernels import sm4_byteslice, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
@@ -17,7 +17,7 @@ from .render import hex_rows, provenance, render
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice, "rounds4": sm4_rounds4}
 # (strategy, target name) in dispatch order (gen/backends: each architecture's list).
-KERNELS = kernels("sm4")
+KERNELS = implementations("sm4")
 SPEC_SOURCES = ["gen/specs/sm4.py", "gen/specs/aes.py"]
 
 
@@ -54,7 +54,7 @@ def kernel_file(strategy, target, options):
         "(const uint8_t *)key->rk[dir]"
     cpu_check = cpu_features.cpu_check(target.cpu_features, target.arch)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
-    bodies = KernelBodies(target, prefix)
+    bodies = KernelBodies(target, prefix, strategy)
     origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py", target.source])
     text = render("sm4_kernel.c.j2",
                   provenance=origin,

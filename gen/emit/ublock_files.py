@@ -4,7 +4,7 @@ strategy x target holding every variant and both directions, SIMDe bundle."""
 
 import inspect
 
-from ..backends import SIMD_TARGETS, cpu_features, kernels
+from ..backends import SIMD_TARGETS, cpu_features, implementations
 from ..ir.keystream import xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
@@ -19,7 +19,7 @@ STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
 # fed by counter_pairs_program).
 COUNTER_FORMS = {"nibbleslice"}
 # (strategy, target name) in dispatch order (gen/backends: each architecture's list).
-KERNELS = kernels("ublock")
+KERNELS = implementations("ublock")
 KEY_GETTERS = {"folded_sboxes": "ublock_folded", "register_image": "ublock_image"}
 DIRECTIONS = ("encrypt", "decrypt")
 SPEC_SOURCES = ["gen/specs/ublock.py"]
@@ -57,7 +57,7 @@ def kernel_file(strategy, target, group_bytes):
     module = STRATEGIES[strategy]
     prefix = f"ublock_{strategy}_{target.name}"
     rendered, key_form, passes = [], None, None
-    bodies = KernelBodies(target, prefix)
+    bodies = KernelBodies(target, prefix, strategy)
     # The register method interleaves its target's number of groups (more
     # blocks per pass); nibble slicing has one state per batch.
     grouping = {"groups": target.groups(strategy)} if strategy == "register" else {}

@@ -9,7 +9,7 @@ import inspect
 import itertools
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS, cpu_features, kernels, tuned
+from ..backends import SIMD_TARGETS, cpu_features, implementations, tuned
 from ..ir import Op
 from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes
@@ -19,10 +19,10 @@ from .render import provenance, render
 
 # (strategy, target name) in dispatch order (gen/backends: each architecture's
 # list, and the measured choices of single kernels).
-KERNELS = kernels("zuc")
+KERNELS = implementations("zuc")
 LFSR_IN_MEMORY = tuned("zuc_lfsr_in_memory")
 ROLLED = tuned("zuc_rolled")
-TARGET_ORDER = tuple(dict.fromkeys(target for _, target in KERNELS))
+TARGET_ORDER = tuple(dict.fromkeys(target for _, target in KERNELS if SIMD_TARGETS[target].form == "c"))
 IMPLS = [f"{strategy}_{target}" for strategy, target in KERNELS]
 EMULABLE = [f"{strategy}_{target}" for strategy, target in KERNELS if SIMD_TARGETS[target].emulable]
 
@@ -145,7 +145,7 @@ def kernel_file(strategy, target):
     programs = lowered_programs(target, choice, strategy)
     prefix = f"zuc_{strategy}_{target.name}"
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
-    bodies = KernelBodies(target, prefix)
+    bodies = KernelBodies(target, prefix, strategy)
     origin = provenance(SOURCES + [target.source])
     text = render("zuc_kernel.c.j2", provenance=origin,
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,

@@ -11,7 +11,7 @@
  *   %rdx: out
  *   %rcx: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 512 bytes (16 spill slots of 32 bytes)
+ *   frame: 448 bytes (13 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_aesni_batch_asm
 	.hidden sm4_wordslice_avx2_aesni_batch_asm
@@ -21,765 +21,721 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $512, %rsp
+	sub $448, %rsp
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm1 /* bswap32 = const() */
-	vpshufb %ymm1, %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
-	vmovdqu 32(%rsi), %ymm2 /* row_1 = load() */
-	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_1 = lookup16(row_1, bswap32) */
-	vmovdqu 64(%rsi), %ymm3 /* row_2 = load() */
-	vpshufb %ymm1, %ymm3, %ymm3 /* rowle_2 = lookup16(row_2, bswap32) */
-	vmovdqu 96(%rsi), %ymm4 /* row_3 = load() */
-	vpshufb %ymm1, %ymm4, %ymm4 /* rowle_3 = lookup16(row_3, bswap32) */
-	vpunpckldq %ymm3, %ymm0, %ymm5 /* tr0 = unpacklo(rowle, rowle_2) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	vpunpckldq %ymm4, %ymm2, %ymm3 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	vpunpckldq %ymm3, %ymm5, %ymm4 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %ymm3, %ymm5, %ymm3 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %ymm2, %ymm0, %ymm5 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vmovdqu 128(%rsi), %ymm2 /* row_4 = load() */
-	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_4 = lookup16(row_4, bswap32) */
-	vmovdqu 160(%rsi), %ymm6 /* row_5 = load() */
-	vpshufb %ymm1, %ymm6, %ymm6 /* rowle_5 = lookup16(row_5, bswap32) */
-	vmovdqu 192(%rsi), %ymm7 /* row_6 = load() */
-	vpshufb %ymm1, %ymm7, %ymm7 /* rowle_6 = lookup16(row_6, bswap32) */
-	vmovdqu 224(%rsi), %ymm8 /* row_7 = load() */
-	vpshufb %ymm1, %ymm8, %ymm8 /* rowle_7 = lookup16(row_7, bswap32) */
-	vpunpckldq %ymm7, %ymm2, %ymm9 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	vpunpckhdq %ymm7, %ymm2, %ymm2 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	vpunpckldq %ymm8, %ymm6, %ymm7 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	vpunpckhdq %ymm8, %ymm6, %ymm6 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %ymm6, %ymm2, %ymm9 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %ymm6, %ymm2, %ymm2 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vmovdqu 256(%rsi), %ymm6 /* row_8 = load() */
-	vpshufb %ymm1, %ymm6, %ymm6 /* rowle_8 = lookup16(row_8, bswap32) */
-	vmovdqu 288(%rsi), %ymm10 /* row_9 = load() */
-	vpshufb %ymm1, %ymm10, %ymm10 /* rowle_9 = lookup16(row_9, bswap32) */
-	vmovdqu 320(%rsi), %ymm11 /* row_10 = load() */
-	vpshufb %ymm1, %ymm11, %ymm11 /* rowle_10 = lookup16(row_10, bswap32) */
-	vmovdqu 352(%rsi), %ymm12 /* row_11 = load() */
-	vpshufb %ymm1, %ymm12, %ymm12 /* rowle_11 = lookup16(row_11, bswap32) */
-	vpunpckldq %ymm11, %ymm6, %ymm13 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	vpunpckhdq %ymm11, %ymm6, %ymm6 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	vpunpckldq %ymm12, %ymm10, %ymm11 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	vpunpckhdq %ymm12, %ymm10, %ymm10 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	vpunpckldq %ymm11, %ymm13, %ymm12 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %ymm11, %ymm13, %ymm11 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %ymm10, %ymm6, %ymm13 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %ymm10, %ymm6, %ymm6 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vmovdqu 384(%rsi), %ymm10 /* row_12 = load() */
-	vpshufb %ymm1, %ymm10, %ymm10 /* rowle_12 = lookup16(row_12, bswap32) */
-	vmovdqu 416(%rsi), %ymm14 /* row_13 = load() */
-	vpshufb %ymm1, %ymm14, %ymm14 /* rowle_13 = lookup16(row_13, bswap32) */
-	vmovdqu 448(%rsi), %ymm15 /* row_14 = load() */
-	vpshufb %ymm1, %ymm15, %ymm15 /* rowle_14 = lookup16(row_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
+	vmovdqu 32(%rsi), %ymm1 /* row_1 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	vmovdqu 64(%rsi), %ymm2 /* row_2 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm2, %ymm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	vmovdqu 96(%rsi), %ymm3 /* row_3 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm3, %ymm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqu 128(%rsi), %ymm1 /* row_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	vmovdqu 160(%rsi), %ymm5 /* row_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm5, %ymm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	vmovdqu 192(%rsi), %ymm6 /* row_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm6, %ymm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	vmovdqu 224(%rsi), %ymm7 /* row_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm7, %ymm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm6, %ymm1, %ymm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm7, %ymm5, %ymm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm7, %ymm5, %ymm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm5, %ymm1, %ymm8 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vmovdqu 256(%rsi), %ymm5 /* row_8 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm5, %ymm5 /* rowle_8 = lookup16(row_8, bswap32) */
+	vmovdqu 288(%rsi), %ymm9 /* row_9 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm9, %ymm9 /* rowle_9 = lookup16(row_9, bswap32) */
+	vmovdqu 320(%rsi), %ymm10 /* row_10 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm10, %ymm10 /* rowle_10 = lookup16(row_10, bswap32) */
+	vmovdqu 352(%rsi), %ymm11 /* row_11 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm11, %ymm11 /* rowle_11 = lookup16(row_11, bswap32) */
+	vpunpckldq %ymm10, %ymm5, %ymm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm10, %ymm5, %ymm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm11, %ymm9, %ymm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm11, %ymm9, %ymm9 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm10, %ymm12, %ymm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm10, %ymm12, %ymm10 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm9, %ymm5, %ymm12 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm9, %ymm5, %ymm5 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vmovdqu 384(%rsi), %ymm9 /* row_12 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm9, %ymm9 /* rowle_12 = lookup16(row_12, bswap32) */
+	vmovdqu 416(%rsi), %ymm13 /* row_13 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm13, %ymm13 /* rowle_13 = lookup16(row_13, bswap32) */
+	vmovdqu 448(%rsi), %ymm14 /* row_14 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm14, %ymm14 /* rowle_14 = lookup16(row_14, bswap32) */
+	vmovdqu 480(%rsi), %ymm15 /* row_15 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm15, %ymm15 /* rowle_15 = lookup16(row_15, bswap32) */
 	vmovdqa %ymm0, 0(%rsp) /* spill g0x3.1 */
-	vmovdqu 480(%rsi), %ymm0 /* row_15 = load() */
-	vpshufb %ymm1, %ymm0, %ymm0 /* rowle_15 = lookup16(row_15, bswap32) */
-	vpunpckldq %ymm15, %ymm10, %ymm1 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	vpunpckhdq %ymm15, %ymm10, %ymm10 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	vpunpckldq %ymm0, %ymm14, %ymm15 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	vpunpckhdq %ymm0, %ymm14, %ymm0 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	vpunpckldq %ymm15, %ymm1, %ymm14 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %ymm15, %ymm1, %ymm1 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %ymm0, %ymm10, %ymm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %ymm0, %ymm10, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa 0(%rsp), %ymm10 /* reload g0x3.2 */
-	vmovdqa %ymm12, 0(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm14, 32(%rsp) /* spill g3x0.2 */
-	vmovdqa %ymm11, 64(%rsp) /* spill g2x1.2 */
-	vmovdqa %ymm1, 96(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm15, 128(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm6, 160(%rsp) /* spill g2x3.2 */
-	vmovdqa %ymm0, 192(%rsp) /* spill g3x3.2 */
+	vpunpckldq %ymm14, %ymm9, %ymm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm14, %ymm9, %ymm9 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm15, %ymm13, %ymm14 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm15, %ymm13, %ymm13 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm14, %ymm0, %ymm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm14, %ymm0, %ymm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm13, %ymm9, %ymm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm13, %ymm9, %ymm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa 0(%rsp), %ymm13 /* reload g0x3.2 */
+	vmovdqa %ymm11, 0(%rsp) /* spill g2x0.2 */
+	vmovdqa %ymm15, 32(%rsp) /* spill g3x0.2 */
+	vmovdqa %ymm0, 64(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm14, 96(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
 .Lsm4_wordslice_avx2_aesni_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%rcx), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm5, %ymm3, %ymm1 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm1, %ymm1 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm10, %ymm1, %ymm1 /* g0t = xor(g0t_acc_1, g0x3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
-	vpand %ymm6, %ymm1, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0t_sh = shr(g0t) */
-	vpand %ymm6, %ymm1, %ymm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo(%rip), %ymm12 /* tbl_lo = const() */
-	vpshufb %ymm11, %ymm12, %ymm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0a = xor(g0a_l, g0a_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vmovdqa %xmm1, %xmm15 /* g0s_aes_in0 = extract128(g0s_sr) */
-	vmovdqa %ymm3, 224(%rsp) /* spill g0x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm3 /* aes_cancel_key = const() */
-	vmovdqa %ymm5, 256(%rsp) /* spill g0x2.2 */
-	vmovdqa %xmm3, %xmm5 /* g0s_aes_k0 = extract128(aes_cancel_key) */
-	vaesenclast %xmm5, %xmm15, %xmm15 /* g0s_aes_0 = aesenclast(g0s_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm1, %xmm1 /* g0s_aes_in1 = extract128(g0s_sr) */
-	vextracti128 $1, %ymm3, %xmm3 /* g0s_aes_k1 = extract128(aes_cancel_key) */
-	vaesenclast %xmm3, %xmm1, %xmm1 /* g0s_aes_1 = aesenclast(g0s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm1, %ymm15, %ymm1 /* g0s_aes = concat128(g0s_aes_0, g0s_aes_1) */
-	vpand %ymm6, %ymm1, %ymm15 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand %ymm6, %ymm1, %ymm1 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm10, 288(%rsp) /* spill g0x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm10, %ymm15 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
-	vpshufb %ymm1, %ymm10, %ymm1 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0s = xor(g0s_l, g0s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm15 /* rotl24 = const() */
-	vpshufb %ymm15, %ymm1, %ymm15 /* g0lr24 = lookup16(g0s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm10 /* rotl8 = const() */
-	vpshufb %ymm10, %ymm1, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm13, 320(%rsp) /* spill g2x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm13 /* rotl16 = const() */
-	vpshufb %ymm13, %ymm1, %ymm13 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm10, %ymm13 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm10, %ymm13, %ymm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm15, %ymm1, %ymm1 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm10, %ymm1, %ymm1 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm9, %ymm7, %ymm4 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm4, %ymm2, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo(%rip), %ymm11 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm11, %ymm9 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm9 /* g0s_aes_in0 = extract128(g0s_sr) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_0_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
+	vmovdqa %ymm2, 192(%rsp) /* spill g0x1.2 */
+	vmovdqa %xmm15, %xmm2 /* g0s_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm2, %xmm9, %xmm9 /* g0s_aes_0 = aesenclast(g0s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g0s_aes_in1 = extract128(g0s_sr) */
+	vextracti128 $1, %ymm15, %xmm15 /* g0s_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm15, %xmm5, %xmm5 /* g0s_aes_1 = aesenclast(g0s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm9, %ymm5 /* g0s_aes = concat128(g0s_aes_0, g0s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g0x2.2 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm13, 256(%rsp) /* spill g0x3.2 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm13, %ymm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm5, %ymm9 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm5, %ymm13 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm5, %ymm4 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm13 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm4, %ymm13 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm4, %ymm4 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm4, %ymm13, %ymm4 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm9, %ymm5, %ymm5 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm8, %ymm6, %ymm4 /* g1t_acc = xor(g1x1, g1x2) */
 	vpxor %ymm0, %ymm4, %ymm4 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm4, %ymm4 /* g1t = xor(g1t_acc_1, g1x3) */
-	vpand %ymm6, %ymm4, %ymm10 /* g1t_lo = and(g1t, nibble_mask) */
+	vpxor %ymm1, %ymm4, %ymm4 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g1t_sh = shr(g1t) */
-	vpand %ymm6, %ymm4, %ymm4 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm12, %ymm10 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
 	vpshufb %ymm4, %ymm14, %ymm4 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm4, %ymm10, %ymm4 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb %ymm11, %ymm4, %ymm4 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vmovdqa %xmm4, %xmm10 /* g1s_aes_in0 = extract128(g1s_sr) */
-	vaesenclast %xmm5, %xmm10, %xmm10 /* g1s_aes_0 = aesenclast(g1s_aes_in0, g0s_aes_k0) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm4, %ymm4 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vmovdqa %xmm4, %xmm5 /* g1s_aes_in0 = extract128(g1s_sr) */
+	vaesenclast %xmm2, %xmm5, %xmm5 /* g1s_aes_0 = aesenclast(g1s_aes_in0, g0s_aes_k0) */
 	vextracti128 $1, %ymm4, %xmm4 /* g1s_aes_in1 = extract128(g1s_sr) */
-	vaesenclast %xmm3, %xmm4, %xmm4 /* g1s_aes_1 = aesenclast(g1s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm4, %ymm10, %ymm4 /* g1s_aes = concat128(g1s_aes_0, g1s_aes_1) */
-	vpand %ymm6, %ymm4, %ymm10 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vaesenclast %xmm15, %xmm4, %xmm4 /* g1s_aes_1 = aesenclast(g1s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm5, %ymm4 /* g1s_aes = concat128(g1s_aes_0, g1s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand %ymm6, %ymm4, %ymm4 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
-	vpshufb %ymm10, %ymm13, %ymm10 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm15, %ymm4 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm4, %ymm10, %ymm4 /* g1s = xor(g1s_l, g1s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm10 /* rotl24 = const() */
-	vmovdqa %ymm7, 352(%rsp) /* spill g1x1.2 */
-	vpshufb %ymm10, %ymm4, %ymm7 /* g1lr24 = lookup16(g1s, rotl24) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g1x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm2 /* rotl8 = const() */
-	vmovdqa %ymm9, 416(%rsp) /* spill g1x2.2 */
-	vpshufb %ymm2, %ymm4, %ymm9 /* g1lr8 = lookup16(g1s, rotl8) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g0x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vpshufb %ymm1, %ymm4, %ymm1 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm9, %ymm4, %ymm9 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm1, %ymm9, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm1, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm9, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm4, %ymm13, %ymm4 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm4, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	vmovdqa %ymm6, 288(%rsp) /* spill g1x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm4, %ymm6 /* g1lr8 = lookup16(g1s, rotl8) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm4, %ymm1 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm6, %ymm4, %ymm6 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm1, %ymm6, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm1, %ymm6 /* g1lr2_l = shl(g1lg) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm1, %ymm9, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
+	vpor %ymm1, %ymm6, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm5, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm1, %ymm4, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm1, %ymm8, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vmovdqa 64(%rsp), %ymm4 /* reload g2x1.2 */
-	vpxor 320(%rsp), %ymm4, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 160(%rsp), %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
-	vpand %ymm6, %ymm7, %ymm8 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
-	vpand %ymm6, %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm8 /* g2s_aes_in0 = extract128(g2s_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g2s_aes_0 = aesenclast(g2s_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* g2s_aes_in1 = extract128(g2s_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm7 /* g2s_aes_1 = aesenclast(g2s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm8, %ymm7 /* g2s_aes = concat128(g2s_aes_0, g2s_aes_1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand %ymm6, %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb %ymm2, %ymm7, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm4 /* rotl16 = const() */
-	vmovdqa %ymm1, 480(%rsp) /* spill g1x0.3 */
-	vpshufb %ymm4, %ymm7, %ymm1 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm1, %ymm9, %ymm1 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm1, %ymm9 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm1, %ymm1 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm1, %ymm9, %ymm1 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm1, %ymm7, %ymm1 /* g2l = xor(g2l_acc, g2lr2) */
-	vmovdqa 0(%rsp), %ymm7 /* reload g2x0.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* g2x = xor(g2x0, g2l) */
-	vmovdqa 96(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor 128(%rsp), %ymm7, %ymm8 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 192(%rsp), %ymm0, %ymm0 /* g3t = xor(g3t_acc_1, g3x3) */
-	vpand %ymm6, %ymm0, %ymm8 /* g3t_lo = and(g3t, nibble_mask) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm12, %ymm10, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor 128(%rsp), %ymm4, %ymm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm5 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm4, %ymm4 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vmovdqa %xmm4, %xmm5 /* g2s_aes_in0 = extract128(g2s_sr) */
+	vaesenclast %xmm2, %xmm5, %xmm5 /* g2s_aes_0 = aesenclast(g2s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm4, %xmm4 /* g2s_aes_in1 = extract128(g2s_sr) */
+	vaesenclast %xmm15, %xmm4, %xmm4 /* g2s_aes_1 = aesenclast(g2s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm5, %ymm4 /* g2s_aes = concat128(g2s_aes_0, g2s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm5 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm4, %ymm4 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm9, %ymm5 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm4, %ymm5 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm4, %ymm6 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm4, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm6, %ymm4, %ymm6 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm6, %ymm7 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm6, %ymm6 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm6, %ymm7, %ymm6 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm5, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g2x = xor(g2l, g2x0.2) */
+	vmovdqa 64(%rsp), %ymm5 /* reload g3x1.2 */
+	vpxor 96(%rsp), %ymm5, %ymm6 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm0, %ymm6 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g3t_sh = shr(g3t) */
-	vpand %ymm6, %ymm0, %ymm0 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm0, %ymm0 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
 	vpshufb %ymm0, %ymm14, %ymm0 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	vmovdqa %xmm0, %xmm8 /* g3s_aes_in0 = extract128(g3s_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g3s_aes_0 = aesenclast(g3s_aes_in0, g0s_aes_k0) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm0, %ymm0 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm6 /* g3s_aes_in0 = extract128(g3s_sr) */
+	vaesenclast %xmm2, %xmm6, %xmm6 /* g3s_aes_0 = aesenclast(g3s_aes_in0, g0s_aes_k0) */
 	vextracti128 $1, %ymm0, %xmm0 /* g3s_aes_in1 = extract128(g3s_sr) */
-	vaesenclast %xmm3, %xmm0, %xmm0 /* g3s_aes_1 = aesenclast(g3s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm0, %ymm8, %ymm0 /* g3s_aes = concat128(g3s_aes_0, g3s_aes_1) */
-	vpand %ymm6, %ymm0, %ymm8 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* g3s_aes_1 = aesenclast(g3s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm6, %ymm0 /* g3s_aes = concat128(g3s_aes_0, g3s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm0, %ymm6 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand %ymm6, %ymm0, %ymm0 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm0, %ymm15, %ymm0 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb %ymm10, %ymm0, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb %ymm2, %ymm0, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %ymm4, %ymm0, %ymm7 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm9, %ymm0, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm7, %ymm9 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm7, %ymm9, %ymm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm8, %ymm0, %ymm0 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm7, %ymm0, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
-	vmovdqa 32(%rsp), %ymm7 /* reload g3x0.2 */
-	vpxor %ymm0, %ymm7, %ymm0 /* g3x = xor(g3x0, g3l) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm0, %ymm0 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm9, %ymm6 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm0, %ymm13, %ymm0 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm0, %ymm6 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm0, %ymm7 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm0, %ymm5 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm7, %ymm0, %ymm7 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm5, %ymm7 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm5, %ymm7, %ymm5 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm6, %ymm0, %ymm0 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm5, %ymm0, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%rcx), %ymm7 /* rkw_1 = bcast32() */
-	vmovdqa 256(%rsp), %ymm8 /* reload g0x2.2 */
-	vpxor 288(%rsp), %ymm8, %ymm9 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor 448(%rsp), %ymm9, %ymm9 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vpand %ymm6, %ymm9, %ymm8 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_1_sh = shr(g0t_1) */
-	vpand %ymm6, %ymm9, %ymm9 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g0s_1_aes_in0 = extract128(g0s_1_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g0s_1_aes_0 = aesenclast(g0s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g0s_1_aes_in1 = extract128(g0s_1_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g0s_1_aes_1 = aesenclast(g0s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g0s_1_aes = concat128(g0s_1_aes_0, g0s_1_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpbroadcastd 4(%rdi,%rcx), %ymm5 /* rkw_1 = bcast32() */
+	vmovdqa 224(%rsp), %ymm6 /* reload g0x2.2 */
+	vpxor 256(%rsp), %ymm6, %ymm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm6 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm7 /* g0s_1_aes_in0 = extract128(g0s_1_sr) */
+	vaesenclast %xmm2, %xmm7, %xmm7 /* g0s_1_aes_0 = aesenclast(g0s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g0s_1_aes_in1 = extract128(g0s_1_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g0s_1_aes_1 = aesenclast(g0s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm7, %ymm6 /* g0s_1_aes = concat128(g0s_1_aes_0, g0s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6, %ymm7 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpshufb %ymm6, %ymm13, %ymm6 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm6, %ymm7 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm6, %ymm3 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm0, 32(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm2, %ymm8, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb %ymm4, %ymm8, %ymm4 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm4, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm4 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm6, %ymm0 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm3 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm4, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vmovdqa 224(%rsp), %ymm4 /* reload g0x1.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0x_1 = xor(g0x1, g0l_1) */
-	vmovdqa 416(%rsp), %ymm4 /* reload g1x2.2 */
-	vpxor 384(%rsp), %ymm4, %ymm8 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1t_1_sh = shr(g1t_1) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g1s_1_aes_in0 = extract128(g1s_1_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g1s_1_aes_0 = aesenclast(g1s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g1s_1_aes_in1 = extract128(g1s_1_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g1s_1_aes_1 = aesenclast(g1s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g1s_1_aes = concat128(g1s_1_aes_0, g1s_1_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g0x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm0 /* rotl16 = const() */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm0, %ymm4 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm0, %ymm4, %ymm0 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vmovdqa 352(%rsp), %ymm4 /* reload g1x1.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa 320(%rsp), %ymm4 /* reload g2x2.2 */
-	vpxor 160(%rsp), %ymm4, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g2s_1_aes_in0 = extract128(g2s_1_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g2s_1_aes_0 = aesenclast(g2s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g2s_1_aes_in1 = extract128(g2s_1_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g2s_1_aes_1 = aesenclast(g2s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g2s_1_aes = concat128(g2s_1_aes_0, g2s_1_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vmovdqa %ymm1, 0(%rsp) /* spill g2x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vmovdqa %ymm0, 352(%rsp) /* spill g1x1.3 */
-	vpshufb %ymm1, %ymm8, %ymm0 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm0, %ymm4 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm0, %ymm4, %ymm0 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vmovdqa 64(%rsp), %ymm4 /* reload g2x1.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa 128(%rsp), %ymm4 /* reload g3x2.2 */
-	vpxor 192(%rsp), %ymm4, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3t_1_sh = shr(g3t_1) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm8 /* g3s_1_aes_in0 = extract128(g3s_1_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g3s_1_aes_0 = aesenclast(g3s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* g3s_1_aes_in1 = extract128(g3s_1_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm7 /* g3s_1_aes_1 = aesenclast(g3s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm8, %ymm7 /* g3s_1_aes = concat128(g3s_1_aes_0, g3s_1_aes_1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb %ymm2, %ymm7, %ymm9 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %ymm1, %ymm7, %ymm4 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm4, %ymm9, %ymm4 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm4, %ymm9 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm4, %ymm9, %ymm4 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vmovdqa 96(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpor %ymm0, %ymm3, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm7, %ymm6, %ymm3 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor 320(%rsp), %ymm8, %ymm3 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm3, %ymm3 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm3, %ymm6 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm3, %ymm3 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vmovdqa %xmm3, %xmm6 /* g1s_1_aes_in0 = extract128(g1s_1_sr) */
+	vaesenclast %xmm2, %xmm6, %xmm6 /* g1s_1_aes_0 = aesenclast(g1s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm3, %xmm3 /* g1s_1_aes_in1 = extract128(g1s_1_sr) */
+	vaesenclast %xmm15, %xmm3, %xmm3 /* g1s_1_aes_1 = aesenclast(g1s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm3, %ymm6, %ymm3 /* g1s_1_aes = concat128(g1s_1_aes_0, g1s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm3, %ymm6 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm3, %ymm3 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm9, %ymm6 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm3, %ymm6 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm3, %ymm7 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm8, 192(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm3, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm7, %ymm3, %ymm7 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm7, %ymm8 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm7, %ymm8, %ymm7 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	vpxor 128(%rsp), %ymm12, %ymm6 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm4, %ymm6, %ymm6 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6, %ymm7 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm7 /* g2s_1_aes_in0 = extract128(g2s_1_sr) */
+	vaesenclast %xmm2, %xmm7, %xmm7 /* g2s_1_aes_0 = aesenclast(g2s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g2s_1_aes_in1 = extract128(g2s_1_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g2s_1_aes_1 = aesenclast(g2s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm7, %ymm6 /* g2s_1_aes = concat128(g2s_1_aes_0, g2s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6, %ymm7 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm6, %ymm6 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm6, %ymm13, %ymm6 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm6, %ymm7 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm6, %ymm8 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vmovdqa %ymm12, 288(%rsp) /* spill g2x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm6, %ymm12 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm8, %ymm6, %ymm8 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa 96(%rsp), %ymm7 /* reload g3x2.2 */
+	vpxor 160(%rsp), %ymm7, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm5, %ymm5 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm8 /* g3s_1_aes_in0 = extract128(g3s_1_sr) */
+	vaesenclast %xmm2, %xmm8, %xmm8 /* g3s_1_aes_0 = aesenclast(g3s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g3s_1_aes_in1 = extract128(g3s_1_sr) */
+	vaesenclast %xmm15, %xmm5, %xmm5 /* g3s_1_aes_1 = aesenclast(g3s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm8, %ymm5 /* g3s_1_aes = concat128(g3s_1_aes_0, g3s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm8 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm5, %ymm5 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm8 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm5, %ymm13, %ymm5 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm5, %ymm8 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm5, %ymm10 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm5, %ymm12 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm10, %ymm5, %ymm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm10, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm10, %ymm12, %ymm10 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm8, %ymm5, %ymm5 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm10, %ymm5, %ymm5 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%rcx), %ymm7 /* rkw_2 = bcast32() */
-	vmovdqa 288(%rsp), %ymm8 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm8, %ymm9 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor 224(%rsp), %ymm9, %ymm9 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vpand %ymm6, %ymm9, %ymm8 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_2_sh = shr(g0t_2) */
-	vpand %ymm6, %ymm9, %ymm9 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g0s_2_aes_in0 = extract128(g0s_2_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g0s_2_aes_0 = aesenclast(g0s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g0s_2_aes_in1 = extract128(g0s_2_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g0s_2_aes_1 = aesenclast(g0s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g0s_2_aes = concat128(g0s_2_aes_0, g0s_2_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb %ymm1, %ymm8, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm1, %ymm4 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm1, %ymm4, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vmovdqa 256(%rsp), %ymm4 /* reload g0x2.2 */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0x_2 = xor(g0x2, g0l_2) */
-	vmovdqa 384(%rsp), %ymm4 /* reload g1x3.2 */
-	vpxor 480(%rsp), %ymm4, %ymm8 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor 352(%rsp), %ymm8, %ymm8 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1t_2_sh = shr(g1t_2) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g1s_2_aes_in0 = extract128(g1s_2_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g1s_2_aes_0 = aesenclast(g1s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g1s_2_aes_in1 = extract128(g1s_2_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g1s_2_aes_1 = aesenclast(g1s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g1s_2_aes = concat128(g1s_2_aes_0, g1s_2_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm1, 256(%rsp) /* spill g0x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vpshufb %ymm1, %ymm8, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm1, %ymm4 /* g1lr2_2_l = shl(g1lg_2) */
+	vpbroadcastd 8(%rdi,%rcx), %ymm8 /* rkw_2 = bcast32() */
+	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
+	vpxor 352(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g0s_2_aes_in0 = extract128(g0s_2_sr) */
+	vaesenclast %xmm2, %xmm12, %xmm12 /* g0s_2_aes_0 = aesenclast(g0s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g0s_2_aes_in1 = extract128(g0s_2_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g0s_2_aes_1 = aesenclast(g0s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g0s_2_aes = concat128(g0s_2_aes_0, g0s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm10, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm10, %ymm7 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm10, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm7 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 224(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor 320(%rsp), %ymm1, %ymm7 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g1s_2_aes_in0 = extract128(g1s_2_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g1s_2_aes_0 = aesenclast(g1s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g1s_2_aes_in1 = extract128(g1s_2_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g1s_2_aes_1 = aesenclast(g1s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g1s_2_aes = concat128(g1s_2_aes_0, g1s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm7, %ymm10 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm7, %ymm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm1, 224(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm7, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm1, %ymm12 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm1, %ymm4, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vmovdqa 416(%rsp), %ymm4 /* reload g1x2.2 */
-	vpxor %ymm1, %ymm4, %ymm1 /* g1x_2 = xor(g1x2, g1l_2) */
-	vmovdqa 160(%rsp), %ymm4 /* reload g2x3.2 */
-	vpxor 0(%rsp), %ymm4, %ymm8 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm8, %ymm8 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_2_sh = shr(g2t_2) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g2s_2_aes_in0 = extract128(g2s_2_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g2s_2_aes_0 = aesenclast(g2s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g2s_2_aes_in1 = extract128(g2s_2_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g2s_2_aes_1 = aesenclast(g2s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g2s_2_aes = concat128(g2s_2_aes_0, g2s_2_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm0, 64(%rsp) /* spill g2x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm0 /* rotl16 = const() */
-	vmovdqa %ymm1, 416(%rsp) /* spill g1x2.3 */
-	vpshufb %ymm0, %ymm8, %ymm1 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm1, %ymm4 /* g2lr2_2_l = shl(g2lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm1, %ymm4, %ymm1 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vmovdqa 320(%rsp), %ymm4 /* reload g2x2.2 */
-	vpxor %ymm1, %ymm4, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa 192(%rsp), %ymm4 /* reload g3x3.2 */
-	vpxor 32(%rsp), %ymm4, %ymm8 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 96(%rsp), %ymm7, %ymm7 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3t_2_sh = shr(g3t_2) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm8 /* g3s_2_aes_in0 = extract128(g3s_2_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g3s_2_aes_0 = aesenclast(g3s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* g3s_2_aes_in1 = extract128(g3s_2_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm7 /* g3s_2_aes_1 = aesenclast(g3s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm8, %ymm7 /* g3s_2_aes = concat128(g3s_2_aes_0, g3s_2_aes_1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb %ymm2, %ymm7, %ymm9 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %ymm0, %ymm7, %ymm4 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm4, %ymm9, %ymm4 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm4, %ymm9 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm4, %ymm9, %ymm4 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vmovdqa 128(%rsp), %ymm7 /* reload g3x2.2 */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpor %ymm1, %ymm12, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor 128(%rsp), %ymm4, %ymm7 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm6, %ymm7, %ymm7 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g2s_2_aes_in0 = extract128(g2s_2_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g2s_2_aes_0 = aesenclast(g2s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g2s_2_aes_in1 = extract128(g2s_2_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g2s_2_aes_1 = aesenclast(g2s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g2s_2_aes = concat128(g2s_2_aes_0, g2s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm7, %ymm10 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm7, %ymm12 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm7, %ymm4 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm4, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm4, %ymm4 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm4, %ymm12, %ymm4 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm4, %ymm7, %ymm4 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	vmovdqa 160(%rsp), %ymm7 /* reload g3x3.2 */
+	vpxor 32(%rsp), %ymm7, %ymm10 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor %ymm5, %ymm8, %ymm8 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm8, %ymm10 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm10 /* g3s_2_aes_in0 = extract128(g3s_2_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g3s_2_aes_0 = aesenclast(g3s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* g3s_2_aes_in1 = extract128(g3s_2_sr) */
+	vaesenclast %xmm15, %xmm8, %xmm8 /* g3s_2_aes_1 = aesenclast(g3s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* g3s_2_aes = concat128(g3s_2_aes_0, g3s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm8, %ymm10 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm8, %ymm8 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm8, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm8, %ymm7 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm12, %ymm8, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm7, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm7, %ymm12, %ymm7 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%rcx), %ymm7 /* rkw_3 = bcast32() */
-	vmovdqa 448(%rsp), %ymm8 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm8, %ymm9 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor 256(%rsp), %ymm9, %ymm9 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vpand %ymm6, %ymm9, %ymm8 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_3_sh = shr(g0t_3) */
-	vpand %ymm6, %ymm9, %ymm9 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g0s_3_aes_in0 = extract128(g0s_3_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g0s_3_aes_0 = aesenclast(g0s_3_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g0s_3_aes_in1 = extract128(g0s_3_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g0s_3_aes_1 = aesenclast(g0s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g0s_3_aes = concat128(g0s_3_aes_0, g0s_3_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g3x2.3 */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm4 /* g0lr2_3_l = shl(g0lg_3) */
+	vpbroadcastd 12(%rdi,%rcx), %ymm8 /* rkw_3 = bcast32() */
+	vmovdqa 352(%rsp), %ymm10 /* reload g0x0.3 */
+	vpxor 384(%rsp), %ymm10, %ymm12 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g0s_3_aes_in0 = extract128(g0s_3_sr) */
+	vaesenclast %xmm2, %xmm12, %xmm12 /* g0s_3_aes_0 = aesenclast(g0s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g0s_3_aes_in1 = extract128(g0s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g0s_3_aes_1 = aesenclast(g0s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g0s_3_aes = concat128(g0s_3_aes_0, g0s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm10, %ymm12 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm10, %ymm12 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vmovdqa %ymm7, 96(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm10, %ymm7 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm7 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm4, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vmovdqa 288(%rsp), %ymm4 /* reload g0x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0x_3 = xor(g0x3, g0l_3) */
-	vmovdqa 480(%rsp), %ymm4 /* reload g1x0.3 */
-	vpxor 352(%rsp), %ymm4, %ymm8 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor 416(%rsp), %ymm8, %ymm8 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1t_3_sh = shr(g1t_3) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g1s_3_aes_in0 = extract128(g1s_3_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g1s_3_aes_0 = aesenclast(g1s_3_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g1s_3_aes_in1 = extract128(g1s_3_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g1s_3_aes_1 = aesenclast(g1s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g1s_3_aes = concat128(g1s_3_aes_0, g1s_3_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm0, 288(%rsp) /* spill g0x3.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm0 /* rotl16 = const() */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm0, %ymm4 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm0, %ymm0 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm0, %ymm4, %ymm0 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vmovdqa 384(%rsp), %ymm4 /* reload g1x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1x_3 = xor(g1x3, g1l_3) */
-	vmovdqa 0(%rsp), %ymm4 /* reload g2x0.3 */
-	vpxor 64(%rsp), %ymm4, %ymm8 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm8, %ymm8 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_3_sh = shr(g2t_3) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g2s_3_aes_in0 = extract128(g2s_3_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g2s_3_aes_0 = aesenclast(g2s_3_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g2s_3_aes_in1 = extract128(g2s_3_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g2s_3_aes_1 = aesenclast(g2s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g2s_3_aes = concat128(g2s_3_aes_0, g2s_3_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm1, 384(%rsp) /* spill g2x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vmovdqa %ymm0, 320(%rsp) /* spill g1x3.3 */
-	vpshufb %ymm1, %ymm8, %ymm0 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm0, %ymm4 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm0, %ymm0 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm0, %ymm4, %ymm0 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vmovdqa 160(%rsp), %ymm4 /* reload g2x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2x_3 = xor(g2x3, g2l_3) */
-	vmovdqa 32(%rsp), %ymm4 /* reload g3x0.3 */
-	vpxor 96(%rsp), %ymm4, %ymm8 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor 224(%rsp), %ymm3, %ymm7 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g1s_3_aes_in0 = extract128(g1s_3_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g1s_3_aes_0 = aesenclast(g1s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g1s_3_aes_in1 = extract128(g1s_3_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g1s_3_aes_1 = aesenclast(g1s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g1s_3_aes = concat128(g1s_3_aes_0, g1s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm7, %ymm10 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm7, %ymm12 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm7, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm12, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor 0(%rsp), %ymm6, %ymm7 /* g2t_acc_6 = xor(g2x1.3, g2x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g2s_3_aes_in0 = extract128(g2s_3_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g2s_3_aes_0 = aesenclast(g2s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g2s_3_aes_in1 = extract128(g2s_3_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g2s_3_aes_1 = aesenclast(g2s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g2s_3_aes = concat128(g2s_3_aes_0, g2s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm10 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm7, %ymm10 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm7, %ymm12 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm4, 320(%rsp) /* spill g2x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm7, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm4, %ymm12 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm4, %ymm12, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm4, %ymm7, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 128(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor 32(%rsp), %ymm5, %ymm7 /* g3t_acc_6 = xor(g3x1.3, g3x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm8 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g3t_3_sh = shr(g3t_3) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows(%rip), %ymm7, %ymm7 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
 	vmovdqa %xmm7, %xmm8 /* g3s_3_aes_in0 = extract128(g3s_3_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm5 /* g3s_3_aes_0 = aesenclast(g3s_3_aes_in0, g0s_aes_k0) */
+	vaesenclast %xmm2, %xmm8, %xmm2 /* g3s_3_aes_0 = aesenclast(g3s_3_aes_in0, g0s_aes_k0) */
 	vextracti128 $1, %ymm7, %xmm7 /* g3s_3_aes_in1 = extract128(g3s_3_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm3 /* g3s_3_aes_1 = aesenclast(g3s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm3, %ymm5, %ymm3 /* g3s_3_aes = concat128(g3s_3_aes_0, g3s_3_aes_1) */
-	vpand %ymm6, %ymm3, %ymm5 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand %ymm6, %ymm3, %ymm3 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb %ymm10, %ymm3, %ymm5 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb %ymm2, %ymm3, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %ymm1, %ymm3, %ymm8 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm7, %ymm3, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm8 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm8, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vmovdqa 192(%rsp), %ymm5 /* reload g3x3.2 */
-	vpxor %ymm3, %ymm5, %ymm3 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa %ymm0, 160(%rsp) /* spill g2x3.2 */
-	vmovdqa %ymm3, 192(%rsp) /* spill g3x3.2 */
-	vmovdqa 320(%rsp), %ymm2 /* reload g1x3.3 */
-	vmovdqa 224(%rsp), %ymm3 /* reload g0x1.3 */
-	vmovdqa 448(%rsp), %ymm4 /* reload g0x0.3 */
-	vmovdqa 256(%rsp), %ymm5 /* reload g0x2.3 */
-	vmovdqa 352(%rsp), %ymm7 /* reload g1x1.3 */
-	vmovdqa 480(%rsp), %ymm8 /* reload g1x0.3 */
-	vmovdqa 416(%rsp), %ymm9 /* reload g1x2.3 */
-	vmovdqa 288(%rsp), %ymm10 /* reload g0x3.3 */
-	vmovdqa 384(%rsp), %ymm13 /* reload g2x2.3 */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g3s_3_aes_1 = aesenclast(g3s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm2, %ymm2 /* g3s_3_aes = concat128(g3s_3_aes_0, g3s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2, %ymm7 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask(%rip), %ymm2, %ymm2 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl24(%rip), %ymm2, %ymm7 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl8(%rip), %ymm2, %ymm8 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_rotl16(%rip), %ymm2, %ymm10 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm8, %ymm2, %ymm8 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm8, %ymm10 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm8, %ymm10, %ymm8 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm8, %ymm2, %ymm2 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa %ymm5, 64(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm4, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm2, 160(%rsp) /* spill g3x3.2 */
+	vmovdqa 384(%rsp), %ymm2 /* reload g0x1.3 */
+	vmovdqa 288(%rsp), %ymm4 /* reload g0x2.3 */
+	vmovdqa 224(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 256(%rsp), %ymm8 /* reload g1x2.3 */
+	vmovdqa %ymm6, %ymm10 /* g2x1.3 */
+	vmovdqa %ymm3, %ymm6 /* g1x1.3 */
+	vmovdqa 352(%rsp), %ymm3 /* reload g0x0.3 */
+	vmovdqa 320(%rsp), %ymm12 /* reload g2x2.3 */
+	vmovdqa %ymm0, %ymm13 /* g0x3.3 */
 	add $16, %rcx
 	cmp $128, %rcx
 	jne .Lsm4_wordslice_avx2_aesni_asm_0_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm3, %ymm10, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm3, %ymm10, %ymm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm4, %ymm5, %ymm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm4 /* bswap32 = const() */
-	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu %ymm5, (%rdx) /* store outbe */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vpunpckldq %ymm2, %ymm13, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm2, %ymm13, %ymm2 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm3, %ymm4, %ymm5 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm5, %ymm0, %ymm4 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm3, %ymm2, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu %ymm3, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
 	vmovdqu %ymm0, 32(%rdx) /* store outbe_1 */
-	vpshufb %ymm4, %ymm3, %ymm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm5, %ymm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu %ymm0, 64(%rdx) /* store outbe_2 */
-	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm2, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	vmovdqu %ymm0, 96(%rdx) /* store outbe_3 */
-	vpunpckldq %ymm7, %ymm2, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm7, %ymm2, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm8, %ymm9, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm8, %ymm9, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm2, %ymm0, %ymm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckldq %ymm6, %ymm1, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm7, %ymm8, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
 	vmovdqu %ymm3, 128(%rdx) /* store outbe_4 */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu %ymm0, 160(%rdx) /* store outbe_5 */
-	vpshufb %ymm4, %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu %ymm0, 192(%rdx) /* store outbe_6 */
-	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
 	vmovdqu %ymm0, 224(%rdx) /* store outbe_7 */
-	vmovdqa 160(%rsp), %ymm0 /* reload g2x3.2 */
-	vpunpckldq 64(%rsp), %ymm0, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq 64(%rsp), %ymm0, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq 0(%rsp), %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq 0(%rsp), %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %ymm2, %ymm1, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vmovdqa 128(%rsp), %ymm0 /* reload g2x3.2 */
+	vpunpckldq %ymm10, %ymm0, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm10, %ymm0, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq 0(%rsp), %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq 0(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm4, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
 	vmovdqu %ymm3, 256(%rdx) /* store outbe_8 */
-	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu %ymm1, 288(%rdx) /* store outbe_9 */
-	vpshufb %ymm4, %ymm2, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm2, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
 	vmovdqu %ymm1, 320(%rdx) /* store outbe_10 */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu %ymm0, 352(%rdx) /* store outbe_11 */
-	vmovdqa 192(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 96(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 96(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 128(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 64(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 64(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 96(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 32(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 32(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb %ymm4, %ymm5, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm4, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
 	vmovdqu %ymm2, 384(%rdx) /* store outbe_12 */
-	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu %ymm1, 416(%rdx) /* store outbe_13 */
-	vpshufb %ymm4, %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu %ymm1, 448(%rdx) /* store outbe_14 */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_0_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu %ymm0, 480(%rdx) /* store outbe_15 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -794,7 +750,7 @@ sm4_wordslice_avx2_aesni_batch_asm:
  *   %rcx: src
  *   %r8: 16 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 512 bytes (16 spill slots of 32 bytes)
+ *   frame: 448 bytes (13 spill slots of 32 bytes)
  */
 	.globl sm4_wordslice_avx2_aesni_batch_xor_asm
 	.hidden sm4_wordslice_avx2_aesni_batch_xor_asm
@@ -804,795 +760,751 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	push %rbp
 	mov %rsp, %rbp
 	and $-64, %rsp
-	sub $512, %rsp
+	sub $448, %rsp
 
 	/* Load 32 blocks (4 groups), big-endian words to native, transpose 4x4 words. */
 	vmovdqu (%rsi), %ymm0 /* row = load() */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm1 /* bswap32 = const() */
-	vpshufb %ymm1, %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
-	vmovdqu 32(%rsi), %ymm2 /* row_1 = load() */
-	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_1 = lookup16(row_1, bswap32) */
-	vmovdqu 64(%rsi), %ymm3 /* row_2 = load() */
-	vpshufb %ymm1, %ymm3, %ymm3 /* rowle_2 = lookup16(row_2, bswap32) */
-	vmovdqu 96(%rsi), %ymm4 /* row_3 = load() */
-	vpshufb %ymm1, %ymm4, %ymm4 /* rowle_3 = lookup16(row_3, bswap32) */
-	vpunpckldq %ymm3, %ymm0, %ymm5 /* tr0 = unpacklo(rowle, rowle_2) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
-	vpunpckldq %ymm4, %ymm2, %ymm3 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
-	vpunpckhdq %ymm4, %ymm2, %ymm2 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
-	vpunpckldq %ymm3, %ymm5, %ymm4 /* tr1 = unpacklo(tr0, tr0_2) */
-	vpunpckhdq %ymm3, %ymm5, %ymm3 /* tr1_1 = unpackhi(tr0, tr0_2) */
-	vpunpckldq %ymm2, %ymm0, %ymm5 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
-	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
-	vmovdqu 128(%rsi), %ymm2 /* row_4 = load() */
-	vpshufb %ymm1, %ymm2, %ymm2 /* rowle_4 = lookup16(row_4, bswap32) */
-	vmovdqu 160(%rsi), %ymm6 /* row_5 = load() */
-	vpshufb %ymm1, %ymm6, %ymm6 /* rowle_5 = lookup16(row_5, bswap32) */
-	vmovdqu 192(%rsi), %ymm7 /* row_6 = load() */
-	vpshufb %ymm1, %ymm7, %ymm7 /* rowle_6 = lookup16(row_6, bswap32) */
-	vmovdqu 224(%rsi), %ymm8 /* row_7 = load() */
-	vpshufb %ymm1, %ymm8, %ymm8 /* rowle_7 = lookup16(row_7, bswap32) */
-	vpunpckldq %ymm7, %ymm2, %ymm9 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
-	vpunpckhdq %ymm7, %ymm2, %ymm2 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
-	vpunpckldq %ymm8, %ymm6, %ymm7 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
-	vpunpckhdq %ymm8, %ymm6, %ymm6 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
-	vpunpckldq %ymm7, %ymm9, %ymm8 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
-	vpunpckhdq %ymm7, %ymm9, %ymm7 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
-	vpunpckldq %ymm6, %ymm2, %ymm9 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
-	vpunpckhdq %ymm6, %ymm2, %ymm2 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
-	vmovdqu 256(%rsi), %ymm6 /* row_8 = load() */
-	vpshufb %ymm1, %ymm6, %ymm6 /* rowle_8 = lookup16(row_8, bswap32) */
-	vmovdqu 288(%rsi), %ymm10 /* row_9 = load() */
-	vpshufb %ymm1, %ymm10, %ymm10 /* rowle_9 = lookup16(row_9, bswap32) */
-	vmovdqu 320(%rsi), %ymm11 /* row_10 = load() */
-	vpshufb %ymm1, %ymm11, %ymm11 /* rowle_10 = lookup16(row_10, bswap32) */
-	vmovdqu 352(%rsi), %ymm12 /* row_11 = load() */
-	vpshufb %ymm1, %ymm12, %ymm12 /* rowle_11 = lookup16(row_11, bswap32) */
-	vpunpckldq %ymm11, %ymm6, %ymm13 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
-	vpunpckhdq %ymm11, %ymm6, %ymm6 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
-	vpunpckldq %ymm12, %ymm10, %ymm11 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
-	vpunpckhdq %ymm12, %ymm10, %ymm10 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
-	vpunpckldq %ymm11, %ymm13, %ymm12 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
-	vpunpckhdq %ymm11, %ymm13, %ymm11 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
-	vpunpckldq %ymm10, %ymm6, %ymm13 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
-	vpunpckhdq %ymm10, %ymm6, %ymm6 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
-	vmovdqu 384(%rsi), %ymm10 /* row_12 = load() */
-	vpshufb %ymm1, %ymm10, %ymm10 /* rowle_12 = lookup16(row_12, bswap32) */
-	vmovdqu 416(%rsi), %ymm14 /* row_13 = load() */
-	vpshufb %ymm1, %ymm14, %ymm14 /* rowle_13 = lookup16(row_13, bswap32) */
-	vmovdqu 448(%rsi), %ymm15 /* row_14 = load() */
-	vpshufb %ymm1, %ymm15, %ymm15 /* rowle_14 = lookup16(row_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* rowle = lookup16(row, bswap32) */
+	vmovdqu 32(%rsi), %ymm1 /* row_1 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* rowle_1 = lookup16(row_1, bswap32) */
+	vmovdqu 64(%rsi), %ymm2 /* row_2 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm2, %ymm2 /* rowle_2 = lookup16(row_2, bswap32) */
+	vmovdqu 96(%rsi), %ymm3 /* row_3 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm3, %ymm3 /* rowle_3 = lookup16(row_3, bswap32) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tr0 = unpacklo(rowle, rowle_2) */
+	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tr0_1 = unpackhi(rowle, rowle_2) */
+	vpunpckldq %ymm3, %ymm1, %ymm2 /* tr0_2 = unpacklo(rowle_1, rowle_3) */
+	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tr0_3 = unpackhi(rowle_1, rowle_3) */
+	vpunpckldq %ymm2, %ymm4, %ymm3 /* tr1 = unpacklo(tr0, tr0_2) */
+	vpunpckhdq %ymm2, %ymm4, %ymm2 /* tr1_1 = unpackhi(tr0, tr0_2) */
+	vpunpckldq %ymm1, %ymm0, %ymm4 /* tr1_2 = unpacklo(tr0_1, tr0_3) */
+	vpunpckhdq %ymm1, %ymm0, %ymm0 /* tr1_3 = unpackhi(tr0_1, tr0_3) */
+	vmovdqu 128(%rsi), %ymm1 /* row_4 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* rowle_4 = lookup16(row_4, bswap32) */
+	vmovdqu 160(%rsi), %ymm5 /* row_5 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm5, %ymm5 /* rowle_5 = lookup16(row_5, bswap32) */
+	vmovdqu 192(%rsi), %ymm6 /* row_6 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm6, %ymm6 /* rowle_6 = lookup16(row_6, bswap32) */
+	vmovdqu 224(%rsi), %ymm7 /* row_7 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm7, %ymm7 /* rowle_7 = lookup16(row_7, bswap32) */
+	vpunpckldq %ymm6, %ymm1, %ymm8 /* tr0_4 = unpacklo(rowle_4, rowle_6) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tr0_5 = unpackhi(rowle_4, rowle_6) */
+	vpunpckldq %ymm7, %ymm5, %ymm6 /* tr0_6 = unpacklo(rowle_5, rowle_7) */
+	vpunpckhdq %ymm7, %ymm5, %ymm5 /* tr0_7 = unpackhi(rowle_5, rowle_7) */
+	vpunpckldq %ymm6, %ymm8, %ymm7 /* tr1_4 = unpacklo(tr0_4, tr0_6) */
+	vpunpckhdq %ymm6, %ymm8, %ymm6 /* tr1_5 = unpackhi(tr0_4, tr0_6) */
+	vpunpckldq %ymm5, %ymm1, %ymm8 /* tr1_6 = unpacklo(tr0_5, tr0_7) */
+	vpunpckhdq %ymm5, %ymm1, %ymm1 /* tr1_7 = unpackhi(tr0_5, tr0_7) */
+	vmovdqu 256(%rsi), %ymm5 /* row_8 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm5, %ymm5 /* rowle_8 = lookup16(row_8, bswap32) */
+	vmovdqu 288(%rsi), %ymm9 /* row_9 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm9, %ymm9 /* rowle_9 = lookup16(row_9, bswap32) */
+	vmovdqu 320(%rsi), %ymm10 /* row_10 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm10, %ymm10 /* rowle_10 = lookup16(row_10, bswap32) */
+	vmovdqu 352(%rsi), %ymm11 /* row_11 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm11, %ymm11 /* rowle_11 = lookup16(row_11, bswap32) */
+	vpunpckldq %ymm10, %ymm5, %ymm12 /* tr0_8 = unpacklo(rowle_8, rowle_10) */
+	vpunpckhdq %ymm10, %ymm5, %ymm5 /* tr0_9 = unpackhi(rowle_8, rowle_10) */
+	vpunpckldq %ymm11, %ymm9, %ymm10 /* tr0_10 = unpacklo(rowle_9, rowle_11) */
+	vpunpckhdq %ymm11, %ymm9, %ymm9 /* tr0_11 = unpackhi(rowle_9, rowle_11) */
+	vpunpckldq %ymm10, %ymm12, %ymm11 /* tr1_8 = unpacklo(tr0_8, tr0_10) */
+	vpunpckhdq %ymm10, %ymm12, %ymm10 /* tr1_9 = unpackhi(tr0_8, tr0_10) */
+	vpunpckldq %ymm9, %ymm5, %ymm12 /* tr1_10 = unpacklo(tr0_9, tr0_11) */
+	vpunpckhdq %ymm9, %ymm5, %ymm5 /* tr1_11 = unpackhi(tr0_9, tr0_11) */
+	vmovdqu 384(%rsi), %ymm9 /* row_12 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm9, %ymm9 /* rowle_12 = lookup16(row_12, bswap32) */
+	vmovdqu 416(%rsi), %ymm13 /* row_13 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm13, %ymm13 /* rowle_13 = lookup16(row_13, bswap32) */
+	vmovdqu 448(%rsi), %ymm14 /* row_14 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm14, %ymm14 /* rowle_14 = lookup16(row_14, bswap32) */
+	vmovdqu 480(%rsi), %ymm15 /* row_15 = load() */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm15, %ymm15 /* rowle_15 = lookup16(row_15, bswap32) */
 	vmovdqa %ymm0, 0(%rsp) /* spill g0x3.1 */
-	vmovdqu 480(%rsi), %ymm0 /* row_15 = load() */
-	vpshufb %ymm1, %ymm0, %ymm0 /* rowle_15 = lookup16(row_15, bswap32) */
-	vpunpckldq %ymm15, %ymm10, %ymm1 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
-	vpunpckhdq %ymm15, %ymm10, %ymm10 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
-	vpunpckldq %ymm0, %ymm14, %ymm15 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
-	vpunpckhdq %ymm0, %ymm14, %ymm0 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
-	vpunpckldq %ymm15, %ymm1, %ymm14 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
-	vpunpckhdq %ymm15, %ymm1, %ymm1 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
-	vpunpckldq %ymm0, %ymm10, %ymm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
-	vpunpckhdq %ymm0, %ymm10, %ymm0 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vmovdqa 0(%rsp), %ymm10 /* reload g0x3.2 */
-	vmovdqa %ymm12, 0(%rsp) /* spill g2x0.2 */
-	vmovdqa %ymm14, 32(%rsp) /* spill g3x0.2 */
-	vmovdqa %ymm11, 64(%rsp) /* spill g2x1.2 */
-	vmovdqa %ymm1, 96(%rsp) /* spill g3x1.2 */
-	vmovdqa %ymm15, 128(%rsp) /* spill g3x2.2 */
-	vmovdqa %ymm6, 160(%rsp) /* spill g2x3.2 */
-	vmovdqa %ymm0, 192(%rsp) /* spill g3x3.2 */
+	vpunpckldq %ymm14, %ymm9, %ymm0 /* tr0_12 = unpacklo(rowle_12, rowle_14) */
+	vpunpckhdq %ymm14, %ymm9, %ymm9 /* tr0_13 = unpackhi(rowle_12, rowle_14) */
+	vpunpckldq %ymm15, %ymm13, %ymm14 /* tr0_14 = unpacklo(rowle_13, rowle_15) */
+	vpunpckhdq %ymm15, %ymm13, %ymm13 /* tr0_15 = unpackhi(rowle_13, rowle_15) */
+	vpunpckldq %ymm14, %ymm0, %ymm15 /* tr1_12 = unpacklo(tr0_12, tr0_14) */
+	vpunpckhdq %ymm14, %ymm0, %ymm0 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
+	vpunpckldq %ymm13, %ymm9, %ymm14 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
+	vpunpckhdq %ymm13, %ymm9, %ymm9 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
+	vmovdqa 0(%rsp), %ymm13 /* reload g0x3.2 */
+	vmovdqa %ymm11, 0(%rsp) /* spill g2x0.2 */
+	vmovdqa %ymm15, 32(%rsp) /* spill g3x0.2 */
+	vmovdqa %ymm0, 64(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm14, 96(%rsp) /* spill g3x2.2 */
+	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
 .Lsm4_wordslice_avx2_aesni_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
 	vpbroadcastd (%rdi,%r8), %ymm0 /* rkw = bcast32() */
-	vpxor %ymm5, %ymm3, %ymm1 /* g0t_acc = xor(g0x1, g0x2) */
-	vpxor %ymm0, %ymm1, %ymm1 /* g0t_acc_1 = xor(g0t_acc, rkw) */
-	vpxor %ymm10, %ymm1, %ymm1 /* g0t = xor(g0t_acc_1, g0x3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm6 /* nibble_mask = const() */
-	vpand %ymm6, %ymm1, %ymm11 /* g0t_lo = and(g0t, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0t_sh = shr(g0t) */
-	vpand %ymm6, %ymm1, %ymm1 /* g0t_hi = and(g0t_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo(%rip), %ymm12 /* tbl_lo = const() */
-	vpshufb %ymm11, %ymm12, %ymm11 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
-	vpshufb %ymm1, %ymm14, %ymm1 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
-	vpxor %ymm1, %ymm11, %ymm1 /* g0a = xor(g0a_l, g0a_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm11 /* inv_shift_rows = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
-	vmovdqa %xmm1, %xmm15 /* g0s_aes_in0 = extract128(g0s_sr) */
-	vmovdqa %ymm3, 224(%rsp) /* spill g0x1.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm3 /* aes_cancel_key = const() */
-	vmovdqa %ymm5, 256(%rsp) /* spill g0x2.2 */
-	vmovdqa %xmm3, %xmm5 /* g0s_aes_k0 = extract128(aes_cancel_key) */
-	vaesenclast %xmm5, %xmm15, %xmm15 /* g0s_aes_0 = aesenclast(g0s_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm1, %xmm1 /* g0s_aes_in1 = extract128(g0s_sr) */
-	vextracti128 $1, %ymm3, %xmm3 /* g0s_aes_k1 = extract128(aes_cancel_key) */
-	vaesenclast %xmm3, %xmm1, %xmm1 /* g0s_aes_1 = aesenclast(g0s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm1, %ymm15, %ymm1 /* g0s_aes = concat128(g0s_aes_0, g0s_aes_1) */
-	vpand %ymm6, %ymm1, %ymm15 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
-	vpsrlw $4, %ymm1, %ymm1 /* g0s_aes_sh = shr(g0s_aes) */
-	vpand %ymm6, %ymm1, %ymm1 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
-	vmovdqa %ymm10, 288(%rsp) /* spill g0x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm10 /* tbl_lo_1 = const() */
-	vpshufb %ymm15, %ymm10, %ymm15 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm10 /* tbl_hi_1 = const() */
-	vpshufb %ymm1, %ymm10, %ymm1 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
-	vpxor %ymm1, %ymm15, %ymm1 /* g0s = xor(g0s_l, g0s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm15 /* rotl24 = const() */
-	vpshufb %ymm15, %ymm1, %ymm15 /* g0lr24 = lookup16(g0s, rotl24) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm10 /* rotl8 = const() */
-	vpshufb %ymm10, %ymm1, %ymm10 /* g0lr8 = lookup16(g0s, rotl8) */
-	vmovdqa %ymm13, 320(%rsp) /* spill g2x2.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm13 /* rotl16 = const() */
-	vpshufb %ymm13, %ymm1, %ymm13 /* g0lr16 = lookup16(g0s, rotl16) */
-	vpxor %ymm10, %ymm1, %ymm10 /* g0lg_acc = xor(g0s, g0lr8) */
-	vpxor %ymm13, %ymm10, %ymm10 /* g0lg = xor(g0lg_acc, g0lr16) */
-	vpslld $2, %ymm10, %ymm13 /* g0lr2_l = shl(g0lg) */
-	vpsrld $30, %ymm10, %ymm10 /* g0lr2_r = shr(g0lg) */
-	vpor %ymm10, %ymm13, %ymm10 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
-	vpxor %ymm15, %ymm1, %ymm1 /* g0l_acc = xor(g0s, g0lr24) */
-	vpxor %ymm10, %ymm1, %ymm1 /* g0l = xor(g0l_acc, g0lr2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0x = xor(g0x0, g0l) */
-	vpxor %ymm9, %ymm7, %ymm4 /* g1t_acc = xor(g1x1, g1x2) */
+	vpxor %ymm4, %ymm2, %ymm5 /* g0t_acc = xor(g0x1, g0x2) */
+	vpxor %ymm0, %ymm5, %ymm5 /* g0t_acc_1 = xor(g0t_acc, rkw) */
+	vpxor %ymm13, %ymm5, %ymm5 /* g0t = xor(g0t_acc_1, g0x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm9 /* g0t_lo = and(g0t, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0t_sh = shr(g0t) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* g0t_hi = and(g0t_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo(%rip), %ymm11 /* tbl_lo = const() */
+	vpshufb %ymm9, %ymm11, %ymm9 /* g0a_l = lookup16(tbl_lo, g0t_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi(%rip), %ymm14 /* tbl_hi = const() */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g0a_h = lookup16(tbl_hi, g0t_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0a = xor(g0a_l, g0a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* g0s_sr = lookup16(g0a, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm9 /* g0s_aes_in0 = extract128(g0s_sr) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_1_aes_cancel_key(%rip), %ymm15 /* aes_cancel_key = const() */
+	vmovdqa %ymm2, 192(%rsp) /* spill g0x1.2 */
+	vmovdqa %xmm15, %xmm2 /* g0s_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm2, %xmm9, %xmm9 /* g0s_aes_0 = aesenclast(g0s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g0s_aes_in1 = extract128(g0s_sr) */
+	vextracti128 $1, %ymm15, %xmm15 /* g0s_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm15, %xmm5, %xmm5 /* g0s_aes_1 = aesenclast(g0s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm9, %ymm5 /* g0s_aes = concat128(g0s_aes_0, g0s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm9 /* g0s_aes_lo = and(g0s_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0s_aes_sh = shr(g0s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* g0s_aes_hi = and(g0s_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 224(%rsp) /* spill g0x2.2 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm4 /* tbl_lo_1 = const() */
+	vpshufb %ymm9, %ymm4, %ymm9 /* g0s_l = lookup16(tbl_lo_1, g0s_aes_lo) */
+	vmovdqa %ymm13, 256(%rsp) /* spill g0x3.2 */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm5, %ymm13, %ymm5 /* g0s_h = lookup16(tbl_hi_1, g0s_aes_hi) */
+	vpxor %ymm5, %ymm9, %ymm5 /* g0s = xor(g0s_l, g0s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm5, %ymm9 /* g0lr24 = lookup16(g0s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm5, %ymm13 /* g0lr8 = lookup16(g0s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm5, %ymm4 /* g0lr16 = lookup16(g0s, rotl16) */
+	vpxor %ymm13, %ymm5, %ymm13 /* g0lg_acc = xor(g0s, g0lr8) */
+	vpxor %ymm4, %ymm13, %ymm4 /* g0lg = xor(g0lg_acc, g0lr16) */
+	vpslld $2, %ymm4, %ymm13 /* g0lr2_l = shl(g0lg) */
+	vpsrld $30, %ymm4, %ymm4 /* g0lr2_r = shr(g0lg) */
+	vpor %ymm4, %ymm13, %ymm4 /* g0lr2 = or(g0lr2_l, g0lr2_r) */
+	vpxor %ymm9, %ymm5, %ymm5 /* g0l_acc = xor(g0s, g0lr24) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g0l = xor(g0l_acc, g0lr2) */
+	vpxor %ymm4, %ymm3, %ymm3 /* g0x = xor(g0x0, g0l) */
+	vpxor %ymm8, %ymm6, %ymm4 /* g1t_acc = xor(g1x1, g1x2) */
 	vpxor %ymm0, %ymm4, %ymm4 /* g1t_acc_1 = xor(g1t_acc, rkw) */
-	vpxor %ymm2, %ymm4, %ymm4 /* g1t = xor(g1t_acc_1, g1x3) */
-	vpand %ymm6, %ymm4, %ymm10 /* g1t_lo = and(g1t, nibble_mask) */
+	vpxor %ymm1, %ymm4, %ymm4 /* g1t = xor(g1t_acc_1, g1x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm5 /* g1t_lo = and(g1t, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g1t_sh = shr(g1t) */
-	vpand %ymm6, %ymm4, %ymm4 /* g1t_hi = and(g1t_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm12, %ymm10 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* g1t_hi = and(g1t_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g1a_l = lookup16(tbl_lo, g1t_lo) */
 	vpshufb %ymm4, %ymm14, %ymm4 /* g1a_h = lookup16(tbl_hi, g1t_hi) */
-	vpxor %ymm4, %ymm10, %ymm4 /* g1a = xor(g1a_l, g1a_h) */
-	vpshufb %ymm11, %ymm4, %ymm4 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
-	vmovdqa %xmm4, %xmm10 /* g1s_aes_in0 = extract128(g1s_sr) */
-	vaesenclast %xmm5, %xmm10, %xmm10 /* g1s_aes_0 = aesenclast(g1s_aes_in0, g0s_aes_k0) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g1a = xor(g1a_l, g1a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm4, %ymm4 /* g1s_sr = lookup16(g1a, inv_shift_rows) */
+	vmovdqa %xmm4, %xmm5 /* g1s_aes_in0 = extract128(g1s_sr) */
+	vaesenclast %xmm2, %xmm5, %xmm5 /* g1s_aes_0 = aesenclast(g1s_aes_in0, g0s_aes_k0) */
 	vextracti128 $1, %ymm4, %xmm4 /* g1s_aes_in1 = extract128(g1s_sr) */
-	vaesenclast %xmm3, %xmm4, %xmm4 /* g1s_aes_1 = aesenclast(g1s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm4, %ymm10, %ymm4 /* g1s_aes = concat128(g1s_aes_0, g1s_aes_1) */
-	vpand %ymm6, %ymm4, %ymm10 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
+	vaesenclast %xmm15, %xmm4, %xmm4 /* g1s_aes_1 = aesenclast(g1s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm5, %ymm4 /* g1s_aes = concat128(g1s_aes_0, g1s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm5 /* g1s_aes_lo = and(g1s_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g1s_aes_sh = shr(g1s_aes) */
-	vpand %ymm6, %ymm4, %ymm4 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
-	vpshufb %ymm10, %ymm13, %ymm10 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm15 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm15, %ymm4 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
-	vpxor %ymm4, %ymm10, %ymm4 /* g1s = xor(g1s_l, g1s_h) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm10 /* rotl24 = const() */
-	vmovdqa %ymm7, 352(%rsp) /* spill g1x1.2 */
-	vpshufb %ymm10, %ymm4, %ymm7 /* g1lr24 = lookup16(g1s, rotl24) */
-	vmovdqa %ymm2, 384(%rsp) /* spill g1x3.2 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm2 /* rotl8 = const() */
-	vmovdqa %ymm9, 416(%rsp) /* spill g1x2.2 */
-	vpshufb %ymm2, %ymm4, %ymm9 /* g1lr8 = lookup16(g1s, rotl8) */
-	vmovdqa %ymm1, 448(%rsp) /* spill g0x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vpshufb %ymm1, %ymm4, %ymm1 /* g1lr16 = lookup16(g1s, rotl16) */
-	vpxor %ymm9, %ymm4, %ymm9 /* g1lg_acc = xor(g1s, g1lr8) */
-	vpxor %ymm1, %ymm9, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
-	vpslld $2, %ymm1, %ymm9 /* g1lr2_l = shl(g1lg) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* g1s_aes_hi = and(g1s_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vpshufb %ymm5, %ymm9, %ymm5 /* g1s_l = lookup16(tbl_lo_1, g1s_aes_lo) */
+	vmovdqa .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi_1(%rip), %ymm13 /* tbl_hi_1 = const() */
+	vpshufb %ymm4, %ymm13, %ymm4 /* g1s_h = lookup16(tbl_hi_1, g1s_aes_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g1s = xor(g1s_l, g1s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm4, %ymm5 /* g1lr24 = lookup16(g1s, rotl24) */
+	vmovdqa %ymm6, 288(%rsp) /* spill g1x1.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm4, %ymm6 /* g1lr8 = lookup16(g1s, rotl8) */
+	vmovdqa %ymm1, 320(%rsp) /* spill g1x3.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm4, %ymm1 /* g1lr16 = lookup16(g1s, rotl16) */
+	vpxor %ymm6, %ymm4, %ymm6 /* g1lg_acc = xor(g1s, g1lr8) */
+	vpxor %ymm1, %ymm6, %ymm1 /* g1lg = xor(g1lg_acc, g1lr16) */
+	vpslld $2, %ymm1, %ymm6 /* g1lr2_l = shl(g1lg) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_r = shr(g1lg) */
-	vpor %ymm1, %ymm9, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
-	vpxor %ymm7, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
+	vpor %ymm1, %ymm6, %ymm1 /* g1lr2 = or(g1lr2_l, g1lr2_r) */
+	vpxor %ymm5, %ymm4, %ymm4 /* g1l_acc = xor(g1s, g1lr24) */
 	vpxor %ymm1, %ymm4, %ymm1 /* g1l = xor(g1l_acc, g1lr2) */
-	vpxor %ymm1, %ymm8, %ymm1 /* g1x = xor(g1x0, g1l) */
-	vmovdqa 64(%rsp), %ymm4 /* reload g2x1.2 */
-	vpxor 320(%rsp), %ymm4, %ymm7 /* g2t_acc = xor(g2x1, g2x2) */
-	vpxor %ymm0, %ymm7, %ymm7 /* g2t_acc_1 = xor(g2t_acc, rkw) */
-	vpxor 160(%rsp), %ymm7, %ymm7 /* g2t = xor(g2t_acc_1, g2x3) */
-	vpand %ymm6, %ymm7, %ymm8 /* g2t_lo = and(g2t, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2t_sh = shr(g2t) */
-	vpand %ymm6, %ymm7, %ymm7 /* g2t_hi = and(g2t_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g2a = xor(g2a_l, g2a_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm8 /* g2s_aes_in0 = extract128(g2s_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g2s_aes_0 = aesenclast(g2s_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* g2s_aes_in1 = extract128(g2s_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm7 /* g2s_aes_1 = aesenclast(g2s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm8, %ymm7 /* g2s_aes = concat128(g2s_aes_0, g2s_aes_1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g2s_aes_sh = shr(g2s_aes) */
-	vpand %ymm6, %ymm7, %ymm7 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g2s = xor(g2s_l, g2s_h) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* g2lr24 = lookup16(g2s, rotl24) */
-	vpshufb %ymm2, %ymm7, %ymm9 /* g2lr8 = lookup16(g2s, rotl8) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm4 /* rotl16 = const() */
-	vmovdqa %ymm1, 480(%rsp) /* spill g1x0.3 */
-	vpshufb %ymm4, %ymm7, %ymm1 /* g2lr16 = lookup16(g2s, rotl16) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g2lg_acc = xor(g2s, g2lr8) */
-	vpxor %ymm1, %ymm9, %ymm1 /* g2lg = xor(g2lg_acc, g2lr16) */
-	vpslld $2, %ymm1, %ymm9 /* g2lr2_l = shl(g2lg) */
-	vpsrld $30, %ymm1, %ymm1 /* g2lr2_r = shr(g2lg) */
-	vpor %ymm1, %ymm9, %ymm1 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g2l_acc = xor(g2s, g2lr24) */
-	vpxor %ymm1, %ymm7, %ymm1 /* g2l = xor(g2l_acc, g2lr2) */
-	vmovdqa 0(%rsp), %ymm7 /* reload g2x0.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* g2x = xor(g2x0, g2l) */
-	vmovdqa 96(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor 128(%rsp), %ymm7, %ymm8 /* g3t_acc = xor(g3x1, g3x2) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g3t_acc_1 = xor(g3t_acc, rkw) */
-	vpxor 192(%rsp), %ymm0, %ymm0 /* g3t = xor(g3t_acc_1, g3x3) */
-	vpand %ymm6, %ymm0, %ymm8 /* g3t_lo = and(g3t, nibble_mask) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1x = xor(g1x0, g1l) */
+	vpxor %ymm12, %ymm10, %ymm4 /* g2t_acc = xor(g2x1, g2x2) */
+	vpxor %ymm0, %ymm4, %ymm4 /* g2t_acc_1 = xor(g2t_acc, rkw) */
+	vpxor 128(%rsp), %ymm4, %ymm4 /* g2t = xor(g2t_acc_1, g2x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm5 /* g2t_lo = and(g2t, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g2t_sh = shr(g2t) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* g2t_hi = and(g2t_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* g2a_l = lookup16(tbl_lo, g2t_lo) */
+	vpshufb %ymm4, %ymm14, %ymm4 /* g2a_h = lookup16(tbl_hi, g2t_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g2a = xor(g2a_l, g2a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm4, %ymm4 /* g2s_sr = lookup16(g2a, inv_shift_rows) */
+	vmovdqa %xmm4, %xmm5 /* g2s_aes_in0 = extract128(g2s_sr) */
+	vaesenclast %xmm2, %xmm5, %xmm5 /* g2s_aes_0 = aesenclast(g2s_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm4, %xmm4 /* g2s_aes_in1 = extract128(g2s_sr) */
+	vaesenclast %xmm15, %xmm4, %xmm4 /* g2s_aes_1 = aesenclast(g2s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm5, %ymm4 /* g2s_aes = concat128(g2s_aes_0, g2s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm5 /* g2s_aes_lo = and(g2s_aes, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g2s_aes_sh = shr(g2s_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm4, %ymm4 /* g2s_aes_hi = and(g2s_aes_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm9, %ymm5 /* g2s_l = lookup16(tbl_lo_1, g2s_aes_lo) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* g2s_h = lookup16(tbl_hi_1, g2s_aes_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* g2s = xor(g2s_l, g2s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm4, %ymm5 /* g2lr24 = lookup16(g2s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm4, %ymm6 /* g2lr8 = lookup16(g2s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm4, %ymm7 /* g2lr16 = lookup16(g2s, rotl16) */
+	vpxor %ymm6, %ymm4, %ymm6 /* g2lg_acc = xor(g2s, g2lr8) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2lg = xor(g2lg_acc, g2lr16) */
+	vpslld $2, %ymm6, %ymm7 /* g2lr2_l = shl(g2lg) */
+	vpsrld $30, %ymm6, %ymm6 /* g2lr2_r = shr(g2lg) */
+	vpor %ymm6, %ymm7, %ymm6 /* g2lr2 = or(g2lr2_l, g2lr2_r) */
+	vpxor %ymm5, %ymm4, %ymm4 /* g2l_acc = xor(g2s, g2lr24) */
+	vpxor %ymm6, %ymm4, %ymm4 /* g2l = xor(g2l_acc, g2lr2) */
+	vpxor 0(%rsp), %ymm4, %ymm4 /* g2x = xor(g2l, g2x0.2) */
+	vmovdqa 64(%rsp), %ymm5 /* reload g3x1.2 */
+	vpxor 96(%rsp), %ymm5, %ymm6 /* g3t_acc = xor(g3x1, g3x2) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g3t_acc_1 = xor(g3t_acc, rkw) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* g3t = xor(g3t_acc_1, g3x3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm6 /* g3t_lo = and(g3t, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g3t_sh = shr(g3t) */
-	vpand %ymm6, %ymm0, %ymm0 /* g3t_hi = and(g3t_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* g3t_hi = and(g3t_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g3a_l = lookup16(tbl_lo, g3t_lo) */
 	vpshufb %ymm0, %ymm14, %ymm0 /* g3a_h = lookup16(tbl_hi, g3t_hi) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g3a = xor(g3a_l, g3a_h) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
-	vmovdqa %xmm0, %xmm8 /* g3s_aes_in0 = extract128(g3s_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g3s_aes_0 = aesenclast(g3s_aes_in0, g0s_aes_k0) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g3a = xor(g3a_l, g3a_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* g3s_sr = lookup16(g3a, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm6 /* g3s_aes_in0 = extract128(g3s_sr) */
+	vaesenclast %xmm2, %xmm6, %xmm6 /* g3s_aes_0 = aesenclast(g3s_aes_in0, g0s_aes_k0) */
 	vextracti128 $1, %ymm0, %xmm0 /* g3s_aes_in1 = extract128(g3s_sr) */
-	vaesenclast %xmm3, %xmm0, %xmm0 /* g3s_aes_1 = aesenclast(g3s_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm0, %ymm8, %ymm0 /* g3s_aes = concat128(g3s_aes_0, g3s_aes_1) */
-	vpand %ymm6, %ymm0, %ymm8 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
+	vaesenclast %xmm15, %xmm0, %xmm0 /* g3s_aes_1 = aesenclast(g3s_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm6, %ymm0 /* g3s_aes = concat128(g3s_aes_0, g3s_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm6 /* g3s_aes_lo = and(g3s_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g3s_aes_sh = shr(g3s_aes) */
-	vpand %ymm6, %ymm0, %ymm0 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
-	vpshufb %ymm0, %ymm15, %ymm0 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g3s = xor(g3s_l, g3s_h) */
-	vpshufb %ymm10, %ymm0, %ymm8 /* g3lr24 = lookup16(g3s, rotl24) */
-	vpshufb %ymm2, %ymm0, %ymm9 /* g3lr8 = lookup16(g3s, rotl8) */
-	vpshufb %ymm4, %ymm0, %ymm7 /* g3lr16 = lookup16(g3s, rotl16) */
-	vpxor %ymm9, %ymm0, %ymm9 /* g3lg_acc = xor(g3s, g3lr8) */
-	vpxor %ymm7, %ymm9, %ymm7 /* g3lg = xor(g3lg_acc, g3lr16) */
-	vpslld $2, %ymm7, %ymm9 /* g3lr2_l = shl(g3lg) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_r = shr(g3lg) */
-	vpor %ymm7, %ymm9, %ymm7 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
-	vpxor %ymm8, %ymm0, %ymm0 /* g3l_acc = xor(g3s, g3lr24) */
-	vpxor %ymm7, %ymm0, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
-	vmovdqa 32(%rsp), %ymm7 /* reload g3x0.2 */
-	vpxor %ymm0, %ymm7, %ymm0 /* g3x = xor(g3x0, g3l) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm0, %ymm0 /* g3s_aes_hi = and(g3s_aes_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm9, %ymm6 /* g3s_l = lookup16(tbl_lo_1, g3s_aes_lo) */
+	vpshufb %ymm0, %ymm13, %ymm0 /* g3s_h = lookup16(tbl_hi_1, g3s_aes_hi) */
+	vpxor %ymm0, %ymm6, %ymm0 /* g3s = xor(g3s_l, g3s_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm0, %ymm6 /* g3lr24 = lookup16(g3s, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm0, %ymm7 /* g3lr8 = lookup16(g3s, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm0, %ymm5 /* g3lr16 = lookup16(g3s, rotl16) */
+	vpxor %ymm7, %ymm0, %ymm7 /* g3lg_acc = xor(g3s, g3lr8) */
+	vpxor %ymm5, %ymm7, %ymm5 /* g3lg = xor(g3lg_acc, g3lr16) */
+	vpslld $2, %ymm5, %ymm7 /* g3lr2_l = shl(g3lg) */
+	vpsrld $30, %ymm5, %ymm5 /* g3lr2_r = shr(g3lg) */
+	vpor %ymm5, %ymm7, %ymm5 /* g3lr2 = or(g3lr2_l, g3lr2_r) */
+	vpxor %ymm6, %ymm0, %ymm0 /* g3l_acc = xor(g3s, g3lr24) */
+	vpxor %ymm5, %ymm0, %ymm0 /* g3l = xor(g3l_acc, g3lr2) */
+	vpxor 32(%rsp), %ymm0, %ymm0 /* g3x = xor(g3l, g3x0.2) */
 
 	/* Round 4r+1: X1 ^= L(S(X2 ^ X3 ^ X4 ^ rk)) (slots mod 4). */
-	vpbroadcastd 4(%rdi,%r8), %ymm7 /* rkw_1 = bcast32() */
-	vmovdqa 256(%rsp), %ymm8 /* reload g0x2.2 */
-	vpxor 288(%rsp), %ymm8, %ymm9 /* g0t_acc_2 = xor(g0x2, g0x3) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
-	vpxor 448(%rsp), %ymm9, %ymm9 /* g0t_1 = xor(g0t_acc_3, g0x0) */
-	vpand %ymm6, %ymm9, %ymm8 /* g0t_1_lo = and(g0t_1, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_1_sh = shr(g0t_1) */
-	vpand %ymm6, %ymm9, %ymm9 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g0s_1_aes_in0 = extract128(g0s_1_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g0s_1_aes_0 = aesenclast(g0s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g0s_1_aes_in1 = extract128(g0s_1_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g0s_1_aes_1 = aesenclast(g0s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g0s_1_aes = concat128(g0s_1_aes_0, g0s_1_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g0s_1_aes_sh = shr(g0s_1_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vpbroadcastd 4(%rdi,%r8), %ymm5 /* rkw_1 = bcast32() */
+	vmovdqa 224(%rsp), %ymm6 /* reload g0x2.2 */
+	vpxor 256(%rsp), %ymm6, %ymm7 /* g0t_acc_2 = xor(g0x2, g0x3) */
+	vpxor %ymm5, %ymm7, %ymm7 /* g0t_acc_3 = xor(g0t_acc_2, rkw_1) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g0t_1 = xor(g0t_acc_3, g0x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm6 /* g0t_1_lo = and(g0t_1, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0t_1_sh = shr(g0t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g0t_1_hi = and(g0t_1_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g0a_1_l = lookup16(tbl_lo, g0t_1_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g0a_1_h = lookup16(tbl_hi, g0t_1_hi) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g0a_1 = xor(g0a_1_l, g0a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* g0s_1_sr = lookup16(g0a_1, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm7 /* g0s_1_aes_in0 = extract128(g0s_1_sr) */
+	vaesenclast %xmm2, %xmm7, %xmm7 /* g0s_1_aes_0 = aesenclast(g0s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g0s_1_aes_in1 = extract128(g0s_1_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g0s_1_aes_1 = aesenclast(g0s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm7, %ymm6 /* g0s_1_aes = concat128(g0s_1_aes_0, g0s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm6, %ymm7 /* g0s_1_aes_lo = and(g0s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g0s_1_aes_sh = shr(g0s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* g0s_1_aes_hi = and(g0s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g0s_1_l = lookup16(tbl_lo_1, g0s_1_aes_lo) */
+	vpshufb %ymm6, %ymm13, %ymm6 /* g0s_1_h = lookup16(tbl_hi_1, g0s_1_aes_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g0s_1 = xor(g0s_1_l, g0s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm6, %ymm7 /* g0lr24_1 = lookup16(g0s_1, rotl24) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g0x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm6, %ymm3 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
 	vmovdqa %ymm0, 32(%rsp) /* spill g3x0.3 */
-	vpshufb %ymm2, %ymm8, %ymm0 /* g0lr8_1 = lookup16(g0s_1, rotl8) */
-	vpshufb %ymm4, %ymm8, %ymm4 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
-	vpxor %ymm0, %ymm8, %ymm0 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
-	vpxor %ymm4, %ymm0, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
-	vpslld $2, %ymm0, %ymm4 /* g0lr2_1_l = shl(g0lg_1) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm6, %ymm0 /* g0lr16_1 = lookup16(g0s_1, rotl16) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g0lg_acc_1 = xor(g0s_1, g0lr8_1) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0lg_1 = xor(g0lg_acc_1, g0lr16_1) */
+	vpslld $2, %ymm0, %ymm3 /* g0lr2_1_l = shl(g0lg_1) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_1_r = shr(g0lg_1) */
-	vpor %ymm0, %ymm4, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
-	vmovdqa 224(%rsp), %ymm4 /* reload g0x1.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0x_1 = xor(g0x1, g0l_1) */
-	vmovdqa 416(%rsp), %ymm4 /* reload g1x2.2 */
-	vpxor 384(%rsp), %ymm4, %ymm8 /* g1t_acc_2 = xor(g1x2, g1x3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
-	vpxor 480(%rsp), %ymm8, %ymm8 /* g1t_1 = xor(g1t_acc_3, g1x0) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1t_1_lo = and(g1t_1, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1t_1_sh = shr(g1t_1) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g1s_1_aes_in0 = extract128(g1s_1_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g1s_1_aes_0 = aesenclast(g1s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g1s_1_aes_in1 = extract128(g1s_1_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g1s_1_aes_1 = aesenclast(g1s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g1s_1_aes = concat128(g1s_1_aes_0, g1s_1_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1s_1_aes_sh = shr(g1s_1_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
-	vmovdqa %ymm0, 224(%rsp) /* spill g0x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm0 /* rotl16 = const() */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
-	vpslld $2, %ymm0, %ymm4 /* g1lr2_1_l = shl(g1lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g1lr2_1_r = shr(g1lg_1) */
-	vpor %ymm0, %ymm4, %ymm0 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
-	vmovdqa 352(%rsp), %ymm4 /* reload g1x1.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1x_1 = xor(g1x1, g1l_1) */
-	vmovdqa 320(%rsp), %ymm4 /* reload g2x2.2 */
-	vpxor 160(%rsp), %ymm4, %ymm8 /* g2t_acc_2 = xor(g2x2, g2x3) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
-	vpxor %ymm1, %ymm8, %ymm8 /* g2t_1 = xor(g2t_acc_3, g2x0) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2t_1_lo = and(g2t_1, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_1_sh = shr(g2t_1) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g2s_1_aes_in0 = extract128(g2s_1_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g2s_1_aes_0 = aesenclast(g2s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g2s_1_aes_in1 = extract128(g2s_1_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g2s_1_aes_1 = aesenclast(g2s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g2s_1_aes = concat128(g2s_1_aes_0, g2s_1_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_1_aes_sh = shr(g2s_1_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
-	vmovdqa %ymm1, 0(%rsp) /* spill g2x0.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vmovdqa %ymm0, 352(%rsp) /* spill g1x1.3 */
-	vpshufb %ymm1, %ymm8, %ymm0 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
-	vpslld $2, %ymm0, %ymm4 /* g2lr2_1_l = shl(g2lg_1) */
-	vpsrld $30, %ymm0, %ymm0 /* g2lr2_1_r = shr(g2lg_1) */
-	vpor %ymm0, %ymm4, %ymm0 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
-	vmovdqa 64(%rsp), %ymm4 /* reload g2x1.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2x_1 = xor(g2x1, g2l_1) */
-	vmovdqa 128(%rsp), %ymm4 /* reload g3x2.2 */
-	vpxor 192(%rsp), %ymm4, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
-	vpxor 32(%rsp), %ymm7, %ymm7 /* g3t_1 = xor(g3t_acc_3, g3x0) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3t_1_sh = shr(g3t_1) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm8 /* g3s_1_aes_in0 = extract128(g3s_1_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g3s_1_aes_0 = aesenclast(g3s_1_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* g3s_1_aes_in1 = extract128(g3s_1_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm7 /* g3s_1_aes_1 = aesenclast(g3s_1_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm8, %ymm7 /* g3s_1_aes = concat128(g3s_1_aes_0, g3s_1_aes_1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3s_1_aes_sh = shr(g3s_1_aes) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
-	vpshufb %ymm2, %ymm7, %ymm9 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
-	vpshufb %ymm1, %ymm7, %ymm4 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
-	vpxor %ymm4, %ymm9, %ymm4 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
-	vpslld $2, %ymm4, %ymm9 /* g3lr2_1_l = shl(g3lg_1) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_1_r = shr(g3lg_1) */
-	vpor %ymm4, %ymm9, %ymm4 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
-	vmovdqa 96(%rsp), %ymm7 /* reload g3x1.2 */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3x_1 = xor(g3x1, g3l_1) */
+	vpor %ymm0, %ymm3, %ymm0 /* g0lr2_1 = or(g0lr2_1_l, g0lr2_1_r) */
+	vpxor %ymm7, %ymm6, %ymm3 /* g0l_acc_1 = xor(g0s_1, g0lr24_1) */
+	vpxor %ymm0, %ymm3, %ymm0 /* g0l_1 = xor(g0l_acc_1, g0lr2_1) */
+	vpxor 192(%rsp), %ymm0, %ymm0 /* g0x_1 = xor(g0l_1, g0x1.2) */
+	vpxor 320(%rsp), %ymm8, %ymm3 /* g1t_acc_2 = xor(g1x2, g1x3) */
+	vpxor %ymm5, %ymm3, %ymm3 /* g1t_acc_3 = xor(g1t_acc_2, rkw_1) */
+	vpxor %ymm1, %ymm3, %ymm3 /* g1t_1 = xor(g1t_acc_3, g1x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm3, %ymm6 /* g1t_1_lo = and(g1t_1, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1t_1_sh = shr(g1t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* g1t_1_hi = and(g1t_1_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* g1a_1_l = lookup16(tbl_lo, g1t_1_lo) */
+	vpshufb %ymm3, %ymm14, %ymm3 /* g1a_1_h = lookup16(tbl_hi, g1t_1_hi) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g1a_1 = xor(g1a_1_l, g1a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm3, %ymm3 /* g1s_1_sr = lookup16(g1a_1, inv_shift_rows) */
+	vmovdqa %xmm3, %xmm6 /* g1s_1_aes_in0 = extract128(g1s_1_sr) */
+	vaesenclast %xmm2, %xmm6, %xmm6 /* g1s_1_aes_0 = aesenclast(g1s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm3, %xmm3 /* g1s_1_aes_in1 = extract128(g1s_1_sr) */
+	vaesenclast %xmm15, %xmm3, %xmm3 /* g1s_1_aes_1 = aesenclast(g1s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm3, %ymm6, %ymm3 /* g1s_1_aes = concat128(g1s_1_aes_0, g1s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm3, %ymm6 /* g1s_1_aes_lo = and(g1s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm3, %ymm3 /* g1s_1_aes_sh = shr(g1s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm3, %ymm3 /* g1s_1_aes_hi = and(g1s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm9, %ymm6 /* g1s_1_l = lookup16(tbl_lo_1, g1s_1_aes_lo) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* g1s_1_h = lookup16(tbl_hi_1, g1s_1_aes_hi) */
+	vpxor %ymm3, %ymm6, %ymm3 /* g1s_1 = xor(g1s_1_l, g1s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm3, %ymm6 /* g1lr24_1 = lookup16(g1s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm3, %ymm7 /* g1lr8_1 = lookup16(g1s_1, rotl8) */
+	vmovdqa %ymm8, 192(%rsp) /* spill g1x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm3, %ymm8 /* g1lr16_1 = lookup16(g1s_1, rotl16) */
+	vpxor %ymm7, %ymm3, %ymm7 /* g1lg_acc_1 = xor(g1s_1, g1lr8_1) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1lg_1 = xor(g1lg_acc_1, g1lr16_1) */
+	vpslld $2, %ymm7, %ymm8 /* g1lr2_1_l = shl(g1lg_1) */
+	vpsrld $30, %ymm7, %ymm7 /* g1lr2_1_r = shr(g1lg_1) */
+	vpor %ymm7, %ymm8, %ymm7 /* g1lr2_1 = or(g1lr2_1_l, g1lr2_1_r) */
+	vpxor %ymm6, %ymm3, %ymm3 /* g1l_acc_1 = xor(g1s_1, g1lr24_1) */
+	vpxor %ymm7, %ymm3, %ymm3 /* g1l_1 = xor(g1l_acc_1, g1lr2_1) */
+	vpxor 288(%rsp), %ymm3, %ymm3 /* g1x_1 = xor(g1l_1, g1x1.2) */
+	vpxor 128(%rsp), %ymm12, %ymm6 /* g2t_acc_2 = xor(g2x2, g2x3) */
+	vpxor %ymm5, %ymm6, %ymm6 /* g2t_acc_3 = xor(g2t_acc_2, rkw_1) */
+	vpxor %ymm4, %ymm6, %ymm6 /* g2t_1 = xor(g2t_acc_3, g2x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm6, %ymm7 /* g2t_1_lo = and(g2t_1, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2t_1_sh = shr(g2t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* g2t_1_hi = and(g2t_1_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* g2a_1_l = lookup16(tbl_lo, g2t_1_lo) */
+	vpshufb %ymm6, %ymm14, %ymm6 /* g2a_1_h = lookup16(tbl_hi, g2t_1_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g2a_1 = xor(g2a_1_l, g2a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* g2s_1_sr = lookup16(g2a_1, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm7 /* g2s_1_aes_in0 = extract128(g2s_1_sr) */
+	vaesenclast %xmm2, %xmm7, %xmm7 /* g2s_1_aes_0 = aesenclast(g2s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* g2s_1_aes_in1 = extract128(g2s_1_sr) */
+	vaesenclast %xmm15, %xmm6, %xmm6 /* g2s_1_aes_1 = aesenclast(g2s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm7, %ymm6 /* g2s_1_aes = concat128(g2s_1_aes_0, g2s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm6, %ymm7 /* g2s_1_aes_lo = and(g2s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g2s_1_aes_sh = shr(g2s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm6, %ymm6 /* g2s_1_aes_hi = and(g2s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g2s_1_l = lookup16(tbl_lo_1, g2s_1_aes_lo) */
+	vpshufb %ymm6, %ymm13, %ymm6 /* g2s_1_h = lookup16(tbl_hi_1, g2s_1_aes_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* g2s_1 = xor(g2s_1_l, g2s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm6, %ymm7 /* g2lr24_1 = lookup16(g2s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm6, %ymm8 /* g2lr8_1 = lookup16(g2s_1, rotl8) */
+	vmovdqa %ymm12, 288(%rsp) /* spill g2x2.2 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm6, %ymm12 /* g2lr16_1 = lookup16(g2s_1, rotl16) */
+	vpxor %ymm8, %ymm6, %ymm8 /* g2lg_acc_1 = xor(g2s_1, g2lr8_1) */
+	vpxor %ymm12, %ymm8, %ymm8 /* g2lg_1 = xor(g2lg_acc_1, g2lr16_1) */
+	vpslld $2, %ymm8, %ymm12 /* g2lr2_1_l = shl(g2lg_1) */
+	vpsrld $30, %ymm8, %ymm8 /* g2lr2_1_r = shr(g2lg_1) */
+	vpor %ymm8, %ymm12, %ymm8 /* g2lr2_1 = or(g2lr2_1_l, g2lr2_1_r) */
+	vpxor %ymm7, %ymm6, %ymm6 /* g2l_acc_1 = xor(g2s_1, g2lr24_1) */
+	vpxor %ymm8, %ymm6, %ymm6 /* g2l_1 = xor(g2l_acc_1, g2lr2_1) */
+	vpxor %ymm6, %ymm10, %ymm6 /* g2x_1 = xor(g2x1, g2l_1) */
+	vmovdqa 96(%rsp), %ymm7 /* reload g3x2.2 */
+	vpxor 160(%rsp), %ymm7, %ymm8 /* g3t_acc_2 = xor(g3x2, g3x3) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g3t_acc_3 = xor(g3t_acc_2, rkw_1) */
+	vpxor 32(%rsp), %ymm5, %ymm5 /* g3t_1 = xor(g3t_acc_3, g3x0) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm8 /* g3t_1_lo = and(g3t_1, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g3t_1_sh = shr(g3t_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* g3t_1_hi = and(g3t_1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* g3a_1_l = lookup16(tbl_lo, g3t_1_lo) */
+	vpshufb %ymm5, %ymm14, %ymm5 /* g3a_1_h = lookup16(tbl_hi, g3t_1_hi) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g3a_1 = xor(g3a_1_l, g3a_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm5, %ymm5 /* g3s_1_sr = lookup16(g3a_1, inv_shift_rows) */
+	vmovdqa %xmm5, %xmm8 /* g3s_1_aes_in0 = extract128(g3s_1_sr) */
+	vaesenclast %xmm2, %xmm8, %xmm8 /* g3s_1_aes_0 = aesenclast(g3s_1_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm5, %xmm5 /* g3s_1_aes_in1 = extract128(g3s_1_sr) */
+	vaesenclast %xmm15, %xmm5, %xmm5 /* g3s_1_aes_1 = aesenclast(g3s_1_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm5, %ymm8, %ymm5 /* g3s_1_aes = concat128(g3s_1_aes_0, g3s_1_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm8 /* g3s_1_aes_lo = and(g3s_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g3s_1_aes_sh = shr(g3s_1_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5, %ymm5 /* g3s_1_aes_hi = and(g3s_1_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm8 /* g3s_1_l = lookup16(tbl_lo_1, g3s_1_aes_lo) */
+	vpshufb %ymm5, %ymm13, %ymm5 /* g3s_1_h = lookup16(tbl_hi_1, g3s_1_aes_hi) */
+	vpxor %ymm5, %ymm8, %ymm5 /* g3s_1 = xor(g3s_1_l, g3s_1_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm5, %ymm8 /* g3lr24_1 = lookup16(g3s_1, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm5, %ymm10 /* g3lr8_1 = lookup16(g3s_1, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm5, %ymm12 /* g3lr16_1 = lookup16(g3s_1, rotl16) */
+	vpxor %ymm10, %ymm5, %ymm10 /* g3lg_acc_1 = xor(g3s_1, g3lr8_1) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g3lg_1 = xor(g3lg_acc_1, g3lr16_1) */
+	vpslld $2, %ymm10, %ymm12 /* g3lr2_1_l = shl(g3lg_1) */
+	vpsrld $30, %ymm10, %ymm10 /* g3lr2_1_r = shr(g3lg_1) */
+	vpor %ymm10, %ymm12, %ymm10 /* g3lr2_1 = or(g3lr2_1_l, g3lr2_1_r) */
+	vpxor %ymm8, %ymm5, %ymm5 /* g3l_acc_1 = xor(g3s_1, g3lr24_1) */
+	vpxor %ymm10, %ymm5, %ymm5 /* g3l_1 = xor(g3l_acc_1, g3lr2_1) */
+	vpxor 64(%rsp), %ymm5, %ymm5 /* g3x_1 = xor(g3l_1, g3x1.2) */
 
 	/* Round 4r+2: X2 ^= L(S(X3 ^ X4 ^ X5 ^ rk)) (slots mod 4). */
-	vpbroadcastd 8(%rdi,%r8), %ymm7 /* rkw_2 = bcast32() */
-	vmovdqa 288(%rsp), %ymm8 /* reload g0x3.2 */
-	vpxor 448(%rsp), %ymm8, %ymm9 /* g0t_acc_4 = xor(g0x3, g0x0) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
-	vpxor 224(%rsp), %ymm9, %ymm9 /* g0t_2 = xor(g0t_acc_5, g0x1) */
-	vpand %ymm6, %ymm9, %ymm8 /* g0t_2_lo = and(g0t_2, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_2_sh = shr(g0t_2) */
-	vpand %ymm6, %ymm9, %ymm9 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g0s_2_aes_in0 = extract128(g0s_2_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g0s_2_aes_0 = aesenclast(g0s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g0s_2_aes_in1 = extract128(g0s_2_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g0s_2_aes_1 = aesenclast(g0s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g0s_2_aes = concat128(g0s_2_aes_0, g0s_2_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g0s_2_aes_sh = shr(g0s_2_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
-	vmovdqa %ymm4, 96(%rsp) /* spill g3x1.3 */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
-	vpshufb %ymm1, %ymm8, %ymm1 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
-	vpslld $2, %ymm1, %ymm4 /* g0lr2_2_l = shl(g0lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g0lr2_2_r = shr(g0lg_2) */
-	vpor %ymm1, %ymm4, %ymm1 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
-	vmovdqa 256(%rsp), %ymm4 /* reload g0x2.2 */
-	vpxor %ymm1, %ymm4, %ymm1 /* g0x_2 = xor(g0x2, g0l_2) */
-	vmovdqa 384(%rsp), %ymm4 /* reload g1x3.2 */
-	vpxor 480(%rsp), %ymm4, %ymm8 /* g1t_acc_4 = xor(g1x3, g1x0) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
-	vpxor 352(%rsp), %ymm8, %ymm8 /* g1t_2 = xor(g1t_acc_5, g1x1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1t_2_lo = and(g1t_2, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1t_2_sh = shr(g1t_2) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g1s_2_aes_in0 = extract128(g1s_2_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g1s_2_aes_0 = aesenclast(g1s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g1s_2_aes_in1 = extract128(g1s_2_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g1s_2_aes_1 = aesenclast(g1s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g1s_2_aes = concat128(g1s_2_aes_0, g1s_2_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1s_2_aes_sh = shr(g1s_2_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
-	vmovdqa %ymm1, 256(%rsp) /* spill g0x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vpshufb %ymm1, %ymm8, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
-	vpslld $2, %ymm1, %ymm4 /* g1lr2_2_l = shl(g1lg_2) */
+	vpbroadcastd 8(%rdi,%r8), %ymm8 /* rkw_2 = bcast32() */
+	vmovdqa 256(%rsp), %ymm10 /* reload g0x3.2 */
+	vpxor 352(%rsp), %ymm10, %ymm12 /* g0t_acc_4 = xor(g0x3, g0x0) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_5 = xor(g0t_acc_4, rkw_2) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_2 = xor(g0t_acc_5, g0x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_2_lo = and(g0t_2, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_2_sh = shr(g0t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_2_hi = and(g0t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g0a_2_l = lookup16(tbl_lo, g0t_2_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_2_h = lookup16(tbl_hi, g0t_2_hi) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g0a_2 = xor(g0a_2_l, g0a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_2_sr = lookup16(g0a_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g0s_2_aes_in0 = extract128(g0s_2_sr) */
+	vaesenclast %xmm2, %xmm12, %xmm12 /* g0s_2_aes_0 = aesenclast(g0s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g0s_2_aes_in1 = extract128(g0s_2_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g0s_2_aes_1 = aesenclast(g0s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g0s_2_aes = concat128(g0s_2_aes_0, g0s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g0s_2_aes_lo = and(g0s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_2_aes_sh = shr(g0s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_2_aes_hi = and(g0s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_2_l = lookup16(tbl_lo_1, g0s_2_aes_lo) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g0s_2_h = lookup16(tbl_hi_1, g0s_2_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g0s_2 = xor(g0s_2_l, g0s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm10, %ymm12 /* g0lr24_2 = lookup16(g0s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm10, %ymm7 /* g0lr8_2 = lookup16(g0s_2, rotl8) */
+	vmovdqa %ymm0, 384(%rsp) /* spill g0x1.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm0 /* g0lr16_2 = lookup16(g0s_2, rotl16) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g0lg_acc_2 = xor(g0s_2, g0lr8_2) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0lg_2 = xor(g0lg_acc_2, g0lr16_2) */
+	vpslld $2, %ymm0, %ymm7 /* g0lr2_2_l = shl(g0lg_2) */
+	vpsrld $30, %ymm0, %ymm0 /* g0lr2_2_r = shr(g0lg_2) */
+	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_2 = or(g0lr2_2_l, g0lr2_2_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_2 = xor(g0s_2, g0lr24_2) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0l_2 = xor(g0l_acc_2, g0lr2_2) */
+	vpxor 224(%rsp), %ymm0, %ymm0 /* g0x_2 = xor(g0l_2, g0x2.2) */
+	vpxor 320(%rsp), %ymm1, %ymm7 /* g1t_acc_4 = xor(g1x0.3, g1x3.2) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_5 = xor(g1t_acc_4, rkw_2) */
+	vpxor %ymm3, %ymm7, %ymm7 /* g1t_2 = xor(g1t_acc_5, g1x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_2_lo = and(g1t_2, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1t_2_sh = shr(g1t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_2_hi = and(g1t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g1a_2_l = lookup16(tbl_lo, g1t_2_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g1a_2_h = lookup16(tbl_hi, g1t_2_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1a_2 = xor(g1a_2_l, g1a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g1s_2_sr = lookup16(g1a_2, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g1s_2_aes_in0 = extract128(g1s_2_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g1s_2_aes_0 = aesenclast(g1s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g1s_2_aes_in1 = extract128(g1s_2_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g1s_2_aes_1 = aesenclast(g1s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g1s_2_aes = concat128(g1s_2_aes_0, g1s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g1s_2_aes_lo = and(g1s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1s_2_aes_sh = shr(g1s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g1s_2_aes_hi = and(g1s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_2_l = lookup16(tbl_lo_1, g1s_2_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g1s_2_h = lookup16(tbl_hi_1, g1s_2_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1s_2 = xor(g1s_2_l, g1s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm7, %ymm10 /* g1lr24_2 = lookup16(g1s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm7, %ymm12 /* g1lr8_2 = lookup16(g1s_2, rotl8) */
+	vmovdqa %ymm1, 224(%rsp) /* spill g1x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm1 /* g1lr16_2 = lookup16(g1s_2, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g1lg_acc_2 = xor(g1s_2, g1lr8_2) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1lg_2 = xor(g1lg_acc_2, g1lr16_2) */
+	vpslld $2, %ymm1, %ymm12 /* g1lr2_2_l = shl(g1lg_2) */
 	vpsrld $30, %ymm1, %ymm1 /* g1lr2_2_r = shr(g1lg_2) */
-	vpor %ymm1, %ymm4, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
-	vmovdqa 416(%rsp), %ymm4 /* reload g1x2.2 */
-	vpxor %ymm1, %ymm4, %ymm1 /* g1x_2 = xor(g1x2, g1l_2) */
-	vmovdqa 160(%rsp), %ymm4 /* reload g2x3.2 */
-	vpxor 0(%rsp), %ymm4, %ymm8 /* g2t_acc_4 = xor(g2x3, g2x0) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
-	vpxor %ymm0, %ymm8, %ymm8 /* g2t_2 = xor(g2t_acc_5, g2x1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2t_2_lo = and(g2t_2, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_2_sh = shr(g2t_2) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g2s_2_aes_in0 = extract128(g2s_2_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g2s_2_aes_0 = aesenclast(g2s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g2s_2_aes_in1 = extract128(g2s_2_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g2s_2_aes_1 = aesenclast(g2s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g2s_2_aes = concat128(g2s_2_aes_0, g2s_2_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_2_aes_sh = shr(g2s_2_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
-	vmovdqa %ymm0, 64(%rsp) /* spill g2x1.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm0 /* rotl16 = const() */
-	vmovdqa %ymm1, 416(%rsp) /* spill g1x2.3 */
-	vpshufb %ymm0, %ymm8, %ymm1 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
-	vpslld $2, %ymm1, %ymm4 /* g2lr2_2_l = shl(g2lg_2) */
-	vpsrld $30, %ymm1, %ymm1 /* g2lr2_2_r = shr(g2lg_2) */
-	vpor %ymm1, %ymm4, %ymm1 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
-	vpxor %ymm1, %ymm4, %ymm1 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
-	vmovdqa 320(%rsp), %ymm4 /* reload g2x2.2 */
-	vpxor %ymm1, %ymm4, %ymm1 /* g2x_2 = xor(g2x2, g2l_2) */
-	vmovdqa 192(%rsp), %ymm4 /* reload g3x3.2 */
-	vpxor 32(%rsp), %ymm4, %ymm8 /* g3t_acc_4 = xor(g3x3, g3x0) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
-	vpxor 96(%rsp), %ymm7, %ymm7 /* g3t_2 = xor(g3t_acc_5, g3x1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3t_2_lo = and(g3t_2, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3t_2_sh = shr(g3t_2) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
-	vpshufb %ymm7, %ymm14, %ymm7 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm8 /* g3s_2_aes_in0 = extract128(g3s_2_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm8 /* g3s_2_aes_0 = aesenclast(g3s_2_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* g3s_2_aes_in1 = extract128(g3s_2_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm7 /* g3s_2_aes_1 = aesenclast(g3s_2_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm8, %ymm7 /* g3s_2_aes = concat128(g3s_2_aes_0, g3s_2_aes_1) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g3s_2_aes_sh = shr(g3s_2_aes) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
-	vpshufb %ymm10, %ymm7, %ymm8 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
-	vpshufb %ymm2, %ymm7, %ymm9 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
-	vpshufb %ymm0, %ymm7, %ymm4 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
-	vpxor %ymm9, %ymm7, %ymm9 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
-	vpxor %ymm4, %ymm9, %ymm4 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
-	vpslld $2, %ymm4, %ymm9 /* g3lr2_2_l = shl(g3lg_2) */
-	vpsrld $30, %ymm4, %ymm4 /* g3lr2_2_r = shr(g3lg_2) */
-	vpor %ymm4, %ymm9, %ymm4 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
-	vmovdqa 128(%rsp), %ymm7 /* reload g3x2.2 */
-	vpxor %ymm4, %ymm7, %ymm4 /* g3x_2 = xor(g3x2, g3l_2) */
+	vpor %ymm1, %ymm12, %ymm1 /* g1lr2_2 = or(g1lr2_2_l, g1lr2_2_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_2 = xor(g1s_2, g1lr24_2) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1l_2 = xor(g1l_acc_2, g1lr2_2) */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* g1x_2 = xor(g1l_2, g1x2.2) */
+	vpxor 128(%rsp), %ymm4, %ymm7 /* g2t_acc_4 = xor(g2x0.3, g2x3.2) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g2t_acc_5 = xor(g2t_acc_4, rkw_2) */
+	vpxor %ymm6, %ymm7, %ymm7 /* g2t_2 = xor(g2t_acc_5, g2x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g2t_2_lo = and(g2t_2, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_2_sh = shr(g2t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_2_hi = and(g2t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g2a_2_l = lookup16(tbl_lo, g2t_2_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_2_h = lookup16(tbl_hi, g2t_2_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2a_2 = xor(g2a_2_l, g2a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_2_sr = lookup16(g2a_2, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g2s_2_aes_in0 = extract128(g2s_2_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g2s_2_aes_0 = aesenclast(g2s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g2s_2_aes_in1 = extract128(g2s_2_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g2s_2_aes_1 = aesenclast(g2s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g2s_2_aes = concat128(g2s_2_aes_0, g2s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g2s_2_aes_lo = and(g2s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_2_aes_sh = shr(g2s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_2_aes_hi = and(g2s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g2s_2_l = lookup16(tbl_lo_1, g2s_2_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g2s_2_h = lookup16(tbl_hi_1, g2s_2_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2s_2 = xor(g2s_2_l, g2s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm7, %ymm10 /* g2lr24_2 = lookup16(g2s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm7, %ymm12 /* g2lr8_2 = lookup16(g2s_2, rotl8) */
+	vmovdqa %ymm4, 0(%rsp) /* spill g2x0.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm4 /* g2lr16_2 = lookup16(g2s_2, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g2lg_acc_2 = xor(g2s_2, g2lr8_2) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g2lg_2 = xor(g2lg_acc_2, g2lr16_2) */
+	vpslld $2, %ymm4, %ymm12 /* g2lr2_2_l = shl(g2lg_2) */
+	vpsrld $30, %ymm4, %ymm4 /* g2lr2_2_r = shr(g2lg_2) */
+	vpor %ymm4, %ymm12, %ymm4 /* g2lr2_2 = or(g2lr2_2_l, g2lr2_2_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g2l_acc_2 = xor(g2s_2, g2lr24_2) */
+	vpxor %ymm4, %ymm7, %ymm4 /* g2l_2 = xor(g2l_acc_2, g2lr2_2) */
+	vpxor 288(%rsp), %ymm4, %ymm4 /* g2x_2 = xor(g2l_2, g2x2.2) */
+	vmovdqa 160(%rsp), %ymm7 /* reload g3x3.2 */
+	vpxor 32(%rsp), %ymm7, %ymm10 /* g3t_acc_4 = xor(g3x3, g3x0) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3t_acc_5 = xor(g3t_acc_4, rkw_2) */
+	vpxor %ymm5, %ymm8, %ymm8 /* g3t_2 = xor(g3t_acc_5, g3x1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm8, %ymm10 /* g3t_2_lo = and(g3t_2, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3t_2_sh = shr(g3t_2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* g3t_2_hi = and(g3t_2_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g3a_2_l = lookup16(tbl_lo, g3t_2_lo) */
+	vpshufb %ymm8, %ymm14, %ymm8 /* g3a_2_h = lookup16(tbl_hi, g3t_2_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3a_2 = xor(g3a_2_l, g3a_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* g3s_2_sr = lookup16(g3a_2, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm10 /* g3s_2_aes_in0 = extract128(g3s_2_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g3s_2_aes_0 = aesenclast(g3s_2_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* g3s_2_aes_in1 = extract128(g3s_2_sr) */
+	vaesenclast %xmm15, %xmm8, %xmm8 /* g3s_2_aes_1 = aesenclast(g3s_2_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* g3s_2_aes = concat128(g3s_2_aes_0, g3s_2_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm8, %ymm10 /* g3s_2_aes_lo = and(g3s_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g3s_2_aes_sh = shr(g3s_2_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm8, %ymm8 /* g3s_2_aes_hi = and(g3s_2_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g3s_2_l = lookup16(tbl_lo_1, g3s_2_aes_lo) */
+	vpshufb %ymm8, %ymm13, %ymm8 /* g3s_2_h = lookup16(tbl_hi_1, g3s_2_aes_hi) */
+	vpxor %ymm8, %ymm10, %ymm8 /* g3s_2 = xor(g3s_2_l, g3s_2_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm8, %ymm10 /* g3lr24_2 = lookup16(g3s_2, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm8, %ymm12 /* g3lr8_2 = lookup16(g3s_2, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm8, %ymm7 /* g3lr16_2 = lookup16(g3s_2, rotl16) */
+	vpxor %ymm12, %ymm8, %ymm12 /* g3lg_acc_2 = xor(g3s_2, g3lr8_2) */
+	vpxor %ymm7, %ymm12, %ymm7 /* g3lg_2 = xor(g3lg_acc_2, g3lr16_2) */
+	vpslld $2, %ymm7, %ymm12 /* g3lr2_2_l = shl(g3lg_2) */
+	vpsrld $30, %ymm7, %ymm7 /* g3lr2_2_r = shr(g3lg_2) */
+	vpor %ymm7, %ymm12, %ymm7 /* g3lr2_2 = or(g3lr2_2_l, g3lr2_2_r) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3l_acc_2 = xor(g3s_2, g3lr24_2) */
+	vpxor %ymm7, %ymm8, %ymm7 /* g3l_2 = xor(g3l_acc_2, g3lr2_2) */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* g3x_2 = xor(g3l_2, g3x2.2) */
 
 	/* Round 4r+3: X3 ^= L(S(X4 ^ X5 ^ X6 ^ rk)) (slots mod 4). */
-	vpbroadcastd 12(%rdi,%r8), %ymm7 /* rkw_3 = bcast32() */
-	vmovdqa 448(%rsp), %ymm8 /* reload g0x0.3 */
-	vpxor 224(%rsp), %ymm8, %ymm9 /* g0t_acc_6 = xor(g0x0, g0x1) */
-	vpxor %ymm7, %ymm9, %ymm9 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
-	vpxor 256(%rsp), %ymm9, %ymm9 /* g0t_3 = xor(g0t_acc_7, g0x2) */
-	vpand %ymm6, %ymm9, %ymm8 /* g0t_3_lo = and(g0t_3, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0t_3_sh = shr(g0t_3) */
-	vpand %ymm6, %ymm9, %ymm9 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
-	vpshufb %ymm9, %ymm14, %ymm9 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
-	vpxor %ymm9, %ymm8, %ymm8 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g0s_3_aes_in0 = extract128(g0s_3_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g0s_3_aes_0 = aesenclast(g0s_3_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g0s_3_aes_in1 = extract128(g0s_3_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g0s_3_aes_1 = aesenclast(g0s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g0s_3_aes = concat128(g0s_3_aes_0, g0s_3_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g0s_3_aes_sh = shr(g0s_3_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
-	vmovdqa %ymm4, 128(%rsp) /* spill g3x2.3 */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
-	vpslld $2, %ymm0, %ymm4 /* g0lr2_3_l = shl(g0lg_3) */
+	vpbroadcastd 12(%rdi,%r8), %ymm8 /* rkw_3 = bcast32() */
+	vmovdqa 352(%rsp), %ymm10 /* reload g0x0.3 */
+	vpxor 384(%rsp), %ymm10, %ymm12 /* g0t_acc_6 = xor(g0x0, g0x1) */
+	vpxor %ymm8, %ymm12, %ymm12 /* g0t_acc_7 = xor(g0t_acc_6, rkw_3) */
+	vpxor %ymm0, %ymm12, %ymm12 /* g0t_3 = xor(g0t_acc_7, g0x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm12, %ymm10 /* g0t_3_lo = and(g0t_3, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0t_3_sh = shr(g0t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0t_3_hi = and(g0t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g0a_3_l = lookup16(tbl_lo, g0t_3_lo) */
+	vpshufb %ymm12, %ymm14, %ymm12 /* g0a_3_h = lookup16(tbl_hi, g0t_3_hi) */
+	vpxor %ymm12, %ymm10, %ymm10 /* g0a_3 = xor(g0a_3_l, g0a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* g0s_3_sr = lookup16(g0a_3, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm12 /* g0s_3_aes_in0 = extract128(g0s_3_sr) */
+	vaesenclast %xmm2, %xmm12, %xmm12 /* g0s_3_aes_0 = aesenclast(g0s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* g0s_3_aes_in1 = extract128(g0s_3_sr) */
+	vaesenclast %xmm15, %xmm10, %xmm10 /* g0s_3_aes_1 = aesenclast(g0s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* g0s_3_aes = concat128(g0s_3_aes_0, g0s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm10, %ymm12 /* g0s_3_aes_lo = and(g0s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0s_3_aes_sh = shr(g0s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm10, %ymm10 /* g0s_3_aes_hi = and(g0s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* g0s_3_l = lookup16(tbl_lo_1, g0s_3_aes_lo) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* g0s_3_h = lookup16(tbl_hi_1, g0s_3_aes_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* g0s_3 = xor(g0s_3_l, g0s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm10, %ymm12 /* g0lr24_3 = lookup16(g0s_3, rotl24) */
+	vmovdqa %ymm0, 288(%rsp) /* spill g0x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm10, %ymm0 /* g0lr8_3 = lookup16(g0s_3, rotl8) */
+	vmovdqa %ymm7, 96(%rsp) /* spill g3x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm10, %ymm7 /* g0lr16_3 = lookup16(g0s_3, rotl16) */
+	vpxor %ymm0, %ymm10, %ymm0 /* g0lg_acc_3 = xor(g0s_3, g0lr8_3) */
+	vpxor %ymm7, %ymm0, %ymm0 /* g0lg_3 = xor(g0lg_acc_3, g0lr16_3) */
+	vpslld $2, %ymm0, %ymm7 /* g0lr2_3_l = shl(g0lg_3) */
 	vpsrld $30, %ymm0, %ymm0 /* g0lr2_3_r = shr(g0lg_3) */
-	vpor %ymm0, %ymm4, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
-	vmovdqa 288(%rsp), %ymm4 /* reload g0x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g0x_3 = xor(g0x3, g0l_3) */
-	vmovdqa 480(%rsp), %ymm4 /* reload g1x0.3 */
-	vpxor 352(%rsp), %ymm4, %ymm8 /* g1t_acc_6 = xor(g1x0, g1x1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
-	vpxor 416(%rsp), %ymm8, %ymm8 /* g1t_3 = xor(g1t_acc_7, g1x2) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1t_3_lo = and(g1t_3, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1t_3_sh = shr(g1t_3) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g1s_3_aes_in0 = extract128(g1s_3_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g1s_3_aes_0 = aesenclast(g1s_3_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g1s_3_aes_in1 = extract128(g1s_3_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g1s_3_aes_1 = aesenclast(g1s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g1s_3_aes = concat128(g1s_3_aes_0, g1s_3_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1s_3_aes_sh = shr(g1s_3_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
-	vmovdqa %ymm0, 288(%rsp) /* spill g0x3.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm0 /* rotl16 = const() */
-	vpshufb %ymm0, %ymm8, %ymm0 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
-	vpslld $2, %ymm0, %ymm4 /* g1lr2_3_l = shl(g1lg_3) */
-	vpsrld $30, %ymm0, %ymm0 /* g1lr2_3_r = shr(g1lg_3) */
-	vpor %ymm0, %ymm4, %ymm0 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
-	vmovdqa 384(%rsp), %ymm4 /* reload g1x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g1x_3 = xor(g1x3, g1l_3) */
-	vmovdqa 0(%rsp), %ymm4 /* reload g2x0.3 */
-	vpxor 64(%rsp), %ymm4, %ymm8 /* g2t_acc_6 = xor(g2x0, g2x1) */
-	vpxor %ymm7, %ymm8, %ymm8 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
-	vpxor %ymm1, %ymm8, %ymm8 /* g2t_3 = xor(g2t_acc_7, g2x2) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2t_3_lo = and(g2t_3, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2t_3_sh = shr(g2t_3) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm12, %ymm9 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
-	vpshufb %ymm8, %ymm14, %ymm8 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
-	vpshufb %ymm11, %ymm8, %ymm8 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm9 /* g2s_3_aes_in0 = extract128(g2s_3_sr) */
-	vaesenclast %xmm5, %xmm9, %xmm9 /* g2s_3_aes_0 = aesenclast(g2s_3_aes_in0, g0s_aes_k0) */
-	vextracti128 $1, %ymm8, %xmm8 /* g2s_3_aes_in1 = extract128(g2s_3_sr) */
-	vaesenclast %xmm3, %xmm8, %xmm8 /* g2s_3_aes_1 = aesenclast(g2s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm9, %ymm8 /* g2s_3_aes = concat128(g2s_3_aes_0, g2s_3_aes_1) */
-	vpand %ymm6, %ymm8, %ymm9 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g2s_3_aes_sh = shr(g2s_3_aes) */
-	vpand %ymm6, %ymm8, %ymm8 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm13, %ymm9 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
-	vpshufb %ymm10, %ymm8, %ymm9 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
-	vpshufb %ymm2, %ymm8, %ymm4 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
-	vmovdqa %ymm1, 384(%rsp) /* spill g2x2.3 */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm1 /* rotl16 = const() */
-	vmovdqa %ymm0, 320(%rsp) /* spill g1x3.3 */
-	vpshufb %ymm1, %ymm8, %ymm0 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
-	vpxor %ymm4, %ymm8, %ymm4 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
-	vpslld $2, %ymm0, %ymm4 /* g2lr2_3_l = shl(g2lg_3) */
-	vpsrld $30, %ymm0, %ymm0 /* g2lr2_3_r = shr(g2lg_3) */
-	vpor %ymm0, %ymm4, %ymm0 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
-	vpxor %ymm9, %ymm8, %ymm4 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
-	vmovdqa 160(%rsp), %ymm4 /* reload g2x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* g2x_3 = xor(g2x3, g2l_3) */
-	vmovdqa 32(%rsp), %ymm4 /* reload g3x0.3 */
-	vpxor 96(%rsp), %ymm4, %ymm8 /* g3t_acc_6 = xor(g3x0, g3x1) */
-	vpxor %ymm7, %ymm8, %ymm7 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
-	vpxor 128(%rsp), %ymm7, %ymm7 /* g3t_3 = xor(g3t_acc_7, g3x2) */
-	vpand %ymm6, %ymm7, %ymm8 /* g3t_3_lo = and(g3t_3, nibble_mask) */
+	vpor %ymm0, %ymm7, %ymm0 /* g0lr2_3 = or(g0lr2_3_l, g0lr2_3_r) */
+	vpxor %ymm12, %ymm10, %ymm7 /* g0l_acc_3 = xor(g0s_3, g0lr24_3) */
+	vpxor %ymm0, %ymm7, %ymm0 /* g0l_3 = xor(g0l_acc_3, g0lr2_3) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* g0x_3 = xor(g0l_3, g0x3.2) */
+	vpxor 224(%rsp), %ymm3, %ymm7 /* g1t_acc_6 = xor(g1x1.3, g1x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g1t_acc_7 = xor(g1t_acc_6, rkw_3) */
+	vpxor %ymm1, %ymm7, %ymm7 /* g1t_3 = xor(g1t_acc_7, g1x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g1t_3_lo = and(g1t_3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1t_3_sh = shr(g1t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g1t_3_hi = and(g1t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g1a_3_l = lookup16(tbl_lo, g1t_3_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g1a_3_h = lookup16(tbl_hi, g1t_3_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1a_3 = xor(g1a_3_l, g1a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g1s_3_sr = lookup16(g1a_3, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g1s_3_aes_in0 = extract128(g1s_3_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g1s_3_aes_0 = aesenclast(g1s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g1s_3_aes_in1 = extract128(g1s_3_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g1s_3_aes_1 = aesenclast(g1s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g1s_3_aes = concat128(g1s_3_aes_0, g1s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g1s_3_aes_lo = and(g1s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1s_3_aes_sh = shr(g1s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g1s_3_aes_hi = and(g1s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g1s_3_l = lookup16(tbl_lo_1, g1s_3_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g1s_3_h = lookup16(tbl_hi_1, g1s_3_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g1s_3 = xor(g1s_3_l, g1s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm7, %ymm10 /* g1lr24_3 = lookup16(g1s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm7, %ymm12 /* g1lr8_3 = lookup16(g1s_3, rotl8) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g1x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm1 /* g1lr16_3 = lookup16(g1s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g1lg_acc_3 = xor(g1s_3, g1lr8_3) */
+	vpxor %ymm1, %ymm12, %ymm1 /* g1lg_3 = xor(g1lg_acc_3, g1lr16_3) */
+	vpslld $2, %ymm1, %ymm12 /* g1lr2_3_l = shl(g1lg_3) */
+	vpsrld $30, %ymm1, %ymm1 /* g1lr2_3_r = shr(g1lg_3) */
+	vpor %ymm1, %ymm12, %ymm1 /* g1lr2_3 = or(g1lr2_3_l, g1lr2_3_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g1l_acc_3 = xor(g1s_3, g1lr24_3) */
+	vpxor %ymm1, %ymm7, %ymm1 /* g1l_3 = xor(g1l_acc_3, g1lr2_3) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* g1x_3 = xor(g1l_3, g1x3.2) */
+	vpxor 0(%rsp), %ymm6, %ymm7 /* g2t_acc_6 = xor(g2x1.3, g2x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g2t_acc_7 = xor(g2t_acc_6, rkw_3) */
+	vpxor %ymm4, %ymm7, %ymm7 /* g2t_3 = xor(g2t_acc_7, g2x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g2t_3_lo = and(g2t_3, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2t_3_sh = shr(g2t_3) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g2t_3_hi = and(g2t_3_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* g2a_3_l = lookup16(tbl_lo, g2t_3_lo) */
+	vpshufb %ymm7, %ymm14, %ymm7 /* g2a_3_h = lookup16(tbl_hi, g2t_3_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2a_3 = xor(g2a_3_l, g2a_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g2s_3_sr = lookup16(g2a_3, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm10 /* g2s_3_aes_in0 = extract128(g2s_3_sr) */
+	vaesenclast %xmm2, %xmm10, %xmm10 /* g2s_3_aes_0 = aesenclast(g2s_3_aes_in0, g0s_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* g2s_3_aes_in1 = extract128(g2s_3_sr) */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g2s_3_aes_1 = aesenclast(g2s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm10, %ymm7 /* g2s_3_aes = concat128(g2s_3_aes_0, g2s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm10 /* g2s_3_aes_lo = and(g2s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g2s_3_aes_sh = shr(g2s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g2s_3_aes_hi = and(g2s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm9, %ymm10 /* g2s_3_l = lookup16(tbl_lo_1, g2s_3_aes_lo) */
+	vpshufb %ymm7, %ymm13, %ymm7 /* g2s_3_h = lookup16(tbl_hi_1, g2s_3_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* g2s_3 = xor(g2s_3_l, g2s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm7, %ymm10 /* g2lr24_3 = lookup16(g2s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm7, %ymm12 /* g2lr8_3 = lookup16(g2s_3, rotl8) */
+	vmovdqa %ymm4, 320(%rsp) /* spill g2x2.3 */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm7, %ymm4 /* g2lr16_3 = lookup16(g2s_3, rotl16) */
+	vpxor %ymm12, %ymm7, %ymm12 /* g2lg_acc_3 = xor(g2s_3, g2lr8_3) */
+	vpxor %ymm4, %ymm12, %ymm4 /* g2lg_3 = xor(g2lg_acc_3, g2lr16_3) */
+	vpslld $2, %ymm4, %ymm12 /* g2lr2_3_l = shl(g2lg_3) */
+	vpsrld $30, %ymm4, %ymm4 /* g2lr2_3_r = shr(g2lg_3) */
+	vpor %ymm4, %ymm12, %ymm4 /* g2lr2_3 = or(g2lr2_3_l, g2lr2_3_r) */
+	vpxor %ymm10, %ymm7, %ymm7 /* g2l_acc_3 = xor(g2s_3, g2lr24_3) */
+	vpxor %ymm4, %ymm7, %ymm4 /* g2l_3 = xor(g2l_acc_3, g2lr2_3) */
+	vpxor 128(%rsp), %ymm4, %ymm4 /* g2x_3 = xor(g2l_3, g2x3.2) */
+	vpxor 32(%rsp), %ymm5, %ymm7 /* g3t_acc_6 = xor(g3x1.3, g3x0.3) */
+	vpxor %ymm8, %ymm7, %ymm7 /* g3t_acc_7 = xor(g3t_acc_6, rkw_3) */
+	vpxor 96(%rsp), %ymm7, %ymm7 /* g3t_3 = xor(g3t_acc_7, g3x2) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm8 /* g3t_3_lo = and(g3t_3, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* g3t_3_sh = shr(g3t_3) */
-	vpand %ymm6, %ymm7, %ymm7 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm7, %ymm7 /* g3t_3_hi = and(g3t_3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* g3a_3_l = lookup16(tbl_lo, g3t_3_lo) */
 	vpshufb %ymm7, %ymm14, %ymm7 /* g3a_3_h = lookup16(tbl_hi, g3t_3_hi) */
 	vpxor %ymm7, %ymm8, %ymm7 /* g3a_3 = xor(g3a_3_l, g3a_3_h) */
-	vpshufb %ymm11, %ymm7, %ymm7 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows(%rip), %ymm7, %ymm7 /* g3s_3_sr = lookup16(g3a_3, inv_shift_rows) */
 	vmovdqa %xmm7, %xmm8 /* g3s_3_aes_in0 = extract128(g3s_3_sr) */
-	vaesenclast %xmm5, %xmm8, %xmm5 /* g3s_3_aes_0 = aesenclast(g3s_3_aes_in0, g0s_aes_k0) */
+	vaesenclast %xmm2, %xmm8, %xmm2 /* g3s_3_aes_0 = aesenclast(g3s_3_aes_in0, g0s_aes_k0) */
 	vextracti128 $1, %ymm7, %xmm7 /* g3s_3_aes_in1 = extract128(g3s_3_sr) */
-	vaesenclast %xmm3, %xmm7, %xmm3 /* g3s_3_aes_1 = aesenclast(g3s_3_aes_in1, g0s_aes_k1) */
-	vinserti128 $1, %xmm3, %ymm5, %ymm3 /* g3s_3_aes = concat128(g3s_3_aes_0, g3s_3_aes_1) */
-	vpand %ymm6, %ymm3, %ymm5 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm3, %ymm3 /* g3s_3_aes_sh = shr(g3s_3_aes) */
-	vpand %ymm6, %ymm3, %ymm3 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
-	vpshufb %ymm5, %ymm13, %ymm5 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
-	vpxor %ymm3, %ymm5, %ymm3 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
-	vpshufb %ymm10, %ymm3, %ymm5 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
-	vpshufb %ymm2, %ymm3, %ymm7 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
-	vpshufb %ymm1, %ymm3, %ymm8 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
-	vpxor %ymm7, %ymm3, %ymm7 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
-	vpxor %ymm8, %ymm7, %ymm7 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
-	vpslld $2, %ymm7, %ymm8 /* g3lr2_3_l = shl(g3lg_3) */
-	vpsrld $30, %ymm7, %ymm7 /* g3lr2_3_r = shr(g3lg_3) */
-	vpor %ymm7, %ymm8, %ymm7 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
-	vpxor %ymm5, %ymm3, %ymm3 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
-	vpxor %ymm7, %ymm3, %ymm3 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
-	vmovdqa 192(%rsp), %ymm5 /* reload g3x3.2 */
-	vpxor %ymm3, %ymm5, %ymm3 /* g3x_3 = xor(g3x3, g3l_3) */
-	vmovdqa %ymm0, 160(%rsp) /* spill g2x3.2 */
-	vmovdqa %ymm3, 192(%rsp) /* spill g3x3.2 */
-	vmovdqa 320(%rsp), %ymm2 /* reload g1x3.3 */
-	vmovdqa 224(%rsp), %ymm3 /* reload g0x1.3 */
-	vmovdqa 448(%rsp), %ymm4 /* reload g0x0.3 */
-	vmovdqa 256(%rsp), %ymm5 /* reload g0x2.3 */
-	vmovdqa 352(%rsp), %ymm7 /* reload g1x1.3 */
-	vmovdqa 480(%rsp), %ymm8 /* reload g1x0.3 */
-	vmovdqa 416(%rsp), %ymm9 /* reload g1x2.3 */
-	vmovdqa 288(%rsp), %ymm10 /* reload g0x3.3 */
-	vmovdqa 384(%rsp), %ymm13 /* reload g2x2.3 */
+	vaesenclast %xmm15, %xmm7, %xmm7 /* g3s_3_aes_1 = aesenclast(g3s_3_aes_in1, g0s_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm2, %ymm2 /* g3s_3_aes = concat128(g3s_3_aes_0, g3s_3_aes_1) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm7 /* g3s_3_aes_lo = and(g3s_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm2, %ymm2 /* g3s_3_aes_sh = shr(g3s_3_aes) */
+	vpand .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask(%rip), %ymm2, %ymm2 /* g3s_3_aes_hi = and(g3s_3_aes_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm9, %ymm7 /* g3s_3_l = lookup16(tbl_lo_1, g3s_3_aes_lo) */
+	vpshufb %ymm2, %ymm13, %ymm2 /* g3s_3_h = lookup16(tbl_hi_1, g3s_3_aes_hi) */
+	vpxor %ymm2, %ymm7, %ymm2 /* g3s_3 = xor(g3s_3_l, g3s_3_h) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl24(%rip), %ymm2, %ymm7 /* g3lr24_3 = lookup16(g3s_3, rotl24) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl8(%rip), %ymm2, %ymm8 /* g3lr8_3 = lookup16(g3s_3, rotl8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_rotl16(%rip), %ymm2, %ymm10 /* g3lr16_3 = lookup16(g3s_3, rotl16) */
+	vpxor %ymm8, %ymm2, %ymm8 /* g3lg_acc_3 = xor(g3s_3, g3lr8_3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* g3lg_3 = xor(g3lg_acc_3, g3lr16_3) */
+	vpslld $2, %ymm8, %ymm10 /* g3lr2_3_l = shl(g3lg_3) */
+	vpsrld $30, %ymm8, %ymm8 /* g3lr2_3_r = shr(g3lg_3) */
+	vpor %ymm8, %ymm10, %ymm8 /* g3lr2_3 = or(g3lr2_3_l, g3lr2_3_r) */
+	vpxor %ymm7, %ymm2, %ymm2 /* g3l_acc_3 = xor(g3s_3, g3lr24_3) */
+	vpxor %ymm8, %ymm2, %ymm2 /* g3l_3 = xor(g3l_acc_3, g3lr2_3) */
+	vpxor 160(%rsp), %ymm2, %ymm2 /* g3x_3 = xor(g3l_3, g3x3.2) */
+	vmovdqa %ymm5, 64(%rsp) /* spill g3x1.2 */
+	vmovdqa %ymm4, 128(%rsp) /* spill g2x3.2 */
+	vmovdqa %ymm2, 160(%rsp) /* spill g3x3.2 */
+	vmovdqa 384(%rsp), %ymm2 /* reload g0x1.3 */
+	vmovdqa 288(%rsp), %ymm4 /* reload g0x2.3 */
+	vmovdqa 224(%rsp), %ymm7 /* reload g1x0.3 */
+	vmovdqa 256(%rsp), %ymm8 /* reload g1x2.3 */
+	vmovdqa %ymm6, %ymm10 /* g2x1.3 */
+	vmovdqa %ymm3, %ymm6 /* g1x1.3 */
+	vmovdqa 352(%rsp), %ymm3 /* reload g0x0.3 */
+	vmovdqa 320(%rsp), %ymm12 /* reload g2x2.3 */
+	vmovdqa %ymm0, %ymm13 /* g0x3.3 */
 	add $16, %r8
 	cmp $128, %r8
 	jne .Lsm4_wordslice_avx2_aesni_asm_1_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; transpose back, native words to big-endian. */
-	vpunpckldq %ymm3, %ymm10, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
-	vpunpckhdq %ymm3, %ymm10, %ymm1 /* tro0_1 = unpackhi(g0x3, g0x1) */
-	vpunpckldq %ymm4, %ymm5, %ymm3 /* tro0_2 = unpacklo(g0x2, g0x0) */
-	vpunpckhdq %ymm4, %ymm5, %ymm4 /* tro0_3 = unpackhi(g0x2, g0x0) */
-	vpunpckldq %ymm3, %ymm0, %ymm5 /* tro1 = unpacklo(tro0, tro0_2) */
-	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
-	vpunpckldq %ymm4, %ymm1, %ymm3 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
-	vpunpckhdq %ymm4, %ymm1, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti128 .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm4 /* bswap32 = const() */
-	vpshufb %ymm4, %ymm5, %ymm5 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu (%rcx), %ymm6 /* msg = load() */
-	vpxor %ymm6, %ymm5, %ymm5 /* ct = xor(outbe, msg) */
-	vmovdqu %ymm5, (%rdx) /* store ct */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu 32(%rcx), %ymm5 /* msg_1 = load() */
-	vpxor %ymm5, %ymm0, %ymm0 /* ct_1 = xor(outbe_1, msg_1) */
+	vpunpckldq %ymm2, %ymm13, %ymm0 /* tro0 = unpacklo(g0x3, g0x1) */
+	vpunpckhdq %ymm2, %ymm13, %ymm2 /* tro0_1 = unpackhi(g0x3, g0x1) */
+	vpunpckldq %ymm3, %ymm4, %ymm5 /* tro0_2 = unpacklo(g0x2, g0x0) */
+	vpunpckhdq %ymm3, %ymm4, %ymm3 /* tro0_3 = unpackhi(g0x2, g0x0) */
+	vpunpckldq %ymm5, %ymm0, %ymm4 /* tro1 = unpacklo(tro0, tro0_2) */
+	vpunpckhdq %ymm5, %ymm0, %ymm0 /* tro1_1 = unpackhi(tro0, tro0_2) */
+	vpunpckldq %ymm3, %ymm2, %ymm5 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
+	vpunpckhdq %ymm3, %ymm2, %ymm2 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu (%rcx), %ymm4 /* msg = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct = xor(outbe, msg) */
+	vmovdqu %ymm3, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu 32(%rcx), %ymm3 /* msg_1 = load() */
+	vpxor %ymm3, %ymm0, %ymm0 /* ct_1 = xor(outbe_1, msg_1) */
 	vmovdqu %ymm0, 32(%rdx) /* store ct_1 */
-	vpshufb %ymm4, %ymm3, %ymm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm5, %ymm0 /* outbe_2 = lookup16(tro1_2, bswap32) */
 	vmovdqu 64(%rcx), %ymm3 /* msg_2 = load() */
 	vpxor %ymm3, %ymm0, %ymm0 /* ct_2 = xor(outbe_2, msg_2) */
 	vmovdqu %ymm0, 64(%rdx) /* store ct_2 */
-	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
-	vpxor %ymm1, %ymm0, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm2, %ymm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu 96(%rcx), %ymm2 /* msg_3 = load() */
+	vpxor %ymm2, %ymm0, %ymm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu %ymm0, 96(%rdx) /* store ct_3 */
-	vpunpckldq %ymm7, %ymm2, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %ymm7, %ymm2, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %ymm8, %ymm9, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %ymm8, %ymm9, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %ymm2, %ymm0, %ymm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckldq %ymm6, %ymm1, %ymm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
+	vpunpckhdq %ymm6, %ymm1, %ymm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %ymm7, %ymm8, %ymm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %ymm7, %ymm8, %ymm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %ymm2, %ymm0, %ymm4 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
 	vpunpckldq %ymm3, %ymm1, %ymm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu 128(%rcx), %ymm5 /* msg_4 = load() */
-	vpxor %ymm5, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu 128(%rcx), %ymm4 /* msg_4 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_4 = xor(outbe_4, msg_4) */
 	vmovdqu %ymm3, 128(%rdx) /* store ct_4 */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu 160(%rcx), %ymm3 /* msg_5 = load() */
 	vpxor %ymm3, %ymm0, %ymm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu %ymm0, 160(%rdx) /* store ct_5 */
-	vpshufb %ymm4, %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm2, %ymm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu 192(%rcx), %ymm2 /* msg_6 = load() */
 	vpxor %ymm2, %ymm0, %ymm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu %ymm0, 192(%rdx) /* store ct_6 */
-	vpshufb %ymm4, %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm1, %ymm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
 	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu %ymm0, 224(%rdx) /* store ct_7 */
-	vmovdqa 160(%rsp), %ymm0 /* reload g2x3.2 */
-	vpunpckldq 64(%rsp), %ymm0, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq 64(%rsp), %ymm0, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq 0(%rsp), %ymm13, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq 0(%rsp), %ymm13, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %ymm2, %ymm1, %ymm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vmovdqa 128(%rsp), %ymm0 /* reload g2x3.2 */
+	vpunpckldq %ymm10, %ymm0, %ymm1 /* tro0_8 = unpacklo(g2x3, g2x1) */
+	vpunpckhdq %ymm10, %ymm0, %ymm0 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq 0(%rsp), %ymm12, %ymm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq 0(%rsp), %ymm12, %ymm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %ymm2, %ymm1, %ymm4 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
 	vpunpckhdq %ymm2, %ymm1, %ymm1 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
 	vpunpckldq %ymm3, %ymm0, %ymm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
 	vpunpckhdq %ymm3, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb %ymm4, %ymm5, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu 256(%rcx), %ymm5 /* msg_8 = load() */
-	vpxor %ymm5, %ymm3, %ymm3 /* ct_8 = xor(outbe_8, msg_8) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm4, %ymm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu 256(%rcx), %ymm4 /* msg_8 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_8 = xor(outbe_8, msg_8) */
 	vmovdqu %ymm3, 256(%rdx) /* store ct_8 */
-	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu 288(%rcx), %ymm3 /* msg_9 = load() */
 	vpxor %ymm3, %ymm1, %ymm1 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
-	vpshufb %ymm4, %ymm2, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm2, %ymm1 /* outbe_10 = lookup16(tro1_10, bswap32) */
 	vmovdqu 320(%rcx), %ymm2 /* msg_10 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu %ymm0, 352(%rdx) /* store ct_11 */
-	vmovdqa 192(%rsp), %ymm0 /* reload g3x3.2 */
-	vpunpckldq 96(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq 96(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vmovdqa 128(%rsp), %ymm2 /* reload g3x2.2 */
+	vmovdqa 160(%rsp), %ymm0 /* reload g3x3.2 */
+	vpunpckldq 64(%rsp), %ymm0, %ymm1 /* tro0_12 = unpacklo(g3x3, g3x1) */
+	vpunpckhdq 64(%rsp), %ymm0, %ymm0 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vmovdqa 96(%rsp), %ymm2 /* reload g3x2.2 */
 	vpunpckldq 32(%rsp), %ymm2, %ymm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
 	vpunpckhdq 32(%rsp), %ymm2, %ymm2 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %ymm3, %ymm1, %ymm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckldq %ymm3, %ymm1, %ymm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
 	vpunpckhdq %ymm3, %ymm1, %ymm1 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
 	vpunpckldq %ymm2, %ymm0, %ymm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
 	vpunpckhdq %ymm2, %ymm0, %ymm0 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb %ymm4, %ymm5, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu 384(%rcx), %ymm5 /* msg_12 = load() */
-	vpxor %ymm5, %ymm2, %ymm2 /* ct_12 = xor(outbe_12, msg_12) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm4, %ymm2 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu 384(%rcx), %ymm4 /* msg_12 = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct_12 = xor(outbe_12, msg_12) */
 	vmovdqu %ymm2, 384(%rdx) /* store ct_12 */
-	vpshufb %ymm4, %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm1, %ymm1 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu 416(%rcx), %ymm2 /* msg_13 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
-	vpshufb %ymm4, %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm3, %ymm1 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu 448(%rcx), %ymm2 /* msg_14 = load() */
 	vpxor %ymm2, %ymm1, %ymm1 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu %ymm1, 448(%rdx) /* store ct_14 */
-	vpshufb %ymm4, %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx2_aesni_asm_1_bswap32(%rip), %ymm0, %ymm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu 480(%rcx), %ymm1 /* msg_15 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
@@ -1604,134 +1516,156 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
 	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
 
 /* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 
 /* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_0_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 /* nibble_mask: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* tbl_lo: A1, c1: S-box inner affine: low-nibble table (constant folded in) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo:
+	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
 	.byte 0x1b, 0xee, 0x39, 0xcc, 0xbd, 0x48, 0x9f, 0x6a, 0xb9, 0x4c, 0x9b, 0x6e, 0x1f, 0xea, 0x3d, 0xc8
 
 /* tbl_hi: A1, c1: S-box inner affine: high-nibble table */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 
 /* tbl_lo_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_lo_1:
+	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 	.byte 0xd3, 0xf5, 0xd9, 0xff, 0x24, 0x02, 0x2e, 0x08, 0xb4, 0x92, 0xbe, 0x98, 0x43, 0x65, 0x49, 0x6f
 
 /* tbl_hi_1: A2·inv(.) ^ c2: S-box outer affine, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_tbl_hi_1:
+	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 	.byte 0x00, 0x5e, 0x4a, 0x14, 0x08, 0x56, 0x42, 0x1c, 0x9d, 0xc3, 0xd7, 0x89, 0x95, 0xcb, 0xdf, 0x81
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lsm4_wordslice_avx2_aesni_asm_1_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 	.section .note.GNU-stack,"",@progbits

@@ -84,11 +84,11 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpunpckhdq %zmm4, %zmm18, %zmm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
 	vpunpckldq %zmm6, %zmm19, %zmm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %zmm6, %zmm19, %zmm6 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl16(%rip), %zmm18 /* rotl16 = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl24(%rip), %zmm19 /* rotl24 = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_rotl8(%rip), %zmm20 /* rotl8 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_rotl16(%rip), %zmm18 /* rotl16 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_0_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %rcx, %rcx
 .Lsm4_wordslice_avx512_gfni_asm_0_loop_r0:
 
@@ -324,62 +324,61 @@ sm4_wordslice_avx512_gfni_batch_asm:
 	vpunpckhdq %zmm2, %zmm21, %zmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm1 /* bswap32 = const() */
-	vpshufb %zmm1, %zmm3, %zmm3 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 %zmm3, (%rdx) /* store outbe */
-	vpshufb %zmm1, %zmm2, %zmm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu64 %zmm2, 64(%rdx) /* store outbe_1 */
-	vpshufb %zmm1, %zmm21, %zmm2 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 %zmm2, 128(%rdx) /* store outbe_2 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm3, %zmm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 %zmm1, (%rdx) /* store outbe */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm2, %zmm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store outbe_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm21, %zmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store outbe_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store outbe_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm7 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm5, %zmm2, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm5, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb %zmm1, %zmm7, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 %zmm5, 256(%rdx) /* store outbe_4 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm5, %zmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store outbe_4 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store outbe_5 */
-	vpshufb %zmm1, %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm2, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store outbe_6 */
-	vpshufb %zmm1, %zmm2, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store outbe_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm2 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm7 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm5, %zmm2, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm5, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb %zmm1, %zmm7, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 %zmm5, 512(%rdx) /* store outbe_8 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm5, %zmm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 %zmm3, 512(%rdx) /* store outbe_8 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store outbe_9 */
-	vpshufb %zmm1, %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm2, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store outbe_10 */
-	vpshufb %zmm1, %zmm2, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store outbe_11 */
 	vpunpckldq %zmm4, %zmm6, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm4, %zmm6, %zmm2 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm14, %zmm15, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm14, %zmm15, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb %zmm1, %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 %zmm4, 768(%rdx) /* store outbe_12 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vpunpckhdq %zmm4, %zmm6, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm14, %zmm15, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm14, %zmm15, %zmm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm4, %zmm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 %zmm3, 768(%rdx) /* store outbe_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store outbe_13 */
-	vpshufb %zmm1, %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm2, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store outbe_14 */
-	vpshufb %zmm1, %zmm2, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_0_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store outbe_15 */
 	vzeroupper
 	ret
@@ -465,11 +464,11 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpunpckhdq %zmm4, %zmm18, %zmm4 /* tr1_13 = unpackhi(tr0_12, tr0_14) */
 	vpunpckldq %zmm6, %zmm19, %zmm15 /* tr1_14 = unpacklo(tr0_13, tr0_15) */
 	vpunpckhdq %zmm6, %zmm19, %zmm6 /* tr1_15 = unpackhi(tr0_13, tr0_15) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl16(%rip), %zmm18 /* rotl16 = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl24(%rip), %zmm19 /* rotl24 = const() */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_rotl8(%rip), %zmm20 /* rotl8 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat(%rip), %zmm16 /* gfni_mat = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat_1(%rip), %zmm17 /* gfni_mat_1 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_rotl16(%rip), %zmm18 /* rotl16 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_rotl24(%rip), %zmm19 /* rotl24 = const() */
+	vmovdqa64 .Lsm4_wordslice_avx512_gfni_asm_1_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %r8, %r8
 .Lsm4_wordslice_avx512_gfni_asm_1_loop_r0:
 
@@ -705,92 +704,91 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 	vpunpckhdq %zmm2, %zmm21, %zmm2 /* tro1_1 = unpackhi(tro0, tro0_2) */
 	vpunpckldq %zmm1, %zmm0, %zmm21 /* tro1_2 = unpacklo(tro0_1, tro0_3) */
 	vpunpckhdq %zmm1, %zmm0, %zmm0 /* tro1_3 = unpackhi(tro0_1, tro0_3) */
-	vbroadcasti32x4 .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm1 /* bswap32 = const() */
-	vpshufb %zmm1, %zmm3, %zmm3 /* outbe = lookup16(tro1, bswap32) */
-	vmovdqu64 (%rcx), %zmm22 /* msg = load() */
-	vpxord %zmm22, %zmm3, %zmm3 /* ct = xor(outbe, msg) */
-	vmovdqu64 %zmm3, (%rdx) /* store ct */
-	vpshufb %zmm1, %zmm2, %zmm2 /* outbe_1 = lookup16(tro1_1, bswap32) */
-	vmovdqu64 64(%rcx), %zmm3 /* msg_1 = load() */
-	vpxord %zmm3, %zmm2, %zmm2 /* ct_1 = xor(outbe_1, msg_1) */
-	vmovdqu64 %zmm2, 64(%rdx) /* store ct_1 */
-	vpshufb %zmm1, %zmm21, %zmm2 /* outbe_2 = lookup16(tro1_2, bswap32) */
-	vmovdqu64 128(%rcx), %zmm3 /* msg_2 = load() */
-	vpxord %zmm3, %zmm2, %zmm2 /* ct_2 = xor(outbe_2, msg_2) */
-	vmovdqu64 %zmm2, 128(%rdx) /* store ct_2 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
-	vmovdqu64 192(%rcx), %zmm2 /* msg_3 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm3, %zmm1 /* outbe = lookup16(tro1, bswap32) */
+	vmovdqu64 (%rcx), %zmm3 /* msg = load() */
+	vpxord %zmm3, %zmm1, %zmm1 /* ct = xor(outbe, msg) */
+	vmovdqu64 %zmm1, (%rdx) /* store ct */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm2, %zmm1 /* outbe_1 = lookup16(tro1_1, bswap32) */
+	vmovdqu64 64(%rcx), %zmm2 /* msg_1 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_1 = xor(outbe_1, msg_1) */
+	vmovdqu64 %zmm1, 64(%rdx) /* store ct_1 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm21, %zmm1 /* outbe_2 = lookup16(tro1_2, bswap32) */
+	vmovdqu64 128(%rcx), %zmm2 /* msg_2 = load() */
+	vpxord %zmm2, %zmm1, %zmm1 /* ct_2 = xor(outbe_2, msg_2) */
+	vmovdqu64 %zmm1, 128(%rdx) /* store ct_2 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm0, %zmm0 /* outbe_3 = lookup16(tro1_3, bswap32) */
+	vmovdqu64 192(%rcx), %zmm1 /* msg_3 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_3 = xor(outbe_3, msg_3) */
 	vmovdqu64 %zmm0, 192(%rdx) /* store ct_3 */
 	vpunpckldq %zmm5, %zmm8, %zmm0 /* tro0_4 = unpacklo(g1x3, g1x1) */
-	vpunpckhdq %zmm5, %zmm8, %zmm2 /* tro0_5 = unpackhi(g1x3, g1x1) */
-	vpunpckldq %zmm7, %zmm9, %zmm3 /* tro0_6 = unpacklo(g1x2, g1x0) */
-	vpunpckhdq %zmm7, %zmm9, %zmm5 /* tro0_7 = unpackhi(g1x2, g1x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm7 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
-	vpunpckldq %zmm5, %zmm2, %zmm3 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
-	vpunpckhdq %zmm5, %zmm2, %zmm2 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
-	vpshufb %zmm1, %zmm7, %zmm5 /* outbe_4 = lookup16(tro1_4, bswap32) */
-	vmovdqu64 256(%rcx), %zmm7 /* msg_4 = load() */
-	vpxord %zmm7, %zmm5, %zmm5 /* ct_4 = xor(outbe_4, msg_4) */
-	vmovdqu64 %zmm5, 256(%rdx) /* store ct_4 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
-	vmovdqu64 320(%rcx), %zmm5 /* msg_5 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
+	vpunpckhdq %zmm5, %zmm8, %zmm1 /* tro0_5 = unpackhi(g1x3, g1x1) */
+	vpunpckldq %zmm7, %zmm9, %zmm2 /* tro0_6 = unpacklo(g1x2, g1x0) */
+	vpunpckhdq %zmm7, %zmm9, %zmm3 /* tro0_7 = unpackhi(g1x2, g1x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_4 = unpacklo(tro0_4, tro0_6) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_5 = unpackhi(tro0_4, tro0_6) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_6 = unpacklo(tro0_5, tro0_7) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_7 = unpackhi(tro0_5, tro0_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm5, %zmm3 /* outbe_4 = lookup16(tro1_4, bswap32) */
+	vmovdqu64 256(%rcx), %zmm5 /* msg_4 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_4 = xor(outbe_4, msg_4) */
+	vmovdqu64 %zmm3, 256(%rdx) /* store ct_4 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm0, %zmm0 /* outbe_5 = lookup16(tro1_5, bswap32) */
+	vmovdqu64 320(%rcx), %zmm3 /* msg_5 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_5 = xor(outbe_5, msg_5) */
 	vmovdqu64 %zmm0, 320(%rdx) /* store ct_5 */
-	vpshufb %zmm1, %zmm3, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
-	vmovdqu64 384(%rcx), %zmm3 /* msg_6 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm2, %zmm0 /* outbe_6 = lookup16(tro1_6, bswap32) */
+	vmovdqu64 384(%rcx), %zmm2 /* msg_6 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_6 = xor(outbe_6, msg_6) */
 	vmovdqu64 %zmm0, 384(%rdx) /* store ct_6 */
-	vpshufb %zmm1, %zmm2, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
-	vmovdqu64 448(%rcx), %zmm2 /* msg_7 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm1, %zmm0 /* outbe_7 = lookup16(tro1_7, bswap32) */
+	vmovdqu64 448(%rcx), %zmm1 /* msg_7 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_7 = xor(outbe_7, msg_7) */
 	vmovdqu64 %zmm0, 448(%rdx) /* store ct_7 */
 	vpunpckldq %zmm10, %zmm12, %zmm0 /* tro0_8 = unpacklo(g2x3, g2x1) */
-	vpunpckhdq %zmm10, %zmm12, %zmm2 /* tro0_9 = unpackhi(g2x3, g2x1) */
-	vpunpckldq %zmm11, %zmm13, %zmm3 /* tro0_10 = unpacklo(g2x2, g2x0) */
-	vpunpckhdq %zmm11, %zmm13, %zmm5 /* tro0_11 = unpackhi(g2x2, g2x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm7 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
-	vpunpckldq %zmm5, %zmm2, %zmm3 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
-	vpunpckhdq %zmm5, %zmm2, %zmm2 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
-	vpshufb %zmm1, %zmm7, %zmm5 /* outbe_8 = lookup16(tro1_8, bswap32) */
-	vmovdqu64 512(%rcx), %zmm7 /* msg_8 = load() */
-	vpxord %zmm7, %zmm5, %zmm5 /* ct_8 = xor(outbe_8, msg_8) */
-	vmovdqu64 %zmm5, 512(%rdx) /* store ct_8 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
-	vmovdqu64 576(%rcx), %zmm5 /* msg_9 = load() */
-	vpxord %zmm5, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
+	vpunpckhdq %zmm10, %zmm12, %zmm1 /* tro0_9 = unpackhi(g2x3, g2x1) */
+	vpunpckldq %zmm11, %zmm13, %zmm2 /* tro0_10 = unpacklo(g2x2, g2x0) */
+	vpunpckhdq %zmm11, %zmm13, %zmm3 /* tro0_11 = unpackhi(g2x2, g2x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm5 /* tro1_8 = unpacklo(tro0_8, tro0_10) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_9 = unpackhi(tro0_8, tro0_10) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_10 = unpacklo(tro0_9, tro0_11) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_11 = unpackhi(tro0_9, tro0_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm5, %zmm3 /* outbe_8 = lookup16(tro1_8, bswap32) */
+	vmovdqu64 512(%rcx), %zmm5 /* msg_8 = load() */
+	vpxord %zmm5, %zmm3, %zmm3 /* ct_8 = xor(outbe_8, msg_8) */
+	vmovdqu64 %zmm3, 512(%rdx) /* store ct_8 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm0, %zmm0 /* outbe_9 = lookup16(tro1_9, bswap32) */
+	vmovdqu64 576(%rcx), %zmm3 /* msg_9 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_9 = xor(outbe_9, msg_9) */
 	vmovdqu64 %zmm0, 576(%rdx) /* store ct_9 */
-	vpshufb %zmm1, %zmm3, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
-	vmovdqu64 640(%rcx), %zmm3 /* msg_10 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm2, %zmm0 /* outbe_10 = lookup16(tro1_10, bswap32) */
+	vmovdqu64 640(%rcx), %zmm2 /* msg_10 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_10 = xor(outbe_10, msg_10) */
 	vmovdqu64 %zmm0, 640(%rdx) /* store ct_10 */
-	vpshufb %zmm1, %zmm2, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
-	vmovdqu64 704(%rcx), %zmm2 /* msg_11 = load() */
-	vpxord %zmm2, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm1, %zmm0 /* outbe_11 = lookup16(tro1_11, bswap32) */
+	vmovdqu64 704(%rcx), %zmm1 /* msg_11 = load() */
+	vpxord %zmm1, %zmm0, %zmm0 /* ct_11 = xor(outbe_11, msg_11) */
 	vmovdqu64 %zmm0, 704(%rdx) /* store ct_11 */
 	vpunpckldq %zmm4, %zmm6, %zmm0 /* tro0_12 = unpacklo(g3x3, g3x1) */
-	vpunpckhdq %zmm4, %zmm6, %zmm2 /* tro0_13 = unpackhi(g3x3, g3x1) */
-	vpunpckldq %zmm14, %zmm15, %zmm3 /* tro0_14 = unpacklo(g3x2, g3x0) */
-	vpunpckhdq %zmm14, %zmm15, %zmm4 /* tro0_15 = unpackhi(g3x2, g3x0) */
-	vpunpckldq %zmm3, %zmm0, %zmm5 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
-	vpunpckhdq %zmm3, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
-	vpunpckldq %zmm4, %zmm2, %zmm3 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
-	vpunpckhdq %zmm4, %zmm2, %zmm2 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
-	vpshufb %zmm1, %zmm5, %zmm4 /* outbe_12 = lookup16(tro1_12, bswap32) */
-	vmovdqu64 768(%rcx), %zmm5 /* msg_12 = load() */
-	vpxord %zmm5, %zmm4, %zmm4 /* ct_12 = xor(outbe_12, msg_12) */
-	vmovdqu64 %zmm4, 768(%rdx) /* store ct_12 */
-	vpshufb %zmm1, %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
-	vmovdqu64 832(%rcx), %zmm4 /* msg_13 = load() */
-	vpxord %zmm4, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
+	vpunpckhdq %zmm4, %zmm6, %zmm1 /* tro0_13 = unpackhi(g3x3, g3x1) */
+	vpunpckldq %zmm14, %zmm15, %zmm2 /* tro0_14 = unpacklo(g3x2, g3x0) */
+	vpunpckhdq %zmm14, %zmm15, %zmm3 /* tro0_15 = unpackhi(g3x2, g3x0) */
+	vpunpckldq %zmm2, %zmm0, %zmm4 /* tro1_12 = unpacklo(tro0_12, tro0_14) */
+	vpunpckhdq %zmm2, %zmm0, %zmm0 /* tro1_13 = unpackhi(tro0_12, tro0_14) */
+	vpunpckldq %zmm3, %zmm1, %zmm2 /* tro1_14 = unpacklo(tro0_13, tro0_15) */
+	vpunpckhdq %zmm3, %zmm1, %zmm1 /* tro1_15 = unpackhi(tro0_13, tro0_15) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm4, %zmm3 /* outbe_12 = lookup16(tro1_12, bswap32) */
+	vmovdqu64 768(%rcx), %zmm4 /* msg_12 = load() */
+	vpxord %zmm4, %zmm3, %zmm3 /* ct_12 = xor(outbe_12, msg_12) */
+	vmovdqu64 %zmm3, 768(%rdx) /* store ct_12 */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm0, %zmm0 /* outbe_13 = lookup16(tro1_13, bswap32) */
+	vmovdqu64 832(%rcx), %zmm3 /* msg_13 = load() */
+	vpxord %zmm3, %zmm0, %zmm0 /* ct_13 = xor(outbe_13, msg_13) */
 	vmovdqu64 %zmm0, 832(%rdx) /* store ct_13 */
-	vpshufb %zmm1, %zmm3, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
-	vmovdqu64 896(%rcx), %zmm3 /* msg_14 = load() */
-	vpxord %zmm3, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm2, %zmm0 /* outbe_14 = lookup16(tro1_14, bswap32) */
+	vmovdqu64 896(%rcx), %zmm2 /* msg_14 = load() */
+	vpxord %zmm2, %zmm0, %zmm0 /* ct_14 = xor(outbe_14, msg_14) */
 	vmovdqu64 %zmm0, 896(%rdx) /* store ct_14 */
-	vpshufb %zmm1, %zmm2, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
+	vpshufb .Lsm4_wordslice_avx512_gfni_asm_1_bswap32(%rip), %zmm1, %zmm0 /* outbe_15 = lookup16(tro1_15, bswap32) */
 	vmovdqu64 960(%rcx), %zmm1 /* msg_15 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_15 = xor(outbe_15, msg_15) */
 	vmovdqu64 %zmm0, 960(%rdx) /* store ct_15 */
@@ -818,38 +816,56 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
 
 /* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_0_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 /* unpacklo32_index: unpacklo of 32-bit elements, the byte shuffles before it folded in (VPERMT2B index) */
@@ -872,38 +888,56 @@ sm4_wordslice_avx512_gfni_batch_xor_asm:
 
 /* gfni_mat: A1, c1: S-box inner affine: GFNI matrix qword */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat:
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
+	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
 	.byte 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01, 0x5d, 0x21, 0x3f, 0x81, 0xf0, 0x55, 0x0e, 0x01
 
 /* gfni_mat_1: A2·inv(.) ^ c2: S-box outer affine: GFNI matrix qword */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_gfni_mat_1:
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
+	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 	.byte 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0, 0x3f, 0x69, 0xb9, 0x20, 0x46, 0x5e, 0x7b, 0xb0
 
 /* rotl16: rotate each 32-bit word left by 16 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_rotl16:
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
+	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 	.byte 0x02, 0x03, 0x00, 0x01, 0x06, 0x07, 0x04, 0x05, 0x0a, 0x0b, 0x08, 0x09, 0x0e, 0x0f, 0x0c, 0x0d
 
 /* rotl24: rotate each 32-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_rotl24:
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
+	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 	.byte 0x01, 0x02, 0x03, 0x00, 0x05, 0x06, 0x07, 0x04, 0x09, 0x0a, 0x0b, 0x08, 0x0d, 0x0e, 0x0f, 0x0c
 
 /* rotl8: rotate each 32-bit word left by 8 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_rotl8:
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
+	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 	.byte 0x03, 0x00, 0x01, 0x02, 0x07, 0x04, 0x05, 0x06, 0x0b, 0x08, 0x09, 0x0a, 0x0f, 0x0c, 0x0d, 0x0e
 
 /* bswap32: byte order reversal in each 32-bit word */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lsm4_wordslice_avx512_gfni_asm_1_bswap32:
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
+	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 	.byte 0x03, 0x02, 0x01, 0x00, 0x07, 0x06, 0x05, 0x04, 0x0b, 0x0a, 0x09, 0x08, 0x0f, 0x0e, 0x0d, 0x0c
 
 	.section .note.GNU-stack,"",@progbits

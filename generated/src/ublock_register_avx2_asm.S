@@ -23,24 +23,24 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_0_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_0_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_0_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -64,9 +64,9 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
 	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
 	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
@@ -80,18 +80,17 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	/* Final key addition. */
 	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm11 /* deinterleave = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_0_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
 	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
@@ -117,24 +116,24 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_1_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_1_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -148,9 +147,9 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
 	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(y0, rotl24) */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm4, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm4, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpshufb %ymm3, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
 	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(y1_1, rotl56) */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
@@ -174,18 +173,17 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	/* Final key addition. */
 	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm11 /* deinterleave = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_1_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
 	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
@@ -212,24 +210,24 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_2_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx2_asm_2_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
@@ -253,9 +251,9 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
 	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
 	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
@@ -269,21 +267,20 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	/* Final key addition. */
 	vpxor 2048(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 2112(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm11 /* deinterleave = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_2_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
 	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm3 /* msg = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
+	vmovdqu (%rcx), %ymm4 /* msg = load() */
+	vpxor %ymm4, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
 	vmovdqu %ymm1, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm1 /* msg_1 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
@@ -310,24 +307,24 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_3_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_3_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -351,9 +348,9 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
 	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
 	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
@@ -367,18 +364,17 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm11 /* deinterleave = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_3_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
 	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
@@ -404,24 +400,24 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_4_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_4_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
@@ -435,9 +431,9 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vpxor %ymm0, %ymm1, %ymm1 /* y0 = xor(pl, pr) */
 	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(y0, rotl24) */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm4, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm11 /* rot8 = lookup16(y1, rotl48) */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm4, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpshufb %ymm3, %ymm1, %ymm11 /* rot8_1 = lookup16(y0_1, rotl48) */
 	vpxor %ymm11, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
 	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(y1_1, rotl56) */
 	vpxor %ymm11, %ymm1, %ymm1 /* y0_2 = xor(y0_1, rot4) */
@@ -461,18 +457,17 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0_3 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm11 /* deinterleave = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_4_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1_3, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
 	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
 	vmovdqu %ymm1, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
@@ -499,24 +494,24 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_5_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_5_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_pl_mask(%rip), %ymm7 /* pl_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm8 /* pr_mask = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm9 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm10 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_low_nibbles(%rip), %ymm2 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_pl_mask(%rip), %ymm7 /* pl_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_pr_mask(%rip), %ymm8 /* pr_mask = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm9 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx2_asm_5_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
@@ -540,9 +535,9 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vpxor %ymm1, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
 	vpshufb %ymm10, %ymm0, %ymm11 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %ymm3, %ymm1, %ymm11 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm11 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm11, %ymm1, %ymm1 /* x0_1 = xor(x0, rot8_1) */
 	vpshufb %ymm9, %ymm1, %ymm11 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm11, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
@@ -556,21 +551,20 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	/* Final key addition. */
 	vpxor 3072(%rdi), %ymm1, %ymm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm11 /* deinterleave = const() */
-	vpshufb %ymm11, %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm1, %ymm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_5_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(y1, deinterleave) */
 	vpunpcklqdq %ymm0, %ymm1, %ymm11 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %ymm0, %ymm1, %ymm0 /* odd_1 = unpackhi(de, de_1) */
 	vpsllw $4, %ymm11, %ymm1 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpand %ymm4, %ymm1, %ymm1 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
 	vpor %ymm12, %ymm1, %ymm1 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpand %ymm4, %ymm11, %ymm11 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
 	vpor %ymm0, %ymm11, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm3 /* msg = load() */
-	vpxor %ymm3, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
+	vmovdqu (%rcx), %ymm4 /* msg = load() */
+	vpxor %ymm4, %ymm1, %ymm1 /* ct = xor(out_lo, msg) */
 	vmovdqu %ymm1, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm1 /* msg_1 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
@@ -597,28 +591,28 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_6_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
 	vmovdqa .Lublock_register_avx2_asm_6_pl_front(%rip), %ymm7 /* pl_front = const() */
 	vmovdqa .Lublock_register_avx2_asm_6_pl_rear(%rip), %ymm8 /* pl_rear = const() */
 	vmovdqa .Lublock_register_avx2_asm_6_pr_front(%rip), %ymm9 /* pr_front = const() */
 	vmovdqa .Lublock_register_avx2_asm_6_pr_rear(%rip), %ymm10 /* pr_rear = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm12 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_6_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
@@ -642,9 +636,9 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
 	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm13, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %ymm3, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm13, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm13, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
 	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm13, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
@@ -666,20 +660,19 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm2 /* deinterleave = const() */
-	vpshufb %ymm2, %ymm13, %ymm13 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb %ymm2, %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm13, %ymm2 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm13, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm2, %ymm13 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm13, %ymm13 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm14, %ymm13, %ymm13 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm13, %ymm2 /* de = lookup16(lanes_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_6_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm13 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm13, %ymm2 /* ev_sh = shl(even_1) */
+	vpand %ymm4, %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %ymm14, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm2, %ymm2 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu %ymm13, (%rdx) /* store out_lo */
+	vpand %ymm4, %ymm13, %ymm13 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm13, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu %ymm2, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -703,28 +696,28 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_7_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_sbox_inv_hi(%rip), %ymm5 /* sbox_inv_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_sbox_inv_lo(%rip), %ymm6 /* sbox_inv_lo = const() */
 	vmovdqa .Lublock_register_avx2_asm_7_pl_front(%rip), %ymm7 /* pl_front = const() */
 	vmovdqa .Lublock_register_avx2_asm_7_pl_rear(%rip), %ymm8 /* pl_rear = const() */
 	vmovdqa .Lublock_register_avx2_asm_7_pr_front(%rip), %ymm9 /* pr_front = const() */
 	vmovdqa .Lublock_register_avx2_asm_7_pr_rear(%rip), %ymm10 /* pr_rear = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm11 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm12 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm11 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx2_asm_7_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
@@ -744,9 +737,9 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor %ymm0, %ymm2, %ymm2 /* y0 = xor(pl, pr) */
 	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(y0, rotl24) */
 	vpxor %ymm13, %ymm0, %ymm0 /* y1 = xor(pr, rot20) */
-	vpshufb %ymm4, %ymm0, %ymm13 /* rot8 = lookup16(y1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm13 /* rot8 = lookup16(y1, rotl48) */
 	vpxor %ymm13, %ymm2, %ymm2 /* y0_1 = xor(y0, rot8) */
-	vpshufb %ymm4, %ymm2, %ymm13 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpshufb %ymm3, %ymm2, %ymm13 /* rot8_1 = lookup16(y0_1, rotl48) */
 	vpxor %ymm13, %ymm0, %ymm0 /* y1_1 = xor(y1, rot8_1) */
 	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(y1_1, rotl56) */
 	vpxor %ymm13, %ymm2, %ymm2 /* y0_2 = xor(y0_1, rot4) */
@@ -772,20 +765,19 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1_3 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0_3, y1_3) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0_3, y1_3) */
-	vbroadcasti128 .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm2 /* deinterleave = const() */
-	vpshufb %ymm2, %ymm13, %ymm13 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb %ymm2, %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm13, %ymm2 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm13, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm2, %ymm13 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm13, %ymm13 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm14, %ymm13, %ymm13 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm13, %ymm2 /* de = lookup16(lanes_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_7_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm13 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm13, %ymm2 /* ev_sh = shl(even_1) */
+	vpand %ymm4, %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %ymm14, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm2, %ymm2 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu %ymm13, (%rdx) /* store out_lo */
+	vpand %ymm4, %ymm13, %ymm13 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm13, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu %ymm2, (%rdx) /* store out_lo */
 	vmovdqu %ymm0, 32(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -810,28 +802,28 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vmovdqu (%rsi), %ymm0 /* blk = load() */
 	vmovdqu 32(%rsi), %ymm1 /* blk_1 = load() */
 	vpsrlw $4, %ymm0, %ymm2 /* lo_sh = shr(blk) */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm3 /* high_nibbles = const() */
-	vpand %ymm3, %ymm1, %ymm4 /* even_b = and(blk_1, high_nibbles) */
-	vpandn %ymm2, %ymm3, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
-	vpor %ymm2, %ymm4, %ymm2 /* even = or(even_b, even_a) */
+	vpand .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm1, %ymm3 /* even_b = and(blk_1, high_nibbles) */
+	vmovdqa .Lublock_register_avx2_asm_8_high_nibbles(%rip), %ymm4 /* high_nibbles = const() */
+	vpandn %ymm2, %ymm4, %ymm2 /* even_a = andnot(high_nibbles, lo_sh) */
+	vpor %ymm2, %ymm3, %ymm2 /* even = or(even_b, even_a) */
 	vpsllw $4, %ymm1, %ymm1 /* hi_sh = shl(blk_1) */
-	vpand %ymm3, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
+	vpand %ymm4, %ymm1, %ymm1 /* odd_b = and(hi_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* odd_a = andnot(high_nibbles, blk) */
 	vpor %ymm0, %ymm1, %ymm0 /* odd = or(odd_b, odd_a) */
 	vpunpcklbw %ymm0, %ymm2, %ymm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* sp_1 = unpackhi(even, odd) */
 	vperm2i128 $0x20, %ymm0, %ymm1, %ymm2 /* lanes = blocks128(sp, sp_1) */
 	vperm2i128 $0x31, %ymm0, %ymm1, %ymm0 /* lanes_1 = blocks128(sp, sp_1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm4 /* rotl48 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_low_nibbles(%rip), %ymm1 /* low_nibbles = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_rotl48(%rip), %ymm3 /* rotl48 = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_sbox_hi(%rip), %ymm5 /* sbox_hi = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_sbox_lo(%rip), %ymm6 /* sbox_lo = const() */
 	vmovdqa .Lublock_register_avx2_asm_8_pl_front(%rip), %ymm7 /* pl_front = const() */
 	vmovdqa .Lublock_register_avx2_asm_8_pl_rear(%rip), %ymm8 /* pl_rear = const() */
 	vmovdqa .Lublock_register_avx2_asm_8_pr_front(%rip), %ymm9 /* pr_front = const() */
 	vmovdqa .Lublock_register_avx2_asm_8_pr_rear(%rip), %ymm10 /* pr_rear = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm11 /* rotl24 = const() */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm12 /* rotl56 = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm11 /* rotl24 = const() */
+	vmovdqa .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx2_asm_8_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm13 /* rk0 = load() */
@@ -855,9 +847,9 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpxor %ymm2, %ymm0, %ymm0 /* x1 = xor(s1, s0) */
 	vpshufb %ymm12, %ymm0, %ymm13 /* rot4 = lookup16(x1, rotl56) */
 	vpxor %ymm13, %ymm2, %ymm2 /* x0 = xor(s0, rot4) */
-	vpshufb %ymm4, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
+	vpshufb %ymm3, %ymm2, %ymm13 /* rot8 = lookup16(x0, rotl48) */
 	vpxor %ymm13, %ymm0, %ymm0 /* x1_1 = xor(x1, rot8) */
-	vpshufb %ymm4, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpshufb %ymm3, %ymm0, %ymm13 /* rot8_1 = lookup16(x1_1, rotl48) */
 	vpxor %ymm13, %ymm2, %ymm2 /* x0_1 = xor(x0, rot8_1) */
 	vpshufb %ymm11, %ymm2, %ymm13 /* rot20 = lookup16(x0_1, rotl24) */
 	vpxor %ymm13, %ymm0, %ymm0 /* x1_2 = xor(x1_1, rot20) */
@@ -879,21 +871,20 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vpxor 3136(%rdi), %ymm0, %ymm0 /* y1 = xor(g0x1, rk1_1) */
 	vperm2i128 $0x20, %ymm0, %ymm2, %ymm13 /* lanes_2 = blocks128(y0, y1) */
 	vperm2i128 $0x31, %ymm0, %ymm2, %ymm0 /* lanes_3 = blocks128(y0, y1) */
-	vbroadcasti128 .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm2 /* deinterleave = const() */
-	vpshufb %ymm2, %ymm13, %ymm13 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb %ymm2, %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %ymm0, %ymm13, %ymm2 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %ymm0, %ymm13, %ymm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %ymm2, %ymm13 /* ev_sh = shl(even_1) */
-	vpand %ymm3, %ymm13, %ymm13 /* out_lo_b = and(ev_sh, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	vpor %ymm14, %ymm13, %ymm13 /* out_lo = or(out_lo_b, out_lo_a) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm13, %ymm2 /* de = lookup16(lanes_2, deinterleave) */
+	vpshufb .Lublock_register_avx2_asm_8_deinterleave(%rip), %ymm0, %ymm0 /* de_1 = lookup16(lanes_3, deinterleave) */
+	vpunpcklqdq %ymm0, %ymm2, %ymm13 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %ymm0, %ymm2, %ymm0 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %ymm13, %ymm2 /* ev_sh = shl(even_1) */
+	vpand %ymm4, %ymm2, %ymm2 /* out_lo_b = and(ev_sh, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm14 /* out_lo_a = andnot(high_nibbles, odd_1) */
+	vpor %ymm14, %ymm2, %ymm2 /* out_lo = or(out_lo_b, out_lo_a) */
 	vpsrlw $4, %ymm0, %ymm0 /* od_sh = shr(odd_1) */
-	vpand %ymm3, %ymm2, %ymm2 /* out_hi_b = and(even_1, high_nibbles) */
-	vpandn %ymm0, %ymm3, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	vpor %ymm0, %ymm2, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
-	vmovdqu (%rcx), %ymm2 /* msg = load() */
-	vpxor %ymm2, %ymm13, %ymm2 /* ct = xor(out_lo, msg) */
+	vpand %ymm4, %ymm13, %ymm13 /* out_hi_b = and(even_1, high_nibbles) */
+	vpandn %ymm0, %ymm4, %ymm0 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	vpor %ymm0, %ymm13, %ymm0 /* out_hi = or(out_hi_b, out_hi_a) */
+	vmovdqu (%rcx), %ymm4 /* msg = load() */
+	vpxor %ymm4, %ymm2, %ymm2 /* ct = xor(out_lo, msg) */
 	vmovdqu %ymm2, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm2 /* msg_1 = load() */
 	vpxor %ymm2, %ymm0, %ymm0 /* ct_1 = xor(out_hi, msg_1) */
@@ -904,392 +895,457 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_0_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_1_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_1_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_1_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-
-/* pl_mask: PL^-1_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_1_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-
-/* pr_mask: PR^-1_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_1_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_1_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_1_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* deinterleave: even bytes to the low half, odd to the high */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_1_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* high_nibbles: high nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* low_nibbles: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-
-/* sbox_lo: S[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-
-/* pr_mask: PR_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* deinterleave: even bytes to the low half, odd to the high */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_2_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* high_nibbles: high nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* low_nibbles: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-
-/* sbox_lo: S[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-
-/* pr_mask: PR_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* deinterleave: even bytes to the low half, odd to the high */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_3_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* high_nibbles: high nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* low_nibbles: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_sbox_inv_lo:
+	.balign 32
+.Lublock_register_avx2_asm_1_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
 /* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_pl_mask:
+	.balign 32
+.Lublock_register_avx2_asm_1_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
 /* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_pr_mask:
+	.balign 32
+.Lublock_register_avx2_asm_1_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_rotl24:
+	.balign 32
+.Lublock_register_avx2_asm_1_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_rotl56:
+	.balign 32
+.Lublock_register_avx2_asm_1_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_4_deinterleave:
+	.balign 32
+.Lublock_register_avx2_asm_1_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_high_nibbles:
+	.balign 32
+.Lublock_register_avx2_asm_2_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_low_nibbles:
+	.balign 32
+.Lublock_register_avx2_asm_2_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_rotl48:
+	.balign 32
+.Lublock_register_avx2_asm_2_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_sbox_hi:
+	.balign 32
+.Lublock_register_avx2_asm_2_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_sbox_lo:
+	.balign 32
+.Lublock_register_avx2_asm_2_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_pl_mask:
+	.balign 32
+.Lublock_register_avx2_asm_2_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_pr_mask:
+	.balign 32
+.Lublock_register_avx2_asm_2_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_rotl24:
+	.balign 32
+.Lublock_register_avx2_asm_2_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_rotl56:
+	.balign 32
+.Lublock_register_avx2_asm_2_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_5_deinterleave:
+	.balign 32
+.Lublock_register_avx2_asm_2_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_6_high_nibbles:
+	.balign 32
+.Lublock_register_avx2_asm_3_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_6_low_nibbles:
+	.balign 32
+.Lublock_register_avx2_asm_3_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_6_rotl48:
+	.balign 32
+.Lublock_register_avx2_asm_3_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx2_asm_6_sbox_hi:
+	.balign 32
+.Lublock_register_avx2_asm_3_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
+.Lublock_register_avx2_asm_3_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_3_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_3_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_3_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_3_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_4_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_5_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 32
+.Lublock_register_avx2_asm_6_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 32
 .Lublock_register_avx2_asm_6_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_front: PL_256 spread: bytes that stay in their lane */
@@ -1322,50 +1378,58 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_6_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_6_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_6_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
 /* pl_front: PL^-1_256 spread: bytes that stay in their lane */
@@ -1398,50 +1462,58 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_7_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_front: PL_256 spread: bytes that stay in their lane */
@@ -1474,20 +1546,23 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 32
 .Lublock_register_avx2_asm_8_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 	.section .note.GNU-stack,"",@progbits

@@ -10,7 +10,7 @@
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-12: vectors, as allocated (13 used)
+ *   zmm0-11: vectors, as allocated (12 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_encrypt_asm
@@ -23,54 +23,53 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl48(%rip), %zmm4 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_pl_mask(%rip), %zmm7 /* pl_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_pr_mask(%rip), %zmm8 /* pr_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl24(%rip), %zmm9 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_rotl56(%rip), %zmm10 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_pl_mask(%rip), %zmm6 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_pr_mask(%rip), %zmm7 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_rotl24(%rip), %zmm8 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_0_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_0_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx512_asm_0_loop_r0
@@ -78,17 +77,16 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	/* Final key addition. */
 	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm11 /* deinterleave = const() */
-	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_0_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm11, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm12 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm12 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm11, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm12, (%rdx) /* store out_lo */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_0_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -99,7 +97,7 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-12: vectors, as allocated (13 used)
+ *   zmm0-11: vectors, as allocated (12 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_decrypt_asm
@@ -112,52 +110,51 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl48(%rip), %zmm4 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_sbox_inv_hi(%rip), %zmm5 /* sbox_inv_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_sbox_inv_lo(%rip), %zmm6 /* sbox_inv_lo = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_pl_mask(%rip), %zmm7 /* pl_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_pr_mask(%rip), %zmm8 /* pr_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm9 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm10 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_hi(%rip), %zmm4 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_sbox_inv_lo(%rip), %zmm5 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_pl_mask(%rip), %zmm6 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_pr_mask(%rip), %zmm7 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm8 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_1_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpshufb %zmm7, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %zmm8, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %zmm6, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %zmm7, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
 	vpxord %zmm0, %zmm1, %zmm1 /* y0 = xor(pl, pr) */
-	vpshufb %zmm9, %zmm1, %zmm11 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm4, %zmm0, %zmm11 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm10, %zmm0, %zmm11 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
+	vpshufb %zmm8, %zmm1, %zmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm10, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm3, %zmm0, %zmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm10, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm10, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm9, %zmm0, %zmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm10, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
 	vpxord %zmm1, %zmm0, %zmm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(y0_2) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(y1_2) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm0, %zmm11, %zmm0 /* s1 = or(s1_l, s1_h) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm0, %zmm10, %zmm0 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_avx512_asm_1_loop_r0
@@ -165,17 +162,16 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	/* Final key addition. */
 	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm11 /* deinterleave = const() */
-	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_1_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm11, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm12 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm12 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm11, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm12, (%rdx) /* store out_lo */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_1_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -187,7 +183,7 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-12: vectors, as allocated (13 used)
+ *   zmm0-11: vectors, as allocated (12 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_128_encrypt_xor_asm
@@ -200,54 +196,53 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm4 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm7 /* pl_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm8 /* pr_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm9 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm10 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_pl_mask(%rip), %zmm6 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_pr_mask(%rip), %zmm7 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm8 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx512_asm_2_loop_r0:
-	vmovdqu64 (%rdi,%r8), %zmm11 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%r8), %zmm12 /* rk1 = load() */
+	vmovdqu64 (%rdi,%r8), %zmm10 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%r8), %zmm11 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_avx512_asm_2_loop_r0
@@ -255,18 +250,17 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	/* Final key addition. */
 	vpxord 2048(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 2112(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm11 /* deinterleave = const() */
-	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_2_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm11, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm12 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm12 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm11, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_2_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
-	vpxord %zmm1, %zmm12, %zmm1 /* ct = xor(out_lo, msg) */
+	vpxord %zmm1, %zmm11, %zmm1 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm1 /* msg_1 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_1 = xor(out_hi, msg_1) */
@@ -280,7 +274,7 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-12: vectors, as allocated (13 used)
+ *   zmm0-11: vectors, as allocated (12 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_encrypt_asm
@@ -293,54 +287,53 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl48(%rip), %zmm4 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_pl_mask(%rip), %zmm7 /* pl_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_pr_mask(%rip), %zmm8 /* pr_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm9 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm10 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_pl_mask(%rip), %zmm6 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_pr_mask(%rip), %zmm7 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm8 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_3_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_3_loop_r0
@@ -348,17 +341,16 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm11 /* deinterleave = const() */
-	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_3_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm11, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm12 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm12 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm11, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm12, (%rdx) /* store out_lo */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_3_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -369,7 +361,7 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-12: vectors, as allocated (13 used)
+ *   zmm0-11: vectors, as allocated (12 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_decrypt_asm
@@ -382,52 +374,51 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm4 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_sbox_inv_hi(%rip), %zmm5 /* sbox_inv_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_sbox_inv_lo(%rip), %zmm6 /* sbox_inv_lo = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm7 /* pl_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm8 /* pr_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm9 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm10 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_inv_hi(%rip), %zmm4 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_sbox_inv_lo(%rip), %zmm5 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_pl_mask(%rip), %zmm6 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_pr_mask(%rip), %zmm7 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm8 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_4_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm11 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm12 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpshufb %zmm7, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
-	vpshufb %zmm8, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
+	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpshufb %zmm6, %zmm1, %zmm1 /* pl = lookup16(k0, pl_mask) */
+	vpshufb %zmm7, %zmm0, %zmm0 /* pr = lookup16(k1, pr_mask) */
 	vpxord %zmm0, %zmm1, %zmm1 /* y0 = xor(pl, pr) */
-	vpshufb %zmm9, %zmm1, %zmm11 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm4, %zmm0, %zmm11 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm11, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm10, %zmm0, %zmm11 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm11, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
+	vpshufb %zmm8, %zmm1, %zmm10 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm10, %zmm0, %zmm0 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm3, %zmm0, %zmm10 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm10, %zmm1, %zmm1 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm10, %zmm0, %zmm0 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm9, %zmm0, %zmm10 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm10, %zmm1, %zmm1 /* y0_2 = xor(y0_1, rot4) */
 	vpxord %zmm1, %zmm0, %zmm0 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(y0_2, low_nibbles) */
+	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(y0_2, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(y0_2) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(y1_2, low_nibbles) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(y1_2, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(y1_2) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm0, %zmm11, %zmm0 /* s1 = or(s1_l, s1_h) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm0, %zmm10, %zmm0 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_4_loop_r0
@@ -435,17 +426,16 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0_3 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1_3 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm11 /* deinterleave = const() */
-	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
-	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0_3, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_4_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1_3, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm11, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm12 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm12 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm11, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm12, (%rdx) /* store out_lo */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_4_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vmovdqu64 %zmm11, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm0, 64(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -457,7 +447,7 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-12: vectors, as allocated (13 used)
+ *   zmm0-11: vectors, as allocated (12 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock128_256_encrypt_xor_asm
@@ -470,54 +460,53 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm4 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_sbox_hi(%rip), %zmm5 /* sbox_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_sbox_lo(%rip), %zmm6 /* sbox_lo = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm7 /* pl_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm8 /* pr_mask = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm9 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm10 /* rotl56 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_low_nibbles(%rip), %zmm2 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl48(%rip), %zmm3 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_hi(%rip), %zmm4 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_sbox_lo(%rip), %zmm5 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_pl_mask(%rip), %zmm6 /* pl_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_pr_mask(%rip), %zmm7 /* pr_mask = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm8 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx512_asm_5_loop_r0:
-	vmovdqu64 (%rdi,%r8), %zmm11 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%r8), %zmm12 /* rk1 = load() */
+	vmovdqu64 (%rdi,%r8), %zmm10 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%r8), %zmm11 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm11, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm12, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm2, %zmm1, %zmm11 /* s0_lo = and(k0, low_nibbles) */
+	vpxord %zmm10, %zmm1, %zmm1 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm11, %zmm0, %zmm0 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm2, %zmm1, %zmm10 /* s0_lo = and(k0, low_nibbles) */
 	vpsrlw $4, %zmm1, %zmm1 /* s0_sh = shr(k0) */
 	vpandd %zmm2, %zmm1, %zmm1 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm1, %zmm5, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm1, %zmm11, %zmm1 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm2, %zmm0, %zmm11 /* s1_lo = and(k1, low_nibbles) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm1, %zmm4, %zmm1 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm1, %zmm10, %zmm1 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm2, %zmm0, %zmm10 /* s1_lo = and(k1, low_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* s1_sh = shr(k1) */
 	vpandd %zmm2, %zmm0, %zmm0 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm11, %zmm6, %zmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm0, %zmm5, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm1, %zmm0, %zmm11 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm10, %zmm11, %zmm0 /* rot4 = lookup16(x1, rotl56) */
+	vpshufb %zmm10, %zmm5, %zmm10 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm0, %zmm4, %zmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm1, %zmm0, %zmm10 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm9, %zmm10, %zmm0 /* rot4 = lookup16(x1, rotl56) */
 	vpxord %zmm0, %zmm1, %zmm0 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm4, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm1, %zmm11, %zmm1 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm4, %zmm1, %zmm11 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm11, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm9, %zmm0, %zmm11 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm11, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
+	vpshufb %zmm3, %zmm0, %zmm1 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm1, %zmm10, %zmm1 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm3, %zmm1, %zmm10 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm10, %zmm0, %zmm0 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm8, %zmm0, %zmm10 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm10, %zmm1, %zmm1 /* x1_2 = xor(x1_1, rot20) */
 	vpxord %zmm1, %zmm0, %zmm0 /* x0_2 = xor(x0_1, x1_2) */
-	vpshufb %zmm7, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
-	vpshufb %zmm8, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
-	vmovdqa64 %zmm0, %zmm11 /* g0x0.3 */
+	vpshufb %zmm6, %zmm0, %zmm0 /* pl = lookup16(x0_2, pl_mask) */
+	vpshufb %zmm7, %zmm1, %zmm1 /* pr = lookup16(x1_2, pr_mask) */
+	vmovdqa64 %zmm0, %zmm10 /* g0x0.3 */
 	vmovdqa64 %zmm1, %zmm0 /* g0x1.3 */
-	vmovdqa64 %zmm11, %zmm1 /* g0x0.3 */
+	vmovdqa64 %zmm10, %zmm1 /* g0x0.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_5_loop_r0
@@ -525,18 +514,17 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	/* Final key addition. */
 	vpxord 3072(%rdi), %zmm1, %zmm1 /* y0 = xor(g0x0, rk0_1) */
 	vpxord 3136(%rdi), %zmm0, %zmm0 /* y1 = xor(g0x1, rk1_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm11 /* deinterleave = const() */
-	vpshufb %zmm11, %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
-	vpshufb %zmm11, %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
-	vpunpcklqdq %zmm0, %zmm1, %zmm11 /* even_1 = unpacklo(de, de_1) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm1, %zmm1 /* de = lookup16(y0, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_5_deinterleave(%rip), %zmm0, %zmm0 /* de_1 = lookup16(y1, deinterleave) */
+	vpunpcklqdq %zmm0, %zmm1, %zmm10 /* even_1 = unpacklo(de, de_1) */
 	vpunpckhqdq %zmm0, %zmm1, %zmm0 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm11, %zmm1 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm0, %zmm12 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm12 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpsllw $4, %zmm10, %zmm1 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm0, %zmm11 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm1, %zmm11 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm0, %zmm0 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm11, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_5_high_nibbles(%rip), %zmm10, %zmm0 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm1 /* msg = load() */
-	vpxord %zmm1, %zmm12, %zmm1 /* ct = xor(out_lo, msg) */
+	vpxord %zmm1, %zmm11, %zmm1 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm1, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm1 /* msg_1 = load() */
 	vpxord %zmm1, %zmm0, %zmm0 /* ct_1 = xor(out_hi, msg_1) */
@@ -550,7 +538,7 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-16: vectors, as allocated (17 used)
+ *   zmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_encrypt_asm
@@ -563,85 +551,83 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
-	vmovdqa64 %zmm2, %zmm4 /* lanes_picks */
-	vpermi2q %zmm0, %zmm1, %zmm4 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks = const() */
-	vmovdqa64 %zmm5, %zmm6 /* lanes_1_picks */
-	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm7 /* sbox_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm8 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pl_front(%rip), %zmm9 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pl_rear(%rip), %zmm10 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pr_front(%rip), %zmm11 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_6_pr_rear(%rip), %zmm12 /* pr_rear = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm13 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm14 /* rotl56 = const() */
+	vmovdqa64 %zmm2, %zmm3 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm3 /* lanes = permute2q(lanes_picks, sp, sp_1) */
+	vmovdqa64 .Lublock_register_avx512_asm_6_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
+	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
+	vmovdqa64 .Lublock_register_avx512_asm_6_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_sbox_lo(%rip), %zmm7 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pl_front(%rip), %zmm8 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pl_rear(%rip), %zmm9 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pr_front(%rip), %zmm10 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_pr_rear(%rip), %zmm11 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm12 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm13 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_6_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm15 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm16 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm14 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm15 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm15, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm16, %zmm6, %zmm6 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm0, %zmm4, %zmm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(k0) */
-	vpandd %zmm0, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm15, %zmm8, %zmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm4, %zmm7, %zmm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm4, %zmm15, %zmm4 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm6, %zmm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm6, %zmm6 /* s1_sh = shr(k1) */
-	vpandd %zmm0, %zmm6, %zmm6 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm15, %zmm8, %zmm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm6, %zmm7, %zmm6 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm4, %zmm6, %zmm15 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm14, %zmm15, %zmm6 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm6, %zmm4, %zmm4 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm1, %zmm4, %zmm6 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm6, %zmm15, %zmm6 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm1, %zmm6, %zmm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm15, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm13, %zmm4, %zmm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm15, %zmm6, %zmm6 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm6, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
-	vshufi32x4 $0xb1, %zmm4, %zmm4, %zmm15 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %zmm9, %zmm4, %zmm4 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %zmm10, %zmm15, %zmm15 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxord %zmm15, %zmm4, %zmm4 /* pl = xor(pl_f, pl_r) */
-	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm15 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %zmm11, %zmm6, %zmm6 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %zmm12, %zmm15, %zmm15 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm15, %zmm6, %zmm6 /* pr = xor(pr_f, pr_r) */
+	vpxord %zmm14, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm15, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm0, %zmm3, %zmm14 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh = shr(k0) */
+	vpandd %zmm0, %zmm3, %zmm3 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm14, %zmm7, %zmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm3, %zmm6, %zmm3 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm3, %zmm14, %zmm3 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm5, %zmm14 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s1_sh = shr(k1) */
+	vpandd %zmm0, %zmm5, %zmm5 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm14, %zmm7, %zmm14 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm3, %zmm5, %zmm14 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm13, %zmm14, %zmm5 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm5, %zmm3, %zmm3 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm1, %zmm3, %zmm5 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm5, %zmm14, %zmm5 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm1, %zmm5, %zmm14 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm14, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm12, %zmm3, %zmm14 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm14, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm5, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
+	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm14 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %zmm8, %zmm3, %zmm3 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %zmm9, %zmm14, %zmm14 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxord %zmm14, %zmm3, %zmm3 /* pl = xor(pl_f, pl_r) */
+	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm14 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %zmm10, %zmm5, %zmm5 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %zmm11, %zmm14, %zmm14 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm14, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_6_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
-	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
-	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4 /* deinterleave = const() */
-	vpshufb %zmm4, %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm2, %zmm5 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm4, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm5, %zmm4 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm2, %zmm6 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm4, %zmm6 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm5, %zmm5 /* y1 = xor(g0x1, rk1_1) */
+	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
+	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_6_deinterleave(%rip), %zmm4, %zmm3 /* de_1 = lookup16(lanes_3, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm4, %zmm3 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm2, %zmm5 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm5, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm6, (%rdx) /* store out_lo */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_6_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vmovdqu64 %zmm5, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm2, 64(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -652,7 +638,7 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   zmm0-16: vectors, as allocated (17 used)
+ *   zmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_decrypt_asm
@@ -665,85 +651,83 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
-	vmovdqa64 %zmm2, %zmm4 /* lanes_picks */
-	vpermi2q %zmm0, %zmm1, %zmm4 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks = const() */
-	vmovdqa64 %zmm5, %zmm6 /* lanes_1_picks */
-	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_sbox_inv_hi(%rip), %zmm7 /* sbox_inv_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_sbox_inv_lo(%rip), %zmm8 /* sbox_inv_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pl_front(%rip), %zmm9 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pl_rear(%rip), %zmm10 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pr_front(%rip), %zmm11 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_7_pr_rear(%rip), %zmm12 /* pr_rear = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm13 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm14 /* rotl56 = const() */
+	vmovdqa64 %zmm2, %zmm3 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm3 /* lanes = permute2q(lanes_picks, sp, sp_1) */
+	vmovdqa64 .Lublock_register_avx512_asm_7_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
+	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
+	vmovdqa64 .Lublock_register_avx512_asm_7_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_inv_hi(%rip), %zmm6 /* sbox_inv_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_sbox_inv_lo(%rip), %zmm7 /* sbox_inv_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pl_front(%rip), %zmm8 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pl_rear(%rip), %zmm9 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pr_front(%rip), %zmm10 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_pr_rear(%rip), %zmm11 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm12 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm13 /* rotl56 = const() */
 	xor %rcx, %rcx
 .Lublock_register_avx512_asm_7_loop_r0:
-	vmovdqu64 (%rdi,%rcx), %zmm15 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%rcx), %zmm16 /* rk1 = load() */
+	vmovdqu64 (%rdi,%rcx), %zmm14 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%rcx), %zmm15 /* rk1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	vpxord %zmm15, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm16, %zmm6, %zmm6 /* k1 = xor(g0x1, rk1) */
-	vshufi32x4 $0xb1, %zmm4, %zmm4, %zmm15 /* pl_swap = blocks128(k0, k0) */
-	vpshufb %zmm9, %zmm4, %zmm4 /* pl_f = lookup16(k0, pl_front) */
-	vpshufb %zmm10, %zmm15, %zmm15 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm16 /* pr_swap = blocks128(k1, k1) */
-	vpshufb %zmm11, %zmm6, %zmm6 /* pr_f = lookup16(k1, pr_front) */
-	vpshufb %zmm12, %zmm16, %zmm16 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm16, %zmm6, %zmm6 /* pr = xor(pr_f, pr_r) */
-	vpternlogd $0x96, %zmm6, %zmm15, %zmm4 /* y0 = ternlog(pl_f, pl_r, pr) */
-	vpshufb %zmm13, %zmm4, %zmm15 /* rot20 = lookup16(y0, rotl24) */
-	vpxord %zmm15, %zmm6, %zmm6 /* y1 = xor(pr, rot20) */
-	vpshufb %zmm1, %zmm6, %zmm15 /* rot8 = lookup16(y1, rotl48) */
-	vpxord %zmm15, %zmm4, %zmm4 /* y0_1 = xor(y0, rot8) */
-	vpshufb %zmm1, %zmm4, %zmm15 /* rot8_1 = lookup16(y0_1, rotl48) */
-	vpxord %zmm15, %zmm6, %zmm6 /* y1_1 = xor(y1, rot8_1) */
-	vpshufb %zmm14, %zmm6, %zmm15 /* rot4 = lookup16(y1_1, rotl56) */
-	vpxord %zmm15, %zmm4, %zmm4 /* y0_2 = xor(y0_1, rot4) */
-	vpxord %zmm4, %zmm6, %zmm6 /* y1_2 = xor(y1_1, y0_2) */
-	vpandd %zmm0, %zmm4, %zmm15 /* s0_lo = and(y0_2, low_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(y0_2) */
-	vpandd %zmm0, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm15, %zmm8, %zmm15 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
-	vpshufb %zmm4, %zmm7, %zmm4 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	vpord %zmm4, %zmm15, %zmm4 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm6, %zmm15 /* s1_lo = and(y1_2, low_nibbles) */
-	vpsrlw $4, %zmm6, %zmm6 /* s1_sh = shr(y1_2) */
-	vpandd %zmm0, %zmm6, %zmm6 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm15, %zmm8, %zmm15 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
-	vpshufb %zmm6, %zmm7, %zmm6 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	vpord %zmm6, %zmm15, %zmm6 /* s1 = or(s1_l, s1_h) */
+	vpxord %zmm14, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm15, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
+	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm14 /* pl_swap = blocks128(k0, k0) */
+	vpshufb %zmm8, %zmm3, %zmm3 /* pl_f = lookup16(k0, pl_front) */
+	vpshufb %zmm9, %zmm14, %zmm14 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm15 /* pr_swap = blocks128(k1, k1) */
+	vpshufb %zmm10, %zmm5, %zmm5 /* pr_f = lookup16(k1, pr_front) */
+	vpshufb %zmm11, %zmm15, %zmm15 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm15, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
+	vpternlogd $0x96, %zmm5, %zmm14, %zmm3 /* y0 = ternlog(pl_f, pl_r, pr) */
+	vpshufb %zmm12, %zmm3, %zmm14 /* rot20 = lookup16(y0, rotl24) */
+	vpxord %zmm14, %zmm5, %zmm5 /* y1 = xor(pr, rot20) */
+	vpshufb %zmm1, %zmm5, %zmm14 /* rot8 = lookup16(y1, rotl48) */
+	vpxord %zmm14, %zmm3, %zmm3 /* y0_1 = xor(y0, rot8) */
+	vpshufb %zmm1, %zmm3, %zmm14 /* rot8_1 = lookup16(y0_1, rotl48) */
+	vpxord %zmm14, %zmm5, %zmm5 /* y1_1 = xor(y1, rot8_1) */
+	vpshufb %zmm13, %zmm5, %zmm14 /* rot4 = lookup16(y1_1, rotl56) */
+	vpxord %zmm14, %zmm3, %zmm3 /* y0_2 = xor(y0_1, rot4) */
+	vpxord %zmm3, %zmm5, %zmm5 /* y1_2 = xor(y1_1, y0_2) */
+	vpandd %zmm0, %zmm3, %zmm14 /* s0_lo = and(y0_2, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh = shr(y0_2) */
+	vpandd %zmm0, %zmm3, %zmm3 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm14, %zmm7, %zmm14 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	vpshufb %zmm3, %zmm6, %zmm3 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	vpord %zmm3, %zmm14, %zmm3 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm5, %zmm14 /* s1_lo = and(y1_2, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s1_sh = shr(y1_2) */
+	vpandd %zmm0, %zmm5, %zmm5 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm14, %zmm7, %zmm14 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	vpord %zmm5, %zmm14, %zmm5 /* s1 = or(s1_l, s1_h) */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_avx512_asm_7_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm4, %zmm4 /* y0_3 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm6, %zmm6 /* y1_3 = xor(g0x1, rk1_1) */
-	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0_3, y1_3) */
-	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0_3, y1_3) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm4 /* deinterleave = const() */
-	vpshufb %zmm4, %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm2, %zmm5 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm4, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm5, %zmm4 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm2, %zmm6 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm4, %zmm6 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0_3 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm5, %zmm5 /* y1_3 = xor(g0x1, rk1_1) */
+	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0_3, y1_3) */
+	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_3 = permute2q(lanes_1_picks, y0_3, y1_3) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_7_deinterleave(%rip), %zmm4, %zmm3 /* de_1 = lookup16(lanes_3, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm4, %zmm3 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm2, %zmm5 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm5, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
-	vmovdqu64 %zmm6, (%rdx) /* store out_lo */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_7_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vmovdqu64 %zmm5, (%rdx) /* store out_lo */
 	vmovdqu64 %zmm2, 64(%rdx) /* store out_hi */
 	vzeroupper
 	ret
@@ -755,7 +739,7 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   zmm0-16: vectors, as allocated (17 used)
+ *   zmm0-15: vectors, as allocated (16 used)
  *   frame: 0 bytes (0 spill slots of 64 bytes)
  */
 	.globl ublock_register_avx512_ublock256_256_encrypt_xor_asm
@@ -768,86 +752,84 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqu64 (%rsi), %zmm0 /* blk = load() */
 	vmovdqu64 64(%rsi), %zmm1 /* blk_1 = load() */
 	vpsrlw $4, %zmm0, %zmm2 /* lo_sh = shr(blk) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3 /* high_nibbles = const() */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm2 /* even = ternlog(lo_sh, blk_1, high_nibbles) */
 	vpsllw $4, %zmm1, %zmm1 /* hi_sh = shl(blk_1) */
-	vpternlogd $0xd8, %zmm3, %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm1, %zmm0 /* odd = ternlog(blk, hi_sh, high_nibbles) */
 	vpunpcklbw %zmm0, %zmm2, %zmm1 /* sp = unpacklo(even, odd) */
 	vpunpckhbw %zmm0, %zmm2, %zmm0 /* sp_1 = unpackhi(even, odd) */
 	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_picks(%rip), %zmm2 /* lanes_picks = const() */
-	vmovdqa64 %zmm2, %zmm4 /* lanes_picks */
-	vpermi2q %zmm0, %zmm1, %zmm4 /* lanes = permute2q(lanes_picks, sp, sp_1) */
-	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_1_picks(%rip), %zmm5 /* lanes_1_picks = const() */
-	vmovdqa64 %zmm5, %zmm6 /* lanes_1_picks */
-	vpermi2q %zmm0, %zmm1, %zmm6 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl48(%rip), %zmm1 /* rotl48 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_sbox_hi(%rip), %zmm7 /* sbox_hi = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_sbox_lo(%rip), %zmm8 /* sbox_lo = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_front(%rip), %zmm9 /* pl_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pl_rear(%rip), %zmm10 /* pl_rear = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_front(%rip), %zmm11 /* pr_front = const() */
-	vmovdqa64 .Lublock_register_avx512_asm_8_pr_rear(%rip), %zmm12 /* pr_rear = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm13 /* rotl24 = const() */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm14 /* rotl56 = const() */
+	vmovdqa64 %zmm2, %zmm3 /* lanes_picks */
+	vpermi2q %zmm0, %zmm1, %zmm3 /* lanes = permute2q(lanes_picks, sp, sp_1) */
+	vmovdqa64 .Lublock_register_avx512_asm_8_lanes_1_picks(%rip), %zmm4 /* lanes_1_picks = const() */
+	vmovdqa64 %zmm4, %zmm5 /* lanes_1_picks */
+	vpermi2q %zmm0, %zmm1, %zmm5 /* lanes_1 = permute2q(lanes_1_picks, sp, sp_1) */
+	vmovdqa64 .Lublock_register_avx512_asm_8_low_nibbles(%rip), %zmm0 /* low_nibbles = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl48(%rip), %zmm1 /* rotl48 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_hi(%rip), %zmm6 /* sbox_hi = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_sbox_lo(%rip), %zmm7 /* sbox_lo = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pl_front(%rip), %zmm8 /* pl_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pl_rear(%rip), %zmm9 /* pl_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pr_front(%rip), %zmm10 /* pr_front = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_pr_rear(%rip), %zmm11 /* pr_rear = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm12 /* rotl24 = const() */
+	vmovdqa64 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm13 /* rotl56 = const() */
 	xor %r8, %r8
 .Lublock_register_avx512_asm_8_loop_r0:
-	vmovdqu64 (%rdi,%r8), %zmm15 /* rk0 = load() */
-	vmovdqu64 64(%rdi,%r8), %zmm16 /* rk1 = load() */
+	vmovdqu64 (%rdi,%r8), %zmm14 /* rk0 = load() */
+	vmovdqu64 64(%rdi,%r8), %zmm15 /* rk1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	vpxord %zmm15, %zmm4, %zmm4 /* k0 = xor(g0x0, rk0) */
-	vpxord %zmm16, %zmm6, %zmm6 /* k1 = xor(g0x1, rk1) */
-	vpandd %zmm0, %zmm4, %zmm15 /* s0_lo = and(k0, low_nibbles) */
-	vpsrlw $4, %zmm4, %zmm4 /* s0_sh = shr(k0) */
-	vpandd %zmm0, %zmm4, %zmm4 /* s0_hi = and(s0_sh, low_nibbles) */
-	vpshufb %zmm15, %zmm8, %zmm15 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	vpshufb %zmm4, %zmm7, %zmm4 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	vpord %zmm4, %zmm15, %zmm4 /* s0 = or(s0_l, s0_h) */
-	vpandd %zmm0, %zmm6, %zmm15 /* s1_lo = and(k1, low_nibbles) */
-	vpsrlw $4, %zmm6, %zmm6 /* s1_sh = shr(k1) */
-	vpandd %zmm0, %zmm6, %zmm6 /* s1_hi = and(s1_sh, low_nibbles) */
-	vpshufb %zmm15, %zmm8, %zmm15 /* s1_l = lookup16(sbox_lo, s1_lo) */
-	vpshufb %zmm6, %zmm7, %zmm6 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	vpternlogd $0x56, %zmm4, %zmm6, %zmm15 /* x1 = ternlog(s1_l, s1_h, s0) */
-	vpshufb %zmm14, %zmm15, %zmm6 /* rot4 = lookup16(x1, rotl56) */
-	vpxord %zmm6, %zmm4, %zmm4 /* x0 = xor(s0, rot4) */
-	vpshufb %zmm1, %zmm4, %zmm6 /* rot8 = lookup16(x0, rotl48) */
-	vpxord %zmm6, %zmm15, %zmm6 /* x1_1 = xor(x1, rot8) */
-	vpshufb %zmm1, %zmm6, %zmm15 /* rot8_1 = lookup16(x1_1, rotl48) */
-	vpxord %zmm15, %zmm4, %zmm4 /* x0_1 = xor(x0, rot8_1) */
-	vpshufb %zmm13, %zmm4, %zmm15 /* rot20 = lookup16(x0_1, rotl24) */
-	vpxord %zmm15, %zmm6, %zmm6 /* x1_2 = xor(x1_1, rot20) */
-	vpxord %zmm6, %zmm4, %zmm4 /* x0_2 = xor(x0_1, x1_2) */
-	vshufi32x4 $0xb1, %zmm4, %zmm4, %zmm15 /* pl_swap = blocks128(x0_2, x0_2) */
-	vpshufb %zmm9, %zmm4, %zmm4 /* pl_f = lookup16(x0_2, pl_front) */
-	vpshufb %zmm10, %zmm15, %zmm15 /* pl_r = lookup16(pl_swap, pl_rear) */
-	vpxord %zmm15, %zmm4, %zmm4 /* pl = xor(pl_f, pl_r) */
-	vshufi32x4 $0xb1, %zmm6, %zmm6, %zmm15 /* pr_swap = blocks128(x1_2, x1_2) */
-	vpshufb %zmm11, %zmm6, %zmm6 /* pr_f = lookup16(x1_2, pr_front) */
-	vpshufb %zmm12, %zmm15, %zmm15 /* pr_r = lookup16(pr_swap, pr_rear) */
-	vpxord %zmm15, %zmm6, %zmm6 /* pr = xor(pr_f, pr_r) */
+	vpxord %zmm14, %zmm3, %zmm3 /* k0 = xor(g0x0, rk0) */
+	vpxord %zmm15, %zmm5, %zmm5 /* k1 = xor(g0x1, rk1) */
+	vpandd %zmm0, %zmm3, %zmm14 /* s0_lo = and(k0, low_nibbles) */
+	vpsrlw $4, %zmm3, %zmm3 /* s0_sh = shr(k0) */
+	vpandd %zmm0, %zmm3, %zmm3 /* s0_hi = and(s0_sh, low_nibbles) */
+	vpshufb %zmm14, %zmm7, %zmm14 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	vpshufb %zmm3, %zmm6, %zmm3 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	vpord %zmm3, %zmm14, %zmm3 /* s0 = or(s0_l, s0_h) */
+	vpandd %zmm0, %zmm5, %zmm14 /* s1_lo = and(k1, low_nibbles) */
+	vpsrlw $4, %zmm5, %zmm5 /* s1_sh = shr(k1) */
+	vpandd %zmm0, %zmm5, %zmm5 /* s1_hi = and(s1_sh, low_nibbles) */
+	vpshufb %zmm14, %zmm7, %zmm14 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	vpshufb %zmm5, %zmm6, %zmm5 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	vpternlogd $0x56, %zmm3, %zmm5, %zmm14 /* x1 = ternlog(s1_l, s1_h, s0) */
+	vpshufb %zmm13, %zmm14, %zmm5 /* rot4 = lookup16(x1, rotl56) */
+	vpxord %zmm5, %zmm3, %zmm3 /* x0 = xor(s0, rot4) */
+	vpshufb %zmm1, %zmm3, %zmm5 /* rot8 = lookup16(x0, rotl48) */
+	vpxord %zmm5, %zmm14, %zmm5 /* x1_1 = xor(x1, rot8) */
+	vpshufb %zmm1, %zmm5, %zmm14 /* rot8_1 = lookup16(x1_1, rotl48) */
+	vpxord %zmm14, %zmm3, %zmm3 /* x0_1 = xor(x0, rot8_1) */
+	vpshufb %zmm12, %zmm3, %zmm14 /* rot20 = lookup16(x0_1, rotl24) */
+	vpxord %zmm14, %zmm5, %zmm5 /* x1_2 = xor(x1_1, rot20) */
+	vpxord %zmm5, %zmm3, %zmm3 /* x0_2 = xor(x0_1, x1_2) */
+	vshufi32x4 $0xb1, %zmm3, %zmm3, %zmm14 /* pl_swap = blocks128(x0_2, x0_2) */
+	vpshufb %zmm8, %zmm3, %zmm3 /* pl_f = lookup16(x0_2, pl_front) */
+	vpshufb %zmm9, %zmm14, %zmm14 /* pl_r = lookup16(pl_swap, pl_rear) */
+	vpxord %zmm14, %zmm3, %zmm3 /* pl = xor(pl_f, pl_r) */
+	vshufi32x4 $0xb1, %zmm5, %zmm5, %zmm14 /* pr_swap = blocks128(x1_2, x1_2) */
+	vpshufb %zmm10, %zmm5, %zmm5 /* pr_f = lookup16(x1_2, pr_front) */
+	vpshufb %zmm11, %zmm14, %zmm14 /* pr_r = lookup16(pr_swap, pr_rear) */
+	vpxord %zmm14, %zmm5, %zmm5 /* pr = xor(pr_f, pr_r) */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_avx512_asm_8_loop_r0
 
 	/* Final key addition. */
-	vpxord 3072(%rdi), %zmm4, %zmm4 /* y0 = xor(g0x0, rk0_1) */
-	vpxord 3136(%rdi), %zmm6, %zmm6 /* y1 = xor(g0x1, rk1_1) */
-	vpermi2q %zmm6, %zmm4, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
-	vpermi2q %zmm6, %zmm4, %zmm5 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
-	vbroadcasti32x4 .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4 /* deinterleave = const() */
-	vpshufb %zmm4, %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
-	vpshufb %zmm4, %zmm5, %zmm4 /* de_1 = lookup16(lanes_3, deinterleave) */
-	vpunpcklqdq %zmm4, %zmm2, %zmm5 /* even_1 = unpacklo(de, de_1) */
-	vpunpckhqdq %zmm4, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
-	vpsllw $4, %zmm5, %zmm4 /* ev_sh = shl(even_1) */
-	vmovdqa64 %zmm2, %zmm6 /* odd_1 */
-	vpternlogd $0xd8, %zmm3, %zmm4, %zmm6 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
+	vpxord 3072(%rdi), %zmm3, %zmm3 /* y0 = xor(g0x0, rk0_1) */
+	vpxord 3136(%rdi), %zmm5, %zmm5 /* y1 = xor(g0x1, rk1_1) */
+	vpermi2q %zmm5, %zmm3, %zmm2 /* lanes_2 = permute2q(lanes_picks, y0, y1) */
+	vpermi2q %zmm5, %zmm3, %zmm4 /* lanes_3 = permute2q(lanes_1_picks, y0, y1) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm2, %zmm2 /* de = lookup16(lanes_2, deinterleave) */
+	vpshufb .Lublock_register_avx512_asm_8_deinterleave(%rip), %zmm4, %zmm3 /* de_1 = lookup16(lanes_3, deinterleave) */
+	vpunpcklqdq %zmm3, %zmm2, %zmm4 /* even_1 = unpacklo(de, de_1) */
+	vpunpckhqdq %zmm3, %zmm2, %zmm2 /* odd_1 = unpackhi(de, de_1) */
+	vpsllw $4, %zmm4, %zmm3 /* ev_sh = shl(even_1) */
+	vmovdqa64 %zmm2, %zmm5 /* odd_1 */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm3, %zmm5 /* out_lo = ternlog(odd_1, ev_sh, high_nibbles) */
 	vpsrlw $4, %zmm2, %zmm2 /* od_sh = shr(odd_1) */
-	vpternlogd $0xd8, %zmm3, %zmm5, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
+	vpternlogd $0xd8, .Lublock_register_avx512_asm_8_high_nibbles(%rip), %zmm4, %zmm2 /* out_hi = ternlog(od_sh, even_1, high_nibbles) */
 	vmovdqu64 (%rcx), %zmm3 /* msg = load() */
-	vpxord %zmm3, %zmm6, %zmm3 /* ct = xor(out_lo, msg) */
+	vpxord %zmm3, %zmm5, %zmm3 /* ct = xor(out_lo, msg) */
 	vmovdqu64 %zmm3, (%rdx) /* store ct */
 	vmovdqu64 64(%rcx), %zmm3 /* msg_1 = load() */
 	vpxord %zmm3, %zmm2, %zmm2 /* ct_1 = xor(out_hi, msg_1) */
@@ -858,368 +840,551 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_sbox_hi:
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_sbox_lo:
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_pl_mask:
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_pr_mask:
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_rotl24:
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_rotl56:
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_0_deinterleave:
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_1_high_nibbles:
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_1_low_nibbles:
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_1_rotl48:
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_1_sbox_inv_hi:
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
-
-/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_1_sbox_inv_lo:
-	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
-
-/* pl_mask: PL^-1_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_1_pl_mask:
-	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
-
-/* pr_mask: PR^-1_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_1_pr_mask:
-	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_1_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_1_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* deinterleave: even bytes to the low half, odd to the high */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_1_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* high_nibbles: high nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* low_nibbles: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-
-/* sbox_lo: S[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-
-/* pr_mask: PR_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* deinterleave: even bytes to the low half, odd to the high */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_2_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* high_nibbles: high nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* low_nibbles: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_hi: S[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_sbox_hi:
-	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
-
-/* sbox_lo: S[x]: the block in the low nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_sbox_lo:
-	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
-
-/* pl_mask: PL_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_pl_mask:
-	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
-
-/* pr_mask: PR_128 on spread nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_pr_mask:
-	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
-
-/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_rotl24:
-	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
-
-/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_rotl56:
-	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
-
-/* deinterleave: even bytes to the low half, odd to the high */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_3_deinterleave:
-	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
-
-/* high_nibbles: high nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_high_nibbles:
-	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
-
-/* low_nibbles: low nibble of every byte */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_low_nibbles:
-	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
-
-/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_rotl48:
-	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
-
-/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
-	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_sbox_inv_lo:
+	.balign 64
+.Lublock_register_avx512_asm_1_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
 /* pl_mask: PL^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_pl_mask:
+	.balign 64
+.Lublock_register_avx512_asm_1_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
 
 /* pr_mask: PR^-1_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_pr_mask:
+	.balign 64
+.Lublock_register_avx512_asm_1_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_rotl24:
+	.balign 64
+.Lublock_register_avx512_asm_1_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_rotl56:
+	.balign 64
+.Lublock_register_avx512_asm_1_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_4_deinterleave:
+	.balign 64
+.Lublock_register_avx512_asm_1_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_high_nibbles:
+	.balign 64
+.Lublock_register_avx512_asm_2_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_low_nibbles:
+	.balign 64
+.Lublock_register_avx512_asm_2_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_rotl48:
+	.balign 64
+.Lublock_register_avx512_asm_2_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_sbox_hi:
+	.balign 64
+.Lublock_register_avx512_asm_2_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_sbox_lo:
+	.balign 64
+.Lublock_register_avx512_asm_2_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_mask: PL_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_pl_mask:
+	.balign 64
+.Lublock_register_avx512_asm_2_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
 
 /* pr_mask: PR_128 on spread nibbles */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_pr_mask:
+	.balign 64
+.Lublock_register_avx512_asm_2_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_rotl24:
+	.balign 64
+.Lublock_register_avx512_asm_2_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_rotl56:
+	.balign 64
+.Lublock_register_avx512_asm_2_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
-.Lublock_register_avx512_asm_5_deinterleave:
+	.balign 64
+.Lublock_register_avx512_asm_2_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
+.Lublock_register_avx512_asm_3_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_3_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+
+/* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+
+/* pl_mask: PL^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_pl_mask:
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+	.byte 0x08, 0x09, 0x00, 0x01, 0x0a, 0x0b, 0x02, 0x03, 0x04, 0x05, 0x0e, 0x0f, 0x06, 0x07, 0x0c, 0x0d
+
+/* pr_mask: PR^-1_128 on spread nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_pr_mask:
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+	.byte 0x06, 0x07, 0x08, 0x09, 0x00, 0x01, 0x0e, 0x0f, 0x0c, 0x0d, 0x04, 0x05, 0x0a, 0x0b, 0x02, 0x03
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_4_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+
+/* low_nibbles: low nibble of every byte */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+
+/* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+
+/* sbox_hi: S[x] << 4: the block in the high nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+
+/* sbox_lo: S[x]: the block in the low nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+
+/* pl_mask: PL_128 on spread nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_pl_mask:
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+	.byte 0x02, 0x03, 0x06, 0x07, 0x08, 0x09, 0x0c, 0x0d, 0x00, 0x01, 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b
+
+/* pr_mask: PR_128 on spread nibbles */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_pr_mask:
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+	.byte 0x04, 0x05, 0x0e, 0x0f, 0x0a, 0x0b, 0x00, 0x01, 0x02, 0x03, 0x0c, 0x0d, 0x08, 0x09, 0x06, 0x07
+
+/* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+
+/* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+
+/* deinterleave: even bytes to the low half, odd to the high */
+	.section .rodata
+	.balign 64
+.Lublock_register_avx512_asm_5_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+
+/* high_nibbles: high nibble of every byte */
+	.section .rodata
+	.balign 64
 .Lublock_register_avx512_asm_6_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
@@ -1242,26 +1407,38 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_6_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_6_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_6_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_6_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_front: PL_256 spread: bytes that stay in their lane */
@@ -1302,26 +1479,38 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_6_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_6_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_6_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
@@ -1344,26 +1533,38 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_inv_hi: S^-1[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_sbox_inv_hi:
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
+	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 	.byte 0xc0, 0xa0, 0xe0, 0xd0, 0x10, 0xf0, 0xb0, 0x00, 0x70, 0x20, 0x50, 0x40, 0x30, 0x60, 0x90, 0x80
 
 /* sbox_inv_lo: S^-1[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_sbox_inv_lo:
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
+	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 	.byte 0x0c, 0x0a, 0x0e, 0x0d, 0x01, 0x0f, 0x0b, 0x00, 0x07, 0x02, 0x05, 0x04, 0x03, 0x06, 0x09, 0x08
 
 /* pl_front: PL^-1_256 spread: bytes that stay in their lane */
@@ -1404,26 +1605,38 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_7_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 /* high_nibbles: high nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_high_nibbles:
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
+	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 	.byte 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0, 0xf0
 
 /* lanes_picks: VPERMI2Q qword indices of 128-bit blocks (0, 4, 2, 6) (a's 0-3, b's 4-7) */
@@ -1446,26 +1659,38 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 /* low_nibbles: low nibble of every byte */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_low_nibbles:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* rotl48: rotate each 64-bit word left by 48 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_rotl48:
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
+	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 	.byte 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x01, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08, 0x09
 
 /* sbox_hi: S[x] << 4: the block in the high nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_sbox_hi:
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
+	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 	.byte 0x70, 0x40, 0x90, 0xc0, 0xb0, 0xa0, 0xd0, 0x80, 0xf0, 0xe0, 0x10, 0x60, 0x00, 0x30, 0x20, 0x50
 
 /* sbox_lo: S[x]: the block in the low nibbles */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_sbox_lo:
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
+	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 	.byte 0x07, 0x04, 0x09, 0x0c, 0x0b, 0x0a, 0x0d, 0x08, 0x0f, 0x0e, 0x01, 0x06, 0x00, 0x03, 0x02, 0x05
 
 /* pl_front: PL_256 spread: bytes that stay in their lane */
@@ -1506,20 +1731,29 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 
 /* rotl24: rotate each 64-bit word left by 24 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_rotl24:
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
+	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 	.byte 0x05, 0x06, 0x07, 0x00, 0x01, 0x02, 0x03, 0x04, 0x0d, 0x0e, 0x0f, 0x08, 0x09, 0x0a, 0x0b, 0x0c
 
 /* rotl56: rotate each 64-bit word left by 56 (byte shuffle) */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_rotl56:
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
+	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 	.byte 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x00, 0x09, 0x0a, 0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x08
 
 /* deinterleave: even bytes to the low half, odd to the high */
 	.section .rodata
-	.balign 16
+	.balign 64
 .Lublock_register_avx512_asm_8_deinterleave:
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
+	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 	.byte 0x00, 0x02, 0x04, 0x06, 0x08, 0x0a, 0x0c, 0x0e, 0x01, 0x03, 0x05, 0x07, 0x09, 0x0b, 0x0d, 0x0f
 
 	.section .note.GNU-stack,"",@progbits

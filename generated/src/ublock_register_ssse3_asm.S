@@ -24,20 +24,20 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* blk_1 */
-	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	movdqa %xmm3, %xmm5 /* high_nibbles */
+	movdqa %xmm1, %xmm3 /* blk_1 */
+	pand .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_0_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	movdqa %xmm4, %xmm5 /* high_nibbles */
 	pandn %xmm2, %xmm5 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm5, %xmm4 /* even = or(even_b, even_a) */
+	por %xmm5, %xmm3 /* even = or(even_b, even_a) */
 	psllw $4, %xmm1 /* hi_sh = shl(blk_1) */
-	pand %xmm3, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pand %xmm4, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm2 /* high_nibbles */
 	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm2, %xmm1 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
+	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm1, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_0_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
 	movdqa .Lublock_register_ssse3_asm_0_rotl48(%rip), %xmm2 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_0_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
@@ -53,7 +53,7 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
 	movdqa %xmm0, %xmm11 /* k0 */
 	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
@@ -63,14 +63,14 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqa %xmm5, %xmm11 /* sbox_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* k1 */
+	movdqa %xmm3, %xmm0 /* k1 */
 	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
 	movdqa %xmm11, %xmm0 /* x1 */
@@ -89,7 +89,7 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
 	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_ssse3_asm_0_loop_r0
@@ -98,24 +98,23 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm11 /* deinterleave = const() */
-	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
-	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_0_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm4, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa %xmm4, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	pandn %xmm0, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm4, (%rdx) /* store out_lo */
+	pand %xmm4, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	pandn %xmm0, %xmm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm4, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
 	movdqu %xmm11, 16(%rdx) /* store out_hi */
 	ret
 	.size ublock_register_ssse3_ublock128_128_encrypt_asm, .-ublock_register_ssse3_ublock128_128_encrypt_asm
@@ -139,20 +138,20 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_1_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* blk_1 */
-	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	movdqa %xmm3, %xmm5 /* high_nibbles */
+	movdqa %xmm1, %xmm3 /* blk_1 */
+	pand .Lublock_register_ssse3_asm_1_high_nibbles(%rip), %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_1_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	movdqa %xmm4, %xmm5 /* high_nibbles */
 	pandn %xmm2, %xmm5 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm5, %xmm4 /* even = or(even_b, even_a) */
+	por %xmm5, %xmm3 /* even = or(even_b, even_a) */
 	psllw $4, %xmm1 /* hi_sh = shl(blk_1) */
-	pand %xmm3, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pand %xmm4, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm2 /* high_nibbles */
 	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm2, %xmm1 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
+	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm1, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_1_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
 	movdqa .Lublock_register_ssse3_asm_1_rotl48(%rip), %xmm2 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_1_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
@@ -168,23 +167,23 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
 	pshufb %xmm7, %xmm0 /* pl = lookup16(k0, pl_mask) */
-	pshufb %xmm8, %xmm4 /* pr = lookup16(k1, pr_mask) */
-	pxor %xmm4, %xmm0 /* y0 = xor(pl, pr) */
+	pshufb %xmm8, %xmm3 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm3, %xmm0 /* y0 = xor(pl, pr) */
 	movdqa %xmm0, %xmm11 /* y0 */
 	pshufb %xmm9, %xmm11 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm11, %xmm4 /* y1 = xor(pr, rot20) */
-	movdqa %xmm4, %xmm11 /* y1 */
+	pxor %xmm11, %xmm3 /* y1 = xor(pr, rot20) */
+	movdqa %xmm3, %xmm11 /* y1 */
 	pshufb %xmm2, %xmm11 /* rot8 = lookup16(y1, rotl48) */
 	pxor %xmm11, %xmm0 /* y0_1 = xor(y0, rot8) */
 	movdqa %xmm0, %xmm11 /* y0_1 */
 	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	pxor %xmm11, %xmm4 /* y1_1 = xor(y1, rot8_1) */
-	movdqa %xmm4, %xmm11 /* y1_1 */
+	pxor %xmm11, %xmm3 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm3, %xmm11 /* y1_1 */
 	pshufb %xmm10, %xmm11 /* rot4 = lookup16(y1_1, rotl56) */
 	pxor %xmm11, %xmm0 /* y0_2 = xor(y0_1, rot4) */
-	pxor %xmm0, %xmm4 /* y1_2 = xor(y1_1, y0_2) */
+	pxor %xmm0, %xmm3 /* y1_2 = xor(y1_1, y0_2) */
 	movdqa %xmm0, %xmm11 /* y0_2 */
 	pand %xmm1, %xmm11 /* s0_lo = and(y0_2, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(y0_2) */
@@ -194,17 +193,17 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqa %xmm5, %xmm11 /* sbox_inv_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* y1_2 */
+	movdqa %xmm3, %xmm0 /* y1_2 */
 	pand %xmm1, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh = shr(y1_2) */
-	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(y1_2) */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_inv_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
 	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %rcx
 	cmp $2048, %rcx
 	jne .Lublock_register_ssse3_asm_1_loop_r0
@@ -213,24 +212,23 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0_3 = xor(g0x0, rk0_1) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1_3 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm11 /* deinterleave = const() */
-	pshufb %xmm11, %xmm0 /* de = lookup16(y0_3, deinterleave) */
-	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1_3, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1_3 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm0 /* de = lookup16(y0_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_1_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1_3, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm4, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa %xmm4, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	pandn %xmm0, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm4, (%rdx) /* store out_lo */
+	pand %xmm4, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	pandn %xmm0, %xmm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm4, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
 	movdqu %xmm11, 16(%rdx) /* store out_hi */
 	ret
 	.size ublock_register_ssse3_ublock128_128_decrypt_asm, .-ublock_register_ssse3_ublock128_128_decrypt_asm
@@ -255,20 +253,20 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* blk_1 */
-	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	movdqa %xmm3, %xmm5 /* high_nibbles */
+	movdqa %xmm1, %xmm3 /* blk_1 */
+	pand .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_2_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	movdqa %xmm4, %xmm5 /* high_nibbles */
 	pandn %xmm2, %xmm5 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm5, %xmm4 /* even = or(even_b, even_a) */
+	por %xmm5, %xmm3 /* even = or(even_b, even_a) */
 	psllw $4, %xmm1 /* hi_sh = shl(blk_1) */
-	pand %xmm3, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pand %xmm4, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm2 /* high_nibbles */
 	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm2, %xmm1 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
+	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm1, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_2_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
 	movdqa .Lublock_register_ssse3_asm_2_rotl48(%rip), %xmm2 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_2_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
@@ -284,7 +282,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
 	movdqa %xmm0, %xmm11 /* k0 */
 	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
@@ -294,14 +292,14 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa %xmm5, %xmm11 /* sbox_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* k1 */
+	movdqa %xmm3, %xmm0 /* k1 */
 	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
 	movdqa %xmm11, %xmm0 /* x1 */
@@ -320,7 +318,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
 	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %r8
 	cmp $2048, %r8
 	jne .Lublock_register_ssse3_asm_2_loop_r0
@@ -329,26 +327,25 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqu 2048(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
 	movdqu 2112(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm11 /* deinterleave = const() */
-	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
-	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_2_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm4, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa %xmm4, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	pandn %xmm0, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	pand %xmm4, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	pandn %xmm0, %xmm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm4, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm4 /* ct = xor(out_lo, msg) */
-	movdqu %xmm4, (%rdx) /* store ct */
+	pxor %xmm0, %xmm3 /* ct = xor(out_lo, msg) */
+	movdqu %xmm3, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
 	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
 	movdqu %xmm11, 16(%rdx) /* store ct_1 */
@@ -374,20 +371,20 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* blk_1 */
-	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	movdqa %xmm3, %xmm5 /* high_nibbles */
+	movdqa %xmm1, %xmm3 /* blk_1 */
+	pand .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_3_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	movdqa %xmm4, %xmm5 /* high_nibbles */
 	pandn %xmm2, %xmm5 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm5, %xmm4 /* even = or(even_b, even_a) */
+	por %xmm5, %xmm3 /* even = or(even_b, even_a) */
 	psllw $4, %xmm1 /* hi_sh = shl(blk_1) */
-	pand %xmm3, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pand %xmm4, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm2 /* high_nibbles */
 	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm2, %xmm1 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
+	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm1, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_3_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
 	movdqa .Lublock_register_ssse3_asm_3_rotl48(%rip), %xmm2 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_3_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
@@ -403,7 +400,7 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
 	movdqa %xmm0, %xmm11 /* k0 */
 	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
@@ -413,14 +410,14 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa %xmm5, %xmm11 /* sbox_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* k1 */
+	movdqa %xmm3, %xmm0 /* k1 */
 	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
 	movdqa %xmm11, %xmm0 /* x1 */
@@ -439,7 +436,7 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
 	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_3_loop_r0
@@ -448,24 +445,23 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm11 /* deinterleave = const() */
-	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
-	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_3_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm4, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa %xmm4, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	pandn %xmm0, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm4, (%rdx) /* store out_lo */
+	pand %xmm4, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	pandn %xmm0, %xmm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm4, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
 	movdqu %xmm11, 16(%rdx) /* store out_hi */
 	ret
 	.size ublock_register_ssse3_ublock128_256_encrypt_asm, .-ublock_register_ssse3_ublock128_256_encrypt_asm
@@ -489,20 +485,20 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* blk_1 */
-	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	movdqa %xmm3, %xmm5 /* high_nibbles */
+	movdqa %xmm1, %xmm3 /* blk_1 */
+	pand .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_4_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	movdqa %xmm4, %xmm5 /* high_nibbles */
 	pandn %xmm2, %xmm5 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm5, %xmm4 /* even = or(even_b, even_a) */
+	por %xmm5, %xmm3 /* even = or(even_b, even_a) */
 	psllw $4, %xmm1 /* hi_sh = shl(blk_1) */
-	pand %xmm3, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pand %xmm4, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm2 /* high_nibbles */
 	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm2, %xmm1 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
+	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm1, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_4_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
 	movdqa .Lublock_register_ssse3_asm_4_rotl48(%rip), %xmm2 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_4_sbox_inv_hi(%rip), %xmm5 /* sbox_inv_hi = const() */
@@ -518,23 +514,23 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
 	pshufb %xmm7, %xmm0 /* pl = lookup16(k0, pl_mask) */
-	pshufb %xmm8, %xmm4 /* pr = lookup16(k1, pr_mask) */
-	pxor %xmm4, %xmm0 /* y0 = xor(pl, pr) */
+	pshufb %xmm8, %xmm3 /* pr = lookup16(k1, pr_mask) */
+	pxor %xmm3, %xmm0 /* y0 = xor(pl, pr) */
 	movdqa %xmm0, %xmm11 /* y0 */
 	pshufb %xmm9, %xmm11 /* rot20 = lookup16(y0, rotl24) */
-	pxor %xmm11, %xmm4 /* y1 = xor(pr, rot20) */
-	movdqa %xmm4, %xmm11 /* y1 */
+	pxor %xmm11, %xmm3 /* y1 = xor(pr, rot20) */
+	movdqa %xmm3, %xmm11 /* y1 */
 	pshufb %xmm2, %xmm11 /* rot8 = lookup16(y1, rotl48) */
 	pxor %xmm11, %xmm0 /* y0_1 = xor(y0, rot8) */
 	movdqa %xmm0, %xmm11 /* y0_1 */
 	pshufb %xmm2, %xmm11 /* rot8_1 = lookup16(y0_1, rotl48) */
-	pxor %xmm11, %xmm4 /* y1_1 = xor(y1, rot8_1) */
-	movdqa %xmm4, %xmm11 /* y1_1 */
+	pxor %xmm11, %xmm3 /* y1_1 = xor(y1, rot8_1) */
+	movdqa %xmm3, %xmm11 /* y1_1 */
 	pshufb %xmm10, %xmm11 /* rot4 = lookup16(y1_1, rotl56) */
 	pxor %xmm11, %xmm0 /* y0_2 = xor(y0_1, rot4) */
-	pxor %xmm0, %xmm4 /* y1_2 = xor(y1_1, y0_2) */
+	pxor %xmm0, %xmm3 /* y1_2 = xor(y1_1, y0_2) */
 	movdqa %xmm0, %xmm11 /* y0_2 */
 	pand %xmm1, %xmm11 /* s0_lo = and(y0_2, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(y0_2) */
@@ -544,17 +540,17 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa %xmm5, %xmm11 /* sbox_inv_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* y1_2 */
+	movdqa %xmm3, %xmm0 /* y1_2 */
 	pand %xmm1, %xmm0 /* s1_lo = and(y1_2, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh = shr(y1_2) */
-	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(y1_2) */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_inv_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
 	movdqa %xmm5, %xmm0 /* sbox_inv_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_4_loop_r0
@@ -563,24 +559,23 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0_3 = xor(g0x0, rk0_1) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1_3 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm11 /* deinterleave = const() */
-	pshufb %xmm11, %xmm0 /* de = lookup16(y0_3, deinterleave) */
-	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1_3, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1_3 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm0 /* de = lookup16(y0_3, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_4_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1_3, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm4, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa %xmm4, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	pandn %xmm0, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm4, (%rdx) /* store out_lo */
+	pand %xmm4, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	pandn %xmm0, %xmm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm4, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm3, (%rdx) /* store out_lo */
 	movdqu %xmm11, 16(%rdx) /* store out_hi */
 	ret
 	.size ublock_register_ssse3_ublock128_256_decrypt_asm, .-ublock_register_ssse3_ublock128_256_decrypt_asm
@@ -605,20 +600,20 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqu 16(%rsi), %xmm1 /* blk_1 = load() */
 	movdqa %xmm0, %xmm2 /* blk */
 	psrlw $4, %xmm2 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* high_nibbles = const() */
-	movdqa %xmm1, %xmm4 /* blk_1 */
-	pand %xmm3, %xmm4 /* even_b = and(blk_1, high_nibbles) */
-	movdqa %xmm3, %xmm5 /* high_nibbles */
+	movdqa %xmm1, %xmm3 /* blk_1 */
+	pand .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm3 /* even_b = and(blk_1, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_5_high_nibbles(%rip), %xmm4 /* high_nibbles = const() */
+	movdqa %xmm4, %xmm5 /* high_nibbles */
 	pandn %xmm2, %xmm5 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm5, %xmm4 /* even = or(even_b, even_a) */
+	por %xmm5, %xmm3 /* even = or(even_b, even_a) */
 	psllw $4, %xmm1 /* hi_sh = shl(blk_1) */
-	pand %xmm3, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm3, %xmm2 /* high_nibbles */
+	pand %xmm4, %xmm1 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm4, %xmm2 /* high_nibbles */
 	pandn %xmm0, %xmm2 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm2, %xmm1 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm4, %xmm0 /* even */
+	movdqa %xmm3, %xmm0 /* even */
 	punpcklbw %xmm1, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm1, %xmm4 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm1, %xmm3 /* sp_1 = unpackhi(even, odd) */
 	movdqa .Lublock_register_ssse3_asm_5_low_nibbles(%rip), %xmm1 /* low_nibbles = const() */
 	movdqa .Lublock_register_ssse3_asm_5_rotl48(%rip), %xmm2 /* rotl48 = const() */
 	movdqa .Lublock_register_ssse3_asm_5_sbox_hi(%rip), %xmm5 /* sbox_hi = const() */
@@ -634,7 +629,7 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
 	pxor %xmm11, %xmm0 /* k0 = xor(g0x0, rk0) */
-	pxor %xmm12, %xmm4 /* k1 = xor(g0x1, rk1) */
+	pxor %xmm12, %xmm3 /* k1 = xor(g0x1, rk1) */
 	movdqa %xmm0, %xmm11 /* k0 */
 	pand %xmm1, %xmm11 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
@@ -644,14 +639,14 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa %xmm5, %xmm11 /* sbox_hi */
 	pshufb %xmm0, %xmm11 /* s0_h = lookup16(sbox_hi, s0_hi) */
 	por %xmm11, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm4, %xmm0 /* k1 */
+	movdqa %xmm3, %xmm0 /* k1 */
 	pand %xmm1, %xmm0 /* s1_lo = and(k1, low_nibbles) */
-	psrlw $4, %xmm4 /* s1_sh = shr(k1) */
-	pand %xmm1, %xmm4 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm3 /* s1_sh = shr(k1) */
+	pand %xmm1, %xmm3 /* s1_hi = and(s1_sh, low_nibbles) */
 	movdqa %xmm6, %xmm11 /* sbox_lo */
 	pshufb %xmm0, %xmm11 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	movdqa %xmm5, %xmm0 /* sbox_hi */
-	pshufb %xmm4, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
+	pshufb %xmm3, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
 	por %xmm0, %xmm11 /* s1 = or(s1_l, s1_h) */
 	pxor %xmm12, %xmm11 /* x1 = xor(s1, s0) */
 	movdqa %xmm11, %xmm0 /* x1 */
@@ -670,7 +665,7 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	pshufb %xmm7, %xmm12 /* pl = lookup16(x0_2, pl_mask) */
 	pshufb %xmm8, %xmm11 /* pr = lookup16(x1_2, pr_mask) */
 	movdqa %xmm12, %xmm0 /* g0x0.3 */
-	movdqa %xmm11, %xmm4 /* g0x1.3 */
+	movdqa %xmm11, %xmm3 /* g0x1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_5_loop_r0
@@ -679,26 +674,25 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqu 3072(%rdi), %xmm11 /* rk0_1 = load() */
 	pxor %xmm11, %xmm0 /* y0 = xor(g0x0, rk0_1) */
 	movdqu 3136(%rdi), %xmm11 /* rk1_1 = load() */
-	pxor %xmm11, %xmm4 /* y1 = xor(g0x1, rk1_1) */
-	movdqa .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm11 /* deinterleave = const() */
-	pshufb %xmm11, %xmm0 /* de = lookup16(y0, deinterleave) */
-	pshufb %xmm11, %xmm4 /* de_1 = lookup16(y1, deinterleave) */
+	pxor %xmm11, %xmm3 /* y1 = xor(g0x1, rk1_1) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_5_deinterleave(%rip), %xmm3 /* de_1 = lookup16(y1, deinterleave) */
 	movdqa %xmm0, %xmm11 /* de */
-	punpcklqdq %xmm4, %xmm11 /* even_1 = unpacklo(de, de_1) */
-	punpckhqdq %xmm4, %xmm0 /* odd_1 = unpackhi(de, de_1) */
-	movdqa %xmm11, %xmm4 /* even_1 */
-	psllw $4, %xmm4 /* ev_sh = shl(even_1) */
-	pand %xmm3, %xmm4 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm3, %xmm12 /* high_nibbles */
+	punpcklqdq %xmm3, %xmm11 /* even_1 = unpacklo(de, de_1) */
+	punpckhqdq %xmm3, %xmm0 /* odd_1 = unpackhi(de, de_1) */
+	movdqa %xmm11, %xmm3 /* even_1 */
+	psllw $4, %xmm3 /* ev_sh = shl(even_1) */
+	pand %xmm4, %xmm3 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa %xmm4, %xmm12 /* high_nibbles */
 	pandn %xmm0, %xmm12 /* out_lo_a = andnot(high_nibbles, odd_1) */
-	por %xmm12, %xmm4 /* out_lo = or(out_lo_b, out_lo_a) */
+	por %xmm12, %xmm3 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_1) */
-	pand %xmm3, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
-	pandn %xmm0, %xmm3 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm3, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
+	pand %xmm4, %xmm11 /* out_hi_b = and(even_1, high_nibbles) */
+	pandn %xmm0, %xmm4 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm4, %xmm11 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm4 /* ct = xor(out_lo, msg) */
-	movdqu %xmm4, (%rdx) /* store ct */
+	pxor %xmm0, %xmm3 /* ct = xor(out_lo, msg) */
+	movdqu %xmm3, (%rdx) /* store ct */
 	movdqu 16(%rcx), %xmm0 /* msg_1 = load() */
 	pxor %xmm0, %xmm11 /* ct_1 = xor(out_hi, msg_1) */
 	movdqu %xmm11, 16(%rdx) /* store ct_1 */
@@ -710,7 +704,7 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-15: vectors, as allocated (16 used)
+ *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock256_256_encrypt_asm
@@ -726,30 +720,30 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
-	movdqa %xmm2, %xmm6 /* blk_2 */
-	pand %xmm5, %xmm6 /* even_b = and(blk_2, high_nibbles) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
+	movdqa %xmm2, %xmm5 /* blk_2 */
+	pand .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm5 /* even_b = and(blk_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	movdqa %xmm6, %xmm7 /* high_nibbles */
 	pandn %xmm4, %xmm7 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm7, %xmm6 /* even = or(even_b, even_a) */
+	por %xmm7, %xmm5 /* even = or(even_b, even_a) */
 	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
-	pand %xmm5, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pand %xmm6, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm6, %xmm4 /* high_nibbles */
 	pandn %xmm0, %xmm4 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm4, %xmm2 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm6, %xmm0 /* even */
+	movdqa %xmm5, %xmm0 /* even */
 	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm2, %xmm6 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm2, %xmm5 /* sp_1 = unpackhi(even, odd) */
 	movdqa %xmm1, %xmm2 /* blk_1 */
 	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
 	movdqa %xmm3, %xmm4 /* blk_3 */
-	pand %xmm5, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pand %xmm6, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
+	movdqa %xmm6, %xmm7 /* high_nibbles */
 	pandn %xmm2, %xmm7 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
 	por %xmm7, %xmm4 /* even_1 = or(even_1_b, even_1_a) */
 	psllw $4, %xmm3 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm5, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pand %xmm6, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	movdqa %xmm6, %xmm2 /* high_nibbles */
 	pandn %xmm1, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
 	por %xmm2, %xmm3 /* odd_1 = or(odd_1_b, odd_1_a) */
 	movdqa %xmm4, %xmm1 /* even_1 */
@@ -764,43 +758,43 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_6_loop_r0:
-	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm6 /* rk0 = load() */
 	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
 	movdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
 	movdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm5, %xmm0 /* k0 = xor(g0x0_0, rk0) */
-	pxor %xmm12, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm6, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm12, %xmm5 /* k0_1 = xor(g0x0_1, rk0_1) */
 	pxor %xmm13, %xmm1 /* k1 = xor(g0x1_0, rk1) */
 	pxor %xmm14, %xmm4 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm0, %xmm5 /* k0 */
-	pand %xmm2, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm0, %xmm6 /* k0 */
+	pand %xmm2, %xmm6 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
 	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm0, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm6, %xmm0 /* k0_1 */
+	pshufb %xmm6, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm7, %xmm6 /* sbox_hi */
+	pshufb %xmm0, %xmm6 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm6, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm5, %xmm0 /* k0_1 */
 	pand %xmm2, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	psrlw $4, %xmm6 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm2, %xmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_lo */
-	pshufb %xmm0, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm2, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm6 /* sbox_lo */
+	pshufb %xmm0, %xmm6 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm6, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm0, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm6 /* s0_1 = or(s0_l_1, s0_h_1) */
 	movdqa %xmm1, %xmm0 /* k1 */
 	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm1 /* s1_sh = shr(k1) */
 	pand %xmm2, %xmm1 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm6 /* sbox_lo */
-	pshufb %xmm0, %xmm6 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm8, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
 	pshufb %xmm1, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm0, %xmm6 /* s1 = or(s1_l, s1_h) */
+	por %xmm0, %xmm5 /* s1 = or(s1_l, s1_h) */
 	movdqa %xmm4, %xmm0 /* k1_1 */
 	pand %xmm2, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
 	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
@@ -810,108 +804,101 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqa %xmm7, %xmm0 /* sbox_hi */
 	pshufb %xmm4, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	por %xmm0, %xmm1 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm12, %xmm6 /* x1 = xor(s1, s0) */
-	pxor %xmm5, %xmm1 /* x1_1 = xor(s1_1, s0_1) */
-	movdqa %xmm6, %xmm0 /* x1 */
+	pxor %xmm12, %xmm5 /* x1 = xor(s1, s0) */
+	pxor %xmm6, %xmm1 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1 */
 	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
 	movdqa %xmm1, %xmm4 /* x1_1 */
 	pshufb %xmm10, %xmm4 /* rot4_1 = lookup16(x1_1, rotl56) */
 	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	pxor %xmm4, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
+	pxor %xmm4, %xmm6 /* x0_1 = xor(s0_1, rot4_1) */
 	movdqa %xmm12, %xmm0 /* x0 */
 	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	movdqa %xmm5, %xmm4 /* x0_1 */
+	movdqa %xmm6, %xmm4 /* x0_1 */
 	pshufb %xmm3, %xmm4 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm0, %xmm6 /* x1_2 = xor(x1, rot8) */
+	pxor %xmm0, %xmm5 /* x1_2 = xor(x1, rot8) */
 	pxor %xmm4, %xmm1 /* x1_3 = xor(x1_1, rot8_1) */
-	movdqa %xmm6, %xmm0 /* x1_2 */
+	movdqa %xmm5, %xmm0 /* x1_2 */
 	pshufb %xmm3, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
 	movdqa %xmm1, %xmm4 /* x1_3 */
 	pshufb %xmm3, %xmm4 /* rot8_3 = lookup16(x1_3, rotl48) */
 	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
-	pxor %xmm4, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
+	pxor %xmm4, %xmm6 /* x0_3 = xor(x0_1, rot8_3) */
 	movdqa %xmm12, %xmm0 /* x0_2 */
 	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
-	movdqa %xmm5, %xmm4 /* x0_3 */
+	movdqa %xmm6, %xmm4 /* x0_3 */
 	pshufb %xmm9, %xmm4 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm0, %xmm6 /* x1_4 = xor(x1_2, rot20) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_2, rot20) */
 	pxor %xmm4, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm6, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm1, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
+	pxor %xmm5, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm1, %xmm6 /* x0_5 = xor(x0_3, x1_5) */
 	movdqa %xmm12, %xmm0 /* x0_4 */
 	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_rear0(%rip), %xmm4 /* pl_rear0 = const() */
-	movdqa %xmm5, %xmm13 /* x0_5 */
-	pshufb %xmm4, %xmm13 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm13, %xmm0 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_front1(%rip), %xmm13 /* pl_front1 = const() */
-	pshufb %xmm13, %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_6_pl_rear1(%rip), %xmm14 /* pl_rear1 = const() */
-	pshufb %xmm14, %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_front0(%rip), %xmm12 /* pr_front0 = const() */
-	movdqa %xmm6, %xmm15 /* x1_4 */
-	pshufb %xmm12, %xmm15 /* pr_f = lookup16(x1_4, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_rear0(%rip), %xmm12 /* pr_rear0 = const() */
-	movdqa %xmm1, %xmm14 /* x1_5 */
-	pshufb %xmm12, %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm14, %xmm15 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_front1(%rip), %xmm14 /* pr_front1 = const() */
-	pshufb %xmm14, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_6_pr_rear1(%rip), %xmm14 /* pr_rear1 = const() */
-	pshufb %xmm14, %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	pxor %xmm6, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	movdqa %xmm1, %xmm4 /* g0x1_1.3 */
-	movdqa %xmm15, %xmm1 /* g0x1_0.3 */
-	movdqa %xmm5, %xmm6 /* g0x0_1.3 */
+	movdqa %xmm6, %xmm4 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_6_pl_rear0(%rip), %xmm4 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm4, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_6_pl_front1(%rip), %xmm6 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pshufb .Lublock_register_ssse3_asm_6_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	pxor %xmm12, %xmm6 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm5, %xmm4 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_6_pr_front0(%rip), %xmm4 /* pr_f = lookup16(x1_4, pr_front0) */
+	movdqa %xmm1, %xmm12 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_6_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm12, %xmm4 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_6_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pshufb .Lublock_register_ssse3_asm_6_pr_rear1(%rip), %xmm5 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	pxor %xmm5, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm6, %xmm5 /* g0x0_1.3 */
+	movdqa %xmm1, %xmm6 /* g0x1_1.3 */
+	movdqa %xmm4, %xmm1 /* g0x1_0.3 */
+	movdqa %xmm6, %xmm4 /* g0x1_1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_6_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm6 /* y0_1 = xor(g0x0_1, rk0_3) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm1 /* y1 = xor(g0x1_0, rk1_2) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm4 /* y1_1 = xor(g0x1_1, rk1_3) */
-	movdqa .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm5 /* deinterleave = const() */
-	pshufb %xmm5, %xmm0 /* de = lookup16(y0, deinterleave) */
-	pshufb %xmm5, %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
-	movdqa %xmm0, %xmm12 /* de */
-	punpcklqdq %xmm6, %xmm12 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm12, %xmm6 /* even_2 */
-	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm13 /* high_nibbles = const() */
-	pand %xmm13, %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm13, %xmm14 /* high_nibbles */
-	pandn %xmm0, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
-	por %xmm14, %xmm6 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu 3072(%rdi), %xmm6 /* rk0_2 = load() */
+	pxor %xmm6, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
+	movdqu 3088(%rdi), %xmm6 /* rk0_3 = load() */
+	pxor %xmm6, %xmm5 /* y0_1 = xor(g0x0_1, rk0_3) */
+	movdqu 3136(%rdi), %xmm6 /* rk1_2 = load() */
+	pxor %xmm6, %xmm1 /* y1 = xor(g0x1_0, rk1_2) */
+	movdqu 3152(%rdi), %xmm6 /* rk1_3 = load() */
+	pxor %xmm6, %xmm4 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm5 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqa %xmm0, %xmm6 /* de */
+	punpcklqdq %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	movdqa %xmm6, %xmm5 /* even_2 */
+	psllw $4, %xmm5 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_6_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm13, %xmm5 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_2) */
-	pand %xmm13, %xmm12 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa %xmm13, %xmm14 /* high_nibbles */
-	pandn %xmm0, %xmm14 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm14, %xmm12 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm6, (%rdx) /* store out_lo */
-	movdqu %xmm12, 32(%rdx) /* store out_hi */
-	pshufb %xmm5, %xmm1 /* de_2 = lookup16(y1, deinterleave) */
-	pshufb %xmm5, %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
+	pand %xmm12, %xmm6 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm13, %xmm6 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm5, (%rdx) /* store out_lo */
+	movdqu %xmm6, 32(%rdx) /* store out_hi */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm1 /* de_2 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_6_deinterleave(%rip), %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
 	movdqa %xmm1, %xmm0 /* de_2 */
 	punpcklqdq %xmm4, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
 	punpckhqdq %xmm4, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
 	movdqa %xmm0, %xmm4 /* even_3 */
 	psllw $4, %xmm4 /* ev_sh_1 = shl(even_3) */
-	pand %xmm13, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	movdqa %xmm13, %xmm5 /* high_nibbles */
+	pand %xmm12, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
 	pandn %xmm1, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
 	por %xmm5, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
 	psrlw $4, %xmm1 /* od_sh_1 = shr(odd_3) */
-	pand %xmm13, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
-	pandn %xmm1, %xmm13 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm13, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	pandn %xmm1, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
 	movdqu %xmm4, 16(%rdx) /* store out_lo_1 */
 	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
 	ret
@@ -922,7 +909,7 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
  *   %rsi: in
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
- *   xmm0-15: vectors, as allocated (16 used)
+ *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock256_256_decrypt_asm
@@ -938,30 +925,30 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
-	movdqa %xmm2, %xmm6 /* blk_2 */
-	pand %xmm5, %xmm6 /* even_b = and(blk_2, high_nibbles) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
+	movdqa %xmm2, %xmm5 /* blk_2 */
+	pand .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm5 /* even_b = and(blk_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	movdqa %xmm6, %xmm7 /* high_nibbles */
 	pandn %xmm4, %xmm7 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm7, %xmm6 /* even = or(even_b, even_a) */
+	por %xmm7, %xmm5 /* even = or(even_b, even_a) */
 	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
-	pand %xmm5, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pand %xmm6, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm6, %xmm4 /* high_nibbles */
 	pandn %xmm0, %xmm4 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm4, %xmm2 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm6, %xmm0 /* even */
+	movdqa %xmm5, %xmm0 /* even */
 	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm2, %xmm6 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm2, %xmm5 /* sp_1 = unpackhi(even, odd) */
 	movdqa %xmm1, %xmm2 /* blk_1 */
 	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
 	movdqa %xmm3, %xmm4 /* blk_3 */
-	pand %xmm5, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pand %xmm6, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
+	movdqa %xmm6, %xmm7 /* high_nibbles */
 	pandn %xmm2, %xmm7 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
 	por %xmm7, %xmm4 /* even_1 = or(even_1_b, even_1_a) */
 	psllw $4, %xmm3 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm5, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pand %xmm6, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	movdqa %xmm6, %xmm2 /* high_nibbles */
 	pandn %xmm1, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
 	por %xmm2, %xmm3 /* odd_1 = or(odd_1_b, odd_1_a) */
 	movdqa %xmm4, %xmm1 /* even_1 */
@@ -976,155 +963,147 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
 .Lublock_register_ssse3_asm_7_loop_r0:
-	movdqu (%rdi,%rcx), %xmm5 /* rk0 = load() */
+	movdqu (%rdi,%rcx), %xmm6 /* rk0 = load() */
 	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
 	movdqu 64(%rdi,%rcx), %xmm13 /* rk1 = load() */
 	movdqu 80(%rdi,%rcx), %xmm14 /* rk1_1 = load() */
 
 	/* Round: Y ^= RK, PL^-1/PR^-1, inverse linear layer, inverse S-box on both nibbles. */
-	pxor %xmm5, %xmm0 /* k0 = xor(g0x0_0, rk0) */
-	pxor %xmm12, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm6, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm12, %xmm5 /* k0_1 = xor(g0x0_1, rk0_1) */
 	pxor %xmm13, %xmm1 /* k1 = xor(g0x1_0, rk1) */
 	pxor %xmm14, %xmm4 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm0, %xmm5 /* k0 */
-	pshufb %xmm11, %xmm5 /* pl_f = lookup16(k0, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_rear0(%rip), %xmm12 /* pl_rear0 = const() */
-	movdqa %xmm6, %xmm13 /* k0_1 */
-	pshufb %xmm12, %xmm13 /* pl_r = lookup16(k0_1, pl_rear0) */
-	pxor %xmm13, %xmm5 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_front1(%rip), %xmm13 /* pl_front1 = const() */
-	pshufb %xmm13, %xmm6 /* pl_f_1 = lookup16(k0_1, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_7_pl_rear1(%rip), %xmm14 /* pl_rear1 = const() */
-	pshufb %xmm14, %xmm0 /* pl_r_1 = lookup16(k0, pl_rear1) */
-	pxor %xmm0, %xmm6 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_front0(%rip), %xmm0 /* pr_front0 = const() */
-	movdqa %xmm1, %xmm15 /* k1 */
-	pshufb %xmm0, %xmm15 /* pr_f = lookup16(k1, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_rear0(%rip), %xmm0 /* pr_rear0 = const() */
-	movdqa %xmm4, %xmm14 /* k1_1 */
-	pshufb %xmm0, %xmm14 /* pr_r = lookup16(k1_1, pr_rear0) */
-	pxor %xmm14, %xmm15 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_front1(%rip), %xmm14 /* pr_front1 = const() */
-	pshufb %xmm14, %xmm4 /* pr_f_1 = lookup16(k1_1, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_7_pr_rear1(%rip), %xmm14 /* pr_rear1 = const() */
-	pshufb %xmm14, %xmm1 /* pr_r_1 = lookup16(k1, pr_rear1) */
+	movdqa %xmm0, %xmm6 /* k0 */
+	pshufb %xmm11, %xmm6 /* pl_f = lookup16(k0, pl_front0) */
+	movdqa %xmm5, %xmm12 /* k0_1 */
+	pshufb .Lublock_register_ssse3_asm_7_pl_rear0(%rip), %xmm12 /* pl_r = lookup16(k0_1, pl_rear0) */
+	pxor %xmm12, %xmm6 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_7_pl_front1(%rip), %xmm5 /* pl_f_1 = lookup16(k0_1, pl_front1) */
+	pshufb .Lublock_register_ssse3_asm_7_pl_rear1(%rip), %xmm0 /* pl_r_1 = lookup16(k0, pl_rear1) */
+	pxor %xmm0, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm1, %xmm0 /* k1 */
+	pshufb .Lublock_register_ssse3_asm_7_pr_front0(%rip), %xmm0 /* pr_f = lookup16(k1, pr_front0) */
+	movdqa %xmm4, %xmm12 /* k1_1 */
+	pshufb .Lublock_register_ssse3_asm_7_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(k1_1, pr_rear0) */
+	pxor %xmm12, %xmm0 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_7_pr_front1(%rip), %xmm4 /* pr_f_1 = lookup16(k1_1, pr_front1) */
+	pshufb .Lublock_register_ssse3_asm_7_pr_rear1(%rip), %xmm1 /* pr_r_1 = lookup16(k1, pr_rear1) */
 	pxor %xmm1, %xmm4 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	pxor %xmm15, %xmm5 /* y0 = xor(pl, pr) */
-	pxor %xmm4, %xmm6 /* y0_1 = xor(pl_1, pr_1) */
-	movdqa %xmm5, %xmm1 /* y0 */
+	pxor %xmm0, %xmm6 /* y0 = xor(pl, pr) */
+	pxor %xmm4, %xmm5 /* y0_1 = xor(pl_1, pr_1) */
+	movdqa %xmm6, %xmm1 /* y0 */
 	pshufb %xmm9, %xmm1 /* rot20 = lookup16(y0, rotl24) */
-	movdqa %xmm6, %xmm14 /* y0_1 */
-	pshufb %xmm9, %xmm14 /* rot20_1 = lookup16(y0_1, rotl24) */
-	pxor %xmm1, %xmm15 /* y1 = xor(pr, rot20) */
-	pxor %xmm14, %xmm4 /* y1_1 = xor(pr_1, rot20_1) */
-	movdqa %xmm15, %xmm1 /* y1 */
+	movdqa %xmm5, %xmm12 /* y0_1 */
+	pshufb %xmm9, %xmm12 /* rot20_1 = lookup16(y0_1, rotl24) */
+	pxor %xmm1, %xmm0 /* y1 = xor(pr, rot20) */
+	pxor %xmm12, %xmm4 /* y1_1 = xor(pr_1, rot20_1) */
+	movdqa %xmm0, %xmm1 /* y1 */
 	pshufb %xmm3, %xmm1 /* rot8 = lookup16(y1, rotl48) */
-	movdqa %xmm4, %xmm14 /* y1_1 */
-	pshufb %xmm3, %xmm14 /* rot8_1 = lookup16(y1_1, rotl48) */
-	pxor %xmm1, %xmm5 /* y0_2 = xor(y0, rot8) */
-	pxor %xmm14, %xmm6 /* y0_3 = xor(y0_1, rot8_1) */
-	movdqa %xmm5, %xmm1 /* y0_2 */
+	movdqa %xmm4, %xmm12 /* y1_1 */
+	pshufb %xmm3, %xmm12 /* rot8_1 = lookup16(y1_1, rotl48) */
+	pxor %xmm1, %xmm6 /* y0_2 = xor(y0, rot8) */
+	pxor %xmm12, %xmm5 /* y0_3 = xor(y0_1, rot8_1) */
+	movdqa %xmm6, %xmm1 /* y0_2 */
 	pshufb %xmm3, %xmm1 /* rot8_2 = lookup16(y0_2, rotl48) */
-	movdqa %xmm6, %xmm14 /* y0_3 */
-	pshufb %xmm3, %xmm14 /* rot8_3 = lookup16(y0_3, rotl48) */
-	pxor %xmm1, %xmm15 /* y1_2 = xor(y1, rot8_2) */
-	pxor %xmm14, %xmm4 /* y1_3 = xor(y1_1, rot8_3) */
-	movdqa %xmm15, %xmm1 /* y1_2 */
+	movdqa %xmm5, %xmm12 /* y0_3 */
+	pshufb %xmm3, %xmm12 /* rot8_3 = lookup16(y0_3, rotl48) */
+	pxor %xmm1, %xmm0 /* y1_2 = xor(y1, rot8_2) */
+	pxor %xmm12, %xmm4 /* y1_3 = xor(y1_1, rot8_3) */
+	movdqa %xmm0, %xmm1 /* y1_2 */
 	pshufb %xmm10, %xmm1 /* rot4 = lookup16(y1_2, rotl56) */
-	movdqa %xmm4, %xmm14 /* y1_3 */
-	pshufb %xmm10, %xmm14 /* rot4_1 = lookup16(y1_3, rotl56) */
-	pxor %xmm1, %xmm5 /* y0_4 = xor(y0_2, rot4) */
-	pxor %xmm14, %xmm6 /* y0_5 = xor(y0_3, rot4_1) */
-	pxor %xmm5, %xmm15 /* y1_4 = xor(y1_2, y0_4) */
-	pxor %xmm6, %xmm4 /* y1_5 = xor(y1_3, y0_5) */
-	movdqa %xmm5, %xmm1 /* y0_4 */
+	movdqa %xmm4, %xmm12 /* y1_3 */
+	pshufb %xmm10, %xmm12 /* rot4_1 = lookup16(y1_3, rotl56) */
+	pxor %xmm1, %xmm6 /* y0_4 = xor(y0_2, rot4) */
+	pxor %xmm12, %xmm5 /* y0_5 = xor(y0_3, rot4_1) */
+	pxor %xmm6, %xmm0 /* y1_4 = xor(y1_2, y0_4) */
+	pxor %xmm5, %xmm4 /* y1_5 = xor(y1_3, y0_5) */
+	movdqa %xmm6, %xmm1 /* y0_4 */
 	pand %xmm2, %xmm1 /* s0_lo = and(y0_4, low_nibbles) */
-	psrlw $4, %xmm5 /* s0_sh = shr(y0_4) */
-	pand %xmm2, %xmm5 /* s0_hi = and(s0_sh, low_nibbles) */
-	movdqa %xmm8, %xmm14 /* sbox_inv_lo */
-	pshufb %xmm1, %xmm14 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
+	psrlw $4, %xmm6 /* s0_sh = shr(y0_4) */
+	pand %xmm2, %xmm6 /* s0_hi = and(s0_sh, low_nibbles) */
+	movdqa %xmm8, %xmm12 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm12 /* s0_l = lookup16(sbox_inv_lo, s0_lo) */
 	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
-	pshufb %xmm5, %xmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
-	por %xmm1, %xmm14 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm6, %xmm1 /* y0_5 */
+	pshufb %xmm6, %xmm1 /* s0_h = lookup16(sbox_inv_hi, s0_hi) */
+	por %xmm1, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm5, %xmm1 /* y0_5 */
 	pand %xmm2, %xmm1 /* s0_lo_1 = and(y0_5, low_nibbles) */
-	psrlw $4, %xmm6 /* s0_sh_1 = shr(y0_5) */
-	pand %xmm2, %xmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_inv_lo */
-	pshufb %xmm1, %xmm5 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
-	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
-	pshufb %xmm6, %xmm1 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
-	por %xmm1, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
-	movdqa %xmm15, %xmm1 /* y1_4 */
-	pand %xmm2, %xmm1 /* s1_lo = and(y1_4, low_nibbles) */
-	psrlw $4, %xmm15 /* s1_sh = shr(y1_4) */
-	pand %xmm2, %xmm15 /* s1_hi = and(s1_sh, low_nibbles) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(y0_5) */
+	pand %xmm2, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
 	movdqa %xmm8, %xmm6 /* sbox_inv_lo */
-	pshufb %xmm1, %xmm6 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	pshufb %xmm1, %xmm6 /* s0_l_1 = lookup16(sbox_inv_lo, s0_lo_1) */
 	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
-	pshufb %xmm15, %xmm1 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
-	por %xmm1, %xmm6 /* s1 = or(s1_l, s1_h) */
-	movdqa %xmm4, %xmm1 /* y1_5 */
-	pand %xmm2, %xmm1 /* s1_lo_1 = and(y1_5, low_nibbles) */
+	pshufb %xmm5, %xmm1 /* s0_h_1 = lookup16(sbox_inv_hi, s0_hi_1) */
+	por %xmm1, %xmm6 /* s0_1 = or(s0_l_1, s0_h_1) */
+	movdqa %xmm0, %xmm1 /* y1_4 */
+	pand %xmm2, %xmm1 /* s1_lo = and(y1_4, low_nibbles) */
+	psrlw $4, %xmm0 /* s1_sh = shr(y1_4) */
+	pand %xmm2, %xmm0 /* s1_hi = and(s1_sh, low_nibbles) */
+	movdqa %xmm8, %xmm5 /* sbox_inv_lo */
+	pshufb %xmm1, %xmm5 /* s1_l = lookup16(sbox_inv_lo, s1_lo) */
+	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
+	pshufb %xmm0, %xmm1 /* s1_h = lookup16(sbox_inv_hi, s1_hi) */
+	por %xmm1, %xmm5 /* s1 = or(s1_l, s1_h) */
+	movdqa %xmm4, %xmm0 /* y1_5 */
+	pand %xmm2, %xmm0 /* s1_lo_1 = and(y1_5, low_nibbles) */
 	psrlw $4, %xmm4 /* s1_sh_1 = shr(y1_5) */
 	pand %xmm2, %xmm4 /* s1_hi_1 = and(s1_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm15 /* sbox_inv_lo */
-	pshufb %xmm1, %xmm15 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
-	movdqa %xmm7, %xmm1 /* sbox_inv_hi */
-	pshufb %xmm4, %xmm1 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
-	por %xmm1, %xmm15 /* s1_1 = or(s1_l_1, s1_h_1) */
-	movdqa %xmm14, %xmm0 /* g0x0_0.3 */
-	movdqa %xmm6, %xmm1 /* g0x1_0.3 */
-	movdqa %xmm15, %xmm4 /* g0x1_1.3 */
-	movdqa %xmm5, %xmm6 /* g0x0_1.3 */
+	movdqa %xmm8, %xmm1 /* sbox_inv_lo */
+	pshufb %xmm0, %xmm1 /* s1_l_1 = lookup16(sbox_inv_lo, s1_lo_1) */
+	movdqa %xmm7, %xmm0 /* sbox_inv_hi */
+	pshufb %xmm4, %xmm0 /* s1_h_1 = lookup16(sbox_inv_hi, s1_hi_1) */
+	por %xmm0, %xmm1 /* s1_1 = or(s1_l_1, s1_h_1) */
+	movdqa %xmm12, %xmm0 /* g0x0_0.3 */
+	movdqa %xmm1, %xmm4 /* g0x1_1.3 */
+	movdqa %xmm5, %xmm1 /* g0x1_0.3 */
+	movdqa %xmm6, %xmm5 /* g0x0_1.3 */
 	add $128, %rcx
 	cmp $3072, %rcx
 	jne .Lublock_register_ssse3_asm_7_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm0 /* y0_6 = xor(g0x0_0, rk0_2) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm6 /* y0_7 = xor(g0x0_1, rk0_3) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm1 /* y1_6 = xor(g0x1_0, rk1_2) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm4 /* y1_7 = xor(g0x1_1, rk1_3) */
-	movdqa .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm5 /* deinterleave = const() */
-	pshufb %xmm5, %xmm0 /* de = lookup16(y0_6, deinterleave) */
-	pshufb %xmm5, %xmm6 /* de_1 = lookup16(y0_7, deinterleave) */
-	movdqa %xmm0, %xmm12 /* de */
-	punpcklqdq %xmm6, %xmm12 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm12, %xmm6 /* even_2 */
-	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm13 /* high_nibbles = const() */
-	pand %xmm13, %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm13, %xmm14 /* high_nibbles */
-	pandn %xmm0, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
-	por %xmm14, %xmm6 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu 3072(%rdi), %xmm6 /* rk0_2 = load() */
+	pxor %xmm6, %xmm0 /* y0_6 = xor(g0x0_0, rk0_2) */
+	movdqu 3088(%rdi), %xmm6 /* rk0_3 = load() */
+	pxor %xmm6, %xmm5 /* y0_7 = xor(g0x0_1, rk0_3) */
+	movdqu 3136(%rdi), %xmm6 /* rk1_2 = load() */
+	pxor %xmm6, %xmm1 /* y1_6 = xor(g0x1_0, rk1_2) */
+	movdqu 3152(%rdi), %xmm6 /* rk1_3 = load() */
+	pxor %xmm6, %xmm4 /* y1_7 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm0 /* de = lookup16(y0_6, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm5 /* de_1 = lookup16(y0_7, deinterleave) */
+	movdqa %xmm0, %xmm6 /* de */
+	punpcklqdq %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	movdqa %xmm6, %xmm5 /* even_2 */
+	psllw $4, %xmm5 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_7_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm13, %xmm5 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_2) */
-	pand %xmm13, %xmm12 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa %xmm13, %xmm14 /* high_nibbles */
-	pandn %xmm0, %xmm14 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm14, %xmm12 /* out_hi = or(out_hi_b, out_hi_a) */
-	movdqu %xmm6, (%rdx) /* store out_lo */
-	movdqu %xmm12, 32(%rdx) /* store out_hi */
-	pshufb %xmm5, %xmm1 /* de_2 = lookup16(y1_6, deinterleave) */
-	pshufb %xmm5, %xmm4 /* de_3 = lookup16(y1_7, deinterleave) */
+	pand %xmm12, %xmm6 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm13, %xmm6 /* out_hi = or(out_hi_b, out_hi_a) */
+	movdqu %xmm5, (%rdx) /* store out_lo */
+	movdqu %xmm6, 32(%rdx) /* store out_hi */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm1 /* de_2 = lookup16(y1_6, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_7_deinterleave(%rip), %xmm4 /* de_3 = lookup16(y1_7, deinterleave) */
 	movdqa %xmm1, %xmm0 /* de_2 */
 	punpcklqdq %xmm4, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
 	punpckhqdq %xmm4, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
 	movdqa %xmm0, %xmm4 /* even_3 */
 	psllw $4, %xmm4 /* ev_sh_1 = shl(even_3) */
-	pand %xmm13, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	movdqa %xmm13, %xmm5 /* high_nibbles */
+	pand %xmm12, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
 	pandn %xmm1, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
 	por %xmm5, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
 	psrlw $4, %xmm1 /* od_sh_1 = shr(odd_3) */
-	pand %xmm13, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
-	pandn %xmm1, %xmm13 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm13, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	pandn %xmm1, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
 	movdqu %xmm4, 16(%rdx) /* store out_lo_1 */
 	movdqu %xmm0, 48(%rdx) /* store out_hi_1 */
 	ret
@@ -1136,7 +1115,7 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
  *   %rdx: out
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
- *   xmm0-15: vectors, as allocated (16 used)
+ *   xmm0-14: vectors, as allocated (15 used)
  *   frame: 0 bytes (0 spill slots of 16 bytes)
  */
 	.globl ublock_register_ssse3_ublock256_256_encrypt_xor_asm
@@ -1152,30 +1131,30 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqu 48(%rsi), %xmm3 /* blk_3 = load() */
 	movdqa %xmm0, %xmm4 /* blk */
 	psrlw $4, %xmm4 /* lo_sh = shr(blk) */
-	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* high_nibbles = const() */
-	movdqa %xmm2, %xmm6 /* blk_2 */
-	pand %xmm5, %xmm6 /* even_b = and(blk_2, high_nibbles) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
+	movdqa %xmm2, %xmm5 /* blk_2 */
+	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* even_b = and(blk_2, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm6 /* high_nibbles = const() */
+	movdqa %xmm6, %xmm7 /* high_nibbles */
 	pandn %xmm4, %xmm7 /* even_a = andnot(high_nibbles, lo_sh) */
-	por %xmm7, %xmm6 /* even = or(even_b, even_a) */
+	por %xmm7, %xmm5 /* even = or(even_b, even_a) */
 	psllw $4, %xmm2 /* hi_sh = shl(blk_2) */
-	pand %xmm5, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
-	movdqa %xmm5, %xmm4 /* high_nibbles */
+	pand %xmm6, %xmm2 /* odd_b = and(hi_sh, high_nibbles) */
+	movdqa %xmm6, %xmm4 /* high_nibbles */
 	pandn %xmm0, %xmm4 /* odd_a = andnot(high_nibbles, blk) */
 	por %xmm4, %xmm2 /* odd = or(odd_b, odd_a) */
-	movdqa %xmm6, %xmm0 /* even */
+	movdqa %xmm5, %xmm0 /* even */
 	punpcklbw %xmm2, %xmm0 /* sp = unpacklo(even, odd) */
-	punpckhbw %xmm2, %xmm6 /* sp_1 = unpackhi(even, odd) */
+	punpckhbw %xmm2, %xmm5 /* sp_1 = unpackhi(even, odd) */
 	movdqa %xmm1, %xmm2 /* blk_1 */
 	psrlw $4, %xmm2 /* lo_sh_1 = shr(blk_1) */
 	movdqa %xmm3, %xmm4 /* blk_3 */
-	pand %xmm5, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
-	movdqa %xmm5, %xmm7 /* high_nibbles */
+	pand %xmm6, %xmm4 /* even_1_b = and(blk_3, high_nibbles) */
+	movdqa %xmm6, %xmm7 /* high_nibbles */
 	pandn %xmm2, %xmm7 /* even_1_a = andnot(high_nibbles, lo_sh_1) */
 	por %xmm7, %xmm4 /* even_1 = or(even_1_b, even_1_a) */
 	psllw $4, %xmm3 /* hi_sh_1 = shl(blk_3) */
-	pand %xmm5, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
-	movdqa %xmm5, %xmm2 /* high_nibbles */
+	pand %xmm6, %xmm3 /* odd_1_b = and(hi_sh_1, high_nibbles) */
+	movdqa %xmm6, %xmm2 /* high_nibbles */
 	pandn %xmm1, %xmm2 /* odd_1_a = andnot(high_nibbles, blk_1) */
 	por %xmm2, %xmm3 /* odd_1 = or(odd_1_b, odd_1_a) */
 	movdqa %xmm4, %xmm1 /* even_1 */
@@ -1190,43 +1169,43 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %r8, %r8
 .Lublock_register_ssse3_asm_8_loop_r0:
-	movdqu (%rdi,%r8), %xmm5 /* rk0 = load() */
+	movdqu (%rdi,%r8), %xmm6 /* rk0 = load() */
 	movdqu 16(%rdi,%r8), %xmm12 /* rk0_1 = load() */
 	movdqu 64(%rdi,%r8), %xmm13 /* rk1 = load() */
 	movdqu 80(%rdi,%r8), %xmm14 /* rk1_1 = load() */
 
 	/* Round: X ^= RK, S-box on both nibbles, linear layer, PL/PR. */
-	pxor %xmm5, %xmm0 /* k0 = xor(g0x0_0, rk0) */
-	pxor %xmm12, %xmm6 /* k0_1 = xor(g0x0_1, rk0_1) */
+	pxor %xmm6, %xmm0 /* k0 = xor(g0x0_0, rk0) */
+	pxor %xmm12, %xmm5 /* k0_1 = xor(g0x0_1, rk0_1) */
 	pxor %xmm13, %xmm1 /* k1 = xor(g0x1_0, rk1) */
 	pxor %xmm14, %xmm4 /* k1_1 = xor(g0x1_1, rk1_1) */
-	movdqa %xmm0, %xmm5 /* k0 */
-	pand %xmm2, %xmm5 /* s0_lo = and(k0, low_nibbles) */
+	movdqa %xmm0, %xmm6 /* k0 */
+	pand %xmm2, %xmm6 /* s0_lo = and(k0, low_nibbles) */
 	psrlw $4, %xmm0 /* s0_sh = shr(k0) */
 	pand %xmm2, %xmm0 /* s0_hi = and(s0_sh, low_nibbles) */
 	movdqa %xmm8, %xmm12 /* sbox_lo */
-	pshufb %xmm5, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
-	movdqa %xmm7, %xmm5 /* sbox_hi */
-	pshufb %xmm0, %xmm5 /* s0_h = lookup16(sbox_hi, s0_hi) */
-	por %xmm5, %xmm12 /* s0 = or(s0_l, s0_h) */
-	movdqa %xmm6, %xmm0 /* k0_1 */
+	pshufb %xmm6, %xmm12 /* s0_l = lookup16(sbox_lo, s0_lo) */
+	movdqa %xmm7, %xmm6 /* sbox_hi */
+	pshufb %xmm0, %xmm6 /* s0_h = lookup16(sbox_hi, s0_hi) */
+	por %xmm6, %xmm12 /* s0 = or(s0_l, s0_h) */
+	movdqa %xmm5, %xmm0 /* k0_1 */
 	pand %xmm2, %xmm0 /* s0_lo_1 = and(k0_1, low_nibbles) */
-	psrlw $4, %xmm6 /* s0_sh_1 = shr(k0_1) */
-	pand %xmm2, %xmm6 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
-	movdqa %xmm8, %xmm5 /* sbox_lo */
-	pshufb %xmm0, %xmm5 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
+	psrlw $4, %xmm5 /* s0_sh_1 = shr(k0_1) */
+	pand %xmm2, %xmm5 /* s0_hi_1 = and(s0_sh_1, low_nibbles) */
+	movdqa %xmm8, %xmm6 /* sbox_lo */
+	pshufb %xmm0, %xmm6 /* s0_l_1 = lookup16(sbox_lo, s0_lo_1) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
-	pshufb %xmm6, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
-	por %xmm0, %xmm5 /* s0_1 = or(s0_l_1, s0_h_1) */
+	pshufb %xmm5, %xmm0 /* s0_h_1 = lookup16(sbox_hi, s0_hi_1) */
+	por %xmm0, %xmm6 /* s0_1 = or(s0_l_1, s0_h_1) */
 	movdqa %xmm1, %xmm0 /* k1 */
 	pand %xmm2, %xmm0 /* s1_lo = and(k1, low_nibbles) */
 	psrlw $4, %xmm1 /* s1_sh = shr(k1) */
 	pand %xmm2, %xmm1 /* s1_hi = and(s1_sh, low_nibbles) */
-	movdqa %xmm8, %xmm6 /* sbox_lo */
-	pshufb %xmm0, %xmm6 /* s1_l = lookup16(sbox_lo, s1_lo) */
+	movdqa %xmm8, %xmm5 /* sbox_lo */
+	pshufb %xmm0, %xmm5 /* s1_l = lookup16(sbox_lo, s1_lo) */
 	movdqa %xmm7, %xmm0 /* sbox_hi */
 	pshufb %xmm1, %xmm0 /* s1_h = lookup16(sbox_hi, s1_hi) */
-	por %xmm0, %xmm6 /* s1 = or(s1_l, s1_h) */
+	por %xmm0, %xmm5 /* s1 = or(s1_l, s1_h) */
 	movdqa %xmm4, %xmm0 /* k1_1 */
 	pand %xmm2, %xmm0 /* s1_lo_1 = and(k1_1, low_nibbles) */
 	psrlw $4, %xmm4 /* s1_sh_1 = shr(k1_1) */
@@ -1236,112 +1215,105 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa %xmm7, %xmm0 /* sbox_hi */
 	pshufb %xmm4, %xmm0 /* s1_h_1 = lookup16(sbox_hi, s1_hi_1) */
 	por %xmm0, %xmm1 /* s1_1 = or(s1_l_1, s1_h_1) */
-	pxor %xmm12, %xmm6 /* x1 = xor(s1, s0) */
-	pxor %xmm5, %xmm1 /* x1_1 = xor(s1_1, s0_1) */
-	movdqa %xmm6, %xmm0 /* x1 */
+	pxor %xmm12, %xmm5 /* x1 = xor(s1, s0) */
+	pxor %xmm6, %xmm1 /* x1_1 = xor(s1_1, s0_1) */
+	movdqa %xmm5, %xmm0 /* x1 */
 	pshufb %xmm10, %xmm0 /* rot4 = lookup16(x1, rotl56) */
 	movdqa %xmm1, %xmm4 /* x1_1 */
 	pshufb %xmm10, %xmm4 /* rot4_1 = lookup16(x1_1, rotl56) */
 	pxor %xmm0, %xmm12 /* x0 = xor(s0, rot4) */
-	pxor %xmm4, %xmm5 /* x0_1 = xor(s0_1, rot4_1) */
+	pxor %xmm4, %xmm6 /* x0_1 = xor(s0_1, rot4_1) */
 	movdqa %xmm12, %xmm0 /* x0 */
 	pshufb %xmm3, %xmm0 /* rot8 = lookup16(x0, rotl48) */
-	movdqa %xmm5, %xmm4 /* x0_1 */
+	movdqa %xmm6, %xmm4 /* x0_1 */
 	pshufb %xmm3, %xmm4 /* rot8_1 = lookup16(x0_1, rotl48) */
-	pxor %xmm0, %xmm6 /* x1_2 = xor(x1, rot8) */
+	pxor %xmm0, %xmm5 /* x1_2 = xor(x1, rot8) */
 	pxor %xmm4, %xmm1 /* x1_3 = xor(x1_1, rot8_1) */
-	movdqa %xmm6, %xmm0 /* x1_2 */
+	movdqa %xmm5, %xmm0 /* x1_2 */
 	pshufb %xmm3, %xmm0 /* rot8_2 = lookup16(x1_2, rotl48) */
 	movdqa %xmm1, %xmm4 /* x1_3 */
 	pshufb %xmm3, %xmm4 /* rot8_3 = lookup16(x1_3, rotl48) */
 	pxor %xmm0, %xmm12 /* x0_2 = xor(x0, rot8_2) */
-	pxor %xmm4, %xmm5 /* x0_3 = xor(x0_1, rot8_3) */
+	pxor %xmm4, %xmm6 /* x0_3 = xor(x0_1, rot8_3) */
 	movdqa %xmm12, %xmm0 /* x0_2 */
 	pshufb %xmm9, %xmm0 /* rot20 = lookup16(x0_2, rotl24) */
-	movdqa %xmm5, %xmm4 /* x0_3 */
+	movdqa %xmm6, %xmm4 /* x0_3 */
 	pshufb %xmm9, %xmm4 /* rot20_1 = lookup16(x0_3, rotl24) */
-	pxor %xmm0, %xmm6 /* x1_4 = xor(x1_2, rot20) */
+	pxor %xmm0, %xmm5 /* x1_4 = xor(x1_2, rot20) */
 	pxor %xmm4, %xmm1 /* x1_5 = xor(x1_3, rot20_1) */
-	pxor %xmm6, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
-	pxor %xmm1, %xmm5 /* x0_5 = xor(x0_3, x1_5) */
+	pxor %xmm5, %xmm12 /* x0_4 = xor(x0_2, x1_4) */
+	pxor %xmm1, %xmm6 /* x0_5 = xor(x0_3, x1_5) */
 	movdqa %xmm12, %xmm0 /* x0_4 */
 	pshufb %xmm11, %xmm0 /* pl_f = lookup16(x0_4, pl_front0) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_rear0(%rip), %xmm4 /* pl_rear0 = const() */
-	movdqa %xmm5, %xmm13 /* x0_5 */
-	pshufb %xmm4, %xmm13 /* pl_r = lookup16(x0_5, pl_rear0) */
-	pxor %xmm13, %xmm0 /* pl = xor(pl_f, pl_r) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_front1(%rip), %xmm13 /* pl_front1 = const() */
-	pshufb %xmm13, %xmm5 /* pl_f_1 = lookup16(x0_5, pl_front1) */
-	movdqa .Lublock_register_ssse3_asm_8_pl_rear1(%rip), %xmm14 /* pl_rear1 = const() */
-	pshufb %xmm14, %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
-	pxor %xmm12, %xmm5 /* pl_1 = xor(pl_f_1, pl_r_1) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_front0(%rip), %xmm12 /* pr_front0 = const() */
-	movdqa %xmm6, %xmm15 /* x1_4 */
-	pshufb %xmm12, %xmm15 /* pr_f = lookup16(x1_4, pr_front0) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_rear0(%rip), %xmm12 /* pr_rear0 = const() */
-	movdqa %xmm1, %xmm14 /* x1_5 */
-	pshufb %xmm12, %xmm14 /* pr_r = lookup16(x1_5, pr_rear0) */
-	pxor %xmm14, %xmm15 /* pr = xor(pr_f, pr_r) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_front1(%rip), %xmm14 /* pr_front1 = const() */
-	pshufb %xmm14, %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
-	movdqa .Lublock_register_ssse3_asm_8_pr_rear1(%rip), %xmm14 /* pr_rear1 = const() */
-	pshufb %xmm14, %xmm6 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
-	pxor %xmm6, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
-	movdqa %xmm1, %xmm4 /* g0x1_1.3 */
-	movdqa %xmm15, %xmm1 /* g0x1_0.3 */
-	movdqa %xmm5, %xmm6 /* g0x0_1.3 */
+	movdqa %xmm6, %xmm4 /* x0_5 */
+	pshufb .Lublock_register_ssse3_asm_8_pl_rear0(%rip), %xmm4 /* pl_r = lookup16(x0_5, pl_rear0) */
+	pxor %xmm4, %xmm0 /* pl = xor(pl_f, pl_r) */
+	pshufb .Lublock_register_ssse3_asm_8_pl_front1(%rip), %xmm6 /* pl_f_1 = lookup16(x0_5, pl_front1) */
+	pshufb .Lublock_register_ssse3_asm_8_pl_rear1(%rip), %xmm12 /* pl_r_1 = lookup16(x0_4, pl_rear1) */
+	pxor %xmm12, %xmm6 /* pl_1 = xor(pl_f_1, pl_r_1) */
+	movdqa %xmm5, %xmm4 /* x1_4 */
+	pshufb .Lublock_register_ssse3_asm_8_pr_front0(%rip), %xmm4 /* pr_f = lookup16(x1_4, pr_front0) */
+	movdqa %xmm1, %xmm12 /* x1_5 */
+	pshufb .Lublock_register_ssse3_asm_8_pr_rear0(%rip), %xmm12 /* pr_r = lookup16(x1_5, pr_rear0) */
+	pxor %xmm12, %xmm4 /* pr = xor(pr_f, pr_r) */
+	pshufb .Lublock_register_ssse3_asm_8_pr_front1(%rip), %xmm1 /* pr_f_1 = lookup16(x1_5, pr_front1) */
+	pshufb .Lublock_register_ssse3_asm_8_pr_rear1(%rip), %xmm5 /* pr_r_1 = lookup16(x1_4, pr_rear1) */
+	pxor %xmm5, %xmm1 /* pr_1 = xor(pr_f_1, pr_r_1) */
+	movdqa %xmm6, %xmm5 /* g0x0_1.3 */
+	movdqa %xmm1, %xmm6 /* g0x1_1.3 */
+	movdqa %xmm4, %xmm1 /* g0x1_0.3 */
+	movdqa %xmm6, %xmm4 /* g0x1_1.3 */
 	add $128, %r8
 	cmp $3072, %r8
 	jne .Lublock_register_ssse3_asm_8_loop_r0
 
 	/* Final key addition. */
-	movdqu 3072(%rdi), %xmm5 /* rk0_2 = load() */
-	pxor %xmm5, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
-	movdqu 3088(%rdi), %xmm5 /* rk0_3 = load() */
-	pxor %xmm5, %xmm6 /* y0_1 = xor(g0x0_1, rk0_3) */
-	movdqu 3136(%rdi), %xmm5 /* rk1_2 = load() */
-	pxor %xmm5, %xmm1 /* y1 = xor(g0x1_0, rk1_2) */
-	movdqu 3152(%rdi), %xmm5 /* rk1_3 = load() */
-	pxor %xmm5, %xmm4 /* y1_1 = xor(g0x1_1, rk1_3) */
-	movdqa .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm5 /* deinterleave = const() */
-	pshufb %xmm5, %xmm0 /* de = lookup16(y0, deinterleave) */
-	pshufb %xmm5, %xmm6 /* de_1 = lookup16(y0_1, deinterleave) */
-	movdqa %xmm0, %xmm12 /* de */
-	punpcklqdq %xmm6, %xmm12 /* even_2 = unpacklo(de, de_1) */
-	punpckhqdq %xmm6, %xmm0 /* odd_2 = unpackhi(de, de_1) */
-	movdqa %xmm12, %xmm6 /* even_2 */
-	psllw $4, %xmm6 /* ev_sh = shl(even_2) */
-	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm13 /* high_nibbles = const() */
-	pand %xmm13, %xmm6 /* out_lo_b = and(ev_sh, high_nibbles) */
-	movdqa %xmm13, %xmm14 /* high_nibbles */
-	pandn %xmm0, %xmm14 /* out_lo_a = andnot(high_nibbles, odd_2) */
-	por %xmm14, %xmm6 /* out_lo = or(out_lo_b, out_lo_a) */
+	movdqu 3072(%rdi), %xmm6 /* rk0_2 = load() */
+	pxor %xmm6, %xmm0 /* y0 = xor(g0x0_0, rk0_2) */
+	movdqu 3088(%rdi), %xmm6 /* rk0_3 = load() */
+	pxor %xmm6, %xmm5 /* y0_1 = xor(g0x0_1, rk0_3) */
+	movdqu 3136(%rdi), %xmm6 /* rk1_2 = load() */
+	pxor %xmm6, %xmm1 /* y1 = xor(g0x1_0, rk1_2) */
+	movdqu 3152(%rdi), %xmm6 /* rk1_3 = load() */
+	pxor %xmm6, %xmm4 /* y1_1 = xor(g0x1_1, rk1_3) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm0 /* de = lookup16(y0, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm5 /* de_1 = lookup16(y0_1, deinterleave) */
+	movdqa %xmm0, %xmm6 /* de */
+	punpcklqdq %xmm5, %xmm6 /* even_2 = unpacklo(de, de_1) */
+	punpckhqdq %xmm5, %xmm0 /* odd_2 = unpackhi(de, de_1) */
+	movdqa %xmm6, %xmm5 /* even_2 */
+	psllw $4, %xmm5 /* ev_sh = shl(even_2) */
+	pand .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm5 /* out_lo_b = and(ev_sh, high_nibbles) */
+	movdqa .Lublock_register_ssse3_asm_8_high_nibbles(%rip), %xmm12 /* high_nibbles = const() */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_lo_a = andnot(high_nibbles, odd_2) */
+	por %xmm13, %xmm5 /* out_lo = or(out_lo_b, out_lo_a) */
 	psrlw $4, %xmm0 /* od_sh = shr(odd_2) */
-	pand %xmm13, %xmm12 /* out_hi_b = and(even_2, high_nibbles) */
-	movdqa %xmm13, %xmm14 /* high_nibbles */
-	pandn %xmm0, %xmm14 /* out_hi_a = andnot(high_nibbles, od_sh) */
-	por %xmm14, %xmm12 /* out_hi = or(out_hi_b, out_hi_a) */
+	pand %xmm12, %xmm6 /* out_hi_b = and(even_2, high_nibbles) */
+	movdqa %xmm12, %xmm13 /* high_nibbles */
+	pandn %xmm0, %xmm13 /* out_hi_a = andnot(high_nibbles, od_sh) */
+	por %xmm13, %xmm6 /* out_hi = or(out_hi_b, out_hi_a) */
 	movdqu (%rcx), %xmm0 /* msg = load() */
-	pxor %xmm0, %xmm6 /* ct = xor(out_lo, msg) */
-	movdqu %xmm6, (%rdx) /* store ct */
+	pxor %xmm0, %xmm5 /* ct = xor(out_lo, msg) */
+	movdqu %xmm5, (%rdx) /* store ct */
 	movdqu 32(%rcx), %xmm0 /* msg_1 = load() */
-	pxor %xmm0, %xmm12 /* ct_1 = xor(out_hi, msg_1) */
-	movdqu %xmm12, 32(%rdx) /* store ct_1 */
-	pshufb %xmm5, %xmm1 /* de_2 = lookup16(y1, deinterleave) */
-	pshufb %xmm5, %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
+	pxor %xmm0, %xmm6 /* ct_1 = xor(out_hi, msg_1) */
+	movdqu %xmm6, 32(%rdx) /* store ct_1 */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm1 /* de_2 = lookup16(y1, deinterleave) */
+	pshufb .Lublock_register_ssse3_asm_8_deinterleave(%rip), %xmm4 /* de_3 = lookup16(y1_1, deinterleave) */
 	movdqa %xmm1, %xmm0 /* de_2 */
 	punpcklqdq %xmm4, %xmm0 /* even_3 = unpacklo(de_2, de_3) */
 	punpckhqdq %xmm4, %xmm1 /* odd_3 = unpackhi(de_2, de_3) */
 	movdqa %xmm0, %xmm4 /* even_3 */
 	psllw $4, %xmm4 /* ev_sh_1 = shl(even_3) */
-	pand %xmm13, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
-	movdqa %xmm13, %xmm5 /* high_nibbles */
+	pand %xmm12, %xmm4 /* out_lo_1_b = and(ev_sh_1, high_nibbles) */
+	movdqa %xmm12, %xmm5 /* high_nibbles */
 	pandn %xmm1, %xmm5 /* out_lo_1_a = andnot(high_nibbles, odd_3) */
 	por %xmm5, %xmm4 /* out_lo_1 = or(out_lo_1_b, out_lo_1_a) */
 	psrlw $4, %xmm1 /* od_sh_1 = shr(odd_3) */
-	pand %xmm13, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
-	pandn %xmm1, %xmm13 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
-	por %xmm13, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
+	pand %xmm12, %xmm0 /* out_hi_1_b = and(even_3, high_nibbles) */
+	pandn %xmm1, %xmm12 /* out_hi_1_a = andnot(high_nibbles, od_sh_1) */
+	por %xmm12, %xmm0 /* out_hi_1 = or(out_hi_1_b, out_hi_1_a) */
 	movdqu 16(%rcx), %xmm1 /* msg_2 = load() */
 	pxor %xmm1, %xmm4 /* ct_2 = xor(out_lo_1, msg_2) */
 	movdqu %xmm4, 16(%rdx) /* store ct_2 */

@@ -14,9 +14,7 @@ from .avx512_gfni import TARGET as AVX512_GFNI
 from .ssse3 import TARGET as SSSE3
 from .ssse3_aesni import TARGET as SSSE3_AESNI
 
-C_TARGETS = (SSSE3_AESNI, AVX2_AESNI, AVX2_VAES, AVX2_GFNI, AVX512_GFNI, SSSE3, AVX2, AVX512)
-# Every target's kernels also in assembly (asm.py), as targets <name>_asm.
-TARGETS = C_TARGETS + tuple(t.asm_twin() for t in C_TARGETS)
+TARGETS = (SSSE3_AESNI, AVX2_AESNI, AVX2_VAES, AVX2_GFNI, AVX512_GFNI, SSSE3, AVX2, AVX512)
 
 # Each cipher's kernels on x86 as (strategy, target name), in dispatch order:
 # fastest first.
@@ -34,16 +32,13 @@ _SM4_TARGETS = ("avx512_gfni", "avx2_gfni", "avx2_vaes", "avx2_aesni", "ssse3_ae
 # 512-bit operations at half rate) it was the faster in every variant and mode
 # (docs/performance/ublock.md), while the register method gains from 512 bits
 # there (twice the blocks per chain).
-_C_KERNELS = {
+KERNELS = {
     "sm4": tuple((s, t) for s in ("byteslice", "wordslice") for t in _SM4_TARGETS),
     "zuc": (("lanes", "avx512_gfni"), ("lanes", "avx2_gfni"), ("lanesx2", "avx2_vaes"), ("lanes", "avx2_vaes"),
             ("lanes", "avx2_aesni"), ("lanes", "ssse3_aesni")),
     "ublock": (("nibbleslice", "avx2"), ("nibbleslice", "avx512"), ("nibbleslice", "ssse3"),
                ("register", "avx512"), ("register", "avx2"), ("register", "ssse3")),
 }
-# The assembly twins come after every C kernel: dispatch keeps choosing the C
-# kernels, and a caller names a twin to run it (`kcrypt --impl`, bench).
-KERNELS = {cipher: kernels + tuple((s, f"{t}_asm") for s, t in kernels) for cipher, kernels in _C_KERNELS.items()}
 
 # Measured choices of single kernels, by (strategy, target name).
 TUNING = {
@@ -61,4 +56,11 @@ TUNING = {
     # instruction decoders rather than the decoded-instruction cache
     # (docs/performance/zuc.md).
     "zuc_rolled": {("lanesx2", "avx2_vaes"), ("lanes", "avx2_vaes"), ("lanes", "avx2_aesni")},
+    # Assembly twins whose functions are scheduled for low register pressure
+    # before allocation (gen/backends/schedule.py).  Measured in one bench run on
+    # an Intel Xeon (Sapphire Rapids class, 2026-11-26, docs/assembly.md): the
+    # nibble-sliced uBlock round keeps 32 state registers in 16 and gains
+    # (nibbleslice_avx2 asm/C 0.86 -> 1.13-1.27, ssse3 0.94 -> 0.97-1.45);
+    # SM4's byte slicing loses (byteslice_avx2_gfni 1.20 -> 0.85), ZUC a little.
+    "asm_pressure_schedule": {("nibbleslice", "avx2"), ("nibbleslice", "avx512"), ("nibbleslice", "ssse3")},
 }

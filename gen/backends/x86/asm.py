@@ -25,6 +25,7 @@ uses caller-saved general registers only (no callee-saved one to restore)."""
 
 from dataclasses import dataclass
 
+from ..schedule import for_pressure
 from .rules import shuffle_i32x4_picks
 from ..regalloc import InMemory, Instr, MachineLoop, Move, Note, RegisterFile, Reload, Remat, Spill, allocate, walk
 
@@ -67,10 +68,11 @@ def register_file(target):
     kind = encoding(target)
     if kind == "evex":
         return RegisterFile(32, limit=lambda op: 16 if _vex_only(op) else 32, destructive=_evex_destructive,
-                            memory=_memory_operand)
+                            memory=_memory_operand, memory_constants=True)
     if kind == "vex":
-        return RegisterFile(16, memory=_memory_operand)
-    return RegisterFile(16, destructive=_sse_destructive, memory=_memory_operand, memory_recompute=False)
+        return RegisterFile(16, memory=_memory_operand, memory_constants=True)
+    return RegisterFile(16, destructive=_sse_destructive, memory=_memory_operand, memory_recompute=False,
+                        memory_constants=True)
 
 
 # The operand each op may read from memory: Intel's last source (AT&T's first).
@@ -115,11 +117,12 @@ class _Function:
     label: str                # prefix of local labels
     offsets: dict             # (loop variable, stride) -> register, inside loops
     constants: dict           # const value name -> rodata label
+    split_vaes: int | None = None  # frame offset of the 64 bytes the valgrind form of VAES uses
 
-    def address(self, attrs, row_register="rax"):
+    def address(self, attrs, row_register="rax", extra=0):
         """The AT&T memory operand of a load, store or broadcast (and the
         instruction that fetches a row pointer first, or None)."""
-        index = attrs["index"]
+        index = attrs["index"] + extra
         setup = None
         if attrs["param"] in self.scratch:
             base, disp = "rsp", self.scratch[attrs["param"]] + index.base
@@ -138,11 +141,14 @@ class _Function:
     def slot(self, slot):
         return f"{self.slot_base + slot * self.slot_bytes}(%rsp)"
 
-    def memory(self, operand):
-        """An operand read from memory: its stack slot, or what its load reads."""
+    def memory(self, operand, extra=0):
+        """An operand read from memory (`extra` bytes into it): its stack slot,
+        its constant, or what its load reads."""
         if operand.slot is not None:
-            return self.slot(operand.slot)
-        setup, mem = self.address(operand.load.attrs)
+            return f"{self.slot_base + operand.slot * self.slot_bytes + extra}(%rsp)"
+        if operand.load.opcode == "const":
+            return f"{self.constants[operand.load.result.name]}{f'+{extra}' if extra else ''}(%rip)"
+        setup, mem = self.address(operand.load.attrs, extra=extra)
         if setup:
             raise ValueError("x86 asm: a memory operand through a row pointer")
         return mem
@@ -182,10 +188,7 @@ def instruction(fn, op, dst, srcs):
     if code in ("bcast8", "bcast32", "bcast128", "bcast256"):
         return _broadcast(fn, code, attrs, d, bits)
     if code == "const":
-        label = fn.constants[op.result.name]
-        if len(attrs["data"]) == 16 and bits > 128:
-            return [f"{'vbroadcasti128' if bits == 256 else 'vbroadcasti32x4'} {label}(%rip), {d}"]
-        return [f"{_mov(kind, bits, True)} {label}(%rip), {d}"]
+        return [f"{_mov(kind, bits, True)} {fn.constants[op.result.name]}(%rip), {d}"]
     if code in _EVEX_LOGIC:
         mnemonic = _EVEX_LOGIC[code] + ("d" if evex else "")
         return [_three(kind, mnemonic, s, d)]
@@ -212,6 +215,8 @@ def instruction(fn, op, dst, srcs):
     if code in ("gf2p8affine", "gf2p8affineinv"):
         mnemonic = "vgf2p8affineqb" if code == "gf2p8affine" else "vgf2p8affineinvqb"
         return [_three(kind, mnemonic, s, d, imm=attrs["imm"])]
+    if code == "aesenclast" and bits == 256 and fn.split_vaes is not None:
+        return _split_vaes(fn, op, dst, srcs, s, d)
     if code == "aesenclast":
         return [_three(kind, "vaesenclast", s, d)]
     if code == "blendv":
@@ -238,6 +243,23 @@ def instruction(fn, op, dst, srcs):
     if code == "concat128":
         return [f"vinserti128 $1, {s[1]}, {vector(srcs[0], 256)}, {d}"]
     raise ValueError(f"x86 asm: no form for opcode {code!r}")
+
+
+def _split_vaes(fn, op, dst, srcs, s, d):
+    """256-bit VAESENCLAST, and under KC_VALGRIND_SPLIT_VAES (the constant-time
+    check's build: valgrind 3.19 cannot run the VEX.256 form) the same on the
+    two 128-bit halves through 64 bytes of the frame, with no further register."""
+    scratch = fn.split_vaes
+    key_low, key_high = (f"{scratch + 32}(%rsp)", f"{scratch + 48}(%rsp)")
+    save_key = [f"vmovdqu {s[1]}, {scratch + 32}(%rsp)"]
+    if isinstance(srcs[1], InMemory):
+        key_low, key_high, save_key = fn.memory(srcs[1]), fn.memory(srcs[1], 16), []
+    x = vector(dst, 128)
+    return ["#ifdef KC_VALGRIND_SPLIT_VAES", f"vmovdqu {s[0]}, {scratch}(%rsp)", *save_key,
+            f"vmovdqu {scratch}(%rsp), {x}", f"vaesenclast {key_low}, {x}, {x}", f"vmovdqu {x}, {scratch}(%rsp)",
+            f"vmovdqu {scratch + 16}(%rsp), {x}", f"vaesenclast {key_high}, {x}, {x}",
+            f"vmovdqu {x}, {scratch + 16}(%rsp)", f"vmovdqu {scratch}(%rsp), {d}", "#else",
+            f"vaesenclast {s[1]}, {s[0]}, {d}", "#endif"]
 
 
 def _broadcast(fn, code, attrs, d, bits):
@@ -286,6 +308,19 @@ def _loop_strides(steps):
     return strides
 
 
+def _constant_ops(steps):
+    """Every constant an allocation loads or reads in place, in order."""
+    for step in walk(steps):
+        if isinstance(step, Remat) and step.op.opcode == "const":
+            yield step.op
+        elif isinstance(step, Instr):
+            if step.op.opcode == "const":
+                yield step.op
+            for src in step.srcs:
+                if isinstance(src, InMemory) and src.load is not None and src.load.opcode == "const":
+                    yield src.load
+
+
 def _describe(op):
     args = ", ".join(a.name for a in op.args)
     if op.opcode == "store":
@@ -293,11 +328,16 @@ def _describe(op):
     return f"{op.result.name} = {op.opcode}({args})"
 
 
-def function(name, program, target, prefix, invariant=("rk",)):
-    """The text of `program` as the global function `name`, and its constants
-    (rodata lines).  `prefix` names its local labels."""
+def function(name, program, target, prefix, invariant=("rk",), valgrind_split=False, schedule=False):
+    """`program` as the global function `name` (a Function: its parts for a
+    dialect to put together).  `prefix` names its local labels;
+    `valgrind_split`: 256-bit VAESENCLAST also in the form the constant-time
+    check's build assembles (KC_VALGRIND_SPLIT_VAES); `schedule`: reorder for
+    low register pressure first (gen/backends/schedule.py), a measured choice
+    per kernel (the backend's TUNING "asm_pressure_schedule")."""
     kind = encoding(target)
-    allocation = allocate(program, register_file(target), invariant=invariant)
+    allocation = allocate(for_pressure(program, invariant) if schedule else program, register_file(target),
+                          invariant=invariant)
     bits = program.bits
     params = dict(zip(program.params, ARGUMENT_REGISTERS))
     if len(program.params) > len(ARGUMENT_REGISTERS):
@@ -322,24 +362,34 @@ def function(name, program, target, prefix, invariant=("rk",)):
     for array, nbytes in program.scratch.items():
         scratch[array] = offset
         offset += -(-nbytes // FRAME_ALIGN) * FRAME_ALIGN
+    split_vaes = None
+    if valgrind_split and any(isinstance(s, Instr) and s.op.opcode == "aesenclast" and s.op.result.bits == 256
+                              for s in walk(allocation.steps)):
+        split_vaes, offset = offset, offset + FRAME_ALIGN
     slot_bytes = bits // 8
     frame = offset + allocation.slots * slot_bytes
     frame = -(-frame // FRAME_ALIGN) * FRAME_ALIGN
+    # Constants at the register's full width (a 16-byte pattern repeated): loaded
+    # by one aligned move, or read in place as an instruction's memory operand.
     constants, rodata = {}, []
-    for step in walk(allocation.steps):
-        op = step.op if isinstance(step, (Instr, Remat)) else None
-        if op is not None and op.opcode == "const" and op.result.name not in constants:
+    for op in _constant_ops(allocation.steps):
+        if op.result.name not in constants:
             constants[op.result.name] = f".L{prefix}_{op.result.name}"
-            rodata.append(Constant(constants[op.result.name], op.attrs["data"], f"{op.result.name}: {op.attrs['note']}"))
-    fn = _Function(kind, bits, params, scratch, offset, slot_bytes, f".L{prefix}", offsets, constants)
+            data = op.attrs["data"] * (op.result.bits // 8 // len(op.attrs["data"]))
+            rodata.append(Constant(constants[op.result.name], data, f"{op.result.name}: {op.attrs['note']}"))
+    fn = _Function(kind, bits, params, scratch, offset, slot_bytes, f".L{prefix}", offsets, constants, split_vaes)
 
     body = []
     labels = iter(range(1000))
 
     def emit(lines, comment=None):
         lines = [line for line in lines if line]
+        last = max(i for i, line in enumerate(lines) if not line.startswith("#"))
         for i, line in enumerate(lines):
-            note = f" /* {comment} */" if comment and i == len(lines) - 1 else ""
+            if line.startswith("#"):       # a preprocessor line (valgrind's VAES form)
+                body.append(line)
+                continue
+            note = f" /* {comment} */" if comment and i == last else ""
             body.append(f"\t{line}{note}")
 
     def block(steps):
@@ -471,15 +521,17 @@ DIALECTS = {
 }
 
 
-def assembly_file(provenance, functions, target, prefix, dialect="gas"):
+def assembly_file(provenance, functions, target, prefix, dialect="gas", schedule=False):
     """A GNU assembler source (.S, run through the C preprocessor) holding
     `functions`, a list of (library symbol, lowered program), each a SysV
-    function, in `dialect` (DIALECTS); returns the text."""
+    function, in `dialect` (DIALECTS), scheduled for low register pressure
+    first where `schedule`; returns the text."""
     style = DIALECTS[dialect]
     lines = [provenance, *style.preamble, "", "\t.text"]
     constants = []
     for number, (symbol, program) in enumerate(functions):
-        fn = function(style.symbol(symbol), program, target, f"{prefix}_{number}")
+        fn = function(style.symbol(symbol), program, target, f"{prefix}_{number}",
+                      valgrind_split=style.name == "gas", schedule=schedule)
         enter = [line.format(frame=fn.frame) for line in style.frame_enter] if fn.frame else []
         leave = list(style.frame_leave) if fn.frame else []
         lines += ["", *fn.header, style.start.format(symbol=fn.name), *enter, *fn.body, *leave,

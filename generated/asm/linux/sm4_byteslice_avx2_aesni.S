@@ -12,7 +12,7 @@
  *   %rdx: out
  *   %rcx: 128 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 2048 bytes (63 spill slots of 32 bytes)
+ *   frame: 2048 bytes (64 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch)
@@ -113,1959 +113,1874 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch)
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13 /* nibble_mask = const() */
-	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vpand %ymm13, %ymm12, %ymm10 /* tr3_lo = and(tr3, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm13 /* tr3_lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
-	vpand %ymm13, %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm13, %ymm10, %ymm13 /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	vmovdqa %ymm0, 64(%rsp) /* spill tr3_14 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
-	vpshufb %ymm10, %ymm0, %ymm10 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	vmovdqa %ymm11, 96(%rsp) /* spill tr3_12 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
-	vpshufb %ymm12, %ymm11, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	vpxor %ymm12, %ymm10, %ymm10 /* xin = xor(xin_l, xin_h) */
-	vpand %ymm13, %ymm2, %ymm12 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xin = xor(xin_l, xin_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm13 /* tr3_1_lo = and(tr3_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* tr3_1_sh = shr(tr3_1) */
-	vpand %ymm13, %ymm2, %ymm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	vpxor %ymm2, %ymm12, %ymm2 /* xin_1 = xor(xin_1_l, xin_1_h) */
-	vpand %ymm13, %ymm14, %ymm12 /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	vpxor %ymm2, %ymm13, %ymm2 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm13 /* tr3_2_lo = and(tr3_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* tr3_2_sh = shr(tr3_2) */
-	vpand %ymm13, %ymm14, %ymm14 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	vpshufb %ymm14, %ymm11, %ymm14 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	vpxor %ymm14, %ymm12, %ymm12 /* xin_2 = xor(xin_2_l, xin_2_h) */
-	vpand %ymm13, %ymm4, %ymm14 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	vpxor %ymm14, %ymm13, %ymm13 /* xin_2 = xor(xin_2_l, xin_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm14 /* tr3_3_lo = and(tr3_3, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* tr3_3_sh = shr(tr3_3) */
-	vpand %ymm13, %ymm4, %ymm4 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
 	vpxor %ymm4, %ymm14, %ymm4 /* xin_3 = xor(xin_3_l, xin_3_h) */
-	vpand %ymm13, %ymm5, %ymm14 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm14 /* tr3_4_lo = and(tr3_4, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* tr3_4_sh = shr(tr3_4) */
-	vpand %ymm13, %ymm5, %ymm5 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
 	vpxor %ymm5, %ymm14, %ymm5 /* xin_4 = xor(xin_4_l, xin_4_h) */
-	vpand %ymm13, %ymm6, %ymm14 /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm14 /* tr3_5_lo = and(tr3_5, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* tr3_5_sh = shr(tr3_5) */
-	vpand %ymm13, %ymm6, %ymm6 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
 	vpxor %ymm6, %ymm14, %ymm6 /* xin_5 = xor(xin_5_l, xin_5_h) */
-	vpand %ymm13, %ymm15, %ymm14 /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm14 /* tr3_6_lo = and(tr3_6, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_6_sh = shr(tr3_6) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* xin_6 = xor(xin_6_l, xin_6_h) */
-	vpand %ymm13, %ymm3, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* tr3_7_sh = shr(tr3_7) */
-	vpand %ymm13, %ymm3, %ymm3 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
 	vpxor %ymm3, %ymm15, %ymm3 /* xin_7 = xor(xin_7_l, xin_7_h) */
-	vpand %ymm13, %ymm7, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* tr3_8_sh = shr(tr3_8) */
-	vpand %ymm13, %ymm7, %ymm7 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
 	vpxor %ymm7, %ymm15, %ymm7 /* xin_8 = xor(xin_8_l, xin_8_h) */
-	vpand %ymm13, %ymm8, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* tr3_9_sh = shr(tr3_9) */
-	vpand %ymm13, %ymm8, %ymm8 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* xin_9 = xor(xin_9_l, xin_9_h) */
-	vpand %ymm13, %ymm9, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* tr3_10_sh = shr(tr3_10) */
-	vpand %ymm13, %ymm9, %ymm9 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
 	vpxor %ymm9, %ymm15, %ymm9 /* xin_10 = xor(xin_10_l, xin_10_h) */
-	vpand %ymm13, %ymm1, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* tr3_11_sh = shr(tr3_11) */
-	vpand %ymm13, %ymm1, %ymm1 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
 	vpxor %ymm1, %ymm15, %ymm1 /* xin_11 = xor(xin_11_l, xin_11_h) */
-	vmovdqa 96(%rsp), %ymm15 /* reload tr3_12 */
-	vmovdqa %ymm1, 128(%rsp) /* spill g0x11.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_12_lo = and(tr3_12, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* tr3_12_sh = shr(tr3_12) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_12_sh = shr(tr3_12) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_12 = xor(xin_12_l, xin_12_h) */
 	vmovdqa 0(%rsp), %ymm15 /* reload tr3_13 */
-	vmovdqa %ymm1, 96(%rsp) /* spill g0x12.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_13_sh = shr(tr3_13) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm10, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_13 = xor(xin_13_l, xin_13_h) */
 	vmovdqa 64(%rsp), %ymm15 /* reload tr3_14 */
 	vmovdqa %ymm1, 0(%rsp) /* spill g0x13.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_14_sh = shr(tr3_14) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm10, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_14 = xor(xin_14_l, xin_14_h) */
 	vmovdqa 32(%rsp), %ymm15 /* reload tr3_15 */
 	vmovdqa %ymm1, 64(%rsp) /* spill g0x14.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_15_sh = shr(tr3_15) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm10, %ymm1 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_15 = xor(xin_15_l, xin_15_h) */
 	vmovdqu 512(%rsi), %ymm15 /* row_16 = load() */
 	vmovdqa %ymm1, 32(%rsp) /* spill g0x15.1 */
 	vmovdqu 544(%rsi), %ymm1 /* row_17 = load() */
-	vmovdqa %ymm2, 160(%rsp) /* spill g0x1.1 */
+	vmovdqa %ymm2, 128(%rsp) /* spill g0x1.1 */
 	vmovdqu 576(%rsi), %ymm2 /* row_18 = load() */
-	vmovdqa %ymm3, 192(%rsp) /* spill g0x7.1 */
+	vmovdqa %ymm3, 160(%rsp) /* spill g0x7.1 */
 	vmovdqu 608(%rsi), %ymm3 /* row_19 = load() */
-	vmovdqa %ymm4, 224(%rsp) /* spill g0x3.1 */
+	vmovdqa %ymm4, 192(%rsp) /* spill g0x3.1 */
 	vmovdqu 640(%rsi), %ymm4 /* row_20 = load() */
-	vmovdqa %ymm5, 256(%rsp) /* spill g0x4.1 */
+	vmovdqa %ymm5, 224(%rsp) /* spill g0x4.1 */
 	vmovdqu 672(%rsi), %ymm5 /* row_21 = load() */
-	vmovdqa %ymm6, 288(%rsp) /* spill g0x5.1 */
+	vmovdqa %ymm6, 256(%rsp) /* spill g0x5.1 */
 	vmovdqu 704(%rsi), %ymm6 /* row_22 = load() */
-	vmovdqa %ymm7, 320(%rsp) /* spill g0x8.1 */
+	vmovdqa %ymm7, 288(%rsp) /* spill g0x8.1 */
 	vmovdqu 736(%rsi), %ymm7 /* row_23 = load() */
-	vmovdqa %ymm8, 352(%rsp) /* spill g0x9.1 */
+	vmovdqa %ymm8, 320(%rsp) /* spill g0x9.1 */
 	vmovdqu 768(%rsi), %ymm8 /* row_24 = load() */
-	vmovdqa %ymm9, 384(%rsp) /* spill g0x10.1 */
+	vmovdqa %ymm9, 352(%rsp) /* spill g0x10.1 */
 	vmovdqu 800(%rsi), %ymm9 /* row_25 = load() */
-	vmovdqa %ymm10, 416(%rsp) /* spill g0x0.1 */
-	vmovdqu 832(%rsi), %ymm10 /* row_26 = load() */
-	vmovdqa %ymm12, 448(%rsp) /* spill g0x2.1 */
+	vmovdqa %ymm11, 384(%rsp) /* spill g0x12.1 */
+	vmovdqu 832(%rsi), %ymm11 /* row_26 = load() */
+	vmovdqa %ymm12, 416(%rsp) /* spill g0x0.1 */
 	vmovdqu 864(%rsi), %ymm12 /* row_27 = load() */
+	vmovdqa %ymm13, 448(%rsp) /* spill g0x2.1 */
+	vmovdqu 896(%rsi), %ymm13 /* row_28 = load() */
 	vmovdqa %ymm14, 480(%rsp) /* spill g0x6.1 */
-	vmovdqu 896(%rsi), %ymm14 /* row_28 = load() */
-	vmovdqu 928(%rsi), %ymm11 /* row_29 = load() */
+	vmovdqu 928(%rsi), %ymm14 /* row_29 = load() */
 	vmovdqu 960(%rsi), %ymm0 /* row_30 = load() */
-	vmovdqu 992(%rsi), %ymm13 /* row_31 = load() */
+	vmovdqu 992(%rsi), %ymm10 /* row_31 = load() */
 	vmovdqa %ymm7, 512(%rsp) /* spill row_23 */
 	vpunpcklbw %ymm8, %ymm15, %ymm7 /* tr0_16 = unpacklo(row_16, row_24) */
 	vpunpckhbw %ymm8, %ymm15, %ymm8 /* tr0_17 = unpackhi(row_16, row_24) */
 	vpunpcklbw %ymm9, %ymm1, %ymm15 /* tr0_18 = unpacklo(row_17, row_25) */
 	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr0_19 = unpackhi(row_17, row_25) */
-	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tr0_20 = unpacklo(row_18, row_26) */
-	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %ymm12, %ymm3, %ymm10 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpcklbw %ymm11, %ymm2, %ymm9 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_22 = unpacklo(row_19, row_27) */
 	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_23 = unpackhi(row_19, row_27) */
-	vpunpcklbw %ymm14, %ymm4, %ymm12 /* tr0_24 = unpacklo(row_20, row_28) */
-	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tr0_25 = unpackhi(row_20, row_28) */
-	vpunpcklbw %ymm11, %ymm5, %ymm14 /* tr0_26 = unpacklo(row_21, row_29) */
-	vpunpckhbw %ymm11, %ymm5, %ymm5 /* tr0_27 = unpackhi(row_21, row_29) */
-	vpunpcklbw %ymm0, %ymm6, %ymm11 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_25 = unpackhi(row_20, row_28) */
+	vpunpcklbw %ymm14, %ymm5, %ymm13 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tr0_27 = unpackhi(row_21, row_29) */
+	vpunpcklbw %ymm0, %ymm6, %ymm14 /* tr0_28 = unpacklo(row_22, row_30) */
 	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr0_29 = unpackhi(row_22, row_30) */
 	vmovdqa 512(%rsp), %ymm6 /* reload row_23 */
 	vmovdqa %ymm3, 544(%rsp) /* spill tr0_23 */
-	vpunpcklbw %ymm13, %ymm6, %ymm3 /* tr0_30 = unpacklo(row_23, row_31) */
-	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %ymm12, %ymm7, %ymm13 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpcklbw %ymm10, %ymm6, %ymm3 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm10, %ymm6, %ymm6 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm12, %ymm7, %ymm10 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
 	vpunpckhbw %ymm12, %ymm7, %ymm7 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
 	vpunpcklbw %ymm4, %ymm8, %ymm12 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
 	vpunpckhbw %ymm4, %ymm8, %ymm4 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	vpunpcklbw %ymm14, %ymm15, %ymm8 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	vpunpckhbw %ymm14, %ymm15, %ymm14 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm13, %ymm15, %ymm8 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
 	vpunpcklbw %ymm5, %ymm1, %ymm15 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
 	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	vpunpcklbw %ymm11, %ymm9, %ymm5 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	vpunpcklbw %ymm0, %ymm2, %ymm11 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpcklbw %ymm14, %ymm9, %ymm5 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %ymm0, %ymm2, %ymm14 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %ymm3, %ymm10, %ymm2 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vmovdqa 544(%rsp), %ymm10 /* reload tr0_23 */
+	vpunpcklbw %ymm3, %ymm11, %ymm2 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 544(%rsp), %ymm11 /* reload tr0_23 */
 	vmovdqa %ymm1, 512(%rsp) /* spill tr1_23 */
-	vpunpcklbw %ymm6, %ymm10, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %ymm5, %ymm13, %ymm10 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %ymm9, %ymm7, %ymm13 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpcklbw %ymm6, %ymm11, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm5, %ymm10, %ymm11 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm9, %ymm7, %ymm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
 	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	vpunpcklbw %ymm11, %ymm12, %ymm9 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	vpunpckhbw %ymm11, %ymm12, %ymm11 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	vpunpcklbw %ymm0, %ymm4, %ymm12 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpcklbw %ymm14, %ymm12, %ymm9 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm14, %ymm12, %ymm12 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm0, %ymm4, %ymm14 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
 	vpunpckhbw %ymm0, %ymm4, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
 	vpunpcklbw %ymm2, %ymm8, %ymm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
 	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	vpunpcklbw %ymm3, %ymm14, %ymm8 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %ymm1, %ymm15, %ymm14 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpcklbw %ymm3, %ymm13, %ymm8 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
 	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
 	vmovdqa 512(%rsp), %ymm15 /* reload tr1_23 */
 	vmovdqa %ymm0, 544(%rsp) /* spill tr2_23 */
 	vpunpcklbw %ymm6, %ymm15, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
 	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %ymm4, %ymm10, %ymm15 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	vpunpcklbw %ymm2, %ymm5, %ymm10 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpcklbw %ymm4, %ymm11, %ymm15 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm2, %ymm5, %ymm11 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
 	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %ymm8, %ymm13, %ymm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %ymm8, %ymm13, %ymm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %ymm3, %ymm7, %ymm13 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpcklbw %ymm8, %ymm10, %ymm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm3, %ymm7, %ymm10 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %ymm14, %ymm9, %ymm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %ymm1, %ymm11, %ymm14 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %ymm0, %ymm12, %ymm11 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vmovdqa 544(%rsp), %ymm12 /* reload tr2_23 */
+	vpunpcklbw %ymm13, %ymm9, %ymm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm1, %ymm12, %ymm13 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 544(%rsp), %ymm14 /* reload tr2_23 */
 	vmovdqa %ymm0, 512(%rsp) /* spill tr3_29 */
-	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12 /* nibble_mask = const() */
-	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
-	vpand %ymm12, %ymm15, %ymm6 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	vpunpcklbw %ymm6, %ymm14, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm14 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_16_sh = shr(tr3_16) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo(%rip), %ymm6 /* tbl_lo = const() */
+	vpshufb %ymm14, %ymm6, %ymm14 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	vmovdqa %ymm0, 576(%rsp) /* spill tr3_30 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
-	vpshufb %ymm6, %ymm0, %ymm6 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	vmovdqa %ymm11, 608(%rsp) /* spill tr3_28 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	vpxor %ymm15, %ymm6, %ymm6 /* xin_16 = xor(xin_16_l, xin_16_h) */
-	vpand %ymm12, %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	vpxor %ymm15, %ymm14, %ymm14 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* tr3_17_sh = shr(tr3_17) */
-	vpand %ymm12, %ymm4, %ymm4 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* xin_17 = xor(xin_17_l, xin_17_h) */
-	vpand %ymm12, %ymm10, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* tr3_18_sh = shr(tr3_18) */
-	vpand %ymm12, %ymm10, %ymm10 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
-	vpshufb %ymm10, %ymm11, %ymm10 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
-	vpxor %ymm10, %ymm15, %ymm10 /* xin_18 = xor(xin_18_l, xin_18_h) */
-	vpand %ymm12, %ymm2, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_18_sh = shr(tr3_18) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* tr3_19_sh = shr(tr3_19) */
-	vpand %ymm12, %ymm2, %ymm2 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
 	vpxor %ymm2, %ymm15, %ymm2 /* xin_19 = xor(xin_19_l, xin_19_h) */
-	vpand %ymm12, %ymm5, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* tr3_20_sh = shr(tr3_20) */
-	vpand %ymm12, %ymm5, %ymm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
 	vpxor %ymm5, %ymm15, %ymm5 /* xin_20 = xor(xin_20_l, xin_20_h) */
-	vpand %ymm12, %ymm8, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* tr3_21_sh = shr(tr3_21) */
-	vpand %ymm12, %ymm8, %ymm8 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* xin_21 = xor(xin_21_l, xin_21_h) */
-	vpand %ymm12, %ymm13, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_22_sh = shr(tr3_22) */
-	vpand %ymm12, %ymm13, %ymm13 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
-	vpshufb %ymm13, %ymm11, %ymm13 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_22 = xor(xin_22_l, xin_22_h) */
-	vpand %ymm12, %ymm3, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_22_sh = shr(tr3_22) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_22 = xor(xin_22_l, xin_22_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* tr3_23_sh = shr(tr3_23) */
-	vpand %ymm12, %ymm3, %ymm3 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
 	vpxor %ymm3, %ymm15, %ymm3 /* xin_23 = xor(xin_23_l, xin_23_h) */
-	vpand %ymm12, %ymm7, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* tr3_24_sh = shr(tr3_24) */
-	vpand %ymm12, %ymm7, %ymm7 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
 	vpxor %ymm7, %ymm15, %ymm7 /* xin_24 = xor(xin_24_l, xin_24_h) */
-	vpand %ymm12, %ymm9, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* tr3_25_sh = shr(tr3_25) */
-	vpand %ymm12, %ymm9, %ymm9 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
 	vpxor %ymm9, %ymm15, %ymm9 /* xin_25 = xor(xin_25_l, xin_25_h) */
-	vpand %ymm12, %ymm14, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_26_sh = shr(tr3_26) */
-	vpand %ymm12, %ymm14, %ymm14 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
-	vpshufb %ymm14, %ymm11, %ymm14 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_26 = xor(xin_26_l, xin_26_h) */
-	vpand %ymm12, %ymm1, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_26_sh = shr(tr3_26) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_26 = xor(xin_26_l, xin_26_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* tr3_27_sh = shr(tr3_27) */
-	vpand %ymm12, %ymm1, %ymm1 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
 	vpxor %ymm1, %ymm15, %ymm1 /* xin_27 = xor(xin_27_l, xin_27_h) */
-	vmovdqa 608(%rsp), %ymm15 /* reload tr3_28 */
-	vmovdqa %ymm1, 640(%rsp) /* spill g1x11.1 */
-	vpand %ymm12, %ymm15, %ymm1 /* tr3_28_lo = and(tr3_28, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* tr3_28_sh = shr(tr3_28) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_28_sh = shr(tr3_28) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_28 = xor(xin_28_l, xin_28_h) */
 	vmovdqa 512(%rsp), %ymm15 /* reload tr3_29 */
-	vmovdqa %ymm1, 608(%rsp) /* spill g1x12.1 */
-	vpand %ymm12, %ymm15, %ymm1 /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	vmovdqa %ymm1, 608(%rsp) /* spill g1x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_29_lo = and(tr3_29, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_29_sh = shr(tr3_29) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
 	vmovdqa 576(%rsp), %ymm15 /* reload tr3_30 */
 	vmovdqa %ymm1, 512(%rsp) /* spill g1x13.1 */
-	vpand %ymm12, %ymm15, %ymm1 /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_30_lo = and(tr3_30, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_30_sh = shr(tr3_30) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
 	vmovdqa 544(%rsp), %ymm15 /* reload tr3_31 */
-	vpand %ymm12, %ymm15, %ymm11 /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_31_lo = and(tr3_31, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
-	vpshufb %ymm15, %ymm11, %ymm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
-	vpxor %ymm11, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
-	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.2 */
-	vmovdqa 160(%rsp), %ymm15 /* reload g0x1.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi(%rip), %ymm6 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm6, %ymm6 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	vpxor %ymm6, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
+	vmovdqa 416(%rsp), %ymm6 /* reload g0x0.2 */
+	vmovdqa 128(%rsp), %ymm15 /* reload g0x1.2 */
 	vmovdqa %ymm2, 544(%rsp) /* spill g1x3.2 */
 	vmovdqa 448(%rsp), %ymm2 /* reload g0x2.2 */
-	vmovdqa %ymm10, 576(%rsp) /* spill g1x2.2 */
-	vmovdqa 224(%rsp), %ymm10 /* reload g0x3.2 */
-	vmovdqa %ymm4, 672(%rsp) /* spill g1x1.2 */
+	vmovdqa %ymm11, 576(%rsp) /* spill g1x2.2 */
+	vmovdqa 192(%rsp), %ymm11 /* reload g0x3.2 */
+	vmovdqa %ymm4, 640(%rsp) /* spill g1x1.2 */
 	vmovdqa 576(%rsp), %ymm4 /* reload g1x2.2 */
-	vmovdqa %ymm4, 704(%rsp) /* spill g1x2.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g1x2.2 */
 	vmovdqa 544(%rsp), %ymm4 /* reload g1x3.2 */
-	vmovdqa %ymm4, 736(%rsp) /* spill g1x3.2 */
-	vmovdqa 256(%rsp), %ymm4 /* reload g0x4.2 */
-	vmovdqa %ymm6, 768(%rsp) /* spill g1x0.2 */
-	vmovdqa 288(%rsp), %ymm6 /* reload g0x5.2 */
-	vmovdqa %ymm0, 800(%rsp) /* spill g1x15.2 */
+	vmovdqa %ymm4, 704(%rsp) /* spill g1x3.2 */
+	vmovdqa 224(%rsp), %ymm4 /* reload g0x4.2 */
+	vmovdqa %ymm14, 736(%rsp) /* spill g1x0.2 */
+	vmovdqa 256(%rsp), %ymm14 /* reload g0x5.2 */
+	vmovdqa %ymm0, 768(%rsp) /* spill g1x15.2 */
 	vmovdqa 480(%rsp), %ymm0 /* reload g0x6.2 */
-	vmovdqa %ymm3, 832(%rsp) /* spill g1x7.2 */
-	vmovdqa 192(%rsp), %ymm3 /* reload g0x7.2 */
-	vmovdqa %ymm1, 864(%rsp) /* spill g1x14.2 */
-	vmovdqa 832(%rsp), %ymm1 /* reload g1x7.2 */
-	vmovdqa %ymm1, 896(%rsp) /* spill g1x7.2 */
-	vmovdqa 320(%rsp), %ymm1 /* reload g0x8.2 */
-	vmovdqa %ymm13, 928(%rsp) /* spill g1x6.2 */
-	vmovdqa 352(%rsp), %ymm13 /* reload g0x9.2 */
-	vmovdqa %ymm14, 960(%rsp) /* spill g1x10.2 */
-	vmovdqa 384(%rsp), %ymm14 /* reload g0x10.2 */
-	vmovdqa %ymm8, 992(%rsp) /* spill g1x5.2 */
-	vmovdqa 128(%rsp), %ymm8 /* reload g0x11.2 */
-	vmovdqa %ymm9, 1024(%rsp) /* spill g1x9.2 */
-	vmovdqa 960(%rsp), %ymm9 /* reload g1x10.2 */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g1x10.2 */
-	vmovdqa 640(%rsp), %ymm9 /* reload g1x11.2 */
-	vmovdqa %ymm9, 1088(%rsp) /* spill g1x11.2 */
-	vmovdqa 96(%rsp), %ymm9 /* reload g0x12.2 */
+	vmovdqa %ymm3, 800(%rsp) /* spill g1x7.2 */
+	vmovdqa 160(%rsp), %ymm3 /* reload g0x7.2 */
+	vmovdqa %ymm1, 832(%rsp) /* spill g1x14.2 */
+	vmovdqa 800(%rsp), %ymm1 /* reload g1x7.2 */
+	vmovdqa %ymm1, 864(%rsp) /* spill g1x7.2 */
+	vmovdqa 288(%rsp), %ymm1 /* reload g0x8.2 */
+	vmovdqa %ymm10, 896(%rsp) /* spill g1x6.2 */
+	vmovdqa 320(%rsp), %ymm10 /* reload g0x9.2 */
+	vmovdqa %ymm13, 928(%rsp) /* spill g1x10.2 */
+	vmovdqa 352(%rsp), %ymm13 /* reload g0x10.2 */
+	vmovdqa %ymm8, 960(%rsp) /* spill g1x5.2 */
+	vmovdqa 96(%rsp), %ymm8 /* reload g0x11.2 */
+	vmovdqa %ymm9, 992(%rsp) /* spill g1x9.2 */
+	vmovdqa 928(%rsp), %ymm9 /* reload g1x10.2 */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g1x10.2 */
+	vmovdqa 608(%rsp), %ymm9 /* reload g1x11.2 */
+	vmovdqa %ymm9, 1056(%rsp) /* spill g1x11.2 */
+	vmovdqa 384(%rsp), %ymm9 /* reload g0x12.2 */
+	vmovdqa %ymm12, 1088(%rsp) /* spill g1x12.2 */
+	vmovdqa 0(%rsp), %ymm12 /* reload g0x13.2 */
 	vmovdqa %ymm5, 1120(%rsp) /* spill g1x4.2 */
-	vmovdqa 0(%rsp), %ymm5 /* reload g0x13.2 */
+	vmovdqa 64(%rsp), %ymm5 /* reload g0x14.2 */
 	vmovdqa %ymm7, 1152(%rsp) /* spill g1x8.2 */
-	vmovdqa 64(%rsp), %ymm7 /* reload g0x14.2 */
-	vmovdqa %ymm10, 1184(%rsp) /* spill g0x3.2 */
-	vmovdqa 32(%rsp), %ymm10 /* reload g0x15.2 */
-	vmovdqa %ymm2, 1216(%rsp) /* spill g0x2.2 */
-	vmovdqa 608(%rsp), %ymm2 /* reload g1x12.2 */
-	vmovdqa %ymm2, 1248(%rsp) /* spill g1x12.2 */
-	vmovdqa 512(%rsp), %ymm2 /* reload g1x13.2 */
-	vmovdqa %ymm2, 1280(%rsp) /* spill g1x13.2 */
-	vmovdqa 864(%rsp), %ymm2 /* reload g1x14.2 */
-	vmovdqa %ymm2, 1312(%rsp) /* spill g1x14.2 */
-	vmovdqa 800(%rsp), %ymm2 /* reload g1x15.2 */
-	vmovdqa %ymm11, 512(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm15, 608(%rsp) /* spill g0x1.2 */
-	vmovdqa %ymm2, 32(%rsp) /* spill g1x15.2 */
+	vmovdqa 32(%rsp), %ymm7 /* reload g0x15.2 */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g0x3.2 */
+	vmovdqa 1088(%rsp), %ymm11 /* reload g1x12.2 */
+	vmovdqa %ymm11, 1216(%rsp) /* spill g1x12.2 */
+	vmovdqa 512(%rsp), %ymm11 /* reload g1x13.2 */
+	vmovdqa %ymm11, 1248(%rsp) /* spill g1x13.2 */
+	vmovdqa 832(%rsp), %ymm11 /* reload g1x14.2 */
+	vmovdqa %ymm11, 1280(%rsp) /* spill g1x14.2 */
+	vmovdqa 768(%rsp), %ymm11 /* reload g1x15.2 */
+	vmovdqa %ymm6, 512(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm15, 32(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm2, 64(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm11, 0(%rsp) /* spill g1x15.2 */
 	xor %rcx, %rcx
 .Lsm4_byteslice_avx2_aesni_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd (%rdi,%rcx), %ymm2 /* rk0 = bcast32() */
-	vpbroadcastd 4(%rdi,%rcx), %ymm11 /* rk1 = bcast32() */
-	vpbroadcastd 8(%rdi,%rcx), %ymm12 /* rk2 = bcast32() */
+	vpbroadcastd 4(%rdi,%rcx), %ymm6 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%rcx), %ymm11 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%rcx), %ymm15 /* rk3 = bcast32() */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x4.2 */
+	vmovdqa %ymm4, 384(%rsp) /* spill g0x4.2 */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc = xor(g0x4, g0x8) */
 	vpxor %ymm2, %ymm4, %ymm4 /* t0_acc_1 = xor(t0_acc, rk0) */
 	vpxor %ymm9, %ymm4, %ymm4 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa %ymm6, 0(%rsp) /* spill g0x5.2 */
-	vpxor %ymm13, %ymm6, %ymm6 /* t1_acc = xor(g0x5, g0x9) */
-	vpxor %ymm11, %ymm6, %ymm6 /* t1_acc_1 = xor(t1_acc, rk1) */
-	vpxor %ymm5, %ymm6, %ymm6 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm14, 608(%rsp) /* spill g0x5.2 */
+	vpxor %ymm10, %ymm14, %ymm14 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm6, %ymm14, %ymm14 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm12, %ymm14, %ymm14 /* t1 = xor(t1_acc_1, g0x13) */
 	vmovdqa %ymm0, 96(%rsp) /* spill g0x6.2 */
-	vpxor %ymm14, %ymm0, %ymm0 /* t2_acc = xor(g0x6, g0x10) */
-	vpxor %ymm12, %ymm0, %ymm0 /* t2_acc_1 = xor(t2_acc, rk2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm3, 640(%rsp) /* spill g0x7.2 */
+	vpxor %ymm13, %ymm0, %ymm0 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm5, %ymm0, %ymm0 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g0x7.2 */
 	vpxor %ymm8, %ymm3, %ymm3 /* t3_acc = xor(g0x7, g0x11) */
 	vpxor %ymm15, %ymm3, %ymm3 /* t3_acc_1 = xor(t3_acc, rk3) */
-	vpxor %ymm10, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa %ymm8, 128(%rsp) /* spill g0x11.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
-	vpshufb %ymm8, %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g0x15.2 */
-	vmovdqa %xmm4, %xmm10 /* y0_aes_in0 = extract128(y0_sr) */
-	vmovdqa %ymm7, 352(%rsp) /* spill g0x14.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
-	vmovdqa %ymm14, 320(%rsp) /* spill g0x10.2 */
-	vmovdqa %xmm7, %xmm14 /* y0_aes_k0 = extract128(aes_cancel_key) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
+	vpxor %ymm7, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
+	vmovdqa %ymm7, 320(%rsp) /* spill g0x15.2 */
+	vmovdqa %xmm4, %xmm7 /* y0_aes_in0 = extract128(y0_sr) */
+	vmovdqa %ymm8, 288(%rsp) /* spill g0x11.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_aes_cancel_key(%rip), %ymm8 /* aes_cancel_key = const() */
+	vmovdqa %ymm5, 160(%rsp) /* spill g0x14.2 */
+	vmovdqa %xmm8, %xmm5 /* y0_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm5, %xmm7, %xmm7 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm4, %xmm4 /* y0_aes_in1 = extract128(y0_sr) */
-	vextracti128 $1, %ymm7, %xmm7 /* y0_aes_k1 = extract128(aes_cancel_key) */
-	vaesenclast %xmm7, %xmm4, %xmm4 /* y0_aes_1 = aesenclast(y0_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm4, %ymm10, %ymm4 /* y0_aes = concat128(y0_aes_0, y0_aes_1) */
-	vpshufb %ymm8, %ymm6, %ymm6 /* y1_sr = lookup16(t1, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_aes_in0 = extract128(y1_sr) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y1_aes_0 = aesenclast(y1_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_aes_in1 = extract128(y1_sr) */
-	vaesenclast %xmm7, %xmm6, %xmm6 /* y1_aes_1 = aesenclast(y1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_aes = concat128(y1_aes_0, y1_aes_1) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* y2_sr = lookup16(t2, inv_shift_rows) */
-	vmovdqa %xmm0, %xmm10 /* y2_aes_in0 = extract128(y2_sr) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y2_aes_0 = aesenclast(y2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y0_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm8, %xmm4, %xmm4 /* y0_aes_1 = aesenclast(y0_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm7, %ymm4 /* y0_aes = concat128(y0_aes_0, y0_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm7 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm14 /* y1_aes_in0 = extract128(y1_sr) */
+	vaesenclast %xmm5, %xmm14, %xmm14 /* y1_aes_0 = aesenclast(y1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_aes_in1 = extract128(y1_sr) */
+	vaesenclast %xmm8, %xmm7, %xmm7 /* y1_aes_1 = aesenclast(y1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm14, %ymm7 /* y1_aes = concat128(y1_aes_0, y1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm0, %ymm0 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm14 /* y2_aes_in0 = extract128(y2_sr) */
+	vaesenclast %xmm5, %xmm14, %xmm14 /* y2_aes_0 = aesenclast(y2_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm0, %xmm0 /* y2_aes_in1 = extract128(y2_sr) */
-	vaesenclast %xmm7, %xmm0, %xmm0 /* y2_aes_1 = aesenclast(y2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm0, %ymm10, %ymm0 /* y2_aes = concat128(y2_aes_0, y2_aes_1) */
-	vpshufb %ymm8, %ymm3, %ymm3 /* y3_sr = lookup16(t3, inv_shift_rows) */
-	vmovdqa %xmm3, %xmm10 /* y3_aes_in0 = extract128(y3_sr) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y3_aes_0 = aesenclast(y3_aes_in0, y0_aes_k0) */
+	vaesenclast %xmm8, %xmm0, %xmm0 /* y2_aes_1 = aesenclast(y2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm14, %ymm0 /* y2_aes = concat128(y2_aes_0, y2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm3, %ymm3 /* y3_sr = lookup16(t3, inv_shift_rows) */
+	vmovdqa %xmm3, %xmm14 /* y3_aes_in0 = extract128(y3_sr) */
+	vaesenclast %xmm5, %xmm14, %xmm14 /* y3_aes_0 = aesenclast(y3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm3, %xmm3 /* y3_aes_in1 = extract128(y3_sr) */
-	vaesenclast %xmm7, %xmm3, %xmm3 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm3, %ymm10, %ymm3 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
-	vmovdqa %ymm5, 192(%rsp) /* spill g0x13.2 */
-	vpand %ymm10, %ymm4, %ymm5 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	vaesenclast %xmm8, %xmm3, %xmm3 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm3, %ymm14, %ymm3 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm14 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_aes_sh = shr(y0_aes) */
-	vpand %ymm10, %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
-	vmovdqa %ymm13, 480(%rsp) /* spill g0x9.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x8.2 */
-	vpshufb %ymm5, %ymm13, %ymm1 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm9, %ymm8 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p1_0 = xor(p1_0_l, p1_0_h) */
-	vpand %ymm10, %ymm6, %ymm8 /* y1_aes_lo = and(y1_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_aes_sh = shr(y1_aes) */
-	vpand %ymm10, %ymm6, %ymm6 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
-	vmovdqa %ymm7, 224(%rsp) /* spill y0_aes_k1 */
-	vpshufb %ymm8, %ymm13, %ymm7 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	vmovdqa %ymm14, 448(%rsp) /* spill y0_aes_k0 */
-	vpshufb %ymm6, %ymm9, %ymm14 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
-	vpxor %ymm14, %ymm7, %ymm7 /* p1_1 = xor(p1_1_l, p1_1_h) */
-	vpand %ymm10, %ymm0, %ymm14 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
+	vmovdqa %ymm13, 480(%rsp) /* spill g0x10.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vmovdqa %ymm10, 256(%rsp) /* spill g0x9.2 */
+	vpshufb %ymm14, %ymm13, %ymm10 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	vmovdqa %ymm12, 224(%rsp) /* spill g0x13.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 192(%rsp) /* spill g0x8.2 */
+	vpshufb %ymm4, %ymm12, %ymm1 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	vpxor %ymm1, %ymm10, %ymm1 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm10 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_aes_sh = shr(y1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 448(%rsp) /* spill g0x12.2 */
+	vpshufb %ymm10, %ymm13, %ymm9 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	vmovdqa %ymm8, 128(%rsp) /* spill y0_aes_k1 */
+	vpshufb %ymm7, %ymm12, %ymm8 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* p1_1 = xor(p1_1_l, p1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm0, %ymm9 /* y2_aes_lo = and(y2_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* y2_aes_sh = shr(y2_aes) */
-	vpand %ymm10, %ymm0, %ymm0 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
-	vmovdqa %ymm15, 160(%rsp) /* spill rk3 */
-	vpshufb %ymm14, %ymm13, %ymm15 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	vmovdqa %ymm12, 416(%rsp) /* spill rk2 */
-	vpshufb %ymm0, %ymm9, %ymm12 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* p1_2 = xor(p1_2_l, p1_2_h) */
-	vpand %ymm10, %ymm3, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm0, %ymm0 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 416(%rsp) /* spill y0_aes_k0 */
+	vpshufb %ymm9, %ymm13, %ymm5 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	vmovdqa %ymm15, 1312(%rsp) /* spill rk3 */
+	vpshufb %ymm0, %ymm12, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	vpxor %ymm15, %ymm5, %ymm5 /* p1_2 = xor(p1_2_l, p1_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y3_aes_sh = shr(y3_aes) */
-	vpand %ymm10, %ymm3, %ymm3 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm3 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
-	vpshufb %ymm3, %ymm9, %ymm9 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm10 /* tbl_hi_2 = const() */
-	vpshufb %ymm4, %ymm10, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
-	vpxor %ymm4, %ymm5, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
-	vpshufb %ymm8, %ymm13, %ymm5 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	vpshufb %ymm6, %ymm10, %ymm6 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
-	vpxor %ymm6, %ymm5, %ymm5 /* p2_1 = xor(p2_1_l, p2_1_h) */
-	vpshufb %ymm14, %ymm13, %ymm6 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
-	vpshufb %ymm0, %ymm10, %ymm0 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
-	vpxor %ymm0, %ymm6, %ymm0 /* p2_2 = xor(p2_2_l, p2_2_h) */
-	vpshufb %ymm15, %ymm13, %ymm6 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
-	vpshufb %ymm3, %ymm10, %ymm3 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
-	vpxor %ymm3, %ymm6, %ymm3 /* p2_3 = xor(p2_3_l, p2_3_h) */
-	vpxor %ymm5, %ymm1, %ymm6 /* m0_acc = xor(p1_0, p2_1) */
-	vpxor %ymm9, %ymm0, %ymm8 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vpxor %ymm8, %ymm6, %ymm6 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm3, %ymm6, %ymm6 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	vmovdqa 512(%rsp), %ymm8 /* reload g0x0.2 */
-	vpxor %ymm6, %ymm8, %ymm6 /* x0n = xor(g0x0, m0_acc_3) */
+	vpshufb %ymm3, %ymm12, %ymm12 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	vmovdqa %ymm11, 1344(%rsp) /* spill rk2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm11 /* tbl_hi_2 = const() */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	vpxor %ymm4, %ymm14, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	vpshufb %ymm9, %ymm13, %ymm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* p2_3 = xor(p2_3_l, p2_3_h) */
+	vpxor %ymm7, %ymm1, %ymm9 /* m0_acc = xor(p1_0, p2_1) */
+	vpxor %ymm12, %ymm0, %ymm10 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm3, %ymm9, %ymm9 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	vpxor 512(%rsp), %ymm9, %ymm9 /* x0n = xor(m0_acc_3, g0x0.2) */
 	vpxor %ymm4, %ymm1, %ymm1 /* m1_acc = xor(p1_0, p2_0) */
-	vpxor %ymm0, %ymm7, %ymm8 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm0, %ymm8, %ymm10 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vmovdqa 608(%rsp), %ymm8 /* reload g0x1.2 */
-	vpxor %ymm1, %ymm8, %ymm1 /* x1n = xor(g0x1, m1_acc_3) */
-	vpxor %ymm7, %ymm4, %ymm7 /* m2_acc = xor(p2_0, p1_1) */
-	vpxor %ymm12, %ymm5, %ymm8 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm8, %ymm7, %ymm7 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	vpxor %ymm3, %ymm7, %ymm3 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
-	vmovdqa 1216(%rsp), %ymm7 /* reload g0x2.2 */
-	vpxor %ymm3, %ymm7, %ymm3 /* x2n = xor(g0x2, m2_acc_3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m3_acc = xor(p2_0, p2_1) */
-	vpxor %ymm0, %ymm12, %ymm0 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxor 32(%rsp), %ymm1, %ymm1 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor %ymm8, %ymm4, %ymm8 /* m2_acc = xor(p2_0, p1_1) */
+	vpxor %ymm5, %ymm7, %ymm10 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	vpxor %ymm3, %ymm8, %ymm3 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* x2n = xor(m2_acc_3, g0x2.2) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc = xor(p2_0, p2_1) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_1 = xor(p1_2, p2_2) */
 	vpxor %ymm0, %ymm4, %ymm0 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
-	vpxor %ymm9, %ymm0, %ymm0 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
-	vmovdqa 1184(%rsp), %ymm4 /* reload g0x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* x3n = xor(g0x3, m3_acc_3) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
+	vpxor 1184(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_3, g0x3.2) */
 	vmovdqa 1120(%rsp), %ymm4 /* reload g1x4.2 */
 	vpxor 1152(%rsp), %ymm4, %ymm5 /* t0_acc_2 = xor(g1x4, g1x8) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_3 = xor(t0_acc_2, rk0) */
-	vpxor 1248(%rsp), %ymm2, %ymm2 /* t0_1 = xor(t0_acc_3, g1x12) */
-	vmovdqa 992(%rsp), %ymm5 /* reload g1x5.2 */
-	vpxor 1024(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
-	vpxor %ymm11, %ymm7, %ymm7 /* t1_acc_3 = xor(t1_acc_2, rk1) */
-	vpxor 1280(%rsp), %ymm7, %ymm7 /* t1_1 = xor(t1_acc_3, g1x13) */
-	vmovdqa 928(%rsp), %ymm8 /* reload g1x6.2 */
-	vpxor 1056(%rsp), %ymm8, %ymm9 /* t2_acc_2 = xor(g1x6, g1x10) */
-	vpxor 416(%rsp), %ymm9, %ymm9 /* t2_acc_3 = xor(t2_acc_2, rk2) */
-	vpxor 1312(%rsp), %ymm9, %ymm9 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa 896(%rsp), %ymm11 /* reload g1x7.2 */
-	vpxor 1088(%rsp), %ymm11, %ymm12 /* t3_acc_2 = xor(g1x7, g1x11) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
-	vpxor 32(%rsp), %ymm12, %ymm12 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
-	vpshufb %ymm14, %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm15 /* y0_1_aes_in0 = extract128(y0_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y0_1_aes_0 = aesenclast(y0_1_aes_in0, y0_aes_k0) */
+	vpxor 1216(%rsp), %ymm2, %ymm2 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa 960(%rsp), %ymm5 /* reload g1x5.2 */
+	vpxor 992(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm6, %ymm7, %ymm6 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 1248(%rsp), %ymm6, %ymm6 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa 896(%rsp), %ymm7 /* reload g1x6.2 */
+	vpxor 1024(%rsp), %ymm7, %ymm8 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor 1344(%rsp), %ymm8, %ymm8 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 1280(%rsp), %ymm8, %ymm8 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa 864(%rsp), %ymm10 /* reload g1x7.2 */
+	vpxor 1056(%rsp), %ymm10, %ymm12 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_1_aes_in0 = extract128(y0_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_1_aes_0 = aesenclast(y0_1_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_1_aes_in1 = extract128(y0_1_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_1_aes_1 = aesenclast(y0_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm15, %ymm2 /* y0_1_aes = concat128(y0_1_aes_0, y0_1_aes_1) */
-	vpshufb %ymm14, %ymm7, %ymm7 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_1_aes_in0 = extract128(y1_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y1_1_aes_0 = aesenclast(y1_1_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_1_aes_in1 = extract128(y1_1_sr) */
-	vaesenclast 224(%rsp), %xmm7, %xmm7 /* y1_1_aes_1 = aesenclast(y1_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_1_aes = concat128(y1_1_aes_0, y1_1_aes_1) */
-	vpshufb %ymm14, %ymm9, %ymm9 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm15 /* y2_1_aes_in0 = extract128(y2_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y2_1_aes_0 = aesenclast(y2_1_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y2_1_aes_in1 = extract128(y2_1_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y2_1_aes_1 = aesenclast(y2_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm15, %ymm9 /* y2_1_aes = concat128(y2_1_aes_0, y2_1_aes_1) */
-	vpshufb %ymm14, %ymm12, %ymm12 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm15 /* y3_1_aes_in0 = extract128(y3_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y3_1_aes_0 = aesenclast(y3_1_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_1_aes_1 = aesenclast(y0_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_1_aes = concat128(y0_1_aes_0, y0_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_1_aes_in0 = extract128(y1_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_1_aes_0 = aesenclast(y1_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_1_aes_in1 = extract128(y1_1_sr) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_1_aes_1 = aesenclast(y1_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_1_aes = concat128(y1_1_aes_0, y1_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_1_aes_in0 = extract128(y2_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_1_aes_0 = aesenclast(y2_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_1_aes_in1 = extract128(y2_1_sr) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_1_aes_1 = aesenclast(y2_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_1_aes = concat128(y2_1_aes_0, y2_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_1_aes_in0 = extract128(y3_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_1_aes_0 = aesenclast(y3_1_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm12, %xmm12 /* y3_1_aes_in1 = extract128(y3_1_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15 /* nibble_mask = const() */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_1_aes_sh = shr(y0_1_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm8 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm8, %ymm5 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm4, %ymm14 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
-	vpxor %ymm14, %ymm5, %ymm5 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
-	vpand %ymm15, %ymm7, %ymm14 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_1_aes_sh = shr(y1_1_aes) */
-	vpand %ymm15, %ymm7, %ymm7 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 160(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm14, %ymm8, %ymm0 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm3, 416(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm7, %ymm4, %ymm3 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	vpxor %ymm3, %ymm0, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	vpand %ymm15, %ymm9, %ymm3 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y2_1_aes_sh = shr(y2_1_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm3, %ymm8, %ymm1 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	vmovdqa %ymm6, 1376(%rsp) /* spill g0x0.3 */
-	vpshufb %ymm9, %ymm4, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
-	vpxor %ymm6, %ymm1, %ymm1 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
-	vpand %ymm15, %ymm12, %ymm6 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_1_aes_sh = shr(y1_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm4 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm0, 1312(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm4 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_1_aes_sh = shr(y2_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1344(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm4, %ymm15, %ymm3 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	vmovdqa %ymm1, 1376(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm8, %ymm7, %ymm1 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm3 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_1_aes_sh = shr(y3_1_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm8, %ymm8 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm4 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	vpshufb %ymm11, %ymm13, %ymm8 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
-	vpshufb %ymm2, %ymm10, %ymm2 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	vpshufb %ymm14, %ymm13, %ymm8 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
-	vpshufb %ymm9, %ymm10, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	vpshufb %ymm6, %ymm13, %ymm6 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	vpshufb %ymm12, %ymm10, %ymm8 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
-	vpxor %ymm8, %ymm6, %ymm6 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	vpxor %ymm7, %ymm5, %ymm8 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
-	vpxor %ymm4, %ymm3, %ymm9 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
-	vpxor %ymm6, %ymm8, %ymm8 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	vmovdqa 768(%rsp), %ymm9 /* reload g1x0.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_1 = xor(g1x0, m0_acc_7) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm15, %ymm15 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
+	vpxor %ymm7, %ymm4, %ymm10 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	vpxor %ymm3, %ymm8, %ymm8 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	vpxor 736(%rsp), %ymm8, %ymm8 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
-	vpxor %ymm3, %ymm0, %ymm9 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
-	vpxor %ymm6, %ymm5, %ymm5 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
-	vmovdqa 672(%rsp), %ymm9 /* reload g1x1.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_1 = xor(g1x1, m1_acc_7) */
+	vpxor %ymm4, %ymm0, %ymm10 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	vpxor %ymm3, %ymm5, %ymm5 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
+	vpxor 640(%rsp), %ymm5, %ymm5 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
-	vpxor %ymm1, %ymm7, %ymm9 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vpxor %ymm9, %ymm0, %ymm0 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
-	vmovdqa 704(%rsp), %ymm6 /* reload g1x2.2 */
-	vpxor %ymm0, %ymm6, %ymm0 /* x2n_1 = xor(g1x2, m2_acc_7) */
-	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
-	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm1, %ymm6, %ymm10 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
-	vmovdqa 736(%rsp), %ymm2 /* reload g1x3.2 */
-	vpxor %ymm1, %ymm2, %ymm1 /* x3n_1 = xor(g1x3, m3_acc_7) */
+	vpxor %ymm7, %ymm1, %ymm1 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
+	vpxor 704(%rsp), %ymm1, %ymm1 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%rcx), %ymm2 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%rcx), %ymm3 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%rcx), %ymm4 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%rcx), %ymm6 /* rk3_1 = bcast32() */
-	vmovdqa 288(%rsp), %ymm7 /* reload g0x8.2 */
-	vpxor 256(%rsp), %ymm7, %ymm9 /* t0_acc_4 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
-	vpxor 1376(%rsp), %ymm9, %ymm9 /* t0_2 = xor(t0_acc_5, g0x0) */
-	vmovdqa 480(%rsp), %ymm11 /* reload g0x9.2 */
-	vpxor 192(%rsp), %ymm11, %ymm12 /* t1_acc_4 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x10.2 */
-	vpxor 352(%rsp), %ymm14, %ymm14 /* t2_acc_4 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm14, %ymm14 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
-	vpxor 416(%rsp), %ymm14, %ymm14 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g0x11.2 */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* t3_acc_4 = xor(g0x11, g0x15) */
-	vpxor %ymm6, %ymm11, %ymm11 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
-	vpxor 160(%rsp), %ymm11, %ymm11 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm10 /* y0_2_aes_in0 = extract128(y0_2_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_2_aes_0 = aesenclast(y0_2_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_2_aes_in1 = extract128(y0_2_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_2_aes_1 = aesenclast(y0_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm10, %ymm9 /* y0_2_aes = concat128(y0_2_aes_0, y0_2_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm10 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm12 /* y1_2_aes_in0 = extract128(y1_2_sr) */
-	vaesenclast 448(%rsp), %xmm12, %xmm12 /* y1_2_aes_0 = aesenclast(y1_2_aes_in0, y0_aes_k0) */
+	vmovdqa 192(%rsp), %ymm7 /* reload g0x8.2 */
+	vpxor 448(%rsp), %ymm7, %ymm10 /* t0_acc_4 = xor(g0x8, g0x12) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g0x9.2 */
+	vpxor 224(%rsp), %ymm12, %ymm14 /* t1_acc_4 = xor(g0x9, g0x13) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
+	vpxor 1376(%rsp), %ymm14, %ymm14 /* t1_2 = xor(t1_acc_5, g0x1) */
+	vmovdqa 480(%rsp), %ymm15 /* reload g0x10.2 */
+	vpxor 160(%rsp), %ymm15, %ymm15 /* t2_acc_4 = xor(g0x10, g0x14) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
+	vpxor 1344(%rsp), %ymm15, %ymm15 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa 288(%rsp), %ymm12 /* reload g0x11.2 */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* t3_acc_4 = xor(g0x11, g0x15) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_2_aes_in0 = extract128(y0_2_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_2_aes_0 = aesenclast(y0_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_2_aes_in1 = extract128(y0_2_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_2_aes_1 = aesenclast(y0_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_2_aes = concat128(y0_2_aes_0, y0_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_2_aes_in0 = extract128(y1_2_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_2_aes_0 = aesenclast(y1_2_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm10, %xmm10 /* y1_2_aes_in1 = extract128(y1_2_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y1_2_aes_1 = aesenclast(y1_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* y1_2_aes = concat128(y1_2_aes_0, y1_2_aes_1) */
-	vpshufb %ymm7, %ymm14, %ymm12 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_2_aes_in0 = extract128(y2_2_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_2_aes_0 = aesenclast(y2_2_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_2_aes_in1 = extract128(y2_2_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_2_aes_1 = aesenclast(y2_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_2_aes = concat128(y2_2_aes_0, y2_2_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y3_2_aes_in0 = extract128(y3_2_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_2_aes_0 = aesenclast(y3_2_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y3_2_aes_in1 = extract128(y3_2_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y3_2_aes_1 = aesenclast(y3_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y3_2_aes = concat128(y3_2_aes_0, y3_2_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_2_aes_sh = shr(y0_2_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm1, 1408(%rsp) /* spill g1x3.3 */
-	vpshufb %ymm14, %ymm7, %ymm1 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_1 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm0, 1472(%rsp) /* spill g1x2.3 */
-	vpshufb %ymm9, %ymm6, %ymm0 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_2_aes_1 = aesenclast(y1_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_2_aes = concat128(y1_2_aes_0, y1_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_2_aes_in0 = extract128(y2_2_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_2_aes_0 = aesenclast(y2_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_2_aes_in1 = extract128(y2_2_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_2_aes_1 = aesenclast(y2_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_2_aes = concat128(y2_2_aes_0, y2_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_2_aes_in0 = extract128(y3_2_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_2_aes_0 = aesenclast(y3_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_2_aes_in1 = extract128(y3_2_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_2_aes_1 = aesenclast(y3_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_2_aes = concat128(y3_2_aes_0, y3_2_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 1408(%rsp) /* spill g0x0.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm1, 1440(%rsp) /* spill g1x3.3 */
+	vpshufb %ymm15, %ymm9, %ymm1 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	vmovdqa %ymm6, 1472(%rsp) /* spill rk3_1 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm0, 1504(%rsp) /* spill g1x2.3 */
+	vpshufb %ymm7, %ymm6, %ymm0 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
-	vpand %ymm15, %ymm10, %ymm1 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y1_2_aes_sh = shr(y1_2_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1504(%rsp) /* spill rk2_1 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	vmovdqa %ymm5, 1536(%rsp) /* spill g1x1.3 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1536(%rsp) /* spill rk2_1 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	vmovdqa %ymm5, 1568(%rsp) /* spill g1x1.3 */
 	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_2_aes_sh = shr(y2_2_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1568(%rsp) /* spill rk1_1 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
-	vmovdqa %ymm8, 1600(%rsp) /* spill g1x0.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm5 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_2_aes_sh = shr(y2_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1600(%rsp) /* spill rk1_1 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	vmovdqa %ymm8, 1632(%rsp) /* spill g1x0.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
-	vpand %ymm15, %ymm11, %ymm8 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y3_2_aes_sh = shr(y3_2_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	vpshufb %ymm11, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_2_aes_sh = shr(y3_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vmovdqa 64(%rsp), %ymm10 /* reload g0x4.2 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_2 = xor(g0x4, m0_acc_11) */
+	vpxor 384(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
-	vmovdqa 0(%rsp), %ymm10 /* reload g0x5.2 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_2 = xor(g0x5, m1_acc_11) */
+	vpxor 608(%rsp), %ymm0, %ymm0 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vmovdqa 96(%rsp), %ymm8 /* reload g0x6.2 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_2 = xor(g0x6, m2_acc_11) */
+	vpxor 96(%rsp), %ymm4, %ymm4 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vmovdqa 640(%rsp), %ymm3 /* reload g0x7.2 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_2 = xor(g0x7, m3_acc_11) */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
 	vmovdqa 1152(%rsp), %ymm3 /* reload g1x8.2 */
-	vpxor 1248(%rsp), %ymm3, %ymm5 /* t0_acc_6 = xor(g1x8, g1x12) */
+	vpxor 1216(%rsp), %ymm3, %ymm5 /* t0_acc_6 = xor(g1x8, g1x12) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
-	vpxor 1600(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g1x0) */
-	vmovdqa 1024(%rsp), %ymm5 /* reload g1x9.2 */
-	vpxor 1280(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g1x9, g1x13) */
-	vpxor 1568(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
-	vpxor 1536(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g1x1) */
-	vmovdqa 1056(%rsp), %ymm7 /* reload g1x10.2 */
-	vpxor 1312(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g1x10, g1x14) */
-	vpxor 1504(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g1x2) */
-	vmovdqa 1088(%rsp), %ymm10 /* reload g1x11.2 */
-	vpxor 32(%rsp), %ymm10, %ymm11 /* t3_acc_6 = xor(g1x11, g1x15) */
-	vpxor 1440(%rsp), %ymm11, %ymm11 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_3_aes_in0 = extract128(y0_3_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_3_aes_0 = aesenclast(y0_3_aes_in0, y0_aes_k0) */
+	vpxor 1632(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g1x0) */
+	vmovdqa 992(%rsp), %ymm5 /* reload g1x9.2 */
+	vpxor 1248(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g1x9, g1x13) */
+	vpxor 1600(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
+	vpxor 1568(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g1x1) */
+	vmovdqa 1024(%rsp), %ymm7 /* reload g1x10.2 */
+	vpxor 1280(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g1x10, g1x14) */
+	vpxor 1536(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	vpxor 1504(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g1x11.2 */
+	vpxor 0(%rsp), %ymm10, %ymm12 /* t3_acc_6 = xor(g1x11, g1x15) */
+	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g1x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_3_aes_in0 = extract128(y0_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_3_aes_0 = aesenclast(y0_3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_3_aes_in1 = extract128(y0_3_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_3_aes_1 = aesenclast(y0_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_3_aes = concat128(y0_3_aes_0, y0_3_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_3_aes_in0 = extract128(y1_3_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_3_aes_0 = aesenclast(y1_3_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_3_aes_1 = aesenclast(y0_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_3_aes = concat128(y0_3_aes_0, y0_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_3_aes_in0 = extract128(y1_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_3_aes_0 = aesenclast(y1_3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_3_aes_in1 = extract128(y1_3_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_3_aes_1 = aesenclast(y1_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_3_aes = concat128(y1_3_aes_0, y1_3_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_3_aes_in0 = extract128(y2_3_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_3_aes_0 = aesenclast(y2_3_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_3_aes_1 = aesenclast(y1_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_3_aes = concat128(y1_3_aes_0, y1_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_3_aes_in0 = extract128(y2_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_3_aes_0 = aesenclast(y2_3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_3_aes_in1 = extract128(y2_3_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_3_aes_1 = aesenclast(y2_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_3_aes = concat128(y2_3_aes_0, y2_3_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_3_aes_in0 = extract128(y3_3_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_3_aes_0 = aesenclast(y3_3_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_3_aes_in1 = extract128(y3_3_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_3_aes_1 = aesenclast(y3_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_3_aes = concat128(y3_3_aes_0, y3_3_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_3_aes_1 = aesenclast(y2_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_3_aes = concat128(y2_3_aes_0, y2_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_3_aes_in0 = extract128(y3_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_3_aes_0 = aesenclast(y3_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_3_aes_in1 = extract128(y3_3_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_3_aes_1 = aesenclast(y3_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_3_aes = concat128(y3_3_aes_0, y3_3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_3_aes_sh = shr(y0_3_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1440(%rsp) /* spill g0x7.3 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	vmovdqa %ymm4, 1504(%rsp) /* spill g0x6.3 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vmovdqa %ymm1, 1472(%rsp) /* spill g0x7.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1568(%rsp) /* spill g0x5.3 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	vmovdqa %ymm9, 640(%rsp) /* spill g0x4.3 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_3_aes_sh = shr(y3_3_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1536(%rsp) /* spill g0x6.3 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm0, 1600(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
-	vmovdqa 1120(%rsp), %ymm9 /* reload g1x4.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_3 = xor(g1x4, m0_acc_15) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	vpxor 1120(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
-	vmovdqa 992(%rsp), %ymm9 /* reload g1x5.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_3 = xor(g1x5, m1_acc_15) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
+	vpxor 960(%rsp), %ymm5, %ymm5 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_12 = xor(p2_0_3, p1_1_3) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
-	vmovdqa 928(%rsp), %ymm7 /* reload g1x6.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_3 = xor(g1x6, m2_acc_15) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
+	vpxor 896(%rsp), %ymm1, %ymm1 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
-	vmovdqa 896(%rsp), %ymm2 /* reload g1x7.2 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_3 = xor(g1x7, m3_acc_15) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
+	vpxor 864(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%rcx), %ymm2 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%rcx), %ymm3 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%rcx), %ymm4 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%rcx), %ymm6 /* rk3_2 = bcast32() */
-	vmovdqa 256(%rsp), %ymm7 /* reload g0x12.2 */
-	vpxor 1376(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
-	vpxor 640(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x4) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor 1344(%rsp), %ymm10, %ymm11 /* t1_acc_8 = xor(g0x13, g0x1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
-	vpxor 1568(%rsp), %ymm11, %ymm11 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g0x14.2 */
-	vpxor 416(%rsp), %ymm12, %ymm12 /* t2_acc_8 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x15.2 */
-	vpxor 160(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x15, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_4_aes_in0 = extract128(y0_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_4_aes_in1 = extract128(y0_4_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_4_aes_1 = aesenclast(y0_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_4_aes = concat128(y0_4_aes_0, y0_4_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_4_aes_in0 = extract128(y1_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_4_aes_0 = aesenclast(y1_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_4_aes_in1 = extract128(y1_4_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_4_aes_1 = aesenclast(y1_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_4_aes = concat128(y1_4_aes_0, y1_4_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_4_aes_in0 = extract128(y2_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_4_aes_0 = aesenclast(y2_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_4_aes_in1 = extract128(y2_4_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_4_aes_1 = aesenclast(y2_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_4_aes = concat128(y2_4_aes_0, y2_4_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_4_aes_in0 = extract128(y3_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_4_aes_0 = aesenclast(y3_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_4_aes_in1 = extract128(y3_4_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_4_aes_1 = aesenclast(y3_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_4_aes = concat128(y3_4_aes_0, y3_4_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_4_aes_sh = shr(y0_4_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
+	vmovdqa 448(%rsp), %ymm7 /* reload g0x12.2 */
+	vpxor 1408(%rsp), %ymm7, %ymm10 /* t0_acc_8 = xor(g0x12, g0x0) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_4 = xor(t0_acc_9, g0x4) */
+	vmovdqa 224(%rsp), %ymm12 /* reload g0x13.2 */
+	vpxor 1376(%rsp), %ymm12, %ymm14 /* t1_acc_8 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
+	vpxor 1600(%rsp), %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0x14.2 */
+	vpxor 1344(%rsp), %ymm15, %ymm15 /* t2_acc_8 = xor(g0x14, g0x2) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	vpxor 1536(%rsp), %ymm15, %ymm15 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vmovdqa 320(%rsp), %ymm12 /* reload g0x15.2 */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* t3_acc_8 = xor(g0x15, g0x3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
+	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_4_aes_in0 = extract128(y0_4_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_4_aes_in1 = extract128(y0_4_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_4_aes_1 = aesenclast(y0_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_4_aes = concat128(y0_4_aes_0, y0_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_4_aes_in0 = extract128(y1_4_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_4_aes_0 = aesenclast(y1_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_4_aes_in1 = extract128(y1_4_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_4_aes_1 = aesenclast(y1_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_4_aes = concat128(y1_4_aes_0, y1_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_4_aes_in0 = extract128(y2_4_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_4_aes_0 = aesenclast(y2_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_4_aes_in1 = extract128(y2_4_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_4_aes_1 = aesenclast(y2_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_4_aes = concat128(y2_4_aes_0, y2_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_4_aes_in0 = extract128(y3_4_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_4_aes_0 = aesenclast(y3_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_4_aes_in1 = extract128(y3_4_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_4_aes_1 = aesenclast(y3_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_4_aes = concat128(y3_4_aes_0, y3_4_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_4_aes_sh = shr(y0_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 352(%rsp) /* spill g0x4.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
 	vmovdqa %ymm0, 96(%rsp) /* spill g1x7.3 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vmovdqa %ymm6, 0(%rsp) /* spill rk3_2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 64(%rsp) /* spill g1x6.3 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 384(%rsp) /* spill g1x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_4_aes_sh = shr(y1_4_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1632(%rsp) /* spill rk2_2 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	vmovdqa %ymm5, 1664(%rsp) /* spill g1x5.3 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_4_aes_sh = shr(y1_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1664(%rsp) /* spill rk2_2 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vmovdqa %ymm5, 1696(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_4_aes_sh = shr(y2_4_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1696(%rsp) /* spill rk1_2 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm8, 1728(%rsp) /* spill g1x4.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm5 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_4_aes_sh = shr(y2_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1728(%rsp) /* spill rk1_2 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	vmovdqa %ymm8, 1760(%rsp) /* spill g1x4.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_4_aes_sh = shr(y3_4_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_4_aes_sh = shr(y3_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vmovdqa 288(%rsp), %ymm10 /* reload g0x8.2 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_4 = xor(g0x8, m0_acc_19) */
+	vpxor 192(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g0x9.2 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_4 = xor(g0x9, m1_acc_19) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vmovdqa 320(%rsp), %ymm8 /* reload g0x10.2 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_4 = xor(g0x10, m2_acc_19) */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vmovdqa 128(%rsp), %ymm3 /* reload g0x11.2 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_4 = xor(g0x11, m3_acc_19) */
-	vmovdqa 1248(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 1600(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x12, g1x0) */
+	vpxor 288(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	vmovdqa 1216(%rsp), %ymm3 /* reload g1x12.2 */
+	vpxor 1632(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x12, g1x0) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
-	vpxor 1728(%rsp), %ymm2, %ymm2 /* t0_5 = xor(t0_acc_11, g1x4) */
-	vmovdqa 1280(%rsp), %ymm5 /* reload g1x13.2 */
-	vpxor 1536(%rsp), %ymm5, %ymm6 /* t1_acc_10 = xor(g1x13, g1x1) */
-	vpxor 1696(%rsp), %ymm6, %ymm6 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
-	vpxor 1664(%rsp), %ymm6, %ymm6 /* t1_5 = xor(t1_acc_11, g1x5) */
-	vmovdqa 1312(%rsp), %ymm7 /* reload g1x14.2 */
-	vpxor 1472(%rsp), %ymm7, %ymm8 /* t2_acc_10 = xor(g1x14, g1x2) */
-	vpxor 1632(%rsp), %ymm8, %ymm8 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
-	vpxor 64(%rsp), %ymm8, %ymm8 /* t2_5 = xor(t2_acc_11, g1x6) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g1x15.2 */
-	vpxor 1408(%rsp), %ymm10, %ymm11 /* t3_acc_10 = xor(g1x15, g1x3) */
-	vpxor 0(%rsp), %ymm11, %ymm11 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_5_aes_in0 = extract128(y0_5_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
+	vpxor 1760(%rsp), %ymm2, %ymm2 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vmovdqa 1248(%rsp), %ymm5 /* reload g1x13.2 */
+	vpxor 1568(%rsp), %ymm5, %ymm6 /* t1_acc_10 = xor(g1x13, g1x1) */
+	vpxor 1728(%rsp), %ymm6, %ymm6 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
+	vpxor 1696(%rsp), %ymm6, %ymm6 /* t1_5 = xor(t1_acc_11, g1x5) */
+	vmovdqa 1280(%rsp), %ymm7 /* reload g1x14.2 */
+	vpxor 1504(%rsp), %ymm7, %ymm8 /* t2_acc_10 = xor(g1x14, g1x2) */
+	vpxor 1664(%rsp), %ymm8, %ymm8 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	vpxor 384(%rsp), %ymm8, %ymm8 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vmovdqa 0(%rsp), %ymm10 /* reload g1x15.2 */
+	vpxor 1440(%rsp), %ymm10, %ymm12 /* t3_acc_10 = xor(g1x15, g1x3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
+	vpxor 96(%rsp), %ymm12, %ymm12 /* t3_5 = xor(t3_acc_11, g1x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_5_aes_in0 = extract128(y0_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_5_aes_in1 = extract128(y0_5_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_5_aes_1 = aesenclast(y0_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_5_aes = concat128(y0_5_aes_0, y0_5_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_5_aes_in0 = extract128(y1_5_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_5_aes_0 = aesenclast(y1_5_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_5_aes_1 = aesenclast(y0_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_5_aes = concat128(y0_5_aes_0, y0_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_5_aes_in0 = extract128(y1_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_5_aes_0 = aesenclast(y1_5_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_5_aes_in1 = extract128(y1_5_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_5_aes_1 = aesenclast(y1_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_5_aes = concat128(y1_5_aes_0, y1_5_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_5_aes_in0 = extract128(y2_5_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_5_aes_0 = aesenclast(y2_5_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_5_aes_1 = aesenclast(y1_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_5_aes = concat128(y1_5_aes_0, y1_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_5_aes_in0 = extract128(y2_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_5_aes_0 = aesenclast(y2_5_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_5_aes_in1 = extract128(y2_5_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_5_aes_1 = aesenclast(y2_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_5_aes = concat128(y2_5_aes_0, y2_5_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_5_aes_in0 = extract128(y3_5_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_5_aes_0 = aesenclast(y3_5_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_5_aes_in1 = extract128(y3_5_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_5_aes_1 = aesenclast(y3_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_5_aes = concat128(y3_5_aes_0, y3_5_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_5_aes_1 = aesenclast(y2_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_5_aes = concat128(y2_5_aes_0, y2_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_5_aes_in0 = extract128(y3_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_5_aes_0 = aesenclast(y3_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_5_aes_in1 = extract128(y3_5_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_5_aes_1 = aesenclast(y3_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_5_aes = concat128(y3_5_aes_0, y3_5_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_5_aes_sh = shr(y0_5_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_5_aes_sh = shr(y1_5_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 0(%rsp) /* spill g0x11.3 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	vmovdqa %ymm4, 1632(%rsp) /* spill g0x10.3 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	vmovdqa %ymm1, 608(%rsp) /* spill g0x11.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_5_aes_sh = shr(y2_5_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1696(%rsp) /* spill g0x9.3 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	vmovdqa %ymm9, 128(%rsp) /* spill g0x8.3 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_5_aes_sh = shr(y3_5_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1664(%rsp) /* spill g0x10.3 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm0, 1728(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_5_aes_sh = shr(y3_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	vmovdqa 1152(%rsp), %ymm9 /* reload g1x8.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_5 = xor(g1x8, m0_acc_23) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	vpxor 1152(%rsp), %ymm8, %ymm8 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
-	vmovdqa 1024(%rsp), %ymm9 /* reload g1x9.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_5 = xor(g1x9, m1_acc_23) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
+	vpxor 992(%rsp), %ymm5, %ymm5 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_20 = xor(p2_0_5, p1_1_5) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
-	vmovdqa 1056(%rsp), %ymm7 /* reload g1x10.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_5 = xor(g1x10, m2_acc_23) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
+	vpxor 1024(%rsp), %ymm1, %ymm1 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
-	vmovdqa 1088(%rsp), %ymm2 /* reload g1x11.2 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_5 = xor(g1x11, m3_acc_23) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
+	vpxor 1056(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%rcx), %ymm2 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%rcx), %ymm3 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%rcx), %ymm4 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%rcx), %ymm6 /* rk3_3 = bcast32() */
-	vmovdqa 1376(%rsp), %ymm7 /* reload g0x0.3 */
-	vpxor 640(%rsp), %ymm7, %ymm9 /* t0_acc_12 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
-	vpxor 128(%rsp), %ymm9, %ymm9 /* t0_6 = xor(t0_acc_13, g0x8) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g0x1.3 */
-	vpxor 1568(%rsp), %ymm10, %ymm11 /* t1_acc_12 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
-	vpxor 1696(%rsp), %ymm11, %ymm11 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa 416(%rsp), %ymm12 /* reload g0x2.3 */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t2_acc_12 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
-	vpxor 1632(%rsp), %ymm12, %ymm12 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa 160(%rsp), %ymm10 /* reload g0x3.3 */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t3_acc_12 = xor(g0x3, g0x7) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
-	vpxor 0(%rsp), %ymm10, %ymm10 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_6_aes_in0 = extract128(y0_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_6_aes_in1 = extract128(y0_6_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_6_aes_1 = aesenclast(y0_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_6_aes = concat128(y0_6_aes_0, y0_6_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_6_aes_in0 = extract128(y1_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_6_aes_0 = aesenclast(y1_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_6_aes_in1 = extract128(y1_6_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_6_aes_1 = aesenclast(y1_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_6_aes = concat128(y1_6_aes_0, y1_6_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_6_aes_in0 = extract128(y2_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_6_aes_0 = aesenclast(y2_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_6_aes_in1 = extract128(y2_6_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_6_aes_1 = aesenclast(y2_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_6_aes = concat128(y2_6_aes_0, y2_6_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_6_aes_in0 = extract128(y3_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_6_aes_0 = aesenclast(y3_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_6_aes_in1 = extract128(y3_6_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_6_aes_1 = aesenclast(y3_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_6_aes = concat128(y3_6_aes_0, y3_6_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_6_aes_sh = shr(y0_6_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 320(%rsp) /* spill g1x11.3 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	vmovdqa %ymm6, 480(%rsp) /* spill rk3_3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 288(%rsp) /* spill g1x10.3 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vmovdqa 1408(%rsp), %ymm7 /* reload g0x0.3 */
+	vpxor 352(%rsp), %ymm7, %ymm10 /* t0_acc_12 = xor(g0x0, g0x4) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_6 = xor(t0_acc_13, g0x8) */
+	vmovdqa 1376(%rsp), %ymm12 /* reload g0x1.3 */
+	vpxor 1600(%rsp), %ymm12, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
+	vpxor 1728(%rsp), %ymm14, %ymm14 /* t1_6 = xor(t1_acc_13, g0x9) */
+	vmovdqa 1344(%rsp), %ymm15 /* reload g0x2.3 */
+	vpxor 1536(%rsp), %ymm15, %ymm15 /* t2_acc_12 = xor(g0x2, g0x6) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
+	vpxor 1664(%rsp), %ymm15, %ymm15 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa 1312(%rsp), %ymm12 /* reload g0x3.3 */
+	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_12 = xor(g0x3, g0x7) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_6_aes_in0 = extract128(y0_6_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_6_aes_in1 = extract128(y0_6_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_6_aes_1 = aesenclast(y0_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_6_aes = concat128(y0_6_aes_0, y0_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_6_aes_in0 = extract128(y1_6_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_6_aes_0 = aesenclast(y1_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_6_aes_in1 = extract128(y1_6_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_6_aes_1 = aesenclast(y1_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_6_aes = concat128(y1_6_aes_0, y1_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_6_aes_in0 = extract128(y2_6_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_6_aes_0 = aesenclast(y2_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_6_aes_in1 = extract128(y2_6_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_6_aes_1 = aesenclast(y2_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_6_aes = concat128(y2_6_aes_0, y2_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_6_aes_in0 = extract128(y3_6_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_6_aes_0 = aesenclast(y3_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_6_aes_in1 = extract128(y3_6_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_6_aes_1 = aesenclast(y3_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_6_aes = concat128(y3_6_aes_0, y3_6_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_6_aes_sh = shr(y0_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 288(%rsp) /* spill g0x8.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 480(%rsp) /* spill g1x11.3 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	vmovdqa %ymm6, 256(%rsp) /* spill rk3_3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 192(%rsp) /* spill g1x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_6_aes_sh = shr(y1_6_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1760(%rsp) /* spill rk2_3 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	vmovdqa %ymm5, 1792(%rsp) /* spill g1x9.3 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_6_aes_sh = shr(y1_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1792(%rsp) /* spill rk2_3 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	vmovdqa %ymm5, 1824(%rsp) /* spill g1x9.3 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_6_aes_sh = shr(y2_6_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1824(%rsp) /* spill rk1_3 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	vmovdqa %ymm8, 1856(%rsp) /* spill g1x8.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm5 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_6_aes_sh = shr(y2_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1856(%rsp) /* spill rk1_3 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm8, 1888(%rsp) /* spill g1x8.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_6_aes_sh = shr(y3_6_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_6_aes_sh = shr(y3_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g0x12.2 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_6 = xor(g0x12, m0_acc_27) */
+	vpxor 448(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_6 = xor(g0x13, m1_acc_27) */
+	vpxor 224(%rsp), %ymm0, %ymm0 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vmovdqa 352(%rsp), %ymm8 /* reload g0x14.2 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_6 = xor(g0x14, m2_acc_27) */
+	vpxor 160(%rsp), %ymm4, %ymm4 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vmovdqa 384(%rsp), %ymm3 /* reload g0x15.2 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_6 = xor(g0x15, m3_acc_27) */
-	vmovdqa 1600(%rsp), %ymm3 /* reload g1x0.3 */
-	vpxor 1728(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g1x0, g1x4) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	vmovdqa 1632(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 1760(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g1x0, g1x4) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
-	vpxor 1856(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g1x8) */
-	vmovdqa 1536(%rsp), %ymm5 /* reload g1x1.3 */
-	vpxor 1664(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g1x1, g1x5) */
-	vpxor 1824(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
-	vpxor 1792(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g1x9) */
-	vmovdqa 1472(%rsp), %ymm7 /* reload g1x2.3 */
-	vpxor 64(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g1x2, g1x6) */
-	vpxor 1760(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g1x10) */
-	vmovdqa 1408(%rsp), %ymm10 /* reload g1x3.3 */
-	vpxor 96(%rsp), %ymm10, %ymm11 /* t3_acc_14 = xor(g1x3, g1x7) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
-	vpxor 320(%rsp), %ymm11, %ymm11 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_7_aes_in0 = extract128(y0_7_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
+	vpxor 1888(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g1x8) */
+	vmovdqa 1568(%rsp), %ymm5 /* reload g1x1.3 */
+	vpxor 1696(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g1x1, g1x5) */
+	vpxor 1856(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
+	vpxor 1824(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g1x9) */
+	vmovdqa 1504(%rsp), %ymm7 /* reload g1x2.3 */
+	vpxor 384(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g1x2, g1x6) */
+	vpxor 1792(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
+	vpxor 192(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g1x10) */
+	vmovdqa 1440(%rsp), %ymm10 /* reload g1x3.3 */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g1x3, g1x7) */
+	vpxor 256(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
+	vpxor 480(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g1x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_7_aes_in0 = extract128(y0_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_7_aes_in1 = extract128(y0_7_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_7_aes_1 = aesenclast(y0_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_7_aes = concat128(y0_7_aes_0, y0_7_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_7_aes_in0 = extract128(y1_7_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_7_aes_0 = aesenclast(y1_7_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_7_aes_1 = aesenclast(y0_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_7_aes = concat128(y0_7_aes_0, y0_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_7_aes_in0 = extract128(y1_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_7_aes_0 = aesenclast(y1_7_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_7_aes_in1 = extract128(y1_7_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_7_aes_1 = aesenclast(y1_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_7_aes = concat128(y1_7_aes_0, y1_7_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_7_aes_in0 = extract128(y2_7_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_7_aes_0 = aesenclast(y2_7_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_7_aes_1 = aesenclast(y1_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_7_aes = concat128(y1_7_aes_0, y1_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_7_aes_in0 = extract128(y2_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_7_aes_0 = aesenclast(y2_7_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_7_aes_in1 = extract128(y2_7_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_7_aes_1 = aesenclast(y2_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_7_aes = concat128(y2_7_aes_0, y2_7_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_7_aes_in0 = extract128(y3_7_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_7_aes_0 = aesenclast(y3_7_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_7_aes_in1 = extract128(y3_7_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_7_aes_1 = aesenclast(y3_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_7_aes = concat128(y3_7_aes_0, y3_7_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_7_aes_1 = aesenclast(y2_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_7_aes = concat128(y2_7_aes_0, y2_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_7_aes_in0 = extract128(y3_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_7_aes_0 = aesenclast(y3_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_7_aes_in1 = extract128(y3_7_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_7_aes_1 = aesenclast(y3_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_7_aes = concat128(y3_7_aes_0, y3_7_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_7_aes_sh = shr(y0_7_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 480(%rsp) /* spill g0x15.3 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	vmovdqa %ymm4, 1760(%rsp) /* spill g0x14.3 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g0x15.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1824(%rsp) /* spill g0x13.3 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm9, 384(%rsp) /* spill g0x12.3 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_7_aes_sh = shr(y3_7_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1792(%rsp) /* spill g0x14.3 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm0, 1856(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_28 = xor(p1_0_7, p2_1_7) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
-	vmovdqa 1248(%rsp), %ymm9 /* reload g1x12.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_7 = xor(g1x12, m0_acc_31) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
+	vpxor 1216(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_31, g1x12.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_28 = xor(p1_0_7, p2_0_7) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
-	vmovdqa 1280(%rsp), %ymm9 /* reload g1x13.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_7 = xor(g1x13, m1_acc_31) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
+	vpxor 1248(%rsp), %ymm5, %ymm5 /* x1n_7 = xor(m1_acc_31, g1x13.2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_28 = xor(p2_0_7, p1_1_7) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
-	vmovdqa 1312(%rsp), %ymm7 /* reload g1x14.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_7 = xor(g1x14, m2_acc_31) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
+	vpxor 1280(%rsp), %ymm1, %ymm1 /* x2n_7 = xor(m2_acc_31, g1x14.2) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_28 = xor(p2_0_7, p2_1_7) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
-	vmovdqa 32(%rsp), %ymm2 /* reload g1x15.2 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_7 = xor(g1x15, m3_acc_31) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
+	vpxor 0(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd 64(%rdi,%rcx), %ymm2 /* rk0_4 = bcast32() */
 	vpbroadcastd 68(%rdi,%rcx), %ymm3 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%rcx), %ymm4 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%rcx), %ymm6 /* rk3_4 = bcast32() */
-	vmovdqa 640(%rsp), %ymm7 /* reload g0x4.3 */
-	vpxor 128(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x4, g0x8) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
-	vpxor 384(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g0x5.3 */
-	vpxor 1696(%rsp), %ymm10, %ymm11 /* t1_acc_16 = xor(g0x5, g0x9) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
-	vpxor 1824(%rsp), %ymm11, %ymm11 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa 1504(%rsp), %ymm12 /* reload g0x6.3 */
-	vpxor 1632(%rsp), %ymm12, %ymm12 /* t2_acc_16 = xor(g0x6, g0x10) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
-	vpxor 1760(%rsp), %ymm12, %ymm12 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g0x7.3 */
-	vpxor 0(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x7, g0x11) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_8_aes_in0 = extract128(y0_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_8_aes_0 = aesenclast(y0_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_8_aes_in1 = extract128(y0_8_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_8_aes_1 = aesenclast(y0_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_8_aes = concat128(y0_8_aes_0, y0_8_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_8_aes_in0 = extract128(y1_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_8_aes_0 = aesenclast(y1_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_8_aes_in1 = extract128(y1_8_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_8_aes_1 = aesenclast(y1_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_8_aes = concat128(y1_8_aes_0, y1_8_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_8_aes_in0 = extract128(y2_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_8_aes_0 = aesenclast(y2_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_8_aes_in1 = extract128(y2_8_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_8_aes_1 = aesenclast(y2_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_8_aes = concat128(y2_8_aes_0, y2_8_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_8_aes_in0 = extract128(y3_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_8_aes_0 = aesenclast(y3_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_8_aes_in1 = extract128(y3_8_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_8_aes_1 = aesenclast(y3_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_8_aes = concat128(y3_8_aes_0, y3_8_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_8_aes_sh = shr(y0_8_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 352(%rsp) /* spill g1x15.3 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vmovdqa %ymm6, 192(%rsp) /* spill rk3_4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 256(%rsp) /* spill g1x14.3 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vmovdqa 352(%rsp), %ymm7 /* reload g0x4.3 */
+	vpxor 288(%rsp), %ymm7, %ymm10 /* t0_acc_16 = xor(g0x4, g0x8) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa 1600(%rsp), %ymm12 /* reload g0x5.3 */
+	vpxor 1728(%rsp), %ymm12, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
+	vpxor 1856(%rsp), %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa 1536(%rsp), %ymm15 /* reload g0x6.3 */
+	vpxor 1664(%rsp), %ymm15, %ymm15 /* t2_acc_16 = xor(g0x6, g0x10) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	vpxor 1792(%rsp), %ymm15, %ymm15 /* t2_8 = xor(t2_acc_17, g0x14) */
+	vmovdqa 1472(%rsp), %ymm12 /* reload g0x7.3 */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_16 = xor(g0x7, g0x11) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
+	vpxor 256(%rsp), %ymm12, %ymm12 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_8_aes_in0 = extract128(y0_8_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_8_aes_0 = aesenclast(y0_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_8_aes_in1 = extract128(y0_8_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_8_aes_1 = aesenclast(y0_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_8_aes = concat128(y0_8_aes_0, y0_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_8_aes_in0 = extract128(y1_8_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_8_aes_0 = aesenclast(y1_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_8_aes_in1 = extract128(y1_8_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_8_aes_1 = aesenclast(y1_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_8_aes = concat128(y1_8_aes_0, y1_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_8_aes_in0 = extract128(y2_8_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_8_aes_0 = aesenclast(y2_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_8_aes_in1 = extract128(y2_8_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_8_aes_1 = aesenclast(y2_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_8_aes = concat128(y2_8_aes_0, y2_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_8_aes_in0 = extract128(y3_8_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_8_aes_0 = aesenclast(y3_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_8_aes_in1 = extract128(y3_8_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_8_aes_1 = aesenclast(y3_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_8_aes = concat128(y3_8_aes_0, y3_8_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_8_aes_sh = shr(y0_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 320(%rsp) /* spill g0x12.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 160(%rsp) /* spill g1x15.3 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	vmovdqa %ymm6, 224(%rsp) /* spill rk3_4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 448(%rsp) /* spill g1x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_8_aes_sh = shr(y1_8_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1888(%rsp) /* spill rk2_4 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	vmovdqa %ymm5, 1920(%rsp) /* spill g1x13.3 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_8_aes_sh = shr(y1_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1920(%rsp) /* spill rk2_4 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vmovdqa %ymm5, 1952(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_8_aes_sh = shr(y2_8_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1952(%rsp) /* spill rk1_4 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	vmovdqa %ymm8, 1984(%rsp) /* spill g1x12.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm5 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_8_aes_sh = shr(y2_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1984(%rsp) /* spill rk1_4 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	vmovdqa %ymm8, 2016(%rsp) /* spill g1x12.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_8_aes_sh = shr(y3_8_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_8_aes_sh = shr(y3_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	vmovdqa 1376(%rsp), %ymm10 /* reload g0x0.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_8 = xor(g0x0, m0_acc_35) */
+	vpxor 1408(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g0x1.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_8 = xor(g0x1, m1_acc_35) */
+	vpxor 1376(%rsp), %ymm0, %ymm0 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vmovdqa 416(%rsp), %ymm8 /* reload g0x2.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_8 = xor(g0x2, m2_acc_35) */
+	vpxor 1344(%rsp), %ymm4, %ymm4 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	vmovdqa 160(%rsp), %ymm3 /* reload g0x3.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_8 = xor(g0x3, m3_acc_35) */
-	vmovdqa 1728(%rsp), %ymm3 /* reload g1x4.3 */
-	vpxor 1856(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
+	vpxor 1312(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	vmovdqa 1760(%rsp), %ymm3 /* reload g1x4.3 */
+	vpxor 1888(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
-	vpxor 1984(%rsp), %ymm2, %ymm2 /* t0_9 = xor(t0_acc_19, g1x12) */
-	vmovdqa 1664(%rsp), %ymm5 /* reload g1x5.3 */
-	vpxor 1792(%rsp), %ymm5, %ymm6 /* t1_acc_18 = xor(g1x5, g1x9) */
-	vpxor 1952(%rsp), %ymm6, %ymm6 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
-	vpxor 1920(%rsp), %ymm6, %ymm6 /* t1_9 = xor(t1_acc_19, g1x13) */
-	vmovdqa 64(%rsp), %ymm7 /* reload g1x6.3 */
-	vpxor 288(%rsp), %ymm7, %ymm8 /* t2_acc_18 = xor(g1x6, g1x10) */
-	vpxor 1888(%rsp), %ymm8, %ymm8 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
-	vpxor 256(%rsp), %ymm8, %ymm8 /* t2_9 = xor(t2_acc_19, g1x14) */
+	vpxor 2016(%rsp), %ymm2, %ymm2 /* t0_9 = xor(t0_acc_19, g1x12) */
+	vmovdqa 1696(%rsp), %ymm5 /* reload g1x5.3 */
+	vpxor 1824(%rsp), %ymm5, %ymm6 /* t1_acc_18 = xor(g1x5, g1x9) */
+	vpxor 1984(%rsp), %ymm6, %ymm6 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
+	vpxor 1952(%rsp), %ymm6, %ymm6 /* t1_9 = xor(t1_acc_19, g1x13) */
+	vmovdqa 384(%rsp), %ymm7 /* reload g1x6.3 */
+	vpxor 192(%rsp), %ymm7, %ymm8 /* t2_acc_18 = xor(g1x6, g1x10) */
+	vpxor 1920(%rsp), %ymm8, %ymm8 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
+	vpxor 448(%rsp), %ymm8, %ymm8 /* t2_9 = xor(t2_acc_19, g1x14) */
 	vmovdqa 96(%rsp), %ymm10 /* reload g1x7.3 */
-	vpxor 320(%rsp), %ymm10, %ymm11 /* t3_acc_18 = xor(g1x7, g1x11) */
-	vpxor 192(%rsp), %ymm11, %ymm11 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
-	vpxor 352(%rsp), %ymm11, %ymm11 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_9_aes_in0 = extract128(y0_9_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
+	vpxor 480(%rsp), %ymm10, %ymm12 /* t3_acc_18 = xor(g1x7, g1x11) */
+	vpxor 224(%rsp), %ymm12, %ymm12 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* t3_9 = xor(t3_acc_19, g1x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_9_aes_in0 = extract128(y0_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_9_aes_in1 = extract128(y0_9_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_9_aes_1 = aesenclast(y0_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_9_aes = concat128(y0_9_aes_0, y0_9_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_9_aes_in0 = extract128(y1_9_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_9_aes_0 = aesenclast(y1_9_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_9_aes_1 = aesenclast(y0_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_9_aes = concat128(y0_9_aes_0, y0_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_9_aes_in0 = extract128(y1_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_9_aes_0 = aesenclast(y1_9_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_9_aes_in1 = extract128(y1_9_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_9_aes_1 = aesenclast(y1_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_9_aes = concat128(y1_9_aes_0, y1_9_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_9_aes_in0 = extract128(y2_9_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_9_aes_0 = aesenclast(y2_9_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_9_aes_1 = aesenclast(y1_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_9_aes = concat128(y1_9_aes_0, y1_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_9_aes_in0 = extract128(y2_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_9_aes_0 = aesenclast(y2_9_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_9_aes_in1 = extract128(y2_9_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_9_aes_1 = aesenclast(y2_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_9_aes = concat128(y2_9_aes_0, y2_9_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_9_aes_in0 = extract128(y3_9_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_9_aes_0 = aesenclast(y3_9_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_9_aes_in1 = extract128(y3_9_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_9_aes_1 = aesenclast(y3_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_9_aes = concat128(y3_9_aes_0, y3_9_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_9_aes_1 = aesenclast(y2_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_9_aes = concat128(y2_9_aes_0, y2_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_9_aes_in0 = extract128(y3_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_9_aes_0 = aesenclast(y3_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_9_aes_in1 = extract128(y3_9_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_9_aes_1 = aesenclast(y3_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_9_aes = concat128(y3_9_aes_0, y3_9_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_9_aes_sh = shr(y0_9_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_9_aes_sh = shr(y1_9_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
 	vmovdqa %ymm1, 1184(%rsp) /* spill g0x3.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	vmovdqa %ymm4, 1216(%rsp) /* spill g0x2.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_9_aes_sh = shr(y2_9_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 608(%rsp) /* spill g0x1.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	vmovdqa %ymm9, 512(%rsp) /* spill g0x0.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_9_aes_sh = shr(y3_9_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g0x2.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x1.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_9_aes_sh = shr(y3_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	vmovdqa 1600(%rsp), %ymm9 /* reload g1x0.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_9 = xor(g1x0, m0_acc_39) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	vpxor 1632(%rsp), %ymm8, %ymm8 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
-	vmovdqa 1536(%rsp), %ymm9 /* reload g1x1.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_9 = xor(g1x1, m1_acc_39) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
+	vpxor 1568(%rsp), %ymm5, %ymm5 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
-	vmovdqa 1472(%rsp), %ymm7 /* reload g1x2.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_9 = xor(g1x2, m2_acc_39) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
+	vpxor 1504(%rsp), %ymm1, %ymm1 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
-	vmovdqa 1408(%rsp), %ymm2 /* reload g1x3.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_9 = xor(g1x3, m3_acc_39) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
+	vpxor 1440(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%rcx), %ymm2 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%rcx), %ymm3 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%rcx), %ymm4 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%rcx), %ymm6 /* rk3_5 = bcast32() */
-	vmovdqa 128(%rsp), %ymm7 /* reload g0x8.3 */
-	vpxor 384(%rsp), %ymm7, %ymm9 /* t0_acc_20 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
-	vpxor 512(%rsp), %ymm9, %ymm9 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa 1696(%rsp), %ymm10 /* reload g0x9.3 */
-	vpxor 1824(%rsp), %ymm10, %ymm11 /* t1_acc_20 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
-	vpxor 608(%rsp), %ymm11, %ymm11 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa 1632(%rsp), %ymm12 /* reload g0x10.3 */
-	vpxor 1760(%rsp), %ymm12, %ymm12 /* t2_acc_20 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
-	vpxor 1216(%rsp), %ymm12, %ymm12 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa 0(%rsp), %ymm10 /* reload g0x11.3 */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t3_acc_20 = xor(g0x11, g0x15) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_10_aes_in0 = extract128(y0_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_10_aes_in1 = extract128(y0_10_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_10_aes_1 = aesenclast(y0_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_10_aes = concat128(y0_10_aes_0, y0_10_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_10_aes_in0 = extract128(y1_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_10_aes_0 = aesenclast(y1_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_10_aes_in1 = extract128(y1_10_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_10_aes_1 = aesenclast(y1_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_10_aes = concat128(y1_10_aes_0, y1_10_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_10_aes_in0 = extract128(y2_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_10_aes_0 = aesenclast(y2_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_10_aes_in1 = extract128(y2_10_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_10_aes_1 = aesenclast(y2_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_10_aes = concat128(y2_10_aes_0, y2_10_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_10_aes_in0 = extract128(y3_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_10_aes_0 = aesenclast(y3_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_10_aes_in1 = extract128(y3_10_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_10_aes_1 = aesenclast(y3_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_10_aes = concat128(y3_10_aes_0, y3_10_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_10_aes_sh = shr(y0_10_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 736(%rsp) /* spill g1x3.4 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	vmovdqa %ymm6, 1408(%rsp) /* spill rk3_5 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 704(%rsp) /* spill g1x2.4 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vmovdqa 288(%rsp), %ymm7 /* reload g0x8.3 */
+	vpxor 320(%rsp), %ymm7, %ymm10 /* t0_acc_20 = xor(g0x8, g0x12) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_10 = xor(t0_acc_21, g0x0) */
+	vmovdqa 1728(%rsp), %ymm12 /* reload g0x9.3 */
+	vpxor 1856(%rsp), %ymm12, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
+	vpxor 32(%rsp), %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
+	vmovdqa 1664(%rsp), %ymm15 /* reload g0x10.3 */
+	vpxor 1792(%rsp), %ymm15, %ymm15 /* t2_acc_20 = xor(g0x10, g0x14) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
+	vpxor 64(%rsp), %ymm15, %ymm15 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa 608(%rsp), %ymm12 /* reload g0x11.3 */
+	vpxor 256(%rsp), %ymm12, %ymm12 /* t3_acc_20 = xor(g0x11, g0x15) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_10_aes_in0 = extract128(y0_10_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_10_aes_in1 = extract128(y0_10_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_10_aes_1 = aesenclast(y0_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_10_aes = concat128(y0_10_aes_0, y0_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_10_aes_in0 = extract128(y1_10_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_10_aes_0 = aesenclast(y1_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_10_aes_in1 = extract128(y1_10_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_10_aes_1 = aesenclast(y1_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_10_aes = concat128(y1_10_aes_0, y1_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_10_aes_in0 = extract128(y2_10_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_10_aes_0 = aesenclast(y2_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_10_aes_in1 = extract128(y2_10_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_10_aes_1 = aesenclast(y2_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_10_aes = concat128(y2_10_aes_0, y2_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_10_aes_in0 = extract128(y3_10_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_10_aes_0 = aesenclast(y3_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_10_aes_in1 = extract128(y3_10_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_10_aes_1 = aesenclast(y3_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_10_aes = concat128(y3_10_aes_0, y3_10_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_10_aes_sh = shr(y0_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 512(%rsp) /* spill g0x0.4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 704(%rsp) /* spill g1x3.4 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_5 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 672(%rsp) /* spill g1x2.4 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_10_aes_sh = shr(y1_10_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1472(%rsp) /* spill rk2_5 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	vmovdqa %ymm5, 672(%rsp) /* spill g1x1.4 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_10_aes_sh = shr(y1_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1504(%rsp) /* spill rk2_5 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	vmovdqa %ymm5, 640(%rsp) /* spill g1x1.4 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_10_aes_sh = shr(y2_10_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1536(%rsp) /* spill rk1_5 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	vmovdqa %ymm8, 768(%rsp) /* spill g1x0.4 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm5 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_10_aes_sh = shr(y2_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1568(%rsp) /* spill rk1_5 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vmovdqa %ymm8, 736(%rsp) /* spill g1x0.4 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_10_aes_sh = shr(y3_10_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_10_aes_sh = shr(y3_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vmovdqa 640(%rsp), %ymm10 /* reload g0x4.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_10 = xor(g0x4, m0_acc_43) */
+	vpxor 352(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g0x5.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_10 = xor(g0x5, m1_acc_43) */
+	vpxor 1600(%rsp), %ymm0, %ymm0 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vmovdqa 1504(%rsp), %ymm8 /* reload g0x6.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_10 = xor(g0x6, m2_acc_43) */
+	vpxor 1536(%rsp), %ymm4, %ymm4 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	vmovdqa 1440(%rsp), %ymm3 /* reload g0x7.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_10 = xor(g0x7, m3_acc_43) */
-	vmovdqa 1856(%rsp), %ymm3 /* reload g1x8.3 */
-	vpxor 1984(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g1x8, g1x12) */
+	vpxor 1472(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
+	vmovdqa 1888(%rsp), %ymm3 /* reload g1x8.3 */
+	vpxor 2016(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g1x8, g1x12) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
-	vpxor 768(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g1x0) */
-	vmovdqa 1792(%rsp), %ymm5 /* reload g1x9.3 */
-	vpxor 1920(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g1x9, g1x13) */
-	vpxor 1536(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
-	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g1x1) */
-	vmovdqa 288(%rsp), %ymm7 /* reload g1x10.3 */
-	vpxor 256(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g1x10, g1x14) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
-	vpxor 704(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g1x2) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g1x11.3 */
-	vpxor 352(%rsp), %ymm10, %ymm11 /* t3_acc_22 = xor(g1x11, g1x15) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
-	vpxor 736(%rsp), %ymm11, %ymm11 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_11_aes_in0 = extract128(y0_11_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
+	vpxor 736(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vmovdqa 1824(%rsp), %ymm5 /* reload g1x9.3 */
+	vpxor 1952(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g1x9, g1x13) */
+	vpxor 1568(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
+	vpxor 640(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g1x1) */
+	vmovdqa 192(%rsp), %ymm7 /* reload g1x10.3 */
+	vpxor 448(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g1x10, g1x14) */
+	vpxor 1504(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	vpxor 672(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vmovdqa 480(%rsp), %ymm10 /* reload g1x11.3 */
+	vpxor 160(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g1x11, g1x15) */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
+	vpxor 704(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_11_aes_in0 = extract128(y0_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_11_aes_in1 = extract128(y0_11_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_11_aes_1 = aesenclast(y0_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_11_aes = concat128(y0_11_aes_0, y0_11_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_11_aes_in0 = extract128(y1_11_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_11_aes_0 = aesenclast(y1_11_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_11_aes_1 = aesenclast(y0_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_11_aes = concat128(y0_11_aes_0, y0_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_11_aes_in0 = extract128(y1_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_11_aes_0 = aesenclast(y1_11_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_11_aes_in1 = extract128(y1_11_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_11_aes_1 = aesenclast(y1_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_11_aes = concat128(y1_11_aes_0, y1_11_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_11_aes_in0 = extract128(y2_11_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_11_aes_0 = aesenclast(y2_11_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_11_aes_1 = aesenclast(y1_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_11_aes = concat128(y1_11_aes_0, y1_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_11_aes_in0 = extract128(y2_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_11_aes_0 = aesenclast(y2_11_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_11_aes_in1 = extract128(y2_11_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_11_aes_1 = aesenclast(y2_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_11_aes = concat128(y2_11_aes_0, y2_11_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_11_aes_in0 = extract128(y3_11_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_11_aes_0 = aesenclast(y3_11_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_11_aes_in1 = extract128(y3_11_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_11_aes_1 = aesenclast(y3_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_11_aes = concat128(y3_11_aes_0, y3_11_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_11_aes_1 = aesenclast(y2_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_11_aes = concat128(y2_11_aes_0, y2_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_11_aes_in0 = extract128(y3_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_11_aes_0 = aesenclast(y3_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_11_aes_in1 = extract128(y3_11_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_11_aes_1 = aesenclast(y3_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_11_aes = concat128(y3_11_aes_0, y3_11_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1408(%rsp) /* spill g0x7.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	vmovdqa %ymm4, 1472(%rsp) /* spill g0x6.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vmovdqa %ymm1, 1440(%rsp) /* spill g0x7.4 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1536(%rsp) /* spill g0x5.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm9, 1440(%rsp) /* spill g0x4.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_11_aes_sh = shr(y3_11_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1504(%rsp) /* spill g0x6.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm0, 1568(%rsp) /* spill g0x5.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
-	vmovdqa 1728(%rsp), %ymm9 /* reload g1x4.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_11 = xor(g1x4, m0_acc_47) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
+	vpxor 1760(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_47, g1x4.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
-	vmovdqa 1664(%rsp), %ymm9 /* reload g1x5.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_11 = xor(g1x5, m1_acc_47) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
+	vpxor 1696(%rsp), %ymm5, %ymm5 /* x1n_11 = xor(m1_acc_47, g1x5.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
-	vmovdqa 64(%rsp), %ymm7 /* reload g1x6.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_11 = xor(g1x6, m2_acc_47) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* x2n_11 = xor(m2_acc_47, g1x6.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
-	vmovdqa 96(%rsp), %ymm2 /* reload g1x7.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_11 = xor(g1x7, m3_acc_47) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 96(%rdi,%rcx), %ymm2 /* rk0_6 = bcast32() */
 	vpbroadcastd 100(%rdi,%rcx), %ymm3 /* rk1_6 = bcast32() */
 	vpbroadcastd 104(%rdi,%rcx), %ymm4 /* rk2_6 = bcast32() */
 	vpbroadcastd 108(%rdi,%rcx), %ymm6 /* rk3_6 = bcast32() */
-	vmovdqa 384(%rsp), %ymm7 /* reload g0x12.3 */
-	vpxor 512(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa 1824(%rsp), %ymm10 /* reload g0x13.3 */
-	vpxor 608(%rsp), %ymm10, %ymm11 /* t1_acc_24 = xor(g0x13, g0x1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
-	vpxor 1536(%rsp), %ymm11, %ymm11 /* t1_12 = xor(t1_acc_25, g0x5) */
-	vmovdqa 1760(%rsp), %ymm12 /* reload g0x14.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm12 /* t2_acc_24 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g0x15.3 */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x15, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
-	vpxor 1408(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_12_aes_in0 = extract128(y0_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_12_aes_0 = aesenclast(y0_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_12_aes_in1 = extract128(y0_12_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_12_aes_1 = aesenclast(y0_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_12_aes = concat128(y0_12_aes_0, y0_12_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_12_aes_in0 = extract128(y1_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_12_aes_0 = aesenclast(y1_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_12_aes_in1 = extract128(y1_12_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_12_aes_1 = aesenclast(y1_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_12_aes = concat128(y1_12_aes_0, y1_12_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_12_aes_in0 = extract128(y2_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_12_aes_0 = aesenclast(y2_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_12_aes_in1 = extract128(y2_12_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_12_aes_1 = aesenclast(y2_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_12_aes = concat128(y2_12_aes_0, y2_12_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_12_aes_in0 = extract128(y3_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_12_aes_0 = aesenclast(y3_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_12_aes_in1 = extract128(y3_12_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_12_aes_1 = aesenclast(y3_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_12_aes = concat128(y3_12_aes_0, y3_12_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_12_aes_sh = shr(y0_12_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 896(%rsp) /* spill g1x7.4 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vmovdqa %ymm6, 96(%rsp) /* spill rk3_6 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 928(%rsp) /* spill g1x6.4 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vmovdqa 320(%rsp), %ymm7 /* reload g0x12.3 */
+	vpxor 512(%rsp), %ymm7, %ymm10 /* t0_acc_24 = xor(g0x12, g0x0) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa 1856(%rsp), %ymm12 /* reload g0x13.3 */
+	vpxor 32(%rsp), %ymm12, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
+	vpxor 1568(%rsp), %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload g0x14.3 */
+	vpxor 64(%rsp), %ymm15, %ymm15 /* t2_acc_24 = xor(g0x14, g0x2) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	vpxor 1504(%rsp), %ymm15, %ymm15 /* t2_12 = xor(t2_acc_25, g0x6) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g0x15.3 */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* t3_acc_24 = xor(g0x15, g0x3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_12 = xor(t3_acc_25, g0x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_12_aes_in0 = extract128(y0_12_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_12_aes_0 = aesenclast(y0_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_12_aes_in1 = extract128(y0_12_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_12_aes_1 = aesenclast(y0_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_12_aes = concat128(y0_12_aes_0, y0_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_12_aes_in0 = extract128(y1_12_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_12_aes_0 = aesenclast(y1_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_12_aes_in1 = extract128(y1_12_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_12_aes_1 = aesenclast(y1_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_12_aes = concat128(y1_12_aes_0, y1_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_12_aes_in0 = extract128(y2_12_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_12_aes_0 = aesenclast(y2_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_12_aes_in1 = extract128(y2_12_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_12_aes_1 = aesenclast(y2_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_12_aes = concat128(y2_12_aes_0, y2_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_12_aes_in0 = extract128(y3_12_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_12_aes_0 = aesenclast(y3_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_12_aes_in1 = extract128(y3_12_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_12_aes_1 = aesenclast(y3_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_12_aes = concat128(y3_12_aes_0, y3_12_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_12_aes_sh = shr(y0_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 96(%rsp) /* spill g0x4.4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 864(%rsp) /* spill g1x7.4 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	vmovdqa %ymm6, 384(%rsp) /* spill rk3_6 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 896(%rsp) /* spill g1x6.4 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_12_aes_sh = shr(y1_12_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 64(%rsp) /* spill rk2_6 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	vmovdqa %ymm5, 992(%rsp) /* spill g1x5.4 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_12_aes_sh = shr(y1_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1696(%rsp) /* spill rk2_6 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vmovdqa %ymm5, 960(%rsp) /* spill g1x5.4 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_12_aes_sh = shr(y2_12_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1664(%rsp) /* spill rk1_6 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm5 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_12_aes_sh = shr(y2_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1760(%rsp) /* spill rk1_6 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
 	vmovdqa %ymm8, 1120(%rsp) /* spill g1x4.4 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_12_aes_sh = shr(y3_12_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_12_aes_sh = shr(y3_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g0x8.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_12 = xor(g0x8, m0_acc_51) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vmovdqa 1696(%rsp), %ymm10 /* reload g0x9.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_12 = xor(g0x9, m1_acc_51) */
+	vpxor 1728(%rsp), %ymm0, %ymm0 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vmovdqa 1632(%rsp), %ymm8 /* reload g0x10.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_12 = xor(g0x10, m2_acc_51) */
+	vpxor 1664(%rsp), %ymm4, %ymm4 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vmovdqa 0(%rsp), %ymm3 /* reload g0x11.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_12 = xor(g0x11, m3_acc_51) */
-	vmovdqa 1984(%rsp), %ymm3 /* reload g1x12.3 */
-	vpxor 768(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
+	vpxor 608(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	vmovdqa 2016(%rsp), %ymm3 /* reload g1x12.3 */
+	vpxor 736(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* t0_13 = xor(t0_acc_27, g1x4) */
-	vmovdqa 1920(%rsp), %ymm5 /* reload g1x13.3 */
-	vpxor 672(%rsp), %ymm5, %ymm6 /* t1_acc_26 = xor(g1x13, g1x1) */
-	vpxor 1664(%rsp), %ymm6, %ymm6 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
-	vpxor 992(%rsp), %ymm6, %ymm6 /* t1_13 = xor(t1_acc_27, g1x5) */
-	vmovdqa 256(%rsp), %ymm7 /* reload g1x14.3 */
-	vpxor 704(%rsp), %ymm7, %ymm8 /* t2_acc_26 = xor(g1x14, g1x2) */
-	vpxor 64(%rsp), %ymm8, %ymm8 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
-	vpxor 928(%rsp), %ymm8, %ymm8 /* t2_13 = xor(t2_acc_27, g1x6) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g1x15.3 */
-	vpxor 736(%rsp), %ymm10, %ymm11 /* t3_acc_26 = xor(g1x15, g1x3) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
-	vpxor 896(%rsp), %ymm11, %ymm11 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_13_aes_in0 = extract128(y0_13_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
+	vmovdqa 1952(%rsp), %ymm5 /* reload g1x13.3 */
+	vpxor 640(%rsp), %ymm5, %ymm6 /* t1_acc_26 = xor(g1x13, g1x1) */
+	vpxor 1760(%rsp), %ymm6, %ymm6 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
+	vpxor 960(%rsp), %ymm6, %ymm6 /* t1_13 = xor(t1_acc_27, g1x5) */
+	vmovdqa 448(%rsp), %ymm7 /* reload g1x14.3 */
+	vpxor 672(%rsp), %ymm7, %ymm8 /* t2_acc_26 = xor(g1x14, g1x2) */
+	vpxor 1696(%rsp), %ymm8, %ymm8 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	vpxor 896(%rsp), %ymm8, %ymm8 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vmovdqa 160(%rsp), %ymm10 /* reload g1x15.3 */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* t3_acc_26 = xor(g1x15, g1x3) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
+	vpxor 864(%rsp), %ymm12, %ymm12 /* t3_13 = xor(t3_acc_27, g1x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_13_aes_in0 = extract128(y0_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_13_aes_in1 = extract128(y0_13_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_13_aes_1 = aesenclast(y0_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_13_aes = concat128(y0_13_aes_0, y0_13_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_13_aes_in0 = extract128(y1_13_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_13_aes_0 = aesenclast(y1_13_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_13_aes_1 = aesenclast(y0_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_13_aes = concat128(y0_13_aes_0, y0_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_13_aes_in0 = extract128(y1_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_13_aes_0 = aesenclast(y1_13_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_13_aes_in1 = extract128(y1_13_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_13_aes_1 = aesenclast(y1_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_13_aes = concat128(y1_13_aes_0, y1_13_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_13_aes_in0 = extract128(y2_13_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_13_aes_0 = aesenclast(y2_13_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_13_aes_1 = aesenclast(y1_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_13_aes = concat128(y1_13_aes_0, y1_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_13_aes_in0 = extract128(y2_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_13_aes_0 = aesenclast(y2_13_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_13_aes_in1 = extract128(y2_13_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_13_aes_1 = aesenclast(y2_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_13_aes = concat128(y2_13_aes_0, y2_13_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_13_aes_in0 = extract128(y3_13_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_13_aes_0 = aesenclast(y3_13_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_13_aes_in1 = extract128(y3_13_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_13_aes_1 = aesenclast(y3_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_13_aes = concat128(y3_13_aes_0, y3_13_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_13_aes_1 = aesenclast(y2_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_13_aes = concat128(y2_13_aes_0, y2_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_13_aes_in0 = extract128(y3_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_13_aes_0 = aesenclast(y3_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_13_aes_in1 = extract128(y3_13_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_13_aes_1 = aesenclast(y3_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_13_aes = concat128(y3_13_aes_0, y3_13_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_13_aes_sh = shr(y0_13_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_13_aes_sh = shr(y1_13_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g0x11.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x10.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x11.4 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_13_aes_sh = shr(y2_13_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1664(%rsp) /* spill g0x9.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	vmovdqa %ymm9, 0(%rsp) /* spill g0x8.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_13_aes_sh = shr(y3_13_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1696(%rsp) /* spill g0x10.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm0, 1760(%rsp) /* spill g0x9.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_13_aes_sh = shr(y3_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	vmovdqa 1856(%rsp), %ymm9 /* reload g1x8.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_13 = xor(g1x8, m0_acc_55) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	vpxor 1888(%rsp), %ymm8, %ymm8 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
-	vmovdqa 1792(%rsp), %ymm9 /* reload g1x9.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_13 = xor(g1x9, m1_acc_55) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
+	vpxor 1824(%rsp), %ymm5, %ymm5 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
-	vmovdqa 288(%rsp), %ymm7 /* reload g1x10.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_13 = xor(g1x10, m2_acc_55) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
-	vmovdqa 320(%rsp), %ymm2 /* reload g1x11.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_13 = xor(g1x11, m3_acc_55) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
+	vpxor 480(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%rcx), %ymm2 /* rk0_7 = bcast32() */
@@ -2073,652 +1988,634 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch)
 	vpbroadcastd 120(%rdi,%rcx), %ymm4 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%rcx), %ymm6 /* rk3_7 = bcast32() */
 	vmovdqa 512(%rsp), %ymm7 /* reload g0x0.4 */
-	vpxor 1440(%rsp), %ymm7, %ymm9 /* t0_acc_28 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
-	vpxor 0(%rsp), %ymm9, %ymm9 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 608(%rsp), %ymm10 /* reload g0x1.4 */
-	vpxor 1536(%rsp), %ymm10, %ymm11 /* t1_acc_28 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
-	vpxor 1664(%rsp), %ymm11, %ymm11 /* t1_14 = xor(t1_acc_29, g0x9) */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g0x2.4 */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t2_acc_28 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
-	vpxor 64(%rsp), %ymm12, %ymm12 /* t2_14 = xor(t2_acc_29, g0x10) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g0x3.4 */
-	vpxor 1408(%rsp), %ymm10, %ymm10 /* t3_acc_28 = xor(g0x3, g0x7) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_14_aes_in0 = extract128(y0_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_14_aes_in1 = extract128(y0_14_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_14_aes_1 = aesenclast(y0_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_14_aes = concat128(y0_14_aes_0, y0_14_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_14_aes_in0 = extract128(y1_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_14_aes_0 = aesenclast(y1_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_14_aes_in1 = extract128(y1_14_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_14_aes_1 = aesenclast(y1_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_14_aes = concat128(y1_14_aes_0, y1_14_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_14_aes_in0 = extract128(y2_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_14_aes_0 = aesenclast(y2_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_14_aes_in1 = extract128(y2_14_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_14_aes_1 = aesenclast(y2_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_14_aes = concat128(y2_14_aes_0, y2_14_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_14_aes_in0 = extract128(y3_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_14_aes_0 = aesenclast(y3_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_14_aes_in1 = extract128(y3_14_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_14_aes_1 = aesenclast(y3_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_14_aes = concat128(y3_14_aes_0, y3_14_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_14_aes_sh = shr(y0_14_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 1088(%rsp) /* spill g1x11.4 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	vmovdqa %ymm6, 320(%rsp) /* spill rk3_7 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 1056(%rsp) /* spill g1x10.4 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor 96(%rsp), %ymm7, %ymm10 /* t0_acc_28 = xor(g0x0, g0x4) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_14 = xor(t0_acc_29, g0x8) */
+	vmovdqa 32(%rsp), %ymm12 /* reload g0x1.4 */
+	vpxor 1568(%rsp), %ymm12, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
+	vpxor 1760(%rsp), %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0x2.4 */
+	vpxor 1504(%rsp), %ymm15, %ymm15 /* t2_acc_28 = xor(g0x2, g0x6) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
+	vpxor 1696(%rsp), %ymm15, %ymm15 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa 1184(%rsp), %ymm12 /* reload g0x3.4 */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_28 = xor(g0x3, g0x7) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* t3_14 = xor(t3_acc_29, g0x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_14_aes_in0 = extract128(y0_14_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_14_aes_in1 = extract128(y0_14_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_14_aes_1 = aesenclast(y0_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_14_aes = concat128(y0_14_aes_0, y0_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_14_aes_in0 = extract128(y1_14_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_14_aes_0 = aesenclast(y1_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_14_aes_in1 = extract128(y1_14_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_14_aes_1 = aesenclast(y1_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_14_aes = concat128(y1_14_aes_0, y1_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_14_aes_in0 = extract128(y2_14_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_14_aes_0 = aesenclast(y2_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_14_aes_in1 = extract128(y2_14_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_14_aes_1 = aesenclast(y2_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_14_aes = concat128(y2_14_aes_0, y2_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_14_aes_in0 = extract128(y3_14_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_14_aes_0 = aesenclast(y3_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_14_aes_in1 = extract128(y3_14_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_14_aes_1 = aesenclast(y3_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_14_aes = concat128(y3_14_aes_0, y3_14_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_14_aes_sh = shr(y0_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 480(%rsp) /* spill g0x8.4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 1056(%rsp) /* spill g1x11.4 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	vmovdqa %ymm6, 192(%rsp) /* spill rk3_7 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 1024(%rsp) /* spill g1x10.4 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_14_aes_sh = shr(y1_14_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 288(%rsp) /* spill rk2_7 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	vmovdqa %ymm5, 1024(%rsp) /* spill g1x9.4 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm1 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_14_aes_sh = shr(y1_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1824(%rsp) /* spill rk2_7 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	vmovdqa %ymm5, 992(%rsp) /* spill g1x9.4 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_14_aes_sh = shr(y2_14_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1792(%rsp) /* spill rk1_7 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm5 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_14_aes_sh = shr(y2_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1888(%rsp) /* spill rk1_7 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	vmovdqa %ymm8, 1152(%rsp) /* spill g1x8.4 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_14_aes_sh = shr(y3_14_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm8 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_14_aes_sh = shr(y3_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x12.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_14 = xor(g0x12, m0_acc_59) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vmovdqa 1824(%rsp), %ymm10 /* reload g0x13.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_14 = xor(g0x13, m1_acc_59) */
+	vpxor 1856(%rsp), %ymm0, %ymm0 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vmovdqa 1760(%rsp), %ymm8 /* reload g0x14.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_14 = xor(g0x14, m2_acc_59) */
+	vpxor 1792(%rsp), %ymm4, %ymm4 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	vmovdqa 480(%rsp), %ymm3 /* reload g0x15.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_14 = xor(g0x15, m3_acc_59) */
-	vmovdqa 768(%rsp), %ymm3 /* reload g1x0.4 */
+	vpxor 256(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
+	vmovdqa 736(%rsp), %ymm3 /* reload g1x0.4 */
 	vpxor 1120(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g1x0, g1x4) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g1x8) */
-	vmovdqa 672(%rsp), %ymm5 /* reload g1x1.4 */
-	vpxor 992(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g1x1, g1x5) */
-	vpxor 1792(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
-	vpxor 1024(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g1x9) */
-	vmovdqa 704(%rsp), %ymm7 /* reload g1x2.4 */
-	vpxor 928(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g1x2, g1x6) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
-	vpxor 1056(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g1x10) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g1x3.4 */
-	vpxor 896(%rsp), %ymm10, %ymm11 /* t3_acc_30 = xor(g1x3, g1x7) */
-	vpxor 320(%rsp), %ymm11, %ymm11 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_15_aes_in0 = extract128(y0_15_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
+	vmovdqa 640(%rsp), %ymm5 /* reload g1x1.4 */
+	vpxor 960(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g1x1, g1x5) */
+	vpxor 1888(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
+	vpxor 992(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g1x9) */
+	vmovdqa 672(%rsp), %ymm7 /* reload g1x2.4 */
+	vpxor 896(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g1x2, g1x6) */
+	vpxor 1824(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	vpxor 1024(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa 704(%rsp), %ymm10 /* reload g1x3.4 */
+	vpxor 864(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g1x3, g1x7) */
+	vpxor 192(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_15_aes_in0 = extract128(y0_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_15_aes_in1 = extract128(y0_15_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_15_aes_1 = aesenclast(y0_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_15_aes = concat128(y0_15_aes_0, y0_15_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_15_aes_in0 = extract128(y1_15_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_15_aes_0 = aesenclast(y1_15_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_15_aes_1 = aesenclast(y0_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_15_aes = concat128(y0_15_aes_0, y0_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_15_aes_in0 = extract128(y1_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_15_aes_0 = aesenclast(y1_15_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_15_aes_in1 = extract128(y1_15_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_15_aes_1 = aesenclast(y1_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_15_aes = concat128(y1_15_aes_0, y1_15_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_15_aes_in0 = extract128(y2_15_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_15_aes_0 = aesenclast(y2_15_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_15_aes_1 = aesenclast(y1_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_15_aes = concat128(y1_15_aes_0, y1_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_15_aes_in0 = extract128(y2_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_15_aes_0 = aesenclast(y2_15_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_15_aes_in1 = extract128(y2_15_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_15_aes_1 = aesenclast(y2_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_15_aes = concat128(y2_15_aes_0, y2_15_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_15_aes_in0 = extract128(y3_15_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_15_aes_0 = aesenclast(y3_15_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_15_aes_in1 = extract128(y3_15_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_15_aes_1 = aesenclast(y3_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_15_aes = concat128(y3_15_aes_0, y3_15_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_15_aes_1 = aesenclast(y2_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_15_aes = concat128(y2_15_aes_0, y2_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_15_aes_in0 = extract128(y3_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_15_aes_0 = aesenclast(y3_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_15_aes_in1 = extract128(y3_15_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_15_aes_1 = aesenclast(y3_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_15_aes = concat128(y3_15_aes_0, y3_15_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm10 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x15.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	vmovdqa %ymm4, 448(%rsp) /* spill g0x14.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	vmovdqa %ymm1, 128(%rsp) /* spill g0x15.4 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 320(%rsp) /* spill g0x13.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm9, 288(%rsp) /* spill g0x12.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_15_aes_sh = shr(y3_15_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 416(%rsp) /* spill g0x14.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g0x13.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vmovdqa 1984(%rsp), %ymm9 /* reload g1x12.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_15 = xor(g1x12, m0_acc_63) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	vpxor 2016(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
-	vmovdqa 1920(%rsp), %ymm9 /* reload g1x13.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_15 = xor(g1x13, m1_acc_63) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
+	vpxor 1952(%rsp), %ymm5, %ymm5 /* x1n_15 = xor(m1_acc_63, g1x13.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
-	vmovdqa 256(%rsp), %ymm7 /* reload g1x14.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_15 = xor(g1x14, m2_acc_63) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* x2n_15 = xor(m2_acc_63, g1x14.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
-	vmovdqa 352(%rsp), %ymm2 /* reload g1x15.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_15 = xor(g1x15, m3_acc_63) */
-	vmovdqa %ymm8, 1248(%rsp) /* spill g1x12.2 */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g1x13.2 */
-	vmovdqa %ymm1, 1312(%rsp) /* spill g1x14.2 */
-	vmovdqa %ymm0, 32(%rsp) /* spill g1x15.2 */
-	vmovdqa 1472(%rsp), %ymm0 /* reload g0x6.4 */
-	vmovdqa 0(%rsp), %ymm1 /* reload g0x8.4 */
-	vmovdqa 1408(%rsp), %ymm3 /* reload g0x7.4 */
-	vmovdqa 1440(%rsp), %ymm4 /* reload g0x4.4 */
-	vmovdqa 320(%rsp), %ymm5 /* reload g0x13.4 */
-	vmovdqa 1536(%rsp), %ymm6 /* reload g0x5.4 */
-	vmovdqa 448(%rsp), %ymm7 /* reload g0x14.4 */
-	vmovdqa 96(%rsp), %ymm8 /* reload g0x11.4 */
-	vmovdqa 288(%rsp), %ymm9 /* reload g0x12.4 */
-	vmovdqa 224(%rsp), %ymm10 /* reload g0x15.4 */
-	vmovdqa 1664(%rsp), %ymm13 /* reload g0x9.4 */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x10.4 */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
+	vmovdqa %ymm8, 1216(%rsp) /* spill g1x12.2 */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g1x13.2 */
+	vmovdqa %ymm1, 1280(%rsp) /* spill g1x14.2 */
+	vmovdqa %ymm0, 0(%rsp) /* spill g1x15.2 */
+	vmovdqa 1504(%rsp), %ymm0 /* reload g0x6.4 */
+	vmovdqa 480(%rsp), %ymm1 /* reload g0x8.4 */
+	vmovdqa 1440(%rsp), %ymm3 /* reload g0x7.4 */
+	vmovdqa 96(%rsp), %ymm4 /* reload g0x4.4 */
+	vmovdqa 416(%rsp), %ymm5 /* reload g0x14.4 */
+	vmovdqa 128(%rsp), %ymm7 /* reload g0x15.4 */
+	vmovdqa 384(%rsp), %ymm8 /* reload g0x11.4 */
+	vmovdqa 1760(%rsp), %ymm10 /* reload g0x9.4 */
+	vmovdqa 192(%rsp), %ymm12 /* reload g0x13.4 */
+	vmovdqa 1696(%rsp), %ymm13 /* reload g0x10.4 */
+	vmovdqa 1568(%rsp), %ymm14 /* reload g0x5.4 */
 	add $128, %rcx
 	cmp $512, %rcx
 	jne .Lsm4_byteslice_avx2_aesni_0_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
-	vpand %ymm2, %ymm9, %ymm11 /* g0x12_lo = and(g0x12, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0x12_sh = shr(g0x12) */
-	vpand %ymm2, %ymm9, %ymm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_3(%rip), %ymm12 /* tbl_lo_3 = const() */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_3(%rip), %ymm15 /* tbl_hi_3 = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* xout = xor(xout_l, xout_h) */
-	vpand %ymm2, %ymm5, %ymm11 /* g0x13_lo = and(g0x13, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g0x13_sh = shr(g0x13) */
-	vpand %ymm2, %ymm5, %ymm5 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
-	vpshufb %ymm5, %ymm15, %ymm5 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
-	vpxor %ymm5, %ymm11, %ymm5 /* xout_1 = xor(xout_1_l, xout_1_h) */
-	vpand %ymm2, %ymm7, %ymm11 /* g0x14_lo = and(g0x14, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g0x14_sh = shr(g0x14) */
-	vpand %ymm2, %ymm7, %ymm7 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* xout_2 = xor(xout_2_l, xout_2_h) */
-	vpand %ymm2, %ymm10, %ymm11 /* g0x15_lo = and(g0x15, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g0x15_sh = shr(g0x15) */
-	vpand %ymm2, %ymm10, %ymm10 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* xout_3 = xor(xout_3_l, xout_3_h) */
-	vpand %ymm2, %ymm1, %ymm11 /* g0x8_lo = and(g0x8, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm2 /* g0x12_lo = and(g0x12, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm6 /* g0x12_sh = shr(g0x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_3(%rip), %ymm9 /* tbl_lo_3 = const() */
+	vpshufb %ymm2, %ymm9, %ymm2 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
+	vpshufb %ymm6, %ymm11, %ymm6 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	vpxor %ymm6, %ymm2, %ymm2 /* xout = xor(xout_l, xout_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm6 /* g0x13_lo = and(g0x13, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0x13_sh = shr(g0x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm9, %ymm6 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
+	vpshufb %ymm12, %ymm11, %ymm12 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	vpxor %ymm12, %ymm6, %ymm6 /* xout_1 = xor(xout_1_l, xout_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm12 /* g0x14_lo = and(g0x14, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0x14_sh = shr(g0x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm12 /* g0x15_lo = and(g0x15, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0x15_sh = shr(g0x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	vpxor %ymm7, %ymm12, %ymm7 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm12 /* g0x8_lo = and(g0x8, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g0x8_sh = shr(g0x8) */
-	vpand %ymm2, %ymm1, %ymm1 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
-	vpshufb %ymm1, %ymm15, %ymm1 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
-	vpxor %ymm1, %ymm11, %ymm1 /* xout_4 = xor(xout_4_l, xout_4_h) */
-	vpand %ymm2, %ymm13, %ymm11 /* g0x9_lo = and(g0x9, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0x9_sh = shr(g0x9) */
-	vpand %ymm2, %ymm13, %ymm13 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* xout_5 = xor(xout_5_l, xout_5_h) */
-	vpand %ymm2, %ymm14, %ymm13 /* g0x10_lo = and(g0x10, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x10_sh = shr(g0x10) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	vpxor %ymm14, %ymm13, %ymm13 /* xout_6 = xor(xout_6_l, xout_6_h) */
-	vpand %ymm2, %ymm8, %ymm14 /* g0x11_lo = and(g0x11, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm1 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	vpxor %ymm1, %ymm12, %ymm1 /* xout_4 = xor(xout_4_l, xout_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm12 /* g0x9_lo = and(g0x9, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0x9_sh = shr(g0x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* xout_5 = xor(xout_5_l, xout_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm12 /* g0x10_lo = and(g0x10, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0x10_sh = shr(g0x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	vpshufb %ymm13, %ymm11, %ymm13 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm13 /* g0x11_lo = and(g0x11, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g0x11_sh = shr(g0x11) */
-	vpand %ymm2, %ymm8, %ymm8 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
-	vpxor %ymm8, %ymm14, %ymm8 /* xout_7 = xor(xout_7_l, xout_7_h) */
-	vpand %ymm2, %ymm4, %ymm14 /* g0x4_lo = and(g0x4, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm9, %ymm13 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	vpxor %ymm8, %ymm13, %ymm8 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm13 /* g0x4_lo = and(g0x4, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g0x4_sh = shr(g0x4) */
-	vpand %ymm2, %ymm4, %ymm4 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
-	vpshufb %ymm4, %ymm15, %ymm4 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
-	vpxor %ymm4, %ymm14, %ymm4 /* xout_8 = xor(xout_8_l, xout_8_h) */
-	vpand %ymm2, %ymm6, %ymm14 /* g0x5_lo = and(g0x5, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g0x5_sh = shr(g0x5) */
-	vpand %ymm2, %ymm6, %ymm6 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
-	vpshufb %ymm6, %ymm15, %ymm6 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
-	vpxor %ymm6, %ymm14, %ymm6 /* xout_9 = xor(xout_9_l, xout_9_h) */
-	vpand %ymm2, %ymm0, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm4 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm9, %ymm13 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	vpxor %ymm4, %ymm13, %ymm4 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm13 /* g0x5_lo = and(g0x5, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x5_sh = shr(g0x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm9, %ymm13 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	vpxor %ymm14, %ymm13, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm0, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g0x6_sh = shr(g0x6) */
-	vpand %ymm2, %ymm0, %ymm0 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
-	vpshufb %ymm0, %ymm15, %ymm0 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm0, %ymm0 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm9, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
 	vpxor %ymm0, %ymm14, %ymm0 /* xout_10 = xor(xout_10_l, xout_10_h) */
-	vpand %ymm2, %ymm3, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0x7_sh = shr(g0x7) */
-	vpand %ymm2, %ymm3, %ymm3 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm3, %ymm3 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm9, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
 	vpxor %ymm3, %ymm14, %ymm3 /* xout_11 = xor(xout_11_l, xout_11_h) */
 	vmovdqa 512(%rsp), %ymm14 /* reload g0x0.2 */
-	vmovdqa %ymm8, 224(%rsp) /* spill xout_7 */
-	vpand %ymm2, %ymm14, %ymm8 /* g0x0_lo = and(g0x0, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm15 /* g0x0_lo = and(g0x0, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0x0_sh = shr(g0x0) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
-	vpxor %ymm14, %ymm8, %ymm8 /* xout_12 = xor(xout_12_l, xout_12_h) */
-	vmovdqa 608(%rsp), %ymm14 /* reload g0x1.2 */
-	vmovdqa %ymm13, 512(%rsp) /* spill xout_6 */
-	vpand %ymm2, %ymm14, %ymm13 /* g0x1_lo = and(g0x1, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x1_sh = shr(g0x1) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	vpxor %ymm14, %ymm13, %ymm13 /* xout_13 = xor(xout_13_l, xout_13_h) */
-	vmovdqa 1216(%rsp), %ymm14 /* reload g0x2.2 */
-	vmovdqa %ymm11, 608(%rsp) /* spill xout_5 */
-	vpand %ymm2, %ymm14, %ymm11 /* g0x2_lo = and(g0x2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x2_sh = shr(g0x2) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* xout_14 = xor(xout_14_l, xout_14_h) */
-	vmovdqa 1184(%rsp), %ymm14 /* reload g0x3.2 */
-	vmovdqa %ymm11, 1216(%rsp) /* spill xout_14 */
-	vpand %ymm2, %ymm14, %ymm11 /* g0x3_lo = and(g0x3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x3_sh = shr(g0x3) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* xout_15 = xor(xout_15_l, xout_15_h) */
-	vpunpcklbw %ymm4, %ymm9, %ymm14 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tro0_1 = unpackhi(xout, xout_8) */
-	vpunpcklbw %ymm6, %ymm5, %ymm9 /* tro0_2 = unpacklo(xout_1, xout_9) */
-	vpunpckhbw %ymm6, %ymm5, %ymm5 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %ymm0, %ymm7, %ymm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %ymm0, %ymm7, %ymm0 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %ymm3, %ymm10, %ymm7 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	vpunpcklbw %ymm8, %ymm1, %ymm10 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	vpunpckhbw %ymm8, %ymm1, %ymm1 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	vmovdqa 608(%rsp), %ymm8 /* reload xout_5 */
-	vpunpcklbw %ymm13, %ymm8, %ymm15 /* tro0_10 = unpacklo(xout_5, xout_13) */
-	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	vmovdqa 512(%rsp), %ymm13 /* reload xout_6 */
-	vpunpcklbw 1216(%rsp), %ymm13, %ymm12 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	vpunpckhbw 1216(%rsp), %ymm13, %ymm13 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	vmovdqa 224(%rsp), %ymm2 /* reload xout_7 */
-	vmovdqa %ymm3, 1216(%rsp) /* spill tro0_7 */
-	vpunpcklbw %ymm11, %ymm2, %ymm3 /* tro0_14 = unpacklo(xout_7, xout_15) */
-	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	vpunpcklbw %ymm10, %ymm14, %ymm11 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %ymm1, %ymm4, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %ymm1, %ymm4, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %ymm15, %ymm9, %ymm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %ymm15, %ymm9, %ymm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %ymm8, %ymm5, %ymm15 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %ymm8, %ymm5, %ymm5 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %ymm12, %ymm6, %ymm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %ymm13, %ymm0, %ymm12 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %ymm13, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %ymm3, %ymm7, %ymm13 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vmovdqa 1216(%rsp), %ymm7 /* reload tro0_7 */
-	vmovdqa %ymm5, 224(%rsp) /* spill tro1_7 */
-	vpunpcklbw %ymm2, %ymm7, %ymm5 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %ymm2, %ymm7, %ymm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %ymm8, %ymm11, %ymm7 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %ymm6, %ymm10, %ymm11 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %ymm12, %ymm14, %ymm10 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %ymm12, %ymm14, %ymm12 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %ymm0, %ymm1, %ymm14 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm9, %ymm15 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_12 = xor(xout_12_l, xout_12_h) */
+	vmovdqa 32(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm8, 512(%rsp) /* spill xout_7 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm8 /* g0x1_lo = and(g0x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x1_sh = shr(g0x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm8 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm12, 32(%rsp) /* spill xout_6 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm12 /* g0x2_lo = and(g0x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x2_sh = shr(g0x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	vpxor %ymm15, %ymm12, %ymm12 /* xout_14 = xor(xout_14_l, xout_14_h) */
+	vmovdqa 1184(%rsp), %ymm15 /* reload g0x3.2 */
+	vmovdqa %ymm12, 64(%rsp) /* spill xout_14 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm12 /* g0x3_lo = and(g0x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x3_sh = shr(g0x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	vpxor %ymm15, %ymm12, %ymm12 /* xout_15 = xor(xout_15_l, xout_15_h) */
+	vpunpcklbw %ymm4, %ymm2, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm4, %ymm2, %ymm2 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm13, %ymm6, %ymm4 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %ymm0, %ymm5, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm3, %ymm7, %ymm5 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm14, %ymm1, %ymm7 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %ymm14, %ymm1, %ymm1 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %ymm8, %ymm10, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vmovdqa 32(%rsp), %ymm10 /* reload xout_6 */
+	vpunpcklbw 64(%rsp), %ymm10, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw 64(%rsp), %ymm10, %ymm10 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vmovdqa 512(%rsp), %ymm9 /* reload xout_7 */
+	vmovdqa %ymm3, 64(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm12, %ymm9, %ymm3 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %ymm12, %ymm9, %ymm9 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %ymm7, %ymm15, %ymm12 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %ymm1, %ymm2, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm1, %ymm2, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm14, %ymm4, %ymm2 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %ymm8, %ymm6, %ymm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %ymm11, %ymm13, %ymm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %ymm11, %ymm13, %ymm11 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %ymm10, %ymm0, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm3, %ymm5, %ymm10 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 64(%rsp), %ymm5 /* reload tro0_7 */
+	vmovdqa %ymm6, 512(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm9, %ymm5, %ymm6 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %ymm8, %ymm12, %ymm9 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %ymm8, %ymm12, %ymm8 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %ymm11, %ymm7, %ymm12 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %ymm11, %ymm7, %ymm7 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %ymm0, %ymm1, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	vpunpckhbw %ymm0, %ymm1, %ymm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %ymm13, %ymm4, %ymm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %ymm3, %ymm9, %ymm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %ymm3, %ymm9, %ymm3 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %ymm5, %ymm15, %ymm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vmovdqa 224(%rsp), %ymm15 /* reload tro1_7 */
-	vmovdqa %ymm0, 1216(%rsp) /* spill tro2_7 */
-	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %ymm1, %ymm7, %ymm15 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %ymm1, %ymm7, %ymm1 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %ymm4, %ymm8, %ymm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %ymm4, %ymm8, %ymm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %ymm13, %ymm11, %ymm8 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %ymm13, %ymm11, %ymm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %ymm3, %ymm6, %ymm13 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %ymm3, %ymm6, %ymm3 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %ymm9, %ymm10, %ymm6 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %ymm5, %ymm12, %ymm10 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vmovdqa 1216(%rsp), %ymm14 /* reload tro2_7 */
-	vmovdqa %ymm0, 224(%rsp) /* spill tro3_13 */
-	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vmovdqu %ymm15, (%rdx) /* store tro3 */
+	vpunpcklbw %ymm10, %ymm2, %ymm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm3, %ymm4, %ymm10 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %ymm3, %ymm4, %ymm3 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %ymm6, %ymm14, %ymm4 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vmovdqa 512(%rsp), %ymm14 /* reload tro1_7 */
+	vmovdqa %ymm0, 64(%rsp) /* spill tro2_7 */
+	vpunpcklbw %ymm5, %ymm14, %ymm0 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %ymm5, %ymm14, %ymm5 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %ymm1, %ymm9, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm1, %ymm9, %ymm1 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm2, %ymm8, %ymm9 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %ymm10, %ymm12, %ymm8 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %ymm3, %ymm7, %ymm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %ymm6, %ymm13, %ymm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqa 64(%rsp), %ymm15 /* reload tro2_7 */
+	vmovdqa %ymm0, 512(%rsp) /* spill tro3_13 */
+	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu %ymm14, (%rdx) /* store tro3 */
 	vmovdqu %ymm1, 32(%rdx) /* store tro3_1 */
-	vmovdqu %ymm7, 64(%rdx) /* store tro3_2 */
-	vmovdqu %ymm4, 96(%rdx) /* store tro3_3 */
+	vmovdqu %ymm9, 64(%rdx) /* store tro3_2 */
+	vmovdqu %ymm2, 96(%rdx) /* store tro3_3 */
 	vmovdqu %ymm8, 128(%rdx) /* store tro3_4 */
-	vmovdqu %ymm11, 160(%rdx) /* store tro3_5 */
-	vmovdqu %ymm13, 192(%rdx) /* store tro3_6 */
+	vmovdqu %ymm10, 160(%rdx) /* store tro3_5 */
+	vmovdqu %ymm12, 192(%rdx) /* store tro3_6 */
 	vmovdqu %ymm3, 224(%rdx) /* store tro3_7 */
-	vmovdqu %ymm6, 256(%rdx) /* store tro3_8 */
-	vmovdqu %ymm9, 288(%rdx) /* store tro3_9 */
-	vmovdqu %ymm10, 320(%rdx) /* store tro3_10 */
-	vmovdqu %ymm5, 352(%rdx) /* store tro3_11 */
-	vmovdqu %ymm12, 384(%rdx) /* store tro3_12 */
-	vmovdqa 224(%rsp), %ymm1 /* reload tro3_13 */
+	vmovdqu %ymm7, 256(%rdx) /* store tro3_8 */
+	vmovdqu %ymm4, 288(%rdx) /* store tro3_9 */
+	vmovdqu %ymm11, 320(%rdx) /* store tro3_10 */
+	vmovdqu %ymm6, 352(%rdx) /* store tro3_11 */
+	vmovdqu %ymm13, 384(%rdx) /* store tro3_12 */
+	vmovdqa 512(%rsp), %ymm1 /* reload tro3_13 */
 	vmovdqu %ymm1, 416(%rdx) /* store tro3_13 */
 	vmovdqu %ymm0, 448(%rdx) /* store tro3_14 */
-	vmovdqu %ymm2, 480(%rdx) /* store tro3_15 */
-	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
-	vpand %ymm1, %ymm0, %ymm2 /* g1x12_lo = and(g1x12, nibble_mask) */
+	vmovdqu %ymm5, 480(%rdx) /* store tro3_15 */
+	vmovdqa 1216(%rsp), %ymm0 /* reload g1x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm0, %ymm1 /* g1x12_lo = and(g1x12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
-	vpand %ymm1, %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 = const() */
-	vpshufb %ymm2, %ymm3, %ymm2 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 = const() */
-	vpshufb %ymm0, %ymm4, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
-	vpxor %ymm0, %ymm2, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
-	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
-	vpand %ymm1, %ymm2, %ymm5 /* g1x13_lo = and(g1x13, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1x13_sh = shr(g1x13) */
-	vpand %ymm1, %ymm2, %ymm2 /* g1x13_hi = and(g1x13_sh, nibble_mask) */
-	vpshufb %ymm5, %ymm3, %ymm5 /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
-	vpshufb %ymm2, %ymm4, %ymm2 /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* xout_17 = xor(xout_17_l, xout_17_h) */
-	vmovdqa 1312(%rsp), %ymm5 /* reload g1x14.2 */
-	vpand %ymm1, %ymm5, %ymm6 /* g1x14_lo = and(g1x14, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g1x14_sh = shr(g1x14) */
-	vpand %ymm1, %ymm5, %ymm5 /* g1x14_hi = and(g1x14_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm3, %ymm6 /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
-	vpshufb %ymm5, %ymm4, %ymm5 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
-	vpxor %ymm5, %ymm6, %ymm5 /* xout_18 = xor(xout_18_l, xout_18_h) */
-	vmovdqa 32(%rsp), %ymm6 /* reload g1x15.2 */
-	vpand %ymm1, %ymm6, %ymm7 /* g1x15_lo = and(g1x15, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g1x15_sh = shr(g1x15) */
-	vpand %ymm1, %ymm6, %ymm6 /* g1x15_hi = and(g1x15_sh, nibble_mask) */
-	vpshufb %ymm7, %ymm3, %ymm7 /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
-	vpshufb %ymm6, %ymm4, %ymm6 /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* xout_19 = xor(xout_19_l, xout_19_h) */
-	vmovdqa 1152(%rsp), %ymm7 /* reload g1x8.2 */
-	vpand %ymm1, %ymm7, %ymm8 /* g1x8_lo = and(g1x8, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g1x8_sh = shr(g1x8) */
-	vpand %ymm1, %ymm7, %ymm7 /* g1x8_hi = and(g1x8_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm3, %ymm8 /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
-	vpshufb %ymm7, %ymm4, %ymm7 /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* xout_20 = xor(xout_20_l, xout_20_h) */
-	vmovdqa 1024(%rsp), %ymm8 /* reload g1x9.2 */
-	vpand %ymm1, %ymm8, %ymm9 /* g1x9_lo = and(g1x9, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1x9_sh = shr(g1x9) */
-	vpand %ymm1, %ymm8, %ymm8 /* g1x9_hi = and(g1x9_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm3, %ymm9 /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
-	vpshufb %ymm8, %ymm4, %ymm8 /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* xout_21 = xor(xout_21_l, xout_21_h) */
-	vmovdqa 1056(%rsp), %ymm9 /* reload g1x10.2 */
-	vpand %ymm1, %ymm9, %ymm10 /* g1x10_lo = and(g1x10, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1x10_sh = shr(g1x10) */
-	vpand %ymm1, %ymm9, %ymm9 /* g1x10_hi = and(g1x10_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm3, %ymm10 /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
-	vpxor %ymm9, %ymm10, %ymm9 /* xout_22 = xor(xout_22_l, xout_22_h) */
-	vmovdqa 1088(%rsp), %ymm10 /* reload g1x11.2 */
-	vpand %ymm1, %ymm10, %ymm11 /* g1x11_lo = and(g1x11, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1x11_sh = shr(g1x11) */
-	vpand %ymm1, %ymm10, %ymm10 /* g1x11_hi = and(g1x11_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm3, %ymm11 /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* xout_23 = xor(xout_23_l, xout_23_h) */
-	vmovdqa 1120(%rsp), %ymm11 /* reload g1x4.2 */
-	vpand %ymm1, %ymm11, %ymm12 /* g1x4_lo = and(g1x4, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1x4_sh = shr(g1x4) */
-	vpand %ymm1, %ymm11, %ymm11 /* g1x4_hi = and(g1x4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* xout_24 = xor(xout_24_l, xout_24_h) */
-	vmovdqa 992(%rsp), %ymm12 /* reload g1x5.2 */
-	vpand %ymm1, %ymm12, %ymm13 /* g1x5_lo = and(g1x5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1x5_sh = shr(g1x5) */
-	vpand %ymm1, %ymm12, %ymm12 /* g1x5_hi = and(g1x5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* xout_25 = xor(xout_25_l, xout_25_h) */
-	vmovdqa 928(%rsp), %ymm13 /* reload g1x6.2 */
-	vpand %ymm1, %ymm13, %ymm14 /* g1x6_lo = and(g1x6, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1x6_sh = shr(g1x6) */
-	vpand %ymm1, %ymm13, %ymm13 /* g1x6_hi = and(g1x6_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
-	vpxor %ymm13, %ymm14, %ymm13 /* xout_26 = xor(xout_26_l, xout_26_h) */
-	vmovdqa 896(%rsp), %ymm14 /* reload g1x7.2 */
-	vpand %ymm1, %ymm14, %ymm15 /* g1x7_lo = and(g1x7, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g1x7_sh = shr(g1x7) */
-	vpand %ymm1, %ymm14, %ymm14 /* g1x7_hi = and(g1x7_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xout_27 = xor(xout_27_l, xout_27_h) */
-	vmovdqa 768(%rsp), %ymm15 /* reload g1x0.2 */
-	vmovdqa %ymm10, 896(%rsp) /* spill xout_23 */
-	vpand %ymm1, %ymm15, %ymm10 /* g1x0_lo = and(g1x0, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g1x0_sh = shr(g1x0) */
-	vpand %ymm1, %ymm15, %ymm15 /* g1x0_hi = and(g1x0_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm3, %ymm10 /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
-	vpxor %ymm15, %ymm10, %ymm10 /* xout_28 = xor(xout_28_l, xout_28_h) */
-	vmovdqa 672(%rsp), %ymm15 /* reload g1x1.2 */
-	vmovdqa %ymm9, 768(%rsp) /* spill xout_22 */
-	vpand %ymm1, %ymm15, %ymm9 /* g1x1_lo = and(g1x1, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_0_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
+	vmovdqa 1248(%rsp), %ymm1 /* reload g1x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm4 /* g1x13_lo = and(g1x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1x13_sh = shr(g1x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm1, %ymm1 /* g1x13_hi = and(g1x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_17 = xor(xout_17_l, xout_17_h) */
+	vmovdqa 1280(%rsp), %ymm4 /* reload g1x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm5 /* g1x14_lo = and(g1x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g1x14_sh = shr(g1x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm4, %ymm4 /* g1x14_hi = and(g1x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_18 = xor(xout_18_l, xout_18_h) */
+	vmovdqa 0(%rsp), %ymm5 /* reload g1x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm6 /* g1x15_lo = and(g1x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1x15_sh = shr(g1x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm5, %ymm5 /* g1x15_hi = and(g1x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_19 = xor(xout_19_l, xout_19_h) */
+	vmovdqa 1152(%rsp), %ymm6 /* reload g1x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm7 /* g1x8_lo = and(g1x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1x8_sh = shr(g1x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm6, %ymm6 /* g1x8_hi = and(g1x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_20 = xor(xout_20_l, xout_20_h) */
+	vmovdqa 992(%rsp), %ymm7 /* reload g1x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm8 /* g1x9_lo = and(g1x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1x9_sh = shr(g1x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm7, %ymm7 /* g1x9_hi = and(g1x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_21 = xor(xout_21_l, xout_21_h) */
+	vmovdqa 1024(%rsp), %ymm8 /* reload g1x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm9 /* g1x10_lo = and(g1x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g1x10_sh = shr(g1x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm8, %ymm8 /* g1x10_hi = and(g1x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_22 = xor(xout_22_l, xout_22_h) */
+	vmovdqa 1056(%rsp), %ymm9 /* reload g1x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm10 /* g1x11_lo = and(g1x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1x11_sh = shr(g1x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm9, %ymm9 /* g1x11_hi = and(g1x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_23 = xor(xout_23_l, xout_23_h) */
+	vmovdqa 1120(%rsp), %ymm10 /* reload g1x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm11 /* g1x4_lo = and(g1x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1x4_sh = shr(g1x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm10, %ymm10 /* g1x4_hi = and(g1x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_24 = xor(xout_24_l, xout_24_h) */
+	vmovdqa 960(%rsp), %ymm11 /* reload g1x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm11, %ymm12 /* g1x5_lo = and(g1x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1x5_sh = shr(g1x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm11, %ymm11 /* g1x5_hi = and(g1x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_25 = xor(xout_25_l, xout_25_h) */
+	vmovdqa 896(%rsp), %ymm12 /* reload g1x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm13 /* g1x6_lo = and(g1x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1x6_sh = shr(g1x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm12, %ymm12 /* g1x6_hi = and(g1x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_26 = xor(xout_26_l, xout_26_h) */
+	vmovdqa 864(%rsp), %ymm13 /* reload g1x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm14 /* g1x7_lo = and(g1x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1x7_sh = shr(g1x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm13, %ymm13 /* g1x7_hi = and(g1x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_27 = xor(xout_27_l, xout_27_h) */
+	vmovdqa 736(%rsp), %ymm14 /* reload g1x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm15 /* g1x0_lo = and(g1x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g1x0_sh = shr(g1x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm14, %ymm14 /* g1x0_hi = and(g1x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_28 = xor(xout_28_l, xout_28_h) */
+	vmovdqa 640(%rsp), %ymm15 /* reload g1x1.2 */
+	vmovdqa %ymm9, 736(%rsp) /* spill xout_23 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm9 /* g1x1_lo = and(g1x1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g1x1_sh = shr(g1x1) */
-	vpand %ymm1, %ymm15, %ymm15 /* g1x1_hi = and(g1x1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm3, %ymm9 /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* g1x1_hi = and(g1x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* xout_29 = xor(xout_29_l, xout_29_h) */
-	vmovdqa 704(%rsp), %ymm15 /* reload g1x2.2 */
-	vmovdqa %ymm8, 672(%rsp) /* spill xout_21 */
-	vpand %ymm1, %ymm15, %ymm8 /* g1x2_lo = and(g1x2, nibble_mask) */
+	vmovdqa 672(%rsp), %ymm15 /* reload g1x2.2 */
+	vmovdqa %ymm8, 640(%rsp) /* spill xout_22 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm8 /* g1x2_lo = and(g1x2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g1x2_sh = shr(g1x2) */
-	vpand %ymm1, %ymm15, %ymm15 /* g1x2_hi = and(g1x2_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm3, %ymm8 /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* g1x2_hi = and(g1x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* xout_30 = xor(xout_30_l, xout_30_h) */
-	vmovdqa 736(%rsp), %ymm15 /* reload g1x3.2 */
-	vmovdqa %ymm8, 704(%rsp) /* spill xout_30 */
-	vpand %ymm1, %ymm15, %ymm8 /* g1x3_lo = and(g1x3, nibble_mask) */
+	vmovdqa 704(%rsp), %ymm15 /* reload g1x3.2 */
+	vmovdqa %ymm8, 672(%rsp) /* spill xout_30 */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm8 /* g1x3_lo = and(g1x3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g1x3_sh = shr(g1x3) */
-	vpand %ymm1, %ymm15, %ymm1 /* g1x3_hi = and(g1x3_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm3, %ymm3 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
-	vpshufb %ymm1, %ymm4, %ymm1 /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* xout_31 = xor(xout_31_l, xout_31_h) */
-	vpunpcklbw %ymm11, %ymm0, %ymm3 /* tro0_16 = unpacklo(xout_16, xout_24) */
-	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tro0_17 = unpackhi(xout_16, xout_24) */
-	vpunpcklbw %ymm12, %ymm2, %ymm4 /* tro0_18 = unpacklo(xout_17, xout_25) */
-	vpunpckhbw %ymm12, %ymm2, %ymm2 /* tro0_19 = unpackhi(xout_17, xout_25) */
-	vpunpcklbw %ymm13, %ymm5, %ymm8 /* tro0_20 = unpacklo(xout_18, xout_26) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_21 = unpackhi(xout_18, xout_26) */
-	vpunpcklbw %ymm14, %ymm6, %ymm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
-	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_23 = unpackhi(xout_19, xout_27) */
-	vpunpcklbw %ymm10, %ymm7, %ymm12 /* tro0_24 = unpacklo(xout_20, xout_28) */
-	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tro0_25 = unpackhi(xout_20, xout_28) */
-	vmovdqa 672(%rsp), %ymm10 /* reload xout_21 */
-	vpunpcklbw %ymm9, %ymm10, %ymm13 /* tro0_26 = unpacklo(xout_21, xout_29) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tro0_27 = unpackhi(xout_21, xout_29) */
-	vmovdqa 768(%rsp), %ymm10 /* reload xout_22 */
-	vpunpcklbw 704(%rsp), %ymm10, %ymm14 /* tro0_28 = unpacklo(xout_22, xout_30) */
-	vpunpckhbw 704(%rsp), %ymm10, %ymm10 /* tro0_29 = unpackhi(xout_22, xout_30) */
-	vmovdqa 896(%rsp), %ymm15 /* reload xout_23 */
-	vmovdqa %ymm6, 704(%rsp) /* spill tro0_23 */
-	vpunpcklbw %ymm1, %ymm15, %ymm6 /* tro0_30 = unpacklo(xout_23, xout_31) */
-	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tro0_31 = unpackhi(xout_23, xout_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_0_nibble_mask(%rip), %ymm15, %ymm15 /* g1x3_hi = and(g1x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm2 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm3 /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* xout_31 = xor(xout_31_l, xout_31_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm3 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	vpunpcklbw %ymm11, %ymm1, %ymm8 /* tro0_18 = unpacklo(xout_17, xout_25) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_19 = unpackhi(xout_17, xout_25) */
+	vpunpcklbw %ymm12, %ymm4, %ymm10 /* tro0_20 = unpacklo(xout_18, xout_26) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_21 = unpackhi(xout_18, xout_26) */
+	vpunpcklbw %ymm13, %ymm5, %ymm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	vpunpcklbw %ymm14, %ymm6, %ymm12 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_25 = unpackhi(xout_20, xout_28) */
+	vpunpcklbw %ymm9, %ymm7, %ymm13 /* tro0_26 = unpacklo(xout_21, xout_29) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_27 = unpackhi(xout_21, xout_29) */
+	vmovdqa 640(%rsp), %ymm9 /* reload xout_22 */
+	vpunpcklbw 672(%rsp), %ymm9, %ymm14 /* tro0_28 = unpacklo(xout_22, xout_30) */
+	vpunpckhbw 672(%rsp), %ymm9, %ymm9 /* tro0_29 = unpackhi(xout_22, xout_30) */
+	vmovdqa 736(%rsp), %ymm15 /* reload xout_23 */
+	vmovdqa %ymm5, 672(%rsp) /* spill tro0_23 */
+	vpunpcklbw %ymm2, %ymm15, %ymm5 /* tro0_30 = unpacklo(xout_23, xout_31) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro0_31 = unpackhi(xout_23, xout_31) */
 	vpunpcklbw %ymm12, %ymm3, %ymm15 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
 	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %ymm7, %ymm0, %ymm12 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	vpunpckhbw %ymm7, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	vpunpcklbw %ymm13, %ymm4, %ymm7 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	vpunpcklbw %ymm9, %ymm2, %ymm13 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	vpunpckhbw %ymm9, %ymm2, %ymm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	vpunpcklbw %ymm14, %ymm8, %ymm9 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	vpunpckhbw %ymm14, %ymm8, %ymm8 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	vpunpcklbw %ymm10, %ymm5, %ymm14 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	vpunpckhbw %ymm10, %ymm5, %ymm5 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	vpunpcklbw %ymm6, %ymm11, %ymm10 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	vmovdqa 704(%rsp), %ymm11 /* reload tro0_23 */
-	vmovdqa %ymm2, 896(%rsp) /* spill tro1_23 */
-	vpunpcklbw %ymm1, %ymm11, %ymm2 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	vpunpcklbw %ymm9, %ymm15, %ymm11 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	vpunpckhbw %ymm9, %ymm15, %ymm9 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %ymm8, %ymm3, %ymm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	vpunpcklbw %ymm14, %ymm12, %ymm8 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpcklbw %ymm6, %ymm0, %ymm12 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %ymm13, %ymm8, %ymm6 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %ymm7, %ymm1, %ymm13 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %ymm14, %ymm10, %ymm7 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %ymm9, %ymm4, %ymm14 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %ymm5, %ymm11, %ymm9 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vmovdqa 672(%rsp), %ymm11 /* reload tro0_23 */
+	vmovdqa %ymm1, 736(%rsp) /* spill tro1_23 */
+	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %ymm7, %ymm15, %ymm11 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %ymm10, %ymm3, %ymm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %ymm10, %ymm3, %ymm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %ymm14, %ymm12, %ymm10 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
 	vpunpckhbw %ymm14, %ymm12, %ymm12 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %ymm5, %ymm0, %ymm14 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	vpunpcklbw %ymm10, %ymm7, %ymm5 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	vpunpcklbw %ymm6, %ymm4, %ymm10 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	vpunpckhbw %ymm6, %ymm4, %ymm4 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	vpunpcklbw %ymm2, %ymm13, %ymm6 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	vmovdqa 896(%rsp), %ymm13 /* reload tro1_23 */
-	vmovdqa %ymm0, 704(%rsp) /* spill tro2_23 */
-	vpunpcklbw %ymm1, %ymm13, %ymm0 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	vpunpcklbw %ymm5, %ymm11, %ymm13 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	vpunpcklbw %ymm7, %ymm9, %ymm11 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	vpunpcklbw %ymm10, %ymm15, %ymm9 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %ymm4, %ymm3, %ymm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	vpunpcklbw %ymm6, %ymm8, %ymm4 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	vpunpcklbw %ymm2, %ymm12, %ymm8 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %ymm4, %ymm0, %ymm14 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %ymm5, %ymm8, %ymm9 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %ymm1, %ymm13, %ymm8 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vmovdqa 736(%rsp), %ymm13 /* reload tro1_23 */
+	vmovdqa %ymm0, 672(%rsp) /* spill tro2_23 */
+	vpunpcklbw %ymm2, %ymm13, %ymm0 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	vpunpcklbw %ymm4, %ymm11, %ymm13 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %ymm6, %ymm7, %ymm11 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %ymm9, %ymm15, %ymm7 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %ymm9, %ymm15, %ymm9 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %ymm5, %ymm3, %ymm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %ymm8, %ymm10, %ymm5 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %ymm1, %ymm12, %ymm10 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
 	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
 	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vmovdqa 704(%rsp), %ymm14 /* reload tro2_23 */
-	vmovdqa %ymm0, 896(%rsp) /* spill tro3_29 */
-	vpunpcklbw %ymm1, %ymm14, %ymm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqa 672(%rsp), %ymm14 /* reload tro2_23 */
+	vmovdqa %ymm0, 736(%rsp) /* spill tro3_29 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
 	vmovdqu %ymm13, 512(%rdx) /* store tro3_16 */
-	vmovdqu %ymm5, 544(%rdx) /* store tro3_17 */
+	vmovdqu %ymm4, 544(%rdx) /* store tro3_17 */
 	vmovdqu %ymm11, 576(%rdx) /* store tro3_18 */
-	vmovdqu %ymm7, 608(%rdx) /* store tro3_19 */
-	vmovdqu %ymm9, 640(%rdx) /* store tro3_20 */
-	vmovdqu %ymm10, 672(%rdx) /* store tro3_21 */
+	vmovdqu %ymm6, 608(%rdx) /* store tro3_19 */
+	vmovdqu %ymm7, 640(%rdx) /* store tro3_20 */
+	vmovdqu %ymm9, 672(%rdx) /* store tro3_21 */
 	vmovdqu %ymm15, 704(%rdx) /* store tro3_22 */
 	vmovdqu %ymm3, 736(%rdx) /* store tro3_23 */
-	vmovdqu %ymm4, 768(%rdx) /* store tro3_24 */
-	vmovdqu %ymm6, 800(%rdx) /* store tro3_25 */
-	vmovdqu %ymm8, 832(%rdx) /* store tro3_26 */
-	vmovdqu %ymm2, 864(%rdx) /* store tro3_27 */
+	vmovdqu %ymm5, 768(%rdx) /* store tro3_24 */
+	vmovdqu %ymm8, 800(%rdx) /* store tro3_25 */
+	vmovdqu %ymm10, 832(%rdx) /* store tro3_26 */
+	vmovdqu %ymm1, 864(%rdx) /* store tro3_27 */
 	vmovdqu %ymm12, 896(%rdx) /* store tro3_28 */
-	vmovdqa 896(%rsp), %ymm2 /* reload tro3_29 */
-	vmovdqu %ymm2, 928(%rdx) /* store tro3_29 */
+	vmovdqa 736(%rsp), %ymm1 /* reload tro3_29 */
+	vmovdqu %ymm1, 928(%rdx) /* store tro3_29 */
 	vmovdqu %ymm0, 960(%rdx) /* store tro3_30 */
-	vmovdqu %ymm1, 992(%rdx) /* store tro3_31 */
+	vmovdqu %ymm2, 992(%rdx) /* store tro3_31 */
 	mov %rbp, %rsp
 	pop %rbp
 	vzeroupper
@@ -2732,7 +2629,7 @@ SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch)
  *   %rcx: src
  *   %r8: 128 x r (and the loop count)
  *   ymm0-15: vectors, as allocated (16 used)
- *   frame: 2048 bytes (63 spill slots of 32 bytes)
+ *   frame: 2048 bytes (64 spill slots of 32 bytes)
  */
 	.p2align 5
 SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_xor)
@@ -2833,1959 +2730,1874 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_xor)
 	vpunpckhbw %ymm10, %ymm13, %ymm10 /* tr3_15 = unpackhi(tr2_7, tr2_15) */
 
 	/* Into the sliced domain: X' = A1·X byte by byte (algorithm 1). */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13 /* nibble_mask = const() */
-	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
-	vpand %ymm13, %ymm12, %ymm10 /* tr3_lo = and(tr3, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm13 /* tr3_lo = and(tr3, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* tr3_sh = shr(tr3) */
-	vpand %ymm13, %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_hi = and(tr3_sh, nibble_mask) */
+	vmovdqa %ymm10, 32(%rsp) /* spill tr3_15 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo(%rip), %ymm10 /* tbl_lo = const() */
+	vpshufb %ymm13, %ymm10, %ymm13 /* xin_l = lookup16(tbl_lo, tr3_lo) */
 	vmovdqa %ymm0, 64(%rsp) /* spill tr3_14 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
-	vpshufb %ymm10, %ymm0, %ymm10 /* xin_l = lookup16(tbl_lo, tr3_lo) */
-	vmovdqa %ymm11, 96(%rsp) /* spill tr3_12 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
-	vpshufb %ymm12, %ymm11, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
-	vpxor %ymm12, %ymm10, %ymm10 /* xin = xor(xin_l, xin_h) */
-	vpand %ymm13, %ymm2, %ymm12 /* tr3_1_lo = and(tr3_1, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_h = lookup16(tbl_hi, tr3_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xin = xor(xin_l, xin_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm13 /* tr3_1_lo = and(tr3_1, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* tr3_1_sh = shr(tr3_1) */
-	vpand %ymm13, %ymm2, %ymm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
-	vpxor %ymm2, %ymm12, %ymm2 /* xin_1 = xor(xin_1_l, xin_1_h) */
-	vpand %ymm13, %ymm14, %ymm12 /* tr3_2_lo = and(tr3_2, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_1_hi = and(tr3_1_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* xin_1_l = lookup16(tbl_lo, tr3_1_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_1_h = lookup16(tbl_hi, tr3_1_hi) */
+	vpxor %ymm2, %ymm13, %ymm2 /* xin_1 = xor(xin_1_l, xin_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm13 /* tr3_2_lo = and(tr3_2, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* tr3_2_sh = shr(tr3_2) */
-	vpand %ymm13, %ymm14, %ymm14 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm0, %ymm12 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
-	vpshufb %ymm14, %ymm11, %ymm14 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
-	vpxor %ymm14, %ymm12, %ymm12 /* xin_2 = xor(xin_2_l, xin_2_h) */
-	vpand %ymm13, %ymm4, %ymm14 /* tr3_3_lo = and(tr3_3, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* tr3_2_hi = and(tr3_2_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm10, %ymm13 /* xin_2_l = lookup16(tbl_lo, tr3_2_lo) */
+	vpshufb %ymm14, %ymm0, %ymm14 /* xin_2_h = lookup16(tbl_hi, tr3_2_hi) */
+	vpxor %ymm14, %ymm13, %ymm13 /* xin_2 = xor(xin_2_l, xin_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm14 /* tr3_3_lo = and(tr3_3, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* tr3_3_sh = shr(tr3_3) */
-	vpand %ymm13, %ymm4, %ymm4 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_3_hi = and(tr3_3_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_3_l = lookup16(tbl_lo, tr3_3_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_3_h = lookup16(tbl_hi, tr3_3_hi) */
 	vpxor %ymm4, %ymm14, %ymm4 /* xin_3 = xor(xin_3_l, xin_3_h) */
-	vpand %ymm13, %ymm5, %ymm14 /* tr3_4_lo = and(tr3_4, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm14 /* tr3_4_lo = and(tr3_4, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* tr3_4_sh = shr(tr3_4) */
-	vpand %ymm13, %ymm5, %ymm5 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_4_hi = and(tr3_4_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_4_l = lookup16(tbl_lo, tr3_4_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_4_h = lookup16(tbl_hi, tr3_4_hi) */
 	vpxor %ymm5, %ymm14, %ymm5 /* xin_4 = xor(xin_4_l, xin_4_h) */
-	vpand %ymm13, %ymm6, %ymm14 /* tr3_5_lo = and(tr3_5, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm14 /* tr3_5_lo = and(tr3_5, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* tr3_5_sh = shr(tr3_5) */
-	vpand %ymm13, %ymm6, %ymm6 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
-	vpshufb %ymm6, %ymm11, %ymm6 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* tr3_5_hi = and(tr3_5_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_5_l = lookup16(tbl_lo, tr3_5_lo) */
+	vpshufb %ymm6, %ymm0, %ymm6 /* xin_5_h = lookup16(tbl_hi, tr3_5_hi) */
 	vpxor %ymm6, %ymm14, %ymm6 /* xin_5 = xor(xin_5_l, xin_5_h) */
-	vpand %ymm13, %ymm15, %ymm14 /* tr3_6_lo = and(tr3_6, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm14 /* tr3_6_lo = and(tr3_6, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_6_sh = shr(tr3_6) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm0, %ymm14 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_6_hi = and(tr3_6_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm10, %ymm14 /* xin_6_l = lookup16(tbl_lo, tr3_6_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_6_h = lookup16(tbl_hi, tr3_6_hi) */
 	vpxor %ymm15, %ymm14, %ymm14 /* xin_6 = xor(xin_6_l, xin_6_h) */
-	vpand %ymm13, %ymm3, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_7_lo = and(tr3_7, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* tr3_7_sh = shr(tr3_7) */
-	vpand %ymm13, %ymm3, %ymm3 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_7_hi = and(tr3_7_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_7_l = lookup16(tbl_lo, tr3_7_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_7_h = lookup16(tbl_hi, tr3_7_hi) */
 	vpxor %ymm3, %ymm15, %ymm3 /* xin_7 = xor(xin_7_l, xin_7_h) */
-	vpand %ymm13, %ymm7, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_8_lo = and(tr3_8, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* tr3_8_sh = shr(tr3_8) */
-	vpand %ymm13, %ymm7, %ymm7 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_8_hi = and(tr3_8_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_8_l = lookup16(tbl_lo, tr3_8_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_8_h = lookup16(tbl_hi, tr3_8_hi) */
 	vpxor %ymm7, %ymm15, %ymm7 /* xin_8 = xor(xin_8_l, xin_8_h) */
-	vpand %ymm13, %ymm8, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_9_lo = and(tr3_9, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* tr3_9_sh = shr(tr3_9) */
-	vpand %ymm13, %ymm8, %ymm8 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_9_hi = and(tr3_9_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_9_l = lookup16(tbl_lo, tr3_9_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_9_h = lookup16(tbl_hi, tr3_9_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* xin_9 = xor(xin_9_l, xin_9_h) */
-	vpand %ymm13, %ymm9, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_10_lo = and(tr3_10, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* tr3_10_sh = shr(tr3_10) */
-	vpand %ymm13, %ymm9, %ymm9 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_10_hi = and(tr3_10_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_10_l = lookup16(tbl_lo, tr3_10_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_10_h = lookup16(tbl_hi, tr3_10_hi) */
 	vpxor %ymm9, %ymm15, %ymm9 /* xin_10 = xor(xin_10_l, xin_10_h) */
-	vpand %ymm13, %ymm1, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_11_lo = and(tr3_11, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* tr3_11_sh = shr(tr3_11) */
-	vpand %ymm13, %ymm1, %ymm1 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_11_hi = and(tr3_11_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_11_l = lookup16(tbl_lo, tr3_11_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_11_h = lookup16(tbl_hi, tr3_11_hi) */
 	vpxor %ymm1, %ymm15, %ymm1 /* xin_11 = xor(xin_11_l, xin_11_h) */
-	vmovdqa 96(%rsp), %ymm15 /* reload tr3_12 */
-	vmovdqa %ymm1, 128(%rsp) /* spill g0x11.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_12_lo = and(tr3_12, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* tr3_12_sh = shr(tr3_12) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_12 = xor(xin_12_l, xin_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_12_lo = and(tr3_12, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_12_sh = shr(tr3_12) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_12_hi = and(tr3_12_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm10, %ymm15 /* xin_12_l = lookup16(tbl_lo, tr3_12_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_12_h = lookup16(tbl_hi, tr3_12_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_12 = xor(xin_12_l, xin_12_h) */
 	vmovdqa 0(%rsp), %ymm15 /* reload tr3_13 */
-	vmovdqa %ymm1, 96(%rsp) /* spill g0x12.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
+	vmovdqa %ymm1, 96(%rsp) /* spill g0x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_13_lo = and(tr3_13, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_13_sh = shr(tr3_13) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_13_hi = and(tr3_13_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm10, %ymm1 /* xin_13_l = lookup16(tbl_lo, tr3_13_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_13_h = lookup16(tbl_hi, tr3_13_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_13 = xor(xin_13_l, xin_13_h) */
 	vmovdqa 64(%rsp), %ymm15 /* reload tr3_14 */
 	vmovdqa %ymm1, 0(%rsp) /* spill g0x13.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_14_lo = and(tr3_14, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_14_sh = shr(tr3_14) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_14_hi = and(tr3_14_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm10, %ymm1 /* xin_14_l = lookup16(tbl_lo, tr3_14_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_14_h = lookup16(tbl_hi, tr3_14_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_14 = xor(xin_14_l, xin_14_h) */
 	vmovdqa 32(%rsp), %ymm15 /* reload tr3_15 */
 	vmovdqa %ymm1, 64(%rsp) /* spill g0x14.1 */
-	vpand %ymm13, %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_15_lo = and(tr3_15, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_15_sh = shr(tr3_15) */
-	vpand %ymm13, %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_15_hi = and(tr3_15_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm10, %ymm1 /* xin_15_l = lookup16(tbl_lo, tr3_15_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_15_h = lookup16(tbl_hi, tr3_15_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_15 = xor(xin_15_l, xin_15_h) */
 	vmovdqu 512(%rsi), %ymm15 /* row_16 = load() */
 	vmovdqa %ymm1, 32(%rsp) /* spill g0x15.1 */
 	vmovdqu 544(%rsi), %ymm1 /* row_17 = load() */
-	vmovdqa %ymm2, 160(%rsp) /* spill g0x1.1 */
+	vmovdqa %ymm2, 128(%rsp) /* spill g0x1.1 */
 	vmovdqu 576(%rsi), %ymm2 /* row_18 = load() */
-	vmovdqa %ymm3, 192(%rsp) /* spill g0x7.1 */
+	vmovdqa %ymm3, 160(%rsp) /* spill g0x7.1 */
 	vmovdqu 608(%rsi), %ymm3 /* row_19 = load() */
-	vmovdqa %ymm4, 224(%rsp) /* spill g0x3.1 */
+	vmovdqa %ymm4, 192(%rsp) /* spill g0x3.1 */
 	vmovdqu 640(%rsi), %ymm4 /* row_20 = load() */
-	vmovdqa %ymm5, 256(%rsp) /* spill g0x4.1 */
+	vmovdqa %ymm5, 224(%rsp) /* spill g0x4.1 */
 	vmovdqu 672(%rsi), %ymm5 /* row_21 = load() */
-	vmovdqa %ymm6, 288(%rsp) /* spill g0x5.1 */
+	vmovdqa %ymm6, 256(%rsp) /* spill g0x5.1 */
 	vmovdqu 704(%rsi), %ymm6 /* row_22 = load() */
-	vmovdqa %ymm7, 320(%rsp) /* spill g0x8.1 */
+	vmovdqa %ymm7, 288(%rsp) /* spill g0x8.1 */
 	vmovdqu 736(%rsi), %ymm7 /* row_23 = load() */
-	vmovdqa %ymm8, 352(%rsp) /* spill g0x9.1 */
+	vmovdqa %ymm8, 320(%rsp) /* spill g0x9.1 */
 	vmovdqu 768(%rsi), %ymm8 /* row_24 = load() */
-	vmovdqa %ymm9, 384(%rsp) /* spill g0x10.1 */
+	vmovdqa %ymm9, 352(%rsp) /* spill g0x10.1 */
 	vmovdqu 800(%rsi), %ymm9 /* row_25 = load() */
-	vmovdqa %ymm10, 416(%rsp) /* spill g0x0.1 */
-	vmovdqu 832(%rsi), %ymm10 /* row_26 = load() */
-	vmovdqa %ymm12, 448(%rsp) /* spill g0x2.1 */
+	vmovdqa %ymm11, 384(%rsp) /* spill g0x12.1 */
+	vmovdqu 832(%rsi), %ymm11 /* row_26 = load() */
+	vmovdqa %ymm12, 416(%rsp) /* spill g0x0.1 */
 	vmovdqu 864(%rsi), %ymm12 /* row_27 = load() */
+	vmovdqa %ymm13, 448(%rsp) /* spill g0x2.1 */
+	vmovdqu 896(%rsi), %ymm13 /* row_28 = load() */
 	vmovdqa %ymm14, 480(%rsp) /* spill g0x6.1 */
-	vmovdqu 896(%rsi), %ymm14 /* row_28 = load() */
-	vmovdqu 928(%rsi), %ymm11 /* row_29 = load() */
+	vmovdqu 928(%rsi), %ymm14 /* row_29 = load() */
 	vmovdqu 960(%rsi), %ymm0 /* row_30 = load() */
-	vmovdqu 992(%rsi), %ymm13 /* row_31 = load() */
+	vmovdqu 992(%rsi), %ymm10 /* row_31 = load() */
 	vmovdqa %ymm7, 512(%rsp) /* spill row_23 */
 	vpunpcklbw %ymm8, %ymm15, %ymm7 /* tr0_16 = unpacklo(row_16, row_24) */
 	vpunpckhbw %ymm8, %ymm15, %ymm8 /* tr0_17 = unpackhi(row_16, row_24) */
 	vpunpcklbw %ymm9, %ymm1, %ymm15 /* tr0_18 = unpacklo(row_17, row_25) */
 	vpunpckhbw %ymm9, %ymm1, %ymm1 /* tr0_19 = unpackhi(row_17, row_25) */
-	vpunpcklbw %ymm10, %ymm2, %ymm9 /* tr0_20 = unpacklo(row_18, row_26) */
-	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tr0_21 = unpackhi(row_18, row_26) */
-	vpunpcklbw %ymm12, %ymm3, %ymm10 /* tr0_22 = unpacklo(row_19, row_27) */
+	vpunpcklbw %ymm11, %ymm2, %ymm9 /* tr0_20 = unpacklo(row_18, row_26) */
+	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tr0_21 = unpackhi(row_18, row_26) */
+	vpunpcklbw %ymm12, %ymm3, %ymm11 /* tr0_22 = unpacklo(row_19, row_27) */
 	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tr0_23 = unpackhi(row_19, row_27) */
-	vpunpcklbw %ymm14, %ymm4, %ymm12 /* tr0_24 = unpacklo(row_20, row_28) */
-	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tr0_25 = unpackhi(row_20, row_28) */
-	vpunpcklbw %ymm11, %ymm5, %ymm14 /* tr0_26 = unpacklo(row_21, row_29) */
-	vpunpckhbw %ymm11, %ymm5, %ymm5 /* tr0_27 = unpackhi(row_21, row_29) */
-	vpunpcklbw %ymm0, %ymm6, %ymm11 /* tr0_28 = unpacklo(row_22, row_30) */
+	vpunpcklbw %ymm13, %ymm4, %ymm12 /* tr0_24 = unpacklo(row_20, row_28) */
+	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tr0_25 = unpackhi(row_20, row_28) */
+	vpunpcklbw %ymm14, %ymm5, %ymm13 /* tr0_26 = unpacklo(row_21, row_29) */
+	vpunpckhbw %ymm14, %ymm5, %ymm5 /* tr0_27 = unpackhi(row_21, row_29) */
+	vpunpcklbw %ymm0, %ymm6, %ymm14 /* tr0_28 = unpacklo(row_22, row_30) */
 	vpunpckhbw %ymm0, %ymm6, %ymm0 /* tr0_29 = unpackhi(row_22, row_30) */
 	vmovdqa 512(%rsp), %ymm6 /* reload row_23 */
 	vmovdqa %ymm3, 544(%rsp) /* spill tr0_23 */
-	vpunpcklbw %ymm13, %ymm6, %ymm3 /* tr0_30 = unpacklo(row_23, row_31) */
-	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tr0_31 = unpackhi(row_23, row_31) */
-	vpunpcklbw %ymm12, %ymm7, %ymm13 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
+	vpunpcklbw %ymm10, %ymm6, %ymm3 /* tr0_30 = unpacklo(row_23, row_31) */
+	vpunpckhbw %ymm10, %ymm6, %ymm6 /* tr0_31 = unpackhi(row_23, row_31) */
+	vpunpcklbw %ymm12, %ymm7, %ymm10 /* tr1_16 = unpacklo(tr0_16, tr0_24) */
 	vpunpckhbw %ymm12, %ymm7, %ymm7 /* tr1_17 = unpackhi(tr0_16, tr0_24) */
 	vpunpcklbw %ymm4, %ymm8, %ymm12 /* tr1_18 = unpacklo(tr0_17, tr0_25) */
 	vpunpckhbw %ymm4, %ymm8, %ymm4 /* tr1_19 = unpackhi(tr0_17, tr0_25) */
-	vpunpcklbw %ymm14, %ymm15, %ymm8 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
-	vpunpckhbw %ymm14, %ymm15, %ymm14 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
+	vpunpcklbw %ymm13, %ymm15, %ymm8 /* tr1_20 = unpacklo(tr0_18, tr0_26) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tr1_21 = unpackhi(tr0_18, tr0_26) */
 	vpunpcklbw %ymm5, %ymm1, %ymm15 /* tr1_22 = unpacklo(tr0_19, tr0_27) */
 	vpunpckhbw %ymm5, %ymm1, %ymm1 /* tr1_23 = unpackhi(tr0_19, tr0_27) */
-	vpunpcklbw %ymm11, %ymm9, %ymm5 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
-	vpunpckhbw %ymm11, %ymm9, %ymm9 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
-	vpunpcklbw %ymm0, %ymm2, %ymm11 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
+	vpunpcklbw %ymm14, %ymm9, %ymm5 /* tr1_24 = unpacklo(tr0_20, tr0_28) */
+	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tr1_25 = unpackhi(tr0_20, tr0_28) */
+	vpunpcklbw %ymm0, %ymm2, %ymm14 /* tr1_26 = unpacklo(tr0_21, tr0_29) */
 	vpunpckhbw %ymm0, %ymm2, %ymm0 /* tr1_27 = unpackhi(tr0_21, tr0_29) */
-	vpunpcklbw %ymm3, %ymm10, %ymm2 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
-	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
-	vmovdqa 544(%rsp), %ymm10 /* reload tr0_23 */
+	vpunpcklbw %ymm3, %ymm11, %ymm2 /* tr1_28 = unpacklo(tr0_22, tr0_30) */
+	vpunpckhbw %ymm3, %ymm11, %ymm3 /* tr1_29 = unpackhi(tr0_22, tr0_30) */
+	vmovdqa 544(%rsp), %ymm11 /* reload tr0_23 */
 	vmovdqa %ymm1, 512(%rsp) /* spill tr1_23 */
-	vpunpcklbw %ymm6, %ymm10, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
-	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
-	vpunpcklbw %ymm5, %ymm13, %ymm10 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
-	vpunpckhbw %ymm5, %ymm13, %ymm5 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
-	vpunpcklbw %ymm9, %ymm7, %ymm13 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
+	vpunpcklbw %ymm6, %ymm11, %ymm1 /* tr1_30 = unpacklo(tr0_23, tr0_31) */
+	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tr1_31 = unpackhi(tr0_23, tr0_31) */
+	vpunpcklbw %ymm5, %ymm10, %ymm11 /* tr2_16 = unpacklo(tr1_16, tr1_24) */
+	vpunpckhbw %ymm5, %ymm10, %ymm5 /* tr2_17 = unpackhi(tr1_16, tr1_24) */
+	vpunpcklbw %ymm9, %ymm7, %ymm10 /* tr2_18 = unpacklo(tr1_17, tr1_25) */
 	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tr2_19 = unpackhi(tr1_17, tr1_25) */
-	vpunpcklbw %ymm11, %ymm12, %ymm9 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
-	vpunpckhbw %ymm11, %ymm12, %ymm11 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
-	vpunpcklbw %ymm0, %ymm4, %ymm12 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
+	vpunpcklbw %ymm14, %ymm12, %ymm9 /* tr2_20 = unpacklo(tr1_18, tr1_26) */
+	vpunpckhbw %ymm14, %ymm12, %ymm12 /* tr2_21 = unpackhi(tr1_18, tr1_26) */
+	vpunpcklbw %ymm0, %ymm4, %ymm14 /* tr2_22 = unpacklo(tr1_19, tr1_27) */
 	vpunpckhbw %ymm0, %ymm4, %ymm0 /* tr2_23 = unpackhi(tr1_19, tr1_27) */
 	vpunpcklbw %ymm2, %ymm8, %ymm4 /* tr2_24 = unpacklo(tr1_20, tr1_28) */
 	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tr2_25 = unpackhi(tr1_20, tr1_28) */
-	vpunpcklbw %ymm3, %ymm14, %ymm8 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
-	vpunpckhbw %ymm3, %ymm14, %ymm3 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
-	vpunpcklbw %ymm1, %ymm15, %ymm14 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
+	vpunpcklbw %ymm3, %ymm13, %ymm8 /* tr2_26 = unpacklo(tr1_21, tr1_29) */
+	vpunpckhbw %ymm3, %ymm13, %ymm3 /* tr2_27 = unpackhi(tr1_21, tr1_29) */
+	vpunpcklbw %ymm1, %ymm15, %ymm13 /* tr2_28 = unpacklo(tr1_22, tr1_30) */
 	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tr2_29 = unpackhi(tr1_22, tr1_30) */
 	vmovdqa 512(%rsp), %ymm15 /* reload tr1_23 */
 	vmovdqa %ymm0, 544(%rsp) /* spill tr2_23 */
 	vpunpcklbw %ymm6, %ymm15, %ymm0 /* tr2_30 = unpacklo(tr1_23, tr1_31) */
 	vpunpckhbw %ymm6, %ymm15, %ymm6 /* tr2_31 = unpackhi(tr1_23, tr1_31) */
-	vpunpcklbw %ymm4, %ymm10, %ymm15 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
-	vpunpckhbw %ymm4, %ymm10, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
-	vpunpcklbw %ymm2, %ymm5, %ymm10 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
+	vpunpcklbw %ymm4, %ymm11, %ymm15 /* tr3_16 = unpacklo(tr2_16, tr2_24) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tr3_17 = unpackhi(tr2_16, tr2_24) */
+	vpunpcklbw %ymm2, %ymm5, %ymm11 /* tr3_18 = unpacklo(tr2_17, tr2_25) */
 	vpunpckhbw %ymm2, %ymm5, %ymm2 /* tr3_19 = unpackhi(tr2_17, tr2_25) */
-	vpunpcklbw %ymm8, %ymm13, %ymm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
-	vpunpckhbw %ymm8, %ymm13, %ymm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
-	vpunpcklbw %ymm3, %ymm7, %ymm13 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
+	vpunpcklbw %ymm8, %ymm10, %ymm5 /* tr3_20 = unpacklo(tr2_18, tr2_26) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tr3_21 = unpackhi(tr2_18, tr2_26) */
+	vpunpcklbw %ymm3, %ymm7, %ymm10 /* tr3_22 = unpacklo(tr2_19, tr2_27) */
 	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tr3_23 = unpackhi(tr2_19, tr2_27) */
-	vpunpcklbw %ymm14, %ymm9, %ymm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
-	vpunpckhbw %ymm14, %ymm9, %ymm9 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
-	vpunpcklbw %ymm1, %ymm11, %ymm14 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
-	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
-	vpunpcklbw %ymm0, %ymm12, %ymm11 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
-	vpunpckhbw %ymm0, %ymm12, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
-	vmovdqa 544(%rsp), %ymm12 /* reload tr2_23 */
+	vpunpcklbw %ymm13, %ymm9, %ymm7 /* tr3_24 = unpacklo(tr2_20, tr2_28) */
+	vpunpckhbw %ymm13, %ymm9, %ymm9 /* tr3_25 = unpackhi(tr2_20, tr2_28) */
+	vpunpcklbw %ymm1, %ymm12, %ymm13 /* tr3_26 = unpacklo(tr2_21, tr2_29) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tr3_27 = unpackhi(tr2_21, tr2_29) */
+	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tr3_28 = unpacklo(tr2_22, tr2_30) */
+	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tr3_29 = unpackhi(tr2_22, tr2_30) */
+	vmovdqa 544(%rsp), %ymm14 /* reload tr2_23 */
 	vmovdqa %ymm0, 512(%rsp) /* spill tr3_29 */
-	vpunpcklbw %ymm6, %ymm12, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
-	vpunpckhbw %ymm6, %ymm12, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12 /* nibble_mask = const() */
-	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
-	vpand %ymm12, %ymm15, %ymm6 /* tr3_16_lo = and(tr3_16, nibble_mask) */
+	vpunpcklbw %ymm6, %ymm14, %ymm0 /* tr3_30 = unpacklo(tr2_23, tr2_31) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tr3_31 = unpackhi(tr2_23, tr2_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm14 /* tr3_16_lo = and(tr3_16, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_16_sh = shr(tr3_16) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_16_hi = and(tr3_16_sh, nibble_mask) */
+	vmovdqa %ymm6, 544(%rsp) /* spill tr3_31 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo(%rip), %ymm6 /* tbl_lo = const() */
+	vpshufb %ymm14, %ymm6, %ymm14 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
 	vmovdqa %ymm0, 576(%rsp) /* spill tr3_30 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo(%rip), %ymm0 /* tbl_lo = const() */
-	vpshufb %ymm6, %ymm0, %ymm6 /* xin_16_l = lookup16(tbl_lo, tr3_16_lo) */
-	vmovdqa %ymm11, 608(%rsp) /* spill tr3_28 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
-	vpxor %ymm15, %ymm6, %ymm6 /* xin_16 = xor(xin_16_l, xin_16_h) */
-	vpand %ymm12, %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi(%rip), %ymm0 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_16_h = lookup16(tbl_hi, tr3_16_hi) */
+	vpxor %ymm15, %ymm14, %ymm14 /* xin_16 = xor(xin_16_l, xin_16_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm15 /* tr3_17_lo = and(tr3_17, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* tr3_17_sh = shr(tr3_17) */
-	vpand %ymm12, %ymm4, %ymm4 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
-	vpshufb %ymm4, %ymm11, %ymm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm4 /* tr3_17_hi = and(tr3_17_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_17_l = lookup16(tbl_lo, tr3_17_lo) */
+	vpshufb %ymm4, %ymm0, %ymm4 /* xin_17_h = lookup16(tbl_hi, tr3_17_hi) */
 	vpxor %ymm4, %ymm15, %ymm4 /* xin_17 = xor(xin_17_l, xin_17_h) */
-	vpand %ymm12, %ymm10, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* tr3_18_sh = shr(tr3_18) */
-	vpand %ymm12, %ymm10, %ymm10 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
-	vpshufb %ymm10, %ymm11, %ymm10 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
-	vpxor %ymm10, %ymm15, %ymm10 /* xin_18 = xor(xin_18_l, xin_18_h) */
-	vpand %ymm12, %ymm2, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm11, %ymm15 /* tr3_18_lo = and(tr3_18, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* tr3_18_sh = shr(tr3_18) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm11, %ymm11 /* tr3_18_hi = and(tr3_18_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_18_l = lookup16(tbl_lo, tr3_18_lo) */
+	vpshufb %ymm11, %ymm0, %ymm11 /* xin_18_h = lookup16(tbl_hi, tr3_18_hi) */
+	vpxor %ymm11, %ymm15, %ymm11 /* xin_18 = xor(xin_18_l, xin_18_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm15 /* tr3_19_lo = and(tr3_19, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* tr3_19_sh = shr(tr3_19) */
-	vpand %ymm12, %ymm2, %ymm2 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
-	vpshufb %ymm2, %ymm11, %ymm2 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* tr3_19_hi = and(tr3_19_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_19_l = lookup16(tbl_lo, tr3_19_lo) */
+	vpshufb %ymm2, %ymm0, %ymm2 /* xin_19_h = lookup16(tbl_hi, tr3_19_hi) */
 	vpxor %ymm2, %ymm15, %ymm2 /* xin_19 = xor(xin_19_l, xin_19_h) */
-	vpand %ymm12, %ymm5, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm15 /* tr3_20_lo = and(tr3_20, nibble_mask) */
 	vpsrlw $4, %ymm5, %ymm5 /* tr3_20_sh = shr(tr3_20) */
-	vpand %ymm12, %ymm5, %ymm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
-	vpshufb %ymm5, %ymm11, %ymm5 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* tr3_20_hi = and(tr3_20_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_20_l = lookup16(tbl_lo, tr3_20_lo) */
+	vpshufb %ymm5, %ymm0, %ymm5 /* xin_20_h = lookup16(tbl_hi, tr3_20_hi) */
 	vpxor %ymm5, %ymm15, %ymm5 /* xin_20 = xor(xin_20_l, xin_20_h) */
-	vpand %ymm12, %ymm8, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm15 /* tr3_21_lo = and(tr3_21, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* tr3_21_sh = shr(tr3_21) */
-	vpand %ymm12, %ymm8, %ymm8 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
-	vpshufb %ymm8, %ymm11, %ymm8 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* tr3_21_hi = and(tr3_21_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_21_l = lookup16(tbl_lo, tr3_21_lo) */
+	vpshufb %ymm8, %ymm0, %ymm8 /* xin_21_h = lookup16(tbl_hi, tr3_21_hi) */
 	vpxor %ymm8, %ymm15, %ymm8 /* xin_21 = xor(xin_21_l, xin_21_h) */
-	vpand %ymm12, %ymm13, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* tr3_22_sh = shr(tr3_22) */
-	vpand %ymm12, %ymm13, %ymm13 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
-	vpshufb %ymm13, %ymm11, %ymm13 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
-	vpxor %ymm13, %ymm15, %ymm13 /* xin_22 = xor(xin_22_l, xin_22_h) */
-	vpand %ymm12, %ymm3, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm15 /* tr3_22_lo = and(tr3_22, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* tr3_22_sh = shr(tr3_22) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* tr3_22_hi = and(tr3_22_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_22_l = lookup16(tbl_lo, tr3_22_lo) */
+	vpshufb %ymm10, %ymm0, %ymm10 /* xin_22_h = lookup16(tbl_hi, tr3_22_hi) */
+	vpxor %ymm10, %ymm15, %ymm10 /* xin_22 = xor(xin_22_l, xin_22_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm15 /* tr3_23_lo = and(tr3_23, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* tr3_23_sh = shr(tr3_23) */
-	vpand %ymm12, %ymm3, %ymm3 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
-	vpshufb %ymm3, %ymm11, %ymm3 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm3 /* tr3_23_hi = and(tr3_23_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_23_l = lookup16(tbl_lo, tr3_23_lo) */
+	vpshufb %ymm3, %ymm0, %ymm3 /* xin_23_h = lookup16(tbl_hi, tr3_23_hi) */
 	vpxor %ymm3, %ymm15, %ymm3 /* xin_23 = xor(xin_23_l, xin_23_h) */
-	vpand %ymm12, %ymm7, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* tr3_24_lo = and(tr3_24, nibble_mask) */
 	vpsrlw $4, %ymm7, %ymm7 /* tr3_24_sh = shr(tr3_24) */
-	vpand %ymm12, %ymm7, %ymm7 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
-	vpshufb %ymm7, %ymm11, %ymm7 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* tr3_24_hi = and(tr3_24_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_24_l = lookup16(tbl_lo, tr3_24_lo) */
+	vpshufb %ymm7, %ymm0, %ymm7 /* xin_24_h = lookup16(tbl_hi, tr3_24_hi) */
 	vpxor %ymm7, %ymm15, %ymm7 /* xin_24 = xor(xin_24_l, xin_24_h) */
-	vpand %ymm12, %ymm9, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm15 /* tr3_25_lo = and(tr3_25, nibble_mask) */
 	vpsrlw $4, %ymm9, %ymm9 /* tr3_25_sh = shr(tr3_25) */
-	vpand %ymm12, %ymm9, %ymm9 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
-	vpshufb %ymm9, %ymm11, %ymm9 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* tr3_25_hi = and(tr3_25_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_25_l = lookup16(tbl_lo, tr3_25_lo) */
+	vpshufb %ymm9, %ymm0, %ymm9 /* xin_25_h = lookup16(tbl_hi, tr3_25_hi) */
 	vpxor %ymm9, %ymm15, %ymm9 /* xin_25 = xor(xin_25_l, xin_25_h) */
-	vpand %ymm12, %ymm14, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* tr3_26_sh = shr(tr3_26) */
-	vpand %ymm12, %ymm14, %ymm14 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
-	vpshufb %ymm14, %ymm11, %ymm14 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xin_26 = xor(xin_26_l, xin_26_h) */
-	vpand %ymm12, %ymm1, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm15 /* tr3_26_lo = and(tr3_26, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* tr3_26_sh = shr(tr3_26) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* tr3_26_hi = and(tr3_26_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_26_l = lookup16(tbl_lo, tr3_26_lo) */
+	vpshufb %ymm13, %ymm0, %ymm13 /* xin_26_h = lookup16(tbl_hi, tr3_26_hi) */
+	vpxor %ymm13, %ymm15, %ymm13 /* xin_26 = xor(xin_26_l, xin_26_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm15 /* tr3_27_lo = and(tr3_27, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* tr3_27_sh = shr(tr3_27) */
-	vpand %ymm12, %ymm1, %ymm1 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm0, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
-	vpshufb %ymm1, %ymm11, %ymm1 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm1 /* tr3_27_hi = and(tr3_27_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_27_l = lookup16(tbl_lo, tr3_27_lo) */
+	vpshufb %ymm1, %ymm0, %ymm1 /* xin_27_h = lookup16(tbl_hi, tr3_27_hi) */
 	vpxor %ymm1, %ymm15, %ymm1 /* xin_27 = xor(xin_27_l, xin_27_h) */
-	vmovdqa 608(%rsp), %ymm15 /* reload tr3_28 */
-	vmovdqa %ymm1, 640(%rsp) /* spill g1x11.1 */
-	vpand %ymm12, %ymm15, %ymm1 /* tr3_28_lo = and(tr3_28, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* tr3_28_sh = shr(tr3_28) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
-	vpxor %ymm15, %ymm1, %ymm1 /* xin_28 = xor(xin_28_l, xin_28_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm15 /* tr3_28_lo = and(tr3_28, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* tr3_28_sh = shr(tr3_28) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* tr3_28_hi = and(tr3_28_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm6, %ymm15 /* xin_28_l = lookup16(tbl_lo, tr3_28_lo) */
+	vpshufb %ymm12, %ymm0, %ymm12 /* xin_28_h = lookup16(tbl_hi, tr3_28_hi) */
+	vpxor %ymm12, %ymm15, %ymm12 /* xin_28 = xor(xin_28_l, xin_28_h) */
 	vmovdqa 512(%rsp), %ymm15 /* reload tr3_29 */
-	vmovdqa %ymm1, 608(%rsp) /* spill g1x12.1 */
-	vpand %ymm12, %ymm15, %ymm1 /* tr3_29_lo = and(tr3_29, nibble_mask) */
+	vmovdqa %ymm1, 608(%rsp) /* spill g1x11.1 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_29_lo = and(tr3_29, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_29_sh = shr(tr3_29) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_29_hi = and(tr3_29_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm1 /* xin_29_l = lookup16(tbl_lo, tr3_29_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_29_h = lookup16(tbl_hi, tr3_29_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_29 = xor(xin_29_l, xin_29_h) */
 	vmovdqa 576(%rsp), %ymm15 /* reload tr3_30 */
 	vmovdqa %ymm1, 512(%rsp) /* spill g1x13.1 */
-	vpand %ymm12, %ymm15, %ymm1 /* tr3_30_lo = and(tr3_30, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm1 /* tr3_30_lo = and(tr3_30, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_30_sh = shr(tr3_30) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
-	vpshufb %ymm1, %ymm0, %ymm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
-	vpshufb %ymm15, %ymm11, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_30_hi = and(tr3_30_sh, nibble_mask) */
+	vpshufb %ymm1, %ymm6, %ymm1 /* xin_30_l = lookup16(tbl_lo, tr3_30_lo) */
+	vpshufb %ymm15, %ymm0, %ymm15 /* xin_30_h = lookup16(tbl_hi, tr3_30_hi) */
 	vpxor %ymm15, %ymm1, %ymm1 /* xin_30 = xor(xin_30_l, xin_30_h) */
 	vmovdqa 544(%rsp), %ymm15 /* reload tr3_31 */
-	vpand %ymm12, %ymm15, %ymm11 /* tr3_31_lo = and(tr3_31, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm0 /* tr3_31_lo = and(tr3_31, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* tr3_31_sh = shr(tr3_31) */
-	vpand %ymm12, %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm0, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi(%rip), %ymm11 /* tbl_hi = const() */
-	vpshufb %ymm15, %ymm11, %ymm11 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
-	vpxor %ymm11, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
-	vmovdqa 416(%rsp), %ymm11 /* reload g0x0.2 */
-	vmovdqa 160(%rsp), %ymm15 /* reload g0x1.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* tr3_31_hi = and(tr3_31_sh, nibble_mask) */
+	vpshufb %ymm0, %ymm6, %ymm0 /* xin_31_l = lookup16(tbl_lo, tr3_31_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi(%rip), %ymm6 /* tbl_hi = const() */
+	vpshufb %ymm15, %ymm6, %ymm6 /* xin_31_h = lookup16(tbl_hi, tr3_31_hi) */
+	vpxor %ymm6, %ymm0, %ymm0 /* xin_31 = xor(xin_31_l, xin_31_h) */
+	vmovdqa 416(%rsp), %ymm6 /* reload g0x0.2 */
+	vmovdqa 128(%rsp), %ymm15 /* reload g0x1.2 */
 	vmovdqa %ymm2, 544(%rsp) /* spill g1x3.2 */
 	vmovdqa 448(%rsp), %ymm2 /* reload g0x2.2 */
-	vmovdqa %ymm10, 576(%rsp) /* spill g1x2.2 */
-	vmovdqa 224(%rsp), %ymm10 /* reload g0x3.2 */
-	vmovdqa %ymm4, 672(%rsp) /* spill g1x1.2 */
+	vmovdqa %ymm11, 576(%rsp) /* spill g1x2.2 */
+	vmovdqa 192(%rsp), %ymm11 /* reload g0x3.2 */
+	vmovdqa %ymm4, 640(%rsp) /* spill g1x1.2 */
 	vmovdqa 576(%rsp), %ymm4 /* reload g1x2.2 */
-	vmovdqa %ymm4, 704(%rsp) /* spill g1x2.2 */
+	vmovdqa %ymm4, 672(%rsp) /* spill g1x2.2 */
 	vmovdqa 544(%rsp), %ymm4 /* reload g1x3.2 */
-	vmovdqa %ymm4, 736(%rsp) /* spill g1x3.2 */
-	vmovdqa 256(%rsp), %ymm4 /* reload g0x4.2 */
-	vmovdqa %ymm6, 768(%rsp) /* spill g1x0.2 */
-	vmovdqa 288(%rsp), %ymm6 /* reload g0x5.2 */
-	vmovdqa %ymm0, 800(%rsp) /* spill g1x15.2 */
+	vmovdqa %ymm4, 704(%rsp) /* spill g1x3.2 */
+	vmovdqa 224(%rsp), %ymm4 /* reload g0x4.2 */
+	vmovdqa %ymm14, 736(%rsp) /* spill g1x0.2 */
+	vmovdqa 256(%rsp), %ymm14 /* reload g0x5.2 */
+	vmovdqa %ymm0, 768(%rsp) /* spill g1x15.2 */
 	vmovdqa 480(%rsp), %ymm0 /* reload g0x6.2 */
-	vmovdqa %ymm3, 832(%rsp) /* spill g1x7.2 */
-	vmovdqa 192(%rsp), %ymm3 /* reload g0x7.2 */
-	vmovdqa %ymm1, 864(%rsp) /* spill g1x14.2 */
-	vmovdqa 832(%rsp), %ymm1 /* reload g1x7.2 */
-	vmovdqa %ymm1, 896(%rsp) /* spill g1x7.2 */
-	vmovdqa 320(%rsp), %ymm1 /* reload g0x8.2 */
-	vmovdqa %ymm13, 928(%rsp) /* spill g1x6.2 */
-	vmovdqa 352(%rsp), %ymm13 /* reload g0x9.2 */
-	vmovdqa %ymm14, 960(%rsp) /* spill g1x10.2 */
-	vmovdqa 384(%rsp), %ymm14 /* reload g0x10.2 */
-	vmovdqa %ymm8, 992(%rsp) /* spill g1x5.2 */
-	vmovdqa 128(%rsp), %ymm8 /* reload g0x11.2 */
-	vmovdqa %ymm9, 1024(%rsp) /* spill g1x9.2 */
-	vmovdqa 960(%rsp), %ymm9 /* reload g1x10.2 */
-	vmovdqa %ymm9, 1056(%rsp) /* spill g1x10.2 */
-	vmovdqa 640(%rsp), %ymm9 /* reload g1x11.2 */
-	vmovdqa %ymm9, 1088(%rsp) /* spill g1x11.2 */
-	vmovdqa 96(%rsp), %ymm9 /* reload g0x12.2 */
+	vmovdqa %ymm3, 800(%rsp) /* spill g1x7.2 */
+	vmovdqa 160(%rsp), %ymm3 /* reload g0x7.2 */
+	vmovdqa %ymm1, 832(%rsp) /* spill g1x14.2 */
+	vmovdqa 800(%rsp), %ymm1 /* reload g1x7.2 */
+	vmovdqa %ymm1, 864(%rsp) /* spill g1x7.2 */
+	vmovdqa 288(%rsp), %ymm1 /* reload g0x8.2 */
+	vmovdqa %ymm10, 896(%rsp) /* spill g1x6.2 */
+	vmovdqa 320(%rsp), %ymm10 /* reload g0x9.2 */
+	vmovdqa %ymm13, 928(%rsp) /* spill g1x10.2 */
+	vmovdqa 352(%rsp), %ymm13 /* reload g0x10.2 */
+	vmovdqa %ymm8, 960(%rsp) /* spill g1x5.2 */
+	vmovdqa 96(%rsp), %ymm8 /* reload g0x11.2 */
+	vmovdqa %ymm9, 992(%rsp) /* spill g1x9.2 */
+	vmovdqa 928(%rsp), %ymm9 /* reload g1x10.2 */
+	vmovdqa %ymm9, 1024(%rsp) /* spill g1x10.2 */
+	vmovdqa 608(%rsp), %ymm9 /* reload g1x11.2 */
+	vmovdqa %ymm9, 1056(%rsp) /* spill g1x11.2 */
+	vmovdqa 384(%rsp), %ymm9 /* reload g0x12.2 */
+	vmovdqa %ymm12, 1088(%rsp) /* spill g1x12.2 */
+	vmovdqa 0(%rsp), %ymm12 /* reload g0x13.2 */
 	vmovdqa %ymm5, 1120(%rsp) /* spill g1x4.2 */
-	vmovdqa 0(%rsp), %ymm5 /* reload g0x13.2 */
+	vmovdqa 64(%rsp), %ymm5 /* reload g0x14.2 */
 	vmovdqa %ymm7, 1152(%rsp) /* spill g1x8.2 */
-	vmovdqa 64(%rsp), %ymm7 /* reload g0x14.2 */
-	vmovdqa %ymm10, 1184(%rsp) /* spill g0x3.2 */
-	vmovdqa 32(%rsp), %ymm10 /* reload g0x15.2 */
-	vmovdqa %ymm2, 1216(%rsp) /* spill g0x2.2 */
-	vmovdqa 608(%rsp), %ymm2 /* reload g1x12.2 */
-	vmovdqa %ymm2, 1248(%rsp) /* spill g1x12.2 */
-	vmovdqa 512(%rsp), %ymm2 /* reload g1x13.2 */
-	vmovdqa %ymm2, 1280(%rsp) /* spill g1x13.2 */
-	vmovdqa 864(%rsp), %ymm2 /* reload g1x14.2 */
-	vmovdqa %ymm2, 1312(%rsp) /* spill g1x14.2 */
-	vmovdqa 800(%rsp), %ymm2 /* reload g1x15.2 */
-	vmovdqa %ymm11, 512(%rsp) /* spill g0x0.2 */
-	vmovdqa %ymm15, 608(%rsp) /* spill g0x1.2 */
-	vmovdqa %ymm2, 32(%rsp) /* spill g1x15.2 */
+	vmovdqa 32(%rsp), %ymm7 /* reload g0x15.2 */
+	vmovdqa %ymm11, 1184(%rsp) /* spill g0x3.2 */
+	vmovdqa 1088(%rsp), %ymm11 /* reload g1x12.2 */
+	vmovdqa %ymm11, 1216(%rsp) /* spill g1x12.2 */
+	vmovdqa 512(%rsp), %ymm11 /* reload g1x13.2 */
+	vmovdqa %ymm11, 1248(%rsp) /* spill g1x13.2 */
+	vmovdqa 832(%rsp), %ymm11 /* reload g1x14.2 */
+	vmovdqa %ymm11, 1280(%rsp) /* spill g1x14.2 */
+	vmovdqa 768(%rsp), %ymm11 /* reload g1x15.2 */
+	vmovdqa %ymm6, 512(%rsp) /* spill g0x0.2 */
+	vmovdqa %ymm15, 32(%rsp) /* spill g0x1.2 */
+	vmovdqa %ymm2, 64(%rsp) /* spill g0x2.2 */
+	vmovdqa %ymm11, 0(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
 .Lsm4_byteslice_avx2_aesni_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd (%rdi,%r8), %ymm2 /* rk0 = bcast32() */
-	vpbroadcastd 4(%rdi,%r8), %ymm11 /* rk1 = bcast32() */
-	vpbroadcastd 8(%rdi,%r8), %ymm12 /* rk2 = bcast32() */
+	vpbroadcastd 4(%rdi,%r8), %ymm6 /* rk1 = bcast32() */
+	vpbroadcastd 8(%rdi,%r8), %ymm11 /* rk2 = bcast32() */
 	vpbroadcastd 12(%rdi,%r8), %ymm15 /* rk3 = bcast32() */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x4.2 */
+	vmovdqa %ymm4, 384(%rsp) /* spill g0x4.2 */
 	vpxor %ymm1, %ymm4, %ymm4 /* t0_acc = xor(g0x4, g0x8) */
 	vpxor %ymm2, %ymm4, %ymm4 /* t0_acc_1 = xor(t0_acc, rk0) */
 	vpxor %ymm9, %ymm4, %ymm4 /* t0 = xor(t0_acc_1, g0x12) */
-	vmovdqa %ymm6, 0(%rsp) /* spill g0x5.2 */
-	vpxor %ymm13, %ymm6, %ymm6 /* t1_acc = xor(g0x5, g0x9) */
-	vpxor %ymm11, %ymm6, %ymm6 /* t1_acc_1 = xor(t1_acc, rk1) */
-	vpxor %ymm5, %ymm6, %ymm6 /* t1 = xor(t1_acc_1, g0x13) */
+	vmovdqa %ymm14, 608(%rsp) /* spill g0x5.2 */
+	vpxor %ymm10, %ymm14, %ymm14 /* t1_acc = xor(g0x5, g0x9) */
+	vpxor %ymm6, %ymm14, %ymm14 /* t1_acc_1 = xor(t1_acc, rk1) */
+	vpxor %ymm12, %ymm14, %ymm14 /* t1 = xor(t1_acc_1, g0x13) */
 	vmovdqa %ymm0, 96(%rsp) /* spill g0x6.2 */
-	vpxor %ymm14, %ymm0, %ymm0 /* t2_acc = xor(g0x6, g0x10) */
-	vpxor %ymm12, %ymm0, %ymm0 /* t2_acc_1 = xor(t2_acc, rk2) */
-	vpxor %ymm7, %ymm0, %ymm0 /* t2 = xor(t2_acc_1, g0x14) */
-	vmovdqa %ymm3, 640(%rsp) /* spill g0x7.2 */
+	vpxor %ymm13, %ymm0, %ymm0 /* t2_acc = xor(g0x6, g0x10) */
+	vpxor %ymm11, %ymm0, %ymm0 /* t2_acc_1 = xor(t2_acc, rk2) */
+	vpxor %ymm5, %ymm0, %ymm0 /* t2 = xor(t2_acc_1, g0x14) */
+	vmovdqa %ymm3, 352(%rsp) /* spill g0x7.2 */
 	vpxor %ymm8, %ymm3, %ymm3 /* t3_acc = xor(g0x7, g0x11) */
 	vpxor %ymm15, %ymm3, %ymm3 /* t3_acc_1 = xor(t3_acc, rk3) */
-	vpxor %ymm10, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
-	vmovdqa %ymm8, 128(%rsp) /* spill g0x11.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8 /* inv_shift_rows = const() */
-	vpshufb %ymm8, %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
-	vmovdqa %ymm10, 384(%rsp) /* spill g0x15.2 */
-	vmovdqa %xmm4, %xmm10 /* y0_aes_in0 = extract128(y0_sr) */
-	vmovdqa %ymm7, 352(%rsp) /* spill g0x14.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_aes_cancel_key(%rip), %ymm7 /* aes_cancel_key = const() */
-	vmovdqa %ymm14, 320(%rsp) /* spill g0x10.2 */
-	vmovdqa %xmm7, %xmm14 /* y0_aes_k0 = extract128(aes_cancel_key) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
+	vpxor %ymm7, %ymm3, %ymm3 /* t3 = xor(t3_acc_1, g0x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm4, %ymm4 /* y0_sr = lookup16(t0, inv_shift_rows) */
+	vmovdqa %ymm7, 320(%rsp) /* spill g0x15.2 */
+	vmovdqa %xmm4, %xmm7 /* y0_aes_in0 = extract128(y0_sr) */
+	vmovdqa %ymm8, 288(%rsp) /* spill g0x11.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_aes_cancel_key(%rip), %ymm8 /* aes_cancel_key = const() */
+	vmovdqa %ymm5, 160(%rsp) /* spill g0x14.2 */
+	vmovdqa %xmm8, %xmm5 /* y0_aes_k0 = extract128(aes_cancel_key) */
+	vaesenclast %xmm5, %xmm7, %xmm7 /* y0_aes_0 = aesenclast(y0_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm4, %xmm4 /* y0_aes_in1 = extract128(y0_sr) */
-	vextracti128 $1, %ymm7, %xmm7 /* y0_aes_k1 = extract128(aes_cancel_key) */
-	vaesenclast %xmm7, %xmm4, %xmm4 /* y0_aes_1 = aesenclast(y0_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm4, %ymm10, %ymm4 /* y0_aes = concat128(y0_aes_0, y0_aes_1) */
-	vpshufb %ymm8, %ymm6, %ymm6 /* y1_sr = lookup16(t1, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_aes_in0 = extract128(y1_sr) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y1_aes_0 = aesenclast(y1_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm6, %xmm6 /* y1_aes_in1 = extract128(y1_sr) */
-	vaesenclast %xmm7, %xmm6, %xmm6 /* y1_aes_1 = aesenclast(y1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_aes = concat128(y1_aes_0, y1_aes_1) */
-	vpshufb %ymm8, %ymm0, %ymm0 /* y2_sr = lookup16(t2, inv_shift_rows) */
-	vmovdqa %xmm0, %xmm10 /* y2_aes_in0 = extract128(y2_sr) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y2_aes_0 = aesenclast(y2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y0_aes_k1 = extract128(aes_cancel_key) */
+	vaesenclast %xmm8, %xmm4, %xmm4 /* y0_aes_1 = aesenclast(y0_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm4, %ymm7, %ymm4 /* y0_aes = concat128(y0_aes_0, y0_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm7 /* y1_sr = lookup16(t1, inv_shift_rows) */
+	vmovdqa %xmm7, %xmm14 /* y1_aes_in0 = extract128(y1_sr) */
+	vaesenclast %xmm5, %xmm14, %xmm14 /* y1_aes_0 = aesenclast(y1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm7, %xmm7 /* y1_aes_in1 = extract128(y1_sr) */
+	vaesenclast %xmm8, %xmm7, %xmm7 /* y1_aes_1 = aesenclast(y1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm7, %ymm14, %ymm7 /* y1_aes = concat128(y1_aes_0, y1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm0, %ymm0 /* y2_sr = lookup16(t2, inv_shift_rows) */
+	vmovdqa %xmm0, %xmm14 /* y2_aes_in0 = extract128(y2_sr) */
+	vaesenclast %xmm5, %xmm14, %xmm14 /* y2_aes_0 = aesenclast(y2_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm0, %xmm0 /* y2_aes_in1 = extract128(y2_sr) */
-	vaesenclast %xmm7, %xmm0, %xmm0 /* y2_aes_1 = aesenclast(y2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm0, %ymm10, %ymm0 /* y2_aes = concat128(y2_aes_0, y2_aes_1) */
-	vpshufb %ymm8, %ymm3, %ymm3 /* y3_sr = lookup16(t3, inv_shift_rows) */
-	vmovdqa %xmm3, %xmm10 /* y3_aes_in0 = extract128(y3_sr) */
-	vaesenclast %xmm14, %xmm10, %xmm10 /* y3_aes_0 = aesenclast(y3_aes_in0, y0_aes_k0) */
+	vaesenclast %xmm8, %xmm0, %xmm0 /* y2_aes_1 = aesenclast(y2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm0, %ymm14, %ymm0 /* y2_aes = concat128(y2_aes_0, y2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm3, %ymm3 /* y3_sr = lookup16(t3, inv_shift_rows) */
+	vmovdqa %xmm3, %xmm14 /* y3_aes_in0 = extract128(y3_sr) */
+	vaesenclast %xmm5, %xmm14, %xmm14 /* y3_aes_0 = aesenclast(y3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm3, %xmm3 /* y3_aes_in1 = extract128(y3_sr) */
-	vaesenclast %xmm7, %xmm3, %xmm3 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm3, %ymm10, %ymm3 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10 /* nibble_mask = const() */
-	vmovdqa %ymm5, 192(%rsp) /* spill g0x13.2 */
-	vpand %ymm10, %ymm4, %ymm5 /* y0_aes_lo = and(y0_aes, nibble_mask) */
+	vaesenclast %xmm8, %xmm3, %xmm3 /* y3_aes_1 = aesenclast(y3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm3, %ymm14, %ymm3 /* y3_aes = concat128(y3_aes_0, y3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm14 /* y0_aes_lo = and(y0_aes, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* y0_aes_sh = shr(y0_aes) */
-	vpand %ymm10, %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
-	vmovdqa %ymm13, 480(%rsp) /* spill g0x9.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
-	vmovdqa %ymm1, 288(%rsp) /* spill g0x8.2 */
-	vpshufb %ymm5, %ymm13, %ymm1 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
-	vmovdqa %ymm9, 256(%rsp) /* spill g0x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm9 /* tbl_hi_1 = const() */
-	vpshufb %ymm4, %ymm9, %ymm8 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
-	vpxor %ymm8, %ymm1, %ymm1 /* p1_0 = xor(p1_0_l, p1_0_h) */
-	vpand %ymm10, %ymm6, %ymm8 /* y1_aes_lo = and(y1_aes, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* y1_aes_sh = shr(y1_aes) */
-	vpand %ymm10, %ymm6, %ymm6 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
-	vmovdqa %ymm7, 224(%rsp) /* spill y0_aes_k1 */
-	vpshufb %ymm8, %ymm13, %ymm7 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
-	vmovdqa %ymm14, 448(%rsp) /* spill y0_aes_k0 */
-	vpshufb %ymm6, %ymm9, %ymm14 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
-	vpxor %ymm14, %ymm7, %ymm7 /* p1_1 = xor(p1_1_l, p1_1_h) */
-	vpand %ymm10, %ymm0, %ymm14 /* y2_aes_lo = and(y2_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm4 /* y0_aes_hi = and(y0_aes_sh, nibble_mask) */
+	vmovdqa %ymm13, 480(%rsp) /* spill g0x10.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm13 /* tbl_lo_1 = const() */
+	vmovdqa %ymm10, 256(%rsp) /* spill g0x9.2 */
+	vpshufb %ymm14, %ymm13, %ymm10 /* p1_0_l = lookup16(tbl_lo_1, y0_aes_lo) */
+	vmovdqa %ymm12, 224(%rsp) /* spill g0x13.2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm12 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 192(%rsp) /* spill g0x8.2 */
+	vpshufb %ymm4, %ymm12, %ymm1 /* p1_0_h = lookup16(tbl_hi_1, y0_aes_hi) */
+	vpxor %ymm1, %ymm10, %ymm1 /* p1_0 = xor(p1_0_l, p1_0_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm10 /* y1_aes_lo = and(y1_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y1_aes_sh = shr(y1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y1_aes_hi = and(y1_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 448(%rsp) /* spill g0x12.2 */
+	vpshufb %ymm10, %ymm13, %ymm9 /* p1_1_l = lookup16(tbl_lo_1, y1_aes_lo) */
+	vmovdqa %ymm8, 128(%rsp) /* spill y0_aes_k1 */
+	vpshufb %ymm7, %ymm12, %ymm8 /* p1_1_h = lookup16(tbl_hi_1, y1_aes_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* p1_1 = xor(p1_1_l, p1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm0, %ymm9 /* y2_aes_lo = and(y2_aes, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* y2_aes_sh = shr(y2_aes) */
-	vpand %ymm10, %ymm0, %ymm0 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
-	vmovdqa %ymm15, 160(%rsp) /* spill rk3 */
-	vpshufb %ymm14, %ymm13, %ymm15 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
-	vmovdqa %ymm12, 416(%rsp) /* spill rk2 */
-	vpshufb %ymm0, %ymm9, %ymm12 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
-	vpxor %ymm12, %ymm15, %ymm12 /* p1_2 = xor(p1_2_l, p1_2_h) */
-	vpand %ymm10, %ymm3, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm0, %ymm0 /* y2_aes_hi = and(y2_aes_sh, nibble_mask) */
+	vmovdqa %ymm5, 416(%rsp) /* spill y0_aes_k0 */
+	vpshufb %ymm9, %ymm13, %ymm5 /* p1_2_l = lookup16(tbl_lo_1, y2_aes_lo) */
+	vmovdqa %ymm15, 1312(%rsp) /* spill rk3 */
+	vpshufb %ymm0, %ymm12, %ymm15 /* p1_2_h = lookup16(tbl_hi_1, y2_aes_hi) */
+	vpxor %ymm15, %ymm5, %ymm5 /* p1_2 = xor(p1_2_l, p1_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm15 /* y3_aes_lo = and(y3_aes, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* y3_aes_sh = shr(y3_aes) */
-	vpand %ymm10, %ymm3, %ymm3 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm3 /* y3_aes_hi = and(y3_aes_sh, nibble_mask) */
 	vpshufb %ymm15, %ymm13, %ymm13 /* p1_3_l = lookup16(tbl_lo_1, y3_aes_lo) */
-	vpshufb %ymm3, %ymm9, %ymm9 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
-	vpxor %ymm9, %ymm13, %ymm9 /* p1_3 = xor(p1_3_l, p1_3_h) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
-	vpshufb %ymm5, %ymm13, %ymm5 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm10 /* tbl_hi_2 = const() */
-	vpshufb %ymm4, %ymm10, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
-	vpxor %ymm4, %ymm5, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
-	vpshufb %ymm8, %ymm13, %ymm5 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
-	vpshufb %ymm6, %ymm10, %ymm6 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
-	vpxor %ymm6, %ymm5, %ymm5 /* p2_1 = xor(p2_1_l, p2_1_h) */
-	vpshufb %ymm14, %ymm13, %ymm6 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
-	vpshufb %ymm0, %ymm10, %ymm0 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
-	vpxor %ymm0, %ymm6, %ymm0 /* p2_2 = xor(p2_2_l, p2_2_h) */
-	vpshufb %ymm15, %ymm13, %ymm6 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
-	vpshufb %ymm3, %ymm10, %ymm3 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
-	vpxor %ymm3, %ymm6, %ymm3 /* p2_3 = xor(p2_3_l, p2_3_h) */
-	vpxor %ymm5, %ymm1, %ymm6 /* m0_acc = xor(p1_0, p2_1) */
-	vpxor %ymm9, %ymm0, %ymm8 /* m0_acc_1 = xor(p2_2, p1_3) */
-	vpxor %ymm8, %ymm6, %ymm6 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
-	vpxor %ymm3, %ymm6, %ymm6 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
-	vmovdqa 512(%rsp), %ymm8 /* reload g0x0.2 */
-	vpxor %ymm6, %ymm8, %ymm6 /* x0n = xor(g0x0, m0_acc_3) */
+	vpshufb %ymm3, %ymm12, %ymm12 /* p1_3_h = lookup16(tbl_hi_1, y3_aes_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* p1_3 = xor(p1_3_l, p1_3_h) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_2(%rip), %ymm13 /* tbl_lo_2 = const() */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_l = lookup16(tbl_lo_2, y0_aes_lo) */
+	vmovdqa %ymm11, 1344(%rsp) /* spill rk2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm11 /* tbl_hi_2 = const() */
+	vpshufb %ymm4, %ymm11, %ymm4 /* p2_0_h = lookup16(tbl_hi_2, y0_aes_hi) */
+	vpxor %ymm4, %ymm14, %ymm4 /* p2_0 = xor(p2_0_l, p2_0_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_l = lookup16(tbl_lo_2, y1_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_1_h = lookup16(tbl_hi_2, y1_aes_hi) */
+	vpxor %ymm7, %ymm10, %ymm7 /* p2_1 = xor(p2_1_l, p2_1_h) */
+	vpshufb %ymm9, %ymm13, %ymm9 /* p2_2_l = lookup16(tbl_lo_2, y2_aes_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* p2_2_h = lookup16(tbl_hi_2, y2_aes_hi) */
+	vpxor %ymm0, %ymm9, %ymm0 /* p2_2 = xor(p2_2_l, p2_2_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_3_l = lookup16(tbl_lo_2, y3_aes_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* p2_3_h = lookup16(tbl_hi_2, y3_aes_hi) */
+	vpxor %ymm3, %ymm9, %ymm3 /* p2_3 = xor(p2_3_l, p2_3_h) */
+	vpxor %ymm7, %ymm1, %ymm9 /* m0_acc = xor(p1_0, p2_1) */
+	vpxor %ymm12, %ymm0, %ymm10 /* m0_acc_1 = xor(p2_2, p1_3) */
+	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_2 = xor(m0_acc, m0_acc_1) */
+	vpxor %ymm3, %ymm9, %ymm9 /* m0_acc_3 = xor(m0_acc_2, p2_3) */
+	vpxor 512(%rsp), %ymm9, %ymm9 /* x0n = xor(m0_acc_3, g0x0.2) */
 	vpxor %ymm4, %ymm1, %ymm1 /* m1_acc = xor(p1_0, p2_0) */
-	vpxor %ymm0, %ymm7, %ymm8 /* m1_acc_1 = xor(p1_1, p2_2) */
-	vpxor %ymm8, %ymm1, %ymm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
+	vpxor %ymm0, %ymm8, %ymm10 /* m1_acc_1 = xor(p1_1, p2_2) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m1_acc_2 = xor(m1_acc, m1_acc_1) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m1_acc_3 = xor(m1_acc_2, p2_3) */
-	vmovdqa 608(%rsp), %ymm8 /* reload g0x1.2 */
-	vpxor %ymm1, %ymm8, %ymm1 /* x1n = xor(g0x1, m1_acc_3) */
-	vpxor %ymm7, %ymm4, %ymm7 /* m2_acc = xor(p2_0, p1_1) */
-	vpxor %ymm12, %ymm5, %ymm8 /* m2_acc_1 = xor(p2_1, p1_2) */
-	vpxor %ymm8, %ymm7, %ymm7 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
-	vpxor %ymm3, %ymm7, %ymm3 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
-	vmovdqa 1216(%rsp), %ymm7 /* reload g0x2.2 */
-	vpxor %ymm3, %ymm7, %ymm3 /* x2n = xor(g0x2, m2_acc_3) */
-	vpxor %ymm5, %ymm4, %ymm4 /* m3_acc = xor(p2_0, p2_1) */
-	vpxor %ymm0, %ymm12, %ymm0 /* m3_acc_1 = xor(p1_2, p2_2) */
+	vpxor 32(%rsp), %ymm1, %ymm1 /* x1n = xor(m1_acc_3, g0x1.2) */
+	vpxor %ymm8, %ymm4, %ymm8 /* m2_acc = xor(p2_0, p1_1) */
+	vpxor %ymm5, %ymm7, %ymm10 /* m2_acc_1 = xor(p2_1, p1_2) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m2_acc_2 = xor(m2_acc, m2_acc_1) */
+	vpxor %ymm3, %ymm8, %ymm3 /* m2_acc_3 = xor(m2_acc_2, p2_3) */
+	vpxor 64(%rsp), %ymm3, %ymm3 /* x2n = xor(m2_acc_3, g0x2.2) */
+	vpxor %ymm7, %ymm4, %ymm4 /* m3_acc = xor(p2_0, p2_1) */
+	vpxor %ymm0, %ymm5, %ymm0 /* m3_acc_1 = xor(p1_2, p2_2) */
 	vpxor %ymm0, %ymm4, %ymm0 /* m3_acc_2 = xor(m3_acc, m3_acc_1) */
-	vpxor %ymm9, %ymm0, %ymm0 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
-	vmovdqa 1184(%rsp), %ymm4 /* reload g0x3.2 */
-	vpxor %ymm0, %ymm4, %ymm0 /* x3n = xor(g0x3, m3_acc_3) */
+	vpxor %ymm12, %ymm0, %ymm0 /* m3_acc_3 = xor(m3_acc_2, p1_3) */
+	vpxor 1184(%rsp), %ymm0, %ymm0 /* x3n = xor(m3_acc_3, g0x3.2) */
 	vmovdqa 1120(%rsp), %ymm4 /* reload g1x4.2 */
 	vpxor 1152(%rsp), %ymm4, %ymm5 /* t0_acc_2 = xor(g1x4, g1x8) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_3 = xor(t0_acc_2, rk0) */
-	vpxor 1248(%rsp), %ymm2, %ymm2 /* t0_1 = xor(t0_acc_3, g1x12) */
-	vmovdqa 992(%rsp), %ymm5 /* reload g1x5.2 */
-	vpxor 1024(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
-	vpxor %ymm11, %ymm7, %ymm7 /* t1_acc_3 = xor(t1_acc_2, rk1) */
-	vpxor 1280(%rsp), %ymm7, %ymm7 /* t1_1 = xor(t1_acc_3, g1x13) */
-	vmovdqa 928(%rsp), %ymm8 /* reload g1x6.2 */
-	vpxor 1056(%rsp), %ymm8, %ymm9 /* t2_acc_2 = xor(g1x6, g1x10) */
-	vpxor 416(%rsp), %ymm9, %ymm9 /* t2_acc_3 = xor(t2_acc_2, rk2) */
-	vpxor 1312(%rsp), %ymm9, %ymm9 /* t2_1 = xor(t2_acc_3, g1x14) */
-	vmovdqa 896(%rsp), %ymm11 /* reload g1x7.2 */
-	vpxor 1088(%rsp), %ymm11, %ymm12 /* t3_acc_2 = xor(g1x7, g1x11) */
-	vpxor 160(%rsp), %ymm12, %ymm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
-	vpxor 32(%rsp), %ymm12, %ymm12 /* t3_1 = xor(t3_acc_3, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14 /* inv_shift_rows = const() */
-	vpshufb %ymm14, %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm15 /* y0_1_aes_in0 = extract128(y0_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y0_1_aes_0 = aesenclast(y0_1_aes_in0, y0_aes_k0) */
+	vpxor 1216(%rsp), %ymm2, %ymm2 /* t0_1 = xor(t0_acc_3, g1x12) */
+	vmovdqa 960(%rsp), %ymm5 /* reload g1x5.2 */
+	vpxor 992(%rsp), %ymm5, %ymm7 /* t1_acc_2 = xor(g1x5, g1x9) */
+	vpxor %ymm6, %ymm7, %ymm6 /* t1_acc_3 = xor(t1_acc_2, rk1) */
+	vpxor 1248(%rsp), %ymm6, %ymm6 /* t1_1 = xor(t1_acc_3, g1x13) */
+	vmovdqa 896(%rsp), %ymm7 /* reload g1x6.2 */
+	vpxor 1024(%rsp), %ymm7, %ymm8 /* t2_acc_2 = xor(g1x6, g1x10) */
+	vpxor 1344(%rsp), %ymm8, %ymm8 /* t2_acc_3 = xor(t2_acc_2, rk2) */
+	vpxor 1280(%rsp), %ymm8, %ymm8 /* t2_1 = xor(t2_acc_3, g1x14) */
+	vmovdqa 864(%rsp), %ymm10 /* reload g1x7.2 */
+	vpxor 1056(%rsp), %ymm10, %ymm12 /* t3_acc_2 = xor(g1x7, g1x11) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* t3_acc_3 = xor(t3_acc_2, rk3) */
+	vpxor 0(%rsp), %ymm12, %ymm12 /* t3_1 = xor(t3_acc_3, g1x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_1_sr = lookup16(t0_1, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_1_aes_in0 = extract128(y0_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_1_aes_0 = aesenclast(y0_1_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_1_aes_in1 = extract128(y0_1_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_1_aes_1 = aesenclast(y0_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm15, %ymm2 /* y0_1_aes = concat128(y0_1_aes_0, y0_1_aes_1) */
-	vpshufb %ymm14, %ymm7, %ymm7 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
-	vmovdqa %xmm7, %xmm15 /* y1_1_aes_in0 = extract128(y1_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y1_1_aes_0 = aesenclast(y1_1_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm7, %xmm7 /* y1_1_aes_in1 = extract128(y1_1_sr) */
-	vaesenclast 224(%rsp), %xmm7, %xmm7 /* y1_1_aes_1 = aesenclast(y1_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm7, %ymm15, %ymm7 /* y1_1_aes = concat128(y1_1_aes_0, y1_1_aes_1) */
-	vpshufb %ymm14, %ymm9, %ymm9 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm15 /* y2_1_aes_in0 = extract128(y2_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y2_1_aes_0 = aesenclast(y2_1_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y2_1_aes_in1 = extract128(y2_1_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y2_1_aes_1 = aesenclast(y2_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm15, %ymm9 /* y2_1_aes = concat128(y2_1_aes_0, y2_1_aes_1) */
-	vpshufb %ymm14, %ymm12, %ymm12 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm15 /* y3_1_aes_in0 = extract128(y3_1_sr) */
-	vaesenclast 448(%rsp), %xmm15, %xmm15 /* y3_1_aes_0 = aesenclast(y3_1_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_1_aes_1 = aesenclast(y0_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_1_aes = concat128(y0_1_aes_0, y0_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_1_sr = lookup16(t1_1, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_1_aes_in0 = extract128(y1_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_1_aes_0 = aesenclast(y1_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm6, %xmm6 /* y1_1_aes_in1 = extract128(y1_1_sr) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_1_aes_1 = aesenclast(y1_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_1_aes = concat128(y1_1_aes_0, y1_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_1_sr = lookup16(t2_1, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_1_aes_in0 = extract128(y2_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_1_aes_0 = aesenclast(y2_1_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm8, %xmm8 /* y2_1_aes_in1 = extract128(y2_1_sr) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_1_aes_1 = aesenclast(y2_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_1_aes = concat128(y2_1_aes_0, y2_1_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_1_sr = lookup16(t3_1, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_1_aes_in0 = extract128(y3_1_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_1_aes_0 = aesenclast(y3_1_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm12, %xmm12 /* y3_1_aes_in1 = extract128(y3_1_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15 /* nibble_mask = const() */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_1_aes_1 = aesenclast(y3_1_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_1_aes = concat128(y3_1_aes_0, y3_1_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_1_aes_lo = and(y0_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_1_aes_sh = shr(y0_1_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm8 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm8, %ymm5 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm4 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm4, %ymm14 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
-	vpxor %ymm14, %ymm5, %ymm5 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
-	vpand %ymm15, %ymm7, %ymm14 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* y1_1_aes_sh = shr(y1_1_aes) */
-	vpand %ymm15, %ymm7, %ymm7 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 160(%rsp) /* spill g0x3.3 */
-	vpshufb %ymm14, %ymm8, %ymm0 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
-	vmovdqa %ymm3, 416(%rsp) /* spill g0x2.3 */
-	vpshufb %ymm7, %ymm4, %ymm3 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
-	vpxor %ymm3, %ymm0, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
-	vpand %ymm15, %ymm9, %ymm3 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y2_1_aes_sh = shr(y2_1_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1344(%rsp) /* spill g0x1.3 */
-	vpshufb %ymm3, %ymm8, %ymm1 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
-	vmovdqa %ymm6, 1376(%rsp) /* spill g0x0.3 */
-	vpshufb %ymm9, %ymm4, %ymm6 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
-	vpxor %ymm6, %ymm1, %ymm1 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
-	vpand %ymm15, %ymm12, %ymm6 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_1_aes_hi = and(y0_1_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_1_l = lookup16(tbl_lo_1, y0_1_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_1_h = lookup16(tbl_hi_1, y0_1_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_1 = xor(p1_0_1_l, p1_0_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_1_aes_lo = and(y1_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* y1_1_aes_sh = shr(y1_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_1_aes_hi = and(y1_1_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm4 /* p1_1_1_l = lookup16(tbl_lo_1, y1_1_aes_lo) */
+	vmovdqa %ymm0, 1312(%rsp) /* spill g0x3.3 */
+	vpshufb %ymm6, %ymm7, %ymm0 /* p1_1_1_h = lookup16(tbl_hi_1, y1_1_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_1_1 = xor(p1_1_1_l, p1_1_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm4 /* y2_1_aes_lo = and(y2_1_aes, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* y2_1_aes_sh = shr(y2_1_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_1_aes_hi = and(y2_1_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1344(%rsp) /* spill g0x2.3 */
+	vpshufb %ymm4, %ymm15, %ymm3 /* p1_2_1_l = lookup16(tbl_lo_1, y2_1_aes_lo) */
+	vmovdqa %ymm1, 1376(%rsp) /* spill g0x1.3 */
+	vpshufb %ymm8, %ymm7, %ymm1 /* p1_2_1_h = lookup16(tbl_hi_1, y2_1_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_2_1 = xor(p1_2_1_l, p1_2_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm3 /* y3_1_aes_lo = and(y3_1_aes, nibble_mask) */
 	vpsrlw $4, %ymm12, %ymm12 /* y3_1_aes_sh = shr(y3_1_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm8, %ymm8 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
-	vpshufb %ymm12, %ymm4, %ymm4 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
-	vpxor %ymm4, %ymm8, %ymm4 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
-	vpshufb %ymm11, %ymm13, %ymm8 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
-	vpshufb %ymm2, %ymm10, %ymm2 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
-	vpxor %ymm2, %ymm8, %ymm2 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
-	vpshufb %ymm14, %ymm13, %ymm8 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
-	vpshufb %ymm7, %ymm10, %ymm7 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
-	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
-	vpshufb %ymm9, %ymm10, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
-	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
-	vpshufb %ymm6, %ymm13, %ymm6 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
-	vpshufb %ymm12, %ymm10, %ymm8 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
-	vpxor %ymm8, %ymm6, %ymm6 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
-	vpxor %ymm7, %ymm5, %ymm8 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
-	vpxor %ymm4, %ymm3, %ymm9 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
-	vpxor %ymm6, %ymm8, %ymm8 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
-	vmovdqa 768(%rsp), %ymm9 /* reload g1x0.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_1 = xor(g1x0, m0_acc_7) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_1_aes_hi = and(y3_1_aes_sh, nibble_mask) */
+	vpshufb %ymm3, %ymm15, %ymm15 /* p1_3_1_l = lookup16(tbl_lo_1, y3_1_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_1_h = lookup16(tbl_hi_1, y3_1_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_1 = xor(p1_3_1_l, p1_3_1_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_1_l = lookup16(tbl_lo_2, y0_1_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_1_h = lookup16(tbl_hi_2, y0_1_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_1 = xor(p2_0_1_l, p2_0_1_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_1_l = lookup16(tbl_lo_2, y1_1_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_1_h = lookup16(tbl_hi_2, y1_1_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_1 = xor(p2_1_1_l, p2_1_1_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_1_l = lookup16(tbl_lo_2, y2_1_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_1_h = lookup16(tbl_hi_2, y2_1_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_2_1 = xor(p2_2_1_l, p2_2_1_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_3_1_l = lookup16(tbl_lo_2, y3_1_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_1_h = lookup16(tbl_hi_2, y3_1_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_3_1 = xor(p2_3_1_l, p2_3_1_h) */
+	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_4 = xor(p1_0_1, p2_1_1) */
+	vpxor %ymm7, %ymm4, %ymm10 /* m0_acc_5 = xor(p2_2_1, p1_3_1) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_6 = xor(m0_acc_4, m0_acc_5) */
+	vpxor %ymm3, %ymm8, %ymm8 /* m0_acc_7 = xor(m0_acc_6, p2_3_1) */
+	vpxor 736(%rsp), %ymm8, %ymm8 /* x0n_1 = xor(m0_acc_7, g1x0.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_4 = xor(p1_0_1, p2_0_1) */
-	vpxor %ymm3, %ymm0, %ymm9 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
-	vpxor %ymm6, %ymm5, %ymm5 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
-	vmovdqa 672(%rsp), %ymm9 /* reload g1x1.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_1 = xor(g1x1, m1_acc_7) */
+	vpxor %ymm4, %ymm0, %ymm10 /* m1_acc_5 = xor(p1_1_1, p2_2_1) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_6 = xor(m1_acc_4, m1_acc_5) */
+	vpxor %ymm3, %ymm5, %ymm5 /* m1_acc_7 = xor(m1_acc_6, p2_3_1) */
+	vpxor 640(%rsp), %ymm5, %ymm5 /* x1n_1 = xor(m1_acc_7, g1x1.2) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m2_acc_4 = xor(p2_0_1, p1_1_1) */
-	vpxor %ymm1, %ymm7, %ymm9 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
-	vpxor %ymm9, %ymm0, %ymm0 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
-	vpxor %ymm6, %ymm0, %ymm0 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
-	vmovdqa 704(%rsp), %ymm6 /* reload g1x2.2 */
-	vpxor %ymm0, %ymm6, %ymm0 /* x2n_1 = xor(g1x2, m2_acc_7) */
-	vpxor %ymm7, %ymm2, %ymm2 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
-	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
+	vpxor %ymm1, %ymm6, %ymm10 /* m2_acc_5 = xor(p2_1_1, p1_2_1) */
+	vpxor %ymm10, %ymm0, %ymm0 /* m2_acc_6 = xor(m2_acc_4, m2_acc_5) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m2_acc_7 = xor(m2_acc_6, p2_3_1) */
+	vpxor 672(%rsp), %ymm0, %ymm0 /* x2n_1 = xor(m2_acc_7, g1x2.2) */
+	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_4 = xor(p2_0_1, p2_1_1) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m3_acc_5 = xor(p1_2_1, p2_2_1) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m3_acc_6 = xor(m3_acc_4, m3_acc_5) */
-	vpxor %ymm4, %ymm1, %ymm1 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
-	vmovdqa 736(%rsp), %ymm2 /* reload g1x3.2 */
-	vpxor %ymm1, %ymm2, %ymm1 /* x3n_1 = xor(g1x3, m3_acc_7) */
+	vpxor %ymm7, %ymm1, %ymm1 /* m3_acc_7 = xor(m3_acc_6, p1_3_1) */
+	vpxor 704(%rsp), %ymm1, %ymm1 /* x3n_1 = xor(m3_acc_7, g1x3.2) */
 
 	/* Round 8r+1: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 16(%rdi,%r8), %ymm2 /* rk0_1 = bcast32() */
 	vpbroadcastd 20(%rdi,%r8), %ymm3 /* rk1_1 = bcast32() */
 	vpbroadcastd 24(%rdi,%r8), %ymm4 /* rk2_1 = bcast32() */
 	vpbroadcastd 28(%rdi,%r8), %ymm6 /* rk3_1 = bcast32() */
-	vmovdqa 288(%rsp), %ymm7 /* reload g0x8.2 */
-	vpxor 256(%rsp), %ymm7, %ymm9 /* t0_acc_4 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
-	vpxor 1376(%rsp), %ymm9, %ymm9 /* t0_2 = xor(t0_acc_5, g0x0) */
-	vmovdqa 480(%rsp), %ymm11 /* reload g0x9.2 */
-	vpxor 192(%rsp), %ymm11, %ymm12 /* t1_acc_4 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm12, %ymm12 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
-	vpxor 1344(%rsp), %ymm12, %ymm12 /* t1_2 = xor(t1_acc_5, g0x1) */
-	vmovdqa 320(%rsp), %ymm14 /* reload g0x10.2 */
-	vpxor 352(%rsp), %ymm14, %ymm14 /* t2_acc_4 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm14, %ymm14 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
-	vpxor 416(%rsp), %ymm14, %ymm14 /* t2_2 = xor(t2_acc_5, g0x2) */
-	vmovdqa 128(%rsp), %ymm11 /* reload g0x11.2 */
-	vpxor 384(%rsp), %ymm11, %ymm11 /* t3_acc_4 = xor(g0x11, g0x15) */
-	vpxor %ymm6, %ymm11, %ymm11 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
-	vpxor 160(%rsp), %ymm11, %ymm11 /* t3_2 = xor(t3_acc_5, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm10 /* y0_2_aes_in0 = extract128(y0_2_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_2_aes_0 = aesenclast(y0_2_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_2_aes_in1 = extract128(y0_2_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_2_aes_1 = aesenclast(y0_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm10, %ymm9 /* y0_2_aes = concat128(y0_2_aes_0, y0_2_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm10 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm12 /* y1_2_aes_in0 = extract128(y1_2_sr) */
-	vaesenclast 448(%rsp), %xmm12, %xmm12 /* y1_2_aes_0 = aesenclast(y1_2_aes_in0, y0_aes_k0) */
+	vmovdqa 192(%rsp), %ymm7 /* reload g0x8.2 */
+	vpxor 448(%rsp), %ymm7, %ymm10 /* t0_acc_4 = xor(g0x8, g0x12) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_5 = xor(t0_acc_4, rk0_1) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_2 = xor(t0_acc_5, g0x0) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g0x9.2 */
+	vpxor 224(%rsp), %ymm12, %ymm14 /* t1_acc_4 = xor(g0x9, g0x13) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_5 = xor(t1_acc_4, rk1_1) */
+	vpxor 1376(%rsp), %ymm14, %ymm14 /* t1_2 = xor(t1_acc_5, g0x1) */
+	vmovdqa 480(%rsp), %ymm15 /* reload g0x10.2 */
+	vpxor 160(%rsp), %ymm15, %ymm15 /* t2_acc_4 = xor(g0x10, g0x14) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_5 = xor(t2_acc_4, rk2_1) */
+	vpxor 1344(%rsp), %ymm15, %ymm15 /* t2_2 = xor(t2_acc_5, g0x2) */
+	vmovdqa 288(%rsp), %ymm12 /* reload g0x11.2 */
+	vpxor 320(%rsp), %ymm12, %ymm12 /* t3_acc_4 = xor(g0x11, g0x15) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_5 = xor(t3_acc_4, rk3_1) */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* t3_2 = xor(t3_acc_5, g0x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_2_sr = lookup16(t0_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_2_aes_in0 = extract128(y0_2_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_2_aes_0 = aesenclast(y0_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_2_aes_in1 = extract128(y0_2_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_2_aes_1 = aesenclast(y0_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_2_aes = concat128(y0_2_aes_0, y0_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_2_sr = lookup16(t1_2, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_2_aes_in0 = extract128(y1_2_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_2_aes_0 = aesenclast(y1_2_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm10, %xmm10 /* y1_2_aes_in1 = extract128(y1_2_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y1_2_aes_1 = aesenclast(y1_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm12, %ymm10 /* y1_2_aes = concat128(y1_2_aes_0, y1_2_aes_1) */
-	vpshufb %ymm7, %ymm14, %ymm12 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_2_aes_in0 = extract128(y2_2_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_2_aes_0 = aesenclast(y2_2_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_2_aes_in1 = extract128(y2_2_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_2_aes_1 = aesenclast(y2_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_2_aes = concat128(y2_2_aes_0, y2_2_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y3_2_aes_in0 = extract128(y3_2_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_2_aes_0 = aesenclast(y3_2_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y3_2_aes_in1 = extract128(y3_2_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y3_2_aes_1 = aesenclast(y3_2_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y3_2_aes = concat128(y3_2_aes_0, y3_2_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_2_aes_sh = shr(y0_2_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm1, 1408(%rsp) /* spill g1x3.3 */
-	vpshufb %ymm14, %ymm7, %ymm1 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
-	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_1 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm0, 1472(%rsp) /* spill g1x2.3 */
-	vpshufb %ymm9, %ymm6, %ymm0 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_2_aes_1 = aesenclast(y1_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_2_aes = concat128(y1_2_aes_0, y1_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_2_sr = lookup16(t2_2, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_2_aes_in0 = extract128(y2_2_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_2_aes_0 = aesenclast(y2_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_2_aes_in1 = extract128(y2_2_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_2_aes_1 = aesenclast(y2_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_2_aes = concat128(y2_2_aes_0, y2_2_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_2_sr = lookup16(t3_2, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_2_aes_in0 = extract128(y3_2_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_2_aes_0 = aesenclast(y3_2_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_2_aes_in1 = extract128(y3_2_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_2_aes_1 = aesenclast(y3_2_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_2_aes = concat128(y3_2_aes_0, y3_2_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* y0_2_aes_lo = and(y0_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_2_aes_sh = shr(y0_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_2_aes_hi = and(y0_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 1408(%rsp) /* spill g0x0.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm1, 1440(%rsp) /* spill g1x3.3 */
+	vpshufb %ymm15, %ymm9, %ymm1 /* p1_0_2_l = lookup16(tbl_lo_1, y0_2_aes_lo) */
+	vmovdqa %ymm6, 1472(%rsp) /* spill rk3_1 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm0, 1504(%rsp) /* spill g1x2.3 */
+	vpshufb %ymm7, %ymm6, %ymm0 /* p1_0_2_h = lookup16(tbl_hi_1, y0_2_aes_hi) */
 	vpxor %ymm0, %ymm1, %ymm0 /* p1_0_2 = xor(p1_0_2_l, p1_0_2_h) */
-	vpand %ymm15, %ymm10, %ymm1 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y1_2_aes_lo = and(y1_2_aes, nibble_mask) */
 	vpsrlw $4, %ymm10, %ymm10 /* y1_2_aes_sh = shr(y1_2_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1504(%rsp) /* spill rk2_1 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
-	vmovdqa %ymm5, 1536(%rsp) /* spill g1x1.3 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y1_2_aes_hi = and(y1_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1536(%rsp) /* spill rk2_1 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_2_l = lookup16(tbl_lo_1, y1_2_aes_lo) */
+	vmovdqa %ymm5, 1568(%rsp) /* spill g1x1.3 */
 	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_2_h = lookup16(tbl_hi_1, y1_2_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_2 = xor(p1_1_2_l, p1_1_2_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_2_aes_sh = shr(y2_2_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1568(%rsp) /* spill rk1_1 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
-	vmovdqa %ymm8, 1600(%rsp) /* spill g1x0.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm5 /* y2_2_aes_lo = and(y2_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_2_aes_sh = shr(y2_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* y2_2_aes_hi = and(y2_2_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1600(%rsp) /* spill rk1_1 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_2_l = lookup16(tbl_lo_1, y2_2_aes_lo) */
+	vmovdqa %ymm8, 1632(%rsp) /* spill g1x0.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_2_h = lookup16(tbl_hi_1, y2_2_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_2 = xor(p1_2_2_l, p1_2_2_h) */
-	vpand %ymm15, %ymm11, %ymm8 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y3_2_aes_sh = shr(y3_2_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
-	vpshufb %ymm11, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y3_2_aes_lo = and(y3_2_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_2_aes_sh = shr(y3_2_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_2_aes_hi = and(y3_2_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_2_l = lookup16(tbl_lo_1, y3_2_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_2_h = lookup16(tbl_hi_1, y3_2_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_2 = xor(p1_3_2_l, p1_3_2_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_2_l = lookup16(tbl_lo_2, y0_2_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_2_h = lookup16(tbl_hi_2, y0_2_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_2 = xor(p2_0_2_l, p2_0_2_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_2_l = lookup16(tbl_lo_2, y1_2_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_2_h = lookup16(tbl_hi_2, y1_2_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_2 = xor(p2_1_2_l, p2_1_2_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_2_l = lookup16(tbl_lo_2, y2_2_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_2_h = lookup16(tbl_hi_2, y2_2_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_2 = xor(p2_2_2_l, p2_2_2_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_2_l = lookup16(tbl_lo_2, y3_2_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_2_h = lookup16(tbl_hi_2, y3_2_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_2 = xor(p2_3_2_l, p2_3_2_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_8 = xor(p1_0_2, p2_1_2) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_9 = xor(p2_2_2, p1_3_2) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_10 = xor(m0_acc_8, m0_acc_9) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_11 = xor(m0_acc_10, p2_3_2) */
-	vmovdqa 64(%rsp), %ymm10 /* reload g0x4.2 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_2 = xor(g0x4, m0_acc_11) */
+	vpxor 384(%rsp), %ymm9, %ymm9 /* x0n_2 = xor(m0_acc_11, g0x4.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_8 = xor(p1_0_2, p2_0_2) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_9 = xor(p1_1_2, p2_2_2) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_10 = xor(m1_acc_8, m1_acc_9) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_11 = xor(m1_acc_10, p2_3_2) */
-	vmovdqa 0(%rsp), %ymm10 /* reload g0x5.2 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_2 = xor(g0x5, m1_acc_11) */
+	vpxor 608(%rsp), %ymm0, %ymm0 /* x1n_2 = xor(m1_acc_11, g0x5.2) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_8 = xor(p2_0_2, p1_1_2) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_9 = xor(p2_1_2, p1_2_2) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_10 = xor(m2_acc_8, m2_acc_9) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_11 = xor(m2_acc_10, p2_3_2) */
-	vmovdqa 96(%rsp), %ymm8 /* reload g0x6.2 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_2 = xor(g0x6, m2_acc_11) */
+	vpxor 96(%rsp), %ymm4, %ymm4 /* x2n_2 = xor(m2_acc_11, g0x6.2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_8 = xor(p2_0_2, p2_1_2) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_9 = xor(p1_2_2, p2_2_2) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_10 = xor(m3_acc_8, m3_acc_9) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_11 = xor(m3_acc_10, p1_3_2) */
-	vmovdqa 640(%rsp), %ymm3 /* reload g0x7.2 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_2 = xor(g0x7, m3_acc_11) */
+	vpxor 352(%rsp), %ymm1, %ymm1 /* x3n_2 = xor(m3_acc_11, g0x7.2) */
 	vmovdqa 1152(%rsp), %ymm3 /* reload g1x8.2 */
-	vpxor 1248(%rsp), %ymm3, %ymm5 /* t0_acc_6 = xor(g1x8, g1x12) */
+	vpxor 1216(%rsp), %ymm3, %ymm5 /* t0_acc_6 = xor(g1x8, g1x12) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_7 = xor(t0_acc_6, rk0_1) */
-	vpxor 1600(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g1x0) */
-	vmovdqa 1024(%rsp), %ymm5 /* reload g1x9.2 */
-	vpxor 1280(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g1x9, g1x13) */
-	vpxor 1568(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
-	vpxor 1536(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g1x1) */
-	vmovdqa 1056(%rsp), %ymm7 /* reload g1x10.2 */
-	vpxor 1312(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g1x10, g1x14) */
-	vpxor 1504(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g1x2) */
-	vmovdqa 1088(%rsp), %ymm10 /* reload g1x11.2 */
-	vpxor 32(%rsp), %ymm10, %ymm11 /* t3_acc_6 = xor(g1x11, g1x15) */
-	vpxor 1440(%rsp), %ymm11, %ymm11 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* t3_3 = xor(t3_acc_7, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_3_aes_in0 = extract128(y0_3_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_3_aes_0 = aesenclast(y0_3_aes_in0, y0_aes_k0) */
+	vpxor 1632(%rsp), %ymm2, %ymm2 /* t0_3 = xor(t0_acc_7, g1x0) */
+	vmovdqa 992(%rsp), %ymm5 /* reload g1x9.2 */
+	vpxor 1248(%rsp), %ymm5, %ymm6 /* t1_acc_6 = xor(g1x9, g1x13) */
+	vpxor 1600(%rsp), %ymm6, %ymm6 /* t1_acc_7 = xor(t1_acc_6, rk1_1) */
+	vpxor 1568(%rsp), %ymm6, %ymm6 /* t1_3 = xor(t1_acc_7, g1x1) */
+	vmovdqa 1024(%rsp), %ymm7 /* reload g1x10.2 */
+	vpxor 1280(%rsp), %ymm7, %ymm8 /* t2_acc_6 = xor(g1x10, g1x14) */
+	vpxor 1536(%rsp), %ymm8, %ymm8 /* t2_acc_7 = xor(t2_acc_6, rk2_1) */
+	vpxor 1504(%rsp), %ymm8, %ymm8 /* t2_3 = xor(t2_acc_7, g1x2) */
+	vmovdqa 1056(%rsp), %ymm10 /* reload g1x11.2 */
+	vpxor 0(%rsp), %ymm10, %ymm12 /* t3_acc_6 = xor(g1x11, g1x15) */
+	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_7 = xor(t3_acc_6, rk3_1) */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_3 = xor(t3_acc_7, g1x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_3_sr = lookup16(t0_3, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_3_aes_in0 = extract128(y0_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_3_aes_0 = aesenclast(y0_3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_3_aes_in1 = extract128(y0_3_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_3_aes_1 = aesenclast(y0_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_3_aes = concat128(y0_3_aes_0, y0_3_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_3_aes_in0 = extract128(y1_3_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_3_aes_0 = aesenclast(y1_3_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_3_aes_1 = aesenclast(y0_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_3_aes = concat128(y0_3_aes_0, y0_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_3_sr = lookup16(t1_3, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_3_aes_in0 = extract128(y1_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_3_aes_0 = aesenclast(y1_3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_3_aes_in1 = extract128(y1_3_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_3_aes_1 = aesenclast(y1_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_3_aes = concat128(y1_3_aes_0, y1_3_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_3_aes_in0 = extract128(y2_3_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_3_aes_0 = aesenclast(y2_3_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_3_aes_1 = aesenclast(y1_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_3_aes = concat128(y1_3_aes_0, y1_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_3_sr = lookup16(t2_3, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_3_aes_in0 = extract128(y2_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_3_aes_0 = aesenclast(y2_3_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_3_aes_in1 = extract128(y2_3_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_3_aes_1 = aesenclast(y2_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_3_aes = concat128(y2_3_aes_0, y2_3_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_3_aes_in0 = extract128(y3_3_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_3_aes_0 = aesenclast(y3_3_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_3_aes_in1 = extract128(y3_3_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_3_aes_1 = aesenclast(y3_3_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_3_aes = concat128(y3_3_aes_0, y3_3_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_3_aes_1 = aesenclast(y2_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_3_aes = concat128(y2_3_aes_0, y2_3_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_3_sr = lookup16(t3_3, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_3_aes_in0 = extract128(y3_3_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_3_aes_0 = aesenclast(y3_3_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_3_aes_in1 = extract128(y3_3_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_3_aes_1 = aesenclast(y3_3_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_3_aes = concat128(y3_3_aes_0, y3_3_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_3_aes_lo = and(y0_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_3_aes_sh = shr(y0_3_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_3_aes_hi = and(y0_3_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_3_l = lookup16(tbl_lo_1, y0_3_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_3_h = lookup16(tbl_hi_1, y0_3_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_3 = xor(p1_0_3_l, p1_0_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_3_aes_lo = and(y1_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_3_aes_sh = shr(y1_3_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1440(%rsp) /* spill g0x7.3 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
-	vmovdqa %ymm4, 1504(%rsp) /* spill g0x6.3 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_3_aes_hi = and(y1_3_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_3_l = lookup16(tbl_lo_1, y1_3_aes_lo) */
+	vmovdqa %ymm1, 1472(%rsp) /* spill g0x7.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_3_h = lookup16(tbl_hi_1, y1_3_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_3 = xor(p1_1_3_l, p1_1_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_3_aes_lo = and(y2_3_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_3_aes_sh = shr(y2_3_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1568(%rsp) /* spill g0x5.3 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
-	vmovdqa %ymm9, 640(%rsp) /* spill g0x4.3 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_3_aes_sh = shr(y3_3_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_3_aes_hi = and(y2_3_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1536(%rsp) /* spill g0x6.3 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_3_l = lookup16(tbl_lo_1, y2_3_aes_lo) */
+	vmovdqa %ymm0, 1600(%rsp) /* spill g0x5.3 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_3_h = lookup16(tbl_hi_1, y2_3_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_3 = xor(p1_2_3_l, p1_2_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_3_aes_lo = and(y3_3_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_3_aes_sh = shr(y3_3_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_3_aes_hi = and(y3_3_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_3_l = lookup16(tbl_lo_1, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_3_h = lookup16(tbl_hi_1, y3_3_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_3 = xor(p1_3_3_l, p1_3_3_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_3_l = lookup16(tbl_lo_2, y0_3_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_3_h = lookup16(tbl_hi_2, y0_3_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_3 = xor(p2_0_3_l, p2_0_3_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_3_l = lookup16(tbl_lo_2, y1_3_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_3_h = lookup16(tbl_hi_2, y1_3_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_3 = xor(p2_1_3_l, p2_1_3_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_3_l = lookup16(tbl_lo_2, y2_3_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_3_h = lookup16(tbl_hi_2, y2_3_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_3 = xor(p2_2_3_l, p2_2_3_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_3_l = lookup16(tbl_lo_2, y3_3_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_3_h = lookup16(tbl_hi_2, y3_3_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_3 = xor(p2_3_3_l, p2_3_3_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_12 = xor(p1_0_3, p2_1_3) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
-	vmovdqa 1120(%rsp), %ymm9 /* reload g1x4.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_3 = xor(g1x4, m0_acc_15) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_13 = xor(p2_2_3, p1_3_3) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_14 = xor(m0_acc_12, m0_acc_13) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_15 = xor(m0_acc_14, p2_3_3) */
+	vpxor 1120(%rsp), %ymm8, %ymm8 /* x0n_3 = xor(m0_acc_15, g1x4.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_12 = xor(p1_0_3, p2_0_3) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
-	vmovdqa 992(%rsp), %ymm9 /* reload g1x5.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_3 = xor(g1x5, m1_acc_15) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_13 = xor(p1_1_3, p2_2_3) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_14 = xor(m1_acc_12, m1_acc_13) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_15 = xor(m1_acc_14, p2_3_3) */
+	vpxor 960(%rsp), %ymm5, %ymm5 /* x1n_3 = xor(m1_acc_15, g1x5.2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_12 = xor(p2_0_3, p1_1_3) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
-	vmovdqa 928(%rsp), %ymm7 /* reload g1x6.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_3 = xor(g1x6, m2_acc_15) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_13 = xor(p2_1_3, p1_2_3) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_14 = xor(m2_acc_12, m2_acc_13) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_15 = xor(m2_acc_14, p2_3_3) */
+	vpxor 896(%rsp), %ymm1, %ymm1 /* x2n_3 = xor(m2_acc_15, g1x6.2) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_12 = xor(p2_0_3, p2_1_3) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_13 = xor(p1_2_3, p2_2_3) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_14 = xor(m3_acc_12, m3_acc_13) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
-	vmovdqa 896(%rsp), %ymm2 /* reload g1x7.2 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_3 = xor(g1x7, m3_acc_15) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_15 = xor(m3_acc_14, p1_3_3) */
+	vpxor 864(%rsp), %ymm0, %ymm0 /* x3n_3 = xor(m3_acc_15, g1x7.2) */
 
 	/* Round 8r+2: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 32(%rdi,%r8), %ymm2 /* rk0_2 = bcast32() */
 	vpbroadcastd 36(%rdi,%r8), %ymm3 /* rk1_2 = bcast32() */
 	vpbroadcastd 40(%rdi,%r8), %ymm4 /* rk2_2 = bcast32() */
 	vpbroadcastd 44(%rdi,%r8), %ymm6 /* rk3_2 = bcast32() */
-	vmovdqa 256(%rsp), %ymm7 /* reload g0x12.2 */
-	vpxor 1376(%rsp), %ymm7, %ymm9 /* t0_acc_8 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
-	vpxor 640(%rsp), %ymm9, %ymm9 /* t0_4 = xor(t0_acc_9, g0x4) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor 1344(%rsp), %ymm10, %ymm11 /* t1_acc_8 = xor(g0x13, g0x1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
-	vpxor 1568(%rsp), %ymm11, %ymm11 /* t1_4 = xor(t1_acc_9, g0x5) */
-	vmovdqa 352(%rsp), %ymm12 /* reload g0x14.2 */
-	vpxor 416(%rsp), %ymm12, %ymm12 /* t2_acc_8 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t2_4 = xor(t2_acc_9, g0x6) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x15.2 */
-	vpxor 160(%rsp), %ymm10, %ymm10 /* t3_acc_8 = xor(g0x15, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t3_4 = xor(t3_acc_9, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_4_aes_in0 = extract128(y0_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_4_aes_in1 = extract128(y0_4_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_4_aes_1 = aesenclast(y0_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_4_aes = concat128(y0_4_aes_0, y0_4_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_4_aes_in0 = extract128(y1_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_4_aes_0 = aesenclast(y1_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_4_aes_in1 = extract128(y1_4_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_4_aes_1 = aesenclast(y1_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_4_aes = concat128(y1_4_aes_0, y1_4_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_4_aes_in0 = extract128(y2_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_4_aes_0 = aesenclast(y2_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_4_aes_in1 = extract128(y2_4_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_4_aes_1 = aesenclast(y2_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_4_aes = concat128(y2_4_aes_0, y2_4_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_4_aes_in0 = extract128(y3_4_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_4_aes_0 = aesenclast(y3_4_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_4_aes_in1 = extract128(y3_4_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_4_aes_1 = aesenclast(y3_4_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_4_aes = concat128(y3_4_aes_0, y3_4_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_4_aes_sh = shr(y0_4_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
+	vmovdqa 448(%rsp), %ymm7 /* reload g0x12.2 */
+	vpxor 1408(%rsp), %ymm7, %ymm10 /* t0_acc_8 = xor(g0x12, g0x0) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_9 = xor(t0_acc_8, rk0_2) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_4 = xor(t0_acc_9, g0x4) */
+	vmovdqa 224(%rsp), %ymm12 /* reload g0x13.2 */
+	vpxor 1376(%rsp), %ymm12, %ymm14 /* t1_acc_8 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_9 = xor(t1_acc_8, rk1_2) */
+	vpxor 1600(%rsp), %ymm14, %ymm14 /* t1_4 = xor(t1_acc_9, g0x5) */
+	vmovdqa 160(%rsp), %ymm15 /* reload g0x14.2 */
+	vpxor 1344(%rsp), %ymm15, %ymm15 /* t2_acc_8 = xor(g0x14, g0x2) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_9 = xor(t2_acc_8, rk2_2) */
+	vpxor 1536(%rsp), %ymm15, %ymm15 /* t2_4 = xor(t2_acc_9, g0x6) */
+	vmovdqa 320(%rsp), %ymm12 /* reload g0x15.2 */
+	vpxor 1312(%rsp), %ymm12, %ymm12 /* t3_acc_8 = xor(g0x15, g0x3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_9 = xor(t3_acc_8, rk3_2) */
+	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_4 = xor(t3_acc_9, g0x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_4_sr = lookup16(t0_4, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_4_aes_in0 = extract128(y0_4_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_4_aes_0 = aesenclast(y0_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_4_aes_in1 = extract128(y0_4_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_4_aes_1 = aesenclast(y0_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_4_aes = concat128(y0_4_aes_0, y0_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_4_sr = lookup16(t1_4, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_4_aes_in0 = extract128(y1_4_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_4_aes_0 = aesenclast(y1_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_4_aes_in1 = extract128(y1_4_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_4_aes_1 = aesenclast(y1_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_4_aes = concat128(y1_4_aes_0, y1_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_4_sr = lookup16(t2_4, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_4_aes_in0 = extract128(y2_4_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_4_aes_0 = aesenclast(y2_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_4_aes_in1 = extract128(y2_4_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_4_aes_1 = aesenclast(y2_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_4_aes = concat128(y2_4_aes_0, y2_4_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_4_sr = lookup16(t3_4, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_4_aes_in0 = extract128(y3_4_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_4_aes_0 = aesenclast(y3_4_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_4_aes_in1 = extract128(y3_4_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_4_aes_1 = aesenclast(y3_4_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_4_aes = concat128(y3_4_aes_0, y3_4_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* y0_4_aes_lo = and(y0_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_4_aes_sh = shr(y0_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_4_aes_hi = and(y0_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 352(%rsp) /* spill g0x4.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
 	vmovdqa %ymm0, 96(%rsp) /* spill g1x7.3 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
-	vmovdqa %ymm6, 0(%rsp) /* spill rk3_2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 64(%rsp) /* spill g1x6.3 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_4_l = lookup16(tbl_lo_1, y0_4_aes_lo) */
+	vmovdqa %ymm6, 608(%rsp) /* spill rk3_2 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 384(%rsp) /* spill g1x6.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_4_h = lookup16(tbl_hi_1, y0_4_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_4 = xor(p1_0_4_l, p1_0_4_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_4_aes_sh = shr(y1_4_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1632(%rsp) /* spill rk2_2 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
-	vmovdqa %ymm5, 1664(%rsp) /* spill g1x5.3 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y1_4_aes_lo = and(y1_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_4_aes_sh = shr(y1_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y1_4_aes_hi = and(y1_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1664(%rsp) /* spill rk2_2 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_4_l = lookup16(tbl_lo_1, y1_4_aes_lo) */
+	vmovdqa %ymm5, 1696(%rsp) /* spill g1x5.3 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_4_h = lookup16(tbl_hi_1, y1_4_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_4 = xor(p1_1_4_l, p1_1_4_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_4_aes_sh = shr(y2_4_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1696(%rsp) /* spill rk1_2 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
-	vmovdqa %ymm8, 1728(%rsp) /* spill g1x4.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm5 /* y2_4_aes_lo = and(y2_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_4_aes_sh = shr(y2_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* y2_4_aes_hi = and(y2_4_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1728(%rsp) /* spill rk1_2 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_4_l = lookup16(tbl_lo_1, y2_4_aes_lo) */
+	vmovdqa %ymm8, 1760(%rsp) /* spill g1x4.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_4_h = lookup16(tbl_hi_1, y2_4_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_4 = xor(p1_2_4_l, p1_2_4_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_4_aes_sh = shr(y3_4_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y3_4_aes_lo = and(y3_4_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_4_aes_sh = shr(y3_4_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_4_aes_hi = and(y3_4_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_4_l = lookup16(tbl_lo_1, y3_4_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_4_h = lookup16(tbl_hi_1, y3_4_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_4 = xor(p1_3_4_l, p1_3_4_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_4_l = lookup16(tbl_lo_2, y0_4_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_4_h = lookup16(tbl_hi_2, y0_4_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_4 = xor(p2_0_4_l, p2_0_4_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_4_l = lookup16(tbl_lo_2, y1_4_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_4_h = lookup16(tbl_hi_2, y1_4_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_4 = xor(p2_1_4_l, p2_1_4_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_4_l = lookup16(tbl_lo_2, y2_4_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_4_h = lookup16(tbl_hi_2, y2_4_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_4 = xor(p2_2_4_l, p2_2_4_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_4_l = lookup16(tbl_lo_2, y3_4_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_4_h = lookup16(tbl_hi_2, y3_4_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_4 = xor(p2_3_4_l, p2_3_4_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_16 = xor(p1_0_4, p2_1_4) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_17 = xor(p2_2_4, p1_3_4) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_18 = xor(m0_acc_16, m0_acc_17) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_19 = xor(m0_acc_18, p2_3_4) */
-	vmovdqa 288(%rsp), %ymm10 /* reload g0x8.2 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_4 = xor(g0x8, m0_acc_19) */
+	vpxor 192(%rsp), %ymm9, %ymm9 /* x0n_4 = xor(m0_acc_19, g0x8.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_16 = xor(p1_0_4, p2_0_4) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_17 = xor(p1_1_4, p2_2_4) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_18 = xor(m1_acc_16, m1_acc_17) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_19 = xor(m1_acc_18, p2_3_4) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g0x9.2 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_4 = xor(g0x9, m1_acc_19) */
+	vpxor 256(%rsp), %ymm0, %ymm0 /* x1n_4 = xor(m1_acc_19, g0x9.2) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_16 = xor(p2_0_4, p1_1_4) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_17 = xor(p2_1_4, p1_2_4) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_18 = xor(m2_acc_16, m2_acc_17) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_19 = xor(m2_acc_18, p2_3_4) */
-	vmovdqa 320(%rsp), %ymm8 /* reload g0x10.2 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_4 = xor(g0x10, m2_acc_19) */
+	vpxor 480(%rsp), %ymm4, %ymm4 /* x2n_4 = xor(m2_acc_19, g0x10.2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_16 = xor(p2_0_4, p2_1_4) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_17 = xor(p1_2_4, p2_2_4) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_18 = xor(m3_acc_16, m3_acc_17) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_19 = xor(m3_acc_18, p1_3_4) */
-	vmovdqa 128(%rsp), %ymm3 /* reload g0x11.2 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_4 = xor(g0x11, m3_acc_19) */
-	vmovdqa 1248(%rsp), %ymm3 /* reload g1x12.2 */
-	vpxor 1600(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x12, g1x0) */
+	vpxor 288(%rsp), %ymm1, %ymm1 /* x3n_4 = xor(m3_acc_19, g0x11.2) */
+	vmovdqa 1216(%rsp), %ymm3 /* reload g1x12.2 */
+	vpxor 1632(%rsp), %ymm3, %ymm5 /* t0_acc_10 = xor(g1x12, g1x0) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_11 = xor(t0_acc_10, rk0_2) */
-	vpxor 1728(%rsp), %ymm2, %ymm2 /* t0_5 = xor(t0_acc_11, g1x4) */
-	vmovdqa 1280(%rsp), %ymm5 /* reload g1x13.2 */
-	vpxor 1536(%rsp), %ymm5, %ymm6 /* t1_acc_10 = xor(g1x13, g1x1) */
-	vpxor 1696(%rsp), %ymm6, %ymm6 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
-	vpxor 1664(%rsp), %ymm6, %ymm6 /* t1_5 = xor(t1_acc_11, g1x5) */
-	vmovdqa 1312(%rsp), %ymm7 /* reload g1x14.2 */
-	vpxor 1472(%rsp), %ymm7, %ymm8 /* t2_acc_10 = xor(g1x14, g1x2) */
-	vpxor 1632(%rsp), %ymm8, %ymm8 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
-	vpxor 64(%rsp), %ymm8, %ymm8 /* t2_5 = xor(t2_acc_11, g1x6) */
-	vmovdqa 32(%rsp), %ymm10 /* reload g1x15.2 */
-	vpxor 1408(%rsp), %ymm10, %ymm11 /* t3_acc_10 = xor(g1x15, g1x3) */
-	vpxor 0(%rsp), %ymm11, %ymm11 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* t3_5 = xor(t3_acc_11, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_5_aes_in0 = extract128(y0_5_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
+	vpxor 1760(%rsp), %ymm2, %ymm2 /* t0_5 = xor(t0_acc_11, g1x4) */
+	vmovdqa 1248(%rsp), %ymm5 /* reload g1x13.2 */
+	vpxor 1568(%rsp), %ymm5, %ymm6 /* t1_acc_10 = xor(g1x13, g1x1) */
+	vpxor 1728(%rsp), %ymm6, %ymm6 /* t1_acc_11 = xor(t1_acc_10, rk1_2) */
+	vpxor 1696(%rsp), %ymm6, %ymm6 /* t1_5 = xor(t1_acc_11, g1x5) */
+	vmovdqa 1280(%rsp), %ymm7 /* reload g1x14.2 */
+	vpxor 1504(%rsp), %ymm7, %ymm8 /* t2_acc_10 = xor(g1x14, g1x2) */
+	vpxor 1664(%rsp), %ymm8, %ymm8 /* t2_acc_11 = xor(t2_acc_10, rk2_2) */
+	vpxor 384(%rsp), %ymm8, %ymm8 /* t2_5 = xor(t2_acc_11, g1x6) */
+	vmovdqa 0(%rsp), %ymm10 /* reload g1x15.2 */
+	vpxor 1440(%rsp), %ymm10, %ymm12 /* t3_acc_10 = xor(g1x15, g1x3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_11 = xor(t3_acc_10, rk3_2) */
+	vpxor 96(%rsp), %ymm12, %ymm12 /* t3_5 = xor(t3_acc_11, g1x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_5_sr = lookup16(t0_5, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_5_aes_in0 = extract128(y0_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_5_aes_0 = aesenclast(y0_5_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_5_aes_in1 = extract128(y0_5_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_5_aes_1 = aesenclast(y0_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_5_aes = concat128(y0_5_aes_0, y0_5_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_5_aes_in0 = extract128(y1_5_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_5_aes_0 = aesenclast(y1_5_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_5_aes_1 = aesenclast(y0_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_5_aes = concat128(y0_5_aes_0, y0_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_5_sr = lookup16(t1_5, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_5_aes_in0 = extract128(y1_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_5_aes_0 = aesenclast(y1_5_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_5_aes_in1 = extract128(y1_5_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_5_aes_1 = aesenclast(y1_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_5_aes = concat128(y1_5_aes_0, y1_5_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_5_aes_in0 = extract128(y2_5_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_5_aes_0 = aesenclast(y2_5_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_5_aes_1 = aesenclast(y1_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_5_aes = concat128(y1_5_aes_0, y1_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_5_sr = lookup16(t2_5, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_5_aes_in0 = extract128(y2_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_5_aes_0 = aesenclast(y2_5_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_5_aes_in1 = extract128(y2_5_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_5_aes_1 = aesenclast(y2_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_5_aes = concat128(y2_5_aes_0, y2_5_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_5_aes_in0 = extract128(y3_5_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_5_aes_0 = aesenclast(y3_5_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_5_aes_in1 = extract128(y3_5_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_5_aes_1 = aesenclast(y3_5_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_5_aes = concat128(y3_5_aes_0, y3_5_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_5_aes_1 = aesenclast(y2_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_5_aes = concat128(y2_5_aes_0, y2_5_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_5_sr = lookup16(t3_5, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_5_aes_in0 = extract128(y3_5_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_5_aes_0 = aesenclast(y3_5_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_5_aes_in1 = extract128(y3_5_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_5_aes_1 = aesenclast(y3_5_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_5_aes = concat128(y3_5_aes_0, y3_5_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_5_aes_lo = and(y0_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_5_aes_sh = shr(y0_5_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_5_aes_hi = and(y0_5_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_5_l = lookup16(tbl_lo_1, y0_5_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_5_h = lookup16(tbl_hi_1, y0_5_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_5 = xor(p1_0_5_l, p1_0_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_5_aes_lo = and(y1_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_5_aes_sh = shr(y1_5_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 0(%rsp) /* spill g0x11.3 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
-	vmovdqa %ymm4, 1632(%rsp) /* spill g0x10.3 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_5_aes_hi = and(y1_5_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_5_l = lookup16(tbl_lo_1, y1_5_aes_lo) */
+	vmovdqa %ymm1, 608(%rsp) /* spill g0x11.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_5_h = lookup16(tbl_hi_1, y1_5_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_5 = xor(p1_1_5_l, p1_1_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_5_aes_lo = and(y2_5_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_5_aes_sh = shr(y2_5_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1696(%rsp) /* spill g0x9.3 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
-	vmovdqa %ymm9, 128(%rsp) /* spill g0x8.3 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_5_aes_sh = shr(y3_5_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_5_aes_hi = and(y2_5_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1664(%rsp) /* spill g0x10.3 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_5_l = lookup16(tbl_lo_1, y2_5_aes_lo) */
+	vmovdqa %ymm0, 1728(%rsp) /* spill g0x9.3 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_5_h = lookup16(tbl_hi_1, y2_5_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_5 = xor(p1_2_5_l, p1_2_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_5_aes_lo = and(y3_5_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_5_aes_sh = shr(y3_5_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_5_aes_hi = and(y3_5_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_5_l = lookup16(tbl_lo_1, y3_5_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_5_h = lookup16(tbl_hi_1, y3_5_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_5 = xor(p1_3_5_l, p1_3_5_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_5_l = lookup16(tbl_lo_2, y0_5_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_5_h = lookup16(tbl_hi_2, y0_5_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_5 = xor(p2_0_5_l, p2_0_5_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_5_l = lookup16(tbl_lo_2, y1_5_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_5_h = lookup16(tbl_hi_2, y1_5_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_5 = xor(p2_1_5_l, p2_1_5_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_5_l = lookup16(tbl_lo_2, y2_5_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_5_h = lookup16(tbl_hi_2, y2_5_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_5 = xor(p2_2_5_l, p2_2_5_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_5_l = lookup16(tbl_lo_2, y3_5_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_5_h = lookup16(tbl_hi_2, y3_5_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_5 = xor(p2_3_5_l, p2_3_5_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_20 = xor(p1_0_5, p2_1_5) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
-	vmovdqa 1152(%rsp), %ymm9 /* reload g1x8.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_5 = xor(g1x8, m0_acc_23) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_21 = xor(p2_2_5, p1_3_5) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_22 = xor(m0_acc_20, m0_acc_21) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_23 = xor(m0_acc_22, p2_3_5) */
+	vpxor 1152(%rsp), %ymm8, %ymm8 /* x0n_5 = xor(m0_acc_23, g1x8.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_20 = xor(p1_0_5, p2_0_5) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
-	vmovdqa 1024(%rsp), %ymm9 /* reload g1x9.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_5 = xor(g1x9, m1_acc_23) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_21 = xor(p1_1_5, p2_2_5) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_22 = xor(m1_acc_20, m1_acc_21) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_23 = xor(m1_acc_22, p2_3_5) */
+	vpxor 992(%rsp), %ymm5, %ymm5 /* x1n_5 = xor(m1_acc_23, g1x9.2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_20 = xor(p2_0_5, p1_1_5) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
-	vmovdqa 1056(%rsp), %ymm7 /* reload g1x10.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_5 = xor(g1x10, m2_acc_23) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_21 = xor(p2_1_5, p1_2_5) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_22 = xor(m2_acc_20, m2_acc_21) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_23 = xor(m2_acc_22, p2_3_5) */
+	vpxor 1024(%rsp), %ymm1, %ymm1 /* x2n_5 = xor(m2_acc_23, g1x10.2) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_20 = xor(p2_0_5, p2_1_5) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_21 = xor(p1_2_5, p2_2_5) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_22 = xor(m3_acc_20, m3_acc_21) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
-	vmovdqa 1088(%rsp), %ymm2 /* reload g1x11.2 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_5 = xor(g1x11, m3_acc_23) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_23 = xor(m3_acc_22, p1_3_5) */
+	vpxor 1056(%rsp), %ymm0, %ymm0 /* x3n_5 = xor(m3_acc_23, g1x11.2) */
 
 	/* Round 8r+3: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 48(%rdi,%r8), %ymm2 /* rk0_3 = bcast32() */
 	vpbroadcastd 52(%rdi,%r8), %ymm3 /* rk1_3 = bcast32() */
 	vpbroadcastd 56(%rdi,%r8), %ymm4 /* rk2_3 = bcast32() */
 	vpbroadcastd 60(%rdi,%r8), %ymm6 /* rk3_3 = bcast32() */
-	vmovdqa 1376(%rsp), %ymm7 /* reload g0x0.3 */
-	vpxor 640(%rsp), %ymm7, %ymm9 /* t0_acc_12 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
-	vpxor 128(%rsp), %ymm9, %ymm9 /* t0_6 = xor(t0_acc_13, g0x8) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g0x1.3 */
-	vpxor 1568(%rsp), %ymm10, %ymm11 /* t1_acc_12 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
-	vpxor 1696(%rsp), %ymm11, %ymm11 /* t1_6 = xor(t1_acc_13, g0x9) */
-	vmovdqa 416(%rsp), %ymm12 /* reload g0x2.3 */
-	vpxor 1504(%rsp), %ymm12, %ymm12 /* t2_acc_12 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
-	vpxor 1632(%rsp), %ymm12, %ymm12 /* t2_6 = xor(t2_acc_13, g0x10) */
-	vmovdqa 160(%rsp), %ymm10 /* reload g0x3.3 */
-	vpxor 1440(%rsp), %ymm10, %ymm10 /* t3_acc_12 = xor(g0x3, g0x7) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
-	vpxor 0(%rsp), %ymm10, %ymm10 /* t3_6 = xor(t3_acc_13, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_6_aes_in0 = extract128(y0_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_6_aes_in1 = extract128(y0_6_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_6_aes_1 = aesenclast(y0_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_6_aes = concat128(y0_6_aes_0, y0_6_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_6_aes_in0 = extract128(y1_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_6_aes_0 = aesenclast(y1_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_6_aes_in1 = extract128(y1_6_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_6_aes_1 = aesenclast(y1_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_6_aes = concat128(y1_6_aes_0, y1_6_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_6_aes_in0 = extract128(y2_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_6_aes_0 = aesenclast(y2_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_6_aes_in1 = extract128(y2_6_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_6_aes_1 = aesenclast(y2_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_6_aes = concat128(y2_6_aes_0, y2_6_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_6_aes_in0 = extract128(y3_6_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_6_aes_0 = aesenclast(y3_6_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_6_aes_in1 = extract128(y3_6_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_6_aes_1 = aesenclast(y3_6_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_6_aes = concat128(y3_6_aes_0, y3_6_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_6_aes_sh = shr(y0_6_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 320(%rsp) /* spill g1x11.3 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
-	vmovdqa %ymm6, 480(%rsp) /* spill rk3_3 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 288(%rsp) /* spill g1x10.3 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
+	vmovdqa 1408(%rsp), %ymm7 /* reload g0x0.3 */
+	vpxor 352(%rsp), %ymm7, %ymm10 /* t0_acc_12 = xor(g0x0, g0x4) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_13 = xor(t0_acc_12, rk0_3) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_6 = xor(t0_acc_13, g0x8) */
+	vmovdqa 1376(%rsp), %ymm12 /* reload g0x1.3 */
+	vpxor 1600(%rsp), %ymm12, %ymm14 /* t1_acc_12 = xor(g0x1, g0x5) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_13 = xor(t1_acc_12, rk1_3) */
+	vpxor 1728(%rsp), %ymm14, %ymm14 /* t1_6 = xor(t1_acc_13, g0x9) */
+	vmovdqa 1344(%rsp), %ymm15 /* reload g0x2.3 */
+	vpxor 1536(%rsp), %ymm15, %ymm15 /* t2_acc_12 = xor(g0x2, g0x6) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_13 = xor(t2_acc_12, rk2_3) */
+	vpxor 1664(%rsp), %ymm15, %ymm15 /* t2_6 = xor(t2_acc_13, g0x10) */
+	vmovdqa 1312(%rsp), %ymm12 /* reload g0x3.3 */
+	vpxor 1472(%rsp), %ymm12, %ymm12 /* t3_acc_12 = xor(g0x3, g0x7) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_13 = xor(t3_acc_12, rk3_3) */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_6 = xor(t3_acc_13, g0x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_6_sr = lookup16(t0_6, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_6_aes_in0 = extract128(y0_6_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_6_aes_0 = aesenclast(y0_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_6_aes_in1 = extract128(y0_6_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_6_aes_1 = aesenclast(y0_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_6_aes = concat128(y0_6_aes_0, y0_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_6_sr = lookup16(t1_6, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_6_aes_in0 = extract128(y1_6_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_6_aes_0 = aesenclast(y1_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_6_aes_in1 = extract128(y1_6_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_6_aes_1 = aesenclast(y1_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_6_aes = concat128(y1_6_aes_0, y1_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_6_sr = lookup16(t2_6, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_6_aes_in0 = extract128(y2_6_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_6_aes_0 = aesenclast(y2_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_6_aes_in1 = extract128(y2_6_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_6_aes_1 = aesenclast(y2_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_6_aes = concat128(y2_6_aes_0, y2_6_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_6_sr = lookup16(t3_6, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_6_aes_in0 = extract128(y3_6_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_6_aes_0 = aesenclast(y3_6_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_6_aes_in1 = extract128(y3_6_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_6_aes_1 = aesenclast(y3_6_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_6_aes = concat128(y3_6_aes_0, y3_6_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* y0_6_aes_lo = and(y0_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_6_aes_sh = shr(y0_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_6_aes_hi = and(y0_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 288(%rsp) /* spill g0x8.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 480(%rsp) /* spill g1x11.3 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_6_l = lookup16(tbl_lo_1, y0_6_aes_lo) */
+	vmovdqa %ymm6, 256(%rsp) /* spill rk3_3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 192(%rsp) /* spill g1x10.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_6_h = lookup16(tbl_hi_1, y0_6_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_6 = xor(p1_0_6_l, p1_0_6_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_6_aes_sh = shr(y1_6_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1760(%rsp) /* spill rk2_3 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
-	vmovdqa %ymm5, 1792(%rsp) /* spill g1x9.3 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y1_6_aes_lo = and(y1_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_6_aes_sh = shr(y1_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y1_6_aes_hi = and(y1_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1792(%rsp) /* spill rk2_3 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_6_l = lookup16(tbl_lo_1, y1_6_aes_lo) */
+	vmovdqa %ymm5, 1824(%rsp) /* spill g1x9.3 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_6_h = lookup16(tbl_hi_1, y1_6_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_6 = xor(p1_1_6_l, p1_1_6_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_6_aes_sh = shr(y2_6_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1824(%rsp) /* spill rk1_3 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
-	vmovdqa %ymm8, 1856(%rsp) /* spill g1x8.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm5 /* y2_6_aes_lo = and(y2_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_6_aes_sh = shr(y2_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* y2_6_aes_hi = and(y2_6_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1856(%rsp) /* spill rk1_3 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_6_l = lookup16(tbl_lo_1, y2_6_aes_lo) */
+	vmovdqa %ymm8, 1888(%rsp) /* spill g1x8.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_6_h = lookup16(tbl_hi_1, y2_6_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_6 = xor(p1_2_6_l, p1_2_6_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_6_aes_sh = shr(y3_6_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y3_6_aes_lo = and(y3_6_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_6_aes_sh = shr(y3_6_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_6_aes_hi = and(y3_6_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_6_l = lookup16(tbl_lo_1, y3_6_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_6_h = lookup16(tbl_hi_1, y3_6_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_6 = xor(p1_3_6_l, p1_3_6_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_6_l = lookup16(tbl_lo_2, y0_6_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_6_h = lookup16(tbl_hi_2, y0_6_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_6 = xor(p2_0_6_l, p2_0_6_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_6_l = lookup16(tbl_lo_2, y1_6_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_6_h = lookup16(tbl_hi_2, y1_6_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_6 = xor(p2_1_6_l, p2_1_6_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_6_l = lookup16(tbl_lo_2, y2_6_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_6_h = lookup16(tbl_hi_2, y2_6_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_6 = xor(p2_2_6_l, p2_2_6_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_6_l = lookup16(tbl_lo_2, y3_6_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_6_h = lookup16(tbl_hi_2, y3_6_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_6 = xor(p2_3_6_l, p2_3_6_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_24 = xor(p1_0_6, p2_1_6) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_25 = xor(p2_2_6, p1_3_6) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_26 = xor(m0_acc_24, m0_acc_25) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_27 = xor(m0_acc_26, p2_3_6) */
-	vmovdqa 256(%rsp), %ymm10 /* reload g0x12.2 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_6 = xor(g0x12, m0_acc_27) */
+	vpxor 448(%rsp), %ymm9, %ymm9 /* x0n_6 = xor(m0_acc_27, g0x12.2) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_24 = xor(p1_0_6, p2_0_6) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_25 = xor(p1_1_6, p2_2_6) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_26 = xor(m1_acc_24, m1_acc_25) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_27 = xor(m1_acc_26, p2_3_6) */
-	vmovdqa 192(%rsp), %ymm10 /* reload g0x13.2 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_6 = xor(g0x13, m1_acc_27) */
+	vpxor 224(%rsp), %ymm0, %ymm0 /* x1n_6 = xor(m1_acc_27, g0x13.2) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_24 = xor(p2_0_6, p1_1_6) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_25 = xor(p2_1_6, p1_2_6) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_26 = xor(m2_acc_24, m2_acc_25) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_27 = xor(m2_acc_26, p2_3_6) */
-	vmovdqa 352(%rsp), %ymm8 /* reload g0x14.2 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_6 = xor(g0x14, m2_acc_27) */
+	vpxor 160(%rsp), %ymm4, %ymm4 /* x2n_6 = xor(m2_acc_27, g0x14.2) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_24 = xor(p2_0_6, p2_1_6) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_25 = xor(p1_2_6, p2_2_6) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_26 = xor(m3_acc_24, m3_acc_25) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_27 = xor(m3_acc_26, p1_3_6) */
-	vmovdqa 384(%rsp), %ymm3 /* reload g0x15.2 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_6 = xor(g0x15, m3_acc_27) */
-	vmovdqa 1600(%rsp), %ymm3 /* reload g1x0.3 */
-	vpxor 1728(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g1x0, g1x4) */
+	vpxor 320(%rsp), %ymm1, %ymm1 /* x3n_6 = xor(m3_acc_27, g0x15.2) */
+	vmovdqa 1632(%rsp), %ymm3 /* reload g1x0.3 */
+	vpxor 1760(%rsp), %ymm3, %ymm5 /* t0_acc_14 = xor(g1x0, g1x4) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_15 = xor(t0_acc_14, rk0_3) */
-	vpxor 1856(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g1x8) */
-	vmovdqa 1536(%rsp), %ymm5 /* reload g1x1.3 */
-	vpxor 1664(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g1x1, g1x5) */
-	vpxor 1824(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
-	vpxor 1792(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g1x9) */
-	vmovdqa 1472(%rsp), %ymm7 /* reload g1x2.3 */
-	vpxor 64(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g1x2, g1x6) */
-	vpxor 1760(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g1x10) */
-	vmovdqa 1408(%rsp), %ymm10 /* reload g1x3.3 */
-	vpxor 96(%rsp), %ymm10, %ymm11 /* t3_acc_14 = xor(g1x3, g1x7) */
-	vpxor 480(%rsp), %ymm11, %ymm11 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
-	vpxor 320(%rsp), %ymm11, %ymm11 /* t3_7 = xor(t3_acc_15, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_7_aes_in0 = extract128(y0_7_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
+	vpxor 1888(%rsp), %ymm2, %ymm2 /* t0_7 = xor(t0_acc_15, g1x8) */
+	vmovdqa 1568(%rsp), %ymm5 /* reload g1x1.3 */
+	vpxor 1696(%rsp), %ymm5, %ymm6 /* t1_acc_14 = xor(g1x1, g1x5) */
+	vpxor 1856(%rsp), %ymm6, %ymm6 /* t1_acc_15 = xor(t1_acc_14, rk1_3) */
+	vpxor 1824(%rsp), %ymm6, %ymm6 /* t1_7 = xor(t1_acc_15, g1x9) */
+	vmovdqa 1504(%rsp), %ymm7 /* reload g1x2.3 */
+	vpxor 384(%rsp), %ymm7, %ymm8 /* t2_acc_14 = xor(g1x2, g1x6) */
+	vpxor 1792(%rsp), %ymm8, %ymm8 /* t2_acc_15 = xor(t2_acc_14, rk2_3) */
+	vpxor 192(%rsp), %ymm8, %ymm8 /* t2_7 = xor(t2_acc_15, g1x10) */
+	vmovdqa 1440(%rsp), %ymm10 /* reload g1x3.3 */
+	vpxor 96(%rsp), %ymm10, %ymm12 /* t3_acc_14 = xor(g1x3, g1x7) */
+	vpxor 256(%rsp), %ymm12, %ymm12 /* t3_acc_15 = xor(t3_acc_14, rk3_3) */
+	vpxor 480(%rsp), %ymm12, %ymm12 /* t3_7 = xor(t3_acc_15, g1x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_7_sr = lookup16(t0_7, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_7_aes_in0 = extract128(y0_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_7_aes_0 = aesenclast(y0_7_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_7_aes_in1 = extract128(y0_7_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_7_aes_1 = aesenclast(y0_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_7_aes = concat128(y0_7_aes_0, y0_7_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_7_aes_in0 = extract128(y1_7_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_7_aes_0 = aesenclast(y1_7_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_7_aes_1 = aesenclast(y0_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_7_aes = concat128(y0_7_aes_0, y0_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_7_sr = lookup16(t1_7, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_7_aes_in0 = extract128(y1_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_7_aes_0 = aesenclast(y1_7_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_7_aes_in1 = extract128(y1_7_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_7_aes_1 = aesenclast(y1_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_7_aes = concat128(y1_7_aes_0, y1_7_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_7_aes_in0 = extract128(y2_7_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_7_aes_0 = aesenclast(y2_7_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_7_aes_1 = aesenclast(y1_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_7_aes = concat128(y1_7_aes_0, y1_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_7_sr = lookup16(t2_7, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_7_aes_in0 = extract128(y2_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_7_aes_0 = aesenclast(y2_7_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_7_aes_in1 = extract128(y2_7_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_7_aes_1 = aesenclast(y2_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_7_aes = concat128(y2_7_aes_0, y2_7_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_7_aes_in0 = extract128(y3_7_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_7_aes_0 = aesenclast(y3_7_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_7_aes_in1 = extract128(y3_7_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_7_aes_1 = aesenclast(y3_7_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_7_aes = concat128(y3_7_aes_0, y3_7_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_7_aes_1 = aesenclast(y2_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_7_aes = concat128(y2_7_aes_0, y2_7_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_7_sr = lookup16(t3_7, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_7_aes_in0 = extract128(y3_7_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_7_aes_0 = aesenclast(y3_7_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_7_aes_in1 = extract128(y3_7_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_7_aes_1 = aesenclast(y3_7_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_7_aes = concat128(y3_7_aes_0, y3_7_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_7_aes_lo = and(y0_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_7_aes_sh = shr(y0_7_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_7_aes_hi = and(y0_7_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_7_l = lookup16(tbl_lo_1, y0_7_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_7_h = lookup16(tbl_hi_1, y0_7_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_7 = xor(p1_0_7_l, p1_0_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_7_aes_lo = and(y1_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_7_aes_sh = shr(y1_7_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 480(%rsp) /* spill g0x15.3 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
-	vmovdqa %ymm4, 1760(%rsp) /* spill g0x14.3 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_7_aes_hi = and(y1_7_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_7_l = lookup16(tbl_lo_1, y1_7_aes_lo) */
+	vmovdqa %ymm1, 256(%rsp) /* spill g0x15.3 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_7_h = lookup16(tbl_hi_1, y1_7_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_7 = xor(p1_1_7_l, p1_1_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_7_aes_lo = and(y2_7_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_7_aes_sh = shr(y2_7_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1824(%rsp) /* spill g0x13.3 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
-	vmovdqa %ymm9, 384(%rsp) /* spill g0x12.3 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_7_aes_sh = shr(y3_7_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_7_aes_hi = and(y2_7_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1792(%rsp) /* spill g0x14.3 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_7_l = lookup16(tbl_lo_1, y2_7_aes_lo) */
+	vmovdqa %ymm0, 1856(%rsp) /* spill g0x13.3 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_7_h = lookup16(tbl_hi_1, y2_7_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_7 = xor(p1_2_7_l, p1_2_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_7_aes_lo = and(y3_7_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_7_aes_sh = shr(y3_7_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_7_aes_hi = and(y3_7_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_7_l = lookup16(tbl_lo_1, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_7_h = lookup16(tbl_hi_1, y3_7_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_7 = xor(p1_3_7_l, p1_3_7_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_7_l = lookup16(tbl_lo_2, y0_7_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_7_h = lookup16(tbl_hi_2, y0_7_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_7 = xor(p2_0_7_l, p2_0_7_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_7_l = lookup16(tbl_lo_2, y1_7_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_7_h = lookup16(tbl_hi_2, y1_7_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_7 = xor(p2_1_7_l, p2_1_7_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_7_l = lookup16(tbl_lo_2, y2_7_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_7_h = lookup16(tbl_hi_2, y2_7_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_7 = xor(p2_2_7_l, p2_2_7_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_7_l = lookup16(tbl_lo_2, y3_7_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_7_h = lookup16(tbl_hi_2, y3_7_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_7 = xor(p2_3_7_l, p2_3_7_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_28 = xor(p1_0_7, p2_1_7) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
-	vmovdqa 1248(%rsp), %ymm9 /* reload g1x12.2 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_7 = xor(g1x12, m0_acc_31) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_29 = xor(p2_2_7, p1_3_7) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_30 = xor(m0_acc_28, m0_acc_29) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_31 = xor(m0_acc_30, p2_3_7) */
+	vpxor 1216(%rsp), %ymm8, %ymm8 /* x0n_7 = xor(m0_acc_31, g1x12.2) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_28 = xor(p1_0_7, p2_0_7) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
-	vmovdqa 1280(%rsp), %ymm9 /* reload g1x13.2 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_7 = xor(g1x13, m1_acc_31) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_29 = xor(p1_1_7, p2_2_7) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_30 = xor(m1_acc_28, m1_acc_29) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_31 = xor(m1_acc_30, p2_3_7) */
+	vpxor 1248(%rsp), %ymm5, %ymm5 /* x1n_7 = xor(m1_acc_31, g1x13.2) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_28 = xor(p2_0_7, p1_1_7) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
-	vmovdqa 1312(%rsp), %ymm7 /* reload g1x14.2 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_7 = xor(g1x14, m2_acc_31) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_29 = xor(p2_1_7, p1_2_7) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_30 = xor(m2_acc_28, m2_acc_29) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_31 = xor(m2_acc_30, p2_3_7) */
+	vpxor 1280(%rsp), %ymm1, %ymm1 /* x2n_7 = xor(m2_acc_31, g1x14.2) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_28 = xor(p2_0_7, p2_1_7) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_29 = xor(p1_2_7, p2_2_7) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_30 = xor(m3_acc_28, m3_acc_29) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
-	vmovdqa 32(%rsp), %ymm2 /* reload g1x15.2 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_7 = xor(g1x15, m3_acc_31) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_31 = xor(m3_acc_30, p1_3_7) */
+	vpxor 0(%rsp), %ymm0, %ymm0 /* x3n_7 = xor(m3_acc_31, g1x15.2) */
 
 	/* Round 8r+4: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
 	vpbroadcastd 64(%rdi,%r8), %ymm2 /* rk0_4 = bcast32() */
 	vpbroadcastd 68(%rdi,%r8), %ymm3 /* rk1_4 = bcast32() */
 	vpbroadcastd 72(%rdi,%r8), %ymm4 /* rk2_4 = bcast32() */
 	vpbroadcastd 76(%rdi,%r8), %ymm6 /* rk3_4 = bcast32() */
-	vmovdqa 640(%rsp), %ymm7 /* reload g0x4.3 */
-	vpxor 128(%rsp), %ymm7, %ymm9 /* t0_acc_16 = xor(g0x4, g0x8) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
-	vpxor 384(%rsp), %ymm9, %ymm9 /* t0_8 = xor(t0_acc_17, g0x12) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g0x5.3 */
-	vpxor 1696(%rsp), %ymm10, %ymm11 /* t1_acc_16 = xor(g0x5, g0x9) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
-	vpxor 1824(%rsp), %ymm11, %ymm11 /* t1_8 = xor(t1_acc_17, g0x13) */
-	vmovdqa 1504(%rsp), %ymm12 /* reload g0x6.3 */
-	vpxor 1632(%rsp), %ymm12, %ymm12 /* t2_acc_16 = xor(g0x6, g0x10) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
-	vpxor 1760(%rsp), %ymm12, %ymm12 /* t2_8 = xor(t2_acc_17, g0x14) */
-	vmovdqa 1440(%rsp), %ymm10 /* reload g0x7.3 */
-	vpxor 0(%rsp), %ymm10, %ymm10 /* t3_acc_16 = xor(g0x7, g0x11) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t3_8 = xor(t3_acc_17, g0x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_8_aes_in0 = extract128(y0_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_8_aes_0 = aesenclast(y0_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_8_aes_in1 = extract128(y0_8_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_8_aes_1 = aesenclast(y0_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_8_aes = concat128(y0_8_aes_0, y0_8_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_8_aes_in0 = extract128(y1_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_8_aes_0 = aesenclast(y1_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_8_aes_in1 = extract128(y1_8_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_8_aes_1 = aesenclast(y1_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_8_aes = concat128(y1_8_aes_0, y1_8_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_8_aes_in0 = extract128(y2_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_8_aes_0 = aesenclast(y2_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_8_aes_in1 = extract128(y2_8_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_8_aes_1 = aesenclast(y2_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_8_aes = concat128(y2_8_aes_0, y2_8_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_8_aes_in0 = extract128(y3_8_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_8_aes_0 = aesenclast(y3_8_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_8_aes_in1 = extract128(y3_8_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_8_aes_1 = aesenclast(y3_8_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_8_aes = concat128(y3_8_aes_0, y3_8_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_8_aes_sh = shr(y0_8_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 352(%rsp) /* spill g1x15.3 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
-	vmovdqa %ymm6, 192(%rsp) /* spill rk3_4 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 256(%rsp) /* spill g1x14.3 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
+	vmovdqa 352(%rsp), %ymm7 /* reload g0x4.3 */
+	vpxor 288(%rsp), %ymm7, %ymm10 /* t0_acc_16 = xor(g0x4, g0x8) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_17 = xor(t0_acc_16, rk0_4) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_8 = xor(t0_acc_17, g0x12) */
+	vmovdqa 1600(%rsp), %ymm12 /* reload g0x5.3 */
+	vpxor 1728(%rsp), %ymm12, %ymm14 /* t1_acc_16 = xor(g0x5, g0x9) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_17 = xor(t1_acc_16, rk1_4) */
+	vpxor 1856(%rsp), %ymm14, %ymm14 /* t1_8 = xor(t1_acc_17, g0x13) */
+	vmovdqa 1536(%rsp), %ymm15 /* reload g0x6.3 */
+	vpxor 1664(%rsp), %ymm15, %ymm15 /* t2_acc_16 = xor(g0x6, g0x10) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_17 = xor(t2_acc_16, rk2_4) */
+	vpxor 1792(%rsp), %ymm15, %ymm15 /* t2_8 = xor(t2_acc_17, g0x14) */
+	vmovdqa 1472(%rsp), %ymm12 /* reload g0x7.3 */
+	vpxor 608(%rsp), %ymm12, %ymm12 /* t3_acc_16 = xor(g0x7, g0x11) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_17 = xor(t3_acc_16, rk3_4) */
+	vpxor 256(%rsp), %ymm12, %ymm12 /* t3_8 = xor(t3_acc_17, g0x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_8_sr = lookup16(t0_8, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_8_aes_in0 = extract128(y0_8_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_8_aes_0 = aesenclast(y0_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_8_aes_in1 = extract128(y0_8_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_8_aes_1 = aesenclast(y0_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_8_aes = concat128(y0_8_aes_0, y0_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_8_sr = lookup16(t1_8, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_8_aes_in0 = extract128(y1_8_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_8_aes_0 = aesenclast(y1_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_8_aes_in1 = extract128(y1_8_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_8_aes_1 = aesenclast(y1_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_8_aes = concat128(y1_8_aes_0, y1_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_8_sr = lookup16(t2_8, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_8_aes_in0 = extract128(y2_8_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_8_aes_0 = aesenclast(y2_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_8_aes_in1 = extract128(y2_8_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_8_aes_1 = aesenclast(y2_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_8_aes = concat128(y2_8_aes_0, y2_8_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_8_sr = lookup16(t3_8, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_8_aes_in0 = extract128(y3_8_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_8_aes_0 = aesenclast(y3_8_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_8_aes_in1 = extract128(y3_8_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_8_aes_1 = aesenclast(y3_8_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_8_aes = concat128(y3_8_aes_0, y3_8_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* y0_8_aes_lo = and(y0_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_8_aes_sh = shr(y0_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_8_aes_hi = and(y0_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 320(%rsp) /* spill g0x12.3 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 160(%rsp) /* spill g1x15.3 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_8_l = lookup16(tbl_lo_1, y0_8_aes_lo) */
+	vmovdqa %ymm6, 224(%rsp) /* spill rk3_4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 448(%rsp) /* spill g1x14.3 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_8_h = lookup16(tbl_hi_1, y0_8_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_8 = xor(p1_0_8_l, p1_0_8_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_8_aes_sh = shr(y1_8_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1888(%rsp) /* spill rk2_4 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
-	vmovdqa %ymm5, 1920(%rsp) /* spill g1x13.3 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y1_8_aes_lo = and(y1_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_8_aes_sh = shr(y1_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y1_8_aes_hi = and(y1_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1920(%rsp) /* spill rk2_4 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_8_l = lookup16(tbl_lo_1, y1_8_aes_lo) */
+	vmovdqa %ymm5, 1952(%rsp) /* spill g1x13.3 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_8_h = lookup16(tbl_hi_1, y1_8_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_8 = xor(p1_1_8_l, p1_1_8_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_8_aes_sh = shr(y2_8_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1952(%rsp) /* spill rk1_4 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
-	vmovdqa %ymm8, 1984(%rsp) /* spill g1x12.3 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm5 /* y2_8_aes_lo = and(y2_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_8_aes_sh = shr(y2_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* y2_8_aes_hi = and(y2_8_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1984(%rsp) /* spill rk1_4 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_8_l = lookup16(tbl_lo_1, y2_8_aes_lo) */
+	vmovdqa %ymm8, 2016(%rsp) /* spill g1x12.3 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_8_h = lookup16(tbl_hi_1, y2_8_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_8 = xor(p1_2_8_l, p1_2_8_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_8_aes_sh = shr(y3_8_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y3_8_aes_lo = and(y3_8_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_8_aes_sh = shr(y3_8_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_8_aes_hi = and(y3_8_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_8_l = lookup16(tbl_lo_1, y3_8_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_8_h = lookup16(tbl_hi_1, y3_8_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_8 = xor(p1_3_8_l, p1_3_8_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_8_l = lookup16(tbl_lo_2, y0_8_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_8_h = lookup16(tbl_hi_2, y0_8_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_8 = xor(p2_0_8_l, p2_0_8_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_8_l = lookup16(tbl_lo_2, y1_8_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_8_h = lookup16(tbl_hi_2, y1_8_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_8 = xor(p2_1_8_l, p2_1_8_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_8_l = lookup16(tbl_lo_2, y2_8_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_8_h = lookup16(tbl_hi_2, y2_8_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_8 = xor(p2_2_8_l, p2_2_8_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_8_l = lookup16(tbl_lo_2, y3_8_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_8_h = lookup16(tbl_hi_2, y3_8_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_8 = xor(p2_3_8_l, p2_3_8_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_32 = xor(p1_0_8, p2_1_8) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_33 = xor(p2_2_8, p1_3_8) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_34 = xor(m0_acc_32, m0_acc_33) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_35 = xor(m0_acc_34, p2_3_8) */
-	vmovdqa 1376(%rsp), %ymm10 /* reload g0x0.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_8 = xor(g0x0, m0_acc_35) */
+	vpxor 1408(%rsp), %ymm9, %ymm9 /* x0n_8 = xor(m0_acc_35, g0x0.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_32 = xor(p1_0_8, p2_0_8) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_33 = xor(p1_1_8, p2_2_8) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_34 = xor(m1_acc_32, m1_acc_33) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_35 = xor(m1_acc_34, p2_3_8) */
-	vmovdqa 1344(%rsp), %ymm10 /* reload g0x1.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_8 = xor(g0x1, m1_acc_35) */
+	vpxor 1376(%rsp), %ymm0, %ymm0 /* x1n_8 = xor(m1_acc_35, g0x1.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_32 = xor(p2_0_8, p1_1_8) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_33 = xor(p2_1_8, p1_2_8) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_34 = xor(m2_acc_32, m2_acc_33) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_35 = xor(m2_acc_34, p2_3_8) */
-	vmovdqa 416(%rsp), %ymm8 /* reload g0x2.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_8 = xor(g0x2, m2_acc_35) */
+	vpxor 1344(%rsp), %ymm4, %ymm4 /* x2n_8 = xor(m2_acc_35, g0x2.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_32 = xor(p2_0_8, p2_1_8) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_33 = xor(p1_2_8, p2_2_8) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_34 = xor(m3_acc_32, m3_acc_33) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_35 = xor(m3_acc_34, p1_3_8) */
-	vmovdqa 160(%rsp), %ymm3 /* reload g0x3.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_8 = xor(g0x3, m3_acc_35) */
-	vmovdqa 1728(%rsp), %ymm3 /* reload g1x4.3 */
-	vpxor 1856(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
+	vpxor 1312(%rsp), %ymm1, %ymm1 /* x3n_8 = xor(m3_acc_35, g0x3.3) */
+	vmovdqa 1760(%rsp), %ymm3 /* reload g1x4.3 */
+	vpxor 1888(%rsp), %ymm3, %ymm5 /* t0_acc_18 = xor(g1x4, g1x8) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_19 = xor(t0_acc_18, rk0_4) */
-	vpxor 1984(%rsp), %ymm2, %ymm2 /* t0_9 = xor(t0_acc_19, g1x12) */
-	vmovdqa 1664(%rsp), %ymm5 /* reload g1x5.3 */
-	vpxor 1792(%rsp), %ymm5, %ymm6 /* t1_acc_18 = xor(g1x5, g1x9) */
-	vpxor 1952(%rsp), %ymm6, %ymm6 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
-	vpxor 1920(%rsp), %ymm6, %ymm6 /* t1_9 = xor(t1_acc_19, g1x13) */
-	vmovdqa 64(%rsp), %ymm7 /* reload g1x6.3 */
-	vpxor 288(%rsp), %ymm7, %ymm8 /* t2_acc_18 = xor(g1x6, g1x10) */
-	vpxor 1888(%rsp), %ymm8, %ymm8 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
-	vpxor 256(%rsp), %ymm8, %ymm8 /* t2_9 = xor(t2_acc_19, g1x14) */
+	vpxor 2016(%rsp), %ymm2, %ymm2 /* t0_9 = xor(t0_acc_19, g1x12) */
+	vmovdqa 1696(%rsp), %ymm5 /* reload g1x5.3 */
+	vpxor 1824(%rsp), %ymm5, %ymm6 /* t1_acc_18 = xor(g1x5, g1x9) */
+	vpxor 1984(%rsp), %ymm6, %ymm6 /* t1_acc_19 = xor(t1_acc_18, rk1_4) */
+	vpxor 1952(%rsp), %ymm6, %ymm6 /* t1_9 = xor(t1_acc_19, g1x13) */
+	vmovdqa 384(%rsp), %ymm7 /* reload g1x6.3 */
+	vpxor 192(%rsp), %ymm7, %ymm8 /* t2_acc_18 = xor(g1x6, g1x10) */
+	vpxor 1920(%rsp), %ymm8, %ymm8 /* t2_acc_19 = xor(t2_acc_18, rk2_4) */
+	vpxor 448(%rsp), %ymm8, %ymm8 /* t2_9 = xor(t2_acc_19, g1x14) */
 	vmovdqa 96(%rsp), %ymm10 /* reload g1x7.3 */
-	vpxor 320(%rsp), %ymm10, %ymm11 /* t3_acc_18 = xor(g1x7, g1x11) */
-	vpxor 192(%rsp), %ymm11, %ymm11 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
-	vpxor 352(%rsp), %ymm11, %ymm11 /* t3_9 = xor(t3_acc_19, g1x15) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_9_aes_in0 = extract128(y0_9_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
+	vpxor 480(%rsp), %ymm10, %ymm12 /* t3_acc_18 = xor(g1x7, g1x11) */
+	vpxor 224(%rsp), %ymm12, %ymm12 /* t3_acc_19 = xor(t3_acc_18, rk3_4) */
+	vpxor 160(%rsp), %ymm12, %ymm12 /* t3_9 = xor(t3_acc_19, g1x15) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_9_sr = lookup16(t0_9, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_9_aes_in0 = extract128(y0_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_9_aes_0 = aesenclast(y0_9_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_9_aes_in1 = extract128(y0_9_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_9_aes_1 = aesenclast(y0_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_9_aes = concat128(y0_9_aes_0, y0_9_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_9_aes_in0 = extract128(y1_9_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_9_aes_0 = aesenclast(y1_9_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_9_aes_1 = aesenclast(y0_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_9_aes = concat128(y0_9_aes_0, y0_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_9_sr = lookup16(t1_9, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_9_aes_in0 = extract128(y1_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_9_aes_0 = aesenclast(y1_9_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_9_aes_in1 = extract128(y1_9_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_9_aes_1 = aesenclast(y1_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_9_aes = concat128(y1_9_aes_0, y1_9_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_9_aes_in0 = extract128(y2_9_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_9_aes_0 = aesenclast(y2_9_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_9_aes_1 = aesenclast(y1_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_9_aes = concat128(y1_9_aes_0, y1_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_9_sr = lookup16(t2_9, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_9_aes_in0 = extract128(y2_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_9_aes_0 = aesenclast(y2_9_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_9_aes_in1 = extract128(y2_9_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_9_aes_1 = aesenclast(y2_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_9_aes = concat128(y2_9_aes_0, y2_9_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_9_aes_in0 = extract128(y3_9_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_9_aes_0 = aesenclast(y3_9_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_9_aes_in1 = extract128(y3_9_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_9_aes_1 = aesenclast(y3_9_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_9_aes = concat128(y3_9_aes_0, y3_9_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_9_aes_1 = aesenclast(y2_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_9_aes = concat128(y2_9_aes_0, y2_9_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_9_sr = lookup16(t3_9, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_9_aes_in0 = extract128(y3_9_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_9_aes_0 = aesenclast(y3_9_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_9_aes_in1 = extract128(y3_9_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_9_aes_1 = aesenclast(y3_9_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_9_aes = concat128(y3_9_aes_0, y3_9_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_9_aes_lo = and(y0_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_9_aes_sh = shr(y0_9_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_9_aes_hi = and(y0_9_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_9_l = lookup16(tbl_lo_1, y0_9_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_9_h = lookup16(tbl_hi_1, y0_9_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_9 = xor(p1_0_9_l, p1_0_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_9_aes_lo = and(y1_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_9_aes_sh = shr(y1_9_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_9_aes_hi = and(y1_9_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
 	vmovdqa %ymm1, 1184(%rsp) /* spill g0x3.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_9_l = lookup16(tbl_lo_1, y1_9_aes_lo) */
-	vmovdqa %ymm4, 1216(%rsp) /* spill g0x2.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_9_h = lookup16(tbl_hi_1, y1_9_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_9 = xor(p1_1_9_l, p1_1_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_9_aes_lo = and(y2_9_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_9_aes_sh = shr(y2_9_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 608(%rsp) /* spill g0x1.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
-	vmovdqa %ymm9, 512(%rsp) /* spill g0x0.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_9_aes_sh = shr(y3_9_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_9_aes_hi = and(y2_9_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 64(%rsp) /* spill g0x2.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_9_l = lookup16(tbl_lo_1, y2_9_aes_lo) */
+	vmovdqa %ymm0, 32(%rsp) /* spill g0x1.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_9_h = lookup16(tbl_hi_1, y2_9_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_9 = xor(p1_2_9_l, p1_2_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_9_aes_lo = and(y3_9_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_9_aes_sh = shr(y3_9_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_9_aes_hi = and(y3_9_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_9_l = lookup16(tbl_lo_1, y3_9_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_9_h = lookup16(tbl_hi_1, y3_9_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_9 = xor(p1_3_9_l, p1_3_9_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_9_l = lookup16(tbl_lo_2, y0_9_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_9_h = lookup16(tbl_hi_2, y0_9_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_9 = xor(p2_0_9_l, p2_0_9_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_9_l = lookup16(tbl_lo_2, y1_9_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_9_h = lookup16(tbl_hi_2, y1_9_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_9 = xor(p2_1_9_l, p2_1_9_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_9_l = lookup16(tbl_lo_2, y2_9_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_9_h = lookup16(tbl_hi_2, y2_9_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_9 = xor(p2_2_9_l, p2_2_9_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_9_l = lookup16(tbl_lo_2, y3_9_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_9_h = lookup16(tbl_hi_2, y3_9_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_9 = xor(p2_3_9_l, p2_3_9_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_36 = xor(p1_0_9, p2_1_9) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
-	vmovdqa 1600(%rsp), %ymm9 /* reload g1x0.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_9 = xor(g1x0, m0_acc_39) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_37 = xor(p2_2_9, p1_3_9) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_38 = xor(m0_acc_36, m0_acc_37) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_39 = xor(m0_acc_38, p2_3_9) */
+	vpxor 1632(%rsp), %ymm8, %ymm8 /* x0n_9 = xor(m0_acc_39, g1x0.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_36 = xor(p1_0_9, p2_0_9) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
-	vmovdqa 1536(%rsp), %ymm9 /* reload g1x1.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_9 = xor(g1x1, m1_acc_39) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_37 = xor(p1_1_9, p2_2_9) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_38 = xor(m1_acc_36, m1_acc_37) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_39 = xor(m1_acc_38, p2_3_9) */
+	vpxor 1568(%rsp), %ymm5, %ymm5 /* x1n_9 = xor(m1_acc_39, g1x1.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_36 = xor(p2_0_9, p1_1_9) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
-	vmovdqa 1472(%rsp), %ymm7 /* reload g1x2.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_9 = xor(g1x2, m2_acc_39) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_37 = xor(p2_1_9, p1_2_9) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_38 = xor(m2_acc_36, m2_acc_37) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_39 = xor(m2_acc_38, p2_3_9) */
+	vpxor 1504(%rsp), %ymm1, %ymm1 /* x2n_9 = xor(m2_acc_39, g1x2.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_36 = xor(p2_0_9, p2_1_9) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_37 = xor(p1_2_9, p2_2_9) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_38 = xor(m3_acc_36, m3_acc_37) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
-	vmovdqa 1408(%rsp), %ymm2 /* reload g1x3.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_9 = xor(g1x3, m3_acc_39) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_39 = xor(m3_acc_38, p1_3_9) */
+	vpxor 1440(%rsp), %ymm0, %ymm0 /* x3n_9 = xor(m3_acc_39, g1x3.3) */
 
 	/* Round 8r+5: slot 1 ^= M'_L·inv(slot 2 ^ slot 3 ^ slot 0 ^ rk') ^ C'. */
 	vpbroadcastd 80(%rdi,%r8), %ymm2 /* rk0_5 = bcast32() */
 	vpbroadcastd 84(%rdi,%r8), %ymm3 /* rk1_5 = bcast32() */
 	vpbroadcastd 88(%rdi,%r8), %ymm4 /* rk2_5 = bcast32() */
 	vpbroadcastd 92(%rdi,%r8), %ymm6 /* rk3_5 = bcast32() */
-	vmovdqa 128(%rsp), %ymm7 /* reload g0x8.3 */
-	vpxor 384(%rsp), %ymm7, %ymm9 /* t0_acc_20 = xor(g0x8, g0x12) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
-	vpxor 512(%rsp), %ymm9, %ymm9 /* t0_10 = xor(t0_acc_21, g0x0) */
-	vmovdqa 1696(%rsp), %ymm10 /* reload g0x9.3 */
-	vpxor 1824(%rsp), %ymm10, %ymm11 /* t1_acc_20 = xor(g0x9, g0x13) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
-	vpxor 608(%rsp), %ymm11, %ymm11 /* t1_10 = xor(t1_acc_21, g0x1) */
-	vmovdqa 1632(%rsp), %ymm12 /* reload g0x10.3 */
-	vpxor 1760(%rsp), %ymm12, %ymm12 /* t2_acc_20 = xor(g0x10, g0x14) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
-	vpxor 1216(%rsp), %ymm12, %ymm12 /* t2_10 = xor(t2_acc_21, g0x2) */
-	vmovdqa 0(%rsp), %ymm10 /* reload g0x11.3 */
-	vpxor 480(%rsp), %ymm10, %ymm10 /* t3_acc_20 = xor(g0x11, g0x15) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* t3_10 = xor(t3_acc_21, g0x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_10_aes_in0 = extract128(y0_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_10_aes_in1 = extract128(y0_10_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_10_aes_1 = aesenclast(y0_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_10_aes = concat128(y0_10_aes_0, y0_10_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_10_aes_in0 = extract128(y1_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_10_aes_0 = aesenclast(y1_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_10_aes_in1 = extract128(y1_10_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_10_aes_1 = aesenclast(y1_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_10_aes = concat128(y1_10_aes_0, y1_10_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_10_aes_in0 = extract128(y2_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_10_aes_0 = aesenclast(y2_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_10_aes_in1 = extract128(y2_10_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_10_aes_1 = aesenclast(y2_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_10_aes = concat128(y2_10_aes_0, y2_10_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_10_aes_in0 = extract128(y3_10_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_10_aes_0 = aesenclast(y3_10_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_10_aes_in1 = extract128(y3_10_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_10_aes_1 = aesenclast(y3_10_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_10_aes = concat128(y3_10_aes_0, y3_10_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_10_aes_sh = shr(y0_10_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 736(%rsp) /* spill g1x3.4 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
-	vmovdqa %ymm6, 1408(%rsp) /* spill rk3_5 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 704(%rsp) /* spill g1x2.4 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
+	vmovdqa 288(%rsp), %ymm7 /* reload g0x8.3 */
+	vpxor 320(%rsp), %ymm7, %ymm10 /* t0_acc_20 = xor(g0x8, g0x12) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_21 = xor(t0_acc_20, rk0_5) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_10 = xor(t0_acc_21, g0x0) */
+	vmovdqa 1728(%rsp), %ymm12 /* reload g0x9.3 */
+	vpxor 1856(%rsp), %ymm12, %ymm14 /* t1_acc_20 = xor(g0x9, g0x13) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_21 = xor(t1_acc_20, rk1_5) */
+	vpxor 32(%rsp), %ymm14, %ymm14 /* t1_10 = xor(t1_acc_21, g0x1) */
+	vmovdqa 1664(%rsp), %ymm15 /* reload g0x10.3 */
+	vpxor 1792(%rsp), %ymm15, %ymm15 /* t2_acc_20 = xor(g0x10, g0x14) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_21 = xor(t2_acc_20, rk2_5) */
+	vpxor 64(%rsp), %ymm15, %ymm15 /* t2_10 = xor(t2_acc_21, g0x2) */
+	vmovdqa 608(%rsp), %ymm12 /* reload g0x11.3 */
+	vpxor 256(%rsp), %ymm12, %ymm12 /* t3_acc_20 = xor(g0x11, g0x15) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_21 = xor(t3_acc_20, rk3_5) */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* t3_10 = xor(t3_acc_21, g0x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_10_sr = lookup16(t0_10, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_10_aes_in0 = extract128(y0_10_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_10_aes_0 = aesenclast(y0_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_10_aes_in1 = extract128(y0_10_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_10_aes_1 = aesenclast(y0_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_10_aes = concat128(y0_10_aes_0, y0_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_10_sr = lookup16(t1_10, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_10_aes_in0 = extract128(y1_10_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_10_aes_0 = aesenclast(y1_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_10_aes_in1 = extract128(y1_10_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_10_aes_1 = aesenclast(y1_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_10_aes = concat128(y1_10_aes_0, y1_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_10_sr = lookup16(t2_10, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_10_aes_in0 = extract128(y2_10_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_10_aes_0 = aesenclast(y2_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_10_aes_in1 = extract128(y2_10_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_10_aes_1 = aesenclast(y2_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_10_aes = concat128(y2_10_aes_0, y2_10_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_10_sr = lookup16(t3_10, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_10_aes_in0 = extract128(y3_10_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_10_aes_0 = aesenclast(y3_10_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_10_aes_in1 = extract128(y3_10_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_10_aes_1 = aesenclast(y3_10_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_10_aes = concat128(y3_10_aes_0, y3_10_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* y0_10_aes_lo = and(y0_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_10_aes_sh = shr(y0_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_10_aes_hi = and(y0_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 512(%rsp) /* spill g0x0.4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 704(%rsp) /* spill g1x3.4 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_10_l = lookup16(tbl_lo_1, y0_10_aes_lo) */
+	vmovdqa %ymm6, 1440(%rsp) /* spill rk3_5 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 672(%rsp) /* spill g1x2.4 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_10_h = lookup16(tbl_hi_1, y0_10_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_10 = xor(p1_0_10_l, p1_0_10_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_10_aes_sh = shr(y1_10_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 1472(%rsp) /* spill rk2_5 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
-	vmovdqa %ymm5, 672(%rsp) /* spill g1x1.4 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y1_10_aes_lo = and(y1_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_10_aes_sh = shr(y1_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y1_10_aes_hi = and(y1_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1504(%rsp) /* spill rk2_5 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_10_l = lookup16(tbl_lo_1, y1_10_aes_lo) */
+	vmovdqa %ymm5, 640(%rsp) /* spill g1x1.4 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_10_h = lookup16(tbl_hi_1, y1_10_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_10 = xor(p1_1_10_l, p1_1_10_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_10_aes_sh = shr(y2_10_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1536(%rsp) /* spill rk1_5 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
-	vmovdqa %ymm8, 768(%rsp) /* spill g1x0.4 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm5 /* y2_10_aes_lo = and(y2_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_10_aes_sh = shr(y2_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* y2_10_aes_hi = and(y2_10_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1568(%rsp) /* spill rk1_5 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_10_l = lookup16(tbl_lo_1, y2_10_aes_lo) */
+	vmovdqa %ymm8, 736(%rsp) /* spill g1x0.4 */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_10_h = lookup16(tbl_hi_1, y2_10_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_10 = xor(p1_2_10_l, p1_2_10_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_10_aes_sh = shr(y3_10_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y3_10_aes_lo = and(y3_10_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_10_aes_sh = shr(y3_10_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_10_aes_hi = and(y3_10_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_10_l = lookup16(tbl_lo_1, y3_10_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_10_h = lookup16(tbl_hi_1, y3_10_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_10 = xor(p1_3_10_l, p1_3_10_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_10_l = lookup16(tbl_lo_2, y0_10_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_10_h = lookup16(tbl_hi_2, y0_10_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_10 = xor(p2_0_10_l, p2_0_10_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_10_l = lookup16(tbl_lo_2, y1_10_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_10_h = lookup16(tbl_hi_2, y1_10_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_10 = xor(p2_1_10_l, p2_1_10_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_10_l = lookup16(tbl_lo_2, y2_10_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_10_h = lookup16(tbl_hi_2, y2_10_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_10 = xor(p2_2_10_l, p2_2_10_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_10_l = lookup16(tbl_lo_2, y3_10_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_10_h = lookup16(tbl_hi_2, y3_10_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_10 = xor(p2_3_10_l, p2_3_10_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_40 = xor(p1_0_10, p2_1_10) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_41 = xor(p2_2_10, p1_3_10) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_42 = xor(m0_acc_40, m0_acc_41) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_43 = xor(m0_acc_42, p2_3_10) */
-	vmovdqa 640(%rsp), %ymm10 /* reload g0x4.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_10 = xor(g0x4, m0_acc_43) */
+	vpxor 352(%rsp), %ymm9, %ymm9 /* x0n_10 = xor(m0_acc_43, g0x4.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_40 = xor(p1_0_10, p2_0_10) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_41 = xor(p1_1_10, p2_2_10) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_42 = xor(m1_acc_40, m1_acc_41) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_43 = xor(m1_acc_42, p2_3_10) */
-	vmovdqa 1568(%rsp), %ymm10 /* reload g0x5.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_10 = xor(g0x5, m1_acc_43) */
+	vpxor 1600(%rsp), %ymm0, %ymm0 /* x1n_10 = xor(m1_acc_43, g0x5.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_40 = xor(p2_0_10, p1_1_10) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_41 = xor(p2_1_10, p1_2_10) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_42 = xor(m2_acc_40, m2_acc_41) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_43 = xor(m2_acc_42, p2_3_10) */
-	vmovdqa 1504(%rsp), %ymm8 /* reload g0x6.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_10 = xor(g0x6, m2_acc_43) */
+	vpxor 1536(%rsp), %ymm4, %ymm4 /* x2n_10 = xor(m2_acc_43, g0x6.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_40 = xor(p2_0_10, p2_1_10) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_41 = xor(p1_2_10, p2_2_10) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_42 = xor(m3_acc_40, m3_acc_41) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_43 = xor(m3_acc_42, p1_3_10) */
-	vmovdqa 1440(%rsp), %ymm3 /* reload g0x7.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_10 = xor(g0x7, m3_acc_43) */
-	vmovdqa 1856(%rsp), %ymm3 /* reload g1x8.3 */
-	vpxor 1984(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g1x8, g1x12) */
+	vpxor 1472(%rsp), %ymm1, %ymm1 /* x3n_10 = xor(m3_acc_43, g0x7.3) */
+	vmovdqa 1888(%rsp), %ymm3 /* reload g1x8.3 */
+	vpxor 2016(%rsp), %ymm3, %ymm5 /* t0_acc_22 = xor(g1x8, g1x12) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_23 = xor(t0_acc_22, rk0_5) */
-	vpxor 768(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g1x0) */
-	vmovdqa 1792(%rsp), %ymm5 /* reload g1x9.3 */
-	vpxor 1920(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g1x9, g1x13) */
-	vpxor 1536(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
-	vpxor 672(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g1x1) */
-	vmovdqa 288(%rsp), %ymm7 /* reload g1x10.3 */
-	vpxor 256(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g1x10, g1x14) */
-	vpxor 1472(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
-	vpxor 704(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g1x2) */
-	vmovdqa 320(%rsp), %ymm10 /* reload g1x11.3 */
-	vpxor 352(%rsp), %ymm10, %ymm11 /* t3_acc_22 = xor(g1x11, g1x15) */
-	vpxor 1408(%rsp), %ymm11, %ymm11 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
-	vpxor 736(%rsp), %ymm11, %ymm11 /* t3_11 = xor(t3_acc_23, g1x3) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_11_aes_in0 = extract128(y0_11_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
+	vpxor 736(%rsp), %ymm2, %ymm2 /* t0_11 = xor(t0_acc_23, g1x0) */
+	vmovdqa 1824(%rsp), %ymm5 /* reload g1x9.3 */
+	vpxor 1952(%rsp), %ymm5, %ymm6 /* t1_acc_22 = xor(g1x9, g1x13) */
+	vpxor 1568(%rsp), %ymm6, %ymm6 /* t1_acc_23 = xor(t1_acc_22, rk1_5) */
+	vpxor 640(%rsp), %ymm6, %ymm6 /* t1_11 = xor(t1_acc_23, g1x1) */
+	vmovdqa 192(%rsp), %ymm7 /* reload g1x10.3 */
+	vpxor 448(%rsp), %ymm7, %ymm8 /* t2_acc_22 = xor(g1x10, g1x14) */
+	vpxor 1504(%rsp), %ymm8, %ymm8 /* t2_acc_23 = xor(t2_acc_22, rk2_5) */
+	vpxor 672(%rsp), %ymm8, %ymm8 /* t2_11 = xor(t2_acc_23, g1x2) */
+	vmovdqa 480(%rsp), %ymm10 /* reload g1x11.3 */
+	vpxor 160(%rsp), %ymm10, %ymm12 /* t3_acc_22 = xor(g1x11, g1x15) */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_23 = xor(t3_acc_22, rk3_5) */
+	vpxor 704(%rsp), %ymm12, %ymm12 /* t3_11 = xor(t3_acc_23, g1x3) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_11_sr = lookup16(t0_11, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_11_aes_in0 = extract128(y0_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_11_aes_0 = aesenclast(y0_11_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_11_aes_in1 = extract128(y0_11_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_11_aes_1 = aesenclast(y0_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_11_aes = concat128(y0_11_aes_0, y0_11_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_11_aes_in0 = extract128(y1_11_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_11_aes_0 = aesenclast(y1_11_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_11_aes_1 = aesenclast(y0_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_11_aes = concat128(y0_11_aes_0, y0_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_11_sr = lookup16(t1_11, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_11_aes_in0 = extract128(y1_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_11_aes_0 = aesenclast(y1_11_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_11_aes_in1 = extract128(y1_11_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_11_aes_1 = aesenclast(y1_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_11_aes = concat128(y1_11_aes_0, y1_11_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_11_aes_in0 = extract128(y2_11_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_11_aes_0 = aesenclast(y2_11_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_11_aes_1 = aesenclast(y1_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_11_aes = concat128(y1_11_aes_0, y1_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_11_sr = lookup16(t2_11, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_11_aes_in0 = extract128(y2_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_11_aes_0 = aesenclast(y2_11_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_11_aes_in1 = extract128(y2_11_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_11_aes_1 = aesenclast(y2_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_11_aes = concat128(y2_11_aes_0, y2_11_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_11_aes_in0 = extract128(y3_11_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_11_aes_0 = aesenclast(y3_11_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_11_aes_in1 = extract128(y3_11_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_11_aes_1 = aesenclast(y3_11_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_11_aes = concat128(y3_11_aes_0, y3_11_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_11_aes_1 = aesenclast(y2_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_11_aes = concat128(y2_11_aes_0, y2_11_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_11_sr = lookup16(t3_11, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_11_aes_in0 = extract128(y3_11_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_11_aes_0 = aesenclast(y3_11_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_11_aes_in1 = extract128(y3_11_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_11_aes_1 = aesenclast(y3_11_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_11_aes = concat128(y3_11_aes_0, y3_11_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_11_aes_lo = and(y0_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_11_aes_sh = shr(y0_11_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_11_aes_hi = and(y0_11_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_11_l = lookup16(tbl_lo_1, y0_11_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_11_h = lookup16(tbl_hi_1, y0_11_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_11 = xor(p1_0_11_l, p1_0_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_11_aes_lo = and(y1_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_11_aes_sh = shr(y1_11_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 1408(%rsp) /* spill g0x7.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
-	vmovdqa %ymm4, 1472(%rsp) /* spill g0x6.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_11_aes_hi = and(y1_11_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_11_l = lookup16(tbl_lo_1, y1_11_aes_lo) */
+	vmovdqa %ymm1, 1440(%rsp) /* spill g0x7.4 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_11_h = lookup16(tbl_hi_1, y1_11_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_11 = xor(p1_1_11_l, p1_1_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_11_aes_lo = and(y2_11_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_11_aes_sh = shr(y2_11_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1536(%rsp) /* spill g0x5.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
-	vmovdqa %ymm9, 1440(%rsp) /* spill g0x4.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_11_aes_sh = shr(y3_11_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_11_aes_hi = and(y2_11_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1504(%rsp) /* spill g0x6.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_11_l = lookup16(tbl_lo_1, y2_11_aes_lo) */
+	vmovdqa %ymm0, 1568(%rsp) /* spill g0x5.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_11_h = lookup16(tbl_hi_1, y2_11_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_11 = xor(p1_2_11_l, p1_2_11_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_11_aes_lo = and(y3_11_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_11_aes_sh = shr(y3_11_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_11_aes_hi = and(y3_11_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_11_l = lookup16(tbl_lo_1, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_11_h = lookup16(tbl_hi_1, y3_11_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_11 = xor(p1_3_11_l, p1_3_11_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_11_l = lookup16(tbl_lo_2, y0_11_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_11_h = lookup16(tbl_hi_2, y0_11_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_11 = xor(p2_0_11_l, p2_0_11_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_11_l = lookup16(tbl_lo_2, y1_11_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_11_h = lookup16(tbl_hi_2, y1_11_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_11 = xor(p2_1_11_l, p2_1_11_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_11_l = lookup16(tbl_lo_2, y2_11_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_11_h = lookup16(tbl_hi_2, y2_11_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_11 = xor(p2_2_11_l, p2_2_11_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_11_l = lookup16(tbl_lo_2, y3_11_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_11_h = lookup16(tbl_hi_2, y3_11_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_11 = xor(p2_3_11_l, p2_3_11_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_44 = xor(p1_0_11, p2_1_11) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
-	vmovdqa 1728(%rsp), %ymm9 /* reload g1x4.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_11 = xor(g1x4, m0_acc_47) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_45 = xor(p2_2_11, p1_3_11) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_46 = xor(m0_acc_44, m0_acc_45) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_47 = xor(m0_acc_46, p2_3_11) */
+	vpxor 1760(%rsp), %ymm8, %ymm8 /* x0n_11 = xor(m0_acc_47, g1x4.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_44 = xor(p1_0_11, p2_0_11) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
-	vmovdqa 1664(%rsp), %ymm9 /* reload g1x5.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_11 = xor(g1x5, m1_acc_47) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_45 = xor(p1_1_11, p2_2_11) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_46 = xor(m1_acc_44, m1_acc_45) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_47 = xor(m1_acc_46, p2_3_11) */
+	vpxor 1696(%rsp), %ymm5, %ymm5 /* x1n_11 = xor(m1_acc_47, g1x5.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_44 = xor(p2_0_11, p1_1_11) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
-	vmovdqa 64(%rsp), %ymm7 /* reload g1x6.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_11 = xor(g1x6, m2_acc_47) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_45 = xor(p2_1_11, p1_2_11) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_46 = xor(m2_acc_44, m2_acc_45) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_47 = xor(m2_acc_46, p2_3_11) */
+	vpxor 384(%rsp), %ymm1, %ymm1 /* x2n_11 = xor(m2_acc_47, g1x6.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_44 = xor(p2_0_11, p2_1_11) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_45 = xor(p1_2_11, p2_2_11) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_46 = xor(m3_acc_44, m3_acc_45) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
-	vmovdqa 96(%rsp), %ymm2 /* reload g1x7.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_11 = xor(g1x7, m3_acc_47) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_47 = xor(m3_acc_46, p1_3_11) */
+	vpxor 96(%rsp), %ymm0, %ymm0 /* x3n_11 = xor(m3_acc_47, g1x7.3) */
 
 	/* Round 8r+6: slot 2 ^= M'_L·inv(slot 3 ^ slot 0 ^ slot 1 ^ rk') ^ C'. */
 	vpbroadcastd 96(%rdi,%r8), %ymm2 /* rk0_6 = bcast32() */
 	vpbroadcastd 100(%rdi,%r8), %ymm3 /* rk1_6 = bcast32() */
 	vpbroadcastd 104(%rdi,%r8), %ymm4 /* rk2_6 = bcast32() */
 	vpbroadcastd 108(%rdi,%r8), %ymm6 /* rk3_6 = bcast32() */
-	vmovdqa 384(%rsp), %ymm7 /* reload g0x12.3 */
-	vpxor 512(%rsp), %ymm7, %ymm9 /* t0_acc_24 = xor(g0x12, g0x0) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
-	vpxor 1440(%rsp), %ymm9, %ymm9 /* t0_12 = xor(t0_acc_25, g0x4) */
-	vmovdqa 1824(%rsp), %ymm10 /* reload g0x13.3 */
-	vpxor 608(%rsp), %ymm10, %ymm11 /* t1_acc_24 = xor(g0x13, g0x1) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
-	vpxor 1536(%rsp), %ymm11, %ymm11 /* t1_12 = xor(t1_acc_25, g0x5) */
-	vmovdqa 1760(%rsp), %ymm12 /* reload g0x14.3 */
-	vpxor 1216(%rsp), %ymm12, %ymm12 /* t2_acc_24 = xor(g0x14, g0x2) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t2_12 = xor(t2_acc_25, g0x6) */
-	vmovdqa 480(%rsp), %ymm10 /* reload g0x15.3 */
-	vpxor 1184(%rsp), %ymm10, %ymm10 /* t3_acc_24 = xor(g0x15, g0x3) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
-	vpxor 1408(%rsp), %ymm10, %ymm10 /* t3_12 = xor(t3_acc_25, g0x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_12_aes_in0 = extract128(y0_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_12_aes_0 = aesenclast(y0_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_12_aes_in1 = extract128(y0_12_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_12_aes_1 = aesenclast(y0_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_12_aes = concat128(y0_12_aes_0, y0_12_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_12_aes_in0 = extract128(y1_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_12_aes_0 = aesenclast(y1_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_12_aes_in1 = extract128(y1_12_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_12_aes_1 = aesenclast(y1_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_12_aes = concat128(y1_12_aes_0, y1_12_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_12_aes_in0 = extract128(y2_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_12_aes_0 = aesenclast(y2_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_12_aes_in1 = extract128(y2_12_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_12_aes_1 = aesenclast(y2_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_12_aes = concat128(y2_12_aes_0, y2_12_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_12_aes_in0 = extract128(y3_12_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_12_aes_0 = aesenclast(y3_12_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_12_aes_in1 = extract128(y3_12_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_12_aes_1 = aesenclast(y3_12_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_12_aes = concat128(y3_12_aes_0, y3_12_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_12_aes_sh = shr(y0_12_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 896(%rsp) /* spill g1x7.4 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
-	vmovdqa %ymm6, 96(%rsp) /* spill rk3_6 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 928(%rsp) /* spill g1x6.4 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
+	vmovdqa 320(%rsp), %ymm7 /* reload g0x12.3 */
+	vpxor 512(%rsp), %ymm7, %ymm10 /* t0_acc_24 = xor(g0x12, g0x0) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_25 = xor(t0_acc_24, rk0_6) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_12 = xor(t0_acc_25, g0x4) */
+	vmovdqa 1856(%rsp), %ymm12 /* reload g0x13.3 */
+	vpxor 32(%rsp), %ymm12, %ymm14 /* t1_acc_24 = xor(g0x13, g0x1) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_25 = xor(t1_acc_24, rk1_6) */
+	vpxor 1568(%rsp), %ymm14, %ymm14 /* t1_12 = xor(t1_acc_25, g0x5) */
+	vmovdqa 1792(%rsp), %ymm15 /* reload g0x14.3 */
+	vpxor 64(%rsp), %ymm15, %ymm15 /* t2_acc_24 = xor(g0x14, g0x2) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_25 = xor(t2_acc_24, rk2_6) */
+	vpxor 1504(%rsp), %ymm15, %ymm15 /* t2_12 = xor(t2_acc_25, g0x6) */
+	vmovdqa 256(%rsp), %ymm12 /* reload g0x15.3 */
+	vpxor 1184(%rsp), %ymm12, %ymm12 /* t3_acc_24 = xor(g0x15, g0x3) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_25 = xor(t3_acc_24, rk3_6) */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_12 = xor(t3_acc_25, g0x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_12_sr = lookup16(t0_12, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_12_aes_in0 = extract128(y0_12_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_12_aes_0 = aesenclast(y0_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_12_aes_in1 = extract128(y0_12_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_12_aes_1 = aesenclast(y0_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_12_aes = concat128(y0_12_aes_0, y0_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_12_sr = lookup16(t1_12, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_12_aes_in0 = extract128(y1_12_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_12_aes_0 = aesenclast(y1_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_12_aes_in1 = extract128(y1_12_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_12_aes_1 = aesenclast(y1_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_12_aes = concat128(y1_12_aes_0, y1_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_12_sr = lookup16(t2_12, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_12_aes_in0 = extract128(y2_12_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_12_aes_0 = aesenclast(y2_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_12_aes_in1 = extract128(y2_12_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_12_aes_1 = aesenclast(y2_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_12_aes = concat128(y2_12_aes_0, y2_12_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_12_sr = lookup16(t3_12, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_12_aes_in0 = extract128(y3_12_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_12_aes_0 = aesenclast(y3_12_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_12_aes_in1 = extract128(y3_12_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_12_aes_1 = aesenclast(y3_12_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_12_aes = concat128(y3_12_aes_0, y3_12_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* y0_12_aes_lo = and(y0_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_12_aes_sh = shr(y0_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_12_aes_hi = and(y0_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 96(%rsp) /* spill g0x4.4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 864(%rsp) /* spill g1x7.4 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_12_l = lookup16(tbl_lo_1, y0_12_aes_lo) */
+	vmovdqa %ymm6, 384(%rsp) /* spill rk3_6 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 896(%rsp) /* spill g1x6.4 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_12_h = lookup16(tbl_hi_1, y0_12_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_12 = xor(p1_0_12_l, p1_0_12_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_12_aes_sh = shr(y1_12_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 64(%rsp) /* spill rk2_6 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
-	vmovdqa %ymm5, 992(%rsp) /* spill g1x5.4 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y1_12_aes_lo = and(y1_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_12_aes_sh = shr(y1_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y1_12_aes_hi = and(y1_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1696(%rsp) /* spill rk2_6 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_12_l = lookup16(tbl_lo_1, y1_12_aes_lo) */
+	vmovdqa %ymm5, 960(%rsp) /* spill g1x5.4 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_12_h = lookup16(tbl_hi_1, y1_12_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_12 = xor(p1_1_12_l, p1_1_12_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_12_aes_sh = shr(y2_12_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1664(%rsp) /* spill rk1_6 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm5 /* y2_12_aes_lo = and(y2_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_12_aes_sh = shr(y2_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* y2_12_aes_hi = and(y2_12_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1760(%rsp) /* spill rk1_6 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_12_l = lookup16(tbl_lo_1, y2_12_aes_lo) */
 	vmovdqa %ymm8, 1120(%rsp) /* spill g1x4.4 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_12_h = lookup16(tbl_hi_1, y2_12_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_12 = xor(p1_2_12_l, p1_2_12_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_12_aes_sh = shr(y3_12_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y3_12_aes_lo = and(y3_12_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_12_aes_sh = shr(y3_12_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_12_aes_hi = and(y3_12_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_12_l = lookup16(tbl_lo_1, y3_12_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_12_h = lookup16(tbl_hi_1, y3_12_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_12 = xor(p1_3_12_l, p1_3_12_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_12_l = lookup16(tbl_lo_2, y0_12_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_12_h = lookup16(tbl_hi_2, y0_12_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_12 = xor(p2_0_12_l, p2_0_12_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_12_l = lookup16(tbl_lo_2, y1_12_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_12_h = lookup16(tbl_hi_2, y1_12_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_12 = xor(p2_1_12_l, p2_1_12_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_12_l = lookup16(tbl_lo_2, y2_12_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_12_h = lookup16(tbl_hi_2, y2_12_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_12 = xor(p2_2_12_l, p2_2_12_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_12_l = lookup16(tbl_lo_2, y3_12_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_12_h = lookup16(tbl_hi_2, y3_12_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_12 = xor(p2_3_12_l, p2_3_12_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_48 = xor(p1_0_12, p2_1_12) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_49 = xor(p2_2_12, p1_3_12) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_50 = xor(m0_acc_48, m0_acc_49) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_51 = xor(m0_acc_50, p2_3_12) */
-	vmovdqa 128(%rsp), %ymm10 /* reload g0x8.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_12 = xor(g0x8, m0_acc_51) */
+	vpxor 288(%rsp), %ymm9, %ymm9 /* x0n_12 = xor(m0_acc_51, g0x8.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_48 = xor(p1_0_12, p2_0_12) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_49 = xor(p1_1_12, p2_2_12) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_50 = xor(m1_acc_48, m1_acc_49) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_51 = xor(m1_acc_50, p2_3_12) */
-	vmovdqa 1696(%rsp), %ymm10 /* reload g0x9.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_12 = xor(g0x9, m1_acc_51) */
+	vpxor 1728(%rsp), %ymm0, %ymm0 /* x1n_12 = xor(m1_acc_51, g0x9.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_48 = xor(p2_0_12, p1_1_12) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_49 = xor(p2_1_12, p1_2_12) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_50 = xor(m2_acc_48, m2_acc_49) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_51 = xor(m2_acc_50, p2_3_12) */
-	vmovdqa 1632(%rsp), %ymm8 /* reload g0x10.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_12 = xor(g0x10, m2_acc_51) */
+	vpxor 1664(%rsp), %ymm4, %ymm4 /* x2n_12 = xor(m2_acc_51, g0x10.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_48 = xor(p2_0_12, p2_1_12) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_49 = xor(p1_2_12, p2_2_12) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_50 = xor(m3_acc_48, m3_acc_49) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_51 = xor(m3_acc_50, p1_3_12) */
-	vmovdqa 0(%rsp), %ymm3 /* reload g0x11.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_12 = xor(g0x11, m3_acc_51) */
-	vmovdqa 1984(%rsp), %ymm3 /* reload g1x12.3 */
-	vpxor 768(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
+	vpxor 608(%rsp), %ymm1, %ymm1 /* x3n_12 = xor(m3_acc_51, g0x11.3) */
+	vmovdqa 2016(%rsp), %ymm3 /* reload g1x12.3 */
+	vpxor 736(%rsp), %ymm3, %ymm5 /* t0_acc_26 = xor(g1x12, g1x0) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_27 = xor(t0_acc_26, rk0_6) */
 	vpxor 1120(%rsp), %ymm2, %ymm2 /* t0_13 = xor(t0_acc_27, g1x4) */
-	vmovdqa 1920(%rsp), %ymm5 /* reload g1x13.3 */
-	vpxor 672(%rsp), %ymm5, %ymm6 /* t1_acc_26 = xor(g1x13, g1x1) */
-	vpxor 1664(%rsp), %ymm6, %ymm6 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
-	vpxor 992(%rsp), %ymm6, %ymm6 /* t1_13 = xor(t1_acc_27, g1x5) */
-	vmovdqa 256(%rsp), %ymm7 /* reload g1x14.3 */
-	vpxor 704(%rsp), %ymm7, %ymm8 /* t2_acc_26 = xor(g1x14, g1x2) */
-	vpxor 64(%rsp), %ymm8, %ymm8 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
-	vpxor 928(%rsp), %ymm8, %ymm8 /* t2_13 = xor(t2_acc_27, g1x6) */
-	vmovdqa 352(%rsp), %ymm10 /* reload g1x15.3 */
-	vpxor 736(%rsp), %ymm10, %ymm11 /* t3_acc_26 = xor(g1x15, g1x3) */
-	vpxor 96(%rsp), %ymm11, %ymm11 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
-	vpxor 896(%rsp), %ymm11, %ymm11 /* t3_13 = xor(t3_acc_27, g1x7) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_13_aes_in0 = extract128(y0_13_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
+	vmovdqa 1952(%rsp), %ymm5 /* reload g1x13.3 */
+	vpxor 640(%rsp), %ymm5, %ymm6 /* t1_acc_26 = xor(g1x13, g1x1) */
+	vpxor 1760(%rsp), %ymm6, %ymm6 /* t1_acc_27 = xor(t1_acc_26, rk1_6) */
+	vpxor 960(%rsp), %ymm6, %ymm6 /* t1_13 = xor(t1_acc_27, g1x5) */
+	vmovdqa 448(%rsp), %ymm7 /* reload g1x14.3 */
+	vpxor 672(%rsp), %ymm7, %ymm8 /* t2_acc_26 = xor(g1x14, g1x2) */
+	vpxor 1696(%rsp), %ymm8, %ymm8 /* t2_acc_27 = xor(t2_acc_26, rk2_6) */
+	vpxor 896(%rsp), %ymm8, %ymm8 /* t2_13 = xor(t2_acc_27, g1x6) */
+	vmovdqa 160(%rsp), %ymm10 /* reload g1x15.3 */
+	vpxor 704(%rsp), %ymm10, %ymm12 /* t3_acc_26 = xor(g1x15, g1x3) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* t3_acc_27 = xor(t3_acc_26, rk3_6) */
+	vpxor 864(%rsp), %ymm12, %ymm12 /* t3_13 = xor(t3_acc_27, g1x7) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_13_sr = lookup16(t0_13, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_13_aes_in0 = extract128(y0_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_13_aes_0 = aesenclast(y0_13_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_13_aes_in1 = extract128(y0_13_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_13_aes_1 = aesenclast(y0_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_13_aes = concat128(y0_13_aes_0, y0_13_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_13_aes_in0 = extract128(y1_13_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_13_aes_0 = aesenclast(y1_13_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_13_aes_1 = aesenclast(y0_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_13_aes = concat128(y0_13_aes_0, y0_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_13_sr = lookup16(t1_13, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_13_aes_in0 = extract128(y1_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_13_aes_0 = aesenclast(y1_13_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_13_aes_in1 = extract128(y1_13_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_13_aes_1 = aesenclast(y1_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_13_aes = concat128(y1_13_aes_0, y1_13_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_13_aes_in0 = extract128(y2_13_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_13_aes_0 = aesenclast(y2_13_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_13_aes_1 = aesenclast(y1_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_13_aes = concat128(y1_13_aes_0, y1_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_13_sr = lookup16(t2_13, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_13_aes_in0 = extract128(y2_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_13_aes_0 = aesenclast(y2_13_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_13_aes_in1 = extract128(y2_13_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_13_aes_1 = aesenclast(y2_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_13_aes = concat128(y2_13_aes_0, y2_13_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_13_aes_in0 = extract128(y3_13_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_13_aes_0 = aesenclast(y3_13_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_13_aes_in1 = extract128(y3_13_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_13_aes_1 = aesenclast(y3_13_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_13_aes = concat128(y3_13_aes_0, y3_13_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_13_aes_1 = aesenclast(y2_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_13_aes = concat128(y2_13_aes_0, y2_13_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_13_sr = lookup16(t3_13, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_13_aes_in0 = extract128(y3_13_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_13_aes_0 = aesenclast(y3_13_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_13_aes_in1 = extract128(y3_13_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_13_aes_1 = aesenclast(y3_13_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_13_aes = concat128(y3_13_aes_0, y3_13_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_13_aes_lo = and(y0_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_13_aes_sh = shr(y0_13_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_13_aes_hi = and(y0_13_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_13_l = lookup16(tbl_lo_1, y0_13_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_13_h = lookup16(tbl_hi_1, y0_13_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_13 = xor(p1_0_13_l, p1_0_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_13_aes_lo = and(y1_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_13_aes_sh = shr(y1_13_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 96(%rsp) /* spill g0x11.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
-	vmovdqa %ymm4, 64(%rsp) /* spill g0x10.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_13_aes_hi = and(y1_13_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_13_l = lookup16(tbl_lo_1, y1_13_aes_lo) */
+	vmovdqa %ymm1, 384(%rsp) /* spill g0x11.4 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_13_h = lookup16(tbl_hi_1, y1_13_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_13 = xor(p1_1_13_l, p1_1_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_13_aes_lo = and(y2_13_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_13_aes_sh = shr(y2_13_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 1664(%rsp) /* spill g0x9.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
-	vmovdqa %ymm9, 0(%rsp) /* spill g0x8.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_13_aes_sh = shr(y3_13_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_13_aes_hi = and(y2_13_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1696(%rsp) /* spill g0x10.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_13_l = lookup16(tbl_lo_1, y2_13_aes_lo) */
+	vmovdqa %ymm0, 1760(%rsp) /* spill g0x9.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_13_h = lookup16(tbl_hi_1, y2_13_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_13 = xor(p1_2_13_l, p1_2_13_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_13_aes_lo = and(y3_13_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_13_aes_sh = shr(y3_13_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_13_aes_hi = and(y3_13_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_13_l = lookup16(tbl_lo_1, y3_13_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_13_h = lookup16(tbl_hi_1, y3_13_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_13 = xor(p1_3_13_l, p1_3_13_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_13_l = lookup16(tbl_lo_2, y0_13_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_13_h = lookup16(tbl_hi_2, y0_13_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_13 = xor(p2_0_13_l, p2_0_13_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_13_l = lookup16(tbl_lo_2, y1_13_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_13_h = lookup16(tbl_hi_2, y1_13_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_13 = xor(p2_1_13_l, p2_1_13_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_13_l = lookup16(tbl_lo_2, y2_13_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_13_h = lookup16(tbl_hi_2, y2_13_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_13 = xor(p2_2_13_l, p2_2_13_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_13_l = lookup16(tbl_lo_2, y3_13_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_13_h = lookup16(tbl_hi_2, y3_13_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_13 = xor(p2_3_13_l, p2_3_13_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_52 = xor(p1_0_13, p2_1_13) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
-	vmovdqa 1856(%rsp), %ymm9 /* reload g1x8.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_13 = xor(g1x8, m0_acc_55) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_53 = xor(p2_2_13, p1_3_13) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_54 = xor(m0_acc_52, m0_acc_53) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_55 = xor(m0_acc_54, p2_3_13) */
+	vpxor 1888(%rsp), %ymm8, %ymm8 /* x0n_13 = xor(m0_acc_55, g1x8.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_52 = xor(p1_0_13, p2_0_13) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
-	vmovdqa 1792(%rsp), %ymm9 /* reload g1x9.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_13 = xor(g1x9, m1_acc_55) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_53 = xor(p1_1_13, p2_2_13) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_54 = xor(m1_acc_52, m1_acc_53) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_55 = xor(m1_acc_54, p2_3_13) */
+	vpxor 1824(%rsp), %ymm5, %ymm5 /* x1n_13 = xor(m1_acc_55, g1x9.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_52 = xor(p2_0_13, p1_1_13) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
-	vmovdqa 288(%rsp), %ymm7 /* reload g1x10.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_13 = xor(g1x10, m2_acc_55) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_53 = xor(p2_1_13, p1_2_13) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_54 = xor(m2_acc_52, m2_acc_53) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_55 = xor(m2_acc_54, p2_3_13) */
+	vpxor 192(%rsp), %ymm1, %ymm1 /* x2n_13 = xor(m2_acc_55, g1x10.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_52 = xor(p2_0_13, p2_1_13) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_53 = xor(p1_2_13, p2_2_13) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_54 = xor(m3_acc_52, m3_acc_53) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
-	vmovdqa 320(%rsp), %ymm2 /* reload g1x11.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_13 = xor(g1x11, m3_acc_55) */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_55 = xor(m3_acc_54, p1_3_13) */
+	vpxor 480(%rsp), %ymm0, %ymm0 /* x3n_13 = xor(m3_acc_55, g1x11.3) */
 
 	/* Round 8r+7: slot 3 ^= M'_L·inv(slot 0 ^ slot 1 ^ slot 2 ^ rk') ^ C'. */
 	vpbroadcastd 112(%rdi,%r8), %ymm2 /* rk0_7 = bcast32() */
@@ -4793,715 +4605,695 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_xor)
 	vpbroadcastd 120(%rdi,%r8), %ymm4 /* rk2_7 = bcast32() */
 	vpbroadcastd 124(%rdi,%r8), %ymm6 /* rk3_7 = bcast32() */
 	vmovdqa 512(%rsp), %ymm7 /* reload g0x0.4 */
-	vpxor 1440(%rsp), %ymm7, %ymm9 /* t0_acc_28 = xor(g0x0, g0x4) */
-	vpxor %ymm2, %ymm9, %ymm9 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
-	vpxor 0(%rsp), %ymm9, %ymm9 /* t0_14 = xor(t0_acc_29, g0x8) */
-	vmovdqa 608(%rsp), %ymm10 /* reload g0x1.4 */
-	vpxor 1536(%rsp), %ymm10, %ymm11 /* t1_acc_28 = xor(g0x1, g0x5) */
-	vpxor %ymm3, %ymm11, %ymm11 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
-	vpxor 1664(%rsp), %ymm11, %ymm11 /* t1_14 = xor(t1_acc_29, g0x9) */
-	vmovdqa 1216(%rsp), %ymm12 /* reload g0x2.4 */
-	vpxor 1472(%rsp), %ymm12, %ymm12 /* t2_acc_28 = xor(g0x2, g0x6) */
-	vpxor %ymm4, %ymm12, %ymm12 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
-	vpxor 64(%rsp), %ymm12, %ymm12 /* t2_14 = xor(t2_acc_29, g0x10) */
-	vmovdqa 1184(%rsp), %ymm10 /* reload g0x3.4 */
-	vpxor 1408(%rsp), %ymm10, %ymm10 /* t3_acc_28 = xor(g0x3, g0x7) */
-	vpxor %ymm6, %ymm10, %ymm10 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
-	vpxor 96(%rsp), %ymm10, %ymm10 /* t3_14 = xor(t3_acc_29, g0x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm7 /* inv_shift_rows = const() */
-	vpshufb %ymm7, %ymm9, %ymm9 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
-	vmovdqa %xmm9, %xmm14 /* y0_14_aes_in0 = extract128(y0_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm9, %xmm9 /* y0_14_aes_in1 = extract128(y0_14_sr) */
-	vaesenclast 224(%rsp), %xmm9, %xmm9 /* y0_14_aes_1 = aesenclast(y0_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm9, %ymm14, %ymm9 /* y0_14_aes = concat128(y0_14_aes_0, y0_14_aes_1) */
-	vpshufb %ymm7, %ymm11, %ymm11 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
-	vmovdqa %xmm11, %xmm14 /* y1_14_aes_in0 = extract128(y1_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y1_14_aes_0 = aesenclast(y1_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm11, %xmm11 /* y1_14_aes_in1 = extract128(y1_14_sr) */
-	vaesenclast 224(%rsp), %xmm11, %xmm11 /* y1_14_aes_1 = aesenclast(y1_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm11, %ymm14, %ymm11 /* y1_14_aes = concat128(y1_14_aes_0, y1_14_aes_1) */
-	vpshufb %ymm7, %ymm12, %ymm12 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
-	vmovdqa %xmm12, %xmm14 /* y2_14_aes_in0 = extract128(y2_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y2_14_aes_0 = aesenclast(y2_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm12, %xmm12 /* y2_14_aes_in1 = extract128(y2_14_sr) */
-	vaesenclast 224(%rsp), %xmm12, %xmm12 /* y2_14_aes_1 = aesenclast(y2_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y2_14_aes = concat128(y2_14_aes_0, y2_14_aes_1) */
-	vpshufb %ymm7, %ymm10, %ymm10 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm14 /* y3_14_aes_in0 = extract128(y3_14_sr) */
-	vaesenclast 448(%rsp), %xmm14, %xmm14 /* y3_14_aes_0 = aesenclast(y3_14_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_14_aes_in1 = extract128(y3_14_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_14_aes_1 = aesenclast(y3_14_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y3_14_aes = concat128(y3_14_aes_0, y3_14_aes_1) */
-	vpand %ymm15, %ymm9, %ymm14 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* y0_14_aes_sh = shr(y0_14_aes) */
-	vpand %ymm15, %ymm9, %ymm9 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vmovdqa %ymm0, 1088(%rsp) /* spill g1x11.4 */
-	vpshufb %ymm14, %ymm7, %ymm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
-	vmovdqa %ymm6, 320(%rsp) /* spill rk3_7 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
-	vmovdqa %ymm1, 1056(%rsp) /* spill g1x10.4 */
-	vpshufb %ymm9, %ymm6, %ymm1 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
+	vpxor 96(%rsp), %ymm7, %ymm10 /* t0_acc_28 = xor(g0x0, g0x4) */
+	vpxor %ymm2, %ymm10, %ymm10 /* t0_acc_29 = xor(t0_acc_28, rk0_7) */
+	vpxor %ymm9, %ymm10, %ymm10 /* t0_14 = xor(t0_acc_29, g0x8) */
+	vmovdqa 32(%rsp), %ymm12 /* reload g0x1.4 */
+	vpxor 1568(%rsp), %ymm12, %ymm14 /* t1_acc_28 = xor(g0x1, g0x5) */
+	vpxor %ymm3, %ymm14, %ymm14 /* t1_acc_29 = xor(t1_acc_28, rk1_7) */
+	vpxor 1760(%rsp), %ymm14, %ymm14 /* t1_14 = xor(t1_acc_29, g0x9) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0x2.4 */
+	vpxor 1504(%rsp), %ymm15, %ymm15 /* t2_acc_28 = xor(g0x2, g0x6) */
+	vpxor %ymm4, %ymm15, %ymm15 /* t2_acc_29 = xor(t2_acc_28, rk2_7) */
+	vpxor 1696(%rsp), %ymm15, %ymm15 /* t2_14 = xor(t2_acc_29, g0x10) */
+	vmovdqa 1184(%rsp), %ymm12 /* reload g0x3.4 */
+	vpxor 1440(%rsp), %ymm12, %ymm12 /* t3_acc_28 = xor(g0x3, g0x7) */
+	vpxor %ymm6, %ymm12, %ymm12 /* t3_acc_29 = xor(t3_acc_28, rk3_7) */
+	vpxor 384(%rsp), %ymm12, %ymm12 /* t3_14 = xor(t3_acc_29, g0x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm10, %ymm10 /* y0_14_sr = lookup16(t0_14, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm7 /* y0_14_aes_in0 = extract128(y0_14_sr) */
+	vaesenclast 416(%rsp), %xmm7, %xmm7 /* y0_14_aes_0 = aesenclast(y0_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y0_14_aes_in1 = extract128(y0_14_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y0_14_aes_1 = aesenclast(y0_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm7, %ymm7 /* y0_14_aes = concat128(y0_14_aes_0, y0_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm14, %ymm10 /* y1_14_sr = lookup16(t1_14, inv_shift_rows) */
+	vmovdqa %xmm10, %xmm14 /* y1_14_aes_in0 = extract128(y1_14_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_14_aes_0 = aesenclast(y1_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm10, %xmm10 /* y1_14_aes_in1 = extract128(y1_14_sr) */
+	vaesenclast 128(%rsp), %xmm10, %xmm10 /* y1_14_aes_1 = aesenclast(y1_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm10, %ymm14, %ymm10 /* y1_14_aes = concat128(y1_14_aes_0, y1_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm15, %ymm14 /* y2_14_sr = lookup16(t2_14, inv_shift_rows) */
+	vmovdqa %xmm14, %xmm15 /* y2_14_aes_in0 = extract128(y2_14_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y2_14_aes_0 = aesenclast(y2_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm14, %xmm14 /* y2_14_aes_in1 = extract128(y2_14_sr) */
+	vaesenclast 128(%rsp), %xmm14, %xmm14 /* y2_14_aes_1 = aesenclast(y2_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm14, %ymm15, %ymm14 /* y2_14_aes = concat128(y2_14_aes_0, y2_14_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_14_sr = lookup16(t3_14, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm15 /* y3_14_aes_in0 = extract128(y3_14_sr) */
+	vaesenclast 416(%rsp), %xmm15, %xmm15 /* y3_14_aes_0 = aesenclast(y3_14_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_14_aes_in1 = extract128(y3_14_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_14_aes_1 = aesenclast(y3_14_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm15, %ymm12 /* y3_14_aes = concat128(y3_14_aes_0, y3_14_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm15 /* y0_14_aes_lo = and(y0_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* y0_14_aes_sh = shr(y0_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* y0_14_aes_hi = and(y0_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm9, 480(%rsp) /* spill g0x8.4 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm9 /* tbl_lo_1 = const() */
+	vmovdqa %ymm0, 1056(%rsp) /* spill g1x11.4 */
+	vpshufb %ymm15, %ymm9, %ymm0 /* p1_0_14_l = lookup16(tbl_lo_1, y0_14_aes_lo) */
+	vmovdqa %ymm6, 192(%rsp) /* spill rk3_7 */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm6 /* tbl_hi_1 = const() */
+	vmovdqa %ymm1, 1024(%rsp) /* spill g1x10.4 */
+	vpshufb %ymm7, %ymm6, %ymm1 /* p1_0_14_h = lookup16(tbl_hi_1, y0_14_aes_hi) */
 	vpxor %ymm1, %ymm0, %ymm0 /* p1_0_14 = xor(p1_0_14_l, p1_0_14_h) */
-	vpand %ymm15, %ymm11, %ymm1 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* y1_14_aes_sh = shr(y1_14_aes) */
-	vpand %ymm15, %ymm11, %ymm11 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm4, 288(%rsp) /* spill rk2_7 */
-	vpshufb %ymm1, %ymm7, %ymm4 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
-	vmovdqa %ymm5, 1024(%rsp) /* spill g1x9.4 */
-	vpshufb %ymm11, %ymm6, %ymm5 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm1 /* y1_14_aes_lo = and(y1_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* y1_14_aes_sh = shr(y1_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* y1_14_aes_hi = and(y1_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 1824(%rsp) /* spill rk2_7 */
+	vpshufb %ymm1, %ymm9, %ymm4 /* p1_1_14_l = lookup16(tbl_lo_1, y1_14_aes_lo) */
+	vmovdqa %ymm5, 992(%rsp) /* spill g1x9.4 */
+	vpshufb %ymm10, %ymm6, %ymm5 /* p1_1_14_h = lookup16(tbl_hi_1, y1_14_aes_hi) */
 	vpxor %ymm5, %ymm4, %ymm4 /* p1_1_14 = xor(p1_1_14_l, p1_1_14_h) */
-	vpand %ymm15, %ymm12, %ymm5 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* y2_14_aes_sh = shr(y2_14_aes) */
-	vpand %ymm15, %ymm12, %ymm12 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
-	vmovdqa %ymm3, 1792(%rsp) /* spill rk1_7 */
-	vpshufb %ymm5, %ymm7, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm5 /* y2_14_aes_lo = and(y2_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* y2_14_aes_sh = shr(y2_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* y2_14_aes_hi = and(y2_14_aes_sh, nibble_mask) */
+	vmovdqa %ymm3, 1888(%rsp) /* spill rk1_7 */
+	vpshufb %ymm5, %ymm9, %ymm3 /* p1_2_14_l = lookup16(tbl_lo_1, y2_14_aes_lo) */
 	vmovdqa %ymm8, 1152(%rsp) /* spill g1x8.4 */
-	vpshufb %ymm12, %ymm6, %ymm8 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
+	vpshufb %ymm14, %ymm6, %ymm8 /* p1_2_14_h = lookup16(tbl_hi_1, y2_14_aes_hi) */
 	vpxor %ymm8, %ymm3, %ymm3 /* p1_2_14 = xor(p1_2_14_l, p1_2_14_h) */
-	vpand %ymm15, %ymm10, %ymm8 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_14_aes_sh = shr(y3_14_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm7, %ymm7 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
-	vpshufb %ymm10, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
-	vpshufb %ymm14, %ymm13, %ymm7 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2(%rip), %ymm14 /* tbl_hi_2 = const() */
-	vpshufb %ymm9, %ymm14, %ymm9 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
-	vpxor %ymm9, %ymm7, %ymm7 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm8 /* y3_14_aes_lo = and(y3_14_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_14_aes_sh = shr(y3_14_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_14_aes_hi = and(y3_14_aes_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm9 /* p1_3_14_l = lookup16(tbl_lo_1, y3_14_aes_lo) */
+	vpshufb %ymm12, %ymm6, %ymm6 /* p1_3_14_h = lookup16(tbl_hi_1, y3_14_aes_hi) */
+	vpxor %ymm6, %ymm9, %ymm6 /* p1_3_14 = xor(p1_3_14_l, p1_3_14_h) */
+	vpshufb %ymm15, %ymm13, %ymm9 /* p2_0_14_l = lookup16(tbl_lo_2, y0_14_aes_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* p2_0_14_h = lookup16(tbl_hi_2, y0_14_aes_hi) */
+	vpxor %ymm7, %ymm9, %ymm7 /* p2_0_14 = xor(p2_0_14_l, p2_0_14_h) */
 	vpshufb %ymm1, %ymm13, %ymm1 /* p2_1_14_l = lookup16(tbl_lo_2, y1_14_aes_lo) */
-	vpshufb %ymm11, %ymm14, %ymm9 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
+	vpshufb %ymm10, %ymm11, %ymm9 /* p2_1_14_h = lookup16(tbl_hi_2, y1_14_aes_hi) */
 	vpxor %ymm9, %ymm1, %ymm1 /* p2_1_14 = xor(p2_1_14_l, p2_1_14_h) */
 	vpshufb %ymm5, %ymm13, %ymm5 /* p2_2_14_l = lookup16(tbl_lo_2, y2_14_aes_lo) */
-	vpshufb %ymm12, %ymm14, %ymm9 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
+	vpshufb %ymm14, %ymm11, %ymm9 /* p2_2_14_h = lookup16(tbl_hi_2, y2_14_aes_hi) */
 	vpxor %ymm9, %ymm5, %ymm5 /* p2_2_14 = xor(p2_2_14_l, p2_2_14_h) */
 	vpshufb %ymm8, %ymm13, %ymm8 /* p2_3_14_l = lookup16(tbl_lo_2, y3_14_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
+	vpshufb %ymm12, %ymm11, %ymm9 /* p2_3_14_h = lookup16(tbl_hi_2, y3_14_aes_hi) */
 	vpxor %ymm9, %ymm8, %ymm8 /* p2_3_14 = xor(p2_3_14_l, p2_3_14_h) */
 	vpxor %ymm1, %ymm0, %ymm9 /* m0_acc_56 = xor(p1_0_14, p2_1_14) */
 	vpxor %ymm6, %ymm5, %ymm10 /* m0_acc_57 = xor(p2_2_14, p1_3_14) */
 	vpxor %ymm10, %ymm9, %ymm9 /* m0_acc_58 = xor(m0_acc_56, m0_acc_57) */
 	vpxor %ymm8, %ymm9, %ymm9 /* m0_acc_59 = xor(m0_acc_58, p2_3_14) */
-	vmovdqa 384(%rsp), %ymm10 /* reload g0x12.3 */
-	vpxor %ymm9, %ymm10, %ymm9 /* x0n_14 = xor(g0x12, m0_acc_59) */
+	vpxor 320(%rsp), %ymm9, %ymm9 /* x0n_14 = xor(m0_acc_59, g0x12.3) */
 	vpxor %ymm7, %ymm0, %ymm0 /* m1_acc_56 = xor(p1_0_14, p2_0_14) */
 	vpxor %ymm5, %ymm4, %ymm10 /* m1_acc_57 = xor(p1_1_14, p2_2_14) */
 	vpxor %ymm10, %ymm0, %ymm0 /* m1_acc_58 = xor(m1_acc_56, m1_acc_57) */
 	vpxor %ymm8, %ymm0, %ymm0 /* m1_acc_59 = xor(m1_acc_58, p2_3_14) */
-	vmovdqa 1824(%rsp), %ymm10 /* reload g0x13.3 */
-	vpxor %ymm0, %ymm10, %ymm0 /* x1n_14 = xor(g0x13, m1_acc_59) */
+	vpxor 1856(%rsp), %ymm0, %ymm0 /* x1n_14 = xor(m1_acc_59, g0x13.3) */
 	vpxor %ymm4, %ymm7, %ymm4 /* m2_acc_56 = xor(p2_0_14, p1_1_14) */
 	vpxor %ymm3, %ymm1, %ymm10 /* m2_acc_57 = xor(p2_1_14, p1_2_14) */
 	vpxor %ymm10, %ymm4, %ymm4 /* m2_acc_58 = xor(m2_acc_56, m2_acc_57) */
 	vpxor %ymm8, %ymm4, %ymm4 /* m2_acc_59 = xor(m2_acc_58, p2_3_14) */
-	vmovdqa 1760(%rsp), %ymm8 /* reload g0x14.3 */
-	vpxor %ymm4, %ymm8, %ymm4 /* x2n_14 = xor(g0x14, m2_acc_59) */
+	vpxor 1792(%rsp), %ymm4, %ymm4 /* x2n_14 = xor(m2_acc_59, g0x14.3) */
 	vpxor %ymm1, %ymm7, %ymm1 /* m3_acc_56 = xor(p2_0_14, p2_1_14) */
 	vpxor %ymm5, %ymm3, %ymm3 /* m3_acc_57 = xor(p1_2_14, p2_2_14) */
 	vpxor %ymm3, %ymm1, %ymm1 /* m3_acc_58 = xor(m3_acc_56, m3_acc_57) */
 	vpxor %ymm6, %ymm1, %ymm1 /* m3_acc_59 = xor(m3_acc_58, p1_3_14) */
-	vmovdqa 480(%rsp), %ymm3 /* reload g0x15.3 */
-	vpxor %ymm1, %ymm3, %ymm1 /* x3n_14 = xor(g0x15, m3_acc_59) */
-	vmovdqa 768(%rsp), %ymm3 /* reload g1x0.4 */
+	vpxor 256(%rsp), %ymm1, %ymm1 /* x3n_14 = xor(m3_acc_59, g0x15.3) */
+	vmovdqa 736(%rsp), %ymm3 /* reload g1x0.4 */
 	vpxor 1120(%rsp), %ymm3, %ymm5 /* t0_acc_30 = xor(g1x0, g1x4) */
 	vpxor %ymm2, %ymm5, %ymm2 /* t0_acc_31 = xor(t0_acc_30, rk0_7) */
 	vpxor 1152(%rsp), %ymm2, %ymm2 /* t0_15 = xor(t0_acc_31, g1x8) */
-	vmovdqa 672(%rsp), %ymm5 /* reload g1x1.4 */
-	vpxor 992(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g1x1, g1x5) */
-	vpxor 1792(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
-	vpxor 1024(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g1x9) */
-	vmovdqa 704(%rsp), %ymm7 /* reload g1x2.4 */
-	vpxor 928(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g1x2, g1x6) */
-	vpxor 288(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
-	vpxor 1056(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g1x10) */
-	vmovdqa 736(%rsp), %ymm10 /* reload g1x3.4 */
-	vpxor 896(%rsp), %ymm10, %ymm11 /* t3_acc_30 = xor(g1x3, g1x7) */
-	vpxor 320(%rsp), %ymm11, %ymm11 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
-	vpxor 1088(%rsp), %ymm11, %ymm11 /* t3_15 = xor(t3_acc_31, g1x11) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12 /* inv_shift_rows = const() */
-	vpshufb %ymm12, %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
-	vmovdqa %xmm2, %xmm10 /* y0_15_aes_in0 = extract128(y0_15_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
+	vmovdqa 640(%rsp), %ymm5 /* reload g1x1.4 */
+	vpxor 960(%rsp), %ymm5, %ymm6 /* t1_acc_30 = xor(g1x1, g1x5) */
+	vpxor 1888(%rsp), %ymm6, %ymm6 /* t1_acc_31 = xor(t1_acc_30, rk1_7) */
+	vpxor 992(%rsp), %ymm6, %ymm6 /* t1_15 = xor(t1_acc_31, g1x9) */
+	vmovdqa 672(%rsp), %ymm7 /* reload g1x2.4 */
+	vpxor 896(%rsp), %ymm7, %ymm8 /* t2_acc_30 = xor(g1x2, g1x6) */
+	vpxor 1824(%rsp), %ymm8, %ymm8 /* t2_acc_31 = xor(t2_acc_30, rk2_7) */
+	vpxor 1024(%rsp), %ymm8, %ymm8 /* t2_15 = xor(t2_acc_31, g1x10) */
+	vmovdqa 704(%rsp), %ymm10 /* reload g1x3.4 */
+	vpxor 864(%rsp), %ymm10, %ymm12 /* t3_acc_30 = xor(g1x3, g1x7) */
+	vpxor 192(%rsp), %ymm12, %ymm12 /* t3_acc_31 = xor(t3_acc_30, rk3_7) */
+	vpxor 1056(%rsp), %ymm12, %ymm12 /* t3_15 = xor(t3_acc_31, g1x11) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm2, %ymm2 /* y0_15_sr = lookup16(t0_15, inv_shift_rows) */
+	vmovdqa %xmm2, %xmm14 /* y0_15_aes_in0 = extract128(y0_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y0_15_aes_0 = aesenclast(y0_15_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm2, %xmm2 /* y0_15_aes_in1 = extract128(y0_15_sr) */
-	vaesenclast 224(%rsp), %xmm2, %xmm2 /* y0_15_aes_1 = aesenclast(y0_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm2, %ymm10, %ymm2 /* y0_15_aes = concat128(y0_15_aes_0, y0_15_aes_1) */
-	vpshufb %ymm12, %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
-	vmovdqa %xmm6, %xmm10 /* y1_15_aes_in0 = extract128(y1_15_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y1_15_aes_0 = aesenclast(y1_15_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm2, %xmm2 /* y0_15_aes_1 = aesenclast(y0_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm2, %ymm14, %ymm2 /* y0_15_aes = concat128(y0_15_aes_0, y0_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm6, %ymm6 /* y1_15_sr = lookup16(t1_15, inv_shift_rows) */
+	vmovdqa %xmm6, %xmm14 /* y1_15_aes_in0 = extract128(y1_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y1_15_aes_0 = aesenclast(y1_15_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm6, %xmm6 /* y1_15_aes_in1 = extract128(y1_15_sr) */
-	vaesenclast 224(%rsp), %xmm6, %xmm6 /* y1_15_aes_1 = aesenclast(y1_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm6, %ymm10, %ymm6 /* y1_15_aes = concat128(y1_15_aes_0, y1_15_aes_1) */
-	vpshufb %ymm12, %ymm8, %ymm8 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
-	vmovdqa %xmm8, %xmm10 /* y2_15_aes_in0 = extract128(y2_15_sr) */
-	vaesenclast 448(%rsp), %xmm10, %xmm10 /* y2_15_aes_0 = aesenclast(y2_15_aes_in0, y0_aes_k0) */
+	vaesenclast 128(%rsp), %xmm6, %xmm6 /* y1_15_aes_1 = aesenclast(y1_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm6, %ymm14, %ymm6 /* y1_15_aes = concat128(y1_15_aes_0, y1_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm8, %ymm8 /* y2_15_sr = lookup16(t2_15, inv_shift_rows) */
+	vmovdqa %xmm8, %xmm14 /* y2_15_aes_in0 = extract128(y2_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y2_15_aes_0 = aesenclast(y2_15_aes_in0, y0_aes_k0) */
 	vextracti128 $1, %ymm8, %xmm8 /* y2_15_aes_in1 = extract128(y2_15_sr) */
-	vaesenclast 224(%rsp), %xmm8, %xmm8 /* y2_15_aes_1 = aesenclast(y2_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm8, %ymm10, %ymm8 /* y2_15_aes = concat128(y2_15_aes_0, y2_15_aes_1) */
-	vpshufb %ymm12, %ymm11, %ymm10 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
-	vmovdqa %xmm10, %xmm11 /* y3_15_aes_in0 = extract128(y3_15_sr) */
-	vaesenclast 448(%rsp), %xmm11, %xmm11 /* y3_15_aes_0 = aesenclast(y3_15_aes_in0, y0_aes_k0) */
-	vextracti128 $1, %ymm10, %xmm10 /* y3_15_aes_in1 = extract128(y3_15_sr) */
-	vaesenclast 224(%rsp), %xmm10, %xmm10 /* y3_15_aes_1 = aesenclast(y3_15_aes_in1, y0_aes_k1) */
-	vinserti128 $1, %xmm10, %ymm11, %ymm10 /* y3_15_aes = concat128(y3_15_aes_0, y3_15_aes_1) */
-	vpand %ymm15, %ymm2, %ymm11 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
+	vaesenclast 128(%rsp), %xmm8, %xmm8 /* y2_15_aes_1 = aesenclast(y2_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm8, %ymm14, %ymm8 /* y2_15_aes = concat128(y2_15_aes_0, y2_15_aes_1) */
+	vpshufb .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows(%rip), %ymm12, %ymm12 /* y3_15_sr = lookup16(t3_15, inv_shift_rows) */
+	vmovdqa %xmm12, %xmm14 /* y3_15_aes_in0 = extract128(y3_15_sr) */
+	vaesenclast 416(%rsp), %xmm14, %xmm14 /* y3_15_aes_0 = aesenclast(y3_15_aes_in0, y0_aes_k0) */
+	vextracti128 $1, %ymm12, %xmm12 /* y3_15_aes_in1 = extract128(y3_15_sr) */
+	vaesenclast 128(%rsp), %xmm12, %xmm12 /* y3_15_aes_1 = aesenclast(y3_15_aes_in1, y0_aes_k1) */
+	vinserti128 $1, %xmm12, %ymm14, %ymm12 /* y3_15_aes = concat128(y3_15_aes_0, y3_15_aes_1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm14 /* y0_15_aes_lo = and(y0_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm2, %ymm2 /* y0_15_aes_sh = shr(y0_15_aes) */
-	vpand %ymm15, %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm7 /* tbl_lo_1 = const() */
-	vpshufb %ymm11, %ymm7, %ymm5 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm3 /* tbl_hi_1 = const() */
-	vpshufb %ymm2, %ymm3, %ymm12 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
-	vpxor %ymm12, %ymm5, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
-	vpand %ymm15, %ymm6, %ymm12 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2, %ymm2 /* y0_15_aes_hi = and(y0_15_aes_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1(%rip), %ymm15 /* tbl_lo_1 = const() */
+	vpshufb %ymm14, %ymm15, %ymm10 /* p1_0_15_l = lookup16(tbl_lo_1, y0_15_aes_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1(%rip), %ymm7 /* tbl_hi_1 = const() */
+	vpshufb %ymm2, %ymm7, %ymm5 /* p1_0_15_h = lookup16(tbl_hi_1, y0_15_aes_hi) */
+	vpxor %ymm5, %ymm10, %ymm5 /* p1_0_15 = xor(p1_0_15_l, p1_0_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm10 /* y1_15_aes_lo = and(y1_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm6, %ymm6 /* y1_15_aes_sh = shr(y1_15_aes) */
-	vpand %ymm15, %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm1, 224(%rsp) /* spill g0x15.4 */
-	vpshufb %ymm12, %ymm7, %ymm1 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
-	vmovdqa %ymm4, 448(%rsp) /* spill g0x14.4 */
-	vpshufb %ymm6, %ymm3, %ymm4 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
-	vpxor %ymm4, %ymm1, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
-	vpand %ymm15, %ymm8, %ymm4 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* y1_15_aes_hi = and(y1_15_aes_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm15, %ymm3 /* p1_1_15_l = lookup16(tbl_lo_1, y1_15_aes_lo) */
+	vmovdqa %ymm1, 128(%rsp) /* spill g0x15.4 */
+	vpshufb %ymm6, %ymm7, %ymm1 /* p1_1_15_h = lookup16(tbl_hi_1, y1_15_aes_hi) */
+	vpxor %ymm1, %ymm3, %ymm1 /* p1_1_15 = xor(p1_1_15_l, p1_1_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm3 /* y2_15_aes_lo = and(y2_15_aes, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* y2_15_aes_sh = shr(y2_15_aes) */
-	vpand %ymm15, %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
-	vmovdqa %ymm0, 320(%rsp) /* spill g0x13.4 */
-	vpshufb %ymm4, %ymm7, %ymm0 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
-	vmovdqa %ymm9, 288(%rsp) /* spill g0x12.4 */
-	vpshufb %ymm8, %ymm3, %ymm9 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
-	vpxor %ymm9, %ymm0, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
-	vpand %ymm15, %ymm10, %ymm9 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* y3_15_aes_sh = shr(y3_15_aes) */
-	vpand %ymm15, %ymm10, %ymm10 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm7, %ymm7 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
-	vpshufb %ymm10, %ymm3, %ymm3 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
-	vpxor %ymm3, %ymm7, %ymm3 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
-	vpshufb %ymm11, %ymm13, %ymm7 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
-	vpshufb %ymm2, %ymm14, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
-	vpxor %ymm2, %ymm7, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
-	vpshufb %ymm12, %ymm13, %ymm7 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
-	vpshufb %ymm6, %ymm14, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
-	vpshufb %ymm4, %ymm13, %ymm4 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
-	vpshufb %ymm8, %ymm14, %ymm7 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
-	vpxor %ymm7, %ymm4, %ymm4 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
-	vpshufb %ymm9, %ymm13, %ymm7 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
-	vpshufb %ymm10, %ymm14, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
-	vpxor %ymm8, %ymm7, %ymm7 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* y2_15_aes_hi = and(y2_15_aes_sh, nibble_mask) */
+	vmovdqa %ymm4, 416(%rsp) /* spill g0x14.4 */
+	vpshufb %ymm3, %ymm15, %ymm4 /* p1_2_15_l = lookup16(tbl_lo_1, y2_15_aes_lo) */
+	vmovdqa %ymm0, 192(%rsp) /* spill g0x13.4 */
+	vpshufb %ymm8, %ymm7, %ymm0 /* p1_2_15_h = lookup16(tbl_hi_1, y2_15_aes_hi) */
+	vpxor %ymm0, %ymm4, %ymm0 /* p1_2_15 = xor(p1_2_15_l, p1_2_15_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm4 /* y3_15_aes_lo = and(y3_15_aes, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* y3_15_aes_sh = shr(y3_15_aes) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* y3_15_aes_hi = and(y3_15_aes_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm15, %ymm15 /* p1_3_15_l = lookup16(tbl_lo_1, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm7, %ymm7 /* p1_3_15_h = lookup16(tbl_hi_1, y3_15_aes_hi) */
+	vpxor %ymm7, %ymm15, %ymm7 /* p1_3_15 = xor(p1_3_15_l, p1_3_15_h) */
+	vpshufb %ymm14, %ymm13, %ymm14 /* p2_0_15_l = lookup16(tbl_lo_2, y0_15_aes_lo) */
+	vpshufb %ymm2, %ymm11, %ymm2 /* p2_0_15_h = lookup16(tbl_hi_2, y0_15_aes_hi) */
+	vpxor %ymm2, %ymm14, %ymm2 /* p2_0_15 = xor(p2_0_15_l, p2_0_15_h) */
+	vpshufb %ymm10, %ymm13, %ymm10 /* p2_1_15_l = lookup16(tbl_lo_2, y1_15_aes_lo) */
+	vpshufb %ymm6, %ymm11, %ymm6 /* p2_1_15_h = lookup16(tbl_hi_2, y1_15_aes_hi) */
+	vpxor %ymm6, %ymm10, %ymm6 /* p2_1_15 = xor(p2_1_15_l, p2_1_15_h) */
+	vpshufb %ymm3, %ymm13, %ymm3 /* p2_2_15_l = lookup16(tbl_lo_2, y2_15_aes_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* p2_2_15_h = lookup16(tbl_hi_2, y2_15_aes_hi) */
+	vpxor %ymm8, %ymm3, %ymm3 /* p2_2_15 = xor(p2_2_15_l, p2_2_15_h) */
+	vpshufb %ymm4, %ymm13, %ymm4 /* p2_3_15_l = lookup16(tbl_lo_2, y3_15_aes_lo) */
+	vpshufb %ymm12, %ymm11, %ymm8 /* p2_3_15_h = lookup16(tbl_hi_2, y3_15_aes_hi) */
+	vpxor %ymm8, %ymm4, %ymm4 /* p2_3_15 = xor(p2_3_15_l, p2_3_15_h) */
 	vpxor %ymm6, %ymm5, %ymm8 /* m0_acc_60 = xor(p1_0_15, p2_1_15) */
-	vpxor %ymm3, %ymm4, %ymm9 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
-	vpxor %ymm9, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
-	vpxor %ymm7, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
-	vmovdqa 1984(%rsp), %ymm9 /* reload g1x12.3 */
-	vpxor %ymm8, %ymm9, %ymm8 /* x0n_15 = xor(g1x12, m0_acc_63) */
+	vpxor %ymm7, %ymm3, %ymm10 /* m0_acc_61 = xor(p2_2_15, p1_3_15) */
+	vpxor %ymm10, %ymm8, %ymm8 /* m0_acc_62 = xor(m0_acc_60, m0_acc_61) */
+	vpxor %ymm4, %ymm8, %ymm8 /* m0_acc_63 = xor(m0_acc_62, p2_3_15) */
+	vpxor 2016(%rsp), %ymm8, %ymm8 /* x0n_15 = xor(m0_acc_63, g1x12.3) */
 	vpxor %ymm2, %ymm5, %ymm5 /* m1_acc_60 = xor(p1_0_15, p2_0_15) */
-	vpxor %ymm4, %ymm1, %ymm9 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
-	vpxor %ymm9, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
-	vpxor %ymm7, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
-	vmovdqa 1920(%rsp), %ymm9 /* reload g1x13.3 */
-	vpxor %ymm5, %ymm9, %ymm5 /* x1n_15 = xor(g1x13, m1_acc_63) */
+	vpxor %ymm3, %ymm1, %ymm10 /* m1_acc_61 = xor(p1_1_15, p2_2_15) */
+	vpxor %ymm10, %ymm5, %ymm5 /* m1_acc_62 = xor(m1_acc_60, m1_acc_61) */
+	vpxor %ymm4, %ymm5, %ymm5 /* m1_acc_63 = xor(m1_acc_62, p2_3_15) */
+	vpxor 1952(%rsp), %ymm5, %ymm5 /* x1n_15 = xor(m1_acc_63, g1x13.3) */
 	vpxor %ymm1, %ymm2, %ymm1 /* m2_acc_60 = xor(p2_0_15, p1_1_15) */
-	vpxor %ymm0, %ymm6, %ymm9 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
-	vpxor %ymm9, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
-	vpxor %ymm7, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
-	vmovdqa 256(%rsp), %ymm7 /* reload g1x14.3 */
-	vpxor %ymm1, %ymm7, %ymm1 /* x2n_15 = xor(g1x14, m2_acc_63) */
+	vpxor %ymm0, %ymm6, %ymm10 /* m2_acc_61 = xor(p2_1_15, p1_2_15) */
+	vpxor %ymm10, %ymm1, %ymm1 /* m2_acc_62 = xor(m2_acc_60, m2_acc_61) */
+	vpxor %ymm4, %ymm1, %ymm1 /* m2_acc_63 = xor(m2_acc_62, p2_3_15) */
+	vpxor 448(%rsp), %ymm1, %ymm1 /* x2n_15 = xor(m2_acc_63, g1x14.3) */
 	vpxor %ymm6, %ymm2, %ymm2 /* m3_acc_60 = xor(p2_0_15, p2_1_15) */
-	vpxor %ymm4, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
+	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_61 = xor(p1_2_15, p2_2_15) */
 	vpxor %ymm0, %ymm2, %ymm0 /* m3_acc_62 = xor(m3_acc_60, m3_acc_61) */
-	vpxor %ymm3, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
-	vmovdqa 352(%rsp), %ymm2 /* reload g1x15.3 */
-	vpxor %ymm0, %ymm2, %ymm0 /* x3n_15 = xor(g1x15, m3_acc_63) */
-	vmovdqa %ymm8, 1248(%rsp) /* spill g1x12.2 */
-	vmovdqa %ymm5, 1280(%rsp) /* spill g1x13.2 */
-	vmovdqa %ymm1, 1312(%rsp) /* spill g1x14.2 */
-	vmovdqa %ymm0, 32(%rsp) /* spill g1x15.2 */
-	vmovdqa 1472(%rsp), %ymm0 /* reload g0x6.4 */
-	vmovdqa 0(%rsp), %ymm1 /* reload g0x8.4 */
-	vmovdqa 1408(%rsp), %ymm3 /* reload g0x7.4 */
-	vmovdqa 1440(%rsp), %ymm4 /* reload g0x4.4 */
-	vmovdqa 320(%rsp), %ymm5 /* reload g0x13.4 */
-	vmovdqa 1536(%rsp), %ymm6 /* reload g0x5.4 */
-	vmovdqa 448(%rsp), %ymm7 /* reload g0x14.4 */
-	vmovdqa 96(%rsp), %ymm8 /* reload g0x11.4 */
-	vmovdqa 288(%rsp), %ymm9 /* reload g0x12.4 */
-	vmovdqa 224(%rsp), %ymm10 /* reload g0x15.4 */
-	vmovdqa 1664(%rsp), %ymm13 /* reload g0x9.4 */
-	vmovdqa 64(%rsp), %ymm14 /* reload g0x10.4 */
+	vpxor %ymm7, %ymm0, %ymm0 /* m3_acc_63 = xor(m3_acc_62, p1_3_15) */
+	vpxor 160(%rsp), %ymm0, %ymm0 /* x3n_15 = xor(m3_acc_63, g1x15.3) */
+	vmovdqa %ymm8, 1216(%rsp) /* spill g1x12.2 */
+	vmovdqa %ymm5, 1248(%rsp) /* spill g1x13.2 */
+	vmovdqa %ymm1, 1280(%rsp) /* spill g1x14.2 */
+	vmovdqa %ymm0, 0(%rsp) /* spill g1x15.2 */
+	vmovdqa 1504(%rsp), %ymm0 /* reload g0x6.4 */
+	vmovdqa 480(%rsp), %ymm1 /* reload g0x8.4 */
+	vmovdqa 1440(%rsp), %ymm3 /* reload g0x7.4 */
+	vmovdqa 96(%rsp), %ymm4 /* reload g0x4.4 */
+	vmovdqa 416(%rsp), %ymm5 /* reload g0x14.4 */
+	vmovdqa 128(%rsp), %ymm7 /* reload g0x15.4 */
+	vmovdqa 384(%rsp), %ymm8 /* reload g0x11.4 */
+	vmovdqa 1760(%rsp), %ymm10 /* reload g0x9.4 */
+	vmovdqa 192(%rsp), %ymm12 /* reload g0x13.4 */
+	vmovdqa 1696(%rsp), %ymm13 /* reload g0x10.4 */
+	vmovdqa 1568(%rsp), %ymm14 /* reload g0x5.4 */
 	add $128, %r8
 	cmp $512, %r8
 	jne .Lsm4_byteslice_avx2_aesni_1_loop_r0
 
 	/* Output (X35, X34, X33, X32): slots 3, 2, 1, 0; back to X = A1^-1·X'. */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm2 /* nibble_mask = const() */
-	vpand %ymm2, %ymm9, %ymm11 /* g0x12_lo = and(g0x12, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g0x12_sh = shr(g0x12) */
-	vpand %ymm2, %ymm9, %ymm9 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_3(%rip), %ymm12 /* tbl_lo_3 = const() */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_3(%rip), %ymm15 /* tbl_hi_3 = const() */
-	vpshufb %ymm9, %ymm15, %ymm9 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
-	vpxor %ymm9, %ymm11, %ymm9 /* xout = xor(xout_l, xout_h) */
-	vpand %ymm2, %ymm5, %ymm11 /* g0x13_lo = and(g0x13, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g0x13_sh = shr(g0x13) */
-	vpand %ymm2, %ymm5, %ymm5 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
-	vpshufb %ymm5, %ymm15, %ymm5 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
-	vpxor %ymm5, %ymm11, %ymm5 /* xout_1 = xor(xout_1_l, xout_1_h) */
-	vpand %ymm2, %ymm7, %ymm11 /* g0x14_lo = and(g0x14, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g0x14_sh = shr(g0x14) */
-	vpand %ymm2, %ymm7, %ymm7 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
-	vpshufb %ymm7, %ymm15, %ymm7 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
-	vpxor %ymm7, %ymm11, %ymm7 /* xout_2 = xor(xout_2_l, xout_2_h) */
-	vpand %ymm2, %ymm10, %ymm11 /* g0x15_lo = and(g0x15, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g0x15_sh = shr(g0x15) */
-	vpand %ymm2, %ymm10, %ymm10 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
-	vpshufb %ymm10, %ymm15, %ymm10 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* xout_3 = xor(xout_3_l, xout_3_h) */
-	vpand %ymm2, %ymm1, %ymm11 /* g0x8_lo = and(g0x8, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm2 /* g0x12_lo = and(g0x12, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm6 /* g0x12_sh = shr(g0x12) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* g0x12_hi = and(g0x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_3(%rip), %ymm9 /* tbl_lo_3 = const() */
+	vpshufb %ymm2, %ymm9, %ymm2 /* xout_l = lookup16(tbl_lo_3, g0x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_3(%rip), %ymm11 /* tbl_hi_3 = const() */
+	vpshufb %ymm6, %ymm11, %ymm6 /* xout_h = lookup16(tbl_hi_3, g0x12_hi) */
+	vpxor %ymm6, %ymm2, %ymm2 /* xout = xor(xout_l, xout_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm6 /* g0x13_lo = and(g0x13, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g0x13_sh = shr(g0x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* g0x13_hi = and(g0x13_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm9, %ymm6 /* xout_1_l = lookup16(tbl_lo_3, g0x13_lo) */
+	vpshufb %ymm12, %ymm11, %ymm12 /* xout_1_h = lookup16(tbl_hi_3, g0x13_hi) */
+	vpxor %ymm12, %ymm6, %ymm6 /* xout_1 = xor(xout_1_l, xout_1_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm12 /* g0x14_lo = and(g0x14, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g0x14_sh = shr(g0x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* g0x14_hi = and(g0x14_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_2_l = lookup16(tbl_lo_3, g0x14_lo) */
+	vpshufb %ymm5, %ymm11, %ymm5 /* xout_2_h = lookup16(tbl_hi_3, g0x14_hi) */
+	vpxor %ymm5, %ymm12, %ymm5 /* xout_2 = xor(xout_2_l, xout_2_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm12 /* g0x15_lo = and(g0x15, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g0x15_sh = shr(g0x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* g0x15_hi = and(g0x15_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_3_l = lookup16(tbl_lo_3, g0x15_lo) */
+	vpshufb %ymm7, %ymm11, %ymm7 /* xout_3_h = lookup16(tbl_hi_3, g0x15_hi) */
+	vpxor %ymm7, %ymm12, %ymm7 /* xout_3 = xor(xout_3_l, xout_3_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm12 /* g0x8_lo = and(g0x8, nibble_mask) */
 	vpsrlw $4, %ymm1, %ymm1 /* g0x8_sh = shr(g0x8) */
-	vpand %ymm2, %ymm1, %ymm1 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
-	vpshufb %ymm1, %ymm15, %ymm1 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
-	vpxor %ymm1, %ymm11, %ymm1 /* xout_4 = xor(xout_4_l, xout_4_h) */
-	vpand %ymm2, %ymm13, %ymm11 /* g0x9_lo = and(g0x9, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g0x9_sh = shr(g0x9) */
-	vpand %ymm2, %ymm13, %ymm13 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
-	vpshufb %ymm13, %ymm15, %ymm13 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
-	vpxor %ymm13, %ymm11, %ymm11 /* xout_5 = xor(xout_5_l, xout_5_h) */
-	vpand %ymm2, %ymm14, %ymm13 /* g0x10_lo = and(g0x10, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x10_sh = shr(g0x10) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
-	vpxor %ymm14, %ymm13, %ymm13 /* xout_6 = xor(xout_6_l, xout_6_h) */
-	vpand %ymm2, %ymm8, %ymm14 /* g0x11_lo = and(g0x11, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm1 /* g0x8_hi = and(g0x8_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_4_l = lookup16(tbl_lo_3, g0x8_lo) */
+	vpshufb %ymm1, %ymm11, %ymm1 /* xout_4_h = lookup16(tbl_hi_3, g0x8_hi) */
+	vpxor %ymm1, %ymm12, %ymm1 /* xout_4 = xor(xout_4_l, xout_4_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm12 /* g0x9_lo = and(g0x9, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g0x9_sh = shr(g0x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* g0x9_hi = and(g0x9_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_5_l = lookup16(tbl_lo_3, g0x9_lo) */
+	vpshufb %ymm10, %ymm11, %ymm10 /* xout_5_h = lookup16(tbl_hi_3, g0x9_hi) */
+	vpxor %ymm10, %ymm12, %ymm10 /* xout_5 = xor(xout_5_l, xout_5_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm12 /* g0x10_lo = and(g0x10, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g0x10_sh = shr(g0x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* g0x10_hi = and(g0x10_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_6_l = lookup16(tbl_lo_3, g0x10_lo) */
+	vpshufb %ymm13, %ymm11, %ymm13 /* xout_6_h = lookup16(tbl_hi_3, g0x10_hi) */
+	vpxor %ymm13, %ymm12, %ymm12 /* xout_6 = xor(xout_6_l, xout_6_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm13 /* g0x11_lo = and(g0x11, nibble_mask) */
 	vpsrlw $4, %ymm8, %ymm8 /* g0x11_sh = shr(g0x11) */
-	vpand %ymm2, %ymm8, %ymm8 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
-	vpshufb %ymm8, %ymm15, %ymm8 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
-	vpxor %ymm8, %ymm14, %ymm8 /* xout_7 = xor(xout_7_l, xout_7_h) */
-	vpand %ymm2, %ymm4, %ymm14 /* g0x4_lo = and(g0x4, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* g0x11_hi = and(g0x11_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm9, %ymm13 /* xout_7_l = lookup16(tbl_lo_3, g0x11_lo) */
+	vpshufb %ymm8, %ymm11, %ymm8 /* xout_7_h = lookup16(tbl_hi_3, g0x11_hi) */
+	vpxor %ymm8, %ymm13, %ymm8 /* xout_7 = xor(xout_7_l, xout_7_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm13 /* g0x4_lo = and(g0x4, nibble_mask) */
 	vpsrlw $4, %ymm4, %ymm4 /* g0x4_sh = shr(g0x4) */
-	vpand %ymm2, %ymm4, %ymm4 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
-	vpshufb %ymm4, %ymm15, %ymm4 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
-	vpxor %ymm4, %ymm14, %ymm4 /* xout_8 = xor(xout_8_l, xout_8_h) */
-	vpand %ymm2, %ymm6, %ymm14 /* g0x5_lo = and(g0x5, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g0x5_sh = shr(g0x5) */
-	vpand %ymm2, %ymm6, %ymm6 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
-	vpshufb %ymm6, %ymm15, %ymm6 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
-	vpxor %ymm6, %ymm14, %ymm6 /* xout_9 = xor(xout_9_l, xout_9_h) */
-	vpand %ymm2, %ymm0, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm4 /* g0x4_hi = and(g0x4_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm9, %ymm13 /* xout_8_l = lookup16(tbl_lo_3, g0x4_lo) */
+	vpshufb %ymm4, %ymm11, %ymm4 /* xout_8_h = lookup16(tbl_hi_3, g0x4_hi) */
+	vpxor %ymm4, %ymm13, %ymm4 /* xout_8 = xor(xout_8_l, xout_8_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm13 /* g0x5_lo = and(g0x5, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g0x5_sh = shr(g0x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* g0x5_hi = and(g0x5_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm9, %ymm13 /* xout_9_l = lookup16(tbl_lo_3, g0x5_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_9_h = lookup16(tbl_hi_3, g0x5_hi) */
+	vpxor %ymm14, %ymm13, %ymm13 /* xout_9 = xor(xout_9_l, xout_9_h) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm0, %ymm14 /* g0x6_lo = and(g0x6, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g0x6_sh = shr(g0x6) */
-	vpand %ymm2, %ymm0, %ymm0 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
-	vpshufb %ymm0, %ymm15, %ymm0 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm0, %ymm0 /* g0x6_hi = and(g0x6_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm9, %ymm14 /* xout_10_l = lookup16(tbl_lo_3, g0x6_lo) */
+	vpshufb %ymm0, %ymm11, %ymm0 /* xout_10_h = lookup16(tbl_hi_3, g0x6_hi) */
 	vpxor %ymm0, %ymm14, %ymm0 /* xout_10 = xor(xout_10_l, xout_10_h) */
-	vpand %ymm2, %ymm3, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm14 /* g0x7_lo = and(g0x7, nibble_mask) */
 	vpsrlw $4, %ymm3, %ymm3 /* g0x7_sh = shr(g0x7) */
-	vpand %ymm2, %ymm3, %ymm3 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm12, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
-	vpshufb %ymm3, %ymm15, %ymm3 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm3, %ymm3 /* g0x7_hi = and(g0x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm9, %ymm14 /* xout_11_l = lookup16(tbl_lo_3, g0x7_lo) */
+	vpshufb %ymm3, %ymm11, %ymm3 /* xout_11_h = lookup16(tbl_hi_3, g0x7_hi) */
 	vpxor %ymm3, %ymm14, %ymm3 /* xout_11 = xor(xout_11_l, xout_11_h) */
 	vmovdqa 512(%rsp), %ymm14 /* reload g0x0.2 */
-	vmovdqa %ymm8, 224(%rsp) /* spill xout_7 */
-	vpand %ymm2, %ymm14, %ymm8 /* g0x0_lo = and(g0x0, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm15 /* g0x0_lo = and(g0x0, nibble_mask) */
 	vpsrlw $4, %ymm14, %ymm14 /* g0x0_sh = shr(g0x0) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm12, %ymm8 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
-	vpxor %ymm14, %ymm8, %ymm8 /* xout_12 = xor(xout_12_l, xout_12_h) */
-	vmovdqa 608(%rsp), %ymm14 /* reload g0x1.2 */
-	vmovdqa %ymm13, 512(%rsp) /* spill xout_6 */
-	vpand %ymm2, %ymm14, %ymm13 /* g0x1_lo = and(g0x1, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x1_sh = shr(g0x1) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm12, %ymm13 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
-	vpxor %ymm14, %ymm13, %ymm13 /* xout_13 = xor(xout_13_l, xout_13_h) */
-	vmovdqa 1216(%rsp), %ymm14 /* reload g0x2.2 */
-	vmovdqa %ymm11, 608(%rsp) /* spill xout_5 */
-	vpand %ymm2, %ymm14, %ymm11 /* g0x2_lo = and(g0x2, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x2_sh = shr(g0x2) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* xout_14 = xor(xout_14_l, xout_14_h) */
-	vmovdqa 1184(%rsp), %ymm14 /* reload g0x3.2 */
-	vmovdqa %ymm11, 1216(%rsp) /* spill xout_14 */
-	vpand %ymm2, %ymm14, %ymm11 /* g0x3_lo = and(g0x3, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g0x3_sh = shr(g0x3) */
-	vpand %ymm2, %ymm14, %ymm14 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm12, %ymm11 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
-	vpshufb %ymm14, %ymm15, %ymm14 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
-	vpxor %ymm14, %ymm11, %ymm11 /* xout_15 = xor(xout_15_l, xout_15_h) */
-	vpunpcklbw %ymm4, %ymm9, %ymm14 /* tro0 = unpacklo(xout, xout_8) */
-	vpunpckhbw %ymm4, %ymm9, %ymm4 /* tro0_1 = unpackhi(xout, xout_8) */
-	vpunpcklbw %ymm6, %ymm5, %ymm9 /* tro0_2 = unpacklo(xout_1, xout_9) */
-	vpunpckhbw %ymm6, %ymm5, %ymm5 /* tro0_3 = unpackhi(xout_1, xout_9) */
-	vpunpcklbw %ymm0, %ymm7, %ymm6 /* tro0_4 = unpacklo(xout_2, xout_10) */
-	vpunpckhbw %ymm0, %ymm7, %ymm0 /* tro0_5 = unpackhi(xout_2, xout_10) */
-	vpunpcklbw %ymm3, %ymm10, %ymm7 /* tro0_6 = unpacklo(xout_3, xout_11) */
-	vpunpckhbw %ymm3, %ymm10, %ymm3 /* tro0_7 = unpackhi(xout_3, xout_11) */
-	vpunpcklbw %ymm8, %ymm1, %ymm10 /* tro0_8 = unpacklo(xout_4, xout_12) */
-	vpunpckhbw %ymm8, %ymm1, %ymm1 /* tro0_9 = unpackhi(xout_4, xout_12) */
-	vmovdqa 608(%rsp), %ymm8 /* reload xout_5 */
-	vpunpcklbw %ymm13, %ymm8, %ymm15 /* tro0_10 = unpacklo(xout_5, xout_13) */
-	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro0_11 = unpackhi(xout_5, xout_13) */
-	vmovdqa 512(%rsp), %ymm13 /* reload xout_6 */
-	vpunpcklbw 1216(%rsp), %ymm13, %ymm12 /* tro0_12 = unpacklo(xout_6, xout_14) */
-	vpunpckhbw 1216(%rsp), %ymm13, %ymm13 /* tro0_13 = unpackhi(xout_6, xout_14) */
-	vmovdqa 224(%rsp), %ymm2 /* reload xout_7 */
-	vmovdqa %ymm3, 1216(%rsp) /* spill tro0_7 */
-	vpunpcklbw %ymm11, %ymm2, %ymm3 /* tro0_14 = unpacklo(xout_7, xout_15) */
-	vpunpckhbw %ymm11, %ymm2, %ymm2 /* tro0_15 = unpackhi(xout_7, xout_15) */
-	vpunpcklbw %ymm10, %ymm14, %ymm11 /* tro1 = unpacklo(tro0, tro0_8) */
-	vpunpckhbw %ymm10, %ymm14, %ymm10 /* tro1_1 = unpackhi(tro0, tro0_8) */
-	vpunpcklbw %ymm1, %ymm4, %ymm14 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
-	vpunpckhbw %ymm1, %ymm4, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
-	vpunpcklbw %ymm15, %ymm9, %ymm4 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
-	vpunpckhbw %ymm15, %ymm9, %ymm9 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
-	vpunpcklbw %ymm8, %ymm5, %ymm15 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
-	vpunpckhbw %ymm8, %ymm5, %ymm5 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
-	vpunpcklbw %ymm12, %ymm6, %ymm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
-	vpunpckhbw %ymm12, %ymm6, %ymm6 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
-	vpunpcklbw %ymm13, %ymm0, %ymm12 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
-	vpunpckhbw %ymm13, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
-	vpunpcklbw %ymm3, %ymm7, %ymm13 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
-	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
-	vmovdqa 1216(%rsp), %ymm7 /* reload tro0_7 */
-	vmovdqa %ymm5, 224(%rsp) /* spill tro1_7 */
-	vpunpcklbw %ymm2, %ymm7, %ymm5 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
-	vpunpckhbw %ymm2, %ymm7, %ymm2 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
-	vpunpcklbw %ymm8, %ymm11, %ymm7 /* tro2 = unpacklo(tro1, tro1_8) */
-	vpunpckhbw %ymm8, %ymm11, %ymm8 /* tro2_1 = unpackhi(tro1, tro1_8) */
-	vpunpcklbw %ymm6, %ymm10, %ymm11 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
-	vpunpckhbw %ymm6, %ymm10, %ymm6 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
-	vpunpcklbw %ymm12, %ymm14, %ymm10 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
-	vpunpckhbw %ymm12, %ymm14, %ymm12 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
-	vpunpcklbw %ymm0, %ymm1, %ymm14 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* g0x0_hi = and(g0x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm9, %ymm15 /* xout_12_l = lookup16(tbl_lo_3, g0x0_lo) */
+	vpshufb %ymm14, %ymm11, %ymm14 /* xout_12_h = lookup16(tbl_hi_3, g0x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_12 = xor(xout_12_l, xout_12_h) */
+	vmovdqa 32(%rsp), %ymm15 /* reload g0x1.2 */
+	vmovdqa %ymm8, 512(%rsp) /* spill xout_7 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm8 /* g0x1_lo = and(g0x1, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x1_sh = shr(g0x1) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* g0x1_hi = and(g0x1_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm9, %ymm8 /* xout_13_l = lookup16(tbl_lo_3, g0x1_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_13_h = lookup16(tbl_hi_3, g0x1_hi) */
+	vpxor %ymm15, %ymm8, %ymm8 /* xout_13 = xor(xout_13_l, xout_13_h) */
+	vmovdqa 64(%rsp), %ymm15 /* reload g0x2.2 */
+	vmovdqa %ymm12, 32(%rsp) /* spill xout_6 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm12 /* g0x2_lo = and(g0x2, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x2_sh = shr(g0x2) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* g0x2_hi = and(g0x2_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_14_l = lookup16(tbl_lo_3, g0x2_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_14_h = lookup16(tbl_hi_3, g0x2_hi) */
+	vpxor %ymm15, %ymm12, %ymm12 /* xout_14 = xor(xout_14_l, xout_14_h) */
+	vmovdqa 1184(%rsp), %ymm15 /* reload g0x3.2 */
+	vmovdqa %ymm12, 64(%rsp) /* spill xout_14 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm12 /* g0x3_lo = and(g0x3, nibble_mask) */
+	vpsrlw $4, %ymm15, %ymm15 /* g0x3_sh = shr(g0x3) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* g0x3_hi = and(g0x3_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm9, %ymm12 /* xout_15_l = lookup16(tbl_lo_3, g0x3_lo) */
+	vpshufb %ymm15, %ymm11, %ymm15 /* xout_15_h = lookup16(tbl_hi_3, g0x3_hi) */
+	vpxor %ymm15, %ymm12, %ymm12 /* xout_15 = xor(xout_15_l, xout_15_h) */
+	vpunpcklbw %ymm4, %ymm2, %ymm15 /* tro0 = unpacklo(xout, xout_8) */
+	vpunpckhbw %ymm4, %ymm2, %ymm2 /* tro0_1 = unpackhi(xout, xout_8) */
+	vpunpcklbw %ymm13, %ymm6, %ymm4 /* tro0_2 = unpacklo(xout_1, xout_9) */
+	vpunpckhbw %ymm13, %ymm6, %ymm6 /* tro0_3 = unpackhi(xout_1, xout_9) */
+	vpunpcklbw %ymm0, %ymm5, %ymm13 /* tro0_4 = unpacklo(xout_2, xout_10) */
+	vpunpckhbw %ymm0, %ymm5, %ymm0 /* tro0_5 = unpackhi(xout_2, xout_10) */
+	vpunpcklbw %ymm3, %ymm7, %ymm5 /* tro0_6 = unpacklo(xout_3, xout_11) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro0_7 = unpackhi(xout_3, xout_11) */
+	vpunpcklbw %ymm14, %ymm1, %ymm7 /* tro0_8 = unpacklo(xout_4, xout_12) */
+	vpunpckhbw %ymm14, %ymm1, %ymm1 /* tro0_9 = unpackhi(xout_4, xout_12) */
+	vpunpcklbw %ymm8, %ymm10, %ymm14 /* tro0_10 = unpacklo(xout_5, xout_13) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro0_11 = unpackhi(xout_5, xout_13) */
+	vmovdqa 32(%rsp), %ymm10 /* reload xout_6 */
+	vpunpcklbw 64(%rsp), %ymm10, %ymm11 /* tro0_12 = unpacklo(xout_6, xout_14) */
+	vpunpckhbw 64(%rsp), %ymm10, %ymm10 /* tro0_13 = unpackhi(xout_6, xout_14) */
+	vmovdqa 512(%rsp), %ymm9 /* reload xout_7 */
+	vmovdqa %ymm3, 64(%rsp) /* spill tro0_7 */
+	vpunpcklbw %ymm12, %ymm9, %ymm3 /* tro0_14 = unpacklo(xout_7, xout_15) */
+	vpunpckhbw %ymm12, %ymm9, %ymm9 /* tro0_15 = unpackhi(xout_7, xout_15) */
+	vpunpcklbw %ymm7, %ymm15, %ymm12 /* tro1 = unpacklo(tro0, tro0_8) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro1_1 = unpackhi(tro0, tro0_8) */
+	vpunpcklbw %ymm1, %ymm2, %ymm15 /* tro1_2 = unpacklo(tro0_1, tro0_9) */
+	vpunpckhbw %ymm1, %ymm2, %ymm1 /* tro1_3 = unpackhi(tro0_1, tro0_9) */
+	vpunpcklbw %ymm14, %ymm4, %ymm2 /* tro1_4 = unpacklo(tro0_2, tro0_10) */
+	vpunpckhbw %ymm14, %ymm4, %ymm4 /* tro1_5 = unpackhi(tro0_2, tro0_10) */
+	vpunpcklbw %ymm8, %ymm6, %ymm14 /* tro1_6 = unpacklo(tro0_3, tro0_11) */
+	vpunpckhbw %ymm8, %ymm6, %ymm6 /* tro1_7 = unpackhi(tro0_3, tro0_11) */
+	vpunpcklbw %ymm11, %ymm13, %ymm8 /* tro1_8 = unpacklo(tro0_4, tro0_12) */
+	vpunpckhbw %ymm11, %ymm13, %ymm11 /* tro1_9 = unpackhi(tro0_4, tro0_12) */
+	vpunpcklbw %ymm10, %ymm0, %ymm13 /* tro1_10 = unpacklo(tro0_5, tro0_13) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro1_11 = unpackhi(tro0_5, tro0_13) */
+	vpunpcklbw %ymm3, %ymm5, %ymm10 /* tro1_12 = unpacklo(tro0_6, tro0_14) */
+	vpunpckhbw %ymm3, %ymm5, %ymm3 /* tro1_13 = unpackhi(tro0_6, tro0_14) */
+	vmovdqa 64(%rsp), %ymm5 /* reload tro0_7 */
+	vmovdqa %ymm6, 512(%rsp) /* spill tro1_7 */
+	vpunpcklbw %ymm9, %ymm5, %ymm6 /* tro1_14 = unpacklo(tro0_7, tro0_15) */
+	vpunpckhbw %ymm9, %ymm5, %ymm5 /* tro1_15 = unpackhi(tro0_7, tro0_15) */
+	vpunpcklbw %ymm8, %ymm12, %ymm9 /* tro2 = unpacklo(tro1, tro1_8) */
+	vpunpckhbw %ymm8, %ymm12, %ymm8 /* tro2_1 = unpackhi(tro1, tro1_8) */
+	vpunpcklbw %ymm11, %ymm7, %ymm12 /* tro2_2 = unpacklo(tro1_1, tro1_9) */
+	vpunpckhbw %ymm11, %ymm7, %ymm7 /* tro2_3 = unpackhi(tro1_1, tro1_9) */
+	vpunpcklbw %ymm13, %ymm15, %ymm11 /* tro2_4 = unpacklo(tro1_2, tro1_10) */
+	vpunpckhbw %ymm13, %ymm15, %ymm13 /* tro2_5 = unpackhi(tro1_2, tro1_10) */
+	vpunpcklbw %ymm0, %ymm1, %ymm15 /* tro2_6 = unpacklo(tro1_3, tro1_11) */
 	vpunpckhbw %ymm0, %ymm1, %ymm0 /* tro2_7 = unpackhi(tro1_3, tro1_11) */
-	vpunpcklbw %ymm13, %ymm4, %ymm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
-	vpunpcklbw %ymm3, %ymm9, %ymm13 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
-	vpunpckhbw %ymm3, %ymm9, %ymm3 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
-	vpunpcklbw %ymm5, %ymm15, %ymm9 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
-	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
-	vmovdqa 224(%rsp), %ymm15 /* reload tro1_7 */
-	vmovdqa %ymm0, 1216(%rsp) /* spill tro2_7 */
-	vpunpcklbw %ymm2, %ymm15, %ymm0 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
-	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
-	vpunpcklbw %ymm1, %ymm7, %ymm15 /* tro3 = unpacklo(tro2, tro2_8) */
-	vpunpckhbw %ymm1, %ymm7, %ymm1 /* tro3_1 = unpackhi(tro2, tro2_8) */
-	vpunpcklbw %ymm4, %ymm8, %ymm7 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
-	vpunpckhbw %ymm4, %ymm8, %ymm4 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
-	vpunpcklbw %ymm13, %ymm11, %ymm8 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
-	vpunpckhbw %ymm13, %ymm11, %ymm11 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
-	vpunpcklbw %ymm3, %ymm6, %ymm13 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
-	vpunpckhbw %ymm3, %ymm6, %ymm3 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
-	vpunpcklbw %ymm9, %ymm10, %ymm6 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
-	vpunpcklbw %ymm5, %ymm12, %ymm10 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
-	vpunpckhbw %ymm5, %ymm12, %ymm5 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
-	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
-	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
-	vmovdqa 1216(%rsp), %ymm14 /* reload tro2_7 */
-	vmovdqa %ymm0, 224(%rsp) /* spill tro3_13 */
-	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
-	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
-	vmovdqu (%rcx), %ymm14 /* msg = load() */
-	vpxor %ymm14, %ymm15, %ymm14 /* ct = xor(tro3, msg) */
+	vpunpcklbw %ymm10, %ymm2, %ymm1 /* tro2_8 = unpacklo(tro1_4, tro1_12) */
+	vpunpckhbw %ymm10, %ymm2, %ymm2 /* tro2_9 = unpackhi(tro1_4, tro1_12) */
+	vpunpcklbw %ymm3, %ymm4, %ymm10 /* tro2_10 = unpacklo(tro1_5, tro1_13) */
+	vpunpckhbw %ymm3, %ymm4, %ymm3 /* tro2_11 = unpackhi(tro1_5, tro1_13) */
+	vpunpcklbw %ymm6, %ymm14, %ymm4 /* tro2_12 = unpacklo(tro1_6, tro1_14) */
+	vpunpckhbw %ymm6, %ymm14, %ymm6 /* tro2_13 = unpackhi(tro1_6, tro1_14) */
+	vmovdqa 512(%rsp), %ymm14 /* reload tro1_7 */
+	vmovdqa %ymm0, 64(%rsp) /* spill tro2_7 */
+	vpunpcklbw %ymm5, %ymm14, %ymm0 /* tro2_14 = unpacklo(tro1_7, tro1_15) */
+	vpunpckhbw %ymm5, %ymm14, %ymm5 /* tro2_15 = unpackhi(tro1_7, tro1_15) */
+	vpunpcklbw %ymm1, %ymm9, %ymm14 /* tro3 = unpacklo(tro2, tro2_8) */
+	vpunpckhbw %ymm1, %ymm9, %ymm1 /* tro3_1 = unpackhi(tro2, tro2_8) */
+	vpunpcklbw %ymm2, %ymm8, %ymm9 /* tro3_2 = unpacklo(tro2_1, tro2_9) */
+	vpunpckhbw %ymm2, %ymm8, %ymm2 /* tro3_3 = unpackhi(tro2_1, tro2_9) */
+	vpunpcklbw %ymm10, %ymm12, %ymm8 /* tro3_4 = unpacklo(tro2_2, tro2_10) */
+	vpunpckhbw %ymm10, %ymm12, %ymm10 /* tro3_5 = unpackhi(tro2_2, tro2_10) */
+	vpunpcklbw %ymm3, %ymm7, %ymm12 /* tro3_6 = unpacklo(tro2_3, tro2_11) */
+	vpunpckhbw %ymm3, %ymm7, %ymm3 /* tro3_7 = unpackhi(tro2_3, tro2_11) */
+	vpunpcklbw %ymm4, %ymm11, %ymm7 /* tro3_8 = unpacklo(tro2_4, tro2_12) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tro3_9 = unpackhi(tro2_4, tro2_12) */
+	vpunpcklbw %ymm6, %ymm13, %ymm11 /* tro3_10 = unpacklo(tro2_5, tro2_13) */
+	vpunpckhbw %ymm6, %ymm13, %ymm6 /* tro3_11 = unpackhi(tro2_5, tro2_13) */
+	vpunpcklbw %ymm0, %ymm15, %ymm13 /* tro3_12 = unpacklo(tro2_6, tro2_14) */
+	vpunpckhbw %ymm0, %ymm15, %ymm0 /* tro3_13 = unpackhi(tro2_6, tro2_14) */
+	vmovdqa 64(%rsp), %ymm15 /* reload tro2_7 */
+	vmovdqa %ymm0, 512(%rsp) /* spill tro3_13 */
+	vpunpcklbw %ymm5, %ymm15, %ymm0 /* tro3_14 = unpacklo(tro2_7, tro2_15) */
+	vpunpckhbw %ymm5, %ymm15, %ymm5 /* tro3_15 = unpackhi(tro2_7, tro2_15) */
+	vmovdqu (%rcx), %ymm15 /* msg = load() */
+	vpxor %ymm15, %ymm14, %ymm14 /* ct = xor(tro3, msg) */
 	vmovdqu %ymm14, (%rdx) /* store ct */
 	vmovdqu 32(%rcx), %ymm14 /* msg_1 = load() */
 	vpxor %ymm14, %ymm1, %ymm1 /* ct_1 = xor(tro3_1, msg_1) */
 	vmovdqu %ymm1, 32(%rdx) /* store ct_1 */
 	vmovdqu 64(%rcx), %ymm1 /* msg_2 = load() */
-	vpxor %ymm1, %ymm7, %ymm1 /* ct_2 = xor(tro3_2, msg_2) */
+	vpxor %ymm1, %ymm9, %ymm1 /* ct_2 = xor(tro3_2, msg_2) */
 	vmovdqu %ymm1, 64(%rdx) /* store ct_2 */
 	vmovdqu 96(%rcx), %ymm1 /* msg_3 = load() */
-	vpxor %ymm1, %ymm4, %ymm1 /* ct_3 = xor(tro3_3, msg_3) */
+	vpxor %ymm1, %ymm2, %ymm1 /* ct_3 = xor(tro3_3, msg_3) */
 	vmovdqu %ymm1, 96(%rdx) /* store ct_3 */
 	vmovdqu 128(%rcx), %ymm1 /* msg_4 = load() */
 	vpxor %ymm1, %ymm8, %ymm1 /* ct_4 = xor(tro3_4, msg_4) */
 	vmovdqu %ymm1, 128(%rdx) /* store ct_4 */
 	vmovdqu 160(%rcx), %ymm1 /* msg_5 = load() */
-	vpxor %ymm1, %ymm11, %ymm1 /* ct_5 = xor(tro3_5, msg_5) */
+	vpxor %ymm1, %ymm10, %ymm1 /* ct_5 = xor(tro3_5, msg_5) */
 	vmovdqu %ymm1, 160(%rdx) /* store ct_5 */
 	vmovdqu 192(%rcx), %ymm1 /* msg_6 = load() */
-	vpxor %ymm1, %ymm13, %ymm1 /* ct_6 = xor(tro3_6, msg_6) */
+	vpxor %ymm1, %ymm12, %ymm1 /* ct_6 = xor(tro3_6, msg_6) */
 	vmovdqu %ymm1, 192(%rdx) /* store ct_6 */
 	vmovdqu 224(%rcx), %ymm1 /* msg_7 = load() */
 	vpxor %ymm1, %ymm3, %ymm1 /* ct_7 = xor(tro3_7, msg_7) */
 	vmovdqu %ymm1, 224(%rdx) /* store ct_7 */
 	vmovdqu 256(%rcx), %ymm1 /* msg_8 = load() */
-	vpxor %ymm1, %ymm6, %ymm1 /* ct_8 = xor(tro3_8, msg_8) */
+	vpxor %ymm1, %ymm7, %ymm1 /* ct_8 = xor(tro3_8, msg_8) */
 	vmovdqu %ymm1, 256(%rdx) /* store ct_8 */
 	vmovdqu 288(%rcx), %ymm1 /* msg_9 = load() */
-	vpxor %ymm1, %ymm9, %ymm1 /* ct_9 = xor(tro3_9, msg_9) */
+	vpxor %ymm1, %ymm4, %ymm1 /* ct_9 = xor(tro3_9, msg_9) */
 	vmovdqu %ymm1, 288(%rdx) /* store ct_9 */
 	vmovdqu 320(%rcx), %ymm1 /* msg_10 = load() */
-	vpxor %ymm1, %ymm10, %ymm1 /* ct_10 = xor(tro3_10, msg_10) */
+	vpxor %ymm1, %ymm11, %ymm1 /* ct_10 = xor(tro3_10, msg_10) */
 	vmovdqu %ymm1, 320(%rdx) /* store ct_10 */
 	vmovdqu 352(%rcx), %ymm1 /* msg_11 = load() */
-	vpxor %ymm1, %ymm5, %ymm1 /* ct_11 = xor(tro3_11, msg_11) */
+	vpxor %ymm1, %ymm6, %ymm1 /* ct_11 = xor(tro3_11, msg_11) */
 	vmovdqu %ymm1, 352(%rdx) /* store ct_11 */
 	vmovdqu 384(%rcx), %ymm1 /* msg_12 = load() */
-	vpxor %ymm1, %ymm12, %ymm1 /* ct_12 = xor(tro3_12, msg_12) */
+	vpxor %ymm1, %ymm13, %ymm1 /* ct_12 = xor(tro3_12, msg_12) */
 	vmovdqu %ymm1, 384(%rdx) /* store ct_12 */
 	vmovdqu 416(%rcx), %ymm1 /* msg_13 = load() */
-	vmovdqa 224(%rsp), %ymm3 /* reload tro3_13 */
-	vpxor %ymm1, %ymm3, %ymm1 /* ct_13 = xor(tro3_13, msg_13) */
+	vpxor 512(%rsp), %ymm1, %ymm1 /* ct_13 = xor(msg_13, tro3_13) */
 	vmovdqu %ymm1, 416(%rdx) /* store ct_13 */
 	vmovdqu 448(%rcx), %ymm1 /* msg_14 = load() */
 	vpxor %ymm1, %ymm0, %ymm0 /* ct_14 = xor(tro3_14, msg_14) */
 	vmovdqu %ymm0, 448(%rdx) /* store ct_14 */
 	vmovdqu 480(%rcx), %ymm0 /* msg_15 = load() */
-	vpxor %ymm0, %ymm2, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
+	vpxor %ymm0, %ymm5, %ymm0 /* ct_15 = xor(tro3_15, msg_15) */
 	vmovdqu %ymm0, 480(%rdx) /* store ct_15 */
-	vmovdqa 1248(%rsp), %ymm0 /* reload g1x12.2 */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1 /* nibble_mask = const() */
-	vpand %ymm1, %ymm0, %ymm2 /* g1x12_lo = and(g1x12, nibble_mask) */
+	vmovdqa 1216(%rsp), %ymm0 /* reload g1x12.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm0, %ymm1 /* g1x12_lo = and(g1x12, nibble_mask) */
 	vpsrlw $4, %ymm0, %ymm0 /* g1x12_sh = shr(g1x12) */
-	vpand %ymm1, %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_3(%rip), %ymm3 /* tbl_lo_3 = const() */
-	vpshufb %ymm2, %ymm3, %ymm2 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
-	vbroadcasti128 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_3(%rip), %ymm4 /* tbl_hi_3 = const() */
-	vpshufb %ymm0, %ymm4, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
-	vpxor %ymm0, %ymm2, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
-	vmovdqa 1280(%rsp), %ymm2 /* reload g1x13.2 */
-	vpand %ymm1, %ymm2, %ymm5 /* g1x13_lo = and(g1x13, nibble_mask) */
-	vpsrlw $4, %ymm2, %ymm2 /* g1x13_sh = shr(g1x13) */
-	vpand %ymm1, %ymm2, %ymm2 /* g1x13_hi = and(g1x13_sh, nibble_mask) */
-	vpshufb %ymm5, %ymm3, %ymm5 /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
-	vpshufb %ymm2, %ymm4, %ymm2 /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
-	vpxor %ymm2, %ymm5, %ymm2 /* xout_17 = xor(xout_17_l, xout_17_h) */
-	vmovdqa 1312(%rsp), %ymm5 /* reload g1x14.2 */
-	vpand %ymm1, %ymm5, %ymm6 /* g1x14_lo = and(g1x14, nibble_mask) */
-	vpsrlw $4, %ymm5, %ymm5 /* g1x14_sh = shr(g1x14) */
-	vpand %ymm1, %ymm5, %ymm5 /* g1x14_hi = and(g1x14_sh, nibble_mask) */
-	vpshufb %ymm6, %ymm3, %ymm6 /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
-	vpshufb %ymm5, %ymm4, %ymm5 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
-	vpxor %ymm5, %ymm6, %ymm5 /* xout_18 = xor(xout_18_l, xout_18_h) */
-	vmovdqa 32(%rsp), %ymm6 /* reload g1x15.2 */
-	vpand %ymm1, %ymm6, %ymm7 /* g1x15_lo = and(g1x15, nibble_mask) */
-	vpsrlw $4, %ymm6, %ymm6 /* g1x15_sh = shr(g1x15) */
-	vpand %ymm1, %ymm6, %ymm6 /* g1x15_hi = and(g1x15_sh, nibble_mask) */
-	vpshufb %ymm7, %ymm3, %ymm7 /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
-	vpshufb %ymm6, %ymm4, %ymm6 /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
-	vpxor %ymm6, %ymm7, %ymm6 /* xout_19 = xor(xout_19_l, xout_19_h) */
-	vmovdqa 1152(%rsp), %ymm7 /* reload g1x8.2 */
-	vpand %ymm1, %ymm7, %ymm8 /* g1x8_lo = and(g1x8, nibble_mask) */
-	vpsrlw $4, %ymm7, %ymm7 /* g1x8_sh = shr(g1x8) */
-	vpand %ymm1, %ymm7, %ymm7 /* g1x8_hi = and(g1x8_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm3, %ymm8 /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
-	vpshufb %ymm7, %ymm4, %ymm7 /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
-	vpxor %ymm7, %ymm8, %ymm7 /* xout_20 = xor(xout_20_l, xout_20_h) */
-	vmovdqa 1024(%rsp), %ymm8 /* reload g1x9.2 */
-	vpand %ymm1, %ymm8, %ymm9 /* g1x9_lo = and(g1x9, nibble_mask) */
-	vpsrlw $4, %ymm8, %ymm8 /* g1x9_sh = shr(g1x9) */
-	vpand %ymm1, %ymm8, %ymm8 /* g1x9_hi = and(g1x9_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm3, %ymm9 /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
-	vpshufb %ymm8, %ymm4, %ymm8 /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
-	vpxor %ymm8, %ymm9, %ymm8 /* xout_21 = xor(xout_21_l, xout_21_h) */
-	vmovdqa 1056(%rsp), %ymm9 /* reload g1x10.2 */
-	vpand %ymm1, %ymm9, %ymm10 /* g1x10_lo = and(g1x10, nibble_mask) */
-	vpsrlw $4, %ymm9, %ymm9 /* g1x10_sh = shr(g1x10) */
-	vpand %ymm1, %ymm9, %ymm9 /* g1x10_hi = and(g1x10_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm3, %ymm10 /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
-	vpshufb %ymm9, %ymm4, %ymm9 /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
-	vpxor %ymm9, %ymm10, %ymm9 /* xout_22 = xor(xout_22_l, xout_22_h) */
-	vmovdqa 1088(%rsp), %ymm10 /* reload g1x11.2 */
-	vpand %ymm1, %ymm10, %ymm11 /* g1x11_lo = and(g1x11, nibble_mask) */
-	vpsrlw $4, %ymm10, %ymm10 /* g1x11_sh = shr(g1x11) */
-	vpand %ymm1, %ymm10, %ymm10 /* g1x11_hi = and(g1x11_sh, nibble_mask) */
-	vpshufb %ymm11, %ymm3, %ymm11 /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
-	vpshufb %ymm10, %ymm4, %ymm10 /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
-	vpxor %ymm10, %ymm11, %ymm10 /* xout_23 = xor(xout_23_l, xout_23_h) */
-	vmovdqa 1120(%rsp), %ymm11 /* reload g1x4.2 */
-	vpand %ymm1, %ymm11, %ymm12 /* g1x4_lo = and(g1x4, nibble_mask) */
-	vpsrlw $4, %ymm11, %ymm11 /* g1x4_sh = shr(g1x4) */
-	vpand %ymm1, %ymm11, %ymm11 /* g1x4_hi = and(g1x4_sh, nibble_mask) */
-	vpshufb %ymm12, %ymm3, %ymm12 /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
-	vpshufb %ymm11, %ymm4, %ymm11 /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
-	vpxor %ymm11, %ymm12, %ymm11 /* xout_24 = xor(xout_24_l, xout_24_h) */
-	vmovdqa 992(%rsp), %ymm12 /* reload g1x5.2 */
-	vpand %ymm1, %ymm12, %ymm13 /* g1x5_lo = and(g1x5, nibble_mask) */
-	vpsrlw $4, %ymm12, %ymm12 /* g1x5_sh = shr(g1x5) */
-	vpand %ymm1, %ymm12, %ymm12 /* g1x5_hi = and(g1x5_sh, nibble_mask) */
-	vpshufb %ymm13, %ymm3, %ymm13 /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
-	vpshufb %ymm12, %ymm4, %ymm12 /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
-	vpxor %ymm12, %ymm13, %ymm12 /* xout_25 = xor(xout_25_l, xout_25_h) */
-	vmovdqa 928(%rsp), %ymm13 /* reload g1x6.2 */
-	vpand %ymm1, %ymm13, %ymm14 /* g1x6_lo = and(g1x6, nibble_mask) */
-	vpsrlw $4, %ymm13, %ymm13 /* g1x6_sh = shr(g1x6) */
-	vpand %ymm1, %ymm13, %ymm13 /* g1x6_hi = and(g1x6_sh, nibble_mask) */
-	vpshufb %ymm14, %ymm3, %ymm14 /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
-	vpshufb %ymm13, %ymm4, %ymm13 /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
-	vpxor %ymm13, %ymm14, %ymm13 /* xout_26 = xor(xout_26_l, xout_26_h) */
-	vmovdqa 896(%rsp), %ymm14 /* reload g1x7.2 */
-	vpand %ymm1, %ymm14, %ymm15 /* g1x7_lo = and(g1x7, nibble_mask) */
-	vpsrlw $4, %ymm14, %ymm14 /* g1x7_sh = shr(g1x7) */
-	vpand %ymm1, %ymm14, %ymm14 /* g1x7_hi = and(g1x7_sh, nibble_mask) */
-	vpshufb %ymm15, %ymm3, %ymm15 /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
-	vpshufb %ymm14, %ymm4, %ymm14 /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
-	vpxor %ymm14, %ymm15, %ymm14 /* xout_27 = xor(xout_27_l, xout_27_h) */
-	vmovdqa 768(%rsp), %ymm15 /* reload g1x0.2 */
-	vmovdqa %ymm10, 896(%rsp) /* spill xout_23 */
-	vpand %ymm1, %ymm15, %ymm10 /* g1x0_lo = and(g1x0, nibble_mask) */
-	vpsrlw $4, %ymm15, %ymm15 /* g1x0_sh = shr(g1x0) */
-	vpand %ymm1, %ymm15, %ymm15 /* g1x0_hi = and(g1x0_sh, nibble_mask) */
-	vpshufb %ymm10, %ymm3, %ymm10 /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
-	vpxor %ymm15, %ymm10, %ymm10 /* xout_28 = xor(xout_28_l, xout_28_h) */
-	vmovdqa 672(%rsp), %ymm15 /* reload g1x1.2 */
-	vmovdqa %ymm9, 768(%rsp) /* spill xout_22 */
-	vpand %ymm1, %ymm15, %ymm9 /* g1x1_lo = and(g1x1, nibble_mask) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm0, %ymm0 /* g1x12_hi = and(g1x12_sh, nibble_mask) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_lo_3(%rip), %ymm2 /* tbl_lo_3 = const() */
+	vpshufb %ymm1, %ymm2, %ymm1 /* xout_16_l = lookup16(tbl_lo_3, g1x12_lo) */
+	vmovdqa .Lsm4_byteslice_avx2_aesni_1_tbl_hi_3(%rip), %ymm3 /* tbl_hi_3 = const() */
+	vpshufb %ymm0, %ymm3, %ymm0 /* xout_16_h = lookup16(tbl_hi_3, g1x12_hi) */
+	vpxor %ymm0, %ymm1, %ymm0 /* xout_16 = xor(xout_16_l, xout_16_h) */
+	vmovdqa 1248(%rsp), %ymm1 /* reload g1x13.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm4 /* g1x13_lo = and(g1x13, nibble_mask) */
+	vpsrlw $4, %ymm1, %ymm1 /* g1x13_sh = shr(g1x13) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm1, %ymm1 /* g1x13_hi = and(g1x13_sh, nibble_mask) */
+	vpshufb %ymm4, %ymm2, %ymm4 /* xout_17_l = lookup16(tbl_lo_3, g1x13_lo) */
+	vpshufb %ymm1, %ymm3, %ymm1 /* xout_17_h = lookup16(tbl_hi_3, g1x13_hi) */
+	vpxor %ymm1, %ymm4, %ymm1 /* xout_17 = xor(xout_17_l, xout_17_h) */
+	vmovdqa 1280(%rsp), %ymm4 /* reload g1x14.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm5 /* g1x14_lo = and(g1x14, nibble_mask) */
+	vpsrlw $4, %ymm4, %ymm4 /* g1x14_sh = shr(g1x14) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm4, %ymm4 /* g1x14_hi = and(g1x14_sh, nibble_mask) */
+	vpshufb %ymm5, %ymm2, %ymm5 /* xout_18_l = lookup16(tbl_lo_3, g1x14_lo) */
+	vpshufb %ymm4, %ymm3, %ymm4 /* xout_18_h = lookup16(tbl_hi_3, g1x14_hi) */
+	vpxor %ymm4, %ymm5, %ymm4 /* xout_18 = xor(xout_18_l, xout_18_h) */
+	vmovdqa 0(%rsp), %ymm5 /* reload g1x15.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm6 /* g1x15_lo = and(g1x15, nibble_mask) */
+	vpsrlw $4, %ymm5, %ymm5 /* g1x15_sh = shr(g1x15) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm5, %ymm5 /* g1x15_hi = and(g1x15_sh, nibble_mask) */
+	vpshufb %ymm6, %ymm2, %ymm6 /* xout_19_l = lookup16(tbl_lo_3, g1x15_lo) */
+	vpshufb %ymm5, %ymm3, %ymm5 /* xout_19_h = lookup16(tbl_hi_3, g1x15_hi) */
+	vpxor %ymm5, %ymm6, %ymm5 /* xout_19 = xor(xout_19_l, xout_19_h) */
+	vmovdqa 1152(%rsp), %ymm6 /* reload g1x8.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm7 /* g1x8_lo = and(g1x8, nibble_mask) */
+	vpsrlw $4, %ymm6, %ymm6 /* g1x8_sh = shr(g1x8) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm6, %ymm6 /* g1x8_hi = and(g1x8_sh, nibble_mask) */
+	vpshufb %ymm7, %ymm2, %ymm7 /* xout_20_l = lookup16(tbl_lo_3, g1x8_lo) */
+	vpshufb %ymm6, %ymm3, %ymm6 /* xout_20_h = lookup16(tbl_hi_3, g1x8_hi) */
+	vpxor %ymm6, %ymm7, %ymm6 /* xout_20 = xor(xout_20_l, xout_20_h) */
+	vmovdqa 992(%rsp), %ymm7 /* reload g1x9.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm8 /* g1x9_lo = and(g1x9, nibble_mask) */
+	vpsrlw $4, %ymm7, %ymm7 /* g1x9_sh = shr(g1x9) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm7, %ymm7 /* g1x9_hi = and(g1x9_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_21_l = lookup16(tbl_lo_3, g1x9_lo) */
+	vpshufb %ymm7, %ymm3, %ymm7 /* xout_21_h = lookup16(tbl_hi_3, g1x9_hi) */
+	vpxor %ymm7, %ymm8, %ymm7 /* xout_21 = xor(xout_21_l, xout_21_h) */
+	vmovdqa 1024(%rsp), %ymm8 /* reload g1x10.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm9 /* g1x10_lo = and(g1x10, nibble_mask) */
+	vpsrlw $4, %ymm8, %ymm8 /* g1x10_sh = shr(g1x10) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm8, %ymm8 /* g1x10_hi = and(g1x10_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_22_l = lookup16(tbl_lo_3, g1x10_lo) */
+	vpshufb %ymm8, %ymm3, %ymm8 /* xout_22_h = lookup16(tbl_hi_3, g1x10_hi) */
+	vpxor %ymm8, %ymm9, %ymm8 /* xout_22 = xor(xout_22_l, xout_22_h) */
+	vmovdqa 1056(%rsp), %ymm9 /* reload g1x11.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm10 /* g1x11_lo = and(g1x11, nibble_mask) */
+	vpsrlw $4, %ymm9, %ymm9 /* g1x11_sh = shr(g1x11) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm9, %ymm9 /* g1x11_hi = and(g1x11_sh, nibble_mask) */
+	vpshufb %ymm10, %ymm2, %ymm10 /* xout_23_l = lookup16(tbl_lo_3, g1x11_lo) */
+	vpshufb %ymm9, %ymm3, %ymm9 /* xout_23_h = lookup16(tbl_hi_3, g1x11_hi) */
+	vpxor %ymm9, %ymm10, %ymm9 /* xout_23 = xor(xout_23_l, xout_23_h) */
+	vmovdqa 1120(%rsp), %ymm10 /* reload g1x4.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm11 /* g1x4_lo = and(g1x4, nibble_mask) */
+	vpsrlw $4, %ymm10, %ymm10 /* g1x4_sh = shr(g1x4) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm10, %ymm10 /* g1x4_hi = and(g1x4_sh, nibble_mask) */
+	vpshufb %ymm11, %ymm2, %ymm11 /* xout_24_l = lookup16(tbl_lo_3, g1x4_lo) */
+	vpshufb %ymm10, %ymm3, %ymm10 /* xout_24_h = lookup16(tbl_hi_3, g1x4_hi) */
+	vpxor %ymm10, %ymm11, %ymm10 /* xout_24 = xor(xout_24_l, xout_24_h) */
+	vmovdqa 960(%rsp), %ymm11 /* reload g1x5.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm11, %ymm12 /* g1x5_lo = and(g1x5, nibble_mask) */
+	vpsrlw $4, %ymm11, %ymm11 /* g1x5_sh = shr(g1x5) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm11, %ymm11 /* g1x5_hi = and(g1x5_sh, nibble_mask) */
+	vpshufb %ymm12, %ymm2, %ymm12 /* xout_25_l = lookup16(tbl_lo_3, g1x5_lo) */
+	vpshufb %ymm11, %ymm3, %ymm11 /* xout_25_h = lookup16(tbl_hi_3, g1x5_hi) */
+	vpxor %ymm11, %ymm12, %ymm11 /* xout_25 = xor(xout_25_l, xout_25_h) */
+	vmovdqa 896(%rsp), %ymm12 /* reload g1x6.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm13 /* g1x6_lo = and(g1x6, nibble_mask) */
+	vpsrlw $4, %ymm12, %ymm12 /* g1x6_sh = shr(g1x6) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm12, %ymm12 /* g1x6_hi = and(g1x6_sh, nibble_mask) */
+	vpshufb %ymm13, %ymm2, %ymm13 /* xout_26_l = lookup16(tbl_lo_3, g1x6_lo) */
+	vpshufb %ymm12, %ymm3, %ymm12 /* xout_26_h = lookup16(tbl_hi_3, g1x6_hi) */
+	vpxor %ymm12, %ymm13, %ymm12 /* xout_26 = xor(xout_26_l, xout_26_h) */
+	vmovdqa 864(%rsp), %ymm13 /* reload g1x7.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm14 /* g1x7_lo = and(g1x7, nibble_mask) */
+	vpsrlw $4, %ymm13, %ymm13 /* g1x7_sh = shr(g1x7) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm13, %ymm13 /* g1x7_hi = and(g1x7_sh, nibble_mask) */
+	vpshufb %ymm14, %ymm2, %ymm14 /* xout_27_l = lookup16(tbl_lo_3, g1x7_lo) */
+	vpshufb %ymm13, %ymm3, %ymm13 /* xout_27_h = lookup16(tbl_hi_3, g1x7_hi) */
+	vpxor %ymm13, %ymm14, %ymm13 /* xout_27 = xor(xout_27_l, xout_27_h) */
+	vmovdqa 736(%rsp), %ymm14 /* reload g1x0.2 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm15 /* g1x0_lo = and(g1x0, nibble_mask) */
+	vpsrlw $4, %ymm14, %ymm14 /* g1x0_sh = shr(g1x0) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm14, %ymm14 /* g1x0_hi = and(g1x0_sh, nibble_mask) */
+	vpshufb %ymm15, %ymm2, %ymm15 /* xout_28_l = lookup16(tbl_lo_3, g1x0_lo) */
+	vpshufb %ymm14, %ymm3, %ymm14 /* xout_28_h = lookup16(tbl_hi_3, g1x0_hi) */
+	vpxor %ymm14, %ymm15, %ymm14 /* xout_28 = xor(xout_28_l, xout_28_h) */
+	vmovdqa 640(%rsp), %ymm15 /* reload g1x1.2 */
+	vmovdqa %ymm9, 736(%rsp) /* spill xout_23 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm9 /* g1x1_lo = and(g1x1, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g1x1_sh = shr(g1x1) */
-	vpand %ymm1, %ymm15, %ymm15 /* g1x1_hi = and(g1x1_sh, nibble_mask) */
-	vpshufb %ymm9, %ymm3, %ymm9 /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* g1x1_hi = and(g1x1_sh, nibble_mask) */
+	vpshufb %ymm9, %ymm2, %ymm9 /* xout_29_l = lookup16(tbl_lo_3, g1x1_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_29_h = lookup16(tbl_hi_3, g1x1_hi) */
 	vpxor %ymm15, %ymm9, %ymm9 /* xout_29 = xor(xout_29_l, xout_29_h) */
-	vmovdqa 704(%rsp), %ymm15 /* reload g1x2.2 */
-	vmovdqa %ymm8, 672(%rsp) /* spill xout_21 */
-	vpand %ymm1, %ymm15, %ymm8 /* g1x2_lo = and(g1x2, nibble_mask) */
+	vmovdqa 672(%rsp), %ymm15 /* reload g1x2.2 */
+	vmovdqa %ymm8, 640(%rsp) /* spill xout_22 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm8 /* g1x2_lo = and(g1x2, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g1x2_sh = shr(g1x2) */
-	vpand %ymm1, %ymm15, %ymm15 /* g1x2_hi = and(g1x2_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm3, %ymm8 /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
-	vpshufb %ymm15, %ymm4, %ymm15 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* g1x2_hi = and(g1x2_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm8 /* xout_30_l = lookup16(tbl_lo_3, g1x2_lo) */
+	vpshufb %ymm15, %ymm3, %ymm15 /* xout_30_h = lookup16(tbl_hi_3, g1x2_hi) */
 	vpxor %ymm15, %ymm8, %ymm8 /* xout_30 = xor(xout_30_l, xout_30_h) */
-	vmovdqa 736(%rsp), %ymm15 /* reload g1x3.2 */
-	vmovdqa %ymm8, 704(%rsp) /* spill xout_30 */
-	vpand %ymm1, %ymm15, %ymm8 /* g1x3_lo = and(g1x3, nibble_mask) */
+	vmovdqa 704(%rsp), %ymm15 /* reload g1x3.2 */
+	vmovdqa %ymm8, 672(%rsp) /* spill xout_30 */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm8 /* g1x3_lo = and(g1x3, nibble_mask) */
 	vpsrlw $4, %ymm15, %ymm15 /* g1x3_sh = shr(g1x3) */
-	vpand %ymm1, %ymm15, %ymm1 /* g1x3_hi = and(g1x3_sh, nibble_mask) */
-	vpshufb %ymm8, %ymm3, %ymm3 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
-	vpshufb %ymm1, %ymm4, %ymm1 /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
-	vpxor %ymm1, %ymm3, %ymm1 /* xout_31 = xor(xout_31_l, xout_31_h) */
-	vpunpcklbw %ymm11, %ymm0, %ymm3 /* tro0_16 = unpacklo(xout_16, xout_24) */
-	vpunpckhbw %ymm11, %ymm0, %ymm0 /* tro0_17 = unpackhi(xout_16, xout_24) */
-	vpunpcklbw %ymm12, %ymm2, %ymm4 /* tro0_18 = unpacklo(xout_17, xout_25) */
-	vpunpckhbw %ymm12, %ymm2, %ymm2 /* tro0_19 = unpackhi(xout_17, xout_25) */
-	vpunpcklbw %ymm13, %ymm5, %ymm8 /* tro0_20 = unpacklo(xout_18, xout_26) */
-	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_21 = unpackhi(xout_18, xout_26) */
-	vpunpcklbw %ymm14, %ymm6, %ymm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
-	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_23 = unpackhi(xout_19, xout_27) */
-	vpunpcklbw %ymm10, %ymm7, %ymm12 /* tro0_24 = unpacklo(xout_20, xout_28) */
-	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tro0_25 = unpackhi(xout_20, xout_28) */
-	vmovdqa 672(%rsp), %ymm10 /* reload xout_21 */
-	vpunpcklbw %ymm9, %ymm10, %ymm13 /* tro0_26 = unpacklo(xout_21, xout_29) */
-	vpunpckhbw %ymm9, %ymm10, %ymm9 /* tro0_27 = unpackhi(xout_21, xout_29) */
-	vmovdqa 768(%rsp), %ymm10 /* reload xout_22 */
-	vpunpcklbw 704(%rsp), %ymm10, %ymm14 /* tro0_28 = unpacklo(xout_22, xout_30) */
-	vpunpckhbw 704(%rsp), %ymm10, %ymm10 /* tro0_29 = unpackhi(xout_22, xout_30) */
-	vmovdqa 896(%rsp), %ymm15 /* reload xout_23 */
-	vmovdqa %ymm6, 704(%rsp) /* spill tro0_23 */
-	vpunpcklbw %ymm1, %ymm15, %ymm6 /* tro0_30 = unpacklo(xout_23, xout_31) */
-	vpunpckhbw %ymm1, %ymm15, %ymm1 /* tro0_31 = unpackhi(xout_23, xout_31) */
+	vpand .Lsm4_byteslice_avx2_aesni_1_nibble_mask(%rip), %ymm15, %ymm15 /* g1x3_hi = and(g1x3_sh, nibble_mask) */
+	vpshufb %ymm8, %ymm2, %ymm2 /* xout_31_l = lookup16(tbl_lo_3, g1x3_lo) */
+	vpshufb %ymm15, %ymm3, %ymm3 /* xout_31_h = lookup16(tbl_hi_3, g1x3_hi) */
+	vpxor %ymm3, %ymm2, %ymm2 /* xout_31 = xor(xout_31_l, xout_31_h) */
+	vpunpcklbw %ymm10, %ymm0, %ymm3 /* tro0_16 = unpacklo(xout_16, xout_24) */
+	vpunpckhbw %ymm10, %ymm0, %ymm0 /* tro0_17 = unpackhi(xout_16, xout_24) */
+	vpunpcklbw %ymm11, %ymm1, %ymm8 /* tro0_18 = unpacklo(xout_17, xout_25) */
+	vpunpckhbw %ymm11, %ymm1, %ymm1 /* tro0_19 = unpackhi(xout_17, xout_25) */
+	vpunpcklbw %ymm12, %ymm4, %ymm10 /* tro0_20 = unpacklo(xout_18, xout_26) */
+	vpunpckhbw %ymm12, %ymm4, %ymm4 /* tro0_21 = unpackhi(xout_18, xout_26) */
+	vpunpcklbw %ymm13, %ymm5, %ymm11 /* tro0_22 = unpacklo(xout_19, xout_27) */
+	vpunpckhbw %ymm13, %ymm5, %ymm5 /* tro0_23 = unpackhi(xout_19, xout_27) */
+	vpunpcklbw %ymm14, %ymm6, %ymm12 /* tro0_24 = unpacklo(xout_20, xout_28) */
+	vpunpckhbw %ymm14, %ymm6, %ymm6 /* tro0_25 = unpackhi(xout_20, xout_28) */
+	vpunpcklbw %ymm9, %ymm7, %ymm13 /* tro0_26 = unpacklo(xout_21, xout_29) */
+	vpunpckhbw %ymm9, %ymm7, %ymm7 /* tro0_27 = unpackhi(xout_21, xout_29) */
+	vmovdqa 640(%rsp), %ymm9 /* reload xout_22 */
+	vpunpcklbw 672(%rsp), %ymm9, %ymm14 /* tro0_28 = unpacklo(xout_22, xout_30) */
+	vpunpckhbw 672(%rsp), %ymm9, %ymm9 /* tro0_29 = unpackhi(xout_22, xout_30) */
+	vmovdqa 736(%rsp), %ymm15 /* reload xout_23 */
+	vmovdqa %ymm5, 672(%rsp) /* spill tro0_23 */
+	vpunpcklbw %ymm2, %ymm15, %ymm5 /* tro0_30 = unpacklo(xout_23, xout_31) */
+	vpunpckhbw %ymm2, %ymm15, %ymm2 /* tro0_31 = unpackhi(xout_23, xout_31) */
 	vpunpcklbw %ymm12, %ymm3, %ymm15 /* tro1_16 = unpacklo(tro0_16, tro0_24) */
 	vpunpckhbw %ymm12, %ymm3, %ymm3 /* tro1_17 = unpackhi(tro0_16, tro0_24) */
-	vpunpcklbw %ymm7, %ymm0, %ymm12 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
-	vpunpckhbw %ymm7, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
-	vpunpcklbw %ymm13, %ymm4, %ymm7 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
-	vpunpckhbw %ymm13, %ymm4, %ymm4 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
-	vpunpcklbw %ymm9, %ymm2, %ymm13 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
-	vpunpckhbw %ymm9, %ymm2, %ymm2 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
-	vpunpcklbw %ymm14, %ymm8, %ymm9 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
-	vpunpckhbw %ymm14, %ymm8, %ymm8 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
-	vpunpcklbw %ymm10, %ymm5, %ymm14 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
-	vpunpckhbw %ymm10, %ymm5, %ymm5 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
-	vpunpcklbw %ymm6, %ymm11, %ymm10 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
-	vpunpckhbw %ymm6, %ymm11, %ymm6 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
-	vmovdqa 704(%rsp), %ymm11 /* reload tro0_23 */
-	vmovdqa %ymm2, 896(%rsp) /* spill tro1_23 */
-	vpunpcklbw %ymm1, %ymm11, %ymm2 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
-	vpunpckhbw %ymm1, %ymm11, %ymm1 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
-	vpunpcklbw %ymm9, %ymm15, %ymm11 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
-	vpunpckhbw %ymm9, %ymm15, %ymm9 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
-	vpunpcklbw %ymm8, %ymm3, %ymm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
-	vpunpckhbw %ymm8, %ymm3, %ymm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
-	vpunpcklbw %ymm14, %ymm12, %ymm8 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
+	vpunpcklbw %ymm6, %ymm0, %ymm12 /* tro1_18 = unpacklo(tro0_17, tro0_25) */
+	vpunpckhbw %ymm6, %ymm0, %ymm0 /* tro1_19 = unpackhi(tro0_17, tro0_25) */
+	vpunpcklbw %ymm13, %ymm8, %ymm6 /* tro1_20 = unpacklo(tro0_18, tro0_26) */
+	vpunpckhbw %ymm13, %ymm8, %ymm8 /* tro1_21 = unpackhi(tro0_18, tro0_26) */
+	vpunpcklbw %ymm7, %ymm1, %ymm13 /* tro1_22 = unpacklo(tro0_19, tro0_27) */
+	vpunpckhbw %ymm7, %ymm1, %ymm1 /* tro1_23 = unpackhi(tro0_19, tro0_27) */
+	vpunpcklbw %ymm14, %ymm10, %ymm7 /* tro1_24 = unpacklo(tro0_20, tro0_28) */
+	vpunpckhbw %ymm14, %ymm10, %ymm10 /* tro1_25 = unpackhi(tro0_20, tro0_28) */
+	vpunpcklbw %ymm9, %ymm4, %ymm14 /* tro1_26 = unpacklo(tro0_21, tro0_29) */
+	vpunpckhbw %ymm9, %ymm4, %ymm4 /* tro1_27 = unpackhi(tro0_21, tro0_29) */
+	vpunpcklbw %ymm5, %ymm11, %ymm9 /* tro1_28 = unpacklo(tro0_22, tro0_30) */
+	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tro1_29 = unpackhi(tro0_22, tro0_30) */
+	vmovdqa 672(%rsp), %ymm11 /* reload tro0_23 */
+	vmovdqa %ymm1, 736(%rsp) /* spill tro1_23 */
+	vpunpcklbw %ymm2, %ymm11, %ymm1 /* tro1_30 = unpacklo(tro0_23, tro0_31) */
+	vpunpckhbw %ymm2, %ymm11, %ymm2 /* tro1_31 = unpackhi(tro0_23, tro0_31) */
+	vpunpcklbw %ymm7, %ymm15, %ymm11 /* tro2_16 = unpacklo(tro1_16, tro1_24) */
+	vpunpckhbw %ymm7, %ymm15, %ymm7 /* tro2_17 = unpackhi(tro1_16, tro1_24) */
+	vpunpcklbw %ymm10, %ymm3, %ymm15 /* tro2_18 = unpacklo(tro1_17, tro1_25) */
+	vpunpckhbw %ymm10, %ymm3, %ymm3 /* tro2_19 = unpackhi(tro1_17, tro1_25) */
+	vpunpcklbw %ymm14, %ymm12, %ymm10 /* tro2_20 = unpacklo(tro1_18, tro1_26) */
 	vpunpckhbw %ymm14, %ymm12, %ymm12 /* tro2_21 = unpackhi(tro1_18, tro1_26) */
-	vpunpcklbw %ymm5, %ymm0, %ymm14 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
-	vpunpckhbw %ymm5, %ymm0, %ymm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
-	vpunpcklbw %ymm10, %ymm7, %ymm5 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
-	vpunpckhbw %ymm10, %ymm7, %ymm7 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
-	vpunpcklbw %ymm6, %ymm4, %ymm10 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
-	vpunpckhbw %ymm6, %ymm4, %ymm4 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
-	vpunpcklbw %ymm2, %ymm13, %ymm6 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
-	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
-	vmovdqa 896(%rsp), %ymm13 /* reload tro1_23 */
-	vmovdqa %ymm0, 704(%rsp) /* spill tro2_23 */
-	vpunpcklbw %ymm1, %ymm13, %ymm0 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
-	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
-	vpunpcklbw %ymm5, %ymm11, %ymm13 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
-	vpunpckhbw %ymm5, %ymm11, %ymm5 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
-	vpunpcklbw %ymm7, %ymm9, %ymm11 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
-	vpunpckhbw %ymm7, %ymm9, %ymm7 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
-	vpunpcklbw %ymm10, %ymm15, %ymm9 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
-	vpunpckhbw %ymm10, %ymm15, %ymm10 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
-	vpunpcklbw %ymm4, %ymm3, %ymm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
-	vpunpckhbw %ymm4, %ymm3, %ymm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
-	vpunpcklbw %ymm6, %ymm8, %ymm4 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
-	vpunpckhbw %ymm6, %ymm8, %ymm6 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
-	vpunpcklbw %ymm2, %ymm12, %ymm8 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
-	vpunpckhbw %ymm2, %ymm12, %ymm2 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
+	vpunpcklbw %ymm4, %ymm0, %ymm14 /* tro2_22 = unpacklo(tro1_19, tro1_27) */
+	vpunpckhbw %ymm4, %ymm0, %ymm0 /* tro2_23 = unpackhi(tro1_19, tro1_27) */
+	vpunpcklbw %ymm9, %ymm6, %ymm4 /* tro2_24 = unpacklo(tro1_20, tro1_28) */
+	vpunpckhbw %ymm9, %ymm6, %ymm6 /* tro2_25 = unpackhi(tro1_20, tro1_28) */
+	vpunpcklbw %ymm5, %ymm8, %ymm9 /* tro2_26 = unpacklo(tro1_21, tro1_29) */
+	vpunpckhbw %ymm5, %ymm8, %ymm5 /* tro2_27 = unpackhi(tro1_21, tro1_29) */
+	vpunpcklbw %ymm1, %ymm13, %ymm8 /* tro2_28 = unpacklo(tro1_22, tro1_30) */
+	vpunpckhbw %ymm1, %ymm13, %ymm1 /* tro2_29 = unpackhi(tro1_22, tro1_30) */
+	vmovdqa 736(%rsp), %ymm13 /* reload tro1_23 */
+	vmovdqa %ymm0, 672(%rsp) /* spill tro2_23 */
+	vpunpcklbw %ymm2, %ymm13, %ymm0 /* tro2_30 = unpacklo(tro1_23, tro1_31) */
+	vpunpckhbw %ymm2, %ymm13, %ymm2 /* tro2_31 = unpackhi(tro1_23, tro1_31) */
+	vpunpcklbw %ymm4, %ymm11, %ymm13 /* tro3_16 = unpacklo(tro2_16, tro2_24) */
+	vpunpckhbw %ymm4, %ymm11, %ymm4 /* tro3_17 = unpackhi(tro2_16, tro2_24) */
+	vpunpcklbw %ymm6, %ymm7, %ymm11 /* tro3_18 = unpacklo(tro2_17, tro2_25) */
+	vpunpckhbw %ymm6, %ymm7, %ymm6 /* tro3_19 = unpackhi(tro2_17, tro2_25) */
+	vpunpcklbw %ymm9, %ymm15, %ymm7 /* tro3_20 = unpacklo(tro2_18, tro2_26) */
+	vpunpckhbw %ymm9, %ymm15, %ymm9 /* tro3_21 = unpackhi(tro2_18, tro2_26) */
+	vpunpcklbw %ymm5, %ymm3, %ymm15 /* tro3_22 = unpacklo(tro2_19, tro2_27) */
+	vpunpckhbw %ymm5, %ymm3, %ymm3 /* tro3_23 = unpackhi(tro2_19, tro2_27) */
+	vpunpcklbw %ymm8, %ymm10, %ymm5 /* tro3_24 = unpacklo(tro2_20, tro2_28) */
+	vpunpckhbw %ymm8, %ymm10, %ymm8 /* tro3_25 = unpackhi(tro2_20, tro2_28) */
+	vpunpcklbw %ymm1, %ymm12, %ymm10 /* tro3_26 = unpacklo(tro2_21, tro2_29) */
+	vpunpckhbw %ymm1, %ymm12, %ymm1 /* tro3_27 = unpackhi(tro2_21, tro2_29) */
 	vpunpcklbw %ymm0, %ymm14, %ymm12 /* tro3_28 = unpacklo(tro2_22, tro2_30) */
 	vpunpckhbw %ymm0, %ymm14, %ymm0 /* tro3_29 = unpackhi(tro2_22, tro2_30) */
-	vmovdqa 704(%rsp), %ymm14 /* reload tro2_23 */
-	vmovdqa %ymm0, 896(%rsp) /* spill tro3_29 */
-	vpunpcklbw %ymm1, %ymm14, %ymm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
-	vpunpckhbw %ymm1, %ymm14, %ymm1 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
+	vmovdqa 672(%rsp), %ymm14 /* reload tro2_23 */
+	vmovdqa %ymm0, 736(%rsp) /* spill tro3_29 */
+	vpunpcklbw %ymm2, %ymm14, %ymm0 /* tro3_30 = unpacklo(tro2_23, tro2_31) */
+	vpunpckhbw %ymm2, %ymm14, %ymm2 /* tro3_31 = unpackhi(tro2_23, tro2_31) */
 	vmovdqu 512(%rcx), %ymm14 /* msg_16 = load() */
 	vpxor %ymm14, %ymm13, %ymm13 /* ct_16 = xor(tro3_16, msg_16) */
 	vmovdqu %ymm13, 512(%rdx) /* store ct_16 */
 	vmovdqu 544(%rcx), %ymm13 /* msg_17 = load() */
-	vpxor %ymm13, %ymm5, %ymm5 /* ct_17 = xor(tro3_17, msg_17) */
-	vmovdqu %ymm5, 544(%rdx) /* store ct_17 */
-	vmovdqu 576(%rcx), %ymm5 /* msg_18 = load() */
-	vpxor %ymm5, %ymm11, %ymm5 /* ct_18 = xor(tro3_18, msg_18) */
-	vmovdqu %ymm5, 576(%rdx) /* store ct_18 */
-	vmovdqu 608(%rcx), %ymm5 /* msg_19 = load() */
-	vpxor %ymm5, %ymm7, %ymm5 /* ct_19 = xor(tro3_19, msg_19) */
-	vmovdqu %ymm5, 608(%rdx) /* store ct_19 */
-	vmovdqu 640(%rcx), %ymm5 /* msg_20 = load() */
-	vpxor %ymm5, %ymm9, %ymm5 /* ct_20 = xor(tro3_20, msg_20) */
-	vmovdqu %ymm5, 640(%rdx) /* store ct_20 */
-	vmovdqu 672(%rcx), %ymm5 /* msg_21 = load() */
-	vpxor %ymm5, %ymm10, %ymm5 /* ct_21 = xor(tro3_21, msg_21) */
-	vmovdqu %ymm5, 672(%rdx) /* store ct_21 */
-	vmovdqu 704(%rcx), %ymm5 /* msg_22 = load() */
-	vpxor %ymm5, %ymm15, %ymm5 /* ct_22 = xor(tro3_22, msg_22) */
-	vmovdqu %ymm5, 704(%rdx) /* store ct_22 */
-	vmovdqu 736(%rcx), %ymm5 /* msg_23 = load() */
-	vpxor %ymm5, %ymm3, %ymm3 /* ct_23 = xor(tro3_23, msg_23) */
+	vpxor %ymm13, %ymm4, %ymm4 /* ct_17 = xor(tro3_17, msg_17) */
+	vmovdqu %ymm4, 544(%rdx) /* store ct_17 */
+	vmovdqu 576(%rcx), %ymm4 /* msg_18 = load() */
+	vpxor %ymm4, %ymm11, %ymm4 /* ct_18 = xor(tro3_18, msg_18) */
+	vmovdqu %ymm4, 576(%rdx) /* store ct_18 */
+	vmovdqu 608(%rcx), %ymm4 /* msg_19 = load() */
+	vpxor %ymm4, %ymm6, %ymm4 /* ct_19 = xor(tro3_19, msg_19) */
+	vmovdqu %ymm4, 608(%rdx) /* store ct_19 */
+	vmovdqu 640(%rcx), %ymm4 /* msg_20 = load() */
+	vpxor %ymm4, %ymm7, %ymm4 /* ct_20 = xor(tro3_20, msg_20) */
+	vmovdqu %ymm4, 640(%rdx) /* store ct_20 */
+	vmovdqu 672(%rcx), %ymm4 /* msg_21 = load() */
+	vpxor %ymm4, %ymm9, %ymm4 /* ct_21 = xor(tro3_21, msg_21) */
+	vmovdqu %ymm4, 672(%rdx) /* store ct_21 */
+	vmovdqu 704(%rcx), %ymm4 /* msg_22 = load() */
+	vpxor %ymm4, %ymm15, %ymm4 /* ct_22 = xor(tro3_22, msg_22) */
+	vmovdqu %ymm4, 704(%rdx) /* store ct_22 */
+	vmovdqu 736(%rcx), %ymm4 /* msg_23 = load() */
+	vpxor %ymm4, %ymm3, %ymm3 /* ct_23 = xor(tro3_23, msg_23) */
 	vmovdqu %ymm3, 736(%rdx) /* store ct_23 */
 	vmovdqu 768(%rcx), %ymm3 /* msg_24 = load() */
-	vpxor %ymm3, %ymm4, %ymm3 /* ct_24 = xor(tro3_24, msg_24) */
+	vpxor %ymm3, %ymm5, %ymm3 /* ct_24 = xor(tro3_24, msg_24) */
 	vmovdqu %ymm3, 768(%rdx) /* store ct_24 */
 	vmovdqu 800(%rcx), %ymm3 /* msg_25 = load() */
-	vpxor %ymm3, %ymm6, %ymm3 /* ct_25 = xor(tro3_25, msg_25) */
+	vpxor %ymm3, %ymm8, %ymm3 /* ct_25 = xor(tro3_25, msg_25) */
 	vmovdqu %ymm3, 800(%rdx) /* store ct_25 */
 	vmovdqu 832(%rcx), %ymm3 /* msg_26 = load() */
-	vpxor %ymm3, %ymm8, %ymm3 /* ct_26 = xor(tro3_26, msg_26) */
+	vpxor %ymm3, %ymm10, %ymm3 /* ct_26 = xor(tro3_26, msg_26) */
 	vmovdqu %ymm3, 832(%rdx) /* store ct_26 */
 	vmovdqu 864(%rcx), %ymm3 /* msg_27 = load() */
-	vpxor %ymm3, %ymm2, %ymm2 /* ct_27 = xor(tro3_27, msg_27) */
-	vmovdqu %ymm2, 864(%rdx) /* store ct_27 */
-	vmovdqu 896(%rcx), %ymm2 /* msg_28 = load() */
-	vpxor %ymm2, %ymm12, %ymm2 /* ct_28 = xor(tro3_28, msg_28) */
-	vmovdqu %ymm2, 896(%rdx) /* store ct_28 */
-	vmovdqu 928(%rcx), %ymm2 /* msg_29 = load() */
-	vmovdqa 896(%rsp), %ymm3 /* reload tro3_29 */
-	vpxor %ymm2, %ymm3, %ymm2 /* ct_29 = xor(tro3_29, msg_29) */
-	vmovdqu %ymm2, 928(%rdx) /* store ct_29 */
-	vmovdqu 960(%rcx), %ymm2 /* msg_30 = load() */
-	vpxor %ymm2, %ymm0, %ymm0 /* ct_30 = xor(tro3_30, msg_30) */
+	vpxor %ymm3, %ymm1, %ymm1 /* ct_27 = xor(tro3_27, msg_27) */
+	vmovdqu %ymm1, 864(%rdx) /* store ct_27 */
+	vmovdqu 896(%rcx), %ymm1 /* msg_28 = load() */
+	vpxor %ymm1, %ymm12, %ymm1 /* ct_28 = xor(tro3_28, msg_28) */
+	vmovdqu %ymm1, 896(%rdx) /* store ct_28 */
+	vmovdqu 928(%rcx), %ymm1 /* msg_29 = load() */
+	vpxor 736(%rsp), %ymm1, %ymm1 /* ct_29 = xor(msg_29, tro3_29) */
+	vmovdqu %ymm1, 928(%rdx) /* store ct_29 */
+	vmovdqu 960(%rcx), %ymm1 /* msg_30 = load() */
+	vpxor %ymm1, %ymm0, %ymm0 /* ct_30 = xor(tro3_30, msg_30) */
 	vmovdqu %ymm0, 960(%rdx) /* store ct_30 */
 	vmovdqu 992(%rcx), %ymm0 /* msg_31 = load() */
-	vpxor %ymm0, %ymm1, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
+	vpxor %ymm0, %ymm2, %ymm0 /* ct_31 = xor(tro3_31, msg_31) */
 	vmovdqu %ymm0, 992(%rdx) /* store ct_31 */
 	mov %rbp, %rsp
 	pop %rbp
@@ -5510,133 +5302,155 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_xor)
 SYM_FUNC_END(sm4_byteslice_avx2_aesni_batch_xor)
 
 /* nibble_mask: low nibble of every byte */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_nibble_mask, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_nibble_mask, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_lo, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_lo, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_lo:
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
 
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_hi, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_hi, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_inv_shift_rows, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_inv_shift_rows, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_aes_cancel_key, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_aes_cancel_key, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_lo_1, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_lo_1, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_1:
+	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
 
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_hi_1, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_hi_1, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_1:
+	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_lo_2, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_lo_2, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_2:
+	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
 
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_hi_2, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_hi_2, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_2:
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
 
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_lo_3, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_lo_3, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_lo_3:
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
 
 /* tbl_hi_3: A1^-1: high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_0_tbl_hi_3, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_0_tbl_hi_3, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_0_tbl_hi_3:
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 
 /* nibble_mask: low nibble of every byte */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_nibble_mask, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_nibble_mask, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_nibble_mask:
+	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 	.byte 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f, 0x0f
 
 /* tbl_lo: A1 (S-box inner affine, linear part): low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_lo, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_lo, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_lo:
+	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
 	.byte 0x00, 0xf5, 0x22, 0xd7, 0xa6, 0x53, 0x84, 0x71, 0xa2, 0x57, 0x80, 0x75, 0x04, 0xf1, 0x26, 0xd3
 
 /* tbl_hi: A1 (S-box inner affine, linear part): high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_hi, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_hi, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_hi:
+	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 	.byte 0x00, 0xac, 0x68, 0xc4, 0x8c, 0x20, 0xe4, 0x48, 0x18, 0xb4, 0x70, 0xdc, 0x94, 0x38, 0xfc, 0x50
 
 /* inv_shift_rows: inverse ShiftRows (AESENCLAST's ShiftRows undone) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_inv_shift_rows, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_inv_shift_rows, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_inv_shift_rows:
+	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 	.byte 0x00, 0x0d, 0x0a, 0x07, 0x04, 0x01, 0x0e, 0x0b, 0x08, 0x05, 0x02, 0x0f, 0x0c, 0x09, 0x06, 0x03
 
 /* aes_cancel_key: AESENCLAST key = SubBytes constant 0x63: cancels it */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_aes_cancel_key, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_aes_cancel_key, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_aes_cancel_key:
+	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 	.byte 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63, 0x63
 
 /* tbl_lo_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_lo_1, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_lo_1, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_1:
+	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
 	.byte 0x00, 0xfa, 0x4a, 0xb0, 0x1d, 0xe7, 0x57, 0xad, 0x25, 0xdf, 0x6f, 0x95, 0x38, 0xc2, 0x72, 0x88
 
 /* tbl_hi_1: B'1 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_hi_1, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_hi_1, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_1:
+	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 	.byte 0x00, 0xec, 0xc6, 0x2a, 0xca, 0x26, 0x0c, 0xe0, 0xab, 0x47, 0x6d, 0x81, 0x61, 0x8d, 0xa7, 0x4b
 
 /* tbl_lo_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_lo_2, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_lo_2, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_2:
+	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
 	.byte 0x5f, 0x49, 0x95, 0x83, 0xb4, 0xa2, 0x7e, 0x68, 0x1a, 0x0c, 0xd0, 0xc6, 0xf1, 0xe7, 0x3b, 0x2d
 
 /* tbl_hi_2: B'2 of M'_L = diag(A1)·M_L·diag(A2) after inversion in GF(2^8)/0x11B, times A_aes^-1 (undoes SubBytes' affine): high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_hi_2, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_hi_2, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_2:
+	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
 	.byte 0x00, 0x1f, 0x3f, 0x20, 0x68, 0x77, 0x57, 0x48, 0xcc, 0xd3, 0xf3, 0xec, 0xa4, 0xbb, 0x9b, 0x84
 
 /* tbl_lo_3: A1^-1: low-nibble table (constant folded in) */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_lo_3, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_lo_3, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_lo_3:
+	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
 	.byte 0x00, 0xa7, 0x52, 0xf5, 0x0c, 0xab, 0x5e, 0xf9, 0x46, 0xe1, 0x14, 0xb3, 0x4a, 0xed, 0x18, 0xbf
 
 /* tbl_hi_3: A1^-1: high-nibble table */
-	.section .rodata.cst16.sm4_byteslice_avx2_aesni_1_tbl_hi_3, "aM", @progbits, 16
-	.balign 16
+	.section .rodata.cst32.sm4_byteslice_avx2_aesni_1_tbl_hi_3, "aM", @progbits, 32
+	.balign 32
 .Lsm4_byteslice_avx2_aesni_1_tbl_hi_3:
+	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
 	.byte 0x00, 0xc6, 0x50, 0x96, 0x36, 0xf0, 0x66, 0xa0, 0x0a, 0xcc, 0x5a, 0x9c, 0x3c, 0xfa, 0x6c, 0xaa
