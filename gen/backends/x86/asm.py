@@ -39,8 +39,6 @@ _LANE_SUFFIX = {8: "b", 16: "w", 32: "d", 64: "q"}
 _UNPACK = {8: "bw", 16: "wd", 32: "dq", 64: "qdq"}
 # Ops whose EVEX form at 512 bits takes an element size: the VEX mnemonic + "d".
 _EVEX_LOGIC = {"xor": "vpxor", "and": "vpand", "or": "vpor", "andnot": "vpandn"}
-# Instructions with no EVEX encoding: on a 32-register target they name 0-15 only.
-_VEX_ONLY = frozenset({"blendv", "concat128"})
 
 
 def encoding(target):
@@ -53,14 +51,10 @@ def encoding(target):
 
 
 def _vex_only(op):
-    if op.opcode in _VEX_ONLY and op.result.bits < 512:
-        return True
-    if op.opcode == "blocks128" and op.result.bits == 256:
-        return True                 # VPERM2I128 (VPERMQ has an EVEX form, but one rule is enough)
-    if op.opcode == "extract128" and op.args[0].bits == 256:
-        return True                 # VEXTRACTI128
-    # Below 512 bits the target has no AVX512VL: its 128/256-bit ops are VEX.
-    return op.result is not None and op.result.bits < 512 or op.result is None and op.args[0].bits < 512
+    """Whether `op` is a VEX instruction on an AVX-512 target: below 512 bits
+    (these targets have no AVX512VL), and so names registers 0-15 only."""
+    bits = op.result.bits if op.result is not None else op.args[0].bits
+    return bits < 512
 
 
 def register_file(target):
