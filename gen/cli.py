@@ -70,17 +70,25 @@ def kernel_emitters(options):
 
 def emitted_programs(cipher, strategy, target, options):
     """Every lowered program that `cipher`'s emitter writes for the kernel
-    (strategy, target), in its order.  They are recorded where each becomes a
-    function body, KernelBodies (gen/emit/bodies.py: C statements, or for an
-    assembly twin a call into its .S), while the emitter writes the file: so
-    the list is exactly what generated/ holds (plain and xor_into_stores
-    forms, ZUC's init and keystream functions, uBlock's variants, directions
-    and counter forms), without a second copy of each emitter's choices."""
+    (strategy, target), in its order (emitted_functions)."""
+    return [program for _, program in emitted_functions(cipher, strategy, target, options)]
+
+
+def emitted_functions(cipher, strategy, target, options):
+    """(KernelBodies, lowered program) of every kernel function `cipher`'s
+    emitter writes for the kernel (strategy, target), in its order.  They are
+    recorded where each becomes a function body, KernelBodies
+    (gen/emit/bodies.py: C statements, or for an assembly twin a call into its
+    .S, whose symbols its `functions` then list), while the emitter writes the
+    file: so the list is exactly what generated/ holds (plain and
+    xor_into_stores forms, ZUC's init and keystream functions, uBlock's
+    variants, directions and counter forms), without a second copy of each
+    emitter's choices."""
     recorded = []
     original = KernelBodies.__call__
 
     def recording(self, program, name):
-        recorded.append(program)
+        recorded.append((self, program))
         return original(self, program, name)
 
     KernelBodies.__call__ = recording

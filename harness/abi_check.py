@@ -28,8 +28,8 @@ sys.path.insert(0, REPO)
 
 from gen.backends import SIMD_TARGETS, cpu_features, implementations  # noqa: E402
 from gen.backends.arch import X86_64  # noqa: E402
-from gen.cli import kernel_emitters  # noqa: E402
-from gen.emit import bodies, sm4_files  # noqa: E402
+from gen.cli import emitted_functions, kernel_emitters  # noqa: E402
+from gen.emit import sm4_files  # noqa: E402
 
 BUFFER_BYTES = 256 * 1024
 TRIALS = 3
@@ -39,26 +39,17 @@ def entry_points():
     """(symbol, argument count, bitmask of pointer-array arguments, C feature
     check) of every x86-64 assembly kernel function, in generated/'s order."""
     found = []
-    original = bodies.KernelBodies.__call__
-
-    def recording(self, program, name):
-        lines = original(self, program, name)
-        if self.target.form == "asm":
-            rows = {s.attrs["param"] for s in program.walk() if hasattr(s, "attrs") and "row" in s.attrs}
-            mask = sum(1 << i for i, p in enumerate(program.params) if p in rows)
-            check = cpu_features.cpu_check(self.target.cpu_features, self.target.arch)
-            found.append((self.functions[-1][0], len(program.params), mask, check))
-        return lines
-
-    bodies.KernelBodies.__call__ = recording
-    try:
-        for cipher, emit in kernel_emitters(sm4_files.Options()).items():
-            for strategy, name in implementations(cipher):
-                target = SIMD_TARGETS[name]
-                if target.form == "asm" and target.arch == X86_64:
-                    emit(strategy, target)
-    finally:
-        bodies.KernelBodies.__call__ = original
+    for cipher in kernel_emitters(sm4_files.Options()):
+        for strategy, name in implementations(cipher):
+            target = SIMD_TARGETS[name]
+            if target.form != "asm" or target.arch != X86_64:
+                continue
+            check = cpu_features.cpu_check(target.cpu_features, target.arch)
+            kernel = emitted_functions(cipher, strategy, target, sm4_files.Options())[0][0]
+            for symbol, program in kernel.functions:
+                rows = {s.attrs["param"] for s in program.walk() if hasattr(s, "attrs") and "row" in s.attrs}
+                mask = sum(1 << i for i, p in enumerate(program.params) if p in rows)
+                found.append((symbol, len(program.params), mask, check))
     return found
 
 

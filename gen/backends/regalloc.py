@@ -38,14 +38,12 @@ against the interpreter on the program it came from.
 from dataclasses import dataclass, field
 
 from ..ir import Assign, Comment, Loop, Op, Value, Var
+from ..ir.opcodes import MEMORY_READS
 
 _FAR = 1 << 30
 # IR ops whose two operands may trade places (the allocator puts the one in
 # memory where the instruction can read memory).
 COMMUTATIVE = frozenset({"xor", "and", "or", "add", "minu", "maxs"})
-# Opcodes that read memory and recompute the same value when run again, as
-# long as nothing wrote that memory in between (`allocate`'s `invariant`).
-_MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
 
 
 @dataclass(frozen=True)
@@ -301,7 +299,7 @@ class _Allocator:
     def __init__(self, program, registers, invariant):
         self.registers = registers
         self.invariant = frozenset(invariant)
-        self.stored = {s.attrs["param"] for s in program.walk() if isinstance(s, Op) and s.opcode == "store"}
+        self.stored = program.stored_params()
         self.holder = {}        # register -> the names it holds
         self.where = {}         # name -> register
         self.slot = {}          # name -> slot holding a clean copy
@@ -347,7 +345,7 @@ class _Allocator:
     def _rematerializable(self, op):
         if op.opcode == "const":
             return True
-        return (op.opcode in _MEMORY_READS and op.attrs["param"] in self.invariant
+        return (op.opcode in MEMORY_READS and op.attrs["param"] in self.invariant
                 and op.attrs["param"] not in self.stored and not op.attrs["index"].terms
                 and "row" not in op.attrs and not op.attrs.get("volatile"))
 
@@ -404,15 +402,31 @@ class _Allocator:
         self._evict(victim, nu, position, out)
         return victim
 
+    def _fetch(self, name, reg):
+        """The step that brings `name` (in no register) into `reg`: its op run
+        again, or a reload from its slot."""
+        if name in self.remat:
+            return Remat(reg, self.remat[name], name)
+        if name in self.slot:
+            return Reload(reg, self.slot[name], name)
+        raise ValueError(f"regalloc: {name!r} is neither in a register nor in a slot")
+
     def _materialize(self, name, reg, out):
         """Bring `name` (not in a register) into `reg`."""
-        if name in self.remat:
-            out.append(Remat(reg, self.remat[name], name))
-        elif name in self.slot:
-            out.append(Reload(reg, self.slot[name], name))
-        else:
-            raise ValueError(f"regalloc: {name!r} is neither in a register nor in a slot")
+        out.append(self._fetch(name, reg))
         self._bind(name, reg)
+
+    def _through_register(self, steps, out):
+        """out += steps(r) for a free register r, or for register 0 lent: stored
+        before and reloaded after (at a loop's end, where every register may hold
+        a carried value)."""
+        temp = self._free_register(self.registers.count)
+        if temp is not None:
+            out += steps(temp)
+            return
+        lent, holder = self._new_slot(), sorted(self.holder[0], key=lambda v: v.name)[0]
+        out += [Spill(0, lent, holder), *steps(0), Reload(0, lent, holder)]
+        self.free_slots.append(lent)
 
     def _operand(self, name, limit, nu, position, out, keep):
         reg = self.where.get(name)
@@ -659,20 +673,11 @@ class _Allocator:
                 out.append(Spill(self.where[value], slot, name))
             else:
                 copies.append((name, value, slot))
-        # From their own slots (or recomputed) into the heads', through a register:
-        # a free one, else one lent for all of them and given back.
+        # From their own slots (or recomputed) into the heads', through one register.
         if copies:
-            temp, lent = self._free_register(self.registers.count), None
-            if temp is None:
-                temp, lent = 0, self._new_slot()
-                out.append(Spill(temp, lent, sorted(self.holder[temp], key=lambda v: v.name)[0]))
-            for name, value, slot in copies:
-                out.append(Remat(temp, self.remat[value], value) if value in self.remat
-                           else Reload(temp, self.slot[value], value))
-                out.append(Spill(temp, slot, name))
-            if lent is not None:
-                out.append(Reload(temp, lent, sorted(self.holder[temp], key=lambda v: v.name)[0]))
-                self.free_slots.append(lent)
+            self._through_register(lambda temp: [step for name, value, slot in copies
+                                                 for step in (self._fetch(value, temp), Spill(temp, slot, name))],
+                                   out)
         # Then registers, all at once.
         self._parallel_moves({reg: source[name] for name, reg in entry.items() if reg is not None}, out)
         # The state is the entry's again, under the heads' names.
@@ -697,12 +702,9 @@ class _Allocator:
         if temp is not None:
             self._materialize(value, temp, out)
             return
-        lent, fresh = self._new_slot(), self._new_slot()
-        holder = sorted(self.holder[0], key=lambda v: v.name)[0]
-        out += [Spill(0, lent, holder), Reload(0, self.slot[value], value), Spill(0, fresh, value),
-                Reload(0, lent, holder)]
+        fresh = self._new_slot()
+        self._through_register(lambda temp: [self._fetch(value, temp), Spill(temp, fresh, value)], out)
         self.slot[value] = fresh
-        self.free_slots.append(lent)
 
     def _parallel_moves(self, targets, out):
         """Registers `targets` (register -> value) filled at once: moves in an
@@ -724,12 +726,7 @@ class _Allocator:
                 dst = ready[0]
                 value = pending.pop(dst)
                 regs = holders(value)
-                if regs:
-                    out.append(Move(dst, regs[0], value))
-                elif value in self.remat:
-                    out.append(Remat(dst, self.remat[value], value))
-                else:
-                    out.append(Reload(dst, self.slot[value], value))
+                out.append(Move(dst, regs[0], value) if regs else self._fetch(value, dst))
                 content[dst] = {value}
                 continue
             dst = min(pending)

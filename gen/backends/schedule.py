@@ -17,14 +17,13 @@ stay with the op that follows them.
 """
 
 from ..ir import Assign, Comment, Loop, Op, Program, Var
+from ..ir.opcodes import MEMORY_READS
 
-_MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
 
 
 def for_pressure(program, invariant=()):
     """`program` with every straight-line stretch reordered for low register pressure."""
-    stored = {s.attrs["param"] for s in program.walk() if isinstance(s, Op) and s.opcode == "store"}
-    free = frozenset(p for p in invariant if p not in stored)
+    free = frozenset(invariant) - program.stored_params()
     uses = _read_counts(program.body)
     body = _block(program.body, free, uses)
     return Program(program.name, program.bits, program.params, program.state, body, program.info,
@@ -95,7 +94,7 @@ def _stretch(stmts, free, uses):
             if last_store is not None:
                 preds[i].add(last_store)
             last_store, loads_since = i, []
-        elif stmt.opcode in _MEMORY_READS and stmt.attrs["param"] not in free:
+        elif stmt.opcode in MEMORY_READS and stmt.attrs["param"] not in free:
             if last_store is not None:
                 preds[i].add(last_store)
             loads_since.append(i)

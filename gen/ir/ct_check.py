@@ -48,11 +48,10 @@ harness covers the x86 binaries) and the C around the kernel bodies (templates).
 
 from dataclasses import dataclass
 
-from .opcodes import ABSTRACT, TARGET_LEVEL
+from .opcodes import ABSTRACT, MEMORY_READS, TARGET_LEVEL
 from .program import Assign, Comment, Index, Loop, Op, Value, Var
 from .semantics import private_ops
 
-MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
 MEMORY_OPS = MEMORY_READS | {"store"}
 # The attributes a memory access may carry, each a compile-time fact (bcast32's
 # `uniform` is the kernel's promise about the bytes it reads, not a value).

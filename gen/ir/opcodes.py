@@ -61,5 +61,7 @@ ABSTRACT = frozenset({"affine8", "affine_inv8", "rotl", "sbox8", "select", "shld
 TARGET_LEVEL = frozenset({"load", "store", "bcast8", "bcast32", "bcast128", "bcast256", "const",
                           "xor", "and", "or", "andnot", "shl", "shr", "lookup16", "unpacklo", "unpackhi",
                           "add", "minu", "maxs", "extract128", "blocks128", "concat128"})
+# The ops that read memory (a store is the one that writes it).
+MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
 # Every opcode whose meaning the IR itself defines: no backend may register one.
 NEUTRAL = ABSTRACT | TARGET_LEVEL

@@ -89,6 +89,10 @@ class Program:
         """Every Op, Assign and Comment, loops flattened (body order)."""
         yield from _walk(self.body)
 
+    def stored_params(self):
+        """The pointer parameters (and scratch arrays) some store writes."""
+        return {s.attrs["param"] for s in self.walk() if isinstance(s, Op) and s.opcode == "store"}
+
 
 def _walk(stmts):
     for stmt in stmts:

@@ -20,19 +20,22 @@ The function, in order:
 Constants go to .rodata, each with the note that says where it comes from,
 as in the C files.
 
-ABI facts in one place: ARGUMENT_REGISTERS, SCRATCH_REGISTERS; the emitter
+ABI facts in one place: ARGUMENT_REGISTERS, SCRATCH_REGISTERS, ROW_REGISTER; the emitter
 uses caller-saved general registers only (no callee-saved one to restore)."""
 
 from dataclasses import dataclass
 
+from ...ir.opcodes import MEMORY_READS
+from ..regalloc import InMemory, Instr, MachineLoop, Move, Note, RegisterFile, Reload, Remat, Spill, allocate, walk
 from ..schedule import for_pressure
 from .rules import shuffle_i32x4_picks
-from ..regalloc import InMemory, Instr, MachineLoop, Move, Note, RegisterFile, Reload, Remat, Spill, allocate, walk
 
 ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
 # Caller-saved registers the SysV ABI leaves to a function: the arguments'
-# (those the program does not take) and these.
-SCRATCH_REGISTERS = ("rax", "r10", "r11")
+# (those the program does not take) and these, for loop counters and strides.
+SCRATCH_REGISTERS = ("r10", "r11")
+# Caller-saved too: a row pointer fetched for one access, and SSE's byte broadcast.
+ROW_REGISTER = "rax"
 FRAME_ALIGN = 64
 
 _LANE_SUFFIX = {8: "b", 16: "w", 32: "d", 64: "q"}
@@ -89,7 +92,7 @@ def _evex_destructive(op):
 
 def _sse_destructive(op):
     """Legacy SSE overwrites its first operand (loads, broadcasts and constants write a fresh register)."""
-    return None if op.opcode in ("load", "store", "const", "bcast8", "bcast32", "bcast128") else 0
+    return None if op.opcode in MEMORY_READS | {"store", "const"} else 0
 
 
 # ---- names --------------------------------------------------------------------
@@ -113,7 +116,7 @@ class _Function:
     constants: dict           # const value name -> rodata label
     split_vaes: int | None = None  # frame offset of the 64 bytes the valgrind form of VAES uses
 
-    def address(self, attrs, row_register="rax", extra=0):
+    def address(self, attrs, extra=0):
         """The AT&T memory operand of a load, store or broadcast (and the
         instruction that fetches a row pointer first, or None)."""
         index = attrs["index"] + extra
@@ -121,8 +124,8 @@ class _Function:
         if attrs["param"] in self.scratch:
             base, disp = "rsp", self.scratch[attrs["param"]] + index.base
         elif "row" in attrs:
-            setup = f"movq {8 * attrs['row']}(%{self.params[attrs['param']]}), %{row_register}"
-            base, disp = row_register, index.base
+            setup = f"movq {8 * attrs['row']}(%{self.params[attrs['param']]}), %{ROW_REGISTER}"
+            base, disp = ROW_REGISTER, index.base
         else:
             base, disp = self.params[attrs["param"]], index.base
         terms = [(var, coeff) for var, coeff in index.terms if coeff]
@@ -264,7 +267,8 @@ def _broadcast(fn, code, attrs, d, bits):
             return lines + [f"movdqu {mem}, {d}"]
         if code == "bcast32":
             return lines + [f"movd {mem}, {d}", f"pshufd $0, {d}, {d}"]
-        return lines + [f"movzbl {mem}, %eax", "imull $0x01010101, %eax, %eax", f"movd %eax, {d}",
+        word = f"%e{ROW_REGISTER[1:]}"
+        return lines + [f"movzbl {mem}, {word}", f"imull $0x01010101, {word}, {word}", f"movd {word}, {d}",
                         f"pshufd $0, {d}, {d}"]
     if code == "bcast128" and bits == 128:
         return lines + [f"vmovdqu {mem}, {d}"]
@@ -336,7 +340,7 @@ def function(name, program, target, prefix, invariant=("rk",), valgrind_split=Fa
     params = dict(zip(program.params, ARGUMENT_REGISTERS))
     if len(program.params) > len(ARGUMENT_REGISTERS):
         raise ValueError(f"x86 asm: {len(program.params)} parameters; registers hold six")
-    free = [r for r in ARGUMENT_REGISTERS[len(program.params):] + SCRATCH_REGISTERS if r != "rax"]
+    free = list(ARGUMENT_REGISTERS[len(program.params):] + SCRATCH_REGISTERS)
     strides = _loop_strides(allocation.steps)
     offsets, roles = {}, []
     for var, coeffs in strides.items():
@@ -482,8 +486,9 @@ def _cst_section(constant):
             f"\t.balign {size}"]
 
 
-def _rodata(constant):
-    return ["\t.section .rodata", f"\t.balign {min(len(constant.data), FRAME_ALIGN)}"]
+def _rodata(section):
+    """Constants in one read-only section (`section`'s directive), each aligned to its size."""
+    return lambda constant: [section, f"\t.balign {min(len(constant.data), FRAME_ALIGN)}"]
 
 
 _ENTER = ("\tpush %rbp", "\tmov %rsp, %rbp", f"\tand ${-FRAME_ALIGN}, %rsp", "\tsub ${frame}, %rsp")
@@ -493,7 +498,7 @@ DIALECTS = {
                    start="\t.globl {symbol}\n\t.hidden {symbol}\n\t.type {symbol}, @function\n\t.p2align 5\n{symbol}:",
                    end="\t.size {symbol}, .-{symbol}", ret="\tret",
                    frame_enter=_ENTER, frame_leave=("\tmov %rbp, %rsp", "\tpop %rbp"),
-                   rodata=_rodata, symbol=lambda s: s),
+                   rodata=_rodata("\t.section .rodata"), symbol=lambda s: s),
     # SYM_FUNC_START/END and RET from <linux/linkage.h> (RET: the return thunk
     # or `ret; int3`, as the kernel is configured); no CFI (objtool makes the
     # unwind data), no red zone, constants in .rodata.cst<size>.
@@ -510,7 +515,7 @@ DIALECTS = {
                                       "\tCFI_DEF_CFA_REGISTER(%rbp);", f"\tand ${-FRAME_ALIGN}, %rsp",
                                       "\tsub ${frame}, %rsp"),
                          frame_leave=("\tleave", "\tCFI_LEAVE();"),
-                         rodata=lambda c: ["SECTION_RODATA", f"\t.balign {min(len(c.data), FRAME_ALIGN)}"],
+                         rodata=_rodata("SECTION_RODATA"),
                          symbol=lambda s: "_gcry_" + s.removesuffix("_asm")),
 }
 
