@@ -8,8 +8,8 @@
 #               pytest and the constant-time check: what CI runs; it fails if
 #               any stage fails
 #   make verify-aarch64
-#               the harness cross-built for AArch64 and verify run under
-#               qemu-user (see the target)
+#               the harness cross-built for AArch64, verify and the ABI check
+#               run under qemu-user (see the target)
 #
 # Both run on a stock Debian 12, whose python3 is EXTERNALLY-MANAGED (PEP 668):
 # the Python side lives in a virtual environment that `deps` creates (.venv),
@@ -76,7 +76,8 @@ verify: build
 # scalar reference.  AARCH64_VERIFY_FLAGS (default --quick: 100-200 random
 # cases per kernel instead of 1000-3000) is passed to verify: under qemu it
 # takes about 12 minutes on this Xeon, most of it the 1,000,000-fold SM4 and
-# uBlock iterations on each kernel.
+# uBlock iterations on each kernel.  Then the ABI check (harness/abi_check.py)
+# of every AArch64 assembly twin's entry point.
 AARCH64_CC           ?= aarch64-linux-gnu-gcc
 AARCH64_QEMU         ?= qemu-aarch64 -L /usr/aarch64-linux-gnu
 AARCH64_BUILD        := $(abspath $(BUILD))/aarch64
@@ -111,6 +112,9 @@ verify-aarch64: deps
 	elif grep '^SKIP' $(AARCH64_BUILD)/verify.txt; then \
 	  echo "verify-aarch64: FAIL: verify skipped the implementations above on -cpu max" >&2; exit 1; \
 	fi
+	@echo "verify-aarch64: the ABI check of every AArch64 assembly entry point on qemu -cpu max"
+	python3 harness/abi_check.py --arch aarch64 --cc $(AARCH64_CC) --lib $(AARCH64_BUILD)/lib/libkcrypt.a \
+	  --work $(AARCH64_BUILD)/abi --run "$(AARCH64_QEMU) -cpu max"
 
 # Kernels the llvm-mca model covers: SM4's GFNI and VAES byteslice kernels,
 # every ZUC kernel (rolled blocks by their round loop), every uBlock

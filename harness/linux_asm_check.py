@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Linux-dialect assembly (generated/asm/linux/) built the way a kernel
+"""The Linux-dialect assembly (generated/asm/linux/x86_64/) built the way a kernel
 maintainer would build it: as an out-of-tree module against Debian's
 linux-headers-amd64 (kbuild runs objtool on every object with the kernel's
 own configuration), then each object assembled again untouched and checked
@@ -9,7 +9,7 @@ return thunk, no straight-line speculation past a return.  Any warning of
 either fails the check (objtool itself exits 0 on warnings).
 
 Usage: python3 harness/linux_asm_check.py [--headers DIR] [--work build/linux-asm] [FILE.S ...]
-       (default files: every x86-64 file of generated/asm/linux/)
+       (default files: every file of generated/asm/linux/x86_64/)
 """
 
 import argparse
@@ -60,7 +60,7 @@ def main(argv=None):
     ap.add_argument("--work", default=os.path.join(REPO, "build", "linux-asm"))
     ap.add_argument("files", nargs="*")
     args = ap.parse_args(argv)
-    files = args.files or sorted(glob.glob(os.path.join(REPO, "generated", "asm", "linux", "*.S")))
+    files = args.files or sorted(glob.glob(os.path.join(REPO, "generated", "asm", "linux", "x86_64", "*.S")))
     headers = headers_dir(args.headers)
     tool = objtool(headers)
     work = os.path.abspath(args.work)

@@ -41,19 +41,23 @@ def why_not_runnable(target):
 def run_compiled(program, target, memory, output, tmp_path):
     """Compile `program` (lowered for `target`) as a function of its
     parameters, run it on `memory` (parameter -> bytes) and return the bytes
-    of `output`."""
+    of `output`.  For an assembly twin (form "asm") the function is the
+    backend's assembly emitter's, called from C."""
     arrays = "\n".join(f"static uint8_t {name}[{max(1, len(data))}] = {{{', '.join(map(str, data)) or '0'}}};"
                        for name, data in memory.items())
     params = ", ".join(f"uint8_t *{name}" for name in program.params)
-    body = "\n".join(target.c_body(program))
-    source = tmp_path / "kernel.c"
-    source.write_text(f"""#include <stdio.h>
+    sources = [tmp_path / "kernel.c"]
+    if target.form == "asm":
+        sources.append(tmp_path / "kernel_asm.S")
+        sources[1].write_text(target.assembler.assembly_file("/* test */", [("kernel_asm", program)], target, "t"))
+        kernel = f"void kernel_asm({params});\n#define kernel kernel_asm"
+    else:
+        body = "\n".join(target.c_body(program))
+        kernel = f"static void kernel({params})\n{{\n{body}\n}}"
+    sources[0].write_text(f"""#include <stdio.h>
 #include "{target.header}"
 {arrays}
-static void kernel({params})
-{{
-{body}
-}}
+{kernel}
 int main(void)
 {{
     kernel({", ".join(program.params)});
@@ -63,6 +67,6 @@ int main(void)
 """)
     exe = tmp_path / "kernel"
     cc, run = (["gcc"], [str(exe)]) if target.arch == X86_64 else ([CROSS_CC, "-static"], [*QEMU, str(exe)])
-    subprocess.run([*cc, "-O1", *target.cflags, "-I", str(ROOT / "generated/src"), str(source), "-o", str(exe)],
+    subprocess.run([*cc, "-O1", *target.cflags, "-I", str(ROOT / "generated/src"), *map(str, sources), "-o", str(exe)],
                    check=True)
     return bytes.fromhex(subprocess.run(run, check=True, capture_output=True, text=True).stdout)

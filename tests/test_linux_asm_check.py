@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-LINUX_FILES = sorted(glob.glob(str(ROOT / "generated/asm/linux/*.S")))
+LINUX_FILES = sorted(glob.glob(str(ROOT / "generated/asm/linux/x86_64/*.S")))
 
 pytestmark = pytest.mark.skipif(not glob.glob("/usr/src/linux-headers-*-amd64"),
                                 reason="linux-headers-amd64 not installed (make deps)")

@@ -107,6 +107,31 @@ def test_destructive_operands_are_copied_when_still_needed(seed, ops, state):
 
 
 @settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10 ** 6), ops=st.integers(1, 24), state=st.integers(1, 5))
+def test_an_instruction_with_a_form_per_overwritten_operand_overwrites_a_dying_one(seed, ops, state):
+    """AArch64's selection (BSL, BIT, BIF) may overwrite any operand: the
+    allocator overwrites one whose value dies there, and copies only where none does."""
+    registers = RegisterFile(8, destructive=lambda op: (0, 1) if op.opcode in ("xor", "and") else None)
+    allocation = check(random_program(seed, loop=True, ops=ops, state=state), registers)
+    for step in walk(allocation.steps):
+        if isinstance(step, Instr) and step.op.opcode in ("xor", "and"):
+            assert step.dst in step.srcs[:2]
+
+
+def test_the_overwritten_operand_is_the_one_that_dies():
+    b = Builder("dies", 128, ("in", "out"))
+    kept, dying = b.load("in", 0, hint="kept"), b.load("in", 16, hint="dying")
+    b.store("out", 0, b.xor(kept, dying))
+    b.store("out", 16, kept)
+    program = b.finish()
+    allocation = allocate(program, RegisterFile(4, destructive=lambda op: (0, 1) if op.opcode == "xor" else None))
+    steps = list(walk(allocation.steps))
+    xor = next(s for s in steps if isinstance(s, Instr) and s.op.opcode == "xor")
+    assert xor.dst == xor.srcs[1] != xor.srcs[0]
+    assert not any(isinstance(s, Move) for s in steps)
+
+
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10 ** 6), ops=st.integers(1, 24))
 def test_register_limits_per_op_are_kept(seed, ops):
     """VEX-encoded instructions name only registers 0-15 of AVX-512's 32."""

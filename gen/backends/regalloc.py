@@ -55,7 +55,10 @@ class RegisterFile:
     the op's operands and result must be registers below this (a VEX-encoded
     instruction on a 32-register target: 16); default `count`.
     `destructive(op)`: the index of the operand the instruction overwrites with
-    its result, or None; default: none does.  `memory(op)`: the index of the
+    its result, or a tuple of indices where the instruction has a form
+    overwriting each (AArch64's BSL, BIT and BIF: the mask, the one or the
+    other source; the allocator takes one whose value dies there), or None;
+    default: none does.  `memory(op)`: the index of the
     operand the instruction may read from memory (x86: the last source), or
     None; `memory_recompute`: whether that may be a load's own memory (legacy
     SSE needs 16-byte-aligned memory operands: slots alone); `memory_constants`:
@@ -80,9 +83,10 @@ class RegisterFile:
         return op.opcode in COMMUTATIVE
 
     def tied(self, op):
-        """The operand whose register the op's result overwrites (two-operand SSE,
-        AArch64's BSL, SLI, AESE), or None."""
-        return None if self.destructive is None else self.destructive(op)
+        """The operands of which the op's result may overwrite one (two-operand
+        SSE: the first; AArch64's SLI and SM4E: the first, BSL: any), a tuple."""
+        tied = None if self.destructive is None else self.destructive(op)
+        return () if tied is None else (tied,) if isinstance(tied, int) else tuple(tied)
 
 
 # ---- machine steps --------------------------------------------------------
@@ -486,12 +490,17 @@ class _Allocator:
             srcs.append(operand)
         # Its memory operands' slots stay untouched until it has read them.
         self.busy = {src.slot for src in srcs if isinstance(src, InMemory) and src.slot is not None}
-        tied = self.registers.tied(op)
-        if tied is not None and any(nu.read_later(n, position) for n in self.holder[srcs[tied]]):
-            # The instruction overwrites this operand's register: work on a copy.
-            copy = self._take_register(limit, nu, position, out, keep)
-            out.append(Move(copy, srcs[tied], args[tied]))
-            srcs[tied] = copy
+        tied = None
+        choices = [i for i in self.registers.tied(op) if not isinstance(srcs[i], InMemory)]
+        if choices:
+            # The instruction overwrites one operand's register: one whose values
+            # die here, or else a copy of the first.
+            dying = [i for i in choices if not any(nu.read_later(n, position) for n in self.holder[srcs[i]])]
+            tied = dying[0] if dying else choices[0]
+            if not dying:
+                copy = self._take_register(limit, nu, position, out, keep)
+                out.append(Move(copy, srcs[tied], args[tied]))
+                srcs[tied] = copy
         self._release_dead(args, nu, position)
         dst = None
         if step.result is not None:

@@ -11,7 +11,7 @@ dialects of the projects that ship those ciphers in assembly (DOWNSTREAM)."""
 from ..backends import tuned
 
 # The dialects other than the library's own (x86/asm.py's DIALECTS) that SM4
-# and ZUC kernels are written in, under generated/asm/<dialect>/.
+# and ZUC kernels are written in, under generated/asm/<dialect>/<architecture>/.
 DOWNSTREAM = ("linux", "libgcrypt")
 
 ASM_GLUE = "/* {file}: the same lowered program, in assembly (registers allocated by gen/backends/regalloc.py). */"
@@ -45,7 +45,8 @@ class KernelBodies:
     def assembly(self, provenance, downstream=()):
         """{path: text} of the twin's assembly file, and of the same functions
         in each `downstream` dialect (the Linux kernel's, libgcrypt's) under
-        asm/<dialect>/, for maintainers to check in; nothing for a C target."""
+        asm/<dialect>/<architecture>/, for maintainers to check in; nothing for a
+        C target."""
         if self.target.form == "c":
             return {}
         schedule = (self.strategy, self.target.base_name) in tuned("asm_pressure_schedule")
@@ -53,6 +54,6 @@ class KernelBodies:
         files = {f"src/{self.prefix}.S": write(provenance, self.functions, self.target, self.prefix,
                                                schedule=schedule)}
         for dialect in downstream:
-            files[f"asm/{dialect}/{self.target_prefix}.S"] = write(provenance, self.functions, self.target,
-                                                                     self.target_prefix, dialect, schedule)
+            path = f"asm/{dialect}/{self.target.arch.name}/{self.target_prefix}.S"
+            files[path] = write(provenance, self.functions, self.target, self.target_prefix, dialect, schedule)
         return files

@@ -215,6 +215,14 @@ extern const sm4_impl sm4_byteslice_neon_aes_impl;
 
 extern const sm4_impl sm4_wordslice_neon_aes_impl;
 
+extern const sm4_impl sm4_rounds4_neon_sm4_asm_impl;
+
+extern const sm4_impl sm4_byteslice_neon_sha3_asm_impl;
+
+extern const sm4_impl sm4_byteslice_neon_aes_asm_impl;
+
+extern const sm4_impl sm4_wordslice_neon_aes_asm_impl;
+
 extern const sm4_impl sm4_reference_scalar_impl;
 
 

@@ -243,6 +243,8 @@ extern const ublock_impl ublock_register_avx2_asm_impl;
 extern const ublock_impl ublock_register_ssse3_asm_impl;
 extern const ublock_impl ublock_nibbleslice_neon_impl;
 extern const ublock_impl ublock_register_neon_impl;
+extern const ublock_impl ublock_nibbleslice_neon_asm_impl;
+extern const ublock_impl ublock_register_neon_asm_impl;
 extern const ublock_impl ublock_reference_scalar_impl;
 
 #ifdef __cplusplus

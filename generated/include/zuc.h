@@ -259,6 +259,10 @@ extern const zuc_impl zuc_lanesx2_neon_aes_impl;
 
 extern const zuc_impl zuc_lanes_neon_aes_impl;
 
+extern const zuc_impl zuc_lanesx2_neon_aes_asm_impl;
+
+extern const zuc_impl zuc_lanes_neon_aes_asm_impl;
+
 extern const zuc_impl zuc_reference_scalar_impl;
 
 

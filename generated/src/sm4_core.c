@@ -157,7 +157,11 @@ static const sm4_impl *sm4_registry[SM4_MAX_IMPLS] = {
     &sm4_byteslice_neon_sha3_impl,
     &sm4_byteslice_neon_aes_impl,
     &sm4_wordslice_neon_aes_impl,
-#define SM4_REGISTRY_ARCH_IMPLS 4
+    &sm4_rounds4_neon_sm4_asm_impl,
+    &sm4_byteslice_neon_sha3_asm_impl,
+    &sm4_byteslice_neon_aes_asm_impl,
+    &sm4_wordslice_neon_aes_asm_impl,
+#define SM4_REGISTRY_ARCH_IMPLS 8
 #else
 #define SM4_REGISTRY_ARCH_IMPLS 0
 #endif

@@ -562,7 +562,9 @@ static const ublock_impl *registry[UBLOCK_MAX_IMPLS] = {
 #elif defined(__aarch64__)
     &ublock_nibbleslice_neon_impl,
     &ublock_register_neon_impl,
-#define REGISTRY_ARCH_IMPLS 2
+    &ublock_nibbleslice_neon_asm_impl,
+    &ublock_register_neon_asm_impl,
+#define REGISTRY_ARCH_IMPLS 4
 #else
 #define REGISTRY_ARCH_IMPLS 0
 #endif

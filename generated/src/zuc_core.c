@@ -237,7 +237,9 @@ static const zuc_impl *zuc_registry[ZUC_MAX_IMPLS] = {
 #elif defined(__aarch64__)
     &zuc_lanesx2_neon_aes_impl,
     &zuc_lanes_neon_aes_impl,
-#define ZUC_REGISTRY_ARCH_IMPLS 2
+    &zuc_lanesx2_neon_aes_asm_impl,
+    &zuc_lanes_neon_aes_asm_impl,
+#define ZUC_REGISTRY_ARCH_IMPLS 4
 #else
 #define ZUC_REGISTRY_ARCH_IMPLS 0
 #endif

@@ -3,8 +3,8 @@ dialect, the header its kernels include, and 128-bit vectors."""
 
 from ..arch import AARCH64
 from ..target import Target
-from . import intrinsics
+from . import asm, intrinsics
 
 
 def target(**fields):
-    return Target(arch=AARCH64, isa=intrinsics, header="kc_neon.h", bits=128, **fields)
+    return Target(arch=AARCH64, isa=intrinsics, header="kc_neon.h", assembler=asm, bits=128, **fields)

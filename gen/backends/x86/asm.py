@@ -26,7 +26,9 @@ uses caller-saved general registers only (no callee-saved one to restore)."""
 from dataclasses import dataclass
 
 from ...ir.opcodes import MEMORY_READS
-from ..regalloc import InMemory, Instr, MachineLoop, Move, Note, RegisterFile, Reload, Remat, Spill, allocate, walk
+from ..assembly import Dialect, Function, StepWriter, constants, loop_strides
+from ..assembly import assembly_file as write_file
+from ..regalloc import InMemory, Instr, MachineLoop, RegisterFile, allocate, walk
 from ..schedule import for_pressure
 from .rules import shuffle_i32x4_picks
 
@@ -292,40 +294,6 @@ def _blocks128(bits, s, d, picks, same):
 
 # ---- the function ----------------------------------------------------------------
 
-def _loop_strides(steps):
-    """Per loop variable, its distinct strides (coefficients) in addresses, in order of use."""
-    strides = {}
-    for step in walk(steps):
-        op = step.op if isinstance(step, (Instr, Remat)) else None
-        if op is not None and "index" in op.attrs:
-            for var, coeff in op.attrs["index"].terms:
-                if coeff:
-                    strides.setdefault(var, [])
-                    if coeff not in strides[var]:
-                        strides[var].append(coeff)
-    return strides
-
-
-def _constant_ops(steps):
-    """Every constant an allocation loads or reads in place, in order."""
-    for step in walk(steps):
-        if isinstance(step, Remat) and step.op.opcode == "const":
-            yield step.op
-        elif isinstance(step, Instr):
-            if step.op.opcode == "const":
-                yield step.op
-            for src in step.srcs:
-                if isinstance(src, InMemory) and src.load is not None and src.load.opcode == "const":
-                    yield src.load
-
-
-def _describe(op):
-    args = ", ".join(a.name for a in op.args)
-    if op.opcode == "store":
-        return f"store {args}"
-    return f"{op.result.name} = {op.opcode}({args})"
-
-
 def function(name, program, target, prefix, invariant=("rk",), valgrind_split=False, schedule=False):
     """`program` as the global function `name` (a Function: its parts for a
     dialect to put together).  `prefix` names its local labels;
@@ -341,7 +309,7 @@ def function(name, program, target, prefix, invariant=("rk",), valgrind_split=Fa
     if len(program.params) > len(ARGUMENT_REGISTERS):
         raise ValueError(f"x86 asm: {len(program.params)} parameters; registers hold six")
     free = list(ARGUMENT_REGISTERS[len(program.params):] + SCRATCH_REGISTERS)
-    strides = _loop_strides(allocation.steps)
+    strides = loop_strides(allocation.steps)
     offsets, roles = {}, []
     for var, coeffs in strides.items():
         for coeff in coeffs:
@@ -367,65 +335,13 @@ def function(name, program, target, prefix, invariant=("rk",), valgrind_split=Fa
     slot_bytes = bits // 8
     frame = offset + allocation.slots * slot_bytes
     frame = -(-frame // FRAME_ALIGN) * FRAME_ALIGN
-    # Constants at the register's full width (a 16-byte pattern repeated): loaded
-    # by one aligned move, or read in place as an instruction's memory operand.
-    constants, rodata = {}, []
-    for op in _constant_ops(allocation.steps):
-        if op.result.name not in constants:
-            constants[op.result.name] = f".L{prefix}_{op.result.name}"
-            data = op.attrs["data"] * (op.result.bits // 8 // len(op.attrs["data"]))
-            rodata.append(Constant(constants[op.result.name], data, f"{op.result.name}: {op.attrs['note']}"))
-    fn = _Function(kind, bits, params, scratch, offset, slot_bytes, f".L{prefix}", offsets, constants, split_vaes)
+    # Constants at the register's full width: loaded by one aligned move, or
+    # read in place as an instruction's memory operand.
+    labels, rodata = constants(allocation.steps, prefix)
+    fn = _Function(kind, bits, params, scratch, offset, slot_bytes, f".L{prefix}", offsets, labels, split_vaes)
 
-    body = []
-    labels = iter(range(1000))
-
-    def emit(lines, comment=None):
-        lines = [line for line in lines if line]
-        last = max(i for i, line in enumerate(lines) if not line.startswith("#"))
-        for i, line in enumerate(lines):
-            if line.startswith("#"):       # a preprocessor line (valgrind's VAES form)
-                body.append(line)
-                continue
-            note = f" /* {comment} */" if comment and i == last else ""
-            body.append(f"\t{line}{note}")
-
-    def block(steps):
-        for step in steps:
-            if isinstance(step, Note):
-                body.append("")
-                body.append(f"\t/* {step.text} */")
-            elif isinstance(step, Instr):
-                emit(instruction(fn, step.op, step.dst, step.srcs), _describe(step.op))
-            elif isinstance(step, Remat):
-                emit(instruction(fn, step.op, step.reg, ()), _describe(step.op))
-            elif isinstance(step, Move):
-                emit([f"{_mov(kind, bits, True)} {vector(step.src, bits)}, {vector(step.dst, bits)}"],
-                     f"{step.value.name}")
-            elif isinstance(step, Spill):
-                emit([f"{_mov(kind, bits, True)} {vector(step.reg, bits)}, {fn.slot(step.slot)}"],
-                     f"spill {step.value.name}")
-            elif isinstance(step, Reload):
-                emit([f"{_mov(kind, bits, True)} {fn.slot(step.slot)}, {vector(step.reg, bits)}"],
-                     f"reload {step.value.name}")
-            elif isinstance(step, MachineLoop):
-                loop(step)
-
-    def loop(step):
-        label = f"{fn.label}_loop_{step.var}{next(labels)}"
-        mine = [(key, reg) for key, reg in offsets.items() if key[0] == step.var]
-        counter = mine[0] if mine else ((step.var, 1), counters[step.var])
-        for _, reg in mine or [counter]:
-            body.append(f"\txor %{reg}, %{reg}")
-        body.append(f"{label}:")
-        block(step.body)
-        for (var, coeff), reg in mine or [counter]:
-            body.append(f"\tadd ${coeff}, %{reg}")
-        (_, stride), reg = counter
-        body.append(f"\tcmp ${stride * step.count}, %{reg}")
-        body.append(f"\tjne {label}")
-
-    block(allocation.steps)
+    writer = _Writer(fn, counters)
+    writer.block(allocation.steps)
 
     header = [f"/* {name}: {program.name}, {len(program.params)} argument{'s' if len(program.params) != 1 else ''}"]
     for param, reg in params.items():
@@ -438,45 +354,47 @@ def function(name, program, target, prefix, invariant=("rk",), valgrind_split=Fa
     header.append(f" *   frame: {frame} bytes ({allocation.slots} spill slot{'s' if allocation.slots != 1 else ''} of "
                   f"{slot_bytes} bytes" + (f", scratch {', '.join(program.scratch)}" if program.scratch else "") + ")")
     header.append(" */")
-    return Function(name, header, frame, body, kind != "sse", rodata, allocation)
+    # VZEROUPPER before returning where the function wrote ymm/zmm registers.
+    return Function(name, header, frame, writer.body, rodata, allocation,
+                    exit=["\tvzeroupper"] if kind != "sse" else [])
 
 
-@dataclass
-class Constant:
-    label: str
-    data: bytes
-    note: str
+class _Writer(StepWriter):
+    """The x86 spelling of each machine step."""
 
+    def __init__(self, fn, counters):
+        super().__init__()
+        self.fn, self.counters, self.labels = fn, counters, iter(range(1000))
 
-@dataclass
-class Function:
-    """One function's parts, for a dialect to put together."""
+    def instruction(self, op, dst, srcs):
+        return instruction(self.fn, op, dst, srcs)
 
-    name: str
-    header: list        # comment lines naming the registers' roles
-    frame: int          # bytes of stack frame (0: none, no %rbp frame)
-    body: list          # instruction lines
-    vzeroupper: bool    # wrote ymm/zmm registers: VZEROUPPER before returning
-    constants: list     # Constant, for .rodata
-    allocation: object
+    def move(self, step):
+        return [f"{_mov(self.fn.kind, self.fn.bits, True)} {vector(step.src, self.fn.bits)}, "
+                f"{vector(step.dst, self.fn.bits)}"]
 
+    def spill(self, step):
+        return [f"{_mov(self.fn.kind, self.fn.bits, True)} {vector(step.reg, self.fn.bits)}, {self.fn.slot(step.slot)}"]
 
-@dataclass(frozen=True)
-class Dialect:
-    """How a function, its frame and its constants are spelled for one
-    consumer: the library's plain GNU assembler, the Linux kernel's
-    conventions, libgcrypt's."""
+    def reload(self, step):
+        return [f"{_mov(self.fn.kind, self.fn.bits, True)} {self.fn.slot(step.slot)}, {vector(step.reg, self.fn.bits)}"]
 
-    name: str
-    preamble: tuple          # lines after the provenance comment
-    postamble: tuple         # lines at the end of the file
-    start: str               # a function's opening, from {symbol}
-    end: str
-    ret: str
-    frame_enter: tuple       # from {frame}: an %rbp frame, then the stack aligned below it
-    frame_leave: tuple
-    rodata: object           # Constant -> the section lines before its label
-    symbol: object           # library symbol -> this dialect's name
+    def loop(self, step):
+        """xor the loop's registers (stride x variable, or its counter), the
+        body, each register up by its stride, and back while below the count."""
+        fn, body = self.fn, self.body
+        label = f"{fn.label}_loop_{step.var}{next(self.labels)}"
+        mine = [(key, reg) for key, reg in fn.offsets.items() if key[0] == step.var]
+        counter = mine[0] if mine else ((step.var, 1), self.counters[step.var])
+        for _, reg in mine or [counter]:
+            body.append(f"\txor %{reg}, %{reg}")
+        body.append(f"{label}:")
+        self.block(step.body)
+        for (var, coeff), reg in mine or [counter]:
+            body.append(f"\tadd ${coeff}, %{reg}")
+        (_, stride), reg = counter
+        body.append(f"\tcmp ${stride * step.count}, %{reg}")
+        body.append(f"\tjne {label}")
 
 
 def _cst_section(constant):
@@ -526,19 +444,6 @@ def assembly_file(provenance, functions, target, prefix, dialect="gas", schedule
     function, in `dialect` (DIALECTS), scheduled for low register pressure
     first where `schedule`; returns the text."""
     style = DIALECTS[dialect]
-    lines = [provenance, *style.preamble, "", "\t.text"]
-    constants = []
-    for number, (symbol, program) in enumerate(functions):
-        fn = function(style.symbol(symbol), program, target, f"{prefix}_{number}",
-                      valgrind_split=style.name == "gas", schedule=schedule)
-        enter = [line.format(frame=fn.frame) for line in style.frame_enter] if fn.frame else []
-        leave = list(style.frame_leave) if fn.frame else []
-        lines += ["", *fn.header, style.start.format(symbol=fn.name), *enter, *fn.body, *leave,
-                  *(["\tvzeroupper"] if fn.vzeroupper else []), style.ret, style.end.format(symbol=fn.name)]
-        constants += fn.constants
-    for constant in constants:
-        lines += ["", f"/* {constant.note} */", *style.rodata(constant), f"{constant.label}:"]
-        lines += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in constant.data[i:i + 16])
-                  for i in range(0, len(constant.data), 16)]
-    lines += [*style.postamble, ""]
-    return "\n".join(lines)
+    return write_file(provenance, [function(style.symbol(symbol), program, target, f"{prefix}_{number}",
+                                            valgrind_split=style.name == "gas", schedule=schedule)
+                                   for number, (symbol, program) in enumerate(functions)], style)
