@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 from gen.backends.arch import AARCH64, X86_64
+from gen.backends.assembly import assembly_file
 
 ROOT = Path(__file__).resolve().parents[1]
 CROSS_CC = "aarch64-linux-gnu-gcc"
@@ -49,7 +50,7 @@ def run_compiled(program, target, memory, output, tmp_path):
     sources = [tmp_path / "kernel.c"]
     if target.form == "asm":
         sources.append(tmp_path / "kernel_asm.S")
-        sources[1].write_text(target.assembler.assembly_file("/* test */", [("kernel_asm", program)], target, "t"))
+        sources[1].write_text(assembly_file("/* test */", [("kernel_asm", program)], target, "t"))
         kernel = f"void kernel_asm({params});\n#define kernel kernel_asm"
     else:
         body = "\n".join(target.c_body(program))

@@ -15,6 +15,7 @@ import pytest
 from compiled_kernels import run_compiled, why_not_runnable
 from gen.backends import SIMD_TARGETS
 from gen.backends.aarch64 import asm
+from gen.backends.assembly import assembly_file
 from gen.ir import Builder, interpreter
 from test_regalloc import random_program
 
@@ -63,7 +64,7 @@ def memory(seed, out_bytes):
 
 def test_every_instruction_form_computes_what_the_interpreter_does(tmp_path):
     program, count = every_form()
-    text = asm.assembly_file("/* test */", [("kernel_asm", program)], SM4, "t")
+    text = assembly_file("/* test */", [("kernel_asm", program)], SM4, "t")
     for form in ("\tbsl ", "\tbit ", "\tbif ", "\tsli ", "\tsm4e ", "\teor3 ", "\trev32 ", "\ttbl ", "\tldur ",
                  "\tld1r ", "\tadd x17, x0, #1, lsl #12", "\tzip1 ", "\tzip2 ", "\tumin ", "\tsmax ", "\tbic "):
         assert form in text, form
@@ -77,7 +78,7 @@ def test_every_instruction_form_computes_what_the_interpreter_does(tmp_path):
 def test_random_programs_with_spills_and_loops(tmp_path, seed):
     """40-70 operations, loops carrying state: more live values than 32 registers."""
     program = random_program(seed, loop=True, ops=40 + 5 * seed, state=4)
-    text = asm.assembly_file("/* test */", [("kernel_asm", program)], NEON, "t")
+    text = assembly_file("/* test */", [("kernel_asm", program)], NEON, "t")
     rng = random.Random(seed + 1)
     memory_ = {"key": bytearray(rng.randbytes(256)), "in": bytearray(rng.randbytes(256)), "out": bytearray(256)}
     assert run_compiled(program, NEON, memory_, "out", tmp_path) == bytes(interpreter.run(program, memory_)["out"])
@@ -96,7 +97,7 @@ def test_callee_saved_halves_are_kept_where_v8_to_v15_are_used(tmp_path):
         total = b.add(total, value, lane=32)
     b.store("out", 16 * 40, total)
     program = b.finish()
-    fn = asm.function("kernel_asm", program, NEON, "t")
+    fn = asm.function("kernel_asm", program, NEON, "t", asm.DIALECTS["gas"])
     assert any(line.startswith("\tstp d8, d9, [sp]") for line in fn.saves)
     assert any(line.startswith("\tldp d14, d15,") for line in fn.restores)
     assert fn.allocation.slots > 0 and fn.frame == 64 + 16 * fn.allocation.slots
@@ -107,7 +108,7 @@ def test_callee_saved_halves_are_kept_where_v8_to_v15_are_used(tmp_path):
 def test_a_small_program_has_no_frame():
     b = Builder("small", 128, ("in", "out"))
     b.store("out", 0, b.xor(b.load("in", 0), b.load("in", 16)))
-    fn = asm.function("kernel_asm", b.finish(), NEON, "t")
+    fn = asm.function("kernel_asm", b.finish(), NEON, "t", asm.DIALECTS["gas"])
     assert fn.frame == 0 and fn.saves == [] and fn.restores == []
     assert [line.split("/*")[0].strip() for line in fn.body] == [
         "ldr q0, [x0]", "ldr q1, [x0, #16]", "eor v0.16b, v0.16b, v1.16b", "str q0, [x1]"]

@@ -4,11 +4,15 @@ together into a file, the walk over an allocation's machine steps (each
 backend says how one step is spelled), the constants a function reads, the
 loop strides its addresses use, and each step's comment.
 
-An emitter turns a lowered program into a `Function`: its header (each
-register's role), its frame, the lines that save and restore what its ABI
-says is callee-saved, the body, and its constants.  A `Dialect` says how
-one consumer spells the rest (the library's plain GNU assembler, the Linux
-kernel's conventions, libgcrypt's), and `assembly_file` writes them."""
+A backend's emitter (its asm module) has three things: DIALECTS (name ->
+`Dialect`: how one consumer spells a function's opening and end, its frame
+and its constants: the library's plain GNU assembler, the Linux kernel's
+conventions, libgcrypt's), `function(name, program, target, prefix,
+dialect, schedule)`, which turns a lowered program into a `Function` (its
+header naming each register's role, its frame, the lines that save and
+restore what its ABI says is callee-saved, the body, its constants), and
+`directives(target)`, the lines a file opens with.  `assembly_file` writes
+a file of them."""
 
 from dataclasses import dataclass, field
 
@@ -55,21 +59,28 @@ class Dialect:
     symbol: object           # library symbol -> this dialect's name
 
 
-def assembly_file(provenance, functions, dialect, directives=()):
-    """The text of a GNU assembler source (.S, run through the C preprocessor)
-    holding `functions` (Function) and their constants, in `dialect`, after
-    the target's `directives` (AArch64's .arch)."""
-    lines = [provenance, *dialect.preamble, *directives, "", "\t.text"]
-    for fn in functions:
-        enter = [line.format(frame=fn.frame) for line in dialect.frame_enter] if fn.frame else []
-        leave = [line.format(frame=fn.frame) for line in dialect.frame_leave] if fn.frame else []
-        lines += ["", *fn.header, dialect.start.format(symbol=fn.name), *enter, *fn.saves, *fn.body, *fn.restores,
-                  *leave, *fn.exit, dialect.ret, dialect.end.format(symbol=fn.name)]
-    for constant in (c for fn in functions for c in fn.constants):
-        lines += ["", f"/* {constant.note} */", *dialect.rodata(constant), f"{constant.label}:"]
+def assembly_file(provenance, functions, target, prefix, dialect="gas", schedule=False):
+    """A GNU assembler source (.S, run through the C preprocessor) holding
+    `functions`, a list of (library symbol, lowered program), written by
+    `target`'s assembly emitter (Target.assembler: a module with DIALECTS,
+    function and directives) in `dialect`, each scheduled for low register
+    pressure first where `schedule`; returns the text.  `prefix` names the
+    local labels."""
+    backend = target.assembler
+    style = backend.DIALECTS[dialect]
+    written = [backend.function(style.symbol(symbol), program, target, f"{prefix}_{number}", style, schedule)
+               for number, (symbol, program) in enumerate(functions)]
+    lines = [provenance, *style.preamble, *backend.directives(target), "", "\t.text"]
+    for fn in written:
+        enter = [line.format(frame=fn.frame) for line in style.frame_enter] if fn.frame else []
+        leave = [line.format(frame=fn.frame) for line in style.frame_leave] if fn.frame else []
+        lines += ["", *fn.header, style.start.format(symbol=fn.name), *enter, *fn.saves, *fn.body, *fn.restores,
+                  *leave, *fn.exit, style.ret, style.end.format(symbol=fn.name)]
+    for constant in (c for fn in written for c in fn.constants):
+        lines += ["", f"/* {constant.note} */", *style.rodata(constant), f"{constant.label}:"]
         lines += ["\t.byte " + ", ".join(f"0x{b:02x}" for b in constant.data[i:i + 16])
                   for i in range(0, len(constant.data), 16)]
-    lines += [*dialect.postamble, ""]
+    lines += [*style.postamble, ""]
     return "\n".join(lines)
 
 

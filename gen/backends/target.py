@@ -29,7 +29,7 @@ class Target:
     interleave: tuple = (("byteslice", 2), ("wordslice", 4), ("lanesx2", 2))
 
     # The assembly twin: the same kernels written by the backend's assembly
-    # emitter (`assembler`, a module with assembly_file; None where the backend
+    # emitter (`assembler`, its asm module: gen/backends/assembly.py; None where the backend
     # has none) instead of as C intrinsics.  A twin is a target of its own,
     # named <target>_asm, with form "asm" and `twin_of` its C target's name.
     assembler: object = None

@@ -9,6 +9,7 @@ gen/backends/regalloc.py.  SM4's and ZUC's twins are also written in the
 dialects of the projects that ship those ciphers in assembly (DOWNSTREAM)."""
 
 from ..backends import tuned
+from ..backends.assembly import assembly_file
 
 # The dialects other than the library's own (x86/asm.py's DIALECTS) that SM4
 # and ZUC kernels are written in, under generated/asm/<dialect>/<architecture>/.
@@ -50,7 +51,7 @@ class KernelBodies:
         if self.target.form == "c":
             return {}
         schedule = (self.strategy, self.target.base_name) in tuned("asm_pressure_schedule")
-        write = self.target.assembler.assembly_file
+        write = assembly_file
         files = {f"src/{self.prefix}.S": write(provenance, self.functions, self.target, self.prefix,
                                                schedule=schedule)}
         for dialect in downstream:

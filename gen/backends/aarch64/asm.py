@@ -28,7 +28,6 @@ ROW_REGISTER, ADDRESS_REGISTER, CALLEE_SAVED_VECTORS."""
 from dataclasses import dataclass
 
 from ..assembly import Dialect, Function, StepWriter, constants
-from ..assembly import assembly_file as write_file
 from ..regalloc import MachineLoop, RegisterFile, allocate, walk
 from ..schedule import for_pressure
 
@@ -245,10 +244,11 @@ def _pairs(registers):
     return [registers[i:i + 2] for i in range(0, len(registers), 2)]
 
 
-def function(name, program, target, prefix, invariant=("rk",), schedule=False):
+def function(name, program, target, prefix, dialect=None, schedule=False, invariant=("rk",)):
     """`program` as the global function `name` (a Function: its parts for a
-    dialect to put together); `prefix` names its local labels; `schedule`:
-    reorder for low register pressure first (gen/backends/schedule.py)."""
+    dialect to put together; every dialect's are the same here); `prefix`
+    names its local labels; `schedule`: reorder for low register pressure
+    first (gen/backends/schedule.py)."""
     allocation = allocate(for_pressure(program, invariant) if schedule else program, REGISTER_FILE,
                           invariant=invariant)
     if program.bits != 128:
@@ -300,13 +300,13 @@ def function(name, program, target, prefix, invariant=("rk",), schedule=False):
     return Function(name, header, frame, writer.body, rodata, allocation, saves=saves, restores=restores)
 
 
-def _march(target):
+def directives(target):
     """The .arch directive for `target`'s instructions (its -march flag), since
     the library assembles .S files without the C files' flags."""
     for flag in target.cflags:
         if flag.startswith("-march="):
-            return f"\t.arch {flag.removeprefix('-march=')}"
-    return "\t.arch armv8-a"
+            return (f"\t.arch {flag.removeprefix('-march=')}",)
+    return ("\t.arch armv8-a",)
 
 
 DIALECTS = {
@@ -334,14 +334,3 @@ DIALECTS = {
                          rodata=lambda constant: ["SECTION_RODATA", "\t.balign 16"],
                          symbol=lambda s: "_gcry_" + s.removesuffix("_asm")),
 }
-
-
-def assembly_file(provenance, functions, target, prefix, dialect="gas", schedule=False):
-    """A GNU assembler source (.S, run through the C preprocessor) holding
-    `functions`, a list of (library symbol, lowered program), each an AAPCS64
-    function, in `dialect` (DIALECTS), scheduled for low register pressure
-    first where `schedule`; returns the text."""
-    style = DIALECTS[dialect]
-    return write_file(provenance, [function(style.symbol(symbol), program, target, f"{prefix}_{number}", schedule=schedule)
-                                   for number, (symbol, program) in enumerate(functions)], style,
-                      directives=(_march(target),))

@@ -27,7 +27,6 @@ from dataclasses import dataclass
 
 from ...ir.opcodes import MEMORY_READS
 from ..assembly import Dialect, Function, StepWriter, constants, loop_strides
-from ..assembly import assembly_file as write_file
 from ..regalloc import InMemory, Instr, MachineLoop, RegisterFile, allocate, walk
 from ..schedule import for_pressure
 from .rules import shuffle_i32x4_picks
@@ -294,14 +293,16 @@ def _blocks128(bits, s, d, picks, same):
 
 # ---- the function ----------------------------------------------------------------
 
-def function(name, program, target, prefix, invariant=("rk",), valgrind_split=False, schedule=False):
-    """`program` as the global function `name` (a Function: its parts for a
-    dialect to put together).  `prefix` names its local labels;
-    `valgrind_split`: 256-bit VAESENCLAST also in the form the constant-time
-    check's build assembles (KC_VALGRIND_SPLIT_VAES); `schedule`: reorder for
-    low register pressure first (gen/backends/schedule.py), a measured choice
-    per kernel (the backend's TUNING "asm_pressure_schedule")."""
+def function(name, program, target, prefix, dialect, schedule=False, invariant=("rk",)):
+    """`program` as the global function `name` (a Function: its parts for
+    `dialect` to put together).  `prefix` names its local labels; in the
+    library's own dialect 256-bit VAESENCLAST is also written in the form the
+    constant-time check's build assembles (KC_VALGRIND_SPLIT_VAES);
+    `schedule`: reorder for low register pressure first
+    (gen/backends/schedule.py), a measured choice per kernel (the backend's
+    TUNING "asm_pressure_schedule")."""
     kind = encoding(target)
+    valgrind_split = dialect.name == "gas"
     allocation = allocate(for_pressure(program, invariant) if schedule else program, register_file(target),
                           invariant=invariant)
     bits = program.bits
@@ -438,12 +439,6 @@ DIALECTS = {
 }
 
 
-def assembly_file(provenance, functions, target, prefix, dialect="gas", schedule=False):
-    """A GNU assembler source (.S, run through the C preprocessor) holding
-    `functions`, a list of (library symbol, lowered program), each a SysV
-    function, in `dialect` (DIALECTS), scheduled for low register pressure
-    first where `schedule`; returns the text."""
-    style = DIALECTS[dialect]
-    return write_file(provenance, [function(style.symbol(symbol), program, target, f"{prefix}_{number}",
-                                            valgrind_split=style.name == "gas", schedule=schedule)
-                                   for number, (symbol, program) in enumerate(functions)], style)
+def directives(target):
+    """Nothing: GNU as takes every x86 instruction without being told the CPU."""
+    return ()
