@@ -641,6 +641,7 @@ sm4_byteslice_ssse3_aesni_batch_asm:
 	movdqa %xmm10, 16(%rsp) /* spill g0x15.2 */
 	movdqa %xmm3, 32(%rsp) /* spill g1x15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_byteslice_ssse3_aesni_asm_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -3810,6 +3811,7 @@ sm4_byteslice_ssse3_aesni_batch_xor_asm:
 	movdqa %xmm10, 16(%rsp) /* spill g0x15.2 */
 	movdqa %xmm3, 32(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_byteslice_ssse3_aesni_asm_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

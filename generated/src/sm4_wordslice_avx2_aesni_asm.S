@@ -97,6 +97,7 @@ sm4_wordslice_avx2_aesni_batch_asm:
 	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.2 */
 	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_wordslice_avx2_aesni_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -836,6 +837,7 @@ sm4_wordslice_avx2_aesni_batch_xor_asm:
 	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.2 */
 	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_wordslice_avx2_aesni_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

@@ -93,6 +93,7 @@ sm4_wordslice_avx2_gfni_batch_asm:
 	vmovdqa %ymm15, 0(%rsp) /* spill g3x0.2 */
 	vmovdqa %ymm9, 32(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_wordslice_avx2_gfni_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -551,6 +552,7 @@ sm4_wordslice_avx2_gfni_batch_xor_asm:
 	vmovdqa %ymm15, 0(%rsp) /* spill g3x0.2 */
 	vmovdqa %ymm9, 32(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_wordslice_avx2_gfni_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

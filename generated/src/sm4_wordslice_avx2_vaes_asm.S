@@ -96,6 +96,7 @@ sm4_wordslice_avx2_vaes_batch_asm:
 	vmovdqa %ymm14, 160(%rsp) /* spill g3x2.2 */
 	vmovdqa %ymm9, 192(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_wordslice_avx2_vaes_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -941,6 +942,7 @@ sm4_wordslice_avx2_vaes_batch_xor_asm:
 	vmovdqa %ymm14, 160(%rsp) /* spill g3x2.2 */
 	vmovdqa %ymm9, 192(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_wordslice_avx2_vaes_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

@@ -111,6 +111,7 @@ sm4_wordslice_neon_aes_batch_asm:
 	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_0_zero_key] /* zero_key = const() */
 	mov x4, x0
 	mov x3, #8
+	.p2align 4
 .Lsm4_wordslice_neon_aes_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -709,6 +710,7 @@ sm4_wordslice_neon_aes_batch_xor_asm:
 	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_asm_1_zero_key] /* zero_key = const() */
 	mov x5, x0
 	mov x4, #8
+	.p2align 4
 .Lsm4_wordslice_neon_aes_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

@@ -50,6 +50,7 @@ sm4_wordslice_ssse3_aesni_batch_asm:
 	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_asm_0_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_asm_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -305,6 +306,7 @@ sm4_wordslice_ssse3_aesni_batch_xor_asm:
 	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_hi_1(%rip), %xmm11 /* tbl_hi_1 = const() */
 	movdqa .Lsm4_wordslice_ssse3_aesni_asm_1_tbl_lo(%rip), %xmm12 /* tbl_lo = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_wordslice_ssse3_aesni_asm_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

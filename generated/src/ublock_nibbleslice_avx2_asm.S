@@ -226,6 +226,7 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_asm:
 	vmovdqa 704(%rsp), %ymm0 /* reload x0_13.2 */
 	vmovdqa %ymm0, 320(%rsp) /* spill x0_13.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_0_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -910,6 +911,7 @@ ublock_nibbleslice_avx2_ublock128_128_decrypt_asm:
 	vmovdqa 160(%rsp), %ymm8 /* reload x1_15.2 */
 	vmovdqa %ymm8, 160(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_1_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -1772,6 +1774,7 @@ ublock_nibbleslice_avx2_ublock128_128_ctr_xor_asm:
 	vmovdqa 736(%rsp), %ymm10 /* reload x0_13.2 */
 	vmovdqa %ymm10, 480(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_3_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -2376,6 +2379,7 @@ ublock_nibbleslice_avx2_ublock128_128_encrypt_xor_asm:
 	vmovdqa 704(%rsp), %ymm0 /* reload x0_13.2 */
 	vmovdqa %ymm0, 320(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_4_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -2979,6 +2983,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_asm:
 	vmovdqa 704(%rsp), %ymm0 /* reload x0_13.2 */
 	vmovdqa %ymm0, 320(%rsp) /* spill x0_13.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -3663,6 +3668,7 @@ ublock_nibbleslice_avx2_ublock128_256_decrypt_asm:
 	vmovdqa 160(%rsp), %ymm8 /* reload x1_15.2 */
 	vmovdqa %ymm8, 160(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -4525,6 +4531,7 @@ ublock_nibbleslice_avx2_ublock128_256_ctr_xor_asm:
 	vmovdqa 736(%rsp), %ymm10 /* reload x0_13.2 */
 	vmovdqa %ymm10, 480(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_8_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -5129,6 +5136,7 @@ ublock_nibbleslice_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqa 704(%rsp), %ymm0 /* reload x0_13.2 */
 	vmovdqa %ymm0, 320(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -6052,6 +6060,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_asm:
 	vmovdqa 1280(%rsp), %ymm6 /* reload x1_15.2 */
 	vmovdqa %ymm6, 1280(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_10_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -7694,6 +7703,7 @@ ublock_nibbleslice_avx2_ublock256_256_decrypt_asm:
 	vmovdqa 672(%rsp), %ymm2 /* reload x1_31.2 */
 	vmovdqa %ymm2, 672(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_11_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -9487,6 +9497,7 @@ ublock_nibbleslice_avx2_ublock256_256_ctr_xor_asm:
 	vmovdqa 1824(%rsp), %ymm1 /* reload x1_15.2 */
 	vmovdqa %ymm1, 1024(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -10922,6 +10933,7 @@ ublock_nibbleslice_avx2_ublock256_256_encrypt_xor_asm:
 	vmovdqa 1280(%rsp), %ymm6 /* reload x1_15.2 */
 	vmovdqa %ymm6, 1280(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx2_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */

@@ -157,6 +157,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_asm:
 	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_13.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_0_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -743,6 +744,7 @@ ublock_nibbleslice_avx512_ublock128_128_decrypt_asm:
 	vmovdqa64 %zmm27, 320(%rsp) /* spill x1_10.2 */
 	vmovdqa64 %zmm11, 0(%rsp) /* spill x1_11.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_1_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -1516,6 +1518,7 @@ ublock_nibbleslice_avx512_ublock128_128_ctr_xor_asm:
 	vmovdqa64 %zmm29, 0(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm1, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_3_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -2031,6 +2034,7 @@ ublock_nibbleslice_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_4_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -2546,6 +2550,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_asm:
 	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_13.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -3132,6 +3137,7 @@ ublock_nibbleslice_avx512_ublock128_256_decrypt_asm:
 	vmovdqa64 %zmm27, 320(%rsp) /* spill x1_10.2 */
 	vmovdqa64 %zmm11, 0(%rsp) /* spill x1_11.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -3905,6 +3911,7 @@ ublock_nibbleslice_avx512_ublock128_256_ctr_xor_asm:
 	vmovdqa64 %zmm29, 0(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm1, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_8_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -4420,6 +4427,7 @@ ublock_nibbleslice_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqa64 %zmm30, 128(%rsp) /* spill x1_12.2 */
 	vmovdqa64 %zmm16, 192(%rsp) /* spill x1_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -5221,6 +5229,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 %zmm20, 1856(%rsp) /* spill x0_20.2 */
 	vmovdqa64 %zmm2, 832(%rsp) /* spill x1_14.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_10_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -6684,6 +6693,7 @@ ublock_nibbleslice_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 %zmm3, 2048(%rsp) /* spill x1_16.2 */
 	vmovdqa64 %zmm27, 1088(%rsp) /* spill x1_28.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_11_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -8341,6 +8351,7 @@ ublock_nibbleslice_avx512_ublock256_256_ctr_xor_asm:
 	vmovdqa64 %zmm2, 2176(%rsp) /* spill x0_20.2 */
 	vmovdqa64 %zmm7, 896(%rsp) /* spill x1_14.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -9584,6 +9595,7 @@ ublock_nibbleslice_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 %zmm20, 1856(%rsp) /* spill x0_20.2 */
 	vmovdqa64 %zmm2, 832(%rsp) /* spill x1_14.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_avx512_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */

@@ -147,6 +147,7 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_asm:
 	str q0, [sp, #64] /* spill x1_15.2 */
 	mov x4, x0
 	mov x3, #16
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_0_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -724,6 +725,7 @@ ublock_nibbleslice_neon_ublock128_128_decrypt_asm:
 	str q21, [sp, #64] /* spill x1_3.2 */
 	mov x4, x0
 	mov x3, #15
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_1_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -1538,6 +1540,7 @@ ublock_nibbleslice_neon_ublock128_128_ctr_xor_asm:
 	str q24, [sp, #96] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #15
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_3_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -2046,6 +2049,7 @@ ublock_nibbleslice_neon_ublock128_128_encrypt_xor_asm:
 	str q0, [sp, #64] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #16
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_4_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -2553,6 +2557,7 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_asm:
 	str q0, [sp, #64] /* spill x1_15.2 */
 	mov x4, x0
 	mov x3, #24
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -3130,6 +3135,7 @@ ublock_nibbleslice_neon_ublock128_256_decrypt_asm:
 	str q21, [sp, #64] /* spill x1_3.2 */
 	mov x4, x0
 	mov x3, #23
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -3944,6 +3950,7 @@ ublock_nibbleslice_neon_ublock128_256_ctr_xor_asm:
 	str q24, [sp, #96] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #23
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_8_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -4452,6 +4459,7 @@ ublock_nibbleslice_neon_ublock128_256_encrypt_xor_asm:
 	str q0, [sp, #64] /* spill x1_15.2 */
 	mov x5, x0
 	mov x4, #24
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -5197,6 +5205,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_asm:
 	str q23, [sp, #576] /* spill x1_31.2 */
 	mov x4, x0
 	mov x3, #24
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_10_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -6592,6 +6601,7 @@ ublock_nibbleslice_neon_ublock256_256_decrypt_asm:
 	str q22, [sp, #368] /* spill x1_29.2 */
 	mov x4, x0
 	mov x3, #23
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_11_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -8470,6 +8480,7 @@ ublock_nibbleslice_neon_ublock256_256_ctr_xor_asm:
 	str q7, [sp, #496] /* spill x1_31.2 */
 	mov x5, x0
 	mov x4, #23
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -9678,6 +9689,7 @@ ublock_nibbleslice_neon_ublock256_256_encrypt_xor_asm:
 	str q23, [sp, #576] /* spill x1_31.2 */
 	mov x5, x0
 	mov x4, #24
+	.p2align 4
 .Lublock_nibbleslice_neon_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */

@@ -274,6 +274,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_asm:
 	movdqa 352(%rsp), %xmm11 /* reload x0_13.2 */
 	movdqa %xmm11, 160(%rsp) /* spill x0_13.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_0_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -1056,6 +1057,7 @@ ublock_nibbleslice_ssse3_ublock128_128_decrypt_asm:
 	movdqa 144(%rsp), %xmm8 /* reload x1_15.2 */
 	movdqa %xmm8, 144(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_1_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -2031,6 +2033,7 @@ ublock_nibbleslice_ssse3_ublock128_128_ctr_xor_asm:
 	movdqa 464(%rsp), %xmm2 /* reload x0_13.2 */
 	movdqa %xmm2, 272(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_3_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -2715,6 +2718,7 @@ ublock_nibbleslice_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa 352(%rsp), %xmm11 /* reload x0_13.2 */
 	movdqa %xmm11, 160(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_4_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -3398,6 +3402,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_asm:
 	movdqa 352(%rsp), %xmm11 /* reload x0_13.2 */
 	movdqa %xmm11, 160(%rsp) /* spill x0_13.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_5_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -4180,6 +4185,7 @@ ublock_nibbleslice_ssse3_ublock128_256_decrypt_asm:
 	movdqa 144(%rsp), %xmm8 /* reload x1_15.2 */
 	movdqa %xmm8, 144(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_6_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -5155,6 +5161,7 @@ ublock_nibbleslice_ssse3_ublock128_256_ctr_xor_asm:
 	movdqa 464(%rsp), %xmm2 /* reload x0_13.2 */
 	movdqa %xmm2, 272(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_8_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -5839,6 +5846,7 @@ ublock_nibbleslice_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa 352(%rsp), %xmm11 /* reload x0_13.2 */
 	movdqa %xmm11, 160(%rsp) /* spill x0_13.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_9_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -6831,6 +6839,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_asm:
 	movdqa 640(%rsp), %xmm6 /* reload x1_15.2 */
 	movdqa %xmm6, 640(%rsp) /* spill x1_15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_10_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -8602,6 +8611,7 @@ ublock_nibbleslice_ssse3_ublock256_256_decrypt_asm:
 	movdqa 592(%rsp), %xmm2 /* reload x1_31.2 */
 	movdqa %xmm2, 592(%rsp) /* spill x1_31.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_11_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S^-1 with the next round key folded in on the nibbles PL^-1 / PR^-1 bring to it (renaming). */
@@ -10558,6 +10568,7 @@ ublock_nibbleslice_ssse3_ublock256_256_ctr_xor_asm:
 	movdqa 880(%rsp), %xmm3 /* reload x1_15.2 */
 	movdqa %xmm3, 784(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_13_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */
@@ -12028,6 +12039,7 @@ ublock_nibbleslice_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa 640(%rsp), %xmm6 /* reload x1_15.2 */
 	movdqa %xmm6, 640(%rsp) /* spill x1_15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_nibbleslice_ssse3_asm_14_loop_r0:
 
 	/* Word pair 0 (X0, X1 nibbles 0..7): S-box with RK^r folded in, one table per nibble. */

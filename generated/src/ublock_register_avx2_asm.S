@@ -42,6 +42,7 @@ ublock_register_avx2_ublock128_128_encrypt_asm:
 	vmovdqa .Lublock_register_avx2_asm_0_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_0_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx2_asm_0_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
@@ -135,6 +136,7 @@ ublock_register_avx2_ublock128_128_decrypt_asm:
 	vmovdqa .Lublock_register_avx2_asm_1_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_1_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx2_asm_1_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
@@ -229,6 +231,7 @@ ublock_register_avx2_ublock128_128_encrypt_xor_asm:
 	vmovdqa .Lublock_register_avx2_asm_2_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_2_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_avx2_asm_2_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm12 /* rk1 = load() */
@@ -326,6 +329,7 @@ ublock_register_avx2_ublock128_256_encrypt_asm:
 	vmovdqa .Lublock_register_avx2_asm_3_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_3_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx2_asm_3_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
@@ -419,6 +423,7 @@ ublock_register_avx2_ublock128_256_decrypt_asm:
 	vmovdqa .Lublock_register_avx2_asm_4_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_4_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx2_asm_4_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm11 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm12 /* rk1 = load() */
@@ -513,6 +518,7 @@ ublock_register_avx2_ublock128_256_encrypt_xor_asm:
 	vmovdqa .Lublock_register_avx2_asm_5_rotl24(%rip), %ymm9 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_5_rotl56(%rip), %ymm10 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_avx2_asm_5_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm11 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm12 /* rk1 = load() */
@@ -614,6 +620,7 @@ ublock_register_avx2_ublock256_256_encrypt_asm:
 	vmovdqa .Lublock_register_avx2_asm_6_rotl24(%rip), %ymm11 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_6_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx2_asm_6_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
@@ -719,6 +726,7 @@ ublock_register_avx2_ublock256_256_decrypt_asm:
 	vmovdqa .Lublock_register_avx2_asm_7_rotl24(%rip), %ymm11 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_7_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx2_asm_7_loop_r0:
 	vmovdqu (%rdi,%rcx), %ymm13 /* rk0 = load() */
 	vmovdqu 64(%rdi,%rcx), %ymm14 /* rk1 = load() */
@@ -825,6 +833,7 @@ ublock_register_avx2_ublock256_256_encrypt_xor_asm:
 	vmovdqa .Lublock_register_avx2_asm_8_rotl24(%rip), %ymm11 /* rotl24 = const() */
 	vmovdqa .Lublock_register_avx2_asm_8_rotl56(%rip), %ymm12 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_avx2_asm_8_loop_r0:
 	vmovdqu (%rdi,%r8), %ymm13 /* rk0 = load() */
 	vmovdqu 64(%rdi,%r8), %ymm14 /* rk1 = load() */

@@ -37,6 +37,7 @@ ublock_register_avx512_ublock128_128_encrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_0_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_0_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx512_asm_0_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
@@ -124,6 +125,7 @@ ublock_register_avx512_ublock128_128_decrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_1_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_1_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx512_asm_1_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
@@ -210,6 +212,7 @@ ublock_register_avx512_ublock128_128_encrypt_xor_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_2_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_2_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_avx512_asm_2_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm10 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm11 /* rk1 = load() */
@@ -301,6 +304,7 @@ ublock_register_avx512_ublock128_256_encrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_3_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_3_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx512_asm_3_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
@@ -388,6 +392,7 @@ ublock_register_avx512_ublock128_256_decrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_4_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_4_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx512_asm_4_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm10 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm11 /* rk1 = load() */
@@ -474,6 +479,7 @@ ublock_register_avx512_ublock128_256_encrypt_xor_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_5_rotl24(%rip), %zmm8 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_5_rotl56(%rip), %zmm9 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_avx512_asm_5_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm10 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm11 /* rk1 = load() */
@@ -573,6 +579,7 @@ ublock_register_avx512_ublock256_256_encrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_6_rotl24(%rip), %zmm12 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_6_rotl56(%rip), %zmm13 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx512_asm_6_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm14 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm15 /* rk1 = load() */
@@ -673,6 +680,7 @@ ublock_register_avx512_ublock256_256_decrypt_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_7_rotl24(%rip), %zmm12 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_7_rotl56(%rip), %zmm13 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_avx512_asm_7_loop_r0:
 	vmovdqu64 (%rdi,%rcx), %zmm14 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%rcx), %zmm15 /* rk1 = load() */
@@ -774,6 +782,7 @@ ublock_register_avx512_ublock256_256_encrypt_xor_asm:
 	vmovdqa64 .Lublock_register_avx512_asm_8_rotl24(%rip), %zmm12 /* rotl24 = const() */
 	vmovdqa64 .Lublock_register_avx512_asm_8_rotl56(%rip), %zmm13 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_avx512_asm_8_loop_r0:
 	vmovdqu64 (%rdi,%r8), %zmm14 /* rk0 = load() */
 	vmovdqu64 64(%rdi,%r8), %zmm15 /* rk1 = load() */

@@ -75,6 +75,7 @@ ublock_register_neon_ublock128_128_encrypt_asm:
 	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_0_rotl56] /* rotl56 = const() */
 	mov x4, x0
 	mov x3, #16
+	.p2align 4
 .Lublock_register_neon_asm_0_loop_r0:
 	ldr q25, [x4] /* rk0 = load() */
 	ldr q26, [x4, #64] /* rk1 = load() */
@@ -311,6 +312,7 @@ ublock_register_neon_ublock128_128_decrypt_asm:
 	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_1_rotl56] /* rotl56 = const() */
 	mov x4, x0
 	mov x3, #16
+	.p2align 4
 .Lublock_register_neon_asm_1_loop_r0:
 	ldr q25, [x4] /* rk0 = load() */
 	ldr q26, [x4, #64] /* rk1 = load() */
@@ -548,6 +550,7 @@ ublock_register_neon_ublock128_128_encrypt_xor_asm:
 	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_2_rotl56] /* rotl56 = const() */
 	mov x5, x0
 	mov x4, #16
+	.p2align 4
 .Lublock_register_neon_asm_2_loop_r0:
 	ldr q25, [x5] /* rk0 = load() */
 	ldr q26, [x5, #64] /* rk1 = load() */
@@ -800,6 +803,7 @@ ublock_register_neon_ublock128_256_encrypt_asm:
 	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_3_rotl56] /* rotl56 = const() */
 	mov x4, x0
 	mov x3, #24
+	.p2align 4
 .Lublock_register_neon_asm_3_loop_r0:
 	ldr q25, [x4] /* rk0 = load() */
 	ldr q26, [x4, #64] /* rk1 = load() */
@@ -1036,6 +1040,7 @@ ublock_register_neon_ublock128_256_decrypt_asm:
 	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_4_rotl56] /* rotl56 = const() */
 	mov x4, x0
 	mov x3, #24
+	.p2align 4
 .Lublock_register_neon_asm_4_loop_r0:
 	ldr q25, [x4] /* rk0 = load() */
 	ldr q26, [x4, #64] /* rk1 = load() */
@@ -1273,6 +1278,7 @@ ublock_register_neon_ublock128_256_encrypt_xor_asm:
 	ldr q24, [x17, #:lo12:.Lublock_register_neon_asm_5_rotl56] /* rotl56 = const() */
 	mov x5, x0
 	mov x4, #24
+	.p2align 4
 .Lublock_register_neon_asm_5_loop_r0:
 	ldr q25, [x5] /* rk0 = load() */
 	ldr q26, [x5, #64] /* rk1 = load() */
@@ -1571,6 +1577,7 @@ ublock_register_neon_ublock256_256_encrypt_asm:
 	str q22, [sp, #96] /* spill g3x1_1.2 */
 	mov x4, x0
 	mov x3, #24
+	.p2align 4
 .Lublock_register_neon_asm_6_loop_r0:
 	ldr q5, [x4] /* rk0 = load() */
 	ldr q21, [x4, #16] /* rk0_1 = load() */
@@ -2067,6 +2074,7 @@ ublock_register_neon_ublock256_256_decrypt_asm:
 	str q22, [sp, #112] /* spill g3x1_1.2 */
 	mov x4, x0
 	mov x3, #24
+	.p2align 4
 .Lublock_register_neon_asm_7_loop_r0:
 	ldr q5, [x4] /* rk0 = load() */
 	ldr q21, [x4, #16] /* rk0_1 = load() */
@@ -2564,6 +2572,7 @@ ublock_register_neon_ublock256_256_encrypt_xor_asm:
 	str q22, [sp, #96] /* spill g3x1_1.2 */
 	mov x5, x0
 	mov x4, #24
+	.p2align 4
 .Lublock_register_neon_asm_8_loop_r0:
 	ldr q5, [x5] /* rk0 = load() */
 	ldr q21, [x5, #16] /* rk0_1 = load() */

@@ -47,6 +47,7 @@ ublock_register_ssse3_ublock128_128_encrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_0_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lublock_register_ssse3_asm_0_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_ssse3_asm_0_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
@@ -161,6 +162,7 @@ ublock_register_ssse3_ublock128_128_decrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_1_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lublock_register_ssse3_asm_1_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_ssse3_asm_1_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
@@ -276,6 +278,7 @@ ublock_register_ssse3_ublock128_128_encrypt_xor_asm:
 	movdqa .Lublock_register_ssse3_asm_2_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lublock_register_ssse3_asm_2_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_ssse3_asm_2_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
@@ -394,6 +397,7 @@ ublock_register_ssse3_ublock128_256_encrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_3_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lublock_register_ssse3_asm_3_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_ssse3_asm_3_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
@@ -508,6 +512,7 @@ ublock_register_ssse3_ublock128_256_decrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_4_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lublock_register_ssse3_asm_4_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_ssse3_asm_4_loop_r0:
 	movdqu (%rdi,%rcx), %xmm11 /* rk0 = load() */
 	movdqu 64(%rdi,%rcx), %xmm12 /* rk1 = load() */
@@ -623,6 +628,7 @@ ublock_register_ssse3_ublock128_256_encrypt_xor_asm:
 	movdqa .Lublock_register_ssse3_asm_5_rotl24(%rip), %xmm9 /* rotl24 = const() */
 	movdqa .Lublock_register_ssse3_asm_5_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_ssse3_asm_5_loop_r0:
 	movdqu (%rdi,%r8), %xmm11 /* rk0 = load() */
 	movdqu 64(%rdi,%r8), %xmm12 /* rk1 = load() */
@@ -757,6 +763,7 @@ ublock_register_ssse3_ublock256_256_encrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_6_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	movdqa .Lublock_register_ssse3_asm_6_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_ssse3_asm_6_loop_r0:
 	movdqu (%rdi,%rcx), %xmm6 /* rk0 = load() */
 	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
@@ -962,6 +969,7 @@ ublock_register_ssse3_ublock256_256_decrypt_asm:
 	movdqa .Lublock_register_ssse3_asm_7_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	movdqa .Lublock_register_ssse3_asm_7_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lublock_register_ssse3_asm_7_loop_r0:
 	movdqu (%rdi,%rcx), %xmm6 /* rk0 = load() */
 	movdqu 16(%rdi,%rcx), %xmm12 /* rk0_1 = load() */
@@ -1168,6 +1176,7 @@ ublock_register_ssse3_ublock256_256_encrypt_xor_asm:
 	movdqa .Lublock_register_ssse3_asm_8_rotl56(%rip), %xmm10 /* rotl56 = const() */
 	movdqa .Lublock_register_ssse3_asm_8_pl_front0(%rip), %xmm11 /* pl_front0 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lublock_register_ssse3_asm_8_loop_r0:
 	movdqu (%rdi,%r8), %xmm6 /* rk0 = load() */
 	movdqu 16(%rdi,%r8), %xmm12 /* rk0_1 = load() */

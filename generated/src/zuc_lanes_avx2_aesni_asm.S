@@ -51,6 +51,7 @@ zuc_lanes_avx2_aesni_init_asm:
 	vmovdqa %ymm8, 128(%rsp) /* spill g0s8_1.2 */
 	vmovdqa %ymm12, 160(%rsp) /* spill g0s12_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanes_avx2_aesni_asm_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
@@ -2346,6 +2347,7 @@ zuc_lanes_avx2_aesni_keystream_asm:
 	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa .Lzuc_lanes_avx2_aesni_asm_1_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rdx, %rdx
+	.p2align 4
 .Lzuc_lanes_avx2_aesni_asm_1_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
@@ -2711,6 +2713,7 @@ zuc_lanes_avx2_aesni_keystream_xor_asm:
 	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa .Lzuc_lanes_avx2_aesni_asm_2_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lzuc_lanes_avx2_aesni_asm_2_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */

@@ -51,6 +51,7 @@ zuc_lanes_avx2_gfni_init_asm:
 	vmovdqa %ymm8, 128(%rsp) /* spill g0s8_1.2 */
 	vmovdqa %ymm12, 160(%rsp) /* spill g0s12_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanes_avx2_gfni_asm_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */

@@ -48,6 +48,7 @@ zuc_lanes_avx512_gfni_init_asm:
 	vmovdqa64 .Lzuc_lanes_avx512_gfni_asm_0_rotl8(%rip), %zmm23 /* rotl8 = const() */
 	vmovdqa64 %zmm3, 0(%rsp) /* spill g0s3_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanes_avx512_gfni_asm_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */

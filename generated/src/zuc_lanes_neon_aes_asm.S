@@ -58,6 +58,7 @@ zuc_lanes_neon_aes_init_asm:
 	str q2, [sp, #64] /* spill g0s2_1.2 */
 	str q3, [sp, #80] /* spill g0s3_1.2 */
 	mov x1, #2
+	.p2align 4
 .Lzuc_lanes_neon_aes_asm_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */

@@ -51,6 +51,7 @@ zuc_lanes_ssse3_aesni_init_asm:
 	movdqa %xmm8, 64(%rsp) /* spill g0s8_1.2 */
 	movdqa %xmm12, 80(%rsp) /* spill g0s12_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanes_ssse3_aesni_asm_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */

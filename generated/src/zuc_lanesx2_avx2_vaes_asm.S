@@ -125,6 +125,7 @@ zuc_lanesx2_avx2_vaes_init_asm:
 	vmovdqa %ymm12, 608(%rsp) /* spill g1s15_1.2 */
 	vmovdqa %ymm15, 576(%rsp) /* spill g1r2_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanesx2_avx2_vaes_asm_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
@@ -5014,6 +5015,7 @@ zuc_lanesx2_avx2_vaes_keystream_asm:
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_1_high16(%rip), %ymm6 /* high16 = const() */
 	vmovdqa %ymm5, 3136(%rsp) /* spill g1r2_1.2 */
 	xor %rdx, %rdx
+	.p2align 4
 .Lzuc_lanesx2_avx2_vaes_asm_1_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
@@ -5748,6 +5750,7 @@ zuc_lanesx2_avx2_vaes_keystream_xor_asm:
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_asm_2_high16(%rip), %ymm6 /* high16 = const() */
 	vmovdqa %ymm5, 3136(%rsp) /* spill g1r2_1.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lzuc_lanesx2_avx2_vaes_asm_2_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */

@@ -209,7 +209,7 @@ class _Writer(StepWriter):
             raise ValueError(f"AArch64 asm: a loop of {step.count} iterations")
         for (param, _, _), reg in pointers:
             self.body.append(f"\tmov {reg}, {self.fn.params[param]}")
-        self.body += [f"\tmov {counter}, #{step.count}", f"{label}:"]
+        self.body += [f"\tmov {counter}, #{step.count}", "\t.p2align 4", f"{label}:"]
         self.block(step.body)
         for (_, _, stride), reg in pointers:
             self.body += [f"\t{line}" for line in _add_immediate(reg, reg, stride)]

@@ -389,7 +389,7 @@ class _Writer(StepWriter):
         counter = mine[0] if mine else ((step.var, 1), self.counters[step.var])
         for _, reg in mine or [counter]:
             body.append(f"\txor %{reg}, %{reg}")
-        body.append(f"{label}:")
+        body += ["\t.p2align 4", f"{label}:"]      # the loop's head on a 16-byte boundary, as GCC puts it
         self.block(step.body)
         for (var, coeff), reg in mine or [counter]:
             body.append(f"\tadd ${coeff}, %{reg}")

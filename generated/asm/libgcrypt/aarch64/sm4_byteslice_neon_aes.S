@@ -207,6 +207,7 @@ _gcry_sm4_byteslice_neon_aes_batch:
 	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_0_tbl_hi_2] /* tbl_hi_2 = const() */
 	mov x4, x0
 	mov x3, #4
+	.p2align 4
 .Lsm4_byteslice_neon_aes_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -1252,6 +1253,7 @@ _gcry_sm4_byteslice_neon_aes_batch_xor:
 	ldr q27, [x17, #:lo12:.Lsm4_byteslice_neon_aes_1_tbl_hi_2] /* tbl_hi_2 = const() */
 	mov x5, x0
 	mov x4, #4
+	.p2align 4
 .Lsm4_byteslice_neon_aes_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

@@ -374,6 +374,7 @@ _gcry_sm4_byteslice_neon_sha3_batch:
 	str q0, [sp, #96] /* spill g1x15.2 */
 	mov x4, x0
 	mov x3, #4
+	.p2align 4
 .Lsm4_byteslice_neon_sha3_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -2337,6 +2338,7 @@ _gcry_sm4_byteslice_neon_sha3_batch_xor:
 	str q0, [sp, #96] /* spill g1x15.2 */
 	mov x5, x0
 	mov x4, #4
+	.p2align 4
 .Lsm4_byteslice_neon_sha3_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

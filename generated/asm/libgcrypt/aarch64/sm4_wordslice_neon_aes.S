@@ -114,6 +114,7 @@ _gcry_sm4_wordslice_neon_aes_batch:
 	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_0_zero_key] /* zero_key = const() */
 	mov x4, x0
 	mov x3, #8
+	.p2align 4
 .Lsm4_wordslice_neon_aes_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -715,6 +716,7 @@ _gcry_sm4_wordslice_neon_aes_batch_xor:
 	ldr q8, [x17, #:lo12:.Lsm4_wordslice_neon_aes_1_zero_key] /* zero_key = const() */
 	mov x5, x0
 	mov x4, #8
+	.p2align 4
 .Lsm4_wordslice_neon_aes_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

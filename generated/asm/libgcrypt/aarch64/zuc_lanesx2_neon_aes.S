@@ -82,6 +82,7 @@ _gcry_zuc_lanesx2_neon_aes_init:
 	str q10, [sp, #64] /* spill g1s8_1.2 */
 	str q14, [sp, #192] /* spill g1s12_1.2 */
 	mov x1, #2
+	.p2align 4
 .Lzuc_lanesx2_neon_aes_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */

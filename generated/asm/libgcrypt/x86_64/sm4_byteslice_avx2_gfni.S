@@ -318,6 +318,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch:
 	vmovdqa %ymm2, 480(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm12, 352(%rsp) /* spill g1x15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_byteslice_avx2_gfni_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -1711,6 +1712,7 @@ _gcry_sm4_byteslice_avx2_gfni_batch_xor:
 	vmovdqa %ymm2, 480(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm12, 352(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_byteslice_avx2_gfni_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

@@ -487,6 +487,7 @@ _gcry_sm4_byteslice_avx2_vaes_batch:
 	vmovdqa %ymm2, 64(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm11, 0(%rsp) /* spill g1x15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_byteslice_avx2_vaes_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -2849,6 +2850,7 @@ _gcry_sm4_byteslice_avx2_vaes_batch_xor:
 	vmovdqa %ymm2, 64(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm11, 0(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_byteslice_avx2_vaes_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

@@ -231,6 +231,7 @@ _gcry_sm4_byteslice_avx512_gfni_batch:
 	vmovdqa64 %zmm20, 192(%rsp) /* spill g1x3.2 */
 	vmovdqa64 %zmm16, 256(%rsp) /* spill g1x15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_byteslice_avx512_gfni_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -1369,6 +1370,7 @@ _gcry_sm4_byteslice_avx512_gfni_batch_xor:
 	vmovdqa64 %zmm20, 192(%rsp) /* spill g1x3.2 */
 	vmovdqa64 %zmm16, 256(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_byteslice_avx512_gfni_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

@@ -56,6 +56,7 @@ _gcry_zuc_lanes_avx2_vaes_init:
 	vmovdqa %ymm8, 128(%rsp) /* spill g0s8_1.2 */
 	vmovdqa %ymm12, 160(%rsp) /* spill g0s12_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanes_avx2_vaes_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
@@ -2251,6 +2252,7 @@ _gcry_zuc_lanes_avx2_vaes_keystream:
 	vmovdqa .Lzuc_lanes_avx2_vaes_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa .Lzuc_lanes_avx2_vaes_1_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rdx, %rdx
+	.p2align 4
 .Lzuc_lanes_avx2_vaes_1_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
@@ -2612,6 +2614,7 @@ _gcry_zuc_lanes_avx2_vaes_keystream_xor:
 	vmovdqa .Lzuc_lanes_avx2_vaes_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa .Lzuc_lanes_avx2_vaes_2_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lzuc_lanes_avx2_vaes_2_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */

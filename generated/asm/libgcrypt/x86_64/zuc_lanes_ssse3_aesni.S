@@ -56,6 +56,7 @@ _gcry_zuc_lanes_ssse3_aesni_init:
 	movdqa %xmm8, 64(%rsp) /* spill g0s8_1.2 */
 	movdqa %xmm12, 80(%rsp) /* spill g0s12_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanes_ssse3_aesni_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */

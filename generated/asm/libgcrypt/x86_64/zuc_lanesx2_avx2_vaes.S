@@ -130,6 +130,7 @@ _gcry_zuc_lanesx2_avx2_vaes_init:
 	vmovdqa %ymm12, 544(%rsp) /* spill g1s15_1.2 */
 	vmovdqa %ymm15, 512(%rsp) /* spill g1r2_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanesx2_avx2_vaes_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
@@ -4648,6 +4649,7 @@ _gcry_zuc_lanesx2_avx2_vaes_keystream:
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_1_high16(%rip), %ymm6 /* high16 = const() */
 	vmovdqa %ymm5, 3072(%rsp) /* spill g1r2_1.2 */
 	xor %rdx, %rdx
+	.p2align 4
 .Lzuc_lanesx2_avx2_vaes_1_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
@@ -5363,6 +5365,7 @@ _gcry_zuc_lanesx2_avx2_vaes_keystream_xor:
 	vmovdqa .Lzuc_lanesx2_avx2_vaes_2_high16(%rip), %ymm6 /* high16 = const() */
 	vmovdqa %ymm5, 3072(%rsp) /* spill g1r2_1.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lzuc_lanesx2_avx2_vaes_2_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */

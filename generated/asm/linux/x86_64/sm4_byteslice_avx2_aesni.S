@@ -480,6 +480,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch)
 	vmovdqa %ymm2, 64(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm11, 0(%rsp) /* spill g1x15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_byteslice_avx2_aesni_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -3097,6 +3098,7 @@ SYM_FUNC_START(sm4_byteslice_avx2_aesni_batch_xor)
 	vmovdqa %ymm2, 64(%rsp) /* spill g0x2.2 */
 	vmovdqa %ymm11, 0(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_byteslice_avx2_aesni_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

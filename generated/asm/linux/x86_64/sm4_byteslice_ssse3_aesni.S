@@ -639,6 +639,7 @@ SYM_FUNC_START(sm4_byteslice_ssse3_aesni_batch)
 	movdqa %xmm10, 16(%rsp) /* spill g0x15.2 */
 	movdqa %xmm3, 32(%rsp) /* spill g1x15.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_byteslice_ssse3_aesni_0_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */
@@ -3805,6 +3806,7 @@ SYM_FUNC_START(sm4_byteslice_ssse3_aesni_batch_xor)
 	movdqa %xmm10, 16(%rsp) /* spill g0x15.2 */
 	movdqa %xmm3, 32(%rsp) /* spill g1x15.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_byteslice_ssse3_aesni_1_loop_r0:
 
 	/* Round 8r+0: slot 0 ^= M'_L·inv(slot 1 ^ slot 2 ^ slot 3 ^ rk') ^ C'. */

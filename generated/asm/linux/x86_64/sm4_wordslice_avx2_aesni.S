@@ -95,6 +95,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch)
 	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.2 */
 	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_wordslice_avx2_aesni_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -831,6 +832,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_aesni_batch_xor)
 	vmovdqa %ymm5, 128(%rsp) /* spill g2x3.2 */
 	vmovdqa %ymm9, 160(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_wordslice_avx2_aesni_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

@@ -94,6 +94,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch)
 	vmovdqa %ymm14, 96(%rsp) /* spill g3x2.2 */
 	vmovdqa %ymm9, 128(%rsp) /* spill g3x3.2 */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_wordslice_avx2_vaes_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -760,6 +761,7 @@ SYM_FUNC_START(sm4_wordslice_avx2_vaes_batch_xor)
 	vmovdqa %ymm14, 96(%rsp) /* spill g3x2.2 */
 	vmovdqa %ymm9, 128(%rsp) /* spill g3x3.2 */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_wordslice_avx2_vaes_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

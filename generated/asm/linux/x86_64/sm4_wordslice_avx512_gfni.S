@@ -88,6 +88,7 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch)
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_0_rotl24(%rip), %zmm19 /* rotl24 = const() */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_0_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lsm4_wordslice_avx512_gfni_0_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */
@@ -465,6 +466,7 @@ SYM_FUNC_START(sm4_wordslice_avx512_gfni_batch_xor)
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_1_rotl24(%rip), %zmm19 /* rotl24 = const() */
 	vmovdqa64 .Lsm4_wordslice_avx512_gfni_1_rotl8(%rip), %zmm20 /* rotl8 = const() */
 	xor %r8, %r8
+	.p2align 4
 .Lsm4_wordslice_avx512_gfni_1_loop_r0:
 
 	/* Round 4r+0: X0 ^= L(S(X1 ^ X2 ^ X3 ^ rk)) (slots mod 4). */

@@ -49,6 +49,7 @@ SYM_FUNC_START(zuc_lanes_avx2_aesni_init)
 	vmovdqa %ymm8, 128(%rsp) /* spill g0s8_1.2 */
 	vmovdqa %ymm12, 160(%rsp) /* spill g0s12_1.2 */
 	xor %rsi, %rsi
+	.p2align 4
 .Lzuc_lanes_avx2_aesni_0_loop_r0:
 
 	/* Initialisation round 16r+0, lanes 0..: s16 = feedback + (W >> 1). */
@@ -2341,6 +2342,7 @@ SYM_FUNC_START(zuc_lanes_avx2_aesni_keystream)
 	vmovdqa .Lzuc_lanes_avx2_aesni_1_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa .Lzuc_lanes_avx2_aesni_1_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rdx, %rdx
+	.p2align 4
 .Lzuc_lanes_avx2_aesni_1_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
@@ -2703,6 +2705,7 @@ SYM_FUNC_START(zuc_lanes_avx2_aesni_keystream_xor)
 	vmovdqa .Lzuc_lanes_avx2_aesni_2_nibble_mask(%rip), %ymm5 /* nibble_mask = const() */
 	vmovdqa .Lzuc_lanes_avx2_aesni_2_minus_modulus(%rip), %ymm6 /* minus_modulus = const() */
 	xor %rcx, %rcx
+	.p2align 4
 .Lzuc_lanes_avx2_aesni_2_loop_r0:
 
 	/* Round r, lanes 0..7: BR, F (Z to its row), LFSR feedback into row r + 16 of the ring. */
