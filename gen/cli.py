@@ -1,11 +1,15 @@
-"""`gen`: regenerate generated/, check that it has not drifted, or check that
-every kernel program it emits is constant-time (ct-check)."""
+"""`gen`: regenerate generated/, check that it has not drifted, check that
+every kernel program it emits is constant-time (ct-check), or explore a
+cipher's choices (explore: gen/explore.py); the choices it generates with
+are gen/choices.toml's (gen/choices.py)."""
 
 import argparse
+import json
 import sys
 import time
 from pathlib import Path
 
+from . import choices, explore
 from .backends import SIMD_TARGETS, kernels
 from .emit import build_files, sm4_files, ublock_files, zuc_files, zuc_kernel_files
 from .emit.bodies import KernelBodies
@@ -19,9 +23,10 @@ def cipher_sources():
     return [sm4_files.sources(), zuc_files.sources(), ublock_files.sources()]
 
 
-def produce(options):
-    """Every file of generated/: each cipher's own, then the build over all of them."""
-    parts = [sm4_files.files(options), zuc_files.files(), ublock_files.files(),
+def produce(choices):
+    """Every file of generated/ under `choices` (gen/choices.py): each cipher's
+    own, then the build over all of them."""
+    parts = [sm4_files.files(choices), zuc_files.files(choices), ublock_files.files(),
              build_files.files(cipher_sources())]
     products = {}
     for part in parts:
@@ -60,21 +65,21 @@ def check(products, root):
     return drift
 
 
-def kernel_emitters(options):
+def kernel_emitters(choices):
     """Per cipher, the emitter function that writes one kernel's C file from
-    (strategy, target)."""
-    return {"sm4": lambda strategy, target: sm4_files.kernel_file(strategy, target, options),
-            "zuc": zuc_kernel_files.kernel_file,
+    (strategy, target), under `choices` (gen/choices.py)."""
+    return {"sm4": lambda strategy, target: sm4_files.kernel_file(strategy, target, choices),
+            "zuc": lambda strategy, target: zuc_kernel_files.kernel_file(strategy, target, choices),
             "ublock": lambda strategy, target: ublock_files.kernel_file(strategy, target, [])}
 
 
-def emitted_programs(cipher, strategy, target, options):
+def emitted_programs(cipher, strategy, target, choices):
     """Every lowered program that `cipher`'s emitter writes for the kernel
     (strategy, target), in its order (emitted_functions)."""
-    return [program for _, program in emitted_functions(cipher, strategy, target, options)]
+    return [program for _, program in emitted_functions(cipher, strategy, target, choices)]
 
 
-def emitted_functions(cipher, strategy, target, options):
+def emitted_functions(cipher, strategy, target, choices):
     """(KernelBodies, lowered program) of every kernel function `cipher`'s
     emitter writes for the kernel (strategy, target), in its order.  They are
     recorded where each becomes a function body, KernelBodies
@@ -93,21 +98,21 @@ def emitted_functions(cipher, strategy, target, options):
 
     KernelBodies.__call__ = recording
     try:
-        kernel_emitters(options)[cipher](strategy, target)
+        kernel_emitters(choices)[cipher](strategy, target)
     finally:
         KernelBodies.__call__ = original
     return recorded
 
 
-def check_constant_time(options):
+def check_constant_time(choices):
     """ct-check: every emitted kernel program of every target, every
     architecture, through the static constant-time check (gen/ir/ct_check.py)."""
     start = time.monotonic()
     checked, failed = {}, 0
-    for cipher in kernel_emitters(options):
+    for cipher in kernel_emitters(choices):
         for strategy, name in kernels(cipher):
             target = SIMD_TARGETS[name]
-            programs = emitted_programs(cipher, strategy, target, options)
+            programs = emitted_programs(cipher, strategy, target, choices)
             if not programs:  # nothing seen is nothing checked: the recording point has moved
                 print(f"gen ct-check: {cipher}_{strategy}_{name}: no program recorded (does its emitter "
                       f"still write its bodies through KernelBodies?)", file=sys.stderr)
@@ -128,20 +133,38 @@ def check_constant_time(options):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="gen", description=__doc__)
-    parser.add_argument("command", nargs="?", default="generate", choices=("generate", "check", "ct-check"))
+    parser.add_argument("command", nargs="?", default="generate", choices=("generate", "check", "ct-check", "explore"))
+    parser.add_argument("cipher", nargs="?", choices=tuple(explore.SPACES), help="explore: the cipher whose choices")
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
+    parser.add_argument("--choose", action="append", default=[], metavar="NAME=VALUE",
+                        help="override a choice of gen/choices.toml for this run: sm4.decomposition=415, "
+                             "zuc.s1_isomorphism=3, zuc.s1_isomorphism.avx2_gfni=3")
     parser.add_argument("--sm4-decomposition", type=int, default=None, metavar="N",
-                        help="use S-box decomposition #N (of the 2040 found) instead of the preferred one")
+                        help="the same as --choose sm4.decomposition=N")
+    explore_options = parser.add_argument_group("explore")
+    explore_options.add_argument("--target", action="append", default=[], help="only this target's kernels (repeatable)")
+    explore_options.add_argument("--depth", choices=("static",), default="static",
+                                 help="static: operations by kind, constant bytes, spills of each lowered program")
+    explore_options.add_argument("--top", type=int, default=5, help="groups of choices shown per kernel")
+    explore_options.add_argument("--jobs", type=int, default=None, help="processes (default: every core)")
+    explore_options.add_argument("--json", type=Path, default=None, help="write every cost here")
+    explore_options.add_argument("--apply", action="store_true",
+                                 help="write the best choice and its ranking into gen/choices.toml")
     args = parser.parse_args(argv)
-    if args.command == "ct-check":
-        try:
-            return check_constant_time(sm4_files.Options(decomposition_index=args.sm4_decomposition))
-        except ValueError as err:
-            print(f"gen: {err}", file=sys.stderr)
-            return 2
-    start = time.monotonic()
     try:
-        products = produce(sm4_files.Options(decomposition_index=args.sm4_decomposition))
+        chosen = choices.load()
+        if args.sm4_decomposition is not None:
+            args.choose.insert(0, f"sm4.decomposition={args.sm4_decomposition}")
+        for assignment in args.choose:
+            chosen = chosen.with_choice(assignment)
+        if args.command == "explore":
+            return explore_command(args, chosen)
+        if args.cipher is not None:
+            parser.error(f"{args.command} takes no cipher")
+        if args.command == "ct-check":
+            return check_constant_time(chosen)
+        start = time.monotonic()
+        products = produce(chosen)
     except ValueError as err:
         print(f"gen: {err}", file=sys.stderr)
         return 2
@@ -158,6 +181,46 @@ def main(argv=None):
     changed, stale = write(products, args.root)
     print(f"gen: {len(products)} files in generated/, {changed} rewritten, {len(stale)} removed "
           f"({time.monotonic() - start:.1f} s)")
+    return 0
+
+
+def explore_command(args, chosen):
+    """gen explore <cipher>: the ranked table, the JSON, and with --apply gen/choices.toml rewritten."""
+    if args.cipher is None:
+        raise ValueError("explore: which cipher? (gen explore sm4|zuc)")
+    space = explore.SPACES[args.cipher]
+    known = {name for _, name in space.kernels()}
+    unknown = [t for t in args.target if t not in known]
+    if unknown:
+        raise ValueError(f"explore: {args.cipher} has no kernel on {', '.join(unknown)}; its targets: "
+                         f"{', '.join(sorted(known))}")
+    start = time.monotonic()
+    costs = explore.static_costs(space, args.target, args.jobs)
+    ranking = explore.rank(costs)
+    print(f"gen explore {args.cipher}: {space.name}, {len(costs)} choices ({space.what}) x {len(ranking)} kernels, "
+          f"depth {args.depth} ({time.monotonic() - start:.1f} s)\n")
+    print(explore.table(ranking, args.top, len(costs)))
+    current = chosen.values[space.name]
+    best, tied = explore.best_choice(costs, current if isinstance(current, int) else None)
+    print(f"\nbest: #{best}" + (f" (ties with {len(tied) - 1} more)" if len(tied) > 1 else "")
+          + f"; gen/choices.toml has {current}")
+    if isinstance(current, dict):       # one value per target: each target's own best
+        value = {t: explore.best_choice({c: {k: v for k, v in per.items() if k.split("_", 1)[1] == t}
+                                         for c, per in costs.items()}, old)[0] for t, old in current.items()}
+        print(f"best per target: {value}")
+    else:
+        value = best
+    if args.json:
+        args.json.write_text(json.dumps({"space": space.name, "depth": args.depth,
+                                         "costs": {str(c): v for c, v in costs.items()}}, indent=1))
+        print(f"gen explore: wrote {args.json}")
+    if args.apply:
+        if args.target:
+            raise ValueError("explore --apply: rank every target (no --target)")
+        summary = explore.summary(space, ranking, best, tied)
+        updated = choices.Choices({**chosen.values, space.name: value}, {**chosen.rankings, space.name: summary})
+        choices.PATH.write_text(choices.dump(updated))
+        print(f"gen explore: wrote {choices.PATH.relative_to(ROOT)}: {space.name} = {value}")
     return 0
 
 

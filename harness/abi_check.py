@@ -37,7 +37,7 @@ sys.path.insert(0, REPO)
 from gen.backends import SIMD_TARGETS, cpu_features, implementations  # noqa: E402
 from gen.backends.arch import AARCH64, X86_64  # noqa: E402
 from gen.cli import emitted_functions, kernel_emitters  # noqa: E402
-from gen.emit import sm4_files  # noqa: E402
+from gen import choices  # noqa: E402
 
 BUFFER_BYTES = 256 * 1024
 TRIALS = 3
@@ -47,13 +47,13 @@ def entry_points(arch):
     """(symbol, argument count, bitmask of pointer-array arguments, C feature
     check) of every assembly kernel function of `arch`, in generated/'s order."""
     found = []
-    for cipher in kernel_emitters(sm4_files.Options()):
+    for cipher in kernel_emitters(choices.load()):
         for strategy, name in implementations(cipher):
             target = SIMD_TARGETS[name]
             if target.form != "asm" or target.arch != arch:
                 continue
             check = cpu_features.cpu_check(target.cpu_features, target.arch)
-            kernel = emitted_functions(cipher, strategy, target, sm4_files.Options())[0][0]
+            kernel = emitted_functions(cipher, strategy, target, choices.load())[0][0]
             for symbol, program in kernel.functions:
                 rows = {s.attrs["param"] for s in program.walk() if hasattr(s, "attrs") and "row" in s.attrs}
                 mask = sum(1 << i for i, p in enumerate(program.params) if p in rows)

@@ -267,11 +267,11 @@ def asm_kernel_source():
     from gen.backends import SIMD_TARGETS, tuned
     from gen.backends.assembly import assembly_file
     from gen.cli import emitted_programs
-    from gen.emit.sm4_files import Options
+    from gen import choices
     from gen.ir import Loop, Program
 
     target = SIMD_TARGETS["avx2_asm"]
-    programs = emitted_programs("ublock", "nibbleslice", target, Options())
+    programs = emitted_programs("ublock", "nibbleslice", target, choices.load())
     program = next(p for p in programs if p.name == "ublock128_r16_nibbleslice256_ctr_xor")
 
     def with_rounds(count):

@@ -6,9 +6,8 @@ import sys
 
 import pytest
 
-from gen import cli
+from gen import choices, cli
 from gen.backends import SIMD_TARGETS, kernels
-from gen.emit import sm4_files
 
 from conftest import ROOT
 
@@ -16,7 +15,7 @@ from conftest import ROOT
 @pytest.fixture(scope="module")
 def products():
     """One generation with the default options, shared (each takes about 9 s)."""
-    return cli.produce(sm4_files.Options())
+    return cli.produce(choices.load())
 
 
 def test_checked_in_generated_is_up_to_date():
@@ -24,7 +23,7 @@ def test_checked_in_generated_is_up_to_date():
 
 
 def test_generation_is_deterministic(products):
-    assert cli.produce(sm4_files.Options()) == products
+    assert cli.produce(choices.load()) == products
 
 
 def test_check_detects_edits_and_stale_files(tmp_path):
@@ -47,9 +46,26 @@ def test_other_decomposition_changes_constants(tmp_path):
     assert cli.main(["check", "--root", str(tmp_path)]) == 1
 
 
-def test_bad_decomposition_is_a_clear_error(capsys):
-    assert cli.main(["check", "--sm4-decomposition", "99999"]) == 2
-    assert "out of range" in capsys.readouterr().err
+def test_choose_is_the_same_as_the_old_flag_and_reaches_one_target(tmp_path):
+    shutil.copytree(ROOT / "generated", tmp_path / "generated")
+    assert cli.main(["generate", "--root", str(tmp_path), "--choose", "sm4.decomposition=415",
+                     "--choose", "zuc.s1_isomorphism.avx2_gfni=3"]) == 0
+    assert "solution #415 of 2040" in (tmp_path / "generated/src/sm4_byteslice_avx2_gfni.c").read_text()
+    assert "field isomorphism #3 of 8" in (tmp_path / "generated/src/zuc_lanes_avx2_gfni.c").read_text()
+    assert "field isomorphism #0 of 8" in (tmp_path / "generated/src/zuc_lanes_avx2_vaes.c").read_text()
+    assert cli.main(["check", "--root", str(tmp_path), "--sm4-decomposition", "415",
+                     "--choose", "zuc.s1_isomorphism.avx2_gfni=3"]) == 0
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--sm4-decomposition", "99999"], "sm4.decomposition takes 0..2039"),
+    (["--choose", "sm4.decomposition=x"], "must be an integer"),
+    (["--choose", "sm4.matrix=1"], "no parameter 'sm4.matrix'"),
+    (["--choose", "zuc.s1_isomorphism.avx9=1"], "has no target 'avx9'"),
+    (["--choose", "zuc.s1_isomorphism=8"], "takes 0..7")])
+def test_bad_choices_are_clear_errors(capsys, args, message):
+    assert cli.main(["check", *args]) == 2
+    assert message in capsys.readouterr().err
 
 
 def test_generates_from_scratch_into_an_empty_tree(tmp_path, products):

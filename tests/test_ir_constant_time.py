@@ -7,10 +7,10 @@ from dataclasses import dataclass
 
 import pytest
 
-from gen import cli
+from gen import choices, cli
 from gen.backends import SIMD_TARGETS, kernels
 from gen.emit.bodies import KernelBodies
-from gen.emit import sm4_files, ublock_files
+from gen.emit import ublock_files
 from gen.ir import Builder, ct_check
 from gen.ir.opcodes import ABSTRACT, TARGET_LEVEL
 from gen.ir.program import Assign, Index, Loop, Op, Value
@@ -68,7 +68,7 @@ def test_every_architecture_is_covered():
 
 @pytest.mark.parametrize("cipher,strategy,target", KERNELS, ids=[f"{c}_{s}_{t}" for c, s, t in KERNELS])
 def test_emitted_kernel_programs_are_constant_time(cipher, strategy, target):
-    programs = cli.emitted_programs(cipher, strategy, SIMD_TARGETS[target], sm4_files.Options())
+    programs = cli.emitted_programs(cipher, strategy, SIMD_TARGETS[target], choices.load())
     assert len(programs) == expected_programs(cipher, strategy)
     assert any(p.name.endswith("_xor") for p in programs)  # the fused CTR form is checked too
     for program in programs:
@@ -79,7 +79,7 @@ def test_emitted_kernel_programs_are_constant_time(cipher, strategy, target):
 
 def test_recording_leaves_the_emitter_as_it_was():
     original = KernelBodies.__call__
-    cli.emitted_programs("sm4", "wordslice", SIMD_TARGETS["ssse3_aesni"], sm4_files.Options())
+    cli.emitted_programs("sm4", "wordslice", SIMD_TARGETS["ssse3_aesni"], choices.load())
     assert KernelBodies.__call__ is original
 
 

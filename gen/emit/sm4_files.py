@@ -3,7 +3,6 @@ dispatch), reference, one file per strategy x target, SIMDe bundle (the build
 files come from build_files, over all ciphers' sources())."""
 
 import inspect
-from dataclasses import dataclass
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
 from ..ir.keystream import xor_into_stores
@@ -19,11 +18,6 @@ STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice, "rounds4":
 # (strategy, target name) in dispatch order (gen/backends: each architecture's list).
 KERNELS = implementations("sm4")
 SPEC_SOURCES = ["gen/specs/sm4.py", "gen/specs/aes.py"]
-
-
-@dataclass(frozen=True)
-class Options:
-    decomposition_index: int | None = None
 
 
 def impl_names():
@@ -42,12 +36,13 @@ def sources():
     return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 
-def kernel_file(strategy, target, options):
+def kernel_file(strategy, target, choices):
+    """The kernel's C file (and its assembly files) under `choices` (gen/choices.py)."""
     module = STRATEGIES[strategy]
-    abstract = module.program(target.bits, groups=target.groups(strategy),
-                              decomposition_index=options.decomposition_index)
+    index = choices.get("sm4.decomposition")
+    abstract = module.program(target.bits, groups=target.groups(strategy), decomposition_index=index)
     program, fused = target.lower(abstract), target.lower(xor_into_stores(abstract))
-    dec = decomposition(options.decomposition_index)
+    dec = decomposition(index)
     prefix = f"sm4_{strategy}_{target.name}"
     doc = inspect.getdoc(module).splitlines()
     key_expr = "(const uint8_t *)key->rk_sliced[dir]" if program.info["key_form"] == "sliced" else \
@@ -69,15 +64,15 @@ def kernel_file(strategy, target, options):
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}, program.info["batch_blocks"]
 
 
-def files(options=Options()):
+def files(choices):
     """{path relative to generated/: contents}."""
     out = {}
     batches = []
     for strategy, name in KERNELS:
-        kernel_files, batch = kernel_file(strategy, SIMD_TARGETS[name], options)
+        kernel_files, batch = kernel_file(strategy, SIMD_TARGETS[name], choices)
         out.update(kernel_files)
         batches.append(batch)
-    dec = decomposition(options.decomposition_index)
+    dec = decomposition(choices.get("sm4.decomposition"))
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     impls = impl_names()
     out["include/sm4.h"] = render("sm4.h.j2", provenance=c_prov, impls=impls + ["reference_scalar"])

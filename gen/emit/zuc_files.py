@@ -72,11 +72,11 @@ def sources():
                          EmulatedUnit("zuc_emulated", tuple(f"zuc_{i}.c" for i in zuc_kernel_files.EMULABLE)))
 
 
-def files():
-    """{path relative to generated/: contents}."""
+def files(choices):
+    """{path relative to generated/: contents} under `choices` (gen/choices.py)."""
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     s0_rows, s1_rows = hex_rows(zuc.s0_table()), hex_rows(zuc.s1_table())
-    out = dict(zuc_kernel_files.kernel_files())
+    out = dict(zuc_kernel_files.kernel_files(choices))
     out["include/zuc.h"] = render("zuc.h.j2", provenance=c_prov, impls=impl_names(), lanes_max=LANES_MAX)
     out["src/zuc_internal.h"] = render(
         "zuc_internal.h.j2", provenance=c_prov, modulus=zuc.LFSR_MODULUS, cells=zuc.LFSR_CELLS,

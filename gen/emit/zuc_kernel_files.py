@@ -75,9 +75,11 @@ def round_cost(target, isomorphism, **forms):
 
 
 @functools.lru_cache(maxsize=None)
-def choose(target):
-    """The cheapest forms on `target`, stage by stage, then the cheapest
-    isomorphism with them; ties go to the earlier-listed options and the lowest index."""
+def choose(target, isomorphism=None):
+    """The cheapest forms on `target`, stage by stage, then the isomorphism
+    `isomorphism` (gen/choices.toml's), or else the cheapest with them; ties go
+    to the earlier-listed options and the lowest index.  The costs of every
+    isomorphism are kept for the kernel's header."""
     forms = {name: options[0] for name, options in zuc_lanes.FORMS.items()}
     stage_costs = []
     for names in STAGES:
@@ -86,7 +88,8 @@ def choose(target):
         forms.update(zip(names, min((c for c in combos if costs[c] is not None), key=costs.get)))
         stage_costs.append(costs)
     iso_costs = tuple(round_cost(target, k, **forms) for k in range(len(isomorphisms())))
-    return Choice(forms, iso_costs.index(min(iso_costs)), tuple(stage_costs), iso_costs)
+    chosen = iso_costs.index(min(iso_costs)) if isomorphism is None else isomorphism
+    return Choice(forms, chosen, tuple(stage_costs), iso_costs)
 
 
 FORM_LINES = {"s0_form": "S0 with the rotation by 5 folded into its third table / as its own step / "
@@ -114,9 +117,10 @@ def _choice_lines(choice):
             lines.append(f"    {_described(names, combo) + ':':<{width}} {shown}")
     lines.append(f"chosen: {_described(list(choice.forms), list(choice.forms.values()))}.")
     iso = choice.isomorphism_costs
-    lines.append(f"S1: field isomorphism #{choice.isomorphism} of {len(iso)} from GF(2^8)/0x18B to GF(2^8)/0x11B")
+    lines.append(f"S1: field isomorphism #{choice.isomorphism} of {len(iso)} from GF(2^8)/0x18B to GF(2^8)/0x11B,")
+    lines.append("  as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)")
     if len(set(iso)) == 1:
-        lines.append(f"  (all {len(iso)} cost {iso[0]} instructions here; ties go to the lowest index).")
+        lines.append(f"  (all {len(iso)} cost {iso[0]} instructions per round here).")
     else:
         lines.append(f"  (costs {', '.join(map(str, iso))} for #0..#{len(iso) - 1}).")
     return lines
@@ -139,8 +143,9 @@ def lowered_programs(target, choice, strategy="lanes"):
             "keystream_xor": target.lower(xor_into_stores(keystream))}
 
 
-def kernel_file(strategy, target):
-    choice = choose(target)
+def kernel_file(strategy, target, choices):
+    """The kernel's C file (and its assembly files) under `choices` (gen/choices.py)."""
+    choice = choose(target, choices.get("zuc.s1_isomorphism", target.base_name))
     groups = target.groups(strategy)
     programs = lowered_programs(target, choice, strategy)
     prefix = f"zuc_{strategy}_{target.name}"
@@ -158,5 +163,6 @@ def kernel_file(strategy, target):
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
 
-def kernel_files():
-    return {path: text for strategy, name in KERNELS for path, text in kernel_file(strategy, SIMD_TARGETS[name]).items()}
+def kernel_files(choices):
+    return {path: text for strategy, name in KERNELS
+            for path, text in kernel_file(strategy, SIMD_TARGETS[name], choices).items()}

@@ -65,3 +65,10 @@ TARGET_LEVEL = frozenset({"load", "store", "bcast8", "bcast32", "bcast128", "bca
 MEMORY_READS = frozenset({"load", "bcast8", "bcast32", "bcast128", "bcast256"})
 # Every opcode whose meaning the IR itself defines: no backend may register one.
 NEUTRAL = ABSTRACT | TARGET_LEVEL
+
+# What kind of operation each is, for costing a lowered program (gen/explore.py):
+# a backend gives each of its own ops a kind when it registers it.
+KINDS = ("memory", "constant", "shuffle", "alu", "gfni", "cipher")
+KIND = {**{op: "memory" for op in MEMORY_READS | {"store"}}, "const": "constant",
+        **{op: "shuffle" for op in ("lookup16", "unpacklo", "unpackhi", "extract128", "blocks128", "concat128")},
+        **{op: "alu" for op in ("xor", "and", "or", "andnot", "shl", "shr", "add", "minu", "maxs")}}

@@ -19,7 +19,7 @@ from typing import Callable
 
 from ..linalg import BitMatrix, Field
 from ..specs import aes, sm4
-from .opcodes import NEUTRAL
+from .opcodes import KIND, KINDS, NEUTRAL
 
 SHIFT_ROWS = aes.SHIFT_ROWS
 AES_SBOX_CONSTANT = aes.SBOX_AFFINE_CONSTANT
@@ -69,24 +69,51 @@ class PrivateOp:
     name: str
     fn: Callable
     doc: str
+    kind: str = "alu"   # opcodes.KINDS: what it costs as (shuffle, alu, gfni, cipher ...)
+    data_attrs: tuple = ()  # attrs that hold data (a matrix in an immediate), not the op's structure
 
 
 _PRIVATE_OPS = {}
 
 
-def register_op(name, fn, doc):
+def register_op(name, fn, doc, kind="alu", data_attrs=()):
     """Give the backend-private opcode `name` its meaning: `fn(op, args)`
     returns the result's bytes, `doc` describes it (as opcodes.py does the
-    IR's own ops).  A name the IR already defines, or one registered with
-    another function, is a ValueError: one opcode, one meaning."""
+    IR's own ops), `kind` says what kind of operation it is (opcodes.KINDS),
+    `data_attrs` which of its attrs are data rather than structure (GFNI's
+    matrix immediate: programs that differ there alone are the same code
+    but for constants).
+    A name the IR already defines, or one registered with another function,
+    is a ValueError: one opcode, one meaning."""
     if name in NEUTRAL:
         raise ValueError(f"register_op: {name!r} is an IR opcode (opcodes.py), not a backend's own")
     if not doc:
         raise ValueError(f"register_op: {name!r} needs a doc saying what it computes")
+    if kind not in KINDS:
+        raise ValueError(f"register_op: {name!r}: kind {kind!r} is none of {KINDS}")
     known = _PRIVATE_OPS.get(name)
     if known is not None and known.fn is not fn:
         raise ValueError(f"register_op: {name!r} is already registered with another meaning")
-    _PRIVATE_OPS[name] = PrivateOp(name, fn, doc)
+    _PRIVATE_OPS[name] = PrivateOp(name, fn, doc, kind, tuple(data_attrs))
+
+
+def data_attrs(opcode):
+    """The attrs of `opcode` that hold data, not structure: a constant's bytes
+    and notes, a backend op's immediate matrix (register_op's data_attrs)."""
+    if opcode == "const":
+        return ("data", "note", "label")
+    private = _PRIVATE_OPS.get(opcode)
+    return private.data_attrs if private is not None else ()
+
+
+def op_kind(opcode):
+    """What kind of operation `opcode` is (opcodes.KINDS), the IR's or a backend's own."""
+    if opcode in KIND:
+        return KIND[opcode]
+    private = _PRIVATE_OPS.get(opcode)
+    if private is None:
+        raise ValueError(f"op_kind: {opcode!r} is no target-level opcode (abstract, or not registered)")
+    return private.kind
 
 
 def private_op(name):

@@ -17,7 +17,8 @@
  *
  * One pass of sm4_byteslice_avx2_aesni_batch encrypts (or, with the decryption round keys,
  * decrypts) 64 blocks = 1024 bytes; its loop body is 8 rounds.
- * S-box decomposition used: solution #0 of 2040,
+ * S-box decomposition used: solution #0 of 2040
+ * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks, split_aesenclast_256; affine_via_nibble_tables; byte_shift_by_word_shift.
  */

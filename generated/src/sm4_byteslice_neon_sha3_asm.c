@@ -17,7 +17,8 @@
  *
  * One pass of sm4_byteslice_neon_sha3_asm_batch encrypts (or, with the decryption round keys,
  * decrypts) 32 blocks = 512 bytes; its loop body is 8 rounds.
- * S-box decomposition used: solution #0 of 2040,
+ * S-box decomposition used: solution #0 of 2040
+ * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aese; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev; xor3_by_eor3.
  */

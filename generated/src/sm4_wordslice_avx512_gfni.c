@@ -16,7 +16,8 @@
  *
  * One pass of sm4_wordslice_avx512_gfni_batch encrypts (or, with the decryption round keys,
  * decrypts) 64 blocks = 1024 bytes; its loop body is 4 rounds.
- * S-box decomposition used: solution #0 of 2040,
+ * S-box decomposition used: solution #0 of 2040
+ * (gen/choices.toml: sm4.decomposition; `gen explore sm4` ranks them),
  * S(x) = A2·inv(A1·x ^ 0x1b) ^ 0xd3 over GF(2^8)/0x11B.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b, blocks128_by_permute2q.
  */

@@ -48,8 +48,9 @@
  *       rotation by 16 by rotate, exchange by select: 1482
  *       rotation by 16 by rotate, exchange by xor:    1546
  *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
- *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
- *     (all 8 cost 98 instructions here; ties go to the lowest index).
+ *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
+ *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
+ *     (all 8 cost 98 instructions per round here).
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine, shld_half_by_rotations; shld_by_shifts, rotate_bytes_by_shuffle, rotate_by_shifts, affine_via_gfni, select_by_blendv, select_by_masks; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

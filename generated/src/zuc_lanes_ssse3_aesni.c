@@ -48,8 +48,9 @@
  *       rotation by 16 by rotate, exchange by select: 1930
  *       rotation by 16 by rotate, exchange by xor:    1866
  *   chosen: folded S0, fold addition, rotation by 16 by rotate, exchange by xor.
- *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
- *     (all 8 cost 123 instructions here; ties go to the lowest index).
+ *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
+ *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
+ *     (all 8 cost 123 instructions per round here).
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

@@ -53,8 +53,9 @@
  *       rotation by 16 by rotate, exchange by select: 1674
  *       rotation by 16 by rotate, exchange by xor:    1738
  *   chosen: folded S0, min addition, rotation by 16 by select, exchange by select.
- *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B
- *     (all 8 cost 110 instructions here; ties go to the lowest index).
+ *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
+ *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
+ *     (all 8 cost 110 instructions per round here).
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

@@ -57,6 +57,11 @@ def _destructive(op):
 REGISTER_FILE = RegisterFile(32, destructive=_destructive)
 
 
+def register_file(target):
+    """The vector registers of `target` as the allocator needs them: every AArch64 target has the same 32."""
+    return REGISTER_FILE
+
+
 def vector(number, arrangement="16b"):
     """The register the allocator numbered `number`, as v<N>.<arrangement>."""
     return f"v{_PHYSICAL[number]}.{arrangement}"
@@ -249,7 +254,7 @@ def function(name, program, target, prefix, dialect=None, schedule=False, invari
     dialect to put together; every dialect's are the same here); `prefix`
     names its local labels; `schedule`: reorder for low register pressure
     first (gen/backends/schedule.py)."""
-    allocation = allocate(for_pressure(program, invariant) if schedule else program, REGISTER_FILE,
+    allocation = allocate(for_pressure(program, invariant) if schedule else program, register_file(target),
                           invariant=invariant)
     if program.bits != 128:
         raise ValueError(f"AArch64 asm: NEON vectors are 128 bits, not {program.bits}")

@@ -48,5 +48,8 @@ _OPS = (
     ("bsl", same_meaning_as("select"), "BSL(m, a, b): select in one instruction, b where m is 1, a where 0"),
 )
 
+# What each costs as (gen/ir/opcodes.KINDS).
+_KINDS = {"aese": "cipher", "sm4e": "cipher", "rev": "shuffle"}
+
 for _name, _fn, _doc in _OPS:
-    register_op(_name, _fn, _doc)
+    register_op(_name, _fn, _doc, _KINDS.get(_name, "alu"))

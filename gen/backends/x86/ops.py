@@ -81,5 +81,10 @@ _OPS = (
      "shld in one instruction (AVX-512 VBMI2 VPSHLDD/VPSHLDW; attrs: n, lane)"),
 )
 
+# What each costs as (gen/ir/opcodes.KINDS).
+_KINDS = {"gf2p8affine": "gfni", "gf2p8affineinv": "gfni", "aesenclast": "cipher", "permute2b": "shuffle",
+          "permute2q": "shuffle"}
+
 for _name, _fn, _doc in _OPS:
-    register_op(_name, _fn, _doc)
+    register_op(_name, _fn, _doc, _KINDS.get(_name, "alu"),
+                data_attrs=("imm",) if _name.startswith("gf2p8") else ())   # the matrix byte: data

@@ -1,0 +1,335 @@
+"""`gen explore`: a choice space the generator enumerates, each choice costed
+on every kernel of its cipher, the choices ranked and those that cost the
+same grouped with the reason.
+
+Spaces (SPACES; each a named parameter of gen/choices.py):
+  * sm4.decomposition: the 2040 decompositions A2*inv(A1*x ^ c1) ^ c2 of
+    SM4's S-box over AES's field (gen/kernels/sm4_constants.py);
+  * zuc.s1_isomorphism: the 8 field isomorphisms K that carry S1 into AES's
+    field (gen/kernels/zuc_constants.py), each kernel with the forms its
+    file takes (gen/emit/zuc_kernel_files.py).
+
+Depth `static`, per (choice, kernel): the kernel's main lowered program
+(SM4: the batch; ZUC: the keystream block)
+  * its operations per call by kind (gen/ir/opcodes.KINDS), a loop's body
+    counted once per iteration;
+  * its constant bytes (the distinct constants' data);
+  * its register pressure: the stores and reloads of spills per call when
+    its assembly twin's register file allocates it (gen/backends/regalloc.py);
+  * its shape: a digest of the program with its data left out (constants,
+    a GFNI matrix immediate: semantics.data_attrs).  Choices of one shape
+    are one instruction sequence but for constants, so they cost the same
+    at every depth.
+Each shape is allocated once.  The work runs on every core (a process per
+core, by choice), and every result is cached under build/explore/, keyed by
+a digest of the generator's sources: a second run reads it back.
+"""
+
+import hashlib
+import json
+import multiprocessing
+import os
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from .backends import SIMD_TARGETS, kernels
+from .ir import Loop, Op
+from .ir.opcodes import KINDS
+from .ir.semantics import data_attrs, op_kind
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+# ---- a program's static cost ---------------------------------------------------------
+
+def _walk_counted(stmts, times=1):
+    """(op, how many times a call runs it) of every op in `stmts`."""
+    for s in stmts:
+        if isinstance(s, Loop):
+            yield from _walk_counted(s.body, times * s.count)
+        elif isinstance(s, Op):
+            yield s, times
+
+
+def shape(program):
+    """A digest of `program` without its data: one per instruction sequence."""
+    lines = []
+
+    def walk(stmts):
+        for s in stmts:
+            if isinstance(s, Loop):
+                lines.append(f"loop {s.var} {s.count} {{")
+                walk(s.body)
+                lines.append("}")
+            elif isinstance(s, Op):
+                hidden = data_attrs(s.opcode)
+                attrs = sorted((k, repr(v)) for k, v in s.attrs.items() if k not in hidden)
+                result = f"{s.result.bits}:{s.result.name} = " if s.result is not None else ""
+                lines.append(f"{result}{s.opcode}({', '.join(a.name for a in s.args)}) {attrs}")
+            else:
+                lines.append(repr(s))
+    walk(program.body)
+    return hashlib.sha256("\n".join(lines).encode()).hexdigest()[:16]
+
+
+def counts(program):
+    """Operations per call by kind, and the constants' bytes."""
+    by_kind = dict.fromkeys(KINDS, 0)
+    constants = {}
+    for op, times in _walk_counted(program.body):
+        by_kind[op_kind(op.opcode)] += times
+        if op.opcode == "const":
+            constants[op.result.name] = len(op.attrs["data"])
+    return by_kind, sum(constants.values())
+
+
+def pressure(program, target):
+    """(spill stores, reloads) per call when `target`'s assembly twin allocates `program`."""
+    from .backends.regalloc import Reload, Spill, allocate
+    from .backends.regalloc import MachineLoop
+
+    allocation = allocate(program, target.assembler.register_file(target), invariant=("rk",))
+    stores = reloads = 0
+
+    def walk(steps, times):
+        nonlocal stores, reloads
+        for step in steps:
+            if isinstance(step, MachineLoop):
+                walk(step.body, times * step.count)
+            elif isinstance(step, Spill):
+                stores += times
+            elif isinstance(step, Reload):
+                reloads += times
+    walk(allocation.steps, 1)
+    return [stores, reloads]
+
+
+# ---- spaces --------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Space:
+    name: str            # the parameter (gen/choices.py)
+    cipher: str
+    what: str            # one line: what a choice is
+
+    def size(self):
+        return len(_enumerate(self.name))
+
+    def kernels(self):
+        """(strategy, target name) of the cipher's C kernels: what a choice is costed on."""
+        return kernels(self.cipher)
+
+    def program(self, choice, strategy, target):
+        """The kernel's main lowered program under `choice`."""
+        if self.name == "sm4.decomposition":
+            from .emit.sm4_files import STRATEGIES
+            module = STRATEGIES[strategy]
+            return target.lower(module.program(target.bits, groups=target.groups(strategy),
+                                               decomposition_index=choice))
+        from .emit import zuc_kernel_files
+        from .kernels import zuc_lanes
+        forms = zuc_kernel_files.choose(target).forms
+        return target.lower(zuc_lanes.keystream_program(
+            target.bits, target.groups(strategy), isomorphism=choice,
+            **zuc_kernel_files.keystream_forms(strategy, target), **forms))
+
+
+def _enumerate(name):
+    if name == "sm4.decomposition":
+        from .kernels.sm4_constants import decompositions
+        return range(len(decompositions()))
+    from .kernels.zuc_constants import isomorphisms
+    return range(len(isomorphisms()))
+
+
+SPACES = {
+    "sm4": Space("sm4.decomposition", "sm4", "an S-box decomposition A2*inv(A1*x ^ c1) ^ c2 over AES's field"),
+    "zuc": Space("zuc.s1_isomorphism", "zuc", "a field isomorphism K carrying S1 into AES's field"),
+}
+
+
+# ---- running it ----------------------------------------------------------------------
+
+# What a cached cost means: bumped whenever this module changes what it
+# measures (its own source is not part of source_digest, so that changes to
+# the ranking or the table keep the cache).
+COST_VERSION = 1
+# Sources that do not change what a choice costs.
+_NOT_COSTS = ("gen/explore.py", "gen/cli.py", "gen/choices.py")
+
+
+def source_digest():
+    """A digest of the generator's sources (those that make the programs): a
+    cached cost is valid while it holds."""
+    h = hashlib.sha256(f"cost {COST_VERSION}".encode())
+    for path in sorted((ROOT / "gen").rglob("*.py")):
+        name = str(path.relative_to(ROOT))
+        if name not in _NOT_COSTS:
+            h.update(name.encode())
+            h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def _cost_choice(args):
+    """Worker: every kernel's static cost under one choice (shapes allocated
+    once per process: `_SEEN` keeps their pressure)."""
+    space_key, choice, wanted = args
+    space = SPACES[space_key]
+    out = {}
+    for strategy, name in space.kernels():
+        if wanted and name not in wanted:
+            continue
+        target = SIMD_TARGETS[name]
+        program = space.program(choice, strategy, target)
+        digest = shape(program)
+        by_kind, constant_bytes = counts(program)
+        if digest not in _SEEN:
+            _SEEN[digest] = pressure(program, target) if target.assembler is not None else None
+        out[f"{strategy}_{name}"] = {"shape": digest, "ops": by_kind, "constant_bytes": constant_bytes,
+                                     "spills": _SEEN[digest]}
+    return choice, out
+
+
+_SEEN = {}
+
+
+def static_costs(space, targets=(), jobs=None, cache_dir=None, progress=sys.stderr):
+    """{choice: {kernel: cost}} for every choice of `space` on its kernels
+    (those of `targets` alone where given), from the cache where it holds
+    them, the rest computed on `jobs` processes (default: every core)."""
+    cache_dir = Path(cache_dir or ROOT / "build" / "explore")
+    cache_path = cache_dir / f"{space.name}-static-{source_digest()}.json"
+    cached = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    choices = list(_enumerate(space.name))
+    wanted = tuple(targets)
+    todo = [c for c in choices if not all(_covers(cached.get(str(c), {}), space, wanted))]
+    results = {int(c): v for c, v in cached.items()}
+    start, done = time.monotonic(), 0
+    if todo:
+        with multiprocessing.Pool(jobs or os.cpu_count()) as pool:
+            for choice, costs in pool.imap_unordered(_cost_choice, [(_key(space), c, wanted) for c in todo],
+                                                     chunksize=max(1, len(todo) // 200)):
+                results[choice] = {**results.get(choice, {}), **costs}
+                done += 1
+                _bar(progress, done, len(todo), start, space.name)
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        cache_path.write_text(json.dumps({str(c): v for c, v in sorted(results.items())}))
+    return {c: {k: v for k, v in results[c].items() if not wanted or k.split("_", 1)[1] in wanted}
+            for c in choices}
+
+
+def _key(space):
+    return next(k for k, s in SPACES.items() if s is space)
+
+
+def _covers(costs, space, wanted):
+    for strategy, name in space.kernels():
+        if not wanted or name in wanted:
+            yield f"{strategy}_{name}" in costs
+
+
+def _bar(stream, done, total, start, label, width=30):
+    if stream is None:
+        return
+    filled = width * done // total
+    rate = done / max(time.monotonic() - start, 1e-9)
+    left = (total - done) / rate if rate else 0
+    end = "\n" if done == total else ""
+    stream.write(f"\rgen explore: {label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} choices, "
+                 f"{left:.0f} s left{end}")
+    stream.flush()
+
+
+# ---- ranking -------------------------------------------------------------------------
+
+def cost_key(cost):
+    """What ranks choices on one kernel, cheapest first: operations (every kind
+    alike), then spill traffic, then constant bytes."""
+    spills = sum(cost["spills"]) if cost["spills"] else 0
+    return sum(cost["ops"].values()), spills, cost["constant_bytes"]
+
+
+@dataclass
+class Group:
+    """Choices that cost the same on one kernel."""
+
+    choices: list
+    cost: dict
+    shapes: int          # distinct instruction sequences among them
+
+    @property
+    def reason(self):
+        if self.shapes == 1:
+            return "one instruction sequence: the programs differ in their constants alone"
+        return f"{self.shapes} instruction sequences with the same counts"
+
+
+def rank(costs):
+    """Per kernel, its groups of equal cost, cheapest first: {kernel: [Group]}."""
+    kernels_ = sorted({k for per in costs.values() for k in per})
+    out = {}
+    for kernel in kernels_:
+        groups = {}
+        for choice, per in costs.items():
+            cost = per[kernel]
+            key = json.dumps([cost["ops"], cost["constant_bytes"], cost["spills"]], sort_keys=True)
+            groups.setdefault(key, []).append((choice, cost))
+        ranked = [Group(sorted(c for c, _ in members), members[0][1], len({m["shape"] for _, m in members}))
+                  for members in groups.values()]
+        out[kernel] = sorted(ranked, key=lambda g: (cost_key(g.cost), g.choices[0]))
+    return out
+
+
+def best_choice(costs, current=None):
+    """The choice whose operations, summed over kernels as a fraction of each
+    kernel's cheapest, are least (then spill traffic, then constant bytes);
+    `current` where it is among those, else the lowest; and all that tie."""
+    kernels_ = sorted({k for per in costs.values() for k in per})
+    floor = {k: [max(1, min(cost_key(per[k])[i] for per in costs.values())) for i in range(3)] for k in kernels_}
+    score = {c: tuple(sum(cost_key(per[k])[i] / floor[k][i] for k in kernels_) for i in range(3))
+             for c, per in costs.items()}
+    least = min(score.values())
+    best = sorted(c for c, s in score.items() if s == least)
+    return (current if current in best else best[0]), best
+
+
+def summary(space, ranking, best, tied):
+    """One line for gen/choices.toml: what the ranking found."""
+    kernels_ = len(ranking)
+    alike = [k for k, groups in ranking.items() if len(groups) == 1]
+    one_shape = [k for k in alike if ranking[k][0].shapes == 1]
+    size = space.size()
+    found = (f"all {size} choices cost the same on {len(alike)} of {kernels_} kernels"
+             + (f" ({len(one_shape)} of them one instruction sequence, differing in constants alone)"
+                if one_shape else ""))
+    spread = [f"{k}: {len(g)} costs" for k, g in ranking.items() if len(g) > 1]
+    return (f"gen explore {space.cipher} --depth static, {time.strftime('%Y-%m-%d')}: {found}"
+            + (f"; where they differ: {', '.join(spread)}" if spread else "")
+            + f"; best #{best}" + (f", tied with {len(tied) - 1} more (the lowest, or the one kept)" if len(tied) > 1 else ""))
+
+
+def table(ranking, top, total):
+    """The ranked table: per kernel its cheapest `top` groups of choices."""
+    head = ["kernel", "rank", "choices", *KINDS, "const B", "spill st/ld", "why they tie"]
+    rows = [head, ["---"] * len(head)]
+    for kernel, groups in ranking.items():
+        for number, group in enumerate(groups[:top], 1):
+            spills = "/".join(map(str, group.cost["spills"])) if group.cost["spills"] else "n/a"
+            rows.append([kernel if number == 1 else "", str(number), _choices(group.choices, total),
+                         *(str(group.cost["ops"][k]) for k in KINDS), str(group.cost["constant_bytes"]), spills,
+                         group.reason if len(group.choices) > 1 else ""])
+        if len(groups) > top:
+            rows.append(["", f"(+{len(groups) - top} more)"] + [""] * (len(head) - 2))
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def _choices(choices, total):
+    if len(choices) == total:
+        return f"all {total}"
+    if len(choices) == 1:
+        return f"#{choices[0]}"
+    if choices == list(range(choices[0], choices[-1] + 1)):
+        return f"#{choices[0]}-#{choices[-1]}"
+    return f"{len(choices)}: #{', #'.join(map(str, choices[:3]))}, ..."
