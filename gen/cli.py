@@ -143,8 +143,9 @@ def main(argv=None):
                         help="the same as --choose sm4.decomposition=N")
     explore_options = parser.add_argument_group("explore")
     explore_options.add_argument("--target", action="append", default=[], help="only this target's kernels (repeatable)")
-    explore_options.add_argument("--depth", choices=("static",), default="static",
-                                 help="static: operations by kind, constant bytes, spills of each lowered program")
+    explore_options.add_argument("--depth", choices=("static", "model"), default="static",
+                                 help="static: operations by kind, constant bytes, spills of each lowered program; "
+                                      "model: and llvm-mca's cycles per byte of each distinct program")
     explore_options.add_argument("--top", type=int, default=5, help="groups of choices shown per kernel")
     explore_options.add_argument("--jobs", type=int, default=None, help="processes (default: every core)")
     explore_options.add_argument("--json", type=Path, default=None, help="write every cost here")
@@ -196,6 +197,8 @@ def explore_command(args, chosen):
                          f"{', '.join(sorted(known))}")
     start = time.monotonic()
     costs = explore.static_costs(space, args.target, args.jobs)
+    if args.depth == "model":
+        costs = explore.with_model(costs, explore.modelled_costs(space, costs, chosen))
     ranking = explore.rank(costs)
     print(f"gen explore {args.cipher}: {space.name}, {len(costs)} choices ({space.what}) x {len(ranking)} kernels, "
           f"depth {args.depth} ({time.monotonic() - start:.1f} s)\n")
@@ -217,7 +220,7 @@ def explore_command(args, chosen):
     if args.apply:
         if args.target:
             raise ValueError("explore --apply: rank every target (no --target)")
-        summary = explore.summary(space, ranking, best, tied)
+        summary = explore.summary(space, ranking, best, tied, args.depth)
         updated = choices.Choices({**chosen.values, space.name: value}, {**chosen.rankings, space.name: summary})
         choices.PATH.write_text(choices.dump(updated))
         print(f"gen explore: wrote {choices.PATH.relative_to(ROOT)}: {space.name} = {value}")

@@ -121,6 +121,19 @@ class Space:
         """(strategy, target name) of the cipher's C kernels: what a choice is costed on."""
         return kernels(self.cipher)
 
+    def kernel_files(self, strategy, target, chosen):
+        """{path under generated/: text} of the kernel's files under `chosen` (gen/choices.Choices)."""
+        if self.cipher == "sm4":
+            from .emit import sm4_files
+            return sm4_files.kernel_file(strategy, target, chosen)[0]
+        from .emit import zuc_kernel_files
+        return zuc_kernel_files.kernel_file(strategy, target, chosen)
+
+    def assignment(self, choice, target):
+        """gen --choose's spelling of `choice` for `target`'s kernels."""
+        from .choices import PER_TARGET
+        return f"{self.name}.{target.name}={choice}" if PER_TARGET[self.name] else f"{self.name}={choice}"
+
     def program(self, choice, strategy, target):
         """The kernel's main lowered program under `choice`."""
         if self.name == "sm4.decomposition":
@@ -230,25 +243,88 @@ def _covers(costs, space, wanted):
             yield f"{strategy}_{name}" in costs
 
 
-def _bar(stream, done, total, start, label, width=30):
+def _bar(stream, done, total, start, label, width=30, unit="choices"):
     if stream is None:
         return
     filled = width * done // total
     rate = done / max(time.monotonic() - start, 1e-9)
     left = (total - done) / rate if rate else 0
     end = "\n" if done == total else ""
-    stream.write(f"\rgen explore: {label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} choices, "
+    stream.write(f"\rgen explore: {label} [{'#' * filled}{'.' * (width - filled)}] {done}/{total} {unit}, "
                  f"{left:.0f} s left{end}")
     stream.flush()
 
 
+# ---- depth model: llvm-mca on each distinct shape --------------------------------------
+
+MODEL_CPUS = {"x86_64": ("znver3", "znver4", "icelake-server"), "aarch64": ("neoverse-n1", "neoverse-n2", "neoverse-v1")}
+
+
+def modelled_costs(space, costs, chosen, cache_dir=None, progress=sys.stderr):
+    """{kernel: {shape: {cpu: modelled cycles per byte, or None}}}: per kernel,
+    each distinct shape's file written with its lowest choice into a copy of
+    generated/ and modelled by harness/mca_model.py (llvm-mca 19) on its
+    architecture's CPU models (MODEL_CPUS).  A shape is one instruction
+    sequence, so every choice of it models the same.  Cached like the static costs."""
+    import shutil
+    import subprocess
+    import tempfile
+
+    cache_dir = Path(cache_dir or ROOT / "build" / "explore")
+    cache_path = cache_dir / f"{space.name}-model-{source_digest()}.json"
+    cached = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    todo = {}
+    for choice in sorted(costs):
+        for kernel, cost in costs[choice].items():
+            if cost["shape"] not in cached.get(kernel, {}):
+                todo.setdefault((kernel, cost["shape"]), choice)
+    start = time.monotonic()
+    if todo:
+        with tempfile.TemporaryDirectory() as work:
+            generated = Path(work) / "generated"
+            shutil.copytree(ROOT / "generated", generated)
+            for done, ((kernel, digest), choice) in enumerate(sorted(todo.items()), 1):
+                strategy, name = kernel.split("_", 1)
+                target = SIMD_TARGETS[name]
+                files = space.kernel_files(strategy, target, chosen.with_choice(space.assignment(choice, target)))
+                for path, text in files.items():
+                    (generated / path).parent.mkdir(parents=True, exist_ok=True)
+                    (generated / path).write_text(text)
+                out = Path(work) / "mca.json"
+                cpus = MODEL_CPUS[target.arch.name]
+                flag = "--arm-cpu" if target.arch.name == "aarch64" else "--cpu"
+                subprocess.run([sys.executable, str(ROOT / "harness" / "mca_model.py"), "--generated", str(generated),
+                                "--json", str(out), *(x for cpu in cpus for x in (flag, cpu)), kernel],
+                               capture_output=True, text=True)
+                records = json.loads(out.read_text()) if out.exists() else []
+                per_cpu = {cpu: None for cpu in cpus}
+                for rec in records:
+                    if rec.get("mode") in ("kernel", "keystream") and rec.get("cpb") is not None \
+                            and per_cpu.get(rec["cpu_model"]) is None:
+                        per_cpu[rec["cpu_model"]] = round(rec["cpb"], 3)
+                cached.setdefault(kernel, {})[digest] = per_cpu
+                _bar(progress, done, len(todo), start, f"{space.name} (llvm-mca on each shape)", unit="shapes")
+        cache_dir.mkdir(parents=True, exist_ok=True)
+        cache_path.write_text(json.dumps(cached, indent=1))
+    return cached
+
+
 # ---- ranking -------------------------------------------------------------------------
 
+def with_model(costs, modelled):
+    """The costs, each with the modelled cycles per byte of its shape ("model": {cpu: c/B})."""
+    return {c: {k: {**cost, "model": modelled[k][cost["shape"]]} for k, cost in per.items()}
+            for c, per in costs.items()}
+
+
 def cost_key(cost):
-    """What ranks choices on one kernel, cheapest first: operations (every kind
-    alike), then spill traffic, then constant bytes."""
+    """What ranks choices on one kernel, cheapest first: the modelled cycles
+    per byte (their mean over the CPU models; depth model), operations (every
+    kind alike), spill traffic, constant bytes."""
+    modelled = [v for v in cost.get("model", {}).values() if v is not None]
     spills = sum(cost["spills"]) if cost["spills"] else 0
-    return sum(cost["ops"].values()), spills, cost["constant_bytes"]
+    return (sum(modelled) / len(modelled) if modelled else 0), sum(cost["ops"].values()), spills, \
+        cost["constant_bytes"]
 
 
 @dataclass
@@ -274,7 +350,7 @@ def rank(costs):
         groups = {}
         for choice, per in costs.items():
             cost = per[kernel]
-            key = json.dumps([cost["ops"], cost["constant_bytes"], cost["spills"]], sort_keys=True)
+            key = json.dumps([cost["ops"], cost["constant_bytes"], cost["spills"], cost.get("model")], sort_keys=True)
             groups.setdefault(key, []).append((choice, cost))
         ranked = [Group(sorted(c for c, _ in members), members[0][1], len({m["shape"] for _, m in members}))
                   for members in groups.values()]
@@ -283,19 +359,20 @@ def rank(costs):
 
 
 def best_choice(costs, current=None):
-    """The choice whose operations, summed over kernels as a fraction of each
-    kernel's cheapest, are least (then spill traffic, then constant bytes);
+    """The choice whose modelled cycles per byte (depth model), then
+    operations, spill traffic and constant bytes, summed over kernels as a
+    fraction of each kernel's cheapest, are least;
     `current` where it is among those, else the lowest; and all that tie."""
     kernels_ = sorted({k for per in costs.values() for k in per})
-    floor = {k: [max(1, min(cost_key(per[k])[i] for per in costs.values())) for i in range(3)] for k in kernels_}
-    score = {c: tuple(sum(cost_key(per[k])[i] / floor[k][i] for k in kernels_) for i in range(3))
+    floor = {k: [min(cost_key(per[k])[i] for per in costs.values()) or 1 for i in range(4)] for k in kernels_}
+    score = {c: tuple(sum(cost_key(per[k])[i] / floor[k][i] for k in kernels_) for i in range(4))
              for c, per in costs.items()}
     least = min(score.values())
     best = sorted(c for c, s in score.items() if s == least)
     return (current if current in best else best[0]), best
 
 
-def summary(space, ranking, best, tied):
+def summary(space, ranking, best, tied, depth="static"):
     """One line for gen/choices.toml: what the ranking found."""
     kernels_ = len(ranking)
     alike = [k for k, groups in ranking.items() if len(groups) == 1]
@@ -305,24 +382,31 @@ def summary(space, ranking, best, tied):
              + (f" ({len(one_shape)} of them one instruction sequence, differing in constants alone)"
                 if one_shape else ""))
     spread = [f"{k}: {len(g)} costs" for k, g in ranking.items() if len(g) > 1]
-    return (f"gen explore {space.cipher} --depth static, {time.strftime('%Y-%m-%d')}: {found}"
+    return (f"gen explore {space.cipher} --depth {depth}, {time.strftime('%Y-%m-%d')}: {found}"
             + (f"; where they differ: {', '.join(spread)}" if spread else "")
             + f"; best #{best}" + (f", tied with {len(tied) - 1} more (the lowest, or the one kept)" if len(tied) > 1 else ""))
 
 
 def table(ranking, top, total):
     """The ranked table: per kernel its cheapest `top` groups of choices."""
-    head = ["kernel", "rank", "choices", *KINDS, "const B", "spill st/ld", "why they tie"]
+    modelled = any("model" in g.cost for groups in ranking.values() for g in groups)
+    head = ["kernel", "rank", "choices", *KINDS, "const B", "spill st/ld",
+            *(["modelled c/B"] if modelled else []), "why they tie"]
     rows = [head, ["---"] * len(head)]
     for kernel, groups in ranking.items():
         for number, group in enumerate(groups[:top], 1):
             spills = "/".join(map(str, group.cost["spills"])) if group.cost["spills"] else "n/a"
             rows.append([kernel if number == 1 else "", str(number), _choices(group.choices, total),
                          *(str(group.cost["ops"][k]) for k in KINDS), str(group.cost["constant_bytes"]), spills,
+                         *([_modelled(group.cost.get("model", {}))] if modelled else []),
                          group.reason if len(group.choices) > 1 else ""])
         if len(groups) > top:
             rows.append(["", f"(+{len(groups) - top} more)"] + [""] * (len(head) - 2))
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def _modelled(per_cpu):
+    return ", ".join(f"{cpu} {'n/a' if v is None else f'{v:.2f}'}" for cpu, v in per_cpu.items()) or "n/a"
 
 
 def _choices(choices, total):

@@ -3,6 +3,7 @@ a program's static cost and shape, the ranking and its groups, the cache,
 and the choices file read, overridden and rewritten."""
 
 import multiprocessing
+import shutil
 
 import pytest
 
@@ -113,3 +114,19 @@ def test_a_broken_choices_file_is_a_clear_error(tmp_path, text, message):
     path.write_text(text)
     with pytest.raises(ValueError, match=message):
         choices.load(path)
+
+
+@pytest.mark.skipif(shutil.which("llvm-mca-19") is None and shutil.which("llvm-mca") is None,
+                    reason="llvm-mca not installed (make deps)")
+def test_depth_model_runs_llvm_mca_once_per_shape(tmp_path):
+    space = explore.SPACES["zuc"]
+    costs = explore.static_costs(space, ["neon_aes"], cache_dir=tmp_path, progress=None)
+    modelled = explore.modelled_costs(space, costs, choices.load(), cache_dir=tmp_path, progress=None)
+    assert set(modelled) == {"lanes_neon_aes", "lanesx2_neon_aes"}
+    for kernel, shapes in modelled.items():
+        assert len(shapes) == 1                                  # 8 choices, one shape: modelled once
+        (per_cpu,) = shapes.values()
+        assert set(per_cpu) == set(explore.MODEL_CPUS["aarch64"])
+        assert all(0 < v < 20 for v in per_cpu.values())
+    ranking = explore.rank(explore.with_model(costs, modelled))
+    assert "neoverse-v1" in explore.table(ranking, 1, 8)
