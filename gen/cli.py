@@ -149,6 +149,7 @@ def main(argv=None):
     explore_options.add_argument("--top", type=int, default=5, help="groups of choices shown per kernel")
     explore_options.add_argument("--jobs", type=int, default=None, help="processes (default: every core)")
     explore_options.add_argument("--json", type=Path, default=None, help="write every cost here")
+    explore_options.add_argument("--png", type=Path, default=None, help="plot the spread per kernel here")
     explore_options.add_argument("--apply", action="store_true",
                                  help="write the best choice and its ranking into gen/choices.toml")
     args = parser.parse_args(argv)
@@ -217,6 +218,10 @@ def explore_command(args, chosen):
         args.json.write_text(json.dumps({"space": space.name, "depth": args.depth,
                                          "costs": {str(c): v for c, v in costs.items()}}, indent=1))
         print(f"gen explore: wrote {args.json}")
+    if args.png:
+        explore.plot(ranking, args.png, f"gen explore {args.cipher}: {space.name}, {len(costs)} choices, "
+                                        f"depth {args.depth}")
+        print(f"gen explore: wrote {args.png}")
     if args.apply:
         if args.target:
             raise ValueError("explore --apply: rank every target (no --target)")

@@ -417,3 +417,43 @@ def _choices(choices, total):
     if choices == list(range(choices[0], choices[-1] + 1)):
         return f"#{choices[0]}-#{choices[-1]}"
     return f"{len(choices)}: #{', #'.join(map(str, choices[:3]))}, ..."
+
+
+def plot(ranking, path, title):
+    """A PNG of the spread: per kernel, every group of choices at its
+    operations per call relative to the kernel's cheapest (a dot sized by how
+    many choices it holds), and where the depth is model, each group's
+    modelled cycles per byte per CPU model."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    kernels_ = list(ranking)
+    modelled = any("model" in g.cost for groups in ranking.values() for g in groups)
+    fig, axes = plt.subplots(1, 2 if modelled else 1, figsize=(12 if modelled else 7, 0.35 * len(kernels_) + 1.5),
+                             squeeze=False, sharey=True)
+    spread = axes[0][0]
+    for y, kernel in enumerate(kernels_):
+        groups = ranking[kernel]
+        floor = min(cost_key(g.cost)[1] for g in groups)
+        for g in groups:
+            spread.scatter(cost_key(g.cost)[1] / floor, y, s=20 + 200 * len(g.choices) ** 0.5 / 45, alpha=0.6,
+                           color="tab:blue")
+    spread.set_yticks(range(len(kernels_)), kernels_, fontsize=8)
+    spread.set_xlabel("operations per call / the kernel's cheapest choice")
+    spread.set_title("spread of the static cost (dot area: choices)", fontsize=9)
+    if modelled:
+        model = axes[0][1]
+        cpus = sorted({cpu for groups in ranking.values() for g in groups for cpu in g.cost.get("model", {})})
+        for index, cpu in enumerate(cpus):
+            points = [(g.cost["model"][cpu], y) for y, kernel in enumerate(kernels_) for g in ranking[kernel]
+                      if g.cost.get("model", {}).get(cpu) is not None]
+            if points:
+                model.scatter(*zip(*points), label=cpu, s=18, marker="os^D<>"[index % 6])
+        model.set_xlabel("modelled cycles per byte (llvm-mca), every group")
+        model.set_title("modelled, not measured", fontsize=9)
+        model.legend(fontsize=7)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)

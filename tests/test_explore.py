@@ -2,6 +2,7 @@
 a program's static cost and shape, the ranking and its groups, the cache,
 and the choices file read, overridden and rewritten."""
 
+import json
 import multiprocessing
 import shutil
 
@@ -83,9 +84,13 @@ def test_explore_prints_the_ranking_and_apply_rewrites_the_choices(tmp_path, mon
     monkeypatch.setattr(choices, "PATH", path)
     monkeypatch.setattr(cli.explore, "ROOT", tmp_path)          # its cache goes under tmp_path/build
     monkeypatch.setattr(cli, "ROOT", tmp_path)
-    assert cli.main(["explore", "zuc", "--target", "avx2_gfni", "--top", "2"]) == 0
+    png, js = tmp_path / "spread.png", tmp_path / "costs.json"
+    assert cli.main(["explore", "zuc", "--target", "avx2_gfni", "--top", "2", "--png", str(png),
+                     "--json", str(js)]) == 0
     out = capsys.readouterr().out
     assert "| lanes_avx2_gfni | 1 | all 8 |" in out and "constants alone" in out
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert sorted(json.loads(js.read_text())["costs"]["7"]) == ["lanes_avx2_gfni"]
     assert cli.main(["explore", "zuc", "--apply"]) == 0
     written = choices.load(path)
     assert written.values == choices.load(choices.PATH).values
