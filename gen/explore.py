@@ -29,15 +29,24 @@ import hashlib
 import json
 import multiprocessing
 import os
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .backends import SIMD_TARGETS, kernels
+from .backends.regalloc import MachineLoop, Reload, Spill, allocate
+from .emit import sm4_files, zuc_kernel_files
 from .ir import Loop, Op
 from .ir.opcodes import KINDS
 from .ir.semantics import data_attrs, op_kind
+from .kernels import zuc_lanes
+from .kernels.sm4_constants import decompositions
+from .kernels.zuc_constants import isomorphisms
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -87,9 +96,6 @@ def counts(program):
 
 def pressure(program, target):
     """(spill stores, reloads) per call when `target`'s assembly twin allocates `program`."""
-    from .backends.regalloc import Reload, Spill, allocate
-    from .backends.regalloc import MachineLoop
-
     allocation = allocate(program, target.assembler.register_file(target), invariant=("rk",))
     stores = reloads = 0
 
@@ -108,58 +114,46 @@ def pressure(program, target):
 
 # ---- spaces --------------------------------------------------------------------------
 
+def _sm4_program(choice, strategy, target):
+    module = sm4_files.STRATEGIES[strategy]
+    return target.lower(module.program(target.bits, groups=target.groups(strategy), decomposition_index=choice))
+
+
+def _zuc_program(choice, strategy, target):
+    """The keystream block, with the forms the kernel's file takes on `target`."""
+    return target.lower(zuc_lanes.keystream_program(
+        target.bits, target.groups(strategy), isomorphism=choice,
+        **zuc_kernel_files.keystream_forms(strategy, target), **zuc_kernel_files.choose(target).forms))
+
+
 @dataclass(frozen=True)
 class Space:
     name: str            # the parameter (gen/choices.py)
     cipher: str
     what: str            # one line: what a choice is
+    values: Callable     # () -> the choices, enumerated by the generator
+    program: Callable    # (choice, strategy, target) -> the kernel's main lowered program
+    files: Callable      # (strategy, target, Choices) -> {path under generated/: text} of the kernel
 
     def size(self):
-        return len(_enumerate(self.name))
+        return len(self.values())
 
     def kernels(self):
         """(strategy, target name) of the cipher's C kernels: what a choice is costed on."""
         return kernels(self.cipher)
-
-    def kernel_files(self, strategy, target, chosen):
-        """{path under generated/: text} of the kernel's files under `chosen` (gen/choices.Choices)."""
-        if self.cipher == "sm4":
-            from .emit import sm4_files
-            return sm4_files.kernel_file(strategy, target, chosen)[0]
-        from .emit import zuc_kernel_files
-        return zuc_kernel_files.kernel_file(strategy, target, chosen)
 
     def assignment(self, choice, target):
         """gen --choose's spelling of `choice` for `target`'s kernels."""
         from .choices import PER_TARGET
         return f"{self.name}.{target.name}={choice}" if PER_TARGET[self.name] else f"{self.name}={choice}"
 
-    def program(self, choice, strategy, target):
-        """The kernel's main lowered program under `choice`."""
-        if self.name == "sm4.decomposition":
-            from .emit.sm4_files import STRATEGIES
-            module = STRATEGIES[strategy]
-            return target.lower(module.program(target.bits, groups=target.groups(strategy),
-                                               decomposition_index=choice))
-        from .emit import zuc_kernel_files
-        from .kernels import zuc_lanes
-        forms = zuc_kernel_files.choose(target).forms
-        return target.lower(zuc_lanes.keystream_program(
-            target.bits, target.groups(strategy), isomorphism=choice,
-            **zuc_kernel_files.keystream_forms(strategy, target), **forms))
-
-
-def _enumerate(name):
-    if name == "sm4.decomposition":
-        from .kernels.sm4_constants import decompositions
-        return range(len(decompositions()))
-    from .kernels.zuc_constants import isomorphisms
-    return range(len(isomorphisms()))
-
 
 SPACES = {
-    "sm4": Space("sm4.decomposition", "sm4", "an S-box decomposition A2*inv(A1*x ^ c1) ^ c2 over AES's field"),
-    "zuc": Space("zuc.s1_isomorphism", "zuc", "a field isomorphism K carrying S1 into AES's field"),
+    "sm4": Space("sm4.decomposition", "sm4", "an S-box decomposition A2*inv(A1*x ^ c1) ^ c2 over AES's field",
+                 lambda: range(len(decompositions())), _sm4_program,
+                 lambda strategy, target, chosen: sm4_files.kernel_file(strategy, target, chosen)[0]),
+    "zuc": Space("zuc.s1_isomorphism", "zuc", "a field isomorphism K carrying S1 into AES's field",
+                 lambda: range(len(isomorphisms())), _zuc_program, zuc_kernel_files.kernel_file),
 }
 
 
@@ -215,7 +209,7 @@ def static_costs(space, targets=(), jobs=None, cache_dir=None, progress=sys.stde
     cache_dir = Path(cache_dir or ROOT / "build" / "explore")
     cache_path = cache_dir / f"{space.name}-static-{source_digest()}.json"
     cached = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-    choices = list(_enumerate(space.name))
+    choices = list(space.values())
     wanted = tuple(targets)
     todo = [c for c in choices if not all(_covers(cached.get(str(c), {}), space, wanted))]
     results = {int(c): v for c, v in cached.items()}
@@ -266,10 +260,6 @@ def modelled_costs(space, costs, chosen, cache_dir=None, progress=sys.stderr):
     generated/ and modelled by harness/mca_model.py (llvm-mca 19) on its
     architecture's CPU models (MODEL_CPUS).  A shape is one instruction
     sequence, so every choice of it models the same.  Cached like the static costs."""
-    import shutil
-    import subprocess
-    import tempfile
-
     cache_dir = Path(cache_dir or ROOT / "build" / "explore")
     cache_path = cache_dir / f"{space.name}-model-{source_digest()}.json"
     cached = json.loads(cache_path.read_text()) if cache_path.exists() else {}
@@ -286,7 +276,7 @@ def modelled_costs(space, costs, chosen, cache_dir=None, progress=sys.stderr):
             for done, ((kernel, digest), choice) in enumerate(sorted(todo.items()), 1):
                 strategy, name = kernel.split("_", 1)
                 target = SIMD_TARGETS[name]
-                files = space.kernel_files(strategy, target, chosen.with_choice(space.assignment(choice, target)))
+                files = space.files(strategy, target, chosen.with_choice(space.assignment(choice, target)))
                 for path, text in files.items():
                     (generated / path).parent.mkdir(parents=True, exist_ok=True)
                     (generated / path).write_text(text)
