@@ -209,7 +209,7 @@ def explore_command(args, chosen):
     print(f"\nbest: #{best}" + (f" (ties with {len(tied) - 1} more)" if len(tied) > 1 else "")
           + f"; gen/choices.toml has {current}")
     if isinstance(current, dict):       # one value per target: each target's own best
-        value = {t: explore.best_choice({c: {k: v for k, v in per.items() if k.split("_", 1)[1] == t}
+        value = {t: explore.best_choice({c: {k: v for k, v in per.items() if explore.kernel_target(k) == t}
                                          for c, per in costs.items()}, old)[0] for t, old in current.items()}
         print(f"best per target: {value}")
     else:

@@ -216,19 +216,20 @@ def static_costs(space, targets=(), jobs=None, cache_dir=None, progress=sys.stde
     start, done = time.monotonic(), 0
     if todo:
         with multiprocessing.Pool(jobs or os.cpu_count()) as pool:
-            for choice, costs in pool.imap_unordered(_cost_choice, [(_key(space), c, wanted) for c in todo],
+            for choice, costs in pool.imap_unordered(_cost_choice, [(space.cipher, c, wanted) for c in todo],
                                                      chunksize=max(1, len(todo) // 200)):
                 results[choice] = {**results.get(choice, {}), **costs}
                 done += 1
                 _bar(progress, done, len(todo), start, space.name)
         cache_dir.mkdir(parents=True, exist_ok=True)
         cache_path.write_text(json.dumps({str(c): v for c, v in sorted(results.items())}))
-    return {c: {k: v for k, v in results[c].items() if not wanted or k.split("_", 1)[1] in wanted}
+    return {c: {k: v for k, v in results[c].items() if not wanted or kernel_target(k) in wanted}
             for c in choices}
 
 
-def _key(space):
-    return next(k for k, s in SPACES.items() if s is space)
+def kernel_target(kernel):
+    """The target name of a kernel named <strategy>_<target>."""
+    return kernel.split("_", 1)[1]
 
 
 def _covers(costs, space, wanted):
