@@ -1,89 +1,204 @@
 """The generator's choices, checked in: gen/choices.toml.
 
-Each choice is a named parameter whose values the generator enumerates
-(gen/explore.py SPACES): `sm4.decomposition` (one for every kernel, since
-the key schedule's sliced round keys depend on it), `zuc.s1_isomorphism`
-(one per target).  `gen` and `gen check` read the file and never explore,
-so they stay deterministic, offline and fast; `gen explore <cipher>
---apply` rewrites the file from a new ranking, and `gen --choose
-name=value` (or name.<target>=value) overrides an entry for one run.  The
-file keeps, beside each value, the ranking that chose it."""
+Each choice is a named parameter (PARAMETERS) whose values the generator
+enumerates, never a list written by hand, and which takes one value for
+every kernel, one per target, or one per kernel:
+
+  sm4.decomposition       one    the S-box decomposition (the key schedule's
+                                 sliced round keys depend on it)
+  zuc.s1_isomorphism      target the field isomorphism carrying S1 into AES's field
+  <cipher>.groups         kernel independent groups interleaved (hides latency,
+                                 costs registers)
+  sm4.rounds_per_iteration kernel rounds written out per loop iteration
+  zuc.block_form          kernel the keystream block unrolled, unrolled with the
+                                 LFSR cells in the state array, or rolled (a loop)
+  <cipher>.schedule_before_ra     kernel  GCC schedules before allocation too
+  <cipher>.asm_pressure_schedule  kernel  the assembly twin is scheduled for
+                                          low register pressure before allocation
+
+A kernel is named <strategy>_<target> after its C target (an assembly twin
+takes its C twin's choices).  `gen` and `gen check` read the file and never
+explore, so they stay deterministic, offline and fast; `gen explore <cipher>
+--apply` rewrites the file from a new ranking, and `gen --choose name=value`
+(or name.<target or kernel>=value) overrides an entry for one run.  The file
+keeps, beside each value, the ranking that chose it."""
 
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 PATH = Path(__file__).with_name("choices.toml")
 HEADER = """\
 # The generator's choices (gen/choices.py): what `gen` and `gen check` use.
 # `gen explore <cipher> --apply` rewrites this file from a new ranking;
-# `gen --choose name=value` (or name.<target>=value) overrides an entry for one run.
+# `gen --choose name=value` (or name.<target or kernel>=value) overrides an entry for one run.
 """
 
-
-def _space_size(name):
-    from .explore import SPACES
-    return next(space for space in SPACES.values() if space.name == name).size()
+BOOLEAN = (False, True)
+BLOCK_FORMS = ("unrolled", "lfsr_in_memory", "rolled")
 
 
-# Each parameter: whether it takes one value per target (else one for every kernel).
-PER_TARGET = {"sm4.decomposition": False, "zuc.s1_isomorphism": True}
+def _decompositions():
+    from .kernels.sm4_constants import decompositions
+    return tuple(range(len(decompositions())))
+
+
+def _isomorphisms():
+    from .kernels.zuc_constants import isomorphisms
+    return tuple(range(len(isomorphisms())))
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str                  # <cipher>.<what>
+    keyed: str                 # "one", "target" or "kernel"
+    what: str                  # one line: what a value is
+    values: Callable           # () -> the values, enumerated by the generator
+    strategies: tuple = ()     # keyed "kernel": the strategies it applies to (empty: all)
+
+    @property
+    def cipher(self):
+        return self.name.split(".")[0]
+
+    def keys(self):
+        """What takes a value: (None,), the cipher's C targets, or its kernels."""
+        from .backends import SIMD_TARGETS, kernels
+        mine = [(s, t) for s, t in kernels(self.cipher) if SIMD_TARGETS[t].form == "c"]
+        if self.keyed == "one":
+            return (None,)
+        if self.keyed == "target":
+            return tuple(dict.fromkeys(t for _, t in mine))
+        return tuple(f"{s}_{t}" for s, t in mine if not self.strategies or s in self.strategies)
+
+    def key(self, strategy, target):
+        """The key of the kernel `strategy` on `target` (its C twin's for an assembly twin)."""
+        return {"one": None, "target": target.base_name, "kernel": f"{strategy}_{target.base_name}"}[self.keyed]
+
+    def assignment(self, value, key=None):
+        """gen --choose's spelling of `value` for `key`."""
+        text = str(value).lower() if isinstance(value, bool) else str(value)
+        return f"{self.name}={text}" if key is None else f"{self.name}.{key}={text}"
+
+
+def _per_cipher(what, text, values, ciphers=("sm4", "zuc", "ublock")):
+    return [Parameter(f"{c}.{what}", "kernel", text, values) for c in ciphers]
+
+
+PARAMETERS = {p.name: p for p in [
+    Parameter("sm4.decomposition", "one", "an S-box decomposition A2*inv(A1*x ^ c1) ^ c2 over AES's field",
+              _decompositions),
+    Parameter("zuc.s1_isomorphism", "target", "a field isomorphism K carrying S1 into AES's field", _isomorphisms),
+    Parameter("sm4.groups", "kernel", "independent groups of blocks interleaved", lambda: (1, 2, 4, 8)),
+    Parameter("ublock.groups", "kernel", "independent register pairs interleaved", lambda: (1, 2, 4),
+              strategies=("register",)),
+    Parameter("sm4.rounds_per_iteration", "kernel", "rounds written out per loop iteration",
+              lambda: (4, 8, 16, 32), strategies=("byteslice", "wordslice")),
+    Parameter("zuc.block_form", "kernel", "the keystream block's form: 16 rounds unrolled with the LFSR in "
+              "registers, unrolled with its cells in the state array, or rolled (a loop over a ring)",
+              lambda: BLOCK_FORMS),
+    *_per_cipher("schedule_before_ra", "GCC schedules the kernel's functions before register allocation too "
+                 "(KC_SCHEDULE_BEFORE_RA)", lambda: BOOLEAN),
+    *_per_cipher("asm_pressure_schedule", "the assembly twin's functions are scheduled for low register "
+                 "pressure before allocation (gen/backends/schedule.py)", lambda: BOOLEAN),
+]}
+
+
+def parameter(name):
+    try:
+        return PARAMETERS[name]
+    except KeyError:
+        raise ValueError(f"no parameter {name!r}; known: {', '.join(PARAMETERS)}") from None
 
 
 @dataclass(frozen=True)
 class Choices:
-    """Parameter name -> its value (an int) or, for a per-target one, {target name: value}."""
+    """Parameter name -> its value, or for one keyed by target or kernel {key: value}."""
 
     values: dict
-    rankings: dict = field(default_factory=dict)   # parameter name -> the ranking that chose it, one line
+    rankings: dict = field(default_factory=dict)   # parameter name -> the ranking that chose it: a line, or {key: line}
 
-    def get(self, name, target=None):
+    def get(self, name, key=None):
         value = self.values[name]
-        if not PER_TARGET[name]:
+        if PARAMETERS[name].keyed == "one":
             return value
         try:
-            return value[target]
+            return value[key]
         except KeyError:
-            raise ValueError(f"gen/choices.toml: {name} has no value for target {target!r}") from None
+            raise ValueError(f"gen/choices.toml: {name} has no value for {PARAMETERS[name].keyed} {key!r}; "
+                             f"`gen explore {PARAMETERS[name].cipher} --apply` writes one") from None
+
+    def of(self, name, strategy, target):
+        """`name`'s value for the kernel `strategy` on `target`."""
+        return self.get(name, PARAMETERS[name].key(strategy, target))
+
+    def of_kernel(self, cipher, strategy, target):
+        """{name: value} of `cipher`'s parameters keyed by kernel that apply to
+        `strategy` on `target`."""
+        return {name: self.of(name, strategy, target) for name, p in PARAMETERS.items()
+                if p.cipher == cipher and p.keyed == "kernel" and (not p.strategies or strategy in p.strategies)}
 
     def with_choice(self, assignment):
-        """These choices with `name=value` or `name.<target>=value` (gen --choose) in place."""
-        key, sep, text = assignment.partition("=")
-        name, target = key.strip(), None
-        if name not in PER_TARGET:
-            base, _, target = name.rpartition(".")
-            if base not in PER_TARGET or not PER_TARGET[base]:
-                raise ValueError(f"--choose {assignment!r}: no parameter {name!r}; known: {', '.join(PER_TARGET)}")
+        """These choices with `name=value` or `name.<key>=value` (gen --choose) in place."""
+        key_text, sep, text = assignment.partition("=")
+        name, key = key_text.strip(), None
+        if name not in PARAMETERS:
+            base, _, key = name.rpartition(".")
+            if base not in PARAMETERS or PARAMETERS[base].keyed == "one":
+                raise ValueError(f"--choose {assignment!r}: no parameter {name!r}; known: {', '.join(PARAMETERS)}")
             name = base
-        try:
-            value = int(text)
-        except ValueError:
-            raise ValueError(f"--choose {assignment!r}: the value must be an integer") from None
-        if not sep or not 0 <= value < _space_size(name):
-            raise ValueError(f"--choose {assignment!r}: {name} takes 0..{_space_size(name) - 1}")
+        param = PARAMETERS[name]
+        value = _value(text.strip()) if sep else None
+        allowed = param.values()
+        if value not in allowed or isinstance(value, bool) != isinstance(allowed[0], bool):
+            raise ValueError(f"--choose {assignment!r}: {name} takes {_spell(allowed)}")
         values = dict(self.values)
-        if PER_TARGET[name]:
-            if target is not None and target not in values[name]:
-                raise ValueError(f"--choose {assignment!r}: {name} has no target {target!r}")
-            values[name] = {t: value if target in (None, t) else v for t, v in values[name].items()}
-        else:
+        if param.keyed == "one":
             values[name] = value
+        else:
+            if key is not None and key not in values[name]:
+                raise ValueError(f"--choose {assignment!r}: {name} has no {param.keyed} {key!r}; "
+                                 f"known: {', '.join(values[name])}")
+            values[name] = {k: value if key in (None, k) else v for k, v in values[name].items()}
         return Choices(values, self.rankings)
+
+
+def _value(text):
+    if text in ("true", "false"):
+        return text == "true"
+    try:
+        return int(text)
+    except ValueError:
+        return text
+
+
+def _spell(values):
+    if isinstance(values[0], str):
+        return " or ".join(values)
+    if isinstance(values[0], bool):
+        return "true or false"
+    if tuple(values) == tuple(range(values[0], values[-1] + 1)) and len(values) > 4:
+        return f"{values[0]}..{values[-1]}"
+    return ", ".join(map(str, values))
 
 
 def load(path=PATH):
     """The checked-in choices."""
     data = tomllib.loads(Path(path).read_text())
     values, rankings = {}, {}
-    for name, per_target in PER_TARGET.items():
-        cipher, param = name.split(".")
-        entry = data.get(cipher, {}).get(param)
+    for name, param in PARAMETERS.items():
+        cipher, what = name.split(".")
+        entry = data.get(cipher, {}).get(what)
         if entry is None or "value" not in entry:
             raise ValueError(f"{path}: no [{name}] value")
         value = entry["value"]
-        if per_target != isinstance(value, dict):
-            raise ValueError(f"{path}: {name} takes {'a table of target = value' if per_target else 'one value'}")
-        values[name] = dict(value) if per_target else value
+        if (param.keyed == "one") == isinstance(value, dict):
+            raise ValueError(f"{path}: {name} takes {'one value' if param.keyed == 'one' else f'a table of {param.keyed} = value'}")
+        if isinstance(value, dict):
+            missing = [k for k in param.keys() if k not in value]
+            if missing:
+                raise ValueError(f"{path}: {name} has no value for {', '.join(missing)}")
+        values[name] = dict(value) if isinstance(value, dict) else value
         rankings[name] = entry.get("ranking", "")
     return Choices(values, rankings)
 
@@ -91,16 +206,28 @@ def load(path=PATH):
 def dump(choices):
     """The text of gen/choices.toml holding `choices`."""
     lines = [HEADER]
-    for name in PER_TARGET:
+    for name in PARAMETERS:
+        ranking = choices.rankings.get(name, "")
         lines.append(f"[{name}]")
-        lines.append(f"ranking = {_quote(choices.rankings.get(name, ''))}")
+        if isinstance(ranking, str):
+            lines.append(f"ranking = {_quote(ranking)}")
         value = choices.values[name]
         if isinstance(value, dict):
-            lines.append(f"value = {{ {', '.join(f'{t} = {v}' for t, v in value.items())} }}")
+            lines.append(f"[{name}.value]")
+            lines += [f"{k} = {_toml(v)}" for k, v in value.items()]
         else:
-            lines.append(f"value = {value}")
+            lines.append(f"value = {_toml(value)}")
+        if isinstance(ranking, dict):
+            lines.append(f"[{name}.ranking]")
+            lines += [f"{k} = {_quote(line)}" for k, line in ranking.items()]
         lines.append("")
     return "\n".join(lines)
+
+
+def _toml(value):
+    if isinstance(value, str):
+        return _quote(value)
+    return str(value).lower() if isinstance(value, bool) else str(value)
 
 
 def _quote(text):

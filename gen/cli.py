@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from . import choices, explore
+from . import choices, explore, explore_measure
 from .backends import SIMD_TARGETS, kernels
 from .emit import build_files, sm4_files, ublock_files, zuc_files, zuc_kernel_files
 from .emit.bodies import KernelBodies
@@ -26,7 +26,7 @@ def cipher_sources():
 def produce(choices):
     """Every file of generated/ under `choices` (gen/choices.py): each cipher's
     own, then the build over all of them."""
-    parts = [sm4_files.files(choices), zuc_files.files(choices), ublock_files.files(),
+    parts = [sm4_files.files(choices), zuc_files.files(choices), ublock_files.files(choices),
              build_files.files(cipher_sources())]
     products = {}
     for part in parts:
@@ -70,7 +70,7 @@ def kernel_emitters(choices):
     (strategy, target), under `choices` (gen/choices.py)."""
     return {"sm4": lambda strategy, target: sm4_files.kernel_file(strategy, target, choices),
             "zuc": lambda strategy, target: zuc_kernel_files.kernel_file(strategy, target, choices),
-            "ublock": lambda strategy, target: ublock_files.kernel_file(strategy, target, [])}
+            "ublock": lambda strategy, target: ublock_files.kernel_file(strategy, target, choices)}
 
 
 def emitted_programs(cipher, strategy, target, choices):
@@ -134,19 +134,24 @@ def check_constant_time(choices):
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="gen", description=__doc__)
     parser.add_argument("command", nargs="?", default="generate", choices=("generate", "check", "ct-check", "explore"))
-    parser.add_argument("cipher", nargs="?", choices=tuple(explore.SPACES), help="explore: the cipher whose choices")
+    parser.add_argument("cipher", nargs="?", choices=tuple(explore.PROGRAMS), help="explore: the cipher whose choices")
     parser.add_argument("--root", type=Path, default=ROOT, help="repository root (default: this checkout)")
     parser.add_argument("--choose", action="append", default=[], metavar="NAME=VALUE",
                         help="override a choice of gen/choices.toml for this run: sm4.decomposition=415, "
-                             "zuc.s1_isomorphism=3, zuc.s1_isomorphism.avx2_gfni=3")
+                             "zuc.s1_isomorphism.avx2_gfni=3, sm4.groups.byteslice_avx2_gfni=4, zuc.rolled=true")
     parser.add_argument("--sm4-decomposition", type=int, default=None, metavar="N",
                         help="the same as --choose sm4.decomposition=N")
     explore_options = parser.add_argument_group("explore")
+    explore_options.add_argument("--param", action="append", default=[],
+                                 help="only this parameter of the cipher (groups, rolled, ...; repeatable; "
+                                      "default: all of them)")
     explore_options.add_argument("--target", action="append", default=[], help="only this target's kernels (repeatable)")
-    explore_options.add_argument("--depth", choices=("static", "model"), default="static",
+    explore_options.add_argument("--depth", choices=("static", "model", "measure"), default="static",
                                  help="static: operations by kind, constant bytes, spills of each lowered program; "
-                                      "model: and llvm-mca's cycles per byte of each distinct program")
-    explore_options.add_argument("--top", type=int, default=5, help="groups of choices shown per kernel")
+                                      "model: and llvm-mca's cycles per byte of each distinct program; "
+                                      "measure: and the --top cheapest values of each kernel this CPU runs, "
+                                      "timed by bench")
+    explore_options.add_argument("--top", type=int, default=5, help="groups of values shown (and timed) per kernel")
     explore_options.add_argument("--jobs", type=int, default=None, help="processes (default: every core)")
     explore_options.add_argument("--json", type=Path, default=None, help="write every cost here")
     explore_options.add_argument("--png", type=Path, default=None, help="plot the spread per kernel here")
@@ -187,48 +192,67 @@ def main(argv=None):
 
 
 def explore_command(args, chosen):
-    """gen explore <cipher>: the ranked table, the JSON, and with --apply gen/choices.toml rewritten."""
+    """gen explore <cipher>: per parameter the ranked table, the best and worst
+    value of each kernel, the JSON and PNG, and with --apply gen/choices.toml
+    rewritten."""
     if args.cipher is None:
-        raise ValueError("explore: which cipher? (gen explore sm4|zuc)")
-    space = explore.SPACES[args.cipher]
-    known = {name for _, name in space.kernels()}
+        raise ValueError(f"explore: which cipher? (gen explore {'|'.join(explore.PROGRAMS)})")
+    params = explore.parameters(args.cipher)
+    if args.param:
+        names = {p.name.split(".")[1]: p for p in params}
+        unknown = [n for n in args.param if n not in names]
+        if unknown:
+            raise ValueError(f"explore: {args.cipher} has no parameter {', '.join(unknown)}; its parameters: "
+                             f"{', '.join(names)}")
+        params = [names[n] for n in args.param]
+    known = {t for p in params for _, t in explore.reached(p)}
     unknown = [t for t in args.target if t not in known]
     if unknown:
         raise ValueError(f"explore: {args.cipher} has no kernel on {', '.join(unknown)}; its targets: "
                          f"{', '.join(sorted(known))}")
-    start = time.monotonic()
-    costs = explore.static_costs(space, args.target, args.jobs)
-    if args.depth == "model":
-        costs = explore.with_model(costs, explore.modelled_costs(space, costs, chosen))
-    ranking = explore.rank(costs)
-    print(f"gen explore {args.cipher}: {space.name}, {len(costs)} choices ({space.what}) x {len(ranking)} kernels, "
-          f"depth {args.depth} ({time.monotonic() - start:.1f} s)\n")
-    print(explore.table(ranking, args.top, len(costs)))
-    current = chosen.values[space.name]
-    best, tied = explore.best_choice(costs, current if isinstance(current, int) else None)
-    print(f"\nbest: #{best}" + (f" (ties with {len(tied) - 1} more)" if len(tied) > 1 else "")
-          + f"; gen/choices.toml has {current}")
-    if isinstance(current, dict):       # one value per target: each target's own best
-        value = {t: explore.best_choice({c: {k: v for k, v in per.items() if explore.kernel_target(k) == t}
-                                         for c, per in costs.items()}, old)[0] for t, old in current.items()}
-        print(f"best per target: {value}")
-    else:
-        value = best
+    if args.apply and args.target:
+        raise ValueError("explore --apply: rank every target (no --target)")
+    values, rankings, dumped = dict(chosen.values), dict(chosen.rankings), {}
+    machine = explore_measure.cpu_name() if args.depth == "measure" else ""
+    for param in params:
+        start = time.monotonic()
+        costs = explore.static_costs(param, chosen, args.target, args.jobs)
+        if args.depth != "static" and not param.name.endswith(".asm_pressure_schedule"):
+            costs = explore.with_model(costs, explore.modelled_costs(param, costs, chosen))
+        if args.depth == "measure":
+            costs = explore_measure.measure(param, costs, explore.rank(costs), lambda value, strategy, target:
+                                            explore.FILES[param.cipher](strategy, target, chosen.with_choice(
+                                                param.assignment(value))), args.top)
+        ranking = explore.rank(costs)
+        print(f"gen explore {args.cipher}: {param.name}, {len(costs)} values ({param.what}) x {len(ranking)} "
+              f"kernels, depth {args.depth} ({time.monotonic() - start:.1f} s)\n")
+        print(explore.table(param, ranking, args.top))
+        print()
+        print(explore.report(param, ranking, chosen))
+        if args.depth == "measure":
+            for target, (rho, n) in explore.correlations(ranking).items():
+                print(f"Spearman's rho, modelled against measured, {target}: "
+                      + (f"{rho:+.2f} over {n} values timed" if rho is not None else f"n/a ({n} values timed)"))
+        best = explore.best_per_key(param, costs, chosen)
+        value = best[None][0] if param.keyed == "one" else {**chosen.values[param.name],
+                                                            **{k: v for k, (v, _) in best.items()}}
+        print("\n" + explore.verdict(param, best, chosen) + "\n")
+        values[param.name] = value
+        rankings[param.name] = explore.summary(param, ranking, best, args.depth, machine)
+        dumped[param.name] = {"depth": args.depth, "machine": machine,
+                              "costs": {explore.value_key(v): c for v, c in costs.items()}}
+        if args.png:
+            png = args.png if len(params) == 1 else args.png.with_stem(f"{args.png.stem}-{param.name}")
+            explore.plot(ranking, png, f"gen explore {args.cipher}: {param.name}, {len(costs)} values, "
+                                       f"depth {args.depth}" + (f", {machine}" if machine else ""))
+            print(f"gen explore: wrote {png}")
     if args.json:
-        args.json.write_text(json.dumps({"space": space.name, "depth": args.depth,
-                                         "costs": {str(c): v for c, v in costs.items()}}, indent=1))
+        args.json.write_text(json.dumps(dumped, indent=1))
         print(f"gen explore: wrote {args.json}")
-    if args.png:
-        explore.plot(ranking, args.png, f"gen explore {args.cipher}: {space.name}, {len(costs)} choices, "
-                                        f"depth {args.depth}")
-        print(f"gen explore: wrote {args.png}")
     if args.apply:
-        if args.target:
-            raise ValueError("explore --apply: rank every target (no --target)")
-        summary = explore.summary(space, ranking, best, tied, args.depth)
-        updated = choices.Choices({**chosen.values, space.name: value}, {**chosen.rankings, space.name: summary})
-        choices.PATH.write_text(choices.dump(updated))
-        print(f"gen explore: wrote {choices.PATH.relative_to(ROOT)}: {space.name} = {value}")
+        choices.PATH.write_text(choices.dump(choices.Choices(values, rankings)))
+        print(f"gen explore: wrote {choices.PATH.relative_to(ROOT)}: "
+              + "; ".join(f"{p.name} = {values[p.name]}" for p in params))
     return 0
 
 

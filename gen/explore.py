@@ -1,28 +1,34 @@
-"""`gen explore`: a choice space the generator enumerates, each choice costed
-on every kernel of its cipher, the choices ranked and those that cost the
-same grouped with the reason.
+"""`gen explore`: each parameter of gen/choices.py (PARAMETERS), every
+value it takes costed on every kernel it reaches, the values ranked and
+those that cost the same grouped with the reason.
 
-Spaces (SPACES; each a named parameter of gen/choices.py):
-  * sm4.decomposition: the 2040 decompositions A2*inv(A1*x ^ c1) ^ c2 of
-    SM4's S-box over AES's field (gen/kernels/sm4_constants.py);
-  * zuc.s1_isomorphism: the 8 field isomorphisms K that carry S1 into AES's
-    field (gen/kernels/zuc_constants.py), each kernel with the forms its
-    file takes (gen/emit/zuc_kernel_files.py).
+A parameter's values come from the generator: SM4's 2040 S-box
+decompositions (gen/kernels/sm4_constants.py), ZUC's 8 field isomorphisms
+for S1 (gen/kernels/zuc_constants.py), and the tuning of each kernel:
+interleaved groups, rounds per loop iteration, ZUC's rolled block and LFSR
+in memory, GCC's scheduling before allocation and the assembly twin's
+pressure schedule.  A value is costed with every other choice at
+gen/choices.toml's (or --choose's) value.
 
-Depth `static`, per (choice, kernel): the kernel's main lowered program
-(SM4: the batch; ZUC: the keystream block)
+Depth `static`, per (value, kernel): the kernel's main lowered program
+(SM4: the batch; ZUC: the keystream block; uBlock: the 128/128 encryption)
   * its operations per call by kind (gen/ir/opcodes.KINDS), a loop's body
     counted once per iteration;
   * its constant bytes (the distinct constants' data);
   * its register pressure: the stores and reloads of spills per call when
     its assembly twin's register file allocates it (gen/backends/regalloc.py);
   * its shape: a digest of the program with its data left out (constants,
-    a GFNI matrix immediate: semantics.data_attrs).  Choices of one shape
-    are one instruction sequence but for constants, so they cost the same
-    at every depth.
+    a GFNI matrix immediate: semantics.data_attrs) and of the choices that
+    change its code without changing the program (scheduling).  Values of
+    one shape are one instruction sequence but for constants, so they cost
+    the same at every depth.
+Depth `model` adds llvm-mca's cycles per byte once per shape; depth
+`measure` (gen/explore_measure.py) times the cheapest values of each kernel
+the machine runs with `bench`.
 Each shape is allocated once.  The work runs on every core (a process per
 core, by choice), and every result is cached under build/explore/, keyed by
-a digest of the generator's sources: a second run reads it back.
+a digest of the generator's sources and of the other choices: a second run
+reads it back.
 """
 
 import hashlib
@@ -36,17 +42,17 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from .backends import SIMD_TARGETS, kernels
 from .backends.regalloc import MachineLoop, Reload, Spill, allocate
-from .emit import sm4_files, zuc_kernel_files
+from .backends.schedule import for_pressure
+from .choices import PARAMETERS
+from .emit import sm4_files, ublock_files, zuc_kernel_files
 from .ir import Loop, Op
 from .ir.opcodes import KINDS
 from .ir.semantics import data_attrs, op_kind
-from .kernels import zuc_lanes
-from .kernels.sm4_constants import decompositions
-from .kernels.zuc_constants import isomorphisms
+from .kernels import ublock_nibbleslice, ublock_register, zuc_lanes
+from .specs import ublock
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -62,9 +68,10 @@ def _walk_counted(stmts, times=1):
             yield s, times
 
 
-def shape(program):
-    """A digest of `program` without its data: one per instruction sequence."""
-    lines = []
+def shape(program, code_choices=()):
+    """A digest of `program` without its data, and of `code_choices` (those
+    that change the machine code of one program): one per instruction sequence."""
+    lines = [repr(sorted(code_choices))]
 
     def walk(stmts):
         for s in stmts:
@@ -94,9 +101,12 @@ def counts(program):
     return by_kind, sum(constants.values())
 
 
-def pressure(program, target):
-    """(spill stores, reloads) per call when `target`'s assembly twin allocates `program`."""
-    allocation = allocate(program, target.assembler.register_file(target), invariant=("rk",))
+def pressure(program, target, schedule=False):
+    """(spill stores, reloads) per call when `target`'s assembly twin allocates
+    `program` (scheduled for low pressure first where `schedule`)."""
+    invariant = ("rk",)
+    allocation = allocate(for_pressure(program, invariant) if schedule else program,
+                          target.assembler.register_file(target), invariant=invariant)
     stores = reloads = 0
 
     def walk(steps, times):
@@ -112,49 +122,49 @@ def pressure(program, target):
     return [stores, reloads]
 
 
-# ---- spaces --------------------------------------------------------------------------
+# ---- each cipher's main program ---------------------------------------------------
 
-def _sm4_program(choice, strategy, target):
+def _sm4_program(strategy, target, chosen):
     module = sm4_files.STRATEGIES[strategy]
-    return target.lower(module.program(target.bits, groups=target.groups(strategy), decomposition_index=choice))
+    return target.lower(module.program(target.bits, **sm4_files.program_options(strategy, target, chosen)))
 
 
-def _zuc_program(choice, strategy, target):
+def _zuc_program(strategy, target, chosen):
     """The keystream block, with the forms the kernel's file takes on `target`."""
+    choice = zuc_kernel_files.choose(target, chosen.of("zuc.s1_isomorphism", strategy, target))
     return target.lower(zuc_lanes.keystream_program(
-        target.bits, target.groups(strategy), isomorphism=choice,
-        **zuc_kernel_files.keystream_forms(strategy, target), **zuc_kernel_files.choose(target).forms))
+        target.bits, zuc_kernel_files.GROUPS[strategy], **zuc_kernel_files.keystream_forms(strategy, target, chosen),
+        **choice.options()))
 
 
-@dataclass(frozen=True)
-class Space:
-    name: str            # the parameter (gen/choices.py)
-    cipher: str
-    what: str            # one line: what a choice is
-    values: Callable     # () -> the choices, enumerated by the generator
-    program: Callable    # (choice, strategy, target) -> the kernel's main lowered program
-    files: Callable      # (strategy, target, Choices) -> {path under generated/: text} of the kernel
-
-    def size(self):
-        return len(self.values())
-
-    def kernels(self):
-        """(strategy, target name) of the cipher's C kernels: what a choice is costed on."""
-        return kernels(self.cipher)
-
-    def assignment(self, choice, target):
-        """gen --choose's spelling of `choice` for `target`'s kernels."""
-        from .choices import PER_TARGET
-        return f"{self.name}.{target.name}={choice}" if PER_TARGET[self.name] else f"{self.name}={choice}"
+def _ublock_program(strategy, target, chosen):
+    """uBlock-128/128's encryption."""
+    rounds = ublock.VARIANTS[128, 128]
+    if strategy == "register":
+        return target.lower(ublock_register.program(target.bits, 128, rounds, "encrypt",
+                                                    chosen.of("ublock.groups", strategy, target)))
+    return target.lower(ublock_nibbleslice.program(target.bits, 128, rounds, "encrypt"))
 
 
-SPACES = {
-    "sm4": Space("sm4.decomposition", "sm4", "an S-box decomposition A2*inv(A1*x ^ c1) ^ c2 over AES's field",
-                 lambda: range(len(decompositions())), _sm4_program,
-                 lambda strategy, target, chosen: sm4_files.kernel_file(strategy, target, chosen)[0]),
-    "zuc": Space("zuc.s1_isomorphism", "zuc", "a field isomorphism K carrying S1 into AES's field",
-                 lambda: range(len(isomorphisms())), _zuc_program, zuc_kernel_files.kernel_file),
-}
+# (strategy, target, Choices) -> the kernel's main lowered program.
+PROGRAMS = {"sm4": _sm4_program, "zuc": _zuc_program, "ublock": _ublock_program}
+# (strategy, target, Choices) -> {path under generated/: text} of the kernel's files.
+FILES = {"sm4": lambda strategy, target, chosen: sm4_files.kernel_file(strategy, target, chosen)[0],
+         "zuc": zuc_kernel_files.kernel_file,
+         "ublock": lambda strategy, target, chosen: ublock_files.kernel_file(strategy, target, chosen)[0]}
+# Choices that change a kernel's machine code but not its lowered program.
+CODE_CHOICES = ("schedule_before_ra", "asm_pressure_schedule")
+
+
+def parameters(cipher):
+    """The cipher's parameters (gen/choices.py), in the file's order."""
+    return [p for p in PARAMETERS.values() if p.cipher == cipher]
+
+
+def reached(param):
+    """(strategy, target name) of the C kernels a value of `param` is costed on."""
+    return [(s, t) for s, t in kernels(param.cipher)
+            if SIMD_TARGETS[t].form == "c" and (not param.strategies or s in param.strategies)]
 
 
 # ---- running it ----------------------------------------------------------------------
@@ -164,7 +174,7 @@ SPACES = {
 # the ranking or the table keep the cache).
 COST_VERSION = 1
 # Sources that do not change what a choice costs.
-_NOT_COSTS = ("gen/explore.py", "gen/cli.py", "gen/choices.py")
+_NOT_COSTS = ("gen/explore.py", "gen/explore_measure.py", "gen/cli.py", "gen/choices.py")
 
 
 def source_digest():
@@ -179,52 +189,69 @@ def source_digest():
     return h.hexdigest()[:16]
 
 
-def _cost_choice(args):
-    """Worker: every kernel's static cost under one choice (shapes allocated
-    once per process: `_SEEN` keeps their pressure)."""
-    space_key, choice, wanted = args
-    space = SPACES[space_key]
+def cache_path(kind, param, chosen, cache_dir=None):
+    """Where `kind` ("static", "model") costs of `param` are cached: keyed by
+    the generator's sources and the other parameters' values."""
+    others = {name: value for name, value in chosen.values.items() if name != param.name}
+    digest = hashlib.sha256(json.dumps(others, sort_keys=True).encode()).hexdigest()[:8]
+    return Path(cache_dir or ROOT / "build" / "explore") / f"{param.name}-{kind}-{source_digest()}-{digest}.json"
+
+
+def value_key(value):
+    """A value as the key of a JSON object ("2", "true")."""
+    return json.dumps(value)
+
+
+def _cost_value(args):
+    """Worker: the static cost of one value of a parameter on every kernel it
+    reaches (shapes allocated once per process: `_SEEN` keeps their pressure)."""
+    name, value, chosen, wanted = args
+    param = PARAMETERS[name]
+    chosen = chosen.with_choice(param.assignment(value))
     out = {}
-    for strategy, name in space.kernels():
-        if wanted and name not in wanted:
+    for strategy, target_name in reached(param):
+        if wanted and target_name not in wanted:
             continue
-        target = SIMD_TARGETS[name]
-        program = space.program(choice, strategy, target)
-        digest = shape(program)
+        target = SIMD_TARGETS[target_name]
+        program = PROGRAMS[param.cipher](strategy, target, chosen)
+        code = [(n, v) for n, v in chosen.of_kernel(param.cipher, strategy, target).items()
+                if n.split(".")[1] in CODE_CHOICES]
+        digest = shape(program, code)
         by_kind, constant_bytes = counts(program)
         if digest not in _SEEN:
-            _SEEN[digest] = pressure(program, target) if target.assembler is not None else None
-        out[f"{strategy}_{name}"] = {"shape": digest, "ops": by_kind, "constant_bytes": constant_bytes,
-                                     "spills": _SEEN[digest]}
-    return choice, out
+            _SEEN[digest] = pressure(program, target, chosen.of(f"{param.cipher}.asm_pressure_schedule", strategy,
+                                                                target)) if target.assembler is not None else None
+        out[f"{strategy}_{target_name}"] = {"shape": digest, "ops": by_kind, "constant_bytes": constant_bytes,
+                                            "spills": _SEEN[digest]}
+    return value, out
 
 
 _SEEN = {}
 
 
-def static_costs(space, targets=(), jobs=None, cache_dir=None, progress=sys.stderr):
-    """{choice: {kernel: cost}} for every choice of `space` on its kernels
-    (those of `targets` alone where given), from the cache where it holds
-    them, the rest computed on `jobs` processes (default: every core)."""
-    cache_dir = Path(cache_dir or ROOT / "build" / "explore")
-    cache_path = cache_dir / f"{space.name}-static-{source_digest()}.json"
-    cached = json.loads(cache_path.read_text()) if cache_path.exists() else {}
-    choices = list(space.values())
+def static_costs(param, chosen, targets=(), jobs=None, cache_dir=None, progress=sys.stderr):
+    """{value: {kernel: cost}} for every value of `param` on the kernels it
+    reaches (those of `targets` alone where given), the other parameters at
+    `chosen`'s values; from the cache where it holds them, the rest computed
+    on `jobs` processes (default: every core)."""
+    path = cache_path("static", param, chosen, cache_dir)
+    cached = json.loads(path.read_text()) if path.exists() else {}
+    values = list(param.values())
     wanted = tuple(targets)
-    todo = [c for c in choices if not all(_covers(cached.get(str(c), {}), space, wanted))]
-    results = {int(c): v for c, v in cached.items()}
+    kernels_ = [f"{s}_{t}" for s, t in reached(param) if not wanted or t in wanted]
+    todo = [v for v in values if not all(k in cached.get(value_key(v), {}) for k in kernels_)]
+    results = {v: cached.get(value_key(v), {}) for v in values}
     start, done = time.monotonic(), 0
     if todo:
-        with multiprocessing.Pool(jobs or os.cpu_count()) as pool:
-            for choice, costs in pool.imap_unordered(_cost_choice, [(space.cipher, c, wanted) for c in todo],
-                                                     chunksize=max(1, len(todo) // 200)):
-                results[choice] = {**results.get(choice, {}), **costs}
+        with multiprocessing.Pool(min(jobs or os.cpu_count(), len(todo))) as pool:
+            for value, costs in pool.imap_unordered(_cost_value, [(param.name, v, chosen, wanted) for v in todo],
+                                                    chunksize=max(1, len(todo) // 200)):
+                results[value] = {**results[value], **costs}
                 done += 1
-                _bar(progress, done, len(todo), start, space.name)
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        cache_path.write_text(json.dumps({str(c): v for c, v in sorted(results.items())}))
-    return {c: {k: v for k, v in results[c].items() if not wanted or kernel_target(k) in wanted}
-            for c in choices}
+                _bar(progress, done, len(todo), start, param.name)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({value_key(v): c for v, c in results.items()}))
+    return {v: {k: results[v][k] for k in kernels_} for v in values}
 
 
 def kernel_target(kernel):
@@ -232,13 +259,7 @@ def kernel_target(kernel):
     return kernel.split("_", 1)[1]
 
 
-def _covers(costs, space, wanted):
-    for strategy, name in space.kernels():
-        if not wanted or name in wanted:
-            yield f"{strategy}_{name}" in costs
-
-
-def _bar(stream, done, total, start, label, width=30, unit="choices"):
+def _bar(stream, done, total, start, label, width=30, unit="values"):
     if stream is None:
         return
     filled = width * done // total
@@ -253,76 +274,89 @@ def _bar(stream, done, total, start, label, width=30, unit="choices"):
 # ---- depth model: llvm-mca on each distinct shape --------------------------------------
 
 MODEL_CPUS = {"x86_64": ("znver3", "znver4", "icelake-server"), "aarch64": ("neoverse-n1", "neoverse-n2", "neoverse-v1")}
+# The records of harness/mca_model.py that model a kernel's main function.
+MODELLED_MODES = ("kernel", "keystream")
 
 
-def modelled_costs(space, costs, chosen, cache_dir=None, progress=sys.stderr):
+def modelled_costs(param, costs, chosen, cache_dir=None, progress=sys.stderr):
     """{kernel: {shape: {cpu: modelled cycles per byte, or None}}}: per kernel,
-    each distinct shape's file written with its lowest choice into a copy of
-    generated/ and modelled by harness/mca_model.py (llvm-mca 19) on its
+    each distinct shape's file written with its first value into a copy of
+    generated/ and modelled by harness/mca_model.py (llvm-mca 19; it reads the
+    C kernel, so an assembly-only choice models as its C twin) on its
     architecture's CPU models (MODEL_CPUS).  A shape is one instruction
-    sequence, so every choice of it models the same.  Cached like the static costs."""
-    cache_dir = Path(cache_dir or ROOT / "build" / "explore")
-    cache_path = cache_dir / f"{space.name}-model-{source_digest()}.json"
-    cached = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    sequence, so every value of it models the same.  Cached like the static costs."""
+    path = cache_path("model", param, chosen, cache_dir)
+    cached = json.loads(path.read_text()) if path.exists() else {}
     todo = {}
-    for choice in sorted(costs):
-        for kernel, cost in costs[choice].items():
+    for value, per_kernel in costs.items():
+        for kernel, cost in per_kernel.items():
             if cost["shape"] not in cached.get(kernel, {}):
-                todo.setdefault((kernel, cost["shape"]), choice)
+                todo.setdefault((kernel, cost["shape"]), value)
     start = time.monotonic()
     if todo:
         with tempfile.TemporaryDirectory() as work:
             generated = Path(work) / "generated"
             shutil.copytree(ROOT / "generated", generated)
-            for done, ((kernel, digest), choice) in enumerate(sorted(todo.items()), 1):
+            for done, ((kernel, digest), value) in enumerate(sorted(todo.items()), 1):
                 strategy, name = kernel.split("_", 1)
                 target = SIMD_TARGETS[name]
-                files = space.files(strategy, target, chosen.with_choice(space.assignment(choice, target)))
-                for path, text in files.items():
-                    (generated / path).parent.mkdir(parents=True, exist_ok=True)
-                    (generated / path).write_text(text)
-                out = Path(work) / "mca.json"
-                cpus = MODEL_CPUS[target.arch.name]
-                flag = "--arm-cpu" if target.arch.name == "aarch64" else "--cpu"
-                subprocess.run([sys.executable, str(ROOT / "harness" / "mca_model.py"), "--generated", str(generated),
-                                "--json", str(out), *(x for cpu in cpus for x in (flag, cpu)), kernel],
-                               capture_output=True, text=True)
-                records = json.loads(out.read_text()) if out.exists() else []
-                per_cpu = {cpu: None for cpu in cpus}
-                for rec in records:
-                    if rec.get("mode") in ("kernel", "keystream") and rec.get("cpb") is not None \
-                            and per_cpu.get(rec["cpu_model"]) is None:
-                        per_cpu[rec["cpu_model"]] = round(rec["cpb"], 3)
-                cached.setdefault(kernel, {})[digest] = per_cpu
-                _bar(progress, done, len(todo), start, f"{space.name} (llvm-mca on each shape)", unit="shapes")
-        cache_dir.mkdir(parents=True, exist_ok=True)
-        cache_path.write_text(json.dumps(cached, indent=1))
+                files = FILES[param.cipher](strategy, target, chosen.with_choice(param.assignment(value)))
+                for rel, text in files.items():
+                    (generated / rel).parent.mkdir(parents=True, exist_ok=True)
+                    (generated / rel).write_text(text)
+                cached.setdefault(kernel, {})[digest] = _model(generated, Path(work) / "mca.json", kernel, target)
+                _bar(progress, done, len(todo), start, f"{param.name} (llvm-mca on each shape)", unit="shapes")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(cached, indent=1))
     return cached
+
+
+def _model(generated, out, kernel, target):
+    """{cpu: modelled cycles per byte of the kernel's main function, or None}."""
+    cpus = MODEL_CPUS[target.arch.name]
+    flag = "--arm-cpu" if target.arch.name == "aarch64" else "--cpu"
+    out.unlink(missing_ok=True)
+    subprocess.run([sys.executable, str(ROOT / "harness" / "mca_model.py"), "--generated", str(generated),
+                    "--json", str(out), *(x for cpu in cpus for x in (flag, cpu)), kernel],
+                   capture_output=True, text=True)
+    records = json.loads(out.read_text()) if out.exists() else []
+    per_cpu = {cpu: None for cpu in cpus}
+    for rec in records:
+        if rec.get("mode") in MODELLED_MODES and rec.get("cpb") is not None and per_cpu.get(rec["cpu_model"]) is None:
+            per_cpu[rec["cpu_model"]] = round(rec["cpb"], 3)
+    return per_cpu
 
 
 # ---- ranking -------------------------------------------------------------------------
 
 def with_model(costs, modelled):
     """The costs, each with the modelled cycles per byte of its shape ("model": {cpu: c/B})."""
-    return {c: {k: {**cost, "model": modelled[k][cost["shape"]]} for k, cost in per.items()}
-            for c, per in costs.items()}
+    return {v: {k: {**cost, "model": modelled[k][cost["shape"]]} for k, cost in per.items()}
+            for v, per in costs.items()}
+
+
+def modelled_mean(cost):
+    """The mean modelled cycles per byte over the CPU models, or None."""
+    modelled = [v for v in cost.get("model", {}).values() if v is not None]
+    return sum(modelled) / len(modelled) if modelled else None
 
 
 def cost_key(cost):
-    """What ranks choices on one kernel, cheapest first: the modelled cycles
-    per byte (their mean over the CPU models; depth model), operations (every
-    kind alike), spill traffic, constant bytes."""
-    modelled = [v for v in cost.get("model", {}).values() if v is not None]
+    """What ranks values on one kernel, cheapest first: the measured cycles
+    per byte (depth measure; a value not timed on a kernel that was ranks
+    after those that were), the modelled cycles per byte (their mean over
+    the CPU models; depth model), operations (every kind alike), spill
+    traffic, constant bytes."""
+    measured = cost["measured"]["cpb"] if cost.get("measured") else (float("inf") if "measured" in cost else 0)
     spills = sum(cost["spills"]) if cost["spills"] else 0
-    return (sum(modelled) / len(modelled) if modelled else 0), sum(cost["ops"].values()), spills, \
-        cost["constant_bytes"]
+    return measured, modelled_mean(cost) or 0, sum(cost["ops"].values()), spills, cost["constant_bytes"]
 
 
 @dataclass
 class Group:
-    """Choices that cost the same on one kernel."""
+    """Values that cost the same on one kernel."""
 
-    choices: list
+    values: list
     cost: dict
     shapes: int          # distinct instruction sequences among them
 
@@ -335,62 +369,153 @@ class Group:
 
 def rank(costs):
     """Per kernel, its groups of equal cost, cheapest first: {kernel: [Group]}."""
-    kernels_ = sorted({k for per in costs.values() for k in per})
+    kernels_ = list(dict.fromkeys(k for per in costs.values() for k in per))
     out = {}
     for kernel in kernels_:
         groups = {}
-        for choice, per in costs.items():
+        for value, per in costs.items():
             cost = per[kernel]
-            key = json.dumps([cost["ops"], cost["constant_bytes"], cost["spills"], cost.get("model")], sort_keys=True)
-            groups.setdefault(key, []).append((choice, cost))
-        ranked = [Group(sorted(c for c, _ in members), members[0][1], len({m["shape"] for _, m in members}))
+            key = json.dumps([cost["ops"], cost["constant_bytes"], cost["spills"], cost.get("model"),
+                              cost.get("measured")], sort_keys=True)
+            groups.setdefault(key, []).append((value, cost))
+        ranked = [Group(sorted(v for v, _ in members), members[0][1], len({m["shape"] for _, m in members}))
                   for members in groups.values()]
-        out[kernel] = sorted(ranked, key=lambda g: (cost_key(g.cost), g.choices[0]))
+        out[kernel] = sorted(ranked, key=lambda g: (cost_key(g.cost), g.values[0]))
     return out
 
 
-def best_choice(costs, current=None):
-    """The choice whose modelled cycles per byte (depth model), then
+def best_value(costs, current=None):
+    """The value whose measured, then modelled cycles per byte, then
     operations, spill traffic and constant bytes, summed over kernels as a
-    fraction of each kernel's cheapest, are least;
-    `current` where it is among those, else the lowest; and all that tie."""
-    kernels_ = sorted({k for per in costs.values() for k in per})
-    floor = {k: [min(cost_key(per[k])[i] for per in costs.values()) or 1 for i in range(4)] for k in kernels_}
-    score = {c: tuple(sum(cost_key(per[k])[i] / floor[k][i] for k in kernels_) for i in range(4))
-             for c, per in costs.items()}
+    fraction of each kernel's cheapest, are least; `current` where it is
+    among those, else the first; and all that tie."""
+    kernels_ = list(dict.fromkeys(k for per in costs.values() for k in per))
+    parts = len(cost_key(next(iter(costs.values()))[kernels_[0]]))
+    floor = {k: [min(cost_key(per[k])[i] for per in costs.values()) or 1 for i in range(parts)] for k in kernels_}
+    score = {v: tuple(sum(cost_key(per[k])[i] / floor[k][i] for k in kernels_) for i in range(parts))
+             for v, per in costs.items()}
     least = min(score.values())
-    best = sorted(c for c, s in score.items() if s == least)
+    best = [v for v, s in score.items() if s == least]
     return (current if current in best else best[0]), best
 
 
-def summary(space, ranking, best, tied, depth="static"):
-    """One line for gen/choices.toml: what the ranking found."""
-    kernels_ = len(ranking)
+def best_per_key(param, costs, chosen):
+    """{key: (best value, the values that tie with it)}: one key for a
+    parameter with one value, else each target's or kernel's own best over
+    its kernels."""
+    current = chosen.values[param.name]
+    if param.keyed == "one":
+        return {None: best_value(costs, current)}
+    out = {}
+    for key in current:
+        mine = {v: {k: c for k, c in per.items() if _key_of(param, k) == key} for v, per in costs.items()}
+        if any(mine.values()):
+            out[key] = best_value(mine, current[key])
+    return out
+
+
+def _key_of(param, kernel):
+    return kernel_target(kernel) if param.keyed == "target" else kernel
+
+
+def numbered(param):
+    """Whether the parameter's values are numbers of solutions (#415), not quantities."""
+    values = param.values()
+    return not isinstance(values[0], bool) and tuple(values) == tuple(range(len(values))) and len(values) > 4
+
+
+def spell(param, value):
+    """A value as the tables and rankings write it: #415, 2, true, rolled."""
+    if numbered(param):
+        return f"#{value}"
+    return value if isinstance(value, str) else value_key(value)
+
+
+def summary(param, ranking, best, depth, machine=""):
+    """gen/choices.toml's ranking of `param`: one line, or one per kernel for a
+    parameter keyed by kernel.  `best` is best_per_key's."""
+    stamp = f"gen explore {param.cipher} --param {param.name.split('.')[1]} --depth {depth}, " \
+            f"{time.strftime('%Y-%m-%d')}{f', {machine}' if machine else ''}"
+    if param.keyed == "kernel":
+        return {kernel: f"{stamp}: {_kernel_line(param, groups, best[kernel])}"
+                for kernel, groups in ranking.items() if kernel in best}
+    size = len(param.values())
     alike = [k for k, groups in ranking.items() if len(groups) == 1]
     one_shape = [k for k in alike if ranking[k][0].shapes == 1]
-    size = space.size()
-    found = (f"all {size} choices cost the same on {len(alike)} of {kernels_} kernels"
+    found = (f"all {size} values cost the same on {len(alike)} of {len(ranking)} kernels"
              + (f" ({len(one_shape)} of them one instruction sequence, differing in constants alone)"
                 if one_shape else ""))
     spread = [f"{k}: {len(g)} costs" for k, g in ranking.items() if len(g) > 1]
-    return (f"gen explore {space.cipher} --depth {depth}, {time.strftime('%Y-%m-%d')}: {found}"
-            + (f"; where they differ: {', '.join(spread)}" if spread else "")
-            + f"; best #{best}" + (f", tied with {len(tied) - 1} more (the lowest, or the one kept)" if len(tied) > 1 else ""))
+    chosen = "; ".join(f"{'best' if key is None else key} {spell(param, value)}"
+                       + (f" (tied with {len(tied) - 1} more: the first, or the one kept)" if len(tied) > 1 else "")
+                       for key, (value, tied) in best.items())
+    return f"{stamp}: {found}" + (f"; where they differ: {', '.join(spread)}" if spread else "") + f"; {chosen}"
 
 
-def table(ranking, top, total):
-    """The ranked table: per kernel its cheapest `top` groups of choices."""
+def verdict(param, best, chosen):
+    """One line: the best value of each key ranked, against gen/choices.toml's."""
+    parts = []
+    for key, (value, tied) in best.items():
+        current = chosen.get(param.name, key)
+        where = "" if key is None else f"{key} "
+        ties = f" (tied with {len(tied) - 1} more)" if len(tied) > 1 else ""
+        parts.append(f"{where}{spell(param, value)}{ties}"
+                     + ("" if value == current else f" (gen/choices.toml has {spell(param, current)})"))
+    return "best: " + "; ".join(parts)
+
+
+def _kernel_line(param, groups, best):
+    value, tied = best
+    costs = ", ".join(f"{'/'.join(spell(param, v) for v in g.values)}: {_cost_text(g.cost)}" for g in groups)
+    return f"{spell(param, value)}" + (f" (ties with {len(tied) - 1} more)" if len(tied) > 1 else "") + f"; {costs}"
+
+
+def _cost_text(cost):
+    """A group's cost in a few words: measured, else modelled, else static."""
+    if cost.get("measured"):
+        return f"{cost['measured']['gbps']:.2f} Gbit/s measured"
+    if "measured" in cost:
+        return "not timed"
+    mean = modelled_mean(cost)
+    if mean is not None:
+        return f"{mean:.2f} c/B modelled"
+    return f"{sum(cost['ops'].values())} ops"
+
+
+def report(param, ranking, chosen):
+    """Per kernel: its best and worst value, measured and modelled where
+    known, and whether gen/choices.toml's value was the best."""
+    rows = [["kernel", "values", "best", "worst", "choices.toml", "is the best"], ["---"] * 6]
+    for kernel, groups in ranking.items():
+        key = {"one": None, "target": kernel_target(kernel), "kernel": kernel}[param.keyed]
+        current = chosen.get(param.name, key)
+        rows.append([kernel, str(sum(len(g.values) for g in groups)),
+                     f"{_spell_group(param, groups[0])} ({_cost_text(groups[0].cost)})",
+                     f"{_spell_group(param, groups[-1])} ({_cost_text(groups[-1].cost)})",
+                     spell(param, current), "yes" if current in groups[0].values else "no"])
+    return "\n".join("| " + " | ".join(row) + " |" for row in rows)
+
+
+def _spell_group(param, group):
+    return _values(param, group.values, len(param.values()))
+
+
+def table(param, ranking, top):
+    """The ranked table: per kernel its cheapest `top` groups of values."""
     modelled = any("model" in g.cost for groups in ranking.values() for g in groups)
-    head = ["kernel", "rank", "choices", *KINDS, "const B", "spill st/ld",
-            *(["modelled c/B"] if modelled else []), "why they tie"]
+    measured = any("measured" in g.cost for groups in ranking.values() for g in groups)
+    head = ["kernel", "rank", "values", *KINDS, "const B", "spill st/ld", *(["modelled c/B"] if modelled else []),
+            *(["measured"] if measured else []), "why they tie"]
     rows = [head, ["---"] * len(head)]
+    total = len(param.values())
     for kernel, groups in ranking.items():
         for number, group in enumerate(groups[:top], 1):
             spills = "/".join(map(str, group.cost["spills"])) if group.cost["spills"] else "n/a"
-            rows.append([kernel if number == 1 else "", str(number), _choices(group.choices, total),
+            rows.append([kernel if number == 1 else "", str(number), _values(param, group.values, total),
                          *(str(group.cost["ops"][k]) for k in KINDS), str(group.cost["constant_bytes"]), spills,
                          *([_modelled(group.cost.get("model", {}))] if modelled else []),
-                         group.reason if len(group.choices) > 1 else ""])
+                         *([_cost_text(group.cost) if "measured" in group.cost else ""] if measured else []),
+                         group.reason if len(group.values) > 1 else ""])
         if len(groups) > top:
             rows.append(["", f"(+{len(groups) - top} more)"] + [""] * (len(head) - 2))
     return "\n".join("| " + " | ".join(row) + " |" for row in rows)
@@ -400,39 +525,43 @@ def _modelled(per_cpu):
     return ", ".join(f"{cpu} {'n/a' if v is None else f'{v:.2f}'}" for cpu, v in per_cpu.items()) or "n/a"
 
 
-def _choices(choices, total):
-    if len(choices) == total:
+def _values(param, values, total):
+    if len(values) == total and total > 2:
         return f"all {total}"
-    if len(choices) == 1:
-        return f"#{choices[0]}"
-    if choices == list(range(choices[0], choices[-1] + 1)):
-        return f"#{choices[0]}-#{choices[-1]}"
-    return f"{len(choices)}: #{', #'.join(map(str, choices[:3]))}, ..."
+    if not numbered(param):
+        return ", ".join(spell(param, v) for v in values)
+    if len(values) == 1:
+        return f"#{values[0]}"
+    if values == list(range(values[0], values[-1] + 1)):
+        return f"#{values[0]}-#{values[-1]}"
+    return f"{len(values)}: #{', #'.join(map(str, values[:3]))}, ..."
 
 
 def plot(ranking, path, title):
-    """A PNG of the spread: per kernel, every group of choices at its
-    operations per call relative to the kernel's cheapest (a dot sized by how
-    many choices it holds), and where the depth is model, each group's
-    modelled cycles per byte per CPU model."""
+    """A PNG: per kernel, every group of values at its operations per call
+    relative to the kernel's cheapest (a dot sized by how many values it
+    holds); where the depth is model, each group's modelled cycles per byte
+    per CPU model; where it is measure, modelled against measured cycles per
+    byte of every value timed, per target."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     kernels_ = list(ranking)
     modelled = any("model" in g.cost for groups in ranking.values() for g in groups)
-    fig, axes = plt.subplots(1, 2 if modelled else 1, figsize=(12 if modelled else 7, 0.35 * len(kernels_) + 1.5),
-                             squeeze=False, sharey=True)
+    timed = [(kernel, g) for kernel, groups in ranking.items() for g in groups if g.cost.get("measured")]
+    panels = 1 + modelled + bool(timed)
+    fig, axes = plt.subplots(1, panels, figsize=(6 * panels, 0.35 * len(kernels_) + 2.5), squeeze=False)
     spread = axes[0][0]
     for y, kernel in enumerate(kernels_):
         groups = ranking[kernel]
-        floor = min(cost_key(g.cost)[1] for g in groups)
+        floor = min(cost_key(g.cost)[2] for g in groups) or 1
         for g in groups:
-            spread.scatter(cost_key(g.cost)[1] / floor, y, s=20 + 200 * len(g.choices) ** 0.5 / 45, alpha=0.6,
+            spread.scatter(cost_key(g.cost)[2] / floor, y, s=20 + 200 * len(g.values) ** 0.5 / 45, alpha=0.6,
                            color="tab:blue")
     spread.set_yticks(range(len(kernels_)), kernels_, fontsize=8)
-    spread.set_xlabel("operations per call / the kernel's cheapest choice")
-    spread.set_title("spread of the static cost (dot area: choices)", fontsize=9)
+    spread.set_xlabel("operations per call / the kernel's cheapest value")
+    spread.set_title("spread of the static cost (dot area: values)", fontsize=9)
     if modelled:
         model = axes[0][1]
         cpus = sorted({cpu for groups in ranking.values() for g in groups for cpu in g.cost.get("model", {})})
@@ -441,10 +570,60 @@ def plot(ranking, path, title):
                       if g.cost.get("model", {}).get(cpu) is not None]
             if points:
                 model.scatter(*zip(*points), label=cpu, s=18, marker="os^D<>"[index % 6])
+        model.set_yticks(range(len(kernels_)), kernels_, fontsize=8)
         model.set_xlabel("modelled cycles per byte (llvm-mca), every group")
         model.set_title("modelled, not measured", fontsize=9)
         model.legend(fontsize=7)
+    if timed:
+        versus = axes[0][panels - 1]
+        for index, target in enumerate(sorted({kernel_target(k) for k, _ in timed})):
+            points = [(modelled_mean(g.cost), g.cost["measured"]["cpb"]) for k, g in timed
+                      if kernel_target(k) == target and modelled_mean(g.cost) is not None]
+            if points:
+                versus.scatter(*zip(*points), label=target, s=18, marker="os^D<>v"[index % 7])
+        versus.set_xlabel("modelled cycles per byte (mean over the CPU models)")
+        versus.set_ylabel("measured cycles per byte (this machine)")
+        versus.set_title("modelled against measured, every value timed", fontsize=9)
+        versus.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def spearman(pairs):
+    """Spearman's rank correlation of [(x, y)] (ties take their mean rank), or
+    None for fewer than 3 pairs or a constant side."""
+    if len(pairs) < 3:
+        return None
+
+    def ranks(values):
+        order = sorted(range(len(values)), key=values.__getitem__)
+        out = [0.0] * len(values)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and values[order[j + 1]] == values[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                out[order[k]] = (i + j) / 2
+            i = j + 1
+        return out
+
+    rx, ry = ranks([x for x, _ in pairs]), ranks([y for _, y in pairs])
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sxx, syy = sum((a - mx) ** 2 for a in rx), sum((b - my) ** 2 for b in ry)
+    return sxy / (sxx * syy) ** 0.5 if sxx and syy else None
+
+
+def correlations(ranking):
+    """{target: (Spearman's rho of modelled against measured cycles per byte
+    over every value timed on its kernels, how many)}."""
+    per_target = {}
+    for kernel, groups in ranking.items():
+        for g in groups:
+            if g.cost.get("measured") and modelled_mean(g.cost) is not None:
+                per_target.setdefault(kernel_target(kernel), []).append((modelled_mean(g.cost),
+                                                                         g.cost["measured"]["cpb"]))
+    return {target: (spearman(pairs), len(pairs)) for target, pairs in per_target.items()}

@@ -264,7 +264,8 @@ def asm_kernel_source():
     registers allocated by gen/backends/regalloc.py), twice: with its round
     loop of CTR_ROUNDS and of one round (the loop runs at least once), each
     called n times by kernel_asm_<form>; returns (assembly, C wrappers)."""
-    from gen.backends import SIMD_TARGETS, tuned
+    from gen import choices
+    from gen.backends import SIMD_TARGETS
     from gen.backends.assembly import assembly_file
     from gen.cli import emitted_programs
     from gen import choices
@@ -285,7 +286,7 @@ def asm_kernel_source():
     text = assembly_file("/* round floor: the CTR kernel's assembly twin */",
                          [("ctr_asm_full", with_rounds(CTR_ROUNDS)), ("ctr_asm_one", with_rounds(1))],
                          target, "round_floor",
-                         schedule=("nibbleslice", target.base_name) in tuned("asm_pressure_schedule"))
+                         schedule=choices.load().of("ublock.asm_pressure_schedule", "nibbleslice", target))
     wrappers = "#include <stdint.h>\n" + "".join(
         f"void ctr_asm_{form}(const uint8_t *, const uint8_t *, uint8_t *, const uint8_t *);\n"
         f"void kernel_asm_{form}(const uint8_t *rk, const uint8_t *in, uint8_t *out, const uint8_t *src, long n)\n"

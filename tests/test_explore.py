@@ -14,7 +14,7 @@ from gen.ir import Builder
 
 
 def sm4_program(index, target="avx2_gfni", strategy="wordslice"):
-    return explore.SPACES["sm4"].program(index, strategy, SIMD_TARGETS[target])
+    return explore.PROGRAMS["sm4"](strategy, SIMD_TARGETS[target], choices.load().with_choice(f"sm4.decomposition={index}"))
 
 
 def test_two_decompositions_are_one_shape_with_other_constants():
@@ -54,20 +54,20 @@ def test_ranking_groups_equal_costs_cheapest_first_and_says_why():
     costs = {0: {"k": cost({"alu": 10}, shape="a")}, 1: {"k": cost({"alu": 9}, shape="b")},
              2: {"k": cost({"alu": 10}, shape="c")}, 3: {"k": cost({"alu": 9}, shape="b")}}
     groups = explore.rank(costs)["k"]
-    assert [g.choices for g in groups] == [[1, 3], [0, 2]]
+    assert [g.values for g in groups] == [[1, 3], [0, 2]]
     assert "constants alone" in groups[0].reason and "2 instruction sequences" in groups[1].reason
-    assert explore.best_choice(costs) == (1, [1, 3])
-    assert explore.best_choice(costs, current=3) == (3, [1, 3])
+    assert explore.best_value(costs) == (1, [1, 3])
+    assert explore.best_value(costs, current=3) == (3, [1, 3])
 
 
 def test_spills_break_ties_between_equal_operation_counts():
     costs = {0: {"k": cost({"alu": 9}, spills=(4, 4))}, 1: {"k": cost({"alu": 9}, spills=(1, 2))}}
-    assert explore.best_choice(costs)[0] == 1
+    assert explore.best_value(costs)[0] == 1
 
 
 def test_static_costs_come_from_the_cache_the_second_time(tmp_path, monkeypatch):
-    space = explore.SPACES["zuc"]
-    first = explore.static_costs(space, ["neon_aes"], jobs=2, cache_dir=tmp_path, progress=None)
+    param = choices.PARAMETERS["zuc.s1_isomorphism"]
+    first = explore.static_costs(param, choices.load(), ["neon_aes"], jobs=2, cache_dir=tmp_path, progress=None)
     assert sorted(first) == list(range(8))
     assert set(first[0]) == {"lanesx2_neon_aes", "lanes_neon_aes"}
     assert len({c["lanes_neon_aes"]["shape"] for c in first.values()}) == 1
@@ -75,7 +75,7 @@ def test_static_costs_come_from_the_cache_the_second_time(tmp_path, monkeypatch)
     def no_pool(*args, **kwargs):
         raise AssertionError("recomputed what the cache holds")
     monkeypatch.setattr(multiprocessing, "Pool", no_pool)
-    assert explore.static_costs(space, ["neon_aes"], cache_dir=tmp_path, progress=None) == first
+    assert explore.static_costs(param, choices.load(), ["neon_aes"], cache_dir=tmp_path, progress=None) == first
 
 
 def test_explore_prints_the_ranking_and_apply_rewrites_the_choices(tmp_path, monkeypatch, capsys):
@@ -85,17 +85,35 @@ def test_explore_prints_the_ranking_and_apply_rewrites_the_choices(tmp_path, mon
     monkeypatch.setattr(cli.explore, "ROOT", tmp_path)          # its cache goes under tmp_path/build
     monkeypatch.setattr(cli, "ROOT", tmp_path)
     png, js = tmp_path / "spread.png", tmp_path / "costs.json"
-    assert cli.main(["explore", "zuc", "--target", "avx2_gfni", "--top", "2", "--png", str(png),
-                     "--json", str(js)]) == 0
+    assert cli.main(["explore", "zuc", "--param", "s1_isomorphism", "--target", "avx2_gfni", "--top", "2",
+                     "--png", str(png), "--json", str(js)]) == 0
     out = capsys.readouterr().out
     assert "| lanes_avx2_gfni | 1 | all 8 |" in out and "constants alone" in out
+    assert "| lanes_avx2_gfni | 8 | all 8 (1548 ops) | all 8 (1548 ops) | #0 | yes |" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
-    assert sorted(json.loads(js.read_text())["costs"]["7"]) == ["lanes_avx2_gfni"]
-    assert cli.main(["explore", "zuc", "--apply"]) == 0
+    assert sorted(json.loads(js.read_text())["zuc.s1_isomorphism"]["costs"]["7"]) == ["lanes_avx2_gfni"]
+    assert cli.main(["explore", "zuc", "--param", "s1_isomorphism", "--apply"]) == 0
     written = choices.load(path)
     assert written.values == choices.load(choices.PATH).values
-    assert "gen explore zuc --depth static" in written.rankings["zuc.s1_isomorphism"]
-    assert "all 8 choices cost the same on 8 of 8 kernels" in written.rankings["zuc.s1_isomorphism"]
+    assert "gen explore zuc --param s1_isomorphism --depth static" in written.rankings["zuc.s1_isomorphism"]
+    assert "all 8 values cost the same on 8 of 8 kernels" in written.rankings["zuc.s1_isomorphism"]
+
+
+def test_apply_writes_each_kernels_best_value_and_its_ranking(tmp_path, monkeypatch, capsys):
+    """A parameter keyed by kernel: each kernel takes its own best (statically,
+    an unrolled ZUC block: fewer operations) with a ranking line of its own."""
+    path = tmp_path / "choices.toml"
+    path.write_text(choices.PATH.read_text())
+    monkeypatch.setattr(choices, "PATH", path)
+    monkeypatch.setattr(cli.explore, "ROOT", tmp_path)
+    monkeypatch.setattr(cli, "ROOT", tmp_path)
+    assert cli.main(["explore", "zuc", "--param", "block_form", "--apply"]) == 0
+    assert "best: lanes_avx512_gfni " in capsys.readouterr().out
+    written = choices.load(path)
+    assert "rolled" not in set(written.values["zuc.block_form"].values())
+    assert set(written.rankings["zuc.block_form"]) == set(written.values["zuc.block_form"])
+    assert "rolled: " in written.rankings["zuc.block_form"]["lanes_avx2_vaes"]
+    assert choices.dump(written) == path.read_text()
 
 
 def test_explore_needs_a_known_cipher_and_target(capsys):
@@ -103,6 +121,8 @@ def test_explore_needs_a_known_cipher_and_target(capsys):
     assert "which cipher" in capsys.readouterr().err
     assert cli.main(["explore", "zuc", "--target", "avx2"]) == 2
     assert "zuc has no kernel on avx2" in capsys.readouterr().err
+    assert cli.main(["explore", "zuc", "--param", "groups"]) == 2
+    assert "zuc has no parameter groups; its parameters: s1_isomorphism, block_form" in capsys.readouterr().err
 
 
 def test_the_choices_file_round_trips():
@@ -113,7 +133,8 @@ def test_the_choices_file_round_trips():
 
 @pytest.mark.parametrize("text, message", [
     ("[sm4.decomposition]\nvalue = 0\n", r"no \[zuc.s1_isomorphism\] value"),
-    ("[sm4.decomposition]\nvalue = { avx2 = 1 }\n[zuc.s1_isomorphism]\nvalue = { avx2 = 0 }\n", "takes one value")])
+    ("[sm4.decomposition]\nvalue = { avx2 = 1 }\n[zuc.s1_isomorphism]\nvalue = { avx2 = 0 }\n", "takes one value"),
+    (choices.PATH.read_text().replace("byteslice_avx2_vaes = 2\n", ""), "sm4.groups has no value for byteslice_avx2_vaes")])
 def test_a_broken_choices_file_is_a_clear_error(tmp_path, text, message):
     path = tmp_path / "choices.toml"
     path.write_text(text)
@@ -124,9 +145,9 @@ def test_a_broken_choices_file_is_a_clear_error(tmp_path, text, message):
 @pytest.mark.skipif(shutil.which("llvm-mca-19") is None and shutil.which("llvm-mca") is None,
                     reason="llvm-mca not installed (make deps)")
 def test_depth_model_runs_llvm_mca_once_per_shape(tmp_path):
-    space = explore.SPACES["zuc"]
-    costs = explore.static_costs(space, ["neon_aes"], cache_dir=tmp_path, progress=None)
-    modelled = explore.modelled_costs(space, costs, choices.load(), cache_dir=tmp_path, progress=None)
+    param, chosen = choices.PARAMETERS["zuc.s1_isomorphism"], choices.load()
+    costs = explore.static_costs(param, chosen, ["neon_aes"], cache_dir=tmp_path, progress=None)
+    modelled = explore.modelled_costs(param, costs, chosen, cache_dir=tmp_path, progress=None)
     assert set(modelled) == {"lanes_neon_aes", "lanesx2_neon_aes"}
     for kernel, shapes in modelled.items():
         assert len(shapes) == 1                                  # 8 choices, one shape: modelled once
@@ -134,4 +155,43 @@ def test_depth_model_runs_llvm_mca_once_per_shape(tmp_path):
         assert set(per_cpu) == set(explore.MODEL_CPUS["aarch64"])
         assert all(0 < v < 20 for v in per_cpu.values())
     ranking = explore.rank(explore.with_model(costs, modelled))
-    assert "neoverse-v1" in explore.table(ranking, 1, 8)
+    assert "neoverse-v1" in explore.table(param, ranking, 1)
+
+
+def test_spearman_ranks_with_ties():
+    assert explore.spearman([(1, 10), (2, 20), (3, 35)]) == pytest.approx(1.0)
+    assert explore.spearman([(1, 3), (2, 2), (3, 1)]) == pytest.approx(-1.0)
+    assert explore.spearman([(1, 1), (1, 2), (2, 3), (3, 3)]) == pytest.approx(8 / 9)   # scipy.stats.spearmanr
+    assert explore.spearman([(1, 1), (2, 1), (3, 1)]) is None and explore.spearman([(1, 2)]) is None
+
+
+def test_measured_cost_ranks_first_and_untimed_values_last():
+    timed = lambda cpb: {"cpb": cpb, "gbps": 8 / cpb}
+    costs = {1: {"k": {**cost({"alu": 5}), "measured": timed(2.0)}},
+             2: {"k": {**cost({"alu": 9}), "measured": timed(1.5)}},
+             4: {"k": {**cost({"alu": 1}), "measured": None}}}
+    assert [g.values for g in explore.rank(costs)["k"]] == [[2], [1], [4]]
+    assert explore.best_value(costs) == (2, [2])
+
+
+def test_measure_times_the_top_values_of_each_native_kernel(monkeypatch, tmp_path):
+    """The wiring of depth measure, its builds and bench runs stood in for:
+    the `top` cheapest groups of each kernel the CPU runs are timed, in turns."""
+    from gen import explore_measure
+    param = choices.PARAMETERS["sm4.groups"]
+    costs = {g: {"byteslice_avx2_gfni": cost({"alu": 100 + g}), "byteslice_neon_aes": cost({"alu": 1})}
+             for g in param.values()}
+    built = []
+    monkeypatch.setattr(explore_measure.Bench, "__init__", lambda self, work, progress: None)
+    monkeypatch.setattr(explore_measure.Bench, "make", lambda self: tmp_path / "bench")
+    monkeypatch.setattr(explore_measure.Bench, "native", lambda self: {"sm4": {"byteslice_avx2_gfni"}})
+    monkeypatch.setattr(explore_measure.Bench, "variant", lambda self, files, label: built.append(files) or label)
+    monkeypatch.setattr(explore_measure.Bench, "time", lambda self, benches, cipher, impl:
+                        {value: {"gbps": 10.0 + label, "cpb": 1.0 / (1 + label)} for value, label in benches.items()})
+    files = lambda value, strategy, target: {f"src/{strategy}_{target.name}.c": str(value)}
+    out = explore_measure.measure(param, costs, explore.rank(costs), files, top=2, progress=None)
+    assert built == [{"src/byteslice_avx2_gfni.c": "1"}, {"src/byteslice_avx2_gfni.c": "2"}]
+    assert [out[g]["byteslice_avx2_gfni"]["measured"] for g in param.values()] == \
+        [{"gbps": 10.0, "cpb": 1.0}, {"gbps": 11.0, "cpb": 0.5}, None, None]
+    assert "measured" not in out[1]["byteslice_neon_aes"]
+    assert explore.best_per_key(param, out, choices.load())["byteslice_avx2_gfni"] == (2, [2])

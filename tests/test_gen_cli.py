@@ -57,9 +57,24 @@ def test_choose_is_the_same_as_the_old_flag_and_reaches_one_target(tmp_path):
                      "--choose", "zuc.s1_isomorphism.avx2_gfni=3"]) == 0
 
 
+def test_a_tuning_choice_reaches_its_kernel_alone(tmp_path):
+    shutil.copytree(ROOT / "generated", tmp_path / "generated")
+    assert cli.main(["generate", "--root", str(tmp_path), "--choose", "sm4.groups.byteslice_avx2_gfni=1",
+                     "--choose", "zuc.block_form.lanes_avx2_gfni=rolled"]) == 0
+    chosen = (tmp_path / "generated/src/sm4_byteslice_avx2_gfni.c").read_text()
+    assert "sm4.groups = 1," in chosen and "encrypts (or, with the decryption round keys,\n * decrypts) 32 blocks" in chosen
+    assert "sm4.groups = 2," in (tmp_path / "generated/src/sm4_byteslice_avx2_vaes.c").read_text()
+    assert "zuc.block_form = rolled," in (tmp_path / "generated/src/zuc_lanes_avx2_gfni.c").read_text()
+    assert cli.main(["check", "--root", str(tmp_path)]) == 1
+
+
 @pytest.mark.parametrize("args, message", [
     (["--sm4-decomposition", "99999"], "sm4.decomposition takes 0..2039"),
-    (["--choose", "sm4.decomposition=x"], "must be an integer"),
+    (["--choose", "sm4.decomposition=x"], "sm4.decomposition takes 0..2039"),
+    (["--choose", "sm4.groups.byteslice_avx2_gfni=3"], "sm4.groups takes 1, 2, 4, 8"),
+    (["--choose", "zuc.block_form.lanes_avx2_gfni=1"], "zuc.block_form takes unrolled or lfsr_in_memory or rolled"),
+    (["--choose", "sm4.schedule_before_ra=1"], "sm4.schedule_before_ra takes true or false"),
+    (["--choose", "sm4.groups.lanes_avx2_gfni=2"], "has no kernel 'lanes_avx2_gfni'"),
     (["--choose", "sm4.matrix=1"], "no parameter 'sm4.matrix'"),
     (["--choose", "zuc.s1_isomorphism.avx9=1"], "has no target 'avx9'"),
     (["--choose", "zuc.s1_isomorphism=8"], "takes 0..7")])
@@ -100,8 +115,8 @@ def test_the_build_covers_both_ciphers(products):
 
 
 def test_pre_allocation_scheduling_marks_exactly_the_kernels_their_targets_name():
-    """KC_SCHEDULE_BEFORE_RA is a measured per-target choice: it must reach the
-    kernels of the listed strategies and no other (it slows some kernels down)."""
+    """KC_SCHEDULE_BEFORE_RA is a choice per kernel (gen/choices.toml): it must
+    reach the kernels that take it and no other (it slows some kernels down)."""
     marked = {}
     for path in (ROOT / "generated" / "src").glob("*_*_*.c"):
         cipher, strategy, target = path.stem.split("_", 2)
@@ -109,6 +124,9 @@ def test_pre_allocation_scheduling_marks_exactly_the_kernels_their_targets_name(
             marked[strategy, target] = "\nKC_SCHEDULE_BEFORE_RA\nstatic void " in path.read_text()
     # Every kernel of every dispatch list has its file (x86: SM4 2 x 5, ZUC 6, uBlock 2 x 3).
     assert len(marked) == sum(len(kernels(cipher)) for cipher in ("sm4", "zuc", "ublock"))
-    expected = {key: SIMD_TARGETS[key[1]].schedules_before_ra(key[0]) for key in marked}
+    chosen = choices.load()
+    expected = {(strategy, target): chosen.get(f"{cipher}.schedule_before_ra", f"{strategy}_{target}")
+                for cipher in ("sm4", "zuc", "ublock") for strategy, target in kernels(cipher)}
+    assert expected.keys() == marked.keys()
     assert marked == expected
     assert any(expected.values()) and not all(expected.values())

@@ -6,7 +6,9 @@ import zlib
 
 import pytest
 
+from gen import choices
 from gen.backends import SIMD_TARGETS, kernels
+from gen.emit.sm4_files import program_options
 from gen.ir import Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
 from gen.ir.semantics import sm4_rounds4
@@ -45,10 +47,23 @@ def test_abstract_program_matches_reference(strategy, bits):
     check_program(STRATEGIES[strategy].program(bits, groups=1), seed=bits)
 
 
+@pytest.mark.parametrize("rounds", [4, 16, 32])
+@pytest.mark.parametrize("strategy", ["byteslice", "wordslice"])
+def test_every_rounds_per_iteration_gives_the_same_cipher(strategy, rounds):
+    """sm4.rounds_per_iteration (gen/choices.py) changes the loop, never the cipher."""
+    check_program(STRATEGIES[strategy].program(128, groups=2, rounds_per_iteration=rounds), seed=rounds)
+
+
+@pytest.mark.parametrize("rounds", [0, 6, 12, 64])
+def test_rounds_per_iteration_must_be_a_multiple_of_4_dividing_32(rounds):
+    with pytest.raises(ValueError, match="multiple of 4 dividing 32"):
+        sm4_wordslice.program(128, rounds_per_iteration=rounds)
+
+
 @pytest.mark.parametrize("strategy, target", kernels("sm4"))
 def test_lowered_program_matches_reference(strategy, target):
     t = SIMD_TARGETS[target]
-    program = t.lower(STRATEGIES_ALL[strategy].program(t.bits, groups=t.groups(strategy)))
+    program = t.lower(STRATEGIES_ALL[strategy].program(t.bits, **program_options(strategy, t, choices.load())))
     opcodes = {s.opcode for s in program.walk() if isinstance(s, Op)}
     assert not opcodes & ABSTRACT
     check_program(program, seed=zlib.crc32(f"{strategy}_{target}".encode()))  # reproducible across runs
@@ -66,6 +81,9 @@ def test_other_decompositions_give_the_same_cipher(index):
         check_program(program, seed=index, index=index)
 
 
+ROUNDS_PER_ITERATION = 8   # sm4_byteslice.program's default
+
+
 def round_loop(program):
     return next(s for s in program.body if isinstance(s, Loop))
 
@@ -74,21 +92,26 @@ def count(stmts, opcode):
     return sum(1 for s in stmts if isinstance(s, Op) and s.opcode == opcode)
 
 
-def test_gfni_round_is_eight_affine_inverse_instructions():
+@pytest.mark.parametrize("rounds", [4, 8, 16, 32])
+def test_gfni_round_is_eight_affine_inverse_instructions(rounds):
     """On GFNI the inversion fuses into both block products of M'_L: a round
-    of the byte-sliced kernel is 8 GF2P8AFFINEINVQB, no separate inversion."""
+    of the byte-sliced kernel is 8 GF2P8AFFINEINVQB, no separate inversion;
+    the loop body holds `rounds` of them (gen/choices.py sm4.rounds_per_iteration)."""
     t = SIMD_TARGETS["avx512_gfni"]
-    loop = round_loop(t.lower(sm4_byteslice.program(t.bits, groups=1)))
-    assert count(loop.body, "gf2p8affineinv") == 8 * sm4_byteslice.ROUNDS_PER_ITERATION
+    program = t.lower(sm4_byteslice.program(t.bits, groups=1, rounds_per_iteration=rounds))
+    assert program.info["rounds_per_iteration"] == rounds
+    loop = round_loop(program)
+    assert loop.count == 32 // rounds
+    assert count(loop.body, "gf2p8affineinv") == 8 * rounds
     assert count(loop.body, "gf2p8affine") == 0
 
 
 def test_aesni_round_is_four_aesenclast_and_sixteen_table_lookups():
     t = SIMD_TARGETS["ssse3_aesni"]
     loop = round_loop(t.lower(sm4_byteslice.program(t.bits, groups=1)))
-    assert count(loop.body, "aesenclast") == 4 * sm4_byteslice.ROUNDS_PER_ITERATION
+    assert count(loop.body, "aesenclast") == 4 * ROUNDS_PER_ITERATION
     # 4 inverse-ShiftRows shuffles + 8 products x 2 nibble lookups per round
-    assert count(loop.body, "lookup16") == 20 * sm4_byteslice.ROUNDS_PER_ITERATION
+    assert count(loop.body, "lookup16") == 20 * ROUNDS_PER_ITERATION
 
 
 def test_avx2_aesni_splits_aesenclast_and_vaes_does_not():
@@ -105,7 +128,7 @@ def test_common_subexpressions_never_span_a_state_update():
     t = SIMD_TARGETS["avx2_gfni"]
     program = t.lower(sm4_byteslice.program(t.bits, groups=1))
     loop = round_loop(program)
-    assert count(loop.body, "xor") >= 4 * 3 * sm4_byteslice.ROUNDS_PER_ITERATION
+    assert count(loop.body, "xor") >= 4 * 3 * ROUNDS_PER_ITERATION
 
 
 def test_decomposition_index_out_of_range():

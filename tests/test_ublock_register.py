@@ -11,6 +11,7 @@ import zlib
 
 import pytest
 
+from gen import choices
 from gen.backends import SIMD_TARGETS, kernels
 from gen.ir import Loop, Op, run
 from gen.ir.opcodes import ABSTRACT
@@ -74,7 +75,8 @@ def test_nibble_moves_read_only_the_bits_their_byte_shifts_care_about(block_bits
 def test_lowered_program_matches_reference(target, variant, direction):
     t = SIMD_TARGETS[target]
     block_bits, key_bits = variant
-    program = t.lower(ur.program(t.bits, block_bits, ublock.VARIANTS[variant], direction, t.groups("register")))
+    program = t.lower(ur.program(t.bits, block_bits, ublock.VARIANTS[variant], direction,
+                                choices.load().of("ublock.groups", "register", t)))
     assert not {s.opcode for s in program.walk() if isinstance(s, Op)} & ABSTRACT
     check(program, block_bits, key_bits, seed=zlib.crc32(f"{target}{variant}{direction}".encode()))
 

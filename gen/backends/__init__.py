@@ -35,11 +35,6 @@ def implementations(cipher):
     return tuple(out)
 
 
-def tuned(choice):
-    """The kernels, as (strategy, target name), that take the measured `choice`."""
-    return set().union(*(backend.TUNING.get(choice, set()) for backend in BACKENDS))
-
-
 def target(name):
     try:
         return SIMD_TARGETS[name]

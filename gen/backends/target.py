@@ -24,9 +24,6 @@ class Target:
     arch: Arch | None = None
     isa: object = None      # the C emitter's dialect: a module with vector_type, expression, store, note_suffix
     header: str = ""        # the generated header its kernels include (kc_x86.h, kc_neon.h)
-    # Independent groups interleaved per strategy (hides latency; costs registers).
-    # ZUC's `lanesx2` is its `lanes` kernel with two groups of lanes.
-    interleave: tuple = (("byteslice", 2), ("wordslice", 4), ("lanesx2", 2))
 
     # The assembly twin: the same kernels written by the backend's assembly
     # emitter (`assembler`, its asm module: gen/backends/assembly.py; None where the backend
@@ -36,21 +33,10 @@ class Target:
     form: str = "c"
     twin_of: str = ""
 
-    # Strategies whose kernels GCC should schedule before register allocation
-    # too (KC_SCHEDULE_BEFORE_RA in kc_x86.h): a measured choice per target,
-    # since it speeds some straight-line kernels up and slows others down.
-    schedule_before_ra: tuple = ()
-
-    def groups(self, strategy):
-        return dict(self.interleave).get(strategy, 1)
-
-    def schedules_before_ra(self, strategy):
-        return strategy in self.schedule_before_ra
-
     @property
     def base_name(self):
         """The C target's name: this one's, or for an assembly twin its C twin's
-        (measured choices are made for the kernel, whichever form writes it)."""
+        (gen/choices.py's choices are made for the kernel, whichever form writes it)."""
         return self.twin_of or self.name
 
     @property

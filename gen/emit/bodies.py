@@ -8,7 +8,6 @@ intrinsics: the backend's assembly emitter, registers allocated by
 gen/backends/regalloc.py.  SM4's and ZUC's twins are also written in the
 dialects of the projects that ship those ciphers in assembly (DOWNSTREAM)."""
 
-from ..backends import tuned
 from ..backends.assembly import assembly_file
 
 # The dialects other than the library's own (x86/asm.py's DIALECTS) that SM4
@@ -19,10 +18,12 @@ ASM_GLUE = "/* {file}: the same lowered program, in assembly (registers allocate
 
 
 class KernelBodies:
-    def __init__(self, target, prefix, strategy):
+    def __init__(self, target, prefix, pressure_schedule=False):
+        """`pressure_schedule`: the assembly is scheduled for low register
+        pressure before allocation (gen/choices.py asm_pressure_schedule)."""
         self.target = target
         self.prefix = prefix
-        self.strategy = strategy
+        self.pressure_schedule = pressure_schedule
         self.functions = []     # (assembly symbol, lowered program)
 
     def __call__(self, program, name):
@@ -50,11 +51,10 @@ class KernelBodies:
         C target."""
         if self.target.form == "c":
             return {}
-        schedule = (self.strategy, self.target.base_name) in tuned("asm_pressure_schedule")
-        write = assembly_file
-        files = {f"src/{self.prefix}.S": write(provenance, self.functions, self.target, self.prefix,
-                                               schedule=schedule)}
+        schedule = self.pressure_schedule
+        files = {f"src/{self.prefix}.S": assembly_file(provenance, self.functions, self.target, self.prefix,
+                                                       schedule=schedule)}
         for dialect in downstream:
             path = f"asm/{dialect}/{self.target.arch.name}/{self.target_prefix}.S"
-            files[path] = write(provenance, self.functions, self.target, self.target_prefix, dialect, schedule)
+            files[path] = assembly_file(provenance, self.functions, self.target, self.target_prefix, dialect, schedule)
         return files

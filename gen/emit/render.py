@@ -24,6 +24,20 @@ def provenance(sources, comment="c"):
     return "\n".join(f"# {line}" for line in text.splitlines())
 
 
+def tuning_lines(choices, cipher, strategy, target, width=76):
+    """The kernel's tuning choices (gen/choices.py), as lines for its header."""
+    from ..choices import PARAMETERS
+    items = [PARAMETERS[name].assignment(value).replace("=", " = ")
+             for name, value in choices.of_kernel(cipher, strategy, target).items()]
+    lines = [f"Tuning (gen/choices.toml; `gen explore {cipher}` ranks each):"]
+    for item in items:
+        if len(lines[-1]) + len(item) + 2 > width:
+            lines.append("")
+        lines[-1] += f" {item}," if lines[-1] else f"  {item},"
+    lines[-1] = lines[-1].rstrip(",") + "."
+    return lines
+
+
 def render(template, **context):
     return environment().get_template(template).render(**context)
 

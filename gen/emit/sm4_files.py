@@ -9,10 +9,11 @@ from ..ir.keystream import xor_into_stores
 from ..kernels import sm4_byteslice, sm4_rounds4, sm4_wordslice
 from ..kernels.sm4_constants import decomposition, decomposition_index, decompositions
 from ..specs import sm4
+from ..choices import PARAMETERS
 from . import registry
 from .bodies import DOWNSTREAM, KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
-from .render import hex_rows, provenance, render
+from .render import hex_rows, provenance, render, tuning_lines
 
 STRATEGIES = {"byteslice": sm4_byteslice, "wordslice": sm4_wordslice, "rounds4": sm4_rounds4}
 # (strategy, target name) in dispatch order (gen/backends: each architecture's list).
@@ -36,11 +37,20 @@ def sources():
     return CipherSources(tuple(native), EmulatedUnit("sm4_emulated", tuple(f"sm4_{i}.c" for i in emulable_impls())))
 
 
+def program_options(strategy, target, choices):
+    """The keyword arguments of the strategy's program() under `choices`."""
+    options = {"groups": choices.of("sm4.groups", strategy, target),
+               "decomposition_index": choices.get("sm4.decomposition")}
+    if strategy in PARAMETERS["sm4.rounds_per_iteration"].strategies:
+        options["rounds_per_iteration"] = choices.of("sm4.rounds_per_iteration", strategy, target)
+    return options
+
+
 def kernel_file(strategy, target, choices):
     """The kernel's C file (and its assembly files) under `choices` (gen/choices.py)."""
     module = STRATEGIES[strategy]
     index = choices.get("sm4.decomposition")
-    abstract = module.program(target.bits, groups=target.groups(strategy), decomposition_index=index)
+    abstract = module.program(target.bits, **program_options(strategy, target, choices))
     program, fused = target.lower(abstract), target.lower(xor_into_stores(abstract))
     dec = decomposition(index)
     prefix = f"sm4_{strategy}_{target.name}"
@@ -49,18 +59,19 @@ def kernel_file(strategy, target, choices):
         "(const uint8_t *)key->rk[dir]"
     cpu_check = cpu_features.cpu_check(target.cpu_features, target.arch)
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
-    bodies = KernelBodies(target, prefix, strategy)
+    bodies = KernelBodies(target, prefix, choices.of("sm4.asm_pressure_schedule", strategy, target))
     origin = provenance(SPEC_SOURCES + [f"gen/kernels/sm4_{strategy}.py", target.source])
     text = render("sm4_kernel.c.j2",
                   provenance=origin,
                   strategy=strategy, target=target, strategy_doc=doc, prefix=prefix,
-                  schedule=target.schedules_before_ra(strategy),
+                  schedule=choices.of("sm4.schedule_before_ra", strategy, target),
                   batch_blocks=program.info["batch_blocks"],
                   rounds_per_iteration=program.info["rounds_per_iteration"],
                   decomposition_index=decomposition_index(dec), decomposition_count=len(decompositions()),
                   dec=dec if program.info.get("sbox") != "instruction" else None, passes=passes,
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
-                  key_expr=key_expr, cpu_check=cpu_check)
+                  key_expr=key_expr, cpu_check=cpu_check,
+                  tuning=tuning_lines(choices, "sm4", strategy, target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}, program.info["batch_blocks"]
 
 

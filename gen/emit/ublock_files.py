@@ -5,6 +5,7 @@ strategy x target holding every variant and both directions, SIMDe bundle."""
 import inspect
 
 from ..backends import SIMD_TARGETS, cpu_features, implementations
+from ..choices import PARAMETERS
 from ..ir.keystream import xor_into_stores
 from ..kernels import ublock_key_schedule, ublock_nibbleslice, ublock_register
 from ..linalg.shuffle import inverse_permutation
@@ -12,7 +13,7 @@ from ..specs import ublock
 from . import registry
 from .bodies import KernelBodies
 from .build_files import CipherSources, EmulatedUnit, SourceFile, kernel_sources
-from .render import provenance, render
+from .render import provenance, render, tuning_lines
 
 STRATEGIES = {"nibbleslice": ublock_nibbleslice, "register": ublock_register}
 # Strategies whose encryption kernel also comes in CTR's counter form (program(..., counters=True),
@@ -50,17 +51,18 @@ def sources():
                          max_block_bytes=max(v["block_bytes"] for v in variants()))
 
 
-def kernel_file(strategy, target, group_bytes):
+def kernel_file(strategy, target, choices, group_bytes=None):
     """({path: text} of its C file and, for an assembly twin, its .S; largest
-    batch in bytes); appends the size of every CTR
-    group buffer its counter forms use to `group_bytes`."""
+    batch in bytes) under `choices` (gen/choices.py); appends the size of
+    every CTR group buffer its counter forms use to `group_bytes`."""
     module = STRATEGIES[strategy]
     prefix = f"ublock_{strategy}_{target.name}"
     rendered, key_form, passes = [], None, None
-    bodies = KernelBodies(target, prefix, strategy)
-    # The register method interleaves its target's number of groups (more
-    # blocks per pass); nibble slicing has one state per batch.
-    grouping = {"groups": target.groups(strategy)} if strategy == "register" else {}
+    bodies = KernelBodies(target, prefix, choices.of("ublock.asm_pressure_schedule", strategy, target))
+    # The register method interleaves groups of register pairs (more blocks
+    # per pass); nibble slicing has one state per batch.
+    grouping = {"groups": choices.of("ublock.groups", strategy, target)} \
+        if strategy in PARAMETERS["ublock.groups"].strategies else {}
     for v in variants():
         directions = []
         for d in DIRECTIONS:
@@ -78,7 +80,8 @@ def kernel_file(strategy, target, group_bytes):
                                 ctr_xor=bodies(target.lower(xor_into_stores(
                                     module.program(target.bits, v["block_bits"], v["rounds"], "encrypt",
                                                    counters=True))), f"{v['name']}_ctr_xor"))
-            group_bytes.append(module.group_bytes(target.bits, v["block_bits"]))
+            if group_bytes is not None:
+                group_bytes.append(module.group_bytes(target.bits, v["block_bits"]))
         rendered.append(dict(v, directions=directions, encrypt_xor=bodies(fused, f"{v['name']}_encrypt_xor"),
                              batch=program.info["batch_blocks"], **counter_form))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
@@ -86,11 +89,12 @@ def kernel_file(strategy, target, group_bytes):
     text = render("ublock_kernel.c.j2",
                   provenance=origin,
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
-                  schedule=target.schedules_before_ra(strategy),
+                  schedule=choices.of("ublock.schedule_before_ra", strategy, target),
                   variants=rendered, key_form=key_form, key_getter=KEY_GETTERS[key_form], passes=passes,
                   multi=key_form == "register_image", counter_form=strategy in COUNTER_FORMS,
                   group_blocks=ublock_nibbleslice.GROUP_BLOCKS,
-                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch))
+                  cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
+                  tuning=tuning_lines(choices, "ublock", strategy, target))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin)}, max(v["batch"] * v["block_bytes"] for v in rendered)
 
 
@@ -117,11 +121,11 @@ def _permutation_rows(tables):
     return [list(t) + [0] * (width - len(t)) for t in tables]
 
 
-def files():
-    """{path relative to generated/: contents}."""
+def files(choices):
+    """{path relative to generated/: contents} under `choices` (gen/choices.py)."""
     out, batch_bytes, group_bytes = {}, [], []
     for strategy, name in KERNELS:
-        kernel_files, largest = kernel_file(strategy, SIMD_TARGETS[name], group_bytes)
+        kernel_files, largest = kernel_file(strategy, SIMD_TARGETS[name], choices, group_bytes)
         out.update(kernel_files)
         batch_bytes.append(largest)
     vs = variants()

@@ -9,19 +9,20 @@ import inspect
 import itertools
 from dataclasses import dataclass
 
-from ..backends import SIMD_TARGETS, cpu_features, implementations, tuned
+from ..backends import SIMD_TARGETS, cpu_features, implementations
 from ..ir import Op
 from ..ir.keystream import xor_into_stores
 from ..kernels import zuc_lanes
 from ..kernels.zuc_constants import isomorphisms
 from .bodies import DOWNSTREAM, KernelBodies
-from .render import provenance, render
+from .render import provenance, render, tuning_lines
 
 # (strategy, target name) in dispatch order (gen/backends: each architecture's
 # list, and the measured choices of single kernels).
 KERNELS = implementations("zuc")
-LFSR_IN_MEMORY = tuned("zuc_lfsr_in_memory")
-ROLLED = tuned("zuc_rolled")
+# Groups of lanes interleaved per strategy: two hide the FSM's chain of
+# dependent rounds, but every call then advances twice the lanes.
+GROUPS = {"lanes": 1, "lanesx2": 2}
 TARGET_ORDER = tuple(dict.fromkeys(target for _, target in KERNELS if SIMD_TARGETS[target].form == "c"))
 IMPLS = [f"{strategy}_{target}" for strategy, target in KERNELS]
 EMULABLE = [f"{strategy}_{target}" for strategy, target in KERNELS if SIMD_TARGETS[target].emulable]
@@ -126,18 +127,19 @@ def _choice_lines(choice):
     return lines
 
 
-def keystream_forms(strategy, target):
-    """The measured choices of a kernel's keystream functions (LFSR_IN_MEMORY, ROLLED)."""
-    kernel = (strategy, target.base_name)
-    return {"lfsr_in_memory": kernel in LFSR_IN_MEMORY, "rolled": kernel in ROLLED}
+def keystream_forms(strategy, target, choices):
+    """The form of a kernel's keystream functions (gen/choices.py zuc.block_form)."""
+    form = choices.of("zuc.block_form", strategy, target)
+    return {"lfsr_in_memory": form == "lfsr_in_memory", "rolled": form == "rolled"}
 
 
-def lowered_programs(target, choice, strategy="lanes"):
+def lowered_programs(target, choice, strategy, choices):
     """The kernel's three functions, lowered for `target`: the initialisation
     rounds, a keystream block, and the block XORed into the lanes' messages
     (the encryption's one pass)."""
-    groups = target.groups(strategy)
-    keystream = zuc_lanes.keystream_program(target.bits, groups, **keystream_forms(strategy, target), **choice.options())
+    groups = GROUPS[strategy]
+    keystream = zuc_lanes.keystream_program(target.bits, groups, **keystream_forms(strategy, target, choices),
+                                            **choice.options())
     return {"init": target.lower(zuc_lanes.init_program(target.bits, groups, **choice.options())),
             "keystream": target.lower(keystream),
             "keystream_xor": target.lower(xor_into_stores(keystream))}
@@ -145,12 +147,12 @@ def lowered_programs(target, choice, strategy="lanes"):
 
 def kernel_file(strategy, target, choices):
     """The kernel's C file (and its assembly files) under `choices` (gen/choices.py)."""
-    choice = choose(target, choices.get("zuc.s1_isomorphism", target.base_name))
-    groups = target.groups(strategy)
-    programs = lowered_programs(target, choice, strategy)
+    choice = choose(target, choices.of("zuc.s1_isomorphism", strategy, target))
+    groups = GROUPS[strategy]
+    programs = lowered_programs(target, choice, strategy, choices)
     prefix = f"zuc_{strategy}_{target.name}"
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
-    bodies = KernelBodies(target, prefix, strategy)
+    bodies = KernelBodies(target, prefix, choices.of("zuc.asm_pressure_schedule", strategy, target))
     origin = provenance(SOURCES + [target.source])
     text = render("zuc_kernel.c.j2", provenance=origin,
                   target=target, strategy_doc=inspect.getdoc(zuc_lanes).splitlines(), prefix=prefix,
@@ -158,8 +160,8 @@ def kernel_file(strategy, target, choices):
                   choice_lines=_choice_lines(choice), passes=passes,
                   bodies={name: bodies(program, name) for name, program in programs.items()},
                   cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
-                  schedule=target.schedules_before_ra(strategy),
-                  **keystream_forms(strategy, target))
+                  schedule=choices.of("zuc.schedule_before_ra", strategy, target),
+                  tuning=tuning_lines(choices, "zuc", strategy, target), **keystream_forms(strategy, target, choices))
     return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
 
 

@@ -12,11 +12,8 @@ AES's field, two block products per byte (B'1, B'2; B'3 = B'1 ^ B'2), XORs.
 from ..ir import Builder, Index
 from ..linalg import AffineMap, BitMatrix
 from ..specs import sm4
-from .sm4_constants import decomposition, fused_round, identity8
+from .sm4_constants import decomposition, fused_round, identity8, round_loop_count
 from .transpose import transpose
-
-ROUNDS_PER_ITERATION = 8
-
 
 def _xor_matrix(a, b):
     return BitMatrix(tuple(x ^ y for x, y in zip(a.rows, b.rows)), a.ncols)
@@ -54,9 +51,11 @@ def constant_carrier(terms, nbasis):
     return None
 
 
-def program(bits, groups=1, decomposition_index=None):
+def program(bits, groups=1, decomposition_index=None, rounds_per_iteration=8):
     """The kernel for `bits`-wide vectors; `groups` independent 16-register
-    states are interleaved round by round to hide the S-box's latency."""
+    states are interleaved round by round to hide the S-box's latency, and
+    the round loop writes `rounds_per_iteration` rounds out (a multiple of 4,
+    so that every iteration starts at slot 0)."""
     dec = decomposition(decomposition_index)
     fused = fused_round(dec)
     basis, terms = block_terms(fused.grid)
@@ -81,14 +80,14 @@ def program(bits, groups=1, decomposition_index=None):
 
     inverse = AffineMap(identity8(), 0)
     products = [AffineMap(m, fused.constant if k == carrier else 0) for k, m in enumerate(basis)]
-    with b.loop("r", sm4.ROUNDS // ROUNDS_PER_ITERATION):
-        for k in range(ROUNDS_PER_ITERATION):
+    with b.loop("r", round_loop_count(rounds_per_iteration)):
+        for k in range(rounds_per_iteration):
             slots = [(k + w) % 4 for w in range(4)]
-            b.comment(f"Round {ROUNDS_PER_ITERATION}r+{k}: slot {slots[0]} ^= M'_L·inv(slot {slots[1]} ^ slot {slots[2]}"
+            b.comment(f"Round {rounds_per_iteration}r+{k}: slot {slots[0]} ^= M'_L·inv(slot {slots[1]} ^ slot {slots[2]}"
                       f" ^ slot {slots[3]} ^ rk') ^ C'.")
             # rk'[round][j] is stored as a 32-bit word holding the byte four times:
             # a 32-bit broadcast from memory needs no shuffle unit, a byte one does.
-            keys = [b.bcast32("rk", Index(16 * k + 4 * j, (("r", 16 * ROUNDS_PER_ITERATION),)), f"rk{j}",
+            keys = [b.bcast32("rk", Index(16 * k + 4 * j, (("r", 16 * rounds_per_iteration),)), f"rk{j}",
                               uniform=True) for j in range(4)]
             for x in states:
                 round_function(b, x, k, keys, products, terms, carrier, fused.constant)
@@ -101,7 +100,7 @@ def program(bits, groups=1, decomposition_index=None):
         rows = transpose(b, outs, 8, "tro")
         for k in range(16):
             b.store("out", (16 * g + k) * row_bytes, rows[k])
-    return b.finish(batch_blocks=blocks, key_form="sliced", rounds_per_iteration=ROUNDS_PER_ITERATION,
+    return b.finish(batch_blocks=blocks, key_form="sliced", rounds_per_iteration=rounds_per_iteration,
                     strategy="byteslice")
 
 

@@ -74,3 +74,11 @@ def sliced_round_key_map(dec):
 
 def identity8():
     return BitMatrix.identity(8)
+
+
+def round_loop_count(rounds_per_iteration):
+    """Iterations of a round loop that writes `rounds_per_iteration` rounds out:
+    a multiple of 4, so that every iteration starts at state slot 0."""
+    if rounds_per_iteration <= 0 or rounds_per_iteration % 4 or sm4.ROUNDS % rounds_per_iteration:
+        raise ValueError(f"rounds per iteration: {rounds_per_iteration} is not a multiple of 4 dividing {sm4.ROUNDS}")
+    return sm4.ROUNDS // rounds_per_iteration

@@ -12,13 +12,13 @@ from ..ir import Builder, Index
 from ..linalg import AffineMap, byteswap_mask
 from ..specs import sm4
 from .rotations import linear_layer
-from .sm4_constants import decomposition
+from .sm4_constants import decomposition, round_loop_count
 from .transpose import transpose
 
-ROUNDS_PER_ITERATION = 4
-
-
-def program(bits, groups=2, decomposition_index=None):
+def program(bits, groups=2, decomposition_index=None, rounds_per_iteration=4):
+    """`groups` independent sets of 4 registers interleaved; the round loop
+    writes `rounds_per_iteration` rounds out (a multiple of 4: every iteration
+    starts at slot 0)."""
     dec = decomposition(decomposition_index)
     lanes = bits // 128
     blocks = 4 * lanes * groups
@@ -36,10 +36,10 @@ def program(bits, groups=2, decomposition_index=None):
 
     inner = AffineMap(dec.A1, dec.c1)
     outer = AffineMap(dec.A2, dec.c2)
-    with b.loop("r", sm4.ROUNDS // ROUNDS_PER_ITERATION):
-        for k in range(ROUNDS_PER_ITERATION):
-            b.comment(f"Round 4r+{k}: X{k} ^= L(S(X{k + 1} ^ X{k + 2} ^ X{k + 3} ^ rk)) (slots mod 4).")
-            key = b.bcast32("rk", Index(4 * k, (("r", 4 * ROUNDS_PER_ITERATION),)), "rkw")
+    with b.loop("r", round_loop_count(rounds_per_iteration)):
+        for k in range(rounds_per_iteration):
+            b.comment(f"Round {rounds_per_iteration}r+{k}: X{k} ^= L(S(X{k + 1} ^ X{k + 2} ^ X{k + 3} ^ rk)) (slots mod 4).")
+            key = b.bcast32("rk", Index(4 * k, (("r", 4 * rounds_per_iteration),)), "rkw")
             for g in range(groups):
                 word = [x[g][(k + w) % 4] for w in range(4)]
                 t = b.xor_all([word[1], word[2], key, word[3]], f"g{g}t")  # word[3]: newest, joins last
@@ -52,5 +52,5 @@ def program(bits, groups=2, decomposition_index=None):
         rows = transpose(b, [x[g][slot] for slot in (3, 2, 1, 0)], 32, "tro")
         for k in range(4):
             b.store("out", (4 * g + k) * bits // 8, b.lookup16(rows[k], bswap, "outbe"))
-    return b.finish(batch_blocks=blocks, key_form="words", rounds_per_iteration=ROUNDS_PER_ITERATION,
+    return b.finish(batch_blocks=blocks, key_form="words", rounds_per_iteration=rounds_per_iteration,
                     strategy="wordslice")

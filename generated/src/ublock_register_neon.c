@@ -29,6 +29,9 @@
  *
  * One pass encrypts or decrypts a batch: 8 blocks of ublock128_128, 8 blocks of ublock128_256, 8 blocks of ublock256_256.
 
+ * Tuning (gen/choices.toml; `gen explore ublock` ranks each):
+ *   ublock.groups = 4, ublock.schedule_before_ra = false,
+ *   ublock.asm_pressure_schedule = false.
  * Key form: register_image.  Lowered with: fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shift_insert, shld_by_shift_insert, select_by_bsl; affine_via_nibble_tables; mask_after_byte_shift, lookup_as_rev.
  */
 #include "kc_cpu.h"

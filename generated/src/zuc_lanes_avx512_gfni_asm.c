@@ -54,6 +54,9 @@
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
  *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
  *     (all 8 cost 65 instructions per round here).
+ * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
+ *   zuc.block_form = lfsr_in_memory, zuc.schedule_before_ra = true,
+ *   zuc.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_after_inverse, fuse_affine_chain, drop_identity_affine, rotate_bytes_as_affine; rotate_bytes_by_shuffle, rotate_native, shld_native, affine_via_gfni, select_by_ternary_logic, sbox8_by_vpermi2b; byte_shift_by_word_shift; shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b, blocks128_by_permute2q.
  */
 #include "kc_cpu.h"

@@ -56,6 +56,9 @@
  *   S1: field isomorphism #0 of 8 from GF(2^8)/0x18B to GF(2^8)/0x11B,
  *     as gen/choices.toml says (zuc.s1_isomorphism; `gen explore zuc` ranks them)
  *     (all 8 cost 110 instructions per round here).
+ * Tuning (gen/choices.toml; `gen explore zuc` ranks each):
+ *   zuc.block_form = rolled, zuc.schedule_before_ra = false,
+ *   zuc.asm_pressure_schedule = false.
  * Lowered with: fuse_affine_chain, drop_identity_affine, affine_inv_via_aesenclast, shld_half_by_rotations; fuse_affine_chain, drop_identity_affine, rotate_bytes_by_shuffle, rotate_by_shifts, shld_by_shifts, select_by_blendv, select_by_masks; affine_via_nibble_tables; byte_shift_by_word_shift.
  */
 #include "kc_cpu.h"

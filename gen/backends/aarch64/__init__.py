@@ -19,4 +19,3 @@ KERNELS = {
     "zuc": (("lanesx2", "neon_aes"), ("lanes", "neon_aes")),
     "ublock": (("nibbleslice", "neon"), ("register", "neon")),
 }
-TUNING = {}

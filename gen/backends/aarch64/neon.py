@@ -8,6 +8,4 @@ from .target import target
 TARGET = target(
     name="neon", cflags=(), cpu_features=("asimd",),
     passes=(LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
-    # 32 vector registers: more independent groups fit than in x86's 16.
-    interleave=(("byteslice", 1), ("wordslice", 4), ("lanesx2", 2), ("register", 4)),
     description="NEON TBL nibble tables, SLI rotations, 128-bit vectors")

@@ -8,7 +8,4 @@ from .target import target
 TARGET = target(
     name="neon_aes", cflags=("-march=armv8-a+crypto",), cpu_features=("asimd", "arm_aes", "arm_pmull"),
     passes=(INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
-    # One byte-sliced group: two (32 state registers) spill, which costs N1
-    # more than the latency it hides (modelled, docs/performance/aarch64.md).
-    interleave=(("byteslice", 1), ("wordslice", 4), ("lanesx2", 2)),
     description="NEON TBL nibble tables + AESE, 128-bit vectors")

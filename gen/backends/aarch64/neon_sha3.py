@@ -12,5 +12,4 @@ TARGET = target(
     name="neon_sha3", cflags=("-march=armv8.2-a+crypto+sha3",),
     cpu_features=("asimd", "arm_aes", "arm_pmull", "arm_sha3"),
     passes=(INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS, (xor3_by_eor3,)),
-    interleave=(("byteslice", 2), ("wordslice", 4), ("lanesx2", 2)),
     description="NEON TBL nibble tables + AESE + EOR3, 128-bit vectors")

@@ -9,7 +9,4 @@ from .target import target
 TARGET = target(
     name="neon_sm4", cflags=("-march=armv8.2-a+sm4",), cpu_features=("asimd", "arm_sm4"),
     passes=((sm4_rounds_by_sm4e,) + INVERSION_PASS, LOWERING_PASS, NIBBLE_PASS, BYTE_SHIFT_PASS),
-    # SM4E's latency over its throughput (Neoverse N2/V1 software optimization
-    # guides) is covered by 8 blocks in flight; 32 registers hold them and the 8 key vectors.
-    interleave=(("rounds4", 8),),
     description="NEON + SM4E: four SM4 rounds per instruction, one block per 128-bit register")

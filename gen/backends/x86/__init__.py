@@ -39,28 +39,3 @@ KERNELS = {
     "ublock": (("nibbleslice", "avx2"), ("nibbleslice", "avx512"), ("nibbleslice", "ssse3"),
                ("register", "avx512"), ("register", "avx2"), ("register", "ssse3")),
 }
-
-# Measured choices of single kernels, by (strategy, target name).
-TUNING = {
-    # ZUC kernels whose keystream functions keep the LFSR cells in the state
-    # array (zuc_lanes.keystream_program's lfsr_in_memory).  With its 16 cells,
-    # their doubled values and shared halves in registers, the 512-bit kernel
-    # spills 69 registers per block (GCC 12), 56 this way.  On Zen 4 that is
-    # 3-8% faster in place where the 16 messages lie exactly 4 KiB apart (each
-    # block's lines in one L1 set, which evicts the spill slots), and the same
-    # speed where they do not (docs/performance/zuc.md).
-    "zuc_lfsr_in_memory": {("lanes", "avx512_gfni")},
-    # ZUC kernels whose keystream functions run the block's 16 rounds as a loop
-    # (zuc_lanes.keystream_program's rolled): measured on Zen 3, where the
-    # unrolled functions (14-29 KB of straight-line code) run from the
-    # instruction decoders rather than the decoded-instruction cache
-    # (docs/performance/zuc.md).
-    "zuc_rolled": {("lanesx2", "avx2_vaes"), ("lanes", "avx2_vaes"), ("lanes", "avx2_aesni")},
-    # Assembly twins whose functions are scheduled for low register pressure
-    # before allocation (gen/backends/schedule.py).  Measured in one bench run on
-    # an Intel Xeon (Sapphire Rapids class, 2026-11-26, docs/assembly.md): the
-    # nibble-sliced uBlock round keeps 32 state registers in 16 and gains
-    # (nibbleslice_avx2 asm/C 0.86 -> 1.13-1.27, ssse3 0.94 -> 0.97-1.45);
-    # SM4's byte slicing loses (byteslice_avx2_gfni 1.20 -> 0.85), ZUC a little.
-    "asm_pressure_schedule": {("nibbleslice", "avx2"), ("nibbleslice", "avx512"), ("nibbleslice", "ssse3")},
-}

@@ -299,8 +299,8 @@ def function(name, program, target, prefix, dialect, schedule=False, invariant=(
     library's own dialect 256-bit VAESENCLAST is also written in the form the
     constant-time check's build assembles (KC_VALGRIND_SPLIT_VAES);
     `schedule`: reorder for low register pressure first
-    (gen/backends/schedule.py), a measured choice per kernel (the backend's
-    TUNING "asm_pressure_schedule")."""
+    (gen/backends/schedule.py), a choice per kernel (gen/choices.py
+    <cipher>.asm_pressure_schedule)."""
     kind = encoding(target)
     valgrind_split = dialect.name == "gas"
     allocation = allocate(for_pressure(program, invariant) if schedule else program, register_file(target),

@@ -179,6 +179,4 @@ TARGET = target(
             (shared_xor_as_ternary_logic, bitwise_pair_as_ternary_logic, unpack_of_shuffles_as_permute2b,
              x86_rules.blocks128_by_permute2q)),
     emulable=True,
-    # ZUC keystream 0.95 -> 0.83 c/B with GCC 12 on Zen 4; SM4's kernels slow down (docs/performance/zuc.md).
-    schedule_before_ra=("lanes",),
     description="AVX-512 + GFNI gf2p8affineqb/gf2p8affineinvqb, 512-bit vectors")

@@ -8,10 +8,5 @@ from .target import target
 TARGET = target(
     name="ssse3_aesni", bits=128, cflags=("-mssse3", "-maes"), cpu_features=("ssse3", "aes"),
     passes=(INVERSION_PASS, LOWERING_PASS + SELECT_SSSE3, NIBBLE_PASS, x86_rules.BYTE_SHIFT_PASS),
-    # One word-sliced group (4 blocks) is the smallest batch of all kernels:
-    # the one serial CBC encryption uses.
-    interleave=(("byteslice", 2), ("wordslice", 1), ("lanesx2", 2)),
     lacks=("minu", "maxs"),  # PMINUD and PMAXSD are SSE4.1
-    # ZUC keystream 3.47 -> 3.10 c/B with GCC 12 on Zen 4 (docs/performance/zuc.md).
-    schedule_before_ra=("lanes",),
     description="SSSE3 pshufb nibble tables + AES-NI AESENCLAST, 128-bit vectors")

@@ -1,0 +1,133 @@
+"""Depth `measure` of gen explore: the cheapest values of each kernel that
+this machine runs, each built into its own `bench` and timed side by side.
+
+One build tree under build/explore/measure/ (a copy of generated/ and the
+harness built from it without peers and SIMDe, PEERS=0 EMULATED=0): per
+value, the kernel's files are written into the copy, make rebuilds that
+kernel alone and relinks, and the bench is kept as bench-<n>.  The benches
+then run in turns (round robin, `rounds` times, best kept), so that a drift
+of the clock over the run touches every value alike.  What is timed, per
+cipher (BENCH_CASES): SM4 CTR on 64 KiB, ZUC-128 keystream of 16 streams of
+4 KiB, uBlock-128/128 CTR on 64 KiB; for an assembly-only choice the
+assembly twin (<kernel>_asm)."""
+
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# cipher -> (bench --cipher, --mode, --sizes)
+BENCH_CASES = {"sm4": ("sm4", "ctr", "64K"), "zuc": ("zuc128", "keystream", "4K"),
+               "ublock": ("ublock128_128", "ctr", "64K")}
+
+
+def cpu_name():
+    """This machine's CPU, as /proc/cpuinfo names it (every measured figure names it)."""
+    for line in Path("/proc/cpuinfo").read_text().splitlines():
+        if line.startswith("model name"):
+            return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+class Bench:
+    """The build tree of the measurements."""
+
+    def __init__(self, work=None, progress=sys.stderr):
+        self.work = Path(work or ROOT / "build" / "explore" / "measure")
+        self.generated = self.work / "generated"
+        self.build = self.work / "build"
+        self.progress = progress
+        if self.generated.exists():
+            shutil.rmtree(self.generated)
+        shutil.copytree(ROOT / "generated", self.generated)
+
+    def make(self):
+        """Build (or bring up to date) the harness from the copy; the bench's path."""
+        done = subprocess.run(["make", "-s", "-C", str(ROOT / "harness" / "c"), f"BUILD={self.build}",
+                               f"GENERATED={self.generated}", "PEERS=0", "EMULATED=0", "all"],
+                              capture_output=True, text=True)
+        if done.returncode:
+            raise RuntimeError(f"explore --depth measure: the build failed:\n{done.stderr[-3000:]}")
+        return self.build / "bench"
+
+    def native(self):
+        """The implementations this CPU runs natively ({bench cipher name: {impl name}})."""
+        listed = subprocess.run([str(self.build / "kcrypt"), "--list-impls"], capture_output=True, text=True,
+                                check=True).stdout
+        out = {}
+        for line in listed.splitlines():
+            cipher, strategy, target, how = line.split()[:4]
+            if how == "native":
+                out.setdefault(cipher, set()).add(f"{strategy}_{target}")
+        return out
+
+    def variant(self, files, label):
+        """A bench built with `files` ({path under generated/: text}) in place, kept as bench-<label>."""
+        saved = {path: (self.generated / path).read_text() for path in files if (self.generated / path).exists()}
+        try:
+            for path, text in files.items():
+                (self.generated / path).write_text(text)
+            kept = self.work / f"bench-{label}"
+            shutil.copy2(self.make(), kept)
+            return kept
+        finally:
+            for path, text in saved.items():
+                (self.generated / path).write_text(text)
+
+    def time(self, benches, cipher, impl, rounds=5):
+        """{label: the best record of `impl` over `rounds` turns} ("gbps", "cpb")."""
+        name, mode, size = BENCH_CASES[cipher]
+        best = {}
+        out = self.work / "bench.json"
+        for _ in range(rounds):
+            for label, bench in benches.items():
+                subprocess.run([str(bench), "--cipher", name, "--impl", impl, "--mode", mode, "--sizes", size,
+                                "--reps", "2", "--time-ms", "20", "--no-report", "--json", str(out)],
+                               capture_output=True, text=True, check=True)
+                (record,) = [r for r in json.loads(out.read_text()) if r["name"] == impl]
+                if label not in best or record["gbps"] > best[label]["gbps"]:
+                    best[label] = {"gbps": round(record["gbps"], 3), "cpb": round(record["cpb"], 3),
+                                   "clock_ghz": record["clock_ghz"], "cpu": record["cpu"]}
+        return best
+
+
+def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None):
+    """`costs` with "measured" added on every kernel this machine runs
+    natively: the record of each of the kernel's `top` cheapest groups'
+    first value (None for the others, which were not timed).  `files(value,
+    strategy, target)` gives the kernel's files under that value."""
+    from .backends import SIMD_TARGETS
+    bench = Bench(work, progress)
+    start = time.monotonic()
+    bench.make()
+    native = bench.native().get(BENCH_CASES[param.cipher][0], set())
+    asm_only = param.name.endswith(".asm_pressure_schedule")
+    out = {v: dict(per) for v, per in costs.items()}
+    todo = [(kernel, groups) for kernel, groups in ranking.items()
+            if (f"{kernel}_asm" if asm_only else kernel) in native]
+    for number, (kernel, groups) in enumerate(todo, 1):
+        strategy, target_name = kernel.split("_", 1)
+        target = SIMD_TARGETS[target_name]
+        impl = f"{kernel}_asm" if asm_only else kernel
+        timed = [g.values[0] for g in groups[:top]]
+        benches = {}
+        for value in timed:
+            if progress:
+                progress.write(f"\rgen explore: {param.name} measure {kernel} ({number}/{len(todo)}): building "
+                               f"{value!r}{' ' * 20}")
+                progress.flush()
+            benches[json.dumps(value)] = bench.variant(files(value, strategy, target), len(benches))
+        if progress:
+            progress.write(f"\rgen explore: {param.name} measure {kernel} ({number}/{len(todo)}): timing "
+                           f"{len(benches)} values, {time.monotonic() - start:.0f} s so far{' ' * 20}")
+            progress.flush()
+        records = bench.time(benches, param.cipher, impl)
+        for value in costs:
+            out[value][kernel] = {**costs[value][kernel], "measured": records.get(json.dumps(value))}
+    if progress:
+        progress.write(f"\rgen explore: {param.name} measured {len(todo)} kernels in "
+                       f"{time.monotonic() - start:.0f} s{' ' * 40}\n")
+    return out
