@@ -239,6 +239,8 @@ def explore_command(args, chosen):
         print("\n" + explore.verdict(param, best, chosen) + "\n")
         values[param.name] = value
         rankings[param.name] = explore.summary(param, ranking, best, args.depth, machine)
+        if args.apply:          # the next parameter is explored with this one's best
+            chosen = choices.Choices(dict(values), dict(rankings))
         dumped[param.name] = {"depth": args.depth, "machine": machine,
                               "costs": {explore.value_key(v): c for v, c in costs.items()}}
         if args.png:

@@ -149,9 +149,13 @@ def _ublock_program(strategy, target, chosen):
 # (strategy, target, Choices) -> the kernel's main lowered program.
 PROGRAMS = {"sm4": _sm4_program, "zuc": _zuc_program, "ublock": _ublock_program}
 # (strategy, target, Choices) -> {path under generated/: text} of the kernel's files.
-FILES = {"sm4": lambda strategy, target, chosen: sm4_files.kernel_file(strategy, target, chosen)[0],
+# (Where a choice changes a kernel's batch, the shared headers that size the
+# mode layer's buffers change with it.)
+FILES = {"sm4": lambda strategy, target, chosen: {**sm4_files.kernel_file(strategy, target, chosen),
+                                                  **sm4_files.shared_files(chosen)},
          "zuc": zuc_kernel_files.kernel_file,
-         "ublock": lambda strategy, target, chosen: ublock_files.kernel_file(strategy, target, chosen)[0]}
+         "ublock": lambda strategy, target, chosen: {**ublock_files.kernel_file(strategy, target, chosen),
+                                                     **ublock_files.shared_files(chosen)}}
 # Choices that change a kernel's machine code but not its lowered program.
 CODE_CHOICES = ("schedule_before_ra", "asm_pressure_schedule")
 

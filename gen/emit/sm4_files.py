@@ -72,23 +72,28 @@ def kernel_file(strategy, target, choices):
                   body=bodies(program, "batch"), body_xor=bodies(fused, "batch_xor"),
                   key_expr=key_expr, cpu_check=cpu_check,
                   tuning=tuning_lines(choices, "sm4", strategy, target))
-    return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}, program.info["batch_blocks"]
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin, DOWNSTREAM)}
+
+
+def shared_files(choices):
+    """The files every kernel's choices size: sm4_internal.h, whose largest
+    batch sizes the mode layer's buffers."""
+    batches = [STRATEGIES[s].program(SIMD_TARGETS[t].bits, **program_options(s, SIMD_TARGETS[t], choices))
+               .info["batch_blocks"] for s, t in KERNELS]
+    return {"src/sm4_internal.h": render("sm4_internal.h.j2", provenance=provenance(SPEC_SOURCES + ["templates/"]),
+                                         max_batch_bytes=max(batches) * sm4.BLOCK_BYTES)}
 
 
 def files(choices):
     """{path relative to generated/: contents}."""
     out = {}
-    batches = []
     for strategy, name in KERNELS:
-        kernel_files, batch = kernel_file(strategy, SIMD_TARGETS[name], choices)
-        out.update(kernel_files)
-        batches.append(batch)
+        out.update(kernel_file(strategy, SIMD_TARGETS[name], choices))
     dec = decomposition(choices.get("sm4.decomposition"))
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     impls = impl_names()
     out["include/sm4.h"] = render("sm4.h.j2", provenance=c_prov, impls=impls + ["reference_scalar"])
-    out["src/sm4_internal.h"] = render("sm4_internal.h.j2", provenance=c_prov,
-                                       max_batch_bytes=max(batches) * sm4.BLOCK_BYTES)
+    out.update(shared_files(choices))
     out["src/sm4_core.c"] = render(
         "sm4_core.c.j2", provenance=c_prov, sbox_rows=hex_rows(sm4.SBOX),
         fk=", ".join(f"0x{v:08x}" for v in sm4.FK), ck_rows=hex_rows(sm4.CK, 8, "0x{:08x}"),

@@ -51,18 +51,21 @@ def sources():
                          max_block_bytes=max(v["block_bytes"] for v in variants()))
 
 
-def kernel_file(strategy, target, choices, group_bytes=None):
-    """({path: text} of its C file and, for an assembly twin, its .S; largest
-    batch in bytes) under `choices` (gen/choices.py); appends the size of
-    every CTR group buffer its counter forms use to `group_bytes`."""
+def _grouping(strategy, target, choices):
+    """The register method interleaves groups of register pairs (more blocks
+    per pass); nibble slicing has one state per batch."""
+    return {"groups": choices.of("ublock.groups", strategy, target)} \
+        if strategy in PARAMETERS["ublock.groups"].strategies else {}
+
+
+def kernel_file(strategy, target, choices):
+    """{path: text} of its C file and, for an assembly twin, its .S, under
+    `choices` (gen/choices.py)."""
     module = STRATEGIES[strategy]
     prefix = f"ublock_{strategy}_{target.name}"
     rendered, key_form, passes = [], None, None
     bodies = KernelBodies(target, prefix, choices.of("ublock.asm_pressure_schedule", strategy, target))
-    # The register method interleaves groups of register pairs (more blocks
-    # per pass); nibble slicing has one state per batch.
-    grouping = {"groups": choices.of("ublock.groups", strategy, target)} \
-        if strategy in PARAMETERS["ublock.groups"].strategies else {}
+    grouping = _grouping(strategy, target, choices)
     for v in variants():
         directions = []
         for d in DIRECTIONS:
@@ -80,13 +83,12 @@ def kernel_file(strategy, target, choices, group_bytes=None):
                                 ctr_xor=bodies(target.lower(xor_into_stores(
                                     module.program(target.bits, v["block_bits"], v["rounds"], "encrypt",
                                                    counters=True))), f"{v['name']}_ctr_xor"))
-            if group_bytes is not None:
-                group_bytes.append(module.group_bytes(target.bits, v["block_bits"]))
         rendered.append(dict(v, directions=directions, encrypt_xor=bodies(fused, f"{v['name']}_encrypt_xor"),
                              batch=program.info["batch_blocks"], **counter_form))
     passes = "; ".join(", ".join(rule.__name__ for rule in rules) for rules in target.passes)
     origin = provenance(SPEC_SOURCES + [f"gen/kernels/ublock_{strategy}.py", target.source])
-    text = render("ublock_kernel.c.j2",
+    largest = max(v["batch"] * v["block_bytes"] for v in rendered)
+    text = render("ublock_kernel.c.j2", max_batch_bytes=largest,
                   provenance=origin,
                   strategy=strategy, target=target, strategy_doc=inspect.getdoc(module).splitlines(), prefix=prefix,
                   schedule=choices.of("ublock.schedule_before_ra", strategy, target),
@@ -95,7 +97,7 @@ def kernel_file(strategy, target, choices, group_bytes=None):
                   group_blocks=ublock_nibbleslice.GROUP_BLOCKS,
                   cpu_check=cpu_features.cpu_check(target.cpu_features, target.arch),
                   tuning=tuning_lines(choices, "ublock", strategy, target))
-    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}, max(v["batch"] * v["block_bytes"] for v in rendered)
+    return {f"src/{prefix}.c": text, **bodies.assembly(origin)}
 
 
 def _byte_list(data):
@@ -121,21 +123,36 @@ def _permutation_rows(tables):
     return [list(t) + [0] * (width - len(t)) for t in tables]
 
 
+def shared_files(choices):
+    """The files every kernel's choices size: ublock_internal.h (the largest
+    batch sizes the mode layer's buffers, the largest CTR group its counter
+    buffer)."""
+    batch_bytes, group_bytes = [], []
+    for strategy, name in KERNELS:
+        target, module = SIMD_TARGETS[name], STRATEGIES[strategy]
+        for v in variants():
+            program = module.program(target.bits, v["block_bits"], v["rounds"], "encrypt",
+                                     **_grouping(strategy, target, choices))
+            batch_bytes.append(program.info["batch_blocks"] * v["block_bytes"])
+            if strategy in COUNTER_FORMS:
+                group_bytes.append(module.group_bytes(target.bits, v["block_bits"]))
+    return {"src/ublock_internal.h": render(
+        "ublock_internal.h.j2", provenance=provenance(SPEC_SOURCES + ["templates/"]), max_batch_bytes=max(batch_bytes),
+        group_bytes=max(group_bytes), group_low_byte=ublock_nibbleslice.GROUP_LOW_BYTE,
+        group_first_block=ublock_nibbleslice.GROUP_FIRST_BLOCK)}
+
+
 def files(choices):
     """{path relative to generated/: contents} under `choices` (gen/choices.py)."""
-    out, batch_bytes, group_bytes = {}, [], []
+    out = {}
     for strategy, name in KERNELS:
-        kernel_files, largest = kernel_file(strategy, SIMD_TARGETS[name], choices, group_bytes)
-        out.update(kernel_files)
-        batch_bytes.append(largest)
+        out.update(kernel_file(strategy, SIMD_TARGETS[name], choices))
     vs = variants()
     c_prov = provenance(SPEC_SOURCES + ["templates/"])
     sizes = dict(max_block_bytes=max(v["block_bytes"] for v in vs), max_key_bytes=max(v["key_bytes"] for v in vs),
                  max_rounds=max(v["rounds"] for v in vs))
     out["include/ublock.h"] = render("ublock.h.j2", provenance=c_prov, variants=vs, impls=impl_names(), **sizes)
-    out["src/ublock_internal.h"] = render(
-        "ublock_internal.h.j2", provenance=c_prov, max_batch_bytes=max(batch_bytes), group_bytes=max(group_bytes),
-        group_low_byte=ublock_nibbleslice.GROUP_LOW_BYTE, group_first_block=ublock_nibbleslice.GROUP_FIRST_BLOCK)
+    out.update(shared_files(choices))
     rc_rows = [", ".join(f"0x{(rc >> (28 - 4 * i) & 15) * 0x11:02x}" for i in range(8))
                for rc in ublock.round_constants()]
     out["src/ublock_core.c"] = render(

@@ -32,6 +32,8 @@
 
 #define SM4_BYTESLICE_AVX2_GFNI_ASM_BATCH_BLOCKS 64
 #define SM4_BYTESLICE_AVX2_GFNI_ASM_ROUNDS_PER_ITERATION 8
+_Static_assert(SM4_BYTESLICE_AVX2_GFNI_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
+               "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
 
 static void sm4_byteslice_avx2_gfni_asm_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {

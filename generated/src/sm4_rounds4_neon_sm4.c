@@ -26,6 +26,8 @@
 
 #define SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS 8
 #define SM4_ROUNDS4_NEON_SM4_ROUNDS_PER_ITERATION 32
+_Static_assert(SM4_ROUNDS4_NEON_SM4_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
+               "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
 
 static void sm4_rounds4_neon_sm4_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {

@@ -31,6 +31,8 @@
 
 #define SM4_WORDSLICE_AVX2_AESNI_ASM_BATCH_BLOCKS 32
 #define SM4_WORDSLICE_AVX2_AESNI_ASM_ROUNDS_PER_ITERATION 4
+_Static_assert(SM4_WORDSLICE_AVX2_AESNI_ASM_BATCH_BLOCKS * SM4_BLOCK_BYTES <= SM4_MAX_BATCH_BYTES,
+               "the mode layer's buffers hold a batch of every kernel (sm4_internal.h)");
 
 static void sm4_wordslice_avx2_aesni_asm_batch(const uint8_t *rk, const uint8_t *in, uint8_t *out)
 {

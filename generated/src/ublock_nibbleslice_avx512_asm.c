@@ -226,6 +226,8 @@ static const ublock_ctr_kernel_table ublock_nibbleslice_avx512_asm_ctr_kernels =
     [UBLOCK_256_256] = { ublock_nibbleslice_avx512_asm_ublock256_256_ctr_pairs, ublock_nibbleslice_avx512_asm_ublock256_256_ctr_xor },
 };
 static const unsigned ublock_nibbleslice_avx512_asm_batch_blocks[UBLOCK_VARIANT_COUNT] = { 64, 64, 64 };
+_Static_assert(2048 <= UBLOCK_MAX_BATCH_BYTES,
+               "the mode layer's buffers hold a batch of every kernel (ublock_internal.h)");
 
 static void ublock_nibbleslice_avx512_asm_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                                           size_t nblocks)

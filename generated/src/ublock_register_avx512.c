@@ -1024,6 +1024,8 @@ static const ublock_xor_batch_table ublock_register_avx512_xor_batches = {
     [UBLOCK_256_256] = ublock_register_avx512_ublock256_256_encrypt_xor,
 };
 static const unsigned ublock_register_avx512_batch_blocks[UBLOCK_VARIANT_COUNT] = { 8, 8, 4 };
+_Static_assert(128 <= UBLOCK_MAX_BATCH_BYTES,
+               "the mode layer's buffers hold a batch of every kernel (ublock_internal.h)");
 
 static void ublock_register_avx512_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                                    size_t nblocks)

@@ -1305,6 +1305,8 @@ static const ublock_xor_batch_table ublock_register_ssse3_xor_batches = {
     [UBLOCK_256_256] = ublock_register_ssse3_ublock256_256_encrypt_xor,
 };
 static const unsigned ublock_register_ssse3_batch_blocks[UBLOCK_VARIANT_COUNT] = { 2, 2, 2 };
+_Static_assert(64 <= UBLOCK_MAX_BATCH_BYTES,
+               "the mode layer's buffers hold a batch of every kernel (ublock_internal.h)");
 
 static void ublock_register_ssse3_crypt(const ublock_key *key, ublock_direction dir, const uint8_t *in, uint8_t *out,
                                   size_t nblocks)
