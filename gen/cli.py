@@ -154,6 +154,9 @@ def main(argv=None):
     explore_options.add_argument("--top", type=int, default=5, help="groups of values shown (and timed) per kernel")
     explore_options.add_argument("--jobs", type=int, default=None, help="processes (default: every core)")
     explore_options.add_argument("--json", type=Path, default=None, help="write every cost here")
+    explore_options.add_argument("--costs", type=Path, default=None,
+                                 help="rank the costs a --json run wrote (on this machine or another) instead of "
+                                      "computing them")
     explore_options.add_argument("--png", type=Path, default=None, help="plot the spread per kernel here")
     explore_options.add_argument("--apply", action="store_true",
                                  help="write the best choice and its ranking into gen/choices.toml")
@@ -213,23 +216,37 @@ def explore_command(args, chosen):
     if args.apply and args.target:
         raise ValueError("explore --apply: rank every target (no --target)")
     values, rankings, dumped = dict(chosen.values), dict(chosen.rankings), {}
-    machine = explore_measure.cpu_name() if args.depth == "measure" else ""
+    machine = explore_measure.cpu_name() if args.depth == "measure" and not args.costs else ""
+    saved = json.loads(args.costs.read_text()) if args.costs else None
+    if saved is not None:
+        params = [p for p in params if p.name in saved]
+        if not params:
+            raise ValueError(f"explore --costs {args.costs}: no costs of {args.cipher}'s parameters there")
     for param in params:
         start = time.monotonic()
-        costs = explore.static_costs(param, chosen, args.target, args.jobs)
-        if args.depth != "static" and not param.name.endswith(".asm_pressure_schedule"):
-            costs = explore.with_model(costs, explore.modelled_costs(param, costs, chosen))
-        if args.depth == "measure":
-            costs = explore_measure.measure(param, costs, explore.rank(costs), lambda value, strategy, target:
-                                            explore.FILES[param.cipher](strategy, target, chosen.with_choice(
-                                                param.assignment(value))), args.top)
+        if saved is not None:
+            depth, machine = saved[param.name]["depth"], saved[param.name]["machine"]
+            costs = {v: saved[param.name]["costs"][explore.value_key(v)] for v in param.values()}
+            # What this generator cannot write (explore._cost_value) is no value, whatever was timed.
+            static = explore.static_costs(param, chosen, args.target, args.jobs)
+            costs = {v: {k: static[v][k] if "invalid" in static[v].get(k, {}) else c for k, c in per.items()}
+                     for v, per in costs.items()}
+        else:
+            depth = args.depth
+            costs = explore.static_costs(param, chosen, args.target, args.jobs)
+            if depth != "static" and not param.name.endswith(".asm_pressure_schedule"):
+                costs = explore.with_model(costs, explore.modelled_costs(param, costs, chosen))
+            if depth == "measure":
+                costs = explore_measure.measure(param, costs, explore.rank(costs), lambda value, strategy, target:
+                                                explore.kernel_files(param.cipher, strategy, target, chosen.with_choice(
+                                                    param.assignment(value, param.key(strategy, target)))), args.top)
         ranking = explore.rank(costs)
         print(f"gen explore {args.cipher}: {param.name}, {len(costs)} values ({param.what}) x {len(ranking)} "
-              f"kernels, depth {args.depth} ({time.monotonic() - start:.1f} s)\n")
+              f"kernels, depth {depth} ({time.monotonic() - start:.1f} s)\n")
         print(explore.table(param, ranking, args.top))
         print()
         print(explore.report(param, ranking, chosen))
-        if args.depth == "measure":
+        if depth == "measure":
             for target, (rho, n) in explore.correlations(ranking).items():
                 print(f"Spearman's rho, modelled against measured, {target}: "
                       + (f"{rho:+.2f} over {n} values timed" if rho is not None else f"n/a ({n} values timed)"))
@@ -238,21 +255,23 @@ def explore_command(args, chosen):
                                                             **{k: v for k, (v, _) in best.items()}}
         print("\n" + explore.verdict(param, best, chosen) + "\n")
         values[param.name] = value
-        rankings[param.name] = explore.summary(param, ranking, best, args.depth, machine)
-        if args.apply:          # the next parameter is explored with this one's best
-            chosen = choices.Choices(dict(values), dict(rankings))
-        dumped[param.name] = {"depth": args.depth, "machine": machine,
+        rankings[param.name] = explore.summary(param, ranking, best, depth, machine)
+        dumped[param.name] = {"depth": depth, "machine": machine,
                               "costs": {explore.value_key(v): c for v, c in costs.items()}}
+        # Written after each parameter, so that an interrupted run keeps what it found.
+        if args.json:
+            args.json.write_text(json.dumps(dumped, indent=1))
+        if args.apply:          # and the next parameter is explored with this one's best
+            chosen = choices.Choices(dict(values), dict(rankings))
+            choices.PATH.write_text(choices.dump(chosen))
         if args.png:
             png = args.png if len(params) == 1 else args.png.with_stem(f"{args.png.stem}-{param.name}")
             explore.plot(ranking, png, f"gen explore {args.cipher}: {param.name}, {len(costs)} values, "
-                                       f"depth {args.depth}" + (f", {machine}" if machine else ""))
+                                       f"depth {depth}" + (f", {machine}" if machine else ""))
             print(f"gen explore: wrote {png}")
     if args.json:
-        args.json.write_text(json.dumps(dumped, indent=1))
         print(f"gen explore: wrote {args.json}")
     if args.apply:
-        choices.PATH.write_text(choices.dump(choices.Choices(values, rankings)))
         print(f"gen explore: wrote {choices.PATH.relative_to(ROOT)}: "
               + "; ".join(f"{p.name} = {values[p.name]}" for p in params))
     return 0

@@ -148,16 +148,30 @@ def _ublock_program(strategy, target, chosen):
 
 # (strategy, target, Choices) -> the kernel's main lowered program.
 PROGRAMS = {"sm4": _sm4_program, "zuc": _zuc_program, "ublock": _ublock_program}
-# (strategy, target, Choices) -> {path under generated/: text} of the kernel's files.
-# (Where a choice changes a kernel's batch, the shared headers that size the
-# mode layer's buffers change with it.)
-FILES = {"sm4": lambda strategy, target, chosen: {**sm4_files.kernel_file(strategy, target, chosen),
-                                                  **sm4_files.shared_files(chosen)},
-         "zuc": zuc_kernel_files.kernel_file,
-         "ublock": lambda strategy, target, chosen: {**ublock_files.kernel_file(strategy, target, chosen),
-                                                     **ublock_files.shared_files(chosen)}}
+_KERNEL_FILES = {"sm4": sm4_files.kernel_file, "zuc": zuc_kernel_files.kernel_file,
+                 "ublock": ublock_files.kernel_file}
+_SHARED_FILES = {"sm4": sm4_files.shared_files, "zuc": lambda chosen: {}, "ublock": ublock_files.shared_files}
+
+
+def kernel_files(cipher, strategy, target, chosen):
+    """{path under generated/: text} of a C kernel and its assembly twin (which
+    takes its choices) under `chosen`, and of the shared headers that size the
+    mode layer's buffers (a choice may change the batch)."""
+    twins = (target, target.asm_twin()) if target.assembler is not None else (target,)
+    files = {}
+    for t in twins:
+        files.update(_KERNEL_FILES[cipher](strategy, t, chosen))
+    return {**files, **_SHARED_FILES[cipher](chosen)}
 # Choices that change a kernel's machine code but not its lowered program.
 CODE_CHOICES = ("schedule_before_ra", "asm_pressure_schedule")
+
+
+def call_bytes(cipher, program):
+    """The bytes one call of the kernel's main program processes (what its
+    operations are divided by: values that change the batch compare per byte)."""
+    if cipher == "zuc":
+        return program.info["lanes"] * 64           # 16 keystream words per lane
+    return program.info["batch_blocks"] * program.info.get("block_bits", 128) // 8
 
 
 def parameters(cipher):
@@ -176,7 +190,7 @@ def reached(param):
 # What a cached cost means: bumped whenever this module changes what it
 # measures (its own source is not part of source_digest, so that changes to
 # the ranking or the table keep the cache).
-COST_VERSION = 1
+COST_VERSION = 2
 # Sources that do not change what a choice costs.
 _NOT_COSTS = ("gen/explore.py", "gen/explore_measure.py", "gen/cli.py", "gen/choices.py")
 
@@ -195,8 +209,9 @@ def source_digest():
 
 def cache_path(kind, param, chosen, cache_dir=None):
     """Where `kind` ("static", "model") costs of `param` are cached: keyed by
-    the generator's sources and the other parameters' values."""
-    others = {name: value for name, value in chosen.values.items() if name != param.name}
+    the generator's sources and the values of the cipher's other parameters."""
+    others = {name: value for name, value in chosen.values.items()
+              if name != param.name and PARAMETERS[name].cipher == param.cipher}
     digest = hashlib.sha256(json.dumps(others, sort_keys=True).encode()).hexdigest()[:8]
     return Path(cache_dir or ROOT / "build" / "explore") / f"{param.name}-{kind}-{source_digest()}-{digest}.json"
 
@@ -218,6 +233,10 @@ def _cost_value(args):
             continue
         target = SIMD_TARGETS[target_name]
         program = PROGRAMS[param.cipher](strategy, target, chosen)
+        reason = target.assembler.unsupported(program) if target.assembler is not None else None
+        if reason:          # the kernel's assembly twin cannot be written: not a value for it
+            out[f"{strategy}_{target_name}"] = {"invalid": reason}
+            continue
         code = [(n, v) for n, v in chosen.of_kernel(param.cipher, strategy, target).items()
                 if n.split(".")[1] in CODE_CHOICES]
         digest = shape(program, code)
@@ -225,8 +244,8 @@ def _cost_value(args):
         if digest not in _SEEN:
             _SEEN[digest] = pressure(program, target, chosen.of(f"{param.cipher}.asm_pressure_schedule", strategy,
                                                                 target)) if target.assembler is not None else None
-        out[f"{strategy}_{target_name}"] = {"shape": digest, "ops": by_kind, "constant_bytes": constant_bytes,
-                                            "spills": _SEEN[digest]}
+        out[f"{strategy}_{target_name}"] = {"shape": digest, "bytes": call_bytes(param.cipher, program),
+                                            "ops": by_kind, "constant_bytes": constant_bytes, "spills": _SEEN[digest]}
     return value, out
 
 
@@ -294,7 +313,7 @@ def modelled_costs(param, costs, chosen, cache_dir=None, progress=sys.stderr):
     todo = {}
     for value, per_kernel in costs.items():
         for kernel, cost in per_kernel.items():
-            if cost["shape"] not in cached.get(kernel, {}):
+            if "invalid" not in cost and cost["shape"] not in cached.get(kernel, {}):
                 todo.setdefault((kernel, cost["shape"]), value)
     start = time.monotonic()
     if todo:
@@ -304,7 +323,8 @@ def modelled_costs(param, costs, chosen, cache_dir=None, progress=sys.stderr):
             for done, ((kernel, digest), value) in enumerate(sorted(todo.items()), 1):
                 strategy, name = kernel.split("_", 1)
                 target = SIMD_TARGETS[name]
-                files = FILES[param.cipher](strategy, target, chosen.with_choice(param.assignment(value)))
+                files = kernel_files(param.cipher, strategy, target,
+                                     chosen.with_choice(param.assignment(value, param.key(strategy, target))))
                 for rel, text in files.items():
                     (generated / rel).parent.mkdir(parents=True, exist_ok=True)
                     (generated / rel).write_text(text)
@@ -335,8 +355,8 @@ def _model(generated, out, kernel, target):
 
 def with_model(costs, modelled):
     """The costs, each with the modelled cycles per byte of its shape ("model": {cpu: c/B})."""
-    return {v: {k: {**cost, "model": modelled[k][cost["shape"]]} for k, cost in per.items()}
-            for v, per in costs.items()}
+    return {v: {k: cost if "invalid" in cost else {**cost, "model": modelled[k][cost["shape"]]}
+                for k, cost in per.items()} for v, per in costs.items()}
 
 
 def modelled_mean(cost):
@@ -345,15 +365,23 @@ def modelled_mean(cost):
     return sum(modelled) / len(modelled) if modelled else None
 
 
+def ns_per_byte(cost):
+    """The measured time per byte.  (Not bench's cycles per byte: each value's
+    bench estimates the clock anew, and those estimates differ by more than
+    the values do.)"""
+    return 8 / cost["measured"]["gbps"]
+
+
 def cost_key(cost):
-    """What ranks values on one kernel, cheapest first: the measured cycles
+    """What ranks values on one kernel, cheapest first: the measured time
     per byte (depth measure; a value not timed on a kernel that was ranks
     after those that were), the modelled cycles per byte (their mean over
-    the CPU models; depth model), operations (every kind alike), spill
-    traffic, constant bytes."""
-    measured = cost["measured"]["cpb"] if cost.get("measured") else (float("inf") if "measured" in cost else 0)
+    the CPU models; depth model), operations (every kind alike) and spill
+    traffic per byte processed (a value may change the batch), constant bytes."""
+    measured = ns_per_byte(cost) if cost.get("measured") else (float("inf") if "measured" in cost else 0)
     spills = sum(cost["spills"]) if cost["spills"] else 0
-    return measured, modelled_mean(cost) or 0, sum(cost["ops"].values()), spills, cost["constant_bytes"]
+    return (measured, modelled_mean(cost) or 0, sum(cost["ops"].values()) / cost["bytes"], spills / cost["bytes"],
+            cost["constant_bytes"])
 
 
 @dataclass
@@ -379,28 +407,44 @@ def rank(costs):
         groups = {}
         for value, per in costs.items():
             cost = per[kernel]
-            key = json.dumps([cost["ops"], cost["constant_bytes"], cost["spills"], cost.get("model"),
+            if "invalid" in cost:
+                continue
+            key = json.dumps([cost["bytes"], cost["ops"], cost["constant_bytes"], cost["spills"], cost.get("model"),
                               cost.get("measured")], sort_keys=True)
             groups.setdefault(key, []).append((value, cost))
         ranked = [Group(sorted(v for v, _ in members), members[0][1], len({m["shape"] for _, m in members}))
                   for members in groups.values()]
-        out[kernel] = sorted(ranked, key=lambda g: (cost_key(g.cost), g.values[0]))
+        if ranked:          # (none where every value is invalid for the kernel under the other choices)
+            out[kernel] = sorted(ranked, key=lambda g: (cost_key(g.cost), g.values[0]))
     return out
+
+
+# Measured costs this close to the fastest count as a tie with it: the
+# run-to-run spread of one bench cell here (docs/assembly.md: 5-7% on SM4's
+# byte-sliced AVX2 kernels, 1-3% on most).  A measured tie keeps the current value.
+MEASURE_NOISE = 0.03
 
 
 def best_value(costs, current=None):
     """The value whose measured, then modelled cycles per byte, then
     operations, spill traffic and constant bytes, summed over kernels as a
     fraction of each kernel's cheapest, are least; `current` where it is
-    among those, else the first; and all that tie."""
+    among those (measured: within MEASURE_NOISE of the fastest), else the
+    first; and all that tie."""
+    costs = {v: per for v, per in costs.items() if not any("invalid" in c for c in per.values())}
     kernels_ = list(dict.fromkeys(k for per in costs.values() for k in per))
     parts = len(cost_key(next(iter(costs.values()))[kernels_[0]]))
     floor = {k: [min(cost_key(per[k])[i] for per in costs.values()) or 1 for i in range(parts)] for k in kernels_}
     score = {v: tuple(sum(cost_key(per[k])[i] / floor[k][i] for k in kernels_) for i in range(parts))
              for v, per in costs.items()}
     least = min(score.values())
-    best = [v for v, s in score.items() if s == least]
-    return (current if current in best else best[0]), best
+    if least[0] and least[0] != float("inf"):        # measured
+        best = [v for v, s in score.items() if s[0] <= least[0] * (1 + MEASURE_NOISE)]
+        fastest = min(best, key=score.__getitem__)
+    else:
+        best = [v for v, s in score.items() if s == least]
+        fastest = best[0]
+    return (current if current in best else fastest), best
 
 
 def best_per_key(param, costs, chosen):
@@ -483,7 +527,7 @@ def _cost_text(cost):
     mean = modelled_mean(cost)
     if mean is not None:
         return f"{mean:.2f} c/B modelled"
-    return f"{sum(cost['ops'].values())} ops"
+    return f"{sum(cost['ops'].values()) / cost['bytes']:.1f} ops/B"
 
 
 def report(param, ranking, chosen):
@@ -508,7 +552,8 @@ def table(param, ranking, top):
     """The ranked table: per kernel its cheapest `top` groups of values."""
     modelled = any("model" in g.cost for groups in ranking.values() for g in groups)
     measured = any("measured" in g.cost for groups in ranking.values() for g in groups)
-    head = ["kernel", "rank", "values", *KINDS, "const B", "spill st/ld", *(["modelled c/B"] if modelled else []),
+    head = ["kernel", "rank", "values", "bytes/call", *KINDS, "const B", "spill st/ld",
+            *(["modelled c/B"] if modelled else []),
             *(["measured"] if measured else []), "why they tie"]
     rows = [head, ["---"] * len(head)]
     total = len(param.values())
@@ -516,7 +561,7 @@ def table(param, ranking, top):
         for number, group in enumerate(groups[:top], 1):
             spills = "/".join(map(str, group.cost["spills"])) if group.cost["spills"] else "n/a"
             rows.append([kernel if number == 1 else "", str(number), _values(param, group.values, total),
-                         *(str(group.cost["ops"][k]) for k in KINDS), str(group.cost["constant_bytes"]), spills,
+                         str(group.cost["bytes"]), *(str(group.cost["ops"][k]) for k in KINDS), str(group.cost["constant_bytes"]), spills,
                          *([_modelled(group.cost.get("model", {}))] if modelled else []),
                          *([_cost_text(group.cost) if "measured" in group.cost else ""] if measured else []),
                          group.reason if len(group.values) > 1 else ""])
@@ -564,7 +609,7 @@ def plot(ranking, path, title):
             spread.scatter(cost_key(g.cost)[2] / floor, y, s=20 + 200 * len(g.values) ** 0.5 / 45, alpha=0.6,
                            color="tab:blue")
     spread.set_yticks(range(len(kernels_)), kernels_, fontsize=8)
-    spread.set_xlabel("operations per call / the kernel's cheapest value")
+    spread.set_xlabel("operations per byte / the kernel's cheapest value")
     spread.set_title("spread of the static cost (dot area: values)", fontsize=9)
     if modelled:
         model = axes[0][1]
@@ -577,18 +622,20 @@ def plot(ranking, path, title):
         model.set_yticks(range(len(kernels_)), kernels_, fontsize=8)
         model.set_xlabel("modelled cycles per byte (llvm-mca), every group")
         model.set_title("modelled, not measured", fontsize=9)
-        model.legend(fontsize=7)
+        if model.get_legend_handles_labels()[0]:
+            model.legend(fontsize=7)
     if timed:
         versus = axes[0][panels - 1]
         for index, target in enumerate(sorted({kernel_target(k) for k, _ in timed})):
-            points = [(modelled_mean(g.cost), g.cost["measured"]["cpb"]) for k, g in timed
+            points = [(modelled_mean(g.cost), ns_per_byte(g.cost)) for k, g in timed
                       if kernel_target(k) == target and modelled_mean(g.cost) is not None]
             if points:
                 versus.scatter(*zip(*points), label=target, s=18, marker="os^D<>v"[index % 7])
         versus.set_xlabel("modelled cycles per byte (mean over the CPU models)")
-        versus.set_ylabel("measured cycles per byte (this machine)")
+        versus.set_ylabel("measured ns per byte (this machine)")
         versus.set_title("modelled against measured, every value timed", fontsize=9)
-        versus.legend(fontsize=7)
+        if versus.get_legend_handles_labels()[0]:
+            versus.legend(fontsize=7)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
@@ -622,12 +669,11 @@ def spearman(pairs):
 
 
 def correlations(ranking):
-    """{target: (Spearman's rho of modelled against measured cycles per byte
-    over every value timed on its kernels, how many)}."""
+    """{target: (Spearman's rho of modelled cycles against measured time per
+    byte over every value timed on its kernels, how many)}."""
     per_target = {}
     for kernel, groups in ranking.items():
         for g in groups:
             if g.cost.get("measured") and modelled_mean(g.cost) is not None:
-                per_target.setdefault(kernel_target(kernel), []).append((modelled_mean(g.cost),
-                                                                         g.cost["measured"]["cpb"]))
+                per_target.setdefault(kernel_target(kernel), []).append((modelled_mean(g.cost), ns_per_byte(g.cost)))
     return {target: (spearman(pairs), len(pairs)) for target, pairs in per_target.items()}

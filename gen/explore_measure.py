@@ -94,11 +94,24 @@ class Bench:
         return best
 
 
+def _one_per_shape(groups, costs, kernel, top):
+    """The first value of each of the kernel's `top` cheapest shapes, in rank
+    order (a group of equal static cost may hold several instruction sequences)."""
+    seen = {}
+    for group in groups:
+        for value in group.values:
+            seen.setdefault(costs[value][kernel]["shape"], value)
+            if len(seen) == top:
+                return list(seen.values())
+    return list(seen.values())
+
+
 def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None):
     """`costs` with "measured" added on every kernel this machine runs
-    natively: the record of each of the kernel's `top` cheapest groups'
-    first value (None for the others, which were not timed).  `files(value,
-    strategy, target)` gives the kernel's files under that value."""
+    natively: the record of each of the kernel's `top` cheapest shapes,
+    timed on its first value and shared by every value of that shape (one
+    instruction sequence); None for the others, which were not timed.
+    `files(value, strategy, target)` gives the kernel's files under that value."""
     from .backends import SIMD_TARGETS
     bench = Bench(work, progress)
     start = time.monotonic()
@@ -112,7 +125,7 @@ def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None)
         strategy, target_name = kernel.split("_", 1)
         target = SIMD_TARGETS[target_name]
         impl = f"{kernel}_asm" if asm_only else kernel
-        timed = [g.values[0] for g in groups[:top]]
+        timed = _one_per_shape(groups, costs, kernel, top)
         benches = {}
         for value in timed:
             if progress:
@@ -125,8 +138,9 @@ def measure(param, costs, ranking, files, top=5, progress=sys.stderr, work=None)
                            f"{len(benches)} values, {time.monotonic() - start:.0f} s so far{' ' * 20}")
             progress.flush()
         records = bench.time(benches, param.cipher, impl)
+        by_shape = {costs[value][kernel]["shape"]: records[json.dumps(value)] for value in timed}
         for value in costs:
-            out[value][kernel] = {**costs[value][kernel], "measured": records.get(json.dumps(value))}
+            out[value][kernel] = {**costs[value][kernel], "measured": by_shape.get(costs[value][kernel]["shape"])}
     if progress:
         progress.write(f"\rgen explore: {param.name} measured {len(todo)} kernels in "
                        f"{time.monotonic() - start:.0f} s{' ' * 40}\n")

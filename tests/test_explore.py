@@ -45,8 +45,8 @@ def test_counts_multiply_a_loop_body_by_its_iterations():
     assert constant_bytes == 16
 
 
-def cost(ops, spills=(0, 0), shape="s", constant_bytes=16):
-    return {"shape": shape, "ops": {**dict.fromkeys(("memory", "constant", "shuffle", "alu", "gfni", "cipher"), 0),
+def cost(ops, spills=(0, 0), shape="s", constant_bytes=16, nbytes=1024):
+    return {"shape": shape, "bytes": nbytes, "ops": {**dict.fromkeys(("memory", "constant", "shuffle", "alu", "gfni", "cipher"), 0),
                                     **ops}, "constant_bytes": constant_bytes, "spills": list(spills)}
 
 
@@ -88,8 +88,8 @@ def test_explore_prints_the_ranking_and_apply_rewrites_the_choices(tmp_path, mon
     assert cli.main(["explore", "zuc", "--param", "s1_isomorphism", "--target", "avx2_gfni", "--top", "2",
                      "--png", str(png), "--json", str(js)]) == 0
     out = capsys.readouterr().out
-    assert "| lanes_avx2_gfni | 1 | all 8 |" in out and "constants alone" in out
-    assert "| lanes_avx2_gfni | 8 | all 8 (1548 ops) | all 8 (1548 ops) | #0 | yes |" in out
+    assert "| lanes_avx2_gfni | 1 | all 8 | 512 |" in out and "constants alone" in out
+    assert "| lanes_avx2_gfni | 8 | all 8 (3.0 ops/B) | all 8 (3.0 ops/B) | #0 | yes |" in out
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert sorted(json.loads(js.read_text())["zuc.s1_isomorphism"]["costs"]["7"]) == ["lanes_avx2_gfni"]
     assert cli.main(["explore", "zuc", "--param", "s1_isomorphism", "--apply"]) == 0
@@ -179,8 +179,10 @@ def test_measure_times_the_top_values_of_each_native_kernel(monkeypatch, tmp_pat
     the `top` cheapest groups of each kernel the CPU runs are timed, in turns."""
     from gen import explore_measure
     param = choices.PARAMETERS["sm4.groups"]
-    costs = {g: {"byteslice_avx2_gfni": cost({"alu": 100 + g}), "byteslice_neon_aes": cost({"alu": 1})}
+    costs = {g: {"byteslice_avx2_gfni": cost({"alu": 100 + g}, shape=f"s{g}"), "byteslice_neon_aes": cost({"alu": 1})}
              for g in param.values()}
+    costs[8]["byteslice_avx2_gfni"] = costs[2]["byteslice_avx2_gfni"]     # one shape: timed once, for both
+    costs[4]["byteslice_avx2_gfni"] = {**costs[1]["byteslice_avx2_gfni"], "shape": "s4"}   # its group, another shape
     built = []
     monkeypatch.setattr(explore_measure.Bench, "__init__", lambda self, work, progress: None)
     monkeypatch.setattr(explore_measure.Bench, "make", lambda self: tmp_path / "bench")
@@ -190,8 +192,59 @@ def test_measure_times_the_top_values_of_each_native_kernel(monkeypatch, tmp_pat
                         {value: {"gbps": 10.0 + label, "cpb": 1.0 / (1 + label)} for value, label in benches.items()})
     files = lambda value, strategy, target: {f"src/{strategy}_{target.name}.c": str(value)}
     out = explore_measure.measure(param, costs, explore.rank(costs), files, top=2, progress=None)
-    assert built == [{"src/byteslice_avx2_gfni.c": "1"}, {"src/byteslice_avx2_gfni.c": "2"}]
+    assert built == [{"src/byteslice_avx2_gfni.c": "1"}, {"src/byteslice_avx2_gfni.c": "4"}]
     assert [out[g]["byteslice_avx2_gfni"]["measured"] for g in param.values()] == \
-        [{"gbps": 10.0, "cpb": 1.0}, {"gbps": 11.0, "cpb": 0.5}, None, None]
+        [{"gbps": 10.0, "cpb": 1.0}, None, {"gbps": 11.0, "cpb": 0.5}, None]
     assert "measured" not in out[1]["byteslice_neon_aes"]
-    assert explore.best_per_key(param, out, choices.load())["byteslice_avx2_gfni"] == (2, [2])
+    assert explore.best_per_key(param, out, choices.load())["byteslice_avx2_gfni"] == (4, [4])
+    out = explore_measure.measure(param, costs, explore.rank(costs), files, top=3, progress=None)
+    assert out[8]["byteslice_avx2_gfni"]["measured"] == out[2]["byteslice_avx2_gfni"]["measured"] is not None
+
+
+def test_a_measured_difference_within_the_noise_keeps_the_current_value():
+    timed = lambda cpb: {**cost({"alu": 5}), "measured": {"cpb": cpb, "gbps": 8 / cpb}}
+    costs = {False: {"k": timed(1.00)}, True: {"k": timed(1.02)}}
+    assert explore.best_value(costs, current=True) == (True, [False, True])
+    assert explore.best_value(costs, current=False)[0] is False
+    costs[True]["k"] = timed(1.10)                               # beyond explore.MEASURE_NOISE
+    assert explore.best_value(costs, current=True) == (False, [False])
+
+
+def test_costs_written_by_one_run_are_ranked_and_applied_by_another(tmp_path, monkeypatch, capsys):
+    """--json, then --costs: measure on one machine, rank (and --apply) anywhere."""
+    path = tmp_path / "choices.toml"
+    path.write_text(choices.PATH.read_text())
+    monkeypatch.setattr(choices, "PATH", path)
+    monkeypatch.setattr(cli, "ROOT", tmp_path)
+    kernels_ = [f"{s}_{t}" for s, t in explore.reached(choices.PARAMETERS["ublock.groups"])]
+    timed = lambda gbps: {**cost({"alu": 5}), "measured": {"cpb": 8 / gbps, "gbps": gbps}}
+    saved = {"ublock.groups": {"depth": "measure", "machine": "Some CPU",
+                               "costs": {str(g): {k: timed(10.0 * g if k == "register_avx2" else 10.0) for k in kernels_}
+                                         for g in (1, 2, 4)}}}
+    (tmp_path / "costs.json").write_text(json.dumps(saved))
+    assert cli.main(["explore", "ublock", "--costs", str(tmp_path / "costs.json"), "--apply"]) == 0
+    out = capsys.readouterr().out
+    assert "| register_avx2 | 3 | 4 (40.00 Gbit/s measured) | 1 (10.00 Gbit/s measured) |" in out
+    written = choices.load(path)
+    assert written.values["ublock.groups"]["register_avx2"] == 4
+    assert written.values["ublock.groups"]["register_ssse3"] == choices.load().values["ublock.groups"]["register_ssse3"]
+    assert "--depth measure" in written.rankings["ublock.groups"]["register_avx2"]
+    assert "Some CPU" in written.rankings["ublock.groups"]["register_avx2"]
+
+
+def test_values_that_change_the_batch_compare_per_byte():
+    """Two groups do 1.9 times the operations of one on twice the blocks: cheaper per byte."""
+    costs = {1: {"k": cost({"alu": 100}, nbytes=512)}, 2: {"k": cost({"alu": 190}, nbytes=1024)}}
+    assert explore.best_value(costs)[0] == 2
+    assert [g.values for g in explore.rank(costs)["k"]] == [[2], [1]]
+
+
+def test_a_value_the_assembly_twin_cannot_write_is_no_value_for_its_kernel():
+    """A rolled ZUC block keeps a ring in a scratch array, which the AArch64
+    emitter does not write: on the NEON kernels it is invalid, never chosen."""
+    param, chosen = choices.PARAMETERS["zuc.block_form"], choices.load()
+    costs = explore.static_costs(param, chosen, ["neon_aes"], progress=None)
+    assert "scratch arrays" in costs["rolled"]["lanes_neon_aes"]["invalid"]
+    assert "invalid" not in costs["unrolled"]["lanes_neon_aes"]
+    assert all("rolled" not in g.values for g in explore.rank(costs)["lanes_neon_aes"])
+    assert explore.best_per_key(param, costs, chosen)["lanes_neon_aes"][0] != "rolled"

@@ -4,15 +4,17 @@ together into a file, the walk over an allocation's machine steps (each
 backend says how one step is spelled), the constants a function reads, the
 loop strides its addresses use, and each step's comment.
 
-A backend's emitter (its asm module) has three things: DIALECTS (name ->
+A backend's emitter (its asm module) has these things: DIALECTS (name ->
 `Dialect`: how one consumer spells a function's opening and end, its frame
 and its constants: the library's plain GNU assembler, the Linux kernel's
 conventions, libgcrypt's), `function(name, program, target, prefix,
 dialect, schedule)`, which turns a lowered program into a `Function` (its
 header naming each register's role, its frame, the lines that save and
-restore what its ABI says is callee-saved, the body, its constants), and
-`directives(target)`, the lines a file opens with.  `assembly_file` writes
-a file of them."""
+restore what its ABI says is callee-saved, the body, its constants),
+`directives(target)`, the lines a file opens with, `register_file(target)`,
+and `unsupported(program)`, why it cannot write a program (or None: a
+choice that makes such a program is invalid for that kernel,
+gen/explore.py).  `assembly_file` writes a file of them."""
 
 from dataclasses import dataclass, field
 

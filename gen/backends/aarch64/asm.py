@@ -249,19 +249,27 @@ def _pairs(registers):
     return [registers[i:i + 2] for i in range(0, len(registers), 2)]
 
 
+def unsupported(program):
+    """Why this emitter cannot write `program`, or None."""
+    if program.bits != 128:
+        return f"AArch64 asm: NEON vectors are 128 bits, not {program.bits}"
+    if program.scratch:
+        return "AArch64 asm: scratch arrays are not supported"
+    if len(program.params) > len(ARGUMENT_REGISTERS):
+        return f"AArch64 asm: {len(program.params)} parameters; registers hold eight"
+    return None
+
+
 def function(name, program, target, prefix, dialect=None, schedule=False, invariant=("rk",)):
     """`program` as the global function `name` (a Function: its parts for a
     dialect to put together; every dialect's are the same here); `prefix`
     names its local labels; `schedule`: reorder for low register pressure
     first (gen/backends/schedule.py)."""
+    reason = unsupported(program)
+    if reason:
+        raise ValueError(reason)
     allocation = allocate(for_pressure(program, invariant) if schedule else program, register_file(target),
                           invariant=invariant)
-    if program.bits != 128:
-        raise ValueError(f"AArch64 asm: NEON vectors are 128 bits, not {program.bits}")
-    if program.scratch:
-        raise ValueError("AArch64 asm: scratch arrays are not supported")
-    if len(program.params) > len(ARGUMENT_REGISTERS):
-        raise ValueError(f"AArch64 asm: {len(program.params)} parameters; registers hold eight")
     params = dict(zip(program.params, ARGUMENT_REGISTERS))
     free = list(ARGUMENT_REGISTERS[len(program.params):] + SCRATCH_REGISTERS)
     roles = []

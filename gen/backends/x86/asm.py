@@ -293,6 +293,13 @@ def _blocks128(bits, s, d, picks, same):
 
 # ---- the function ----------------------------------------------------------------
 
+def unsupported(program):
+    """Why this emitter cannot write `program`, or None."""
+    if len(program.params) > len(ARGUMENT_REGISTERS):
+        return f"x86 asm: {len(program.params)} parameters; registers hold six"
+    return None
+
+
 def function(name, program, target, prefix, dialect, schedule=False, invariant=("rk",)):
     """`program` as the global function `name` (a Function: its parts for
     `dialect` to put together).  `prefix` names its local labels; in the
@@ -307,8 +314,9 @@ def function(name, program, target, prefix, dialect, schedule=False, invariant=(
                           invariant=invariant)
     bits = program.bits
     params = dict(zip(program.params, ARGUMENT_REGISTERS))
-    if len(program.params) > len(ARGUMENT_REGISTERS):
-        raise ValueError(f"x86 asm: {len(program.params)} parameters; registers hold six")
+    reason = unsupported(program)
+    if reason:
+        raise ValueError(reason)
     free = list(ARGUMENT_REGISTERS[len(program.params):] + SCRATCH_REGISTERS)
     strides = loop_strides(allocation.steps)
     offsets, roles = {}, []
